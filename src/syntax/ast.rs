@@ -1,0 +1,669 @@
+//! The abstract syntax tree. Node names follow Python's `ast` module
+//! (<https://docs.python.org/3/library/ast.html>); every node carries a span.
+//! `lower.rs` builds it from pest pairs; `resolve` fills in the [`Slot`] of
+//! every name and the [`Scope`] of every function-like node; `eval` walks it.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use super::span::Span;
+
+/// An identifier with the span where it was written.
+#[derive(Clone, Debug)]
+pub struct Ident {
+    /// The name.
+    pub name: Rc<str>,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// Where a name lives at run time, decided by the resolver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Slot {
+    /// Not resolved yet (the lowering output).
+    #[default]
+    Unresolved,
+    /// A plain local of the current function frame.
+    Local(u32),
+    /// A cell of the current frame: a local captured by an inner function, or
+    /// a free variable captured from an enclosing function (after the frame's own cells).
+    Cell(u32),
+    /// A module-level name: index into the interpreter's global table.
+    Global(u32),
+    /// A name inside a class body: looked up in the class namespace by name,
+    /// then as the global with this index.
+    ClassBody(u32),
+}
+
+/// A name reference (a `Name` node's payload and binding targets).
+#[derive(Debug)]
+pub struct Name {
+    /// The identifier.
+    pub id: Rc<str>,
+    /// Filled in by the resolver.
+    pub slot: Cell<Slot>,
+}
+
+/// What the resolver records about a function-like scope (def, lambda, comprehension).
+#[derive(Clone, Debug, Default)]
+pub struct Scope {
+    /// Number of plain local slots.
+    pub num_locals: u32,
+    /// Number of cells the frame owns (captured locals), including parameter cells.
+    pub num_cells: u32,
+    /// For each parameter (in binding order), where it is stored.
+    pub param_slots: Vec<Slot>,
+    /// Free variables: for each, the slot in the *enclosing* scope whose cell is
+    /// captured when the function object is created. In the inner frame they are
+    /// cells `num_cells..num_cells + free.len()`.
+    pub free: Vec<Slot>,
+}
+
+/// A whole source file.
+#[derive(Debug)]
+pub struct Module {
+    /// The statements.
+    pub body: Vec<Stmt>,
+}
+
+/// A statement with its span.
+#[derive(Debug)]
+pub struct Stmt {
+    /// What kind of statement.
+    pub kind: StmtKind,
+    /// Covers the whole statement (the first line for compound statements' headers is `header`).
+    pub span: Span,
+}
+
+/// [Statements](https://docs.python.org/3/library/ast.html#statements).
+#[derive(Debug)]
+pub enum StmtKind {
+    /// An expression statement.
+    Expr(Expr),
+    /// `a = b = value`: one or more targets.
+    Assign {
+        /// Targets, left to right.
+        targets: Vec<Expr>,
+        /// The assigned value.
+        value: Expr,
+    },
+    /// `x += 1`.
+    AugAssign {
+        /// A Name, Attribute or Subscript.
+        target: Expr,
+        /// The operator.
+        op: BinOp,
+        /// The right-hand side.
+        value: Expr,
+    },
+    /// `x: int = 1` (the annotation is evaluated for nothing and ignored).
+    AnnAssign {
+        /// The target.
+        target: Expr,
+        /// The annotation.
+        annotation: Expr,
+        /// The value, if any.
+        value: Option<Expr>,
+    },
+    /// `def` (possibly decorated).
+    FunctionDef(Rc<FunctionDef>),
+    /// `class` (possibly decorated).
+    ClassDef(Rc<ClassDef>),
+    /// `return [value]`.
+    Return(Option<Expr>),
+    /// `del a, b[0]`.
+    Delete(Vec<Expr>),
+    /// `if test: body else: orelse` (`elif` nests in orelse).
+    If {
+        /// Condition.
+        test: Expr,
+        /// Then-branch.
+        body: Vec<Stmt>,
+        /// Else-branch (may be empty).
+        orelse: Vec<Stmt>,
+    },
+    /// `for target in iter: body else: orelse`.
+    For {
+        /// Loop target.
+        target: Expr,
+        /// Iterated expression.
+        iter: Expr,
+        /// Loop body.
+        body: Vec<Stmt>,
+        /// Runs when the loop ends without `break`.
+        orelse: Vec<Stmt>,
+    },
+    /// `while test: body else: orelse`.
+    While {
+        /// Condition.
+        test: Expr,
+        /// Loop body.
+        body: Vec<Stmt>,
+        /// Runs when the loop ends without `break`.
+        orelse: Vec<Stmt>,
+    },
+    /// `break`.
+    Break,
+    /// `continue`.
+    Continue,
+    /// `pass`.
+    Pass,
+    /// `with a as x, b: body`.
+    With {
+        /// The context managers.
+        items: Vec<WithItem>,
+        /// The body.
+        body: Vec<Stmt>,
+    },
+    /// `try/except/else/finally`.
+    Try {
+        /// Guarded body.
+        body: Vec<Stmt>,
+        /// Except clauses.
+        handlers: Vec<ExceptHandler>,
+        /// Runs when the body raised nothing.
+        orelse: Vec<Stmt>,
+        /// Always runs.
+        finalbody: Vec<Stmt>,
+    },
+    /// `raise [exc [from cause]]`.
+    Raise {
+        /// The exception (None: re-raise).
+        exc: Option<Expr>,
+        /// The `from` cause.
+        cause: Option<Expr>,
+    },
+    /// `assert test, msg`.
+    Assert {
+        /// Condition.
+        test: Expr,
+        /// Message.
+        msg: Option<Expr>,
+    },
+    /// `import a.b as c, d`.
+    Import(Vec<Alias>),
+    /// `from a.b import c as d, e`.
+    ImportFrom {
+        /// The dotted module name.
+        module: Rc<str>,
+        /// Imported names (`*` is a SyntaxError at lowering: unsupported).
+        names: Vec<Alias>,
+    },
+    /// `global a, b`.
+    Global(Vec<Ident>),
+    /// `nonlocal a, b`.
+    Nonlocal(Vec<Ident>),
+}
+
+/// A `with` item.
+#[derive(Debug)]
+pub struct WithItem {
+    /// The context manager expression.
+    pub context_expr: Expr,
+    /// `as` target.
+    pub optional_vars: Option<Expr>,
+}
+
+/// An `except` clause.
+#[derive(Debug)]
+pub struct ExceptHandler {
+    /// The exception type expression (None: bare `except:`).
+    pub type_: Option<Expr>,
+    /// `as name` target (a Name expression).
+    pub name: Option<Expr>,
+    /// Handler body.
+    pub body: Vec<Stmt>,
+    /// Span of the `except ...:` header.
+    pub span: Span,
+}
+
+/// `import x.y as z` / `from m import x as z`.
+#[derive(Debug)]
+pub struct Alias {
+    /// The dotted name (for `import`) or the imported name (for `from`).
+    pub name: Rc<str>,
+    /// The `as` name.
+    pub asname: Option<Rc<str>>,
+    /// The binding target the resolver resolves: `asname`, else the first
+    /// component of `name` for `import a.b`, else `name`.
+    pub target: Name,
+    /// Where the alias was written.
+    pub span: Span,
+}
+
+/// A function definition, a lambda (body is one `Return`), or the implicit
+/// function of a comprehension.
+#[derive(Debug)]
+pub struct FunctionDef {
+    /// Function name (`<lambda>`, `<listcomp>` …).
+    pub name: Rc<str>,
+    /// Qualified name (`C.method`, `f.<locals>.g`), used in error messages.
+    pub qualname: Rc<str>,
+    /// Parameters.
+    pub args: Arguments,
+    /// Body statements.
+    pub body: Vec<Stmt>,
+    /// Decorators, outermost first.
+    pub decorators: Vec<Expr>,
+    /// The binding of the function name in the enclosing scope.
+    pub target: Name,
+    /// Filled in by the resolver.
+    pub scope: std::cell::RefCell<Scope>,
+    /// Whether the body contains `yield` (generators are not supported yet: a SyntaxError at lowering).
+    pub is_generator: bool,
+    /// Span of the `def name(...)` header (or the whole lambda).
+    pub span: Span,
+}
+
+/// A class definition.
+#[derive(Debug)]
+pub struct ClassDef {
+    /// Class name.
+    pub name: Rc<str>,
+    /// Qualified name.
+    pub qualname: Rc<str>,
+    /// Base class expressions.
+    pub bases: Vec<Expr>,
+    /// Keywords in the class header (`metaclass=` is unsupported: a SyntaxError).
+    pub keywords: Vec<Keyword>,
+    /// Class body.
+    pub body: Vec<Stmt>,
+    /// Decorators, outermost first.
+    pub decorators: Vec<Expr>,
+    /// The binding of the class name in the enclosing scope.
+    pub target: Name,
+    /// Span of the `class Name(...)` header.
+    pub span: Span,
+}
+
+/// [Function parameters](https://docs.python.org/3/library/ast.html#ast.arguments).
+#[derive(Debug, Default)]
+pub struct Arguments {
+    /// Positional-only parameters (before `/`).
+    pub posonlyargs: Vec<Arg>,
+    /// Positional-or-keyword parameters.
+    pub args: Vec<Arg>,
+    /// `*args`.
+    pub vararg: Option<Arg>,
+    /// Keyword-only parameters.
+    pub kwonlyargs: Vec<Arg>,
+    /// Defaults of keyword-only parameters (None: required).
+    pub kw_defaults: Vec<Option<Expr>>,
+    /// `**kwargs`.
+    pub kwarg: Option<Arg>,
+    /// Defaults of the last `defaults.len()` positional parameters.
+    pub defaults: Vec<Expr>,
+}
+
+/// One parameter.
+#[derive(Debug)]
+pub struct Arg {
+    /// Parameter name.
+    pub name: Rc<str>,
+    /// Annotation (ignored).
+    pub annotation: Option<Expr>,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// An expression with its span.
+#[derive(Debug)]
+pub struct Expr {
+    /// What kind of expression.
+    pub kind: ExprKind,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// A literal constant.
+#[derive(Clone, Debug)]
+pub enum Constant {
+    /// `None`.
+    None,
+    /// `True`/`False`.
+    Bool(bool),
+    /// An integer literal (64-bit; a larger literal is an error at lowering).
+    Int(i64),
+    /// A float literal (also `1e5`, `.5`, `1.`).
+    Float(f64),
+    /// A string literal (adjacent literals already concatenated, escapes decoded).
+    Str(Rc<str>),
+    /// A bytes literal.
+    Bytes(Rc<[u8]>),
+    /// `...`.
+    Ellipsis,
+}
+
+/// [Expressions](https://docs.python.org/3/library/ast.html#expressions).
+#[derive(Debug)]
+pub enum ExprKind {
+    /// A literal.
+    Constant(Constant),
+    /// A name.
+    Name(Name),
+    /// `value.attr`.
+    Attribute {
+        /// The object.
+        value: Box<Expr>,
+        /// Attribute name.
+        attr: Ident,
+    },
+    /// `value[slice]` (a tuple index `a[1, 2]` is a Tuple slice).
+    Subscript {
+        /// The object.
+        value: Box<Expr>,
+        /// The index: an expression, a Slice, or a Tuple of them.
+        slice: Box<Expr>,
+    },
+    /// `lower:upper:step` (only inside a subscript).
+    Slice {
+        /// Start.
+        lower: Option<Box<Expr>>,
+        /// Stop.
+        upper: Option<Box<Expr>>,
+        /// Step.
+        step: Option<Box<Expr>>,
+    },
+    /// `*value` in a call, display or assignment target.
+    Starred(Box<Expr>),
+    /// `left op right`.
+    BinOp {
+        /// Left operand.
+        left: Box<Expr>,
+        /// Operator.
+        op: BinOp,
+        /// Right operand.
+        right: Box<Expr>,
+    },
+    /// `op operand`.
+    UnaryOp {
+        /// Operator.
+        op: UnaryOp,
+        /// Operand.
+        operand: Box<Expr>,
+    },
+    /// `a and b and c`.
+    BoolOp {
+        /// `and` or `or`.
+        op: BoolOp,
+        /// Two or more operands.
+        values: Vec<Expr>,
+    },
+    /// `a < b <= c`.
+    Compare {
+        /// First operand.
+        left: Box<Expr>,
+        /// Operators.
+        ops: Vec<CmpOp>,
+        /// The other operands.
+        comparators: Vec<Expr>,
+    },
+    /// A call.
+    Call {
+        /// The callee.
+        func: Box<Expr>,
+        /// Positional arguments (may contain Starred).
+        args: Vec<Expr>,
+        /// Keyword arguments (`arg: None` is `**mapping`).
+        keywords: Vec<Keyword>,
+    },
+    /// `body if test else orelse`.
+    IfExp {
+        /// Condition.
+        test: Box<Expr>,
+        /// Value when true.
+        body: Box<Expr>,
+        /// Value when false.
+        orelse: Box<Expr>,
+    },
+    /// `lambda args: body` (the FunctionDef's body is one Return).
+    Lambda(Rc<FunctionDef>),
+    /// `(a, b)`.
+    Tuple(Vec<Expr>),
+    /// `[a, b]`.
+    List(Vec<Expr>),
+    /// `{k: v, **m}` (a None key is `**m`).
+    Dict {
+        /// Keys.
+        keys: Vec<Option<Expr>>,
+        /// Values.
+        values: Vec<Expr>,
+    },
+    /// `{a, b}`.
+    Set(Vec<Expr>),
+    /// `[elt for ...]`, `{elt for ...}`, `(elt for ...)`, `{k: v for ...}`.
+    Comp(Rc<Comprehension>),
+    /// An f-string.
+    JoinedStr(Vec<FStringPart>),
+    /// `(name := value)`.
+    NamedExpr {
+        /// A Name.
+        target: Box<Expr>,
+        /// The value.
+        value: Box<Expr>,
+    },
+}
+
+/// The kind of a comprehension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompKind {
+    /// `[...]`.
+    List,
+    /// `{...}` with one element.
+    Set,
+    /// `{k: v ...}`.
+    Dict,
+    /// `(...)`.
+    Generator,
+}
+
+/// A comprehension: its own function scope, like Python's.
+#[derive(Debug)]
+pub struct Comprehension {
+    /// Which display it builds.
+    pub kind: CompKind,
+    /// The element (the key for Dict).
+    pub elt: Expr,
+    /// The value (Dict only).
+    pub value: Option<Expr>,
+    /// The `for`/`if` clauses, outermost first. The first iterator is
+    /// evaluated in the enclosing scope, as in Python.
+    pub generators: Vec<CompFor>,
+    /// Filled in by the resolver (the implicit function's scope).
+    pub scope: std::cell::RefCell<Scope>,
+}
+
+/// One `for target in iter if cond...` clause.
+#[derive(Debug)]
+pub struct CompFor {
+    /// Loop target.
+    pub target: Expr,
+    /// Iterated expression.
+    pub iter: Expr,
+    /// Filters.
+    pub ifs: Vec<Expr>,
+}
+
+/// A piece of an f-string.
+#[derive(Debug)]
+pub enum FStringPart {
+    /// Literal text (escapes and `{{`/`}}` already decoded).
+    Literal(Rc<str>),
+    /// `{expr!conv:spec}`.
+    Expr {
+        /// The expression.
+        expr: Box<Expr>,
+        /// Debug text for `{expr=}` (the source text including `=` and spaces).
+        debug: Option<Rc<str>>,
+        /// `!r`, `!s` or `!a`.
+        conversion: Option<char>,
+        /// The format spec, itself an f-string.
+        format_spec: Option<Vec<FStringPart>>,
+    },
+}
+
+/// A keyword argument; `arg: None` means `**value`.
+#[derive(Debug)]
+pub struct Keyword {
+    /// The keyword.
+    pub arg: Option<Ident>,
+    /// The value.
+    pub value: Expr,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// Binary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mult,
+    /// `@`
+    MatMult,
+    /// `/`
+    Div,
+    /// `//`
+    FloorDiv,
+    /// `%`
+    Mod,
+    /// `**`
+    Pow,
+    /// `<<`
+    LShift,
+    /// `>>`
+    RShift,
+    /// `|`
+    BitOr,
+    /// `^`
+    BitXor,
+    /// `&`
+    BitAnd,
+}
+
+impl BinOp {
+    /// The operator as written (`+`, `//` …).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mult => "*",
+            BinOp::MatMult => "@",
+            BinOp::Div => "/",
+            BinOp::FloorDiv => "//",
+            BinOp::Mod => "%",
+            BinOp::Pow => "**",
+            BinOp::LShift => "<<",
+            BinOp::RShift => ">>",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::BitAnd => "&",
+        }
+    }
+
+    /// The dunder method name (`__add__`).
+    pub fn dunder(self) -> &'static str {
+        match self {
+            BinOp::Add => "__add__",
+            BinOp::Sub => "__sub__",
+            BinOp::Mult => "__mul__",
+            BinOp::MatMult => "__matmul__",
+            BinOp::Div => "__truediv__",
+            BinOp::FloorDiv => "__floordiv__",
+            BinOp::Mod => "__mod__",
+            BinOp::Pow => "__pow__",
+            BinOp::LShift => "__lshift__",
+            BinOp::RShift => "__rshift__",
+            BinOp::BitOr => "__or__",
+            BinOp::BitXor => "__xor__",
+            BinOp::BitAnd => "__and__",
+        }
+    }
+
+    /// The reflected dunder method name (`__radd__`).
+    pub fn rdunder(self) -> &'static str {
+        match self {
+            BinOp::Add => "__radd__",
+            BinOp::Sub => "__rsub__",
+            BinOp::Mult => "__rmul__",
+            BinOp::MatMult => "__rmatmul__",
+            BinOp::Div => "__rtruediv__",
+            BinOp::FloorDiv => "__rfloordiv__",
+            BinOp::Mod => "__rmod__",
+            BinOp::Pow => "__rpow__",
+            BinOp::LShift => "__rlshift__",
+            BinOp::RShift => "__rrshift__",
+            BinOp::BitOr => "__ror__",
+            BinOp::BitXor => "__rxor__",
+            BinOp::BitAnd => "__rand__",
+        }
+    }
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryOp {
+    /// `~`
+    Invert,
+    /// `not`
+    Not,
+    /// `+`
+    UAdd,
+    /// `-`
+    USub,
+}
+
+/// Boolean operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoolOp {
+    /// `and`
+    And,
+    /// `or`
+    Or,
+}
+
+/// Comparison operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    /// `==`
+    Eq,
+    /// `!=`
+    NotEq,
+    /// `<`
+    Lt,
+    /// `<=`
+    LtE,
+    /// `>`
+    Gt,
+    /// `>=`
+    GtE,
+    /// `is`
+    Is,
+    /// `is not`
+    IsNot,
+    /// `in`
+    In,
+    /// `not in`
+    NotIn,
+}
+
+impl CmpOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "==",
+            CmpOp::NotEq => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::LtE => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::GtE => ">=",
+            CmpOp::Is => "is",
+            CmpOp::IsNot => "is not",
+            CmpOp::In => "in",
+            CmpOp::NotIn => "not in",
+        }
+    }
+}

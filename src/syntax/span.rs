@@ -1,0 +1,66 @@
+//! Byte-offset spans into one source file. Line and column are computed only
+//! when a diagnostic is rendered, never while parsing or evaluating.
+
+use std::rc::Rc;
+
+/// A half-open byte range `[start, end)` into one [`SourceFile`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Span {
+    /// First byte of the range.
+    pub start: u32,
+    /// One past the last byte of the range.
+    pub end: u32,
+}
+
+impl Span {
+    /// A span from `start` to `end` (byte offsets).
+    pub fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    /// The smallest span covering both `self` and `other`.
+    pub fn to(self, other: Span) -> Span {
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+
+    /// The byte range, for slicing the source text.
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+/// A source text and the name it is shown under (a path, `<stdin>`, `<string>`).
+#[derive(Debug)]
+pub struct SourceFile {
+    /// The name shown in diagnostics and tracebacks.
+    pub name: String,
+    /// The full text.
+    pub text: String,
+}
+
+impl SourceFile {
+    /// A shared source file.
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Rc<SourceFile> {
+        Rc::new(SourceFile {
+            name: name.into(),
+            text: text.into(),
+        })
+    }
+
+    /// 1-based line number of a byte offset.
+    pub fn line_of(&self, offset: u32) -> usize {
+        let off = (offset as usize).min(self.text.len());
+        self.text.as_bytes()[..off].iter().filter(|&&b| b == b'\n').count() + 1
+    }
+
+    /// The text of the given 1-based line, without its newline.
+    pub fn line_text(&self, line: usize) -> &str {
+        self.text.lines().nth(line.saturating_sub(1)).unwrap_or("")
+    }
+}
