@@ -1,0 +1,97 @@
+//! Module objects and the builder natives register into
+//! (`fn register(m: &mut ModuleBuilder)`); dotted names come from nested
+//! namespaces (`tf` → `distribute` → `MirroredStrategy`).
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use indexmap::IndexMap;
+
+use crate::value::{NativeFn, NativeFunction, NativeObject, PyResult, Value, Vm};
+
+/// A module or namespace object (`tf`, `tf.distribute`, `os.path`, `math`).
+pub struct ModuleObj {
+    /// The dotted name (`tensorflow.distribute`).
+    pub name: Rc<str>,
+    /// The attributes.
+    pub dict: RefCell<IndexMap<Rc<str>, Value>>,
+}
+
+impl NativeObject for ModuleObj {
+    fn type_name(&self) -> &str {
+        "module"
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!("<module '{}'>", self.name))
+    }
+
+    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        if name == "__name__" {
+            return Ok(Some(Value::str(&*self.name)));
+        }
+        Ok(self.dict.borrow().get(name).cloned())
+    }
+
+    fn setattr(&self, _this: &Value, name: &str, value: Value, _vm: &dyn Vm) -> PyResult<bool> {
+        self.dict.borrow_mut().insert(name.into(), value);
+        Ok(true)
+    }
+
+    fn dir(&self) -> Vec<String> {
+        self.dict.borrow().keys().map(|k| k.to_string()).collect()
+    }
+}
+
+/// Builds a module's namespace.
+pub struct ModuleBuilder {
+    name: Rc<str>,
+    dict: IndexMap<Rc<str>, Value>,
+}
+
+impl ModuleBuilder {
+    /// A builder for the module with this dotted name.
+    pub fn new(name: &str) -> ModuleBuilder {
+        ModuleBuilder {
+            name: name.into(),
+            dict: IndexMap::new(),
+        }
+    }
+
+    /// Registers a native function under the name in its signature
+    /// (`"getenv(key, default=None)"`); the signature's name is what error
+    /// messages show.
+    pub fn function(&mut self, sig: &str, func: NativeFn, doc: &'static str) -> &mut Self {
+        let f = NativeFunction::new(sig, func, doc);
+        let short: Rc<str> = f.name().into();
+        self.dict.insert(short, Value::NativeFunction(f));
+        self
+    }
+
+    /// Registers any value.
+    pub fn value(&mut self, name: &str, v: Value) -> &mut Self {
+        self.dict.insert(name.into(), v);
+        self
+    }
+
+    /// Registers a nested namespace built by `f` (`tf.distribute`).
+    pub fn namespace(&mut self, name: &str, f: impl FnOnce(&mut ModuleBuilder)) -> &mut Self {
+        let mut sub = ModuleBuilder::new(&format!("{}.{}", self.name, name));
+        f(&mut sub);
+        self.dict.insert(name.into(), sub.build());
+        self
+    }
+
+    /// The finished module value.
+    pub fn build(self) -> Value {
+        Value::native(ModuleObj {
+            name: self.name,
+            dict: RefCell::new(self.dict),
+        })
+    }
+}

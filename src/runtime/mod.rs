@@ -1,0 +1,2 @@
+//! Placeholder until the tensor runtime lands (branch `runtime`).
+pub mod tensor;

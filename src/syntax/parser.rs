@@ -1,0 +1,1 @@
+//! pest parser (placeholder)

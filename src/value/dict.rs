@@ -1,0 +1,296 @@
+//! Dict and set storage. Keys hash and compare as Python's do for the
+//! hashable builtin values (`1 == 1.0 == True` hash alike, tuples hash by
+//! contents); other objects hash by identity, as `object.__hash__` does.
+//! Unhashable values (lists, dicts, sets, tensors) are refused by [`Key::new`].
+
+use std::cell::RefCell;
+use std::hash::{Hash, Hasher};
+
+use indexmap::{IndexMap, IndexSet};
+
+use super::error::{ExcType, PyErr, PyResult};
+use super::value::Value;
+
+/// A hashable value used as a dict key or set element.
+#[derive(Clone, Debug)]
+pub struct Key(pub Value);
+
+impl Key {
+    /// Checks that `v` is hashable (`TypeError: unhashable type: 'list'`).
+    pub fn new(v: Value) -> PyResult<Key> {
+        check_hashable(&v)?;
+        Ok(Key(v))
+    }
+
+    /// Python's `hash()` of the key.
+    pub fn hash_value(&self) -> i64 {
+        py_hash(&self.0)
+    }
+}
+
+fn check_hashable(v: &Value) -> PyResult<()> {
+    match v {
+        Value::List(_) | Value::Dict(_) => Err(unhashable(v)),
+        Value::Set(s) if !s.frozen => Err(unhashable(v)),
+        Value::Tuple(items) => items.iter().try_for_each(check_hashable),
+        Value::Tensor(_) => Err(PyErr::new(
+            ExcType::TypeError,
+            "Tensor is unhashable. Instead, use tensor.ref() as the key.",
+        )),
+        Value::Native(n) if !n.hashable() => Err(unhashable(v)),
+        _ => Ok(()),
+    }
+}
+
+#[cold]
+fn unhashable(v: &Value) -> PyErr {
+    PyErr::new(ExcType::TypeError, format!("unhashable type: '{}'", v.type_name()))
+}
+
+const HASH_MODULUS: i64 = (1 << 61) - 1;
+
+/// CPython's hash of an int (`hash(-1) == -2`).
+pub fn hash_int(i: i64) -> i64 {
+    let m = (i.unsigned_abs() % HASH_MODULUS as u64) as i64;
+    let h = if i < 0 { -m } else { m };
+    if h == -1 {
+        -2
+    } else {
+        h
+    }
+}
+
+/// CPython's hash of a float (integral floats hash like ints).
+pub fn hash_float(x: f64) -> i64 {
+    if x.is_nan() {
+        return 0;
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { 314159 } else { -314159 };
+    }
+    if x.fract() == 0.0 && x.abs() < 9.2e18 {
+        return hash_int(x as i64);
+    }
+    // CPython's algorithm: reduce the mantissa modulo 2**61 - 1.
+    let (mut m, mut e) = frexp(x.abs());
+    let mut h: u64 = 0;
+    while m != 0.0 {
+        h = ((h << 28) & HASH_MODULUS as u64) | (h >> (61 - 28));
+        m *= 268435456.0;
+        e -= 28;
+        let y = m as u64;
+        m -= y as f64;
+        h += y;
+        if h >= HASH_MODULUS as u64 {
+            h -= HASH_MODULUS as u64;
+        }
+    }
+    let e = if e >= 0 { e % 61 } else { 61 - 1 - ((-1 - e) % 61) };
+    h = ((h << e) & HASH_MODULUS as u64) | (h >> (61 - e));
+    let mut h = h as i64;
+    if x < 0.0 {
+        h = -h;
+    }
+    if h == -1 {
+        -2
+    } else {
+        h
+    }
+}
+
+fn frexp(x: f64) -> (f64, i32) {
+    if x == 0.0 {
+        return (0.0, 0);
+    }
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    if exp == 0 {
+        let (m, e) = frexp(x * 2f64.powi(64));
+        return (m, e - 64);
+    }
+    let m = f64::from_bits((bits & !(0x7ff << 52)) | (1022 << 52));
+    (m, exp - 1022)
+}
+
+/// Python's `hash()` for hashable builtin values; identity for others.
+pub fn py_hash(v: &Value) -> i64 {
+    match v {
+        Value::None => 0x5a5a,
+        Value::Bool(b) => *b as i64,
+        Value::Int(i) => hash_int(*i),
+        Value::Float(x) => hash_float(*x),
+        Value::Str(s) => fnv(s.as_bytes()),
+        Value::Bytes(b) => fnv(b),
+        Value::Tuple(items) => {
+            // xxHash-style combination, as CPython's tuplehash.
+            let mut acc: u64 = 0x27D4EB2F165667C5;
+            for it in items.iter() {
+                let lane = py_hash(it) as u64;
+                acc = acc.wrapping_add(lane.wrapping_mul(0xC2B2AE3D27D4EB4F));
+                acc = acc.rotate_left(31);
+                acc = acc.wrapping_mul(0x9E3779B185EBCA87);
+            }
+            acc = acc.wrapping_add(items.len() as u64 ^ (0x27D4EB2F165667C5 ^ 3527539));
+            let h = acc as i64;
+            if h == -1 {
+                1546275796
+            } else {
+                h
+            }
+        }
+        Value::Set(s) => s
+            .items
+            .borrow()
+            .iter()
+            .fold(0i64, |acc, k| acc ^ k.hash_value().wrapping_mul(0x5bd1e995)),
+        other => (other.id() >> 4) as i64,
+    }
+}
+
+fn fnv(bytes: &[u8]) -> i64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in bytes {
+        h ^= *b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    (h >> 1) as i64
+}
+
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_i64(py_hash(&self.0));
+    }
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Key) -> bool {
+        key_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Key {}
+
+/// Equality of hashable values as Python defines it for builtins
+/// (numbers across int/float/bool, strings, bytes, tuples elementwise,
+/// frozensets by contents, everything else by identity).
+pub fn key_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::None, Value::None) => true,
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::Bytes(x), Value::Bytes(y)) => x == y,
+        (Value::Tuple(x), Value::Tuple(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| key_eq(p, q))
+        }
+        (Value::Set(x), Value::Set(y)) => {
+            let (x, y) = (x.items.borrow(), y.items.borrow());
+            x.len() == y.len() && x.iter().all(|k| y.contains(k))
+        }
+        _ => match (num(a), num(b)) {
+            (Some(Num::I(x)), Some(Num::I(y))) => x == y,
+            (Some(x), Some(y)) => x.f() == y.f(),
+            _ => a.is(b),
+        },
+    }
+}
+
+enum Num {
+    I(i64),
+    F(f64),
+}
+
+impl Num {
+    fn f(&self) -> f64 {
+        match self {
+            Num::I(i) => *i as f64,
+            Num::F(f) => *f,
+        }
+    }
+}
+
+fn num(v: &Value) -> Option<Num> {
+    match v {
+        Value::Bool(b) => Some(Num::I(*b as i64)),
+        Value::Int(i) => Some(Num::I(*i)),
+        Value::Float(f) => Some(Num::F(*f)),
+        _ => None,
+    }
+}
+
+/// An insertion-ordered dict.
+#[derive(Clone, Debug, Default)]
+pub struct Dict {
+    /// The entries, in insertion order.
+    pub map: IndexMap<Key, Value>,
+}
+
+impl Dict {
+    /// An empty dict.
+    pub fn new() -> Dict {
+        Dict::default()
+    }
+
+    /// Looks a key up.
+    pub fn get(&self, key: &Value) -> PyResult<Option<Value>> {
+        Ok(self.map.get(&Key::new(key.clone())?).cloned())
+    }
+
+    /// Looks up a string key (no hashability check needed).
+    pub fn get_str(&self, key: &str) -> Option<Value> {
+        self.map.get(&Key(Value::str(key))).cloned()
+    }
+
+    /// Inserts or replaces (keeps the first insertion's position, as Python).
+    pub fn insert(&mut self, key: Value, value: Value) -> PyResult<()> {
+        self.map.insert(Key::new(key)?, value);
+        Ok(())
+    }
+
+    /// Inserts with a string key.
+    pub fn insert_str(&mut self, key: &str, value: Value) {
+        self.map.insert(Key(Value::str(key)), value);
+    }
+
+    /// Removes a key, keeping the order of the others.
+    pub fn remove(&mut self, key: &Value) -> PyResult<Option<Value>> {
+        Ok(self.map.shift_remove(&Key::new(key.clone())?))
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// The keys, in order.
+    pub fn keys(&self) -> Vec<Value> {
+        self.map.keys().map(|k| k.0.clone()).collect()
+    }
+
+    /// The entries, in order.
+    pub fn items(&self) -> Vec<(Value, Value)> {
+        self.map.iter().map(|(k, v)| (k.0.clone(), v.clone())).collect()
+    }
+}
+
+/// A set or frozenset (iteration in insertion order).
+#[derive(Debug, Default)]
+pub struct SetObj {
+    /// The elements.
+    pub items: RefCell<IndexSet<Key>>,
+    /// True for `frozenset`.
+    pub frozen: bool,
+}
+
+impl SetObj {
+    /// A set from keys.
+    pub fn new(items: IndexSet<Key>, frozen: bool) -> SetObj {
+        SetObj {
+            items: RefCell::new(items),
+            frozen,
+        }
+    }
+}

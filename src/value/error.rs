@@ -1,0 +1,230 @@
+//! Python exceptions as Rust errors. Every error a script can see is a
+//! `PyErr`: an exception instance (of a builtin or user class) plus the
+//! traceback collected while it unwinds, and optional help lines we add where
+//! we can say more than Python or TensorFlow does.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::object::{Class, ClassKind, Instance};
+use super::value::Value;
+use crate::syntax::{SourceFile, Span};
+
+/// The result of anything that can raise.
+pub type PyResult<T> = Result<T, PyErr>;
+
+macro_rules! exc_types {
+    ($( $variant:ident : $name:literal < $base:ident ),* $(,)?) => {
+        /// The builtin exception classes (plus TensorFlow's `tf.errors` ones).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum ExcType {
+            /// `BaseException`.
+            BaseException,
+            $( #[doc = $name] $variant, )*
+        }
+
+        impl ExcType {
+            /// Every exception type, base classes before subclasses.
+            pub const ALL: &'static [ExcType] = &[ExcType::BaseException, $( ExcType::$variant, )*];
+
+            /// The class name.
+            pub fn name(self) -> &'static str {
+                match self {
+                    ExcType::BaseException => "BaseException",
+                    $( ExcType::$variant => $name, )*
+                }
+            }
+
+            /// The direct base class (None for BaseException).
+            pub fn base(self) -> Option<ExcType> {
+                match self {
+                    ExcType::BaseException => None,
+                    $( ExcType::$variant => Some(ExcType::$base), )*
+                }
+            }
+        }
+    };
+}
+
+exc_types! {
+    Exception: "Exception" < BaseException,
+    KeyboardInterrupt: "KeyboardInterrupt" < BaseException,
+    SystemExit: "SystemExit" < BaseException,
+    GeneratorExit: "GeneratorExit" < BaseException,
+    StopIteration: "StopIteration" < Exception,
+    ArithmeticError: "ArithmeticError" < Exception,
+    ZeroDivisionError: "ZeroDivisionError" < ArithmeticError,
+    OverflowError: "OverflowError" < ArithmeticError,
+    AssertionError: "AssertionError" < Exception,
+    AttributeError: "AttributeError" < Exception,
+    LookupError: "LookupError" < Exception,
+    IndexError: "IndexError" < LookupError,
+    KeyError: "KeyError" < LookupError,
+    NameError: "NameError" < Exception,
+    UnboundLocalError: "UnboundLocalError" < NameError,
+    TypeError: "TypeError" < Exception,
+    ValueError: "ValueError" < Exception,
+    UnicodeError: "UnicodeError" < ValueError,
+    RuntimeError: "RuntimeError" < Exception,
+    NotImplementedError: "NotImplementedError" < RuntimeError,
+    RecursionError: "RecursionError" < RuntimeError,
+    MemoryError: "MemoryError" < Exception,
+    ImportError: "ImportError" < Exception,
+    ModuleNotFoundError: "ModuleNotFoundError" < ImportError,
+    OSError: "OSError" < Exception,
+    FileNotFoundError: "FileNotFoundError" < OSError,
+    SyntaxError: "SyntaxError" < Exception,
+    IndentationError: "IndentationError" < SyntaxError,
+    TabError: "TabError" < IndentationError,
+    Warning: "Warning" < Exception,
+    UserWarning: "UserWarning" < Warning,
+    DeprecationWarning: "DeprecationWarning" < Warning,
+    // tf.errors: OpError and its subclasses (as TensorFlow defines them).
+    OpError: "OpError" < Exception,
+    CancelledError: "CancelledError" < OpError,
+    UnknownError: "UnknownError" < OpError,
+    InvalidArgumentError: "InvalidArgumentError" < OpError,
+    DeadlineExceededError: "DeadlineExceededError" < OpError,
+    NotFoundError: "NotFoundError" < OpError,
+    AlreadyExistsError: "AlreadyExistsError" < OpError,
+    PermissionDeniedError: "PermissionDeniedError" < OpError,
+    UnauthenticatedError: "UnauthenticatedError" < OpError,
+    ResourceExhaustedError: "ResourceExhaustedError" < OpError,
+    FailedPreconditionError: "FailedPreconditionError" < OpError,
+    AbortedError: "AbortedError" < OpError,
+    OutOfRangeError: "OutOfRangeError" < OpError,
+    UnimplementedError: "UnimplementedError" < OpError,
+    InternalError: "InternalError" < OpError,
+    UnavailableError: "UnavailableError" < OpError,
+    DataLossError: "DataLossError" < OpError,
+}
+
+thread_local! {
+    static EXC_CLASSES: RefCell<Vec<Rc<Class>>> = const { RefCell::new(Vec::new()) };
+}
+
+impl ExcType {
+    /// The class object of this exception type (created once per thread).
+    pub fn class(self) -> Rc<Class> {
+        EXC_CLASSES.with(|cell| {
+            let mut classes = cell.borrow_mut();
+            if classes.is_empty() {
+                for ty in ExcType::ALL {
+                    let base = ty.base().map(|b| classes[b as usize].clone());
+                    let module = if (*ty as usize) >= ExcType::OpError as usize {
+                        "tensorflow.python.framework.errors_impl"
+                    } else {
+                        "builtins"
+                    };
+                    classes.push(Class::new_builtin(ty.name(), module, base, ClassKind::Exception(*ty)));
+                }
+            }
+            classes[self as usize].clone()
+        })
+    }
+}
+
+/// One traceback entry: a call site in a source file.
+#[derive(Clone, Debug)]
+pub struct TraceEntry {
+    /// The file.
+    pub source: Rc<SourceFile>,
+    /// The span of the expression or statement that was executing.
+    pub span: Span,
+    /// The function that was running (`<module>` at top level).
+    pub func: Rc<str>,
+}
+
+/// A raised exception.
+#[derive(Clone, Debug)]
+pub struct PyErr(pub Box<ErrInner>);
+
+/// The payload of a [`PyErr`].
+#[derive(Clone, Debug)]
+pub struct ErrInner {
+    /// The exception instance.
+    pub value: Value,
+    /// Frames the exception passed through, innermost first.
+    pub traceback: Vec<TraceEntry>,
+    /// Whether the innermost span has been set (the first frame to see the
+    /// error sets it; outer frames add entries).
+    pub located: bool,
+    /// Help lines shown under the error.
+    pub help: Vec<String>,
+}
+
+impl PyErr {
+    /// A builtin exception with one message argument.
+    #[cold]
+    pub fn new(ty: ExcType, msg: impl Into<String>) -> PyErr {
+        let inst = Instance::new(ty.class());
+        inst.set_attr("args", Value::tuple(vec![Value::str(msg)]));
+        PyErr::from_value(Value::Instance(Rc::new(inst)))
+    }
+
+    /// A builtin exception with the given `args`.
+    #[cold]
+    pub fn with_args(ty: ExcType, args: Vec<Value>) -> PyErr {
+        let inst = Instance::new(ty.class());
+        inst.set_attr("args", Value::tuple(args));
+        PyErr::from_value(Value::Instance(Rc::new(inst)))
+    }
+
+    /// Wraps an exception instance.
+    #[cold]
+    pub fn from_value(value: Value) -> PyErr {
+        PyErr(Box::new(ErrInner {
+            value,
+            traceback: Vec::new(),
+            located: false,
+            help: Vec::new(),
+        }))
+    }
+
+    /// Adds a help line.
+    #[cold]
+    pub fn help(mut self, line: impl Into<String>) -> PyErr {
+        self.0.help.push(line.into());
+        self
+    }
+
+    /// The exception instance.
+    pub fn value(&self) -> &Value {
+        &self.0.value
+    }
+
+    /// The exception's class.
+    pub fn class(&self) -> Rc<Class> {
+        match &self.0.value {
+            Value::Instance(i) => i.class.clone(),
+            _ => ExcType::Exception.class(),
+        }
+    }
+
+    /// True if the exception is an instance of the builtin type `ty` (or a subclass).
+    pub fn is(&self, ty: ExcType) -> bool {
+        self.class().is_subclass_of(&ty.class())
+    }
+
+    /// The exception's `args` tuple.
+    pub fn args(&self) -> Vec<Value> {
+        match &self.0.value {
+            Value::Instance(i) => match i.get_attr("args") {
+                Some(Value::Tuple(t)) => t.to_vec(),
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        }
+    }
+
+    /// Records where the error happened (the innermost frame calls this first;
+    /// later calls from outer frames add traceback entries).
+    pub fn add_frame(&mut self, source: &Rc<SourceFile>, span: Span, func: &Rc<str>) {
+        self.0.traceback.push(TraceEntry {
+            source: source.clone(),
+            span,
+            func: func.clone(),
+        });
+        self.0.located = true;
+    }
+}

@@ -1,0 +1,117 @@
+//! Text forms of builtin scalars exactly as CPython writes them: float repr
+//! (shortest round trip, Python's switch to exponent notation), string and
+//! bytes reprs (quote choice and escapes).
+
+/// `repr(x)` of a float: `0.1`, `1e-05`, `1e+16`, `1.0`, `inf`, `nan`.
+pub fn float_repr(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+    }
+    // Shortest round-trip digits and decimal exponent, from Rust's `{:e}`.
+    let sci = format!("{:e}", x.abs());
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+    let sign = if x < 0.0 { "-" } else { "" };
+    if !(-4..16).contains(&exp) {
+        let m = if digits.len() > 1 {
+            format!("{}.{}", &digits[..1], &digits[1..])
+        } else {
+            digits.clone()
+        };
+        return format!("{sign}{m}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
+    }
+    let n = digits.len() as i32;
+    let body = if exp < 0 {
+        format!("0.{}{}", "0".repeat((-exp - 1) as usize), digits)
+    } else if exp + 1 >= n {
+        format!("{}{}.0", digits, "0".repeat((exp + 1 - n) as usize))
+    } else {
+        let p = (exp + 1) as usize;
+        format!("{}.{}", &digits[..p], &digits[p..])
+    };
+    format!("{sign}{body}")
+}
+
+/// `repr(s)` of a string: single quotes unless the string contains a single
+/// quote and no double quote; escapes as CPython.
+pub fn str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (0x80..0xa0).contains(&(c as u32)) => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// `repr(b)` of bytes: `b'...'` with `\xNN` escapes for non-printable bytes.
+pub fn bytes_repr(b: &[u8]) -> String {
+    let quote = if b.contains(&b'\'') && !b.contains(&b'"') { b'"' } else { b'\'' };
+    let mut out = String::from("b");
+    out.push(quote as char);
+    for &c in b {
+        match c {
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c as char);
+            }
+            0x20..=0x7e => out.push(c as char),
+            c => out.push_str(&format!("\\x{c:02x}")),
+        }
+    }
+    out.push(quote as char);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_like_cpython() {
+        for (x, want) in [
+            (0.1, "0.1"),
+            (1e-5, "1e-05"),
+            (1e16, "1e+16"),
+            (1.0, "1.0"),
+            (123456789012345.6, "123456789012345.6"),
+            (1.5e300, "1.5e+300"),
+            (-2.5, "-2.5"),
+            (0.0001, "0.0001"),
+            (1e15, "1000000000000000.0"),
+        ] {
+            assert_eq!(float_repr(x), want);
+        }
+    }
+
+    #[test]
+    fn strings_like_cpython() {
+        assert_eq!(str_repr("a'b"), "\"a'b\"");
+        assert_eq!(str_repr("a'b\""), "'a\\'b\"'");
+        assert_eq!(str_repr("x\ny"), "'x\\ny'");
+    }
+}

@@ -1,0 +1,22 @@
+//! Values: the `Value` enum, the object model (classes, instances, functions),
+//! exceptions, signatures and the one argument binder, the `NativeObject`
+//! trait natives implement, and conversions from `Value` to Rust types.
+//! Evaluation lives in `eval`; this layer only describes what values are.
+
+pub mod convert;
+pub mod dict;
+pub mod error;
+pub mod format;
+pub mod native;
+pub mod object;
+pub mod signature;
+#[expect(clippy::module_inception, reason = "value::value holds the Value enum itself")]
+pub mod value;
+
+pub use convert::FromValue;
+pub use dict::{Dict, Key};
+pub use error::{ExcType, PyErr, PyResult, TraceEntry};
+pub use native::{NativeObject, Vm};
+pub use object::{BoundMethod, Class, ClassKind, Function, Instance, NativeFn, NativeFunction};
+pub use signature::{Args, Param, ParamKind, Signature};
+pub use value::{Value, ValueType};

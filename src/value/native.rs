@@ -1,0 +1,222 @@
+//! The `NativeObject` trait that every object implemented in Rust implements
+//! (strategies, per-replica values, datasets, iterators, modules …), and the
+//! `Vm` trait through which natives call back into the interpreter.
+
+use std::any::Any;
+use std::rc::Rc;
+
+use super::error::{ExcType, PyErr, PyResult};
+use super::value::Value;
+use crate::syntax::ast::BinOp;
+
+/// What natives may ask of the interpreter. `eval::Interp` implements it;
+/// natives never see the evaluator's internals.
+pub trait Vm {
+    /// Calls any callable with positional and keyword arguments.
+    fn call(&self, func: &Value, args: Vec<Value>, kwargs: Vec<(Rc<str>, Value)>) -> PyResult<Value>;
+    /// `repr(v)`.
+    fn repr(&self, v: &Value) -> PyResult<String>;
+    /// `str(v)`.
+    fn str(&self, v: &Value) -> PyResult<String>;
+    /// `getattr(v, name)`.
+    fn getattr(&self, v: &Value, name: &str) -> PyResult<Value>;
+    /// `bool(v)`.
+    fn truthy(&self, v: &Value) -> PyResult<bool>;
+    /// `v1 == v2` as a bool.
+    fn eq(&self, a: &Value, b: &Value) -> PyResult<bool>;
+    /// `a < b` as a bool (sorting, min, max).
+    fn lt(&self, a: &Value, b: &Value) -> PyResult<bool>;
+    /// `a op b` with Python's dispatch (dunder methods, reflected operands).
+    fn binop(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Value>;
+    /// `len(v)`.
+    fn len(&self, v: &Value) -> PyResult<usize>;
+    /// `v[key]`.
+    fn getitem(&self, v: &Value, key: &Value) -> PyResult<Value>;
+    /// `v[key] = value`.
+    fn setitem(&self, v: &Value, key: &Value, value: Value) -> PyResult<()>;
+    /// `item in container`.
+    fn contains(&self, container: &Value, item: &Value) -> PyResult<bool>;
+    /// `hash(v)`.
+    fn hash(&self, v: &Value) -> PyResult<i64>;
+    /// `type(v)`: the class object.
+    fn type_of(&self, v: &Value) -> Value;
+    /// `isinstance(v, cls)` for one class object.
+    fn isinstance(&self, v: &Value, cls: &Value) -> PyResult<bool>;
+    /// `format(v, spec)`.
+    fn format(&self, v: &Value, spec: &str) -> PyResult<String>;
+    /// `iter(v)`: an iterator object.
+    fn iter(&self, v: &Value) -> PyResult<Value>;
+    /// `next(it)`; None when exhausted.
+    fn next(&self, it: &Value) -> PyResult<Option<Value>>;
+    /// Collects an iterable into a vector.
+    fn collect(&self, v: &Value) -> PyResult<Vec<Value>> {
+        let it = self.iter(v)?;
+        let mut out = Vec::new();
+        while let Some(x) = self.next(&it)? {
+            out.push(x);
+        }
+        Ok(out)
+    }
+    /// Writes to standard output (respects redirection in tests and the REPL).
+    fn write_stdout(&self, text: &str);
+    /// Interpreter-wide state that higher layers (`distribute`, `modules`)
+    /// keep, looked up by type (a strategy stack, the device table …).
+    fn state(&self) -> &State;
+}
+
+/// A type map for the state that layers above `value` keep in the interpreter.
+#[derive(Default)]
+pub struct State {
+    slots: std::cell::RefCell<Vec<Rc<dyn Any>>>,
+}
+
+impl State {
+    /// The state of type `T`, created with `Default` on first use.
+    pub fn get<T: Any + Default>(&self) -> Rc<T> {
+        let mut slots = self.slots.borrow_mut();
+        for s in slots.iter() {
+            if let Ok(t) = s.clone().downcast::<T>() {
+                return t;
+            }
+        }
+        let t = Rc::new(T::default());
+        slots.push(t.clone());
+        t
+    }
+
+    /// Forgets all state (the REPL's `:reset`).
+    pub fn clear(&self) {
+        self.slots.borrow_mut().clear();
+    }
+}
+
+/// An object implemented in Rust. Every method has a default that behaves
+/// like a plain Python object without the corresponding dunder method.
+/// `this` is the `Value` that wraps `self`, for methods that bind it.
+pub trait NativeObject: Any {
+    /// The Python type name (`MirroredStrategy`, `PerReplica` …).
+    fn type_name(&self) -> &str;
+
+    /// Upcast for downcasting to the concrete type.
+    fn as_any(&self) -> &dyn Any;
+
+    /// `repr(obj)`.
+    fn repr(&self, this: &Value, vm: &dyn Vm) -> PyResult<String> {
+        let _ = vm;
+        Ok(format!("<{} object at {:#x}>", self.type_name(), this.id()))
+    }
+
+    /// `str(obj)` (defaults to `repr`).
+    fn str(&self, this: &Value, vm: &dyn Vm) -> PyResult<String> {
+        self.repr(this, vm)
+    }
+
+    /// Attribute lookup: methods (bound to `this`) and attributes. `Ok(None)`
+    /// means "no such attribute" and becomes Python's AttributeError.
+    fn getattr(&self, this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let _ = (this, name, vm);
+        Ok(None)
+    }
+
+    /// Attribute assignment; `Ok(false)` means "not settable" (AttributeError).
+    fn setattr(&self, this: &Value, name: &str, value: Value, vm: &dyn Vm) -> PyResult<bool> {
+        let _ = (this, name, value, vm);
+        Ok(false)
+    }
+
+    /// Names for `dir()` and tab completion.
+    fn dir(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Calling the object.
+    fn call(&self, this: &Value, args: Vec<Value>, kwargs: Vec<(Rc<str>, Value)>, vm: &dyn Vm) -> PyResult<Value> {
+        let _ = (this, args, kwargs, vm);
+        Err(PyErr::new(ExcType::TypeError, format!("'{}' object is not callable", self.type_name())))
+    }
+
+    /// `iter(obj)`: `Ok(None)` means not iterable.
+    fn iter(&self, this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let _ = (this, vm);
+        Ok(None)
+    }
+
+    /// For iterator objects: the next item, None when exhausted.
+    /// `Err` with `ExcType::TypeError` by default: not an iterator.
+    fn next(&self, this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let _ = (this, vm);
+        Err(PyErr::new(ExcType::TypeError, format!("'{}' object is not an iterator", self.type_name())))
+    }
+
+    /// `len(obj)`.
+    fn len(&self, vm: &dyn Vm) -> PyResult<Option<usize>> {
+        let _ = vm;
+        Ok(None)
+    }
+
+    /// `obj[key]`; `Ok(None)` means not subscriptable.
+    fn getitem(&self, this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let _ = (this, key, vm);
+        Ok(None)
+    }
+
+    /// `obj[key] = value`; `Ok(false)` means unsupported.
+    fn setitem(&self, this: &Value, key: &Value, value: Value, vm: &dyn Vm) -> PyResult<bool> {
+        let _ = (this, key, value, vm);
+        Ok(false)
+    }
+
+    /// `bool(obj)`; None means "always true".
+    fn truthy(&self, vm: &dyn Vm) -> PyResult<Option<bool>> {
+        let _ = vm;
+        Ok(None)
+    }
+
+    /// `obj op other` (or `other op obj` when `reflected`); `Ok(None)` means NotImplemented.
+    fn binop(&self, this: &Value, op: BinOp, other: &Value, reflected: bool, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let _ = (this, op, other, reflected, vm);
+        Ok(None)
+    }
+
+    /// Unary `-obj`, `+obj`, `~obj` (`op` is '-', '+', '~'); `Ok(None)` means unsupported.
+    fn unary(&self, this: &Value, op: char, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let _ = (this, op, vm);
+        Ok(None)
+    }
+
+    /// Rich comparison (`op` is one of `== != < <= > >=`); `Ok(None)` means NotImplemented.
+    fn compare(&self, this: &Value, op: &str, other: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let _ = (this, op, other, vm);
+        Ok(None)
+    }
+
+    /// `x in obj`; `Ok(None)` means fall back to iteration.
+    fn contains(&self, item: &Value, vm: &dyn Vm) -> PyResult<Option<bool>> {
+        let _ = (item, vm);
+        Ok(None)
+    }
+
+    /// Whether instances can be dict keys (identity hash).
+    fn hashable(&self) -> bool {
+        true
+    }
+
+    /// `with obj:` entry; returns the `as` value. `Ok(None)`: not a context manager.
+    fn enter(&self, this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let _ = (this, vm);
+        Ok(None)
+    }
+
+    /// `with obj:` exit (always called, also on error; `exc` is the exception
+    /// being raised). Returns true to suppress the exception.
+    fn exit(&self, this: &Value, exc: Option<&PyErr>, vm: &dyn Vm) -> PyResult<bool> {
+        let _ = (this, exc, vm);
+        Ok(false)
+    }
+
+    /// Conversion to a Python int/float for `int()`, `float()`, `range()`, indexing.
+    fn to_number(&self, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let _ = vm;
+        Ok(None)
+    }
+}

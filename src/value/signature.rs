@@ -1,0 +1,399 @@
+//! Python signatures and the one argument binder. User functions and native
+//! functions both declare a `Signature` and go through [`Signature::bind`],
+//! so every call error reads like CPython's
+//! (`f() missing 1 required positional argument: 'x'`).
+
+use std::rc::Rc;
+
+use super::dict::Dict;
+use super::error::{ExcType, PyErr, PyResult};
+use super::value::Value;
+
+/// How a parameter can be passed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// Before `/`.
+    PositionalOnly,
+    /// The usual kind.
+    PositionalOrKeyword,
+    /// `*args`.
+    VarPositional,
+    /// After `*` or `*args`.
+    KeywordOnly,
+    /// `**kwargs`.
+    VarKeyword,
+}
+
+/// One parameter.
+#[derive(Clone, Debug)]
+pub struct Param {
+    /// Its name.
+    pub name: Rc<str>,
+    /// How it is passed.
+    pub kind: ParamKind,
+    /// Its default (None: required; never set for var parameters).
+    pub default: Option<Value>,
+}
+
+/// A function's signature, in Python's parameter order.
+#[derive(Clone, Debug)]
+pub struct Signature {
+    /// The name used in error messages (`fn`, `C.method`, `OneDeviceStrategy.__init__`).
+    pub name: Rc<str>,
+    /// Parameters in order.
+    pub params: Vec<Param>,
+}
+
+/// Bound arguments, one per parameter in signature order.
+#[derive(Debug, Default)]
+pub struct Args {
+    /// The values: defaults filled in, `*args` a tuple, `**kwargs` a dict.
+    pub values: Vec<Value>,
+    /// Which parameters were passed explicitly (not from their default).
+    pub given: Vec<bool>,
+}
+
+impl Args {
+    /// The value of parameter `i`.
+    pub fn get(&self, i: usize) -> &Value {
+        &self.values[i]
+    }
+
+    /// The value of parameter `i`, or None when it is Python `None`.
+    pub fn opt(&self, i: usize) -> Option<&Value> {
+        match &self.values[i] {
+            Value::None => None,
+            v => Some(v),
+        }
+    }
+
+    /// Whether parameter `i` was passed by the caller.
+    pub fn was_given(&self, i: usize) -> bool {
+        self.given[i]
+    }
+
+    /// The elements of a `*args` parameter.
+    pub fn varargs(&self, i: usize) -> &[Value] {
+        match &self.values[i] {
+            Value::Tuple(t) => t,
+            _ => &[],
+        }
+    }
+}
+
+impl Signature {
+    /// Parses a Python-style signature: `name(a, b=1, /, c=None, *args, d, e='x', **kw)`.
+    /// Defaults may be None, True, False, ints, floats, strings and `()`.
+    /// Only used on signatures written in our own source, so a malformed one is a bug
+    /// caught by the test that parses every registered signature.
+    pub fn parse(text: &str) -> Signature {
+        let open = text.find('(').unwrap_or(text.len());
+        let name: Rc<str> = text[..open].trim().into();
+        let inner = text[open..].trim().trim_start_matches('(').trim_end_matches(')');
+        let mut params = Vec::new();
+        let mut kind = ParamKind::PositionalOrKeyword;
+        for part in split_params(inner) {
+            let part = part.trim();
+            if part.is_empty() {
+                continue;
+            }
+            if part == "/" {
+                for p in params.iter_mut() {
+                    let p: &mut Param = p;
+                    p.kind = ParamKind::PositionalOnly;
+                }
+                continue;
+            }
+            if part == "*" {
+                kind = ParamKind::KeywordOnly;
+                continue;
+            }
+            if let Some(n) = part.strip_prefix("**") {
+                params.push(Param { name: n.trim().into(), kind: ParamKind::VarKeyword, default: None });
+                continue;
+            }
+            if let Some(n) = part.strip_prefix('*') {
+                params.push(Param { name: n.trim().into(), kind: ParamKind::VarPositional, default: None });
+                kind = ParamKind::KeywordOnly;
+                continue;
+            }
+            let (pname, default) = match part.split_once('=') {
+                Some((n, d)) => (n.trim(), Some(parse_default(d.trim()))),
+                None => (part, None),
+            };
+            params.push(Param { name: pname.into(), kind, default });
+        }
+        Signature { name, params }
+    }
+
+    /// Binds positional and keyword arguments to the parameters, with CPython's
+    /// error messages. `positional` includes a bound receiver first.
+    pub fn bind(&self, positional: Vec<Value>, keywords: Vec<(Rc<str>, Value)>) -> PyResult<Args> {
+        let n = self.params.len();
+        let mut values: Vec<Option<Value>> = vec![None; n];
+        let mut given = vec![false; n];
+        let npos_params = self
+            .params
+            .iter()
+            .take_while(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword))
+            .count();
+        let var_pos = self.params.iter().position(|p| p.kind == ParamKind::VarPositional);
+        let var_kw = self.params.iter().position(|p| p.kind == ParamKind::VarKeyword);
+        let npos_given = positional.len();
+        let mut pos = positional.into_iter();
+        for i in 0..npos_params.min(npos_given) {
+            values[i] = pos.next();
+            given[i] = true;
+        }
+        let extra: Vec<Value> = pos.collect();
+        if !extra.is_empty() {
+            match var_pos {
+                Some(_) => {}
+                None => return Err(self.too_many_positional(npos_params, npos_given, &keywords)),
+            }
+        }
+        if let Some(vp) = var_pos {
+            values[vp] = Some(Value::tuple(extra));
+            given[vp] = true;
+        }
+        let mut kwargs = Dict::new();
+        let mut posonly_as_kw = Vec::new();
+        for (key, value) in keywords {
+            let found = self.params.iter().position(|p| {
+                *p.name == *key && matches!(p.kind, ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly)
+            });
+            match found {
+                Some(i) => {
+                    if values[i].is_some() {
+                        return Err(PyErr::new(
+                            ExcType::TypeError,
+                            format!("{}() got multiple values for argument '{}'", self.name, key),
+                        ));
+                    }
+                    values[i] = Some(value);
+                    given[i] = true;
+                }
+                None => match var_kw {
+                    Some(_) => {
+                        if kwargs.get_str(&key).is_some() {
+                            return Err(PyErr::new(
+                                ExcType::TypeError,
+                                format!("{}() got multiple values for keyword argument '{}'", self.name, key),
+                            ));
+                        }
+                        kwargs.insert_str(&key, value);
+                    }
+                    None => {
+                        if self.params.iter().any(|p| *p.name == *key && p.kind == ParamKind::PositionalOnly) {
+                            posonly_as_kw.push(key);
+                            continue;
+                        }
+                        return Err(PyErr::new(
+                            ExcType::TypeError,
+                            format!("{}() got an unexpected keyword argument '{}'", self.name, key),
+                        ));
+                    }
+                },
+            }
+        }
+        if !posonly_as_kw.is_empty() {
+            let names: Vec<String> = posonly_as_kw.iter().map(|k| format!("'{k}'")).collect();
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!(
+                    "{}() got some positional-only arguments passed as keyword arguments: {}",
+                    self.name,
+                    names.join(", ")
+                ),
+            ));
+        }
+        if let Some(vk) = var_kw {
+            values[vk] = Some(Value::dict(kwargs));
+            given[vk] = true;
+        }
+        // Defaults, then what is still missing.
+        let mut missing_pos = Vec::new();
+        let mut missing_kw = Vec::new();
+        for (i, p) in self.params.iter().enumerate() {
+            if values[i].is_none() {
+                match &p.default {
+                    Some(d) => values[i] = Some(d.clone()),
+                    None => match p.kind {
+                        ParamKind::KeywordOnly => missing_kw.push(p.name.clone()),
+                        _ => missing_pos.push(p.name.clone()),
+                    },
+                }
+            }
+        }
+        if !missing_pos.is_empty() {
+            return Err(self.missing("positional", &missing_pos));
+        }
+        if !missing_kw.is_empty() {
+            return Err(self.missing("keyword-only", &missing_kw));
+        }
+        Ok(Args {
+            values: values.into_iter().map(|v| v.unwrap_or(Value::None)).collect(),
+            given,
+        })
+    }
+
+    #[cold]
+    fn missing(&self, what: &str, names: &[Rc<str>]) -> PyErr {
+        let quoted: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+        let list = match quoted.len() {
+            1 => quoted[0].clone(),
+            2 => format!("{} and {}", quoted[0], quoted[1]),
+            _ => format!("{}, and {}", quoted[..quoted.len() - 1].join(", "), quoted[quoted.len() - 1]),
+        };
+        let plural = if names.len() == 1 { "argument" } else { "arguments" };
+        PyErr::new(
+            ExcType::TypeError,
+            format!("{}() missing {} required {} {}: {}", self.name, names.len(), what, plural, list),
+        )
+    }
+
+    #[cold]
+    fn too_many_positional(&self, npos_params: usize, given: usize, keywords: &[(Rc<str>, Value)]) -> PyErr {
+        let required = self.params[..npos_params].iter().filter(|p| p.default.is_none()).count();
+        let takes = if required == npos_params {
+            format!("{} positional argument{}", npos_params, if npos_params == 1 { "" } else { "s" })
+        } else {
+            format!("from {} to {} positional arguments", required, npos_params)
+        };
+        let kwonly_given = keywords
+            .iter()
+            .filter(|(k, _)| self.params.iter().any(|p| *p.name == **k && p.kind == ParamKind::KeywordOnly))
+            .count();
+        let was = if given == 1 { "was" } else { "were" };
+        if kwonly_given > 0 {
+            return PyErr::new(
+                ExcType::TypeError,
+                format!(
+                    "{}() takes {} but {} positional argument{} (and {} keyword-only argument{}) were given",
+                    self.name,
+                    takes,
+                    given,
+                    if given == 1 { "" } else { "s" },
+                    kwonly_given,
+                    if kwonly_given == 1 { "" } else { "s" }
+                ),
+            );
+        }
+        PyErr::new(ExcType::TypeError, format!("{}() takes {} but {} {} given", self.name, takes, given, was))
+    }
+
+    /// The signature as Python shows it: `(a, b=1, *args, **kwargs)`.
+    pub fn render_params(&self, repr: &dyn Fn(&Value) -> String) -> String {
+        let mut parts = Vec::new();
+        let mut star_done = false;
+        for (i, p) in self.params.iter().enumerate() {
+            match p.kind {
+                ParamKind::VarPositional => {
+                    parts.push(format!("*{}", p.name));
+                    star_done = true;
+                }
+                ParamKind::VarKeyword => parts.push(format!("**{}", p.name)),
+                ParamKind::KeywordOnly if !star_done => {
+                    parts.push("*".to_string());
+                    star_done = true;
+                    parts.push(param_text(p, repr));
+                }
+                _ => parts.push(param_text(p, repr)),
+            }
+            let next_not_posonly = self.params.get(i + 1).is_none_or(|q| q.kind != ParamKind::PositionalOnly);
+            if p.kind == ParamKind::PositionalOnly && next_not_posonly {
+                parts.push("/".to_string());
+            }
+        }
+        format!("({})", parts.join(", "))
+    }
+}
+
+fn param_text(p: &Param, repr: &dyn Fn(&Value) -> String) -> String {
+    match &p.default {
+        Some(d) => format!("{}={}", p.name, repr(d)),
+        None => p.name.to_string(),
+    }
+}
+
+fn split_params(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                '\'' | '"' => quote = Some(c),
+                '(' | '[' => depth += 1,
+                ')' | ']' => depth -= 1,
+                ',' if depth == 0 => {
+                    out.push(&s[start..i]);
+                    start = i + 1;
+                }
+                _ => {}
+            },
+        }
+    }
+    out.push(&s[start..]);
+    out
+}
+
+fn parse_default(d: &str) -> Value {
+    match d {
+        "None" => Value::None,
+        "True" => Value::Bool(true),
+        "False" => Value::Bool(false),
+        "()" => Value::tuple(Vec::new()),
+        _ => {
+            if let Ok(i) = d.parse::<i64>() {
+                Value::Int(i)
+            } else if let Ok(f) = d.parse::<f64>() {
+                Value::Float(f)
+            } else if (d.starts_with('\'') && d.ends_with('\'')) || (d.starts_with('"') && d.ends_with('"')) {
+                let body = &d[1..d.len() - 1];
+                Value::str(body.replace("\\n", "\n").replace("\\t", "\t"))
+            } else {
+                Value::str(d)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(sig: &str, pos: usize, kw: &[&str]) -> String {
+        let s = Signature::parse(sig);
+        let args = (0..pos).map(|i| Value::Int(i as i64)).collect();
+        let kws = kw.iter().map(|k| (Rc::from(*k), Value::None)).collect();
+        match s.bind(args, kws) {
+            Ok(_) => "ok".into(),
+            Err(e) => match &e.args()[0] {
+                Value::Str(s) => s.to_string(),
+                _ => "?".into(),
+            },
+        }
+    }
+
+    #[test]
+    fn cpython_messages() {
+        assert_eq!(err("fn(x)", 0, &[]), "fn() missing 1 required positional argument: 'x'");
+        assert_eq!(err("f(a, b, c)", 0, &[]), "f() missing 3 required positional arguments: 'a', 'b', and 'c'");
+        assert_eq!(err("f(a, b)", 0, &[]), "f() missing 2 required positional arguments: 'a' and 'b'");
+        assert_eq!(err("f(a, b=1)", 3, &[]), "f() takes from 1 to 2 positional arguments but 3 were given");
+        assert_eq!(err("f()", 1, &[]), "f() takes 0 positional arguments but 1 was given");
+        assert_eq!(err("f(a)", 1, &["z"]), "f() got an unexpected keyword argument 'z'");
+        assert_eq!(err("f(a)", 1, &["a"]), "f() got multiple values for argument 'a'");
+        assert_eq!(err("f(*, k)", 0, &[]), "f() missing 1 required keyword-only argument: 'k'");
+        assert_eq!(err("f(a, /)", 0, &["a"]), "f() got some positional-only arguments passed as keyword arguments: 'a'");
+        assert_eq!(
+            err("OneDeviceStrategy.__init__(self, device)", 1, &[]),
+            "OneDeviceStrategy.__init__() missing 1 required positional argument: 'device'"
+        );
+        assert_eq!(err("f(a, *args, k=1, **kw)", 5, &["k", "z"]), "ok");
+    }
+}
