@@ -1,0 +1,7 @@
+//! Diagnostics: one model (`diagnostic.rs`), rendered with ariadne (`render.rs`).
+
+pub mod diagnostic;
+pub mod render;
+
+pub use diagnostic::{Diagnostic, Frame, Location};
+pub use render::render;
