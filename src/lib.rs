@@ -37,6 +37,20 @@ pub struct Options {
     pub trace: Option<Option<String>>,
 }
 
+/// The native stack an interpreter thread should have (virtual memory; the
+/// CLI and the tests run the interpreter on a thread of this size).
+pub const STACK_SIZE: usize = 256 << 20;
+
+/// Runs `f` on a new thread with [`STACK_SIZE`] bytes of stack and returns its result.
+pub fn with_big_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+    let handle = std::thread::Builder::new().stack_size(STACK_SIZE).spawn(f);
+    match handle.map(|h| h.join()) {
+        Ok(Ok(r)) => r,
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        Err(e) => panic!("cannot start the interpreter thread: {e}"),
+    }
+}
+
 /// Where `print` writes.
 pub type Output = Rc<RefCell<dyn Write>>;
 
@@ -48,6 +62,7 @@ pub struct Interpreter {
     interp: RefCell<eval::Interp>,
     output: RefCell<Output>,
     interrupt: Arc<AtomicBool>,
+    stack_set: std::cell::Cell<bool>,
 }
 
 impl Interpreter {
@@ -63,6 +78,7 @@ impl Interpreter {
             interp: RefCell::new(interp),
             output: RefCell::new(output),
             interrupt,
+            stack_set: std::cell::Cell::new(false),
         }
     }
 
@@ -97,6 +113,10 @@ impl Interpreter {
 
     fn run(&self, source: Rc<SourceFile>, echo: bool) -> Result<(), Box<Diagnostic>> {
         let interp = self.interp.borrow();
+        if !self.stack_set.replace(true) {
+            // The thread is expected to have STACK_SIZE; keep some for the caller above us.
+            interp.set_stack_budget(STACK_SIZE - (8 << 20));
+        }
         let result = match interp.compile(&source) {
             Ok(module) => interp.exec_module(&source, &module, echo).map_err(|e| diag::from_exception(&*interp, e)),
             Err(e) => Err(diag::from_syntax_error(&source, &e)),
@@ -128,5 +148,6 @@ impl Interpreter {
         let interp = eval::Interp::new(out, self.interrupt.clone());
         interp.echo.set(self.options.echo);
         *self.interp.borrow_mut() = interp;
+        self.stack_set.set(false);
     }
 }

@@ -49,6 +49,7 @@ impl Interp {
             return Err(PyErr::new(ExcType::RecursionError, "maximum recursion depth exceeded"));
         }
         self.check_interrupt()?;
+        self.check_stack()?;
         let def = &fun.def;
         let scope = def.scope.borrow();
         let mut frame = Frame {

@@ -14,6 +14,7 @@ mod frame;
 mod items;
 mod iter;
 mod ops;
+mod replica;
 mod repr;
 mod stmt;
 
@@ -88,6 +89,8 @@ pub struct Interp {
     pub echo: Cell<bool>,
     /// Ids of containers being repr'd (cycle guard).
     repr_guard: RefCell<Vec<usize>>,
+    /// Lowest native stack address calls may reach (0: unchecked).
+    stack_limit: Cell<usize>,
 }
 
 impl Interp {
@@ -108,9 +111,17 @@ impl Interp {
             state: State::default(),
             echo: Cell::new(false),
             repr_guard: RefCell::new(Vec::new()),
+            stack_limit: Cell::new(0),
         };
         interp.set_global("__name__", Value::str("__main__"));
         interp
+    }
+
+    /// Declares how much native stack the calling thread has left below the
+    /// current point; deeper recursion raises RecursionError instead of crashing.
+    pub fn set_stack_budget(&self, bytes: usize) {
+        let sp = replica::stack_pointer();
+        self.stack_limit.set(sp.saturating_sub(bytes.saturating_sub(replica::STACK_MARGIN)));
     }
 
     /// Redirects `print`.

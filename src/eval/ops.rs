@@ -561,6 +561,7 @@ impl Interp {
 
     /// Runs `f` one level deeper (guards recursion through nested containers).
     pub fn guard_depth<T>(&self, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+        self.check_stack()?;
         let d = self.depth.get();
         if d >= super::RECURSION_LIMIT {
             return Err(PyErr::new(ExcType::RecursionError, "maximum recursion depth exceeded in comparison"));

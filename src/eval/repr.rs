@@ -133,6 +133,7 @@ impl Interp {
     }
 
     fn enter_repr(&self, id: usize) -> PyResult<()> {
+        self.check_stack()?;
         let depth = self.repr_guard.borrow().len() as u32 + self.depth.get();
         if depth >= super::RECURSION_LIMIT {
             return Err(PyErr::new(
