@@ -2,11 +2,14 @@
 //! Nothing here knows about values or the runtime.
 
 pub mod ast;
+pub mod dump;
 pub mod error;
+mod layout;
 pub mod lower;
 pub mod parser;
 pub mod span;
 
+pub use dump::dump;
 pub use error::{SyntaxError, SyntaxErrorKind};
 pub use lower::parse_module;
 pub use span::{SourceFile, Span};

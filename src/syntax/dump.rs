@@ -1,0 +1,609 @@
+//! A compact S-expression dump of the AST, for parser tests and the golden
+//! files' `## ast` sections. One statement per line, bodies indented by two
+//! spaces; expressions inline. Spans, slots and scopes are not shown.
+//!
+//! ```text
+//! (Assign [x] (+ 1 (call f a k=2)))
+//! (If (< a b)
+//!   (Pass)
+//!  else
+//!   (Return None))
+//! ```
+
+use std::fmt::Write;
+
+use super::ast::{
+    Arguments, Comprehension, Constant, Expr, ExprKind, FStringPart, FunctionDef, Keyword,
+    Module, Stmt, StmtKind, UnaryOp,
+};
+
+/// Dumps a module, one top-level statement per line.
+pub fn dump(m: &Module) -> String {
+    let mut out = String::new();
+    for s in &m.body {
+        stmt(&mut out, s, 0);
+    }
+    out
+}
+
+/// Dumps one expression.
+pub fn dump_expr(e: &Expr) -> String {
+    let mut out = String::new();
+    expr(&mut out, e);
+    out
+}
+
+fn indent(out: &mut String, n: usize) {
+    for _ in 0..n {
+        out.push_str("  ");
+    }
+}
+
+fn body(out: &mut String, label: Option<&str>, b: &[Stmt], level: usize) {
+    if let Some(l) = label {
+        indent(out, level);
+        out.push(' ');
+        out.push_str(l);
+        out.push('\n');
+    }
+    for s in b {
+        stmt(out, s, level + 1);
+    }
+}
+
+/// Closes the statement opened on the current line: replaces the last newline.
+fn close(out: &mut String) {
+    if out.ends_with('\n') {
+        out.pop();
+    }
+    out.push_str(")\n");
+}
+
+fn exprs(out: &mut String, es: &[Expr]) {
+    for (i, e) in es.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        expr(out, e);
+    }
+}
+
+fn stmt(out: &mut String, s: &Stmt, level: usize) {
+    indent(out, level);
+    match &s.kind {
+        StmtKind::Expr(e) => {
+            out.push_str("(Expr ");
+            expr(out, e);
+            out.push_str(")\n");
+        }
+        StmtKind::Assign { targets, value } => {
+            out.push_str("(Assign [");
+            exprs(out, targets);
+            out.push_str("] ");
+            expr(out, value);
+            out.push_str(")\n");
+        }
+        StmtKind::AugAssign { target, op, value } => {
+            out.push_str("(AugAssign ");
+            expr(out, target);
+            let _ = write!(out, " {}= ", op.symbol());
+            expr(out, value);
+            out.push_str(")\n");
+        }
+        StmtKind::AnnAssign {
+            target,
+            annotation,
+            value,
+        } => {
+            out.push_str("(AnnAssign ");
+            expr(out, target);
+            out.push(' ');
+            expr(out, annotation);
+            if let Some(v) = value {
+                out.push(' ');
+                expr(out, v);
+            }
+            out.push_str(")\n");
+        }
+        StmtKind::FunctionDef(f) => {
+            function(out, f, level);
+        }
+        StmtKind::ClassDef(c) => {
+            let _ = write!(out, "(ClassDef {} qualname={}", c.name, c.qualname);
+            if !c.bases.is_empty() {
+                out.push_str(" bases=[");
+                exprs(out, &c.bases);
+                out.push(']');
+            }
+            for k in &c.keywords {
+                out.push(' ');
+                keyword(out, k);
+            }
+            decorators(out, &c.decorators);
+            out.push('\n');
+            body(out, None, &c.body, level);
+            close(out);
+        }
+        StmtKind::Return(v) => {
+            out.push_str("(Return");
+            if let Some(v) = v {
+                out.push(' ');
+                expr(out, v);
+            }
+            out.push_str(")\n");
+        }
+        StmtKind::Delete(ts) => {
+            out.push_str("(Delete ");
+            exprs(out, ts);
+            out.push_str(")\n");
+        }
+        StmtKind::If { test, body: b, orelse } => {
+            out.push_str("(If ");
+            expr(out, test);
+            out.push('\n');
+            body(out, None, b, level);
+            if !orelse.is_empty() {
+                body(out, Some("else"), orelse, level);
+            }
+            close(out);
+        }
+        StmtKind::For {
+            target,
+            iter,
+            body: b,
+            orelse,
+        } => {
+            out.push_str("(For ");
+            expr(out, target);
+            out.push_str(" in ");
+            expr(out, iter);
+            out.push('\n');
+            body(out, None, b, level);
+            if !orelse.is_empty() {
+                body(out, Some("else"), orelse, level);
+            }
+            close(out);
+        }
+        StmtKind::While {
+            test,
+            body: b,
+            orelse,
+        } => {
+            out.push_str("(While ");
+            expr(out, test);
+            out.push('\n');
+            body(out, None, b, level);
+            if !orelse.is_empty() {
+                body(out, Some("else"), orelse, level);
+            }
+            close(out);
+        }
+        StmtKind::Break => out.push_str("(Break)\n"),
+        StmtKind::Continue => out.push_str("(Continue)\n"),
+        StmtKind::Pass => out.push_str("(Pass)\n"),
+        StmtKind::With { items, body: b } => {
+            out.push_str("(With");
+            for it in items {
+                out.push(' ');
+                expr(out, &it.context_expr);
+                if let Some(v) = &it.optional_vars {
+                    out.push_str(" as ");
+                    expr(out, v);
+                }
+                out.push(',');
+            }
+            out.pop();
+            out.push('\n');
+            body(out, None, b, level);
+            close(out);
+        }
+        StmtKind::Try {
+            body: b,
+            handlers,
+            orelse,
+            finalbody,
+        } => {
+            out.push_str("(Try\n");
+            body(out, None, b, level);
+            for h in handlers {
+                indent(out, level);
+                out.push_str(" except");
+                if let Some(t) = &h.type_ {
+                    out.push(' ');
+                    expr(out, t);
+                }
+                if let Some(n) = &h.name {
+                    out.push_str(" as ");
+                    expr(out, n);
+                }
+                out.push('\n');
+                body(out, None, &h.body, level);
+            }
+            if !orelse.is_empty() {
+                body(out, Some("else"), orelse, level);
+            }
+            if !finalbody.is_empty() {
+                body(out, Some("finally"), finalbody, level);
+            }
+            close(out);
+        }
+        StmtKind::Raise { exc, cause } => {
+            out.push_str("(Raise");
+            if let Some(e) = exc {
+                out.push(' ');
+                expr(out, e);
+            }
+            if let Some(c) = cause {
+                out.push_str(" from ");
+                expr(out, c);
+            }
+            out.push_str(")\n");
+        }
+        StmtKind::Assert { test, msg } => {
+            out.push_str("(Assert ");
+            expr(out, test);
+            if let Some(m) = msg {
+                out.push(' ');
+                expr(out, m);
+            }
+            out.push_str(")\n");
+        }
+        StmtKind::Import(names) => {
+            out.push_str("(Import");
+            for a in names {
+                let _ = write!(out, " {}", a.name);
+                if let Some(n) = &a.asname {
+                    let _ = write!(out, " as {n}");
+                }
+                let _ = write!(out, " ->{}", a.target.id);
+                out.push(',');
+            }
+            out.pop();
+            out.push_str(")\n");
+        }
+        StmtKind::ImportFrom { module, names } => {
+            let _ = write!(out, "(ImportFrom {module}");
+            for a in names {
+                let _ = write!(out, " {}", a.name);
+                if let Some(n) = &a.asname {
+                    let _ = write!(out, " as {n}");
+                }
+                out.push(',');
+            }
+            out.pop();
+            out.push_str(")\n");
+        }
+        StmtKind::Global(names) | StmtKind::Nonlocal(names) => {
+            let kw = if matches!(s.kind, StmtKind::Global(_)) {
+                "Global"
+            } else {
+                "Nonlocal"
+            };
+            let _ = write!(out, "({kw}");
+            for n in names {
+                let _ = write!(out, " {}", n.name);
+            }
+            out.push_str(")\n");
+        }
+    }
+}
+
+fn decorators(out: &mut String, ds: &[Expr]) {
+    if !ds.is_empty() {
+        out.push_str(" decorators=[");
+        exprs(out, ds);
+        out.push(']');
+    }
+}
+
+fn function(out: &mut String, f: &FunctionDef, level: usize) {
+    let _ = write!(out, "(FunctionDef {} qualname={} ", f.name, f.qualname);
+    arguments(out, &f.args);
+    decorators(out, &f.decorators);
+    if f.is_generator {
+        out.push_str(" generator");
+    }
+    out.push('\n');
+    body(out, None, &f.body, level);
+    close(out);
+}
+
+fn arguments(out: &mut String, a: &Arguments) {
+    out.push('(');
+    let mut items: Vec<String> = Vec::new();
+    let npos = a.posonlyargs.len() + a.args.len();
+    let first_default = npos.saturating_sub(a.defaults.len());
+    for (i, arg) in a.posonlyargs.iter().chain(&a.args).enumerate() {
+        let mut s = arg.name.to_string();
+        if let Some(ann) = &arg.annotation {
+            s.push(':');
+            s.push_str(&dump_expr(ann));
+        }
+        if i >= first_default {
+            if let Some(d) = a.defaults.get(i - first_default) {
+                s.push('=');
+                s.push_str(&dump_expr(d));
+            }
+        }
+        items.push(s);
+        if i + 1 == a.posonlyargs.len() {
+            items.push("/".to_string());
+        }
+    }
+    if let Some(v) = &a.vararg {
+        items.push(format!("*{}", v.name));
+    } else if !a.kwonlyargs.is_empty() {
+        items.push("*".to_string());
+    }
+    for (arg, d) in a.kwonlyargs.iter().zip(&a.kw_defaults) {
+        let mut s = arg.name.to_string();
+        if let Some(d) = d {
+            s.push('=');
+            s.push_str(&dump_expr(d));
+        }
+        items.push(s);
+    }
+    if let Some(k) = &a.kwarg {
+        items.push(format!("**{}", k.name));
+    }
+    out.push_str(&items.join(" "));
+    out.push(')');
+}
+
+fn keyword(out: &mut String, k: &Keyword) {
+    match &k.arg {
+        Some(a) => {
+            let _ = write!(out, "{}=", a.name);
+        }
+        None => out.push_str("**"),
+    }
+    expr(out, &k.value);
+}
+
+fn constant(out: &mut String, c: &Constant) {
+    match c {
+        Constant::None => out.push_str("None"),
+        Constant::Bool(b) => out.push_str(if *b { "True" } else { "False" }),
+        Constant::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Constant::Float(f) => {
+            let _ = write!(out, "{f:?}");
+        }
+        Constant::Str(s) => {
+            let _ = write!(out, "{:?}", &**s);
+        }
+        Constant::Bytes(b) => {
+            out.push('b');
+            let _ = write!(out, "{:?}", String::from_utf8_lossy(b));
+        }
+        Constant::Ellipsis => out.push_str("..."),
+    }
+}
+
+fn comp(out: &mut String, c: &Comprehension) {
+    let label = match c.kind {
+        super::ast::CompKind::List => "listcomp",
+        super::ast::CompKind::Set => "setcomp",
+        super::ast::CompKind::Dict => "dictcomp",
+        super::ast::CompKind::Generator => "genexpr",
+    };
+    let _ = write!(out, "({label} ");
+    expr(out, &c.elt);
+    if let Some(v) = &c.value {
+        out.push_str(": ");
+        expr(out, v);
+    }
+    for g in &c.generators {
+        out.push_str(" (for ");
+        expr(out, &g.target);
+        out.push_str(" in ");
+        expr(out, &g.iter);
+        for i in &g.ifs {
+            out.push_str(" if ");
+            expr(out, i);
+        }
+        out.push(')');
+    }
+    out.push(')');
+}
+
+fn fstring_parts(out: &mut String, parts: &[FStringPart]) {
+    for p in parts {
+        out.push(' ');
+        match p {
+            FStringPart::Literal(s) => {
+                let _ = write!(out, "{:?}", &**s);
+            }
+            FStringPart::Expr {
+                expr: e,
+                debug,
+                conversion,
+                format_spec,
+            } => {
+                out.push('{');
+                expr(out, e);
+                if let Some(d) = debug {
+                    let _ = write!(out, " debug={:?}", &**d);
+                }
+                if let Some(c) = conversion {
+                    let _ = write!(out, " !{c}");
+                }
+                if let Some(spec) = format_spec {
+                    out.push_str(" :");
+                    fstring_parts(out, spec);
+                }
+                out.push('}');
+            }
+        }
+    }
+}
+
+fn opt(out: &mut String, e: &Option<Box<Expr>>) {
+    match e {
+        Some(e) => expr(out, e),
+        None => out.push('_'),
+    }
+}
+
+fn expr(out: &mut String, e: &Expr) {
+    match &e.kind {
+        ExprKind::Constant(c) => constant(out, c),
+        ExprKind::Name(n) => out.push_str(&n.id),
+        ExprKind::Attribute { value, attr } => {
+            out.push_str("(. ");
+            expr(out, value);
+            let _ = write!(out, " {})", attr.name);
+        }
+        ExprKind::Subscript { value, slice } => {
+            out.push_str("(sub ");
+            expr(out, value);
+            out.push(' ');
+            expr(out, slice);
+            out.push(')');
+        }
+        ExprKind::Slice { lower, upper, step } => {
+            out.push_str("(slice ");
+            opt(out, lower);
+            out.push(' ');
+            opt(out, upper);
+            out.push(' ');
+            opt(out, step);
+            out.push(')');
+        }
+        ExprKind::Starred(v) => {
+            out.push_str("(* ");
+            expr(out, v);
+            out.push(')');
+        }
+        ExprKind::BinOp { left, op, right } => {
+            let _ = write!(out, "({} ", op.symbol());
+            expr(out, left);
+            out.push(' ');
+            expr(out, right);
+            out.push(')');
+        }
+        ExprKind::UnaryOp { op, operand } => {
+            let name = match op {
+                UnaryOp::Invert => "~",
+                UnaryOp::Not => "not",
+                UnaryOp::UAdd => "pos",
+                UnaryOp::USub => "neg",
+            };
+            let _ = write!(out, "({name} ");
+            expr(out, operand);
+            out.push(')');
+        }
+        ExprKind::BoolOp { op, values } => {
+            let name = match op {
+                super::ast::BoolOp::And => "and",
+                super::ast::BoolOp::Or => "or",
+            };
+            let _ = write!(out, "({name} ");
+            exprs(out, values);
+            out.push(')');
+        }
+        ExprKind::Compare {
+            left,
+            ops,
+            comparators,
+        } => {
+            out.push_str("(cmp ");
+            expr(out, left);
+            for (op, c) in ops.iter().zip(comparators) {
+                let _ = write!(out, " {} ", op.symbol());
+                expr(out, c);
+            }
+            out.push(')');
+        }
+        ExprKind::Call {
+            func,
+            args,
+            keywords,
+        } => {
+            out.push_str("(call ");
+            expr(out, func);
+            for a in args {
+                out.push(' ');
+                expr(out, a);
+            }
+            for k in keywords {
+                out.push(' ');
+                keyword(out, k);
+            }
+            out.push(')');
+        }
+        ExprKind::IfExp { test, body, orelse } => {
+            out.push_str("(if ");
+            expr(out, test);
+            out.push(' ');
+            expr(out, body);
+            out.push(' ');
+            expr(out, orelse);
+            out.push(')');
+        }
+        ExprKind::Lambda(f) => {
+            let _ = write!(out, "(lambda qualname={} ", f.qualname);
+            arguments(out, &f.args);
+            if let Some(Stmt {
+                kind: StmtKind::Return(Some(b)),
+                ..
+            }) = f.body.first()
+            {
+                out.push(' ');
+                expr(out, b);
+            }
+            out.push(')');
+        }
+        ExprKind::Tuple(es) => {
+            out.push_str("(tuple");
+            for x in es {
+                out.push(' ');
+                expr(out, x);
+            }
+            out.push(')');
+        }
+        ExprKind::List(es) => {
+            out.push_str("(list");
+            for x in es {
+                out.push(' ');
+                expr(out, x);
+            }
+            out.push(')');
+        }
+        ExprKind::Set(es) => {
+            out.push_str("(set ");
+            exprs(out, es);
+            out.push(')');
+        }
+        ExprKind::Dict { keys, values } => {
+            out.push_str("(dict");
+            for (k, v) in keys.iter().zip(values) {
+                out.push_str(" (");
+                match k {
+                    Some(k) => {
+                        expr(out, k);
+                        out.push(' ');
+                    }
+                    None => out.push_str("** "),
+                }
+                expr(out, v);
+                out.push(')');
+            }
+            out.push(')');
+        }
+        ExprKind::Comp(c) => comp(out, c),
+        ExprKind::JoinedStr(parts) => {
+            out.push_str("(f");
+            fstring_parts(out, parts);
+            out.push(')');
+        }
+        ExprKind::NamedExpr { target, value } => {
+            out.push_str("(:= ");
+            expr(out, target);
+            out.push(' ');
+            expr(out, value);
+            out.push(')');
+        }
+    }
+}

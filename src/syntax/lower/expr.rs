@@ -1,0 +1,681 @@
+//! Lowering of expressions. Operator precedence from `or` down to `**` goes
+//! through pest's Pratt parser over the flat operand/operator sequence the
+//! grammar produces (so pest itself never recurses per operator).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::OnceLock;
+
+use pest::iterators::Pair;
+use pest::pratt_parser::{Assoc, Op, PrattParser};
+
+use super::target::TargetCtx;
+use super::{kids, shape, Lowerer, ScopeKind, R};
+use crate::syntax::ast::{
+    BinOp, BoolOp, CmpOp, CompFor, CompKind, Comprehension, Constant, Expr, ExprKind,
+    FunctionDef, Stmt, StmtKind, UnaryOp,
+};
+use crate::syntax::error::SyntaxError;
+use crate::syntax::parser::Rule;
+use crate::syntax::span::Span;
+
+/// Python's precedence table, lowest first.
+fn pratt() -> &'static PrattParser<Rule> {
+    static PRATT: OnceLock<PrattParser<Rule>> = OnceLock::new();
+    PRATT.get_or_init(|| {
+        PrattParser::new()
+            .op(Op::infix(Rule::or_op, Assoc::Left))
+            .op(Op::infix(Rule::and_op, Assoc::Left))
+            .op(Op::prefix(Rule::not_op))
+            .op(Op::infix(Rule::eq, Assoc::Left)
+                | Op::infix(Rule::not_eq, Assoc::Left)
+                | Op::infix(Rule::lt, Assoc::Left)
+                | Op::infix(Rule::lt_e, Assoc::Left)
+                | Op::infix(Rule::gt, Assoc::Left)
+                | Op::infix(Rule::gt_e, Assoc::Left)
+                | Op::infix(Rule::in_op, Assoc::Left)
+                | Op::infix(Rule::not_in, Assoc::Left)
+                | Op::infix(Rule::is_op, Assoc::Left)
+                | Op::infix(Rule::is_not, Assoc::Left))
+            .op(Op::infix(Rule::bit_or, Assoc::Left))
+            .op(Op::infix(Rule::bit_xor, Assoc::Left))
+            .op(Op::infix(Rule::bit_and, Assoc::Left))
+            .op(Op::infix(Rule::lshift, Assoc::Left) | Op::infix(Rule::rshift, Assoc::Left))
+            .op(Op::infix(Rule::add, Assoc::Left) | Op::infix(Rule::sub, Assoc::Left))
+            .op(Op::infix(Rule::mult, Assoc::Left)
+                | Op::infix(Rule::mat_mult, Assoc::Left)
+                | Op::infix(Rule::div, Assoc::Left)
+                | Op::infix(Rule::floor_div, Assoc::Left)
+                | Op::infix(Rule::modulo, Assoc::Left))
+            .op(Op::prefix(Rule::neg) | Op::prefix(Rule::pos) | Op::prefix(Rule::invert))
+            .op(Op::infix(Rule::pow, Assoc::Right))
+    })
+}
+
+/// A Pratt result: the expression, and whether an operator of this same
+/// operator sequence built it (so `a < b < c` chains but `(a < b) < c` does not).
+type Operand = R<(Expr, bool)>;
+
+fn bin_op(r: Rule) -> Option<BinOp> {
+    Some(match r {
+        Rule::bit_or => BinOp::BitOr,
+        Rule::bit_xor => BinOp::BitXor,
+        Rule::bit_and => BinOp::BitAnd,
+        Rule::lshift => BinOp::LShift,
+        Rule::rshift => BinOp::RShift,
+        Rule::add => BinOp::Add,
+        Rule::sub => BinOp::Sub,
+        Rule::mult => BinOp::Mult,
+        Rule::mat_mult => BinOp::MatMult,
+        Rule::div => BinOp::Div,
+        Rule::floor_div => BinOp::FloorDiv,
+        Rule::modulo => BinOp::Mod,
+        Rule::pow => BinOp::Pow,
+        _ => return None,
+    })
+}
+
+fn cmp_op(r: Rule) -> Option<CmpOp> {
+    Some(match r {
+        Rule::eq => CmpOp::Eq,
+        Rule::not_eq => CmpOp::NotEq,
+        Rule::lt => CmpOp::Lt,
+        Rule::lt_e => CmpOp::LtE,
+        Rule::gt => CmpOp::Gt,
+        Rule::gt_e => CmpOp::GtE,
+        Rule::in_op => CmpOp::In,
+        Rule::not_in => CmpOp::NotIn,
+        Rule::is_op => CmpOp::Is,
+        Rule::is_not => CmpOp::IsNot,
+        _ => return None,
+    })
+}
+
+/// `not x` built by the operator sequence itself (not parenthesized).
+fn bare_not(e: &(Expr, bool)) -> bool {
+    e.1 && matches!(e.0.kind, ExprKind::UnaryOp { op: UnaryOp::Not, .. })
+}
+
+impl Lowerer<'_> {
+    /// Lowers any expression pair.
+    pub(super) fn expr(&self, p: Pair<Rule>) -> R<Expr> {
+        let span = self.span(&p);
+        let kind = match p.as_rule() {
+            Rule::if_exp => return self.if_exp(p),
+            Rule::disjunction | Rule::bitor_expr => return self.operators(p),
+            Rule::primary => return self.primary(p),
+            Rule::star_expressions | Rule::star_targets => return self.exprlist(p),
+            Rule::lambda_expr => return self.lambda(p),
+            Rule::yield_expr => return Err(self.yield_error(span)),
+            Rule::slice_upper => {
+                return self.expr(kids(p).next().ok_or_else(|| shape(span, "slice"))?)
+            }
+            Rule::named_expr => {
+                let mut it = kids(p);
+                let n = it.next().ok_or_else(|| shape(span, "walrus"))?;
+                let target = Expr {
+                    kind: ExprKind::Name(Self::name(n.as_str())),
+                    span: self.span(&n),
+                };
+                let value = self.expr(it.next().ok_or_else(|| shape(span, "walrus"))?)?;
+                ExprKind::NamedExpr {
+                    target: Box::new(target),
+                    value: Box::new(value),
+                }
+            }
+            Rule::starred => {
+                let inner = kids(p).next().ok_or_else(|| shape(span, "starred"))?;
+                ExprKind::Starred(Box::new(self.expr(inner)?))
+            }
+            _ => return self.atom(p),
+        };
+        Ok(Expr { kind, span })
+    }
+
+    /// Lowers a value position: a bare `*x` is not allowed there.
+    pub(super) fn value(&self, p: Pair<Rule>) -> R<Expr> {
+        let e = self.expr(p)?;
+        if matches!(e.kind, ExprKind::Starred(_)) {
+            return Err(SyntaxError::new("can't use starred expression here", e.span));
+        }
+        Ok(e)
+    }
+
+    /// `for` and comprehension targets.
+    pub(super) fn targets(&self, p: Pair<Rule>) -> R<Expr> {
+        self.exprlist(p)
+    }
+
+    /// `a, b` (a Tuple) or a single expression.
+    fn exprlist(&self, p: Pair<Rule>) -> R<Expr> {
+        let span = self.span(&p);
+        let mut elts = Vec::new();
+        let mut comma = false;
+        for c in kids(p) {
+            if c.as_rule() == Rule::trailing_comma {
+                comma = true;
+            } else {
+                elts.push(self.expr(c)?);
+            }
+        }
+        if elts.len() == 1 && !comma {
+            return elts.pop().ok_or_else(|| shape(span, "expression"));
+        }
+        Ok(Expr {
+            kind: ExprKind::Tuple(elts),
+            span,
+        })
+    }
+
+    fn yield_error(&self, span: Span) -> SyntaxError {
+        let kw = Span::new(span.start as usize, span.start as usize + 5);
+        match self.scope_kind() {
+            ScopeKind::Function | ScopeKind::Lambda => {
+                SyntaxError::new("generators ('yield') are not supported yet", kw)
+            }
+            ScopeKind::Comprehension => {
+                SyntaxError::new("'yield' inside comprehension", kw)
+            }
+            _ => SyntaxError::new("'yield' outside function", kw),
+        }
+    }
+
+    fn if_exp(&self, p: Pair<Rule>) -> R<Expr> {
+        let span = self.span(&p);
+        let mut it = kids(p);
+        let body = self.expr(it.next().ok_or_else(|| shape(span, "expression"))?)?;
+        let Some(test) = it.next() else {
+            return Ok(body);
+        };
+        let test = self.expr(test)?;
+        let orelse = it.next().ok_or_else(|| shape(span, "conditional"))?;
+        if orelse.as_rule() == Rule::missing_else {
+            return Err(SyntaxError::new(
+                "expected 'else' after 'if' expression",
+                Span {
+                    start: body.span.start,
+                    end: test.span.end,
+                },
+            ));
+        }
+        let orelse = self.expr(orelse)?;
+        Ok(Expr {
+            kind: ExprKind::IfExp {
+                test: Box::new(test),
+                body: Box::new(body),
+                orelse: Box::new(orelse),
+            },
+            span,
+        })
+    }
+
+    /// The operator sequence of a `disjunction`/`bitor_expr`.
+    fn operators(&self, p: Pair<Rule>) -> R<Expr> {
+        let span = self.span(&p);
+        let mut inner = p.into_inner();
+        if inner.len() == 1 {
+            // Fast path: a lone operand.
+            let only = inner.next().ok_or_else(|| shape(span, "operand"))?;
+            return self.primary(only);
+        }
+        pratt()
+            .map_primary(|q| self.primary(q).map(|e| (e, false)))
+            .map_prefix(|op, rhs| self.prefix(op, rhs))
+            .map_infix(|lhs, op, rhs| self.infix(lhs, op, rhs))
+            .parse(inner)
+            .map(|(e, _)| e)
+    }
+
+    fn prefix(&self, op: Pair<Rule>, rhs: Operand) -> Operand {
+        let rhs = rhs?;
+        let op_span = self.span(&op);
+        let op = match op.as_rule() {
+            Rule::not_op => UnaryOp::Not,
+            Rule::neg => UnaryOp::USub,
+            Rule::pos => UnaryOp::UAdd,
+            _ => UnaryOp::Invert,
+        };
+        if op != UnaryOp::Not && bare_not(&rhs) {
+            return Err(self.bad_not(&rhs.0));
+        }
+        let span = op_span.to(rhs.0.span);
+        Ok((
+            Expr {
+                kind: ExprKind::UnaryOp {
+                    op,
+                    operand: Box::new(rhs.0),
+                },
+                span,
+            },
+            true,
+        ))
+    }
+
+    /// `a == not b`: CPython's "invalid syntax" at the `not`.
+    fn bad_not(&self, e: &Expr) -> SyntaxError {
+        SyntaxError::new(
+            "invalid syntax",
+            Span::new(e.span.start as usize, e.span.start as usize + 3),
+        )
+    }
+
+    fn infix(&self, lhs: Operand, op: Pair<Rule>, rhs: Operand) -> Operand {
+        let (lhs, rhs) = (lhs?, rhs?);
+        let rule = op.as_rule();
+        let span = lhs.0.span.to(rhs.0.span);
+        if let Some(bop) = match rule {
+            Rule::or_op => Some(BoolOp::Or),
+            Rule::and_op => Some(BoolOp::And),
+            _ => None,
+        } {
+            let (mut l, from_op) = lhs;
+            if from_op {
+                if let ExprKind::BoolOp { op, values } = &mut l.kind {
+                    if *op == bop {
+                        values.push(rhs.0);
+                        l.span = span;
+                        return Ok((l, true));
+                    }
+                }
+            }
+            let kind = ExprKind::BoolOp {
+                op: bop,
+                values: vec![l, rhs.0],
+            };
+            return Ok((Expr { kind, span }, true));
+        }
+        if bare_not(&rhs) {
+            return Err(self.bad_not(&rhs.0));
+        }
+        if bare_not(&lhs) {
+            return Err(self.bad_not(&lhs.0));
+        }
+        if let Some(cop) = cmp_op(rule) {
+            let (mut l, from_op) = lhs;
+            if from_op {
+                if let ExprKind::Compare {
+                    ops, comparators, ..
+                } = &mut l.kind
+                {
+                    ops.push(cop);
+                    comparators.push(rhs.0);
+                    l.span = span;
+                    return Ok((l, true));
+                }
+            }
+            let kind = ExprKind::Compare {
+                left: Box::new(l),
+                ops: vec![cop],
+                comparators: vec![rhs.0],
+            };
+            return Ok((Expr { kind, span }, true));
+        }
+        let bop = bin_op(rule).ok_or_else(|| shape(span, "operator"))?;
+        let kind = ExprKind::BinOp {
+            left: Box::new(lhs.0),
+            op: bop,
+            right: Box::new(rhs.0),
+        };
+        Ok((Expr { kind, span }, true))
+    }
+
+    /// An atom followed by calls, subscripts and attributes.
+    fn primary(&self, p: Pair<Rule>) -> R<Expr> {
+        let span = self.span(&p);
+        if p.as_rule() != Rule::primary {
+            return self.atom(p);
+        }
+        let mut it = p.into_inner();
+        let mut e = self.atom(it.next().ok_or_else(|| shape(span, "primary"))?)?;
+        for t in it {
+            let tspan = self.span(&t);
+            let whole = Span {
+                start: e.span.start,
+                end: tspan.end,
+            };
+            let kind = match t.as_rule() {
+                Rule::call => {
+                    let (args, keywords) = match kids(t).next() {
+                        Some(a) => self.arguments(a)?,
+                        None => (Vec::new(), Vec::new()),
+                    };
+                    ExprKind::Call {
+                        func: Box::new(e),
+                        args,
+                        keywords,
+                    }
+                }
+                Rule::subscript => {
+                    let s = kids(t).next().ok_or_else(|| shape(tspan, "subscript"))?;
+                    ExprKind::Subscript {
+                        value: Box::new(e),
+                        slice: Box::new(self.slices(s)?),
+                    }
+                }
+                _ => {
+                    let n = kids(t).next().ok_or_else(|| shape(tspan, "attribute"))?;
+                    ExprKind::Attribute {
+                        value: Box::new(e),
+                        attr: self.ident(&n),
+                    }
+                }
+            };
+            e = Expr { kind, span: whole };
+        }
+        Ok(e)
+    }
+
+    fn atom(&self, p: Pair<Rule>) -> R<Expr> {
+        let span = self.span(&p);
+        let kind = match p.as_rule() {
+            Rule::name => ExprKind::Name(Self::name(p.as_str())),
+            Rule::number => ExprKind::Constant(self.number(&p)?),
+            Rule::strings => return self.strings(p),
+            Rule::none_kw => ExprKind::Constant(Constant::None),
+            Rule::true_kw => ExprKind::Constant(Constant::Bool(true)),
+            Rule::false_kw => ExprKind::Constant(Constant::Bool(false)),
+            Rule::ellipsis => ExprKind::Constant(Constant::Ellipsis),
+            Rule::paren => return self.paren(p),
+            Rule::list => return self.display(p, CompKind::List),
+            Rule::brace => return self.brace(p),
+            Rule::await_expr => {
+                return Err(SyntaxError::new(
+                    "'await' is not supported",
+                    Span::new(span.start as usize, span.start as usize + 5),
+                ))
+            }
+            Rule::primary | Rule::disjunction | Rule::bitor_expr | Rule::if_exp => {
+                return self.expr(p)
+            }
+            _ => return Err(shape(span, "atom")),
+        };
+        Ok(Expr { kind, span })
+    }
+
+    fn paren(&self, p: Pair<Rule>) -> R<Expr> {
+        let span = self.span(&p);
+        let items: Vec<Pair<Rule>> = kids(p).collect();
+        match items.first().map(|c| c.as_rule()) {
+            None => {
+                return Ok(Expr {
+                    kind: ExprKind::Tuple(Vec::new()),
+                    span,
+                })
+            }
+            Some(Rule::yield_expr) => return Err(self.yield_error(self.span(&items[0]))),
+            _ => {}
+        }
+        if items.len() == 2 && items[1].as_rule() == Rule::comp_clauses {
+            return self.comprehension(items, CompKind::Generator, span);
+        }
+        let comma = items.iter().any(|c| c.as_rule() == Rule::trailing_comma);
+        let mut elts = Vec::new();
+        for c in items {
+            if c.as_rule() != Rule::trailing_comma {
+                elts.push(self.expr(c)?);
+            }
+        }
+        if elts.len() == 1 && !comma {
+            let e = elts.pop().ok_or_else(|| shape(span, "parenthesis"))?;
+            if matches!(e.kind, ExprKind::Starred(_)) {
+                return Err(SyntaxError::new("cannot use starred expression here", e.span));
+            }
+            return Ok(e);
+        }
+        Ok(Expr {
+            kind: ExprKind::Tuple(elts),
+            span,
+        })
+    }
+
+    /// A list display or list comprehension (`kind` is List), or a set.
+    fn display(&self, p: Pair<Rule>, kind: CompKind) -> R<Expr> {
+        let span = self.span(&p);
+        let items: Vec<Pair<Rule>> = kids(p).collect();
+        self.display_items(items, kind, span)
+    }
+
+    fn display_items(&self, items: Vec<Pair<Rule>>, kind: CompKind, span: Span) -> R<Expr> {
+        if items.len() == 2 && items[1].as_rule() == Rule::comp_clauses {
+            return self.comprehension(items, kind, span);
+        }
+        let mut elts = Vec::new();
+        for c in items {
+            if c.as_rule() != Rule::trailing_comma {
+                elts.push(self.expr(c)?);
+            }
+        }
+        let kind = if kind == CompKind::Set {
+            ExprKind::Set(elts)
+        } else {
+            ExprKind::List(elts)
+        };
+        Ok(Expr { kind, span })
+    }
+
+    fn brace(&self, p: Pair<Rule>) -> R<Expr> {
+        let span = self.span(&p);
+        let items: Vec<Pair<Rule>> = kids(p).collect();
+        let is_dict = match items.first().map(|c| c.as_rule()) {
+            None => true,
+            Some(Rule::double_starred) => true,
+            _ => items.get(1).map(|c| c.as_rule()) == Some(Rule::dict_value),
+        };
+        if !is_dict {
+            return self.display_items(items, CompKind::Set, span);
+        }
+        if items.len() == 3 && items[2].as_rule() == Rule::comp_clauses {
+            return self.comprehension(items, CompKind::Dict, span);
+        }
+        if items.len() == 2 && items[1].as_rule() == Rule::comp_clauses {
+            return Err(SyntaxError::new(
+                "dict unpacking cannot be used in dict comprehension",
+                self.span(&items[0]),
+            ));
+        }
+        let mut keys = Vec::new();
+        let mut values = Vec::new();
+        for c in items {
+            let cspan = self.span(&c);
+            match c.as_rule() {
+                Rule::trailing_comma => {}
+                Rule::double_starred => {
+                    keys.push(None);
+                    values.push(self.expr(kids(c).next().ok_or_else(|| shape(cspan, "**"))?)?);
+                }
+                Rule::dict_value => {
+                    values.push(self.expr(kids(c).next().ok_or_else(|| shape(cspan, "value"))?)?);
+                }
+                _ => keys.push(Some(self.expr(c)?)),
+            }
+        }
+        if keys.len() != values.len() {
+            return Err(shape(span, "dict"));
+        }
+        Ok(Expr {
+            kind: ExprKind::Dict { keys, values },
+            span,
+        })
+    }
+
+    /// A comprehension: `items` is the element (and for dicts its value)
+    /// followed by the `comp_clauses` pair.
+    pub(super) fn comprehension(
+        &self,
+        mut items: Vec<Pair<Rule>>,
+        kind: CompKind,
+        span: Span,
+    ) -> R<Expr> {
+        let clauses = items.pop().ok_or_else(|| shape(span, "comprehension"))?;
+        let mut fors: Vec<Pair<Rule>> = kids(clauses).collect();
+        fors.reverse();
+        let first = fors.pop().ok_or_else(|| shape(span, "comprehension"))?;
+        let fspan = self.span(&first);
+        let mut fparts: Vec<Pair<Rule>> = kids(first).collect();
+        if fparts.first().map(|c| c.as_rule()) == Some(Rule::ASYNC) {
+            return Err(SyntaxError::new(
+                "asynchronous comprehensions are not supported",
+                self.span(&fparts[0]),
+            ));
+        }
+        if fparts.len() < 2 {
+            return Err(shape(fspan, "comprehension"));
+        }
+        // The first iterable is evaluated in the enclosing scope.
+        let iter0 = self.expr(fparts.remove(1))?;
+        let name = match kind {
+            CompKind::List => "<listcomp>",
+            CompKind::Set => "<setcomp>",
+            CompKind::Dict => "<dictcomp>",
+            CompKind::Generator => "<genexpr>",
+        };
+        let qualname = self.qualname_for(name);
+        self.in_scope(ScopeKind::Comprehension, qualname, || {
+            let mut generators = Vec::new();
+            let mut iter0 = Some(iter0);
+            let mut clause = Some(fparts);
+            loop {
+                let parts = match clause.take() {
+                    Some(parts) => parts,
+                    None => {
+                        let Some(next) = fors.pop() else { break };
+                        let parts: Vec<Pair<Rule>> = kids(next).collect();
+                        if parts.first().map(|c| c.as_rule()) == Some(Rule::ASYNC) {
+                            return Err(SyntaxError::new(
+                                "asynchronous comprehensions are not supported",
+                                self.span(&parts[0]),
+                            ));
+                        }
+                        parts
+                    }
+                };
+                let mut it = parts.into_iter();
+                let target = self.targets(it.next().ok_or_else(|| shape(span, "for"))?)?;
+                self.check_target(&target, TargetCtx::For)?;
+                let iter = match iter0.take() {
+                    Some(e) => e,
+                    None => self.expr(it.next().ok_or_else(|| shape(span, "in"))?)?,
+                };
+                let mut ifs = Vec::new();
+                for c in it {
+                    let cspan = self.span(&c);
+                    ifs.push(self.expr(kids(c).next().ok_or_else(|| shape(cspan, "if"))?)?);
+                }
+                generators.push(CompFor { target, iter, ifs });
+            }
+            let mut it = items.into_iter();
+            let elt = self.expr(it.next().ok_or_else(|| shape(span, "element"))?)?;
+            if matches!(elt.kind, ExprKind::Starred(_)) {
+                return Err(SyntaxError::new(
+                    "iterable unpacking cannot be used in comprehension",
+                    elt.span,
+                ));
+            }
+            let value = match it.next() {
+                Some(v) => {
+                    let vspan = self.span(&v);
+                    Some(self.expr(kids(v).next().ok_or_else(|| shape(vspan, "value"))?)?)
+                }
+                None => None,
+            };
+            Ok(Expr {
+                kind: ExprKind::Comp(Rc::new(Comprehension {
+                    kind,
+                    elt,
+                    value,
+                    generators,
+                    scope: RefCell::new(Default::default()),
+                })),
+                span,
+            })
+        })
+    }
+
+    fn slices(&self, p: Pair<Rule>) -> R<Expr> {
+        let span = self.span(&p);
+        let mut elts = Vec::new();
+        let mut comma = false;
+        for c in kids(p) {
+            if c.as_rule() == Rule::trailing_comma {
+                comma = true;
+            } else {
+                elts.push(self.slice_item(c)?);
+            }
+        }
+        if elts.len() == 1 && !comma {
+            return elts.pop().ok_or_else(|| shape(span, "subscript"));
+        }
+        Ok(Expr {
+            kind: ExprKind::Tuple(elts),
+            span,
+        })
+    }
+
+    fn slice_item(&self, p: Pair<Rule>) -> R<Expr> {
+        let span = self.span(&p);
+        let mut lower = None;
+        let mut tail = None;
+        for c in kids(p) {
+            if c.as_rule() == Rule::slice_tail {
+                tail = Some(c);
+            } else {
+                lower = Some(self.expr(c)?);
+            }
+        }
+        let Some(tail) = tail else {
+            return lower.ok_or_else(|| shape(span, "subscript"));
+        };
+        let mut upper = None;
+        let mut step = None;
+        for c in kids(tail) {
+            if c.as_rule() == Rule::slice_upper {
+                upper = Some(Box::new(self.expr(c)?));
+            } else if let Some(e) = kids(c).next() {
+                step = Some(Box::new(self.expr(e)?));
+            }
+        }
+        Ok(Expr {
+            kind: ExprKind::Slice {
+                lower: lower.map(Box::new),
+                upper,
+                step,
+            },
+            span,
+        })
+    }
+
+    fn lambda(&self, p: Pair<Rule>) -> R<Expr> {
+        let span = self.span(&p);
+        let qualname = self.qualname_for("<lambda>");
+        let mut args = Default::default();
+        let mut body = None;
+        for c in kids(p) {
+            if c.as_rule() == Rule::lambda_params {
+                args = self.params(c)?;
+            } else {
+                body = Some(c);
+            }
+        }
+        let body = body.ok_or_else(|| shape(span, "lambda"))?;
+        let body = self.in_scope(ScopeKind::Lambda, qualname.clone(), || self.expr(body))?;
+        let ret = Stmt {
+            span: body.span,
+            kind: StmtKind::Return(Some(body)),
+        };
+        let def = FunctionDef {
+            name: Rc::from("<lambda>"),
+            qualname,
+            args,
+            body: vec![ret],
+            decorators: Vec::new(),
+            target: Self::name("<lambda>"),
+            scope: RefCell::new(Default::default()),
+            is_generator: false,
+            span,
+        };
+        Ok(Expr {
+            kind: ExprKind::Lambda(Rc::new(def)),
+            span,
+        })
+    }
+}

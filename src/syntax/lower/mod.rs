@@ -1,0 +1,230 @@
+//! Lowering: pest pairs to the typed AST. This module tree is the only code
+//! that touches pest `Pair`s; it also turns pest failures into CPython's
+//! syntax error messages (`errors`), and checks what the grammar leaves
+//! permissive on purpose (assignment targets, argument order: `target`,
+//! `params`). Names are left `Slot::Unresolved` for the resolver.
+//!
+//! Split: `stmt` (statements), `expr` (expressions, the Pratt parser),
+//! `params` (parameters and call arguments), `literal` (numbers, strings,
+//! f-strings), `target` (assignment and deletion targets), `errors`.
+
+mod errors;
+mod expr;
+mod literal;
+mod params;
+mod stmt;
+mod target;
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use pest::iterators::Pair;
+use pest::Parser;
+
+use super::ast::{Module, Name, Slot};
+use super::error::SyntaxError;
+use super::layout::{self, Layout};
+use super::parser::{DistParser, Rule};
+use super::span::Span;
+
+/// Result of a lowering step.
+type R<T> = Result<T, SyntaxError>;
+
+/// Parses a whole source file into a [`Module`].
+///
+/// Every node's span is the byte range of its text in `source`. Names are
+/// left unresolved and scopes empty (the resolver fills them in).
+pub fn parse_module(source: &str) -> Result<Module, SyntaxError> {
+    let layout = layout::layout(source)?;
+    let pairs = match DistParser::parse(Rule::file, &layout.text) {
+        Ok(pairs) => pairs,
+        Err(e) => return Err(errors::classify(source, &layout, &e)),
+    };
+    let scopes = RefCell::new(vec![ScopeCtx {
+        kind: ScopeKind::Module,
+        qualname: Rc::from(""),
+        loops: 0,
+    }]);
+    let lowerer = Lowerer {
+        src: source,
+        map: Map::Layout(&layout),
+        scopes: &scopes,
+    };
+    let mut body = Vec::new();
+    for file in pairs {
+        lowerer.statements(file.into_inner(), &mut body)?;
+    }
+    Ok(Module { body })
+}
+
+/// How offsets in the parsed text map to source offsets.
+#[derive(Clone, Copy)]
+enum Map<'a> {
+    /// The main parse: through the layout's inserted markers.
+    Layout(&'a Layout),
+    /// An f-string field: parsed from a copy that starts at this source offset.
+    Offset(usize),
+}
+
+/// What kind of scope encloses the code being lowered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ScopeKind {
+    Module,
+    Function,
+    Lambda,
+    Class,
+    Comprehension,
+}
+
+/// One enclosing scope, for qualnames and for `return`/`break` checks.
+struct ScopeCtx {
+    kind: ScopeKind,
+    qualname: Rc<str>,
+    /// How many loops enclose the current statement inside this scope.
+    loops: u32,
+}
+
+/// The lowering state. Methods take `&self` (state lives in cells) so that
+/// the Pratt parser's closures can all borrow it.
+struct Lowerer<'a> {
+    src: &'a str,
+    map: Map<'a>,
+    scopes: &'a RefCell<Vec<ScopeCtx>>,
+}
+
+impl<'a> Lowerer<'a> {
+    /// Source offset of a parsed-text offset.
+    fn pos(&self, t: usize) -> usize {
+        match self.map {
+            Map::Layout(l) => l.to_source(t),
+            Map::Offset(base) => base + t,
+        }
+    }
+
+    /// Source span of a pair.
+    fn span(&self, p: &Pair<Rule>) -> Span {
+        let s = p.as_span();
+        Span::new(self.pos(s.start()), self.pos(s.end()))
+    }
+
+    /// A fresh unresolved name.
+    fn name(id: &str) -> Name {
+        Name {
+            id: Rc::from(id),
+            slot: Cell::new(Slot::Unresolved),
+        }
+    }
+
+    /// The qualname a new def/class/lambda named `name` gets here.
+    fn qualname_for(&self, name: &str) -> Rc<str> {
+        let scopes = self.scopes.borrow();
+        let Some(top) = scopes.last() else {
+            return Rc::from(name);
+        };
+        match top.kind {
+            ScopeKind::Module => Rc::from(name),
+            ScopeKind::Class | ScopeKind::Comprehension => {
+                Rc::from(format!("{}.{name}", top.qualname))
+            }
+            ScopeKind::Function | ScopeKind::Lambda => {
+                Rc::from(format!("{}.<locals>.{name}", top.qualname))
+            }
+        }
+    }
+
+    /// Runs `f` inside a new scope.
+    fn in_scope<T>(&self, kind: ScopeKind, qualname: Rc<str>, f: impl FnOnce() -> R<T>) -> R<T> {
+        self.scopes.borrow_mut().push(ScopeCtx {
+            kind,
+            qualname,
+            loops: 0,
+        });
+        let out = f();
+        self.scopes.borrow_mut().pop();
+        out
+    }
+
+    /// Runs `f` with one more enclosing loop.
+    fn in_loop<T>(&self, f: impl FnOnce() -> R<T>) -> R<T> {
+        self.adjust_loops(1);
+        let out = f();
+        self.adjust_loops(-1);
+        out
+    }
+
+    fn adjust_loops(&self, by: i32) {
+        if let Some(top) = self.scopes.borrow_mut().last_mut() {
+            top.loops = top.loops.saturating_add_signed(by);
+        }
+    }
+
+    fn scope_kind(&self) -> ScopeKind {
+        self.scopes
+            .borrow()
+            .last()
+            .map_or(ScopeKind::Module, |s| s.kind)
+    }
+
+    fn loops(&self) -> u32 {
+        self.scopes.borrow().last().map_or(0, |s| s.loops)
+    }
+}
+
+/// Whether a rule is punctuation or a keyword that lowering skips.
+fn is_token(r: Rule) -> bool {
+    matches!(
+        r,
+        Rule::NEWLINE
+            | Rule::INDENT
+            | Rule::DEDENT
+            | Rule::EOI
+            | Rule::assign_eq
+            | Rule::FALSE
+            | Rule::NONE
+            | Rule::TRUE
+            | Rule::AND
+            | Rule::AS
+            | Rule::ASSERT
+            | Rule::AWAIT
+            | Rule::BREAK
+            | Rule::CLASS
+            | Rule::CONTINUE
+            | Rule::DEF
+            | Rule::DEL
+            | Rule::ELIF
+            | Rule::ELSE
+            | Rule::EXCEPT
+            | Rule::FINALLY
+            | Rule::FOR
+            | Rule::FROM
+            | Rule::GLOBAL
+            | Rule::IF
+            | Rule::IMPORT
+            | Rule::IN
+            | Rule::IS
+            | Rule::LAMBDA
+            | Rule::NONLOCAL
+            | Rule::NOT
+            | Rule::OR
+            | Rule::PASS
+            | Rule::RAISE
+            | Rule::RETURN
+            | Rule::TRY
+            | Rule::WHILE
+            | Rule::WITH
+            | Rule::YIELD
+            | Rule::MATCH_KW
+            | Rule::CASE_KW
+    )
+}
+
+/// The meaningful children of a pair (tokens and keywords skipped).
+fn kids<'i>(p: Pair<'i, Rule>) -> impl Iterator<Item = Pair<'i, Rule>> {
+    p.into_inner().filter(|c| !is_token(c.as_rule()))
+}
+
+/// An internal error: the grammar produced a shape lowering does not expect.
+#[cold]
+fn shape(span: Span, what: &str) -> SyntaxError {
+    SyntaxError::new(format!("invalid syntax (internal: unexpected {what})"), span)
+}
