@@ -3,6 +3,7 @@
 //! in `runtime` and `distribute`.
 
 pub mod module;
+pub mod types;
 
 pub use module::{ModuleBuilder, ModuleObj};
 
