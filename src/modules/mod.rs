@@ -2,6 +2,7 @@
 //! `math`, `time`. Registration and argument conversion only; the work lives
 //! in `runtime` and `distribute`.
 
+pub mod builtins;
 pub mod module;
 pub mod types;
 

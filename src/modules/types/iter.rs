@@ -49,6 +49,8 @@ pub enum IterState {
     Map(Value, Vec<Value>),
     /// `filter`: the predicate (None: truthiness) and inner iterator.
     Filter(Value, Value),
+    /// `iter(func, sentinel)`: calls `func` until it returns `sentinel`.
+    Callable(Value, Value),
     /// Exhausted.
     Done,
 }
@@ -240,6 +242,13 @@ fn step(state: &mut IterState, vm: &dyn Vm) -> PyResult<Option<Value>> {
                 return Ok(Some(x));
             }
         },
+        IterState::Callable(f, sentinel) => {
+            let v = vm.call(f, Vec::new(), Vec::new())?;
+            if vm.eq(&v, sentinel)? {
+                return Ok(None);
+            }
+            Ok(Some(v))
+        }
         IterState::Done => Ok(None),
     }
 }
