@@ -15,7 +15,7 @@ impl Interp {
     pub fn class_of(&self, v: &Value) -> Rc<Class> {
         match v {
             Value::Instance(i) => i.class.clone(),
-            Value::Native(n) => native_class(n.type_name()),
+            Value::Native(n) => n.class().unwrap_or_else(|| native_class(n.type_name())),
             Value::Tensor(_) => crate::modules::tensor_class(),
             other => builtin_class(other.value_type().unwrap_or(ValueType::Object)),
         }

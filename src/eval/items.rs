@@ -205,7 +205,7 @@ impl Interp {
             Value::Tensor(_) => crate::modules::tensor_format(self, v, spec),
             Value::Str(s) if spec.is_empty() => Ok(s.to_string()),
             Value::None | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Str(_) => {
-                crate::modules::types::format_builtin(v, spec)
+                crate::value::fmtspec::format_builtin(v, spec)
             }
             _ if spec.is_empty() => self.str_value(v),
             _ => Err(PyErr::new(

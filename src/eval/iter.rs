@@ -35,8 +35,8 @@ impl Interp {
             Value::Dict(d) => IterState::Items(Rc::new(d.borrow().keys()), 0),
             Value::Set(s) => IterState::Items(Rc::new(s.items.borrow().iter().map(|k| k.0.clone()).collect()), 0),
             Value::Native(n) => {
-                if let Some(r) = crate::modules::types::range_bounds(v) {
-                    return Ok(IterState::Range { next: r.0, stop: r.1, step: r.2 });
+                if let Some(r) = n.as_any().downcast_ref::<crate::modules::types::RangeObj>() {
+                    return Ok(IterState::Range { next: r.start, stop: r.stop, step: r.step });
                 }
                 if let Some(it) = n.as_any().downcast_ref::<IterObj>() {
                     let _ = it;

@@ -330,7 +330,7 @@ impl Interp {
                 Value::Bytes(Rc::new(repeat(s, int_of(n))?))
             }
             (BinOp::Mod, Value::Str(fmt), args) if !matches!(args, Value::Instance(_)) => {
-                Value::str(crate::modules::types::percent_format(self, fmt, args)?)
+                Value::str(crate::value::percent::percent_format(self, fmt, args)?)
             }
             (BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor, Value::Set(x), Value::Set(y)) => {
                 let (xs, ys) = (x.items.borrow(), y.items.borrow());

@@ -1,6 +1,12 @@
 //! Text forms of builtin scalars exactly as CPython writes them: float repr
 //! (shortest round trip, Python's switch to exponent notation), string and
-//! bytes reprs (quote choice and escapes).
+//! bytes reprs (quote choice and escapes). The format-spec mini-language
+//! lives in `fmtspec`, `%`-formatting in `percent`, rounding in `round`;
+//! they are re-exported here.
+
+pub use super::fmtspec::{format_builtin, format_float, format_int, format_str};
+pub use super::percent::percent_format;
+pub use super::round::{float_to_i64, round_float, round_int, round_to_int};
 
 /// `repr(x)` of a float: `0.1`, `1e-05`, `1e+16`, `1.0`, `inf`, `nan`.
 pub fn float_repr(x: f64) -> String {
@@ -11,7 +17,11 @@ pub fn float_repr(x: f64) -> String {
         return if x > 0.0 { "inf".into() } else { "-inf".into() };
     }
     if x == 0.0 {
-        return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+        return if x.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
     }
     // Shortest round-trip digits and decimal exponent, from Rust's `{:e}`.
     let sci = format!("{:e}", x.abs());
@@ -25,7 +35,11 @@ pub fn float_repr(x: f64) -> String {
         } else {
             digits.clone()
         };
-        return format!("{sign}{m}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
+        return format!(
+            "{sign}{m}e{}{:02}",
+            if exp < 0 { '-' } else { '+' },
+            exp.abs()
+        );
     }
     let n = digits.len() as i32;
     let body = if exp < 0 {
@@ -42,7 +56,11 @@ pub fn float_repr(x: f64) -> String {
 /// `repr(s)` of a string: single quotes unless the string contains a single
 /// quote and no double quote; escapes as CPython.
 pub fn str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     let mut out = String::with_capacity(s.len() + 2);
     out.push(quote);
     for c in s.chars() {
@@ -55,8 +73,12 @@ pub fn str_repr(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c if (0x80..0xa0).contains(&(c as u32)) => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if (0x80..0xa0).contains(&(c as u32)) => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
             c => out.push(c),
         }
     }
@@ -66,7 +88,11 @@ pub fn str_repr(s: &str) -> String {
 
 /// `repr(b)` of bytes: `b'...'` with `\xNN` escapes for non-printable bytes.
 pub fn bytes_repr(b: &[u8]) -> String {
-    let quote = if b.contains(&b'\'') && !b.contains(&b'"') { b'"' } else { b'\'' };
+    let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
+        b'"'
+    } else {
+        b'\''
+    };
     let mut out = String::from("b");
     out.push(quote as char);
     for &c in b {
@@ -84,6 +110,25 @@ pub fn bytes_repr(b: &[u8]) -> String {
         }
     }
     out.push(quote as char);
+    out
+}
+
+/// `ascii(x)`'s escaping of a repr: every non-ASCII character becomes
+/// `\xNN`, `\uNNNN` or `\UNNNNNNNN`.
+pub fn ascii_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        let n = c as u32;
+        if n < 0x80 {
+            out.push(c);
+        } else if n < 0x100 {
+            out.push_str(&format!("\\x{n:02x}"));
+        } else if n < 0x10000 {
+            out.push_str(&format!("\\u{n:04x}"));
+        } else {
+            out.push_str(&format!("\\U{n:08x}"));
+        }
+    }
     out
 }
 

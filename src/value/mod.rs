@@ -6,11 +6,17 @@
 pub mod convert;
 pub mod dict;
 pub mod error;
+pub mod fmtspec;
 pub mod format;
 pub mod native;
 pub mod object;
+pub mod percent;
+pub mod round;
 pub mod signature;
-#[expect(clippy::module_inception, reason = "value::value holds the Value enum itself")]
+#[expect(
+    clippy::module_inception,
+    reason = "value::value holds the Value enum itself"
+)]
 pub mod value;
 
 pub use convert::FromValue;

@@ -219,4 +219,10 @@ pub trait NativeObject: Any {
         let _ = vm;
         Ok(None)
     }
+
+    /// The object's class, for `type(obj)` and `isinstance` (`range`, `slice`,
+    /// `dict_keys` …). None: the evaluator makes up a class from `type_name`.
+    fn class(&self) -> Option<std::rc::Rc<super::object::Class>> {
+        None
+    }
 }

@@ -10,9 +10,10 @@ use super::object::{BoundMethod, Class, Function, Instance, NativeFunction};
 use crate::runtime::tensor::Tensor;
 
 /// A Python value.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub enum Value {
     /// `None`.
+    #[default]
     None,
     /// `True`/`False`.
     Bool(bool),
@@ -235,12 +236,6 @@ impl Value {
     /// True for `None`.
     pub fn is_none(&self) -> bool {
         matches!(self, Value::None)
-    }
-}
-
-impl Default for Value {
-    fn default() -> Value {
-        Value::None
     }
 }
 

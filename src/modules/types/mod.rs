@@ -1,71 +1,218 @@
-//! PLACEHOLDER until branch `builtins` lands: bare builtin type classes.
+//! The builtin types as class objects: `int`, `str`, `list`, `dict`, `range` …
+//! Each type's file registers its methods (unbound natives taking `self`
+//! first, which the evaluator binds on attribute access) and its `__new__`:
+//! the constructor native the evaluator calls for `int(...)`, `list(...)`.
+//! Calling a class of kind `Builtin` or `Native` means calling its
+//! `__new__` with the call's arguments (no `cls`).
+//!
+//! Also here: the iterator and view objects, `range` and `slice`, and the
+//! protocol helpers the evaluator may use for builtin values (repr, equality,
+//! ordering, arithmetic, subscripts) in [`ops`], [`repr`] and [`subscript`].
+
+pub mod bytes;
+pub mod dict;
+pub mod float;
+pub mod int;
+pub mod iter;
+pub mod list;
+pub mod misc;
+pub mod num;
+pub mod ops;
+pub mod range;
+pub mod repr;
+pub mod set;
+pub mod slice;
+pub mod str;
+pub mod str_format;
+pub mod str_more;
+pub mod subscript;
+pub mod tuple;
+pub mod views;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+pub mod testvm;
+
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::value::{Class, ClassKind, ValueType};
+use crate::value::{
+    Class, ClassKind, ExcType, NativeFn, NativeFunction, PyErr, PyResult, Value, ValueType,
+};
+
+pub use range::RangeObj;
+pub use slice::{make_slice, slice_indices, SliceObj};
 
 thread_local! {
-    static CLASSES: RefCell<Vec<(ValueType, Rc<Class>)>> = const { RefCell::new(Vec::new()) };
+    static BUILTIN: RefCell<HashMap<ValueType, Rc<Class>>> = RefCell::new(HashMap::new());
+    static NATIVE: RefCell<HashMap<&'static str, Rc<Class>>> = RefCell::new(HashMap::new());
 }
 
-/// The class object of a builtin type.
+/// The class object of a builtin type, created once per thread with its
+/// methods and constructor (`builtin_class(ValueType::Str).lookup("split")`).
 pub fn builtin_class(t: ValueType) -> Rc<Class> {
-    CLASSES.with(|c| {
-        if let Some((_, cls)) = c.borrow().iter().find(|(k, _)| *k == t) {
-            return cls.clone();
+    if let Some(c) = BUILTIN.with(|m| m.borrow().get(&t).cloned()) {
+        return c;
+    }
+    // The base is built first, with no borrow held (it may recurse).
+    let base = match t {
+        ValueType::Object => None,
+        ValueType::Bool => Some(builtin_class(ValueType::Int)),
+        _ => Some(builtin_class(ValueType::Object)),
+    };
+    let module = if t == ValueType::Tensor {
+        "tensorflow.python.framework.ops"
+    } else {
+        "builtins"
+    };
+    let class = Class::new_builtin(t.name(), module, base, ClassKind::Builtin(t));
+    match t {
+        ValueType::Str => {
+            str::register(&class);
+            str_more::register(&class);
         }
-        let base = if t == ValueType::Object { None } else { Some(builtin_class(ValueType::Object)) };
-        let cls = Class::new_builtin(t.name(), "builtins", base, ClassKind::Builtin(t));
-        c.borrow_mut().push((t, cls.clone()));
-        cls
+        ValueType::List => list::register(&class),
+        ValueType::Tuple => tuple::register(&class),
+        ValueType::Dict => dict::register(&class),
+        ValueType::Set => set::register(&class, false),
+        ValueType::FrozenSet => set::register(&class, true),
+        ValueType::Int => int::register(&class),
+        ValueType::Bool => misc::register_bool(&class),
+        ValueType::Float => float::register(&class),
+        ValueType::Bytes => bytes::register(&class),
+        ValueType::Object => misc::register_object(&class),
+        ValueType::Type => misc::register_type(&class),
+        // NoneType, function, method, builtin_function_or_method and
+        // EagerTensor have no methods registered here.
+        _ => {}
+    }
+    BUILTIN.with(|m| m.borrow_mut().insert(t, class.clone()));
+    class
+}
+
+/// The class of a native builtin type by name (`range`, `slice`, `enumerate`,
+/// `zip`, `map`, `filter`, `reversed`, `dict_keys`, `list_iterator` …),
+/// created once per thread; `register` fills its dict on creation.
+pub fn native_class(name: &'static str) -> Rc<Class> {
+    if let Some(c) = NATIVE.with(|m| m.borrow().get(name).cloned()) {
+        return c;
+    }
+    let class = Class::new_builtin(
+        name,
+        "builtins",
+        Some(builtin_class(ValueType::Object)),
+        ClassKind::Native,
+    );
+    match name {
+        "range" => range::register(&class),
+        "slice" => slice::register(&class),
+        "enumerate" | "zip" | "map" | "filter" | "reversed" => iter::register(&class, name),
+        _ => {}
+    }
+    NATIVE.with(|m| m.borrow_mut().insert(name, class.clone()));
+    class
+}
+
+/// Adds a method (or `__new__`) to a class from its signature string; the
+/// dict key is the last component of the signature's name.
+pub fn add_method(class: &Class, sig: &str, func: NativeFn, doc: &'static str) {
+    let f = NativeFunction::new(sig, func, doc);
+    let name = f.name().to_string();
+    class.set_attr(&name, Value::NativeFunction(f));
+}
+
+/// Adds the constructor: `sig` omits `cls` (`"int(x=0, /, base=10)"`).
+pub fn add_new(class: &Class, sig: &str, func: NativeFn, doc: &'static str) {
+    class.set_attr(
+        "__new__",
+        Value::NativeFunction(NativeFunction::new(sig, func, doc)),
+    );
+}
+
+/// The largest single allocation a script may ask for (8 GiB).
+pub const MAX_ALLOC_BYTES: usize = 1 << 33;
+
+/// Refuses an allocation of `count` items of `size` bytes beyond the cap
+/// (`[0] * 10**12` raises MemoryError instead of aborting the process).
+pub fn check_alloc(count: usize, size: usize) -> PyResult<()> {
+    match count.checked_mul(size) {
+        Some(n) if n <= MAX_ALLOC_BYTES => Ok(()),
+        _ => Err(PyErr::new(
+            ExcType::MemoryError,
+            format!("cannot allocate {count} items"),
+        )),
+    }
+}
+
+/// A vector with room for `count` values, or MemoryError.
+pub fn alloc_vec<T>(count: usize) -> PyResult<Vec<T>> {
+    check_alloc(count, std::mem::size_of::<T>().max(1))?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(count).map_err(|_| {
+        PyErr::new(
+            ExcType::MemoryError,
+            format!("cannot allocate {count} items"),
+        )
+    })?;
+    Ok(v)
+}
+
+/// The TypeError for a method called on the wrong type
+/// (`descriptor 'upper' for 'str' objects doesn't apply to a 'int' object`).
+#[cold]
+pub fn descriptor_error(method: &str, owner: &str, got: &Value) -> PyErr {
+    PyErr::new(
+        ExcType::TypeError,
+        format!(
+            "descriptor '{method}' for '{owner}' objects doesn't apply to a '{}' object",
+            got.type_name()
+        ),
+    )
+}
+
+/// A TypeError with a message.
+#[cold]
+pub fn type_error(msg: impl Into<String>) -> PyErr {
+    PyErr::new(ExcType::TypeError, msg)
+}
+
+/// A ValueError with a message.
+#[cold]
+pub fn value_error(msg: impl Into<String>) -> PyErr {
+    PyErr::new(ExcType::ValueError, msg)
+}
+
+/// The OverflowError every 64-bit int operation raises instead of wrapping.
+#[cold]
+pub fn int_overflow() -> PyErr {
+    PyErr::new(
+        ExcType::OverflowError,
+        "int result does not fit in 64 bits: dist ints are 64-bit (at most 9223372036854775807)",
+    )
+}
+
+/// `v` as an index (`operator.index`): ints and bools; natives that convert
+/// to an int. Otherwise the TypeError CPython gives for indices.
+pub fn as_index(v: &Value, vm: &dyn crate::value::Vm) -> PyResult<Option<i64>> {
+    Ok(match v {
+        Value::Int(i) => Some(*i),
+        Value::Bool(b) => Some(*b as i64),
+        Value::Native(n) => match n.to_number(vm)? {
+            Some(Value::Int(i)) => Some(i),
+            _ => None,
+        },
+        _ => None,
     })
 }
 
-use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
-
-/// PLACEHOLDER: a slice object.
-pub fn make_slice(lower: Value, upper: Value, step: Value) -> Value {
-    Value::tuple(vec![Value::str("__slice__"), lower, upper, step])
-}
-
-/// PLACEHOLDER: clamped (start, stop, step) of a slice for a sequence of `len`.
-pub fn slice_indices(v: &Value, len: usize) -> PyResult<Option<(isize, isize, isize)>> {
-    let Value::Tuple(t) = v else { return Ok(None) };
-    if t.len() != 4 || !matches!(&t[0], Value::Str(s) if s.as_str() == "__slice__") {
-        return Ok(None);
-    }
-    let get = |x: &Value| match x {
-        Value::Int(i) => Some(*i as isize),
-        _ => None,
-    };
-    let step = get(&t[3]).unwrap_or(1);
-    if step == 0 {
-        return Err(PyErr::new(ExcType::ValueError, "slice step cannot be zero"));
-    }
-    let len = len as isize;
-    let norm = |i: Option<isize>, default: isize| match i {
-        None => default,
-        Some(i) if i < 0 => (i + len).max(if step < 0 { -1 } else { 0 }),
-        Some(i) => i.min(if step < 0 { len - 1 } else { len }),
-    };
-    let (start, stop) = if step > 0 { (norm(get(&t[1]), 0), norm(get(&t[2]), len)) } else { (norm(get(&t[1]), len - 1), norm(get(&t[2]), -1)) };
-    Ok(Some((start, stop, step)))
-}
-
-/// PLACEHOLDER: `%` formatting.
-pub fn percent_format(vm: &dyn Vm, fmt: &str, args: &Value) -> PyResult<String> {
-    let _ = (vm, args);
-    Ok(fmt.to_string())
-}
-
-/// PLACEHOLDER: format specs.
-pub fn format_builtin(v: &Value, spec: &str) -> PyResult<String> {
-    let _ = spec;
-    Ok(format!("{v:?}"))
-}
-
-/// PLACEHOLDER: the bounds of a range object.
-pub fn range_bounds(v: &Value) -> Option<(i64, i64, i64)> {
-    let _ = v;
-    None
+/// `v` as an integer or the TypeError `'float' object cannot be interpreted as an integer`.
+pub fn int_arg(v: &Value, vm: &dyn crate::value::Vm) -> PyResult<i64> {
+    as_index(v, vm)?.ok_or_else(|| {
+        type_error(format!(
+            "'{}' object cannot be interpreted as an integer",
+            v.type_name()
+        ))
+    })
 }

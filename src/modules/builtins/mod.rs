@@ -1,0 +1,194 @@
+//! The `builtins` namespace: functions (`print`, `len`, `sorted`, `min` …),
+//! the builtin types as classes, the exception classes, `NotImplemented`
+//! and `Ellipsis`. The evaluator provides the scope-dependent ones itself
+//! (`super`, `__build_class__`, `globals`, `locals`, and `vars()`/`dir()`
+//! without an argument).
+
+mod numeric;
+mod objects;
+mod seq;
+
+use std::any::Any;
+
+use super::types::{builtin_class, native_class, type_error};
+use crate::value::{
+    Args, ExcType, NativeFn, NativeFunction, NativeObject, PyResult, Value, ValueType, Vm,
+};
+
+/// A named singleton object (`NotImplemented`, `Ellipsis`).
+pub struct Singleton {
+    /// Its repr.
+    pub name: &'static str,
+    /// Its type's name.
+    pub type_name: &'static str,
+}
+
+impl NativeObject for Singleton {
+    fn type_name(&self) -> &str {
+        self.type_name
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(self.name.to_string())
+    }
+}
+
+thread_local! {
+    static NOT_IMPLEMENTED: Value = Value::native(Singleton { name: "NotImplemented", type_name: "NotImplementedType" });
+    static ELLIPSIS: Value = Value::native(Singleton { name: "Ellipsis", type_name: "ellipsis" });
+}
+
+/// The `NotImplemented` singleton (compare with `Value::is`).
+pub fn not_implemented() -> Value {
+    NOT_IMPLEMENTED.with(Value::clone)
+}
+
+/// The `Ellipsis` singleton (`...`).
+pub fn ellipsis() -> Value {
+    ELLIPSIS.with(Value::clone)
+}
+
+type Entry = (&'static str, NativeFn, &'static str);
+
+/// Every builtin name and its value, for the evaluator's builtin scope.
+pub fn builtins() -> Vec<(&'static str, Value)> {
+    let mut out: Vec<(&'static str, Value)> = Vec::new();
+    let functions: Vec<Entry> =
+        [seq::FUNCTIONS, numeric::FUNCTIONS, objects::FUNCTIONS, CORE].concat();
+    for (sig, f, doc) in functions {
+        let func = NativeFunction::new(sig, f, doc);
+        let name: &'static str = sig.split('(').next().unwrap_or(sig);
+        out.push((name, Value::NativeFunction(func)));
+    }
+    for t in [
+        ValueType::Int,
+        ValueType::Float,
+        ValueType::Str,
+        ValueType::Bool,
+        ValueType::List,
+        ValueType::Tuple,
+        ValueType::Dict,
+        ValueType::Set,
+        ValueType::FrozenSet,
+        ValueType::Bytes,
+        ValueType::Object,
+        ValueType::Type,
+    ] {
+        out.push((t.name(), Value::Class(builtin_class(t))));
+    }
+    for name in [
+        "range",
+        "slice",
+        "enumerate",
+        "zip",
+        "map",
+        "filter",
+        "reversed",
+    ] {
+        out.push((name, Value::Class(native_class(name))));
+    }
+    for ty in ExcType::ALL {
+        if (*ty as usize) < ExcType::OpError as usize {
+            out.push((ty.name(), Value::Class(ty.class())));
+        }
+    }
+    out.push(("NotImplemented", not_implemented()));
+    out.push(("Ellipsis", ellipsis()));
+    out
+}
+
+const CORE: &[Entry] = &[
+    (
+        "print(*args, sep=' ', end='\\n', file=None, flush=False)",
+        print,
+        "Writes the values' `str()` separated by `sep` and followed by `end`.\n\n    print('a', 1, sep='-')  # a-1",
+    ),
+    ("len(obj, /)", len, "The number of items of a container: `len([1, 2]) == 2`."),
+    ("repr(obj, /)", repr, "The printable representation of an object: `repr('a') == \"'a'\"`."),
+    ("ascii(obj, /)", ascii, "Like `repr`, escaping non-ASCII characters: `ascii('é') == \"'\\\\xe9'\"`."),
+    (
+        "format(value, format_spec='', /)",
+        format,
+        "Formats a value with a format spec: `format(3.14159, '.2f') == '3.14'`.",
+    ),
+    ("hash(obj, /)", hash, "The hash of a hashable object."),
+    ("id(obj, /)", id, "A number unique to the object while it lives."),
+];
+
+fn sep_text(v: &Value, what: &str, default: &str) -> PyResult<String> {
+    match v {
+        Value::None => Ok(default.to_string()),
+        Value::Str(s) => Ok(s.to_string()),
+        other => Err(type_error(format!(
+            "{what} must be None or a string, not {}",
+            other.type_name()
+        ))),
+    }
+}
+
+fn print(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let sep = sep_text(a.get(1), "sep", " ")?;
+    let end = sep_text(a.get(2), "end", "\n")?;
+    let mut out = String::new();
+    for (i, v) in a.varargs(0).iter().enumerate() {
+        if i > 0 {
+            out.push_str(&sep);
+        }
+        out.push_str(&vm.str(v)?);
+    }
+    out.push_str(&end);
+    // `file=` is accepted but everything goes to standard output.
+    vm.write_stdout(&out);
+    Ok(Value::None)
+}
+
+fn len(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let n = vm.len(a.get(0))?;
+    Ok(Value::Int(n as i64))
+}
+
+fn repr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(Value::str(vm.repr(a.get(0))?))
+}
+
+fn ascii(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(Value::str(crate::value::format::ascii_escape(
+        &vm.repr(a.get(0))?,
+    )))
+}
+
+fn format(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let spec = match a.get(1) {
+        Value::Str(s) => s.clone(),
+        other => {
+            return Err(type_error(format!(
+                "format() argument 2 must be str, not {}",
+                other.type_name()
+            )))
+        }
+    };
+    Ok(Value::str(vm.format(a.get(0), &spec)?))
+}
+
+fn hash(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(Value::Int(vm.hash(a.get(0))?))
+}
+
+fn id(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(Value::Int(a.get(0).id() as i64))
+}
+
+/// The builtin functions' values by name (for tests and embedding).
+pub fn lookup(name: &str) -> Option<Value> {
+    builtins()
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| v)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,221 @@
+//! Builtins about objects and classes: `isinstance`, `issubclass`,
+//! `getattr`, `setattr`, `delattr`, `hasattr`, `callable`, `vars`, `dir`.
+
+use std::rc::Rc;
+
+use super::Entry;
+use crate::modules::types::type_error;
+use crate::value::{Args, Dict, ExcType, PyErr, PyResult, Value, Vm};
+
+pub(super) const FUNCTIONS: &[Entry] = &[
+    (
+        "isinstance(obj, class_or_tuple, /)",
+        isinstance,
+        "Whether `obj` is an instance of the class (or of any class in a tuple): `isinstance(True, int)`.",
+    ),
+    (
+        "issubclass(cls, class_or_tuple, /)",
+        issubclass,
+        "Whether `cls` derives from the class (or from any class in a tuple): `issubclass(bool, int)`.",
+    ),
+    (
+        "getattr(object, name, *default)",
+        getattr,
+        "The named attribute; `default` instead of AttributeError when given.",
+    ),
+    ("setattr(obj, name, value, /)", setattr, "Sets the named attribute: `setattr(o, 'x', 1)` is `o.x = 1`."),
+    ("delattr(obj, name, /)", delattr, "Deletes the named attribute."),
+    ("hasattr(obj, name, /)", hasattr, "Whether the object has the named attribute."),
+    ("callable(obj, /)", callable, "Whether the object can be called."),
+    ("vars(*object)", vars, "The attributes of an object (its `__dict__`) as a dict."),
+    ("dir(*object)", dir, "The sorted attribute names of an object."),
+];
+
+fn class_check(vm: &dyn Vm, obj: &Value, spec: &Value, sub: bool, depth: u32) -> PyResult<bool> {
+    match spec {
+        Value::Class(c) => {
+            if sub {
+                match obj {
+                    Value::Class(o) => Ok(o.is_subclass_of(c)),
+                    _ => Err(type_error("issubclass() arg 1 must be a class")),
+                }
+            } else {
+                vm.isinstance(obj, spec)
+            }
+        }
+        Value::Tuple(t) if depth < 64 => {
+            for c in t.iter() {
+                if class_check(vm, obj, c, sub, depth + 1)? {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        }
+        _ => {
+            let name = if sub { "issubclass" } else { "isinstance" };
+            Err(type_error(format!(
+                "{name}() arg 2 must be a type, a tuple of types, or a union"
+            )))
+        }
+    }
+}
+
+fn isinstance(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    class_check(vm, a.get(0), a.get(1), false, 0).map(Value::Bool)
+}
+
+fn issubclass(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    if !matches!(a.get(0), Value::Class(_)) {
+        return Err(type_error("issubclass() arg 1 must be a class"));
+    }
+    class_check(vm, a.get(0), a.get(1), true, 0).map(Value::Bool)
+}
+
+fn name_arg(v: &Value) -> PyResult<Rc<String>> {
+    match v {
+        Value::Str(s) => Ok(s.clone()),
+        other => Err(type_error(format!(
+            "attribute name must be string, not '{}'",
+            other.type_name()
+        ))),
+    }
+}
+
+fn getattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let name = name_arg(a.get(1))?;
+    match a.varargs(2) {
+        [] => vm.getattr(a.get(0), &name),
+        [default] => match vm.getattr(a.get(0), &name) {
+            Err(e) if e.is(ExcType::AttributeError) => Ok(default.clone()),
+            other => other,
+        },
+        more => Err(type_error(format!(
+            "getattr expected at most 3 arguments, got {}",
+            more.len() + 2
+        ))),
+    }
+}
+
+fn no_attr(obj: &Value, name: &str) -> PyErr {
+    PyErr::new(
+        ExcType::AttributeError,
+        format!("'{}' object has no attribute '{}'", obj.type_name(), name),
+    )
+}
+
+fn setattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let name = name_arg(a.get(1))?;
+    let (obj, value) = (a.get(0), a.get(2).clone());
+    match obj {
+        Value::Instance(i) => i.set_attr(&name, value),
+        Value::Class(c) => c.set_attr(&name, value),
+        Value::Function(f) => {
+            f.dict.borrow_mut().insert(name.as_str().into(), value);
+        }
+        Value::Native(n) => {
+            if !n.setattr(obj, &name, value, vm)? {
+                return Err(no_attr(obj, &name));
+            }
+        }
+        _ => return Err(no_attr(obj, &name)),
+    }
+    Ok(Value::None)
+}
+
+fn delattr(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let name = name_arg(a.get(1))?;
+    let obj = a.get(0);
+    let removed = match obj {
+        Value::Instance(i) => i.dict.borrow_mut().shift_remove(name.as_str()).is_some(),
+        Value::Class(c) => c.dict.borrow_mut().shift_remove(name.as_str()).is_some(),
+        Value::Function(f) => f.dict.borrow_mut().shift_remove(name.as_str()).is_some(),
+        _ => false,
+    };
+    if removed {
+        Ok(Value::None)
+    } else {
+        Err(no_attr(obj, &name))
+    }
+}
+
+fn hasattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let name = name_arg(a.get(1))?;
+    match vm.getattr(a.get(0), &name) {
+        Ok(_) => Ok(Value::Bool(true)),
+        Err(e) if e.is(ExcType::AttributeError) => Ok(Value::Bool(false)),
+        Err(e) => Err(e),
+    }
+}
+
+fn callable(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let v = a.get(0);
+    Ok(Value::Bool(match v {
+        Value::Function(_) | Value::NativeFunction(_) | Value::BoundMethod(_) | Value::Class(_) => {
+            true
+        }
+        Value::Instance(i) => i.class.lookup("__call__").is_some(),
+        Value::Native(_) => vm.getattr(v, "__call__").is_ok(),
+        _ => false,
+    }))
+}
+
+fn vars(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let [obj] = a.varargs(0) else {
+        return Err(type_error(
+            "vars() without an argument is provided by the evaluator",
+        ));
+    };
+    let mut d = Dict::new();
+    match obj {
+        Value::Instance(i) => i
+            .dict
+            .borrow()
+            .iter()
+            .for_each(|(k, v)| d.insert_str(k, v.clone())),
+        Value::Class(c) => c
+            .dict
+            .borrow()
+            .iter()
+            .for_each(|(k, v)| d.insert_str(k, v.clone())),
+        Value::Native(n) => {
+            for name in n.dir() {
+                if let Ok(v) = vm.getattr(obj, &name) {
+                    d.insert_str(&name, v);
+                }
+            }
+        }
+        _ => return Err(type_error("vars() argument must have __dict__ attribute")),
+    }
+    Ok(Value::dict(d))
+}
+
+fn dir(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let [obj] = a.varargs(0) else {
+        return Err(type_error(
+            "dir() without an argument is provided by the evaluator",
+        ));
+    };
+    let mut names: Vec<String> = Vec::new();
+    let class_names = |c: &Rc<crate::value::Class>, names: &mut Vec<String>| {
+        for k in c.mro() {
+            names.extend(k.dict.borrow().keys().map(|n| n.to_string()));
+        }
+    };
+    match obj {
+        Value::Instance(i) => {
+            names.extend(i.dict.borrow().keys().map(|n| n.to_string()));
+            class_names(&i.class, &mut names);
+        }
+        Value::Class(c) => class_names(c, &mut names),
+        Value::Native(n) => names.extend(n.dir()),
+        other => {
+            if let Value::Class(c) = vm.type_of(other) {
+                class_names(&c, &mut names);
+            }
+        }
+    }
+    names.retain(|n| n != "__new__");
+    names.sort();
+    names.dedup();
+    Ok(Value::list(names.into_iter().map(Value::str).collect()))
+}

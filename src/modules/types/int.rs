@@ -1,0 +1,290 @@
+//! `int`: the constructor (strings in any base, floats, numbers with
+//! `__int__`/`__index__`) and the common methods. Ints are 64-bit: values
+//! that do not fit raise OverflowError instead of wrapping.
+
+use super::{add_method, add_new, descriptor_error, int_overflow, type_error, value_error};
+use crate::value::format::{float_to_i64, str_repr};
+use crate::value::{Args, Class, ExcType, PyErr, PyResult, Value, Vm};
+
+/// Registers `int`'s constructor and methods.
+pub fn register(c: &Class) {
+    add_new(
+        c,
+        "int(x=0, /, base=10)",
+        int_new,
+        "An int from a number or a string: `int('ff', 16) == 255`; `int(2.9) == 2`.",
+    );
+    add_method(
+        c,
+        "int.bit_length(self)",
+        bit_length,
+        "Bits needed to write the absolute value: `(255).bit_length() == 8`.",
+    );
+    add_method(
+        c,
+        "int.bit_count(self)",
+        bit_count,
+        "Number of one bits in the absolute value.",
+    );
+    add_method(
+        c,
+        "int.to_bytes(self, length=1, byteorder='big', *, signed=False)",
+        to_bytes,
+        "The int as `length` bytes.",
+    );
+    add_method(
+        c,
+        "int.from_bytes(bytes, byteorder='big', *, signed=False)",
+        from_bytes,
+        "The int that `bytes` encode: `int.from_bytes(b'\\x01\\x00', 'big') == 256`.",
+    );
+    add_method(
+        c,
+        "int.as_integer_ratio(self)",
+        as_integer_ratio,
+        "`(self, 1)`.",
+    );
+    add_method(c, "int.conjugate(self)", conjugate, "The int itself.");
+}
+
+fn this(a: &Args, name: &str) -> PyResult<i64> {
+    match a.get(0) {
+        Value::Int(i) => Ok(*i),
+        Value::Bool(b) => Ok(*b as i64),
+        other => Err(descriptor_error(name, "int", other)),
+    }
+}
+
+#[cold]
+fn invalid_literal(text: &str, base: u32) -> PyErr {
+    value_error(format!(
+        "invalid literal for int() with base {base}: {}",
+        str_repr(text)
+    ))
+}
+
+/// Parses an int literal as `int(text, base)` does (base 0: from the prefix).
+pub fn parse_int(text: &str, base: u32) -> PyResult<i64> {
+    let s = text.trim_matches(super::str::is_space);
+    let (neg, body) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let lower = body.to_ascii_lowercase();
+    let prefix_base = match lower.get(..2) {
+        Some("0x") => Some(16),
+        Some("0o") => Some(8),
+        Some("0b") => Some(2),
+        _ => None,
+    };
+    let (radix, digits) = match (base, prefix_base) {
+        (0, Some(b)) => (b, &body[2..]),
+        (0, None) => {
+            // Base 0 refuses leading zeros on a nonzero decimal ("010").
+            if body.len() > 1
+                && body.starts_with('0')
+                && body.bytes().any(|c| c != b'0' && c != b'_')
+            {
+                return Err(invalid_literal(text, 0));
+            }
+            (10, body)
+        }
+        (b, Some(p)) if b == p => (b, &body[2..]),
+        (b, _) => (b, body),
+    };
+    let prefixed = digits.len() != body.len();
+    // Underscores only between digits (or right after a base prefix).
+    let bytes = digits.as_bytes();
+    let bad_underscore = bytes.first() == Some(&b'_') && !prefixed
+        || bytes.last() == Some(&b'_')
+        || digits.contains("__");
+    if digits.is_empty() || bad_underscore {
+        return Err(invalid_literal(text, base));
+    }
+    let mut v: i128 = 0;
+    for ch in digits.chars().filter(|c| *c != '_') {
+        let d = ch
+            .to_digit(radix)
+            .ok_or_else(|| invalid_literal(text, base))?;
+        v = v * radix as i128 + d as i128;
+        if v > i64::MAX as i128 + 1 {
+            // Keep validating the rest so bad literals still report ValueError.
+            if digits
+                .chars()
+                .filter(|c| *c != '_')
+                .all(|c| c.is_digit(radix))
+            {
+                return Err(int_overflow());
+            }
+            return Err(invalid_literal(text, base));
+        }
+    }
+    let v = if neg { -v } else { v };
+    i64::try_from(v).map_err(|_| int_overflow())
+}
+
+fn int_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let x = a.get(0);
+    if a.was_given(1) {
+        if !a.was_given(0) {
+            return Err(type_error("int() missing string argument"));
+        }
+        let base = super::int_arg(a.get(1), vm)?;
+        if base != 0 && !(2..=36).contains(&base) {
+            return Err(value_error("int() base must be >= 2 and <= 36, or 0"));
+        }
+        return match x {
+            Value::Str(s) => parse_int(s, base as u32).map(Value::Int),
+            Value::Bytes(b) => parse_int(&String::from_utf8_lossy(b), base as u32).map(Value::Int),
+            _ => Err(type_error(
+                "int() can't convert non-string with explicit base",
+            )),
+        };
+    }
+    to_int(vm, x).map(Value::Int)
+}
+
+/// `int(x)` for one argument.
+pub fn to_int(vm: &dyn Vm, x: &Value) -> PyResult<i64> {
+    match x {
+        Value::Int(i) => Ok(*i),
+        Value::Bool(b) => Ok(*b as i64),
+        Value::Float(f) => float_to_i64(f.trunc()),
+        Value::Str(s) => parse_int(s, 10),
+        Value::Bytes(b) => parse_int(&String::from_utf8_lossy(b), 10),
+        Value::Native(n) => match n.to_number(vm)? {
+            Some(v @ (Value::Int(_) | Value::Float(_) | Value::Bool(_))) => to_int(vm, &v),
+            _ => Err(not_a_number(x)),
+        },
+        Value::Instance(_) => {
+            for name in ["__int__", "__index__", "__trunc__"] {
+                if let Ok(f) = vm.getattr(x, name) {
+                    return match vm.call(&f, Vec::new(), Vec::new())? {
+                        Value::Int(i) => Ok(i),
+                        Value::Bool(b) => Ok(b as i64),
+                        other => Err(type_error(format!(
+                            "{name} returned non-int (type {})",
+                            other.type_name()
+                        ))),
+                    };
+                }
+            }
+            Err(not_a_number(x))
+        }
+        _ => Err(not_a_number(x)),
+    }
+}
+
+#[cold]
+fn not_a_number(x: &Value) -> PyErr {
+    type_error(format!(
+        "int() argument must be a string, a bytes-like object or a real number, not '{}'",
+        x.type_name()
+    ))
+}
+
+fn bit_length(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let i = this(a, "bit_length")?;
+    Ok(Value::Int(64 - i.unsigned_abs().leading_zeros() as i64))
+}
+
+fn bit_count(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(Value::Int(
+        this(a, "bit_count")?.unsigned_abs().count_ones() as i64,
+    ))
+}
+
+fn byteorder(v: &Value) -> PyResult<bool> {
+    match v {
+        Value::Str(s) if s.as_str() == "big" => Ok(true),
+        Value::Str(s) if s.as_str() == "little" => Ok(false),
+        Value::Str(_) => Err(value_error("byteorder must be either 'little' or 'big'")),
+        other => Err(type_error(format!(
+            "to_bytes() argument 'byteorder' must be str, not {}",
+            other.type_name()
+        ))),
+    }
+}
+
+fn to_bytes(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let i = this(a, "to_bytes")?;
+    let len = super::int_arg(a.get(1), vm)?;
+    let len =
+        usize::try_from(len).map_err(|_| value_error("length argument must be non-negative"))?;
+    let big = byteorder(a.get(2))?;
+    let signed = vm.truthy(a.get(3))?;
+    if !signed && i < 0 {
+        return Err(PyErr::new(
+            ExcType::OverflowError,
+            "can't convert negative int to unsigned",
+        ));
+    }
+    let needed = if signed {
+        (65 - if i < 0 {
+            (!i).leading_zeros()
+        } else {
+            i.leading_zeros()
+        }) as usize
+    } else {
+        (64 - i.leading_zeros()) as usize
+    };
+    if needed.div_ceil(8) > len {
+        return Err(PyErr::new(ExcType::OverflowError, "int too big to convert"));
+    }
+    super::check_alloc(len, 1)?;
+    let fill = if i < 0 { 0xff } else { 0 };
+    let mut out = vec![fill; len];
+    for (k, b) in i.to_le_bytes().iter().enumerate().take(len) {
+        out[k] = *b;
+    }
+    if big {
+        out.reverse();
+    }
+    Ok(Value::Bytes(std::rc::Rc::new(out)))
+}
+
+fn from_bytes(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let bytes: Vec<u8> = match a.get(0) {
+        Value::Bytes(b) => b.to_vec(),
+        other => vm
+            .collect(other)?
+            .iter()
+            .map(|v| match v {
+                Value::Int(i) if (0..256).contains(i) => Ok(*i as u8),
+                _ => Err(value_error("bytes must be in range(0, 256)")),
+            })
+            .collect::<PyResult<_>>()?,
+    };
+    let big = byteorder(a.get(1))?;
+    let signed = vm.truthy(a.get(2))?;
+    let mut le = bytes;
+    if big {
+        le.reverse();
+    }
+    let negative = signed && le.last().is_some_and(|b| b & 0x80 != 0);
+    let fill = if negative { 0xff } else { 0 };
+    if le.len() > 8 && le[8..].iter().any(|b| *b != fill) {
+        return Err(int_overflow());
+    }
+    let mut buf = [fill; 8];
+    for (k, b) in le.iter().take(8).enumerate() {
+        buf[k] = *b;
+    }
+    let v = i64::from_le_bytes(buf);
+    if !signed && v < 0 {
+        return Err(int_overflow());
+    }
+    Ok(Value::Int(v))
+}
+
+fn as_integer_ratio(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(Value::tuple(vec![
+        Value::Int(this(a, "as_integer_ratio")?),
+        Value::Int(1),
+    ]))
+}
+
+fn conjugate(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(Value::Int(this(a, "conjugate")?))
+}

@@ -1,0 +1,423 @@
+//! Iterator objects: the iterators of builtin containers (`list_iterator`,
+//! `str_ascii_iterator`, `dict_keyiterator`, `range_iterator` …) and the
+//! lazy builtins `enumerate`, `zip`, `map`, `filter`, `reversed`.
+//! Containers are read live, as CPython does: a list iterator sees appends,
+//! a dict iterator raises when the dict changes size.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::{add_new, native_class, type_error};
+use crate::value::dict::SetObj;
+use crate::value::{Args, Class, Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+
+/// Which part of a dict an iterator yields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DictPart {
+    /// Keys.
+    Keys,
+    /// Values.
+    Values,
+    /// `(key, value)` tuples.
+    Items,
+}
+
+/// The state of an iterator.
+pub enum IterState {
+    /// Over a list, by index (sees changes).
+    List(Rc<RefCell<Vec<Value>>>, usize),
+    /// Over a list backwards; the index is one past the next item.
+    ListRev(Rc<RefCell<Vec<Value>>>, usize),
+    /// Over a snapshot of values (tuples, reversed sequences).
+    Values(Rc<Vec<Value>>, usize),
+    /// Over a string's characters, by byte offset.
+    Str(Rc<String>, usize),
+    /// Over bytes.
+    Bytes(Rc<Vec<u8>>, usize),
+    /// Over a range: next value, step, items left.
+    Range(i64, i64, u64),
+    /// Over a dict: position, size at start, what to yield.
+    Dict(Rc<RefCell<Dict>>, usize, usize, DictPart),
+    /// Over a set: position, size at start.
+    Set(Rc<SetObj>, usize, usize),
+    /// `enumerate`: inner iterator and the next count.
+    Enumerate(Value, i64),
+    /// `zip`: inner iterators and `strict`.
+    Zip(Vec<Value>, bool),
+    /// `map`: the function and inner iterators.
+    Map(Value, Vec<Value>),
+    /// `filter`: the predicate (None: truthiness) and inner iterator.
+    Filter(Value, Value),
+    /// `iter(func, sentinel)`: calls `func` until it returns `sentinel`.
+    Callable(Value, Value),
+    /// Exhausted.
+    Done,
+}
+
+/// An iterator object; `name` is its Python type name.
+pub struct IterObj {
+    /// The type name (`list_iterator`, `enumerate` …).
+    pub name: &'static str,
+    /// Where it is.
+    pub state: RefCell<IterState>,
+}
+
+impl IterObj {
+    /// A new iterator value.
+    pub fn value(name: &'static str, state: IterState) -> Value {
+        Value::native(IterObj {
+            name,
+            state: RefCell::new(state),
+        })
+    }
+}
+
+/// `iter(v)` for the builtin containers; None for other values.
+pub fn iter_builtin(v: &Value) -> PyResult<Option<Value>> {
+    Ok(Some(match v {
+        Value::List(l) => IterObj::value("list_iterator", IterState::List(l.clone(), 0)),
+        Value::Tuple(t) => IterObj::value("tuple_iterator", IterState::Values(t.clone(), 0)),
+        Value::Str(s) => {
+            let name = if s.is_ascii() {
+                "str_ascii_iterator"
+            } else {
+                "str_iterator"
+            };
+            IterObj::value(name, IterState::Str(s.clone(), 0))
+        }
+        Value::Bytes(b) => IterObj::value("bytes_iterator", IterState::Bytes(b.clone(), 0)),
+        Value::Dict(d) => dict_iter(d, DictPart::Keys),
+        Value::Set(s) => {
+            let n = s.items.borrow().len();
+            IterObj::value("set_iterator", IterState::Set(s.clone(), 0, n))
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// An iterator over a dict's keys, values or items.
+pub fn dict_iter(d: &Rc<RefCell<Dict>>, part: DictPart) -> Value {
+    let name = match part {
+        DictPart::Keys => "dict_keyiterator",
+        DictPart::Values => "dict_valueiterator",
+        DictPart::Items => "dict_itemiterator",
+    };
+    let n = d.borrow().len();
+    IterObj::value(name, IterState::Dict(d.clone(), 0, n, part))
+}
+
+impl NativeObject for IterObj {
+    fn type_name(&self) -> &str {
+        self.name
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(native_class(self.name))
+    }
+
+    fn iter(&self, this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(Some(this.clone()))
+    }
+
+    fn next(&self, _this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        // The state is taken out while inner iterators and functions run, so a
+        // re-entrant call on the same iterator sees it exhausted instead of
+        // double-borrowing.
+        let mut state = std::mem::replace(&mut *self.state.borrow_mut(), IterState::Done);
+        let result = step(&mut state, vm);
+        match &result {
+            Ok(Some(_)) => *self.state.borrow_mut() = state,
+            _ => *self.state.borrow_mut() = IterState::Done,
+        }
+        result
+    }
+}
+
+fn step(state: &mut IterState, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    match state {
+        IterState::List(l, i) => {
+            let v = l.borrow().get(*i).cloned();
+            *i += 1;
+            Ok(v)
+        }
+        IterState::ListRev(l, i) => {
+            if *i == 0 {
+                return Ok(None);
+            }
+            *i -= 1;
+            Ok(l.borrow().get(*i).cloned())
+        }
+        IterState::Values(t, i) => {
+            let v = t.get(*i).cloned();
+            *i += 1;
+            Ok(v)
+        }
+        IterState::Str(s, pos) => match s[*pos..].chars().next() {
+            Some(c) => {
+                *pos += c.len_utf8();
+                Ok(Some(Value::str(c)))
+            }
+            None => Ok(None),
+        },
+        IterState::Bytes(b, i) => {
+            let v = b.get(*i).map(|x| Value::Int(*x as i64));
+            *i += 1;
+            Ok(v)
+        }
+        IterState::Range(next, step, left) => {
+            if *left == 0 {
+                return Ok(None);
+            }
+            let v = *next;
+            *left -= 1;
+            if *left > 0 {
+                *next = next.wrapping_add(*step);
+            }
+            Ok(Some(Value::Int(v)))
+        }
+        IterState::Dict(d, i, n, part) => {
+            let d = d.borrow();
+            if d.len() != *n {
+                return Err(PyErr::new(
+                    ExcType::RuntimeError,
+                    "dictionary changed size during iteration",
+                ));
+            }
+            let Some((k, v)) = d.map.get_index(*i) else {
+                return Ok(None);
+            };
+            *i += 1;
+            Ok(Some(match part {
+                DictPart::Keys => k.0.clone(),
+                DictPart::Values => v.clone(),
+                DictPart::Items => Value::tuple(vec![k.0.clone(), v.clone()]),
+            }))
+        }
+        IterState::Set(s, i, n) => {
+            let items = s.items.borrow();
+            if items.len() != *n {
+                return Err(PyErr::new(
+                    ExcType::RuntimeError,
+                    "Set changed size during iteration",
+                ));
+            }
+            let v = items.get_index(*i).map(|k| k.0.clone());
+            *i += 1;
+            Ok(v)
+        }
+        IterState::Enumerate(it, count) => match vm.next(it)? {
+            Some(x) => {
+                let c = *count;
+                *count = count.checked_add(1).ok_or_else(super::int_overflow)?;
+                Ok(Some(Value::tuple(vec![Value::Int(c), x])))
+            }
+            None => Ok(None),
+        },
+        IterState::Zip(its, strict) => zip_step(its, *strict, vm),
+        IterState::Map(f, its) => {
+            let mut args = Vec::with_capacity(its.len());
+            for it in its.iter() {
+                match vm.next(it)? {
+                    Some(x) => args.push(x),
+                    None => return Ok(None),
+                }
+            }
+            vm.call(f, args, Vec::new()).map(Some)
+        }
+        IterState::Filter(f, it) => loop {
+            let Some(x) = vm.next(it)? else {
+                return Ok(None);
+            };
+            let keep = if f.is_none() {
+                vm.truthy(&x)?
+            } else {
+                vm.truthy(&vm.call(f, vec![x.clone()], Vec::new())?)?
+            };
+            if keep {
+                return Ok(Some(x));
+            }
+        },
+        IterState::Callable(f, sentinel) => {
+            let v = vm.call(f, Vec::new(), Vec::new())?;
+            if vm.eq(&v, sentinel)? {
+                return Ok(None);
+            }
+            Ok(Some(v))
+        }
+        IterState::Done => Ok(None),
+    }
+}
+
+fn zip_step(its: &[Value], strict: bool, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    if its.is_empty() {
+        return Ok(None);
+    }
+    let mut items = Vec::with_capacity(its.len());
+    for (i, it) in its.iter().enumerate() {
+        match vm.next(it)? {
+            Some(x) => items.push(x),
+            None => {
+                if strict && i > 0 {
+                    return Err(zip_mismatch(i, "shorter"));
+                }
+                if strict {
+                    for (j, other) in its.iter().enumerate().skip(1) {
+                        if vm.next(other)?.is_some() {
+                            return Err(zip_mismatch(j, "longer"));
+                        }
+                    }
+                }
+                return Ok(None);
+            }
+        }
+    }
+    Ok(Some(Value::tuple(items)))
+}
+
+#[cold]
+fn zip_mismatch(i: usize, what: &str) -> PyErr {
+    let which = if i == 1 {
+        "argument 1".to_string()
+    } else {
+        format!("arguments 1-{i}")
+    };
+    PyErr::new(
+        ExcType::ValueError,
+        format!("zip() argument {} is {what} than {which}", i + 1),
+    )
+}
+
+/// Registers `__new__` on the classes of the lazy builtins.
+pub fn register(class: &Class, name: &str) {
+    match name {
+        "enumerate" => add_new(
+            class,
+            "enumerate(iterable, start=0)",
+            new_enumerate,
+            "Pairs each item with a count: `list(enumerate('ab', 1)) == [(1, 'a'), (2, 'b')]`.",
+        ),
+        "zip" => add_new(
+            class,
+            "zip(*iterables, strict=False)",
+            new_zip,
+            "Tuples of the i-th items of each iterable: `list(zip('ab', [1, 2])) == [('a', 1), ('b', 2)]`.",
+        ),
+        "map" => add_new(
+            class,
+            "map(func, *iterables)",
+            new_map,
+            "Applies `func` to each item lazily: `list(map(str, [1, 2])) == ['1', '2']`.",
+        ),
+        "filter" => add_new(
+            class,
+            "filter(function, iterable, /)",
+            new_filter,
+            "The items for which `function(item)` is true: `list(filter(None, [0, 1])) == [1]`.",
+        ),
+        _ => add_new(
+            class,
+            "reversed(sequence, /)",
+            new_reversed,
+            "An iterator over a sequence backwards: `list(reversed([1, 2])) == [2, 1]`.",
+        ),
+    }
+}
+
+fn new_enumerate(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let it = vm.iter(a.get(0))?;
+    let start = super::int_arg(a.get(1), vm)?;
+    Ok(IterObj::value("enumerate", IterState::Enumerate(it, start)))
+}
+
+fn new_zip(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let its = a
+        .varargs(0)
+        .iter()
+        .map(|v| vm.iter(v))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(IterObj::value(
+        "zip",
+        IterState::Zip(its, vm.truthy(a.get(1))?),
+    ))
+}
+
+fn new_map(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    if a.varargs(1).is_empty() {
+        return Err(type_error("map() must have at least two arguments."));
+    }
+    let its = a
+        .varargs(1)
+        .iter()
+        .map(|v| vm.iter(v))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(IterObj::value("map", IterState::Map(a.get(0).clone(), its)))
+}
+
+fn new_filter(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let it = vm.iter(a.get(1))?;
+    Ok(IterObj::value(
+        "filter",
+        IterState::Filter(a.get(0).clone(), it),
+    ))
+}
+
+fn new_reversed(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let seq = a.get(0);
+    Ok(match seq {
+        Value::List(l) => {
+            let n = l.borrow().len();
+            IterObj::value("list_reverseiterator", IterState::ListRev(l.clone(), n))
+        }
+        Value::Tuple(_) | Value::Str(_) | Value::Bytes(_) => {
+            let mut items = vm.collect(seq)?;
+            items.reverse();
+            IterObj::value("reversed", IterState::Values(Rc::new(items), 0))
+        }
+        Value::Dict(d) => {
+            let mut keys = d.borrow().keys();
+            keys.reverse();
+            IterObj::value(
+                "dict_reversekeyiterator",
+                IterState::Values(Rc::new(keys), 0),
+            )
+        }
+        Value::Native(n) => {
+            if let Some(r) = n.as_any().downcast_ref::<super::RangeObj>() {
+                return Ok(r.reversed_iter());
+            }
+            if let Some(len) = n.len(vm)? {
+                let mut items = Vec::with_capacity(len.min(1 << 20));
+                for i in (0..len).rev() {
+                    items.push(vm.getitem(seq, &Value::Int(i as i64))?);
+                }
+                return Ok(IterObj::value(
+                    "reversed",
+                    IterState::Values(Rc::new(items), 0),
+                ));
+            }
+            return Err(not_reversible(seq));
+        }
+        Value::Instance(_) => match vm.getattr(seq, "__reversed__") {
+            Ok(f) => vm.call(&f, Vec::new(), Vec::new())?,
+            Err(_) => {
+                let len = vm.len(seq)?;
+                let mut items = Vec::with_capacity(len.min(1 << 20));
+                for i in (0..len).rev() {
+                    items.push(vm.getitem(seq, &Value::Int(i as i64))?);
+                }
+                IterObj::value("reversed", IterState::Values(Rc::new(items), 0))
+            }
+        },
+        _ => return Err(not_reversible(seq)),
+    })
+}
+
+#[cold]
+fn not_reversible(v: &Value) -> PyErr {
+    type_error(format!("'{}' object is not reversible", v.type_name()))
+}

@@ -1,0 +1,297 @@
+//! Number arithmetic with Python's semantics on 64-bit ints and floats:
+//! floor division and modulo signs, CPython's float `divmod` and `pow`
+//! special cases, exact int/float comparison, and OverflowError instead of
+//! wrapping.
+
+use std::cmp::Ordering;
+
+use super::int_overflow;
+use super::ops::binop_error;
+use crate::syntax::ast::BinOp;
+use crate::value::{ExcType, PyErr, PyResult, Value};
+
+/// A number operand: int (bools included) or float.
+#[derive(Clone, Copy)]
+pub enum Num {
+    /// An int.
+    I(i64),
+    /// A float.
+    F(f64),
+}
+
+/// `v` as a number, if it is one.
+pub fn num(v: &Value) -> Option<Num> {
+    match v {
+        Value::Bool(b) => Some(Num::I(*b as i64)),
+        Value::Int(i) => Some(Num::I(*i)),
+        Value::Float(f) => Some(Num::F(*f)),
+        _ => None,
+    }
+}
+
+/// Exact comparison of an int with a float (no rounding of the int).
+fn cmp_int_float(i: i64, f: f64) -> Option<Ordering> {
+    if f.is_nan() {
+        return None;
+    }
+    if f >= 9_223_372_036_854_775_808.0 {
+        return Some(Ordering::Less);
+    }
+    if f < -9_223_372_036_854_775_808.0 {
+        return Some(Ordering::Greater);
+    }
+    let t = f.trunc();
+    Some(
+        i.cmp(&(t as i64))
+            .then_with(|| 0.0f64.partial_cmp(&(f - t)).unwrap_or(Ordering::Equal)),
+    )
+}
+
+/// Numeric ordering across int and float, exactly as Python compares them.
+pub fn num_cmp(a: Num, b: Num) -> Option<Ordering> {
+    match (a, b) {
+        (Num::I(x), Num::I(y)) => Some(x.cmp(&y)),
+        (Num::F(x), Num::F(y)) => x.partial_cmp(&y),
+        (Num::I(x), Num::F(y)) => cmp_int_float(x, y),
+        (Num::F(x), Num::I(y)) => cmp_int_float(y, x).map(Ordering::reverse),
+    }
+}
+
+/// Arithmetic on two numbers (`bools` true when both are bools, for `& | ^`).
+pub fn num_binop(op: BinOp, x: Num, y: Num, bools: bool) -> PyResult<Value> {
+    if let (Num::I(a), Num::I(b)) = (x, y) {
+        return int_binop(op, a, b, bools);
+    }
+    let (a, b) = (to_f(x), to_f(y));
+    Ok(Value::Float(match op {
+        BinOp::Add => a + b,
+        BinOp::Sub => a - b,
+        BinOp::Mult => a * b,
+        BinOp::Div => {
+            if b == 0.0 {
+                return Err(PyErr::new(
+                    ExcType::ZeroDivisionError,
+                    "float division by zero",
+                ));
+            }
+            a / b
+        }
+        BinOp::FloorDiv => {
+            if b == 0.0 {
+                return Err(PyErr::new(
+                    ExcType::ZeroDivisionError,
+                    "float floor division by zero",
+                ));
+            }
+            float_divmod(a, b).0
+        }
+        BinOp::Mod => {
+            if b == 0.0 {
+                return Err(PyErr::new(ExcType::ZeroDivisionError, "float modulo"));
+            }
+            float_divmod(a, b).1
+        }
+        BinOp::Pow => float_pow(a, b)?,
+        _ => {
+            let (va, vb) = (num_value(x), num_value(y));
+            return Err(binop_error(op, &va, &vb));
+        }
+    }))
+}
+
+fn to_f(n: Num) -> f64 {
+    match n {
+        Num::I(i) => i as f64,
+        Num::F(f) => f,
+    }
+}
+
+fn num_value(n: Num) -> Value {
+    match n {
+        Num::I(i) => Value::Int(i),
+        Num::F(f) => Value::Float(f),
+    }
+}
+
+fn int_binop(op: BinOp, a: i64, b: i64, bools: bool) -> PyResult<Value> {
+    let zero = |msg: &str| PyErr::new(ExcType::ZeroDivisionError, msg);
+    Ok(Value::Int(match op {
+        BinOp::Add => a.checked_add(b).ok_or_else(int_overflow)?,
+        BinOp::Sub => a.checked_sub(b).ok_or_else(int_overflow)?,
+        BinOp::Mult => a.checked_mul(b).ok_or_else(int_overflow)?,
+        BinOp::Div => {
+            if b == 0 {
+                return Err(zero("division by zero"));
+            }
+            return Ok(Value::Float(a as f64 / b as f64));
+        }
+        BinOp::FloorDiv => {
+            if b == 0 {
+                return Err(zero("integer division or modulo by zero"));
+            }
+            let q = a.checked_div(b).ok_or_else(int_overflow)?;
+            if a % b != 0 && ((a < 0) != (b < 0)) {
+                q - 1
+            } else {
+                q
+            }
+        }
+        BinOp::Mod => {
+            if b == 0 {
+                return Err(zero("integer modulo by zero"));
+            }
+            let r = a.checked_rem(b).unwrap_or(0);
+            if r != 0 && ((r < 0) != (b < 0)) {
+                r + b
+            } else {
+                r
+            }
+        }
+        BinOp::Pow => return int_pow(a, b),
+        BinOp::LShift => {
+            if b < 0 {
+                return Err(PyErr::new(ExcType::ValueError, "negative shift count"));
+            }
+            if a == 0 {
+                0
+            } else if b >= 64 || (a << b) >> b != a {
+                return Err(int_overflow());
+            } else {
+                a << b
+            }
+        }
+        BinOp::RShift => {
+            if b < 0 {
+                return Err(PyErr::new(ExcType::ValueError, "negative shift count"));
+            }
+            a >> b.min(63)
+        }
+        BinOp::BitAnd if bools => return Ok(Value::Bool(a & b != 0)),
+        BinOp::BitOr if bools => return Ok(Value::Bool((a | b) != 0)),
+        BinOp::BitXor if bools => return Ok(Value::Bool((a ^ b) != 0)),
+        BinOp::BitAnd => a & b,
+        BinOp::BitOr => a | b,
+        BinOp::BitXor => a ^ b,
+        BinOp::MatMult => return Err(binop_error(op, &Value::Int(a), &Value::Int(b))),
+    }))
+}
+
+/// CPython's float `divmod`: `(floor quotient, remainder with the divisor's sign)`.
+/// `b` must be nonzero.
+pub fn float_divmod(a: f64, b: f64) -> (f64, f64) {
+    let mut m = a % b;
+    let mut div = (a - m) / b;
+    if m != 0.0 {
+        if (b < 0.0) != (m < 0.0) {
+            m += b;
+            div -= 1.0;
+        }
+    } else {
+        m = 0.0f64.copysign(b);
+    }
+    let floordiv = if div != 0.0 {
+        let f = div.floor();
+        if div - f > 0.5 {
+            f + 1.0
+        } else {
+            f
+        }
+    } else {
+        0.0f64.copysign(a / b)
+    };
+    (floordiv, m)
+}
+
+/// `a ** b` on floats with CPython's errors.
+pub fn float_pow(a: f64, b: f64) -> PyResult<f64> {
+    if b == 0.0 || a == 1.0 {
+        return Ok(1.0);
+    }
+    if a == 0.0 && b < 0.0 && b.is_finite() {
+        return Err(PyErr::new(
+            ExcType::ZeroDivisionError,
+            "0.0 cannot be raised to a negative power",
+        ));
+    }
+    if a < 0.0 && a.is_finite() && b.is_finite() && b.fract() != 0.0 {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "negative number cannot be raised to a fractional power (complex results are not supported)",
+        ));
+    }
+    let r = a.powf(b);
+    if r.is_infinite() && a.is_finite() && b.is_finite() {
+        return Err(PyErr::with_args(
+            ExcType::OverflowError,
+            vec![Value::Int(34), Value::str("Numerical result out of range")],
+        ));
+    }
+    Ok(r)
+}
+
+/// `a ** b` on ints: an int for `b >= 0` (OverflowError past 64 bits), a
+/// float for negative `b`.
+pub fn int_pow(a: i64, b: i64) -> PyResult<Value> {
+    if b < 0 {
+        if a == 0 {
+            return Err(PyErr::new(
+                ExcType::ZeroDivisionError,
+                "0.0 cannot be raised to a negative power",
+            ));
+        }
+        return float_pow(a as f64, b as f64).map(Value::Float);
+    }
+    match a {
+        0 | 1 => return Ok(Value::Int(if b == 0 { 1 } else { a })),
+        -1 => return Ok(Value::Int(if b % 2 == 0 { 1 } else { -1 })),
+        _ => {}
+    }
+    let e = u32::try_from(b).map_err(|_| int_overflow())?;
+    a.checked_pow(e).map(Value::Int).ok_or_else(int_overflow)
+}
+
+/// `pow(a, b, m)` on ints (negative `b` uses the modular inverse).
+pub fn int_pow_mod(a: i64, b: i64, m: i64) -> PyResult<i64> {
+    if m == 0 {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "pow() 3rd argument cannot be 0",
+        ));
+    }
+    let mm = (m as i128).abs();
+    let mut base = (a as i128).rem_euclid(mm);
+    let mut e = b;
+    if e < 0 {
+        base = mod_inverse(base, mm).ok_or_else(|| {
+            PyErr::new(
+                ExcType::ValueError,
+                "base is not invertible for the given modulus",
+            )
+        })?;
+        e = e.checked_neg().ok_or_else(int_overflow)?;
+    }
+    let mut result: i128 = 1 % mm;
+    while e > 0 {
+        if e & 1 == 1 {
+            result = result * base % mm;
+        }
+        base = base * base % mm;
+        e >>= 1;
+    }
+    // The result takes the modulus's sign, as Python's `%`.
+    if m < 0 && result != 0 {
+        result -= mm;
+    }
+    Ok(result as i64)
+}
+
+fn mod_inverse(a: i128, m: i128) -> Option<i128> {
+    let (mut old_r, mut r) = (a, m);
+    let (mut old_s, mut s) = (1i128, 0i128);
+    while r != 0 {
+        let q = old_r / r;
+        (old_r, r) = (r, old_r - q * r);
+        (old_s, s) = (s, old_s - q * s);
+    }
+    (old_r == 1).then(|| old_s.rem_euclid(m))
+}

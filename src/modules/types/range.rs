@@ -1,0 +1,291 @@
+//! `range`: a lazy arithmetic sequence with `len`, indexing, slicing, `in`,
+//! iteration, equality, `count`/`index`, and CPython's repr (`range(0, 5)`).
+
+use std::any::Any;
+use std::rc::Rc;
+
+use super::iter::{IterObj, IterState};
+use super::{add_method, add_new, int_arg, native_class, slice_indices, type_error, value_error};
+use crate::value::{Args, Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+
+/// A `range` object.
+#[derive(Clone, Debug)]
+pub struct RangeObj {
+    /// First value.
+    pub start: i64,
+    /// End (exclusive).
+    pub stop: i64,
+    /// Step (never zero).
+    pub step: i64,
+}
+
+impl RangeObj {
+    /// The number of items (may exceed `usize` only in theory; u64 holds all).
+    pub fn len_u64(&self) -> u64 {
+        let (start, stop, step) = (self.start as i128, self.stop as i128, self.step as i128);
+        let n = if step > 0 && start < stop {
+            (stop - start - 1) / step + 1
+        } else if step < 0 && start > stop {
+            (start - stop - 1) / (-step) + 1
+        } else {
+            0
+        };
+        n as u64
+    }
+
+    /// The i-th item (0 <= i < len).
+    pub fn item(&self, i: u64) -> i64 {
+        (self.start as i128 + i as i128 * self.step as i128) as i64
+    }
+
+    /// An iterator from the start.
+    pub fn iter_value(&self) -> Value {
+        IterObj::value(
+            "range_iterator",
+            IterState::Range(self.start, self.step, self.len_u64()),
+        )
+    }
+
+    /// An iterator from the end backwards.
+    pub fn reversed_iter(&self) -> Value {
+        let n = self.len_u64();
+        let last = if n == 0 { self.start } else { self.item(n - 1) };
+        IterObj::value(
+            "range_iterator",
+            IterState::Range(last, self.step.wrapping_neg(), n),
+        )
+    }
+
+    /// The position of `x` if it is in the range.
+    pub fn position(&self, x: i64) -> Option<u64> {
+        let off = x as i128 - self.start as i128;
+        if off % self.step as i128 != 0 {
+            return None;
+        }
+        let idx = off / self.step as i128;
+        (idx >= 0 && (idx as u128) < self.len_u64() as u128).then_some(idx as u64)
+    }
+
+    fn len_checked(&self) -> PyResult<usize> {
+        let n = self.len_u64();
+        if n > i64::MAX as u64 {
+            return Err(PyErr::new(
+                ExcType::OverflowError,
+                "Python int too large to convert to C ssize_t",
+            ));
+        }
+        Ok(n as usize)
+    }
+}
+
+fn range_of(v: &Value) -> Option<&RangeObj> {
+    v.downcast::<RangeObj>()
+}
+
+/// A new range value.
+pub fn make_range(start: i64, stop: i64, step: i64) -> Value {
+    Value::native(RangeObj { start, stop, step })
+}
+
+/// An int from a value that may be an int-valued number (for `in`).
+fn as_exact_int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int(i) => Some(*i),
+        Value::Bool(b) => Some(*b as i64),
+        Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Some(*f as i64),
+        _ => None,
+    }
+}
+
+impl NativeObject for RangeObj {
+    fn type_name(&self) -> &str {
+        "range"
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(native_class("range"))
+    }
+
+    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(if self.step == 1 {
+            format!("range({}, {})", self.start, self.stop)
+        } else {
+            format!("range({}, {}, {})", self.start, self.stop, self.step)
+        })
+    }
+
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "start" => Some(Value::Int(self.start)),
+            "stop" => Some(Value::Int(self.stop)),
+            "step" => Some(Value::Int(self.step)),
+            _ => match native_class("range").lookup(name) {
+                Some(Value::NativeFunction(f)) => Some(f.bind(this.clone())),
+                other => other,
+            },
+        })
+    }
+
+    fn dir(&self) -> Vec<String> {
+        ["count", "index", "start", "step", "stop"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    }
+
+    fn iter(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(Some(self.iter_value()))
+    }
+
+    fn len(&self, _vm: &dyn Vm) -> PyResult<Option<usize>> {
+        self.len_checked().map(Some)
+    }
+
+    fn truthy(&self, _vm: &dyn Vm) -> PyResult<Option<bool>> {
+        Ok(Some(self.len_u64() > 0))
+    }
+
+    fn getitem(&self, _this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let n = self.len_checked()?;
+        if let Some((start, stop, step)) = slice_indices(key, n)? {
+            let at = |i: isize| (self.start as i128 + i as i128 * self.step as i128) as i64;
+            let new_step = self.step as i128 * step as i128;
+            let new_step = i64::try_from(new_step).map_err(|_| super::int_overflow())?;
+            return Ok(Some(make_range(at(start), at(stop), new_step)));
+        }
+        let Some(i) = super::as_index(key, vm)? else {
+            return Err(type_error(format!(
+                "range indices must be integers or slices, not {}",
+                key.type_name()
+            )));
+        };
+        let i = if i < 0 {
+            i as i128 + n as i128
+        } else {
+            i as i128
+        };
+        if i < 0 || i >= n as i128 {
+            return Err(PyErr::new(
+                ExcType::IndexError,
+                "range object index out of range",
+            ));
+        }
+        Ok(Some(Value::Int(self.item(i as u64))))
+    }
+
+    fn contains(&self, item: &Value, vm: &dyn Vm) -> PyResult<Option<bool>> {
+        match item {
+            Value::Int(_) | Value::Bool(_) | Value::Float(_) => Ok(Some(
+                as_exact_int(item).is_some_and(|x| self.position(x).is_some()),
+            )),
+            _ => {
+                for i in 0..self.len_u64() {
+                    if vm.eq(&Value::Int(self.item(i)), item)? {
+                        return Ok(Some(true));
+                    }
+                }
+                Ok(Some(false))
+            }
+        }
+    }
+
+    fn compare(
+        &self,
+        _this: &Value,
+        op: &str,
+        other: &Value,
+        _vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        let Some(o) = range_of(other) else {
+            return Ok(None);
+        };
+        let (n, m) = (self.len_u64(), o.len_u64());
+        let same = n == m && (n == 0 || (self.start == o.start && (n == 1 || self.step == o.step)));
+        Ok(match op {
+            "==" => Some(Value::Bool(same)),
+            "!=" => Some(Value::Bool(!same)),
+            _ => None,
+        })
+    }
+}
+
+/// Registers `range.__new__`, `count`, `index`.
+pub fn register(class: &Class) {
+    add_new(
+        class,
+        "range(*args)",
+        range_new,
+        "range(stop) or range(start, stop[, step]): the ints from start up to (not including) stop.\n\n    list(range(1, 7, 2)) == [1, 3, 5]",
+    );
+    add_method(
+        class,
+        "range.count(self, value, /)",
+        range_count,
+        "How many times `value` occurs (0 or 1).",
+    );
+    add_method(
+        class,
+        "range.index(self, value, /)",
+        range_index,
+        "The position of `value`: `range(0, 10, 2).index(4) == 2`.",
+    );
+}
+
+fn range_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let args = a.varargs(0);
+    let ints = args
+        .iter()
+        .map(|v| int_arg(v, vm))
+        .collect::<PyResult<Vec<i64>>>();
+    match args.len() {
+        0 => Err(type_error("range expected at least 1 argument, got 0")),
+        1..=3 => {
+            let ints = ints?;
+            let (start, stop, step) = match ints[..] {
+                [stop] => (0, stop, 1),
+                [start, stop] => (start, stop, 1),
+                [start, stop, step] => (start, stop, step),
+                _ => (0, 0, 1),
+            };
+            if step == 0 {
+                return Err(value_error("range() arg 3 must not be zero"));
+            }
+            Ok(make_range(start, stop, step))
+        }
+        n => Err(type_error(format!(
+            "range expected at most 3 arguments, got {n}"
+        ))),
+    }
+}
+
+fn this_range<'a>(a: &'a Args, name: &str) -> PyResult<&'a RangeObj> {
+    range_of(a.get(0)).ok_or_else(|| super::descriptor_error(name, "range", a.get(0)))
+}
+
+fn range_count(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let r = this_range(a, "count")?;
+    Ok(Value::Int(r.contains(a.get(1), vm)?.unwrap_or(false) as i64))
+}
+
+fn range_index(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let r = this_range(a, "index")?;
+    if let Some(x) = as_exact_int(a.get(1)) {
+        if let Some(p) = r.position(x) {
+            return Ok(Value::Int(p as i64));
+        }
+    } else {
+        for i in 0..r.len_u64() {
+            if vm.eq(&Value::Int(r.item(i)), a.get(1))? {
+                return Ok(Value::Int(i as i64));
+            }
+        }
+    }
+    Err(value_error(format!(
+        "{} is not in range",
+        vm.repr(a.get(1))?
+    )))
+}

@@ -1,0 +1,205 @@
+//! `slice` objects: what `a[1:2:3]` subscripts with. The evaluator builds them
+//! with [`make_slice`]; sequences resolve them against a length with
+//! [`slice_indices`] (CPython's `PySlice_Unpack` + `PySlice_AdjustIndices`).
+
+use std::any::Any;
+use std::rc::Rc;
+
+use super::{add_method, add_new, native_class, type_error, value_error};
+use crate::value::{Args, Class, NativeObject, PyResult, Value, Vm};
+
+/// A `slice(start, stop, step)` object; the parts are any values.
+pub struct SliceObj {
+    /// `start` (None when omitted).
+    pub start: Value,
+    /// `stop`.
+    pub stop: Value,
+    /// `step`.
+    pub step: Value,
+}
+
+/// `slice(lower, upper, step)`, the value of a subscript `a[lower:upper:step]`.
+pub fn make_slice(lower: Value, upper: Value, step: Value) -> Value {
+    Value::native(SliceObj {
+        start: lower,
+        stop: upper,
+        step,
+    })
+}
+
+fn part(v: &Value) -> PyResult<Option<i64>> {
+    match v {
+        Value::None => Ok(None),
+        Value::Int(i) => Ok(Some(*i)),
+        Value::Bool(b) => Ok(Some(*b as i64)),
+        _ => Err(type_error(
+            "slice indices must be integers or None or have an __index__ method",
+        )),
+    }
+}
+
+/// Resolves a slice against a sequence of length `len`: `(start, stop, step)`
+/// with start/stop clamped as CPython does (stop may be -1 for negative
+/// steps). None when `v` is not a slice.
+pub fn slice_indices(v: &Value, len: usize) -> PyResult<Option<(isize, isize, isize)>> {
+    let Some(s) = v.downcast::<SliceObj>() else {
+        return Ok(None);
+    };
+    let step = part(&s.step)?.unwrap_or(1);
+    if step == 0 {
+        return Err(value_error("slice step cannot be zero"));
+    }
+    // Clamp to isize; values beyond it behave like the ends.
+    let clamp = |x: i64| x.clamp(-(isize::MAX as i64), isize::MAX as i64) as isize;
+    let step = clamp(step.max(-i64::MAX));
+    let len = len as isize;
+    let (lo_default, hi_default) = if step < 0 { (len - 1, -1) } else { (0, len) };
+    let adjust = |x: Option<i64>, default: isize| -> isize {
+        match x {
+            None => default,
+            Some(x) => {
+                let mut x = clamp(x);
+                if x < 0 {
+                    x += len;
+                    if x < 0 {
+                        x = if step < 0 { -1 } else { 0 };
+                    }
+                } else if x >= len {
+                    x = if step < 0 { len - 1 } else { len };
+                }
+                x
+            }
+        }
+    };
+    let start = adjust(part(&s.start)?, lo_default);
+    let stop = adjust(part(&s.stop)?, hi_default);
+    Ok(Some((start, stop, step)))
+}
+
+/// The number of items a resolved slice selects.
+pub fn slice_len(start: isize, stop: isize, step: isize) -> usize {
+    if step > 0 && start < stop {
+        ((stop - start - 1) / step + 1) as usize
+    } else if step < 0 && start > stop {
+        ((start - stop - 1) / (-step) + 1) as usize
+    } else {
+        0
+    }
+}
+
+/// The positions a resolved slice selects, in order.
+pub fn slice_positions(start: isize, stop: isize, step: isize) -> impl Iterator<Item = usize> {
+    let n = slice_len(start, stop, step);
+    (0..n).map(move |k| (start + k as isize * step) as usize)
+}
+
+/// The items of `items` a resolved slice selects.
+pub fn apply_slice<T: Clone>(items: &[T], start: isize, stop: isize, step: isize) -> Vec<T> {
+    slice_positions(start, stop, step)
+        .filter_map(|i| items.get(i).cloned())
+        .collect()
+}
+
+impl NativeObject for SliceObj {
+    fn type_name(&self) -> &str {
+        "slice"
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(native_class("slice"))
+    }
+
+    fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!(
+            "slice({}, {}, {})",
+            vm.repr(&self.start)?,
+            vm.repr(&self.stop)?,
+            vm.repr(&self.step)?
+        ))
+    }
+
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "start" => Some(self.start.clone()),
+            "stop" => Some(self.stop.clone()),
+            "step" => Some(self.step.clone()),
+            _ => match native_class("slice").lookup(name) {
+                Some(Value::NativeFunction(f)) => Some(f.bind(this.clone())),
+                other => other,
+            },
+        })
+    }
+
+    fn hashable(&self) -> bool {
+        false
+    }
+
+    fn compare(
+        &self,
+        _this: &Value,
+        op: &str,
+        other: &Value,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        let Some(o) = other.downcast::<SliceObj>() else {
+            return Ok(None);
+        };
+        let a = Value::tuple(vec![
+            self.start.clone(),
+            self.stop.clone(),
+            self.step.clone(),
+        ]);
+        let b = Value::tuple(vec![o.start.clone(), o.stop.clone(), o.step.clone()]);
+        Ok(match op {
+            "==" => Some(Value::Bool(vm.eq(&a, &b)?)),
+            "!=" => Some(Value::Bool(!vm.eq(&a, &b)?)),
+            _ => None,
+        })
+    }
+}
+
+/// Registers `slice.__new__` and `slice.indices`.
+pub fn register(class: &Class) {
+    add_new(
+        class,
+        "slice(*args)",
+        slice_new,
+        "slice(stop) or slice(start, stop[, step]): the object `a[start:stop:step]` indexes with.",
+    );
+    add_method(
+        class,
+        "slice.indices(self, length, /)",
+        slice_indices_method,
+        "The `(start, stop, step)` this slice selects from a sequence of `length` items.",
+    );
+}
+
+fn slice_new(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let v = a.varargs(0);
+    match v.len() {
+        0 => Err(type_error("slice expected at least 1 argument, got 0")),
+        1 => Ok(make_slice(Value::None, v[0].clone(), Value::None)),
+        2 => Ok(make_slice(v[0].clone(), v[1].clone(), Value::None)),
+        3 => Ok(make_slice(v[0].clone(), v[1].clone(), v[2].clone())),
+        n => Err(type_error(format!(
+            "slice expected at most 3 arguments, got {n}"
+        ))),
+    }
+}
+
+fn slice_indices_method(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let len = super::int_arg(a.get(1), vm)?;
+    let len = usize::try_from(len).map_err(|_| value_error("length should not be negative"))?;
+    match slice_indices(a.get(0), len)? {
+        Some((s, e, st)) => Ok(Value::tuple(vec![
+            Value::Int(s as i64),
+            Value::Int(e as i64),
+            Value::Int(st as i64),
+        ])),
+        None => Err(super::descriptor_error("indices", "slice", a.get(0))),
+    }
+}

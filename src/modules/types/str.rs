@@ -1,0 +1,405 @@
+//! `str`: the constructor, joining and splitting, stripping, case changes and
+//! `encode`. Searching, padding, predicates and `format` are in `str_more`.
+//! Indices are in characters (code points), as Python's are.
+
+use std::rc::Rc;
+
+use super::{add_method, add_new, alloc_vec, descriptor_error, type_error, value_error};
+use crate::value::{Args, Class, PyResult, Value, Vm};
+
+/// The receiver of a str method, or the descriptor TypeError.
+pub fn this<'a>(a: &'a Args, name: &str) -> PyResult<&'a Rc<String>> {
+    match a.get(0) {
+        Value::Str(s) => Ok(s),
+        other => Err(descriptor_error(name, "str", other)),
+    }
+}
+
+/// A str argument or `TypeError: must be str, not int`.
+pub fn str_arg<'a>(v: &'a Value, what: &str) -> PyResult<&'a str> {
+    match v {
+        Value::Str(s) => Ok(s),
+        other => Err(type_error(format!(
+            "{what}must be str, not {}",
+            other.type_name()
+        ))),
+    }
+}
+
+/// Python's `str.isspace` for one character.
+pub fn is_space(c: char) -> bool {
+    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
+}
+
+/// Byte offset of character index `ci` (the end for `ci >= len`).
+pub fn byte_at(s: &str, ci: usize) -> usize {
+    if s.is_ascii() {
+        return ci.min(s.len());
+    }
+    s.char_indices().nth(ci).map(|(b, _)| b).unwrap_or(s.len())
+}
+
+/// Character index of byte offset `b`.
+pub fn char_of_byte(s: &str, b: usize) -> usize {
+    if s.is_ascii() {
+        b
+    } else {
+        s[..b].chars().count()
+    }
+}
+
+/// Number of characters.
+pub fn char_len(s: &str) -> usize {
+    if s.is_ascii() {
+        s.len()
+    } else {
+        s.chars().count()
+    }
+}
+
+/// Registers the methods in this file on `str`.
+pub fn register(c: &Class) {
+    add_new(
+        c,
+        "str(object='', encoding=None, errors=None)",
+        str_new,
+        "The string form of an object: `str(1.5) == '1.5'`; `str(b'hi', 'utf-8') == 'hi'`.",
+    );
+    add_method(
+        c,
+        "str.join(self, iterable, /)",
+        join,
+        "Concatenates strings with `self` between them: `','.join(['a', 'b']) == 'a,b'`.",
+    );
+    add_method(
+        c,
+        "str.split(self, sep=None, maxsplit=-1)",
+        split,
+        "Splits at `sep` (runs of whitespace when None): `'a,b'.split(',') == ['a', 'b']`.",
+    );
+    add_method(
+        c,
+        "str.rsplit(self, sep=None, maxsplit=-1)",
+        rsplit,
+        "Like `split`, counting `maxsplit` from the right: `'a.b.c'.rsplit('.', 1) == ['a.b', 'c']`.",
+    );
+    add_method(
+        c,
+        "str.splitlines(self, keepends=False)",
+        splitlines,
+        "The lines of the string: `'a\\nb'.splitlines() == ['a', 'b']`.",
+    );
+    add_method(
+        c,
+        "str.strip(self, chars=None, /)",
+        strip,
+        "Removes leading and trailing whitespace (or `chars`).",
+    );
+    add_method(
+        c,
+        "str.lstrip(self, chars=None, /)",
+        lstrip,
+        "Removes leading whitespace (or `chars`).",
+    );
+    add_method(
+        c,
+        "str.rstrip(self, chars=None, /)",
+        rstrip,
+        "Removes trailing whitespace (or `chars`).",
+    );
+    add_method(
+        c,
+        "str.upper(self)",
+        upper,
+        "Upper case: `'ab'.upper() == 'AB'`.",
+    );
+    add_method(
+        c,
+        "str.lower(self)",
+        lower,
+        "Lower case: `'AB'.lower() == 'ab'`.",
+    );
+    add_method(
+        c,
+        "str.casefold(self)",
+        casefold,
+        "Lower case for caseless matching (`'ß'` becomes `'ss'`).",
+    );
+    add_method(
+        c,
+        "str.swapcase(self)",
+        swapcase,
+        "Swaps upper and lower case.",
+    );
+    add_method(
+        c,
+        "str.title(self)",
+        title,
+        "Title case: `'hello world'.title() == 'Hello World'`.",
+    );
+    add_method(
+        c,
+        "str.capitalize(self)",
+        capitalize,
+        "First character upper, the rest lower.",
+    );
+    add_method(
+        c,
+        "str.encode(self, encoding='utf-8', errors='strict')",
+        encode,
+        "The string as bytes: `'é'.encode() == b'\\xc3\\xa9'`.",
+    );
+}
+
+fn str_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let obj = a.get(0);
+    if a.was_given(1) || a.was_given(2) {
+        return match obj {
+            Value::Bytes(b) => super::bytes::decode_bytes(b, a.opt(1), a.opt(2)),
+            other => Err(type_error(format!(
+                "decoding to str: need a bytes-like object, {} found",
+                other.type_name()
+            ))),
+        };
+    }
+    match obj {
+        Value::Str(_) => Ok(obj.clone()),
+        other => Ok(Value::str(vm.str(other)?)),
+    }
+}
+
+fn join(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let sep = this(a, "join")?;
+    let items = vm.collect(a.get(1))?;
+    let mut total = 0usize;
+    for (i, it) in items.iter().enumerate() {
+        match it {
+            Value::Str(s) => total = total.saturating_add(s.len()).saturating_add(sep.len()),
+            other => {
+                return Err(type_error(format!(
+                    "sequence item {i}: expected str instance, {} found",
+                    other.type_name()
+                )))
+            }
+        }
+    }
+    let mut out: Vec<u8> = alloc_vec(total)?;
+    for (i, it) in items.iter().enumerate() {
+        if i > 0 {
+            out.extend_from_slice(sep.as_bytes());
+        }
+        if let Value::Str(s) = it {
+            out.extend_from_slice(s.as_bytes());
+        }
+    }
+    Ok(Value::str(String::from_utf8(out).unwrap_or_default()))
+}
+
+fn sep_arg(v: &Value) -> PyResult<Option<&str>> {
+    match v {
+        Value::None => Ok(None),
+        Value::Str(s) if s.is_empty() => Err(value_error("empty separator")),
+        Value::Str(s) => Ok(Some(s)),
+        other => Err(type_error(format!(
+            "must be str or None, not {}",
+            other.type_name()
+        ))),
+    }
+}
+
+fn strs(parts: Vec<&str>) -> Value {
+    Value::list(parts.into_iter().map(Value::str).collect())
+}
+
+fn split(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let s = this(a, "split")?;
+    let max = super::int_arg(a.get(2), vm)?;
+    let max = if max < 0 { usize::MAX } else { max as usize };
+    Ok(match sep_arg(a.get(1))? {
+        Some(sep) => strs(s.splitn(max.saturating_add(1), sep).collect()),
+        None => {
+            let mut out = Vec::new();
+            let mut rest = s.trim_start_matches(is_space);
+            while !rest.is_empty() {
+                if out.len() == max {
+                    out.push(rest);
+                    break;
+                }
+                let end = rest.find(is_space).unwrap_or(rest.len());
+                out.push(&rest[..end]);
+                rest = rest[end..].trim_start_matches(is_space);
+            }
+            strs(out)
+        }
+    })
+}
+
+fn rsplit(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let s = this(a, "rsplit")?;
+    let max = super::int_arg(a.get(2), vm)?;
+    let max = if max < 0 { usize::MAX } else { max as usize };
+    let mut out: Vec<&str> = match sep_arg(a.get(1))? {
+        Some(sep) => s.rsplitn(max.saturating_add(1), sep).collect(),
+        None => {
+            let mut out = Vec::new();
+            let mut rest = s.trim_end_matches(is_space);
+            while !rest.is_empty() {
+                if out.len() == max {
+                    out.push(rest);
+                    break;
+                }
+                let start = rest
+                    .rfind(is_space)
+                    .map(|i| i + rest[i..].chars().next().map_or(1, char::len_utf8));
+                let start = start.unwrap_or(0);
+                out.push(&rest[start..]);
+                rest = rest[..start].trim_end_matches(is_space);
+            }
+            out
+        }
+    };
+    out.reverse();
+    Ok(strs(out))
+}
+
+/// Python's line boundaries for `splitlines`.
+fn is_line_break(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r'
+            | '\x0b'
+            | '\x0c'
+            | '\x1c'
+            | '\x1d'
+            | '\x1e'
+            | '\u{85}'
+            | '\u{2028}'
+            | '\u{2029}'
+    )
+}
+
+fn splitlines(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let s = this(a, "splitlines")?;
+    let keep = vm.truthy(a.get(1))?;
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut iter = s.char_indices().peekable();
+    while let Some((i, c)) = iter.next() {
+        if is_line_break(c) {
+            let mut end = i + c.len_utf8();
+            if c == '\r' && iter.peek().is_some_and(|(_, n)| *n == '\n') {
+                iter.next();
+                end += 1;
+            }
+            out.push(Value::str(&s[start..if keep { end } else { i }]));
+            start = end;
+        }
+    }
+    if start < s.len() {
+        out.push(Value::str(&s[start..]));
+    }
+    Ok(Value::list(out))
+}
+
+fn strip_with(a: &Args, name: &str, left: bool, right: bool) -> PyResult<Value> {
+    let s = this(a, name)?;
+    let chars: Option<Vec<char>> = match a.get(1) {
+        Value::None => None,
+        Value::Str(c) => Some(c.chars().collect()),
+        _ => return Err(type_error(format!("{name} arg must be None or str"))),
+    };
+    let pred = |c: char| match &chars {
+        Some(set) => set.contains(&c),
+        None => is_space(c),
+    };
+    let mut t: &str = s;
+    if left {
+        t = t.trim_start_matches(pred);
+    }
+    if right {
+        t = t.trim_end_matches(pred);
+    }
+    Ok(if t.len() == s.len() {
+        a.get(0).clone()
+    } else {
+        Value::str(t)
+    })
+}
+
+fn strip(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    strip_with(a, "strip", true, true)
+}
+
+fn lstrip(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    strip_with(a, "lstrip", true, false)
+}
+
+fn rstrip(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    strip_with(a, "rstrip", false, true)
+}
+
+fn upper(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(Value::str(this(a, "upper")?.to_uppercase()))
+}
+
+fn lower(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(Value::str(this(a, "lower")?.to_lowercase()))
+}
+
+fn casefold(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(Value::str(
+        this(a, "casefold")?.to_lowercase().replace('ß', "ss"),
+    ))
+}
+
+fn swapcase(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let s = this(a, "swapcase")?;
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_uppercase() {
+            out.extend(c.to_lowercase());
+        } else if c.is_lowercase() {
+            out.extend(c.to_uppercase());
+        } else {
+            out.push(c);
+        }
+    }
+    Ok(Value::str(out))
+}
+
+/// Whether a character has case (Python's "cased").
+fn is_cased(c: char) -> bool {
+    c.is_uppercase() || c.is_lowercase()
+}
+
+fn title(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let s = this(a, "title")?;
+    let mut out = String::with_capacity(s.len());
+    let mut prev_cased = false;
+    for c in s.chars() {
+        if prev_cased {
+            out.extend(c.to_lowercase());
+        } else {
+            out.extend(c.to_uppercase());
+        }
+        prev_cased = is_cased(c);
+    }
+    Ok(Value::str(out))
+}
+
+fn capitalize(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let s = this(a, "capitalize")?;
+    let mut chars = s.chars();
+    let mut out = String::with_capacity(s.len());
+    if let Some(first) = chars.next() {
+        out.extend(first.to_uppercase());
+        out.extend(chars.flat_map(char::to_lowercase));
+    }
+    Ok(Value::str(out))
+}
+
+fn encode(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let s = this(a, "encode")?;
+    let enc = str_arg(a.get(1), "encode() argument 'encoding' ")?;
+    super::bytes::encode_str(s, enc, a.opt(2))
+}

@@ -1,0 +1,159 @@
+//! Dict views: `dict_keys`, `dict_values`, `dict_items`. They read the dict
+//! live, iterate, support `len` and `in`, print like CPython
+//! (`dict_items([('a', 1)])`), and keys/items views combine like sets.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::iter::{dict_iter, DictPart};
+use super::native_class;
+use super::set::{collect_keys, combine, make_set};
+use crate::syntax::ast::BinOp;
+use crate::value::{Class, Dict, NativeObject, PyResult, Value, Vm};
+
+/// A live view of a dict.
+pub struct DictView {
+    /// The dict.
+    pub dict: Rc<RefCell<Dict>>,
+    /// Which part it shows.
+    pub part: DictPart,
+}
+
+impl DictView {
+    fn name(&self) -> &'static str {
+        match self.part {
+            DictPart::Keys => "dict_keys",
+            DictPart::Values => "dict_values",
+            DictPart::Items => "dict_items",
+        }
+    }
+
+    /// The items the view shows now.
+    pub fn snapshot(&self) -> Vec<Value> {
+        let d = self.dict.borrow();
+        match self.part {
+            DictPart::Keys => d.keys(),
+            DictPart::Values => d.map.values().cloned().collect(),
+            DictPart::Items => d
+                .items()
+                .into_iter()
+                .map(|(k, v)| Value::tuple(vec![k, v]))
+                .collect(),
+        }
+    }
+}
+
+impl NativeObject for DictView {
+    fn type_name(&self) -> &str {
+        self.name()
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(native_class(self.name()))
+    }
+
+    fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!(
+            "{}({})",
+            self.name(),
+            vm.repr(&Value::list(self.snapshot()))?
+        ))
+    }
+
+    fn iter(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(Some(dict_iter(&self.dict, self.part)))
+    }
+
+    fn len(&self, _vm: &dyn Vm) -> PyResult<Option<usize>> {
+        Ok(Some(self.dict.borrow().len()))
+    }
+
+    fn hashable(&self) -> bool {
+        false
+    }
+
+    fn contains(&self, item: &Value, vm: &dyn Vm) -> PyResult<Option<bool>> {
+        match self.part {
+            DictPart::Keys => Ok(Some(self.dict.borrow().get(item)?.is_some())),
+            DictPart::Items => {
+                let Value::Tuple(t) = item else {
+                    return Ok(Some(false));
+                };
+                if t.len() != 2 {
+                    return Ok(Some(false));
+                }
+                let found = self.dict.borrow().get(&t[0])?;
+                match found {
+                    Some(v) => Ok(Some(v.is(&t[1]) || vm.eq(&v, &t[1])?)),
+                    None => Ok(Some(false)),
+                }
+            }
+            DictPart::Values => {
+                for v in self.snapshot() {
+                    if v.is(item) || vm.eq(&v, item)? {
+                        return Ok(Some(true));
+                    }
+                }
+                Ok(Some(false))
+            }
+        }
+    }
+
+    fn binop(
+        &self,
+        _this: &Value,
+        op: BinOp,
+        other: &Value,
+        reflected: bool,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        if self.part == DictPart::Values {
+            return Ok(None);
+        }
+        let c = match op {
+            BinOp::BitOr => '|',
+            BinOp::BitAnd => '&',
+            BinOp::Sub => '-',
+            BinOp::BitXor => '^',
+            _ => return Ok(None),
+        };
+        let mine = collect_keys(vm, &Value::list(self.snapshot()))?;
+        let theirs = collect_keys(vm, other)?;
+        let r = if reflected {
+            combine(c, &theirs, &mine)
+        } else {
+            combine(c, &mine, &theirs)
+        };
+        Ok(Some(make_set(r, false)))
+    }
+
+    fn compare(
+        &self,
+        _this: &Value,
+        op: &str,
+        other: &Value,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        if self.part == DictPart::Values || !matches!(op, "==" | "!=") {
+            return Ok(None);
+        }
+        let other_items = match other {
+            Value::Set(_) => collect_keys(vm, other)?,
+            Value::Native(n) => match n.as_any().downcast_ref::<DictView>() {
+                Some(v) if v.part != DictPart::Values => {
+                    collect_keys(vm, &Value::list(v.snapshot()))?
+                }
+                _ => return Ok(None),
+            },
+            _ => return Ok(None),
+        };
+        let mine = collect_keys(vm, &Value::list(self.snapshot()))?;
+        let same = mine.len() == other_items.len() && mine.is_subset(&other_items);
+        Ok(Some(Value::Bool(if op == "==" { same } else { !same })))
+    }
+}

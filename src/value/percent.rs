@@ -1,0 +1,303 @@
+//! `str % args`: printf-style formatting as CPython's `PyUnicode_Format`
+//! (`"%d items, %.2f, %s, %r, %5s, %-5d, %x, %%" % (...)`, `"%(name)s" % d`),
+//! with CPython's messages for every misuse.
+
+use super::error::{ExcType, PyErr, PyResult};
+use super::fmtspec::{float_body, pad};
+use super::format::ascii_escape;
+use super::native::Vm;
+use super::round::float_to_i64;
+use super::value::Value;
+
+#[cold]
+fn type_error(msg: impl Into<String>) -> PyErr {
+    PyErr::new(ExcType::TypeError, msg)
+}
+
+/// The flags of one conversion.
+#[derive(Default)]
+struct Conv {
+    left: bool,
+    plus: bool,
+    space: bool,
+    alternate: bool,
+    zero: bool,
+    width: usize,
+    precision: Option<usize>,
+}
+
+/// The arguments: a tuple's items, one value, or a mapping.
+struct ArgList<'a> {
+    items: Vec<Value>,
+    next: usize,
+    mapping: Option<&'a Value>,
+}
+
+impl ArgList<'_> {
+    fn next(&mut self) -> PyResult<Value> {
+        let v = self
+            .items
+            .get(self.next)
+            .cloned()
+            .ok_or_else(|| type_error("not enough arguments for format string"))?;
+        self.next += 1;
+        Ok(v)
+    }
+
+    fn star(&mut self) -> PyResult<usize> {
+        match self.next()? {
+            Value::Int(i) => Ok(usize::try_from(i).unwrap_or(0).min(1 << 30)),
+            Value::Bool(b) => Ok(b as usize),
+            _ => Err(type_error("* wants int")),
+        }
+    }
+}
+
+/// `fmt % args` for a format string (`args` a tuple, a dict or one value).
+pub fn percent_format(vm: &dyn Vm, fmt: &str, args: &Value) -> PyResult<String> {
+    let mut list = match args {
+        Value::Tuple(t) => ArgList {
+            items: t.to_vec(),
+            next: 0,
+            mapping: None,
+        },
+        Value::Dict(_) => ArgList {
+            items: vec![args.clone()],
+            next: 0,
+            mapping: Some(args),
+        },
+        other => ArgList {
+            items: vec![other.clone()],
+            next: 0,
+            mapping: None,
+        },
+    };
+    let chars: Vec<char> = fmt.chars().collect();
+    let mut out = String::with_capacity(fmt.len() + 16);
+    let mut i = 0;
+    let mut used_key = false;
+    while i < chars.len() {
+        if chars[i] != '%' {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        }
+        i += 1;
+        let mut keyed: Option<Value> = None;
+        if chars.get(i) == Some(&'(') {
+            let map = list
+                .mapping
+                .ok_or_else(|| type_error("format requires a mapping"))?;
+            let mut depth = 1;
+            let start = i + 1;
+            i += 1;
+            while i < chars.len() && depth > 0 {
+                match chars[i] {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+                i += 1;
+            }
+            if depth > 0 {
+                return Err(PyErr::new(ExcType::ValueError, "incomplete format key"));
+            }
+            let key: String = chars[start..i - 1].iter().collect();
+            keyed = Some(vm.getitem(map, &Value::str(key))?);
+            used_key = true;
+        }
+        let mut c = Conv::default();
+        while let Some(&f) = chars.get(i) {
+            match f {
+                '-' => c.left = true,
+                '+' => c.plus = true,
+                ' ' => c.space = true,
+                '#' => c.alternate = true,
+                '0' => c.zero = true,
+                _ => break,
+            }
+            i += 1;
+        }
+        if chars.get(i) == Some(&'*') {
+            c.width = list.star()?;
+            i += 1;
+        } else {
+            c.width = read_num(&chars, &mut i)?;
+        }
+        if chars.get(i) == Some(&'.') {
+            i += 1;
+            if chars.get(i) == Some(&'*') {
+                c.precision = Some(list.star()?);
+                i += 1;
+            } else {
+                c.precision = Some(read_num(&chars, &mut i)?);
+            }
+        }
+        while matches!(chars.get(i), Some('h' | 'l' | 'L')) {
+            i += 1;
+        }
+        let Some(&ty) = chars.get(i) else {
+            return Err(PyErr::new(ExcType::ValueError, "incomplete format"));
+        };
+        i += 1;
+        if ty == '%' {
+            out.push('%');
+            continue;
+        }
+        if !"sradiuoxXeEfFgGc".contains(ty) {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                format!(
+                    "unsupported format character '{ty}' ({:#x}) at index {}",
+                    ty as u32,
+                    i - 1
+                ),
+            ));
+        }
+        let arg = match keyed {
+            Some(v) => v,
+            None => list.next()?,
+        };
+        out.push_str(&convert(vm, ty, &arg, &c)?);
+    }
+    if list.next < list.items.len() && list.mapping.is_none() && !used_key {
+        return Err(type_error(
+            "not all arguments converted during string formatting",
+        ));
+    }
+    Ok(out)
+}
+
+fn read_num(chars: &[char], i: &mut usize) -> PyResult<usize> {
+    let mut n: usize = 0;
+    while let Some(d) = chars.get(*i).and_then(|c| c.to_digit(10)) {
+        n = n
+            .checked_mul(10)
+            .and_then(|n| n.checked_add(d as usize))
+            .filter(|n| *n <= 1 << 30)
+            .ok_or_else(|| PyErr::new(ExcType::ValueError, "width too big"))?;
+        *i += 1;
+    }
+    Ok(n)
+}
+
+fn convert(vm: &dyn Vm, ty: char, arg: &Value, c: &Conv) -> PyResult<String> {
+    let text = match ty {
+        's' | 'r' | 'a' => {
+            let s = match ty {
+                's' => vm.str(arg)?,
+                'r' => vm.repr(arg)?,
+                _ => ascii_escape(&vm.repr(arg)?),
+            };
+            let s: String = match c.precision {
+                Some(p) => s.chars().take(p).collect(),
+                None => s,
+            };
+            return Ok(pad(&s, c.width, ' ', if c.left { '<' } else { '>' }));
+        }
+        'c' => {
+            let ch = match arg {
+                Value::Int(i) => {
+                    u32::try_from(*i)
+                        .ok()
+                        .and_then(char::from_u32)
+                        .ok_or_else(|| {
+                            PyErr::new(ExcType::OverflowError, "%c arg not in range(0x110000)")
+                        })?
+                }
+                Value::Str(s) if s.chars().count() == 1 => s.chars().next().unwrap_or(' '),
+                _ => return Err(type_error("%c requires int or char")),
+            };
+            return Ok(pad(
+                &ch.to_string(),
+                c.width,
+                ' ',
+                if c.left { '<' } else { '>' },
+            ));
+        }
+        'd' | 'i' | 'u' => {
+            let i = match arg {
+                Value::Int(i) => *i,
+                Value::Bool(b) => *b as i64,
+                Value::Float(x) => float_to_i64(x.trunc())?,
+                other => {
+                    return Err(type_error(format!(
+                        "%{ty} format: a real number is required, not {}",
+                        other.type_name()
+                    )))
+                }
+            };
+            let digits = zero_extend(i.unsigned_abs().to_string(), c.precision);
+            number(i < 0, "", &digits, c)
+        }
+        'o' | 'x' | 'X' => {
+            let i = match arg {
+                Value::Int(i) => *i,
+                Value::Bool(b) => *b as i64,
+                other => {
+                    return Err(type_error(format!(
+                        "%{ty} format: an integer is required, not {}",
+                        other.type_name()
+                    )))
+                }
+            };
+            let m = i.unsigned_abs();
+            let (prefix, digits) = match ty {
+                'o' => ("0o", format!("{m:o}")),
+                'x' => ("0x", format!("{m:x}")),
+                _ => ("0X", format!("{m:X}")),
+            };
+            let prefix = if c.alternate { prefix } else { "" };
+            number(i < 0, prefix, &zero_extend(digits, c.precision), c)
+        }
+        _ => {
+            let x = match arg {
+                Value::Float(x) => *x,
+                Value::Int(i) => *i as f64,
+                Value::Bool(b) => *b as i64 as f64,
+                other => {
+                    return Err(type_error(format!(
+                        "must be real number, not {}",
+                        other.type_name()
+                    )))
+                }
+            };
+            let body = float_body(
+                x.abs(),
+                Some(ty),
+                Some(c.precision.unwrap_or(6)),
+                c.alternate,
+            );
+            number(x.is_sign_negative() && !x.is_nan(), "", &body, c)
+        }
+    };
+    Ok(text)
+}
+
+fn zero_extend(digits: String, precision: Option<usize>) -> String {
+    match precision {
+        Some(p) if p > digits.len() => format!("{}{}", "0".repeat(p - digits.len()), digits),
+        _ => digits,
+    }
+}
+
+/// Sign, prefix and padding of a converted number.
+fn number(negative: bool, prefix: &str, body: &str, c: &Conv) -> String {
+    let sign = if negative {
+        "-"
+    } else if c.plus {
+        "+"
+    } else if c.space {
+        " "
+    } else {
+        ""
+    };
+    let len = sign.len() + prefix.len() + body.chars().count();
+    if c.left {
+        return pad(&format!("{sign}{prefix}{body}"), c.width, ' ', '<');
+    }
+    if c.zero && c.width > len {
+        return format!("{sign}{prefix}{}{body}", "0".repeat(c.width - len));
+    }
+    pad(&format!("{sign}{prefix}{body}"), c.width, ' ', '>')
+}
