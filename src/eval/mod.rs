@@ -321,6 +321,23 @@ impl Vm for Interp {
         self.next_value(it)
     }
 
+    fn run_replicas(
+        &self,
+        n: usize,
+        body: &dyn Fn(usize) -> PyResult<Value>,
+        merge: &dyn Fn(Vec<Value>) -> PyResult<Vec<Value>>,
+    ) -> PyResult<Vec<Value>> {
+        Interp::run_replicas(self, n, body, merge)
+    }
+
+    fn collective(&self, payload: Value) -> PyResult<Value> {
+        Interp::collective(self, payload)
+    }
+
+    fn current_replica(&self) -> Option<usize> {
+        Interp::current_replica(self)
+    }
+
     fn write_stdout(&self, text: &str) {
         let out = self.output.borrow().clone();
         let _ = out.borrow_mut().write_all(text.as_bytes());

@@ -175,3 +175,82 @@ impl Interp {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    use super::super::Interp;
+    use crate::syntax::SourceFile;
+    use crate::value::{Args, NativeFunction, PyResult, Value, Vm};
+
+    /// `replicas(fn, n)`: runs fn(i) on n replicas; the merge callback sums
+    /// the int payloads and gives every replica the sum.
+    fn replicas(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+        let f = args.get(0).clone();
+        let n = args.int(1)? as usize;
+        let out = vm.run_replicas(
+            n,
+            &|i| vm.call(&f, vec![Value::Int(i as i64)], Vec::new()),
+            &|payloads| {
+                let total: i64 = payloads.iter().map(|p| if let Value::Int(i) = p { *i } else { 0 }).sum();
+                vm.write_stdout(&format!("merge {payloads:?}\n"));
+                Ok(vec![Value::Int(total); payloads.len()])
+            },
+        )?;
+        Ok(Value::list(out))
+    }
+
+    fn collective(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+        vm.collective(args.get(0).clone())
+    }
+
+    fn run(src: &str) -> String {
+        let src = src.to_string();
+        crate::with_big_stack(move || {
+            let out: Rc<RefCell<Vec<u8>>> = Rc::new(RefCell::new(Vec::new()));
+            let interp = Interp::new(out.clone(), Arc::new(AtomicBool::new(false)));
+            interp.set_stack_budget(crate::STACK_SIZE - (8 << 20));
+            interp.set_global("replicas", Value::NativeFunction(NativeFunction::new("replicas(fn, n)", replicas, "")));
+            interp.set_global("collective", Value::NativeFunction(NativeFunction::new("collective(x)", collective, "")));
+            let source = SourceFile::new("t.py", src);
+            let module = interp.compile(&source).expect("parses");
+            let r = interp.exec_module(&source, &module, false);
+            let mut text = String::from_utf8(out.borrow().clone()).unwrap_or_default();
+            if let Err(e) = r {
+                text.push_str(&format!("error: {}\n", interp.str_value(e.value()).unwrap_or_default()));
+            }
+            text
+        })
+    }
+
+    #[test]
+    fn replicas_park_at_collectives_and_resume_in_order() {
+        let out = run("def f(i):\n    print('start', i)\n    s = collective(i + 1)\n    print('after', i, s)\n    t = collective(s * 10)\n    return (i, t)\nprint(replicas(f, 3))\n");
+        assert_eq!(
+            out,
+            "start 0\nstart 1\nstart 2\nmerge [1, 2, 3]\nafter 0 6\nafter 1 6\nafter 2 6\nmerge [60, 60, 60]\n[(0, 180), (1, 180), (2, 180)]\n"
+        );
+    }
+
+    #[test]
+    fn a_replica_that_skips_a_collective_is_reported() {
+        let out = run("def f(i):\n    if i == 1:\n        return 0\n    return collective(i)\ntry:\n    replicas(f, 2)\nexcept RuntimeError as e:\n    print('caught:', str(e)[:60])\n");
+        assert_eq!(out, "caught: replica 1 returned without reaching the collective that repl\n");
+    }
+
+    #[test]
+    fn errors_and_deep_recursion_inside_replicas() {
+        let out = run("def r(n):\n    return 0 if n == 0 else 1 + r(n - 1)\ndef f(i):\n    if i == 2:\n        raise ValueError('bad replica')\n    return r(900)\ntry:\n    replicas(f, 3)\nexcept ValueError as e:\n    print('caught', e)\ndef g(i):\n    return r(100000)\ntry:\n    replicas(g, 2)\nexcept RecursionError as e:\n    print('recursion', e)\nprint(replicas(lambda i: r(500), 2))\n");
+        assert_eq!(out, "caught bad replica\nrecursion maximum recursion depth exceeded\n[500, 500]\n");
+    }
+
+    #[test]
+    fn collective_outside_replicas_is_an_error() {
+        let out = run("try:\n    collective(1)\nexcept RuntimeError as e:\n    print(e)\n");
+        assert!(out.contains("only be called in a replica function"), "{out}");
+    }
+}

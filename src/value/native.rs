@@ -57,6 +57,20 @@ pub trait Vm {
         }
         Ok(out)
     }
+    /// Runs `body(i)` for replicas `0..n` as coroutines, in replica order; a
+    /// replica calling [`Vm::collective`] parks until all have arrived, then
+    /// `merge` runs once on the payloads (in replica order) and each replica
+    /// resumes with its element of the result.
+    fn run_replicas(
+        &self,
+        n: usize,
+        body: &dyn Fn(usize) -> PyResult<Value>,
+        merge: &dyn Fn(Vec<Value>) -> PyResult<Vec<Value>>,
+    ) -> PyResult<Vec<Value>>;
+    /// Parks the running replica at a collective (see [`Vm::run_replicas`]).
+    fn collective(&self, payload: Value) -> PyResult<Value>;
+    /// The replica running now, inside `run_replicas`.
+    fn current_replica(&self) -> Option<usize>;
     /// Writes to standard output (respects redirection in tests and the REPL).
     fn write_stdout(&self, text: &str);
     /// Interpreter-wide state that higher layers (`distribute`, `modules`)

@@ -260,6 +260,23 @@ impl Vm for TestVm {
         }
     }
 
+    fn run_replicas(
+        &self,
+        n: usize,
+        body: &dyn Fn(usize) -> PyResult<Value>,
+        _merge: &dyn Fn(Vec<Value>) -> PyResult<Vec<Value>>,
+    ) -> PyResult<Vec<Value>> {
+        (0..n).map(body).collect()
+    }
+
+    fn collective(&self, payload: Value) -> PyResult<Value> {
+        Ok(payload)
+    }
+
+    fn current_replica(&self) -> Option<usize> {
+        None
+    }
+
     fn write_stdout(&self, text: &str) {
         self.out.borrow_mut().push_str(text);
     }
