@@ -38,16 +38,14 @@ pub trait Backend: Sync {
     /// Element-wise `op(x)`; the result has `x`'s dtype (bool for logical ops).
     fn unary(&self, op: UnaryOp, x: &Storage) -> Result<Storage>;
 
-    /// Element-wise `op(a, b)` with numpy broadcasting of `a_shape` and
-    /// `b_shape` to `out` (the caller checked compatibility and equal dtypes).
+    /// Element-wise `op(a, b)` with numpy broadcasting of the operands'
+    /// shapes to `out` (the caller checked compatibility and equal dtypes).
     fn binary(
         &self,
         op: BinaryOp,
         sem: Semantics,
-        a: &Storage,
-        a_shape: &Shape,
-        b: &Storage,
-        b_shape: &Shape,
+        a: (&Storage, &Shape),
+        b: (&Storage, &Shape),
         out: &Shape,
     ) -> Result<Storage>;
 

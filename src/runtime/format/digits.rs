@@ -126,11 +126,31 @@ fn parse_sci(s: &str) -> Digits {
 /// Shortest digits that round-trip to `x` at the precision of `kind`
 /// (closest such digits when several have the same length).
 pub fn shortest(x: f64, kind: FloatKind) -> Digits {
-    match kind {
-        FloatKind::F64 => parse_sci(&format!("{x:e}")),
-        FloatKind::F32 => parse_sci(&format!("{:e}", x as f32)),
-        FloatKind::F16 => shortest_f16(x),
+    let s = match kind {
+        FloatKind::F64 => format!("{x:e}"),
+        FloatKind::F32 => format!("{:e}", x as f32),
+        FloatKind::F16 => return shortest_f16(x),
+    };
+    // Rust breaks exact ties between two shortest candidates upward; Dragon4
+    // takes the correctly rounded one (ties to even) when it round-trips.
+    let d = parse_sci(&s);
+    if d.digits.len() > 1 {
+        let alt_text = format!("{:.*e}", d.digits.len() - 1, x);
+        let round_trips = match kind {
+            FloatKind::F32 => alt_text
+                .parse::<f32>()
+                .map(|v| v == x as f32)
+                .unwrap_or(false),
+            _ => alt_text.parse::<f64>().map(|v| v == x).unwrap_or(false),
+        };
+        if round_trips {
+            let alt = parse_sci(&alt_text);
+            if alt.digits.len() <= d.digits.len() {
+                return alt;
+            }
+        }
     }
+    d
 }
 
 fn shortest_f16(x: f64) -> Digits {
@@ -235,22 +255,38 @@ pub fn rounded_scientific(x: f64, sig: usize) -> Digits {
 
 /// numpy's `dragon4_positional(x, precision=p, unique=True)` digits: the
 /// shortest digits when they need at most `p` fraction digits, else rounded.
+///
+/// Dragon4 in positional mode always produces the exact digits down to the
+/// units place (`float16(10784)` prints `10784.`, not its shortest `1078e1`).
 pub fn maxprec_positional(x: f64, kind: FloatKind, p: usize) -> Digits {
     let s = shortest(x, kind);
-    if s.frac_len() <= p {
-        s
-    } else {
+    if s.frac_len() > p {
         rounded_positional(x, p)
+    } else if (s.digits.len() as i32) < s.exp + 1 {
+        rounded_positional(x, 0)
+    } else {
+        s
     }
 }
 
 /// numpy's `dragon4_scientific(x, precision=p, unique=True)` digits.
 pub fn maxprec_scientific(x: f64, kind: FloatKind, p: usize) -> Digits {
+    dragon4_scientific(x, kind, p, 0)
+}
+
+/// numpy's `dragon4_scientific(x, precision=max, min_digits=min, unique=True)`:
+/// Dragon4 stops at the shortest unique digits unless that is more than
+/// `max` fraction digits (then it rounds there) or fewer than `min` (then it
+/// keeps producing the value's exact digits and rounds at `min`).
+pub fn dragon4_scientific(x: f64, kind: FloatKind, max: usize, min: usize) -> Digits {
     let s = shortest(x, kind);
-    if s.sci_frac_len() <= p {
-        s
+    let k = s.sci_frac_len();
+    if k > max {
+        rounded_scientific(x, max + 1)
+    } else if k < min {
+        rounded_scientific(x, min + 1)
     } else {
-        rounded_scientific(x, p + 1)
+        s
     }
 }
 
@@ -272,13 +308,14 @@ fn scalar_float_text(x: f64, kind: FloatKind, lo: i32, hi: i32) -> String {
     if x.is_infinite() {
         return if x < 0.0 { "-inf" } else { "inf" }.to_string();
     }
-    let d = shortest(x, kind);
     let a = x.abs();
     let positional = a == 0.0 || (a >= 10f64.powi(lo) && a < 10f64.powi(hi));
     if positional {
+        let d = shortest(x, kind);
         let (i, f) = d.positional_parts(1);
         format!("{i}.{f}")
     } else {
+        let d = shortest(x, kind);
         let (i, f, e) = d.scientific_parts(0, 2);
         if f.is_empty() {
             format!("{i}e{e}")

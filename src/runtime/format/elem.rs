@@ -2,7 +2,7 @@
 //! `_get_format_function` does: `FloatingFormat` (maxprec, precision 8,
 //! legacy 1.25), `IntegerFormat`, `BoolFormat`, and `repr` for byte strings.
 
-use super::digits::{maxprec_positional, maxprec_scientific, FloatKind};
+use super::digits::{dragon4_scientific, maxprec_positional, maxprec_scientific, FloatKind};
 use crate::runtime::f16::F16;
 use crate::runtime::storage::HostData;
 
@@ -176,7 +176,7 @@ impl FloatFormat {
             }
         }
         if finite.len() != vals.len() {
-            let neginf = vals.iter().any(|&x| x == f64::NEG_INFINITY) as i64;
+            let neginf = vals.contains(&f64::NEG_INFINITY) as i64;
             let offset = f.pad_right as i64 + 1;
             let pl = (f.pad_left as i64).max(3 - offset).max(3 + neginf - offset);
             f.pad_left = pl.max(0) as usize;
@@ -199,7 +199,7 @@ impl FloatFormat {
         }
         let pl = self.pad_left;
         if self.exp_format {
-            let d = maxprec_scientific(x, self.kind, self.precision);
+            let d = dragon4_scientific(x, self.kind, self.precision, self.min_digits);
             let (i, fr, e) = d.scientific_parts(self.min_digits, self.exp_size);
             format!("{i:>pl$}.{fr}e{e}")
         } else {

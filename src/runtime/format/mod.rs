@@ -132,7 +132,14 @@ pub fn tf_str(t: &Tensor) -> String {
 /// TensorFlow's `repr(tensor)`:
 /// `<tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>`.
 pub fn tf_repr(t: &Tensor) -> String {
-    let np = if t.rank() == 0 {
+    let np = if t.rank() == 0 && t.dtype().is_floating() {
+        // TensorFlow's repr shows a 0-d float tensor as a Python float
+        // (`numpy=0.10000000149011612` for float32 0.1)
+        match t.get(0) {
+            Some(Scalar::Float(f)) => python_float_repr(f),
+            _ => numpy_str(t),
+        }
+    } else if t.rank() == 0 {
         numpy_str(t)
     } else {
         numpy_repr(t)

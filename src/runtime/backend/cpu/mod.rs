@@ -72,10 +72,8 @@ impl Backend for CpuBackend {
         &self,
         op: BinaryOp,
         sem: Semantics,
-        a: &Storage,
-        a_shape: &Shape,
-        b: &Storage,
-        b_shape: &Shape,
+        (a, a_shape): (&Storage, &Shape),
+        (b, b_shape): (&Storage, &Shape),
         out: &Shape,
     ) -> Result<Storage> {
         Ok(Storage::Host(elementwise::binary(

@@ -201,7 +201,7 @@ fn lowest<T: Num>() -> T {
 fn highest<T: Num>() -> T {
     if T::IS_INT {
         match T::DTYPE.int_max() {
-            Some(m) if m == i64::MAX => T::from_f64(9.223372036854775807e18),
+            Some(m) if m == i64::MAX => T::from_f64(9.223_372_036_854_776e18),
             Some(m) => T::from_f64(m as f64),
             None => T::zero(),
         }
