@@ -5,6 +5,7 @@
 pub mod builtins;
 pub mod json;
 pub mod math;
+pub mod math_int;
 pub mod module;
 pub mod os;
 pub mod os_path;
