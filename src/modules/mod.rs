@@ -3,9 +3,18 @@
 //! in `runtime` and `distribute`.
 
 pub mod builtins;
+pub mod json;
+pub mod math;
+pub mod math_int;
 pub mod module;
+pub mod os;
+pub mod os_path;
 pub mod tensor_hooks;
+pub mod time;
 pub mod types;
+
+#[cfg(test)]
+mod tests;
 
 pub use module::{ModuleBuilder, ModuleObj};
 pub use tensor_hooks::*;
@@ -15,6 +24,19 @@ use crate::value::Value;
 /// Builds the module with this dotted name, or None if there is no such module
 /// (the importer raises `ModuleNotFoundError: No module named 'x'`).
 pub fn load(name: &str) -> Option<Value> {
-    let _ = name;
-    None
+    match name {
+        "math" => Some(math::module()),
+        "os" => Some(os::module()),
+        "os.path" => {
+            let os = os::module();
+            let m = os.downcast::<ModuleObj>()?;
+            let path = m.dict.borrow().get("path").cloned();
+            path
+        }
+        "json" => Some(json::module()),
+        "time" => Some(time::module()),
+        // `tensorflow` (and its submodules) and `numpy` are added here by the
+        // modules that implement them (`tf.rs`, `np.rs`).
+        _ => None,
+    }
 }

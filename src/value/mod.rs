@@ -6,6 +6,7 @@
 pub mod convert;
 pub mod dict;
 pub mod error;
+pub mod fmtfloat;
 pub mod fmtspec;
 pub mod format;
 pub mod native;

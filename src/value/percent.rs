@@ -3,7 +3,8 @@
 //! with CPython's messages for every misuse.
 
 use super::error::{ExcType, PyErr, PyResult};
-use super::fmtspec::{float_body, pad};
+use super::fmtfloat::float_body;
+use super::fmtspec::pad;
 use super::format::ascii_escape;
 use super::native::Vm;
 use super::round::float_to_i64;

@@ -25,6 +25,7 @@ pub mod slice;
 pub mod str;
 pub mod str_format;
 pub mod str_more;
+pub mod str_pred;
 pub mod subscript;
 pub mod tuple;
 pub mod views;

@@ -1,0 +1,277 @@
+//! `json.loads`: a recursive-descent parser over characters (positions in
+//! messages count characters, as CPython's do).
+
+use crate::value::{Args, Dict, PyResult, Value, Vm};
+
+use super::decode_error;
+use crate::modules::types::type_error;
+
+pub(super) fn loads(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    match a.get(0) {
+        Value::Str(s) => loads_str(s),
+        Value::Bytes(b) => loads_str(&String::from_utf8_lossy(b)),
+        other => Err(type_error(format!(
+            "the JSON object must be str, bytes or bytearray, not {}",
+            other.type_name()
+        ))),
+    }
+}
+
+/// Parses a JSON document.
+pub fn loads_str(s: &str) -> PyResult<Value> {
+    let doc: Vec<char> = s.chars().collect();
+    let mut p = Parser {
+        doc: &doc,
+        pos: 0,
+        depth: 0,
+    };
+    p.ws();
+    let v = p.value()?;
+    p.ws();
+    if p.pos < doc.len() {
+        return Err(decode_error("Extra data", &doc, p.pos));
+    }
+    Ok(v)
+}
+
+struct Parser<'a> {
+    doc: &'a [char],
+    pos: usize,
+    depth: usize,
+}
+
+impl Parser<'_> {
+    fn ws(&mut self) {
+        while matches!(self.peek(), Some(' ' | '\t' | '\n' | '\r')) {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.doc.get(self.pos).copied()
+    }
+
+    fn err<T>(&self, msg: &str, pos: usize) -> PyResult<T> {
+        Err(decode_error(msg, self.doc, pos))
+    }
+
+    fn starts(&self, word: &str) -> bool {
+        word.chars()
+            .enumerate()
+            .all(|(i, c)| self.doc.get(self.pos + i) == Some(&c))
+    }
+
+    fn value(&mut self) -> PyResult<Value> {
+        if self.depth > 900 {
+            return self.err("Too deeply nested", self.pos);
+        }
+        match self.peek() {
+            Some('"') => self.string().map(Value::str),
+            Some('{') => self.object(),
+            Some('[') => self.array(),
+            Some('-' | '0'..='9') if !self.starts("-Infinity") => self.number(),
+            _ => {
+                for (word, v) in [
+                    ("null", Value::None),
+                    ("true", Value::Bool(true)),
+                    ("false", Value::Bool(false)),
+                    ("NaN", Value::Float(f64::NAN)),
+                    ("Infinity", Value::Float(f64::INFINITY)),
+                    ("-Infinity", Value::Float(f64::NEG_INFINITY)),
+                ] {
+                    if self.starts(word) {
+                        self.pos += word.chars().count();
+                        return Ok(v);
+                    }
+                }
+                self.err("Expecting value", self.pos)
+            }
+        }
+    }
+
+    fn number(&mut self) -> PyResult<Value> {
+        let start = self.pos;
+        if self.peek() == Some('-') {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some('0') => self.pos += 1,
+            Some('1'..='9') => {
+                while matches!(self.peek(), Some('0'..='9')) {
+                    self.pos += 1;
+                }
+            }
+            _ => return self.err("Expecting value", start),
+        }
+        let mut is_float = false;
+        if self.peek() == Some('.') && matches!(self.doc.get(self.pos + 1), Some('0'..='9')) {
+            is_float = true;
+            self.pos += 1;
+            while matches!(self.peek(), Some('0'..='9')) {
+                self.pos += 1;
+            }
+        }
+        if matches!(self.peek(), Some('e' | 'E')) {
+            let save = self.pos;
+            self.pos += 1;
+            if matches!(self.peek(), Some('+' | '-')) {
+                self.pos += 1;
+            }
+            if matches!(self.peek(), Some('0'..='9')) {
+                is_float = true;
+                while matches!(self.peek(), Some('0'..='9')) {
+                    self.pos += 1;
+                }
+            } else {
+                self.pos = save;
+            }
+        }
+        let text: String = self.doc[start..self.pos].iter().collect();
+        if is_float {
+            return Ok(Value::Float(text.parse().unwrap_or(f64::NAN)));
+        }
+        match text.parse::<i64>() {
+            Ok(i) => Ok(Value::Int(i)),
+            Err(_) => Err(crate::modules::types::int_overflow()),
+        }
+    }
+
+    fn string(&mut self) -> PyResult<String> {
+        let start = self.pos;
+        self.pos += 1;
+        let mut out = String::new();
+        loop {
+            let Some(c) = self.peek() else {
+                return self.err("Unterminated string starting at", start);
+            };
+            match c {
+                '"' => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                '\\' => {
+                    let esc_pos = self.pos;
+                    self.pos += 1;
+                    let Some(e) = self.peek() else {
+                        return self.err("Unterminated string starting at", start);
+                    };
+                    self.pos += 1;
+                    match e {
+                        '"' => out.push('"'),
+                        '\\' => out.push('\\'),
+                        '/' => out.push('/'),
+                        'b' => out.push('\u{8}'),
+                        'f' => out.push('\u{c}'),
+                        'n' => out.push('\n'),
+                        'r' => out.push('\r'),
+                        't' => out.push('\t'),
+                        'u' => {
+                            let hi = self.hex4(esc_pos)?;
+                            if (0xd800..0xdc00).contains(&hi) && self.starts("\\u") {
+                                let save = self.pos;
+                                self.pos += 2;
+                                let lo = self.hex4(save)?;
+                                if (0xdc00..0xe000).contains(&lo) {
+                                    let c = 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);
+                                    out.push(char::from_u32(c).unwrap_or('\u{fffd}'));
+                                    continue;
+                                }
+                                self.pos = save;
+                            }
+                            out.push(char::from_u32(hi).unwrap_or('\u{fffd}'));
+                        }
+                        _ => return self.err("Invalid \\escape", esc_pos),
+                    }
+                }
+                c if (c as u32) < 0x20 => {
+                    return self.err("Invalid control character at", self.pos)
+                }
+                c => {
+                    out.push(c);
+                    self.pos += 1;
+                }
+            }
+        }
+    }
+
+    fn hex4(&mut self, esc_pos: usize) -> PyResult<u32> {
+        let digits: String = self
+            .doc
+            .get(self.pos..self.pos + 4)
+            .map(|d| d.iter().collect())
+            .unwrap_or_default();
+        match u32::from_str_radix(&digits, 16) {
+            Ok(v) if digits.len() == 4 && digits.chars().all(|c| c.is_ascii_hexdigit()) => {
+                self.pos += 4;
+                Ok(v)
+            }
+            _ => self.err("Invalid \\uXXXX escape", esc_pos + 1),
+        }
+    }
+
+    fn array(&mut self) -> PyResult<Value> {
+        self.pos += 1;
+        self.depth += 1;
+        let mut items = Vec::new();
+        self.ws();
+        if self.peek() == Some(']') {
+            self.pos += 1;
+            self.depth -= 1;
+            return Ok(Value::list(items));
+        }
+        loop {
+            self.ws();
+            items.push(self.value()?);
+            self.ws();
+            match self.peek() {
+                Some(',') => self.pos += 1,
+                Some(']') => {
+                    self.pos += 1;
+                    self.depth -= 1;
+                    return Ok(Value::list(items));
+                }
+                _ => return self.err("Expecting ',' delimiter", self.pos),
+            }
+        }
+    }
+
+    fn object(&mut self) -> PyResult<Value> {
+        self.pos += 1;
+        self.depth += 1;
+        let mut d = Dict::new();
+        self.ws();
+        if self.peek() == Some('}') {
+            self.pos += 1;
+            self.depth -= 1;
+            return Ok(Value::dict(d));
+        }
+        loop {
+            self.ws();
+            if self.peek() != Some('"') {
+                return self.err(
+                    "Expecting property name enclosed in double quotes",
+                    self.pos,
+                );
+            }
+            let key = self.string()?;
+            self.ws();
+            if self.peek() != Some(':') {
+                return self.err("Expecting ':' delimiter", self.pos);
+            }
+            self.pos += 1;
+            self.ws();
+            let v = self.value()?;
+            d.insert_str(&key, v);
+            self.ws();
+            match self.peek() {
+                Some(',') => self.pos += 1,
+                Some('}') => {
+                    self.pos += 1;
+                    self.depth -= 1;
+                    return Ok(Value::dict(d));
+                }
+                _ => return self.err("Expecting ',' delimiter", self.pos),
+            }
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! `json.dumps`: CPython's encoder layout, separators, indentation, key
+//! coercion, `default=`, circular-reference detection and string escaping.
+
+use crate::modules::types::{type_error, value_error};
+use crate::value::format::float_repr;
+use crate::value::{Args, PyResult, Value, Vm};
+
+/// The options of `json.dumps`.
+pub struct DumpOptions {
+    /// Skip keys that are not str/int/float/bool/None instead of raising.
+    pub skipkeys: bool,
+    /// Escape every non-ASCII character as `\uXXXX`.
+    pub ensure_ascii: bool,
+    /// Allow `NaN`/`Infinity`.
+    pub allow_nan: bool,
+    /// The indent string per level (None: one line).
+    pub indent: Option<String>,
+    /// Between items.
+    pub item_sep: String,
+    /// Between a key and its value.
+    pub key_sep: String,
+    /// Called on objects JSON cannot represent (None: TypeError).
+    pub default: Value,
+    /// Sort dict keys.
+    pub sort_keys: bool,
+}
+
+pub(super) fn dumps(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let indent = match a.get(6) {
+        Value::None => None,
+        Value::Str(s) => Some(s.to_string()),
+        v => Some(" ".repeat(crate::modules::types::int_arg(v, vm)?.clamp(0, 1 << 16) as usize)),
+    };
+    let (item_sep, key_sep) = match a.get(7) {
+        Value::None => (
+            if indent.is_some() { "," } else { ", " }.to_string(),
+            ": ".to_string(),
+        ),
+        seps => {
+            let parts = vm.collect(seps)?;
+            match &parts[..] {
+                [Value::Str(i), Value::Str(k)] => (i.to_string(), k.to_string()),
+                _ => {
+                    return Err(type_error(
+                        "separators must be a (item_separator, key_separator) pair of str",
+                    ))
+                }
+            }
+        }
+    };
+    let opts = DumpOptions {
+        skipkeys: vm.truthy(a.get(1))?,
+        ensure_ascii: vm.truthy(a.get(2))?,
+        allow_nan: vm.truthy(a.get(4))?,
+        indent,
+        item_sep,
+        key_sep,
+        default: a.get(8).clone(),
+        sort_keys: vm.truthy(a.get(9))?,
+    };
+    dumps_value(vm, a.get(0), &opts).map(Value::str)
+}
+
+/// Serialises `v` as `json.dumps(v, ...)` would.
+pub fn dumps_value(vm: &dyn Vm, v: &Value, opts: &DumpOptions) -> PyResult<String> {
+    let mut out = String::new();
+    let mut stack = Vec::new();
+    encode(vm, v, opts, 0, &mut stack, &mut out)?;
+    Ok(out)
+}
+
+fn float_text(x: f64, opts: &DumpOptions) -> PyResult<String> {
+    if x.is_finite() {
+        return Ok(float_repr(x));
+    }
+    if !opts.allow_nan {
+        return Err(value_error(
+            "Out of range float values are not JSON compliant",
+        ));
+    }
+    Ok(if x.is_nan() {
+        "NaN"
+    } else if x > 0.0 {
+        "Infinity"
+    } else {
+        "-Infinity"
+    }
+    .into())
+}
+
+/// A JSON string literal.
+pub fn quote(s: &str, ensure_ascii: bool) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 || (ensure_ascii && (c as u32) > 0x7e) => {
+                let mut buf = [0u16; 2];
+                for unit in c.encode_utf16(&mut buf) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn newline(opts: &DumpOptions, depth: usize, out: &mut String) {
+    if let Some(ind) = &opts.indent {
+        out.push('\n');
+        for _ in 0..depth {
+            out.push_str(ind);
+        }
+    }
+}
+
+fn encode(
+    vm: &dyn Vm,
+    v: &Value,
+    opts: &DumpOptions,
+    depth: usize,
+    stack: &mut Vec<usize>,
+    out: &mut String,
+) -> PyResult<()> {
+    match v {
+        Value::None => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Int(i) => out.push_str(&i.to_string()),
+        Value::Float(x) => out.push_str(&float_text(*x, opts)?),
+        Value::Str(s) => out.push_str(&quote(s, opts.ensure_ascii)),
+        Value::List(_) | Value::Tuple(_) => {
+            let items = match v {
+                Value::List(l) => l.borrow().clone(),
+                Value::Tuple(t) => t.to_vec(),
+                _ => Vec::new(),
+            };
+            if items.is_empty() {
+                out.push_str("[]");
+                return Ok(());
+            }
+            enter(v, stack)?;
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(&opts.item_sep);
+                }
+                newline(opts, depth + 1, out);
+                encode(vm, item, opts, depth + 1, stack, out)?;
+            }
+            newline(opts, depth, out);
+            out.push(']');
+            stack.pop();
+        }
+        Value::Dict(d) => {
+            let mut items = d.borrow().items();
+            if items.is_empty() {
+                out.push_str("{}");
+                return Ok(());
+            }
+            enter(v, stack)?;
+            if opts.sort_keys {
+                let keys = items.iter().map(|(k, _)| k.clone()).collect();
+                let sorted =
+                    crate::modules::types::list::sort_values(vm, keys, &Value::None, false)?;
+                let d = d.borrow();
+                items = sorted
+                    .into_iter()
+                    .filter_map(|k| d.get(&k).ok().flatten().map(|v| (k, v)))
+                    .collect();
+            }
+            out.push('{');
+            let mut first = true;
+            for (k, val) in &items {
+                let key = match k {
+                    Value::Str(s) => s.to_string(),
+                    Value::Int(i) => i.to_string(),
+                    Value::Float(x) => float_text(*x, opts)?,
+                    Value::Bool(b) => if *b { "true" } else { "false" }.to_string(),
+                    Value::None => "null".to_string(),
+                    _ if opts.skipkeys => continue,
+                    other => {
+                        return Err(type_error(format!(
+                            "keys must be str, int, float, bool or None, not {}",
+                            other.type_name()
+                        )))
+                    }
+                };
+                if !first {
+                    out.push_str(&opts.item_sep);
+                }
+                first = false;
+                newline(opts, depth + 1, out);
+                out.push_str(&quote(&key, opts.ensure_ascii));
+                out.push_str(&opts.key_sep);
+                encode(vm, val, opts, depth + 1, stack, out)?;
+            }
+            newline(opts, depth, out);
+            out.push('}');
+            stack.pop();
+        }
+        other => {
+            if opts.default.is_none() {
+                return Err(type_error(format!(
+                    "Object of type {} is not JSON serializable",
+                    other.type_name()
+                )));
+            }
+            enter(v, stack)?;
+            let replaced = vm.call(&opts.default, vec![other.clone()], Vec::new())?;
+            encode(vm, &replaced, opts, depth, stack, out)?;
+            stack.pop();
+        }
+    }
+    Ok(())
+}
+
+fn enter(v: &Value, stack: &mut Vec<usize>) -> PyResult<()> {
+    let id = v.id();
+    if stack.contains(&id) || stack.len() > 512 {
+        return Err(value_error("Circular reference detected"));
+    }
+    stack.push(id);
+    Ok(())
+}

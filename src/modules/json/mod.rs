@@ -1,0 +1,67 @@
+//! The `json` module: `dumps` (CPython's exact layout, float reprs,
+//! `NaN`/`Infinity`, ASCII escaping) and `loads` (with `JSONDecodeError`, a
+//! `ValueError` subclass, and CPython's messages).
+
+mod decode;
+mod encode;
+
+use std::rc::Rc;
+
+use super::ModuleBuilder;
+use crate::value::{Class, ClassKind, ExcType, Instance, PyErr, Value};
+
+pub use decode::loads_str;
+pub use encode::{dumps_value, DumpOptions};
+
+thread_local! {
+    static DECODE_ERROR: Rc<Class> = Class::new_builtin(
+        "JSONDecodeError",
+        "json.decoder",
+        Some(ExcType::ValueError.class()),
+        ClassKind::User,
+    );
+}
+
+/// `json.JSONDecodeError` (a subclass of `ValueError`).
+pub fn decode_error_class() -> Rc<Class> {
+    DECODE_ERROR.with(Rc::clone)
+}
+
+/// A `JSONDecodeError` with CPython's message (`Expecting value: line 1 column 1 (char 0)`).
+#[cold]
+pub fn decode_error(msg: &str, doc: &[char], pos: usize) -> PyErr {
+    let before = &doc[..pos.min(doc.len())];
+    let line = before.iter().filter(|c| **c == '\n').count() + 1;
+    let col = match before.iter().rposition(|c| *c == '\n') {
+        Some(nl) => pos - nl,
+        None => pos + 1,
+    };
+    let inst = Instance::new(decode_error_class());
+    let text = format!("{msg}: line {line} column {col} (char {pos})");
+    inst.set_attr("args", Value::tuple(vec![Value::str(text)]));
+    inst.set_attr("msg", Value::str(msg));
+    inst.set_attr("pos", Value::Int(pos as i64));
+    inst.set_attr("lineno", Value::Int(line as i64));
+    inst.set_attr("colno", Value::Int(col as i64));
+    PyErr::from_value(Value::Instance(Rc::new(inst)))
+}
+
+/// The `json` module.
+pub fn module() -> Value {
+    let mut m = ModuleBuilder::new("json");
+    m.function(
+        "dumps(obj, *, skipkeys=False, ensure_ascii=True, check_circular=True, allow_nan=True, cls=None, indent=None, separators=None, default=None, sort_keys=False)",
+        encode::dumps,
+        "Serialises an object to a JSON string: `json.dumps({'a': [1, 2]}) == '{\"a\": [1, 2]}'`.",
+    )
+    .function(
+        "loads(s, *, cls=None, object_hook=None, parse_float=None, parse_int=None, parse_constant=None, object_pairs_hook=None)",
+        decode::loads,
+        "Parses a JSON document: `json.loads('[1, 2.5, null]') == [1, 2.5, None]`.",
+    )
+    .value("JSONDecodeError", Value::Class(decode_error_class()));
+    m.build()
+}
+
+#[cfg(test)]
+mod tests;
