@@ -8,16 +8,14 @@ use super::class::not_implemented;
 use super::Interp;
 use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
 use crate::value::dict::{key_eq, py_hash, Key, SetObj};
+use crate::modules::types::num::{num, num_binop, num_cmp};
+use crate::modules::types::ops::{binop_error, compare_error, unary_error};
+use crate::modules::types::int_overflow;
 use crate::value::{ExcType, PyErr, PyResult, Value};
 
 #[cold]
 fn overflow() -> PyErr {
-    PyErr::new(ExcType::OverflowError, "integer overflow: result does not fit in 64 bits")
-}
-
-#[cold]
-fn zero_div(msg: &str) -> PyErr {
-    PyErr::new(ExcType::ZeroDivisionError, msg)
+    int_overflow()
 }
 
 #[cold]
@@ -42,206 +40,16 @@ fn repeat<T: Clone>(items: &[T], n: i64) -> PyResult<Vec<T>> {
     Ok(out)
 }
 
-/// Python's floor division and modulo on ints.
-fn int_floordiv(a: i64, b: i64) -> PyResult<i64> {
-    if b == 0 {
-        return Err(zero_div("integer division or modulo by zero"));
-    }
-    let q = a.checked_div(b).ok_or_else(overflow)?;
-    Ok(if (a % b != 0) && ((a < 0) != (b < 0)) { q - 1 } else { q })
-}
-
-fn int_mod(a: i64, b: i64) -> PyResult<i64> {
-    if b == 0 {
-        return Err(zero_div("integer division or modulo by zero"));
-    }
-    let r = a.checked_rem(b).unwrap_or(0);
-    Ok(if r != 0 && ((r < 0) != (b < 0)) { r + b } else { r })
-}
-
-fn float_mod(a: f64, b: f64) -> PyResult<f64> {
-    if b == 0.0 {
-        return Err(zero_div("float modulo"));
-    }
-    let mut m = a % b;
-    if m != 0.0 {
-        if (b < 0.0) != (m < 0.0) {
-            m += b;
-        }
-    } else {
-        m = 0.0f64.copysign(b);
-    }
-    Ok(m)
-}
-
-fn float_floordiv(a: f64, b: f64) -> PyResult<f64> {
-    if b == 0.0 {
-        return Err(zero_div("float floor division by zero"));
-    }
-    let m = a % b;
-    let mut div = (a - m) / b;
-    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
-        div -= 1.0;
-    }
-    if div != 0.0 {
-        let floor = div.floor();
-        if div - floor > 0.5 {
-            div = floor + 1.0;
-        } else {
-            div = floor;
-        }
-    } else {
-        div = 0.0f64.copysign(a / b);
-    }
-    Ok(div)
-}
-
-fn int_pow(base: i64, exp: i64) -> PyResult<Value> {
-    if exp < 0 {
-        if base == 0 {
-            return Err(zero_div("0.0 cannot be raised to a negative power"));
-        }
-        return Ok(Value::Float((base as f64).powf(exp as f64)));
-    }
-    let e = u32::try_from(exp).map_err(|_| overflow());
-    match e {
-        Ok(e) => base.checked_pow(e).map(Value::Int).ok_or_else(overflow),
-        Err(_) => match base {
-            0 | 1 => Ok(Value::Int(base)),
-            -1 => Ok(Value::Int(if exp % 2 == 0 { 1 } else { -1 })),
-            _ => Err(overflow()),
-        },
-    }
-}
-
-fn float_pow(a: f64, b: f64) -> PyResult<Value> {
-    if a == 0.0 && b < 0.0 {
-        return Err(zero_div("0.0 cannot be raised to a negative power"));
-    }
-    if a < 0.0 && b.fract() != 0.0 && b.is_finite() {
-        return Err(PyErr::new(
-            ExcType::ValueError,
-            "complex results of fractional powers are not supported",
-        ));
-    }
-    let r = a.powf(b);
-    if r.is_infinite() && a.is_finite() && b.is_finite() {
-        return Err(PyErr::new(ExcType::OverflowError, "(34, 'Numerical result out of range')"));
-    }
-    Ok(Value::Float(r))
-}
-
-enum Num {
-    I(i64),
-    F(f64),
-}
-
-fn as_num(v: &Value) -> Option<Num> {
-    match v {
-        Value::Int(i) => Some(Num::I(*i)),
-        Value::Bool(b) => Some(Num::I(*b as i64)),
-        Value::Float(f) => Some(Num::F(*f)),
-        _ => None,
-    }
-}
-
-fn numeric_op(op: BinOp, a: Num, b: Num) -> PyResult<Value> {
-    use Num::*;
-    match (a, b) {
-        (I(x), I(y)) => int_op(op, x, y),
-        (I(x), F(y)) => float_op(op, x as f64, y),
-        (F(x), I(y)) => float_op(op, x, y as f64),
-        (F(x), F(y)) => float_op(op, x, y),
-    }
-}
-
-fn int_op(op: BinOp, x: i64, y: i64) -> PyResult<Value> {
-    Ok(Value::Int(match op {
-        BinOp::Add => x.checked_add(y).ok_or_else(overflow)?,
-        BinOp::Sub => x.checked_sub(y).ok_or_else(overflow)?,
-        BinOp::Mult => x.checked_mul(y).ok_or_else(overflow)?,
-        BinOp::Div => {
-            if y == 0 {
-                return Err(zero_div("division by zero"));
-            }
-            return Ok(Value::Float(x as f64 / y as f64));
-        }
-        BinOp::FloorDiv => int_floordiv(x, y)?,
-        BinOp::Mod => int_mod(x, y)?,
-        BinOp::Pow => return int_pow(x, y),
-        BinOp::LShift => {
-            if y < 0 {
-                return Err(PyErr::new(ExcType::ValueError, "negative shift count"));
-            }
-            if x == 0 {
-                0
-            } else if y >= 63 {
-                return Err(overflow());
-            } else {
-                let r = x << y;
-                if r >> y != x {
-                    return Err(overflow());
-                }
-                r
-            }
-        }
-        BinOp::RShift => {
-            if y < 0 {
-                return Err(PyErr::new(ExcType::ValueError, "negative shift count"));
-            }
-            x >> y.min(63)
-        }
-        BinOp::BitOr => x | y,
-        BinOp::BitXor => x ^ y,
-        BinOp::BitAnd => x & y,
-        BinOp::MatMult => return Err(unsupported(op, &Value::Int(x), &Value::Int(y))),
-    }))
-}
-
-fn float_op(op: BinOp, x: f64, y: f64) -> PyResult<Value> {
-    Ok(Value::Float(match op {
-        BinOp::Add => x + y,
-        BinOp::Sub => x - y,
-        BinOp::Mult => x * y,
-        BinOp::Div => {
-            if y == 0.0 {
-                return Err(zero_div("float division by zero"));
-            }
-            x / y
-        }
-        BinOp::FloorDiv => float_floordiv(x, y)?,
-        BinOp::Mod => float_mod(x, y)?,
-        BinOp::Pow => return float_pow(x, y),
-        _ => return Err(unsupported(op, &Value::Float(x), &Value::Float(y))),
-    }))
-}
-
-#[cold]
 fn unsupported(op: BinOp, a: &Value, b: &Value) -> PyErr {
-    PyErr::new(
-        ExcType::TypeError,
-        format!(
-            "unsupported operand type(s) for {}: '{}' and '{}'",
-            if op == BinOp::Pow { "** or pow()" } else { op.symbol() },
-            a.type_name(),
-            b.type_name()
-        ),
-    )
+    binop_error(op, a, b)
 }
 
 impl Interp {
     /// `a op b`.
     pub fn binary_op(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Value> {
-        if let (Some(x), Some(y)) = (as_num(a), as_num(b)) {
-            if matches!((a, b), (Value::Bool(_), Value::Bool(_))) && matches!(op, BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor) {
-                let (x, y) = (matches!(a, Value::Bool(true)), matches!(b, Value::Bool(true)));
-                return Ok(Value::Bool(match op {
-                    BinOp::BitAnd => x & y,
-                    BinOp::BitOr => x | y,
-                    _ => x ^ y,
-                }));
-            }
-            return numeric_op(op, x, y);
+        if let (Some(x), Some(y)) = (num(a), num(b)) {
+            let bools = matches!((a, b), (Value::Bool(_), Value::Bool(_)));
+            return num_binop(op, x, y, bools);
         }
         if let Some(v) = self.builtin_seq_op(op, a, b)? {
             return Ok(v);
@@ -430,15 +238,8 @@ impl Interp {
     }
 
     fn rich_compare(&self, op: CmpOp, a: &Value, b: &Value) -> PyResult<Value> {
-        if let (Some(x), Some(y)) = (as_num(a), as_num(b)) {
-            let ord = match (x, y) {
-                (Num::I(x), Num::I(y)) => Some(x.cmp(&y)),
-                (x, y) => {
-                    let (fx, fy) = (num_f(&x), num_f(&y));
-                    fx.partial_cmp(&fy)
-                }
-            };
-            return Ok(Value::Bool(ord_matches(op, ord)));
+        if let (Some(x), Some(y)) = (num(a), num(b)) {
+            return Ok(Value::Bool(ord_matches(op, num_cmp(x, y))));
         }
         // Dunder methods and natives first (they may return tensors or NotImplemented).
         let (name, rname) = cmp_dunders(op);
@@ -488,15 +289,7 @@ impl Interp {
                 let ord = self.builtin_order(a, b)?;
                 match ord {
                     Some(o) => Ok(Value::Bool(ord_matches(op, Some(o)))),
-                    None => Err(PyErr::new(
-                        ExcType::TypeError,
-                        format!(
-                            "'{}' not supported between instances of '{}' and '{}'",
-                            op.symbol(),
-                            a.type_name(),
-                            b.type_name()
-                        ),
-                    )),
+                    None => Err(compare_error(op.symbol(), a, b)),
                 }
             }
         }
@@ -778,13 +571,6 @@ fn int_of(v: &Value) -> i64 {
     }
 }
 
-fn num_f(n: &Num) -> f64 {
-    match n {
-        Num::I(i) => *i as f64,
-        Num::F(f) => *f,
-    }
-}
-
 fn ord_matches(op: CmpOp, ord: Option<std::cmp::Ordering>) -> bool {
     use std::cmp::Ordering::*;
     match (op, ord) {
@@ -833,13 +619,7 @@ fn unary_char(op: UnaryOp) -> char {
 
 #[cold]
 fn bad_unary(op: UnaryOp, v: &Value) -> PyErr {
-    let sym = match op {
-        UnaryOp::USub => "unary -",
-        UnaryOp::UAdd => "unary +",
-        UnaryOp::Invert => "unary ~",
-        UnaryOp::Not => "not",
-    };
-    PyErr::new(ExcType::TypeError, format!("bad operand type for {}: '{}'", sym, v.type_name()))
+    unary_error(unary_char(op), v)
 }
 
 #[cold]

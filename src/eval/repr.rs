@@ -67,7 +67,7 @@ impl Interp {
             }
             Value::Class(c) => match c.kind {
                 ClassKind::Builtin(_) => format!("<class '{}'>", c.name),
-                ClassKind::Exception(_) if &*c.module == "builtins" => format!("<class '{}'>", c.name),
+                _ if &*c.module == "builtins" => format!("<class '{}'>", c.name),
                 _ => format!("<class '{}.{}'>", c.module, c.qualname),
             },
             Value::Instance(inst) => {

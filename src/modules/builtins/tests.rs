@@ -250,5 +250,5 @@ fn object_builtins() {
         vec![Value::Int(1), Value::str("a")],
         vec![("sep", Value::str("-")), ("end", Value::str("!\n"))],
     );
-    assert_eq!(vm.out.borrow().as_str(), "1-a!\n");
+    assert_eq!(vm.out().as_str(), "1-a!\n");
 }

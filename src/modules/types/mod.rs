@@ -19,14 +19,12 @@ pub mod misc;
 pub mod num;
 pub mod ops;
 pub mod range;
-pub mod repr;
 pub mod set;
 pub mod slice;
 pub mod str;
 pub mod str_format;
 pub mod str_more;
 pub mod str_pred;
-pub mod subscript;
 pub mod tuple;
 pub mod views;
 

@@ -145,7 +145,7 @@ fn str_format_method() {
 #[test]
 fn percent_formatting() {
     let vm = TestVm::default();
-    let p = |fmt: &str, args: Value| match crate::value::format::percent_format(&vm, fmt, &args) {
+    let p = |fmt: &str, args: Value| match crate::value::format::percent_format(&*vm, fmt, &args) {
         Ok(t) => t,
         Err(e) => super::testvm::err_text(&e),
     };
