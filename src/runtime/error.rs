@@ -24,6 +24,8 @@ pub enum ErrorKind {
     Value,
     /// Python `IndexError`.
     Index,
+    /// numpy's `AxisError` (a `ValueError` and `IndexError`).
+    Axis,
     /// Python `OverflowError` (numpy: `Python integer 300 out of bounds for int8`).
     Overflow,
     /// An internal invariant broke: a bug in the runtime, reported instead of panicking.
@@ -41,6 +43,7 @@ impl ErrorKind {
             ErrorKind::Value => "ValueError",
             ErrorKind::Index => "IndexError",
             ErrorKind::Overflow => "OverflowError",
+            ErrorKind::Axis => "AxisError",
             ErrorKind::Internal => "SystemError",
         }
     }

@@ -1,2 +1,74 @@
-//! Tensor ops: shape checks, dtype rules and TensorFlow/numpy error texts,
-//! on top of the backend kernels.
+//! Tensor ops: shape checks, dtype rules and the exact TensorFlow/numpy
+//! error texts, on top of the backend kernels. TensorFlow-flavoured
+//! functions are plain (`add`, `reduce`, `concat`…); numpy-flavoured ones
+//! start with `np_` where the semantics differ (type promotion, integer
+//! division by zero, reductions of small ints).
+
+pub mod elementwise;
+pub mod index;
+pub mod linalg;
+pub mod promote;
+pub mod reduce;
+pub mod shape_ops;
+
+pub use elementwise::*;
+pub use index::{index, index_assign, IndexItem};
+pub use linalg::matmul;
+pub use promote::{promote_types, weak_scalar_type, ScalarKind};
+pub use reduce::{arg_reduce, np_reduce, reduce};
+pub use shape_ops::*;
+
+use super::device::Device;
+use super::dtype::DType;
+use super::error::{Error, ErrorKind};
+
+/// `cannot compute {op} as input #{i}(zero-based) was expected to be a {want} tensor but is a {got} tensor [Op:{op}]{name}`.
+#[cold]
+pub(crate) fn dtype_mismatch(op: &str, input: usize, want: DType, got: DType, name: &str) -> Error {
+    Error::invalid_argument(format!(
+        "cannot compute {op} as input #{input}(zero-based) was expected to be a {} tensor but is a {} tensor [Op:{op}]{name}",
+        want.kernel_name(),
+        got.kernel_name()
+    ))
+}
+
+/// Wraps a bare kernel message in TensorFlow's eager form (internal errors pass through).
+#[cold]
+pub(crate) fn wrap(e: Error, node: &str, device: &Device, op: &str, name: &str) -> Error {
+    if e.kind() == ErrorKind::Internal {
+        return e;
+    }
+    Error::kernel(e.kind(), node, device, e.message(), op, name)
+}
+
+/// A kernel error raised on `device` by `op` (node named like the op).
+#[cold]
+pub(crate) fn kernel_error(op: &str, device: &Device, msg: &str, name: &str) -> Error {
+    Error::kernel(ErrorKind::InvalidArgument, op, device, msg, op, name)
+}
+
+/// TensorFlow's op-registration error for a dtype the op does not accept.
+/// The allowed lists are the ones TensorFlow 2.21 prints for these ops.
+#[cold]
+pub(crate) fn attr_error(op: &str, d: DType) -> Error {
+    let allowed = match op {
+        "AddV2" => "bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64, complex64, complex128",
+        "Neg" => "bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128",
+        "Sqrt" | "Rsqrt" | "Exp" | "Log" | "Tanh" | "Sigmoid" | "Sin" | "Cos" => {
+            "bfloat16, half, float, double, complex64, complex128"
+        }
+        "Sum" | "Prod" | "Mean" => "float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64",
+        "MatMul" => "bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128",
+        _ => "",
+    };
+    if allowed.is_empty() {
+        return Error::invalid_argument(format!(
+            "Value for attr 'T' of {} is not in the list of allowed values for {op} [Op:{op}] name: ",
+            d.name()
+        ));
+    }
+    Error::invalid_argument(format!(
+        "Value for attr 'T' of {} is not in the list of allowed values: {allowed}\n\t; NodeDef: {{{{node {op}}}}} [Op:{op}] name: ",
+        d.name()
+    ))
+}

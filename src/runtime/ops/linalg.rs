@@ -1,0 +1,104 @@
+//! Matrix products: `tf.matmul` for 2-D and batched operands (batch dims
+//! broadcast), with TensorFlow's (oneDNN build) error texts.
+
+use super::shape_ops::{broadcast_to, transpose};
+use super::{attr_error, dtype_mismatch};
+use crate::runtime::backend::MatMulDims;
+use crate::runtime::dtype::DType;
+use crate::runtime::error::{Error, ErrorKind, Result};
+use crate::runtime::shape::Shape;
+use crate::runtime::tensor::Tensor;
+
+fn swap_last(x: &Tensor) -> Result<Tensor> {
+    let r = x.rank() as i64;
+    let mut perm: Vec<i64> = (0..r).collect();
+    perm.swap(r as usize - 1, r as usize - 2);
+    transpose(x, Some(&perm))
+}
+
+/// `tf.matmul(a, b, transpose_a, transpose_b)`.
+pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Result<Tensor> {
+    let batched = a.rank() > 2 || b.rank() > 2;
+    let (node, op) = if batched {
+        ("__MklBatchMatMulV2", "BatchMatMulV2")
+    } else {
+        ("__MklMatMul", "MatMul")
+    };
+    if a.dtype() != b.dtype() {
+        return Err(dtype_mismatch(op, 1, a.dtype(), b.dtype(), " name: "));
+    }
+    if matches!(
+        a.dtype(),
+        DType::Bool | DType::Int8 | DType::Int16 | DType::String
+    ) {
+        return Err(attr_error("MatMul", a.dtype()));
+    }
+    let dev = a.device();
+    let fail = |m: String| Error::kernel(ErrorKind::InvalidArgument, node, &dev, &m, op, " name: ");
+    for (i, t) in [a, b].iter().enumerate() {
+        if t.rank() < 2 {
+            return Err(fail(format!("In[{i}] ndims must be >= 2")));
+        }
+    }
+    let a2 = if transpose_a {
+        swap_last(a)?
+    } else {
+        a.clone()
+    };
+    let b2 = if transpose_b {
+        swap_last(b)?
+    } else {
+        b.clone()
+    };
+    let (ar, br) = (a2.rank(), b2.rank());
+    let (m, k) = (a2.dims()[ar - 2], a2.dims()[ar - 1]);
+    let (k2, n) = (b2.dims()[br - 2], b2.dims()[br - 1]);
+    let a_batch = Shape::new(&a2.dims()[..ar - 2]);
+    let b_batch = Shape::new(&b2.dims()[..br - 2]);
+    let batch = a_batch.broadcast(&b_batch).ok_or_else(|| {
+        fail(format!(
+            "In[0] and In[1] must have compatible batch dimensions: {} vs. {}",
+            a.shape().bracket_text(),
+            b.shape().bracket_text()
+        ))
+    })?;
+    if k != k2 {
+        let suffix = if batched { " 0 0" } else { "" };
+        return Err(fail(format!(
+            "Matrix size-incompatible: In[0]: {}, In[1]: {}{suffix}",
+            a.shape().bracket_text(),
+            b.shape().bracket_text()
+        )));
+    }
+    let nb = batch.numel();
+    let expand = |t: &Tensor, own: &Shape, rows: usize, cols: usize| -> Result<(Tensor, usize)> {
+        if own.numel() == 1 {
+            return Ok((t.clone(), 0));
+        }
+        if own == &batch {
+            return Ok((t.clone(), rows * cols));
+        }
+        let mut dims = batch.0.clone();
+        dims.extend([rows, cols]);
+        Ok((broadcast_to(t, &dims)?, rows * cols))
+    };
+    let (a3, sa) = expand(&a2, &a_batch, m, k)?;
+    let (b3, sb) = expand(&b2, &b_batch, k, n)?;
+    let mut out_dims = batch.0.clone();
+    out_dims.extend([m, n]);
+    let out = Shape(out_dims);
+    out.checked_numel()?;
+    let dims = MatMulDims {
+        batch: nb,
+        m,
+        k,
+        n,
+        lhs_batch_stride: sa,
+        rhs_batch_stride: sb,
+    };
+    let storage = a3
+        .storage()
+        .backend()
+        .matmul(a3.storage(), b3.storage(), dims)?;
+    Ok(Tensor::from_parts(a.dtype(), out, storage, a.device()))
+}
