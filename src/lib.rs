@@ -7,6 +7,7 @@
 //! uncaught exception becomes.
 
 pub mod diag;
+pub mod distribute;
 pub mod eval;
 pub mod modules;
 pub mod resolve;
@@ -73,6 +74,7 @@ impl Interpreter {
         let interrupt = Arc::new(AtomicBool::new(false));
         let interp = eval::Interp::new(output.clone(), interrupt.clone());
         interp.echo.set(options.echo);
+        configure(&interp, &options);
         Interpreter {
             options,
             interp: RefCell::new(interp),
@@ -147,7 +149,16 @@ impl Interpreter {
         let out = self.output.borrow().clone();
         let interp = eval::Interp::new(out, self.interrupt.clone());
         interp.echo.set(self.options.echo);
+        configure(&interp, &self.options);
         *self.interp.borrow_mut() = interp;
         self.stack_set.set(false);
     }
+}
+
+/// Hands the options the Strategy runtime reads to the interpreter's state.
+fn configure(interp: &eval::Interp, options: &Options) {
+    use value::Vm;
+    let config = interp.state().get::<distribute::Config>();
+    config.virtual_gpus.set(options.virtual_gpus);
+    config.always_wrap.set(options.always_wrap);
 }

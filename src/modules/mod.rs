@@ -10,6 +10,7 @@ pub mod module;
 pub mod os;
 pub mod os_path;
 pub mod tensor_hooks;
+pub mod tf;
 pub mod time;
 pub mod types;
 
@@ -35,8 +36,8 @@ pub fn load(name: &str) -> Option<Value> {
         }
         "json" => Some(json::module()),
         "time" => Some(time::module()),
-        // `tensorflow` (and its submodules) and `numpy` are added here by the
-        // modules that implement them (`tf.rs`, `np.rs`).
+        "tensorflow" => Some(tf::module()),
+        // `numpy` is added here by the module that implements it.
         _ => None,
     }
 }
