@@ -287,7 +287,7 @@ impl Interp {
     }
 }
 
-fn docstring(body: &[crate::syntax::ast::Stmt]) -> Value {
+pub(crate) fn docstring(body: &[crate::syntax::ast::Stmt]) -> Value {
     use crate::syntax::ast::{Constant, ExprKind, StmtKind};
     if let Some(first) = body.first() {
         if let StmtKind::Expr(e) = &first.kind {

@@ -48,6 +48,7 @@ impl Interp {
         let ns = Rc::new(RefCell::new(IndexMap::new()));
         ns.borrow_mut().insert(Rc::from("__module__"), Value::str("__main__"));
         ns.borrow_mut().insert(Rc::from("__qualname__"), Value::str(&*def.qualname));
+        ns.borrow_mut().insert(Rc::from("__doc__"), super::attr::docstring(&def.body));
         f.class_ns.push(ns.clone());
         let r = self.exec_block(f, &def.body);
         f.class_ns.pop();

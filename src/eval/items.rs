@@ -203,7 +203,7 @@ impl Interp {
                 )),
             },
             Value::Tensor(_) => crate::modules::tensor_format(self, v, spec),
-            Value::Str(s) if spec.is_empty() => Ok(s.to_string()),
+            _ if spec.is_empty() && !matches!(v, Value::Float(_) | Value::Int(_) | Value::Bool(_)) => self.str_value(v),
             Value::None | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Str(_) => {
                 crate::value::fmtspec::format_builtin(v, spec)
             }

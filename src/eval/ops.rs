@@ -60,6 +60,16 @@ impl Interp {
     /// `a op= b`: lists extend in place; everything else as `a op b`.
     pub fn inplace_op(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Value> {
         match (op, a) {
+            (BinOp::Mult, Value::List(l)) if matches!(b, Value::Int(_) | Value::Bool(_)) => {
+                let n = match b {
+                    Value::Int(i) => *i,
+                    Value::Bool(x) => *x as i64,
+                    _ => 0,
+                };
+                let items = repeat(&l.borrow(), n)?;
+                *l.borrow_mut() = items;
+                return Ok(a.clone());
+            }
             (BinOp::Add, Value::List(l)) => {
                 let items = match b {
                     Value::List(o) => o.borrow().clone(),

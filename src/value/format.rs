@@ -76,14 +76,31 @@ pub fn str_repr(s: &str) -> String {
             c if (c as u32) < 0x20 || c as u32 == 0x7f => {
                 out.push_str(&format!("\\x{:02x}", c as u32))
             }
-            c if (0x80..0xa0).contains(&(c as u32)) => {
+            c if (0x80..0xa0).contains(&(c as u32)) || c as u32 == 0xad => {
                 out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if !is_printable(c) => {
+                let u = c as u32;
+                if u <= 0xffff {
+                    out.push_str(&format!("\\u{u:04x}"));
+                } else {
+                    out.push_str(&format!("\\U{u:08x}"));
+                }
             }
             c => out.push(c),
         }
     }
     out.push(quote);
     out
+}
+
+/// Whether CPython's `str.isprintable` holds for a non-ASCII character
+/// (separators, format characters, private use and unassigned planes are not).
+fn is_printable(c: char) -> bool {
+    let u = c as u32;
+    !matches!(u,
+        0xa0 | 0x1680 | 0x2000..=0x200f | 0x2028..=0x202f | 0x205f..=0x206f | 0x3000 | 0xd800..=0xdfff
+            | 0xe000..=0xf8ff | 0xfeff | 0xfff0..=0xfffb | 0xe0000..=0xe0fff | 0xf0000..=0x10ffff)
 }
 
 /// `repr(b)` of bytes: `b'...'` with `\xNN` escapes for non-printable bytes.
