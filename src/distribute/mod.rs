@@ -5,6 +5,8 @@
 
 pub mod config;
 pub mod context;
+pub mod dataset;
+pub mod values;
 
 pub use config::Config;
 pub use context::current_device;
@@ -14,5 +16,5 @@ use crate::modules::ModuleBuilder;
 /// Adds what this layer provides under `tf`: `tf.distribute`, `tf.data`,
 /// `tf.Variable`, `tf.function`, `tf.device`, `tf.config`.
 pub fn register_tf(m: &mut ModuleBuilder) {
-    let _ = m;
+    dataset::register_data(m);
 }
