@@ -6,8 +6,10 @@
 //! source files or REPL input, and render the [`diag::Diagnostic`] an
 //! uncaught exception becomes.
 
+pub mod cli;
 pub mod diag;
 pub mod modules;
+pub mod repl;
 pub mod runtime;
 pub mod syntax;
 pub mod value;
