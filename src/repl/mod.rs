@@ -260,10 +260,7 @@ fn interactive(mut session: Session) -> i32 {
                 }
             }
             Err(ReadlineError::Interrupted) => session.clear(),
-            Err(ReadlineError::Eof) => {
-                session.say("");
-                break;
-            }
+            Err(ReadlineError::Eof) => break,
             Err(e) => {
                 eprintln!("dist: reading input: {e}");
                 status = 1;
