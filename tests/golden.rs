@@ -90,11 +90,14 @@ fn files_under(dir: &Path, ext: &str, skip: Option<&Path>, found: &mut Vec<PathB
 
 fn relative_name(path: &Path) -> String {
     let root = root();
-    let rel = path.strip_prefix(&root).map(Path::to_path_buf).unwrap_or_else(|_| {
-        // ../shared/examples/X.dist
-        let name = path.file_name().unwrap_or_default();
-        Path::new("../shared/examples").join(name)
-    });
+    let rel = path
+        .strip_prefix(&root)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| {
+            // ../shared/examples/X.dist
+            let name = path.file_name().unwrap_or_default();
+            Path::new("../shared/examples").join(name)
+        });
     rel.to_string_lossy().replace('\\', "/")
 }
 
@@ -245,7 +248,8 @@ fn goldens() {
             let mut file = mint
                 .new_goldenfile(&case.golden)
                 .expect("create the golden file");
-            file.write_all(text.as_bytes()).expect("write the golden file");
+            file.write_all(text.as_bytes())
+                .expect("write the golden file");
             drop(file);
             // Dropping the mint compares (or, in update mode, rewrites).
             drop(mint);
@@ -273,7 +277,12 @@ fn orphans() -> Vec<String> {
     let examples = root.join("tests/golden/examples");
     let skip = (!shared_examples_dir().is_dir()).then_some(examples.as_path());
     files_under(&root.join("tests/golden"), "out", skip, &mut outs);
-    files_under(&root.join("scripts"), "out", Some(&root.join("scripts/bench")), &mut outs);
+    files_under(
+        &root.join("scripts"),
+        "out",
+        Some(&root.join("scripts/bench")),
+        &mut outs,
+    );
     let mut found = Vec::new();
     for out in outs.into_iter().filter(|o| !expected.contains(o)) {
         if update_mode() {
@@ -329,7 +338,10 @@ fn shared_examples_print_expected() {
             ));
         }
     }
-    report("shared example(s) do not print their .expected output", &failures);
+    report(
+        "shared example(s) do not print their .expected output",
+        &failures,
+    );
 }
 
 #[test]
@@ -378,7 +390,11 @@ fn discovery_names_cases_by_path() {
         assert!(!case.name.starts_with("scripts/bench/"), "{}", case.name);
         assert_eq!(case.golden.extension().unwrap(), "out");
         if case.shared_example {
-            assert!(case.name.starts_with("../shared/examples/"), "{}", case.name);
+            assert!(
+                case.name.starts_with("../shared/examples/"),
+                "{}",
+                case.name
+            );
             assert!(case.mint_dir.ends_with("tests/golden/examples"));
         }
     }

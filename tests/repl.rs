@@ -41,7 +41,12 @@ twice(add(1, 1))
 print('done')
 ";
     let out = dist(&[], input);
-    assert_eq!(text(&out.stdout), "3\n4\ndone\n", "stderr: {}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "3\n4\ndone\n",
+        "stderr: {}",
+        text(&out.stderr)
+    );
     assert_eq!(text(&out.stderr), "");
     assert_eq!(out.status.code(), Some(0));
 }
@@ -56,7 +61,10 @@ fn piped_repl_goes_on_after_an_error() {
 
 #[test]
 fn meta_commands_without_an_interpreter() {
-    let out = dist(&["--virtual-gpus", "1"], ":devices 3\n:bogus\n:quit\n:help\n");
+    let out = dist(
+        &["--virtual-gpus", "1"],
+        ":devices 3\n:bogus\n:quit\n:help\n",
+    );
     assert_eq!(
         text(&out.stdout),
         "runtime reset with 3 virtual GPUs: every name is forgotten\n"
@@ -67,7 +75,12 @@ fn meta_commands_without_an_interpreter() {
 
 #[test]
 fn usage_errors_exit_2() {
-    for args in [&["run"][..], &["--virtual-gpus", "x"], &["frob"], &["x.dist"]] {
+    for args in [
+        &["run"][..],
+        &["--virtual-gpus", "x"],
+        &["frob"],
+        &["x.dist"],
+    ] {
         let out = dist(args, "");
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let stderr = text(&out.stderr);
@@ -104,7 +117,10 @@ fn script_prints_and_fails_like_python() {
     assert_eq!(text(&out.stdout), "a\n");
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
-    assert!(stderr.starts_with("Traceback (most recent call last):\n"), "{stderr}");
+    assert!(
+        stderr.starts_with("Traceback (most recent call last):\n"),
+        "{stderr}"
+    );
     assert_eq!(
         stderr.lines().last(),
         Some("NameError: name 'undefined_name' is not defined")

@@ -68,10 +68,11 @@ fn snippet(d: &Diagnostic, frame: &Frame, color: bool) -> String {
     let source = &frame.location.source;
     let span = char_range(source, clamp(source, frame.location.span.range()));
     let id = source.name.as_str();
-    let label_text = if d.message.is_empty() {
-        d.class.as_str()
-    } else {
-        d.message.as_str()
+    // A multi-line message would break the snippet's frame; its first line
+    // marks the span and the whole message ends the output.
+    let label_text = match d.message.lines().next() {
+        Some(first) if !first.trim().is_empty() => first,
+        _ => d.class.as_str(),
     };
     let mut report = Report::build(ReportKind::Custom(&d.class, Color::Red), id, span.start)
         .with_config(Config::default().with_color(color))
