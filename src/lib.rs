@@ -8,8 +8,10 @@
 
 pub mod cli;
 pub mod diag;
+pub mod eval;
 pub mod modules;
 pub mod repl;
+pub mod resolve;
 pub mod runtime;
 pub mod syntax;
 pub mod value;
@@ -37,6 +39,20 @@ pub struct Options {
     pub trace: Option<Option<String>>,
 }
 
+/// The native stack an interpreter thread should have (virtual memory; the
+/// CLI and the tests run the interpreter on a thread of this size).
+pub const STACK_SIZE: usize = 256 << 20;
+
+/// Runs `f` on a new thread with [`STACK_SIZE`] bytes of stack and returns its result.
+pub fn with_big_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+    let handle = std::thread::Builder::new().stack_size(STACK_SIZE).spawn(f);
+    match handle.map(|h| h.join()) {
+        Ok(Ok(r)) => r,
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        Err(e) => panic!("cannot start the interpreter thread: {e}"),
+    }
+}
+
 /// Where `print` writes.
 pub type Output = Rc<RefCell<dyn Write>>;
 
@@ -45,17 +61,26 @@ pub type Output = Rc<RefCell<dyn Write>>;
 /// the thread that uses it (the CLI runs it on a thread with a large stack).
 pub struct Interpreter {
     options: Options,
+    interp: RefCell<eval::Interp>,
     output: RefCell<Output>,
     interrupt: Arc<AtomicBool>,
+    stack_set: std::cell::Cell<bool>,
 }
 
 impl Interpreter {
-    /// A fresh interpreter printing to the process's stdout.
+    /// A fresh interpreter printing to the process's stdout (buffered; flushed
+    /// after each run and before an error is returned).
     pub fn new(options: Options) -> Interpreter {
+        let output: Output = Rc::new(RefCell::new(std::io::BufWriter::new(std::io::stdout())));
+        let interrupt = Arc::new(AtomicBool::new(false));
+        let interp = eval::Interp::new(output.clone(), interrupt.clone());
+        interp.echo.set(options.echo);
         Interpreter {
             options,
-            output: RefCell::new(Rc::new(RefCell::new(std::io::stdout()))),
-            interrupt: Arc::new(AtomicBool::new(false)),
+            interp: RefCell::new(interp),
+            output: RefCell::new(output),
+            interrupt,
+            stack_set: std::cell::Cell::new(false),
         }
     }
 
@@ -66,6 +91,7 @@ impl Interpreter {
 
     /// Redirects `print` (tests capture into a buffer).
     pub fn set_output(&self, out: Output) {
+        self.interp.borrow().set_output(out.clone());
         *self.output.borrow_mut() = out;
     }
 
@@ -78,15 +104,27 @@ impl Interpreter {
     /// Runs a whole file as the `__main__` module (echoing expression
     /// statements if `options.echo`).
     pub fn run_source(&self, source: Rc<SourceFile>) -> Result<(), Box<Diagnostic>> {
-        let _ = source;
-        Ok(())
+        self.run(source, self.options.echo)
     }
 
     /// Runs one REPL input (one or more statements) in the persistent module,
     /// echoing the `repr` of expression statements whose value is not None.
     pub fn run_interactive(&self, source: Rc<SourceFile>) -> Result<(), Box<Diagnostic>> {
-        let _ = source;
-        Ok(())
+        self.run(source, true)
+    }
+
+    fn run(&self, source: Rc<SourceFile>, echo: bool) -> Result<(), Box<Diagnostic>> {
+        let interp = self.interp.borrow();
+        if !self.stack_set.replace(true) {
+            // The thread is expected to have STACK_SIZE; keep some for the caller above us.
+            interp.set_stack_budget(STACK_SIZE - (8 << 20));
+        }
+        let result = match interp.compile(&source) {
+            Ok(module) => interp.exec_module(&source, &module, echo).map_err(|e| diag::from_exception(&*interp, e)),
+            Err(e) => Err(diag::from_syntax_error(&source, &e)),
+        };
+        interp.flush();
+        result.map_err(Box::new)
     }
 
     /// Whether REPL input is incomplete (an open bracket or block): the REPL
@@ -98,15 +136,20 @@ impl Interpreter {
     /// Completion candidates for the text before the cursor (`strategy.ru` →
     /// `["run"]`; a bare prefix completes globals and builtins).
     pub fn complete(&self, prefix: &str) -> Vec<String> {
-        let _ = prefix;
-        Vec::new()
+        self.interp.borrow().complete(prefix)
     }
 
     /// Names bound in the module namespace (`:vars`).
     pub fn global_names(&self) -> Vec<String> {
-        Vec::new()
+        self.interp.borrow().global_names()
     }
 
     /// Forgets every binding and all runtime state (`:reset`).
-    pub fn reset(&self) {}
+    pub fn reset(&self) {
+        let out = self.output.borrow().clone();
+        let interp = eval::Interp::new(out, self.interrupt.clone());
+        interp.echo.set(self.options.echo);
+        *self.interp.borrow_mut() = interp;
+        self.stack_set.set(false);
+    }
 }

@@ -10,9 +10,7 @@ use super::args::{header_flags, Flags, UsageError};
 use crate::diag::render;
 use crate::{Diagnostic, Interpreter, SourceFile};
 
-/// Stack size of the thread the interpreter runs on. The tree-walking
-/// evaluator recurses deeply; this is virtual memory, touched only as used.
-pub const STACK_SIZE: usize = 256 << 20;
+pub use crate::STACK_SIZE;
 
 /// Why a script did not run to the end.
 #[derive(Debug)]
@@ -86,7 +84,8 @@ pub fn run_script(
 }
 
 /// Runs `f` on a new thread with a [`STACK_SIZE`] stack and waits for it.
-/// `Err` carries the panic, if `f` panicked.
+/// `Err` carries the panic, if `f` panicked (unlike [`crate::with_big_stack`],
+/// which resumes it: the golden harness reports a panicking case and goes on).
 pub fn with_big_stack<T, F>(f: F) -> std::thread::Result<T>
 where
     T: Send + 'static,

@@ -48,3 +48,55 @@ impl Diagnostic {
         }
     }
 }
+
+/// The diagnostic of a syntax error.
+pub fn from_syntax_error(source: &Rc<SourceFile>, e: &crate::syntax::SyntaxError) -> Diagnostic {
+    Diagnostic {
+        class: e.kind.class_name().to_string(),
+        message: e.message.clone(),
+        frames: vec![Frame {
+            location: Location { source: source.clone(), span: e.span },
+            func: "<module>".into(),
+        }],
+        help: e.help.iter().cloned().collect(),
+        notes: Vec::new(),
+    }
+}
+
+/// The diagnostic of an uncaught exception (`str(exc)` is the message; the
+/// traceback runs outermost first; `__cause__`/`__context__` become notes).
+pub fn from_exception(vm: &dyn crate::value::Vm, e: crate::value::PyErr) -> Diagnostic {
+    let class = e.class().name.to_string();
+    let message = vm.str(e.value()).unwrap_or_default();
+    let frames = e
+        .0
+        .traceback
+        .iter()
+        .rev()
+        .map(|t| Frame {
+            location: Location { source: t.source.clone(), span: t.span },
+            func: t.func.clone(),
+        })
+        .collect();
+    let mut notes = Vec::new();
+    if let crate::value::Value::Instance(inst) = e.value() {
+        for (attr, text) in [
+            ("__cause__", "The above exception was the direct cause of this one"),
+            ("__context__", "This was raised while handling another exception"),
+        ] {
+            if let Some(v) = inst.get_attr(attr) {
+                if !v.is_none() {
+                    let t = vm.type_of(&v);
+                    let name = match &t {
+                        crate::value::Value::Class(c) => c.name.to_string(),
+                        _ => String::new(),
+                    };
+                    let msg = vm.str(&v).unwrap_or_default();
+                    notes.push(format!("{text}: {name}: {msg}"));
+                    break;
+                }
+            }
+        }
+    }
+    Diagnostic { class, message, frames, help: e.0.help.clone(), notes }
+}

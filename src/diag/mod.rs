@@ -3,5 +3,5 @@
 pub mod diagnostic;
 pub mod render;
 
-pub use diagnostic::{Diagnostic, Frame, Location};
+pub use diagnostic::{from_exception, from_syntax_error, Diagnostic, Frame, Location};
 pub use render::render;

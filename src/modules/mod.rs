@@ -2,9 +2,13 @@
 //! `math`, `time`. Registration and argument conversion only; the work lives
 //! in `runtime` and `distribute`.
 
+pub mod builtins;
 pub mod module;
+pub mod tensor_hooks;
+pub mod types;
 
 pub use module::{ModuleBuilder, ModuleObj};
+pub use tensor_hooks::*;
 
 use crate::value::Value;
 

@@ -146,6 +146,8 @@ impl Session {
             MetaCommand::Quit => return Flow::Quit,
             MetaCommand::Vars => {
                 let mut names = self.interpreter.borrow().global_names();
+                // `__name__` and the like are always there; show the user's names.
+                names.retain(|n| !(n.starts_with("__") && n.ends_with("__")));
                 names.sort();
                 if names.is_empty() {
                     self.say("(no names defined)");

@@ -1,2 +1,28 @@
-//! Placeholder until the tensor runtime lands (branch `runtime`).
+//! The tensor runtime: a pure Rust tensor library that knows nothing of the
+//! Python language. It owns dtypes, shapes, devices, tensors and their
+//! storage, the kernels (through a [`backend::Backend`] per device kind),
+//! construction from Python-like literals, and numpy/TensorFlow printing.
+//! The `tf` and `np` modules of the language are thin wrappers over it.
+
+pub mod backend;
+pub mod device;
+pub mod dtype;
+pub mod error;
+pub mod f16;
+pub mod format;
+pub mod literal;
+pub mod op;
+pub mod ops;
+pub mod shape;
+pub mod storage;
 pub mod tensor;
+
+pub use device::{Device, DeviceKind, DeviceSpec};
+pub use dtype::{DType, Scalar};
+pub use error::{Error, ErrorKind, Result};
+pub use f16::F16;
+pub use literal::{tensor_from_literal, InferMode, Literal};
+pub use op::{ArgOp, BinaryOp, ReduceOp, Semantics, UnaryOp};
+pub use shape::Shape;
+pub use storage::{HostData, Storage};
+pub use tensor::Tensor;

@@ -1,17 +1,287 @@
-//! Placeholder handle until the tensor runtime lands.
+//! [`Tensor`]: an immutable, cheaply cloned handle (one `Arc`, 8 bytes) to a
+//! dtype, shape, device and element storage. numpy arrays are the same type
+//! underneath; their mutation goes through copy-on-write ([`Tensor::make_mut`]).
+//! Construction from Python literals lives in `literal`, ops in `ops`,
+//! printing in `format`.
+
 use std::sync::Arc;
 
-/// A tensor handle (placeholder).
+use super::device::Device;
+use super::dtype::{DType, Scalar};
+use super::error::{Error, Result};
+use super::f16::F16;
+use super::shape::Shape;
+use super::storage::{filled, Elem, HostData, Storage};
+
+/// A tensor handle. Cloning shares the buffer.
+#[derive(Clone)]
+pub struct Tensor(Arc<TensorInner>);
+
+/// What a [`Tensor`] points to.
+///
+/// Storage is held inline rather than behind a second `Arc`: a scalar op then
+/// costs two allocations (handle and buffer), not three. The price is that
+/// reshapes copy their buffer, which is a memcpy.
 #[derive(Clone, Debug)]
-pub struct Tensor(Arc<()>);
+pub struct TensorInner {
+    /// The element type (always equal to `storage.dtype()`).
+    pub(crate) dtype: DType,
+    /// Dimensions, row-major.
+    pub(crate) shape: Shape,
+    /// The elements.
+    pub(crate) storage: Storage,
+    /// Where the tensor lives.
+    pub(crate) device: Device,
+}
 
 impl Tensor {
-    /// Whether two handles share one tensor.
-    pub fn same_handle(&self, other: &Tensor) -> bool {
+    /// A tensor from a host buffer; `ValueError`-free internal constructor that
+    /// checks the element count matches the shape.
+    pub fn from_host(data: HostData, shape: Shape, device: Device) -> Result<Tensor> {
+        if shape.numel() != data.len() {
+            return Err(Error::internal(format!(
+                "buffer of {} elements does not fill shape {}",
+                data.len(),
+                shape
+            )));
+        }
+        Ok(Tensor::from_parts(
+            data.dtype(),
+            shape,
+            Storage::Host(data),
+            device,
+        ))
+    }
+
+    /// A tensor from a storage known to match `shape` (used by kernels).
+    pub(crate) fn from_parts(
+        dtype: DType,
+        shape: Shape,
+        storage: Storage,
+        device: Device,
+    ) -> Tensor {
+        Tensor(Arc::new(TensorInner {
+            dtype,
+            shape,
+            storage,
+            device,
+        }))
+    }
+
+    /// A CPU tensor from a typed `Vec` and dims.
+    pub fn from_vec<T: Elem>(v: Vec<T>, dims: &[usize]) -> Result<Tensor> {
+        Tensor::from_host(T::wrap(v), Shape::new(dims), Device::CPU0)
+    }
+
+    /// A CPU string tensor from byte strings and dims.
+    pub fn from_strings(v: Vec<Vec<u8>>, dims: &[usize]) -> Result<Tensor> {
+        Tensor::from_host(HostData::Str(v), Shape::new(dims), Device::CPU0)
+    }
+
+    /// A 0-d CPU tensor holding `x`.
+    pub fn scalar<T: Elem>(x: T) -> Tensor {
+        Tensor::from_parts(
+            T::DTYPE,
+            Shape::scalar(),
+            Storage::Host(T::wrap(vec![x])),
+            Device::CPU0,
+        )
+    }
+
+    /// A tensor of `shape` filled with the zero of `dtype` (`b''` for strings).
+    pub fn zeros(dtype: DType, dims: &[usize], device: Device) -> Result<Tensor> {
+        let shape = Shape::new(dims);
+        let n = shape.checked_numel()?;
+        Tensor::from_host(HostData::zeros(dtype, n)?, shape, device)
+    }
+
+    /// A tensor of `shape` filled with one (`ValueError`-like error for strings).
+    pub fn ones(dtype: DType, dims: &[usize], device: Device) -> Result<Tensor> {
+        if dtype == DType::String {
+            return Err(Error::type_error(
+                "Cannot convert 1 to EagerTensor of dtype string",
+            ));
+        }
+        Tensor::fill(dims, &Scalar::Int(1), dtype, device)
+    }
+
+    /// A tensor of `shape` with every element `value` converted to `dtype`
+    /// (integers wrap, floats round, as a cast does).
+    pub fn fill(dims: &[usize], value: &Scalar, dtype: DType, device: Device) -> Result<Tensor> {
+        let shape = Shape::new(dims);
+        let n = shape.checked_numel()?;
+        let data = match (dtype, value) {
+            (DType::String, Scalar::Bytes(b)) => HostData::Str(filled(n, b.clone())?),
+            (DType::String, _) | (_, Scalar::Bytes(_)) => {
+                return Err(Error::type_error(format!(
+                    "Cannot convert {value:?} to EagerTensor of dtype {dtype}"
+                )))
+            }
+            (DType::Bool, v) => HostData::Bool(filled(n, v.as_f64() != 0.0)?),
+            (DType::Int8, v) => HostData::I8(filled(n, scalar_i64(v) as i8)?),
+            (DType::UInt8, v) => HostData::U8(filled(n, scalar_i64(v) as u8)?),
+            (DType::Int16, v) => HostData::I16(filled(n, scalar_i64(v) as i16)?),
+            (DType::Int32, v) => HostData::I32(filled(n, scalar_i64(v) as i32)?),
+            (DType::Int64, v) => HostData::I64(filled(n, scalar_i64(v))?),
+            (DType::Float16, v) => HostData::F16(filled(n, F16::from_f64(v.as_f64()))?),
+            (DType::Float32, v) => HostData::F32(filled(n, v.as_f64() as f32)?),
+            (DType::Float64, v) => HostData::F64(filled(n, v.as_f64())?),
+        };
+        Tensor::from_host(data, shape, device)
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        self.0.dtype
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &Shape {
+        &self.0.shape
+    }
+
+    /// The dims as a slice.
+    pub fn dims(&self) -> &[usize] {
+        &self.0.shape.0
+    }
+
+    /// Number of dimensions.
+    pub fn rank(&self) -> usize {
+        self.0.shape.rank()
+    }
+
+    /// Number of elements.
+    pub fn numel(&self) -> usize {
+        self.0.storage.len()
+    }
+
+    /// The device the tensor is on.
+    pub fn device(&self) -> Device {
+        self.0.device
+    }
+
+    /// The storage.
+    pub fn storage(&self) -> &Storage {
+        &self.0.storage
+    }
+
+    /// The host buffer (an error for device memory that must be copied first).
+    pub fn host(&self) -> Result<&HostData> {
+        self.0
+            .storage
+            .host()
+            .ok_or_else(|| Error::internal("tensor is not in host memory"))
+    }
+
+    /// The typed elements, when in host memory and of type `T`.
+    pub fn as_slice<T: Elem>(&self) -> Option<&[T]> {
+        T::slice(self.0.storage.host()?)
+    }
+
+    /// The element at flat (row-major) index `i`.
+    pub fn get(&self, i: usize) -> Option<Scalar> {
+        self.0.storage.host()?.get(i)
+    }
+
+    /// The only element of a one-element tensor (`tensor.numpy()` of a 0-d tensor).
+    pub fn item(&self) -> Result<Scalar> {
+        if self.numel() != 1 {
+            return Err(Error::value_error(
+                "can only convert an array of size 1 to a Python scalar",
+            ));
+        }
+        self.get(0)
+            .ok_or_else(|| Error::internal("item: empty storage"))
+    }
+
+    /// Every element, widened (for tests and small conversions).
+    pub fn to_scalars(&self) -> Vec<Scalar> {
+        (0..self.numel()).filter_map(|i| self.get(i)).collect()
+    }
+
+    /// The same elements with a new shape of equal element count (copies the buffer).
+    pub fn with_shape(&self, shape: Shape) -> Result<Tensor> {
+        if shape.numel() != self.numel() {
+            return Err(Error::internal("with_shape: element count differs"));
+        }
+        if self.shape() == &shape {
+            return Ok(self.clone());
+        }
+        Ok(Tensor::from_parts(
+            self.dtype(),
+            shape,
+            self.0.storage.clone(),
+            self.device(),
+        ))
+    }
+
+    /// The same tensor recorded on another host device (CPU ↔ virtual GPU);
+    /// the buffer is copied, as TensorFlow's `identity` across devices does.
+    pub fn to_device(&self, device: Device) -> Result<Tensor> {
+        if device == self.device() {
+            return Ok(self.clone());
+        }
+        if !device.is_host() {
+            return Err(Error::unimplemented(format!(
+                "device {} is not available in this build",
+                device.full_name()
+            )));
+        }
+        Ok(Tensor::from_parts(
+            self.dtype(),
+            self.shape().clone(),
+            self.0.storage.clone(),
+            device,
+        ))
+    }
+
+    /// Mutable access for copy-on-write updates: clones the buffer first if
+    /// another handle shares it (numpy's in-place assignment).
+    pub fn make_mut(&mut self) -> &mut TensorInner {
+        Arc::make_mut(&mut self.0)
+    }
+
+    /// True when both handles point to the same buffer.
+    pub fn ptr_eq(&self, other: &Tensor) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
-    /// An identity for `id()`.
-    pub fn handle_id(&self) -> usize {
-        Arc::as_ptr(&self.0) as usize
+}
+
+impl TensorInner {
+    /// The mutable host buffer.
+    pub fn host_mut(&mut self) -> Result<&mut HostData> {
+        self.storage
+            .host_mut()
+            .ok_or_else(|| Error::internal("tensor is not in host memory"))
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+}
+
+impl std::fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&super::format::tf_repr(self))
+    }
+}
+
+fn scalar_i64(v: &Scalar) -> i64 {
+    match v {
+        Scalar::Bool(b) => *b as i64,
+        Scalar::Int(i) => *i,
+        Scalar::Float(f) => *f as i64,
+        Scalar::Bytes(_) => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Tensor;
+
+    #[test]
+    fn handle_is_one_pointer() {
+        assert_eq!(std::mem::size_of::<Tensor>(), 8);
     }
 }

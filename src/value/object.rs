@@ -150,6 +150,9 @@ impl Instance {
     }
 }
 
+/// A closure cell: a captured variable (None while unbound).
+pub type CellRef = Rc<RefCell<Option<Value>>>;
+
 /// A function defined in the language (`def` or `lambda`).
 pub struct Function {
     /// The definition (body and resolved scope).
@@ -159,7 +162,7 @@ pub struct Function {
     /// The signature with evaluated defaults (built when `def` ran).
     pub sig: Rc<Signature>,
     /// Captured cells of free variables, in `Scope::free` order.
-    pub closure: Vec<Rc<RefCell<Value>>>,
+    pub closure: Vec<CellRef>,
     /// `__dict__` (function attributes; also `__wrapped__` etc.).
     pub dict: RefCell<IndexMap<Rc<str>, Value>>,
     /// The class whose body defined this function (for zero-argument `super()`).

@@ -195,7 +195,7 @@ impl Value {
             (Value::BoundMethod(a), Value::BoundMethod(b)) => Rc::ptr_eq(a, b),
             (Value::Class(a), Value::Class(b)) => Rc::ptr_eq(a, b),
             (Value::Instance(a), Value::Instance(b)) => Rc::ptr_eq(a, b),
-            (Value::Tensor(a), Value::Tensor(b)) => a.same_handle(b),
+            (Value::Tensor(a), Value::Tensor(b)) => a.ptr_eq(b),
             (Value::Native(a), Value::Native(b)) => Rc::ptr_eq(a, b),
             _ => false,
         }
@@ -215,7 +215,7 @@ impl Value {
             Value::BoundMethod(r) => Rc::as_ptr(r) as usize,
             Value::Class(r) => Rc::as_ptr(r) as usize,
             Value::Instance(r) => Rc::as_ptr(r) as usize,
-            Value::Tensor(t) => t.handle_id(),
+            Value::Tensor(t) => t.storage() as *const _ as usize,
             Value::Native(r) => Rc::as_ptr(r) as *const u8 as usize,
             Value::None => 0x9a_0000,
             Value::Bool(b) => 0x9b_0000 + *b as usize,

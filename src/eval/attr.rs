@@ -1,0 +1,327 @@
+//! Attribute access with Python's rules: data descriptors (`property`) on
+//! the class, then the instance `__dict__`, then class attributes (functions
+//! bound to the receiver), then `__getattr__`; classes, functions, natives and
+//! builtin values (methods from their type's class).
+
+use std::rc::Rc;
+
+use super::class::{bind_class_attr, PropertyObj};
+use super::Interp;
+use crate::modules::types::builtin_class;
+use crate::value::{Class, ClassKind, ExcType, PyErr, PyResult, Value, ValueType};
+
+impl Interp {
+    /// The class of any value (`type(v)`).
+    pub fn class_of(&self, v: &Value) -> Rc<Class> {
+        match v {
+            Value::Instance(i) => i.class.clone(),
+            Value::Native(n) => native_class(n.type_name()),
+            Value::Tensor(_) => crate::modules::tensor_class(),
+            other => builtin_class(other.value_type().unwrap_or(ValueType::Object)),
+        }
+    }
+
+    /// `isinstance(v, cls)` for one class.
+    pub fn is_instance(&self, v: &Value, cls: &Value) -> PyResult<bool> {
+        match cls {
+            Value::Class(c) => {
+                let mine = self.class_of(v);
+                if mine.is_subclass_of(c) {
+                    return Ok(true);
+                }
+                // bool is an int; everything is an object.
+                Ok(match c.kind {
+                    ClassKind::Builtin(ValueType::Object) => true,
+                    ClassKind::Builtin(ValueType::Int) => matches!(v, Value::Bool(_)),
+                    ClassKind::Native => match v {
+                        Value::Native(n) => n.type_name() == &*c.name,
+                        _ => false,
+                    },
+                    _ => false,
+                })
+            }
+            Value::Tuple(items) => {
+                for c in items.iter() {
+                    if self.is_instance(v, c)? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            other => Err(PyErr::new(
+                ExcType::TypeError,
+                format!(
+                    "isinstance() arg 2 must be a type, a tuple of types, or a union, not {}",
+                    other.type_name()
+                ),
+            )),
+        }
+    }
+
+    /// `getattr(v, name)`.
+    pub fn get_attribute(&self, v: &Value, name: &str) -> PyResult<Value> {
+        match self.lookup_attribute(v, name)? {
+            Some(x) => Ok(x),
+            None => Err(self.attribute_error(v, name)),
+        }
+    }
+
+    /// Attribute lookup; `Ok(None)` when missing.
+    pub fn lookup_attribute(&self, v: &Value, name: &str) -> PyResult<Option<Value>> {
+        match v {
+            Value::Instance(inst) => {
+                let class_attr = inst.class.lookup(name);
+                if let Some(Value::Native(n)) = &class_attr {
+                    if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
+                        return match &p.fget {
+                            Some(g) => self.call_value(g, vec![v.clone()], Vec::new()).map(Some),
+                            None => Err(PyErr::new(
+                                ExcType::AttributeError,
+                                format!("property '{}' of '{}' object has no getter", name, inst.class.name),
+                            )),
+                        };
+                    }
+                }
+                if let Some(x) = inst.get_attr(name) {
+                    return Ok(Some(x));
+                }
+                match name {
+                    "__class__" => return Ok(Some(Value::Class(inst.class.clone()))),
+                    "__dict__" => {
+                        let mut d = crate::value::Dict::new();
+                        for (k, x) in inst.dict.borrow().iter() {
+                            d.insert_str(k, x.clone());
+                        }
+                        return Ok(Some(Value::dict(d)));
+                    }
+                    "__cause__" | "__context__" if inst.class.exception_type().is_some() => {
+                        return Ok(Some(Value::None))
+                    }
+                    _ => {}
+                }
+                if let Some(x) = class_attr {
+                    return Ok(Some(bind_class_attr(x, v, &inst.class)));
+                }
+                if let Some(ga) = inst.class.lookup("__getattr__") {
+                    let r = self.call_value(&ga, vec![v.clone(), Value::str(name)], Vec::new());
+                    return match r {
+                        Ok(x) => Ok(Some(x)),
+                        Err(e) if e.is(ExcType::AttributeError) => Err(e),
+                        Err(e) => Err(e),
+                    };
+                }
+                Ok(None)
+            }
+            Value::Class(cls) => {
+                if let Some(x) = cls.lookup(name) {
+                    return Ok(Some(bind_class_attr(x, v, cls)));
+                }
+                Ok(match name {
+                    "__name__" => Some(Value::str(&*cls.name)),
+                    "__qualname__" => Some(Value::str(&*cls.qualname)),
+                    "__module__" => Some(Value::str(&*cls.module)),
+                    "__bases__" => Some(Value::tuple(cls.base.iter().map(|b| Value::Class(b.clone())).collect())),
+                    "__base__" => Some(cls.base.as_ref().map(|b| Value::Class(b.clone())).unwrap_or(Value::None)),
+                    "__mro__" => Some(Value::tuple(cls.mro().into_iter().map(Value::Class).collect())),
+                    "__doc__" => Some(Value::None),
+                    "__dict__" => {
+                        let mut d = crate::value::Dict::new();
+                        for (k, x) in cls.dict.borrow().iter() {
+                            d.insert_str(k, x.clone());
+                        }
+                        Some(Value::dict(d))
+                    }
+                    _ => None,
+                })
+            }
+            Value::Function(fun) => {
+                if let Some(x) = fun.dict.borrow().get(name) {
+                    return Ok(Some(x.clone()));
+                }
+                Ok(match name {
+                    "__name__" => Some(Value::str(&*fun.def.name)),
+                    "__qualname__" => Some(Value::str(&*fun.def.qualname)),
+                    "__module__" => Some(Value::str("__main__")),
+                    "__doc__" => Some(docstring(&fun.def.body)),
+                    "__defaults__" => {
+                        let d: Vec<Value> = fun
+                            .sig
+                            .params
+                            .iter()
+                            .filter(|p| p.kind != crate::value::ParamKind::KeywordOnly)
+                            .filter_map(|p| p.default.clone())
+                            .collect();
+                        Some(if d.is_empty() { Value::None } else { Value::tuple(d) })
+                    }
+                    "__class__" => Some(Value::Class(self.class_of(v))),
+                    _ => None,
+                })
+            }
+            Value::NativeFunction(nf) => Ok(match name {
+                "__name__" => Some(Value::str(nf.name())),
+                "__qualname__" => Some(Value::str(&*nf.sig.name)),
+                "__doc__" => Some(if nf.doc.is_empty() { Value::None } else { Value::str(nf.doc) }),
+                "__self__" => Some(nf.bound.clone().unwrap_or(Value::None)),
+                "__class__" => Some(Value::Class(self.class_of(v))),
+                _ => None,
+            }),
+            Value::BoundMethod(bm) => Ok(match name {
+                "__self__" => Some(bm.receiver.clone()),
+                "__func__" => Some(bm.func.clone()),
+                _ => self.lookup_attribute(&bm.func, name)?,
+            }),
+            Value::Native(n) => {
+                if let Some(x) = n.getattr(v, name, self)? {
+                    return Ok(Some(x));
+                }
+                Ok(match name {
+                    "__class__" => Some(Value::Class(self.class_of(v))),
+                    _ => None,
+                })
+            }
+            Value::Tensor(_) => crate::modules::tensor_getattr(self, v, name),
+            other => {
+                let cls = self.class_of(other);
+                if let Some(x) = cls.lookup(name) {
+                    return Ok(Some(bind_class_attr(x, v, &cls)));
+                }
+                Ok(match name {
+                    "__class__" => Some(Value::Class(cls)),
+                    _ => None,
+                })
+            }
+        }
+    }
+
+    #[cold]
+    fn attribute_error(&self, v: &Value, name: &str) -> PyErr {
+        let msg = match v {
+            Value::Class(c) => format!("type object '{}' has no attribute '{}'", c.name, name),
+            Value::Native(n) if n.type_name() == "module" => {
+                let mname = n.getattr(v, "__name__", self).ok().flatten();
+                let mname = match mname {
+                    Some(Value::Str(s)) => s.to_string(),
+                    _ => "?".into(),
+                };
+                format!("module '{}' has no attribute '{}'", mname, name)
+            }
+            _ => format!("'{}' object has no attribute '{}'", v.type_name(), name),
+        };
+        PyErr::new(ExcType::AttributeError, msg)
+    }
+
+    /// `obj.name = value`.
+    pub fn set_attribute(&self, obj: &Value, name: &str, value: Value) -> PyResult<()> {
+        match obj {
+            Value::Instance(inst) => {
+                if let Some(Value::Native(n)) = inst.class.lookup(name) {
+                    if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
+                        return match &p.fset {
+                            Some(s) => self.call_value(s, vec![obj.clone(), value], Vec::new()).map(|_| ()),
+                            None => Err(PyErr::new(
+                                ExcType::AttributeError,
+                                format!("property '{}' of '{}' object has no setter", name, inst.class.name),
+                            )),
+                        };
+                    }
+                }
+                if let Some(sa) = inst.class.lookup("__setattr__") {
+                    if matches!(sa, Value::Function(_)) {
+                        return self.call_value(&sa, vec![obj.clone(), Value::str(name), value], Vec::new()).map(|_| ());
+                    }
+                }
+                inst.set_attr(name, value);
+                Ok(())
+            }
+            Value::Class(cls) if cls.kind == ClassKind::User => {
+                cls.set_attr(name, value);
+                Ok(())
+            }
+            Value::Function(f) => {
+                f.dict.borrow_mut().insert(name.into(), value);
+                Ok(())
+            }
+            Value::Native(n) => {
+                if n.setattr(obj, name, value, self)? {
+                    Ok(())
+                } else {
+                    Err(self.readonly_error(obj, name))
+                }
+            }
+            Value::Tensor(_) => Err(self.readonly_error(obj, name)),
+            Value::Class(c) => Err(PyErr::new(
+                ExcType::TypeError,
+                format!("cannot set '{}' attribute of immutable type '{}'", name, c.name),
+            )),
+            _ => Err(self.readonly_error(obj, name)),
+        }
+    }
+
+    #[cold]
+    fn readonly_error(&self, obj: &Value, name: &str) -> PyErr {
+        match self.lookup_attribute(obj, name) {
+            Ok(Some(_)) => PyErr::new(
+                ExcType::AttributeError,
+                format!("'{}' object attribute '{}' is read-only", obj.type_name(), name),
+            ),
+            _ => PyErr::new(
+                ExcType::AttributeError,
+                format!("'{}' object has no attribute '{}'", obj.type_name(), name),
+            ),
+        }
+    }
+
+    /// `del obj.name`.
+    pub fn del_attribute(&self, obj: &Value, name: &str) -> PyResult<()> {
+        match obj {
+            Value::Instance(inst) => match inst.dict.borrow_mut().shift_remove(name) {
+                Some(_) => Ok(()),
+                None => Err(self.attribute_error(obj, name)),
+            },
+            Value::Class(cls) if cls.kind == ClassKind::User => match cls.dict.borrow_mut().shift_remove(name) {
+                Some(_) => Ok(()),
+                None => Err(self.attribute_error(obj, name)),
+            },
+            _ => Err(self.attribute_error(obj, name)),
+        }
+    }
+}
+
+fn docstring(body: &[crate::syntax::ast::Stmt]) -> Value {
+    use crate::syntax::ast::{Constant, ExprKind, StmtKind};
+    if let Some(first) = body.first() {
+        if let StmtKind::Expr(e) = &first.kind {
+            if let ExprKind::Constant(Constant::Str(s)) = &e.kind {
+                return Value::str(&**s);
+            }
+        }
+    }
+    Value::None
+}
+
+thread_local! {
+    static NATIVE_CLASSES: std::cell::RefCell<Vec<Rc<Class>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The class object standing for a native type name (for `type(x)`,
+/// `isinstance`); natives with a registered class share it by name.
+pub fn native_class(name: &str) -> Rc<Class> {
+    NATIVE_CLASSES.with(|c| {
+        if let Some(cls) = c.borrow().iter().find(|k| &*k.name == name) {
+            return cls.clone();
+        }
+        let cls = Class::new_builtin(name, "builtins", Some(builtin_class(ValueType::Object)), ClassKind::Native);
+        c.borrow_mut().push(cls.clone());
+        cls
+    })
+}
+
+/// Registers a class object for a native type (so `tf.distribute.MirroredStrategy`
+/// and `type(strategy)` are the same object).
+pub fn register_native_class(cls: Rc<Class>) {
+    NATIVE_CLASSES.with(|c| {
+        let mut c = c.borrow_mut();
+        c.retain(|k| k.name != cls.name);
+        c.push(cls);
+    })
+}

@@ -1,0 +1,225 @@
+//! Calling: user functions (frames, parameter binding through the one
+//! binder, closures), natives, bound methods, classes (instantiation) and
+//! callable objects; creating function objects from `def` and `lambda`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use indexmap::IndexMap;
+
+use super::frame::Frame;
+use super::{Flow, Interp, RECURSION_LIMIT};
+use crate::syntax::ast::{FunctionDef, Slot};
+use crate::value::signature::{Param, ParamKind, Signature};
+use crate::value::{ClassKind, ExcType, Function, Instance, PyErr, PyResult, Value, Vm};
+
+impl Interp {
+    /// Calls any callable value.
+    pub fn call_value(&self, func: &Value, mut args: Vec<Value>, kwargs: Vec<(Rc<str>, Value)>) -> PyResult<Value> {
+        match func {
+            Value::Function(fun) => self.call_function(fun, args, kwargs),
+            Value::NativeFunction(nf) => {
+                if let Some(recv) = &nf.bound {
+                    args.insert(0, recv.clone());
+                }
+                let bound = nf.sig.bind(args, kwargs)?;
+                (nf.func)(self, &bound)
+            }
+            Value::BoundMethod(bm) => {
+                args.insert(0, bm.receiver.clone());
+                self.call_value(&bm.func, args, kwargs)
+            }
+            Value::Class(cls) => self.instantiate(cls, args, kwargs),
+            Value::Instance(inst) => match inst.class.lookup("__call__") {
+                Some(call) => {
+                    args.insert(0, func.clone());
+                    self.call_value(&call, args, kwargs)
+                }
+                None => Err(not_callable(func)),
+            },
+            Value::Native(n) => n.call(func, args, kwargs, self),
+            _ => Err(not_callable(func)),
+        }
+    }
+
+    /// Calls a user function: binds arguments, runs the body in a new frame.
+    pub fn call_function(&self, fun: &Rc<Function>, args: Vec<Value>, kwargs: Vec<(Rc<str>, Value)>) -> PyResult<Value> {
+        let depth = self.depth.get();
+        if depth >= RECURSION_LIMIT {
+            return Err(PyErr::new(ExcType::RecursionError, "maximum recursion depth exceeded"));
+        }
+        self.check_interrupt()?;
+        self.check_stack()?;
+        let def = &fun.def;
+        let scope = def.scope.borrow();
+        let mut frame = Frame {
+            locals: vec![None; scope.num_locals as usize],
+            cells: Vec::with_capacity(scope.num_cells as usize + fun.closure.len()),
+            source: fun.source.clone(),
+            name: def.name.clone(),
+            function: Some(fun.clone()),
+            class_ns: Vec::new(),
+        };
+        for _ in 0..scope.num_cells {
+            frame.cells.push(Rc::new(RefCell::new(None)));
+        }
+        frame.cells.extend(fun.closure.iter().cloned());
+        // Fast path: exactly the positional parameters, no keywords.
+        let simple = kwargs.is_empty()
+            && args.len() == fun.sig.params.len()
+            && fun.sig.params.iter().all(|p| matches!(p.kind, ParamKind::PositionalOrKeyword | ParamKind::PositionalOnly));
+        if simple {
+            for (slot, v) in scope.param_slots.iter().zip(args) {
+                store_param(&mut frame, *slot, v);
+            }
+        } else {
+            let bound = fun.sig.bind(args, kwargs)?;
+            for (slot, v) in scope.param_slots.iter().zip(bound.values) {
+                store_param(&mut frame, *slot, v);
+            }
+        }
+        drop(scope);
+        self.depth.set(depth + 1);
+        let result = self.exec_block(&mut frame, &def.body);
+        self.depth.set(depth);
+        match result {
+            Ok(Flow::Return(v)) => Ok(v),
+            Ok(_) => Ok(Value::None),
+            Err(mut e) => {
+                // The caller's call expression adds its own traceback entry.
+                e.0.located = false;
+                Err(e)
+            }
+        }
+    }
+
+    /// Creates a function object for `def`/`lambda` in the current frame:
+    /// evaluates defaults, captures free variables.
+    pub fn make_function(&self, f: &mut Frame, def: &Rc<FunctionDef>) -> PyResult<Value> {
+        let a = &def.args;
+        let mut params = Vec::new();
+        let npos = a.posonlyargs.len() + a.args.len();
+        let first_default = npos - a.defaults.len().min(npos);
+        let mut defaults = Vec::with_capacity(a.defaults.len());
+        for d in &a.defaults {
+            defaults.push(self.eval(f, d)?);
+        }
+        let mut defaults = defaults.into_iter();
+        for (i, arg) in a.posonlyargs.iter().chain(&a.args).enumerate() {
+            params.push(Param {
+                name: arg.name.clone(),
+                kind: if i < a.posonlyargs.len() { ParamKind::PositionalOnly } else { ParamKind::PositionalOrKeyword },
+                default: if i >= first_default { defaults.next() } else { None },
+            });
+        }
+        if let Some(v) = &a.vararg {
+            params.push(Param { name: v.name.clone(), kind: ParamKind::VarPositional, default: None });
+        }
+        for (arg, d) in a.kwonlyargs.iter().zip(&a.kw_defaults) {
+            let default = match d {
+                Some(e) => Some(self.eval(f, e)?),
+                None => None,
+            };
+            params.push(Param { name: arg.name.clone(), kind: ParamKind::KeywordOnly, default });
+        }
+        if let Some(k) = &a.kwarg {
+            params.push(Param { name: k.name.clone(), kind: ParamKind::VarKeyword, default: None });
+        }
+        let free: Vec<Slot> = def.scope.borrow().free.clone();
+        let closure = free.iter().map(|s| self.cell_of(f, *s)).collect();
+        Ok(Value::Function(Rc::new(Function {
+            def: def.clone(),
+            source: f.source.clone(),
+            sig: Rc::new(Signature { name: def.qualname.clone(), params }),
+            closure,
+            dict: RefCell::new(IndexMap::new()),
+            class_cell: RefCell::new(None),
+        })))
+    }
+
+    /// `Class(...)`: builtin constructors, exceptions, user classes.
+    pub fn instantiate(&self, cls: &Rc<crate::value::Class>, args: Vec<Value>, kwargs: Vec<(Rc<str>, Value)>) -> PyResult<Value> {
+        match cls.kind {
+            ClassKind::Builtin(_) | ClassKind::Native => {
+                let Some(ctor) = cls.lookup("__new__") else {
+                    return Err(PyErr::new(ExcType::TypeError, format!("cannot create '{}' instances", cls.name)));
+                };
+                return self.call_value(&ctor, args, kwargs);
+            }
+            ClassKind::Exception(_) | ClassKind::User => {}
+        }
+        if let Some(base) = self.builtin_base(cls) {
+            return Err(PyErr::new(
+                ExcType::NotImplementedError,
+                format!("subclassing the builtin type '{}' is not supported", base),
+            ));
+        }
+        let inst = Value::Instance(Rc::new(Instance::new(cls.clone())));
+        let is_exc = cls.exception_type().is_some();
+        if is_exc {
+            if let Value::Instance(i) = &inst {
+                i.set_attr("args", Value::tuple(args.clone()));
+            }
+        }
+        match cls.lookup("__init__") {
+            Some(init) => {
+                let mut all = Vec::with_capacity(args.len() + 1);
+                all.push(inst.clone());
+                all.extend(args);
+                let r = self.call_value(&init, all, kwargs)?;
+                if !r.is_none() {
+                    return Err(PyErr::new(
+                        ExcType::TypeError,
+                        format!("__init__() should return None, not '{}'", r.type_name()),
+                    ));
+                }
+            }
+            None => {
+                if !is_exc && (!args.is_empty() || !kwargs.is_empty()) {
+                    return Err(PyErr::new(ExcType::TypeError, format!("{}() takes no arguments", cls.name)));
+                }
+            }
+        }
+        Ok(inst)
+    }
+
+    fn builtin_base(&self, cls: &Rc<crate::value::Class>) -> Option<Rc<str>> {
+        for c in cls.mro() {
+            match c.kind {
+                ClassKind::Builtin(t) if t != crate::value::ValueType::Object => return Some(c.name.clone()),
+                ClassKind::Native => return Some(c.name.clone()),
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// The name a callable shows in messages (`f`, `print`, `C`).
+    pub fn callable_name(&self, v: &Value) -> String {
+        match v {
+            Value::Function(f) => f.def.qualname.to_string(),
+            Value::NativeFunction(n) => n.sig.name.to_string(),
+            Value::Class(c) => c.name.to_string(),
+            Value::BoundMethod(b) => self.callable_name(&b.func),
+            other => other.type_name(),
+        }
+    }
+}
+
+fn store_param(frame: &mut Frame, slot: Slot, v: Value) {
+    match slot {
+        Slot::Local(i) => frame.locals[i as usize] = Some(v),
+        Slot::Cell(i) => *frame.cells[i as usize].borrow_mut() = Some(v),
+        _ => {}
+    }
+}
+
+#[cold]
+fn not_callable(v: &Value) -> PyErr {
+    PyErr::new(ExcType::TypeError, format!("'{}' object is not callable", v.type_name()))
+}
+
+#[allow(dead_code)]
+fn _assert_vm(i: &Interp) -> &dyn Vm {
+    i
+}

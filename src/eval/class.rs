@@ -1,0 +1,353 @@
+//! Classes and the builtins tied to the object model: `class` statements,
+//! `super`, `property`, `staticmethod`, `classmethod`, `NotImplemented`,
+//! `Ellipsis`, and `BaseException.__init__`.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use indexmap::IndexMap;
+
+use super::frame::Frame;
+use super::Interp;
+use crate::syntax::ast::{ClassDef, Slot};
+use crate::value::{
+    Args, Class, ClassKind, ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value, ValueType, Vm,
+};
+
+impl Interp {
+    /// Executes a `class` statement's body and builds the class.
+    pub fn make_class(&self, f: &mut Frame, def: &ClassDef) -> PyResult<Value> {
+        let mut bases = Vec::new();
+        for b in &def.bases {
+            bases.push(self.eval(f, b)?);
+        }
+        if let Some(k) = def.keywords.first() {
+            return Err(PyErr::new(
+                ExcType::NotImplementedError,
+                format!(
+                    "class keyword argument '{}' is not supported",
+                    k.arg.as_ref().map(|a| a.name.to_string()).unwrap_or_default()
+                ),
+            ));
+        }
+        if bases.len() > 1 {
+            return Err(PyErr::new(ExcType::NotImplementedError, "multiple inheritance is not supported"));
+        }
+        let base = match bases.pop() {
+            None => crate::modules::types::builtin_class(ValueType::Object),
+            Some(Value::Class(c)) => c,
+            Some(other) => {
+                return Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!("bases must be types, not {}", other.type_name()),
+                ))
+            }
+        };
+        let ns = Rc::new(RefCell::new(IndexMap::new()));
+        ns.borrow_mut().insert(Rc::from("__module__"), Value::str("__main__"));
+        ns.borrow_mut().insert(Rc::from("__qualname__"), Value::str(&*def.qualname));
+        f.class_ns.push(ns.clone());
+        let r = self.exec_block(f, &def.body);
+        f.class_ns.pop();
+        r?;
+        let dict = Rc::try_unwrap(ns).map(|c| c.into_inner()).unwrap_or_else(|rc| rc.borrow().clone());
+        let cls = Rc::new(Class {
+            name: def.name.clone(),
+            qualname: def.qualname.clone(),
+            module: "__main__".into(),
+            base: Some(base),
+            dict: RefCell::new(dict),
+            kind: ClassKind::User,
+        });
+        for v in cls.dict.borrow().values() {
+            set_class_cell(v, &cls);
+        }
+        Ok(Value::Class(cls))
+    }
+
+    pub(crate) fn is_builtin_super(&self, v: &Value) -> bool {
+        matches!(v, Value::NativeFunction(nf) if std::ptr::fn_addr_eq(nf.func, builtin_super as crate::value::NativeFn))
+    }
+
+    /// `super()` with no arguments: the defining class and the first argument.
+    pub(crate) fn zero_arg_super(&self, f: &Frame) -> PyResult<Value> {
+        let Some(func) = &f.function else {
+            return Err(PyErr::new(ExcType::RuntimeError, "super(): no arguments"));
+        };
+        let cls = func.class_cell.borrow().as_ref().and_then(|w| w.upgrade());
+        let Some(cls) = cls else {
+            return Err(PyErr::new(ExcType::RuntimeError, "super(): __class__ cell not found"));
+        };
+        let scope = func.def.scope.borrow();
+        let first = match scope.param_slots.first() {
+            Some(Slot::Local(i)) => f.locals[*i as usize].clone(),
+            Some(Slot::Cell(i)) => f.cells[*i as usize].borrow().clone(),
+            _ => None,
+        };
+        let Some(obj) = first else {
+            return Err(PyErr::new(ExcType::RuntimeError, "super(): no arguments"));
+        };
+        Ok(Value::native(SuperObj { cls, obj }))
+    }
+}
+
+fn set_class_cell(v: &Value, cls: &Rc<Class>) {
+    match v {
+        Value::Function(fun) => *fun.class_cell.borrow_mut() = Some(Rc::downgrade(cls)),
+        Value::Native(n) => {
+            if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
+                for g in [&p.fget, &p.fset].into_iter().flatten() {
+                    set_class_cell(g, cls);
+                }
+            } else if let Some(s) = n.as_any().downcast_ref::<StaticMethodObj>() {
+                set_class_cell(&s.0, cls);
+            } else if let Some(c) = n.as_any().downcast_ref::<ClassMethodObj>() {
+                set_class_cell(&c.0, cls);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The object `super()` returns.
+pub struct SuperObj {
+    /// The class whose parents are searched.
+    pub cls: Rc<Class>,
+    /// The receiver.
+    pub obj: Value,
+}
+
+impl NativeObject for SuperObj {
+    fn type_name(&self) -> &str {
+        "super"
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!("<super: <class '{}'>, <{} object>>", self.cls.name, vm.type_of(&self.obj).type_name()))
+    }
+
+    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let Some(base) = &self.cls.base else {
+            return Ok(None);
+        };
+        let Some(v) = base.lookup(name) else {
+            return Ok(None);
+        };
+        let owner = match &self.obj {
+            Value::Class(c) => c.clone(),
+            _ => self.cls.clone(),
+        };
+        Ok(Some(bind_class_attr(v, &self.obj, &owner)))
+    }
+}
+
+/// Binds a class attribute found by lookup to a receiver: functions become
+/// bound methods, classmethods bind the class, staticmethods unwrap.
+pub fn bind_class_attr(v: Value, receiver: &Value, owner: &Rc<Class>) -> Value {
+    match &v {
+        Value::Function(_) => {
+            if matches!(receiver, Value::Class(_)) {
+                v
+            } else {
+                Value::BoundMethod(Rc::new(crate::value::BoundMethod { receiver: receiver.clone(), func: v }))
+            }
+        }
+        Value::NativeFunction(nf) if nf.bound.is_none() => {
+            if matches!(receiver, Value::Class(_)) {
+                v
+            } else {
+                nf.bind(receiver.clone())
+            }
+        }
+        Value::Native(n) => {
+            if let Some(s) = n.as_any().downcast_ref::<StaticMethodObj>() {
+                s.0.clone()
+            } else if let Some(c) = n.as_any().downcast_ref::<ClassMethodObj>() {
+                Value::BoundMethod(Rc::new(crate::value::BoundMethod {
+                    receiver: Value::Class(owner.clone()),
+                    func: c.0.clone(),
+                }))
+            } else {
+                v
+            }
+        }
+        _ => v,
+    }
+}
+
+/// `property(fget, fset)`.
+pub struct PropertyObj {
+    /// Getter.
+    pub fget: Option<Value>,
+    /// Setter.
+    pub fset: Option<Value>,
+}
+
+fn property_setter(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let Some(p) = args.get(0).downcast::<PropertyObj>() else {
+        return Err(PyErr::new(ExcType::TypeError, "descriptor 'setter' requires a 'property' object"));
+    };
+    Ok(Value::native(PropertyObj { fget: p.fget.clone(), fset: Some(args.get(1).clone()) }))
+}
+
+fn property_getter(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let Some(p) = args.get(0).downcast::<PropertyObj>() else {
+        return Err(PyErr::new(ExcType::TypeError, "descriptor 'getter' requires a 'property' object"));
+    };
+    Ok(Value::native(PropertyObj { fget: Some(args.get(1).clone()), fset: p.fset.clone() }))
+}
+
+impl NativeObject for PropertyObj {
+    fn type_name(&self) -> &str {
+        "property"
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "setter" => Some(NativeFunction::new("property.setter(self, fset)", property_setter, "").bind(this.clone())),
+            "getter" => Some(NativeFunction::new("property.getter(self, fget)", property_getter, "").bind(this.clone())),
+            "fget" => Some(self.fget.clone().unwrap_or(Value::None)),
+            "fset" => Some(self.fset.clone().unwrap_or(Value::None)),
+            _ => None,
+        })
+    }
+}
+
+/// `staticmethod(f)`.
+pub struct StaticMethodObj(pub Value);
+
+impl NativeObject for StaticMethodObj {
+    fn type_name(&self) -> &str {
+        "staticmethod"
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn call(&self, _this: &Value, args: Vec<Value>, kwargs: Vec<(Rc<str>, Value)>, vm: &dyn Vm) -> PyResult<Value> {
+        vm.call(&self.0, args, kwargs)
+    }
+}
+
+/// `classmethod(f)`.
+pub struct ClassMethodObj(pub Value);
+
+impl NativeObject for ClassMethodObj {
+    fn type_name(&self) -> &str {
+        "classmethod"
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// A named singleton (`NotImplemented`, `Ellipsis`).
+pub struct Singleton(&'static str, &'static str);
+
+impl NativeObject for Singleton {
+    fn type_name(&self) -> &str {
+        self.1
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(self.0.to_string())
+    }
+}
+
+thread_local! {
+    static NOT_IMPLEMENTED: Value = Value::native(Singleton("NotImplemented", "NotImplementedType"));
+    static ELLIPSIS: Value = Value::native(Singleton("Ellipsis", "ellipsis"));
+}
+
+/// The `NotImplemented` singleton.
+pub fn not_implemented() -> Value {
+    NOT_IMPLEMENTED.with(|v| v.clone())
+}
+
+/// The `Ellipsis` (`...`) singleton.
+pub fn ellipsis() -> Value {
+    ELLIPSIS.with(|v| v.clone())
+}
+
+fn builtin_super(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let (Some(cls), Some(obj)) = (args.opt(0), args.opt(1)) else {
+        return Err(PyErr::new(ExcType::RuntimeError, "super(): no arguments"));
+    };
+    let Value::Class(cls) = cls else {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!("super() argument 1 must be a type, not {}", cls.type_name()),
+        ));
+    };
+    let _ = vm;
+    Ok(Value::native(SuperObj { cls: cls.clone(), obj: obj.clone() }))
+}
+
+fn builtin_property(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    Ok(Value::native(PropertyObj { fget: args.opt(0).cloned(), fset: args.opt(1).cloned() }))
+}
+
+fn builtin_staticmethod(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    Ok(Value::native(StaticMethodObj(args.get(0).clone())))
+}
+
+fn builtin_classmethod(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    Ok(Value::native(ClassMethodObj(args.get(0).clone())))
+}
+
+fn exception_init(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    if let Value::Instance(i) = args.get(0) {
+        i.set_attr("args", Value::tuple(args.varargs(1).to_vec()));
+    }
+    Ok(Value::None)
+}
+
+fn builtin_globals_placeholder(_vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
+    Err(PyErr::new(ExcType::NotImplementedError, "globals() is not supported"))
+}
+
+/// Adds `super`, `property`, `staticmethod`, `classmethod`, `NotImplemented`,
+/// `Ellipsis` to the builtins, and `BaseException.__init__`.
+pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
+    let f = |sig: &str, func, doc| Value::NativeFunction(NativeFunction::new(sig, func, doc));
+    b.insert("super", f("super(type=None, object_or_type=None)", builtin_super as _, "Access the parent class's methods."));
+    b.insert("property", f("property(fget=None, fset=None, fdel=None, doc=None)", builtin_property as _, "A computed attribute."));
+    b.insert("staticmethod", f("staticmethod(function)", builtin_staticmethod as _, "A method without a receiver."));
+    b.insert("classmethod", f("classmethod(function)", builtin_classmethod as _, "A method that receives the class."));
+    b.insert("globals", f("globals()", builtin_globals_placeholder as _, ""));
+    b.insert("NotImplemented", not_implemented());
+    b.insert("Ellipsis", ellipsis());
+    for ty in ExcType::ALL {
+        if (*ty as usize) < ExcType::OpError as usize {
+            b.entry(ty.name()).or_insert_with(|| Value::Class(ty.class()));
+        }
+    }
+    let base = ExcType::BaseException.class();
+    if base.lookup("__init__").is_none() {
+        base.set_attr(
+            "__init__",
+            Value::NativeFunction(NativeFunction::new("BaseException.__init__(self, *args)", exception_init, "")),
+        );
+    }
+}
+
+#[allow(dead_code)]
+fn _interp(i: &Interp) -> &dyn Vm {
+    i
+}

@@ -1,0 +1,499 @@
+//! Expressions: names, literals and displays, operators, calls (argument
+//! evaluation with `*`/`**`), comprehensions, f-strings, lambdas.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use indexmap::IndexSet;
+
+use super::frame::Frame;
+use super::Interp;
+use crate::syntax::ast::*;
+use crate::syntax::Span;
+use crate::value::dict::{Dict, Key, SetObj};
+use crate::value::{ExcType, PyErr, PyResult, Value};
+
+impl Interp {
+    /// Evaluates an expression; an error not yet located is located at its span.
+    #[inline]
+    pub fn eval(&self, f: &mut Frame, e: &Expr) -> PyResult<Value> {
+        match self.eval_inner(f, e) {
+            Ok(v) => Ok(v),
+            Err(err) => Err(self.locate(f, e.span, err)),
+        }
+    }
+
+    fn eval_inner(&self, f: &mut Frame, e: &Expr) -> PyResult<Value> {
+        match &e.kind {
+            ExprKind::Constant(c) => Ok(constant(c)),
+            ExprKind::Name(n) => self.load_name(f, n, e.span),
+            ExprKind::BinOp { left, op, right } => {
+                let a = self.eval(f, left)?;
+                let b = self.eval(f, right)?;
+                self.binary_op(*op, &a, &b)
+            }
+            ExprKind::UnaryOp { op, operand } => {
+                let v = self.eval(f, operand)?;
+                self.unary_op(*op, &v)
+            }
+            ExprKind::BoolOp { op, values } => {
+                let mut last = Value::None;
+                for v in values {
+                    last = self.eval(f, v)?;
+                    let t = self.is_true(&last)?;
+                    match op {
+                        BoolOp::And if !t => return Ok(last),
+                        BoolOp::Or if t => return Ok(last),
+                        _ => {}
+                    }
+                }
+                Ok(last)
+            }
+            ExprKind::Compare { left, ops, comparators } => {
+                let mut a = self.eval(f, left)?;
+                let mut result = Value::Bool(true);
+                for (i, (op, c)) in ops.iter().zip(comparators).enumerate() {
+                    let b = self.eval(f, c)?;
+                    result = self.compare_op(*op, &a, &b)?;
+                    if i + 1 < ops.len() && !self.is_true(&result)? {
+                        return Ok(result);
+                    }
+                    a = b;
+                }
+                Ok(result)
+            }
+            ExprKind::Call { func, args, keywords } => self.eval_call(f, func, args, keywords),
+            ExprKind::Attribute { value, attr } => {
+                let v = self.eval(f, value)?;
+                self.get_attribute(&v, &attr.name)
+            }
+            ExprKind::Subscript { value, slice } => {
+                let v = self.eval(f, value)?;
+                let k = self.eval(f, slice)?;
+                self.get_item(&v, &k)
+            }
+            ExprKind::Slice { lower, upper, step } => {
+                let mut part = |x: &Option<Box<Expr>>| match x {
+                    Some(x) => self.eval(f, x),
+                    None => Ok(Value::None),
+                };
+                let (l, u, s) = (part(lower)?, part(upper)?, part(step)?);
+                Ok(crate::modules::types::make_slice(l, u, s))
+            }
+            ExprKind::IfExp { test, body, orelse } => {
+                let t = self.eval(f, test)?;
+                if self.is_true(&t)? {
+                    self.eval(f, body)
+                } else {
+                    self.eval(f, orelse)
+                }
+            }
+            ExprKind::Lambda(def) => self.make_function(f, def),
+            ExprKind::Tuple(items) => Ok(Value::tuple(self.eval_items(f, items)?)),
+            ExprKind::List(items) => Ok(Value::list(self.eval_items(f, items)?)),
+            ExprKind::Set(items) => {
+                let mut set = IndexSet::new();
+                for v in self.eval_items(f, items)? {
+                    set.insert(Key::new(v)?);
+                }
+                Ok(Value::Set(Rc::new(SetObj::new(set, false))))
+            }
+            ExprKind::Dict { keys, values } => {
+                let mut d = Dict::new();
+                for (k, v) in keys.iter().zip(values) {
+                    match k {
+                        Some(k) => {
+                            let k = self.eval(f, k)?;
+                            let v = self.eval(f, v)?;
+                            d.insert(k, v)?;
+                        }
+                        None => {
+                            let m = self.eval(f, v)?;
+                            for (k, v) in self.mapping_items(&m)? {
+                                d.insert(k, v)?;
+                            }
+                        }
+                    }
+                }
+                Ok(Value::dict(d))
+            }
+            ExprKind::Comp(c) => self.eval_comprehension(f, c),
+            ExprKind::JoinedStr(parts) => Ok(Value::str(self.eval_fstring(f, parts)?)),
+            ExprKind::NamedExpr { target, value } => {
+                let v = self.eval(f, value)?;
+                self.assign(f, target, v.clone())?;
+                Ok(v)
+            }
+            ExprKind::Starred(_) => Err(PyErr::new(ExcType::SyntaxError, "can't use starred expression here")),
+        }
+    }
+
+    /// Evaluates display items, expanding `*iterable`.
+    fn eval_items(&self, f: &mut Frame, items: &[Expr]) -> PyResult<Vec<Value>> {
+        let mut out = Vec::with_capacity(items.len());
+        for it in items {
+            match &it.kind {
+                ExprKind::Starred(inner) => {
+                    let v = self.eval(f, inner)?;
+                    out.extend(self.collect_iterable(&v)?);
+                }
+                _ => out.push(self.eval(f, it)?),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Collects any iterable (fast paths for builtin sequences).
+    pub fn collect_iterable(&self, v: &Value) -> PyResult<Vec<Value>> {
+        match v {
+            Value::List(l) => Ok(l.borrow().clone()),
+            Value::Tuple(t) => Ok(t.to_vec()),
+            _ => {
+                let mut it = self.start_iter(v)?;
+                let mut out = Vec::new();
+                while let Some(x) = self.step_iter(&mut it)? {
+                    out.push(x);
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    /// The (key, value) pairs of a mapping for `**m`.
+    pub fn mapping_items(&self, m: &Value) -> PyResult<Vec<(Value, Value)>> {
+        match m {
+            Value::Dict(d) => Ok(d.borrow().items()),
+            _ => {
+                let keys_fn = self.get_attribute(m, "keys").map_err(|_| {
+                    PyErr::new(ExcType::TypeError, format!("'{}' object is not a mapping", m.type_name()))
+                })?;
+                let keys = self.call_value(&keys_fn, Vec::new(), Vec::new())?;
+                let mut out = Vec::new();
+                for k in self.collect_iterable(&keys)? {
+                    let v = self.get_item(m, &k)?;
+                    out.push((k, v));
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    /// Reads a name from its slot.
+    pub fn load_name(&self, f: &Frame, n: &Name, span: Span) -> PyResult<Value> {
+        let _ = span;
+        match n.slot.get() {
+            Slot::Local(i) => match &f.locals[i as usize] {
+                Some(v) => Ok(v.clone()),
+                None => Err(PyErr::new(
+                    ExcType::UnboundLocalError,
+                    format!("cannot access local variable '{}' where it is not associated with a value", n.id),
+                )),
+            },
+            Slot::Cell(i) => match &*f.cells[i as usize].borrow() {
+                Some(v) => Ok(v.clone()),
+                None => Err(if (i as usize) < f.locals.len() + f.cells.len() && self.is_own_cell(f, i) {
+                    PyErr::new(
+                        ExcType::UnboundLocalError,
+                        format!("cannot access local variable '{}' where it is not associated with a value", n.id),
+                    )
+                } else {
+                    PyErr::new(
+                        ExcType::NameError,
+                        format!(
+                            "cannot access free variable '{}' where it is not associated with a value in enclosing scope",
+                            n.id
+                        ),
+                    )
+                }),
+            },
+            Slot::Global(i) => self.load_global(i, &n.id),
+            Slot::ClassBody(i) => {
+                if let Some(ns) = f.class_ns.last() {
+                    if let Some(v) = ns.borrow().get(&n.id) {
+                        return Ok(v.clone());
+                    }
+                }
+                self.load_global(i, &n.id)
+            }
+            Slot::Unresolved => Err(PyErr::new(ExcType::NameError, format!("name '{}' is not defined", n.id))),
+        }
+    }
+
+    fn is_own_cell(&self, f: &Frame, i: u32) -> bool {
+        match &f.function {
+            Some(func) => i < func.def.scope.borrow().num_cells,
+            None => true,
+        }
+    }
+
+    #[inline]
+    fn load_global(&self, i: u32, name: &str) -> PyResult<Value> {
+        if let Some(Some(v)) = self.globals.borrow().get(i as usize) {
+            return Ok(v.clone());
+        }
+        if let Some(Some(v)) = self.builtin_slots.borrow().get(i as usize) {
+            return Ok(v.clone());
+        }
+        Err(PyErr::new(ExcType::NameError, format!("name '{}' is not defined", name)))
+    }
+
+    fn eval_call(&self, f: &mut Frame, func: &Expr, args: &[Expr], keywords: &[Keyword]) -> PyResult<Value> {
+        // Zero-argument super() needs the frame.
+        if let ExprKind::Name(n) = &func.kind {
+            if &*n.id == "super" && args.is_empty() && keywords.is_empty() {
+                let callee = self.eval(f, func)?;
+                if self.is_builtin_super(&callee) {
+                    return self.zero_arg_super(f);
+                }
+            }
+        }
+        let callee = self.eval(f, func)?;
+        let mut pos = Vec::with_capacity(args.len());
+        for a in args {
+            match &a.kind {
+                ExprKind::Starred(inner) => {
+                    let v = self.eval(f, inner)?;
+                    if !self.is_iterable(&v) {
+                        return Err(PyErr::new(
+                            ExcType::TypeError,
+                            format!(
+                                "{}() argument after * must be an iterable, not {}",
+                                self.callable_name(&callee),
+                                v.type_name()
+                            ),
+                        ));
+                    }
+                    pos.extend(self.collect_iterable(&v)?);
+                }
+                _ => pos.push(self.eval(f, a)?),
+            }
+        }
+        let mut kw: Vec<(Rc<str>, Value)> = Vec::new();
+        for k in keywords {
+            match &k.arg {
+                Some(name) => {
+                    let v = self.eval(f, &k.value)?;
+                    kw.push((name.name.clone(), v));
+                }
+                None => {
+                    let m = self.eval(f, &k.value)?;
+                    if !matches!(m, Value::Dict(_)) && self.get_attribute(&m, "keys").is_err() {
+                        return Err(PyErr::new(
+                            ExcType::TypeError,
+                            format!(
+                                "{}() argument after ** must be a mapping, not {}",
+                                self.callable_name(&callee),
+                                m.type_name()
+                            ),
+                        ));
+                    }
+                    for (key, v) in self.mapping_items(&m)? {
+                        let Value::Str(s) = &key else {
+                            return Err(PyErr::new(ExcType::TypeError, "keywords must be strings"));
+                        };
+                        if kw.iter().any(|(n, _)| **n == ***s) {
+                            return Err(PyErr::new(
+                                ExcType::TypeError,
+                                format!(
+                                    "{}() got multiple values for keyword argument '{}'",
+                                    self.callable_name(&callee),
+                                    s
+                                ),
+                            ));
+                        }
+                        kw.push((Rc::from(s.as_str()), v));
+                    }
+                }
+            }
+        }
+        self.call_value(&callee, pos, kw)
+    }
+
+    fn eval_comprehension(&self, f: &mut Frame, c: &Comprehension) -> PyResult<Value> {
+        let scope = c.scope.borrow().clone();
+        let first_iter = self.eval(f, &c.generators[0].iter)?;
+        let mut inner = Frame {
+            locals: vec![None; scope.num_locals as usize],
+            cells: (0..scope.num_cells).map(|_| Rc::new(RefCell::new(None))).collect(),
+            source: f.source.clone(),
+            name: match c.kind {
+                CompKind::List => "<listcomp>".into(),
+                CompKind::Set => "<setcomp>".into(),
+                CompKind::Dict => "<dictcomp>".into(),
+                CompKind::Generator => "<genexpr>".into(),
+            },
+            function: f.function.clone(),
+            class_ns: Vec::new(),
+        };
+        for slot in &scope.free {
+            inner.cells.push(self.cell_of(f, *slot));
+        }
+        let mut out = CompOut::new(c.kind);
+        self.comp_level(&mut inner, c, 0, Some(first_iter), &mut out)?;
+        out.finish(self)
+    }
+
+    fn comp_level(
+        &self,
+        f: &mut Frame,
+        c: &Comprehension,
+        level: usize,
+        first: Option<Value>,
+        out: &mut CompOut,
+    ) -> PyResult<()> {
+        let g = &c.generators[level];
+        let iterable = match first {
+            Some(v) => v,
+            None => self.eval(f, &g.iter)?,
+        };
+        let mut it = self.start_iter(&iterable)?;
+        'items: while let Some(item) = self.step_iter(&mut it)? {
+            self.check_interrupt()?;
+            self.assign(f, &g.target, item)?;
+            for cond in &g.ifs {
+                let t = self.eval(f, cond)?;
+                if !self.is_true(&t)? {
+                    continue 'items;
+                }
+            }
+            if level + 1 < c.generators.len() {
+                self.comp_level(f, c, level + 1, None, out)?;
+            } else {
+                let v = self.eval(f, &c.elt)?;
+                match c.kind {
+                    CompKind::Dict => {
+                        let val = match &c.value {
+                            Some(e) => self.eval(f, e)?,
+                            None => Value::None,
+                        };
+                        out.push_pair(v, val)?;
+                    }
+                    _ => out.push(v)?,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The cell for a free-variable source slot of the current frame.
+    pub fn cell_of(&self, f: &mut Frame, slot: Slot) -> crate::value::CellRef {
+        match slot {
+            Slot::Cell(i) => f.cells[i as usize].clone(),
+            // The resolver only ever names cells as free-variable sources.
+            _ => Rc::new(RefCell::new(None)),
+        }
+    }
+
+    fn eval_fstring(&self, f: &mut Frame, parts: &[FStringPart]) -> PyResult<String> {
+        let mut s = String::new();
+        for p in parts {
+            match p {
+                FStringPart::Literal(t) => s.push_str(t),
+                FStringPart::Expr { expr, debug, conversion, format_spec } => {
+                    let v = self.eval(f, expr)?;
+                    if let Some(d) = debug {
+                        s.push_str(d);
+                    }
+                    let conv = match conversion {
+                        Some('r') => Some(self.repr_value(&v)?),
+                        Some('s') => Some(self.str_value(&v)?),
+                        Some('a') => Some(ascii_of(&self.repr_value(&v)?)),
+                        _ if debug.is_some() && format_spec.is_none() => Some(self.repr_value(&v)?),
+                        _ => None,
+                    };
+                    let spec = match format_spec {
+                        Some(sp) => self.eval_fstring(f, sp)?,
+                        None => String::new(),
+                    };
+                    let text = match conv {
+                        Some(c) => self.format_value(&Value::str(c), &spec)?,
+                        None => self.format_value(&v, &spec)?,
+                    };
+                    s.push_str(&text);
+                }
+            }
+        }
+        Ok(s)
+    }
+}
+
+/// `ascii()` of a repr: non-ASCII characters escaped.
+pub fn ascii_of(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        let u = c as u32;
+        if u < 0x80 {
+            out.push(c);
+        } else if u <= 0xff {
+            out.push_str(&format!("\\x{u:02x}"));
+        } else if u <= 0xffff {
+            out.push_str(&format!("\\u{u:04x}"));
+        } else {
+            out.push_str(&format!("\\U{u:08x}"));
+        }
+    }
+    out
+}
+
+fn constant(c: &Constant) -> Value {
+    match c {
+        Constant::None => Value::None,
+        Constant::Bool(b) => Value::Bool(*b),
+        Constant::Int(i) => Value::Int(*i),
+        Constant::Float(x) => Value::Float(*x),
+        Constant::Str(s) => Value::str(&**s),
+        Constant::Bytes(b) => Value::Bytes(Rc::new(b.to_vec())),
+        Constant::Ellipsis => crate::eval::class::ellipsis(),
+    }
+}
+
+enum CompOut {
+    List(Vec<Value>),
+    Set(IndexSet<Key>),
+    Dict(Dict),
+    Gen(Vec<Value>),
+}
+
+impl CompOut {
+    fn new(kind: CompKind) -> CompOut {
+        match kind {
+            CompKind::List => CompOut::List(Vec::new()),
+            CompKind::Set => CompOut::Set(IndexSet::new()),
+            CompKind::Dict => CompOut::Dict(Dict::new()),
+            CompKind::Generator => CompOut::Gen(Vec::new()),
+        }
+    }
+
+    fn push(&mut self, v: Value) -> PyResult<()> {
+        match self {
+            CompOut::List(l) | CompOut::Gen(l) => {
+                l.try_reserve(1).map_err(|_| PyErr::with_args(ExcType::MemoryError, Vec::new()))?;
+                l.push(v);
+            }
+            CompOut::Set(s) => {
+                s.insert(Key::new(v)?);
+            }
+            CompOut::Dict(_) => {}
+        }
+        Ok(())
+    }
+
+    fn push_pair(&mut self, k: Value, v: Value) -> PyResult<()> {
+        if let CompOut::Dict(d) = self {
+            d.insert(k, v)?;
+        }
+        Ok(())
+    }
+
+    fn finish(self, interp: &Interp) -> PyResult<Value> {
+        Ok(match self {
+            CompOut::List(l) => Value::list(l),
+            CompOut::Set(s) => Value::Set(Rc::new(SetObj::new(s, false))),
+            CompOut::Dict(d) => Value::dict(d),
+            // Generator expressions are evaluated eagerly into an iterator over
+            // the results: observable only through side effects' timing or
+            // infinite inputs. TODO: lazy generators once `yield` runs on coroutines.
+            CompOut::Gen(items) => interp.generator_from(items),
+        })
+    }
+}

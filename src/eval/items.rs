@@ -1,0 +1,292 @@
+//! Subscripts (`v[k]`, `v[k] = x`, `del v[k]`), context managers (`with`)
+//! and `format()`.
+
+use std::rc::Rc;
+
+use super::Interp;
+use crate::modules::types::slice_indices;
+use crate::value::dict::Key;
+use crate::value::{ExcType, PyErr, PyResult, Value};
+
+impl Interp {
+    /// `v[key]`.
+    pub fn get_item(&self, v: &Value, key: &Value) -> PyResult<Value> {
+        match v {
+            Value::List(l) => {
+                let l = l.borrow();
+                match slice_indices(key, l.len())? {
+                    Some((start, stop, step)) => Ok(Value::list(take_slice(&l, start, stop, step))),
+                    None => Ok(l[seq_index(key, l.len(), "list")?].clone()),
+                }
+            }
+            Value::Tuple(t) => match slice_indices(key, t.len())? {
+                Some((start, stop, step)) => Ok(Value::tuple(take_slice(t, start, stop, step))),
+                None => Ok(t[seq_index(key, t.len(), "tuple")?].clone()),
+            },
+            Value::Str(s) => {
+                let chars: Vec<char> = s.chars().collect();
+                match slice_indices(key, chars.len())? {
+                    Some((start, stop, step)) => Ok(Value::str(take_slice(&chars, start, stop, step).into_iter().collect::<String>())),
+                    None => Ok(Value::str(chars[seq_index(key, chars.len(), "string")?].to_string())),
+                }
+            }
+            Value::Bytes(b) => match slice_indices(key, b.len())? {
+                Some((start, stop, step)) => Ok(Value::Bytes(Rc::new(take_slice(b, start, stop, step)))),
+                None => Ok(Value::Int(b[seq_index(key, b.len(), "index")?] as i64)),
+            },
+            Value::Dict(d) => {
+                let k = Key::new(key.clone())?;
+                let found = d.borrow().map.get(&k).cloned();
+                match found {
+                    Some(x) => Ok(x),
+                    None => Err(PyErr::with_args(ExcType::KeyError, vec![key.clone()])),
+                }
+            }
+            Value::Instance(inst) => match inst.class.lookup("__getitem__") {
+                Some(m) => self.call_value(&m, vec![v.clone(), key.clone()], Vec::new()),
+                None => Err(not_subscriptable(v)),
+            },
+            Value::Native(n) => n.getitem(v, key, self)?.ok_or_else(|| not_subscriptable(v)),
+            Value::Tensor(_) => crate::modules::tensor_getitem(self, v, key),
+            Value::Class(c) => match c.lookup("__class_getitem__") {
+                Some(m) => self.call_value(&m, vec![key.clone()], Vec::new()),
+                None => Err(PyErr::new(ExcType::TypeError, format!("type '{}' is not subscriptable", c.name))),
+            },
+            _ => Err(not_subscriptable(v)),
+        }
+    }
+
+    /// `v[key] = value`.
+    pub fn set_item(&self, v: &Value, key: &Value, value: Value) -> PyResult<()> {
+        match v {
+            Value::List(l) => {
+                let len = l.borrow().len();
+                match slice_indices(key, len)? {
+                    Some((start, stop, step)) => {
+                        let new = self.collect_iterable(&value)?;
+                        let mut l = l.borrow_mut();
+                        if step == 1 {
+                            let (s, e) = (start.clamp(0, len as isize) as usize, stop.clamp(0, len as isize) as usize);
+                            let e = e.max(s);
+                            l.splice(s..e, new);
+                        } else {
+                            let idx = slice_positions(start, stop, step);
+                            if idx.len() != new.len() {
+                                return Err(PyErr::new(
+                                    ExcType::ValueError,
+                                    format!(
+                                        "attempt to assign sequence of size {} to extended slice of size {}",
+                                        new.len(),
+                                        idx.len()
+                                    ),
+                                ));
+                            }
+                            for (i, x) in idx.into_iter().zip(new) {
+                                l[i] = x;
+                            }
+                        }
+                        Ok(())
+                    }
+                    None => {
+                        let i = seq_index(key, len, "list assignment")?;
+                        l.borrow_mut()[i] = value;
+                        Ok(())
+                    }
+                }
+            }
+            Value::Dict(d) => d.borrow_mut().insert(key.clone(), value),
+            Value::Instance(inst) => match inst.class.lookup("__setitem__") {
+                Some(m) => self.call_value(&m, vec![v.clone(), key.clone(), value], Vec::new()).map(|_| ()),
+                None => Err(no_item_assignment(v)),
+            },
+            Value::Native(n) => {
+                if n.setitem(v, key, value, self)? {
+                    Ok(())
+                } else {
+                    Err(no_item_assignment(v))
+                }
+            }
+            Value::Tensor(_) => Err(PyErr::new(
+                ExcType::TypeError,
+                "'tensorflow.python.framework.ops.EagerTensor' object does not support item assignment",
+            )),
+            _ => Err(no_item_assignment(v)),
+        }
+    }
+
+    /// `del v[key]`.
+    pub fn del_item(&self, v: &Value, key: &Value) -> PyResult<()> {
+        match v {
+            Value::List(l) => {
+                let len = l.borrow().len();
+                match slice_indices(key, len)? {
+                    Some((start, stop, step)) => {
+                        let mut idx = slice_positions(start, stop, step);
+                        idx.sort_unstable();
+                        let mut l = l.borrow_mut();
+                        for i in idx.into_iter().rev() {
+                            l.remove(i);
+                        }
+                        Ok(())
+                    }
+                    None => {
+                        let i = seq_index(key, len, "list assignment")?;
+                        l.borrow_mut().remove(i);
+                        Ok(())
+                    }
+                }
+            }
+            Value::Dict(d) => match d.borrow_mut().remove(key)? {
+                Some(_) => Ok(()),
+                None => Err(PyErr::with_args(ExcType::KeyError, vec![key.clone()])),
+            },
+            Value::Instance(inst) => match inst.class.lookup("__delitem__") {
+                Some(m) => self.call_value(&m, vec![v.clone(), key.clone()], Vec::new()).map(|_| ()),
+                None => Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!("'{}' object doesn't support item deletion", v.type_name()),
+                )),
+            },
+            _ => Err(PyErr::new(
+                ExcType::TypeError,
+                format!("'{}' object doesn't support item deletion", v.type_name()),
+            )),
+        }
+    }
+
+    /// `with` entry: `__enter__` or the native hook.
+    pub fn context_enter(&self, mgr: &Value) -> PyResult<Value> {
+        match mgr {
+            Value::Instance(inst) => match (inst.class.lookup("__enter__"), inst.class.lookup("__exit__")) {
+                (Some(enter), Some(_)) => self.call_value(&enter, vec![mgr.clone()], Vec::new()),
+                _ => Err(not_context_manager(mgr)),
+            },
+            Value::Native(n) => n.enter(mgr, self)?.ok_or_else(|| not_context_manager(mgr)),
+            _ => Err(not_context_manager(mgr)),
+        }
+    }
+
+    /// `with` exit; returns true when the exception is suppressed.
+    pub fn context_exit(&self, mgr: &Value, err: Option<&PyErr>) -> PyResult<bool> {
+        match mgr {
+            Value::Instance(inst) => {
+                let Some(exit) = inst.class.lookup("__exit__") else {
+                    return Ok(false);
+                };
+                let args = match err {
+                    Some(e) => vec![mgr.clone(), Value::Class(e.class()), e.value().clone(), Value::None],
+                    None => vec![mgr.clone(), Value::None, Value::None, Value::None],
+                };
+                let r = self.call_value(&exit, args, Vec::new())?;
+                Ok(err.is_some() && self.is_true(&r)?)
+            }
+            Value::Native(n) => n.exit(mgr, err, self),
+            _ => Ok(false),
+        }
+    }
+
+    /// `format(v, spec)`.
+    pub fn format_value(&self, v: &Value, spec: &str) -> PyResult<String> {
+        match v {
+            Value::Instance(inst) => match inst.class.lookup("__format__") {
+                Some(m) => match self.call_value(&m, vec![v.clone(), Value::str(spec)], Vec::new())? {
+                    Value::Str(s) => Ok(s.to_string()),
+                    other => Err(PyErr::new(
+                        ExcType::TypeError,
+                        format!("__format__ must return a str, not {}", other.type_name()),
+                    )),
+                },
+                None if spec.is_empty() => self.str_value(v),
+                None => Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!("unsupported format string passed to {}.__format__", inst.class.name),
+                )),
+            },
+            Value::Tensor(_) => crate::modules::tensor_format(self, v, spec),
+            Value::Str(s) if spec.is_empty() => Ok(s.to_string()),
+            Value::None | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Str(_) => {
+                crate::modules::types::format_builtin(v, spec)
+            }
+            _ if spec.is_empty() => self.str_value(v),
+            _ => Err(PyErr::new(
+                ExcType::TypeError,
+                format!("unsupported format string passed to {}.__format__", v.type_name()),
+            )),
+        }
+    }
+}
+
+/// Resolves an index (negative from the end) with Python's IndexError.
+pub fn seq_index(key: &Value, len: usize, what: &str) -> PyResult<usize> {
+    let i = match key {
+        Value::Int(i) => *i,
+        Value::Bool(b) => *b as i64,
+        other => {
+            let kind = match what {
+                "string" => "string",
+                "tuple" => "tuple",
+                "index" => "byte",
+                _ => "list",
+            };
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!("{} indices must be integers or slices, not {}", kind, other.type_name()),
+            ));
+        }
+    };
+    let idx = if i < 0 { i + len as i64 } else { i };
+    if idx < 0 || idx >= len as i64 {
+        let msg = match what {
+            "string" => "string index out of range".to_string(),
+            "tuple" => "tuple index out of range".to_string(),
+            "list assignment" => "list assignment index out of range".to_string(),
+            "index" => "index out of range".to_string(),
+            _ => "list index out of range".to_string(),
+        };
+        return Err(PyErr::new(ExcType::IndexError, msg));
+    }
+    Ok(idx as usize)
+}
+
+fn slice_positions(start: isize, stop: isize, step: isize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut i = start;
+    if step > 0 {
+        while i < stop {
+            out.push(i as usize);
+            i += step;
+        }
+    } else {
+        while i > stop {
+            out.push(i as usize);
+            i += step;
+        }
+    }
+    out
+}
+
+/// The elements of `items[start:stop:step]` (indices already clamped).
+pub fn take_slice<T: Clone>(items: &[T], start: isize, stop: isize, step: isize) -> Vec<T> {
+    slice_positions(start, stop, step)
+        .into_iter()
+        .filter_map(|i| items.get(i).cloned())
+        .collect()
+}
+
+#[cold]
+fn not_subscriptable(v: &Value) -> PyErr {
+    PyErr::new(ExcType::TypeError, format!("'{}' object is not subscriptable", v.type_name()))
+}
+
+#[cold]
+fn no_item_assignment(v: &Value) -> PyErr {
+    PyErr::new(ExcType::TypeError, format!("'{}' object does not support item assignment", v.type_name()))
+}
+
+#[cold]
+fn not_context_manager(v: &Value) -> PyErr {
+    PyErr::new(
+        ExcType::TypeError,
+        format!("'{}' object does not support the context manager protocol", v.type_name()),
+    )
+}

@@ -1,0 +1,214 @@
+//! Iteration. `for` loops and comprehensions use [`IterState`], with fast
+//! paths for builtin containers; `iter()`/`next()` wrap the same state in an
+//! iterator object. User classes iterate through `__iter__`/`__next__` (or
+//! the old `__getitem__` protocol).
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::Interp;
+use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+
+/// The state of one iteration.
+pub enum IterState {
+    /// Over a list (live: sees appends, as Python does).
+    List(Rc<RefCell<Vec<Value>>>, usize),
+    /// Over a snapshot of values (tuples, dict keys, sets, strings).
+    Items(Rc<Vec<Value>>, usize),
+    /// An integer range.
+    Range { next: i64, stop: i64, step: i64 },
+    /// Any iterator object (`__next__` or a native `next`).
+    Object(Value),
+    /// The old sequence protocol (`__getitem__` with 0, 1, 2 … until IndexError).
+    GetItem(Value, i64),
+}
+
+impl Interp {
+    /// Starts iterating over a value.
+    pub fn start_iter(&self, v: &Value) -> PyResult<IterState> {
+        Ok(match v {
+            Value::List(l) => IterState::List(l.clone(), 0),
+            Value::Tuple(t) => IterState::Items(t.clone(), 0),
+            Value::Str(s) => IterState::Items(Rc::new(s.chars().map(|c| Value::str(c.to_string())).collect()), 0),
+            Value::Bytes(b) => IterState::Items(Rc::new(b.iter().map(|x| Value::Int(*x as i64)).collect()), 0),
+            Value::Dict(d) => IterState::Items(Rc::new(d.borrow().keys()), 0),
+            Value::Set(s) => IterState::Items(Rc::new(s.items.borrow().iter().map(|k| k.0.clone()).collect()), 0),
+            Value::Native(n) => {
+                if let Some(r) = crate::modules::types::range_bounds(v) {
+                    return Ok(IterState::Range { next: r.0, stop: r.1, step: r.2 });
+                }
+                if let Some(it) = n.as_any().downcast_ref::<IterObj>() {
+                    let _ = it;
+                    return Ok(IterState::Object(v.clone()));
+                }
+                match n.iter(v, self)? {
+                    Some(it) => IterState::Object(it),
+                    None => return Err(not_iterable(v)),
+                }
+            }
+            Value::Instance(inst) => {
+                if let Some(m) = inst.class.lookup("__iter__") {
+                    let it = self.call_value(&m, vec![v.clone()], Vec::new())?;
+                    let ok = match &it {
+                        Value::Instance(i) => i.class.lookup("__next__").is_some(),
+                        Value::Native(_) => true,
+                        _ => false,
+                    };
+                    if !ok {
+                        return Err(PyErr::new(
+                            ExcType::TypeError,
+                            format!("iter() returned non-iterator of type '{}'", it.type_name()),
+                        ));
+                    }
+                    IterState::Object(it)
+                } else if inst.class.lookup("__getitem__").is_some() {
+                    IterState::GetItem(v.clone(), 0)
+                } else {
+                    return Err(not_iterable(v));
+                }
+            }
+            Value::Tensor(_) => IterState::Object(crate::modules::tensor_iter(self, v)?),
+            _ => return Err(not_iterable(v)),
+        })
+    }
+
+    /// The next item, or None at the end.
+    #[inline]
+    pub fn step_iter(&self, it: &mut IterState) -> PyResult<Option<Value>> {
+        match it {
+            IterState::List(l, i) => {
+                let v = l.borrow().get(*i).cloned();
+                *i += 1;
+                Ok(v)
+            }
+            IterState::Items(items, i) => {
+                let v = items.get(*i).cloned();
+                *i += 1;
+                Ok(v)
+            }
+            IterState::Range { next, stop, step } => {
+                if (*step > 0 && *next < *stop) || (*step < 0 && *next > *stop) {
+                    let v = *next;
+                    *next = next.saturating_add(*step);
+                    Ok(Some(Value::Int(v)))
+                } else {
+                    Ok(None)
+                }
+            }
+            IterState::Object(obj) => self.next_value(obj),
+            IterState::GetItem(obj, i) => {
+                let r = self.get_item(obj, &Value::Int(*i));
+                *i += 1;
+                match r {
+                    Ok(v) => Ok(Some(v)),
+                    Err(e) if e.is(ExcType::IndexError) || e.is(ExcType::StopIteration) => Ok(None),
+                    Err(e) => Err(e),
+                }
+            }
+        }
+    }
+
+    /// `iter(v)` as an object.
+    pub fn iter_value(&self, v: &Value) -> PyResult<Value> {
+        match v {
+            Value::Instance(inst) if inst.class.lookup("__iter__").is_some() => match self.start_iter(v)? {
+                IterState::Object(o) => Ok(o),
+                other => Ok(self.wrap_iter(v, other)),
+            },
+            Value::Native(n) if n.as_any().is::<IterObj>() => Ok(v.clone()),
+            _ => {
+                let st = self.start_iter(v)?;
+                match st {
+                    IterState::Object(o) => Ok(o),
+                    other => Ok(self.wrap_iter(v, other)),
+                }
+            }
+        }
+    }
+
+    fn wrap_iter(&self, source: &Value, st: IterState) -> Value {
+        let kind = match source {
+            Value::List(_) => "list_iterator",
+            Value::Tuple(_) => "tuple_iterator",
+            Value::Str(_) => "str_ascii_iterator",
+            Value::Dict(_) => "dict_keyiterator",
+            Value::Set(_) => "set_iterator",
+            Value::Bytes(_) => "bytes_iterator",
+            Value::Native(_) => "range_iterator",
+            _ => "iterator",
+        };
+        Value::native(IterObj { kind, state: RefCell::new(st) })
+    }
+
+    /// `next(it)`; None when exhausted.
+    pub fn next_value(&self, it: &Value) -> PyResult<Option<Value>> {
+        match it {
+            Value::Native(n) => {
+                if let Some(obj) = n.as_any().downcast_ref::<IterObj>() {
+                    // Take the state out while stepping so re-entrant use can't double-borrow.
+                    let mut st = std::mem::replace(&mut *obj.state.borrow_mut(), IterState::Items(Rc::new(Vec::new()), 0));
+                    let r = self.step_iter(&mut st);
+                    *obj.state.borrow_mut() = st;
+                    return r;
+                }
+                n.next(it, self)
+            }
+            Value::Instance(inst) => match inst.class.lookup("__next__") {
+                Some(m) => match self.call_value(&m, vec![it.clone()], Vec::new()) {
+                    Ok(v) => Ok(Some(v)),
+                    Err(e) if e.is(ExcType::StopIteration) => Ok(None),
+                    Err(e) => Err(e),
+                },
+                None => Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!("'{}' object is not an iterator", inst.class.name),
+                )),
+            },
+            other => Err(PyErr::new(
+                ExcType::TypeError,
+                format!("'{}' object is not an iterator", other.type_name()),
+            )),
+        }
+    }
+
+    /// An iterator over precomputed items (generator expressions).
+    pub fn generator_from(&self, items: Vec<Value>) -> Value {
+        Value::native(IterObj {
+            kind: "generator",
+            state: RefCell::new(IterState::Items(Rc::new(items), 0)),
+        })
+    }
+}
+
+/// An iterator object over an [`IterState`].
+pub struct IterObj {
+    kind: &'static str,
+    state: RefCell<IterState>,
+}
+
+impl NativeObject for IterObj {
+    fn type_name(&self) -> &str {
+        self.kind
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        if self.kind == "generator" {
+            return Ok(format!("<generator object <genexpr> at {:#x}>", this.id()));
+        }
+        Ok(format!("<{} object at {:#x}>", self.kind, this.id()))
+    }
+
+    fn iter(&self, this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(Some(this.clone()))
+    }
+}
+
+#[cold]
+fn not_iterable(v: &Value) -> PyErr {
+    PyErr::new(ExcType::TypeError, format!("'{}' object is not iterable", v.type_name()))
+}

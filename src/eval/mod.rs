@@ -1,0 +1,385 @@
+//! The tree-walking interpreter. `Interp` owns the module namespace (global
+//! slots), the import cache and per-run state, and implements the `Vm` trait
+//! through which natives call back. Statements are in `stmt.rs`, expressions
+//! in `expr.rs`, calls and argument passing in `call.rs`, operators in
+//! `ops.rs`, attribute access in `attr.rs`, `repr`/`str` in `repr.rs`,
+//! iteration in `iter.rs`, classes and the builtins tied to the object model
+//! (`super`, `property` …) in `class.rs`.
+
+mod attr;
+mod call;
+mod class;
+mod expr;
+mod frame;
+mod items;
+mod iter;
+mod ops;
+mod replica;
+mod repr;
+mod stmt;
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::io::Write;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+pub use frame::Frame;
+pub use attr::{native_class, register_native_class};
+pub use iter::IterState;
+
+use crate::resolve::{resolve_module, GlobalNames};
+use crate::syntax::ast::{BinOp, Module, StmtKind};
+use crate::syntax::{SourceFile, SyntaxError};
+use crate::value::native::State;
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
+
+/// Python's default recursion limit.
+pub const RECURSION_LIMIT: u32 = 1000;
+
+/// Control flow out of a statement.
+pub enum Flow {
+    /// Fell through.
+    Normal,
+    /// `return value`.
+    Return(Value),
+    /// `break`.
+    Break,
+    /// `continue`.
+    Continue,
+}
+
+/// Where `print` writes.
+pub type Output = Rc<RefCell<dyn Write>>;
+
+/// The per-"thread of execution" state that a replica coroutine swaps in and
+/// out: call depth and the exceptions being handled (for bare `raise`).
+#[derive(Default)]
+pub struct ExecState {
+    /// Python call depth.
+    pub depth: u32,
+    /// Exceptions currently being handled, innermost last.
+    pub handling: Vec<PyErr>,
+}
+
+/// The interpreter.
+pub struct Interp {
+    /// Module-level values by global slot.
+    globals: RefCell<Vec<Option<Value>>>,
+    /// Global slot names.
+    names: RefCell<GlobalNames>,
+    /// Builtins by global slot (filled as names are interned).
+    builtin_slots: RefCell<Vec<Option<Value>>>,
+    /// The builtins namespace.
+    builtins: HashMap<&'static str, Value>,
+    /// Imported modules by dotted name.
+    modules: RefCell<HashMap<String, Value>>,
+    /// Python call depth.
+    depth: Cell<u32>,
+    /// Exceptions being handled.
+    handling: RefCell<Vec<PyErr>>,
+    /// Where `print` writes.
+    output: RefCell<Output>,
+    /// Set by a Ctrl-C handler.
+    interrupt: Arc<AtomicBool>,
+    /// Layer state (strategies, devices …).
+    state: State,
+    /// Echo top-level expression values.
+    pub echo: Cell<bool>,
+    /// Ids of containers being repr'd (cycle guard).
+    repr_guard: RefCell<Vec<usize>>,
+    /// Lowest native stack address calls may reach (0: unchecked).
+    stack_limit: Cell<usize>,
+}
+
+impl Interp {
+    /// A fresh interpreter writing to `output`.
+    pub fn new(output: Output, interrupt: Arc<AtomicBool>) -> Interp {
+        let mut builtins: HashMap<&'static str, Value> = crate::modules::builtins::builtins().into_iter().collect();
+        class::add_object_model_builtins(&mut builtins);
+        let interp = Interp {
+            globals: RefCell::new(Vec::new()),
+            names: RefCell::new(GlobalNames::default()),
+            builtin_slots: RefCell::new(Vec::new()),
+            builtins,
+            modules: RefCell::new(HashMap::new()),
+            depth: Cell::new(0),
+            handling: RefCell::new(Vec::new()),
+            output: RefCell::new(output),
+            interrupt,
+            state: State::default(),
+            echo: Cell::new(false),
+            repr_guard: RefCell::new(Vec::new()),
+            stack_limit: Cell::new(0),
+        };
+        interp.set_global("__name__", Value::str("__main__"));
+        interp
+    }
+
+    /// Declares how much native stack the calling thread has left below the
+    /// current point; deeper recursion raises RecursionError instead of crashing.
+    pub fn set_stack_budget(&self, bytes: usize) {
+        let sp = replica::stack_pointer();
+        self.stack_limit.set(sp.saturating_sub(bytes.saturating_sub(replica::STACK_MARGIN)));
+    }
+
+    /// Redirects `print`.
+    pub fn set_output(&self, out: Output) {
+        *self.output.borrow_mut() = out;
+    }
+
+    /// Flushes the output.
+    pub fn flush(&self) {
+        let out = self.output.borrow().clone();
+        let _ = out.borrow_mut().flush();
+    }
+
+    /// Sets a module-level name.
+    pub fn set_global(&self, name: &str, v: Value) {
+        let idx = self.names.borrow_mut().intern(&Rc::from(name));
+        self.sync_slots();
+        self.globals.borrow_mut()[idx as usize] = Some(v);
+    }
+
+    /// Reads a module-level name.
+    pub fn get_global(&self, name: &str) -> Option<Value> {
+        let idx = self.names.borrow().get(name)?;
+        self.globals.borrow().get(idx as usize).cloned().flatten()
+    }
+
+    /// The names bound at module level, in binding order.
+    pub fn global_names(&self) -> Vec<String> {
+        let names = self.names.borrow();
+        let globals = self.globals.borrow();
+        (0..names.len())
+            .filter(|i| globals.get(*i).is_some_and(|v| v.is_some()))
+            .map(|i| names.name(i as u32).to_string())
+            .collect()
+    }
+
+    /// The builtins namespace.
+    pub fn builtin_names(&self) -> Vec<String> {
+        self.builtins.keys().map(|k| k.to_string()).collect()
+    }
+
+    fn sync_slots(&self) {
+        let names = self.names.borrow();
+        let mut globals = self.globals.borrow_mut();
+        let mut slots = self.builtin_slots.borrow_mut();
+        while slots.len() < names.len() {
+            let name = names.name(slots.len() as u32);
+            slots.push(self.builtins.get(&*name).cloned());
+            globals.push(None);
+        }
+    }
+
+    /// Parses and resolves a source file.
+    pub fn compile(&self, src: &SourceFile) -> Result<Module, SyntaxError> {
+        let module = crate::syntax::parse_module(&src.text)?;
+        resolve_module(&module, &mut self.names.borrow_mut())?;
+        self.sync_slots();
+        Ok(module)
+    }
+
+    /// Runs a resolved module's statements at top level. With `echo`, the repr
+    /// of each expression statement whose value is not None is printed.
+    pub fn exec_module(&self, source: &Rc<SourceFile>, module: &Module, echo: bool) -> PyResult<()> {
+        let mut frame = Frame::module(source.clone());
+        for stmt in &module.body {
+            if echo {
+                if let StmtKind::Expr(e) = &stmt.kind {
+                    let v = self.eval(&mut frame, e).map_err(|err| self.locate(&frame, stmt.span, err))?;
+                    if !v.is_none() {
+                        let text = self.repr(&v).map_err(|err| self.locate(&frame, stmt.span, err))?;
+                        self.write_stdout(&format!("{text}\n"));
+                    }
+                    continue;
+                }
+            }
+            match self.exec(&mut frame, stmt)? {
+                Flow::Normal => {}
+                // The parser rejects these at module level.
+                Flow::Return(_) | Flow::Break | Flow::Continue => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Raises KeyboardInterrupt if Ctrl-C was pressed.
+    #[inline]
+    pub fn check_interrupt(&self) -> PyResult<()> {
+        if self.interrupt.load(Ordering::Relaxed) {
+            self.interrupt.store(false, Ordering::Relaxed);
+            return Err(PyErr::with_args(ExcType::KeyboardInterrupt, Vec::new()));
+        }
+        Ok(())
+    }
+
+    /// Saves and replaces the per-execution state (for replica coroutines).
+    pub fn swap_exec_state(&self, new: ExecState) -> ExecState {
+        let old = ExecState {
+            depth: self.depth.get(),
+            handling: self.handling.replace(new.handling),
+        };
+        self.depth.set(new.depth);
+        old
+    }
+
+    /// Records the innermost location of an error raised in `frame` at `span`.
+    pub fn locate(&self, frame: &Frame, span: crate::syntax::Span, mut err: PyErr) -> PyErr {
+        if !err.0.located {
+            err.add_frame(&frame.source, span, &frame.name);
+        }
+        err
+    }
+
+    /// Imports a module by dotted name (cached).
+    pub fn import(&self, name: &str) -> PyResult<Value> {
+        if let Some(m) = self.modules.borrow().get(name) {
+            return Ok(m.clone());
+        }
+        let m = crate::modules::load(name).ok_or_else(|| {
+            PyErr::new(ExcType::ModuleNotFoundError, format!("No module named '{}'", name))
+        })?;
+        self.modules.borrow_mut().insert(name.to_string(), m.clone());
+        Ok(m)
+    }
+}
+
+impl Vm for Interp {
+    fn call(&self, func: &Value, args: Vec<Value>, kwargs: Vec<(Rc<str>, Value)>) -> PyResult<Value> {
+        self.call_value(func, args, kwargs)
+    }
+
+    fn repr(&self, v: &Value) -> PyResult<String> {
+        self.repr_value(v)
+    }
+
+    fn str(&self, v: &Value) -> PyResult<String> {
+        self.str_value(v)
+    }
+
+    fn getattr(&self, v: &Value, name: &str) -> PyResult<Value> {
+        self.get_attribute(v, name)
+    }
+
+    fn truthy(&self, v: &Value) -> PyResult<bool> {
+        self.is_true(v)
+    }
+
+    fn eq(&self, a: &Value, b: &Value) -> PyResult<bool> {
+        self.values_eq(a, b)
+    }
+
+    fn lt(&self, a: &Value, b: &Value) -> PyResult<bool> {
+        let r = self.compare_op(crate::syntax::ast::CmpOp::Lt, a, b)?;
+        self.is_true(&r)
+    }
+
+    fn binop(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Value> {
+        self.binary_op(op, a, b)
+    }
+
+    fn len(&self, v: &Value) -> PyResult<usize> {
+        self.length(v)
+    }
+
+    fn getitem(&self, v: &Value, key: &Value) -> PyResult<Value> {
+        self.get_item(v, key)
+    }
+
+    fn setitem(&self, v: &Value, key: &Value, value: Value) -> PyResult<()> {
+        self.set_item(v, key, value)
+    }
+
+    fn contains(&self, container: &Value, item: &Value) -> PyResult<bool> {
+        self.contains_value(container, item)
+    }
+
+    fn hash(&self, v: &Value) -> PyResult<i64> {
+        self.hash_value(v)
+    }
+
+    fn type_of(&self, v: &Value) -> Value {
+        Value::Class(self.class_of(v))
+    }
+
+    fn isinstance(&self, v: &Value, cls: &Value) -> PyResult<bool> {
+        self.is_instance(v, cls)
+    }
+
+    fn format(&self, v: &Value, spec: &str) -> PyResult<String> {
+        self.format_value(v, spec)
+    }
+
+    fn iter(&self, v: &Value) -> PyResult<Value> {
+        self.iter_value(v)
+    }
+
+    fn next(&self, it: &Value) -> PyResult<Option<Value>> {
+        self.next_value(it)
+    }
+
+    fn write_stdout(&self, text: &str) {
+        let out = self.output.borrow().clone();
+        let _ = out.borrow_mut().write_all(text.as_bytes());
+    }
+
+    fn state(&self) -> &State {
+        &self.state
+    }
+}
+
+impl Interp {
+    /// Completion candidates for the text before the cursor.
+    pub fn complete(&self, prefix: &str) -> Vec<String> {
+        let (head, partial) = match prefix.rfind('.') {
+            Some(i) => (Some(&prefix[..i]), &prefix[i + 1..]),
+            None => (None, prefix),
+        };
+        let mut names: Vec<String> = match head {
+            None => {
+                let mut n = self.global_names();
+                n.extend(self.builtin_names());
+                n
+            }
+            Some(path) => {
+                let mut parts = path.split('.');
+                let Some(first) = parts.next().and_then(|p| self.get_global(p)) else {
+                    return Vec::new();
+                };
+                let mut v = first;
+                for p in parts {
+                    match self.lookup_attribute(&v, p) {
+                        Ok(Some(x)) => v = x,
+                        _ => return Vec::new(),
+                    }
+                }
+                self.dir_of(&v)
+            }
+        };
+        names.retain(|n| n.starts_with(partial) && (partial.starts_with('_') || !n.starts_with('_')));
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// Attribute names of a value (for `dir()` and completion).
+    pub fn dir_of(&self, v: &Value) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        match v {
+            Value::Instance(i) => out.extend(i.dict.borrow().keys().map(|k| k.to_string())),
+            Value::Native(n) => out.extend(n.dir()),
+            _ => {}
+        }
+        let cls = match v {
+            Value::Class(c) => c.clone(),
+            other => self.class_of(other),
+        };
+        for c in cls.mro() {
+            out.extend(c.dict.borrow().keys().map(|k| k.to_string()));
+        }
+        out
+    }
+}

@@ -1,0 +1,848 @@
+//! Operators on values: arithmetic with Python's semantics on 64-bit ints
+//! (overflow raises, never wraps), floats, sequences; dunder dispatch with
+//! reflected operands; comparisons; truthiness; `len`, `in`, `hash`.
+
+use std::rc::Rc;
+
+use super::class::not_implemented;
+use super::Interp;
+use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
+use crate::value::dict::{key_eq, py_hash, Key, SetObj};
+use crate::value::{ExcType, PyErr, PyResult, Value};
+
+#[cold]
+fn overflow() -> PyErr {
+    PyErr::new(ExcType::OverflowError, "integer overflow: result does not fit in 64 bits")
+}
+
+#[cold]
+fn zero_div(msg: &str) -> PyErr {
+    PyErr::new(ExcType::ZeroDivisionError, msg)
+}
+
+#[cold]
+fn memory_error() -> PyErr {
+    PyErr::with_args(ExcType::MemoryError, Vec::new())
+}
+
+/// Upper bound on elements of one sequence repetition/concatenation (guards
+/// against asking the allocator for absurd sizes).
+const MAX_SEQ: usize = 1 << 31;
+
+fn repeat<T: Clone>(items: &[T], n: i64) -> PyResult<Vec<T>> {
+    if n <= 0 || items.is_empty() {
+        return Ok(Vec::new());
+    }
+    let total = items.len().checked_mul(n as usize).filter(|t| *t <= MAX_SEQ).ok_or_else(memory_error)?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(total).map_err(|_| memory_error())?;
+    for _ in 0..n {
+        out.extend_from_slice(items);
+    }
+    Ok(out)
+}
+
+/// Python's floor division and modulo on ints.
+fn int_floordiv(a: i64, b: i64) -> PyResult<i64> {
+    if b == 0 {
+        return Err(zero_div("integer division or modulo by zero"));
+    }
+    let q = a.checked_div(b).ok_or_else(overflow)?;
+    Ok(if (a % b != 0) && ((a < 0) != (b < 0)) { q - 1 } else { q })
+}
+
+fn int_mod(a: i64, b: i64) -> PyResult<i64> {
+    if b == 0 {
+        return Err(zero_div("integer division or modulo by zero"));
+    }
+    let r = a.checked_rem(b).unwrap_or(0);
+    Ok(if r != 0 && ((r < 0) != (b < 0)) { r + b } else { r })
+}
+
+fn float_mod(a: f64, b: f64) -> PyResult<f64> {
+    if b == 0.0 {
+        return Err(zero_div("float modulo"));
+    }
+    let mut m = a % b;
+    if m != 0.0 {
+        if (b < 0.0) != (m < 0.0) {
+            m += b;
+        }
+    } else {
+        m = 0.0f64.copysign(b);
+    }
+    Ok(m)
+}
+
+fn float_floordiv(a: f64, b: f64) -> PyResult<f64> {
+    if b == 0.0 {
+        return Err(zero_div("float floor division by zero"));
+    }
+    let m = a % b;
+    let mut div = (a - m) / b;
+    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+        div -= 1.0;
+    }
+    if div != 0.0 {
+        let floor = div.floor();
+        if div - floor > 0.5 {
+            div = floor + 1.0;
+        } else {
+            div = floor;
+        }
+    } else {
+        div = 0.0f64.copysign(a / b);
+    }
+    Ok(div)
+}
+
+fn int_pow(base: i64, exp: i64) -> PyResult<Value> {
+    if exp < 0 {
+        if base == 0 {
+            return Err(zero_div("0.0 cannot be raised to a negative power"));
+        }
+        return Ok(Value::Float((base as f64).powf(exp as f64)));
+    }
+    let e = u32::try_from(exp).map_err(|_| overflow());
+    match e {
+        Ok(e) => base.checked_pow(e).map(Value::Int).ok_or_else(overflow),
+        Err(_) => match base {
+            0 | 1 => Ok(Value::Int(base)),
+            -1 => Ok(Value::Int(if exp % 2 == 0 { 1 } else { -1 })),
+            _ => Err(overflow()),
+        },
+    }
+}
+
+fn float_pow(a: f64, b: f64) -> PyResult<Value> {
+    if a == 0.0 && b < 0.0 {
+        return Err(zero_div("0.0 cannot be raised to a negative power"));
+    }
+    if a < 0.0 && b.fract() != 0.0 && b.is_finite() {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "complex results of fractional powers are not supported",
+        ));
+    }
+    let r = a.powf(b);
+    if r.is_infinite() && a.is_finite() && b.is_finite() {
+        return Err(PyErr::new(ExcType::OverflowError, "(34, 'Numerical result out of range')"));
+    }
+    Ok(Value::Float(r))
+}
+
+enum Num {
+    I(i64),
+    F(f64),
+}
+
+fn as_num(v: &Value) -> Option<Num> {
+    match v {
+        Value::Int(i) => Some(Num::I(*i)),
+        Value::Bool(b) => Some(Num::I(*b as i64)),
+        Value::Float(f) => Some(Num::F(*f)),
+        _ => None,
+    }
+}
+
+fn numeric_op(op: BinOp, a: Num, b: Num) -> PyResult<Value> {
+    use Num::*;
+    match (a, b) {
+        (I(x), I(y)) => int_op(op, x, y),
+        (I(x), F(y)) => float_op(op, x as f64, y),
+        (F(x), I(y)) => float_op(op, x, y as f64),
+        (F(x), F(y)) => float_op(op, x, y),
+    }
+}
+
+fn int_op(op: BinOp, x: i64, y: i64) -> PyResult<Value> {
+    Ok(Value::Int(match op {
+        BinOp::Add => x.checked_add(y).ok_or_else(overflow)?,
+        BinOp::Sub => x.checked_sub(y).ok_or_else(overflow)?,
+        BinOp::Mult => x.checked_mul(y).ok_or_else(overflow)?,
+        BinOp::Div => {
+            if y == 0 {
+                return Err(zero_div("division by zero"));
+            }
+            return Ok(Value::Float(x as f64 / y as f64));
+        }
+        BinOp::FloorDiv => int_floordiv(x, y)?,
+        BinOp::Mod => int_mod(x, y)?,
+        BinOp::Pow => return int_pow(x, y),
+        BinOp::LShift => {
+            if y < 0 {
+                return Err(PyErr::new(ExcType::ValueError, "negative shift count"));
+            }
+            if x == 0 {
+                0
+            } else if y >= 63 {
+                return Err(overflow());
+            } else {
+                let r = x << y;
+                if r >> y != x {
+                    return Err(overflow());
+                }
+                r
+            }
+        }
+        BinOp::RShift => {
+            if y < 0 {
+                return Err(PyErr::new(ExcType::ValueError, "negative shift count"));
+            }
+            x >> y.min(63)
+        }
+        BinOp::BitOr => x | y,
+        BinOp::BitXor => x ^ y,
+        BinOp::BitAnd => x & y,
+        BinOp::MatMult => return Err(unsupported(op, &Value::Int(x), &Value::Int(y))),
+    }))
+}
+
+fn float_op(op: BinOp, x: f64, y: f64) -> PyResult<Value> {
+    Ok(Value::Float(match op {
+        BinOp::Add => x + y,
+        BinOp::Sub => x - y,
+        BinOp::Mult => x * y,
+        BinOp::Div => {
+            if y == 0.0 {
+                return Err(zero_div("float division by zero"));
+            }
+            x / y
+        }
+        BinOp::FloorDiv => float_floordiv(x, y)?,
+        BinOp::Mod => float_mod(x, y)?,
+        BinOp::Pow => return float_pow(x, y),
+        _ => return Err(unsupported(op, &Value::Float(x), &Value::Float(y))),
+    }))
+}
+
+#[cold]
+fn unsupported(op: BinOp, a: &Value, b: &Value) -> PyErr {
+    PyErr::new(
+        ExcType::TypeError,
+        format!(
+            "unsupported operand type(s) for {}: '{}' and '{}'",
+            if op == BinOp::Pow { "** or pow()" } else { op.symbol() },
+            a.type_name(),
+            b.type_name()
+        ),
+    )
+}
+
+impl Interp {
+    /// `a op b`.
+    pub fn binary_op(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Value> {
+        if let (Some(x), Some(y)) = (as_num(a), as_num(b)) {
+            if matches!((a, b), (Value::Bool(_), Value::Bool(_))) && matches!(op, BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor) {
+                let (x, y) = (matches!(a, Value::Bool(true)), matches!(b, Value::Bool(true)));
+                return Ok(Value::Bool(match op {
+                    BinOp::BitAnd => x & y,
+                    BinOp::BitOr => x | y,
+                    _ => x ^ y,
+                }));
+            }
+            return numeric_op(op, x, y);
+        }
+        if let Some(v) = self.builtin_seq_op(op, a, b)? {
+            return Ok(v);
+        }
+        self.dispatch_binop(op, a, b)
+    }
+
+    /// `a op= b`: lists extend in place; everything else as `a op b`.
+    pub fn inplace_op(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Value> {
+        match (op, a) {
+            (BinOp::Add, Value::List(l)) => {
+                let items = match b {
+                    Value::List(o) => o.borrow().clone(),
+                    _ => self.collect_iterable(b)?,
+                };
+                l.borrow_mut().extend(items);
+                return Ok(a.clone());
+            }
+            (_, Value::Instance(inst)) => {
+                let name = format!("__i{}", &op.dunder()[2..]);
+                if let Some(m) = inst.class.lookup(&name) {
+                    let r = self.call_value(&m, vec![a.clone(), b.clone()], Vec::new())?;
+                    if !r.is(&not_implemented()) {
+                        return Ok(r);
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.binary_op(op, a, b)
+    }
+
+    fn builtin_seq_op(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Option<Value>> {
+        Ok(Some(match (op, a, b) {
+            (BinOp::Add, Value::Str(x), Value::Str(y)) => {
+                let mut s = String::new();
+                s.try_reserve(x.len() + y.len()).map_err(|_| memory_error())?;
+                s.push_str(x);
+                s.push_str(y);
+                Value::str(s)
+            }
+            (BinOp::Add, Value::Str(_), other) if !matches!(other, Value::Instance(_) | Value::Native(_) | Value::Tensor(_)) => {
+                return Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!("can only concatenate str (not \"{}\") to str", other.type_name()),
+                ))
+            }
+            (BinOp::Add, Value::Bytes(x), Value::Bytes(y)) => {
+                let mut v = x.to_vec();
+                v.extend_from_slice(y);
+                Value::Bytes(Rc::new(v))
+            }
+            (BinOp::Add, Value::List(x), Value::List(y)) => {
+                let mut v = x.borrow().clone();
+                v.extend(y.borrow().iter().cloned());
+                Value::list(v)
+            }
+            (BinOp::Add, Value::List(_), other) if !matches!(other, Value::Instance(_) | Value::Native(_) | Value::Tensor(_)) => {
+                return Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!("can only concatenate list (not \"{}\") to list", other.type_name()),
+                ))
+            }
+            (BinOp::Add, Value::Tuple(x), Value::Tuple(y)) => {
+                let mut v = x.to_vec();
+                v.extend(y.iter().cloned());
+                Value::tuple(v)
+            }
+            (BinOp::Add, Value::Tuple(_), other) if !matches!(other, Value::Instance(_) | Value::Native(_) | Value::Tensor(_)) => {
+                return Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!("can only concatenate tuple (not \"{}\") to tuple", other.type_name()),
+                ))
+            }
+            (BinOp::Mult, Value::Str(s), n) | (BinOp::Mult, n, Value::Str(s)) if is_int(n) => {
+                let bytes = repeat(s.as_bytes(), int_of(n))?;
+                Value::str(String::from_utf8(bytes).unwrap_or_default())
+            }
+            (BinOp::Mult, Value::List(l), n) | (BinOp::Mult, n, Value::List(l)) if is_int(n) => {
+                Value::list(repeat(&l.borrow(), int_of(n))?)
+            }
+            (BinOp::Mult, Value::Tuple(t), n) | (BinOp::Mult, n, Value::Tuple(t)) if is_int(n) => {
+                Value::tuple(repeat(t, int_of(n))?)
+            }
+            (BinOp::Mult, Value::Bytes(s), n) | (BinOp::Mult, n, Value::Bytes(s)) if is_int(n) => {
+                Value::Bytes(Rc::new(repeat(s, int_of(n))?))
+            }
+            (BinOp::Mod, Value::Str(fmt), args) if !matches!(args, Value::Instance(_)) => {
+                Value::str(crate::modules::types::percent_format(self, fmt, args)?)
+            }
+            (BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor, Value::Set(x), Value::Set(y)) => {
+                let (xs, ys) = (x.items.borrow(), y.items.borrow());
+                let out: indexmap::IndexSet<Key> = match op {
+                    BinOp::BitOr => xs.iter().chain(ys.iter()).cloned().collect(),
+                    BinOp::BitAnd => xs.iter().filter(|k| ys.contains(*k)).cloned().collect(),
+                    BinOp::Sub => xs.iter().filter(|k| !ys.contains(*k)).cloned().collect(),
+                    _ => xs
+                        .iter()
+                        .filter(|k| !ys.contains(*k))
+                        .chain(ys.iter().filter(|k| !xs.contains(*k)))
+                        .cloned()
+                        .collect(),
+                };
+                Value::Set(Rc::new(SetObj::new(out, x.frozen)))
+            }
+            (BinOp::BitOr, Value::Dict(x), Value::Dict(y)) => {
+                let mut d = x.borrow().clone();
+                for (k, v) in y.borrow().map.iter() {
+                    d.map.insert(k.clone(), v.clone());
+                }
+                Value::dict(d)
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    fn dispatch_binop(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Value> {
+        // Left operand's method, then the right operand's reflected method.
+        if let Some(v) = self.try_binop_side(op, a, b, false)? {
+            return Ok(v);
+        }
+        if let Some(v) = self.try_binop_side(op, b, a, true)? {
+            return Ok(v);
+        }
+        Err(unsupported(op, a, b))
+    }
+
+    fn try_binop_side(&self, op: BinOp, this: &Value, other: &Value, reflected: bool) -> PyResult<Option<Value>> {
+        match this {
+            Value::Instance(inst) => {
+                let name = if reflected { op.rdunder() } else { op.dunder() };
+                if let Some(m) = inst.class.lookup(name) {
+                    let r = self.call_value(&m, vec![this.clone(), other.clone()], Vec::new())?;
+                    if !r.is(&not_implemented()) {
+                        return Ok(Some(r));
+                    }
+                }
+                Ok(None)
+            }
+            Value::Native(n) => n.binop(this, op, other, reflected, self),
+            Value::Tensor(_) => crate::modules::tensor_binop(self, op, this, other, reflected),
+            _ => Ok(None),
+        }
+    }
+
+    /// Unary operators.
+    pub fn unary_op(&self, op: UnaryOp, v: &Value) -> PyResult<Value> {
+        match (op, v) {
+            (UnaryOp::Not, _) => Ok(Value::Bool(!self.is_true(v)?)),
+            (UnaryOp::USub, Value::Int(i)) => i.checked_neg().map(Value::Int).ok_or_else(overflow),
+            (UnaryOp::USub, Value::Bool(b)) => Ok(Value::Int(-(*b as i64))),
+            (UnaryOp::USub, Value::Float(f)) => Ok(Value::Float(-f)),
+            (UnaryOp::UAdd, Value::Int(_) | Value::Float(_)) => Ok(v.clone()),
+            (UnaryOp::UAdd, Value::Bool(b)) => Ok(Value::Int(*b as i64)),
+            (UnaryOp::Invert, Value::Int(i)) => Ok(Value::Int(!i)),
+            (UnaryOp::Invert, Value::Bool(b)) => Ok(Value::Int(!(*b as i64))),
+            (_, Value::Instance(inst)) => {
+                let name = match op {
+                    UnaryOp::USub => "__neg__",
+                    UnaryOp::UAdd => "__pos__",
+                    _ => "__invert__",
+                };
+                match inst.class.lookup(name) {
+                    Some(m) => self.call_value(&m, vec![v.clone()], Vec::new()),
+                    None => Err(bad_unary(op, v)),
+                }
+            }
+            (_, Value::Native(n)) => {
+                let c = unary_char(op);
+                n.unary(v, c, self)?.ok_or_else(|| bad_unary(op, v))
+            }
+            (_, Value::Tensor(_)) => crate::modules::tensor_unary(self, unary_char(op), v)?.ok_or_else(|| bad_unary(op, v)),
+            _ => Err(bad_unary(op, v)),
+        }
+    }
+
+    /// Comparison operators (may return non-bools for tensors and user dunders).
+    pub fn compare_op(&self, op: CmpOp, a: &Value, b: &Value) -> PyResult<Value> {
+        match op {
+            CmpOp::Is => Ok(Value::Bool(a.is(b))),
+            CmpOp::IsNot => Ok(Value::Bool(!a.is(b))),
+            CmpOp::In => Ok(Value::Bool(self.contains_value(b, a)?)),
+            CmpOp::NotIn => Ok(Value::Bool(!self.contains_value(b, a)?)),
+            _ => self.rich_compare(op, a, b),
+        }
+    }
+
+    fn rich_compare(&self, op: CmpOp, a: &Value, b: &Value) -> PyResult<Value> {
+        if let (Some(x), Some(y)) = (as_num(a), as_num(b)) {
+            let ord = match (x, y) {
+                (Num::I(x), Num::I(y)) => Some(x.cmp(&y)),
+                (x, y) => {
+                    let (fx, fy) = (num_f(&x), num_f(&y));
+                    fx.partial_cmp(&fy)
+                }
+            };
+            return Ok(Value::Bool(ord_matches(op, ord)));
+        }
+        // Dunder methods and natives first (they may return tensors or NotImplemented).
+        let (name, rname) = cmp_dunders(op);
+        for (this, other, n) in [(a, b, name), (b, a, rname)] {
+            match this {
+                Value::Instance(inst) => {
+                    if let Some(m) = inst.class.lookup(n) {
+                        let r = self.call_value(&m, vec![this.clone(), other.clone()], Vec::new())?;
+                        if !r.is(&not_implemented()) {
+                            return Ok(r);
+                        }
+                    }
+                }
+                Value::Native(nat) => {
+                    let sym = if std::ptr::eq(this, a) { op.symbol() } else { swapped(op).symbol() };
+                    if let Some(r) = nat.compare(this, sym, other, self)? {
+                        return Ok(r);
+                    }
+                }
+                Value::Tensor(_) => {
+                    let sym = if std::ptr::eq(this, a) { op.symbol() } else { swapped(op).symbol() };
+                    if let Some(r) = crate::modules::tensor_compare(self, this, sym, other)? {
+                        return Ok(r);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let (Value::Set(x), Value::Set(y)) = (a, b) {
+            let (xs, ys) = (x.items.borrow(), y.items.borrow());
+            let sub = xs.iter().all(|k| ys.contains(k));
+            let sup = ys.iter().all(|k| xs.contains(k));
+            let r = match op {
+                CmpOp::Eq => sub && sup,
+                CmpOp::NotEq => !(sub && sup),
+                CmpOp::Lt => sub && !sup,
+                CmpOp::LtE => sub,
+                CmpOp::Gt => sup && !sub,
+                _ => sup,
+            };
+            return Ok(Value::Bool(r));
+        }
+        match op {
+            CmpOp::Eq => Ok(Value::Bool(self.builtin_eq(a, b)?)),
+            CmpOp::NotEq => Ok(Value::Bool(!self.builtin_eq(a, b)?)),
+            _ => {
+                let ord = self.builtin_order(a, b)?;
+                match ord {
+                    Some(o) => Ok(Value::Bool(ord_matches(op, Some(o)))),
+                    None => Err(PyErr::new(
+                        ExcType::TypeError,
+                        format!(
+                            "'{}' not supported between instances of '{}' and '{}'",
+                            op.symbol(),
+                            a.type_name(),
+                            b.type_name()
+                        ),
+                    )),
+                }
+            }
+        }
+    }
+
+    /// `a == b` as a bool.
+    pub fn values_eq(&self, a: &Value, b: &Value) -> PyResult<bool> {
+        match (a, b) {
+            (Value::Int(x), Value::Int(y)) => Ok(x == y),
+            (Value::Str(x), Value::Str(y)) => Ok(x == y),
+            _ => {
+                let r = self.rich_compare(CmpOp::Eq, a, b)?;
+                self.is_true(&r)
+            }
+        }
+    }
+
+    fn builtin_eq(&self, a: &Value, b: &Value) -> PyResult<bool> {
+        Ok(match (a, b) {
+            (Value::List(x), Value::List(y)) => {
+                if Rc::ptr_eq(x, y) {
+                    return Ok(true);
+                }
+                let (x, y) = (x.borrow().clone(), y.borrow().clone());
+                self.seq_eq(&x, &y)?
+            }
+            (Value::Tuple(x), Value::Tuple(y)) => self.seq_eq(x, y)?,
+            (Value::Dict(x), Value::Dict(y)) => {
+                let (x, y) = (x.borrow().clone(), y.borrow().clone());
+                if x.len() != y.len() {
+                    return Ok(false);
+                }
+                for (k, v) in x.map.iter() {
+                    match y.map.get(k) {
+                        Some(w) => {
+                            if !self.values_eq(v, w)? {
+                                return Ok(false);
+                            }
+                        }
+                        None => return Ok(false),
+                    }
+                }
+                true
+            }
+            _ => key_eq(a, b),
+        })
+    }
+
+    fn seq_eq(&self, x: &[Value], y: &[Value]) -> PyResult<bool> {
+        if x.len() != y.len() {
+            return Ok(false);
+        }
+        self.guard_depth(|| {
+            for (p, q) in x.iter().zip(y) {
+                if !p.is(q) && !self.values_eq(p, q)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        })
+    }
+
+    /// Runs `f` one level deeper (guards recursion through nested containers).
+    pub fn guard_depth<T>(&self, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+        self.check_stack()?;
+        let d = self.depth.get();
+        if d >= super::RECURSION_LIMIT {
+            return Err(PyErr::new(ExcType::RecursionError, "maximum recursion depth exceeded in comparison"));
+        }
+        self.depth.set(d + 1);
+        let r = f();
+        self.depth.set(d);
+        r
+    }
+
+    fn builtin_order(&self, a: &Value, b: &Value) -> PyResult<Option<std::cmp::Ordering>> {
+        Ok(match (a, b) {
+            (Value::Str(x), Value::Str(y)) => Some(x.as_str().cmp(y.as_str())),
+            (Value::Bytes(x), Value::Bytes(y)) => Some(x.cmp(y)),
+            (Value::List(x), Value::List(y)) => {
+                let (x, y) = (x.borrow().clone(), y.borrow().clone());
+                self.seq_order(&x, &y)?
+            }
+            (Value::Tuple(x), Value::Tuple(y)) => self.seq_order(x, y)?,
+            _ => None,
+        })
+    }
+
+    fn seq_order(&self, x: &[Value], y: &[Value]) -> PyResult<Option<std::cmp::Ordering>> {
+        for (p, q) in x.iter().zip(y) {
+            if p.is(q) || self.values_eq(p, q)? {
+                continue;
+            }
+            let lt = self.rich_compare(CmpOp::Lt, p, q)?;
+            return Ok(Some(if self.is_true(&lt)? { std::cmp::Ordering::Less } else { std::cmp::Ordering::Greater }));
+        }
+        Ok(Some(x.len().cmp(&y.len())))
+    }
+
+    /// `bool(v)`.
+    pub fn is_true(&self, v: &Value) -> PyResult<bool> {
+        Ok(match v {
+            Value::None => false,
+            Value::Bool(b) => *b,
+            Value::Int(i) => *i != 0,
+            Value::Float(f) => *f != 0.0,
+            Value::Str(s) => !s.is_empty(),
+            Value::Bytes(b) => !b.is_empty(),
+            Value::Tuple(t) => !t.is_empty(),
+            Value::List(l) => !l.borrow().is_empty(),
+            Value::Dict(d) => !d.borrow().is_empty(),
+            Value::Set(s) => !s.items.borrow().is_empty(),
+            Value::Instance(inst) => {
+                if let Some(m) = inst.class.lookup("__bool__") {
+                    let r = self.call_value(&m, vec![v.clone()], Vec::new())?;
+                    return match r {
+                        Value::Bool(b) => Ok(b),
+                        other => Err(PyErr::new(
+                            ExcType::TypeError,
+                            format!("__bool__ should return bool, returned {}", other.type_name()),
+                        )),
+                    };
+                }
+                if inst.class.lookup("__len__").is_some() {
+                    return Ok(self.length(v)? != 0);
+                }
+                true
+            }
+            Value::Native(n) => match n.truthy(self)? {
+                Some(b) => b,
+                None => match n.len(self)? {
+                    Some(l) => l != 0,
+                    None => true,
+                },
+            },
+            Value::Tensor(_) => crate::modules::tensor_truthy(self, v)?,
+            _ => true,
+        })
+    }
+
+    /// `len(v)`.
+    pub fn length(&self, v: &Value) -> PyResult<usize> {
+        Ok(match v {
+            Value::Str(s) => {
+                if s.is_ascii() {
+                    s.len()
+                } else {
+                    s.chars().count()
+                }
+            }
+            Value::Bytes(b) => b.len(),
+            Value::Tuple(t) => t.len(),
+            Value::List(l) => l.borrow().len(),
+            Value::Dict(d) => d.borrow().len(),
+            Value::Set(s) => s.items.borrow().len(),
+            Value::Instance(inst) => match inst.class.lookup("__len__") {
+                Some(m) => {
+                    let r = self.call_value(&m, vec![v.clone()], Vec::new())?;
+                    match r {
+                        Value::Int(i) if i >= 0 => i as usize,
+                        Value::Int(_) => return Err(PyErr::new(ExcType::ValueError, "__len__() should return >= 0")),
+                        other => {
+                            return Err(PyErr::new(
+                                ExcType::TypeError,
+                                format!("'{}' object cannot be interpreted as an integer", other.type_name()),
+                            ))
+                        }
+                    }
+                }
+                None => return Err(no_len(v)),
+            },
+            Value::Native(n) => n.len(self)?.ok_or_else(|| no_len(v))?,
+            Value::Tensor(_) => crate::modules::tensor_len(self, v)?,
+            _ => return Err(no_len(v)),
+        })
+    }
+
+    /// `item in container`.
+    pub fn contains_value(&self, container: &Value, item: &Value) -> PyResult<bool> {
+        match container {
+            Value::Str(s) => match item {
+                Value::Str(sub) => Ok(s.contains(sub.as_str())),
+                other => Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!("'in <string>' requires string as left operand, not {}", other.type_name()),
+                )),
+            },
+            Value::Bytes(b) => match item {
+                Value::Bytes(sub) => Ok(sub.is_empty() || b.windows(sub.len()).any(|w| w == &sub[..])),
+                Value::Int(i) => Ok(b.contains(&(*i as u8))),
+                _ => Err(PyErr::new(ExcType::TypeError, "a bytes-like object is required")),
+            },
+            Value::Dict(d) => {
+                let k = Key::new(item.clone())?;
+                Ok(d.borrow().map.contains_key(&k))
+            }
+            Value::Set(s) => {
+                let k = Key::new(item.clone())?;
+                Ok(s.items.borrow().contains(&k))
+            }
+            Value::List(l) => {
+                let items = l.borrow().clone();
+                for x in items.iter() {
+                    if x.is(item) || self.values_eq(x, item)? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            Value::Tuple(t) => {
+                for x in t.iter() {
+                    if x.is(item) || self.values_eq(x, item)? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            Value::Instance(inst) => {
+                if let Some(m) = inst.class.lookup("__contains__") {
+                    let r = self.call_value(&m, vec![container.clone(), item.clone()], Vec::new())?;
+                    return self.is_true(&r);
+                }
+                self.contains_by_iteration(container, item)
+            }
+            Value::Native(n) => match n.contains(item, self)? {
+                Some(b) => Ok(b),
+                None => self.contains_by_iteration(container, item),
+            },
+            _ => {
+                if self.is_iterable(container) {
+                    self.contains_by_iteration(container, item)
+                } else {
+                    Err(PyErr::new(
+                        ExcType::TypeError,
+                        format!("argument of type '{}' is not iterable", container.type_name()),
+                    ))
+                }
+            }
+        }
+    }
+
+    fn contains_by_iteration(&self, container: &Value, item: &Value) -> PyResult<bool> {
+        let mut it = self.start_iter(container)?;
+        while let Some(x) = self.step_iter(&mut it)? {
+            if x.is(item) || self.values_eq(&x, item)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// `hash(v)`.
+    pub fn hash_value(&self, v: &Value) -> PyResult<i64> {
+        if let Value::Instance(inst) = v {
+            if let Some(m) = inst.class.lookup("__hash__") {
+                if m.is_none() {
+                    return Err(PyErr::new(ExcType::TypeError, format!("unhashable type: '{}'", inst.class.name)));
+                }
+                return match self.call_value(&m, vec![v.clone()], Vec::new())? {
+                    Value::Int(i) => Ok(i),
+                    _ => Err(PyErr::new(ExcType::TypeError, "__hash__ method should return an integer")),
+                };
+            }
+        }
+        let k = Key::new(v.clone())?;
+        Ok(py_hash(&k.0))
+    }
+}
+
+fn is_int(v: &Value) -> bool {
+    matches!(v, Value::Int(_) | Value::Bool(_))
+}
+
+fn int_of(v: &Value) -> i64 {
+    match v {
+        Value::Int(i) => *i,
+        Value::Bool(b) => *b as i64,
+        _ => 0,
+    }
+}
+
+fn num_f(n: &Num) -> f64 {
+    match n {
+        Num::I(i) => *i as f64,
+        Num::F(f) => *f,
+    }
+}
+
+fn ord_matches(op: CmpOp, ord: Option<std::cmp::Ordering>) -> bool {
+    use std::cmp::Ordering::*;
+    match (op, ord) {
+        (CmpOp::NotEq, None) => true,
+        (_, None) => false,
+        (CmpOp::Eq, Some(o)) => o == Equal,
+        (CmpOp::NotEq, Some(o)) => o != Equal,
+        (CmpOp::Lt, Some(o)) => o == Less,
+        (CmpOp::LtE, Some(o)) => o != Greater,
+        (CmpOp::Gt, Some(o)) => o == Greater,
+        (CmpOp::GtE, Some(o)) => o != Less,
+        _ => false,
+    }
+}
+
+fn cmp_dunders(op: CmpOp) -> (&'static str, &'static str) {
+    match op {
+        CmpOp::Eq => ("__eq__", "__eq__"),
+        CmpOp::NotEq => ("__ne__", "__ne__"),
+        CmpOp::Lt => ("__lt__", "__gt__"),
+        CmpOp::LtE => ("__le__", "__ge__"),
+        CmpOp::Gt => ("__gt__", "__lt__"),
+        CmpOp::GtE => ("__ge__", "__le__"),
+        _ => ("", ""),
+    }
+}
+
+fn swapped(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::LtE => CmpOp::GtE,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::GtE => CmpOp::LtE,
+        other => other,
+    }
+}
+
+fn unary_char(op: UnaryOp) -> char {
+    match op {
+        UnaryOp::USub => '-',
+        UnaryOp::UAdd => '+',
+        UnaryOp::Invert => '~',
+        UnaryOp::Not => '!',
+    }
+}
+
+#[cold]
+fn bad_unary(op: UnaryOp, v: &Value) -> PyErr {
+    let sym = match op {
+        UnaryOp::USub => "unary -",
+        UnaryOp::UAdd => "unary +",
+        UnaryOp::Invert => "unary ~",
+        UnaryOp::Not => "not",
+    };
+    PyErr::new(ExcType::TypeError, format!("bad operand type for {}: '{}'", sym, v.type_name()))
+}
+
+#[cold]
+fn no_len(v: &Value) -> PyErr {
+    PyErr::new(ExcType::TypeError, format!("object of type '{}' has no len()", v.type_name()))
+}

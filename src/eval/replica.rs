@@ -1,0 +1,177 @@
+//! The replica mechanism (ARCHITECTURE.md, "Replicas run like TensorFlow
+//! runs them"): `run_replicas` calls one body N times, each as a stackful
+//! coroutine (corosensei) on this thread, in replica order. A replica that
+//! reaches a collective parks there (`collective` is a yield point); once
+//! every replica has arrived, one merge callback runs, and the replicas
+//! resume in order with their results. Values stay `Rc`; nothing is locked.
+//! A replica that finishes while others wait at a collective is reported at
+//! once (TensorFlow would hang); an error in one replica stops them all.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use corosensei::stack::DefaultStack;
+use corosensei::{CoroutineResult, ScopedCoroutine, Yielder};
+
+use super::{ExecState, Interp};
+use crate::value::{ExcType, PyErr, PyResult, Value};
+
+/// Native stack of each replica coroutine (virtual memory, committed lazily).
+const REPLICA_STACK: usize = 64 << 20;
+
+/// Bytes kept free at the bottom of any stack: past this, calls raise
+/// RecursionError instead of overflowing.
+pub const STACK_MARGIN: usize = 1 << 20;
+
+type ReplicaYielder = Yielder<PyResult<Value>, Value>;
+
+thread_local! {
+    /// The yielder of the replica coroutine that is running now (null outside).
+    static CURRENT: Cell<*const ReplicaYielder> = const { Cell::new(std::ptr::null()) };
+    /// Index of the running replica.
+    static CURRENT_REPLICA: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// The approximate current stack pointer.
+#[inline(always)]
+pub fn stack_pointer() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}
+
+/// What a merge callback receives: each waiting replica's payload, in replica order.
+pub type Merge<'a> = dyn Fn(Vec<Value>) -> PyResult<Vec<Value>> + 'a;
+
+impl Interp {
+    /// The replica currently running, if inside `run_replicas`.
+    pub fn current_replica(&self) -> Option<usize> {
+        CURRENT_REPLICA.with(|c| c.get())
+    }
+
+    /// Runs `body(i)` for every replica `i` in `0..n` as coroutines; see the
+    /// module docs. Returns the replicas' results in order.
+    pub fn run_replicas(
+        &self,
+        n: usize,
+        body: &dyn Fn(usize) -> PyResult<Value>,
+        merge: &Merge<'_>,
+    ) -> PyResult<Vec<Value>> {
+        if self.current_replica().is_some() {
+            return Err(PyErr::new(
+                ExcType::RuntimeError,
+                "replicas cannot start replicas: this call is already inside a replica function",
+            ));
+        }
+        let yielders: Rc<RefCell<Vec<*const ReplicaYielder>>> = Rc::new(RefCell::new(vec![std::ptr::null(); n]));
+        let limits: Vec<Cell<usize>> = (0..n).map(|_| Cell::new(0)).collect();
+        let mut coroutines = Vec::with_capacity(n);
+        for i in 0..n {
+            let stack = DefaultStack::new(REPLICA_STACK)
+                .map_err(|_| PyErr::new(ExcType::MemoryError, "cannot allocate a replica stack"))?;
+            let ys = yielders.clone();
+            let limit = &limits[i];
+            let interp_limit = &self.stack_limit;
+            coroutines.push(ScopedCoroutine::with_stack(stack, move |y: &ReplicaYielder, _first: PyResult<Value>| {
+                ys.borrow_mut()[i] = y as *const ReplicaYielder;
+                CURRENT.with(|c| c.set(y as *const ReplicaYielder));
+                limit.set(stack_pointer().saturating_sub(REPLICA_STACK - 2 * STACK_MARGIN));
+                interp_limit.set(limit.get());
+                body(i)
+            }));
+        }
+        let mut states: Vec<ExecState> = (0..n).map(|_| ExecState::default()).collect();
+        let mut inputs: Vec<Option<PyResult<Value>>> = (0..n).map(|_| Some(Ok(Value::None))).collect();
+        let mut results: Vec<Option<Value>> = vec![None; n];
+        let outer_limit = self.stack_limit.get();
+        let result = (|| loop {
+            let mut parked: Vec<(usize, Value)> = Vec::new();
+            for i in 0..n {
+                if results[i].is_some() {
+                    continue;
+                }
+                let Some(input) = inputs[i].take() else { continue };
+                let outer = self.swap_exec_state(std::mem::take(&mut states[i]));
+                CURRENT_REPLICA.with(|c| c.set(Some(i)));
+                let y = yielders.borrow()[i];
+                if !y.is_null() {
+                    CURRENT.with(|c| c.set(y));
+                    self.stack_limit.set(limits[i].get());
+                }
+                // A coroutine's first resume sets its own limit before running the body.
+                let r = coroutines[i].resume(input);
+                CURRENT.with(|c| c.set(std::ptr::null()));
+                CURRENT_REPLICA.with(|c| c.set(None));
+                self.stack_limit.set(outer_limit);
+                states[i] = self.swap_exec_state(outer);
+                match r {
+                    CoroutineResult::Yield(payload) => parked.push((i, payload)),
+                    CoroutineResult::Return(Ok(v)) => results[i] = Some(v),
+                    CoroutineResult::Return(Err(e)) => return Err(e),
+                }
+            }
+            if parked.is_empty() {
+                return Ok(results.iter_mut().map(|r| r.take().unwrap_or(Value::None)).collect());
+            }
+            if parked.len() < n {
+                let finished: Vec<String> = (0..n).filter(|i| results[*i].is_some()).map(|i| i.to_string()).collect();
+                let waiting: Vec<String> = parked.iter().map(|(i, _)| i.to_string()).collect();
+                let msg = format!(
+                    "replica {} returned without reaching the collective that replica {} {} waiting at; \
+                     every replica must reach the same collectives in the same order",
+                    finished.join(", "),
+                    waiting.join(", "),
+                    if waiting.len() == 1 { "is" } else { "are" }
+                );
+                // Resume the waiting replicas with the error so it is raised at their call site.
+                let err = PyErr::new(ExcType::RuntimeError, msg)
+                    .help("TensorFlow would hang here; make every replica call the collective");
+                for (i, _) in &parked {
+                    inputs[*i] = Some(Err(err.clone()));
+                }
+                continue;
+            }
+            let payloads: Vec<Value> = parked.into_iter().map(|(_, p)| p).collect();
+            match merge(payloads) {
+                Ok(outs) => {
+                    for (i, o) in outs.into_iter().enumerate().take(n) {
+                        inputs[i] = Some(Ok(o));
+                    }
+                }
+                Err(e) => {
+                    for input in inputs.iter_mut() {
+                        *input = Some(Err(e.clone()));
+                    }
+                }
+            }
+        })();
+        // Dropping suspended coroutines unwinds their stacks.
+        drop(coroutines);
+        result
+    }
+
+    /// Parks the running replica at a collective with `payload`; returns its
+    /// share of the merged result once every replica has arrived.
+    pub fn collective(&self, payload: Value) -> PyResult<Value> {
+        let y = CURRENT.with(|c| c.get());
+        if y.is_null() {
+            return Err(PyErr::new(
+                ExcType::RuntimeError,
+                "a collective can only be called in a replica function (inside strategy.run)",
+            ));
+        }
+        // SAFETY: `CURRENT` is set only while the coroutine owning this yielder
+        // is running (set before each resume, cleared after it returns), and we
+        // are on that coroutine's stack now, so the yielder is alive.
+        let yielder = unsafe { &*y };
+        yielder.suspend(payload)
+    }
+
+    /// Raises RecursionError when the native stack is nearly exhausted.
+    #[inline]
+    pub fn check_stack(&self) -> PyResult<()> {
+        if stack_pointer() < self.stack_limit.get() {
+            return Err(PyErr::new(ExcType::RecursionError, "maximum recursion depth exceeded"));
+        }
+        Ok(())
+    }
+}

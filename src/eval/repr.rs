@@ -1,0 +1,175 @@
+//! `repr()` and `str()` of every value, as CPython writes them (containers
+//! recurse with a cycle guard: `[[...]]`).
+
+use super::Interp;
+use crate::value::format::{bytes_repr, float_repr, str_repr};
+use crate::value::{ClassKind, ExcType, PyErr, PyResult, Value};
+
+impl Interp {
+    /// `repr(v)`.
+    pub fn repr_value(&self, v: &Value) -> PyResult<String> {
+        Ok(match v {
+            Value::None => "None".into(),
+            Value::Bool(true) => "True".into(),
+            Value::Bool(false) => "False".into(),
+            Value::Int(i) => i.to_string(),
+            Value::Float(f) => float_repr(*f),
+            Value::Str(s) => str_repr(s),
+            Value::Bytes(b) => bytes_repr(b),
+            Value::List(l) => {
+                let items = l.borrow().clone();
+                self.container_repr(v, "[", "]", &items, false)?
+            }
+            Value::Tuple(t) => self.container_repr(v, "(", ")", t, t.len() == 1)?,
+            Value::Dict(d) => {
+                let id = v.id();
+                if self.repr_guard.borrow().contains(&id) {
+                    return Ok("{...}".into());
+                }
+                let items = d.borrow().items();
+                self.enter_repr(id)?;
+                let r = (|| {
+                    let mut parts = Vec::with_capacity(items.len());
+                    for (k, x) in &items {
+                        parts.push(format!("{}: {}", self.repr_value(k)?, self.repr_value(x)?));
+                    }
+                    Ok(format!("{{{}}}", parts.join(", ")))
+                })();
+                self.leave_repr();
+                r?
+            }
+            Value::Set(s) => {
+                let items: Vec<Value> = s.items.borrow().iter().map(|k| k.0.clone()).collect();
+                let name = if s.frozen { "frozenset" } else { "set" };
+                if items.is_empty() {
+                    return Ok(format!("{name}()"));
+                }
+                let inner = self.container_repr(v, "{", "}", &items, false)?;
+                if s.frozen {
+                    format!("frozenset({inner})")
+                } else {
+                    inner
+                }
+            }
+            Value::Function(f) => format!("<function {} at {:#x}>", f.def.qualname, v.id()),
+            Value::NativeFunction(nf) => match &nf.bound {
+                Some(recv) if !matches!(recv, Value::Native(n) if n.type_name() == "module") => format!(
+                    "<built-in method {} of {} object at {:#x}>",
+                    nf.name(),
+                    recv.type_name(),
+                    recv.id()
+                ),
+                _ => format!("<built-in function {}>", nf.name()),
+            },
+            Value::BoundMethod(bm) => {
+                let qual = self.callable_name(&bm.func);
+                format!("<bound method {} of {}>", qual, self.repr_value(&bm.receiver)?)
+            }
+            Value::Class(c) => match c.kind {
+                ClassKind::Builtin(_) => format!("<class '{}'>", c.name),
+                ClassKind::Exception(_) if &*c.module == "builtins" => format!("<class '{}'>", c.name),
+                _ => format!("<class '{}.{}'>", c.module, c.qualname),
+            },
+            Value::Instance(inst) => {
+                if let Some(m) = inst.class.lookup("__repr__") {
+                    return self.call_str_method(&m, v, "__repr__");
+                }
+                if inst.class.exception_type().is_some() {
+                    let args = match inst.get_attr("args") {
+                        Some(Value::Tuple(t)) => t.to_vec(),
+                        _ => Vec::new(),
+                    };
+                    let inner = if args.len() == 1 {
+                        self.repr_value(&args[0])?
+                    } else {
+                        let r = self.repr_value(&Value::tuple(args))?;
+                        r[1..r.len() - 1].trim_end_matches(',').to_string()
+                    };
+                    return Ok(format!("{}({})", inst.class.name, inner));
+                }
+                format!("<{}.{} object at {:#x}>", inst.class.module, inst.class.qualname, v.id())
+            }
+            Value::Tensor(_) => crate::modules::tensor_repr(self, v)?,
+            Value::Native(n) => n.repr(v, self)?,
+        })
+    }
+
+    /// `str(v)`.
+    pub fn str_value(&self, v: &Value) -> PyResult<String> {
+        match v {
+            Value::Str(s) => Ok(s.to_string()),
+            Value::Instance(inst) => {
+                if let Some(m) = inst.class.lookup("__str__") {
+                    return self.call_str_method(&m, v, "__str__");
+                }
+                if inst.class.exception_type().is_some() {
+                    let args = match inst.get_attr("args") {
+                        Some(Value::Tuple(t)) => t.to_vec(),
+                        _ => Vec::new(),
+                    };
+                    return match args.len() {
+                        0 => Ok(String::new()),
+                        1 if inst.class.exception_type() == Some(ExcType::KeyError) => self.repr_value(&args[0]),
+                        1 => self.str_value(&args[0]),
+                        _ => self.repr_value(&Value::tuple(args)),
+                    };
+                }
+                self.repr_value(v)
+            }
+            Value::Tensor(_) => crate::modules::tensor_str(self, v),
+            Value::Native(n) => n.str(v, self),
+            _ => self.repr_value(v),
+        }
+    }
+
+    fn call_str_method(&self, m: &Value, v: &Value, name: &str) -> PyResult<String> {
+        match self.call_value(m, vec![v.clone()], Vec::new())? {
+            Value::Str(s) => Ok(s.to_string()),
+            other => Err(PyErr::new(
+                ExcType::TypeError,
+                format!("{} returned non-string (type {})", name, other.type_name()),
+            )),
+        }
+    }
+
+    fn enter_repr(&self, id: usize) -> PyResult<()> {
+        self.check_stack()?;
+        let depth = self.repr_guard.borrow().len() as u32 + self.depth.get();
+        if depth >= super::RECURSION_LIMIT {
+            return Err(PyErr::new(
+                ExcType::RecursionError,
+                "maximum recursion depth exceeded while getting the repr of an object",
+            ));
+        }
+        self.repr_guard.borrow_mut().push(id);
+        Ok(())
+    }
+
+    fn leave_repr(&self) {
+        self.repr_guard.borrow_mut().pop();
+    }
+
+    fn container_repr(&self, v: &Value, open: &str, close: &str, items: &[Value], trailing_comma: bool) -> PyResult<String> {
+        let id = v.id();
+        if self.repr_guard.borrow().contains(&id) {
+            return Ok(format!("{open}...{close}"));
+        }
+        self.enter_repr(id)?;
+        let r = (|| {
+            let mut s = String::from(open);
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    s.push_str(", ");
+                }
+                s.push_str(&self.repr_value(x)?);
+            }
+            if trailing_comma {
+                s.push(',');
+            }
+            s.push_str(close);
+            Ok(s)
+        })();
+        self.leave_repr();
+        r
+    }
+}

@@ -1,0 +1,527 @@
+//! Statements: assignment (all target forms), control flow, `with`,
+//! `try`, `raise`, `def`, `class`, imports.
+
+use std::rc::Rc;
+
+use super::frame::Frame;
+use super::{Flow, Interp};
+use crate::syntax::ast::*;
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
+
+impl Interp {
+    /// Executes a block.
+    pub fn exec_block(&self, f: &mut Frame, body: &[Stmt]) -> PyResult<Flow> {
+        for s in body {
+            match self.exec(f, s)? {
+                Flow::Normal => {}
+                other => return Ok(other),
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    /// Executes one statement; an error not yet located is located at it.
+    pub fn exec(&self, f: &mut Frame, s: &Stmt) -> PyResult<Flow> {
+        self.exec_inner(f, s).map_err(|e| self.locate(f, s.span, e))
+    }
+
+    fn exec_inner(&self, f: &mut Frame, s: &Stmt) -> PyResult<Flow> {
+        match &s.kind {
+            StmtKind::Expr(e) => {
+                self.eval(f, e)?;
+            }
+            StmtKind::Assign { targets, value } => {
+                let v = self.eval(f, value)?;
+                for t in targets {
+                    self.assign(f, t, v.clone())?;
+                }
+            }
+            StmtKind::AugAssign { target, op, value } => self.aug_assign(f, target, *op, value)?,
+            StmtKind::AnnAssign { target, value, .. } => {
+                if let Some(v) = value {
+                    let v = self.eval(f, v)?;
+                    self.assign(f, target, v)?;
+                }
+            }
+            StmtKind::FunctionDef(def) => {
+                let func = self.make_function(f, def)?;
+                let func = self.decorate(f, &def.decorators, func)?;
+                self.store_name(f, &def.target, func)?;
+            }
+            StmtKind::ClassDef(def) => {
+                let cls = self.make_class(f, def)?;
+                let cls = self.decorate(f, &def.decorators, cls)?;
+                self.store_name(f, &def.target, cls)?;
+            }
+            StmtKind::Return(v) => {
+                let v = match v {
+                    Some(e) => self.eval(f, e)?,
+                    None => Value::None,
+                };
+                return Ok(Flow::Return(v));
+            }
+            StmtKind::Delete(targets) => {
+                for t in targets {
+                    self.delete(f, t)?;
+                }
+            }
+            StmtKind::If { test, body, orelse } => {
+                let t = self.eval(f, test)?;
+                return if self.is_true(&t)? { self.exec_block(f, body) } else { self.exec_block(f, orelse) };
+            }
+            StmtKind::While { test, body, orelse } => {
+                loop {
+                    self.check_interrupt()?;
+                    let t = self.eval(f, test)?;
+                    if !self.is_true(&t)? {
+                        return self.exec_block(f, orelse);
+                    }
+                    match self.exec_block(f, body)? {
+                        Flow::Break => break,
+                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        Flow::Normal | Flow::Continue => {}
+                    }
+                }
+            }
+            StmtKind::For { target, iter, body, orelse } => {
+                let iterable = self.eval(f, iter)?;
+                let mut it = self.start_iter(&iterable)?;
+                loop {
+                    self.check_interrupt()?;
+                    let Some(item) = self.step_iter(&mut it)? else {
+                        return self.exec_block(f, orelse);
+                    };
+                    self.assign(f, target, item)?;
+                    match self.exec_block(f, body)? {
+                        Flow::Break => break,
+                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        Flow::Normal | Flow::Continue => {}
+                    }
+                }
+            }
+            StmtKind::Break => return Ok(Flow::Break),
+            StmtKind::Continue => return Ok(Flow::Continue),
+            StmtKind::Pass => {}
+            StmtKind::With { items, body } => return self.exec_with(f, items, body),
+            StmtKind::Try { body, handlers, orelse, finalbody } => {
+                return self.exec_try(f, body, handlers, orelse, finalbody)
+            }
+            StmtKind::Raise { exc, cause } => return Err(self.make_raise(f, exc.as_ref(), cause.as_ref())?),
+            StmtKind::Assert { test, msg } => {
+                let t = self.eval(f, test)?;
+                if !self.is_true(&t)? {
+                    let args = match msg {
+                        Some(m) => vec![self.eval(f, m)?],
+                        None => Vec::new(),
+                    };
+                    return Err(PyErr::with_args(ExcType::AssertionError, args));
+                }
+            }
+            StmtKind::Import(aliases) => {
+                for a in aliases {
+                    let module = self.import(&a.name)?;
+                    let bound = match &a.asname {
+                        Some(_) => module,
+                        None => {
+                            // `import a.b` binds `a` (and makes sure `a.b` is loaded).
+                            let top = a.name.split('.').next().unwrap_or(&a.name);
+                            self.import(top)?
+                        }
+                    };
+                    self.store_name(f, &a.target, bound)?;
+                }
+            }
+            StmtKind::ImportFrom { module, names } => {
+                let m = self.import(module)?;
+                for a in names {
+                    let v = match self.get_attribute(&m, &a.name) {
+                        Ok(v) => v,
+                        Err(_) => match self.import(&format!("{}.{}", module, a.name)) {
+                            Ok(v) => v,
+                            Err(_) => {
+                                return Err(PyErr::new(
+                                    ExcType::ImportError,
+                                    format!("cannot import name '{}' from '{}' (unknown location)", a.name, module),
+                                ))
+                            }
+                        },
+                    };
+                    self.store_name(f, &a.target, v)?;
+                }
+            }
+            StmtKind::Global(_) | StmtKind::Nonlocal(_) => {}
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn decorate(&self, f: &mut Frame, decorators: &[Expr], mut v: Value) -> PyResult<Value> {
+        let decs: Vec<Value> = decorators.iter().map(|d| self.eval(f, d)).collect::<PyResult<_>>()?;
+        for d in decs.iter().rev() {
+            v = self.call_value(d, vec![v], Vec::new())?;
+        }
+        Ok(v)
+    }
+
+    // ---- assignment ---------------------------------------------------------------
+
+    /// Binds a value to an assignment target.
+    pub fn assign(&self, f: &mut Frame, target: &Expr, v: Value) -> PyResult<()> {
+        match &target.kind {
+            ExprKind::Name(n) => self.store_name(f, n, v),
+            ExprKind::Attribute { value, attr } => {
+                let obj = self.eval(f, value)?;
+                self.set_attribute(&obj, &attr.name, v)
+            }
+            ExprKind::Subscript { value, slice } => {
+                let obj = self.eval(f, value)?;
+                let key = self.eval(f, slice)?;
+                self.set_item(&obj, &key, v)
+            }
+            ExprKind::Tuple(items) | ExprKind::List(items) => self.unpack(f, items, v),
+            ExprKind::Starred(_) => Err(PyErr::new(ExcType::SyntaxError, "starred assignment target must be in a list or tuple")),
+            _ => Err(PyErr::new(ExcType::SyntaxError, "cannot assign to expression")),
+        }
+        .map_err(|e| self.locate(f, target.span, e))
+    }
+
+    fn unpack(&self, f: &mut Frame, targets: &[Expr], v: Value) -> PyResult<()> {
+        let items = match &v {
+            Value::Tuple(t) => t.to_vec(),
+            Value::List(l) => l.borrow().clone(),
+            _ => {
+                if !self.is_iterable(&v) {
+                    return Err(PyErr::new(
+                        ExcType::TypeError,
+                        format!("cannot unpack non-iterable {} object", v.type_name()),
+                    ));
+                }
+                self.collect(&v)?
+            }
+        };
+        let star = targets.iter().position(|t| matches!(t.kind, ExprKind::Starred(_)));
+        match star {
+            None => {
+                if items.len() != targets.len() {
+                    return Err(if items.len() > targets.len() {
+                        PyErr::new(
+                            ExcType::ValueError,
+                            format!("too many values to unpack (expected {})", targets.len()),
+                        )
+                    } else {
+                        PyErr::new(
+                            ExcType::ValueError,
+                            format!("not enough values to unpack (expected {}, got {})", targets.len(), items.len()),
+                        )
+                    });
+                }
+                for (t, item) in targets.iter().zip(items) {
+                    self.assign(f, t, item)?;
+                }
+            }
+            Some(si) => {
+                let after = targets.len() - si - 1;
+                if items.len() < targets.len() - 1 {
+                    return Err(PyErr::new(
+                        ExcType::ValueError,
+                        format!(
+                            "not enough values to unpack (expected at least {}, got {})",
+                            targets.len() - 1,
+                            items.len()
+                        ),
+                    ));
+                }
+                let mut items = items;
+                let tail = items.split_off(items.len() - after);
+                let middle = items.split_off(si);
+                for (t, item) in targets[..si].iter().zip(items) {
+                    self.assign(f, t, item)?;
+                }
+                if let ExprKind::Starred(inner) = &targets[si].kind {
+                    self.assign(f, inner, Value::list(middle))?;
+                }
+                for (t, item) in targets[si + 1..].iter().zip(tail) {
+                    self.assign(f, t, item)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn aug_assign(&self, f: &mut Frame, target: &Expr, op: BinOp, value: &Expr) -> PyResult<()> {
+        match &target.kind {
+            ExprKind::Name(n) => {
+                let cur = self.load_name(f, n, target.span)?;
+                let rhs = self.eval(f, value)?;
+                let new = self.inplace_op(op, &cur, &rhs)?;
+                self.store_name(f, n, new)
+            }
+            ExprKind::Attribute { value: obj, attr } => {
+                let o = self.eval(f, obj)?;
+                let cur = self.get_attribute(&o, &attr.name)?;
+                let rhs = self.eval(f, value)?;
+                let new = self.inplace_op(op, &cur, &rhs)?;
+                self.set_attribute(&o, &attr.name, new)
+            }
+            ExprKind::Subscript { value: obj, slice } => {
+                let o = self.eval(f, obj)?;
+                let k = self.eval(f, slice)?;
+                let cur = self.get_item(&o, &k)?;
+                let rhs = self.eval(f, value)?;
+                let new = self.inplace_op(op, &cur, &rhs)?;
+                self.set_item(&o, &k, new)
+            }
+            _ => Err(PyErr::new(ExcType::SyntaxError, "illegal expression for augmented assignment")),
+        }
+    }
+
+    fn delete(&self, f: &mut Frame, target: &Expr) -> PyResult<()> {
+        match &target.kind {
+            ExprKind::Name(n) => self.delete_name(f, n, target.span),
+            ExprKind::Attribute { value, attr } => {
+                let o = self.eval(f, value)?;
+                self.del_attribute(&o, &attr.name)
+            }
+            ExprKind::Subscript { value, slice } => {
+                let o = self.eval(f, value)?;
+                let k = self.eval(f, slice)?;
+                self.del_item(&o, &k)
+            }
+            ExprKind::Tuple(items) | ExprKind::List(items) => {
+                for i in items {
+                    self.delete(f, i)?;
+                }
+                Ok(())
+            }
+            _ => Err(PyErr::new(ExcType::SyntaxError, "cannot delete expression")),
+        }
+    }
+
+    // ---- with / try / raise -------------------------------------------------------
+
+    fn exec_with(&self, f: &mut Frame, items: &[WithItem], body: &[Stmt]) -> PyResult<Flow> {
+        let Some((first, rest)) = items.split_first() else {
+            return self.exec_block(f, body);
+        };
+        let mgr = self.eval(f, &first.context_expr)?;
+        let entered = self.context_enter(&mgr).map_err(|e| self.locate(f, first.context_expr.span, e))?;
+        let result = (|| {
+            if let Some(t) = &first.optional_vars {
+                self.assign(f, t, entered)?;
+            }
+            if rest.is_empty() {
+                self.exec_block(f, body)
+            } else {
+                self.exec_with(f, rest, body)
+            }
+        })();
+        match result {
+            Ok(flow) => {
+                self.context_exit(&mgr, None).map_err(|e| self.locate(f, first.context_expr.span, e))?;
+                Ok(flow)
+            }
+            Err(err) => {
+                let err = self.locate(f, first.context_expr.span, err);
+                let suppress = self.context_exit(&mgr, Some(&err))?;
+                if suppress {
+                    Ok(Flow::Normal)
+                } else {
+                    Err(err)
+                }
+            }
+        }
+    }
+
+    fn exec_try(
+        &self,
+        f: &mut Frame,
+        body: &[Stmt],
+        handlers: &[ExceptHandler],
+        orelse: &[Stmt],
+        finalbody: &[Stmt],
+    ) -> PyResult<Flow> {
+        let result = match self.exec_block(f, body) {
+            Ok(Flow::Normal) => self.exec_block(f, orelse),
+            Ok(flow) => Ok(flow),
+            Err(err) => self.handle(f, err, handlers),
+        };
+        if finalbody.is_empty() {
+            return result;
+        }
+        match self.exec_block(f, finalbody)? {
+            Flow::Normal => result,
+            // `return`/`break`/`continue` in finally overrides (and discards an exception).
+            other => Ok(other),
+        }
+    }
+
+    fn handle(&self, f: &mut Frame, err: PyErr, handlers: &[ExceptHandler]) -> PyResult<Flow> {
+        if err.is(ExcType::KeyboardInterrupt) && handlers.iter().all(|h| h.type_.is_some()) {
+            // Only an explicit handler catches KeyboardInterrupt; fall through to matching.
+        }
+        for h in handlers {
+            let matches = match &h.type_ {
+                None => true,
+                Some(t) => {
+                    let cls = self.eval(f, t)?;
+                    self.exception_matches(&err, &cls)?
+                }
+            };
+            if !matches {
+                continue;
+            }
+            if let Some(n) = &h.name {
+                self.assign(f, n, err.value().clone())?;
+            }
+            self.handling.borrow_mut().push(err);
+            let r = self.exec_block(f, &h.body);
+            let handled = self.handling.borrow_mut().pop();
+            if let Some(n) = &h.name {
+                let _ = self.delete(f, n);
+            }
+            return match r {
+                Err(mut e) => {
+                    // Implicit chaining: the new exception's __context__.
+                    if let (Some(prev), Value::Instance(inst)) = (handled, e.value().clone()) {
+                        if !prev.value().is(e.value()) && inst.get_attr("__context__").is_none() {
+                            inst.set_attr("__context__", prev.value().clone());
+                        }
+                    }
+                    e.0.located = e.0.located || false;
+                    Err(e)
+                }
+                ok => ok,
+            };
+        }
+        Err(err)
+    }
+
+    /// Whether an exception matches an `except` clause's class (or tuple of classes).
+    pub fn exception_matches(&self, err: &PyErr, cls: &Value) -> PyResult<bool> {
+        match cls {
+            Value::Class(c) => {
+                if c.exception_type().is_none() {
+                    return Err(PyErr::new(
+                        ExcType::TypeError,
+                        "catching classes that do not inherit from BaseException is not allowed",
+                    ));
+                }
+                Ok(err.class().is_subclass_of(c))
+            }
+            Value::Tuple(items) => {
+                for i in items.iter() {
+                    if self.exception_matches(err, i)? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            _ => Err(PyErr::new(
+                ExcType::TypeError,
+                "catching classes that do not inherit from BaseException is not allowed",
+            )),
+        }
+    }
+
+    fn make_raise(&self, f: &mut Frame, exc: Option<&Expr>, cause: Option<&Expr>) -> PyResult<PyErr> {
+        let Some(exc) = exc else {
+            return match self.handling.borrow().last() {
+                Some(e) => {
+                    let mut e = e.clone();
+                    e.0.located = false;
+                    e.0.traceback.clear();
+                    Ok(e)
+                }
+                None => Ok(PyErr::new(ExcType::RuntimeError, "No active exception to reraise")),
+            };
+        };
+        let v = self.eval(f, exc)?;
+        let mut err = self.exception_from(v)?;
+        if let Some(c) = cause {
+            let cv = self.eval(f, c)?;
+            let cause_val = match cv {
+                Value::None => Value::None,
+                other => self.exception_from(other)?.value().clone(),
+            };
+            if let Value::Instance(inst) = err.value() {
+                inst.set_attr("__cause__", cause_val);
+            }
+        }
+        if let (Some(prev), Value::Instance(inst)) = (self.handling.borrow().last(), err.value()) {
+            if !prev.value().is(err.value()) {
+                inst.set_attr("__context__", prev.value().clone());
+            }
+        }
+        err.0.located = false;
+        Ok(err)
+    }
+
+    /// Turns a raised value (class or instance) into an exception.
+    pub fn exception_from(&self, v: Value) -> PyResult<PyErr> {
+        match &v {
+            Value::Class(c) if c.exception_type().is_some() => {
+                let inst = self.call_value(&v, Vec::new(), Vec::new())?;
+                Ok(PyErr::from_value(inst))
+            }
+            Value::Instance(i) if i.class.exception_type().is_some() => Ok(PyErr::from_value(v)),
+            _ => Err(PyErr::new(ExcType::TypeError, "exceptions must derive from BaseException")),
+        }
+    }
+
+    /// Stores `v` under `Rc<str>` name in the given frame (used by class bodies and imports).
+    pub fn store_name(&self, f: &mut Frame, n: &Name, v: Value) -> PyResult<()> {
+        match n.slot.get() {
+            Slot::Local(i) => f.locals[i as usize] = Some(v),
+            Slot::Cell(i) => *f.cells[i as usize].borrow_mut() = Some(v),
+            Slot::Global(i) => self.globals.borrow_mut()[i as usize] = Some(v),
+            Slot::ClassBody(i) => match f.class_ns.last() {
+                Some(ns) => {
+                    ns.borrow_mut().insert(n.id.clone(), v);
+                }
+                None => self.globals.borrow_mut()[i as usize] = Some(v),
+            },
+            Slot::Unresolved => {
+                return Err(PyErr::new(ExcType::RuntimeError, format!("internal error: unresolved name '{}'", n.id)))
+            }
+        }
+        Ok(())
+    }
+
+    fn delete_name(&self, f: &mut Frame, n: &Name, span: crate::syntax::Span) -> PyResult<()> {
+        let existed = match n.slot.get() {
+            Slot::Local(i) => f.locals[i as usize].take().is_some(),
+            Slot::Cell(i) => f.cells[i as usize].borrow_mut().take().is_some(),
+            Slot::Global(i) => self.globals.borrow_mut()[i as usize].take().is_some(),
+            Slot::ClassBody(i) => match f.class_ns.last() {
+                Some(ns) => ns.borrow_mut().shift_remove(&n.id).is_some(),
+                None => self.globals.borrow_mut()[i as usize].take().is_some(),
+            },
+            Slot::Unresolved => false,
+        };
+        let _ = span;
+        if !existed {
+            return Err(match n.slot.get() {
+                Slot::Local(_) => PyErr::new(
+                    ExcType::UnboundLocalError,
+                    format!("cannot access local variable '{}' where it is not associated with a value", n.id),
+                ),
+                _ => PyErr::new(ExcType::NameError, format!("name '{}' is not defined", n.id)),
+            });
+        }
+        Ok(())
+    }
+
+    /// The `Rc<str>` helper for natives that need to name things.
+    pub fn rc(s: &str) -> Rc<str> {
+        s.into()
+    }
+
+    /// Whether a value can be iterated (without iterating it).
+    pub fn is_iterable(&self, v: &Value) -> bool {
+        match v {
+            Value::Str(_) | Value::Bytes(_) | Value::Tuple(_) | Value::List(_) | Value::Dict(_) | Value::Set(_) => true,
+            Value::Instance(i) => i.class.lookup("__iter__").is_some() || i.class.lookup("__getitem__").is_some(),
+            Value::Native(_) | Value::Tensor(_) => true,
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,392 @@
+//! CPU element-wise kernels: binary arithmetic, comparisons and logic,
+//! unary math, `where`, and casts, dispatched per dtype over [`super::zip`].
+
+use super::num::Num;
+use super::zip::{map, zip};
+use crate::runtime::dtype::DType;
+use crate::runtime::error::{Error, Result};
+use crate::runtime::f16::F16;
+use crate::runtime::op::{BinaryOp, Semantics, UnaryOp};
+use crate::runtime::storage::{Elem, HostData};
+
+/// Binary op on two host buffers of one dtype.
+pub fn binary(
+    op: BinaryOp,
+    sem: Semantics,
+    a: &HostData,
+    ash: &[usize],
+    b: &HostData,
+    bsh: &[usize],
+    out: &[usize],
+) -> Result<HostData> {
+    macro_rules! num {
+        ($x:expr, $y:expr) => {
+            typed(op, sem, $x, ash, $y, bsh, out)
+        };
+    }
+    match (a, b) {
+        (HostData::I8(x), HostData::I8(y)) => num!(x, y),
+        (HostData::U8(x), HostData::U8(y)) => num!(x, y),
+        (HostData::I16(x), HostData::I16(y)) => num!(x, y),
+        (HostData::I32(x), HostData::I32(y)) => num!(x, y),
+        (HostData::I64(x), HostData::I64(y)) => num!(x, y),
+        (HostData::F16(x), HostData::F16(y)) => num!(x, y),
+        (HostData::F32(x), HostData::F32(y)) => num!(x, y),
+        (HostData::F64(x), HostData::F64(y)) => num!(x, y),
+        (HostData::Bool(x), HostData::Bool(y)) => {
+            let f = match op {
+                BinaryOp::LogicalAnd | BinaryOp::Mul | BinaryOp::Minimum => {
+                    |p: bool, q: bool| p & q
+                }
+                BinaryOp::LogicalOr | BinaryOp::Add | BinaryOp::Maximum => |p: bool, q: bool| p | q,
+                BinaryOp::Equal => |p: bool, q: bool| p == q,
+                BinaryOp::NotEqual => |p: bool, q: bool| p != q,
+                BinaryOp::Less => |p: bool, q: bool| !p & q,
+                BinaryOp::LessEqual => |p: bool, q: bool| !p | q,
+                BinaryOp::Greater => |p: bool, q: bool| p & !q,
+                BinaryOp::GreaterEqual => |p: bool, q: bool| p | !q,
+                _ => return Err(unsupported(op.name(), DType::Bool)),
+            };
+            Ok(HostData::Bool(zip(x, ash, y, bsh, out, f)?))
+        }
+        (HostData::Str(x), HostData::Str(y)) => {
+            let idx_a: Vec<u32> = (0..x.len() as u32).collect();
+            let idx_b: Vec<u32> = (0..y.len() as u32).collect();
+            let (xa, yb) = (x.as_slice(), y.as_slice());
+            let cmp = |i: u32, j: u32| xa[i as usize].cmp(&yb[j as usize]);
+            let r = match op {
+                BinaryOp::Equal => zip(&idx_a, ash, &idx_b, bsh, out, |i, j| cmp(i, j).is_eq())?,
+                BinaryOp::NotEqual => zip(&idx_a, ash, &idx_b, bsh, out, |i, j| cmp(i, j).is_ne())?,
+                BinaryOp::Add => {
+                    let idx = zip(&idx_a, ash, &idx_b, bsh, out, |i, j| (i, j))?;
+                    let v = idx
+                        .into_iter()
+                        .map(|(i, j)| {
+                            [xa[i as usize].as_slice(), yb[j as usize].as_slice()].concat()
+                        })
+                        .collect();
+                    return Ok(HostData::Str(v));
+                }
+                _ => return Err(unsupported(op.name(), DType::String)),
+            };
+            Ok(HostData::Bool(r))
+        }
+        _ => Err(Error::internal("binary: operands of different dtypes")),
+    }
+}
+
+#[cold]
+fn unsupported(op: &str, d: DType) -> Error {
+    Error::invalid_argument(format!("{op} is not supported for dtype {}", d.name()))
+}
+
+fn typed<T: Num>(
+    op: BinaryOp,
+    sem: Semantics,
+    a: &[T],
+    ash: &[usize],
+    b: &[T],
+    bsh: &[usize],
+    out: &[usize],
+) -> Result<HostData> {
+    let np = sem == Semantics::Numpy;
+    if T::IS_INT {
+        let divides = matches!(
+            op,
+            BinaryOp::FloorDiv | BinaryOp::FloorMod | BinaryOp::TruncateDiv | BinaryOp::RealDiv
+        );
+        if divides && !np && b.iter().any(|y| y.is_zero()) {
+            return Err(Error::invalid_argument("Integer division by zero"));
+        }
+        if op == BinaryOp::Pow && b.iter().any(|y| y.is_negative()) {
+            return Err(Error::invalid_argument(if np {
+                "Integers to negative integer powers are not allowed."
+            } else {
+                "Integers to negative integer powers are not allowed"
+            }));
+        }
+    }
+    macro_rules! arith {
+        ($f:expr) => {
+            Ok(T::wrap(zip(a, ash, b, bsh, out, $f)?))
+        };
+    }
+    macro_rules! cmp {
+        ($f:expr) => {
+            Ok(HostData::Bool(zip(a, ash, b, bsh, out, $f)?))
+        };
+    }
+    match op {
+        BinaryOp::Add => arith!(|x: T, y: T| x.add(y)),
+        BinaryOp::Sub => arith!(|x: T, y: T| x.sub(y)),
+        BinaryOp::Mul => arith!(|x: T, y: T| x.mul(y)),
+        BinaryOp::RealDiv | BinaryOp::TruncateDiv => arith!(|x: T, y: T| x.div(y)),
+        BinaryOp::FloorDiv if np => arith!(|x: T, y: T| x.floordiv_np(y)),
+        BinaryOp::FloorDiv => arith!(|x: T, y: T| x.floordiv_tf(y)),
+        BinaryOp::FloorMod => arith!(|x: T, y: T| x.floormod(y, np)),
+        BinaryOp::Pow => arith!(|x: T, y: T| x.pow(y)),
+        BinaryOp::Maximum => arith!(|x: T, y: T| x.maximum(y)),
+        BinaryOp::Minimum => arith!(|x: T, y: T| x.minimum(y)),
+        BinaryOp::Equal => cmp!(|x: T, y: T| x == y),
+        BinaryOp::NotEqual => cmp!(|x: T, y: T| x != y),
+        BinaryOp::Less => cmp!(|x: T, y: T| x < y),
+        BinaryOp::LessEqual => cmp!(|x: T, y: T| x <= y),
+        BinaryOp::Greater => cmp!(|x: T, y: T| x > y),
+        BinaryOp::GreaterEqual => cmp!(|x: T, y: T| x >= y),
+        BinaryOp::LogicalAnd | BinaryOp::LogicalOr => Err(unsupported(op.name(), T::DTYPE)),
+    }
+}
+
+/// Unary op on a host buffer.
+pub fn unary(op: UnaryOp, x: &HostData) -> Result<HostData> {
+    match x {
+        HostData::Bool(v) if op == UnaryOp::LogicalNot => Ok(HostData::Bool(map(v, |b| !b)?)),
+        HostData::I8(v) => unary_typed(op, v),
+        HostData::U8(v) => unary_typed(op, v),
+        HostData::I16(v) => unary_typed(op, v),
+        HostData::I32(v) => unary_typed(op, v),
+        HostData::I64(v) => unary_typed(op, v),
+        HostData::F16(v) => unary_typed(op, v),
+        HostData::F32(v) => unary_typed(op, v),
+        HostData::F64(v) => unary_typed(op, v),
+        other => Err(unsupported(op.name(), other.dtype())),
+    }
+}
+
+fn unary_typed<T: Num>(op: UnaryOp, v: &[T]) -> Result<HostData> {
+    macro_rules! m {
+        ($f:expr) => {
+            Ok(T::wrap(map(v, $f)?))
+        };
+    }
+    macro_rules! fl {
+        ($f:expr) => {{
+            let g = $f;
+            m!(|x: T| T::from_f64(g(x.to_f64())))
+        }};
+    }
+    match op {
+        UnaryOp::Neg => m!(|x: T| x.neg()),
+        UnaryOp::Abs => m!(|x: T| x.abs()),
+        UnaryOp::Square => m!(|x: T| x.mul(x)),
+        UnaryOp::Sign => m!(|x: T| if x.is_nan() {
+            x
+        } else if x.is_negative() {
+            T::one().neg()
+        } else if x.is_zero() {
+            T::zero()
+        } else {
+            T::one()
+        }),
+        UnaryOp::Relu => m!(|x: T| if x.is_negative() { T::zero() } else { x }),
+        UnaryOp::Reciprocal if !T::IS_INT => m!(|x: T| T::one().div(x)),
+        UnaryOp::Round if T::IS_INT => m!(|x: T| x),
+        UnaryOp::Round => fl!(|x: f64| x.round_ties_even()),
+        _ if T::IS_INT => Err(unsupported(op.name(), T::DTYPE)),
+        // f32 math stays in f32 so results match TensorFlow's float kernels
+        _ if T::DTYPE == DType::Float32 => {
+            let f: fn(f32) -> f32 = match op {
+                UnaryOp::Sqrt => f32::sqrt,
+                UnaryOp::Rsqrt => |x| 1.0 / x.sqrt(),
+                UnaryOp::Exp => f32::exp,
+                UnaryOp::Log => f32::ln,
+                UnaryOp::Sin => f32::sin,
+                UnaryOp::Cos => f32::cos,
+                UnaryOp::Tanh => f32::tanh,
+                UnaryOp::Sigmoid => |x| 1.0 / (1.0 + (-x).exp()),
+                UnaryOp::Floor => f32::floor,
+                UnaryOp::Ceil => f32::ceil,
+                _ => return Err(unsupported(op.name(), T::DTYPE)),
+            };
+            fl!(|x: f64| f(x as f32) as f64)
+        }
+        _ => {
+            let f: fn(f64) -> f64 = match op {
+                UnaryOp::Sqrt => f64::sqrt,
+                UnaryOp::Rsqrt => |x| 1.0 / x.sqrt(),
+                UnaryOp::Exp => f64::exp,
+                UnaryOp::Log => f64::ln,
+                UnaryOp::Sin => f64::sin,
+                UnaryOp::Cos => f64::cos,
+                UnaryOp::Tanh => f64::tanh,
+                UnaryOp::Sigmoid => |x| 1.0 / (1.0 + (-x).exp()),
+                UnaryOp::Floor => f64::floor,
+                UnaryOp::Ceil => f64::ceil,
+                _ => return Err(unsupported(op.name(), T::DTYPE)),
+            };
+            fl!(f)
+        }
+    }
+}
+
+/// `where(c, x, y)` with broadcasting.
+pub fn select(
+    c: &[bool],
+    cs: &[usize],
+    x: &HostData,
+    xs: &[usize],
+    y: &HostData,
+    ys: &[usize],
+    out: &[usize],
+) -> Result<HostData> {
+    // pick indices first (one broadcast pass), then gather from x or y
+    let n: usize = out.iter().product();
+    let ix: Vec<u32> = (0..x.len() as u32).collect();
+    let iy: Vec<u32> = (0..y.len() as u32).collect();
+    let cx = zip(c, cs, &ix, xs, &bshape(cs, xs), |b, i| (b, i))?;
+    let shape_cx = bshape(cs, xs);
+    let picks = zip(&cx, &shape_cx, &iy, ys, out, |(b, i), j| {
+        if b {
+            (true, i)
+        } else {
+            (false, j)
+        }
+    })?;
+    debug_assert_eq!(picks.len(), n);
+    macro_rules! gather {
+        ($xv:expr, $yv:expr, $var:ident) => {
+            HostData::$var(
+                picks
+                    .iter()
+                    .map(|&(b, i)| {
+                        if b {
+                            $xv[i as usize].clone()
+                        } else {
+                            $yv[i as usize].clone()
+                        }
+                    })
+                    .collect(),
+            )
+        };
+    }
+    Ok(match (x, y) {
+        (HostData::Bool(a), HostData::Bool(b)) => gather!(a, b, Bool),
+        (HostData::I8(a), HostData::I8(b)) => gather!(a, b, I8),
+        (HostData::U8(a), HostData::U8(b)) => gather!(a, b, U8),
+        (HostData::I16(a), HostData::I16(b)) => gather!(a, b, I16),
+        (HostData::I32(a), HostData::I32(b)) => gather!(a, b, I32),
+        (HostData::I64(a), HostData::I64(b)) => gather!(a, b, I64),
+        (HostData::F16(a), HostData::F16(b)) => gather!(a, b, F16),
+        (HostData::F32(a), HostData::F32(b)) => gather!(a, b, F32),
+        (HostData::F64(a), HostData::F64(b)) => gather!(a, b, F64),
+        (HostData::Str(a), HostData::Str(b)) => gather!(a, b, Str),
+        _ => return Err(Error::internal("select: branches of different dtypes")),
+    })
+}
+
+fn bshape(a: &[usize], b: &[usize]) -> Vec<usize> {
+    crate::runtime::shape::Shape::new(a)
+        .broadcast(&crate::runtime::shape::Shape::new(b))
+        .map(|s| s.0)
+        .unwrap_or_default()
+}
+
+/// Element conversion with TensorFlow's `Cast` semantics: float → int
+/// truncates, and NaN or out-of-range floats become the integer minimum
+/// (as x86 conversion does); int → narrower int wraps; nonzero → `true`.
+pub fn cast(x: &HostData, to: DType) -> Result<HostData> {
+    if x.dtype() == to {
+        return Ok(x.clone());
+    }
+    macro_rules! from_num {
+        ($v:expr) => {
+            cast_num($v, to)
+        };
+    }
+    match x {
+        HostData::Bool(v) => cast_num(&map(v, |b| b as u8)?, to),
+        HostData::I8(v) => from_num!(v),
+        HostData::U8(v) => from_num!(v),
+        HostData::I16(v) => from_num!(v),
+        HostData::I32(v) => from_num!(v),
+        HostData::I64(v) => from_num!(v),
+        HostData::F16(v) => from_num!(v),
+        HostData::F32(v) => from_num!(v),
+        HostData::F64(v) => from_num!(v),
+        HostData::Str(_) => Err(Error::unimplemented(
+            "Cast string to number is not supported",
+        )),
+    }
+}
+
+fn float_to_int(x: f64, lo: f64, hi: f64, min: i64) -> i64 {
+    if x.is_nan() || x < lo || x >= hi {
+        min
+    } else {
+        x as i64
+    }
+}
+
+fn cast_num<T: Num>(v: &[T], to: DType) -> Result<HostData> {
+    let float = !T::IS_INT;
+    // floats convert through int32 (narrow types) or int64, like the C casts TF uses
+    let to_i32 = |x: T| -> i64 {
+        if float {
+            float_to_int(x.to_f64(), -2147483648.0, 2147483648.0, i32::MIN as i64)
+        } else {
+            x.to_i64()
+        }
+    };
+    let as_i64 = |x: T| -> i64 {
+        if float {
+            float_to_int(
+                x.to_f64(),
+                -9.223372036854776e18,
+                9.223372036854776e18,
+                i64::MIN,
+            )
+        } else {
+            int_bits(x)
+        }
+    };
+    Ok(match to {
+        DType::Bool => HostData::Bool(map(v, |x| !x.is_zero())?),
+        DType::Int8 => HostData::I8(map(v, |x| {
+            if float {
+                to_i32(x) as i8
+            } else {
+                int_bits(x) as i8
+            }
+        })?),
+        DType::UInt8 => HostData::U8(map(v, |x| {
+            if float {
+                to_i32(x) as u8
+            } else {
+                int_bits(x) as u8
+            }
+        })?),
+        DType::Int16 => HostData::I16(map(v, |x| {
+            if float {
+                to_i32(x) as i16
+            } else {
+                int_bits(x) as i16
+            }
+        })?),
+        DType::Int32 => HostData::I32(map(v, |x| {
+            if float {
+                to_i32(x) as i32
+            } else {
+                int_bits(x) as i32
+            }
+        })?),
+        DType::Int64 => HostData::I64(map(v, as_i64)?),
+        DType::Float16 => HostData::F16(map(v, |x| F16::from_f64(x.to_f64()))?),
+        DType::Float32 => HostData::F32(map(v, |x| x.to_f64() as f32)?),
+        DType::Float64 => HostData::F64(map(v, |x| x.to_f64())?),
+        DType::String => {
+            return Err(Error::unimplemented(
+                "Cast number to string is not supported",
+            ))
+        }
+    })
+}
+
+/// An integer element's value as `i64` (exact for every integer type).
+fn int_bits<T: Num>(x: T) -> i64 {
+    x.to_i64()
+}
+
+/// Typed view helper used by other CPU kernels.
+pub fn slice_of<T: Elem>(h: &HostData) -> Result<&[T]> {
+    T::slice(h).ok_or_else(|| Error::internal("unexpected dtype"))
+}

@@ -1,0 +1,252 @@
+//! The CPU backend: kernels over host buffers ([`HostData`]), used for the
+//! CPU and for virtual GPUs. Submodules hold the kernel families.
+
+pub mod elementwise;
+pub mod matmul;
+pub mod num;
+pub mod reduce;
+pub mod zip;
+
+use super::{Backend, MatMulDims};
+use crate::runtime::dtype::DType;
+use crate::runtime::error::{Error, Result};
+use crate::runtime::op::{ArgOp, BinaryOp, ReduceOp, Semantics, UnaryOp};
+use crate::runtime::shape::Shape;
+use crate::runtime::storage::{try_vec, HostData, Storage};
+use crate::{map_host, with_host};
+
+/// The CPU backend (a unit value; all state is in the buffers).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CpuBackend;
+
+/// The one CPU backend instance.
+pub static CPU: CpuBackend = CpuBackend;
+
+fn h(s: &Storage) -> Result<&HostData> {
+    s.host()
+        .ok_or_else(|| Error::internal("cpu backend given device memory"))
+}
+
+/// Flat source indices of the row-major transpose of `dims` by `perm`
+/// (output element `i` comes from input `idx[i]`).
+pub fn permute_indices(dims: &[usize], perm: &[usize]) -> Result<Vec<usize>> {
+    let rank = dims.len();
+    let n: usize = dims.iter().product();
+    let mut strides = vec![1usize; rank];
+    for i in (0..rank.saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1] * dims[i + 1];
+    }
+    let out_dims: Vec<usize> = perm.iter().map(|&p| dims[p]).collect();
+    let out_strides: Vec<usize> = perm.iter().map(|&p| strides[p]).collect();
+    let mut idx = try_vec(n)?;
+    if n == 0 {
+        return Ok(idx);
+    }
+    let mut counter = vec![0usize; rank];
+    let mut off = 0usize;
+    for _ in 0..n {
+        idx.push(off);
+        for d in (0..rank).rev() {
+            counter[d] += 1;
+            off += out_strides[d];
+            if counter[d] < out_dims[d] {
+                break;
+            }
+            off -= out_strides[d] * out_dims[d];
+            counter[d] = 0;
+        }
+    }
+    Ok(idx)
+}
+
+impl Backend for CpuBackend {
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn unary(&self, op: UnaryOp, x: &Storage) -> Result<Storage> {
+        Ok(Storage::Host(elementwise::unary(op, h(x)?)?))
+    }
+
+    fn binary(
+        &self,
+        op: BinaryOp,
+        sem: Semantics,
+        a: &Storage,
+        a_shape: &Shape,
+        b: &Storage,
+        b_shape: &Shape,
+        out: &Shape,
+    ) -> Result<Storage> {
+        Ok(Storage::Host(elementwise::binary(
+            op,
+            sem,
+            h(a)?,
+            a_shape.dims(),
+            h(b)?,
+            b_shape.dims(),
+            out.dims(),
+        )?))
+    }
+
+    fn select(
+        &self,
+        cond: (&Storage, &Shape),
+        x: (&Storage, &Shape),
+        y: (&Storage, &Shape),
+        out: &Shape,
+    ) -> Result<Storage> {
+        let c = match h(cond.0)? {
+            HostData::Bool(v) => v,
+            _ => return Err(Error::internal("select: condition is not bool")),
+        };
+        Ok(Storage::Host(elementwise::select(
+            c,
+            cond.1.dims(),
+            h(x.0)?,
+            x.1.dims(),
+            h(y.0)?,
+            y.1.dims(),
+            out.dims(),
+        )?))
+    }
+
+    fn cast(&self, x: &Storage, to: DType) -> Result<Storage> {
+        Ok(Storage::Host(elementwise::cast(h(x)?, to)?))
+    }
+
+    fn reduce(
+        &self,
+        op: ReduceOp,
+        _sem: Semantics,
+        x: &Storage,
+        shape: &Shape,
+        mask: &[bool],
+    ) -> Result<Storage> {
+        Ok(Storage::Host(reduce::reduce(
+            op,
+            h(x)?,
+            shape.dims(),
+            mask,
+        )?))
+    }
+
+    fn arg_reduce(&self, op: ArgOp, x: &Storage, shape: &Shape, axis: usize) -> Result<Storage> {
+        Ok(Storage::Host(reduce::arg_reduce(
+            op,
+            h(x)?,
+            shape.dims(),
+            axis,
+        )?))
+    }
+
+    fn matmul(&self, a: &Storage, b: &Storage, dims: MatMulDims) -> Result<Storage> {
+        Ok(Storage::Host(matmul::matmul(h(a)?, h(b)?, dims)?))
+    }
+
+    fn take(&self, x: &Storage, idx: &[usize]) -> Result<Storage> {
+        Ok(Storage::Host(h(x)?.take(idx)?))
+    }
+
+    fn concat(&self, parts: &[&Storage]) -> Result<Storage> {
+        let first = match parts.first() {
+            Some(p) => h(p)?,
+            None => return Err(Error::internal("concat of nothing")),
+        };
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        let mut out = HostData::zeros(first.dtype(), 0)?;
+        with_host!(&mut out, v => v.try_reserve_exact(total).map_err(|_| Error::new(crate::runtime::ErrorKind::ResourceExhausted, "OOM in concat"))?);
+        for p in parts {
+            let src = h(p)?;
+            let ok = match (&mut out, src) {
+                (HostData::Bool(o), HostData::Bool(s)) => {
+                    o.extend_from_slice(s);
+                    true
+                }
+                (HostData::I8(o), HostData::I8(s)) => {
+                    o.extend_from_slice(s);
+                    true
+                }
+                (HostData::U8(o), HostData::U8(s)) => {
+                    o.extend_from_slice(s);
+                    true
+                }
+                (HostData::I16(o), HostData::I16(s)) => {
+                    o.extend_from_slice(s);
+                    true
+                }
+                (HostData::I32(o), HostData::I32(s)) => {
+                    o.extend_from_slice(s);
+                    true
+                }
+                (HostData::I64(o), HostData::I64(s)) => {
+                    o.extend_from_slice(s);
+                    true
+                }
+                (HostData::F16(o), HostData::F16(s)) => {
+                    o.extend_from_slice(s);
+                    true
+                }
+                (HostData::F32(o), HostData::F32(s)) => {
+                    o.extend_from_slice(s);
+                    true
+                }
+                (HostData::F64(o), HostData::F64(s)) => {
+                    o.extend_from_slice(s);
+                    true
+                }
+                (HostData::Str(o), HostData::Str(s)) => {
+                    o.extend_from_slice(s);
+                    true
+                }
+                _ => false,
+            };
+            if !ok {
+                return Err(Error::internal("concat: mixed dtypes"));
+            }
+        }
+        Ok(Storage::Host(out))
+    }
+
+    fn scatter(&self, dst: &mut Storage, idx: &[usize], src: &Storage) -> Result<()> {
+        let src = match src.host() {
+            Some(s) => s.clone(),
+            None => return Err(Error::internal("scatter from device memory")),
+        };
+        let dst = dst
+            .host_mut()
+            .ok_or_else(|| Error::internal("scatter into device memory"))?;
+        macro_rules! put {
+            ($d:expr, $s:expr) => {{
+                for (&i, x) in idx.iter().zip($s.into_iter()) {
+                    if let Some(slot) = $d.get_mut(i) {
+                        *slot = x;
+                    }
+                }
+                Ok(())
+            }};
+        }
+        match (dst, src) {
+            (HostData::Bool(d), HostData::Bool(s)) => put!(d, s),
+            (HostData::I8(d), HostData::I8(s)) => put!(d, s),
+            (HostData::U8(d), HostData::U8(s)) => put!(d, s),
+            (HostData::I16(d), HostData::I16(s)) => put!(d, s),
+            (HostData::I32(d), HostData::I32(s)) => put!(d, s),
+            (HostData::I64(d), HostData::I64(s)) => put!(d, s),
+            (HostData::F16(d), HostData::F16(s)) => put!(d, s),
+            (HostData::F32(d), HostData::F32(s)) => put!(d, s),
+            (HostData::F64(d), HostData::F64(s)) => put!(d, s),
+            (HostData::Str(d), HostData::Str(s)) => put!(d, s),
+            _ => Err(Error::internal("scatter: mixed dtypes")),
+        }
+    }
+
+    fn to_host(&self, x: &Storage) -> Result<HostData> {
+        Ok(h(x)?.clone())
+    }
+}
+
+#[allow(dead_code)]
+fn _uses(x: &HostData) -> HostData {
+    map_host!(x, v => v.clone())
+}

@@ -1,0 +1,258 @@
+//! CPU reductions. Reduced axes are moved last (a copy, unless they already
+//! are), then each output element reduces one contiguous run. Float sums use
+//! numpy's pairwise summation (blocks of 8 partial sums, halving above 128
+//! elements); big runs split at the same halving points across threads, so
+//! results do not depend on the thread count.
+
+use rayon::prelude::*;
+
+use super::num::Num;
+use super::zip::PAR_MIN;
+use crate::runtime::error::{Error, Result};
+use crate::runtime::f16::F16;
+use crate::runtime::op::{ArgOp, ReduceOp};
+use crate::runtime::storage::{try_vec, HostData};
+
+/// Permutes `x` so the masked axes come last; returns (buffer, outer, inner).
+fn move_reduced_last<T: Copy>(
+    x: &[T],
+    dims: &[usize],
+    mask: &[bool],
+) -> Result<(Vec<T>, usize, usize)> {
+    let outer: usize = dims
+        .iter()
+        .zip(mask)
+        .filter(|(_, &m)| !m)
+        .map(|(d, _)| d)
+        .product();
+    let inner: usize = dims
+        .iter()
+        .zip(mask)
+        .filter(|(_, &m)| m)
+        .map(|(d, _)| d)
+        .product();
+    let trailing = {
+        let first = mask.iter().position(|&m| m).unwrap_or(mask.len());
+        mask[first..].iter().all(|&m| m)
+    };
+    let mut out = try_vec(x.len())?;
+    if trailing {
+        out.extend_from_slice(x);
+        return Ok((out, outer, inner));
+    }
+    let perm: Vec<usize> = (0..dims.len())
+        .filter(|&i| !mask[i])
+        .chain((0..dims.len()).filter(|&i| mask[i]))
+        .collect();
+    let idx = super::permute_indices(dims, &perm)?;
+    out.extend(idx.iter().map(|&i| x[i]));
+    Ok((out, outer, inner))
+}
+
+/// numpy's pairwise summation of a contiguous run.
+pub fn pairwise<T: Num>(a: &[T]) -> T {
+    let n = a.len();
+    if n < 8 {
+        let mut r = T::zero();
+        for &x in a {
+            r = r.add(x);
+        }
+        r
+    } else if n <= 128 {
+        let mut r = [a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]];
+        let whole = n - n % 8;
+        let mut i = 8;
+        while i < whole {
+            for j in 0..8 {
+                r[j] = r[j].add(a[i + j]);
+            }
+            i += 8;
+        }
+        let mut res = (r[0].add(r[1]).add(r[2].add(r[3]))).add(r[4].add(r[5]).add(r[6].add(r[7])));
+        for &x in &a[whole..] {
+            res = res.add(x);
+        }
+        res
+    } else {
+        let mut n2 = n / 2;
+        n2 -= n2 % 8;
+        if n >= PAR_MIN {
+            let (l, r) = rayon::join(|| pairwise(&a[..n2]), || pairwise(&a[n2..]));
+            l.add(r)
+        } else {
+            pairwise(&a[..n2]).add(pairwise(&a[n2..]))
+        }
+    }
+}
+
+fn reduce_runs<T: Copy + Send + Sync, O: Send>(
+    buf: &[T],
+    outer: usize,
+    inner: usize,
+    f: impl Fn(&[T]) -> O + Sync + Send,
+) -> Result<Vec<O>> {
+    let mut out = try_vec(outer)?;
+    if inner == 0 {
+        out.extend((0..outer).map(|_| f(&[])));
+    } else if outer > 1 && buf.len() >= PAR_MIN {
+        out.par_extend(buf.par_chunks(inner).map(&f));
+    } else {
+        out.extend(buf.chunks(inner).map(&f));
+    }
+    Ok(out)
+}
+
+/// Reduction on a host buffer.
+pub fn reduce(op: ReduceOp, x: &HostData, dims: &[usize], mask: &[bool]) -> Result<HostData> {
+    match x {
+        HostData::Bool(v) => {
+            let (buf, outer, inner) = move_reduced_last(v, dims, mask)?;
+            let r = match op {
+                ReduceOp::Any | ReduceOp::Max | ReduceOp::Sum => {
+                    reduce_runs(&buf, outer, inner, |s| s.iter().any(|&b| b))?
+                }
+                ReduceOp::All | ReduceOp::Min | ReduceOp::Prod => {
+                    reduce_runs(&buf, outer, inner, |s| s.iter().all(|&b| b))?
+                }
+                ReduceOp::Mean => {
+                    return Err(Error::invalid_argument(
+                        "Mean is not supported for dtype bool",
+                    ))
+                }
+            };
+            Ok(HostData::Bool(r))
+        }
+        HostData::I8(v) => typed(op, v, dims, mask),
+        HostData::U8(v) => typed(op, v, dims, mask),
+        HostData::I16(v) => typed(op, v, dims, mask),
+        HostData::I32(v) => typed(op, v, dims, mask),
+        HostData::I64(v) => typed(op, v, dims, mask),
+        HostData::F16(v) => {
+            // numpy and Eigen accumulate half in f32
+            let w: Vec<f32> = v.iter().map(|h| h.to_f32()).collect();
+            match typed(op, &w, dims, mask)? {
+                HostData::F32(r) => Ok(HostData::F16(r.into_iter().map(F16::from_f32).collect())),
+                _ => Err(Error::internal("half reduce")),
+            }
+        }
+        HostData::F32(v) => typed(op, v, dims, mask),
+        HostData::F64(v) => typed(op, v, dims, mask),
+        HostData::Str(_) => Err(Error::invalid_argument(format!(
+            "{} is not supported for dtype string",
+            op.name()
+        ))),
+    }
+}
+
+fn typed<T: Num>(op: ReduceOp, v: &[T], dims: &[usize], mask: &[bool]) -> Result<HostData> {
+    let (buf, outer, inner) = move_reduced_last(v, dims, mask)?;
+    let sum = |s: &[T]| -> T {
+        if T::IS_INT {
+            s.iter().fold(T::zero(), |a, &b| a.add(b))
+        } else {
+            sum_float(s)
+        }
+    };
+    let r: Vec<T> = match op {
+        ReduceOp::Sum => reduce_runs(&buf, outer, inner, sum)?,
+        ReduceOp::Mean => reduce_runs(&buf, outer, inner, |s| {
+            let n = T::from_f64(s.len() as f64);
+            if T::IS_INT && s.is_empty() {
+                T::zero()
+            } else {
+                sum(s).div(n)
+            }
+        })?,
+        ReduceOp::Prod => reduce_runs(&buf, outer, inner, |s| {
+            s.iter().fold(T::one(), |a, &b| a.mul(b))
+        })?,
+        ReduceOp::Max => reduce_runs(&buf, outer, inner, |s| {
+            s.iter().fold(lowest::<T>(), |a, &b| a.maximum(b))
+        })?,
+        ReduceOp::Min => reduce_runs(&buf, outer, inner, |s| {
+            s.iter().fold(highest::<T>(), |a, &b| a.minimum(b))
+        })?,
+        ReduceOp::Any => {
+            return Ok(HostData::Bool(reduce_runs(&buf, outer, inner, |s| {
+                s.iter().any(|x| !x.is_zero())
+            })?))
+        }
+        ReduceOp::All => {
+            return Ok(HostData::Bool(reduce_runs(&buf, outer, inner, |s| {
+                s.iter().all(|x| !x.is_zero())
+            })?))
+        }
+    };
+    Ok(T::wrap(r))
+}
+
+fn sum_float<T: Num>(s: &[T]) -> T {
+    pairwise(s)
+}
+
+fn lowest<T: Num>() -> T {
+    if T::IS_INT {
+        T::from_f64(T::DTYPE.int_min().unwrap_or(0) as f64)
+    } else {
+        T::from_f64(f64::NEG_INFINITY)
+    }
+}
+
+fn highest<T: Num>() -> T {
+    if T::IS_INT {
+        match T::DTYPE.int_max() {
+            Some(m) if m == i64::MAX => T::from_f64(9.223372036854775807e18),
+            Some(m) => T::from_f64(m as f64),
+            None => T::zero(),
+        }
+    } else {
+        T::from_f64(f64::INFINITY)
+    }
+}
+
+/// argmax/argmin along `axis` (first occurrence; NaN wins, as numpy does).
+pub fn arg_reduce(op: ArgOp, x: &HostData, dims: &[usize], axis: usize) -> Result<HostData> {
+    let mask: Vec<bool> = (0..dims.len()).map(|i| i == axis).collect();
+    macro_rules! go {
+        ($v:expr) => {{
+            let (buf, outer, inner) = move_reduced_last($v, dims, &mask)?;
+            let r = reduce_runs(&buf, outer, inner, |s| {
+                let mut best = 0usize;
+                for i in 1..s.len() {
+                    let (a, b) = (s[i], s[best]);
+                    if b.is_nan() {
+                        break;
+                    }
+                    let better = a.is_nan()
+                        || match op {
+                            ArgOp::ArgMax => a > b,
+                            ArgOp::ArgMin => a < b,
+                        };
+                    if better {
+                        best = i;
+                    }
+                }
+                best as i64
+            })?;
+            Ok(HostData::I64(r))
+        }};
+    }
+    match x {
+        HostData::Bool(v) => {
+            let w: Vec<u8> = v.iter().map(|&b| b as u8).collect();
+            go!(&w)
+        }
+        HostData::I8(v) => go!(v),
+        HostData::U8(v) => go!(v),
+        HostData::I16(v) => go!(v),
+        HostData::I32(v) => go!(v),
+        HostData::I64(v) => go!(v),
+        HostData::F16(v) => go!(v),
+        HostData::F32(v) => go!(v),
+        HostData::F64(v) => go!(v),
+        HostData::Str(_) => Err(Error::invalid_argument(format!(
+            "{} is not supported for dtype string",
+            op.name()
+        ))),
+    }
+}

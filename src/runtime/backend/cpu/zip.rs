@@ -1,0 +1,157 @@
+//! The broadcasting element-wise engine: maps one or two (or three) inputs
+//! into a new buffer. Equal shapes and scalar operands take tight loops that
+//! LLVM vectorises; other broadcasts walk rows of the last dimension. Work of
+//! at least [`PAR_MIN`] elements is split across all cores with rayon; smaller
+//! work stays on the calling thread.
+
+use rayon::prelude::*;
+
+use crate::runtime::error::Result;
+use crate::runtime::storage::try_vec;
+
+/// Element count from which kernels run in parallel.
+pub const PAR_MIN: usize = 32 * 1024;
+/// Smallest piece of work one rayon task gets.
+const PAR_CHUNK: usize = 8 * 1024;
+
+/// `f(x)` over every element.
+pub fn map<A: Copy + Sync, O: Send>(a: &[A], f: impl Fn(A) -> O + Sync + Send) -> Result<Vec<O>> {
+    let mut out = try_vec(a.len())?;
+    if a.len() >= PAR_MIN {
+        out.par_extend(a.par_iter().with_min_len(PAR_CHUNK).map(|&x| f(x)));
+    } else {
+        out.extend(a.iter().map(|&x| f(x)));
+    }
+    Ok(out)
+}
+
+/// Broadcast strides of `shape` against `out` (0 along broadcast dims).
+fn bstrides(shape: &[usize], out: &[usize]) -> Vec<usize> {
+    let mut s = vec![0; out.len()];
+    let off = out.len() - shape.len();
+    let mut acc = 1;
+    for i in (0..shape.len()).rev() {
+        s[i + off] = if shape[i] == 1 { 0 } else { acc };
+        acc *= shape[i];
+    }
+    s
+}
+
+/// `f(a, b)` with numpy broadcasting of `a` (shape `ash`) and `b` (`bsh`) to `out`.
+pub fn zip<A, B, O>(
+    a: &[A],
+    ash: &[usize],
+    b: &[B],
+    bsh: &[usize],
+    out: &[usize],
+    f: impl Fn(A, B) -> O + Sync + Send,
+) -> Result<Vec<O>>
+where
+    A: Copy + Sync,
+    B: Copy + Sync,
+    O: Send + Copy + Default,
+{
+    let n: usize = out.iter().product();
+    if a.len() == n && b.len() == n {
+        let mut v = try_vec(n)?;
+        if n >= PAR_MIN {
+            v.par_extend(
+                a.par_iter()
+                    .zip(b.par_iter())
+                    .with_min_len(PAR_CHUNK)
+                    .map(|(&x, &y)| f(x, y)),
+            );
+        } else {
+            v.extend(a.iter().zip(b.iter()).map(|(&x, &y)| f(x, y)));
+        }
+        return Ok(v);
+    }
+    if b.len() == 1 && a.len() == n {
+        let y = b[0];
+        return map(a, |x| f(x, y));
+    }
+    if a.len() == 1 && b.len() == n {
+        let x = a[0];
+        return map(b, |y| f(x, y));
+    }
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let sa = bstrides(ash, out);
+    let sb = bstrides(bsh, out);
+    let rank = out.len();
+    let inner = out[rank - 1];
+    let (ia, ib) = (sa[rank - 1], sb[rank - 1]);
+    // offsets of row r in a and b
+    let row_offsets = |mut r: usize| {
+        let (mut oa, mut ob) = (0, 0);
+        for d in (0..rank - 1).rev() {
+            let i = r % out[d];
+            r /= out[d];
+            oa += i * sa[d];
+            ob += i * sb[d];
+        }
+        (oa, ob)
+    };
+    let fill_row = |r: usize, dst: &mut [O]| {
+        let (oa, ob) = row_offsets(r);
+        match (ia, ib) {
+            (1, 1) => {
+                for ((d, &x), &y) in dst
+                    .iter_mut()
+                    .zip(&a[oa..oa + inner])
+                    .zip(&b[ob..ob + inner])
+                {
+                    *d = f(x, y);
+                }
+            }
+            (1, 0) => {
+                let y = b[ob];
+                for (d, &x) in dst.iter_mut().zip(&a[oa..oa + inner]) {
+                    *d = f(x, y);
+                }
+            }
+            (0, 1) => {
+                let x = a[oa];
+                for (d, &y) in dst.iter_mut().zip(&b[ob..ob + inner]) {
+                    *d = f(x, y);
+                }
+            }
+            _ => {
+                let v = f(a[oa], b[ob]);
+                for d in dst.iter_mut() {
+                    *d = v;
+                }
+            }
+        }
+    };
+    let mut v: Vec<O> = try_vec(n)?;
+    v.resize(n, O::default());
+    if n >= PAR_MIN {
+        v.par_chunks_mut(inner)
+            .with_min_len((PAR_CHUNK / inner).max(1))
+            .enumerate()
+            .for_each(|(r, dst)| fill_row(r, dst));
+    } else {
+        for (r, dst) in v.chunks_mut(inner).enumerate() {
+            fill_row(r, dst);
+        }
+    }
+    Ok(v)
+}
+
+/// Gathers `x` broadcast from `shape` to `out` as a contiguous buffer.
+pub fn broadcast_to<T: Copy + Sync + Send + Default>(
+    x: &[T],
+    shape: &[usize],
+    out: &[usize],
+) -> Result<Vec<T>> {
+    let n: usize = out.iter().product();
+    if x.len() == n {
+        let mut v = try_vec(n)?;
+        v.extend_from_slice(x);
+        return Ok(v);
+    }
+    let unit: [u8; 1] = [0];
+    zip(x, shape, &unit, &[], out, |a, _| a)
+}

@@ -1,0 +1,95 @@
+//! The kernel interface. Every op reaches its kernels through the
+//! [`Backend`] of its input's storage ([`crate::runtime::storage::Storage::backend`]),
+//! so a CUDA backend can slot in beside [`cpu::CpuBackend`] without callers
+//! changing. Shape logic and error texts stay in `ops`; backends only
+//! compute on buffers whose shapes the caller already checked.
+
+pub mod cpu;
+
+use super::dtype::DType;
+use super::error::Result;
+use super::op::{ArgOp, BinaryOp, ReduceOp, Semantics, UnaryOp};
+use super::shape::Shape;
+use super::storage::{HostData, Storage};
+
+/// Batched matrix-product geometry: `batch` products of `[m, k] x [k, n]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MatMulDims {
+    /// Number of products.
+    pub batch: usize,
+    /// Rows of each left operand and of the result.
+    pub m: usize,
+    /// Inner dimension.
+    pub k: usize,
+    /// Columns of each right operand and of the result.
+    pub n: usize,
+    /// Element offset between consecutive left matrices (0 broadcasts one matrix).
+    pub lhs_batch_stride: usize,
+    /// Element offset between consecutive right matrices (0 broadcasts one matrix).
+    pub rhs_batch_stride: usize,
+}
+
+/// The kernels a device kind provides. Errors carry only the bare kernel
+/// message (`Integer division by zero`); `ops` wraps them in TensorFlow's form.
+pub trait Backend: Sync {
+    /// A short name for traces (`cpu`, `cuda`).
+    fn name(&self) -> &'static str;
+
+    /// Element-wise `op(x)`; the result has `x`'s dtype (bool for logical ops).
+    fn unary(&self, op: UnaryOp, x: &Storage) -> Result<Storage>;
+
+    /// Element-wise `op(a, b)` with numpy broadcasting of `a_shape` and
+    /// `b_shape` to `out` (the caller checked compatibility and equal dtypes).
+    fn binary(
+        &self,
+        op: BinaryOp,
+        sem: Semantics,
+        a: &Storage,
+        a_shape: &Shape,
+        b: &Storage,
+        b_shape: &Shape,
+        out: &Shape,
+    ) -> Result<Storage>;
+
+    /// `where(cond, x, y)` with all three broadcast to `out`.
+    fn select(
+        &self,
+        cond: (&Storage, &Shape),
+        x: (&Storage, &Shape),
+        y: (&Storage, &Shape),
+        out: &Shape,
+    ) -> Result<Storage>;
+
+    /// Element-wise conversion to `to` (TensorFlow's `Cast`).
+    fn cast(&self, x: &Storage, to: DType) -> Result<Storage>;
+
+    /// Reduces `x` of `shape` over the axes where `mask` is true; the result
+    /// holds the kept axes in order.
+    fn reduce(
+        &self,
+        op: ReduceOp,
+        sem: Semantics,
+        x: &Storage,
+        shape: &Shape,
+        mask: &[bool],
+    ) -> Result<Storage>;
+
+    /// Index of the extreme along `axis` (int64 result, kept axes in order).
+    fn arg_reduce(&self, op: ArgOp, x: &Storage, shape: &Shape, axis: usize) -> Result<Storage>;
+
+    /// Batched matrix product.
+    fn matmul(&self, a: &Storage, b: &Storage, dims: MatMulDims) -> Result<Storage>;
+
+    /// Elements at the given flat indices, in order (the copy behind every
+    /// shape op: transpose, slicing, gather, concat, tile…).
+    fn take(&self, x: &Storage, idx: &[usize]) -> Result<Storage>;
+
+    /// Concatenates buffers of one dtype, in order.
+    fn concat(&self, parts: &[&Storage]) -> Result<Storage>;
+
+    /// Writes `src` (already broadcast to `idx.len()` elements) at flat indices.
+    fn scatter(&self, dst: &mut Storage, idx: &[usize], src: &Storage) -> Result<()>;
+
+    /// A host copy of the elements.
+    fn to_host(&self, x: &Storage) -> Result<HostData>;
+}

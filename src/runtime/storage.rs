@@ -1,0 +1,278 @@
+//! Element buffers. [`HostData`] is a contiguous row-major `Vec` per dtype
+//! (host memory: CPU and virtual GPUs); [`Storage`] wraps it with the place it
+//! lives so a device backend (CUDA, later) can add a variant without callers
+//! changing. The [`Elem`] trait maps Rust element types to dtypes.
+
+use super::backend::{self, Backend};
+use super::dtype::{DType, Scalar};
+use super::error::{Error, ErrorKind, Result};
+use super::f16::F16;
+
+/// A contiguous row-major buffer in host memory, one variant per dtype.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostData {
+    /// `bool` elements.
+    Bool(Vec<bool>),
+    /// `int8` elements.
+    I8(Vec<i8>),
+    /// `uint8` elements.
+    U8(Vec<u8>),
+    /// `int16` elements.
+    I16(Vec<i16>),
+    /// `int32` elements.
+    I32(Vec<i32>),
+    /// `int64` elements.
+    I64(Vec<i64>),
+    /// `float16` elements.
+    F16(Vec<F16>),
+    /// `float32` elements.
+    F32(Vec<f32>),
+    /// `float64` elements.
+    F64(Vec<f64>),
+    /// `string` elements (byte strings).
+    Str(Vec<Vec<u8>>),
+}
+
+/// Runs `$body` with `$v` bound to the typed `Vec` inside a [`HostData`].
+#[macro_export]
+#[doc(hidden)]
+macro_rules! with_host {
+    ($data:expr, $v:ident => $body:expr) => {
+        match $data {
+            $crate::runtime::storage::HostData::Bool($v) => $body,
+            $crate::runtime::storage::HostData::I8($v) => $body,
+            $crate::runtime::storage::HostData::U8($v) => $body,
+            $crate::runtime::storage::HostData::I16($v) => $body,
+            $crate::runtime::storage::HostData::I32($v) => $body,
+            $crate::runtime::storage::HostData::I64($v) => $body,
+            $crate::runtime::storage::HostData::F16($v) => $body,
+            $crate::runtime::storage::HostData::F32($v) => $body,
+            $crate::runtime::storage::HostData::F64($v) => $body,
+            $crate::runtime::storage::HostData::Str($v) => $body,
+        }
+    };
+}
+
+/// Like [`with_host!`] but builds a new `HostData` of the same variant from `$body`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! map_host {
+    ($data:expr, $v:ident => $body:expr) => {
+        match $data {
+            $crate::runtime::storage::HostData::Bool($v) => {
+                $crate::runtime::storage::HostData::Bool($body)
+            }
+            $crate::runtime::storage::HostData::I8($v) => {
+                $crate::runtime::storage::HostData::I8($body)
+            }
+            $crate::runtime::storage::HostData::U8($v) => {
+                $crate::runtime::storage::HostData::U8($body)
+            }
+            $crate::runtime::storage::HostData::I16($v) => {
+                $crate::runtime::storage::HostData::I16($body)
+            }
+            $crate::runtime::storage::HostData::I32($v) => {
+                $crate::runtime::storage::HostData::I32($body)
+            }
+            $crate::runtime::storage::HostData::I64($v) => {
+                $crate::runtime::storage::HostData::I64($body)
+            }
+            $crate::runtime::storage::HostData::F16($v) => {
+                $crate::runtime::storage::HostData::F16($body)
+            }
+            $crate::runtime::storage::HostData::F32($v) => {
+                $crate::runtime::storage::HostData::F32($body)
+            }
+            $crate::runtime::storage::HostData::F64($v) => {
+                $crate::runtime::storage::HostData::F64($body)
+            }
+            $crate::runtime::storage::HostData::Str($v) => {
+                $crate::runtime::storage::HostData::Str($body)
+            }
+        }
+    };
+}
+
+impl HostData {
+    /// The dtype of the elements.
+    pub fn dtype(&self) -> DType {
+        match self {
+            HostData::Bool(_) => DType::Bool,
+            HostData::I8(_) => DType::Int8,
+            HostData::U8(_) => DType::UInt8,
+            HostData::I16(_) => DType::Int16,
+            HostData::I32(_) => DType::Int32,
+            HostData::I64(_) => DType::Int64,
+            HostData::F16(_) => DType::Float16,
+            HostData::F32(_) => DType::Float32,
+            HostData::F64(_) => DType::Float64,
+            HostData::Str(_) => DType::String,
+        }
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        with_host!(self, v => v.len())
+    }
+
+    /// True when there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The element at flat index `i`, widened (`None` when out of range).
+    pub fn get(&self, i: usize) -> Option<Scalar> {
+        Some(match self {
+            HostData::Bool(v) => Scalar::Bool(*v.get(i)?),
+            HostData::I8(v) => Scalar::Int(*v.get(i)? as i64),
+            HostData::U8(v) => Scalar::Int(*v.get(i)? as i64),
+            HostData::I16(v) => Scalar::Int(*v.get(i)? as i64),
+            HostData::I32(v) => Scalar::Int(*v.get(i)? as i64),
+            HostData::I64(v) => Scalar::Int(*v.get(i)?),
+            HostData::F16(v) => Scalar::Float(v.get(i)?.to_f64()),
+            HostData::F32(v) => Scalar::Float(*v.get(i)? as f64),
+            HostData::F64(v) => Scalar::Float(*v.get(i)?),
+            HostData::Str(v) => Scalar::Bytes(v.get(i)?.clone()),
+        })
+    }
+
+    /// A buffer of `n` copies of the zero of `dtype` (`b''` for strings).
+    pub fn zeros(dtype: DType, n: usize) -> Result<HostData> {
+        Ok(match dtype {
+            DType::Bool => HostData::Bool(filled(n, false)?),
+            DType::Int8 => HostData::I8(filled(n, 0)?),
+            DType::UInt8 => HostData::U8(filled(n, 0)?),
+            DType::Int16 => HostData::I16(filled(n, 0)?),
+            DType::Int32 => HostData::I32(filled(n, 0)?),
+            DType::Int64 => HostData::I64(filled(n, 0)?),
+            DType::Float16 => HostData::F16(filled(n, F16::ZERO)?),
+            DType::Float32 => HostData::F32(filled(n, 0.0)?),
+            DType::Float64 => HostData::F64(filled(n, 0.0)?),
+            DType::String => HostData::Str(filled(n, Vec::new())?),
+        })
+    }
+
+    /// Elements gathered at the given flat indices (callers guarantee range).
+    pub fn take(&self, idx: &[usize]) -> Result<HostData> {
+        Ok(map_host!(self, v => {
+            let mut out = try_vec(idx.len())?;
+            for &i in idx {
+                out.push(v.get(i).cloned().ok_or_else(|| Error::internal("take: index out of range"))?);
+            }
+            out
+        }))
+    }
+}
+
+/// A `Vec` with room for `n` elements, or `ResourceExhausted` instead of an abort.
+pub fn try_vec<T>(n: usize) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        Error::new(
+            ErrorKind::ResourceExhausted,
+            format!("OOM when allocating a buffer of {n} elements"),
+        )
+    })?;
+    Ok(v)
+}
+
+/// `n` copies of `x`, allocated fallibly.
+pub fn filled<T: Clone>(n: usize, x: T) -> Result<Vec<T>> {
+    let mut v = try_vec(n)?;
+    v.resize(n, x);
+    Ok(v)
+}
+
+/// A Rust element type that a [`HostData`] variant holds.
+pub trait Elem: Copy + Send + Sync + 'static + std::fmt::Debug {
+    /// The dtype of this element type.
+    const DTYPE: DType;
+    /// Borrows the typed slice if `data` holds this type.
+    fn slice(data: &HostData) -> Option<&[Self]>;
+    /// Mutably borrows the typed vec if `data` holds this type.
+    fn vec_mut(data: &mut HostData) -> Option<&mut Vec<Self>>;
+    /// Wraps a typed vec.
+    fn wrap(v: Vec<Self>) -> HostData;
+}
+
+macro_rules! elem {
+    ($t:ty, $var:ident, $dt:expr) => {
+        impl Elem for $t {
+            const DTYPE: DType = $dt;
+            fn slice(data: &HostData) -> Option<&[Self]> {
+                match data {
+                    HostData::$var(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn vec_mut(data: &mut HostData) -> Option<&mut Vec<Self>> {
+                match data {
+                    HostData::$var(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn wrap(v: Vec<Self>) -> HostData {
+                HostData::$var(v)
+            }
+        }
+    };
+}
+elem!(bool, Bool, DType::Bool);
+elem!(i8, I8, DType::Int8);
+elem!(u8, U8, DType::UInt8);
+elem!(i16, I16, DType::Int16);
+elem!(i32, I32, DType::Int32);
+elem!(i64, I64, DType::Int64);
+elem!(F16, F16, DType::Float16);
+elem!(f32, F32, DType::Float32);
+elem!(f64, F64, DType::Float64);
+
+/// Where a tensor's elements live. Host memory today; a CUDA variant slots in
+/// beside it, and every op reaches its kernels through [`Storage::backend`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Storage {
+    /// Host memory (CPU and virtual GPUs).
+    Host(HostData),
+}
+
+impl Storage {
+    /// The backend whose kernels operate on this storage.
+    pub fn backend(&self) -> &'static dyn Backend {
+        match self {
+            Storage::Host(_) => &backend::cpu::CPU,
+        }
+    }
+
+    /// The dtype of the elements.
+    pub fn dtype(&self) -> DType {
+        match self {
+            Storage::Host(h) => h.dtype(),
+        }
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        match self {
+            Storage::Host(h) => h.len(),
+        }
+    }
+
+    /// True when there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The host buffer, when the storage is in host memory.
+    pub fn host(&self) -> Option<&HostData> {
+        match self {
+            Storage::Host(h) => Some(h),
+        }
+    }
+
+    /// Mutable host buffer (for copy-on-write element assignment).
+    pub fn host_mut(&mut self) -> Option<&mut HostData> {
+        match self {
+            Storage::Host(h) => Some(h),
+        }
+    }
+}
