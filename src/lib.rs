@@ -6,10 +6,12 @@
 //! source files or REPL input, and render the [`diag::Diagnostic`] an
 //! uncaught exception becomes.
 
+pub mod cli;
 pub mod diag;
 pub mod distribute;
 pub mod eval;
 pub mod modules;
+pub mod repl;
 pub mod resolve;
 pub mod runtime;
 pub mod syntax;

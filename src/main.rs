@@ -1,17 +1,79 @@
-//! Temporary minimal CLI (the full one lands from branch `cli`).
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let code = dist::with_big_stack(move || {
-        let path = args.get(2).cloned().unwrap_or_default();
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
-        let interp = dist::Interpreter::new(dist::Options::default());
-        match interp.run_source(dist::SourceFile::new(path, text)) {
-            Ok(()) => 0,
-            Err(d) => {
-                eprint!("{}", dist::diag::render(&d, false));
-                1
-            }
+//! The `dist` binary: parses the command line (`dist::cli`), then runs a
+//! script, `-c` code or the REPL on a thread with a large stack. All the logic
+//! lives in the library so that tests exercise the same code paths.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use dist::cli::{self, Command, Flags, ScriptError, UsageError};
+use dist::SourceFile;
+
+fn main() -> ExitCode {
+    let mut args = Vec::new();
+    for arg in std::env::args_os().skip(1) {
+        match arg.into_string() {
+            Ok(arg) => args.push(arg),
+            Err(arg) => return usage_error(&UsageError(format!("argument {arg:?} is not UTF-8"))),
         }
-    });
-    std::process::exit(code);
+    }
+    let invocation = match cli::parse_args(args) {
+        Ok(invocation) => invocation,
+        Err(e) => return usage_error(&e),
+    };
+    let flags = invocation.flags;
+    let status = match invocation.command {
+        Command::Help => print_out(cli::HELP),
+        Command::Version => print_out(&format!("dist {}", env!("CARGO_PKG_VERSION"))),
+        Command::Run { file, args: _ } => match cli::read_script(&file) {
+            Ok(source) => run(source, flags),
+            Err(e) => report(&ScriptError::Usage(e)),
+        },
+        Command::Code { code, args: _ } => run(SourceFile::new("<string>", code), flags),
+        Command::Repl => in_big_stack(move || dist::repl::main(flags.options())),
+    };
+    ExitCode::from(status)
+}
+
+/// Runs a script on the interpreter thread; reports an uncaught error after
+/// flushing stdout.
+fn run(source: std::rc::Rc<SourceFile>, flags: Flags) -> u8 {
+    // `Rc` is not `Send`: move the text and rebuild the source there.
+    let (name, text) = (source.name.clone(), source.text.clone());
+    drop(source);
+    in_big_stack(move || {
+        let source = SourceFile::new(name, text);
+        let result = cli::run_script(source, &flags, |interpreter| {
+            cli::interrupt::watch(interpreter.interrupt_handle());
+        });
+        let _ = std::io::stdout().flush();
+        match result {
+            Ok(()) => 0,
+            Err(e) => i32::from(report(&e)),
+        }
+    })
+}
+
+fn in_big_stack(f: impl FnOnce() -> i32 + Send + 'static) -> u8 {
+    match cli::with_big_stack(f) {
+        Ok(status) => u8::try_from(status).unwrap_or(1),
+        // The panic message has already been printed by the panic hook.
+        Err(_) => 101,
+    }
+}
+
+fn report(error: &ScriptError) -> u8 {
+    let text = error.report(cli::stderr_color());
+    let _ = std::io::stderr().write_all(text.as_bytes());
+    u8::try_from(error.exit_code()).unwrap_or(1)
+}
+
+fn usage_error(error: &UsageError) -> ExitCode {
+    eprintln!("dist: {error}\n{}\nTry 'dist --help' for more.", cli::USAGE);
+    ExitCode::from(2)
+}
+
+#[expect(clippy::print_stdout, reason = "the binary's own --help and --version")]
+fn print_out(text: &str) -> u8 {
+    println!("{text}");
+    0
 }

@@ -1,0 +1,13 @@
+//! The command line as a library: flag parsing (`args.rs`), the `dist run`
+//! code path shared by `main.rs` and the golden tests (`script.rs`), and the
+//! Ctrl-C handler (`interrupt.rs`). `main.rs` only wires these to the process;
+//! the REPL lives in `repl/`.
+
+pub mod args;
+pub mod interrupt;
+pub mod script;
+
+pub use args::{header_flags, parse_args, Command, Flags, Invocation, UsageError, HELP, USAGE};
+pub use script::{
+    interpreter_for, read_script, run_script, stderr_color, with_big_stack, ScriptError, STACK_SIZE,
+};
