@@ -234,6 +234,13 @@ pub trait NativeObject: Any {
         Ok(None)
     }
 
+    /// The tensor this object stands for when used where a tensor is needed
+    /// (`tf.convert_to_tensor(variable)`, numpy arrays); `Ok(None)`: not convertible.
+    fn to_tensor(&self, vm: &dyn Vm) -> PyResult<Option<crate::runtime::Tensor>> {
+        let _ = vm;
+        Ok(None)
+    }
+
     /// The object's class, for `type(obj)` and `isinstance` (`range`, `slice`,
     /// `dict_keys` …). None: the evaluator makes up a class from `type_name`.
     fn class(&self) -> Option<std::rc::Rc<super::object::Class>> {

@@ -54,6 +54,14 @@ pub fn to_tensor(vm: &dyn Vm, v: &Value, dtype: Option<DType>) -> PyResult<Tenso
         }
         return Ok(t.clone());
     }
+    if let Value::Native(n) = v {
+        if let Some(t) = n.to_tensor(vm)? {
+            return match dtype {
+                Some(d) if d != t.dtype() => to_tensor(vm, &Value::Tensor(t), Some(d)),
+                _ => Ok(t),
+            };
+        }
+    }
     let Some(lit) = literal_of(v) else {
         return Err(PyErr::new(
             ExcType::ValueError,
