@@ -122,7 +122,14 @@ impl Interpreter {
             interp.set_stack_budget(STACK_SIZE - (8 << 20));
         }
         let result = match interp.compile(&source) {
-            Ok(module) => interp.exec_module(&source, &module, echo).map_err(|e| diag::from_exception(&*interp, e)),
+            Ok(module) => interp.exec_module(&source, &module, echo).map_err(|e| {
+                let suggestion = interp.suggestion(&e);
+                let mut d = diag::from_exception(&*interp, e);
+                if let Some(s) = suggestion {
+                    d.message.push_str(&s);
+                }
+                d
+            }),
             Err(e) => Err(diag::from_syntax_error(&source, &e)),
         };
         interp.flush();

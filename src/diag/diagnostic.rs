@@ -55,7 +55,10 @@ pub fn from_syntax_error(source: &Rc<SourceFile>, e: &crate::syntax::SyntaxError
         class: e.kind.class_name().to_string(),
         message: e.message.clone(),
         frames: vec![Frame {
-            location: Location { source: source.clone(), span: e.span },
+            location: Location {
+                source: source.clone(),
+                span: e.span,
+            },
             func: "<module>".into(),
         }],
         help: e.help.iter().cloned().collect(),
@@ -66,23 +69,39 @@ pub fn from_syntax_error(source: &Rc<SourceFile>, e: &crate::syntax::SyntaxError
 /// The diagnostic of an uncaught exception (`str(exc)` is the message; the
 /// traceback runs outermost first; `__cause__`/`__context__` become notes).
 pub fn from_exception(vm: &dyn crate::value::Vm, e: crate::value::PyErr) -> Diagnostic {
-    let class = e.class().name.to_string();
+    // CPython names classes outside builtins/__main__ with their module
+    // (`json.decoder.JSONDecodeError`); TensorFlow's errors are shown by
+    // name, as the reference oracle prints them.
+    let cls = e.class();
+    let class = match &*cls.module {
+        "builtins" | "__main__" => cls.name.to_string(),
+        m if m.starts_with("tensorflow") => cls.name.to_string(),
+        m => format!("{}.{}", m, cls.name),
+    };
     let message = vm.str(e.value()).unwrap_or_default();
-    let frames = e
-        .0
-        .traceback
-        .iter()
-        .rev()
-        .map(|t| Frame {
-            location: Location { source: t.source.clone(), span: t.span },
-            func: t.func.clone(),
-        })
-        .collect();
+    let frames =
+        e.0.traceback
+            .iter()
+            .rev()
+            .map(|t| Frame {
+                location: Location {
+                    source: t.source.clone(),
+                    span: t.span,
+                },
+                func: t.func.clone(),
+            })
+            .collect();
     let mut notes = Vec::new();
     if let crate::value::Value::Instance(inst) = e.value() {
         for (attr, text) in [
-            ("__cause__", "The above exception was the direct cause of this one"),
-            ("__context__", "This was raised while handling another exception"),
+            (
+                "__cause__",
+                "The above exception was the direct cause of this one",
+            ),
+            (
+                "__context__",
+                "This was raised while handling another exception",
+            ),
         ] {
             if let Some(v) = inst.get_attr(attr) {
                 if !v.is_none() {
@@ -98,5 +117,11 @@ pub fn from_exception(vm: &dyn crate::value::Vm, e: crate::value::PyErr) -> Diag
             }
         }
     }
-    Diagnostic { class, message, frames, help: e.0.help.clone(), notes }
+    Diagnostic {
+        class,
+        message,
+        frames,
+        help: e.0.help.clone(),
+        notes,
+    }
 }

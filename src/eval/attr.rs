@@ -77,7 +77,10 @@ impl Interp {
                             Some(g) => self.call_value(g, vec![v.clone()], Vec::new()).map(Some),
                             None => Err(PyErr::new(
                                 ExcType::AttributeError,
-                                format!("property '{}' of '{}' object has no getter", name, inst.class.name),
+                                format!(
+                                    "property '{}' of '{}' object has no getter",
+                                    name, inst.class.name
+                                ),
                             )),
                         };
                     }
@@ -120,9 +123,18 @@ impl Interp {
                     "__name__" => Some(Value::str(&*cls.name)),
                     "__qualname__" => Some(Value::str(&*cls.qualname)),
                     "__module__" => Some(Value::str(&*cls.module)),
-                    "__bases__" => Some(Value::tuple(cls.base.iter().map(|b| Value::Class(b.clone())).collect())),
-                    "__base__" => Some(cls.base.as_ref().map(|b| Value::Class(b.clone())).unwrap_or(Value::None)),
-                    "__mro__" => Some(Value::tuple(cls.mro().into_iter().map(Value::Class).collect())),
+                    "__bases__" => Some(Value::tuple(
+                        cls.base.iter().map(|b| Value::Class(b.clone())).collect(),
+                    )),
+                    "__base__" => Some(
+                        cls.base
+                            .as_ref()
+                            .map(|b| Value::Class(b.clone()))
+                            .unwrap_or(Value::None),
+                    ),
+                    "__mro__" => Some(Value::tuple(
+                        cls.mro().into_iter().map(Value::Class).collect(),
+                    )),
                     "__doc__" => Some(Value::None),
                     "__dict__" => {
                         let mut d = crate::value::Dict::new();
@@ -151,7 +163,11 @@ impl Interp {
                             .filter(|p| p.kind != crate::value::ParamKind::KeywordOnly)
                             .filter_map(|p| p.default.clone())
                             .collect();
-                        Some(if d.is_empty() { Value::None } else { Value::tuple(d) })
+                        Some(if d.is_empty() {
+                            Value::None
+                        } else {
+                            Value::tuple(d)
+                        })
                     }
                     "__class__" => Some(Value::Class(self.class_of(v))),
                     _ => None,
@@ -160,7 +176,11 @@ impl Interp {
             Value::NativeFunction(nf) => Ok(match name {
                 "__name__" => Some(Value::str(nf.name())),
                 "__qualname__" => Some(Value::str(&*nf.sig.name)),
-                "__doc__" => Some(if nf.doc.is_empty() { Value::None } else { Value::str(nf.doc) }),
+                "__doc__" => Some(if nf.doc.is_empty() {
+                    Value::None
+                } else {
+                    Value::str(nf.doc)
+                }),
                 "__self__" => Some(nf.bound.clone().unwrap_or(Value::None)),
                 "__class__" => Some(Value::Class(self.class_of(v))),
                 _ => None,
@@ -183,6 +203,13 @@ impl Interp {
             other => {
                 let cls = self.class_of(other);
                 if let Some(x) = cls.lookup(name) {
+                    if let Value::Native(n) = &x {
+                        if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
+                            if let Some(g) = &p.fget {
+                                return self.call_value(g, vec![v.clone()], Vec::new()).map(Some);
+                            }
+                        }
+                    }
                     return Ok(Some(bind_class_attr(x, v, &cls)));
                 }
                 Ok(match name {
@@ -207,7 +234,12 @@ impl Interp {
             }
             _ => format!("'{}' object has no attribute '{}'", v.type_name(), name),
         };
-        PyErr::new(ExcType::AttributeError, msg)
+        let err = PyErr::new(ExcType::AttributeError, msg);
+        if let Value::Instance(inst) = err.value() {
+            inst.set_attr("name", Value::str(name));
+            inst.set_attr("obj", v.clone());
+        }
+        err
     }
 
     /// `obj.name = value`.
@@ -217,17 +249,24 @@ impl Interp {
                 if let Some(Value::Native(n)) = inst.class.lookup(name) {
                     if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
                         return match &p.fset {
-                            Some(s) => self.call_value(s, vec![obj.clone(), value], Vec::new()).map(|_| ()),
+                            Some(s) => self
+                                .call_value(s, vec![obj.clone(), value], Vec::new())
+                                .map(|_| ()),
                             None => Err(PyErr::new(
                                 ExcType::AttributeError,
-                                format!("property '{}' of '{}' object has no setter", name, inst.class.name),
+                                format!(
+                                    "property '{}' of '{}' object has no setter",
+                                    name, inst.class.name
+                                ),
                             )),
                         };
                     }
                 }
                 if let Some(sa) = inst.class.lookup("__setattr__") {
                     if matches!(sa, Value::Function(_)) {
-                        return self.call_value(&sa, vec![obj.clone(), Value::str(name), value], Vec::new()).map(|_| ());
+                        return self
+                            .call_value(&sa, vec![obj.clone(), Value::str(name), value], Vec::new())
+                            .map(|_| ());
                     }
                 }
                 inst.set_attr(name, value);
@@ -251,7 +290,10 @@ impl Interp {
             Value::Tensor(_) => Err(self.readonly_error(obj, name)),
             Value::Class(c) => Err(PyErr::new(
                 ExcType::TypeError,
-                format!("cannot set '{}' attribute of immutable type '{}'", name, c.name),
+                format!(
+                    "cannot set '{}' attribute of immutable type '{}'",
+                    name, c.name
+                ),
             )),
             _ => Err(self.readonly_error(obj, name)),
         }
@@ -262,7 +304,11 @@ impl Interp {
         match self.lookup_attribute(obj, name) {
             Ok(Some(_)) => PyErr::new(
                 ExcType::AttributeError,
-                format!("'{}' object attribute '{}' is read-only", obj.type_name(), name),
+                format!(
+                    "'{}' object attribute '{}' is read-only",
+                    obj.type_name(),
+                    name
+                ),
             ),
             _ => PyErr::new(
                 ExcType::AttributeError,
@@ -278,10 +324,12 @@ impl Interp {
                 Some(_) => Ok(()),
                 None => Err(self.attribute_error(obj, name)),
             },
-            Value::Class(cls) if cls.kind == ClassKind::User => match cls.dict.borrow_mut().shift_remove(name) {
-                Some(_) => Ok(()),
-                None => Err(self.attribute_error(obj, name)),
-            },
+            Value::Class(cls) if cls.kind == ClassKind::User => {
+                match cls.dict.borrow_mut().shift_remove(name) {
+                    Some(_) => Ok(()),
+                    None => Err(self.attribute_error(obj, name)),
+                }
+            }
             _ => Err(self.attribute_error(obj, name)),
         }
     }
@@ -310,7 +358,12 @@ pub fn native_class(name: &str) -> Rc<Class> {
         if let Some(cls) = c.borrow().iter().find(|k| &*k.name == name) {
             return cls.clone();
         }
-        let cls = Class::new_builtin(name, "builtins", Some(builtin_class(ValueType::Object)), ClassKind::Native);
+        let cls = Class::new_builtin(
+            name,
+            "builtins",
+            Some(builtin_class(ValueType::Object)),
+            ClassKind::Native,
+        );
         c.borrow_mut().push(cls.clone());
         cls
     })

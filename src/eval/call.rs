@@ -15,7 +15,12 @@ use crate::value::{ClassKind, ExcType, Function, Instance, PyErr, PyResult, Valu
 
 impl Interp {
     /// Calls any callable value.
-    pub fn call_value(&self, func: &Value, mut args: Vec<Value>, kwargs: Vec<(Rc<str>, Value)>) -> PyResult<Value> {
+    pub fn call_value(
+        &self,
+        func: &Value,
+        mut args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+    ) -> PyResult<Value> {
         match func {
             Value::Function(fun) => self.call_function(fun, args, kwargs),
             Value::NativeFunction(nf) => {
@@ -43,10 +48,18 @@ impl Interp {
     }
 
     /// Calls a user function: binds arguments, runs the body in a new frame.
-    pub fn call_function(&self, fun: &Rc<Function>, args: Vec<Value>, kwargs: Vec<(Rc<str>, Value)>) -> PyResult<Value> {
+    pub fn call_function(
+        &self,
+        fun: &Rc<Function>,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+    ) -> PyResult<Value> {
         let depth = self.depth.get();
         if depth >= RECURSION_LIMIT {
-            return Err(PyErr::new(ExcType::RecursionError, "maximum recursion depth exceeded"));
+            return Err(PyErr::new(
+                ExcType::RecursionError,
+                "maximum recursion depth exceeded",
+            ));
         }
         self.check_interrupt()?;
         self.check_stack()?;
@@ -67,7 +80,12 @@ impl Interp {
         // Fast path: exactly the positional parameters, no keywords.
         let simple = kwargs.is_empty()
             && args.len() == fun.sig.params.len()
-            && fun.sig.params.iter().all(|p| matches!(p.kind, ParamKind::PositionalOrKeyword | ParamKind::PositionalOnly));
+            && fun.sig.params.iter().all(|p| {
+                matches!(
+                    p.kind,
+                    ParamKind::PositionalOrKeyword | ParamKind::PositionalOnly
+                )
+            });
         if simple {
             for (slot, v) in scope.param_slots.iter().zip(args) {
                 store_param(&mut frame, *slot, v);
@@ -108,29 +126,52 @@ impl Interp {
         for (i, arg) in a.posonlyargs.iter().chain(&a.args).enumerate() {
             params.push(Param {
                 name: arg.name.clone(),
-                kind: if i < a.posonlyargs.len() { ParamKind::PositionalOnly } else { ParamKind::PositionalOrKeyword },
-                default: if i >= first_default { defaults.next() } else { None },
+                kind: if i < a.posonlyargs.len() {
+                    ParamKind::PositionalOnly
+                } else {
+                    ParamKind::PositionalOrKeyword
+                },
+                default: if i >= first_default {
+                    defaults.next()
+                } else {
+                    None
+                },
             });
         }
         if let Some(v) = &a.vararg {
-            params.push(Param { name: v.name.clone(), kind: ParamKind::VarPositional, default: None });
+            params.push(Param {
+                name: v.name.clone(),
+                kind: ParamKind::VarPositional,
+                default: None,
+            });
         }
         for (arg, d) in a.kwonlyargs.iter().zip(&a.kw_defaults) {
             let default = match d {
                 Some(e) => Some(self.eval(f, e)?),
                 None => None,
             };
-            params.push(Param { name: arg.name.clone(), kind: ParamKind::KeywordOnly, default });
+            params.push(Param {
+                name: arg.name.clone(),
+                kind: ParamKind::KeywordOnly,
+                default,
+            });
         }
         if let Some(k) = &a.kwarg {
-            params.push(Param { name: k.name.clone(), kind: ParamKind::VarKeyword, default: None });
+            params.push(Param {
+                name: k.name.clone(),
+                kind: ParamKind::VarKeyword,
+                default: None,
+            });
         }
         let free: Vec<Slot> = def.scope.borrow().free.clone();
         let closure = free.iter().map(|s| self.cell_of(f, *s)).collect();
         Ok(Value::Function(Rc::new(Function {
             def: def.clone(),
             source: f.source.clone(),
-            sig: Rc::new(Signature { name: def.qualname.clone(), params }),
+            sig: Rc::new(Signature {
+                name: def.qualname.clone(),
+                params,
+            }),
             closure,
             dict: RefCell::new(IndexMap::new()),
             class_cell: RefCell::new(None),
@@ -138,11 +179,19 @@ impl Interp {
     }
 
     /// `Class(...)`: builtin constructors, exceptions, user classes.
-    pub fn instantiate(&self, cls: &Rc<crate::value::Class>, args: Vec<Value>, kwargs: Vec<(Rc<str>, Value)>) -> PyResult<Value> {
+    pub fn instantiate(
+        &self,
+        cls: &Rc<crate::value::Class>,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+    ) -> PyResult<Value> {
         match cls.kind {
             ClassKind::Builtin(_) | ClassKind::Native => {
                 let Some(ctor) = cls.lookup("__new__") else {
-                    return Err(PyErr::new(ExcType::TypeError, format!("cannot create '{}' instances", cls.name)));
+                    return Err(PyErr::new(
+                        ExcType::TypeError,
+                        format!("cannot create '{}' instances", cls.name),
+                    ));
                 };
                 return self.call_value(&ctor, args, kwargs);
             }
@@ -176,7 +225,10 @@ impl Interp {
             }
             None => {
                 if !is_exc && (!args.is_empty() || !kwargs.is_empty()) {
-                    return Err(PyErr::new(ExcType::TypeError, format!("{}() takes no arguments", cls.name)));
+                    return Err(PyErr::new(
+                        ExcType::TypeError,
+                        format!("{}() takes no arguments", cls.name),
+                    ));
                 }
             }
         }
@@ -186,7 +238,9 @@ impl Interp {
     fn builtin_base(&self, cls: &Rc<crate::value::Class>) -> Option<Rc<str>> {
         for c in cls.mro() {
             match c.kind {
-                ClassKind::Builtin(t) if t != crate::value::ValueType::Object => return Some(c.name.clone()),
+                ClassKind::Builtin(t) if t != crate::value::ValueType::Object => {
+                    return Some(c.name.clone())
+                }
                 ClassKind::Native => return Some(c.name.clone()),
                 _ => {}
             }
@@ -216,7 +270,10 @@ fn store_param(frame: &mut Frame, slot: Slot, v: Value) {
 
 #[cold]
 fn not_callable(v: &Value) -> PyErr {
-    PyErr::new(ExcType::TypeError, format!("'{}' object is not callable", v.type_name()))
+    PyErr::new(
+        ExcType::TypeError,
+        format!("'{}' object is not callable", v.type_name()),
+    )
 }
 
 #[allow(dead_code)]

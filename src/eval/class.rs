@@ -13,7 +13,8 @@ use super::frame::Frame;
 use super::Interp;
 use crate::syntax::ast::{ClassDef, Slot};
 use crate::value::{
-    Args, Class, ClassKind, ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value, ValueType, Vm,
+    Args, Class, ClassKind, ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value,
+    ValueType, Vm,
 };
 
 impl Interp {
@@ -28,12 +29,18 @@ impl Interp {
                 ExcType::NotImplementedError,
                 format!(
                     "class keyword argument '{}' is not supported",
-                    k.arg.as_ref().map(|a| a.name.to_string()).unwrap_or_default()
+                    k.arg
+                        .as_ref()
+                        .map(|a| a.name.to_string())
+                        .unwrap_or_default()
                 ),
             ));
         }
         if bases.len() > 1 {
-            return Err(PyErr::new(ExcType::NotImplementedError, "multiple inheritance is not supported"));
+            return Err(PyErr::new(
+                ExcType::NotImplementedError,
+                "multiple inheritance is not supported",
+            ));
         }
         let base = match bases.pop() {
             None => crate::modules::types::builtin_class(ValueType::Object),
@@ -46,14 +53,19 @@ impl Interp {
             }
         };
         let ns = Rc::new(RefCell::new(IndexMap::new()));
-        ns.borrow_mut().insert(Rc::from("__module__"), Value::str("__main__"));
-        ns.borrow_mut().insert(Rc::from("__qualname__"), Value::str(&*def.qualname));
-        ns.borrow_mut().insert(Rc::from("__doc__"), super::attr::docstring(&def.body));
+        ns.borrow_mut()
+            .insert(Rc::from("__module__"), Value::str("__main__"));
+        ns.borrow_mut()
+            .insert(Rc::from("__qualname__"), Value::str(&*def.qualname));
+        ns.borrow_mut()
+            .insert(Rc::from("__doc__"), super::attr::docstring(&def.body));
         f.class_ns.push(ns.clone());
         let r = self.exec_block(f, &def.body);
         f.class_ns.pop();
         r?;
-        let dict = Rc::try_unwrap(ns).map(|c| c.into_inner()).unwrap_or_else(|rc| rc.borrow().clone());
+        let dict = Rc::try_unwrap(ns)
+            .map(|c| c.into_inner())
+            .unwrap_or_else(|rc| rc.borrow().clone());
         let cls = Rc::new(Class {
             name: def.name.clone(),
             qualname: def.qualname.clone(),
@@ -79,7 +91,10 @@ impl Interp {
         };
         let cls = func.class_cell.borrow().as_ref().and_then(|w| w.upgrade());
         let Some(cls) = cls else {
-            return Err(PyErr::new(ExcType::RuntimeError, "super(): __class__ cell not found"));
+            return Err(PyErr::new(
+                ExcType::RuntimeError,
+                "super(): __class__ cell not found",
+            ));
         };
         let scope = func.def.scope.borrow();
         let first = match scope.param_slots.first() {
@@ -130,7 +145,11 @@ impl NativeObject for SuperObj {
     }
 
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("<super: <class '{}'>, <{} object>>", self.cls.name, vm.type_of(&self.obj).type_name()))
+        Ok(format!(
+            "<super: <class '{}'>, <{} object>>",
+            self.cls.name,
+            vm.type_of(&self.obj).type_name()
+        ))
     }
 
     fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -156,7 +175,10 @@ pub fn bind_class_attr(v: Value, receiver: &Value, owner: &Rc<Class>) -> Value {
             if matches!(receiver, Value::Class(_)) {
                 v
             } else {
-                Value::BoundMethod(Rc::new(crate::value::BoundMethod { receiver: receiver.clone(), func: v }))
+                Value::BoundMethod(Rc::new(crate::value::BoundMethod {
+                    receiver: receiver.clone(),
+                    func: v,
+                }))
             }
         }
         Value::NativeFunction(nf) if nf.bound.is_none() => {
@@ -192,16 +214,28 @@ pub struct PropertyObj {
 
 fn property_setter(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let Some(p) = args.get(0).downcast::<PropertyObj>() else {
-        return Err(PyErr::new(ExcType::TypeError, "descriptor 'setter' requires a 'property' object"));
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "descriptor 'setter' requires a 'property' object",
+        ));
     };
-    Ok(Value::native(PropertyObj { fget: p.fget.clone(), fset: Some(args.get(1).clone()) }))
+    Ok(Value::native(PropertyObj {
+        fget: p.fget.clone(),
+        fset: Some(args.get(1).clone()),
+    }))
 }
 
 fn property_getter(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let Some(p) = args.get(0).downcast::<PropertyObj>() else {
-        return Err(PyErr::new(ExcType::TypeError, "descriptor 'getter' requires a 'property' object"));
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "descriptor 'getter' requires a 'property' object",
+        ));
     };
-    Ok(Value::native(PropertyObj { fget: Some(args.get(1).clone()), fset: p.fset.clone() }))
+    Ok(Value::native(PropertyObj {
+        fget: Some(args.get(1).clone()),
+        fset: p.fset.clone(),
+    }))
 }
 
 impl NativeObject for PropertyObj {
@@ -215,8 +249,14 @@ impl NativeObject for PropertyObj {
 
     fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(match name {
-            "setter" => Some(NativeFunction::new("property.setter(self, fset)", property_setter, "").bind(this.clone())),
-            "getter" => Some(NativeFunction::new("property.getter(self, fget)", property_getter, "").bind(this.clone())),
+            "setter" => Some(
+                NativeFunction::new("property.setter(self, fset)", property_setter, "")
+                    .bind(this.clone()),
+            ),
+            "getter" => Some(
+                NativeFunction::new("property.getter(self, fget)", property_getter, "")
+                    .bind(this.clone()),
+            ),
             "fget" => Some(self.fget.clone().unwrap_or(Value::None)),
             "fset" => Some(self.fset.clone().unwrap_or(Value::None)),
             _ => None,
@@ -236,7 +276,13 @@ impl NativeObject for StaticMethodObj {
         self
     }
 
-    fn call(&self, _this: &Value, args: Vec<Value>, kwargs: Vec<(Rc<str>, Value)>, vm: &dyn Vm) -> PyResult<Value> {
+    fn call(
+        &self,
+        _this: &Value,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+        vm: &dyn Vm,
+    ) -> PyResult<Value> {
         vm.call(&self.0, args, kwargs)
     }
 }
@@ -297,11 +343,17 @@ fn builtin_super(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         ));
     };
     let _ = vm;
-    Ok(Value::native(SuperObj { cls: cls.clone(), obj: obj.clone() }))
+    Ok(Value::native(SuperObj {
+        cls: cls.clone(),
+        obj: obj.clone(),
+    }))
 }
 
 fn builtin_property(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    Ok(Value::native(PropertyObj { fget: args.opt(0).cloned(), fset: args.opt(1).cloned() }))
+    Ok(Value::native(PropertyObj {
+        fget: args.opt(0).cloned(),
+        fset: args.opt(1).cloned(),
+    }))
 }
 
 fn builtin_staticmethod(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
@@ -320,30 +372,69 @@ fn exception_init(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 }
 
 fn builtin_globals_placeholder(_vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
-    Err(PyErr::new(ExcType::NotImplementedError, "globals() is not supported"))
+    Err(PyErr::new(
+        ExcType::NotImplementedError,
+        "globals() is not supported",
+    ))
 }
 
 /// Adds `super`, `property`, `staticmethod`, `classmethod`, `NotImplemented`,
 /// `Ellipsis` to the builtins, and `BaseException.__init__`.
 pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
     let f = |sig: &str, func, doc| Value::NativeFunction(NativeFunction::new(sig, func, doc));
-    b.insert("super", f("super(type=None, object_or_type=None)", builtin_super as _, "Access the parent class's methods."));
-    b.insert("property", f("property(fget=None, fset=None, fdel=None, doc=None)", builtin_property as _, "A computed attribute."));
-    b.insert("staticmethod", f("staticmethod(function)", builtin_staticmethod as _, "A method without a receiver."));
-    b.insert("classmethod", f("classmethod(function)", builtin_classmethod as _, "A method that receives the class."));
-    b.insert("globals", f("globals()", builtin_globals_placeholder as _, ""));
+    b.insert(
+        "super",
+        f(
+            "super(type=None, object_or_type=None)",
+            builtin_super as _,
+            "Access the parent class's methods.",
+        ),
+    );
+    b.insert(
+        "property",
+        f(
+            "property(fget=None, fset=None, fdel=None, doc=None)",
+            builtin_property as _,
+            "A computed attribute.",
+        ),
+    );
+    b.insert(
+        "staticmethod",
+        f(
+            "staticmethod(function)",
+            builtin_staticmethod as _,
+            "A method without a receiver.",
+        ),
+    );
+    b.insert(
+        "classmethod",
+        f(
+            "classmethod(function)",
+            builtin_classmethod as _,
+            "A method that receives the class.",
+        ),
+    );
+    b.insert(
+        "globals",
+        f("globals()", builtin_globals_placeholder as _, ""),
+    );
     b.insert("NotImplemented", not_implemented());
     b.insert("Ellipsis", ellipsis());
     for ty in ExcType::ALL {
         if (*ty as usize) < ExcType::OpError as usize {
-            b.entry(ty.name()).or_insert_with(|| Value::Class(ty.class()));
+            b.entry(ty.name())
+                .or_insert_with(|| Value::Class(ty.class()));
         }
     }
     let base = ExcType::BaseException.class();
     if base.lookup("__init__").is_none() {
         base.set_attr(
             "__init__",
-            Value::NativeFunction(NativeFunction::new("BaseException.__init__(self, *args)", exception_init, "")),
+            Value::NativeFunction(NativeFunction::new(
+                "BaseException.__init__(self, *args)",
+                exception_init,
+                "",
+            )),
         );
     }
 }

@@ -49,7 +49,11 @@ impl Interp {
                 }
                 Ok(last)
             }
-            ExprKind::Compare { left, ops, comparators } => {
+            ExprKind::Compare {
+                left,
+                ops,
+                comparators,
+            } => {
                 let mut a = self.eval(f, left)?;
                 let mut result = Value::Bool(true);
                 for (i, (op, c)) in ops.iter().zip(comparators).enumerate() {
@@ -62,7 +66,11 @@ impl Interp {
                 }
                 Ok(result)
             }
-            ExprKind::Call { func, args, keywords } => self.eval_call(f, func, args, keywords),
+            ExprKind::Call {
+                func,
+                args,
+                keywords,
+            } => self.eval_call(f, func, args, keywords),
             ExprKind::Attribute { value, attr } => {
                 let v = self.eval(f, value)?;
                 self.get_attribute(&v, &attr.name)
@@ -124,7 +132,10 @@ impl Interp {
                 self.assign(f, target, v.clone())?;
                 Ok(v)
             }
-            ExprKind::Starred(_) => Err(PyErr::new(ExcType::SyntaxError, "can't use starred expression here")),
+            ExprKind::Starred(_) => Err(PyErr::new(
+                ExcType::SyntaxError,
+                "can't use starred expression here",
+            )),
         }
     }
 
@@ -165,7 +176,10 @@ impl Interp {
             Value::Dict(d) => Ok(d.borrow().items()),
             _ => {
                 let keys_fn = self.get_attribute(m, "keys").map_err(|_| {
-                    PyErr::new(ExcType::TypeError, format!("'{}' object is not a mapping", m.type_name()))
+                    PyErr::new(
+                        ExcType::TypeError,
+                        format!("'{}' object is not a mapping", m.type_name()),
+                    )
                 })?;
                 let keys = self.call_value(&keys_fn, Vec::new(), Vec::new())?;
                 let mut out = Vec::new();
@@ -186,25 +200,30 @@ impl Interp {
                 Some(v) => Ok(v.clone()),
                 None => Err(PyErr::new(
                     ExcType::UnboundLocalError,
-                    format!("cannot access local variable '{}' where it is not associated with a value", n.id),
+                    format!(
+                        "cannot access local variable '{}' where it is not associated with a value",
+                        n.id
+                    ),
                 )),
             },
             Slot::Cell(i) => match &*f.cells[i as usize].borrow() {
                 Some(v) => Ok(v.clone()),
-                None => Err(if (i as usize) < f.locals.len() + f.cells.len() && self.is_own_cell(f, i) {
-                    PyErr::new(
+                None => Err(
+                    if (i as usize) < f.locals.len() + f.cells.len() && self.is_own_cell(f, i) {
+                        PyErr::new(
                         ExcType::UnboundLocalError,
                         format!("cannot access local variable '{}' where it is not associated with a value", n.id),
                     )
-                } else {
-                    PyErr::new(
+                    } else {
+                        PyErr::new(
                         ExcType::NameError,
                         format!(
                             "cannot access free variable '{}' where it is not associated with a value in enclosing scope",
                             n.id
                         ),
                     )
-                }),
+                    },
+                ),
             },
             Slot::Global(i) => self.load_global(i, &n.id),
             Slot::ClassBody(i) => {
@@ -215,8 +234,12 @@ impl Interp {
                 }
                 self.load_global(i, &n.id)
             }
-            Slot::Unresolved => Err(PyErr::new(ExcType::NameError, format!("name '{}' is not defined", n.id))),
+            Slot::Unresolved => Err(PyErr::new(
+                ExcType::NameError,
+                format!("name '{}' is not defined", n.id),
+            )),
         }
+        .map_err(|e| name_error_details(e, f, &n.id))
     }
 
     fn is_own_cell(&self, f: &Frame, i: u32) -> bool {
@@ -234,10 +257,19 @@ impl Interp {
         if let Some(Some(v)) = self.builtin_slots.borrow().get(i as usize) {
             return Ok(v.clone());
         }
-        Err(PyErr::new(ExcType::NameError, format!("name '{}' is not defined", name)))
+        Err(PyErr::new(
+            ExcType::NameError,
+            format!("name '{}' is not defined", name),
+        ))
     }
 
-    fn eval_call(&self, f: &mut Frame, func: &Expr, args: &[Expr], keywords: &[Keyword]) -> PyResult<Value> {
+    fn eval_call(
+        &self,
+        f: &mut Frame,
+        func: &Expr,
+        args: &[Expr],
+        keywords: &[Keyword],
+    ) -> PyResult<Value> {
         // Zero-argument super() needs the frame.
         if let ExprKind::Name(n) = &func.kind {
             if &*n.id == "super" && args.is_empty() && keywords.is_empty() {
@@ -314,7 +346,9 @@ impl Interp {
         let first_iter = self.eval(f, &c.generators[0].iter)?;
         let mut inner = Frame {
             locals: vec![None; scope.num_locals as usize],
-            cells: (0..scope.num_cells).map(|_| Rc::new(RefCell::new(None))).collect(),
+            cells: (0..scope.num_cells)
+                .map(|_| Rc::new(RefCell::new(None)))
+                .collect(),
             source: f.source.clone(),
             name: match c.kind {
                 CompKind::List => "<listcomp>".into(),
@@ -389,7 +423,12 @@ impl Interp {
         for p in parts {
             match p {
                 FStringPart::Literal(t) => s.push_str(t),
-                FStringPart::Expr { expr, debug, conversion, format_spec } => {
+                FStringPart::Expr {
+                    expr,
+                    debug,
+                    conversion,
+                    format_spec,
+                } => {
                     let v = self.eval(f, expr)?;
                     if let Some(d) = debug {
                         s.push_str(d);
@@ -415,6 +454,29 @@ impl Interp {
         }
         Ok(s)
     }
+}
+
+/// Records the name (and the frame's local names) on a NameError, for the
+/// "Did you mean" suggestion the traceback shows.
+#[cold]
+fn name_error_details(e: PyErr, f: &Frame, name: &str) -> PyErr {
+    if let Value::Instance(inst) = e.value() {
+        if e.is(ExcType::NameError) {
+            inst.set_attr("name", Value::str(name));
+            if let Some(func) = &f.function {
+                let names = func
+                    .def
+                    .scope
+                    .borrow()
+                    .local_names
+                    .iter()
+                    .map(|n| Value::str(&**n))
+                    .collect();
+                inst.set_attr("_dist_locals", Value::tuple(names));
+            }
+        }
+    }
+    e
 }
 
 /// `ascii()` of a repr: non-ASCII characters escaped.
@@ -467,7 +529,8 @@ impl CompOut {
     fn push(&mut self, v: Value) -> PyResult<()> {
         match self {
             CompOut::List(l) | CompOut::Gen(l) => {
-                l.try_reserve(1).map_err(|_| PyErr::with_args(ExcType::MemoryError, Vec::new()))?;
+                l.try_reserve(1)
+                    .map_err(|_| PyErr::with_args(ExcType::MemoryError, Vec::new()))?;
                 l.push(v);
             }
             CompOut::Set(s) => {

@@ -26,12 +26,20 @@ impl Interp {
             Value::Str(s) => {
                 let chars: Vec<char> = s.chars().collect();
                 match slice_indices(key, chars.len())? {
-                    Some((start, stop, step)) => Ok(Value::str(take_slice(&chars, start, stop, step).into_iter().collect::<String>())),
-                    None => Ok(Value::str(chars[seq_index(key, chars.len(), "string")?].to_string())),
+                    Some((start, stop, step)) => Ok(Value::str(
+                        take_slice(&chars, start, stop, step)
+                            .into_iter()
+                            .collect::<String>(),
+                    )),
+                    None => Ok(Value::str(
+                        chars[seq_index(key, chars.len(), "string")?].to_string(),
+                    )),
                 }
             }
             Value::Bytes(b) => match slice_indices(key, b.len())? {
-                Some((start, stop, step)) => Ok(Value::Bytes(Rc::new(take_slice(b, start, stop, step)))),
+                Some((start, stop, step)) => {
+                    Ok(Value::Bytes(Rc::new(take_slice(b, start, stop, step))))
+                }
                 None => Ok(Value::Int(b[seq_index(key, b.len(), "index")?] as i64)),
             },
             Value::Dict(d) => {
@@ -50,7 +58,10 @@ impl Interp {
             Value::Tensor(_) => crate::modules::tensor_getitem(self, v, key),
             Value::Class(c) => match c.lookup("__class_getitem__") {
                 Some(m) => self.call_value(&m, vec![key.clone()], Vec::new()),
-                None => Err(PyErr::new(ExcType::TypeError, format!("type '{}' is not subscriptable", c.name))),
+                None => Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!("type '{}' is not subscriptable", c.name),
+                )),
             },
             _ => Err(not_subscriptable(v)),
         }
@@ -141,12 +152,24 @@ impl Interp {
                 None => Err(PyErr::with_args(ExcType::KeyError, vec![key.clone()])),
             },
             Value::Instance(inst) => match inst.class.lookup("__delitem__") {
-                Some(m) => self.call_value(&m, vec![v.clone(), key.clone()], Vec::new()).map(|_| ()),
+                Some(m) => self
+                    .call_value(&m, vec![v.clone(), key.clone()], Vec::new())
+                    .map(|_| ()),
                 None => Err(PyErr::new(
                     ExcType::TypeError,
                     format!("'{}' object doesn't support item deletion", v.type_name()),
                 )),
             },
+            Value::Native(n) => {
+                if n.delitem(v, key, self)? {
+                    Ok(())
+                } else {
+                    Err(PyErr::new(
+                        ExcType::TypeError,
+                        format!("'{}' object doesn't support item deletion", v.type_name()),
+                    ))
+                }
+            }
             _ => Err(PyErr::new(
                 ExcType::TypeError,
                 format!("'{}' object doesn't support item deletion", v.type_name()),
@@ -157,7 +180,10 @@ impl Interp {
     /// `with` entry: `__enter__` or the native hook.
     pub fn context_enter(&self, mgr: &Value) -> PyResult<Value> {
         match mgr {
-            Value::Instance(inst) => match (inst.class.lookup("__enter__"), inst.class.lookup("__exit__")) {
+            Value::Instance(inst) => match (
+                inst.class.lookup("__enter__"),
+                inst.class.lookup("__exit__"),
+            ) {
                 (Some(enter), Some(_)) => self.call_value(&enter, vec![mgr.clone()], Vec::new()),
                 _ => Err(not_context_manager(mgr)),
             },
@@ -174,7 +200,12 @@ impl Interp {
                     return Ok(false);
                 };
                 let args = match err {
-                    Some(e) => vec![mgr.clone(), Value::Class(e.class()), e.value().clone(), Value::None],
+                    Some(e) => vec![
+                        mgr.clone(),
+                        Value::Class(e.class()),
+                        e.value().clone(),
+                        Value::None,
+                    ],
                     None => vec![mgr.clone(), Value::None, Value::None, Value::None],
                 };
                 let r = self.call_value(&exit, args, Vec::new())?;
@@ -189,28 +220,40 @@ impl Interp {
     pub fn format_value(&self, v: &Value, spec: &str) -> PyResult<String> {
         match v {
             Value::Instance(inst) => match inst.class.lookup("__format__") {
-                Some(m) => match self.call_value(&m, vec![v.clone(), Value::str(spec)], Vec::new())? {
-                    Value::Str(s) => Ok(s.to_string()),
-                    other => Err(PyErr::new(
-                        ExcType::TypeError,
-                        format!("__format__ must return a str, not {}", other.type_name()),
-                    )),
-                },
+                Some(m) => {
+                    match self.call_value(&m, vec![v.clone(), Value::str(spec)], Vec::new())? {
+                        Value::Str(s) => Ok(s.to_string()),
+                        other => Err(PyErr::new(
+                            ExcType::TypeError,
+                            format!("__format__ must return a str, not {}", other.type_name()),
+                        )),
+                    }
+                }
                 None if spec.is_empty() => self.str_value(v),
                 None => Err(PyErr::new(
                     ExcType::TypeError,
-                    format!("unsupported format string passed to {}.__format__", inst.class.name),
+                    format!(
+                        "unsupported format string passed to {}.__format__",
+                        inst.class.name
+                    ),
                 )),
             },
             Value::Tensor(_) => crate::modules::tensor_format(self, v, spec),
-            _ if spec.is_empty() && !matches!(v, Value::Float(_) | Value::Int(_) | Value::Bool(_)) => self.str_value(v),
+            _ if spec.is_empty()
+                && !matches!(v, Value::Float(_) | Value::Int(_) | Value::Bool(_)) =>
+            {
+                self.str_value(v)
+            }
             Value::None | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Str(_) => {
                 crate::value::fmtspec::format_builtin(v, spec)
             }
             _ if spec.is_empty() => self.str_value(v),
             _ => Err(PyErr::new(
                 ExcType::TypeError,
-                format!("unsupported format string passed to {}.__format__", v.type_name()),
+                format!(
+                    "unsupported format string passed to {}.__format__",
+                    v.type_name()
+                ),
             )),
         }
     }
@@ -230,7 +273,11 @@ pub fn seq_index(key: &Value, len: usize, what: &str) -> PyResult<usize> {
             };
             return Err(PyErr::new(
                 ExcType::TypeError,
-                format!("{} indices must be integers or slices, not {}", kind, other.type_name()),
+                format!(
+                    "{} indices must be integers or slices, not {}",
+                    kind,
+                    other.type_name()
+                ),
             ));
         }
     };
@@ -275,18 +322,30 @@ pub fn take_slice<T: Clone>(items: &[T], start: isize, stop: isize, step: isize)
 
 #[cold]
 fn not_subscriptable(v: &Value) -> PyErr {
-    PyErr::new(ExcType::TypeError, format!("'{}' object is not subscriptable", v.type_name()))
+    PyErr::new(
+        ExcType::TypeError,
+        format!("'{}' object is not subscriptable", v.type_name()),
+    )
 }
 
 #[cold]
 fn no_item_assignment(v: &Value) -> PyErr {
-    PyErr::new(ExcType::TypeError, format!("'{}' object does not support item assignment", v.type_name()))
+    PyErr::new(
+        ExcType::TypeError,
+        format!(
+            "'{}' object does not support item assignment",
+            v.type_name()
+        ),
+    )
 }
 
 #[cold]
 fn not_context_manager(v: &Value) -> PyErr {
     PyErr::new(
         ExcType::TypeError,
-        format!("'{}' object does not support the context manager protocol", v.type_name()),
+        format!(
+            "'{}' object does not support the context manager protocol",
+            v.type_name()
+        ),
     )
 }

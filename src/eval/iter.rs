@@ -30,13 +30,26 @@ impl Interp {
         Ok(match v {
             Value::List(l) => IterState::List(l.clone(), 0),
             Value::Tuple(t) => IterState::Items(t.clone(), 0),
-            Value::Str(s) => IterState::Items(Rc::new(s.chars().map(|c| Value::str(c.to_string())).collect()), 0),
-            Value::Bytes(b) => IterState::Items(Rc::new(b.iter().map(|x| Value::Int(*x as i64)).collect()), 0),
+            Value::Str(s) => IterState::Items(
+                Rc::new(s.chars().map(|c| Value::str(c.to_string())).collect()),
+                0,
+            ),
+            Value::Bytes(b) => IterState::Items(
+                Rc::new(b.iter().map(|x| Value::Int(*x as i64)).collect()),
+                0,
+            ),
             Value::Dict(d) => IterState::Items(Rc::new(d.borrow().keys()), 0),
-            Value::Set(s) => IterState::Items(Rc::new(s.items.borrow().iter().map(|k| k.0.clone()).collect()), 0),
+            Value::Set(s) => IterState::Items(
+                Rc::new(s.items.borrow().iter().map(|k| k.0.clone()).collect()),
+                0,
+            ),
             Value::Native(n) => {
                 if let Some(r) = n.as_any().downcast_ref::<crate::modules::types::RangeObj>() {
-                    return Ok(IterState::Range { next: r.start, stop: r.stop, step: r.step });
+                    return Ok(IterState::Range {
+                        next: r.start,
+                        stop: r.stop,
+                        step: r.step,
+                    });
                 }
                 if let Some(it) = n.as_any().downcast_ref::<IterObj>() {
                     let _ = it;
@@ -112,10 +125,12 @@ impl Interp {
     /// `iter(v)` as an object.
     pub fn iter_value(&self, v: &Value) -> PyResult<Value> {
         match v {
-            Value::Instance(inst) if inst.class.lookup("__iter__").is_some() => match self.start_iter(v)? {
-                IterState::Object(o) => Ok(o),
-                other => Ok(self.wrap_iter(v, other)),
-            },
+            Value::Instance(inst) if inst.class.lookup("__iter__").is_some() => {
+                match self.start_iter(v)? {
+                    IterState::Object(o) => Ok(o),
+                    other => Ok(self.wrap_iter(v, other)),
+                }
+            }
             Value::Native(n) if n.as_any().is::<IterObj>() => Ok(v.clone()),
             _ => {
                 let st = self.start_iter(v)?;
@@ -138,7 +153,10 @@ impl Interp {
             Value::Native(_) => "range_iterator",
             _ => "iterator",
         };
-        Value::native(IterObj { kind, state: RefCell::new(st) })
+        Value::native(IterObj {
+            kind,
+            state: RefCell::new(st),
+        })
     }
 
     /// `next(it)`; None when exhausted.
@@ -147,7 +165,10 @@ impl Interp {
             Value::Native(n) => {
                 if let Some(obj) = n.as_any().downcast_ref::<IterObj>() {
                     // Take the state out while stepping so re-entrant use can't double-borrow.
-                    let mut st = std::mem::replace(&mut *obj.state.borrow_mut(), IterState::Items(Rc::new(Vec::new()), 0));
+                    let mut st = std::mem::replace(
+                        &mut *obj.state.borrow_mut(),
+                        IterState::Items(Rc::new(Vec::new()), 0),
+                    );
                     let r = self.step_iter(&mut st);
                     *obj.state.borrow_mut() = st;
                     return r;
@@ -210,5 +231,8 @@ impl NativeObject for IterObj {
 
 #[cold]
 fn not_iterable(v: &Value) -> PyErr {
-    PyErr::new(ExcType::TypeError, format!("'{}' object is not iterable", v.type_name()))
+    PyErr::new(
+        ExcType::TypeError,
+        format!("'{}' object is not iterable", v.type_name()),
+    )
 }

@@ -8,7 +8,7 @@
 
 mod attr;
 mod call;
-mod class;
+pub mod class;
 mod expr;
 mod frame;
 mod items;
@@ -17,6 +17,7 @@ mod ops;
 mod replica;
 mod repr;
 mod stmt;
+mod suggest;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -25,8 +26,8 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-pub use frame::Frame;
 pub use attr::{native_class, register_native_class};
+pub use frame::Frame;
 pub use iter::IterState;
 
 use crate::resolve::{resolve_module, GlobalNames};
@@ -96,7 +97,8 @@ pub struct Interp {
 impl Interp {
     /// A fresh interpreter writing to `output`.
     pub fn new(output: Output, interrupt: Arc<AtomicBool>) -> Interp {
-        let mut builtins: HashMap<&'static str, Value> = crate::modules::builtins::builtins().into_iter().collect();
+        let mut builtins: HashMap<&'static str, Value> =
+            crate::modules::builtins::builtins().into_iter().collect();
         class::add_object_model_builtins(&mut builtins);
         let interp = Interp {
             globals: RefCell::new(Vec::new()),
@@ -121,7 +123,8 @@ impl Interp {
     /// current point; deeper recursion raises RecursionError instead of crashing.
     pub fn set_stack_budget(&self, bytes: usize) {
         let sp = replica::stack_pointer();
-        self.stack_limit.set(sp.saturating_sub(bytes.saturating_sub(replica::STACK_MARGIN)));
+        self.stack_limit
+            .set(sp.saturating_sub(bytes.saturating_sub(replica::STACK_MARGIN)));
     }
 
     /// Redirects `print`.
@@ -184,14 +187,23 @@ impl Interp {
 
     /// Runs a resolved module's statements at top level. With `echo`, the repr
     /// of each expression statement whose value is not None is printed.
-    pub fn exec_module(&self, source: &Rc<SourceFile>, module: &Module, echo: bool) -> PyResult<()> {
+    pub fn exec_module(
+        &self,
+        source: &Rc<SourceFile>,
+        module: &Module,
+        echo: bool,
+    ) -> PyResult<()> {
         let mut frame = Frame::module(source.clone());
         for stmt in &module.body {
             if echo {
                 if let StmtKind::Expr(e) = &stmt.kind {
-                    let v = self.eval(&mut frame, e).map_err(|err| self.locate(&frame, stmt.span, err))?;
+                    let v = self
+                        .eval(&mut frame, e)
+                        .map_err(|err| self.locate(&frame, stmt.span, err))?;
                     if !v.is_none() {
-                        let text = self.repr(&v).map_err(|err| self.locate(&frame, stmt.span, err))?;
+                        let text = self
+                            .repr(&v)
+                            .map_err(|err| self.locate(&frame, stmt.span, err))?;
                         self.write_stdout(&format!("{text}\n"));
                     }
                     continue;
@@ -240,15 +252,25 @@ impl Interp {
             return Ok(m.clone());
         }
         let m = crate::modules::load(name).ok_or_else(|| {
-            PyErr::new(ExcType::ModuleNotFoundError, format!("No module named '{}'", name))
+            PyErr::new(
+                ExcType::ModuleNotFoundError,
+                format!("No module named '{}'", name),
+            )
         })?;
-        self.modules.borrow_mut().insert(name.to_string(), m.clone());
+        self.modules
+            .borrow_mut()
+            .insert(name.to_string(), m.clone());
         Ok(m)
     }
 }
 
 impl Vm for Interp {
-    fn call(&self, func: &Value, args: Vec<Value>, kwargs: Vec<(Rc<str>, Value)>) -> PyResult<Value> {
+    fn call(
+        &self,
+        func: &Value,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+    ) -> PyResult<Value> {
         self.call_value(func, args, kwargs)
     }
 
@@ -376,7 +398,9 @@ impl Interp {
                 self.dir_of(&v)
             }
         };
-        names.retain(|n| n.starts_with(partial) && (partial.starts_with('_') || !n.starts_with('_')));
+        names.retain(|n| {
+            n.starts_with(partial) && (partial.starts_with('_') || !n.starts_with('_'))
+        });
         names.sort();
         names.dedup();
         names

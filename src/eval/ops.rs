@@ -6,11 +6,11 @@ use std::rc::Rc;
 
 use super::class::not_implemented;
 use super::Interp;
-use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
-use crate::value::dict::{key_eq, py_hash, Key, SetObj};
+use crate::modules::types::int_overflow;
 use crate::modules::types::num::{num, num_binop, num_cmp};
 use crate::modules::types::ops::{binop_error, compare_error, unary_error};
-use crate::modules::types::int_overflow;
+use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
+use crate::value::dict::{key_eq, py_hash, Key, SetObj};
 use crate::value::{ExcType, PyErr, PyResult, Value};
 
 #[cold]
@@ -31,7 +31,11 @@ fn repeat<T: Clone>(items: &[T], n: i64) -> PyResult<Vec<T>> {
     if n <= 0 || items.is_empty() {
         return Ok(Vec::new());
     }
-    let total = items.len().checked_mul(n as usize).filter(|t| *t <= MAX_SEQ).ok_or_else(memory_error)?;
+    let total = items
+        .len()
+        .checked_mul(n as usize)
+        .filter(|t| *t <= MAX_SEQ)
+        .ok_or_else(memory_error)?;
     let mut out = Vec::new();
     out.try_reserve_exact(total).map_err(|_| memory_error())?;
     for _ in 0..n {
@@ -96,15 +100,24 @@ impl Interp {
         Ok(Some(match (op, a, b) {
             (BinOp::Add, Value::Str(x), Value::Str(y)) => {
                 let mut s = String::new();
-                s.try_reserve(x.len() + y.len()).map_err(|_| memory_error())?;
+                s.try_reserve(x.len() + y.len())
+                    .map_err(|_| memory_error())?;
                 s.push_str(x);
                 s.push_str(y);
                 Value::str(s)
             }
-            (BinOp::Add, Value::Str(_), other) if !matches!(other, Value::Instance(_) | Value::Native(_) | Value::Tensor(_)) => {
+            (BinOp::Add, Value::Str(_), other)
+                if !matches!(
+                    other,
+                    Value::Instance(_) | Value::Native(_) | Value::Tensor(_)
+                ) =>
+            {
                 return Err(PyErr::new(
                     ExcType::TypeError,
-                    format!("can only concatenate str (not \"{}\") to str", other.type_name()),
+                    format!(
+                        "can only concatenate str (not \"{}\") to str",
+                        other.type_name()
+                    ),
                 ))
             }
             (BinOp::Add, Value::Bytes(x), Value::Bytes(y)) => {
@@ -117,10 +130,18 @@ impl Interp {
                 v.extend(y.borrow().iter().cloned());
                 Value::list(v)
             }
-            (BinOp::Add, Value::List(_), other) if !matches!(other, Value::Instance(_) | Value::Native(_) | Value::Tensor(_)) => {
+            (BinOp::Add, Value::List(_), other)
+                if !matches!(
+                    other,
+                    Value::Instance(_) | Value::Native(_) | Value::Tensor(_)
+                ) =>
+            {
                 return Err(PyErr::new(
                     ExcType::TypeError,
-                    format!("can only concatenate list (not \"{}\") to list", other.type_name()),
+                    format!(
+                        "can only concatenate list (not \"{}\") to list",
+                        other.type_name()
+                    ),
                 ))
             }
             (BinOp::Add, Value::Tuple(x), Value::Tuple(y)) => {
@@ -128,10 +149,18 @@ impl Interp {
                 v.extend(y.iter().cloned());
                 Value::tuple(v)
             }
-            (BinOp::Add, Value::Tuple(_), other) if !matches!(other, Value::Instance(_) | Value::Native(_) | Value::Tensor(_)) => {
+            (BinOp::Add, Value::Tuple(_), other)
+                if !matches!(
+                    other,
+                    Value::Instance(_) | Value::Native(_) | Value::Tensor(_)
+                ) =>
+            {
                 return Err(PyErr::new(
                     ExcType::TypeError,
-                    format!("can only concatenate tuple (not \"{}\") to tuple", other.type_name()),
+                    format!(
+                        "can only concatenate tuple (not \"{}\") to tuple",
+                        other.type_name()
+                    ),
                 ))
             }
             (BinOp::Mult, Value::Str(s), n) | (BinOp::Mult, n, Value::Str(s)) if is_int(n) => {
@@ -150,7 +179,11 @@ impl Interp {
             (BinOp::Mod, Value::Str(fmt), args) if !matches!(args, Value::Instance(_)) => {
                 Value::str(crate::value::percent::percent_format(self, fmt, args)?)
             }
-            (BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor, Value::Set(x), Value::Set(y)) => {
+            (
+                BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor,
+                Value::Set(x),
+                Value::Set(y),
+            ) => {
                 let (xs, ys) = (x.items.borrow(), y.items.borrow());
                 let out: indexmap::IndexSet<Key> = match op {
                     BinOp::BitOr => xs.iter().chain(ys.iter()).cloned().collect(),
@@ -187,7 +220,13 @@ impl Interp {
         Err(unsupported(op, a, b))
     }
 
-    fn try_binop_side(&self, op: BinOp, this: &Value, other: &Value, reflected: bool) -> PyResult<Option<Value>> {
+    fn try_binop_side(
+        &self,
+        op: BinOp,
+        this: &Value,
+        other: &Value,
+        reflected: bool,
+    ) -> PyResult<Option<Value>> {
         match this {
             Value::Instance(inst) => {
                 let name = if reflected { op.rdunder() } else { op.dunder() };
@@ -231,7 +270,8 @@ impl Interp {
                 let c = unary_char(op);
                 n.unary(v, c, self)?.ok_or_else(|| bad_unary(op, v))
             }
-            (_, Value::Tensor(_)) => crate::modules::tensor_unary(self, unary_char(op), v)?.ok_or_else(|| bad_unary(op, v)),
+            (_, Value::Tensor(_)) => crate::modules::tensor_unary(self, unary_char(op), v)?
+                .ok_or_else(|| bad_unary(op, v)),
             _ => Err(bad_unary(op, v)),
         }
     }
@@ -257,20 +297,29 @@ impl Interp {
             match this {
                 Value::Instance(inst) => {
                     if let Some(m) = inst.class.lookup(n) {
-                        let r = self.call_value(&m, vec![this.clone(), other.clone()], Vec::new())?;
+                        let r =
+                            self.call_value(&m, vec![this.clone(), other.clone()], Vec::new())?;
                         if !r.is(&not_implemented()) {
                             return Ok(r);
                         }
                     }
                 }
                 Value::Native(nat) => {
-                    let sym = if std::ptr::eq(this, a) { op.symbol() } else { swapped(op).symbol() };
+                    let sym = if std::ptr::eq(this, a) {
+                        op.symbol()
+                    } else {
+                        swapped(op).symbol()
+                    };
                     if let Some(r) = nat.compare(this, sym, other, self)? {
                         return Ok(r);
                     }
                 }
                 Value::Tensor(_) => {
-                    let sym = if std::ptr::eq(this, a) { op.symbol() } else { swapped(op).symbol() };
+                    let sym = if std::ptr::eq(this, a) {
+                        op.symbol()
+                    } else {
+                        swapped(op).symbol()
+                    };
                     if let Some(r) = crate::modules::tensor_compare(self, this, sym, other)? {
                         return Ok(r);
                     }
@@ -367,7 +416,10 @@ impl Interp {
         self.check_stack()?;
         let d = self.depth.get();
         if d >= super::RECURSION_LIMIT {
-            return Err(PyErr::new(ExcType::RecursionError, "maximum recursion depth exceeded in comparison"));
+            return Err(PyErr::new(
+                ExcType::RecursionError,
+                "maximum recursion depth exceeded in comparison",
+            ));
         }
         self.depth.set(d + 1);
         let r = f();
@@ -394,7 +446,11 @@ impl Interp {
                 continue;
             }
             let lt = self.rich_compare(CmpOp::Lt, p, q)?;
-            return Ok(Some(if self.is_true(&lt)? { std::cmp::Ordering::Less } else { std::cmp::Ordering::Greater }));
+            return Ok(Some(if self.is_true(&lt)? {
+                std::cmp::Ordering::Less
+            } else {
+                std::cmp::Ordering::Greater
+            }));
         }
         Ok(Some(x.len().cmp(&y.len())))
     }
@@ -419,7 +475,10 @@ impl Interp {
                         Value::Bool(b) => Ok(b),
                         other => Err(PyErr::new(
                             ExcType::TypeError,
-                            format!("__bool__ should return bool, returned {}", other.type_name()),
+                            format!(
+                                "__bool__ should return bool, returned {}",
+                                other.type_name()
+                            ),
                         )),
                     };
                 }
@@ -460,11 +519,19 @@ impl Interp {
                     let r = self.call_value(&m, vec![v.clone()], Vec::new())?;
                     match r {
                         Value::Int(i) if i >= 0 => i as usize,
-                        Value::Int(_) => return Err(PyErr::new(ExcType::ValueError, "__len__() should return >= 0")),
+                        Value::Int(_) => {
+                            return Err(PyErr::new(
+                                ExcType::ValueError,
+                                "__len__() should return >= 0",
+                            ))
+                        }
                         other => {
                             return Err(PyErr::new(
                                 ExcType::TypeError,
-                                format!("'{}' object cannot be interpreted as an integer", other.type_name()),
+                                format!(
+                                    "'{}' object cannot be interpreted as an integer",
+                                    other.type_name()
+                                ),
                             ))
                         }
                     }
@@ -484,13 +551,21 @@ impl Interp {
                 Value::Str(sub) => Ok(s.contains(sub.as_str())),
                 other => Err(PyErr::new(
                     ExcType::TypeError,
-                    format!("'in <string>' requires string as left operand, not {}", other.type_name()),
+                    format!(
+                        "'in <string>' requires string as left operand, not {}",
+                        other.type_name()
+                    ),
                 )),
             },
             Value::Bytes(b) => match item {
-                Value::Bytes(sub) => Ok(sub.is_empty() || b.windows(sub.len()).any(|w| w == &sub[..])),
+                Value::Bytes(sub) => {
+                    Ok(sub.is_empty() || b.windows(sub.len()).any(|w| w == &sub[..]))
+                }
                 Value::Int(i) => Ok(b.contains(&(*i as u8))),
-                _ => Err(PyErr::new(ExcType::TypeError, "a bytes-like object is required")),
+                _ => Err(PyErr::new(
+                    ExcType::TypeError,
+                    "a bytes-like object is required",
+                )),
             },
             Value::Dict(d) => {
                 let k = Key::new(item.clone())?;
@@ -519,7 +594,8 @@ impl Interp {
             }
             Value::Instance(inst) => {
                 if let Some(m) = inst.class.lookup("__contains__") {
-                    let r = self.call_value(&m, vec![container.clone(), item.clone()], Vec::new())?;
+                    let r =
+                        self.call_value(&m, vec![container.clone(), item.clone()], Vec::new())?;
                     return self.is_true(&r);
                 }
                 self.contains_by_iteration(container, item)
@@ -534,7 +610,10 @@ impl Interp {
                 } else {
                     Err(PyErr::new(
                         ExcType::TypeError,
-                        format!("argument of type '{}' is not iterable", container.type_name()),
+                        format!(
+                            "argument of type '{}' is not iterable",
+                            container.type_name()
+                        ),
                     ))
                 }
             }
@@ -556,11 +635,17 @@ impl Interp {
         if let Value::Instance(inst) = v {
             if let Some(m) = inst.class.lookup("__hash__") {
                 if m.is_none() {
-                    return Err(PyErr::new(ExcType::TypeError, format!("unhashable type: '{}'", inst.class.name)));
+                    return Err(PyErr::new(
+                        ExcType::TypeError,
+                        format!("unhashable type: '{}'", inst.class.name),
+                    ));
                 }
                 return match self.call_value(&m, vec![v.clone()], Vec::new())? {
                     Value::Int(i) => Ok(i),
-                    _ => Err(PyErr::new(ExcType::TypeError, "__hash__ method should return an integer")),
+                    _ => Err(PyErr::new(
+                        ExcType::TypeError,
+                        "__hash__ method should return an integer",
+                    )),
                 };
             }
         }
@@ -634,5 +719,8 @@ fn bad_unary(op: UnaryOp, v: &Value) -> PyErr {
 
 #[cold]
 fn no_len(v: &Value) -> PyErr {
-    PyErr::new(ExcType::TypeError, format!("object of type '{}' has no len()", v.type_name()))
+    PyErr::new(
+        ExcType::TypeError,
+        format!("object of type '{}' has no len()", v.type_name()),
+    )
 }

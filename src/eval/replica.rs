@@ -62,25 +62,29 @@ impl Interp {
                 "replicas cannot start replicas: this call is already inside a replica function",
             ));
         }
-        let yielders: Rc<RefCell<Vec<*const ReplicaYielder>>> = Rc::new(RefCell::new(vec![std::ptr::null(); n]));
+        let yielders: Rc<RefCell<Vec<*const ReplicaYielder>>> =
+            Rc::new(RefCell::new(vec![std::ptr::null(); n]));
         let limits: Vec<Cell<usize>> = (0..n).map(|_| Cell::new(0)).collect();
         let mut coroutines = Vec::with_capacity(n);
-        for i in 0..n {
+        for (i, limit) in limits.iter().enumerate() {
             let stack = DefaultStack::new(REPLICA_STACK)
                 .map_err(|_| PyErr::new(ExcType::MemoryError, "cannot allocate a replica stack"))?;
             let ys = yielders.clone();
-            let limit = &limits[i];
             let interp_limit = &self.stack_limit;
-            coroutines.push(ScopedCoroutine::with_stack(stack, move |y: &ReplicaYielder, _first: PyResult<Value>| {
-                ys.borrow_mut()[i] = y as *const ReplicaYielder;
-                CURRENT.with(|c| c.set(y as *const ReplicaYielder));
-                limit.set(stack_pointer().saturating_sub(REPLICA_STACK - 2 * STACK_MARGIN));
-                interp_limit.set(limit.get());
-                body(i)
-            }));
+            coroutines.push(ScopedCoroutine::with_stack(
+                stack,
+                move |y: &ReplicaYielder, _first: PyResult<Value>| {
+                    ys.borrow_mut()[i] = y as *const ReplicaYielder;
+                    CURRENT.with(|c| c.set(y as *const ReplicaYielder));
+                    limit.set(stack_pointer().saturating_sub(REPLICA_STACK - 2 * STACK_MARGIN));
+                    interp_limit.set(limit.get());
+                    body(i)
+                },
+            ));
         }
         let mut states: Vec<ExecState> = (0..n).map(|_| ExecState::default()).collect();
-        let mut inputs: Vec<Option<PyResult<Value>>> = (0..n).map(|_| Some(Ok(Value::None))).collect();
+        let mut inputs: Vec<Option<PyResult<Value>>> =
+            (0..n).map(|_| Some(Ok(Value::None))).collect();
         let mut results: Vec<Option<Value>> = vec![None; n];
         let outer_limit = self.stack_limit.get();
         let result = (|| loop {
@@ -89,7 +93,9 @@ impl Interp {
                 if results[i].is_some() {
                     continue;
                 }
-                let Some(input) = inputs[i].take() else { continue };
+                let Some(input) = inputs[i].take() else {
+                    continue;
+                };
                 let outer = self.swap_exec_state(std::mem::take(&mut states[i]));
                 CURRENT_REPLICA.with(|c| c.set(Some(i)));
                 let y = yielders.borrow()[i];
@@ -110,10 +116,16 @@ impl Interp {
                 }
             }
             if parked.is_empty() {
-                return Ok(results.iter_mut().map(|r| r.take().unwrap_or(Value::None)).collect());
+                return Ok(results
+                    .iter_mut()
+                    .map(|r| r.take().unwrap_or(Value::None))
+                    .collect());
             }
             if parked.len() < n {
-                let finished: Vec<String> = (0..n).filter(|i| results[*i].is_some()).map(|i| i.to_string()).collect();
+                let finished: Vec<String> = (0..n)
+                    .filter(|i| results[*i].is_some())
+                    .map(|i| i.to_string())
+                    .collect();
                 let waiting: Vec<String> = parked.iter().map(|(i, _)| i.to_string()).collect();
                 let msg = format!(
                     "replica {} returned without reaching the collective that replica {} {} waiting at; \
@@ -170,7 +182,10 @@ impl Interp {
     #[inline]
     pub fn check_stack(&self) -> PyResult<()> {
         if stack_pointer() < self.stack_limit.get() {
-            return Err(PyErr::new(ExcType::RecursionError, "maximum recursion depth exceeded"));
+            return Err(PyErr::new(
+                ExcType::RecursionError,
+                "maximum recursion depth exceeded",
+            ));
         }
         Ok(())
     }
@@ -196,7 +211,10 @@ mod tests {
             n,
             &|i| vm.call(&f, vec![Value::Int(i as i64)], Vec::new()),
             &|payloads| {
-                let total: i64 = payloads.iter().map(|p| if let Value::Int(i) = p { *i } else { 0 }).sum();
+                let total: i64 = payloads
+                    .iter()
+                    .map(|p| if let Value::Int(i) = p { *i } else { 0 })
+                    .sum();
                 vm.write_stdout(&format!("merge {payloads:?}\n"));
                 Ok(vec![Value::Int(total); payloads.len()])
             },
@@ -214,14 +232,23 @@ mod tests {
             let out: Rc<RefCell<Vec<u8>>> = Rc::new(RefCell::new(Vec::new()));
             let interp = Interp::new(out.clone(), Arc::new(AtomicBool::new(false)));
             interp.set_stack_budget(crate::STACK_SIZE - (8 << 20));
-            interp.set_global("replicas", Value::NativeFunction(NativeFunction::new("replicas(fn, n)", replicas, "")));
-            interp.set_global("collective", Value::NativeFunction(NativeFunction::new("collective(x)", collective, "")));
+            interp.set_global(
+                "replicas",
+                Value::NativeFunction(NativeFunction::new("replicas(fn, n)", replicas, "")),
+            );
+            interp.set_global(
+                "collective",
+                Value::NativeFunction(NativeFunction::new("collective(x)", collective, "")),
+            );
             let source = SourceFile::new("t.py", src);
             let module = interp.compile(&source).expect("parses");
             let r = interp.exec_module(&source, &module, false);
             let mut text = String::from_utf8(out.borrow().clone()).unwrap_or_default();
             if let Err(e) = r {
-                text.push_str(&format!("error: {}\n", interp.str_value(e.value()).unwrap_or_default()));
+                text.push_str(&format!(
+                    "error: {}\n",
+                    interp.str_value(e.value()).unwrap_or_default()
+                ));
             }
             text
         })
@@ -239,18 +266,27 @@ mod tests {
     #[test]
     fn a_replica_that_skips_a_collective_is_reported() {
         let out = run("def f(i):\n    if i == 1:\n        return 0\n    return collective(i)\ntry:\n    replicas(f, 2)\nexcept RuntimeError as e:\n    print('caught:', str(e)[:60])\n");
-        assert_eq!(out, "caught: replica 1 returned without reaching the collective that repl\n");
+        assert_eq!(
+            out,
+            "caught: replica 1 returned without reaching the collective that repl\n"
+        );
     }
 
     #[test]
     fn errors_and_deep_recursion_inside_replicas() {
         let out = run("def r(n):\n    return 0 if n == 0 else 1 + r(n - 1)\ndef f(i):\n    if i == 2:\n        raise ValueError('bad replica')\n    return r(900)\ntry:\n    replicas(f, 3)\nexcept ValueError as e:\n    print('caught', e)\ndef g(i):\n    return r(100000)\ntry:\n    replicas(g, 2)\nexcept RecursionError as e:\n    print('recursion', e)\nprint(replicas(lambda i: r(500), 2))\n");
-        assert_eq!(out, "caught bad replica\nrecursion maximum recursion depth exceeded\n[500, 500]\n");
+        assert_eq!(
+            out,
+            "caught bad replica\nrecursion maximum recursion depth exceeded\n[500, 500]\n"
+        );
     }
 
     #[test]
     fn collective_outside_replicas_is_an_error() {
         let out = run("try:\n    collective(1)\nexcept RuntimeError as e:\n    print(e)\n");
-        assert!(out.contains("only be called in a replica function"), "{out}");
+        assert!(
+            out.contains("only be called in a replica function"),
+            "{out}"
+        );
     }
 }

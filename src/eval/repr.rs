@@ -53,17 +53,23 @@ impl Interp {
             }
             Value::Function(f) => format!("<function {} at {:#x}>", f.def.qualname, v.id()),
             Value::NativeFunction(nf) => match &nf.bound {
-                Some(recv) if !matches!(recv, Value::Native(n) if n.type_name() == "module") => format!(
-                    "<built-in method {} of {} object at {:#x}>",
-                    nf.name(),
-                    recv.type_name(),
-                    recv.id()
-                ),
+                Some(recv) if !matches!(recv, Value::Native(n) if n.type_name() == "module") => {
+                    format!(
+                        "<built-in method {} of {} object at {:#x}>",
+                        nf.name(),
+                        recv.type_name(),
+                        recv.id()
+                    )
+                }
                 _ => format!("<built-in function {}>", nf.name()),
             },
             Value::BoundMethod(bm) => {
                 let qual = self.callable_name(&bm.func);
-                format!("<bound method {} of {}>", qual, self.repr_value(&bm.receiver)?)
+                format!(
+                    "<bound method {} of {}>",
+                    qual,
+                    self.repr_value(&bm.receiver)?
+                )
             }
             Value::Class(c) => match c.kind {
                 ClassKind::Builtin(_) => format!("<class '{}'>", c.name),
@@ -87,7 +93,12 @@ impl Interp {
                     };
                     return Ok(format!("{}({})", inst.class.name, inner));
                 }
-                format!("<{}.{} object at {:#x}>", inst.class.module, inst.class.qualname, v.id())
+                format!(
+                    "<{}.{} object at {:#x}>",
+                    inst.class.module,
+                    inst.class.qualname,
+                    v.id()
+                )
             }
             Value::Tensor(_) => crate::modules::tensor_repr(self, v)?,
             Value::Native(n) => n.repr(v, self)?,
@@ -109,7 +120,9 @@ impl Interp {
                     };
                     return match args.len() {
                         0 => Ok(String::new()),
-                        1 if inst.class.exception_type() == Some(ExcType::KeyError) => self.repr_value(&args[0]),
+                        1 if inst.class.exception_type() == Some(ExcType::KeyError) => {
+                            self.repr_value(&args[0])
+                        }
                         1 => self.str_value(&args[0]),
                         _ => self.repr_value(&Value::tuple(args)),
                     };
@@ -149,7 +162,14 @@ impl Interp {
         self.repr_guard.borrow_mut().pop();
     }
 
-    fn container_repr(&self, v: &Value, open: &str, close: &str, items: &[Value], trailing_comma: bool) -> PyResult<String> {
+    fn container_repr(
+        &self,
+        v: &Value,
+        open: &str,
+        close: &str,
+        items: &[Value],
+        trailing_comma: bool,
+    ) -> PyResult<String> {
         let id = v.id();
         if self.repr_guard.borrow().contains(&id) {
             return Ok(format!("{open}...{close}"));

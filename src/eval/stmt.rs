@@ -67,23 +67,30 @@ impl Interp {
             }
             StmtKind::If { test, body, orelse } => {
                 let t = self.eval(f, test)?;
-                return if self.is_true(&t)? { self.exec_block(f, body) } else { self.exec_block(f, orelse) };
+                return if self.is_true(&t)? {
+                    self.exec_block(f, body)
+                } else {
+                    self.exec_block(f, orelse)
+                };
             }
-            StmtKind::While { test, body, orelse } => {
-                loop {
-                    self.check_interrupt()?;
-                    let t = self.eval(f, test)?;
-                    if !self.is_true(&t)? {
-                        return self.exec_block(f, orelse);
-                    }
-                    match self.exec_block(f, body)? {
-                        Flow::Break => break,
-                        Flow::Return(v) => return Ok(Flow::Return(v)),
-                        Flow::Normal | Flow::Continue => {}
-                    }
+            StmtKind::While { test, body, orelse } => loop {
+                self.check_interrupt()?;
+                let t = self.eval(f, test)?;
+                if !self.is_true(&t)? {
+                    return self.exec_block(f, orelse);
                 }
-            }
-            StmtKind::For { target, iter, body, orelse } => {
+                match self.exec_block(f, body)? {
+                    Flow::Break => break,
+                    Flow::Return(v) => return Ok(Flow::Return(v)),
+                    Flow::Normal | Flow::Continue => {}
+                }
+            },
+            StmtKind::For {
+                target,
+                iter,
+                body,
+                orelse,
+            } => {
                 let iterable = self.eval(f, iter)?;
                 let mut it = self.start_iter(&iterable)?;
                 loop {
@@ -103,10 +110,15 @@ impl Interp {
             StmtKind::Continue => return Ok(Flow::Continue),
             StmtKind::Pass => {}
             StmtKind::With { items, body } => return self.exec_with(f, items, body),
-            StmtKind::Try { body, handlers, orelse, finalbody } => {
-                return self.exec_try(f, body, handlers, orelse, finalbody)
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finalbody,
+            } => return self.exec_try(f, body, handlers, orelse, finalbody),
+            StmtKind::Raise { exc, cause } => {
+                return Err(self.make_raise(f, exc.as_ref(), cause.as_ref())?)
             }
-            StmtKind::Raise { exc, cause } => return Err(self.make_raise(f, exc.as_ref(), cause.as_ref())?),
             StmtKind::Assert { test, msg } => {
                 let t = self.eval(f, test)?;
                 if !self.is_true(&t)? {
@@ -141,7 +153,10 @@ impl Interp {
                             Err(_) => {
                                 return Err(PyErr::new(
                                     ExcType::ImportError,
-                                    format!("cannot import name '{}' from '{}' (unknown location)", a.name, module),
+                                    format!(
+                                        "cannot import name '{}' from '{}' (unknown location)",
+                                        a.name, module
+                                    ),
                                 ))
                             }
                         },
@@ -155,7 +170,10 @@ impl Interp {
     }
 
     fn decorate(&self, f: &mut Frame, decorators: &[Expr], mut v: Value) -> PyResult<Value> {
-        let decs: Vec<Value> = decorators.iter().map(|d| self.eval(f, d)).collect::<PyResult<_>>()?;
+        let decs: Vec<Value> = decorators
+            .iter()
+            .map(|d| self.eval(f, d))
+            .collect::<PyResult<_>>()?;
         for d in decs.iter().rev() {
             v = self.call_value(d, vec![v], Vec::new())?;
         }
@@ -178,8 +196,14 @@ impl Interp {
                 self.set_item(&obj, &key, v)
             }
             ExprKind::Tuple(items) | ExprKind::List(items) => self.unpack(f, items, v),
-            ExprKind::Starred(_) => Err(PyErr::new(ExcType::SyntaxError, "starred assignment target must be in a list or tuple")),
-            _ => Err(PyErr::new(ExcType::SyntaxError, "cannot assign to expression")),
+            ExprKind::Starred(_) => Err(PyErr::new(
+                ExcType::SyntaxError,
+                "starred assignment target must be in a list or tuple",
+            )),
+            _ => Err(PyErr::new(
+                ExcType::SyntaxError,
+                "cannot assign to expression",
+            )),
         }
         .map_err(|e| self.locate(f, target.span, e))
     }
@@ -198,7 +222,9 @@ impl Interp {
                 self.collect(&v)?
             }
         };
-        let star = targets.iter().position(|t| matches!(t.kind, ExprKind::Starred(_)));
+        let star = targets
+            .iter()
+            .position(|t| matches!(t.kind, ExprKind::Starred(_)));
         match star {
             None => {
                 if items.len() != targets.len() {
@@ -210,7 +236,11 @@ impl Interp {
                     } else {
                         PyErr::new(
                             ExcType::ValueError,
-                            format!("not enough values to unpack (expected {}, got {})", targets.len(), items.len()),
+                            format!(
+                                "not enough values to unpack (expected {}, got {})",
+                                targets.len(),
+                                items.len()
+                            ),
                         )
                     });
                 }
@@ -270,7 +300,10 @@ impl Interp {
                 let new = self.inplace_op(op, &cur, &rhs)?;
                 self.set_item(&o, &k, new)
             }
-            _ => Err(PyErr::new(ExcType::SyntaxError, "illegal expression for augmented assignment")),
+            _ => Err(PyErr::new(
+                ExcType::SyntaxError,
+                "illegal expression for augmented assignment",
+            )),
         }
     }
 
@@ -303,7 +336,9 @@ impl Interp {
             return self.exec_block(f, body);
         };
         let mgr = self.eval(f, &first.context_expr)?;
-        let entered = self.context_enter(&mgr).map_err(|e| self.locate(f, first.context_expr.span, e))?;
+        let entered = self
+            .context_enter(&mgr)
+            .map_err(|e| self.locate(f, first.context_expr.span, e))?;
         let result = (|| {
             if let Some(t) = &first.optional_vars {
                 self.assign(f, t, entered)?;
@@ -316,7 +351,8 @@ impl Interp {
         })();
         match result {
             Ok(flow) => {
-                self.context_exit(&mgr, None).map_err(|e| self.locate(f, first.context_expr.span, e))?;
+                self.context_exit(&mgr, None)
+                    .map_err(|e| self.locate(f, first.context_expr.span, e))?;
                 Ok(flow)
             }
             Err(err) => {
@@ -379,14 +415,13 @@ impl Interp {
                 let _ = self.delete(f, n);
             }
             return match r {
-                Err(mut e) => {
+                Err(e) => {
                     // Implicit chaining: the new exception's __context__.
                     if let (Some(prev), Value::Instance(inst)) = (handled, e.value().clone()) {
                         if !prev.value().is(e.value()) && inst.get_attr("__context__").is_none() {
                             inst.set_attr("__context__", prev.value().clone());
                         }
                     }
-                    e.0.located = e.0.located || false;
                     Err(e)
                 }
                 ok => ok,
@@ -422,7 +457,12 @@ impl Interp {
         }
     }
 
-    fn make_raise(&self, f: &mut Frame, exc: Option<&Expr>, cause: Option<&Expr>) -> PyResult<PyErr> {
+    fn make_raise(
+        &self,
+        f: &mut Frame,
+        exc: Option<&Expr>,
+        cause: Option<&Expr>,
+    ) -> PyResult<PyErr> {
         let Some(exc) = exc else {
             return match self.handling.borrow().last() {
                 Some(e) => {
@@ -431,7 +471,10 @@ impl Interp {
                     e.0.traceback.clear();
                     Ok(e)
                 }
-                None => Ok(PyErr::new(ExcType::RuntimeError, "No active exception to reraise")),
+                None => Ok(PyErr::new(
+                    ExcType::RuntimeError,
+                    "No active exception to reraise",
+                )),
             };
         };
         let v = self.eval(f, exc)?;
@@ -463,7 +506,10 @@ impl Interp {
                 Ok(PyErr::from_value(inst))
             }
             Value::Instance(i) if i.class.exception_type().is_some() => Ok(PyErr::from_value(v)),
-            _ => Err(PyErr::new(ExcType::TypeError, "exceptions must derive from BaseException")),
+            _ => Err(PyErr::new(
+                ExcType::TypeError,
+                "exceptions must derive from BaseException",
+            )),
         }
     }
 
@@ -480,7 +526,10 @@ impl Interp {
                 None => self.globals.borrow_mut()[i as usize] = Some(v),
             },
             Slot::Unresolved => {
-                return Err(PyErr::new(ExcType::RuntimeError, format!("internal error: unresolved name '{}'", n.id)))
+                return Err(PyErr::new(
+                    ExcType::RuntimeError,
+                    format!("internal error: unresolved name '{}'", n.id),
+                ))
             }
         }
         Ok(())
@@ -502,9 +551,15 @@ impl Interp {
             return Err(match n.slot.get() {
                 Slot::Local(_) => PyErr::new(
                     ExcType::UnboundLocalError,
-                    format!("cannot access local variable '{}' where it is not associated with a value", n.id),
+                    format!(
+                        "cannot access local variable '{}' where it is not associated with a value",
+                        n.id
+                    ),
                 ),
-                _ => PyErr::new(ExcType::NameError, format!("name '{}' is not defined", n.id)),
+                _ => PyErr::new(
+                    ExcType::NameError,
+                    format!("name '{}' is not defined", n.id),
+                ),
             });
         }
         Ok(())
@@ -518,8 +573,15 @@ impl Interp {
     /// Whether a value can be iterated (without iterating it).
     pub fn is_iterable(&self, v: &Value) -> bool {
         match v {
-            Value::Str(_) | Value::Bytes(_) | Value::Tuple(_) | Value::List(_) | Value::Dict(_) | Value::Set(_) => true,
-            Value::Instance(i) => i.class.lookup("__iter__").is_some() || i.class.lookup("__getitem__").is_some(),
+            Value::Str(_)
+            | Value::Bytes(_)
+            | Value::Tuple(_)
+            | Value::List(_)
+            | Value::Dict(_)
+            | Value::Set(_) => true,
+            Value::Instance(i) => {
+                i.class.lookup("__iter__").is_some() || i.class.lookup("__getitem__").is_some()
+            }
             Value::Native(_) | Value::Tensor(_) => true,
             _ => false,
         }

@@ -3,7 +3,7 @@
 //! `OverflowError: math range error` when it is too large), and the integer
 //! functions (`factorial`, `gcd`, `comb` …) on 64-bit ints.
 
-use super::math_int::{comb, factorial, gcd, lcm, perm, prod};
+use super::math_int::{comb, factorial, gcd, isqrt, lcm, perm, prod};
 use super::types::float::to_float;
 use super::types::{int_arg, type_error, value_error};
 use super::ModuleBuilder;
@@ -99,6 +99,16 @@ pub fn module() -> Value {
         "factorial(n, /)",
         factorial,
         "`n!` for an int n >= 0: `math.factorial(5) == 120`.",
+    )
+    .function(
+        "dist(p, q, /)",
+        dist,
+        "The Euclidean distance between two points: `math.dist((0, 0), (3, 4)) == 5.0`.",
+    )
+    .function(
+        "isqrt(n, /)",
+        isqrt,
+        "The integer square root: `math.isqrt(17) == 4`.",
     )
     .function(
         "gcd(*integers)",
@@ -278,6 +288,20 @@ fn hypot(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let mut acc = 0.0f64;
     for v in a.varargs(0) {
         acc = acc.hypot(real(vm, v)?);
+    }
+    Ok(Value::Float(acc))
+}
+
+fn dist(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let (p, q) = (vm.collect(a.get(0))?, vm.collect(a.get(1))?);
+    if p.len() != q.len() {
+        return Err(value_error(
+            "both points must have the same number of dimensions",
+        ));
+    }
+    let mut acc = 0.0f64;
+    for (x, y) in p.iter().zip(&q) {
+        acc = acc.hypot(real(vm, x)? - real(vm, y)?);
     }
     Ok(Value::Float(acc))
 }

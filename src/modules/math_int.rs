@@ -100,3 +100,19 @@ pub(super) fn perm(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     }
     Ok(Value::Int(acc))
 }
+
+/// `math.isqrt(n)`: the integer square root (floor), exact for every i64.
+pub(super) fn isqrt(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let n = int_arg(a.get(0), vm)?;
+    if n < 0 {
+        return Err(value_error("isqrt() argument must be nonnegative"));
+    }
+    let mut r = (n as f64).sqrt() as i64;
+    while r > 0 && r.checked_mul(r).is_none_or(|sq| sq > n) {
+        r -= 1;
+    }
+    while (r + 1).checked_mul(r + 1).is_some_and(|sq| sq <= n) {
+        r += 1;
+    }
+    Ok(Value::Int(r))
+}

@@ -114,6 +114,14 @@ impl NativeObject for Environ {
         Ok(true)
     }
 
+    fn delitem(&self, _this: &Value, key: &Value, _vm: &dyn Vm) -> PyResult<bool> {
+        let k = key_str(key)?;
+        match with_env(|m| m.shift_remove(&k)) {
+            Some(_) => Ok(true),
+            None => Err(PyErr::with_args(ExcType::KeyError, vec![key.clone()])),
+        }
+    }
+
     fn contains(&self, item: &Value, _vm: &dyn Vm) -> PyResult<Option<bool>> {
         Ok(Some(match item {
             Value::Str(s) => env_get(s).is_some(),
@@ -146,6 +154,12 @@ fn environ_class() -> Rc<Class> {
         "_Environ.items(self)",
         environ_items,
         "The `(name, value)` pairs.",
+    );
+    add_method(
+        &c,
+        "_Environ.update(self, *other, **kwargs)",
+        environ_update,
+        "Sets every variable of a mapping (and the keyword arguments).",
     );
     add_method(
         &c,
@@ -199,6 +213,22 @@ fn environ_pop(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         (None, Some(d)) => Ok(d.clone()),
         (None, None) => Err(PyErr::with_args(ExcType::KeyError, vec![a.get(1).clone()])),
     }
+}
+
+fn environ_update(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    if let Some(m) = a.varargs(1).first() {
+        let keys = vm.collect(&vm.call(&vm.getattr(m, "keys")?, Vec::new(), Vec::new())?)?;
+        for k in keys {
+            let v = vm.getitem(m, &k)?;
+            env_set(&key_str(&k)?, &key_str(&v)?);
+        }
+    }
+    if let Value::Dict(kw) = a.get(2) {
+        for (k, v) in kw.borrow().items() {
+            env_set(&key_str(&k)?, &key_str(&v)?);
+        }
+    }
+    Ok(Value::None)
 }
 
 fn environ_setdefault(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {

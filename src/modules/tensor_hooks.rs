@@ -8,7 +8,10 @@ use crate::syntax::ast::BinOp;
 use crate::value::{Class, ExcType, PyErr, PyResult, Value, Vm};
 
 fn unavailable() -> PyErr {
-    PyErr::new(ExcType::NotImplementedError, "tensors are not available yet")
+    PyErr::new(
+        ExcType::NotImplementedError,
+        "tensors are not available yet",
+    )
 }
 
 /// The `tf.Tensor` class.
@@ -20,7 +23,13 @@ pub fn tensor_getattr(_vm: &dyn Vm, _t: &Value, _name: &str) -> PyResult<Option<
     Err(unavailable())
 }
 /// `t op other` / `other op t`.
-pub fn tensor_binop(_vm: &dyn Vm, _op: BinOp, _t: &Value, _other: &Value, _reflected: bool) -> PyResult<Option<Value>> {
+pub fn tensor_binop(
+    _vm: &dyn Vm,
+    _op: BinOp,
+    _t: &Value,
+    _other: &Value,
+    _reflected: bool,
+) -> PyResult<Option<Value>> {
     Err(unavailable())
 }
 /// `-t`, `+t`, `~t`.
@@ -28,7 +37,12 @@ pub fn tensor_unary(_vm: &dyn Vm, _op: char, _t: &Value) -> PyResult<Option<Valu
     Err(unavailable())
 }
 /// `t == other` etc.
-pub fn tensor_compare(_vm: &dyn Vm, _t: &Value, _op: &str, _other: &Value) -> PyResult<Option<Value>> {
+pub fn tensor_compare(
+    _vm: &dyn Vm,
+    _t: &Value,
+    _op: &str,
+    _other: &Value,
+) -> PyResult<Option<Value>> {
     Err(unavailable())
 }
 /// `bool(t)`.

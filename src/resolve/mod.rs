@@ -37,7 +37,10 @@ impl GlobalNames {
 
     /// The name of a slot.
     pub fn name(&self, idx: u32) -> Rc<str> {
-        self.names.get_index(idx as usize).map(|(k, _)| k.clone()).unwrap_or_else(|| "?".into())
+        self.names
+            .get_index(idx as usize)
+            .map(|(k, _)| k.clone())
+            .unwrap_or_else(|| "?".into())
     }
 
     /// How many names there are.

@@ -43,6 +43,8 @@ struct ScopeData<'a> {
     out: Option<&'a RefCell<Scope>>,
     /// A comprehension's implicit function scope.
     comp: bool,
+    /// Every name bound so far in this scope (also at module level).
+    assigned: HashSet<Rc<str>>,
 }
 
 pub(super) struct Resolver<'a, 'g> {
@@ -73,6 +75,7 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 free: IndexMap::new(),
                 out: None,
                 comp: false,
+                assigned: HashSet::new(),
             }],
             uses: Vec::new(),
             cur: 0,
@@ -80,6 +83,7 @@ impl<'a, 'g> Resolver<'a, 'g> {
     }
 
     pub(super) fn module(mut self, m: &'a Module) -> Result<(), SyntaxError> {
+        self.scan_block(&m.body)?;
         self.stmts(&m.body)?;
         self.finish();
         Ok(())
@@ -96,6 +100,7 @@ impl<'a, 'g> Resolver<'a, 'g> {
             free: IndexMap::new(),
             out,
             comp: false,
+            assigned: HashSet::new(),
         });
         let id = self.scopes.len() - 1;
         self.cur = id;
@@ -110,6 +115,7 @@ impl<'a, 'g> Resolver<'a, 'g> {
 
     fn declare(&mut self, name: &Rc<str>) {
         let s = &mut self.scopes[self.cur];
+        s.assigned.insert(name.clone());
         if s.kind == Kind::Module || s.globals.contains(name) || s.nonlocals.contains(name) {
             return;
         }
@@ -129,7 +135,9 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 targets.iter().for_each(|t| self.scan_target(t));
                 self.scan_walrus(value);
             }
-            StmtKind::AugAssign { target, .. } | StmtKind::AnnAssign { target, .. } => self.scan_target(target),
+            StmtKind::AugAssign { target, .. } | StmtKind::AnnAssign { target, .. } => {
+                self.scan_target(target)
+            }
             StmtKind::Expr(e) => self.scan_walrus(e),
             StmtKind::FunctionDef(f) => self.declare(&f.target.id),
             StmtKind::ClassDef(c) => self.declare(&c.target.id),
@@ -139,7 +147,12 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 self.scan_block(body)?;
                 self.scan_block(orelse)?;
             }
-            StmtKind::For { target, body, orelse, .. } => {
+            StmtKind::For {
+                target,
+                body,
+                orelse,
+                ..
+            } => {
                 self.scan_target(target);
                 self.scan_block(body)?;
                 self.scan_block(orelse)?;
@@ -152,7 +165,12 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 }
                 self.scan_block(body)?;
             }
-            StmtKind::Try { body, handlers, orelse, finalbody } => {
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finalbody,
+            } => {
                 self.scan_block(body)?;
                 for h in handlers {
                     if let Some(n) = &h.name {
@@ -170,7 +188,15 @@ impl<'a, 'g> Resolver<'a, 'g> {
             }
             StmtKind::Global(names) => {
                 for n in names {
-                    if self.scopes[self.cur].locals.contains_key(&n.name) && self.scopes[self.cur].kind != Kind::Module {
+                    if self.scopes[self.cur].params.contains(&n.name) {
+                        return Err(SyntaxError::new(
+                            format!("name '{}' is parameter and global", n.name),
+                            n.span,
+                        ));
+                    }
+                    if self.scopes[self.cur].locals.contains_key(&n.name)
+                        && self.scopes[self.cur].kind != Kind::Module
+                    {
                         return Err(SyntaxError::new(
                             format!("name '{}' is assigned to before global declaration", n.name),
                             n.span,
@@ -181,12 +207,33 @@ impl<'a, 'g> Resolver<'a, 'g> {
             }
             StmtKind::Nonlocal(names) => {
                 for n in names {
+                    if self.scopes[self.cur].params.contains(&n.name) {
+                        return Err(SyntaxError::new(
+                            format!("name '{}' is parameter and nonlocal", n.name),
+                            n.span,
+                        ));
+                    }
+                    if self.assigned_before(&n.name) {
+                        return Err(SyntaxError::new(
+                            format!(
+                                "name '{}' is assigned to before nonlocal declaration",
+                                n.name
+                            ),
+                            n.span,
+                        ));
+                    }
                     if self.scopes[self.cur].kind == Kind::Module {
-                        return Err(SyntaxError::new("nonlocal declaration not allowed at module level", s.span));
+                        return Err(SyntaxError::new(
+                            "nonlocal declaration not allowed at module level",
+                            s.span,
+                        ));
                     }
                     if self.scopes[self.cur].locals.contains_key(&n.name) {
                         return Err(SyntaxError::new(
-                            format!("name '{}' is assigned to before nonlocal declaration", n.name),
+                            format!(
+                                "name '{}' is assigned to before nonlocal declaration",
+                                n.name
+                            ),
                             n.span,
                         ));
                     }
@@ -198,10 +245,19 @@ impl<'a, 'g> Resolver<'a, 'g> {
         Ok(())
     }
 
+    /// Whether `name` was bound earlier in the current scope (module scopes
+    /// record bindings in `assigned` since they have no locals).
+    fn assigned_before(&self, name: &Rc<str>) -> bool {
+        let s = &self.scopes[self.cur];
+        s.locals.contains_key(name) || s.assigned.contains(name)
+    }
+
     fn scan_target(&mut self, t: &'a Expr) {
         match &t.kind {
             ExprKind::Name(n) => self.declare(&n.id),
-            ExprKind::Tuple(items) | ExprKind::List(items) => items.iter().for_each(|i| self.scan_target(i)),
+            ExprKind::Tuple(items) | ExprKind::List(items) => {
+                items.iter().for_each(|i| self.scan_target(i))
+            }
             ExprKind::Starred(inner) => self.scan_target(inner),
             _ => {}
         }
@@ -237,7 +293,11 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 self.expr(value)?;
                 self.expr(target)?;
             }
-            StmtKind::AnnAssign { target, annotation, value } => {
+            StmtKind::AnnAssign {
+                target,
+                annotation,
+                value,
+            } => {
                 self.expr(annotation)?;
                 if let Some(v) = value {
                     self.expr(v)?;
@@ -276,7 +336,12 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 self.stmts(body)?;
                 self.stmts(orelse)?;
             }
-            StmtKind::For { target, iter, body, orelse } => {
+            StmtKind::For {
+                target,
+                iter,
+                body,
+                orelse,
+            } => {
                 self.expr(iter)?;
                 self.expr(target)?;
                 self.stmts(body)?;
@@ -291,7 +356,12 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 }
                 self.stmts(body)?;
             }
-            StmtKind::Try { body, handlers, orelse, finalbody } => {
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finalbody,
+            } => {
                 self.stmts(body)?;
                 for h in handlers {
                     if let Some(t) = &h.type_ {
@@ -327,7 +397,10 @@ impl<'a, 'g> Resolver<'a, 'g> {
             StmtKind::Nonlocal(names) => {
                 for n in names {
                     if !self.enclosing_has(&n.name) {
-                        return Err(SyntaxError::new(format!("no binding for nonlocal '{}' found", n.name), n.span));
+                        return Err(SyntaxError::new(
+                            format!("no binding for nonlocal '{}' found", n.name),
+                            n.span,
+                        ));
                     }
                 }
             }
@@ -340,7 +413,9 @@ impl<'a, 'g> Resolver<'a, 'g> {
         let mut p = self.scopes[self.cur].parent;
         while let Some(i) = p {
             let s = &self.scopes[i];
-            if s.kind == Kind::Function && (s.locals.contains_key(name) || s.nonlocals.contains(name)) {
+            if s.kind == Kind::Function
+                && (s.locals.contains_key(name) || s.nonlocals.contains(name))
+            {
                 return true;
             }
             p = s.parent;
@@ -375,7 +450,14 @@ impl<'a, 'g> Resolver<'a, 'g> {
         for d in a.kw_defaults.iter().flatten() {
             self.expr(d)?;
         }
-        for arg in a.posonlyargs.iter().chain(&a.args).chain(&a.kwonlyargs).chain(&a.vararg).chain(&a.kwarg) {
+        for arg in a
+            .posonlyargs
+            .iter()
+            .chain(&a.args)
+            .chain(&a.kwonlyargs)
+            .chain(&a.vararg)
+            .chain(&a.kwarg)
+        {
             if let Some(ann) = &arg.annotation {
                 self.expr(ann)?;
             }
@@ -408,13 +490,19 @@ impl<'a, 'g> Resolver<'a, 'g> {
                     self.expr(v)?;
                 }
             }
-            ExprKind::Compare { left, comparators, .. } => {
+            ExprKind::Compare {
+                left, comparators, ..
+            } => {
                 self.expr(left)?;
                 for c in comparators {
                     self.expr(c)?;
                 }
             }
-            ExprKind::Call { func, args, keywords } => {
+            ExprKind::Call {
+                func,
+                args,
+                keywords,
+            } => {
                 self.expr(func)?;
                 for a in args {
                     self.expr(a)?;
@@ -468,7 +556,10 @@ impl<'a, 'g> Resolver<'a, 'g> {
                     let target_scope = self.cur;
                     self.cur = saved;
                     if target_scope != saved {
-                        self.scopes[target_scope].locals.entry(n.id.clone()).or_default();
+                        self.scopes[target_scope]
+                            .locals
+                            .entry(n.id.clone())
+                            .or_default();
                     }
                     self.name(n);
                 }
@@ -483,7 +574,10 @@ impl<'a, 'g> Resolver<'a, 'g> {
 
     fn fstring(&mut self, parts: &'a [FStringPart]) -> Result<(), SyntaxError> {
         for p in parts {
-            if let FStringPart::Expr { expr, format_spec, .. } = p {
+            if let FStringPart::Expr {
+                expr, format_spec, ..
+            } = p
+            {
                 self.expr(expr)?;
                 if let Some(spec) = format_spec {
                     self.fstring(spec)?;
@@ -583,7 +677,8 @@ impl<'a, 'g> Resolver<'a, 'g> {
         let mut s = scope;
         loop {
             if self.scopes[s].kind == Kind::Function {
-                let owns = self.scopes[s].locals.contains_key(name) && !self.scopes[s].nonlocals.contains(name);
+                let owns = self.scopes[s].locals.contains_key(name)
+                    && !self.scopes[s].nonlocals.contains(name);
                 if owns {
                     if let Some(v) = self.scopes[s].locals.get_mut(name) {
                         v.is_cell = true;
@@ -625,7 +720,12 @@ impl<'a, 'g> Resolver<'a, 'g> {
                     let mut o = out.borrow_mut();
                     o.num_locals = nl;
                     o.num_cells = nc;
-                    o.param_slots = s.params.iter().map(|p| map.get(p).copied().unwrap_or_default()).collect();
+                    o.param_slots = s
+                        .params
+                        .iter()
+                        .map(|p| map.get(p).copied().unwrap_or_default())
+                        .collect();
+                    o.local_names = map.keys().cloned().collect();
                 }
             }
             slot_maps.push(map);
@@ -643,7 +743,11 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 let free = s
                     .free
                     .keys()
-                    .map(|n| parent.and_then(|p| slot_maps[p].get(n).copied()).unwrap_or_default())
+                    .map(|n| {
+                        parent
+                            .and_then(|p| slot_maps[p].get(n).copied())
+                            .unwrap_or_default()
+                    })
                     .collect();
                 out.borrow_mut().free = free;
                 let _ = i;

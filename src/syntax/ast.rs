@@ -57,6 +57,8 @@ pub struct Scope {
     /// captured when the function object is created. In the inner frame they are
     /// cells `num_cells..num_cells + free.len()`.
     pub free: Vec<Slot>,
+    /// Names of the scope's locals, cells and free variables (for messages).
+    pub local_names: Vec<Rc<str>>,
 }
 
 /// A whole source file.

@@ -30,7 +30,8 @@ impl FromValue for i64 {
 impl FromValue for usize {
     fn from_value(v: &Value, what: &str) -> PyResult<usize> {
         let i = i64::from_value(v, what)?;
-        usize::try_from(i).map_err(|_| PyErr::new(ExcType::ValueError, format!("{what} must be non-negative")))
+        usize::try_from(i)
+            .map_err(|_| PyErr::new(ExcType::ValueError, format!("{what} must be non-negative")))
     }
 }
 
@@ -40,7 +41,11 @@ impl FromValue for f64 {
             Value::Float(f) => Ok(*f),
             Value::Int(i) => Ok(*i as f64),
             Value::Bool(b) => Ok(*b as i64 as f64),
-            _ => Err(type_error(format!("must be real number, not {}{}", v.type_name(), for_what(what)))),
+            _ => Err(type_error(format!(
+                "must be real number, not {}{}",
+                v.type_name(),
+                for_what(what)
+            ))),
         }
     }
 }
@@ -60,7 +65,11 @@ impl FromValue for Rc<String> {
     fn from_value(v: &Value, what: &str) -> PyResult<Rc<String>> {
         match v {
             Value::Str(s) => Ok(s.clone()),
-            _ => Err(type_error(format!("{}must be str, not {}", prefix(what), v.type_name()))),
+            _ => Err(type_error(format!(
+                "{}must be str, not {}",
+                prefix(what),
+                v.type_name()
+            ))),
         }
     }
 }

@@ -44,7 +44,10 @@ fn check_hashable(v: &Value) -> PyResult<()> {
 
 #[cold]
 fn unhashable(v: &Value) -> PyErr {
-    PyErr::new(ExcType::TypeError, format!("unhashable type: '{}'", v.type_name()))
+    PyErr::new(
+        ExcType::TypeError,
+        format!("unhashable type: '{}'", v.type_name()),
+    )
 }
 
 const HASH_MODULUS: i64 = (1 << 61) - 1;
@@ -85,7 +88,11 @@ pub fn hash_float(x: f64) -> i64 {
             h -= HASH_MODULUS as u64;
         }
     }
-    let e = if e >= 0 { e % 61 } else { 61 - 1 - ((-1 - e) % 61) };
+    let e = if e >= 0 {
+        e % 61
+    } else {
+        61 - 1 - ((-1 - e) % 61)
+    };
     h = ((h << e) & HASH_MODULUS as u64) | (h >> (61 - e));
     let mut h = h as i64;
     if x < 0.0 {
@@ -272,7 +279,10 @@ impl Dict {
 
     /// The entries, in order.
     pub fn items(&self) -> Vec<(Value, Value)> {
-        self.map.iter().map(|(k, v)| (k.0.clone(), v.clone())).collect()
+        self.map
+            .iter()
+            .map(|(k, v)| (k.0.clone(), v.clone()))
+            .collect()
     }
 }
 

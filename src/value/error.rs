@@ -116,7 +116,12 @@ impl ExcType {
                     } else {
                         "builtins"
                     };
-                    classes.push(Class::new_builtin(ty.name(), module, base, ClassKind::Exception(*ty)));
+                    classes.push(Class::new_builtin(
+                        ty.name(),
+                        module,
+                        base,
+                        ClassKind::Exception(*ty),
+                    ));
                 }
             }
             classes[self as usize].clone()

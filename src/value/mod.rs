@@ -24,6 +24,8 @@ pub use convert::FromValue;
 pub use dict::{Dict, Key};
 pub use error::{ExcType, PyErr, PyResult, TraceEntry};
 pub use native::{NativeObject, Vm};
-pub use object::{BoundMethod, CellRef, Class, ClassKind, Function, Instance, NativeFn, NativeFunction};
+pub use object::{
+    BoundMethod, CellRef, Class, ClassKind, Function, Instance, NativeFn, NativeFunction,
+};
 pub use signature::{Args, Param, ParamKind, Signature};
 pub use value::{Value, ValueType};

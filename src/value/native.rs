@@ -13,7 +13,12 @@ use crate::syntax::ast::BinOp;
 /// natives never see the evaluator's internals.
 pub trait Vm {
     /// Calls any callable with positional and keyword arguments.
-    fn call(&self, func: &Value, args: Vec<Value>, kwargs: Vec<(Rc<str>, Value)>) -> PyResult<Value>;
+    fn call(
+        &self,
+        func: &Value,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+    ) -> PyResult<Value>;
     /// `repr(v)`.
     fn repr(&self, v: &Value) -> PyResult<String>;
     /// `str(v)`.
@@ -144,9 +149,18 @@ pub trait NativeObject: Any {
     }
 
     /// Calling the object.
-    fn call(&self, this: &Value, args: Vec<Value>, kwargs: Vec<(Rc<str>, Value)>, vm: &dyn Vm) -> PyResult<Value> {
+    fn call(
+        &self,
+        this: &Value,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+        vm: &dyn Vm,
+    ) -> PyResult<Value> {
         let _ = (this, args, kwargs, vm);
-        Err(PyErr::new(ExcType::TypeError, format!("'{}' object is not callable", self.type_name())))
+        Err(PyErr::new(
+            ExcType::TypeError,
+            format!("'{}' object is not callable", self.type_name()),
+        ))
     }
 
     /// `iter(obj)`: `Ok(None)` means not iterable.
@@ -159,7 +173,10 @@ pub trait NativeObject: Any {
     /// `Err` with `ExcType::TypeError` by default: not an iterator.
     fn next(&self, this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
         let _ = (this, vm);
-        Err(PyErr::new(ExcType::TypeError, format!("'{}' object is not an iterator", self.type_name())))
+        Err(PyErr::new(
+            ExcType::TypeError,
+            format!("'{}' object is not an iterator", self.type_name()),
+        ))
     }
 
     /// `len(obj)`.
@@ -180,6 +197,12 @@ pub trait NativeObject: Any {
         Ok(false)
     }
 
+    /// `del obj[key]`; `Ok(false)` means unsupported.
+    fn delitem(&self, this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<bool> {
+        let _ = (this, key, vm);
+        Ok(false)
+    }
+
     /// `bool(obj)`; None means "always true".
     fn truthy(&self, vm: &dyn Vm) -> PyResult<Option<bool>> {
         let _ = vm;
@@ -187,7 +210,14 @@ pub trait NativeObject: Any {
     }
 
     /// `obj op other` (or `other op obj` when `reflected`); `Ok(None)` means NotImplemented.
-    fn binop(&self, this: &Value, op: BinOp, other: &Value, reflected: bool, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn binop(
+        &self,
+        this: &Value,
+        op: BinOp,
+        other: &Value,
+        reflected: bool,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
         let _ = (this, op, other, reflected, vm);
         Ok(None)
     }
@@ -199,7 +229,13 @@ pub trait NativeObject: Any {
     }
 
     /// Rich comparison (`op` is one of `== != < <= > >=`); `Ok(None)` means NotImplemented.
-    fn compare(&self, this: &Value, op: &str, other: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn compare(
+        &self,
+        this: &Value,
+        op: &str,
+        other: &Value,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
         let _ = (this, op, other, vm);
         Ok(None)
     }

@@ -45,7 +45,12 @@ pub struct Class {
 
 impl Class {
     /// A builtin class (exceptions, builtin types, native types).
-    pub fn new_builtin(name: &str, module: &str, base: Option<Rc<Class>>, kind: ClassKind) -> Rc<Class> {
+    pub fn new_builtin(
+        name: &str,
+        module: &str,
+        base: Option<Rc<Class>>,
+        kind: ClassKind,
+    ) -> Rc<Class> {
         Rc::new(Class {
             name: name.into(),
             qualname: name.into(),

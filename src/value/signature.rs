@@ -89,7 +89,10 @@ impl Signature {
     pub fn parse(text: &str) -> Signature {
         let open = text.find('(').unwrap_or(text.len());
         let name: Rc<str> = text[..open].trim().into();
-        let inner = text[open..].trim().trim_start_matches('(').trim_end_matches(')');
+        let inner = text[open..]
+            .trim()
+            .trim_start_matches('(')
+            .trim_end_matches(')');
         let mut params = Vec::new();
         let mut kind = ParamKind::PositionalOrKeyword;
         for part in split_params(inner) {
@@ -109,11 +112,19 @@ impl Signature {
                 continue;
             }
             if let Some(n) = part.strip_prefix("**") {
-                params.push(Param { name: n.trim().into(), kind: ParamKind::VarKeyword, default: None });
+                params.push(Param {
+                    name: n.trim().into(),
+                    kind: ParamKind::VarKeyword,
+                    default: None,
+                });
                 continue;
             }
             if let Some(n) = part.strip_prefix('*') {
-                params.push(Param { name: n.trim().into(), kind: ParamKind::VarPositional, default: None });
+                params.push(Param {
+                    name: n.trim().into(),
+                    kind: ParamKind::VarPositional,
+                    default: None,
+                });
                 kind = ParamKind::KeywordOnly;
                 continue;
             }
@@ -121,7 +132,11 @@ impl Signature {
                 Some((n, d)) => (n.trim(), Some(parse_default(d.trim()))),
                 None => (part, None),
             };
-            params.push(Param { name: pname.into(), kind, default });
+            params.push(Param {
+                name: pname.into(),
+                kind,
+                default,
+            });
         }
         Signature { name, params }
     }
@@ -135,10 +150,21 @@ impl Signature {
         let npos_params = self
             .params
             .iter()
-            .take_while(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword))
+            .take_while(|p| {
+                matches!(
+                    p.kind,
+                    ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword
+                )
+            })
             .count();
-        let var_pos = self.params.iter().position(|p| p.kind == ParamKind::VarPositional);
-        let var_kw = self.params.iter().position(|p| p.kind == ParamKind::VarKeyword);
+        let var_pos = self
+            .params
+            .iter()
+            .position(|p| p.kind == ParamKind::VarPositional);
+        let var_kw = self
+            .params
+            .iter()
+            .position(|p| p.kind == ParamKind::VarKeyword);
         let npos_given = positional.len();
         let mut pos = positional.into_iter();
         for i in 0..npos_params.min(npos_given) {
@@ -160,7 +186,11 @@ impl Signature {
         let mut posonly_as_kw = Vec::new();
         for (key, value) in keywords {
             let found = self.params.iter().position(|p| {
-                *p.name == *key && matches!(p.kind, ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly)
+                *p.name == *key
+                    && matches!(
+                        p.kind,
+                        ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly
+                    )
             });
             match found {
                 Some(i) => {
@@ -178,19 +208,29 @@ impl Signature {
                         if kwargs.get_str(&key).is_some() {
                             return Err(PyErr::new(
                                 ExcType::TypeError,
-                                format!("{}() got multiple values for keyword argument '{}'", self.name, key),
+                                format!(
+                                    "{}() got multiple values for keyword argument '{}'",
+                                    self.name, key
+                                ),
                             ));
                         }
                         kwargs.insert_str(&key, value);
                     }
                     None => {
-                        if self.params.iter().any(|p| *p.name == *key && p.kind == ParamKind::PositionalOnly) {
+                        if self
+                            .params
+                            .iter()
+                            .any(|p| *p.name == *key && p.kind == ParamKind::PositionalOnly)
+                        {
                             posonly_as_kw.push(key);
                             continue;
                         }
                         return Err(PyErr::new(
                             ExcType::TypeError,
-                            format!("{}() got an unexpected keyword argument '{}'", self.name, key),
+                            format!(
+                                "{}() got an unexpected keyword argument '{}'",
+                                self.name, key
+                            ),
                         ));
                     }
                 },
@@ -232,7 +272,10 @@ impl Signature {
             return Err(self.missing("keyword-only", &missing_kw));
         }
         Ok(Args {
-            values: values.into_iter().map(|v| v.unwrap_or(Value::None)).collect(),
+            values: values
+                .into_iter()
+                .map(|v| v.unwrap_or(Value::None))
+                .collect(),
             given,
         })
     }
@@ -243,26 +286,57 @@ impl Signature {
         let list = match quoted.len() {
             1 => quoted[0].clone(),
             2 => format!("{} and {}", quoted[0], quoted[1]),
-            _ => format!("{}, and {}", quoted[..quoted.len() - 1].join(", "), quoted[quoted.len() - 1]),
+            _ => format!(
+                "{}, and {}",
+                quoted[..quoted.len() - 1].join(", "),
+                quoted[quoted.len() - 1]
+            ),
         };
-        let plural = if names.len() == 1 { "argument" } else { "arguments" };
+        let plural = if names.len() == 1 {
+            "argument"
+        } else {
+            "arguments"
+        };
         PyErr::new(
             ExcType::TypeError,
-            format!("{}() missing {} required {} {}: {}", self.name, names.len(), what, plural, list),
+            format!(
+                "{}() missing {} required {} {}: {}",
+                self.name,
+                names.len(),
+                what,
+                plural,
+                list
+            ),
         )
     }
 
     #[cold]
-    fn too_many_positional(&self, npos_params: usize, given: usize, keywords: &[(Rc<str>, Value)]) -> PyErr {
-        let required = self.params[..npos_params].iter().filter(|p| p.default.is_none()).count();
+    fn too_many_positional(
+        &self,
+        npos_params: usize,
+        given: usize,
+        keywords: &[(Rc<str>, Value)],
+    ) -> PyErr {
+        let required = self.params[..npos_params]
+            .iter()
+            .filter(|p| p.default.is_none())
+            .count();
         let takes = if required == npos_params {
-            format!("{} positional argument{}", npos_params, if npos_params == 1 { "" } else { "s" })
+            format!(
+                "{} positional argument{}",
+                npos_params,
+                if npos_params == 1 { "" } else { "s" }
+            )
         } else {
             format!("from {} to {} positional arguments", required, npos_params)
         };
         let kwonly_given = keywords
             .iter()
-            .filter(|(k, _)| self.params.iter().any(|p| *p.name == **k && p.kind == ParamKind::KeywordOnly))
+            .filter(|(k, _)| {
+                self.params
+                    .iter()
+                    .any(|p| *p.name == **k && p.kind == ParamKind::KeywordOnly)
+            })
             .count();
         let was = if given == 1 { "was" } else { "were" };
         if kwonly_given > 0 {
@@ -279,7 +353,13 @@ impl Signature {
                 ),
             );
         }
-        PyErr::new(ExcType::TypeError, format!("{}() takes {} but {} {} given", self.name, takes, given, was))
+        PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "{}() takes {} but {} {} given",
+                self.name, takes, given, was
+            ),
+        )
     }
 
     /// The signature as Python shows it: `(a, b=1, *args, **kwargs)`.
@@ -300,7 +380,10 @@ impl Signature {
                 }
                 _ => parts.push(param_text(p, repr)),
             }
-            let next_not_posonly = self.params.get(i + 1).is_none_or(|q| q.kind != ParamKind::PositionalOnly);
+            let next_not_posonly = self
+                .params
+                .get(i + 1)
+                .is_none_or(|q| q.kind != ParamKind::PositionalOnly);
             if p.kind == ParamKind::PositionalOnly && next_not_posonly {
                 parts.push("/".to_string());
             }
@@ -352,7 +435,9 @@ fn parse_default(d: &str) -> Value {
                 Value::Int(i)
             } else if let Ok(f) = d.parse::<f64>() {
                 Value::Float(f)
-            } else if (d.starts_with('\'') && d.ends_with('\'')) || (d.starts_with('"') && d.ends_with('"')) {
+            } else if (d.starts_with('\'') && d.ends_with('\''))
+                || (d.starts_with('"') && d.ends_with('"'))
+            {
                 let body = &d[1..d.len() - 1];
                 Value::str(body.replace("\\n", "\n").replace("\\t", "\t"))
             } else {
@@ -381,15 +466,42 @@ mod tests {
 
     #[test]
     fn cpython_messages() {
-        assert_eq!(err("fn(x)", 0, &[]), "fn() missing 1 required positional argument: 'x'");
-        assert_eq!(err("f(a, b, c)", 0, &[]), "f() missing 3 required positional arguments: 'a', 'b', and 'c'");
-        assert_eq!(err("f(a, b)", 0, &[]), "f() missing 2 required positional arguments: 'a' and 'b'");
-        assert_eq!(err("f(a, b=1)", 3, &[]), "f() takes from 1 to 2 positional arguments but 3 were given");
-        assert_eq!(err("f()", 1, &[]), "f() takes 0 positional arguments but 1 was given");
-        assert_eq!(err("f(a)", 1, &["z"]), "f() got an unexpected keyword argument 'z'");
-        assert_eq!(err("f(a)", 1, &["a"]), "f() got multiple values for argument 'a'");
-        assert_eq!(err("f(*, k)", 0, &[]), "f() missing 1 required keyword-only argument: 'k'");
-        assert_eq!(err("f(a, /)", 0, &["a"]), "f() got some positional-only arguments passed as keyword arguments: 'a'");
+        assert_eq!(
+            err("fn(x)", 0, &[]),
+            "fn() missing 1 required positional argument: 'x'"
+        );
+        assert_eq!(
+            err("f(a, b, c)", 0, &[]),
+            "f() missing 3 required positional arguments: 'a', 'b', and 'c'"
+        );
+        assert_eq!(
+            err("f(a, b)", 0, &[]),
+            "f() missing 2 required positional arguments: 'a' and 'b'"
+        );
+        assert_eq!(
+            err("f(a, b=1)", 3, &[]),
+            "f() takes from 1 to 2 positional arguments but 3 were given"
+        );
+        assert_eq!(
+            err("f()", 1, &[]),
+            "f() takes 0 positional arguments but 1 was given"
+        );
+        assert_eq!(
+            err("f(a)", 1, &["z"]),
+            "f() got an unexpected keyword argument 'z'"
+        );
+        assert_eq!(
+            err("f(a)", 1, &["a"]),
+            "f() got multiple values for argument 'a'"
+        );
+        assert_eq!(
+            err("f(*, k)", 0, &[]),
+            "f() missing 1 required keyword-only argument: 'k'"
+        );
+        assert_eq!(
+            err("f(a, /)", 0, &["a"]),
+            "f() got some positional-only arguments passed as keyword arguments: 'a'"
+        );
         assert_eq!(
             err("OneDeviceStrategy.__init__(self, device)", 1, &[]),
             "OneDeviceStrategy.__init__() missing 1 required positional argument: 'device'"

@@ -174,7 +174,11 @@ impl Value {
         match self {
             Value::Instance(i) => i.class.name.to_string(),
             Value::Native(n) => n.type_name().to_string(),
-            other => other.value_type().map(|t| t.name()).unwrap_or("object").to_string(),
+            other => other
+                .value_type()
+                .map(|t| t.name())
+                .unwrap_or("object")
+                .to_string(),
         }
     }
 
@@ -187,7 +191,9 @@ impl Value {
             (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
             (Value::Str(a), Value::Str(b)) => Rc::ptr_eq(a, b) || (a.len() <= 1 && a == b),
             (Value::Bytes(a), Value::Bytes(b)) => Rc::ptr_eq(a, b),
-            (Value::Tuple(a), Value::Tuple(b)) => Rc::ptr_eq(a, b) || (a.is_empty() && b.is_empty()),
+            (Value::Tuple(a), Value::Tuple(b)) => {
+                Rc::ptr_eq(a, b) || (a.is_empty() && b.is_empty())
+            }
             (Value::List(a), Value::List(b)) => Rc::ptr_eq(a, b),
             (Value::Dict(a), Value::Dict(b)) => Rc::ptr_eq(a, b),
             (Value::Set(a), Value::Set(b)) => Rc::ptr_eq(a, b),

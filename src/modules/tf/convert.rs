@@ -29,7 +29,12 @@ pub fn literal_of(v: &Value) -> Option<Literal> {
         Value::Float(f) => Literal::Float(*f),
         Value::Str(s) => Literal::Str(s.to_string()),
         Value::Bytes(b) => Literal::Bytes(b.to_vec()),
-        Value::List(l) => Literal::List(l.borrow().iter().map(literal_of).collect::<Option<Vec<_>>>()?),
+        Value::List(l) => Literal::List(
+            l.borrow()
+                .iter()
+                .map(literal_of)
+                .collect::<Option<Vec<_>>>()?,
+        ),
         Value::Tuple(t) => Literal::Tuple(t.iter().map(literal_of).collect::<Option<Vec<_>>>()?),
         _ => return None,
     })
@@ -65,7 +70,11 @@ pub fn to_tensor(vm: &dyn Vm, v: &Value, dtype: Option<DType>) -> PyResult<Tenso
     let Some(lit) = literal_of(v) else {
         return Err(PyErr::new(
             ExcType::ValueError,
-            format!("Attempt to convert a value ({}) with an unsupported type ({}) to a Tensor.", vm.repr(v)?, v.type_name()),
+            format!(
+                "Attempt to convert a value ({}) with an unsupported type ({}) to a Tensor.",
+                vm.repr(v)?,
+                v.type_name()
+            ),
         ));
     };
     let device = crate::distribute::current_device(vm);

@@ -2,12 +2,23 @@
 //! `__int__`/`__index__`) and the common methods. Ints are 64-bit: values
 //! that do not fit raise OverflowError instead of wrapping.
 
-use super::{add_method, add_new, descriptor_error, int_overflow, type_error, value_error};
+use super::{
+    add_method, add_new, add_property, descriptor_error, int_overflow, type_error, value_error,
+};
 use crate::value::format::{float_to_i64, str_repr};
 use crate::value::{Args, Class, ExcType, PyErr, PyResult, Value, Vm};
 
 /// Registers `int`'s constructor and methods.
 pub fn register(c: &Class) {
+    add_property(
+        c,
+        "int.real(self)",
+        int_self,
+        "The int itself (ints are real numbers).",
+    );
+    add_property(c, "int.numerator(self)", int_self, "The int itself.");
+    add_property(c, "int.imag(self)", zero, "Always 0.");
+    add_property(c, "int.denominator(self)", one, "Always 1.");
     add_new(
         c,
         "int(x=0, /, base=10)",
@@ -287,4 +298,19 @@ fn as_integer_ratio(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 fn conjugate(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::Int(this(a, "conjugate")?))
+}
+
+fn int_self(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(match a.get(0) {
+        Value::Bool(b) => Value::Int(*b as i64),
+        v => v.clone(),
+    })
+}
+
+fn zero(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
+    Ok(Value::Int(0))
+}
+
+fn one(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
+    Ok(Value::Int(1))
 }

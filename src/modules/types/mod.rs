@@ -122,6 +122,17 @@ pub fn add_method(class: &Class, sig: &str, func: NativeFn, doc: &'static str) {
     class.set_attr(&name, Value::NativeFunction(f));
 }
 
+/// Adds a read-only attribute computed by `getter(self)` (`(3).real`).
+pub fn add_property(class: &Class, sig: &str, getter: NativeFn, doc: &'static str) {
+    let f = NativeFunction::new(sig, getter, doc);
+    let name = f.name().to_string();
+    let prop = crate::eval::class::PropertyObj {
+        fget: Some(Value::NativeFunction(f)),
+        fset: None,
+    };
+    class.set_attr(&name, Value::native(prop));
+}
+
 /// Adds the constructor: `sig` omits `cls` (`"int(x=0, /, base=10)"`).
 pub fn add_new(class: &Class, sig: &str, func: NativeFn, doc: &'static str) {
     class.set_attr(

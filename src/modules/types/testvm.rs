@@ -47,7 +47,8 @@ impl TestVm {
 
     /// Calls a builtin type's constructor (`int("5")`).
     pub fn construct(&self, t: crate::value::ValueType, args: Vec<Value>) -> PyResult<Value> {
-        self.interp.call(&Value::Class(builtin_class(t)), args, Vec::new())
+        self.interp
+            .call(&Value::Class(builtin_class(t)), args, Vec::new())
     }
 
     /// `repr` that never fails (for assertions).

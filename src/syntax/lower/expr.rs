@@ -12,8 +12,8 @@ use pest::pratt_parser::{Assoc, Op, PrattParser};
 use super::target::TargetCtx;
 use super::{kids, shape, Lowerer, ScopeKind, R};
 use crate::syntax::ast::{
-    BinOp, BoolOp, CmpOp, CompFor, CompKind, Comprehension, Constant, Expr, ExprKind,
-    FunctionDef, Stmt, StmtKind, UnaryOp,
+    BinOp, BoolOp, CmpOp, CompFor, CompKind, Comprehension, Constant, Expr, ExprKind, FunctionDef,
+    Stmt, StmtKind, UnaryOp,
 };
 use crate::syntax::error::SyntaxError;
 use crate::syntax::parser::Rule;
@@ -93,7 +93,13 @@ fn cmp_op(r: Rule) -> Option<CmpOp> {
 
 /// `not x` built by the operator sequence itself (not parenthesized).
 fn bare_not(e: &(Expr, bool)) -> bool {
-    e.1 && matches!(e.0.kind, ExprKind::UnaryOp { op: UnaryOp::Not, .. })
+    e.1 && matches!(
+        e.0.kind,
+        ExprKind::UnaryOp {
+            op: UnaryOp::Not,
+            ..
+        }
+    )
 }
 
 impl Lowerer<'_> {
@@ -136,7 +142,10 @@ impl Lowerer<'_> {
     pub(super) fn value(&self, p: Pair<Rule>) -> R<Expr> {
         let e = self.expr(p)?;
         if matches!(e.kind, ExprKind::Starred(_)) {
-            return Err(SyntaxError::new("can't use starred expression here", e.span));
+            return Err(SyntaxError::new(
+                "can't use starred expression here",
+                e.span,
+            ));
         }
         Ok(e)
     }
@@ -173,9 +182,7 @@ impl Lowerer<'_> {
             ScopeKind::Function | ScopeKind::Lambda => {
                 SyntaxError::new("generators ('yield') are not supported yet", kw)
             }
-            ScopeKind::Comprehension => {
-                SyntaxError::new("'yield' inside comprehension", kw)
-            }
+            ScopeKind::Comprehension => SyntaxError::new("'yield' inside comprehension", kw),
             _ => SyntaxError::new("'yield' outside function", kw),
         }
     }
@@ -418,7 +425,10 @@ impl Lowerer<'_> {
         if elts.len() == 1 && !comma {
             let e = elts.pop().ok_or_else(|| shape(span, "parenthesis"))?;
             if matches!(e.kind, ExprKind::Starred(_)) {
-                return Err(SyntaxError::new("cannot use starred expression here", e.span));
+                return Err(SyntaxError::new(
+                    "cannot use starred expression here",
+                    e.span,
+                ));
             }
             return Ok(e);
         }

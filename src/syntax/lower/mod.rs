@@ -226,5 +226,8 @@ fn kids<'i>(p: Pair<'i, Rule>) -> impl Iterator<Item = Pair<'i, Rule>> {
 /// An internal error: the grammar produced a shape lowering does not expect.
 #[cold]
 fn shape(span: Span, what: &str) -> SyntaxError {
-    SyntaxError::new(format!("invalid syntax (internal: unexpected {what})"), span)
+    SyntaxError::new(
+        format!("invalid syntax (internal: unexpected {what})"),
+        span,
+    )
 }
