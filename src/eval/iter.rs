@@ -39,10 +39,7 @@ impl Interp {
                 0,
             ),
             Value::Dict(d) => IterState::Items(Rc::new(d.borrow().keys()), 0),
-            Value::Set(s) => IterState::Items(
-                Rc::new(s.items.borrow().iter().map(|k| k.0.clone()).collect()),
-                0,
-            ),
+            Value::Set(s) => IterState::Items(Rc::new(s.ordered()), 0),
             Value::Native(n) => {
                 if let Some(r) = n.as_any().downcast_ref::<crate::modules::types::RangeObj>() {
                     return Ok(IterState::Range {

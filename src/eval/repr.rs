@@ -39,7 +39,7 @@ impl Interp {
                 r?
             }
             Value::Set(s) => {
-                let items: Vec<Value> = s.items.borrow().iter().map(|k| k.0.clone()).collect();
+                let items: Vec<Value> = s.ordered();
                 let name = if s.frozen { "frozenset" } else { "set" };
                 if items.is_empty() {
                     return Ok(format!("{name}()"));

@@ -129,15 +129,18 @@ pub fn py_hash(v: &Value) -> i64 {
         Value::Str(s) => fnv(s.as_bytes()),
         Value::Bytes(b) => fnv(b),
         Value::Tuple(items) => {
-            // xxHash-style combination, as CPython's tuplehash.
-            let mut acc: u64 = 0x27D4EB2F165667C5;
+            // CPython's tuplehash (xxHash primes), so hash((1, 2)) matches.
+            const P1: u64 = 11400714785074694791;
+            const P2: u64 = 14029467366897019727;
+            const P5: u64 = 2870177450012600261;
+            let mut acc: u64 = P5;
             for it in items.iter() {
                 let lane = py_hash(it) as u64;
-                acc = acc.wrapping_add(lane.wrapping_mul(0xC2B2AE3D27D4EB4F));
+                acc = acc.wrapping_add(lane.wrapping_mul(P2));
                 acc = acc.rotate_left(31);
-                acc = acc.wrapping_mul(0x9E3779B185EBCA87);
+                acc = acc.wrapping_mul(P1);
             }
-            acc = acc.wrapping_add(items.len() as u64 ^ (0x27D4EB2F165667C5 ^ 3527539));
+            acc = acc.wrapping_add(items.len() as u64 ^ (P5 ^ 3527539));
             let h = acc as i64;
             if h == -1 {
                 1546275796
@@ -286,6 +289,73 @@ impl Dict {
     }
 }
 
+/// Whether CPython's hash of the value is fixed across runs (numbers and
+/// tuples of them), so its set iteration order can be reproduced.
+fn stable_hash(v: &Value) -> bool {
+    match v {
+        Value::Bool(_) | Value::Int(_) | Value::Float(_) => true,
+        Value::Tuple(t) => t.iter().all(stable_hash),
+        _ => false,
+    }
+}
+
+/// The order CPython 3.11 iterates a set whose elements were added in the
+/// given order (its open-addressing table: linear probes, then perturbed
+/// probing; resizes at 3/5 full). None when an element's hash is not stable
+/// across runs (strings are salted in CPython, so any order is as good).
+pub fn cpython_set_order(keys: &[&Key]) -> Option<Vec<usize>> {
+    const LINEAR_PROBES: usize = 9;
+    if !keys.iter().all(|k| stable_hash(&k.0)) {
+        return None;
+    }
+    let mut mask: usize = 7;
+    let mut table: Vec<Option<(usize, u64)>> = vec![None; 8];
+    let mut used = 0usize;
+    let insert_clean =
+        |table: &mut Vec<Option<(usize, u64)>>, mask: usize, idx: usize, hash: u64| {
+            let mut perturb = hash;
+            let mut i = (hash as usize) & mask;
+            loop {
+                if table[i].is_none() {
+                    table[i] = Some((idx, hash));
+                    return;
+                }
+                if i + LINEAR_PROBES <= mask {
+                    for j in 1..=LINEAR_PROBES {
+                        if table[i + j].is_none() {
+                            table[i + j] = Some((idx, hash));
+                            return;
+                        }
+                    }
+                }
+                perturb >>= 5;
+                i = (i
+                    .wrapping_mul(5)
+                    .wrapping_add(1)
+                    .wrapping_add(perturb as usize))
+                    & mask;
+            }
+        };
+    for (idx, k) in keys.iter().enumerate() {
+        let hash = k.hash_value() as u64;
+        insert_clean(&mut table, mask, idx, hash);
+        used += 1;
+        if used * 5 >= mask * 3 {
+            let minused = if used > 50000 { used * 2 } else { used * 4 };
+            let mut newsize = 8usize;
+            while newsize <= minused {
+                newsize <<= 1;
+            }
+            let old = std::mem::replace(&mut table, vec![None; newsize]);
+            mask = newsize - 1;
+            for (i, h) in old.into_iter().flatten() {
+                insert_clean(&mut table, mask, i, h);
+            }
+        }
+    }
+    Some(table.into_iter().flatten().map(|(i, _)| i).collect())
+}
+
 /// A set or frozenset (iteration in insertion order).
 #[derive(Debug, Default)]
 pub struct SetObj {
@@ -296,6 +366,17 @@ pub struct SetObj {
 }
 
 impl SetObj {
+    /// The elements in the order CPython iterates them (insertion order when
+    /// that cannot be reproduced).
+    pub fn ordered(&self) -> Vec<Value> {
+        let items = self.items.borrow();
+        let keys: Vec<&Key> = items.iter().collect();
+        match cpython_set_order(&keys) {
+            Some(order) => order.into_iter().map(|i| keys[i].0.clone()).collect(),
+            None => keys.into_iter().map(|k| k.0.clone()).collect(),
+        }
+    }
+
     /// A set from keys.
     pub fn new(items: IndexSet<Key>, frozen: bool) -> SetObj {
         SetObj {
