@@ -115,7 +115,9 @@ pub fn regroup(values: &[Value], always_wrap: bool) -> PyResult<Value> {
             Ok(Value::dict(out))
         }
         _ => {
-            let same = values[1..].iter().all(|v| v.is(v0));
+            // A literal string returned by every replica is one constant
+            // object in Python; ours may be separate allocations.
+            let same = values[1..].iter().all(|v| v.is(v0) || matches!((v, v0), (Value::Str(a), Value::Str(b)) if a == b));
             if same && is_distributed_variable(v0) {
                 return Ok(v0.clone());
             }

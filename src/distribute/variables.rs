@@ -437,7 +437,7 @@ fn apply(vm: &dyn Vm, cell: &VarCell, how: Upd, delta: &Value) -> PyResult<Tenso
 fn update(vm: &dyn Vm, args: &Args, how: Upd) -> PyResult<Value> {
     let this = args.get(0);
     let value = args.get(1);
-    let read_value = vm.truthy(args.get(3))?;
+    let read_value = vm.truthy(args.get(4))?;
     if let Some(p) = this.downcast::<PlainVar>() {
         apply(vm, &p.cell, how, value)?;
         return Ok(if read_value { plain(&p.cell, p.agg, p.sync, true) } else { Value::None });
