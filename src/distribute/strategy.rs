@@ -263,7 +263,10 @@ fn scope(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 
 // ---- run ----
 
-fn call_args(vm: &dyn Vm, i: usize, args: &Value, kwargs: &Value) -> PyResult<(Vec<Value>, Vec<(Rc<str>, Value)>)> {
+/// Positional and keyword arguments of one call.
+type CallArgs = (Vec<Value>, Vec<(Rc<str>, Value)>);
+
+fn call_args(vm: &dyn Vm, i: usize, args: &Value, kwargs: &Value) -> PyResult<CallArgs> {
     let a = match args {
         Value::None => Vec::new(),
         v => vm.collect(&select_replica(i, v)?)?,

@@ -227,12 +227,12 @@ fn read_any(vm: &dyn Vm, v: &Value) -> PyResult<Tensor> {
     Err(PyErr::new(ExcType::TypeError, "expected a tf.Variable"))
 }
 
-fn shared_getattr(vm: &dyn Vm, this: &Value, name: &str, t: Tensor, cell: &VarCell, agg: Agg, sync: Sync, v1_none: bool) -> PyResult<Option<Value>> {
+fn shared_getattr(vm: &dyn Vm, this: &Value, name: &str, t: Tensor, cell: &VarCell, agg: Agg, sync: Sync) -> PyResult<Option<Value>> {
     Ok(match name {
         "name" => Some(Value::str(cell.name.clone())),
         "device" => Some(Value::str(cell.device.full_name())),
         "trainable" => Some(Value::Bool(cell.trainable)),
-        "aggregation" => Some(agg_value(agg, agg == Agg::None && v1_none)),
+        "aggregation" => Some(agg_value(agg, agg == Agg::None)),
         "synchronization" => Some(sync_value(sync)),
         "dtype" | "shape" => Some(vm.getattr(&Value::Tensor(t), name)?),
         _ => classes::bound(&variable_class(), this, name),
@@ -255,7 +255,7 @@ impl NativeObject for PlainVar {
     }
     fn getattr(&self, this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
         let t = self.cell.value.borrow().clone();
-        shared_getattr(vm, this, name, t, &self.cell, self.agg, self.sync, true)
+        shared_getattr(vm, this, name, t, &self.cell, self.agg, self.sync)
     }
     fn to_tensor(&self, _vm: &dyn Vm) -> PyResult<Option<Tensor>> {
         Ok(Some(self.cell.value.borrow().clone()))
@@ -308,7 +308,7 @@ impl NativeObject for DistVar {
         }
         let local = self.local(vm).clone();
         let t = local.value.borrow().clone();
-        match shared_getattr(vm, this, name, t, &local, self.agg, self.sync, true)? {
+        match shared_getattr(vm, this, name, t, &local, self.agg, self.sync)? {
             Some(v) => Ok(Some(v)),
             None => Ok(classes::bound(&dist_var_class(self.class_name()), this, name)),
         }
