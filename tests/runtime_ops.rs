@@ -637,6 +637,11 @@ fn matmul_ops() {
             "InvalidArgumentError: {W}__MklMatMul{DEV} In[0] ndims must be >= 2 [Op:MatMul] name: "
         )
     );
+    let int_ones = |d: &[usize]| Tensor::ones(DType::Int32, d, Device::CPU0).unwrap();
+    assert_eq!(
+        err(ops::matmul(&int_ones(&[2]), &int_ones(&[2]), false, false)),
+        format!("InvalidArgumentError: {W}MatMul{DEV} In[0] and In[1] ndims must be == 2: 1 [Op:MatMul] name: ")
+    );
     assert_eq!(tf_repr(&ops::matmul(&ones(&[2, 2, 3]), &ones(&[3, 4]), false, false).unwrap()), "<tf.Tensor: shape=(2, 2, 4), dtype=float32, numpy=\narray([[[3., 3., 3., 3.],\n        [3., 3., 3., 3.]],\n\n       [[3., 3., 3., 3.],\n        [3., 3., 3., 3.]]], dtype=float32)>");
     let p = ops::matmul(
         &tf(Literal::List(vec![ints(&[1, 2])])),

@@ -3,18 +3,40 @@
 //! distributed datasets. Builds on `runtime` (tensors, devices) and `value`
 //! (the `Vm` trait); replicas run through `Vm::run_replicas`.
 
+pub mod classes;
 pub mod config;
 pub mod context;
 pub mod dataset;
+pub mod devices;
+pub mod function;
+pub mod nest;
+pub mod reduce;
+pub mod replica_ctx;
+pub mod strategy;
 pub mod values;
+pub mod variables;
 
 pub use config::Config;
 pub use context::current_device;
 
 use crate::modules::ModuleBuilder;
+use crate::value::Value;
 
 /// Adds what this layer provides under `tf`: `tf.distribute`, `tf.data`,
 /// `tf.Variable`, `tf.function`, `tf.device`, `tf.config`.
 pub fn register_tf(m: &mut ModuleBuilder) {
     dataset::register_data(m);
+    devices::register(m);
+    function::register(m);
+    variables::register(m);
+    m.namespace("distribute", |d| {
+        strategy::register(d);
+        replica_ctx::register(d);
+        d.value("ReduceOp", Value::Class(reduce::reduce_op_class()));
+        d.value("PerReplica", Value::Class(classes::class("PerReplica")));
+        d.value("DistributedValues", Value::Class(classes::class("DistributedValues")));
+        d.namespace("experimental", |e| {
+            e.value("ValueContext", Value::Class(classes::class("ValueContext")));
+        });
+    });
 }

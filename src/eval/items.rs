@@ -239,6 +239,14 @@ impl Interp {
                 )),
             },
             Value::Tensor(_) => crate::modules::tensor_format(self, v, spec),
+            // numpy scalars and other number-like natives format their number
+            Value::Native(n) if !spec.is_empty() => match n.to_number(self).ok().flatten() {
+                Some(num) => self.format_value(&num, spec),
+                None => Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!("unsupported format string passed to {}.__format__", v.type_name()),
+                )),
+            },
             _ if spec.is_empty()
                 && !matches!(v, Value::Float(_) | Value::Int(_) | Value::Bool(_)) =>
             {

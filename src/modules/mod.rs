@@ -7,6 +7,7 @@ pub mod json;
 pub mod math;
 pub mod math_int;
 pub mod module;
+pub mod np;
 pub mod os;
 pub mod os_path;
 pub mod tensor_hooks;
@@ -37,7 +38,7 @@ pub fn load(name: &str) -> Option<Value> {
         "json" => Some(json::module()),
         "time" => Some(time::module()),
         "tensorflow" => Some(tf::module()),
-        // `numpy` is added here by the module that implements it.
+        "numpy" => Some(np::module()),
         _ => None,
     }
 }

@@ -1,75 +1,290 @@
 //! How the evaluator reaches tensor behaviour (`Value::Tensor`): operators,
-//! attributes, printing. Implemented by the `tf` module over `runtime`.
-//! PLACEHOLDER until the tensor runtime is merged.
+//! attributes, printing, conversion to Python numbers. Implemented over
+//! `runtime`, with TensorFlow's operand conversion rules (`tf::convert`).
+//! The operator path is the eager hot loop (`x = x + 1`): it allocates only
+//! the operand and result tensors and formats nothing unless it fails.
 
 use std::rc::Rc;
 
+use crate::modules::tf::convert::{operand, runtime_err};
+use crate::modules::tf::index::{index_items, Flavor};
+use crate::runtime::ops;
+use crate::runtime::{BinaryOp, DType, Scalar, Semantics, Tensor, UnaryOp};
 use crate::syntax::ast::BinOp;
-use crate::value::{Class, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{Args, Class, ClassKind, ExcType, NativeFn, PyErr, PyResult, Value, ValueType, Vm};
 
-fn unavailable() -> PyErr {
-    PyErr::new(
-        ExcType::NotImplementedError,
-        "tensors are not available yet",
-    )
+/// TensorFlow's qualified name of the eager tensor type, used in messages.
+pub const EAGER_NAME: &str = "tensorflow.python.framework.ops.EagerTensor";
+
+thread_local! {
+    static TENSOR: Rc<Class> = Class::new_builtin(
+        "Tensor",
+        "tensorflow.python.framework.tensor",
+        Some(crate::modules::types::builtin_class(ValueType::Object)),
+        ClassKind::Native,
+    );
+    static EAGER: Rc<Class> = {
+        let c = Class::new_builtin("EagerTensor", "tensorflow.python.framework.ops", Some(TENSOR.with(Rc::clone)), ClassKind::Native);
+        let methods: [(&str, NativeFn, &str); 5] = [
+            ("EagerTensor.__abs__(self)", m_abs, "`abs(t)`, element-wise."),
+            ("EagerTensor.numpy(self)", m_numpy, "The value as a numpy array (a numpy scalar for 0-d tensors)."),
+            ("EagerTensor.get_shape(self)", m_get_shape, "The shape, as `t.shape`."),
+            ("EagerTensor.__len__(self)", m_len, "The size of the first dimension."),
+            ("EagerTensor.__array__(self, dtype=None)", m_numpy, "The value as a numpy array."),
+        ];
+        for (sig, f, doc) in methods {
+            crate::modules::types::add_method(&c, sig, f, doc);
+        }
+        c
+    };
 }
 
-/// The `tf.Tensor` class.
+/// The `tf.Tensor` class (the base of eager tensors).
+pub fn tensor_base_class() -> Rc<Class> {
+    TENSOR.with(Rc::clone)
+}
+
+/// The class of eager tensors (`type(t)`), a subclass of `tf.Tensor`.
 pub fn tensor_class() -> Rc<Class> {
-    crate::eval::native_class("EagerTensor")
+    EAGER.with(Rc::clone)
 }
+
+fn tensor_of(v: &Value) -> PyResult<&Tensor> {
+    match v {
+        Value::Tensor(t) => Ok(t),
+        _ => Err(PyErr::new(ExcType::TypeError, "expected a tensor")),
+    }
+}
+
+fn m_numpy(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    crate::modules::np::from_tensor(tensor_of(a.get(0))?)
+}
+
+fn m_abs(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    ops::unary(UnaryOp::Abs, tensor_of(a.get(0))?).map(Value::Tensor).map_err(runtime_err)
+}
+
+fn m_get_shape(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(crate::modules::tf::shape::shape_value(tensor_of(a.get(0))?.dims()))
+}
+
+fn m_len(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    tensor_len(vm, a.get(0)).map(|n| Value::Int(n as i64))
+}
+
 /// `t.name`.
-pub fn tensor_getattr(_vm: &dyn Vm, _t: &Value, _name: &str) -> PyResult<Option<Value>> {
-    Err(unavailable())
+pub fn tensor_getattr(_vm: &dyn Vm, t: &Value, name: &str) -> PyResult<Option<Value>> {
+    let x = tensor_of(t)?;
+    Ok(Some(match name {
+        "shape" => crate::modules::tf::shape::shape_value(x.dims()),
+        "dtype" => crate::modules::tf::dtype::dtype_value(x.dtype()),
+        "device" => Value::str(x.device().full_name()),
+        "ndim" => Value::Int(x.rank() as i64),
+        "T" => return Ok(None),
+        "__class__" => Value::Class(tensor_class()),
+        "name" | "op" | "graph" => {
+            return Err(PyErr::new(
+                ExcType::AttributeError,
+                format!("Tensor.{name} is undefined when eager execution is enabled."),
+            ))
+        }
+        _ => match tensor_class().lookup(name) {
+            Some(Value::NativeFunction(f)) => f.bind(t.clone()),
+            _ => {
+                return Err(PyErr::new(
+                    ExcType::AttributeError,
+                    format!("'{EAGER_NAME}' object has no attribute '{name}'"),
+                ))
+            }
+        },
+    }))
 }
+
+/// Runs a TensorFlow binary operator on two tensors.
+fn apply(op: BinOp, a: &Tensor, b: &Tensor) -> Option<crate::runtime::Result<Tensor>> {
+    Some(match op {
+        BinOp::Add => ops::add(a, b),
+        BinOp::Sub => ops::sub(a, b),
+        BinOp::Mult => ops::mul(a, b),
+        BinOp::Div => ops::truediv(a, b),
+        BinOp::FloorDiv => ops::floordiv(a, b),
+        BinOp::Mod => ops::floormod(a, b),
+        BinOp::Pow => ops::pow(a, b),
+        BinOp::MatMult => ops::matmul(a, b, false, false),
+        BinOp::BitAnd => ops::binary(BinaryOp::LogicalAnd, a, b),
+        BinOp::BitOr => ops::binary(BinaryOp::LogicalOr, a, b),
+        _ => return None,
+    })
+}
+
 /// `t op other` / `other op t`.
-pub fn tensor_binop(
-    _vm: &dyn Vm,
-    _op: BinOp,
-    _t: &Value,
-    _other: &Value,
-    _reflected: bool,
-) -> PyResult<Option<Value>> {
-    Err(unavailable())
+pub fn tensor_binop(vm: &dyn Vm, op: BinOp, t: &Value, other: &Value, reflected: bool) -> PyResult<Option<Value>> {
+    let x = tensor_of(t)?;
+    if !matches!(
+        op,
+        BinOp::Add | BinOp::Sub | BinOp::Mult | BinOp::Div | BinOp::FloorDiv | BinOp::Mod | BinOp::Pow | BinOp::MatMult | BinOp::BitAnd | BinOp::BitOr
+    ) {
+        return Ok(None);
+    }
+    // objects that are not tensor-like get their own reflected method
+    if let Value::Native(n) = other {
+        if n.to_tensor(vm)?.is_none() {
+            return Ok(None);
+        }
+    }
+    if matches!(other, Value::Instance(_)) {
+        return Ok(None);
+    }
+    // `t + y` converts y with x's dtype only as a hint (TensorFlow's
+    // `_add_dispatch`); every other operator converts strictly.
+    let hint_only = op == BinOp::Add && !reflected;
+    let y = operand(vm, other, x.dtype(), x.device(), hint_only)?;
+    let r = if reflected { apply(op, &y, x) } else { apply(op, x, &y) };
+    match r {
+        Some(r) => r.map(|v| Some(Value::Tensor(v))).map_err(runtime_err),
+        None => Ok(None),
+    }
 }
+
 /// `-t`, `+t`, `~t`.
-pub fn tensor_unary(_vm: &dyn Vm, _op: char, _t: &Value) -> PyResult<Option<Value>> {
-    Err(unavailable())
+pub fn tensor_unary(_vm: &dyn Vm, op: char, t: &Value) -> PyResult<Option<Value>> {
+    let x = tensor_of(t)?;
+    let r = match op {
+        '-' => ops::unary(UnaryOp::Neg, x),
+        '~' if x.dtype() == DType::Bool => ops::unary(UnaryOp::LogicalNot, x),
+        '~' if x.dtype().is_integer() => {
+            // two's complement: ~x == -x - 1
+            let one = Tensor::fill(&[], &Scalar::Int(1), x.dtype(), x.device()).map_err(runtime_err)?;
+            ops::unary(UnaryOp::Neg, x).and_then(|n| ops::sub(&n, &one))
+        }
+        _ => {
+            let name = match op {
+                '+' => "+",
+                '~' => "~",
+                _ => "-",
+            };
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!("bad operand type for unary {name}: '{EAGER_NAME}'"),
+            ));
+        }
+    };
+    r.map(|v| Some(Value::Tensor(v))).map_err(runtime_err)
 }
+
 /// `t == other` etc.
-pub fn tensor_compare(
-    _vm: &dyn Vm,
-    _t: &Value,
-    _op: &str,
-    _other: &Value,
-) -> PyResult<Option<Value>> {
-    Err(unavailable())
+pub fn tensor_compare(vm: &dyn Vm, t: &Value, op: &str, other: &Value) -> PyResult<Option<Value>> {
+    let x = tensor_of(t)?;
+    let bop = match op {
+        "==" => BinaryOp::Equal,
+        "!=" => BinaryOp::NotEqual,
+        "<" => BinaryOp::Less,
+        "<=" => BinaryOp::LessEqual,
+        ">" => BinaryOp::Greater,
+        ">=" => BinaryOp::GreaterEqual,
+        _ => return Ok(None),
+    };
+    if let Value::Native(n) = other {
+        if n.to_tensor(vm)?.is_none() {
+            return Ok(None);
+        }
+    }
+    let eq = matches!(bop, BinaryOp::Equal | BinaryOp::NotEqual);
+    if eq && matches!(other, Value::None | Value::Instance(_)) {
+        return Ok(Some(Value::Bool(bop == BinaryOp::NotEqual)));
+    }
+    let y = operand(vm, other, x.dtype(), x.device(), false)?;
+    if eq && x.shape().broadcast(y.shape()).is_none() {
+        // TensorFlow's __eq__ compares with incompatible_shape_error=False
+        let r = Tensor::fill(&[], &Scalar::Bool(bop == BinaryOp::NotEqual), DType::Bool, x.device());
+        return r.map(|v| Some(Value::Tensor(v))).map_err(runtime_err);
+    }
+    ops::binary(bop, x, &y).map(|v| Some(Value::Tensor(v))).map_err(runtime_err)
 }
+
 /// `bool(t)`.
-pub fn tensor_truthy(_vm: &dyn Vm, _t: &Value) -> PyResult<bool> {
-    Err(unavailable())
+pub fn tensor_truthy(_vm: &dyn Vm, t: &Value) -> PyResult<bool> {
+    let x = tensor_of(t)?;
+    match x.numel() {
+        0 => Ok(false),
+        1 => Ok(x.get(0).is_some_and(|s| match s {
+            Scalar::Bool(b) => b,
+            Scalar::Int(i) => i != 0,
+            Scalar::Float(f) => f != 0.0,
+            Scalar::Bytes(b) => !b.is_empty(),
+        })),
+        _ => Err(PyErr::new(
+            ExcType::ValueError,
+            "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()",
+        )),
+    }
 }
+
 /// `len(t)`.
-pub fn tensor_len(_vm: &dyn Vm, _t: &Value) -> PyResult<usize> {
-    Err(unavailable())
+pub fn tensor_len(_vm: &dyn Vm, t: &Value) -> PyResult<usize> {
+    let x = tensor_of(t)?;
+    x.dims().first().copied().ok_or_else(|| PyErr::new(ExcType::TypeError, "Scalar tensor has no `len()`"))
 }
+
 /// `t[key]`.
-pub fn tensor_getitem(_vm: &dyn Vm, _t: &Value, _key: &Value) -> PyResult<Value> {
-    Err(unavailable())
+pub fn tensor_getitem(vm: &dyn Vm, t: &Value, key: &Value) -> PyResult<Value> {
+    let x = tensor_of(t)?;
+    let items = index_items(vm, key, Flavor::Tf)?;
+    ops::index(x, &items, Semantics::Tf).map(Value::Tensor).map_err(runtime_err)
 }
-/// `format(t, spec)`.
-pub fn tensor_format(_vm: &dyn Vm, _t: &Value, _spec: &str) -> PyResult<String> {
-    Err(unavailable())
+
+/// The Python number of a 0-d tensor's element.
+fn python_scalar(s: Scalar) -> Value {
+    match s {
+        Scalar::Bool(b) => Value::Bool(b),
+        Scalar::Int(i) => Value::Int(i),
+        Scalar::Float(f) => Value::Float(f),
+        Scalar::Bytes(b) => Value::Bytes(Rc::new(b)),
+    }
 }
-/// `iter(t)`.
-pub fn tensor_iter(_vm: &dyn Vm, _t: &Value) -> PyResult<Value> {
-    Err(unavailable())
+
+/// `format(t, spec)`: a 0-d tensor formats its value; others format as numpy does.
+pub fn tensor_format(vm: &dyn Vm, t: &Value, spec: &str) -> PyResult<String> {
+    let x = tensor_of(t)?;
+    if spec.is_empty() {
+        return Ok(crate::runtime::format::numpy_str(x));
+    }
+    if x.rank() != 0 {
+        return Err(PyErr::new(ExcType::TypeError, "unsupported format string passed to numpy.ndarray.__format__"));
+    }
+    let v = x.item().map_err(runtime_err)?;
+    vm.format(&python_scalar(v), spec)
 }
+
+/// `iter(t)`: the slices along the first axis.
+pub fn tensor_iter(vm: &dyn Vm, t: &Value) -> PyResult<Value> {
+    let x = tensor_of(t)?;
+    if x.rank() == 0 {
+        return Err(PyErr::new(ExcType::TypeError, "Cannot iterate over a scalar tensor."));
+    }
+    let parts = ops::unstack(x, 0).map_err(runtime_err)?;
+    vm.iter(&Value::list(parts.into_iter().map(Value::Tensor).collect()))
+}
+
 /// `repr(t)`.
-pub fn tensor_repr(_vm: &dyn Vm, _t: &Value) -> PyResult<String> {
-    Err(unavailable())
+pub fn tensor_repr(_vm: &dyn Vm, t: &Value) -> PyResult<String> {
+    Ok(crate::runtime::format::tf_repr(tensor_of(t)?))
 }
+
 /// `str(t)`.
-pub fn tensor_str(_vm: &dyn Vm, _t: &Value) -> PyResult<String> {
-    Err(unavailable())
+pub fn tensor_str(_vm: &dyn Vm, t: &Value) -> PyResult<String> {
+    Ok(crate::runtime::format::tf_str(tensor_of(t)?))
+}
+
+/// `int(t)`, `float(t)`, `operator.index(t)`: the Python number of a 0-d
+/// tensor (TypeError for others). `index` asks for an integer dtype.
+pub fn tensor_to_number(_vm: &dyn Vm, t: &Value, index: bool) -> PyResult<Option<Value>> {
+    let x = tensor_of(t)?;
+    if index && !(x.dtype().is_integer() && x.rank() == 0) {
+        return Ok(None);
+    }
+    if x.rank() != 0 {
+        return Err(PyErr::new(ExcType::TypeError, "only 0-dimensional arrays can be converted to Python scalars"));
+    }
+    Ok(Some(python_scalar(x.item().map_err(runtime_err)?)))
 }

@@ -1,8 +1,9 @@
 //! Conversions between language values and tensors, with TensorFlow's rules
 //! (Python int → int32, float → float32, bool → bool, str → string; nested
-//! lists must be rectangular), and runtime errors → Python exceptions.
+//! lists must be rectangular), and runtime errors → Python exceptions. Also
+//! the argument converters every `tf` native shares: dtypes, axes, int lists.
 
-use crate::runtime::{self, tensor_from_literal, DType, InferMode, Literal, Tensor};
+use crate::runtime::{self, tensor_from_literal, DType, Device, InferMode, Literal, Scalar, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// Maps a runtime error to the Python exception TensorFlow raises.
@@ -29,20 +30,45 @@ pub fn literal_of(v: &Value) -> Option<Literal> {
         Value::Float(f) => Literal::Float(*f),
         Value::Str(s) => Literal::Str(s.to_string()),
         Value::Bytes(b) => Literal::Bytes(b.to_vec()),
-        Value::List(l) => Literal::List(
-            l.borrow()
-                .iter()
-                .map(literal_of)
-                .collect::<Option<Vec<_>>>()?,
-        ),
+        Value::List(l) => Literal::List(l.borrow().iter().map(literal_of).collect::<Option<Vec<_>>>()?),
         Value::Tuple(t) => Literal::Tuple(t.iter().map(literal_of).collect::<Option<Vec<_>>>()?),
         _ => return None,
     })
 }
 
+/// `<class 'dict'>`, as TensorFlow names a type in conversion errors.
+fn class_text(vm: &dyn Vm, v: &Value) -> String {
+    match vm.type_of(v) {
+        Value::Class(c) if &*c.module == "builtins" => format!("<class '{}'>", c.name),
+        Value::Class(c) => format!("<class '{}.{}'>", c.module, c.name),
+        _ => format!("<class '{}'>", v.type_name()),
+    }
+}
+
+#[cold]
+fn unsupported(vm: &dyn Vm, v: &Value) -> PyErr {
+    let shown = vm.repr(v).unwrap_or_else(|_| v.type_name());
+    PyErr::new(
+        ExcType::ValueError,
+        format!("Attempt to convert a value ({shown}) with an unsupported type ({}) to a Tensor.", class_text(vm, v)),
+    )
+}
+
+/// True for numpy arrays and scalars, which convert with a cast when a dtype is asked for.
+fn is_numpy(v: &Value) -> bool {
+    matches!(v, Value::Native(n) if n.as_any().is::<crate::modules::np::NdArray>())
+}
+
 /// `tf.convert_to_tensor(v, dtype)`: tensors pass through (a dtype mismatch
-/// is TensorFlow's ValueError); Python values convert on the current device.
+/// is TensorFlow's ValueError); numpy arrays cast; Python values convert on
+/// the current device.
 pub fn to_tensor(vm: &dyn Vm, v: &Value, dtype: Option<DType>) -> PyResult<Tensor> {
+    to_tensor_on(vm, v, dtype, None)
+}
+
+/// [`to_tensor`] placing Python values on `device` (the device of the op's
+/// other input) instead of the current device.
+pub fn to_tensor_on(vm: &dyn Vm, v: &Value, dtype: Option<DType>, device: Option<Device>) -> PyResult<Tensor> {
     if let Value::Tensor(t) = v {
         if let Some(d) = dtype {
             if d != t.dtype() {
@@ -61,22 +87,242 @@ pub fn to_tensor(vm: &dyn Vm, v: &Value, dtype: Option<DType>) -> PyResult<Tenso
     }
     if let Value::Native(n) = v {
         if let Some(t) = n.to_tensor(vm)? {
+            let t = match device {
+                Some(d) if is_numpy(v) => t.to_device(d).map_err(runtime_err)?,
+                None if is_numpy(v) => t.to_device(crate::distribute::current_device(vm)).map_err(runtime_err)?,
+                _ => t,
+            };
             return match dtype {
+                Some(d) if d != t.dtype() && is_numpy(v) => runtime::ops::cast(&t, d).map_err(runtime_err),
                 Some(d) if d != t.dtype() => to_tensor(vm, &Value::Tensor(t), Some(d)),
                 _ => Ok(t),
             };
         }
     }
-    let Some(lit) = literal_of(v) else {
-        return Err(PyErr::new(
-            ExcType::ValueError,
-            format!(
-                "Attempt to convert a value ({}) with an unsupported type ({}) to a Tensor.",
-                vm.repr(v)?,
-                v.type_name()
-            ),
-        ));
+    let Some(lit) = literal_of(v).or_else(|| numpy_literal(vm, v)) else {
+        return Err(unsupported(vm, v));
     };
-    let device = crate::distribute::current_device(vm);
+    let device = device.unwrap_or_else(|| crate::distribute::current_device(vm));
     tensor_from_literal(&lit, dtype, InferMode::Tf, device).map_err(runtime_err)
+}
+
+/// Lists that hold numpy scalars or tensors (`[np.float32(1.5), 2.0]`): each
+/// such leaf becomes a literal of its value.
+fn numpy_literal(vm: &dyn Vm, v: &Value) -> Option<Literal> {
+    match v {
+        Value::List(l) => Some(Literal::List(l.borrow().iter().map(|x| numpy_literal(vm, x)).collect::<Option<Vec<_>>>()?)),
+        Value::Tuple(t) => Some(Literal::Tuple(t.iter().map(|x| numpy_literal(vm, x)).collect::<Option<Vec<_>>>()?)),
+        Value::Native(n) => {
+            let t = n.to_tensor(vm).ok()??;
+            if t.rank() != 0 {
+                return None;
+            }
+            Some(match t.item().ok()? {
+                Scalar::Bool(b) => Literal::Bool(b),
+                Scalar::Int(i) => Literal::Int(i),
+                Scalar::Float(f) => Literal::Float(f),
+                Scalar::Bytes(b) => Literal::Bytes(b),
+            })
+        }
+        other => literal_of(other),
+    }
+}
+
+/// The other operand of a tensor operator or op, converted towards `dtype`
+/// on `device`: tensors pass through (the kernel reports a dtype mismatch);
+/// numpy values cast; Python values convert strictly to `dtype` (TypeError
+/// `Cannot convert 2.5 to EagerTensor of dtype int32`), or, with
+/// `hint_only`, fall back to their own inferred dtype (`tf.add`).
+pub fn operand(vm: &dyn Vm, v: &Value, dtype: DType, device: Device, hint_only: bool) -> PyResult<Tensor> {
+    // fast path: a Python scalar next to a tensor (`x + 1` in a loop)
+    match (v, dtype) {
+        (Value::Tensor(t), _) => return Ok(t.clone()),
+        (Value::Int(i), d) if d.is_numeric() && d != DType::Bool => {
+            return Tensor::fill(&[], &Scalar::Int(*i), d, device).map_err(runtime_err)
+        }
+        (Value::Float(f), d) if d.is_floating() => {
+            return Tensor::fill(&[], &Scalar::Float(*f), d, device).map_err(runtime_err)
+        }
+        _ => {}
+    }
+    match to_tensor_on(vm, v, Some(dtype), Some(device)) {
+        Ok(t) => Ok(t),
+        Err(e) if hint_only && !e.is(ExcType::ValueError) => to_tensor_on(vm, v, None, Some(device)),
+        Err(e) => Err(e),
+    }
+}
+
+/// A dtype argument: a `tf.DType`, a name (`"float32"`), a numpy type
+/// (`np.float32`, `np.dtype('int64')`), Python's `float`/`bool`, or
+/// TensorFlow's enum number.
+pub fn dtype_arg(vm: &dyn Vm, v: &Value) -> PyResult<DType> {
+    let bad = || {
+        PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "Cannot convert the argument `type_value`: {} to a TensorFlow DType.",
+                vm.repr(v).unwrap_or_default()
+            ),
+        )
+    };
+    match v {
+        Value::Native(n) => {
+            if let Some(d) = n.as_any().downcast_ref::<super::dtype::DTypeObj>() {
+                return Ok(d.0);
+            }
+            if let Some(d) = n.as_any().downcast_ref::<crate::modules::np::NpDType>() {
+                return Ok(d.0);
+            }
+            Err(bad())
+        }
+        Value::Str(s) => match s.as_str() {
+            "int" => Err(bad()),
+            "float" => Ok(DType::Float32),
+            name => DType::from_name(name).map_err(|_| bad()),
+        },
+        Value::Class(c) => match (&*c.module, &*c.name) {
+            ("numpy", name) => DType::from_name(name).map_err(|_| bad()),
+            ("builtins", "float") => Ok(DType::Float32),
+            ("builtins", "bool") => Ok(DType::Bool),
+            ("builtins", "str") => Ok(DType::String),
+            _ => Err(bad()),
+        },
+        Value::Int(i) => Ok(match i {
+            1 => DType::Float32,
+            2 => DType::Float64,
+            3 => DType::Int32,
+            4 => DType::UInt8,
+            5 => DType::Int16,
+            6 => DType::Int8,
+            7 => DType::String,
+            9 => DType::Int64,
+            10 => DType::Bool,
+            19 => DType::Float16,
+            _ => return Err(bad()),
+        }),
+        _ => Err(bad()),
+    }
+}
+
+/// An optional dtype argument (`None` → None).
+pub fn opt_dtype(vm: &dyn Vm, v: &Value) -> PyResult<Option<DType>> {
+    match v {
+        Value::None => Ok(None),
+        v => dtype_arg(vm, v).map(Some),
+    }
+}
+
+/// A list of ints: a Python int sequence, a 0/1-d integer tensor or array,
+/// or a `TensorShape`.
+pub fn int_list(vm: &dyn Vm, v: &Value) -> PyResult<Vec<i64>> {
+    let as_int = |x: &Value| -> PyResult<i64> {
+        match x {
+            Value::Int(i) => Ok(*i),
+            Value::Bool(b) => Ok(*b as i64),
+            Value::None => Ok(-1),
+            other => match int_scalar(vm, other)? {
+                Some(i) => Ok(i),
+                None => Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!("Expected int32, but got {} of type '{}'.", vm.repr(other)?, other.type_name()),
+                )),
+            },
+        }
+    };
+    match v {
+        Value::List(l) => l.borrow().iter().map(as_int).collect(),
+        Value::Tuple(t) => t.iter().map(as_int).collect(),
+        Value::Int(_) | Value::Bool(_) => Ok(vec![as_int(v)?]),
+        Value::Native(n) if n.as_any().is::<super::shape::TensorShapeObj>() => {
+            let s = n.as_any().downcast_ref::<super::shape::TensorShapeObj>().map(|s| s.dims.clone()).unwrap_or_default();
+            Ok(s.iter().map(|d| d.map_or(-1, |x| x as i64)).collect())
+        }
+        other => {
+            let t = to_tensor(vm, other, None)?;
+            tensor_ints(&t)
+        }
+    }
+}
+
+/// The elements of an integer tensor as `i64`s (TypeError otherwise).
+pub fn tensor_ints(t: &Tensor) -> PyResult<Vec<i64>> {
+    if !t.dtype().is_integer() {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!("Value passed to parameter 'shape' has DataType {} not in list of allowed values: int32, int64", t.dtype().name()),
+        ));
+    }
+    Ok(t.to_scalars()
+        .into_iter()
+        .map(|s| match s {
+            Scalar::Int(i) => i,
+            _ => 0,
+        })
+        .collect())
+}
+
+/// An int from a Python int, or from a 0-d integer tensor/array (None otherwise).
+pub fn int_scalar(vm: &dyn Vm, v: &Value) -> PyResult<Option<i64>> {
+    Ok(match v {
+        Value::Int(i) => Some(*i),
+        Value::Bool(b) => Some(*b as i64),
+        Value::Tensor(t) if t.rank() == 0 && t.dtype().is_integer() => match t.item() {
+            Ok(Scalar::Int(i)) => Some(i),
+            _ => None,
+        },
+        Value::Native(n) => match n.to_tensor(vm)? {
+            Some(t) if t.rank() == 0 && t.dtype().is_integer() => match t.item() {
+                Ok(Scalar::Int(i)) => Some(i),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+/// An `axis` argument: None (all axes), an int, or a list/tensor of ints.
+pub fn axes_arg(vm: &dyn Vm, v: &Value) -> PyResult<Option<Vec<i64>>> {
+    match v {
+        Value::None => Ok(None),
+        v => int_list(vm, v).map(Some),
+    }
+}
+
+/// A single `axis` argument (an int or a 0-d integer tensor).
+pub fn axis_arg(vm: &dyn Vm, v: &Value) -> PyResult<i64> {
+    match int_scalar(vm, v)? {
+        Some(i) => Ok(i),
+        None => Err(PyErr::new(
+            ExcType::TypeError,
+            format!("Expected int32 for argument 'axis' not {}.", vm.repr(v)?),
+        )),
+    }
+}
+
+/// A list of tensors from a Python sequence (or a tensor, split along axis 0).
+pub fn tensor_list(vm: &dyn Vm, v: &Value) -> PyResult<Vec<Tensor>> {
+    let items = match v {
+        Value::Tensor(t) => return runtime::ops::unstack(t, 0).map_err(runtime_err),
+        Value::List(l) => l.borrow().clone(),
+        Value::Tuple(t) => t.to_vec(),
+        other => vm.collect(other)?,
+    };
+    // Python values take the dtype of the first tensor among them
+    let first = items.iter().find_map(|x| match x {
+        Value::Tensor(t) => Some((t.dtype(), t.device())),
+        _ => None,
+    });
+    items
+        .iter()
+        .map(|x| match first {
+            Some((d, dev)) => operand(vm, x, d, dev, false),
+            None => to_tensor(vm, x, None),
+        })
+        .collect()
+}
+
+/// Wraps a tensor as a language value.
+pub fn tv(r: runtime::Result<Tensor>) -> PyResult<Value> {
+    r.map(Value::Tensor).map_err(runtime_err)
 }

@@ -1,13 +1,47 @@
-//! The `tensorflow` module. PLACEHOLDER until the tf glue lands.
+//! The `tensorflow` module: tensor creation, array and math ops, dtypes,
+//! `TensorShape`, `tf.math`, `tf.dtypes`, `tf.nest`, `tf.errors`. The
+//! Strategy runtime adds `tf.distribute`, `tf.data`, `tf.Variable`, … through
+//! `distribute::register_tf`. Registration and conversion only; the work is
+//! in `runtime`.
 
+pub mod array_ops;
 pub mod convert;
+pub mod create;
+pub mod dtype;
+pub mod index;
+pub mod math_ops;
+pub mod nest;
+pub mod shape;
 
 use crate::modules::ModuleBuilder;
-use crate::value::Value;
+use crate::value::{ExcType, Value};
+
+/// `tf.errors`: TensorFlow's exception classes.
+fn register_errors(m: &mut ModuleBuilder) {
+    m.namespace("errors", |e| {
+        for &ty in ExcType::ALL {
+            if (ty as usize) >= ExcType::OpError as usize {
+                e.value(ty.name(), Value::Class(ty.class()));
+            }
+        }
+    });
+}
 
 /// Builds the `tensorflow` module.
 pub fn module() -> Value {
     let mut m = ModuleBuilder::new("tensorflow");
+    m.value("__version__", Value::str("2.21.0"));
+    create::register(&mut m);
+    array_ops::register(&mut m);
+    math_ops::register(&mut m, true);
+    dtype::register(&mut m);
+    m.value("Tensor", Value::Class(crate::modules::tensor_hooks::tensor_base_class()));
+    m.value("TensorShape", Value::Class(shape::shape_class()));
+    m.value("newaxis", Value::None);
+    m.namespace("math", |n| math_ops::register(n, false));
+    m.namespace("dtypes", dtype::register);
+    nest::register(&mut m);
+    register_errors(&mut m);
     crate::distribute::register_tf(&mut m);
     m.build()
 }

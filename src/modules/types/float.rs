@@ -92,6 +92,10 @@ pub fn to_float(vm: &dyn Vm, x: &Value) -> PyResult<f64> {
             Some(v @ (Value::Int(_) | Value::Float(_) | Value::Bool(_))) => to_float(vm, &v),
             _ => Err(not_a_number(x)),
         },
+        Value::Tensor(_) => match crate::modules::tensor_to_number(vm, x, false)? {
+            Some(v @ (Value::Int(_) | Value::Float(_) | Value::Bool(_))) => to_float(vm, &v),
+            _ => Err(not_a_number(x)),
+        },
         Value::Instance(_) => {
             for name in ["__float__", "__index__"] {
                 if let Ok(f) = vm.getattr(x, name) {

@@ -168,6 +168,10 @@ pub fn to_int(vm: &dyn Vm, x: &Value) -> PyResult<i64> {
             Some(v @ (Value::Int(_) | Value::Float(_) | Value::Bool(_))) => to_int(vm, &v),
             _ => Err(not_a_number(x)),
         },
+        Value::Tensor(_) => match crate::modules::tensor_to_number(vm, x, false)? {
+            Some(v @ (Value::Int(_) | Value::Float(_) | Value::Bool(_))) => to_int(vm, &v),
+            _ => Err(not_a_number(x)),
+        },
         Value::Instance(_) => {
             for name in ["__int__", "__index__", "__trunc__"] {
                 if let Ok(f) = vm.getattr(x, name) {

@@ -213,6 +213,10 @@ pub fn as_index(v: &Value, vm: &dyn crate::value::Vm) -> PyResult<Option<i64>> {
             Some(Value::Int(i)) => Some(i),
             _ => None,
         },
+        Value::Tensor(_) => match crate::modules::tensor_to_number(vm, v, true)? {
+            Some(Value::Int(i)) => Some(i),
+            _ => None,
+        },
         _ => None,
     })
 }

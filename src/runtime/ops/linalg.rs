@@ -19,10 +19,15 @@ fn swap_last(x: &Tensor) -> Result<Tensor> {
 /// `tf.matmul(a, b, transpose_a, transpose_b)`.
 pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Result<Tensor> {
     let batched = a.rank() > 2 || b.rank() > 2;
-    let (node, op) = if batched {
-        ("__MklBatchMatMulV2", "BatchMatMulV2")
-    } else {
-        ("__MklMatMul", "MatMul")
+    // TensorFlow runs float matmuls through its MKL kernels (node names
+    // `__Mkl…`) and integer ones through the plain kernel, whose rank check
+    // reads differently
+    let mkl = a.dtype().is_floating();
+    let (node, op) = match (batched, mkl) {
+        (true, true) => ("__MklBatchMatMulV2", "BatchMatMulV2"),
+        (true, false) => ("BatchMatMulV2", "BatchMatMulV2"),
+        (false, true) => ("__MklMatMul", "MatMul"),
+        (false, false) => ("MatMul", "MatMul"),
     };
     if a.dtype() != b.dtype() {
         return Err(dtype_mismatch(op, 1, a.dtype(), b.dtype(), " name: "));
@@ -35,6 +40,10 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
     }
     let dev = a.device();
     let fail = |m: String| Error::kernel(ErrorKind::InvalidArgument, node, &dev, &m, op, " name: ");
+    if !batched && !mkl && (a.rank() != 2 || b.rank() != 2) {
+        let r = if a.rank() != 2 { a.rank() } else { b.rank() };
+        return Err(fail(format!("In[0] and In[1] ndims must be == 2: {r}")));
+    }
     for (i, t) in [a, b].iter().enumerate() {
         if t.rank() < 2 {
             return Err(fail(format!("In[{i}] ndims must be >= 2")));

@@ -1,0 +1,371 @@
+//! The devices a script sees and how device strings resolve to them:
+//! `CPU:0` (or the logical CPUs configured with
+//! `tf.config.set_logical_device_configuration`) and the `--virtual-gpus N`
+//! GPUs. Also `tf.config` (device listing and logical configuration) and the
+//! `tf.device(...)` context manager.
+
+use std::any::Any;
+use std::rc::Rc;
+
+use super::classes;
+use super::context::{pop_device, push_device, state};
+use crate::modules::ModuleBuilder;
+use crate::runtime::{Device, DeviceKind, DeviceSpec};
+use crate::value::{Args, Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+
+/// The number of virtual GPUs (`--virtual-gpus`).
+pub fn gpu_count(vm: &dyn Vm) -> u32 {
+    vm.state().get::<super::Config>().virtual_gpus.get()
+}
+
+/// The visible devices, CPUs first.
+pub fn visible(vm: &dyn Vm) -> Vec<Device> {
+    let cpus = state(vm).logical_cpus.get().unwrap_or(1);
+    let mut out: Vec<Device> = (0..cpus).map(Device::cpu).collect();
+    out.extend((0..gpu_count(vm)).map(Device::virtual_gpu));
+    out
+}
+
+fn number_word(n: u32) -> String {
+    const WORDS: [&str; 9] = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight"];
+    WORDS.get(n as usize).map(|w| w.to_string()).unwrap_or_else(|| n.to_string())
+}
+
+/// The error for a device that does not exist, with the flag that makes it.
+#[cold]
+pub fn missing_device(vm: &dyn Vm, kind: DeviceKind, index: u32) -> PyErr {
+    let have = visible(vm).iter().filter(|d| d.kind == kind).count();
+    let msg = format!(
+        "{}:{index} does not exist: {have} {}{} {} visible",
+        kind.name(),
+        kind.name(),
+        if have == 1 { "" } else { "s" },
+        if have == 1 { "is" } else { "are" }
+    );
+    let err = PyErr::new(ExcType::ValueError, msg);
+    match kind {
+        DeviceKind::Gpu => err.help(format!(
+            "run with --virtual-gpus {} to simulate {}",
+            index + 1,
+            number_word(index + 1)
+        )),
+        DeviceKind::Cpu => err.help(
+            "configure more CPUs with tf.config.set_logical_device_configuration before the first op runs",
+        ),
+    }
+}
+
+/// Resolves a device string (`GPU:0`, `/gpu:0`, `/device:GPU:0`,
+/// `/job:localhost/replica:0/task:0/device:GPU:0`) to a visible device;
+/// a partial spec fills in from `base`.
+pub fn resolve_with(vm: &dyn Vm, text: &str, base: Device) -> PyResult<Device> {
+    let spec = DeviceSpec::parse(text).map_err(crate::modules::tf::convert::runtime_err)?;
+    if spec.job.as_deref().is_some_and(|j| j != "localhost") {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            format!("device '{text}' names job '{}': only '/job:localhost' exists here", spec.job.as_deref().unwrap_or("")),
+        ));
+    }
+    let kind = match (&spec.device_type, spec.kind()) {
+        (None, _) => return Ok(base),
+        (Some(_), Some(k)) => k,
+        (Some(t), None) => {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                format!("device type '{t}' in '{text}' is not supported: use CPU or GPU"),
+            ))
+        }
+    };
+    let index = spec.device_index.unwrap_or(0);
+    let dev = match kind {
+        DeviceKind::Cpu => Device::cpu(index),
+        DeviceKind::Gpu => Device::virtual_gpu(index),
+    };
+    if visible(vm).contains(&dev) {
+        Ok(dev)
+    } else {
+        Err(missing_device(vm, kind, index))
+    }
+}
+
+/// Resolves a device string to a visible device.
+pub fn resolve(vm: &dyn Vm, text: &str) -> PyResult<Device> {
+    resolve_with(vm, text, Device::CPU0)
+}
+
+/// A device argument: a string (or a `DeviceSpec`-like object with `str`).
+pub fn device_arg(vm: &dyn Vm, v: &Value) -> PyResult<Device> {
+    match v {
+        Value::Str(s) => resolve(vm, s),
+        Value::Native(n) if n.as_any().is::<DeviceEntry>() => {
+            let e = v.downcast::<DeviceEntry>().expect("checked");
+            Ok(e.device)
+        }
+        other => Err(PyErr::new(
+            ExcType::TypeError,
+            format!("a device must be a string such as 'GPU:0', not {}", other.type_name()),
+        )),
+    }
+}
+
+/// `PhysicalDevice(...)` / `LogicalDevice(...)` as `tf.config` lists them.
+pub struct DeviceEntry {
+    /// The device.
+    pub device: Device,
+    /// True for `PhysicalDevice`, false for `LogicalDevice`.
+    pub physical: bool,
+}
+
+impl DeviceEntry {
+    fn name(&self) -> String {
+        if self.physical {
+            format!("/physical_device:{}", self.device.short_name())
+        } else {
+            format!("/device:{}", self.device.short_name())
+        }
+    }
+}
+
+impl NativeObject for DeviceEntry {
+    fn type_name(&self) -> &str {
+        if self.physical {
+            "PhysicalDevice"
+        } else {
+            "LogicalDevice"
+        }
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(classes::class(if self.physical { "PhysicalDevice" } else { "LogicalDevice" }))
+    }
+    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!("{}(name='{}', device_type='{}')", self.type_name(), self.name(), self.device.kind.name()))
+    }
+    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "name" => Some(Value::str(self.name())),
+            "device_type" => Some(Value::str(self.device.kind.name())),
+            _ => None,
+        })
+    }
+    fn compare(&self, _this: &Value, op: &str, other: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let same = other.downcast::<DeviceEntry>().is_some_and(|o| o.device == self.device && o.physical == self.physical);
+        Ok(match op {
+            "==" => Some(Value::Bool(same)),
+            "!=" => Some(Value::Bool(!same)),
+            _ => None,
+        })
+    }
+}
+
+/// `tf.config.LogicalDeviceConfiguration(...)`.
+pub struct LogicalConfig {
+    memory_limit: Value,
+    priority: Value,
+    ordinal: Value,
+}
+
+impl NativeObject for LogicalConfig {
+    fn type_name(&self) -> &str {
+        "LogicalDeviceConfiguration"
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(classes::class("LogicalDeviceConfiguration"))
+    }
+    fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!(
+            "LogicalDeviceConfiguration(memory_limit={}, experimental_priority={}, experimental_device_ordinal={})",
+            vm.repr(&self.memory_limit)?,
+            vm.repr(&self.priority)?,
+            vm.repr(&self.ordinal)?
+        ))
+    }
+    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "memory_limit" => Some(self.memory_limit.clone()),
+            "experimental_priority" => Some(self.priority.clone()),
+            "experimental_device_ordinal" => Some(self.ordinal.clone()),
+            _ => None,
+        })
+    }
+}
+
+fn filter_type(vm: &dyn Vm, ty: Option<&Value>) -> PyResult<Option<String>> {
+    match ty {
+        None => Ok(None),
+        Some(Value::Str(s)) => Ok(Some(s.to_ascii_uppercase())),
+        Some(v) => Err(PyErr::new(ExcType::TypeError, format!("device_type must be a string, not {}", vm.repr(v)?))),
+    }
+}
+
+fn list_devices(vm: &dyn Vm, args: &Args, physical: bool) -> PyResult<Value> {
+    let ty = filter_type(vm, args.opt(0))?;
+    let devs: Vec<Device> = if physical {
+        let mut v = vec![Device::CPU0];
+        v.extend((0..gpu_count(vm)).map(Device::virtual_gpu));
+        v
+    } else {
+        state(vm).initialized.set(true);
+        visible(vm)
+    };
+    let items = devs
+        .into_iter()
+        .filter(|d| ty.as_deref().is_none_or(|t| t == d.kind.name()))
+        .map(|device| Value::native(DeviceEntry { device, physical }))
+        .collect();
+    Ok(Value::list(items))
+}
+
+fn list_physical_devices(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    list_devices(vm, args, true)
+}
+
+fn list_logical_devices(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    list_devices(vm, args, false)
+}
+
+fn logical_device_configuration(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    Ok(Value::native(LogicalConfig {
+        memory_limit: args.get(0).clone(),
+        priority: args.get(1).clone(),
+        ordinal: args.get(2).clone(),
+    }))
+}
+
+fn physical_arg(v: &Value) -> PyResult<Device> {
+    match v.downcast::<DeviceEntry>() {
+        Some(e) if e.physical => Ok(e.device),
+        _ => Err(PyErr::new(
+            ExcType::ValueError,
+            "Unrecognized device: a PhysicalDevice from tf.config.list_physical_devices() is required",
+        )),
+    }
+}
+
+fn set_logical_device_configuration(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let dev = physical_arg(args.get(0))?;
+    let configs = match args.get(1) {
+        Value::None => None,
+        v => Some(vm.collect(v)?),
+    };
+    let st = state(vm);
+    if st.initialized.get() {
+        return Err(PyErr::new(ExcType::RuntimeError, "Virtual devices cannot be modified after being initialized")
+            .help("configure logical devices before the first tensor is created"));
+    }
+    if dev.kind == DeviceKind::Gpu {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "logical GPUs are not supported: virtual GPUs come from --virtual-gpus N",
+        ));
+    }
+    match configs {
+        None => st.logical_cpus.set(None),
+        Some(c) if c.is_empty() => {
+            return Err(PyErr::new(ExcType::ValueError, "Setting logical device configuration to an empty list is not supported"))
+        }
+        Some(c) => st.logical_cpus.set(Some(c.len() as u32)),
+    }
+    Ok(Value::None)
+}
+
+fn get_logical_device_configuration(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let dev = physical_arg(args.get(0))?;
+    if dev.kind == DeviceKind::Gpu {
+        return Ok(Value::None);
+    }
+    Ok(match state(vm).logical_cpus.get() {
+        None => Value::None,
+        Some(n) => Value::list(
+            (0..n)
+                .map(|_| Value::native(LogicalConfig { memory_limit: Value::None, priority: Value::None, ordinal: Value::None }))
+                .collect(),
+        ),
+    })
+}
+
+fn get_visible_devices(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    list_devices(vm, args, true)
+}
+
+/// `with tf.device(...)`: the scope object.
+pub struct DeviceScope {
+    device: Option<Device>,
+}
+
+impl NativeObject for DeviceScope {
+    fn type_name(&self) -> &str {
+        "_EagerDeviceContext"
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn enter(&self, _this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        if let Some(d) = self.device {
+            push_device(vm, d);
+        }
+        Ok(Some(Value::None))
+    }
+    fn exit(&self, _this: &Value, _exc: Option<&PyErr>, vm: &dyn Vm) -> PyResult<bool> {
+        if self.device.is_some() {
+            pop_device(vm);
+        }
+        Ok(false)
+    }
+}
+
+fn tf_device(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let device = match args.get(0) {
+        Value::None => None,
+        Value::Str(s) => {
+            let base = super::context::scoped_device(vm).or_else(|| super::context::replica_device(vm)).unwrap_or(Device::CPU0);
+            Some(resolve_with(vm, s, base)?)
+        }
+        v => Some(device_arg(vm, v)?),
+    };
+    Ok(Value::native(DeviceScope { device }))
+}
+
+/// Registers `tf.device` and `tf.config`.
+pub fn register(m: &mut ModuleBuilder) {
+    m.function(
+        "device(device_name)",
+        tf_device,
+        "Context manager placing the ops created in it on a device (`with tf.device('GPU:1'):`).",
+    );
+    m.namespace("config", |c| {
+        c.function("list_physical_devices(device_type=None)", list_physical_devices, "The physical devices (`CPU:0` and the virtual GPUs).");
+        c.function("list_logical_devices(device_type=None)", list_logical_devices, "The logical devices ops can be placed on.");
+        c.function(
+            "set_logical_device_configuration(device, logical_devices)",
+            set_logical_device_configuration,
+            "Splits the physical CPU into logical CPUs (before the runtime is initialised).",
+        );
+        c.function(
+            "get_logical_device_configuration(device)",
+            get_logical_device_configuration,
+            "The logical configuration of a physical device, or None.",
+        );
+        c.function(
+            "LogicalDeviceConfiguration(memory_limit=None, experimental_priority=None, experimental_device_ordinal=None)",
+            logical_device_configuration,
+            "Configuration of one logical device.",
+        );
+        c.function("get_visible_devices(device_type=None)", get_visible_devices, "The visible physical devices.");
+        c.namespace("experimental", |e| {
+            e.function("list_physical_devices(device_type=None)", list_physical_devices, "The physical devices.");
+            e.function("list_logical_devices(device_type=None)", list_logical_devices, "The logical devices.");
+            e.function(
+                "set_virtual_device_configuration(device, logical_devices)",
+                set_logical_device_configuration,
+                "Old name of set_logical_device_configuration.",
+            );
+            e.function("get_visible_devices(device_type=None)", get_visible_devices, "The visible physical devices.");
+        });
+    });
+}

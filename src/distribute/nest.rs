@@ -1,0 +1,180 @@
+//! Nested structures across replicas, as `tf.nest` and TensorFlow's
+//! `distribute_utils` treat them: picking one replica's part of a structure
+//! ([`select_replica`]), regrouping the replicas' results into one structure
+//! of `PerReplica` leaves ([`regroup`]), and zipping the replicas' structures
+//! leaf by leaf ([`zip_map`]) for collectives.
+
+use crate::value::{Dict, ExcType, PyErr, PyResult, Value};
+
+use super::values::{components, per_replica};
+use super::variables::is_distributed_variable;
+
+/// Replica `i`'s part of `v`: the `i`-th component of each distributed value
+/// in the structure (tuples, lists and dicts are rebuilt; other values are
+/// shared by every replica).
+pub fn select_replica(i: usize, v: &Value) -> PyResult<Value> {
+    if let Some(c) = components(v) {
+        return c.get(i).cloned().ok_or_else(|| {
+            PyErr::new(
+                ExcType::ValueError,
+                format!("a distributed value with {} components was given to replica {i}", c.len()),
+            )
+        });
+    }
+    Ok(match v {
+        Value::Tuple(t) => Value::tuple(t.iter().map(|x| select_replica(i, x)).collect::<PyResult<_>>()?),
+        Value::List(l) => {
+            let items = l.borrow().clone();
+            Value::list(items.iter().map(|x| select_replica(i, x)).collect::<PyResult<_>>()?)
+        }
+        Value::Dict(d) => {
+            let items = d.borrow().items();
+            let mut out = Dict::new();
+            for (k, x) in items {
+                out.insert(k, select_replica(i, &x)?)?;
+            }
+            Value::dict(out)
+        }
+        other => other.clone(),
+    })
+}
+
+/// True when `v` holds a distributed value somewhere.
+pub fn contains_distributed(v: &Value) -> bool {
+    if components(v).is_some() || is_distributed_variable(v) {
+        return true;
+    }
+    match v {
+        Value::Tuple(t) => t.iter().any(contains_distributed),
+        Value::List(l) => l.borrow().iter().any(contains_distributed),
+        Value::Dict(d) => d.borrow().items().iter().any(|(_, x)| contains_distributed(x)),
+        _ => false,
+    }
+}
+
+fn mismatch(what: &str) -> PyErr {
+    PyErr::new(
+        ExcType::ValueError,
+        format!("the replicas returned different structures ({what}); every replica must return the same nesting"),
+    )
+}
+
+/// Regroups the replicas' results (one value per replica) into one
+/// structure whose leaves are `PerReplica` values, as TensorFlow's
+/// `regroup`: identical objects are not wrapped (unless `always_wrap`), a
+/// distributed variable returned by every replica is returned itself.
+pub fn regroup(values: &[Value], always_wrap: bool) -> PyResult<Value> {
+    let v0 = &values[0];
+    match v0 {
+        Value::List(l0) => {
+            let n = l0.borrow().len();
+            let mut out = Vec::with_capacity(n);
+            for k in 0..n {
+                let mut col = Vec::with_capacity(values.len());
+                for v in values {
+                    match v {
+                        Value::List(l) if l.borrow().len() == n => col.push(l.borrow()[k].clone()),
+                        _ => return Err(mismatch("lists")),
+                    }
+                }
+                out.push(regroup(&col, always_wrap)?);
+            }
+            Ok(Value::list(out))
+        }
+        Value::Tuple(t0) => {
+            let n = t0.len();
+            let mut out = Vec::with_capacity(n);
+            for k in 0..n {
+                let mut col = Vec::with_capacity(values.len());
+                for v in values {
+                    match v {
+                        Value::Tuple(t) if t.len() == n => col.push(t[k].clone()),
+                        _ => return Err(mismatch("tuples")),
+                    }
+                }
+                out.push(regroup(&col, always_wrap)?);
+            }
+            Ok(Value::tuple(out))
+        }
+        Value::Dict(d0) => {
+            let keys = d0.borrow().keys();
+            let mut out = Dict::new();
+            for k in keys {
+                let mut col = Vec::with_capacity(values.len());
+                for v in values {
+                    match v {
+                        Value::Dict(d) => match d.borrow().get(&k)? {
+                            Some(x) => col.push(x),
+                            None => return Err(mismatch("dicts with different keys")),
+                        },
+                        _ => return Err(mismatch("dicts")),
+                    }
+                }
+                out.insert(k, regroup(&col, always_wrap)?)?;
+            }
+            Ok(Value::dict(out))
+        }
+        _ => {
+            // A literal string returned by every replica is one constant
+            // object in Python; ours may be separate allocations.
+            let same = values[1..].iter().all(|v| v.is(v0) || matches!((v, v0), (Value::Str(a), Value::Str(b)) if a == b));
+            if same && is_distributed_variable(v0) {
+                return Ok(v0.clone());
+            }
+            if same && !always_wrap {
+                return Ok(v0.clone());
+            }
+            Ok(per_replica(values.to_vec()))
+        }
+    }
+}
+
+/// Zips the replicas' structures leaf by leaf: `f` gets the replicas'
+/// leaves at one position and returns one result per replica; the result
+/// is one structure per replica.
+pub fn zip_map(values: &[Value], f: &dyn Fn(&[Value]) -> PyResult<Vec<Value>>) -> PyResult<Vec<Value>> {
+    let n = values.len();
+    match &values[0] {
+        Value::Tuple(_) | Value::List(_) => {
+            let is_list = matches!(&values[0], Value::List(_));
+            let rows: Vec<Vec<Value>> = values
+                .iter()
+                .map(|v| match v {
+                    Value::Tuple(t) if !is_list => Ok(t.to_vec()),
+                    Value::List(l) if is_list => Ok(l.borrow().clone()),
+                    _ => Err(mismatch("sequences")),
+                })
+                .collect::<PyResult<_>>()?;
+            let len = rows[0].len();
+            if rows.iter().any(|r| r.len() != len) {
+                return Err(mismatch("sequences of different lengths"));
+            }
+            let mut per: Vec<Vec<Value>> = vec![Vec::with_capacity(len); n];
+            for k in 0..len {
+                let col: Vec<Value> = rows.iter().map(|r| r[k].clone()).collect();
+                for (i, x) in zip_map(&col, f)?.into_iter().enumerate() {
+                    per[i].push(x);
+                }
+            }
+            Ok(per.into_iter().map(|p| if is_list { Value::list(p) } else { Value::tuple(p) }).collect())
+        }
+        Value::Dict(d0) => {
+            let keys = d0.borrow().keys();
+            let mut per: Vec<Dict> = (0..n).map(|_| Dict::new()).collect();
+            for k in keys {
+                let mut col = Vec::with_capacity(n);
+                for v in values {
+                    match v {
+                        Value::Dict(d) => col.push(d.borrow().get(&k)?.ok_or_else(|| mismatch("dicts"))?),
+                        _ => return Err(mismatch("dicts")),
+                    }
+                }
+                for (i, x) in zip_map(&col, f)?.into_iter().enumerate() {
+                    per[i].insert(k.clone(), x)?;
+                }
+            }
+            Ok(per.into_iter().map(Value::dict).collect())
+        }
+        _ => f(values),
+    }
+}

@@ -1,0 +1,139 @@
+//! `tf.distribute.ReduceOp` and the cross-replica arithmetic behind
+//! `strategy.reduce`, `ReplicaContext.all_reduce` and `all_gather`: sums
+//! and means of the replicas' tensors (in replica order, on the destination
+//! device), and concatenation along an axis. Semantics follow TensorFlow's
+//! `cross_device_ops.py` (`ReductionToOneDevice`): a mean is the sum
+//! divided by the replica count with `truediv`'s dtype rules.
+
+use std::any::Any;
+use std::rc::Rc;
+
+use super::classes;
+use crate::modules::tf::convert::{runtime_err, to_tensor};
+use crate::runtime::{ops, Device, Scalar, Tensor};
+use crate::value::{Args, Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+
+/// A reduction across replicas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// `ReduceOp.SUM`.
+    Sum,
+    /// `ReduceOp.MEAN`.
+    Mean,
+}
+
+impl Op {
+    /// `SUM` / `MEAN`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Sum => "SUM",
+            Op::Mean => "MEAN",
+        }
+    }
+}
+
+/// A `tf.distribute.ReduceOp` member.
+pub struct ReduceOpObj(pub Op);
+
+impl NativeObject for ReduceOpObj {
+    fn type_name(&self) -> &str {
+        "ReduceOp"
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(reduce_op_class())
+    }
+    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!("<ReduceOp.{0}: '{0}'>", self.0.name()))
+    }
+    fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!("ReduceOp.{}", self.0.name()))
+    }
+    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "name" | "value" => Some(Value::str(self.0.name())),
+            _ => None,
+        })
+    }
+    fn compare(&self, _this: &Value, op: &str, other: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let same = other.downcast::<ReduceOpObj>().is_some_and(|o| o.0 == self.0);
+        Ok(match op {
+            "==" => Some(Value::Bool(same)),
+            "!=" => Some(Value::Bool(!same)),
+            _ => None,
+        })
+    }
+}
+
+fn reduce_op_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let v = args.get(0);
+    if v.downcast::<ReduceOpObj>().is_some() {
+        return Ok(v.clone());
+    }
+    match v {
+        Value::Str(s) if &**s == "SUM" => Ok(Value::native(ReduceOpObj(Op::Sum))),
+        Value::Str(s) if &**s == "MEAN" => Ok(Value::native(ReduceOpObj(Op::Mean))),
+        other => Err(PyErr::new(ExcType::ValueError, format!("{} is not a valid ReduceOp", vm.repr(other)?))),
+    }
+}
+
+/// The `tf.distribute.ReduceOp` class, with `SUM` and `MEAN`.
+pub fn reduce_op_class() -> Rc<Class> {
+    let c = classes::class("ReduceOp");
+    if c.dict.borrow().get("SUM").is_none() {
+        c.set_attr("SUM", Value::native(ReduceOpObj(Op::Sum)));
+        c.set_attr("MEAN", Value::native(ReduceOpObj(Op::Mean)));
+        classes::constructor(&c, "ReduceOp(value)", reduce_op_new, "A reduction across replicas: SUM or MEAN.");
+    }
+    c
+}
+
+/// A reduce op argument: a `ReduceOp` or its name in any case.
+pub fn parse_op(vm: &dyn Vm, v: &Value) -> PyResult<Op> {
+    if let Some(o) = v.downcast::<ReduceOpObj>() {
+        return Ok(o.0);
+    }
+    match v {
+        Value::Str(s) => match s.to_ascii_uppercase().as_str() {
+            "SUM" => Ok(Op::Sum),
+            "MEAN" => Ok(Op::Mean),
+            up => Err(PyErr::new(ExcType::ValueError, format!("'{up}' is not a valid ReduceOp"))
+                .help("the reductions across replicas are tf.distribute.ReduceOp.SUM and tf.distribute.ReduceOp.MEAN")),
+        },
+        other => Err(PyErr::new(ExcType::ValueError, format!("{} is not a valid ReduceOp", vm.repr(other)?))),
+    }
+}
+
+/// One replica's value as a tensor on `dest`.
+pub fn tensor_on(vm: &dyn Vm, v: &Value, dest: Device) -> PyResult<Tensor> {
+    let t = to_tensor(vm, v, None)?;
+    t.to_device(dest).map_err(runtime_err)
+}
+
+/// The sum or mean of the replicas' tensors, computed on `dest`.
+pub fn reduce_tensors(vm: &dyn Vm, op: Op, parts: &[Value], dest: Device) -> PyResult<Tensor> {
+    let mut acc: Option<Tensor> = None;
+    for p in parts {
+        let t = tensor_on(vm, p, dest)?;
+        acc = Some(match acc {
+            None => t,
+            Some(a) => ops::add(&a, &t).map_err(runtime_err)?,
+        });
+    }
+    let sum = acc.ok_or_else(|| PyErr::new(ExcType::ValueError, "nothing to reduce"))?;
+    match op {
+        Op::Sum => Ok(sum),
+        Op::Mean => {
+            let n = Tensor::fill(&[], &Scalar::Int(parts.len() as i64), sum.dtype(), dest).map_err(runtime_err)?;
+            ops::truediv(&sum, &n).map_err(runtime_err)
+        }
+    }
+}
+
+/// The replicas' tensors concatenated along `axis`, on `dest`.
+pub fn gather_tensors(vm: &dyn Vm, parts: &[Value], axis: i64, dest: Device) -> PyResult<Tensor> {
+    let ts = parts.iter().map(|p| tensor_on(vm, p, dest)).collect::<PyResult<Vec<_>>>()?;
+    ops::concat(&ts, axis).map_err(runtime_err)
+}

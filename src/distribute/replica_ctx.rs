@@ -1,0 +1,418 @@
+//! Replica and cross-replica contexts: `ReplicaContext` (the
+//! `replica_id_in_sync_group`, `all_reduce`, `all_gather`, `merge_call` of a
+//! replica function), `ValueContext`, the collectives' merge step (one call
+//! per collective, once every replica has arrived, through
+//! `Vm::collective`), and `tf.distribute.get_strategy` and friends.
+
+use std::any::Any;
+use std::rc::Rc;
+
+use super::classes::{self, bound, method};
+use super::context::{in_replica_fn, state, ReplicaRun};
+use super::nest::{regroup, select_replica, zip_map};
+use super::reduce::{gather_tensors, parse_op, reduce_tensors, Op};
+use super::strategy::{current_strategy, default_strategy, strategy_class, StrategyObj};
+use crate::modules::tf::convert::runtime_err;
+use crate::modules::ModuleBuilder;
+use crate::runtime::{Device, Tensor};
+use crate::value::{Args, Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+
+/// The context of one replica inside `strategy.run` (or the default one).
+pub struct ReplicaContext {
+    /// The strategy running the replica.
+    pub strategy: Value,
+    /// The replica's index.
+    pub replica: usize,
+    /// The number of replicas.
+    pub n: usize,
+    /// The replica's device.
+    pub device: Device,
+    /// True for the default strategy's context.
+    pub default: bool,
+    /// True for MirroredStrategy (its class is `_MirroredReplicaContext`).
+    pub mirrored: bool,
+}
+
+impl ReplicaContext {
+    fn class_name(&self) -> &'static str {
+        if self.default {
+            "_DefaultReplicaContext"
+        } else if self.mirrored {
+            "_MirroredReplicaContext"
+        } else {
+            "ReplicaContext"
+        }
+    }
+}
+
+impl NativeObject for ReplicaContext {
+    fn type_name(&self) -> &str {
+        self.class_name()
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(replica_context_class(self.class_name()))
+    }
+    fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        let c = replica_context_class(self.class_name());
+        Ok(format!("<{}.{} object at {:#x}>", c.module, c.name, this.id()))
+    }
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "replica_id_in_sync_group" => {
+                let t = Tensor::scalar(self.replica as i32).to_device(self.device).map_err(runtime_err)?;
+                Some(Value::Tensor(t))
+            }
+            "num_replicas_in_sync" => Some(Value::Int(self.n as i64)),
+            "strategy" => Some(self.strategy.clone()),
+            "devices" => Some(Value::tuple(vec![Value::str(self.device.full_name())])),
+            _ => bound(&replica_context_class(self.class_name()), this, name),
+        })
+    }
+}
+
+/// `ValueContext`, given to `experimental_distribute_values_from_function`'s function.
+pub struct ValueContext {
+    /// The replica's index.
+    pub replica: usize,
+    /// The number of replicas.
+    pub n: usize,
+}
+
+impl NativeObject for ValueContext {
+    fn type_name(&self) -> &str {
+        "ValueContext"
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(classes::class("ValueContext"))
+    }
+    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!(
+            "tf.distribute.ValueContext(replica id {},  total replicas in sync: {})",
+            self.replica, self.n
+        ))
+    }
+    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "replica_id_in_sync_group" => Some(Value::Int(self.replica as i64)),
+            "num_replicas_in_sync" => Some(Value::Int(self.n as i64)),
+            _ => None,
+        })
+    }
+}
+
+/// What a replica asks for at a collective.
+pub enum Request {
+    /// `all_reduce(op, value)`.
+    AllReduce(Op, Value),
+    /// `all_gather(value, axis)`.
+    AllGather(Value, i64),
+    /// `merge_call(merge_fn, args, kwargs)`.
+    MergeCall(Value, Value, Value),
+    /// Replica 0's value for everyone (ONLY_FIRST_REPLICA variable updates).
+    First(Value),
+}
+
+impl Request {
+    fn name(&self) -> &'static str {
+        match self {
+            Request::AllReduce(..) => "ReplicaContext.all_reduce",
+            Request::AllGather(..) => "ReplicaContext.all_gather",
+            Request::MergeCall(..) => "ReplicaContext.merge_call",
+            Request::First(..) => "a variable update",
+        }
+    }
+}
+
+/// The payload a replica parks with.
+pub struct CollectiveReq(pub Request);
+
+impl NativeObject for CollectiveReq {
+    fn type_name(&self) -> &str {
+        "collective"
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Parks the running replica at a collective; names it in the error when a
+/// replica never arrives.
+pub fn park_request(vm: &dyn Vm, req: Request) -> PyResult<Value> {
+    let name = req.name();
+    vm.collective(Value::native(CollectiveReq(req))).map_err(|e| {
+        if e.is(ExcType::RuntimeError) {
+            if let Some(Value::Str(msg)) = e.args().first() {
+                if msg.contains("without reaching the collective that") {
+                    let m = msg.replace("the collective that", &format!("the collective {name} that"));
+                    return PyErr::new(ExcType::RuntimeError, m).help(format!(
+                        "TensorFlow would hang here; every replica must call {name} the same number of times, in the same order"
+                    ));
+                }
+            }
+        }
+        e
+    })
+}
+
+fn leaf_tensor(v: &Value) -> PyResult<()> {
+    match v {
+        Value::Tensor(_) => Ok(()),
+        Value::Native(n) if super::variables::is_variable(v) || n.type_name() == "PerReplica" => Ok(()),
+        other => Err(PyErr::new(ExcType::AttributeError, format!("'{}' object has no attribute 'dtype'", other.type_name()))),
+    }
+}
+
+/// Runs one collective once every replica has parked: checks they all
+/// asked for the same thing and computes each replica's result.
+pub fn merge_collectives(vm: &dyn Vm, run: &ReplicaRun, payloads: Vec<Value>) -> PyResult<Vec<Value>> {
+    let reqs: Vec<&Request> = payloads
+        .iter()
+        .map(|p| p.downcast::<CollectiveReq>().map(|c| &c.0))
+        .collect::<Option<_>>()
+        .ok_or_else(|| PyErr::new(ExcType::RuntimeError, "unknown collective"))?;
+    let first = reqs[0].name();
+    if let Some((i, r)) = reqs.iter().enumerate().find(|(_, r)| r.name() != first) {
+        return Err(PyErr::new(
+            ExcType::RuntimeError,
+            format!("replica 0 called {first} while replica {i} called {}; every replica must reach the same collectives in the same order", r.name()),
+        ));
+    }
+    let devices = &run.devices;
+    match reqs[0] {
+        Request::AllReduce(op, _) => {
+            let op = *op;
+            let values: Vec<Value> = reqs.iter().map(|r| if let Request::AllReduce(_, v) = r { v.clone() } else { Value::None }).collect();
+            zip_map(&values, &|leaves| {
+                for l in leaves {
+                    leaf_tensor(l)?;
+                }
+                let t = reduce_tensors(vm, op, leaves, devices[0])?;
+                devices.iter().map(|d| Ok(Value::Tensor(t.to_device(*d).map_err(runtime_err)?))).collect()
+            })
+        }
+        Request::AllGather(_, axis) => {
+            let axis = *axis;
+            let values: Vec<Value> = reqs.iter().map(|r| if let Request::AllGather(v, _) = r { v.clone() } else { Value::None }).collect();
+            zip_map(&values, &|leaves| {
+                for l in leaves {
+                    leaf_tensor(l)?;
+                }
+                let t = gather_tensors(vm, leaves, axis, devices[0])?;
+                devices.iter().map(|d| Ok(Value::Tensor(t.to_device(*d).map_err(runtime_err)?))).collect()
+            })
+        }
+        Request::First(_) => {
+            let v = if let Request::First(v) = reqs[0] { v.clone() } else { Value::None };
+            Ok(vec![v; devices.len()])
+        }
+        Request::MergeCall(f, _, _) => {
+            let args: Vec<Value> = reqs.iter().map(|r| if let Request::MergeCall(_, a, _) = r { a.clone() } else { Value::None }).collect();
+            let kwargs: Vec<Value> = reqs.iter().map(|r| if let Request::MergeCall(_, _, k) = r { k.clone() } else { Value::None }).collect();
+            let args = regroup(&args, false)?;
+            let kwargs = regroup(&kwargs, false)?;
+            let mut call_args = vec![run.strategy.clone()];
+            call_args.extend(vm.collect(&args)?);
+            let mut kw = Vec::new();
+            if let Value::Dict(d) = &kwargs {
+                for (k, v) in d.borrow().items() {
+                    if let Value::Str(s) = k {
+                        kw.push((Rc::from(s.as_str()), v));
+                    }
+                }
+            }
+            let st = state(vm);
+            st.merge_depth.set(st.merge_depth.get() + 1);
+            let r = vm.call(f, call_args, kw);
+            st.merge_depth.set(st.merge_depth.get() - 1);
+            let r = r?;
+            (0..devices.len()).map(|i| select_replica(i, &r)).collect()
+        }
+    }
+}
+
+fn ctx_of(v: &Value) -> PyResult<&ReplicaContext> {
+    v.downcast::<ReplicaContext>()
+        .ok_or_else(|| PyErr::new(ExcType::TypeError, "expected a ReplicaContext"))
+}
+
+fn check_active(vm: &dyn Vm, c: &ReplicaContext, what: &str) -> PyResult<()> {
+    if c.default {
+        return Ok(());
+    }
+    if vm.current_replica() != Some(c.replica) {
+        return Err(PyErr::new(
+            ExcType::RuntimeError,
+            format!("ReplicaContext.{what} must be called in its replica function (inside strategy.run)"),
+        )
+        .help("this code runs in a cross-replica context: use strategy.reduce / strategy.gather here"));
+    }
+    Ok(())
+}
+
+fn all_reduce(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let c = ctx_of(args.get(0))?;
+    check_active(vm, c, "all_reduce")?;
+    let op = parse_op(vm, args.get(1))?;
+    if c.default {
+        return Ok(args.get(2).clone());
+    }
+    park_request(vm, Request::AllReduce(op, args.get(2).clone()))
+}
+
+fn all_gather(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let c = ctx_of(args.get(0))?;
+    check_active(vm, c, "all_gather")?;
+    let axis = match args.get(2) {
+        Value::Int(i) => *i,
+        Value::Tensor(t) => match t.item() {
+            Ok(crate::runtime::Scalar::Int(i)) => i,
+            _ => return Err(PyErr::new(ExcType::TypeError, "axis must be an int")),
+        },
+        other => return Err(PyErr::new(ExcType::TypeError, format!("axis must be an int, not {}", other.type_name()))),
+    };
+    if c.default {
+        return Ok(args.get(1).clone());
+    }
+    park_request(vm, Request::AllGather(args.get(1).clone(), axis))
+}
+
+fn merge_call(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let c = ctx_of(args.get(0))?;
+    check_active(vm, c, "merge_call")?;
+    let a = match args.get(2) {
+        Value::None => Value::tuple(Vec::new()),
+        Value::Tuple(_) => args.get(2).clone(),
+        v => Value::tuple(vm.collect(v)?),
+    };
+    let kw = match args.get(3) {
+        Value::None => Value::dict(crate::value::Dict::new()),
+        v => v.clone(),
+    };
+    if c.default {
+        let mut call_args = vec![c.strategy.clone()];
+        call_args.extend(vm.collect(&a)?);
+        let mut kws = Vec::new();
+        if let Value::Dict(d) = &kw {
+            for (k, v) in d.borrow().items() {
+                if let Value::Str(s) = k {
+                    kws.push((Rc::from(s.as_str()), v));
+                }
+            }
+        }
+        return vm.call(args.get(1), call_args, kws);
+    }
+    park_request(vm, Request::MergeCall(args.get(1).clone(), a, kw))
+}
+
+fn replica_context_class(name: &'static str) -> Rc<Class> {
+    let c = classes::class(name);
+    if c.dict.borrow().get("all_reduce").is_none() {
+        method(&c, "ReplicaContext.all_reduce(self, reduce_op, value, options=None)", all_reduce, "Reduces `value` (a nest of tensors) across replicas; every replica gets the result.");
+        method(&c, "ReplicaContext.all_gather(self, value, axis, options=None)", all_gather, "Concatenates every replica's `value` along `axis`; every replica gets the result.");
+        method(&c, "ReplicaContext.merge_call(self, merge_fn, args=(), kwargs=None)", merge_call, "Calls `merge_fn(strategy, *args)` once, in cross-replica context, with the replicas' arguments regrouped.");
+    }
+    c
+}
+
+/// The replica context of the running replica, if inside a replica function.
+pub fn current_replica_context(vm: &dyn Vm) -> Option<Value> {
+    let i = vm.current_replica()?;
+    let st = state(vm);
+    let run = st.run.borrow().clone()?;
+    let mirrored = run.strategy.downcast::<StrategyObj>().is_some_and(|s| s.kind == super::strategy::Kind::Mirrored);
+    Some(Value::native(ReplicaContext {
+        strategy: run.strategy.clone(),
+        replica: i,
+        n: run.devices.len(),
+        device: run.devices[i],
+        default: false,
+        mirrored,
+    }))
+}
+
+/// True in a cross-replica context: inside a scope (outside replica
+/// functions) or inside a `merge_call` function.
+pub fn in_cross_replica(vm: &dyn Vm) -> bool {
+    if in_replica_fn(vm) {
+        return false;
+    }
+    let st = state(vm);
+    st.merge_depth.get() > 0 || !st.scopes.borrow().is_empty()
+}
+
+fn get_strategy(vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
+    Ok(current_strategy(vm))
+}
+
+fn has_strategy(vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
+    let st = state(vm);
+    Ok(Value::Bool(!st.scopes.borrow().is_empty() || st.run.borrow().is_some()))
+}
+
+fn in_cross_replica_context(vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
+    Ok(Value::Bool(in_cross_replica(vm)))
+}
+
+fn get_replica_context(vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
+    if let Some(c) = current_replica_context(vm) {
+        return Ok(c);
+    }
+    if in_cross_replica(vm) {
+        return Ok(Value::None);
+    }
+    Ok(Value::native(ReplicaContext {
+        strategy: default_strategy(vm),
+        replica: 0,
+        n: 1,
+        device: Device::CPU0,
+        default: true,
+        mirrored: false,
+    }))
+}
+
+fn get_cross_replica_context(vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
+    if in_cross_replica(vm) {
+        return Ok(current_strategy(vm));
+    }
+    if in_replica_fn(vm) {
+        return Ok(Value::None);
+    }
+    Ok(default_strategy(vm))
+}
+
+fn experimental_set_strategy(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let st = state(vm);
+    if in_replica_fn(vm) {
+        return Err(PyErr::new(ExcType::RuntimeError, "Must not be called inside a `tf.distribute.Strategy` scope."));
+    }
+    let mut scopes = st.scopes.borrow_mut();
+    match args.get(0) {
+        Value::None => scopes.clear(),
+        v => {
+            if v.downcast::<StrategyObj>().is_none() {
+                return Err(PyErr::new(ExcType::TypeError, "experimental_set_strategy expects a tf.distribute.Strategy or None"));
+            }
+            scopes.clear();
+            scopes.push(v.clone());
+        }
+    }
+    Ok(Value::None)
+}
+
+/// Registers the context functions under `tf.distribute`.
+pub fn register(m: &mut ModuleBuilder) {
+    m.function("get_strategy()", get_strategy, "The current strategy: the innermost scope's, else the default strategy.");
+    m.function("has_strategy()", has_strategy, "Whether a strategy scope (other than the default) is active.");
+    m.function("in_cross_replica_context()", in_cross_replica_context, "True inside a strategy scope, outside replica functions.");
+    m.function("get_replica_context()", get_replica_context, "The ReplicaContext in a replica function; None in a cross-replica context.");
+    m.function("get_cross_replica_context()", get_cross_replica_context, "The strategy in a cross-replica context; None in a replica function.");
+    m.function("experimental_set_strategy(strategy)", experimental_set_strategy, "Enters `strategy`'s scope for the rest of the program (None leaves it).");
+    m.value("ReplicaContext", Value::Class(replica_context_class("ReplicaContext")));
+    let _ = strategy_class;
+}

@@ -1,0 +1,391 @@
+//! [`NdArray`]: a numpy array or scalar over a runtime tensor. Arrays are
+//! mutable (item assignment is copy-on-write on the tensor buffer); scalars
+//! (`np.float32(1.5)`, `arr[0]`, `t.numpy()` of a 0-d tensor) are 0-d and
+//! immutable. Arithmetic follows numpy's promotion with NEP 50 weak Python
+//! scalars; printing is numpy's `legacy="1.25"` style.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::dtype::{scalar_class, NpDType};
+use crate::modules::tf::convert::runtime_err;
+use crate::modules::tf::index::{index_items, Flavor};
+use crate::runtime::ops::{self, promote_types, weak_scalar_type, ScalarKind};
+use crate::runtime::{format, BinaryOp, DType, Device, ReduceOp, Scalar, Semantics, Tensor, UnaryOp};
+use crate::syntax::ast::BinOp;
+use crate::value::{Args, Class, ClassKind, ExcType, NativeFn, NativeObject, PyErr, PyResult, Value, ValueType, Vm};
+
+/// A numpy array (or scalar, when `scalar` is set).
+pub struct NdArray {
+    /// The elements (always in host memory).
+    pub t: RefCell<Tensor>,
+    /// True for numpy scalars (`np.float32(1.5)`).
+    pub scalar: bool,
+}
+
+thread_local! {
+    static NDARRAY: Rc<Class> = {
+        let c = Class::new_builtin("ndarray", "numpy", Some(crate::modules::types::builtin_class(ValueType::Object)), ClassKind::Native);
+        add_methods(&c);
+        c
+    };
+}
+
+/// The `numpy.ndarray` class.
+pub fn ndarray_class() -> Rc<Class> {
+    NDARRAY.with(Rc::clone)
+}
+
+/// A numpy value for `t`: a scalar when 0-d (as numpy's ufuncs return).
+pub fn wrap(t: Tensor) -> Value {
+    let scalar = t.rank() == 0;
+    Value::native(NdArray { t: RefCell::new(t), scalar })
+}
+
+/// An array value (0-d arrays stay arrays).
+pub fn wrap_array(t: Tensor) -> Value {
+    Value::native(NdArray { t: RefCell::new(t), scalar: false })
+}
+
+/// The Python value of one element.
+pub fn py_scalar(s: Scalar) -> Value {
+    match s {
+        Scalar::Bool(b) => Value::Bool(b),
+        Scalar::Int(i) => Value::Int(i),
+        Scalar::Float(f) => Value::Float(f),
+        Scalar::Bytes(b) => Value::Bytes(Rc::new(b)),
+    }
+}
+
+fn this(a: &Args) -> PyResult<Tensor> {
+    match a.get(0).downcast::<NdArray>() {
+        Some(n) => Ok(n.t.borrow().clone()),
+        None => Err(PyErr::new(ExcType::TypeError, "expected a numpy array")),
+    }
+}
+
+fn rt<T>(r: crate::runtime::Result<T>) -> PyResult<T> {
+    r.map_err(|e| match e.kind() {
+        crate::runtime::ErrorKind::InvalidArgument => PyErr::new(ExcType::ValueError, e.message()),
+        _ => runtime_err(e),
+    })
+}
+
+fn tolist_of(t: &Tensor) -> Value {
+    if t.rank() == 0 {
+        return t.get(0).map_or(Value::None, py_scalar);
+    }
+    match ops::unstack(t, 0) {
+        Ok(parts) => Value::list(parts.iter().map(tolist_of).collect()),
+        Err(_) => Value::list(Vec::new()),
+    }
+}
+
+fn m_tolist(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(tolist_of(&this(a)?))
+}
+
+fn m_item(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    rt(this(a)?.item()).map(py_scalar)
+}
+
+fn m_astype(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let d = super::dtype::np_dtype_arg(vm, a.get(1))?;
+    let t = rt(ops::cast(&this(a)?, d))?;
+    Ok(match a.get(0).downcast::<NdArray>() {
+        Some(n) if n.scalar => wrap(t),
+        _ => wrap_array(t),
+    })
+}
+
+fn m_copy(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(wrap_array(this(a)?))
+}
+
+fn m_flatten(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let t = this(a)?;
+    Ok(wrap_array(rt(ops::reshape(&t, &[-1], Semantics::Numpy))?))
+}
+
+fn m_reshape(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let t = this(a)?;
+    let args = a.varargs(1);
+    let dims = match args {
+        [one] => crate::modules::tf::convert::int_list(vm, one)?,
+        many => many.iter().map(|v| crate::modules::types::int_arg(v, vm)).collect::<PyResult<_>>()?,
+    };
+    Ok(wrap_array(rt(ops::reshape(&t, &dims, Semantics::Numpy))?))
+}
+
+/// numpy's reduction of `t` over `axis` (None: all), as a scalar when 0-d.
+pub fn reduce(vm: &dyn Vm, op: ReduceOp, t: &Tensor, axis: &Value, keep: &Value) -> PyResult<Value> {
+    let axes = crate::modules::tf::convert::axes_arg(vm, axis)?;
+    let r = ops::np_reduce(op, t, axes.as_deref(), vm.truthy(keep)?).map_err(runtime_err)?;
+    Ok(wrap(r))
+}
+
+macro_rules! reduce_methods {
+    ($($name:ident => $op:expr),* $(,)?) => {
+        $(fn $name(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+            reduce(vm, $op, &this(a)?, a.get(1), a.get(2))
+        })*
+    };
+}
+
+reduce_methods! {
+    m_sum => ReduceOp::Sum,
+    m_mean => ReduceOp::Mean,
+    m_max => ReduceOp::Max,
+    m_min => ReduceOp::Min,
+    m_prod => ReduceOp::Prod,
+    m_any => ReduceOp::Any,
+    m_all => ReduceOp::All,
+}
+
+/// Adds the ndarray methods to a class (arrays and scalar types share them).
+pub fn add_methods(c: &Class) {
+    let methods: [(&str, NativeFn); 14] = [
+        ("ndarray.tolist(self)", m_tolist),
+        ("ndarray.item(self)", m_item),
+        ("ndarray.astype(self, dtype)", m_astype),
+        ("ndarray.copy(self)", m_copy),
+        ("ndarray.flatten(self)", m_flatten),
+        ("ndarray.reshape(self, *shape)", m_reshape),
+        ("ndarray.sum(self, axis=None, keepdims=False)", m_sum),
+        ("ndarray.mean(self, axis=None, keepdims=False)", m_mean),
+        ("ndarray.max(self, axis=None, keepdims=False)", m_max),
+        ("ndarray.min(self, axis=None, keepdims=False)", m_min),
+        ("ndarray.prod(self, axis=None, keepdims=False)", m_prod),
+        ("ndarray.any(self, axis=None, keepdims=False)", m_any),
+        ("ndarray.all(self, axis=None, keepdims=False)", m_all),
+        ("ndarray.__array__(self)", m_copy),
+    ];
+    for (sig, f) in methods {
+        crate::modules::types::add_method(c, sig, f, "");
+    }
+}
+
+/// A Python scalar's NEP 50 kind.
+fn weak_kind(v: &Value) -> Option<ScalarKind> {
+    Some(match v {
+        Value::Bool(_) => ScalarKind::Bool,
+        Value::Int(i) => ScalarKind::Int(*i),
+        Value::Float(_) => ScalarKind::Float,
+        _ => return None,
+    })
+}
+
+fn scalar_tensor(v: &Value, d: DType) -> PyResult<Tensor> {
+    let s = match v {
+        Value::Bool(b) => Scalar::Bool(*b),
+        Value::Int(i) => Scalar::Int(*i),
+        Value::Float(f) => Scalar::Float(*f),
+        _ => return Err(PyErr::new(ExcType::TypeError, "expected a Python number")),
+    };
+    rt(Tensor::fill(&[], &s, d, Device::CPU0))
+}
+
+/// The two operands of a numpy binary op with `x` an array: Python scalars
+/// are weak (NEP 50); other values convert as `np.asarray` does. None when
+/// `other` is not array-like (or is a tensor, which handles the op itself).
+fn operands(vm: &dyn Vm, x: &Tensor, other: &Value) -> PyResult<Option<(Tensor, Tensor)>> {
+    if let Some(k) = weak_kind(other) {
+        let d = rt(weak_scalar_type(x.dtype(), k))?;
+        return Ok(Some((rt(ops::cast(x, d))?, scalar_tensor(other, d)?)));
+    }
+    Ok(match other {
+        Value::Tensor(_) | Value::Instance(_) | Value::None => None,
+        Value::Native(n) => match n.as_any().downcast_ref::<NdArray>() {
+            Some(o) => Some((x.clone(), o.t.borrow().clone())),
+            None => None,
+        },
+        Value::List(_) | Value::Tuple(_) => Some((x.clone(), super::to_np_tensor(vm, other, None)?)),
+        _ => None,
+    })
+}
+
+fn binop_of(op: BinOp) -> Option<BinaryOp> {
+    Some(match op {
+        BinOp::Add => BinaryOp::Add,
+        BinOp::Sub => BinaryOp::Sub,
+        BinOp::Mult => BinaryOp::Mul,
+        BinOp::Div => BinaryOp::RealDiv,
+        BinOp::FloorDiv => BinaryOp::FloorDiv,
+        BinOp::Mod => BinaryOp::FloorMod,
+        BinOp::Pow => BinaryOp::Pow,
+        BinOp::BitAnd => BinaryOp::LogicalAnd,
+        BinOp::BitOr => BinaryOp::LogicalOr,
+        _ => return None,
+    })
+}
+
+impl NdArray {
+    fn tensor(&self) -> Tensor {
+        self.t.borrow().clone()
+    }
+}
+
+impl NativeObject for NdArray {
+    fn type_name(&self) -> &str {
+        if self.scalar {
+            "numpy scalar"
+        } else {
+            "numpy.ndarray"
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(if self.scalar { scalar_class(self.t.borrow().dtype()) } else { ndarray_class() })
+    }
+
+    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        let t = self.t.borrow();
+        Ok(if self.scalar {
+            t.get(0).map_or_else(String::new, |s| format::numpy_scalar_text(&s, t.dtype()))
+        } else {
+            format::numpy_repr(&t)
+        })
+    }
+
+    fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        let t = self.t.borrow();
+        Ok(format::numpy_str(&t))
+    }
+
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let t = self.tensor();
+        Ok(Some(match name {
+            "shape" => Value::tuple(t.dims().iter().map(|&d| Value::Int(d as i64)).collect()),
+            "dtype" => Value::native(NpDType(t.dtype())),
+            "ndim" => Value::Int(t.rank() as i64),
+            "size" => Value::Int(t.numel() as i64),
+            "T" => wrap_array(rt(ops::transpose(&t, None))?),
+            _ => match ndarray_class().lookup(name) {
+                Some(Value::NativeFunction(f)) => f.bind(this.clone()),
+                _ => return Ok(None),
+            },
+        }))
+    }
+
+    fn len(&self, _vm: &dyn Vm) -> PyResult<Option<usize>> {
+        match self.t.borrow().dims().first() {
+            Some(&n) => Ok(Some(n)),
+            None => Err(PyErr::new(ExcType::TypeError, "len() of unsized object")),
+        }
+    }
+
+    fn iter(&self, _this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let t = self.tensor();
+        if t.rank() == 0 {
+            return Err(PyErr::new(ExcType::TypeError, "iteration over a 0-d array"));
+        }
+        let parts = rt(ops::unstack(&t, 0))?;
+        vm.iter(&Value::list(parts.into_iter().map(wrap).collect())).map(Some)
+    }
+
+    fn getitem(&self, _this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let items = index_items(vm, key, Flavor::Numpy)?;
+        let t = self.tensor();
+        let r = ops::index(&t, &items, Semantics::Numpy).map_err(runtime_err)?;
+        let all_ints = items.iter().all(|i| matches!(i, ops::IndexItem::Int(_)));
+        Ok(Some(if all_ints { wrap(r) } else { wrap_array(r) }))
+    }
+
+    fn setitem(&self, _this: &Value, key: &Value, value: Value, vm: &dyn Vm) -> PyResult<bool> {
+        if self.scalar {
+            return Ok(false);
+        }
+        let items = index_items(vm, key, Flavor::Numpy)?;
+        let v = super::to_np_tensor(vm, &value, None)?;
+        let mut t = self.t.borrow_mut();
+        ops::index_assign(&mut t, &items, &v).map_err(runtime_err)?;
+        Ok(true)
+    }
+
+    fn truthy(&self, _vm: &dyn Vm) -> PyResult<Option<bool>> {
+        let t = self.t.borrow();
+        match t.numel() {
+            1 => Ok(Some(t.get(0).is_some_and(|s| s.as_f64() != 0.0 || matches!(s, Scalar::Bytes(ref b) if !b.is_empty())))),
+            0 => Ok(Some(false)),
+            _ => Err(PyErr::new(
+                ExcType::ValueError,
+                "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()",
+            )),
+        }
+    }
+
+    fn binop(&self, _this: &Value, op: BinOp, other: &Value, reflected: bool, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let x = self.tensor();
+        let Some((a, b)) = operands(vm, &x, other)? else {
+            return Ok(None);
+        };
+        let (a, b) = if reflected { (b, a) } else { (a, b) };
+        let r = if op == BinOp::MatMult {
+            let d = rt(promote_types(a.dtype(), b.dtype()))?;
+            ops::matmul(&rt(ops::cast(&a, d))?, &rt(ops::cast(&b, d))?, false, false)
+                .map_err(|e| crate::runtime::Error::value_error(e.message().to_string()))
+        } else {
+            match binop_of(op) {
+                Some(bop) => ops::np_binary(bop, &a, &b),
+                None => return Ok(None),
+            }
+        };
+        Ok(Some(wrap(rt(r)?)))
+    }
+
+    fn unary(&self, _this: &Value, op: char, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let x = self.tensor();
+        Ok(match op {
+            '-' => Some(wrap(rt(ops::unary(UnaryOp::Neg, &x))?)),
+            '+' => Some(wrap(x)),
+            '~' if x.dtype() == DType::Bool => Some(wrap(rt(ops::unary(UnaryOp::LogicalNot, &x))?)),
+            _ => None,
+        })
+    }
+
+    fn compare(&self, _this: &Value, op: &str, other: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let bop = match op {
+            "==" => BinaryOp::Equal,
+            "!=" => BinaryOp::NotEqual,
+            "<" => BinaryOp::Less,
+            "<=" => BinaryOp::LessEqual,
+            ">" => BinaryOp::Greater,
+            ">=" => BinaryOp::GreaterEqual,
+            _ => return Ok(None),
+        };
+        let x = self.tensor();
+        let Some((a, b)) = operands(vm, &x, other)? else {
+            return Ok(None);
+        };
+        Ok(Some(wrap(rt(ops::np_binary(bop, &a, &b))?)))
+    }
+
+    fn to_number(&self, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let t = self.t.borrow();
+        if t.rank() != 0 {
+            return Err(PyErr::new(ExcType::TypeError, "only 0-dimensional arrays can be converted to Python scalars"));
+        }
+        Ok(t.get(0).map(py_scalar))
+    }
+
+    fn to_tensor(&self, _vm: &dyn Vm) -> PyResult<Option<Tensor>> {
+        Ok(Some(self.tensor()))
+    }
+}
+
+/// `format(x, spec)` of a numpy value: scalars format their Python value.
+pub fn format_np(vm: &dyn Vm, a: &NdArray, spec: &str) -> PyResult<String> {
+    let t = a.tensor();
+    if spec.is_empty() {
+        return Ok(format::numpy_str(&t));
+    }
+    if t.rank() != 0 {
+        return Err(PyErr::new(ExcType::TypeError, "unsupported format string passed to numpy.ndarray.__format__"));
+    }
+    vm.format(&py_scalar(rt(t.item())?), spec)
+}

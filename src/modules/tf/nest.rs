@@ -1,0 +1,187 @@
+//! `tf.nest`: `flatten`, `map_structure`, `pack_sequence_as` over lists,
+//! tuples and dicts (dict values in sorted key order, as TensorFlow does);
+//! everything else, `None` included, is a leaf.
+
+use crate::modules::ModuleBuilder;
+use crate::value::{Args, Dict, ExcType, PyErr, PyResult, Value, Vm};
+
+/// A dict's keys in TensorFlow's order (sorted).
+fn sorted_keys(vm: &dyn Vm, d: &Dict) -> PyResult<Vec<Value>> {
+    let mut keys = d.keys();
+    let mut err = None;
+    keys.sort_by(|a, b| {
+        if err.is_some() {
+            return std::cmp::Ordering::Equal;
+        }
+        match vm.lt(a, b) {
+            Ok(true) => std::cmp::Ordering::Less,
+            Ok(false) => match vm.lt(b, a) {
+                Ok(true) => std::cmp::Ordering::Greater,
+                Ok(false) => std::cmp::Ordering::Equal,
+                Err(e) => {
+                    err = Some(e);
+                    std::cmp::Ordering::Equal
+                }
+            },
+            Err(e) => {
+                err = Some(e);
+                std::cmp::Ordering::Equal
+            }
+        }
+    });
+    match err {
+        Some(e) => Err(e),
+        None => Ok(keys),
+    }
+}
+
+/// The direct children of a structure node, or None for a leaf.
+fn children(vm: &dyn Vm, v: &Value) -> PyResult<Option<Vec<Value>>> {
+    Ok(match v {
+        Value::List(l) => Some(l.borrow().clone()),
+        Value::Tuple(t) => Some(t.to_vec()),
+        Value::Dict(d) => {
+            let d = d.borrow();
+            let keys = sorted_keys(vm, &d)?;
+            let mut out = Vec::with_capacity(keys.len());
+            for k in &keys {
+                out.push(d.get(k)?.unwrap_or(Value::None));
+            }
+            Some(out)
+        }
+        _ => None,
+    })
+}
+
+fn flatten_into(vm: &dyn Vm, v: &Value, out: &mut Vec<Value>) -> PyResult<()> {
+    match children(vm, v)? {
+        Some(kids) => kids.iter().try_for_each(|k| flatten_into(vm, k, out)),
+        None => {
+            out.push(v.clone());
+            Ok(())
+        }
+    }
+}
+
+/// A node like `like` holding `items` (dict keys keep `like`'s order).
+fn rebuild(vm: &dyn Vm, like: &Value, items: Vec<Value>) -> PyResult<Value> {
+    Ok(match like {
+        Value::List(_) => Value::list(items),
+        Value::Tuple(_) => Value::tuple(items),
+        Value::Dict(d) => {
+            let d = d.borrow();
+            let keys = sorted_keys(vm, &d)?;
+            let mut by_key = Dict::new();
+            for (k, v) in keys.into_iter().zip(items) {
+                by_key.insert(k, v)?;
+            }
+            let mut out = Dict::new();
+            for k in d.keys() {
+                let v = by_key.get(&k)?.unwrap_or(Value::None);
+                out.insert(k, v)?;
+            }
+            Value::dict(out)
+        }
+        other => other.clone(),
+    })
+}
+
+fn pack(vm: &dyn Vm, structure: &Value, flat: &[Value], pos: &mut usize) -> PyResult<Value> {
+    match children(vm, structure)? {
+        Some(kids) => {
+            let mut items = Vec::with_capacity(kids.len());
+            for k in &kids {
+                items.push(pack(vm, k, flat, pos)?);
+            }
+            rebuild(vm, structure, items)
+        }
+        None => {
+            let v = flat.get(*pos).cloned().ok_or_else(|| count_error(vm, structure, flat))?;
+            *pos += 1;
+            Ok(v)
+        }
+    }
+}
+
+#[cold]
+fn count_error(vm: &dyn Vm, structure: &Value, flat: &[Value]) -> PyErr {
+    let mut leaves = Vec::new();
+    let _ = flatten_into(vm, structure, &mut leaves);
+    PyErr::new(
+        ExcType::ValueError,
+        format!(
+            "Could not pack sequence. Structure had {} atoms, but flat_sequence had {} items.",
+            leaves.len(),
+            flat.len()
+        ),
+    )
+}
+
+fn flatten(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let mut out = Vec::new();
+    flatten_into(vm, a.get(0), &mut out)?;
+    Ok(Value::list(out))
+}
+
+fn pack_sequence_as(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let flat = vm.collect(a.get(1))?;
+    let mut pos = 0;
+    let r = pack(vm, a.get(0), &flat, &mut pos)?;
+    if pos != flat.len() {
+        return Err(count_error(vm, a.get(0), &flat));
+    }
+    Ok(r)
+}
+
+fn map_node(vm: &dyn Vm, func: &Value, nodes: &[Value]) -> PyResult<Value> {
+    let first = &nodes[0];
+    match children(vm, first)? {
+        None => vm.call(func, nodes.to_vec(), Vec::new()),
+        Some(kids) => {
+            let mut per: Vec<Vec<Value>> = vec![Vec::with_capacity(nodes.len()); kids.len()];
+            for n in nodes {
+                let k = children(vm, n)?.unwrap_or_default();
+                if k.len() != kids.len() || std::mem::discriminant(n) != std::mem::discriminant(first) {
+                    return Err(PyErr::new(
+                        ExcType::ValueError,
+                        format!(
+                            "The two structures don't have the same nested structure.\n\nFirst structure: {}\n\nSecond structure: {}",
+                            vm.repr(first)?,
+                            vm.repr(n)?
+                        ),
+                    ));
+                }
+                for (slot, v) in per.iter_mut().zip(k) {
+                    slot.push(v);
+                }
+            }
+            let mut items = Vec::with_capacity(kids.len());
+            for args in &per {
+                items.push(map_node(vm, func, args)?);
+            }
+            rebuild(vm, first, items)
+        }
+    }
+}
+
+fn map_structure(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let structures = a.varargs(1);
+    if structures.is_empty() {
+        return Err(PyErr::new(ExcType::ValueError, "Must provide at least one structure"));
+    }
+    map_node(vm, a.get(0), structures)
+}
+
+fn is_nested(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(Value::Bool(matches!(a.get(0), Value::List(_) | Value::Tuple(_) | Value::Dict(_))))
+}
+
+/// Registers `tf.nest`.
+pub fn register(m: &mut ModuleBuilder) {
+    m.namespace("nest", |n| {
+        n.function("flatten(structure, expand_composites=False)", flatten, "The leaves of a nested structure, in order (dicts by sorted key).");
+        n.function("pack_sequence_as(structure, flat_sequence, expand_composites=False)", pack_sequence_as, "A structure like `structure` holding the values of `flat_sequence`.");
+        n.function("map_structure(func, *structure, check_types=True, expand_composites=False)", map_structure, "Applies `func` to the leaves, keeping the structure.");
+        n.function("is_nested(seq)", is_nested, "True for lists, tuples and dicts.");
+    });
+}
