@@ -58,6 +58,30 @@ impl Interp {
         }
     }
 
+    /// The plain function a method call `v.name(...)` would bind, when binding
+    /// is the only thing attribute lookup would do (a function found on the
+    /// class, not shadowed by the instance, not a descriptor). The caller
+    /// passes `v` as the first argument itself.
+    pub fn unbound_method(&self, v: &Value, name: &str) -> Option<Value> {
+        match v {
+            Value::Instance(inst) => {
+                let m = inst.class.lookup(name)?;
+                if !matches!(m, Value::Function(_)) || inst.dict.borrow().contains_key(name) {
+                    return None;
+                }
+                Some(m)
+            }
+            Value::List(_) | Value::Dict(_) | Value::Str(_) | Value::Tuple(_) | Value::Set(_) | Value::Bytes(_) => {
+                let m = self.class_of(v).lookup(name)?;
+                match &m {
+                    Value::NativeFunction(nf) if nf.bound.is_none() => Some(m),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
     /// `getattr(v, name)`.
     pub fn get_attribute(&self, v: &Value, name: &str) -> PyResult<Value> {
         match self.lookup_attribute(v, name)? {

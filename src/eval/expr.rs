@@ -279,8 +279,27 @@ impl Interp {
                 }
             }
         }
-        let callee = self.eval(f, func)?;
-        let mut pos = Vec::with_capacity(args.len());
+        // `obj.method(...)`: find the method without allocating a bound method.
+        let mut receiver: Option<Value> = None;
+        let callee = match &func.kind {
+            ExprKind::Attribute { value, attr } => {
+                let obj = self.eval(f, value)?;
+                match self.unbound_method(&obj, &attr.name) {
+                    Some(m) => {
+                        receiver = Some(obj);
+                        m
+                    }
+                    None => self
+                        .get_attribute(&obj, &attr.name)
+                        .map_err(|e| self.locate(f, func.span, e))?,
+                }
+            }
+            _ => self.eval(f, func)?,
+        };
+        let mut pos = Vec::with_capacity(args.len() + 1);
+        if let Some(r) = receiver {
+            pos.push(r);
+        }
         for a in args {
             match &a.kind {
                 ExprKind::Starred(inner) => {
@@ -461,7 +480,7 @@ impl Interp {
 #[cold]
 fn name_error_details(e: PyErr, f: &Frame, name: &str) -> PyErr {
     if let Value::Instance(inst) = e.value() {
-        if e.is(ExcType::NameError) {
+        if e.is(ExcType::NameError) && !e.is(ExcType::UnboundLocalError) {
             inst.set_attr("name", Value::str(name));
             if let Some(func) = &f.function {
                 let names = func
