@@ -504,7 +504,7 @@ impl Scanner<'_> {
         let b = self.b;
         loop {
             if j >= b.len() {
-                let line = line_of(self.src, b.len());
+                let line = line_of(self.src, b.len()) - usize::from(self.src.ends_with('\n'));
                 let err = if triple {
                     SyntaxError::new(
                         format!("unterminated triple-quoted string literal (detected at line {line})"),

@@ -49,6 +49,7 @@ fn pratt() -> &'static PrattParser<Rule> {
                 | Op::infix(Rule::modulo, Assoc::Left))
             .op(Op::prefix(Rule::neg) | Op::prefix(Rule::pos) | Op::prefix(Rule::invert))
             .op(Op::infix(Rule::pow, Assoc::Right))
+            .op(Op::postfix(Rule::call) | Op::postfix(Rule::subscript) | Op::postfix(Rule::attribute))
     })
 }
 
@@ -102,8 +103,7 @@ impl Lowerer<'_> {
         let span = self.span(&p);
         let kind = match p.as_rule() {
             Rule::if_exp => return self.if_exp(p),
-            Rule::disjunction | Rule::bitor_expr => return self.operators(p),
-            Rule::primary => return self.primary(p),
+            Rule::disjunction | Rule::bitor_expr => return self.operators(p.into_inner(), span),
             Rule::star_expressions | Rule::star_targets => return self.exprlist(p),
             Rule::lambda_expr => return self.lambda(p),
             Rule::yield_expr => return Err(self.yield_error(span)),
@@ -182,8 +182,17 @@ impl Lowerer<'_> {
 
     fn if_exp(&self, p: Pair<Rule>) -> R<Expr> {
         let span = self.span(&p);
-        let mut it = kids(p);
-        let body = self.expr(it.next().ok_or_else(|| shape(span, "expression"))?)?;
+        let mut inner = p.into_inner();
+        // The head is the flat operator sequence up to the `if` keyword.
+        let mut head = Vec::new();
+        for c in inner.by_ref() {
+            if c.as_rule() == Rule::IF {
+                break;
+            }
+            head.push(c);
+        }
+        let body = self.operators(head.into_iter(), span)?;
+        let mut it = inner.filter(|c| !super::is_token(c.as_rule()));
         let Some(test) = it.next() else {
             return Ok(body);
         };
@@ -209,20 +218,19 @@ impl Lowerer<'_> {
         })
     }
 
-    /// The operator sequence of a `disjunction`/`bitor_expr`.
-    fn operators(&self, p: Pair<Rule>) -> R<Expr> {
-        let span = self.span(&p);
-        let mut inner = p.into_inner();
-        if inner.len() == 1 {
-            // Fast path: a lone operand.
-            let only = inner.next().ok_or_else(|| shape(span, "operand"))?;
-            return self.primary(only);
-        }
+    /// A flat operator sequence (operands, prefix/binary operators, trailers).
+    fn operators<'i>(&self, mut pairs: impl Iterator<Item = Pair<'i, Rule>>, span: Span) -> R<Expr> {
+        let first = pairs.next().ok_or_else(|| shape(span, "operand"))?;
+        let Some(second) = pairs.next() else {
+            // Fast path: a lone atom.
+            return self.atom(first);
+        };
         pratt()
-            .map_primary(|q| self.primary(q).map(|e| (e, false)))
+            .map_primary(|q| self.atom(q).map(|e| (e, false)))
             .map_prefix(|op, rhs| self.prefix(op, rhs))
+            .map_postfix(|lhs, op| self.trailer(lhs?.0, op).map(|e| (e, false)))
             .map_infix(|lhs, op, rhs| self.infix(lhs, op, rhs))
-            .parse(inner)
+            .parse([first, second].into_iter().chain(pairs))
             .map(|(e, _)| e)
     }
 
@@ -319,56 +327,47 @@ impl Lowerer<'_> {
         Ok((Expr { kind, span }, true))
     }
 
-    /// An atom followed by calls, subscripts and attributes.
-    fn primary(&self, p: Pair<Rule>) -> R<Expr> {
-        let span = self.span(&p);
-        if p.as_rule() != Rule::primary {
-            return self.atom(p);
-        }
-        let mut it = p.into_inner();
-        let mut e = self.atom(it.next().ok_or_else(|| shape(span, "primary"))?)?;
-        for t in it {
-            let tspan = self.span(&t);
-            let whole = Span {
-                start: e.span.start,
-                end: tspan.end,
-            };
-            let kind = match t.as_rule() {
-                Rule::call => {
-                    let (args, keywords) = match kids(t).next() {
-                        Some(a) => self.arguments(a)?,
-                        None => (Vec::new(), Vec::new()),
-                    };
-                    ExprKind::Call {
-                        func: Box::new(e),
-                        args,
-                        keywords,
-                    }
+    /// A call, subscript or attribute applied to `e`.
+    fn trailer(&self, e: Expr, t: Pair<Rule>) -> R<Expr> {
+        let tspan = self.span(&t);
+        let whole = Span {
+            start: e.span.start,
+            end: tspan.end,
+        };
+        let kind = match t.as_rule() {
+            Rule::call => {
+                let (args, keywords) = match kids(t).next() {
+                    Some(a) => self.arguments(a)?,
+                    None => (Vec::new(), Vec::new()),
+                };
+                ExprKind::Call {
+                    func: Box::new(e),
+                    args,
+                    keywords,
                 }
-                Rule::subscript => {
-                    let s = kids(t).next().ok_or_else(|| shape(tspan, "subscript"))?;
-                    ExprKind::Subscript {
-                        value: Box::new(e),
-                        slice: Box::new(self.slices(s)?),
-                    }
+            }
+            Rule::subscript => {
+                let s = kids(t).next().ok_or_else(|| shape(tspan, "subscript"))?;
+                ExprKind::Subscript {
+                    value: Box::new(e),
+                    slice: Box::new(self.slices(s)?),
                 }
-                _ => {
-                    let n = kids(t).next().ok_or_else(|| shape(tspan, "attribute"))?;
-                    ExprKind::Attribute {
-                        value: Box::new(e),
-                        attr: self.ident(&n),
-                    }
+            }
+            _ => {
+                let n = kids(t).next().ok_or_else(|| shape(tspan, "attribute"))?;
+                ExprKind::Attribute {
+                    value: Box::new(e),
+                    attr: self.ident(&n),
                 }
-            };
-            e = Expr { kind, span: whole };
-        }
-        Ok(e)
+            }
+        };
+        Ok(Expr { kind, span: whole })
     }
 
     fn atom(&self, p: Pair<Rule>) -> R<Expr> {
         let span = self.span(&p);
         let kind = match p.as_rule() {
-            Rule::name => ExprKind::Name(Self::name(p.as_str())),
+            Rule::NAME => ExprKind::Name(Self::name(p.as_str())),
             Rule::number => ExprKind::Constant(self.number(&p)?),
             Rule::strings => return self.strings(p),
             Rule::none_kw => ExprKind::Constant(Constant::None),
@@ -384,7 +383,7 @@ impl Lowerer<'_> {
                     Span::new(span.start as usize, span.start as usize + 5),
                 ))
             }
-            Rule::primary | Rule::disjunction | Rule::bitor_expr | Rule::if_exp => {
+            Rule::disjunction | Rule::bitor_expr | Rule::if_exp => {
                 return self.expr(p)
             }
             _ => return Err(shape(span, "atom")),
@@ -464,6 +463,18 @@ impl Lowerer<'_> {
         if !is_dict {
             return self.display_items(items, CompKind::Set, span);
         }
+        match items.first().map(|c| c.as_rule()) {
+            Some(Rule::starred) => {
+                return Err(SyntaxError::new(
+                    "cannot use a starred expression in a dictionary key",
+                    self.span(&items[0]),
+                ))
+            }
+            Some(Rule::named_expr) => {
+                return Err(SyntaxError::new("invalid syntax", self.span(&items[0])))
+            }
+            _ => {}
+        }
         if items.len() == 3 && items[2].as_rule() == Rule::comp_clauses {
             return self.comprehension(items, CompKind::Dict, span);
         }
@@ -482,6 +493,12 @@ impl Lowerer<'_> {
                 Rule::double_starred => {
                     keys.push(None);
                     values.push(self.expr(kids(c).next().ok_or_else(|| shape(cspan, "**"))?)?);
+                }
+                Rule::missing_colon => {
+                    return Err(SyntaxError::new(
+                        "':' expected after dictionary key",
+                        keys.last().and_then(|k: &Option<Expr>| k.as_ref()).map_or(cspan, |k| k.span),
+                    ));
                 }
                 Rule::dict_value => {
                     values.push(self.expr(kids(c).next().ok_or_else(|| shape(cspan, "value"))?)?);

@@ -35,10 +35,24 @@ type R<T> = Result<T, SyntaxError>;
 /// Every node's span is the byte range of its text in `source`. Names are
 /// left unresolved and scopes empty (the resolver fills them in).
 pub fn parse_module(source: &str) -> Result<Module, SyntaxError> {
+    // pest and the lowering recurse once per nesting level (brackets, `not`,
+    // lambdas...). The layout pass bounds the depth, and the parse runs on a
+    // stack segment of its own so that the bound holds on any caller's
+    // thread (a 2 MiB test thread in a debug build included).
+    stacker::grow(PARSE_STACK, || parse_module_inner(source))
+}
+
+/// Stack reserved for one parse (only the pages used are committed).
+const PARSE_STACK: usize = 64 << 20;
+
+fn parse_module_inner(source: &str) -> Result<Module, SyntaxError> {
     let layout = layout::layout(source)?;
     let pairs = match DistParser::parse(Rule::file, &layout.text) {
         Ok(pairs) => pairs,
-        Err(e) => return Err(errors::classify(source, &layout, &e)),
+        Err(_) => {
+            let e = parse_detailed(Rule::file, &layout.text);
+            return Err(errors::classify(source, &layout, &e));
+        }
     };
     let scopes = RefCell::new(vec![ScopeCtx {
         kind: ScopeKind::Module,
@@ -55,6 +69,28 @@ pub fn parse_module(source: &str) -> Result<Module, SyntaxError> {
         lowerer.statements(file.into_inner(), &mut body)?;
     }
     Ok(Module { body })
+}
+
+/// Parses again, known to fail, with pest's token-level error tracking on:
+/// it records the furthest offset any literal was tried at, which is where
+/// CPython reports "invalid syntax". (Off for the first parse: it is slow.)
+fn parse_detailed(rule: Rule, text: &str) -> pest::error::Error<Rule> {
+    // The setting is process-wide; only holders of this lock change it, so
+    // a detailed parse always runs with it on.
+    static DETAIL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = DETAIL.lock().unwrap_or_else(|p| p.into_inner());
+    pest::set_error_detail(true);
+    let result = DistParser::parse(rule, text);
+    pest::set_error_detail(false);
+    match result {
+        Err(e) => e,
+        Ok(_) => pest::error::Error::new_from_pos(
+            pest::error::ErrorVariant::CustomError {
+                message: "parse succeeded on retry".into(),
+            },
+            pest::Position::from_start(text),
+        ),
+    }
 }
 
 /// How offsets in the parsed text map to source offsets.

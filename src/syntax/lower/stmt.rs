@@ -170,7 +170,7 @@ impl Lowerer<'_> {
                 return Err(shape(span, "decorated"));
             }
             Rule::async_stmt => {
-                let what = match kids(p).next().map(|c| c.as_rule()) {
+                let what = match kids(p).find(|c| c.as_rule() != Rule::ASYNC).map(|c| c.as_rule()) {
                     Some(Rule::for_stmt) => "async for",
                     Some(Rule::with_stmt) => "async with",
                     _ => "async def",
