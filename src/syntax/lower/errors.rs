@@ -160,7 +160,12 @@ fn ends_expr(t: Tok, text: &str, s: usize, e: usize) -> bool {
 
 /// The furthest offset pest reached (snapped back to the start of the token
 /// it falls in), or a limit message.
-fn failure(e: &Error<Rule>, text: &str, line_start: impl Fn(usize) -> usize) -> Result<usize, String> {
+fn failure(
+    e: &Error<Rule>,
+    base: usize,
+    text: &str,
+    line_start: impl Fn(usize) -> usize,
+) -> Result<usize, String> {
     if let ErrorVariant::CustomError { message } = &e.variant {
         if message.contains("limit") {
             return Err(message.clone());
@@ -173,7 +178,7 @@ fn failure(e: &Error<Rule>, text: &str, line_start: impl Fn(usize) -> usize) -> 
     if let Some(a) = e.parse_attempts() {
         p = p.max(a.max_position);
     }
-    let p = p.min(text.len());
+    let p = (base + p).min(text.len());
     let from = line_start(p);
     for (_, s, e) in tokens(text, from, p + 1) {
         if s <= p && p < e {
@@ -196,10 +201,11 @@ fn block_owner(word: &str) -> Option<String> {
 }
 
 /// The error for a failed parse of the whole file.
-pub(super) fn classify(src: &str, layout: &Layout, e: &Error<Rule>) -> SyntaxError {
+/// `e` is from parsing `layout.text[base..]`.
+pub(super) fn classify(src: &str, layout: &Layout, e: &Error<Rule>, base: usize) -> SyntaxError {
     let text = layout.text.as_str();
     let sspan = |s: usize, e: usize| Span::new(layout.to_source(s), layout.to_source(e));
-    let p = match failure(e, text, |t| layout.line_start(t)) {
+    let p = match failure(e, base, text, |t| layout.line_start(t)) {
         Ok(p) => p,
         Err(_) => {
             return SyntaxError::new(
@@ -322,7 +328,7 @@ pub(super) fn classify(src: &str, layout: &Layout, e: &Error<Rule>) -> SyntaxErr
 
 /// The error for a failed parse of an f-string field (`text` starts at source offset `at`).
 pub(super) fn classify_fragment(text: &str, at: usize, e: &Error<Rule>, prefix: &str) -> SyntaxError {
-    let p = failure(e, text, |_| 0).unwrap_or(0);
+    let p = failure(e, 0, text, |_| 0).unwrap_or(0);
     let (tok, ts, te) = token_at(text, p);
     let sspan = Span::new(at + ts, at + te.max(ts));
     let prev = tokens(text, 0, ts).last().copied();

@@ -42,31 +42,46 @@ pub fn parse_module(source: &str) -> Result<Module, SyntaxError> {
     stacker::grow(PARSE_STACK, || parse_module_inner(source))
 }
 
+/// Size in bytes of the pieces of a file parsed at once.
+const CHUNK: usize = 16 << 10;
+
 /// Stack reserved for one parse (only the pages used are committed).
 const PARSE_STACK: usize = 64 << 20;
 
 fn parse_module_inner(source: &str) -> Result<Module, SyntaxError> {
     let layout = layout::layout(source)?;
-    let pairs = match DistParser::parse(Rule::file, &layout.text) {
-        Ok(pairs) => pairs,
-        Err(_) => {
-            let e = parse_detailed(Rule::file, &layout.text);
-            return Err(errors::classify(source, &layout, &e));
-        }
-    };
     let scopes = RefCell::new(vec![ScopeCtx {
         kind: ScopeKind::Module,
         qualname: Rc::from(""),
         loops: 0,
     }]);
-    let lowerer = Lowerer {
-        src: source,
-        map: Map::Layout(&layout),
-        scopes: &scopes,
-    };
     let mut body = Vec::new();
-    for file in pairs {
-        lowerer.statements(file.into_inner(), &mut body)?;
+    // Top-level statements are parsed a few at a time: pest's token queue for
+    // a whole large file would cost far more memory than the AST.
+    let cuts = layout.chunks();
+    let mut start = 0;
+    for (i, &end) in cuts.iter().enumerate().skip(1) {
+        let last = i + 1 == cuts.len();
+        if !last && end - start < CHUNK {
+            continue;
+        }
+        let chunk = &layout.text[start..end];
+        let pairs = match DistParser::parse(Rule::file, chunk) {
+            Ok(pairs) => pairs,
+            Err(_) => {
+                let e = parse_detailed(Rule::file, chunk);
+                return Err(errors::classify(source, &layout, &e, start));
+            }
+        };
+        let lowerer = Lowerer {
+            src: source,
+            map: Map::Layout(&layout, start),
+            scopes: &scopes,
+        };
+        for file in pairs {
+            lowerer.statements(file.into_inner(), &mut body)?;
+        }
+        start = end;
     }
     Ok(Module { body })
 }
@@ -96,8 +111,9 @@ fn parse_detailed(rule: Rule, text: &str) -> pest::error::Error<Rule> {
 /// How offsets in the parsed text map to source offsets.
 #[derive(Clone, Copy)]
 enum Map<'a> {
-    /// The main parse: through the layout's inserted markers.
-    Layout(&'a Layout),
+    /// The main parse of the layout text from this offset on (through the
+    /// layout's inserted markers).
+    Layout(&'a Layout, usize),
     /// An f-string field: parsed from a copy that starts at this source offset.
     Offset(usize),
 }
@@ -132,7 +148,7 @@ impl<'a> Lowerer<'a> {
     /// Source offset of a parsed-text offset.
     fn pos(&self, t: usize) -> usize {
         match self.map {
-            Map::Layout(l) => l.to_source(t),
+            Map::Layout(l, base) => l.to_source(base + t),
             Map::Offset(base) => base + t,
         }
     }
