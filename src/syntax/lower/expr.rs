@@ -92,6 +92,20 @@ fn cmp_op(r: Rule) -> Option<CmpOp> {
     })
 }
 
+/// Marks (in `help`) the error for the literal 2**63 while it may still turn
+/// out to be the operand of a unary minus.
+const INT_MIN_MARK: &str = "\u{0}int-min";
+
+/// Drops the 2**63 mark: the literal was not directly negated.
+fn unmark(r: Operand) -> Operand {
+    r.map_err(|mut e| {
+        if e.help.as_deref() == Some(INT_MIN_MARK) {
+            e.help = None;
+        }
+        e
+    })
+}
+
 /// `not x` built by the operator sequence itself (not parenthesized).
 fn bare_not(e: &(Expr, bool)) -> bool {
     e.1 && matches!(e.0.kind, ExprKind::UnaryOp { op: UnaryOp::Not, .. })
@@ -225,18 +239,43 @@ impl Lowerer<'_> {
             // Fast path: a lone atom.
             return self.atom(first);
         };
-        pratt()
-            .map_primary(|q| self.atom(q).map(|e| (e, false)))
+        let out = pratt()
+            .map_primary(|q| self.operand(q))
             .map_prefix(|op, rhs| self.prefix(op, rhs))
-            .map_postfix(|lhs, op| self.trailer(lhs?.0, op).map(|e| (e, false)))
-            .map_infix(|lhs, op, rhs| self.infix(lhs, op, rhs))
-            .parse([first, second].into_iter().chain(pairs))
-            .map(|(e, _)| e)
+            .map_postfix(|lhs, op| self.trailer(unmark(lhs)?.0, op).map(|e| (e, false)))
+            .map_infix(|lhs, op, rhs| self.infix(unmark(lhs), op, unmark(rhs)))
+            .parse([first, second].into_iter().chain(pairs));
+        unmark(out).map(|(e, _)| e)
+    }
+
+    /// An operand of an operator sequence; the literal 2**63 is marked.
+    fn operand(&self, q: Pair<Rule>) -> Operand {
+        let is_number = q.as_rule() == Rule::number;
+        let text = q.as_str();
+        self.atom(q).map(|e| (e, false)).map_err(|mut e| {
+            if is_number && text.replace('_', "") == "9223372036854775808" {
+                e.help = Some(INT_MIN_MARK.to_string());
+            }
+            e
+        })
     }
 
     fn prefix(&self, op: Pair<Rule>, rhs: Operand) -> Operand {
-        let rhs = rhs?;
         let op_span = self.span(&op);
+        let rhs = match rhs {
+            // `-9223372036854775808` is the one literal that only fits negated.
+            Err(e) if op.as_rule() == Rule::neg && e.help.as_deref() == Some(INT_MIN_MARK) => {
+                let span = op_span.to(e.span);
+                return Ok((
+                    Expr {
+                        kind: ExprKind::Constant(Constant::Int(i64::MIN)),
+                        span,
+                    },
+                    true,
+                ));
+            }
+            r => r?,
+        };
         let op = match op.as_rule() {
             Rule::not_op => UnaryOp::Not,
             Rule::neg => UnaryOp::USub,
