@@ -14,42 +14,18 @@ fn check(src: &str, expected: &str) {
 
 #[test]
 fn statements() {
-    check(
-        "x = 1",
-        "(Assign [x] 1)\n",
-    );
-    check(
-        "a, *b = x",
-        "(Assign [(tuple a (* b))] x)\n",
-    );
+    check("x = 1", "(Assign [x] 1)\n");
+    check("a, *b = x", "(Assign [(tuple a (* b))] x)\n");
     check(
         "(a, b), c = 1, 2",
         "(Assign [(tuple (tuple a b) c)] (tuple 1 2))\n",
     );
-    check(
-        "a = b = 1",
-        "(Assign [a b] 1)\n",
-    );
-    check(
-        "x.y[0] += 2",
-        "(AugAssign (sub (. x y) 0) += 2)\n",
-    );
-    check(
-        "x: int = 5",
-        "(AnnAssign x int 5)\n",
-    );
-    check(
-        "import a.b as c, d.e",
-        "(Import a.b as c ->c, d.e ->d)\n",
-    );
-    check(
-        "from a.b import c as d, e",
-        "(ImportFrom a.b c as d, e)\n",
-    );
-    check(
-        "from a import (e, f,)",
-        "(ImportFrom a e, f)\n",
-    );
+    check("a = b = 1", "(Assign [a b] 1)\n");
+    check("x.y[0] += 2", "(AugAssign (sub (. x y) 0) += 2)\n");
+    check("x: int = 5", "(AnnAssign x int 5)\n");
+    check("import a.b as c, d.e", "(Import a.b as c ->c, d.e ->d)\n");
+    check("from a.b import c as d, e", "(ImportFrom a.b c as d, e)\n");
+    check("from a import (e, f,)", "(ImportFrom a e, f)\n");
     check(
         "def f(a, b=1, /, c=2, *args, d, e=3, **kw) -> int:\n\treturn a",
         "(FunctionDef f qualname=f (a b=1 / c=2 *args d e=3 **kw)\n  (Return a))\n",
@@ -82,22 +58,10 @@ fn statements() {
         "try:\n    x\nexcept (A, B) as e:\n    pass\nexcept C:\n    pass\nexcept:\n    raise\nelse:\n    pass\nfinally:\n    pass",
         "(Try\n  (Expr x)\n except (tuple A B) as e\n  (Pass)\n except C\n  (Pass)\n except\n  (Raise)\n else\n  (Pass)\n finally\n  (Pass))\n",
     );
-    check(
-        "raise X from Y",
-        "(Raise X from Y)\n",
-    );
-    check(
-        "assert x, \"msg\"",
-        "(Assert x \"msg\")\n",
-    );
-    check(
-        "del a, b[0], c.d",
-        "(Delete a (sub b 0) (. c d))\n",
-    );
-    check(
-        "global a, b",
-        "(Global a b)\n",
-    );
+    check("raise X from Y", "(Raise X from Y)\n");
+    check("assert x, \"msg\"", "(Assert x \"msg\")\n");
+    check("del a, b[0], c.d", "(Delete a (sub b 0) (. c d))\n");
+    check("global a, b", "(Global a b)\n");
     check(
         "def f():\n    nonlocal x",
         "(FunctionDef f qualname=f ()\n  (Nonlocal x))\n",
@@ -110,22 +74,13 @@ fn statements() {
         "x = -2**2; y = 2**-1; z = not a == b < c",
         "(Assign [x] (neg (** 2 2)))\n(Assign [y] (** 2 (neg 1)))\n(Assign [z] (not (cmp a == b < c)))\n",
     );
-    check(
-        "x = a if b else c",
-        "(Assign [x] (if b a c))\n",
-    );
-    check(
-        "f(a, *b, k=1, **c,)",
-        "(Expr (call f a (* b) k=1 **c))\n",
-    );
+    check("x = a if b else c", "(Assign [x] (if b a c))\n");
+    check("f(a, *b, k=1, **c,)", "(Expr (call f a (* b) k=1 **c))\n");
     check(
         "a[::2], a[1:2, ::-1], a[..., None], a[1:2:3], a[:]",
         "(Expr (tuple (sub a (slice _ _ 2)) (sub a (tuple (slice 1 2 _) (slice _ _ (neg 1)))) (sub a (tuple ... None)) (sub a (slice 1 2 3)) (sub a (slice _ _ _))))\n",
     );
-    check(
-        "x = 1, 2",
-        "(Assign [x] (tuple 1 2))\n",
-    );
+    check("x = 1, 2", "(Assign [x] (tuple 1 2))\n");
     check(
         "x = (), (1,), [], {}, {1}, {1: 2, **d}, [*a, *b], {*a}",
         "(Assign [x] (tuple (tuple) (tuple 1) (list) (dict) (set 1) (dict (1 2) (** d)) (list (* a) (* b)) (set (* a))))\n",
@@ -142,38 +97,23 @@ fn expressions_and_literals() {
         "{k: v for k, v in d.items()}",
         "(Expr (dictcomp k: v (for (tuple k v) in (call (. d items)))))\n",
     );
-    check(
-        "{x for x in y}",
-        "(Expr (setcomp x (for x in y)))\n",
-    );
+    check("{x for x in y}", "(Expr (setcomp x (for x in y)))\n");
     check(
         "sum(x for x in y)",
         "(Expr (call sum (genexpr x (for x in y))))\n",
     );
-    check(
-        "(y := f(x))",
-        "(Expr (:= y (call f x)))\n",
-    );
+    check("(y := f(x))", "(Expr (:= y (call f x)))\n");
     check(
         "lambda a, b=1, *c, d, **e: a",
         "(Expr (lambda qualname=<lambda> (a b=1 *c d **e) a))\n",
     );
-    check(
-        "lambda: 0",
-        "(Expr (lambda qualname=<lambda> () 0))\n",
-    );
+    check("lambda: 0", "(Expr (lambda qualname=<lambda> () 0))\n");
     check(
         "x = a or b or c and d and e",
         "(Assign [x] (or a b (and c d e)))\n",
     );
-    check(
-        "a < b < c",
-        "(Expr (cmp a < b < c))\n",
-    );
-    check(
-        "(a < b) < c",
-        "(Expr (cmp (cmp a < b) < c))\n",
-    );
+    check("a < b < c", "(Expr (cmp a < b < c))\n");
+    check("(a < b) < c", "(Expr (cmp (cmp a < b) < c))\n");
     check(
         "a is not b, a not in b",
         "(Expr (tuple (cmp a is not b) (cmp a not in b)))\n",
@@ -190,18 +130,9 @@ fn expressions_and_literals() {
         "f\"{x!r:>10} {y=} {{}} {z:{w}.{p}f}\" 'plain'",
         "(Expr (f {x !r : \">10\"} \" \" {y debug=\"y=\" !r} \" {} \" {z : {w} \".\" {p} \"f\"} \"plain\"))\n",
     );
-    check(
-        "f\"{n:>8,}\"",
-        "(Expr (f {n : \">8,\"}))\n",
-    );
-    check(
-        "f'{a[\"k\"]}'",
-        "(Expr (f {(sub a \"k\")}))\n",
-    );
-    check(
-        "x = ...\n",
-        "(Assign [x] ...)\n",
-    );
+    check("f\"{n:>8,}\"", "(Expr (f {n : \">8,\"}))\n");
+    check("f'{a[\"k\"]}'", "(Expr (f {(sub a \"k\")}))\n");
+    check("x = ...\n", "(Assign [x] ...)\n");
     check(
         "x = a if b else c if d else e",
         "(Assign [x] (if b a (if d c e)))\n",
@@ -226,10 +157,7 @@ fn expressions_and_literals() {
         "a @ b // c % d ^ e & f | g << h >> i",
         "(Expr (| (^ (% (// (@ a b) c) d) (& e f)) (>> (<< g h) i)))\n",
     );
-    check(
-        "~a + +b - -c",
-        "(Expr (- (+ (~ a) (pos b)) (neg c)))\n",
-    );
+    check("~a + +b - -c", "(Expr (- (+ (~ a) (pos b)) (neg c)))\n");
     check(
         "not a and not b or c",
         "(Expr (or (and (not a) (not b)) c))\n",
@@ -238,18 +166,12 @@ fn expressions_and_literals() {
         "a in b not in c is d is not e",
         "(Expr (cmp a in b not in c is d is not e))\n",
     );
-    check(
-        "x = y = z = 0",
-        "(Assign [x y z] 0)\n",
-    );
+    check("x = y = z = 0", "(Assign [x y z] 0)\n");
     check(
         "a[1:2], a[1:], a[:2], a[::], a[i, j], a[i,], a[*b]",
         "(Expr (tuple (sub a (slice 1 2 _)) (sub a (slice 1 _ _)) (sub a (slice _ 2 _)) (sub a (slice _ _ _)) (sub a (tuple i j)) (sub a (tuple i)) (sub a (* b))))\n",
     );
-    check(
-        "x = (yield_ := 1)",
-        "(Assign [x] (:= yield_ 1))\n",
-    );
+    check("x = (yield_ := 1)", "(Assign [x] (:= yield_ 1))\n");
     check(
         "if (n := len(a)) > 10: pass",
         "(If (cmp (:= n (call len a)) > 10)\n  (Pass))\n",
@@ -278,14 +200,8 @@ fn definitions_and_more() {
         "s = \"\"\"multi\nline\\\ncontinued\"\"\"",
         "(Assign [s] \"multi\\nlinecontinued\")\n",
     );
-    check(
-        "x = (1 +\n     2)",
-        "(Assign [x] (+ 1 2))\n",
-    );
-    check(
-        "x = 1 + \\\n    2",
-        "(Assign [x] (+ 1 2))\n",
-    );
+    check("x = (1 +\n     2)", "(Assign [x] (+ 1 2))\n");
+    check("x = 1 + \\\n    2", "(Assign [x] (+ 1 2))\n");
     check(
         "if x:\n    # comment\n\n    y = 1  # trailing\n        # odd comment indent\n    z = 2",
         "(If x\n  (Assign [y] 1)\n  (Assign [z] 2))\n",
@@ -306,10 +222,7 @@ fn definitions_and_more() {
         "with a, b as c, d as (e, f): pass",
         "(With a, b as c, d as (tuple e f)\n  (Pass))\n",
     );
-    check(
-        "for x, in y: pass",
-        "(For (tuple x) in y\n  (Pass))\n",
-    );
+    check("for x, in y: pass", "(For (tuple x) in y\n  (Pass))\n");
     check(
         "for (a, b), *c in d: pass",
         "(For (tuple (tuple a b) (* c)) in d\n  (Pass))\n",
@@ -322,38 +235,20 @@ fn definitions_and_more() {
         "try:\n    pass\nfinally:\n    pass",
         "(Try\n  (Pass)\n finally\n  (Pass))\n",
     );
-    check(
-        "raise",
-        "(Raise)\n",
-    );
-    check(
-        "del (a, b), [c]",
-        "(Delete (tuple a b) (list c))\n",
-    );
-    check(
-        "import a, b.c.d",
-        "(Import a ->a, b.c.d ->b)\n",
-    );
+    check("raise", "(Raise)\n");
+    check("del (a, b), [c]", "(Delete (tuple a b) (list c))\n");
+    check("import a, b.c.d", "(Import a ->a, b.c.d ->b)\n");
     check(
         "from a.b.c import (d as e,\n    f)",
         "(ImportFrom a.b.c d as e, f)\n",
     );
-    check(
-        "x: list[int]",
-        "(AnnAssign x (sub list int))\n",
-    );
-    check(
-        "obj.attr: int = 3",
-        "(AnnAssign (. obj attr) int 3)\n",
-    );
+    check("x: list[int]", "(AnnAssign x (sub list int))\n");
+    check("obj.attr: int = 3", "(AnnAssign (. obj attr) int 3)\n");
     check(
         "x = 0xFF_FF + 0o7_7 + 0B1_0 + 1_000_000 + 1E10 + 1.5e+3 + 0.0 + 00 + 0_0",
         "(Assign [x] (+ (+ (+ (+ (+ (+ (+ (+ 65535 63) 2) 1000000) 10000000000.0) 1500.0) 0.0) 0) 0))\n",
     );
-    check(
-        "x = 1 .real",
-        "(Assign [x] (. 1 real))\n",
-    );
+    check("x = 1 .real", "(Assign [x] (. 1 real))\n");
     check(
         "x = [i for i in range(10)]",
         "(Assign [x] (listcomp i (for i in (call range 10))))\n",
@@ -382,50 +277,23 @@ fn definitions_and_more() {
         "@functools.wraps(f)\n@(lambda f: f)\nclass C: pass",
         "(ClassDef C qualname=C decorators=[(call (. functools wraps) f) (lambda qualname=<lambda> (f) f)]\n  (Pass))\n",
     );
-    check(
-        "global x; x = 1",
-        "(Global x)\n(Assign [x] 1)\n",
-    );
+    check("global x; x = 1", "(Global x)\n(Assign [x] 1)\n");
     check(
         "assert isinstance(x, int)",
         "(Assert (call isinstance x int))\n",
     );
-    check(
-        "x = ()",
-        "(Assign [x] (tuple))\n",
-    );
-    check(
-        "x = (1)",
-        "(Assign [x] 1)\n",
-    );
-    check(
-        "x = ((1, 2),)",
-        "(Assign [x] (tuple (tuple 1 2)))\n",
-    );
-    check(
-        "x = not not a",
-        "(Assign [x] (not (not a)))\n",
-    );
-    check(
-        "x = -(-a)",
-        "(Assign [x] (neg (neg a)))\n",
-    );
+    check("x = ()", "(Assign [x] (tuple))\n");
+    check("x = (1)", "(Assign [x] 1)\n");
+    check("x = ((1, 2),)", "(Assign [x] (tuple (tuple 1 2)))\n");
+    check("x = not not a", "(Assign [x] (not (not a)))\n");
+    check("x = -(-a)", "(Assign [x] (neg (neg a)))\n");
     check(
         "x = a.b.c(d)[e].f",
         "(Assign [x] (. (sub (call (. (. a b) c) d) e) f))\n",
     );
-    check(
-        "x = 2 ** 3 ** 2",
-        "(Assign [x] (** 2 (** 3 2)))\n",
-    );
-    check(
-        "x = -2 ** -2",
-        "(Assign [x] (neg (** 2 (neg 2))))\n",
-    );
-    check(
-        "x = a < b == c",
-        "(Assign [x] (cmp a < b == c))\n",
-    );
+    check("x = 2 ** 3 ** 2", "(Assign [x] (** 2 (** 3 2)))\n");
+    check("x = -2 ** -2", "(Assign [x] (neg (** 2 (neg 2))))\n");
+    check("x = a < b == c", "(Assign [x] (cmp a < b == c))\n");
     check(
         "if a:\n\tif b:\n\t\tpass\n\telif c:\n\t\tpass\nelse:\n\tpass",
         "(If a\n  (If b\n    (Pass)\n   else\n    (If c\n      (Pass)))\n else\n  (Pass))\n",
@@ -434,18 +302,9 @@ fn definitions_and_more() {
         "x = \"\"\"a\" 'b'\"\"\" + '''c''' + 'd\"e' + \"f'g\"",
         "(Assign [x] (+ (+ (+ \"a\\\" 'b'\" \"c\") \"d\\\"e\") \"f'g\"))\n",
     );
-    check(
-        "x = 'é' + \"日本\"",
-        "(Assign [x] (+ \"é\" \"日本\"))\n",
-    );
-    check(
-        "s = u\"x\" U\"y\"",
-        "(Assign [s] \"xy\")\n",
-    );
-    check(
-        "x = f\"{a}\" f\"{b}\"",
-        "(Assign [x] (f {a} {b}))\n",
-    );
+    check("x = 'é' + \"日本\"", "(Assign [x] (+ \"é\" \"日本\"))\n");
+    check("s = u\"x\" U\"y\"", "(Assign [s] \"xy\")\n");
+    check("x = f\"{a}\" f\"{b}\"", "(Assign [x] (f {a} {b}))\n");
     check(
         "x = f\"a{b!r:^{c}.{d}}e\"",
         "(Assign [x] (f \"a\" {b !r : \"^\" {c} \".\" {d}} \"e\"))\n",

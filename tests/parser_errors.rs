@@ -21,7 +21,13 @@ fn run(cases: &[Case]) {
         let got_line = src[..s].matches('\n').count() + 1;
         let ls = src[..s].rfind('\n').map_or(0, |i| i + 1);
         let got_col = src[ls..s].chars().count() + 1;
-        let got = (e.kind.class_name(), e.message.as_str(), got_line, got_col, e.incomplete);
+        let got = (
+            e.kind.class_name(),
+            e.message.as_str(),
+            got_line,
+            got_col,
+            e.incomplete,
+        );
         if got != (class, message, line, col, incomplete) {
             failures.push(format!("{src:?}: got {got:?}"));
         }
@@ -169,19 +175,117 @@ fn cpython_messages() {
 #[test]
 fn unsupported_python() {
     run(&[
-    ("lambda: (yield)", "SyntaxError", "generators ('yield') are not supported yet", 1, 10, false),
-    ("async def f(): pass", "SyntaxError", "'async def' is not supported", 1, 1, false),
-    ("from x import *", "SyntaxError", "'from ... import *' is not supported", 1, 15, false),
-    ("def f():\n    yield 1", "SyntaxError", "generators ('yield') are not supported yet", 2, 5, false),
-    ("x = 1j", "SyntaxError", "complex numbers are not supported", 1, 5, false),
-    ("x = 99999999999999999999", "SyntaxError", "integer literal too large: 99999999999999999999 (ints are 64-bit here)", 1, 5, false),
-    ("match x:\n    case 1: pass", "SyntaxError", "'match' statements are not supported", 1, 1, false),
-    ("class C(metaclass=M): pass", "SyntaxError", "metaclasses are not supported", 1, 9, false),
-    ("from . import x", "SyntaxError", "relative imports are not supported", 1, 6, false),
-    ("def f[T](): pass", "SyntaxError", "type parameters are not supported", 1, 6, false),
-    ("x = \"\\N{DASH}\"", "SyntaxError", "\\N{...} escapes are not supported", 1, 6, false),
-    ("await x", "SyntaxError", "'await' is not supported", 1, 1, false),
-    ("x = [await y]", "SyntaxError", "'await' is not supported", 1, 6, false),
-    ("async with x: pass\n", "SyntaxError", "'async with' is not supported", 1, 1, false),
+        (
+            "lambda: (yield)",
+            "SyntaxError",
+            "generators ('yield') are not supported yet",
+            1,
+            10,
+            false,
+        ),
+        (
+            "async def f(): pass",
+            "SyntaxError",
+            "'async def' is not supported",
+            1,
+            1,
+            false,
+        ),
+        (
+            "from x import *",
+            "SyntaxError",
+            "'from ... import *' is not supported",
+            1,
+            15,
+            false,
+        ),
+        (
+            "def f():\n    yield 1",
+            "SyntaxError",
+            "generators ('yield') are not supported yet",
+            2,
+            5,
+            false,
+        ),
+        (
+            "x = 1j",
+            "SyntaxError",
+            "complex numbers are not supported",
+            1,
+            5,
+            false,
+        ),
+        (
+            "x = 99999999999999999999",
+            "SyntaxError",
+            "integer literal too large: 99999999999999999999 (ints are 64-bit here)",
+            1,
+            5,
+            false,
+        ),
+        (
+            "match x:\n    case 1: pass",
+            "SyntaxError",
+            "'match' statements are not supported",
+            1,
+            1,
+            false,
+        ),
+        (
+            "class C(metaclass=M): pass",
+            "SyntaxError",
+            "metaclasses are not supported",
+            1,
+            9,
+            false,
+        ),
+        (
+            "from . import x",
+            "SyntaxError",
+            "relative imports are not supported",
+            1,
+            6,
+            false,
+        ),
+        (
+            "def f[T](): pass",
+            "SyntaxError",
+            "type parameters are not supported",
+            1,
+            6,
+            false,
+        ),
+        (
+            "x = \"\\N{DASH}\"",
+            "SyntaxError",
+            "\\N{...} escapes are not supported",
+            1,
+            6,
+            false,
+        ),
+        (
+            "await x",
+            "SyntaxError",
+            "'await' is not supported",
+            1,
+            1,
+            false,
+        ),
+        (
+            "x = [await y]",
+            "SyntaxError",
+            "'await' is not supported",
+            1,
+            6,
+            false,
+        ),
+        (
+            "async with x: pass\n",
+            "SyntaxError",
+            "'async with' is not supported",
+            1,
+            1,
+            false,
+        ),
     ]);
 }

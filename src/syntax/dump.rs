@@ -13,8 +13,8 @@
 use std::fmt::Write;
 
 use super::ast::{
-    Arguments, Comprehension, Constant, Expr, ExprKind, FStringPart, FunctionDef, Keyword,
-    Module, Stmt, StmtKind, UnaryOp,
+    Arguments, Comprehension, Constant, Expr, ExprKind, FStringPart, FunctionDef, Keyword, Module,
+    Stmt, StmtKind, UnaryOp,
 };
 
 /// Dumps a module, one top-level statement per line.
@@ -137,7 +137,11 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             exprs(out, ts);
             out.push_str(")\n");
         }
-        StmtKind::If { test, body: b, orelse } => {
+        StmtKind::If {
+            test,
+            body: b,
+            orelse,
+        } => {
             out.push_str("(If ");
             expr(out, test);
             out.push('\n');

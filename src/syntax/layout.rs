@@ -94,7 +94,11 @@ impl Layout {
 /// 1-based line number of a source offset.
 pub(crate) fn line_of(src: &str, pos: usize) -> usize {
     let pos = pos.min(src.len());
-    src.as_bytes()[..pos].iter().filter(|&&b| b == b'\n').count() + 1
+    src.as_bytes()[..pos]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 /// Whether `word` is a string prefix (`r`, `b`, `f`, `u`, `rb`, `br`, `fr`, `rf`, any case).
@@ -405,10 +409,11 @@ impl Scanner<'_> {
                 }
             }
             0 if self.i + 1 >= self.b.len() => {
-                return Err(
-                    SyntaxError::new("unexpected EOF while parsing", Span::new(at, at + 1))
-                        .incomplete(),
-                );
+                return Err(SyntaxError::new(
+                    "unexpected EOF while parsing",
+                    Span::new(at, at + 1),
+                )
+                .incomplete());
             }
             _ => {
                 return Err(SyntaxError::new(
@@ -546,7 +551,9 @@ impl Scanner<'_> {
                 let line = line_of(self.src, b.len()) - usize::from(self.src.ends_with('\n'));
                 let err = if triple {
                     SyntaxError::new(
-                        format!("unterminated triple-quoted string literal (detected at line {line})"),
+                        format!(
+                            "unterminated triple-quoted string literal (detected at line {line})"
+                        ),
                         Span::new(start, body),
                     )
                     .incomplete()

@@ -56,7 +56,11 @@ impl SourceFile {
     /// 1-based line number of a byte offset.
     pub fn line_of(&self, offset: u32) -> usize {
         let off = (offset as usize).min(self.text.len());
-        self.text.as_bytes()[..off].iter().filter(|&&b| b == b'\n').count() + 1
+        self.text.as_bytes()[..off]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1
     }
 
     /// The text of the given 1-based line, without its newline.

@@ -77,19 +77,49 @@ fn token_at(text: &str, mut i: usize) -> (Tok, usize, usize) {
             }
             let kw = matches!(
                 &text[start..end],
-                "False" | "None" | "True" | "and" | "as" | "assert" | "async" | "await"
-                    | "break" | "class" | "continue" | "def" | "del" | "elif" | "else"
-                    | "except" | "finally" | "for" | "from" | "global" | "if" | "import"
-                    | "in" | "is" | "lambda" | "nonlocal" | "not" | "or" | "pass" | "raise"
-                    | "return" | "try" | "while" | "with" | "yield"
+                "False"
+                    | "None"
+                    | "True"
+                    | "and"
+                    | "as"
+                    | "assert"
+                    | "async"
+                    | "await"
+                    | "break"
+                    | "class"
+                    | "continue"
+                    | "def"
+                    | "del"
+                    | "elif"
+                    | "else"
+                    | "except"
+                    | "finally"
+                    | "for"
+                    | "from"
+                    | "global"
+                    | "if"
+                    | "import"
+                    | "in"
+                    | "is"
+                    | "lambda"
+                    | "nonlocal"
+                    | "not"
+                    | "or"
+                    | "pass"
+                    | "raise"
+                    | "return"
+                    | "try"
+                    | "while"
+                    | "with"
+                    | "yield"
             );
             (if kw { Tok::Keyword } else { Tok::Name }, i, end)
         }
         _ => {
             const OPS3: [&str; 5] = ["**=", "//=", ">>=", "<<=", "..."];
             const OPS2: [&str; 21] = [
-                "**", "//", "<<", ">>", "==", "!=", "<=", ">=", "->", ":=", "+=", "-=", "*=",
-                "/=", "%=", "&=", "|=", "^=", "@=", "<>", "..",
+                "**", "//", "<<", ">>", "==", "!=", "<=", ">=", "->", ":=", "+=", "-=", "*=", "/=",
+                "%=", "&=", "|=", "^=", "@=", "<>", "..",
             ];
             let rest = &text[i..];
             let len = if OPS3.iter().any(|o| rest.starts_with(o)) {
@@ -233,7 +263,10 @@ pub(super) fn classify(src: &str, layout: &Layout, e: &Error<Rule>, base: usize)
                 .find(|t| t.0 != Tok::Marker)
                 .map(|t| &text[t.1..t.2]);
             if let (true, Some(owner)) = (last_colon, first.and_then(block_owner)) {
-                let first_at = hdr.iter().find(|t| t.0 != Tok::Marker).map_or(hdr_line, |t| t.1);
+                let first_at = hdr
+                    .iter()
+                    .find(|t| t.0 != Tok::Marker)
+                    .map_or(hdr_line, |t| t.1);
                 let msg = format!(
                     "expected an indented block after {owner} on line {}",
                     line_of(src, layout.to_source(first_at))
@@ -327,7 +360,12 @@ pub(super) fn classify(src: &str, layout: &Layout, e: &Error<Rule>, base: usize)
 }
 
 /// The error for a failed parse of an f-string field (`text` starts at source offset `at`).
-pub(super) fn classify_fragment(text: &str, at: usize, e: &Error<Rule>, prefix: &str) -> SyntaxError {
+pub(super) fn classify_fragment(
+    text: &str,
+    at: usize,
+    e: &Error<Rule>,
+    prefix: &str,
+) -> SyntaxError {
     let p = failure(e, 0, text, |_| 0).unwrap_or(0);
     let (tok, ts, te) = token_at(text, p);
     let sspan = Span::new(at + ts, at + te.max(ts));

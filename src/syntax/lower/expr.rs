@@ -12,8 +12,8 @@ use pest::pratt_parser::{Assoc, Op, PrattParser};
 use super::target::TargetCtx;
 use super::{kids, shape, Lowerer, ScopeKind, R};
 use crate::syntax::ast::{
-    BinOp, BoolOp, CmpOp, CompFor, CompKind, Comprehension, Constant, Expr, ExprKind,
-    FunctionDef, Stmt, StmtKind, UnaryOp,
+    BinOp, BoolOp, CmpOp, CompFor, CompKind, Comprehension, Constant, Expr, ExprKind, FunctionDef,
+    Stmt, StmtKind, UnaryOp,
 };
 use crate::syntax::error::SyntaxError;
 use crate::syntax::parser::Rule;
@@ -49,7 +49,9 @@ fn pratt() -> &'static PrattParser<Rule> {
                 | Op::infix(Rule::modulo, Assoc::Left))
             .op(Op::prefix(Rule::neg) | Op::prefix(Rule::pos) | Op::prefix(Rule::invert))
             .op(Op::infix(Rule::pow, Assoc::Right))
-            .op(Op::postfix(Rule::call) | Op::postfix(Rule::subscript) | Op::postfix(Rule::attribute))
+            .op(Op::postfix(Rule::call)
+                | Op::postfix(Rule::subscript)
+                | Op::postfix(Rule::attribute))
     })
 }
 
@@ -108,7 +110,13 @@ fn unmark(r: Operand) -> Operand {
 
 /// `not x` built by the operator sequence itself (not parenthesized).
 fn bare_not(e: &(Expr, bool)) -> bool {
-    e.1 && matches!(e.0.kind, ExprKind::UnaryOp { op: UnaryOp::Not, .. })
+    e.1 && matches!(
+        e.0.kind,
+        ExprKind::UnaryOp {
+            op: UnaryOp::Not,
+            ..
+        }
+    )
 }
 
 impl Lowerer<'_> {
@@ -150,7 +158,10 @@ impl Lowerer<'_> {
     pub(super) fn value(&self, p: Pair<Rule>) -> R<Expr> {
         let e = self.expr(p)?;
         if matches!(e.kind, ExprKind::Starred(_)) {
-            return Err(SyntaxError::new("can't use starred expression here", e.span));
+            return Err(SyntaxError::new(
+                "can't use starred expression here",
+                e.span,
+            ));
         }
         Ok(e)
     }
@@ -187,9 +198,7 @@ impl Lowerer<'_> {
             ScopeKind::Function | ScopeKind::Lambda => {
                 SyntaxError::new("generators ('yield') are not supported yet", kw)
             }
-            ScopeKind::Comprehension => {
-                SyntaxError::new("'yield' inside comprehension", kw)
-            }
+            ScopeKind::Comprehension => SyntaxError::new("'yield' inside comprehension", kw),
             _ => SyntaxError::new("'yield' outside function", kw),
         }
     }
@@ -233,7 +242,11 @@ impl Lowerer<'_> {
     }
 
     /// A flat operator sequence (operands, prefix/binary operators, trailers).
-    fn operators<'i>(&self, mut pairs: impl Iterator<Item = Pair<'i, Rule>>, span: Span) -> R<Expr> {
+    fn operators<'i>(
+        &self,
+        mut pairs: impl Iterator<Item = Pair<'i, Rule>>,
+        span: Span,
+    ) -> R<Expr> {
         let first = pairs.next().ok_or_else(|| shape(span, "operand"))?;
         let Some(second) = pairs.next() else {
             // Fast path: a lone atom.
@@ -422,9 +435,7 @@ impl Lowerer<'_> {
                     Span::new(span.start as usize, span.start as usize + 5),
                 ))
             }
-            Rule::disjunction | Rule::bitor_expr | Rule::if_exp => {
-                return self.expr(p)
-            }
+            Rule::disjunction | Rule::bitor_expr | Rule::if_exp => return self.expr(p),
             _ => return Err(shape(span, "atom")),
         };
         Ok(Expr { kind, span })
@@ -456,7 +467,10 @@ impl Lowerer<'_> {
         if elts.len() == 1 && !comma {
             let e = elts.pop().ok_or_else(|| shape(span, "parenthesis"))?;
             if matches!(e.kind, ExprKind::Starred(_)) {
-                return Err(SyntaxError::new("cannot use starred expression here", e.span));
+                return Err(SyntaxError::new(
+                    "cannot use starred expression here",
+                    e.span,
+                ));
             }
             return Ok(e);
         }
@@ -536,7 +550,9 @@ impl Lowerer<'_> {
                 Rule::missing_colon => {
                     return Err(SyntaxError::new(
                         "':' expected after dictionary key",
-                        keys.last().and_then(|k: &Option<Expr>| k.as_ref()).map_or(cspan, |k| k.span),
+                        keys.last()
+                            .and_then(|k: &Option<Expr>| k.as_ref())
+                            .map_or(cspan, |k| k.span),
                     ));
                 }
                 Rule::dict_value => {

@@ -172,12 +172,10 @@ fn decode(body: &str, raw: bool, bytes: bool, at: usize) -> R<Vec<u8>> {
                 push_char(&mut out, v);
             }
             b'N' if !bytes => {
-                return Err(err(
-                    "\\N{...} escapes are not supported".to_string(),
-                    start,
-                    i,
-                )
-                .help("write the character itself, or use \\u/\\U with its code point"));
+                return Err(
+                    err("\\N{...} escapes are not supported".to_string(), start, i)
+                        .help("write the character itself, or use \\u/\\U with its code point"),
+                );
             }
             _ => {
                 // Unknown escapes keep their backslash, as in Python.
@@ -263,7 +261,10 @@ impl Lowerer<'_> {
                 }
             }
             if kinds.0 && kinds.1 {
-                return Err(SyntaxError::new("cannot mix bytes and nonbytes literals", span));
+                return Err(SyntaxError::new(
+                    "cannot mix bytes and nonbytes literals",
+                    span,
+                ));
             }
         }
         let kind = if kinds.1 {
@@ -294,13 +295,14 @@ impl Lowerer<'_> {
         let mut lit_start = 0;
         let mut lit = String::new();
         let mut i = 0;
-        let flush = |lit: &mut String, from: usize, to: usize, parts: &mut Vec<FStringPart>| -> R<()> {
-            let piece = &body[from..to];
-            lit.push_str(&decode_str(piece, raw, at + from)?);
-            push_literal(parts, lit);
-            lit.clear();
-            Ok(())
-        };
+        let flush =
+            |lit: &mut String, from: usize, to: usize, parts: &mut Vec<FStringPart>| -> R<()> {
+                let piece = &body[from..to];
+                lit.push_str(&decode_str(piece, raw, at + from)?);
+                push_literal(parts, lit);
+                lit.clear();
+                Ok(())
+            };
         while i < b.len() {
             match b[i] {
                 b'{' if b.get(i + 1) == Some(&b'{') => {
@@ -332,7 +334,11 @@ impl Lowerer<'_> {
                         ));
                     }
                     // Skip the escaped char, unless it is a brace.
-                    i += if matches!(b.get(i + 1), Some(b'{' | b'}') | None) { 1 } else { 2 };
+                    i += if matches!(b.get(i + 1), Some(b'{' | b'}') | None) {
+                        1
+                    } else {
+                        2
+                    };
                 }
                 _ => i += 1,
             }
@@ -362,9 +368,8 @@ impl Lowerer<'_> {
         let mut i = start;
         let mut nest = 0u32;
         let mut quote: Option<(u8, bool)> = None;
-        let expecting = |i: usize| {
-            SyntaxError::new("f-string: expecting '}'", Span::new(at + i, at + i + 1))
-        };
+        let expecting =
+            |i: usize| SyntaxError::new("f-string: expecting '}'", Span::new(at + i, at + i + 1));
         // Find where the expression ends.
         loop {
             let Some(&c) = b.get(i) else {
@@ -479,7 +484,13 @@ impl Lowerer<'_> {
                 j += 1;
             }
             let mut spec = Vec::new();
-            self.fstring(&body[spec_start..j], at + spec_start, raw, depth + 1, &mut spec)?;
+            self.fstring(
+                &body[spec_start..j],
+                at + spec_start,
+                raw,
+                depth + 1,
+                &mut spec,
+            )?;
             format_spec = Some(spec);
             i = j;
         }
@@ -517,9 +528,12 @@ impl Lowerer<'_> {
             scopes: self.scopes,
         };
         let mut inner = pairs.flat_map(|p| p.into_inner());
-        let e = inner
-            .find(|p| p.as_rule() != Rule::EOI)
-            .ok_or_else(|| SyntaxError::new("f-string: empty expression not allowed", Span::new(at, at + 1)))?;
+        let e = inner.find(|p| p.as_rule() != Rule::EOI).ok_or_else(|| {
+            SyntaxError::new(
+                "f-string: empty expression not allowed",
+                Span::new(at, at + 1),
+            )
+        })?;
         sub.value(e)
     }
 }
@@ -563,12 +577,14 @@ pub(super) fn number(text: &str) -> Result<Constant, (String, usize)> {
         if clean.is_empty() || !prev_digit {
             return Err((format!("invalid {name} literal"), text.len()));
         }
-        return i64::from_str_radix(&clean, radix).map(Constant::Int).map_err(|_| {
-            (
-                format!("integer literal too large: {text} (ints are 64-bit here)"),
-                0,
-            )
-        });
+        return i64::from_str_radix(&clean, radix)
+            .map(Constant::Int)
+            .map_err(|_| {
+                (
+                    format!("integer literal too large: {text} (ints are 64-bit here)"),
+                    0,
+                )
+            });
     }
     // Decimal: digitpart ['.' [digitpart]] [exponent], or '.' digitpart [exponent].
     let b = lower.as_bytes();

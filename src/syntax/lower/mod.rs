@@ -153,10 +153,14 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Source span of a pair.
+    /// Source span of a pair. pest lets a rule end after the whitespace it
+    /// skipped before a trailing optional element; that is trimmed off.
     fn span(&self, p: &Pair<Rule>) -> Span {
         let s = p.as_span();
-        Span::new(self.pos(s.start()), self.pos(s.end()))
+        let text = s.as_str();
+        let trimmed = text.trim_end_matches([' ', '\t', '\x0c', '\n', '\x01', '\x02']);
+        let end = s.start() + trimmed.len();
+        Span::new(self.pos(s.start()), self.pos(end))
     }
 
     /// A fresh unresolved name.
@@ -278,5 +282,8 @@ fn kids<'i>(p: Pair<'i, Rule>) -> impl Iterator<Item = Pair<'i, Rule>> {
 /// An internal error: the grammar produced a shape lowering does not expect.
 #[cold]
 fn shape(span: Span, what: &str) -> SyntaxError {
-    SyntaxError::new(format!("invalid syntax (internal: unexpected {what})"), span)
+    SyntaxError::new(
+        format!("invalid syntax (internal: unexpected {what})"),
+        span,
+    )
 }

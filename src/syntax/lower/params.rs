@@ -210,9 +210,16 @@ impl Lowerer<'_> {
                     let parts: Vec<Pair<Rule>> = kids(c).collect();
                     let arg = match parts.last().map(|x| x.as_rule()) {
                         Some(Rule::bad_kwarg) => {
-                            let e = self.expr(parts.into_iter().next().ok_or_else(|| shape(span, "argument"))?)?;
+                            let e = self.expr(
+                                parts
+                                    .into_iter()
+                                    .next()
+                                    .ok_or_else(|| shape(span, "argument"))?,
+                            )?;
                             let eq_end = e.span.end as usize
-                                + self.src[e.span.end as usize..].find('=').map_or(0, |i| i + 1);
+                                + self.src[e.span.end as usize..]
+                                    .find('=')
+                                    .map_or(0, |i| i + 1);
                             return Err(SyntaxError::new(
                                 "expression cannot contain assignment, perhaps you meant \"==\"?",
                                 Span::new(e.span.start as usize, eq_end),
@@ -232,7 +239,10 @@ impl Lowerer<'_> {
                             )?
                         }
                         _ => self.expr(
-                            parts.into_iter().next().ok_or_else(|| shape(span, "argument"))?,
+                            parts
+                                .into_iter()
+                                .next()
+                                .ok_or_else(|| shape(span, "argument"))?,
                         )?,
                     };
                     if seen_dstar {

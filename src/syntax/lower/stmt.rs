@@ -108,12 +108,16 @@ impl Lowerer<'_> {
             Rule::while_stmt => {
                 let mut it = kids(p);
                 let test = self.expr(it.next().ok_or_else(|| shape(span, "while"))?)?;
-                let body = self.in_loop(|| self.block(it.next().ok_or_else(|| shape(span, "while"))?))?;
+                let body =
+                    self.in_loop(|| self.block(it.next().ok_or_else(|| shape(span, "while"))?))?;
                 let orelse = self.else_clause(it.next())?;
                 let end = body_end(&orelse, span).max(body_end(&body, span));
                 return Ok(Stmt {
                     kind: StmtKind::While { test, body, orelse },
-                    span: Span { start: span.start, end },
+                    span: Span {
+                        start: span.start,
+                        end,
+                    },
                 });
             }
             Rule::for_stmt => {
@@ -121,7 +125,8 @@ impl Lowerer<'_> {
                 let target = self.targets(it.next().ok_or_else(|| shape(span, "for"))?)?;
                 self.check_target(&target, TargetCtx::For)?;
                 let iter = self.value(it.next().ok_or_else(|| shape(span, "for"))?)?;
-                let body = self.in_loop(|| self.block(it.next().ok_or_else(|| shape(span, "for"))?))?;
+                let body =
+                    self.in_loop(|| self.block(it.next().ok_or_else(|| shape(span, "for"))?))?;
                 let orelse = self.else_clause(it.next())?;
                 let end = body_end(&orelse, span).max(body_end(&body, span));
                 return Ok(Stmt {
@@ -131,7 +136,10 @@ impl Lowerer<'_> {
                         body,
                         orelse,
                     },
-                    span: Span { start: span.start, end },
+                    span: Span {
+                        start: span.start,
+                        end,
+                    },
                 });
             }
             Rule::try_stmt => return self.try_stmt(p),
@@ -147,7 +155,10 @@ impl Lowerer<'_> {
                 let end = body_end(&body, span);
                 return Ok(Stmt {
                     kind: StmtKind::With { items, body },
-                    span: Span { start: span.start, end },
+                    span: Span {
+                        start: span.start,
+                        end,
+                    },
                 });
             }
             Rule::function_def => return self.function_def(p, decorators, span),
@@ -170,7 +181,10 @@ impl Lowerer<'_> {
                 return Err(shape(span, "decorated"));
             }
             Rule::async_stmt => {
-                let what = match kids(p).find(|c| c.as_rule() != Rule::ASYNC).map(|c| c.as_rule()) {
+                let what = match kids(p)
+                    .find(|c| c.as_rule() != Rule::ASYNC)
+                    .map(|c| c.as_rule())
+                {
                     Some(Rule::for_stmt) => "async for",
                     Some(Rule::with_stmt) => "async with",
                     _ => "async def",
@@ -216,7 +230,10 @@ impl Lowerer<'_> {
         let end = body_end(&orelse, span).max(body_end(&body, span));
         Ok(Stmt {
             kind: StmtKind::If { test, body, orelse },
-            span: Span { start: span.start, end },
+            span: Span {
+                start: span.start,
+                end,
+            },
         })
     }
 
@@ -238,7 +255,10 @@ impl Lowerer<'_> {
                             body,
                             orelse: std::mem::take(&mut orelse),
                         },
-                        span: Span { start: span.start, end },
+                        span: Span {
+                            start: span.start,
+                            end,
+                        },
                     };
                     orelse = vec![stmt];
                 }
@@ -276,7 +296,9 @@ impl Lowerer<'_> {
         if let Some(h) = handlers.last() {
             end = end.max(body_end(&h.body, span));
         }
-        end = end.max(body_end(&orelse, span)).max(body_end(&finalbody, span));
+        end = end
+            .max(body_end(&orelse, span))
+            .max(body_end(&finalbody, span));
         Ok(Stmt {
             kind: StmtKind::Try {
                 body,
@@ -284,7 +306,10 @@ impl Lowerer<'_> {
                 orelse,
                 finalbody,
             },
-            span: Span { start: span.start, end },
+            span: Span {
+                start: span.start,
+                end,
+            },
         })
     }
 
@@ -479,7 +504,10 @@ impl Lowerer<'_> {
             Rule::aug_tail => {
                 let target = self.expr(first)?;
                 self.check_target(&target, TargetCtx::Aug)?;
-                let t = tails.into_iter().next().ok_or_else(|| shape(span, "augmented"))?;
+                let t = tails
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| shape(span, "augmented"))?;
                 let mut it = kids(t);
                 let op = it.next().ok_or_else(|| shape(span, "augmented"))?;
                 let op = aug_op(op.as_str()).ok_or_else(|| shape(span, "operator"))?;
@@ -489,7 +517,10 @@ impl Lowerer<'_> {
             _ => {
                 let target = self.expr(first)?;
                 self.check_target(&target, TargetCtx::Ann)?;
-                let t = tails.into_iter().next().ok_or_else(|| shape(span, "annotation"))?;
+                let t = tails
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| shape(span, "annotation"))?;
                 let mut it = kids(t);
                 let annotation = self.expr(it.next().ok_or_else(|| shape(span, "annotation"))?)?;
                 let value = it.next().map(|v| self.value(v)).transpose()?;
@@ -541,7 +572,9 @@ impl Lowerer<'_> {
             header_end = self.close_paren_after(name_pair.as_span().end());
         }
         let body_pair = body_pair.ok_or_else(|| shape(span, "def"))?;
-        let body = self.in_scope(ScopeKind::Function, qualname.clone(), || self.block(body_pair))?;
+        let body = self.in_scope(ScopeKind::Function, qualname.clone(), || {
+            self.block(body_pair)
+        })?;
         let is_generator = false; // a `yield` in the body is rejected while lowering it
         let end = body_end(&body, span);
         let def = FunctionDef {
@@ -560,7 +593,10 @@ impl Lowerer<'_> {
         };
         Ok(Stmt {
             kind: StmtKind::FunctionDef(Rc::new(def)),
-            span: Span { start: span.start, end },
+            span: Span {
+                start: span.start,
+                end,
+            },
         })
     }
 
@@ -627,7 +663,10 @@ impl Lowerer<'_> {
         };
         Ok(Stmt {
             kind: StmtKind::ClassDef(Rc::new(def)),
-            span: Span { start: span.start, end },
+            span: Span {
+                start: span.start,
+                end,
+            },
         })
     }
 }

@@ -34,9 +34,7 @@ pub(super) fn expr_name(e: &Expr) -> &'static str {
         ExprKind::Tuple(_) => "tuple",
         ExprKind::Lambda(_) => "lambda",
         ExprKind::Call { .. } => "function call",
-        ExprKind::BoolOp { .. } | ExprKind::BinOp { .. } | ExprKind::UnaryOp { .. } => {
-            "expression"
-        }
+        ExprKind::BoolOp { .. } | ExprKind::BinOp { .. } | ExprKind::UnaryOp { .. } => "expression",
         ExprKind::Comp(c) => match c.kind {
             CompKind::Generator => "generator expression",
             CompKind::List => "list comprehension",
@@ -127,7 +125,8 @@ impl Lowerer<'_> {
                         e.span,
                     ));
                 }
-                elts.iter().try_for_each(|x| self.check_store(x, ctx, false))
+                elts.iter()
+                    .try_for_each(|x| self.check_store(x, ctx, false))
             }
             _ => {
                 let name = expr_name(e);
