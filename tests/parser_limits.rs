@@ -162,3 +162,16 @@ fn incomplete_input_is_flagged_for_the_repl() {
         assert!(!e.incomplete, "{src:?}: {e} should not be incomplete");
     }
 }
+
+/// The size target: 5 MB of simple statements well under a few seconds.
+/// Run it in release: `cargo test --release --test parser_limits -- --ignored`.
+#[test]
+#[ignore = "timing; meaningful in release builds only"]
+fn five_megabytes_in_release() {
+    let line = "x = foo(a, b[1]) + 2\n";
+    let src = line.repeat(5_000_000 / line.len());
+    let t = Instant::now();
+    ok(&src);
+    let secs = t.elapsed().as_secs_f64();
+    assert!(secs < 10.0, "5 MB took {secs:.2}s");
+}
