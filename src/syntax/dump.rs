@@ -378,8 +378,23 @@ fn constant(out: &mut String, c: &Constant) {
             let _ = write!(out, "{:?}", &**s);
         }
         Constant::Bytes(b) => {
-            out.push('b');
-            let _ = write!(out, "{:?}", String::from_utf8_lossy(b));
+            out.push_str("b\"");
+            for &c in b.iter() {
+                match c {
+                    b'"' | b'\\' => {
+                        out.push('\\');
+                        out.push(c as char);
+                    }
+                    b'\n' => out.push_str("\\n"),
+                    b'\t' => out.push_str("\\t"),
+                    b'\r' => out.push_str("\\r"),
+                    0x20..=0x7e => out.push(c as char),
+                    _ => {
+                        let _ = write!(out, "\\x{c:02x}");
+                    }
+                }
+            }
+            out.push('"');
         }
         Constant::Ellipsis => out.push_str("..."),
     }

@@ -37,6 +37,8 @@ pub(crate) struct Layout {
     inserted: Vec<u32>,
     /// Offsets in `text` where each logical line's first token starts (sorted).
     pub lines: Vec<u32>,
+    /// The subset of `lines` at indentation level 0.
+    pub top: Vec<u32>,
     /// Length of the source.
     src_len: usize,
 }
@@ -46,6 +48,36 @@ impl Layout {
     pub fn to_source(&self, t: usize) -> usize {
         let n = self.inserted.partition_point(|&p| (p as usize) < t);
         (t - n).min(self.src_len)
+    }
+
+    /// Where the text can be cut into independently parsed pieces: before each
+    /// top-level statement (not before `else`/`elif`/`except`/`finally`, nor
+    /// after a decorator or a block header). Starts with 0, ends with the length.
+    pub fn chunks(&self) -> Vec<usize> {
+        let b = self.text.as_bytes();
+        let mut out = vec![0];
+        for &p in &self.top {
+            let p = p as usize;
+            if p == 0 {
+                continue;
+            }
+            let rest = &self.text[p..];
+            let word_end = rest
+                .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                .unwrap_or(rest.len());
+            if matches!(&rest[..word_end], "else" | "elif" | "except" | "finally") {
+                continue;
+            }
+            // The previous logical line: a decorator or a header keeps going.
+            let prev_start = self.line_start(p - 1);
+            let prev = self.text[prev_start..p].trim_end_matches([' ', '\t', '\x0c', '\n', '\x02']);
+            if prev.ends_with(':') || b.get(prev_start) == Some(&b'@') {
+                continue;
+            }
+            out.push(p);
+        }
+        out.push(self.text.len());
+        out
     }
 
     /// The logical line containing text offset `t`: its first token's offset.
@@ -85,6 +117,7 @@ struct Scanner<'s> {
     out: Vec<u8>,
     inserted: Vec<u32>,
     lines: Vec<u32>,
+    top: Vec<u32>,
     indents: Vec<(u32, u32)>,
     /// Open brackets: the byte and its source offset.
     brackets: Vec<(u8, usize)>,
@@ -102,6 +135,7 @@ pub(crate) fn layout(src: &str) -> Result<Layout, SyntaxError> {
         out: Vec::with_capacity(src.len() + 16),
         inserted: Vec::new(),
         lines: Vec::new(),
+        top: Vec::new(),
         indents: vec![(0, 0)],
         brackets: Vec::new(),
         nest_base: Vec::new(),
@@ -112,6 +146,7 @@ pub(crate) fn layout(src: &str) -> Result<Layout, SyntaxError> {
         out,
         inserted,
         lines,
+        top,
         ..
     } = s;
     // Only whole ASCII bytes are replaced (with spaces) or inserted, so the
@@ -122,6 +157,7 @@ pub(crate) fn layout(src: &str) -> Result<Layout, SyntaxError> {
         text,
         inserted,
         lines,
+        top,
         src_len: src.len(),
     })
 }
@@ -180,6 +216,9 @@ impl Scanner<'_> {
             let ws = Span::new(line_start, self.i);
             self.indentation(col, alt, ws)?;
             self.lines.push(self.out.len() as u32);
+            if self.indents.len() == 1 {
+                self.top.push(self.out.len() as u32);
+            }
             self.logical_line()?;
         }
         for _ in 1..self.indents.len() {
@@ -509,7 +548,7 @@ impl Scanner<'_> {
         let b = self.b;
         loop {
             if j >= b.len() {
-                let line = line_of(self.src, b.len());
+                let line = line_of(self.src, b.len()) - usize::from(self.src.ends_with('\n'));
                 let err = if triple {
                     SyntaxError::new(
                         format!(

@@ -188,15 +188,34 @@ fn ends_expr(t: Tok, text: &str, s: usize, e: usize) -> bool {
     }
 }
 
-/// The furthest offset pest reached, or a limit message.
-fn failure(e: &Error<Rule>) -> Result<usize, String> {
+/// The furthest offset pest reached (snapped back to the start of the token
+/// it falls in), or a limit message.
+fn failure(
+    e: &Error<Rule>,
+    base: usize,
+    text: &str,
+    line_start: impl Fn(usize) -> usize,
+) -> Result<usize, String> {
     if let ErrorVariant::CustomError { message } = &e.variant {
-        return Err(message.clone());
+        if message.contains("limit") {
+            return Err(message.clone());
+        }
     }
-    Ok(match e.location {
+    let mut p = match e.location {
         InputLocation::Pos(p) => p,
         InputLocation::Span((s, _)) => s,
-    })
+    };
+    if let Some(a) = e.parse_attempts() {
+        p = p.max(a.max_position);
+    }
+    let p = (base + p).min(text.len());
+    let from = line_start(p);
+    for (_, s, e) in tokens(text, from, p + 1) {
+        if s <= p && p < e {
+            return Ok(s);
+        }
+    }
+    Ok(p)
 }
 
 /// Descriptions CPython uses in "expected an indented block after ...".
@@ -212,10 +231,11 @@ fn block_owner(word: &str) -> Option<String> {
 }
 
 /// The error for a failed parse of the whole file.
-pub(super) fn classify(src: &str, layout: &Layout, e: &Error<Rule>) -> SyntaxError {
+/// `e` is from parsing `layout.text[base..]`.
+pub(super) fn classify(src: &str, layout: &Layout, e: &Error<Rule>, base: usize) -> SyntaxError {
     let text = layout.text.as_str();
     let sspan = |s: usize, e: usize| Span::new(layout.to_source(s), layout.to_source(e));
-    let p = match failure(e) {
+    let p = match failure(e, base, text, |t| layout.line_start(t)) {
         Ok(p) => p,
         Err(_) => {
             return SyntaxError::new(
@@ -265,7 +285,7 @@ pub(super) fn classify(src: &str, layout: &Layout, e: &Error<Rule>) -> SyntaxErr
         let line_begin = src[..start].rfind('\n').map_or(0, |i| i + 1);
         return indentation_error("unexpected indent", Span::new(line_begin, start));
     }
-    if tok == Tok::Invalid {
+    if tok == Tok::Invalid && text.as_bytes()[ts] >= 0x80 {
         let ch = text[ts..].chars().next().unwrap_or('?');
         return SyntaxError::new(
             format!("invalid character '{ch}' (U+{:04X})", ch as u32),
@@ -346,7 +366,7 @@ pub(super) fn classify_fragment(
     e: &Error<Rule>,
     prefix: &str,
 ) -> SyntaxError {
-    let p = failure(e).unwrap_or(0);
+    let p = failure(e, 0, text, |_| 0).unwrap_or(0);
     let (tok, ts, te) = token_at(text, p);
     let sspan = Span::new(at + ts, at + te.max(ts));
     let prev = tokens(text, 0, ts).last().copied();

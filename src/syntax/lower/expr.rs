@@ -49,6 +49,9 @@ fn pratt() -> &'static PrattParser<Rule> {
                 | Op::infix(Rule::modulo, Assoc::Left))
             .op(Op::prefix(Rule::neg) | Op::prefix(Rule::pos) | Op::prefix(Rule::invert))
             .op(Op::infix(Rule::pow, Assoc::Right))
+            .op(Op::postfix(Rule::call)
+                | Op::postfix(Rule::subscript)
+                | Op::postfix(Rule::attribute))
     })
 }
 
@@ -91,6 +94,20 @@ fn cmp_op(r: Rule) -> Option<CmpOp> {
     })
 }
 
+/// Marks (in `help`) the error for the literal 2**63 while it may still turn
+/// out to be the operand of a unary minus.
+const INT_MIN_MARK: &str = "\u{0}int-min";
+
+/// Drops the 2**63 mark: the literal was not directly negated.
+fn unmark(r: Operand) -> Operand {
+    r.map_err(|mut e| {
+        if e.help.as_deref() == Some(INT_MIN_MARK) {
+            e.help = None;
+        }
+        e
+    })
+}
+
 /// `not x` built by the operator sequence itself (not parenthesized).
 fn bare_not(e: &(Expr, bool)) -> bool {
     e.1 && matches!(
@@ -108,8 +125,7 @@ impl Lowerer<'_> {
         let span = self.span(&p);
         let kind = match p.as_rule() {
             Rule::if_exp => return self.if_exp(p),
-            Rule::disjunction | Rule::bitor_expr => return self.operators(p),
-            Rule::primary => return self.primary(p),
+            Rule::disjunction | Rule::bitor_expr => return self.operators(p.into_inner(), span),
             Rule::star_expressions | Rule::star_targets => return self.exprlist(p),
             Rule::lambda_expr => return self.lambda(p),
             Rule::yield_expr => return Err(self.yield_error(span)),
@@ -189,8 +205,17 @@ impl Lowerer<'_> {
 
     fn if_exp(&self, p: Pair<Rule>) -> R<Expr> {
         let span = self.span(&p);
-        let mut it = kids(p);
-        let body = self.expr(it.next().ok_or_else(|| shape(span, "expression"))?)?;
+        let mut inner = p.into_inner();
+        // The head is the flat operator sequence up to the `if` keyword.
+        let mut head = Vec::new();
+        for c in inner.by_ref() {
+            if c.as_rule() == Rule::IF {
+                break;
+            }
+            head.push(c);
+        }
+        let body = self.operators(head.into_iter(), span)?;
+        let mut it = inner.filter(|c| !super::is_token(c.as_rule()));
         let Some(test) = it.next() else {
             return Ok(body);
         };
@@ -216,26 +241,54 @@ impl Lowerer<'_> {
         })
     }
 
-    /// The operator sequence of a `disjunction`/`bitor_expr`.
-    fn operators(&self, p: Pair<Rule>) -> R<Expr> {
-        let span = self.span(&p);
-        let mut inner = p.into_inner();
-        if inner.len() == 1 {
-            // Fast path: a lone operand.
-            let only = inner.next().ok_or_else(|| shape(span, "operand"))?;
-            return self.primary(only);
-        }
-        pratt()
-            .map_primary(|q| self.primary(q).map(|e| (e, false)))
+    /// A flat operator sequence (operands, prefix/binary operators, trailers).
+    fn operators<'i>(
+        &self,
+        mut pairs: impl Iterator<Item = Pair<'i, Rule>>,
+        span: Span,
+    ) -> R<Expr> {
+        let first = pairs.next().ok_or_else(|| shape(span, "operand"))?;
+        let Some(second) = pairs.next() else {
+            // Fast path: a lone atom.
+            return self.atom(first);
+        };
+        let out = pratt()
+            .map_primary(|q| self.operand(q))
             .map_prefix(|op, rhs| self.prefix(op, rhs))
-            .map_infix(|lhs, op, rhs| self.infix(lhs, op, rhs))
-            .parse(inner)
-            .map(|(e, _)| e)
+            .map_postfix(|lhs, op| self.trailer(unmark(lhs)?.0, op).map(|e| (e, false)))
+            .map_infix(|lhs, op, rhs| self.infix(unmark(lhs), op, unmark(rhs)))
+            .parse([first, second].into_iter().chain(pairs));
+        unmark(out).map(|(e, _)| e)
+    }
+
+    /// An operand of an operator sequence; the literal 2**63 is marked.
+    fn operand(&self, q: Pair<Rule>) -> Operand {
+        let is_number = q.as_rule() == Rule::number;
+        let text = q.as_str();
+        self.atom(q).map(|e| (e, false)).map_err(|mut e| {
+            if is_number && text.replace('_', "") == "9223372036854775808" {
+                e.help = Some(INT_MIN_MARK.to_string());
+            }
+            e
+        })
     }
 
     fn prefix(&self, op: Pair<Rule>, rhs: Operand) -> Operand {
-        let rhs = rhs?;
         let op_span = self.span(&op);
+        let rhs = match rhs {
+            // `-9223372036854775808` is the one literal that only fits negated.
+            Err(e) if op.as_rule() == Rule::neg && e.help.as_deref() == Some(INT_MIN_MARK) => {
+                let span = op_span.to(e.span);
+                return Ok((
+                    Expr {
+                        kind: ExprKind::Constant(Constant::Int(i64::MIN)),
+                        span,
+                    },
+                    true,
+                ));
+            }
+            r => r?,
+        };
         let op = match op.as_rule() {
             Rule::not_op => UnaryOp::Not,
             Rule::neg => UnaryOp::USub,
@@ -326,56 +379,47 @@ impl Lowerer<'_> {
         Ok((Expr { kind, span }, true))
     }
 
-    /// An atom followed by calls, subscripts and attributes.
-    fn primary(&self, p: Pair<Rule>) -> R<Expr> {
-        let span = self.span(&p);
-        if p.as_rule() != Rule::primary {
-            return self.atom(p);
-        }
-        let mut it = p.into_inner();
-        let mut e = self.atom(it.next().ok_or_else(|| shape(span, "primary"))?)?;
-        for t in it {
-            let tspan = self.span(&t);
-            let whole = Span {
-                start: e.span.start,
-                end: tspan.end,
-            };
-            let kind = match t.as_rule() {
-                Rule::call => {
-                    let (args, keywords) = match kids(t).next() {
-                        Some(a) => self.arguments(a)?,
-                        None => (Vec::new(), Vec::new()),
-                    };
-                    ExprKind::Call {
-                        func: Box::new(e),
-                        args,
-                        keywords,
-                    }
+    /// A call, subscript or attribute applied to `e`.
+    fn trailer(&self, e: Expr, t: Pair<Rule>) -> R<Expr> {
+        let tspan = self.span(&t);
+        let whole = Span {
+            start: e.span.start,
+            end: tspan.end,
+        };
+        let kind = match t.as_rule() {
+            Rule::call => {
+                let (args, keywords) = match kids(t).next() {
+                    Some(a) => self.arguments(a)?,
+                    None => (Vec::new(), Vec::new()),
+                };
+                ExprKind::Call {
+                    func: Box::new(e),
+                    args,
+                    keywords,
                 }
-                Rule::subscript => {
-                    let s = kids(t).next().ok_or_else(|| shape(tspan, "subscript"))?;
-                    ExprKind::Subscript {
-                        value: Box::new(e),
-                        slice: Box::new(self.slices(s)?),
-                    }
+            }
+            Rule::subscript => {
+                let s = kids(t).next().ok_or_else(|| shape(tspan, "subscript"))?;
+                ExprKind::Subscript {
+                    value: Box::new(e),
+                    slice: Box::new(self.slices(s)?),
                 }
-                _ => {
-                    let n = kids(t).next().ok_or_else(|| shape(tspan, "attribute"))?;
-                    ExprKind::Attribute {
-                        value: Box::new(e),
-                        attr: self.ident(&n),
-                    }
+            }
+            _ => {
+                let n = kids(t).next().ok_or_else(|| shape(tspan, "attribute"))?;
+                ExprKind::Attribute {
+                    value: Box::new(e),
+                    attr: self.ident(&n),
                 }
-            };
-            e = Expr { kind, span: whole };
-        }
-        Ok(e)
+            }
+        };
+        Ok(Expr { kind, span: whole })
     }
 
     fn atom(&self, p: Pair<Rule>) -> R<Expr> {
         let span = self.span(&p);
         let kind = match p.as_rule() {
-            Rule::name => ExprKind::Name(Self::name(p.as_str())),
+            Rule::NAME => ExprKind::Name(Self::name(p.as_str())),
             Rule::number => ExprKind::Constant(self.number(&p)?),
             Rule::strings => return self.strings(p),
             Rule::none_kw => ExprKind::Constant(Constant::None),
@@ -391,9 +435,7 @@ impl Lowerer<'_> {
                     Span::new(span.start as usize, span.start as usize + 5),
                 ))
             }
-            Rule::primary | Rule::disjunction | Rule::bitor_expr | Rule::if_exp => {
-                return self.expr(p)
-            }
+            Rule::disjunction | Rule::bitor_expr | Rule::if_exp => return self.expr(p),
             _ => return Err(shape(span, "atom")),
         };
         Ok(Expr { kind, span })
@@ -474,6 +516,18 @@ impl Lowerer<'_> {
         if !is_dict {
             return self.display_items(items, CompKind::Set, span);
         }
+        match items.first().map(|c| c.as_rule()) {
+            Some(Rule::starred) => {
+                return Err(SyntaxError::new(
+                    "cannot use a starred expression in a dictionary key",
+                    self.span(&items[0]),
+                ))
+            }
+            Some(Rule::named_expr) => {
+                return Err(SyntaxError::new("invalid syntax", self.span(&items[0])))
+            }
+            _ => {}
+        }
         if items.len() == 3 && items[2].as_rule() == Rule::comp_clauses {
             return self.comprehension(items, CompKind::Dict, span);
         }
@@ -492,6 +546,14 @@ impl Lowerer<'_> {
                 Rule::double_starred => {
                     keys.push(None);
                     values.push(self.expr(kids(c).next().ok_or_else(|| shape(cspan, "**"))?)?);
+                }
+                Rule::missing_colon => {
+                    return Err(SyntaxError::new(
+                        "':' expected after dictionary key",
+                        keys.last()
+                            .and_then(|k: &Option<Expr>| k.as_ref())
+                            .map_or(cspan, |k| k.span),
+                    ));
                 }
                 Rule::dict_value => {
                     values.push(self.expr(kids(c).next().ok_or_else(|| shape(cspan, "value"))?)?);

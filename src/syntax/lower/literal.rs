@@ -125,7 +125,8 @@ fn decode(body: &str, raw: bool, bytes: bool, at: usize) -> R<Vec<u8>> {
                 let digits = body.get(i..i + 2).unwrap_or("");
                 let Some(v) = hex_value(digits).filter(|_| digits.len() == 2) else {
                     let kind = if bytes { "bytes" } else { "unicodeescape" };
-                    let (lo, hi) = (start, (i + digits.len()).saturating_sub(1).max(start + 1));
+                    let valid = digits.bytes().take_while(u8::is_ascii_hexdigit).count();
+                    let (lo, hi) = (start, start + 1 + valid);
                     let msg = if bytes {
                         format!("(value error) invalid \\x escape at position {start}")
                     } else {
@@ -517,8 +518,10 @@ impl Lowerer<'_> {
             .chars()
             .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
             .collect();
-        let pairs = DistParser::parse(Rule::fstring_expr, &flat)
-            .map_err(|e| super::errors::classify_fragment(&flat, at, &e, "f-string: "))?;
+        let pairs = DistParser::parse(Rule::fstring_expr, &flat).map_err(|_| {
+            let e = super::parse_detailed(Rule::fstring_expr, &flat);
+            super::errors::classify_fragment(&flat, at, &e, "f-string: ")
+        })?;
         let sub = Lowerer {
             src: self.src,
             map: Map::Offset(at),

@@ -35,33 +35,85 @@ type R<T> = Result<T, SyntaxError>;
 /// Every node's span is the byte range of its text in `source`. Names are
 /// left unresolved and scopes empty (the resolver fills them in).
 pub fn parse_module(source: &str) -> Result<Module, SyntaxError> {
+    // pest and the lowering recurse once per nesting level (brackets, `not`,
+    // lambdas...). The layout pass bounds the depth, and the parse runs on a
+    // stack segment of its own so that the bound holds on any caller's
+    // thread (a 2 MiB test thread in a debug build included).
+    stacker::grow(PARSE_STACK, || parse_module_inner(source))
+}
+
+/// Size in bytes of the pieces of a file parsed at once.
+const CHUNK: usize = 16 << 10;
+
+/// Stack reserved for one parse (only the pages used are committed).
+const PARSE_STACK: usize = 64 << 20;
+
+fn parse_module_inner(source: &str) -> Result<Module, SyntaxError> {
     let layout = layout::layout(source)?;
-    let pairs = match DistParser::parse(Rule::file, &layout.text) {
-        Ok(pairs) => pairs,
-        Err(e) => return Err(errors::classify(source, &layout, &e)),
-    };
     let scopes = RefCell::new(vec![ScopeCtx {
         kind: ScopeKind::Module,
         qualname: Rc::from(""),
         loops: 0,
     }]);
-    let lowerer = Lowerer {
-        src: source,
-        map: Map::Layout(&layout),
-        scopes: &scopes,
-    };
     let mut body = Vec::new();
-    for file in pairs {
-        lowerer.statements(file.into_inner(), &mut body)?;
+    // Top-level statements are parsed a few at a time: pest's token queue for
+    // a whole large file would cost far more memory than the AST.
+    let cuts = layout.chunks();
+    let mut start = 0;
+    for (i, &end) in cuts.iter().enumerate().skip(1) {
+        let last = i + 1 == cuts.len();
+        if !last && end - start < CHUNK {
+            continue;
+        }
+        let chunk = &layout.text[start..end];
+        let pairs = match DistParser::parse(Rule::file, chunk) {
+            Ok(pairs) => pairs,
+            Err(_) => {
+                let e = parse_detailed(Rule::file, chunk);
+                return Err(errors::classify(source, &layout, &e, start));
+            }
+        };
+        let lowerer = Lowerer {
+            src: source,
+            map: Map::Layout(&layout, start),
+            scopes: &scopes,
+        };
+        for file in pairs {
+            lowerer.statements(file.into_inner(), &mut body)?;
+        }
+        start = end;
     }
     Ok(Module { body })
+}
+
+/// Parses again, known to fail, with pest's token-level error tracking on:
+/// it records the furthest offset any literal was tried at, which is where
+/// CPython reports "invalid syntax". (Off for the first parse: it is slow.)
+fn parse_detailed(rule: Rule, text: &str) -> pest::error::Error<Rule> {
+    // The setting is process-wide; only holders of this lock change it, so
+    // a detailed parse always runs with it on.
+    static DETAIL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = DETAIL.lock().unwrap_or_else(|p| p.into_inner());
+    pest::set_error_detail(true);
+    let result = DistParser::parse(rule, text);
+    pest::set_error_detail(false);
+    match result {
+        Err(e) => e,
+        Ok(_) => pest::error::Error::new_from_pos(
+            pest::error::ErrorVariant::CustomError {
+                message: "parse succeeded on retry".into(),
+            },
+            pest::Position::from_start(text),
+        ),
+    }
 }
 
 /// How offsets in the parsed text map to source offsets.
 #[derive(Clone, Copy)]
 enum Map<'a> {
-    /// The main parse: through the layout's inserted markers.
-    Layout(&'a Layout),
+    /// The main parse of the layout text from this offset on (through the
+    /// layout's inserted markers).
+    Layout(&'a Layout, usize),
     /// An f-string field: parsed from a copy that starts at this source offset.
     Offset(usize),
 }
@@ -96,15 +148,19 @@ impl<'a> Lowerer<'a> {
     /// Source offset of a parsed-text offset.
     fn pos(&self, t: usize) -> usize {
         match self.map {
-            Map::Layout(l) => l.to_source(t),
+            Map::Layout(l, base) => l.to_source(base + t),
             Map::Offset(base) => base + t,
         }
     }
 
-    /// Source span of a pair.
+    /// Source span of a pair. pest lets a rule end after the whitespace it
+    /// skipped before a trailing optional element; that is trimmed off.
     fn span(&self, p: &Pair<Rule>) -> Span {
         let s = p.as_span();
-        Span::new(self.pos(s.start()), self.pos(s.end()))
+        let text = s.as_str();
+        let trimmed = text.trim_end_matches([' ', '\t', '\x0c', '\n', '\x01', '\x02']);
+        let end = s.start() + trimmed.len();
+        Span::new(self.pos(s.start()), self.pos(end))
     }
 
     /// A fresh unresolved name.

@@ -189,7 +189,15 @@ impl Lowerer<'_> {
                         span,
                     });
                 }
-                Rule::starred => {
+                Rule::star_arg => {
+                    let mut parts = kids(c);
+                    let c = parts.next().ok_or_else(|| shape(span, "*"))?;
+                    if parts.next().is_some() {
+                        return Err(SyntaxError::new(
+                            "iterable unpacking cannot be used in comprehension",
+                            self.span(&c),
+                        ));
+                    }
                     if seen_dstar {
                         return Err(SyntaxError::new(
                             "iterable argument unpacking follows keyword argument unpacking",

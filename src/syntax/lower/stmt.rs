@@ -181,7 +181,10 @@ impl Lowerer<'_> {
                 return Err(shape(span, "decorated"));
             }
             Rule::async_stmt => {
-                let what = match kids(p).next().map(|c| c.as_rule()) {
+                let what = match kids(p)
+                    .find(|c| c.as_rule() != Rule::ASYNC)
+                    .map(|c| c.as_rule())
+                {
                     Some(Rule::for_stmt) => "async for",
                     Some(Rule::with_stmt) => "async with",
                     _ => "async def",
@@ -323,10 +326,12 @@ impl Lowerer<'_> {
 
     fn except_clause(&self, p: Pair<Rule>) -> R<ExceptHandler> {
         let span = self.span(&p);
+        let clause = p.as_span();
         let mut type_ = None;
         let mut name = None;
         let mut body = Vec::new();
         let mut header_end = span.end;
+        let mut unparenthesized: Option<Span> = None;
         for c in kids(p) {
             match c.as_rule() {
                 Rule::except_star => {
@@ -337,13 +342,7 @@ impl Lowerer<'_> {
                 }
                 Rule::except_comma => {
                     let start = type_.as_ref().map_or(span.start, |t: &Expr| t.span.start);
-                    return Err(SyntaxError::new(
-                        "multiple exception types must be parenthesized",
-                        Span {
-                            start,
-                            end: self.span(&c).end,
-                        },
-                    ));
+                    unparenthesized = Some(Span::new(start as usize, start as usize));
                 }
                 Rule::NAME => {
                     let id = self.ident(&c);
@@ -353,13 +352,28 @@ impl Lowerer<'_> {
                     });
                 }
                 Rule::block => {
-                    // The header ends at its ':' just before the block.
-                    let block_start = c.as_span().start();
-                    header_end = self.header_end(block_start) as u32;
+                    // The header ends at its ':' just before the block (in the
+                    // parsed text, where comments are blanked out).
+                    let head = &clause.as_str()[..c.as_span().start() - clause.start()];
+                    let colon = head.rfind(':').map_or(head.len(), |i| i + 1);
+                    header_end = self.pos(clause.start() + colon) as u32;
                     body = self.block(c)?;
                 }
-                _ => type_ = Some(self.expr(c)?),
+                _ => {
+                    let e = self.expr(c)?;
+                    if let Some(s) = &mut unparenthesized {
+                        s.end = e.span.end;
+                    } else {
+                        type_ = Some(e);
+                    }
+                }
             }
+        }
+        if let Some(s) = unparenthesized {
+            return Err(SyntaxError::new(
+                "multiple exception types must be parenthesized",
+                s,
+            ));
         }
         Ok(ExceptHandler {
             type_,
@@ -370,14 +384,6 @@ impl Lowerer<'_> {
                 end: header_end,
             },
         })
-    }
-
-    /// Given the parsed-text offset of a block, the source offset just past
-    /// the header's ':' before it.
-    fn header_end(&self, block_start: usize) -> usize {
-        let src_pos = self.pos(block_start);
-        let before = &self.src[..src_pos.min(self.src.len())];
-        before.rfind(':').map_or(src_pos, |i| i + 1)
     }
 
     fn with_item(&self, p: Pair<Rule>) -> R<WithItem> {
