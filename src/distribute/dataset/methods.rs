@@ -17,7 +17,7 @@ use std::rc::Rc;
 use super::iterator::{numpy_iterator, owned_iterator};
 use super::node::{dataset_of, DatasetObj, Kind};
 use super::stream::{call_with_element, map_result, open};
-use super::structure::{leaves, normalize, row, Spec};
+use super::structure::{kernel_error, leaves, normalize, row, Spec};
 use crate::runtime::{DType, Device, Scalar, Tensor};
 use crate::value::{Args, Class, ExcType, NativeFn, NativeFunction, PyErr, PyResult, Value, Vm};
 
@@ -180,14 +180,14 @@ fn zip(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 fn positive(vm: &dyn Vm, v: &Value, what: &str, op: &str) -> PyResult<usize> {
     let n = int_arg(vm, v, what)?;
     if n <= 0 {
-        return Err(PyErr::new(ExcType::InvalidArgumentError, format!("{what} must be greater than zero. [Op:{op}]")));
+        return Err(kernel_error(op, op, &format!("{what} must be greater than zero.")));
     }
     Ok(n as usize)
 }
 
 fn batch(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let (ds, d) = this(args)?;
-    let size = positive(vm, args.get(1), "batch_size", "BatchDatasetV2")?;
+    let size = positive(vm, args.get(1), "Batch size", "BatchDatasetV2")?;
     let drop = vm.truthy(args.get(2))?;
     let spec = d.spec.batched(if drop { Some(size) } else { None });
     Ok(DatasetObj::value(Kind::Batch(ds.clone(), size, drop), spec))

@@ -13,7 +13,7 @@ use crate::runtime::Tensor;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// The most elements one buffer may hold.
-pub const MAX_BUFFERED: usize = 1 << 24;
+pub const MAX_BUFFERED: usize = 1 << 22;
 
 /// A source of elements.
 pub trait Stream {
@@ -28,6 +28,15 @@ fn too_big(what: &str) -> PyErr {
         format!("tf.data: the {what} buffer would hold more than {MAX_BUFFERED} elements"),
     )
     .help("the input is probably infinite (repeat() without a count); add take(n) before it")
+}
+
+/// Refuses up front a buffer of `size` elements over an input that would fill it.
+fn check_buffer(input: &Value, size: usize, what: &str) -> PyResult<()> {
+    let card = dataset_of(input).map_or(0, DatasetObj::cardinality);
+    if size > MAX_BUFFERED && (card == super::node::INFINITE || card > MAX_BUFFERED as i64) {
+        return Err(too_big(what));
+    }
+    Ok(())
 }
 
 /// Calls a user function with an element, unpacked when it is a tuple.
@@ -60,7 +69,10 @@ pub fn open(ds: &Value) -> PyResult<Box<dyn Stream>> {
             spec: d.spec.clone(),
         }),
         Kind::Batch(input, size, drop) => Box::new(BatchStream {
-            input: open(input)?,
+            input: {
+                check_buffer(input, *size, "batch")?;
+                open(input)?
+            },
             size: *size,
             drop: *drop,
             spec: dataset_of(input).map_or(Spec::Tuple(Vec::new()), |i| i.spec.clone()),
@@ -79,6 +91,7 @@ pub fn open(ds: &Value) -> PyResult<Box<dyn Stream>> {
             None => Box::new(CacheStream { input: open(input)?, ds: ds.clone(), seen: Vec::new() }),
         },
         Kind::Shuffle { input, buffer, seed, reshuffle, epoch } => {
+            check_buffer(input, *buffer, "shuffle")?;
             let e = epoch.get();
             epoch.set(e + 1);
             let mix = if *reshuffle { e } else { 0 };

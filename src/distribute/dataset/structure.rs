@@ -11,6 +11,9 @@ use crate::modules::tf::convert::{runtime_err, to_tensor};
 use crate::runtime::{format::tf_repr, ops, DType, Device, Tensor};
 use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
+/// A function from one `TensorSpec` leaf (dtype, dims) to its replacement.
+pub type LeafFn<'a> = dyn FnMut(DType, &[Option<usize>]) -> PyResult<Spec> + 'a;
+
 /// The type of a dataset element (`element_spec`).
 #[derive(Clone)]
 pub enum Spec {
@@ -59,7 +62,7 @@ impl Spec {
     }
 
     /// Applies `f` to every `TensorSpec` leaf.
-    pub fn map_leaves(&self, f: &mut dyn FnMut(DType, &[Option<usize>]) -> PyResult<Spec>) -> PyResult<Spec> {
+    pub fn map_leaves(&self, f: &mut LeafFn<'_>) -> PyResult<Spec> {
         Ok(match self {
             Spec::Tensor { dtype, dims } => f(*dtype, dims)?,
             Spec::Tuple(items) => Spec::Tuple(items.iter().map(|s| s.map_leaves(f)).collect::<PyResult<_>>()?),
@@ -303,21 +306,32 @@ pub fn stack_elements(spec: &Spec, elems: &[Value]) -> PyResult<Value> {
     let mut out = Vec::with_capacity(n);
     for c in 0..n {
         let parts: Vec<Tensor> = flat.iter().map(|f| f[c].clone()).collect();
-        for (i, p) in parts.iter().enumerate().skip(1) {
+        for p in parts.iter().skip(1) {
             if p.dims() != parts[0].dims() {
-                return Err(PyErr::new(
-                    ExcType::InvalidArgumentError,
-                    format!(
-                        "Cannot batch tensors with different shapes in component {c}. First element had shape {} and element {i} had shape {}. [Op:IteratorGetNext] name: ",
-                        bracket(parts[0].dims()),
-                        bracket(p.dims())
-                    ),
-                ));
+                let msg = format!(
+                    "Cannot add tensor to the batch: number of elements does not match. Shapes are: [tensor]: {}, [batch]: {}",
+                    bracket(p.dims()),
+                    bracket(parts[0].dims())
+                );
+                return Err(kernel_error(&format!("IteratorGetNext_output_types_{n}"), "IteratorGetNext", &msg));
             }
         }
         out.push(Value::Tensor(ops::stack(&parts, 0).map_err(runtime_err)?));
     }
     Ok(spec.pack(&mut out.into_iter()))
+}
+
+/// An error as TensorFlow's dataset kernels raise it (on `CPU:0`).
+#[cold]
+pub fn kernel_error(node: &str, op: &str, msg: &str) -> PyErr {
+    runtime_err(crate::runtime::Error::kernel(
+        crate::runtime::ErrorKind::InvalidArgument,
+        node,
+        &Device::cpu(0),
+        msg,
+        op,
+        " name: ",
+    ))
 }
 
 fn bracket(dims: &[usize]) -> String {
