@@ -232,7 +232,7 @@ fn get_next(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
     let Some(it) = args.get(0).downcast::<DistributedIterator>() else {
         return Err(PyErr::new(ExcType::TypeError, "get_next() needs a DistributedIterator"));
     };
-    it.step(vm)?.ok_or_else(end_of_sequence)
+    it.step(vm)?.ok_or_else(|| end_of_sequence(&it.spec, it.devices[0]))
 }
 
 thread_local! {

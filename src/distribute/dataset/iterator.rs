@@ -31,16 +31,24 @@ pub fn pull(stream: &RefCell<Box<dyn Stream>>, vm: &dyn Vm) -> PyResult<Option<V
     s.next(vm)
 }
 
-/// TensorFlow's error for `get_next()` past the end.
+/// TensorFlow's error for `get_next()` past the end of an iterator whose
+/// elements have `n` components, read on `device`.
 #[cold]
-pub fn end_of_sequence() -> PyErr {
-    PyErr::new(ExcType::OutOfRangeError, "End of sequence")
+pub fn end_of_sequence(spec: &Spec, device: crate::runtime::Device) -> PyErr {
+    let n = spec.leaves().len();
+    PyErr::new(
+        ExcType::OutOfRangeError,
+        format!(
+            "{{{{function_node __wrapped__IteratorGetNext_output_types_{n}_device_{}}}}} End of sequence [Op:IteratorGetNext] name: ",
+            device.full_name()
+        ),
+    )
 }
 
 fn iterator_get_next(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
     let this = args.get(0);
     if let Some(it) = this.downcast::<OwnedIterator>() {
-        return pull(&it.stream, vm)?.ok_or_else(end_of_sequence);
+        return pull(&it.stream, vm)?.ok_or_else(|| end_of_sequence(&it.spec, crate::runtime::Device::cpu(0)));
     }
     if let Some(it) = this.downcast::<NumpyIterator>() {
         return match pull(&it.inner.stream, vm)? {
