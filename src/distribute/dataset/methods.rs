@@ -215,15 +215,17 @@ fn shard(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let n = int_arg(vm, args.get(1), "num_shards")?;
     let index = int_arg(vm, args.get(2), "index")?;
     if n <= 0 {
-        return Err(PyErr::new(
-            ExcType::InvalidArgumentError,
-            format!("Number of shards must be greater than zero (currently num_shards = {n}). [Op:ShardDataset]"),
+        return Err(kernel_error(
+            "ShardDataset",
+            "ShardDataset",
+            &format!("Number of shards must be greater than zero (currently num_shards = {n})."),
         ));
     }
     if index < 0 || index >= n {
-        return Err(PyErr::new(
-            ExcType::InvalidArgumentError,
-            format!("Index must be between 0 and {} (currently index = {index}). [Op:ShardDataset]", n - 1),
+        return Err(kernel_error(
+            "ShardDataset",
+            "ShardDataset",
+            &format!("Index must be between 0 and {} (currently index = {index}).", n - 1),
         ));
     }
     Ok(DatasetObj::value(Kind::Shard(ds.clone(), n as u64, index as u64), d.spec.clone()))

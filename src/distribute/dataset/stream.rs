@@ -19,6 +19,18 @@ pub const MAX_BUFFERED: usize = 1 << 22;
 pub trait Stream {
     /// The next element, None at the end.
     fn next(&mut self, vm: &dyn Vm) -> PyResult<Option<Value>>;
+
+    /// Skips up to `n` elements; returns how many were skipped. Sources
+    /// with random access override it, so `shard`/`skip` over a huge
+    /// `range` cost nothing.
+    fn skip(&mut self, vm: &dyn Vm, n: u64) -> PyResult<u64> {
+        for i in 0..n {
+            if self.next(vm)?.is_none() {
+                return Ok(i);
+            }
+        }
+        Ok(n)
+    }
 }
 
 #[cold]
@@ -138,6 +150,13 @@ impl Stream for RangeStream {
         }
         Ok(Some(Value::Tensor(Tensor::scalar(v))))
     }
+
+    fn skip(&mut self, _vm: &dyn Vm, n: u64) -> PyResult<u64> {
+        let left = super::node::range_len(self.next, self.stop, self.step) as u64;
+        let k = n.min(left);
+        self.next = (self.next as i128 + k as i128 * self.step as i128).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+        Ok(k)
+    }
 }
 
 struct ListStream {
@@ -249,14 +268,16 @@ struct ShardStream {
 
 impl Stream for ShardStream {
     fn next(&mut self, vm: &dyn Vm) -> PyResult<Option<Value>> {
-        while let Some(v) = self.input.next(vm)? {
-            let p = self.pos;
-            self.pos += 1;
-            if p % self.n == self.index {
-                return Ok(Some(v));
-            }
+        // Skip to the next position of this shard, then take one.
+        let offset = (self.index + self.n - self.pos % self.n) % self.n;
+        let skipped = self.input.skip(vm, offset)?;
+        self.pos += skipped;
+        if skipped < offset {
+            return Ok(None);
         }
-        Ok(None)
+        let v = self.input.next(vm)?;
+        self.pos += 1;
+        Ok(v)
     }
 }
 
@@ -293,10 +314,8 @@ impl Stream for SkipStream {
                     return Ok(None);
                 }
                 Some(n) => {
-                    for _ in 0..n {
-                        if self.input.next(vm)?.is_none() {
-                            return Ok(None);
-                        }
+                    if self.input.skip(vm, n)? < n {
+                        return Ok(None);
                     }
                 }
             }
