@@ -32,6 +32,7 @@ pub fn register_tf(m: &mut ModuleBuilder) {
     m.namespace("distribute", |d| {
         strategy::register(d);
         replica_ctx::register(d);
+        dataset::register_distribute_extras(d);
         d.value("ReduceOp", Value::Class(reduce::reduce_op_class()));
         d.value("PerReplica", Value::Class(classes::class("PerReplica")));
         d.value("DistributedValues", Value::Class(classes::class("DistributedValues")));

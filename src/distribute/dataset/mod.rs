@@ -1,35 +1,110 @@
-//! `tf.data` and distributed datasets. PLACEHOLDER until they land: the
-//! entry points the strategies call.
+//! `tf.data` and distributed datasets: lazy dataset pipelines
+//! (`Dataset.range(10).map(f).batch(4)`), their iterators and element specs,
+//! and the distributed datasets strategies build from them. Strategies call
+//! [`distribute_dataset`] and [`distribute_from_function`]; the `tf` module
+//! calls [`register_data`] (and the strategy side may call
+//! [`register_distribute_extras`] for `InputContext`/`InputOptions`).
+//!
+//! Known differences from TensorFlow: `shuffle` is deterministic per seed
+//! but not in TensorFlow's order; `map`/`filter` functions run eagerly per
+//! element (after one probe call when the pipeline is built) rather than
+//! being traced once into a graph.
+
+pub mod distributed;
+pub mod iterator;
+pub mod methods;
+pub mod node;
+pub mod options;
+pub mod stream;
+pub mod structure;
 
 use crate::modules::ModuleBuilder;
 use crate::runtime::Device;
-use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{Args, PyResult, Value, Vm};
 
-/// Adds the `tf.data` namespace.
+use distributed::Mode;
+use node::{INFINITE, UNKNOWN};
+
+/// Adds the `tf.data` namespace and `tf.TensorSpec`.
 pub fn register_data(m: &mut ModuleBuilder) {
-    let _ = m;
+    m.namespace("data", |d| {
+        d.value("Dataset", Value::Class(node::dataset_class()));
+        d.value("AUTOTUNE", Value::Int(-1));
+        d.value("INFINITE_CARDINALITY", Value::Int(INFINITE));
+        d.value("UNKNOWN_CARDINALITY", Value::Int(UNKNOWN));
+        d.function("Options()", options::new_options, "Options for a dataset (accepted; they change nothing here).");
+        d.namespace("experimental", |e| {
+            e.value("AUTOTUNE", Value::Int(-1));
+            e.value("INFINITE_CARDINALITY", Value::Int(INFINITE));
+            e.value("UNKNOWN_CARDINALITY", Value::Int(UNKNOWN));
+            e.namespace("AutoShardPolicy", |p| {
+                p.value("OFF", Value::Int(-1));
+                p.value("AUTO", Value::Int(0));
+                p.value("FILE", Value::Int(1));
+                p.value("DATA", Value::Int(2));
+                p.value("HINT", Value::Int(3));
+            });
+        });
+    });
+    m.function("TensorSpec(shape, dtype=None, name=None)", tensor_spec, "The type of a tensor: shape (None for unknown dims) and dtype.");
+}
+
+/// Adds `InputContext` and `InputOptions` to a `tf.distribute` namespace.
+pub fn register_distribute_extras(d: &mut ModuleBuilder) {
+    d.function(
+        "InputContext(num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1)",
+        options::new_input_context,
+        "What a dataset function learns about the input pipelines and replicas.",
+    );
+    d.function(
+        "InputOptions(experimental_fetch_to_device=None, experimental_replication_mode=None, experimental_place_dataset_on_device=False, experimental_per_replica_buffer_size=1)",
+        options::new_input_options,
+        "Options for distributed datasets (accepted).",
+    );
+}
+
+fn dtype_of(vm: &dyn Vm, v: &Value) -> PyResult<crate::runtime::DType> {
+    use crate::runtime::DType;
+    let name = match v {
+        Value::None => return Ok(DType::Float32),
+        Value::Str(s) => s.to_string(),
+        other => vm.str(&vm.getattr(other, "name")?)?,
+    };
+    DType::from_name(&name).map_err(crate::modules::tf::convert::runtime_err)
+}
+
+fn tensor_spec(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let dtype = dtype_of(vm, args.get(1))?;
+    let dims = match args.get(0) {
+        Value::None => Vec::new(),
+        shape => vm
+            .collect(shape)?
+            .iter()
+            .map(|d| match d {
+                Value::None => Ok(None),
+                d => methods::int_arg(vm, d, "shape").map(|n| Some(n.max(0) as usize)),
+            })
+            .collect::<PyResult<_>>()?,
+    };
+    Ok(Value::native(structure::SpecObj(structure::Spec::Tensor { dtype, dims })))
 }
 
 /// `strategy.experimental_distribute_dataset(dataset)`: splits each global
 /// batch across the replicas on `devices`.
 pub fn distribute_dataset(vm: &dyn Vm, dataset: &Value, devices: &[Device]) -> PyResult<Value> {
-    let _ = (vm, dataset, devices);
-    Err(PyErr::new(
-        ExcType::NotImplementedError,
-        "distributed datasets are not available yet",
-    ))
+    let _ = vm;
+    distributed::new(dataset, devices, Mode::Split)
 }
 
-/// `strategy.distribute_datasets_from_function(dataset_fn)`: one pipeline per
-/// replica, each built by `dataset_fn(InputContext)`.
-pub fn distribute_from_function(
-    vm: &dyn Vm,
-    dataset_fn: &Value,
-    devices: &[Device],
-) -> PyResult<Value> {
-    let _ = (vm, dataset_fn, devices);
-    Err(PyErr::new(
-        ExcType::NotImplementedError,
-        "distributed datasets are not available yet",
-    ))
+/// `strategy.distribute_datasets_from_function(dataset_fn)`: one pipeline
+/// (one worker), built by `dataset_fn(InputContext)`, dealt to the replicas
+/// in turn.
+pub fn distribute_from_function(vm: &dyn Vm, dataset_fn: &Value, devices: &[Device]) -> PyResult<Value> {
+    let ctx = Value::native(options::InputContextObj {
+        num_input_pipelines: 1,
+        input_pipeline_id: 0,
+        num_replicas_in_sync: devices.len() as i64,
+    });
+    let ds = vm.call(dataset_fn, vec![ctx], Vec::new())?;
+    distributed::new(&ds, devices, Mode::RoundRobin)
 }

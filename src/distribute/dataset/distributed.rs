@@ -1,0 +1,274 @@
+//! Distributed datasets, as `strategy.experimental_distribute_dataset` and
+//! `strategy.distribute_datasets_from_function` make them.
+//!
+//! - Split mode (`experimental_distribute_dataset`): each global batch of
+//!   `b` rows is cut into chunks of `ceil(b / N)` rows, one per replica in
+//!   order, so late replicas may get fewer or zero rows (7 rows by 3 on 2
+//!   replicas: `[0 1]|[2]`, `[3 4]|[5]`, `[6]|[]`). TensorFlow's rule,
+//!   checked with its rebatching for partial and static batches.
+//! - Round-robin mode (`distribute_datasets_from_function`, one worker):
+//!   replica `r` of step `k` gets element `k * N + r`. At the end, replicas
+//!   without data get empty batches when the spec has an unknown dimension;
+//!   otherwise the partial step is dropped, as TensorFlow does.
+//!
+//! Every component goes to its replica's device. With one replica the
+//! element itself is yielded (no `PerReplica`), as TensorFlow does.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::iterator::{end_of_sequence, pull};
+use super::node::dataset_of;
+use super::stream::{open, Stream};
+use super::structure::{leaves, rows, to_device, Spec};
+use crate::distribute::values::per_replica;
+use crate::runtime::Device;
+use crate::value::{ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value, Vm};
+
+/// How elements are dealt to replicas.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Each element is a global batch, split across replicas.
+    Split,
+    /// Each replica gets whole elements in turn.
+    RoundRobin,
+}
+
+/// A distributed dataset.
+pub struct DistributedDataset {
+    dataset: Value,
+    devices: Rc<Vec<Device>>,
+    mode: Mode,
+}
+
+/// Builds a distributed dataset over `dataset` for the replicas on `devices`.
+pub fn new(dataset: &Value, devices: &[Device], mode: Mode) -> PyResult<Value> {
+    if dataset_of(dataset).is_none() {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            format!("The input must be a `tf.data.Dataset`, got {}", dataset.type_name()),
+        ));
+    }
+    if devices.is_empty() {
+        return Err(PyErr::new(ExcType::ValueError, "a distributed dataset needs at least one replica device"));
+    }
+    Ok(Value::native(DistributedDataset { dataset: dataset.clone(), devices: Rc::new(devices.to_vec()), mode }))
+}
+
+impl DistributedDataset {
+    /// The spec of one replica's part.
+    fn replica_spec(&self, spec: &Spec) -> Spec {
+        let n = self.devices.len();
+        if self.mode == Mode::RoundRobin || n == 1 {
+            return spec.clone();
+        }
+        spec.map_leaves(&mut |dtype, dims| {
+            let mut d = dims.to_vec();
+            if let Some(first) = d.first_mut() {
+                *first = match *first {
+                    Some(b) if b % n == 0 => Some(b / n),
+                    _ => None,
+                };
+            }
+            Ok(Spec::Tensor { dtype, dims: d })
+        })
+        .unwrap_or_else(|_| spec.clone())
+    }
+
+    /// `element_spec`: per-replica specs at the leaves.
+    fn element_spec(&self) -> Spec {
+        let spec = dataset_of(&self.dataset).map_or(Spec::Tuple(Vec::new()), |d| d.spec.clone());
+        let part = self.replica_spec(&spec);
+        let n = self.devices.len();
+        if n == 1 {
+            return part;
+        }
+        part.map_leaves(&mut |dtype, dims| {
+            Ok(Spec::PerReplica(vec![Spec::Tensor { dtype, dims: dims.to_vec() }; n]))
+        })
+        .unwrap_or(part)
+    }
+}
+
+impl NativeObject for DistributedDataset {
+    fn type_name(&self) -> &str {
+        match self.mode {
+            Mode::Split => "DistributedDataset",
+            Mode::RoundRobin => "DistributedDatasetsFromFunction",
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!("<tensorflow.python.distribute.input_lib.{} object at {:#x}>", self.type_name(), this.id()))
+    }
+
+    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "element_spec" => Some(self.element_spec().to_value()),
+            _ => None,
+        })
+    }
+
+    fn iter(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let spec = dataset_of(&self.dataset).map_or(Spec::Tuple(Vec::new()), |d| d.spec.clone());
+        Ok(Some(Value::native(DistributedIterator {
+            stream: RefCell::new(open(&self.dataset)?),
+            devices: self.devices.clone(),
+            mode: self.mode,
+            pad: !spec.fully_defined(),
+            part_spec: self.replica_spec(&spec),
+            element_spec: self.element_spec(),
+            spec,
+            done: std::cell::Cell::new(false),
+        })))
+    }
+}
+
+/// An iterator over a distributed dataset.
+pub struct DistributedIterator {
+    stream: RefCell<Box<dyn Stream>>,
+    devices: Rc<Vec<Device>>,
+    mode: Mode,
+    /// Whether a partial last step is padded with empty batches.
+    pad: bool,
+    spec: Spec,
+    part_spec: Spec,
+    element_spec: Spec,
+    done: std::cell::Cell<bool>,
+}
+
+impl DistributedIterator {
+    /// The next step: one value per replica (or the bare value for one).
+    fn step(&self, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        if self.done.get() {
+            return Ok(None);
+        }
+        let n = self.devices.len();
+        let parts: Vec<Value> = match self.mode {
+            Mode::Split => {
+                let Some(elem) = pull(&self.stream, vm)? else {
+                    self.done.set(true);
+                    return Ok(None);
+                };
+                if n == 1 {
+                    vec![elem]
+                } else {
+                    self.split(&elem)?
+                }
+            }
+            Mode::RoundRobin => {
+                let mut got = Vec::with_capacity(n);
+                while got.len() < n {
+                    match pull(&self.stream, vm)? {
+                        Some(v) => got.push(v),
+                        None => break,
+                    }
+                }
+                if got.len() < n {
+                    self.done.set(true);
+                    if got.is_empty() || !self.pad {
+                        return Ok(None);
+                    }
+                    while got.len() < n {
+                        got.push(self.spec.placeholder(0, Device::cpu(0))?);
+                    }
+                }
+                got
+            }
+        };
+        let placed = parts
+            .iter()
+            .zip(self.devices.iter())
+            .map(|(p, d)| to_device(&self.part_spec, p, *d))
+            .collect::<PyResult<Vec<_>>>()?;
+        if n == 1 {
+            return Ok(placed.into_iter().next());
+        }
+        // A PerReplica at each leaf of the element's structure.
+        let per_leaf: Vec<Vec<Value>> = placed
+            .iter()
+            .map(|p| leaves(p).into_iter().map(Value::Tensor).collect())
+            .collect();
+        let count = per_leaf.first().map_or(0, Vec::len);
+        let mut combined = Vec::with_capacity(count);
+        for c in 0..count {
+            combined.push(per_replica(per_leaf.iter().map(|l| l[c].clone()).collect()));
+        }
+        Ok(Some(self.part_spec.pack(&mut combined.into_iter())))
+    }
+
+    /// One global batch cut into per-replica chunks of `ceil(b / N)` rows.
+    fn split(&self, elem: &Value) -> PyResult<Vec<Value>> {
+        let n = self.devices.len();
+        let comps = leaves(elem);
+        let mut b = None;
+        for t in &comps {
+            let Some(&d0) = t.dims().first() else {
+                return Err(PyErr::new(ExcType::IndexError, "list index out of range").help(
+                    "experimental_distribute_dataset splits each element along its first (batch) dimension; batch the dataset first, e.g. dataset.batch(global_batch_size)",
+                ));
+            };
+            b = Some(b.map_or(d0, |x: usize| x.min(d0)));
+        }
+        let b = b.unwrap_or(0);
+        let chunk = b.div_ceil(n);
+        let mut out = Vec::with_capacity(n);
+        for r in 0..n {
+            let lo = (r * chunk).min(b);
+            let hi = ((r + 1) * chunk).min(b);
+            let parts = comps.iter().map(|t| rows(t, lo, hi).map(Value::Tensor)).collect::<PyResult<Vec<_>>>()?;
+            out.push(self.spec.pack(&mut parts.into_iter()));
+        }
+        Ok(out)
+    }
+}
+
+fn get_next(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
+    let Some(it) = args.get(0).downcast::<DistributedIterator>() else {
+        return Err(PyErr::new(ExcType::TypeError, "get_next() needs a DistributedIterator"));
+    };
+    it.step(vm)?.ok_or_else(|| end_of_sequence(&it.spec, it.devices[0]))
+}
+
+thread_local! {
+    static GET_NEXT: Rc<NativeFunction> = NativeFunction::new(
+        "DistributedIterator.get_next(self)",
+        get_next,
+        "The next step's inputs; OutOfRangeError at the end.",
+    );
+}
+
+impl NativeObject for DistributedIterator {
+    fn type_name(&self) -> &str {
+        "DistributedIterator"
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!("<tensorflow.python.distribute.input_lib.DistributedIterator object at {:#x}>", this.id()))
+    }
+
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "element_spec" => Some(self.element_spec.to_value()),
+            "get_next" => Some(GET_NEXT.with(|f| f.bind(this.clone()))),
+            _ => None,
+        })
+    }
+
+    fn iter(&self, this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(Some(this.clone()))
+    }
+
+    fn next(&self, _this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        self.step(vm)
+    }
+}

@@ -1,0 +1,269 @@
+//! The dataset object: one node of a lazy pipeline (`Dataset.range(7).batch(3)`
+//! is a `_BatchDataset` over a `_RangeDataset`). Nodes hold their inputs and
+//! their element spec; nothing is computed until a stream is opened
+//! (`stream.rs`). Methods and reprs live here; the natives in `methods.rs`.
+
+use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use super::structure::Spec;
+use crate::value::{Class, ClassKind, NativeObject, PyResult, Value, Vm};
+
+/// `tf.data.INFINITE_CARDINALITY`.
+pub const INFINITE: i64 = -1;
+/// `tf.data.UNKNOWN_CARDINALITY`.
+pub const UNKNOWN: i64 = -2;
+
+/// What a node does.
+pub enum Kind {
+    /// `Dataset.range(start, stop, step)`.
+    Range {
+        /// First value.
+        start: i64,
+        /// End (exclusive).
+        stop: i64,
+        /// Step (never zero).
+        step: i64,
+    },
+    /// `Dataset.from_tensors(element)`: one element.
+    Tensors(Value),
+    /// `Dataset.from_tensor_slices(...)`: the elements, sliced up front.
+    Slices(Rc<Vec<Value>>),
+    /// `Dataset.zip(...)` and `enumerate`: the inputs, packed like `spec`.
+    Zip(Vec<Value>),
+    /// `batch(size, drop_remainder)`.
+    Batch(Value, usize, bool),
+    /// `repeat(count)`; None repeats forever.
+    Repeat(Value, Option<u64>),
+    /// `shard(num_shards, index)`.
+    Shard(Value, u64, u64),
+    /// `take(count)`; None takes everything.
+    Take(Value, Option<u64>),
+    /// `skip(count)`; None skips everything.
+    Skip(Value, Option<u64>),
+    /// `map(fn)`.
+    Map(Value, Value),
+    /// `filter(predicate)`.
+    Filter(Value, Value),
+    /// `prefetch(n)`: a pass-through here (no background threads).
+    Prefetch(Value),
+    /// `cache()`: the elements of the first complete pass, replayed.
+    Cache(Value, RefCell<Option<Rc<Vec<Value>>>>),
+    /// `shuffle(buffer_size, seed, reshuffle_each_iteration)`.
+    Shuffle {
+        /// The input.
+        input: Value,
+        /// Buffer size.
+        buffer: usize,
+        /// The seed (0 when not given).
+        seed: u64,
+        /// Whether each pass uses a new order.
+        reshuffle: bool,
+        /// How many passes have started.
+        epoch: Cell<u64>,
+    },
+    /// `unbatch()`.
+    Unbatch(Value),
+    /// `rebatch(batch_size)`: batch sizes, cycled.
+    Rebatch(Value, Vec<usize>, bool),
+    /// `with_options(options)`: a pass-through.
+    Options(Value),
+}
+
+/// A `tf.data.Dataset`.
+pub struct DatasetObj {
+    /// What it does.
+    pub kind: Kind,
+    /// Its `element_spec`.
+    pub spec: Spec,
+}
+
+/// The dataset behind a value (every input of a node is one).
+pub fn dataset_of(v: &Value) -> Option<&DatasetObj> {
+    v.downcast::<DatasetObj>()
+}
+
+impl DatasetObj {
+    /// A new dataset value.
+    pub fn value(kind: Kind, spec: Spec) -> Value {
+        Value::native(DatasetObj { kind, spec })
+    }
+
+    /// TensorFlow's class name and module for this node.
+    pub fn class_name(&self) -> (&'static str, &'static str) {
+        match &self.kind {
+            Kind::Range { .. } => ("_RangeDataset", "range_op"),
+            Kind::Tensors(_) => ("_TensorDataset", "from_tensors_op"),
+            Kind::Slices(_) => ("_TensorSliceDataset", "from_tensor_slices_op"),
+            Kind::Zip(_) => ("_ZipDataset", "zip_op"),
+            Kind::Batch(..) => ("_BatchDataset", "batch_op"),
+            Kind::Repeat(..) => ("_RepeatDataset", "repeat_op"),
+            Kind::Shard(..) => ("_ShardDataset", "shard_op"),
+            Kind::Take(..) => ("_TakeDataset", "take_op"),
+            Kind::Skip(..) => ("_SkipDataset", "skip_op"),
+            Kind::Map(..) => ("_MapDataset", "map_op"),
+            Kind::Filter(..) => ("_FilterDataset", "filter_op"),
+            Kind::Prefetch(_) => ("_PrefetchDataset", "prefetch_op"),
+            Kind::Cache(..) => ("CacheDataset", "cache_op"),
+            Kind::Shuffle { .. } => ("_ShuffleDataset", "shuffle_op"),
+            Kind::Unbatch(_) => ("_UnbatchDataset", "unbatch_op"),
+            Kind::Rebatch(..) => ("_RebatchDataset", "rebatch_op"),
+            Kind::Options(_) => ("_OptionsDataset", "dataset_ops"),
+        }
+    }
+
+    /// `cardinality()`: the number of elements, `INFINITE` or `UNKNOWN`.
+    pub fn cardinality(&self) -> i64 {
+        let of = |v: &Value| dataset_of(v).map_or(UNKNOWN, DatasetObj::cardinality);
+        match &self.kind {
+            Kind::Range { start, stop, step } => range_len(*start, *stop, *step),
+            Kind::Tensors(_) => 1,
+            Kind::Slices(items) => items.len() as i64,
+            Kind::Zip(inputs) => {
+                let cs: Vec<i64> = inputs.iter().map(of).collect();
+                if cs.contains(&UNKNOWN) {
+                    UNKNOWN
+                } else {
+                    cs.iter().copied().filter(|&c| c != INFINITE).min().unwrap_or(INFINITE)
+                }
+            }
+            Kind::Batch(input, size, drop) => match of(input) {
+                c if c < 0 => c,
+                c => {
+                    let s = *size as i64;
+                    if *drop {
+                        c / s
+                    } else {
+                        (c + s - 1) / s
+                    }
+                }
+            },
+            Kind::Repeat(input, count) => match (of(input), count) {
+                (0, _) => 0,
+                (_, Some(0)) => 0,
+                (c, None) if c != UNKNOWN => INFINITE,
+                (c, Some(n)) if c >= 0 => c.saturating_mul(*n as i64),
+                (c, _) => c,
+            },
+            Kind::Shard(input, n, index) => match of(input) {
+                c if c < 0 => c,
+                c => {
+                    let (n, i) = (*n as i64, *index as i64);
+                    c / n + i64::from(i < c % n)
+                }
+            },
+            Kind::Take(input, count) => match (of(input), count) {
+                (c, None) => c,
+                (INFINITE, Some(n)) => *n as i64,
+                (UNKNOWN, _) => UNKNOWN,
+                (c, Some(n)) => c.min(*n as i64),
+            },
+            Kind::Skip(input, count) => match (of(input), count) {
+                (c, _) if c < 0 => c,
+                (_, None) => 0,
+                (c, Some(n)) => (c - *n as i64).max(0),
+            },
+            Kind::Map(input, _)
+            | Kind::Prefetch(input)
+            | Kind::Cache(input, _)
+            | Kind::Shuffle { input, .. }
+            | Kind::Options(input) => of(input),
+            Kind::Filter(..) | Kind::Unbatch(_) | Kind::Rebatch(..) => UNKNOWN,
+        }
+    }
+}
+
+/// The number of values in `range(start, stop, step)`.
+pub fn range_len(start: i64, stop: i64, step: i64) -> i64 {
+    let (a, b, s) = (start as i128, stop as i128, step as i128);
+    let n = if s > 0 && a < b {
+        (b - a - 1) / s + 1
+    } else if s < 0 && a > b {
+        (a - b - 1) / (-s) + 1
+    } else {
+        0
+    };
+    n.min(i64::MAX as i128) as i64
+}
+
+thread_local! {
+    static CLASSES: RefCell<Vec<Rc<Class>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `tf.data.Dataset` (`DatasetV2`), with its static constructors and methods.
+pub fn dataset_class() -> Rc<Class> {
+    class_named("DatasetV2", "dataset_ops", None)
+}
+
+fn class_named(name: &'static str, module: &'static str, base: Option<Rc<Class>>) -> Rc<Class> {
+    if let Some(c) = CLASSES.with(|c| c.borrow().iter().find(|k| &*k.name == name).cloned()) {
+        return c;
+    }
+    let base = base.or_else(|| Some(crate::modules::types::builtin_class(crate::value::ValueType::Object)));
+    let module = format!("tensorflow.python.data.ops.{module}");
+    let class = Class::new_builtin(name, &module, base, ClassKind::Native);
+    if name == "DatasetV2" {
+        super::methods::register(&class);
+    }
+    CLASSES.with(|c| c.borrow_mut().push(class.clone()));
+    class
+}
+
+impl NativeObject for DatasetObj {
+    fn type_name(&self) -> &str {
+        self.class_name().0
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn class(&self) -> Option<Rc<Class>> {
+        let (name, module) = self.class_name();
+        Some(class_named(name, module, Some(dataset_class())))
+    }
+
+    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!("<{} element_spec={}>", self.class_name().0, self.spec.text()))
+    }
+
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "element_spec" => Some(self.spec.to_value()),
+            _ => match dataset_class().lookup(name) {
+                Some(Value::NativeFunction(f)) if f.bound.is_none() => Some(f.bind(this.clone())),
+                other => other,
+            },
+        })
+    }
+
+    fn dir(&self) -> Vec<String> {
+        let mut names: Vec<String> = dataset_class().dict.borrow().keys().map(|k| k.to_string()).collect();
+        names.push("element_spec".into());
+        names.sort();
+        names
+    }
+
+    fn iter(&self, this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        super::iterator::owned_iterator(vm, this).map(Some)
+    }
+
+    fn len(&self, _vm: &dyn Vm) -> PyResult<Option<usize>> {
+        match self.cardinality() {
+            INFINITE => Err(crate::value::PyErr::new(
+                crate::value::ExcType::TypeError,
+                "The dataset is infinite.",
+            )),
+            UNKNOWN => Err(crate::value::PyErr::new(
+                crate::value::ExcType::TypeError,
+                "The dataset length is unknown.",
+            )),
+            n => Ok(Some(n as usize)),
+        }
+    }
+
+    fn truthy(&self, _vm: &dyn Vm) -> PyResult<Option<bool>> {
+        Ok(Some(true))
+    }
+}

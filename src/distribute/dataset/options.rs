@@ -1,0 +1,202 @@
+//! Option objects that are accepted and remembered but change nothing here:
+//! `tf.data.Options` (with its nested option groups) and
+//! `tf.distribute.InputOptions`; plus `tf.distribute.InputContext`, which
+//! `distribute_datasets_from_function` passes to the dataset function.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use indexmap::IndexMap;
+
+use crate::value::{Args, ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value, Vm};
+
+/// `tf.data.Options()` or one of its groups (`experimental_distribute` …).
+pub struct OptionsObj {
+    class: &'static str,
+    attrs: RefCell<IndexMap<String, Value>>,
+}
+
+/// A fresh `tf.data.Options()`.
+pub fn options_value() -> Value {
+    Value::native(OptionsObj { class: "Options", attrs: RefCell::new(IndexMap::new()) })
+}
+
+/// `tf.data.Options()`.
+pub fn new_options(_vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
+    Ok(options_value())
+}
+
+fn group_class(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "experimental_distribute" => "DistributeOptions",
+        "experimental_optimization" => "OptimizationOptions",
+        "threading" => "ThreadingOptions",
+        "autotune" => "AutotuneOptions",
+        _ => return None,
+    })
+}
+
+impl NativeObject for OptionsObj {
+    fn type_name(&self) -> &str {
+        self.class
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!("<tensorflow.python.data.ops.options.{} object at {:#x}>", self.class, this.id()))
+    }
+
+    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        if let Some(v) = self.attrs.borrow().get(name) {
+            return Ok(Some(v.clone()));
+        }
+        if name.starts_with("__") {
+            return Ok(None);
+        }
+        let v = match group_class(name) {
+            Some(class) if self.class == "Options" => {
+                Value::native(OptionsObj { class, attrs: RefCell::new(IndexMap::new()) })
+            }
+            _ => Value::None,
+        };
+        self.attrs.borrow_mut().insert(name.to_string(), v.clone());
+        Ok(Some(v))
+    }
+
+    fn setattr(&self, _this: &Value, name: &str, value: Value, _vm: &dyn Vm) -> PyResult<bool> {
+        self.attrs.borrow_mut().insert(name.to_string(), value);
+        Ok(true)
+    }
+}
+
+/// `tf.distribute.InputOptions(...)`.
+pub struct InputOptionsObj {
+    values: [Value; 4],
+}
+
+const INPUT_OPTION_NAMES: [&str; 4] = [
+    "experimental_fetch_to_device",
+    "experimental_replication_mode",
+    "experimental_place_dataset_on_device",
+    "experimental_per_replica_buffer_size",
+];
+
+/// `tf.distribute.InputOptions(...)`.
+pub fn new_input_options(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let fetch = match args.get(0) {
+        Value::None => Value::Bool(!matches!(args.get(2), Value::Bool(true))),
+        v => v.clone(),
+    };
+    Ok(Value::native(InputOptionsObj {
+        values: [fetch, args.get(1).clone(), args.get(2).clone(), args.get(3).clone()],
+    }))
+}
+
+impl NativeObject for InputOptionsObj {
+    fn type_name(&self) -> &str {
+        "InputOptions"
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
+        let mut parts = Vec::new();
+        for (name, v) in INPUT_OPTION_NAMES.iter().zip(&self.values) {
+            let text = match v {
+                Value::None if *name == "experimental_replication_mode" => {
+                    "<InputReplicationMode.PER_WORKER: 'PER_WORKER'>".to_string()
+                }
+                v => vm.repr(v)?,
+            };
+            parts.push(format!("{name}={text}"));
+        }
+        Ok(format!("InputOptions({})", parts.join(", ")))
+    }
+
+    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(INPUT_OPTION_NAMES.iter().position(|n| *n == name).map(|i| self.values[i].clone()))
+    }
+}
+
+/// `tf.distribute.InputContext`.
+pub struct InputContextObj {
+    /// `num_input_pipelines`.
+    pub num_input_pipelines: i64,
+    /// `input_pipeline_id`.
+    pub input_pipeline_id: i64,
+    /// `num_replicas_in_sync`.
+    pub num_replicas_in_sync: i64,
+}
+
+/// `tf.distribute.InputContext(num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1)`.
+pub fn new_input_context(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    Ok(Value::native(InputContextObj {
+        num_input_pipelines: args.int(0)?,
+        input_pipeline_id: args.int(1)?,
+        num_replicas_in_sync: args.int(2)?,
+    }))
+}
+
+fn per_replica_batch_size(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let Some(ctx) = args.get(0).downcast::<InputContextObj>() else {
+        return Err(PyErr::new(ExcType::TypeError, "get_per_replica_batch_size() needs an InputContext"));
+    };
+    let n = ctx.num_replicas_in_sync;
+    let global = super::methods::int_arg(vm, args.get(1), "global_batch_size")?;
+    if n == 0 || global % n != 0 {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            format!("The `global_batch_size` {global} is not divisible by `num_replicas_in_sync` {n} "),
+        )
+        .help(format!(
+            "each of the {n} replicas must get the same share of a global batch; use a multiple of {n}, e.g. {}",
+            (global / n.max(1) + 1) * n
+        )));
+    }
+    Ok(Value::Int(global / n))
+}
+
+thread_local! {
+    static PER_REPLICA_BATCH: Rc<NativeFunction> = NativeFunction::new(
+        "InputContext.get_per_replica_batch_size(self, global_batch_size)",
+        per_replica_batch_size,
+        "The batch size of each replica: global_batch_size / num_replicas_in_sync.",
+    );
+}
+
+impl NativeObject for InputContextObj {
+    fn type_name(&self) -> &str {
+        "InputContext"
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!("<tensorflow.python.distribute.distribute_lib.InputContext object at {:#x}>", this.id()))
+    }
+
+    fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!(
+            "tf.distribute.InputContext(input pipeline id {}, total: {})",
+            self.input_pipeline_id, self.num_input_pipelines
+        ))
+    }
+
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "num_input_pipelines" => Some(Value::Int(self.num_input_pipelines)),
+            "input_pipeline_id" => Some(Value::Int(self.input_pipeline_id)),
+            "num_replicas_in_sync" => Some(Value::Int(self.num_replicas_in_sync)),
+            "get_per_replica_batch_size" => Some(PER_REPLICA_BATCH.with(|f| f.bind(this.clone()))),
+            _ => None,
+        })
+    }
+}

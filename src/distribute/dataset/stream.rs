@@ -1,0 +1,486 @@
+//! Iterating a pipeline: [`open`] turns a dataset node into a pull stream
+//! (one per iteration, so `for x in ds` twice starts over). Streams are lazy:
+//! `range(10**9).repeat().take(3)` computes three elements. Buffers that
+//! could grow without bound (`batch`, `shuffle`, `cache`) stop at
+//! [`MAX_BUFFERED`] elements with a MemoryError instead.
+
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use super::node::{dataset_of, DatasetObj, Kind};
+use super::structure::{leaves, normalize, row, stack_elements, Spec};
+use crate::runtime::Tensor;
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
+
+/// The most elements one buffer may hold.
+pub const MAX_BUFFERED: usize = 1 << 22;
+
+/// A source of elements.
+pub trait Stream {
+    /// The next element, None at the end.
+    fn next(&mut self, vm: &dyn Vm) -> PyResult<Option<Value>>;
+
+    /// Skips up to `n` elements; returns how many were skipped. Sources
+    /// with random access override it, so `shard`/`skip` over a huge
+    /// `range` cost nothing.
+    fn skip(&mut self, vm: &dyn Vm, n: u64) -> PyResult<u64> {
+        for i in 0..n {
+            if self.next(vm)?.is_none() {
+                return Ok(i);
+            }
+        }
+        Ok(n)
+    }
+}
+
+#[cold]
+fn too_big(what: &str) -> PyErr {
+    PyErr::new(
+        ExcType::MemoryError,
+        format!("tf.data: the {what} buffer would hold more than {MAX_BUFFERED} elements"),
+    )
+    .help("the input is probably infinite (repeat() without a count); add take(n) before it")
+}
+
+/// Refuses up front a buffer of `size` elements over an input that would fill it.
+fn check_buffer(input: &Value, size: usize, what: &str) -> PyResult<()> {
+    let card = dataset_of(input).map_or(0, DatasetObj::cardinality);
+    if size > MAX_BUFFERED && (card == super::node::INFINITE || card > MAX_BUFFERED as i64) {
+        return Err(too_big(what));
+    }
+    Ok(())
+}
+
+/// Calls a user function with an element, unpacked when it is a tuple.
+pub fn call_with_element(vm: &dyn Vm, f: &Value, elem: &Value) -> PyResult<Value> {
+    match elem {
+        Value::Tuple(items) => vm.call(f, items.to_vec(), Vec::new()),
+        other => vm.call(f, vec![other.clone()], Vec::new()),
+    }
+}
+
+/// A `map` function's result as an element (a returned list is a tuple).
+pub fn map_result(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
+    match v {
+        Value::List(items) => normalize(vm, &Value::tuple(items.borrow().clone())),
+        other => normalize(vm, other),
+    }
+}
+
+/// Opens a stream over the dataset value `ds`.
+pub fn open(ds: &Value) -> PyResult<Box<dyn Stream>> {
+    let Some(d) = dataset_of(ds) else {
+        return Err(PyErr::new(ExcType::TypeError, format!("expected a tf.data.Dataset, got {}", ds.type_name())));
+    };
+    Ok(match &d.kind {
+        Kind::Range { start, stop, step } => Box::new(RangeStream { next: *start, stop: *stop, step: *step }),
+        Kind::Tensors(v) => Box::new(ListStream { items: Rc::new(vec![v.clone()]), pos: 0 }),
+        Kind::Slices(items) => Box::new(ListStream { items: items.clone(), pos: 0 }),
+        Kind::Zip(inputs) => Box::new(ZipStream {
+            inputs: inputs.iter().map(open).collect::<PyResult<_>>()?,
+            spec: d.spec.clone(),
+        }),
+        Kind::Batch(input, size, drop) => Box::new(BatchStream {
+            input: {
+                check_buffer(input, *size, "batch")?;
+                open(input)?
+            },
+            size: *size,
+            drop: *drop,
+            spec: dataset_of(input).map_or(Spec::Tuple(Vec::new()), |i| i.spec.clone()),
+        }),
+        Kind::Repeat(input, count) => {
+            Box::new(RepeatStream { ds: input.clone(), cur: open(input)?, left: *count, produced: false })
+        }
+        Kind::Shard(input, n, index) => Box::new(ShardStream { input: open(input)?, n: *n, index: *index, pos: 0 }),
+        Kind::Take(input, count) => Box::new(TakeStream { input: open(input)?, left: *count }),
+        Kind::Skip(input, count) => Box::new(SkipStream { input: open(input)?, skip: Some(*count) }),
+        Kind::Map(input, f) => Box::new(MapStream { input: open(input)?, f: f.clone(), filter: false }),
+        Kind::Filter(input, f) => Box::new(MapStream { input: open(input)?, f: f.clone(), filter: true }),
+        Kind::Prefetch(input) | Kind::Options(input) => open(input)?,
+        Kind::Cache(input, cache) => match &*cache.borrow() {
+            Some(items) => Box::new(ListStream { items: items.clone(), pos: 0 }),
+            None => Box::new(CacheStream { input: open(input)?, ds: ds.clone(), seen: Vec::new() }),
+        },
+        Kind::Shuffle { input, buffer, seed, reshuffle, epoch } => {
+            check_buffer(input, *buffer, "shuffle")?;
+            let e = epoch.get();
+            epoch.set(e + 1);
+            let mix = if *reshuffle { e } else { 0 };
+            Box::new(ShuffleStream {
+                input: Some(open(input)?),
+                buffer: Vec::new(),
+                size: *buffer,
+                rng: Rng::new(seed.wrapping_add(mix.wrapping_mul(0x9e37_79b9_7f4a_7c15))),
+            })
+        }
+        Kind::Unbatch(input) => {
+            Box::new(UnbatchStream { input: open(input)?, queue: VecDeque::new(), spec: d.spec.clone() })
+        }
+        Kind::Rebatch(input, sizes, drop) => Box::new(RebatchStream {
+            input: Box::new(UnbatchStream {
+                input: open(input)?,
+                queue: VecDeque::new(),
+                spec: dataset_of(input).and_then(|i| i.spec.unbatched().ok()).unwrap_or(Spec::Tuple(Vec::new())),
+            }),
+            sizes: sizes.clone(),
+            turn: 0,
+            drop: *drop,
+            spec: d.spec.unbatched().unwrap_or(Spec::Tuple(Vec::new())),
+        }),
+    })
+}
+
+struct RangeStream {
+    next: i64,
+    stop: i64,
+    step: i64,
+}
+
+impl Stream for RangeStream {
+    fn next(&mut self, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let more = if self.step > 0 { self.next < self.stop } else { self.next > self.stop };
+        if !more {
+            return Ok(None);
+        }
+        let v = self.next;
+        match v.checked_add(self.step) {
+            Some(n) => self.next = n,
+            None => self.next = self.stop,
+        }
+        Ok(Some(Value::Tensor(Tensor::scalar(v))))
+    }
+
+    fn skip(&mut self, _vm: &dyn Vm, n: u64) -> PyResult<u64> {
+        let left = super::node::range_len(self.next, self.stop, self.step) as u64;
+        let k = n.min(left);
+        self.next = (self.next as i128 + k as i128 * self.step as i128).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+        Ok(k)
+    }
+}
+
+struct ListStream {
+    items: Rc<Vec<Value>>,
+    pos: usize,
+}
+
+impl Stream for ListStream {
+    fn next(&mut self, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let v = self.items.get(self.pos).cloned();
+        self.pos += 1;
+        Ok(v)
+    }
+}
+
+struct ZipStream {
+    inputs: Vec<Box<dyn Stream>>,
+    spec: Spec,
+}
+
+impl Stream for ZipStream {
+    fn next(&mut self, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let mut parts = Vec::with_capacity(self.inputs.len());
+        for s in self.inputs.iter_mut() {
+            match s.next(vm)? {
+                Some(v) => parts.push(v),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(match &self.spec {
+            Spec::Dict(items) => {
+                let mut d = crate::value::Dict::new();
+                for ((k, _), v) in items.iter().zip(parts) {
+                    d.insert(k.clone(), v)?;
+                }
+                Value::dict(d)
+            }
+            _ => Value::tuple(parts),
+        }))
+    }
+}
+
+struct BatchStream {
+    input: Box<dyn Stream>,
+    size: usize,
+    drop: bool,
+    spec: Spec,
+}
+
+impl Stream for BatchStream {
+    fn next(&mut self, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let mut items = Vec::new();
+        while items.len() < self.size {
+            match self.input.next(vm)? {
+                Some(v) => items.push(v),
+                None => break,
+            }
+            if items.len() >= MAX_BUFFERED {
+                return Err(too_big("batch"));
+            }
+        }
+        if items.is_empty() || (self.drop && items.len() < self.size) {
+            return Ok(None);
+        }
+        stack_elements(&self.spec, &items).map(Some)
+    }
+}
+
+struct RepeatStream {
+    ds: Value,
+    cur: Box<dyn Stream>,
+    left: Option<u64>,
+    produced: bool,
+}
+
+impl Stream for RepeatStream {
+    fn next(&mut self, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        loop {
+            if self.left == Some(0) {
+                return Ok(None);
+            }
+            if let Some(v) = self.cur.next(vm)? {
+                self.produced = true;
+                return Ok(Some(v));
+            }
+            // An empty pass ends an infinite repeat, as TensorFlow does.
+            if !self.produced {
+                self.left = Some(0);
+                return Ok(None);
+            }
+            if let Some(n) = self.left.as_mut() {
+                *n -= 1;
+                if *n == 0 {
+                    return Ok(None);
+                }
+            }
+            self.produced = false;
+            self.cur = open(&self.ds)?;
+        }
+    }
+}
+
+struct ShardStream {
+    input: Box<dyn Stream>,
+    n: u64,
+    index: u64,
+    pos: u64,
+}
+
+impl Stream for ShardStream {
+    fn next(&mut self, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        // Skip to the next position of this shard, then take one.
+        let offset = (self.index + self.n - self.pos % self.n) % self.n;
+        let skipped = self.input.skip(vm, offset)?;
+        self.pos += skipped;
+        if skipped < offset {
+            return Ok(None);
+        }
+        let v = self.input.next(vm)?;
+        self.pos += 1;
+        Ok(v)
+    }
+}
+
+struct TakeStream {
+    input: Box<dyn Stream>,
+    left: Option<u64>,
+}
+
+impl Stream for TakeStream {
+    fn next(&mut self, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        match self.left.as_mut() {
+            Some(0) => Ok(None),
+            Some(n) => {
+                *n -= 1;
+                self.input.next(vm)
+            }
+            None => self.input.next(vm),
+        }
+    }
+}
+
+struct SkipStream {
+    input: Box<dyn Stream>,
+    /// Still to skip (`Some(None)`: everything); None once done.
+    skip: Option<Option<u64>>,
+}
+
+impl Stream for SkipStream {
+    fn next(&mut self, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        if let Some(count) = self.skip.take() {
+            match count {
+                None => {
+                    while self.input.next(vm)?.is_some() {}
+                    return Ok(None);
+                }
+                Some(n) => {
+                    if self.input.skip(vm, n)? < n {
+                        return Ok(None);
+                    }
+                }
+            }
+        }
+        self.input.next(vm)
+    }
+}
+
+struct MapStream {
+    input: Box<dyn Stream>,
+    f: Value,
+    filter: bool,
+}
+
+impl Stream for MapStream {
+    fn next(&mut self, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        while let Some(v) = self.input.next(vm)? {
+            let r = call_with_element(vm, &self.f, &v)?;
+            if !self.filter {
+                return map_result(vm, &r).map(Some);
+            }
+            if vm.truthy(&r)? {
+                return Ok(Some(v));
+            }
+        }
+        Ok(None)
+    }
+}
+
+struct CacheStream {
+    input: Box<dyn Stream>,
+    ds: Value,
+    seen: Vec<Value>,
+}
+
+impl Stream for CacheStream {
+    fn next(&mut self, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        match self.input.next(vm)? {
+            Some(v) => {
+                if self.seen.len() >= MAX_BUFFERED {
+                    return Err(too_big("cache"));
+                }
+                self.seen.push(v.clone());
+                Ok(Some(v))
+            }
+            None => {
+                if let Some(DatasetObj { kind: Kind::Cache(_, cell), .. }) = dataset_of(&self.ds) {
+                    let mut c = cell.borrow_mut();
+                    if c.is_none() {
+                        *c = Some(Rc::new(std::mem::take(&mut self.seen)));
+                    }
+                }
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// A small deterministic generator (splitmix64). TensorFlow's shuffle order
+/// comes from its own Philox generator, which we do not reproduce: the order
+/// is deterministic for a seed but differs from TensorFlow's.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    /// A uniform index below `n` (n > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        (z % n as u64) as usize
+    }
+}
+
+struct ShuffleStream {
+    input: Option<Box<dyn Stream>>,
+    buffer: Vec<Value>,
+    size: usize,
+    rng: Rng,
+}
+
+impl Stream for ShuffleStream {
+    fn next(&mut self, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        while self.buffer.len() < self.size {
+            let Some(input) = self.input.as_mut() else { break };
+            match input.next(vm)? {
+                Some(v) => self.buffer.push(v),
+                None => {
+                    self.input = None;
+                    break;
+                }
+            }
+            if self.buffer.len() >= MAX_BUFFERED {
+                return Err(too_big("shuffle"));
+            }
+        }
+        if self.buffer.is_empty() {
+            return Ok(None);
+        }
+        let i = self.rng.below(self.buffer.len());
+        Ok(Some(self.buffer.swap_remove(i)))
+    }
+}
+
+struct UnbatchStream {
+    input: Box<dyn Stream>,
+    queue: VecDeque<Value>,
+    spec: Spec,
+}
+
+impl Stream for UnbatchStream {
+    fn next(&mut self, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        loop {
+            if let Some(v) = self.queue.pop_front() {
+                return Ok(Some(v));
+            }
+            let Some(batch) = self.input.next(vm)? else {
+                return Ok(None);
+            };
+            let comps = leaves(&batch);
+            let n = comps.first().and_then(|t| t.dims().first().copied()).unwrap_or(0);
+            for t in &comps {
+                if t.dims().first().copied() != Some(n) {
+                    return Err(PyErr::new(
+                        ExcType::InvalidArgumentError,
+                        "Input element must have a non-scalar value in each component.",
+                    ));
+                }
+            }
+            for i in 0..n {
+                let parts = comps.iter().map(|t| row(t, i).map(Value::Tensor)).collect::<PyResult<Vec<_>>>()?;
+                self.queue.push_back(self.spec.pack(&mut parts.into_iter()));
+            }
+        }
+    }
+}
+
+struct RebatchStream {
+    input: Box<dyn Stream>,
+    sizes: Vec<usize>,
+    turn: usize,
+    drop: bool,
+    spec: Spec,
+}
+
+impl Stream for RebatchStream {
+    fn next(&mut self, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let want = self.sizes[self.turn % self.sizes.len()];
+        self.turn += 1;
+        let mut items = Vec::new();
+        while items.len() < want {
+            match self.input.next(vm)? {
+                Some(v) => items.push(v),
+                None => break,
+            }
+        }
+        if items.is_empty() || (self.drop && items.len() < want) {
+            return Ok(None);
+        }
+        stack_elements(&self.spec, &items).map(Some)
+    }
+}

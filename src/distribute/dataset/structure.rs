@@ -1,0 +1,374 @@
+//! Dataset elements and their specs. An element is a nest of tensors: a
+//! tensor, a tuple of elements or a dict of elements (Python lists are
+//! tensors, as in `tf.data`). A [`Spec`] is the matching nest of
+//! `TensorSpec`s, with unknown dimensions as `None`; it prints exactly as
+//! TensorFlow's `element_spec` does.
+
+use std::any::Any;
+use std::rc::Rc;
+
+use crate::modules::tf::convert::{runtime_err, to_tensor};
+use crate::runtime::{format::tf_repr, ops, DType, Device, Tensor};
+use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+
+/// A function from one `TensorSpec` leaf (dtype, dims) to its replacement.
+pub type LeafFn<'a> = dyn FnMut(DType, &[Option<usize>]) -> PyResult<Spec> + 'a;
+
+/// The type of a dataset element (`element_spec`).
+#[derive(Clone)]
+pub enum Spec {
+    /// `TensorSpec(shape, dtype)`; `None` dims are unknown.
+    Tensor {
+        /// Element type.
+        dtype: DType,
+        /// Dimensions, `None` where unknown.
+        dims: Vec<Option<usize>>,
+    },
+    /// A tuple of specs.
+    Tuple(Vec<Spec>),
+    /// A dict of specs, in the element's key order.
+    Dict(Vec<(Value, Spec)>),
+    /// `PerReplicaSpec(...)`: one spec per replica (distributed datasets).
+    PerReplica(Vec<Spec>),
+}
+
+impl PartialEq for Spec {
+    fn eq(&self, other: &Spec) -> bool {
+        match (self, other) {
+            (Spec::Tensor { dtype: a, dims: da }, Spec::Tensor { dtype: b, dims: db }) => a == b && da == db,
+            (Spec::Tuple(a), Spec::Tuple(b)) | (Spec::PerReplica(a), Spec::PerReplica(b)) => a == b,
+            (Spec::Dict(a), Spec::Dict(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|((ka, x), (kb, y))| same_key(ka, kb) && x == y)
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Spec {
+    /// The spec of a tensor with fully known shape.
+    pub fn of_tensor(t: &Tensor) -> Spec {
+        Spec::Tensor { dtype: t.dtype(), dims: t.dims().iter().map(|&d| Some(d)).collect() }
+    }
+
+    /// The spec of a (normalized) element, with every dimension known.
+    pub fn of(v: &Value) -> Spec {
+        match v {
+            Value::Tensor(t) => Spec::of_tensor(t),
+            Value::Tuple(items) => Spec::Tuple(items.iter().map(Spec::of).collect()),
+            Value::Dict(d) => Spec::Dict(d.borrow().items().iter().map(|(k, x)| (k.clone(), Spec::of(x))).collect()),
+            _ => Spec::Tuple(Vec::new()),
+        }
+    }
+
+    /// Applies `f` to every `TensorSpec` leaf.
+    pub fn map_leaves(&self, f: &mut LeafFn<'_>) -> PyResult<Spec> {
+        Ok(match self {
+            Spec::Tensor { dtype, dims } => f(*dtype, dims)?,
+            Spec::Tuple(items) => Spec::Tuple(items.iter().map(|s| s.map_leaves(f)).collect::<PyResult<_>>()?),
+            Spec::Dict(items) => {
+                Spec::Dict(items.iter().map(|(k, s)| Ok((k.clone(), s.map_leaves(f)?))).collect::<PyResult<_>>()?)
+            }
+            Spec::PerReplica(items) => {
+                Spec::PerReplica(items.iter().map(|s| s.map_leaves(f)).collect::<PyResult<_>>()?)
+            }
+        })
+    }
+
+    /// The spec with a leading batch dimension on every component.
+    pub fn batched(&self, dim: Option<usize>) -> Spec {
+        self.map_leaves(&mut |dtype, dims| {
+            let mut d = vec![dim];
+            d.extend_from_slice(dims);
+            Ok(Spec::Tensor { dtype, dims: d })
+        })
+        .unwrap_or_else(|_| self.clone())
+    }
+
+    /// The spec without the leading dimension of every component.
+    pub fn unbatched(&self) -> PyResult<Spec> {
+        self.map_leaves(&mut |dtype, dims| {
+            if dims.is_empty() {
+                return Err(PyErr::new(ExcType::ValueError, "Cannot unbatch an input with scalar components."));
+            }
+            Ok(Spec::Tensor { dtype, dims: dims[1..].to_vec() })
+        })
+    }
+
+    /// The leaves in flattening order.
+    pub fn leaves(&self) -> Vec<(DType, Vec<Option<usize>>)> {
+        let mut out = Vec::new();
+        let _ = self.map_leaves(&mut |dtype, dims| {
+            out.push((dtype, dims.to_vec()));
+            Ok(Spec::Tuple(Vec::new()))
+        });
+        out
+    }
+
+    /// Whether every dimension of every component is known.
+    pub fn fully_defined(&self) -> bool {
+        self.leaves().iter().all(|(_, dims)| dims.iter().all(Option::is_some))
+    }
+
+    /// The most specific spec both `self` and `other` satisfy (dims that
+    /// differ become unknown); None when the structures or dtypes differ.
+    pub fn relax(&self, other: &Spec) -> Option<Spec> {
+        Some(match (self, other) {
+            (Spec::Tensor { dtype: a, dims: da }, Spec::Tensor { dtype: b, dims: db }) => {
+                if a != b || da.len() != db.len() {
+                    return None;
+                }
+                let dims = da.iter().zip(db).map(|(x, y)| if x == y { *x } else { None }).collect();
+                Spec::Tensor { dtype: *a, dims }
+            }
+            (Spec::Tuple(a), Spec::Tuple(b)) if a.len() == b.len() => {
+                Spec::Tuple(a.iter().zip(b).map(|(x, y)| x.relax(y)).collect::<Option<_>>()?)
+            }
+            (Spec::Dict(a), Spec::Dict(b)) if a.len() == b.len() => Spec::Dict(
+                a.iter()
+                    .zip(b)
+                    .map(|((ka, x), (kb, y))| if same_key(ka, kb) { Some((ka.clone(), x.relax(y)?)) } else { None })
+                    .collect::<Option<_>>()?,
+            ),
+            _ => return None,
+        })
+    }
+
+    /// Rebuilds an element of this structure from its flattened tensors.
+    pub fn pack(&self, leaves: &mut dyn Iterator<Item = Value>) -> Value {
+        match self {
+            Spec::Tensor { .. } => leaves.next().unwrap_or(Value::None),
+            Spec::Tuple(items) => Value::tuple(items.iter().map(|s| s.pack(leaves)).collect()),
+            Spec::Dict(items) => {
+                let mut d = Dict::new();
+                for (k, s) in items {
+                    let v = s.pack(leaves);
+                    let _ = d.insert(k.clone(), v);
+                }
+                Value::dict(d)
+            }
+            Spec::PerReplica(items) => Value::tuple(items.iter().map(|s| s.pack(leaves)).collect()),
+        }
+    }
+
+    /// A zero-filled element of this spec with unknown dims set to `unknown`
+    /// (padding for replicas that ran out of data, probes for `map`).
+    pub fn placeholder(&self, unknown: usize, device: Device) -> PyResult<Value> {
+        let mut leaves = Vec::new();
+        for (dtype, dims) in self.leaves() {
+            let d: Vec<usize> = dims.iter().map(|x| x.unwrap_or(unknown)).collect();
+            leaves.push(Value::Tensor(Tensor::zeros(dtype, &d, device).map_err(runtime_err)?));
+        }
+        Ok(self.pack(&mut leaves.into_iter()))
+    }
+
+    /// TensorFlow's text: `TensorSpec(shape=(None, 3), dtype=tf.int64, name=None)`.
+    pub fn text(&self) -> String {
+        match self {
+            Spec::Tensor { dtype, dims } => {
+                let shape = match dims.len() {
+                    0 => "()".to_string(),
+                    1 => format!("({},)", dim_text(dims[0])),
+                    _ => format!("({})", dims.iter().map(|d| dim_text(*d)).collect::<Vec<_>>().join(", ")),
+                };
+                format!("TensorSpec(shape={shape}, dtype=tf.{}, name=None)", dtype.name())
+            }
+            Spec::Tuple(items) if items.len() == 1 => format!("({},)", items[0].text()),
+            Spec::Tuple(items) => format!("({})", items.iter().map(Spec::text).collect::<Vec<_>>().join(", ")),
+            Spec::Dict(items) => format!(
+                "{{{}}}",
+                items.iter().map(|(k, s)| format!("{}: {}", key_text(k), s.text())).collect::<Vec<_>>().join(", ")
+            ),
+            Spec::PerReplica(items) => {
+                format!("PerReplicaSpec({})", items.iter().map(Spec::text).collect::<Vec<_>>().join(", "))
+            }
+        }
+    }
+
+    /// The spec as a Python value: tuples and dicts of `TensorSpec` objects.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Spec::Tuple(items) => Value::tuple(items.iter().map(Spec::to_value).collect()),
+            Spec::Dict(items) => {
+                let mut d = Dict::new();
+                for (k, s) in items {
+                    let _ = d.insert(k.clone(), s.to_value());
+                }
+                Value::dict(d)
+            }
+            other => Value::native(SpecObj(other.clone())),
+        }
+    }
+}
+
+fn dim_text(d: Option<usize>) -> String {
+    d.map_or_else(|| "None".to_string(), |d| d.to_string())
+}
+
+fn key_text(k: &Value) -> String {
+    match k {
+        Value::Str(s) => crate::value::format::str_repr(s),
+        Value::Int(i) => i.to_string(),
+        _ => "?".to_string(),
+    }
+}
+
+fn same_key(a: &Value, b: &Value) -> bool {
+    crate::value::dict::key_eq(a, b)
+}
+
+/// A `TensorSpec` (or `PerReplicaSpec`) object as scripts see it.
+pub struct SpecObj(pub Spec);
+
+impl NativeObject for SpecObj {
+    fn type_name(&self) -> &str {
+        match self.0 {
+            Spec::PerReplica(_) => "PerReplicaSpec",
+            _ => "TensorSpec",
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(self.0.text())
+    }
+
+    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match (name, &self.0) {
+            ("name", _) => Some(Value::None),
+            ("shape", Spec::Tensor { dims, .. }) => Some(Value::tuple(
+                dims.iter().map(|d| d.map_or(Value::None, |d| Value::Int(d as i64))).collect(),
+            )),
+            _ => None,
+        })
+    }
+
+    fn compare(&self, _this: &Value, op: &str, other: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let Some(o) = other.downcast::<SpecObj>() else {
+            return Ok(None);
+        };
+        Ok(match op {
+            "==" => Some(Value::Bool(self.0 == o.0)),
+            "!=" => Some(Value::Bool(self.0 != o.0)),
+            _ => None,
+        })
+    }
+}
+
+/// Converts a Python value into a dataset element: tuples and dicts stay
+/// structure, everything else (lists included) becomes one tensor.
+pub fn normalize(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
+    Ok(match v {
+        Value::Tensor(_) => v.clone(),
+        Value::Tuple(items) => Value::tuple(items.iter().map(|x| normalize(vm, x)).collect::<PyResult<_>>()?),
+        Value::Dict(d) => {
+            let mut out = Dict::new();
+            for (k, x) in d.borrow().items() {
+                out.insert(k, normalize(vm, &x)?)?;
+            }
+            Value::dict(out)
+        }
+        Value::List(items) if items.borrow().iter().any(|x| matches!(x, Value::Tensor(_))) => {
+            // A list holding tensors: stacked, as `tf.convert_to_tensor` does.
+            let items = items.borrow().clone();
+            let ts = items.iter().map(|x| to_tensor(vm, x, None)).collect::<PyResult<Vec<_>>>()?;
+            Value::Tensor(ops::stack(&ts, 0).map_err(runtime_err)?)
+        }
+        other => Value::Tensor(to_tensor(vm, other, None)?),
+    })
+}
+
+/// The tensors of an element, in flattening order.
+pub fn flatten(v: &Value, out: &mut Vec<Tensor>) {
+    match v {
+        Value::Tensor(t) => out.push(t.clone()),
+        Value::Tuple(items) => items.iter().for_each(|x| flatten(x, out)),
+        Value::Dict(d) => d.borrow().items().iter().for_each(|(_, x)| flatten(x, out)),
+        _ => {}
+    }
+}
+
+/// The tensors of an element as a vector.
+pub fn leaves(v: &Value) -> Vec<Tensor> {
+    let mut out = Vec::new();
+    flatten(v, &mut out);
+    out
+}
+
+/// Stacks elements into one batch element (`Dataset.batch`), with
+/// TensorFlow's error for components whose shapes differ.
+pub fn stack_elements(spec: &Spec, elems: &[Value]) -> PyResult<Value> {
+    let flat: Vec<Vec<Tensor>> = elems.iter().map(leaves).collect();
+    let n = flat.first().map_or(0, Vec::len);
+    let mut out = Vec::with_capacity(n);
+    for c in 0..n {
+        let parts: Vec<Tensor> = flat.iter().map(|f| f[c].clone()).collect();
+        for p in parts.iter().skip(1) {
+            if p.dims() != parts[0].dims() {
+                let msg = format!(
+                    "Cannot add tensor to the batch: number of elements does not match. Shapes are: [tensor]: {}, [batch]: {}",
+                    bracket(p.dims()),
+                    bracket(parts[0].dims())
+                );
+                return Err(kernel_error(&format!("IteratorGetNext_output_types_{n}"), "IteratorGetNext", &msg));
+            }
+        }
+        out.push(Value::Tensor(ops::stack(&parts, 0).map_err(runtime_err)?));
+    }
+    Ok(spec.pack(&mut out.into_iter()))
+}
+
+/// An error as TensorFlow's dataset kernels raise it (on `CPU:0`).
+#[cold]
+pub fn kernel_error(node: &str, op: &str, msg: &str) -> PyErr {
+    runtime_err(crate::runtime::Error::kernel(
+        crate::runtime::ErrorKind::InvalidArgument,
+        node,
+        &Device::cpu(0),
+        msg,
+        op,
+        " name: ",
+    ))
+}
+
+fn bracket(dims: &[usize]) -> String {
+    format!("[{}]", dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","))
+}
+
+/// Rows `lo..hi` of every component (along the first dimension).
+pub fn slice_rows(spec: &Spec, comps: &[Tensor], lo: usize, hi: usize) -> PyResult<Value> {
+    let mut out = Vec::with_capacity(comps.len());
+    for t in comps {
+        out.push(Value::Tensor(rows(t, lo, hi)?));
+    }
+    Ok(spec.pack(&mut out.into_iter()))
+}
+
+/// Rows `lo..hi` of one tensor.
+pub fn rows(t: &Tensor, lo: usize, hi: usize) -> PyResult<Tensor> {
+    let item = ops::IndexItem::Slice { start: Some(lo as i64), stop: Some(hi as i64), step: None };
+    ops::index(t, &[item], crate::runtime::Semantics::Tf).map_err(runtime_err)
+}
+
+/// Row `i` of one tensor (drops the first dimension).
+pub fn row(t: &Tensor, i: usize) -> PyResult<Tensor> {
+    ops::index(t, &[ops::IndexItem::Int(i as i64)], crate::runtime::Semantics::Tf).map_err(runtime_err)
+}
+
+/// `repr` of a tensor for messages.
+pub fn tensor_text(t: &Tensor) -> String {
+    tf_repr(t)
+}
+
+/// An element moved to `device`, component by component.
+pub fn to_device(spec: &Spec, v: &Value, device: Device) -> PyResult<Value> {
+    let moved =
+        leaves(v).iter().map(|t| t.to_device(device).map(Value::Tensor).map_err(runtime_err)).collect::<PyResult<Vec<_>>>()?;
+    Ok(spec.pack(&mut moved.into_iter()))
+}
+
+/// Shared pointer to a spec.
+pub type SpecRc = Rc<Spec>;
