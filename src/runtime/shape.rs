@@ -10,8 +10,18 @@ use super::error::{Error, ErrorKind, Result};
 pub const MAX_ELEMENTS: usize = 1 << 34;
 
 /// The dimensions of a tensor, outermost first.
-#[derive(Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Eq, Hash, Default)]
 pub struct Shape(pub Vec<usize>);
+
+// Why by hand: the derived slice comparison calls libc `memcmp`, which
+// costs far more than the comparison itself for the 0–4 dims of a shape and
+// dominated a scalar `x + 1`.
+impl PartialEq for Shape {
+    #[inline]
+    fn eq(&self, other: &Shape) -> bool {
+        self.0.len() == other.0.len() && self.0.iter().zip(&other.0).all(|(a, b)| a == b)
+    }
+}
 
 impl Shape {
     /// Shape of a scalar: `()`.
