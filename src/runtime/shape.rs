@@ -11,6 +11,10 @@ pub const MAX_ELEMENTS: usize = 1 << 34;
 
 /// The dimensions of a tensor, outermost first.
 #[derive(Clone, Eq, Hash, Default)]
+#[expect(
+    clippy::derived_hash_with_manual_eq,
+    reason = "the manual eq compares exactly what the derived hash hashes"
+)]
 pub struct Shape(pub Vec<usize>);
 
 // Why by hand: the derived slice comparison calls libc `memcmp`, which

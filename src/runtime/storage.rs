@@ -153,6 +153,10 @@ impl HostData {
     }
 
     /// Elements gathered at the given flat indices (callers guarantee range).
+    #[expect(
+        clippy::clone_on_copy,
+        reason = "one macro body serves Copy elements and byte strings"
+    )]
     pub fn take(&self, idx: &[usize]) -> Result<HostData> {
         let len = self.len();
         if idx.iter().any(|&i| i >= len) {
