@@ -153,12 +153,19 @@ impl HostData {
     }
 
     /// Elements gathered at the given flat indices (callers guarantee range).
+    #[expect(
+        clippy::clone_on_copy,
+        reason = "one macro body serves Copy elements and byte strings"
+    )]
     pub fn take(&self, idx: &[usize]) -> Result<HostData> {
+        let len = self.len();
+        if idx.iter().any(|&i| i >= len) {
+            return Err(Error::internal("take: index out of range"));
+        }
         Ok(map_host!(self, v => {
             let mut out = try_vec(idx.len())?;
-            for &i in idx {
-                out.push(v.get(i).cloned().ok_or_else(|| Error::internal("take: index out of range"))?);
-            }
+            // in range: checked above
+            out.extend(idx.iter().map(|&i| v[i].clone()));
             out
         }))
     }

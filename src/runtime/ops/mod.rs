@@ -4,15 +4,19 @@
 //! start with `np_` where the semantics differ (type promotion, integer
 //! division by zero, reductions of small ints).
 
+pub mod create;
 pub mod elementwise;
 pub mod index;
+pub mod join;
 pub mod linalg;
 pub mod promote;
 pub mod reduce;
 pub mod shape_ops;
 
+pub use create::{eye, range};
 pub use elementwise::*;
 pub use index::{index, index_assign, IndexItem};
+pub use join::{concat, split, stack, unstack, SplitSpec};
 pub use linalg::matmul;
 pub use promote::{promote_types, weak_scalar_type, ScalarKind};
 pub use reduce::{arg_reduce, np_reduce, reduce};

@@ -4,6 +4,8 @@
 //! elements); big runs split at the same halving points across threads, so
 //! results do not depend on the thread count.
 
+use std::borrow::Cow;
+
 use rayon::prelude::*;
 
 use super::num::Num;
@@ -13,12 +15,13 @@ use crate::runtime::f16::F16;
 use crate::runtime::op::{ArgOp, ReduceOp};
 use crate::runtime::storage::{try_vec, HostData};
 
-/// Permutes `x` so the masked axes come last; returns (buffer, outer, inner).
-fn move_reduced_last<T: Copy>(
-    x: &[T],
+/// Permutes `x` so the masked axes come last (borrowing when they already
+/// are); returns (buffer, outer, inner).
+fn move_reduced_last<'a, T: Copy>(
+    x: &'a [T],
     dims: &[usize],
     mask: &[bool],
-) -> Result<(Vec<T>, usize, usize)> {
+) -> Result<(Cow<'a, [T]>, usize, usize)> {
     let outer: usize = dims
         .iter()
         .zip(mask)
@@ -31,22 +34,59 @@ fn move_reduced_last<T: Copy>(
         .filter(|(_, &m)| m)
         .map(|(d, _)| d)
         .product();
-    let trailing = {
-        let first = mask.iter().position(|&m| m).unwrap_or(mask.len());
-        mask[first..].iter().all(|&m| m)
-    };
-    let mut out = try_vec(x.len())?;
-    if trailing {
-        out.extend_from_slice(x);
-        return Ok((out, outer, inner));
+    let first = mask.iter().position(|&m| m).unwrap_or(mask.len());
+    if mask[first..].iter().all(|&m| m) {
+        return Ok((Cow::Borrowed(x), outer, inner));
     }
     let perm: Vec<usize> = (0..dims.len())
         .filter(|&i| !mask[i])
         .chain((0..dims.len()).filter(|&i| mask[i]))
         .collect();
     let idx = super::permute_indices(dims, &perm)?;
+    let mut out = try_vec(x.len())?;
     out.extend(idx.iter().map(|&i| x[i]));
-    Ok((out, outer, inner))
+    Ok((Cow::Owned(out), outer, inner))
+}
+
+/// When the reduced axes are exactly the leading ones: (rows, row length).
+fn leading_split(dims: &[usize], mask: &[bool]) -> Option<(usize, usize)> {
+    let k = mask.iter().position(|&m| !m)?;
+    if k == 0 || mask[k..].iter().any(|&m| m) {
+        return None;
+    }
+    let rows: usize = dims[..k].iter().product();
+    let inner: usize = dims[k..].iter().product();
+    (rows > 0 && inner > 0).then_some((rows, inner))
+}
+
+/// Folds rows of `inner` elements into one row with `f`, in row order (as
+/// numpy does for a reduction over leading axes); columns split across
+/// threads when large.
+fn accumulate_rows<T: Num>(
+    v: &[T],
+    rows: usize,
+    inner: usize,
+    f: impl Fn(T, T) -> T + Sync,
+) -> Result<Vec<T>> {
+    let mut acc = try_vec(inner)?;
+    acc.extend_from_slice(&v[..inner]);
+    let fold = |c0: usize, chunk: &mut [T]| {
+        for r in 1..rows {
+            let row = &v[r * inner + c0..r * inner + c0 + chunk.len()];
+            for (a, &x) in chunk.iter_mut().zip(row) {
+                *a = f(*a, x);
+            }
+        }
+    };
+    if v.len() >= PAR_MIN && inner >= 64 {
+        let c = inner.div_ceil(rayon::current_num_threads() * 4).max(64);
+        acc.par_chunks_mut(c)
+            .enumerate()
+            .for_each(|(i, chunk)| fold(i * c, chunk));
+    } else {
+        fold(0, &mut acc);
+    }
+    Ok(acc)
 }
 
 /// numpy's pairwise summation of a contiguous run.
@@ -145,6 +185,23 @@ pub fn reduce(op: ReduceOp, x: &HostData, dims: &[usize], mask: &[bool]) -> Resu
 }
 
 fn typed<T: Num>(op: ReduceOp, v: &[T], dims: &[usize], mask: &[bool]) -> Result<HostData> {
+    if let Some((rows, inner)) = leading_split(dims, mask) {
+        let r = match op {
+            ReduceOp::Sum => Some(accumulate_rows(v, rows, inner, |a, b| a.add(b))?),
+            ReduceOp::Mean => {
+                let n = T::from_f64(rows as f64);
+                let s = accumulate_rows(v, rows, inner, |a, b| a.add(b))?;
+                Some(s.into_iter().map(|x| x.div(n)).collect())
+            }
+            ReduceOp::Prod => Some(accumulate_rows(v, rows, inner, |a, b| a.mul(b))?),
+            ReduceOp::Max => Some(accumulate_rows(v, rows, inner, |a, b| a.maximum(b))?),
+            ReduceOp::Min => Some(accumulate_rows(v, rows, inner, |a, b| a.minimum(b))?),
+            ReduceOp::Any | ReduceOp::All => None,
+        };
+        if let Some(r) = r {
+            return Ok(T::wrap(r));
+        }
+    }
     let (buf, outer, inner) = move_reduced_last(v, dims, mask)?;
     let sum = |s: &[T]| -> T {
         if T::IS_INT {
