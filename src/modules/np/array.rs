@@ -196,10 +196,7 @@ fn operands(vm: &dyn Vm, x: &Tensor, other: &Value) -> PyResult<Option<(Tensor, 
     }
     Ok(match other {
         Value::Tensor(_) | Value::Instance(_) | Value::None => None,
-        Value::Native(n) => match n.as_any().downcast_ref::<NdArray>() {
-            Some(o) => Some((x.clone(), o.t.borrow().clone())),
-            None => None,
-        },
+        Value::Native(n) => n.as_any().downcast_ref::<NdArray>().map(|o| (x.clone(), o.t.borrow().clone())),
         Value::List(_) | Value::Tuple(_) => Some((x.clone(), super::to_np_tensor(vm, other, None)?)),
         _ => None,
     })
