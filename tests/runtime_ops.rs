@@ -325,7 +325,7 @@ fn numpy_promotion_and_errors() {
     );
     assert_eq!(
         err(ops::reshape(&ones, &[4, 2], Semantics::Numpy)),
-        "ValueError: cannot reshape array of size 6 into shape (4, 2)"
+        "ValueError: cannot reshape array of size 6 into shape (4,2)"
     );
 }
 

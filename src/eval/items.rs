@@ -239,7 +239,10 @@ impl Interp {
                 )),
             },
             Value::Tensor(_) => crate::modules::tensor_format(self, v, spec),
-            // numpy scalars and other number-like natives format their number
+            Value::Native(n) if n.as_any().is::<crate::modules::np::NdArray>() => {
+                crate::modules::np::array::format_np(self, v, spec)
+            }
+            // other number-like natives format their number
             Value::Native(n) if !spec.is_empty() => match n.to_number(self).ok().flatten() {
                 Some(num) => self.format_value(&num, spec),
                 None => Err(PyErr::new(
@@ -247,9 +250,7 @@ impl Interp {
                     format!("unsupported format string passed to {}.__format__", v.type_name()),
                 )),
             },
-            _ if spec.is_empty()
-                && !matches!(v, Value::Float(_) | Value::Int(_) | Value::Bool(_)) =>
-            {
+            _ if spec.is_empty() && !matches!(v, Value::Float(_) | Value::Int(_) | Value::Bool(_)) => {
                 self.str_value(v)
             }
             Value::None | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Str(_) => {
@@ -272,6 +273,11 @@ pub fn seq_index(key: &Value, len: usize, what: &str) -> PyResult<usize> {
     let i = match key {
         Value::Int(i) => *i,
         Value::Bool(b) => *b as i64,
+        // a 0-d integer tensor indexes like an int (`Tensor.__index__`)
+        Value::Tensor(t) if t.rank() == 0 && t.dtype().is_integer() => match t.item() {
+            Ok(crate::runtime::Scalar::Int(i)) => i,
+            _ => 0,
+        },
         other => {
             let kind = match what {
                 "string" => "string",

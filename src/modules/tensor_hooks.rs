@@ -243,10 +243,11 @@ fn python_scalar(s: Scalar) -> Value {
     }
 }
 
-/// `format(t, spec)`: a 0-d tensor formats its value; others format as numpy does.
+/// `format(t, spec)`: a 0-d tensor formats its Python value (even for an
+/// empty spec, as numpy scalars do); others format as numpy arrays do.
 pub fn tensor_format(vm: &dyn Vm, t: &Value, spec: &str) -> PyResult<String> {
     let x = tensor_of(t)?;
-    if spec.is_empty() {
+    if spec.is_empty() && x.rank() != 0 {
         return Ok(crate::runtime::format::numpy_str(x));
     }
     if x.rank() != 0 {

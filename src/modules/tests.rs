@@ -141,5 +141,6 @@ fn os_environ_is_shared_and_writable() {
     assert_eq!(p("splitext", vec![".bashrc"]), "('.bashrc', '')");
     assert_eq!(p("exists", vec!["/definitely/not/here"]), "False");
     assert!(super::load("time").is_some());
+    assert!(super::load("numpy").is_some());
     assert!(super::load("nosuchmodule").is_none());
 }

@@ -196,10 +196,7 @@ fn operands(vm: &dyn Vm, x: &Tensor, other: &Value) -> PyResult<Option<(Tensor, 
     }
     Ok(match other {
         Value::Tensor(_) | Value::Instance(_) | Value::None => None,
-        Value::Native(n) => match n.as_any().downcast_ref::<NdArray>() {
-            Some(o) => Some((x.clone(), o.t.borrow().clone())),
-            None => None,
-        },
+        Value::Native(n) => n.as_any().downcast_ref::<NdArray>().map(|o| (x.clone(), o.t.borrow().clone())),
         Value::List(_) | Value::Tuple(_) => Some((x.clone(), super::to_np_tensor(vm, other, None)?)),
         _ => None,
     })
@@ -378,14 +375,19 @@ impl NativeObject for NdArray {
     }
 }
 
-/// `format(x, spec)` of a numpy value: scalars format their Python value.
-pub fn format_np(vm: &dyn Vm, a: &NdArray, spec: &str) -> PyResult<String> {
+/// `format(x, spec)` of a numpy value: 0-d values format their Python
+/// number (as numpy's scalar `__format__` does, also for an empty spec);
+/// arrays print with an empty spec only.
+pub fn format_np(vm: &dyn Vm, v: &Value, spec: &str) -> PyResult<String> {
+    let Some(a) = v.downcast::<NdArray>() else {
+        return vm.str(v);
+    };
     let t = a.tensor();
+    if t.rank() == 0 {
+        return vm.format(&py_scalar(rt(t.item())?), spec);
+    }
     if spec.is_empty() {
         return Ok(format::numpy_str(&t));
     }
-    if t.rank() != 0 {
-        return Err(PyErr::new(ExcType::TypeError, "unsupported format string passed to numpy.ndarray.__format__"));
-    }
-    vm.format(&py_scalar(rt(t.item())?), spec)
+    Err(PyErr::new(ExcType::TypeError, "unsupported format string passed to numpy.ndarray.__format__"))
 }

@@ -176,8 +176,9 @@ const FUNCTIONS: &[Entry] = &[
 /// Registers the math ops into `m` (called for `tf` and for `tf.math`).
 pub fn register(m: &mut ModuleBuilder, top_level: bool) {
     for &(sig, f, doc) in FUNCTIONS {
-        // tf.floormod exists only as tf.math.floormod
-        if top_level && sig.starts_with("floormod") {
+        // these exist only under tf.math; matmul only at the top level
+        let name = sig.split('(').next().unwrap_or("");
+        if (top_level && matches!(name, "floordiv" | "mod" | "floormod" | "log")) || (!top_level && name == "matmul") {
             continue;
         }
         m.function(sig, f, doc);

@@ -2,7 +2,7 @@
 //! broadcast), with TensorFlow's (oneDNN build) error texts.
 
 use super::shape_ops::{broadcast_to, transpose};
-use super::{attr_error, dtype_mismatch};
+use super::attr_error;
 use crate::runtime::backend::MatMulDims;
 use crate::runtime::dtype::DType;
 use crate::runtime::error::{Error, ErrorKind, Result};
@@ -30,7 +30,13 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
         (false, false) => ("MatMul", "MatMul"),
     };
     if a.dtype() != b.dtype() {
-        return Err(dtype_mismatch(op, 1, a.dtype(), b.dtype(), " name: "));
+        // the MKL rewrite names the node `_MklMatMul` in this message
+        let node = if mkl { format!("_Mkl{op}") } else { op.to_string() };
+        return Err(Error::invalid_argument(format!(
+            "cannot compute {node} as input #1(zero-based) was expected to be a {} tensor but is a {} tensor [Op:{op}] name: ",
+            a.dtype().kernel_name(),
+            b.dtype().kernel_name()
+        )));
     }
     if matches!(
         a.dtype(),

@@ -72,9 +72,19 @@ pub(crate) fn attr_error(op: &str, d: DType) -> Error {
         ));
     }
     // TensorFlow appends the op's registration to some of these errors
+    let dts = || {
+        allowed
+            .split(", ")
+            .map(|n| format!("DT_{}", n.to_ascii_uppercase()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let registration = match op {
-        "AddV2" => "; Op<name=AddV2; signature=x:T, y:T -> z:T; attr=T:type,allowed=[DT_BFLOAT16, DT_HALF, DT_FLOAT, DT_DOUBLE, DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64, DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_COMPLEX64, DT_COMPLEX128]; is_commutative=true; is_aggregate=true>",
-        _ => "",
+        "AddV2" => format!("; Op<name=AddV2; signature=x:T, y:T -> z:T; attr=T:type,allowed=[{}]; is_commutative=true; is_aggregate=true>", dts()),
+        "Neg" | "Sqrt" | "Rsqrt" | "Exp" | "Log" | "Tanh" | "Sigmoid" | "Sin" | "Cos" => {
+            format!("; Op<name={op}; signature=x:T -> y:T; attr=T:type,allowed=[{}]>", dts())
+        }
+        _ => String::new(),
     };
     Error::invalid_argument(format!(
         "Value for attr 'T' of {} is not in the list of allowed values: {allowed}\n\t; NodeDef: {{{{node {op}}}}}{registration} [Op:{op}] name: ",

@@ -36,7 +36,8 @@ pub fn reshape(x: &Tensor, dims: &[i64], sem: Semantics) -> Result<Tensor> {
         let t = if parts.len() == 1 {
             format!("({},)", parts[0])
         } else {
-            format!("({})", parts.join(", "))
+            // numpy writes the requested shape without spaces: `(4,2)`
+            format!("({})", parts.join(","))
         };
         format!("cannot reshape array of size {n} into shape {t}")
     };
