@@ -142,7 +142,8 @@ impl DatasetObj {
             Kind::Repeat(input, count) => match (of(input), count) {
                 (0, _) => 0,
                 (_, Some(0)) => 0,
-                (c, None) if c != UNKNOWN => INFINITE,
+                // TF: repeating forever is infinite even when the input's count is unknown.
+                (_, None) => INFINITE,
                 (c, Some(n)) if c >= 0 => c.saturating_mul(*n as i64),
                 (c, _) => c,
             },

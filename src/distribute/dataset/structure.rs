@@ -310,8 +310,8 @@ pub fn stack_elements(spec: &Spec, elems: &[Value]) -> PyResult<Value> {
             if p.dims() != parts[0].dims() {
                 let msg = format!(
                     "Cannot add tensor to the batch: number of elements does not match. Shapes are: [tensor]: {}, [batch]: {}",
-                    bracket(p.dims()),
-                    bracket(parts[0].dims())
+                    bracket(parts[0].dims()),
+                    bracket(p.dims())
                 );
                 return Err(kernel_error(&format!("IteratorGetNext_output_types_{n}"), "IteratorGetNext", &msg));
             }

@@ -72,13 +72,9 @@ impl Lowerer<'_> {
                 StmtKind::Raise { exc, cause }
             }
             Rule::global_stmt => StmtKind::Global(kids(p).map(|n| self.ident(&n)).collect()),
+            // The resolver reports a module-level `nonlocal` (after the
+            // checks CPython makes first, such as "assigned to before").
             Rule::nonlocal_stmt => {
-                if self.scope_kind() == ScopeKind::Module {
-                    return Err(SyntaxError::new(
-                        "nonlocal declaration not allowed at module level",
-                        span,
-                    ));
-                }
                 StmtKind::Nonlocal(kids(p).map(|n| self.ident(&n)).collect())
             }
             Rule::del_stmt => {
