@@ -1,6 +1,11 @@
 //! Rough kernel timings, ignored by default. Run with
 //! `cargo test --release --test runtime_bench -- --ignored --nocapture`.
 
+#![expect(
+    clippy::print_stdout,
+    reason = "a benchmark reports its timings on stdout"
+)]
+
 use std::hint::black_box;
 use std::time::Instant;
 

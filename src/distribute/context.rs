@@ -74,7 +74,10 @@ pub fn scoped_device(vm: &dyn Vm) -> Option<Device> {
     let st = state(vm);
     let key = vm.current_replica();
     let stacks = st.device_stacks.borrow();
-    stacks.iter().find(|(k, _)| *k == key).and_then(|(_, s)| s.last().copied())
+    stacks
+        .iter()
+        .find(|(k, _)| *k == key)
+        .and_then(|(_, s)| s.last().copied())
 }
 
 /// The device of the replica running now, inside `strategy.run`.
@@ -91,7 +94,9 @@ pub fn replica_device(vm: &dyn Vm) -> Option<Device> {
 pub fn current_device(vm: &dyn Vm) -> Device {
     let st = state(vm);
     st.initialized.set(true);
-    scoped_device(vm).or_else(|| replica_device(vm)).unwrap_or(Device::CPU0)
+    scoped_device(vm)
+        .or_else(|| replica_device(vm))
+        .unwrap_or(Device::CPU0)
 }
 
 /// True inside a replica function of `strategy.run` (not inside its `merge_call`).

@@ -27,8 +27,13 @@ pub fn visible(vm: &dyn Vm) -> Vec<Device> {
 }
 
 fn number_word(n: u32) -> String {
-    const WORDS: [&str; 9] = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight"];
-    WORDS.get(n as usize).map(|w| w.to_string()).unwrap_or_else(|| n.to_string())
+    const WORDS: [&str; 9] = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+    ];
+    WORDS
+        .get(n as usize)
+        .map(|w| w.to_string())
+        .unwrap_or_else(|| n.to_string())
 }
 
 /// The error for a device that does not exist, with the flag that makes it.
@@ -63,7 +68,10 @@ pub fn resolve_with(vm: &dyn Vm, text: &str, base: Device) -> PyResult<Device> {
     if spec.job.as_deref().is_some_and(|j| j != "localhost") {
         return Err(PyErr::new(
             ExcType::ValueError,
-            format!("device '{text}' names job '{}': only '/job:localhost' exists here", spec.job.as_deref().unwrap_or("")),
+            format!(
+                "device '{text}' names job '{}': only '/job:localhost' exists here",
+                spec.job.as_deref().unwrap_or("")
+            ),
         ));
     }
     let kind = match (&spec.device_type, spec.kind()) {
@@ -103,7 +111,10 @@ pub fn device_arg(vm: &dyn Vm, v: &Value) -> PyResult<Device> {
         }
         other => Err(PyErr::new(
             ExcType::TypeError,
-            format!("a device must be a string such as 'GPU:0', not {}", other.type_name()),
+            format!(
+                "a device must be a string such as 'GPU:0', not {}",
+                other.type_name()
+            ),
         )),
     }
 }
@@ -138,10 +149,19 @@ impl NativeObject for DeviceEntry {
         self
     }
     fn class(&self) -> Option<Rc<Class>> {
-        Some(classes::class(if self.physical { "PhysicalDevice" } else { "LogicalDevice" }))
+        Some(classes::class(if self.physical {
+            "PhysicalDevice"
+        } else {
+            "LogicalDevice"
+        }))
     }
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("{}(name='{}', device_type='{}')", self.type_name(), self.name(), self.device.kind.name()))
+        Ok(format!(
+            "{}(name='{}', device_type='{}')",
+            self.type_name(),
+            self.name(),
+            self.device.kind.name()
+        ))
     }
     fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(match name {
@@ -150,8 +170,16 @@ impl NativeObject for DeviceEntry {
             _ => None,
         })
     }
-    fn compare(&self, _this: &Value, op: &str, other: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        let same = other.downcast::<DeviceEntry>().is_some_and(|o| o.device == self.device && o.physical == self.physical);
+    fn compare(
+        &self,
+        _this: &Value,
+        op: &str,
+        other: &Value,
+        _vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        let same = other
+            .downcast::<DeviceEntry>()
+            .is_some_and(|o| o.device == self.device && o.physical == self.physical);
         Ok(match op {
             "==" => Some(Value::Bool(same)),
             "!=" => Some(Value::Bool(!same)),
@@ -199,7 +227,10 @@ fn filter_type(vm: &dyn Vm, ty: Option<&Value>) -> PyResult<Option<String>> {
     match ty {
         None => Ok(None),
         Some(Value::Str(s)) => Ok(Some(s.to_ascii_uppercase())),
-        Some(v) => Err(PyErr::new(ExcType::TypeError, format!("device_type must be a string, not {}", vm.repr(v)?))),
+        Some(v) => Err(PyErr::new(
+            ExcType::TypeError,
+            format!("device_type must be a string, not {}", vm.repr(v)?),
+        )),
     }
 }
 
@@ -255,8 +286,11 @@ fn set_logical_device_configuration(vm: &dyn Vm, args: &Args) -> PyResult<Value>
     };
     let st = state(vm);
     if st.initialized.get() {
-        return Err(PyErr::new(ExcType::RuntimeError, "Virtual devices cannot be modified after being initialized")
-            .help("configure logical devices before the first tensor is created"));
+        return Err(PyErr::new(
+            ExcType::RuntimeError,
+            "Virtual devices cannot be modified after being initialized",
+        )
+        .help("configure logical devices before the first tensor is created"));
     }
     if dev.kind == DeviceKind::Gpu {
         return Err(PyErr::new(
@@ -267,7 +301,10 @@ fn set_logical_device_configuration(vm: &dyn Vm, args: &Args) -> PyResult<Value>
     match configs {
         None => st.logical_cpus.set(None),
         Some(c) if c.is_empty() => {
-            return Err(PyErr::new(ExcType::ValueError, "Setting logical device configuration to an empty list is not supported"))
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                "Setting logical device configuration to an empty list is not supported",
+            ))
         }
         Some(c) => st.logical_cpus.set(Some(c.len() as u32)),
     }
@@ -283,7 +320,13 @@ fn get_logical_device_configuration(vm: &dyn Vm, args: &Args) -> PyResult<Value>
         None => Value::None,
         Some(n) => Value::list(
             (0..n)
-                .map(|_| Value::native(LogicalConfig { memory_limit: Value::None, priority: Value::None, ordinal: Value::None }))
+                .map(|_| {
+                    Value::native(LogicalConfig {
+                        memory_limit: Value::None,
+                        priority: Value::None,
+                        ordinal: Value::None,
+                    })
+                })
                 .collect(),
         ),
     })
@@ -323,7 +366,9 @@ fn tf_device(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let device = match args.get(0) {
         Value::None => None,
         Value::Str(s) => {
-            let base = super::context::scoped_device(vm).or_else(|| super::context::replica_device(vm)).unwrap_or(Device::CPU0);
+            let base = super::context::scoped_device(vm)
+                .or_else(|| super::context::replica_device(vm))
+                .unwrap_or(Device::CPU0);
             Some(resolve_with(vm, s, base)?)
         }
         v => Some(device_arg(vm, v)?),

@@ -22,11 +22,22 @@ pub struct Decorator;
 
 fn convert_outputs(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
     Ok(match v {
-        Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Str(_) => Value::Tensor(to_tensor(vm, v, None)?),
-        Value::Tuple(t) => Value::tuple(t.iter().map(|x| convert_outputs(vm, x)).collect::<PyResult<_>>()?),
+        Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Str(_) => {
+            Value::Tensor(to_tensor(vm, v, None)?)
+        }
+        Value::Tuple(t) => Value::tuple(
+            t.iter()
+                .map(|x| convert_outputs(vm, x))
+                .collect::<PyResult<_>>()?,
+        ),
         Value::List(l) => {
             let items = l.borrow().clone();
-            Value::list(items.iter().map(|x| convert_outputs(vm, x)).collect::<PyResult<_>>()?)
+            Value::list(
+                items
+                    .iter()
+                    .map(|x| convert_outputs(vm, x))
+                    .collect::<PyResult<_>>()?,
+            )
         }
         Value::Dict(d) => {
             let mut out = Dict::new();
@@ -55,7 +66,13 @@ impl NativeObject for FunctionObj {
             this.id()
         ))
     }
-    fn call(&self, _this: &Value, args: Vec<Value>, kwargs: Vec<(Rc<str>, Value)>, vm: &dyn Vm) -> PyResult<Value> {
+    fn call(
+        &self,
+        _this: &Value,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+        vm: &dyn Vm,
+    ) -> PyResult<Value> {
         let r = vm.call(&self.func, args, kwargs)?;
         convert_outputs(vm, &r)
     }
@@ -75,7 +92,13 @@ impl NativeObject for Decorator {
     fn as_any(&self) -> &dyn Any {
         self
     }
-    fn call(&self, _this: &Value, args: Vec<Value>, _kwargs: Vec<(Rc<str>, Value)>, _vm: &dyn Vm) -> PyResult<Value> {
+    fn call(
+        &self,
+        _this: &Value,
+        args: Vec<Value>,
+        _kwargs: Vec<(Rc<str>, Value)>,
+        _vm: &dyn Vm,
+    ) -> PyResult<Value> {
         let func = args.into_iter().next().unwrap_or(Value::None);
         Ok(Value::native(FunctionObj { func }))
     }

@@ -35,7 +35,10 @@ pub fn register_tf(m: &mut ModuleBuilder) {
         dataset::register_distribute_extras(d);
         d.value("ReduceOp", Value::Class(reduce::reduce_op_class()));
         d.value("PerReplica", Value::Class(classes::class("PerReplica")));
-        d.value("DistributedValues", Value::Class(classes::class("DistributedValues")));
+        d.value(
+            "DistributedValues",
+            Value::Class(classes::class("DistributedValues")),
+        );
         d.namespace("experimental", |e| {
             e.value("ValueContext", Value::Class(classes::class("ValueContext")));
         });

@@ -17,15 +17,27 @@ pub fn select_replica(i: usize, v: &Value) -> PyResult<Value> {
         return c.get(i).cloned().ok_or_else(|| {
             PyErr::new(
                 ExcType::ValueError,
-                format!("a distributed value with {} components was given to replica {i}", c.len()),
+                format!(
+                    "a distributed value with {} components was given to replica {i}",
+                    c.len()
+                ),
             )
         });
     }
     Ok(match v {
-        Value::Tuple(t) => Value::tuple(t.iter().map(|x| select_replica(i, x)).collect::<PyResult<_>>()?),
+        Value::Tuple(t) => Value::tuple(
+            t.iter()
+                .map(|x| select_replica(i, x))
+                .collect::<PyResult<_>>()?,
+        ),
         Value::List(l) => {
             let items = l.borrow().clone();
-            Value::list(items.iter().map(|x| select_replica(i, x)).collect::<PyResult<_>>()?)
+            Value::list(
+                items
+                    .iter()
+                    .map(|x| select_replica(i, x))
+                    .collect::<PyResult<_>>()?,
+            )
         }
         Value::Dict(d) => {
             let items = d.borrow().items();
@@ -47,7 +59,11 @@ pub fn contains_distributed(v: &Value) -> bool {
     match v {
         Value::Tuple(t) => t.iter().any(contains_distributed),
         Value::List(l) => l.borrow().iter().any(contains_distributed),
-        Value::Dict(d) => d.borrow().items().iter().any(|(_, x)| contains_distributed(x)),
+        Value::Dict(d) => d
+            .borrow()
+            .items()
+            .iter()
+            .any(|(_, x)| contains_distributed(x)),
         _ => false,
     }
 }
@@ -117,7 +133,9 @@ pub fn regroup(values: &[Value], always_wrap: bool) -> PyResult<Value> {
         _ => {
             // A literal string returned by every replica is one constant
             // object in Python; ours may be separate allocations.
-            let same = values[1..].iter().all(|v| v.is(v0) || matches!((v, v0), (Value::Str(a), Value::Str(b)) if a == b));
+            let same = values[1..]
+                .iter()
+                .all(|v| v.is(v0) || matches!((v, v0), (Value::Str(a), Value::Str(b)) if a == b));
             if same && is_distributed_variable(v0) {
                 return Ok(v0.clone());
             }
@@ -132,7 +150,10 @@ pub fn regroup(values: &[Value], always_wrap: bool) -> PyResult<Value> {
 /// Zips the replicas' structures leaf by leaf: `f` gets the replicas'
 /// leaves at one position and returns one result per replica; the result
 /// is one structure per replica.
-pub fn zip_map(values: &[Value], f: &dyn Fn(&[Value]) -> PyResult<Vec<Value>>) -> PyResult<Vec<Value>> {
+pub fn zip_map(
+    values: &[Value],
+    f: &dyn Fn(&[Value]) -> PyResult<Vec<Value>>,
+) -> PyResult<Vec<Value>> {
     let n = values.len();
     match &values[0] {
         Value::Tuple(_) | Value::List(_) => {
@@ -156,7 +177,16 @@ pub fn zip_map(values: &[Value], f: &dyn Fn(&[Value]) -> PyResult<Vec<Value>>) -
                     per[i].push(x);
                 }
             }
-            Ok(per.into_iter().map(|p| if is_list { Value::list(p) } else { Value::tuple(p) }).collect())
+            Ok(per
+                .into_iter()
+                .map(|p| {
+                    if is_list {
+                        Value::list(p)
+                    } else {
+                        Value::tuple(p)
+                    }
+                })
+                .collect())
         }
         Value::Dict(d0) => {
             let keys = d0.borrow().keys();
@@ -165,7 +195,9 @@ pub fn zip_map(values: &[Value], f: &dyn Fn(&[Value]) -> PyResult<Vec<Value>>) -
                 let mut col = Vec::with_capacity(n);
                 for v in values {
                     match v {
-                        Value::Dict(d) => col.push(d.borrow().get(&k)?.ok_or_else(|| mismatch("dicts"))?),
+                        Value::Dict(d) => {
+                            col.push(d.borrow().get(&k)?.ok_or_else(|| mismatch("dicts"))?)
+                        }
                         _ => return Err(mismatch("dicts")),
                     }
                 }

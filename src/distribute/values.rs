@@ -44,12 +44,18 @@ impl DistValues {
 
 /// A `PerReplica` value holding one component per replica (in replica order).
 pub fn per_replica(values: Vec<Value>) -> Value {
-    Value::native(DistValues { kind: DistKind::PerReplica, values })
+    Value::native(DistValues {
+        kind: DistKind::PerReplica,
+        values,
+    })
 }
 
 /// A `Mirrored` value.
 pub fn mirrored(values: Vec<Value>) -> Value {
-    Value::native(DistValues { kind: DistKind::Mirrored, values })
+    Value::native(DistValues {
+        kind: DistKind::Mirrored,
+        values,
+    })
 }
 
 /// The components of a `PerReplica`/`Mirrored` value.
@@ -92,12 +98,26 @@ impl NativeObject for DistValues {
     fn dir(&self) -> Vec<String> {
         vec!["values".into()]
     }
-    fn binop(&self, _this: &Value, op: BinOp, other: &Value, reflected: bool, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn binop(
+        &self,
+        _this: &Value,
+        op: BinOp,
+        other: &Value,
+        reflected: bool,
+        _vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
         let other_name = other.type_name();
-        let (l, r) = if reflected { (other_name.as_str(), self.name()) } else { (self.name(), other_name.as_str()) };
+        let (l, r) = if reflected {
+            (other_name.as_str(), self.name())
+        } else {
+            (self.name(), other_name.as_str())
+        };
         Err(PyErr::new(
             ExcType::TypeError,
-            format!("unsupported operand type(s) for {}: '{l}' and '{r}'", op.symbol()),
+            format!(
+                "unsupported operand type(s) for {}: '{l}' and '{r}'",
+                op.symbol()
+            ),
         )
         .help(WAYS_OUT))
     }

@@ -76,8 +76,16 @@ impl NativeObject for EnumObj {
             _ => None,
         })
     }
-    fn compare(&self, _this: &Value, op: &str, other: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        let same = other.downcast::<EnumObj>().is_some_and(|o| o.value == self.value && o.class.starts_with(&self.class[..12]));
+    fn compare(
+        &self,
+        _this: &Value,
+        op: &str,
+        other: &Value,
+        _vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        let same = other
+            .downcast::<EnumObj>()
+            .is_some_and(|o| o.value == self.value && o.class.starts_with(&self.class[..12]));
         Ok(match op {
             "==" => Some(Value::Bool(same)),
             "!=" => Some(Value::Bool(!same)),
@@ -86,13 +94,27 @@ impl NativeObject for EnumObj {
     }
 }
 
-const AGGS: [(&str, Agg); 4] = [("NONE", Agg::None), ("SUM", Agg::Sum), ("MEAN", Agg::Mean), ("ONLY_FIRST_REPLICA", Agg::OnlyFirst)];
-const SYNCS: [(&str, Sync); 4] = [("AUTO", Sync::Auto), ("NONE", Sync::None), ("ON_WRITE", Sync::OnWrite), ("ON_READ", Sync::OnRead)];
+const AGGS: [(&str, Agg); 4] = [
+    ("NONE", Agg::None),
+    ("SUM", Agg::Sum),
+    ("MEAN", Agg::Mean),
+    ("ONLY_FIRST_REPLICA", Agg::OnlyFirst),
+];
+const SYNCS: [(&str, Sync); 4] = [
+    ("AUTO", Sync::Auto),
+    ("NONE", Sync::None),
+    ("ON_WRITE", Sync::OnWrite),
+    ("ON_READ", Sync::OnRead),
+];
 
 fn agg_value(a: Agg, v1: bool) -> Value {
     let i = AGGS.iter().position(|(_, x)| *x == a).unwrap_or(0);
     Value::native(EnumObj {
-        class: if v1 { "VariableAggregation" } else { "VariableAggregationV2" },
+        class: if v1 {
+            "VariableAggregation"
+        } else {
+            "VariableAggregationV2"
+        },
         member: AGGS[i].0,
         value: i as i64,
     })
@@ -100,20 +122,30 @@ fn agg_value(a: Agg, v1: bool) -> Value {
 
 fn sync_value(s: Sync) -> Value {
     let i = SYNCS.iter().position(|(_, x)| *x == s).unwrap_or(0);
-    Value::native(EnumObj { class: "VariableSynchronization", member: SYNCS[i].0, value: i as i64 })
+    Value::native(EnumObj {
+        class: "VariableSynchronization",
+        member: SYNCS[i].0,
+        value: i as i64,
+    })
 }
 
 fn parse_agg(v: &Value) -> PyResult<Agg> {
     match v.downcast::<EnumObj>() {
         Some(e) if e.class.starts_with("VariableAggregation") => Ok(AGGS[e.value as usize].1),
-        _ => Err(PyErr::new(ExcType::ValueError, "aggregation must be a tf.VariableAggregation")),
+        _ => Err(PyErr::new(
+            ExcType::ValueError,
+            "aggregation must be a tf.VariableAggregation",
+        )),
     }
 }
 
 fn parse_sync(v: &Value) -> PyResult<Sync> {
     match v.downcast::<EnumObj>() {
         Some(e) if e.class == "VariableSynchronization" => Ok(SYNCS[e.value as usize].1),
-        _ => Err(PyErr::new(ExcType::ValueError, "synchronization must be a tf.VariableSynchronization")),
+        _ => Err(PyErr::new(
+            ExcType::ValueError,
+            "synchronization must be a tf.VariableSynchronization",
+        )),
     }
 }
 
@@ -156,13 +188,23 @@ pub fn is_distributed_variable(v: &Value) -> bool {
 }
 
 fn plain(cell: &Rc<VarCell>, agg: Agg, sync: Sync, unread: bool) -> Value {
-    Value::native(PlainVar { cell: cell.clone(), agg, sync, unread })
+    Value::native(PlainVar {
+        cell: cell.clone(),
+        agg,
+        sync,
+        unread,
+    })
 }
 
 /// The components of a distributed variable, as plain variables.
 pub fn local_values(v: &Value) -> Option<Vec<Value>> {
     let d = v.downcast::<DistVar>()?;
-    Some(d.comps.iter().map(|c| plain(c, d.agg, d.sync, false)).collect())
+    Some(
+        d.comps
+            .iter()
+            .map(|c| plain(c, d.agg, d.sync, false))
+            .collect(),
+    )
 }
 
 /// The device of a variable's primary component.
@@ -178,13 +220,22 @@ pub fn created_on(v: &Value, devices: &[Device], kind: Kind) -> bool {
     if let Some(d) = v.downcast::<DistVar>() {
         return d.comps.iter().map(|c| c.device).eq(devices.iter().copied());
     }
-    kind == Kind::OneDevice && v.downcast::<PlainVar>().is_some_and(|p| devices.contains(&p.cell.device))
+    kind == Kind::OneDevice
+        && v.downcast::<PlainVar>()
+            .is_some_and(|p| devices.contains(&p.cell.device))
 }
 
 fn var_repr(name: &str, t: &Tensor) -> String {
     let r = crate::runtime::format::tf_repr(t);
-    let np = r.find(", numpy=").map(|i| &r[i + 8..r.len() - 1]).unwrap_or("");
-    format!("<tf.Variable '{name}' shape={} dtype={}, numpy={np}>", t.shape().tuple_text(), t.dtype().name())
+    let np = r
+        .find(", numpy=")
+        .map(|i| &r[i + 8..r.len() - 1])
+        .unwrap_or("");
+    format!(
+        "<tf.Variable '{name}' shape={} dtype={}, numpy={np}>",
+        t.shape().tuple_text(),
+        t.dtype().name()
+    )
 }
 
 impl DistVar {
@@ -208,7 +259,11 @@ impl DistVar {
         if in_replica_fn(vm) || !self.on_read {
             return Ok(self.local(vm).value.borrow().clone());
         }
-        let parts: Vec<Value> = self.comps.iter().map(|c| Value::Tensor(c.value.borrow().clone())).collect();
+        let parts: Vec<Value> = self
+            .comps
+            .iter()
+            .map(|c| Value::Tensor(c.value.borrow().clone()))
+            .collect();
         match self.agg {
             Agg::Sum => reduce_tensors(vm, Op::Sum, &parts, self.comps[0].device),
             Agg::Mean => reduce_tensors(vm, Op::Mean, &parts, self.comps[0].device),
@@ -227,7 +282,15 @@ fn read_any(vm: &dyn Vm, v: &Value) -> PyResult<Tensor> {
     Err(PyErr::new(ExcType::TypeError, "expected a tf.Variable"))
 }
 
-fn shared_getattr(vm: &dyn Vm, this: &Value, name: &str, t: Tensor, cell: &VarCell, agg: Agg, sync: Sync) -> PyResult<Option<Value>> {
+fn shared_getattr(
+    vm: &dyn Vm,
+    this: &Value,
+    name: &str,
+    t: Tensor,
+    cell: &VarCell,
+    agg: Agg,
+    sync: Sync,
+) -> PyResult<Option<Value>> {
     Ok(match name {
         "name" => Some(Value::str(cell.name.clone())),
         "device" => Some(Value::str(cell.device.full_name())),
@@ -250,7 +313,11 @@ impl NativeObject for PlainVar {
         Some(variable_class())
     }
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        let name = if self.unread { "UnreadVariable".to_string() } else { self.cell.name.clone() };
+        let name = if self.unread {
+            "UnreadVariable".to_string()
+        } else {
+            self.cell.name.clone()
+        };
         Ok(var_repr(&name, &self.cell.value.borrow()))
     }
     fn getattr(&self, this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -260,18 +327,36 @@ impl NativeObject for PlainVar {
     fn to_tensor(&self, _vm: &dyn Vm) -> PyResult<Option<Tensor>> {
         Ok(Some(self.cell.value.borrow().clone()))
     }
-    fn binop(&self, _this: &Value, op: BinOp, other: &Value, reflected: bool, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn binop(
+        &self,
+        _this: &Value,
+        op: BinOp,
+        other: &Value,
+        reflected: bool,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
         tensor_binop(vm, self.cell.value.borrow().clone(), op, other, reflected)
     }
     fn unary(&self, _this: &Value, op: char, vm: &dyn Vm) -> PyResult<Option<Value>> {
         crate::modules::tensor_unary(vm, op, &Value::Tensor(self.cell.value.borrow().clone()))
     }
-    fn compare(&self, this: &Value, op: &str, other: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn compare(
+        &self,
+        this: &Value,
+        op: &str,
+        other: &Value,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
         if op == "==" || op == "!=" {
             let same = other.is(this);
             return Ok(Some(Value::Bool(if op == "==" { same } else { !same })));
         }
-        crate::modules::tensor_compare(vm, &Value::Tensor(self.cell.value.borrow().clone()), op, other)
+        crate::modules::tensor_compare(
+            vm,
+            &Value::Tensor(self.cell.value.borrow().clone()),
+            op,
+            other,
+        )
     }
     fn to_number(&self, vm: &dyn Vm) -> PyResult<Option<Value>> {
         let _ = vm;
@@ -279,13 +364,23 @@ impl NativeObject for PlainVar {
     }
 }
 
-fn tensor_binop(vm: &dyn Vm, t: Tensor, op: BinOp, other: &Value, reflected: bool) -> PyResult<Option<Value>> {
+fn tensor_binop(
+    vm: &dyn Vm,
+    t: Tensor,
+    op: BinOp,
+    other: &Value,
+    reflected: bool,
+) -> PyResult<Option<Value>> {
     let tv = Value::Tensor(t);
     let other = match other {
         o if is_variable(o) => Value::Tensor(read_any(vm, o)?),
         o => o.clone(),
     };
-    Ok(Some(if reflected { vm.binop(op, &other, &tv)? } else { vm.binop(op, &tv, &other)? }))
+    Ok(Some(if reflected {
+        vm.binop(op, &other, &tv)?
+    } else {
+        vm.binop(op, &tv, &other)?
+    }))
 }
 
 impl NativeObject for DistVar {
@@ -299,7 +394,11 @@ impl NativeObject for DistVar {
         Some(dist_var_class(self.class_name()))
     }
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
-        let parts: Vec<Value> = self.comps.iter().map(|c| plain(c, self.agg, self.sync, false)).collect();
+        let parts: Vec<Value> = self
+            .comps
+            .iter()
+            .map(|c| plain(c, self.agg, self.sync, false))
+            .collect();
         super::values::render(self.class_name(), &parts, vm, true)
     }
     fn getattr(&self, this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -310,13 +409,24 @@ impl NativeObject for DistVar {
         let t = local.value.borrow().clone();
         match shared_getattr(vm, this, name, t, &local, self.agg, self.sync)? {
             Some(v) => Ok(Some(v)),
-            None => Ok(classes::bound(&dist_var_class(self.class_name()), this, name)),
+            None => Ok(classes::bound(
+                &dist_var_class(self.class_name()),
+                this,
+                name,
+            )),
         }
     }
     fn to_tensor(&self, vm: &dyn Vm) -> PyResult<Option<Tensor>> {
         self.read(vm).map(Some)
     }
-    fn binop(&self, _this: &Value, op: BinOp, other: &Value, reflected: bool, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn binop(
+        &self,
+        _this: &Value,
+        op: BinOp,
+        other: &Value,
+        reflected: bool,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
         tensor_binop(vm, self.read(vm)?, op, other, reflected)
     }
     fn unary(&self, _this: &Value, op: char, vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -331,9 +441,15 @@ fn variable_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     // dtype, import_scope, constraint, synchronization, aggregation, shape, lifting
     let mut init = args.get(0).clone();
     if init.is_none() {
-        return Err(PyErr::new(ExcType::ValueError, "initial_value must be specified."));
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "initial_value must be specified.",
+        ));
     }
-    if matches!(init, Value::Function(_) | Value::BoundMethod(_) | Value::NativeFunction(_)) {
+    if matches!(
+        init,
+        Value::Function(_) | Value::BoundMethod(_) | Value::NativeFunction(_)
+    ) {
         init = vm.call(&init, Vec::new(), Vec::new())?;
     }
     let dtype = match args.opt(6) {
@@ -343,7 +459,11 @@ fn variable_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let t = match dtype {
         Some(d) => {
             let t = to_tensor(vm, &init, None)?;
-            if t.dtype() == d { t } else { ops::cast(&t, d).map_err(runtime_err)? }
+            if t.dtype() == d {
+                t
+            } else {
+                ops::cast(&t, d).map_err(runtime_err)?
+            }
         }
         None => to_tensor(vm, &init, None)?,
     };
@@ -366,16 +486,33 @@ fn variable_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     };
     let st = state(vm);
     let scope = st.scopes.borrow().last().cloned();
-    let strategy = scope.as_ref().and_then(|s| s.downcast::<StrategyObj>().map(|s| (s.kind, s.devices.clone())));
+    let strategy = scope.as_ref().and_then(|s| {
+        s.downcast::<StrategyObj>()
+            .map(|s| (s.kind, s.devices.clone()))
+    });
     match strategy {
         Some((Kind::Mirrored, devices)) if !in_replica_fn(vm) => {
             let mut comps = Vec::new();
             for (i, d) in devices.iter().enumerate() {
-                let name = if i == 0 { format!("{base}:0") } else { format!("{base}/replica_{i}:0") };
+                let name = if i == 0 {
+                    format!("{base}:0")
+                } else {
+                    format!("{base}/replica_{i}:0")
+                };
                 let value = t.to_device(*d).map_err(runtime_err)?;
-                comps.push(Rc::new(VarCell { name, value: RefCell::new(value), device: *d, trainable }));
+                comps.push(Rc::new(VarCell {
+                    name,
+                    value: RefCell::new(value),
+                    device: *d,
+                    trainable,
+                }));
             }
-            Ok(Value::native(DistVar { on_read: sync == Sync::OnRead, comps, agg, sync }))
+            Ok(Value::native(DistVar {
+                on_read: sync == Sync::OnRead,
+                comps,
+                agg,
+                sync,
+            }))
         }
         other => {
             let device = match other {
@@ -383,7 +520,12 @@ fn variable_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
                 _ => current_device(vm),
             };
             let value = t.to_device(device).map_err(runtime_err)?;
-            let cell = Rc::new(VarCell { name: format!("{base}:0"), value: RefCell::new(value), device, trainable });
+            let cell = Rc::new(VarCell {
+                name: format!("{base}:0"),
+                value: RefCell::new(value),
+                device,
+                trainable,
+            });
             Ok(plain(&cell, agg, sync, false))
         }
     }
@@ -409,8 +551,9 @@ enum Upd {
 
 fn apply(vm: &dyn Vm, cell: &VarCell, how: Upd, delta: &Value) -> PyResult<Tensor> {
     let old = cell.value.borrow().clone();
-    let d = to_tensor(vm, delta, Some(old.dtype()))
-        .or_else(|_| to_tensor(vm, delta, None).and_then(|t| ops::cast(&t, old.dtype()).map_err(runtime_err)))?;
+    let d = to_tensor(vm, delta, Some(old.dtype())).or_else(|_| {
+        to_tensor(vm, delta, None).and_then(|t| ops::cast(&t, old.dtype()).map_err(runtime_err))
+    })?;
     let d = d.to_device(cell.device).map_err(runtime_err)?;
     let new = match how {
         Upd::Assign => {
@@ -440,7 +583,11 @@ fn update(vm: &dyn Vm, args: &Args, how: Upd) -> PyResult<Value> {
     let read_value = vm.truthy(args.get(4))?;
     if let Some(p) = this.downcast::<PlainVar>() {
         apply(vm, &p.cell, how, value)?;
-        return Ok(if read_value { plain(&p.cell, p.agg, p.sync, true) } else { Value::None });
+        return Ok(if read_value {
+            plain(&p.cell, p.agg, p.sync, true)
+        } else {
+            Value::None
+        });
     }
     let Some(d) = this.downcast::<DistVar>() else {
         return Err(PyErr::new(ExcType::TypeError, "expected a tf.Variable"));
@@ -458,14 +605,19 @@ fn update(vm: &dyn Vm, args: &Args, how: Upd) -> PyResult<Value> {
             }
         };
         apply(vm, &cell, how, &delta)?;
-        return Ok(if read_value { plain(&cell, d.agg, d.sync, true) } else { Value::None });
+        return Ok(if read_value {
+            plain(&cell, d.agg, d.sync, true)
+        } else {
+            Value::None
+        });
     }
     if d.on_read {
         let n = d.comps.len() as i64;
         let share = match (how, d.agg) {
             (Upd::Assign, Agg::Sum) => {
                 let t = to_tensor(vm, value, None)?;
-                let nt = Tensor::fill(&[], &crate::runtime::Scalar::Int(n), t.dtype(), t.device()).map_err(runtime_err)?;
+                let nt = Tensor::fill(&[], &crate::runtime::Scalar::Int(n), t.dtype(), t.device())
+                    .map_err(runtime_err)?;
                 Value::Tensor(ops::truediv(&t, &nt).map_err(runtime_err)?)
             }
             _ => value.clone(),
@@ -479,7 +631,11 @@ fn update(vm: &dyn Vm, args: &Args, how: Upd) -> PyResult<Value> {
     for c in &d.comps {
         news.push(Value::Tensor(apply(vm, c, how, value)?));
     }
-    Ok(if read_value { mirrored(news) } else { Value::None })
+    Ok(if read_value {
+        mirrored(news)
+    } else {
+        Value::None
+    })
 }
 
 fn assign(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
@@ -507,7 +663,13 @@ fn get_shape(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 }
 
 /// `strategy.extended.update(var, fn, args, kwargs)`: `fn(component, *args)` per component.
-pub fn update_with_fn(vm: &dyn Vm, var: &Value, f: &Value, args: &Value, kwargs: &Value) -> PyResult<Value> {
+pub fn update_with_fn(
+    vm: &dyn Vm,
+    var: &Value,
+    f: &Value,
+    args: &Value,
+    kwargs: &Value,
+) -> PyResult<Value> {
     let comps = match local_values(var) {
         Some(c) => c,
         None => vec![var.clone()],
@@ -530,17 +692,45 @@ pub fn update_with_fn(vm: &dyn Vm, var: &Value, f: &Value, args: &Value, kwargs:
         a.extend(extra.iter().cloned());
         out.push(vm.call(f, a, kw.clone())?);
     }
-    Ok(if out.len() == 1 { out.remove(0) } else { mirrored(out) })
+    Ok(if out.len() == 1 {
+        out.remove(0)
+    } else {
+        mirrored(out)
+    })
 }
 
 fn add_var_methods(c: &Class, prefix: &str) {
     let m = |sig: &str, f, doc| method(c, &format!("{prefix}.{sig}"), f, doc);
-    m("assign(self, value, use_locking=None, name=None, read_value=True)", assign, "Sets the variable's value.");
-    m("assign_add(self, delta, use_locking=None, name=None, read_value=True)", assign_add, "Adds `delta` to the variable.");
-    m("assign_sub(self, delta, use_locking=None, name=None, read_value=True)", assign_sub, "Subtracts `delta` from the variable.");
-    m("read_value(self)", read_value, "The variable's value as a tensor.");
-    m("value(self)", read_value, "The variable's value as a tensor.");
-    m("numpy(self)", numpy, "The variable's value as a numpy value.");
+    m(
+        "assign(self, value, use_locking=None, name=None, read_value=True)",
+        assign,
+        "Sets the variable's value.",
+    );
+    m(
+        "assign_add(self, delta, use_locking=None, name=None, read_value=True)",
+        assign_add,
+        "Adds `delta` to the variable.",
+    );
+    m(
+        "assign_sub(self, delta, use_locking=None, name=None, read_value=True)",
+        assign_sub,
+        "Subtracts `delta` from the variable.",
+    );
+    m(
+        "read_value(self)",
+        read_value,
+        "The variable's value as a tensor.",
+    );
+    m(
+        "value(self)",
+        read_value,
+        "The variable's value as a tensor.",
+    );
+    m(
+        "numpy(self)",
+        numpy,
+        "The variable's value as a numpy value.",
+    );
     m("get_shape(self)", get_shape, "The variable's shape.");
 }
 
@@ -563,7 +753,14 @@ fn dist_var_class(name: &'static str) -> Rc<Class> {
 fn enum_class(name: &'static str, members: &[&'static str]) -> Value {
     let c = classes::class(name);
     for (i, m) in members.iter().enumerate() {
-        c.set_attr(m, Value::native(EnumObj { class: name, member: m, value: i as i64 }));
+        c.set_attr(
+            m,
+            Value::native(EnumObj {
+                class: name,
+                member: m,
+                value: i as i64,
+            }),
+        );
     }
     Value::Class(c)
 }
@@ -579,6 +776,18 @@ pub fn register(m: &mut ModuleBuilder) {
     );
     let _ = variable_class();
     m.value("Variable", Value::Class(var));
-    m.value("VariableAggregation", enum_class("VariableAggregationV2", &["NONE", "SUM", "MEAN", "ONLY_FIRST_REPLICA"]));
-    m.value("VariableSynchronization", enum_class("VariableSynchronization", &["AUTO", "NONE", "ON_WRITE", "ON_READ"]));
+    m.value(
+        "VariableAggregation",
+        enum_class(
+            "VariableAggregationV2",
+            &["NONE", "SUM", "MEAN", "ONLY_FIRST_REPLICA"],
+        ),
+    );
+    m.value(
+        "VariableSynchronization",
+        enum_class(
+            "VariableSynchronization",
+            &["AUTO", "NONE", "ON_WRITE", "ON_READ"],
+        ),
+    );
 }

@@ -71,7 +71,12 @@ impl Interp {
                 }
                 Some(m)
             }
-            Value::List(_) | Value::Dict(_) | Value::Str(_) | Value::Tuple(_) | Value::Set(_) | Value::Bytes(_) => {
+            Value::List(_)
+            | Value::Dict(_)
+            | Value::Str(_)
+            | Value::Tuple(_)
+            | Value::Set(_)
+            | Value::Bytes(_) => {
                 let m = self.class_of(v).lookup(name)?;
                 match &m {
                     Value::NativeFunction(nf) if nf.bound.is_none() => Some(m),

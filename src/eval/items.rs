@@ -247,10 +247,15 @@ impl Interp {
                 Some(num) => self.format_value(&num, spec),
                 None => Err(PyErr::new(
                     ExcType::TypeError,
-                    format!("unsupported format string passed to {}.__format__", v.type_name()),
+                    format!(
+                        "unsupported format string passed to {}.__format__",
+                        v.type_name()
+                    ),
                 )),
             },
-            _ if spec.is_empty() && !matches!(v, Value::Float(_) | Value::Int(_) | Value::Bool(_)) => {
+            _ if spec.is_empty()
+                && !matches!(v, Value::Float(_) | Value::Int(_) | Value::Bool(_)) =>
+            {
                 self.str_value(v)
             }
             Value::None | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Str(_) => {

@@ -47,13 +47,23 @@ pub fn new(dataset: &Value, devices: &[Device], mode: Mode) -> PyResult<Value> {
     if dataset_of(dataset).is_none() {
         return Err(PyErr::new(
             ExcType::ValueError,
-            format!("The input must be a `tf.data.Dataset`, got {}", dataset.type_name()),
+            format!(
+                "The input must be a `tf.data.Dataset`, got {}",
+                dataset.type_name()
+            ),
         ));
     }
     if devices.is_empty() {
-        return Err(PyErr::new(ExcType::ValueError, "a distributed dataset needs at least one replica device"));
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "a distributed dataset needs at least one replica device",
+        ));
     }
-    Ok(Value::native(DistributedDataset { dataset: dataset.clone(), devices: Rc::new(devices.to_vec()), mode }))
+    Ok(Value::native(DistributedDataset {
+        dataset: dataset.clone(),
+        devices: Rc::new(devices.to_vec()),
+        mode,
+    }))
 }
 
 impl DistributedDataset {
@@ -85,7 +95,13 @@ impl DistributedDataset {
             return part;
         }
         part.map_leaves(&mut |dtype, dims| {
-            Ok(Spec::PerReplica(vec![Spec::Tensor { dtype, dims: dims.to_vec() }; n]))
+            Ok(Spec::PerReplica(vec![
+                Spec::Tensor {
+                    dtype,
+                    dims: dims.to_vec()
+                };
+                n
+            ]))
         })
         .unwrap_or(part)
     }
@@ -104,7 +120,11 @@ impl NativeObject for DistributedDataset {
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("<tensorflow.python.distribute.input_lib.{} object at {:#x}>", self.type_name(), this.id()))
+        Ok(format!(
+            "<tensorflow.python.distribute.input_lib.{} object at {:#x}>",
+            self.type_name(),
+            this.id()
+        ))
     }
 
     fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -221,7 +241,10 @@ impl DistributedIterator {
         for r in 0..n {
             let lo = (r * chunk).min(b);
             let hi = ((r + 1) * chunk).min(b);
-            let parts = comps.iter().map(|t| rows(t, lo, hi).map(Value::Tensor)).collect::<PyResult<Vec<_>>>()?;
+            let parts = comps
+                .iter()
+                .map(|t| rows(t, lo, hi).map(Value::Tensor))
+                .collect::<PyResult<Vec<_>>>()?;
             out.push(self.spec.pack(&mut parts.into_iter()));
         }
         Ok(out)
@@ -230,9 +253,13 @@ impl DistributedIterator {
 
 fn get_next(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
     let Some(it) = args.get(0).downcast::<DistributedIterator>() else {
-        return Err(PyErr::new(ExcType::TypeError, "get_next() needs a DistributedIterator"));
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "get_next() needs a DistributedIterator",
+        ));
     };
-    it.step(vm)?.ok_or_else(|| end_of_sequence(&it.spec, it.devices[0]))
+    it.step(vm)?
+        .ok_or_else(|| end_of_sequence(&it.spec, it.devices[0]))
 }
 
 thread_local! {
@@ -253,7 +280,10 @@ impl NativeObject for DistributedIterator {
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("<tensorflow.python.distribute.input_lib.DistributedIterator object at {:#x}>", this.id()))
+        Ok(format!(
+            "<tensorflow.python.distribute.input_lib.DistributedIterator object at {:#x}>",
+            this.id()
+        ))
     }
 
     fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {

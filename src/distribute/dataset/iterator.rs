@@ -20,13 +20,19 @@ pub struct OwnedIterator {
 /// A new `OwnedIterator` over the dataset value `ds`.
 pub fn owned_iterator(_vm: &dyn Vm, ds: &Value) -> PyResult<Value> {
     let spec = dataset_of(ds).map_or(Spec::Tuple(Vec::new()), |d| d.spec.clone());
-    Ok(Value::native(OwnedIterator { stream: RefCell::new(open(ds)?), spec }))
+    Ok(Value::native(OwnedIterator {
+        stream: RefCell::new(open(ds)?),
+        spec,
+    }))
 }
 
 /// Pulls from a stream that a user function might be iterating already.
 pub fn pull(stream: &RefCell<Box<dyn Stream>>, vm: &dyn Vm) -> PyResult<Option<Value>> {
     let Ok(mut s) = stream.try_borrow_mut() else {
-        return Err(PyErr::new(ExcType::ValueError, "iterator already executing"));
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "iterator already executing",
+        ));
     };
     s.next(vm)
 }
@@ -48,7 +54,8 @@ pub fn end_of_sequence(spec: &Spec, device: crate::runtime::Device) -> PyErr {
 fn iterator_get_next(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
     let this = args.get(0);
     if let Some(it) = this.downcast::<OwnedIterator>() {
-        return pull(&it.stream, vm)?.ok_or_else(|| end_of_sequence(&it.spec, crate::runtime::Device::cpu(0)));
+        return pull(&it.stream, vm)?
+            .ok_or_else(|| end_of_sequence(&it.spec, crate::runtime::Device::cpu(0)));
     }
     if let Some(it) = this.downcast::<NumpyIterator>() {
         return match pull(&it.inner.stream, vm)? {
@@ -74,7 +81,10 @@ impl NativeObject for OwnedIterator {
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("<tensorflow.python.data.ops.iterator_ops.OwnedIterator object at {:#x}>", this.id()))
+        Ok(format!(
+            "<tensorflow.python.data.ops.iterator_ops.OwnedIterator object at {:#x}>",
+            this.id()
+        ))
     }
 
     fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -104,7 +114,10 @@ pub struct NumpyIterator {
 /// A new `NumpyIterator` over `ds`.
 pub fn numpy_iterator(ds: &Value) -> PyResult<Value> {
     let spec = dataset_of(ds).map_or(Spec::Tuple(Vec::new()), |d| d.spec.clone());
-    let inner = OwnedIterator { stream: RefCell::new(open(ds)?), spec };
+    let inner = OwnedIterator {
+        stream: RefCell::new(open(ds)?),
+        spec,
+    };
     let inner_id = &inner as *const OwnedIterator as usize;
     Ok(Value::native(NumpyIterator { inner, inner_id }))
 }
@@ -116,7 +129,12 @@ pub fn to_numpy(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
             let f = vm.getattr(v, "numpy")?;
             vm.call(&f, Vec::new(), Vec::new())?
         }
-        Value::Tuple(items) => Value::tuple(items.iter().map(|x| to_numpy(vm, x)).collect::<PyResult<_>>()?),
+        Value::Tuple(items) => Value::tuple(
+            items
+                .iter()
+                .map(|x| to_numpy(vm, x))
+                .collect::<PyResult<_>>()?,
+        ),
         Value::Dict(d) => {
             let mut out = Dict::new();
             for (k, x) in d.borrow().items() {

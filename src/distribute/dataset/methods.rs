@@ -24,42 +24,161 @@ use crate::value::{Args, Class, ExcType, NativeFn, NativeFunction, PyErr, PyResu
 fn add(class: &Class, sig: &str, f: NativeFn, doc: &'static str) {
     let nf = NativeFunction::new(sig, f, doc);
     let name: Rc<str> = nf.name().into();
-    class.dict.borrow_mut().insert(name, Value::NativeFunction(nf));
+    class
+        .dict
+        .borrow_mut()
+        .insert(name, Value::NativeFunction(nf));
 }
 
 /// Registers the constructors and methods on `DatasetV2`.
 pub fn register(c: &Class) {
-    add(c, "DatasetV2.range(*args, output_type=None, name=None)", range, "Integers in [start, stop) by step, as int64.");
-    add(c, "DatasetV2.from_tensors(element, name=None)", from_tensors, "A dataset of one element.");
-    add(c, "DatasetV2.from_tensor_slices(tensors, name=None)", from_tensor_slices, "The slices of tensors along the first dimension.");
-    add(c, "DatasetV2.zip(*args, datasets=None, name=None)", zip, "Elements of several datasets side by side.");
+    add(
+        c,
+        "DatasetV2.range(*args, output_type=None, name=None)",
+        range,
+        "Integers in [start, stop) by step, as int64.",
+    );
+    add(
+        c,
+        "DatasetV2.from_tensors(element, name=None)",
+        from_tensors,
+        "A dataset of one element.",
+    );
+    add(
+        c,
+        "DatasetV2.from_tensor_slices(tensors, name=None)",
+        from_tensor_slices,
+        "The slices of tensors along the first dimension.",
+    );
+    add(
+        c,
+        "DatasetV2.zip(*args, datasets=None, name=None)",
+        zip,
+        "Elements of several datasets side by side.",
+    );
     add(c, "DatasetV2.batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None)", batch, "Stacks consecutive elements.");
-    add(c, "DatasetV2.repeat(self, count=None, name=None)", repeat, "Repeats the dataset count times (forever when None).");
-    add(c, "DatasetV2.shard(self, num_shards, index, name=None)", shard, "Every num_shards-th element from index.");
-    add(c, "DatasetV2.take(self, count, name=None)", take, "The first count elements.");
-    add(c, "DatasetV2.skip(self, count, name=None)", skip, "All but the first count elements.");
+    add(
+        c,
+        "DatasetV2.repeat(self, count=None, name=None)",
+        repeat,
+        "Repeats the dataset count times (forever when None).",
+    );
+    add(
+        c,
+        "DatasetV2.shard(self, num_shards, index, name=None)",
+        shard,
+        "Every num_shards-th element from index.",
+    );
+    add(
+        c,
+        "DatasetV2.take(self, count, name=None)",
+        take,
+        "The first count elements.",
+    );
+    add(
+        c,
+        "DatasetV2.skip(self, count, name=None)",
+        skip,
+        "All but the first count elements.",
+    );
     add(c, "DatasetV2.map(self, map_func, num_parallel_calls=None, deterministic=None, synchronous=None, use_unbounded_threadpool=False, name=None)", map, "Applies map_func to each element.");
-    add(c, "DatasetV2.filter(self, predicate, name=None)", filter, "The elements for which predicate is true.");
-    add(c, "DatasetV2.enumerate(self, start=0, name=None)", enumerate, "(index, element) pairs.");
-    add(c, "DatasetV2.prefetch(self, buffer_size, name=None)", prefetch, "Prepares elements ahead (a pass-through here).");
-    add(c, "DatasetV2.cache(self, filename='', name=None)", cache, "Remembers the elements of the first full pass.");
-    add(c, "DatasetV2.shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None)", shuffle, "Shuffles with a buffer (deterministic; not TensorFlow's order).");
-    add(c, "DatasetV2.unbatch(self, name=None)", unbatch, "Splits elements along their first dimension.");
-    add(c, "DatasetV2.rebatch(self, batch_size, drop_remainder=False, name=None)", rebatch, "Batches the unbatched elements again.");
-    add(c, "DatasetV2.reduce(self, initial_state, reduce_func, name=None)", reduce, "Folds the elements into one state.");
-    add(c, "DatasetV2.as_numpy_iterator(self)", as_numpy_iterator, "An iterator of numpy values.");
-    add(c, "DatasetV2.cardinality(self)", cardinality, "The number of elements as an int64 tensor (-1 infinite, -2 unknown).");
-    add(c, "DatasetV2.apply(self, transformation_func)", apply, "transformation_func(self).");
-    add(c, "DatasetV2.with_options(self, options, name=None)", with_options, "The dataset with options (accepted).");
-    add(c, "DatasetV2.options(self)", options, "The dataset's options.");
-    add(c, "DatasetV2.__iter__(self)", dunder_iter, "An iterator over the dataset.");
+    add(
+        c,
+        "DatasetV2.filter(self, predicate, name=None)",
+        filter,
+        "The elements for which predicate is true.",
+    );
+    add(
+        c,
+        "DatasetV2.enumerate(self, start=0, name=None)",
+        enumerate,
+        "(index, element) pairs.",
+    );
+    add(
+        c,
+        "DatasetV2.prefetch(self, buffer_size, name=None)",
+        prefetch,
+        "Prepares elements ahead (a pass-through here).",
+    );
+    add(
+        c,
+        "DatasetV2.cache(self, filename='', name=None)",
+        cache,
+        "Remembers the elements of the first full pass.",
+    );
+    add(
+        c,
+        "DatasetV2.shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None)",
+        shuffle,
+        "Shuffles with a buffer (deterministic; not TensorFlow's order).",
+    );
+    add(
+        c,
+        "DatasetV2.unbatch(self, name=None)",
+        unbatch,
+        "Splits elements along their first dimension.",
+    );
+    add(
+        c,
+        "DatasetV2.rebatch(self, batch_size, drop_remainder=False, name=None)",
+        rebatch,
+        "Batches the unbatched elements again.",
+    );
+    add(
+        c,
+        "DatasetV2.reduce(self, initial_state, reduce_func, name=None)",
+        reduce,
+        "Folds the elements into one state.",
+    );
+    add(
+        c,
+        "DatasetV2.as_numpy_iterator(self)",
+        as_numpy_iterator,
+        "An iterator of numpy values.",
+    );
+    add(
+        c,
+        "DatasetV2.cardinality(self)",
+        cardinality,
+        "The number of elements as an int64 tensor (-1 infinite, -2 unknown).",
+    );
+    add(
+        c,
+        "DatasetV2.apply(self, transformation_func)",
+        apply,
+        "transformation_func(self).",
+    );
+    add(
+        c,
+        "DatasetV2.with_options(self, options, name=None)",
+        with_options,
+        "The dataset with options (accepted).",
+    );
+    add(
+        c,
+        "DatasetV2.options(self)",
+        options,
+        "The dataset's options.",
+    );
+    add(
+        c,
+        "DatasetV2.__iter__(self)",
+        dunder_iter,
+        "An iterator over the dataset.",
+    );
 }
 
 fn this(args: &Args) -> PyResult<(&Value, &DatasetObj)> {
     let v = args.get(0);
     match dataset_of(v) {
         Some(d) => Ok((v, d)),
-        None => Err(PyErr::new(ExcType::TypeError, format!("descriptor requires a 'DatasetV2' object but received a '{}'", v.type_name()))),
+        None => Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "descriptor requires a 'DatasetV2' object but received a '{}'",
+                v.type_name()
+            ),
+        )),
     }
 }
 
@@ -70,23 +189,38 @@ pub fn int_arg(vm: &dyn Vm, v: &Value, what: &str) -> PyResult<i64> {
         Value::Bool(b) => Ok(*b as i64),
         Value::Tensor(t) if t.rank() == 0 && t.dtype().is_integer() => match t.item() {
             Ok(Scalar::Int(i)) => Ok(i),
-            _ => Err(PyErr::new(ExcType::TypeError, format!("{what} must be an integer"))),
+            _ => Err(PyErr::new(
+                ExcType::TypeError,
+                format!("{what} must be an integer"),
+            )),
         },
         Value::Native(n) => match n.to_number(vm)? {
             Some(Value::Int(i)) => Ok(i),
-            _ => Err(PyErr::new(ExcType::TypeError, format!("{what} must be an integer, not {}", v.type_name()))),
+            _ => Err(PyErr::new(
+                ExcType::TypeError,
+                format!("{what} must be an integer, not {}", v.type_name()),
+            )),
         },
-        _ => Err(PyErr::new(ExcType::TypeError, format!("{what} must be an integer, not {}", v.type_name()))),
+        _ => Err(PyErr::new(
+            ExcType::TypeError,
+            format!("{what} must be an integer, not {}", v.type_name()),
+        )),
     }
 }
 
 fn scalar_spec(dtype: DType) -> Spec {
-    Spec::Tensor { dtype, dims: Vec::new() }
+    Spec::Tensor {
+        dtype,
+        dims: Vec::new(),
+    }
 }
 
 fn range(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let a = args.varargs(0);
-    let ints = a.iter().map(|v| int_arg(vm, v, "range argument")).collect::<PyResult<Vec<_>>>()?;
+    let ints = a
+        .iter()
+        .map(|v| int_arg(vm, v, "range argument"))
+        .collect::<PyResult<Vec<_>>>()?;
     let (start, stop, step) = match ints.as_slice() {
         [stop] => (0, *stop, 1),
         [start, stop] => (*start, *stop, 1),
@@ -99,9 +233,15 @@ fn range(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         }
     };
     if step == 0 {
-        return Err(PyErr::new(ExcType::InvalidArgumentError, "step must be a non-zero integer. [Op:RangeDataset]"));
+        return Err(PyErr::new(
+            ExcType::InvalidArgumentError,
+            "step must be a non-zero integer. [Op:RangeDataset]",
+        ));
     }
-    Ok(DatasetObj::value(Kind::Range { start, stop, step }, scalar_spec(DType::Int64)))
+    Ok(DatasetObj::value(
+        Kind::Range { start, stop, step },
+        scalar_spec(DType::Int64),
+    ))
 }
 
 fn from_tensors(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
@@ -117,11 +257,17 @@ fn from_tensor_slices(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let mut n: Option<usize> = None;
     for t in &comps {
         let Some(&d0) = t.dims().first() else {
-            return Err(PyErr::new(ExcType::ValueError, "Unbatching a tensor is only supported for rank >= 1"));
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                "Unbatching a tensor is only supported for rank >= 1",
+            ));
         };
         match n {
             Some(m) if m != d0 => {
-                return Err(PyErr::new(ExcType::ValueError, format!("Dimensions {m} and {d0} are not compatible")))
+                return Err(PyErr::new(
+                    ExcType::ValueError,
+                    format!("Dimensions {m} and {d0} are not compatible"),
+                ))
             }
             _ => n = Some(d0),
         }
@@ -130,7 +276,10 @@ fn from_tensor_slices(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let n = n.unwrap_or(0);
     let mut items = Vec::with_capacity(n);
     for i in 0..n {
-        let parts = comps.iter().map(|t| row(t, i).map(Value::Tensor)).collect::<PyResult<Vec<_>>>()?;
+        let parts = comps
+            .iter()
+            .map(|t| row(t, i).map(Value::Tensor))
+            .collect::<PyResult<Vec<_>>>()?;
         items.push(elem_spec.pack(&mut parts.into_iter()));
     }
     Ok(DatasetObj::value(Kind::Slices(Rc::new(items)), elem_spec))
@@ -169,9 +318,15 @@ fn zip(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let a = args.varargs(0);
     let given = args.opt(1);
     match (a.len(), given) {
-        (0, None) => Err(PyErr::new(ExcType::TypeError, "Must pass at least one dataset to `zip`.")),
+        (0, None) => Err(PyErr::new(
+            ExcType::TypeError,
+            "Must pass at least one dataset to `zip`.",
+        )),
         (0, Some(d)) => zip_of(d),
-        (_, Some(_)) => Err(PyErr::new(ExcType::TypeError, "Both `*args` and `datasets` cannot be set.")),
+        (_, Some(_)) => Err(PyErr::new(
+            ExcType::TypeError,
+            "Both `*args` and `datasets` cannot be set.",
+        )),
         (1, None) => zip_of(&a[0]),
         _ => zip_of(&Value::tuple(a.to_vec())),
     }
@@ -180,7 +335,11 @@ fn zip(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 fn positive(vm: &dyn Vm, v: &Value, what: &str, op: &str) -> PyResult<usize> {
     let n = int_arg(vm, v, what)?;
     if n <= 0 {
-        return Err(kernel_error(op, op, &format!("{what} must be greater than zero.")));
+        return Err(kernel_error(
+            op,
+            op,
+            &format!("{what} must be greater than zero."),
+        ));
     }
     Ok(n as usize)
 }
@@ -207,7 +366,10 @@ fn count_arg(vm: &dyn Vm, v: &Value) -> PyResult<Option<u64>> {
 fn repeat(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let (ds, d) = this(args)?;
     let count = count_arg(vm, args.get(1))?;
-    Ok(DatasetObj::value(Kind::Repeat(ds.clone(), count), d.spec.clone()))
+    Ok(DatasetObj::value(
+        Kind::Repeat(ds.clone(), count),
+        d.spec.clone(),
+    ))
 }
 
 fn shard(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
@@ -225,22 +387,34 @@ fn shard(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         return Err(kernel_error(
             "ShardDataset",
             "ShardDataset",
-            &format!("Index must be between 0 and {} (currently index = {index}).", n - 1),
+            &format!(
+                "Index must be between 0 and {} (currently index = {index}).",
+                n - 1
+            ),
         ));
     }
-    Ok(DatasetObj::value(Kind::Shard(ds.clone(), n as u64, index as u64), d.spec.clone()))
+    Ok(DatasetObj::value(
+        Kind::Shard(ds.clone(), n as u64, index as u64),
+        d.spec.clone(),
+    ))
 }
 
 fn take(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let (ds, d) = this(args)?;
     let count = count_arg(vm, args.get(1))?;
-    Ok(DatasetObj::value(Kind::Take(ds.clone(), count), d.spec.clone()))
+    Ok(DatasetObj::value(
+        Kind::Take(ds.clone(), count),
+        d.spec.clone(),
+    ))
 }
 
 fn skip(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let (ds, d) = this(args)?;
     let count = count_arg(vm, args.get(1))?;
-    Ok(DatasetObj::value(Kind::Skip(ds.clone(), count), d.spec.clone()))
+    Ok(DatasetObj::value(
+        Kind::Skip(ds.clone(), count),
+        d.spec.clone(),
+    ))
 }
 
 /// Calls `f` on probe elements of `spec` and returns the spec of its result
@@ -253,12 +427,20 @@ fn probe(vm: &dyn Vm, spec: &Spec, f: &Value) -> PyResult<(Spec, Value)> {
         return Ok((s1, first));
     }
     let relaxed = match call_with_element(vm, f, &spec.placeholder(3, dev)?) {
-        Ok(second) => map_result(vm, &second).ok().and_then(|e| s1.relax(&Spec::of(&e))),
+        Ok(second) => map_result(vm, &second)
+            .ok()
+            .and_then(|e| s1.relax(&Spec::of(&e))),
         Err(_) => None,
     };
     // When the second probe disagrees in structure, every dim is unknown.
     let spec = relaxed.unwrap_or_else(|| {
-        s1.map_leaves(&mut |dtype, dims| Ok(Spec::Tensor { dtype, dims: vec![None; dims.len()] })).unwrap_or(s1.clone())
+        s1.map_leaves(&mut |dtype, dims| {
+            Ok(Spec::Tensor {
+                dtype,
+                dims: vec![None; dims.len()],
+            })
+        })
+        .unwrap_or(s1.clone())
     });
     Ok((spec, first))
 }
@@ -285,35 +467,57 @@ fn filter(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             ),
         ));
     }
-    Ok(DatasetObj::value(Kind::Filter(ds.clone(), f), d.spec.clone()))
+    Ok(DatasetObj::value(
+        Kind::Filter(ds.clone(), f),
+        d.spec.clone(),
+    ))
 }
 
 fn enumerate(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let (ds, d) = this(args)?;
     let start = int_arg(vm, args.get(1), "start")?;
-    let counter = DatasetObj::value(Kind::Range { start, stop: i64::MAX, step: 1 }, scalar_spec(DType::Int64));
+    let counter = DatasetObj::value(
+        Kind::Range {
+            start,
+            stop: i64::MAX,
+            step: 1,
+        },
+        scalar_spec(DType::Int64),
+    );
     let spec = Spec::Tuple(vec![scalar_spec(DType::Int64), d.spec.clone()]);
-    Ok(DatasetObj::value(Kind::Zip(vec![counter, ds.clone()]), spec))
+    Ok(DatasetObj::value(
+        Kind::Zip(vec![counter, ds.clone()]),
+        spec,
+    ))
 }
 
 fn prefetch(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let (ds, d) = this(args)?;
     int_arg(vm, args.get(1), "buffer_size")?;
-    Ok(DatasetObj::value(Kind::Prefetch(ds.clone()), d.spec.clone()))
+    Ok(DatasetObj::value(
+        Kind::Prefetch(ds.clone()),
+        d.spec.clone(),
+    ))
 }
 
 fn cache(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let (ds, d) = this(args)?;
     // TODO: caching to a file (`filename`) is kept in memory too; the
     // elements and their order are the same.
-    Ok(DatasetObj::value(Kind::Cache(ds.clone(), RefCell::new(None)), d.spec.clone()))
+    Ok(DatasetObj::value(
+        Kind::Cache(ds.clone(), RefCell::new(None)),
+        d.spec.clone(),
+    ))
 }
 
 fn shuffle(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let (ds, d) = this(args)?;
     let buffer = int_arg(vm, args.get(1), "buffer_size")?;
     if buffer <= 0 && buffer != -1 {
-        return Err(PyErr::new(ExcType::InvalidArgumentError, "buffer_size must be greater than zero. [Op:ShuffleDatasetV3]"));
+        return Err(PyErr::new(
+            ExcType::InvalidArgumentError,
+            "buffer_size must be greater than zero. [Op:ShuffleDatasetV3]",
+        ));
     }
     let buffer = if buffer == -1 { 1024 } else { buffer as usize };
     let seed = match args.opt(2) {
@@ -324,7 +528,13 @@ fn shuffle(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         Some(v) => vm.truthy(v)?,
         None => true,
     };
-    let kind = Kind::Shuffle { input: ds.clone(), buffer, seed, reshuffle, epoch: Cell::new(0) };
+    let kind = Kind::Shuffle {
+        input: ds.clone(),
+        buffer,
+        seed,
+        reshuffle,
+        epoch: Cell::new(0),
+    };
     Ok(DatasetObj::value(kind, d.spec.clone()))
 }
 
@@ -339,18 +549,33 @@ fn rebatch(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let sizes: Vec<usize> = match args.get(1) {
         Value::List(l) => {
             let l = l.borrow().clone();
-            l.iter().map(|v| int_arg(vm, v, "batch_size").map(|n| n.max(0) as usize)).collect::<PyResult<_>>()?
+            l.iter()
+                .map(|v| int_arg(vm, v, "batch_size").map(|n| n.max(0) as usize))
+                .collect::<PyResult<_>>()?
         }
-        Value::Tuple(t) => t.iter().map(|v| int_arg(vm, v, "batch_size").map(|n| n.max(0) as usize)).collect::<PyResult<_>>()?,
+        Value::Tuple(t) => t
+            .iter()
+            .map(|v| int_arg(vm, v, "batch_size").map(|n| n.max(0) as usize))
+            .collect::<PyResult<_>>()?,
         v => vec![positive(vm, v, "batch_size", "RebatchDatasetV2")?],
     };
     if sizes.is_empty() || sizes.iter().all(|&s| s == 0) {
-        return Err(PyErr::new(ExcType::InvalidArgumentError, "batch_sizes must contain at least one positive value"));
+        return Err(PyErr::new(
+            ExcType::InvalidArgumentError,
+            "batch_sizes must contain at least one positive value",
+        ));
     }
     let drop = vm.truthy(args.get(2))?;
-    let dim = if drop && sizes.iter().all(|&s| s == sizes[0]) { Some(sizes[0]) } else { None };
+    let dim = if drop && sizes.iter().all(|&s| s == sizes[0]) {
+        Some(sizes[0])
+    } else {
+        None
+    };
     let spec = d.spec.unbatched()?.batched(dim);
-    Ok(DatasetObj::value(Kind::Rebatch(ds.clone(), sizes, drop), spec))
+    Ok(DatasetObj::value(
+        Kind::Rebatch(ds.clone(), sizes, drop),
+        spec,
+    ))
 }
 
 fn reduce(vm: &dyn Vm, args: &Args) -> PyResult<Value> {

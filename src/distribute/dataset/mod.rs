@@ -32,7 +32,11 @@ pub fn register_data(m: &mut ModuleBuilder) {
         d.value("AUTOTUNE", Value::Int(-1));
         d.value("INFINITE_CARDINALITY", Value::Int(INFINITE));
         d.value("UNKNOWN_CARDINALITY", Value::Int(UNKNOWN));
-        d.function("Options()", options::new_options, "Options for a dataset (accepted; they change nothing here).");
+        d.function(
+            "Options()",
+            options::new_options,
+            "Options for a dataset (accepted; they change nothing here).",
+        );
         d.namespace("experimental", |e| {
             e.value("AUTOTUNE", Value::Int(-1));
             e.value("INFINITE_CARDINALITY", Value::Int(INFINITE));
@@ -46,7 +50,11 @@ pub fn register_data(m: &mut ModuleBuilder) {
             });
         });
     });
-    m.function("TensorSpec(shape, dtype=None, name=None)", tensor_spec, "The type of a tensor: shape (None for unknown dims) and dtype.");
+    m.function(
+        "TensorSpec(shape, dtype=None, name=None)",
+        tensor_spec,
+        "The type of a tensor: shape (None for unknown dims) and dtype.",
+    );
 }
 
 /// Adds `InputContext` and `InputOptions` to a `tf.distribute` namespace.
@@ -86,7 +94,10 @@ fn tensor_spec(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             })
             .collect::<PyResult<_>>()?,
     };
-    Ok(Value::native(structure::SpecObj(structure::Spec::Tensor { dtype, dims })))
+    Ok(Value::native(structure::SpecObj(structure::Spec::Tensor {
+        dtype,
+        dims,
+    })))
 }
 
 /// `strategy.experimental_distribute_dataset(dataset)`: splits each global
@@ -99,7 +110,11 @@ pub fn distribute_dataset(vm: &dyn Vm, dataset: &Value, devices: &[Device]) -> P
 /// `strategy.distribute_datasets_from_function(dataset_fn)`: one pipeline
 /// (one worker), built by `dataset_fn(InputContext)`, dealt to the replicas
 /// in turn.
-pub fn distribute_from_function(vm: &dyn Vm, dataset_fn: &Value, devices: &[Device]) -> PyResult<Value> {
+pub fn distribute_from_function(
+    vm: &dyn Vm,
+    dataset_fn: &Value,
+    devices: &[Device],
+) -> PyResult<Value> {
     let ctx = Value::native(options::InputContextObj {
         num_input_pipelines: 1,
         input_pipeline_id: 0,

@@ -125,7 +125,11 @@ impl DatasetObj {
                 if cs.contains(&UNKNOWN) {
                     UNKNOWN
                 } else {
-                    cs.iter().copied().filter(|&c| c != INFINITE).min().unwrap_or(INFINITE)
+                    cs.iter()
+                        .copied()
+                        .filter(|&c| c != INFINITE)
+                        .min()
+                        .unwrap_or(INFINITE)
                 }
             }
             Kind::Batch(input, size, drop) => match of(input) {
@@ -201,7 +205,11 @@ fn class_named(name: &'static str, module: &'static str, base: Option<Rc<Class>>
     if let Some(c) = CLASSES.with(|c| c.borrow().iter().find(|k| &*k.name == name).cloned()) {
         return c;
     }
-    let base = base.or_else(|| Some(crate::modules::types::builtin_class(crate::value::ValueType::Object)));
+    let base = base.or_else(|| {
+        Some(crate::modules::types::builtin_class(
+            crate::value::ValueType::Object,
+        ))
+    });
     let module = format!("tensorflow.python.data.ops.{module}");
     let class = Class::new_builtin(name, &module, base, ClassKind::Native);
     if name == "DatasetV2" {
@@ -226,7 +234,11 @@ impl NativeObject for DatasetObj {
     }
 
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("<{} element_spec={}>", self.class_name().0, self.spec.text()))
+        Ok(format!(
+            "<{} element_spec={}>",
+            self.class_name().0,
+            self.spec.text()
+        ))
     }
 
     fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -240,7 +252,12 @@ impl NativeObject for DatasetObj {
     }
 
     fn dir(&self) -> Vec<String> {
-        let mut names: Vec<String> = dataset_class().dict.borrow().keys().map(|k| k.to_string()).collect();
+        let mut names: Vec<String> = dataset_class()
+            .dict
+            .borrow()
+            .keys()
+            .map(|k| k.to_string())
+            .collect();
         names.push("element_spec".into());
         names.sort();
         names

@@ -19,7 +19,10 @@ pub struct OptionsObj {
 
 /// A fresh `tf.data.Options()`.
 pub fn options_value() -> Value {
-    Value::native(OptionsObj { class: "Options", attrs: RefCell::new(IndexMap::new()) })
+    Value::native(OptionsObj {
+        class: "Options",
+        attrs: RefCell::new(IndexMap::new()),
+    })
 }
 
 /// `tf.data.Options()`.
@@ -47,7 +50,11 @@ impl NativeObject for OptionsObj {
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("<tensorflow.python.data.ops.options.{} object at {:#x}>", self.class, this.id()))
+        Ok(format!(
+            "<tensorflow.python.data.ops.options.{} object at {:#x}>",
+            self.class,
+            this.id()
+        ))
     }
 
     fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -58,9 +65,10 @@ impl NativeObject for OptionsObj {
             return Ok(None);
         }
         let v = match group_class(name) {
-            Some(class) if self.class == "Options" => {
-                Value::native(OptionsObj { class, attrs: RefCell::new(IndexMap::new()) })
-            }
+            Some(class) if self.class == "Options" => Value::native(OptionsObj {
+                class,
+                attrs: RefCell::new(IndexMap::new()),
+            }),
             _ => Value::None,
         };
         self.attrs.borrow_mut().insert(name.to_string(), v.clone());
@@ -92,7 +100,12 @@ pub fn new_input_options(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         v => v.clone(),
     };
     Ok(Value::native(InputOptionsObj {
-        values: [fetch, args.get(1).clone(), args.get(2).clone(), args.get(3).clone()],
+        values: [
+            fetch,
+            args.get(1).clone(),
+            args.get(2).clone(),
+            args.get(3).clone(),
+        ],
     }))
 }
 
@@ -120,7 +133,10 @@ impl NativeObject for InputOptionsObj {
     }
 
     fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(INPUT_OPTION_NAMES.iter().position(|n| *n == name).map(|i| self.values[i].clone()))
+        Ok(INPUT_OPTION_NAMES
+            .iter()
+            .position(|n| *n == name)
+            .map(|i| self.values[i].clone()))
     }
 }
 
@@ -145,7 +161,10 @@ pub fn new_input_context(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 
 fn per_replica_batch_size(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let Some(ctx) = args.get(0).downcast::<InputContextObj>() else {
-        return Err(PyErr::new(ExcType::TypeError, "get_per_replica_batch_size() needs an InputContext"));
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "get_per_replica_batch_size() needs an InputContext",
+        ));
     };
     let n = ctx.num_replicas_in_sync;
     let global = super::methods::int_arg(vm, args.get(1), "global_batch_size")?;
@@ -180,7 +199,10 @@ impl NativeObject for InputContextObj {
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("<tensorflow.python.distribute.distribute_lib.InputContext object at {:#x}>", this.id()))
+        Ok(format!(
+            "<tensorflow.python.distribute.distribute_lib.InputContext object at {:#x}>",
+            this.id()
+        ))
     }
 
     fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {

@@ -70,12 +70,25 @@ pub fn map_result(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
 /// Opens a stream over the dataset value `ds`.
 pub fn open(ds: &Value) -> PyResult<Box<dyn Stream>> {
     let Some(d) = dataset_of(ds) else {
-        return Err(PyErr::new(ExcType::TypeError, format!("expected a tf.data.Dataset, got {}", ds.type_name())));
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!("expected a tf.data.Dataset, got {}", ds.type_name()),
+        ));
     };
     Ok(match &d.kind {
-        Kind::Range { start, stop, step } => Box::new(RangeStream { next: *start, stop: *stop, step: *step }),
-        Kind::Tensors(v) => Box::new(ListStream { items: Rc::new(vec![v.clone()]), pos: 0 }),
-        Kind::Slices(items) => Box::new(ListStream { items: items.clone(), pos: 0 }),
+        Kind::Range { start, stop, step } => Box::new(RangeStream {
+            next: *start,
+            stop: *stop,
+            step: *step,
+        }),
+        Kind::Tensors(v) => Box::new(ListStream {
+            items: Rc::new(vec![v.clone()]),
+            pos: 0,
+        }),
+        Kind::Slices(items) => Box::new(ListStream {
+            items: items.clone(),
+            pos: 0,
+        }),
         Kind::Zip(inputs) => Box::new(ZipStream {
             inputs: inputs.iter().map(open).collect::<PyResult<_>>()?,
             spec: d.spec.clone(),
@@ -89,20 +102,55 @@ pub fn open(ds: &Value) -> PyResult<Box<dyn Stream>> {
             drop: *drop,
             spec: dataset_of(input).map_or(Spec::Tuple(Vec::new()), |i| i.spec.clone()),
         }),
-        Kind::Repeat(input, count) => {
-            Box::new(RepeatStream { ds: input.clone(), cur: open(input)?, left: *count, produced: false })
-        }
-        Kind::Shard(input, n, index) => Box::new(ShardStream { input: open(input)?, n: *n, index: *index, pos: 0 }),
-        Kind::Take(input, count) => Box::new(TakeStream { input: open(input)?, left: *count }),
-        Kind::Skip(input, count) => Box::new(SkipStream { input: open(input)?, skip: Some(*count) }),
-        Kind::Map(input, f) => Box::new(MapStream { input: open(input)?, f: f.clone(), filter: false }),
-        Kind::Filter(input, f) => Box::new(MapStream { input: open(input)?, f: f.clone(), filter: true }),
+        Kind::Repeat(input, count) => Box::new(RepeatStream {
+            ds: input.clone(),
+            cur: open(input)?,
+            left: *count,
+            produced: false,
+        }),
+        Kind::Shard(input, n, index) => Box::new(ShardStream {
+            input: open(input)?,
+            n: *n,
+            index: *index,
+            pos: 0,
+        }),
+        Kind::Take(input, count) => Box::new(TakeStream {
+            input: open(input)?,
+            left: *count,
+        }),
+        Kind::Skip(input, count) => Box::new(SkipStream {
+            input: open(input)?,
+            skip: Some(*count),
+        }),
+        Kind::Map(input, f) => Box::new(MapStream {
+            input: open(input)?,
+            f: f.clone(),
+            filter: false,
+        }),
+        Kind::Filter(input, f) => Box::new(MapStream {
+            input: open(input)?,
+            f: f.clone(),
+            filter: true,
+        }),
         Kind::Prefetch(input) | Kind::Options(input) => open(input)?,
         Kind::Cache(input, cache) => match &*cache.borrow() {
-            Some(items) => Box::new(ListStream { items: items.clone(), pos: 0 }),
-            None => Box::new(CacheStream { input: open(input)?, ds: ds.clone(), seen: Vec::new() }),
+            Some(items) => Box::new(ListStream {
+                items: items.clone(),
+                pos: 0,
+            }),
+            None => Box::new(CacheStream {
+                input: open(input)?,
+                ds: ds.clone(),
+                seen: Vec::new(),
+            }),
         },
-        Kind::Shuffle { input, buffer, seed, reshuffle, epoch } => {
+        Kind::Shuffle {
+            input,
+            buffer,
+            seed,
+            reshuffle,
+            epoch,
+        } => {
             check_buffer(input, *buffer, "shuffle")?;
             let e = epoch.get();
             epoch.set(e + 1);
@@ -114,14 +162,18 @@ pub fn open(ds: &Value) -> PyResult<Box<dyn Stream>> {
                 rng: Rng::new(seed.wrapping_add(mix.wrapping_mul(0x9e37_79b9_7f4a_7c15))),
             })
         }
-        Kind::Unbatch(input) => {
-            Box::new(UnbatchStream { input: open(input)?, queue: VecDeque::new(), spec: d.spec.clone() })
-        }
+        Kind::Unbatch(input) => Box::new(UnbatchStream {
+            input: open(input)?,
+            queue: VecDeque::new(),
+            spec: d.spec.clone(),
+        }),
         Kind::Rebatch(input, sizes, drop) => Box::new(RebatchStream {
             input: Box::new(UnbatchStream {
                 input: open(input)?,
                 queue: VecDeque::new(),
-                spec: dataset_of(input).and_then(|i| i.spec.unbatched().ok()).unwrap_or(Spec::Tuple(Vec::new())),
+                spec: dataset_of(input)
+                    .and_then(|i| i.spec.unbatched().ok())
+                    .unwrap_or(Spec::Tuple(Vec::new())),
             }),
             sizes: sizes.clone(),
             turn: 0,
@@ -139,7 +191,11 @@ struct RangeStream {
 
 impl Stream for RangeStream {
     fn next(&mut self, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        let more = if self.step > 0 { self.next < self.stop } else { self.next > self.stop };
+        let more = if self.step > 0 {
+            self.next < self.stop
+        } else {
+            self.next > self.stop
+        };
         if !more {
             return Ok(None);
         }
@@ -154,7 +210,8 @@ impl Stream for RangeStream {
     fn skip(&mut self, _vm: &dyn Vm, n: u64) -> PyResult<u64> {
         let left = super::node::range_len(self.next, self.stop, self.step) as u64;
         let k = n.min(left);
-        self.next = (self.next as i128 + k as i128 * self.step as i128).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+        self.next = (self.next as i128 + k as i128 * self.step as i128)
+            .clamp(i64::MIN as i128, i64::MAX as i128) as i64;
         Ok(k)
     }
 }
@@ -362,7 +419,11 @@ impl Stream for CacheStream {
                 Ok(Some(v))
             }
             None => {
-                if let Some(DatasetObj { kind: Kind::Cache(_, cell), .. }) = dataset_of(&self.ds) {
+                if let Some(DatasetObj {
+                    kind: Kind::Cache(_, cell),
+                    ..
+                }) = dataset_of(&self.ds)
+                {
                     let mut c = cell.borrow_mut();
                     if c.is_none() {
                         *c = Some(Rc::new(std::mem::take(&mut self.seen)));
@@ -406,7 +467,9 @@ struct ShuffleStream {
 impl Stream for ShuffleStream {
     fn next(&mut self, vm: &dyn Vm) -> PyResult<Option<Value>> {
         while self.buffer.len() < self.size {
-            let Some(input) = self.input.as_mut() else { break };
+            let Some(input) = self.input.as_mut() else {
+                break;
+            };
             match input.next(vm)? {
                 Some(v) => self.buffer.push(v),
                 None => {
@@ -442,7 +505,10 @@ impl Stream for UnbatchStream {
                 return Ok(None);
             };
             let comps = leaves(&batch);
-            let n = comps.first().and_then(|t| t.dims().first().copied()).unwrap_or(0);
+            let n = comps
+                .first()
+                .and_then(|t| t.dims().first().copied())
+                .unwrap_or(0);
             for t in &comps {
                 if t.dims().first().copied() != Some(n) {
                     return Err(PyErr::new(
@@ -452,7 +518,10 @@ impl Stream for UnbatchStream {
                 }
             }
             for i in 0..n {
-                let parts = comps.iter().map(|t| row(t, i).map(Value::Tensor)).collect::<PyResult<Vec<_>>>()?;
+                let parts = comps
+                    .iter()
+                    .map(|t| row(t, i).map(Value::Tensor))
+                    .collect::<PyResult<Vec<_>>>()?;
                 self.queue.push_back(self.spec.pack(&mut parts.into_iter()));
             }
         }

@@ -35,10 +35,15 @@ pub enum Spec {
 impl PartialEq for Spec {
     fn eq(&self, other: &Spec) -> bool {
         match (self, other) {
-            (Spec::Tensor { dtype: a, dims: da }, Spec::Tensor { dtype: b, dims: db }) => a == b && da == db,
+            (Spec::Tensor { dtype: a, dims: da }, Spec::Tensor { dtype: b, dims: db }) => {
+                a == b && da == db
+            }
             (Spec::Tuple(a), Spec::Tuple(b)) | (Spec::PerReplica(a), Spec::PerReplica(b)) => a == b,
             (Spec::Dict(a), Spec::Dict(b)) => {
-                a.len() == b.len() && a.iter().zip(b).all(|((ka, x), (kb, y))| same_key(ka, kb) && x == y)
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b)
+                        .all(|((ka, x), (kb, y))| same_key(ka, kb) && x == y)
             }
             _ => false,
         }
@@ -48,7 +53,10 @@ impl PartialEq for Spec {
 impl Spec {
     /// The spec of a tensor with fully known shape.
     pub fn of_tensor(t: &Tensor) -> Spec {
-        Spec::Tensor { dtype: t.dtype(), dims: t.dims().iter().map(|&d| Some(d)).collect() }
+        Spec::Tensor {
+            dtype: t.dtype(),
+            dims: t.dims().iter().map(|&d| Some(d)).collect(),
+        }
     }
 
     /// The spec of a (normalized) element, with every dimension known.
@@ -56,7 +64,13 @@ impl Spec {
         match v {
             Value::Tensor(t) => Spec::of_tensor(t),
             Value::Tuple(items) => Spec::Tuple(items.iter().map(Spec::of).collect()),
-            Value::Dict(d) => Spec::Dict(d.borrow().items().iter().map(|(k, x)| (k.clone(), Spec::of(x))).collect()),
+            Value::Dict(d) => Spec::Dict(
+                d.borrow()
+                    .items()
+                    .iter()
+                    .map(|(k, x)| (k.clone(), Spec::of(x)))
+                    .collect(),
+            ),
             _ => Spec::Tuple(Vec::new()),
         }
     }
@@ -65,13 +79,24 @@ impl Spec {
     pub fn map_leaves(&self, f: &mut LeafFn<'_>) -> PyResult<Spec> {
         Ok(match self {
             Spec::Tensor { dtype, dims } => f(*dtype, dims)?,
-            Spec::Tuple(items) => Spec::Tuple(items.iter().map(|s| s.map_leaves(f)).collect::<PyResult<_>>()?),
-            Spec::Dict(items) => {
-                Spec::Dict(items.iter().map(|(k, s)| Ok((k.clone(), s.map_leaves(f)?))).collect::<PyResult<_>>()?)
-            }
-            Spec::PerReplica(items) => {
-                Spec::PerReplica(items.iter().map(|s| s.map_leaves(f)).collect::<PyResult<_>>()?)
-            }
+            Spec::Tuple(items) => Spec::Tuple(
+                items
+                    .iter()
+                    .map(|s| s.map_leaves(f))
+                    .collect::<PyResult<_>>()?,
+            ),
+            Spec::Dict(items) => Spec::Dict(
+                items
+                    .iter()
+                    .map(|(k, s)| Ok((k.clone(), s.map_leaves(f)?)))
+                    .collect::<PyResult<_>>()?,
+            ),
+            Spec::PerReplica(items) => Spec::PerReplica(
+                items
+                    .iter()
+                    .map(|s| s.map_leaves(f))
+                    .collect::<PyResult<_>>()?,
+            ),
         })
     }
 
@@ -89,9 +114,15 @@ impl Spec {
     pub fn unbatched(&self) -> PyResult<Spec> {
         self.map_leaves(&mut |dtype, dims| {
             if dims.is_empty() {
-                return Err(PyErr::new(ExcType::ValueError, "Cannot unbatch an input with scalar components."));
+                return Err(PyErr::new(
+                    ExcType::ValueError,
+                    "Cannot unbatch an input with scalar components.",
+                ));
             }
-            Ok(Spec::Tensor { dtype, dims: dims[1..].to_vec() })
+            Ok(Spec::Tensor {
+                dtype,
+                dims: dims[1..].to_vec(),
+            })
         })
     }
 
@@ -107,7 +138,9 @@ impl Spec {
 
     /// Whether every dimension of every component is known.
     pub fn fully_defined(&self) -> bool {
-        self.leaves().iter().all(|(_, dims)| dims.iter().all(Option::is_some))
+        self.leaves()
+            .iter()
+            .all(|(_, dims)| dims.iter().all(Option::is_some))
     }
 
     /// The most specific spec both `self` and `other` satisfy (dims that
@@ -118,16 +151,29 @@ impl Spec {
                 if a != b || da.len() != db.len() {
                     return None;
                 }
-                let dims = da.iter().zip(db).map(|(x, y)| if x == y { *x } else { None }).collect();
+                let dims = da
+                    .iter()
+                    .zip(db)
+                    .map(|(x, y)| if x == y { *x } else { None })
+                    .collect();
                 Spec::Tensor { dtype: *a, dims }
             }
-            (Spec::Tuple(a), Spec::Tuple(b)) if a.len() == b.len() => {
-                Spec::Tuple(a.iter().zip(b).map(|(x, y)| x.relax(y)).collect::<Option<_>>()?)
-            }
+            (Spec::Tuple(a), Spec::Tuple(b)) if a.len() == b.len() => Spec::Tuple(
+                a.iter()
+                    .zip(b)
+                    .map(|(x, y)| x.relax(y))
+                    .collect::<Option<_>>()?,
+            ),
             (Spec::Dict(a), Spec::Dict(b)) if a.len() == b.len() => Spec::Dict(
                 a.iter()
                     .zip(b)
-                    .map(|((ka, x), (kb, y))| if same_key(ka, kb) { Some((ka.clone(), x.relax(y)?)) } else { None })
+                    .map(|((ka, x), (kb, y))| {
+                        if same_key(ka, kb) {
+                            Some((ka.clone(), x.relax(y)?))
+                        } else {
+                            None
+                        }
+                    })
                     .collect::<Option<_>>()?,
             ),
             _ => return None,
@@ -157,7 +203,9 @@ impl Spec {
         let mut leaves = Vec::new();
         for (dtype, dims) in self.leaves() {
             let d: Vec<usize> = dims.iter().map(|x| x.unwrap_or(unknown)).collect();
-            leaves.push(Value::Tensor(Tensor::zeros(dtype, &d, device).map_err(runtime_err)?));
+            leaves.push(Value::Tensor(
+                Tensor::zeros(dtype, &d, device).map_err(runtime_err)?,
+            ));
         }
         Ok(self.pack(&mut leaves.into_iter()))
     }
@@ -169,18 +217,37 @@ impl Spec {
                 let shape = match dims.len() {
                     0 => "()".to_string(),
                     1 => format!("({},)", dim_text(dims[0])),
-                    _ => format!("({})", dims.iter().map(|d| dim_text(*d)).collect::<Vec<_>>().join(", ")),
+                    _ => format!(
+                        "({})",
+                        dims.iter()
+                            .map(|d| dim_text(*d))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
                 };
-                format!("TensorSpec(shape={shape}, dtype=tf.{}, name=None)", dtype.name())
+                format!(
+                    "TensorSpec(shape={shape}, dtype=tf.{}, name=None)",
+                    dtype.name()
+                )
             }
             Spec::Tuple(items) if items.len() == 1 => format!("({},)", items[0].text()),
-            Spec::Tuple(items) => format!("({})", items.iter().map(Spec::text).collect::<Vec<_>>().join(", ")),
+            Spec::Tuple(items) => format!(
+                "({})",
+                items.iter().map(Spec::text).collect::<Vec<_>>().join(", ")
+            ),
             Spec::Dict(items) => format!(
                 "{{{}}}",
-                items.iter().map(|(k, s)| format!("{}: {}", key_text(k), s.text())).collect::<Vec<_>>().join(", ")
+                items
+                    .iter()
+                    .map(|(k, s)| format!("{}: {}", key_text(k), s.text()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             Spec::PerReplica(items) => {
-                format!("PerReplicaSpec({})", items.iter().map(Spec::text).collect::<Vec<_>>().join(", "))
+                format!(
+                    "PerReplicaSpec({})",
+                    items.iter().map(Spec::text).collect::<Vec<_>>().join(", ")
+                )
             }
         }
     }
@@ -240,13 +307,21 @@ impl NativeObject for SpecObj {
         Ok(match (name, &self.0) {
             ("name", _) => Some(Value::None),
             ("shape", Spec::Tensor { dims, .. }) => Some(Value::tuple(
-                dims.iter().map(|d| d.map_or(Value::None, |d| Value::Int(d as i64))).collect(),
+                dims.iter()
+                    .map(|d| d.map_or(Value::None, |d| Value::Int(d as i64)))
+                    .collect(),
             )),
             _ => None,
         })
     }
 
-    fn compare(&self, _this: &Value, op: &str, other: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn compare(
+        &self,
+        _this: &Value,
+        op: &str,
+        other: &Value,
+        _vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
         let Some(o) = other.downcast::<SpecObj>() else {
             return Ok(None);
         };
@@ -263,7 +338,12 @@ impl NativeObject for SpecObj {
 pub fn normalize(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
     Ok(match v {
         Value::Tensor(_) => v.clone(),
-        Value::Tuple(items) => Value::tuple(items.iter().map(|x| normalize(vm, x)).collect::<PyResult<_>>()?),
+        Value::Tuple(items) => Value::tuple(
+            items
+                .iter()
+                .map(|x| normalize(vm, x))
+                .collect::<PyResult<_>>()?,
+        ),
         Value::Dict(d) => {
             let mut out = Dict::new();
             for (k, x) in d.borrow().items() {
@@ -274,7 +354,10 @@ pub fn normalize(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
         Value::List(items) if items.borrow().iter().any(|x| matches!(x, Value::Tensor(_))) => {
             // A list holding tensors: stacked, as `tf.convert_to_tensor` does.
             let items = items.borrow().clone();
-            let ts = items.iter().map(|x| to_tensor(vm, x, None)).collect::<PyResult<Vec<_>>>()?;
+            let ts = items
+                .iter()
+                .map(|x| to_tensor(vm, x, None))
+                .collect::<PyResult<Vec<_>>>()?;
             Value::Tensor(ops::stack(&ts, 0).map_err(runtime_err)?)
         }
         other => Value::Tensor(to_tensor(vm, other, None)?),
@@ -313,7 +396,11 @@ pub fn stack_elements(spec: &Spec, elems: &[Value]) -> PyResult<Value> {
                     bracket(parts[0].dims()),
                     bracket(p.dims())
                 );
-                return Err(kernel_error(&format!("IteratorGetNext_output_types_{n}"), "IteratorGetNext", &msg));
+                return Err(kernel_error(
+                    &format!("IteratorGetNext_output_types_{n}"),
+                    "IteratorGetNext",
+                    &msg,
+                ));
             }
         }
         out.push(Value::Tensor(ops::stack(&parts, 0).map_err(runtime_err)?));
@@ -335,7 +422,13 @@ pub fn kernel_error(node: &str, op: &str, msg: &str) -> PyErr {
 }
 
 fn bracket(dims: &[usize]) -> String {
-    format!("[{}]", dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","))
+    format!(
+        "[{}]",
+        dims.iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    )
 }
 
 /// Rows `lo..hi` of every component (along the first dimension).
@@ -349,13 +442,22 @@ pub fn slice_rows(spec: &Spec, comps: &[Tensor], lo: usize, hi: usize) -> PyResu
 
 /// Rows `lo..hi` of one tensor.
 pub fn rows(t: &Tensor, lo: usize, hi: usize) -> PyResult<Tensor> {
-    let item = ops::IndexItem::Slice { start: Some(lo as i64), stop: Some(hi as i64), step: None };
+    let item = ops::IndexItem::Slice {
+        start: Some(lo as i64),
+        stop: Some(hi as i64),
+        step: None,
+    };
     ops::index(t, &[item], crate::runtime::Semantics::Tf).map_err(runtime_err)
 }
 
 /// Row `i` of one tensor (drops the first dimension).
 pub fn row(t: &Tensor, i: usize) -> PyResult<Tensor> {
-    ops::index(t, &[ops::IndexItem::Int(i as i64)], crate::runtime::Semantics::Tf).map_err(runtime_err)
+    ops::index(
+        t,
+        &[ops::IndexItem::Int(i as i64)],
+        crate::runtime::Semantics::Tf,
+    )
+    .map_err(runtime_err)
 }
 
 /// `repr` of a tensor for messages.
@@ -365,8 +467,10 @@ pub fn tensor_text(t: &Tensor) -> String {
 
 /// An element moved to `device`, component by component.
 pub fn to_device(spec: &Spec, v: &Value, device: Device) -> PyResult<Value> {
-    let moved =
-        leaves(v).iter().map(|t| t.to_device(device).map(Value::Tensor).map_err(runtime_err)).collect::<PyResult<Vec<_>>>()?;
+    let moved = leaves(v)
+        .iter()
+        .map(|t| t.to_device(device).map(Value::Tensor).map_err(runtime_err))
+        .collect::<PyResult<Vec<_>>>()?;
     Ok(spec.pack(&mut moved.into_iter()))
 }
 

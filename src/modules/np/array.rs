@@ -12,9 +12,13 @@ use super::dtype::{scalar_class, NpDType};
 use crate::modules::tf::convert::runtime_err;
 use crate::modules::tf::index::{index_items, Flavor};
 use crate::runtime::ops::{self, promote_types, weak_scalar_type, ScalarKind};
-use crate::runtime::{format, BinaryOp, DType, Device, ReduceOp, Scalar, Semantics, Tensor, UnaryOp};
+use crate::runtime::{
+    format, BinaryOp, DType, Device, ReduceOp, Scalar, Semantics, Tensor, UnaryOp,
+};
 use crate::syntax::ast::BinOp;
-use crate::value::{Args, Class, ClassKind, ExcType, NativeFn, NativeObject, PyErr, PyResult, Value, ValueType, Vm};
+use crate::value::{
+    Args, Class, ClassKind, ExcType, NativeFn, NativeObject, PyErr, PyResult, Value, ValueType, Vm,
+};
 
 /// A numpy array (or scalar, when `scalar` is set).
 pub struct NdArray {
@@ -40,12 +44,18 @@ pub fn ndarray_class() -> Rc<Class> {
 /// A numpy value for `t`: a scalar when 0-d (as numpy's ufuncs return).
 pub fn wrap(t: Tensor) -> Value {
     let scalar = t.rank() == 0;
-    Value::native(NdArray { t: RefCell::new(t), scalar })
+    Value::native(NdArray {
+        t: RefCell::new(t),
+        scalar,
+    })
 }
 
 /// An array value (0-d arrays stay arrays).
 pub fn wrap_array(t: Tensor) -> Value {
-    Value::native(NdArray { t: RefCell::new(t), scalar: false })
+    Value::native(NdArray {
+        t: RefCell::new(t),
+        scalar: false,
+    })
 }
 
 /// The Python value of one element.
@@ -113,13 +123,22 @@ fn m_reshape(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let args = a.varargs(1);
     let dims = match args {
         [one] => crate::modules::tf::convert::int_list(vm, one)?,
-        many => many.iter().map(|v| crate::modules::types::int_arg(v, vm)).collect::<PyResult<_>>()?,
+        many => many
+            .iter()
+            .map(|v| crate::modules::types::int_arg(v, vm))
+            .collect::<PyResult<_>>()?,
     };
     Ok(wrap_array(rt(ops::reshape(&t, &dims, Semantics::Numpy))?))
 }
 
 /// numpy's reduction of `t` over `axis` (None: all), as a scalar when 0-d.
-pub fn reduce(vm: &dyn Vm, op: ReduceOp, t: &Tensor, axis: &Value, keep: &Value) -> PyResult<Value> {
+pub fn reduce(
+    vm: &dyn Vm,
+    op: ReduceOp,
+    t: &Tensor,
+    axis: &Value,
+    keep: &Value,
+) -> PyResult<Value> {
     let axes = crate::modules::tf::convert::axes_arg(vm, axis)?;
     let r = ops::np_reduce(op, t, axes.as_deref(), vm.truthy(keep)?).map_err(runtime_err)?;
     Ok(wrap(r))
@@ -196,8 +215,13 @@ fn operands(vm: &dyn Vm, x: &Tensor, other: &Value) -> PyResult<Option<(Tensor, 
     }
     Ok(match other {
         Value::Tensor(_) | Value::Instance(_) | Value::None => None,
-        Value::Native(n) => n.as_any().downcast_ref::<NdArray>().map(|o| (x.clone(), o.t.borrow().clone())),
-        Value::List(_) | Value::Tuple(_) => Some((x.clone(), super::to_np_tensor(vm, other, None)?)),
+        Value::Native(n) => n
+            .as_any()
+            .downcast_ref::<NdArray>()
+            .map(|o| (x.clone(), o.t.borrow().clone())),
+        Value::List(_) | Value::Tuple(_) => {
+            Some((x.clone(), super::to_np_tensor(vm, other, None)?))
+        }
         _ => None,
     })
 }
@@ -237,13 +261,18 @@ impl NativeObject for NdArray {
     }
 
     fn class(&self) -> Option<Rc<Class>> {
-        Some(if self.scalar { scalar_class(self.t.borrow().dtype()) } else { ndarray_class() })
+        Some(if self.scalar {
+            scalar_class(self.t.borrow().dtype())
+        } else {
+            ndarray_class()
+        })
     }
 
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         let t = self.t.borrow();
         Ok(if self.scalar {
-            t.get(0).map_or_else(String::new, |s| format::numpy_scalar_text(&s, t.dtype()))
+            t.get(0)
+                .map_or_else(String::new, |s| format::numpy_scalar_text(&s, t.dtype()))
         } else {
             format::numpy_repr(&t)
         })
@@ -282,7 +311,8 @@ impl NativeObject for NdArray {
             return Err(PyErr::new(ExcType::TypeError, "iteration over a 0-d array"));
         }
         let parts = rt(ops::unstack(&t, 0))?;
-        vm.iter(&Value::list(parts.into_iter().map(wrap).collect())).map(Some)
+        vm.iter(&Value::list(parts.into_iter().map(wrap).collect()))
+            .map(Some)
     }
 
     fn getitem(&self, _this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -316,7 +346,14 @@ impl NativeObject for NdArray {
         }
     }
 
-    fn binop(&self, _this: &Value, op: BinOp, other: &Value, reflected: bool, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn binop(
+        &self,
+        _this: &Value,
+        op: BinOp,
+        other: &Value,
+        reflected: bool,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
         let x = self.tensor();
         let Some((a, b)) = operands(vm, &x, other)? else {
             return Ok(None);
@@ -345,7 +382,13 @@ impl NativeObject for NdArray {
         })
     }
 
-    fn compare(&self, _this: &Value, op: &str, other: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn compare(
+        &self,
+        _this: &Value,
+        op: &str,
+        other: &Value,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
         let bop = match op {
             "==" => BinaryOp::Equal,
             "!=" => BinaryOp::NotEqual,
@@ -365,7 +408,10 @@ impl NativeObject for NdArray {
     fn to_number(&self, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         let t = self.t.borrow();
         if t.rank() != 0 {
-            return Err(PyErr::new(ExcType::TypeError, "only 0-dimensional arrays can be converted to Python scalars"));
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                "only 0-dimensional arrays can be converted to Python scalars",
+            ));
         }
         Ok(t.get(0).map(py_scalar))
     }
@@ -389,5 +435,8 @@ pub fn format_np(vm: &dyn Vm, v: &Value, spec: &str) -> PyResult<String> {
     if spec.is_empty() {
         return Ok(format::numpy_str(&t));
     }
-    Err(PyErr::new(ExcType::TypeError, "unsupported format string passed to numpy.ndarray.__format__"))
+    Err(PyErr::new(
+        ExcType::TypeError,
+        "unsupported format string passed to numpy.ndarray.__format__",
+    ))
 }

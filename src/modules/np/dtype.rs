@@ -7,7 +7,9 @@ use std::rc::Rc;
 
 use crate::runtime::dtype::ALL_DTYPES;
 use crate::runtime::DType;
-use crate::value::{Args, Class, ClassKind, NativeFn, NativeObject, PyResult, Value, ValueType, Vm};
+use crate::value::{
+    Args, Class, ClassKind, NativeFn, NativeObject, PyResult, Value, ValueType, Vm,
+};
 
 /// An `np.dtype`.
 pub struct NpDType(pub DType);
@@ -93,7 +95,9 @@ pub fn np_dtype_arg(vm: &dyn Vm, v: &Value) -> PyResult<DType> {
         },
         Value::Class(c) if &*c.module == "numpy" && &*c.name == "bytes_" => Ok(DType::String),
         Value::Str(s) => DType::from_name(s).map_err(|_| not_understood(vm, v)),
-        other => crate::modules::tf::convert::dtype_arg(vm, other).map_err(|_| not_understood(vm, v)),
+        other => {
+            crate::modules::tf::convert::dtype_arg(vm, other).map_err(|_| not_understood(vm, v))
+        }
     }
 }
 
@@ -101,7 +105,10 @@ pub fn np_dtype_arg(vm: &dyn Vm, v: &Value) -> PyResult<DType> {
 fn not_understood(vm: &dyn Vm, v: &Value) -> crate::value::PyErr {
     crate::value::PyErr::new(
         crate::value::ExcType::TypeError,
-        format!("data type {} not understood", vm.repr(v).unwrap_or_default()),
+        format!(
+            "data type {} not understood",
+            vm.repr(v).unwrap_or_default()
+        ),
     )
 }
 
@@ -144,7 +151,13 @@ impl NativeObject for NpDType {
         }))
     }
 
-    fn compare(&self, _this: &Value, op: &str, other: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn compare(
+        &self,
+        _this: &Value,
+        op: &str,
+        other: &Value,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
         let same = np_dtype_arg(vm, other).is_ok_and(|d| d == self.0);
         Ok(match op {
             "==" => Some(Value::Bool(same)),

@@ -11,7 +11,9 @@ pub use dtype::{scalar_class, NpDType};
 
 use crate::modules::tf::convert::{int_list, literal_of, runtime_err};
 use crate::modules::ModuleBuilder;
-use crate::runtime::{ops, tensor_from_literal, DType, Device, InferMode, ReduceOp, Scalar, Semantics, Tensor};
+use crate::runtime::{
+    ops, tensor_from_literal, DType, Device, InferMode, ReduceOp, Scalar, Semantics, Tensor,
+};
 use crate::value::{Args, ExcType, NativeFn, PyErr, PyResult, Value, Vm};
 use array::{wrap, wrap_array};
 use dtype::np_dtype_arg;
@@ -38,7 +40,10 @@ pub fn to_np_tensor(vm: &dyn Vm, v: &Value, dtype: Option<DType>) -> PyResult<Te
             None => return Err(unsupported(vm, v)),
         },
         other => match literal_of(other) {
-            Some(lit) => return tensor_from_literal(&lit, dtype, InferMode::Numpy, Device::CPU0).map_err(runtime_err),
+            Some(lit) => {
+                return tensor_from_literal(&lit, dtype, InferMode::Numpy, Device::CPU0)
+                    .map_err(runtime_err)
+            }
             None => match other {
                 // a sequence holding arrays or tensors: convert each and stack
                 Value::List(_) | Value::Tuple(_) => {
@@ -63,7 +68,10 @@ pub fn to_np_tensor(vm: &dyn Vm, v: &Value, dtype: Option<DType>) -> PyResult<Te
 fn unsupported(_vm: &dyn Vm, v: &Value) -> PyErr {
     PyErr::new(
         ExcType::TypeError,
-        format!("float() argument must be a string or a real number, not '{}'", v.type_name()),
+        format!(
+            "float() argument must be a string or a real number, not '{}'",
+            v.type_name()
+        ),
     )
 }
 
@@ -76,7 +84,9 @@ fn promoted(ts: &[Tensor]) -> PyResult<Vec<Tensor>> {
     for t in ts {
         d = ops::promote_types(d, t.dtype()).map_err(runtime_err)?;
     }
-    ts.iter().map(|t| ops::cast(t, d).map_err(runtime_err)).collect()
+    ts.iter()
+        .map(|t| ops::cast(t, d).map_err(runtime_err))
+        .collect()
 }
 
 fn stack_promoted(ts: &[Tensor], axis: i64) -> PyResult<Tensor> {
@@ -114,29 +124,42 @@ fn asarray(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 fn dims_of(vm: &dyn Vm, v: &Value) -> PyResult<Vec<usize>> {
     int_list(vm, v)?
         .into_iter()
-        .map(|d| usize::try_from(d).map_err(|_| PyErr::new(ExcType::ValueError, "negative dimensions are not allowed")))
+        .map(|d| {
+            usize::try_from(d)
+                .map_err(|_| PyErr::new(ExcType::ValueError, "negative dimensions are not allowed"))
+        })
         .collect()
 }
 
 fn zeros(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let d = opt_np_dtype(vm, a.get(1))?.unwrap_or(DType::Float64);
-    Ok(wrap_array(Tensor::zeros(d, &dims_of(vm, a.get(0))?, Device::CPU0).map_err(runtime_err)?))
+    Ok(wrap_array(
+        Tensor::zeros(d, &dims_of(vm, a.get(0))?, Device::CPU0).map_err(runtime_err)?,
+    ))
 }
 
 fn ones(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let d = opt_np_dtype(vm, a.get(1))?.unwrap_or(DType::Float64);
-    Ok(wrap_array(Tensor::ones(d, &dims_of(vm, a.get(0))?, Device::CPU0).map_err(runtime_err)?))
+    Ok(wrap_array(
+        Tensor::ones(d, &dims_of(vm, a.get(0))?, Device::CPU0).map_err(runtime_err)?,
+    ))
 }
 
 fn full(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let v = to_np_tensor(vm, a.get(1), opt_np_dtype(vm, a.get(2))?)?;
-    Ok(wrap_array(ops::broadcast_to(&v, &dims_of(vm, a.get(0))?).map_err(np_err)?))
+    Ok(wrap_array(
+        ops::broadcast_to(&v, &dims_of(vm, a.get(0))?).map_err(np_err)?,
+    ))
 }
 
 fn like(vm: &dyn Vm, a: &Args, one: bool) -> PyResult<Value> {
     let t = to_np_tensor(vm, a.get(0), None)?;
     let d = opt_np_dtype(vm, a.get(1))?.unwrap_or(t.dtype());
-    let r = if one { Tensor::ones(d, t.dims(), Device::CPU0) } else { Tensor::zeros(d, t.dims(), Device::CPU0) };
+    let r = if one {
+        Tensor::ones(d, t.dims(), Device::CPU0)
+    } else {
+        Tensor::zeros(d, t.dims(), Device::CPU0)
+    };
     Ok(wrap_array(r.map_err(runtime_err)?))
 }
 
@@ -164,12 +187,17 @@ fn arange(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let (s, sf) = num(vm, &start)?;
     let (e, ef) = num(vm, &stop)?;
     let (d, df) = num(vm, a.get(2))?;
-    let dtype = opt_np_dtype(vm, a.get(3))?.unwrap_or(if sf || ef || df { DType::Float64 } else { DType::Int64 });
+    let dtype = opt_np_dtype(vm, a.get(3))?.unwrap_or(if sf || ef || df {
+        DType::Float64
+    } else {
+        DType::Int64
+    });
     if d.as_f64() == 0.0 {
         return Err(PyErr::new(ExcType::ZeroDivisionError, "division by zero"));
     }
     // numpy gives an empty array where TensorFlow's range raises
-    let empty = (d.as_f64() > 0.0 && s.as_f64() >= e.as_f64()) || (d.as_f64() < 0.0 && s.as_f64() <= e.as_f64());
+    let empty = (d.as_f64() > 0.0 && s.as_f64() >= e.as_f64())
+        || (d.as_f64() < 0.0 && s.as_f64() <= e.as_f64());
     let t = if empty {
         Tensor::zeros(dtype, &[0], Device::CPU0)
     } else {
@@ -183,14 +211,19 @@ fn linspace(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let (e, _) = num(vm, a.get(1))?;
     let n = crate::modules::types::int_arg(a.get(2), vm)?;
     if n < 0 {
-        return Err(PyErr::new(ExcType::ValueError, format!("Number of samples, {n}, must be non-negative.")));
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            format!("Number of samples, {n}, must be non-negative."),
+        ));
     }
     let n = n as usize;
     let endpoint = vm.truthy(a.get(3))?;
     let (s, e) = (s.as_f64(), e.as_f64());
     let div = if endpoint { n.saturating_sub(1) } else { n } as f64;
     let step = (e - s) / div;
-    let mut vals: Vec<f64> = (0..n).map(|i| if div > 0.0 { s + i as f64 * step } else { s }).collect();
+    let mut vals: Vec<f64> = (0..n)
+        .map(|i| if div > 0.0 { s + i as f64 * step } else { s })
+        .collect();
     if endpoint && n > 1 {
         vals[n - 1] = e;
     }
@@ -217,7 +250,10 @@ reductions! {
 }
 
 fn seq_tensors(vm: &dyn Vm, v: &Value) -> PyResult<Vec<Tensor>> {
-    vm.collect(v)?.iter().map(|x| to_np_tensor(vm, x, None)).collect()
+    vm.collect(v)?
+        .iter()
+        .map(|x| to_np_tensor(vm, x, None))
+        .collect()
 }
 
 fn concatenate(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -235,7 +271,9 @@ fn stack(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 fn reshape(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let t = to_np_tensor(vm, a.get(0), None)?;
     let dims = int_list(vm, a.get(1))?;
-    Ok(wrap_array(ops::reshape(&t, &dims, Semantics::Numpy).map_err(runtime_err)?))
+    Ok(wrap_array(
+        ops::reshape(&t, &dims, Semantics::Numpy).map_err(runtime_err)?,
+    ))
 }
 
 /// Both operands as float64 host values broadcast to one shape (None if they do not broadcast).
@@ -254,7 +292,10 @@ fn allclose(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let rtol = a.float(2)?;
     let atol = a.float(3)?;
     let Some((x, y)) = paired(vm, a.get(0), a.get(1))? else {
-        return Err(PyErr::new(ExcType::ValueError, "operands could not be broadcast together"));
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "operands could not be broadcast together",
+        ));
     };
     let ok = x.iter().zip(&y).all(|(p, q)| {
         let (p, q) = (p.as_f64(), q.as_f64());
@@ -269,16 +310,24 @@ fn array_equal(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     if x.dims() != y.dims() {
         return Ok(Value::Bool(false));
     }
-    let eq = x.to_scalars().iter().zip(y.to_scalars()).all(|(p, q)| match (p, &q) {
-        (Scalar::Bytes(p), Scalar::Bytes(q)) => p == q,
-        (p, q) => p.as_f64() == q.as_f64(),
-    });
+    let eq = x
+        .to_scalars()
+        .iter()
+        .zip(y.to_scalars())
+        .all(|(p, q)| match (p, &q) {
+            (Scalar::Bytes(p), Scalar::Bytes(q)) => p == q,
+            (p, q) => p.as_f64() == q.as_f64(),
+        });
     Ok(Value::Bool(eq))
 }
 
 fn float_unary(vm: &dyn Vm, a: &Args, op: crate::runtime::UnaryOp) -> PyResult<Value> {
     let t = to_np_tensor(vm, a.get(0), None)?;
-    let t = if t.dtype().is_floating() { t } else { ops::cast(&t, DType::Float64).map_err(runtime_err)? };
+    let t = if t.dtype().is_floating() {
+        t
+    } else {
+        ops::cast(&t, DType::Float64).map_err(runtime_err)?
+    };
     Ok(wrap(ops::unary(op, &t).map_err(runtime_err)?))
 }
 
@@ -296,45 +345,129 @@ fn log(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 fn abs(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let t = to_np_tensor(vm, a.get(0), None)?;
-    Ok(wrap(ops::unary(crate::runtime::UnaryOp::Abs, &t).map_err(runtime_err)?))
+    Ok(wrap(
+        ops::unary(crate::runtime::UnaryOp::Abs, &t).map_err(runtime_err)?,
+    ))
 }
 
 fn argmax(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let t = to_np_tensor(vm, a.get(0), None)?;
     let (t, axis) = match a.opt(1) {
-        None => (ops::reshape(&t, &[-1], Semantics::Numpy).map_err(runtime_err)?, 0),
+        None => (
+            ops::reshape(&t, &[-1], Semantics::Numpy).map_err(runtime_err)?,
+            0,
+        ),
         Some(v) => (t, crate::modules::tf::convert::axis_arg(vm, v)?),
     };
-    Ok(wrap(ops::arg_reduce(crate::runtime::ArgOp::ArgMax, &t, axis, Semantics::Numpy).map_err(runtime_err)?))
+    Ok(wrap(
+        ops::arg_reduce(crate::runtime::ArgOp::ArgMax, &t, axis, Semantics::Numpy)
+            .map_err(runtime_err)?,
+    ))
 }
 
 type Entry = (&'static str, NativeFn, &'static str);
 
 const FUNCTIONS: &[Entry] = &[
-    ("array(object, dtype=None, copy=True)", array, "A new array from nested sequences: `np.array([1, 2])`."),
-    ("asarray(a, dtype=None)", asarray, "`a` as an array (arrays pass through)."),
-    ("arange(start, stop=None, step=1, dtype=None)", arange, "Evenly spaced values in `[start, stop)`."),
-    ("linspace(start, stop, num=50, endpoint=True, dtype=None)", linspace, "`num` evenly spaced values from `start` to `stop`."),
-    ("zeros(shape, dtype=None)", zeros, "An array of zeros (float64 by default)."),
-    ("ones(shape, dtype=None)", ones, "An array of ones (float64 by default)."),
-    ("full(shape, fill_value, dtype=None)", full, "An array of `shape` filled with `fill_value`."),
-    ("zeros_like(a, dtype=None)", zeros_like, "Zeros shaped like `a`."),
-    ("ones_like(a, dtype=None)", ones_like, "Ones shaped like `a`."),
+    (
+        "array(object, dtype=None, copy=True)",
+        array,
+        "A new array from nested sequences: `np.array([1, 2])`.",
+    ),
+    (
+        "asarray(a, dtype=None)",
+        asarray,
+        "`a` as an array (arrays pass through).",
+    ),
+    (
+        "arange(start, stop=None, step=1, dtype=None)",
+        arange,
+        "Evenly spaced values in `[start, stop)`.",
+    ),
+    (
+        "linspace(start, stop, num=50, endpoint=True, dtype=None)",
+        linspace,
+        "`num` evenly spaced values from `start` to `stop`.",
+    ),
+    (
+        "zeros(shape, dtype=None)",
+        zeros,
+        "An array of zeros (float64 by default).",
+    ),
+    (
+        "ones(shape, dtype=None)",
+        ones,
+        "An array of ones (float64 by default).",
+    ),
+    (
+        "full(shape, fill_value, dtype=None)",
+        full,
+        "An array of `shape` filled with `fill_value`.",
+    ),
+    (
+        "zeros_like(a, dtype=None)",
+        zeros_like,
+        "Zeros shaped like `a`.",
+    ),
+    (
+        "ones_like(a, dtype=None)",
+        ones_like,
+        "Ones shaped like `a`.",
+    ),
     ("sum(a, axis=None, keepdims=False)", sum, "Sum over axes."),
-    ("mean(a, axis=None, keepdims=False)", mean, "Mean over axes."),
-    ("max(a, axis=None, keepdims=False)", max, "Maximum over axes."),
-    ("min(a, axis=None, keepdims=False)", min, "Minimum over axes."),
-    ("prod(a, axis=None, keepdims=False)", prod, "Product over axes."),
-    ("concatenate(arrays, axis=0)", concatenate, "Joins arrays along an existing axis."),
-    ("stack(arrays, axis=0)", stack, "Joins arrays along a new axis."),
-    ("reshape(a, newshape)", reshape, "The same elements in a new shape."),
-    ("allclose(a, b, rtol=1e-05, atol=1e-08)", allclose, "True when all elements are equal within a tolerance."),
-    ("array_equal(a1, a2)", array_equal, "True when shapes and elements are equal."),
+    (
+        "mean(a, axis=None, keepdims=False)",
+        mean,
+        "Mean over axes.",
+    ),
+    (
+        "max(a, axis=None, keepdims=False)",
+        max,
+        "Maximum over axes.",
+    ),
+    (
+        "min(a, axis=None, keepdims=False)",
+        min,
+        "Minimum over axes.",
+    ),
+    (
+        "prod(a, axis=None, keepdims=False)",
+        prod,
+        "Product over axes.",
+    ),
+    (
+        "concatenate(arrays, axis=0)",
+        concatenate,
+        "Joins arrays along an existing axis.",
+    ),
+    (
+        "stack(arrays, axis=0)",
+        stack,
+        "Joins arrays along a new axis.",
+    ),
+    (
+        "reshape(a, newshape)",
+        reshape,
+        "The same elements in a new shape.",
+    ),
+    (
+        "allclose(a, b, rtol=1e-05, atol=1e-08)",
+        allclose,
+        "True when all elements are equal within a tolerance.",
+    ),
+    (
+        "array_equal(a1, a2)",
+        array_equal,
+        "True when shapes and elements are equal.",
+    ),
     ("sqrt(x)", sqrt, "Square root, element-wise."),
     ("exp(x)", exp, "`e ** x`, element-wise."),
     ("log(x)", log, "Natural logarithm, element-wise."),
     ("abs(x)", abs, "Absolute value, element-wise."),
-    ("argmax(a, axis=None)", argmax, "Index of the largest value (of the flattened array by default)."),
+    (
+        "argmax(a, axis=None)",
+        argmax,
+        "Index of the largest value (of the flattened array by default).",
+    ),
 ];
 
 /// Builds the `numpy` module.
@@ -343,7 +476,11 @@ pub fn module() -> Value {
     for &(sig, f, doc) in FUNCTIONS {
         m.function(sig, f, doc);
     }
-    m.function("dtype(dtype)", dtype::dtype_new, "A dtype object: `np.dtype('float32')`.");
+    m.function(
+        "dtype(dtype)",
+        dtype::dtype_new,
+        "A dtype object: `np.dtype('float32')`.",
+    );
     for d in crate::runtime::dtype::ALL_DTYPES {
         if d != DType::String {
             m.value(d.name(), Value::Class(scalar_class(d)));

@@ -3,7 +3,9 @@
 //! lists must be rectangular), and runtime errors → Python exceptions. Also
 //! the argument converters every `tf` native shares: dtypes, axes, int lists.
 
-use crate::runtime::{self, tensor_from_literal, DType, Device, InferMode, Literal, Scalar, Tensor};
+use crate::runtime::{
+    self, tensor_from_literal, DType, Device, InferMode, Literal, Scalar, Tensor,
+};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// Maps a runtime error to the Python exception TensorFlow raises.
@@ -30,7 +32,12 @@ pub fn literal_of(v: &Value) -> Option<Literal> {
         Value::Float(f) => Literal::Float(*f),
         Value::Str(s) => Literal::Str(s.to_string()),
         Value::Bytes(b) => Literal::Bytes(b.to_vec()),
-        Value::List(l) => Literal::List(l.borrow().iter().map(literal_of).collect::<Option<Vec<_>>>()?),
+        Value::List(l) => Literal::List(
+            l.borrow()
+                .iter()
+                .map(literal_of)
+                .collect::<Option<Vec<_>>>()?,
+        ),
         Value::Tuple(t) => Literal::Tuple(t.iter().map(literal_of).collect::<Option<Vec<_>>>()?),
         _ => return None,
     })
@@ -50,7 +57,10 @@ fn unsupported(vm: &dyn Vm, v: &Value) -> PyErr {
     let shown = vm.repr(v).unwrap_or_else(|_| v.type_name());
     PyErr::new(
         ExcType::ValueError,
-        format!("Attempt to convert a value ({shown}) with an unsupported type ({}) to a Tensor.", class_text(vm, v)),
+        format!(
+            "Attempt to convert a value ({shown}) with an unsupported type ({}) to a Tensor.",
+            class_text(vm, v)
+        ),
     )
 }
 
@@ -68,7 +78,12 @@ pub fn to_tensor(vm: &dyn Vm, v: &Value, dtype: Option<DType>) -> PyResult<Tenso
 
 /// [`to_tensor`] placing Python values on `device` (the device of the op's
 /// other input) instead of the current device.
-pub fn to_tensor_on(vm: &dyn Vm, v: &Value, dtype: Option<DType>, device: Option<Device>) -> PyResult<Tensor> {
+pub fn to_tensor_on(
+    vm: &dyn Vm,
+    v: &Value,
+    dtype: Option<DType>,
+    device: Option<Device>,
+) -> PyResult<Tensor> {
     if let Value::Tensor(t) = v {
         if let Some(d) = dtype {
             if d != t.dtype() {
@@ -89,11 +104,15 @@ pub fn to_tensor_on(vm: &dyn Vm, v: &Value, dtype: Option<DType>, device: Option
         if let Some(t) = n.to_tensor(vm)? {
             let t = match device {
                 Some(d) if is_numpy(v) => t.to_device(d).map_err(runtime_err)?,
-                None if is_numpy(v) => t.to_device(crate::distribute::current_device(vm)).map_err(runtime_err)?,
+                None if is_numpy(v) => t
+                    .to_device(crate::distribute::current_device(vm))
+                    .map_err(runtime_err)?,
                 _ => t,
             };
             return match dtype {
-                Some(d) if d != t.dtype() && is_numpy(v) => runtime::ops::cast(&t, d).map_err(runtime_err),
+                Some(d) if d != t.dtype() && is_numpy(v) => {
+                    runtime::ops::cast(&t, d).map_err(runtime_err)
+                }
                 Some(d) if d != t.dtype() => to_tensor(vm, &Value::Tensor(t), Some(d)),
                 _ => Ok(t),
             };
@@ -110,8 +129,17 @@ pub fn to_tensor_on(vm: &dyn Vm, v: &Value, dtype: Option<DType>, device: Option
 /// such leaf becomes a literal of its value.
 fn numpy_literal(vm: &dyn Vm, v: &Value) -> Option<Literal> {
     match v {
-        Value::List(l) => Some(Literal::List(l.borrow().iter().map(|x| numpy_literal(vm, x)).collect::<Option<Vec<_>>>()?)),
-        Value::Tuple(t) => Some(Literal::Tuple(t.iter().map(|x| numpy_literal(vm, x)).collect::<Option<Vec<_>>>()?)),
+        Value::List(l) => Some(Literal::List(
+            l.borrow()
+                .iter()
+                .map(|x| numpy_literal(vm, x))
+                .collect::<Option<Vec<_>>>()?,
+        )),
+        Value::Tuple(t) => Some(Literal::Tuple(
+            t.iter()
+                .map(|x| numpy_literal(vm, x))
+                .collect::<Option<Vec<_>>>()?,
+        )),
         Value::Native(n) => {
             let t = n.to_tensor(vm).ok()??;
             if t.rank() != 0 {
@@ -133,7 +161,13 @@ fn numpy_literal(vm: &dyn Vm, v: &Value) -> Option<Literal> {
 /// numpy values cast; Python values convert strictly to `dtype` (TypeError
 /// `Cannot convert 2.5 to EagerTensor of dtype int32`), or, with
 /// `hint_only`, fall back to their own inferred dtype (`tf.add`).
-pub fn operand(vm: &dyn Vm, v: &Value, dtype: DType, device: Device, hint_only: bool) -> PyResult<Tensor> {
+pub fn operand(
+    vm: &dyn Vm,
+    v: &Value,
+    dtype: DType,
+    device: Device,
+    hint_only: bool,
+) -> PyResult<Tensor> {
     // fast path: a Python scalar next to a tensor (`x + 1` in a loop)
     match (v, dtype) {
         (Value::Tensor(t), _) => return Ok(t.clone()),
@@ -147,7 +181,9 @@ pub fn operand(vm: &dyn Vm, v: &Value, dtype: DType, device: Device, hint_only: 
     }
     match to_tensor_on(vm, v, Some(dtype), Some(device)) {
         Ok(t) => Ok(t),
-        Err(e) if hint_only && !e.is(ExcType::ValueError) => to_tensor_on(vm, v, None, Some(device)),
+        Err(e) if hint_only && !e.is(ExcType::ValueError) => {
+            to_tensor_on(vm, v, None, Some(device))
+        }
         Err(e) => Err(e),
     }
 }
@@ -224,7 +260,11 @@ pub fn int_list(vm: &dyn Vm, v: &Value) -> PyResult<Vec<i64>> {
                 Some(i) => Ok(i),
                 None => Err(PyErr::new(
                     ExcType::TypeError,
-                    format!("Expected int32, but got {} of type '{}'.", vm.repr(other)?, other.type_name()),
+                    format!(
+                        "Expected int32, but got {} of type '{}'.",
+                        vm.repr(other)?,
+                        other.type_name()
+                    ),
                 )),
             },
         }
@@ -234,7 +274,11 @@ pub fn int_list(vm: &dyn Vm, v: &Value) -> PyResult<Vec<i64>> {
         Value::Tuple(t) => t.iter().map(as_int).collect(),
         Value::Int(_) | Value::Bool(_) => Ok(vec![as_int(v)?]),
         Value::Native(n) if n.as_any().is::<super::shape::TensorShapeObj>() => {
-            let s = n.as_any().downcast_ref::<super::shape::TensorShapeObj>().map(|s| s.dims.clone()).unwrap_or_default();
+            let s = n
+                .as_any()
+                .downcast_ref::<super::shape::TensorShapeObj>()
+                .map(|s| s.dims.clone())
+                .unwrap_or_default();
             Ok(s.iter().map(|d| d.map_or(-1, |x| x as i64)).collect())
         }
         other => {

@@ -72,7 +72,11 @@ impl NativeObject for DTypeObj {
             "is_unsigned" => Value::Bool(d.is_unsigned()),
             "is_numpy_compatible" => Value::Bool(true),
             "is_complex" | "is_quantized" => Value::Bool(false),
-            "size" => Value::Int(if d == DType::String { 8 } else { d.size() as i64 }),
+            "size" => Value::Int(if d == DType::String {
+                8
+            } else {
+                d.size() as i64
+            }),
             "base_dtype" | "real_dtype" => this.clone(),
             "as_numpy_dtype" => Value::Class(crate::modules::np::scalar_class(d)),
             "as_datatype_enum" => Value::Int(match d {
@@ -101,7 +105,13 @@ impl NativeObject for DTypeObj {
         }))
     }
 
-    fn compare(&self, _this: &Value, op: &str, other: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn compare(
+        &self,
+        _this: &Value,
+        op: &str,
+        other: &Value,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
         let same = match other {
             Value::None => false,
             o => super::convert::dtype_arg(vm, o).is_ok_and(|d| d == self.0),
@@ -127,5 +137,9 @@ pub fn register(m: &mut ModuleBuilder) {
     m.value("half", dtype_value(DType::Float16));
     m.value("double", dtype_value(DType::Float64));
     m.value("DType", Value::Class(dtype_class()));
-    m.function("as_dtype(type_value)", as_dtype, "The `tf.DType` for a name, numpy type or DType: `tf.as_dtype('float32')`.");
+    m.function(
+        "as_dtype(type_value)",
+        as_dtype,
+        "The `tf.DType` for a name, numpy type or DType: `tf.as_dtype('float32')`.",
+    );
 }

@@ -1,8 +1,8 @@
 //! Python subscripts (`t[1, ::2, ..., tf.newaxis]`) as runtime index items,
 //! shared by tensors and numpy arrays.
 
-use crate::runtime::ops::IndexItem;
 use crate::modules::types::SliceObj;
+use crate::runtime::ops::IndexItem;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// Which library's message a bad index gets.
@@ -81,7 +81,9 @@ fn item(vm: &dyn Vm, v: &Value, flavor: Flavor) -> PyResult<IndexItem> {
 pub fn index_items(vm: &dyn Vm, key: &Value, flavor: Flavor) -> PyResult<Vec<IndexItem>> {
     match key {
         Value::Tuple(t) => t.iter().map(|x| item(vm, x, flavor)).collect(),
-        Value::List(l) if flavor == Flavor::Tf => l.borrow().iter().map(|x| item(vm, x, flavor)).collect(),
+        Value::List(l) if flavor == Flavor::Tf => {
+            l.borrow().iter().map(|x| item(vm, x, flavor)).collect()
+        }
         other => Ok(vec![item(vm, other, flavor)?]),
     }
 }

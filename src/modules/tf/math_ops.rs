@@ -178,7 +178,9 @@ pub fn register(m: &mut ModuleBuilder, top_level: bool) {
     for &(sig, f, doc) in FUNCTIONS {
         // these exist only under tf.math; matmul only at the top level
         let name = sig.split('(').next().unwrap_or("");
-        if (top_level && matches!(name, "floordiv" | "mod" | "floormod" | "log")) || (!top_level && name == "matmul") {
+        if (top_level && matches!(name, "floordiv" | "mod" | "floormod" | "log"))
+            || (!top_level && name == "matmul")
+        {
             continue;
         }
         m.function(sig, f, doc);

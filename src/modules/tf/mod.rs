@@ -35,7 +35,10 @@ pub fn module() -> Value {
     array_ops::register(&mut m);
     math_ops::register(&mut m, true);
     dtype::register(&mut m);
-    m.value("Tensor", Value::Class(crate::modules::tensor_hooks::tensor_base_class()));
+    m.value(
+        "Tensor",
+        Value::Class(crate::modules::tensor_hooks::tensor_base_class()),
+    );
     m.value("TensorShape", Value::Class(shape::shape_class()));
     m.value("newaxis", Value::None);
     m.namespace("math", |n| math_ops::register(n, false));

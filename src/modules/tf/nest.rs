@@ -96,7 +96,10 @@ fn pack(vm: &dyn Vm, structure: &Value, flat: &[Value], pos: &mut usize) -> PyRe
             rebuild(vm, structure, items)
         }
         None => {
-            let v = flat.get(*pos).cloned().ok_or_else(|| count_error(vm, structure, flat))?;
+            let v = flat
+                .get(*pos)
+                .cloned()
+                .ok_or_else(|| count_error(vm, structure, flat))?;
             *pos += 1;
             Ok(v)
         }
@@ -141,7 +144,9 @@ fn map_node(vm: &dyn Vm, func: &Value, nodes: &[Value]) -> PyResult<Value> {
             let mut per: Vec<Vec<Value>> = vec![Vec::with_capacity(nodes.len()); kids.len()];
             for n in nodes {
                 let k = children(vm, n)?.unwrap_or_default();
-                if k.len() != kids.len() || std::mem::discriminant(n) != std::mem::discriminant(first) {
+                if k.len() != kids.len()
+                    || std::mem::discriminant(n) != std::mem::discriminant(first)
+                {
                     return Err(PyErr::new(
                         ExcType::ValueError,
                         format!(
@@ -167,21 +172,43 @@ fn map_node(vm: &dyn Vm, func: &Value, nodes: &[Value]) -> PyResult<Value> {
 fn map_structure(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let structures = a.varargs(1);
     if structures.is_empty() {
-        return Err(PyErr::new(ExcType::ValueError, "Must provide at least one structure"));
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "Must provide at least one structure",
+        ));
     }
     map_node(vm, a.get(0), structures)
 }
 
 fn is_nested(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Bool(matches!(a.get(0), Value::List(_) | Value::Tuple(_) | Value::Dict(_))))
+    Ok(Value::Bool(matches!(
+        a.get(0),
+        Value::List(_) | Value::Tuple(_) | Value::Dict(_)
+    )))
 }
 
 /// Registers `tf.nest`.
 pub fn register(m: &mut ModuleBuilder) {
     m.namespace("nest", |n| {
-        n.function("flatten(structure, expand_composites=False)", flatten, "The leaves of a nested structure, in order (dicts by sorted key).");
-        n.function("pack_sequence_as(structure, flat_sequence, expand_composites=False)", pack_sequence_as, "A structure like `structure` holding the values of `flat_sequence`.");
-        n.function("map_structure(func, *structure, check_types=True, expand_composites=False)", map_structure, "Applies `func` to the leaves, keeping the structure.");
-        n.function("is_nested(seq)", is_nested, "True for lists, tuples and dicts.");
+        n.function(
+            "flatten(structure, expand_composites=False)",
+            flatten,
+            "The leaves of a nested structure, in order (dicts by sorted key).",
+        );
+        n.function(
+            "pack_sequence_as(structure, flat_sequence, expand_composites=False)",
+            pack_sequence_as,
+            "A structure like `structure` holding the values of `flat_sequence`.",
+        );
+        n.function(
+            "map_structure(func, *structure, check_types=True, expand_composites=False)",
+            map_structure,
+            "Applies `func` to the leaves, keeping the structure.",
+        );
+        n.function(
+            "is_nested(seq)",
+            is_nested,
+            "True for lists, tuples and dicts.",
+        );
     });
 }

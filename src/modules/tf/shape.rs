@@ -6,7 +6,9 @@ use std::any::Any;
 use std::rc::Rc;
 
 use crate::modules::types::{builtin_class, slice_indices};
-use crate::value::{Args, Class, ClassKind, ExcType, NativeObject, PyErr, PyResult, Value, ValueType, Vm};
+use crate::value::{
+    Args, Class, ClassKind, ExcType, NativeObject, PyErr, PyResult, Value, ValueType, Vm,
+};
 
 /// A `tf.TensorShape` of known rank.
 pub struct TensorShapeObj {
@@ -59,15 +61,23 @@ fn dim_value(d: Option<usize>) -> Value {
 }
 
 fn as_list(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::list(this(a)?.dims.iter().map(|&d| dim_value(d)).collect()))
+    Ok(Value::list(
+        this(a)?.dims.iter().map(|&d| dim_value(d)).collect(),
+    ))
 }
 
 fn num_elements(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let s = this(a)?;
-    Ok(match s.dims.iter().try_fold(1i64, |acc, d| d.map(|x| acc.saturating_mul(x as i64))) {
-        Some(n) => Value::Int(n),
-        None => Value::None,
-    })
+    Ok(
+        match s
+            .dims
+            .iter()
+            .try_fold(1i64, |acc, d| d.map(|x| acc.saturating_mul(x as i64)))
+        {
+            Some(n) => Value::Int(n),
+            None => Value::None,
+        },
+    )
 }
 
 fn is_fully_defined(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -78,7 +88,9 @@ fn shape_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let v = a.get(0);
     if let Value::Native(n) = v {
         if let Some(s) = n.as_any().downcast_ref::<TensorShapeObj>() {
-            return Ok(Value::native(TensorShapeObj { dims: s.dims.clone() }));
+            return Ok(Value::native(TensorShapeObj {
+                dims: s.dims.clone(),
+            }));
         }
     }
     let items = match v {
@@ -107,13 +119,19 @@ fn shape_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 impl TensorShapeObj {
     fn text(&self, sep: &str) -> Vec<String> {
         let _ = sep;
-        self.dims.iter().map(|d| d.map_or("None".to_string(), |x| x.to_string())).collect()
+        self.dims
+            .iter()
+            .map(|d| d.map_or("None".to_string(), |x| x.to_string()))
+            .collect()
     }
 
     /// The dims of a list, tuple or TensorShape compared against (None when not comparable).
     fn other_dims(vm: &dyn Vm, other: &Value) -> Option<Vec<Option<usize>>> {
         match other {
-            Value::Native(n) => n.as_any().downcast_ref::<TensorShapeObj>().map(|s| s.dims.clone()),
+            Value::Native(n) => n
+                .as_any()
+                .downcast_ref::<TensorShapeObj>()
+                .map(|s| s.dims.clone()),
             Value::List(_) | Value::Tuple(_) => {
                 let items = vm.collect(other).ok()?;
                 items
@@ -190,7 +208,10 @@ impl NativeObject for TensorShapeObj {
         let Some(i) = super::convert::int_scalar(vm, key)? else {
             return Err(PyErr::new(
                 ExcType::TypeError,
-                format!("list indices must be integers or slices, not {}", key.type_name()),
+                format!(
+                    "list indices must be integers or slices, not {}",
+                    key.type_name()
+                ),
             ));
         };
         let n = self.dims.len() as i64;
@@ -201,7 +222,13 @@ impl NativeObject for TensorShapeObj {
         Ok(Some(dim_value(self.dims[j as usize])))
     }
 
-    fn compare(&self, _this: &Value, op: &str, other: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn compare(
+        &self,
+        _this: &Value,
+        op: &str,
+        other: &Value,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
         let eq = match Self::other_dims(vm, other) {
             Some(d) => d == self.dims,
             None => false,

@@ -1,8 +1,8 @@
 //! Matrix products: `tf.matmul` for 2-D and batched operands (batch dims
 //! broadcast), with TensorFlow's (oneDNN build) error texts.
 
-use super::shape_ops::{broadcast_to, transpose};
 use super::attr_error;
+use super::shape_ops::{broadcast_to, transpose};
 use crate::runtime::backend::MatMulDims;
 use crate::runtime::dtype::DType;
 use crate::runtime::error::{Error, ErrorKind, Result};
@@ -31,7 +31,11 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
     };
     if a.dtype() != b.dtype() {
         // the MKL rewrite names the node `_MklMatMul` in this message
-        let node = if mkl { format!("_Mkl{op}") } else { op.to_string() };
+        let node = if mkl {
+            format!("_Mkl{op}")
+        } else {
+            op.to_string()
+        };
         return Err(Error::invalid_argument(format!(
             "cannot compute {node} as input #1(zero-based) was expected to be a {} tensor but is a {} tensor [Op:{op}] name: ",
             a.dtype().kernel_name(),

@@ -74,9 +74,7 @@ impl Lowerer<'_> {
             Rule::global_stmt => StmtKind::Global(kids(p).map(|n| self.ident(&n)).collect()),
             // The resolver reports a module-level `nonlocal` (after the
             // checks CPython makes first, such as "assigned to before").
-            Rule::nonlocal_stmt => {
-                StmtKind::Nonlocal(kids(p).map(|n| self.ident(&n)).collect())
-            }
+            Rule::nonlocal_stmt => StmtKind::Nonlocal(kids(p).map(|n| self.ident(&n)).collect()),
             Rule::del_stmt => {
                 let list = kids(p).next().ok_or_else(|| shape(span, "del"))?;
                 let mut targets = Vec::new();
