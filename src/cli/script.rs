@@ -65,7 +65,16 @@ pub fn read_script(file: &str) -> Result<Rc<SourceFile>, UsageError> {
 pub fn interpreter_for(source: &SourceFile, flags: &Flags) -> Result<Interpreter, UsageError> {
     let script =
         header_flags(&source.text).map_err(|e| UsageError(format!("{}: {e}", source.name)))?;
-    Ok(Interpreter::new(flags.over(&script).options()))
+    let flags = flags.over(&script);
+    if flags.trace.is_some() {
+        // TODO(trace): the per-replica timeline is not recorded yet; refusing
+        // the flag is better than silently printing no timeline.
+        return Err(UsageError(
+            "--trace is not available yet: dist does not record the per-replica timeline so far"
+                .into(),
+        ));
+    }
+    Ok(Interpreter::new(flags.options()))
 }
 
 /// Runs a script the way `dist run` does. `setup` sees the interpreter before

@@ -38,6 +38,23 @@ fn check_hashable(v: &Value) -> PyResult<()> {
             "Tensor is unhashable. Instead, use tensor.ref() as the key.",
         )),
         Value::Native(n) if !n.hashable() => Err(unhashable(v)),
+        // Keys hash and compare in Rust, without calling back into the
+        // interpreter: an instance with its own __eq__/__hash__ would be
+        // compared by identity, a silent wrong answer, so it is refused.
+        Value::Instance(i)
+            if i.class.lookup("__hash__").is_some() || i.class.lookup("__eq__").is_some() =>
+        {
+            if matches!(i.class.lookup("__hash__"), Some(Value::None)) {
+                return Err(unhashable(v));
+            }
+            Err(PyErr::new(
+                ExcType::NotImplementedError,
+                format!(
+                    "'{}' defines __eq__ or __hash__: such objects cannot be dict keys or set elements in dist yet",
+                    i.class.name
+                ),
+            ))
+        }
         _ => Ok(()),
     }
 }
