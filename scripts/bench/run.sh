@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Benchmarks, side by side in one run: dist (release build) against CPython for
+# the language workloads, and against TensorFlow/numpy (the oracle's venv) for
+# the tensor ones. Usage: scripts/bench/run.sh [--no-tf]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cargo build --release --quiet
+dist=target/release/dist
+
+# Wall time of a command, best of 3, in milliseconds.
+best_ms() {
+    python3 - "$@" <<'PY'
+import subprocess, sys, time
+best = float("inf")
+for _ in range(3):
+    t = time.perf_counter()
+    subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+    best = min(best, time.perf_counter() - t)
+print(f"{best * 1000:.1f}")
+PY
+}
+
+echo "== language (wall ms, best of 3; process start included)"
+printf '%-18s %10s %10s\n' workload dist python3
+for f in scripts/bench/lang/*.dist; do
+    name=$(basename "$f" .dist)
+    printf '%-18s %10s %10s\n' "$name" "$(best_ms "$dist" run "$f")" "$(best_ms python3 "$f")"
+done
+
+echo
+echo "== tensors: dist"
+"$dist" run scripts/bench/tensor_ops.dist
+if [ "${1:-}" != "--no-tf" ]; then
+    echo
+    echo "== tensors: TensorFlow 2.21 + numpy (the oracle)"
+    ../shared/oracle/tf scripts/bench/tensor_ops.dist
+fi
