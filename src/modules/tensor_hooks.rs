@@ -6,7 +6,7 @@
 
 use std::rc::Rc;
 
-use crate::modules::tf::convert::{operand, runtime_err};
+use crate::modules::tf::convert::{operand, placed, runtime_err};
 use crate::modules::tf::index::{index_items, Flavor};
 use crate::runtime::ops;
 use crate::runtime::{BinaryOp, DType, Scalar, Semantics, Tensor, UnaryOp};
@@ -60,8 +60,8 @@ fn m_numpy(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     crate::modules::np::from_tensor(tensor_of(a.get(0))?)
 }
 
-fn m_abs(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    ops::unary(UnaryOp::Abs, tensor_of(a.get(0))?).map(Value::Tensor).map_err(runtime_err)
+fn m_abs(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    placed(vm, ops::unary(UnaryOp::Abs, tensor_of(a.get(0))?)).map(Value::Tensor)
 }
 
 fn m_get_shape(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -141,13 +141,13 @@ pub fn tensor_binop(vm: &dyn Vm, op: BinOp, t: &Value, other: &Value, reflected:
     let y = operand(vm, other, x.dtype(), x.device(), hint_only)?;
     let r = if reflected { apply(op, &y, x) } else { apply(op, x, &y) };
     match r {
-        Some(r) => r.map(|v| Some(Value::Tensor(v))).map_err(runtime_err),
+        Some(r) => placed(vm, r).map(|v| Some(Value::Tensor(v))),
         None => Ok(None),
     }
 }
 
 /// `-t`, `+t`, `~t`.
-pub fn tensor_unary(_vm: &dyn Vm, op: char, t: &Value) -> PyResult<Option<Value>> {
+pub fn tensor_unary(vm: &dyn Vm, op: char, t: &Value) -> PyResult<Option<Value>> {
     let x = tensor_of(t)?;
     let r = match op {
         '-' => ops::unary(UnaryOp::Neg, x),
@@ -169,7 +169,7 @@ pub fn tensor_unary(_vm: &dyn Vm, op: char, t: &Value) -> PyResult<Option<Value>
             ));
         }
     };
-    r.map(|v| Some(Value::Tensor(v))).map_err(runtime_err)
+    placed(vm, r).map(|v| Some(Value::Tensor(v)))
 }
 
 /// `t == other` etc.
@@ -197,9 +197,9 @@ pub fn tensor_compare(vm: &dyn Vm, t: &Value, op: &str, other: &Value) -> PyResu
     if eq && x.shape().broadcast(y.shape()).is_none() {
         // TensorFlow's __eq__ compares with incompatible_shape_error=False
         let r = Tensor::fill(&[], &Scalar::Bool(bop == BinaryOp::NotEqual), DType::Bool, x.device());
-        return r.map(|v| Some(Value::Tensor(v))).map_err(runtime_err);
+        return placed(vm, r).map(|v| Some(Value::Tensor(v)));
     }
-    ops::binary(bop, x, &y).map(|v| Some(Value::Tensor(v))).map_err(runtime_err)
+    placed(vm, ops::binary(bop, x, &y)).map(|v| Some(Value::Tensor(v)))
 }
 
 /// `bool(t)`.

@@ -11,17 +11,17 @@ use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
 fn reshape(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let t = to_tensor(vm, a.get(0), None)?;
     let dims = int_list(vm, a.get(1))?;
-    tv(ops::reshape(&t, &dims, Semantics::Tf))
+    tv(vm, ops::reshape(&t, &dims, Semantics::Tf))
 }
 
 fn concat(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let ts = tensor_list(vm, a.get(0))?;
-    tv(ops::concat(&ts, axis_arg(vm, a.get(1))?))
+    tv(vm, ops::concat(&ts, axis_arg(vm, a.get(1))?))
 }
 
 fn stack(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let ts = tensor_list(vm, a.get(0))?;
-    tv(ops::stack(&ts, axis_arg(vm, a.get(1))?))
+    tv(vm, ops::stack(&ts, axis_arg(vm, a.get(1))?))
 }
 
 fn tensors_value(r: crate::runtime::Result<Vec<Tensor>>) -> PyResult<Value> {
@@ -45,25 +45,25 @@ fn split(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 fn expand_dims(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let t = to_tensor(vm, a.get(0), None)?;
-    tv(ops::expand_dims(&t, axis_arg(vm, a.get(1))?))
+    tv(vm, ops::expand_dims(&t, axis_arg(vm, a.get(1))?))
 }
 
 fn squeeze(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let t = to_tensor(vm, a.get(0), None)?;
     let axes = axes_arg(vm, a.get(1))?;
-    tv(ops::squeeze(&t, axes.as_deref()))
+    tv(vm, ops::squeeze(&t, axes.as_deref()))
 }
 
 fn transpose(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let t = to_tensor(vm, a.get(0), None)?;
     let perm = axes_arg(vm, a.get(1))?;
-    tv(ops::transpose(&t, perm.as_deref()))
+    tv(vm, ops::transpose(&t, perm.as_deref()))
 }
 
 fn tile(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let t = to_tensor(vm, a.get(0), None)?;
     let m: Vec<usize> = int_list(vm, a.get(1))?.iter().map(|&x| x.max(0) as usize).collect();
-    tv(ops::tile(&t, &m))
+    tv(vm, ops::tile(&t, &m))
 }
 
 fn gather(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -73,16 +73,16 @@ fn gather(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         Some(v) => axis_arg(vm, v)?,
         None => 0,
     };
-    tv(ops::gather(&t, &idx, axis))
+    tv(vm, ops::gather(&t, &idx, axis))
 }
 
 fn where_(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let cond = to_tensor(vm, a.get(0), None)?;
     match (a.opt(1), a.opt(2)) {
-        (None, None) => tv(ops::where_true(&cond)),
+        (None, None) => tv(vm, ops::where_true(&cond)),
         (Some(x), Some(y)) => {
             let (x, y) = super::math_ops::matching(vm, x, y)?;
-            tv(ops::where_select(&cond, &x, &y))
+            tv(vm, ops::where_select(&cond, &x, &y))
         }
         _ => Err(PyErr::new(ExcType::ValueError, "x and y must both be non-None or both be None.")),
     }
@@ -95,7 +95,7 @@ fn out_type(vm: &dyn Vm, v: &Value) -> PyResult<DType> {
 fn ints_tensor(vals: Vec<i64>, dims: &[usize], dtype: DType, vm: &dyn Vm) -> PyResult<Value> {
     let t = Tensor::from_vec(vals, dims).map_err(runtime_err)?;
     let t = ops::cast(&t, dtype).map_err(runtime_err)?;
-    tv(t.to_device(crate::distribute::current_device(vm)))
+    tv(vm, t.to_device(crate::distribute::current_device(vm)))
 }
 
 fn shape(vm: &dyn Vm, a: &Args) -> PyResult<Value> {

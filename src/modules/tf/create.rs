@@ -44,11 +44,11 @@ fn constant(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let want: usize = dims.iter().product();
     if t.numel() == want {
         let d: Vec<i64> = dims.iter().map(|&x| x as i64).collect();
-        return tv(ops::reshape(&t, &d, Semantics::Tf));
+        return tv(vm, ops::reshape(&t, &d, Semantics::Tf));
     }
     if t.numel() == 1 {
         let one = ops::reshape(&t, &[], Semantics::Tf).map_err(runtime_err)?;
-        return tv(ops::broadcast_to(&one, &dims));
+        return tv(vm, ops::broadcast_to(&one, &dims));
     }
     let shown = runtime::Shape::new(&dims).tuple_text();
     Err(PyErr::new(
@@ -98,19 +98,19 @@ fn range(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             *[sd, ld, dd].iter().max_by_key(|&&x| rank(x)).unwrap_or(&DType::Int32)
         }
     };
-    tv(ops::range(&s, &l, &d, dtype, crate::distribute::current_device(vm)))
+    tv(vm, ops::range(&s, &l, &d, dtype, crate::distribute::current_device(vm)))
 }
 
 fn zeros(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let dims = dims_arg(vm, a.get(0))?;
     let dtype = opt_dtype(vm, a.get(1))?.unwrap_or(DType::Float32);
-    tv(Tensor::zeros(dtype, &dims, crate::distribute::current_device(vm)))
+    tv(vm, Tensor::zeros(dtype, &dims, crate::distribute::current_device(vm)))
 }
 
 fn ones(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let dims = dims_arg(vm, a.get(0))?;
     let dtype = opt_dtype(vm, a.get(1))?.unwrap_or(DType::Float32);
-    tv(Tensor::ones(dtype, &dims, crate::distribute::current_device(vm)))
+    tv(vm, Tensor::ones(dtype, &dims, crate::distribute::current_device(vm)))
 }
 
 fn fill(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -118,16 +118,16 @@ fn fill(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let v = to_tensor(vm, a.get(1), None)?;
     let one = ops::reshape(&v, &[], Semantics::Tf).map_err(runtime_err)?;
     let dev = crate::distribute::current_device(vm);
-    tv(ops::broadcast_to(&one.to_device(dev).map_err(runtime_err)?, &dims))
+    tv(vm, ops::broadcast_to(&one.to_device(dev).map_err(runtime_err)?, &dims))
 }
 
 fn like(vm: &dyn Vm, a: &Args, one: bool) -> PyResult<Value> {
     let t = to_tensor(vm, a.get(0), None)?;
     let dtype = opt_dtype(vm, a.get(1))?.unwrap_or(t.dtype());
     if one {
-        tv(Tensor::ones(dtype, t.dims(), t.device()))
+        tv(vm, Tensor::ones(dtype, t.dims(), t.device()))
     } else {
-        tv(Tensor::zeros(dtype, t.dims(), t.device()))
+        tv(vm, Tensor::zeros(dtype, t.dims(), t.device()))
     }
 }
 
@@ -141,7 +141,7 @@ fn ones_like(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 fn identity(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let t = to_tensor(vm, a.get(0), None)?;
-    tv(t.to_device(crate::distribute::current_device(vm)))
+    tv(vm, t.to_device(crate::distribute::current_device(vm)))
 }
 
 fn is_tensor(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -151,7 +151,7 @@ fn is_tensor(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 fn cast(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let d = dtype_arg(vm, a.get(1))?;
     let t = to_tensor(vm, a.get(0), None)?;
-    tv(ops::cast(&t, d))
+    tv(vm, ops::cast(&t, d))
 }
 
 /// Registers the creation functions.
