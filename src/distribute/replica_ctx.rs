@@ -11,10 +11,10 @@ use super::classes::{self, bound, method};
 use super::context::{in_replica_fn, state, ReplicaRun};
 use super::nest::{regroup, select_replica, zip_map};
 use super::reduce::{gather_tensors, parse_op, reduce_tensors, Op};
-use super::strategy::{current_strategy, default_strategy, strategy_class, StrategyObj};
+use super::strategy::{current_strategy, default_strategy, strategy_class, Kind, StrategyObj};
 use crate::modules::tf::convert::runtime_err;
 use crate::modules::ModuleBuilder;
-use crate::runtime::{Device, Tensor};
+use crate::runtime::{DType, Device, Tensor};
 use crate::value::{Args, Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// The context of one replica inside `strategy.run` (or the default one).
@@ -168,6 +168,47 @@ fn leaf_tensor(v: &Value) -> PyResult<()> {
     }
 }
 
+/// The leaves of a nest (tuples, lists, dict values), in order.
+fn leaves_of(v: &Value, out: &mut Vec<Value>) {
+    match v {
+        Value::Tuple(t) => t.iter().for_each(|x| leaves_of(x, out)),
+        Value::List(l) => l.borrow().iter().for_each(|x| leaves_of(x, out)),
+        Value::Dict(d) => d.borrow().items().iter().for_each(|(_, x)| leaves_of(x, out)),
+        other => out.push(other.clone()),
+    }
+}
+
+/// MirroredStrategy batches an all-reduce's tensors by where it reduces
+/// them: int32 ones through the host (`ReductionToOneDevice`), the others
+/// on the devices. One nest holding both is TensorFlow's ValueError.
+fn check_one_reduction_place(vm: &dyn Vm, nest: &Value) -> PyResult<()> {
+    let mut leaves = Vec::new();
+    leaves_of(nest, &mut leaves);
+    let mut first: Option<bool> = None;
+    for l in &leaves {
+        leaf_tensor(l)?;
+        let dtype = match l {
+            Value::Tensor(t) => Some(t.dtype()),
+            Value::Native(n) => n.to_tensor(vm)?.map(|t| t.dtype()),
+            _ => None,
+        };
+        let Some(dtype) = dtype else { continue };
+        let int32 = dtype == DType::Int32;
+        match first {
+            None => first = Some(int32),
+            Some(f) if f != int32 => {
+                return Err(PyErr::new(
+                    ExcType::ValueError,
+                    "Inputs to batch_reduce_to must be either all on the host or all on the compute devices.",
+                )
+                .help("MirroredStrategy reduces int32 tensors on the host and the others on the devices: all-reduce them in separate calls"))
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
 /// Runs one collective once every replica has parked: checks they all
 /// asked for the same thing and computes each replica's result.
 pub fn merge_collectives(vm: &dyn Vm, run: &ReplicaRun, payloads: Vec<Value>) -> PyResult<Vec<Value>> {
@@ -188,6 +229,9 @@ pub fn merge_collectives(vm: &dyn Vm, run: &ReplicaRun, payloads: Vec<Value>) ->
         Request::AllReduce(op, _) => {
             let op = *op;
             let values: Vec<Value> = reqs.iter().map(|r| if let Request::AllReduce(_, v) = r { v.clone() } else { Value::None }).collect();
+            if run.strategy.downcast::<StrategyObj>().is_some_and(|s| s.kind == Kind::Mirrored) {
+                check_one_reduction_place(vm, &values[0])?;
+            }
             zip_map(&values, &|leaves| {
                 for l in leaves {
                     leaf_tensor(l)?;
