@@ -29,6 +29,7 @@ fn spec(name: &str) -> (&'static str, Option<&'static str>) {
         "OneDeviceStrategy" => ("tensorflow.python.distribute.one_device_strategy", Some("Strategy")),
         "OneDeviceExtended" => ("tensorflow.python.distribute.one_device_strategy", Some("StrategyExtended")),
         "_MirroredReplicaContext" => ("tensorflow.python.distribute.mirrored_run", Some("ReplicaContext")),
+        "_OneDeviceReplicaContext" => ("tensorflow.python.distribute.one_device_strategy", Some("ReplicaContext")),
         "DistributedValues" => (VALUES, None),
         "PerReplica" | "Mirrored" | "DistributedVariable" => (VALUES, Some("DistributedValues")),
         "MirroredVariable" | "SyncOnReadVariable" => (VALUES, Some("DistributedVariable")),

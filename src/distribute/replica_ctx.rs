@@ -40,7 +40,7 @@ impl ReplicaContext {
         } else if self.mirrored {
             "_MirroredReplicaContext"
         } else {
-            "ReplicaContext"
+            "_OneDeviceReplicaContext"
         }
     }
 }
@@ -61,12 +61,16 @@ impl NativeObject for ReplicaContext {
     }
     fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(match name {
+            // the default context's id is a Python int, a replica's a tensor
+            "replica_id_in_sync_group" if self.default => Some(Value::Int(0)),
             "replica_id_in_sync_group" => {
                 let t = Tensor::scalar(self.replica as i32).to_device(self.device).map_err(runtime_err)?;
                 Some(Value::Tensor(t))
             }
             "num_replicas_in_sync" => Some(Value::Int(self.n as i64)),
             "strategy" => Some(self.strategy.clone()),
+            // MirroredStrategy's is `[worker_devices_by_replica[id]]`, a list of lists
+            "devices" if self.mirrored => Some(Value::list(vec![Value::list(vec![Value::str(self.device.full_name())])])),
             "devices" => Some(Value::tuple(vec![Value::str(self.device.full_name())])),
             _ => bound(&replica_context_class(self.class_name()), this, name),
         })
@@ -420,16 +424,6 @@ fn get_replica_context(vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
     }))
 }
 
-fn get_cross_replica_context(vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
-    if in_cross_replica(vm) {
-        return Ok(current_strategy(vm));
-    }
-    if in_replica_fn(vm) {
-        return Ok(Value::None);
-    }
-    Ok(default_strategy(vm))
-}
-
 fn experimental_set_strategy(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let st = state(vm);
     if in_replica_fn(vm) {
@@ -455,7 +449,6 @@ pub fn register(m: &mut ModuleBuilder) {
     m.function("has_strategy()", has_strategy, "Whether a strategy scope (other than the default) is active.");
     m.function("in_cross_replica_context()", in_cross_replica_context, "True inside a strategy scope, outside replica functions.");
     m.function("get_replica_context()", get_replica_context, "The ReplicaContext in a replica function; None in a cross-replica context.");
-    m.function("get_cross_replica_context()", get_cross_replica_context, "The strategy in a cross-replica context; None in a replica function.");
     m.function("experimental_set_strategy(strategy)", experimental_set_strategy, "Enters `strategy`'s scope for the rest of the program (None leaves it).");
     m.value("ReplicaContext", Value::Class(replica_context_class("ReplicaContext")));
     let _ = strategy_class;
