@@ -190,13 +190,15 @@ fn mirrored_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             let mut out: Vec<Device> = Vec::new();
             for it in &items {
                 let d = device_arg(vm, it)?;
-                if out.contains(&d) {
-                    return Err(PyErr::new(
-                        ExcType::ValueError,
-                        format!("No duplicates allowed in `devices` argument: {}", vm.repr(v)?),
-                    ));
-                }
                 out.push(d);
+            }
+            if out.iter().enumerate().any(|(i, d)| out[..i].contains(d)) {
+                // TensorFlow asserts on the canonical names, all of them
+                let names: Vec<Value> = out.iter().map(|d| Value::str(d.full_name())).collect();
+                return Err(PyErr::new(
+                    ExcType::AssertionError,
+                    format!("No duplicates allowed in `devices` argument: {}", vm.repr(&Value::tuple(names))?),
+                ));
             }
             if out.is_empty() {
                 return Err(PyErr::new(
