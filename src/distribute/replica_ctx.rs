@@ -10,7 +10,7 @@ use std::rc::Rc;
 use super::classes::{self, bound, method};
 use super::context::{in_replica_fn, state, ReplicaRun};
 use super::nest::{regroup, select_replica, zip_map};
-use super::reduce::{gather_tensors, parse_op, reduce_tensors, Op};
+use super::reduce::{gather_tensors, parse_op, reduce_tensors, tensor_on, Op};
 use super::strategy::{current_strategy, default_strategy, strategy_class, Kind, StrategyObj};
 use crate::modules::tf::convert::runtime_err;
 use crate::modules::ModuleBuilder;
@@ -213,6 +213,27 @@ fn check_one_reduction_place(vm: &dyn Vm, nest: &Value) -> PyResult<()> {
     Ok(())
 }
 
+/// An all-reduce needs one shape on every replica (no broadcasting); a
+/// mismatch aborts the collective with TensorFlow's message for the first
+/// collective instance (its keys start at 100).
+fn check_same_shapes(vm: &dyn Vm, leaves: &[Value], devices: &[Device]) -> PyResult<()> {
+    let ts = leaves.iter().map(|l| tensor_on(vm, l, devices[0])).collect::<PyResult<Vec<_>>>()?;
+    let dims = |t: &Tensor| format!("[{}]", t.dims().iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","));
+    if let Some(other) = ts.iter().find(|t| t.dims() != ts[0].dims()) {
+        let d = devices[0].full_name();
+        return Err(PyErr::new(
+            ExcType::InvalidArgumentError,
+            format!(
+                "{{{{function_node __wrapped__CollectiveReduceV2_Nordering_token_1_device_{d}}}}} Collective ops is aborted by: Shape mismatch in the collective instance 100. Op at device {d} expected shape {} but another member in the group expected shape {}. This is likely due to different input shapes at different members of the collective op.\nThe error could be from a previous operation. Restart your program to reset. [Op:CollectiveReduceV2] name: ",
+                dims(&ts[0]),
+                dims(other)
+            ),
+        )
+        .help("every replica must all-reduce tensors of the same shape"));
+    }
+    Ok(())
+}
+
 /// Runs one collective once every replica has parked: checks they all
 /// asked for the same thing and computes each replica's result.
 pub fn merge_collectives(vm: &dyn Vm, run: &ReplicaRun, payloads: Vec<Value>) -> PyResult<Vec<Value>> {
@@ -240,6 +261,7 @@ pub fn merge_collectives(vm: &dyn Vm, run: &ReplicaRun, payloads: Vec<Value>) ->
                 for l in leaves {
                     leaf_tensor(l)?;
                 }
+                check_same_shapes(vm, leaves, devices)?;
                 let t = reduce_tensors(vm, op, leaves, devices[0])?;
                 devices.iter().map(|d| Ok(Value::Tensor(t.to_device(*d).map_err(runtime_err)?))).collect()
             })
