@@ -244,9 +244,10 @@ impl NativeObject for ScopeObj {
         if let Some(cur) = st.scopes.borrow().last() {
             if !cur.is(&self.strategy) {
                 return Err(PyErr::new(
-                    ExcType::ValueError,
-                    "Mixing different tf.distribute.Strategy objects: a different strategy's scope is already entered",
-                ));
+                    ExcType::RuntimeError,
+                    format!("Mixing different tf.distribute.Strategy objects: {} is not {}", vm.repr(cur)?, vm.repr(&self.strategy)?),
+                )
+                .help("leave the other strategy's scope before entering this one"));
             }
         }
         st.scopes.borrow_mut().push(self.strategy.clone());
