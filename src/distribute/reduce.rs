@@ -79,6 +79,19 @@ fn reduce_op_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     }
 }
 
+fn from_variable_aggregation(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let a = args.get(0);
+    let name = vm.getattr(a, "name").ok();
+    match name {
+        Some(Value::Str(s)) if &*s == "SUM" => Ok(Value::native(ReduceOpObj(Op::Sum))),
+        Some(Value::Str(s)) if &*s == "MEAN" => Ok(Value::native(ReduceOpObj(Op::Mean))),
+        _ => Err(PyErr::new(
+            ExcType::ValueError,
+            format!("Could not convert from `tf.VariableAggregation` {} to`tf.distribute.ReduceOp` type", vm.str(a)?),
+        )),
+    }
+}
+
 /// The `tf.distribute.ReduceOp` class, with `SUM` and `MEAN`.
 pub fn reduce_op_class() -> Rc<Class> {
     let c = classes::class("ReduceOp");
@@ -86,6 +99,12 @@ pub fn reduce_op_class() -> Rc<Class> {
         c.set_attr("SUM", Value::native(ReduceOpObj(Op::Sum)));
         c.set_attr("MEAN", Value::native(ReduceOpObj(Op::Mean)));
         classes::constructor(&c, "ReduceOp(value)", reduce_op_new, "A reduction across replicas: SUM or MEAN.");
+        classes::method(
+            &c,
+            "ReduceOp.from_variable_aggregation(aggregation)",
+            from_variable_aggregation,
+            "The ReduceOp of a `tf.VariableAggregation`: SUM or MEAN (the others have none).",
+        );
     }
     c
 }
