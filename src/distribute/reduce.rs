@@ -73,8 +73,10 @@ fn reduce_op_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         return Ok(v.clone());
     }
     match v {
-        Value::Str(s) if &**s == "SUM" => Ok(Value::native(ReduceOpObj(Op::Sum))),
-        Value::Str(s) if &**s == "MEAN" => Ok(Value::native(ReduceOpObj(Op::Mean))),
+        // an Enum call returns the member itself (`ReduceOp("SUM") is ReduceOp.SUM`)
+        Value::Str(s) if &**s == "SUM" || &**s == "MEAN" => {
+            reduce_op_class().lookup(s).ok_or_else(|| PyErr::new(ExcType::RuntimeError, "ReduceOp has no members"))
+        }
         other => Err(PyErr::new(ExcType::ValueError, format!("{} is not a valid ReduceOp", vm.repr(other)?))),
     }
 }
