@@ -57,16 +57,8 @@ impl NativeObject for ReduceOpObj {
             _ => None,
         })
     }
-    fn compare(
-        &self,
-        _this: &Value,
-        op: &str,
-        other: &Value,
-        _vm: &dyn Vm,
-    ) -> PyResult<Option<Value>> {
-        let same = other
-            .downcast::<ReduceOpObj>()
-            .is_some_and(|o| o.0 == self.0);
+    fn compare(&self, _this: &Value, op: &str, other: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let same = other.downcast::<ReduceOpObj>().is_some_and(|o| o.0 == self.0);
         Ok(match op {
             "==" => Some(Value::Bool(same)),
             "!=" => Some(Value::Bool(!same)),
@@ -81,11 +73,23 @@ fn reduce_op_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         return Ok(v.clone());
     }
     match v {
-        Value::Str(s) if &**s == "SUM" => Ok(Value::native(ReduceOpObj(Op::Sum))),
-        Value::Str(s) if &**s == "MEAN" => Ok(Value::native(ReduceOpObj(Op::Mean))),
-        other => Err(PyErr::new(
+        // an Enum call returns the member itself (`ReduceOp("SUM") is ReduceOp.SUM`)
+        Value::Str(s) if &**s == "SUM" || &**s == "MEAN" => {
+            reduce_op_class().lookup(s).ok_or_else(|| PyErr::new(ExcType::RuntimeError, "ReduceOp has no members"))
+        }
+        other => Err(PyErr::new(ExcType::ValueError, format!("{} is not a valid ReduceOp", vm.repr(other)?))),
+    }
+}
+
+fn from_variable_aggregation(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let a = args.get(0);
+    let name = vm.getattr(a, "name").ok();
+    match name {
+        Some(Value::Str(s)) if &*s == "SUM" => Ok(Value::native(ReduceOpObj(Op::Sum))),
+        Some(Value::Str(s)) if &*s == "MEAN" => Ok(Value::native(ReduceOpObj(Op::Mean))),
+        _ => Err(PyErr::new(
             ExcType::ValueError,
-            format!("{} is not a valid ReduceOp", vm.repr(other)?),
+            format!("Could not convert from `tf.VariableAggregation` {} to`tf.distribute.ReduceOp` type", vm.str(a)?),
         )),
     }
 }
@@ -96,11 +100,12 @@ pub fn reduce_op_class() -> Rc<Class> {
     if c.dict.borrow().get("SUM").is_none() {
         c.set_attr("SUM", Value::native(ReduceOpObj(Op::Sum)));
         c.set_attr("MEAN", Value::native(ReduceOpObj(Op::Mean)));
-        classes::constructor(
+        classes::constructor(&c, "ReduceOp(value)", reduce_op_new, "A reduction across replicas: SUM or MEAN.");
+        classes::method(
             &c,
-            "ReduceOp(value)",
-            reduce_op_new,
-            "A reduction across replicas: SUM or MEAN.",
+            "ReduceOp.from_variable_aggregation(aggregation)",
+            from_variable_aggregation,
+            "The ReduceOp of a `tf.VariableAggregation`: SUM or MEAN (the others have none).",
         );
     }
     c
@@ -142,8 +147,7 @@ pub fn reduce_tensors(vm: &dyn Vm, op: Op, parts: &[Value], dest: Device) -> PyR
     match op {
         Op::Sum => Ok(sum),
         Op::Mean => {
-            let n = Tensor::fill(&[], &Scalar::Int(parts.len() as i64), sum.dtype(), dest)
-                .map_err(runtime_err)?;
+            let n = Tensor::fill(&[], &Scalar::Int(parts.len() as i64), sum.dtype(), dest).map_err(runtime_err)?;
             ops::truediv(&sum, &n).map_err(runtime_err)
         }
     }
@@ -151,9 +155,6 @@ pub fn reduce_tensors(vm: &dyn Vm, op: Op, parts: &[Value], dest: Device) -> PyR
 
 /// The replicas' tensors concatenated along `axis`, on `dest`.
 pub fn gather_tensors(vm: &dyn Vm, parts: &[Value], axis: i64, dest: Device) -> PyResult<Tensor> {
-    let ts = parts
-        .iter()
-        .map(|p| tensor_on(vm, p, dest))
-        .collect::<PyResult<Vec<_>>>()?;
+    let ts = parts.iter().map(|p| tensor_on(vm, p, dest)).collect::<PyResult<Vec<_>>>()?;
     ops::concat(&ts, axis).map_err(runtime_err)
 }

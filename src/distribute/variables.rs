@@ -267,7 +267,14 @@ impl DistVar {
         match self.agg {
             Agg::Sum => reduce_tensors(vm, Op::Sum, &parts, self.comps[0].device),
             Agg::Mean => reduce_tensors(vm, Op::Mean, &parts, self.comps[0].device),
-            _ => Ok(self.comps[0].value.borrow().clone()),
+            Agg::OnlyFirst => Ok(self.comps[0].value.borrow().clone()),
+            // reading in cross-replica context reduces with
+            // `ReduceOp.from_variable_aggregation`, which has no NONE
+            Agg::None => Err(PyErr::new(
+                ExcType::ValueError,
+                "Could not convert from `tf.VariableAggregation` VariableAggregation.NONE to`tf.distribute.ReduceOp` type",
+            )
+            .help("give the ON_READ variable an aggregation (SUM, MEAN or ONLY_FIRST_REPLICA) to read it outside strategy.run")),
         }
     }
 }
@@ -561,8 +568,8 @@ fn apply(vm: &dyn Vm, cell: &VarCell, how: Upd, delta: &Value) -> PyResult<Tenso
                 return Err(PyErr::new(
                     ExcType::ValueError,
                     format!(
-                        "Cannot assign value to variable ' {} ': Shape mismatch.The variable shape {}, and the assigned value shape {} are incompatible.",
-                        cell.name.trim_end_matches(":0"),
+                        "Cannot assign value to variable ' {}': Shape mismatch.The variable shape {}, and the assigned value shape {} are incompatible.",
+                        cell.name,
                         old.shape().tuple_text(),
                         d.shape().tuple_text()
                     ),
@@ -625,7 +632,7 @@ fn update(vm: &dyn Vm, args: &Args, how: Upd) -> PyResult<Value> {
         for c in &d.comps {
             apply(vm, c, how, &share)?;
         }
-        return Ok(Value::Tensor(d.read(vm)?));
+        return Ok(if read_value { Value::Tensor(d.read(vm)?) } else { Value::None });
     }
     let mut news = Vec::new();
     for c in &d.comps {

@@ -44,11 +44,11 @@ fn constant(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let want: usize = dims.iter().product();
     if t.numel() == want {
         let d: Vec<i64> = dims.iter().map(|&x| x as i64).collect();
-        return tv(ops::reshape(&t, &d, Semantics::Tf));
+        return tv(vm, ops::reshape(&t, &d, Semantics::Tf));
     }
     if t.numel() == 1 {
         let one = ops::reshape(&t, &[], Semantics::Tf).map_err(runtime_err)?;
-        return tv(ops::broadcast_to(&one, &dims));
+        return tv(vm, ops::broadcast_to(&one, &dims));
     }
     let shown = runtime::Shape::new(&dims).tuple_text();
     Err(PyErr::new(
@@ -93,47 +93,24 @@ fn range(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         Some(d) => d,
         None => {
             // the widest of the inputs' types, in TensorFlow's order
-            let order = [
-                DType::Int32,
-                DType::Int64,
-                DType::Float16,
-                DType::Float32,
-                DType::Float64,
-            ];
+            let order = [DType::Int32, DType::Int64, DType::Float16, DType::Float32, DType::Float64];
             let rank = |x: DType| order.iter().position(|&o| o == x).unwrap_or(0);
-            *[sd, ld, dd]
-                .iter()
-                .max_by_key(|&&x| rank(x))
-                .unwrap_or(&DType::Int32)
+            *[sd, ld, dd].iter().max_by_key(|&&x| rank(x)).unwrap_or(&DType::Int32)
         }
     };
-    tv(ops::range(
-        &s,
-        &l,
-        &d,
-        dtype,
-        crate::distribute::current_device(vm),
-    ))
+    tv(vm, ops::range(&s, &l, &d, dtype, crate::distribute::current_device(vm)))
 }
 
 fn zeros(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let dims = dims_arg(vm, a.get(0))?;
     let dtype = opt_dtype(vm, a.get(1))?.unwrap_or(DType::Float32);
-    tv(Tensor::zeros(
-        dtype,
-        &dims,
-        crate::distribute::current_device(vm),
-    ))
+    tv(vm, Tensor::zeros(dtype, &dims, crate::distribute::current_device(vm)))
 }
 
 fn ones(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let dims = dims_arg(vm, a.get(0))?;
     let dtype = opt_dtype(vm, a.get(1))?.unwrap_or(DType::Float32);
-    tv(Tensor::ones(
-        dtype,
-        &dims,
-        crate::distribute::current_device(vm),
-    ))
+    tv(vm, Tensor::ones(dtype, &dims, crate::distribute::current_device(vm)))
 }
 
 fn fill(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -141,19 +118,16 @@ fn fill(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let v = to_tensor(vm, a.get(1), None)?;
     let one = ops::reshape(&v, &[], Semantics::Tf).map_err(runtime_err)?;
     let dev = crate::distribute::current_device(vm);
-    tv(ops::broadcast_to(
-        &one.to_device(dev).map_err(runtime_err)?,
-        &dims,
-    ))
+    tv(vm, ops::broadcast_to(&one.to_device(dev).map_err(runtime_err)?, &dims))
 }
 
 fn like(vm: &dyn Vm, a: &Args, one: bool) -> PyResult<Value> {
     let t = to_tensor(vm, a.get(0), None)?;
     let dtype = opt_dtype(vm, a.get(1))?.unwrap_or(t.dtype());
     if one {
-        tv(Tensor::ones(dtype, t.dims(), t.device()))
+        tv(vm, Tensor::ones(dtype, t.dims(), t.device()))
     } else {
-        tv(Tensor::zeros(dtype, t.dims(), t.device()))
+        tv(vm, Tensor::zeros(dtype, t.dims(), t.device()))
     }
 }
 
@@ -167,7 +141,7 @@ fn ones_like(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 fn identity(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let t = to_tensor(vm, a.get(0), None)?;
-    tv(t.to_device(crate::distribute::current_device(vm)))
+    tv(vm, t.to_device(crate::distribute::current_device(vm)))
 }
 
 fn is_tensor(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -177,64 +151,20 @@ fn is_tensor(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 fn cast(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let d = dtype_arg(vm, a.get(1))?;
     let t = to_tensor(vm, a.get(0), None)?;
-    tv(ops::cast(&t, d))
+    tv(vm, ops::cast(&t, d))
 }
 
 /// Registers the creation functions.
 pub fn register(m: &mut ModuleBuilder) {
-    m.function(
-        "constant(value, dtype=None, shape=None, name='Const')",
-        constant,
-        "A constant tensor from a Python value: `tf.constant([1, 2])`.",
-    );
-    m.function(
-        "convert_to_tensor(value, dtype=None, dtype_hint=None, name=None)",
-        convert_to_tensor,
-        "A tensor from a tensor-like value.",
-    );
-    m.function(
-        "range(start, limit=None, delta=1, dtype=None, name='range')",
-        range,
-        "Numbers from `start` up to `limit`: `tf.range(5)`.",
-    );
-    m.function(
-        "zeros(shape, dtype=None, name=None)",
-        zeros,
-        "A tensor of zeros: `tf.zeros([2, 3])`.",
-    );
-    m.function(
-        "ones(shape, dtype=None, name=None)",
-        ones,
-        "A tensor of ones: `tf.ones([2])`.",
-    );
-    m.function(
-        "fill(dims, value, name=None)",
-        fill,
-        "A tensor of `dims` filled with `value`.",
-    );
-    m.function(
-        "zeros_like(input, dtype=None, name=None)",
-        zeros_like,
-        "Zeros shaped like `input`.",
-    );
-    m.function(
-        "ones_like(input, dtype=None, name=None)",
-        ones_like,
-        "Ones shaped like `input`.",
-    );
-    m.function(
-        "identity(input, name=None)",
-        identity,
-        "The same value, as a tensor on the current device.",
-    );
-    m.function(
-        "is_tensor(x)",
-        is_tensor,
-        "True for tensors: `tf.is_tensor(tf.constant(1))`.",
-    );
-    m.function(
-        "cast(x, dtype, name=None)",
-        cast,
-        "`x` converted to `dtype`: `tf.cast(t, tf.float32)`.",
-    );
+    m.function("constant(value, dtype=None, shape=None, name='Const')", constant, "A constant tensor from a Python value: `tf.constant([1, 2])`.");
+    m.function("convert_to_tensor(value, dtype=None, dtype_hint=None, name=None)", convert_to_tensor, "A tensor from a tensor-like value.");
+    m.function("range(start, limit=None, delta=1, dtype=None, name='range')", range, "Numbers from `start` up to `limit`: `tf.range(5)`.");
+    m.function("zeros(shape, dtype=None, name=None)", zeros, "A tensor of zeros: `tf.zeros([2, 3])`.");
+    m.function("ones(shape, dtype=None, name=None)", ones, "A tensor of ones: `tf.ones([2])`.");
+    m.function("fill(dims, value, name=None)", fill, "A tensor of `dims` filled with `value`.");
+    m.function("zeros_like(input, dtype=None, name=None)", zeros_like, "Zeros shaped like `input`.");
+    m.function("ones_like(input, dtype=None, name=None)", ones_like, "Ones shaped like `input`.");
+    m.function("identity(input, name=None)", identity, "The same value, as a tensor on the current device.");
+    m.function("is_tensor(x)", is_tensor, "True for tensors: `tf.is_tensor(tf.constant(1))`.");
+    m.function("cast(x, dtype, name=None)", cast, "`x` converted to `dtype`: `tf.cast(t, tf.float32)`.");
 }

@@ -41,14 +41,14 @@ macro_rules! binary_fns {
 
 fn bin(op: BinaryOp, vm: &dyn Vm, x: &Value, y: &Value) -> PyResult<Value> {
     let (a, b) = matching(vm, x, y)?;
-    tv(ops::binary(op, &a, &b))
+    tv(vm, ops::binary(op, &a, &b))
 }
 
 binary_fns! {
-    add => |vm, x, y| { let (a, b) = hinted(vm, x, y)?; tv(ops::add(&a, &b)) },
+    add => |vm, x, y| { let (a, b) = hinted(vm, x, y)?; tv(vm, ops::add(&a, &b)) },
     subtract => |vm, x, y| bin(BinaryOp::Sub, vm, x, y),
     multiply => |vm, x, y| bin(BinaryOp::Mul, vm, x, y),
-    truediv => |vm, x, y| { let (a, b) = hinted(vm, x, y)?; tv(ops::truediv(&a, &b)) },
+    truediv => |vm, x, y| { let (a, b) = hinted(vm, x, y)?; tv(vm, ops::truediv(&a, &b)) },
     floordiv => |vm, x, y| bin(BinaryOp::FloorDiv, vm, x, y),
     floormod => |vm, x, y| bin(BinaryOp::FloorMod, vm, x, y),
     pow => |vm, x, y| bin(BinaryOp::Pow, vm, x, y),
@@ -68,7 +68,7 @@ macro_rules! unary_fns {
     ($($name:ident => $op:expr),* $(,)?) => {
         $(fn $name(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             let t = to_tensor(vm, a.get(0), None)?;
-            tv(ops::unary($op, &t))
+            tv(vm, ops::unary($op, &t))
         })*
     };
 }
@@ -89,7 +89,7 @@ macro_rules! reduce_fns {
             let t = to_tensor(vm, a.get(0), None)?;
             let axes = axes_arg(vm, a.get(1))?;
             let keep = vm.truthy(a.get(2))?;
-            tv(ops::reduce($op, &t, axes.as_deref(), keep))
+            tv(vm, ops::reduce($op, &t, axes.as_deref(), keep))
         })*
     };
 }
@@ -112,7 +112,7 @@ fn arg(op: ArgOp, vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     };
     let r = ops::arg_reduce(op, &t, axis, Semantics::Tf).map_err(runtime_err)?;
     match opt_dtype(vm, a.get(2))? {
-        Some(d) if d != DType::Int64 => tv(ops::cast(&r, d)),
+        Some(d) if d != DType::Int64 => tv(vm, ops::cast(&r, d)),
         _ => Ok(Value::Tensor(r)),
     }
 }
@@ -129,7 +129,7 @@ fn matmul(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let (x, y) = matching(vm, a.get(0), a.get(1))?;
     let ta = vm.truthy(a.get(2))?;
     let tb = vm.truthy(a.get(3))?;
-    tv(ops::matmul(&x, &y, ta, tb))
+    tv(vm, ops::matmul(&x, &y, ta, tb))
 }
 
 type Entry = (&'static str, NativeFn, &'static str);

@@ -43,6 +43,12 @@ pub fn concat(ts: &[Tensor], axis: i64) -> Result<Tensor> {
         )
     };
     let r = first.rank() as i64;
+    if r == 0 {
+        // TensorFlow's ConcatOp checks for scalars before the axis
+        return Err(fail(
+            "ConcatOp : Can't concatenate scalars (use tf.stack instead)".to_string(),
+        ));
+    }
     if axis < -r || axis >= r {
         return Err(fail(format!(
             "ConcatOp : Expected concatenating dimensions in the range [{}, {r}), but got {axis}",
