@@ -19,32 +19,59 @@ fn spec(name: &str) -> (&'static str, Option<&'static str>) {
     const DL: &str = "tensorflow.python.distribute.distribute_lib";
     const VALUES: &str = "tensorflow.python.distribute.values";
     match name {
-        "Strategy" | "StrategyExtended" | "ReplicaContext" | "ValueContext" | "InputContext" | "RunOptions"
-        | "InputOptions" => (DL, None),
+        "Strategy" | "StrategyExtended" | "ReplicaContext" | "ValueContext" | "InputContext"
+        | "RunOptions" | "InputOptions" => (DL, None),
         "_DefaultDistributionStrategy" => (DL, Some("Strategy")),
         "_DefaultDistributionExtended" => (DL, Some("StrategyExtended")),
         "_DefaultReplicaContext" => (DL, Some("ReplicaContext")),
-        "MirroredStrategy" => ("tensorflow.python.distribute.mirrored_strategy", Some("Strategy")),
-        "MirroredExtended" => ("tensorflow.python.distribute.mirrored_strategy", Some("StrategyExtended")),
-        "OneDeviceStrategy" => ("tensorflow.python.distribute.one_device_strategy", Some("Strategy")),
-        "OneDeviceExtended" => ("tensorflow.python.distribute.one_device_strategy", Some("StrategyExtended")),
-        "_MirroredReplicaContext" => ("tensorflow.python.distribute.mirrored_run", Some("ReplicaContext")),
-        "_OneDeviceReplicaContext" => ("tensorflow.python.distribute.one_device_strategy", Some("ReplicaContext")),
+        "MirroredStrategy" => (
+            "tensorflow.python.distribute.mirrored_strategy",
+            Some("Strategy"),
+        ),
+        "MirroredExtended" => (
+            "tensorflow.python.distribute.mirrored_strategy",
+            Some("StrategyExtended"),
+        ),
+        "OneDeviceStrategy" => (
+            "tensorflow.python.distribute.one_device_strategy",
+            Some("Strategy"),
+        ),
+        "OneDeviceExtended" => (
+            "tensorflow.python.distribute.one_device_strategy",
+            Some("StrategyExtended"),
+        ),
+        "_MirroredReplicaContext" => (
+            "tensorflow.python.distribute.mirrored_run",
+            Some("ReplicaContext"),
+        ),
+        "_OneDeviceReplicaContext" => (
+            "tensorflow.python.distribute.one_device_strategy",
+            Some("ReplicaContext"),
+        ),
         "DistributedValues" => (VALUES, None),
         "PerReplica" | "Mirrored" | "DistributedVariable" => (VALUES, Some("DistributedValues")),
         "MirroredVariable" | "SyncOnReadVariable" => (VALUES, Some("DistributedVariable")),
         "Variable" => ("tensorflow.python.ops.variables", None),
-        "ResourceVariable" => ("tensorflow.python.ops.resource_variable_ops", Some("Variable")),
+        "ResourceVariable" => (
+            "tensorflow.python.ops.resource_variable_ops",
+            Some("Variable"),
+        ),
         "ReduceOp" => ("tensorflow.python.distribute.reduce_util", None),
         "VariableAggregationV2" | "VariableAggregation" | "VariableSynchronization" => {
             ("tensorflow.python.ops.variables", None)
         }
         "CrossDeviceOps" => ("tensorflow.python.distribute.cross_device_ops", None),
-        "NcclAllReduce" | "HierarchicalCopyAllReduce" | "ReductionToOneDevice" => {
-            ("tensorflow.python.distribute.cross_device_ops", Some("CrossDeviceOps"))
+        "NcclAllReduce" | "HierarchicalCopyAllReduce" | "ReductionToOneDevice" => (
+            "tensorflow.python.distribute.cross_device_ops",
+            Some("CrossDeviceOps"),
+        ),
+        "Function" => (
+            "tensorflow.python.eager.polymorphic_function.polymorphic_function",
+            None,
+        ),
+        "PhysicalDevice" | "LogicalDevice" | "LogicalDeviceConfiguration" => {
+            ("tensorflow.python.eager.context", None)
         }
-        "Function" => ("tensorflow.python.eager.polymorphic_function.polymorphic_function", None),
-        "PhysicalDevice" | "LogicalDevice" | "LogicalDeviceConfiguration" => ("tensorflow.python.eager.context", None),
         _ => ("tensorflow", None),
     }
 }
@@ -74,7 +101,10 @@ pub fn method(c: &Class, sig: &str, f: NativeFn, doc: &'static str) {
 
 /// The constructor (`__new__`) of a class; `sig` omits `cls`.
 pub fn constructor(c: &Class, sig: &str, f: NativeFn, doc: &'static str) {
-    c.set_attr("__new__", Value::NativeFunction(NativeFunction::new(sig, f, doc)));
+    c.set_attr(
+        "__new__",
+        Value::NativeFunction(NativeFunction::new(sig, f, doc)),
+    );
 }
 
 /// A method of `cls` bound to `this`, for `NativeObject::getattr`.

@@ -57,8 +57,16 @@ impl NativeObject for ReduceOpObj {
             _ => None,
         })
     }
-    fn compare(&self, _this: &Value, op: &str, other: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        let same = other.downcast::<ReduceOpObj>().is_some_and(|o| o.0 == self.0);
+    fn compare(
+        &self,
+        _this: &Value,
+        op: &str,
+        other: &Value,
+        _vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        let same = other
+            .downcast::<ReduceOpObj>()
+            .is_some_and(|o| o.0 == self.0);
         Ok(match op {
             "==" => Some(Value::Bool(same)),
             "!=" => Some(Value::Bool(!same)),
@@ -74,10 +82,13 @@ fn reduce_op_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     }
     match v {
         // an Enum call returns the member itself (`ReduceOp("SUM") is ReduceOp.SUM`)
-        Value::Str(s) if &**s == "SUM" || &**s == "MEAN" => {
-            reduce_op_class().lookup(s).ok_or_else(|| PyErr::new(ExcType::RuntimeError, "ReduceOp has no members"))
-        }
-        other => Err(PyErr::new(ExcType::ValueError, format!("{} is not a valid ReduceOp", vm.repr(other)?))),
+        Value::Str(s) if &**s == "SUM" || &**s == "MEAN" => reduce_op_class()
+            .lookup(s)
+            .ok_or_else(|| PyErr::new(ExcType::RuntimeError, "ReduceOp has no members")),
+        other => Err(PyErr::new(
+            ExcType::ValueError,
+            format!("{} is not a valid ReduceOp", vm.repr(other)?),
+        )),
     }
 }
 
@@ -100,7 +111,12 @@ pub fn reduce_op_class() -> Rc<Class> {
     if c.dict.borrow().get("SUM").is_none() {
         c.set_attr("SUM", Value::native(ReduceOpObj(Op::Sum)));
         c.set_attr("MEAN", Value::native(ReduceOpObj(Op::Mean)));
-        classes::constructor(&c, "ReduceOp(value)", reduce_op_new, "A reduction across replicas: SUM or MEAN.");
+        classes::constructor(
+            &c,
+            "ReduceOp(value)",
+            reduce_op_new,
+            "A reduction across replicas: SUM or MEAN.",
+        );
         classes::method(
             &c,
             "ReduceOp.from_variable_aggregation(aggregation)",
@@ -147,7 +163,8 @@ pub fn reduce_tensors(vm: &dyn Vm, op: Op, parts: &[Value], dest: Device) -> PyR
     match op {
         Op::Sum => Ok(sum),
         Op::Mean => {
-            let n = Tensor::fill(&[], &Scalar::Int(parts.len() as i64), sum.dtype(), dest).map_err(runtime_err)?;
+            let n = Tensor::fill(&[], &Scalar::Int(parts.len() as i64), sum.dtype(), dest)
+                .map_err(runtime_err)?;
             ops::truediv(&sum, &n).map_err(runtime_err)
         }
     }
@@ -155,6 +172,9 @@ pub fn reduce_tensors(vm: &dyn Vm, op: Op, parts: &[Value], dest: Device) -> PyR
 
 /// The replicas' tensors concatenated along `axis`, on `dest`.
 pub fn gather_tensors(vm: &dyn Vm, parts: &[Value], axis: i64, dest: Device) -> PyResult<Tensor> {
-    let ts = parts.iter().map(|p| tensor_on(vm, p, dest)).collect::<PyResult<Vec<_>>>()?;
+    let ts = parts
+        .iter()
+        .map(|p| tensor_on(vm, p, dest))
+        .collect::<PyResult<Vec<_>>>()?;
     ops::concat(&ts, axis).map_err(runtime_err)
 }

@@ -57,20 +57,29 @@ impl NativeObject for ReplicaContext {
     }
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         let c = replica_context_class(self.class_name());
-        Ok(format!("<{}.{} object at {:#x}>", c.module, c.name, this.id()))
+        Ok(format!(
+            "<{}.{} object at {:#x}>",
+            c.module,
+            c.name,
+            this.id()
+        ))
     }
     fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(match name {
             // the default context's id is a Python int, a replica's a tensor
             "replica_id_in_sync_group" if self.default => Some(Value::Int(0)),
             "replica_id_in_sync_group" => {
-                let t = Tensor::scalar(self.replica as i32).to_device(self.device).map_err(runtime_err)?;
+                let t = Tensor::scalar(self.replica as i32)
+                    .to_device(self.device)
+                    .map_err(runtime_err)?;
                 Some(Value::Tensor(t))
             }
             "num_replicas_in_sync" => Some(Value::Int(self.n as i64)),
             "strategy" => Some(self.strategy.clone()),
             // MirroredStrategy's is `[worker_devices_by_replica[id]]`, a list of lists
-            "devices" if self.mirrored => Some(Value::list(vec![Value::list(vec![Value::str(self.device.full_name())])])),
+            "devices" if self.mirrored => Some(Value::list(vec![Value::list(vec![Value::str(
+                self.device.full_name(),
+            )])])),
             "devices" => Some(Value::tuple(vec![Value::str(self.device.full_name())])),
             _ => bound(&replica_context_class(self.class_name()), this, name),
         })
@@ -167,8 +176,13 @@ pub fn park_request(vm: &dyn Vm, req: Request) -> PyResult<Value> {
 fn leaf_tensor(v: &Value) -> PyResult<()> {
     match v {
         Value::Tensor(_) => Ok(()),
-        Value::Native(n) if super::variables::is_variable(v) || n.type_name() == "PerReplica" => Ok(()),
-        other => Err(PyErr::new(ExcType::AttributeError, format!("'{}' object has no attribute 'dtype'", other.type_name()))),
+        Value::Native(n) if super::variables::is_variable(v) || n.type_name() == "PerReplica" => {
+            Ok(())
+        }
+        other => Err(PyErr::new(
+            ExcType::AttributeError,
+            format!("'{}' object has no attribute 'dtype'", other.type_name()),
+        )),
     }
 }
 
@@ -177,7 +191,11 @@ fn leaves_of(v: &Value, out: &mut Vec<Value>) {
     match v {
         Value::Tuple(t) => t.iter().for_each(|x| leaves_of(x, out)),
         Value::List(l) => l.borrow().iter().for_each(|x| leaves_of(x, out)),
-        Value::Dict(d) => d.borrow().items().iter().for_each(|(_, x)| leaves_of(x, out)),
+        Value::Dict(d) => d
+            .borrow()
+            .items()
+            .iter()
+            .for_each(|(_, x)| leaves_of(x, out)),
         other => out.push(other.clone()),
     }
 }
@@ -217,8 +235,20 @@ fn check_one_reduction_place(vm: &dyn Vm, nest: &Value) -> PyResult<()> {
 /// mismatch aborts the collective with TensorFlow's message for the first
 /// collective instance (its keys start at 100).
 fn check_same_shapes(vm: &dyn Vm, leaves: &[Value], devices: &[Device]) -> PyResult<()> {
-    let ts = leaves.iter().map(|l| tensor_on(vm, l, devices[0])).collect::<PyResult<Vec<_>>>()?;
-    let dims = |t: &Tensor| format!("[{}]", t.dims().iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","));
+    let ts = leaves
+        .iter()
+        .map(|l| tensor_on(vm, l, devices[0]))
+        .collect::<PyResult<Vec<_>>>()?;
+    let dims = |t: &Tensor| {
+        format!(
+            "[{}]",
+            t.dims()
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        )
+    };
     if let Some(other) = ts.iter().find(|t| t.dims() != ts[0].dims()) {
         let d = devices[0].full_name();
         return Err(PyErr::new(
@@ -236,7 +266,11 @@ fn check_same_shapes(vm: &dyn Vm, leaves: &[Value], devices: &[Device]) -> PyRes
 
 /// Runs one collective once every replica has parked: checks they all
 /// asked for the same thing and computes each replica's result.
-pub fn merge_collectives(vm: &dyn Vm, run: &ReplicaRun, payloads: Vec<Value>) -> PyResult<Vec<Value>> {
+pub fn merge_collectives(
+    vm: &dyn Vm,
+    run: &ReplicaRun,
+    payloads: Vec<Value>,
+) -> PyResult<Vec<Value>> {
     let reqs: Vec<&Request> = payloads
         .iter()
         .map(|p| p.downcast::<CollectiveReq>().map(|c| &c.0))
@@ -253,8 +287,21 @@ pub fn merge_collectives(vm: &dyn Vm, run: &ReplicaRun, payloads: Vec<Value>) ->
     match reqs[0] {
         Request::AllReduce(op, _) => {
             let op = *op;
-            let values: Vec<Value> = reqs.iter().map(|r| if let Request::AllReduce(_, v) = r { v.clone() } else { Value::None }).collect();
-            if run.strategy.downcast::<StrategyObj>().is_some_and(|s| s.kind == Kind::Mirrored) {
+            let values: Vec<Value> = reqs
+                .iter()
+                .map(|r| {
+                    if let Request::AllReduce(_, v) = r {
+                        v.clone()
+                    } else {
+                        Value::None
+                    }
+                })
+                .collect();
+            if run
+                .strategy
+                .downcast::<StrategyObj>()
+                .is_some_and(|s| s.kind == Kind::Mirrored)
+            {
                 check_one_reduction_place(vm, &values[0])?;
             }
             zip_map(&values, &|leaves| {
@@ -263,27 +310,64 @@ pub fn merge_collectives(vm: &dyn Vm, run: &ReplicaRun, payloads: Vec<Value>) ->
                 }
                 check_same_shapes(vm, leaves, devices)?;
                 let t = reduce_tensors(vm, op, leaves, devices[0])?;
-                devices.iter().map(|d| Ok(Value::Tensor(t.to_device(*d).map_err(runtime_err)?))).collect()
+                devices
+                    .iter()
+                    .map(|d| Ok(Value::Tensor(t.to_device(*d).map_err(runtime_err)?)))
+                    .collect()
             })
         }
         Request::AllGather(_, axis) => {
             let axis = *axis;
-            let values: Vec<Value> = reqs.iter().map(|r| if let Request::AllGather(v, _) = r { v.clone() } else { Value::None }).collect();
+            let values: Vec<Value> = reqs
+                .iter()
+                .map(|r| {
+                    if let Request::AllGather(v, _) = r {
+                        v.clone()
+                    } else {
+                        Value::None
+                    }
+                })
+                .collect();
             zip_map(&values, &|leaves| {
                 for l in leaves {
                     leaf_tensor(l)?;
                 }
                 let t = gather_tensors(vm, leaves, axis, devices[0])?;
-                devices.iter().map(|d| Ok(Value::Tensor(t.to_device(*d).map_err(runtime_err)?))).collect()
+                devices
+                    .iter()
+                    .map(|d| Ok(Value::Tensor(t.to_device(*d).map_err(runtime_err)?)))
+                    .collect()
             })
         }
         Request::First(_) => {
-            let v = if let Request::First(v) = reqs[0] { v.clone() } else { Value::None };
+            let v = if let Request::First(v) = reqs[0] {
+                v.clone()
+            } else {
+                Value::None
+            };
             Ok(vec![v; devices.len()])
         }
         Request::MergeCall(f, _, _) => {
-            let args: Vec<Value> = reqs.iter().map(|r| if let Request::MergeCall(_, a, _) = r { a.clone() } else { Value::None }).collect();
-            let kwargs: Vec<Value> = reqs.iter().map(|r| if let Request::MergeCall(_, _, k) = r { k.clone() } else { Value::None }).collect();
+            let args: Vec<Value> = reqs
+                .iter()
+                .map(|r| {
+                    if let Request::MergeCall(_, a, _) = r {
+                        a.clone()
+                    } else {
+                        Value::None
+                    }
+                })
+                .collect();
+            let kwargs: Vec<Value> = reqs
+                .iter()
+                .map(|r| {
+                    if let Request::MergeCall(_, _, k) = r {
+                        k.clone()
+                    } else {
+                        Value::None
+                    }
+                })
+                .collect();
             let args = regroup(&args, false)?;
             let kwargs = regroup(&kwargs, false)?;
             let mut call_args = vec![run.strategy.clone()];
@@ -344,7 +428,12 @@ fn all_gather(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             Ok(crate::runtime::Scalar::Int(i)) => i,
             _ => return Err(PyErr::new(ExcType::TypeError, "axis must be an int")),
         },
-        other => return Err(PyErr::new(ExcType::TypeError, format!("axis must be an int, not {}", other.type_name()))),
+        other => {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!("axis must be an int, not {}", other.type_name()),
+            ))
+        }
     };
     if c.default {
         return Ok(args.get(1).clone());
@@ -383,8 +472,18 @@ fn merge_call(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 fn replica_context_class(name: &'static str) -> Rc<Class> {
     let c = classes::class(name);
     if c.dict.borrow().get("all_reduce").is_none() {
-        method(&c, "ReplicaContext.all_reduce(self, reduce_op, value, options=None)", all_reduce, "Reduces `value` (a nest of tensors) across replicas; every replica gets the result.");
-        method(&c, "ReplicaContext.all_gather(self, value, axis, options=None)", all_gather, "Concatenates every replica's `value` along `axis`; every replica gets the result.");
+        method(
+            &c,
+            "ReplicaContext.all_reduce(self, reduce_op, value, options=None)",
+            all_reduce,
+            "Reduces `value` (a nest of tensors) across replicas; every replica gets the result.",
+        );
+        method(
+            &c,
+            "ReplicaContext.all_gather(self, value, axis, options=None)",
+            all_gather,
+            "Concatenates every replica's `value` along `axis`; every replica gets the result.",
+        );
         method(&c, "ReplicaContext.merge_call(self, merge_fn, args=(), kwargs=None)", merge_call, "Calls `merge_fn(strategy, *args)` once, in cross-replica context, with the replicas' arguments regrouped.");
     }
     c
@@ -395,7 +494,10 @@ pub fn current_replica_context(vm: &dyn Vm) -> Option<Value> {
     let i = vm.current_replica()?;
     let st = state(vm);
     let run = st.run.borrow().clone()?;
-    let mirrored = run.strategy.downcast::<StrategyObj>().is_some_and(|s| s.kind == super::strategy::Kind::Mirrored);
+    let mirrored = run
+        .strategy
+        .downcast::<StrategyObj>()
+        .is_some_and(|s| s.kind == super::strategy::Kind::Mirrored);
     Some(Value::native(ReplicaContext {
         strategy: run.strategy.clone(),
         replica: i,
@@ -422,7 +524,9 @@ fn get_strategy(vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
 
 fn has_strategy(vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
     let st = state(vm);
-    Ok(Value::Bool(!st.scopes.borrow().is_empty() || st.run.borrow().is_some()))
+    Ok(Value::Bool(
+        !st.scopes.borrow().is_empty() || st.run.borrow().is_some(),
+    ))
 }
 
 fn in_cross_replica_context(vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
@@ -449,14 +553,20 @@ fn get_replica_context(vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
 fn experimental_set_strategy(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let st = state(vm);
     if in_replica_fn(vm) {
-        return Err(PyErr::new(ExcType::RuntimeError, "Must not be called inside a `tf.distribute.Strategy` scope."));
+        return Err(PyErr::new(
+            ExcType::RuntimeError,
+            "Must not be called inside a `tf.distribute.Strategy` scope.",
+        ));
     }
     let mut scopes = st.scopes.borrow_mut();
     match args.get(0) {
         Value::None => scopes.clear(),
         v => {
             if v.downcast::<StrategyObj>().is_none() {
-                return Err(PyErr::new(ExcType::TypeError, "experimental_set_strategy expects a tf.distribute.Strategy or None"));
+                return Err(PyErr::new(
+                    ExcType::TypeError,
+                    "experimental_set_strategy expects a tf.distribute.Strategy or None",
+                ));
             }
             scopes.clear();
             scopes.push(v.clone());
@@ -467,11 +577,34 @@ fn experimental_set_strategy(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 
 /// Registers the context functions under `tf.distribute`.
 pub fn register(m: &mut ModuleBuilder) {
-    m.function("get_strategy()", get_strategy, "The current strategy: the innermost scope's, else the default strategy.");
-    m.function("has_strategy()", has_strategy, "Whether a strategy scope (other than the default) is active.");
-    m.function("in_cross_replica_context()", in_cross_replica_context, "True inside a strategy scope, outside replica functions.");
-    m.function("get_replica_context()", get_replica_context, "The ReplicaContext in a replica function; None in a cross-replica context.");
-    m.function("experimental_set_strategy(strategy)", experimental_set_strategy, "Enters `strategy`'s scope for the rest of the program (None leaves it).");
-    m.value("ReplicaContext", Value::Class(replica_context_class("ReplicaContext")));
+    m.function(
+        "get_strategy()",
+        get_strategy,
+        "The current strategy: the innermost scope's, else the default strategy.",
+    );
+    m.function(
+        "has_strategy()",
+        has_strategy,
+        "Whether a strategy scope (other than the default) is active.",
+    );
+    m.function(
+        "in_cross_replica_context()",
+        in_cross_replica_context,
+        "True inside a strategy scope, outside replica functions.",
+    );
+    m.function(
+        "get_replica_context()",
+        get_replica_context,
+        "The ReplicaContext in a replica function; None in a cross-replica context.",
+    );
+    m.function(
+        "experimental_set_strategy(strategy)",
+        experimental_set_strategy,
+        "Enters `strategy`'s scope for the rest of the program (None leaves it).",
+    );
+    m.value(
+        "ReplicaContext",
+        Value::Class(replica_context_class("ReplicaContext")),
+    );
     let _ = strategy_class;
 }

@@ -64,8 +64,15 @@ impl Kind {
 
 /// A new strategy value.
 pub fn make_strategy(kind: Kind, devices: Vec<Device>) -> Value {
-    let extended = Value::native(ExtendedObj { kind, devices: devices.clone() });
-    Value::native(StrategyObj { kind, devices, extended })
+    let extended = Value::native(ExtendedObj {
+        kind,
+        devices: devices.clone(),
+    });
+    Value::native(StrategyObj {
+        kind,
+        devices,
+        extended,
+    })
 }
 
 fn qualified(c: &Class) -> String {
@@ -83,7 +90,11 @@ impl NativeObject for StrategyObj {
         Some(strategy_class(self.kind))
     }
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("<{} object at {:#x}>", qualified(&strategy_class(self.kind)), this.id()))
+        Ok(format!(
+            "<{} object at {:#x}>",
+            qualified(&strategy_class(self.kind)),
+            this.id()
+        ))
     }
     fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(match name {
@@ -115,7 +126,11 @@ impl NativeObject for ExtendedObj {
         Some(extended_class(self.kind))
     }
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("<{} object at {:#x}>", qualified(&extended_class(self.kind)), this.id()))
+        Ok(format!(
+            "<{} object at {:#x}>",
+            qualified(&extended_class(self.kind)),
+            this.id()
+        ))
     }
     fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(match name {
@@ -132,13 +147,21 @@ impl NativeObject for ExtendedObj {
 }
 
 fn strategy_of(v: &Value) -> PyResult<&StrategyObj> {
-    v.downcast::<StrategyObj>()
-        .ok_or_else(|| PyErr::new(ExcType::TypeError, format!("expected a tf.distribute.Strategy, got {}", v.type_name())))
+    v.downcast::<StrategyObj>().ok_or_else(|| {
+        PyErr::new(
+            ExcType::TypeError,
+            format!("expected a tf.distribute.Strategy, got {}", v.type_name()),
+        )
+    })
 }
 
 fn extended_of(v: &Value) -> PyResult<&ExtendedObj> {
-    v.downcast::<ExtendedObj>()
-        .ok_or_else(|| PyErr::new(ExcType::TypeError, format!("expected a StrategyExtended, got {}", v.type_name())))
+    v.downcast::<ExtendedObj>().ok_or_else(|| {
+        PyErr::new(
+            ExcType::TypeError,
+            format!("expected a StrategyExtended, got {}", v.type_name()),
+        )
+    })
 }
 
 /// The error for a cross-replica method called from a replica function.
@@ -150,13 +173,15 @@ pub fn needs_cross_replica(msg: &str) -> PyErr {
     )
 }
 
-const CROSS_MSG: &str = "Method requires being in cross-replica context, use get_replica_context().merge_call()";
+const CROSS_MSG: &str =
+    "Method requires being in cross-replica context, use get_replica_context().merge_call()";
 
 /// The default strategy of this interpreter.
 pub fn default_strategy(vm: &dyn Vm) -> Value {
     let st = state(vm);
     let mut d = st.default_strategy.borrow_mut();
-    d.get_or_insert_with(|| make_strategy(Kind::Default, vec![Device::CPU0])).clone()
+    d.get_or_insert_with(|| make_strategy(Kind::Default, vec![Device::CPU0]))
+        .clone()
 }
 
 /// The strategy in effect: the running `strategy.run`'s, else the innermost
@@ -197,7 +222,10 @@ fn mirrored_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
                 let names: Vec<Value> = out.iter().map(|d| Value::str(d.full_name())).collect();
                 return Err(PyErr::new(
                     ExcType::AssertionError,
-                    format!("No duplicates allowed in `devices` argument: {}", vm.repr(&Value::tuple(names))?),
+                    format!(
+                        "No duplicates allowed in `devices` argument: {}",
+                        vm.repr(&Value::tuple(names))?
+                    ),
                 ));
             }
             if out.is_empty() {
@@ -213,7 +241,10 @@ fn mirrored_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         if c.downcast::<CrossDeviceOps>().is_none() {
             return Err(PyErr::new(
                 ExcType::ValueError,
-                format!("cross_device_ops must be an instance of tf.distribute.CrossDeviceOps, got {}", vm.repr(c)?),
+                format!(
+                    "cross_device_ops must be an instance of tf.distribute.CrossDeviceOps, got {}",
+                    vm.repr(c)?
+                ),
             ));
         }
     }
@@ -245,7 +276,11 @@ impl NativeObject for ScopeObj {
             if !cur.is(&self.strategy) {
                 return Err(PyErr::new(
                     ExcType::RuntimeError,
-                    format!("Mixing different tf.distribute.Strategy objects: {} is not {}", vm.repr(cur)?, vm.repr(&self.strategy)?),
+                    format!(
+                        "Mixing different tf.distribute.Strategy objects: {} is not {}",
+                        vm.repr(cur)?,
+                        vm.repr(&self.strategy)?
+                    ),
                 )
                 .help("leave the other strategy's scope before entering this one"));
             }
@@ -261,7 +296,9 @@ impl NativeObject for ScopeObj {
 
 fn scope(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     strategy_of(args.get(0))?;
-    Ok(Value::native(ScopeObj { strategy: args.get(0).clone() }))
+    Ok(Value::native(ScopeObj {
+        strategy: args.get(0).clone(),
+    }))
 }
 
 // ---- run ----
@@ -287,7 +324,13 @@ fn call_args(vm: &dyn Vm, i: usize, args: &Value, kwargs: &Value) -> PyResult<Ca
 }
 
 /// `strategy.run(fn, args, kwargs)`: once per replica, on its device.
-pub fn run_on_replicas(vm: &dyn Vm, this: &Value, f: &Value, args: &Value, kwargs: &Value) -> PyResult<Value> {
+pub fn run_on_replicas(
+    vm: &dyn Vm,
+    this: &Value,
+    f: &Value,
+    args: &Value,
+    kwargs: &Value,
+) -> PyResult<Value> {
     let s = strategy_of(this)?;
     if in_replica_fn(vm) {
         return Err(needs_cross_replica(CROSS_MSG));
@@ -297,7 +340,10 @@ pub fn run_on_replicas(vm: &dyn Vm, this: &Value, f: &Value, args: &Value, kwarg
         return vm.call(f, a, kw);
     }
     let st = state(vm);
-    let run = ReplicaRun { strategy: this.clone(), devices: s.devices.clone() };
+    let run = ReplicaRun {
+        strategy: this.clone(),
+        devices: s.devices.clone(),
+    };
     let saved = st.run.replace(Some(run.clone()));
     let n = s.devices.len();
     let result = vm.run_replicas(
@@ -310,7 +356,8 @@ pub fn run_on_replicas(vm: &dyn Vm, this: &Value, f: &Value, args: &Value, kwarg
     );
     *st.run.borrow_mut() = saved;
     let results = result?;
-    let wrap = s.kind == Kind::Mirrored && n == 1 && vm.state().get::<super::Config>().always_wrap.get();
+    let wrap =
+        s.kind == Kind::Mirrored && n == 1 && vm.state().get::<super::Config>().always_wrap.get();
     regroup(&results, wrap)
 }
 
@@ -341,7 +388,10 @@ fn axis_of(vm: &dyn Vm, v: &Value) -> PyResult<Option<i64>> {
             Ok(Scalar::Int(i)) => Ok(Some(i)),
             _ => Err(PyErr::new(ExcType::TypeError, "axis must be an int")),
         },
-        other => Err(PyErr::new(ExcType::TypeError, format!("axis must be an int, not {}", vm.repr(other)?))),
+        other => Err(PyErr::new(
+            ExcType::TypeError,
+            format!("axis must be an int, not {}", vm.repr(other)?),
+        )),
     }
 }
 
@@ -353,13 +403,18 @@ fn norm_axis(axis: i64, rank: usize) -> PyResult<usize> {
             format!("Invalid reduction dimension {axis} for input with {rank} dimensions."),
         ));
     }
-    Ok(if axis < 0 { (axis + r) as usize } else { axis as usize })
+    Ok(if axis < 0 {
+        (axis + r) as usize
+    } else {
+        axis as usize
+    })
 }
 
 /// Sums `t` along `axis`; with the element count along it for means.
 fn sum_along(t: &Tensor, axis: i64) -> PyResult<(Tensor, i64)> {
     let a = norm_axis(axis, t.rank())?;
-    let s = ops::reduce(crate::runtime::ReduceOp::Sum, t, Some(&[axis]), false).map_err(runtime_err)?;
+    let s =
+        ops::reduce(crate::runtime::ReduceOp::Sum, t, Some(&[axis]), false).map_err(runtime_err)?;
     Ok((s, t.dims()[a] as i64))
 }
 
@@ -375,10 +430,17 @@ fn replica_parts(v: &Value, n: usize) -> Vec<Value> {
 }
 
 /// The cross-replica reduction (`strategy.reduce`).
-pub fn reduce_value(vm: &dyn Vm, s: &StrategyObj, op: Op, value: &Value, axis: Option<i64>) -> PyResult<Value> {
+pub fn reduce_value(
+    vm: &dyn Vm,
+    s: &StrategyObj,
+    op: Op,
+    value: &Value,
+    axis: Option<i64>,
+) -> PyResult<Value> {
     let n = s.devices.len();
     let dest = dest_device(vm);
-    let distributed = components(value).is_some() || super::variables::is_distributed_variable(value);
+    let distributed =
+        components(value).is_some() || super::variables::is_distributed_variable(value);
     if let Some(axis) = axis {
         let parts = replica_parts(value, if distributed { n } else { n.max(1) });
         let mut numers = Vec::new();
@@ -394,7 +456,8 @@ pub fn reduce_value(vm: &dyn Vm, s: &StrategyObj, op: Op, value: &Value, axis: O
         return Ok(Value::Tensor(match op {
             Op::Sum => numer,
             Op::Mean => {
-                let d = Tensor::fill(&[], &Scalar::Int(denom), numer.dtype(), dest).map_err(runtime_err)?;
+                let d = Tensor::fill(&[], &Scalar::Int(denom), numer.dtype(), dest)
+                    .map_err(runtime_err)?;
                 ops::truediv(&numer, &d).map_err(runtime_err)?
             }
         }));
@@ -443,7 +506,12 @@ fn gather(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let axis = axis_of(vm, args.get(2))?.unwrap_or(0);
     let value = args.get(1);
     match components(value) {
-        Some(parts) => Ok(Value::Tensor(gather_tensors(vm, parts, axis, dest_device(vm))?)),
+        Some(parts) => Ok(Value::Tensor(gather_tensors(
+            vm,
+            parts,
+            axis,
+            dest_device(vm),
+        )?)),
         None => Ok(value.clone()),
     }
 }
@@ -459,8 +527,14 @@ fn local_results(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     }
     let _ = vm;
     match v {
-        Value::Tuple(_) | Value::List(_) | Value::Dict(_) if s.kind == Kind::Mirrored || contains_distributed(v) => {
-            Ok(Value::tuple((0..s.devices.len()).map(|i| select_replica(i, v)).collect::<PyResult<_>>()?))
+        Value::Tuple(_) | Value::List(_) | Value::Dict(_)
+            if s.kind == Kind::Mirrored || contains_distributed(v) =>
+        {
+            Ok(Value::tuple(
+                (0..s.devices.len())
+                    .map(|i| select_replica(i, v))
+                    .collect::<PyResult<_>>()?,
+            ))
         }
         other => Ok(Value::tuple(vec![other.clone()])),
     }
@@ -495,7 +569,11 @@ fn distribute_from_function(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 
 fn ext_strategy(vm: &dyn Vm, e: &ExtendedObj) -> StrategyObj {
     let _ = vm;
-    StrategyObj { kind: e.kind, devices: e.devices.clone(), extended: Value::None }
+    StrategyObj {
+        kind: e.kind,
+        devices: e.devices.clone(),
+        extended: Value::None,
+    }
 }
 
 fn destination(vm: &dyn Vm, v: &Value) -> PyResult<Device> {
@@ -530,7 +608,10 @@ fn ext_batch_reduce_to(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     for pair in vm.collect(args.get(2))? {
         let items = vm.collect(&pair)?;
         let [value, dst] = items.as_slice() else {
-            return Err(PyErr::new(ExcType::ValueError, "value_destination_pairs must hold (value, destinations) pairs"));
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                "value_destination_pairs must hold (value, destinations) pairs",
+            ));
         };
         let dest = destination(vm, dst)?;
         let parts = replica_parts(value, s.devices.len());
@@ -546,7 +627,11 @@ fn ext_batch_reduce_to(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 fn ext_variable_created_in_scope(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let e = extended_of(args.get(0))?;
     let _ = vm;
-    Ok(Value::Bool(super::variables::created_on(args.get(1), &e.devices, e.kind)))
+    Ok(Value::Bool(super::variables::created_on(
+        args.get(1),
+        &e.devices,
+        e.kind,
+    )))
 }
 
 fn ext_value_container(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
@@ -595,38 +680,72 @@ impl NativeObject for CrossDeviceOps {
         Some(classes::class(self.name))
     }
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("<{} object at {:#x}>", qualified(&classes::class(self.name)), this.id()))
+        Ok(format!(
+            "<{} object at {:#x}>",
+            qualified(&classes::class(self.name)),
+            this.id()
+        ))
     }
 }
 
 fn nccl_new(_vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
-    Ok(Value::native(CrossDeviceOps { name: "NcclAllReduce" }))
+    Ok(Value::native(CrossDeviceOps {
+        name: "NcclAllReduce",
+    }))
 }
 fn hierarchical_new(_vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
-    Ok(Value::native(CrossDeviceOps { name: "HierarchicalCopyAllReduce" }))
+    Ok(Value::native(CrossDeviceOps {
+        name: "HierarchicalCopyAllReduce",
+    }))
 }
 fn to_one_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     if let Some(d) = args.opt(0) {
         device_arg(vm, d)?;
     }
-    Ok(Value::native(CrossDeviceOps { name: "ReductionToOneDevice" }))
+    Ok(Value::native(CrossDeviceOps {
+        name: "ReductionToOneDevice",
+    }))
 }
 
 // ---- classes ----
 
 fn strategy_methods(c: &Class, prefix: &str) {
     let m = |sig: &str, f, doc| method(c, &format!("{prefix}.{sig}"), f, doc);
-    m("scope(self)", scope, "A context manager: variables created in it are distributed by this strategy.");
-    m("run(self, fn, args=(), kwargs=None, options=None)", run, "Runs `fn` once per replica, each on its device; regroups the results.");
-    m("reduce(self, reduce_op, value, axis)", reduce, "Reduces a per-replica value across replicas (SUM or MEAN), optionally along `axis` too.");
-    m("gather(self, value, axis)", gather, "Concatenates the replicas' values along `axis`.");
-    m("experimental_local_results(self, value)", local_results, "The replicas' components of `value`, as a tuple.");
+    m(
+        "scope(self)",
+        scope,
+        "A context manager: variables created in it are distributed by this strategy.",
+    );
+    m(
+        "run(self, fn, args=(), kwargs=None, options=None)",
+        run,
+        "Runs `fn` once per replica, each on its device; regroups the results.",
+    );
+    m(
+        "reduce(self, reduce_op, value, axis)",
+        reduce,
+        "Reduces a per-replica value across replicas (SUM or MEAN), optionally along `axis` too.",
+    );
+    m(
+        "gather(self, value, axis)",
+        gather,
+        "Concatenates the replicas' values along `axis`.",
+    );
+    m(
+        "experimental_local_results(self, value)",
+        local_results,
+        "The replicas' components of `value`, as a tuple.",
+    );
     m(
         "experimental_distribute_values_from_function(self, value_fn)",
         values_from_function,
         "Calls `value_fn(ValueContext)` once per replica; the results as a PerReplica.",
     );
-    m("experimental_distribute_dataset(self, dataset, options=None)", distribute_dataset, "Splits each batch of `dataset` across the replicas.");
+    m(
+        "experimental_distribute_dataset(self, dataset, options=None)",
+        distribute_dataset,
+        "Splits each batch of `dataset` across the replicas.",
+    );
     m(
         "distribute_datasets_from_function(self, dataset_fn, options=None)",
         distribute_from_function,
@@ -647,7 +766,12 @@ pub fn strategy_class(kind: Kind) -> Rc<Class> {
                 mirrored_new,
                 "Synchronous training on several devices of one machine: one replica per device.",
             ),
-            Kind::OneDevice => constructor(&c, "OneDeviceStrategy.__init__(device)", one_device_new, "Runs everything on one device."),
+            Kind::OneDevice => constructor(
+                &c,
+                "OneDeviceStrategy.__init__(device)",
+                one_device_new,
+                "Runs everything on one device.",
+            ),
             Kind::Default => {}
         }
     }
@@ -659,22 +783,55 @@ fn extended_class(kind: Kind) -> Rc<Class> {
     let c = classes::class(name);
     if c.dict.borrow().get("reduce_to").is_none() {
         let m = |sig: &str, f, doc| method(&c, &format!("{name}.{sig}"), f, doc);
-        m("reduce_to(self, reduce_op, value, destinations, options=None)", ext_reduce_to, "Reduces `value` to `destinations`.");
-        m("batch_reduce_to(self, reduce_op, value_destination_pairs, options=None)", ext_batch_reduce_to, "Several reduce_to at once.");
-        m("variable_created_in_scope(self, v)", ext_variable_created_in_scope, "Whether `v` was created in this strategy's scope.");
-        m("value_container(self, value)", ext_value_container, "The container of a replica-local value.");
-        m("update(self, var, fn, args=(), kwargs=None, group=True)", ext_update, "Runs `fn(v, *args)` on each component of `var`.");
-        m("colocate_vars_with(self, colocate_with_variable)", ext_colocate_vars_with, "Places new variables with another one.");
+        m(
+            "reduce_to(self, reduce_op, value, destinations, options=None)",
+            ext_reduce_to,
+            "Reduces `value` to `destinations`.",
+        );
+        m(
+            "batch_reduce_to(self, reduce_op, value_destination_pairs, options=None)",
+            ext_batch_reduce_to,
+            "Several reduce_to at once.",
+        );
+        m(
+            "variable_created_in_scope(self, v)",
+            ext_variable_created_in_scope,
+            "Whether `v` was created in this strategy's scope.",
+        );
+        m(
+            "value_container(self, value)",
+            ext_value_container,
+            "The container of a replica-local value.",
+        );
+        m(
+            "update(self, var, fn, args=(), kwargs=None, group=True)",
+            ext_update,
+            "Runs `fn(v, *args)` on each component of `var`.",
+        );
+        m(
+            "colocate_vars_with(self, colocate_with_variable)",
+            ext_colocate_vars_with,
+            "Places new variables with another one.",
+        );
     }
     c
 }
 
 /// Registers the strategies and cross-device ops under `tf.distribute`.
 pub fn register(m: &mut crate::modules::ModuleBuilder) {
-    m.value("MirroredStrategy", Value::Class(strategy_class(Kind::Mirrored)));
-    m.value("OneDeviceStrategy", Value::Class(strategy_class(Kind::OneDevice)));
+    m.value(
+        "MirroredStrategy",
+        Value::Class(strategy_class(Kind::Mirrored)),
+    );
+    m.value(
+        "OneDeviceStrategy",
+        Value::Class(strategy_class(Kind::OneDevice)),
+    );
     m.value("Strategy", Value::Class(classes::class("Strategy")));
-    m.value("StrategyExtended", Value::Class(classes::class("StrategyExtended")));
+    m.value(
+        "StrategyExtended",
+        Value::Class(classes::class("StrategyExtended")),
+    );
     for (name, f) in [
         ("NcclAllReduce", nccl_new as crate::value::NativeFn),
         ("HierarchicalCopyAllReduce", hierarchical_new),
@@ -682,12 +839,22 @@ pub fn register(m: &mut crate::modules::ModuleBuilder) {
     ] {
         let c = classes::class(name);
         let sig = match name {
-            "ReductionToOneDevice" => "ReductionToOneDevice.__init__(reduce_to_device=None, accumulation_fn=None)",
+            "ReductionToOneDevice" => {
+                "ReductionToOneDevice.__init__(reduce_to_device=None, accumulation_fn=None)"
+            }
             "NcclAllReduce" => "NcclAllReduce.__init__(num_packs=1)",
             _ => "HierarchicalCopyAllReduce.__init__(num_packs=1)",
         };
-        constructor(&c, sig, f, "Cross-device reduction algorithm (all give the same results here).");
+        constructor(
+            &c,
+            sig,
+            f,
+            "Cross-device reduction algorithm (all give the same results here).",
+        );
         m.value(name, Value::Class(c));
     }
-    m.value("CrossDeviceOps", Value::Class(classes::class("CrossDeviceOps")));
+    m.value(
+        "CrossDeviceOps",
+        Value::Class(classes::class("CrossDeviceOps")),
+    );
 }

@@ -632,7 +632,11 @@ fn update(vm: &dyn Vm, args: &Args, how: Upd) -> PyResult<Value> {
         for c in &d.comps {
             apply(vm, c, how, &share)?;
         }
-        return Ok(if read_value { Value::Tensor(d.read(vm)?) } else { Value::None });
+        return Ok(if read_value {
+            Value::Tensor(d.read(vm)?)
+        } else {
+            Value::None
+        });
     }
     let mut news = Vec::new();
     for c in &d.comps {

@@ -11,7 +11,9 @@ use crate::modules::tf::index::{index_items, Flavor};
 use crate::runtime::ops;
 use crate::runtime::{BinaryOp, DType, Scalar, Semantics, Tensor, UnaryOp};
 use crate::syntax::ast::BinOp;
-use crate::value::{Args, Class, ClassKind, ExcType, NativeFn, PyErr, PyResult, Value, ValueType, Vm};
+use crate::value::{
+    Args, Class, ClassKind, ExcType, NativeFn, PyErr, PyResult, Value, ValueType, Vm,
+};
 
 /// TensorFlow's qualified name of the eager tensor type, used in messages.
 pub const EAGER_NAME: &str = "tensorflow.python.framework.ops.EagerTensor";
@@ -65,7 +67,9 @@ fn m_abs(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn m_get_shape(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(crate::modules::tf::shape::shape_value(tensor_of(a.get(0))?.dims()))
+    Ok(crate::modules::tf::shape::shape_value(
+        tensor_of(a.get(0))?.dims(),
+    ))
 }
 
 fn m_len(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -118,11 +122,26 @@ fn apply(op: BinOp, a: &Tensor, b: &Tensor) -> Option<crate::runtime::Result<Ten
 }
 
 /// `t op other` / `other op t`.
-pub fn tensor_binop(vm: &dyn Vm, op: BinOp, t: &Value, other: &Value, reflected: bool) -> PyResult<Option<Value>> {
+pub fn tensor_binop(
+    vm: &dyn Vm,
+    op: BinOp,
+    t: &Value,
+    other: &Value,
+    reflected: bool,
+) -> PyResult<Option<Value>> {
     let x = tensor_of(t)?;
     if !matches!(
         op,
-        BinOp::Add | BinOp::Sub | BinOp::Mult | BinOp::Div | BinOp::FloorDiv | BinOp::Mod | BinOp::Pow | BinOp::MatMult | BinOp::BitAnd | BinOp::BitOr
+        BinOp::Add
+            | BinOp::Sub
+            | BinOp::Mult
+            | BinOp::Div
+            | BinOp::FloorDiv
+            | BinOp::Mod
+            | BinOp::Pow
+            | BinOp::MatMult
+            | BinOp::BitAnd
+            | BinOp::BitOr
     ) {
         return Ok(None);
     }
@@ -139,7 +158,11 @@ pub fn tensor_binop(vm: &dyn Vm, op: BinOp, t: &Value, other: &Value, reflected:
     // `_add_dispatch`); every other operator converts strictly.
     let hint_only = op == BinOp::Add && !reflected;
     let y = operand(vm, other, x.dtype(), x.device(), hint_only)?;
-    let r = if reflected { apply(op, &y, x) } else { apply(op, x, &y) };
+    let r = if reflected {
+        apply(op, &y, x)
+    } else {
+        apply(op, x, &y)
+    };
     match r {
         Some(r) => placed(vm, r).map(|v| Some(Value::Tensor(v))),
         None => Ok(None),
@@ -154,7 +177,8 @@ pub fn tensor_unary(vm: &dyn Vm, op: char, t: &Value) -> PyResult<Option<Value>>
         '~' if x.dtype() == DType::Bool => ops::unary(UnaryOp::LogicalNot, x),
         '~' if x.dtype().is_integer() => {
             // two's complement: ~x == -x - 1
-            let one = Tensor::fill(&[], &Scalar::Int(1), x.dtype(), x.device()).map_err(runtime_err)?;
+            let one =
+                Tensor::fill(&[], &Scalar::Int(1), x.dtype(), x.device()).map_err(runtime_err)?;
             ops::unary(UnaryOp::Neg, x).and_then(|n| ops::sub(&n, &one))
         }
         _ => {
@@ -196,7 +220,12 @@ pub fn tensor_compare(vm: &dyn Vm, t: &Value, op: &str, other: &Value) -> PyResu
     let y = operand(vm, other, x.dtype(), x.device(), false)?;
     if eq && x.shape().broadcast(y.shape()).is_none() {
         // TensorFlow's __eq__ compares with incompatible_shape_error=False
-        let r = Tensor::fill(&[], &Scalar::Bool(bop == BinaryOp::NotEqual), DType::Bool, x.device());
+        let r = Tensor::fill(
+            &[],
+            &Scalar::Bool(bop == BinaryOp::NotEqual),
+            DType::Bool,
+            x.device(),
+        );
         return placed(vm, r).map(|v| Some(Value::Tensor(v)));
     }
     placed(vm, ops::binary(bop, x, &y)).map(|v| Some(Value::Tensor(v)))
@@ -223,14 +252,19 @@ pub fn tensor_truthy(_vm: &dyn Vm, t: &Value) -> PyResult<bool> {
 /// `len(t)`.
 pub fn tensor_len(_vm: &dyn Vm, t: &Value) -> PyResult<usize> {
     let x = tensor_of(t)?;
-    x.dims().first().copied().ok_or_else(|| PyErr::new(ExcType::TypeError, "Scalar tensor has no `len()`"))
+    x.dims()
+        .first()
+        .copied()
+        .ok_or_else(|| PyErr::new(ExcType::TypeError, "Scalar tensor has no `len()`"))
 }
 
 /// `t[key]`.
 pub fn tensor_getitem(vm: &dyn Vm, t: &Value, key: &Value) -> PyResult<Value> {
     let x = tensor_of(t)?;
     let items = index_items(vm, key, Flavor::Tf)?;
-    ops::index(x, &items, Semantics::Tf).map(Value::Tensor).map_err(runtime_err)
+    ops::index(x, &items, Semantics::Tf)
+        .map(Value::Tensor)
+        .map_err(runtime_err)
 }
 
 /// The Python number of a 0-d tensor's element.
@@ -250,7 +284,10 @@ pub fn tensor_format(vm: &dyn Vm, t: &Value, spec: &str) -> PyResult<String> {
         return Ok(crate::runtime::format::numpy_str(x));
     }
     if x.rank() != 0 {
-        return Err(PyErr::new(ExcType::TypeError, "unsupported format string passed to numpy.ndarray.__format__"));
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "unsupported format string passed to numpy.ndarray.__format__",
+        ));
     }
     let v = x.item().map_err(runtime_err)?;
     vm.format(&python_scalar(v), spec)
@@ -260,7 +297,10 @@ pub fn tensor_format(vm: &dyn Vm, t: &Value, spec: &str) -> PyResult<String> {
 pub fn tensor_iter(vm: &dyn Vm, t: &Value) -> PyResult<Value> {
     let x = tensor_of(t)?;
     if x.rank() == 0 {
-        return Err(PyErr::new(ExcType::TypeError, "Cannot iterate over a scalar tensor."));
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "Cannot iterate over a scalar tensor.",
+        ));
     }
     let parts = ops::unstack(x, 0).map_err(runtime_err)?;
     vm.iter(&Value::list(parts.into_iter().map(Value::Tensor).collect()))
@@ -284,7 +324,10 @@ pub fn tensor_to_number(_vm: &dyn Vm, t: &Value, index: bool) -> PyResult<Option
         return Ok(None);
     }
     if x.rank() != 0 {
-        return Err(PyErr::new(ExcType::TypeError, "only 0-dimensional arrays can be converted to Python scalars"));
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "only 0-dimensional arrays can be converted to Python scalars",
+        ));
     }
     Ok(Some(python_scalar(x.item().map_err(runtime_err)?)))
 }

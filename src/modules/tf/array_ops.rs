@@ -2,7 +2,9 @@
 //! `expand_dims`, `squeeze`, `transpose`, `tile`, `gather`, `where`,
 //! `shape`, `size`, `rank`.
 
-use super::convert::{axes_arg, axis_arg, int_list, int_scalar, opt_dtype, runtime_err, tensor_list, to_tensor, tv};
+use super::convert::{
+    axes_arg, axis_arg, int_list, int_scalar, opt_dtype, runtime_err, tensor_list, to_tensor, tv,
+};
 use crate::modules::ModuleBuilder;
 use crate::runtime::ops::{self, SplitSpec};
 use crate::runtime::{DType, Semantics, Tensor};
@@ -25,7 +27,12 @@ fn stack(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn tensors_value(r: crate::runtime::Result<Vec<Tensor>>) -> PyResult<Value> {
-    Ok(Value::list(r.map_err(runtime_err)?.into_iter().map(Value::Tensor).collect()))
+    Ok(Value::list(
+        r.map_err(runtime_err)?
+            .into_iter()
+            .map(Value::Tensor)
+            .collect(),
+    ))
 }
 
 fn unstack(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -37,7 +44,12 @@ fn split(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let t = to_tensor(vm, a.get(0), None)?;
     let spec = match int_scalar(vm, a.get(1))? {
         Some(k) if k >= 0 => SplitSpec::Count(k as usize),
-        Some(k) => return Err(PyErr::new(ExcType::ValueError, format!("num_or_size_splits must be positive, got {k}"))),
+        Some(k) => {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                format!("num_or_size_splits must be positive, got {k}"),
+            ))
+        }
         None => SplitSpec::Sizes(int_list(vm, a.get(1))?),
     };
     tensors_value(ops::split(&t, &spec, axis_arg(vm, a.get(2))?))
@@ -62,7 +74,10 @@ fn transpose(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 fn tile(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let t = to_tensor(vm, a.get(0), None)?;
-    let m: Vec<usize> = int_list(vm, a.get(1))?.iter().map(|&x| x.max(0) as usize).collect();
+    let m: Vec<usize> = int_list(vm, a.get(1))?
+        .iter()
+        .map(|&x| x.max(0) as usize)
+        .collect();
     tv(vm, ops::tile(&t, &m))
 }
 
@@ -84,7 +99,10 @@ fn where_(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             let (x, y) = super::math_ops::matching(vm, x, y)?;
             tv(vm, ops::where_select(&cond, &x, &y))
         }
-        _ => Err(PyErr::new(ExcType::ValueError, "x and y must both be non-None or both be None.")),
+        _ => Err(PyErr::new(
+            ExcType::ValueError,
+            "x and y must both be non-None or both be None.",
+        )),
     }
 }
 
@@ -117,18 +135,74 @@ fn rank(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 /// Registers the array ops.
 pub fn register(m: &mut ModuleBuilder) {
-    m.function("reshape(tensor, shape, name=None)", reshape, "The same elements in a new shape; one dim may be -1.");
-    m.function("concat(values, axis, name='concat')", concat, "Joins tensors along an existing axis.");
-    m.function("stack(values, axis=0, name='stack')", stack, "Joins tensors along a new axis.");
-    m.function("unstack(value, num=None, axis=0, name='unstack')", unstack, "The slices of a tensor along an axis, as a list.");
-    m.function("split(value, num_or_size_splits, axis=0, num=None, name='split')", split, "Splits a tensor into parts along an axis.");
-    m.function("expand_dims(input, axis, name=None)", expand_dims, "Inserts a dimension of size 1.");
-    m.function("squeeze(input, axis=None, name=None)", squeeze, "Removes dimensions of size 1.");
-    m.function("transpose(a, perm=None, conjugate=False, name='transpose')", transpose, "Permutes the dimensions (reverses them by default).");
-    m.function("tile(input, multiples, name=None)", tile, "Repeats a tensor along each axis.");
-    m.function("gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None)", gather, "Slices picked by index along an axis.");
-    m.function("where(condition, x=None, y=None, name=None)", where_, "Elements of `x` where `condition`, else of `y`; or the true coordinates.");
-    m.function("shape(input, out_type=None, name=None)", shape, "The shape of a tensor, as an int32 tensor.");
-    m.function("size(input, out_type=None, name=None)", size, "The number of elements, as an int32 tensor.");
-    m.function("rank(input, name=None)", rank, "The number of dimensions, as an int32 tensor.");
+    m.function(
+        "reshape(tensor, shape, name=None)",
+        reshape,
+        "The same elements in a new shape; one dim may be -1.",
+    );
+    m.function(
+        "concat(values, axis, name='concat')",
+        concat,
+        "Joins tensors along an existing axis.",
+    );
+    m.function(
+        "stack(values, axis=0, name='stack')",
+        stack,
+        "Joins tensors along a new axis.",
+    );
+    m.function(
+        "unstack(value, num=None, axis=0, name='unstack')",
+        unstack,
+        "The slices of a tensor along an axis, as a list.",
+    );
+    m.function(
+        "split(value, num_or_size_splits, axis=0, num=None, name='split')",
+        split,
+        "Splits a tensor into parts along an axis.",
+    );
+    m.function(
+        "expand_dims(input, axis, name=None)",
+        expand_dims,
+        "Inserts a dimension of size 1.",
+    );
+    m.function(
+        "squeeze(input, axis=None, name=None)",
+        squeeze,
+        "Removes dimensions of size 1.",
+    );
+    m.function(
+        "transpose(a, perm=None, conjugate=False, name='transpose')",
+        transpose,
+        "Permutes the dimensions (reverses them by default).",
+    );
+    m.function(
+        "tile(input, multiples, name=None)",
+        tile,
+        "Repeats a tensor along each axis.",
+    );
+    m.function(
+        "gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None)",
+        gather,
+        "Slices picked by index along an axis.",
+    );
+    m.function(
+        "where(condition, x=None, y=None, name=None)",
+        where_,
+        "Elements of `x` where `condition`, else of `y`; or the true coordinates.",
+    );
+    m.function(
+        "shape(input, out_type=None, name=None)",
+        shape,
+        "The shape of a tensor, as an int32 tensor.",
+    );
+    m.function(
+        "size(input, out_type=None, name=None)",
+        size,
+        "The number of elements, as an int32 tensor.",
+    );
+    m.function(
+        "rank(input, name=None)",
+        rank,
+        "The number of dimensions, as an int32 tensor.",
+    );
 }

@@ -93,24 +93,42 @@ fn range(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         Some(d) => d,
         None => {
             // the widest of the inputs' types, in TensorFlow's order
-            let order = [DType::Int32, DType::Int64, DType::Float16, DType::Float32, DType::Float64];
+            let order = [
+                DType::Int32,
+                DType::Int64,
+                DType::Float16,
+                DType::Float32,
+                DType::Float64,
+            ];
             let rank = |x: DType| order.iter().position(|&o| o == x).unwrap_or(0);
-            *[sd, ld, dd].iter().max_by_key(|&&x| rank(x)).unwrap_or(&DType::Int32)
+            *[sd, ld, dd]
+                .iter()
+                .max_by_key(|&&x| rank(x))
+                .unwrap_or(&DType::Int32)
         }
     };
-    tv(vm, ops::range(&s, &l, &d, dtype, crate::distribute::current_device(vm)))
+    tv(
+        vm,
+        ops::range(&s, &l, &d, dtype, crate::distribute::current_device(vm)),
+    )
 }
 
 fn zeros(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let dims = dims_arg(vm, a.get(0))?;
     let dtype = opt_dtype(vm, a.get(1))?.unwrap_or(DType::Float32);
-    tv(vm, Tensor::zeros(dtype, &dims, crate::distribute::current_device(vm)))
+    tv(
+        vm,
+        Tensor::zeros(dtype, &dims, crate::distribute::current_device(vm)),
+    )
 }
 
 fn ones(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let dims = dims_arg(vm, a.get(0))?;
     let dtype = opt_dtype(vm, a.get(1))?.unwrap_or(DType::Float32);
-    tv(vm, Tensor::ones(dtype, &dims, crate::distribute::current_device(vm)))
+    tv(
+        vm,
+        Tensor::ones(dtype, &dims, crate::distribute::current_device(vm)),
+    )
 }
 
 fn fill(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -118,7 +136,10 @@ fn fill(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let v = to_tensor(vm, a.get(1), None)?;
     let one = ops::reshape(&v, &[], Semantics::Tf).map_err(runtime_err)?;
     let dev = crate::distribute::current_device(vm);
-    tv(vm, ops::broadcast_to(&one.to_device(dev).map_err(runtime_err)?, &dims))
+    tv(
+        vm,
+        ops::broadcast_to(&one.to_device(dev).map_err(runtime_err)?, &dims),
+    )
 }
 
 fn like(vm: &dyn Vm, a: &Args, one: bool) -> PyResult<Value> {
@@ -156,15 +177,59 @@ fn cast(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 /// Registers the creation functions.
 pub fn register(m: &mut ModuleBuilder) {
-    m.function("constant(value, dtype=None, shape=None, name='Const')", constant, "A constant tensor from a Python value: `tf.constant([1, 2])`.");
-    m.function("convert_to_tensor(value, dtype=None, dtype_hint=None, name=None)", convert_to_tensor, "A tensor from a tensor-like value.");
-    m.function("range(start, limit=None, delta=1, dtype=None, name='range')", range, "Numbers from `start` up to `limit`: `tf.range(5)`.");
-    m.function("zeros(shape, dtype=None, name=None)", zeros, "A tensor of zeros: `tf.zeros([2, 3])`.");
-    m.function("ones(shape, dtype=None, name=None)", ones, "A tensor of ones: `tf.ones([2])`.");
-    m.function("fill(dims, value, name=None)", fill, "A tensor of `dims` filled with `value`.");
-    m.function("zeros_like(input, dtype=None, name=None)", zeros_like, "Zeros shaped like `input`.");
-    m.function("ones_like(input, dtype=None, name=None)", ones_like, "Ones shaped like `input`.");
-    m.function("identity(input, name=None)", identity, "The same value, as a tensor on the current device.");
-    m.function("is_tensor(x)", is_tensor, "True for tensors: `tf.is_tensor(tf.constant(1))`.");
-    m.function("cast(x, dtype, name=None)", cast, "`x` converted to `dtype`: `tf.cast(t, tf.float32)`.");
+    m.function(
+        "constant(value, dtype=None, shape=None, name='Const')",
+        constant,
+        "A constant tensor from a Python value: `tf.constant([1, 2])`.",
+    );
+    m.function(
+        "convert_to_tensor(value, dtype=None, dtype_hint=None, name=None)",
+        convert_to_tensor,
+        "A tensor from a tensor-like value.",
+    );
+    m.function(
+        "range(start, limit=None, delta=1, dtype=None, name='range')",
+        range,
+        "Numbers from `start` up to `limit`: `tf.range(5)`.",
+    );
+    m.function(
+        "zeros(shape, dtype=None, name=None)",
+        zeros,
+        "A tensor of zeros: `tf.zeros([2, 3])`.",
+    );
+    m.function(
+        "ones(shape, dtype=None, name=None)",
+        ones,
+        "A tensor of ones: `tf.ones([2])`.",
+    );
+    m.function(
+        "fill(dims, value, name=None)",
+        fill,
+        "A tensor of `dims` filled with `value`.",
+    );
+    m.function(
+        "zeros_like(input, dtype=None, name=None)",
+        zeros_like,
+        "Zeros shaped like `input`.",
+    );
+    m.function(
+        "ones_like(input, dtype=None, name=None)",
+        ones_like,
+        "Ones shaped like `input`.",
+    );
+    m.function(
+        "identity(input, name=None)",
+        identity,
+        "The same value, as a tensor on the current device.",
+    );
+    m.function(
+        "is_tensor(x)",
+        is_tensor,
+        "True for tensors: `tf.is_tensor(tf.constant(1))`.",
+    );
+    m.function(
+        "cast(x, dtype, name=None)",
+        cast,
+        "`x` converted to `dtype`: `tf.cast(t, tf.float32)`.",
+    );
 }
