@@ -10,7 +10,7 @@ use std::rc::Rc;
 use super::classes;
 use crate::modules::tf::convert::to_tensor;
 use crate::modules::ModuleBuilder;
-use crate::value::{Args, Class, Dict, NativeObject, PyResult, Value, Vm};
+use crate::value::{Args, Class, NativeObject, PyResult, Value, Vm};
 
 /// A `tf.function`-wrapped Python function.
 pub struct FunctionObj {
@@ -21,33 +21,12 @@ pub struct FunctionObj {
 pub struct Decorator;
 
 fn convert_outputs(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
-    Ok(match v {
+    match v {
         Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Str(_) => {
-            Value::Tensor(to_tensor(vm, v, None)?)
+            Ok(Value::Tensor(to_tensor(vm, v, None)?))
         }
-        Value::Tuple(t) => Value::tuple(
-            t.iter()
-                .map(|x| convert_outputs(vm, x))
-                .collect::<PyResult<_>>()?,
-        ),
-        Value::List(l) => {
-            let items = l.borrow().clone();
-            Value::list(
-                items
-                    .iter()
-                    .map(|x| convert_outputs(vm, x))
-                    .collect::<PyResult<_>>()?,
-            )
-        }
-        Value::Dict(d) => {
-            let mut out = Dict::new();
-            for (k, x) in d.borrow().items() {
-                out.insert(k, convert_outputs(vm, &x)?)?;
-            }
-            Value::dict(out)
-        }
-        other => other.clone(),
-    })
+        other => super::nest::map_leaves(other, &mut |x| convert_outputs(vm, x)),
+    }
 }
 
 impl NativeObject for FunctionObj {

@@ -24,26 +24,24 @@ pub fn select_replica(i: usize, v: &Value) -> PyResult<Value> {
             )
         });
     }
+    map_leaves(v, &mut |leaf| select_replica(i, leaf))
+}
+
+/// Rebuilds a structure of tuples, lists and dicts with `f` applied to each
+/// element that is not one of them (nested structures recurse through `f`'s
+/// caller: `f` sees the direct children).
+pub fn map_leaves(v: &Value, f: &mut dyn FnMut(&Value) -> PyResult<Value>) -> PyResult<Value> {
     Ok(match v {
-        Value::Tuple(t) => Value::tuple(
-            t.iter()
-                .map(|x| select_replica(i, x))
-                .collect::<PyResult<_>>()?,
-        ),
+        Value::Tuple(t) => Value::tuple(t.iter().map(|x| f(x)).collect::<PyResult<_>>()?),
         Value::List(l) => {
             let items = l.borrow().clone();
-            Value::list(
-                items
-                    .iter()
-                    .map(|x| select_replica(i, x))
-                    .collect::<PyResult<_>>()?,
-            )
+            Value::list(items.iter().map(|x| f(x)).collect::<PyResult<_>>()?)
         }
         Value::Dict(d) => {
             let items = d.borrow().items();
             let mut out = Dict::new();
             for (k, x) in items {
-                out.insert(k, select_replica(i, &x)?)?;
+                out.insert(k, f(&x)?)?;
             }
             Value::dict(out)
         }

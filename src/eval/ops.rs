@@ -106,20 +106,6 @@ impl Interp {
                 s.push_str(y);
                 Value::str(s)
             }
-            (BinOp::Add, Value::Str(_), other)
-                if !matches!(
-                    other,
-                    Value::Instance(_) | Value::Native(_) | Value::Tensor(_)
-                ) =>
-            {
-                return Err(PyErr::new(
-                    ExcType::TypeError,
-                    format!(
-                        "can only concatenate str (not \"{}\") to str",
-                        other.type_name()
-                    ),
-                ))
-            }
             (BinOp::Add, Value::Bytes(x), Value::Bytes(y)) => {
                 let mut v = x.to_vec();
                 v.extend_from_slice(y);
@@ -130,38 +116,10 @@ impl Interp {
                 v.extend(y.borrow().iter().cloned());
                 Value::list(v)
             }
-            (BinOp::Add, Value::List(_), other)
-                if !matches!(
-                    other,
-                    Value::Instance(_) | Value::Native(_) | Value::Tensor(_)
-                ) =>
-            {
-                return Err(PyErr::new(
-                    ExcType::TypeError,
-                    format!(
-                        "can only concatenate list (not \"{}\") to list",
-                        other.type_name()
-                    ),
-                ))
-            }
             (BinOp::Add, Value::Tuple(x), Value::Tuple(y)) => {
                 let mut v = x.to_vec();
                 v.extend(y.iter().cloned());
                 Value::tuple(v)
-            }
-            (BinOp::Add, Value::Tuple(_), other)
-                if !matches!(
-                    other,
-                    Value::Instance(_) | Value::Native(_) | Value::Tensor(_)
-                ) =>
-            {
-                return Err(PyErr::new(
-                    ExcType::TypeError,
-                    format!(
-                        "can only concatenate tuple (not \"{}\") to tuple",
-                        other.type_name()
-                    ),
-                ))
             }
             (BinOp::Mult, Value::Str(s), n) | (BinOp::Mult, n, Value::Str(s)) if is_int(n) => {
                 let bytes = repeat(s.as_bytes(), int_of(n))?;
