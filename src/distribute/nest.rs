@@ -32,10 +32,10 @@ pub fn select_replica(i: usize, v: &Value) -> PyResult<Value> {
 /// caller: `f` sees the direct children).
 pub fn map_leaves(v: &Value, f: &mut dyn FnMut(&Value) -> PyResult<Value>) -> PyResult<Value> {
     Ok(match v {
-        Value::Tuple(t) => Value::tuple(t.iter().map(|x| f(x)).collect::<PyResult<_>>()?),
+        Value::Tuple(t) => Value::tuple(t.iter().map(&mut *f).collect::<PyResult<_>>()?),
         Value::List(l) => {
             let items = l.borrow().clone();
-            Value::list(items.iter().map(|x| f(x)).collect::<PyResult<_>>()?)
+            Value::list(items.iter().map(&mut *f).collect::<PyResult<_>>()?)
         }
         Value::Dict(d) => {
             let items = d.borrow().items();
