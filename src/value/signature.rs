@@ -144,6 +144,22 @@ impl Signature {
     /// Binds positional and keyword arguments to the parameters, with CPython's
     /// error messages. `positional` includes a bound receiver first.
     pub fn bind(&self, positional: Vec<Value>, keywords: Vec<(Rc<str>, Value)>) -> PyResult<Args> {
+        // Fast path: exactly the positional parameters, nothing else to decide.
+        if keywords.is_empty()
+            && positional.len() == self.params.len()
+            && self.params.iter().all(|p| {
+                matches!(
+                    p.kind,
+                    ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword
+                )
+            })
+        {
+            let n = positional.len();
+            return Ok(Args {
+                values: positional,
+                given: vec![true; n],
+            });
+        }
         let n = self.params.len();
         let mut values: Vec<Option<Value>> = vec![None; n];
         let mut given = vec![false; n];
