@@ -45,14 +45,15 @@ pub use range::RangeObj;
 pub use slice::{make_slice, slice_indices, SliceObj};
 
 thread_local! {
-    static BUILTIN: RefCell<HashMap<ValueType, Rc<Class>>> = RefCell::new(HashMap::new());
+    // Indexed by `ValueType as usize`: looked up on every method call, so no hashing.
+    static BUILTIN: RefCell<Vec<Option<Rc<Class>>>> = const { RefCell::new(Vec::new()) };
     static NATIVE: RefCell<HashMap<&'static str, Rc<Class>>> = RefCell::new(HashMap::new());
 }
 
 /// The class object of a builtin type, created once per thread with its
 /// methods and constructor (`builtin_class(ValueType::Str).lookup("split")`).
 pub fn builtin_class(t: ValueType) -> Rc<Class> {
-    if let Some(c) = BUILTIN.with(|m| m.borrow().get(&t).cloned()) {
+    if let Some(Some(c)) = BUILTIN.with(|m| m.borrow().get(t as usize).cloned()) {
         return c;
     }
     // The base is built first, with no borrow held (it may recurse).
@@ -87,7 +88,13 @@ pub fn builtin_class(t: ValueType) -> Rc<Class> {
         // EagerTensor have no methods registered here.
         _ => {}
     }
-    BUILTIN.with(|m| m.borrow_mut().insert(t, class.clone()));
+    BUILTIN.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() <= t as usize {
+            m.resize(t as usize + 1, None);
+        }
+        m[t as usize] = Some(class.clone());
+    });
     class
 }
 
