@@ -427,6 +427,14 @@ impl<'a, 'g> Resolver<'a, 'g> {
         for d in &f.decorators {
             self.expr(d)?;
         }
+        self.function_scope(f)?;
+        self.name(&f.target);
+        Ok(())
+    }
+
+    /// The defaults (in the enclosing scope), then the parameters and body in
+    /// the function's own scope: shared by `def` and `lambda`.
+    fn function_scope(&mut self, f: &'a FunctionDef) -> Result<(), SyntaxError> {
         self.arg_defaults(&f.args)?;
         self.push(Kind::Function, Some(&f.scope));
         for p in params_in_order(&f.args) {
@@ -439,7 +447,6 @@ impl<'a, 'g> Resolver<'a, 'g> {
         self.scan_block(&f.body)?;
         self.stmts(&f.body)?;
         self.pop();
-        self.name(&f.target);
         Ok(())
     }
 
@@ -516,20 +523,7 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 self.expr(body)?;
                 self.expr(orelse)?;
             }
-            ExprKind::Lambda(f) => {
-                self.arg_defaults(&f.args)?;
-                self.push(Kind::Function, Some(&f.scope));
-                for p in params_in_order(&f.args) {
-                    self.declare(p);
-                    self.scopes[self.cur].params.push(p.clone());
-                    if let Some(v) = self.scopes[self.cur].locals.get_mut(p) {
-                        v.is_param = true;
-                    }
-                }
-                self.scan_block(&f.body)?;
-                self.stmts(&f.body)?;
-                self.pop();
-            }
+            ExprKind::Lambda(f) => self.function_scope(f)?,
             ExprKind::Tuple(items) | ExprKind::List(items) | ExprKind::Set(items) => {
                 for i in items {
                     self.expr(i)?;
