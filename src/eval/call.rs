@@ -65,8 +65,11 @@ impl Interp {
         self.check_stack()?;
         let def = &fun.def;
         let scope = def.scope.borrow();
+        // Local slots come from a pool: a call then allocates nothing for them.
+        let mut locals = self.locals_pool.borrow_mut().pop().unwrap_or_default();
+        locals.resize(scope.num_locals as usize, None);
         let mut frame = Frame {
-            locals: vec![None; scope.num_locals as usize],
+            locals,
             cells: Vec::with_capacity(scope.num_cells as usize + fun.closure.len()),
             source: fun.source.clone(),
             name: def.name.clone(),
@@ -100,6 +103,13 @@ impl Interp {
         self.depth.set(depth + 1);
         let result = self.exec_block(&mut frame, &def.body);
         self.depth.set(depth);
+        let mut locals = std::mem::take(&mut frame.locals);
+        locals.clear();
+        let mut pool = self.locals_pool.borrow_mut();
+        if pool.len() < 256 {
+            pool.push(locals);
+        }
+        drop(pool);
         match result {
             Ok(Flow::Return(v)) => Ok(v),
             Ok(_) => Ok(Value::None),

@@ -92,6 +92,8 @@ pub struct Interp {
     repr_guard: RefCell<Vec<usize>>,
     /// Lowest native stack address calls may reach (0: unchecked).
     stack_limit: Cell<usize>,
+    /// Emptied local-slot vectors of finished calls, reused by the next calls.
+    locals_pool: RefCell<Vec<Vec<Option<Value>>>>,
 }
 
 impl Interp {
@@ -114,6 +116,7 @@ impl Interp {
             echo: Cell::new(false),
             repr_guard: RefCell::new(Vec::new()),
             stack_limit: Cell::new(0),
+            locals_pool: RefCell::new(Vec::new()),
         };
         interp.set_global("__name__", Value::str("__main__"));
         interp
