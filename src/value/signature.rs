@@ -50,7 +50,8 @@ pub struct Args {
     /// The values: defaults filled in, `*args` a tuple, `**kwargs` a dict.
     pub values: Vec<Value>,
     /// Which parameters were passed explicitly (not from their default).
-    pub given: Vec<bool>,
+    /// None when every parameter was passed (the fast path allocates nothing).
+    pub given: Option<Vec<bool>>,
 }
 
 impl Args {
@@ -69,7 +70,9 @@ impl Args {
 
     /// Whether parameter `i` was passed by the caller.
     pub fn was_given(&self, i: usize) -> bool {
-        self.given[i]
+        self.given
+            .as_ref()
+            .is_none_or(|g| g.get(i).copied().unwrap_or(false))
     }
 
     /// The elements of a `*args` parameter.
@@ -154,10 +157,9 @@ impl Signature {
                 )
             })
         {
-            let n = positional.len();
             return Ok(Args {
                 values: positional,
-                given: vec![true; n],
+                given: None,
             });
         }
         let n = self.params.len();
@@ -292,7 +294,7 @@ impl Signature {
                 .into_iter()
                 .map(|v| v.unwrap_or(Value::None))
                 .collect(),
-            given,
+            given: Some(given),
         })
     }
 
