@@ -88,13 +88,9 @@ pub fn to_float(vm: &dyn Vm, x: &Value) -> PyResult<f64> {
         Value::Int(i) => Ok(*i as f64),
         Value::Bool(b) => Ok(*b as i64 as f64),
         Value::Str(s) => parse_float(s),
-        Value::Native(n) => match n.to_number(vm)? {
-            Some(v @ (Value::Int(_) | Value::Float(_) | Value::Bool(_))) => to_float(vm, &v),
-            _ => Err(not_a_number(x)),
-        },
-        Value::Tensor(_) => match crate::modules::tensor_to_number(vm, x, false)? {
-            Some(v @ (Value::Int(_) | Value::Float(_) | Value::Bool(_))) => to_float(vm, &v),
-            _ => Err(not_a_number(x)),
+        Value::Native(_) | Value::Tensor(_) => match super::number_of(vm, x)? {
+            Some(v) => to_float(vm, &v),
+            None => Err(not_a_number(x)),
         },
         Value::Instance(_) => {
             for name in ["__float__", "__index__"] {

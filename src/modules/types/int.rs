@@ -164,13 +164,9 @@ pub fn to_int(vm: &dyn Vm, x: &Value) -> PyResult<i64> {
         Value::Float(f) => float_to_i64(f.trunc()),
         Value::Str(s) => parse_int(s, 10),
         Value::Bytes(b) => parse_int(&String::from_utf8_lossy(b), 10),
-        Value::Native(n) => match n.to_number(vm)? {
-            Some(v @ (Value::Int(_) | Value::Float(_) | Value::Bool(_))) => to_int(vm, &v),
-            _ => Err(not_a_number(x)),
-        },
-        Value::Tensor(_) => match crate::modules::tensor_to_number(vm, x, false)? {
-            Some(v @ (Value::Int(_) | Value::Float(_) | Value::Bool(_))) => to_int(vm, &v),
-            _ => Err(not_a_number(x)),
+        Value::Native(_) | Value::Tensor(_) => match super::number_of(vm, x)? {
+            Some(v) => to_int(vm, &v),
+            None => Err(not_a_number(x)),
         },
         Value::Instance(_) => {
             for name in ["__int__", "__index__", "__trunc__"] {

@@ -129,6 +129,17 @@ pub fn add_method(class: &Class, sig: &str, func: NativeFn, doc: &'static str) {
     class.set_attr(&name, Value::NativeFunction(f));
 }
 
+/// The Python number a native object or a tensor stands for (numpy scalars,
+/// 0-d tensors), for `int()`/`float()`; None when it stands for none.
+pub fn number_of(vm: &dyn crate::value::Vm, x: &Value) -> PyResult<Option<Value>> {
+    let v = match x {
+        Value::Native(n) => n.to_number(vm)?,
+        Value::Tensor(_) => crate::modules::tensor_to_number(vm, x, false)?,
+        _ => None,
+    };
+    Ok(v.filter(|v| matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_))))
+}
+
 /// Adds a read-only attribute computed by `getter(self)` (`(3).real`).
 pub fn add_property(class: &Class, sig: &str, getter: NativeFn, doc: &'static str) {
     let f = NativeFunction::new(sig, getter, doc);
