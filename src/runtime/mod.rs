@@ -13,6 +13,7 @@ pub mod format;
 pub mod literal;
 pub mod op;
 pub mod ops;
+mod pool;
 pub mod shape;
 pub mod storage;
 pub mod tensor;

@@ -34,6 +34,13 @@ pub struct TensorInner {
     pub(crate) device: Device,
 }
 
+impl Drop for TensorInner {
+    fn drop(&mut self) {
+        let Storage::Host(data) = &mut self.storage;
+        super::pool::recycle(data);
+    }
+}
+
 impl Tensor {
     /// A tensor from a host buffer; `ValueError`-free internal constructor that
     /// checks the element count matches the shape.
