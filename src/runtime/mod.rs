@@ -16,6 +16,7 @@ pub mod ops;
 pub mod shape;
 pub mod storage;
 pub mod tensor;
+pub mod trace;
 
 pub use device::{Device, DeviceKind, DeviceSpec};
 pub use dtype::{DType, Scalar};
