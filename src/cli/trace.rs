@@ -278,14 +278,20 @@ mod tests {
         assert!(text.starts_with("== trace: 3 ops, 1 collective, 2 replica lanes"));
         assert!(text.contains("line 4    Mul x2"), "{text}");
         assert!(text.contains("#1 with replicas 0,1, 8 bytes"), "{text}");
-        assert!(text.contains("replicas 0,1 at line 5; 8 bytes moved"), "{text}");
+        assert!(
+            text.contains("replicas 0,1 at line 5; 8 bytes moved"),
+            "{text}"
+        );
         assert!(text.find("replica 0\n").unwrap() < text.find("replica 1\n").unwrap());
     }
 
     #[test]
     fn json_names_threads() {
         let json = chrome_json(&[ev(EventKind::Op, "Mul\"", Some(1), 2, 0)]);
-        assert!(json.contains(r#""tid":2,"args":{"name":"replica 1"}"#), "{json}");
+        assert!(
+            json.contains(r#""tid":2,"args":{"name":"replica 1"}"#),
+            "{json}"
+        );
         assert!(json.contains(r#""name":"Mul\"","cat":"op","ph":"X","ts":1.000,"dur":2.000"#));
     }
 }

@@ -57,9 +57,7 @@ pub fn parse(src: &'static str) -> Vec<Doc> {
         rest = &body[end..];
         let (head, content) = entry.split_once('\n').unwrap_or((entry, ""));
         let (title, keys) = head.split_once(" | ").unwrap_or((head, ""));
-        let (text, after) = content
-            .split_once("--- example\n")
-            .unwrap_or((content, ""));
+        let (text, after) = content.split_once("--- example\n").unwrap_or((content, ""));
         let (example, output) = after.split_once("--- output\n").unwrap_or((after, ""));
         out.push(Doc {
             title: title.trim(),

@@ -21,9 +21,11 @@ use crate::value::{
 pub fn help(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let items = args.varargs(0);
     let text = match items {
-        [] => "Type help(object) for help about object, e.g. help(tf.distribute.MirroredStrategy).\n\
+        [] => {
+            "Type help(object) for help about object, e.g. help(tf.distribute.MirroredStrategy).\n\
                (The interactive help utility of CPython is not available.)\n"
-            .to_string(),
+                .to_string()
+        }
         [x] => render(vm, x)?,
         _ => {
             return Err(PyErr::new(
@@ -264,7 +266,10 @@ fn class(vm: &dyn Vm, c: &Rc<Class>) -> PyResult<String> {
             let summary = docs::for_function(nf)
                 .map(|d| first_sentence(d.text))
                 .unwrap_or_else(|| nf.doc.to_string());
-            methods.push((name.to_string(), format!("{}\n{}", declaration(vm, nf), summary)));
+            methods.push((
+                name.to_string(),
+                format!("{}\n{}", declaration(vm, nf), summary),
+            ));
         }
     }
     if !methods.is_empty() {
