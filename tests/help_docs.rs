@@ -96,7 +96,9 @@ fn undocumented_and_unsupported() {
         "{out}"
     );
     assert!(out.contains("No Python documentation found for 'no.such.thing'."));
-    let err = run("class C:\n    pass\nhelp(C)\n".into()).unwrap_err();
+    // pydoc's text for properties is not reproduced: refused, not approximated.
+    let err = run("class C:\n    @property\n    def p(self):\n        return 1\nhelp(C)\n".into())
+        .unwrap_err();
     assert!(err.contains("NotImplementedError"), "{err}");
     let err = run("help(1, 2)\n".into()).unwrap_err();
     assert!(err.contains("TypeError"), "{err}");

@@ -1,6 +1,6 @@
-//! `help(obj)`: for functions defined in a script, what CPython's pydoc
-//! prints (`Help on function f in module __main__:`, the signature, the
-//! cleaned docstring); for natives, our API documentation: the binder's
+//! `help(obj)`: for functions and classes defined in a script, what
+//! CPython's pydoc prints (`Help on function f in module __main__:`, the
+//! signature, the cleaned docstring; classes in `pydoc_class.rs`); for natives, our API documentation: the binder's
 //! signature, one paragraph and an example with its output. The
 //! documentation lives in one place, `docs.txt` beside this file (see its
 //! header), parsed once per thread; `tests/help_docs.rs` runs every example
@@ -8,6 +8,7 @@
 //! still gets its signature and the one line it declares.
 
 mod docs;
+mod pydoc_class;
 
 use std::rc::Rc;
 
@@ -59,6 +60,9 @@ pub fn render(vm: &dyn Vm, x: &Value) -> PyResult<String> {
         Value::BoundMethod(m) => render(vm, &m.func),
         Value::NativeFunction(nf) => native_function(vm, nf),
         Value::Class(c) => class(vm, c),
+        Value::Instance(i) if i.class.exception_type().is_none() => {
+            pydoc_class::render(vm, &i.class, true)
+        }
         Value::Native(_) if x.downcast::<ModuleObj>().is_some() => module(x),
         _ => match vm.type_of(x) {
             Value::Class(c) => class(vm, &c),
@@ -74,6 +78,18 @@ fn unsupported(x: &Value) -> PyErr {
         format!(
             "help() of a {} is not supported: dist documents functions, native classes and their methods",
             x.type_name()
+        ),
+    )
+}
+
+/// A class defined in the script whose pydoc text we do not reproduce.
+#[cold]
+fn unsupported_class(c: &Class) -> PyErr {
+    PyErr::new(
+        ExcType::NotImplementedError,
+        format!(
+            "help() of class '{}' is not supported: dist prints pydoc's text for classes with plain methods and attributes only; help() of its methods works",
+            c.name
         ),
     )
 }
@@ -233,13 +249,7 @@ fn class_declaration(vm: &dyn Vm, c: &Class) -> String {
 /// A class: its entry (or a plain header), then its native methods.
 fn class(vm: &dyn Vm, c: &Rc<Class>) -> PyResult<String> {
     if c.kind == ClassKind::User {
-        return Err(PyErr::new(
-            ExcType::NotImplementedError,
-            format!(
-                "help() of a class defined in the script ('{}') is not supported yet; help() of its methods works",
-                c.name
-            ),
-        ));
+        return pydoc_class::render(vm, c, false);
     }
     let mut out = match docs::for_class(c) {
         Some(d) => {
