@@ -288,13 +288,29 @@ fn class(vm: &dyn Vm, c: &Rc<Class>) -> PyResult<String> {
         for (_, text) in methods {
             let (decl, summary) = text.split_once('\n').unwrap_or((&text, ""));
             out.push_str(&format!("        {decl}\n"));
-            if !summary.is_empty() {
-                out.push_str(&format!("            {summary}\n"));
+            for line in wrap(summary, 79 - 12) {
+                out.push_str(&format!("            {line}\n"));
             }
         }
         out.push('\n');
     }
     Ok(out)
+}
+
+/// `text`'s words in lines of at most `width` characters (a longer word
+/// gets a line of its own).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
 }
 
 /// The first sentence of a paragraph, on one line.
