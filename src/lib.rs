@@ -148,6 +148,17 @@ impl Interpreter {
         self.interp.borrow().complete(prefix)
     }
 
+    /// The value bound to a global name, if any (the REPL's prompt and `:show`).
+    pub fn global(&self, name: &str) -> Option<value::Value> {
+        self.interp.borrow().get_global(name)
+    }
+
+    /// Calls `f` with the interpreter as natives see it (the REPL formats
+    /// values and reads the Strategy runtime's state through it).
+    pub fn with_vm<R>(&self, f: impl FnOnce(&dyn value::Vm) -> R) -> R {
+        f(&*self.interp.borrow())
+    }
+
     /// Names bound in the module namespace (`:vars`).
     pub fn global_names(&self) -> Vec<String> {
         self.interp.borrow().global_names()

@@ -22,16 +22,25 @@ fn main() -> ExitCode {
     };
     let flags = invocation.flags;
     let status = match invocation.command {
-        Command::Help => print_out(cli::HELP),
-        Command::Version => print_out(&format!("dist {}", env!("CARGO_PKG_VERSION"))),
-        Command::Run { file, args: _ } => match cli::read_script(&file) {
+        Command::Help => ExitCode::from(print_out(cli::HELP)),
+        Command::Version => ExitCode::from(print_out(&format!(
+            "dist {}",
+            env!("CARGO_PKG_VERSION")
+        ))),
+        Command::Run { file, args: _ } => ExitCode::from(match cli::read_script(&file) {
             Ok(source) => run(source, flags),
             Err(e) => report(&ScriptError::Usage(e)),
-        },
-        Command::Code { code, args: _ } => run(SourceFile::new("<string>", code), flags),
-        Command::Repl => in_big_stack(move || dist::repl::main(flags.options())),
+        }),
+        Command::Code { code, args: _ } => {
+            ExitCode::from(run(SourceFile::new("<string>", code), flags))
+        }
+        Command::Repl if flags.trace.is_some() => usage_error(&UsageError(
+            "--trace records a script's run: use it with `dist run FILE` or `-c CODE`, not the REPL"
+                .into(),
+        )),
+        Command::Repl => ExitCode::from(in_big_stack(move || dist::repl::main(flags.options()))),
     };
-    ExitCode::from(status)
+    status
 }
 
 /// Runs a script on the interpreter thread; reports an uncaught error after

@@ -6,6 +6,7 @@
 pub mod args;
 pub mod interrupt;
 pub mod script;
+pub mod trace;
 
 pub use args::{header_flags, parse_args, Command, Flags, Invocation, UsageError, HELP, USAGE};
 pub use script::{

@@ -17,6 +17,7 @@ mod pool;
 pub mod shape;
 pub mod storage;
 pub mod tensor;
+pub mod trace;
 
 pub use device::{Device, DeviceKind, DeviceSpec};
 pub use dtype::{DType, Scalar};
