@@ -29,6 +29,7 @@ fn main() -> ExitCode {
             Err(e) => report(&ScriptError::Usage(e)),
         },
         Command::Code { code, args: _ } => run(SourceFile::new("<string>", code), flags),
+        Command::Doctest { files, tf_checker } => doctest(files, tf_checker, flags),
         Command::Repl => in_big_stack(move || dist::repl::main(flags.options())),
     };
     ExitCode::from(status)
@@ -50,6 +51,25 @@ fn run(source: std::rc::Rc<SourceFile>, flags: Flags) -> u8 {
             Ok(()) => 0,
             Err(e) => i32::from(report(&e)),
         }
+    })
+}
+
+/// `dist doctest`: the report on stdout; exit 1 if any example failed.
+fn doctest(files: Vec<String>, tf_checker: bool, flags: Flags) -> u8 {
+    in_big_stack(move || {
+        let config = dist::doctest::Config {
+            flags,
+            checker: if tf_checker {
+                dist::doctest::Checker::Tf
+            } else {
+                dist::doctest::Checker::Python
+            },
+        };
+        let (report, summary) = dist::doctest::run_files(&files, &config);
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(report.as_bytes());
+        let _ = out.flush();
+        i32::from(summary.failed > 0)
     })
 }
 
