@@ -4,6 +4,14 @@ about each pure-Python fixture under tests/doctest/ (no TensorFlow needed).
 
     python3 tools/gen_doctest_reference.py > tests/data/doctest_reference.jsonl
 
+and, for `--tf-checker`, the fixtures under tests/doctest/tf/ with
+TensorFlow's own checker (tf_doctest_lib.TfDoctestOutputChecker, the option
+flags and the tf/np/os globals of TensorFlow's tf_doctest.py), run with the
+oracle venv's python:
+
+    $(/work/shared/oracle/setup.sh) tools/gen_doctest_reference.py --tf \
+        > tests/data/doctest_reference_tf.jsonl
+
 One line per fixture:
   file      path relative to the crate root
   attempted examples run (SKIP ones are not)
@@ -30,9 +38,27 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "doctest")
 
 
+TF = "--tf" in sys.argv[1:]
+if TF:
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import numpy as np  # noqa: E402
+    import tensorflow as tf  # noqa: E402
+    from tensorflow.tools.docs import tf_doctest_lib  # noqa: E402
+
+    np.set_printoptions(legacy="1.25")
+    FIXTURES = os.path.join(FIXTURES, "tf")
+    GLOBS = {"tf": tf, "np": np, "os": os}
+    FLAGS = (doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+             | doctest.IGNORE_EXCEPTION_DETAIL | doctest.DONT_ACCEPT_BLANKLINE)
+else:
+    GLOBS = {}
+    FLAGS = 0
+
+
 class Recorder(doctest.DocTestRunner):
     def __init__(self):
-        super().__init__(verbose=False)
+        checker = tf_doctest_lib.TfDoctestOutputChecker() if TF else None
+        super().__init__(checker=checker, verbose=False, optionflags=FLAGS)
         self.recorded = []
 
     def _record(self, test, example):
@@ -67,14 +93,16 @@ def tests_of(path):
             module = importlib.util.module_from_spec(spec)
             sys.modules[stem] = module
             spec.loader.exec_module(module)
-            return doctest.DocTestFinder().find(module)
+            return doctest.DocTestFinder().find(module, extraglobs=GLOBS)
         finally:
             shutil.rmtree(tmp)
     with open(path, encoding="utf-8") as f:
         text = f.read()
     if path.endswith(".md"):
         text = blank_fences(text)
-    return [doctest.DocTestParser().get_doctest(text, {}, name, path, 0)]
+    # As doctest.testfile runs a text file: in a namespace named __main__.
+    return [doctest.DocTestParser().get_doctest(
+        text, dict(GLOBS, __name__="__main__"), name, path, 0)]
 
 
 def main():

@@ -292,7 +292,9 @@ where
         return Err(usage("run needs a FILE to run (or '-' for stdin)"));
     }
     if matches!(&command, Some(Command::Doctest { files, .. }) if files.is_empty()) {
-        return Err(usage("doctest needs at least one FILE (.txt, .md or .dist)"));
+        return Err(usage(
+            "doctest needs at least one FILE (.txt, .md or .dist)",
+        ));
     }
     Ok(Invocation {
         command: command.unwrap_or(Command::Repl),

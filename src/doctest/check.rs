@@ -47,7 +47,10 @@ fn to_ascii(s: &str) -> String {
 
 /// Python's `str.isspace()` for one ASCII character.
 fn is_py_space(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c' | '\x1c'..='\x1f')
+    matches!(
+        c,
+        ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c' | '\x1c'..='\x1f'
+    )
 }
 
 /// Removes `<BLANKLINE>` markers that fill a line (they stand for an empty line).
@@ -416,10 +419,18 @@ mod tests {
     fn python_rules() {
         let none = Flags::empty();
         assert!(check_output("1\n", "True\n", none));
-        assert!(!check_output("1\n", "True\n", flags(&[Flag::DontAcceptTrueFor1])));
+        assert!(!check_output(
+            "1\n",
+            "True\n",
+            flags(&[Flag::DontAcceptTrueFor1])
+        ));
         assert!(check_output("a\n<BLANKLINE>\nb\n", "a\n  \nb\n", none));
         assert!(!check_output("a  b\n", "a b\n", none));
-        assert!(check_output("a  b\n", "a\nb\n", flags(&[Flag::NormalizeWhitespace])));
+        assert!(check_output(
+            "a  b\n",
+            "a\nb\n",
+            flags(&[Flag::NormalizeWhitespace])
+        ));
         assert!(check_output("é\n", "\\xe9\n", none));
     }
 
@@ -434,7 +445,10 @@ mod tests {
 
     #[test]
     fn exception_details() {
-        assert_eq!(strip_exception_details("a.b.MyError: la di da\n"), "MyError");
+        assert_eq!(
+            strip_exception_details("a.b.MyError: la di da\n"),
+            "MyError"
+        );
         assert_eq!(strip_exception_details("abc.def\n"), "def");
         assert_eq!(strip_exception_details("ValueError\n"), "ValueError");
     }

@@ -255,7 +255,10 @@ struct Runner<'a> {
 enum Outcome {
     Success,
     /// Output (or exception line) differed: the expected and got texts to diff.
-    Failure { want: String, got: String },
+    Failure {
+        want: String,
+        got: String,
+    },
     /// An exception nobody expected.
     Boom(Box<Diagnostic>),
 }
@@ -365,7 +368,14 @@ impl Runner<'_> {
         }
     }
 
-    fn report(&self, out: &mut String, test: &Test, example: &Example, line: usize, outcome: &Outcome) {
+    fn report(
+        &self,
+        out: &mut String,
+        test: &Test,
+        example: &Example,
+        line: usize,
+        outcome: &Outcome,
+    ) {
         let _ = writeln!(out, "{RULE}");
         let _ = writeln!(out, "File \"{}\", line {line}, in {}", self.path, test.name);
         let _ = writeln!(out, "Failed example:");

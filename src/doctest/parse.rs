@@ -131,13 +131,7 @@ pub fn parse(text: &str, name: &str) -> Result<Vec<Example>, ParseError> {
             want_lines.push(lines[i].as_str());
             i += 1;
         }
-        examples.push(example(
-            &source_lines,
-            &want_lines,
-            indent,
-            lineno,
-            name,
-        )?);
+        examples.push(example(&source_lines, &want_lines, indent, lineno, name)?);
     }
     Ok(examples)
 }
@@ -226,8 +220,7 @@ fn inconsistent(line: usize, name: &str, text: &str) -> String {
 fn exception_message(want: &str) -> Option<String> {
     let (header, rest) = want.split_once('\n').unwrap_or((want, ""));
     let header = header.trim_end();
-    if header != "Traceback (most recent call last):" && header != "Traceback (innermost last):"
-    {
+    if header != "Traceback (most recent call last):" && header != "Traceback (innermost last):" {
         return None;
     }
     let mut offset = 0;
@@ -360,7 +353,10 @@ mod tests {
 
     #[test]
     fn errors() {
-        assert!(parse(">>>x\n", "t").unwrap_err().message.contains("lacks blank"));
+        assert!(parse(">>>x\n", "t")
+            .unwrap_err()
+            .message
+            .contains("lacks blank"));
         assert!(parse("  >>> x\n ...\n", "t")
             .unwrap_err()
             .message
