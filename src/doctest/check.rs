@@ -240,11 +240,9 @@ fn tensor_numpy_part(text: &str) -> (String, bool) {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     let mut changed = false;
-    loop {
-        let Some(at) = rest.find("<tf") else { break };
+    while let Some(at) = rest.find("<tf") {
         let head = &rest[at + 3..];
-        let mut chars = head.chars();
-        let matched = chars.next().and_then(|c| {
+        let matched = head.chars().next().and_then(|c| {
             let after = &head[c.len_utf8()..];
             let after = after.strip_prefix("Tensor")?;
             let numpy = after.find("numpy=")?;

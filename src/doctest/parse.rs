@@ -60,7 +60,7 @@ fn expand_tabs(text: &str) -> String {
         match c {
             '\t' => {
                 let n = 8 - col % 8;
-                out.extend(std::iter::repeat(' ').take(n));
+                out.extend(std::iter::repeat_n(' ', n));
                 col += n;
             }
             '\n' | '\r' => {
