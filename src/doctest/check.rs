@@ -372,6 +372,11 @@ fn float_at(s: &[char], i: usize) -> Option<(usize, usize)> {
 pub fn diff(want: &str, got: &str) -> Vec<String> {
     let a: Vec<&str> = want.lines().collect();
     let b: Vec<&str> = got.lines().collect();
+    if a.len().saturating_mul(b.len()) > 1 << 22 {
+        // Too big for the table: every expected line, then every line got.
+        let minus = a.iter().map(|l| format!("- {l}"));
+        return minus.chain(b.iter().map(|l| format!("+ {l}"))).collect();
+    }
     // Longest common subsequence table, from the ends.
     let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
     for i in (0..a.len()).rev() {

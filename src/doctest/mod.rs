@@ -67,7 +67,7 @@ pub struct Failure {
 pub struct FileResult {
     /// Passed and failed counts.
     pub summary: Summary,
-    /// Each failure.
+    /// Each failure the report shows (`REPORT_ONLY_FIRST_FAILURE` hides some).
     pub failures: Vec<Failure>,
     /// The failure report (empty when everything passed).
     pub report: String,
@@ -307,9 +307,13 @@ impl Runner<'_> {
         };
         let checker = self.config.checker;
         let mut failures = 0;
+        // CPython decides whether to stay quiet with the flags the runner
+        // holds before merging this example's: the previous example's.
+        let mut current = self.base;
         for (k, example) in test.examples.iter().enumerate() {
+            let quiet = current.contains(Flag::ReportOnlyFirstFailure) && failures > 0;
             let flags = self.base.with(example.set, example.unset);
-            let quiet = self.base.contains(Flag::ReportOnlyFirstFailure) && failures > 0;
+            current = flags;
             if flags.contains(Flag::Skip) {
                 continue;
             }
@@ -353,12 +357,12 @@ impl Runner<'_> {
             } else {
                 failures += 1;
                 result.summary.failed += 1;
-                let line = test.line + example.lineno + 1;
-                result.failures.push(Failure {
-                    test: test.name.clone(),
-                    line,
-                });
                 if !quiet {
+                    let line = test.line + example.lineno + 1;
+                    result.failures.push(Failure {
+                        test: test.name.clone(),
+                        line,
+                    });
                     self.report(&mut result.report, test, example, line, &outcome);
                 }
             }
