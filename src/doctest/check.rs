@@ -54,7 +54,7 @@ fn is_py_space(c: char) -> bool {
 }
 
 /// Removes `<BLANKLINE>` markers that fill a line (they stand for an empty line).
-fn blank_markers(want: &str) -> String {
+pub fn blank_markers(want: &str) -> String {
     want.split('\n')
         .map(|line| match line.strip_prefix("<BLANKLINE>") {
             Some(rest) if rest.chars().all(is_py_space) => "",
@@ -368,14 +368,22 @@ fn float_at(s: &[char], i: usize) -> Option<(usize, usize)> {
 }
 
 /// A line diff of `want` against `got`: each line prefixed with `-`
-/// (expected only), `+` (got only) or a space (both).
-pub fn diff(want: &str, got: &str) -> Vec<String> {
+/// (expected only), `+` (got only) or a space (both). With `mark_blank`, an
+/// empty line is shown as `<BLANKLINE>`, as an expected output would write it.
+pub fn diff(want: &str, got: &str, mark_blank: bool) -> Vec<String> {
     let a: Vec<&str> = want.lines().collect();
     let b: Vec<&str> = got.lines().collect();
+    let line = |sign: char, l: &str| {
+        if mark_blank && l.is_empty() {
+            format!("{sign} <BLANKLINE>")
+        } else {
+            format!("{sign} {l}")
+        }
+    };
     if a.len().saturating_mul(b.len()) > 1 << 22 {
         // Too big for the table: every expected line, then every line got.
-        let minus = a.iter().map(|l| format!("- {l}"));
-        return minus.chain(b.iter().map(|l| format!("+ {l}"))).collect();
+        let minus = a.iter().map(|l| line('-', l));
+        return minus.chain(b.iter().map(|l| line('+', l))).collect();
     }
     // Longest common subsequence table, from the ends.
     let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
@@ -392,14 +400,14 @@ pub fn diff(want: &str, got: &str) -> Vec<String> {
     let mut out = Vec::new();
     while i < a.len() || j < b.len() {
         if i < a.len() && j < b.len() && a[i] == b[j] {
-            out.push(format!("  {}", a[i]));
+            out.push(line(' ', a[i]));
             i += 1;
             j += 1;
         } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
-            out.push(format!("- {}", a[i]));
+            out.push(line('-', a[i]));
             i += 1;
         } else {
-            out.push(format!("+ {}", b[j]));
+            out.push(line('+', b[j]));
             j += 1;
         }
     }
@@ -489,6 +497,8 @@ mod tests {
 
     #[test]
     fn line_diff() {
-        assert_eq!(diff("a\nb\n", "a\nc\n"), ["  a", "- b", "+ c"]);
+        assert_eq!(diff("a\nb\n", "a\nc\n", true), ["  a", "- b", "+ c"]);
+        assert_eq!(diff("a\n", "a\n\n", true), ["  a", "+ <BLANKLINE>"]);
+        assert_eq!(diff("a\n", "a\n\n", false), ["  a", "+ "]);
     }
 }

@@ -254,10 +254,12 @@ struct Runner<'a> {
 /// How one example went.
 enum Outcome {
     Success,
-    /// Output (or exception line) differed: the expected and got texts to diff.
+    /// Output (or exception line) differed: the expected and got texts to
+    /// diff, and whether to show empty lines as `<BLANKLINE>`.
     Failure {
         want: String,
         got: String,
+        mark_blank: bool,
     },
     /// An exception nobody expected.
     Boom(Box<Diagnostic>),
@@ -325,10 +327,19 @@ impl Runner<'_> {
             let got = take(&buffer);
             let outcome = match run {
                 Ok(()) if checker.check(&example.want, &got, flags) => Outcome::Success,
-                Ok(()) => Outcome::Failure {
-                    want: example.want.clone(),
-                    got,
-                },
+                Ok(()) => {
+                    let literal = flags.contains(Flag::DontAcceptBlankline);
+                    Outcome::Failure {
+                        // `<BLANKLINE>` stands for the empty line it matches.
+                        want: if literal {
+                            example.want.clone()
+                        } else {
+                            check::blank_markers(&example.want)
+                        },
+                        got,
+                        mark_blank: !literal,
+                    }
+                }
                 Err(d) => match &example.exc_msg {
                     None => Outcome::Boom(d),
                     Some(want) => {
@@ -347,6 +358,7 @@ impl Runner<'_> {
                             Outcome::Failure {
                                 want: want.clone(),
                                 got,
+                                mark_blank: false,
                             }
                         }
                     }
@@ -386,7 +398,11 @@ impl Runner<'_> {
         out.push_str(&indent(&example.source));
         match outcome {
             Outcome::Success => {}
-            Outcome::Failure { want, got } => {
+            Outcome::Failure {
+                want,
+                got,
+                mark_blank,
+            } => {
                 if want.is_empty() {
                     let _ = writeln!(out, "Expected nothing");
                 }
@@ -394,7 +410,7 @@ impl Runner<'_> {
                     let _ = writeln!(out, "Got nothing");
                 }
                 let _ = writeln!(out, "Differences (-expected +got):");
-                for line in check::diff(want, got) {
+                for line in check::diff(want, got, *mark_blank) {
                     let _ = writeln!(out, "    {line}");
                 }
             }
