@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Fill in the expected output of the `>>>` examples of doctest .md files
-from the oracle (real TensorFlow), so that no expected output is written by
-hand:
+(and of the docstrings of .dist files) from the oracle (real TensorFlow), so
+that no expected output is written by hand:
 
     tools/fill_doctests.py scripts/docs/mirrored_strategy.md ...
+
+A .dist file runs first as a whole (its module code defines what its
+docstrings use), then its examples in order; its flags come from its
+`# dist:` first line.
 
 Each file's examples are run in order as one script under
 `../shared/oracle/tf --echo [--virtual-gpus N]` (N from a first line
@@ -24,7 +28,9 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ORACLE = os.path.join(ROOT, "..", "shared", "oracle", "tf")
 MARK = "@@doctest-example-{}@@"
-FENCE = ("```", "~~~")
+# Lines that end an example's output besides a blank line or a `>>>`: a
+# Markdown fence, or the closing quotes of a docstring.
+FENCE = ("```", "~~~", '"""', "'''")
 
 
 def examples(lines):
@@ -55,8 +61,8 @@ def examples(lines):
     return found
 
 
-def script(found):
-    out = []
+def script(found, module=None):
+    out = [module] if module else []
     for k, (_, _, _, _, source, raises) in enumerate(found):
         out.append("print(%r)" % MARK.format(k))
         if raises:
@@ -78,14 +84,14 @@ def fill(path):
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     flags = []
-    m = re.match(r"<!--\s*dist:(.*)-->", lines[0].strip()) if lines else None
+    m = re.match(r"(?:<!--|#)\s*dist:(.*?)(?:-->)?$", lines[0].strip()) if lines else None
     if m:
         words = m.group(1).split()
         if "--virtual-gpus" in words:
             flags = ["--virtual-gpus", words[words.index("--virtual-gpus") + 1]]
     found = examples(lines)
     with tempfile.NamedTemporaryFile("w", suffix=".dist", delete=False) as f:
-        f.write(script(found))
+        f.write(script(found, "\n".join(lines) if path.endswith(".dist") else None))
         name = f.name
     try:
         run = subprocess.run([ORACLE, "--echo", *flags, name],
