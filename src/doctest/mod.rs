@@ -104,8 +104,9 @@ struct Test {
 /// Runs the examples of one file (`path` as given: it names the file in the report).
 pub fn run_file(path: &str, config: &Config) -> FileResult {
     let mut result = FileResult::default();
+    // Universal newlines, as CPython's doctest reads a file.
     let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
+        Ok(text) => text.replace("\r\n", "\n"),
         Err(e) => {
             result.fail_file(path, path, &format!("can't open file '{path}': {e}"));
             return result;
