@@ -131,7 +131,11 @@ pub fn parse(text: &str, name: &str) -> Result<Vec<Example>, ParseError> {
             want_lines.push(lines[i].as_str());
             i += 1;
         }
-        examples.push(example(&source_lines, &want_lines, indent, lineno, name)?);
+        let ex = example(&source_lines, &want_lines, indent, lineno, name)?;
+        // CPython drops an example whose source is blank or only a comment.
+        if !blank_or_comment(ex.source.trim_end_matches('\n')) {
+            examples.push(ex);
+        }
     }
     Ok(examples)
 }
@@ -263,11 +267,7 @@ fn directives(source: &str, lineno: usize, name: &str) -> Result<(Flags, Flags),
             }
         }
     }
-    let blank_or_comment = !source.contains('\n') && {
-        let t = source.trim_start_matches(' ');
-        t.is_empty() || t.starts_with('#')
-    };
-    if any && blank_or_comment {
+    if any && blank_or_comment(source) {
         return Err(ParseError {
             message: format!(
                 "line {} of the doctest for {name} has an option directive on a line with no example: {}",
@@ -277,6 +277,14 @@ fn directives(source: &str, lineno: usize, name: &str) -> Result<(Flags, Flags),
         });
     }
     Ok((set, unset))
+}
+
+/// Whether a source is one blank or comment line (CPython's `^[ ]*(#.*)?$`).
+fn blank_or_comment(source: &str) -> bool {
+    !source.contains('\n') && {
+        let t = source.trim_start_matches(' ');
+        t.is_empty() || t.starts_with('#')
+    }
 }
 
 /// The text after `# doctest:` on this line (`#\s*doctest:\s*([^\n'"]*)$`).
