@@ -9,6 +9,7 @@
 pub mod cli;
 pub mod diag;
 pub mod distribute;
+pub mod doctest;
 pub mod eval;
 pub mod modules;
 pub mod repl;
@@ -134,6 +135,14 @@ impl Interpreter {
         };
         interp.flush();
         result.map_err(Box::new)
+    }
+
+    /// Sets the module's `__name__` (`dist doctest` runs a `.dist` file as
+    /// the module named after its stem, as CPython's doctest imports it).
+    pub fn set_module_name(&self, name: &str) {
+        self.interp
+            .borrow()
+            .set_global("__name__", value::Value::str(name));
     }
 
     /// Whether REPL input is incomplete (an open bracket or block): the REPL

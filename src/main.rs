@@ -34,6 +34,7 @@ fn main() -> ExitCode {
         Command::Code { code, args: _ } => {
             ExitCode::from(run(SourceFile::new("<string>", code), flags))
         }
+        Command::Doctest { files, tf_checker } => ExitCode::from(doctest(files, tf_checker, flags)),
         Command::Repl if flags.trace.is_some() => usage_error(&UsageError(
             "--trace records a script's run: use it with `dist run FILE` or `-c CODE`, not the REPL"
                 .into(),
@@ -59,6 +60,25 @@ fn run(source: std::rc::Rc<SourceFile>, flags: Flags) -> u8 {
             Ok(()) => 0,
             Err(e) => i32::from(report(&e)),
         }
+    })
+}
+
+/// `dist doctest`: the report on stdout; exit 1 if any example failed.
+fn doctest(files: Vec<String>, tf_checker: bool, flags: Flags) -> u8 {
+    in_big_stack(move || {
+        let config = dist::doctest::Config {
+            flags,
+            checker: if tf_checker {
+                dist::doctest::Checker::Tf
+            } else {
+                dist::doctest::Checker::Python
+            },
+        };
+        let (report, summary) = dist::doctest::run_files(&files, &config);
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(report.as_bytes());
+        let _ = out.flush();
+        i32::from(summary.failed > 0)
     })
 }
 
