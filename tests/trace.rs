@@ -59,11 +59,11 @@ fn text_timeline_on_stderr() {
 main program (cross-replica context)
   [T]  line 11   reduce MEAN            CPU:0  #2 with replicas 0,1, 16 bytes
 replica 0
-  [T]  line 5    Mul                    CPU:0
+  [T]  line 5    Mul                    GPU:0
   [T]  line 7    AddV2 x3               GPU:0
   [T]  line 8    all_reduce SUM         GPU:0  #1 with replicas 0,1, 16 bytes
 replica 1
-  [T]  line 5    Mul                    CPU:0
+  [T]  line 5    Mul                    GPU:1
   [T]  line 7    AddV2 x3               GPU:1
   [T]  line 8    all_reduce SUM         GPU:0  #1 with replicas 0,1, 16 bytes
 collectives (where the replicas met)

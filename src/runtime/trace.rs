@@ -63,6 +63,8 @@ thread_local! {
     static NEXT_ID: Cell<u32> = const { Cell::new(0) };
     static EPOCH: Cell<Option<Instant>> = const { Cell::new(None) };
     static EVENTS: RefCell<Vec<Event>> = const { RefCell::new(Vec::new()) };
+    /// Index in EVENTS of the op recorded last and not yet placed.
+    static UNPLACED: Cell<Option<usize>> = const { Cell::new(None) };
     static ARRIVALS: RefCell<Vec<Arrival>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -160,11 +162,30 @@ impl Drop for OpSpan {
             group: Vec::new(),
             id: 0,
         });
+        UNPLACED.with(|u| u.set(EVENTS.with(|v| v.borrow().len().checked_sub(1))));
     }
 }
 
 fn push(e: Event) {
     EVENTS.with(|v| v.borrow_mut().push(e));
+}
+
+/// The op just recorded ran, in TensorFlow's terms, on `device`: the
+/// language layer places each op's result on the device in scope (a
+/// replica's device, `tf.device`), which is where TensorFlow runs the op.
+#[inline]
+pub fn placed_on(device: Device) {
+    if !enabled() {
+        return;
+    }
+    let Some(i) = UNPLACED.with(Cell::take) else {
+        return;
+    };
+    EVENTS.with(|v| {
+        if let Some(e) = v.borrow_mut().get_mut(i) {
+            e.device = device;
+        }
+    });
 }
 
 /// Notes that the running replica arrived at a collective (at the line set last).

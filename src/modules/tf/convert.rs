@@ -422,6 +422,7 @@ pub fn tv(vm: &dyn Vm, r: runtime::Result<Tensor>) -> PyResult<Value> {
 /// An op's result moved to the device the op runs on (see [`tv`]).
 pub fn placed(vm: &dyn Vm, r: runtime::Result<Tensor>) -> PyResult<Tensor> {
     let t = r.map_err(runtime_err)?;
-    t.to_device(crate::distribute::current_device(vm))
-        .map_err(runtime_err)
+    let device = crate::distribute::current_device(vm);
+    crate::runtime::trace::placed_on(device);
+    t.to_device(device).map_err(runtime_err)
 }
