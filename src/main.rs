@@ -24,12 +24,16 @@ fn main() -> ExitCode {
     let status = match invocation.command {
         Command::Help => print_out(cli::HELP),
         Command::Version => print_out(&format!("dist {}", env!("CARGO_PKG_VERSION"))),
+        Command::Devices => print_out(cli::devices::report(&flags.options()).trim_end()),
         Command::Run { file, args: _ } => match cli::read_script(&file) {
             Ok(source) => run(source, flags),
             Err(e) => report(&ScriptError::Usage(e)),
         },
         Command::Code { code, args: _ } => run(SourceFile::new("<string>", code), flags),
-        Command::Repl => in_big_stack(move || dist::repl::main(flags.options())),
+        Command::Repl => match flags.options().gpu_backend.check() {
+            Ok(()) => in_big_stack(move || dist::repl::main(flags.options())),
+            Err(e) => report(&ScriptError::Usage(UsageError(e))),
+        },
     };
     ExitCode::from(status)
 }

@@ -10,6 +10,7 @@ pub const USAGE: &str = "\
 usage: dist [FLAGS]                      start the REPL
        dist [FLAGS] run FILE [ARGS...]   run a script (FILE '-' reads stdin)
        dist [FLAGS] -c CODE [ARGS...]    run CODE as a script
+       dist [FLAGS] devices              list the devices scripts can use
        dist --version | --help";
 
 /// `dist --help`.
@@ -20,11 +21,16 @@ Scripts are plain Python; they print what TensorFlow 2.21 prints.
 usage: dist [FLAGS]                      start the REPL (reads piped stdin without prompts)
        dist [FLAGS] run FILE [ARGS...]   run a script (FILE '-' reads stdin)
        dist [FLAGS] -c CODE [ARGS...]    run CODE as a script
+       dist [FLAGS] devices              list the devices: real GPUs, virtual GPUs, the CPU
        dist --version | --help
 
 flags (before or after the command):
   --echo               print the repr of every top-level expression that is not None
   --virtual-gpus N     add N simulated GPUs (GPU:0 ... GPU:N-1) backed by host memory
+  --gpu-backend=MODE   where GPUs live: auto (real CUDA GPUs are GPU:0..R-1, the virtual
+                       ones follow), host (virtual GPUs only, in host memory), cuda (the
+                       virtual GPUs live on the real cards, GPU:k on card k % R);
+                       default: $DIST_GPU_BACKEND, else auto
   --always-wrap        wrap a single replica's strategy.run result as PerReplica:{ 0: ... }
   --trace[=FILE.json]  record a per-replica timeline: a summary on stderr, or Chrome
                        trace JSON written to FILE.json
@@ -70,6 +76,8 @@ pub struct Flags {
     pub echo: bool,
     /// `--virtual-gpus N`.
     pub virtual_gpus: Option<u32>,
+    /// `--gpu-backend=MODE`.
+    pub gpu_backend: Option<crate::runtime::GpuBackend>,
     /// `--always-wrap`.
     pub always_wrap: bool,
     /// `--trace` (`Some(None)`) or `--trace=FILE.json` (`Some(Some(file))`).
@@ -83,6 +91,7 @@ impl Flags {
         Flags {
             echo: self.echo || base.echo,
             virtual_gpus: self.virtual_gpus.or(base.virtual_gpus),
+            gpu_backend: self.gpu_backend.or(base.gpu_backend),
             always_wrap: self.always_wrap || base.always_wrap,
             trace: self.trace.clone().or_else(|| base.trace.clone()),
         }
@@ -93,6 +102,7 @@ impl Flags {
         Options {
             echo: self.echo,
             virtual_gpus: self.virtual_gpus.unwrap_or(0),
+            gpu_backend: self.gpu_backend.unwrap_or_else(default_gpu_backend),
             always_wrap: self.always_wrap,
             trace: self.trace.clone(),
         }
@@ -134,6 +144,17 @@ impl Flags {
                 })?;
                 self.virtual_gpus = Some(n);
             }
+            "--gpu-backend" => {
+                let value = match inline {
+                    Some(v) => v.to_string(),
+                    None => rest
+                        .next()
+                        .ok_or_else(|| usage("--gpu-backend needs auto, host or cuda"))?,
+                };
+                self.gpu_backend = Some(crate::runtime::GpuBackend::parse(&value).ok_or_else(
+                    || usage(format!("--gpu-backend is auto, host or cuda, not '{value}'")),
+                )?);
+            }
             "--trace" => match inline {
                 None => self.trace = Some(None),
                 Some("") => return Err(usage("--trace= needs a file name, e.g. --trace=run.json")),
@@ -164,6 +185,8 @@ pub enum Command {
         /// The script's own arguments.
         args: Vec<String>,
     },
+    /// `dist devices`.
+    Devices,
     /// `dist --version`.
     Version,
     /// `dist --help`.
@@ -177,6 +200,15 @@ pub struct Invocation {
     pub command: Command,
     /// The flags given on the command line.
     pub flags: Flags,
+}
+
+/// The GPU placement when no flag says: `$DIST_GPU_BACKEND` (auto, host or
+/// cuda; anything else is ignored), else auto.
+pub fn default_gpu_backend() -> crate::runtime::GpuBackend {
+    std::env::var("DIST_GPU_BACKEND")
+        .ok()
+        .and_then(|v| crate::runtime::GpuBackend::parse(&v))
+        .unwrap_or_default()
 }
 
 /// Parses the command line (without the program name).
@@ -241,6 +273,7 @@ where
                 });
             }
             "run" if command.is_none() => awaiting_file = true,
+            "devices" if command.is_none() => command = Some(Command::Devices),
             _ if arg.starts_with('-') && arg != "-" => {
                 return Err(usage(format!("unknown flag '{arg}'")));
             }
@@ -283,7 +316,7 @@ pub fn header_flags(text: &str) -> Result<Flags, UsageError> {
     while let Some(word) = words.next() {
         if !flags.take(&word, &mut words)? {
             return Err(usage(format!(
-                "unknown flag '{word}' in the `# dist:` line (it accepts --echo, --virtual-gpus N, --always-wrap, --trace[=FILE])"
+                "unknown flag '{word}' in the `# dist:` line (it accepts --echo, --virtual-gpus N, --gpu-backend MODE, --always-wrap, --trace[=FILE])"
             )));
         }
     }

@@ -17,7 +17,7 @@ pub mod shape;
 pub mod storage;
 pub mod tensor;
 
-pub use device::{Device, DeviceKind, DeviceSpec};
+pub use device::{Device, DeviceKind, DeviceSpec, GpuBackend};
 pub use dtype::{DType, Scalar};
 pub use error::{Error, ErrorKind, Result};
 pub use f16::F16;
