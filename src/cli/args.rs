@@ -359,12 +359,29 @@ mod tests {
     }
 
     #[test]
+    fn gpu_backend_flag() {
+        use crate::runtime::GpuBackend;
+        let f = parse("--gpu-backend=cuda --virtual-gpus 2 run a.dist").unwrap().flags;
+        assert_eq!(f.gpu_backend, Some(GpuBackend::Cuda));
+        let f = parse("--gpu-backend host devices").unwrap();
+        assert_eq!(f.command, Command::Devices);
+        assert_eq!(f.flags.gpu_backend, Some(GpuBackend::Host));
+        assert!(parse("--gpu-backend=tpu run a.dist").is_err());
+        assert!(parse("--gpu-backend").is_err());
+        let script = header_flags("# dist: --gpu-backend host\n").unwrap();
+        assert_eq!(script.gpu_backend, Some(GpuBackend::Host));
+        let cli = parse("--gpu-backend=cuda run x.dist").unwrap().flags;
+        assert_eq!(cli.over(&script).options().gpu_backend, GpuBackend::Cuda);
+    }
+
+    #[test]
     fn flags_anywhere() {
         let want = Flags {
             echo: true,
             virtual_gpus: Some(4),
             always_wrap: true,
             trace: Some(Some("t.json".into())),
+            ..Flags::default()
         };
         for line in [
             "--echo --virtual-gpus 4 --always-wrap --trace=t.json run a.dist",

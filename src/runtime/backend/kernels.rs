@@ -417,6 +417,11 @@ pub fn reduce_supported(op: ReduceOp, d: DType) -> bool {
             ReduceOp::Any | ReduceOp::All | ReduceOp::Max | ReduceOp::Min | ReduceOp::Sum | ReduceOp::Prod
         ),
         DType::String => false,
+        // float sums, means and products depend on the order of the adds:
+        // they run in `reduce_pairwise` / `reduce_serial`, in the CPU's order
+        DType::Float16 | DType::Float32 | DType::Float64 => {
+            matches!(op, ReduceOp::Max | ReduceOp::Min)
+        }
         // Any/All of numbers read "nonzero": cast to bool first (the backend does)
         _ => !matches!(op, ReduceOp::Any | ReduceOp::All),
     }
@@ -503,6 +508,178 @@ extern "C" __global__ void {name}_final(const acc_t* partial, {t}* out, u64 oute
     })
 }
 
+/// `combine(acc, x)` of a reduction in the compute type, with the CPU's
+/// semantics (wrapping integers, NaN-propagating float extremes).
+fn fold_expr(op: ReduceOp, d: DType) -> Option<String> {
+    let ct = compute_type(d);
+    let u = unsigned_of(d);
+    let float = d.is_floating();
+    Some(match op {
+        ReduceOp::Sum | ReduceOp::Mean if float => "p + q".into(),
+        ReduceOp::Prod if float => "p * q".into(),
+        ReduceOp::Sum | ReduceOp::Mean => format!("({ct})(({u})p + ({u})q)"),
+        ReduceOp::Prod => format!("({ct})(({u})p * ({u})q)"),
+        ReduceOp::Max if float => "((p != p || q != q) ? p + q : (p >= q ? p : q))".into(),
+        ReduceOp::Min if float => "((p != p || q != q) ? p + q : (p <= q ? p : q))".into(),
+        ReduceOp::Max => "(p >= q ? p : q)".into(),
+        ReduceOp::Min => "(p <= q ? p : q)".into(),
+        ReduceOp::Any | ReduceOp::All => return None,
+    })
+}
+
+/// The result of a fold over `count` elements in the element type (a mean
+/// divides in the compute type by the count converted to it, as the CPU does).
+fn finish_expr(op: ReduceOp, d: DType, acc: &str, count: &str) -> String {
+    let ct = compute_type(d);
+    let v = match op {
+        ReduceOp::Mean if d.is_floating() => format!("({acc}) / ({ct})({count})"),
+        ReduceOp::Mean => format!("(({count}) == 0 ? ({ct})0 : ({ct})(({acc}) / ({ct})({count})))"),
+        _ => acc.to_string(),
+    };
+    store(d, &v)
+}
+
+/// Name of the reduction over leading axes.
+pub fn reduce_rows_name(op: ReduceOp, d: DType) -> String {
+    format!("{}_{}_rows", op.name(), d.name())
+}
+
+/// A reduction over the leading `rows` of a `[rows, inner]` buffer: one
+/// thread per column folds the rows in order, the CPU's order for this case
+/// (so float results are bit-identical).
+pub fn reduce_rows(op: ReduceOp, d: DType) -> Option<KernelSource> {
+    if d == DType::Bool {
+        return None;
+    }
+    let t = c_type(d)?;
+    let ct = compute_type(d);
+    let fold = fold_expr(op, d)?;
+    let finish = finish_expr(op, d, "p", "rows");
+    let x0 = load(d, "in[j]");
+    let x = load(d, "in[r * inner + j]");
+    let name = reduce_rows_name(op, d);
+    Some(KernelSource {
+        source: format!(
+            "{PRELUDE}\nextern \"C\" __global__ void {name}(const {t}* in, {t}* out, u64 rows, u64 inner) {{\n  \
+             for (u64 j = blockIdx.x * (u64)blockDim.x + threadIdx.x; j < inner; j += (u64)blockDim.x * gridDim.x) {{\n    \
+             {ct} p = {x0};\n    \
+             for (u64 r = 1; r < rows; ++r) {{ {ct} q = {x}; p = {fold}; }}\n    \
+             out[j] = {finish};\n  }}\n}}\n"
+        ),
+        name,
+    })
+}
+
+/// Name of the pairwise float sum (its `_final` kernel combines the parts).
+pub fn reduce_pairwise_name(op: ReduceOp, d: DType) -> String {
+    format!("{}_{}_pairwise", op.name(), d.name())
+}
+
+/// numpy's pairwise summation of each row, exactly as the CPU computes it
+/// (runs under 8 add in order, up to 128 in 8 lanes, longer ones split at
+/// half rounded down to a multiple of 8), so float sums and means are
+/// bit-identical to the CPU's. For parallelism the top `depth` levels of
+/// the split tree are spread over `2^depth` threads per row, each summing its
+/// subtree; `_final` adds the parts back up the same tree.
+pub fn reduce_pairwise(op: ReduceOp, d: DType) -> Option<KernelSource> {
+    if !d.is_floating() || !matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
+        return None;
+    }
+    let t = c_type(d)?;
+    let ct = compute_type(d);
+    let x = |i: &str| load(d, &format!("a[{i}]"));
+    let (x0, xi, xj) = (x("k"), x("i + k"), x("k"));
+    let lanes = (0..8).map(|k| x(&k.to_string())).collect::<Vec<_>>().join(", ");
+    let finish = finish_expr(op, d, "s", "inner");
+    let name = reduce_pairwise_name(op, d);
+    Some(KernelSource {
+        source: format!(
+            r#"{PRELUDE}
+typedef {ct} ct;
+__device__ ct pairwise(const {t}* a, u64 n) {{
+    if (n < 8) {{
+        ct r = (ct)0;
+        for (u64 k = 0; k < n; ++k) r = r + {x0};
+        return r;
+    }}
+    if (n <= 128) {{
+        ct r[8] = {{ {lanes} }};
+        u64 whole = n - n % 8;
+        for (u64 i = 8; i < whole; i += 8)
+            for (int k = 0; k < 8; ++k) r[k] = r[k] + {xi};
+        ct res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (u64 k = whole; k < n; ++k) res = res + {xj};
+        return res;
+    }}
+    u64 n2 = n / 2;
+    n2 -= n2 % 8;
+    ct left = pairwise(a, n2);
+    return left + pairwise(a + n2, n - n2);
+}}
+// thread (row, t): the subtree that the top `depth` bits of t choose
+extern "C" __global__ void {name}(const {t}* in, ct* part, u64 outer, u64 inner, int depth) {{
+    u64 per = 1ull << depth;
+    for (u64 g = blockIdx.x * (u64)blockDim.x + threadIdx.x; g < outer * per; g += (u64)blockDim.x * gridDim.x) {{
+        u64 row = g / per, t = g - row * per;
+        const {t}* a = in + row * inner;
+        u64 n = inner;
+        int owner = 1;
+        for (int l = depth - 1; l >= 0; --l) {{
+            if (n <= 128) {{ owner = (t & ((2ull << l) - 1)) == 0; break; }}
+            u64 n2 = n / 2;
+            n2 -= n2 % 8;
+            if ((t >> l) & 1) {{ a += n2; n -= n2; }} else {{ n = n2; }}
+        }}
+        if (owner) part[g] = pairwise(a, n);
+    }}
+}}
+__device__ ct combine(const ct* part, u64 n, u64 t, int l) {{
+    if (l == 0 || n <= 128) return part[t];
+    u64 n2 = n / 2;
+    n2 -= n2 % 8;
+    ct left = combine(part, n2, t, l - 1);
+    return left + combine(part, n - n2, t | (1ull << (l - 1)), l - 1);
+}}
+extern "C" __global__ void {name}_final(const ct* part, {t}* out, u64 outer, u64 inner, int depth) {{
+    for (u64 row = blockIdx.x * (u64)blockDim.x + threadIdx.x; row < outer; row += (u64)blockDim.x * gridDim.x) {{
+        ct s = combine(part + (row << depth), inner, 0, depth);
+        out[row] = {finish};
+    }}
+}}
+"#
+        ),
+        name,
+    })
+}
+
+/// Name of the in-order fold of each row.
+pub fn reduce_serial_name(op: ReduceOp, d: DType) -> String {
+    format!("{}_{}_serial", op.name(), d.name())
+}
+
+/// A float product of each row, folded in order from one, one thread per
+/// row (the CPU's order; products are rare enough not to need a tree).
+pub fn reduce_serial(op: ReduceOp, d: DType) -> Option<KernelSource> {
+    if !d.is_floating() || op != ReduceOp::Prod {
+        return None;
+    }
+    let t = c_type(d)?;
+    let ct = compute_type(d);
+    let x = load(d, "in[row * inner + k]");
+    let out = store(d, "p");
+    let name = reduce_serial_name(op, d);
+    Some(KernelSource {
+        source: format!(
+            "{PRELUDE}\nextern \"C\" __global__ void {name}(const {t}* in, {t}* out, u64 outer, u64 inner) {{\n  \
+             for (u64 row = blockIdx.x * (u64)blockDim.x + threadIdx.x; row < outer; row += (u64)blockDim.x * gridDim.x) {{\n    \
+             {ct} p = ({ct})1;\n    \
+             for (u64 k = 0; k < inner; ++k) p = p * {x};\n    \
+             out[row] = {out};\n  }}\n}}\n"
+        ),
+        name,
+    })
+}
+
 fn int_extreme(d: DType, lowest: bool) -> &'static str {
     match (d, lowest) {
         (DType::UInt8, true) => "0",
@@ -584,6 +761,9 @@ pub fn all() -> Vec<KernelSource> {
         out.extend(UNARY_OPS.iter().filter_map(|&op| unary(op, d)));
         out.extend(BINARY_OPS.iter().filter_map(|&op| binary(op, d)));
         out.extend(REDUCE_OPS.iter().filter_map(|&op| reduce(op, d)));
+        out.extend(REDUCE_OPS.iter().filter_map(|&op| reduce_rows(op, d)));
+        out.extend(REDUCE_OPS.iter().filter_map(|&op| reduce_pairwise(op, d)));
+        out.extend(REDUCE_OPS.iter().filter_map(|&op| reduce_serial(op, d)));
         out.extend(DEVICE_DTYPES.iter().filter_map(|&to| cast(d, to)));
         out.extend(select(d));
         out.extend(strided_copy(d));

@@ -295,19 +295,28 @@ impl Backend for CudaBackend {
             let b = self.cast(x, DType::Bool)?;
             return self.reduce(op, sem, &b, shape, mask);
         }
-        let Some(f) = self.kernel(&card, kernels::reduce(op, dtype), op.name()) else {
-            return back(&card, CPU.reduce(op, sem, x, shape, mask)?);
-        };
-        let final_src = kernels::reduce(op, dtype).map(|k| KernelSource {
-            name: format!("{}_final", k.name),
-            source: k.source,
-        });
-        let Some(g) = self.kernel(&card, final_src, op.name()) else {
-            return back(&card, CPU.reduce(op, sem, x, shape, mask)?);
-        };
+        let host = || back(&card, CPU.reduce(op, sem, x, shape, mask)?);
         let dims = shape.dims();
         let xs = on_card(x, &card)?;
-        // reduced axes last: a strided copy unless they already are
+        let outer: usize = dims.iter().zip(mask).filter(|(_, &m)| !m).map(|(d, _)| d).product();
+        let inner: usize = dims.iter().zip(mask).filter(|(_, &m)| m).map(|(d, _)| d).product();
+        // reduced axes leading: fold the rows in order, as the CPU does there
+        if let Some(k) = mask.iter().position(|&m| !m) {
+            if k > 0 && !mask[k..].iter().any(|&m| m) && outer > 0 && inner > 0 && dtype != DType::Bool {
+                let Some(f) = self.kernel(&card, kernels::reduce_rows(op, dtype), op.name()) else {
+                    return host();
+                };
+                let (rows, cols) = (inner, outer);
+                let mut out = alloc(&card, dtype, cols)?;
+                let (r64, c64) = (rows as u64, cols as u64);
+                let mut l = card.stream.launch_builder(&f);
+                l.arg(&*xs.buf).arg(&mut out).arg(&r64).arg(&c64);
+                // SAFETY: thread j reads column j of a [rows, cols] buffer, writes out[j].
+                unsafe { l.launch(grid(cols)) }.map_err(|e| driver_err("launch", e))?;
+                return Ok(Storage::Cuda(CudaStorage::new(dtype, cols, card, out)));
+            }
+        }
+        // otherwise reduced axes last: a strided copy unless they already are
         let first = mask.iter().position(|&m| m).unwrap_or(mask.len());
         let moved;
         let src: &CudaStorage = if mask[first..].iter().all(|&m| m) {
@@ -325,43 +334,96 @@ impl Backend for CudaBackend {
                     moved = m;
                     &moved
                 }
-                None => return back(&card, CPU.reduce(op, sem, x, shape, mask)?),
+                None => return host(),
             }
         };
-        let outer: usize = dims.iter().zip(mask).filter(|(_, &m)| !m).map(|(d, _)| d).product();
-        let inner: usize = dims.iter().zip(mask).filter(|(_, &m)| m).map(|(d, _)| d).product();
         let mut out = alloc(&card, dtype, outer)?;
-        if outer > 0 {
-            // enough blocks per row to fill the card on one long row
-            let chunks = inner.div_ceil(1 << 16).clamp(1, 4096);
-            if outer.saturating_mul(chunks) > i32::MAX as usize {
-                count_fallback("reduce: grid too large");
-                return back(&card, CPU.reduce(op, sem, x, shape, mask)?);
-            }
-            let mut partial = card
+        if outer == 0 {
+            return Ok(Storage::Cuda(CudaStorage::new(dtype, 0, card, out)));
+        }
+        let (o64, i64_) = (outer as u64, inner as u64);
+        let float = dtype.is_floating();
+        if float && matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
+            // numpy's pairwise sum; the top `depth` levels of its tree in parallel
+            let depth = (inner / 4096).max(1).ilog2().min(16) as i32;
+            let src_k = kernels::reduce_pairwise(op, dtype);
+            let final_k = src_k.clone().map(|k| KernelSource {
+                name: format!("{}_final", k.name),
+                source: k.source,
+            });
+            let (Some(f), Some(g)) = (
+                self.kernel(&card, src_k, op.name()),
+                self.kernel(&card, final_k, op.name()),
+            ) else {
+                return host();
+            };
+            let parts = outer << depth;
+            let mut part = card
                 .stream
-                .alloc_zeros::<u64>(outer * chunks)
+                .alloc_zeros::<u64>(parts)
                 .map_err(|e| driver_err("alloc", e))?;
-            let (o64, i64_, c64) = (outer as u64, inner as u64, chunks as u64);
-            let cfg = |blocks: usize| LaunchConfig {
-                grid_dim: (blocks as u32, 1, 1),
-                block_dim: (BLOCK, 1, 1),
-                shared_mem_bytes: 0,
+            let mut l = card.stream.launch_builder(&f);
+            l.arg(&*src.buf).arg(&mut part).arg(&o64).arg(&i64_).arg(&depth);
+            // SAFETY: thread (row, t) reads inside row `row` of outer * inner
+            // elements and writes part[row << depth | t] (8-byte slots).
+            unsafe { l.launch(grid(parts)) }.map_err(|e| driver_err("launch", e))?;
+            let mut l = card.stream.launch_builder(&g);
+            l.arg(&part).arg(&mut out).arg(&o64).arg(&i64_).arg(&depth);
+            // SAFETY: thread `row` reads its row's parts and writes out[row].
+            unsafe { l.launch(grid(outer)) }.map_err(|e| driver_err("launch", e))?;
+            return Ok(Storage::Cuda(CudaStorage::new(dtype, outer, card, out)));
+        }
+        if float && op == ReduceOp::Prod {
+            let Some(f) = self.kernel(&card, kernels::reduce_serial(op, dtype), op.name()) else {
+                return host();
             };
             let mut l = card.stream.launch_builder(&f);
-            l.arg(&*src.buf)
-                .arg(&mut partial)
-                .arg(&o64)
-                .arg(&i64_)
-                .arg(&c64);
-            // SAFETY: block b reads row b / chunks of `inner` elements inside
-            // `src` (outer * inner elements) and writes partial[b].
-            unsafe { l.launch(cfg(outer * chunks)) }.map_err(|e| driver_err("launch", e))?;
-            let mut l = card.stream.launch_builder(&g);
-            l.arg(&partial).arg(&mut out).arg(&o64).arg(&c64).arg(&i64_);
-            // SAFETY: block r reads partial[r * chunks ..][..chunks], writes out[r].
-            unsafe { l.launch(cfg(outer)) }.map_err(|e| driver_err("launch", e))?;
+            l.arg(&*src.buf).arg(&mut out).arg(&o64).arg(&i64_);
+            // SAFETY: thread `row` reads its row and writes out[row].
+            unsafe { l.launch(grid(outer)) }.map_err(|e| driver_err("launch", e))?;
+            return Ok(Storage::Cuda(CudaStorage::new(dtype, outer, card, out)));
         }
+        // order-free folds (integers, bools, float extremes): a block tree
+        let tree = kernels::reduce(op, dtype);
+        let final_k = tree.clone().map(|k| KernelSource {
+            name: format!("{}_final", k.name),
+            source: k.source,
+        });
+        let (Some(f), Some(g)) = (
+            self.kernel(&card, tree, op.name()),
+            self.kernel(&card, final_k, op.name()),
+        ) else {
+            return host();
+        };
+        // enough blocks per row to fill the card on one long row
+        let chunks = inner.div_ceil(1 << 16).clamp(1, 4096);
+        if outer.saturating_mul(chunks) > i32::MAX as usize {
+            count_fallback("reduce: grid too large");
+            return host();
+        }
+        let mut partial = card
+            .stream
+            .alloc_zeros::<u64>(outer * chunks)
+            .map_err(|e| driver_err("alloc", e))?;
+        let c64 = chunks as u64;
+        let cfg = |blocks: usize| LaunchConfig {
+            grid_dim: (blocks as u32, 1, 1),
+            block_dim: (BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut l = card.stream.launch_builder(&f);
+        l.arg(&*src.buf)
+            .arg(&mut partial)
+            .arg(&o64)
+            .arg(&i64_)
+            .arg(&c64);
+        // SAFETY: block b reads row b / chunks of `inner` elements inside
+        // `src` (outer * inner elements) and writes partial[b].
+        unsafe { l.launch(cfg(outer * chunks)) }.map_err(|e| driver_err("launch", e))?;
+        let mut l = card.stream.launch_builder(&g);
+        l.arg(&partial).arg(&mut out).arg(&o64).arg(&c64).arg(&i64_);
+        // SAFETY: block r reads partial[r * chunks ..][..chunks], writes out[r].
+        unsafe { l.launch(cfg(outer)) }.map_err(|e| driver_err("launch", e))?;
         Ok(Storage::Cuda(CudaStorage::new(dtype, outer, card, out)))
     }
 
