@@ -43,7 +43,10 @@ fn compile_all(f: fn(&str) -> Result<(), String>) -> (usize, Vec<String>) {
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|_| vec!["a compile thread panicked".into()]))
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| vec!["a compile thread panicked".into()])
+            })
             .collect()
     });
     (all.len(), failures)
@@ -62,7 +65,12 @@ fn every_kernel_compiles_to_ptx() {
             Err("no entry point in the PTX".into())
         }
     });
-    assert!(failures.is_empty(), "{} of {n} kernels failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {n} kernels failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     eprintln!("compiled {n} kernels to PTX");
 }
 
@@ -71,8 +79,17 @@ fn every_kernel_assembles_for_sm90() {
     if !nvrtc_or_skip("every_kernel_assembles_for_sm90") {
         return;
     }
-    let (n, failures) = compile_all(|src| cuda::compile_for_sm(src, (9, 0)));
-    assert!(failures.is_empty(), "{} of {n} kernels failed:\n{}", failures.len(), failures.join("\n"));
+    let (n, failures) = compile_all(|src| match cuda::compile_cubin(src, (9, 0)) {
+        Ok(bin) if bin.len() > 100 => Ok(()),
+        Ok(bin) => Err(format!("a CUBIN of {} bytes", bin.len())),
+        Err(e) => Err(e),
+    });
+    assert!(
+        failures.is_empty(),
+        "{} of {n} kernels failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     eprintln!("assembled {n} kernels for sm_90");
 }
 
@@ -93,7 +110,10 @@ fn a_broken_kernel_fails_to_compile() {
     let half = kernels::binary(dist::runtime::BinaryOp::Add, dist::runtime::DType::Float16)
         .map(|k| k.source)
         .unwrap_or_default();
-    assert!(cuda::compile_for_sm(&half, (9, 0)).is_ok());
+    assert!(cuda::compile_cubin(&half, (9, 0)).is_ok());
     let bad_asm = half.replace("cvt.f32.f16", "cvt.f32.nonsense");
-    assert!(cuda::compile_for_sm(&bad_asm, (9, 0)).is_err(), "bad inline PTX assembled");
+    assert!(
+        cuda::compile_cubin(&bad_asm, (9, 0)).is_err(),
+        "bad inline PTX assembled"
+    );
 }

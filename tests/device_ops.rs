@@ -12,10 +12,14 @@ use dist::runtime::{BinaryOp, DType, Device, ReduceOp, Storage, Tensor, UnaryOp}
 
 /// Deterministic values in [-4, 4) with a few exact integers mixed in.
 fn values(n: usize, seed: u64) -> Vec<f32> {
-    let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     (0..n)
         .map(|i| {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let x = ((s >> 33) as f64 / (1u64 << 31) as f64) * 8.0 - 4.0;
             if i % 5 == 0 {
                 x.round() as f32
@@ -108,7 +112,9 @@ fn casts_and_where(dev: Device) {
         DType::Float64,
     ] {
         same(dev, to.name(), |d| ops::cast(&a(d), to));
-        same(dev, to.name(), |d| ops::cast(&ops::cast(&a(d), to)?, DType::Float32));
+        same(dev, to.name(), |d| {
+            ops::cast(&ops::cast(&a(d), to)?, DType::Float32)
+        });
     }
     same(dev, "half add", |d| {
         let h = ops::cast(&a(d), DType::Float16)?;
@@ -122,16 +128,30 @@ fn casts_and_where(dev: Device) {
 
 fn reductions(dev: Device) {
     let a = |d| on(d, values(60, 6), &[3, 4, 5]);
-    for op in [ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod] {
+    for op in [
+        ReduceOp::Sum,
+        ReduceOp::Mean,
+        ReduceOp::Max,
+        ReduceOp::Min,
+        ReduceOp::Prod,
+    ] {
         same(dev, op.name(), |d| ops::reduce(op, &a(d), None, false));
-        same(dev, op.name(), |d| ops::reduce(op, &a(d), Some(&[1]), false));
-        same(dev, op.name(), |d| ops::reduce(op, &a(d), Some(&[0, 2]), true));
+        same(dev, op.name(), |d| {
+            ops::reduce(op, &a(d), Some(&[1]), false)
+        });
+        same(dev, op.name(), |d| {
+            ops::reduce(op, &a(d), Some(&[0, 2]), true)
+        });
         same(dev, op.name(), |d| {
             ops::reduce(op, &ops::cast(&a(d), DType::Int64)?, Some(&[2]), false)
         });
     }
-    same(dev, "any", |d| ops::reduce(ReduceOp::Any, &a(d), Some(&[0]), false));
-    same(dev, "all", |d| ops::reduce(ReduceOp::All, &a(d), Some(&[1]), false));
+    same(dev, "any", |d| {
+        ops::reduce(ReduceOp::Any, &a(d), Some(&[0]), false)
+    });
+    same(dev, "all", |d| {
+        ops::reduce(ReduceOp::All, &a(d), Some(&[1]), false)
+    });
     same(dev, "empty sum", |d| {
         ops::reduce(ReduceOp::Sum, &on(d, vec![], &[0, 3]), Some(&[0]), false)
     });
@@ -139,7 +159,9 @@ fn reductions(dev: Device) {
 
 fn copies_and_matmul(dev: Device) {
     let a = |d| on(d, values(24, 7), &[2, 3, 4]);
-    same(dev, "transpose", |d| ops::transpose(&a(d), Some(&[2, 0, 1])));
+    same(dev, "transpose", |d| {
+        ops::transpose(&a(d), Some(&[2, 0, 1]))
+    });
     same(dev, "concat", |d| ops::concat(&[a(d), a(d)], 1));
     same(dev, "gather", |d| {
         let idx = Tensor::from_vec(vec![2i32, 0, 2], &[3])?.to_device(d)?;
@@ -162,8 +184,15 @@ fn copies_and_matmul(dev: Device) {
 
 fn cross_device(dev: Device) {
     // an op on a device tensor and a CPU tensor, and the round trip
-    same(dev, "mixed", |d| ops::add(&on(d, values(6, 11), &[6]), &on(Device::CPU0, values(6, 12), &[6])));
-    same(dev, "round trip", |d| on(d, values(5, 13), &[5]).to_device(Device::CPU0));
+    same(dev, "mixed", |d| {
+        ops::add(
+            &on(d, values(6, 11), &[6]),
+            &on(Device::CPU0, values(6, 12), &[6]),
+        )
+    });
+    same(dev, "round trip", |d| {
+        on(d, values(5, 13), &[5]).to_device(Device::CPU0)
+    });
 }
 
 macro_rules! device_tests {
@@ -199,4 +228,10 @@ macro_rules! device_tests {
     )*};
 }
 
-device_tests!(elementwise, casts_and_where, reductions, copies_and_matmul, cross_device);
+device_tests!(
+    elementwise,
+    casts_and_where,
+    reductions,
+    copies_and_matmul,
+    cross_device
+);

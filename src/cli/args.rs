@@ -151,9 +151,12 @@ impl Flags {
                         .next()
                         .ok_or_else(|| usage("--gpu-backend needs auto, host or cuda"))?,
                 };
-                self.gpu_backend = Some(crate::runtime::GpuBackend::parse(&value).ok_or_else(
-                    || usage(format!("--gpu-backend is auto, host or cuda, not '{value}'")),
-                )?);
+                self.gpu_backend =
+                    Some(crate::runtime::GpuBackend::parse(&value).ok_or_else(|| {
+                        usage(format!(
+                            "--gpu-backend is auto, host or cuda, not '{value}'"
+                        ))
+                    })?);
             }
             "--trace" => match inline {
                 None => self.trace = Some(None),
@@ -361,7 +364,9 @@ mod tests {
     #[test]
     fn gpu_backend_flag() {
         use crate::runtime::GpuBackend;
-        let f = parse("--gpu-backend=cuda --virtual-gpus 2 run a.dist").unwrap().flags;
+        let f = parse("--gpu-backend=cuda --virtual-gpus 2 run a.dist")
+            .unwrap()
+            .flags;
         assert_eq!(f.gpu_backend, Some(GpuBackend::Cuda));
         let f = parse("--gpu-backend host devices").unwrap();
         assert_eq!(f.command, Command::Devices);

@@ -90,9 +90,15 @@ mod tests {
             ..Options::default()
         };
         let text = report(&options);
-        assert!(text.starts_with("CPU:0  host CPU\nGPU:0  virtual GPU"), "{text}");
+        assert!(
+            text.starts_with("CPU:0  host CPU\nGPU:0  virtual GPU"),
+            "{text}"
+        );
         assert!(text.contains("GPU:1  virtual GPU"), "{text}");
-        assert!(text.contains("--gpu-backend=host with --virtual-gpus 2"), "{text}");
+        assert!(
+            text.contains("--gpu-backend=host with --virtual-gpus 2"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! The `tf` and `np` modules of the language are thin wrappers over it.
 
 pub mod backend;
+pub mod collective;
 pub mod device;
 pub mod dtype;
 pub mod error;

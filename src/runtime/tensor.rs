@@ -52,12 +52,7 @@ impl Tensor {
         } else {
             super::backend::cuda::place(&storage, device)?
         };
-        Ok(Tensor::from_parts(
-            storage.dtype(),
-            shape,
-            storage,
-            device,
-        ))
+        Ok(Tensor::from_parts(storage.dtype(), shape, storage, device))
     }
 
     /// A tensor from a storage known to match `shape` (used by kernels).

@@ -84,7 +84,7 @@ pub fn compile(_source: &str, _arch: Option<(i32, i32)>) -> std::result::Result<
 }
 
 /// Always "built without CUDA".
-pub fn compile_for_sm(_source: &str, _sm: (i32, i32)) -> std::result::Result<(), String> {
+pub fn compile_cubin(_source: &str, _sm: (i32, i32)) -> std::result::Result<Vec<u8>, String> {
     Err("dist was built without CUDA".into())
 }
 
@@ -126,4 +126,5 @@ pub fn status() -> std::result::Result<(), String> {
 pub struct CudaBackend;
 
 /// The one (inert) instance.
-pub static CUDA: crate::runtime::backend::cpu::CpuBackend = crate::runtime::backend::cpu::CpuBackend;
+pub static CUDA: crate::runtime::backend::cpu::CpuBackend =
+    crate::runtime::backend::cpu::CpuBackend;

@@ -168,7 +168,9 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
         UnaryOp::Floor => "floor(x)".into(),
         UnaryOp::Ceil => "ceil(x)".into(),
         UnaryOp::Round => "rint(x)".into(),
-        UnaryOp::Sign => format!("(x != x ? x : (x < 0 ? ({ct})-1 : (x == 0 ? ({ct})0 : ({ct})1)))"),
+        UnaryOp::Sign => {
+            format!("(x != x ? x : (x < 0 ? ({ct})-1 : (x == 0 ? ({ct})0 : ({ct})1)))")
+        }
         UnaryOp::Reciprocal => format!("({ct})1 / x"),
         UnaryOp::LogicalNot => return None,
     })
@@ -414,7 +416,12 @@ pub fn reduce_supported(op: ReduceOp, d: DType) -> bool {
     match d {
         DType::Bool => matches!(
             op,
-            ReduceOp::Any | ReduceOp::All | ReduceOp::Max | ReduceOp::Min | ReduceOp::Sum | ReduceOp::Prod
+            ReduceOp::Any
+                | ReduceOp::All
+                | ReduceOp::Max
+                | ReduceOp::Min
+                | ReduceOp::Sum
+                | ReduceOp::Prod
         ),
         DType::String => false,
         // float sums, means and products depend on the order of the adds:
@@ -448,8 +455,13 @@ pub fn reduce(op: ReduceOp, d: DType) -> Option<KernelSource> {
         (ReduceOp::All | ReduceOp::Min | ReduceOp::Prod, DType::Bool) => ("1", "(p & q)"),
         (ReduceOp::Sum | ReduceOp::Mean, _) => ("0", "(p + q)"),
         (ReduceOp::Prod, _) => ("1", "(p * q)"),
-        (ReduceOp::Max, _) if float => ("-1.0/0.0", "((p != p || q != q) ? p + q : (p >= q ? p : q))"),
-        (ReduceOp::Min, _) if float => ("1.0/0.0", "((p != p || q != q) ? p + q : (p <= q ? p : q))"),
+        (ReduceOp::Max, _) if float => (
+            "-1.0/0.0",
+            "((p != p || q != q) ? p + q : (p >= q ? p : q))",
+        ),
+        (ReduceOp::Min, _) if float => {
+            ("1.0/0.0", "((p != p || q != q) ? p + q : (p <= q ? p : q))")
+        }
         (ReduceOp::Max, _) => (int_extreme(d, true), "(p >= q ? p : q)"),
         (ReduceOp::Min, _) => (int_extreme(d, false), "(p <= q ? p : q)"),
         _ => return None,
@@ -589,7 +601,10 @@ pub fn reduce_pairwise(op: ReduceOp, d: DType) -> Option<KernelSource> {
     let ct = compute_type(d);
     let x = |i: &str| load(d, &format!("a[{i}]"));
     let (x0, xi, xj) = (x("k"), x("i + k"), x("k"));
-    let lanes = (0..8).map(|k| x(&k.to_string())).collect::<Vec<_>>().join(", ");
+    let lanes = (0..8)
+        .map(|k| x(&k.to_string()))
+        .collect::<Vec<_>>()
+        .join(", ");
     let finish = finish_expr(op, d, "s", "inner");
     let name = reduce_pairwise_name(op, d);
     Some(KernelSource {
@@ -781,7 +796,10 @@ mod tests {
         let k = binary(BinaryOp::Add, DType::Float32).map(|k| k.name);
         assert_eq!(k.as_deref(), Some("AddV2_float32"));
         assert_eq!(unary_name(UnaryOp::Exp, DType::Float16), "Exp_float16");
-        assert_eq!(cast_name(DType::Int32, DType::Float32), "Cast_int32_float32");
+        assert_eq!(
+            cast_name(DType::Int32, DType::Float32),
+            "Cast_int32_float32"
+        );
         // integer division keeps its host semantics (division-by-zero error)
         assert!(binary(BinaryOp::FloorDiv, DType::Int32).is_none());
         assert!(unary(UnaryOp::Exp, DType::Int32).is_none());

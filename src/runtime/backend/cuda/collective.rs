@@ -48,7 +48,12 @@ pub fn all_reduce_sum(parts: &[&Storage]) -> Result<Option<Vec<Storage>>> {
         k.dedup();
         k
     };
-    if key.len() != ordinals.len() || !matches!(dtype, DType::Float32 | DType::Float64 | DType::Int32 | DType::Int64) {
+    if key.len() != ordinals.len()
+        || !matches!(
+            dtype,
+            DType::Float32 | DType::Float64 | DType::Int32 | DType::Int64
+        )
+    {
         return Ok(None);
     }
     ordinals.clone_from(&key);
@@ -105,6 +110,8 @@ fn sum<T: cudarc::nccl::NcclType>(
             .all_reduce(&src, &mut dst, &ReduceOp::Sum)
             .map(|_| ())
             .map_err(|e| driver_err("NCCL all-reduce", e)),
-        _ => Err(crate::runtime::error::Error::internal("all-reduce: buffer sizes")),
+        _ => Err(crate::runtime::error::Error::internal(
+            "all-reduce: buffer sizes",
+        )),
     }
 }

@@ -15,6 +15,7 @@
 //! printing, `.numpy()`, Python scalars, or a kernel the device does not have
 //! (each such fallback is counted, [`fallback_count`]).
 
+pub mod bench;
 mod collective;
 mod ops;
 
@@ -69,7 +70,10 @@ pub fn gpus() -> std::result::Result<&'static [GpuInfo], String> {
             let n = CudaContext::device_count().map_err(|e| format!("CUDA driver: {e:?}"))?;
             let mut out = Vec::new();
             for ordinal in 0..n.max(0) as usize {
-                let ctx = card(ordinal).map_err(|e| e.message().to_string())?.ctx.clone();
+                let ctx = card(ordinal)
+                    .map_err(|e| e.message().to_string())?
+                    .ctx
+                    .clone();
                 out.push(GpuInfo {
                     ordinal,
                     name: ctx.name().unwrap_or_else(|_| "unknown GPU".into()),
@@ -130,10 +134,15 @@ pub fn compile(source: &str, arch: Option<(i32, i32)>) -> std::result::Result<St
 }
 
 /// Compiles one kernel source all the way to machine code for `sm_{major}{minor}`
-/// (NVRTC then runs its assembler too, so inline PTX is checked), without a
-/// GPU. `Err` holds NVRTC's log.
-pub fn compile_for_sm(source: &str, (major, minor): (i32, i32)) -> std::result::Result<(), String> {
-    use cudarc::nvrtc::result;
+/// and returns the CUBIN (NVRTC runs its assembler too, so inline PTX is
+/// checked), without a GPU. `Err` holds NVRTC's log. The backend loads
+/// CUBINs rather than PTX: a CUBIN needs no JIT, so a libnvrtc newer than
+/// the driver still works (PTX from a newer NVRTC is refused by an older driver).
+pub fn compile_cubin(
+    source: &str,
+    (major, minor): (i32, i32),
+) -> std::result::Result<Vec<u8>, String> {
+    use cudarc::nvrtc::{result, sys};
     if !nvrtc_available() {
         return Err("libnvrtc could not be loaded".into());
     }
@@ -143,21 +152,45 @@ pub fn compile_for_sm(source: &str, (major, minor): (i32, i32)) -> std::result::
         "--fmad=false".to_string(),
         "--prec-div=true".to_string(),
         "--prec-sqrt=true".to_string(),
+        "--ftz=false".to_string(),
         "--std=c++17".to_string(),
         format!("--gpu-architecture=sm_{major}{minor}"),
     ];
-    // SAFETY: `prog` was just created from `src`, which outlives it, and is
-    // destroyed exactly once below.
+    // SAFETY: `prog` was just created from `src`, which outlives it, is only
+    // passed to NVRTC calls, and is destroyed exactly once below; the CUBIN
+    // buffer has the size NVRTC reported.
     unsafe {
-        let compiled = result::compile_program(prog, &options);
-        let log = result::get_program_log(prog)
-            .map(|l| {
-                let bytes: Vec<u8> = l.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
-                String::from_utf8_lossy(&bytes).into_owned()
-            })
-            .unwrap_or_default();
+        let mut out = match result::compile_program(prog, &options) {
+            Ok(()) => Ok(Vec::new()),
+            Err(e) => {
+                let log = result::get_program_log(prog)
+                    .map(|l| {
+                        let bytes: Vec<u8> = l
+                            .iter()
+                            .take_while(|&&c| c != 0)
+                            .map(|&c| c as u8)
+                            .collect();
+                        String::from_utf8_lossy(&bytes).into_owned()
+                    })
+                    .unwrap_or_default();
+                Err(format!("{e:?}: {log}"))
+            }
+        };
+        if let Ok(bin) = &mut out {
+            let mut size = 0usize;
+            let r = sys::nvrtcGetCUBINSize(prog, &mut size);
+            if r != sys::nvrtcResult::NVRTC_SUCCESS || size == 0 {
+                out = Err(format!("nvrtcGetCUBINSize: {r:?}"));
+            } else {
+                bin.resize(size, 0);
+                let r = sys::nvrtcGetCUBIN(prog, bin.as_mut_ptr().cast());
+                if r != sys::nvrtcResult::NVRTC_SUCCESS {
+                    out = Err(format!("nvrtcGetCUBIN: {r:?}"));
+                }
+            }
+        }
         let _ = result::destroy_program(prog);
-        compiled.map_err(|e| format!("{e:?}: {log}"))
+        out
     }
 }
 
@@ -226,12 +259,16 @@ impl Card {
                 .ctx
                 .compute_capability()
                 .map_err(|e| format!("{e:?}"))?;
-            let ptx = compile_ptx_with_opts(&src.source, compile_options(Some(cc)))
-                .map_err(|e| format!("NVRTC {}: {e}", src.name))?;
-            let module = self
-                .ctx
-                .load_module(ptx)
-                .map_err(|e| format!("load {}: {e:?}", src.name))?;
+            // machine code for this card; PTX (JIT by the driver) if that fails
+            let module = match compile_cubin(&src.source, cc) {
+                Ok(cubin) => self.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(cubin)),
+                Err(_) => {
+                    let ptx = compile_ptx_with_opts(&src.source, compile_options(Some(cc)))
+                        .map_err(|e| format!("NVRTC {}: {e}", src.name))?;
+                    self.ctx.load_module(ptx)
+                }
+            }
+            .map_err(|e| format!("load {}: {e:?}", src.name))?;
             module
                 .load_function(&src.name)
                 .map_err(|e| format!("function {}: {e:?}", src.name))
@@ -399,6 +436,9 @@ pub(crate) fn alloc_like(c: &CudaStorage) -> Result<CudaSlice<u8>> {
         .map_err(|e| driver_err("alloc", e))
 }
 
+/// Uploads of at most this many bytes keep their host copy.
+const KEEP_HOST_COPY: usize = 1 << 20;
+
 /// Copies a host buffer to `card`.
 pub(crate) fn upload(h: &HostData, card: &Arc<Card>) -> Result<CudaStorage> {
     let bytes = host_bytes(h)?;
@@ -413,8 +453,11 @@ pub(crate) fn upload(h: &HostData, card: &Arc<Card>) -> Result<CudaStorage> {
     };
     TRANSFERS.fetch_add(1, Ordering::Relaxed);
     let s = CudaStorage::new(h.dtype(), h.len(), card.clone(), buf);
-    // the host copy is already known: keep it, so reading it back is free
-    let _ = s.host.set(h.clone());
+    // the host copy of a small buffer is already known: keep it, so printing
+    // it costs no copy back (large ones are not duplicated in host memory)
+    if bytes.len() <= KEEP_HOST_COPY {
+        let _ = s.host.set(h.clone());
+    }
     Ok(s)
 }
 

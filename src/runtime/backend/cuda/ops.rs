@@ -298,11 +298,26 @@ impl Backend for CudaBackend {
         let host = || back(&card, CPU.reduce(op, sem, x, shape, mask)?);
         let dims = shape.dims();
         let xs = on_card(x, &card)?;
-        let outer: usize = dims.iter().zip(mask).filter(|(_, &m)| !m).map(|(d, _)| d).product();
-        let inner: usize = dims.iter().zip(mask).filter(|(_, &m)| m).map(|(d, _)| d).product();
+        let outer: usize = dims
+            .iter()
+            .zip(mask)
+            .filter(|(_, &m)| !m)
+            .map(|(d, _)| d)
+            .product();
+        let inner: usize = dims
+            .iter()
+            .zip(mask)
+            .filter(|(_, &m)| m)
+            .map(|(d, _)| d)
+            .product();
         // reduced axes leading: fold the rows in order, as the CPU does there
         if let Some(k) = mask.iter().position(|&m| !m) {
-            if k > 0 && !mask[k..].iter().any(|&m| m) && outer > 0 && inner > 0 && dtype != DType::Bool {
+            if k > 0
+                && !mask[k..].iter().any(|&m| m)
+                && outer > 0
+                && inner > 0
+                && dtype != DType::Bool
+            {
                 let Some(f) = self.kernel(&card, kernels::reduce_rows(op, dtype), op.name()) else {
                     return host();
                 };
@@ -363,7 +378,11 @@ impl Backend for CudaBackend {
                 .alloc_zeros::<u64>(parts)
                 .map_err(|e| driver_err("alloc", e))?;
             let mut l = card.stream.launch_builder(&f);
-            l.arg(&*src.buf).arg(&mut part).arg(&o64).arg(&i64_).arg(&depth);
+            l.arg(&*src.buf)
+                .arg(&mut part)
+                .arg(&o64)
+                .arg(&i64_)
+                .arg(&depth);
             // SAFETY: thread (row, t) reads inside row `row` of outer * inner
             // elements and writes part[row << depth | t] (8-byte slots).
             unsafe { l.launch(grid(parts)) }.map_err(|e| driver_err("launch", e))?;
@@ -437,7 +456,9 @@ impl Backend for CudaBackend {
         let card = card_of_inputs(&[a, b])?;
         let dtype = a.dtype();
         if !matches!(dtype, DType::Float32 | DType::Float64)
-            || [d.m, d.n, d.k, d.batch].iter().any(|&v| v > i32::MAX as usize)
+            || [d.m, d.n, d.k, d.batch]
+                .iter()
+                .any(|&v| v > i32::MAX as usize)
         {
             count_fallback("MatMul");
             return back(&card, CPU.matmul(a, b, d)?);
