@@ -592,7 +592,9 @@ pub fn reduce_pairwise_name(op: ReduceOp, d: DType) -> String {
 /// half rounded down to a multiple of 8), so float sums and means are
 /// bit-identical to the CPU's. For parallelism the top `depth` levels of
 /// the split tree are spread over `2^depth` threads per row, each summing its
-/// subtree; `_final` adds the parts back up the same tree.
+/// subtree; `_pair` then adds adjacent parts, one tree level per launch (the
+/// caller picks `depth` so no node above it is a leaf, which makes the top of
+/// the tree a perfect binary tree), and `_final` writes each row's total.
 pub fn reduce_pairwise(op: ReduceOp, d: DType) -> Option<KernelSource> {
     if !d.is_floating() || !matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
         return None;
@@ -648,16 +650,15 @@ extern "C" __global__ void {name}(const {t}* in, ct* part, u64 outer, u64 inner,
         if (owner) part[g] = pairwise(a, n);
     }}
 }}
-__device__ ct combine(const ct* part, u64 n, u64 t, int l) {{
-    if (l == 0 || n <= 128) return part[t];
-    u64 n2 = n / 2;
-    n2 -= n2 % 8;
-    ct left = combine(part, n2, t, l - 1);
-    return left + combine(part, n - n2, t | (1ull << (l - 1)), l - 1);
+// one level of the split tree: the parts of every row, paired in order
+extern "C" __global__ void {name}_pair(const ct* in, ct* out, u64 m) {{
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < m; i += (u64)blockDim.x * gridDim.x) {{
+        out[i] = in[2 * i] + in[2 * i + 1];
+    }}
 }}
-extern "C" __global__ void {name}_final(const ct* part, {t}* out, u64 outer, u64 inner, int depth) {{
+extern "C" __global__ void {name}_final(const ct* part, {t}* out, u64 outer, u64 inner) {{
     for (u64 row = blockIdx.x * (u64)blockDim.x + threadIdx.x; row < outer; row += (u64)blockDim.x * gridDim.x) {{
-        ct s = combine(part + (row << depth), inner, 0, depth);
+        ct s = part[row];
         out[row] = {finish};
     }}
 }}

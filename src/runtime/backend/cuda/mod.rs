@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream};
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions};
 
 pub use collective::all_reduce_sum;
@@ -204,8 +204,15 @@ pub struct Card {
     pub stream: Arc<CudaStream>,
     /// cuBLAS, created on the first matmul.
     blas: OnceLock<std::result::Result<cudarc::cublas::CudaBlas, String>>,
-    /// Loaded kernels by name; `Err` remembers a kernel that would not build.
-    kernels: Mutex<HashMap<String, std::result::Result<CudaFunction, String>>>,
+    /// Loaded modules and kernels; `Err` remembers one that would not build.
+    kernels: Mutex<KernelCache>,
+}
+
+/// Compiled modules by source hash, and their kernels by name.
+#[derive(Default)]
+struct KernelCache {
+    modules: HashMap<u64, std::result::Result<Arc<CudaModule>, String>>,
+    functions: HashMap<String, std::result::Result<CudaFunction, String>>,
 }
 
 /// The card table, one entry per ordinal, created on first use.
@@ -233,7 +240,7 @@ pub fn card(ordinal: usize) -> Result<Arc<Card>> {
         ctx,
         stream,
         blas: OnceLock::new(),
-        kernels: Mutex::new(HashMap::new()),
+        kernels: Mutex::new(KernelCache::default()),
     });
     table.insert(ordinal, c.clone());
     Ok(c)
@@ -245,36 +252,57 @@ fn no_driver() -> Error {
 }
 
 impl Card {
-    /// The kernel `name`, compiling its module with NVRTC on first use.
+    /// The kernel `src.name`, compiling its module with NVRTC on first use
+    /// (one module per source text, shared by the kernels it defines).
     pub fn kernel(&self, src: &super::kernels::KernelSource) -> Result<CudaFunction> {
         let mut table = self
             .kernels
             .lock()
             .map_err(|_| Error::internal("CUDA kernel cache poisoned"))?;
-        if let Some(k) = table.get(&src.name) {
+        if let Some(k) = table.functions.get(&src.name) {
             return k.clone().map_err(Error::internal);
         }
-        let built = (|| {
-            let cc = self
-                .ctx
-                .compute_capability()
-                .map_err(|e| format!("{e:?}"))?;
-            // machine code for this card; PTX (JIT by the driver) if that fails
-            let module = match compile_cubin(&src.source, cc) {
-                Ok(cubin) => self.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(cubin)),
-                Err(_) => {
-                    let ptx = compile_ptx_with_opts(&src.source, compile_options(Some(cc)))
-                        .map_err(|e| format!("NVRTC {}: {e}", src.name))?;
-                    self.ctx.load_module(ptx)
-                }
+        let key = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            src.source.hash(&mut h);
+            h.finish()
+        };
+        let module = match table.modules.get(&key) {
+            Some(m) => m.clone(),
+            None => {
+                let built = self.build(src);
+                table.modules.insert(key, built.clone());
+                built
             }
-            .map_err(|e| format!("load {}: {e:?}", src.name))?;
-            module
-                .load_function(&src.name)
+        };
+        let f = module.and_then(|m| {
+            m.load_function(&src.name)
                 .map_err(|e| format!("function {}: {e:?}", src.name))
-        })();
-        table.insert(src.name.clone(), built.clone());
-        built.map_err(Error::internal)
+        });
+        table.functions.insert(src.name.clone(), f.clone());
+        f.map_err(Error::internal)
+    }
+
+    /// Compiles and loads one module: machine code for this card, or PTX
+    /// (JIT by the driver) if that fails.
+    fn build(
+        &self,
+        src: &super::kernels::KernelSource,
+    ) -> std::result::Result<Arc<CudaModule>, String> {
+        let cc = self
+            .ctx
+            .compute_capability()
+            .map_err(|e| format!("{e:?}"))?;
+        match compile_cubin(&src.source, cc) {
+            Ok(cubin) => self.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(cubin)),
+            Err(_) => {
+                let ptx = compile_ptx_with_opts(&src.source, compile_options(Some(cc)))
+                    .map_err(|e| format!("NVRTC {}: {e}", src.name))?;
+                self.ctx.load_module(ptx)
+            }
+        }
+        .map_err(|e| format!("load {}: {e:?}", src.name))
     }
 
     /// The cuBLAS handle of this card.

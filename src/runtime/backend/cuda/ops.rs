@@ -56,8 +56,16 @@ fn back(card: &Arc<Card>, r: Storage) -> Result<Storage> {
     }
 }
 
-/// A zeroed device buffer for `n` elements of `dtype`.
+/// A device buffer for `n` elements of `dtype`, for a kernel that writes
+/// every element (not zeroed: a memset would cost as much as the kernel).
 fn alloc(card: &Card, dtype: DType, n: usize) -> Result<CudaSlice<u8>> {
+    // SAFETY: callers write all n elements before anything reads them
+    unsafe { card.stream.alloc::<u8>((n * dtype.size()).max(1)) }
+        .map_err(|e| driver_err("alloc", e))
+}
+
+/// A zeroed device buffer (for outputs a kernel may leave untouched).
+fn alloc_zeroed(card: &Card, dtype: DType, n: usize) -> Result<CudaSlice<u8>> {
     card.stream
         .alloc_zeros::<u8>((n * dtype.size()).max(1))
         .map_err(|e| driver_err("alloc", e))
@@ -359,36 +367,54 @@ impl Backend for CudaBackend {
         let (o64, i64_) = (outer as u64, inner as u64);
         let float = dtype.is_floating();
         if float && matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
-            // numpy's pairwise sum; the top `depth` levels of its tree in parallel
-            let depth = (inner / 4096).max(1).ilog2().min(16) as i32;
-            let src_k = kernels::reduce_pairwise(op, dtype);
-            let final_k = src_k.clone().map(|k| KernelSource {
-                name: format!("{}_final", k.name),
-                source: k.source,
-            });
-            let (Some(f), Some(g)) = (
-                self.kernel(&card, src_k, op.name()),
-                self.kernel(&card, final_k, op.name()),
+            // numpy's pairwise sum; the top `depth` levels of its tree in
+            // parallel, chosen so every node above them holds over 1024
+            // elements (never a leaf: the top is a perfect binary tree)
+            let depth = if inner >= 2048 {
+                (inner / 1024).ilog2().min(20) as i32
+            } else {
+                0
+            };
+            let base = kernels::reduce_pairwise(op, dtype);
+            let named = |suffix: &str| {
+                base.clone().map(|k| KernelSource {
+                    name: format!("{}{suffix}", k.name),
+                    source: k.source,
+                })
+            };
+            let (Some(f), Some(pair), Some(g)) = (
+                self.kernel(&card, named(""), op.name()),
+                self.kernel(&card, named("_pair"), op.name()),
+                self.kernel(&card, named("_final"), op.name()),
             ) else {
                 return host();
             };
             let parts = outer << depth;
-            let mut part = card
-                .stream
-                .alloc_zeros::<u64>(parts)
+            // SAFETY (both allocations): every slot read below is written first
+            let mut a =
+                unsafe { card.stream.alloc::<u64>(parts) }.map_err(|e| driver_err("alloc", e))?;
+            let mut b = unsafe { card.stream.alloc::<u64>((parts / 2).max(1)) }
                 .map_err(|e| driver_err("alloc", e))?;
             let mut l = card.stream.launch_builder(&f);
             l.arg(&*src.buf)
-                .arg(&mut part)
+                .arg(&mut a)
                 .arg(&o64)
                 .arg(&i64_)
                 .arg(&depth);
             // SAFETY: thread (row, t) reads inside row `row` of outer * inner
             // elements and writes part[row << depth | t] (8-byte slots).
             unsafe { l.launch(grid(parts)) }.map_err(|e| driver_err("launch", e))?;
+            for level in (0..depth).rev() {
+                let m = (outer << level) as u64;
+                let mut l = card.stream.launch_builder(&pair);
+                l.arg(&a).arg(&mut b).arg(&m);
+                // SAFETY: reads 2m parts of `a`, writes m of `b` (both large enough).
+                unsafe { l.launch(grid(m as usize)) }.map_err(|e| driver_err("launch", e))?;
+                std::mem::swap(&mut a, &mut b);
+            }
             let mut l = card.stream.launch_builder(&g);
-            l.arg(&part).arg(&mut out).arg(&o64).arg(&i64_).arg(&depth);
-            // SAFETY: thread `row` reads its row's parts and writes out[row].
+            l.arg(&a).arg(&mut out).arg(&o64).arg(&i64_);
+            // SAFETY: thread `row` reads part[row] and writes out[row].
             unsafe { l.launch(grid(outer)) }.map_err(|e| driver_err("launch", e))?;
             return Ok(Storage::Cuda(CudaStorage::new(dtype, outer, card, out)));
         }
@@ -465,7 +491,8 @@ impl Backend for CudaBackend {
         }
         let (xa, xb) = (on_card(a, &card)?, on_card(b, &card)?);
         let n_out = d.batch * d.m * d.n;
-        let mut out = alloc(&card, dtype, n_out)?;
+        // zeroed: with k == 0 cuBLAS is not called and the product is zeros
+        let mut out = alloc_zeroed(&card, dtype, n_out)?;
         if n_out > 0 && d.k > 0 {
             let blas = card.blas()?;
             // row-major C = A B is column-major C^T = B^T A^T: swap the operands
