@@ -128,3 +128,28 @@ pub struct CudaBackend;
 /// The one (inert) instance.
 pub static CUDA: crate::runtime::backend::cpu::CpuBackend =
     crate::runtime::backend::cpu::CpuBackend;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::storage::HostData;
+
+    #[test]
+    fn every_cuda_request_says_built_without_cuda() {
+        assert_eq!(gpu_count(), 0);
+        assert!(gpus().unwrap_err().contains("built without CUDA"));
+        let host = Storage::Host(HostData::F32(vec![1.0]));
+        let err = place(&host, Device::cuda_gpu(0)).unwrap_err();
+        assert!(
+            err.message().contains("built without CUDA"),
+            "{}",
+            err.message()
+        );
+        // host devices and string tensors are untouched
+        assert_eq!(place(&host, Device::virtual_gpu(0)).unwrap(), host);
+        let s = Storage::Host(HostData::Str(vec![b"a".to_vec()]));
+        assert_eq!(place(&s, Device::cuda_gpu(0)).unwrap(), s);
+        assert!(all_reduce_sum(&[&host, &host]).unwrap().is_none());
+        assert!(crate::runtime::GpuBackend::Cuda.check().is_err());
+    }
+}
