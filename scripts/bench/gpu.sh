@@ -57,7 +57,7 @@ if command -v nvidia-smi >/dev/null 2>&1; then
 fi
 
 # ---- CUDA user-space libraries ----
-libdir=$OUT/lib
+libdir=$root/target/gpu-check-lib
 mkdir -p "$libdir"
 candidates() {
     local IFS=:

@@ -62,32 +62,43 @@ pub fn gpus() -> std::result::Result<&'static [GpuInfo], String> {
     static PROBE: OnceLock<std::result::Result<Vec<GpuInfo>, String>> = OnceLock::new();
     PROBE
         .get_or_init(|| {
-            // cudarc panics when the library is absent: look before touching it,
-            // first by the driver's soname alone (one failed dlopen, not the
-            // 34 names cudarc tries, keeps a GPU-less start as fast as before)
-            // SAFETY: only attempts to dlopen the driver library by name
-            if !driver_soname_present() || !unsafe { cudarc::driver::sys::is_culib_present() } {
-                return Err("no CUDA driver found (libcuda.so could not be loaded)".into());
-            }
-            let n = CudaContext::device_count().map_err(|e| format!("CUDA driver: {e:?}"))?;
-            let mut out = Vec::new();
-            for ordinal in 0..n.max(0) as usize {
-                let ctx = card(ordinal)
-                    .map_err(|e| e.message().to_string())?
-                    .ctx
-                    .clone();
-                out.push(GpuInfo {
-                    ordinal,
-                    name: ctx.name().unwrap_or_else(|_| "unknown GPU".into()),
-                    total_mem: ctx.total_mem().unwrap_or(0),
-                    compute_capability: ctx.compute_capability().unwrap_or((0, 0)),
-                });
-            }
-            Ok(out)
+            // a driver too old for the symbols cudarc binds panics inside
+            // cudarc: report it as "no GPUs" rather than end the process
+            std::panic::catch_unwind(probe).unwrap_or_else(|_| {
+                Err(
+                    "the CUDA driver could not be used (a library panicked while probing it)"
+                        .into(),
+                )
+            })
         })
         .as_ref()
         .map(|v| v.as_slice())
         .map_err(|e| e.clone())
+}
+
+fn probe() -> std::result::Result<Vec<GpuInfo>, String> {
+    // cudarc panics when the library is absent: look before touching it,
+    // first by the driver's soname alone (one failed dlopen, not the
+    // 34 names cudarc tries, keeps a GPU-less start as fast as before)
+    // SAFETY: only attempts to dlopen the driver library by name
+    if !driver_soname_present() || !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err("no CUDA driver found (libcuda.so could not be loaded)".into());
+    }
+    let n = CudaContext::device_count().map_err(|e| format!("CUDA driver: {e:?}"))?;
+    let mut out = Vec::new();
+    for ordinal in 0..n.max(0) as usize {
+        let ctx = card(ordinal)
+            .map_err(|e| e.message().to_string())?
+            .ctx
+            .clone();
+        out.push(GpuInfo {
+            ordinal,
+            name: ctx.name().unwrap_or_else(|_| "unknown GPU".into()),
+            total_mem: ctx.total_mem().unwrap_or(0),
+            compute_capability: ctx.compute_capability().unwrap_or((0, 0)),
+        });
+    }
+    Ok(out)
 }
 
 /// Whether the driver's library loads under its soname (`libcuda.so.1`,
@@ -313,6 +324,10 @@ impl Card {
         &self,
         src: &super::kernels::KernelSource,
     ) -> std::result::Result<Arc<CudaModule>, String> {
+        // cudarc panics when a library is absent: look before touching it
+        if !nvrtc_available() {
+            return Err("libnvrtc.so.12 could not be loaded".into());
+        }
         let cc = self
             .ctx
             .compute_capability()
@@ -332,6 +347,10 @@ impl Card {
     pub fn blas(&self) -> Result<&cudarc::cublas::CudaBlas> {
         self.blas
             .get_or_init(|| {
+                // SAFETY: only attempts to dlopen libcublas by name
+                if !unsafe { cudarc::cublas::sys::is_culib_present() } {
+                    return Err("libcublas.so.12 could not be loaded".into());
+                }
                 cudarc::cublas::CudaBlas::new(self.stream.clone()).map_err(|e| format!("{e:?}"))
             })
             .as_ref()

@@ -489,12 +489,18 @@ impl Backend for CudaBackend {
             count_fallback("MatMul");
             return back(&card, CPU.matmul(a, b, d)?);
         }
+        let blas = match card.blas() {
+            Ok(blas) => blas,
+            Err(e) => {
+                count_fallback(&format!("MatMul ({})", e.message()));
+                return back(&card, CPU.matmul(a, b, d)?);
+            }
+        };
         let (xa, xb) = (on_card(a, &card)?, on_card(b, &card)?);
         let n_out = d.batch * d.m * d.n;
         // zeroed: with k == 0 cuBLAS is not called and the product is zeros
         let mut out = alloc_zeroed(&card, dtype, n_out)?;
         if n_out > 0 && d.k > 0 {
-            let blas = card.blas()?;
             // row-major C = A B is column-major C^T = B^T A^T: swap the operands
             macro_rules! gemm {
                 ($t:ty) => {{
