@@ -807,6 +807,59 @@ mod tests {
         assert!(binary(BinaryOp::Add, DType::String).is_none());
     }
 
+    /// The pairwise kernels' plan (leaves chosen by the top `depth` bits of
+    /// a thread index, then adjacent parts paired one level per launch),
+    /// replayed on the host: it must add in exactly numpy's order.
+    #[test]
+    fn pairwise_plan_adds_in_numpys_order() {
+        use crate::runtime::backend::cpu::reduce::pairwise;
+        let mut seed = 7u64;
+        for n in [0usize, 5, 127, 2048, 5000, 100_003, (1 << 20) + 13] {
+            let a: Vec<f32> = (0..n)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    ((seed >> 40) as f32 / 16777216.0) - 0.37
+                })
+                .collect();
+            // the backend's choice of depth
+            let depth = if n >= 2048 {
+                (n / 1024).ilog2().min(20)
+            } else {
+                0
+            };
+            let per = 1usize << depth;
+            let mut parts = vec![f32::NAN; per];
+            for (t, part) in parts.iter_mut().enumerate() {
+                let (mut lo, mut len) = (0usize, n);
+                let mut owner = true;
+                for l in (0..depth).rev() {
+                    if len <= 128 {
+                        owner = t & ((2 << l) - 1) == 0;
+                        break;
+                    }
+                    let n2 = len / 2 - (len / 2) % 8;
+                    if (t >> l) & 1 == 1 {
+                        lo += n2;
+                        len -= n2;
+                    } else {
+                        len = n2;
+                    }
+                }
+                if owner {
+                    *part = pairwise(&a[lo..lo + len]);
+                }
+            }
+            while parts.len() > 1 {
+                parts = parts.chunks(2).map(|p| p[0] + p[1]).collect();
+            }
+            assert_eq!(
+                parts[0].to_bits(),
+                pairwise(&a).to_bits(),
+                "n = {n}, depth {depth}"
+            );
+        }
+    }
+
     #[test]
     fn every_source_defines_its_entry_point() {
         let all = all();
