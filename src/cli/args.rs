@@ -11,6 +11,7 @@ usage: dist [FLAGS]                      start the REPL
        dist [FLAGS] run FILE [ARGS...]   run a script (FILE '-' reads stdin)
        dist [FLAGS] -c CODE [ARGS...]    run CODE as a script
        dist [FLAGS] devices              list the devices scripts can use
+       dist [FLAGS] doctest [--tf-checker] FILE...   run the doctest examples of files
        dist --version | --help";
 
 /// `dist --help`.
@@ -22,6 +23,9 @@ usage: dist [FLAGS]                      start the REPL (reads piped stdin witho
        dist [FLAGS] run FILE [ARGS...]   run a script (FILE '-' reads stdin)
        dist [FLAGS] -c CODE [ARGS...]    run CODE as a script
        dist [FLAGS] devices              list the devices: real GPUs, virtual GPUs, the CPU
+       dist [FLAGS] doctest [--tf-checker] FILE...
+                                         run the `>>>` examples of .txt/.md files and of
+                                         the docstrings of .dist files, as Python's doctest
        dist --version | --help
 
 flags (before or after the command):
@@ -34,6 +38,9 @@ flags (before or after the command):
   --always-wrap        wrap a single replica's strategy.run result as PerReplica:{ 0: ... }
   --trace[=FILE.json]  record a per-replica timeline: a summary on stderr, or Chrome
                        trace JSON written to FILE.json
+  --tf-checker         (doctest) TensorFlow's doc-test rules: floats compared with
+                       rtol and atol 1e-3, `at 0x...` addresses wildcarded, ELLIPSIS,
+                       NORMALIZE_WHITESPACE, IGNORE_EXCEPTION_DETAIL on; tf, np, os imported
   -h, --help           show this help
   -V, --version        show the version
 
@@ -48,8 +55,10 @@ examples:
   dist -c 'import tensorflow as tf; print(tf.constant([1, 2]))'
   echo 'print(1 + 1)' | dist run -
   dist --virtual-gpus=2          REPL with two virtual GPUs (:help inside)
+  dist doctest scripts/docs/*.md
 
-exit status: 0 success, 1 uncaught exception, 2 usage error, 130 interrupted";
+exit status: 0 success, 1 uncaught exception (doctest: an example failed),
+2 usage error, 130 interrupted";
 
 /// A usage error: bad flags or arguments (exit status 2).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -190,6 +199,13 @@ pub enum Command {
     },
     /// `dist devices`.
     Devices,
+    /// `dist doctest [--tf-checker] FILE…`.
+    Doctest {
+        /// The files, in order.
+        files: Vec<String>,
+        /// `--tf-checker`: TensorFlow's doc-test comparison rules.
+        tf_checker: bool,
+    },
     /// `dist --version`.
     Version,
     /// `dist --help`.
@@ -226,6 +242,19 @@ where
     let mut awaiting_file = false;
     let mut passthrough = false;
     while let Some(arg) = args.next() {
+        if let Some(Command::Doctest { files, tf_checker }) = &mut command {
+            if flags.take(&arg, &mut args)? {
+                continue;
+            }
+            if arg == "--tf-checker" {
+                *tf_checker = true;
+            } else if arg.starts_with('-') {
+                return Err(usage(format!("unknown flag '{arg}'")));
+            } else {
+                files.push(arg);
+            }
+            continue;
+        }
         let script_args = match &mut command {
             Some(Command::Run { args, .. } | Command::Code { args, .. }) => Some(args),
             _ => None,
@@ -277,6 +306,12 @@ where
             }
             "run" if command.is_none() => awaiting_file = true,
             "devices" if command.is_none() => command = Some(Command::Devices),
+            "doctest" if command.is_none() => {
+                command = Some(Command::Doctest {
+                    files: Vec::new(),
+                    tf_checker: false,
+                });
+            }
             _ if arg.starts_with('-') && arg != "-" => {
                 return Err(usage(format!("unknown flag '{arg}'")));
             }
@@ -291,6 +326,11 @@ where
     }
     if awaiting_file {
         return Err(usage("run needs a FILE to run (or '-' for stdin)"));
+    }
+    if matches!(&command, Some(Command::Doctest { files, .. }) if files.is_empty()) {
+        return Err(usage(
+            "doctest needs at least one FILE (.txt, .md or .dist)",
+        ));
     }
     Ok(Invocation {
         command: command.unwrap_or(Command::Repl),
@@ -424,6 +464,23 @@ mod tests {
             assert!(parse(line).is_err(), "{line}");
         }
         assert!(parse("a.dist").unwrap_err().0.contains("dist run a.dist"));
+    }
+
+    #[test]
+    fn doctest_command() {
+        let inv = parse("--virtual-gpus 2 doctest a.md --tf-checker b.dist --always-wrap").unwrap();
+        assert_eq!(
+            inv.command,
+            Command::Doctest {
+                files: vec!["a.md".into(), "b.dist".into()],
+                tf_checker: true
+            }
+        );
+        assert_eq!(inv.flags.virtual_gpus, Some(2));
+        assert!(inv.flags.always_wrap);
+        assert!(parse("doctest").is_err());
+        assert!(parse("doctest a.md --bogus").is_err());
+        assert!(parse("--tf-checker doctest a.md").is_err());
     }
 
     #[test]

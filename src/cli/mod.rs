@@ -8,6 +8,7 @@ pub mod args;
 pub mod devices;
 pub mod interrupt;
 pub mod script;
+pub mod trace;
 
 pub use args::{header_flags, parse_args, Command, Flags, Invocation, UsageError, HELP, USAGE};
 pub use script::{

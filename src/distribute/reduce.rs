@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use super::classes;
 use crate::modules::tf::convert::{runtime_err, to_tensor};
-use crate::runtime::{ops, Device, Scalar, Tensor};
+use crate::runtime::{ops, trace, Device, Scalar, Tensor};
 use crate::value::{Args, Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// A reduction across replicas.
@@ -170,6 +170,13 @@ fn card_sum(vm: &dyn Vm, parts: &[Value], dest: Device) -> PyResult<Option<Tenso
 
 /// The sum or mean of the replicas' tensors, computed on `dest`.
 pub fn reduce_tensors(vm: &dyn Vm, op: Op, parts: &[Value], dest: Device) -> PyResult<Tensor> {
+    let _trace = trace::collective(
+        || format!("reduce {}", op.name()),
+        dest,
+        parts.len(),
+        || value_bytes(parts),
+        true,
+    );
     let mut acc: Option<Tensor> = card_sum(vm, parts, dest)?;
     if acc.is_none() {
         for p in parts {
@@ -193,9 +200,29 @@ pub fn reduce_tensors(vm: &dyn Vm, op: Op, parts: &[Value], dest: Device) -> PyR
 
 /// The replicas' tensors concatenated along `axis`, on `dest`.
 pub fn gather_tensors(vm: &dyn Vm, parts: &[Value], axis: i64, dest: Device) -> PyResult<Tensor> {
+    let _trace = trace::collective(
+        || format!("gather axis={axis}"),
+        dest,
+        parts.len(),
+        || value_bytes(parts),
+        true,
+    );
     let ts = parts
         .iter()
         .map(|p| tensor_on(vm, p, dest))
         .collect::<PyResult<Vec<_>>>()?;
     ops::concat(&ts, axis).map_err(runtime_err)
+}
+
+/// The bytes of the tensors among `values` and their nests (for `--trace`).
+pub fn value_bytes(values: &[Value]) -> u64 {
+    values
+        .iter()
+        .map(|v| match v {
+            Value::Tensor(t) => (t.numel() * t.dtype().size()) as u64,
+            Value::Tuple(items) => value_bytes(items),
+            Value::List(items) => value_bytes(&items.borrow()),
+            _ => 0,
+        })
+        .sum()
 }

@@ -249,17 +249,36 @@ impl Interp {
         err
     }
 
+    /// `import a.b.c` where `a` is a native module whose attribute chain
+    /// holds modules (`tensorflow.distribute`, `os.path`). A name that
+    /// TensorFlow or numpy has and dist lacks is a NotImplementedError.
+    fn import_submodule(&self, name: &str) -> PyResult<Value> {
+        let missing = || {
+            PyErr::new(
+                ExcType::ModuleNotFoundError,
+                format!("No module named '{}'", name),
+            )
+        };
+        let Some((parent, last)) = name.rsplit_once('.') else {
+            return Err(missing());
+        };
+        let p = self.import(parent)?;
+        match self.lookup_attribute(&p, last) {
+            Ok(Some(m @ Value::Native(_))) if m.type_name() == "module" => Ok(m),
+            Err(e) if e.is(ExcType::NotImplementedError) => Err(e),
+            _ => Err(crate::modules::tf_api::not_implemented(parent, last).unwrap_or_else(missing)),
+        }
+    }
+
     /// Imports a module by dotted name (cached).
     pub fn import(&self, name: &str) -> PyResult<Value> {
         if let Some(m) = self.modules.borrow().get(name) {
             return Ok(m.clone());
         }
-        let m = crate::modules::load(name).ok_or_else(|| {
-            PyErr::new(
-                ExcType::ModuleNotFoundError,
-                format!("No module named '{}'", name),
-            )
-        })?;
+        let m = match crate::modules::load(name) {
+            Some(m) => m,
+            None => self.import_submodule(name)?,
+        };
         self.modules
             .borrow_mut()
             .insert(name.to_string(), m.clone());

@@ -148,6 +148,7 @@ impl Interp {
                 for a in names {
                     let v = match self.get_attribute(&m, &a.name) {
                         Ok(v) => v,
+                        Err(e) if e.is(ExcType::NotImplementedError) => return Err(e),
                         Err(_) => match self.import(&format!("{}.{}", module, a.name)) {
                             Ok(v) => v,
                             Err(_) => {

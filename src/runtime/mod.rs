@@ -14,9 +14,11 @@ pub mod format;
 pub mod literal;
 pub mod op;
 pub mod ops;
+mod pool;
 pub mod shape;
 pub mod storage;
 pub mod tensor;
+pub mod trace;
 
 pub use device::{Device, DeviceKind, DeviceSpec, GpuBackend};
 pub use dtype::{DType, Scalar};

@@ -172,19 +172,24 @@ impl HostData {
 }
 
 /// A `Vec` with room for `n` elements, or `ResourceExhausted` instead of an abort.
-pub fn try_vec<T>(n: usize) -> Result<Vec<T>> {
+pub fn try_vec<T: Send + 'static>(n: usize) -> Result<Vec<T>> {
+    if let Some(v) = super::pool::take(n) {
+        return Ok(v);
+    }
     let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| {
-        Error::new(
+    if v.try_reserve_exact(n).is_err() && (!super::pool::clear() || v.try_reserve_exact(n).is_err())
+    {
+        return Err(Error::new(
             ErrorKind::ResourceExhausted,
             format!("OOM when allocating a buffer of {n} elements"),
-        )
-    })?;
+        ));
+    }
+    super::pool::advise_huge(&v);
     Ok(v)
 }
 
 /// `n` copies of `x`, allocated fallibly.
-pub fn filled<T: Clone>(n: usize, x: T) -> Result<Vec<T>> {
+pub fn filled<T: Clone + Send + 'static>(n: usize, x: T) -> Result<Vec<T>> {
     let mut v = try_vec(n)?;
     v.resize(n, x);
     Ok(v)

@@ -34,6 +34,16 @@ pub struct TensorInner {
     pub(crate) device: Device,
 }
 
+impl Drop for TensorInner {
+    fn drop(&mut self) {
+        match &mut self.storage {
+            Storage::Host(data) => super::pool::recycle(data),
+            // device memory goes back to the card's pool when its buffer drops
+            Storage::Cuda(_) => {}
+        }
+    }
+}
+
 impl Tensor {
     /// A tensor from a host buffer; `ValueError`-free internal constructor that
     /// checks the element count matches the shape.
