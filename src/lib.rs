@@ -34,6 +34,8 @@ pub struct Options {
     pub echo: bool,
     /// Number of simulated GPUs (`GPU:0` … `GPU:N-1`) backed by host memory.
     pub virtual_gpus: u32,
+    /// Where GPUs live: real CUDA GPUs and/or host memory (`--gpu-backend`).
+    pub gpu_backend: runtime::GpuBackend,
     /// Wrap a single replica's `strategy.run` result as `PerReplica:{ 0: … }`.
     pub always_wrap: bool,
     /// `--trace`: record a per-replica timeline (None: off; Some(None): text to
@@ -189,5 +191,6 @@ fn configure(interp: &eval::Interp, options: &Options) {
     use value::Vm;
     let config = interp.state().get::<distribute::Config>();
     config.virtual_gpus.set(options.virtual_gpus);
+    config.gpu_backend.set(options.gpu_backend);
     config.always_wrap.set(options.always_wrap);
 }

@@ -27,6 +27,9 @@ fn main() -> ExitCode {
             "dist {}",
             env!("CARGO_PKG_VERSION")
         ))),
+        Command::Devices => ExitCode::from(print_out(
+            cli::devices::report(&flags.options()).trim_end(),
+        )),
         Command::Run { file, args: _ } => ExitCode::from(match cli::read_script(&file) {
             Ok(source) => run(source, flags),
             Err(e) => report(&ScriptError::Usage(e)),
@@ -39,7 +42,10 @@ fn main() -> ExitCode {
             "--trace records a script's run: use it with `dist run FILE` or `-c CODE`, not the REPL"
                 .into(),
         )),
-        Command::Repl => ExitCode::from(in_big_stack(move || dist::repl::main(flags.options()))),
+        Command::Repl => match flags.options().gpu_backend.check() {
+            Ok(()) => ExitCode::from(in_big_stack(move || dist::repl::main(flags.options()))),
+            Err(e) => ExitCode::from(report(&ScriptError::Usage(UsageError(e)))),
+        },
     };
     status
 }

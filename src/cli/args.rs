@@ -10,6 +10,7 @@ pub const USAGE: &str = "\
 usage: dist [FLAGS]                      start the REPL
        dist [FLAGS] run FILE [ARGS...]   run a script (FILE '-' reads stdin)
        dist [FLAGS] -c CODE [ARGS...]    run CODE as a script
+       dist [FLAGS] devices              list the devices scripts can use
        dist [FLAGS] doctest [--tf-checker] FILE...   run the doctest examples of files
        dist --version | --help";
 
@@ -21,6 +22,7 @@ Scripts are plain Python; they print what TensorFlow 2.21 prints.
 usage: dist [FLAGS]                      start the REPL (reads piped stdin without prompts)
        dist [FLAGS] run FILE [ARGS...]   run a script (FILE '-' reads stdin)
        dist [FLAGS] -c CODE [ARGS...]    run CODE as a script
+       dist [FLAGS] devices              list the devices: real GPUs, virtual GPUs, the CPU
        dist [FLAGS] doctest [--tf-checker] FILE...
                                          run the `>>>` examples of .txt/.md files and of
                                          the docstrings of .dist files, as Python's doctest
@@ -29,6 +31,10 @@ usage: dist [FLAGS]                      start the REPL (reads piped stdin witho
 flags (before or after the command):
   --echo               print the repr of every top-level expression that is not None
   --virtual-gpus N     add N simulated GPUs (GPU:0 ... GPU:N-1) backed by host memory
+  --gpu-backend=MODE   where GPUs live: auto (real CUDA GPUs are GPU:0..R-1, the virtual
+                       ones follow), host (virtual GPUs only, in host memory), cuda (the
+                       virtual GPUs live on the real cards, GPU:k on card k % R);
+                       default: $DIST_GPU_BACKEND, else auto
   --always-wrap        wrap a single replica's strategy.run result as PerReplica:{ 0: ... }
   --trace[=FILE.json]  record a per-replica timeline: a summary on stderr, or Chrome
                        trace JSON written to FILE.json
@@ -79,6 +85,8 @@ pub struct Flags {
     pub echo: bool,
     /// `--virtual-gpus N`.
     pub virtual_gpus: Option<u32>,
+    /// `--gpu-backend=MODE`.
+    pub gpu_backend: Option<crate::runtime::GpuBackend>,
     /// `--always-wrap`.
     pub always_wrap: bool,
     /// `--trace` (`Some(None)`) or `--trace=FILE.json` (`Some(Some(file))`).
@@ -92,6 +100,7 @@ impl Flags {
         Flags {
             echo: self.echo || base.echo,
             virtual_gpus: self.virtual_gpus.or(base.virtual_gpus),
+            gpu_backend: self.gpu_backend.or(base.gpu_backend),
             always_wrap: self.always_wrap || base.always_wrap,
             trace: self.trace.clone().or_else(|| base.trace.clone()),
         }
@@ -102,6 +111,7 @@ impl Flags {
         Options {
             echo: self.echo,
             virtual_gpus: self.virtual_gpus.unwrap_or(0),
+            gpu_backend: self.gpu_backend.unwrap_or_else(default_gpu_backend),
             always_wrap: self.always_wrap,
             trace: self.trace.clone(),
         }
@@ -143,6 +153,20 @@ impl Flags {
                 })?;
                 self.virtual_gpus = Some(n);
             }
+            "--gpu-backend" => {
+                let value = match inline {
+                    Some(v) => v.to_string(),
+                    None => rest
+                        .next()
+                        .ok_or_else(|| usage("--gpu-backend needs auto, host or cuda"))?,
+                };
+                self.gpu_backend =
+                    Some(crate::runtime::GpuBackend::parse(&value).ok_or_else(|| {
+                        usage(format!(
+                            "--gpu-backend is auto, host or cuda, not '{value}'"
+                        ))
+                    })?);
+            }
             "--trace" => match inline {
                 None => self.trace = Some(None),
                 Some("") => return Err(usage("--trace= needs a file name, e.g. --trace=run.json")),
@@ -173,6 +197,8 @@ pub enum Command {
         /// The script's own arguments.
         args: Vec<String>,
     },
+    /// `dist devices`.
+    Devices,
     /// `dist doctest [--tf-checker] FILE…`.
     Doctest {
         /// The files, in order.
@@ -193,6 +219,15 @@ pub struct Invocation {
     pub command: Command,
     /// The flags given on the command line.
     pub flags: Flags,
+}
+
+/// The GPU placement when no flag says: `$DIST_GPU_BACKEND` (auto, host or
+/// cuda; anything else is ignored), else auto.
+pub fn default_gpu_backend() -> crate::runtime::GpuBackend {
+    std::env::var("DIST_GPU_BACKEND")
+        .ok()
+        .and_then(|v| crate::runtime::GpuBackend::parse(&v))
+        .unwrap_or_default()
 }
 
 /// Parses the command line (without the program name).
@@ -270,6 +305,7 @@ where
                 });
             }
             "run" if command.is_none() => awaiting_file = true,
+            "devices" if command.is_none() => command = Some(Command::Devices),
             "doctest" if command.is_none() => {
                 command = Some(Command::Doctest {
                     files: Vec::new(),
@@ -323,7 +359,7 @@ pub fn header_flags(text: &str) -> Result<Flags, UsageError> {
     while let Some(word) = words.next() {
         if !flags.take(&word, &mut words)? {
             return Err(usage(format!(
-                "unknown flag '{word}' in the `# dist:` line (it accepts --echo, --virtual-gpus N, --always-wrap, --trace[=FILE])"
+                "unknown flag '{word}' in the `# dist:` line (it accepts --echo, --virtual-gpus N, --gpu-backend MODE, --always-wrap, --trace[=FILE])"
             )));
         }
     }
@@ -366,12 +402,31 @@ mod tests {
     }
 
     #[test]
+    fn gpu_backend_flag() {
+        use crate::runtime::GpuBackend;
+        let f = parse("--gpu-backend=cuda --virtual-gpus 2 run a.dist")
+            .unwrap()
+            .flags;
+        assert_eq!(f.gpu_backend, Some(GpuBackend::Cuda));
+        let f = parse("--gpu-backend host devices").unwrap();
+        assert_eq!(f.command, Command::Devices);
+        assert_eq!(f.flags.gpu_backend, Some(GpuBackend::Host));
+        assert!(parse("--gpu-backend=tpu run a.dist").is_err());
+        assert!(parse("--gpu-backend").is_err());
+        let script = header_flags("# dist: --gpu-backend host\n").unwrap();
+        assert_eq!(script.gpu_backend, Some(GpuBackend::Host));
+        let cli = parse("--gpu-backend=cuda run x.dist").unwrap().flags;
+        assert_eq!(cli.over(&script).options().gpu_backend, GpuBackend::Cuda);
+    }
+
+    #[test]
     fn flags_anywhere() {
         let want = Flags {
             echo: true,
             virtual_gpus: Some(4),
             always_wrap: true,
             trace: Some(Some("t.json".into())),
+            ..Flags::default()
         };
         for line in [
             "--echo --virtual-gpus 4 --always-wrap --trace=t.json run a.dist",

@@ -66,7 +66,9 @@ pub fn interpreter_for(source: &SourceFile, flags: &Flags) -> Result<Interpreter
     let script =
         header_flags(&source.text).map_err(|e| UsageError(format!("{}: {e}", source.name)))?;
     let flags = flags.over(&script);
-    Ok(Interpreter::new(flags.options()))
+    let options = flags.options();
+    options.gpu_backend.check().map_err(UsageError)?;
+    Ok(Interpreter::new(options))
 }
 
 /// Runs a script the way `dist run` does. `setup` sees the interpreter before

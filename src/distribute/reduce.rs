@@ -149,6 +149,25 @@ pub fn tensor_on(vm: &dyn Vm, v: &Value, dest: Device) -> PyResult<Tensor> {
     t.to_device(dest).map_err(runtime_err)
 }
 
+/// The sum of one tensor per real GPU, by NCCL on the cards (`None` when
+/// the replicas are not one per card: the copy-and-add path applies).
+fn card_sum(vm: &dyn Vm, parts: &[Value], dest: Device) -> PyResult<Option<Tensor>> {
+    if !parts.iter().all(|p| matches!(p, Value::Tensor(_))) {
+        return Ok(None);
+    }
+    let ts = parts
+        .iter()
+        .map(|p| to_tensor(vm, p, None))
+        .collect::<PyResult<Vec<_>>>()?;
+    match crate::runtime::collective::all_reduce_sum(&ts).map_err(runtime_err)? {
+        Some(sums) => {
+            let here = sums.iter().find(|t| t.device() == dest).unwrap_or(&sums[0]);
+            Ok(Some(here.to_device(dest).map_err(runtime_err)?))
+        }
+        None => Ok(None),
+    }
+}
+
 /// The sum or mean of the replicas' tensors, computed on `dest`.
 pub fn reduce_tensors(vm: &dyn Vm, op: Op, parts: &[Value], dest: Device) -> PyResult<Tensor> {
     let _trace = trace::collective(
@@ -158,13 +177,15 @@ pub fn reduce_tensors(vm: &dyn Vm, op: Op, parts: &[Value], dest: Device) -> PyR
         || value_bytes(parts),
         true,
     );
-    let mut acc: Option<Tensor> = None;
-    for p in parts {
-        let t = tensor_on(vm, p, dest)?;
-        acc = Some(match acc {
-            None => t,
-            Some(a) => ops::add(&a, &t).map_err(runtime_err)?,
-        });
+    let mut acc: Option<Tensor> = card_sum(vm, parts, dest)?;
+    if acc.is_none() {
+        for p in parts {
+            let t = tensor_on(vm, p, dest)?;
+            acc = Some(match acc {
+                None => t,
+                Some(a) => ops::add(&a, &t).map_err(runtime_err)?,
+            });
+        }
     }
     let sum = acc.ok_or_else(|| PyErr::new(ExcType::ValueError, "nothing to reduce"))?;
     match op {

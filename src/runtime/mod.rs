@@ -5,6 +5,7 @@
 //! The `tf` and `np` modules of the language are thin wrappers over it.
 
 pub mod backend;
+pub mod collective;
 pub mod device;
 pub mod dtype;
 pub mod error;
@@ -19,7 +20,7 @@ pub mod storage;
 pub mod tensor;
 pub mod trace;
 
-pub use device::{Device, DeviceKind, DeviceSpec};
+pub use device::{Device, DeviceKind, DeviceSpec, GpuBackend};
 pub use dtype::{DType, Scalar};
 pub use error::{Error, ErrorKind, Result};
 pub use f16::F16;
