@@ -82,10 +82,13 @@ fn records(text: &str) -> Vec<Record> {
 fn ours(file: &str, checker: Checker) -> Record {
     let file = file.to_string();
     dist::with_big_stack(move || {
-        let config = Config {
+        let mut config = Config {
             checker,
             ..Config::default()
         };
+        if std::env::var_os("DIST_GPU_BACKEND").is_none() {
+            config.flags.gpu_backend = Some(dist::runtime::GpuBackend::Host);
+        }
         let result = run_file(&file, &config);
         let mut failures: Vec<(String, usize)> = result
             .failures
@@ -223,6 +226,11 @@ fn reports_and_exit_status() {
         let output = Command::new(env!("CARGO_BIN_EXE_dist"))
             .current_dir(&root)
             .env("NO_COLOR", "1")
+            // real GPUs stay out unless asked for (the goldens describe virtual ones)
+            .env(
+                "DIST_GPU_BACKEND",
+                std::env::var("DIST_GPU_BACKEND").unwrap_or_else(|_| "host".into()),
+            )
             .arg("doctest")
             .args(&extra)
             .arg(&file)

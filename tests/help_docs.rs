@@ -16,6 +16,7 @@ fn run(code: String) -> Result<String, String> {
         let buf: Rc<RefCell<Vec<u8>>> = Rc::new(RefCell::new(Vec::new()));
         let interpreter = Interpreter::new(Options {
             virtual_gpus: 2,
+            gpu_backend: dist::runtime::GpuBackend::Host,
             ..Options::default()
         });
         interpreter.set_output(buf.clone() as Output);

@@ -21,6 +21,11 @@ fn dist(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dist"))
         .args(args)
         .env("NO_COLOR", "1")
+        // real GPUs stay out unless asked for (the goldens describe virtual ones)
+        .env(
+            "DIST_GPU_BACKEND",
+            std::env::var("DIST_GPU_BACKEND").unwrap_or_else(|_| "host".into()),
+        )
         .output()
         .expect("run dist")
 }
