@@ -99,14 +99,16 @@ pub fn pairwise<T: Num>(a: &[T]) -> T {
         }
         r
     } else if n <= 128 {
-        let mut r = [a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]];
-        let whole = n - n % 8;
-        let mut i = 8;
-        while i < whole {
+        let (blocks, rest) = a.as_chunks::<8>();
+        let whole = n - rest.len();
+        let mut r = blocks[0];
+        let blocks = &blocks[1..];
+        // Eight independent lanes, added in numpy's order; fixed-size blocks
+        // without bounds checks let LLVM keep them in vector registers.
+        for block in blocks {
             for j in 0..8 {
-                r[j] = r[j].add(a[i + j]);
+                r[j] = r[j].add(block[j]);
             }
-            i += 8;
         }
         let mut res = (r[0].add(r[1]).add(r[2].add(r[3]))).add(r[4].add(r[5]).add(r[6].add(r[7])));
         for &x in &a[whole..] {
