@@ -149,16 +149,18 @@ pub fn tensor_on(vm: &dyn Vm, v: &Value, dest: Device) -> PyResult<Tensor> {
     t.to_device(dest).map_err(runtime_err)
 }
 
-/// The sum or mean of the replicas' tensors, computed on `dest`.
+/// The sum or mean of the replicas' tensors, computed on `dest` (one pass
+/// over all the replicas' buffers where shapes and dtypes agree).
 pub fn reduce_tensors(vm: &dyn Vm, op: Op, parts: &[Value], dest: Device) -> PyResult<Tensor> {
-    let mut acc: Option<Tensor> = None;
-    for p in parts {
-        let t = tensor_on(vm, p, dest)?;
-        acc = Some(match acc {
-            None => t,
-            Some(a) => ops::add(&a, &t).map_err(runtime_err)?,
-        });
-    }
+    let ts = parts
+        .iter()
+        .map(|p| tensor_on(vm, p, dest))
+        .collect::<PyResult<Vec<_>>>()?;
+    let acc = if ts.is_empty() {
+        None
+    } else {
+        Some(ops::add_n(&ts).map_err(runtime_err)?)
+    };
     let sum = acc.ok_or_else(|| PyErr::new(ExcType::ValueError, "nothing to reduce"))?;
     match op {
         Op::Sum => Ok(sum),
