@@ -141,8 +141,22 @@ impl NativeObject for ExtendedObj {
                 ))
             }
             "worker_devices" | "parameter_devices" => Some(device_names(&self.devices)),
+            // TensorFlow's TPU strategy is the only one that needs static shapes
+            "experimental_require_static_shapes" => Some(Value::Bool(false)),
             _ => bound(&extended_class(self.kind), this, name),
         })
+    }
+    fn dir(&self) -> Vec<String> {
+        let mut v = classes::names(&extended_class(self.kind));
+        v.extend(
+            [
+                "worker_devices",
+                "parameter_devices",
+                "experimental_require_static_shapes",
+            ]
+            .map(String::from),
+        );
+        v
     }
 }
 

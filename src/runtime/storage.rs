@@ -173,9 +173,6 @@ impl HostData {
 
 /// A `Vec` with room for `n` elements, or `ResourceExhausted` instead of an abort.
 pub fn try_vec<T>(n: usize) -> Result<Vec<T>> {
-    if n.saturating_mul(std::mem::size_of::<T>()) >= LARGE_BUFFER {
-        keep_freed_buffers();
-    }
     let mut v = Vec::new();
     v.try_reserve_exact(n).map_err(|_| {
         Error::new(
@@ -186,27 +183,24 @@ pub fn try_vec<T>(n: usize) -> Result<Vec<T>> {
     Ok(v)
 }
 
-/// Size from which glibc would map a buffer of its own (and unmap it on free).
-const LARGE_BUFFER: usize = 32 << 20;
-
-/// Makes freed large buffers stay in the process heap, for the next tensor to
-/// reuse. Why: glibc maps every block over 32 MiB afresh and unmaps it on
-/// free, and first writes to a fresh mapping fault once per 4 KiB page, which
-/// costs more than a streaming kernel's own work (a 64 MiB reduce or gather
-/// spent about half its time in page faults). Called once, on the first
-/// large buffer.
-fn keep_freed_buffers() {
+/// Makes freed large buffers stay in the process heap, for the next tensor of
+/// that size to reuse. Why: glibc maps every block over 32 MiB afresh (and
+/// a thread's own arena maps anything over 64 MiB) and unmaps it on free,
+/// and the first writes to a fresh mapping fault and zero every 4 KiB page,
+/// which costs more than a streaming kernel's own work (a 64 MiB reduce or a
+/// 256 MiB gather spent over half its time there). One arena for every
+/// thread, no mmap for large blocks, and no trimming keep such buffers warm.
+/// The CLI calls this first thing, before it starts any thread; it changes
+/// allocator tuning only, never results.
+pub fn tune_allocator() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
-            // SAFETY: mallopt only changes allocator tuning parameters; it is
-            // called once, before this thread's next allocation.
-            unsafe {
-                libc::mallopt(libc::M_MMAP_MAX, 0);
-                libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
-            }
-        });
+        // SAFETY: mallopt only changes allocator tuning parameters.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 1);
+            libc::mallopt(libc::M_MMAP_MAX, 0);
+            libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
+        }
     }
 }
 

@@ -104,6 +104,13 @@ pub fn concat(ts: &[Tensor], axis: i64) -> Result<Tensor> {
 
 /// `tf.stack(values, axis)`.
 pub fn stack(ts: &[Tensor], axis: i64) -> Result<Tensor> {
+    stack_named(ts, axis, "stack")
+}
+
+/// [`stack`] as a `Pack` node called `name` in its errors (`packed` for the
+/// automatic packing of a list of tensors).
+pub fn stack_named(ts: &[Tensor], axis: i64, name: &str) -> Result<Tensor> {
+    let suffix = format!(" name: {name}");
     let first = ts.first().ok_or_else(|| {
         Error::value_error(
             "List argument 'values' to 'Pack' Op with length 0 shorter than minimum length 1.",
@@ -123,7 +130,7 @@ pub fn stack(ts: &[Tensor], axis: i64) -> Result<Tensor> {
                 i,
                 first.dtype(),
                 t.dtype(),
-                " name: stack",
+                &suffix,
             ));
         }
         if t.shape() != first.shape() {
@@ -137,7 +144,7 @@ pub fn stack(ts: &[Tensor], axis: i64) -> Result<Tensor> {
                     t.shape().bracket_text()
                 ),
                 "Pack",
-                " name: stack",
+                &suffix,
             ));
         }
     }
