@@ -7,8 +7,8 @@
 //! methods themselves are in `strategy.rs`.
 
 use super::classes::method;
-use super::values::WAYS_OUT;
 use super::strategy::{distribute_from_function, local_results, run_on_replicas};
+use super::values::WAYS_OUT;
 use crate::value::{Args, Class, PyResult, Value, Vm};
 
 /// A removed name and what to say about it.
@@ -28,7 +28,8 @@ const STRATEGY: &[Removed] = &[
     },
     Removed {
         name: "experimental_make_numpy_dataset",
-        help: "only tf.compat.v1 strategies have experimental_make_numpy_dataset: build the dataset \
+        help:
+            "only tf.compat.v1 strategies have experimental_make_numpy_dataset: build the dataset \
                with tf.data.Dataset.from_tensor_slices(array) and pass it to \
                strategy.experimental_distribute_dataset",
     },

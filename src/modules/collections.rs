@@ -56,7 +56,12 @@ fn is_identifier(s: &str) -> bool {
 fn namedtuple(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let name: Rc<str> = match a.get(0) {
         Value::Str(s) => Rc::from(s.as_str()),
-        other => return Err(PyErr::new(ExcType::TypeError, format!("typename must be a string, not {}", other.type_name()))),
+        other => {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!("typename must be a string, not {}", other.type_name()),
+            ))
+        }
     };
     let names: Vec<Rc<str>> = match a.get(1) {
         Value::Str(s) => s
@@ -248,7 +253,7 @@ impl NativeObject for NamedTuple {
         }
         Ok(format!("{}({})", self.ty().name, parts.join(", ")))
     }
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn getattr(&self, this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
         let ty = self.ty();
         if let Some(i) = ty.fields.iter().position(|f| &**f == name) {
             return Ok(Some(self.values[i].clone()));
@@ -258,7 +263,7 @@ impl NativeObject for NamedTuple {
             "_asdict" => Some(ASDICT.with(|f| f.bind(this.clone()))),
             "_replace" => Some(REPLACE.with(|f| f.bind(this.clone()))),
             "_make" => Some(MAKE.with(|f| f.bind(self.ty.clone()))),
-            "count" | "index" => Some(_vm.getattr(&self.as_tuple(), name)?),
+            "count" | "index" => Some(vm.getattr(&self.as_tuple(), name)?),
             _ => None,
         })
     }
@@ -324,7 +329,10 @@ fn replace(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let nt = this_tuple(a.get(0))?;
     let mut values = nt.values.to_vec();
     let Value::Dict(kw) = a.get(1) else {
-        return Err(PyErr::new(ExcType::TypeError, "_replace() takes keyword arguments"));
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "_replace() takes keyword arguments",
+        ));
     };
     let mut unknown = Vec::new();
     for (k, v) in kw.borrow().items() {
@@ -346,7 +354,10 @@ fn replace(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 fn make(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let ty = a.get(0);
     let Some(t) = ty.downcast::<NamedTupleType>() else {
-        return Err(PyErr::new(ExcType::TypeError, "_make() needs a named tuple type"));
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "_make() needs a named tuple type",
+        ));
     };
     t.make(ty, vm.collect(a.get(1))?)
 }

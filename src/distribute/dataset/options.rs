@@ -160,12 +160,7 @@ pub fn new_input_options(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         v => v.clone(),
     };
     Ok(Value::native(InputOptionsObj {
-        values: [
-            fetch,
-            mode,
-            args.get(2).clone(),
-            args.get(3).clone(),
-        ],
+        values: [fetch, mode, args.get(2).clone(), args.get(3).clone()],
     }))
 }
 

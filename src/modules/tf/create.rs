@@ -1,7 +1,9 @@
 //! Tensor creation: `tf.constant`, `convert_to_tensor`, `range`, `zeros`,
 //! `ones`, `fill`, `zeros_like`, `ones_like`, `identity`.
 
-use super::convert::{dtype_arg, first_tensor_dtype, int_list, opt_dtype, runtime_err, to_tensor, tv};
+use super::convert::{
+    dtype_arg, first_tensor_dtype, int_list, opt_dtype, runtime_err, to_tensor, tv,
+};
 use crate::modules::ModuleBuilder;
 use crate::runtime::{self, ops, DType, Scalar, Semantics, Tensor};
 use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};

@@ -125,13 +125,7 @@ pub fn stack_named(ts: &[Tensor], axis: i64, name: &str) -> Result<Tensor> {
     }
     for (i, t) in ts.iter().enumerate().skip(1) {
         if t.dtype() != first.dtype() {
-            return Err(dtype_mismatch(
-                "Pack",
-                i,
-                first.dtype(),
-                t.dtype(),
-                &suffix,
-            ));
+            return Err(dtype_mismatch("Pack", i, first.dtype(), t.dtype(), &suffix));
         }
         if t.shape() != first.shape() {
             return Err(Error::kernel(

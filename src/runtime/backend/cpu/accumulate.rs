@@ -19,6 +19,43 @@ const PAR_MIN: usize = 64 * 1024;
 /// Smallest slice of a part one copy task gets.
 const COPY_CHUNK: usize = 256 * 1024;
 
+/// One block of the sum for a known number of parts: one pass, each output
+/// element summed in registers (the loop over parts unrolls, the loop over
+/// elements vectorises).
+fn fused<T, const N: usize>(parts: &[&[T]], start: usize, dst: &mut [MaybeUninit<T>])
+where
+    T: Copy + Add<Output = T>,
+{
+    let len = dst.len();
+    let ps: [&[T]; N] = std::array::from_fn(|k| &parts[k][start..start + len]);
+    for (j, d) in dst.iter_mut().enumerate() {
+        let mut acc = ps[0][j];
+        for p in &ps[1..] {
+            acc = acc + p[j];
+        }
+        d.write(acc);
+    }
+}
+
+/// One block of the sum for any number of parts: partial sums in an L1-sized
+/// buffer, one part at a time.
+fn blocked<T>(parts: &[&[T]], start: usize, dst: &mut [MaybeUninit<T>])
+where
+    T: Copy + Default + Add<Output = T>,
+{
+    let mut acc = [T::default(); BLOCK];
+    let acc = &mut acc[..dst.len()];
+    acc.copy_from_slice(&parts[0][start..start + dst.len()]);
+    for p in &parts[1..] {
+        for (a, &x) in acc.iter_mut().zip(&p[start..start + dst.len()]) {
+            *a = *a + x;
+        }
+    }
+    for (d, &a) in dst.iter_mut().zip(acc.iter()) {
+        d.write(a);
+    }
+}
+
 /// The element-wise sum of equally long parts, added in order (`((p0 + p1) +
 /// p2) + …`, the rounding of chained adds), reading each part once and
 /// writing the output once.
@@ -34,18 +71,12 @@ where
         return Err(Error::internal("sum of buffers of different lengths"));
     }
     let mut out = try_vec::<T>(n)?;
-    let block = |start: usize, dst: &mut [MaybeUninit<T>]| {
-        let mut acc = [T::default(); BLOCK];
-        let acc = &mut acc[..dst.len()];
-        acc.copy_from_slice(&first[start..start + dst.len()]);
-        for p in &parts[1..] {
-            for (a, &x) in acc.iter_mut().zip(&p[start..start + dst.len()]) {
-                *a = *a + x;
-            }
-        }
-        for (d, &a) in dst.iter_mut().zip(acc.iter()) {
-            d.write(a);
-        }
+    let block = |start: usize, dst: &mut [MaybeUninit<T>]| match parts.len() {
+        2 => fused::<T, 2>(parts, start, dst),
+        3 => fused::<T, 3>(parts, start, dst),
+        4 => fused::<T, 4>(parts, start, dst),
+        8 => fused::<T, 8>(parts, start, dst),
+        _ => blocked(parts, start, dst),
     };
     let spare = &mut out.spare_capacity_mut()[..n];
     if n >= PAR_MIN {
@@ -92,6 +123,12 @@ mod tests {
         let got = sum_n(&[&a, &b, &c]).unwrap();
         for i in [0, 1, 4095, 4096, 65_537, 99_999] {
             assert_eq!(got[i], (a[i] + b[i]) + c[i]);
+        }
+        let got4 = sum_n(&[&a, &b, &c, &a]).unwrap();
+        let got5 = sum_n(&[&a, &b, &c, &a, &b]).unwrap();
+        for i in [0, 4095, 4096, 99_999] {
+            assert_eq!(got4[i], ((a[i] + b[i]) + c[i]) + a[i]);
+            assert_eq!(got5[i], (((a[i] + b[i]) + c[i]) + a[i]) + b[i]);
         }
         assert_eq!(sum_n(&[&a[..3]]).unwrap(), a[..3].to_vec());
         assert!(sum_n::<f32>(&[&a[..3], &a[..2]]).is_err());

@@ -9,12 +9,12 @@ pub mod reduce;
 pub mod zip;
 
 use super::{Backend, MatMulDims};
+use crate::map_host;
 use crate::runtime::dtype::DType;
 use crate::runtime::error::{Error, Result};
 use crate::runtime::op::{ArgOp, BinaryOp, ReduceOp, Semantics, UnaryOp};
 use crate::runtime::shape::Shape;
 use crate::runtime::storage::{try_vec, HostData, Storage};
-use crate::map_host;
 
 /// The CPU backend (a unit value; all state is in the buffers).
 #[derive(Debug, Clone, Copy, Default)]
