@@ -9,6 +9,7 @@
 pub mod cli;
 pub mod diag;
 pub mod distribute;
+pub mod doctest;
 pub mod eval;
 pub mod modules;
 pub mod repl;
@@ -33,6 +34,8 @@ pub struct Options {
     pub echo: bool,
     /// Number of simulated GPUs (`GPU:0` … `GPU:N-1`) backed by host memory.
     pub virtual_gpus: u32,
+    /// Where GPUs live: real CUDA GPUs and/or host memory (`--gpu-backend`).
+    pub gpu_backend: runtime::GpuBackend,
     /// Wrap a single replica's `strategy.run` result as `PerReplica:{ 0: … }`.
     pub always_wrap: bool,
     /// `--trace`: record a per-replica timeline (None: off; Some(None): text to
@@ -136,6 +139,14 @@ impl Interpreter {
         result.map_err(Box::new)
     }
 
+    /// Sets the module's `__name__` (`dist doctest` runs a `.dist` file as
+    /// the module named after its stem, as CPython's doctest imports it).
+    pub fn set_module_name(&self, name: &str) {
+        self.interp
+            .borrow()
+            .set_global("__name__", value::Value::str(name));
+    }
+
     /// Whether REPL input is incomplete (an open bracket or block): the REPL
     /// asks for another line.
     pub fn is_incomplete(source: &str) -> bool {
@@ -146,6 +157,17 @@ impl Interpreter {
     /// `["run"]`; a bare prefix completes globals and builtins).
     pub fn complete(&self, prefix: &str) -> Vec<String> {
         self.interp.borrow().complete(prefix)
+    }
+
+    /// The value bound to a global name, if any (the REPL's prompt and `:show`).
+    pub fn global(&self, name: &str) -> Option<value::Value> {
+        self.interp.borrow().get_global(name)
+    }
+
+    /// Calls `f` with the interpreter as natives see it (the REPL formats
+    /// values and reads the Strategy runtime's state through it).
+    pub fn with_vm<R>(&self, f: impl FnOnce(&dyn value::Vm) -> R) -> R {
+        f(&*self.interp.borrow())
     }
 
     /// Names bound in the module namespace (`:vars`).
@@ -169,5 +191,6 @@ fn configure(interp: &eval::Interp, options: &Options) {
     use value::Vm;
     let config = interp.state().get::<distribute::Config>();
     config.virtual_gpus.set(options.virtual_gpus);
+    config.gpu_backend.set(options.gpu_backend);
     config.always_wrap.set(options.always_wrap);
 }

@@ -24,16 +24,32 @@ fn main() -> ExitCode {
     };
     let flags = invocation.flags;
     let status = match invocation.command {
-        Command::Help => print_out(cli::HELP),
-        Command::Version => print_out(&format!("dist {}", env!("CARGO_PKG_VERSION"))),
-        Command::Run { file, args: _ } => match cli::read_script(&file) {
+        Command::Help => ExitCode::from(print_out(cli::HELP)),
+        Command::Version => ExitCode::from(print_out(&format!(
+            "dist {}",
+            env!("CARGO_PKG_VERSION")
+        ))),
+        Command::Devices => ExitCode::from(print_out(
+            cli::devices::report(&flags.options()).trim_end(),
+        )),
+        Command::Run { file, args: _ } => ExitCode::from(match cli::read_script(&file) {
             Ok(source) => run(source, flags),
             Err(e) => report(&ScriptError::Usage(e)),
+        }),
+        Command::Code { code, args: _ } => {
+            ExitCode::from(run(SourceFile::new("<string>", code), flags))
+        }
+        Command::Doctest { files, tf_checker } => ExitCode::from(doctest(files, tf_checker, flags)),
+        Command::Repl if flags.trace.is_some() => usage_error(&UsageError(
+            "--trace records a script's run: use it with `dist run FILE` or `-c CODE`, not the REPL"
+                .into(),
+        )),
+        Command::Repl => match flags.options().gpu_backend.check() {
+            Ok(()) => ExitCode::from(in_big_stack(move || dist::repl::main(flags.options()))),
+            Err(e) => ExitCode::from(report(&ScriptError::Usage(UsageError(e)))),
         },
-        Command::Code { code, args: _ } => run(SourceFile::new("<string>", code), flags),
-        Command::Repl => in_big_stack(move || dist::repl::main(flags.options())),
     };
-    ExitCode::from(status)
+    status
 }
 
 /// Runs a script on the interpreter thread; reports an uncaught error after
@@ -52,6 +68,25 @@ fn run(source: std::rc::Rc<SourceFile>, flags: Flags) -> u8 {
             Ok(()) => 0,
             Err(e) => i32::from(report(&e)),
         }
+    })
+}
+
+/// `dist doctest`: the report on stdout; exit 1 if any example failed.
+fn doctest(files: Vec<String>, tf_checker: bool, flags: Flags) -> u8 {
+    in_big_stack(move || {
+        let config = dist::doctest::Config {
+            flags,
+            checker: if tf_checker {
+                dist::doctest::Checker::Tf
+            } else {
+                dist::doctest::Checker::Python
+            },
+        };
+        let (report, summary) = dist::doctest::run_files(&files, &config);
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(report.as_bytes());
+        let _ = out.flush();
+        i32::from(summary.failed > 0)
     })
 }
 

@@ -153,7 +153,16 @@ fn run_case(case: &Case) -> Outcome {
         let buffer = Rc::new(RefCell::new(Vec::<u8>::new()));
         let output: Output = buffer.clone();
         let source = SourceFile::new(name, text);
-        let result = cli::run_script(source, &Flags::default(), |interpreter| {
+        // The goldens describe `--virtual-gpus N` machines: real GPUs stay out
+        // unless DIST_GPU_BACKEND asks for them (the GPU check sets `cuda`).
+        let flags = Flags {
+            gpu_backend: match std::env::var_os("DIST_GPU_BACKEND") {
+                Some(_) => None,
+                None => Some(dist::runtime::GpuBackend::Host),
+            },
+            ..Flags::default()
+        };
+        let result = cli::run_script(source, &flags, |interpreter| {
             interpreter.set_output(output);
         });
         let _ = buffer.borrow_mut().flush();

@@ -8,6 +8,11 @@ fn dist(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_dist"))
         .args(args)
         .env("NO_COLOR", "1")
+        // real GPUs stay out unless asked for (the goldens describe virtual ones)
+        .env(
+            "DIST_GPU_BACKEND",
+            std::env::var("DIST_GPU_BACKEND").unwrap_or_else(|_| "host".into()),
+        )
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -127,4 +132,44 @@ fn script_prints_and_fails_like_python() {
     );
     let out = dist(&["-c", "print(6 * 7)"], "");
     assert_eq!(text(&out.stdout), "42\n");
+}
+
+#[test]
+fn show_prints_a_table_of_components() {
+    let input = "\
+import tensorflow as tf
+s = tf.distribute.MirroredStrategy()
+r = s.run(lambda: tf.constant([1.0, 2.0]))
+:show r
+:show tf.constant([[1, 2], [3, 4]])
+:show 'plain'
+:show missing
+";
+    let out = dist(&["--virtual-gpus", "2"], input);
+    assert_eq!(
+        text(&out.stdout),
+        "\
+PerReplica with 2 components
+replica  device  dtype    shape  value
+0        GPU:0   float32  (2,)   [1. 2.]
+1        GPU:1   float32  (2,)   [1. 2.]
+EagerTensor (not distributed: one value)
+replica  device  dtype  shape   value
+-        CPU:0   int32  (2, 2)  [[1 2] [3 4]]
+'plain'
+"
+    );
+    assert!(text(&out.stderr).ends_with("NameError: name 'missing' is not defined\n"));
+    // The hidden name does not stay behind.
+    let out = dist(&[], "x = 1\n:show x\n:vars\n");
+    assert_eq!(text(&out.stdout), "1\nx\n");
+}
+
+#[test]
+fn help_in_the_repl_and_trace_refused() {
+    let out = dist(&[], "import tensorflow as tf\nhelp(tf.constant)\n");
+    assert!(text(&out.stdout).starts_with("Help on tf.constant:\n\nconstant(value, dtype=None"));
+    let out = dist(&["--trace"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--trace records a script's run"));
 }

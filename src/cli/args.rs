@@ -10,6 +10,8 @@ pub const USAGE: &str = "\
 usage: dist [FLAGS]                      start the REPL
        dist [FLAGS] run FILE [ARGS...]   run a script (FILE '-' reads stdin)
        dist [FLAGS] -c CODE [ARGS...]    run CODE as a script
+       dist [FLAGS] devices              list the devices scripts can use
+       dist [FLAGS] doctest [--tf-checker] FILE...   run the doctest examples of files
        dist --version | --help";
 
 /// `dist --help`.
@@ -20,14 +22,25 @@ Scripts are plain Python; they print what TensorFlow 2.21 prints.
 usage: dist [FLAGS]                      start the REPL (reads piped stdin without prompts)
        dist [FLAGS] run FILE [ARGS...]   run a script (FILE '-' reads stdin)
        dist [FLAGS] -c CODE [ARGS...]    run CODE as a script
+       dist [FLAGS] devices              list the devices: real GPUs, virtual GPUs, the CPU
+       dist [FLAGS] doctest [--tf-checker] FILE...
+                                         run the `>>>` examples of .txt/.md files and of
+                                         the docstrings of .dist files, as Python's doctest
        dist --version | --help
 
 flags (before or after the command):
   --echo               print the repr of every top-level expression that is not None
   --virtual-gpus N     add N simulated GPUs (GPU:0 ... GPU:N-1) backed by host memory
+  --gpu-backend=MODE   where GPUs live: auto (real CUDA GPUs are GPU:0..R-1, the virtual
+                       ones follow), host (virtual GPUs only, in host memory), cuda (the
+                       virtual GPUs live on the real cards, GPU:k on card k % R);
+                       default: $DIST_GPU_BACKEND, else auto
   --always-wrap        wrap a single replica's strategy.run result as PerReplica:{ 0: ... }
   --trace[=FILE.json]  record a per-replica timeline: a summary on stderr, or Chrome
                        trace JSON written to FILE.json
+  --tf-checker         (doctest) TensorFlow's doc-test rules: floats compared with
+                       rtol and atol 1e-3, `at 0x...` addresses wildcarded, ELLIPSIS,
+                       NORMALIZE_WHITESPACE, IGNORE_EXCEPTION_DETAIL on; tf, np, os imported
   -h, --help           show this help
   -V, --version        show the version
 
@@ -42,8 +55,10 @@ examples:
   dist -c 'import tensorflow as tf; print(tf.constant([1, 2]))'
   echo 'print(1 + 1)' | dist run -
   dist --virtual-gpus=2          REPL with two virtual GPUs (:help inside)
+  dist doctest scripts/docs/*.md
 
-exit status: 0 success, 1 uncaught exception, 2 usage error, 130 interrupted";
+exit status: 0 success, 1 uncaught exception (doctest: an example failed),
+2 usage error, 130 interrupted";
 
 /// A usage error: bad flags or arguments (exit status 2).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -70,6 +85,8 @@ pub struct Flags {
     pub echo: bool,
     /// `--virtual-gpus N`.
     pub virtual_gpus: Option<u32>,
+    /// `--gpu-backend=MODE`.
+    pub gpu_backend: Option<crate::runtime::GpuBackend>,
     /// `--always-wrap`.
     pub always_wrap: bool,
     /// `--trace` (`Some(None)`) or `--trace=FILE.json` (`Some(Some(file))`).
@@ -83,6 +100,7 @@ impl Flags {
         Flags {
             echo: self.echo || base.echo,
             virtual_gpus: self.virtual_gpus.or(base.virtual_gpus),
+            gpu_backend: self.gpu_backend.or(base.gpu_backend),
             always_wrap: self.always_wrap || base.always_wrap,
             trace: self.trace.clone().or_else(|| base.trace.clone()),
         }
@@ -93,6 +111,7 @@ impl Flags {
         Options {
             echo: self.echo,
             virtual_gpus: self.virtual_gpus.unwrap_or(0),
+            gpu_backend: self.gpu_backend.unwrap_or_else(default_gpu_backend),
             always_wrap: self.always_wrap,
             trace: self.trace.clone(),
         }
@@ -134,6 +153,20 @@ impl Flags {
                 })?;
                 self.virtual_gpus = Some(n);
             }
+            "--gpu-backend" => {
+                let value = match inline {
+                    Some(v) => v.to_string(),
+                    None => rest
+                        .next()
+                        .ok_or_else(|| usage("--gpu-backend needs auto, host or cuda"))?,
+                };
+                self.gpu_backend =
+                    Some(crate::runtime::GpuBackend::parse(&value).ok_or_else(|| {
+                        usage(format!(
+                            "--gpu-backend is auto, host or cuda, not '{value}'"
+                        ))
+                    })?);
+            }
             "--trace" => match inline {
                 None => self.trace = Some(None),
                 Some("") => return Err(usage("--trace= needs a file name, e.g. --trace=run.json")),
@@ -164,6 +197,15 @@ pub enum Command {
         /// The script's own arguments.
         args: Vec<String>,
     },
+    /// `dist devices`.
+    Devices,
+    /// `dist doctest [--tf-checker] FILE…`.
+    Doctest {
+        /// The files, in order.
+        files: Vec<String>,
+        /// `--tf-checker`: TensorFlow's doc-test comparison rules.
+        tf_checker: bool,
+    },
     /// `dist --version`.
     Version,
     /// `dist --help`.
@@ -179,6 +221,15 @@ pub struct Invocation {
     pub flags: Flags,
 }
 
+/// The GPU placement when no flag says: `$DIST_GPU_BACKEND` (auto, host or
+/// cuda; anything else is ignored), else auto.
+pub fn default_gpu_backend() -> crate::runtime::GpuBackend {
+    std::env::var("DIST_GPU_BACKEND")
+        .ok()
+        .and_then(|v| crate::runtime::GpuBackend::parse(&v))
+        .unwrap_or_default()
+}
+
 /// Parses the command line (without the program name).
 pub fn parse_args<I>(args: I) -> Result<Invocation, UsageError>
 where
@@ -191,6 +242,19 @@ where
     let mut awaiting_file = false;
     let mut passthrough = false;
     while let Some(arg) = args.next() {
+        if let Some(Command::Doctest { files, tf_checker }) = &mut command {
+            if flags.take(&arg, &mut args)? {
+                continue;
+            }
+            if arg == "--tf-checker" {
+                *tf_checker = true;
+            } else if arg.starts_with('-') {
+                return Err(usage(format!("unknown flag '{arg}'")));
+            } else {
+                files.push(arg);
+            }
+            continue;
+        }
         let script_args = match &mut command {
             Some(Command::Run { args, .. } | Command::Code { args, .. }) => Some(args),
             _ => None,
@@ -241,6 +305,13 @@ where
                 });
             }
             "run" if command.is_none() => awaiting_file = true,
+            "devices" if command.is_none() => command = Some(Command::Devices),
+            "doctest" if command.is_none() => {
+                command = Some(Command::Doctest {
+                    files: Vec::new(),
+                    tf_checker: false,
+                });
+            }
             _ if arg.starts_with('-') && arg != "-" => {
                 return Err(usage(format!("unknown flag '{arg}'")));
             }
@@ -255,6 +326,11 @@ where
     }
     if awaiting_file {
         return Err(usage("run needs a FILE to run (or '-' for stdin)"));
+    }
+    if matches!(&command, Some(Command::Doctest { files, .. }) if files.is_empty()) {
+        return Err(usage(
+            "doctest needs at least one FILE (.txt, .md or .dist)",
+        ));
     }
     Ok(Invocation {
         command: command.unwrap_or(Command::Repl),
@@ -283,7 +359,7 @@ pub fn header_flags(text: &str) -> Result<Flags, UsageError> {
     while let Some(word) = words.next() {
         if !flags.take(&word, &mut words)? {
             return Err(usage(format!(
-                "unknown flag '{word}' in the `# dist:` line (it accepts --echo, --virtual-gpus N, --always-wrap, --trace[=FILE])"
+                "unknown flag '{word}' in the `# dist:` line (it accepts --echo, --virtual-gpus N, --gpu-backend MODE, --always-wrap, --trace[=FILE])"
             )));
         }
     }
@@ -326,12 +402,31 @@ mod tests {
     }
 
     #[test]
+    fn gpu_backend_flag() {
+        use crate::runtime::GpuBackend;
+        let f = parse("--gpu-backend=cuda --virtual-gpus 2 run a.dist")
+            .unwrap()
+            .flags;
+        assert_eq!(f.gpu_backend, Some(GpuBackend::Cuda));
+        let f = parse("--gpu-backend host devices").unwrap();
+        assert_eq!(f.command, Command::Devices);
+        assert_eq!(f.flags.gpu_backend, Some(GpuBackend::Host));
+        assert!(parse("--gpu-backend=tpu run a.dist").is_err());
+        assert!(parse("--gpu-backend").is_err());
+        let script = header_flags("# dist: --gpu-backend host\n").unwrap();
+        assert_eq!(script.gpu_backend, Some(GpuBackend::Host));
+        let cli = parse("--gpu-backend=cuda run x.dist").unwrap().flags;
+        assert_eq!(cli.over(&script).options().gpu_backend, GpuBackend::Cuda);
+    }
+
+    #[test]
     fn flags_anywhere() {
         let want = Flags {
             echo: true,
             virtual_gpus: Some(4),
             always_wrap: true,
             trace: Some(Some("t.json".into())),
+            ..Flags::default()
         };
         for line in [
             "--echo --virtual-gpus 4 --always-wrap --trace=t.json run a.dist",
@@ -369,6 +464,23 @@ mod tests {
             assert!(parse(line).is_err(), "{line}");
         }
         assert!(parse("a.dist").unwrap_err().0.contains("dist run a.dist"));
+    }
+
+    #[test]
+    fn doctest_command() {
+        let inv = parse("--virtual-gpus 2 doctest a.md --tf-checker b.dist --always-wrap").unwrap();
+        assert_eq!(
+            inv.command,
+            Command::Doctest {
+                files: vec!["a.md".into(), "b.dist".into()],
+                tf_checker: true
+            }
+        );
+        assert_eq!(inv.flags.virtual_gpus, Some(2));
+        assert!(inv.flags.always_wrap);
+        assert!(parse("doctest").is_err());
+        assert!(parse("doctest a.md --bogus").is_err());
+        assert!(parse("--tf-checker doctest a.md").is_err());
     }
 
     #[test]

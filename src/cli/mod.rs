@@ -1,11 +1,14 @@
 //! The command line as a library: flag parsing (`args.rs`), the `dist run`
-//! code path shared by `main.rs` and the golden tests (`script.rs`), and the
+//! code path shared by `main.rs` and the golden tests (`script.rs`), the
+//! `dist devices` listing (`devices.rs`), and the
 //! Ctrl-C handler (`interrupt.rs`). `main.rs` only wires these to the process;
 //! the REPL lives in `repl/`.
 
 pub mod args;
+pub mod devices;
 pub mod interrupt;
 pub mod script;
+pub mod trace;
 
 pub use args::{header_flags, parse_args, Command, Flags, Invocation, UsageError, HELP, USAGE};
 pub use script::{

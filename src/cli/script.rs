@@ -66,15 +66,9 @@ pub fn interpreter_for(source: &SourceFile, flags: &Flags) -> Result<Interpreter
     let script =
         header_flags(&source.text).map_err(|e| UsageError(format!("{}: {e}", source.name)))?;
     let flags = flags.over(&script);
-    if flags.trace.is_some() {
-        // TODO(trace): the per-replica timeline is not recorded yet; refusing
-        // the flag is better than silently printing no timeline.
-        return Err(UsageError(
-            "--trace is not available yet: dist does not record the per-replica timeline so far"
-                .into(),
-        ));
-    }
-    Ok(Interpreter::new(flags.options()))
+    let options = flags.options();
+    options.gpu_backend.check().map_err(UsageError)?;
+    Ok(Interpreter::new(options))
 }
 
 /// Runs a script the way `dist run` does. `setup` sees the interpreter before
@@ -87,9 +81,33 @@ pub fn run_script(
 ) -> Result<(), ScriptError> {
     let interpreter = interpreter_for(&source, flags)?;
     setup(&interpreter);
-    interpreter
-        .run_source(source)
-        .map_err(ScriptError::Exception)
+    let trace = interpreter.options().trace.clone();
+    if trace.is_some() {
+        crate::runtime::trace::start();
+    }
+    let result = interpreter.run_source(source);
+    if let Some(dest) = trace {
+        report_trace(dest.as_deref(), &crate::runtime::trace::finish());
+    }
+    result.map_err(ScriptError::Exception)
+}
+
+/// `--trace`: the timeline on stderr, or the Chrome JSON written to `file`
+/// (a line on stderr says where, or why it could not be written).
+fn report_trace(file: Option<&str>, events: &[crate::runtime::trace::Event]) {
+    use std::io::Write;
+    let text = match file {
+        None => super::trace::timeline(events),
+        Some(path) => match std::fs::write(path, super::trace::chrome_json(events)) {
+            Ok(()) => format!(
+                "dist: trace of {} events written to {path} (open it in chrome://tracing or https://ui.perfetto.dev)\n",
+                events.len()
+            ),
+            Err(e) => format!("dist: cannot write the trace to {path}: {e}\n"),
+        },
+    };
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().write_all(text.as_bytes());
 }
 
 /// Runs `f` on a new thread with a [`STACK_SIZE`] stack and waits for it.

@@ -8,6 +8,8 @@ use std::cell::Cell;
 pub struct Config {
     /// Number of simulated GPUs.
     pub virtual_gpus: Cell<u32>,
+    /// Where the GPUs live (`--gpu-backend`).
+    pub gpu_backend: Cell<crate::runtime::GpuBackend>,
     /// Wrap single-replica results as `PerReplica:{ 0: … }`.
     pub always_wrap: Cell<bool>,
 }

@@ -13,16 +13,39 @@ use crate::modules::ModuleBuilder;
 use crate::runtime::{Device, DeviceKind, DeviceSpec};
 use crate::value::{Args, Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
-/// The number of virtual GPUs (`--virtual-gpus`).
+/// The script's GPUs in index order: real ones and the `--virtual-gpus`,
+/// placed as `--gpu-backend` says ([`crate::runtime::GpuBackend::gpus`]).
+pub fn gpus(vm: &dyn Vm) -> Vec<Device> {
+    let config = vm.state().get::<super::Config>();
+    config.gpu_backend.get().gpus(config.virtual_gpus.get())
+}
+
+/// The number of GPUs the script sees.
 pub fn gpu_count(vm: &dyn Vm) -> u32 {
-    vm.state().get::<super::Config>().virtual_gpus.get()
+    let config = vm.state().get::<super::Config>();
+    match config.gpu_backend.get() {
+        // no probe of the driver when real GPUs cannot be used anyway
+        crate::runtime::GpuBackend::Host | crate::runtime::GpuBackend::Cuda => {
+            config.virtual_gpus.get()
+        }
+        crate::runtime::GpuBackend::Auto => gpus(vm).len() as u32,
+    }
+}
+
+/// `GPU:index` as the script sees it (real or virtual; the caller checks
+/// that it exists).
+pub fn gpu(vm: &dyn Vm, index: u32) -> Device {
+    gpus(vm)
+        .get(index as usize)
+        .copied()
+        .unwrap_or(Device::virtual_gpu(index))
 }
 
 /// The visible devices, CPUs first.
 pub fn visible(vm: &dyn Vm) -> Vec<Device> {
     let cpus = state(vm).logical_cpus.get().unwrap_or(1);
     let mut out: Vec<Device> = (0..cpus).map(Device::cpu).collect();
-    out.extend((0..gpu_count(vm)).map(Device::virtual_gpu));
+    out.extend(gpus(vm));
     out
 }
 
@@ -87,7 +110,7 @@ pub fn resolve_with(vm: &dyn Vm, text: &str, base: Device) -> PyResult<Device> {
     let index = spec.device_index.unwrap_or(0);
     let dev = match kind {
         DeviceKind::Cpu => Device::cpu(index),
-        DeviceKind::Gpu => Device::virtual_gpu(index),
+        DeviceKind::Gpu => gpu(vm, index),
     };
     if visible(vm).contains(&dev) {
         Ok(dev)
@@ -238,7 +261,7 @@ fn list_devices(vm: &dyn Vm, args: &Args, physical: bool) -> PyResult<Value> {
     let ty = filter_type(vm, args.opt(0))?;
     let devs: Vec<Device> = if physical {
         let mut v = vec![Device::CPU0];
-        v.extend((0..gpu_count(vm)).map(Device::virtual_gpu));
+        v.extend(gpus(vm));
         v
     } else {
         state(vm).initialized.set(true);

@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use super::classes;
 use crate::modules::tf::convert::{runtime_err, to_tensor};
-use crate::runtime::{ops, Device, Scalar, Tensor};
+use crate::runtime::{ops, trace, Device, Scalar, Tensor};
 use crate::value::{Args, Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// A reduction across replicas.
@@ -149,18 +149,43 @@ pub fn tensor_on(vm: &dyn Vm, v: &Value, dest: Device) -> PyResult<Tensor> {
     t.to_device(dest).map_err(runtime_err)
 }
 
+/// The sum of one tensor per real GPU, by NCCL on the cards (`None` when
+/// the replicas are not one per card: the copy-and-add path applies).
+fn card_sum(vm: &dyn Vm, parts: &[Value], dest: Device) -> PyResult<Option<Tensor>> {
+    if !parts.iter().all(|p| matches!(p, Value::Tensor(_))) {
+        return Ok(None);
+    }
+    let ts = parts
+        .iter()
+        .map(|p| to_tensor(vm, p, None))
+        .collect::<PyResult<Vec<_>>>()?;
+    match crate::runtime::collective::all_reduce_sum(&ts).map_err(runtime_err)? {
+        Some(sums) => {
+            let here = sums.iter().find(|t| t.device() == dest).unwrap_or(&sums[0]);
+            Ok(Some(here.to_device(dest).map_err(runtime_err)?))
+        }
+        None => Ok(None),
+    }
+}
+
 /// The sum or mean of the replicas' tensors, computed on `dest` (one pass
 /// over all the replicas' buffers where shapes and dtypes agree).
 pub fn reduce_tensors(vm: &dyn Vm, op: Op, parts: &[Value], dest: Device) -> PyResult<Tensor> {
-    let ts = parts
-        .iter()
-        .map(|p| tensor_on(vm, p, dest))
-        .collect::<PyResult<Vec<_>>>()?;
-    let acc = if ts.is_empty() {
-        None
-    } else {
-        Some(ops::add_n(&ts).map_err(runtime_err)?)
-    };
+    let _trace = trace::collective(
+        || format!("reduce {}", op.name()),
+        dest,
+        parts.len(),
+        || value_bytes(parts),
+        true,
+    );
+    let mut acc: Option<Tensor> = card_sum(vm, parts, dest)?;
+    if acc.is_none() && !parts.is_empty() {
+        let ts = parts
+            .iter()
+            .map(|p| tensor_on(vm, p, dest))
+            .collect::<PyResult<Vec<_>>>()?;
+        acc = Some(ops::add_n(&ts).map_err(runtime_err)?);
+    }
     let sum = acc.ok_or_else(|| PyErr::new(ExcType::ValueError, "nothing to reduce"))?;
     match op {
         Op::Sum => Ok(sum),
@@ -174,9 +199,29 @@ pub fn reduce_tensors(vm: &dyn Vm, op: Op, parts: &[Value], dest: Device) -> PyR
 
 /// The replicas' tensors concatenated along `axis`, on `dest`.
 pub fn gather_tensors(vm: &dyn Vm, parts: &[Value], axis: i64, dest: Device) -> PyResult<Tensor> {
+    let _trace = trace::collective(
+        || format!("gather axis={axis}"),
+        dest,
+        parts.len(),
+        || value_bytes(parts),
+        true,
+    );
     let ts = parts
         .iter()
         .map(|p| tensor_on(vm, p, dest))
         .collect::<PyResult<Vec<_>>>()?;
     ops::concat(&ts, axis).map_err(runtime_err)
+}
+
+/// The bytes of the tensors among `values` and their nests (for `--trace`).
+pub fn value_bytes(values: &[Value]) -> u64 {
+    values
+        .iter()
+        .map(|v| match v {
+            Value::Tensor(t) => (t.numel() * t.dtype().size()) as u64,
+            Value::Tuple(items) => value_bytes(items),
+            Value::List(items) => value_bytes(&items.borrow()),
+            _ => 0,
+        })
+        .sum()
 }

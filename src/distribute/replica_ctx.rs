@@ -284,6 +284,13 @@ pub fn merge_collectives(
         ));
     }
     let devices = &run.devices;
+    let _trace = crate::runtime::trace::collective(
+        || trace_name(reqs[0]),
+        devices.first().copied().unwrap_or_default(),
+        reqs.len(),
+        || trace_bytes(&reqs),
+        !matches!(reqs[0], Request::MergeCall(..)),
+    );
     match reqs[0] {
         Request::AllReduce(op, _) => {
             let op = *op;
@@ -388,6 +395,33 @@ pub fn merge_collectives(
             (0..devices.len()).map(|i| select_replica(i, &r)).collect()
         }
     }
+}
+
+/// The collective's name in `--trace` output.
+fn trace_name(req: &Request) -> String {
+    match req {
+        Request::AllReduce(op, _) => format!("all_reduce {}", op.name()),
+        Request::AllGather(_, axis) => format!("all_gather axis={axis}"),
+        Request::MergeCall(..) => "merge_call".into(),
+        Request::First(_) => "variable update".into(),
+    }
+}
+
+/// The bytes of the tensors the replicas bring to a collective (`--trace`).
+fn trace_bytes(reqs: &[&Request]) -> u64 {
+    let mut leaves = Vec::new();
+    for r in reqs {
+        match r {
+            Request::AllReduce(_, v) | Request::AllGather(v, _) | Request::First(v) => {
+                leaves_of(v, &mut leaves)
+            }
+            Request::MergeCall(_, args, kwargs) => {
+                leaves_of(args, &mut leaves);
+                leaves_of(kwargs, &mut leaves);
+            }
+        }
+    }
+    super::reduce::value_bytes(&leaves)
 }
 
 fn ctx_of(v: &Value) -> PyResult<&ReplicaContext> {

@@ -216,11 +216,11 @@ pub fn current_strategy(vm: &dyn Vm) -> Value {
 fn mirrored_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let devices = match args.opt(0) {
         None => {
-            let gpus = super::devices::gpu_count(vm);
-            if gpus == 0 {
+            let gpus = super::devices::gpus(vm);
+            if gpus.is_empty() {
                 vec![Device::CPU0]
             } else {
-                (0..gpus).map(Device::virtual_gpu).collect()
+                gpus
             }
         }
         Some(v @ Value::Str(_)) => vec![device_arg(vm, v)?],

@@ -275,6 +275,9 @@ impl Interp {
                     Some(Value::Str(s)) => s.to_string(),
                     _ => "?".into(),
                 };
+                if let Some(e) = crate::modules::tf_api::not_implemented(&mname, name) {
+                    return e;
+                }
                 (
                     format!("module '{}' has no attribute '{}'", mname, name),
                     mname,

@@ -5,8 +5,6 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use indexmap::IndexMap;
-
 use super::frame::Frame;
 use super::{Flow, Interp, RECURSION_LIMIT};
 use crate::syntax::ast::{FunctionDef, Slot};
@@ -183,7 +181,7 @@ impl Interp {
                 params,
             }),
             closure,
-            dict: RefCell::new(IndexMap::new()),
+            dict: RefCell::new(Default::default()),
             class_cell: RefCell::new(None),
         })))
     }

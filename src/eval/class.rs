@@ -7,8 +7,6 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use indexmap::IndexMap;
-
 use super::frame::Frame;
 use super::Interp;
 use crate::syntax::ast::{ClassDef, Slot};
@@ -52,7 +50,7 @@ impl Interp {
                 ))
             }
         };
-        let ns = Rc::new(RefCell::new(IndexMap::new()));
+        let ns = Rc::new(RefCell::new(crate::value::Namespace::default()));
         ns.borrow_mut()
             .insert(Rc::from("__module__"), Value::str("__main__"));
         ns.borrow_mut()

@@ -30,6 +30,9 @@ impl Interp {
             ExprKind::BinOp { left, op, right } => {
                 let a = self.eval(f, left)?;
                 let b = self.eval(f, right)?;
+                if crate::runtime::trace::enabled() {
+                    crate::runtime::trace::set_line(f.source.line_of(e.span.start) as u32);
+                }
                 self.binary_op(*op, &a, &b)
             }
             ExprKind::UnaryOp { op, operand } => {
@@ -356,6 +359,14 @@ impl Interp {
                     }
                 }
             }
+        }
+        if crate::runtime::trace::enabled() {
+            // `--trace`: ops and collectives in this call report its line.
+            let saved = crate::runtime::trace::line();
+            crate::runtime::trace::set_line(f.source.line_of(func.span.start) as u32);
+            let r = self.call_value(&callee, pos, kw);
+            crate::runtime::trace::set_line(saved);
+            return r;
         }
         self.call_value(&callee, pos, kw)
     }

@@ -4,13 +4,11 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use indexmap::IndexMap;
-
 use crate::syntax::SourceFile;
 use crate::value::{CellRef, Function, Value};
 
 /// A class namespace under construction.
-pub type ClassNs = Rc<RefCell<IndexMap<Rc<str>, Value>>>;
+pub type ClassNs = Rc<RefCell<crate::value::Namespace>>;
 
 /// One activation of a function (or the module's top level).
 pub struct Frame {

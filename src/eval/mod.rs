@@ -31,7 +31,7 @@ pub use frame::Frame;
 pub use iter::IterState;
 
 use crate::resolve::{resolve_module, GlobalNames};
-use crate::syntax::ast::{BinOp, Module, StmtKind};
+use crate::syntax::ast::{BinOp, Module};
 use crate::syntax::{SourceFile, SyntaxError};
 use crate::value::native::State;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
@@ -88,6 +88,8 @@ pub struct Interp {
     state: State,
     /// Echo top-level expression values.
     pub echo: Cell<bool>,
+    /// The module running now echoes its expression statements (REPL, doctest, `--echo`).
+    echo_module: Cell<bool>,
     /// Ids of containers being repr'd (cycle guard).
     repr_guard: RefCell<Vec<usize>>,
     /// Lowest native stack address calls may reach (0: unchecked).
@@ -114,6 +116,7 @@ impl Interp {
             interrupt,
             state: State::default(),
             echo: Cell::new(false),
+            echo_module: Cell::new(false),
             repr_guard: RefCell::new(Vec::new()),
             stack_limit: Cell::new(0),
             locals_pool: RefCell::new(Vec::new()),
@@ -197,26 +200,29 @@ impl Interp {
         echo: bool,
     ) -> PyResult<()> {
         let mut frame = Frame::module(source.clone());
-        for stmt in &module.body {
-            if echo {
-                if let StmtKind::Expr(e) = &stmt.kind {
-                    let v = self
-                        .eval(&mut frame, e)
-                        .map_err(|err| self.locate(&frame, stmt.span, err))?;
-                    if !v.is_none() {
-                        let text = self
-                            .repr(&v)
-                            .map_err(|err| self.locate(&frame, stmt.span, err))?;
-                        self.write_stdout(&format!("{text}\n"));
-                    }
-                    continue;
+        // As CPython's interactive mode: expression statements of the module's
+        // own code echo, also inside its compound statements (`for x in xs: x`),
+        // but not inside functions or class bodies.
+        let outer = self.echo_module.replace(echo);
+        let result = (|| {
+            for stmt in &module.body {
+                match self.exec(&mut frame, stmt)? {
+                    Flow::Normal => {}
+                    // The parser rejects these at module level.
+                    Flow::Return(_) | Flow::Break | Flow::Continue => {}
                 }
             }
-            match self.exec(&mut frame, stmt)? {
-                Flow::Normal => {}
-                // The parser rejects these at module level.
-                Flow::Return(_) | Flow::Break | Flow::Continue => {}
-            }
+            Ok(())
+        })();
+        self.echo_module.set(outer);
+        result
+    }
+
+    /// Prints `repr(v)` for an echoed expression statement (not for None).
+    pub(crate) fn echo_value(&self, v: &Value) -> PyResult<()> {
+        if !v.is_none() {
+            let text = self.repr(v)?;
+            self.write_stdout(&format!("{text}\n"));
         }
         Ok(())
     }
@@ -249,17 +255,36 @@ impl Interp {
         err
     }
 
+    /// `import a.b.c` where `a` is a native module whose attribute chain
+    /// holds modules (`tensorflow.distribute`, `os.path`). A name that
+    /// TensorFlow or numpy has and dist lacks is a NotImplementedError.
+    fn import_submodule(&self, name: &str) -> PyResult<Value> {
+        let missing = || {
+            PyErr::new(
+                ExcType::ModuleNotFoundError,
+                format!("No module named '{}'", name),
+            )
+        };
+        let Some((parent, last)) = name.rsplit_once('.') else {
+            return Err(missing());
+        };
+        let p = self.import(parent)?;
+        match self.lookup_attribute(&p, last) {
+            Ok(Some(m @ Value::Native(_))) if m.type_name() == "module" => Ok(m),
+            Err(e) if e.is(ExcType::NotImplementedError) => Err(e),
+            _ => Err(crate::modules::tf_api::not_implemented(parent, last).unwrap_or_else(missing)),
+        }
+    }
+
     /// Imports a module by dotted name (cached).
     pub fn import(&self, name: &str) -> PyResult<Value> {
         if let Some(m) = self.modules.borrow().get(name) {
             return Ok(m.clone());
         }
-        let m = crate::modules::load(name).ok_or_else(|| {
-            PyErr::new(
-                ExcType::ModuleNotFoundError,
-                format!("No module named '{}'", name),
-            )
-        })?;
+        let m = match crate::modules::load(name) {
+            Some(m) => m,
+            None => self.import_submodule(name)?,
+        };
         self.modules
             .borrow_mut()
             .insert(name.to_string(), m.clone());

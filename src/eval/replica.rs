@@ -109,6 +109,7 @@ impl Interp {
                 };
                 let outer = self.swap_exec_state(std::mem::take(&mut states[i]));
                 CURRENT_REPLICA.with(|c| c.set(Some(i)));
+                crate::runtime::trace::set_lane(Some(i));
                 let y = yielders.borrow()[i];
                 if !y.is_null() {
                     CURRENT.with(|c| c.set(y));
@@ -118,6 +119,7 @@ impl Interp {
                 let r = coroutines[i].resume(input);
                 CURRENT.with(|c| c.set(std::ptr::null()));
                 CURRENT_REPLICA.with(|c| c.set(None));
+                crate::runtime::trace::set_lane(None);
                 self.stack_limit.set(outer_limit);
                 states[i] = self.swap_exec_state(outer);
                 match r {
@@ -197,6 +199,7 @@ impl Interp {
         // is running (set before each resume, cleared after it returns), and we
         // are on that coroutine's stack now, so the yielder is alive.
         let yielder = unsafe { &*y };
+        crate::runtime::trace::arrive();
         yielder.suspend(payload)
     }
 

@@ -28,7 +28,10 @@ impl Interp {
     fn exec_inner(&self, f: &mut Frame, s: &Stmt) -> PyResult<Flow> {
         match &s.kind {
             StmtKind::Expr(e) => {
-                self.eval(f, e)?;
+                let v = self.eval(f, e)?;
+                if self.echo_module.get() && f.function.is_none() && f.class_ns.is_empty() {
+                    self.echo_value(&v)?;
+                }
             }
             StmtKind::Assign { targets, value } => {
                 let v = self.eval(f, value)?;
@@ -148,6 +151,7 @@ impl Interp {
                 for a in names {
                     let v = match self.get_attribute(&m, &a.name) {
                         Ok(v) => v,
+                        Err(e) if e.is(ExcType::NotImplementedError) => return Err(e),
                         Err(_) => match self.import(&format!("{}.{}", module, a.name)) {
                             Ok(v) => v,
                             Err(_) => {

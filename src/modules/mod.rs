@@ -13,6 +13,7 @@ pub mod os;
 pub mod os_path;
 pub mod tensor_hooks;
 pub mod tf;
+pub mod tf_api;
 pub mod time;
 pub mod types;
 

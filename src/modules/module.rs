@@ -6,8 +6,6 @@ use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use indexmap::IndexMap;
-
 use crate::value::{NativeFn, NativeFunction, NativeObject, PyResult, Value, Vm};
 
 /// A module or namespace object (`tf`, `tf.distribute`, `os.path`, `math`).
@@ -15,7 +13,7 @@ pub struct ModuleObj {
     /// The dotted name (`tensorflow.distribute`).
     pub name: Rc<str>,
     /// The attributes.
-    pub dict: RefCell<IndexMap<Rc<str>, Value>>,
+    pub dict: RefCell<crate::value::Namespace>,
 }
 
 impl NativeObject for ModuleObj {
@@ -51,7 +49,7 @@ impl NativeObject for ModuleObj {
 /// Builds a module's namespace.
 pub struct ModuleBuilder {
     name: Rc<str>,
-    dict: IndexMap<Rc<str>, Value>,
+    dict: crate::value::Namespace,
 }
 
 impl ModuleBuilder {
@@ -59,7 +57,7 @@ impl ModuleBuilder {
     pub fn new(name: &str) -> ModuleBuilder {
         ModuleBuilder {
             name: name.into(),
-            dict: IndexMap::new(),
+            dict: Default::default(),
         }
     }
 

@@ -5,10 +5,12 @@
 pub const HELP: &str = "\
 Type Python; a block (a line ending in ':') ends at a blank line.
 The value of an expression is printed unless it is None.
+help(obj) shows the documentation of a function, class or method, with an example.
+The prompt shows [Strategy N replicas] while a strategy's scope is open.
 
   :help         this help
   :vars         the names defined so far
-  :show EXPR    show the value of EXPR
+  :show EXPR    a distributed value (or tensor) as a table: replica, device, dtype, shape, value
   :reset        forget every name and reset the runtime
   :devices N    restart with N virtual GPUs (forgets every name: the runtime is rebuilt)
   :quit         leave (or Ctrl-D)

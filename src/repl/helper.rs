@@ -121,6 +121,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn completes_names_and_attributes_of_natives() {
+        crate::with_big_stack(|| {
+            let interp = Interpreter::new(crate::Options::default());
+            let src = "import tensorflow as tf\ns = tf.distribute.MirroredStrategy()\n";
+            interp
+                .run_source(crate::SourceFile::new("t.dist", src))
+                .unwrap();
+            assert!(interp.complete("s.ru").contains(&"run".to_string()));
+            assert!(interp
+                .complete("s.experimental_l")
+                .contains(&"experimental_local_results".to_string()));
+            assert_eq!(interp.complete("tf.distribute.Mirr"), ["MirroredStrategy"]);
+            assert!(interp.complete("pri").contains(&"print".to_string()));
+            assert!(interp.complete("hel").contains(&"help".to_string()));
+        });
+    }
+
+    #[test]
     fn colours_only_what_it_knows() {
         assert_eq!(
             colorize("if x: 'a' # c"),

@@ -8,6 +8,7 @@
 
 pub mod commands;
 pub mod helper;
+pub mod show;
 pub mod tokens;
 pub mod validator;
 
@@ -85,6 +86,18 @@ impl Session {
         !self.chunker.is_empty()
     }
 
+    /// The prompt: `>>> ` (or `... ` while input is pending), after a
+    /// marker when a strategy's scope is open or being entered
+    /// (`[MirroredStrategy 2 replicas] >>> `).
+    pub fn prompt(&self) -> String {
+        let base = if self.pending() { "... " } else { ">>> " };
+        let interpreter = self.interpreter.borrow();
+        match show::scope_label(&interpreter, self.chunker.text()) {
+            Some(label) => format!("{label} {base}"),
+            None => base.to_string(),
+        }
+    }
+
     /// Drops pending input (Ctrl-C at the prompt).
     pub fn clear(&mut self) {
         self.chunker.clear();
@@ -122,7 +135,8 @@ impl Session {
     }
 
     /// Runs one complete input; an error is reported, never returned.
-    fn execute(&mut self, code: &str) {
+    /// Whether it ran without error.
+    fn execute(&mut self, code: &str) -> bool {
         let source = SourceFile::new(SOURCE_NAME, code);
         let result = {
             let interpreter = self.interpreter.borrow();
@@ -137,7 +151,9 @@ impl Session {
                 .err
                 .write_all(render(&diagnostic, self.color).as_bytes());
             let _ = self.err.flush();
+            return false;
         }
+        true
     }
 
     fn command(&mut self, command: MetaCommand) -> Flow {
@@ -172,9 +188,38 @@ impl Session {
                     "runtime reset with {n} virtual {gpus}: every name is forgotten"
                 ));
             }
-            MetaCommand::Show(expr) => self.execute(&format!("{expr}\n")),
+            MetaCommand::Show(expr) => self.show(&expr),
         }
         Flow::Continue
+    }
+
+    /// `:show EXPR`: evaluates EXPR (through a hidden global, so errors read
+    /// as for any input) and prints its table.
+    fn show(&mut self, expr: &str) {
+        const SLOT: &str = "__show__";
+        if !self.execute(&format!("{SLOT} = ({expr})\n")) {
+            return;
+        }
+        let interpreter = self.interpreter.clone();
+        let value = interpreter.borrow().global(SLOT);
+        let text = value.map(|v| interpreter.borrow().with_vm(|vm| show::show(vm, &v)));
+        self.execute(&format!("del {SLOT}\n"));
+        match text {
+            Some(Ok(text)) => {
+                let mut out = self.out.borrow_mut();
+                let _ = out.write_all(text.as_bytes());
+                let _ = out.flush();
+            }
+            Some(Err(e)) => {
+                let text = interpreter.borrow().with_vm(|vm| {
+                    vm.str(e.value())
+                        .map(|m| format!("{}: {m}", e.value().type_name()))
+                        .unwrap_or_default()
+                });
+                self.error_line(&text);
+            }
+            None => {}
+        }
     }
 
     fn say(&self, text: &str) {
@@ -248,8 +293,8 @@ fn interactive(mut session: Session) -> i32 {
     ));
     let mut status = 0;
     'read: loop {
-        let prompt = if session.pending() { "... " } else { ">>> " };
-        match editor.readline(prompt) {
+        let prompt = session.prompt();
+        match editor.readline(&prompt) {
             Ok(text) => {
                 if !text.trim().is_empty() {
                     let _ = editor.add_history_entry(text.as_str());
@@ -351,6 +396,28 @@ mod tests {
         assert!(s.pending());
         s.clear();
         assert!(!s.pending());
+    }
+
+    #[test]
+    fn prompt_marks_an_open_strategy_scope() {
+        let (mut s, _, err) = session();
+        assert_eq!(s.prompt(), ">>> ");
+        s.feed_line("import tensorflow as tf");
+        s.feed_line("st = tf.distribute.MirroredStrategy()");
+        s.feed_line("with st.scope():");
+        assert_eq!(s.prompt(), "[MirroredStrategy 1 replica] ... ");
+        s.feed_line("    v = tf.Variable(1.0)");
+        s.feed_line("");
+        assert_eq!(s.prompt(), ">>> ");
+        // A scope that stays open between inputs.
+        s.feed_line("tf.distribute.experimental_set_strategy(st)");
+        assert_eq!(s.prompt(), "[MirroredStrategy 1 replica] >>> ");
+        s.feed_line("tf.distribute.experimental_set_strategy(None)");
+        assert_eq!(s.prompt(), ">>> ");
+        // Not a strategy: no marker.
+        s.feed_line("with open_thing.scope():");
+        assert_eq!(s.prompt(), "... ");
+        assert_eq!(err.text(), "");
     }
 
     #[test]

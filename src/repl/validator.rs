@@ -27,6 +27,11 @@ impl Chunker {
         Chunker::default()
     }
 
+    /// The input gathered so far.
+    pub fn text(&self) -> &str {
+        &self.buf
+    }
+
     /// Whether nothing is pending (the prompt is `>>> `, not `... `).
     pub fn is_empty(&self) -> bool {
         self.buf.is_empty()

@@ -103,6 +103,71 @@ impl fmt::Display for Device {
     }
 }
 
+/// Where a script's GPUs live (`--gpu-backend`, or `DIST_GPU_BACKEND`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GpuBackend {
+    /// Real GPUs the driver reports are `GPU:0..R-1` (CUDA); the
+    /// `--virtual-gpus N` follow as `GPU:R..R+N-1` in host memory.
+    #[default]
+    Auto,
+    /// Only the `--virtual-gpus N`, in host memory; real GPUs are ignored.
+    Host,
+    /// The `--virtual-gpus N` live on the real cards (`GPU:k` on card
+    /// `k % R`), so a script written for N GPUs runs on the hardware there is.
+    Cuda,
+}
+
+impl GpuBackend {
+    /// Parses `auto`, `host` or `cuda`.
+    pub fn parse(text: &str) -> Option<GpuBackend> {
+        match text {
+            "auto" => Some(GpuBackend::Auto),
+            "host" => Some(GpuBackend::Host),
+            "cuda" => Some(GpuBackend::Cuda),
+            _ => None,
+        }
+    }
+
+    /// The flag value naming this policy.
+    pub fn name(self) -> &'static str {
+        match self {
+            GpuBackend::Auto => "auto",
+            GpuBackend::Host => "host",
+            GpuBackend::Cuda => "cuda",
+        }
+    }
+
+    /// The GPUs a script sees under this policy with `virtual_gpus` asked
+    /// for, in index order. Probes the driver (once per process) only when
+    /// the policy can use real GPUs.
+    pub fn gpus(self, virtual_gpus: u32) -> Vec<Device> {
+        match self {
+            GpuBackend::Host => (0..virtual_gpus).map(Device::virtual_gpu).collect(),
+            GpuBackend::Cuda => (0..virtual_gpus).map(Device::cuda_gpu).collect(),
+            GpuBackend::Auto => {
+                let real = super::backend::cuda::gpu_count() as u32;
+                (0..real)
+                    .map(Device::cuda_gpu)
+                    .chain((real..real + virtual_gpus).map(Device::virtual_gpu))
+                    .collect()
+            }
+        }
+    }
+
+    /// `Err` with the reason when this policy cannot work on this machine
+    /// (`cuda` without a driver or GPU).
+    pub fn check(self) -> std::result::Result<(), String> {
+        if self != GpuBackend::Cuda {
+            return Ok(());
+        }
+        match super::backend::cuda::gpus() {
+            Ok([]) => Err("--gpu-backend=cuda: the CUDA driver reports no GPU".into()),
+            Ok(_) => Ok(()),
+            Err(why) => Err(format!("--gpu-backend=cuda: {why}")),
+        }
+    }
+}
+
 /// A parsed, possibly partial device string, like `tf.DeviceSpec`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DeviceSpec {

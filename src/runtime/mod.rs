@@ -5,6 +5,7 @@
 //! The `tf` and `np` modules of the language are thin wrappers over it.
 
 pub mod backend;
+pub mod collective;
 pub mod device;
 pub mod dtype;
 pub mod error;
@@ -13,11 +14,13 @@ pub mod format;
 pub mod literal;
 pub mod op;
 pub mod ops;
+mod pool;
 pub mod shape;
 pub mod storage;
 pub mod tensor;
+pub mod trace;
 
-pub use device::{Device, DeviceKind, DeviceSpec};
+pub use device::{Device, DeviceKind, DeviceSpec, GpuBackend};
 pub use dtype::{DType, Scalar};
 pub use error::{Error, ErrorKind, Result};
 pub use f16::F16;

@@ -172,14 +172,19 @@ impl HostData {
 }
 
 /// A `Vec` with room for `n` elements, or `ResourceExhausted` instead of an abort.
-pub fn try_vec<T>(n: usize) -> Result<Vec<T>> {
+pub fn try_vec<T: Send + 'static>(n: usize) -> Result<Vec<T>> {
+    if let Some(v) = super::pool::take(n) {
+        return Ok(v);
+    }
     let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| {
-        Error::new(
+    if v.try_reserve_exact(n).is_err() && (!super::pool::clear() || v.try_reserve_exact(n).is_err())
+    {
+        return Err(Error::new(
             ErrorKind::ResourceExhausted,
             format!("OOM when allocating a buffer of {n} elements"),
-        )
-    })?;
+        ));
+    }
+    super::pool::advise_huge(&v);
     Ok(v)
 }
 
@@ -205,7 +210,7 @@ pub fn tune_allocator() {
 }
 
 /// `n` copies of `x`, allocated fallibly.
-pub fn filled<T: Clone>(n: usize, x: T) -> Result<Vec<T>> {
+pub fn filled<T: Clone + Send + 'static>(n: usize, x: T) -> Result<Vec<T>> {
     let mut v = try_vec(n)?;
     v.resize(n, x);
     Ok(v)
@@ -255,12 +260,14 @@ elem!(F16, F16, DType::Float16);
 elem!(f32, F32, DType::Float32);
 elem!(f64, F64, DType::Float64);
 
-/// Where a tensor's elements live. Host memory today; a CUDA variant slots in
-/// beside it, and every op reaches its kernels through [`Storage::backend`].
+/// Where a tensor's elements live: host memory or a CUDA card. Every op
+/// reaches its kernels through [`Storage::backend`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum Storage {
     /// Host memory (CPU and virtual GPUs).
     Host(HostData),
+    /// Device memory of a real GPU (uninhabited in builds without CUDA).
+    Cuda(backend::cuda::CudaStorage),
 }
 
 impl Storage {
@@ -268,6 +275,7 @@ impl Storage {
     pub fn backend(&self) -> &'static dyn Backend {
         match self {
             Storage::Host(_) => &backend::cpu::CPU,
+            Storage::Cuda(_) => &backend::cuda::CUDA,
         }
     }
 
@@ -275,6 +283,7 @@ impl Storage {
     pub fn dtype(&self) -> DType {
         match self {
             Storage::Host(h) => h.dtype(),
+            Storage::Cuda(c) => c.dtype(),
         }
     }
 
@@ -282,6 +291,7 @@ impl Storage {
     pub fn len(&self) -> usize {
         match self {
             Storage::Host(h) => h.len(),
+            Storage::Cuda(c) => c.len(),
         }
     }
 
@@ -290,17 +300,27 @@ impl Storage {
         self.len() == 0
     }
 
-    /// The host buffer, when the storage is in host memory.
+    /// The elements in host memory: the buffer itself, or for device memory
+    /// its host copy, made on the first call and kept (the one place data
+    /// crosses to the host: printing, `.numpy()`, Python scalars, CPU ops).
+    /// `None` only when that copy fails.
     pub fn host(&self) -> Option<&HostData> {
         match self {
             Storage::Host(h) => Some(h),
+            Storage::Cuda(c) => c.host(),
         }
     }
 
-    /// Mutable host buffer (for copy-on-write element assignment).
+    /// Mutable host buffer (for copy-on-write element assignment). Device
+    /// memory moves to the host first: the tensor keeps its device, and its
+    /// later ops run on the host copy.
     pub fn host_mut(&mut self) -> Option<&mut HostData> {
+        if let Storage::Cuda(c) = self {
+            *self = Storage::Host(c.to_host().ok()?);
+        }
         match self {
             Storage::Host(h) => Some(h),
+            Storage::Cuda(_) => None,
         }
     }
 }

@@ -34,6 +34,16 @@ pub struct TensorInner {
     pub(crate) device: Device,
 }
 
+impl Drop for TensorInner {
+    fn drop(&mut self) {
+        match &mut self.storage {
+            Storage::Host(data) => super::pool::recycle(data),
+            // device memory goes back to the card's pool when its buffer drops
+            Storage::Cuda(_) => {}
+        }
+    }
+}
+
 impl Tensor {
     /// A tensor from a host buffer; `ValueError`-free internal constructor that
     /// checks the element count matches the shape.
@@ -45,12 +55,14 @@ impl Tensor {
                 shape
             )));
         }
-        Ok(Tensor::from_parts(
-            data.dtype(),
-            shape,
-            Storage::Host(data),
-            device,
-        ))
+        let storage = Storage::Host(data);
+        // a CUDA GPU holds its tensors in device memory from the start
+        let storage = if device.is_host() {
+            storage
+        } else {
+            super::backend::cuda::place(&storage, device)?
+        };
+        Ok(Tensor::from_parts(storage.dtype(), shape, storage, device))
     }
 
     /// A tensor from a storage known to match `shape` (used by kernels).
@@ -215,22 +227,26 @@ impl Tensor {
         ))
     }
 
-    /// The same tensor recorded on another host device (CPU ↔ virtual GPU);
-    /// the buffer is copied, as TensorFlow's `identity` across devices does.
+    /// The same tensor on another device. Between host devices (CPU ↔
+    /// virtual GPU) the buffer is shared, as TensorFlow's `identity` across
+    /// devices copies it; to or from a CUDA GPU the elements are copied
+    /// (string tensors stay in host memory on every device, as in TensorFlow).
     pub fn to_device(&self, device: Device) -> Result<Tensor> {
         if device == self.device() {
             return Ok(self.clone());
         }
-        if !device.is_host() {
-            return Err(Error::unimplemented(format!(
-                "device {} is not available in this build",
-                device.full_name()
-            )));
-        }
+        let storage = if device.is_host() {
+            match &self.0.storage {
+                Storage::Host(_) => self.0.storage.clone(),
+                cuda => Storage::Host(cuda.backend().to_host(cuda)?),
+            }
+        } else {
+            super::backend::cuda::place(&self.0.storage, device)?
+        };
         Ok(Tensor::from_parts(
             self.dtype(),
             self.shape().clone(),
-            self.0.storage.clone(),
+            storage,
             device,
         ))
     }

@@ -9,6 +9,7 @@ pub mod error;
 pub mod fmtfloat;
 pub mod fmtspec;
 pub mod format;
+pub mod namehash;
 pub mod native;
 pub mod object;
 pub mod percent;
@@ -23,6 +24,7 @@ pub mod value;
 pub use convert::FromValue;
 pub use dict::{Dict, Key};
 pub use error::{ExcType, PyErr, PyResult, TraceEntry};
+pub use namehash::Namespace;
 pub use native::{NativeObject, Vm};
 pub use object::{
     BoundMethod, CellRef, Class, ClassKind, Function, Instance, NativeFn, NativeFunction,

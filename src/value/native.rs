@@ -86,20 +86,21 @@ pub trait Vm {
 /// A type map for the state that layers above `value` keep in the interpreter.
 #[derive(Default)]
 pub struct State {
-    slots: std::cell::RefCell<Vec<Rc<dyn Any>>>,
+    slots: std::cell::RefCell<Vec<(std::any::TypeId, Rc<dyn Any>)>>,
 }
 
 impl State {
     /// The state of type `T`, created with `Default` on first use.
     pub fn get<T: Any + Default>(&self) -> Rc<T> {
+        let id = std::any::TypeId::of::<T>();
         let mut slots = self.slots.borrow_mut();
-        for s in slots.iter() {
+        if let Some((_, s)) = slots.iter().find(|(k, _)| *k == id) {
             if let Ok(t) = s.clone().downcast::<T>() {
                 return t;
             }
         }
         let t = Rc::new(T::default());
-        slots.push(t.clone());
+        slots.push((id, t.clone()));
         t
     }
 

@@ -5,8 +5,6 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use indexmap::IndexMap;
-
 use super::error::{ExcType, PyResult};
 use super::native::Vm;
 use super::signature::{Args, Signature};
@@ -38,7 +36,7 @@ pub struct Class {
     /// The base class (single inheritance), None only for `object`.
     pub base: Option<Rc<Class>>,
     /// The class namespace: methods, class attributes.
-    pub dict: RefCell<IndexMap<Rc<str>, Value>>,
+    pub dict: RefCell<crate::value::Namespace>,
     /// What the class is underneath.
     pub kind: ClassKind,
 }
@@ -56,7 +54,7 @@ impl Class {
             qualname: name.into(),
             module: module.into(),
             base,
-            dict: RefCell::new(IndexMap::new()),
+            dict: RefCell::new(Default::default()),
             kind,
         })
     }
@@ -132,7 +130,7 @@ pub struct Instance {
     /// Its class.
     pub class: Rc<Class>,
     /// Instance attributes.
-    pub dict: RefCell<IndexMap<Rc<str>, Value>>,
+    pub dict: RefCell<crate::value::Namespace>,
 }
 
 impl Instance {
@@ -140,7 +138,7 @@ impl Instance {
     pub fn new(class: Rc<Class>) -> Instance {
         Instance {
             class,
-            dict: RefCell::new(IndexMap::new()),
+            dict: RefCell::new(Default::default()),
         }
     }
 
@@ -169,7 +167,7 @@ pub struct Function {
     /// Captured cells of free variables, in `Scope::free` order.
     pub closure: Vec<CellRef>,
     /// `__dict__` (function attributes; also `__wrapped__` etc.).
-    pub dict: RefCell<IndexMap<Rc<str>, Value>>,
+    pub dict: RefCell<crate::value::Namespace>,
     /// The class whose body defined this function (for zero-argument `super()`).
     pub class_cell: RefCell<Option<std::rc::Weak<Class>>>,
 }

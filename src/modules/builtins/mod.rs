@@ -4,6 +4,7 @@
 //! (`super`, `__build_class__`, `globals`, `locals`, and `vars()`/`dir()`
 //! without an argument).
 
+pub mod help;
 mod numeric;
 mod objects;
 mod seq;
@@ -117,6 +118,11 @@ const CORE: &[Entry] = &[
     ),
     ("hash(obj, /)", hash, "The hash of a hashable object."),
     ("id(obj, /)", id, "A number unique to the object while it lives."),
+    (
+        "help(*args)",
+        help::help,
+        "Prints the documentation of an object: `help(tf.distribute.MirroredStrategy)`.",
+    ),
 ];
 
 fn sep_text(v: &Value, what: &str, default: &str) -> PyResult<String> {

@@ -221,10 +221,10 @@ pub fn operand(
     match (v, dtype) {
         (Value::Tensor(t), _) => return Ok(t.clone()),
         (Value::Int(i), d) if d.is_numeric() && d != DType::Bool => {
-            return Tensor::fill(&[], &Scalar::Int(*i), d, device).map_err(runtime_err)
+            return scalar_constant(ScalarKey::Int(*i), d, device)
         }
         (Value::Float(f), d) if d.is_floating() => {
-            return Tensor::fill(&[], &Scalar::Float(*f), d, device).map_err(runtime_err)
+            return scalar_constant(ScalarKey::Float(f.to_bits()), d, device)
         }
         _ => {}
     }
@@ -235,6 +235,50 @@ pub fn operand(
         }
         Err(e) => Err(e),
     }
+}
+
+/// A Python number as converted to a scalar tensor, the cache's key.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ScalarKey {
+    Int(i64),
+    /// The float's bits (so `-0.0` and `0.0`, and NaNs, stay apart).
+    Float(u64),
+}
+
+thread_local! {
+    /// The last few Python scalars converted next to a tensor. Tensors are
+    /// immutable, so sharing one is unobservable; a loop like `x = x + 1`
+    /// then converts `1` once instead of on every iteration (TensorFlow's
+    /// eager runtime keeps a scalar cache for the same reason).
+    static SCALARS: std::cell::RefCell<Vec<(ScalarKey, DType, Device, Tensor)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The scalar tensor for `key` with `dtype` on `device`, from the cache.
+fn scalar_constant(key: ScalarKey, dtype: DType, device: Device) -> PyResult<Tensor> {
+    const SIZE: usize = 8;
+    let hit = SCALARS.with(|c| {
+        c.borrow()
+            .iter()
+            .find(|(k, d, dev, _)| *k == key && *d == dtype && *dev == device)
+            .map(|e| e.3.clone())
+    });
+    if let Some(t) = hit {
+        return Ok(t);
+    }
+    let value = match key {
+        ScalarKey::Int(i) => Scalar::Int(i),
+        ScalarKey::Float(bits) => Scalar::Float(f64::from_bits(bits)),
+    };
+    let t = Tensor::fill(&[], &value, dtype, device).map_err(runtime_err)?;
+    SCALARS.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() == SIZE {
+            c.remove(0);
+        }
+        c.push((key, dtype, device, t.clone()));
+    });
+    Ok(t)
 }
 
 /// A dtype argument: a `tf.DType`, a name (`"float32"`), a numpy type
@@ -427,6 +471,7 @@ pub fn tv(vm: &dyn Vm, r: runtime::Result<Tensor>) -> PyResult<Value> {
 /// An op's result moved to the device the op runs on (see [`tv`]).
 pub fn placed(vm: &dyn Vm, r: runtime::Result<Tensor>) -> PyResult<Tensor> {
     let t = r.map_err(runtime_err)?;
-    t.to_device(crate::distribute::current_device(vm))
-        .map_err(runtime_err)
+    let device = crate::distribute::current_device(vm);
+    crate::runtime::trace::placed_on(device);
+    t.to_device(device).map_err(runtime_err)
 }

@@ -5,6 +5,12 @@
 //! compute on buffers whose shapes the caller already checked.
 
 pub mod cpu;
+#[cfg(feature = "cuda")]
+pub mod cuda;
+#[cfg(not(feature = "cuda"))]
+#[path = "cuda_stub.rs"]
+pub mod cuda;
+pub mod kernels;
 
 use super::dtype::DType;
 use super::error::Result;

@@ -77,6 +77,7 @@ fn run_binary(op: BinaryOp, sem: Semantics, a: &Tensor, b: &Tensor, out: Shape) 
 /// A TensorFlow binary op (`AddV2`, `Mul`, `Less`…): both inputs must have
 /// the same dtype; shapes broadcast.
 pub fn binary(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let _trace = crate::runtime::trace::op(op.name(), a.device());
     let name = op.name();
     if op.is_logical() {
         if a.dtype() != DType::Bool {
@@ -178,6 +179,7 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// (`promote_types`; the language layer applies NEP 50 for Python
 /// scalars), integer division by zero gives 0, `/` of ints is float64.
 pub fn np_binary(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let _trace = crate::runtime::trace::op(op.name(), a.device());
     let mut common = promote_types(a.dtype(), b.dtype())?;
     if op == BinaryOp::RealDiv && !common.is_floating() {
         common = DType::Float64;
@@ -209,6 +211,7 @@ pub fn np_binary(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
 
 /// A TensorFlow unary op (`Neg`, `Sqrt`, `LogicalNot`…).
 pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
+    let _trace = crate::runtime::trace::op(op.name(), x.device());
     let d = x.dtype();
     if op == UnaryOp::LogicalNot {
         if d != DType::Bool {
@@ -239,6 +242,7 @@ pub fn cast(x: &Tensor, to: DType) -> Result<Tensor> {
     if x.dtype() == to {
         return Ok(x.clone());
     }
+    let _trace = crate::runtime::trace::op("Cast", x.device());
     if (x.dtype() == DType::String) != (to == DType::String) {
         return Err(Error::kernel(
             ErrorKind::Unimplemented,

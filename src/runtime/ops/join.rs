@@ -11,6 +11,10 @@ use crate::runtime::tensor::Tensor;
 
 /// `tf.concat(values, axis)`.
 pub fn concat(ts: &[Tensor], axis: i64) -> Result<Tensor> {
+    let _trace = crate::runtime::trace::op(
+        "ConcatV2",
+        ts.first().map_or_else(Default::default, Tensor::device),
+    );
     let first = ts.first().ok_or_else(|| {
         Error::value_error(
             "List argument 'values' to 'ConcatV2' Op with length 0 shorter than minimum length 2.",
@@ -111,6 +115,10 @@ pub fn stack(ts: &[Tensor], axis: i64) -> Result<Tensor> {
 /// automatic packing of a list of tensors).
 pub fn stack_named(ts: &[Tensor], axis: i64, name: &str) -> Result<Tensor> {
     let suffix = format!(" name: {name}");
+    let _trace = crate::runtime::trace::op(
+        "Pack",
+        ts.first().map_or_else(Default::default, Tensor::device),
+    );
     let first = ts.first().ok_or_else(|| {
         Error::value_error(
             "List argument 'values' to 'Pack' Op with length 0 shorter than minimum length 1.",

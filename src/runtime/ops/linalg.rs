@@ -18,6 +18,7 @@ fn swap_last(x: &Tensor) -> Result<Tensor> {
 
 /// `tf.matmul(a, b, transpose_a, transpose_b)`.
 pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Result<Tensor> {
+    let _trace = crate::runtime::trace::op("MatMul", a.device());
     let batched = a.rank() > 2 || b.rank() > 2;
     // TensorFlow runs float matmuls through its MKL kernels (node names
     // `__Mkl…`) and integer ones through the plain kernel, whose rank check

@@ -84,6 +84,7 @@ fn run(op: ReduceOp, sem: Semantics, x: &Tensor, mask: &[bool], keepdims: bool) 
 
 /// `tf.reduce_*(x, axis, keepdims)`; `axes` None reduces every axis.
 pub fn reduce(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    let _trace = crate::runtime::trace::op(op.name(), x.device());
     let d = x.dtype();
     match op {
         ReduceOp::Any | ReduceOp::All if d != DType::Bool => {
@@ -101,6 +102,7 @@ pub fn reduce(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) ->
 /// bools sum in int64, means of ints are float64, and max/min of an empty
 /// selection is an error.
 pub fn np_reduce(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    let _trace = crate::runtime::trace::op(op.name(), x.device());
     let d = x.dtype();
     if d == DType::String {
         return Err(Error::type_error(format!(
@@ -138,6 +140,7 @@ pub fn np_reduce(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool)
 /// `tf.argmax`/`tf.argmin` along `axis` (int64 result); numpy callers
 /// flatten first for `axis=None`.
 pub fn arg_reduce(op: ArgOp, x: &Tensor, axis: i64, sem: Semantics) -> Result<Tensor> {
+    let _trace = crate::runtime::trace::op(op.name(), x.device());
     let r = x.rank() as i64;
     if axis < -r || axis >= r {
         return Err(match sem {

@@ -19,6 +19,7 @@ pub(crate) fn take(x: &Tensor, idx: &[usize], shape: Shape) -> Result<Tensor> {
 
 /// `tf.reshape` / `ndarray.reshape`: one dim may be -1.
 pub fn reshape(x: &Tensor, dims: &[i64], sem: Semantics) -> Result<Tensor> {
+    let _trace = crate::runtime::trace::op("Reshape", x.device());
     let n = x.numel();
     let fail = |msg: String| match sem {
         Semantics::Tf => Error::kernel(
@@ -235,6 +236,7 @@ pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
 
 /// `tf.gather(x, indices, axis)`: `indices` must be int32 or int64.
 pub fn gather(x: &Tensor, indices: &Tensor, axis: i64) -> Result<Tensor> {
+    let _trace = crate::runtime::trace::op("GatherV2", x.device());
     let dev = x.device();
     let fail = |m: String| {
         Error::kernel(

@@ -61,7 +61,7 @@ where
 /// writing the output once.
 pub fn sum_n<T>(parts: &[&[T]]) -> Result<Vec<T>>
 where
-    T: Copy + Default + Send + Sync + Add<Output = T>,
+    T: Copy + Default + Send + Sync + Add<Output = T> + 'static,
 {
     let Some(first) = parts.first() else {
         return Err(Error::internal("sum of no buffers"));
@@ -97,7 +97,7 @@ where
 
 /// The parts one after the other, in one allocation; large parts are copied
 /// by all cores.
-pub fn concat<T: Clone + Send + Sync>(parts: &[&[T]]) -> Result<Vec<T>> {
+pub fn concat<T: Clone + Send + Sync + 'static>(parts: &[&[T]]) -> Result<Vec<T>> {
     let total: usize = parts.iter().map(|p| p.len()).sum();
     let mut out = try_vec(total)?;
     for p in parts {

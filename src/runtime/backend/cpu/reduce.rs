@@ -17,7 +17,7 @@ use crate::runtime::storage::{try_vec, HostData};
 
 /// Permutes `x` so the masked axes come last (borrowing when they already
 /// are); returns (buffer, outer, inner).
-fn move_reduced_last<'a, T: Copy>(
+fn move_reduced_last<'a, T: Copy + Send + 'static>(
     x: &'a [T],
     dims: &[usize],
     mask: &[bool],
@@ -125,7 +125,7 @@ pub fn pairwise<T: Num>(a: &[T]) -> T {
     }
 }
 
-fn reduce_runs<T: Copy + Send + Sync, O: Send>(
+fn reduce_runs<T: Copy + Send + Sync, O: Send + 'static>(
     buf: &[T],
     outer: usize,
     inner: usize,

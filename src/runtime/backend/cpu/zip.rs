@@ -15,7 +15,10 @@ pub const PAR_MIN: usize = 32 * 1024;
 const PAR_CHUNK: usize = 8 * 1024;
 
 /// `f(x)` over every element.
-pub fn map<A: Copy + Sync, O: Send>(a: &[A], f: impl Fn(A) -> O + Sync + Send) -> Result<Vec<O>> {
+pub fn map<A: Copy + Sync, O: Send + 'static>(
+    a: &[A],
+    f: impl Fn(A) -> O + Sync + Send,
+) -> Result<Vec<O>> {
     let mut out = try_vec(a.len())?;
     if a.len() >= PAR_MIN {
         out.par_extend(a.par_iter().with_min_len(PAR_CHUNK).map(|&x| f(x)));
@@ -49,7 +52,7 @@ pub fn zip<A, B, O>(
 where
     A: Copy + Sync,
     B: Copy + Sync,
-    O: Send + Copy + Default,
+    O: Send + Copy + Default + 'static,
 {
     let n: usize = out.iter().product();
     if a.len() == n && b.len() == n {
@@ -141,7 +144,7 @@ where
 }
 
 /// Gathers `x` broadcast from `shape` to `out` as a contiguous buffer.
-pub fn broadcast_to<T: Copy + Sync + Send + Default>(
+pub fn broadcast_to<T: Copy + Sync + Send + Default + 'static>(
     x: &[T],
     shape: &[usize],
     out: &[usize],
