@@ -9,8 +9,6 @@ use dist::cli::{self, Command, Flags, ScriptError, UsageError};
 use dist::SourceFile;
 
 fn main() -> ExitCode {
-    // before any thread starts: every thread shares the arena it tunes
-    dist::runtime::storage::tune_allocator();
     let mut args = Vec::new();
     for arg in std::env::args_os().skip(1) {
         match arg.into_string() {

@@ -188,27 +188,6 @@ pub fn try_vec<T: Send + 'static>(n: usize) -> Result<Vec<T>> {
     Ok(v)
 }
 
-/// Makes freed large buffers stay in the process heap, for the next tensor of
-/// that size to reuse. Why: glibc maps every block over 32 MiB afresh (and
-/// a thread's own arena maps anything over 64 MiB) and unmaps it on free,
-/// and the first writes to a fresh mapping fault and zero every 4 KiB page,
-/// which costs more than a streaming kernel's own work (a 64 MiB reduce or a
-/// 256 MiB gather spent over half its time there). One arena for every
-/// thread, no mmap for large blocks, and no trimming keep such buffers warm.
-/// The CLI calls this first thing, before it starts any thread; it changes
-/// allocator tuning only, never results.
-pub fn tune_allocator() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        // SAFETY: mallopt only changes allocator tuning parameters.
-        unsafe {
-            libc::mallopt(libc::M_ARENA_MAX, 1);
-            libc::mallopt(libc::M_MMAP_MAX, 0);
-            libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
-        }
-    }
-}
-
 /// `n` copies of `x`, allocated fallibly.
 pub fn filled<T: Clone + Send + 'static>(n: usize, x: T) -> Result<Vec<T>> {
     let mut v = try_vec(n)?;
