@@ -35,3 +35,13 @@ if [ "${1:-}" != "--no-tf" ]; then
     echo "== tensors: TensorFlow 2.21 + numpy (the oracle)"
     ../shared/oracle/tf scripts/bench/tensor_ops.dist
 fi
+
+# The Strategy runtime (4 virtual GPUs, from the script's `# dist:` line).
+echo
+echo "== strategy: dist"
+"$dist" run scripts/bench/strategy.dist
+if [ "${1:-}" != "--no-tf" ]; then
+    echo
+    echo "== strategy: TensorFlow 2.21 (the oracle)"
+    ../shared/oracle/tf scripts/bench/strategy.dist
+fi

@@ -57,6 +57,7 @@ fn spec(name: &str) -> (&'static str, Option<&'static str>) {
             Some("Variable"),
         ),
         "ReduceOp" => ("tensorflow.python.distribute.reduce_util", None),
+        "InputReplicationMode" => ("tensorflow.python.distribute.distribute_lib", None),
         "VariableAggregationV2" | "VariableAggregation" | "VariableSynchronization" => {
             ("tensorflow.python.ops.variables", None)
         }

@@ -11,6 +11,7 @@ pub mod devices;
 pub mod function;
 pub mod nest;
 pub mod reduce;
+pub mod renamed;
 pub mod replica_ctx;
 pub mod strategy;
 pub mod values;

@@ -4,6 +4,7 @@
 //! of `PerReplica` leaves ([`regroup`]), and zipping the replicas' structures
 //! leaf by leaf ([`zip_map`]) for collectives.
 
+use crate::modules::collections::NamedTuple;
 use crate::value::{Dict, ExcType, PyErr, PyResult, Value};
 
 use super::values::{components, per_replica};
@@ -45,6 +46,10 @@ pub fn map_leaves(v: &Value, f: &mut dyn FnMut(&Value) -> PyResult<Value>) -> Py
             }
             Value::dict(out)
         }
+        Value::Native(n) => match n.as_any().downcast_ref::<NamedTuple>() {
+            Some(nt) => nt.with_values(nt.values().iter().map(&mut *f).collect::<PyResult<_>>()?),
+            None => v.clone(),
+        },
         other => other.clone(),
     })
 }
@@ -56,6 +61,10 @@ pub fn contains_distributed(v: &Value) -> bool {
     }
     match v {
         Value::Tuple(t) => t.iter().any(contains_distributed),
+        Value::Native(n) => n
+            .as_any()
+            .downcast_ref::<NamedTuple>()
+            .is_some_and(|nt| nt.values().iter().any(contains_distributed)),
         Value::List(l) => l.borrow().iter().any(contains_distributed),
         Value::Dict(d) => d
             .borrow()
@@ -79,6 +88,22 @@ fn mismatch(what: &str) -> PyErr {
 /// distributed variable returned by every replica is returned itself.
 pub fn regroup(values: &[Value], always_wrap: bool) -> PyResult<Value> {
     let v0 = &values[0];
+    if let Some(nt0) = v0.downcast::<NamedTuple>() {
+        // a named tuple regroups field by field into the same type, as TF's nest
+        let n = nt0.values().len();
+        let mut out = Vec::with_capacity(n);
+        for k in 0..n {
+            let mut col = Vec::with_capacity(values.len());
+            for v in values {
+                match v.downcast::<NamedTuple>() {
+                    Some(nt) if nt.same_type(nt0) => col.push(nt.values()[k].clone()),
+                    _ => return Err(mismatch("named tuples")),
+                }
+            }
+            out.push(regroup(&col, always_wrap)?);
+        }
+        return Ok(nt0.with_values(out));
+    }
     match v0 {
         Value::List(l0) => {
             let n = l0.borrow().len();

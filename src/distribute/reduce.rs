@@ -168,7 +168,8 @@ fn card_sum(vm: &dyn Vm, parts: &[Value], dest: Device) -> PyResult<Option<Tenso
     }
 }
 
-/// The sum or mean of the replicas' tensors, computed on `dest`.
+/// The sum or mean of the replicas' tensors, computed on `dest` (one pass
+/// over all the replicas' buffers where shapes and dtypes agree).
 pub fn reduce_tensors(vm: &dyn Vm, op: Op, parts: &[Value], dest: Device) -> PyResult<Tensor> {
     let _trace = trace::collective(
         || format!("reduce {}", op.name()),
@@ -178,14 +179,12 @@ pub fn reduce_tensors(vm: &dyn Vm, op: Op, parts: &[Value], dest: Device) -> PyR
         true,
     );
     let mut acc: Option<Tensor> = card_sum(vm, parts, dest)?;
-    if acc.is_none() {
-        for p in parts {
-            let t = tensor_on(vm, p, dest)?;
-            acc = Some(match acc {
-                None => t,
-                Some(a) => ops::add(&a, &t).map_err(runtime_err)?,
-            });
-        }
+    if acc.is_none() && !parts.is_empty() {
+        let ts = parts
+            .iter()
+            .map(|p| tensor_on(vm, p, dest))
+            .collect::<PyResult<Vec<_>>>()?;
+        acc = Some(ops::add_n(&ts).map_err(runtime_err)?);
     }
     let sum = acc.ok_or_else(|| PyErr::new(ExcType::ValueError, "nothing to reduce"))?;
     match op {

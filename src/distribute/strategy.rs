@@ -141,8 +141,22 @@ impl NativeObject for ExtendedObj {
                 ))
             }
             "worker_devices" | "parameter_devices" => Some(device_names(&self.devices)),
+            // TensorFlow's TPU strategy is the only one that needs static shapes
+            "experimental_require_static_shapes" => Some(Value::Bool(false)),
             _ => bound(&extended_class(self.kind), this, name),
         })
+    }
+    fn dir(&self) -> Vec<String> {
+        let mut v = classes::names(&extended_class(self.kind));
+        v.extend(
+            [
+                "worker_devices",
+                "parameter_devices",
+                "experimental_require_static_shapes",
+            ]
+            .map(String::from),
+        );
+        v
     }
 }
 
@@ -367,11 +381,21 @@ fn run(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         return Err(PyErr::new(ExcType::TypeError, "kwargs must be a dict"));
     }
     let a = match args.get(2) {
-        Value::None => Value::tuple(Vec::new()),
         v @ (Value::Tuple(_) | Value::List(_)) => v.clone(),
-        v => Value::tuple(vm.collect(v)?),
+        v => return Err(args_not_sequence(vm, v)),
     };
     run_on_replicas(vm, args.get(0), args.get(1), &a, &kwargs)
+}
+
+/// TensorFlow's error for `run(fn, args=x)` with `x` not a list or tuple.
+#[cold]
+fn args_not_sequence(vm: &dyn Vm, v: &Value) -> PyErr {
+    let class = vm.repr(&vm.type_of(v)).unwrap_or_default();
+    PyErr::new(
+        ExcType::ValueError,
+        format!("positional args must be a list or tuple, got {class}"),
+    )
+    .help("args holds the positional arguments as a tuple: args=(x,) for one (mind the comma), args=(x, y) for two")
 }
 
 // ---- reduce ----
@@ -516,7 +540,7 @@ fn gather(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     }
 }
 
-fn local_results(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+pub(super) fn local_results(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let s = strategy_of(args.get(0))?;
     let v = args.get(1);
     if let Some(c) = components(v) {
@@ -560,7 +584,7 @@ fn distribute_dataset(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     super::dataset::distribute_dataset(vm, args.get(1), &s.devices)
 }
 
-fn distribute_from_function(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+pub(super) fn distribute_from_function(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let s = strategy_of(args.get(0))?;
     super::dataset::distribute_from_function(vm, args.get(1), &s.devices)
 }
@@ -751,6 +775,7 @@ fn strategy_methods(c: &Class, prefix: &str) {
         distribute_from_function,
         "One input pipeline per worker, built by `dataset_fn(InputContext)`.",
     );
+    super::renamed::deprecated_methods(c, prefix);
 }
 
 /// The class of a strategy kind.

@@ -7,8 +7,21 @@ use std::rc::Rc;
 
 use super::class::{bind_class_attr, PropertyObj};
 use super::Interp;
+use crate::distribute::renamed::attribute_help;
 use crate::modules::types::builtin_class;
 use crate::value::{Class, ClassKind, ExcType, PyErr, PyResult, Value, ValueType};
+
+/// The attributes of a `ReplicaContext`, reached for on the None that
+/// `tf.distribute.get_replica_context()` returns in a cross-replica context.
+const REPLICA_CONTEXT_ATTRS: &[&str] = &[
+    "all_reduce",
+    "all_gather",
+    "merge_call",
+    "replica_id_in_sync_group",
+    "num_replicas_in_sync",
+    "strategy",
+    "devices",
+];
 
 impl Interp {
     /// The class of any value (`type(v)`).
@@ -251,8 +264,11 @@ impl Interp {
 
     #[cold]
     fn attribute_error(&self, v: &Value, name: &str) -> PyErr {
-        let msg = match v {
-            Value::Class(c) => format!("type object '{}' has no attribute '{}'", c.name, name),
+        let (msg, owner) = match v {
+            Value::Class(c) => (
+                format!("type object '{}' has no attribute '{}'", c.name, name),
+                String::new(),
+            ),
             Value::Native(n) if n.type_name() == "module" => {
                 let mname = n.getattr(v, "__name__", self).ok().flatten();
                 let mname = match mname {
@@ -262,11 +278,28 @@ impl Interp {
                 if let Some(e) = crate::modules::tf_api::not_implemented(&mname, name) {
                     return e;
                 }
-                format!("module '{}' has no attribute '{}'", mname, name)
+                (
+                    format!("module '{}' has no attribute '{}'", mname, name),
+                    mname,
+                )
             }
-            _ => format!("'{}' object has no attribute '{}'", v.type_name(), name),
+            _ => (
+                format!("'{}' object has no attribute '{}'", v.type_name(), name),
+                v.type_name().to_string(),
+            ),
         };
-        let err = PyErr::new(ExcType::AttributeError, msg);
+        let mut err = PyErr::new(ExcType::AttributeError, msg);
+        if let Some(help) = attribute_help(&owner, name) {
+            // the help names the replacement; a "Did you mean" guess would only compete with it
+            return err.help(help);
+        }
+        if matches!(v, Value::None) && REPLICA_CONTEXT_ATTRS.contains(&name) {
+            err = err.help(
+                "tf.distribute.get_replica_context() returns None in a cross-replica context \
+                 (inside strategy.scope(), outside strategy.run): call this in the function \
+                 given to strategy.run, or use strategy.reduce / strategy.gather here",
+            );
+        }
         if let Value::Instance(inst) = err.value() {
             inst.set_attr("name", Value::str(name));
             inst.set_attr("obj", v.clone());

@@ -278,9 +278,14 @@ fn store_param(frame: &mut Frame, slot: Slot, v: Value) {
 
 #[cold]
 fn not_callable(v: &Value) -> PyErr {
+    // CPython names a type by its full `tp_name`, which for tensors is dotted
+    let name = match v {
+        Value::Tensor(_) => crate::modules::tensor_hooks::EAGER_NAME.to_string(),
+        other => other.type_name(),
+    };
     PyErr::new(
         ExcType::TypeError,
-        format!("'{}' object is not callable", v.type_name()),
+        format!("'{name}' object is not callable"),
     )
 }
 

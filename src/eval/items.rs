@@ -185,10 +185,13 @@ impl Interp {
                 inst.class.lookup("__exit__"),
             ) {
                 (Some(enter), Some(_)) => self.call_value(&enter, vec![mgr.clone()], Vec::new()),
-                _ => Err(not_context_manager(mgr)),
+                _ => Err(self.not_context_manager(mgr)),
             },
-            Value::Native(n) => n.enter(mgr, self)?.ok_or_else(|| not_context_manager(mgr)),
-            _ => Err(not_context_manager(mgr)),
+            Value::Native(n) => match n.enter(mgr, self)? {
+                Some(v) => Ok(v),
+                None => Err(self.not_context_manager(mgr)),
+            },
+            _ => Err(self.not_context_manager(mgr)),
         }
     }
 
@@ -358,13 +361,21 @@ fn no_item_assignment(v: &Value) -> PyErr {
     )
 }
 
-#[cold]
-fn not_context_manager(v: &Value) -> PyErr {
-    PyErr::new(
-        ExcType::TypeError,
-        format!(
-            "'{}' object does not support the context manager protocol",
-            v.type_name()
-        ),
-    )
+impl Interp {
+    /// Python's error for `with x:` on a non-context manager; when `x` has a
+    /// `scope()` (a strategy), the help says to enter that instead.
+    #[cold]
+    fn not_context_manager(&self, v: &Value) -> PyErr {
+        let err = PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "'{}' object does not support the context manager protocol",
+                v.type_name()
+            ),
+        );
+        match self.lookup_attribute(v, "scope") {
+            Ok(Some(_)) => err.help("enter its scope instead: with strategy.scope():"),
+            _ => err,
+        }
+    }
 }

@@ -25,7 +25,14 @@ pub const STACK_MARGIN: usize = 1 << 20;
 
 type ReplicaYielder = Yielder<PyResult<Value>, Value>;
 
+/// Replica stacks kept for the next `run_replicas` on this thread.
+const STACK_POOL: usize = 16;
+
 thread_local! {
+    /// Stacks of finished replica coroutines, reused by the next run: mapping
+    /// and unmapping a fresh 64 MiB stack per replica per step cost more than
+    /// a small train step itself.
+    static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
     /// The yielder of the replica coroutine that is running now (null outside).
     static CURRENT: Cell<*const ReplicaYielder> = const { Cell::new(std::ptr::null()) };
     /// Index of the running replica.
@@ -67,8 +74,12 @@ impl Interp {
         let limits: Vec<Cell<usize>> = (0..n).map(|_| Cell::new(0)).collect();
         let mut coroutines = Vec::with_capacity(n);
         for (i, limit) in limits.iter().enumerate() {
-            let stack = DefaultStack::new(REPLICA_STACK)
-                .map_err(|_| PyErr::new(ExcType::MemoryError, "cannot allocate a replica stack"))?;
+            let stack = match STACKS.with(|p| p.borrow_mut().pop()) {
+                Some(s) => s,
+                None => DefaultStack::new(REPLICA_STACK).map_err(|_| {
+                    PyErr::new(ExcType::MemoryError, "cannot allocate a replica stack")
+                })?,
+            };
             let ys = yielders.clone();
             let interp_limit = &self.stack_limit;
             coroutines.push(ScopedCoroutine::with_stack(
@@ -158,8 +169,19 @@ impl Interp {
                 }
             }
         })();
-        // Dropping suspended coroutines unwinds their stacks.
-        drop(coroutines);
+        // Finished coroutines give their stacks back to the pool; dropping a
+        // suspended one unwinds its stack first.
+        for co in coroutines {
+            if co.done() {
+                let stack = co.into_stack();
+                STACKS.with(|p| {
+                    let mut pool = p.borrow_mut();
+                    if pool.len() < STACK_POOL {
+                        pool.push(stack);
+                    }
+                });
+            }
+        }
         result
     }
 

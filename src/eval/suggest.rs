@@ -94,6 +94,10 @@ pub fn closest(name: &str, candidates: &[String]) -> Option<String> {
 impl Interp {
     /// The ". Did you mean: 'x'?" suffix CPython's traceback adds, if any.
     pub fn suggestion(&self, err: &PyErr) -> Option<String> {
+        if !err.0.help.is_empty() {
+            // a help line already says what to use instead
+            return None;
+        }
         let Value::Instance(inst) = err.value() else {
             return None;
         };

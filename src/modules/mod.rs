@@ -1,8 +1,9 @@
 //! Natives under their Python names: `builtins`, `tf`, `np`, `os`, `json`,
-//! `math`, `time`. Registration and argument conversion only; the work lives
+//! `math`, `time`, `collections`. Registration and argument conversion only; the work lives
 //! in `runtime` and `distribute`.
 
 pub mod builtins;
+pub mod collections;
 pub mod json;
 pub mod math;
 pub mod math_int;
@@ -37,6 +38,7 @@ pub fn load(name: &str) -> Option<Value> {
             path
         }
         "json" => Some(json::module()),
+        "collections" => Some(collections::module()),
         "time" => Some(time::module()),
         "tensorflow" => Some(tf::module()),
         "numpy" => Some(np::module()),

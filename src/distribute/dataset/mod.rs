@@ -69,6 +69,10 @@ pub fn register_distribute_extras(d: &mut ModuleBuilder) {
         options::new_input_options,
         "Options for distributed datasets (accepted).",
     );
+    d.value(
+        "InputReplicationMode",
+        Value::Class(options::replication_mode_class()),
+    );
 }
 
 fn dtype_of(vm: &dyn Vm, v: &Value) -> PyResult<crate::runtime::DType> {

@@ -93,19 +93,74 @@ const INPUT_OPTION_NAMES: [&str; 4] = [
     "experimental_per_replica_buffer_size",
 ];
 
+/// A `tf.distribute.InputReplicationMode` member (`PER_WORKER`,
+/// `PER_REPLICA`).
+pub struct ReplicationMode(&'static str);
+
+impl NativeObject for ReplicationMode {
+    fn type_name(&self) -> &str {
+        "InputReplicationMode"
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn class(&self) -> Option<Rc<crate::value::Class>> {
+        Some(replication_mode_class())
+    }
+    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!("<InputReplicationMode.{0}: '{0}'>", self.0))
+    }
+    fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!("InputReplicationMode.{}", self.0))
+    }
+    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "name" | "value" => Some(Value::str(self.0)),
+            _ => None,
+        })
+    }
+    fn compare(
+        &self,
+        _this: &Value,
+        op: &str,
+        other: &Value,
+        _vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        let same = other
+            .downcast::<ReplicationMode>()
+            .is_some_and(|o| o.0 == self.0);
+        Ok(match op {
+            "==" => Some(Value::Bool(same)),
+            "!=" => Some(Value::Bool(!same)),
+            _ => None,
+        })
+    }
+}
+
+/// The `tf.distribute.InputReplicationMode` enum, with its two members.
+pub fn replication_mode_class() -> Rc<crate::value::Class> {
+    let c = crate::distribute::classes::class("InputReplicationMode");
+    if c.dict.borrow().get("PER_WORKER").is_none() {
+        c.set_attr("PER_WORKER", Value::native(ReplicationMode("PER_WORKER")));
+        c.set_attr("PER_REPLICA", Value::native(ReplicationMode("PER_REPLICA")));
+    }
+    c
+}
+
 /// `tf.distribute.InputOptions(...)`.
 pub fn new_input_options(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let fetch = match args.get(0) {
         Value::None => Value::Bool(!matches!(args.get(2), Value::Bool(true))),
         v => v.clone(),
     };
+    let mode = match args.get(1) {
+        Value::None => replication_mode_class()
+            .lookup("PER_WORKER")
+            .unwrap_or(Value::None),
+        v => v.clone(),
+    };
     Ok(Value::native(InputOptionsObj {
-        values: [
-            fetch,
-            args.get(1).clone(),
-            args.get(2).clone(),
-            args.get(3).clone(),
-        ],
+        values: [fetch, mode, args.get(2).clone(), args.get(3).clone()],
     }))
 }
 
@@ -121,13 +176,7 @@ impl NativeObject for InputOptionsObj {
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
         let mut parts = Vec::new();
         for (name, v) in INPUT_OPTION_NAMES.iter().zip(&self.values) {
-            let text = match v {
-                Value::None if *name == "experimental_replication_mode" => {
-                    "<InputReplicationMode.PER_WORKER: 'PER_WORKER'>".to_string()
-                }
-                v => vm.repr(v)?,
-            };
-            parts.push(format!("{name}={text}"));
+            parts.push(format!("{name}={}", vm.repr(v)?));
         }
         Ok(format!("InputOptions({})", parts.join(", ")))
     }

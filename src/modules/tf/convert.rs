@@ -118,11 +118,60 @@ pub fn to_tensor_on(
             };
         }
     }
+    if let Some(inferred) = first_tensor_dtype(v) {
+        let want = dtype.unwrap_or(inferred);
+        return autopack(vm, v, want, want != inferred, device);
+    }
     let Some(lit) = literal_of(v).or_else(|| numpy_literal(vm, v)) else {
         return Err(unsupported(vm, v));
     };
     let device = device.unwrap_or_else(|| crate::distribute::current_device(vm));
     tensor_from_literal(&lit, dtype, InferMode::Tf, device).map_err(runtime_err)
+}
+
+/// The dtype of the first tensor in a (nested) list or tuple, depth first;
+/// None when it holds no tensor.
+pub fn first_tensor_dtype(v: &Value) -> Option<DType> {
+    match v {
+        Value::Tensor(t) => Some(t.dtype()),
+        Value::List(l) => l.borrow().iter().find_map(first_tensor_dtype),
+        Value::Tuple(t) => t.iter().find_map(first_tensor_dtype),
+        _ => None,
+    }
+}
+
+/// TensorFlow's automatic packing of a list that holds tensors
+/// (`_autopacking_helper`): every element becomes a tensor of `dtype`
+/// (tensors are cast to it only when `cast`, for an explicitly requested
+/// dtype; Python values convert strictly), inner lists that hold tensors are
+/// packed the same way, and the elements are stacked by a `Pack` node
+/// called `packed`.
+fn autopack(
+    vm: &dyn Vm,
+    v: &Value,
+    dtype: DType,
+    cast: bool,
+    device: Option<Device>,
+) -> PyResult<Tensor> {
+    let items: Vec<Value> = match v {
+        Value::List(l) => l.borrow().clone(),
+        Value::Tuple(t) => t.to_vec(),
+        other => return to_tensor_on(vm, other, Some(dtype), device),
+    };
+    let mut ts = Vec::with_capacity(items.len());
+    for x in &items {
+        ts.push(match x {
+            Value::Tensor(t) if cast && t.dtype() != dtype => {
+                runtime::ops::cast(t, dtype).map_err(runtime_err)?
+            }
+            Value::Tensor(t) => t.clone(),
+            Value::List(_) | Value::Tuple(_) if first_tensor_dtype(x).is_some() => {
+                autopack(vm, x, dtype, cast, device)?
+            }
+            other => to_tensor_on(vm, other, Some(dtype), device)?,
+        });
+    }
+    runtime::ops::stack_named(&ts, 0, "packed").map_err(runtime_err)
 }
 
 /// Lists that hold numpy scalars or tensors (`[np.float32(1.5), 2.0]`): each

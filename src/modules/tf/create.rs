@@ -1,7 +1,9 @@
 //! Tensor creation: `tf.constant`, `convert_to_tensor`, `range`, `zeros`,
 //! `ones`, `fill`, `zeros_like`, `ones_like`, `identity`.
 
-use super::convert::{dtype_arg, int_list, opt_dtype, runtime_err, to_tensor, tv};
+use super::convert::{
+    dtype_arg, first_tensor_dtype, int_list, opt_dtype, runtime_err, to_tensor, tv,
+};
 use crate::modules::ModuleBuilder;
 use crate::runtime::{self, ops, DType, Scalar, Semantics, Tensor};
 use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
@@ -34,6 +36,14 @@ fn constant(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
                     t.dtype().name()
                 ),
             ))
+        }
+        (Value::List(_) | Value::Tuple(_), _) if first_tensor_dtype(value).is_some() => {
+            // TensorFlow's constant() hands the list to numpy, which asks a tensor for its len()
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                "TypeError: Scalar tensor has no `len()`",
+            )
+            .help("tf.constant takes Python and numpy values; to combine tensors use tf.stack([...]), or tf.convert_to_tensor([...]) which packs them"));
         }
         _ => to_tensor(vm, value, dtype)?,
     };

@@ -1,7 +1,8 @@
 //! `tf.nest`: `flatten`, `map_structure`, `pack_sequence_as` over lists,
-//! tuples and dicts (dict values in sorted key order, as TensorFlow does);
-//! everything else, `None` included, is a leaf.
+//! tuples, named tuples and dicts (dict values in sorted key order, as
+//! TensorFlow does); everything else, `None` included, is a leaf.
 
+use crate::modules::collections::NamedTuple;
 use crate::modules::ModuleBuilder;
 use crate::value::{Args, Dict, ExcType, PyErr, PyResult, Value, Vm};
 
@@ -49,6 +50,10 @@ fn children(vm: &dyn Vm, v: &Value) -> PyResult<Option<Vec<Value>>> {
             }
             Some(out)
         }
+        Value::Native(n) => n
+            .as_any()
+            .downcast_ref::<NamedTuple>()
+            .map(|nt| nt.values().to_vec()),
         _ => None,
     })
 }
@@ -82,7 +87,10 @@ fn rebuild(vm: &dyn Vm, like: &Value, items: Vec<Value>) -> PyResult<Value> {
             }
             Value::dict(out)
         }
-        other => other.clone(),
+        other => match other.downcast::<NamedTuple>() {
+            Some(nt) => nt.with_values(items),
+            None => other.clone(),
+        },
     })
 }
 

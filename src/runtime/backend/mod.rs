@@ -91,6 +91,14 @@ pub trait Backend: Sync {
     /// Concatenates buffers of one dtype, in order.
     fn concat(&self, parts: &[&Storage]) -> Result<Storage>;
 
+    /// The element-wise sum of equally long buffers of one dtype, added in
+    /// order, in one pass (`AddN`); `None` where the backend has no such
+    /// kernel for the dtype and the caller chains binary adds (the default).
+    fn add_n(&self, parts: &[&Storage]) -> Result<Option<Storage>> {
+        let _ = parts;
+        Ok(None)
+    }
+
     /// Writes `src` (already broadcast to `idx.len()` elements) at flat indices.
     fn scatter(&self, dst: &mut Storage, idx: &[usize], src: &Storage) -> Result<()>;
 

@@ -106,6 +106,29 @@ pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     binary(BinaryOp::Add, a, b)
 }
 
+/// The sum of equally shaped tensors of one dtype, added in order
+/// (`AddN`): one pass through the backend's kernel where it has one for the
+/// dtype, chained `AddV2` otherwise (the same rounding either way).
+pub fn add_n(ts: &[Tensor]) -> Result<Tensor> {
+    let Some(first) = ts.first() else {
+        return Err(Error::internal("add_n of no tensors"));
+    };
+    let uniform = ts.iter().all(|t| {
+        t.dtype() == first.dtype() && t.shape() == first.shape() && t.device() == first.device()
+    });
+    if ts.len() > 1 && uniform {
+        let parts: Vec<&Storage> = ts.iter().map(|t| t.storage()).collect();
+        if let Some(s) = first.storage().backend().add_n(&parts)? {
+            return Ok(with_storage(first, first.shape().clone(), s));
+        }
+    }
+    let mut acc = first.clone();
+    for t in &ts[1..] {
+        acc = add(&acc, t)?;
+    }
+    Ok(acc)
+}
+
 /// `a - b` (`Sub`).
 pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     binary(BinaryOp::Sub, a, b)

@@ -108,6 +108,13 @@ pub fn concat(ts: &[Tensor], axis: i64) -> Result<Tensor> {
 
 /// `tf.stack(values, axis)`.
 pub fn stack(ts: &[Tensor], axis: i64) -> Result<Tensor> {
+    stack_named(ts, axis, "stack")
+}
+
+/// [`stack`] as a `Pack` node called `name` in its errors (`packed` for the
+/// automatic packing of a list of tensors).
+pub fn stack_named(ts: &[Tensor], axis: i64, name: &str) -> Result<Tensor> {
+    let suffix = format!(" name: {name}");
     let _trace = crate::runtime::trace::op(
         "Pack",
         ts.first().map_or_else(Default::default, Tensor::device),
@@ -126,13 +133,7 @@ pub fn stack(ts: &[Tensor], axis: i64) -> Result<Tensor> {
     }
     for (i, t) in ts.iter().enumerate().skip(1) {
         if t.dtype() != first.dtype() {
-            return Err(dtype_mismatch(
-                "Pack",
-                i,
-                first.dtype(),
-                t.dtype(),
-                " name: stack",
-            ));
+            return Err(dtype_mismatch("Pack", i, first.dtype(), t.dtype(), &suffix));
         }
         if t.shape() != first.shape() {
             return Err(Error::kernel(
@@ -145,7 +146,7 @@ pub fn stack(ts: &[Tensor], axis: i64) -> Result<Tensor> {
                     t.shape().bracket_text()
                 ),
                 "Pack",
-                " name: stack",
+                &suffix,
             ));
         }
     }

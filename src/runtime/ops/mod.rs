@@ -16,7 +16,7 @@ pub mod shape_ops;
 pub use create::{eye, range};
 pub use elementwise::*;
 pub use index::{index, index_assign, IndexItem};
-pub use join::{concat, split, stack, unstack, SplitSpec};
+pub use join::{concat, split, stack, stack_named, unstack, SplitSpec};
 pub use linalg::matmul;
 pub use promote::{promote_types, weak_scalar_type, ScalarKind};
 pub use reduce::{arg_reduce, np_reduce, reduce};

@@ -1,6 +1,7 @@
 //! The CPU backend: kernels over host buffers ([`HostData`]), used for the
 //! CPU and for virtual GPUs. Submodules hold the kernel families.
 
+pub mod accumulate;
 pub mod elementwise;
 pub mod matmul;
 pub mod num;
@@ -8,12 +9,12 @@ pub mod reduce;
 pub mod zip;
 
 use super::{Backend, MatMulDims};
+use crate::map_host;
 use crate::runtime::dtype::DType;
 use crate::runtime::error::{Error, Result};
 use crate::runtime::op::{ArgOp, BinaryOp, ReduceOp, Semantics, UnaryOp};
 use crate::runtime::shape::Shape;
 use crate::runtime::storage::{try_vec, HostData, Storage};
-use crate::{map_host, with_host};
 
 /// The CPU backend (a unit value; all state is in the buffers).
 #[derive(Debug, Clone, Copy, Default)]
@@ -151,59 +152,53 @@ impl Backend for CpuBackend {
             Some(p) => h(p)?,
             None => return Err(Error::internal("concat of nothing")),
         };
-        let total: usize = parts.iter().map(|p| p.len()).sum();
-        let mut out = HostData::zeros(first.dtype(), 0)?;
-        with_host!(&mut out, v => v.try_reserve_exact(total).map_err(|_| Error::new(crate::runtime::ErrorKind::ResourceExhausted, "OOM in concat"))?);
-        for p in parts {
-            let src = h(p)?;
-            let ok = match (&mut out, src) {
-                (HostData::Bool(o), HostData::Bool(s)) => {
-                    o.extend_from_slice(s);
-                    true
+        let hosts = parts.iter().map(|p| h(p)).collect::<Result<Vec<_>>>()?;
+        macro_rules! join {
+            ($variant:ident) => {{
+                let mut slices = Vec::with_capacity(hosts.len());
+                for p in &hosts {
+                    match p {
+                        HostData::$variant(v) => slices.push(&v[..]),
+                        _ => return Err(Error::internal("concat: mixed dtypes")),
+                    }
                 }
-                (HostData::I8(o), HostData::I8(s)) => {
-                    o.extend_from_slice(s);
-                    true
-                }
-                (HostData::U8(o), HostData::U8(s)) => {
-                    o.extend_from_slice(s);
-                    true
-                }
-                (HostData::I16(o), HostData::I16(s)) => {
-                    o.extend_from_slice(s);
-                    true
-                }
-                (HostData::I32(o), HostData::I32(s)) => {
-                    o.extend_from_slice(s);
-                    true
-                }
-                (HostData::I64(o), HostData::I64(s)) => {
-                    o.extend_from_slice(s);
-                    true
-                }
-                (HostData::F16(o), HostData::F16(s)) => {
-                    o.extend_from_slice(s);
-                    true
-                }
-                (HostData::F32(o), HostData::F32(s)) => {
-                    o.extend_from_slice(s);
-                    true
-                }
-                (HostData::F64(o), HostData::F64(s)) => {
-                    o.extend_from_slice(s);
-                    true
-                }
-                (HostData::Str(o), HostData::Str(s)) => {
-                    o.extend_from_slice(s);
-                    true
-                }
-                _ => false,
-            };
-            if !ok {
-                return Err(Error::internal("concat: mixed dtypes"));
-            }
+                HostData::$variant(accumulate::concat(&slices)?)
+            }};
         }
-        Ok(Storage::Host(out))
+        Ok(Storage::Host(match first {
+            HostData::Bool(_) => join!(Bool),
+            HostData::I8(_) => join!(I8),
+            HostData::U8(_) => join!(U8),
+            HostData::I16(_) => join!(I16),
+            HostData::I32(_) => join!(I32),
+            HostData::I64(_) => join!(I64),
+            HostData::F16(_) => join!(F16),
+            HostData::F32(_) => join!(F32),
+            HostData::F64(_) => join!(F64),
+            HostData::Str(_) => join!(Str),
+        }))
+    }
+
+    fn add_n(&self, parts: &[&Storage]) -> Result<Option<Storage>> {
+        let hosts = parts.iter().map(|p| h(p)).collect::<Result<Vec<_>>>()?;
+        macro_rules! sum {
+            ($variant:ident) => {{
+                let mut slices = Vec::with_capacity(hosts.len());
+                for p in &hosts {
+                    match p {
+                        HostData::$variant(v) => slices.push(&v[..]),
+                        _ => return Err(Error::internal("add_n: mixed dtypes")),
+                    }
+                }
+                HostData::$variant(accumulate::sum_n(&slices)?)
+            }};
+        }
+        Ok(Some(Storage::Host(match hosts.first() {
+            Some(HostData::F32(_)) => sum!(F32),
+            Some(HostData::F64(_)) => sum!(F64),
+            // integers wrap and float16 rounds per add: the chained AddV2 kernels do those
+            _ => return Ok(None),
+        })))
     }
 
     fn scatter(&self, dst: &mut Storage, idx: &[usize], src: &Storage) -> Result<()> {

@@ -1,0 +1,381 @@
+//! The `collections` module: `namedtuple`. A named tuple type is a callable
+//! type object holding the field names; its instances index, slice, unpack,
+//! iterate and compare like the tuple of their values, print as
+//! `Point(x=1, y=2)`, and have `_fields`, `_asdict`, `_replace` and `_make`.
+//! `tf.distribute`'s structure walks (`distribute/nest.rs`) treat them as
+//! TensorFlow's nest does: a structure rebuilt with the same type.
+
+use std::any::Any;
+use std::rc::Rc;
+
+use super::ModuleBuilder;
+use crate::value::{
+    Args, Dict, ExcType, NativeFunction, NativeObject, Param, ParamKind, PyErr, PyResult,
+    Signature, Value, Vm,
+};
+
+/// A type made by `namedtuple(typename, field_names)`.
+pub struct NamedTupleType {
+    /// The type's name.
+    name: Rc<str>,
+    /// The field names, in order.
+    fields: Rc<[Rc<str>]>,
+    /// The constructor's signature (`_cls` first, as CPython counts it).
+    sig: Signature,
+}
+
+/// An instance of a named tuple type.
+pub struct NamedTuple {
+    /// Its type object (a [`NamedTupleType`]).
+    ty: Value,
+    /// The values, one per field.
+    values: Rc<[Value]>,
+}
+
+/// `collections`.
+pub fn module() -> Value {
+    let mut m = ModuleBuilder::new("collections");
+    m.function(
+        "namedtuple(typename, field_names, *, rename=False, defaults=None, module=None)",
+        namedtuple,
+        "A new tuple type whose fields have names.",
+    );
+    m.build()
+}
+
+fn value_error(msg: String) -> PyErr {
+    PyErr::new(ExcType::ValueError, msg)
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c == '_' || c.is_alphabetic())
+        && chars.all(|c| c == '_' || c.is_alphanumeric())
+}
+
+fn namedtuple(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let name: Rc<str> = match a.get(0) {
+        Value::Str(s) => Rc::from(s.as_str()),
+        other => {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!("typename must be a string, not {}", other.type_name()),
+            ))
+        }
+    };
+    let names: Vec<Rc<str>> = match a.get(1) {
+        Value::Str(s) => s
+            .replace(',', " ")
+            .split_whitespace()
+            .map(Rc::from)
+            .collect(),
+        other => vm
+            .collect(other)?
+            .iter()
+            .map(|v| match v {
+                Value::Str(s) => Ok(Rc::from(s.as_str())),
+                other => vm.str(other).map(|s| Rc::from(s.as_str())),
+            })
+            .collect::<PyResult<_>>()?,
+    };
+    for n in std::iter::once(&name).chain(&names) {
+        if !is_identifier(n) {
+            return Err(value_error(format!(
+                "Type names and field names must be valid identifiers: {}",
+                vm.repr(&Value::str(&**n))?
+            )));
+        }
+    }
+    let mut seen: Vec<&Rc<str>> = Vec::new();
+    for n in &names {
+        if n.starts_with('_') {
+            return Err(value_error(format!(
+                "Field names cannot start with an underscore: {}",
+                vm.repr(&Value::str(&**n))?
+            )));
+        }
+        if seen.contains(&n) {
+            return Err(value_error(format!(
+                "Encountered duplicate field name: {}",
+                vm.repr(&Value::str(&**n))?
+            )));
+        }
+        seen.push(n);
+    }
+    let defaults = match a.get(3) {
+        Value::None => Vec::new(),
+        other => vm.collect(other)?,
+    };
+    if defaults.len() > names.len() {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "Got more default values than field names",
+        ));
+    }
+    let first_default = names.len() - defaults.len();
+    let mut params = vec![Param {
+        name: Rc::from("_cls"),
+        kind: ParamKind::PositionalOrKeyword,
+        default: None,
+    }];
+    for (i, n) in names.iter().enumerate() {
+        params.push(Param {
+            name: n.clone(),
+            kind: ParamKind::PositionalOrKeyword,
+            default: i.checked_sub(first_default).map(|d| defaults[d].clone()),
+        });
+    }
+    let sig = Signature {
+        name: Rc::from(format!("{name}.__new__").as_str()),
+        params,
+    };
+    Ok(Value::native(NamedTupleType {
+        name,
+        fields: names.into(),
+        sig,
+    }))
+}
+
+fn fields_tuple(fields: &[Rc<str>]) -> Value {
+    Value::tuple(fields.iter().map(|f| Value::str(&**f)).collect())
+}
+
+impl NamedTupleType {
+    /// An instance of this type (`ty`) with `values`.
+    fn make(&self, ty: &Value, values: Vec<Value>) -> PyResult<Value> {
+        if values.len() != self.fields.len() {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!(
+                    "Expected {} arguments, got {}",
+                    self.fields.len(),
+                    values.len()
+                ),
+            ));
+        }
+        Ok(Value::native(NamedTuple {
+            ty: ty.clone(),
+            values: values.into(),
+        }))
+    }
+}
+
+impl NativeObject for NamedTupleType {
+    fn type_name(&self) -> &str {
+        "type"
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!("<class '__main__.{}'>", self.name))
+    }
+    fn call(
+        &self,
+        this: &Value,
+        mut args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+        _vm: &dyn Vm,
+    ) -> PyResult<Value> {
+        args.insert(0, this.clone());
+        let bound = self.sig.bind(args, kwargs)?;
+        self.make(this, bound.values[1..].to_vec())
+    }
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "_fields" => Some(fields_tuple(&self.fields)),
+            "__name__" | "__qualname__" => Some(Value::str(&*self.name)),
+            "_make" => Some(MAKE.with(|f| f.bind(this.clone()))),
+            "_field_defaults" => {
+                let mut d = Dict::new();
+                for p in &self.sig.params[1..] {
+                    if let Some(v) = &p.default {
+                        d.insert(Value::str(&*p.name), v.clone())?;
+                    }
+                }
+                Some(Value::dict(d))
+            }
+            _ => None,
+        })
+    }
+}
+
+impl NamedTuple {
+    /// The type object's description.
+    fn ty(&self) -> &NamedTupleType {
+        self.ty
+            .downcast::<NamedTupleType>()
+            .expect("a named tuple's type is a NamedTupleType")
+    }
+
+    /// The values as a plain tuple.
+    pub fn as_tuple(&self) -> Value {
+        Value::tuple(self.values.to_vec())
+    }
+
+    /// The values, one per field.
+    pub fn values(&self) -> &[Value] {
+        &self.values
+    }
+
+    /// Whether `other` is an instance of the same named tuple type.
+    pub fn same_type(&self, other: &NamedTuple) -> bool {
+        self.ty.is(&other.ty)
+    }
+
+    /// An instance of the same type with other values (as many).
+    pub fn with_values(&self, values: Vec<Value>) -> Value {
+        Value::native(NamedTuple {
+            ty: self.ty.clone(),
+            values: values.into(),
+        })
+    }
+}
+
+fn as_plain(v: &Value) -> Value {
+    match v.downcast::<NamedTuple>() {
+        Some(nt) => nt.as_tuple(),
+        None => v.clone(),
+    }
+}
+
+impl NativeObject for NamedTuple {
+    fn type_name(&self) -> &str {
+        &self.ty().name
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
+        let mut parts = Vec::with_capacity(self.values.len());
+        for (f, v) in self.ty().fields.iter().zip(self.values.iter()) {
+            parts.push(format!("{f}={}", vm.repr(v)?));
+        }
+        Ok(format!("{}({})", self.ty().name, parts.join(", ")))
+    }
+    fn getattr(&self, this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let ty = self.ty();
+        if let Some(i) = ty.fields.iter().position(|f| &**f == name) {
+            return Ok(Some(self.values[i].clone()));
+        }
+        Ok(match name {
+            "_fields" => Some(fields_tuple(&ty.fields)),
+            "_asdict" => Some(ASDICT.with(|f| f.bind(this.clone()))),
+            "_replace" => Some(REPLACE.with(|f| f.bind(this.clone()))),
+            "_make" => Some(MAKE.with(|f| f.bind(self.ty.clone()))),
+            "count" | "index" => Some(vm.getattr(&self.as_tuple(), name)?),
+            _ => None,
+        })
+    }
+    fn dir(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.ty().fields.iter().map(|f| f.to_string()).collect();
+        v.extend(["_fields", "_asdict", "_replace", "_make", "count", "index"].map(String::from));
+        v
+    }
+    fn iter(&self, _this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        vm.iter(&self.as_tuple()).map(Some)
+    }
+    fn len(&self, _vm: &dyn Vm) -> PyResult<Option<usize>> {
+        Ok(Some(self.values.len()))
+    }
+    fn getitem(&self, _this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        vm.getitem(&self.as_tuple(), key).map(Some)
+    }
+    fn contains(&self, item: &Value, vm: &dyn Vm) -> PyResult<Option<bool>> {
+        vm.contains(&self.as_tuple(), item).map(Some)
+    }
+    fn truthy(&self, _vm: &dyn Vm) -> PyResult<Option<bool>> {
+        Ok(Some(!self.values.is_empty()))
+    }
+    fn compare(
+        &self,
+        _this: &Value,
+        op: &str,
+        other: &Value,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        let other = as_plain(other);
+        if !matches!(other, Value::Tuple(_)) {
+            return Ok(None);
+        }
+        let me = self.as_tuple();
+        Ok(Some(Value::Bool(match op {
+            "==" => vm.eq(&me, &other)?,
+            "!=" => !vm.eq(&me, &other)?,
+            "<" => vm.lt(&me, &other)?,
+            ">" => vm.lt(&other, &me)?,
+            "<=" => !vm.lt(&other, &me)?,
+            ">=" => !vm.lt(&me, &other)?,
+            _ => return Ok(None),
+        })))
+    }
+}
+
+fn this_tuple(v: &Value) -> PyResult<&NamedTuple> {
+    v.downcast::<NamedTuple>()
+        .ok_or_else(|| PyErr::new(ExcType::TypeError, "expected a named tuple"))
+}
+
+fn asdict(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let nt = this_tuple(a.get(0))?;
+    let mut d = Dict::new();
+    for (f, v) in nt.ty().fields.iter().zip(nt.values.iter()) {
+        d.insert(Value::str(&**f), v.clone())?;
+    }
+    Ok(Value::dict(d))
+}
+
+fn replace(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let nt = this_tuple(a.get(0))?;
+    let mut values = nt.values.to_vec();
+    let Value::Dict(kw) = a.get(1) else {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "_replace() takes keyword arguments",
+        ));
+    };
+    let mut unknown = Vec::new();
+    for (k, v) in kw.borrow().items() {
+        let Value::Str(name) = &k else { continue };
+        match nt.ty().fields.iter().position(|f| **f == ***name) {
+            Some(i) => values[i] = v,
+            None => unknown.push(k.clone()),
+        }
+    }
+    if !unknown.is_empty() {
+        return Err(value_error(format!(
+            "Got unexpected field names: {}",
+            vm.repr(&Value::list(unknown))?
+        )));
+    }
+    Ok(nt.with_values(values))
+}
+
+fn make(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let ty = a.get(0);
+    let Some(t) = ty.downcast::<NamedTupleType>() else {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "_make() needs a named tuple type",
+        ));
+    };
+    t.make(ty, vm.collect(a.get(1))?)
+}
+
+thread_local! {
+    static ASDICT: Rc<NativeFunction> = NativeFunction::new(
+        "_asdict(self)",
+        asdict,
+        "A new dict which maps field names to their values.",
+    );
+    static REPLACE: Rc<NativeFunction> = NativeFunction::new(
+        "_replace(self, /, **kwds)",
+        replace,
+        "A new named tuple with some fields replaced.",
+    );
+    static MAKE: Rc<NativeFunction> = NativeFunction::new(
+        "_make(cls, iterable)",
+        make,
+        "A new named tuple from a sequence or iterable.",
+    );
+}
