@@ -203,11 +203,7 @@ impl NativeObject for DeviceEntry {
         let same = other
             .downcast::<DeviceEntry>()
             .is_some_and(|o| o.device == self.device && o.physical == self.physical);
-        Ok(match op {
-            "==" => Some(Value::Bool(same)),
-            "!=" => Some(Value::Bool(!same)),
-            _ => None,
-        })
+        Ok(crate::value::native::equality(op, same))
     }
 }
 

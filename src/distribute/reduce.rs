@@ -67,11 +67,7 @@ impl NativeObject for ReduceOpObj {
         let same = other
             .downcast::<ReduceOpObj>()
             .is_some_and(|o| o.0 == self.0);
-        Ok(match op {
-            "==" => Some(Value::Bool(same)),
-            "!=" => Some(Value::Bool(!same)),
-            _ => None,
-        })
+        Ok(crate::value::native::equality(op, same))
     }
 }
 

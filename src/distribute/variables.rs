@@ -86,11 +86,7 @@ impl NativeObject for EnumObj {
         let same = other
             .downcast::<EnumObj>()
             .is_some_and(|o| o.value == self.value && o.class.starts_with(&self.class[..12]));
-        Ok(match op {
-            "==" => Some(Value::Bool(same)),
-            "!=" => Some(Value::Bool(!same)),
-            _ => None,
-        })
+        Ok(crate::value::native::equality(op, same))
     }
 }
 

@@ -27,24 +27,6 @@ impl Checker {
     }
 }
 
-/// `str.encode('ascii', 'backslashreplace')`, back to a str.
-fn to_ascii(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        let n = c as u32;
-        if n < 0x80 {
-            out.push(c);
-        } else if n < 0x100 {
-            out.push_str(&format!("\\x{n:02x}"));
-        } else if n < 0x10000 {
-            out.push_str(&format!("\\u{n:04x}"));
-        } else {
-            out.push_str(&format!("\\U{n:08x}"));
-        }
-    }
-    out
-}
-
 /// Python's `str.isspace()` for one ASCII character.
 fn is_py_space(c: char) -> bool {
     matches!(
@@ -87,8 +69,8 @@ fn normalize_whitespace(s: &str) -> String {
 
 /// CPython's `OutputChecker.check_output`.
 pub fn check_output(want: &str, got: &str, flags: Flags) -> bool {
-    let mut got = to_ascii(got);
-    let mut want = to_ascii(want);
+    let mut got = crate::value::format::ascii_escape(got);
+    let mut want = crate::value::format::ascii_escape(want);
     if got == want {
         return true;
     }

@@ -83,6 +83,16 @@ pub trait Vm {
     fn state(&self) -> &State;
 }
 
+/// The result of `==`/`!=` for objects equal when `same` (other operators:
+/// not supported, so Python tries the reflected one and then raises).
+pub fn equality(op: &str, same: bool) -> Option<Value> {
+    match op {
+        "==" => Some(Value::Bool(same)),
+        "!=" => Some(Value::Bool(!same)),
+        _ => None,
+    }
+}
+
 /// A type map for the state that layers above `value` keep in the interpreter.
 #[derive(Default)]
 pub struct State {

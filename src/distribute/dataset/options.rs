@@ -129,11 +129,7 @@ impl NativeObject for ReplicationMode {
         let same = other
             .downcast::<ReplicationMode>()
             .is_some_and(|o| o.0 == self.0);
-        Ok(match op {
-            "==" => Some(Value::Bool(same)),
-            "!=" => Some(Value::Bool(!same)),
-            _ => None,
-        })
+        Ok(crate::value::native::equality(op, same))
     }
 }
 

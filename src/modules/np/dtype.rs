@@ -159,10 +159,6 @@ impl NativeObject for NpDType {
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
         let same = np_dtype_arg(vm, other).is_ok_and(|d| d == self.0);
-        Ok(match op {
-            "==" => Some(Value::Bool(same)),
-            "!=" => Some(Value::Bool(!same)),
-            _ => None,
-        })
+        Ok(crate::value::native::equality(op, same))
     }
 }

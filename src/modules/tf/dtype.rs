@@ -116,11 +116,7 @@ impl NativeObject for DTypeObj {
             Value::None => false,
             o => super::convert::dtype_arg(vm, o).is_ok_and(|d| d == self.0),
         };
-        Ok(match op {
-            "==" => Some(Value::Bool(same)),
-            "!=" => Some(Value::Bool(!same)),
-            _ => None,
-        })
+        Ok(crate::value::native::equality(op, same))
     }
 }
 

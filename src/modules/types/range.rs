@@ -205,11 +205,7 @@ impl NativeObject for RangeObj {
         };
         let (n, m) = (self.len_u64(), o.len_u64());
         let same = n == m && (n == 0 || (self.start == o.start && (n == 1 || self.step == o.step)));
-        Ok(match op {
-            "==" => Some(Value::Bool(same)),
-            "!=" => Some(Value::Bool(!same)),
-            _ => None,
-        })
+        Ok(crate::value::native::equality(op, same))
     }
 }
 
