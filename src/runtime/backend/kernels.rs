@@ -14,7 +14,7 @@
 //! correctly rounded libm), and the sources are compiled with `--fmad=false`
 //! so `a * b + c` is never fused.
 
-use crate::runtime::dtype::DType;
+use crate::runtime::dtype::{DType, ALL_DTYPES};
 use crate::runtime::op::{BinaryOp, ReduceOp, UnaryOp};
 
 /// The largest rank a strided kernel handles (TensorFlow's GPU kernels stop at 8 too).
@@ -705,18 +705,8 @@ fn int_extreme(d: DType, lowest: bool) -> &'static str {
     }
 }
 
-/// Every dtype a device buffer can hold.
-pub const DEVICE_DTYPES: [DType; 9] = [
-    DType::Bool,
-    DType::Int8,
-    DType::UInt8,
-    DType::Int16,
-    DType::Int32,
-    DType::Int64,
-    DType::Float16,
-    DType::Float32,
-    DType::Float64,
-];
+/// Every dtype a device buffer can hold: all but strings.
+pub const DEVICE_DTYPES: &[DType] = ALL_DTYPES.split_at(ALL_DTYPES.len() - 1).0;
 
 const UNARY_OPS: [UnaryOp; 18] = [
     UnaryOp::Neg,
@@ -773,7 +763,7 @@ const REDUCE_OPS: [ReduceOp; 7] = [
 /// Every kernel source the backend can ask for (for the NVRTC test and warm-up).
 pub fn all() -> Vec<KernelSource> {
     let mut out = Vec::new();
-    for d in DEVICE_DTYPES {
+    for &d in DEVICE_DTYPES {
         out.extend(UNARY_OPS.iter().filter_map(|&op| unary(op, d)));
         out.extend(BINARY_OPS.iter().filter_map(|&op| binary(op, d)));
         out.extend(REDUCE_OPS.iter().filter_map(|&op| reduce(op, d)));

@@ -18,6 +18,21 @@ use super::op::{ArgOp, BinaryOp, ReduceOp, Semantics, UnaryOp};
 use super::shape::Shape;
 use super::storage::{HostData, Storage};
 
+/// The number of kept (`outer`) and reduced (`inner`) elements of a
+/// reduction of `dims` over the axes where `mask` is true.
+pub fn reduce_extents(dims: &[usize], mask: &[bool]) -> (usize, usize) {
+    let mut outer = 1;
+    let mut inner = 1;
+    for (&d, &m) in dims.iter().zip(mask) {
+        if m {
+            inner *= d;
+        } else {
+            outer *= d;
+        }
+    }
+    (outer, inner)
+}
+
 /// Batched matrix-product geometry: `batch` products of `[m, k] x [k, n]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MatMulDims {

@@ -22,18 +22,7 @@ fn move_reduced_last<'a, T: Copy + Send + 'static>(
     dims: &[usize],
     mask: &[bool],
 ) -> Result<(Cow<'a, [T]>, usize, usize)> {
-    let outer: usize = dims
-        .iter()
-        .zip(mask)
-        .filter(|(_, &m)| !m)
-        .map(|(d, _)| d)
-        .product();
-    let inner: usize = dims
-        .iter()
-        .zip(mask)
-        .filter(|(_, &m)| m)
-        .map(|(d, _)| d)
-        .product();
+    let (outer, inner) = crate::runtime::backend::reduce_extents(dims, mask);
     let first = mask.iter().position(|&m| m).unwrap_or(mask.len());
     if mask[first..].iter().all(|&m| m) {
         return Ok((Cow::Borrowed(x), outer, inner));

@@ -306,18 +306,7 @@ impl Backend for CudaBackend {
         let host = || back(&card, CPU.reduce(op, sem, x, shape, mask)?);
         let dims = shape.dims();
         let xs = on_card(x, &card)?;
-        let outer: usize = dims
-            .iter()
-            .zip(mask)
-            .filter(|(_, &m)| !m)
-            .map(|(d, _)| d)
-            .product();
-        let inner: usize = dims
-            .iter()
-            .zip(mask)
-            .filter(|(_, &m)| m)
-            .map(|(d, _)| d)
-            .product();
+        let (outer, inner) = crate::runtime::backend::reduce_extents(dims, mask);
         // reduced axes leading: fold the rows in order, as the CPU does there
         if let Some(k) = mask.iter().position(|&m| !m) {
             if k > 0
