@@ -600,15 +600,55 @@ fn ext_strategy(vm: &dyn Vm, e: &ExtendedObj) -> StrategyObj {
     }
 }
 
-fn destination(vm: &dyn Vm, v: &Value) -> PyResult<Device> {
+/// The devices `destinations` names: a device string or a tensor's device
+/// (one), every component's device of a distributed value or variable, or
+/// the default destination.
+fn destination(vm: &dyn Vm, v: &Value) -> PyResult<Vec<Device>> {
     match v {
-        Value::Str(_) => device_arg(vm, v),
-        Value::Tensor(t) => Ok(t.device()),
-        other => match super::variables::primary_device(other) {
-            Some(d) => Ok(d),
-            None => Ok(dest_device(vm)),
-        },
+        Value::Str(_) => Ok(vec![device_arg(vm, v)?]),
+        Value::Tensor(t) => Ok(vec![t.device()]),
+        other => {
+            if let Some(parts) = components(other) {
+                let devices: Option<Vec<Device>> = parts
+                    .iter()
+                    .map(|p| match p {
+                        Value::Tensor(t) => Some(t.device()),
+                        _ => super::variables::primary_device(p),
+                    })
+                    .collect();
+                if let Some(d) = devices.filter(|d| !d.is_empty()) {
+                    return Ok(d);
+                }
+            }
+            Ok(super::variables::variable_devices(other).unwrap_or_else(|| vec![dest_device(vm)]))
+        }
     }
+}
+
+/// `value` reduced across the replicas to `dest`: a tensor on one device,
+/// or, for several destination devices, a Mirrored value with a copy on each
+/// (as TensorFlow's cross-device ops broadcast the result).
+fn reduce_to_devices(
+    vm: &dyn Vm,
+    s: &StrategyObj,
+    op: super::reduce::Op,
+    value: &Value,
+    dest: &[Device],
+) -> PyResult<Value> {
+    if components(value).is_none() && !super::variables::is_distributed_variable(value) {
+        return reduce_value(vm, s, op, value, None);
+    }
+    let parts = replica_parts(value, s.devices.len());
+    let reduced = reduce_tensors(vm, op, &parts, dest[0])?;
+    if dest.len() == 1 {
+        return Ok(Value::Tensor(reduced));
+    }
+    let copies = dest
+        .iter()
+        .map(|&d| reduced.to_device(d).map(Value::Tensor))
+        .collect::<crate::runtime::Result<Vec<_>>>()
+        .map_err(crate::modules::tf::convert::runtime_err)?;
+    Ok(super::values::mirrored(copies))
 }
 
 fn ext_reduce_to(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
@@ -616,19 +656,14 @@ fn ext_reduce_to(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let op = parse_op(vm, args.get(1))?;
     let dest = destination(vm, args.get(3))?;
     let s = ext_strategy(vm, e);
-    let value = args.get(2);
-    if components(value).is_none() && !super::variables::is_distributed_variable(value) {
-        return reduce_value(vm, &s, op, value, None);
-    }
-    let parts = replica_parts(value, s.devices.len());
-    Ok(Value::Tensor(reduce_tensors(vm, op, &parts, dest)?))
+    reduce_to_devices(vm, &s, op, args.get(2), &dest)
 }
 
 fn ext_batch_reduce_to(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let e = extended_of(args.get(0))?;
     let op = parse_op(vm, args.get(1))?;
     let s = ext_strategy(vm, e);
-    let mut out = Vec::new();
+    let mut pairs = Vec::new();
     for pair in vm.collect(args.get(2))? {
         let items = vm.collect(&pair)?;
         let [value, dst] = items.as_slice() else {
@@ -638,12 +673,23 @@ fn ext_batch_reduce_to(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             ));
         };
         let dest = destination(vm, dst)?;
-        let parts = replica_parts(value, s.devices.len());
-        if components(value).is_none() && !super::variables::is_distributed_variable(value) {
-            out.push(reduce_value(vm, &s, op, value, None)?);
-        } else {
-            out.push(Value::Tensor(reduce_tensors(vm, op, &parts, dest)?));
-        }
+        pairs.push((value.clone(), dest));
+    }
+    // MirroredStrategy reduces int32 through the host and everything else on
+    // the devices; a batch of several pairs cannot mix (nor batch) the two.
+    let int32 = |v: &Value| {
+        let first = components(v).and_then(|c| c.first()).unwrap_or(v);
+        matches!(first, Value::Tensor(t) if t.dtype() == crate::runtime::DType::Int32)
+    };
+    if s.kind == Kind::Mirrored && pairs.len() > 1 && pairs.iter().any(|(v, _)| int32(v)) {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "Inputs to batch_reduce_to must be either all on the host or all on the compute devices.",
+        ));
+    }
+    let mut out = Vec::with_capacity(pairs.len());
+    for (value, dest) in &pairs {
+        out.push(reduce_to_devices(vm, &s, op, value, dest)?);
     }
     Ok(Value::list(out))
 }

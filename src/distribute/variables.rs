@@ -211,6 +211,15 @@ pub fn primary_device(v: &Value) -> Option<Device> {
     v.downcast::<DistVar>().map(|d| d.comps[0].device)
 }
 
+/// The devices of every component of a variable (one for a plain variable).
+pub fn variable_devices(v: &Value) -> Option<Vec<Device>> {
+    if let Some(p) = v.downcast::<PlainVar>() {
+        return Some(vec![p.cell.device]);
+    }
+    v.downcast::<DistVar>()
+        .map(|d| d.comps.iter().map(|c| c.device).collect())
+}
+
 /// Whether `v` was created in the scope of a strategy with these devices.
 pub fn created_on(v: &Value, devices: &[Device], kind: Kind) -> bool {
     if let Some(d) = v.downcast::<DistVar>() {
