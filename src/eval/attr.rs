@@ -353,13 +353,7 @@ impl Interp {
                 }
             }
             Value::Tensor(_) => Err(self.readonly_error(obj, name)),
-            Value::Class(c) => Err(PyErr::new(
-                ExcType::TypeError,
-                format!(
-                    "cannot set '{}' attribute of immutable type '{}'",
-                    name, c.name
-                ),
-            )),
+            Value::Class(c) => Err(immutable_type_error(c, name)),
             _ => Err(self.readonly_error(obj, name)),
         }
     }
@@ -395,9 +389,23 @@ impl Interp {
                     None => Err(self.attribute_error(obj, name)),
                 }
             }
+            // CPython says "set" for deletion too.
+            Value::Class(cls) => Err(immutable_type_error(cls, name)),
             _ => Err(self.attribute_error(obj, name)),
         }
     }
+}
+
+/// Builtin and native classes cannot be changed (CPython's TypeError).
+#[cold]
+fn immutable_type_error(c: &Class, name: &str) -> PyErr {
+    PyErr::new(
+        ExcType::TypeError,
+        format!(
+            "cannot set '{}' attribute of immutable type '{}'",
+            name, c.name
+        ),
+    )
 }
 
 pub(crate) fn docstring(body: &[crate::syntax::ast::Stmt]) -> Value {

@@ -26,7 +26,9 @@ impl Interp {
                     args.insert(0, recv.clone());
                 }
                 let bound = nf.sig.bind(args, kwargs)?;
-                (nf.func)(self, &bound)
+                let result = (nf.func)(self, &bound);
+                self.give_args(bound.values);
+                result
             }
             Value::BoundMethod(bm) => {
                 args.insert(0, bm.receiver.clone());
@@ -88,9 +90,11 @@ impl Interp {
                 )
             });
         if simple {
-            for (slot, v) in scope.param_slots.iter().zip(args) {
+            let mut args = args;
+            for (slot, v) in scope.param_slots.iter().zip(args.drain(..)) {
                 store_param(&mut frame, *slot, v);
             }
+            self.give_args(args);
         } else {
             let bound = fun.sig.bind(args, kwargs)?;
             for (slot, v) in scope.param_slots.iter().zip(bound.values) {

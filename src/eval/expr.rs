@@ -299,7 +299,7 @@ impl Interp {
             }
             _ => self.eval(f, func)?,
         };
-        let mut pos = Vec::with_capacity(args.len() + 1);
+        let mut pos = self.take_args(args.len() + 1);
         if let Some(r) = receiver {
             pos.push(r);
         }

@@ -96,6 +96,8 @@ pub struct Interp {
     stack_limit: Cell<usize>,
     /// Emptied local-slot vectors of finished calls, reused by the next calls.
     locals_pool: RefCell<Vec<Vec<Option<Value>>>>,
+    /// Emptied argument vectors of finished calls, reused by the next calls.
+    args_pool: RefCell<Vec<Vec<Value>>>,
 }
 
 impl Interp {
@@ -120,6 +122,7 @@ impl Interp {
             repr_guard: RefCell::new(Vec::new()),
             stack_limit: Cell::new(0),
             locals_pool: RefCell::new(Vec::new()),
+            args_pool: RefCell::new(Vec::new()),
         };
         interp.set_global("__name__", Value::str("__main__"));
         interp
@@ -225,6 +228,28 @@ impl Interp {
             self.write_stdout(&format!("{text}\n"));
         }
         Ok(())
+    }
+
+    /// An empty argument vector, reused from a finished call when there is one.
+    #[inline]
+    pub(crate) fn take_args(&self, capacity: usize) -> Vec<Value> {
+        match self.args_pool.borrow_mut().pop() {
+            Some(mut v) => {
+                v.reserve(capacity);
+                v
+            }
+            None => Vec::with_capacity(capacity.max(4)),
+        }
+    }
+
+    /// Returns a call's argument vector for reuse (emptied here).
+    #[inline]
+    pub(crate) fn give_args(&self, mut v: Vec<Value>) {
+        v.clear();
+        let mut pool = self.args_pool.borrow_mut();
+        if pool.len() < 64 && v.capacity() <= 64 {
+            pool.push(v);
+        }
     }
 
     /// Raises KeyboardInterrupt if Ctrl-C was pressed.
