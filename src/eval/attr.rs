@@ -75,7 +75,7 @@ impl Interp {
     /// is the only thing attribute lookup would do (a function found on the
     /// class, not shadowed by the instance, not a descriptor). The caller
     /// passes `v` as the first argument itself.
-    pub fn unbound_method(&self, v: &Value, name: &str) -> Option<Value> {
+    pub fn unbound_method(&self, v: &Value, name: &Rc<str>) -> Option<Value> {
         match v {
             Value::Instance(inst) => {
                 let m = inst.class.lookup(name)?;
@@ -90,11 +90,32 @@ impl Interp {
             | Value::Tuple(_)
             | Value::Set(_)
             | Value::Bytes(_) => {
-                let m = self.class_of(v).lookup(name)?;
-                match &m {
-                    Value::NativeFunction(nf) if nf.bound.is_none() => Some(m),
-                    _ => None,
+                // Builtin types are immutable, so what a name finds on one
+                // never changes: a small cache keyed by the call site's name
+                // (held, so its address stays unique) and the type.
+                let ty = match v {
+                    Value::List(_) => 1,
+                    Value::Dict(_) => 2,
+                    Value::Str(_) => 3,
+                    Value::Tuple(_) => 4,
+                    Value::Set(_) => 5,
+                    _ => 6,
+                };
+                let slot = ((Rc::as_ptr(name) as *const u8 as usize >> 4) ^ ty) % METHOD_CACHE;
+                {
+                    let cache = self.method_cache.borrow();
+                    if let Some((n, t, m)) = &cache[slot] {
+                        if Rc::ptr_eq(n, name) && *t == ty {
+                            return m.clone();
+                        }
+                    }
                 }
+                let m = self
+                    .class_of(v)
+                    .lookup(name)
+                    .filter(|m| matches!(m, Value::NativeFunction(nf) if nf.bound.is_none()));
+                self.method_cache.borrow_mut()[slot] = Some((name.clone(), ty, m.clone()));
+                m
             }
             _ => None,
         }
@@ -395,6 +416,12 @@ impl Interp {
         }
     }
 }
+
+/// Entries of the builtin-type method cache.
+pub(crate) const METHOD_CACHE: usize = 64;
+
+/// A method cache entry: the call site's name, a type code, what it found.
+pub(crate) type MethodCacheEntry = Option<(Rc<str>, usize, Option<Value>)>;
 
 /// Builtin and native classes cannot be changed (CPython's TypeError).
 #[cold]

@@ -98,6 +98,8 @@ pub struct Interp {
     locals_pool: RefCell<Vec<Vec<Option<Value>>>>,
     /// Emptied argument vectors of finished calls, reused by the next calls.
     args_pool: RefCell<Vec<Vec<Value>>>,
+    /// Methods found on builtin types by call sites (see `unbound_method`).
+    method_cache: RefCell<Vec<attr::MethodCacheEntry>>,
 }
 
 impl Interp {
@@ -123,6 +125,7 @@ impl Interp {
             stack_limit: Cell::new(0),
             locals_pool: RefCell::new(Vec::new()),
             args_pool: RefCell::new(Vec::new()),
+            method_cache: RefCell::new(vec![None; attr::METHOD_CACHE]),
         };
         interp.set_global("__name__", Value::str("__main__"));
         interp
