@@ -54,6 +54,22 @@ pub fn map_leaves(v: &Value, f: &mut dyn FnMut(&Value) -> PyResult<Value>) -> Py
     })
 }
 
+/// True when `v` is a structure `tf.nest` walks into: a tuple, list, dict or
+/// named tuple.
+pub fn is_structure(v: &Value) -> bool {
+    matches!(v, Value::Tuple(_) | Value::List(_) | Value::Dict(_))
+        || v.downcast::<NamedTuple>().is_some()
+}
+
+/// Rebuilds a nested structure with `f` applied to every leaf (at any depth).
+pub fn map_nest(v: &Value, f: &mut dyn FnMut(&Value) -> PyResult<Value>) -> PyResult<Value> {
+    if is_structure(v) {
+        map_leaves(v, &mut |c| map_nest(c, f))
+    } else {
+        f(v)
+    }
+}
+
 /// True when `v` holds a distributed value somewhere.
 pub fn contains_distributed(v: &Value) -> bool {
     if components(v).is_some() || is_distributed_variable(v) {
@@ -230,6 +246,26 @@ pub fn zip_map(
             }
             Ok(per.into_iter().map(Value::dict).collect())
         }
-        _ => f(values),
+        v0 => match v0.downcast::<NamedTuple>() {
+            // A named tuple is zipped field by field and rebuilt with its type.
+            Some(nt0) => {
+                let rows: Vec<&[Value]> = values
+                    .iter()
+                    .map(|v| match v.downcast::<NamedTuple>() {
+                        Some(nt) if nt.same_type(nt0) => Ok(nt.values()),
+                        _ => Err(mismatch("named tuples")),
+                    })
+                    .collect::<PyResult<_>>()?;
+                let mut per: Vec<Vec<Value>> = vec![Vec::with_capacity(rows[0].len()); n];
+                for k in 0..rows[0].len() {
+                    let col: Vec<Value> = rows.iter().map(|r| r[k].clone()).collect();
+                    for (i, x) in zip_map(&col, f)?.into_iter().enumerate() {
+                        per[i].push(x);
+                    }
+                }
+                Ok(per.into_iter().map(|p| nt0.with_values(p)).collect())
+            }
+            None => f(values),
+        },
     }
 }

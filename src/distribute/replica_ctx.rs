@@ -196,7 +196,10 @@ fn leaves_of(v: &Value, out: &mut Vec<Value>) {
             .items()
             .iter()
             .for_each(|(_, x)| leaves_of(x, out)),
-        other => out.push(other.clone()),
+        other => match other.downcast::<crate::modules::collections::NamedTuple>() {
+            Some(nt) => nt.values().iter().for_each(|x| leaves_of(x, out)),
+            None => out.push(other.clone()),
+        },
     }
 }
 

@@ -10,7 +10,7 @@ use std::rc::Rc;
 use super::classes::{self, bound, constructor, method};
 use super::context::{in_replica_fn, scoped_device, state, ReplicaRun};
 use super::devices::device_arg;
-use super::nest::{contains_distributed, regroup, select_replica};
+use super::nest::{contains_distributed, is_structure, map_nest, regroup, select_replica};
 use super::reduce::{gather_tensors, parse_op, reduce_tensors, tensor_on, Op};
 use super::replica_ctx::{merge_collectives, ValueContext};
 use super::values::components;
@@ -461,6 +461,22 @@ pub fn reduce_value(
     value: &Value,
     axis: Option<i64>,
 ) -> PyResult<Value> {
+    if axis.is_none() && s.kind == Kind::Mirrored && is_structure(value) {
+        // A nested structure is reduced leaf by leaf (TensorFlow's nest walk).
+        return map_nest(value, &mut |leaf| reduce_value(vm, s, op, leaf, None));
+    }
+    if axis.is_some() && s.kind == Kind::Mirrored && is_structure(value) {
+        // TensorFlow fails inside its graph code here ("in user code: …
+        // Expected any non-tensor type, but got a tensor instead").
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "in user code: Expected any non-tensor type, but got a tensor instead (strategy.reduce with an axis got a {})",
+                value.type_name()
+            ),
+        )
+        .help("with an axis, reduce one distributed value at a time, or pass axis=None to reduce a nested structure leaf by leaf"));
+    }
     let n = s.devices.len();
     let dest = dest_device(vm);
     let distributed =
@@ -536,6 +552,10 @@ fn gather(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             axis,
             dest_device(vm),
         )?)),
+        // TensorFlow 2.21 gathers only a distributed value itself: for a
+        // nested structure holding some it returns the first replica's
+        // structure (checked with the oracle).
+        None if is_structure(value) && contains_distributed(value) => select_replica(0, value),
         None => Ok(value.clone()),
     }
 }
@@ -551,9 +571,7 @@ pub(super) fn local_results(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     }
     let _ = vm;
     match v {
-        Value::Tuple(_) | Value::List(_) | Value::Dict(_)
-            if s.kind == Kind::Mirrored || contains_distributed(v) =>
-        {
+        _ if is_structure(v) && (s.kind == Kind::Mirrored || contains_distributed(v)) => {
             Ok(Value::tuple(
                 (0..s.devices.len())
                     .map(|i| select_replica(i, v))

@@ -1,20 +1,26 @@
-//! The `collections` module: `namedtuple`. A named tuple type is a callable
-//! type object holding the field names; its instances index, slice, unpack,
-//! iterate and compare like the tuple of their values, print as
-//! `Point(x=1, y=2)`, and have `_fields`, `_asdict`, `_replace` and `_make`.
+//! The `collections` module: `namedtuple`. A named tuple type is a real class
+//! (a subclass of `tuple`, so `type`, `isinstance` and `issubclass` work as in
+//! CPython) whose `__new__` makes instances; its instances index, slice,
+//! unpack, iterate, compare, add and repeat like the tuple of their values,
+//! print as `Point(x=1, y=2)`, and have `_fields`, `_asdict`, `_replace` and
+//! `_make`.
 //! `tf.distribute`'s structure walks (`distribute/nest.rs`) treat them as
 //! TensorFlow's nest does: a structure rebuilt with the same type.
 
 use std::any::Any;
-use std::rc::Rc;
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
 
 use super::ModuleBuilder;
+use crate::modules::types::builtin_class;
+use crate::syntax::ast::BinOp;
 use crate::value::{
-    Args, Dict, ExcType, NativeFunction, NativeObject, Param, ParamKind, PyErr, PyResult,
-    Signature, Value, Vm,
+    Args, Class, ClassKind, Dict, ExcType, NativeFunction, NativeObject, Param, ParamKind, PyErr,
+    PyResult, Signature, Value, ValueType, Vm,
 };
 
-/// A type made by `namedtuple(typename, field_names)`.
+/// What a type made by `namedtuple(typename, field_names)` knows: the native
+/// receiver of its class's `__new__` and `_make`.
 pub struct NamedTupleType {
     /// The type's name.
     name: Rc<str>,
@@ -22,12 +28,16 @@ pub struct NamedTupleType {
     fields: Rc<[Rc<str>]>,
     /// The constructor's signature (`_cls` first, as CPython counts it).
     sig: Signature,
+    /// The class object (which holds this type in its namespace).
+    class: RefCell<Weak<Class>>,
 }
 
 /// An instance of a named tuple type.
 pub struct NamedTuple {
-    /// Its type object (a [`NamedTupleType`]).
+    /// Its type (a [`NamedTupleType`]).
     ty: Value,
+    /// Its class.
+    class: Rc<Class>,
     /// The values, one per field.
     values: Rc<[Value]>,
 }
@@ -129,11 +139,40 @@ fn namedtuple(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         name: Rc::from(format!("{name}.__new__").as_str()),
         params,
     };
-    Ok(Value::native(NamedTupleType {
-        name,
+    let module: Rc<str> = match a.get(4) {
+        Value::None => Rc::from("__main__"),
+        other => Rc::from(vm.str(other)?.as_str()),
+    };
+    let doc = format!("{name}({})", names.join(", "));
+    let ty = NamedTupleType {
+        name: name.clone(),
         fields: names.into(),
         sig,
-    }))
+        class: RefCell::new(Weak::new()),
+    };
+    let defaults = ty.field_defaults()?;
+    let fields = fields_tuple(&ty.fields);
+    let ty = Value::native(ty);
+    let class = Rc::new(Class {
+        name: name.clone(),
+        qualname: name,
+        module,
+        base: Some(builtin_class(ValueType::Tuple)),
+        dict: RefCell::new(Default::default()),
+        kind: ClassKind::Native,
+    });
+    {
+        let mut ns = class.dict.borrow_mut();
+        ns.insert("__new__".into(), NEW.with(|f| f.bind(ty.clone())));
+        ns.insert("_make".into(), MAKE.with(|f| f.bind(ty.clone())));
+        ns.insert("_fields".into(), fields);
+        ns.insert("_field_defaults".into(), defaults);
+        ns.insert("__doc__".into(), Value::str(&doc));
+    }
+    if let Some(t) = ty.downcast::<NamedTupleType>() {
+        *t.class.borrow_mut() = Rc::downgrade(&class);
+    }
+    Ok(Value::Class(class))
 }
 
 fn fields_tuple(fields: &[Rc<str>]) -> Value {
@@ -141,6 +180,17 @@ fn fields_tuple(fields: &[Rc<str>]) -> Value {
 }
 
 impl NamedTupleType {
+    /// `_field_defaults`: the fields that have defaults, with them.
+    fn field_defaults(&self) -> PyResult<Value> {
+        let mut d = Dict::new();
+        for p in &self.sig.params[1..] {
+            if let Some(v) = &p.default {
+                d.insert(Value::str(&*p.name), v.clone())?;
+            }
+        }
+        Ok(Value::dict(d))
+    }
+
     /// An instance of this type (`ty`) with `values`.
     fn make(&self, ty: &Value, values: Vec<Value>) -> PyResult<Value> {
         if values.len() != self.fields.len() {
@@ -153,8 +203,15 @@ impl NamedTupleType {
                 ),
             ));
         }
+        let Some(class) = self.class.borrow().upgrade() else {
+            return Err(PyErr::new(
+                ExcType::RuntimeError,
+                format!("the class of named tuple '{}' is gone", self.name),
+            ));
+        };
         Ok(Value::native(NamedTuple {
             ty: ty.clone(),
+            class,
             values: values.into(),
         }))
     }
@@ -168,35 +225,13 @@ impl NativeObject for NamedTupleType {
         self
     }
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("<class '__main__.{}'>", self.name))
+        match self.class.borrow().upgrade() {
+            Some(c) => Ok(format!("<class '{}.{}'>", c.module, c.qualname)),
+            None => Ok(format!("<class '{}'>", self.name)),
+        }
     }
-    fn call(
-        &self,
-        this: &Value,
-        mut args: Vec<Value>,
-        kwargs: Vec<(Rc<str>, Value)>,
-        _vm: &dyn Vm,
-    ) -> PyResult<Value> {
-        args.insert(0, this.clone());
-        let bound = self.sig.bind(args, kwargs)?;
-        self.make(this, bound.values[1..].to_vec())
-    }
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "_fields" => Some(fields_tuple(&self.fields)),
-            "__name__" | "__qualname__" => Some(Value::str(&*self.name)),
-            "_make" => Some(MAKE.with(|f| f.bind(this.clone()))),
-            "_field_defaults" => {
-                let mut d = Dict::new();
-                for p in &self.sig.params[1..] {
-                    if let Some(v) = &p.default {
-                        d.insert(Value::str(&*p.name), v.clone())?;
-                    }
-                }
-                Some(Value::dict(d))
-            }
-            _ => None,
-        })
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(builtin_class(ValueType::Type))
     }
 }
 
@@ -220,13 +255,14 @@ impl NamedTuple {
 
     /// Whether `other` is an instance of the same named tuple type.
     pub fn same_type(&self, other: &NamedTuple) -> bool {
-        self.ty.is(&other.ty)
+        Rc::ptr_eq(&self.class, &other.class)
     }
 
     /// An instance of the same type with other values (as many).
     pub fn with_values(&self, values: Vec<Value>) -> Value {
         Value::native(NamedTuple {
             ty: self.ty.clone(),
+            class: self.class.clone(),
             values: values.into(),
         })
     }
@@ -245,6 +281,9 @@ impl NativeObject for NamedTuple {
     }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(self.class.clone())
     }
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
         let mut parts = Vec::with_capacity(self.values.len());
@@ -286,6 +325,30 @@ impl NativeObject for NamedTuple {
     }
     fn truthy(&self, _vm: &dyn Vm) -> PyResult<Option<bool>> {
         Ok(Some(!self.values.is_empty()))
+    }
+    fn hash_as(&self) -> Option<Value> {
+        Some(self.as_tuple())
+    }
+    /// `+` and `*` work on the plain tuple of the values (a tuple results, as
+    /// in CPython).
+    fn binop(
+        &self,
+        _this: &Value,
+        op: BinOp,
+        other: &Value,
+        reflected: bool,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        if !matches!(op, BinOp::Add | BinOp::Mult) {
+            return Ok(None);
+        }
+        let me = self.as_tuple();
+        let other = as_plain(other);
+        if op == BinOp::Add && !matches!(other, Value::Tuple(_)) {
+            return Ok(None);
+        }
+        let (a, b) = if reflected { (other, me) } else { (me, other) };
+        vm.binop(op, &a, &b).map(Some)
     }
     fn compare(
         &self,
@@ -351,6 +414,30 @@ fn replace(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(nt.with_values(values))
 }
 
+/// The class's `__new__`, bound to the type: binds the arguments to the
+/// fields with the type's own signature (CPython's messages).
+fn new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let ty = a.get(0);
+    let Some(t) = ty.downcast::<NamedTupleType>() else {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "__new__() needs a named tuple type",
+        ));
+    };
+    let mut args = vec![ty.clone()];
+    args.extend(vm.collect(a.get(1))?);
+    let mut kwargs = Vec::new();
+    if let Value::Dict(d) = a.get(2) {
+        for (k, v) in d.borrow().items() {
+            if let Value::Str(k) = k {
+                kwargs.push((Rc::from(k.as_str()), v));
+            }
+        }
+    }
+    let bound = t.sig.bind(args, kwargs)?;
+    t.make(ty, bound.values[1..].to_vec())
+}
+
 fn make(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let ty = a.get(0);
     let Some(t) = ty.downcast::<NamedTupleType>() else {
@@ -363,6 +450,11 @@ fn make(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 thread_local! {
+    static NEW: Rc<NativeFunction> = NativeFunction::new(
+        "__new__(_cls, /, *args, **kwargs)",
+        new,
+        "Create a new instance of the named tuple.",
+    );
     static ASDICT: Rc<NativeFunction> = NativeFunction::new(
         "_asdict(self)",
         asdict,

@@ -38,6 +38,10 @@ fn check_hashable(v: &Value) -> PyResult<()> {
             "Tensor is unhashable. Instead, use tensor.ref() as the key.",
         )),
         Value::Native(n) if !n.hashable() => Err(unhashable(v)),
+        Value::Native(n) => match n.hash_as() {
+            Some(plain) => check_hashable(&plain),
+            None => Ok(()),
+        },
         // Keys hash and compare in Rust, without calling back into the
         // interpreter: an instance with its own __eq__/__hash__ would be
         // compared by identity, a silent wrong answer, so it is refused.
@@ -170,6 +174,10 @@ pub fn py_hash(v: &Value) -> i64 {
             .borrow()
             .iter()
             .fold(0i64, |acc, k| acc ^ k.hash_value().wrapping_mul(0x5bd1e995)),
+        Value::Native(n) => match n.hash_as() {
+            Some(plain) => py_hash(&plain),
+            None => (v.id() >> 4) as i64,
+        },
         other => (other.id() >> 4) as i64,
     }
 }
@@ -201,6 +209,18 @@ impl Eq for Key {}
 /// (numbers across int/float/bool, strings, bytes, tuples elementwise,
 /// frozensets by contents, everything else by identity).
 pub fn key_eq(a: &Value, b: &Value) -> bool {
+    let plain = |v: &Value| match v {
+        Value::Native(n) => n.hash_as(),
+        _ => None,
+    };
+    if let (Value::Native(_), _) | (_, Value::Native(_)) = (a, b) {
+        match (plain(a), plain(b)) {
+            (None, None) => {}
+            (Some(x), None) => return key_eq(&x, b),
+            (None, Some(y)) => return key_eq(a, &y),
+            (Some(x), Some(y)) => return key_eq(&x, &y),
+        }
+    }
     match (a, b) {
         (Value::None, Value::None) => true,
         (Value::Str(x), Value::Str(y)) => x == y,

@@ -262,6 +262,13 @@ pub trait NativeObject: Any {
         true
     }
 
+    /// The builtin value this object hashes and compares as when it is a dict
+    /// key or set element (a named tuple: the tuple of its values). None:
+    /// identity.
+    fn hash_as(&self) -> Option<Value> {
+        None
+    }
+
     /// `with obj:` entry; returns the `as` value. `Ok(None)`: not a context manager.
     fn enter(&self, this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
         let _ = (this, vm);
