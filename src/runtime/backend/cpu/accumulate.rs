@@ -83,7 +83,7 @@ where
         _ => blocked(parts, start, dst),
     };
     let spare = &mut out.spare_capacity_mut()[..n];
-    if n * std::mem::size_of::<T>() >= STREAM_MIN_BYTES && stream::sum_n(parts, spare) {
+    if std::mem::size_of_val(*first) >= STREAM_MIN_BYTES && stream::sum_n(parts, spare) {
         // SAFETY: `stream::sum_n` returned true: it wrote all `n` spare slots.
         unsafe { out.set_len(n) };
         return Ok(out);
@@ -151,13 +151,13 @@ mod stream {
         (ps, d)
     }
 
+    /// A kernel summing one output block (`parts`, the block's offset, the block).
+    #[cfg(target_arch = "x86_64")]
+    type Block<U> = fn(&[&[U]], usize, &mut [MaybeUninit<U>]);
+
     /// Splits the output into blocks summed in parallel.
     #[cfg(target_arch = "x86_64")]
-    fn run<U: Send + Sync>(
-        parts: &[&[U]],
-        dst: &mut [MaybeUninit<U>],
-        block: fn(&[&[U]], usize, &mut [MaybeUninit<U>]),
-    ) {
+    fn run<U: Send + Sync>(parts: &[&[U]], dst: &mut [MaybeUninit<U>], block: Block<U>) {
         dst.par_chunks_mut(super::BLOCK * 4)
             .enumerate()
             .for_each(|(i, d)| block(parts, i * super::BLOCK * 4, d));
