@@ -176,11 +176,11 @@ fn cpython_messages() {
 fn unsupported_python() {
     run(&[
         (
-            "lambda: (yield)",
+            "[(yield) for x in y]",
             "SyntaxError",
-            "generators ('yield') are not supported yet",
+            "'yield' inside list comprehension",
             1,
-            10,
+            3,
             false,
         ),
         (
@@ -200,9 +200,9 @@ fn unsupported_python() {
             false,
         ),
         (
-            "def f():\n    yield 1",
+            "class C:\n    yield 1",
             "SyntaxError",
-            "generators ('yield') are not supported yet",
+            "'yield' outside function",
             2,
             5,
             false,

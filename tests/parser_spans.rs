@@ -11,7 +11,10 @@ fn text(src: &str, e: &Expr) -> String {
 fn walk(src: &str, e: &Expr, out: &mut Vec<String>) {
     out.push(text(src, e));
     match &e.kind {
-        ExprKind::Attribute { value, .. } | ExprKind::Starred(value) => walk(src, value, out),
+        ExprKind::Attribute { value, .. }
+        | ExprKind::Starred(value)
+        | ExprKind::YieldFrom(value) => walk(src, value, out),
+        ExprKind::Yield(value) => value.iter().for_each(|v| walk(src, v, out)),
         ExprKind::Subscript { value, slice } => {
             walk(src, value, out);
             walk(src, slice, out);

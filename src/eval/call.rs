@@ -102,6 +102,9 @@ impl Interp {
             }
         }
         drop(scope);
+        if def.is_generator {
+            return self.make_generator(fun, frame);
+        }
         self.depth.set(depth + 1);
         let result = self.exec_block(&mut frame, &def.body);
         self.depth.set(depth);

@@ -135,6 +135,17 @@ impl Interp {
                 self.assign(f, target, v.clone())?;
                 Ok(v)
             }
+            ExprKind::Yield(v) => {
+                let v = match v {
+                    Some(v) => self.eval(f, v)?,
+                    None => Value::None,
+                };
+                self.yield_value(v)
+            }
+            ExprKind::YieldFrom(v) => {
+                let v = self.eval(f, v)?;
+                self.yield_from(&v)
+            }
             ExprKind::Starred(_) => Err(PyErr::new(
                 ExcType::SyntaxError,
                 "can't use starred expression here",

@@ -11,6 +11,7 @@ mod call;
 pub mod class;
 mod expr;
 mod frame;
+mod generator;
 mod items;
 mod iter;
 mod ops;

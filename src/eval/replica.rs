@@ -39,6 +39,18 @@ thread_local! {
     static CURRENT_REPLICA: Cell<Option<usize>> = const { Cell::new(None) };
 }
 
+/// Clears the running replica's yielder (a generator resumed inside a
+/// replica runs on its own stack and must not park the replica), returning
+/// it for [`restore_current_yielder`].
+pub(super) fn take_current_yielder() -> *const () {
+    CURRENT.with(|c| c.replace(std::ptr::null())) as *const ()
+}
+
+/// Puts back what [`take_current_yielder`] took.
+pub(super) fn restore_current_yielder(y: *const ()) {
+    CURRENT.with(|c| c.set(y as *const ReplicaYielder));
+}
+
 /// The approximate current stack pointer.
 #[inline(always)]
 pub fn stack_pointer() -> usize {

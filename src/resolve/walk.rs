@@ -486,7 +486,12 @@ impl<'a, 'g> Resolver<'a, 'g> {
                     self.expr(x)?;
                 }
             }
-            ExprKind::Starred(v) => self.expr(v)?,
+            ExprKind::Starred(v) | ExprKind::YieldFrom(v) => self.expr(v)?,
+            ExprKind::Yield(v) => {
+                if let Some(v) = v {
+                    self.expr(v)?;
+                }
+            }
             ExprKind::BinOp { left, right, .. } => {
                 self.expr(left)?;
                 self.expr(right)?;

@@ -251,7 +251,7 @@ pub struct FunctionDef {
     pub target: Name,
     /// Filled in by the resolver.
     pub scope: std::cell::RefCell<Scope>,
-    /// Whether the body contains `yield` (generators are not supported yet: a SyntaxError at lowering).
+    /// Whether the body contains `yield`: calling the function makes a generator.
     pub is_generator: bool,
     /// Span of the `def name(...)` header (or the whole lambda).
     pub span: Span,
@@ -368,6 +368,10 @@ pub enum ExprKind {
     },
     /// `*value` in a call, display or assignment target.
     Starred(Box<Expr>),
+    /// `yield` / `yield value` (only in a generator function's body).
+    Yield(Option<Box<Expr>>),
+    /// `yield from iterable`.
+    YieldFrom(Box<Expr>),
     /// `left op right`.
     BinOp {
         /// Left operand.

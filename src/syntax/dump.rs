@@ -495,6 +495,19 @@ fn expr(out: &mut String, e: &Expr) {
             expr(out, v);
             out.push(')');
         }
+        ExprKind::Yield(v) => {
+            out.push_str("(yield");
+            if let Some(v) = v {
+                out.push(' ');
+                expr(out, v);
+            }
+            out.push(')');
+        }
+        ExprKind::YieldFrom(v) => {
+            out.push_str("(yield-from ");
+            expr(out, v);
+            out.push(')');
+        }
         ExprKind::BinOp { left, op, right } => {
             let _ = write!(out, "({} ", op.symbol());
             expr(out, left);

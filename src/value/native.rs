@@ -257,6 +257,12 @@ pub trait NativeObject: Any {
         Ok(None)
     }
 
+    /// For iterators: the value of the StopIteration that `next()` raises
+    /// once this one is exhausted (a generator's return value).
+    fn stop_value(&self) -> Value {
+        Value::None
+    }
+
     /// Whether instances can be dict keys (identity hash).
     fn hashable(&self) -> bool {
         true

@@ -172,7 +172,18 @@ fn next(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         Some(v) => Ok(v),
         None => match default.first() {
             Some(d) => Ok(d.clone()),
-            None => Err(PyErr::with_args(ExcType::StopIteration, Vec::new())),
+            None => {
+                let value = match a.get(0) {
+                    Value::Native(n) => n.stop_value(),
+                    _ => Value::None,
+                };
+                let args = if value.is_none() {
+                    Vec::new()
+                } else {
+                    vec![value]
+                };
+                Err(PyErr::with_args(ExcType::StopIteration, args))
+            }
         },
     }
 }

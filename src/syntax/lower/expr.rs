@@ -128,7 +128,7 @@ impl Lowerer<'_> {
             Rule::disjunction | Rule::bitor_expr => return self.operators(p.into_inner(), span),
             Rule::star_expressions | Rule::star_targets => return self.exprlist(p),
             Rule::lambda_expr => return self.lambda(p),
-            Rule::yield_expr => return Err(self.yield_error(span)),
+            Rule::yield_expr => return self.yield_expr(p, span),
             Rule::slice_upper => {
                 return self.expr(kids(p).next().ok_or_else(|| shape(span, "slice"))?)
             }
@@ -192,15 +192,36 @@ impl Lowerer<'_> {
         })
     }
 
-    fn yield_error(&self, span: Span) -> SyntaxError {
-        let kw = Span::new(span.start as usize, span.start as usize + 5);
+    /// `yield`, `yield x`, `yield from x`: marks the enclosing function a
+    /// generator; outside a function it is CPython's SyntaxError.
+    fn yield_expr(&self, p: Pair<Rule>, span: Span) -> R<Expr> {
+        let kw_start = self.span(&p).start as usize;
+        let kw = Span::new(kw_start, kw_start + 5);
         match self.scope_kind() {
-            ScopeKind::Function | ScopeKind::Lambda => {
-                SyntaxError::new("generators ('yield') are not supported yet", kw)
+            ScopeKind::Function | ScopeKind::Lambda => {}
+            ScopeKind::Comprehension => {
+                let qualname = self.scopes.borrow().last().map(|s| s.qualname.clone());
+                let what = match qualname.as_deref().and_then(|q| q.rsplit('.').next()) {
+                    Some("<setcomp>") => "set comprehension",
+                    Some("<dictcomp>") => "dict comprehension",
+                    Some("<genexpr>") => "generator expression",
+                    _ => "list comprehension",
+                };
+                return Err(SyntaxError::new(format!("'yield' inside {what}"), kw));
             }
-            ScopeKind::Comprehension => SyntaxError::new("'yield' inside comprehension", kw),
-            _ => SyntaxError::new("'yield' outside function", kw),
+            _ => return Err(SyntaxError::new("'yield' outside function", kw)),
         }
+        if let Some(top) = self.scopes.borrow_mut().last_mut() {
+            top.yields = true;
+        }
+        let from = p.clone().into_inner().any(|c| c.as_rule() == Rule::FROM);
+        let value = kids(p).next().map(|e| self.expr(e)).transpose()?;
+        let kind = match (from, value) {
+            (true, Some(v)) => ExprKind::YieldFrom(Box::new(v)),
+            (true, None) => return Err(shape(span, "yield from")),
+            (false, v) => ExprKind::Yield(v.map(Box::new)),
+        };
+        Ok(Expr { kind, span })
     }
 
     fn if_exp(&self, p: Pair<Rule>) -> R<Expr> {
@@ -451,7 +472,10 @@ impl Lowerer<'_> {
                     span,
                 })
             }
-            Some(Rule::yield_expr) => return Err(self.yield_error(self.span(&items[0]))),
+            Some(Rule::yield_expr) => {
+                let y = items[0].clone();
+                return self.yield_expr(y, span);
+            }
             _ => {}
         }
         if items.len() == 2 && items[1].as_rule() == Rule::comp_clauses {
@@ -729,7 +753,8 @@ impl Lowerer<'_> {
             }
         }
         let body = body.ok_or_else(|| shape(span, "lambda"))?;
-        let body = self.in_scope(ScopeKind::Lambda, qualname.clone(), || self.expr(body))?;
+        let (body, is_generator) =
+            self.in_scope_yields(ScopeKind::Lambda, qualname.clone(), || self.expr(body))?;
         let ret = Stmt {
             span: body.span,
             kind: StmtKind::Return(Some(body)),
@@ -742,7 +767,7 @@ impl Lowerer<'_> {
             decorators: Vec::new(),
             target: Self::name("<lambda>"),
             scope: RefCell::new(Default::default()),
-            is_generator: false,
+            is_generator,
             span,
         };
         Ok(Expr {

@@ -54,6 +54,7 @@ fn parse_module_inner(source: &str) -> Result<Module, SyntaxError> {
         kind: ScopeKind::Module,
         qualname: Rc::from(""),
         loops: 0,
+        yields: false,
     }]);
     let mut body = Vec::new();
     // Top-level statements are parsed a few at a time: pest's token queue for
@@ -134,6 +135,8 @@ struct ScopeCtx {
     qualname: Rc<str>,
     /// How many loops enclose the current statement inside this scope.
     loops: u32,
+    /// Whether a `yield` was lowered directly in this scope.
+    yields: bool,
 }
 
 /// The lowering state. Methods take `&self` (state lives in cells) so that
@@ -190,14 +193,26 @@ impl<'a> Lowerer<'a> {
 
     /// Runs `f` inside a new scope.
     fn in_scope<T>(&self, kind: ScopeKind, qualname: Rc<str>, f: impl FnOnce() -> R<T>) -> R<T> {
+        self.in_scope_yields(kind, qualname, f).map(|(out, _)| out)
+    }
+
+    /// Runs `f` inside a new scope; also says whether the scope's own code
+    /// holds a `yield` (which makes a function a generator).
+    fn in_scope_yields<T>(
+        &self,
+        kind: ScopeKind,
+        qualname: Rc<str>,
+        f: impl FnOnce() -> R<T>,
+    ) -> R<(T, bool)> {
         self.scopes.borrow_mut().push(ScopeCtx {
             kind,
             qualname,
             loops: 0,
+            yields: false,
         });
         let out = f();
-        self.scopes.borrow_mut().pop();
-        out
+        let yields = self.scopes.borrow_mut().pop().is_some_and(|s| s.yields);
+        out.map(|o| (o, yields))
     }
 
     /// Runs `f` with one more enclosing loop.

@@ -569,10 +569,10 @@ impl Lowerer<'_> {
             header_end = self.close_paren_after(name_pair.as_span().end());
         }
         let body_pair = body_pair.ok_or_else(|| shape(span, "def"))?;
-        let body = self.in_scope(ScopeKind::Function, qualname.clone(), || {
-            self.block(body_pair)
-        })?;
-        let is_generator = false; // a `yield` in the body is rejected while lowering it
+        let (body, is_generator) =
+            self.in_scope_yields(ScopeKind::Function, qualname.clone(), || {
+                self.block(body_pair)
+            })?;
         let end = body_end(&body, span);
         let def = FunctionDef {
             target: Self::name(&name),

@@ -29,6 +29,7 @@ pub(super) fn expr_name(e: &Expr) -> &'static str {
         ExprKind::Attribute { .. } => "attribute",
         ExprKind::Subscript { .. } => "subscript",
         ExprKind::Starred(_) => "starred",
+        ExprKind::Yield(_) | ExprKind::YieldFrom(_) => "yield expression",
         ExprKind::Name(_) => "name",
         ExprKind::List(_) => "list",
         ExprKind::Tuple(_) => "tuple",

@@ -1,0 +1,400 @@
+//! Generators. Calling a function whose body holds `yield` binds its
+//! arguments into a frame and returns a generator object; the body runs as a
+//! stackful coroutine (corosensei, as replicas do) that each `next()`/`send()`
+//! resumes and each `yield` suspends. The interpreter's per-execution state
+//! (call depth, exceptions being handled, the native stack limit) is swapped
+//! in and out around every resume, so a generator suspended inside an
+//! `except` block or deep in calls does not leak that state to its caller.
+//!
+//! `close()` raises GeneratorExit at the suspended `yield` (so `finally`
+//! blocks run); a generator dropped while suspended is unwound without
+//! running Python code (CPython would close it).
+
+use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+
+use super::frame::Frame;
+use super::replica::{self, stack_pointer, STACK_MARGIN};
+use super::{Flow, Interp};
+use crate::value::{
+    Args, ExcType, Function, NativeFunction, NativeObject, PyErr, PyResult, Value, Vm,
+};
+
+/// Native stack of a generator's coroutine (virtual memory, committed lazily).
+const GEN_STACK: usize = 16 << 20;
+/// Finished generators' stacks kept for the next ones.
+const STACK_POOL: usize = 32;
+
+type GenYielder = Yielder<PyResult<Value>, Value>;
+type GenCoroutine = Coroutine<PyResult<Value>, Value, PyResult<Value>, DefaultStack>;
+
+thread_local! {
+    /// The yielder of the generator running now (null outside any).
+    static CURRENT: Cell<*const GenYielder> = const { Cell::new(std::ptr::null()) };
+    static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
+}
+
+/// What one resume ended with.
+pub enum Step {
+    /// The body reached `yield value`.
+    Yield(Value),
+    /// The body returned (a finished generator returns None).
+    Return(Value),
+}
+
+/// The interpreter state a suspended generator keeps for itself.
+#[derive(Default)]
+struct Saved {
+    /// Python frames of the generator that are live (its own and callees').
+    depth: u32,
+    /// Exceptions being handled inside the generator.
+    handling: Vec<PyErr>,
+}
+
+/// A generator object (`<generator object f at 0x…>`).
+pub struct Generator {
+    qualname: Rc<str>,
+    name: Rc<str>,
+    co: RefCell<Option<GenCoroutine>>,
+    running: Cell<bool>,
+    saved: RefCell<Saved>,
+    /// The lowest address the body's native stack may reach (set when it starts).
+    limit: Rc<Cell<usize>>,
+    /// The interpreter that made it (the only one that may resume it).
+    interp: *const Interp,
+    /// What the body returned, for the StopIteration of the `next()` that
+    /// found it finished.
+    returned: RefCell<Value>,
+}
+
+impl Interp {
+    /// The generator object for a call of generator function `fun` whose
+    /// arguments are bound into `frame`.
+    pub(super) fn make_generator(&self, fun: &Rc<Function>, mut frame: Frame) -> PyResult<Value> {
+        let stack = match STACKS.with(|p| p.borrow_mut().pop()) {
+            Some(s) => s,
+            None => DefaultStack::new(GEN_STACK).map_err(|_| {
+                PyErr::new(ExcType::MemoryError, "cannot allocate a generator's stack")
+            })?,
+        };
+        let limit = Rc::new(Cell::new(0));
+        let body_limit = limit.clone();
+        let qualname = fun.def.qualname.clone();
+        let name = fun.def.name.clone();
+        let fun = fun.clone();
+        let interp = self as *const Interp;
+        let co = Coroutine::with_stack(stack, move |y: &GenYielder, first: PyResult<Value>| {
+            // SAFETY: a generator is resumed only by `Generator::resume`,
+            // which runs on the interpreter's thread while the interpreter
+            // that made it is alive (values never outlive their interpreter,
+            // and a suspended coroutine dropped with it is unwound without
+            // running this body further).
+            let interp = unsafe { &*interp };
+            CURRENT.with(|c| c.set(y as *const GenYielder));
+            body_limit.set(stack_pointer().saturating_sub(GEN_STACK - 2 * STACK_MARGIN));
+            interp.stack_limit.set(body_limit.get());
+            first?;
+            interp.depth.set(interp.depth.get() + 1);
+            let r = interp.exec_block(&mut frame, &fun.def.body);
+            interp.depth.set(interp.depth.get().saturating_sub(1));
+            match r {
+                Ok(Flow::Return(v)) => Ok(v),
+                Ok(_) => Ok(Value::None),
+                Err(e) if e.is(ExcType::StopIteration) => {
+                    // PEP 479: a StopIteration escaping the body is a RuntimeError.
+                    let mut err =
+                        PyErr::new(ExcType::RuntimeError, "generator raised StopIteration");
+                    err.0.located = false;
+                    Err(err)
+                }
+                Err(mut e) => {
+                    e.0.located = false;
+                    Err(e)
+                }
+            }
+        });
+        Ok(Value::native(Generator {
+            qualname,
+            name,
+            co: RefCell::new(Some(co)),
+            running: Cell::new(false),
+            saved: RefCell::new(Saved::default()),
+            limit,
+            interp,
+            returned: RefCell::new(Value::None),
+        }))
+    }
+
+    /// `yield value` in the running generator: suspends it; returns what the
+    /// next `send()` passes (None for `next()`), or raises what `close()` throws.
+    pub(super) fn yield_value(&self, v: Value) -> PyResult<Value> {
+        let y = CURRENT.with(|c| c.get());
+        if y.is_null() {
+            return Err(PyErr::new(
+                ExcType::RuntimeError,
+                "'yield' outside a running generator",
+            ));
+        }
+        // SAFETY: `CURRENT` holds this generator's yielder only while its
+        // coroutine runs (set at its start and after every suspend, restored
+        // by `resume` when it stops), and we are on that coroutine's stack.
+        let input = unsafe { &*y }.suspend(v);
+        CURRENT.with(|c| c.set(y));
+        input
+    }
+
+    /// `yield from iterable`: yields each item; a generator's sent values are
+    /// passed on to it, and its return value is the expression's value.
+    pub(super) fn yield_from(&self, iterable: &Value) -> PyResult<Value> {
+        if let Some(g) = iterable.downcast::<Generator>() {
+            let mut input: PyResult<Value> = Ok(Value::None);
+            loop {
+                match g.resume(self, input)? {
+                    Step::Yield(v) => input = self.yield_value(v),
+                    Step::Return(v) => return Ok(v),
+                }
+            }
+        }
+        let mut it = self.start_iter(iterable)?;
+        while let Some(item) = self.step_iter(&mut it)? {
+            self.yield_value(item)?;
+        }
+        Ok(Value::None)
+    }
+}
+
+impl Generator {
+    /// Runs the body until its next `yield` or its end, with `input` as the
+    /// value of the `yield` it is suspended at (an error is raised there).
+    pub fn resume(&self, interp: &Interp, input: PyResult<Value>) -> PyResult<Step> {
+        if self.running.get() {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                "generator already executing",
+            ));
+        }
+        let Some(mut co) = self.co.borrow_mut().take() else {
+            // Finished: a closed or exhausted generator yields nothing more;
+            // an error thrown into it is raised as is.
+            self.returned.replace(Value::None);
+            return input.map(|_| Step::Return(Value::None));
+        };
+        if !co.started() {
+            if let Ok(v) = &input {
+                if !v.is_none() {
+                    *self.co.borrow_mut() = Some(co);
+                    return Err(PyErr::new(
+                        ExcType::TypeError,
+                        "can't send non-None value to a just-started generator",
+                    ));
+                }
+            }
+        }
+        self.running.set(true);
+        let outer_gen = CURRENT.with(|c| c.get());
+        let outer_replica = replica::take_current_yielder();
+        let outer_limit = interp.stack_limit.get();
+        let base_depth = interp.depth.get();
+        let base_handling = interp.handling.borrow().len();
+        {
+            let mut saved = self.saved.borrow_mut();
+            interp.depth.set(base_depth + saved.depth);
+            interp.handling.borrow_mut().append(&mut saved.handling);
+        }
+        if co.started() {
+            interp.stack_limit.set(self.limit.get());
+        }
+        let r = co.resume(input);
+        {
+            let mut saved = self.saved.borrow_mut();
+            saved.depth = interp.depth.get().saturating_sub(base_depth);
+            let mut handling = interp.handling.borrow_mut();
+            let at = base_handling.min(handling.len());
+            saved.handling = handling.split_off(at);
+        }
+        interp.depth.set(base_depth);
+        interp.stack_limit.set(outer_limit);
+        replica::restore_current_yielder(outer_replica);
+        CURRENT.with(|c| c.set(outer_gen));
+        self.running.set(false);
+        match r {
+            CoroutineResult::Yield(v) => {
+                *self.co.borrow_mut() = Some(co);
+                Ok(Step::Yield(v))
+            }
+            CoroutineResult::Return(r) => {
+                *self.saved.borrow_mut() = Saved::default();
+                if let Ok(v) = &r {
+                    *self.returned.borrow_mut() = v.clone();
+                }
+                STACKS.with(|p| {
+                    let mut pool = p.borrow_mut();
+                    if pool.len() < STACK_POOL {
+                        pool.push(co.into_stack());
+                    }
+                });
+                r.map(Step::Return)
+            }
+        }
+    }
+
+    /// `close()`: GeneratorExit at the suspended `yield`; the body may clean
+    /// up but not yield again.
+    fn close(&self, interp: &Interp) -> PyResult<()> {
+        let started = matches!(&*self.co.borrow(), Some(co) if co.started());
+        if !started {
+            // Never started (or finished): it just becomes finished.
+            self.co.borrow_mut().take();
+            return Ok(());
+        }
+        let exit = PyErr::with_args(ExcType::GeneratorExit, Vec::new());
+        match self.resume(interp, Err(exit)) {
+            Ok(Step::Yield(_)) => Err(PyErr::new(
+                ExcType::RuntimeError,
+                "generator ignored GeneratorExit",
+            )),
+            Ok(Step::Return(_)) => Ok(()),
+            Err(e) if e.is(ExcType::GeneratorExit) || e.is(ExcType::StopIteration) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl NativeObject for Generator {
+    fn type_name(&self) -> &str {
+        "generator"
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!(
+            "<generator object {} at {:#x}>",
+            self.qualname,
+            this.id()
+        ))
+    }
+    fn iter(&self, this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(Some(this.clone()))
+    }
+    fn next(&self, _this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        match self.resume(self.interp_of(vm)?, Ok(Value::None))? {
+            Step::Yield(v) => Ok(Some(v)),
+            Step::Return(_) => Ok(None),
+        }
+    }
+    fn stop_value(&self) -> Value {
+        self.returned.replace(Value::None)
+    }
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "send" => Some(SEND.with(|f| f.bind(this.clone()))),
+            "close" => Some(CLOSE.with(|f| f.bind(this.clone()))),
+            "__next__" => Some(NEXT.with(|f| f.bind(this.clone()))),
+            "__iter__" => Some(ITER.with(|f| f.bind(this.clone()))),
+            "gi_running" => Some(Value::Bool(self.running.get())),
+            "__name__" => Some(Value::str(&*self.name)),
+            "__qualname__" => Some(Value::str(&*self.qualname)),
+            "throw" => {
+                return Err(PyErr::new(
+                    ExcType::NotImplementedError,
+                    "generator.throw() is not supported in dist yet",
+                ))
+            }
+            _ => None,
+        })
+    }
+    fn dir(&self) -> Vec<String> {
+        [
+            "send",
+            "close",
+            "throw",
+            "gi_running",
+            "__next__",
+            "__iter__",
+            "__name__",
+            "__qualname__",
+        ]
+        .map(String::from)
+        .to_vec()
+    }
+}
+
+impl Generator {
+    /// The interpreter behind a native call's `vm`: the one that made this
+    /// generator (checked by address).
+    fn interp_of(&self, vm: &dyn Vm) -> PyResult<&Interp> {
+        if vm as *const dyn Vm as *const () != self.interp as *const () {
+            return Err(PyErr::new(
+                ExcType::RuntimeError,
+                "a generator can only run in the interpreter that made it",
+            ));
+        }
+        // SAFETY: `vm` is that interpreter (same address), borrowed for the call.
+        Ok(unsafe { &*self.interp })
+    }
+}
+
+fn this_gen(v: &Value) -> PyResult<&Generator> {
+    v.downcast::<Generator>()
+        .ok_or_else(|| PyErr::new(ExcType::TypeError, "expected a generator"))
+}
+
+/// `StopIteration(value)` for a generator that returned `value`.
+fn stop_iteration(v: Value) -> PyErr {
+    let args = if v.is_none() { Vec::new() } else { vec![v] };
+    PyErr::with_args(ExcType::StopIteration, args)
+}
+
+fn send(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let g = this_gen(a.get(0))?;
+    match g.resume(g.interp_of(vm)?, Ok(a.get(1).clone()))? {
+        Step::Yield(v) => Ok(v),
+        Step::Return(v) => Err(stop_iteration(v)),
+    }
+}
+
+fn next(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let g = this_gen(a.get(0))?;
+    match g.resume(g.interp_of(vm)?, Ok(Value::None))? {
+        Step::Yield(v) => Ok(v),
+        Step::Return(v) => Err(stop_iteration(v)),
+    }
+}
+
+fn close(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let g = this_gen(a.get(0))?;
+    g.close(g.interp_of(vm)?)?;
+    Ok(Value::None)
+}
+
+fn iter(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(a.get(0).clone())
+}
+
+thread_local! {
+    static SEND: Rc<NativeFunction> = NativeFunction::new(
+        "send(self, value, /)",
+        send,
+        "Resumes the generator with value as the result of its yield; returns the next yielded value.",
+    );
+    static NEXT: Rc<NativeFunction> = NativeFunction::new(
+        "__next__(self, /)",
+        next,
+        "Implement next(self).",
+    );
+    static CLOSE: Rc<NativeFunction> = NativeFunction::new(
+        "close(self, /)",
+        close,
+        "Raise GeneratorExit inside generator.",
+    );
+    static ITER: Rc<NativeFunction> = NativeFunction::new(
+        "__iter__(self, /)",
+        iter,
+        "Implement iter(self).",
+    );
+}
