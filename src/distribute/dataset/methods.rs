@@ -52,6 +52,12 @@ pub fn register(c: &Class) {
     );
     add(
         c,
+        "DatasetV2.from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None, name=None)",
+        from_generator,
+        "A dataset of the items a Python generator function yields, converted to output_signature.",
+    );
+    add(
+        c,
         "DatasetV2.zip(*args, datasets=None, name=None)",
         zip,
         "Elements of several datasets side by side.",
@@ -283,6 +289,122 @@ fn from_tensor_slices(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         items.push(elem_spec.pack(&mut parts.into_iter()));
     }
     Ok(DatasetObj::value(Kind::Slices(Rc::new(items)), elem_spec))
+}
+
+fn from_generator(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let generator = args.get(0);
+    if !matches!(
+        generator,
+        Value::Function(_) | Value::NativeFunction(_) | Value::BoundMethod(_) | Value::Class(_)
+    ) && vm.getattr(generator, "__call__").is_err()
+    {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "`generator` must be a Python callable.",
+        ));
+    }
+    let (types, shapes, signature) = (args.get(1), args.get(2), args.get(4));
+    let spec = match (signature, types) {
+        (Value::None, Value::None) => {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                "To specify the output signature you need to provide either the `output_signature` argument or the `output_types` argument.",
+            ))
+        }
+        (sig, Value::None) => spec_of_signature(vm, sig)?,
+        (Value::None, types) => spec_of_types(vm, types, shapes)?,
+        _ => {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                "The `output_types` argument can not be used together with the `output_signature` argument.",
+            ))
+        }
+    };
+    let call_args = match args.get(3) {
+        Value::None => Vec::new(),
+        a => vm.collect(a)?,
+    };
+    Ok(DatasetObj::value(
+        Kind::Generator(generator.clone(), call_args),
+        spec,
+    ))
+}
+
+/// `output_signature`: a structure of `tf.TensorSpec`s.
+fn spec_of_signature(vm: &dyn Vm, v: &Value) -> PyResult<Spec> {
+    if let Some(s) = v.downcast::<super::structure::SpecObj>() {
+        return Ok(s.0.clone());
+    }
+    match v {
+        Value::Tuple(_) | Value::List(_) => Ok(Spec::Tuple(
+            vm.collect(v)?
+                .iter()
+                .map(|x| spec_of_signature(vm, x))
+                .collect::<PyResult<_>>()?,
+        )),
+        Value::Dict(d) => {
+            let mut out = Vec::new();
+            for (k, x) in d.borrow().items() {
+                out.push((k, spec_of_signature(vm, &x)?));
+            }
+            Ok(Spec::Dict(out))
+        }
+        other => Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "`output_signature` must contain objects that are subclass of `tf.TypeSpec` but found {} which is not.",
+                vm.repr(&vm.type_of(other))?
+            ),
+        )),
+    }
+}
+
+/// `output_types` with `output_shapes` (the structure follows the types; a
+/// shape is a leaf).
+fn spec_of_types(vm: &dyn Vm, types: &Value, shapes: &Value) -> PyResult<Spec> {
+    let part = |i: usize, key: Option<&Value>| -> PyResult<Value> {
+        match (shapes, key) {
+            (Value::None, _) => Ok(Value::None),
+            (Value::Dict(d), Some(k)) => Ok(d.borrow().get(k)?.unwrap_or(Value::None)),
+            (Value::Tuple(_) | Value::List(_), None) => {
+                Ok(vm.collect(shapes)?.get(i).cloned().unwrap_or(Value::None))
+            }
+            _ => Err(PyErr::new(
+                ExcType::TypeError,
+                "`output_shapes` must have the structure of `output_types`",
+            )),
+        }
+    };
+    match types {
+        Value::Tuple(_) | Value::List(_) => Ok(Spec::Tuple(
+            vm.collect(types)?
+                .iter()
+                .enumerate()
+                .map(|(i, t)| spec_of_types(vm, t, &part(i, None)?))
+                .collect::<PyResult<_>>()?,
+        )),
+        Value::Dict(d) => {
+            let mut out = Vec::new();
+            for (k, t) in d.borrow().items() {
+                let s = part(0, Some(&k))?;
+                out.push((k, spec_of_types(vm, &t, &s)?));
+            }
+            Ok(Spec::Dict(out))
+        }
+        dtype => {
+            if shapes.is_none() {
+                return Err(PyErr::new(
+                    ExcType::NotImplementedError,
+                    "from_generator with output_types and no output_shapes (unknown rank) is not supported in dist",
+                )
+                .help("pass output_signature=tf.TensorSpec(shape=..., dtype=...) (TensorFlow recommends it since 2.4)"));
+            }
+            Ok(Spec::Tensor {
+                dtype: super::dtype_of(vm, dtype)?,
+                dims: super::dims_of(vm, shapes)?,
+            })
+        }
+    }
 }
 
 /// A zip node over a (possibly nested) structure of datasets.

@@ -75,7 +75,7 @@ pub fn register_distribute_extras(d: &mut ModuleBuilder) {
     );
 }
 
-fn dtype_of(vm: &dyn Vm, v: &Value) -> PyResult<crate::runtime::DType> {
+pub(crate) fn dtype_of(vm: &dyn Vm, v: &Value) -> PyResult<crate::runtime::DType> {
     use crate::runtime::DType;
     let name = match v {
         Value::None => return Ok(DType::Float32),
@@ -87,8 +87,17 @@ fn dtype_of(vm: &dyn Vm, v: &Value) -> PyResult<crate::runtime::DType> {
 
 fn tensor_spec(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let dtype = dtype_of(vm, args.get(1))?;
-    let dims = match args.get(0) {
-        Value::None => Vec::new(),
+    let dims = dims_of(vm, args.get(0))?;
+    Ok(Value::native(structure::SpecObj(structure::Spec::Tensor {
+        dtype,
+        dims,
+    })))
+}
+
+/// A shape argument's dimensions (`None` entries unknown; `None` itself: a scalar).
+pub(crate) fn dims_of(vm: &dyn Vm, shape: &Value) -> PyResult<Vec<Option<usize>>> {
+    match shape {
+        Value::None => Ok(Vec::new()),
         shape => vm
             .collect(shape)?
             .iter()
@@ -96,12 +105,8 @@ fn tensor_spec(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
                 Value::None => Ok(None),
                 d => methods::int_arg(vm, d, "shape").map(|n| Some(n.max(0) as usize)),
             })
-            .collect::<PyResult<_>>()?,
-    };
-    Ok(Value::native(structure::SpecObj(structure::Spec::Tensor {
-        dtype,
-        dims,
-    })))
+            .collect(),
+    }
 }
 
 /// `strategy.experimental_distribute_dataset(dataset)`: splits each global

@@ -69,6 +69,9 @@ pub enum Kind {
     Rebatch(Value, Vec<usize>, bool),
     /// `with_options(options)`: a pass-through.
     Options(Value),
+    /// `Dataset.from_generator(generator, args=...)`: `generator(*args)` is
+    /// called at the start of each pass and its items converted to the spec.
+    Generator(Value, Vec<Value>),
 }
 
 /// A `tf.data.Dataset`.
@@ -110,6 +113,7 @@ impl DatasetObj {
             Kind::Unbatch(_) => ("_UnbatchDataset", "unbatch_op"),
             Kind::Rebatch(..) => ("_RebatchDataset", "rebatch_op"),
             Kind::Options(_) => ("_OptionsDataset", "dataset_ops"),
+            Kind::Generator(..) => ("_FlatMapDataset", "flat_map_op"),
         }
     }
 
@@ -174,7 +178,9 @@ impl DatasetObj {
             | Kind::Cache(input, _)
             | Kind::Shuffle { input, .. }
             | Kind::Options(input) => of(input),
-            Kind::Filter(..) | Kind::Unbatch(_) | Kind::Rebatch(..) => UNKNOWN,
+            Kind::Filter(..) | Kind::Unbatch(_) | Kind::Rebatch(..) | Kind::Generator(..) => {
+                UNKNOWN
+            }
         }
     }
 }

@@ -133,6 +133,12 @@ pub fn open(ds: &Value) -> PyResult<Box<dyn Stream>> {
             filter: true,
         }),
         Kind::Prefetch(input) | Kind::Options(input) => open(input)?,
+        Kind::Generator(func, args) => Box::new(GeneratorStream {
+            func: func.clone(),
+            args: args.clone(),
+            spec: d.spec.clone(),
+            it: None,
+        }),
         Kind::Cache(input, cache) => match &*cache.borrow() {
             Some(items) => Box::new(ListStream {
                 items: items.clone(),
@@ -181,6 +187,145 @@ pub fn open(ds: &Value) -> PyResult<Box<dyn Stream>> {
             spec: d.spec.unbatched().unwrap_or(Spec::Tuple(Vec::new())),
         }),
     })
+}
+
+/// `Dataset.from_generator`: the items of `func(*args)`, each converted to
+/// the declared spec (dtype conversion, shape check) as TensorFlow's
+/// generator kernel does.
+struct GeneratorStream {
+    func: Value,
+    args: Vec<Value>,
+    spec: Spec,
+    it: Option<Value>,
+}
+
+impl Stream for GeneratorStream {
+    fn next(&mut self, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let it = match &self.it {
+            Some(it) => it.clone(),
+            None => {
+                let g = vm.call(&self.func, self.args.clone(), Vec::new())?;
+                let it = vm.iter(&g)?;
+                self.it = Some(it.clone());
+                it
+            }
+        };
+        match vm.next(&it)? {
+            None => Ok(None),
+            Some(item) => conform(vm, &self.spec, &self.spec, &item).map(Some),
+        }
+    }
+}
+
+/// TensorFlow's error for a generator item that does not fit the spec: an
+/// InvalidArgumentError from the iterator op wrapping the TypeError.
+fn generator_error(spec: &Spec, msg: &str) -> PyErr {
+    crate::modules::tf::convert::runtime_err(crate::runtime::Error::new(
+        crate::runtime::ErrorKind::InvalidArgument,
+        format!(
+            "{{{{function_node __wrapped__IteratorGetNext_output_types_{}_device_{}}}}} TypeError: {msg}",
+            spec.leaves().len(),
+            crate::runtime::Device::cpu(0).full_name()
+        ),
+    ))
+}
+
+fn shape_text(dims: &[Option<usize>]) -> String {
+    let d: Vec<String> = dims
+        .iter()
+        .map(|d| d.map_or("None".to_string(), |d| d.to_string()))
+        .collect();
+    match d.len() {
+        1 => format!("({},)", d[0]),
+        _ => format!("({})", d.join(", ")),
+    }
+}
+
+/// Converts one generator item to the structure, dtypes and shapes of
+/// `spec` (a part of the dataset's spec `root`), with TensorFlow's errors.
+fn conform(vm: &dyn Vm, root: &Spec, spec: &Spec, item: &Value) -> PyResult<Value> {
+    let fail = |msg: String| generator_error(root, &msg);
+    let mismatch = || {
+        fail(format!(
+            "`generator` yielded an element that did not match the expected structure. The expected structure was {}, but the yielded element was {}.",
+            spec_types(vm, spec),
+            vm.str(item).unwrap_or_default()
+        ))
+    };
+    match spec {
+        Spec::Tuple(specs) | Spec::PerReplica(specs) => {
+            let items = match item {
+                Value::Tuple(t) => t.to_vec(),
+                Value::List(l) => l.borrow().clone(),
+                _ => return Err(mismatch()),
+            };
+            if items.len() != specs.len() {
+                return Err(mismatch());
+            }
+            let out = specs
+                .iter()
+                .zip(&items)
+                .map(|(s, x)| conform(vm, root, s, x))
+                .collect::<PyResult<Vec<_>>>()?;
+            Ok(Value::tuple(out))
+        }
+        Spec::Dict(specs) => {
+            let Value::Dict(d) = item else {
+                return Err(mismatch());
+            };
+            let mut out = crate::value::Dict::new();
+            for (k, s) in specs {
+                let x = d.borrow().get(k).ok().flatten().ok_or_else(mismatch)?;
+                out.insert(k.clone(), conform(vm, root, s, &x)?)?;
+            }
+            Ok(Value::dict(out))
+        }
+        Spec::Tensor { dtype, dims } => {
+            let t = crate::modules::np::to_np_tensor(vm, item, Some(*dtype)).map_err(|_| {
+                fail(format!(
+                    "`generator` yielded an element that could not be converted to the expected type. The expected type was {}, but the yielded element was {}.",
+                    dtype.name(),
+                    vm.str(item).unwrap_or_default()
+                ))
+            })?;
+            let got = t.dims();
+            let fits = got.len() == dims.len()
+                && got.iter().zip(dims).all(|(g, d)| d.is_none_or(|d| d == *g));
+            if !fits {
+                let got: Vec<Option<usize>> = got.iter().map(|&g| Some(g)).collect();
+                return Err(fail(format!(
+                    "`generator` yielded an element of shape {} where an element of shape {} was expected.",
+                    shape_text(&got),
+                    shape_text(dims)
+                )));
+            }
+            Ok(Value::Tensor(t))
+        }
+    }
+}
+
+/// The dtypes of a spec as TensorFlow names its expected structure
+/// (`(tf.int32, tf.float32)`).
+fn spec_types(vm: &dyn Vm, spec: &Spec) -> String {
+    match spec {
+        Spec::Tensor { dtype, .. } => format!("tf.{}", dtype.name()),
+        Spec::Tuple(items) | Spec::PerReplica(items) => {
+            let parts: Vec<String> = items.iter().map(|s| spec_types(vm, s)).collect();
+            if parts.len() == 1 {
+                format!("({},)", parts[0])
+            } else {
+                format!("({})", parts.join(", "))
+            }
+        }
+        Spec::Dict(items) => format!(
+            "{{{}}}",
+            items
+                .iter()
+                .map(|(k, s)| format!("{}: {}", vm.repr(k).unwrap_or_default(), spec_types(vm, s)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }
 
 struct RangeStream {
