@@ -312,12 +312,78 @@ impl Interp {
         }
         let m = match crate::modules::load(name) {
             Some(m) => m,
-            None => self.import_submodule(name)?,
+            None => match stdlib_source(name) {
+                Some(text) => self.load_stdlib(name, text)?,
+                None => self.import_submodule(name)?,
+            },
         };
         self.modules
             .borrow_mut()
             .insert(name.to_string(), m.clone());
         Ok(m)
+    }
+}
+
+/// The source of a module written in the language itself (`stdlib/`).
+fn stdlib_source(name: &str) -> Option<&'static str> {
+    match name {
+        "itertools" => Some(include_str!("../../stdlib/itertools.dist")),
+        "functools" => Some(include_str!("../../stdlib/functools.dist")),
+        _ => None,
+    }
+}
+
+impl Interp {
+    /// Runs a `stdlib/` module: its file defines `__dist_module__`, whose
+    /// returned dict becomes the module's namespace (its functions are that
+    /// function's locals, so the importing script's globals stay untouched).
+    fn load_stdlib(&self, name: &str, text: &str) -> PyResult<Value> {
+        let source = SourceFile::new(format!("<stdlib {name}>"), text);
+        let module = self.compile(&source).map_err(|e| {
+            PyErr::new(
+                ExcType::SyntaxError,
+                format!("stdlib module {name}: {}", e.message),
+            )
+        })?;
+        let outer = self.get_global("__dist_module__");
+        self.exec_module(&source, &module, false)?;
+        let factory = self.get_global("__dist_module__");
+        match outer {
+            Some(v) => self.set_global("__dist_module__", v),
+            None => self.del_global("__dist_module__"),
+        }
+        let Some(factory) = factory else {
+            return Err(PyErr::new(
+                ExcType::ImportError,
+                format!("stdlib module {name} defines no __dist_module__"),
+            ));
+        };
+        let ns = self.call_value(&factory, Vec::new(), Vec::new())?;
+        let Value::Dict(d) = ns else {
+            return Err(PyErr::new(
+                ExcType::ImportError,
+                format!("stdlib module {name}: __dist_module__ must return a dict"),
+            ));
+        };
+        let m = crate::modules::ModuleObj {
+            name: name.into(),
+            dict: Default::default(),
+        };
+        for (k, v) in d.borrow().items() {
+            if let Value::Str(k) = k {
+                m.dict.borrow_mut().insert(k.as_str().into(), v);
+            }
+        }
+        Ok(Value::native(m))
+    }
+
+    /// Unbinds a module-level name.
+    fn del_global(&self, name: &str) {
+        if let Some(idx) = self.names.borrow().get(name) {
+            if let Some(slot) = self.globals.borrow_mut().get_mut(idx as usize) {
+                *slot = None;
+            }
+        }
     }
 }
 
