@@ -8,6 +8,13 @@
 //! for a request of the same element type that fills at least three quarters
 //! of it. When an allocation fails, the cache is emptied and the allocation
 //! tried again, so cached memory never causes a `ResourceExhausted`.
+//!
+//! Smaller buffers ([`SMALL_MIN_BYTES`] up to `MIN_BYTES`) have a second,
+//! per-thread tier: malloc serves sizes above a kilobyte from its general
+//! bins, which costs as much as a small op's arithmetic, and a loop of eager
+//! ops on small tensors frees and asks for the same sizes over and over. It
+//! holds at most [`SMALL_ENTRIES`] buffers and [`SMALL_MAX_BYTES`] in all,
+//! and hands a buffer out only for the same element type and capacity.
 
 use std::any::{Any, TypeId};
 use std::sync::Mutex;
@@ -23,6 +30,102 @@ const MAX_ENTRIES: usize = 8;
 /// Fresh allocations from this size are advised to use transparent huge pages.
 const HUGE_BYTES: usize = 4 << 20;
 
+/// Smallest buffer the per-thread tier keeps (malloc's own per-thread
+/// cache serves smaller ones).
+const SMALL_MIN_BYTES: usize = 1 << 10;
+/// Most buffers in the per-thread tier.
+const SMALL_ENTRIES: usize = 64;
+/// Most bytes in the per-thread tier.
+const SMALL_MAX_BYTES: usize = 8 << 20;
+
+/// A buffer of the per-thread tier: a `Vec<T>`'s allocation, with the
+/// function that frees it as that `Vec<T>` would.
+struct SmallEntry {
+    ty: TypeId,
+    cap: usize,
+    bytes: usize,
+    ptr: *mut u8,
+    free: unsafe fn(*mut u8, usize),
+}
+
+/// Frees a `Vec<T>` allocation of capacity `cap` at `ptr`.
+///
+/// # Safety
+/// `ptr`/`cap` must come from a `Vec<T>` that was forgotten.
+unsafe fn free_vec<T>(ptr: *mut u8, cap: usize) {
+    drop(Vec::from_raw_parts(ptr as *mut T, 0, cap));
+}
+
+/// The per-thread tier: its buffers and their total bytes.
+#[derive(Default)]
+struct SmallTier(Vec<SmallEntry>, usize);
+
+impl Drop for SmallTier {
+    fn drop(&mut self) {
+        for e in self.0.drain(..) {
+            // SAFETY: every entry holds a forgotten Vec of its type's `free`.
+            unsafe { (e.free)(e.ptr, e.cap) };
+        }
+    }
+}
+
+thread_local! {
+    static SMALL: std::cell::RefCell<SmallTier> = std::cell::RefCell::new(SmallTier::default());
+}
+
+fn take_small<T: 'static>(n: usize) -> Option<Vec<T>> {
+    let ty = TypeId::of::<T>();
+    SMALL
+        .try_with(|s| {
+            let mut s = s.try_borrow_mut().ok()?;
+            let i = s.0.iter().rposition(|e| e.ty == ty && e.cap == n)?;
+            let e = s.0.swap_remove(i);
+            s.1 -= e.bytes;
+            // SAFETY: the entry holds a forgotten Vec<T> (same TypeId) of capacity `cap`.
+            Some(unsafe { Vec::from_raw_parts(e.ptr as *mut T, 0, e.cap) })
+        })
+        .ok()
+        .flatten()
+}
+
+/// Keeps a small `v` in the per-thread tier (or frees it when the tier is full).
+fn give_small<T: 'static>(v: Vec<T>, bytes: usize) {
+    let mut v = Some(v);
+    let _ = SMALL.try_with(|s| {
+        let Ok(mut s) = s.try_borrow_mut() else {
+            return;
+        };
+        if s.0.len() >= SMALL_ENTRIES || s.1 + bytes > SMALL_MAX_BYTES {
+            return;
+        }
+        if let Some(v) = v.take() {
+            let mut v = std::mem::ManuallyDrop::new(v);
+            s.1 += bytes;
+            s.0.push(SmallEntry {
+                ty: TypeId::of::<T>(),
+                cap: v.capacity(),
+                bytes,
+                ptr: v.as_mut_ptr() as *mut u8,
+                free: free_vec::<T>,
+            });
+        }
+    });
+    // Not kept: `v` is freed here.
+}
+
+/// Empties this thread's small tier.
+fn clear_small() -> bool {
+    SMALL
+        .try_with(|s| match s.try_borrow_mut() {
+            Ok(mut s) if !s.0.is_empty() => {
+                *s = SmallTier::default();
+                true
+            }
+            _ => false,
+        })
+        .unwrap_or(false)
+}
+
 struct Entry {
     ty: TypeId,
     cap: usize,
@@ -36,7 +139,11 @@ static POOL: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
 pub(crate) fn take<T: Send + 'static>(n: usize) -> Option<Vec<T>> {
     let bytes = n.checked_mul(std::mem::size_of::<T>())?;
     if bytes < MIN_BYTES {
-        return None;
+        return if bytes >= SMALL_MIN_BYTES {
+            take_small(n)
+        } else {
+            None
+        };
     }
     let mut pool = POOL.lock().ok()?;
     let ty = TypeId::of::<T>();
@@ -49,18 +156,24 @@ pub(crate) fn take<T: Send + 'static>(n: usize) -> Option<Vec<T>> {
 
 /// Empties the cache (before retrying a failed allocation).
 pub(crate) fn clear() -> bool {
+    let small = clear_small();
     match POOL.lock() {
         Ok(mut pool) if !pool.is_empty() => {
             pool.clear();
             true
         }
-        _ => false,
+        _ => small,
     }
 }
 
 /// Keeps `v`'s allocation for reuse when it is large enough.
 fn give<T: Send + 'static>(mut v: Vec<T>) {
     let bytes = v.capacity() * std::mem::size_of::<T>();
+    if (SMALL_MIN_BYTES..MIN_BYTES).contains(&bytes) {
+        v.clear();
+        give_small(v, bytes);
+        return;
+    }
     if !(MIN_BYTES..=MAX_BYTES).contains(&bytes) {
         return;
     }
@@ -155,6 +268,30 @@ mod tests {
         assert!(take::<f64>(n).is_some());
         give(Vec::<f64>::with_capacity(100));
         assert!(take::<f64>(100).is_none());
+    }
+
+    #[test]
+    fn small_buffers_are_reused_per_thread_for_the_same_type_and_size() {
+        let n = 1000;
+        let t = Tensor::from_vec(vec![2.5f32; n], &[n]).unwrap();
+        let ptr = t.as_slice::<f32>().unwrap().as_ptr();
+        drop(t);
+        assert!(take::<i32>(n).is_none());
+        assert!(take::<f32>(n + 1).is_none());
+        let v: Vec<f32> = try_vec(n).unwrap();
+        assert_eq!(v.as_ptr(), ptr);
+        assert!(v.is_empty() && v.capacity() == n);
+        // Bounded: a flood of small buffers keeps at most SMALL_ENTRIES.
+        for _ in 0..3 * SMALL_ENTRIES {
+            give(Vec::<f64>::with_capacity(300));
+        }
+        SMALL.with(|s| {
+            let s = s.borrow();
+            assert!(s.0.len() <= SMALL_ENTRIES && s.1 <= SMALL_MAX_BYTES);
+            assert_eq!(s.1, s.0.iter().map(|e| e.bytes).sum::<usize>());
+        });
+        assert!(clear());
+        SMALL.with(|s| assert!(s.borrow().0.is_empty()));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use super::error::{Error, ErrorKind, Result};
 use super::f16::F16;
 
 /// A contiguous row-major buffer in host memory, one variant per dtype.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub enum HostData {
     /// `bool` elements.
     Bool(Vec<bool>),
@@ -31,6 +31,35 @@ pub enum HostData {
     F64(Vec<f64>),
     /// `string` elements (byte strings).
     Str(Vec<Vec<u8>>),
+}
+
+/// A copy in a buffer from the pool of freed buffers when one fits (copies
+/// to another device and copy-on-write clones reuse memory like ops do).
+fn dup<T: Copy + Send + 'static>(v: &[T]) -> Vec<T> {
+    match super::pool::take(v.len()) {
+        Some(mut out) => {
+            out.extend_from_slice(v);
+            out
+        }
+        None => v.to_vec(),
+    }
+}
+
+impl Clone for HostData {
+    fn clone(&self) -> HostData {
+        match self {
+            HostData::Bool(v) => HostData::Bool(dup(v)),
+            HostData::I8(v) => HostData::I8(dup(v)),
+            HostData::U8(v) => HostData::U8(dup(v)),
+            HostData::I16(v) => HostData::I16(dup(v)),
+            HostData::I32(v) => HostData::I32(dup(v)),
+            HostData::I64(v) => HostData::I64(dup(v)),
+            HostData::F16(v) => HostData::F16(dup(v)),
+            HostData::F32(v) => HostData::F32(dup(v)),
+            HostData::F64(v) => HostData::F64(dup(v)),
+            HostData::Str(v) => HostData::Str(v.clone()),
+        }
+    }
 }
 
 /// Runs `$body` with `$v` bound to the typed `Vec` inside a [`HostData`].

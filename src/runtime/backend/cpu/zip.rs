@@ -23,7 +23,14 @@ pub fn map<A: Copy + Sync, O: Send + 'static>(
     if a.len() >= PAR_MIN {
         out.par_extend(a.par_iter().with_min_len(PAR_CHUNK).map(|&x| f(x)));
     } else {
-        out.extend(a.iter().map(|&x| f(x)));
+        // Through a `&mut` slice (not `extend`'s raw pointer writes): LLVM
+        // then knows the output aliases nothing `f` reads, and vectorises.
+        let dst = &mut out.spare_capacity_mut()[..a.len()];
+        for (d, &x) in dst.iter_mut().zip(a) {
+            d.write(f(x));
+        }
+        // SAFETY: the loop wrote all `a.len()` slots; `try_vec` reserved them.
+        unsafe { out.set_len(a.len()) };
     }
     Ok(out)
 }
@@ -65,7 +72,12 @@ where
                     .map(|(&x, &y)| f(x, y)),
             );
         } else {
-            v.extend(a.iter().zip(b.iter()).map(|(&x, &y)| f(x, y)));
+            let dst = &mut v.spare_capacity_mut()[..n];
+            for ((d, &x), &y) in dst.iter_mut().zip(a).zip(b) {
+                d.write(f(x, y));
+            }
+            // SAFETY: the loop wrote all `n` slots; `try_vec` reserved them.
+            unsafe { v.set_len(n) };
         }
         return Ok(v);
     }
