@@ -35,6 +35,37 @@ pub fn map<A: Copy + Sync, O: Send + 'static>(
     Ok(out)
 }
 
+/// `f(x, y)` for every `x` of `a` and one `y`. The scalar is a by-value
+/// argument of a small loop (not a capture read through a pointer), so LLVM
+/// keeps it in a register and vectorises.
+fn with_scalar<A, B, O>(a: &[A], y: B, f: &(impl Fn(A, B) -> O + Sync + Send)) -> Result<Vec<O>>
+where
+    A: Copy + Sync,
+    B: Copy + Sync,
+    O: Send + 'static,
+{
+    if a.len() >= PAR_MIN {
+        return map(a, |x| f(x, y));
+    }
+    let mut out = try_vec(a.len())?;
+    fill_with_scalar(&mut out.spare_capacity_mut()[..a.len()], a, y, f);
+    // SAFETY: `fill_with_scalar` wrote all `a.len()` slots; `try_vec` reserved them.
+    unsafe { out.set_len(a.len()) };
+    Ok(out)
+}
+
+#[inline(never)]
+fn fill_with_scalar<A: Copy, B: Copy, O>(
+    dst: &mut [std::mem::MaybeUninit<O>],
+    a: &[A],
+    y: B,
+    f: &impl Fn(A, B) -> O,
+) {
+    for (d, &x) in dst.iter_mut().zip(a) {
+        d.write(f(x, y));
+    }
+}
+
 /// Broadcast strides of `shape` against `out` (0 along broadcast dims).
 fn bstrides(shape: &[usize], out: &[usize]) -> Vec<usize> {
     let mut s = vec![0; out.len()];
@@ -82,12 +113,10 @@ where
         return Ok(v);
     }
     if b.len() == 1 && a.len() == n {
-        let y = b[0];
-        return map(a, |x| f(x, y));
+        return with_scalar(a, b[0], &|x, y| f(x, y));
     }
     if a.len() == 1 && b.len() == n {
-        let x = a[0];
-        return map(b, |y| f(x, y));
+        return with_scalar(b, a[0], &|y, x| f(x, y));
     }
     if n == 0 {
         return Ok(Vec::new());
