@@ -27,6 +27,16 @@ for f in scripts/bench/lang/*.dist; do
     printf '%-18s %10s %10s\n' "$name" "$(best_ms "$dist" run "$f")" "$(best_ms python3 "$f")"
 done
 
+# The same workloads timed inside each process (no start-up counted).
+echo
+echo "== language in-process (ms, best of 5; scripts/bench/lang_inprocess.dist)"
+printf '%-18s %10s %10s\n' workload dist python3
+# One after the other (not side by side: they would share the cores).
+inproc_dist=$("$dist" run scripts/bench/lang_inprocess.dist)
+inproc_py=$(python3 scripts/bench/lang_inprocess.dist)
+paste <(echo "$inproc_dist") <(echo "$inproc_py") |
+    awk '{printf "%-18s %10s %10s\n", $1, $2, $5}'
+
 echo
 echo "== tensors: dist"
 "$dist" run scripts/bench/tensor_ops.dist

@@ -440,7 +440,7 @@ pub(crate) fn docstring(body: &[crate::syntax::ast::Stmt]) -> Value {
     if let Some(first) = body.first() {
         if let StmtKind::Expr(e) = &first.kind {
             if let ExprKind::Constant(Constant::Str(s)) = &e.kind {
-                return Value::str(&**s);
+                return Value::Str(s.clone());
             }
         }
     }

@@ -54,28 +54,25 @@ impl Interp {
         args: Vec<Value>,
         kwargs: Vec<(Rc<str>, Value)>,
     ) -> PyResult<Value> {
-        let depth = self.depth.get();
-        if depth >= RECURSION_LIMIT {
-            return Err(PyErr::new(
-                ExcType::RecursionError,
-                "maximum recursion depth exceeded",
-            ));
+        if fun.plain && kwargs.is_empty() && args.len() == fun.sig.params.len() {
+            let mut args = args;
+            let mut locals = self.take_locals();
+            locals.extend(args.drain(..).map(Some));
+            self.give_args(args);
+            return self.call_plain(fun, locals);
         }
-        self.check_interrupt()?;
-        self.check_stack()?;
+        let depth = self.enter_call()?;
         let def = &fun.def;
         let scope = def.scope.borrow();
-        // Local slots come from a pool: a call then allocates nothing for them.
-        let mut locals = self.locals_pool.borrow_mut().pop().unwrap_or_default();
-        locals.resize(scope.num_locals as usize, None);
         let mut frame = Frame {
-            locals,
+            locals: self.take_locals(),
             cells: Vec::with_capacity(scope.num_cells as usize + fun.closure.len()),
             source: fun.source.clone(),
             name: def.name.clone(),
             function: Some(fun.clone()),
             class_ns: Vec::new(),
         };
+        frame.locals.resize(scope.num_locals as usize, None);
         for _ in 0..scope.num_cells {
             frame.cells.push(Rc::new(RefCell::new(None)));
         }
@@ -96,7 +93,13 @@ impl Interp {
             }
             self.give_args(args);
         } else {
-            let bound = fun.sig.bind(args, kwargs)?;
+            let bound = match fun.sig.bind(args, kwargs) {
+                Ok(b) => b,
+                Err(e) => {
+                    self.give_locals(std::mem::take(&mut frame.locals));
+                    return Err(e);
+                }
+            };
             for (slot, v) in scope.param_slots.iter().zip(bound.values) {
                 store_param(&mut frame, *slot, v);
             }
@@ -105,16 +108,64 @@ impl Interp {
         if def.is_generator {
             return self.make_generator(fun, frame);
         }
-        self.depth.set(depth + 1);
-        let result = self.exec_block(&mut frame, &def.body);
-        self.depth.set(depth);
-        let mut locals = std::mem::take(&mut frame.locals);
-        locals.clear();
-        let mut pool = self.locals_pool.borrow_mut();
-        if pool.len() < 256 {
-            pool.push(locals);
+        self.run_frame(frame, &def.body, depth)
+    }
+
+    /// Calls a `plain` user function whose arguments the caller has already
+    /// put in `locals[..n]` (a vector from [`Interp::take_locals`]): no
+    /// argument vector, no binding, no borrow of the scope.
+    pub(crate) fn call_plain(
+        &self,
+        fun: &Rc<Function>,
+        mut locals: Vec<Option<Value>>,
+    ) -> PyResult<Value> {
+        let depth = match self.enter_call() {
+            Ok(d) => d,
+            Err(e) => {
+                self.give_locals(locals);
+                return Err(e);
+            }
+        };
+        if locals.len() < fun.num_locals as usize {
+            locals.resize(fun.num_locals as usize, None);
         }
-        drop(pool);
+        let frame = Frame {
+            locals,
+            cells: Vec::new(),
+            source: fun.source.clone(),
+            name: fun.def.name.clone(),
+            function: Some(fun.clone()),
+            class_ns: Vec::new(),
+        };
+        self.run_frame(frame, &fun.def.body, depth)
+    }
+
+    /// The checks before a Python call level: the recursion limit (Python's
+    /// 1000 frames, and the native stack left), Ctrl-C. Returns the depth.
+    #[inline]
+    fn enter_call(&self) -> PyResult<u32> {
+        let depth = self.depth.get();
+        if depth >= RECURSION_LIMIT {
+            return Err(recursion_error());
+        }
+        self.check_interrupt()?;
+        self.check_stack()?;
+        Ok(depth)
+    }
+
+    /// Runs a function body in its bound frame one level deeper, then
+    /// recycles the frame's locals.
+    #[inline]
+    fn run_frame(
+        &self,
+        mut frame: Frame,
+        body: &[crate::syntax::ast::Stmt],
+        depth: u32,
+    ) -> PyResult<Value> {
+        self.depth.set(depth + 1);
+        let result = self.exec_block(&mut frame, body);
+        self.depth.set(depth);
+        self.give_locals(std::mem::take(&mut frame.locals));
         match result {
             Ok(Flow::Return(v)) => Ok(v),
             Ok(_) => Ok(Value::None),
@@ -123,6 +174,22 @@ impl Interp {
                 e.0.located = false;
                 Err(e)
             }
+        }
+    }
+
+    /// An empty local-slot vector, reused from a finished call when there is one.
+    #[inline]
+    pub(crate) fn take_locals(&self) -> Vec<Option<Value>> {
+        self.locals_pool.borrow_mut().pop().unwrap_or_default()
+    }
+
+    /// Returns a frame's local slots for reuse (emptied here).
+    #[inline]
+    pub(crate) fn give_locals(&self, mut locals: Vec<Option<Value>>) {
+        locals.clear();
+        let mut pool = self.locals_pool.borrow_mut();
+        if pool.len() < 256 {
+            pool.push(locals);
         }
     }
 
@@ -178,8 +245,21 @@ impl Interp {
                 default: None,
             });
         }
-        let free: Vec<Slot> = def.scope.borrow().free.clone();
-        let closure = free.iter().map(|s| self.cell_of(f, *s)).collect();
+        let scope = def.scope.borrow();
+        let closure: Vec<_> = scope.free.iter().map(|s| self.cell_of(f, *s)).collect();
+        // A generator's call makes a generator object, not a frame run now.
+        let plain = !def.is_generator
+            && closure.is_empty()
+            && scope.num_cells == 0
+            && params.len() == npos
+            && scope.param_slots.len() == npos
+            && scope
+                .param_slots
+                .iter()
+                .enumerate()
+                .all(|(i, s)| *s == Slot::Local(i as u32));
+        let num_locals = scope.num_locals;
+        drop(scope);
         Ok(Value::Function(Rc::new(Function {
             def: def.clone(),
             source: f.source.clone(),
@@ -190,6 +270,8 @@ impl Interp {
             closure,
             dict: RefCell::new(Default::default()),
             class_cell: RefCell::new(None),
+            plain,
+            num_locals,
         })))
     }
 
@@ -281,6 +363,11 @@ fn store_param(frame: &mut Frame, slot: Slot, v: Value) {
         Slot::Cell(i) => *frame.cells[i as usize].borrow_mut() = Some(v),
         _ => {}
     }
+}
+
+#[cold]
+fn recursion_error() -> PyErr {
+    PyErr::new(ExcType::RecursionError, "maximum recursion depth exceeded")
 }
 
 #[cold]

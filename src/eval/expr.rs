@@ -23,22 +23,127 @@ impl Interp {
         }
     }
 
+    /// [`Interp::eval`] with the leaves of hot expressions (a bound local, an
+    /// int constant) read in place: no call, no result through memory. Used
+    /// where operands are evaluated on the hot paths (operators, arguments).
+    #[inline(always)]
+    pub(crate) fn eval_hot(&self, f: &mut Frame, e: &Expr) -> PyResult<Value> {
+        match &e.kind {
+            ExprKind::Name(n) => {
+                if let Slot::Local(i) = n.slot.get() {
+                    if let Some(v) = &f.locals[i as usize] {
+                        return Ok(v.clone());
+                    }
+                }
+            }
+            ExprKind::Constant(Constant::Int(i)) => return Ok(Value::Int(*i)),
+            _ => {}
+        }
+        self.eval(f, e)
+    }
+
+    /// The truth of a condition (`if`, `while`): a one-operator comparison
+    /// of two ints is decided here without making a bool value. Errors are
+    /// located as [`Interp::eval`] locates them.
+    #[inline(always)]
+    pub(crate) fn eval_cond(&self, f: &mut Frame, e: &Expr) -> PyResult<bool> {
+        if let ExprKind::Compare {
+            left,
+            ops,
+            comparators,
+        } = &e.kind
+        {
+            if let ([op], [right]) = (&ops[..], &comparators[..]) {
+                let a = self.eval_hot(f, left)?;
+                let b = self.eval_hot(f, right)?;
+                if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
+                    if let Some(r) = super::ops::int_compare(*op, *x, *y) {
+                        std::mem::forget(a);
+                        std::mem::forget(b);
+                        return Ok(r);
+                    }
+                }
+                let r = self
+                    .compare_op(*op, &a, &b)
+                    .map_err(|err| self.locate(f, e.span, err))?;
+                return self.is_true(&r);
+            }
+        }
+        let v = self.eval_hot(f, e)?;
+        self.is_true(&v)
+    }
+
+    // The hot expression kinds are handled here; the others live in
+    // `eval_cold`, so that this function (entered at every node) keeps a
+    // small stack frame: a Python call level nests it several times.
     fn eval_inner(&self, f: &mut Frame, e: &Expr) -> PyResult<Value> {
         match &e.kind {
             ExprKind::Constant(c) => Ok(constant(c)),
-            ExprKind::Name(n) => self.load_name(f, n, e.span),
+            ExprKind::Name(n) => self.load_fast(f, n, e.span),
             ExprKind::BinOp { left, op, right } => {
-                let a = self.eval(f, left)?;
-                let b = self.eval(f, right)?;
+                let a = self.eval_hot(f, left)?;
+                let b = self.eval_hot(f, right)?;
                 if crate::runtime::trace::enabled() {
                     crate::runtime::trace::set_line(f.source.line_of(e.span.start) as u32);
                 }
+                if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
+                    if let Some(r) = super::ops::int_arith(*op, *x, *y) {
+                        // Ints own nothing: skip the (out-of-line) drop glue.
+                        std::mem::forget(a);
+                        std::mem::forget(b);
+                        return Ok(Value::Int(r));
+                    }
+                }
                 self.binary_op(*op, &a, &b)
             }
+            ExprKind::Compare {
+                left,
+                ops,
+                comparators,
+            } if ops.len() == 1 => {
+                let a = self.eval_hot(f, left)?;
+                let b = self.eval_hot(f, &comparators[0])?;
+                if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
+                    if let Some(r) = super::ops::int_compare(ops[0], *x, *y) {
+                        std::mem::forget(a);
+                        std::mem::forget(b);
+                        return Ok(Value::Bool(r));
+                    }
+                }
+                self.compare_op(ops[0], &a, &b)
+            }
+            ExprKind::Call {
+                func,
+                args,
+                keywords,
+            } => self.eval_call(f, func, args, keywords),
+            ExprKind::Attribute { value, attr } => {
+                let v = self.eval_hot(f, value)?;
+                self.get_attribute(&v, &attr.name)
+            }
+            ExprKind::Subscript { value, slice } => {
+                let v = self.eval_hot(f, value)?;
+                let k = self.eval_hot(f, slice)?;
+                self.get_item(&v, &k)
+            }
             ExprKind::UnaryOp { op, operand } => {
-                let v = self.eval(f, operand)?;
+                let v = self.eval_hot(f, operand)?;
                 self.unary_op(*op, &v)
             }
+            _ => self.eval_cold(f, e),
+        }
+    }
+
+    #[inline(never)]
+    fn eval_cold(&self, f: &mut Frame, e: &Expr) -> PyResult<Value> {
+        match &e.kind {
+            ExprKind::Constant(_)
+            | ExprKind::Name(_)
+            | ExprKind::BinOp { .. }
+            | ExprKind::Call { .. }
+            | ExprKind::Attribute { .. }
+            | ExprKind::Subscript { .. }
+            | ExprKind::UnaryOp { .. } => self.eval_inner(f, e),
             ExprKind::BoolOp { op, values } => {
                 let mut last = Value::None;
                 for v in values {
@@ -68,20 +173,6 @@ impl Interp {
                     a = b;
                 }
                 Ok(result)
-            }
-            ExprKind::Call {
-                func,
-                args,
-                keywords,
-            } => self.eval_call(f, func, args, keywords),
-            ExprKind::Attribute { value, attr } => {
-                let v = self.eval(f, value)?;
-                self.get_attribute(&v, &attr.name)
-            }
-            ExprKind::Subscript { value, slice } => {
-                let v = self.eval(f, value)?;
-                let k = self.eval(f, slice)?;
-                self.get_item(&v, &k)
             }
             ExprKind::Slice { lower, upper, step } => {
                 let mut part = |x: &Option<Box<Expr>>| match x {
@@ -206,6 +297,25 @@ impl Interp {
         }
     }
 
+    /// Reads a name: a bound plain local inline, anything else through [`Interp::load_name`].
+    #[inline]
+    pub(crate) fn load_fast(&self, f: &Frame, n: &Name, span: Span) -> PyResult<Value> {
+        match n.slot.get() {
+            Slot::Local(i) => {
+                if let Some(v) = &f.locals[i as usize] {
+                    return Ok(v.clone());
+                }
+            }
+            Slot::Global(i) => {
+                if let Some(Some(v)) = self.globals.borrow().get(i as usize) {
+                    return Ok(v.clone());
+                }
+            }
+            _ => {}
+        }
+        self.load_name(f, n, span)
+    }
+
     /// Reads a name from its slot.
     pub fn load_name(&self, f: &Frame, n: &Name, span: Span) -> PyResult<Value> {
         let _ = span;
@@ -284,20 +394,11 @@ impl Interp {
         args: &[Expr],
         keywords: &[Keyword],
     ) -> PyResult<Value> {
-        // Zero-argument super() needs the frame.
-        if let ExprKind::Name(n) = &func.kind {
-            if &*n.id == "super" && args.is_empty() && keywords.is_empty() {
-                let callee = self.eval(f, func)?;
-                if self.is_builtin_super(&callee) {
-                    return self.zero_arg_super(f);
-                }
-            }
-        }
         // `obj.method(...)`: find the method without allocating a bound method.
         let mut receiver: Option<Value> = None;
         let callee = match &func.kind {
             ExprKind::Attribute { value, attr } => {
-                let obj = self.eval(f, value)?;
+                let obj = self.eval_hot(f, value)?;
                 match self.unbound_method(&obj, &attr.name) {
                     Some(m) => {
                         receiver = Some(obj);
@@ -308,8 +409,94 @@ impl Interp {
                         .map_err(|e| self.locate(f, func.span, e))?,
                 }
             }
+            ExprKind::Name(n) => {
+                let callee = self
+                    .load_fast(f, n, func.span)
+                    .map_err(|e| self.locate(f, func.span, e))?;
+                // Zero-argument super() needs the frame.
+                if args.is_empty()
+                    && keywords.is_empty()
+                    && &*n.id == "super"
+                    && self.is_builtin_super(&callee)
+                {
+                    return self.zero_arg_super(f);
+                }
+                callee
+            }
             _ => self.eval(f, func)?,
         };
+        // A plain user function called with exactly its positional
+        // parameters: the arguments go straight into the callee's locals.
+        if let Value::Function(fun) = &callee {
+            if fun.plain
+                && keywords.is_empty()
+                && args.len() + receiver.is_some() as usize == fun.sig.params.len()
+                && !crate::runtime::trace::enabled()
+                && args.iter().all(|a| !matches!(a.kind, ExprKind::Starred(_)))
+            {
+                let mut locals = self.take_locals();
+                if let Some(r) = receiver {
+                    locals.push(Some(r));
+                }
+                for a in args {
+                    match self.eval_hot(f, a) {
+                        Ok(v) => locals.push(Some(v)),
+                        Err(e) => {
+                            self.give_locals(locals);
+                            return Err(e);
+                        }
+                    }
+                }
+                return self.call_plain(fun, locals);
+            }
+        }
+        // A builtin method or function whose parameters are all positional,
+        // called with exactly that many: bound here, without `call_value`.
+        if let Value::NativeFunction(nf) = &callee {
+            if nf.bound.is_none()
+                && keywords.is_empty()
+                && args.len() + receiver.is_some() as usize == nf.sig.params.len()
+                && nf.sig.all_positional()
+                && !crate::runtime::trace::enabled()
+                && args.iter().all(|a| !matches!(a.kind, ExprKind::Starred(_)))
+            {
+                let mut values = self.take_args(args.len() + 1);
+                if let Some(r) = receiver {
+                    values.push(r);
+                }
+                for a in args {
+                    match self.eval_hot(f, a) {
+                        Ok(v) => values.push(v),
+                        Err(e) => {
+                            self.give_args(values);
+                            return Err(e);
+                        }
+                    }
+                }
+                let bound = crate::value::Args {
+                    values,
+                    given: None,
+                };
+                let result = (nf.func)(self, &bound);
+                self.give_args(bound.values);
+                return result;
+            }
+        }
+        self.eval_call_general(f, func, callee, receiver, args, keywords)
+    }
+
+    /// A call with the callee evaluated: positional arguments (`*`
+    /// expanded), keywords (`**` expanded), then `call_value`.
+    #[inline(never)]
+    fn eval_call_general(
+        &self,
+        f: &mut Frame,
+        func: &Expr,
+        callee: Value,
+        receiver: Option<Value>,
+        args: &[Expr],
+        keywords: &[Keyword],
+    ) -> PyResult<Value> {
         let mut pos = self.take_args(args.len() + 1);
         if let Some(r) = receiver {
             pos.push(r);
@@ -544,7 +731,7 @@ fn constant(c: &Constant) -> Value {
         Constant::Bool(b) => Value::Bool(*b),
         Constant::Int(i) => Value::Int(*i),
         Constant::Float(x) => Value::Float(*x),
-        Constant::Str(s) => Value::str(&**s),
+        Constant::Str(s) => Value::Str(s.clone()),
         Constant::Bytes(b) => Value::Bytes(Rc::new(b.to_vec())),
         Constant::Ellipsis => crate::eval::class::ellipsis(),
     }

@@ -48,6 +48,32 @@ fn unsupported(op: BinOp, a: &Value, b: &Value) -> PyErr {
     binop_error(op, a, b)
 }
 
+/// `x op y` on two ints where it cannot fail (`+`, `-`, `*` without
+/// overflow): the evaluator's fast path before the general [`Interp::binary_op`].
+#[inline(always)]
+pub(crate) fn int_arith(op: BinOp, x: i64, y: i64) -> Option<i64> {
+    match op {
+        BinOp::Add => x.checked_add(y),
+        BinOp::Sub => x.checked_sub(y),
+        BinOp::Mult => x.checked_mul(y),
+        _ => None,
+    }
+}
+
+/// `x op y` on two ints for the comparison operators that cannot fail.
+#[inline(always)]
+pub(crate) fn int_compare(op: CmpOp, x: i64, y: i64) -> Option<bool> {
+    match op {
+        CmpOp::Lt => Some(x < y),
+        CmpOp::LtE => Some(x <= y),
+        CmpOp::Gt => Some(x > y),
+        CmpOp::GtE => Some(x >= y),
+        CmpOp::Eq => Some(x == y),
+        CmpOp::NotEq => Some(x != y),
+        _ => None,
+    }
+}
+
 impl Interp {
     /// `a op b`.
     pub fn binary_op(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Value> {

@@ -25,21 +25,121 @@ impl Interp {
         self.exec_inner(f, s).map_err(|e| self.locate(f, s.span, e))
     }
 
+    // The hot statement kinds are handled here; the others live in
+    // `exec_cold`, so that this function keeps a small stack frame.
     fn exec_inner(&self, f: &mut Frame, s: &Stmt) -> PyResult<Flow> {
         match &s.kind {
             StmtKind::Expr(e) => {
-                let v = self.eval(f, e)?;
+                let v = self.eval_hot(f, e)?;
                 if self.echo_module.get() && f.function.is_none() && f.class_ns.is_empty() {
                     self.echo_value(&v)?;
                 }
             }
             StmtKind::Assign { targets, value } => {
-                let v = self.eval(f, value)?;
-                for t in targets {
-                    self.assign(f, t, v.clone())?;
+                let v = self.eval_hot(f, value)?;
+                if let [t] = &targets[..] {
+                    if let ExprKind::Name(n) = &t.kind {
+                        if let Slot::Local(i) = n.slot.get() {
+                            f.locals[i as usize] = Some(v);
+                            return Ok(Flow::Normal);
+                        }
+                    }
+                    self.assign(f, t, v)?;
+                } else {
+                    for t in targets {
+                        self.assign(f, t, v.clone())?;
+                    }
                 }
             }
             StmtKind::AugAssign { target, op, value } => self.aug_assign(f, target, *op, value)?,
+            StmtKind::Return(v) => {
+                let v = match v {
+                    Some(e) => self.eval_hot(f, e)?,
+                    None => Value::None,
+                };
+                return Ok(Flow::Return(v));
+            }
+            StmtKind::If { test, body, orelse } => {
+                return if self.eval_cond(f, test)? {
+                    self.exec_block(f, body)
+                } else {
+                    self.exec_block(f, orelse)
+                };
+            }
+            StmtKind::While { test, body, orelse } => loop {
+                self.check_interrupt()?;
+                if !self.eval_cond(f, test)? {
+                    return self.exec_block(f, orelse);
+                }
+                match self.exec_block(f, body)? {
+                    Flow::Break => break,
+                    Flow::Return(v) => return Ok(Flow::Return(v)),
+                    Flow::Normal | Flow::Continue => {}
+                }
+            },
+            StmtKind::For {
+                target,
+                iter,
+                body,
+                orelse,
+            } => return self.exec_for(f, target, iter, body, orelse),
+            StmtKind::Break => return Ok(Flow::Break),
+            StmtKind::Continue => return Ok(Flow::Continue),
+            StmtKind::Pass => {}
+            _ => return self.exec_cold(f, s),
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn exec_for(
+        &self,
+        f: &mut Frame,
+        target: &Expr,
+        iter: &Expr,
+        body: &[Stmt],
+        orelse: &[Stmt],
+    ) -> PyResult<Flow> {
+        let iterable = self.eval_hot(f, iter)?;
+        let mut it = self.start_iter(&iterable)?;
+        // A plain local target is stored directly (the common `for i in ...`).
+        let local = match &target.kind {
+            ExprKind::Name(n) => match n.slot.get() {
+                Slot::Local(i) => Some(i as usize),
+                _ => None,
+            },
+            _ => None,
+        };
+        loop {
+            self.check_interrupt()?;
+            let Some(item) = self.step_iter(&mut it)? else {
+                return self.exec_block(f, orelse);
+            };
+            match local {
+                Some(i) => f.locals[i] = Some(item),
+                None => self.assign(f, target, item)?,
+            }
+            match self.exec_block(f, body)? {
+                Flow::Break => break,
+                Flow::Return(v) => return Ok(Flow::Return(v)),
+                Flow::Normal | Flow::Continue => {}
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    #[inline(never)]
+    fn exec_cold(&self, f: &mut Frame, s: &Stmt) -> PyResult<Flow> {
+        match &s.kind {
+            StmtKind::Expr(_)
+            | StmtKind::Assign { .. }
+            | StmtKind::AugAssign { .. }
+            | StmtKind::Return(_)
+            | StmtKind::If { .. }
+            | StmtKind::While { .. }
+            | StmtKind::For { .. }
+            | StmtKind::Break
+            | StmtKind::Continue
+            | StmtKind::Pass => return self.exec_inner(f, s),
             StmtKind::AnnAssign { target, value, .. } => {
                 if let Some(v) = value {
                     let v = self.eval(f, v)?;
@@ -56,62 +156,11 @@ impl Interp {
                 let cls = self.decorate(f, &def.decorators, cls)?;
                 self.store_name(f, &def.target, cls)?;
             }
-            StmtKind::Return(v) => {
-                let v = match v {
-                    Some(e) => self.eval(f, e)?,
-                    None => Value::None,
-                };
-                return Ok(Flow::Return(v));
-            }
             StmtKind::Delete(targets) => {
                 for t in targets {
                     self.delete(f, t)?;
                 }
             }
-            StmtKind::If { test, body, orelse } => {
-                let t = self.eval(f, test)?;
-                return if self.is_true(&t)? {
-                    self.exec_block(f, body)
-                } else {
-                    self.exec_block(f, orelse)
-                };
-            }
-            StmtKind::While { test, body, orelse } => loop {
-                self.check_interrupt()?;
-                let t = self.eval(f, test)?;
-                if !self.is_true(&t)? {
-                    return self.exec_block(f, orelse);
-                }
-                match self.exec_block(f, body)? {
-                    Flow::Break => break,
-                    Flow::Return(v) => return Ok(Flow::Return(v)),
-                    Flow::Normal | Flow::Continue => {}
-                }
-            },
-            StmtKind::For {
-                target,
-                iter,
-                body,
-                orelse,
-            } => {
-                let iterable = self.eval(f, iter)?;
-                let mut it = self.start_iter(&iterable)?;
-                loop {
-                    self.check_interrupt()?;
-                    let Some(item) = self.step_iter(&mut it)? else {
-                        return self.exec_block(f, orelse);
-                    };
-                    self.assign(f, target, item)?;
-                    match self.exec_block(f, body)? {
-                        Flow::Break => break,
-                        Flow::Return(v) => return Ok(Flow::Return(v)),
-                        Flow::Normal | Flow::Continue => {}
-                    }
-                }
-            }
-            StmtKind::Break => return Ok(Flow::Break),
-            StmtKind::Continue => return Ok(Flow::Continue),
-            StmtKind::Pass => {}
             StmtKind::With { items, body } => return self.exec_with(f, items, body),
             StmtKind::Try {
                 body,
@@ -195,8 +244,8 @@ impl Interp {
                 self.set_attribute(&obj, &attr.name, v)
             }
             ExprKind::Subscript { value, slice } => {
-                let obj = self.eval(f, value)?;
-                let key = self.eval(f, slice)?;
+                let obj = self.eval_hot(f, value)?;
+                let key = self.eval_hot(f, slice)?;
                 self.set_item(&obj, &key, v)
             }
             ExprKind::Tuple(items) | ExprKind::List(items) => self.unpack(f, items, v),
@@ -284,9 +333,19 @@ impl Interp {
     fn aug_assign(&self, f: &mut Frame, target: &Expr, op: BinOp, value: &Expr) -> PyResult<()> {
         match &target.kind {
             ExprKind::Name(n) => {
-                let cur = self.load_name(f, n, target.span)?;
-                let rhs = self.eval(f, value)?;
-                let new = self.inplace_op(op, &cur, &rhs)?;
+                let cur = self.load_fast(f, n, target.span)?;
+                let rhs = self.eval_hot(f, value)?;
+                let new = match (&cur, &rhs) {
+                    (Value::Int(x), Value::Int(y)) => match super::ops::int_arith(op, *x, *y) {
+                        Some(r) => Value::Int(r),
+                        None => self.inplace_op(op, &cur, &rhs)?,
+                    },
+                    _ => self.inplace_op(op, &cur, &rhs)?,
+                };
+                if let Slot::Local(i) = n.slot.get() {
+                    f.locals[i as usize] = Some(new);
+                    return Ok(());
+                }
                 self.store_name(f, n, new)
             }
             ExprKind::Attribute { value: obj, attr } => {

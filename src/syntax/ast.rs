@@ -329,7 +329,8 @@ pub enum Constant {
     /// A float literal (also `1e5`, `.5`, `1.`).
     Float(f64),
     /// A string literal (adjacent literals already concatenated, escapes decoded).
-    Str(Rc<str>),
+    /// Held as the `Rc<String>` a `str` value holds, so evaluating it is a clone.
+    Str(Rc<String>),
     /// A bytes literal.
     Bytes(Rc<[u8]>),
     /// `...`.

@@ -4,7 +4,7 @@
 //! Unhashable values (lists, dicts, sets, tensors) are refused by [`Key::new`].
 
 use std::cell::RefCell;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use indexmap::{IndexMap, IndexSet};
 
@@ -191,6 +191,44 @@ fn fnv(bytes: &[u8]) -> i64 {
     (h >> 1) as i64
 }
 
+/// The hasher of dict and set tables. A key feeds it one word, Python's
+/// `hash()` of the key (see `impl Hash for Key`), which this only has to
+/// spread over the table's bits: one multiply (FxHash's), where the default
+/// SipHash cost more than the rest of a `d[i] = x`. Iteration order does not
+/// depend on it (the maps keep insertion order), and nothing here needs
+/// resistance to collision attacks.
+#[derive(Default, Clone, Copy)]
+pub struct KeyHasher(u64);
+
+const KEY_HASH_MUL: u64 = 0x517c_c1b7_2722_0a95;
+
+impl Hasher for KeyHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(*b as u64);
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(KEY_HASH_MUL);
+    }
+
+    #[inline]
+    fn write_i64(&mut self, i: i64) {
+        self.write_u64(i as u64);
+    }
+}
+
+/// The `BuildHasher` of [`Dict`] (a default [`KeyHasher`] per hash).
+pub type KeyHash = BuildHasherDefault<KeyHasher>;
+
 impl Hash for Key {
     fn hash<H: Hasher>(&self, state: &mut H) {
         state.write_i64(py_hash(&self.0));
@@ -267,7 +305,7 @@ fn num(v: &Value) -> Option<Num> {
 #[derive(Clone, Debug, Default)]
 pub struct Dict {
     /// The entries, in insertion order.
-    pub map: IndexMap<Key, Value>,
+    pub map: IndexMap<Key, Value, KeyHash>,
 }
 
 impl Dict {

@@ -170,6 +170,14 @@ pub struct Function {
     pub dict: RefCell<crate::value::Namespace>,
     /// The class whose body defined this function (for zero-argument `super()`).
     pub class_cell: RefCell<Option<std::rc::Weak<Class>>>,
+    /// Decided once when the function object is made: not a generator, every
+    /// parameter is positional and lives in local slot `i` (no cells, no closure), so a
+    /// call with exactly `sig.params.len()` positional arguments can store
+    /// them straight into the new frame's first locals, without binding.
+    pub plain: bool,
+    /// Number of plain local slots of a frame of this function (from the
+    /// resolved scope, copied here so a call needs no borrow of it).
+    pub num_locals: u32,
 }
 
 /// The Rust signature of every native function: the bound arguments in

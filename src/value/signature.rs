@@ -85,6 +85,19 @@ impl Args {
 }
 
 impl Signature {
+    /// Whether every parameter can be passed by position (no `*args`,
+    /// keyword-only or `**kwargs`): a call with exactly `params.len()`
+    /// positional arguments then binds them as they are.
+    #[inline]
+    pub fn all_positional(&self) -> bool {
+        self.params.iter().all(|p| {
+            matches!(
+                p.kind,
+                ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword
+            )
+        })
+    }
+
     /// Parses a Python-style signature: `name(a, b=1, /, c=None, *args, d, e='x', **kw)`.
     /// Defaults may be None, True, False, ints, floats, strings and `()`.
     /// Only used on signatures written in our own source, so a malformed one is a bug
@@ -148,15 +161,7 @@ impl Signature {
     /// error messages. `positional` includes a bound receiver first.
     pub fn bind(&self, positional: Vec<Value>, keywords: Vec<(Rc<str>, Value)>) -> PyResult<Args> {
         // Fast path: exactly the positional parameters, nothing else to decide.
-        if keywords.is_empty()
-            && positional.len() == self.params.len()
-            && self.params.iter().all(|p| {
-                matches!(
-                    p.kind,
-                    ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword
-                )
-            })
-        {
+        if keywords.is_empty() && positional.len() == self.params.len() && self.all_positional() {
             return Ok(Args {
                 values: positional,
                 given: None,

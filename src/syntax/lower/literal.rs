@@ -276,7 +276,7 @@ impl Lowerer<'_> {
                 Some(FStringPart::Literal(t)) => t,
                 _ => Rc::from(""),
             };
-            ExprKind::Constant(Constant::Str(text))
+            ExprKind::Constant(Constant::Str(Rc::new(text.to_string())))
         };
         Ok(Expr { kind, span })
     }
