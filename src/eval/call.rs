@@ -266,6 +266,7 @@ impl Interp {
             sig: Rc::new(Signature {
                 name: def.qualname.clone(),
                 params,
+                builtin: crate::value::signature::BuiltinStyle::Python,
             }),
             closure,
             dict: RefCell::new(Default::default()),

@@ -138,6 +138,7 @@ fn namedtuple(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let sig = Signature {
         name: Rc::from(format!("{name}.__new__").as_str()),
         params,
+        builtin: crate::value::signature::BuiltinStyle::Python,
     };
     let module: Rc<str> = match a.get(4) {
         Value::None => Rc::from("__main__"),

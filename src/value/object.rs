@@ -209,6 +209,26 @@ impl NativeFunction {
         })
     }
 
+    /// A builtin that CPython writes in C (argument-count errors in its style,
+    /// see [`Signature::builtin`]).
+    pub fn new_builtin(sig: &str, func: NativeFn, doc: &'static str) -> Rc<NativeFunction> {
+        Self::c_builtin(sig, func, doc, false)
+    }
+
+    /// A builtin type's constructor (`__new__`) that CPython writes in C.
+    pub fn new_builtin_ctor(sig: &str, func: NativeFn, doc: &'static str) -> Rc<NativeFunction> {
+        Self::c_builtin(sig, func, doc, true)
+    }
+
+    fn c_builtin(sig: &str, func: NativeFn, doc: &'static str, ctor: bool) -> Rc<NativeFunction> {
+        Rc::new(NativeFunction {
+            sig: Rc::new(Signature::parse(sig).c_builtin(ctor)),
+            func,
+            bound: None,
+            doc,
+        })
+    }
+
     /// The same function bound to a receiver.
     pub fn bind(self: &Rc<NativeFunction>, receiver: Value) -> Value {
         Value::NativeFunction(Rc::new(NativeFunction {

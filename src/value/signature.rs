@@ -42,7 +42,44 @@ pub struct Signature {
     pub name: Rc<str>,
     /// Parameters in order.
     pub params: Vec<Param>,
+    /// A builtin written in C in CPython (builtins, methods of builtin
+    /// types): wrong argument counts get CPython's C-level messages
+    /// (`len() takes exactly one argument (0 given)`, `get expected at least
+    /// 1 argument, got 0`) instead of a Python function's.
+    pub builtin: BuiltinStyle,
 }
+
+/// Whose argument-count messages a signature gives (see [`Signature::builtin`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BuiltinStyle {
+    /// A Python function's (`f() missing 1 required positional argument: 'x'`).
+    #[default]
+    Python,
+    /// A C builtin function or method's.
+    Function,
+    /// A C builtin type's constructor.
+    Constructor,
+}
+
+/// C builtins that still parse their arguments with `PyArg_ParseTuple`,
+/// whose count errors read "find() takes at least 1 argument (0 given)"
+/// although they take no keywords.
+const PARSE_TUPLE_STYLE: &[&str] = &[
+    "str.startswith",
+    "str.endswith",
+    "str.find",
+    "str.rfind",
+    "str.index",
+    "str.rindex",
+    "str.count",
+    "bytes.startswith",
+    "bytes.endswith",
+    "bytes.find",
+    "bytes.rfind",
+    "bytes.index",
+    "bytes.rindex",
+    "bytes.count",
+];
 
 /// Bound arguments, one per parameter in signature order.
 #[derive(Debug, Default)]
@@ -154,7 +191,11 @@ impl Signature {
                 default,
             });
         }
-        Signature { name, params }
+        Signature {
+            name,
+            params,
+            builtin: BuiltinStyle::Python,
+        }
     }
 
     /// Binds positional and keyword arguments to the parameters, with CPython's
@@ -166,6 +207,11 @@ impl Signature {
                 values: positional,
                 given: None,
             });
+        }
+        if self.builtin != BuiltinStyle::Python {
+            if let Some(e) = self.c_arity_error(positional.len(), &keywords) {
+                return Err(e);
+            }
         }
         let n = self.params.len();
         let mut values: Vec<Option<Value>> = vec![None; n];
@@ -300,6 +346,144 @@ impl Signature {
                 .map(|v| v.unwrap_or(Value::None))
                 .collect(),
             given: Some(given),
+        })
+    }
+
+    /// The signature as a C builtin (see `builtin`); `ctor` for a type's
+    /// constructor (`int(...)`, `reversed(...)`), which CPython never gives
+    /// the one-argument `METH_O` messages.
+    pub fn c_builtin(mut self, ctor: bool) -> Signature {
+        self.builtin = if ctor {
+            BuiltinStyle::Constructor
+        } else {
+            BuiltinStyle::Function
+        };
+        self
+    }
+
+    /// CPython's argument-count errors for a C builtin, by the calling
+    /// convention its signature implies: no parameters (`METH_NOARGS`: "takes
+    /// no arguments (1 given)"), one positional-only parameter (`METH_O`:
+    /// "takes exactly one argument (0 given)"), only positional-only
+    /// parameters (Argument Clinic: "get expected at least 1 argument, got
+    /// 0"), keyword-capable ones ("split() takes at most 2 arguments (3
+    /// given)", "round() missing required argument 'number' (pos 1)"); keywords
+    /// to a function that takes none. None: the count is fine (binding goes
+    /// on as for any function).
+    #[cold]
+    fn c_arity_error(&self, given: usize, keywords: &[(Rc<str>, Value)]) -> Option<PyErr> {
+        let ctor = self.builtin == BuiltinStyle::Constructor;
+        let method =
+            self.name.contains('.') && self.params.first().is_some_and(|p| &*p.name == "self");
+        let params = if method {
+            &self.params[1..]
+        } else {
+            &self.params[..]
+        };
+        let n = if method {
+            given.saturating_sub(1)
+        } else {
+            given
+        };
+        let short = self.name.rsplit('.').next().unwrap_or(&self.name);
+        let positional: Vec<&Param> = params
+            .iter()
+            .take_while(|p| {
+                matches!(
+                    p.kind,
+                    ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword
+                )
+            })
+            .collect();
+        let var = params.iter().any(|p| p.kind == ParamKind::VarPositional);
+        let kwonly = params
+            .iter()
+            .filter(|p| p.kind == ParamKind::KeywordOnly)
+            .count();
+        let takes_keywords = params.iter().any(|p| {
+            matches!(
+                p.kind,
+                ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly | ParamKind::VarKeyword
+            )
+        });
+        let err = |msg: String| Some(PyErr::new(ExcType::TypeError, msg));
+        if !keywords.is_empty() && !takes_keywords {
+            return err(format!("{}() takes no keyword arguments", self.name));
+        }
+        let min = positional.iter().filter(|p| p.default.is_none()).count();
+        let max = positional.len();
+        if n >= min && (var || n <= max) {
+            return None;
+        }
+        let s = |k: usize| if k == 1 { "" } else { "s" };
+        if PARSE_TUPLE_STYLE.contains(&&*self.name) {
+            return err(if n < min {
+                format!(
+                    "{short}() takes at least {min} argument{} ({n} given)",
+                    s(min)
+                )
+            } else {
+                format!(
+                    "{short}() takes at most {max} argument{} ({n} given)",
+                    s(max)
+                )
+            });
+        }
+        // Parameters before a C builtin's `*args` are positional-only there.
+        let all_posonly = var
+            || positional
+                .iter()
+                .all(|p| p.kind == ParamKind::PositionalOnly);
+        if all_posonly && !(positional.is_empty() && kwonly > 0) {
+            if !ctor && max == 0 && !var && params.is_empty() {
+                return err(format!("{}() takes no arguments ({n} given)", self.name));
+            }
+            if !ctor && min == 1 && max == 1 && !var && params.len() == 1 {
+                return err(format!(
+                    "{}() takes exactly one argument ({n} given)",
+                    self.name
+                ));
+            }
+            return err(if min == max && !var {
+                format!("{short} expected {min} argument{}, got {n}", s(min))
+            } else if n < min {
+                format!(
+                    "{short} expected at least {min} argument{}, got {n}",
+                    s(min)
+                )
+            } else {
+                format!("{short} expected at most {max} argument{}, got {n}", s(max))
+            });
+        }
+        if n > max {
+            let total = max + kwonly;
+            return err(format!(
+                "{short}() takes at most {total} argument{} ({n} given)",
+                s(total)
+            ));
+        }
+        let (i, first_missing) = positional.iter().enumerate().find(|(i, _)| *i >= n)?;
+        if first_missing.kind == ParamKind::PositionalOnly {
+            let posonly_min = positional
+                .iter()
+                .filter(|p| p.kind == ParamKind::PositionalOnly && p.default.is_none())
+                .count();
+            return err(format!(
+                "{short}() takes at least {posonly_min} positional argument{} ({n} given)",
+                s(posonly_min)
+            ));
+        }
+        err(if ctor {
+            format!(
+                "{short}() missing required argument '{}'",
+                first_missing.name
+            )
+        } else {
+            format!(
+                "{short}() missing required argument '{}' (pos {})",
+                first_missing.name,
+                i + 1
+            )
         })
     }
 

@@ -61,7 +61,7 @@ pub fn builtins() -> Vec<(&'static str, Value)> {
     let functions: Vec<Entry> =
         [seq::FUNCTIONS, numeric::FUNCTIONS, objects::FUNCTIONS, CORE].concat();
     for (sig, f, doc) in functions {
-        let func = NativeFunction::new(sig, f, doc);
+        let func = NativeFunction::new_builtin(sig, f, doc);
         let name: &'static str = sig.split('(').next().unwrap_or(sig);
         out.push((name, Value::NativeFunction(func)));
     }

@@ -46,7 +46,7 @@ pub fn register(c: &Class) {
     );
     add_method(
         c,
-        "dict.pop(self, key, *default)",
+        "dict.pop(self, key, /, *default)",
         pop,
         "Removes `key` and returns its value (or `default`; KeyError without one).",
     );

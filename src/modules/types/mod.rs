@@ -124,7 +124,7 @@ pub fn native_class(name: &'static str) -> Rc<Class> {
 /// Adds a method (or `__new__`) to a class from its signature string; the
 /// dict key is the last component of the signature's name.
 pub fn add_method(class: &Class, sig: &str, func: NativeFn, doc: &'static str) {
-    let f = NativeFunction::new(sig, func, doc);
+    let f = NativeFunction::new_builtin(sig, func, doc);
     let name = f.name().to_string();
     class.set_attr(&name, Value::NativeFunction(f));
 }
@@ -155,7 +155,7 @@ pub fn add_property(class: &Class, sig: &str, getter: NativeFn, doc: &'static st
 pub fn add_new(class: &Class, sig: &str, func: NativeFn, doc: &'static str) {
     class.set_attr(
         "__new__",
-        Value::NativeFunction(NativeFunction::new(sig, func, doc)),
+        Value::NativeFunction(NativeFunction::new_builtin_ctor(sig, func, doc)),
     );
 }
 
