@@ -82,6 +82,72 @@ impl Interp {
         matches!(v, Value::NativeFunction(nf) if std::ptr::fn_addr_eq(nf.func, builtin_super as crate::value::NativeFn))
     }
 
+    /// Whether `v` is the builtin bound to `name` (not a script's own).
+    pub(crate) fn is_builtin_named(&self, v: &Value, name: &str) -> bool {
+        match (v, self.builtins.get(name)) {
+            (Value::NativeFunction(a), Some(Value::NativeFunction(b))) => Rc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// `locals()`, `globals()`, `vars()` and `dir()` without an argument: the
+    /// names bound in the running frame (a function's locals, a class body's
+    /// namespace, the module's globals), as a dict (a copy: assigning into it
+    /// changes nothing) or, for `dir()`, their sorted list.
+    pub(crate) fn frame_namespace(&self, f: &Frame, which: &str) -> PyResult<Value> {
+        let mut d = crate::value::Dict::new();
+        if which == "globals" || (f.function.is_none() && f.class_ns.is_empty()) {
+            for name in self.global_names() {
+                if let Some(v) = self.get_global(&name) {
+                    d.insert_str(&name, v);
+                }
+            }
+        } else if let Some(ns) = f.class_ns.last() {
+            for (k, v) in ns.borrow().iter() {
+                d.insert_str(k, v.clone());
+            }
+        } else if let Some(func) = &f.function {
+            let scope = func.def.scope.borrow();
+            // CPython's order: parameters, other plain locals, the frame's
+            // own cells, then free variables.
+            let nparams = scope.param_slots.len().min(scope.local_slots.len());
+            let (params, rest) = scope.local_slots.split_at(nparams);
+            let rank = |slot: &crate::syntax::ast::Slot| match slot {
+                crate::syntax::ast::Slot::Local(_) => 0,
+                crate::syntax::ast::Slot::Cell(i) if *i < scope.num_cells => 1,
+                _ => 2,
+            };
+            let mut ordered: Vec<&(Rc<str>, crate::syntax::ast::Slot)> = params.iter().collect();
+            for r in 0..3 {
+                ordered.extend(rest.iter().filter(|(_, s)| rank(s) == r));
+            }
+            for (name, slot) in ordered {
+                let v = match slot {
+                    crate::syntax::ast::Slot::Local(i) => {
+                        f.locals.get(*i as usize).cloned().flatten()
+                    }
+                    crate::syntax::ast::Slot::Cell(i) => {
+                        f.cells.get(*i as usize).and_then(|c| c.borrow().clone())
+                    }
+                    _ => None,
+                };
+                if let Some(v) = v {
+                    d.insert_str(name, v);
+                }
+            }
+        }
+        if which == "dir" {
+            let mut names: Vec<String> = d
+                .keys()
+                .iter()
+                .map(|k| self.str_value(k))
+                .collect::<PyResult<_>>()?;
+            names.sort();
+            return Ok(Value::list(names.iter().map(|s| Value::str(s)).collect()));
+        }
+        Ok(Value::dict(d))
+    }
+
     /// `super()` with no arguments: the defining class and the first argument.
     pub(crate) fn zero_arg_super(&self, f: &Frame) -> PyResult<Value> {
         let Some(func) = &f.function else {
@@ -369,10 +435,12 @@ fn exception_init(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     Ok(Value::None)
 }
 
+/// `globals`/`locals` reached other than by a direct call (`f = locals; f()`):
+/// the evaluator answers direct calls from the frame (`frame_namespace`).
 fn builtin_globals_placeholder(_vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
     Err(PyErr::new(
         ExcType::NotImplementedError,
-        "globals() is not supported",
+        "globals() and locals() are supported only when called directly by name",
     ))
 }
 
@@ -414,7 +482,19 @@ pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
     );
     b.insert(
         "globals",
-        f("globals()", builtin_globals_placeholder as _, ""),
+        f(
+            "globals()",
+            builtin_globals_placeholder as _,
+            "The module's names and values, as a dict.",
+        ),
+    );
+    b.insert(
+        "locals",
+        f(
+            "locals()",
+            builtin_globals_placeholder as _,
+            "The running function's local names and values, as a dict.",
+        ),
     );
     b.insert("NotImplemented", not_implemented());
     b.insert("Ellipsis", ellipsis());

@@ -421,6 +421,14 @@ impl Interp {
                 {
                     return self.zero_arg_super(f);
                 }
+                // locals(), globals(), vars(), dir() with no argument read the frame.
+                if args.is_empty()
+                    && keywords.is_empty()
+                    && matches!(&*n.id, "locals" | "globals" | "vars" | "dir")
+                    && self.is_builtin_named(&callee, &n.id)
+                {
+                    return self.frame_namespace(f, &n.id);
+                }
                 callee
             }
             _ => self.eval(f, func)?,

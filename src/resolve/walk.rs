@@ -725,6 +725,7 @@ impl<'a, 'g> Resolver<'a, 'g> {
                         .map(|p| map.get(p).copied().unwrap_or_default())
                         .collect();
                     o.local_names = map.keys().cloned().collect();
+                    o.local_slots = map.iter().map(|(k, v)| (k.clone(), *v)).collect();
                 }
             }
             slot_maps.push(map);

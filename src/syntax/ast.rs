@@ -59,6 +59,8 @@ pub struct Scope {
     pub free: Vec<Slot>,
     /// Names of the scope's locals, cells and free variables (for messages).
     pub local_names: Vec<Rc<str>>,
+    /// The same names with their slots (for `locals()`, `vars()`, `dir()`).
+    pub local_slots: Vec<(Rc<str>, Slot)>,
 }
 
 /// A whole source file.

@@ -161,8 +161,9 @@ fn callable(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 fn vars(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let [obj] = a.varargs(0) else {
-        return Err(type_error(
-            "vars() without an argument is provided by the evaluator",
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "vars() without an argument is supported only when called directly by name",
         ));
     };
     let mut d = Dict::new();
@@ -191,8 +192,9 @@ fn vars(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 fn dir(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let [obj] = a.varargs(0) else {
-        return Err(type_error(
-            "dir() without an argument is provided by the evaluator",
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "dir() without an argument is supported only when called directly by name",
         ));
     };
     let mut names: Vec<String> = Vec::new();
