@@ -143,7 +143,7 @@ impl Interp {
                 .map(|k| self.str_value(k))
                 .collect::<PyResult<_>>()?;
             names.sort();
-            return Ok(Value::list(names.iter().map(|s| Value::str(s)).collect()));
+            return Ok(Value::list(names.iter().map(Value::str).collect()));
         }
         Ok(Value::dict(d))
     }
