@@ -55,3 +55,14 @@ if [ "${1:-}" != "--no-tf" ]; then
     echo "== strategy: TensorFlow 2.21 (the oracle)"
     ../shared/oracle/tf scripts/bench/strategy.dist
 fi
+
+# strategy.reduce again, 30 samples each, alternating tools (its single
+# best-of-5 sample above moves by a third between runs on this machine).
+echo
+echo "== strategy.reduce, best and median of 30 (scripts/bench/reduce_median.dist)"
+for _ in 1 2; do
+    echo "dist: $("$dist" run scripts/bench/reduce_median.dist)"
+    if [ "${1:-}" != "--no-tf" ]; then
+        echo "tf:   $(../shared/oracle/tf scripts/bench/reduce_median.dist)"
+    fi
+done
