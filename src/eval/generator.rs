@@ -350,20 +350,22 @@ fn stop_iteration(v: Value) -> PyErr {
     PyErr::with_args(ExcType::StopIteration, args)
 }
 
-fn send(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let g = this_gen(a.get(0))?;
-    match g.resume(g.interp_of(vm)?, Ok(a.get(1).clone()))? {
+/// `send(value)` and `__next__()`: the next yielded value, or StopIteration
+/// carrying the return value.
+fn resume_with(vm: &dyn Vm, this: &Value, input: Value) -> PyResult<Value> {
+    let g = this_gen(this)?;
+    match g.resume(g.interp_of(vm)?, Ok(input))? {
         Step::Yield(v) => Ok(v),
         Step::Return(v) => Err(stop_iteration(v)),
     }
 }
 
+fn send(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    resume_with(vm, a.get(0), a.get(1).clone())
+}
+
 fn next(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let g = this_gen(a.get(0))?;
-    match g.resume(g.interp_of(vm)?, Ok(Value::None))? {
-        Step::Yield(v) => Ok(v),
-        Step::Return(v) => Err(stop_iteration(v)),
-    }
+    resume_with(vm, a.get(0), Value::None)
 }
 
 fn close(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
