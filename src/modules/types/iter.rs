@@ -309,7 +309,7 @@ pub fn register(class: &Class, name: &str) {
         ),
         "map" => add_new(
             class,
-            "map(func, *iterables)",
+            "map(*args)",
             new_map,
             "Applies `func` to each item lazily: `list(map(str, [1, 2])) == ['1', '2']`.",
         ),
@@ -347,15 +347,16 @@ fn new_zip(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn new_map(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    if a.varargs(1).is_empty() {
+    // `map(*args)`: CPython checks the count itself, with its own message.
+    let args = a.varargs(0);
+    if args.len() < 2 {
         return Err(type_error("map() must have at least two arguments."));
     }
-    let its = a
-        .varargs(1)
+    let its = args[1..]
         .iter()
         .map(|v| vm.iter(v))
         .collect::<PyResult<Vec<_>>>()?;
-    Ok(IterObj::value("map", IterState::Map(a.get(0).clone(), its)))
+    Ok(IterObj::value("map", IterState::Map(args[0].clone(), its)))
 }
 
 fn new_filter(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
