@@ -163,6 +163,14 @@ impl Interp {
                     "__cause__" | "__context__" if inst.class.exception_type().is_some() => {
                         return Ok(Some(Value::None))
                     }
+                    // StopIteration.value: its first argument (a generator's return value).
+                    "value" if inst.class.is_subclass_of(&ExcType::StopIteration.class()) => {
+                        let first = match inst.get_attr("args") {
+                            Some(Value::Tuple(t)) => t.first().cloned(),
+                            _ => None,
+                        };
+                        return Ok(Some(first.unwrap_or(Value::None)));
+                    }
                     _ => {}
                 }
                 if let Some(x) = class_attr {

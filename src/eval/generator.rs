@@ -7,7 +7,7 @@
 //! `except` block or deep in calls does not leak that state to its caller.
 //!
 //! `close()` raises GeneratorExit at the suspended `yield` (so `finally`
-//! blocks run); a generator dropped while suspended is unwound without
+//! blocks run), `throw()` any exception there; a generator dropped while suspended is unwound without
 //! running Python code (CPython would close it).
 
 use std::any::Any;
@@ -299,12 +299,7 @@ impl NativeObject for Generator {
             "gi_running" => Some(Value::Bool(self.running.get())),
             "__name__" => Some(Value::str(&*self.name)),
             "__qualname__" => Some(Value::str(&*self.qualname)),
-            "throw" => {
-                return Err(PyErr::new(
-                    ExcType::NotImplementedError,
-                    "generator.throw() is not supported in dist yet",
-                ))
-            }
+            "throw" => Some(THROW.with(|f| f.bind(this.clone()))),
             _ => None,
         })
     }
@@ -368,6 +363,32 @@ fn next(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     resume_with(vm, a.get(0), Value::None)
 }
 
+/// `throw(exc)` / `throw(type, value)`: raises the exception at the
+/// suspended `yield` (before the first line if the body has not started);
+/// returns the next yielded value.
+fn throw(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let g = this_gen(a.get(0))?;
+    let interp = g.interp_of(vm)?;
+    let exc = match a.get(2) {
+        Value::None => a.get(1).clone(),
+        value => match a.get(1) {
+            Value::Class(_) => vm.call(a.get(1), vec![value.clone()], Vec::new())?,
+            _ => {
+                return Err(PyErr::new(
+                    ExcType::TypeError,
+                    "instance exception may not have a separate value",
+                ))
+            }
+        },
+    };
+    let mut err = interp.exception_from(exc)?;
+    err.0.located = false;
+    match g.resume(interp, Err(err))? {
+        Step::Yield(v) => Ok(v),
+        Step::Return(v) => Err(stop_iteration(v)),
+    }
+}
+
 fn close(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let g = this_gen(a.get(0))?;
     g.close(g.interp_of(vm)?)?;
@@ -388,6 +409,11 @@ thread_local! {
         "__next__(self, /)",
         next,
         "Implement next(self).",
+    );
+    static THROW: Rc<NativeFunction> = NativeFunction::new(
+        "throw(self, typ, val=None, tb=None, /)",
+        throw,
+        "Raise an exception inside the generator at its suspended yield; return the next yielded value.",
     );
     static CLOSE: Rc<NativeFunction> = NativeFunction::new(
         "close(self, /)",
