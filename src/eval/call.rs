@@ -166,6 +166,10 @@ impl Interp {
         let result = self.exec_block(&mut frame, body);
         self.depth.set(depth);
         self.give_locals(std::mem::take(&mut frame.locals));
+        if super::generator::dropped_pending() {
+            // A generator only this call's locals held: closed as it returns.
+            self.close_dropped();
+        }
         match result {
             Ok(Flow::Return(v)) => Ok(v),
             Ok(_) => Ok(Value::None),

@@ -33,6 +33,10 @@ type GenYielder = Yielder<PyResult<Value>, Value>;
 type GenCoroutine = Coroutine<PyResult<Value>, Value, PyResult<Value>, DefaultStack>;
 
 thread_local! {
+    /// Suspended generators dropped since the last safe point, to be closed.
+    static DROPPED: RefCell<Vec<Generator>> = const { RefCell::new(Vec::new()) };
+    /// Whether `DROPPED` holds any (one cheap read at each safe point).
+    static HAS_DROPPED: Cell<bool> = const { Cell::new(false) };
     /// The yielder of the generator running now (null outside any).
     static CURRENT: Cell<*const GenYielder> = const { Cell::new(std::ptr::null()) };
     static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
@@ -69,6 +73,41 @@ pub struct Generator {
     /// What the body returned, for the StopIteration of the `next()` that
     /// found it finished.
     returned: RefCell<Value>,
+    /// A dropped generator being closed: dropping it again only unwinds.
+    detached: bool,
+}
+
+/// Whether dropped generators wait to be closed (see [`Interp::close_dropped`]).
+#[inline(always)]
+pub fn dropped_pending() -> bool {
+    HAS_DROPPED.with(|c| c.get())
+}
+
+impl Drop for Generator {
+    fn drop(&mut self) {
+        let suspended = matches!(self.co.get_mut(), Some(co) if co.started() && !co.done());
+        if !suspended || self.detached {
+            return;
+        }
+        let g = Generator {
+            qualname: self.qualname.clone(),
+            name: self.name.clone(),
+            co: RefCell::new(self.co.get_mut().take()),
+            running: Cell::new(false),
+            saved: RefCell::new(std::mem::take(self.saved.get_mut())),
+            limit: self.limit.clone(),
+            interp: self.interp,
+            returned: RefCell::new(Value::None),
+            detached: true,
+        };
+        // At thread exit (or inside the queue's own borrow) it is unwound instead.
+        let _ = DROPPED.try_with(|q| {
+            if let Ok(mut q) = q.try_borrow_mut() {
+                q.push(g);
+                HAS_DROPPED.with(|c| c.set(true));
+            }
+        });
+    }
 }
 
 impl Interp {
@@ -126,7 +165,43 @@ impl Interp {
             limit,
             interp,
             returned: RefCell::new(Value::None),
+            detached: false,
         }))
+    }
+
+    /// Closes the suspended generators dropped since the last safe point
+    /// (their `finally` blocks run); what one raises is reported as CPython
+    /// reports an exception in a finalizer ("Exception ignored in: …").
+    #[cold]
+    pub(crate) fn close_dropped(&self) {
+        loop {
+            let next = DROPPED.with(|q| {
+                let mut q = q.borrow_mut();
+                let g = q.pop();
+                if q.is_empty() {
+                    HAS_DROPPED.with(|c| c.set(false));
+                }
+                g
+            });
+            let Some(g) = next else { break };
+            if !std::ptr::eq(g.interp, self) {
+                continue;
+            }
+            if let Err(e) = g.close(self) {
+                let msg = self.str_value(e.value()).unwrap_or_default();
+                let ty = e.value().type_name();
+                let text = if msg.is_empty() {
+                    ty.to_string()
+                } else {
+                    format!("{ty}: {msg}")
+                };
+                self.flush();
+                eprintln!(
+                    "Exception ignored in: <generator object {}>\n{text}",
+                    g.qualname
+                );
+            }
+        }
     }
 
     /// `yield value` in the running generator: suspends it; returns what the

@@ -213,7 +213,11 @@ impl Interp {
         let outer = self.echo_module.replace(echo);
         let result = (|| {
             for stmt in &module.body {
-                match self.exec(&mut frame, stmt)? {
+                let flow = self.exec(&mut frame, stmt)?;
+                if generator::dropped_pending() {
+                    self.close_dropped();
+                }
+                match flow {
                     Flow::Normal => {}
                     // The parser rejects these at module level.
                     Flow::Return(_) | Flow::Break | Flow::Continue => {}

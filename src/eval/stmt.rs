@@ -12,7 +12,11 @@ impl Interp {
     /// Executes a block.
     pub fn exec_block(&self, f: &mut Frame, body: &[Stmt]) -> PyResult<Flow> {
         for s in body {
-            match self.exec(f, s)? {
+            let flow = self.exec(f, s)?;
+            if super::generator::dropped_pending() {
+                self.close_dropped();
+            }
+            match flow {
                 Flow::Normal => {}
                 other => return Ok(other),
             }
