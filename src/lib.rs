@@ -139,6 +139,15 @@ impl Interpreter {
         result.map_err(Box::new)
     }
 
+    /// Ends a script as CPython's interpreter shutdown does for what dist can
+    /// observe: the module's names are unbound, so suspended generators they
+    /// held are closed (their `finally` blocks run).
+    pub fn finalize(&self) {
+        let interp = self.interp.borrow();
+        interp.clear_globals();
+        interp.flush();
+    }
+
     /// Sets the module's `__name__` (`dist doctest` runs a `.dist` file as
     /// the module named after its stem, as CPython's doctest imports it).
     pub fn set_module_name(&self, name: &str) {

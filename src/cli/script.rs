@@ -86,6 +86,9 @@ pub fn run_script(
         crate::runtime::trace::start();
     }
     let result = interpreter.run_source(source);
+    if result.is_ok() {
+        interpreter.finalize();
+    }
     if let Some(dest) = trace {
         report_trace(dest.as_deref(), &crate::runtime::trace::finish());
     }

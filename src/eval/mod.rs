@@ -381,6 +381,23 @@ impl Interp {
         Ok(Value::native(m))
     }
 
+    /// Unbinds every module-level name (values dropped in binding order),
+    /// then closes the generators that dropping suspended.
+    pub fn clear_globals(&self) {
+        let values: Vec<Option<Value>> = self
+            .globals
+            .borrow_mut()
+            .iter_mut()
+            .map(|v| v.take())
+            .collect();
+        for v in values {
+            drop(v);
+            if generator::dropped_pending() {
+                self.close_dropped();
+            }
+        }
+    }
+
     /// Unbinds a module-level name.
     fn del_global(&self, name: &str) {
         if let Some(idx) = self.names.borrow().get(name) {
