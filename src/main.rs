@@ -30,13 +30,15 @@ fn main() -> ExitCode {
         Command::Devices => ExitCode::from(print_out(
             cli::devices::report(&flags.options()).trim_end(),
         )),
-        Command::Run { file, args: _ } => ExitCode::from(match cli::read_script(&file) {
-            Ok(source) => run(source, flags),
+        Command::Run { file, args } => ExitCode::from(match cli::read_script(&file) {
+            Ok(source) => run(source, flags, std::iter::once(file).chain(args).collect()),
             Err(e) => report(&ScriptError::Usage(e)),
         }),
-        Command::Code { code, args: _ } => {
-            ExitCode::from(run(SourceFile::new("<string>", code), flags))
-        }
+        Command::Code { code, args } => ExitCode::from(run(
+            SourceFile::new("<string>", code),
+            flags,
+            std::iter::once("-c".to_string()).chain(args).collect(),
+        )),
         Command::Doctest { files, tf_checker } => ExitCode::from(doctest(files, tf_checker, flags)),
         Command::Repl if flags.trace.is_some() => usage_error(&UsageError(
             "--trace records a script's run: use it with `dist run FILE` or `-c CODE`, not the REPL"
@@ -52,11 +54,12 @@ fn main() -> ExitCode {
 
 /// Runs a script on the interpreter thread; reports an uncaught error after
 /// flushing stdout.
-fn run(source: std::rc::Rc<SourceFile>, flags: Flags) -> u8 {
+fn run(source: std::rc::Rc<SourceFile>, flags: Flags, argv: Vec<String>) -> u8 {
     // `Rc` is not `Send`: move the text and rebuild the source there.
     let (name, text) = (source.name.clone(), source.text.clone());
     drop(source);
     in_big_stack(move || {
+        dist::modules::sys::set_argv(argv);
         let source = SourceFile::new(name, text);
         let result = cli::run_script(source, &flags, |interpreter| {
             cli::interrupt::watch(interpreter.interrupt_handle());

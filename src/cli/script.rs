@@ -26,6 +26,7 @@ impl ScriptError {
     pub fn exit_code(&self) -> i32 {
         match self {
             ScriptError::Usage(_) => 2,
+            ScriptError::Exception(d) if d.exit_status.is_some() => d.exit_status.unwrap_or(0),
             ScriptError::Exception(d) if d.class == "KeyboardInterrupt" => 130,
             ScriptError::Exception(_) => 1,
         }
@@ -35,6 +36,17 @@ impl ScriptError {
     pub fn report(&self, color: bool) -> String {
         match self {
             ScriptError::Usage(e) => format!("dist: {e}\n"),
+            // sys.exit(): no traceback; a status that is not an int is printed.
+            ScriptError::Exception(d) if d.exit_status.is_some() => {
+                if d.exit_status == Some(1)
+                    && !d.message.is_empty()
+                    && d.message.parse::<i64>().is_err()
+                {
+                    format!("{}\n", d.message)
+                } else {
+                    String::new()
+                }
+            }
             ScriptError::Exception(d) => render(d, color),
         }
     }
@@ -186,6 +198,7 @@ mod tests {
                 frames: Vec::new(),
                 help: Vec::new(),
                 notes: Vec::new(),
+                exit_status: None,
             }))
         };
         assert_eq!(d("ValueError").exit_code(), 1);

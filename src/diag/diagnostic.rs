@@ -36,6 +36,9 @@ pub struct Diagnostic {
     pub help: Vec<String>,
     /// Notes (e.g. the cause chain: "The above exception was the direct cause …").
     pub notes: Vec<String>,
+    /// For `SystemExit` (`sys.exit(status)`): the process exit status; no
+    /// traceback is shown, only a non-int status's text (as CPython does).
+    pub exit_status: Option<i32>,
 }
 
 impl Diagnostic {
@@ -63,6 +66,7 @@ pub fn from_syntax_error(source: &Rc<SourceFile>, e: &crate::syntax::SyntaxError
         }],
         help: e.help.iter().cloned().collect(),
         notes: Vec::new(),
+        exit_status: None,
     }
 }
 
@@ -79,6 +83,21 @@ pub fn from_exception(vm: &dyn crate::value::Vm, e: crate::value::PyErr) -> Diag
         m => format!("{}.{}", m, cls.name),
     };
     let message = vm.str(e.value()).unwrap_or_default();
+    let exit_status = e.is(crate::value::ExcType::SystemExit).then(|| {
+        let arg = match e.value() {
+            crate::value::Value::Instance(i) => match i.get_attr("args") {
+                Some(crate::value::Value::Tuple(t)) => t.first().cloned(),
+                _ => None,
+            },
+            _ => None,
+        };
+        match arg {
+            None | Some(crate::value::Value::None) => 0,
+            Some(crate::value::Value::Int(n)) => n as i32,
+            Some(crate::value::Value::Bool(b)) => b as i32,
+            Some(_) => 1,
+        }
+    });
     let frames =
         e.0.traceback
             .iter()
@@ -123,5 +142,6 @@ pub fn from_exception(vm: &dyn crate::value::Vm, e: crate::value::PyErr) -> Diag
         frames,
         help: e.0.help.clone(),
         notes,
+        exit_status,
     }
 }

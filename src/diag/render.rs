@@ -225,6 +225,7 @@ mod tests {
             frames,
             help: Vec::new(),
             notes: Vec::new(),
+            exit_status: None,
         }
     }
 

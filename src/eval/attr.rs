@@ -163,6 +163,15 @@ impl Interp {
                     "__cause__" | "__context__" if inst.class.exception_type().is_some() => {
                         return Ok(Some(Value::None))
                     }
+                    // SystemExit.code: None, the one argument, or the arguments.
+                    "code" if inst.class.is_subclass_of(&ExcType::SystemExit.class()) => {
+                        return Ok(Some(match inst.get_attr("args") {
+                            Some(Value::Tuple(t)) if t.len() == 1 => t[0].clone(),
+                            Some(Value::Tuple(t)) if t.is_empty() => Value::None,
+                            Some(args) => args,
+                            None => Value::None,
+                        }));
+                    }
                     // StopIteration.value: its first argument (a generator's return value).
                     "value" if inst.class.is_subclass_of(&ExcType::StopIteration.class()) => {
                         let first = match inst.get_attr("args") {

@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::frame::Frame;
-use super::{Flow, Interp, RECURSION_LIMIT};
+use super::{Flow, Interp};
 use crate::syntax::ast::{FunctionDef, Slot};
 use crate::value::signature::{Param, ParamKind, Signature};
 use crate::value::{ClassKind, ExcType, Function, Instance, PyErr, PyResult, Value, Vm};
@@ -145,7 +145,7 @@ impl Interp {
     #[inline]
     fn enter_call(&self) -> PyResult<u32> {
         let depth = self.depth.get();
-        if depth >= RECURSION_LIMIT {
+        if depth >= super::recursion_limit() {
             return Err(recursion_error());
         }
         self.check_interrupt()?;

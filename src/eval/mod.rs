@@ -40,6 +40,23 @@ use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 /// Python's default recursion limit.
 pub const RECURSION_LIMIT: u32 = 1000;
 
+thread_local! {
+    /// The recursion limit in force on this thread (`sys.setrecursionlimit`).
+    static LIMIT: Cell<u32> = const { Cell::new(RECURSION_LIMIT) };
+}
+
+/// The most Python frames a call chain may hold (`sys.getrecursionlimit()`).
+#[inline]
+pub fn recursion_limit() -> u32 {
+    LIMIT.with(|l| l.get())
+}
+
+/// Sets [`recursion_limit`] (`sys.setrecursionlimit`); the native stack
+/// check still raises RecursionError before the stack can overflow.
+pub fn set_recursion_limit(n: u32) {
+    LIMIT.with(|l| l.set(n));
+}
+
 /// Control flow out of a statement.
 pub enum Flow {
     /// Fell through.
@@ -502,6 +519,10 @@ impl Vm for Interp {
 
     fn current_replica(&self) -> Option<usize> {
         Interp::current_replica(self)
+    }
+
+    fn flush_stdout(&self) {
+        self.flush();
     }
 
     fn write_stdout(&self, text: &str) {

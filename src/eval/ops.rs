@@ -399,7 +399,7 @@ impl Interp {
     pub fn guard_depth<T>(&self, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
         self.check_stack()?;
         let d = self.depth.get();
-        if d >= super::RECURSION_LIMIT {
+        if d >= super::recursion_limit() {
             return Err(PyErr::new(
                 ExcType::RecursionError,
                 "maximum recursion depth exceeded in comparison",

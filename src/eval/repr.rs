@@ -148,7 +148,7 @@ impl Interp {
     fn enter_repr(&self, id: usize) -> PyResult<()> {
         self.check_stack()?;
         let depth = self.repr_guard.borrow().len() as u32 + self.depth.get();
-        if depth >= super::RECURSION_LIMIT {
+        if depth >= super::recursion_limit() {
             return Err(PyErr::new(
                 ExcType::RecursionError,
                 "maximum recursion depth exceeded while getting the repr of an object",

@@ -11,6 +11,7 @@ pub mod module;
 pub mod np;
 pub mod os;
 pub mod os_path;
+pub mod sys;
 pub mod tensor_hooks;
 pub mod tf;
 pub mod tf_api;
@@ -40,6 +41,7 @@ pub fn load(name: &str) -> Option<Value> {
         "json" => Some(json::module()),
         "collections" => Some(collections::module()),
         "time" => Some(time::module()),
+        "sys" => Some(sys::module()),
         "tensorflow" => Some(tf::module()),
         "numpy" => Some(np::module()),
         _ => None,

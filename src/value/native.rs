@@ -78,6 +78,8 @@ pub trait Vm {
     fn current_replica(&self) -> Option<usize>;
     /// Writes to standard output (respects redirection in tests and the REPL).
     fn write_stdout(&self, text: &str);
+    /// Flushes what `write_stdout` buffered (before writing to stderr).
+    fn flush_stdout(&self) {}
     /// Interpreter-wide state that higher layers (`distribute`, `modules`)
     /// keep, looked up by type (a strategy stack, the device table …).
     fn state(&self) -> &State;

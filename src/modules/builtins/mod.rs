@@ -13,7 +13,7 @@ use std::any::Any;
 
 use super::types::{builtin_class, native_class, type_error};
 use crate::value::{
-    Args, ExcType, NativeFn, NativeFunction, NativeObject, PyResult, Value, ValueType, Vm,
+    Args, ExcType, NativeFn, NativeFunction, NativeObject, PyErr, PyResult, Value, ValueType, Vm,
 };
 
 /// A named singleton object (`NotImplemented`, `Ellipsis`).
@@ -139,16 +139,36 @@ fn sep_text(v: &Value, what: &str, default: &str) -> PyResult<String> {
 fn print(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let sep = sep_text(a.get(1), "sep", " ")?;
     let end = sep_text(a.get(2), "end", "\n")?;
-    let mut out = String::new();
+    // The pieces CPython writes one by one: each argument, the separators, the end.
+    let mut pieces: Vec<String> = Vec::new();
     for (i, v) in a.varargs(0).iter().enumerate() {
         if i > 0 {
-            out.push_str(&sep);
+            pieces.push(sep.to_string());
         }
-        out.push_str(&vm.str(v)?);
+        pieces.push(vm.str(v)?);
     }
-    out.push_str(&end);
-    // `file=` is accepted but everything goes to standard output.
-    vm.write_stdout(&out);
+    pieces.push(end.to_string());
+    match a.get(3) {
+        Value::None => vm.write_stdout(&pieces.concat()),
+        file => match file.downcast::<crate::modules::sys::Stream>() {
+            Some(stream) => stream.write(vm, &pieces.concat()),
+            // Any object with a `write` method, called as CPython's print calls it.
+            None => {
+                let write = vm.getattr(file, "write").map_err(|_| {
+                    PyErr::new(
+                        ExcType::AttributeError,
+                        format!("'{}' object has no attribute 'write'", file.type_name()),
+                    )
+                })?;
+                for piece in &pieces {
+                    vm.call(&write, vec![Value::str(piece)], Vec::new())?;
+                }
+            }
+        },
+    }
+    if vm.truthy(a.get(4))? {
+        vm.flush_stdout();
+    }
     Ok(Value::None)
 }
 

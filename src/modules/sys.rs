@@ -1,0 +1,180 @@
+//! The `sys` module: the script's `argv`, `exit` (SystemExit, which the CLI
+//! turns into the exit status), `stdout`/`stderr` streams that `print(file=)`
+//! and `.write()` use, the recursion limit, and facts about the interpreter
+//! (`version_info` is CPython 3.11's, whose language dist follows).
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::io::Write;
+use std::rc::Rc;
+
+use super::ModuleBuilder;
+use crate::value::{Args, ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value, Vm};
+
+thread_local! {
+    /// `sys.argv` for scripts run on this thread (the CLI sets it).
+    static ARGV: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Sets `sys.argv` (the script path, then its arguments).
+pub fn set_argv(argv: Vec<String>) {
+    ARGV.with(|a| *a.borrow_mut() = argv);
+}
+
+/// The `sys` module.
+pub fn module() -> Value {
+    let mut m = ModuleBuilder::new("sys");
+    let argv = ARGV.with(|a| a.borrow().clone());
+    let argv = if argv.is_empty() {
+        vec![String::new()]
+    } else {
+        argv
+    };
+    m.value(
+        "argv",
+        Value::list(argv.iter().map(Value::str).collect()),
+    )
+    .value("stdout", Value::native(Stream { err: false }))
+    .value("stderr", Value::native(Stream { err: true }))
+    .value("version", Value::str("3.11.7 (dist)"))
+    .value(
+        "version_info",
+        Value::tuple(vec![
+            Value::Int(3),
+            Value::Int(11),
+            Value::Int(7),
+            Value::str("final"),
+            Value::Int(0),
+        ]),
+    )
+    .value("maxsize", Value::Int(i64::MAX))
+    .value("platform", Value::str(std::env::consts::OS))
+    .value("byteorder", Value::str(if cfg!(target_endian = "little") { "little" } else { "big" }))
+    .value("executable", Value::str("dist"))
+    .value("path", Value::list(Vec::new()))
+    .function(
+        "exit(status=None, /)",
+        exit,
+        "Leaves the script by raising SystemExit(status): an int is the exit status, None is 0, anything else is printed and the status is 1.",
+    )
+    .function(
+        "getrecursionlimit()",
+        getrecursionlimit,
+        "The most Python frames a call chain may hold (1000 by default).",
+    )
+    .function(
+        "setrecursionlimit(limit, /)",
+        setrecursionlimit,
+        "Sets the most Python frames a call chain may hold; the native stack still bounds it (RecursionError).",
+    );
+    m.build()
+}
+
+fn exit(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let args = match a.get(0) {
+        Value::None => Vec::new(),
+        v => vec![v.clone()],
+    };
+    Err(PyErr::with_args(ExcType::SystemExit, args))
+}
+
+fn getrecursionlimit(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
+    Ok(Value::Int(crate::eval::recursion_limit() as i64))
+}
+
+fn setrecursionlimit(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let n = match a.get(0) {
+        Value::Int(n) => *n,
+        other => {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!(
+                    "'{}' object cannot be interpreted as an integer",
+                    other.type_name()
+                ),
+            ))
+        }
+    };
+    if n < 1 {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "recursion limit must be greater or equal than 1",
+        ));
+    }
+    crate::eval::set_recursion_limit(u32::try_from(n).unwrap_or(u32::MAX));
+    Ok(Value::None)
+}
+
+/// `sys.stdout` / `sys.stderr`.
+pub struct Stream {
+    /// Standard error (else standard output).
+    pub err: bool,
+}
+
+impl Stream {
+    /// Writes `text` where this stream goes (stdout through the interpreter,
+    /// so it stays in order with `print`).
+    pub fn write(&self, vm: &dyn Vm, text: &str) {
+        if self.err {
+            vm.flush_stdout();
+            let _ = std::io::stderr().write_all(text.as_bytes());
+        } else {
+            vm.write_stdout(text);
+        }
+    }
+}
+
+impl NativeObject for Stream {
+    fn type_name(&self) -> &str {
+        "TextIOWrapper"
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!(
+            "<_io.TextIOWrapper name='<{}>' mode='w' encoding='utf-8'>",
+            if self.err { "stderr" } else { "stdout" }
+        ))
+    }
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "write" => Some(WRITE.with(|f| f.bind(this.clone()))),
+            "flush" => Some(FLUSH.with(|f| f.bind(this.clone()))),
+            "name" => Some(Value::str(if self.err { "<stderr>" } else { "<stdout>" })),
+            _ => None,
+        })
+    }
+}
+
+fn write(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let Some(s) = a.get(0).downcast::<Stream>() else {
+        return Err(PyErr::new(ExcType::TypeError, "expected a stream"));
+    };
+    let Value::Str(text) = a.get(1) else {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!("write() argument must be str, not {}", a.get(1).type_name()),
+        ));
+    };
+    s.write(vm, text);
+    Ok(Value::Int(text.chars().count() as i64))
+}
+
+fn flush(vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
+    vm.flush_stdout();
+    Ok(Value::None)
+}
+
+thread_local! {
+    static WRITE: Rc<NativeFunction> = NativeFunction::new(
+        "write(self, s, /)",
+        write,
+        "Writes the string; returns the number of characters written.",
+    );
+    static FLUSH: Rc<NativeFunction> = NativeFunction::new(
+        "flush(self, /)",
+        flush,
+        "Flushes the stream.",
+    );
+}
