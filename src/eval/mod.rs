@@ -350,6 +350,9 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
     match name {
         "itertools" => Some(include_str!("../../stdlib/itertools.dist")),
         "functools" => Some(include_str!("../../stdlib/functools.dist")),
+        "__future__" => Some(include_str!("../../stdlib/__future__.dist")),
+        "string" => Some(include_str!("../../stdlib/string.dist")),
+        "typing" => Some(include_str!("../../stdlib/typing.dist")),
         _ => None,
     }
 }
