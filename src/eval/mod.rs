@@ -353,6 +353,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "__future__" => Some(include_str!("../../stdlib/__future__.dist")),
         "string" => Some(include_str!("../../stdlib/string.dist")),
         "typing" => Some(include_str!("../../stdlib/typing.dist")),
+        "random" => Some(include_str!("../../stdlib/random.dist")),
         _ => None,
     }
 }
