@@ -305,6 +305,40 @@ impl Interp {
                 format!("subclassing the builtin type '{}' is not supported", base),
             ));
         }
+        // A user `__new__` (an implicit static method) makes the object; its
+        // `__init__` runs only when it returned an instance of the class.
+        if let Some(new) = cls.lookup("__new__") {
+            let new = match &new {
+                Value::Native(n) => n
+                    .as_any()
+                    .downcast_ref::<super::class::StaticMethodObj>()
+                    .map(|s| s.0.clone())
+                    .unwrap_or(new.clone()),
+                _ => new,
+            };
+            if matches!(new, Value::Function(_)) {
+                let mut all = Vec::with_capacity(args.len() + 1);
+                all.push(Value::Class(cls.clone()));
+                all.extend(args.iter().cloned());
+                let obj = self.call_value(&new, all, kwargs.clone())?;
+                if !self.is_instance(&obj, &Value::Class(cls.clone()))? {
+                    return Ok(obj);
+                }
+                if let Some(init) = cls.lookup("__init__") {
+                    let mut all = Vec::with_capacity(args.len() + 1);
+                    all.push(obj.clone());
+                    all.extend(args);
+                    let r = self.call_value(&init, all, kwargs)?;
+                    if !r.is_none() {
+                        return Err(PyErr::new(
+                            ExcType::TypeError,
+                            format!("__init__() should return None, not '{}'", r.type_name()),
+                        ));
+                    }
+                }
+                return Ok(obj);
+            }
+        }
         let inst = Value::Instance(Rc::new(Instance::new(cls.clone())));
         let is_exc = cls.exception_type().is_some();
         if is_exc {

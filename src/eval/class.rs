@@ -428,6 +428,29 @@ fn builtin_classmethod(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     Ok(Value::native(ClassMethodObj(args.get(0).clone())))
 }
 
+/// `BaseException.__new__(cls, *args)`, as a user exception's own `__new__`
+/// reaches it through `super().__new__(cls, ...)`.
+fn exception_new(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let Value::Class(cls) = args.get(0) else {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "BaseException.__new__(X): X is not a type object",
+        ));
+    };
+    if cls.exception_type().is_none() {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "BaseException.__new__({}): {} is not a subtype of BaseException",
+                cls.name, cls.name
+            ),
+        ));
+    }
+    let inst = crate::value::Instance::new(cls.clone());
+    inst.set_attr("args", Value::tuple(args.varargs(1).to_vec()));
+    Ok(Value::Instance(Rc::new(inst)))
+}
+
 fn exception_init(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     if let Value::Instance(i) = args.get(0) {
         i.set_attr("args", Value::tuple(args.varargs(1).to_vec()));
@@ -505,6 +528,16 @@ pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
         }
     }
     let base = ExcType::BaseException.class();
+    if base.lookup("__new__").is_none() {
+        base.set_attr(
+            "__new__",
+            Value::NativeFunction(NativeFunction::new(
+                "BaseException.__new__(cls, *args)",
+                exception_new,
+                "",
+            )),
+        );
+    }
     if base.lookup("__init__").is_none() {
         base.set_attr(
             "__init__",

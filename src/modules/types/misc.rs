@@ -19,9 +19,9 @@ pub fn register_bool(c: &Class) {
 pub fn register_object(c: &Class) {
     add_new(
         c,
-        "object()",
+        "object(*args)",
         object_new,
-        "A featureless object (useful as a unique sentinel).",
+        "A featureless object (useful as a unique sentinel); `object.__new__(cls)` makes an instance of class `cls` without calling its `__init__`.",
     );
 }
 
@@ -39,10 +39,30 @@ fn bool_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::Bool(vm.truthy(a.get(0))?))
 }
 
-fn object_new(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
-    Ok(Value::Instance(Rc::new(Instance::new(builtin_class(
-        ValueType::Object,
-    )))))
+/// `object()`, and `object.__new__(cls, ...)` as a user class's `__new__`
+/// reaches it (`super().__new__(cls)`): a bare instance of `cls`.
+fn object_new(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    match a.varargs(0) {
+        [] => Ok(Value::Instance(Rc::new(Instance::new(builtin_class(
+            ValueType::Object,
+        ))))),
+        [Value::Class(cls), ..] => match cls.kind {
+            crate::value::ClassKind::User | crate::value::ClassKind::Exception(_) => {
+                Ok(Value::Instance(Rc::new(Instance::new(cls.clone()))))
+            }
+            _ if cls.name.as_ref() == "object" => Ok(Value::Instance(Rc::new(Instance::new(
+                builtin_class(ValueType::Object),
+            )))),
+            _ => Err(type_error(format!(
+                "object.__new__({}) is not safe, use {}.__new__()",
+                cls.name, cls.name
+            ))),
+        },
+        [other, ..] if a.varargs(0).len() > 1 || !matches!(other, Value::Class(_)) => {
+            Err(type_error("object() takes no arguments"))
+        }
+        _ => Err(type_error("object() takes no arguments")),
+    }
 }
 
 fn type_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
