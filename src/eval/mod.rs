@@ -354,6 +354,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "string" => Some(include_str!("../../stdlib/string.dist")),
         "typing" => Some(include_str!("../../stdlib/typing.dist")),
         "random" => Some(include_str!("../../stdlib/random.dist")),
+        "copy" => Some(include_str!("../../stdlib/copy.dist")),
         _ => None,
     }
 }
