@@ -416,6 +416,13 @@ impl Interp {
 
     /// `del obj.name`.
     pub fn del_attribute(&self, obj: &Value, name: &str) -> PyResult<()> {
+        if let Value::Instance(inst) = obj {
+            if let Some(da @ Value::Function(_)) = inst.class.lookup("__delattr__") {
+                return self
+                    .call_value(&da, vec![obj.clone(), Value::str(name)], Vec::new())
+                    .map(|_| ());
+            }
+        }
         match obj {
             Value::Instance(inst) => match inst.dict.borrow_mut().shift_remove(name) {
                 Some(_) => Ok(()),

@@ -355,6 +355,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "typing" => Some(include_str!("../../stdlib/typing.dist")),
         "random" => Some(include_str!("../../stdlib/random.dist")),
         "copy" => Some(include_str!("../../stdlib/copy.dist")),
+        "dataclasses" => Some(include_str!("../../stdlib/dataclasses.dist")),
         _ => None,
     }
 }

@@ -144,7 +144,37 @@ impl Interp {
             | StmtKind::Break
             | StmtKind::Continue
             | StmtKind::Pass => return self.exec_inner(f, s),
-            StmtKind::AnnAssign { target, value, .. } => {
+            StmtKind::AnnAssign {
+                target,
+                annotation,
+                value,
+            } => {
+                if let (Some(ns), ExprKind::Name(n)) = (f.class_ns.last().cloned(), &target.kind) {
+                    // A class body records `name: annotation` in `__annotations__`
+                    // (dataclasses read it); an annotation that cannot be
+                    // evaluated (a forward reference) is kept as its text, as
+                    // `from __future__ import annotations` keeps them all.
+                    let ann = match self.eval(f, annotation) {
+                        Ok(v) => v,
+                        Err(_) => {
+                            let (a, b) =
+                                (annotation.span.start as usize, annotation.span.end as usize);
+                            Value::str(f.source.text.get(a..b).unwrap_or(""))
+                        }
+                    };
+                    let existing = ns.borrow().get("__annotations__").cloned();
+                    let dict = match existing {
+                        Some(d @ Value::Dict(_)) => d,
+                        _ => {
+                            let d = Value::dict(crate::value::Dict::new());
+                            ns.borrow_mut().insert("__annotations__".into(), d.clone());
+                            d
+                        }
+                    };
+                    if let Value::Dict(d) = &dict {
+                        d.borrow_mut().insert(Value::str(&*n.id), ann)?;
+                    }
+                }
                 if let Some(v) = value {
                     let v = self.eval(f, v)?;
                     self.assign(f, target, v)?;

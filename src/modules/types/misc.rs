@@ -23,6 +23,53 @@ pub fn register_object(c: &Class) {
         object_new,
         "A featureless object (useful as a unique sentinel); `object.__new__(cls)` makes an instance of class `cls` without calling its `__init__`.",
     );
+    super::add_method(
+        c,
+        "object.__setattr__(self, name, value, /)",
+        object_setattr,
+        "Sets an instance attribute directly, bypassing a class's own `__setattr__`.",
+    );
+    super::add_method(
+        c,
+        "object.__delattr__(self, name, /)",
+        object_delattr,
+        "Deletes an instance attribute directly, bypassing a class's own `__delattr__`.",
+    );
+}
+
+fn attr_name(v: &Value) -> PyResult<&str> {
+    match v {
+        Value::Str(s) => Ok(s.as_str()),
+        other => Err(type_error(format!(
+            "attribute name must be string, not '{}'",
+            other.type_name()
+        ))),
+    }
+}
+
+fn object_setattr(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let name = attr_name(a.get(1))?;
+    match a.get(0) {
+        Value::Instance(inst) => inst.set_attr(name, a.get(2).clone()),
+        _ => return Err(type_error("object.__setattr__() needs an instance")),
+    }
+    Ok(Value::None)
+}
+
+fn object_delattr(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let name = attr_name(a.get(1))?;
+    match a.get(0) {
+        Value::Instance(inst) => {
+            if inst.dict.borrow_mut().shift_remove(name).is_none() {
+                return Err(crate::value::PyErr::new(
+                    crate::value::ExcType::AttributeError,
+                    format!("'{}' object has no attribute '{}'", inst.class.name, name),
+                ));
+            }
+        }
+        _ => return Err(type_error("object.__delattr__() needs an instance")),
+    }
+    Ok(Value::None)
 }
 
 /// Registers `type.__new__` (the one-argument form).
