@@ -75,6 +75,24 @@ impl Interp {
         for v in cls.dict.borrow().values() {
             set_class_cell(v, &cls);
         }
+        // The parent's `__init_subclass__` (an implicit classmethod) hears of the new class.
+        if let Some(hook) = cls
+            .base
+            .as_ref()
+            .and_then(|b| b.lookup("__init_subclass__"))
+        {
+            let hook = match &hook {
+                Value::Native(n) => n
+                    .as_any()
+                    .downcast_ref::<ClassMethodObj>()
+                    .map(|c| c.0.clone())
+                    .unwrap_or(hook.clone()),
+                _ => hook,
+            };
+            if matches!(hook, Value::Function(_)) {
+                self.call_value(&hook, vec![Value::Class(cls.clone())], Vec::new())?;
+            }
+        }
         Ok(Value::Class(cls))
     }
 

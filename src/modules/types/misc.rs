@@ -31,10 +31,25 @@ pub fn register_object(c: &Class) {
     );
     super::add_method(
         c,
+        "object.__init_subclass__(*args, **kwargs)",
+        object_init_subclass,
+        "Called when a class is subclassed; the default does nothing.",
+    );
+    super::add_method(
+        c,
         "object.__delattr__(self, name, /)",
         object_delattr,
         "Deletes an instance attribute directly, bypassing a class's own `__delattr__`.",
     );
+}
+
+fn object_init_subclass(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    match a.get(1) {
+        Value::Dict(d) if !d.borrow().is_empty() => Err(type_error(
+            "object.__init_subclass__() takes no keyword arguments",
+        )),
+        _ => Ok(Value::None),
+    }
 }
 
 fn attr_name(v: &Value) -> PyResult<&str> {
