@@ -356,6 +356,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "random" => Some(include_str!("../../stdlib/random.dist")),
         "copy" => Some(include_str!("../../stdlib/copy.dist")),
         "dataclasses" => Some(include_str!("../../stdlib/dataclasses.dist")),
+        "abc" => Some(include_str!("../../stdlib/abc.dist")),
         _ => None,
     }
 }
