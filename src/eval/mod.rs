@@ -357,6 +357,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "copy" => Some(include_str!("../../stdlib/copy.dist")),
         "dataclasses" => Some(include_str!("../../stdlib/dataclasses.dist")),
         "abc" => Some(include_str!("../../stdlib/abc.dist")),
+        "collections" => Some(include_str!("../../stdlib/collections.dist")),
         _ => None,
     }
 }

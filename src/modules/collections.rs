@@ -44,7 +44,8 @@ pub struct NamedTuple {
 
 /// `collections`.
 pub fn module() -> Value {
-    let mut m = ModuleBuilder::new("collections");
+    // `_collections`: the native half of `collections` (stdlib/collections.dist).
+    let mut m = ModuleBuilder::new("_collections");
     m.function(
         "namedtuple(typename, field_names, *, rename=False, defaults=None, module=None)",
         namedtuple,

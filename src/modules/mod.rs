@@ -39,7 +39,7 @@ pub fn load(name: &str) -> Option<Value> {
             path
         }
         "json" => Some(json::module()),
-        "collections" => Some(collections::module()),
+        "_collections" => Some(collections::module()),
         "time" => Some(time::module()),
         "sys" => Some(sys::module()),
         "tensorflow" => Some(tf::module()),
