@@ -358,6 +358,8 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "dataclasses" => Some(include_str!("../../stdlib/dataclasses.dist")),
         "abc" => Some(include_str!("../../stdlib/abc.dist")),
         "collections" => Some(include_str!("../../stdlib/collections.dist")),
+        "heapq" => Some(include_str!("../../stdlib/heapq.dist")),
+        "bisect" => Some(include_str!("../../stdlib/bisect.dist")),
         _ => None,
     }
 }
