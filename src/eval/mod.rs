@@ -360,6 +360,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "collections" => Some(include_str!("../../stdlib/collections.dist")),
         "heapq" => Some(include_str!("../../stdlib/heapq.dist")),
         "bisect" => Some(include_str!("../../stdlib/bisect.dist")),
+        "operator" => Some(include_str!("../../stdlib/operator.dist")),
         _ => None,
     }
 }
