@@ -57,6 +57,30 @@ pub fn register(c: &Class) {
     );
     add_method(
         c,
+        "str.translate(self, table, /)",
+        translate,
+        "Each character mapped through `table[ord(c)]`: a str replaces it, an int is a code point, None deletes it; characters the table lacks stay.",
+    );
+    add_method(
+        c,
+        "str.isprintable(self, /)",
+        isprintable,
+        "True if every character is printable (space counts; other whitespace and control characters do not).",
+    );
+    // `str.maketrans` is a static method: the same function from the class or an instance.
+    let maketrans_fn = crate::value::NativeFunction::new_builtin(
+        "str.maketrans(x, y=None, z=None, /)",
+        maketrans,
+        "A translation table for `str.translate`: from a dict, or from two equal-length strings (and a third of characters to delete).",
+    );
+    c.set_attr(
+        "maketrans",
+        Value::native(crate::eval::class::StaticMethodObj(Value::NativeFunction(
+            maketrans_fn,
+        ))),
+    );
+    add_method(
+        c,
         "str.partition(self, sep, /)",
         partition,
         "`(head, sep, tail)` split at the first `sep`.",
@@ -418,4 +442,100 @@ pub fn missing_index(i: usize) -> PyErr {
         ExcType::IndexError,
         format!("Replacement index {i} out of range for positional args tuple"),
     )
+}
+
+fn translate(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let s = this(a, "translate")?;
+    let table = a.get(1);
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match vm.getitem(table, &Value::Int(ch as i64)) {
+            Ok(Value::None) => {}
+            Ok(Value::Str(t)) => out.push_str(&t),
+            Ok(Value::Int(i)) => match u32::try_from(i).ok().and_then(char::from_u32) {
+                Some(c) => out.push(c),
+                None => return Err(value_error("character mapping must be in range(0x110000)")),
+            },
+            Ok(_) => {
+                return Err(type_error(
+                    "character mapping must return integer, None or str",
+                ))
+            }
+            Err(e)
+                if e.is(ExcType::LookupError)
+                    || e.is(ExcType::KeyError)
+                    || e.is(ExcType::IndexError) =>
+            {
+                out.push(ch)
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(Value::str(out))
+}
+
+fn isprintable(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let s = this(a, "isprintable")?;
+    Ok(Value::Bool(s.chars().all(|c| {
+        c == ' '
+            || !(c.is_control()
+                || c.is_whitespace()
+                || matches!(c as u32, 0x00AD | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x2064 | 0xFEFF | 0xE000..=0xF8FF))
+    })))
+}
+
+fn maketrans(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let mut d = crate::value::Dict::new();
+    match (a.get(0), a.get(1)) {
+        (Value::Dict(m), Value::None) => {
+            if !a.get(2).is_none() {
+                return Err(type_error(
+                    "if you give only one argument to maketrans it must be a dict",
+                ));
+            }
+            for (k, v) in m.borrow().items() {
+                let key = match &k {
+                    Value::Int(_) => k.clone(),
+                    Value::Str(s) if s.chars().count() == 1 => {
+                        Value::Int(s.chars().next().map_or(0, |c| c as i64))
+                    }
+                    Value::Str(_) => {
+                        return Err(value_error(
+                            "string keys in translate table must be of length 1",
+                        ))
+                    }
+                    _ => {
+                        return Err(type_error(
+                            "keys in translate table must be strings or integers",
+                        ))
+                    }
+                };
+                d.insert(key, v)?;
+            }
+        }
+        (_, Value::None) => {
+            return Err(type_error(
+                "if you give only one argument to maketrans it must be a dict",
+            ))
+        }
+        (x, y) => {
+            let x = str_arg(x, "maketrans() argument 1 ")?;
+            let y = str_arg(y, "maketrans() argument 2 ")?;
+            if x.chars().count() != y.chars().count() {
+                return Err(value_error(
+                    "the first two maketrans arguments must have equal length",
+                ));
+            }
+            for (cx, cy) in x.chars().zip(y.chars()) {
+                d.insert(Value::Int(cx as i64), Value::Int(cy as i64))?;
+            }
+            if let Value::Str(z) = a.get(2) {
+                for cz in z.chars() {
+                    d.insert(Value::Int(cz as i64), Value::None)?;
+                }
+            }
+        }
+    }
+    let _ = vm;
+    Ok(Value::dict(d))
 }
