@@ -64,14 +64,11 @@ impl Interp {
         let depth = self.enter_call()?;
         let def = &fun.def;
         let scope = def.scope.borrow();
-        let mut frame = Frame {
-            locals: self.take_locals(),
-            cells: Vec::with_capacity(scope.num_cells as usize + fun.closure.len()),
-            source: fun.source.clone(),
-            name: def.name.clone(),
-            function: Some(fun.clone()),
-            class_ns: Vec::new(),
-        };
+        let mut frame = Frame::call(
+            fun,
+            self.take_locals(),
+            Vec::with_capacity(scope.num_cells as usize + fun.closure.len()),
+        );
         frame.locals.resize(scope.num_locals as usize, None);
         for _ in 0..scope.num_cells {
             frame.cells.push(Rc::new(RefCell::new(None)));
@@ -129,14 +126,7 @@ impl Interp {
         if locals.len() < fun.num_locals as usize {
             locals.resize(fun.num_locals as usize, None);
         }
-        let frame = Frame {
-            locals,
-            cells: Vec::new(),
-            source: fun.source.clone(),
-            name: fun.def.name.clone(),
-            function: Some(fun.clone()),
-            class_ns: Vec::new(),
-        };
+        let frame = Frame::call(fun, locals, Vec::new());
         self.run_frame(frame, &fun.def.body, depth)
     }
 
@@ -262,7 +252,7 @@ impl Interp {
         drop(scope);
         Ok(Value::Function(Rc::new(Function {
             def: def.clone(),
-            source: f.source.clone(),
+            source: f.source().clone(),
             sig: Rc::new(Signature {
                 name: def.qualname.clone(),
                 params,

@@ -84,7 +84,7 @@ impl Interp {
                 let a = self.eval_hot(f, left)?;
                 let b = self.eval_hot(f, right)?;
                 if crate::runtime::trace::enabled() {
-                    crate::runtime::trace::set_line(f.source.line_of(e.span.start) as u32);
+                    crate::runtime::trace::set_line(f.source().line_of(e.span.start) as u32);
                 }
                 if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
                     if let Some(r) = super::ops::int_arith(*op, *x, *y) {
@@ -399,6 +399,17 @@ impl Interp {
         let callee = match &func.kind {
             ExprKind::Attribute { value, attr } => {
                 let obj = self.eval_hot(f, value)?;
+                // A builtin type's method with only positional parameters,
+                // given exactly that many: called straight from the cache.
+                if let Some((func, arity)) = self.builtin_method_fn(&obj, &attr.name) {
+                    if keywords.is_empty()
+                        && args.len() + 1 == arity
+                        && !crate::runtime::trace::enabled()
+                        && args.iter().all(|a| !matches!(a.kind, ExprKind::Starred(_)))
+                    {
+                        return self.call_native_positional(f, func, Some(obj), args);
+                    }
+                }
                 match self.unbound_method(&obj, &attr.name) {
                     Some(m) => {
                         receiver = Some(obj);
@@ -463,34 +474,46 @@ impl Interp {
         if let Value::NativeFunction(nf) = &callee {
             if nf.bound.is_none()
                 && keywords.is_empty()
-                && args.len() + receiver.is_some() as usize == nf.sig.params.len()
-                && nf.sig.all_positional()
+                && args.len() + receiver.is_some() as usize == nf.positional_arity
                 && !crate::runtime::trace::enabled()
                 && args.iter().all(|a| !matches!(a.kind, ExprKind::Starred(_)))
             {
-                let mut values = self.take_args(args.len() + 1);
-                if let Some(r) = receiver {
-                    values.push(r);
-                }
-                for a in args {
-                    match self.eval_hot(f, a) {
-                        Ok(v) => values.push(v),
-                        Err(e) => {
-                            self.give_args(values);
-                            return Err(e);
-                        }
-                    }
-                }
-                let bound = crate::value::Args {
-                    values,
-                    given: None,
-                };
-                let result = (nf.func)(self, &bound);
-                self.give_args(bound.values);
-                return result;
+                return self.call_native_positional(f, nf.func, receiver, args);
             }
         }
         self.eval_call_general(f, func, callee, receiver, args, keywords)
+    }
+
+    /// Calls a native implementation with the receiver (if any) and the
+    /// arguments as its positional parameters, already checked to match.
+    #[inline(always)]
+    fn call_native_positional(
+        &self,
+        f: &mut Frame,
+        func: crate::value::NativeFn,
+        receiver: Option<Value>,
+        args: &[Expr],
+    ) -> PyResult<Value> {
+        let mut values = self.take_args(args.len() + 1);
+        if let Some(r) = receiver {
+            values.push(r);
+        }
+        for a in args {
+            match self.eval_hot(f, a) {
+                Ok(v) => values.push(v),
+                Err(e) => {
+                    self.give_args(values);
+                    return Err(e);
+                }
+            }
+        }
+        let bound = crate::value::Args {
+            values,
+            given: None,
+        };
+        let result = func(self, &bound);
+        self.give_args(bound.values);
+        result
     }
 
     /// A call with the callee evaluated: positional arguments (`*`
@@ -569,7 +592,7 @@ impl Interp {
         if crate::runtime::trace::enabled() {
             // `--trace`: ops and collectives in this call report its line.
             let saved = crate::runtime::trace::line();
-            crate::runtime::trace::set_line(f.source.line_of(func.span.start) as u32);
+            crate::runtime::trace::set_line(f.source().line_of(func.span.start) as u32);
             let r = self.call_value(&callee, pos, kw);
             crate::runtime::trace::set_line(saved);
             return r;
@@ -585,13 +608,15 @@ impl Interp {
             cells: (0..scope.num_cells)
                 .map(|_| Rc::new(RefCell::new(None)))
                 .collect(),
-            source: f.source.clone(),
-            name: match c.kind {
-                CompKind::List => "<listcomp>".into(),
-                CompKind::Set => "<setcomp>".into(),
-                CompKind::Dict => "<dictcomp>".into(),
-                CompKind::Generator => "<genexpr>".into(),
-            },
+            label: Some(Box::new(super::frame::FrameLabel {
+                source: f.source().clone(),
+                name: match c.kind {
+                    CompKind::List => "<listcomp>".into(),
+                    CompKind::Set => "<setcomp>".into(),
+                    CompKind::Dict => "<dictcomp>".into(),
+                    CompKind::Generator => "<genexpr>".into(),
+                },
+            })),
             function: f.function.clone(),
             class_ns: Vec::new(),
         };

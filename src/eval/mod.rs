@@ -279,7 +279,7 @@ impl Interp {
     /// Records the innermost location of an error raised in `frame` at `span`.
     pub fn locate(&self, frame: &Frame, span: crate::syntax::Span, mut err: PyErr) -> PyErr {
         if !err.0.located {
-            err.add_frame(&frame.source, span, &frame.name);
+            err.add_frame(frame.source(), span, frame.name());
         }
         err
     }
