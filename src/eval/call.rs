@@ -155,7 +155,19 @@ impl Interp {
         self.depth.set(depth + 1);
         let result = self.exec_block(&mut frame, body);
         self.depth.set(depth);
-        self.give_locals(std::mem::take(&mut frame.locals));
+        let Frame {
+            locals,
+            cells,
+            label,
+            function,
+            class_ns,
+        } = frame;
+        self.give_locals(locals);
+        // Most calls never allocate these: skip their (out-of-line) drops.
+        forget_unallocated(cells);
+        forget_unallocated(class_ns);
+        drop(label);
+        drop(function);
         match result {
             Ok(Flow::Return(v)) => Ok(v),
             Ok(_) => Ok(Value::None),
@@ -353,6 +365,16 @@ fn store_param(frame: &mut Frame, slot: Slot, v: Value) {
         Slot::Local(i) => frame.locals[i as usize] = Some(v),
         Slot::Cell(i) => *frame.cells[i as usize].borrow_mut() = Some(v),
         _ => {}
+    }
+}
+
+/// Drops a vector, skipping the drop glue when it never allocated (an
+/// empty vector without capacity owns nothing, so forgetting it leaks
+/// nothing).
+#[inline(always)]
+fn forget_unallocated<T>(v: Vec<T>) {
+    if v.capacity() == 0 {
+        std::mem::forget(v);
     }
 }
 

@@ -37,6 +37,19 @@ impl Interp {
                 }
             }
             ExprKind::Constant(Constant::Int(i)) => return Ok(Value::Int(*i)),
+            // `n - 1`, `i * 2` on leaves holding ints: computed in place, so
+            // the result does not go through a call's return slot (read back
+            // right away, it missed store forwarding). `--trace` takes the
+            // general arm, which records the line.
+            ExprKind::BinOp { left, op, right } => {
+                if let (Some(x), Some(y)) = (leaf_int(f, left), leaf_int(f, right)) {
+                    if let Some(r) = super::ops::int_arith(*op, x, y) {
+                        if !crate::runtime::trace::enabled() {
+                            return Ok(Value::Int(r));
+                        }
+                    }
+                }
+            }
             _ => {}
         }
         self.eval(f, e)
@@ -394,6 +407,18 @@ impl Interp {
         args: &[Expr],
         keywords: &[Keyword],
     ) -> PyResult<Value> {
+        // `f(...)` where `f` names a plain user function (a global or a
+        // local): its `Rc` is cloned in place, without going through a
+        // `Value` returned from the name lookup.
+        if let ExprKind::Name(n) = &func.kind {
+            if keywords.is_empty() && !crate::runtime::trace::enabled() {
+                if let Some(fun) = self.plain_function_named(f, n, args.len()) {
+                    if args.iter().all(|a| !matches!(a.kind, ExprKind::Starred(_))) {
+                        return self.call_plain_with(f, &fun, None, args);
+                    }
+                }
+            }
+        }
         // `obj.method(...)`: find the method without allocating a bound method.
         let mut receiver: Option<Value> = None;
         let callee = match &func.kind {
@@ -453,20 +478,7 @@ impl Interp {
                 && !crate::runtime::trace::enabled()
                 && args.iter().all(|a| !matches!(a.kind, ExprKind::Starred(_)))
             {
-                let mut locals = self.take_locals();
-                if let Some(r) = receiver {
-                    locals.push(Some(r));
-                }
-                for a in args {
-                    match self.eval_hot(f, a) {
-                        Ok(v) => locals.push(Some(v)),
-                        Err(e) => {
-                            self.give_locals(locals);
-                            return Err(e);
-                        }
-                    }
-                }
-                return self.call_plain(fun, locals);
+                return self.call_plain_with(f, fun, receiver, args);
             }
         }
         // A builtin method or function whose parameters are all positional,
@@ -482,6 +494,53 @@ impl Interp {
             }
         }
         self.eval_call_general(f, func, callee, receiver, args, keywords)
+    }
+
+    /// The plain user function (see `Function::plain`) that the name `n`
+    /// holds as a global or a local, when it takes `nargs` parameters.
+    #[inline(always)]
+    fn plain_function_named(
+        &self,
+        f: &Frame,
+        n: &Name,
+        nargs: usize,
+    ) -> Option<Rc<crate::value::Function>> {
+        let fits = |v: &Value| match v {
+            Value::Function(fun) if fun.plain && fun.sig.params.len() == nargs => Some(fun.clone()),
+            _ => None,
+        };
+        match n.slot.get() {
+            Slot::Global(i) => fits(self.globals.borrow().get(i as usize)?.as_ref()?),
+            Slot::Local(i) => fits(f.locals[i as usize].as_ref()?),
+            _ => None,
+        }
+    }
+
+    /// Calls a plain user function with the receiver (if any) and the
+    /// arguments evaluated straight into its locals (their count already
+    /// checked to match its parameters).
+    #[inline(always)]
+    fn call_plain_with(
+        &self,
+        f: &mut Frame,
+        fun: &Rc<crate::value::Function>,
+        receiver: Option<Value>,
+        args: &[Expr],
+    ) -> PyResult<Value> {
+        let mut locals = self.take_locals();
+        if let Some(r) = receiver {
+            locals.push(Some(r));
+        }
+        for a in args {
+            match self.eval_hot(f, a) {
+                Ok(v) => locals.push(Some(v)),
+                Err(e) => {
+                    self.give_locals(locals);
+                    return Err(e);
+                }
+            }
+        }
+        self.call_plain(fun, locals)
     }
 
     /// Calls a native implementation with the receiver (if any) and the
@@ -819,5 +878,22 @@ impl CompOut {
             // infinite inputs. TODO: lazy generators once `yield` runs on coroutines.
             CompOut::Gen(items) => interp.generator_from(items),
         })
+    }
+}
+
+/// The int a leaf expression holds without evaluation: a bound local
+/// holding an int, or an int constant.
+#[inline(always)]
+fn leaf_int(f: &Frame, e: &Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Name(n) => match n.slot.get() {
+            Slot::Local(i) => match &f.locals[i as usize] {
+                Some(Value::Int(v)) => Some(*v),
+                _ => None,
+            },
+            _ => None,
+        },
+        ExprKind::Constant(Constant::Int(i)) => Some(*i),
+        _ => None,
     }
 }
