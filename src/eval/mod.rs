@@ -249,7 +249,7 @@ impl Interp {
     /// Returns a call's argument vector for reuse (emptied here).
     #[inline]
     pub(crate) fn give_args(&self, mut v: Vec<Value>) {
-        v.clear();
+        v.drain(..).for_each(Value::discard);
         let mut pool = self.args_pool.borrow_mut();
         if pool.len() < 64 && v.capacity() <= 64 {
             pool.push(v);
