@@ -9,7 +9,7 @@ use super::class::{bind_class_attr, PropertyObj};
 use super::Interp;
 use crate::distribute::renamed::attribute_help;
 use crate::modules::types::builtin_class;
-use crate::value::{Class, ClassKind, ExcType, PyErr, PyResult, Value, ValueType};
+use crate::value::{Class, ClassKind, ExcType, NativeFn, PyErr, PyResult, Value, ValueType};
 
 /// The attributes of a `ReplicaContext`, reached for on the None that
 /// `tf.distribute.get_replica_context()` returns in a cross-replica context.
@@ -84,41 +84,62 @@ impl Interp {
                 }
                 Some(m)
             }
-            Value::List(_)
-            | Value::Dict(_)
-            | Value::Str(_)
-            | Value::Tuple(_)
-            | Value::Set(_)
-            | Value::Bytes(_) => {
-                // Builtin types are immutable, so what a name finds on one
-                // never changes: a small cache keyed by the call site's name
-                // (held, so its address stays unique) and the type.
-                let ty = match v {
-                    Value::List(_) => 1,
-                    Value::Dict(_) => 2,
-                    Value::Str(_) => 3,
-                    Value::Tuple(_) => 4,
-                    Value::Set(_) => 5,
-                    _ => 6,
-                };
-                let slot = ((Rc::as_ptr(name) as *const u8 as usize >> 4) ^ ty) % METHOD_CACHE;
+            _ => {
+                let ty = builtin_type_code(v)?;
+                let slot = method_slot(name, ty);
                 {
                     let cache = self.method_cache.borrow();
-                    if let Some((n, t, m)) = &cache[slot] {
+                    if let Some((n, t, m, _)) = &cache[slot] {
                         if Rc::ptr_eq(n, name) && *t == ty {
                             return m.clone();
                         }
                     }
                 }
-                let m = self
-                    .class_of(v)
-                    .lookup(name)
-                    .filter(|m| matches!(m, Value::NativeFunction(nf) if nf.bound.is_none()));
-                self.method_cache.borrow_mut()[slot] = Some((name.clone(), ty, m.clone()));
-                m
+                self.fill_method_cache(v, name, ty, slot).0
+            }
+        }
+    }
+
+    /// For `v.name(...)` on a value of a builtin type whose method `name`
+    /// is a builtin with only positional parameters: its implementation and
+    /// parameter count, read from the method cache without touching a
+    /// reference count, so the call site can call it directly.
+    #[inline]
+    pub(crate) fn builtin_method_fn(&self, v: &Value, name: &Rc<str>) -> Option<(NativeFn, usize)> {
+        let ty = builtin_type_code(v)?;
+        let slot = method_slot(name, ty);
+        {
+            let cache = self.method_cache.borrow();
+            if let Some((n, t, _, fast)) = &cache[slot] {
+                if Rc::ptr_eq(n, name) && *t == ty {
+                    return *fast;
+                }
+            }
+        }
+        self.fill_method_cache(v, name, ty, slot).1
+    }
+
+    /// Looks `name` up on a builtin type and caches what it finds.
+    #[inline(never)]
+    fn fill_method_cache(
+        &self,
+        v: &Value,
+        name: &Rc<str>,
+        ty: usize,
+        slot: usize,
+    ) -> (Option<Value>, Option<(NativeFn, usize)>) {
+        let m = self
+            .class_of(v)
+            .lookup(name)
+            .filter(|m| matches!(m, Value::NativeFunction(nf) if nf.bound.is_none()));
+        let fast = match &m {
+            Some(Value::NativeFunction(nf)) if nf.positional_arity != usize::MAX => {
+                Some((nf.func, nf.positional_arity))
             }
             _ => None,
-        }
+        };
+        self.method_cache.borrow_mut()[slot] = Some((name.clone(), ty, m.clone(), fast));
+        (m, fast)
     }
 
     /// `getattr(v, name)`.
@@ -444,8 +465,33 @@ impl Interp {
 /// Entries of the builtin-type method cache.
 pub(crate) const METHOD_CACHE: usize = 64;
 
-/// A method cache entry: the call site's name, a type code, what it found.
-pub(crate) type MethodCacheEntry = Option<(Rc<str>, usize, Option<Value>)>;
+/// A method cache entry: the call site's name, a type code, what it found,
+/// and, for a builtin with only positional parameters, its implementation
+/// and parameter count (see [`Interp::builtin_method_fn`]).
+pub(crate) type MethodCacheEntry =
+    Option<(Rc<str>, usize, Option<Value>, Option<(NativeFn, usize)>)>;
+
+/// Builtin types are immutable, so what a name finds on one never changes:
+/// the method cache is keyed by the call site's name (held, so its address
+/// stays unique) and this code of the receiver's type.
+#[inline]
+fn builtin_type_code(v: &Value) -> Option<usize> {
+    Some(match v {
+        Value::List(_) => 1,
+        Value::Dict(_) => 2,
+        Value::Str(_) => 3,
+        Value::Tuple(_) => 4,
+        Value::Set(_) => 5,
+        Value::Bytes(_) => 6,
+        _ => return None,
+    })
+}
+
+/// The method cache slot of a call site's name on a type.
+#[inline]
+fn method_slot(name: &Rc<str>, ty: usize) -> usize {
+    ((Rc::as_ptr(name) as *const u8 as usize >> 4) ^ ty) % METHOD_CACHE
+}
 
 /// Builtin and native classes cannot be changed (CPython's TypeError).
 #[cold]

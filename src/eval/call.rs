@@ -64,14 +64,11 @@ impl Interp {
         let depth = self.enter_call()?;
         let def = &fun.def;
         let scope = def.scope.borrow();
-        let mut frame = Frame {
-            locals: self.take_locals(),
-            cells: Vec::with_capacity(scope.num_cells as usize + fun.closure.len()),
-            source: fun.source.clone(),
-            name: def.name.clone(),
-            function: Some(fun.clone()),
-            class_ns: Vec::new(),
-        };
+        let mut frame = Frame::call(
+            fun,
+            self.take_locals(),
+            Vec::with_capacity(scope.num_cells as usize + fun.closure.len()),
+        );
         frame.locals.resize(scope.num_locals as usize, None);
         for _ in 0..scope.num_cells {
             frame.cells.push(Rc::new(RefCell::new(None)));
@@ -129,14 +126,7 @@ impl Interp {
         if locals.len() < fun.num_locals as usize {
             locals.resize(fun.num_locals as usize, None);
         }
-        let frame = Frame {
-            locals,
-            cells: Vec::new(),
-            source: fun.source.clone(),
-            name: fun.def.name.clone(),
-            function: Some(fun.clone()),
-            class_ns: Vec::new(),
-        };
+        let frame = Frame::call(fun, locals, Vec::new());
         self.run_frame(frame, &fun.def.body, depth)
     }
 
@@ -165,9 +155,21 @@ impl Interp {
         self.depth.set(depth + 1);
         let result = self.exec_block(&mut frame, body);
         self.depth.set(depth);
-        self.give_locals(std::mem::take(&mut frame.locals));
+        let Frame {
+            locals,
+            cells,
+            label,
+            function,
+            class_ns,
+        } = frame;
+        self.give_locals(locals);
+        // Most calls never allocate these: skip their (out-of-line) drops.
+        forget_unallocated(cells);
+        forget_unallocated(class_ns);
+        drop(label);
+        drop(function);
         if super::generator::dropped_pending() {
-            // A generator only this call's locals held: closed as it returns.
+            // A generator only this call's frame held: closed as it returns.
             self.close_dropped();
         }
         match result {
@@ -266,7 +268,7 @@ impl Interp {
         drop(scope);
         Ok(Value::Function(Rc::new(Function {
             def: def.clone(),
-            source: f.source.clone(),
+            source: f.source().clone(),
             sig: Rc::new(Signature {
                 name: def.qualname.clone(),
                 params,
@@ -401,6 +403,16 @@ fn store_param(frame: &mut Frame, slot: Slot, v: Value) {
         Slot::Local(i) => frame.locals[i as usize] = Some(v),
         Slot::Cell(i) => *frame.cells[i as usize].borrow_mut() = Some(v),
         _ => {}
+    }
+}
+
+/// Drops a vector, skipping the drop glue when it never allocated (an
+/// empty vector without capacity owns nothing, so forgetting it leaks
+/// nothing).
+#[inline(always)]
+fn forget_unallocated<T>(v: Vec<T>) {
+    if v.capacity() == 0 {
+        std::mem::forget(v);
     }
 }
 

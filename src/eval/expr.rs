@@ -37,6 +37,19 @@ impl Interp {
                 }
             }
             ExprKind::Constant(Constant::Int(i)) => return Ok(Value::Int(*i)),
+            // `n - 1`, `i * 2` on leaves holding ints: computed in place, so
+            // the result does not go through a call's return slot (read back
+            // right away, it missed store forwarding). `--trace` takes the
+            // general arm, which records the line.
+            ExprKind::BinOp { left, op, right } => {
+                if let (Some(x), Some(y)) = (leaf_int(f, left), leaf_int(f, right)) {
+                    if let Some(r) = super::ops::int_arith(*op, x, y) {
+                        if !crate::runtime::trace::enabled() {
+                            return Ok(Value::Int(r));
+                        }
+                    }
+                }
+            }
             _ => {}
         }
         self.eval(f, e)
@@ -84,7 +97,7 @@ impl Interp {
                 let a = self.eval_hot(f, left)?;
                 let b = self.eval_hot(f, right)?;
                 if crate::runtime::trace::enabled() {
-                    crate::runtime::trace::set_line(f.source.line_of(e.span.start) as u32);
+                    crate::runtime::trace::set_line(f.source().line_of(e.span.start) as u32);
                 }
                 if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
                     if let Some(r) = super::ops::int_arith(*op, *x, *y) {
@@ -394,11 +407,34 @@ impl Interp {
         args: &[Expr],
         keywords: &[Keyword],
     ) -> PyResult<Value> {
+        // `f(...)` where `f` names a plain user function (a global or a
+        // local): its `Rc` is cloned in place, without going through a
+        // `Value` returned from the name lookup.
+        if let ExprKind::Name(n) = &func.kind {
+            if keywords.is_empty() && !crate::runtime::trace::enabled() {
+                if let Some(fun) = self.plain_function_named(f, n, args.len()) {
+                    if args.iter().all(|a| !matches!(a.kind, ExprKind::Starred(_))) {
+                        return self.call_plain_with(f, &fun, None, args);
+                    }
+                }
+            }
+        }
         // `obj.method(...)`: find the method without allocating a bound method.
         let mut receiver: Option<Value> = None;
         let callee = match &func.kind {
             ExprKind::Attribute { value, attr } => {
                 let obj = self.eval_hot(f, value)?;
+                // A builtin type's method with only positional parameters,
+                // given exactly that many: called straight from the cache.
+                if let Some((func, arity)) = self.builtin_method_fn(&obj, &attr.name) {
+                    if keywords.is_empty()
+                        && args.len() + 1 == arity
+                        && !crate::runtime::trace::enabled()
+                        && args.iter().all(|a| !matches!(a.kind, ExprKind::Starred(_)))
+                    {
+                        return self.call_native_positional(f, func, Some(obj), args);
+                    }
+                }
                 match self.unbound_method(&obj, &attr.name) {
                     Some(m) => {
                         receiver = Some(obj);
@@ -442,20 +478,7 @@ impl Interp {
                 && !crate::runtime::trace::enabled()
                 && args.iter().all(|a| !matches!(a.kind, ExprKind::Starred(_)))
             {
-                let mut locals = self.take_locals();
-                if let Some(r) = receiver {
-                    locals.push(Some(r));
-                }
-                for a in args {
-                    match self.eval_hot(f, a) {
-                        Ok(v) => locals.push(Some(v)),
-                        Err(e) => {
-                            self.give_locals(locals);
-                            return Err(e);
-                        }
-                    }
-                }
-                return self.call_plain(fun, locals);
+                return self.call_plain_with(f, fun, receiver, args);
             }
         }
         // A builtin method or function whose parameters are all positional,
@@ -463,34 +486,93 @@ impl Interp {
         if let Value::NativeFunction(nf) = &callee {
             if nf.bound.is_none()
                 && keywords.is_empty()
-                && args.len() + receiver.is_some() as usize == nf.sig.params.len()
-                && nf.sig.all_positional()
+                && args.len() + receiver.is_some() as usize == nf.positional_arity
                 && !crate::runtime::trace::enabled()
                 && args.iter().all(|a| !matches!(a.kind, ExprKind::Starred(_)))
             {
-                let mut values = self.take_args(args.len() + 1);
-                if let Some(r) = receiver {
-                    values.push(r);
-                }
-                for a in args {
-                    match self.eval_hot(f, a) {
-                        Ok(v) => values.push(v),
-                        Err(e) => {
-                            self.give_args(values);
-                            return Err(e);
-                        }
-                    }
-                }
-                let bound = crate::value::Args {
-                    values,
-                    given: None,
-                };
-                let result = (nf.func)(self, &bound);
-                self.give_args(bound.values);
-                return result;
+                return self.call_native_positional(f, nf.func, receiver, args);
             }
         }
         self.eval_call_general(f, func, callee, receiver, args, keywords)
+    }
+
+    /// The plain user function (see `Function::plain`) that the name `n`
+    /// holds as a global or a local, when it takes `nargs` parameters.
+    #[inline(always)]
+    fn plain_function_named(
+        &self,
+        f: &Frame,
+        n: &Name,
+        nargs: usize,
+    ) -> Option<Rc<crate::value::Function>> {
+        let fits = |v: &Value| match v {
+            Value::Function(fun) if fun.plain && fun.sig.params.len() == nargs => Some(fun.clone()),
+            _ => None,
+        };
+        match n.slot.get() {
+            Slot::Global(i) => fits(self.globals.borrow().get(i as usize)?.as_ref()?),
+            Slot::Local(i) => fits(f.locals[i as usize].as_ref()?),
+            _ => None,
+        }
+    }
+
+    /// Calls a plain user function with the receiver (if any) and the
+    /// arguments evaluated straight into its locals (their count already
+    /// checked to match its parameters).
+    #[inline(always)]
+    fn call_plain_with(
+        &self,
+        f: &mut Frame,
+        fun: &Rc<crate::value::Function>,
+        receiver: Option<Value>,
+        args: &[Expr],
+    ) -> PyResult<Value> {
+        let mut locals = self.take_locals();
+        if let Some(r) = receiver {
+            locals.push(Some(r));
+        }
+        for a in args {
+            match self.eval_hot(f, a) {
+                Ok(v) => locals.push(Some(v)),
+                Err(e) => {
+                    self.give_locals(locals);
+                    return Err(e);
+                }
+            }
+        }
+        self.call_plain(fun, locals)
+    }
+
+    /// Calls a native implementation with the receiver (if any) and the
+    /// arguments as its positional parameters, already checked to match.
+    #[inline(always)]
+    fn call_native_positional(
+        &self,
+        f: &mut Frame,
+        func: crate::value::NativeFn,
+        receiver: Option<Value>,
+        args: &[Expr],
+    ) -> PyResult<Value> {
+        let mut values = self.take_args(args.len() + 1);
+        if let Some(r) = receiver {
+            values.push(r);
+        }
+        for a in args {
+            match self.eval_hot(f, a) {
+                Ok(v) => values.push(v),
+                Err(e) => {
+                    self.give_args(values);
+                    return Err(e);
+                }
+            }
+        }
+        let bound = crate::value::Args {
+            values,
+            given: None,
+        };
+        let result = func(self, &bound);
+        self.give_args(bound.values);
+        result
     }
 
     /// A call with the callee evaluated: positional arguments (`*`
@@ -569,7 +651,7 @@ impl Interp {
         if crate::runtime::trace::enabled() {
             // `--trace`: ops and collectives in this call report its line.
             let saved = crate::runtime::trace::line();
-            crate::runtime::trace::set_line(f.source.line_of(func.span.start) as u32);
+            crate::runtime::trace::set_line(f.source().line_of(func.span.start) as u32);
             let r = self.call_value(&callee, pos, kw);
             crate::runtime::trace::set_line(saved);
             return r;
@@ -585,13 +667,15 @@ impl Interp {
             cells: (0..scope.num_cells)
                 .map(|_| Rc::new(RefCell::new(None)))
                 .collect(),
-            source: f.source.clone(),
-            name: match c.kind {
-                CompKind::List => "<listcomp>".into(),
-                CompKind::Set => "<setcomp>".into(),
-                CompKind::Dict => "<dictcomp>".into(),
-                CompKind::Generator => "<genexpr>".into(),
-            },
+            label: Some(Box::new(super::frame::FrameLabel {
+                source: f.source().clone(),
+                name: match c.kind {
+                    CompKind::List => "<listcomp>".into(),
+                    CompKind::Set => "<setcomp>".into(),
+                    CompKind::Dict => "<dictcomp>".into(),
+                    CompKind::Generator => "<genexpr>".into(),
+                },
+            })),
             function: f.function.clone(),
             class_ns: Vec::new(),
         };
@@ -794,5 +878,22 @@ impl CompOut {
             // infinite inputs. TODO: lazy generators once `yield` runs on coroutines.
             CompOut::Gen(items) => interp.generator_from(items),
         })
+    }
+}
+
+/// The int a leaf expression holds without evaluation: a bound local
+/// holding an int, or an int constant.
+#[inline(always)]
+fn leaf_int(f: &Frame, e: &Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Name(n) => match n.slot.get() {
+            Slot::Local(i) => match &f.locals[i as usize] {
+                Some(Value::Int(v)) => Some(*v),
+                _ => None,
+            },
+            _ => None,
+        },
+        ExprKind::Constant(Constant::Int(i)) => Some(*i),
+        _ => None,
     }
 }

@@ -16,14 +16,24 @@ pub struct Frame {
     pub locals: Vec<Option<Value>>,
     /// Own cells, then captured free-variable cells.
     pub cells: Vec<CellRef>,
-    /// The file being executed (for tracebacks).
-    pub source: Rc<SourceFile>,
-    /// The function name shown in tracebacks (`<module>` at top level).
-    pub name: Rc<str>,
-    /// The running function (for zero-argument `super()`).
+    /// What tracebacks name this frame by, when it is not the running
+    /// function's own file and name (the module's top level, a
+    /// comprehension); a function's frame leaves it empty, so a call clones
+    /// one `Rc` (the function) rather than three.
+    pub label: Option<Box<FrameLabel>>,
+    /// The running function (for zero-argument `super()`; a comprehension's
+    /// frame holds the enclosing function's).
     pub function: Option<Rc<Function>>,
     /// Class bodies executing in this frame, innermost last.
     pub class_ns: Vec<ClassNs>,
+}
+
+/// A frame's file and traceback name, where they are not its function's.
+pub struct FrameLabel {
+    /// The file being executed.
+    pub source: Rc<SourceFile>,
+    /// The name shown in tracebacks (`<module>`, `<listcomp>`).
+    pub name: Rc<str>,
 }
 
 impl Frame {
@@ -32,10 +42,42 @@ impl Frame {
         Frame {
             locals: Vec::new(),
             cells: Vec::new(),
-            source,
-            name: "<module>".into(),
+            label: Some(Box::new(FrameLabel {
+                source,
+                name: "<module>".into(),
+            })),
             function: None,
             class_ns: Vec::new(),
+        }
+    }
+
+    /// The frame of a call of `function` (its locals still to be bound).
+    #[inline]
+    pub fn call(function: &Rc<Function>, locals: Vec<Option<Value>>, cells: Vec<CellRef>) -> Frame {
+        Frame {
+            locals,
+            cells,
+            label: None,
+            function: Some(function.clone()),
+            class_ns: Vec::new(),
+        }
+    }
+
+    /// The file being executed (for tracebacks, `--trace` lines).
+    pub fn source(&self) -> &Rc<SourceFile> {
+        match (&self.label, &self.function) {
+            (Some(l), _) => &l.source,
+            (None, Some(fun)) => &fun.source,
+            (None, None) => unreachable!("a frame has a label or a function"),
+        }
+    }
+
+    /// The name shown in tracebacks (`f`, `<module>`, `<listcomp>`).
+    pub fn name(&self) -> &Rc<str> {
+        match (&self.label, &self.function) {
+            (Some(l), _) => &l.name,
+            (None, Some(fun)) => &fun.def.name,
+            (None, None) => unreachable!("a frame has a label or a function"),
         }
     }
 }

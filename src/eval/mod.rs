@@ -270,7 +270,7 @@ impl Interp {
     /// Returns a call's argument vector for reuse (emptied here).
     #[inline]
     pub(crate) fn give_args(&self, mut v: Vec<Value>) {
-        v.clear();
+        v.drain(..).for_each(Value::discard);
         let mut pool = self.args_pool.borrow_mut();
         if pool.len() < 64 && v.capacity() <= 64 {
             pool.push(v);
@@ -300,7 +300,7 @@ impl Interp {
     /// Records the innermost location of an error raised in `frame` at `span`.
     pub fn locate(&self, frame: &Frame, span: crate::syntax::Span, mut err: PyErr) -> PyErr {
         if !err.0.located {
-            err.add_frame(&frame.source, span, &frame.name);
+            err.add_frame(frame.source(), span, frame.name());
         }
         err
     }

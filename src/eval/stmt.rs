@@ -38,13 +38,16 @@ impl Interp {
                 if self.echo_module.get() && f.function.is_none() && f.class_ns.is_empty() {
                     self.echo_value(&v)?;
                 }
+                v.discard();
             }
             StmtKind::Assign { targets, value } => {
                 let v = self.eval_hot(f, value)?;
                 if let [t] = &targets[..] {
                     if let ExprKind::Name(n) = &t.kind {
                         if let Slot::Local(i) = n.slot.get() {
-                            f.locals[i as usize] = Some(v);
+                            if let Some(old) = f.locals[i as usize].replace(v) {
+                                old.discard();
+                            }
                             return Ok(Flow::Normal);
                         }
                     }
@@ -119,7 +122,11 @@ impl Interp {
                 return self.exec_block(f, orelse);
             };
             match local {
-                Some(i) => f.locals[i] = Some(item),
+                Some(i) => {
+                    if let Some(old) = f.locals[i].replace(item) {
+                        old.discard();
+                    }
+                }
                 None => self.assign(f, target, item)?,
             }
             match self.exec_block(f, body)? {
@@ -159,7 +166,7 @@ impl Interp {
                         Err(_) => {
                             let (a, b) =
                                 (annotation.span.start as usize, annotation.span.end as usize);
-                            Value::str(f.source.text.get(a..b).unwrap_or(""))
+                            Value::str(f.source().text.get(a..b).unwrap_or(""))
                         }
                     };
                     let existing = ns.borrow().get("__annotations__").cloned();

@@ -195,14 +195,30 @@ pub struct NativeFunction {
     pub bound: Option<Value>,
     /// User documentation (`help()`): one paragraph, then an example.
     pub doc: &'static str,
+    /// `sig.params.len()` when every parameter is positional (see
+    /// [`Signature::all_positional`]), else `usize::MAX`: set once here, so
+    /// a call site tests its argument count against it without walking the
+    /// parameters at every call.
+    pub positional_arity: usize,
+}
+
+/// See [`NativeFunction::positional_arity`].
+fn positional_arity(sig: &Signature) -> usize {
+    if sig.all_positional() {
+        sig.params.len()
+    } else {
+        usize::MAX
+    }
 }
 
 impl NativeFunction {
     /// An unbound native function from a signature string such as
     /// `"print(*args, sep=' ', end='\n')"`.
     pub fn new(sig: &str, func: NativeFn, doc: &'static str) -> Rc<NativeFunction> {
+        let sig = Signature::parse(sig);
         Rc::new(NativeFunction {
-            sig: Rc::new(Signature::parse(sig)),
+            positional_arity: positional_arity(&sig),
+            sig: Rc::new(sig),
             func,
             bound: None,
             doc,
@@ -221,8 +237,10 @@ impl NativeFunction {
     }
 
     fn c_builtin(sig: &str, func: NativeFn, doc: &'static str, ctor: bool) -> Rc<NativeFunction> {
+        let sig = Signature::parse(sig).c_builtin(ctor);
         Rc::new(NativeFunction {
-            sig: Rc::new(Signature::parse(sig).c_builtin(ctor)),
+            positional_arity: positional_arity(&sig),
+            sig: Rc::new(sig),
             func,
             bound: None,
             doc,
@@ -236,6 +254,7 @@ impl NativeFunction {
             func: self.func,
             bound: Some(receiver),
             doc: self.doc,
+            positional_arity: self.positional_arity,
         }))
     }
 
