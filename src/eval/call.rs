@@ -327,16 +327,7 @@ impl Interp {
                     return Ok(obj);
                 }
                 if let Some(init) = cls.lookup("__init__") {
-                    let mut all = Vec::with_capacity(args.len() + 1);
-                    all.push(obj.clone());
-                    all.extend(args);
-                    let r = self.call_value(&init, all, kwargs)?;
-                    if !r.is_none() {
-                        return Err(PyErr::new(
-                            ExcType::TypeError,
-                            format!("__init__() should return None, not '{}'", r.type_name()),
-                        ));
-                    }
+                    self.run_init(&init, &obj, args, kwargs)?;
                 }
                 return Ok(obj);
             }
@@ -349,18 +340,7 @@ impl Interp {
             }
         }
         match cls.lookup("__init__") {
-            Some(init) => {
-                let mut all = Vec::with_capacity(args.len() + 1);
-                all.push(inst.clone());
-                all.extend(args);
-                let r = self.call_value(&init, all, kwargs)?;
-                if !r.is_none() {
-                    return Err(PyErr::new(
-                        ExcType::TypeError,
-                        format!("__init__() should return None, not '{}'", r.type_name()),
-                    ));
-                }
-            }
+            Some(init) => self.run_init(&init, &inst, args, kwargs)?,
             None => {
                 if !is_exc && (!args.is_empty() || !kwargs.is_empty()) {
                     return Err(PyErr::new(
@@ -371,6 +351,27 @@ impl Interp {
             }
         }
         Ok(inst)
+    }
+
+    /// `obj.__init__(*args, **kwargs)`, which must return None.
+    fn run_init(
+        &self,
+        init: &Value,
+        obj: &Value,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+    ) -> PyResult<()> {
+        let mut all = Vec::with_capacity(args.len() + 1);
+        all.push(obj.clone());
+        all.extend(args);
+        let r = self.call_value(init, all, kwargs)?;
+        if !r.is_none() {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!("__init__() should return None, not '{}'", r.type_name()),
+            ));
+        }
+        Ok(())
     }
 
     fn builtin_base(&self, cls: &Rc<crate::value::Class>) -> Option<Rc<str>> {

@@ -215,29 +215,21 @@ impl NativeFunction {
     /// An unbound native function from a signature string such as
     /// `"print(*args, sep=' ', end='\n')"`.
     pub fn new(sig: &str, func: NativeFn, doc: &'static str) -> Rc<NativeFunction> {
-        let sig = Signature::parse(sig);
-        Rc::new(NativeFunction {
-            positional_arity: positional_arity(&sig),
-            sig: Rc::new(sig),
-            func,
-            bound: None,
-            doc,
-        })
+        Self::from_signature(Signature::parse(sig), func, doc)
     }
 
     /// A builtin that CPython writes in C (argument-count errors in its style,
     /// see [`Signature::builtin`]).
     pub fn new_builtin(sig: &str, func: NativeFn, doc: &'static str) -> Rc<NativeFunction> {
-        Self::c_builtin(sig, func, doc, false)
+        Self::from_signature(Signature::parse(sig).c_builtin(false), func, doc)
     }
 
     /// A builtin type's constructor (`__new__`) that CPython writes in C.
     pub fn new_builtin_ctor(sig: &str, func: NativeFn, doc: &'static str) -> Rc<NativeFunction> {
-        Self::c_builtin(sig, func, doc, true)
+        Self::from_signature(Signature::parse(sig).c_builtin(true), func, doc)
     }
 
-    fn c_builtin(sig: &str, func: NativeFn, doc: &'static str, ctor: bool) -> Rc<NativeFunction> {
-        let sig = Signature::parse(sig).c_builtin(ctor);
+    fn from_signature(sig: Signature, func: NativeFn, doc: &'static str) -> Rc<NativeFunction> {
         Rc::new(NativeFunction {
             positional_arity: positional_arity(&sig),
             sig: Rc::new(sig),
