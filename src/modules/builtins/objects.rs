@@ -82,6 +82,13 @@ fn name_arg(v: &Value) -> PyResult<Rc<String>> {
 }
 
 fn getattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    // The count first, as CPython checks it before the name's type.
+    if a.varargs(2).len() > 1 {
+        return Err(type_error(format!(
+            "getattr expected at most 3 arguments, got {}",
+            a.varargs(2).len() + 2
+        )));
+    }
     let name = name_arg(a.get(1))?;
     match a.varargs(2) {
         [] => vm.getattr(a.get(0), &name),
