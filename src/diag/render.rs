@@ -29,9 +29,38 @@ pub fn render(d: &Diagnostic, color: bool) -> String {
         out.push_str("Traceback (most recent call last):\n");
     }
     let last = d.frames.len().saturating_sub(1);
+    // CPython shows the first RECURSIVE_CUTOFF frames of a run of identical
+    // ones (same file, line and function), then "[Previous line repeated N
+    // more times]"; the innermost frame is always drawn (by the snippet).
+    const RECURSIVE_CUTOFF: usize = 3;
+    let repeated = |out: &mut String, count: usize| {
+        if count > RECURSIVE_CUTOFF {
+            let n = count - RECURSIVE_CUTOFF;
+            let _ = writeln!(
+                out,
+                "  [Previous line repeated {n} more time{}]",
+                if n == 1 { "" } else { "s" }
+            );
+        }
+    };
+    let mut run: Option<(&str, usize, &str)> = None;
+    let mut count = 0;
     for (i, frame) in d.frames.iter().enumerate() {
         let source = &frame.location.source;
         let line = source.line_of(clamp(source, frame.location.span.range()).start as u32);
+        let key = (source.name.as_str(), line, &*frame.func);
+        if run == Some(key) {
+            count += 1;
+        } else {
+            repeated(&mut out, count);
+            run = Some(key);
+            count = 1;
+        }
+        if i == last {
+            repeated(&mut out, count);
+        } else if count > RECURSIVE_CUTOFF {
+            continue;
+        }
         let _ = write!(out, "  File \"{}\", line {}", source.name, line);
         if !syntax {
             let _ = write!(out, ", in {}", frame.func);
