@@ -37,24 +37,24 @@ inproc_py=$(python3 scripts/bench/lang_inprocess.dist)
 paste <(echo "$inproc_dist") <(echo "$inproc_py") |
     awk '{printf "%-18s %10s %10s\n", $1, $2, $5}'
 
-echo
-echo "== tensors: dist"
-"$dist" run scripts/bench/tensor_ops.dist
-if [ "${1:-}" != "--no-tf" ]; then
+# One script under dist, then under the oracle (unless --no-tf).
+side_by_side() {
+    local title=$1 tf_name=$2 file=$3
     echo
-    echo "== tensors: TensorFlow 2.21 + numpy (the oracle)"
-    ../shared/oracle/tf scripts/bench/tensor_ops.dist
-fi
+    echo "== $title: dist"
+    "$dist" run "$file"
+    if [ "$no_tf" != 1 ]; then
+        echo
+        echo "== $title: $tf_name (the oracle)"
+        ../shared/oracle/tf "$file"
+    fi
+}
+no_tf=0
+[ "${1:-}" = "--no-tf" ] && no_tf=1
 
+side_by_side tensors "TensorFlow 2.21 + numpy" scripts/bench/tensor_ops.dist
 # The Strategy runtime (4 virtual GPUs, from the script's `# dist:` line).
-echo
-echo "== strategy: dist"
-"$dist" run scripts/bench/strategy.dist
-if [ "${1:-}" != "--no-tf" ]; then
-    echo
-    echo "== strategy: TensorFlow 2.21 (the oracle)"
-    ../shared/oracle/tf scripts/bench/strategy.dist
-fi
+side_by_side strategy "TensorFlow 2.21" scripts/bench/strategy.dist
 
 # strategy.reduce again, 30 samples each, alternating tools (its single
 # best-of-5 sample above moves by a third between runs on this machine).
@@ -62,7 +62,7 @@ echo
 echo "== strategy.reduce, best and median of 30 (scripts/bench/reduce_median.dist)"
 for _ in 1 2; do
     echo "dist: $("$dist" run scripts/bench/reduce_median.dist)"
-    if [ "${1:-}" != "--no-tf" ]; then
+    if [ "$no_tf" != 1 ]; then
         echo "tf:   $(../shared/oracle/tf scripts/bench/reduce_median.dist)"
     fi
 done

@@ -310,14 +310,7 @@ impl Interp {
         // A user `__new__` (an implicit static method) makes the object; its
         // `__init__` runs only when it returned an instance of the class.
         if let Some(new) = cls.lookup("__new__") {
-            let new = match &new {
-                Value::Native(n) => n
-                    .as_any()
-                    .downcast_ref::<super::class::StaticMethodObj>()
-                    .map(|s| s.0.clone())
-                    .unwrap_or(new.clone()),
-                _ => new,
-            };
+            let new = super::class::unwrap_method_decorator(new);
             if matches!(new, Value::Function(_)) {
                 let mut all = Vec::with_capacity(args.len() + 1);
                 all.push(Value::Class(cls.clone()));

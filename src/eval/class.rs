@@ -81,14 +81,7 @@ impl Interp {
             .as_ref()
             .and_then(|b| b.lookup("__init_subclass__"))
         {
-            let hook = match &hook {
-                Value::Native(n) => n
-                    .as_any()
-                    .downcast_ref::<ClassMethodObj>()
-                    .map(|c| c.0.clone())
-                    .unwrap_or(hook.clone()),
-                _ => hook,
-            };
+            let hook = unwrap_method_decorator(hook);
             if matches!(hook, Value::Function(_)) {
                 self.call_value(&hook, vec![Value::Class(cls.clone())], Vec::new())?;
             }
@@ -348,6 +341,21 @@ impl NativeObject for PropertyObj {
 
 /// `staticmethod(f)`.
 pub struct StaticMethodObj(pub Value);
+
+/// The function inside a `staticmethod`/`classmethod` wrapper (the value
+/// itself otherwise): for the methods Python treats as implicitly static
+/// (`__new__`) or class methods (`__init_subclass__`), called explicitly.
+pub(crate) fn unwrap_method_decorator(v: Value) -> Value {
+    if let Value::Native(n) = &v {
+        if let Some(s) = n.as_any().downcast_ref::<StaticMethodObj>() {
+            return s.0.clone();
+        }
+        if let Some(c) = n.as_any().downcast_ref::<ClassMethodObj>() {
+            return c.0.clone();
+        }
+    }
+    v
+}
 
 impl NativeObject for StaticMethodObj {
     fn type_name(&self) -> &str {

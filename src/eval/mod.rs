@@ -228,20 +228,9 @@ impl Interp {
         // own code echo, also inside its compound statements (`for x in xs: x`),
         // but not inside functions or class bodies.
         let outer = self.echo_module.replace(echo);
-        let result = (|| {
-            for stmt in &module.body {
-                let flow = self.exec(&mut frame, stmt)?;
-                if generator::dropped_pending() {
-                    self.close_dropped();
-                }
-                match flow {
-                    Flow::Normal => {}
-                    // The parser rejects these at module level.
-                    Flow::Return(_) | Flow::Break | Flow::Continue => {}
-                }
-            }
-            Ok(())
-        })();
+        // The parser rejects `return`/`break`/`continue` at module level, so
+        // the block's flow is always Normal.
+        let result = self.exec_block(&mut frame, &module.body).map(|_| ());
         self.echo_module.set(outer);
         result
     }
