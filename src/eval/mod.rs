@@ -3,8 +3,8 @@
 //! through which natives call back. Statements are in `stmt.rs`, expressions
 //! in `expr.rs`, calls and argument passing in `call.rs`, operators in
 //! `ops.rs`, attribute access in `attr.rs`, `repr`/`str` in `repr.rs`,
-//! iteration in `iter.rs`, classes and the builtins tied to the object model
-//! (`super`, `property` …) in `class.rs`.
+//! iteration in `iter.rs`, `match` in `pattern.rs`, classes and the
+//! builtins tied to the object model (`super`, `property` …) in `class.rs`.
 
 mod attr;
 mod call;
@@ -15,6 +15,7 @@ mod generator;
 mod items;
 mod iter;
 mod ops;
+mod pattern;
 mod replica;
 mod repr;
 mod stmt;

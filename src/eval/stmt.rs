@@ -258,6 +258,7 @@ impl Interp {
                     self.store_name(f, &a.target, v)?;
                 }
             }
+            StmtKind::Match { subject, cases } => return self.exec_match(f, subject, cases),
             StmtKind::Global(_) | StmtKind::Nonlocal(_) => {}
         }
         Ok(Flow::Normal)

@@ -186,6 +186,16 @@ impl<'a, 'g> Resolver<'a, 'g> {
                     self.declare(&a.target.id);
                 }
             }
+            StmtKind::Match { subject, cases } => {
+                self.scan_walrus(subject);
+                for c in cases {
+                    for_each_capture(&c.pattern, &mut |n| self.declare(&n.id));
+                    if let Some(g) = &c.guard {
+                        self.scan_walrus(g);
+                    }
+                    self.scan_block(&c.body)?;
+                }
+            }
             StmtKind::Global(names) => {
                 for n in names {
                     if self.scopes[self.cur].params.contains(&n.name) {
@@ -394,6 +404,16 @@ impl<'a, 'g> Resolver<'a, 'g> {
                     self.name(&a.target);
                 }
             }
+            StmtKind::Match { subject, cases } => {
+                self.expr(subject)?;
+                for c in cases {
+                    self.pattern(&c.pattern)?;
+                    if let Some(g) = &c.guard {
+                        self.expr(g)?;
+                    }
+                    self.stmts(&c.body)?;
+                }
+            }
             StmtKind::Nonlocal(names) => {
                 for n in names {
                     if !self.enclosing_has(&n.name) {
@@ -405,6 +425,59 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 }
             }
             StmtKind::Global(_) | StmtKind::Break | StmtKind::Continue | StmtKind::Pass => {}
+        }
+        Ok(())
+    }
+
+    /// The expressions of a pattern (values, classes, keys) and its captures.
+    fn pattern(&mut self, p: &'a Pattern) -> Result<(), SyntaxError> {
+        match &p.kind {
+            PatternKind::MatchValue(e) => self.expr(e)?,
+            PatternKind::MatchSingleton(_) => {}
+            PatternKind::MatchSequence(items) | PatternKind::MatchOr(items) => {
+                for i in items {
+                    self.pattern(i)?;
+                }
+            }
+            PatternKind::MatchStar(n) => {
+                if let Some(n) = n {
+                    self.name(n);
+                }
+            }
+            PatternKind::MatchMapping {
+                keys,
+                patterns,
+                rest,
+            } => {
+                for k in keys {
+                    self.expr(k)?;
+                }
+                for v in patterns {
+                    self.pattern(v)?;
+                }
+                if let Some(n) = rest {
+                    self.name(n);
+                }
+            }
+            PatternKind::MatchClass {
+                cls,
+                patterns,
+                kwd_patterns,
+                ..
+            } => {
+                self.expr(cls)?;
+                for v in patterns.iter().chain(kwd_patterns) {
+                    self.pattern(v)?;
+                }
+            }
+            PatternKind::MatchAs { pattern, name } => {
+                if let Some(sub) = pattern {
+                    self.pattern(sub)?;
+                }
+                if let Some(n) = name {
+                    self.name(n);
+                }
+            }
         }
         Ok(())
     }
@@ -765,6 +838,35 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 },
             };
             name.slot.set(slot);
+        }
+    }
+}
+
+/// Calls `f` on every name a pattern captures.
+fn for_each_capture<'a>(p: &'a Pattern, f: &mut impl FnMut(&'a Name)) {
+    match &p.kind {
+        PatternKind::MatchValue(_) | PatternKind::MatchSingleton(_) => {}
+        PatternKind::MatchSequence(items) | PatternKind::MatchOr(items) => {
+            items.iter().for_each(|i| for_each_capture(i, f))
+        }
+        PatternKind::MatchStar(n) => n.iter().for_each(|n| f(n)),
+        PatternKind::MatchMapping { patterns, rest, .. } => {
+            patterns.iter().for_each(|v| for_each_capture(v, f));
+            rest.iter().for_each(|n| f(n));
+        }
+        PatternKind::MatchClass {
+            patterns,
+            kwd_patterns,
+            ..
+        } => patterns
+            .iter()
+            .chain(kwd_patterns)
+            .for_each(|v| for_each_capture(v, f)),
+        PatternKind::MatchAs { pattern, name } => {
+            if let Some(sub) = pattern {
+                for_each_capture(sub, f);
+            }
+            name.iter().for_each(|n| f(n));
         }
     }
 }

@@ -221,7 +221,8 @@ fn failure(
 /// Descriptions CPython uses in "expected an indented block after ...".
 fn block_owner(word: &str) -> Option<String> {
     Some(match word {
-        "if" | "elif" | "else" | "while" | "for" | "with" | "try" | "except" | "finally" => {
+        "if" | "elif" | "else" | "while" | "for" | "with" | "try" | "except" | "finally"
+        | "match" | "case" => {
             format!("'{word}' statement")
         }
         "def" => "function definition".to_string(),
