@@ -168,7 +168,25 @@ fn cpython_messages() {
     ("@", "SyntaxError", "invalid syntax", 1, 2, true),
     ("@dec", "SyntaxError", "invalid syntax", 1, 5, true),
     ("x = 'a' b'c'", "SyntaxError", "cannot mix bytes and nonbytes literals", 1, 5, false),
-    ("x = (yield)", "SyntaxError", "'yield' outside function", 1, 6, false),
+    ("x = (yield)", "SyntaxError", "'yield' outside function", 1, 6, false),    // The match statement (PEP 634).
+    ("match x:\n    case y:\n        pass\n    case 1:\n        pass", "SyntaxError", "name capture 'y' makes remaining patterns unreachable", 2, 10, false),
+    ("match x:\n    case _:\n        pass\n    case 1:\n        pass", "SyntaxError", "wildcard makes remaining patterns unreachable", 2, 10, false),
+    ("match x:\n    case [a, a]:\n        pass", "SyntaxError", "multiple assignments to name 'a' in pattern", 2, 14, false),
+    ("match x:\n    case [a] | [b]:\n        pass", "SyntaxError", "alternative patterns bind different names", 2, 17, false),
+    ("match x:\n    case 1 as _:\n        pass", "SyntaxError", "cannot use '_' as a target", 2, 15, false),
+    ("match x:\n    case [*a, *b]:\n        pass", "SyntaxError", "multiple starred names in sequence pattern", 2, 10, false),
+    ("match x:\n    case {'k': 1, 'k': 2}:\n        pass", "SyntaxError", "mapping pattern checks duplicate key ('k')", 2, 10, false),
+    ("match x:\n    case C(a=1, 2):\n        pass", "SyntaxError", "positional patterns follow keyword patterns", 2, 17, false),
+    ("match x:\n    case C(a=1, a=2):\n        pass", "SyntaxError", "attribute name repeated in class pattern: a", 2, 19, false),
+    ("match x:\n    case f'{y}':\n        pass", "SyntaxError", "patterns may only match literals and attribute lookups", 2, 10, false),
+    ("match x\n    case 1:\n        pass", "SyntaxError", "expected ':'", 1, 8, false),
+    ("match x:\n    case 1\n        pass", "SyntaxError", "expected ':'", 2, 11, false),
+    ("match x:\n    case 1:\n", "IndentationError", "expected an indented block after 'case' statement on line 2", 2, 12, true),
+    ("match x:\n    case 1 + 2:\n        pass", "SyntaxError", "imaginary number required in complex literal", 2, 14, false),
+    ("match x:\n    case _.a:\n        pass", "SyntaxError", "invalid syntax", 2, 11, false),
+    ("match x:\n    case {**_}:\n        pass", "SyntaxError", "invalid syntax", 2, 13, false),
+    ("match x:\n    case *a:\n        pass", "SyntaxError", "invalid syntax", 2, 12, false),
+    ("match x:", "IndentationError", "expected an indented block after 'match' statement on line 1", 1, 9, true),
     ]);
 }
 
@@ -221,14 +239,6 @@ fn unsupported_python() {
             "integer literal too large: 99999999999999999999 (ints are 64-bit here)",
             1,
             5,
-            false,
-        ),
-        (
-            "match x:\n    case 1: pass",
-            "SyntaxError",
-            "'match' statements are not supported",
-            1,
-            1,
             false,
         ),
         (

@@ -126,17 +126,19 @@ impl Interp {
     }
 
     /// The items of a subject a sequence pattern can match: lists, tuples
-    /// (named tuples too), ranges and deques, but not str, bytes or dicts.
+    /// (named tuples too), ranges and deques (flagged in `collections`), but
+    /// not str, bytes or dicts.
     fn sequence_items(&self, v: &Value) -> PyResult<Option<Vec<Value>>> {
         match v {
             Value::List(l) => Ok(Some(l.borrow().clone())),
             Value::Tuple(t) => Ok(Some(t.to_vec())),
             Value::Native(_) | Value::Instance(_) => {
-                let is_seq = self.class_of(v).mro().iter().any(|c| match c.kind {
+                let class = self.class_of(v);
+                let is_seq = class.mro().iter().any(|c| match c.kind {
                     ClassKind::Builtin(ValueType::List | ValueType::Tuple) => true,
                     ClassKind::Native => &*c.name == "range",
-                    _ => &*c.name == "deque" && &*c.module == "collections",
-                });
+                    _ => false,
+                }) || flagged(&class, "__dist_sequence__");
                 if is_seq {
                     self.collect_iterable(v).map(Some)
                 } else {
@@ -196,15 +198,12 @@ impl Interp {
     }
 
     /// Whether a subject is a mapping a mapping pattern can match: a dict,
-    /// or one of `collections`' mappings (defaultdict, OrderedDict, Counter).
+    /// or one of `collections`' mappings (defaultdict, OrderedDict, Counter),
+    /// whose base class carries the flag.
     fn is_mapping(&self, v: &Value) -> bool {
         match v {
             Value::Dict(_) => true,
-            Value::Instance(i) => i
-                .class
-                .mro()
-                .iter()
-                .any(|c| &*c.name == "_Mapping" && &*c.module == "collections"),
+            Value::Instance(i) => flagged(&i.class, "__dist_mapping__"),
             _ => false,
         }
     }
@@ -368,6 +367,13 @@ impl Interp {
             Err(e) => Err(e),
         }
     }
+}
+
+/// Whether a class (or a base) sets the flag `name` to True: how the stdlib
+/// classes written in the language say what CPython's type flags
+/// (`Py_TPFLAGS_MAPPING`, `Py_TPFLAGS_SEQUENCE`) say.
+fn flagged(class: &Rc<crate::value::Class>, name: &str) -> bool {
+    matches!(class.lookup(name), Some(Value::Bool(true)))
 }
 
 /// Whether a class pattern `C(x)` of this class matches the subject itself:

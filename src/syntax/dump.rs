@@ -308,7 +308,7 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
 }
 
 /// A pattern: `_`, `x`, `(as p x)`, `[p *rest]`, `{k: p **rest}`,
-/// `(C p attr=q)`, `(| p q)`, or the value/singleton itself.
+/// `(class C p attr=q)`, `(| p q)`, or the value/singleton itself.
 fn pattern(out: &mut String, p: &Pattern) {
     let list = |out: &mut String, ps: &[Pattern]| {
         for (i, q) in ps.iter().enumerate() {
@@ -357,7 +357,7 @@ fn pattern(out: &mut String, p: &Pattern) {
             kwd_attrs,
             kwd_patterns,
         } => {
-            out.push('(');
+            out.push_str("(class ");
             expr(out, cls);
             for q in patterns {
                 out.push(' ');

@@ -46,7 +46,8 @@ impl Lowerer<'_> {
         let last = cases.len().saturating_sub(1);
         for (i, c) in cases.iter().enumerate() {
             let allow = c.guard.is_some() || i == last;
-            check_pattern(&c.pattern, allow, &mut Vec::new())?;
+            let mut at = c.pattern.span;
+            check_pattern(&c.pattern, allow, &mut Vec::new(), &mut at)?;
         }
         let end = cases
             .last()
@@ -75,7 +76,9 @@ impl Lowerer<'_> {
         if !tuple {
             let e = elts.pop().ok_or_else(|| shape(span, "subject"))?;
             if matches!(e.kind, ExprKind::Starred(_)) {
-                return Err(SyntaxError::new("invalid syntax", e.span));
+                // `match *a:` (CPython points past the starred expression).
+                let at = self.token_span_at(e.span.end as usize);
+                return Err(SyntaxError::new("invalid syntax", at));
             }
             return Ok(e);
         }
@@ -97,7 +100,9 @@ impl Lowerer<'_> {
         }
         if let [only] = &items[..] {
             if !open {
-                return Err(SyntaxError::new("invalid syntax", only.span));
+                // `case *a:` (CPython points past the starred name).
+                let at = self.token_span_at(only.span.end as usize);
+                return Err(SyntaxError::new("invalid syntax", at));
             }
         }
         Ok(Pattern {
@@ -398,8 +403,11 @@ impl Lowerer<'_> {
 
 /// CPython's compile-time checks on a pattern, in its compile order.
 /// `allow` says whether an irrefutable pattern is allowed here; `names`
-/// collects the names captured so far.
-fn check_pattern(p: &Pattern, allow: bool, names: &mut Vec<Rc<str>>) -> R<()> {
+/// collects the names captured so far. `at` is the span of the pattern
+/// checked last, where CPython reports a capture that comes after its
+/// sub-patterns (its compiler's current location).
+fn check_pattern(p: &Pattern, allow: bool, names: &mut Vec<Rc<str>>, at: &mut Span) -> R<()> {
+    *at = p.span;
     match &p.kind {
         PatternKind::MatchValue(_) | PatternKind::MatchSingleton(_) => Ok(()),
         PatternKind::MatchAs { pattern, name } => {
@@ -415,10 +423,10 @@ fn check_pattern(p: &Pattern, allow: bool, names: &mut Vec<Rc<str>>) -> R<()> {
                     return Err(SyntaxError::new(msg, p.span));
                 }
                 None => {}
-                Some(sub) => check_pattern(sub, allow, names)?,
+                Some(sub) => check_pattern(sub, allow, names, at)?,
             }
             match name {
-                Some(n) => capture(&n.id, p.span, names),
+                Some(n) => capture(&n.id, *at, names),
                 None => Ok(()),
             }
         }
@@ -437,7 +445,9 @@ fn check_pattern(p: &Pattern, allow: bool, names: &mut Vec<Rc<str>>) -> R<()> {
                     p.span,
                 ));
             }
-            items.iter().try_for_each(|i| check_pattern(i, true, names))
+            items
+                .iter()
+                .try_for_each(|i| check_pattern(i, true, names, at))
         }
         PatternKind::MatchMapping {
             keys,
@@ -458,9 +468,9 @@ fn check_pattern(p: &Pattern, allow: bool, names: &mut Vec<Rc<str>>) -> R<()> {
             }
             patterns
                 .iter()
-                .try_for_each(|v| check_pattern(v, true, names))?;
+                .try_for_each(|v| check_pattern(v, true, names, at))?;
             match rest {
-                Some(n) => capture(&n.id, p.span, names),
+                Some(n) => capture(&n.id, *at, names),
                 None => Ok(()),
             }
         }
@@ -470,24 +480,25 @@ fn check_pattern(p: &Pattern, allow: bool, names: &mut Vec<Rc<str>>) -> R<()> {
             kwd_patterns,
             ..
         } => {
-            for (i, a) in kwd_attrs.iter().enumerate() {
+            for (i, (a, q)) in kwd_attrs.iter().zip(kwd_patterns).enumerate() {
                 if kwd_attrs[..i].iter().any(|b| b.name == a.name) {
+                    // CPython points at the repeated attribute's pattern.
                     return Err(SyntaxError::new(
                         format!("attribute name repeated in class pattern: {}", a.name),
-                        a.span,
+                        q.span,
                     ));
                 }
             }
             patterns
                 .iter()
                 .chain(kwd_patterns)
-                .try_for_each(|v| check_pattern(v, true, names))
+                .try_for_each(|v| check_pattern(v, true, names, at))
         }
         PatternKind::MatchOr(alts) => {
             let mut control: Option<Vec<Rc<str>>> = None;
             for (i, alt) in alts.iter().enumerate() {
                 let mut bound = Vec::new();
-                check_pattern(alt, allow && i + 1 == alts.len(), &mut bound)?;
+                check_pattern(alt, allow && i + 1 == alts.len(), &mut bound, at)?;
                 match &control {
                     None => control = Some(bound),
                     Some(c) => {
@@ -495,14 +506,14 @@ fn check_pattern(p: &Pattern, allow: bool, names: &mut Vec<Rc<str>>) -> R<()> {
                         if !same {
                             return Err(SyntaxError::new(
                                 "alternative patterns bind different names",
-                                alt.span,
+                                *at,
                             ));
                         }
                     }
                 }
             }
             for n in control.unwrap_or_default() {
-                capture(&n, p.span, names)?;
+                capture(&n, *at, names)?;
             }
             Ok(())
         }
