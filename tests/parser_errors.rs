@@ -186,6 +186,8 @@ fn cpython_messages() {
     ("match x:\n    case _.a:\n        pass", "SyntaxError", "invalid syntax", 2, 11, false),
     ("match x:\n    case {**_}:\n        pass", "SyntaxError", "invalid syntax", 2, 13, false),
     ("match x:\n    case *a:\n        pass", "SyntaxError", "invalid syntax", 2, 12, false),
+    ("match x:\n    case [a b]:\n        pass", "SyntaxError", "invalid syntax", 2, 13, false),
+    ("case(a b)", "SyntaxError", "invalid syntax. Perhaps you forgot a comma?", 1, 6, false),
     ("match x:", "IndentationError", "expected an indented block after 'match' statement on line 1", 1, 9, true),
     ]);
 }
