@@ -188,6 +188,7 @@ fn cpython_messages() {
     ("match x:\n    case *a:\n        pass", "SyntaxError", "invalid syntax", 2, 12, false),
     ("match x:\n    case [a b]:\n        pass", "SyntaxError", "invalid syntax", 2, 13, false),
     ("case(a b)", "SyntaxError", "invalid syntax. Perhaps you forgot a comma?", 1, 6, false),
+    ("match x:\n    case y:\n        return 1\n    case 2:\n        pass", "SyntaxError", "name capture 'y' makes remaining patterns unreachable", 2, 10, false),
     ("match x:", "IndentationError", "expected an indented block after 'match' statement on line 1", 1, 9, true),
     ]);
 }

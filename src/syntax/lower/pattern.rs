@@ -21,14 +21,22 @@ impl Lowerer<'_> {
         let span = self.span(&p);
         let mut it = kids(p);
         let subject = self.match_subject(it.next().ok_or_else(|| shape(span, "match"))?)?;
-        let mut cases = Vec::new();
-        for c in it {
+        // Each case is checked before its body is lowered, so that errors
+        // come in CPython's order (a pattern's before its body's).
+        let pairs: Vec<Pair<Rule>> = it.collect();
+        let last = pairs.len().saturating_sub(1);
+        let mut cases = Vec::with_capacity(pairs.len());
+        for (i, c) in pairs.into_iter().enumerate() {
             let cspan = self.span(&c);
             let mut parts = kids(c);
             let pattern = self.case_patterns(parts.next().ok_or_else(|| shape(cspan, "case"))?)?;
+            let rest: Vec<Pair<Rule>> = parts.collect();
+            let guarded = rest.iter().any(|p| p.as_rule() == Rule::guard);
+            let mut at = pattern.span;
+            check_pattern(&pattern, guarded || i == last, &mut Vec::new(), &mut at)?;
             let mut guard = None;
             let mut body = Vec::new();
-            for part in parts {
+            for part in rest {
                 match part.as_rule() {
                     Rule::guard => {
                         let g = kids(part).next().ok_or_else(|| shape(cspan, "guard"))?;
@@ -42,12 +50,6 @@ impl Lowerer<'_> {
                 guard,
                 body,
             });
-        }
-        let last = cases.len().saturating_sub(1);
-        for (i, c) in cases.iter().enumerate() {
-            let allow = c.guard.is_some() || i == last;
-            let mut at = c.pattern.span;
-            check_pattern(&c.pattern, allow, &mut Vec::new(), &mut at)?;
         }
         let end = cases
             .last()
