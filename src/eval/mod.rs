@@ -9,6 +9,7 @@
 mod attr;
 mod call;
 pub mod class;
+mod meta;
 mod expr;
 mod frame;
 mod generator;
@@ -486,6 +487,15 @@ impl Vm for Interp {
 
     fn type_of(&self, v: &Value) -> Value {
         Value::Class(self.class_of(v))
+    }
+
+    fn construct(
+        &self,
+        cls: &Rc<crate::value::Class>,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+    ) -> PyResult<Value> {
+        Interp::construct(self, cls, args, kwargs)
     }
 
     fn isinstance(&self, v: &Value, cls: &Value) -> PyResult<bool> {
