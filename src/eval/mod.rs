@@ -351,6 +351,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "heapq" => Some(include_str!("../../stdlib/heapq.dist")),
         "bisect" => Some(include_str!("../../stdlib/bisect.dist")),
         "operator" => Some(include_str!("../../stdlib/operator.dist")),
+        "enum" => Some(include_str!("../../stdlib/enum.dist")),
         _ => None,
     }
 }

@@ -35,6 +35,14 @@ fn class_check(vm: &dyn Vm, obj: &Value, spec: &Value, sub: bool, depth: u32) ->
     match spec {
         Value::Class(c) => {
             if sub {
+                if c.meta_lookup("__subclasscheck__").is_some() {
+                    // The metaclass decides (`ABCMeta.register`).
+                    let hook = vm.getattr(&vm.type_of(spec), "__subclasscheck__")?;
+                    if matches!(hook, Value::Function(_)) {
+                        let r = vm.call(&hook, vec![spec.clone(), obj.clone()], Vec::new())?;
+                        return vm.truthy(&r);
+                    }
+                }
                 match obj {
                     Value::Class(o) => Ok(o.is_subclass_of(c)),
                     _ => Err(type_error("issubclass() arg 1 must be a class")),
