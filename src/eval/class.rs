@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::frame::Frame;
+use super::frame::{ClassNs, Frame};
 use super::meta::{build_class, namespace_dict, Maker};
 use super::Interp;
 use crate::syntax::ast::{ClassDef, Slot};
@@ -45,18 +45,35 @@ impl Interp {
             .map(|i| kwargs.remove(i).1);
         let maker = self.class_maker(explicit, &bases)?;
         let mut ns = crate::value::Namespace::default();
-        self.prepare_namespace(&maker, &def.name, &bases, &kwargs, &mut ns)?;
-        ns.insert(Rc::from("__module__"), Value::str("__main__"));
-        ns.insert(Rc::from("__qualname__"), Value::str(&*def.qualname));
-        ns.insert(Rc::from("__doc__"), super::attr::docstring(&def.body));
+        let mapping = self.prepare_namespace(&maker, &def.name, &bases, &kwargs, &mut ns)?;
+        let preset = [
+            ("__module__", Value::str("__main__")),
+            ("__qualname__", Value::str(&*def.qualname)),
+            ("__doc__", super::attr::docstring(&def.body)),
+        ];
+        for (k, v) in preset {
+            match &mapping {
+                Some(m) => self.set_item(m, &Value::str(k), v)?,
+                None => {
+                    ns.insert(Rc::from(k), v);
+                }
+            }
+        }
         let ns = Rc::new(RefCell::new(ns));
-        f.class_ns.push(ns.clone());
+        f.class_ns.push(ClassNs {
+            ns: ns.clone(),
+            mapping: mapping.clone(),
+        });
         let r = self.exec_block(f, &def.body);
         f.class_ns.pop();
         r?;
         let dict = Rc::try_unwrap(ns)
             .map(|c| c.into_inner())
             .unwrap_or_else(|rc| rc.borrow().clone());
+        let namespace = match mapping {
+            Some(m) => m,
+            None => namespace_dict(&dict),
+        };
         let callee = match maker {
             Maker::Type => {
                 let cls = build_class(self, None, def.name.clone(), bases, dict, kwargs)?;
@@ -65,11 +82,7 @@ impl Interp {
             Maker::Meta(m) => Value::Class(m),
             Maker::Callable(c) => c,
         };
-        let args = vec![
-            Value::str(&*def.name),
-            Value::tuple(bases),
-            namespace_dict(&dict),
-        ];
+        let args = vec![Value::str(&*def.name), Value::tuple(bases), namespace];
         self.call_value(&callee, args, kwargs)
     }
 
@@ -98,7 +111,7 @@ impl Interp {
                 }
             }
         } else if let Some(ns) = f.class_ns.last() {
-            for (k, v) in ns.borrow().iter() {
+            for (k, v) in ns.ns.borrow().iter() {
                 d.insert_str(k, v.clone());
             }
         } else if let Some(func) = &f.function {

@@ -81,8 +81,10 @@ impl Interp {
         })
     }
 
-    /// `M.__prepare__(name, bases, **kw)` when the metaclass defines it: the
-    /// entries of the mapping it returns start the class namespace.
+    /// `M.__prepare__(name, bases, **kw)` when the metaclass defines it: a
+    /// dict it returns starts the class namespace `ns`; another mapping (an
+    /// object with `__setitem__`/`__getitem__`, as enum's) is returned, for
+    /// the body to bind its names through and the metaclass to receive.
     pub(crate) fn prepare_namespace(
         &self,
         maker: &Maker,
@@ -90,30 +92,34 @@ impl Interp {
         bases: &[Value],
         kwargs: &[(Rc<str>, Value)],
         ns: &mut Namespace,
-    ) -> PyResult<()> {
+    ) -> PyResult<Option<Value>> {
         let owner = match maker {
             Maker::Meta(m) => Value::Class(m.clone()),
             Maker::Callable(c) => c.clone(),
-            Maker::Type => return Ok(()),
+            Maker::Type => return Ok(None),
         };
         let Some(prepare) = self.lookup_attribute(&owner, "__prepare__")? else {
-            return Ok(());
+            return Ok(None);
         };
         let args = vec![Value::str(name), Value::tuple(bases.to_vec())];
         let prepared = self.call_value(&prepare, args, kwargs.to_vec())?;
-        let Value::Dict(d) = &prepared else {
-            return Err(PyErr::new(
-                ExcType::NotImplementedError,
+        match &prepared {
+            Value::Dict(d) => {
+                for (k, v) in d.borrow().items() {
+                    ns.insert(Rc::from(namespace_key(&k)?), v);
+                }
+                Ok(None)
+            }
+            Value::Instance(i) if i.class.lookup("__setitem__").is_some() => Ok(Some(prepared)),
+            other => Err(PyErr::new(
+                ExcType::TypeError,
                 format!(
-                    "__prepare__() returned a '{}': only a dict is supported as a class namespace",
-                    prepared.type_name()
+                    "{}.__prepare__() must return a mapping, not {}",
+                    self.callable_name(&owner),
+                    other.type_name()
                 ),
-            ));
-        };
-        for (k, v) in d.borrow().items() {
-            ns.insert(Rc::from(namespace_key(&k)?), v);
+            )),
         }
-        Ok(())
     }
 
     /// `M(...)` where `M` derives from `type`: `M.__new__(M, *args, **kw)`,
