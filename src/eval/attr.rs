@@ -30,7 +30,10 @@ impl Interp {
             Value::Instance(i) => i.class.clone(),
             Value::Native(n) => n.class().unwrap_or_else(|| native_class(n.type_name())),
             Value::Tensor(_) => crate::modules::tensor_class(),
-            Value::Class(c) if c.meta.is_some() => c.meta.clone().unwrap_or_else(|| builtin_class(ValueType::Type)),
+            Value::Class(c) if c.meta.is_some() => c
+                .meta
+                .clone()
+                .unwrap_or_else(|| builtin_class(ValueType::Type)),
             other => builtin_class(other.value_type().unwrap_or(ValueType::Object)),
         }
     }
@@ -40,7 +43,9 @@ impl Interp {
         match cls {
             Value::Class(c) => {
                 if c.meta.is_some() {
-                    if let Some(r) = self.call_meta_hook(cls, "__instancecheck__", std::slice::from_ref(v)) {
+                    if let Some(r) =
+                        self.call_meta_hook(cls, "__instancecheck__", std::slice::from_ref(v))
+                    {
                         return self.is_true(&r?);
                     }
                 }

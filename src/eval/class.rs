@@ -12,8 +12,7 @@ use super::meta::{build_class, namespace_dict, Maker};
 use super::Interp;
 use crate::syntax::ast::{ClassDef, Slot};
 use crate::value::{
-    Args, Class, ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value,
-    Vm,
+    Args, Class, ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value, Vm,
 };
 
 impl Interp {

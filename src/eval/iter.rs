@@ -68,15 +68,13 @@ impl Interp {
                 }
             }
             Value::Tensor(_) => IterState::Object(crate::modules::tensor_iter(self, v)?),
-            Value::Class(c) if c.meta.is_some() => {
-                match self.call_meta_hook(v, "__iter__", &[]) {
-                    Some(it) => IterState::Object(self.checked_iterator(it?)?),
-                    None if self.meta_hook(v, "__getitem__").is_some() => {
-                        IterState::GetItem(v.clone(), 0)
-                    }
-                    None => return Err(not_iterable(v)),
+            Value::Class(c) if c.meta.is_some() => match self.call_meta_hook(v, "__iter__", &[]) {
+                Some(it) => IterState::Object(self.checked_iterator(it?)?),
+                None if self.meta_hook(v, "__getitem__").is_some() => {
+                    IterState::GetItem(v.clone(), 0)
                 }
-            }
+                None => return Err(not_iterable(v)),
+            },
             _ => return Err(not_iterable(v)),
         })
     }

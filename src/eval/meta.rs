@@ -208,10 +208,9 @@ impl Interp {
             }
         }
         Ok(Some(match x {
-            Value::Function(_) => Value::BoundMethod(Rc::new(crate::value::BoundMethod {
-                receiver,
-                func: x,
-            })),
+            Value::Function(_) => {
+                Value::BoundMethod(Rc::new(crate::value::BoundMethod { receiver, func: x }))
+            }
             Value::NativeFunction(nf) if nf.bound.is_none() => nf.bind(receiver),
             other => bind_class_attr(other, &receiver, meta),
         }))
@@ -313,7 +312,11 @@ pub(crate) fn build_class(
     for (k, v) in &values {
         if let Value::Instance(i) = v {
             if let Some(hook) = i.class.lookup("__set_name__") {
-                vm.call(&hook, vec![v.clone(), this.clone(), Value::str(&**k)], Vec::new())?;
+                vm.call(
+                    &hook,
+                    vec![v.clone(), this.clone(), Value::str(&**k)],
+                    Vec::new(),
+                )?;
             }
         }
     }
@@ -381,7 +384,14 @@ fn type_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         ns.insert(Rc::from(namespace_key(&k)?), v);
     }
     let meta = meta.filter(|m| !Rc::ptr_eq(m, &type_class()));
-    let cls = build_class(vm, meta, Rc::from(name.as_str()), bases.to_vec(), ns, kwargs)?;
+    let cls = build_class(
+        vm,
+        meta,
+        Rc::from(name.as_str()),
+        bases.to_vec(),
+        ns,
+        kwargs,
+    )?;
     Ok(Value::Class(cls))
 }
 

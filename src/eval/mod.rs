@@ -9,12 +9,12 @@
 mod attr;
 mod call;
 pub mod class;
-mod meta;
 mod expr;
 mod frame;
 mod generator;
 mod items;
 mod iter;
+mod meta;
 mod ops;
 mod replica;
 mod repr;

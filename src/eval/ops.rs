@@ -160,9 +160,7 @@ impl Interp {
             (BinOp::Mult, Value::Bytes(s), n) | (BinOp::Mult, n, Value::Bytes(s)) if is_int(n) => {
                 Value::Bytes(Rc::new(repeat(s, int_of(n))?))
             }
-            (BinOp::Mod, Value::Str(fmt), args)
-                if !matches!(args, Value::Instance(i) if i.class.lookup("__rmod__").is_some()) =>
-            {
+            (BinOp::Mod, Value::Str(fmt), args) if !matches!(args, Value::Instance(i) if i.class.lookup("__rmod__").is_some()) => {
                 Value::str(crate::value::percent::percent_format(self, fmt, args)?)
             }
             (
