@@ -102,6 +102,16 @@ impl Interp {
     /// namespace, the module's globals), as a dict (a copy: assigning into it
     /// changes nothing) or, for `dir()`, their sorted list.
     pub(crate) fn frame_namespace(&self, f: &Frame, which: &str) -> PyResult<Value> {
+        if which != "globals" && which != "dir" {
+            // A class body binding through a `__prepare__` mapping: that
+            // mapping itself, as CPython's `locals()` there is.
+            if let Some(ClassNs {
+                mapping: Some(m), ..
+            }) = f.class_ns.last()
+            {
+                return Ok(m.clone());
+            }
+        }
         let mut d = crate::value::Dict::new();
         if which == "globals" || (f.function.is_none() && f.class_ns.is_empty()) {
             for name in self.global_names() {
