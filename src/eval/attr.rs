@@ -266,6 +266,13 @@ impl Interp {
                         }
                         Some(Value::dict(d))
                     }
+                    // A metaclass's `__getattr__` answers for the class.
+                    _ if cls.meta.is_some() => {
+                        match self.call_meta_hook(v, "__getattr__", &[Value::str(name)]) {
+                            Some(r) => Some(r?),
+                            None => None,
+                        }
+                    }
                     _ => None,
                 })
             }
