@@ -245,14 +245,6 @@ fn unsupported_python() {
             false,
         ),
         (
-            "class C(metaclass=M): pass",
-            "SyntaxError",
-            "metaclasses are not supported",
-            1,
-            9,
-            false,
-        ),
-        (
             "from . import x",
             "SyntaxError",
             "relative imports are not supported",

@@ -14,6 +14,7 @@ mod frame;
 mod generator;
 mod items;
 mod iter;
+mod meta;
 mod ops;
 mod pattern;
 mod replica;
@@ -351,6 +352,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "heapq" => Some(include_str!("../../stdlib/heapq.dist")),
         "bisect" => Some(include_str!("../../stdlib/bisect.dist")),
         "operator" => Some(include_str!("../../stdlib/operator.dist")),
+        "enum" => Some(include_str!("../../stdlib/enum.dist")),
         _ => None,
     }
 }
@@ -487,6 +489,15 @@ impl Vm for Interp {
 
     fn type_of(&self, v: &Value) -> Value {
         Value::Class(self.class_of(v))
+    }
+
+    fn construct(
+        &self,
+        cls: &Rc<crate::value::Class>,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+    ) -> PyResult<Value> {
+        Interp::construct(self, cls, args, kwargs)
     }
 
     fn isinstance(&self, v: &Value, cls: &Value) -> PyResult<bool> {

@@ -162,6 +162,7 @@ fn namedtuple(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         base: Some(builtin_class(ValueType::Tuple)),
         dict: RefCell::new(Default::default()),
         kind: ClassKind::Native,
+        meta: None,
     });
     {
         let mut ns = class.dict.borrow_mut();

@@ -337,7 +337,7 @@ pub struct ClassDef {
     pub qualname: Rc<str>,
     /// Base class expressions.
     pub bases: Vec<Expr>,
-    /// Keywords in the class header (`metaclass=` is unsupported: a SyntaxError).
+    /// Keywords in the class header (`metaclass=M`, and others passed to `__init_subclass__`).
     pub keywords: Vec<Keyword>,
     /// Class body.
     pub body: Vec<Stmt>,

@@ -634,11 +634,6 @@ impl Lowerer<'_> {
                 header_end = self.close_paren_after(name_pair.as_span().end());
             }
         }
-        for k in &keywords {
-            if k.arg.as_ref().is_some_and(|a| &*a.name == "metaclass") {
-                return Err(SyntaxError::new("metaclasses are not supported", k.span));
-            }
-        }
         let body_pair = body_pair.ok_or_else(|| shape(span, "class"))?;
         let body = self.in_scope(ScopeKind::Class, qualname.clone(), || self.block(body_pair))?;
         let end = body_end(&body, span);
