@@ -253,6 +253,12 @@ pub fn module() -> Value {
         .value("sep", Value::str("/"))
         .value("linesep", Value::str("\n"))
         .value("name", Value::str("posix"))
+        .value("pathsep", Value::str(":"))
+        .value("curdir", Value::str("."))
+        .value("pardir", Value::str(".."))
+        .value("extsep", Value::str("."))
+        .value("altsep", Value::None)
+        .value("devnull", Value::str("/dev/null"))
         .function(
             "getenv(key, default=None)",
             getenv,

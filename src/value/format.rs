@@ -23,8 +23,18 @@ pub fn float_repr(x: f64) -> String {
             "0.0".into()
         };
     }
-    // Shortest round-trip digits and decimal exponent, from Rust's `{:e}`.
-    let sci = format!("{:e}", x.abs());
+    // The shortest round-trip digit count comes from Rust's `{:e}`; the
+    // digits themselves are then the correctly rounded ones of that length,
+    // as CPython's dtoa gives: where two shortest strings are equally near
+    // (x = 1030391001507030.25), `{:e}` may pick either, dtoa the even one.
+    let shortest = format!("{:e}", x.abs());
+    let n = shortest
+        .split_once('e')
+        .map_or(&*shortest, |(m, _)| m)
+        .chars()
+        .filter(char::is_ascii_digit)
+        .count();
+    let sci = format!("{:.*e}", n.saturating_sub(1), x.abs());
     let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();

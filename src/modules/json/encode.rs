@@ -26,6 +26,12 @@ pub struct DumpOptions {
 }
 
 pub(super) fn dumps(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    if !matches!(a.get(5), Value::None) {
+        return Err(crate::value::PyErr::new(
+            crate::value::ExcType::NotImplementedError,
+            "json.dumps(cls=...) is not supported: use default=",
+        ));
+    }
     let indent = match a.get(6) {
         Value::None => None,
         Value::Str(s) => Some(s.to_string()),
