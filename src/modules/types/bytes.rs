@@ -1,10 +1,15 @@
-//! `bytes`: the constructor, `decode`/`encode` (utf-8, ascii, latin-1) and a
+//! `bytes`: the constructor, `decode` (the codecs live in `codecs.rs`) and a
 //! few common methods.
 
 use std::rc::Rc;
 
+#[path = "codecs.rs"]
+mod codecs;
+
+pub use codecs::{decode_bytes, encode_str};
+
 use super::{add_method, add_new, descriptor_error, type_error, value_error};
-use crate::value::{Args, Class, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{Args, Class, PyResult, Value, Vm};
 
 /// Registers `bytes`' constructor and methods.
 pub fn register(c: &Class) {
@@ -50,86 +55,6 @@ fn this<'a>(a: &'a Args, name: &str) -> PyResult<&'a Rc<Vec<u8>>> {
     match a.get(0) {
         Value::Bytes(b) => Ok(b),
         other => Err(descriptor_error(name, "bytes", other)),
-    }
-}
-
-fn norm_encoding(enc: &str) -> String {
-    enc.to_ascii_lowercase().replace(['-', '_'], "")
-}
-
-/// `s.encode(encoding)`.
-pub fn encode_str(s: &str, encoding: &str, _errors: Option<&Value>) -> PyResult<Value> {
-    let bytes = match norm_encoding(encoding).as_str() {
-        "utf8" => s.as_bytes().to_vec(),
-        "ascii" | "latin1" | "iso88591" => {
-            let limit = if norm_encoding(encoding) == "ascii" {
-                0x80
-            } else {
-                0x100
-            };
-            let mut out = Vec::with_capacity(s.len());
-            for (i, c) in s.chars().enumerate() {
-                if (c as u32) >= limit {
-                    let name = if limit == 0x80 { "ascii" } else { "latin-1" };
-                    return Err(PyErr::new(
-                        ExcType::UnicodeError,
-                        format!(
-                            "'{name}' codec can't encode character '\\u{:04x}' in position {i}: ordinal not in range({limit})",
-                            c as u32
-                        ),
-                    ));
-                }
-                out.push(c as u32 as u8);
-            }
-            out
-        }
-        _ => {
-            return Err(PyErr::new(
-                ExcType::LookupError,
-                format!("unknown encoding: {encoding}"),
-            ))
-        }
-    };
-    Ok(Value::Bytes(Rc::new(bytes)))
-}
-
-/// `b.decode(encoding)`.
-pub fn decode_bytes(
-    b: &[u8],
-    encoding: Option<&Value>,
-    _errors: Option<&Value>,
-) -> PyResult<Value> {
-    let enc = match encoding {
-        None => "utf-8".to_string(),
-        Some(Value::Str(s)) => s.to_string(),
-        Some(other) => {
-            return Err(type_error(format!(
-                "decode() argument 'encoding' must be str, not {}",
-                other.type_name()
-            )))
-        }
-    };
-    match norm_encoding(&enc).as_str() {
-        "utf8" => match std::str::from_utf8(b) {
-            Ok(s) => Ok(Value::str(s)),
-            Err(e) => Err(PyErr::new(
-                ExcType::UnicodeError,
-                format!(
-                    "'utf-8' codec can't decode byte 0x{:02x} in position {}: invalid start byte",
-                    b.get(e.valid_up_to()).copied().unwrap_or(0),
-                    e.valid_up_to()
-                ),
-            )),
-        },
-        "ascii" => match b.iter().position(|c| *c >= 0x80) {
-            Some(i) => Err(PyErr::new(
-                ExcType::UnicodeError,
-                format!("'ascii' codec can't decode byte 0x{:02x} in position {i}: ordinal not in range(128)", b[i]),
-            )),
-            None => Ok(Value::str(b.iter().map(|c| *c as char).collect::<String>())),
-        },
-        "latin1" | "iso88591" => Ok(Value::str(b.iter().map(|c| *c as char).collect::<String>())),
-        _ => Err(PyErr::new(ExcType::LookupError, format!("unknown encoding: {enc}"))),
     }
 }
 

@@ -476,12 +476,9 @@ fn translate(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 fn isprintable(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let s = this(a, "isprintable")?;
-    Ok(Value::Bool(s.chars().all(|c| {
-        c == ' '
-            || !(c.is_control()
-                || c.is_whitespace()
-                || matches!(c as u32, 0x00AD | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x2064 | 0xFEFF | 0xE000..=0xF8FF))
-    })))
+    Ok(Value::Bool(
+        s.chars().all(crate::value::format::is_printable),
+    ))
 }
 
 fn maketrans(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
