@@ -68,7 +68,8 @@ pub fn parse_float(text: &str) -> PyResult<f64> {
             str_repr(text)
         ))
     };
-    let s = text.trim_matches(super::str::is_space);
+    let converted = super::int::ascii_digits(text);
+    let s = converted.trim_matches(super::str::is_space);
     let b = s.as_bytes();
     for (i, c) in b.iter().enumerate() {
         if *c == b'_' {
