@@ -157,7 +157,18 @@ pub fn register(c: &Class) {
 fn str_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let obj = a.get(0);
     if a.was_given(1) || a.was_given(2) {
+        for (i, what) in [(1, "encoding"), (2, "errors")] {
+            if let Some(v) = a.opt(i).filter(|v| !matches!(v, Value::Str(_))) {
+                return Err(type_error(format!(
+                    "str() argument '{what}' must be str, not {}",
+                    v.type_name()
+                )));
+            }
+        }
         return match obj {
+            // str(encoding=...) with no object is the empty string.
+            _ if !a.was_given(0) => Ok(Value::str("")),
+            Value::Str(_) => Err(type_error("decoding str is not supported")),
             Value::Bytes(b) => super::bytes::decode_bytes(b, a.opt(1), a.opt(2)),
             other => Err(type_error(format!(
                 "decoding to str: need a bytes-like object, {} found",
@@ -291,7 +302,8 @@ fn is_line_break(c: char) -> bool {
 
 fn splitlines(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let s = this(a, "splitlines")?;
-    let keep = vm.truthy(a.get(1))?;
+    // keepends is an int (a bool is one), not any truthy object.
+    let keep = super::int_arg(a.get(1), vm)? != 0;
     let mut out = Vec::new();
     let mut start = 0;
     let mut iter = s.char_indices().peekable();

@@ -135,7 +135,7 @@ pub fn register(c: &Class) {
     );
     add_method(
         c,
-        "str.format(self, *args, **kwargs)",
+        "str.format(self, /, *args, **kwargs)",
         format,
         "Replaces `{}` fields: `'{} is {x:.2f}'.format('pi', x=3.14159) == 'pi is 3.14'`.",
     );
@@ -361,7 +361,7 @@ fn justify(vm: &dyn Vm, a: &Args, name: &str, align: char) -> PyResult<Value> {
         }
         other => {
             return Err(type_error(format!(
-                "{name}() argument 2 must be str of length 1, not {}",
+                "The fill character must be a unicode character, not {}",
                 other.type_name()
             )))
         }
