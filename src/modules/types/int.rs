@@ -293,12 +293,25 @@ fn to_bytes(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 fn from_bytes(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let bytes: Vec<u8> = match a.get(0) {
         Value::Bytes(b) => b.to_vec(),
+        // CPython converts with bytes(obj) minus its int and str forms.
+        other
+        @ (Value::Str(_) | Value::Int(_) | Value::Bool(_) | Value::Float(_) | Value::None) => {
+            return Err(type_error(format!(
+                "cannot convert '{}' object to bytes",
+                other.type_name()
+            )))
+        }
         other => vm
             .collect(other)?
             .iter()
             .map(|v| match v {
                 Value::Int(i) if (0..256).contains(i) => Ok(*i as u8),
-                _ => Err(value_error("bytes must be in range(0, 256)")),
+                Value::Bool(b) => Ok(*b as u8),
+                Value::Int(_) => Err(value_error("bytes must be in range(0, 256)")),
+                x => Err(type_error(format!(
+                    "'{}' object cannot be interpreted as an integer",
+                    x.type_name()
+                ))),
             })
             .collect::<PyResult<_>>()?,
     };
