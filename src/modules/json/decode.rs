@@ -26,8 +26,21 @@ pub(super) fn loads(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         pairs: hook(6),
     };
     match a.get(0) {
+        Value::Str(s) if s.starts_with('\u{feff}') => Err(super::decode_error(
+            "Unexpected UTF-8 BOM (decode using utf-8-sig)",
+            &[],
+            0,
+        )),
         Value::Str(s) => parse(s, Some(&hooks)),
-        Value::Bytes(b) => parse(&String::from_utf8_lossy(b), Some(&hooks)),
+        // Bytes are decoded as CPython's detect_encoding does for UTF-8:
+        // a leading BOM is dropped; invalid UTF-8 is a UnicodeDecodeError.
+        Value::Bytes(b) => {
+            let body = b.strip_prefix(b"\xef\xbb\xbf").unwrap_or(b);
+            match crate::modules::types::bytes::decode_bytes(body, None, None)? {
+                Value::Str(s) => parse(&s, Some(&hooks)),
+                _ => Ok(Value::None),
+            }
+        }
         other => Err(type_error(format!(
             "the JSON object must be str, bytes or bytearray, not {}",
             other.type_name()
@@ -235,7 +248,16 @@ impl Parser<'_> {
                                 }
                                 self.pos = save;
                             }
-                            out.push(char::from_u32(hi).unwrap_or('\u{fffd}'));
+                            let Some(c) = char::from_u32(hi) else {
+                                // dist strings hold Unicode scalar values only.
+                                return Err(PyErr::new(
+                                    ExcType::ValueError,
+                                    format!(
+                                        "json: the lone surrogate \\u{hi:04x} at char {esc_pos} is not supported (strings hold Unicode scalar values)"
+                                    ),
+                                ));
+                            };
+                            out.push(c);
                         }
                         _ => return self.err("Invalid \\escape", esc_pos),
                     }
