@@ -3,6 +3,8 @@
 
 use std::rc::Rc;
 
+#[path = "bytes_str.rs"]
+mod bytes_str;
 #[path = "codecs.rs"]
 mod codecs;
 
@@ -27,7 +29,7 @@ pub fn register(c: &Class) {
     );
     add_method(
         c,
-        "bytes.hex(self)",
+        "bytes.hex(self, sep=None, bytes_per_sep=1)",
         hex,
         "The bytes as hex digits: `b'\\x01\\xff'.hex() == '01ff'`.",
     );
@@ -42,6 +44,25 @@ pub fn register(c: &Class) {
         "bytes.endswith(self, suffix, /)",
         endswith,
         "Whether the bytes end with `suffix`.",
+    );
+    for (name, f) in bytes_str::METHODS {
+        // The str method's own signature checks the arguments; leaked once
+        // per method at start-up, as the signature strings must be 'static.
+        let sig: &'static str =
+            Box::leak(format!("bytes.{name}(self, /, *args, **kwargs)").into_boxed_str());
+        add_method(c, sig, *f, "As the str method of the same name, on bytes.");
+    }
+    add_method(
+        c,
+        "bytes.fromhex(string, /)",
+        fromhex,
+        "The bytes that hex digits write: `bytes.fromhex('01ff') == b'\\x01\\xff'`.",
+    );
+    add_method(
+        c,
+        "bytes.splitlines(self, /, keepends=False)",
+        splitlines,
+        "The lines, split at \\n, \\r and \\r\\n.",
     );
     add_method(
         c,
@@ -102,13 +123,38 @@ fn decode(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     decode_bytes(this(a, "decode")?, a.opt(1), a.opt(2))
 }
 
-fn hex(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::str(
-        this(a, "hex")?
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>(),
-    ))
+fn hex(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let b = this(a, "hex")?;
+    let digits: Vec<String> = b.iter().map(|x| format!("{x:02x}")).collect();
+    let sep = match a.get(1) {
+        Value::None => return Ok(Value::str(digits.concat())),
+        Value::Str(s) if s.chars().count() == 1 && s.is_ascii() => s.to_string(),
+        Value::Bytes(s) if s.len() == 1 && s[0].is_ascii() => (s[0] as char).to_string(),
+        Value::Str(_) | Value::Bytes(_) => {
+            return Err(value_error("sep must be length 1."));
+        }
+        other => {
+            return Err(type_error(format!(
+                "sep must be str or bytes, not {}",
+                other.type_name()
+            )))
+        }
+    };
+    // Groups of `per` bytes, counted from the right (from the left when
+    // bytes_per_sep is negative).
+    let per = super::int_arg(a.get(2), vm)?;
+    let n = per.unsigned_abs().max(1) as usize;
+    let mut groups: Vec<String> = Vec::new();
+    if per < 0 {
+        for chunk in digits.chunks(n) {
+            groups.push(chunk.concat());
+        }
+    } else {
+        for chunk in digits.rchunks(n) {
+            groups.insert(0, chunk.concat());
+        }
+    }
+    Ok(Value::str(groups.join(&sep)))
 }
 
 fn bytes_arg<'a>(v: &'a Value, name: &str) -> PyResult<&'a [u8]> {
@@ -151,4 +197,67 @@ fn join(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         }
     }
     Ok(Value::Bytes(Rc::new(out)))
+}
+
+fn fromhex(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let Value::Str(s) = a.get(0) else {
+        return Err(type_error(format!(
+            "fromhex() argument must be str, not {}",
+            a.get(0).type_name()
+        )));
+    };
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i].is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let hi = chars[i].to_digit(16);
+        let lo = chars.get(i + 1).and_then(|c| c.to_digit(16));
+        match (hi, lo) {
+            (Some(h), Some(l)) => out.push((h * 16 + l) as u8),
+            (None, _) => {
+                return Err(value_error(format!(
+                    "non-hexadecimal number found in fromhex() arg at position {i}"
+                )))
+            }
+            (Some(_), None) => {
+                return Err(value_error(format!(
+                    "non-hexadecimal number found in fromhex() arg at position {}",
+                    i + 1
+                )))
+            }
+        }
+        i += 2;
+    }
+    Ok(Value::Bytes(Rc::new(out)))
+}
+
+fn splitlines(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let b = this(a, "splitlines")?;
+    let keep = super::int_arg(a.get(1), vm)? != 0;
+    let mut out = Vec::new();
+    let (mut start, mut i) = (0, 0);
+    while i < b.len() {
+        if b[i] == b'\n' || b[i] == b'\r' {
+            let end = if b[i] == b'\r' && b.get(i + 1) == Some(&b'\n') {
+                i + 2
+            } else {
+                i + 1
+            };
+            out.push(Value::Bytes(Rc::new(
+                b[start..if keep { end } else { i }].to_vec(),
+            )));
+            start = end;
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    if start < b.len() {
+        out.push(Value::Bytes(Rc::new(b[start..].to_vec())));
+    }
+    Ok(Value::list(out))
 }
