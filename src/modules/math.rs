@@ -22,97 +22,28 @@ pub fn module() -> Value {
         .value("tau", Value::Float(std::f64::consts::TAU))
         .value("inf", Value::Float(f64::INFINITY))
         .value("nan", Value::Float(f64::NAN));
-    for (sig, f, doc) in UNARY {
-        m.function(sig, *f, doc);
+    for (sig, f, doc) in UNARY.iter().chain(C_STYLE) {
+        c_function(&mut m, sig, *f, doc);
     }
     m.function(
-        "log(x, base=None, /)",
+        "log(*args)",
         log,
         "The natural logarithm, or the logarithm in `base`: `math.log(8, 2) == 3.0`.",
-    )
-    .function(
-        "pow(x, y, /)",
-        pow,
-        "`x ** y` as floats: `math.pow(2, 3) == 8.0`.",
-    )
-    .function(
-        "atan2(y, x, /)",
-        atan2,
-        "The angle of the point (x, y) in radians.",
     )
     .function(
         "hypot(*coordinates)",
         hypot,
         "The Euclidean norm: `math.hypot(3, 4) == 5.0`.",
     )
-    .function("copysign(x, y, /)", copysign, "`x` with the sign of `y`.")
-    .function(
-        "fmod(x, y, /)",
-        fmod,
-        "C's `fmod`: the remainder with the sign of `x`.",
-    )
-    .function("ldexp(x, i, /)", ldexp, "`x * 2**i`.")
     .function(
         "isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0)",
         isclose,
         "Whether two numbers are close.",
     )
     .function(
-        "floor(x, /)",
-        floor,
-        "The largest int <= x: `math.floor(-2.5) == -3`.",
-    )
-    .function(
-        "ceil(x, /)",
-        ceil,
-        "The smallest int >= x: `math.ceil(2.1) == 3`.",
-    )
-    .function(
-        "trunc(x, /)",
-        trunc,
-        "`x` truncated towards zero, as an int.",
-    )
-    .function("isnan(x, /)", isnan, "Whether x is NaN.")
-    .function("isinf(x, /)", isinf, "Whether x is infinite.")
-    .function(
-        "isfinite(x, /)",
-        isfinite,
-        "Whether x is neither infinite nor NaN.",
-    )
-    .function(
-        "modf(x, /)",
-        modf,
-        "`(fractional part, integer part)`: `math.modf(-2.5) == (-0.5, -2.0)`.",
-    )
-    .function(
-        "frexp(x, /)",
-        frexp,
-        "`(m, e)` with `x == m * 2**e`, `0.5 <= abs(m) < 1`.",
-    )
-    .function(
-        "fsum(seq, /)",
-        fsum,
-        "An exactly rounded float sum: `math.fsum([0.1] * 10) == 1.0`.",
-    )
-    .function(
         "prod(iterable, /, *, start=1)",
         prod,
         "The product of the items: `math.prod([2, 3]) == 6`.",
-    )
-    .function(
-        "factorial(n, /)",
-        factorial,
-        "`n!` for an int n >= 0: `math.factorial(5) == 120`.",
-    )
-    .function(
-        "dist(p, q, /)",
-        dist,
-        "The Euclidean distance between two points: `math.dist((0, 0), (3, 4)) == 5.0`.",
-    )
-    .function(
-        "isqrt(n, /)",
-        isqrt,
-        "The integer square root: `math.isqrt(17) == 4`.",
     )
     .function(
         "gcd(*integers)",
@@ -123,41 +54,6 @@ pub fn module() -> Value {
         "lcm(*integers)",
         lcm,
         "The least common multiple: `math.lcm(4, 6) == 12`.",
-    )
-    .function(
-        "comb(n, k, /)",
-        comb,
-        "Ways to choose k of n items: `math.comb(5, 2) == 10`.",
-    )
-    .function(
-        "gamma(x, /)",
-        gamma,
-        "The gamma function: `math.gamma(5) == 24.0`.",
-    )
-    .function(
-        "lgamma(x, /)",
-        lgamma,
-        "The natural logarithm of the absolute value of the gamma function.",
-    )
-    .function(
-        "nextafter(x, y, /)",
-        nextafter,
-        "The next float after x towards y: `math.nextafter(1, 2) == 1.0000000000000002`.",
-    )
-    .function(
-        "remainder(x, y, /)",
-        remainder,
-        "IEEE 754 remainder: `x - n*y` with n the integer nearest `x / y`.",
-    )
-    .function(
-        "ulp(x, /)",
-        ulp,
-        "The value of the least significant bit of x: `math.ulp(1.0) == 2.220446049250313e-16`.",
-    )
-    .function(
-        "perm(n, k=None, /)",
-        perm,
-        "Ordered ways to pick k of n items: `math.perm(5, 2) == 20`.",
     );
     m.build()
 }
@@ -243,6 +139,123 @@ unary! {
 
 type Entry = (&'static str, crate::value::NativeFn, &'static str);
 
+/// Functions CPython writes in C with positional-only parameters, whose
+/// argument-count errors read `math.sqrt() takes exactly one argument (0
+/// given)` / `pow expected 2 arguments, got 1`.
+const C_STYLE: &[Entry] = &[
+    (
+        "pow(x, y, /)",
+        pow,
+        "`x ** y` as floats: `math.pow(2, 3) == 8.0`.",
+    ),
+    (
+        "atan2(y, x, /)",
+        atan2,
+        "The angle of the point (x, y) in radians.",
+    ),
+    ("copysign(x, y, /)", copysign, "`x` with the sign of `y`."),
+    (
+        "fmod(x, y, /)",
+        fmod,
+        "C's `fmod`: the remainder with the sign of `x`.",
+    ),
+    ("ldexp(x, i, /)", ldexp, "`x * 2**i`."),
+    (
+        "floor(x, /)",
+        floor,
+        "The largest int <= x: `math.floor(-2.5) == -3`.",
+    ),
+    (
+        "ceil(x, /)",
+        ceil,
+        "The smallest int >= x: `math.ceil(2.1) == 3`.",
+    ),
+    (
+        "trunc(x, /)",
+        trunc,
+        "`x` truncated towards zero, as an int.",
+    ),
+    ("isnan(x, /)", isnan, "Whether x is NaN."),
+    ("isinf(x, /)", isinf, "Whether x is infinite."),
+    (
+        "isfinite(x, /)",
+        isfinite,
+        "Whether x is neither infinite nor NaN.",
+    ),
+    (
+        "modf(x, /)",
+        modf,
+        "`(fractional part, integer part)`: `math.modf(-2.5) == (-0.5, -2.0)`.",
+    ),
+    (
+        "frexp(x, /)",
+        frexp,
+        "`(m, e)` with `x == m * 2**e`, `0.5 <= abs(m) < 1`.",
+    ),
+    (
+        "fsum(seq, /)",
+        fsum,
+        "An exactly rounded float sum: `math.fsum([0.1] * 10) == 1.0`.",
+    ),
+    (
+        "factorial(n, /)",
+        factorial,
+        "`n!` for an int n >= 0: `math.factorial(5) == 120`.",
+    ),
+    (
+        "dist(p, q, /)",
+        dist,
+        "The Euclidean distance between two points: `math.dist((0, 0), (3, 4)) == 5.0`.",
+    ),
+    (
+        "isqrt(n, /)",
+        isqrt,
+        "The integer square root: `math.isqrt(17) == 4`.",
+    ),
+    (
+        "comb(n, k, /)",
+        comb,
+        "Ways to choose k of n items: `math.comb(5, 2) == 10`.",
+    ),
+    (
+        "gamma(x, /)",
+        gamma,
+        "The gamma function: `math.gamma(5) == 24.0`.",
+    ),
+    (
+        "lgamma(x, /)",
+        lgamma,
+        "The natural logarithm of the absolute value of the gamma function.",
+    ),
+    (
+        "nextafter(x, y, /)",
+        nextafter,
+        "The next float after x towards y: `math.nextafter(1, 2) == 1.0000000000000002`.",
+    ),
+    (
+        "remainder(x, y, /)",
+        remainder,
+        "IEEE 754 remainder: `x - n*y` with n the integer nearest `x / y`.",
+    ),
+    (
+        "ulp(x, /)",
+        ulp,
+        "The value of the least significant bit of x: `math.ulp(1.0) == 2.220446049250313e-16`.",
+    ),
+    (
+        "perm(n, k=None, /)",
+        perm,
+        "Ordered ways to pick k of n items: `math.perm(5, 2) == 20`.",
+    ),
+];
+
+/// Registers a C-style builtin under its short name (`math.sqrt` as `sqrt`).
+fn c_function(m: &mut ModuleBuilder, sig: &str, f: crate::value::NativeFn, doc: &'static str) {
+    let func = crate::value::NativeFunction::new_builtin(&format!("math.{sig}"), f, doc);
+    let name = func.name().to_string();
+    m.value(&name, Value::NativeFunction(func));
+}
+
 const UNARY: &[Entry] = &[
     (
         "sqrt(x, /)",
@@ -327,8 +340,13 @@ fn ln(x: f64) -> PyResult<f64> {
 }
 
 fn log(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let x = ln(real(vm, a.get(0))?)?;
-    match a.get(1) {
+    // CPython parses log's arguments itself, with its own count message.
+    let args = a.varargs(0);
+    if args.is_empty() || args.len() > 2 {
+        return Err(type_error("math.log requires 1 to 2 arguments"));
+    }
+    let x = ln(real(vm, &args[0])?)?;
+    match args.get(1).unwrap_or(&Value::None) {
         Value::None => Ok(Value::Float(x)),
         b => {
             let lb = ln(real(vm, b)?)?;
