@@ -48,6 +48,10 @@ impl ArgList<'_> {
     /// A `*` width or precision (negative values are the caller's to read).
     fn star(&mut self) -> PyResult<i64> {
         match self.next()? {
+            Value::Int(i) if i32::try_from(i).is_err() => Err(PyErr::new(
+                ExcType::OverflowError,
+                "Python int too large to convert to C int",
+            )),
             Value::Int(i) => Ok(i.clamp(-(1 << 30), 1 << 30)),
             Value::Bool(b) => Ok(b as i64),
             _ => Err(type_error("* wants int")),
