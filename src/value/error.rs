@@ -65,6 +65,8 @@ exc_types! {
     TypeError: "TypeError" < Exception,
     ValueError: "ValueError" < Exception,
     UnicodeError: "UnicodeError" < ValueError,
+    UnicodeEncodeError: "UnicodeEncodeError" < UnicodeError,
+    UnicodeDecodeError: "UnicodeDecodeError" < UnicodeError,
     RuntimeError: "RuntimeError" < Exception,
     NotImplementedError: "NotImplementedError" < RuntimeError,
     RecursionError: "RecursionError" < RuntimeError,
