@@ -391,6 +391,9 @@ fn new_reversed(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             if let Some(r) = n.as_any().downcast_ref::<super::RangeObj>() {
                 return Ok(r.reversed_iter());
             }
+            if let Some(view) = n.as_any().downcast_ref::<super::views::DictView>() {
+                return Ok(view.reversed_iter());
+            }
             if let Some(len) = n.len(vm)? {
                 let mut items = Vec::with_capacity(len.min(1 << 20));
                 for i in (0..len).rev() {
@@ -405,6 +408,7 @@ fn new_reversed(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         }
         Value::Instance(_) => match vm.getattr(seq, "__reversed__") {
             Ok(f) => vm.call(&f, Vec::new(), Vec::new())?,
+            Err(_) if vm.getattr(seq, "__getitem__").is_err() => return Err(not_reversible(seq)),
             Err(_) => {
                 let len = vm.len(seq)?;
                 let mut items = Vec::with_capacity(len.min(1 << 20));
