@@ -10,9 +10,9 @@ use crate::modules::types::int_overflow;
 use crate::modules::types::misc::UnionType;
 use crate::modules::types::num::{num, num_binop, num_cmp};
 use crate::modules::types::ops::{binop_error, compare_error, inplace_error, unary_error};
-use crate::modules::types::set::combine;
+use crate::modules::types::set::{set_op, set_op_in_place};
 use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
-use crate::value::dict::{key_eq, py_hash, Key, SetObj};
+use crate::value::dict::{key_eq, py_hash, Key};
 use crate::value::{ExcType, PyErr, PyResult, Value};
 
 #[cold]
@@ -116,8 +116,8 @@ impl Interp {
             {
                 if let Value::Set(o) = b {
                     let sym = op.symbol().chars().next().unwrap_or('|');
-                    let new = combine(sym, &s.items.borrow(), &o.items.borrow());
-                    *s.items.borrow_mut() = new;
+                    let keys = o.items.borrow().clone();
+                    set_op_in_place(sym, s, b, &keys);
                     return Ok(a.clone());
                 }
             }
@@ -186,19 +186,9 @@ impl Interp {
                 Value::Set(x),
                 Value::Set(y),
             ) => {
-                let (xs, ys) = (x.items.borrow(), y.items.borrow());
-                let out: indexmap::IndexSet<Key> = match op {
-                    BinOp::BitOr => xs.iter().chain(ys.iter()).cloned().collect(),
-                    BinOp::BitAnd => xs.iter().filter(|k| ys.contains(*k)).cloned().collect(),
-                    BinOp::Sub => xs.iter().filter(|k| !ys.contains(*k)).cloned().collect(),
-                    _ => xs
-                        .iter()
-                        .filter(|k| !ys.contains(*k))
-                        .chain(ys.iter().filter(|k| !xs.contains(*k)))
-                        .cloned()
-                        .collect(),
-                };
-                Value::Set(Rc::new(SetObj::new(out, x.frozen)))
+                let sym = op.symbol().chars().next().unwrap_or('|');
+                let keys = y.items.borrow().clone();
+                Value::Set(Rc::new(set_op(sym, x, b, &keys)))
             }
             (BinOp::BitOr, Value::Dict(x), Value::Dict(y)) => {
                 let mut d = x.borrow().clone();
