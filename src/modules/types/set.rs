@@ -100,17 +100,16 @@ fn copy_table(t: &SetTable) -> SetTable {
 /// `set_intersection`: the smaller set is walked when both are sets.
 fn intersect_table(so: &SetTable, o: &Operand) -> SetTable {
     let mut r = SetTable::default();
-    let set;
-    let (walk, probe): (Box<dyn Iterator<Item = &Key>>, &dyn Fn(&Key) -> bool) = match o {
+    match o {
         Operand::Set(other) if other.len() > so.len() => {
-            set = other;
-            (Box::new(so.keys()), &|k| set.contains(k))
+            for k in so.keys().filter(|k| other.contains(k)) {
+                r.add(k.clone());
+            }
         }
-        _ => (o.keys(), &|k| so.contains(k)),
-    };
-    for k in walk {
-        if probe(k) {
-            r.add(k.clone());
+        _ => {
+            for k in o.keys().filter(|k| so.contains(k)) {
+                r.add(k.clone());
+            }
         }
     }
     r
