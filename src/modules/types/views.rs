@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::iter::{dict_iter, DictPart, IterObj, IterState};
-use super::set::{collect_keys, combine, make_set};
+use super::set::{collect_keys, combine, make_set, set_from, set_op_in_place};
 use super::{add_method, descriptor_error, native_class};
 use crate::syntax::ast::BinOp;
 use crate::value::{Args, Class, Dict, NativeObject, PyResult, Value, Vm};
@@ -125,7 +125,7 @@ impl NativeObject for DictView {
 
     fn binop(
         &self,
-        _this: &Value,
+        this: &Value,
         op: BinOp,
         other: &Value,
         reflected: bool,
@@ -141,14 +141,34 @@ impl NativeObject for DictView {
             BinOp::BitXor => '^',
             _ => return Ok(None),
         };
-        let mine = collect_keys(vm, &Value::list(self.snapshot()))?;
-        let theirs = collect_keys(vm, other)?;
-        let r = if reflected {
-            combine(c, &theirs, &mine)
+        if c == '&' {
+            let mine = collect_keys(vm, &Value::list(self.snapshot()))?;
+            let theirs = collect_keys(vm, other)?;
+            let r = if reflected {
+                combine(c, &theirs, &mine)
+            } else {
+                combine(c, &mine, &theirs)
+            };
+            return Ok(Some(make_set(r, false)));
+        }
+        // CPython's dictviews_or/sub/xor: a set of the left operand (of the
+        // dict itself for a keys view), updated in place with the right one.
+        let (left, right) = if reflected {
+            (other.clone(), this.clone())
         } else {
-            combine(c, &mine, &theirs)
+            (this.clone(), other.clone())
         };
-        Ok(Some(make_set(r, false)))
+        let left = match &left {
+            Value::Native(n) => match n.as_any().downcast_ref::<DictView>() {
+                Some(v) if v.part == DictPart::Keys => Value::Dict(v.dict.clone()),
+                _ => left,
+            },
+            _ => left,
+        };
+        let acc = set_from(vm, &left, false)?;
+        let keys = collect_keys(vm, &right)?;
+        set_op_in_place(c, &acc, &right, &keys);
+        Ok(Some(Value::Set(Rc::new(acc))))
     }
 
     fn compare(
