@@ -259,6 +259,10 @@ impl NativeObject for IterObj {
     fn iter(&self, this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(Some(this.clone()))
     }
+
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(crate::modules::types::iter::iterator_attr(this, name))
+    }
 }
 
 #[cold]
