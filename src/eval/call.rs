@@ -402,6 +402,24 @@ impl Interp {
         None
     }
 
+    /// The name CPython's `_PyObject_FunctionStr` gives a callable in the
+    /// errors of `*`/`**` arguments: the module-qualified name of what was
+    /// defined in Python (`__main__.C.m`), the plain name of a builtin.
+    pub fn function_str(&self, v: &Value) -> String {
+        let qualname = match v {
+            Value::Function(f) => f.def.qualname.to_string(),
+            Value::Class(c) => c.qualname.to_string(),
+            Value::BoundMethod(b) if matches!(b.func, Value::Function(_)) => {
+                return self.function_str(&b.func)
+            }
+            _ => return self.callable_name(v),
+        };
+        match self.get_attribute(v, "__module__") {
+            Ok(Value::Str(m)) if m.as_str() != "builtins" => format!("{m}.{qualname}"),
+            _ => qualname,
+        }
+    }
+
     /// The name a callable shows in messages (`f`, `print`, `C`).
     pub fn callable_name(&self, v: &Value) -> String {
         match v {

@@ -77,7 +77,19 @@ impl Interp {
                 let len = l.borrow().len();
                 match slice_indices(key, len)? {
                     Some((start, stop, step)) => {
-                        let new = self.collect_iterable(&value)?;
+                        let new = self.collect_iterable(&value).map_err(|e| {
+                            if !e.is(ExcType::TypeError) || self.iter_value(&value).is_ok() {
+                                return e;
+                            }
+                            PyErr::new(
+                                ExcType::TypeError,
+                                if step == 1 {
+                                    "can only assign an iterable"
+                                } else {
+                                    "must assign iterable to extended slice"
+                                },
+                            )
+                        })?;
                         let mut l = l.borrow_mut();
                         if step == 1 {
                             let (s, e) = (start.clamp(0, len as isize) as usize, stop.clamp(0, len as isize) as usize);

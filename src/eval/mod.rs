@@ -463,6 +463,11 @@ impl Vm for Interp {
         self.is_true(&r)
     }
 
+    fn gt(&self, a: &Value, b: &Value) -> PyResult<bool> {
+        let r = self.compare_op(crate::syntax::ast::CmpOp::Gt, a, b)?;
+        self.is_true(&r)
+    }
+
     fn binop(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Value> {
         self.binary_op(op, a, b)
     }

@@ -7,10 +7,12 @@ use std::rc::Rc;
 use super::class::not_implemented;
 use super::Interp;
 use crate::modules::types::int_overflow;
+use crate::modules::types::misc::UnionType;
 use crate::modules::types::num::{num, num_binop, num_cmp};
-use crate::modules::types::ops::{binop_error, compare_error, unary_error};
+use crate::modules::types::ops::{binop_error, compare_error, inplace_error, unary_error};
+use crate::modules::types::set::{set_op, set_op_in_place};
 use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
-use crate::value::dict::{key_eq, py_hash, Key, SetObj};
+use crate::value::dict::{key_eq, py_hash, Key};
 use crate::value::{ExcType, PyErr, PyResult, Value};
 
 #[cold]
@@ -108,6 +110,21 @@ impl Interp {
                 l.borrow_mut().extend(items);
                 return Ok(a.clone());
             }
+            // Sets and dicts update in place (other names for the object see it).
+            (BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor, Value::Set(s))
+                if !s.frozen =>
+            {
+                if let Value::Set(o) = b {
+                    let sym = op.symbol().chars().next().unwrap_or('|');
+                    let keys = o.items.borrow().clone();
+                    set_op_in_place(sym, s, b, &keys);
+                    return Ok(a.clone());
+                }
+            }
+            (BinOp::BitOr, Value::Dict(d)) => {
+                crate::modules::types::dict::dict_update(self, d, b)?;
+                return Ok(a.clone());
+            }
             (_, Value::Instance(inst)) => {
                 let name = format!("__i{}", &op.dunder()[2..]);
                 if let Some(m) = inst.class.lookup(&name) {
@@ -120,6 +137,7 @@ impl Interp {
             _ => {}
         }
         self.binary_op(op, a, b)
+            .map_err(|e| inplace_error(op, a, b, e))
     }
 
     fn builtin_seq_op(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Option<Value>> {
@@ -168,19 +186,9 @@ impl Interp {
                 Value::Set(x),
                 Value::Set(y),
             ) => {
-                let (xs, ys) = (x.items.borrow(), y.items.borrow());
-                let out: indexmap::IndexSet<Key> = match op {
-                    BinOp::BitOr => xs.iter().chain(ys.iter()).cloned().collect(),
-                    BinOp::BitAnd => xs.iter().filter(|k| ys.contains(*k)).cloned().collect(),
-                    BinOp::Sub => xs.iter().filter(|k| !ys.contains(*k)).cloned().collect(),
-                    _ => xs
-                        .iter()
-                        .filter(|k| !ys.contains(*k))
-                        .chain(ys.iter().filter(|k| !xs.contains(*k)))
-                        .cloned()
-                        .collect(),
-                };
-                Value::Set(Rc::new(SetObj::new(out, x.frozen)))
+                let sym = op.symbol().chars().next().unwrap_or('|');
+                let keys = y.items.borrow().clone();
+                Value::Set(Rc::new(set_op(sym, x, b, &keys)))
             }
             (BinOp::BitOr, Value::Dict(x), Value::Dict(y)) => {
                 let mut d = x.borrow().clone();
@@ -224,6 +232,12 @@ impl Interp {
             }
             Value::Native(n) => n.binop(this, op, other, reflected, self),
             Value::Tensor(_) => crate::modules::tensor_binop(self, op, this, other, reflected),
+            // `type.__or__`: `int | str` is a union of types.
+            Value::Class(_) if op == BinOp::BitOr => Ok(if reflected {
+                UnionType::or(other, this, self)
+            } else {
+                UnionType::or(this, other, self)
+            }),
             _ => Ok(None),
         }
     }

@@ -4,6 +4,7 @@
 use std::rc::Rc;
 
 use super::Entry;
+use crate::modules::types::misc::UnionType;
 use crate::modules::types::type_error;
 use crate::value::{Args, Dict, ExcType, PyErr, PyResult, Value, Vm};
 
@@ -51,6 +52,19 @@ fn class_check(vm: &dyn Vm, obj: &Value, spec: &Value, sub: bool, depth: u32) ->
                 vm.isinstance(obj, spec)
             }
         }
+        Value::Native(n) if n.as_any().is::<UnionType>() => {
+            let members = n
+                .as_any()
+                .downcast_ref::<UnionType>()
+                .map(|u| u.members.clone())
+                .unwrap_or_default();
+            for c in members {
+                if class_check(vm, obj, &Value::Class(c), sub, depth + 1)? {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        }
         Value::Tuple(t) if depth < 64 => {
             for c in t.iter() {
                 if class_check(vm, obj, c, sub, depth + 1)? {
@@ -59,12 +73,12 @@ fn class_check(vm: &dyn Vm, obj: &Value, spec: &Value, sub: bool, depth: u32) ->
             }
             Ok(false)
         }
-        _ => {
-            let name = if sub { "issubclass" } else { "isinstance" };
-            Err(type_error(format!(
-                "{name}() arg 2 must be a type, a tuple of types, or a union"
-            )))
-        }
+        _ if sub => Err(type_error(
+            "issubclass() arg 2 must be a class, a tuple of classes, or a union",
+        )),
+        _ => Err(type_error(
+            "isinstance() arg 2 must be a type, a tuple of types, or a union",
+        )),
     }
 }
 
@@ -163,15 +177,19 @@ fn hasattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn callable(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let v = a.get(0);
-    Ok(Value::Bool(match v {
+    Ok(Value::Bool(is_callable(vm, a.get(0))))
+}
+
+/// `callable(v)`.
+pub(super) fn is_callable(vm: &dyn Vm, v: &Value) -> bool {
+    match v {
         Value::Function(_) | Value::NativeFunction(_) | Value::BoundMethod(_) | Value::Class(_) => {
             true
         }
         Value::Instance(i) => i.class.lookup("__call__").is_some(),
         Value::Native(_) => vm.getattr(v, "__call__").is_ok(),
         _ => false,
-    }))
+    }
 }
 
 fn vars(vm: &dyn Vm, a: &Args) -> PyResult<Value> {

@@ -1,9 +1,121 @@
-//! `bool`, `object` and `type`: their constructors.
+//! `bool`, `object` and `type`: their constructors; `int | str`, the
+//! union of types (`types.UnionType`) that `isinstance` accepts.
 
+use std::any::Any;
 use std::rc::Rc;
 
-use super::{add_new, builtin_class, type_error};
-use crate::value::{Args, Class, Instance, PyResult, Value, ValueType, Vm};
+use super::{add_new, builtin_class, native_class, type_error};
+use crate::value::{Args, Class, Instance, NativeObject, PyResult, Value, ValueType, Vm};
+
+/// `X | Y` of types (`int | None`): what `isinstance`/`issubclass` accept
+/// as "any of these"; each member is a class object (`None` is NoneType).
+pub struct UnionType {
+    /// The classes, in order, without repeats.
+    pub members: Vec<Rc<Class>>,
+}
+
+impl UnionType {
+    /// The operand of `|` as union members: a class, None (NoneType) or a
+    /// union; None when it cannot be one (`int | 1` is a TypeError).
+    fn members_of(v: &Value, vm: &dyn Vm) -> Option<Vec<Rc<Class>>> {
+        match v {
+            Value::Class(c) => Some(vec![c.clone()]),
+            Value::None => match vm.type_of(v) {
+                Value::Class(c) => Some(vec![c]),
+                _ => None,
+            },
+            Value::Native(n) => n
+                .as_any()
+                .downcast_ref::<UnionType>()
+                .map(|u| u.members.clone()),
+            _ => None,
+        }
+    }
+
+    /// `a | b` when it makes a union (one side a class or a union, the other
+    /// a class, None or a union); `int | int` is just `int`, as in CPython.
+    pub fn or(a: &Value, b: &Value, vm: &dyn Vm) -> Option<Value> {
+        if matches!((a, b), (Value::None, Value::None)) {
+            return None;
+        }
+        let mut members = Self::members_of(a, vm)?;
+        for c in Self::members_of(b, vm)? {
+            if !members.iter().any(|m| Rc::ptr_eq(m, &c)) {
+                members.push(c);
+            }
+        }
+        Some(match members.as_slice() {
+            [one] => Value::Class(one.clone()),
+            _ => Value::native(UnionType { members }),
+        })
+    }
+}
+
+impl NativeObject for UnionType {
+    fn type_name(&self) -> &str {
+        "UnionType"
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(native_class("UnionType"))
+    }
+
+    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        let names: Vec<String> = self
+            .members
+            .iter()
+            .map(|c| match (&*c.module, &*c.name) {
+                (_, "NoneType") => "None".to_string(),
+                ("builtins", _) => c.qualname.to_string(),
+                (m, _) => format!("{m}.{}", c.qualname),
+            })
+            .collect();
+        Ok(names.join(" | "))
+    }
+
+    fn binop(
+        &self,
+        this: &Value,
+        op: crate::syntax::ast::BinOp,
+        other: &Value,
+        reflected: bool,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        if op != crate::syntax::ast::BinOp::BitOr {
+            return Ok(None);
+        }
+        Ok(if reflected {
+            UnionType::or(other, this, vm)
+        } else {
+            UnionType::or(this, other, vm)
+        })
+    }
+
+    fn compare(
+        &self,
+        _this: &Value,
+        op: &str,
+        other: &Value,
+        _vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        let Some(o) = (match other {
+            Value::Native(n) => n.as_any().downcast_ref::<UnionType>(),
+            _ => None,
+        }) else {
+            return Ok(None);
+        };
+        let same = self.members.len() == o.members.len()
+            && self
+                .members
+                .iter()
+                .all(|m| o.members.iter().any(|c| Rc::ptr_eq(m, c)));
+        Ok(crate::value::native::equality(op, same))
+    }
+}
 
 /// Registers `bool.__new__`.
 pub fn register_bool(c: &Class) {

@@ -115,6 +115,7 @@ pub fn native_class(name: &'static str) -> Rc<Class> {
         "range" => range::register(&class),
         "slice" => slice::register(&class),
         "enumerate" | "zip" | "map" | "filter" | "reversed" => iter::register(&class, name),
+        "dict_keys" | "dict_items" | "dict_values" => views::register(&class, name),
         _ => {}
     }
     NATIVE.with(|m| m.borrow_mut().insert(name, class.clone()));
