@@ -7,6 +7,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
+pub(crate) use super::attr::{generic_delattr, generic_getattr, generic_setattr};
 use super::frame::Frame;
 use super::Interp;
 use crate::syntax::ast::{ClassDef, Slot};
@@ -34,22 +35,21 @@ impl Interp {
                 ),
             ));
         }
-        if bases.len() > 1 {
-            return Err(PyErr::new(
-                ExcType::NotImplementedError,
-                "multiple inheritance is not supported",
-            ));
-        }
-        let base = match bases.pop() {
-            None => crate::modules::types::builtin_class(ValueType::Object),
-            Some(Value::Class(c)) => c,
-            Some(other) => {
-                return Err(PyErr::new(
-                    ExcType::TypeError,
-                    format!("bases must be types, not {}", other.type_name()),
-                ))
+        let mut base_classes = Vec::with_capacity(bases.len());
+        for b in bases {
+            match b {
+                Value::Class(c) => base_classes.push(c),
+                other => {
+                    return Err(PyErr::new(
+                        ExcType::TypeError,
+                        format!("bases must be types, not {}", other.type_name()),
+                    ))
+                }
             }
-        };
+        }
+        if base_classes.is_empty() {
+            base_classes.push(crate::modules::types::builtin_class(ValueType::Object));
+        }
         let ns = Rc::new(RefCell::new(crate::value::Namespace::default()));
         ns.borrow_mut()
             .insert(Rc::from("__module__"), Value::str("__main__"));
@@ -64,29 +64,65 @@ impl Interp {
         let dict = Rc::try_unwrap(ns)
             .map(|c| c.into_inner())
             .unwrap_or_else(|rc| rc.borrow().clone());
-        let cls = Rc::new(Class {
-            name: def.name.clone(),
-            qualname: def.qualname.clone(),
-            module: "__main__".into(),
-            base: Some(base),
-            dict: RefCell::new(dict),
-            kind: ClassKind::User,
-        });
-        for v in cls.dict.borrow().values() {
-            set_class_cell(v, &cls);
-        }
-        // The parent's `__init_subclass__` (an implicit classmethod) hears of the new class.
-        if let Some(hook) = cls
-            .base
-            .as_ref()
-            .and_then(|b| b.lookup("__init_subclass__"))
+        let cls = Class::new_user(
+            def.name.clone(),
+            def.qualname.clone(),
+            "__main__".into(),
+            base_classes,
+            dict,
+            ClassKind::User,
+        )?;
+        self.finish_class(&cls)?;
+        Ok(Value::Class(cls))
+    }
+
+    /// What CPython's `type.__new__` does once a class object exists: a
+    /// class defining `__eq__` without `__hash__` gets `__hash__ = None`;
+    /// methods learn their class (for zero-argument `super()`); descriptors
+    /// hear their names (`__set_name__`); the parent's `__init_subclass__`
+    /// (an implicit classmethod) hears of the new class.
+    pub(crate) fn finish_class(&self, cls: &Rc<Class>) -> PyResult<()> {
+        let entries: Vec<(Rc<str>, Value)> = cls
+            .dict
+            .borrow()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if entries.iter().any(|(k, _)| &**k == "__eq__")
+            && !entries.iter().any(|(k, _)| &**k == "__hash__")
         {
+            cls.set_attr("__hash__", Value::None);
+        }
+        for (_, v) in &entries {
+            set_class_cell(v, cls);
+        }
+        for (k, v) in &entries {
+            if let Some(p) = v.downcast::<PropertyObj>() {
+                if p.name.borrow().is_none() {
+                    *p.name.borrow_mut() = Some(k.clone());
+                }
+            }
+            if let Value::Instance(d) = v {
+                if let Some(hook) = d.class.lookup("__set_name__") {
+                    self.call_value(
+                        &hook,
+                        vec![v.clone(), Value::Class(cls.clone()), Value::str(&**k)],
+                        Vec::new(),
+                    )?;
+                }
+            }
+        }
+        let hook = cls
+            .mro_tail
+            .iter()
+            .find_map(|c| c.dict.borrow().get("__init_subclass__").cloned());
+        if let Some(hook) = hook {
             let hook = unwrap_method_decorator(hook);
             if matches!(hook, Value::Function(_)) {
                 self.call_value(&hook, vec![Value::Class(cls.clone())], Vec::new())?;
             }
         }
-        Ok(Value::Class(cls))
+        Ok(())
     }
 
     pub(crate) fn is_builtin_super(&self, v: &Value) -> bool {
@@ -189,7 +225,7 @@ fn set_class_cell(v: &Value, cls: &Rc<Class>) {
         Value::Function(fun) => *fun.class_cell.borrow_mut() = Some(Rc::downgrade(cls)),
         Value::Native(n) => {
             if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
-                for g in [&p.fget, &p.fset].into_iter().flatten() {
+                for g in [&p.fget, &p.fset, &p.fdel].into_iter().flatten() {
                     set_class_cell(g, cls);
                 }
             } else if let Some(s) = n.as_any().downcast_ref::<StaticMethodObj>() {
@@ -227,17 +263,31 @@ impl NativeObject for SuperObj {
         ))
     }
 
-    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        let Some(base) = &self.cls.base else {
-            return Ok(None);
-        };
-        let Some(v) = base.lookup(name) else {
-            return Ok(None);
-        };
+    fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        // The search runs along the MRO of the receiver's class, starting
+        // after `cls` (so cooperative multiple inheritance reaches siblings).
         let owner = match &self.obj {
             Value::Class(c) => c.clone(),
-            _ => self.cls.clone(),
+            other => match vm.type_of(other) {
+                Value::Class(c) => c,
+                _ => self.cls.clone(),
+            },
         };
+        let mro = owner.mro();
+        let start = mro
+            .iter()
+            .position(|c| Rc::ptr_eq(c, &self.cls))
+            .map_or(mro.len(), |i| i + 1);
+        let Some(v) = mro[start..]
+            .iter()
+            .find_map(|c| c.dict.borrow().get(name).cloned())
+        else {
+            return Ok(None);
+        };
+        let instance = (!matches!(self.obj, Value::Class(_))).then_some(&self.obj);
+        if let Some(x) = super::attr::descriptor_get(vm, &v, instance, &owner)? {
+            return Ok(Some(x));
+        }
         Ok(Some(bind_class_attr(v, &self.obj, &owner)))
     }
 }
@@ -279,38 +329,104 @@ pub fn bind_class_attr(v: Value, receiver: &Value, owner: &Rc<Class>) -> Value {
     }
 }
 
-/// `property(fget, fset)`.
+/// `property(fget, fset, fdel, doc)`.
 pub struct PropertyObj {
     /// Getter.
     pub fget: Option<Value>,
     /// Setter.
     pub fset: Option<Value>,
+    /// Deleter.
+    pub fdel: Option<Value>,
+    /// `__doc__` (the getter's docstring when not given).
+    pub doc: Value,
+    /// The attribute name it was assigned to in a class body (`__set_name__`),
+    /// for error messages.
+    pub name: RefCell<Option<Rc<str>>>,
 }
 
-fn property_setter(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+impl PropertyObj {
+    /// A read-only property named `name` (a builtin type's attribute).
+    pub fn read_only(fget: Value, name: &str) -> PropertyObj {
+        PropertyObj {
+            fget: Some(fget),
+            fset: None,
+            fdel: None,
+            doc: Value::None,
+            name: RefCell::new(Some(name.into())),
+        }
+    }
+
+    /// A property; `doc` None takes the getter's docstring.
+    fn make(
+        vm: &dyn Vm,
+        fget: Option<Value>,
+        fset: Option<Value>,
+        fdel: Option<Value>,
+        doc: Value,
+    ) -> PyResult<Value> {
+        let doc = match (&doc, &fget) {
+            (Value::None, Some(g)) => match vm.getattr(g, "__doc__") {
+                Ok(d) => d,
+                Err(_) => Value::None,
+            },
+            _ => doc,
+        };
+        Ok(Value::native(PropertyObj {
+            fget: fget.filter(|v| !v.is_none()),
+            fset: fset.filter(|v| !v.is_none()),
+            fdel: fdel.filter(|v| !v.is_none()),
+            doc,
+            name: RefCell::new(None),
+        }))
+    }
+
+    /// `property 'x'` (or `property` when it never heard its name), as
+    /// CPython's errors start.
+    pub fn label(&self) -> String {
+        match &*self.name.borrow() {
+            Some(n) => format!("property '{}'", n),
+            None => "property".to_string(),
+        }
+    }
+}
+
+/// `property.getter/setter/deleter(self, f)`: a copy with one accessor replaced.
+fn property_copy(vm: &dyn Vm, args: &Args, which: usize) -> PyResult<Value> {
     let Some(p) = args.get(0).downcast::<PropertyObj>() else {
         return Err(PyErr::new(
             ExcType::TypeError,
-            "descriptor 'setter' requires a 'property' object",
+            "descriptor requires a 'property' object",
         ));
     };
-    Ok(Value::native(PropertyObj {
-        fget: p.fget.clone(),
-        fset: Some(args.get(1).clone()),
-    }))
+    let f = Some(args.get(1).clone());
+    let (g, s, d) = (p.fget.clone(), p.fset.clone(), p.fdel.clone());
+    // A docstring that came from the old getter follows a new getter.
+    let doc = if which == 0 {
+        Value::None
+    } else {
+        p.doc.clone()
+    };
+    let r = match which {
+        0 => PropertyObj::make(vm, f, s, d, doc),
+        1 => PropertyObj::make(vm, g, f, d, doc),
+        _ => PropertyObj::make(vm, g, s, f, doc),
+    }?;
+    if let Some(np) = r.downcast::<PropertyObj>() {
+        *np.name.borrow_mut() = p.name.borrow().clone();
+    }
+    Ok(r)
 }
 
-fn property_getter(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let Some(p) = args.get(0).downcast::<PropertyObj>() else {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            "descriptor 'getter' requires a 'property' object",
-        ));
-    };
-    Ok(Value::native(PropertyObj {
-        fget: Some(args.get(1).clone()),
-        fset: p.fset.clone(),
-    }))
+fn property_getter(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    property_copy(vm, args, 0)
+}
+
+fn property_setter(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    property_copy(vm, args, 1)
+}
+
+fn property_deleter(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    property_copy(vm, args, 2)
 }
 
 impl NativeObject for PropertyObj {
@@ -323,17 +439,17 @@ impl NativeObject for PropertyObj {
     }
 
     fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let copier = |sig: &str, f: crate::value::NativeFn| {
+            Some(NativeFunction::new(sig, f, "").bind(this.clone()))
+        };
         Ok(match name {
-            "setter" => Some(
-                NativeFunction::new("property.setter(self, fset)", property_setter, "")
-                    .bind(this.clone()),
-            ),
-            "getter" => Some(
-                NativeFunction::new("property.getter(self, fget)", property_getter, "")
-                    .bind(this.clone()),
-            ),
+            "setter" => copier("property.setter(self, fset)", property_setter),
+            "getter" => copier("property.getter(self, fget)", property_getter),
+            "deleter" => copier("property.deleter(self, fdel)", property_deleter),
             "fget" => Some(self.fget.clone().unwrap_or(Value::None)),
             "fset" => Some(self.fset.clone().unwrap_or(Value::None)),
+            "fdel" => Some(self.fdel.clone().unwrap_or(Value::None)),
+            "__doc__" => Some(self.doc.clone()),
             _ => None,
         })
     }
@@ -366,6 +482,10 @@ impl NativeObject for StaticMethodObj {
         self
     }
 
+    fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        wrapped_attr(&self.0, name, vm)
+    }
+
     fn call(
         &self,
         _this: &Value,
@@ -380,6 +500,16 @@ impl NativeObject for StaticMethodObj {
 /// `classmethod(f)`.
 pub struct ClassMethodObj(pub Value);
 
+/// Attributes of a `staticmethod`/`classmethod` wrapper: `__func__`, and
+/// the wrapped function's `__name__`, `__doc__` … (as CPython 3.10+ copies them).
+fn wrapped_attr(f: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    match name {
+        "__func__" | "__wrapped__" => Ok(Some(f.clone())),
+        "__name__" | "__qualname__" | "__doc__" | "__module__" => vm.getattr(f, name).map(Some),
+        _ => Ok(None),
+    }
+}
+
 impl NativeObject for ClassMethodObj {
     fn type_name(&self) -> &str {
         "classmethod"
@@ -387,6 +517,10 @@ impl NativeObject for ClassMethodObj {
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+
+    fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        wrapped_attr(&self.0, name, vm)
     }
 }
 
@@ -439,11 +573,14 @@ fn builtin_super(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     }))
 }
 
-fn builtin_property(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    Ok(Value::native(PropertyObj {
-        fget: args.opt(0).cloned(),
-        fset: args.opt(1).cloned(),
-    }))
+fn builtin_property(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    PropertyObj::make(
+        vm,
+        args.opt(0).cloned(),
+        args.opt(1).cloned(),
+        args.opt(2).cloned(),
+        args.opt(3).cloned().unwrap_or(Value::None),
+    )
 }
 
 fn builtin_staticmethod(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
@@ -482,6 +619,39 @@ fn exception_init(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         i.set_attr("args", Value::tuple(args.varargs(1).to_vec()));
     }
     Ok(Value::None)
+}
+
+/// `BaseException.add_note(note)`: appends to `__notes__` (printed under
+/// the message when the exception is not caught).
+fn exception_add_note(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let note = args.get(1);
+    if !matches!(note, Value::Str(_)) {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!("note must be a str, not '{}'", note.type_name()),
+        ));
+    }
+    if let Value::Instance(i) = args.get(0) {
+        match i.get_attr("__notes__") {
+            Some(Value::List(l)) => l.borrow_mut().push(note.clone()),
+            Some(_) => {
+                return Err(PyErr::new(
+                    ExcType::TypeError,
+                    "Cannot add note: __notes__ is not a list",
+                ))
+            }
+            None => i.set_attr("__notes__", Value::list(vec![note.clone()])),
+        }
+    }
+    Ok(Value::None)
+}
+
+/// `BaseException.with_traceback(tb)`: sets `__traceback__`, returns the exception.
+fn exception_with_traceback(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    if let Value::Instance(i) = args.get(0) {
+        i.set_attr("__traceback__", args.get(1).clone());
+    }
+    Ok(args.get(0).clone())
 }
 
 /// `globals`/`locals` reached other than by a direct call (`f = locals; f()`):
@@ -563,6 +733,21 @@ pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
                 "",
             )),
         );
+    }
+    for (sig, func) in [
+        (
+            "BaseException.add_note(self, note, /)",
+            exception_add_note as crate::value::NativeFn,
+        ),
+        (
+            "BaseException.with_traceback(self, tb, /)",
+            exception_with_traceback,
+        ),
+    ] {
+        let f = NativeFunction::new(sig, func, "");
+        if base.lookup(f.name()).is_none() {
+            base.set_attr(f.name(), Value::NativeFunction(f.clone()));
+        }
     }
     if base.lookup("__init__").is_none() {
         base.set_attr(

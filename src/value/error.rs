@@ -110,7 +110,10 @@ impl ExcType {
             let mut classes = cell.borrow_mut();
             if classes.is_empty() {
                 for ty in ExcType::ALL {
-                    let base = ty.base().map(|b| classes[b as usize].clone());
+                    let base = match ty.base() {
+                        Some(b) => classes[b as usize].clone(),
+                        None => super::object::object_class(),
+                    };
                     let module = if (*ty as usize) >= ExcType::OpError as usize {
                         "tensorflow.python.framework.errors_impl"
                     } else {
@@ -119,7 +122,7 @@ impl ExcType {
                     classes.push(Class::new_builtin(
                         ty.name(),
                         module,
-                        base,
+                        Some(base),
                         ClassKind::Exception(*ty),
                     ));
                 }

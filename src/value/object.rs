@@ -2,10 +2,10 @@
 //! classes share one representation), instances, functions implemented in
 //! the language, functions implemented in Rust, and bound methods.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use super::error::{ExcType, PyResult};
+use super::error::{ExcType, PyErr, PyResult};
 use super::native::Vm;
 use super::signature::{Args, Signature};
 use super::value::{Value, ValueType};
@@ -33,15 +33,30 @@ pub struct Class {
     pub qualname: Rc<str>,
     /// `__module__`.
     pub module: Rc<str>,
-    /// The base class (single inheritance), None only for `object`.
+    /// The first base class (`__base__`), None only for `object`.
     pub base: Option<Rc<Class>>,
+    /// All direct base classes (`__bases__`), in order.
+    pub bases: Vec<Rc<Class>>,
+    /// The method resolution order after this class (C3 linearization of
+    /// the bases): `__mro__` is this class followed by these.
+    pub mro_tail: Vec<Rc<Class>>,
     /// The class namespace: methods, class attributes.
     pub dict: RefCell<crate::value::Namespace>,
     /// What the class is underneath.
     pub kind: ClassKind,
+    /// Which attribute hooks the class or one of its bases defines
+    /// ([`Class::HOOK_GETATTRIBUTE`], [`Class::HOOK_SLOTS`]): decided when the
+    /// class is made, so attribute access on ordinary instances tests one
+    /// field instead of searching the MRO for `__getattribute__`.
+    pub hooks: Cell<u8>,
 }
 
 impl Class {
+    /// The class (or a base) defines its own `__getattribute__`.
+    pub const HOOK_GETATTRIBUTE: u8 = 1;
+    /// Every user class in the MRO declares `__slots__` (no `__dict__`).
+    pub const HOOK_SLOTS: u8 = 2;
+
     /// A builtin class (exceptions, builtin types, native types).
     pub fn new_builtin(
         name: &str,
@@ -49,24 +64,78 @@ impl Class {
         base: Option<Rc<Class>>,
         kind: ClassKind,
     ) -> Rc<Class> {
+        let bases: Vec<Rc<Class>> = base.iter().cloned().collect();
+        let mro_tail = match &base {
+            Some(b) => b.mro(),
+            None => Vec::new(),
+        };
         Rc::new(Class {
             name: name.into(),
             qualname: name.into(),
             module: module.into(),
             base,
+            bases,
+            mro_tail,
             dict: RefCell::new(Default::default()),
             kind,
+            hooks: Cell::new(0),
         })
     }
 
-    /// The method resolution order: this class, then its bases up to the root.
-    pub fn mro(self: &Rc<Class>) -> Vec<Rc<Class>> {
-        let mut out = vec![self.clone()];
-        let mut cur = self.base.clone();
-        while let Some(c) = cur {
-            cur = c.base.clone();
-            out.push(c);
+    /// A class made by a `class` statement: its MRO is the C3 linearization
+    /// of `bases` (CPython's errors for duplicate or inconsistent bases).
+    pub fn new_user(
+        name: Rc<str>,
+        qualname: Rc<str>,
+        module: Rc<str>,
+        bases: Vec<Rc<Class>>,
+        dict: crate::value::Namespace,
+        kind: ClassKind,
+    ) -> PyResult<Rc<Class>> {
+        for (i, b) in bases.iter().enumerate() {
+            if bases[..i].iter().any(|o| Rc::ptr_eq(o, b)) {
+                return Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!("duplicate base class {}", b.name),
+                ));
+            }
         }
+        let mro_tail = c3_merge(&bases)?;
+        let mut hooks = 0;
+        if dict.contains_key("__getattribute__")
+            || bases
+                .iter()
+                .any(|b| b.hooks.get() & Class::HOOK_GETATTRIBUTE != 0)
+        {
+            hooks |= Class::HOOK_GETATTRIBUTE;
+        }
+        // Instances lose their `__dict__` only when every user class in
+        // the MRO declares `__slots__`.
+        let slotted_bases = mro_tail
+            .iter()
+            .filter(|c| c.kind == ClassKind::User)
+            .all(|c| c.dict.borrow().contains_key("__slots__"));
+        if dict.contains_key("__slots__") && slotted_bases {
+            hooks |= Class::HOOK_SLOTS;
+        }
+        Ok(Rc::new(Class {
+            name,
+            qualname,
+            module,
+            base: bases.first().cloned(),
+            bases,
+            mro_tail,
+            dict: RefCell::new(dict),
+            kind,
+            hooks: Cell::new(hooks),
+        }))
+    }
+
+    /// The method resolution order: this class, then its bases' linearization.
+    pub fn mro(self: &Rc<Class>) -> Vec<Rc<Class>> {
+        let mut out = Vec::with_capacity(self.mro_tail.len() + 1);
+        out.push(self.clone());
+        out.extend(self.mro_tail.iter().cloned());
         out
     }
 
@@ -75,47 +144,103 @@ impl Class {
         if let Some(v) = self.dict.borrow().get(name) {
             return Some(v.clone());
         }
-        let mut cur = self.base.clone();
-        while let Some(c) = cur {
+        for c in &self.mro_tail {
             if let Some(v) = c.dict.borrow().get(name) {
                 return Some(v.clone());
             }
-            cur = c.base.clone();
         }
         None
+    }
+
+    /// The class along the MRO whose own namespace holds `name`.
+    pub fn lookup_owner(self: &Rc<Class>, name: &str) -> Option<Rc<Class>> {
+        if self.dict.borrow().contains_key(name) {
+            return Some(self.clone());
+        }
+        self.mro_tail
+            .iter()
+            .find(|c| c.dict.borrow().contains_key(name))
+            .cloned()
     }
 
     /// `issubclass(self, other)`.
     pub fn is_subclass_of(self: &Rc<Class>, other: &Rc<Class>) -> bool {
-        if Rc::ptr_eq(self, other) {
-            return true;
-        }
-        let mut cur = self.base.clone();
-        while let Some(c) = cur {
-            if Rc::ptr_eq(&c, other) {
-                return true;
-            }
-            cur = c.base.clone();
-        }
-        false
+        Rc::ptr_eq(self, other) || self.mro_tail.iter().any(|c| Rc::ptr_eq(c, other))
     }
 
     /// The builtin exception type this class is or derives from, if any.
     pub fn exception_type(self: &Rc<Class>) -> Option<ExcType> {
-        let mut cur = Some(self.clone());
-        while let Some(c) = cur {
-            if let ClassKind::Exception(t) = c.kind {
-                return Some(t);
-            }
-            cur = c.base.clone();
+        if let ClassKind::Exception(t) = self.kind {
+            return Some(t);
         }
-        None
+        self.mro_tail.iter().find_map(|c| match c.kind {
+            ClassKind::Exception(t) => Some(t),
+            _ => None,
+        })
     }
 
     /// Sets a class attribute.
     pub fn set_attr(&self, name: &str, value: Value) {
+        if name == "__getattribute__" {
+            self.hooks.set(self.hooks.get() | Class::HOOK_GETATTRIBUTE);
+        }
         self.dict.borrow_mut().insert(name.into(), value);
     }
+}
+
+/// The C3 linearization of `bases` (the MRO of a class with these bases,
+/// after the class itself).
+fn c3_merge(bases: &[Rc<Class>]) -> PyResult<Vec<Rc<Class>>> {
+    let mut seqs: Vec<Vec<Rc<Class>>> = bases.iter().map(|b| b.mro()).collect();
+    seqs.push(bases.to_vec());
+    let mut out: Vec<Rc<Class>> = Vec::new();
+    loop {
+        seqs.retain(|s| !s.is_empty());
+        if seqs.is_empty() {
+            return Ok(out);
+        }
+        // The first head that is in no other sequence's tail.
+        let head = seqs
+            .iter()
+            .map(|s| s[0].clone())
+            .find(|h| !seqs.iter().any(|s| s[1..].iter().any(|c| Rc::ptr_eq(c, h))));
+        let Some(head) = head else {
+            let mut names: Vec<&str> = Vec::new();
+            for s in &seqs {
+                if !names.contains(&&*s[0].name) {
+                    names.push(&s[0].name);
+                }
+            }
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!(
+                    "Cannot create a consistent method resolution\norder (MRO) for bases {}",
+                    names.join(", ")
+                ),
+            ));
+        };
+        for s in seqs.iter_mut() {
+            if Rc::ptr_eq(&s[0], &head) {
+                s.remove(0);
+            }
+        }
+        out.push(head);
+    }
+}
+
+thread_local! {
+    static OBJECT: Rc<Class> = Class::new_builtin(
+        "object",
+        "builtins",
+        None,
+        ClassKind::Builtin(ValueType::Object),
+    );
+}
+
+/// The class `object`, root of every MRO (created once per thread; the
+/// builtin types' module registers its methods).
+pub fn object_class() -> Rc<Class> {
+    OBJECT.with(|c| c.clone())
 }
 
 impl std::fmt::Debug for Class {
