@@ -210,6 +210,10 @@ impl Interp {
                     "__mro__" => Some(Value::tuple(
                         cls.mro().into_iter().map(Value::Class).collect(),
                     )),
+                    "mro" => Some(
+                        crate::value::NativeFunction::new("type.mro(self)", type_mro, "")
+                            .bind(v.clone()),
+                    ),
                     "__doc__" => Some(Value::None),
                     "__dict__" => {
                         let mut d = crate::value::Dict::new();
@@ -343,14 +347,7 @@ impl Interp {
     /// `obj.name = value`.
     pub fn set_attribute(&self, obj: &Value, name: &str, value: Value) -> PyResult<()> {
         match obj {
-            Value::Instance(inst) => {
-                if let Some(sa @ Value::Function(_)) = inst.class.lookup("__setattr__") {
-                    return self
-                        .call_value(&sa, vec![obj.clone(), Value::str(name), value], Vec::new())
-                        .map(|_| ());
-                }
-                generic_setattr(self, obj, inst, name, value)
-            }
+            Value::Instance(inst) => instance_setattr(self, obj, inst, name, value),
             Value::Class(cls) if cls.kind == ClassKind::User => {
                 cls.set_attr(name, value);
                 Ok(())
@@ -393,14 +390,7 @@ impl Interp {
     /// `del obj.name`.
     pub fn del_attribute(&self, obj: &Value, name: &str) -> PyResult<()> {
         match obj {
-            Value::Instance(inst) => {
-                if let Some(da @ Value::Function(_)) = inst.class.lookup("__delattr__") {
-                    return self
-                        .call_value(&da, vec![obj.clone(), Value::str(name)], Vec::new())
-                        .map(|_| ());
-                }
-                generic_delattr(self, obj, inst, name)
-            }
+            Value::Instance(inst) => instance_delattr(self, obj, inst, name),
             Value::Class(cls) if cls.kind == ClassKind::User => {
                 match cls.dict.borrow_mut().shift_remove(name) {
                     Some(_) => Ok(()),
@@ -623,6 +613,39 @@ pub(crate) fn descriptor_get(
     }
 }
 
+/// `obj.name = value` on an instance (also the builtin `setattr`): the
+/// class's own `__setattr__`, else [`generic_setattr`].
+pub(crate) fn instance_setattr(
+    vm: &dyn Vm,
+    obj: &Value,
+    inst: &Instance,
+    name: &str,
+    value: Value,
+) -> PyResult<()> {
+    if let Some(sa @ Value::Function(_)) = inst.class.lookup("__setattr__") {
+        return vm
+            .call(&sa, vec![obj.clone(), Value::str(name), value], Vec::new())
+            .map(|_| ());
+    }
+    generic_setattr(vm, obj, inst, name, value)
+}
+
+/// `del obj.name` on an instance (also the builtin `delattr`): the class's
+/// own `__delattr__`, else [`generic_delattr`].
+pub(crate) fn instance_delattr(
+    vm: &dyn Vm,
+    obj: &Value,
+    inst: &Instance,
+    name: &str,
+) -> PyResult<()> {
+    if let Some(da @ Value::Function(_)) = inst.class.lookup("__delattr__") {
+        return vm
+            .call(&da, vec![obj.clone(), Value::str(name)], Vec::new())
+            .map(|_| ());
+    }
+    generic_delattr(vm, obj, inst, name)
+}
+
 /// `object.__setattr__` for an instance: a data descriptor on the class
 /// (`property` setter, `__set__`), else the instance's `__dict__` (refused
 /// for names outside `__slots__` when the class has no `__dict__`).
@@ -752,5 +775,19 @@ fn class_name(vm: &dyn Vm, v: &Value) -> String {
     match vm.type_of(v) {
         Value::Class(c) => c.name.to_string(),
         other => other.type_name().to_string(),
+    }
+}
+
+/// `C.mro()`: the method resolution order as a list.
+fn type_mro(_vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
+    match args.get(0) {
+        Value::Class(c) => Ok(Value::list(c.mro().into_iter().map(Value::Class).collect())),
+        other => Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "descriptor 'mro' for 'type' objects doesn't apply to a '{}' object",
+                other.type_name()
+            ),
+        )),
     }
 }

@@ -7,7 +7,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-pub(crate) use super::attr::{generic_delattr, generic_getattr, generic_setattr};
+pub(crate) use super::attr::{
+    generic_delattr, generic_getattr, generic_setattr, instance_delattr, instance_setattr,
+};
 use super::frame::Frame;
 use super::Interp;
 use crate::syntax::ast::{ClassDef, Slot};
@@ -566,7 +568,16 @@ fn builtin_super(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             format!("super() argument 1 must be a type, not {}", cls.type_name()),
         ));
     };
-    let _ = vm;
+    let ok = match obj {
+        Value::Class(c) => c.is_subclass_of(cls),
+        other => matches!(vm.type_of(other), Value::Class(t) if t.is_subclass_of(cls)),
+    };
+    if !ok {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "super(type, obj): obj must be an instance or subtype of type",
+        ));
+    }
     Ok(Value::native(SuperObj {
         cls: cls.clone(),
         obj: obj.clone(),
@@ -619,6 +630,25 @@ fn exception_init(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         i.set_attr("args", Value::tuple(args.varargs(1).to_vec()));
     }
     Ok(Value::None)
+}
+
+/// `object.__init__(self)`: does nothing; refuses arguments (a class
+/// without its own `__init__` never reaches it: see `instantiate`).
+fn object_init(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let extra = !args.varargs(1).is_empty()
+        || matches!(args.get(2), Value::Dict(d) if !d.borrow().is_empty());
+    if extra {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "object.__init__() takes exactly one argument (the instance to initialize)",
+        ));
+    }
+    Ok(Value::None)
+}
+
+/// Whether `v` is `object.__init__` (instantiation treats it as no `__init__`).
+pub(crate) fn is_object_init(v: &Value) -> bool {
+    matches!(v, Value::NativeFunction(nf) if std::ptr::fn_addr_eq(nf.func, object_init as crate::value::NativeFn))
 }
 
 /// `BaseException.add_note(note)`: appends to `__notes__` (printed under
@@ -723,8 +753,19 @@ pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
                 .or_insert_with(|| Value::Class(ty.class()));
         }
     }
+    let object = crate::value::object::object_class();
+    if object.dict.borrow().get("__init__").is_none() {
+        object.set_attr(
+            "__init__",
+            Value::NativeFunction(NativeFunction::new(
+                "object.__init__(self, *args, **kwargs)",
+                object_init,
+                "",
+            )),
+        );
+    }
     let base = ExcType::BaseException.class();
-    if base.lookup("__new__").is_none() {
+    if !base.dict.borrow().contains_key("__new__") {
         base.set_attr(
             "__new__",
             Value::NativeFunction(NativeFunction::new(
@@ -745,11 +786,11 @@ pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
         ),
     ] {
         let f = NativeFunction::new(sig, func, "");
-        if base.lookup(f.name()).is_none() {
+        if !base.dict.borrow().contains_key(f.name()) {
             base.set_attr(f.name(), Value::NativeFunction(f.clone()));
         }
     }
-    if base.lookup("__init__").is_none() {
+    if !base.dict.borrow().contains_key("__init__") {
         base.set_attr(
             "__init__",
             Value::NativeFunction(NativeFunction::new(

@@ -44,6 +44,35 @@ fn repeat<T: Clone>(items: &[T], n: i64) -> PyResult<Vec<T>> {
     Ok(out)
 }
 
+/// `a op= b` failed as `a op b`: CPython names the in-place operator
+/// (`unsupported operand type(s) for +=: 'A' and 'int'`).
+#[cold]
+fn inplace_error(e: PyErr, op: BinOp, a: &Value, b: &Value) -> PyErr {
+    let sym = if op == BinOp::Pow {
+        "** or pow()"
+    } else {
+        op.symbol()
+    };
+    let plain = format!(
+        "unsupported operand type(s) for {}: '{}' and '{}'",
+        sym,
+        a.type_name(),
+        b.type_name()
+    );
+    match e.args().first() {
+        Some(Value::Str(m)) if e.is(ExcType::TypeError) && m.as_str() == plain => PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "unsupported operand type(s) for {}=: '{}' and '{}'",
+                op.symbol(),
+                a.type_name(),
+                b.type_name()
+            ),
+        ),
+        _ => e,
+    }
+}
+
 fn unsupported(op: BinOp, a: &Value, b: &Value) -> PyErr {
     binop_error(op, a, b)
 }
@@ -120,6 +149,7 @@ impl Interp {
             _ => {}
         }
         self.binary_op(op, a, b)
+            .map_err(|e| inplace_error(e, op, a, b))
     }
 
     fn builtin_seq_op(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Option<Value>> {
@@ -285,6 +315,15 @@ impl Interp {
                             self.call_value(&m, vec![this.clone(), other.clone()], Vec::new())?;
                         if !r.is(&not_implemented()) {
                             return Ok(r);
+                        }
+                    } else if op == CmpOp::NotEq {
+                        // object.__ne__: the inverse of __eq__ unless that is NotImplemented.
+                        if let Some(m) = inst.class.lookup("__eq__") {
+                            let r =
+                                self.call_value(&m, vec![this.clone(), other.clone()], Vec::new())?;
+                            if !r.is(&not_implemented()) {
+                                return Ok(Value::Bool(!self.is_true(&r)?));
+                            }
                         }
                     }
                 }

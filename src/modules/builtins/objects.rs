@@ -114,7 +114,7 @@ fn setattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let name = name_arg(a.get(1))?;
     let (obj, value) = (a.get(0), a.get(2).clone());
     match obj {
-        Value::Instance(i) => i.set_attr(&name, value),
+        Value::Instance(i) => crate::eval::class::instance_setattr(vm, obj, i, &name, value)?,
         Value::Class(c) => c.set_attr(&name, value),
         Value::Function(f) => {
             f.dict.borrow_mut().insert(name.as_str().into(), value);
@@ -129,11 +129,14 @@ fn setattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::None)
 }
 
-fn delattr(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+fn delattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let name = name_arg(a.get(1))?;
     let obj = a.get(0);
     let removed = match obj {
-        Value::Instance(i) => i.dict.borrow_mut().shift_remove(name.as_str()).is_some(),
+        Value::Instance(i) => {
+            crate::eval::class::instance_delattr(vm, obj, i, &name)?;
+            true
+        }
         Value::Class(c) => c.dict.borrow_mut().shift_remove(name.as_str()).is_some(),
         Value::Function(f) => f.dict.borrow_mut().shift_remove(name.as_str()).is_some(),
         _ => false,
