@@ -177,15 +177,19 @@ impl Interp {
                         };
                     }
                 }
-                if let Some(x) = generic_getattr(self, v, inst, name)? {
+                // `__getattr__` runs when the normal lookup fails, also when
+                // it fails with an AttributeError (a property's getter raising one).
+                let found = generic_getattr(self, v, inst, name);
+                if let Ok(Some(x)) = found {
                     return Ok(Some(x));
                 }
-                if let Some(ga) = inst.class.lookup("__getattr__") {
-                    return self
+                match (found, inst.class.lookup("__getattr__")) {
+                    (Err(e), _) if !e.is(ExcType::AttributeError) => Err(e),
+                    (_, Some(ga)) => self
                         .call_value(&ga, vec![v.clone(), Value::str(name)], Vec::new())
-                        .map(Some);
+                        .map(Some),
+                    (found, None) => found,
                 }
-                Ok(None)
             }
             Value::Class(cls) => {
                 if let Some(x) = cls.lookup(name) {
@@ -535,6 +539,21 @@ pub(crate) fn generic_getattr(
                 Some(Value::Tuple(t)) if t.is_empty() => Value::None,
                 Some(args) => args,
                 None => Value::None,
+            }));
+        }
+        // OSError(errno, strerror[, filename]): the arguments by name.
+        "errno" | "strerror" | "filename"
+            if inst.class.is_subclass_of(&ExcType::OSError.class()) =>
+        {
+            let i = ["errno", "strerror", "filename"]
+                .iter()
+                .position(|n| *n == name)
+                .unwrap_or(0);
+            return Ok(Some(match inst.get_attr("args") {
+                Some(Value::Tuple(t)) if (2..=5).contains(&t.len()) => {
+                    t.get(i).cloned().unwrap_or(Value::None)
+                }
+                _ => Value::None,
             }));
         }
         // StopIteration.value: its first argument (a generator's return value).

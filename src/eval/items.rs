@@ -194,6 +194,13 @@ impl Interp {
                 inst.class.lookup("__exit__"),
             ) {
                 (Some(enter), Some(_)) => self.call_value(&enter, vec![mgr.clone()], Vec::new()),
+                (Some(_), None) => Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!(
+                        "'{}' object does not support the context manager protocol (missed __exit__ method)",
+                        inst.class.name
+                    ),
+                )),
                 _ => Err(self.not_context_manager(mgr)),
             },
             Value::Native(n) => match n.enter(mgr, self)? {

@@ -118,6 +118,22 @@ impl Interp {
                         Some(Value::Tuple(t)) => t.to_vec(),
                         _ => Vec::new(),
                     };
+                    let os_error = inst.class.is_subclass_of(&ExcType::OSError.class());
+                    if os_error && (2..=5).contains(&args.len()) {
+                        // `[Errno 2] No such file: 'a.txt'`
+                        let mut out = format!(
+                            "[Errno {}] {}",
+                            self.str_value(&args[0])?,
+                            self.str_value(&args[1])?
+                        );
+                        if let Some(f) = args.get(2).filter(|f| !f.is_none()) {
+                            out.push_str(&format!(": {}", self.repr_value(f)?));
+                        }
+                        if let Some(f) = args.get(4).filter(|f| !f.is_none()) {
+                            out.push_str(&format!(" -> {}", self.repr_value(f)?));
+                        }
+                        return Ok(out);
+                    }
                     return match args.len() {
                         0 => Ok(String::new()),
                         1 if inst.class.exception_type() == Some(ExcType::KeyError) => {
