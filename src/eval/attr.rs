@@ -80,8 +80,11 @@ impl Interp {
     pub fn unbound_method(&self, v: &Value, name: &Rc<str>) -> Option<Value> {
         match v {
             Value::Instance(inst) => {
+                if inst.class.hooks.get() & Class::HOOK_GETATTRIBUTE != 0 {
+                    return None;
+                }
                 let m = inst.class.lookup(name)?;
-                if !matches!(m, Value::Function(_)) || inst.dict.borrow().contains_key(name) {
+                if !matches!(m, Value::Function(_)) || inst.has_attr(name) {
                     return None;
                 }
                 Some(m)
@@ -520,11 +523,7 @@ pub(crate) fn generic_getattr(
     match name {
         "__class__" => return Ok(Some(Value::Class(inst.class.clone()))),
         "__dict__" if inst.class.hooks.get() & Class::HOOK_SLOTS == 0 => {
-            let mut d = crate::value::Dict::new();
-            for (k, x) in inst.dict.borrow().iter() {
-                d.insert_str(k, x.clone());
-            }
-            return Ok(Some(Value::dict(d)));
+            return Ok(Some(inst.dict_value()));
         }
         "__cause__" | "__context__" | "__traceback__" if inst.class.exception_type().is_some() => {
             return Ok(Some(Value::None))
@@ -704,6 +703,29 @@ pub(crate) fn generic_setattr(
         }
         _ => {}
     }
+    match name {
+        "__class__" => {
+            return Err(PyErr::new(
+                ExcType::NotImplementedError,
+                "assigning to __class__ is not supported",
+            ))
+        }
+        "__dict__" if inst.class.hooks.get() & Class::HOOK_SLOTS == 0 => {
+            let Value::Dict(d) = &value else {
+                return Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!(
+                        "__dict__ must be set to a dictionary, not a '{}'",
+                        value.type_name()
+                    ),
+                ));
+            };
+            inst.dict.borrow_mut().clear();
+            *inst.live.borrow_mut() = Some(d.clone());
+            return Ok(());
+        }
+        _ => {}
+    }
     if matches!(inst.class.kind, ClassKind::Builtin(_)) {
         // A bare `object()` has no `__dict__`.
         return Err(PyErr::new(
@@ -780,7 +802,7 @@ pub(crate) fn generic_delattr(
         }
         _ => {}
     }
-    match inst.dict.borrow_mut().shift_remove(name) {
+    match inst.remove_attr(name) {
         Some(_) => Ok(()),
         None => Err(PyErr::new(
             ExcType::AttributeError,

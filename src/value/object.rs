@@ -254,8 +254,14 @@ impl std::fmt::Debug for Class {
 pub struct Instance {
     /// Its class.
     pub class: Rc<Class>,
-    /// Instance attributes.
+    /// Instance attributes (empty once they moved to `live`).
     pub dict: RefCell<crate::value::Namespace>,
+    /// The `__dict__` a script holds: the first read of `obj.__dict__` (or
+    /// `vars(obj)`) moves the attributes into a real dict, shared with the
+    /// script, so `obj.__dict__.update(...)` and `obj.__dict__[k] = v` change
+    /// the object. Until then attributes live in `dict`, keyed without
+    /// hashing a Python value.
+    pub live: RefCell<Option<Rc<RefCell<crate::value::Dict>>>>,
 }
 
 impl Instance {
@@ -264,17 +270,72 @@ impl Instance {
         Instance {
             class,
             dict: RefCell::new(Default::default()),
+            live: RefCell::new(None),
         }
     }
 
     /// Reads an instance attribute (not the class's).
+    #[inline]
     pub fn get_attr(&self, name: &str) -> Option<Value> {
+        if let Some(d) = &*self.live.borrow() {
+            return d.borrow().get_str(name);
+        }
         self.dict.borrow().get(name).cloned()
     }
 
     /// Sets an instance attribute.
     pub fn set_attr(&self, name: &str, value: Value) {
+        if let Some(d) = &*self.live.borrow() {
+            d.borrow_mut().insert_str(name, value);
+            return;
+        }
         self.dict.borrow_mut().insert(name.into(), value);
+    }
+
+    /// Whether the instance itself has the attribute.
+    pub fn has_attr(&self, name: &str) -> bool {
+        if let Some(d) = &*self.live.borrow() {
+            return d.borrow().get_str(name).is_some();
+        }
+        self.dict.borrow().contains_key(name)
+    }
+
+    /// Removes an instance attribute, returning it.
+    pub fn remove_attr(&self, name: &str) -> Option<Value> {
+        if let Some(d) = &*self.live.borrow() {
+            return d.borrow_mut().remove(&Value::str(name)).ok().flatten();
+        }
+        self.dict.borrow_mut().shift_remove(name)
+    }
+
+    /// The names of the instance's own attributes, in insertion order.
+    pub fn attr_names(&self) -> Vec<String> {
+        if let Some(d) = &*self.live.borrow() {
+            return d
+                .borrow()
+                .keys()
+                .iter()
+                .filter_map(|k| match k {
+                    Value::Str(s) => Some(s.to_string()),
+                    _ => None,
+                })
+                .collect();
+        }
+        self.dict.borrow().keys().map(|k| k.to_string()).collect()
+    }
+
+    /// `obj.__dict__`: the live dict of the instance's attributes.
+    pub fn dict_value(&self) -> Value {
+        if let Some(d) = &*self.live.borrow() {
+            return Value::Dict(d.clone());
+        }
+        let mut d = crate::value::Dict::new();
+        for (k, v) in self.dict.borrow_mut().drain(..) {
+            d.insert_str(&k, v);
+        }
+        let d = Rc::new(RefCell::new(d));
+        *self.live.borrow_mut() = Some(d.clone());
+        Value::Dict(d)
     }
 }
 

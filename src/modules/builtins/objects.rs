@@ -178,11 +178,7 @@ fn vars(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     };
     let mut d = Dict::new();
     match obj {
-        Value::Instance(i) => i
-            .dict
-            .borrow()
-            .iter()
-            .for_each(|(k, v)| d.insert_str(k, v.clone())),
+        Value::Instance(_) => return vm.getattr(obj, "__dict__"),
         Value::Class(c) => c
             .dict
             .borrow()
@@ -215,7 +211,7 @@ fn dir(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     };
     match obj {
         Value::Instance(i) => {
-            names.extend(i.dict.borrow().keys().map(|n| n.to_string()));
+            names.extend(i.attr_names());
             class_names(&i.class, &mut names);
         }
         Value::Class(c) => class_names(c, &mut names),
