@@ -56,6 +56,8 @@ impl Class {
     pub const HOOK_GETATTRIBUTE: u8 = 1;
     /// Every user class in the MRO declares `__slots__` (no `__dict__`).
     pub const HOOK_SLOTS: u8 = 2;
+    /// The class (or a base) defines `__del__`.
+    pub const HOOK_DEL: u8 = 4;
 
     /// A builtin class (exceptions, builtin types, native types).
     pub fn new_builtin(
@@ -108,6 +110,11 @@ impl Class {
                 .any(|b| b.hooks.get() & Class::HOOK_GETATTRIBUTE != 0)
         {
             hooks |= Class::HOOK_GETATTRIBUTE;
+        }
+        if dict.contains_key("__del__")
+            || bases.iter().any(|b| b.hooks.get() & Class::HOOK_DEL != 0)
+        {
+            hooks |= Class::HOOK_DEL;
         }
         // Instances lose their `__dict__` only when every user class in
         // the MRO declares `__slots__`.
@@ -181,9 +188,12 @@ impl Class {
 
     /// Sets a class attribute.
     pub fn set_attr(&self, name: &str, value: Value) {
-        if name == "__getattribute__" {
-            self.hooks.set(self.hooks.get() | Class::HOOK_GETATTRIBUTE);
-        }
+        let hook = match name {
+            "__getattribute__" => Class::HOOK_GETATTRIBUTE,
+            "__del__" => Class::HOOK_DEL,
+            _ => 0,
+        };
+        self.hooks.set(self.hooks.get() | hook);
         self.dict.borrow_mut().insert(name.into(), value);
     }
 }
@@ -262,6 +272,55 @@ pub struct Instance {
     /// the object. Until then attributes live in `dict`, keyed without
     /// hashing a Python value.
     pub live: RefCell<Option<Rc<RefCell<crate::value::Dict>>>>,
+    /// Its `__del__` has been scheduled (it runs once).
+    pub finalized: Cell<bool>,
+}
+
+thread_local! {
+    /// Instances with `__del__` dropped since the last safe point: moved
+    /// here by `Drop` (resurrected, as CPython does while a finalizer runs),
+    /// their `__del__` run by the interpreter at its next safe point.
+    static FINALIZE: RefCell<Vec<Instance>> = const { RefCell::new(Vec::new()) };
+    /// Whether anything waits for finalization: instances here, or dropped
+    /// suspended generators (one cheap read at each safe point).
+    static PENDING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether objects dropped since the last safe point wait to be finalized.
+#[inline(always)]
+pub fn finalizers_pending() -> bool {
+    PENDING.with(|c| c.get())
+}
+
+/// Marks (or clears) that objects wait to be finalized.
+pub fn set_finalizers_pending(on: bool) {
+    let _ = PENDING.try_with(|c| c.set(on));
+}
+
+/// The next instance whose `__del__` should run.
+pub fn take_finalizable() -> Option<Instance> {
+    FINALIZE.with(|q| q.borrow_mut().pop())
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        if self.finalized.get() || self.class.hooks.get() & Class::HOOK_DEL == 0 {
+            return;
+        }
+        let again = Instance {
+            class: self.class.clone(),
+            dict: RefCell::new(std::mem::take(self.dict.get_mut())),
+            live: RefCell::new(self.live.get_mut().take()),
+            finalized: Cell::new(true),
+        };
+        // At thread exit (or inside the queue's own borrow) it is dropped unfinalized.
+        let _ = FINALIZE.try_with(|q| {
+            if let Ok(mut q) = q.try_borrow_mut() {
+                q.push(again);
+                set_finalizers_pending(true);
+            }
+        });
+    }
 }
 
 impl Instance {
@@ -271,6 +330,7 @@ impl Instance {
             class,
             dict: RefCell::new(Default::default()),
             live: RefCell::new(None),
+            finalized: Cell::new(false),
         }
     }
 
