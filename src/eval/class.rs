@@ -440,7 +440,18 @@ impl NativeObject for PropertyObj {
         self
     }
 
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn getattr(&self, this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        if name == "__isabstractmethod__" {
+            // Abstract when one of its accessors is (`@property @abstractmethod`).
+            for f in [&self.fget, &self.fset, &self.fdel].into_iter().flatten() {
+                if let Ok(v) = vm.getattr(f, name) {
+                    if vm.truthy(&v)? {
+                        return Ok(Some(Value::Bool(true)));
+                    }
+                }
+            }
+            return Ok(Some(Value::Bool(false)));
+        }
         let copier = |sig: &str, f: crate::value::NativeFn| {
             Some(NativeFunction::new(sig, f, "").bind(this.clone()))
         };

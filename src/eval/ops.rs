@@ -231,6 +231,35 @@ impl Interp {
         if let Some(v) = self.try_binop_side(op, b, a, true)? {
             return Ok(v);
         }
+        // Sequence repetition by an object with `__index__` (`"ab" * n`).
+        if op == BinOp::Mult {
+            let is_seq = |v: &Value| {
+                matches!(
+                    v,
+                    Value::Str(_) | Value::List(_) | Value::Tuple(_) | Value::Bytes(_)
+                )
+            };
+            for (seq, n, seq_first) in [(a, b, true), (b, a, false)] {
+                let Value::Instance(inst) = n else { continue };
+                if !is_seq(seq) {
+                    continue;
+                }
+                if let Some(m) = inst.class.lookup("__index__") {
+                    let i = self.call_value(&m, vec![n.clone()], Vec::new())?;
+                    if !matches!(i, Value::Int(_) | Value::Bool(_)) {
+                        return Err(PyErr::new(
+                            ExcType::TypeError,
+                            format!("__index__ returned non-int (type {})", i.type_name()),
+                        ));
+                    }
+                    return if seq_first {
+                        self.binary_op(op, seq, &i)
+                    } else {
+                        self.binary_op(op, &i, seq)
+                    };
+                }
+            }
+        }
         Err(unsupported(op, a, b))
     }
 
