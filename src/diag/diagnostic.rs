@@ -131,6 +131,14 @@ pub fn from_exception(vm: &dyn crate::value::Vm, e: crate::value::PyErr) -> Diag
                 "This was raised while handling another exception",
             ),
         ] {
+            // `raise ... from None` (or from a cause) hides the context.
+            let suppressed = matches!(
+                inst.get_attr("__suppress_context__"),
+                Some(crate::value::Value::Bool(true))
+            );
+            if attr == "__context__" && suppressed {
+                break;
+            }
             if let Some(v) = inst.get_attr(attr) {
                 if !v.is_none() {
                     let t = vm.type_of(&v);

@@ -104,14 +104,14 @@ impl Class {
         }
         let mro_tail = c3_merge(&bases)?;
         let mut hooks = 0;
-        if dict.contains_key("__getattribute__")
+        if matches!(dict.get("__getattribute__"), Some(Value::Function(_)))
             || bases
                 .iter()
                 .any(|b| b.hooks.get() & Class::HOOK_GETATTRIBUTE != 0)
         {
             hooks |= Class::HOOK_GETATTRIBUTE;
         }
-        if dict.contains_key("__del__")
+        if matches!(dict.get("__del__"), Some(Value::Function(_)))
             || bases.iter().any(|b| b.hooks.get() & Class::HOOK_DEL != 0)
         {
             hooks |= Class::HOOK_DEL;
@@ -188,9 +188,11 @@ impl Class {
 
     /// Sets a class attribute.
     pub fn set_attr(&self, name: &str, value: Value) {
-        let hook = match name {
-            "__getattribute__" => Class::HOOK_GETATTRIBUTE,
-            "__del__" => Class::HOOK_DEL,
+        // Only a function written in the language is a hook (`object`'s own
+        // native `__getattribute__` is the default lookup).
+        let hook = match (name, &value) {
+            ("__getattribute__", Value::Function(_)) => Class::HOOK_GETATTRIBUTE,
+            ("__del__", Value::Function(_)) => Class::HOOK_DEL,
             _ => 0,
         };
         self.hooks.set(self.hooks.get() | hook);
