@@ -224,6 +224,28 @@ impl Interp {
     }
 
     fn dispatch_binop(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Value> {
+        // A right operand whose class is a proper subclass of the left's and
+        // overrides the reflected method goes first (CPython's rule).
+        if let (Value::Instance(x), Value::Instance(y)) = (a, b) {
+            if !Rc::ptr_eq(&x.class, &y.class) && y.class.is_subclass_of(&x.class) {
+                let mine = y.class.lookup(op.rdunder());
+                let theirs = x.class.lookup(op.rdunder());
+                let overrides = match (&mine, &theirs) {
+                    (Some(m), Some(t)) => !m.is(t),
+                    (Some(_), None) => true,
+                    _ => false,
+                };
+                if overrides {
+                    if let Some(v) = self.try_binop_side(op, b, a, true)? {
+                        return Ok(v);
+                    }
+                    if let Some(v) = self.try_binop_side(op, a, b, false)? {
+                        return Ok(v);
+                    }
+                    return Err(unsupported(op, a, b));
+                }
+            }
+        }
         // Left operand's method, then the right operand's reflected method.
         if let Some(v) = self.try_binop_side(op, a, b, false)? {
             return Ok(v);
@@ -336,7 +358,16 @@ impl Interp {
         }
         // Dunder methods and natives first (they may return tensors or NotImplemented).
         let (name, rname) = cmp_dunders(op);
-        for (this, other, n) in [(a, b, name), (b, a, rname)] {
+        // The reflected method of a right operand whose class is a proper
+        // subclass of the left's goes first.
+        let reflect_first = matches!((a, b), (Value::Instance(x), Value::Instance(y))
+            if !Rc::ptr_eq(&x.class, &y.class) && y.class.is_subclass_of(&x.class));
+        let order = if reflect_first {
+            [(b, a, rname), (a, b, name)]
+        } else {
+            [(a, b, name), (b, a, rname)]
+        };
+        for (this, other, n) in order {
             match this {
                 Value::Instance(inst) => {
                     if let Some(m) = inst.class.lookup(n) {
@@ -693,7 +724,10 @@ impl Interp {
                     ));
                 }
                 return match self.call_value(&m, vec![v.clone()], Vec::new())? {
+                    // -1 is CPython's error marker: a hash of -1 reads -2.
+                    Value::Int(-1) => Ok(-2),
                     Value::Int(i) => Ok(i),
+                    Value::Bool(b) => Ok(b as i64),
                     _ => Err(PyErr::new(
                         ExcType::TypeError,
                         "__hash__ method should return an integer",
