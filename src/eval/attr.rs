@@ -217,6 +217,14 @@ impl Interp {
                     "__mro__" => Some(Value::tuple(
                         cls.mro().into_iter().map(Value::Class).collect(),
                     )),
+                    "__subclasses__" => Some(
+                        crate::value::NativeFunction::new(
+                            "type.__subclasses__(self)",
+                            type_subclasses,
+                            "",
+                        )
+                        .bind(v.clone()),
+                    ),
                     "mro" => Some(
                         crate::value::NativeFunction::new("type.mro(self)", type_mro, "")
                             .bind(v.clone()),
@@ -831,4 +839,18 @@ fn type_mro(_vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
             ),
         )),
     }
+}
+
+/// `C.__subclasses__()`: the direct subclasses still alive, oldest first.
+fn type_subclasses(_vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
+    let Value::Class(c) = args.get(0) else {
+        return Ok(Value::list(Vec::new()));
+    };
+    let subs = c.subclasses.borrow();
+    Ok(Value::list(
+        subs.iter()
+            .filter_map(|w| w.upgrade())
+            .map(Value::Class)
+            .collect(),
+    ))
 }

@@ -49,6 +49,8 @@ pub struct Class {
     /// class is made, so attribute access on ordinary instances tests one
     /// field instead of searching the MRO for `__getattribute__`.
     pub hooks: Cell<u8>,
+    /// Direct subclasses made so far (`__subclasses__()`), weakly held.
+    pub subclasses: RefCell<Vec<std::rc::Weak<Class>>>,
 }
 
 impl Class {
@@ -81,6 +83,7 @@ impl Class {
             dict: RefCell::new(Default::default()),
             kind,
             hooks: Cell::new(0),
+            subclasses: RefCell::new(Vec::new()),
         })
     }
 
@@ -125,7 +128,7 @@ impl Class {
         if dict.contains_key("__slots__") && slotted_bases {
             hooks |= Class::HOOK_SLOTS;
         }
-        Ok(Rc::new(Class {
+        let cls = Rc::new(Class {
             name,
             qualname,
             module,
@@ -135,7 +138,14 @@ impl Class {
             dict: RefCell::new(dict),
             kind,
             hooks: Cell::new(hooks),
-        }))
+            subclasses: RefCell::new(Vec::new()),
+        });
+        for b in &cls.bases {
+            let mut subs = b.subclasses.borrow_mut();
+            subs.retain(|w| w.strong_count() > 0);
+            subs.push(Rc::downgrade(&cls));
+        }
+        Ok(cls)
     }
 
     /// The method resolution order: this class, then its bases' linearization.

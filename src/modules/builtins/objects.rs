@@ -51,12 +51,11 @@ fn class_check(vm: &dyn Vm, obj: &Value, spec: &Value, sub: bool, depth: u32) ->
             }
             Ok(false)
         }
-        _ => {
-            let name = if sub { "issubclass" } else { "isinstance" };
-            Err(type_error(format!(
-                "{name}() arg 2 must be a type, a tuple of types, or a union"
-            )))
-        }
+        _ => Err(type_error(if sub {
+            "issubclass() arg 2 must be a class, a tuple of classes, or a union"
+        } else {
+            "isinstance() arg 2 must be a type, a tuple of types, or a union"
+        })),
     }
 }
 
