@@ -258,10 +258,16 @@ impl NativeObject for SuperObj {
     }
 
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
+        let of = match &self.obj {
+            Value::Class(c) => c.name.to_string(),
+            other => match vm.type_of(other) {
+                Value::Class(c) => c.name.to_string(),
+                t => t.type_name().to_string(),
+            },
+        };
         Ok(format!(
             "<super: <class '{}'>, <{} object>>",
-            self.cls.name,
-            vm.type_of(&self.obj).type_name()
+            self.cls.name, of
         ))
     }
 
@@ -491,6 +497,10 @@ impl NativeObject for StaticMethodObj {
         "staticmethod"
     }
 
+    fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!("<staticmethod({})>", vm.repr(&self.0)?))
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -526,6 +536,10 @@ fn wrapped_attr(f: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
 impl NativeObject for ClassMethodObj {
     fn type_name(&self) -> &str {
         "classmethod"
+    }
+
+    fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!("<classmethod({})>", vm.repr(&self.0)?))
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -93,12 +93,17 @@ impl Interp {
                     };
                     return Ok(format!("{}({})", inst.class.name, inner));
                 }
-                format!(
-                    "<{}.{} object at {:#x}>",
-                    inst.class.module,
-                    inst.class.qualname,
-                    v.id()
-                )
+                if &*inst.class.module == "builtins" {
+                    // CPython leaves the module out for builtins (`<object object at …>`).
+                    format!("<{} object at {:#x}>", inst.class.qualname, v.id())
+                } else {
+                    format!(
+                        "<{}.{} object at {:#x}>",
+                        inst.class.module,
+                        inst.class.qualname,
+                        v.id()
+                    )
+                }
             }
             Value::Tensor(_) => crate::modules::tensor_repr(self, v)?,
             Value::Native(n) => n.repr(v, self)?,
