@@ -563,6 +563,22 @@ pub(crate) fn generic_getattr(
                 _ => Value::None,
             }));
         }
+        // ExceptionGroup(message, exceptions).
+        "message" | "exceptions"
+            if inst
+                .class
+                .is_subclass_of(&ExcType::BaseExceptionGroup.class()) =>
+        {
+            let args = match inst.get_attr("args") {
+                Some(Value::Tuple(t)) => t.to_vec(),
+                _ => Vec::new(),
+            };
+            return Ok(Some(match (name, args.as_slice()) {
+                ("message", [m, ..]) => m.clone(),
+                ("exceptions", [_, excs, ..]) => Value::tuple(vm.collect(excs)?),
+                _ => Value::None,
+            }));
+        }
         // StopIteration.value: its first argument (a generator's return value).
         "value" if inst.class.is_subclass_of(&ExcType::StopIteration.class()) => {
             let first = match inst.get_attr("args") {

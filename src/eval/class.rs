@@ -650,11 +650,73 @@ fn exception_new(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     Ok(Value::Instance(Rc::new(inst)))
 }
 
-fn exception_init(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+fn exception_init(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     if let Value::Instance(i) = args.get(0) {
+        if i.class.is_subclass_of(&ExcType::BaseExceptionGroup.class()) {
+            check_exception_group(vm, &i.class, args.varargs(1))?;
+        }
         i.set_attr("args", Value::tuple(args.varargs(1).to_vec()));
     }
     Ok(Value::None)
+}
+
+/// `ExceptionGroup(message, exceptions)`: CPython's checks of the arguments.
+fn check_exception_group(vm: &dyn Vm, cls: &Rc<Class>, a: &[Value]) -> PyResult<()> {
+    let [msg, excs] = a else {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "BaseExceptionGroup.__new__() takes exactly 2 arguments ({} given)",
+                a.len()
+            ),
+        ));
+    };
+    if !matches!(msg, Value::Str(_)) {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "BaseExceptionGroup.__new__() argument 1 must be str, not {}",
+                msg.type_name()
+            ),
+        ));
+    }
+    let items = match excs {
+        Value::List(_) | Value::Tuple(_) => vm.collect(excs)?,
+        _ => {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                "second argument (exceptions) must be a sequence",
+            ))
+        }
+    };
+    if items.is_empty() {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "second argument (exceptions) must be a non-empty sequence",
+        ));
+    }
+    let plain = cls.is_subclass_of(&ExcType::Exception.class());
+    for (n, e) in items.iter().enumerate() {
+        let Value::Instance(inst) = e else {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                format!("Item {n} of second argument (exceptions) is not an exception"),
+            ));
+        };
+        if inst.class.exception_type().is_none() {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                format!("Item {n} of second argument (exceptions) is not an exception"),
+            ));
+        }
+        if plain && !inst.class.is_subclass_of(&ExcType::Exception.class()) {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                "Cannot nest BaseExceptions in an ExceptionGroup",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `object.__init__(self)`: does nothing; refuses arguments (a class
@@ -770,6 +832,9 @@ pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
             "The running function's local names and values, as a dict.",
         ),
     );
+    // Old names of OSError.
+    b.insert("IOError", Value::Class(ExcType::OSError.class()));
+    b.insert("EnvironmentError", Value::Class(ExcType::OSError.class()));
     b.insert("NotImplemented", not_implemented());
     b.insert("Ellipsis", ellipsis());
     for ty in ExcType::ALL {

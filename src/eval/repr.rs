@@ -123,6 +123,19 @@ impl Interp {
                         Some(Value::Tuple(t)) => t.to_vec(),
                         _ => Vec::new(),
                     };
+                    if inst
+                        .class
+                        .is_subclass_of(&ExcType::BaseExceptionGroup.class())
+                        && args.len() == 2
+                    {
+                        // `message (2 sub-exceptions)`
+                        let n = self.collect_iterable(&args[1])?.len();
+                        let s = if n == 1 { "" } else { "s" };
+                        return Ok(format!(
+                            "{} ({n} sub-exception{s})",
+                            self.str_value(&args[0])?
+                        ));
+                    }
                     let os_error = inst.class.is_subclass_of(&ExcType::OSError.class());
                     if os_error && (2..=5).contains(&args.len()) {
                         // `[Errno 2] No such file: 'a.txt'`
