@@ -90,6 +90,26 @@ impl Interp {
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
+        if let Some((_, slots)) = entries.iter().find(|(k, _)| &**k == "__slots__") {
+            let names = match slots {
+                Value::Str(_) => vec![slots.clone()],
+                other => self.collect_iterable(other)?,
+            };
+            for n in names {
+                let Value::Str(name) = &n else {
+                    return Err(PyErr::new(
+                        ExcType::TypeError,
+                        format!("__slots__ items must be strings, not '{}'", n.type_name()),
+                    ));
+                };
+                if entries.iter().any(|(k, _)| &**k == name.as_str()) {
+                    return Err(PyErr::new(
+                        ExcType::ValueError,
+                        format!("'{}' in __slots__ conflicts with class variable", name),
+                    ));
+                }
+            }
+        }
         if entries.iter().any(|(k, _)| &**k == "__eq__")
             && !entries.iter().any(|(k, _)| &**k == "__hash__")
         {
@@ -106,11 +126,26 @@ impl Interp {
             }
             if let Value::Instance(d) = v {
                 if let Some(hook) = d.class.lookup("__set_name__") {
-                    self.call_value(
+                    let r = self.call_value(
                         &hook,
                         vec![v.clone(), Value::Class(cls.clone()), Value::str(&**k)],
                         Vec::new(),
-                    )?;
+                    );
+                    if let Err(e) = r {
+                        // CPython 3.11 wraps it, the original as the cause.
+                        let err = PyErr::new(
+                            ExcType::RuntimeError,
+                            format!(
+                                "Error calling __set_name__ on '{}' instance '{}' in '{}'",
+                                d.class.name, k, cls.name
+                            ),
+                        );
+                        if let Value::Instance(i) = err.value() {
+                            i.set_attr("__cause__", e.value().clone());
+                            i.set_attr("__suppress_context__", Value::Bool(true));
+                        }
+                        return Err(err);
+                    }
                 }
             }
         }

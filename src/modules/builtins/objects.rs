@@ -177,7 +177,14 @@ fn vars(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     };
     let mut d = Dict::new();
     match obj {
-        Value::Instance(_) => return vm.getattr(obj, "__dict__"),
+        Value::Instance(_) => {
+            return match vm.getattr(obj, "__dict__") {
+                Err(e) if e.is(ExcType::AttributeError) => {
+                    Err(type_error("vars() argument must have __dict__ attribute"))
+                }
+                other => other,
+            }
+        }
         Value::Class(c) => c
             .dict
             .borrow()
