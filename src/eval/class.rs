@@ -66,9 +66,16 @@ impl Interp {
         let dict = Rc::try_unwrap(ns)
             .map(|c| c.into_inner())
             .unwrap_or_else(|rc| rc.borrow().clone());
+        // `__qualname__` leaves the namespace for the class's own field
+        // (a body may assign it), as in CPython's `type.__new__`.
+        let mut dict = dict;
+        let qualname = match dict.shift_remove("__qualname__") {
+            Some(Value::Str(q)) => Rc::from(q.as_str()),
+            _ => def.qualname.clone(),
+        };
         let cls = Class::new_user(
             def.name.clone(),
-            def.qualname.clone(),
+            qualname,
             "__main__".into(),
             base_classes,
             dict,
