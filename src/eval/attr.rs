@@ -506,6 +506,15 @@ pub fn register_native_class(cls: Rc<Class>) {
     })
 }
 
+/// The attributes an exception keeps outside its `__dict__` in CPython.
+const EXCEPTION_SLOTS: &[&str] = &[
+    "args",
+    "__cause__",
+    "__context__",
+    "__suppress_context__",
+    "__traceback__",
+];
+
 /// `object.__getattribute__` for an instance, without the class's own
 /// `__getattribute__`/`__getattr__`: data descriptors on the class
 /// (`property`, objects whose class has `__set__`/`__delete__`), then the
@@ -530,6 +539,19 @@ pub(crate) fn generic_getattr(
     }
     match name {
         "__class__" => return Ok(Some(Value::Class(inst.class.clone()))),
+        "__dict__" if inst.class.exception_type().is_some() => {
+            // An exception keeps `args` and its chaining in slots of its
+            // own in CPython: they are not in its `__dict__` (a copy here).
+            let mut d = crate::value::Dict::new();
+            for k in inst.attr_names() {
+                if !EXCEPTION_SLOTS.contains(&k.as_str()) {
+                    if let Some(x) = inst.get_attr(&k) {
+                        d.insert_str(&k, x);
+                    }
+                }
+            }
+            return Ok(Some(Value::dict(d)));
+        }
         "__dict__" if inst.class.hooks.get() & Class::HOOK_SLOTS == 0 => {
             return Ok(Some(inst.dict_value()));
         }
