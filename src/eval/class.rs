@@ -10,163 +10,82 @@ use std::rc::Rc;
 pub(crate) use super::attr::{
     generic_delattr, generic_getattr, generic_setattr, instance_delattr, instance_setattr,
 };
-use super::frame::Frame;
+use super::frame::{ClassNs, Frame};
+use super::meta::{build_class, namespace_dict, Maker};
 use super::Interp;
 use crate::syntax::ast::{ClassDef, Slot};
 use crate::value::{
-    Args, Class, ClassKind, ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value,
-    ValueType, Vm,
+    Args, Class, ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value, Vm,
 };
 
 impl Interp {
-    /// Executes a `class` statement's body and builds the class.
+    /// Executes a `class` statement's body and builds the class: through
+    /// `type` directly, or through its metaclass (see `meta.rs`).
     pub fn make_class(&self, f: &mut Frame, def: &ClassDef) -> PyResult<Value> {
         let mut bases = Vec::new();
         for b in &def.bases {
             bases.push(self.eval(f, b)?);
         }
-        if let Some(k) = def.keywords.first() {
-            return Err(PyErr::new(
-                ExcType::NotImplementedError,
-                format!(
-                    "class keyword argument '{}' is not supported",
-                    k.arg
-                        .as_ref()
-                        .map(|a| a.name.to_string())
-                        .unwrap_or_default()
-                ),
-            ));
-        }
-        let mut base_classes = Vec::with_capacity(bases.len());
-        for b in bases {
-            match b {
-                Value::Class(c) => base_classes.push(c),
-                other => {
-                    return Err(PyErr::new(
-                        ExcType::TypeError,
-                        format!("bases must be types, not {}", other.type_name()),
-                    ))
+        let mut kwargs: Vec<(Rc<str>, Value)> = Vec::new();
+        for k in &def.keywords {
+            let v = self.eval(f, &k.value)?;
+            match &k.arg {
+                Some(a) => kwargs.push((a.name.clone(), v)),
+                None => {
+                    for (key, v) in self.mapping_items(&v)? {
+                        let Value::Str(s) = &key else {
+                            return Err(PyErr::new(ExcType::TypeError, "keywords must be strings"));
+                        };
+                        kwargs.push((Rc::from(s.as_str()), v));
+                    }
                 }
             }
         }
-        if base_classes.is_empty() {
-            base_classes.push(crate::modules::types::builtin_class(ValueType::Object));
+        let explicit = kwargs
+            .iter()
+            .position(|(k, _)| &**k == "metaclass")
+            .map(|i| kwargs.remove(i).1);
+        let maker = self.class_maker(explicit, &bases)?;
+        let mut ns = crate::value::Namespace::default();
+        let mapping = self.prepare_namespace(&maker, &def.name, &bases, &kwargs, &mut ns)?;
+        let preset = [
+            ("__module__", Value::str("__main__")),
+            ("__qualname__", Value::str(&*def.qualname)),
+            ("__doc__", super::attr::docstring(&def.body)),
+        ];
+        for (k, v) in preset {
+            match &mapping {
+                Some(m) => self.set_item(m, &Value::str(k), v)?,
+                None => {
+                    ns.insert(Rc::from(k), v);
+                }
+            }
         }
-        let ns = Rc::new(RefCell::new(crate::value::Namespace::default()));
-        ns.borrow_mut()
-            .insert(Rc::from("__module__"), Value::str("__main__"));
-        ns.borrow_mut()
-            .insert(Rc::from("__qualname__"), Value::str(&*def.qualname));
-        ns.borrow_mut()
-            .insert(Rc::from("__doc__"), super::attr::docstring(&def.body));
-        f.class_ns.push(ns.clone());
+        let ns = Rc::new(RefCell::new(ns));
+        f.class_ns.push(ClassNs {
+            ns: ns.clone(),
+            mapping: mapping.clone(),
+        });
         let r = self.exec_block(f, &def.body);
         f.class_ns.pop();
         r?;
         let dict = Rc::try_unwrap(ns)
             .map(|c| c.into_inner())
             .unwrap_or_else(|rc| rc.borrow().clone());
-        // `__qualname__` leaves the namespace for the class's own field
-        // (a body may assign it), as in CPython's `type.__new__`.
-        let mut dict = dict;
-        let qualname = match dict.shift_remove("__qualname__") {
-            Some(Value::Str(q)) => Rc::from(q.as_str()),
-            _ => def.qualname.clone(),
+        let namespace = match mapping {
+            Some(m) => m,
+            None => namespace_dict(&dict),
         };
-        let cls = Class::new_user(
-            def.name.clone(),
-            qualname,
-            "__main__".into(),
-            base_classes,
-            dict,
-            ClassKind::User,
-        )?;
-        self.finish_class(&cls)?;
-        Ok(Value::Class(cls))
-    }
-
-    /// What CPython's `type.__new__` does once a class object exists: a
-    /// class defining `__eq__` without `__hash__` gets `__hash__ = None`;
-    /// methods learn their class (for zero-argument `super()`); descriptors
-    /// hear their names (`__set_name__`); the parent's `__init_subclass__`
-    /// (an implicit classmethod) hears of the new class.
-    pub(crate) fn finish_class(&self, cls: &Rc<Class>) -> PyResult<()> {
-        let entries: Vec<(Rc<str>, Value)> = cls
-            .dict
-            .borrow()
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        if let Some((_, slots)) = entries.iter().find(|(k, _)| &**k == "__slots__") {
-            let names = match slots {
-                Value::Str(_) => vec![slots.clone()],
-                other => self.collect_iterable(other)?,
-            };
-            for n in names {
-                let Value::Str(name) = &n else {
-                    return Err(PyErr::new(
-                        ExcType::TypeError,
-                        format!("__slots__ items must be strings, not '{}'", n.type_name()),
-                    ));
-                };
-                if entries.iter().any(|(k, _)| &**k == name.as_str()) {
-                    return Err(PyErr::new(
-                        ExcType::ValueError,
-                        format!("'{}' in __slots__ conflicts with class variable", name),
-                    ));
-                }
+        let callee = match maker {
+            Maker::Type => {
+                let cls = build_class(self, None, def.name.clone(), bases, dict, kwargs)?;
+                return Ok(Value::Class(cls));
             }
-        }
-        if entries.iter().any(|(k, _)| &**k == "__eq__")
-            && !entries.iter().any(|(k, _)| &**k == "__hash__")
-        {
-            cls.set_attr("__hash__", Value::None);
-        }
-        for (_, v) in &entries {
-            set_class_cell(v, cls);
-        }
-        for (k, v) in &entries {
-            if let Some(p) = v.downcast::<PropertyObj>() {
-                if p.name.borrow().is_none() {
-                    *p.name.borrow_mut() = Some(k.clone());
-                }
-            }
-            if let Value::Instance(d) = v {
-                if let Some(hook) = d.class.lookup("__set_name__") {
-                    let r = self.call_value(
-                        &hook,
-                        vec![v.clone(), Value::Class(cls.clone()), Value::str(&**k)],
-                        Vec::new(),
-                    );
-                    if let Err(e) = r {
-                        // CPython 3.11 wraps it, the original as the cause.
-                        let err = PyErr::new(
-                            ExcType::RuntimeError,
-                            format!(
-                                "Error calling __set_name__ on '{}' instance '{}' in '{}'",
-                                d.class.name, k, cls.name
-                            ),
-                        );
-                        if let Value::Instance(i) = err.value() {
-                            i.set_attr("__cause__", e.value().clone());
-                            i.set_attr("__suppress_context__", Value::Bool(true));
-                        }
-                        return Err(err);
-                    }
-                }
-            }
-        }
-        let hook = cls
-            .mro_tail
-            .iter()
-            .find_map(|c| c.dict.borrow().get("__init_subclass__").cloned());
-        if let Some(hook) = hook {
-            let hook = unwrap_method_decorator(hook);
-            if matches!(hook, Value::Function(_)) {
-                self.call_value(&hook, vec![Value::Class(cls.clone())], Vec::new())?;
-            }
-        }
-        Ok(())
+            Maker::Meta(m) => Value::Class(m),
+            Maker::Callable(c) => c,
+        };
+        let args = vec![Value::str(&*def.name), Value::tuple(bases), namespace];
+        self.call_value(&callee, args, kwargs)
     }
 
     pub(crate) fn is_builtin_super(&self, v: &Value) -> bool {
@@ -186,6 +105,16 @@ impl Interp {
     /// namespace, the module's globals), as a dict (a copy: assigning into it
     /// changes nothing) or, for `dir()`, their sorted list.
     pub(crate) fn frame_namespace(&self, f: &Frame, which: &str) -> PyResult<Value> {
+        if which != "globals" && which != "dir" {
+            // A class body binding through a `__prepare__` mapping: that
+            // mapping itself, as CPython's `locals()` there is.
+            if let Some(ClassNs {
+                mapping: Some(m), ..
+            }) = f.class_ns.last()
+            {
+                return Ok(m.clone());
+            }
+        }
         let mut d = crate::value::Dict::new();
         if which == "globals" || (f.function.is_none() && f.class_ns.is_empty()) {
             for name in self.global_names() {
@@ -194,7 +123,7 @@ impl Interp {
                 }
             }
         } else if let Some(ns) = f.class_ns.last() {
-            for (k, v) in ns.borrow().iter() {
+            for (k, v) in ns.ns.borrow().iter() {
                 d.insert_str(k, v.clone());
             }
         } else if let Some(func) = &f.function {
@@ -264,7 +193,95 @@ impl Interp {
     }
 }
 
-fn set_class_cell(v: &Value, cls: &Rc<Class>) {
+/// What CPython's `type.__new__` does once a class object exists: a
+/// class defining `__eq__` without `__hash__` gets `__hash__ = None`;
+/// methods learn their class (for zero-argument `super()`); descriptors
+/// hear their names (`__set_name__`); the parent's `__init_subclass__`
+/// (an implicit classmethod) hears of the new class.
+pub(crate) fn finish_class(
+    vm: &dyn Vm,
+    cls: &Rc<Class>,
+    kwargs: Vec<(Rc<str>, Value)>,
+) -> PyResult<()> {
+    let entries: Vec<(Rc<str>, Value)> = cls
+        .dict
+        .borrow()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if let Some((_, slots)) = entries.iter().find(|(k, _)| &**k == "__slots__") {
+        let names = match slots {
+            Value::Str(_) => vec![slots.clone()],
+            other => vm.collect(other)?,
+        };
+        for n in names {
+            let Value::Str(name) = &n else {
+                return Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!("__slots__ items must be strings, not '{}'", n.type_name()),
+                ));
+            };
+            if entries.iter().any(|(k, _)| &**k == name.as_str()) {
+                return Err(PyErr::new(
+                    ExcType::ValueError,
+                    format!("'{}' in __slots__ conflicts with class variable", name),
+                ));
+            }
+        }
+    }
+    if entries.iter().any(|(k, _)| &**k == "__eq__")
+        && !entries.iter().any(|(k, _)| &**k == "__hash__")
+    {
+        cls.set_attr("__hash__", Value::None);
+    }
+    for (_, v) in &entries {
+        set_class_cell(v, cls);
+    }
+    for (k, v) in &entries {
+        if let Some(p) = v.downcast::<PropertyObj>() {
+            if p.name.borrow().is_none() {
+                *p.name.borrow_mut() = Some(k.clone());
+            }
+        }
+        if let Value::Instance(d) = v {
+            if let Some(hook) = d.class.lookup("__set_name__") {
+                let r = vm.call(
+                    &hook,
+                    vec![v.clone(), Value::Class(cls.clone()), Value::str(&**k)],
+                    Vec::new(),
+                );
+                if let Err(e) = r {
+                    // CPython 3.11 wraps it, the original as the cause.
+                    let err = PyErr::new(
+                        ExcType::RuntimeError,
+                        format!(
+                            "Error calling __set_name__ on '{}' instance '{}' in '{}'",
+                            d.class.name, k, cls.name
+                        ),
+                    );
+                    if let Value::Instance(i) = err.value() {
+                        i.set_attr("__cause__", e.value().clone());
+                        i.set_attr("__suppress_context__", Value::Bool(true));
+                    }
+                    return Err(err);
+                }
+            }
+        }
+    }
+    let hook = cls
+        .mro_tail
+        .iter()
+        .find_map(|c| c.dict.borrow().get("__init_subclass__").cloned());
+    if let Some(hook) = hook {
+        let hook = unwrap_method_decorator(hook);
+        if matches!(hook, Value::Function(_) | Value::NativeFunction(_)) {
+            vm.call(&hook, vec![Value::Class(cls.clone())], kwargs)?;
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn set_class_cell(v: &Value, cls: &Rc<Class>) {
     match v {
         Value::Function(fun) => *fun.class_cell.borrow_mut() = Some(Rc::downgrade(cls)),
         Value::Native(n) => {
@@ -314,10 +331,19 @@ impl NativeObject for SuperObj {
     }
 
     fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        // A class receiver is an instance here when `super()` runs in a
+        // metaclass's method (`super().__call__(*args)`).
+        let as_instance = match &self.obj {
+            Value::Class(c) => {
+                c.meta.as_ref().is_some_and(|m| m.is_subclass_of(&self.cls))
+                    || super::meta::is_metaclass(&self.cls) && !super::meta::is_metaclass(c)
+            }
+            _ => false,
+        };
         // The search runs along the MRO of the receiver's class, starting
         // after `cls` (so cooperative multiple inheritance reaches siblings).
         let owner = match &self.obj {
-            Value::Class(c) => c.clone(),
+            Value::Class(c) if !as_instance => c.clone(),
             other => match vm.type_of(other) {
                 Value::Class(c) => c,
                 _ => self.cls.clone(),
@@ -334,6 +360,17 @@ impl NativeObject for SuperObj {
         else {
             return Ok(None);
         };
+        // `__init_subclass__` is an implicit classmethod.
+        if as_instance || (matches!(self.obj, Value::Class(_)) && name == "__init_subclass__") {
+            return Ok(Some(match v {
+                Value::Function(_) => Value::BoundMethod(Rc::new(crate::value::BoundMethod {
+                    receiver: self.obj.clone(),
+                    func: v,
+                })),
+                Value::NativeFunction(nf) if nf.bound.is_none() => nf.bind(self.obj.clone()),
+                other => bind_class_attr(other, &self.obj, &owner),
+            }));
+        }
         let instance = (!matches!(self.obj, Value::Class(_))).then_some(&self.obj);
         if let Some(x) = super::attr::descriptor_get(vm, &v, instance, &owner)? {
             return Ok(Some(x));
@@ -896,6 +933,7 @@ pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
             )),
         );
     }
+    super::meta::register_type_methods();
     let base = ExcType::BaseException.class();
     if !base.dict.borrow().contains_key("__new__") {
         base.set_attr(

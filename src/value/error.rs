@@ -167,6 +167,7 @@ impl ExcType {
                             bases,
                             Default::default(),
                             ClassKind::Exception(*ty),
+                            None,
                         ) {
                             class = c;
                         }

@@ -51,6 +51,10 @@ pub struct Class {
     pub hooks: Cell<u8>,
     /// Direct subclasses made so far (`__subclasses__()`), weakly held.
     pub subclasses: RefCell<Vec<std::rc::Weak<Class>>>,
+    /// Its metaclass when that is not `type` (a user subclass of `type`):
+    /// None for ordinary classes, so every metaclass check on them is one
+    /// test of this field.
+    pub meta: Option<Rc<Class>>,
 }
 
 impl Class {
@@ -84,11 +88,14 @@ impl Class {
             kind,
             hooks: Cell::new(0),
             subclasses: RefCell::new(Vec::new()),
+            meta: None,
         })
     }
 
-    /// A class made by a `class` statement: its MRO is the C3 linearization
-    /// of `bases` (CPython's errors for duplicate or inconsistent bases).
+    /// A class made by a `class` statement (or `type(name, bases, dict)`),
+    /// with its metaclass when that is not `type`: its MRO is the C3
+    /// linearization of `bases` (CPython's errors for duplicate or
+    /// inconsistent bases).
     pub fn new_user(
         name: Rc<str>,
         qualname: Rc<str>,
@@ -96,6 +103,7 @@ impl Class {
         bases: Vec<Rc<Class>>,
         dict: crate::value::Namespace,
         kind: ClassKind,
+        meta: Option<Rc<Class>>,
     ) -> PyResult<Rc<Class>> {
         for (i, b) in bases.iter().enumerate() {
             if bases[..i].iter().any(|o| Rc::ptr_eq(o, b)) {
@@ -139,6 +147,7 @@ impl Class {
             kind,
             hooks: Cell::new(hooks),
             subclasses: RefCell::new(Vec::new()),
+            meta,
         });
         for b in &cls.bases {
             let mut subs = b.subclasses.borrow_mut();
@@ -194,6 +203,16 @@ impl Class {
             ClassKind::Exception(t) => Some(t),
             _ => None,
         })
+    }
+
+    /// A method (or other attribute) of this class's metaclass, when the
+    /// class has a metaclass other than `type`.
+    #[inline]
+    pub fn meta_lookup(&self, name: &str) -> Option<Value> {
+        match &self.meta {
+            None => None,
+            Some(m) => m.lookup(name),
+        }
     }
 
     /// Sets a class attribute.
