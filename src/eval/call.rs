@@ -342,7 +342,9 @@ impl Interp {
                     return Ok(obj);
                 }
                 if let Some(init) = cls.lookup("__init__") {
-                    self.run_init(&init, &obj, args, kwargs)?;
+                    if !super::class::is_object_init(&init) {
+                        self.run_init(&init, &obj, args, kwargs)?;
+                    }
                 }
                 return Ok(obj);
             }
@@ -355,8 +357,10 @@ impl Interp {
             }
         }
         match cls.lookup("__init__") {
-            Some(init) => self.run_init(&init, &inst, args, kwargs)?,
-            None => {
+            Some(init) if !super::class::is_object_init(&init) => {
+                self.run_init(&init, &inst, args, kwargs)?
+            }
+            _ => {
                 if !is_exc && (!args.is_empty() || !kwargs.is_empty()) {
                     return Err(PyErr::new(
                         ExcType::TypeError,

@@ -592,7 +592,7 @@ impl Interp {
     pub fn dir_of(&self, v: &Value) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         match v {
-            Value::Instance(i) => out.extend(i.dict.borrow().keys().map(|k| k.to_string())),
+            Value::Instance(i) => out.extend(i.attr_names()),
             Value::Native(n) => out.extend(n.dir()),
             _ => {}
         }

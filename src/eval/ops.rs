@@ -202,12 +202,63 @@ impl Interp {
     }
 
     fn dispatch_binop(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Value> {
+        // A right operand whose class is a proper subclass of the left's and
+        // overrides the reflected method goes first (CPython's rule).
+        if let (Value::Instance(x), Value::Instance(y)) = (a, b) {
+            if !Rc::ptr_eq(&x.class, &y.class) && y.class.is_subclass_of(&x.class) {
+                let mine = y.class.lookup(op.rdunder());
+                let theirs = x.class.lookup(op.rdunder());
+                let overrides = match (&mine, &theirs) {
+                    (Some(m), Some(t)) => !m.is(t),
+                    (Some(_), None) => true,
+                    _ => false,
+                };
+                if overrides {
+                    if let Some(v) = self.try_binop_side(op, b, a, true)? {
+                        return Ok(v);
+                    }
+                    if let Some(v) = self.try_binop_side(op, a, b, false)? {
+                        return Ok(v);
+                    }
+                    return Err(unsupported(op, a, b));
+                }
+            }
+        }
         // Left operand's method, then the right operand's reflected method.
         if let Some(v) = self.try_binop_side(op, a, b, false)? {
             return Ok(v);
         }
         if let Some(v) = self.try_binop_side(op, b, a, true)? {
             return Ok(v);
+        }
+        // Sequence repetition by an object with `__index__` (`"ab" * n`).
+        if op == BinOp::Mult {
+            let is_seq = |v: &Value| {
+                matches!(
+                    v,
+                    Value::Str(_) | Value::List(_) | Value::Tuple(_) | Value::Bytes(_)
+                )
+            };
+            for (seq, n, seq_first) in [(a, b, true), (b, a, false)] {
+                let Value::Instance(inst) = n else { continue };
+                if !is_seq(seq) {
+                    continue;
+                }
+                if let Some(m) = inst.class.lookup("__index__") {
+                    let i = self.call_value(&m, vec![n.clone()], Vec::new())?;
+                    if !matches!(i, Value::Int(_) | Value::Bool(_)) {
+                        return Err(PyErr::new(
+                            ExcType::TypeError,
+                            format!("__index__ returned non-int (type {})", i.type_name()),
+                        ));
+                    }
+                    return if seq_first {
+                        self.binary_op(op, seq, &i)
+                    } else {
+                        self.binary_op(op, &i, seq)
+                    };
+                }
+            }
         }
         Err(unsupported(op, a, b))
     }
@@ -291,7 +342,16 @@ impl Interp {
         }
         // Dunder methods and natives first (they may return tensors or NotImplemented).
         let (name, rname) = cmp_dunders(op);
-        for (this, other, n) in [(a, b, name), (b, a, rname)] {
+        // The reflected method of a right operand whose class is a proper
+        // subclass of the left's goes first.
+        let reflect_first = matches!((a, b), (Value::Instance(x), Value::Instance(y))
+            if !Rc::ptr_eq(&x.class, &y.class) && y.class.is_subclass_of(&x.class));
+        let order = if reflect_first {
+            [(b, a, rname), (a, b, name)]
+        } else {
+            [(a, b, name), (b, a, rname)]
+        };
+        for (this, other, n) in order {
             match this {
                 Value::Instance(inst) => {
                     if let Some(m) = inst.class.lookup(n) {
@@ -299,6 +359,15 @@ impl Interp {
                             self.call_value(&m, vec![this.clone(), other.clone()], Vec::new())?;
                         if !r.is(&not_implemented()) {
                             return Ok(r);
+                        }
+                    } else if op == CmpOp::NotEq {
+                        // object.__ne__: the inverse of __eq__ unless that is NotImplemented.
+                        if let Some(m) = inst.class.lookup("__eq__") {
+                            let r =
+                                self.call_value(&m, vec![this.clone(), other.clone()], Vec::new())?;
+                            if !r.is(&not_implemented()) {
+                                return Ok(Value::Bool(!self.is_true(&r)?));
+                            }
                         }
                     }
                 }
@@ -638,7 +707,10 @@ impl Interp {
                     ));
                 }
                 return match self.call_value(&m, vec![v.clone()], Vec::new())? {
+                    // -1 is CPython's error marker: a hash of -1 reads -2.
+                    Value::Int(-1) => Ok(-2),
                     Value::Int(i) => Ok(i),
+                    Value::Bool(b) => Ok(b as i64),
                     _ => Err(PyErr::new(
                         ExcType::TypeError,
                         "__hash__ method should return an integer",

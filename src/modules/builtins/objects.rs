@@ -136,7 +136,7 @@ fn setattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let name = name_arg(a.get(1))?;
     let (obj, value) = (a.get(0), a.get(2).clone());
     match obj {
-        Value::Instance(i) => i.set_attr(&name, value),
+        Value::Instance(i) => crate::eval::class::instance_setattr(vm, obj, i, &name, value)?,
         Value::Class(c) => c.set_attr(&name, value),
         Value::Function(f) => {
             f.dict.borrow_mut().insert(name.as_str().into(), value);
@@ -151,11 +151,14 @@ fn setattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::None)
 }
 
-fn delattr(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+fn delattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let name = name_arg(a.get(1))?;
     let obj = a.get(0);
     let removed = match obj {
-        Value::Instance(i) => i.dict.borrow_mut().shift_remove(name.as_str()).is_some(),
+        Value::Instance(i) => {
+            crate::eval::class::instance_delattr(vm, obj, i, &name)?;
+            true
+        }
         Value::Class(c) => c.dict.borrow_mut().shift_remove(name.as_str()).is_some(),
         Value::Function(f) => f.dict.borrow_mut().shift_remove(name.as_str()).is_some(),
         _ => false,
@@ -201,11 +204,14 @@ fn vars(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     };
     let mut d = Dict::new();
     match obj {
-        Value::Instance(i) => i
-            .dict
-            .borrow()
-            .iter()
-            .for_each(|(k, v)| d.insert_str(k, v.clone())),
+        Value::Instance(_) => {
+            return match vm.getattr(obj, "__dict__") {
+                Err(e) if e.is(ExcType::AttributeError) => {
+                    Err(type_error("vars() argument must have __dict__ attribute"))
+                }
+                other => other,
+            }
+        }
         Value::Class(c) => c
             .dict
             .borrow()
@@ -266,7 +272,7 @@ fn dir(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     };
     match obj {
         Value::Instance(i) => {
-            names.extend(i.dict.borrow().keys().map(|n| n.to_string()));
+            names.extend(i.attr_names());
             class_names(&i.class, &mut names);
         }
         Value::Class(c) => class_names(c, &mut names),

@@ -149,6 +149,12 @@ pub fn register_object(c: &Class) {
     );
     super::add_method(
         c,
+        "object.__getattribute__(self, name, /)",
+        object_getattribute,
+        "Looks an attribute up directly, bypassing a class's own `__getattribute__`.",
+    );
+    super::add_method(
+        c,
         "object.__delattr__(self, name, /)",
         object_delattr,
         "Deletes an instance attribute directly, bypassing a class's own `__delattr__`.",
@@ -183,29 +189,44 @@ fn attr_name(v: &Value) -> PyResult<&str> {
     }
 }
 
-fn object_setattr(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+fn object_setattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let name = attr_name(a.get(1))?;
     match a.get(0) {
-        Value::Instance(inst) => inst.set_attr(name, a.get(2).clone()),
+        Value::Instance(inst) => {
+            crate::eval::class::generic_setattr(vm, a.get(0), inst, name, a.get(2).clone())?
+        }
         _ => return Err(type_error("object.__setattr__() needs an instance")),
     }
     Ok(Value::None)
 }
 
-fn object_delattr(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+fn object_delattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let name = attr_name(a.get(1))?;
     match a.get(0) {
-        Value::Instance(inst) => {
-            if inst.dict.borrow_mut().shift_remove(name).is_none() {
-                return Err(crate::value::PyErr::new(
-                    crate::value::ExcType::AttributeError,
-                    format!("'{}' object has no attribute '{}'", inst.class.name, name),
-                ));
-            }
-        }
+        Value::Instance(inst) => crate::eval::class::generic_delattr(vm, a.get(0), inst, name)?,
         _ => return Err(type_error("object.__delattr__() needs an instance")),
     }
     Ok(Value::None)
+}
+
+/// `object.__getattribute__(self, name)`: attribute lookup without the
+/// class's own `__getattribute__` and `__getattr__`.
+fn object_getattribute(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let name = attr_name(a.get(1))?;
+    let found = match a.get(0) {
+        Value::Instance(inst) => crate::eval::class::generic_getattr(vm, a.get(0), inst, name)?,
+        other => return vm.getattr(other, name),
+    };
+    found.ok_or_else(|| {
+        crate::value::PyErr::new(
+            crate::value::ExcType::AttributeError,
+            format!(
+                "'{}' object has no attribute '{}'",
+                a.get(0).type_name(),
+                name
+            ),
+        )
+    })
 }
 
 /// Registers `type.__new__` (the one-argument form; the interpreter
