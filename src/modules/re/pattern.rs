@@ -75,8 +75,10 @@ impl Pattern {
     /// Translates and compiles `src` (the str of `source`).
     pub fn new(source: Value, src: &str, flags: i64) -> PyResult<Pattern> {
         let t: Translated = syntax::translate(src, flags).map_err(|e| {
-            if e.pos == usize::MAX {
+            if e.pos == syntax::VALUE_ERROR {
                 PyErr::new(ExcType::ValueError, e.msg)
+            } else if e.pos == syntax::NO_POS {
+                re_error(&e.msg, Some(src), None)
             } else {
                 re_error(&e.msg, Some(src), Some(e.pos))
             }
@@ -103,10 +105,10 @@ impl Pattern {
     /// byte spans of the groups.
     fn exec(&self, hay: &str, pos: usize, mode: Mode) -> PyResult<Option<Vec<Option<(usize, usize)>>>> {
         let re = if mode == Mode::Full { &self.full } else { &self.search };
-        let caps = re.captures_from_pos(hay, pos).map_err(|e| {
+        let caps = re.captures_from_pos(hay, pos).map_err(|_| {
             PyErr::new(
                 ExcType::RuntimeError,
-                format!("re: the pattern backtracks too much on this string ({e}); rewrite it without nested repeats"),
+                format!("re: the pattern backtracks too much on this string (more than {BACKTRACK_LIMIT} steps); rewrite it without nested repeats"),
             )
         })?;
         let Some(caps) = caps else { return Ok(None) };

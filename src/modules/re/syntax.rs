@@ -50,6 +50,11 @@ pub struct SyntaxErr {
 
 type Res<T> = Result<T, SyntaxErr>;
 
+/// `SyntaxErr::pos` of an error CPython raises as ValueError (bad flags).
+pub const VALUE_ERROR: usize = usize::MAX;
+/// `SyntaxErr::pos` of an `re.error` without a position.
+pub const NO_POS: usize = usize::MAX - 1;
+
 fn err<T>(msg: impl Into<String>, pos: usize) -> Res<T> {
     Err(SyntaxErr {
         msg: msg.into(),
@@ -116,13 +121,13 @@ pub fn translate(pattern: &str, flags: i64) -> Res<Translated> {
     };
     ps.global_flags()?;
     if ps.flags & A != 0 && ps.flags & U != 0 {
-        return err("ASCII and UNICODE flags are incompatible", usize::MAX);
+        return err("ASCII and UNICODE flags are incompatible", VALUE_ERROR);
     }
     if ps.flags & DEBUG != 0 {
-        return err("re: the DEBUG flag is not supported", 0);
+        return err("re: the DEBUG flag is not supported", NO_POS);
     }
     if ps.flags & L != 0 {
-        return err("cannot use LOCALE flag with a str pattern", usize::MAX);
+        return err("cannot use LOCALE flag with a str pattern", VALUE_ERROR);
     }
     if ps.flags & A == 0 {
         ps.flags |= U;
