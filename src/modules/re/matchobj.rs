@@ -9,7 +9,9 @@ use super::pattern::{expand, parse_template, Pattern};
 use super::text_arg;
 use crate::modules::types::{add_method, as_index};
 use crate::value::format::str_repr;
-use crate::value::{Args, Class, ClassKind, Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+use crate::value::{
+    Args, Class, ClassKind, Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm,
+};
 
 thread_local! {
     static MATCH_CLASS: Rc<Class> = make_class();
@@ -118,7 +120,9 @@ impl MatchObj {
     fn lastindex(&self) -> Option<usize> {
         let pat = self.pat()?;
         (1..self.spans.len())
-            .filter_map(|g| self.spans[g].map(|(_, e)| (e, pat.close_at.get(g - 1).copied().unwrap_or(0), g)))
+            .filter_map(|g| {
+                self.spans[g].map(|(_, e)| (e, pat.close_at.get(g - 1).copied().unwrap_or(0), g))
+            })
             .max()
             .map(|(_, _, g)| g)
     }
@@ -128,7 +132,10 @@ fn this(a: &Args) -> PyResult<&MatchObj> {
     a.get(0).downcast::<MatchObj>().ok_or_else(|| {
         PyErr::new(
             ExcType::TypeError,
-            format!("descriptor for 're.Match' objects doesn't apply to a '{}' object", a.get(0).type_name()),
+            format!(
+                "descriptor for 're.Match' objects doesn't apply to a '{}' object",
+                a.get(0).type_name()
+            ),
         )
     })
 }
@@ -217,10 +224,19 @@ impl NativeObject for MatchObj {
             "re" => Some(self.pattern.clone()),
             "pos" => Some(Value::Int(self.pos as i64)),
             "endpos" => Some(Value::Int(self.endpos as i64)),
-            "lastindex" => Some(self.lastindex().map_or(Value::None, |g| Value::Int(g as i64))),
+            "lastindex" => Some(
+                self.lastindex()
+                    .map_or(Value::None, |g| Value::Int(g as i64)),
+            ),
             "lastgroup" => Some(
                 self.lastindex()
-                    .and_then(|g| self.pat()?.names.iter().find(|(_, i)| *i == g).map(|(n, _)| Value::str(n)))
+                    .and_then(|g| {
+                        self.pat()?
+                            .names
+                            .iter()
+                            .find(|(_, i)| *i == g)
+                            .map(|(n, _)| Value::str(n))
+                    })
                     .unwrap_or(Value::None),
             ),
             "regs" => Some(Value::tuple(
@@ -240,10 +256,18 @@ impl NativeObject for MatchObj {
     }
 
     fn dir(&self) -> Vec<String> {
-        let mut v: Vec<String> = ["string", "re", "pos", "endpos", "lastindex", "lastgroup", "regs"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let mut v: Vec<String> = [
+            "string",
+            "re",
+            "pos",
+            "endpos",
+            "lastindex",
+            "lastgroup",
+            "regs",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         v.extend(match_class().dict.borrow().keys().map(|k| k.to_string()));
         v
     }
@@ -255,12 +279,47 @@ impl NativeObject for MatchObj {
 
 fn make_class() -> Rc<Class> {
     let c = Class::new_builtin("Match", "re", None, ClassKind::Native);
-    add_method(&c, "Match.group(self, *args)", m_group, "One group's text, or a tuple of several.");
-    add_method(&c, "Match.groups(self, default=None)", m_groups, "The texts of all groups.");
-    add_method(&c, "Match.groupdict(self, default=None)", m_groupdict, "The named groups' texts by name.");
-    add_method(&c, "Match.start(self, group=0, /)", m_start, "Where a group starts (-1: unmatched).");
-    add_method(&c, "Match.end(self, group=0, /)", m_end, "Where a group ends (-1: unmatched).");
-    add_method(&c, "Match.span(self, group=0, /)", m_span, "`(start, end)` of a group.");
-    add_method(&c, "Match.expand(self, template)", m_expand, "The template with `\\1`, `\\g<name>` filled in.");
+    add_method(
+        &c,
+        "Match.group(self, *args)",
+        m_group,
+        "One group's text, or a tuple of several.",
+    );
+    add_method(
+        &c,
+        "Match.groups(self, default=None)",
+        m_groups,
+        "The texts of all groups.",
+    );
+    add_method(
+        &c,
+        "Match.groupdict(self, default=None)",
+        m_groupdict,
+        "The named groups' texts by name.",
+    );
+    add_method(
+        &c,
+        "Match.start(self, group=0, /)",
+        m_start,
+        "Where a group starts (-1: unmatched).",
+    );
+    add_method(
+        &c,
+        "Match.end(self, group=0, /)",
+        m_end,
+        "Where a group ends (-1: unmatched).",
+    );
+    add_method(
+        &c,
+        "Match.span(self, group=0, /)",
+        m_span,
+        "`(start, end)` of a group.",
+    );
+    add_method(
+        &c,
+        "Match.expand(self, template)",
+        m_expand,
+        "The template with `\\1`, `\\g<name>` filled in.",
+    );
     c
 }

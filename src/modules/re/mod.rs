@@ -17,7 +17,9 @@ use std::rc::Rc;
 use super::types::int_arg;
 use super::ModuleBuilder;
 use crate::syntax::ast::BinOp;
-use crate::value::{Args, Class, ClassKind, ExcType, Instance, NativeObject, PyErr, PyResult, Value, Vm};
+use crate::value::{
+    Args, Class, ClassKind, ExcType, Instance, NativeObject, PyErr, PyResult, Value, Vm,
+};
 
 pub use pattern::Pattern;
 
@@ -350,7 +352,11 @@ pub fn module() -> Value {
         split,
         "The string split at the matches (groups included).",
     )
-    .function("escape(pattern)", escape, "Backslashes before special characters.")
+    .function(
+        "escape(pattern)",
+        escape,
+        "Backslashes before special characters.",
+    )
     .function("purge()", purge, "Clears the pattern cache.")
     .value("error", Value::Class(error_class()))
     .value("Pattern", Value::Class(pattern::pattern_class()))

@@ -11,7 +11,9 @@ use super::syntax::{self, Translated};
 use super::{re_error, text_arg};
 use crate::modules::types::{add_method, int_arg};
 use crate::value::format::str_repr;
-use crate::value::{Args, Class, ClassKind, Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+use crate::value::{
+    Args, Class, ClassKind, Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm,
+};
 
 thread_local! {
     static PATTERN_CLASS: Rc<Class> = make_class();
@@ -41,6 +43,9 @@ pub struct Pattern {
     search: fancy_regex::Regex,
     full: fancy_regex::Regex,
 }
+
+/// The spans of groups 0..=groups (None: the group did not take part).
+type Spans = Vec<Option<(usize, usize)>>;
 
 /// Which anchoring a search has.
 #[derive(Clone, Copy, PartialEq)]
@@ -103,8 +108,12 @@ impl Pattern {
 
     /// One search from byte `pos` in `hay` (already cut at endpos): the
     /// byte spans of the groups.
-    fn exec(&self, hay: &str, pos: usize, mode: Mode) -> PyResult<Option<Vec<Option<(usize, usize)>>>> {
-        let re = if mode == Mode::Full { &self.full } else { &self.search };
+    fn exec(&self, hay: &str, pos: usize, mode: Mode) -> PyResult<Option<Spans>> {
+        let re = if mode == Mode::Full {
+            &self.full
+        } else {
+            &self.search
+        };
         let caps = re.captures_from_pos(hay, pos).map_err(|_| {
             PyErr::new(
                 ExcType::RuntimeError,
@@ -122,12 +131,14 @@ impl Pattern {
     }
 
     /// Every match from `pos` (at most `limit`, 0: all), as byte spans.
-    fn all(&self, hay: &str, pos: usize, limit: usize) -> PyResult<Vec<Vec<Option<(usize, usize)>>>> {
+    fn all(&self, hay: &str, pos: usize, limit: usize) -> PyResult<Vec<Spans>> {
         let mut out = Vec::new();
         let mut p = pos;
         let mut must_advance = false;
         while p <= hay.len() && (limit == 0 || out.len() < limit) {
-            let Some(m) = self.exec(hay, p, Mode::Search)? else { break };
+            let Some(m) = self.exec(hay, p, Mode::Search)? else {
+                break;
+            };
             let (s, e) = m[0].unwrap_or((p, p));
             if must_advance && s == e && s == p {
                 // CPython 3.7+: no empty match where the previous empty one was.
@@ -158,7 +169,10 @@ fn this(a: &Args) -> PyResult<&Pattern> {
     a.get(0).downcast::<Pattern>().ok_or_else(|| {
         PyErr::new(
             ExcType::TypeError,
-            format!("descriptor for 're.Pattern' objects doesn't apply to a '{}' object", a.get(0).type_name()),
+            format!(
+                "descriptor for 're.Pattern' objects doesn't apply to a '{}' object",
+                a.get(0).type_name()
+            ),
         )
     })
 }
@@ -204,8 +218,17 @@ fn p_fullmatch(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 /// The matches of `a.get(0)` in `subject` between pos and endpos as Match objects.
-fn matches(vm: &dyn Vm, pat_v: &Value, subject: &Value, pos: &Value, endpos: &Value, limit: usize) -> PyResult<Vec<MatchObj>> {
-    let pat = pat_v.downcast::<Pattern>().ok_or_else(|| PyErr::new(ExcType::TypeError, "expected a re.Pattern"))?;
+fn matches(
+    vm: &dyn Vm,
+    pat_v: &Value,
+    subject: &Value,
+    pos: &Value,
+    endpos: &Value,
+    limit: usize,
+) -> PyResult<Vec<MatchObj>> {
+    let pat = pat_v
+        .downcast::<Pattern>()
+        .ok_or_else(|| PyErr::new(ExcType::TypeError, "expected a re.Pattern"))?;
     let text = Rc::new(Text::new(text_arg(subject)?));
     let (pos, endpos) = bounds(vm, &text, pos, endpos)?;
     if endpos < pos {
@@ -235,7 +258,11 @@ fn p_findall(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             .map(|m| match groups {
                 0 => m.group_str(0).unwrap_or(empty.clone()),
                 1 => m.group_str(1).unwrap_or(empty.clone()),
-                n => Value::tuple((1..=n).map(|g| m.group_str(g).unwrap_or(empty.clone())).collect()),
+                n => Value::tuple(
+                    (1..=n)
+                        .map(|g| m.group_str(g).unwrap_or(empty.clone()))
+                        .collect(),
+                ),
             })
             .collect(),
     ))
@@ -296,7 +323,10 @@ pub fn parse_template(pat: &Pattern, tpl: &str) -> PyResult<Vec<Piece>> {
                         return Err(perr(format!("invalid group reference {name}"), s));
                     }
                     g
-                } else if name.chars().next().is_some_and(|x| x.is_alphabetic() || x == '_')
+                } else if name
+                    .chars()
+                    .next()
+                    .is_some_and(|x| x.is_alphabetic() || x == '_')
                     && name.chars().all(|x| x.is_alphanumeric() || x == '_')
                 {
                     pat.group_index(&name).ok_or_else(|| {
@@ -319,7 +349,10 @@ pub fn parse_template(pat: &Pattern, tpl: &str) -> PyResult<Vec<Piece>> {
                     }
                     if v > 0o377 {
                         let t: String = c[i..j].iter().collect();
-                        return Err(perr(format!("octal escape value {t} outside of range 0-0o377"), i));
+                        return Err(perr(
+                            format!("octal escape value {t} outside of range 0-0o377"),
+                            i,
+                        ));
                     }
                     lit.push(char::from_u32(v).unwrap_or('\0'));
                     i = j;
@@ -389,13 +422,24 @@ fn subn_impl(vm: &dyn Vm, a: &Args) -> PyResult<(String, usize)> {
     let text = text_arg(a.get(2))?;
     let pieces = match repl {
         Value::Str(t) => Some(parse_template(pat, t)?),
-        Value::Bytes(_) => return Err(text_arg(repl).err().unwrap_or_else(|| PyErr::new(ExcType::TypeError, "bytes"))),
+        Value::Bytes(_) => {
+            return Err(text_arg(repl)
+                .err()
+                .unwrap_or_else(|| PyErr::new(ExcType::TypeError, "bytes")))
+        }
         _ => None,
     };
     if count < 0 {
         return Ok((text.to_string(), 0));
     }
-    let ms = matches(vm, a.get(0), a.get(2), &Value::Int(0), &Value::Int(i64::MAX), count as usize)?;
+    let ms = matches(
+        vm,
+        a.get(0),
+        a.get(2),
+        &Value::Int(0),
+        &Value::Int(i64::MAX),
+        count as usize,
+    )?;
     let mut out = String::new();
     let mut last = 0;
     let n = ms.len();
@@ -452,7 +496,14 @@ fn p_split(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     if maxsplit < 0 {
         return Ok(Value::list(vec![a.get(1).clone()]));
     }
-    let ms = matches(vm, a.get(0), a.get(1), &Value::Int(0), &Value::Int(i64::MAX), maxsplit as usize)?;
+    let ms = matches(
+        vm,
+        a.get(0),
+        a.get(1),
+        &Value::Int(0),
+        &Value::Int(i64::MAX),
+        maxsplit as usize,
+    )?;
     let mut out = Vec::new();
     let mut last = 0;
     for m in ms {
@@ -507,7 +558,11 @@ impl NativeObject for Pattern {
             Value::Str(s) => str_repr(s),
             other => vm.repr(other)?,
         };
-        let src: String = if src.chars().count() > 200 { src.chars().take(200).collect() } else { src };
+        let src: String = if src.chars().count() > 200 {
+            src.chars().take(200).collect()
+        } else {
+            src
+        };
         let f = flags_repr(self.flags);
         Ok(if f.is_empty() {
             format!("re.compile({src})")
@@ -536,14 +591,27 @@ impl NativeObject for Pattern {
     }
 
     fn dir(&self) -> Vec<String> {
-        let mut v: Vec<String> = ["pattern", "flags", "groups", "groupindex"].iter().map(|s| s.to_string()).collect();
+        let mut v: Vec<String> = ["pattern", "flags", "groups", "groupindex"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         v.extend(pattern_class().dict.borrow().keys().map(|k| k.to_string()));
         v
     }
 
-    fn compare(&self, this: &Value, op: &str, other: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn compare(
+        &self,
+        this: &Value,
+        op: &str,
+        other: &Value,
+        _vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
         let same = match other.downcast::<Pattern>() {
-            Some(o) => this.is(other) || (o.flags == self.flags && o.source.is(&self.source)) || matches!((&o.source, &self.source), (Value::Str(a), Value::Str(b)) if a == b && o.flags == self.flags),
+            Some(o) => {
+                this.is(other)
+                    || (o.flags == self.flags && o.source.is(&self.source))
+                    || matches!((&o.source, &self.source), (Value::Str(a), Value::Str(b)) if a == b && o.flags == self.flags)
+            }
             None => return Ok(None),
         };
         Ok(crate::value::native::equality(op, same))
@@ -554,14 +622,46 @@ fn make_class() -> Rc<Class> {
     let c = Class::new_builtin("Pattern", "re", None, ClassKind::Native);
     let max = "9223372036854775807";
     let sigs: [(String, crate::value::NativeFn, &'static str); 8] = [
-        (format!("Pattern.search(self, string, pos=0, endpos={max})"), p_search, "The first match at or after pos, or None."),
-        (format!("Pattern.match(self, string, pos=0, endpos={max})"), p_match, "A match starting at pos, or None."),
-        (format!("Pattern.fullmatch(self, string, pos=0, endpos={max})"), p_fullmatch, "A match of the whole of string[pos:endpos], or None."),
-        (format!("Pattern.findall(self, string, pos=0, endpos={max})"), p_findall, "All matches: strings, or tuples of groups."),
-        (format!("Pattern.finditer(self, string, pos=0, endpos={max})"), p_finditer, "An iterator over the matches."),
-        ("Pattern.sub(self, repl, string, count=0)".into(), p_sub, "The string with matches replaced."),
-        ("Pattern.subn(self, repl, string, count=0)".into(), p_subn, "`(new_string, number_of_subs)`."),
-        ("Pattern.split(self, string, maxsplit=0)".into(), p_split, "The string split at the matches."),
+        (
+            format!("Pattern.search(self, string, pos=0, endpos={max})"),
+            p_search,
+            "The first match at or after pos, or None.",
+        ),
+        (
+            format!("Pattern.match(self, string, pos=0, endpos={max})"),
+            p_match,
+            "A match starting at pos, or None.",
+        ),
+        (
+            format!("Pattern.fullmatch(self, string, pos=0, endpos={max})"),
+            p_fullmatch,
+            "A match of the whole of string[pos:endpos], or None.",
+        ),
+        (
+            format!("Pattern.findall(self, string, pos=0, endpos={max})"),
+            p_findall,
+            "All matches: strings, or tuples of groups.",
+        ),
+        (
+            format!("Pattern.finditer(self, string, pos=0, endpos={max})"),
+            p_finditer,
+            "An iterator over the matches.",
+        ),
+        (
+            "Pattern.sub(self, repl, string, count=0)".into(),
+            p_sub,
+            "The string with matches replaced.",
+        ),
+        (
+            "Pattern.subn(self, repl, string, count=0)".into(),
+            p_subn,
+            "`(new_string, number_of_subs)`.",
+        ),
+        (
+            "Pattern.split(self, string, maxsplit=0)".into(),
+            p_split,
+            "The string split at the matches.",
+        ),
     ];
     for (sig, f, doc) in sigs {
         add_method(&c, &sig, f, doc);

@@ -436,7 +436,7 @@ impl Parser<'_> {
                 self.i += 1;
                 let name = self.name(')', "missing ), unterminated name")?;
                 let g = match name.parse::<usize>() {
-                    Ok(g) if g == 0 => return err("bad group number", start + 3),
+                    Ok(0) => return err("bad group number", start + 3),
                     Ok(g) if g > self.groups => {
                         return err(format!("invalid group reference {g}"), start + 3)
                     }
@@ -459,10 +459,17 @@ impl Parser<'_> {
                         Some('-') if !neg => neg = true,
                         Some(f) if flag_of(f).is_some() => {
                             if "aLu".contains(f) && neg {
-                                return err("bad inline flags: cannot turn off flags 'a', 'u' and 'L'", self.i);
+                                return err(
+                                    "bad inline flags: cannot turn off flags 'a', 'u' and 'L'",
+                                    self.i,
+                                );
                             }
                             if "imsx".contains(f) {
-                                if neg { off.push(f) } else { on.push(f) }
+                                if neg {
+                                    off.push(f)
+                                } else {
+                                    on.push(f)
+                                }
                             } else if f != 'u' {
                                 return err(format!("re: the inline flag '{f}' is only supported for the whole pattern"), self.i);
                             }
@@ -502,9 +509,13 @@ impl Parser<'_> {
                 if name.is_empty() {
                     return err("missing group name", s);
                 }
-                let ident = name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+                let ident = name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_alphabetic() || c == '_')
                     && name.chars().all(|c| c.is_alphanumeric() || c == '_');
-                if !ident && !(end == ')' && name.chars().all(|c| c.is_ascii_digit())) {
+                let number = end == ')' && name.chars().all(|c| c.is_ascii_digit());
+                if !(ident || number) {
                     return err(format!("bad character in group name '{name}'"), s);
                 }
                 return Ok(name);
@@ -601,7 +612,11 @@ impl Parser<'_> {
             'D' if ascii => class("[^0-9]"),
             'w' if ascii => class(if in_set { "0-9A-Za-z_" } else { "[0-9A-Za-z_]" }),
             'W' if ascii => class("[^0-9A-Za-z_]"),
-            's' if ascii => class(if in_set { "\\t\\n\\x0B\\f\\r " } else { "[\\t\\n\\x0B\\f\\r ]" }),
+            's' if ascii => class(if in_set {
+                "\\t\\n\\x0B\\f\\r "
+            } else {
+                "[\\t\\n\\x0B\\f\\r ]"
+            }),
             'S' if ascii => class("[^\\t\\n\\x0B\\f\\r ]"),
             'd' | 'D' | 'w' | 'W' | 's' | 'S' => Esc::Class(format!("\\{c}")),
             'b' if in_set => Esc::Char('\x08'),
@@ -685,7 +700,10 @@ impl Parser<'_> {
         }
         if v > 0o377 {
             let t: String = self.p[start..self.i].iter().collect();
-            return err(format!("octal escape value {t} outside of range 0-0o377"), start);
+            return err(
+                format!("octal escape value {t} outside of range 0-0o377"),
+                start,
+            );
         }
         Ok(Esc::Char(char::from_u32(v).unwrap_or('\0')))
     }
