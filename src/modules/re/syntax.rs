@@ -618,7 +618,21 @@ impl Parser<'_> {
                 "[\\t\\n\\x0B\\f\\r ]"
             }),
             'S' if ascii => class("[^\\t\\n\\x0B\\f\\r ]"),
-            'd' | 'D' | 'w' | 'W' | 's' | 'S' => Esc::Class(format!("\\{c}")),
+            // Python's `\w` is `str.isalnum()` or `_` (no marks, all
+            // numbers); its `\s` adds the separators \x1c-\x1f.
+            'w' => class(if in_set {
+                "\\p{L}\\p{N}_"
+            } else {
+                "[\\p{L}\\p{N}_]"
+            }),
+            'W' => class("[^\\p{L}\\p{N}_]"),
+            's' => class(if in_set {
+                "\\s\\x1C-\\x1F"
+            } else {
+                "[\\s\\x1C-\\x1F]"
+            }),
+            'S' => class("[^\\s\\x1C-\\x1F]"),
+            'd' | 'D' => Esc::Class(format!("\\{c}")),
             'b' if in_set => Esc::Char('\x08'),
             'A' | 'b' | 'B' | 'Z' if in_set => return err(format!("bad escape \\{c}"), start),
             'A' => Esc::Other("\\A".into(), false),
