@@ -212,10 +212,9 @@ impl NativeObject for MatchObj {
 
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         let (s, e) = self.spans[0].unwrap_or((0, 0));
-        Ok(format!(
-            "<re.Match object; span=({s}, {e}), match={}>",
-            str_repr(self.text.slice(s, e))
-        ))
+        // CPython formats the text with `%.50R`: its repr cut at 50 characters.
+        let text: String = str_repr(self.text.slice(s, e)).chars().take(50).collect();
+        Ok(format!("<re.Match object; span=({s}, {e}), match={text}>"))
     }
 
     fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
