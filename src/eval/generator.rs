@@ -141,7 +141,7 @@ impl Interp {
             let r = interp.exec_block(&mut frame, &fun.def.body);
             interp.depth.set(interp.depth.get().saturating_sub(1));
             match r {
-                Ok(Flow::Return(v)) => Ok(v),
+                Ok(Flow::Return) => Ok(std::mem::take(&mut frame.ret)),
                 Ok(_) => Ok(Value::None),
                 Err(e) if e.is(ExcType::StopIteration) => {
                     // PEP 479: a StopIteration escaping the body is a RuntimeError.
