@@ -314,3 +314,50 @@ fn definitions_and_more() {
         "(Expr (call print \"hello\" end=\"\"))\n",
     );
 }
+
+#[test]
+fn match_statements() {
+    check(
+        "match x:\n    case 1 | -2 | 'a' | b'b' | None | True:\n        pass",
+        "(Match x\n case (| 1 -2 \"a\" b\"b\" None True)\n  (Pass))\n",
+    );
+    check(
+        "match x, y:\n    case [a, *rest] | (a, *rest) if a > 0:\n        pass\n    case _:\n        pass",
+        "(Match (tuple x y)\n case (| [a *rest] [a *rest]) if (cmp a > 0)\n  (Pass)\n case _\n  (Pass))\n",
+    );
+    check(
+        "match p:\n    case Point(0, y=yy) as pt:\n        pass\n    case m.Cls():\n        pass\n    case {'k': v, C.K: _, **kw}:\n        pass\n    case (x,):\n        pass\n    case a, *_:\n        pass\n    case Color.RED:\n        pass\n    case (x):\n        pass",
+        "(Match p\n case (as (class Point 0 y=yy) pt)\n  (Pass)\n case (class (. m Cls))\n  (Pass)\n case {\"k\": v (. C K): _ **kw}\n  (Pass)\n case [x]\n  (Pass)\n case [a *_]\n  (Pass)\n case (. Color RED)\n  (Pass)\n case x\n  (Pass))\n",
+    );
+    check(
+        "match (n := f()):\n    case {}:\n        pass\n    case []:\n        pass\n    case ():\n        pass",
+        "(Match (:= n (call f))\n case {}\n  (Pass)\n case []\n  (Pass)\n case []\n  (Pass))\n",
+    );
+}
+
+#[test]
+fn match_and_case_are_soft_keywords() {
+    check(
+        "match = 3\nmatch(x)\ncase = [match]\nmatch.x = case[0]\nmatch[1] = 2\nprint(match, case)",
+        "(Assign [match] 3)\n(Expr (call match x))\n(Assign [case] (list match))\n(Assign [(. match x)] (sub case 0))\n(Assign [(sub match 1)] 2)\n(Expr (call print match case))\n",
+    );
+    check("match: int = 1", "(AnnAssign match int 1)\n");
+    check(
+        "match, case = 1, 2",
+        "(Assign [(tuple match case)] (tuple 1 2))\n",
+    );
+    check("match * 2", "(Expr (* match 2))\n");
+    check("match -x", "(Expr (- match x))\n");
+    check("case.upper()", "(Expr (call (. case upper)))\n");
+    check(
+        "def match(case):\n    return case",
+        "(FunctionDef match qualname=match (case)\n  (Return case))\n",
+    );
+    // Soft keywords as the subject and as capture names.
+    check(
+        "match match:\n    case [case, *match]:\n        pass",
+        "(Match match\n case [case *match]\n  (Pass))\n",
+    );
+    // `match x:` on a line of its own with no case block is not a match statement.
+    assert!(parse_module("match x:\n    pass").is_err());
+}

@@ -30,6 +30,10 @@ impl Interp {
             Value::Instance(i) => i.class.clone(),
             Value::Native(n) => n.class().unwrap_or_else(|| native_class(n.type_name())),
             Value::Tensor(_) => crate::modules::tensor_class(),
+            Value::Class(c) if c.meta.is_some() => c
+                .meta
+                .clone()
+                .unwrap_or_else(|| builtin_class(ValueType::Type)),
             other => builtin_class(other.value_type().unwrap_or(ValueType::Object)),
         }
     }
@@ -38,6 +42,13 @@ impl Interp {
     pub fn is_instance(&self, v: &Value, cls: &Value) -> PyResult<bool> {
         match cls {
             Value::Class(c) => {
+                if c.meta.is_some() {
+                    if let Some(r) =
+                        self.call_meta_hook(cls, "__instancecheck__", std::slice::from_ref(v))
+                    {
+                        return self.is_true(&r?);
+                    }
+                }
                 let mine = self.class_of(v);
                 if mine.is_subclass_of(c) {
                     return Ok(true);
@@ -217,10 +228,21 @@ impl Interp {
                 Ok(None)
             }
             Value::Class(cls) => {
+                if cls.meta.is_some() {
+                    if let Some(x) = self.meta_property(cls, name)? {
+                        return Ok(Some(x));
+                    }
+                }
                 if let Some(x) = cls.lookup(name) {
                     return Ok(Some(bind_class_attr(x, v, cls)));
                 }
+                if cls.meta.is_some() {
+                    if let Some(x) = self.meta_attribute(cls, name)? {
+                        return Ok(Some(x));
+                    }
+                }
                 Ok(match name {
+                    "__class__" => Some(Value::Class(self.class_of(v))),
                     "__name__" => Some(Value::str(&*cls.name)),
                     "__qualname__" => Some(Value::str(&*cls.qualname)),
                     "__module__" => Some(Value::str(&*cls.module)),
@@ -243,6 +265,13 @@ impl Interp {
                             d.insert_str(k, x.clone());
                         }
                         Some(Value::dict(d))
+                    }
+                    // A metaclass's `__getattr__` answers for the class.
+                    _ if cls.meta.is_some() => {
+                        match self.call_meta_hook(v, "__getattr__", &[Value::str(name)]) {
+                            Some(r) => Some(r?),
+                            None => None,
+                        }
                     }
                     _ => None,
                 })
@@ -397,6 +426,10 @@ impl Interp {
                 Ok(())
             }
             Value::Class(cls) if cls.kind == ClassKind::User => {
+                if let Some(hook) = self.meta_hook(obj, "__setattr__") {
+                    let args = vec![obj.clone(), Value::str(name), value];
+                    return self.call_value(&hook, args, Vec::new()).map(|_| ());
+                }
                 cls.set_attr(name, value);
                 Ok(())
             }
@@ -437,6 +470,10 @@ impl Interp {
 
     /// `del obj.name`.
     pub fn del_attribute(&self, obj: &Value, name: &str) -> PyResult<()> {
+        if let Some(hook) = self.meta_hook(obj, "__delattr__") {
+            let args = vec![obj.clone(), Value::str(name)];
+            return self.call_value(&hook, args, Vec::new()).map(|_| ());
+        }
         if let Value::Instance(inst) = obj {
             if let Some(da @ Value::Function(_)) = inst.class.lookup("__delattr__") {
                 return self

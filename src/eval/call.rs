@@ -286,8 +286,27 @@ impl Interp {
         })))
     }
 
-    /// `Class(...)`: builtin constructors, exceptions, user classes.
+    /// `Class(...)`: the metaclass's `__call__` when it defines one, else
+    /// [`Interp::construct`].
+    #[inline]
     pub fn instantiate(
+        &self,
+        cls: &Rc<crate::value::Class>,
+        mut args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+    ) -> PyResult<Value> {
+        if cls.meta.is_some() {
+            if let Some(call) = self.meta_call_hook(cls) {
+                args.insert(0, Value::Class(cls.clone()));
+                return self.call_value(&call, args, kwargs);
+            }
+        }
+        self.construct(cls, args, kwargs)
+    }
+
+    /// `type.__call__(cls, ...)`: builtin constructors, exceptions, user
+    /// classes, metaclasses (`M(name, bases, ns)`).
+    pub fn construct(
         &self,
         cls: &Rc<crate::value::Class>,
         args: Vec<Value>,
@@ -306,6 +325,9 @@ impl Interp {
             ClassKind::Exception(_) | ClassKind::User => {}
         }
         if let Some(base) = self.builtin_base(cls) {
+            if super::meta::is_metaclass(cls) {
+                return self.construct_class(cls, args, kwargs);
+            }
             return Err(PyErr::new(
                 ExcType::NotImplementedError,
                 format!("subclassing the builtin type '{}' is not supported", base),

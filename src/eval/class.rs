@@ -7,86 +7,82 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::frame::Frame;
+use super::frame::{ClassNs, Frame};
+use super::meta::{build_class, namespace_dict, Maker};
 use super::Interp;
 use crate::syntax::ast::{ClassDef, Slot};
 use crate::value::{
-    Args, Class, ClassKind, ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value,
-    ValueType, Vm,
+    Args, Class, ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value, Vm,
 };
 
 impl Interp {
-    /// Executes a `class` statement's body and builds the class.
+    /// Executes a `class` statement's body and builds the class: through
+    /// `type` directly, or through its metaclass (see `meta.rs`).
     pub fn make_class(&self, f: &mut Frame, def: &ClassDef) -> PyResult<Value> {
         let mut bases = Vec::new();
         for b in &def.bases {
             bases.push(self.eval(f, b)?);
         }
-        if let Some(k) = def.keywords.first() {
-            return Err(PyErr::new(
-                ExcType::NotImplementedError,
-                format!(
-                    "class keyword argument '{}' is not supported",
-                    k.arg
-                        .as_ref()
-                        .map(|a| a.name.to_string())
-                        .unwrap_or_default()
-                ),
-            ));
-        }
-        if bases.len() > 1 {
-            return Err(PyErr::new(
-                ExcType::NotImplementedError,
-                "multiple inheritance is not supported",
-            ));
-        }
-        let base = match bases.pop() {
-            None => crate::modules::types::builtin_class(ValueType::Object),
-            Some(Value::Class(c)) => c,
-            Some(other) => {
-                return Err(PyErr::new(
-                    ExcType::TypeError,
-                    format!("bases must be types, not {}", other.type_name()),
-                ))
+        let mut kwargs: Vec<(Rc<str>, Value)> = Vec::new();
+        for k in &def.keywords {
+            let v = self.eval(f, &k.value)?;
+            match &k.arg {
+                Some(a) => kwargs.push((a.name.clone(), v)),
+                None => {
+                    for (key, v) in self.mapping_items(&v)? {
+                        let Value::Str(s) = &key else {
+                            return Err(PyErr::new(ExcType::TypeError, "keywords must be strings"));
+                        };
+                        kwargs.push((Rc::from(s.as_str()), v));
+                    }
+                }
             }
-        };
-        let ns = Rc::new(RefCell::new(crate::value::Namespace::default()));
-        ns.borrow_mut()
-            .insert(Rc::from("__module__"), Value::str("__main__"));
-        ns.borrow_mut()
-            .insert(Rc::from("__qualname__"), Value::str(&*def.qualname));
-        ns.borrow_mut()
-            .insert(Rc::from("__doc__"), super::attr::docstring(&def.body));
-        f.class_ns.push(ns.clone());
+        }
+        let explicit = kwargs
+            .iter()
+            .position(|(k, _)| &**k == "metaclass")
+            .map(|i| kwargs.remove(i).1);
+        let maker = self.class_maker(explicit, &bases)?;
+        let mut ns = crate::value::Namespace::default();
+        let mapping = self.prepare_namespace(&maker, &def.name, &bases, &kwargs, &mut ns)?;
+        let preset = [
+            ("__module__", Value::str("__main__")),
+            ("__qualname__", Value::str(&*def.qualname)),
+            ("__doc__", super::attr::docstring(&def.body)),
+        ];
+        for (k, v) in preset {
+            match &mapping {
+                Some(m) => self.set_item(m, &Value::str(k), v)?,
+                None => {
+                    ns.insert(Rc::from(k), v);
+                }
+            }
+        }
+        let ns = Rc::new(RefCell::new(ns));
+        f.class_ns.push(ClassNs {
+            ns: ns.clone(),
+            mapping: mapping.clone(),
+        });
         let r = self.exec_block(f, &def.body);
         f.class_ns.pop();
         r?;
         let dict = Rc::try_unwrap(ns)
             .map(|c| c.into_inner())
             .unwrap_or_else(|rc| rc.borrow().clone());
-        let cls = Rc::new(Class {
-            name: def.name.clone(),
-            qualname: def.qualname.clone(),
-            module: "__main__".into(),
-            base: Some(base),
-            dict: RefCell::new(dict),
-            kind: ClassKind::User,
-        });
-        for v in cls.dict.borrow().values() {
-            set_class_cell(v, &cls);
-        }
-        // The parent's `__init_subclass__` (an implicit classmethod) hears of the new class.
-        if let Some(hook) = cls
-            .base
-            .as_ref()
-            .and_then(|b| b.lookup("__init_subclass__"))
-        {
-            let hook = unwrap_method_decorator(hook);
-            if matches!(hook, Value::Function(_)) {
-                self.call_value(&hook, vec![Value::Class(cls.clone())], Vec::new())?;
+        let namespace = match mapping {
+            Some(m) => m,
+            None => namespace_dict(&dict),
+        };
+        let callee = match maker {
+            Maker::Type => {
+                let cls = build_class(self, None, def.name.clone(), bases, dict, kwargs)?;
+                return Ok(Value::Class(cls));
             }
-        }
-        Ok(Value::Class(cls))
+            Maker::Meta(m) => Value::Class(m),
+            Maker::Callable(c) => c,
+        };
+        let args = vec![Value::str(&*def.name), Value::tuple(bases), namespace];
+        self.call_value(&callee, args, kwargs)
     }
 
     pub(crate) fn is_builtin_super(&self, v: &Value) -> bool {
@@ -106,6 +102,16 @@ impl Interp {
     /// namespace, the module's globals), as a dict (a copy: assigning into it
     /// changes nothing) or, for `dir()`, their sorted list.
     pub(crate) fn frame_namespace(&self, f: &Frame, which: &str) -> PyResult<Value> {
+        if which != "globals" && which != "dir" {
+            // A class body binding through a `__prepare__` mapping: that
+            // mapping itself, as CPython's `locals()` there is.
+            if let Some(ClassNs {
+                mapping: Some(m), ..
+            }) = f.class_ns.last()
+            {
+                return Ok(m.clone());
+            }
+        }
         let mut d = crate::value::Dict::new();
         if which == "globals" || (f.function.is_none() && f.class_ns.is_empty()) {
             for name in self.global_names() {
@@ -114,7 +120,7 @@ impl Interp {
                 }
             }
         } else if let Some(ns) = f.class_ns.last() {
-            for (k, v) in ns.borrow().iter() {
+            for (k, v) in ns.ns.borrow().iter() {
                 d.insert_str(k, v.clone());
             }
         } else if let Some(func) = &f.function {
@@ -184,7 +190,7 @@ impl Interp {
     }
 }
 
-fn set_class_cell(v: &Value, cls: &Rc<Class>) {
+pub(crate) fn set_class_cell(v: &Value, cls: &Rc<Class>) {
     match v {
         Value::Function(fun) => *fun.class_cell.borrow_mut() = Some(Rc::downgrade(cls)),
         Value::Native(n) => {
@@ -238,6 +244,23 @@ impl NativeObject for SuperObj {
             Value::Class(c) => c.clone(),
             _ => self.cls.clone(),
         };
+        // A class receiver is an instance here when `super()` runs in a
+        // metaclass's method (`super().__call__(*args)`); `__init_subclass__`
+        // is an implicit classmethod.
+        if let Value::Class(c) = &self.obj {
+            let as_instance = c.meta.as_ref().is_some_and(|m| m.is_subclass_of(&self.cls))
+                || super::meta::is_metaclass(&self.cls) && !super::meta::is_metaclass(c);
+            if as_instance || name == "__init_subclass__" {
+                return Ok(Some(match v {
+                    Value::Function(_) => Value::BoundMethod(Rc::new(crate::value::BoundMethod {
+                        receiver: self.obj.clone(),
+                        func: v,
+                    })),
+                    Value::NativeFunction(nf) if nf.bound.is_none() => nf.bind(self.obj.clone()),
+                    other => bind_class_attr(other, &self.obj, &owner),
+                }));
+            }
+        }
         Ok(Some(bind_class_attr(v, &self.obj, &owner)))
     }
 }
@@ -553,6 +576,7 @@ pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
                 .or_insert_with(|| Value::Class(ty.class()));
         }
     }
+    super::meta::register_type_methods();
     let base = ExcType::BaseException.class();
     if base.lookup("__new__").is_none() {
         base.set_attr(

@@ -365,7 +365,12 @@ impl Interp {
             Slot::Global(i) => self.load_global(i, &n.id),
             Slot::ClassBody(i) => {
                 if let Some(ns) = f.class_ns.last() {
-                    if let Some(v) = ns.borrow().get(&n.id) {
+                    if let Some(m) = &ns.mapping {
+                        match self.get_item(m, &Value::str(&*n.id)) {
+                            Err(e) if e.is(ExcType::KeyError) => {}
+                            r => return r,
+                        }
+                    } else if let Some(v) = ns.ns.borrow().get(&n.id) {
                         return Ok(v.clone());
                     }
                 }

@@ -8,7 +8,15 @@ use crate::syntax::SourceFile;
 use crate::value::{CellRef, Function, Value};
 
 /// A class namespace under construction.
-pub type ClassNs = Rc<RefCell<crate::value::Namespace>>;
+#[derive(Clone)]
+pub struct ClassNs {
+    /// The names the body binds (unused while `mapping` is set).
+    pub ns: Rc<RefCell<crate::value::Namespace>>,
+    /// The mapping a metaclass's `__prepare__` returned when it is not a
+    /// dict (enum's): the body's names are stored and read through its
+    /// `__setitem__`/`__getitem__`/`__delitem__`.
+    pub mapping: Option<Value>,
+}
 
 /// One activation of a function (or the module's top level).
 pub struct Frame {

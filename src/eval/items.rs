@@ -57,6 +57,9 @@ impl Interp {
             Value::Native(n) => n.getitem(v, key, self)?.ok_or_else(|| not_subscriptable(v)),
             Value::Tensor(_) => crate::modules::tensor_getitem(self, v, key),
             Value::Class(c) => match c.lookup("__class_getitem__") {
+                _ if c.meta.is_some() && self.meta_hook(v, "__getitem__").is_some() => self
+                    .call_meta_hook(v, "__getitem__", std::slice::from_ref(key))
+                    .unwrap_or(Ok(Value::None)),
                 Some(m) => self.call_value(&m, vec![key.clone()], Vec::new()),
                 None => Err(PyErr::new(
                     ExcType::TypeError,

@@ -60,18 +60,7 @@ impl Interp {
             Value::Instance(inst) => {
                 if let Some(m) = inst.class.lookup("__iter__") {
                     let it = self.call_value(&m, vec![v.clone()], Vec::new())?;
-                    let ok = match &it {
-                        Value::Instance(i) => i.class.lookup("__next__").is_some(),
-                        Value::Native(_) => true,
-                        _ => false,
-                    };
-                    if !ok {
-                        return Err(PyErr::new(
-                            ExcType::TypeError,
-                            format!("iter() returned non-iterator of type '{}'", it.type_name()),
-                        ));
-                    }
-                    IterState::Object(it)
+                    IterState::Object(self.checked_iterator(it)?)
                 } else if inst.class.lookup("__getitem__").is_some() {
                     IterState::GetItem(v.clone(), 0)
                 } else {
@@ -79,8 +68,31 @@ impl Interp {
                 }
             }
             Value::Tensor(_) => IterState::Object(crate::modules::tensor_iter(self, v)?),
+            Value::Class(c) if c.meta.is_some() => match self.call_meta_hook(v, "__iter__", &[]) {
+                Some(it) => IterState::Object(self.checked_iterator(it?)?),
+                None if self.meta_hook(v, "__getitem__").is_some() => {
+                    IterState::GetItem(v.clone(), 0)
+                }
+                None => return Err(not_iterable(v)),
+            },
             _ => return Err(not_iterable(v)),
         })
+    }
+
+    /// What an `__iter__` method returned, when it is an iterator.
+    fn checked_iterator(&self, it: Value) -> PyResult<Value> {
+        let ok = match &it {
+            Value::Instance(i) => i.class.lookup("__next__").is_some(),
+            Value::Native(_) => true,
+            _ => false,
+        };
+        if !ok {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!("iter() returned non-iterator of type '{}'", it.type_name()),
+            ));
+        }
+        Ok(it)
     }
 
     /// The next item, or None at the end.

@@ -3,8 +3,8 @@
 //! through which natives call back. Statements are in `stmt.rs`, expressions
 //! in `expr.rs`, calls and argument passing in `call.rs`, operators in
 //! `ops.rs`, attribute access in `attr.rs`, `repr`/`str` in `repr.rs`,
-//! iteration in `iter.rs`, classes and the builtins tied to the object model
-//! (`super`, `property` …) in `class.rs`.
+//! iteration in `iter.rs`, `match` in `pattern.rs`, classes and the
+//! builtins tied to the object model (`super`, `property` …) in `class.rs`.
 
 mod attr;
 mod call;
@@ -14,7 +14,9 @@ mod frame;
 mod generator;
 mod items;
 mod iter;
+mod meta;
 mod ops;
+mod pattern;
 mod replica;
 mod repr;
 mod stmt;
@@ -357,6 +359,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "heapq" => Some(include_str!("../../stdlib/heapq.dist")),
         "bisect" => Some(include_str!("../../stdlib/bisect.dist")),
         "operator" => Some(include_str!("../../stdlib/operator.dist")),
+        "enum" => Some(include_str!("../../stdlib/enum.dist")),
         _ => None,
     }
 }
@@ -493,6 +496,15 @@ impl Vm for Interp {
 
     fn type_of(&self, v: &Value) -> Value {
         Value::Class(self.class_of(v))
+    }
+
+    fn construct(
+        &self,
+        cls: &Rc<crate::value::Class>,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+    ) -> PyResult<Value> {
+        Interp::construct(self, cls, args, kwargs)
     }
 
     fn isinstance(&self, v: &Value, cls: &Value) -> PyResult<bool> {

@@ -160,7 +160,7 @@ impl Interp {
             (BinOp::Mult, Value::Bytes(s), n) | (BinOp::Mult, n, Value::Bytes(s)) if is_int(n) => {
                 Value::Bytes(Rc::new(repeat(s, int_of(n))?))
             }
-            (BinOp::Mod, Value::Str(fmt), args) if !matches!(args, Value::Instance(_)) => {
+            (BinOp::Mod, Value::Str(fmt), args) if !matches!(args, Value::Instance(i) if i.class.lookup("__rmod__").is_some()) => {
                 Value::str(crate::value::percent::percent_format(self, fmt, args)?)
             }
             (
@@ -479,6 +479,15 @@ impl Interp {
                 },
             },
             Value::Tensor(_) => crate::modules::tensor_truthy(self, v)?,
+            Value::Class(c) if c.meta.is_some() => {
+                if let Some(r) = self.call_meta_hook(v, "__bool__", &[]) {
+                    return self.is_true(&r?);
+                }
+                if self.meta_hook(v, "__len__").is_some() {
+                    return Ok(self.length(v)? != 0);
+                }
+                true
+            }
             _ => true,
         })
     }
@@ -499,31 +508,15 @@ impl Interp {
             Value::Dict(d) => d.borrow().len(),
             Value::Set(s) => s.items.borrow().len(),
             Value::Instance(inst) => match inst.class.lookup("__len__") {
-                Some(m) => {
-                    let r = self.call_value(&m, vec![v.clone()], Vec::new())?;
-                    match r {
-                        Value::Int(i) if i >= 0 => i as usize,
-                        Value::Int(_) => {
-                            return Err(PyErr::new(
-                                ExcType::ValueError,
-                                "__len__() should return >= 0",
-                            ))
-                        }
-                        other => {
-                            return Err(PyErr::new(
-                                ExcType::TypeError,
-                                format!(
-                                    "'{}' object cannot be interpreted as an integer",
-                                    other.type_name()
-                                ),
-                            ))
-                        }
-                    }
-                }
+                Some(m) => len_result(self.call_value(&m, vec![v.clone()], Vec::new())?)?,
                 None => return Err(no_len(v)),
             },
             Value::Native(n) => n.len(self)?.ok_or_else(|| no_len(v))?,
             Value::Tensor(_) => crate::modules::tensor_len(self, v)?,
+            Value::Class(c) if c.meta.is_some() => match self.call_meta_hook(v, "__len__", &[]) {
+                Some(r) => len_result(r?)?,
+                None => return Err(no_len(v)),
+            },
             _ => return Err(no_len(v)),
         })
     }
@@ -531,6 +524,12 @@ impl Interp {
     /// `item in container`.
     pub fn contains_value(&self, container: &Value, item: &Value) -> PyResult<bool> {
         match container {
+            Value::Class(c) if c.meta.is_some() => {
+                match self.call_meta_hook(container, "__contains__", std::slice::from_ref(item)) {
+                    Some(r) => self.is_true(&r?),
+                    None => self.contains_by_iteration(container, item),
+                }
+            }
             Value::Str(s) => match item {
                 Value::Str(sub) => Ok(s.contains(sub.as_str())),
                 other => Err(PyErr::new(
@@ -707,4 +706,22 @@ fn no_len(v: &Value) -> PyErr {
         ExcType::TypeError,
         format!("object of type '{}' has no len()", v.type_name()),
     )
+}
+
+/// What `len()` makes of a `__len__` method's result.
+fn len_result(r: Value) -> PyResult<usize> {
+    match r {
+        Value::Int(i) if i >= 0 => Ok(i as usize),
+        Value::Int(_) => Err(PyErr::new(
+            ExcType::ValueError,
+            "__len__() should return >= 0",
+        )),
+        other => Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "'{}' object cannot be interpreted as an integer",
+                other.type_name()
+            ),
+        )),
+    }
 }

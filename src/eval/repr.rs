@@ -72,6 +72,10 @@ impl Interp {
                 )
             }
             Value::Class(c) => match c.kind {
+                _ if c.meta.is_some() && self.meta_hook(v, "__repr__").is_some() => {
+                    let m = self.meta_hook(v, "__repr__").unwrap_or(Value::None);
+                    return self.call_str_method(&m, v, "__repr__");
+                }
                 ClassKind::Builtin(_) => format!("<class '{}'>", c.name),
                 _ if &*c.module == "builtins" => format!("<class '{}'>", c.name),
                 _ => format!("<class '{}.{}'>", c.module, c.qualname),
@@ -131,6 +135,10 @@ impl Interp {
             }
             Value::Tensor(_) => crate::modules::tensor_str(self, v),
             Value::Native(n) => n.str(v, self),
+            Value::Class(c) if c.meta.is_some() => match self.meta_hook(v, "__str__") {
+                Some(m) => self.call_str_method(&m, v, "__str__"),
+                None => self.repr_value(v),
+            },
             _ => self.repr_value(v),
         }
     }

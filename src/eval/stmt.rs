@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use super::frame::Frame;
+use super::frame::{ClassNs, Frame};
 use super::{Flow, Interp};
 use crate::syntax::ast::*;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
@@ -157,7 +157,9 @@ impl Interp {
                 annotation,
                 value,
             } => {
-                if let (Some(ns), ExprKind::Name(n)) = (f.class_ns.last().cloned(), &target.kind) {
+                if let (Some(ClassNs { ns, mapping: None }), ExprKind::Name(n)) =
+                    (f.class_ns.last().cloned(), &target.kind)
+                {
                     // A class body records `name: annotation` in `__annotations__`
                     // (dataclasses read it); an annotation that cannot be
                     // evaluated (a forward reference) is kept as its text, as
@@ -259,6 +261,7 @@ impl Interp {
                     self.store_name(f, &a.target, v)?;
                 }
             }
+            StmtKind::Match { subject, cases } => return self.exec_match(f, subject, cases),
             StmtKind::Global(_) | StmtKind::Nonlocal(_) => {}
         }
         Ok(Flow::Normal)
@@ -625,8 +628,11 @@ impl Interp {
             Slot::Cell(i) => *f.cells[i as usize].borrow_mut() = Some(v),
             Slot::Global(i) => self.globals.borrow_mut()[i as usize] = Some(v),
             Slot::ClassBody(i) => match f.class_ns.last() {
+                Some(ClassNs {
+                    mapping: Some(m), ..
+                }) => self.set_item(m, &Value::str(&*n.id), v)?,
                 Some(ns) => {
-                    ns.borrow_mut().insert(n.id.clone(), v);
+                    ns.ns.borrow_mut().insert(n.id.clone(), v);
                 }
                 None => self.globals.borrow_mut()[i as usize] = Some(v),
             },
@@ -646,7 +652,13 @@ impl Interp {
             Slot::Cell(i) => f.cells[i as usize].borrow_mut().take().is_some(),
             Slot::Global(i) => self.globals.borrow_mut()[i as usize].take().is_some(),
             Slot::ClassBody(i) => match f.class_ns.last() {
-                Some(ns) => ns.borrow_mut().shift_remove(&n.id).is_some(),
+                Some(ClassNs {
+                    mapping: Some(m), ..
+                }) => {
+                    self.del_item(m, &Value::str(&*n.id))?;
+                    true
+                }
+                Some(ns) => ns.ns.borrow_mut().shift_remove(&n.id).is_some(),
                 None => self.globals.borrow_mut()[i as usize].take().is_some(),
             },
             Slot::Unresolved => false,

@@ -2,8 +2,8 @@
 //! (a subclass of `tuple`, so `type`, `isinstance` and `issubclass` work as in
 //! CPython) whose `__new__` makes instances; its instances index, slice,
 //! unpack, iterate, compare, add and repeat like the tuple of their values,
-//! print as `Point(x=1, y=2)`, and have `_fields`, `_asdict`, `_replace` and
-//! `_make`.
+//! print as `Point(x=1, y=2)`, and have `_fields`, `_asdict`, `_replace`,
+//! `_make` and `__match_args__`.
 //! `tf.distribute`'s structure walks (`distribute/nest.rs`) treat them as
 //! TensorFlow's nest does: a structure rebuilt with the same type.
 
@@ -162,12 +162,15 @@ fn namedtuple(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         base: Some(builtin_class(ValueType::Tuple)),
         dict: RefCell::new(Default::default()),
         kind: ClassKind::Native,
+        meta: None,
     });
     {
         let mut ns = class.dict.borrow_mut();
         ns.insert("__new__".into(), NEW.with(|f| f.bind(ty.clone())));
         ns.insert("_make".into(), MAKE.with(|f| f.bind(ty.clone())));
-        ns.insert("_fields".into(), fields);
+        ns.insert("_fields".into(), fields.clone());
+        // Class patterns (`case Point(x, y)`) match the fields positionally.
+        ns.insert("__match_args__".into(), fields);
         ns.insert("_field_defaults".into(), defaults);
         ns.insert("__doc__".into(), Value::str(&doc));
     }

@@ -135,9 +135,17 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 targets.iter().for_each(|t| self.scan_target(t));
                 self.scan_walrus(value);
             }
-            StmtKind::AugAssign { target, .. } | StmtKind::AnnAssign { target, .. } => {
-                self.scan_target(target)
+            StmtKind::AugAssign { target, value, .. } => {
+                self.scan_target(target);
+                self.scan_walrus(value);
             }
+            StmtKind::AnnAssign { target, value, .. } => {
+                self.scan_target(target);
+                if let Some(v) = value {
+                    self.scan_walrus(v);
+                }
+            }
+            StmtKind::Return(Some(e)) => self.scan_walrus(e),
             StmtKind::Expr(e) => self.scan_walrus(e),
             StmtKind::FunctionDef(f) => self.declare(&f.target.id),
             StmtKind::ClassDef(c) => self.declare(&c.target.id),
@@ -149,16 +157,18 @@ impl<'a, 'g> Resolver<'a, 'g> {
             }
             StmtKind::For {
                 target,
+                iter,
                 body,
                 orelse,
-                ..
             } => {
+                self.scan_walrus(iter);
                 self.scan_target(target);
                 self.scan_block(body)?;
                 self.scan_block(orelse)?;
             }
             StmtKind::With { items, body } => {
                 for it in items {
+                    self.scan_walrus(&it.context_expr);
                     if let Some(t) = &it.optional_vars {
                         self.scan_target(t);
                     }
@@ -184,6 +194,16 @@ impl<'a, 'g> Resolver<'a, 'g> {
             StmtKind::Import(aliases) | StmtKind::ImportFrom { names: aliases, .. } => {
                 for a in aliases {
                     self.declare(&a.target.id);
+                }
+            }
+            StmtKind::Match { subject, cases } => {
+                self.scan_walrus(subject);
+                for c in cases {
+                    for_each_capture(&c.pattern, &mut |n| self.declare(&n.id));
+                    if let Some(g) = &c.guard {
+                        self.scan_walrus(g);
+                    }
+                    self.scan_block(&c.body)?;
                 }
             }
             StmtKind::Global(names) => {
@@ -263,11 +283,101 @@ impl<'a, 'g> Resolver<'a, 'g> {
         }
     }
 
-    /// `(x := v)` binds `x` in the enclosing function scope, even inside a comprehension.
+    /// `(x := v)` binds `x` in the enclosing function scope, even inside a
+    /// comprehension, wherever it appears in an expression (`if (x := f()) > 0`,
+    /// a `case` guard); a lambda's body is a scope of its own.
     fn scan_walrus(&mut self, e: &'a Expr) {
-        if let ExprKind::NamedExpr { target, value } = &e.kind {
-            self.scan_target(target);
-            self.scan_walrus(value);
+        match &e.kind {
+            ExprKind::NamedExpr { target, value } => {
+                self.scan_target(target);
+                self.scan_walrus(value);
+            }
+            ExprKind::Constant(_) | ExprKind::Name(_) => {}
+            ExprKind::Lambda(f) => {
+                for d in f
+                    .args
+                    .defaults
+                    .iter()
+                    .chain(f.args.kw_defaults.iter().flatten())
+                {
+                    self.scan_walrus(d);
+                }
+            }
+            ExprKind::Attribute { value, .. }
+            | ExprKind::Starred(value)
+            | ExprKind::YieldFrom(value)
+            | ExprKind::UnaryOp { operand: value, .. } => self.scan_walrus(value),
+            ExprKind::Yield(v) => {
+                if let Some(v) = v {
+                    self.scan_walrus(v);
+                }
+            }
+            ExprKind::Subscript { value, slice } => {
+                self.scan_walrus(value);
+                self.scan_walrus(slice);
+            }
+            ExprKind::Slice { lower, upper, step } => {
+                for x in [lower, upper, step].into_iter().flatten() {
+                    self.scan_walrus(x);
+                }
+            }
+            ExprKind::BinOp { left, right, .. } => {
+                self.scan_walrus(left);
+                self.scan_walrus(right);
+            }
+            ExprKind::BoolOp { values: items, .. }
+            | ExprKind::Tuple(items)
+            | ExprKind::List(items)
+            | ExprKind::Set(items) => items.iter().for_each(|i| self.scan_walrus(i)),
+            ExprKind::Compare {
+                left, comparators, ..
+            } => {
+                self.scan_walrus(left);
+                comparators.iter().for_each(|c| self.scan_walrus(c));
+            }
+            ExprKind::Call {
+                func,
+                args,
+                keywords,
+            } => {
+                self.scan_walrus(func);
+                args.iter().for_each(|a| self.scan_walrus(a));
+                keywords.iter().for_each(|k| self.scan_walrus(&k.value));
+            }
+            ExprKind::IfExp { test, body, orelse } => {
+                self.scan_walrus(test);
+                self.scan_walrus(body);
+                self.scan_walrus(orelse);
+            }
+            ExprKind::Dict { keys, values } => {
+                keys.iter().flatten().for_each(|k| self.scan_walrus(k));
+                values.iter().for_each(|v| self.scan_walrus(v));
+            }
+            ExprKind::Comp(c) => {
+                self.scan_walrus(&c.elt);
+                if let Some(v) = &c.value {
+                    self.scan_walrus(v);
+                }
+                for g in &c.generators {
+                    self.scan_walrus(&g.iter);
+                    g.ifs.iter().for_each(|i| self.scan_walrus(i));
+                }
+            }
+            ExprKind::JoinedStr(parts) => self.scan_walrus_fstring(parts),
+        }
+    }
+
+    fn scan_walrus_fstring(&mut self, parts: &'a [FStringPart]) {
+        for p in parts {
+            if let FStringPart::Expr {
+                expr, format_spec, ..
+            } = p
+            {
+                self.scan_walrus(expr);
+                if let Some(spec) = format_spec {
+                    self.scan_walrus_fstring(spec);
+                }
+            }
         }
     }
 
@@ -394,6 +504,16 @@ impl<'a, 'g> Resolver<'a, 'g> {
                     self.name(&a.target);
                 }
             }
+            StmtKind::Match { subject, cases } => {
+                self.expr(subject)?;
+                for c in cases {
+                    self.pattern(&c.pattern)?;
+                    if let Some(g) = &c.guard {
+                        self.expr(g)?;
+                    }
+                    self.stmts(&c.body)?;
+                }
+            }
             StmtKind::Nonlocal(names) => {
                 for n in names {
                     if !self.enclosing_has(&n.name) {
@@ -405,6 +525,59 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 }
             }
             StmtKind::Global(_) | StmtKind::Break | StmtKind::Continue | StmtKind::Pass => {}
+        }
+        Ok(())
+    }
+
+    /// The expressions of a pattern (values, classes, keys) and its captures.
+    fn pattern(&mut self, p: &'a Pattern) -> Result<(), SyntaxError> {
+        match &p.kind {
+            PatternKind::MatchValue(e) => self.expr(e)?,
+            PatternKind::MatchSingleton(_) => {}
+            PatternKind::MatchSequence(items) | PatternKind::MatchOr(items) => {
+                for i in items {
+                    self.pattern(i)?;
+                }
+            }
+            PatternKind::MatchStar(n) => {
+                if let Some(n) = n {
+                    self.name(n);
+                }
+            }
+            PatternKind::MatchMapping {
+                keys,
+                patterns,
+                rest,
+            } => {
+                for k in keys {
+                    self.expr(k)?;
+                }
+                for v in patterns {
+                    self.pattern(v)?;
+                }
+                if let Some(n) = rest {
+                    self.name(n);
+                }
+            }
+            PatternKind::MatchClass {
+                cls,
+                patterns,
+                kwd_patterns,
+                ..
+            } => {
+                self.expr(cls)?;
+                for v in patterns.iter().chain(kwd_patterns) {
+                    self.pattern(v)?;
+                }
+            }
+            PatternKind::MatchAs { pattern, name } => {
+                if let Some(sub) = pattern {
+                    self.pattern(sub)?;
+                }
+                if let Some(n) = name {
+                    self.name(n);
+                }
+            }
         }
         Ok(())
     }
@@ -765,6 +938,43 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 },
             };
             name.slot.set(slot);
+        }
+    }
+}
+
+/// Calls `f` on every name a pattern captures.
+fn for_each_capture<'a>(p: &'a Pattern, f: &mut impl FnMut(&'a Name)) {
+    match &p.kind {
+        PatternKind::MatchValue(_) | PatternKind::MatchSingleton(_) => {}
+        PatternKind::MatchSequence(items) | PatternKind::MatchOr(items) => {
+            items.iter().for_each(|i| for_each_capture(i, f))
+        }
+        PatternKind::MatchStar(n) => {
+            if let Some(n) = n {
+                f(n);
+            }
+        }
+        PatternKind::MatchMapping { patterns, rest, .. } => {
+            patterns.iter().for_each(|v| for_each_capture(v, f));
+            if let Some(n) = rest {
+                f(n);
+            }
+        }
+        PatternKind::MatchClass {
+            patterns,
+            kwd_patterns,
+            ..
+        } => patterns
+            .iter()
+            .chain(kwd_patterns)
+            .for_each(|v| for_each_capture(v, f)),
+        PatternKind::MatchAs { pattern, name } => {
+            if let Some(sub) = pattern {
+                for_each_capture(sub, f);
+            }
+            if let Some(n) = name {
+                f(n);
+            }
         }
     }
 }

@@ -193,6 +193,13 @@ pub enum StmtKind {
         /// Imported names (`*` is a SyntaxError at lowering: unsupported).
         names: Vec<Alias>,
     },
+    /// `match subject: case pattern if guard: body ...`.
+    Match {
+        /// The subject (evaluated once).
+        subject: Expr,
+        /// The `case` clauses, in order.
+        cases: Vec<MatchCase>,
+    },
     /// `global a, b`.
     Global(Vec<Ident>),
     /// `nonlocal a, b`.
@@ -219,6 +226,68 @@ pub struct ExceptHandler {
     pub body: Vec<Stmt>,
     /// Span of the `except ...:` header.
     pub span: Span,
+}
+
+/// A [`case`](https://docs.python.org/3/library/ast.html#ast.match_case) clause.
+#[derive(Debug)]
+pub struct MatchCase {
+    /// The pattern.
+    pub pattern: Pattern,
+    /// The `if` guard.
+    pub guard: Option<Expr>,
+    /// The body.
+    pub body: Vec<Stmt>,
+}
+
+/// A pattern with its span.
+#[derive(Debug)]
+pub struct Pattern {
+    /// What kind of pattern.
+    pub kind: PatternKind,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// [Patterns](https://docs.python.org/3/library/ast.html#ast.MatchValue) (PEP 634).
+#[derive(Debug)]
+pub enum PatternKind {
+    /// A literal or dotted value, compared with `==`.
+    MatchValue(Expr),
+    /// `None`, `True` or `False`, compared with `is`.
+    MatchSingleton(Constant),
+    /// `[p, *rest]` / `(p, q)`: matches lists, tuples and ranges, not str/bytes.
+    MatchSequence(Vec<Pattern>),
+    /// `*name` (None: `*_`) inside a sequence pattern.
+    MatchStar(Option<Name>),
+    /// `{key: p, **rest}`.
+    MatchMapping {
+        /// Keys: literals or dotted values.
+        keys: Vec<Expr>,
+        /// One pattern per key.
+        patterns: Vec<Pattern>,
+        /// `**rest`.
+        rest: Option<Name>,
+    },
+    /// `Cls(p, attr=q)`.
+    MatchClass {
+        /// The class (a name or dotted name).
+        cls: Expr,
+        /// Positional sub-patterns (named by `__match_args__`).
+        patterns: Vec<Pattern>,
+        /// Keyword attribute names.
+        kwd_attrs: Vec<Ident>,
+        /// One pattern per keyword attribute.
+        kwd_patterns: Vec<Pattern>,
+    },
+    /// `p as name`, a capture `name` (no pattern) or the wildcard `_` (neither).
+    MatchAs {
+        /// The sub-pattern.
+        pattern: Option<Box<Pattern>>,
+        /// The captured name.
+        name: Option<Name>,
+    },
+    /// `p | q | r`.
+    MatchOr(Vec<Pattern>),
 }
 
 /// `import x.y as z` / `from m import x as z`.
@@ -268,7 +337,7 @@ pub struct ClassDef {
     pub qualname: Rc<str>,
     /// Base class expressions.
     pub bases: Vec<Expr>,
-    /// Keywords in the class header (`metaclass=` is unsupported: a SyntaxError).
+    /// Keywords in the class header (`metaclass=M`, and others passed to `__init_subclass__`).
     pub keywords: Vec<Keyword>,
     /// Class body.
     pub body: Vec<Stmt>,

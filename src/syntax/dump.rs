@@ -14,7 +14,7 @@ use std::fmt::Write;
 
 use super::ast::{
     Arguments, Comprehension, Constant, Expr, ExprKind, FStringPart, FunctionDef, Keyword, Module,
-    Stmt, StmtKind, UnaryOp,
+    Pattern, PatternKind, Stmt, StmtKind, UnaryOp,
 };
 
 /// Dumps a module, one top-level statement per line.
@@ -277,6 +277,21 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             out.pop();
             out.push_str(")\n");
         }
+        StmtKind::Match { subject, cases } => {
+            out.push_str("(Match ");
+            expr(out, subject);
+            out.push('\n');
+            for c in cases {
+                let mut label = String::from("case ");
+                pattern(&mut label, &c.pattern);
+                if let Some(g) = &c.guard {
+                    label.push_str(" if ");
+                    expr(&mut label, g);
+                }
+                body(out, Some(&label), &c.body, level);
+            }
+            close(out);
+        }
         StmtKind::Global(names) | StmtKind::Nonlocal(names) => {
             let kw = if matches!(s.kind, StmtKind::Global(_)) {
                 "Global"
@@ -288,6 +303,87 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
                 let _ = write!(out, " {}", n.name);
             }
             out.push_str(")\n");
+        }
+    }
+}
+
+/// A pattern: `_`, `x`, `(as p x)`, `[p *rest]`, `{k: p **rest}`,
+/// `(class C p attr=q)`, `(| p q)`, or the value/singleton itself.
+fn pattern(out: &mut String, p: &Pattern) {
+    let list = |out: &mut String, ps: &[Pattern]| {
+        for (i, q) in ps.iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            pattern(out, q);
+        }
+    };
+    match &p.kind {
+        PatternKind::MatchValue(e) => expr(out, e),
+        PatternKind::MatchSingleton(c) => constant(out, c),
+        PatternKind::MatchSequence(items) => {
+            out.push('[');
+            list(out, items);
+            out.push(']');
+        }
+        PatternKind::MatchStar(n) => {
+            let _ = write!(out, "*{}", n.as_ref().map_or("_", |n| &*n.id));
+        }
+        PatternKind::MatchMapping {
+            keys,
+            patterns,
+            rest,
+        } => {
+            out.push('{');
+            for (i, (k, v)) in keys.iter().zip(patterns).enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                expr(out, k);
+                out.push_str(": ");
+                pattern(out, v);
+            }
+            if let Some(r) = rest {
+                if !keys.is_empty() {
+                    out.push(' ');
+                }
+                let _ = write!(out, "**{}", r.id);
+            }
+            out.push('}');
+        }
+        PatternKind::MatchClass {
+            cls,
+            patterns,
+            kwd_attrs,
+            kwd_patterns,
+        } => {
+            out.push_str("(class ");
+            expr(out, cls);
+            for q in patterns {
+                out.push(' ');
+                pattern(out, q);
+            }
+            for (a, q) in kwd_attrs.iter().zip(kwd_patterns) {
+                let _ = write!(out, " {}=", a.name);
+                pattern(out, q);
+            }
+            out.push(')');
+        }
+        PatternKind::MatchAs { pattern: sub, name } => {
+            let name = name.as_ref().map_or("_", |n| &*n.id);
+            match sub {
+                None => out.push_str(name),
+                Some(q) => {
+                    out.push_str("(as ");
+                    pattern(out, q);
+                    let _ = write!(out, " {name})");
+                }
+            }
+        }
+        PatternKind::MatchOr(alts) => {
+            out.push_str("(| ");
+            list(out, alts);
+            out.push(')');
         }
     }
 }

@@ -45,6 +45,21 @@ pub trait Vm {
     fn hash(&self, v: &Value) -> PyResult<i64>;
     /// `type(v)`: the class object.
     fn type_of(&self, v: &Value) -> Value;
+    /// `type.__call__(cls, *args, **kwargs)`: makes an instance of `cls`
+    /// (its `__new__`, then `__init__`) without consulting its metaclass's
+    /// `__call__` (which is how such a hook reaches the default).
+    fn construct(
+        &self,
+        cls: &Rc<super::object::Class>,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+    ) -> PyResult<Value> {
+        let _ = (args, kwargs);
+        Err(PyErr::new(
+            ExcType::NotImplementedError,
+            format!("cannot create '{}' instances here", cls.name),
+        ))
+    }
     /// `isinstance(v, cls)` for one class object.
     fn isinstance(&self, v: &Value, cls: &Value) -> PyResult<bool>;
     /// `format(v, spec)`.

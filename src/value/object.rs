@@ -39,6 +39,10 @@ pub struct Class {
     pub dict: RefCell<crate::value::Namespace>,
     /// What the class is underneath.
     pub kind: ClassKind,
+    /// Its metaclass when that is not `type` (a user subclass of `type`):
+    /// None for ordinary classes, so every metaclass check on them is one
+    /// test of this field.
+    pub meta: Option<Rc<Class>>,
 }
 
 impl Class {
@@ -56,6 +60,7 @@ impl Class {
             base,
             dict: RefCell::new(Default::default()),
             kind,
+            meta: None,
         })
     }
 
@@ -110,6 +115,16 @@ impl Class {
             cur = c.base.clone();
         }
         None
+    }
+
+    /// A method (or other attribute) of this class's metaclass, when the
+    /// class has a metaclass other than `type`.
+    #[inline]
+    pub fn meta_lookup(&self, name: &str) -> Option<Value> {
+        match &self.meta {
+            None => None,
+            Some(m) => m.lookup(name),
+        }
     }
 
     /// Sets a class attribute.

@@ -35,6 +35,14 @@ fn class_check(vm: &dyn Vm, obj: &Value, spec: &Value, sub: bool, depth: u32) ->
     match spec {
         Value::Class(c) => {
             if sub {
+                if c.meta_lookup("__subclasscheck__").is_some() {
+                    // The metaclass decides (`ABCMeta.register`).
+                    let hook = vm.getattr(&vm.type_of(spec), "__subclasscheck__")?;
+                    if matches!(hook, Value::Function(_)) {
+                        let r = vm.call(&hook, vec![spec.clone(), obj.clone()], Vec::new())?;
+                        return vm.truthy(&r);
+                    }
+                }
                 match obj {
                     Value::Class(o) => Ok(o.is_subclass_of(c)),
                     _ => Err(type_error("issubclass() arg 1 must be a class")),
@@ -204,6 +212,34 @@ fn dir(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             "dir() without an argument is supported only when called directly by name",
         ));
     };
+    // A `__dir__` of the object's type (a class's metaclass for a class)
+    // written in the language decides; its names come back sorted.
+    if let Value::Class(t) = vm.type_of(obj) {
+        if let Some(hook @ Value::Function(_)) = t.lookup("__dir__") {
+            let listed = vm.call(&hook, vec![obj.clone()], Vec::new())?;
+            let mut items = vm.collect(&listed)?;
+            let mut failed = None;
+            items.sort_by(|x, y| match vm.lt(x, y) {
+                Ok(true) => std::cmp::Ordering::Less,
+                Ok(false) => match vm.lt(y, x) {
+                    Ok(true) => std::cmp::Ordering::Greater,
+                    Ok(false) => std::cmp::Ordering::Equal,
+                    Err(e) => {
+                        failed.get_or_insert(e);
+                        std::cmp::Ordering::Equal
+                    }
+                },
+                Err(e) => {
+                    failed.get_or_insert(e);
+                    std::cmp::Ordering::Equal
+                }
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            return Ok(Value::list(items));
+        }
+    }
     let mut names: Vec<String> = Vec::new();
     let class_names = |c: &Rc<crate::value::Class>, names: &mut Vec<String>| {
         for k in c.mro() {

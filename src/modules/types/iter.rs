@@ -414,6 +414,11 @@ fn new_reversed(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
                 IterObj::value("reversed", IterState::Values(Rc::new(items), 0))
             }
         },
+        // A class whose metaclass defines `__reversed__` (enums).
+        Value::Class(c) if c.meta_lookup("__reversed__").is_some() => {
+            let hook = vm.getattr(&vm.type_of(seq), "__reversed__")?;
+            vm.call(&hook, vec![seq.clone()], Vec::new())?
+        }
         _ => return Err(not_reversible(seq)),
     })
 }

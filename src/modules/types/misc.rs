@@ -43,11 +43,20 @@ pub fn register_object(c: &Class) {
     );
 }
 
+/// The default `__init_subclass__`: refuses the class keywords no class
+/// took (CPython names the new class: `C.__init_subclass__() takes no
+/// keyword arguments`).
 fn object_init_subclass(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     match a.get(1) {
-        Value::Dict(d) if !d.borrow().is_empty() => Err(type_error(
-            "object.__init_subclass__() takes no keyword arguments",
-        )),
+        Value::Dict(d) if !d.borrow().is_empty() => {
+            let owner = match a.varargs(0).first() {
+                Some(Value::Class(c)) => c.name.to_string(),
+                _ => "object".to_string(),
+            };
+            Err(type_error(format!(
+                "{owner}.__init_subclass__() takes no keyword arguments"
+            )))
+        }
         _ => Ok(Value::None),
     }
 }
@@ -87,7 +96,8 @@ fn object_delattr(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::None)
 }
 
-/// Registers `type.__new__` (the one-argument form).
+/// Registers `type.__new__` (the one-argument form; the interpreter
+/// replaces it with the full one, which builds classes: `eval/meta.rs`).
 pub fn register_type(c: &Class) {
     add_new(
         c,

@@ -221,7 +221,8 @@ fn failure(
 /// Descriptions CPython uses in "expected an indented block after ...".
 fn block_owner(word: &str) -> Option<String> {
     Some(match word {
-        "if" | "elif" | "else" | "while" | "for" | "with" | "try" | "except" | "finally" => {
+        "if" | "elif" | "else" | "while" | "for" | "with" | "try" | "except" | "finally"
+        | "match" | "case" => {
             format!("'{word}' statement")
         }
         "def" => "function definition".to_string(),
@@ -333,13 +334,17 @@ pub(super) fn classify(src: &str, layout: &Layout, e: &Error<Rule>, base: usize)
         }
     }
 
-    // Two expressions side by side inside brackets: a missing comma.
+    // Two expressions side by side inside brackets: a missing comma. Not in
+    // a `case` clause's patterns, where CPython's parser has no such hint.
     let depth = line_toks.iter().fold(0i32, |d, t| match t.0 {
         Tok::Open => d + 1,
         Tok::Close => d - 1,
         _ => d,
     });
-    if depth > 0 {
+    let line_text = text[line..].split('\n').next().unwrap_or("");
+    let case_clause = matches!(line_toks.first(), Some(&(Tok::Name, s0, e0)) if &text[s0..e0] == "case")
+        && line_text.trim_end().ends_with(':');
+    if depth > 0 && !case_clause {
         if let Some((pt, ps, pe)) = prev {
             if ends_expr(pt, text, ps, pe) && starts_expr(tok, text, ts, te) {
                 let te = if tok == Tok::Open { ts + 1 } else { te };

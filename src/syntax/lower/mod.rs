@@ -6,12 +6,14 @@
 //!
 //! Split: `stmt` (statements), `expr` (expressions, the Pratt parser),
 //! `params` (parameters and call arguments), `literal` (numbers, strings,
-//! f-strings), `target` (assignment and deletion targets), `errors`.
+//! f-strings), `target` (assignment and deletion targets), `pattern`
+//! (`match` statements), `errors`.
 
 mod errors;
 mod expr;
 mod literal;
 mod params;
+mod pattern;
 mod stmt;
 mod target;
 

@@ -33,7 +33,7 @@ impl Lowerer<'_> {
     }
 
     /// Lowers a `block`.
-    fn block(&self, p: Pair<Rule>) -> R<Vec<Stmt>> {
+    pub(super) fn block(&self, p: Pair<Rule>) -> R<Vec<Stmt>> {
         let mut body = Vec::new();
         self.statements(p.into_inner(), &mut body)?;
         Ok(body)
@@ -186,10 +186,7 @@ impl Lowerer<'_> {
                 let kw = Span::new(span.start as usize, span.start as usize + 5);
                 return Err(SyntaxError::new(format!("'{what}' is not supported"), kw));
             }
-            Rule::match_stmt => {
-                let kw = Span::new(span.start as usize, span.start as usize + 5);
-                return Err(SyntaxError::new("'match' statements are not supported", kw));
-            }
+            Rule::match_stmt => return self.match_stmt(p),
             _ => return Err(shape(span, "statement")),
         };
         Ok(Stmt { kind, span })
@@ -308,7 +305,7 @@ impl Lowerer<'_> {
     }
 
     /// The span of the source token starting at `at` (for error productions).
-    fn token_span_at(&self, at: usize) -> Span {
+    pub(super) fn token_span_at(&self, at: usize) -> Span {
         let rest = &self.src[at.min(self.src.len())..];
         let len = rest
             .find(|c: char| c.is_whitespace())
@@ -635,11 +632,6 @@ impl Lowerer<'_> {
             let after = &self.src[header_end as usize..];
             if after.trim_start().starts_with('(') {
                 header_end = self.close_paren_after(name_pair.as_span().end());
-            }
-        }
-        for k in &keywords {
-            if k.arg.as_ref().is_some_and(|a| &*a.name == "metaclass") {
-                return Err(SyntaxError::new("metaclasses are not supported", k.span));
             }
         }
         let body_pair = body_pair.ok_or_else(|| shape(span, "class"))?;

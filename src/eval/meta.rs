@@ -1,0 +1,526 @@
+//! Metaclasses and class creation: `type.__new__` (the one place a class
+//! object is built, for `class` statements, `type(name, bases, dict)` and a
+//! metaclass's `super().__new__(...)`), `type.__call__`, `type.__init__`,
+//! `type.__setattr__`; the metaclass a `class` statement uses (explicit
+//! `metaclass=`, inherited from the base, "metaclass conflict"),
+//! `__prepare__`; and the hooks a class reaches through its metaclass
+//! (`__call__`, `__iter__`, `__len__`, `__repr__` …). An ordinary class has
+//! `meta: None`, so the operator paths test one field and come here only for
+//! classes that have a metaclass. The `class` statement itself (body, scope)
+//! stays in `class.rs`.
+
+use std::rc::Rc;
+
+use super::class::{bind_class_attr, unwrap_method_decorator, PropertyObj};
+use super::Interp;
+use crate::modules::types::builtin_class;
+use crate::value::{
+    Args, Class, ClassKind, Dict, ExcType, Namespace, NativeFunction, PyErr, PyResult, Value,
+    ValueType, Vm,
+};
+
+/// What a `class` statement calls to make its class.
+pub(crate) enum Maker {
+    /// `type` itself: build the class directly.
+    Type,
+    /// A metaclass (a subclass of `type`), called as `M(name, bases, ns, **kw)`.
+    Meta(Rc<Class>),
+    /// Any other callable given as `metaclass=` (a function, a class that is
+    /// not a `type`), called the same way; what it returns is bound.
+    Callable(Value),
+}
+
+/// The `type` class.
+fn type_class() -> Rc<Class> {
+    builtin_class(ValueType::Type)
+}
+
+/// Whether `c` is `type` or derives from it.
+pub(crate) fn is_metaclass(c: &Rc<Class>) -> bool {
+    c.is_subclass_of(&type_class())
+}
+
+#[cold]
+fn conflict() -> PyErr {
+    PyErr::new(
+        ExcType::TypeError,
+        "metaclass conflict: the metaclass of a derived class must be a (non-strict) subclass of the metaclasses of all its bases",
+    )
+}
+
+/// CPython's `_PyType_CalculateMetaclass` for one base: the more derived of
+/// `meta` and the base's metaclass (None stands for `type`).
+fn winner(meta: Option<Rc<Class>>, bases: &[Value]) -> PyResult<Option<Rc<Class>>> {
+    let mut win = meta;
+    for b in bases {
+        let Value::Class(b) = b else { continue };
+        let Some(bm) = &b.meta else { continue };
+        win = match win {
+            None => Some(bm.clone()),
+            Some(w) if w.is_subclass_of(bm) => Some(w),
+            Some(w) if bm.is_subclass_of(&w) => Some(bm.clone()),
+            Some(_) => return Err(conflict()),
+        };
+    }
+    // `type` itself stands for "no metaclass".
+    Ok(win.filter(|w| !Rc::ptr_eq(w, &type_class())))
+}
+
+impl Interp {
+    /// The maker of a `class` statement with these bases and this
+    /// `metaclass=` (if given).
+    pub(crate) fn class_maker(&self, explicit: Option<Value>, bases: &[Value]) -> PyResult<Maker> {
+        let meta = match explicit {
+            None => None,
+            Some(Value::Class(m)) if is_metaclass(&m) => Some(m),
+            Some(other) => return Ok(Maker::Callable(other)),
+        };
+        Ok(match winner(meta, bases)? {
+            None => Maker::Type,
+            Some(m) => Maker::Meta(m),
+        })
+    }
+
+    /// `M.__prepare__(name, bases, **kw)` when the metaclass defines it: a
+    /// dict it returns starts the class namespace `ns`; another mapping (an
+    /// object with `__setitem__`/`__getitem__`, as enum's) is returned, for
+    /// the body to bind its names through and the metaclass to receive.
+    pub(crate) fn prepare_namespace(
+        &self,
+        maker: &Maker,
+        name: &str,
+        bases: &[Value],
+        kwargs: &[(Rc<str>, Value)],
+        ns: &mut Namespace,
+    ) -> PyResult<Option<Value>> {
+        let owner = match maker {
+            Maker::Meta(m) => Value::Class(m.clone()),
+            Maker::Callable(c) => c.clone(),
+            Maker::Type => return Ok(None),
+        };
+        let Some(prepare) = self.lookup_attribute(&owner, "__prepare__")? else {
+            return Ok(None);
+        };
+        let args = vec![Value::str(name), Value::tuple(bases.to_vec())];
+        let prepared = self.call_value(&prepare, args, kwargs.to_vec())?;
+        match &prepared {
+            Value::Dict(d) => {
+                for (k, v) in d.borrow().items() {
+                    ns.insert(Rc::from(namespace_key(&k)?), v);
+                }
+                Ok(None)
+            }
+            Value::Instance(i) if i.class.lookup("__setitem__").is_some() => Ok(Some(prepared)),
+            other => Err(PyErr::new(
+                ExcType::TypeError,
+                format!(
+                    "{}.__prepare__() must return a mapping, not {}",
+                    self.callable_name(&owner),
+                    other.type_name()
+                ),
+            )),
+        }
+    }
+
+    /// `M(...)` where `M` derives from `type`: `M.__new__(M, *args, **kw)`,
+    /// then `M.__init__` on the class it made (when it is an instance of `M`).
+    pub(crate) fn construct_class(
+        &self,
+        mcs: &Rc<Class>,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+    ) -> PyResult<Value> {
+        if args.len() == 1 && kwargs.is_empty() && Rc::ptr_eq(mcs, &type_class()) {
+            return Ok(Value::Class(self.class_of(&args[0])));
+        }
+        let new = mcs.lookup("__new__").map(unwrap_method_decorator);
+        let Some(new) = new else {
+            return Err(PyErr::new(ExcType::TypeError, "type.__new__ is missing"));
+        };
+        let mut all = Vec::with_capacity(args.len() + 1);
+        all.push(Value::Class(mcs.clone()));
+        all.extend(args.iter().cloned());
+        let obj = self.call_value(&new, all, kwargs.clone())?;
+        if let Value::Class(c) = &obj {
+            if self.class_of(&obj).is_subclass_of(mcs) {
+                if let Some(init @ Value::Function(_)) = mcs.lookup("__init__") {
+                    let mut all = Vec::with_capacity(args.len() + 1);
+                    all.push(Value::Class(c.clone()));
+                    all.extend(args);
+                    self.call_value(&init, all, kwargs)?;
+                }
+            }
+        }
+        Ok(obj)
+    }
+
+    /// The metaclass's `__call__`, when it defines one in the language
+    /// (else None: the ordinary instance creation).
+    #[inline]
+    pub(crate) fn meta_call_hook(&self, cls: &Rc<Class>) -> Option<Value> {
+        cls.meta_lookup("__call__")
+            .filter(|m| matches!(m, Value::Function(_)))
+    }
+
+    /// A method the metaclass of the class value `v` defines in the
+    /// language (`__iter__`, `__len__`, `__repr__` …), for the operator
+    /// paths: None at once for values that are not classes with a metaclass.
+    #[inline]
+    pub(crate) fn meta_hook(&self, v: &Value, name: &str) -> Option<Value> {
+        match v {
+            Value::Class(c) if c.meta.is_some() => c
+                .meta_lookup(name)
+                .filter(|m| matches!(m, Value::Function(_))),
+            _ => None,
+        }
+    }
+
+    /// Calls the metaclass hook `name` on the class value `v`, if there is one.
+    pub(crate) fn call_meta_hook(
+        &self,
+        v: &Value,
+        name: &str,
+        rest: &[Value],
+    ) -> Option<PyResult<Value>> {
+        let hook = self.meta_hook(v, name)?;
+        let mut args = Vec::with_capacity(rest.len() + 1);
+        args.push(v.clone());
+        args.extend(rest.iter().cloned());
+        Some(self.call_value(&hook, args, Vec::new()))
+    }
+
+    /// An attribute of class `cls` found on its metaclass (after the class's
+    /// own MRO): methods bind the class, properties run their getter.
+    pub(crate) fn meta_attribute(&self, cls: &Rc<Class>, name: &str) -> PyResult<Option<Value>> {
+        let Some(meta) = &cls.meta else {
+            return Ok(None);
+        };
+        let Some(x) = meta.lookup(name) else {
+            return Ok(None);
+        };
+        let receiver = Value::Class(cls.clone());
+        if let Value::Native(n) = &x {
+            if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
+                return match &p.fget {
+                    Some(g) => self.call_value(g, vec![receiver], Vec::new()).map(Some),
+                    None => Ok(None),
+                };
+            }
+        }
+        Ok(Some(match x {
+            Value::Function(_) => {
+                Value::BoundMethod(Rc::new(crate::value::BoundMethod { receiver, func: x }))
+            }
+            Value::NativeFunction(nf) if nf.bound.is_none() => nf.bind(receiver),
+            other => bind_class_attr(other, &receiver, meta),
+        }))
+    }
+
+    /// A property of the metaclass (a data descriptor: it takes precedence
+    /// over the class's own attributes).
+    pub(crate) fn meta_property(&self, cls: &Rc<Class>, name: &str) -> PyResult<Option<Value>> {
+        match cls.meta_lookup(name) {
+            Some(Value::Native(n)) if n.as_any().is::<PropertyObj>() => {
+                self.meta_attribute(cls, name)
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
+/// A class-namespace key, which must be a str.
+fn namespace_key(k: &Value) -> PyResult<&str> {
+    match k {
+        Value::Str(s) => Ok(s.as_str()),
+        other => Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "class namespace keys must be strings, not '{}'",
+                other.type_name()
+            ),
+        )),
+    }
+}
+
+/// The class namespace as the dict a metaclass receives.
+pub(crate) fn namespace_dict(ns: &Namespace) -> Value {
+    let mut d = Dict::new();
+    for (k, v) in ns.iter() {
+        d.insert_str(k, v.clone());
+    }
+    Value::dict(d)
+}
+
+/// Builds a class: `type.__new__(meta, name, bases, ns, **kwargs)`. Sets
+/// the `__class__` cell of its functions, calls `__set_name__` on the
+/// attributes that define it and the base's `__init_subclass__` with
+/// `kwargs`.
+pub(crate) fn build_class(
+    vm: &dyn Vm,
+    meta: Option<Rc<Class>>,
+    name: Rc<str>,
+    bases: Vec<Value>,
+    mut ns: Namespace,
+    kwargs: Vec<(Rc<str>, Value)>,
+) -> PyResult<Rc<Class>> {
+    let meta = winner(meta, &bases)?;
+    if bases.len() > 1 {
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "multiple inheritance is not supported",
+        ));
+    }
+    let base = match bases.into_iter().next() {
+        None => builtin_class(ValueType::Object),
+        Some(Value::Class(c)) => c,
+        Some(other) => {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!("bases must be types, not {}", other.type_name()),
+            ))
+        }
+    };
+    let module: Rc<str> = match ns.get("__module__") {
+        Some(Value::Str(s)) => Rc::from(s.as_str()),
+        _ => Rc::from("__main__"),
+    };
+    let qualname: Rc<str> = match ns.get("__qualname__") {
+        Some(Value::Str(s)) => Rc::from(s.as_str()),
+        _ => name.clone(),
+    };
+    ns.entry(Rc::from("__module__"))
+        .or_insert_with(|| Value::str(&*module));
+    let cls = Rc::new(Class {
+        name,
+        qualname,
+        module,
+        base: Some(base),
+        dict: std::cell::RefCell::new(ns),
+        kind: ClassKind::User,
+        meta,
+    });
+    let values: Vec<(Rc<str>, Value)> = cls
+        .dict
+        .borrow()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    for (_, v) in &values {
+        super::class::set_class_cell(v, &cls);
+    }
+    let this = Value::Class(cls.clone());
+    for (k, v) in &values {
+        if let Value::Instance(i) = v {
+            if let Some(hook) = i.class.lookup("__set_name__") {
+                vm.call(
+                    &hook,
+                    vec![v.clone(), this.clone(), Value::str(&**k)],
+                    Vec::new(),
+                )?;
+            }
+        }
+    }
+    // The parent's `__init_subclass__` (an implicit classmethod) hears of the new class.
+    if let Some(hook) = cls
+        .base
+        .as_ref()
+        .and_then(|b| b.lookup("__init_subclass__"))
+    {
+        let hook = unwrap_method_decorator(hook);
+        if matches!(hook, Value::Function(_) | Value::NativeFunction(_)) {
+            vm.call(&hook, vec![this], kwargs)?;
+        }
+    }
+    Ok(cls)
+}
+
+/// `type(obj)`, `type(name, bases, dict, **kw)` and, as a metaclass's
+/// `super().__new__(mcs, name, bases, ns, **kw)` reaches it,
+/// `type.__new__(mcs, name, bases, dict, **kw)`.
+fn type_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let kwargs = kwargs_of(a.get(1));
+    let (meta, rest) = match a.varargs(0) {
+        [x] if kwargs.is_empty() => return Ok(vm.type_of(x)),
+        [Value::Class(m), rest @ ..] if rest.len() == 3 && is_metaclass(m) => {
+            (Some(m.clone()), rest)
+        }
+        rest @ [_, _, _] => (None, rest),
+        _ => {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                "type() takes 1 or 3 arguments",
+            ))
+        }
+    };
+    let Value::Str(name) = &rest[0] else {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "type.__new__() argument 1 must be str, not {}",
+                rest[0].type_name()
+            ),
+        ));
+    };
+    let Value::Tuple(bases) = &rest[1] else {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "type.__new__() argument 2 must be tuple, not {}",
+                rest[1].type_name()
+            ),
+        ));
+    };
+    let Value::Dict(d) = &rest[2] else {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "type.__new__() argument 3 must be dict, not {}",
+                rest[2].type_name()
+            ),
+        ));
+    };
+    let mut ns = Namespace::default();
+    for (k, v) in d.borrow().items() {
+        ns.insert(Rc::from(namespace_key(&k)?), v);
+    }
+    let meta = meta.filter(|m| !Rc::ptr_eq(m, &type_class()));
+    let cls = build_class(
+        vm,
+        meta,
+        Rc::from(name.as_str()),
+        bases.to_vec(),
+        ns,
+        kwargs,
+    )?;
+    Ok(Value::Class(cls))
+}
+
+/// The `**kwargs` dict of bound native arguments as keyword pairs.
+fn kwargs_of(v: &Value) -> Vec<(Rc<str>, Value)> {
+    match v {
+        Value::Dict(d) => d
+            .borrow()
+            .items()
+            .into_iter()
+            .filter_map(|(k, v)| match k {
+                Value::Str(s) => Some((Rc::from(s.as_str()), v)),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `type.__call__(cls, *args, **kwargs)`: what a metaclass's `__call__`
+/// reaches through `super().__call__(...)`.
+fn type_call(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let Value::Class(cls) = a.get(0) else {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "descriptor '__call__' requires a 'type' object but received a '{}'",
+                a.get(0).type_name()
+            ),
+        ));
+    };
+    vm.construct(cls, a.varargs(1).to_vec(), kwargs_of(a.get(2)))
+}
+
+/// `type.__init__(cls, *args, **kwargs)`: nothing to do.
+fn type_init(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
+    Ok(Value::None)
+}
+
+/// `type.__setattr__(cls, name, value)`: sets a class attribute (what a
+/// metaclass's own `__setattr__` reaches for the default).
+fn type_setattr(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let (Value::Class(cls), Value::Str(name)) = (a.get(0), a.get(1)) else {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "type.__setattr__() needs a class and a str name",
+        ));
+    };
+    if cls.kind != ClassKind::User {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "cannot set '{}' attribute of immutable type '{}'",
+                name, cls.name
+            ),
+        ));
+    }
+    cls.set_attr(name, a.get(2).clone());
+    Ok(Value::None)
+}
+
+/// `type.__delattr__(cls, name)`: deletes a class attribute.
+fn type_delattr(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let (Value::Class(cls), Value::Str(name)) = (a.get(0), a.get(1)) else {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "type.__delattr__() needs a class and a str name",
+        ));
+    };
+    if cls.kind != ClassKind::User {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "cannot set '{}' attribute of immutable type '{}'",
+                name, cls.name
+            ),
+        ));
+    }
+    if cls.dict.borrow_mut().shift_remove(name.as_str()).is_none() {
+        return Err(PyErr::new(
+            ExcType::AttributeError,
+            format!("type object '{}' has no attribute '{}'", cls.name, name),
+        ));
+    }
+    Ok(Value::None)
+}
+
+/// Adds `type.__new__`, `__call__`, `__init__`, `__setattr__`, `__delattr__`.
+pub(crate) fn register_type_methods() {
+    let t = type_class();
+    let add = |name: &str, f: Rc<NativeFunction>| t.set_attr(name, Value::NativeFunction(f));
+    add(
+        "__new__",
+        NativeFunction::new_builtin_ctor(
+            "type(*args, **kwargs)",
+            type_new,
+            "The class of an object (`type(1) is int`), or a new class: `type(name, bases, dict)`.",
+        ),
+    );
+    add(
+        "__call__",
+        NativeFunction::new_builtin(
+            "type.__call__(self, /, *args, **kwargs)",
+            type_call,
+            "Makes an instance of the class: its `__new__`, then its `__init__`.",
+        ),
+    );
+    add(
+        "__init__",
+        NativeFunction::new_builtin(
+            "type.__init__(self, /, *args, **kwargs)",
+            type_init,
+            "Initialises a new class (the default does nothing).",
+        ),
+    );
+    add(
+        "__setattr__",
+        NativeFunction::new_builtin(
+            "type.__setattr__(self, name, value, /)",
+            type_setattr,
+            "Sets a class attribute.",
+        ),
+    );
+    add(
+        "__delattr__",
+        NativeFunction::new_builtin(
+            "type.__delattr__(self, name, /)",
+            type_delattr,
+            "Deletes a class attribute.",
+        ),
+    );
+}
