@@ -664,9 +664,14 @@ impl Interp {
         self.call_value(&callee, pos, kw)
     }
 
-    fn eval_comprehension(&self, f: &mut Frame, c: &Comprehension) -> PyResult<Value> {
+    fn eval_comprehension(&self, f: &mut Frame, c: &Rc<Comprehension>) -> PyResult<Value> {
         let scope = c.scope.borrow().clone();
+        // The outermost iterable is evaluated and iterated here, as CPython
+        // does (`(x for x in 5)` fails at once); the rest runs in the loops.
         let first_iter = self.eval(f, &c.generators[0].iter)?;
+        let first = self
+            .start_iter(&first_iter)
+            .map_err(|e| self.locate(f, c.generators[0].iter.span, e))?;
         let mut inner = Frame {
             locals: vec![None; scope.num_locals as usize],
             cells: (0..scope.num_cells)
@@ -688,9 +693,23 @@ impl Interp {
         for slot in &scope.free {
             inner.cells.push(self.cell_of(f, *slot));
         }
+        if c.kind == CompKind::Generator {
+            // A generator expression is a generator: its loops run lazily,
+            // one item per `next()`, on the generator's coroutine.
+            let qualname: Rc<str> = match &f.function {
+                Some(fun) => format!("{}.<locals>.<genexpr>", fun.def.qualname).into(),
+                None => "<genexpr>".into(),
+            };
+            let c = c.clone();
+            return self.spawn_generator(qualname, "<genexpr>".into(), move |interp| {
+                let mut out = CompOut::Yield;
+                interp.comp_level(&mut inner, &c, 0, Some(first), &mut out)?;
+                Ok(Value::None)
+            });
+        }
         let mut out = CompOut::new(c.kind);
-        self.comp_level(&mut inner, c, 0, Some(first_iter), &mut out)?;
-        out.finish(self)
+        self.comp_level(&mut inner, c, 0, Some(first), &mut out)?;
+        out.finish()
     }
 
     fn comp_level(
@@ -698,15 +717,17 @@ impl Interp {
         f: &mut Frame,
         c: &Comprehension,
         level: usize,
-        first: Option<Value>,
+        first: Option<super::iter::IterState>,
         out: &mut CompOut,
     ) -> PyResult<()> {
         let g = &c.generators[level];
-        let iterable = match first {
-            Some(v) => v,
-            None => self.eval(f, &g.iter)?,
+        let mut it = match first {
+            Some(it) => it,
+            None => {
+                let iterable = self.eval(f, &g.iter)?;
+                self.start_iter(&iterable)?
+            }
         };
-        let mut it = self.start_iter(&iterable)?;
         'items: while let Some(item) = self.step_iter(&mut it)? {
             self.check_interrupt()?;
             self.assign(f, &g.target, item)?;
@@ -727,6 +748,9 @@ impl Interp {
                             None => Value::None,
                         };
                         out.push_pair(v, val)?;
+                    }
+                    CompKind::Generator => {
+                        self.yield_value(v)?.discard();
                     }
                     _ => out.push(v)?,
                 }
@@ -839,7 +863,8 @@ enum CompOut {
     List(Vec<Value>),
     Set(IndexSet<Key>),
     Dict(Dict),
-    Gen(Vec<Value>),
+    /// A generator expression's items are yielded as they come.
+    Yield,
 }
 
 impl CompOut {
@@ -848,13 +873,13 @@ impl CompOut {
             CompKind::List => CompOut::List(Vec::new()),
             CompKind::Set => CompOut::Set(IndexSet::new()),
             CompKind::Dict => CompOut::Dict(Dict::new()),
-            CompKind::Generator => CompOut::Gen(Vec::new()),
+            CompKind::Generator => CompOut::Yield,
         }
     }
 
     fn push(&mut self, v: Value) -> PyResult<()> {
         match self {
-            CompOut::List(l) | CompOut::Gen(l) => {
+            CompOut::List(l) => {
                 l.try_reserve(1)
                     .map_err(|_| PyErr::with_args(ExcType::MemoryError, Vec::new()))?;
                 l.push(v);
@@ -862,7 +887,7 @@ impl CompOut {
             CompOut::Set(s) => {
                 s.insert(Key::new(v)?);
             }
-            CompOut::Dict(_) => {}
+            CompOut::Dict(_) | CompOut::Yield => {}
         }
         Ok(())
     }
@@ -874,15 +899,12 @@ impl CompOut {
         Ok(())
     }
 
-    fn finish(self, interp: &Interp) -> PyResult<Value> {
+    fn finish(self) -> PyResult<Value> {
         Ok(match self {
             CompOut::List(l) => Value::list(l),
             CompOut::Set(s) => Value::Set(Rc::new(SetObj::new(s, false))),
             CompOut::Dict(d) => Value::dict(d),
-            // Generator expressions are evaluated eagerly into an iterator over
-            // the results: observable only through side effects' timing or
-            // infinite inputs. TODO: lazy generators once `yield` runs on coroutines.
-            CompOut::Gen(items) => interp.generator_from(items),
+            CompOut::Yield => Value::None,
         })
     }
 }
