@@ -958,7 +958,10 @@ pub(crate) fn relay<T>(r: T) -> T {
     // possibly-uninitialised words and rebuilt bit for bit; `r` itself is
     // not dropped, so ownership moves to the rebuilt value.
     unsafe {
-        let words = [std::ptr::read_volatile(p), std::ptr::read_volatile(p.add(1))];
+        let words = [
+            std::ptr::read_volatile(p),
+            std::ptr::read_volatile(p.add(1)),
+        ];
         std::mem::transmute_copy::<[MaybeUninit<u64>; 2], T>(&words)
     }
 }

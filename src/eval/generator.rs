@@ -114,12 +114,14 @@ impl Interp {
     /// arguments are bound into `frame`.
     pub(super) fn make_generator(&self, fun: &Rc<Function>, mut frame: Frame) -> PyResult<Value> {
         let def = fun.def.clone();
-        self.spawn_generator(fun.def.qualname.clone(), fun.def.name.clone(), move |interp| {
-            match interp.exec_block(&mut frame, &def.body)? {
+        self.spawn_generator(
+            fun.def.qualname.clone(),
+            fun.def.name.clone(),
+            move |interp| match interp.exec_block(&mut frame, &def.body)? {
                 Flow::Return => Ok(std::mem::take(&mut frame.ret)),
                 _ => Ok(Value::None),
-            }
-        })
+            },
+        )
     }
 
     /// A generator object whose body is `body` (a generator function's
