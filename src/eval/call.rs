@@ -161,6 +161,7 @@ impl Interp {
             label,
             function,
             class_ns,
+            ret,
         } = frame;
         self.give_locals(locals);
         // Most calls never allocate these: skip their (out-of-line) drops.
@@ -173,8 +174,11 @@ impl Interp {
             self.close_dropped();
         }
         match result {
-            Ok(Flow::Return(v)) => Ok(v),
-            Ok(_) => Ok(Value::None),
+            Ok(Flow::Return) => Ok(ret),
+            Ok(_) => {
+                ret.discard();
+                Ok(Value::None)
+            }
             Err(mut e) => {
                 // The caller's call expression adds its own traceback entry.
                 e.0.located = false;

@@ -52,7 +52,7 @@ impl Interp {
             }
             _ => {}
         }
-        self.eval(f, e)
+        relay(self.eval(f, e))
     }
 
     /// The truth of a condition (`if`, `while`): a one-operator comparison
@@ -678,9 +678,14 @@ impl Interp {
         self.call_value(&callee, pos, kw)
     }
 
-    fn eval_comprehension(&self, f: &mut Frame, c: &Comprehension) -> PyResult<Value> {
+    fn eval_comprehension(&self, f: &mut Frame, c: &Rc<Comprehension>) -> PyResult<Value> {
         let scope = c.scope.borrow().clone();
+        // The outermost iterable is evaluated and iterated here, as CPython
+        // does (`(x for x in 5)` fails at once); the rest runs in the loops.
         let first_iter = self.eval(f, &c.generators[0].iter)?;
+        let first = self
+            .start_iter(&first_iter)
+            .map_err(|e| self.locate(f, c.generators[0].iter.span, e))?;
         let mut inner = Frame {
             locals: vec![None; scope.num_locals as usize],
             cells: (0..scope.num_cells)
@@ -697,13 +702,28 @@ impl Interp {
             })),
             function: f.function.clone(),
             class_ns: Vec::new(),
+            ret: Value::None,
         };
         for slot in &scope.free {
             inner.cells.push(self.cell_of(f, *slot));
         }
+        if c.kind == CompKind::Generator {
+            // A generator expression is a generator: its loops run lazily,
+            // one item per `next()`, on the generator's coroutine.
+            let qualname: Rc<str> = match &f.function {
+                Some(fun) => format!("{}.<locals>.<genexpr>", fun.def.qualname).into(),
+                None => "<genexpr>".into(),
+            };
+            let c = c.clone();
+            return self.spawn_generator(qualname, "<genexpr>".into(), move |interp| {
+                let mut out = CompOut::Yield;
+                interp.comp_level(&mut inner, &c, 0, Some(first), &mut out)?;
+                Ok(Value::None)
+            });
+        }
         let mut out = CompOut::new(c.kind);
-        self.comp_level(&mut inner, c, 0, Some(first_iter), &mut out)?;
-        out.finish(self)
+        self.comp_level(&mut inner, c, 0, Some(first), &mut out)?;
+        out.finish()
     }
 
     fn comp_level(
@@ -711,15 +731,17 @@ impl Interp {
         f: &mut Frame,
         c: &Comprehension,
         level: usize,
-        first: Option<Value>,
+        first: Option<super::iter::IterState>,
         out: &mut CompOut,
     ) -> PyResult<()> {
         let g = &c.generators[level];
-        let iterable = match first {
-            Some(v) => v,
-            None => self.eval(f, &g.iter)?,
+        let mut it = match first {
+            Some(it) => it,
+            None => {
+                let iterable = self.eval(f, &g.iter)?;
+                self.start_iter(&iterable)?
+            }
         };
-        let mut it = self.start_iter(&iterable)?;
         'items: while let Some(item) = self.step_iter(&mut it)? {
             self.check_interrupt()?;
             self.assign(f, &g.target, item)?;
@@ -740,6 +762,9 @@ impl Interp {
                             None => Value::None,
                         };
                         out.push_pair(v, val)?;
+                    }
+                    CompKind::Generator => {
+                        self.yield_value(v)?.discard();
                     }
                     _ => out.push(v)?,
                 }
@@ -852,7 +877,8 @@ enum CompOut {
     List(Vec<Value>),
     Set(IndexSet<Key>),
     Dict(Dict),
-    Gen(Vec<Value>),
+    /// A generator expression's items are yielded as they come.
+    Yield,
 }
 
 impl CompOut {
@@ -861,13 +887,13 @@ impl CompOut {
             CompKind::List => CompOut::List(Vec::new()),
             CompKind::Set => CompOut::Set(IndexSet::new()),
             CompKind::Dict => CompOut::Dict(Dict::new()),
-            CompKind::Generator => CompOut::Gen(Vec::new()),
+            CompKind::Generator => CompOut::Yield,
         }
     }
 
     fn push(&mut self, v: Value) -> PyResult<()> {
         match self {
-            CompOut::List(l) | CompOut::Gen(l) => {
+            CompOut::List(l) => {
                 l.try_reserve(1)
                     .map_err(|_| PyErr::with_args(ExcType::MemoryError, Vec::new()))?;
                 l.push(v);
@@ -875,7 +901,7 @@ impl CompOut {
             CompOut::Set(s) => {
                 s.insert(Key::new(v)?);
             }
-            CompOut::Dict(_) => {}
+            CompOut::Dict(_) | CompOut::Yield => {}
         }
         Ok(())
     }
@@ -887,15 +913,12 @@ impl CompOut {
         Ok(())
     }
 
-    fn finish(self, interp: &Interp) -> PyResult<Value> {
+    fn finish(self) -> PyResult<Value> {
         Ok(match self {
             CompOut::List(l) => Value::list(l),
             CompOut::Set(s) => Value::Set(Rc::new(SetObj::new(s, false))),
             CompOut::Dict(d) => Value::dict(d),
-            // Generator expressions are evaluated eagerly into an iterator over
-            // the results: observable only through side effects' timing or
-            // infinite inputs. TODO: lazy generators once `yield` runs on coroutines.
-            CompOut::Gen(items) => interp.generator_from(items),
+            CompOut::Yield => Value::None,
         })
     }
 }
@@ -914,5 +937,31 @@ fn leaf_int(f: &Frame, e: &Expr) -> Option<i64> {
         },
         ExprKind::Constant(Constant::Int(i)) => Some(*i),
         _ => None,
+    }
+}
+
+/// Passes a 16-byte value just returned through memory (a `PyResult<Value>`,
+/// an `Option<Value>`) on as two 8-byte words.
+///
+/// A callee writes such a value with two 8-byte stores; a caller that moves
+/// it on (into an argument vector, a local slot) copies it with one 16-byte
+/// load, which cannot be forwarded from two smaller stores and waits until
+/// they retire (measured: the hottest instructions of argument evaluation and
+/// of the `for` loop). Reading the two words separately forwards from each.
+#[inline(always)]
+pub(crate) fn relay<T>(r: T) -> T {
+    use std::mem::{size_of, ManuallyDrop, MaybeUninit};
+    const { assert!(size_of::<T>() == 16 && std::mem::align_of::<T>() == 8) };
+    let r = ManuallyDrop::new(r);
+    let p = &*r as *const T as *const MaybeUninit<u64>;
+    // SAFETY: `T` is 16 bytes and 8-aligned (checked above), read as two
+    // possibly-uninitialised words and rebuilt bit for bit; `r` itself is
+    // not dropped, so ownership moves to the rebuilt value.
+    unsafe {
+        let words = [
+            std::ptr::read_volatile(p),
+            std::ptr::read_volatile(p.add(1)),
+        ];
+        std::mem::transmute_copy::<[MaybeUninit<u64>; 2], T>(&words)
     }
 }

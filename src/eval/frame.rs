@@ -34,6 +34,9 @@ pub struct Frame {
     pub function: Option<Rc<Function>>,
     /// Class bodies executing in this frame, innermost last.
     pub class_ns: Vec<ClassNs>,
+    /// The value of the `return` that is ending this frame's code
+    /// (`Flow::Return`).
+    pub ret: Value,
 }
 
 /// A frame's file and traceback name, where they are not its function's.
@@ -56,6 +59,7 @@ impl Frame {
             })),
             function: None,
             class_ns: Vec::new(),
+            ret: Value::None,
         }
     }
 
@@ -68,6 +72,7 @@ impl Frame {
             label: None,
             function: Some(function.clone()),
             class_ns: Vec::new(),
+            ret: Value::None,
         }
     }
 

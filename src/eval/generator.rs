@@ -113,6 +113,26 @@ impl Interp {
     /// The generator object for a call of generator function `fun` whose
     /// arguments are bound into `frame`.
     pub(super) fn make_generator(&self, fun: &Rc<Function>, mut frame: Frame) -> PyResult<Value> {
+        let def = fun.def.clone();
+        self.spawn_generator(
+            fun.def.qualname.clone(),
+            fun.def.name.clone(),
+            move |interp| match interp.exec_block(&mut frame, &def.body)? {
+                Flow::Return => Ok(std::mem::take(&mut frame.ret)),
+                _ => Ok(Value::None),
+            },
+        )
+    }
+
+    /// A generator object whose body is `body` (a generator function's
+    /// code, a generator expression's loops), run as a coroutine on its
+    /// first `next()`; `body`'s value is the generator's return value.
+    pub(super) fn spawn_generator(
+        &self,
+        qualname: Rc<str>,
+        name: Rc<str>,
+        body: impl FnOnce(&Interp) -> PyResult<Value> + 'static,
+    ) -> PyResult<Value> {
         let stack = match STACKS.with(|p| p.borrow_mut().pop()) {
             Some(s) => s,
             None => DefaultStack::new(GEN_STACK).map_err(|_| {
@@ -121,9 +141,6 @@ impl Interp {
         };
         let limit = Rc::new(Cell::new(0));
         let body_limit = limit.clone();
-        let qualname = fun.def.qualname.clone();
-        let name = fun.def.name.clone();
-        let fun = fun.clone();
         let interp = self as *const Interp;
         let co = Coroutine::with_stack(stack, move |y: &GenYielder, first: PyResult<Value>| {
             // SAFETY: a generator is resumed only by `Generator::resume`,
@@ -137,11 +154,10 @@ impl Interp {
             interp.stack_limit.set(body_limit.get());
             first?;
             interp.depth.set(interp.depth.get() + 1);
-            let r = interp.exec_block(&mut frame, &fun.def.body);
+            let r = body(interp);
             interp.depth.set(interp.depth.get().saturating_sub(1));
             match r {
-                Ok(Flow::Return(v)) => Ok(v),
-                Ok(_) => Ok(Value::None),
+                Ok(v) => Ok(v),
                 Err(e) if e.is(ExcType::StopIteration) => {
                     // PEP 479: a StopIteration escaping the body is a RuntimeError.
                     let mut err =

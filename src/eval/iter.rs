@@ -236,14 +236,6 @@ impl Interp {
             )),
         }
     }
-
-    /// An iterator over precomputed items (generator expressions).
-    pub fn generator_from(&self, items: Vec<Value>) -> Value {
-        Value::native(IterObj {
-            kind: "generator",
-            state: RefCell::new(IterState::Items(Rc::new(items), 0)),
-        })
-    }
 }
 
 /// An iterator object over an [`IterState`].

@@ -60,11 +60,18 @@ pub fn set_recursion_limit(n: u32) {
 }
 
 /// Control flow out of a statement.
+// Fieldless and a whole word wide, so that `PyResult<Flow>` comes back from
+// the statement functions in two registers; a returned value waits in the
+// frame (`Frame::ret`). With the value inside, every statement's result went
+// through memory and was read back with a 16-byte load that missed store
+// forwarding (measured: the hottest instruction of `exec_block`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u64)]
 pub enum Flow {
     /// Fell through.
     Normal,
-    /// `return value`.
-    Return(Value),
+    /// `return value`: the value is in the frame's `ret`.
+    Return,
     /// `break`.
     Break,
     /// `continue`.

@@ -64,7 +64,8 @@ impl Interp {
                     Some(e) => self.eval_hot(f, e)?,
                     None => Value::None,
                 };
-                return Ok(Flow::Return(v));
+                std::mem::replace(&mut f.ret, v).discard();
+                return Ok(Flow::Return);
             }
             StmtKind::If { test, body, orelse } => {
                 return if self.eval_cond(f, test)? {
@@ -80,7 +81,7 @@ impl Interp {
                 }
                 match self.exec_block(f, body)? {
                     Flow::Break => break,
-                    Flow::Return(v) => return Ok(Flow::Return(v)),
+                    Flow::Return => return Ok(Flow::Return),
                     Flow::Normal | Flow::Continue => {}
                 }
             },
@@ -118,7 +119,7 @@ impl Interp {
         };
         loop {
             self.check_interrupt()?;
-            let Some(item) = self.step_iter(&mut it)? else {
+            let Some(item) = super::expr::relay(self.step_iter(&mut it)?) else {
                 return self.exec_block(f, orelse);
             };
             match local {
@@ -131,7 +132,7 @@ impl Interp {
             }
             match self.exec_block(f, body)? {
                 Flow::Break => break,
-                Flow::Return(v) => return Ok(Flow::Return(v)),
+                Flow::Return => return Ok(Flow::Return),
                 Flow::Normal | Flow::Continue => {}
             }
         }
