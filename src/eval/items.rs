@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use super::Interp;
 use crate::modules::types::slice_indices;
-use crate::value::dict::Key;
+use crate::value::dict::{dict_get, dict_remove, dict_set};
 use crate::value::{ExcType, PyErr, PyResult, Value};
 
 impl Interp {
@@ -43,9 +43,7 @@ impl Interp {
                 None => Ok(Value::Int(b[seq_index(key, b.len(), "index")?] as i64)),
             },
             Value::Dict(d) => {
-                let k = Key::new(key.clone())?;
-                let found = d.borrow().map.get(&k).cloned();
-                match found {
+                match dict_get(self, d, key)? {
                     Some(x) => Ok(x),
                     None => Err(PyErr::with_args(ExcType::KeyError, vec![key.clone()])),
                 }
@@ -108,7 +106,7 @@ impl Interp {
                     }
                 }
             }
-            Value::Dict(d) => d.borrow_mut().insert(key.clone(), value),
+            Value::Dict(d) => dict_set(self, d, key.clone(), value),
             Value::Instance(inst) => match inst.class.lookup("__setitem__") {
                 Some(m) => self.call_value(&m, vec![v.clone(), key.clone(), value], Vec::new()).map(|_| ()),
                 None => Err(no_item_assignment(v)),
@@ -150,7 +148,7 @@ impl Interp {
                     }
                 }
             }
-            Value::Dict(d) => match d.borrow_mut().remove(key)? {
+            Value::Dict(d) => match dict_remove(self, d, key)? {
                 Some(_) => Ok(()),
                 None => Err(PyErr::with_args(ExcType::KeyError, vec![key.clone()])),
             },

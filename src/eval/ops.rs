@@ -10,7 +10,9 @@ use crate::modules::types::int_overflow;
 use crate::modules::types::num::{num, num_binop, num_cmp};
 use crate::modules::types::ops::{binop_error, compare_error, unary_error};
 use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
-use crate::value::dict::{key_eq, py_hash, Key, SetObj};
+use crate::value::dict::{
+    dict_get, find_key, hash_with_vm, key_eq, keys_subset, set_algebra, set_contains, SetObj,
+};
 use crate::value::{ExcType, PyErr, PyResult, Value};
 
 #[cold]
@@ -168,18 +170,14 @@ impl Interp {
                 Value::Set(x),
                 Value::Set(y),
             ) => {
-                let (xs, ys) = (x.items.borrow(), y.items.borrow());
-                let out: indexmap::IndexSet<Key> = match op {
-                    BinOp::BitOr => xs.iter().chain(ys.iter()).cloned().collect(),
-                    BinOp::BitAnd => xs.iter().filter(|k| ys.contains(*k)).cloned().collect(),
-                    BinOp::Sub => xs.iter().filter(|k| !ys.contains(*k)).cloned().collect(),
-                    _ => xs
-                        .iter()
-                        .filter(|k| !ys.contains(*k))
-                        .chain(ys.iter().filter(|k| !xs.contains(*k)))
-                        .cloned()
-                        .collect(),
+                let (xs, ys) = (x.items.borrow().clone(), y.items.borrow().clone());
+                let c = match op {
+                    BinOp::BitOr => '|',
+                    BinOp::BitAnd => '&',
+                    BinOp::Sub => '-',
+                    _ => '^',
                 };
+                let out = set_algebra(self, c, &xs, &ys)?;
                 Value::Set(Rc::new(SetObj::new(out, x.frozen)))
             }
             (BinOp::BitOr, Value::Dict(x), Value::Dict(y)) => {
@@ -312,9 +310,9 @@ impl Interp {
             }
         }
         if let (Value::Set(x), Value::Set(y)) = (a, b) {
-            let (xs, ys) = (x.items.borrow(), y.items.borrow());
-            let sub = xs.iter().all(|k| ys.contains(k));
-            let sup = ys.iter().all(|k| xs.contains(k));
+            let (xs, ys) = (x.items.borrow().clone(), y.items.borrow().clone());
+            let sub = keys_subset(self, &xs, &ys)?;
+            let sup = keys_subset(self, &ys, &xs)?;
             let r = match op {
                 CmpOp::Eq => sub && sup,
                 CmpOp::NotEq => !(sub && sup),
@@ -366,9 +364,9 @@ impl Interp {
                     return Ok(false);
                 }
                 for (k, v) in x.map.iter() {
-                    match y.map.get(k) {
+                    match find_key(self, k, |p| y.map.get(p).cloned())? {
                         Some(w) => {
-                            if !self.values_eq(v, w)? {
+                            if !self.values_eq(v, &w)? {
                                 return Ok(false);
                             }
                         }
@@ -550,14 +548,8 @@ impl Interp {
                     "a bytes-like object is required",
                 )),
             },
-            Value::Dict(d) => {
-                let k = Key::new(item.clone())?;
-                Ok(d.borrow().map.contains_key(&k))
-            }
-            Value::Set(s) => {
-                let k = Key::new(item.clone())?;
-                Ok(s.items.borrow().contains(&k))
-            }
+            Value::Dict(d) => Ok(dict_get(self, d, item)?.is_some()),
+            Value::Set(s) => set_contains(self, s, item),
             Value::List(l) => {
                 let items = l.borrow().clone();
                 for x in items.iter() {
@@ -615,25 +607,7 @@ impl Interp {
 
     /// `hash(v)`.
     pub fn hash_value(&self, v: &Value) -> PyResult<i64> {
-        if let Value::Instance(inst) = v {
-            if let Some(m) = inst.class.lookup("__hash__") {
-                if m.is_none() {
-                    return Err(PyErr::new(
-                        ExcType::TypeError,
-                        format!("unhashable type: '{}'", inst.class.name),
-                    ));
-                }
-                return match self.call_value(&m, vec![v.clone()], Vec::new())? {
-                    Value::Int(i) => Ok(i),
-                    _ => Err(PyErr::new(
-                        ExcType::TypeError,
-                        "__hash__ method should return an integer",
-                    )),
-                };
-            }
-        }
-        let k = Key::new(v.clone())?;
-        Ok(py_hash(&k.0))
+        hash_with_vm(v, self)
     }
 }
 

@@ -6,7 +6,7 @@ use std::rc::Rc;
 use indexmap::IndexSet;
 
 use super::{add_method, add_new, descriptor_error};
-use crate::value::dict::SetObj;
+use crate::value::dict::{key_set_insert, keys_subset, set_add, set_algebra, set_discard, SetObj};
 use crate::value::{Args, Class, ExcType, Key, NativeFn, PyErr, PyResult, Value, Vm};
 
 /// A new set (or frozenset) value.
@@ -21,19 +21,19 @@ pub fn collect_keys(vm: &dyn Vm, v: &Value) -> PyResult<IndexSet<Key>> {
     }
     let mut out = IndexSet::new();
     for x in vm.collect(v)? {
-        out.insert(Key::new(x)?);
+        key_set_insert(vm, &mut out, x)?;
     }
     Ok(out)
 }
 
 /// The set algebra: `op` is one of `| & - ^`.
-pub fn combine(op: char, a: &IndexSet<Key>, b: &IndexSet<Key>) -> IndexSet<Key> {
-    match op {
-        '|' => a.union(b).cloned().collect(),
-        '&' => a.intersection(b).cloned().collect(),
-        '-' => a.difference(b).cloned().collect(),
-        _ => a.symmetric_difference(b).cloned().collect(),
-    }
+pub fn combine(
+    vm: &dyn Vm,
+    op: char,
+    a: &IndexSet<Key>,
+    b: &IndexSet<Key>,
+) -> PyResult<IndexSet<Key>> {
+    set_algebra(vm, op, a, b)
 }
 
 fn this<'a>(a: &'a Args, name: &str) -> PyResult<&'a Rc<SetObj>> {
@@ -175,7 +175,7 @@ fn fold(vm: &dyn Vm, a: &Args, name: &str, op: char) -> PyResult<Value> {
     let s = this(a, name)?;
     let mut acc = s.items.borrow().clone();
     for other in a.varargs(1) {
-        acc = combine(op, &acc, &collect_keys(vm, other)?);
+        acc = combine(vm, op, &acc, &collect_keys(vm, other)?)?;
     }
     Ok(make_set(acc, s.frozen))
 }
@@ -194,26 +194,30 @@ fn difference(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 fn symmetric_difference(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let s = this(a, "symmetric_difference")?;
-    let r = combine('^', &s.items.borrow(), &collect_keys(vm, a.get(1))?);
+    let mine = s.items.borrow().clone();
+    let r = combine(vm, '^', &mine, &collect_keys(vm, a.get(1))?)?;
     Ok(make_set(r, s.frozen))
 }
 
 fn issubset(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let s = this(a, "issubset")?;
     let o = collect_keys(vm, a.get(1))?;
-    Ok(Value::Bool(s.items.borrow().is_subset(&o)))
+    let mine = s.items.borrow().clone();
+    Ok(Value::Bool(keys_subset(vm, &mine, &o)?))
 }
 
 fn issuperset(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let s = this(a, "issuperset")?;
     let o = collect_keys(vm, a.get(1))?;
-    Ok(Value::Bool(s.items.borrow().is_superset(&o)))
+    let mine = s.items.borrow().clone();
+    Ok(Value::Bool(keys_subset(vm, &o, &mine)?))
 }
 
 fn isdisjoint(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let s = this(a, "isdisjoint")?;
     let o = collect_keys(vm, a.get(1))?;
-    Ok(Value::Bool(s.items.borrow().is_disjoint(&o)))
+    let mine = s.items.borrow().clone();
+    Ok(Value::Bool(combine(vm, '&', &mine, &o)?.is_empty()))
 }
 
 fn copy(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -221,24 +225,21 @@ fn copy(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(make_set(s.items.borrow().clone(), s.frozen))
 }
 
-fn add(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let k = Key::new(a.get(1).clone())?;
-    this_mut(a, "add")?.items.borrow_mut().insert(k);
+fn add(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    set_add(vm, this_mut(a, "add")?, a.get(1).clone())?;
     Ok(Value::None)
 }
 
-fn remove(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let k = Key::new(a.get(1).clone())?;
-    if this_mut(a, "remove")?.items.borrow_mut().shift_remove(&k) {
+fn remove(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    if set_discard(vm, this_mut(a, "remove")?, a.get(1))? {
         Ok(Value::None)
     } else {
         Err(PyErr::with_args(ExcType::KeyError, vec![a.get(1).clone()]))
     }
 }
 
-fn discard(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let k = Key::new(a.get(1).clone())?;
-    this_mut(a, "discard")?.items.borrow_mut().shift_remove(&k);
+fn discard(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    set_discard(vm, this_mut(a, "discard")?, a.get(1))?;
     Ok(Value::None)
 }
 
@@ -265,7 +266,8 @@ fn update_with(vm: &dyn Vm, a: &Args, name: &str, op: char) -> PyResult<Value> {
     };
     for other in others {
         let o = collect_keys(vm, other)?;
-        let new = combine(op, &s.items.borrow(), &o);
+        let mine = s.items.borrow().clone();
+        let new = combine(vm, op, &mine, &o)?;
         *s.items.borrow_mut() = new;
     }
     Ok(Value::None)

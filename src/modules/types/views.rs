@@ -10,6 +10,7 @@ use super::iter::{dict_iter, DictPart};
 use super::native_class;
 use super::set::{collect_keys, combine, make_set};
 use crate::syntax::ast::BinOp;
+use crate::value::dict::dict_get;
 use crate::value::{Class, Dict, NativeObject, PyResult, Value, Vm};
 
 /// A live view of a dict.
@@ -79,7 +80,7 @@ impl NativeObject for DictView {
 
     fn contains(&self, item: &Value, vm: &dyn Vm) -> PyResult<Option<bool>> {
         match self.part {
-            DictPart::Keys => Ok(Some(self.dict.borrow().get(item)?.is_some())),
+            DictPart::Keys => Ok(Some(dict_get(vm, &self.dict, item)?.is_some())),
             DictPart::Items => {
                 let Value::Tuple(t) = item else {
                     return Ok(Some(false));
@@ -87,7 +88,7 @@ impl NativeObject for DictView {
                 if t.len() != 2 {
                     return Ok(Some(false));
                 }
-                let found = self.dict.borrow().get(&t[0])?;
+                let found = dict_get(vm, &self.dict, &t[0])?;
                 match found {
                     Some(v) => Ok(Some(v.is(&t[1]) || vm.eq(&v, &t[1])?)),
                     None => Ok(Some(false)),
@@ -125,9 +126,9 @@ impl NativeObject for DictView {
         let mine = collect_keys(vm, &Value::list(self.snapshot()))?;
         let theirs = collect_keys(vm, other)?;
         let r = if reflected {
-            combine(c, &theirs, &mine)
+            combine(vm, c, &theirs, &mine)?
         } else {
-            combine(c, &mine, &theirs)
+            combine(vm, c, &mine, &theirs)?
         };
         Ok(Some(make_set(r, false)))
     }
