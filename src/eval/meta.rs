@@ -290,6 +290,11 @@ pub(crate) fn build_class(
     };
     ns.entry(Rc::from("__module__"))
         .or_insert_with(|| Value::str(&*module));
+    // As CPython's type_new: a class that defines __eq__ without __hash__
+    // gets `__hash__ = None`, so its instances are unhashable.
+    if ns.contains_key("__eq__") && !ns.contains_key("__hash__") {
+        ns.insert(Rc::from("__hash__"), Value::None);
+    }
     let cls = Rc::new(Class {
         name,
         qualname,
