@@ -42,12 +42,10 @@ impl Interp {
                 }
                 None => Ok(Value::Int(b[seq_index(key, b.len(), "index")?] as i64)),
             },
-            Value::Dict(d) => {
-                match dict_get(self, d, key)? {
-                    Some(x) => Ok(x),
-                    None => Err(PyErr::with_args(ExcType::KeyError, vec![key.clone()])),
-                }
-            }
+            Value::Dict(d) => match dict_get(self, d, key)? {
+                Some(x) => Ok(x),
+                None => Err(PyErr::with_args(ExcType::KeyError, vec![key.clone()])),
+            },
             Value::Instance(inst) => match inst.class.lookup("__getitem__") {
                 Some(m) => self.call_value(&m, vec![v.clone(), key.clone()], Vec::new()),
                 None => Err(not_subscriptable(v)),

@@ -99,9 +99,10 @@ fn compares_in_vm(v: &Value) -> bool {
         Value::Str(_) | Value::Int(_) => false,
         Value::Instance(i) => i.class.lookup("__eq__").is_some(),
         Value::Tuple(items) => items.iter().any(compares_in_vm),
-        Value::Set(s) => s.items.try_borrow().map_or(true, |items| {
-            items.iter().any(|k| compares_in_vm(&k.0))
-        }),
+        Value::Set(s) => s
+            .items
+            .try_borrow()
+            .map_or(true, |items| items.iter().any(|k| compares_in_vm(&k.0))),
         _ => false,
     }
 }
