@@ -310,16 +310,17 @@ impl Interp {
             }
         }
         if let (Value::Set(x), Value::Set(y)) = (a, b) {
+            // As CPython's set_richcompare: sizes first, then one subset
+            // test (clones: an __eq__ may change the sets).
             let (xs, ys) = (x.items.borrow().clone(), y.items.borrow().clone());
-            let sub = keys_subset(self, &xs, &ys)?;
-            let sup = keys_subset(self, &ys, &xs)?;
+            let (nx, ny) = (xs.len(), ys.len());
             let r = match op {
-                CmpOp::Eq => sub && sup,
-                CmpOp::NotEq => !(sub && sup),
-                CmpOp::Lt => sub && !sup,
-                CmpOp::LtE => sub,
-                CmpOp::Gt => sup && !sub,
-                _ => sup,
+                CmpOp::Eq => nx == ny && keys_subset(self, &xs, &ys)?,
+                CmpOp::NotEq => !(nx == ny && keys_subset(self, &xs, &ys)?),
+                CmpOp::Lt => nx < ny && keys_subset(self, &xs, &ys)?,
+                CmpOp::LtE => nx <= ny && keys_subset(self, &xs, &ys)?,
+                CmpOp::Gt => nx > ny && keys_subset(self, &ys, &xs)?,
+                _ => nx >= ny && keys_subset(self, &ys, &xs)?,
             };
             return Ok(Value::Bool(r));
         }
