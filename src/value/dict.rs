@@ -707,12 +707,16 @@ impl Dict {
     }
 }
 
-/// Whether CPython's hash of the value is fixed across runs (numbers and
-/// tuples of them), so its set iteration order can be reproduced.
+/// Whether CPython's hash of the value is fixed across runs (numbers,
+/// tuples of them, instances hashing with their own `__hash__`), so its set
+/// iteration order can be reproduced.
 fn stable_hash(v: &Value) -> bool {
     match v {
         Value::Bool(_) | Value::Int(_) | Value::Float(_) => true,
         Value::Tuple(t) => t.iter().all(stable_hash),
+        // Its own __hash__ (the key keeps the result): fixed when built from
+        // numbers; from strings CPython's order varies anyway.
+        Value::Instance(i) => i.class.lookup("__hash__").is_some(),
         _ => false,
     }
 }
