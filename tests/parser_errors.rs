@@ -263,7 +263,7 @@ fn unsupported_python() {
         (
             "x = \"\\N{DASH}\"",
             "SyntaxError",
-            "\\N{...} escapes are not supported",
+            "(unicode error) 'unicodeescape' codec can't decode bytes in position 0-7: unknown Unicode character name",
             1,
             6,
             false,

@@ -82,7 +82,16 @@ pub fn from_exception(vm: &dyn crate::value::Vm, e: crate::value::PyErr) -> Diag
         m if m.starts_with("tensorflow") => cls.name.to_string(),
         m => format!("{}.{}", m, cls.name),
     };
-    let message = vm.str(e.value()).unwrap_or_default();
+    let mut message = vm.str(e.value()).unwrap_or_default();
+    // Notes (`add_note`) follow the message, one a line, as CPython prints them.
+    if let crate::value::Value::Instance(inst) = e.value() {
+        if let Some(crate::value::Value::List(notes)) = inst.get_attr("__notes__") {
+            for n in notes.borrow().iter() {
+                message.push('\n');
+                message.push_str(&vm.str(n).unwrap_or_default());
+            }
+        }
+    }
     let exit_status = e.is(crate::value::ExcType::SystemExit).then(|| {
         let arg = match e.value() {
             crate::value::Value::Instance(i) => match i.get_attr("args") {
@@ -122,6 +131,14 @@ pub fn from_exception(vm: &dyn crate::value::Vm, e: crate::value::PyErr) -> Diag
                 "This was raised while handling another exception",
             ),
         ] {
+            // `raise ... from None` (or from a cause) hides the context.
+            let suppressed = matches!(
+                inst.get_attr("__suppress_context__"),
+                Some(crate::value::Value::Bool(true))
+            );
+            if attr == "__context__" && suppressed {
+                break;
+            }
             if let Some(v) = inst.get_attr(attr) {
                 if !v.is_none() {
                     let t = vm.type_of(&v);

@@ -9,7 +9,9 @@ use super::class::{bind_class_attr, PropertyObj};
 use super::Interp;
 use crate::distribute::renamed::attribute_help;
 use crate::modules::types::builtin_class;
-use crate::value::{Class, ClassKind, ExcType, NativeFn, PyErr, PyResult, Value, ValueType};
+use crate::value::{
+    Class, ClassKind, ExcType, Instance, NativeFn, PyErr, PyResult, Value, ValueType, Vm,
+};
 
 /// The attributes of a `ReplicaContext`, reached for on the None that
 /// `tf.distribute.get_replica_context()` returns in a cross-replica context.
@@ -89,8 +91,11 @@ impl Interp {
     pub fn unbound_method(&self, v: &Value, name: &Rc<str>) -> Option<Value> {
         match v {
             Value::Instance(inst) => {
+                if inst.class.hooks.get() & Class::HOOK_GETATTRIBUTE != 0 {
+                    return None;
+                }
                 let m = inst.class.lookup(name)?;
-                if !matches!(m, Value::Function(_)) || inst.dict.borrow().contains_key(name) {
+                if !matches!(m, Value::Function(_)) || inst.has_attr(name) {
                     return None;
                 }
                 Some(m)
@@ -165,67 +170,40 @@ impl Interp {
     pub fn lookup_attribute(&self, v: &Value, name: &str) -> PyResult<Option<Value>> {
         match v {
             Value::Instance(inst) => {
-                let class_attr = inst.class.lookup(name);
-                if let Some(Value::Native(n)) = &class_attr {
-                    if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
-                        return match &p.fget {
-                            Some(g) => self.call_value(g, vec![v.clone()], Vec::new()).map(Some),
-                            None => Err(PyErr::new(
-                                ExcType::AttributeError,
-                                format!(
-                                    "property '{}' of '{}' object has no getter",
-                                    name, inst.class.name
-                                ),
-                            )),
+                if inst.class.hooks.get() & Class::HOOK_GETATTRIBUTE != 0 {
+                    if let Some(ga @ Value::Function(_)) = inst.class.lookup("__getattribute__") {
+                        let r = self.call_value(&ga, vec![v.clone(), Value::str(name)], Vec::new());
+                        return match r {
+                            Ok(x) => Ok(Some(x)),
+                            Err(e) if e.is(ExcType::AttributeError) => {
+                                match inst.class.lookup("__getattr__") {
+                                    Some(g) => self
+                                        .call_value(
+                                            &g,
+                                            vec![v.clone(), Value::str(name)],
+                                            Vec::new(),
+                                        )
+                                        .map(Some),
+                                    None => Err(e),
+                                }
+                            }
+                            Err(e) => Err(e),
                         };
                     }
                 }
-                if let Some(x) = inst.get_attr(name) {
+                // `__getattr__` runs when the normal lookup fails, also when
+                // it fails with an AttributeError (a property's getter raising one).
+                let found = generic_getattr(self, v, inst, name);
+                if let Ok(Some(x)) = found {
                     return Ok(Some(x));
                 }
-                match name {
-                    "__class__" => return Ok(Some(Value::Class(inst.class.clone()))),
-                    "__dict__" => {
-                        let mut d = crate::value::Dict::new();
-                        for (k, x) in inst.dict.borrow().iter() {
-                            d.insert_str(k, x.clone());
-                        }
-                        return Ok(Some(Value::dict(d)));
-                    }
-                    "__cause__" | "__context__" if inst.class.exception_type().is_some() => {
-                        return Ok(Some(Value::None))
-                    }
-                    // SystemExit.code: None, the one argument, or the arguments.
-                    "code" if inst.class.is_subclass_of(&ExcType::SystemExit.class()) => {
-                        return Ok(Some(match inst.get_attr("args") {
-                            Some(Value::Tuple(t)) if t.len() == 1 => t[0].clone(),
-                            Some(Value::Tuple(t)) if t.is_empty() => Value::None,
-                            Some(args) => args,
-                            None => Value::None,
-                        }));
-                    }
-                    // StopIteration.value: its first argument (a generator's return value).
-                    "value" if inst.class.is_subclass_of(&ExcType::StopIteration.class()) => {
-                        let first = match inst.get_attr("args") {
-                            Some(Value::Tuple(t)) => t.first().cloned(),
-                            _ => None,
-                        };
-                        return Ok(Some(first.unwrap_or(Value::None)));
-                    }
-                    _ => {}
+                match (found, inst.class.lookup("__getattr__")) {
+                    (Err(e), _) if !e.is(ExcType::AttributeError) => Err(e),
+                    (_, Some(ga)) => self
+                        .call_value(&ga, vec![v.clone(), Value::str(name)], Vec::new())
+                        .map(Some),
+                    (found, None) => found,
                 }
-                if let Some(x) = class_attr {
-                    return Ok(Some(bind_class_attr(x, v, &inst.class)));
-                }
-                if let Some(ga) = inst.class.lookup("__getattr__") {
-                    let r = self.call_value(&ga, vec![v.clone(), Value::str(name)], Vec::new());
-                    return match r {
-                        Ok(x) => Ok(Some(x)),
-                        Err(e) if e.is(ExcType::AttributeError) => Err(e),
-                        Err(e) => Err(e),
-                    };
-                }
-                Ok(None)
             }
             Value::Class(cls) => {
                 if cls.meta.is_some() {
@@ -234,6 +212,9 @@ impl Interp {
                     }
                 }
                 if let Some(x) = cls.lookup(name) {
+                    if let Some(r) = descriptor_get(self, &x, None, cls)? {
+                        return Ok(Some(r));
+                    }
                     return Ok(Some(bind_class_attr(x, v, cls)));
                 }
                 if cls.meta.is_some() {
@@ -247,7 +228,7 @@ impl Interp {
                     "__qualname__" => Some(Value::str(&*cls.qualname)),
                     "__module__" => Some(Value::str(&*cls.module)),
                     "__bases__" => Some(Value::tuple(
-                        cls.base.iter().map(|b| Value::Class(b.clone())).collect(),
+                        cls.bases.iter().map(|b| Value::Class(b.clone())).collect(),
                     )),
                     "__base__" => Some(
                         cls.base
@@ -258,6 +239,18 @@ impl Interp {
                     "__mro__" => Some(Value::tuple(
                         cls.mro().into_iter().map(Value::Class).collect(),
                     )),
+                    "__subclasses__" => Some(
+                        crate::value::NativeFunction::new(
+                            "type.__subclasses__(self)",
+                            type_subclasses,
+                            "",
+                        )
+                        .bind(v.clone()),
+                    ),
+                    "mro" => Some(
+                        crate::value::NativeFunction::new("type.mro(self)", type_mro, "")
+                            .bind(v.clone()),
+                    ),
                     "__doc__" => Some(Value::None),
                     "__dict__" => {
                         let mut d = crate::value::Dict::new();
@@ -398,33 +391,7 @@ impl Interp {
     /// `obj.name = value`.
     pub fn set_attribute(&self, obj: &Value, name: &str, value: Value) -> PyResult<()> {
         match obj {
-            Value::Instance(inst) => {
-                if let Some(Value::Native(n)) = inst.class.lookup(name) {
-                    if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
-                        return match &p.fset {
-                            Some(s) => self
-                                .call_value(s, vec![obj.clone(), value], Vec::new())
-                                .map(|_| ()),
-                            None => Err(PyErr::new(
-                                ExcType::AttributeError,
-                                format!(
-                                    "property '{}' of '{}' object has no setter",
-                                    name, inst.class.name
-                                ),
-                            )),
-                        };
-                    }
-                }
-                if let Some(sa) = inst.class.lookup("__setattr__") {
-                    if matches!(sa, Value::Function(_)) {
-                        return self
-                            .call_value(&sa, vec![obj.clone(), Value::str(name), value], Vec::new())
-                            .map(|_| ());
-                    }
-                }
-                inst.set_attr(name, value);
-                Ok(())
-            }
+            Value::Instance(inst) => instance_setattr(self, obj, inst, name, value),
             Value::Class(cls) if cls.kind == ClassKind::User => {
                 if let Some(hook) = self.meta_hook(obj, "__setattr__") {
                     let args = vec![obj.clone(), Value::str(name), value];
@@ -474,18 +441,8 @@ impl Interp {
             let args = vec![obj.clone(), Value::str(name)];
             return self.call_value(&hook, args, Vec::new()).map(|_| ());
         }
-        if let Value::Instance(inst) = obj {
-            if let Some(da @ Value::Function(_)) = inst.class.lookup("__delattr__") {
-                return self
-                    .call_value(&da, vec![obj.clone(), Value::str(name)], Vec::new())
-                    .map(|_| ());
-            }
-        }
         match obj {
-            Value::Instance(inst) => match inst.dict.borrow_mut().shift_remove(name) {
-                Some(_) => Ok(()),
-                None => Err(self.attribute_error(obj, name)),
-            },
+            Value::Instance(inst) => instance_delattr(self, obj, inst, name),
             Value::Class(cls) if cls.kind == ClassKind::User => {
                 match cls.dict.borrow_mut().shift_remove(name) {
                     Some(_) => Ok(()),
@@ -584,4 +541,391 @@ pub fn register_native_class(cls: Rc<Class>) {
         c.retain(|k| k.name != cls.name);
         c.push(cls);
     })
+}
+
+/// The attributes an exception keeps outside its `__dict__` in CPython.
+const EXCEPTION_SLOTS: &[&str] = &[
+    "args",
+    "__cause__",
+    "__context__",
+    "__suppress_context__",
+    "__traceback__",
+];
+
+/// `object.__getattribute__` for an instance, without the class's own
+/// `__getattribute__`/`__getattr__`: data descriptors on the class
+/// (`property`, objects whose class has `__set__`/`__delete__`), then the
+/// instance's `__dict__`, then the attributes every instance has, then
+/// class attributes (non-data descriptors call `__get__`; functions bind).
+pub(crate) fn generic_getattr(
+    vm: &dyn Vm,
+    v: &Value,
+    inst: &Instance,
+    name: &str,
+) -> PyResult<Option<Value>> {
+    let class_attr = inst.class.lookup(name);
+    if let Some(attr) = &class_attr {
+        if is_data_descriptor(attr) {
+            if let Some(x) = descriptor_get(vm, attr, Some(v), &inst.class)? {
+                return Ok(Some(x));
+            }
+        }
+    }
+    if let Some(x) = inst.get_attr(name) {
+        return Ok(Some(x));
+    }
+    match name {
+        "__class__" => return Ok(Some(Value::Class(inst.class.clone()))),
+        "__dict__" if inst.class.exception_type().is_some() => {
+            // An exception keeps `args` and its chaining in slots of its
+            // own in CPython: they are not in its `__dict__` (a copy here).
+            let mut d = crate::value::Dict::new();
+            for k in inst.attr_names() {
+                if !EXCEPTION_SLOTS.contains(&k.as_str()) {
+                    if let Some(x) = inst.get_attr(&k) {
+                        d.insert_str(&k, x);
+                    }
+                }
+            }
+            return Ok(Some(Value::dict(d)));
+        }
+        "__dict__" if inst.class.hooks.get() & Class::HOOK_SLOTS == 0 => {
+            return Ok(Some(inst.dict_value()));
+        }
+        "__cause__" | "__context__" | "__traceback__" if inst.class.exception_type().is_some() => {
+            return Ok(Some(Value::None))
+        }
+        "__suppress_context__" if inst.class.exception_type().is_some() => {
+            return Ok(Some(Value::Bool(false)))
+        }
+        // SystemExit.code: None, the one argument, or the arguments.
+        "code" if inst.class.is_subclass_of(&ExcType::SystemExit.class()) => {
+            return Ok(Some(match inst.get_attr("args") {
+                Some(Value::Tuple(t)) if t.len() == 1 => t[0].clone(),
+                Some(Value::Tuple(t)) if t.is_empty() => Value::None,
+                Some(args) => args,
+                None => Value::None,
+            }));
+        }
+        // OSError(errno, strerror[, filename]): the arguments by name.
+        "errno" | "strerror" | "filename"
+            if inst.class.is_subclass_of(&ExcType::OSError.class()) =>
+        {
+            let i = ["errno", "strerror", "filename"]
+                .iter()
+                .position(|n| *n == name)
+                .unwrap_or(0);
+            return Ok(Some(match inst.get_attr("args") {
+                Some(Value::Tuple(t)) if (2..=5).contains(&t.len()) => {
+                    t.get(i).cloned().unwrap_or(Value::None)
+                }
+                _ => Value::None,
+            }));
+        }
+        // ExceptionGroup(message, exceptions).
+        "message" | "exceptions"
+            if inst
+                .class
+                .is_subclass_of(&ExcType::BaseExceptionGroup.class()) =>
+        {
+            let args = match inst.get_attr("args") {
+                Some(Value::Tuple(t)) => t.to_vec(),
+                _ => Vec::new(),
+            };
+            return Ok(Some(match (name, args.as_slice()) {
+                ("message", [m, ..]) => m.clone(),
+                ("exceptions", [_, excs, ..]) => Value::tuple(vm.collect(excs)?),
+                _ => Value::None,
+            }));
+        }
+        // StopIteration.value: its first argument (a generator's return value).
+        "value" if inst.class.is_subclass_of(&ExcType::StopIteration.class()) => {
+            let first = match inst.get_attr("args") {
+                Some(Value::Tuple(t)) => t.first().cloned(),
+                _ => None,
+            };
+            return Ok(Some(first.unwrap_or(Value::None)));
+        }
+        _ => {}
+    }
+    if let Some(x) = class_attr {
+        if let Some(r) = descriptor_get(vm, &x, Some(v), &inst.class)? {
+            return Ok(Some(r));
+        }
+        return Ok(Some(bind_class_attr(x, v, &inst.class)));
+    }
+    Ok(None)
+}
+
+/// Whether a class attribute is a data descriptor (it takes precedence over
+/// the instance's `__dict__`): a `property`, or an instance of a class with
+/// `__set__` or `__delete__`.
+fn is_data_descriptor(attr: &Value) -> bool {
+    match attr {
+        Value::Native(n) => n.as_any().is::<PropertyObj>(),
+        Value::Instance(d) => {
+            d.class.kind == ClassKind::User
+                && (d.class.lookup("__set__").is_some() || d.class.lookup("__delete__").is_some())
+        }
+        _ => false,
+    }
+}
+
+/// The descriptor protocol's `__get__` for a class attribute `attr` read
+/// through `instance` (None when read on the class `owner` itself):
+/// `Some(result)` for a property or an object whose class has `__get__`,
+/// None for everything else (the caller binds functions itself).
+pub(crate) fn descriptor_get(
+    vm: &dyn Vm,
+    attr: &Value,
+    instance: Option<&Value>,
+    owner: &Rc<Class>,
+) -> PyResult<Option<Value>> {
+    match attr {
+        Value::Native(n) => {
+            let (Some(p), Some(obj)) = (n.as_any().downcast_ref::<PropertyObj>(), instance) else {
+                return Ok(None);
+            };
+            match &p.fget {
+                Some(g) => vm.call(g, vec![obj.clone()], Vec::new()).map(Some),
+                None => Err(PyErr::new(
+                    ExcType::AttributeError,
+                    format!(
+                        "{} of '{}' object has no getter",
+                        p.label(),
+                        class_name(vm, obj)
+                    ),
+                )),
+            }
+        }
+        Value::Instance(d) if d.class.kind == ClassKind::User => {
+            let Some(get) = d.class.lookup("__get__") else {
+                return Ok(None);
+            };
+            let obj = instance.cloned().unwrap_or(Value::None);
+            vm.call(
+                &get,
+                vec![attr.clone(), obj, Value::Class(owner.clone())],
+                Vec::new(),
+            )
+            .map(Some)
+        }
+        _ => Ok(None),
+    }
+}
+
+/// `obj.name = value` on an instance (also the builtin `setattr`): the
+/// class's own `__setattr__`, else [`generic_setattr`].
+pub(crate) fn instance_setattr(
+    vm: &dyn Vm,
+    obj: &Value,
+    inst: &Instance,
+    name: &str,
+    value: Value,
+) -> PyResult<()> {
+    if let Some(sa @ Value::Function(_)) = inst.class.lookup("__setattr__") {
+        return vm
+            .call(&sa, vec![obj.clone(), Value::str(name), value], Vec::new())
+            .map(|_| ());
+    }
+    generic_setattr(vm, obj, inst, name, value)
+}
+
+/// `del obj.name` on an instance (also the builtin `delattr`): the class's
+/// own `__delattr__`, else [`generic_delattr`].
+pub(crate) fn instance_delattr(
+    vm: &dyn Vm,
+    obj: &Value,
+    inst: &Instance,
+    name: &str,
+) -> PyResult<()> {
+    if let Some(da @ Value::Function(_)) = inst.class.lookup("__delattr__") {
+        return vm
+            .call(&da, vec![obj.clone(), Value::str(name)], Vec::new())
+            .map(|_| ());
+    }
+    generic_delattr(vm, obj, inst, name)
+}
+
+/// `object.__setattr__` for an instance: a data descriptor on the class
+/// (`property` setter, `__set__`), else the instance's `__dict__` (refused
+/// for names outside `__slots__` when the class has no `__dict__`).
+pub(crate) fn generic_setattr(
+    vm: &dyn Vm,
+    obj: &Value,
+    inst: &Instance,
+    name: &str,
+    value: Value,
+) -> PyResult<()> {
+    match inst.class.lookup(name) {
+        Some(Value::Native(n)) => {
+            if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
+                return match &p.fset {
+                    Some(s) => vm.call(s, vec![obj.clone(), value], Vec::new()).map(|_| ()),
+                    None => Err(PyErr::new(
+                        ExcType::AttributeError,
+                        format!(
+                            "{} of '{}' object has no setter",
+                            p.label(),
+                            inst.class.name
+                        ),
+                    )),
+                };
+            }
+        }
+        Some(d @ Value::Instance(_)) if is_data_descriptor(&d) => {
+            let Value::Instance(di) = &d else {
+                unreachable!("matched above")
+            };
+            return match di.class.lookup("__set__") {
+                Some(set) => vm
+                    .call(&set, vec![d.clone(), obj.clone(), value], Vec::new())
+                    .map(|_| ()),
+                None => Err(PyErr::new(ExcType::AttributeError, "__set__")),
+            };
+        }
+        _ => {}
+    }
+    match name {
+        "__class__" => {
+            return Err(PyErr::new(
+                ExcType::NotImplementedError,
+                "assigning to __class__ is not supported",
+            ))
+        }
+        "__dict__" if inst.class.hooks.get() & Class::HOOK_SLOTS == 0 => {
+            let Value::Dict(d) = &value else {
+                return Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!(
+                        "__dict__ must be set to a dictionary, not a '{}'",
+                        value.type_name()
+                    ),
+                ));
+            };
+            inst.dict.borrow_mut().clear();
+            *inst.live.borrow_mut() = Some(d.clone());
+            return Ok(());
+        }
+        _ => {}
+    }
+    if matches!(inst.class.kind, ClassKind::Builtin(_)) {
+        // A bare `object()` has no `__dict__`.
+        return Err(PyErr::new(
+            ExcType::AttributeError,
+            format!("'{}' object has no attribute '{}'", inst.class.name, name),
+        ));
+    }
+    if inst.class.hooks.get() & Class::HOOK_SLOTS != 0 && !in_slots(vm, &inst.class, name)? {
+        return Err(PyErr::new(
+            ExcType::AttributeError,
+            format!("'{}' object has no attribute '{}'", inst.class.name, name),
+        ));
+    }
+    inst.set_attr(name, value);
+    Ok(())
+}
+
+/// Whether `name` is declared in the `__slots__` of a class in `cls`'s MRO
+/// (a string or an iterable of strings).
+fn in_slots(vm: &dyn Vm, cls: &Rc<Class>, name: &str) -> PyResult<bool> {
+    for c in cls.mro() {
+        let Some(slots) = c.dict.borrow().get("__slots__").cloned() else {
+            continue;
+        };
+        let names = match &slots {
+            Value::Str(_) => vec![slots.clone()],
+            other => vm.collect(other)?,
+        };
+        for n in names {
+            if let Value::Str(s) = &n {
+                if s.as_str() == name || s.as_str() == "__dict__" {
+                    return Ok(true);
+                }
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// `object.__delattr__` for an instance: a data descriptor's deleter
+/// (`property` deleter, `__delete__`), else removal from the `__dict__`.
+pub(crate) fn generic_delattr(
+    vm: &dyn Vm,
+    obj: &Value,
+    inst: &Instance,
+    name: &str,
+) -> PyResult<()> {
+    match inst.class.lookup(name) {
+        Some(Value::Native(n)) => {
+            if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
+                return match &p.fdel {
+                    Some(d) => vm.call(d, vec![obj.clone()], Vec::new()).map(|_| ()),
+                    None => Err(PyErr::new(
+                        ExcType::AttributeError,
+                        format!(
+                            "{} of '{}' object has no deleter",
+                            p.label(),
+                            inst.class.name
+                        ),
+                    )),
+                };
+            }
+        }
+        Some(d @ Value::Instance(_)) if is_data_descriptor(&d) => {
+            let Value::Instance(di) = &d else {
+                unreachable!("matched above")
+            };
+            return match di.class.lookup("__delete__") {
+                Some(del) => vm
+                    .call(&del, vec![d.clone(), obj.clone()], Vec::new())
+                    .map(|_| ()),
+                None => Err(PyErr::new(ExcType::AttributeError, "__delete__")),
+            };
+        }
+        _ => {}
+    }
+    match inst.remove_attr(name) {
+        Some(_) => Ok(()),
+        None => Err(PyErr::new(
+            ExcType::AttributeError,
+            format!("'{}' object has no attribute '{}'", inst.class.name, name),
+        )),
+    }
+}
+
+/// The name of `v`'s class.
+fn class_name(vm: &dyn Vm, v: &Value) -> String {
+    match vm.type_of(v) {
+        Value::Class(c) => c.name.to_string(),
+        other => other.type_name().to_string(),
+    }
+}
+
+/// `C.mro()`: the method resolution order as a list.
+fn type_mro(_vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
+    match args.get(0) {
+        Value::Class(c) => Ok(Value::list(c.mro().into_iter().map(Value::Class).collect())),
+        other => Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "descriptor 'mro' for 'type' objects doesn't apply to a '{}' object",
+                other.type_name()
+            ),
+        )),
+    }
+}
+
+/// `C.__subclasses__()`: the direct subclasses still alive, oldest first.
+fn type_subclasses(_vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
+    let Value::Class(c) = args.get(0) else {
+        return Ok(Value::list(Vec::new()));
+    };
+    let subs = c.subclasses.borrow();
+    Ok(Value::list(
+        subs.iter()
+            .filter_map(|w| w.upgrade())
+            .map(Value::Class)
+            .collect(),
+    ))
 }

@@ -342,7 +342,9 @@ impl Interp {
                     return Ok(obj);
                 }
                 if let Some(init) = cls.lookup("__init__") {
-                    self.run_init(&init, &obj, args, kwargs)?;
+                    if !super::class::is_object_init(&init) {
+                        self.run_init(&init, &obj, args, kwargs)?;
+                    }
                 }
                 return Ok(obj);
             }
@@ -355,8 +357,10 @@ impl Interp {
             }
         }
         match cls.lookup("__init__") {
-            Some(init) => self.run_init(&init, &inst, args, kwargs)?,
-            None => {
+            Some(init) if !super::class::is_object_init(&init) => {
+                self.run_init(&init, &inst, args, kwargs)?
+            }
+            _ => {
                 if !is_exc && (!args.is_empty() || !kwargs.is_empty()) {
                     return Err(PyErr::new(
                         ExcType::TypeError,
@@ -400,6 +404,24 @@ impl Interp {
             }
         }
         None
+    }
+
+    /// The name CPython's `_PyObject_FunctionStr` gives a callable in the
+    /// errors of `*`/`**` arguments: the module-qualified name of what was
+    /// defined in Python (`__main__.C.m`), the plain name of a builtin.
+    pub fn function_str(&self, v: &Value) -> String {
+        let qualname = match v {
+            Value::Function(f) => f.def.qualname.to_string(),
+            Value::Class(c) => c.qualname.to_string(),
+            Value::BoundMethod(b) if matches!(b.func, Value::Function(_)) => {
+                return self.function_str(&b.func)
+            }
+            _ => return self.callable_name(v),
+        };
+        match self.get_attribute(v, "__module__") {
+            Ok(Value::Str(m)) if m.as_str() != "builtins" => format!("{m}.{qualname}"),
+            _ => qualname,
+        }
     }
 
     /// The name a callable shows in messages (`f`, `print`, `C`).

@@ -7,6 +7,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
+pub(crate) use super::attr::{
+    generic_delattr, generic_getattr, generic_setattr, instance_delattr, instance_setattr,
+};
 use super::frame::{ClassNs, Frame};
 use super::meta::{build_class, namespace_dict, Maker};
 use super::Interp;
@@ -190,12 +193,100 @@ impl Interp {
     }
 }
 
+/// What CPython's `type.__new__` does once a class object exists: a
+/// class defining `__eq__` without `__hash__` gets `__hash__ = None`;
+/// methods learn their class (for zero-argument `super()`); descriptors
+/// hear their names (`__set_name__`); the parent's `__init_subclass__`
+/// (an implicit classmethod) hears of the new class.
+pub(crate) fn finish_class(
+    vm: &dyn Vm,
+    cls: &Rc<Class>,
+    kwargs: Vec<(Rc<str>, Value)>,
+) -> PyResult<()> {
+    let entries: Vec<(Rc<str>, Value)> = cls
+        .dict
+        .borrow()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if let Some((_, slots)) = entries.iter().find(|(k, _)| &**k == "__slots__") {
+        let names = match slots {
+            Value::Str(_) => vec![slots.clone()],
+            other => vm.collect(other)?,
+        };
+        for n in names {
+            let Value::Str(name) = &n else {
+                return Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!("__slots__ items must be strings, not '{}'", n.type_name()),
+                ));
+            };
+            if entries.iter().any(|(k, _)| &**k == name.as_str()) {
+                return Err(PyErr::new(
+                    ExcType::ValueError,
+                    format!("'{}' in __slots__ conflicts with class variable", name),
+                ));
+            }
+        }
+    }
+    if entries.iter().any(|(k, _)| &**k == "__eq__")
+        && !entries.iter().any(|(k, _)| &**k == "__hash__")
+    {
+        cls.set_attr("__hash__", Value::None);
+    }
+    for (_, v) in &entries {
+        set_class_cell(v, cls);
+    }
+    for (k, v) in &entries {
+        if let Some(p) = v.downcast::<PropertyObj>() {
+            if p.name.borrow().is_none() {
+                *p.name.borrow_mut() = Some(k.clone());
+            }
+        }
+        if let Value::Instance(d) = v {
+            if let Some(hook) = d.class.lookup("__set_name__") {
+                let r = vm.call(
+                    &hook,
+                    vec![v.clone(), Value::Class(cls.clone()), Value::str(&**k)],
+                    Vec::new(),
+                );
+                if let Err(e) = r {
+                    // CPython 3.11 wraps it, the original as the cause.
+                    let err = PyErr::new(
+                        ExcType::RuntimeError,
+                        format!(
+                            "Error calling __set_name__ on '{}' instance '{}' in '{}'",
+                            d.class.name, k, cls.name
+                        ),
+                    );
+                    if let Value::Instance(i) = err.value() {
+                        i.set_attr("__cause__", e.value().clone());
+                        i.set_attr("__suppress_context__", Value::Bool(true));
+                    }
+                    return Err(err);
+                }
+            }
+        }
+    }
+    let hook = cls
+        .mro_tail
+        .iter()
+        .find_map(|c| c.dict.borrow().get("__init_subclass__").cloned());
+    if let Some(hook) = hook {
+        let hook = unwrap_method_decorator(hook);
+        if matches!(hook, Value::Function(_) | Value::NativeFunction(_)) {
+            vm.call(&hook, vec![Value::Class(cls.clone())], kwargs)?;
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn set_class_cell(v: &Value, cls: &Rc<Class>) {
     match v {
         Value::Function(fun) => *fun.class_cell.borrow_mut() = Some(Rc::downgrade(cls)),
         Value::Native(n) => {
             if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
-                for g in [&p.fget, &p.fset].into_iter().flatten() {
+                for g in [&p.fget, &p.fset, &p.fdel].into_iter().flatten() {
                     set_class_cell(g, cls);
                 }
             } else if let Some(s) = n.as_any().downcast_ref::<StaticMethodObj>() {
@@ -226,40 +317,63 @@ impl NativeObject for SuperObj {
     }
 
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
+        let of = match &self.obj {
+            Value::Class(c) => c.name.to_string(),
+            other => match vm.type_of(other) {
+                Value::Class(c) => c.name.to_string(),
+                t => t.type_name().to_string(),
+            },
+        };
         Ok(format!(
             "<super: <class '{}'>, <{} object>>",
-            self.cls.name,
-            vm.type_of(&self.obj).type_name()
+            self.cls.name, of
         ))
     }
 
-    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        let Some(base) = &self.cls.base else {
-            return Ok(None);
-        };
-        let Some(v) = base.lookup(name) else {
-            return Ok(None);
-        };
-        let owner = match &self.obj {
-            Value::Class(c) => c.clone(),
-            _ => self.cls.clone(),
-        };
+    fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
         // A class receiver is an instance here when `super()` runs in a
-        // metaclass's method (`super().__call__(*args)`); `__init_subclass__`
-        // is an implicit classmethod.
-        if let Value::Class(c) = &self.obj {
-            let as_instance = c.meta.as_ref().is_some_and(|m| m.is_subclass_of(&self.cls))
-                || super::meta::is_metaclass(&self.cls) && !super::meta::is_metaclass(c);
-            if as_instance || name == "__init_subclass__" {
-                return Ok(Some(match v {
-                    Value::Function(_) => Value::BoundMethod(Rc::new(crate::value::BoundMethod {
-                        receiver: self.obj.clone(),
-                        func: v,
-                    })),
-                    Value::NativeFunction(nf) if nf.bound.is_none() => nf.bind(self.obj.clone()),
-                    other => bind_class_attr(other, &self.obj, &owner),
-                }));
+        // metaclass's method (`super().__call__(*args)`).
+        let as_instance = match &self.obj {
+            Value::Class(c) => {
+                c.meta.as_ref().is_some_and(|m| m.is_subclass_of(&self.cls))
+                    || super::meta::is_metaclass(&self.cls) && !super::meta::is_metaclass(c)
             }
+            _ => false,
+        };
+        // The search runs along the MRO of the receiver's class, starting
+        // after `cls` (so cooperative multiple inheritance reaches siblings).
+        let owner = match &self.obj {
+            Value::Class(c) if !as_instance => c.clone(),
+            other => match vm.type_of(other) {
+                Value::Class(c) => c,
+                _ => self.cls.clone(),
+            },
+        };
+        let mro = owner.mro();
+        let start = mro
+            .iter()
+            .position(|c| Rc::ptr_eq(c, &self.cls))
+            .map_or(mro.len(), |i| i + 1);
+        let Some(v) = mro[start..]
+            .iter()
+            .find_map(|c| c.dict.borrow().get(name).cloned())
+        else {
+            return Ok(None);
+        };
+        // `__init_subclass__` is an implicit classmethod.
+        if as_instance || (matches!(self.obj, Value::Class(_)) && name == "__init_subclass__") {
+            return Ok(Some(match v {
+                Value::Function(_) => Value::BoundMethod(Rc::new(crate::value::BoundMethod {
+                    receiver: self.obj.clone(),
+                    func: v,
+                })),
+                Value::NativeFunction(nf) if nf.bound.is_none() => nf.bind(self.obj.clone()),
+                other => bind_class_attr(other, &self.obj, &owner),
+            }));
+        }
+        let instance = (!matches!(self.obj, Value::Class(_))).then_some(&self.obj);
+        if let Some(x) = super::attr::descriptor_get(vm, &v, instance, &owner)? {
+            return Ok(Some(x));
         }
         Ok(Some(bind_class_attr(v, &self.obj, &owner)))
     }
@@ -302,38 +416,104 @@ pub fn bind_class_attr(v: Value, receiver: &Value, owner: &Rc<Class>) -> Value {
     }
 }
 
-/// `property(fget, fset)`.
+/// `property(fget, fset, fdel, doc)`.
 pub struct PropertyObj {
     /// Getter.
     pub fget: Option<Value>,
     /// Setter.
     pub fset: Option<Value>,
+    /// Deleter.
+    pub fdel: Option<Value>,
+    /// `__doc__` (the getter's docstring when not given).
+    pub doc: Value,
+    /// The attribute name it was assigned to in a class body (`__set_name__`),
+    /// for error messages.
+    pub name: RefCell<Option<Rc<str>>>,
 }
 
-fn property_setter(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+impl PropertyObj {
+    /// A read-only property named `name` (a builtin type's attribute).
+    pub fn read_only(fget: Value, name: &str) -> PropertyObj {
+        PropertyObj {
+            fget: Some(fget),
+            fset: None,
+            fdel: None,
+            doc: Value::None,
+            name: RefCell::new(Some(name.into())),
+        }
+    }
+
+    /// A property; `doc` None takes the getter's docstring.
+    fn make(
+        vm: &dyn Vm,
+        fget: Option<Value>,
+        fset: Option<Value>,
+        fdel: Option<Value>,
+        doc: Value,
+    ) -> PyResult<Value> {
+        let doc = match (&doc, &fget) {
+            (Value::None, Some(g)) => match vm.getattr(g, "__doc__") {
+                Ok(d) => d,
+                Err(_) => Value::None,
+            },
+            _ => doc,
+        };
+        Ok(Value::native(PropertyObj {
+            fget: fget.filter(|v| !v.is_none()),
+            fset: fset.filter(|v| !v.is_none()),
+            fdel: fdel.filter(|v| !v.is_none()),
+            doc,
+            name: RefCell::new(None),
+        }))
+    }
+
+    /// `property 'x'` (or `property` when it never heard its name), as
+    /// CPython's errors start.
+    pub fn label(&self) -> String {
+        match &*self.name.borrow() {
+            Some(n) => format!("property '{}'", n),
+            None => "property".to_string(),
+        }
+    }
+}
+
+/// `property.getter/setter/deleter(self, f)`: a copy with one accessor replaced.
+fn property_copy(vm: &dyn Vm, args: &Args, which: usize) -> PyResult<Value> {
     let Some(p) = args.get(0).downcast::<PropertyObj>() else {
         return Err(PyErr::new(
             ExcType::TypeError,
-            "descriptor 'setter' requires a 'property' object",
+            "descriptor requires a 'property' object",
         ));
     };
-    Ok(Value::native(PropertyObj {
-        fget: p.fget.clone(),
-        fset: Some(args.get(1).clone()),
-    }))
+    let f = Some(args.get(1).clone());
+    let (g, s, d) = (p.fget.clone(), p.fset.clone(), p.fdel.clone());
+    // A docstring that came from the old getter follows a new getter.
+    let doc = if which == 0 {
+        Value::None
+    } else {
+        p.doc.clone()
+    };
+    let r = match which {
+        0 => PropertyObj::make(vm, f, s, d, doc),
+        1 => PropertyObj::make(vm, g, f, d, doc),
+        _ => PropertyObj::make(vm, g, s, f, doc),
+    }?;
+    if let Some(np) = r.downcast::<PropertyObj>() {
+        *np.name.borrow_mut() = p.name.borrow().clone();
+    }
+    Ok(r)
 }
 
-fn property_getter(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let Some(p) = args.get(0).downcast::<PropertyObj>() else {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            "descriptor 'getter' requires a 'property' object",
-        ));
-    };
-    Ok(Value::native(PropertyObj {
-        fget: Some(args.get(1).clone()),
-        fset: p.fset.clone(),
-    }))
+fn property_getter(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    property_copy(vm, args, 0)
+}
+
+fn property_setter(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    property_copy(vm, args, 1)
+}
+
+fn property_deleter(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    property_copy(vm, args, 2)
 }
 
 impl NativeObject for PropertyObj {
@@ -345,18 +525,29 @@ impl NativeObject for PropertyObj {
         self
     }
 
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn getattr(&self, this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        if name == "__isabstractmethod__" {
+            // Abstract when one of its accessors is (`@property @abstractmethod`).
+            for f in [&self.fget, &self.fset, &self.fdel].into_iter().flatten() {
+                if let Ok(v) = vm.getattr(f, name) {
+                    if vm.truthy(&v)? {
+                        return Ok(Some(Value::Bool(true)));
+                    }
+                }
+            }
+            return Ok(Some(Value::Bool(false)));
+        }
+        let copier = |sig: &str, f: crate::value::NativeFn| {
+            Some(NativeFunction::new(sig, f, "").bind(this.clone()))
+        };
         Ok(match name {
-            "setter" => Some(
-                NativeFunction::new("property.setter(self, fset)", property_setter, "")
-                    .bind(this.clone()),
-            ),
-            "getter" => Some(
-                NativeFunction::new("property.getter(self, fget)", property_getter, "")
-                    .bind(this.clone()),
-            ),
+            "setter" => copier("property.setter(self, fset)", property_setter),
+            "getter" => copier("property.getter(self, fget)", property_getter),
+            "deleter" => copier("property.deleter(self, fdel)", property_deleter),
             "fget" => Some(self.fget.clone().unwrap_or(Value::None)),
             "fset" => Some(self.fset.clone().unwrap_or(Value::None)),
+            "fdel" => Some(self.fdel.clone().unwrap_or(Value::None)),
+            "__doc__" => Some(self.doc.clone()),
             _ => None,
         })
     }
@@ -385,8 +576,16 @@ impl NativeObject for StaticMethodObj {
         "staticmethod"
     }
 
+    fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!("<staticmethod({})>", vm.repr(&self.0)?))
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
+    }
+
+    fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        wrapped_attr(&self.0, name, vm)
     }
 
     fn call(
@@ -403,13 +602,31 @@ impl NativeObject for StaticMethodObj {
 /// `classmethod(f)`.
 pub struct ClassMethodObj(pub Value);
 
+/// Attributes of a `staticmethod`/`classmethod` wrapper: `__func__`, and
+/// the wrapped function's `__name__`, `__doc__` … (as CPython 3.10+ copies them).
+fn wrapped_attr(f: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    match name {
+        "__func__" | "__wrapped__" => Ok(Some(f.clone())),
+        "__name__" | "__qualname__" | "__doc__" | "__module__" => vm.getattr(f, name).map(Some),
+        _ => Ok(None),
+    }
+}
+
 impl NativeObject for ClassMethodObj {
     fn type_name(&self) -> &str {
         "classmethod"
     }
 
+    fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!("<classmethod({})>", vm.repr(&self.0)?))
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
+    }
+
+    fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        wrapped_attr(&self.0, name, vm)
     }
 }
 
@@ -455,18 +672,30 @@ fn builtin_super(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             format!("super() argument 1 must be a type, not {}", cls.type_name()),
         ));
     };
-    let _ = vm;
+    let ok = match obj {
+        Value::Class(c) => c.is_subclass_of(cls),
+        other => matches!(vm.type_of(other), Value::Class(t) if t.is_subclass_of(cls)),
+    };
+    if !ok {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "super(type, obj): obj must be an instance or subtype of type",
+        ));
+    }
     Ok(Value::native(SuperObj {
         cls: cls.clone(),
         obj: obj.clone(),
     }))
 }
 
-fn builtin_property(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    Ok(Value::native(PropertyObj {
-        fget: args.opt(0).cloned(),
-        fset: args.opt(1).cloned(),
-    }))
+fn builtin_property(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    PropertyObj::make(
+        vm,
+        args.opt(0).cloned(),
+        args.opt(1).cloned(),
+        args.opt(2).cloned(),
+        args.opt(3).cloned().unwrap_or(Value::None),
+    )
 }
 
 fn builtin_staticmethod(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
@@ -500,11 +729,125 @@ fn exception_new(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     Ok(Value::Instance(Rc::new(inst)))
 }
 
-fn exception_init(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+fn exception_init(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     if let Value::Instance(i) = args.get(0) {
+        if i.class.is_subclass_of(&ExcType::BaseExceptionGroup.class()) {
+            check_exception_group(vm, &i.class, args.varargs(1))?;
+        }
         i.set_attr("args", Value::tuple(args.varargs(1).to_vec()));
     }
     Ok(Value::None)
+}
+
+/// `ExceptionGroup(message, exceptions)`: CPython's checks of the arguments.
+fn check_exception_group(vm: &dyn Vm, cls: &Rc<Class>, a: &[Value]) -> PyResult<()> {
+    let [msg, excs] = a else {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "BaseExceptionGroup.__new__() takes exactly 2 arguments ({} given)",
+                a.len()
+            ),
+        ));
+    };
+    if !matches!(msg, Value::Str(_)) {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "BaseExceptionGroup.__new__() argument 1 must be str, not {}",
+                msg.type_name()
+            ),
+        ));
+    }
+    let items = match excs {
+        Value::List(_) | Value::Tuple(_) => vm.collect(excs)?,
+        _ => {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                "second argument (exceptions) must be a sequence",
+            ))
+        }
+    };
+    if items.is_empty() {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "second argument (exceptions) must be a non-empty sequence",
+        ));
+    }
+    let plain = cls.is_subclass_of(&ExcType::Exception.class());
+    for (n, e) in items.iter().enumerate() {
+        let Value::Instance(inst) = e else {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                format!("Item {n} of second argument (exceptions) is not an exception"),
+            ));
+        };
+        if inst.class.exception_type().is_none() {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                format!("Item {n} of second argument (exceptions) is not an exception"),
+            ));
+        }
+        if plain && !inst.class.is_subclass_of(&ExcType::Exception.class()) {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                "Cannot nest BaseExceptions in an ExceptionGroup",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `object.__init__(self)`: does nothing; refuses arguments (a class
+/// without its own `__init__` never reaches it: see `instantiate`).
+fn object_init(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let extra = !args.varargs(1).is_empty()
+        || matches!(args.get(2), Value::Dict(d) if !d.borrow().is_empty());
+    if extra {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "object.__init__() takes exactly one argument (the instance to initialize)",
+        ));
+    }
+    Ok(Value::None)
+}
+
+/// Whether `v` is `object.__init__` (instantiation treats it as no `__init__`).
+pub(crate) fn is_object_init(v: &Value) -> bool {
+    matches!(v, Value::NativeFunction(nf) if std::ptr::fn_addr_eq(nf.func, object_init as crate::value::NativeFn))
+}
+
+/// `BaseException.add_note(note)`: appends to `__notes__` (printed under
+/// the message when the exception is not caught).
+fn exception_add_note(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let note = args.get(1);
+    if !matches!(note, Value::Str(_)) {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!("note must be a str, not '{}'", note.type_name()),
+        ));
+    }
+    if let Value::Instance(i) = args.get(0) {
+        match i.get_attr("__notes__") {
+            Some(Value::List(l)) => l.borrow_mut().push(note.clone()),
+            Some(_) => {
+                return Err(PyErr::new(
+                    ExcType::TypeError,
+                    "Cannot add note: __notes__ is not a list",
+                ))
+            }
+            None => i.set_attr("__notes__", Value::list(vec![note.clone()])),
+        }
+    }
+    Ok(Value::None)
+}
+
+/// `BaseException.with_traceback(tb)`: sets `__traceback__`, returns the exception.
+fn exception_with_traceback(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    if let Value::Instance(i) = args.get(0) {
+        i.set_attr("__traceback__", args.get(1).clone());
+    }
+    Ok(args.get(0).clone())
 }
 
 /// `globals`/`locals` reached other than by a direct call (`f = locals; f()`):
@@ -568,6 +911,9 @@ pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
             "The running function's local names and values, as a dict.",
         ),
     );
+    // Old names of OSError.
+    b.insert("IOError", Value::Class(ExcType::OSError.class()));
+    b.insert("EnvironmentError", Value::Class(ExcType::OSError.class()));
     b.insert("NotImplemented", not_implemented());
     b.insert("Ellipsis", ellipsis());
     for ty in ExcType::ALL {
@@ -576,9 +922,20 @@ pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
                 .or_insert_with(|| Value::Class(ty.class()));
         }
     }
+    let object = crate::value::object::object_class();
+    if object.dict.borrow().get("__init__").is_none() {
+        object.set_attr(
+            "__init__",
+            Value::NativeFunction(NativeFunction::new(
+                "object.__init__(self, *args, **kwargs)",
+                object_init,
+                "",
+            )),
+        );
+    }
     super::meta::register_type_methods();
     let base = ExcType::BaseException.class();
-    if base.lookup("__new__").is_none() {
+    if !base.dict.borrow().contains_key("__new__") {
         base.set_attr(
             "__new__",
             Value::NativeFunction(NativeFunction::new(
@@ -588,7 +945,22 @@ pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
             )),
         );
     }
-    if base.lookup("__init__").is_none() {
+    for (sig, func) in [
+        (
+            "BaseException.add_note(self, note, /)",
+            exception_add_note as crate::value::NativeFn,
+        ),
+        (
+            "BaseException.with_traceback(self, tb, /)",
+            exception_with_traceback,
+        ),
+    ] {
+        let f = NativeFunction::new(sig, func, "");
+        if !base.dict.borrow().contains_key(f.name()) {
+            base.set_attr(f.name(), Value::NativeFunction(f.clone()));
+        }
+    }
+    if !base.dict.borrow().contains_key("__init__") {
         base.set_attr(
             "__init__",
             Value::NativeFunction(NativeFunction::new(

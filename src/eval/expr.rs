@@ -211,7 +211,9 @@ impl Interp {
                 for v in self.eval_items(f, items)? {
                     key_set_insert(self, &mut set, v)?;
                 }
-                Ok(Value::Set(Rc::new(SetObj::new(set, false))))
+                Ok(Value::Set(Rc::new(
+                    crate::modules::types::set::literal_set(items, set),
+                )))
             }
             ExprKind::Dict { keys, values } => {
                 let mut d = Dict::new();
@@ -605,7 +607,7 @@ impl Interp {
                             ExcType::TypeError,
                             format!(
                                 "{}() argument after * must be an iterable, not {}",
-                                self.callable_name(&callee),
+                                self.function_str(&callee),
                                 v.type_name()
                             ),
                         ));
@@ -620,6 +622,18 @@ impl Interp {
             match &k.arg {
                 Some(name) => {
                     let v = self.eval(f, &k.value)?;
+                    // A name that an earlier `**mapping` gave (CPython checks
+                    // while merging, whatever the order).
+                    if kw.iter().any(|(n, _)| *n == name.name) {
+                        return Err(PyErr::new(
+                            ExcType::TypeError,
+                            format!(
+                                "{}() got multiple values for keyword argument '{}'",
+                                self.function_str(&callee),
+                                name.name
+                            ),
+                        ));
+                    }
                     kw.push((name.name.clone(), v));
                 }
                 None => {
@@ -629,7 +643,7 @@ impl Interp {
                             ExcType::TypeError,
                             format!(
                                 "{}() argument after ** must be a mapping, not {}",
-                                self.callable_name(&callee),
+                                self.function_str(&callee),
                                 m.type_name()
                             ),
                         ));
@@ -643,7 +657,7 @@ impl Interp {
                                 ExcType::TypeError,
                                 format!(
                                     "{}() got multiple values for keyword argument '{}'",
-                                    self.callable_name(&callee),
+                                    self.function_str(&callee),
                                     s
                                 ),
                             ));

@@ -35,8 +35,6 @@ type GenCoroutine = Coroutine<PyResult<Value>, Value, PyResult<Value>, DefaultSt
 thread_local! {
     /// Suspended generators dropped since the last safe point, to be closed.
     static DROPPED: RefCell<Vec<Generator>> = const { RefCell::new(Vec::new()) };
-    /// Whether `DROPPED` holds any (one cheap read at each safe point).
-    static HAS_DROPPED: Cell<bool> = const { Cell::new(false) };
     /// The yielder of the generator running now (null outside any).
     static CURRENT: Cell<*const GenYielder> = const { Cell::new(std::ptr::null()) };
     static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
@@ -80,7 +78,8 @@ pub struct Generator {
 /// Whether dropped generators wait to be closed (see [`Interp::close_dropped`]).
 #[inline(always)]
 pub fn dropped_pending() -> bool {
-    HAS_DROPPED.with(|c| c.get())
+    // One flag for dropped generators and instances with `__del__`.
+    crate::value::object::finalizers_pending()
 }
 
 impl Drop for Generator {
@@ -104,7 +103,7 @@ impl Drop for Generator {
         let _ = DROPPED.try_with(|q| {
             if let Ok(mut q) = q.try_borrow_mut() {
                 q.push(g);
-                HAS_DROPPED.with(|c| c.set(true));
+                crate::value::object::set_finalizers_pending(true);
             }
         });
     }
@@ -170,38 +169,54 @@ impl Interp {
     }
 
     /// Closes the suspended generators dropped since the last safe point
-    /// (their `finally` blocks run); what one raises is reported as CPython
-    /// reports an exception in a finalizer ("Exception ignored in: …").
+    /// (their `finally` blocks run) and runs the `__del__` of instances
+    /// dropped since then; what one raises is reported as CPython reports an
+    /// exception in a finalizer ("Exception ignored in: …").
     #[cold]
     pub(crate) fn close_dropped(&self) {
         loop {
-            let next = DROPPED.with(|q| {
-                let mut q = q.borrow_mut();
-                let g = q.pop();
-                if q.is_empty() {
-                    HAS_DROPPED.with(|c| c.set(false));
+            let next = DROPPED.with(|q| q.borrow_mut().pop());
+            if let Some(g) = next {
+                if !std::ptr::eq(g.interp, self) {
+                    continue;
                 }
-                g
-            });
-            let Some(g) = next else { break };
-            if !std::ptr::eq(g.interp, self) {
+                if let Err(e) = g.close(self) {
+                    self.report_ignored(&format!("<generator object {}>", g.qualname), &e);
+                }
                 continue;
             }
-            if let Err(e) = g.close(self) {
-                let msg = self.str_value(e.value()).unwrap_or_default();
-                let ty = e.value().type_name();
-                let text = if msg.is_empty() {
-                    ty.to_string()
-                } else {
-                    format!("{ty}: {msg}")
-                };
-                self.flush();
-                eprintln!(
-                    "Exception ignored in: <generator object {}>\n{text}",
-                    g.qualname
-                );
+            if let Some(inst) = crate::value::object::take_finalizable() {
+                let class = inst.class.clone();
+                let obj = Value::Instance(Rc::new(inst));
+                if let Some(del) = class.lookup("__del__") {
+                    if let Err(e) = self.call_value(&del, vec![obj.clone()], Vec::new()) {
+                        let what = match &del {
+                            Value::Function(f) => {
+                                format!("<function {} at {:#x}>", f.def.qualname, del.id())
+                            }
+                            _ => format!("<{} object>", class.name),
+                        };
+                        self.report_ignored(&what, &e);
+                    }
+                }
+                continue;
             }
+            crate::value::object::set_finalizers_pending(false);
+            break;
         }
+    }
+
+    /// CPython's report of an exception raised by a finalizer.
+    fn report_ignored(&self, what: &str, e: &PyErr) {
+        let msg = self.str_value(e.value()).unwrap_or_default();
+        let ty = e.value().type_name();
+        let text = if msg.is_empty() {
+            ty.to_string()
+        } else {
+            format!("{ty}: {msg}")
+        };
+        self.flush();
+        eprintln!("Exception ignored in: {what}\n{text}");
     }
 
     /// `yield value` in the running generator: suspends it; returns what the

@@ -11,6 +11,9 @@ use crate::value::{ExcType, PyErr, PyResult, Value};
 impl Interp {
     /// `v[key]`.
     pub fn get_item(&self, v: &Value, key: &Value) -> PyResult<Value> {
+        if let Some(k) = self.index_key(v, key)? {
+            return self.get_item(v, &k);
+        }
         match v {
             Value::List(l) => {
                 let l = l.borrow();
@@ -68,12 +71,27 @@ impl Interp {
 
     /// `v[key] = value`.
     pub fn set_item(&self, v: &Value, key: &Value, value: Value) -> PyResult<()> {
+        if let Some(k) = self.index_key(v, key)? {
+            return self.set_item(v, &k, value);
+        }
         match v {
             Value::List(l) => {
                 let len = l.borrow().len();
                 match slice_indices(key, len)? {
                     Some((start, stop, step)) => {
-                        let new = self.collect_iterable(&value)?;
+                        let new = self.collect_iterable(&value).map_err(|e| {
+                            if !e.is(ExcType::TypeError) || self.iter_value(&value).is_ok() {
+                                return e;
+                            }
+                            PyErr::new(
+                                ExcType::TypeError,
+                                if step == 1 {
+                                    "can only assign an iterable"
+                                } else {
+                                    "must assign iterable to extended slice"
+                                },
+                            )
+                        })?;
                         let mut l = l.borrow_mut();
                         if step == 1 {
                             let (s, e) = (start.clamp(0, len as isize) as usize, stop.clamp(0, len as isize) as usize);
@@ -126,6 +144,9 @@ impl Interp {
 
     /// `del v[key]`.
     pub fn del_item(&self, v: &Value, key: &Value) -> PyResult<()> {
+        if let Some(k) = self.index_key(v, key)? {
+            return self.del_item(v, &k);
+        }
         match v {
             Value::List(l) => {
                 let len = l.borrow().len();
@@ -184,6 +205,13 @@ impl Interp {
                 inst.class.lookup("__exit__"),
             ) {
                 (Some(enter), Some(_)) => self.call_value(&enter, vec![mgr.clone()], Vec::new()),
+                (Some(_), None) => Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!(
+                        "'{}' object does not support the context manager protocol (missed __exit__ method)",
+                        inst.class.name
+                    ),
+                )),
                 _ => Err(self.not_context_manager(mgr)),
             },
             Value::Native(n) => match n.enter(mgr, self)? {
@@ -270,6 +298,32 @@ impl Interp {
                     "unsupported format string passed to {}.__format__",
                     v.type_name()
                 ),
+            )),
+        }
+    }
+}
+
+impl Interp {
+    /// An instance with `__index__` used as a sequence index: the int it
+    /// stands for (None for every other key or container).
+    fn index_key(&self, v: &Value, key: &Value) -> PyResult<Option<Value>> {
+        let Value::Instance(inst) = key else {
+            return Ok(None);
+        };
+        if !matches!(
+            v,
+            Value::List(_) | Value::Tuple(_) | Value::Str(_) | Value::Bytes(_)
+        ) {
+            return Ok(None);
+        }
+        let Some(m) = inst.class.lookup("__index__") else {
+            return Ok(None);
+        };
+        match self.call_value(&m, vec![key.clone()], Vec::new())? {
+            i @ (Value::Int(_) | Value::Bool(_)) => Ok(Some(i)),
+            other => Err(PyErr::new(
+                ExcType::TypeError,
+                format!("__index__ returned non-int (type {})", other.type_name()),
             )),
         }
     }

@@ -8,14 +8,21 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::Interp;
-use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+use crate::value::dict::SetObj;
+use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// The state of one iteration.
 pub enum IterState {
     /// Over a list (live: sees appends, as Python does).
     List(Rc<RefCell<Vec<Value>>>, usize),
-    /// Over a snapshot of values (tuples, dict keys, sets, strings).
+    /// Over a snapshot of values (tuples, strings, generator expressions).
     Items(Rc<Vec<Value>>, usize),
+    /// Over a dict's keys, live: position and the size at the start (a
+    /// change of size is CPython's RuntimeError).
+    Dict(Rc<RefCell<Dict>>, usize, usize),
+    /// Over a set, in CPython's order: the set (to notice a change of size),
+    /// its elements when iteration started, and the position.
+    Set(Rc<SetObj>, Rc<Vec<Value>>, usize),
     /// An integer range.
     Range { next: i64, stop: i64, step: i64 },
     /// Any iterator object (`__next__` or a native `next`).
@@ -38,8 +45,11 @@ impl Interp {
                 Rc::new(b.iter().map(|x| Value::Int(*x as i64)).collect()),
                 0,
             ),
-            Value::Dict(d) => IterState::Items(Rc::new(d.borrow().keys()), 0),
-            Value::Set(s) => IterState::Items(Rc::new(s.ordered()), 0),
+            Value::Dict(d) => {
+                let n = d.borrow().len();
+                IterState::Dict(d.clone(), 0, n)
+            }
+            Value::Set(s) => IterState::Set(s.clone(), Rc::new(s.ordered()), 0),
             Value::Native(n) => {
                 if let Some(r) = n.as_any().downcast_ref::<crate::modules::types::RangeObj>() {
                     return Ok(IterState::Range {
@@ -105,6 +115,31 @@ impl Interp {
                 Ok(v)
             }
             IterState::Items(items, i) => {
+                let v = items.get(*i).cloned();
+                *i += 1;
+                Ok(v)
+            }
+            IterState::Dict(d, i, n) => {
+                let d = d.borrow();
+                if d.len() != *n {
+                    // Sticky, as CPython's: later steps fail the same way.
+                    *n = usize::MAX;
+                    return Err(PyErr::new(
+                        ExcType::RuntimeError,
+                        "dictionary changed size during iteration",
+                    ));
+                }
+                let k = d.map.get_index(*i).map(|(k, _)| k.0.clone());
+                *i += 1;
+                Ok(k)
+            }
+            IterState::Set(s, items, i) => {
+                if s.items.borrow().len() != items.len() {
+                    return Err(PyErr::new(
+                        ExcType::RuntimeError,
+                        "Set changed size during iteration",
+                    ));
+                }
                 let v = items.get(*i).cloned();
                 *i += 1;
                 Ok(v)
@@ -235,6 +270,10 @@ impl NativeObject for IterObj {
 
     fn iter(&self, this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(Some(this.clone()))
+    }
+
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(crate::modules::types::iter::iterator_attr(this, name))
     }
 }
 

@@ -264,78 +264,42 @@ pub(crate) fn build_class(
     kwargs: Vec<(Rc<str>, Value)>,
 ) -> PyResult<Rc<Class>> {
     let meta = winner(meta, &bases)?;
-    if bases.len() > 1 {
-        return Err(PyErr::new(
-            ExcType::NotImplementedError,
-            "multiple inheritance is not supported",
-        ));
-    }
-    let base = match bases.into_iter().next() {
-        None => builtin_class(ValueType::Object),
-        Some(Value::Class(c)) => c,
-        Some(other) => {
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                format!("bases must be types, not {}", other.type_name()),
-            ))
+    let mut base_classes = Vec::with_capacity(bases.len());
+    for b in bases {
+        match b {
+            Value::Class(c) => base_classes.push(c),
+            other => {
+                return Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!("bases must be types, not {}", other.type_name()),
+                ))
+            }
         }
-    };
+    }
+    if base_classes.is_empty() {
+        base_classes.push(builtin_class(ValueType::Object));
+    }
     let module: Rc<str> = match ns.get("__module__") {
         Some(Value::Str(s)) => Rc::from(s.as_str()),
         _ => Rc::from("__main__"),
     };
-    let qualname: Rc<str> = match ns.get("__qualname__") {
+    // `__qualname__` leaves the namespace for the class's own field.
+    let qualname: Rc<str> = match ns.shift_remove("__qualname__") {
         Some(Value::Str(s)) => Rc::from(s.as_str()),
         _ => name.clone(),
     };
     ns.entry(Rc::from("__module__"))
         .or_insert_with(|| Value::str(&*module));
-    // As CPython's type_new: a class that defines __eq__ without __hash__
-    // gets `__hash__ = None`, so its instances are unhashable.
-    if ns.contains_key("__eq__") && !ns.contains_key("__hash__") {
-        ns.insert(Rc::from("__hash__"), Value::None);
-    }
-    let cls = Rc::new(Class {
+    let cls = Class::new_user(
         name,
         qualname,
         module,
-        base: Some(base),
-        dict: std::cell::RefCell::new(ns),
-        kind: ClassKind::User,
+        base_classes,
+        ns,
+        ClassKind::User,
         meta,
-    });
-    let values: Vec<(Rc<str>, Value)> = cls
-        .dict
-        .borrow()
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    for (_, v) in &values {
-        super::class::set_class_cell(v, &cls);
-    }
-    let this = Value::Class(cls.clone());
-    for (k, v) in &values {
-        if let Value::Instance(i) = v {
-            if let Some(hook) = i.class.lookup("__set_name__") {
-                vm.call(
-                    &hook,
-                    vec![v.clone(), this.clone(), Value::str(&**k)],
-                    Vec::new(),
-                )?;
-            }
-        }
-    }
-    // The parent's `__init_subclass__` (an implicit classmethod) hears of the new class.
-    if let Some(hook) = cls
-        .base
-        .as_ref()
-        .and_then(|b| b.lookup("__init_subclass__"))
-    {
-        let hook = unwrap_method_decorator(hook);
-        if matches!(hook, Value::Function(_) | Value::NativeFunction(_)) {
-            vm.call(&hook, vec![this], kwargs)?;
-        }
-    }
+    )?;
+    super::class::finish_class(vm, &cls, kwargs)?;
     Ok(cls)
 }
 

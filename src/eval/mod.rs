@@ -463,6 +463,11 @@ impl Vm for Interp {
         self.is_true(&r)
     }
 
+    fn gt(&self, a: &Value, b: &Value) -> PyResult<bool> {
+        let r = self.compare_op(crate::syntax::ast::CmpOp::Gt, a, b)?;
+        self.is_true(&r)
+    }
+
     fn binop(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Value> {
         self.binary_op(op, a, b)
     }
@@ -587,7 +592,7 @@ impl Interp {
     pub fn dir_of(&self, v: &Value) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         match v {
-            Value::Instance(i) => out.extend(i.dict.borrow().keys().map(|k| k.to_string())),
+            Value::Instance(i) => out.extend(i.attr_names()),
             Value::Native(n) => out.extend(n.dir()),
             _ => {}
         }

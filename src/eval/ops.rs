@@ -7,12 +7,12 @@ use std::rc::Rc;
 use super::class::not_implemented;
 use super::Interp;
 use crate::modules::types::int_overflow;
+use crate::modules::types::misc::UnionType;
 use crate::modules::types::num::{num, num_binop, num_cmp};
-use crate::modules::types::ops::{binop_error, compare_error, unary_error};
+use crate::modules::types::ops::{binop_error, compare_error, inplace_error, unary_error};
+use crate::modules::types::set::{set_op, set_op_in_place};
 use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
-use crate::value::dict::{
-    dict_get, find_key, hash_with_vm, key_eq, keys_subset, set_algebra, set_contains, SetObj,
-};
+use crate::value::dict::{dict_get, find_key, hash_with_vm, key_eq, keys_subset, set_contains};
 use crate::value::{ExcType, PyErr, PyResult, Value};
 
 #[cold]
@@ -110,6 +110,21 @@ impl Interp {
                 l.borrow_mut().extend(items);
                 return Ok(a.clone());
             }
+            // Sets and dicts update in place (other names for the object see it).
+            (BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor, Value::Set(s))
+                if !s.frozen =>
+            {
+                if let Value::Set(o) = b {
+                    let sym = op.symbol().chars().next().unwrap_or('|');
+                    let keys = o.items.borrow().clone();
+                    set_op_in_place(self, sym, s, b, &keys)?;
+                    return Ok(a.clone());
+                }
+            }
+            (BinOp::BitOr, Value::Dict(d)) => {
+                crate::modules::types::dict::dict_update(self, d, b)?;
+                return Ok(a.clone());
+            }
             (_, Value::Instance(inst)) => {
                 let name = format!("__i{}", &op.dunder()[2..]);
                 if let Some(m) = inst.class.lookup(&name) {
@@ -122,6 +137,7 @@ impl Interp {
             _ => {}
         }
         self.binary_op(op, a, b)
+            .map_err(|e| inplace_error(op, a, b, e))
     }
 
     fn builtin_seq_op(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Option<Value>> {
@@ -170,15 +186,9 @@ impl Interp {
                 Value::Set(x),
                 Value::Set(y),
             ) => {
-                let (xs, ys) = (x.items.borrow().clone(), y.items.borrow().clone());
-                let c = match op {
-                    BinOp::BitOr => '|',
-                    BinOp::BitAnd => '&',
-                    BinOp::Sub => '-',
-                    _ => '^',
-                };
-                let out = set_algebra(self, c, &xs, &ys)?;
-                Value::Set(Rc::new(SetObj::new(out, x.frozen)))
+                let sym = op.symbol().chars().next().unwrap_or('|');
+                let keys = y.items.borrow().clone();
+                Value::Set(Rc::new(set_op(self, sym, x, b, &keys)?))
             }
             (BinOp::BitOr, Value::Dict(x), Value::Dict(y)) => {
                 let mut d = x.borrow().clone();
@@ -192,12 +202,63 @@ impl Interp {
     }
 
     fn dispatch_binop(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Value> {
+        // A right operand whose class is a proper subclass of the left's and
+        // overrides the reflected method goes first (CPython's rule).
+        if let (Value::Instance(x), Value::Instance(y)) = (a, b) {
+            if !Rc::ptr_eq(&x.class, &y.class) && y.class.is_subclass_of(&x.class) {
+                let mine = y.class.lookup(op.rdunder());
+                let theirs = x.class.lookup(op.rdunder());
+                let overrides = match (&mine, &theirs) {
+                    (Some(m), Some(t)) => !m.is(t),
+                    (Some(_), None) => true,
+                    _ => false,
+                };
+                if overrides {
+                    if let Some(v) = self.try_binop_side(op, b, a, true)? {
+                        return Ok(v);
+                    }
+                    if let Some(v) = self.try_binop_side(op, a, b, false)? {
+                        return Ok(v);
+                    }
+                    return Err(unsupported(op, a, b));
+                }
+            }
+        }
         // Left operand's method, then the right operand's reflected method.
         if let Some(v) = self.try_binop_side(op, a, b, false)? {
             return Ok(v);
         }
         if let Some(v) = self.try_binop_side(op, b, a, true)? {
             return Ok(v);
+        }
+        // Sequence repetition by an object with `__index__` (`"ab" * n`).
+        if op == BinOp::Mult {
+            let is_seq = |v: &Value| {
+                matches!(
+                    v,
+                    Value::Str(_) | Value::List(_) | Value::Tuple(_) | Value::Bytes(_)
+                )
+            };
+            for (seq, n, seq_first) in [(a, b, true), (b, a, false)] {
+                let Value::Instance(inst) = n else { continue };
+                if !is_seq(seq) {
+                    continue;
+                }
+                if let Some(m) = inst.class.lookup("__index__") {
+                    let i = self.call_value(&m, vec![n.clone()], Vec::new())?;
+                    if !matches!(i, Value::Int(_) | Value::Bool(_)) {
+                        return Err(PyErr::new(
+                            ExcType::TypeError,
+                            format!("__index__ returned non-int (type {})", i.type_name()),
+                        ));
+                    }
+                    return if seq_first {
+                        self.binary_op(op, seq, &i)
+                    } else {
+                        self.binary_op(op, &i, seq)
+                    };
+                }
+            }
         }
         Err(unsupported(op, a, b))
     }
@@ -222,6 +283,12 @@ impl Interp {
             }
             Value::Native(n) => n.binop(this, op, other, reflected, self),
             Value::Tensor(_) => crate::modules::tensor_binop(self, op, this, other, reflected),
+            // `type.__or__`: `int | str` is a union of types.
+            Value::Class(_) if op == BinOp::BitOr => Ok(if reflected {
+                UnionType::or(other, this, self)
+            } else {
+                UnionType::or(this, other, self)
+            }),
             _ => Ok(None),
         }
     }
@@ -275,7 +342,16 @@ impl Interp {
         }
         // Dunder methods and natives first (they may return tensors or NotImplemented).
         let (name, rname) = cmp_dunders(op);
-        for (this, other, n) in [(a, b, name), (b, a, rname)] {
+        // The reflected method of a right operand whose class is a proper
+        // subclass of the left's goes first.
+        let reflect_first = matches!((a, b), (Value::Instance(x), Value::Instance(y))
+            if !Rc::ptr_eq(&x.class, &y.class) && y.class.is_subclass_of(&x.class));
+        let order = if reflect_first {
+            [(b, a, rname), (a, b, name)]
+        } else {
+            [(a, b, name), (b, a, rname)]
+        };
+        for (this, other, n) in order {
             match this {
                 Value::Instance(inst) => {
                     if let Some(m) = inst.class.lookup(n) {
@@ -283,6 +359,15 @@ impl Interp {
                             self.call_value(&m, vec![this.clone(), other.clone()], Vec::new())?;
                         if !r.is(&not_implemented()) {
                             return Ok(r);
+                        }
+                    } else if op == CmpOp::NotEq {
+                        // object.__ne__: the inverse of __eq__ unless that is NotImplemented.
+                        if let Some(m) = inst.class.lookup("__eq__") {
+                            let r =
+                                self.call_value(&m, vec![this.clone(), other.clone()], Vec::new())?;
+                            if !r.is(&not_implemented()) {
+                                return Ok(Value::Bool(!self.is_true(&r)?));
+                            }
                         }
                     }
                 }

@@ -97,12 +97,17 @@ impl Interp {
                     };
                     return Ok(format!("{}({})", inst.class.name, inner));
                 }
-                format!(
-                    "<{}.{} object at {:#x}>",
-                    inst.class.module,
-                    inst.class.qualname,
-                    v.id()
-                )
+                if &*inst.class.module == "builtins" {
+                    // CPython leaves the module out for builtins (`<object object at …>`).
+                    format!("<{} object at {:#x}>", inst.class.qualname, v.id())
+                } else {
+                    format!(
+                        "<{}.{} object at {:#x}>",
+                        inst.class.module,
+                        inst.class.qualname,
+                        v.id()
+                    )
+                }
             }
             Value::Tensor(_) => crate::modules::tensor_repr(self, v)?,
             Value::Native(n) => n.repr(v, self)?,
@@ -122,6 +127,35 @@ impl Interp {
                         Some(Value::Tuple(t)) => t.to_vec(),
                         _ => Vec::new(),
                     };
+                    if inst
+                        .class
+                        .is_subclass_of(&ExcType::BaseExceptionGroup.class())
+                        && args.len() == 2
+                    {
+                        // `message (2 sub-exceptions)`
+                        let n = self.collect_iterable(&args[1])?.len();
+                        let s = if n == 1 { "" } else { "s" };
+                        return Ok(format!(
+                            "{} ({n} sub-exception{s})",
+                            self.str_value(&args[0])?
+                        ));
+                    }
+                    let os_error = inst.class.is_subclass_of(&ExcType::OSError.class());
+                    if os_error && (2..=5).contains(&args.len()) {
+                        // `[Errno 2] No such file: 'a.txt'`
+                        let mut out = format!(
+                            "[Errno {}] {}",
+                            self.str_value(&args[0])?,
+                            self.str_value(&args[1])?
+                        );
+                        if let Some(f) = args.get(2).filter(|f| !f.is_none()) {
+                            out.push_str(&format!(": {}", self.repr_value(f)?));
+                        }
+                        if let Some(f) = args.get(4).filter(|f| !f.is_none()) {
+                            out.push_str(&format!(" -> {}", self.repr_value(f)?));
+                        }
+                        return Ok(out);
+                    }
                     return match args.len() {
                         0 => Ok(String::new()),
                         1 if inst.class.exception_type() == Some(ExcType::KeyError) => {

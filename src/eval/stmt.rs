@@ -590,10 +590,20 @@ impl Interp {
             let cv = self.eval(f, c)?;
             let cause_val = match cv {
                 Value::None => Value::None,
-                other => self.exception_from(other)?.value().clone(),
+                Value::Class(ref c) if c.exception_type().is_some() => {
+                    self.exception_from(cv)?.value().clone()
+                }
+                Value::Instance(ref i) if i.class.exception_type().is_some() => cv,
+                _ => {
+                    return Err(PyErr::new(
+                        ExcType::TypeError,
+                        "exception causes must derive from BaseException",
+                    ))
+                }
             };
             if let Value::Instance(inst) = err.value() {
                 inst.set_attr("__cause__", cause_val);
+                inst.set_attr("__suppress_context__", Value::Bool(true));
             }
         }
         if let (Some(prev), Value::Instance(inst)) = (self.handling.borrow().last(), err.value()) {

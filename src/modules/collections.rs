@@ -155,15 +155,12 @@ fn namedtuple(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let defaults = ty.field_defaults()?;
     let fields = fields_tuple(&ty.fields);
     let ty = Value::native(ty);
-    let class = Rc::new(Class {
-        name: name.clone(),
-        qualname: name,
-        module,
-        base: Some(builtin_class(ValueType::Tuple)),
-        dict: RefCell::new(Default::default()),
-        kind: ClassKind::Native,
-        meta: None,
-    });
+    let class = Class::new_builtin(
+        &name,
+        &module,
+        Some(builtin_class(ValueType::Tuple)),
+        ClassKind::Native,
+    );
     {
         let mut ns = class.dict.borrow_mut();
         ns.insert("__new__".into(), NEW.with(|f| f.bind(ty.clone())));

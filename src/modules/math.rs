@@ -3,12 +3,16 @@
 //! `OverflowError: math range error` when it is too large), and the integer
 //! functions (`factorial`, `gcd`, `comb` …) on 64-bit ints.
 
+#[path = "math_special.rs"]
+mod special;
+
 use super::math_int::{comb, factorial, gcd, isqrt, lcm, perm, prod};
 use super::types::float::to_float;
 use super::types::{int_arg, type_error, value_error};
 use super::ModuleBuilder;
 use crate::value::format::float_to_i64;
 use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
+use special::Special;
 
 /// The `math` module.
 pub fn module() -> Value {
@@ -18,97 +22,28 @@ pub fn module() -> Value {
         .value("tau", Value::Float(std::f64::consts::TAU))
         .value("inf", Value::Float(f64::INFINITY))
         .value("nan", Value::Float(f64::NAN));
-    for (sig, f, doc) in UNARY {
-        m.function(sig, *f, doc);
+    for (sig, f, doc) in UNARY.iter().chain(C_STYLE) {
+        c_function(&mut m, sig, *f, doc);
     }
     m.function(
-        "log(x, base=None, /)",
+        "log(*args)",
         log,
         "The natural logarithm, or the logarithm in `base`: `math.log(8, 2) == 3.0`.",
-    )
-    .function(
-        "pow(x, y, /)",
-        pow,
-        "`x ** y` as floats: `math.pow(2, 3) == 8.0`.",
-    )
-    .function(
-        "atan2(y, x, /)",
-        atan2,
-        "The angle of the point (x, y) in radians.",
     )
     .function(
         "hypot(*coordinates)",
         hypot,
         "The Euclidean norm: `math.hypot(3, 4) == 5.0`.",
     )
-    .function("copysign(x, y, /)", copysign, "`x` with the sign of `y`.")
-    .function(
-        "fmod(x, y, /)",
-        fmod,
-        "C's `fmod`: the remainder with the sign of `x`.",
-    )
-    .function("ldexp(x, i, /)", ldexp, "`x * 2**i`.")
     .function(
         "isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0)",
         isclose,
         "Whether two numbers are close.",
     )
     .function(
-        "floor(x, /)",
-        floor,
-        "The largest int <= x: `math.floor(-2.5) == -3`.",
-    )
-    .function(
-        "ceil(x, /)",
-        ceil,
-        "The smallest int >= x: `math.ceil(2.1) == 3`.",
-    )
-    .function(
-        "trunc(x, /)",
-        trunc,
-        "`x` truncated towards zero, as an int.",
-    )
-    .function("isnan(x, /)", isnan, "Whether x is NaN.")
-    .function("isinf(x, /)", isinf, "Whether x is infinite.")
-    .function(
-        "isfinite(x, /)",
-        isfinite,
-        "Whether x is neither infinite nor NaN.",
-    )
-    .function(
-        "modf(x, /)",
-        modf,
-        "`(fractional part, integer part)`: `math.modf(-2.5) == (-0.5, -2.0)`.",
-    )
-    .function(
-        "frexp(x, /)",
-        frexp,
-        "`(m, e)` with `x == m * 2**e`, `0.5 <= abs(m) < 1`.",
-    )
-    .function(
-        "fsum(seq, /)",
-        fsum,
-        "An exactly rounded float sum: `math.fsum([0.1] * 10) == 1.0`.",
-    )
-    .function(
         "prod(iterable, /, *, start=1)",
         prod,
         "The product of the items: `math.prod([2, 3]) == 6`.",
-    )
-    .function(
-        "factorial(n, /)",
-        factorial,
-        "`n!` for an int n >= 0: `math.factorial(5) == 120`.",
-    )
-    .function(
-        "dist(p, q, /)",
-        dist,
-        "The Euclidean distance between two points: `math.dist((0, 0), (3, 4)) == 5.0`.",
-    )
-    .function(
-        "isqrt(n, /)",
-        isqrt,
-        "The integer square root: `math.isqrt(17) == 4`.",
     )
     .function(
         "gcd(*integers)",
@@ -119,16 +54,6 @@ pub fn module() -> Value {
         "lcm(*integers)",
         lcm,
         "The least common multiple: `math.lcm(4, 6) == 12`.",
-    )
-    .function(
-        "comb(n, k, /)",
-        comb,
-        "Ways to choose k of n items: `math.comb(5, 2) == 10`.",
-    )
-    .function(
-        "perm(n, k=None, /)",
-        perm,
-        "Ordered ways to pick k of n items: `math.perm(5, 2) == 20`.",
     );
     m.build()
 }
@@ -201,14 +126,135 @@ unary! {
     sinh = f64::sinh, true;
     cosh = f64::cosh, true;
     tanh = f64::tanh, false;
-    asinh = f64::asinh, false;
-    acosh = f64::acosh, false;
-    atanh = f64::atanh, false;
+    asinh = special::asinh, false;
+    acosh = special::acosh, false;
+    atanh = special::atanh, false;
     degrees = f64::to_degrees, true;
     radians = f64::to_radians, false;
+    cbrt = special::cbrt, false;
+    exp2 = f64::exp2, true;
+    erf = special::erf, false;
+    erfc = special::erfc, false;
 }
 
 type Entry = (&'static str, crate::value::NativeFn, &'static str);
+
+/// Functions CPython writes in C with positional-only parameters, whose
+/// argument-count errors read `math.sqrt() takes exactly one argument (0
+/// given)` / `pow expected 2 arguments, got 1`.
+const C_STYLE: &[Entry] = &[
+    (
+        "pow(x, y, /)",
+        pow,
+        "`x ** y` as floats: `math.pow(2, 3) == 8.0`.",
+    ),
+    (
+        "atan2(y, x, /)",
+        atan2,
+        "The angle of the point (x, y) in radians.",
+    ),
+    ("copysign(x, y, /)", copysign, "`x` with the sign of `y`."),
+    (
+        "fmod(x, y, /)",
+        fmod,
+        "C's `fmod`: the remainder with the sign of `x`.",
+    ),
+    ("ldexp(x, i, /)", ldexp, "`x * 2**i`."),
+    (
+        "floor(x, /)",
+        floor,
+        "The largest int <= x: `math.floor(-2.5) == -3`.",
+    ),
+    (
+        "ceil(x, /)",
+        ceil,
+        "The smallest int >= x: `math.ceil(2.1) == 3`.",
+    ),
+    (
+        "trunc(x, /)",
+        trunc,
+        "`x` truncated towards zero, as an int.",
+    ),
+    ("isnan(x, /)", isnan, "Whether x is NaN."),
+    ("isinf(x, /)", isinf, "Whether x is infinite."),
+    (
+        "isfinite(x, /)",
+        isfinite,
+        "Whether x is neither infinite nor NaN.",
+    ),
+    (
+        "modf(x, /)",
+        modf,
+        "`(fractional part, integer part)`: `math.modf(-2.5) == (-0.5, -2.0)`.",
+    ),
+    (
+        "frexp(x, /)",
+        frexp,
+        "`(m, e)` with `x == m * 2**e`, `0.5 <= abs(m) < 1`.",
+    ),
+    (
+        "fsum(seq, /)",
+        fsum,
+        "An exactly rounded float sum: `math.fsum([0.1] * 10) == 1.0`.",
+    ),
+    (
+        "factorial(n, /)",
+        factorial,
+        "`n!` for an int n >= 0: `math.factorial(5) == 120`.",
+    ),
+    (
+        "dist(p, q, /)",
+        dist,
+        "The Euclidean distance between two points: `math.dist((0, 0), (3, 4)) == 5.0`.",
+    ),
+    (
+        "isqrt(n, /)",
+        isqrt,
+        "The integer square root: `math.isqrt(17) == 4`.",
+    ),
+    (
+        "comb(n, k, /)",
+        comb,
+        "Ways to choose k of n items: `math.comb(5, 2) == 10`.",
+    ),
+    (
+        "gamma(x, /)",
+        gamma,
+        "The gamma function: `math.gamma(5) == 24.0`.",
+    ),
+    (
+        "lgamma(x, /)",
+        lgamma,
+        "The natural logarithm of the absolute value of the gamma function.",
+    ),
+    (
+        "nextafter(x, y, /)",
+        nextafter,
+        "The next float after x towards y: `math.nextafter(1, 2) == 1.0000000000000002`.",
+    ),
+    (
+        "remainder(x, y, /)",
+        remainder,
+        "IEEE 754 remainder: `x - n*y` with n the integer nearest `x / y`.",
+    ),
+    (
+        "ulp(x, /)",
+        ulp,
+        "The value of the least significant bit of x: `math.ulp(1.0) == 2.220446049250313e-16`.",
+    ),
+    (
+        "perm(n, k=None, /)",
+        perm,
+        "Ordered ways to pick k of n items: `math.perm(5, 2) == 20`.",
+    ),
+];
+
+/// Registers a C-style builtin under its short name (`math.sqrt` as `sqrt`).
+fn c_function(m: &mut ModuleBuilder, sig: &str, f: crate::value::NativeFn, doc: &'static str) {
+    let func = crate::value::NativeFunction::new_builtin(&format!("math.{sig}"), f, doc);
+    let name = func.name().to_string();
+    m.value(&name, Value::NativeFunction(func));
+}
 
 const UNARY: &[Entry] = &[
     (
@@ -236,7 +282,52 @@ const UNARY: &[Entry] = &[
     ("atanh(x, /)", atanh, "The inverse hyperbolic tangent."),
     ("degrees(x, /)", degrees, "Radians to degrees."),
     ("radians(x, /)", radians, "Degrees to radians."),
+    ("cbrt(x, /)", cbrt, "The cube root: `math.cbrt(27) == 3.0`."),
+    ("exp2(x, /)", exp2, "`2 ** x`: `math.exp2(3) == 8.0`."),
+    ("erf(x, /)", erf, "The error function."),
+    (
+        "erfc(x, /)",
+        erfc,
+        "The complementary error function, `1 - erf(x)`.",
+    ),
 ];
+
+fn special_result(r: Special) -> PyResult<Value> {
+    match r {
+        Special::Value(v) => Ok(Value::Float(v)),
+        Special::Domain => Err(domain()),
+        Special::Range => Err(range_error()),
+    }
+}
+
+fn gamma(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    special_result(special::gamma(real(vm, a.get(0))?))
+}
+
+fn lgamma(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    special_result(special::lgamma(real(vm, a.get(0))?))
+}
+
+fn nextafter(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let (x, y) = (real(vm, a.get(0))?, real(vm, a.get(1))?);
+    Ok(Value::Float(special::nextafter(x, y)))
+}
+
+/// CPython's rules: an infinite x or a zero y has no remainder.
+fn remainder(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let (x, y) = (real(vm, a.get(0))?, real(vm, a.get(1))?);
+    if x.is_nan() || y.is_nan() {
+        return Ok(Value::Float(f64::NAN));
+    }
+    if x.is_infinite() || y == 0.0 {
+        return Err(domain());
+    }
+    Ok(Value::Float(special::remainder(x, y)))
+}
+
+fn ulp(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(Value::Float(special::ulp(real(vm, a.get(0))?)))
+}
 
 fn ln(x: f64) -> PyResult<f64> {
     if x.is_nan() {
@@ -249,8 +340,13 @@ fn ln(x: f64) -> PyResult<f64> {
 }
 
 fn log(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let x = ln(real(vm, a.get(0))?)?;
-    match a.get(1) {
+    // CPython parses log's arguments itself, with its own count message.
+    let args = a.varargs(0);
+    if args.is_empty() || args.len() > 2 {
+        return Err(type_error("math.log requires 1 to 2 arguments"));
+    }
+    let x = ln(real(vm, &args[0])?)?;
+    match args.get(1).unwrap_or(&Value::None) {
         Value::None => Ok(Value::Float(x)),
         b => {
             let lb = ln(real(vm, b)?)?;
@@ -285,11 +381,12 @@ fn atan2(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn hypot(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let mut acc = 0.0f64;
-    for v in a.varargs(0) {
-        acc = acc.hypot(real(vm, v)?);
-    }
-    Ok(Value::Float(acc))
+    let mut v = a
+        .varargs(0)
+        .iter()
+        .map(|x| Ok(real(vm, x)?.abs()))
+        .collect::<PyResult<Vec<f64>>>()?;
+    Ok(Value::Float(special::vector_norm(&mut v)))
 }
 
 fn dist(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -299,11 +396,12 @@ fn dist(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             "both points must have the same number of dimensions",
         ));
     }
-    let mut acc = 0.0f64;
-    for (x, y) in p.iter().zip(&q) {
-        acc = acc.hypot(real(vm, x)? - real(vm, y)?);
-    }
-    Ok(Value::Float(acc))
+    let mut v = p
+        .iter()
+        .zip(&q)
+        .map(|(x, y)| Ok((real(vm, x)? - real(vm, y)?).abs()))
+        .collect::<PyResult<Vec<f64>>>()?;
+    Ok(Value::Float(special::vector_norm(&mut v)))
 }
 
 fn copysign(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -322,7 +420,11 @@ fn fmod(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 fn ldexp(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let x = real(vm, a.get(0))?;
-    let mut i = int_arg(a.get(1), vm)?.clamp(-5000, 5000);
+    let i = match a.get(1) {
+        Value::Float(_) => return Err(type_error("Expected an int as second argument to ldexp.")),
+        v => int_arg(v, vm)?,
+    };
+    let mut i = i.clamp(-5000, 5000);
     let mut r = x;
     // Scale in steps that cannot overflow the power itself.
     while i > 1000 {
@@ -379,7 +481,19 @@ fn ceil(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn trunc(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    to_int_with(vm, a.get(0), "__trunc__", f64::trunc)
+    let v = a.get(0);
+    match v {
+        Value::Int(_) | Value::Bool(_) | Value::Float(_) => {}
+        // CPython's trunc only looks for `__trunc__`, never `__float__`.
+        _ if vm.getattr(v, "__trunc__").is_err() => {
+            return Err(type_error(format!(
+                "type {} doesn't define __trunc__ method",
+                v.type_name()
+            )))
+        }
+        _ => {}
+    }
+    to_int_with(vm, v, "__trunc__", f64::trunc)
 }
 
 fn isnan(vm: &dyn Vm, a: &Args) -> PyResult<Value> {

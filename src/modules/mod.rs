@@ -1,5 +1,5 @@
 //! Natives under their Python names: `builtins`, `tf`, `np`, `os`, `json`,
-//! `math`, `time`, `collections`. Registration and argument conversion only; the work lives
+//! `math`, `time`, `collections`, `re`. Registration and argument conversion only; the work lives
 //! in `runtime` and `distribute`.
 
 pub mod builtins;
@@ -11,6 +11,7 @@ pub mod module;
 pub mod np;
 pub mod os;
 pub mod os_path;
+pub mod re;
 pub mod sys;
 pub mod tensor_hooks;
 pub mod tf;
@@ -42,6 +43,7 @@ pub fn load(name: &str) -> Option<Value> {
         "_collections" => Some(collections::module()),
         "time" => Some(time::module()),
         "sys" => Some(sys::module()),
+        "re" => Some(re::module()),
         "tensorflow" => Some(tf::module()),
         "numpy" => Some(np::module()),
         _ => None,

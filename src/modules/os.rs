@@ -123,10 +123,8 @@ impl NativeObject for Environ {
     }
 
     fn contains(&self, item: &Value, _vm: &dyn Vm) -> PyResult<Option<bool>> {
-        Ok(Some(match item {
-            Value::Str(s) => env_get(s).is_some(),
-            _ => false,
-        }))
+        // Mapping.__contains__ looks the key up: a non-str key is a TypeError.
+        Ok(Some(env_get(&key_str(item)?).is_some()))
     }
 }
 
@@ -167,11 +165,15 @@ fn environ_class() -> Rc<Class> {
         environ_pop,
         "Removes a variable and returns its value.",
     );
-    add_method(
-        &c,
-        "_Environ.setdefault(self, key, default, /)",
-        environ_setdefault,
-        "The value, setting `default` first if unset.",
+    // Written in Python in CPython (MutableMapping), so its argument errors
+    // read like a Python function's.
+    c.set_attr(
+        "setdefault",
+        Value::NativeFunction(crate::value::NativeFunction::new(
+            "_Environ.setdefault(self, key, value)",
+            environ_setdefault,
+            "The value, setting `value` first if unset.",
+        )),
     );
     add_method(
         &c,
@@ -253,6 +255,12 @@ pub fn module() -> Value {
         .value("sep", Value::str("/"))
         .value("linesep", Value::str("\n"))
         .value("name", Value::str("posix"))
+        .value("pathsep", Value::str(":"))
+        .value("curdir", Value::str("."))
+        .value("pardir", Value::str(".."))
+        .value("extsep", Value::str("."))
+        .value("altsep", Value::None)
+        .value("devnull", Value::str("/dev/null"))
         .function(
             "getenv(key, default=None)",
             getenv,

@@ -1,13 +1,19 @@
 //! `os.path` (POSIX rules, as CPython's `posixpath`): `join`, `basename`,
-//! `dirname`, `split`, `splitext`, `exists`, `isfile`, `isdir`, `abspath`.
+//! `dirname`, `split`, `splitext`, `isabs`, `normpath`, `abspath`,
+//! `relpath`, `commonprefix`, `expanduser`, and the file queries `exists`,
+//! `isfile`, `isdir`, `getsize`, `realpath`.
 
-use super::types::type_error;
+use super::types::{type_error, value_error};
 use super::ModuleBuilder;
-use crate::value::{Args, PyResult, Value, Vm};
+use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
 
 /// Registers the `os.path` functions.
 pub fn register(m: &mut ModuleBuilder) {
     m.value("sep", Value::str("/"))
+        .value("curdir", Value::str("."))
+        .value("pardir", Value::str(".."))
+        .value("extsep", Value::str("."))
+        .value("pathsep", Value::str(":"))
         .function(
             "join(a, *p)",
             join,
@@ -39,7 +45,42 @@ pub fn register(m: &mut ModuleBuilder) {
         .function(
             "abspath(path)",
             abspath,
-            "The path made absolute against the current directory.",
+            "The path made absolute against the current directory, normalised.",
+        )
+        .function(
+            "isabs(s)",
+            isabs,
+            "Whether the path is absolute (starts with `/`).",
+        )
+        .function(
+            "normpath(path)",
+            normpath,
+            "The path without redundant separators and `.`/`..` parts: `os.path.normpath('a//b/../c') == 'a/c'`.",
+        )
+        .function(
+            "relpath(path, start=None)",
+            relpath,
+            "The path relative to `start` (default: the current directory).",
+        )
+        .function(
+            "commonprefix(m)",
+            commonprefix,
+            "The longest common leading string of the paths (character by character).",
+        )
+        .function(
+            "expanduser(path)",
+            expanduser,
+            "A leading `~` (`$HOME`) or `~user` replaced by that home directory.",
+        )
+        .function(
+            "getsize(filename)",
+            getsize,
+            "The size of a file in bytes.",
+        )
+        .function(
+            "realpath(filename, *, strict=False)",
+            realpath,
+            "The absolute path with symbolic links resolved.",
         );
 }
 
@@ -70,12 +111,17 @@ pub fn join_paths(first: &str, rest: &[&str]) -> String {
 }
 
 fn join(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let first = path_arg(a.get(0))?;
-    let rest = a
-        .varargs(1)
-        .iter()
-        .map(path_arg)
-        .collect::<PyResult<Vec<_>>>()?;
+    // join names itself in its type error, unlike the other functions.
+    fn arg(v: &Value) -> PyResult<&str> {
+        path_arg(v).map_err(|_| {
+            type_error(format!(
+                "join() argument must be str, bytes, or os.PathLike object, not '{}'",
+                v.type_name()
+            ))
+        })
+    }
+    let first = arg(a.get(0))?;
+    let rest = a.varargs(1).iter().map(arg).collect::<PyResult<Vec<_>>>()?;
     Ok(Value::str(join_paths(first, &rest)))
 }
 
@@ -129,13 +175,169 @@ fn isdir(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     ))
 }
 
-fn abspath(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let p = path_arg(a.get(0))?;
-    if p.starts_with('/') {
-        return Ok(Value::str(p));
+/// `posixpath.normpath`: collapses separators, drops `.`, and resolves `..`
+/// against the part before it (never above the root; kept at the start of a
+/// relative path). Exactly two leading slashes are kept, as POSIX allows.
+pub fn normalize(p: &str) -> String {
+    if p.is_empty() {
+        return ".".into();
     }
-    let cwd = std::env::current_dir()
+    let slashes = match p.len() - p.trim_start_matches('/').len() {
+        0 => 0,
+        2 => 2,
+        _ => 1,
+    };
+    let mut parts: Vec<&str> = Vec::new();
+    for comp in p.split('/') {
+        match comp {
+            "" | "." => {}
+            ".." if slashes == 0 && parts.last().is_none_or(|l| *l == "..") => parts.push(".."),
+            ".." => {
+                parts.pop();
+            }
+            c => parts.push(c),
+        }
+    }
+    let out = format!("{}{}", "/".repeat(slashes), parts.join("/"));
+    if out.is_empty() {
+        ".".into()
+    } else {
+        out
+    }
+}
+
+fn cwd() -> String {
+    std::env::current_dir()
         .map(|c| c.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    Ok(Value::str(join_paths(&cwd, &[p])))
+        .unwrap_or_else(|_| "/".into())
+}
+
+fn absolute(p: &str) -> String {
+    if p.starts_with('/') {
+        normalize(p)
+    } else {
+        normalize(&join_paths(&cwd(), &[p]))
+    }
+}
+
+fn abspath(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(Value::str(absolute(path_arg(a.get(0))?)))
+}
+
+fn isabs(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(Value::Bool(path_arg(a.get(0))?.starts_with('/')))
+}
+
+fn normpath(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(Value::str(normalize(path_arg(a.get(0))?)))
+}
+
+fn relpath(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let p = path_arg(a.get(0))?;
+    if p.is_empty() {
+        return Err(value_error("no path specified"));
+    }
+    let start = match a.get(1) {
+        Value::None => ".",
+        s => path_arg(s)?,
+    };
+    let (start, p) = (absolute(start), absolute(p));
+    let s_parts: Vec<&str> = start.split('/').filter(|c| !c.is_empty()).collect();
+    let p_parts: Vec<&str> = p.split('/').filter(|c| !c.is_empty()).collect();
+    let common = s_parts
+        .iter()
+        .zip(&p_parts)
+        .take_while(|(x, y)| x == y)
+        .count();
+    let mut rel = vec![".."; s_parts.len() - common];
+    rel.extend(&p_parts[common..]);
+    Ok(Value::str(if rel.is_empty() {
+        ".".to_string()
+    } else {
+        rel.join("/")
+    }))
+}
+
+fn commonprefix(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let items = vm.collect(a.get(0))?;
+    let strs = items.iter().map(path_arg).collect::<PyResult<Vec<_>>>()?;
+    let Some(first) = strs.first() else {
+        return Ok(Value::str(""));
+    };
+    let mut end = first.len();
+    for s in &strs[1..] {
+        end = first
+            .char_indices()
+            .zip(s.chars())
+            .find(|((_, x), y)| x != y)
+            .map_or(end.min(s.len()), |((i, _), _)| i.min(end));
+    }
+    Ok(Value::str(&first[..end]))
+}
+
+fn expanduser(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let p = path_arg(a.get(0))?;
+    let Some(rest) = p.strip_prefix('~') else {
+        return Ok(Value::str(p));
+    };
+    let (user, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    // `~user` comes from the password database; a user it does not list is
+    // left as it is, as CPython does.
+    let home = if user.is_empty() {
+        super::os::env_get("HOME")
+    } else {
+        std::fs::read_to_string("/etc/passwd").ok().and_then(|db| {
+            db.lines()
+                .map(|l| l.split(':').collect::<Vec<_>>())
+                .find(|f| f.len() > 5 && f[0] == user)
+                .map(|f| f[5].to_string())
+        })
+    };
+    let Some(home) = home else {
+        return Ok(Value::str(p));
+    };
+    let home = home.trim_end_matches('/');
+    Ok(Value::str(format!(
+        "{}{tail}",
+        if home.is_empty() { "/" } else { home }
+    )))
+}
+
+/// CPython's `FileNotFoundError: [Errno 2] No such file or directory: 'x'`.
+fn os_error(e: std::io::Error, path: &str) -> PyErr {
+    let (kind, errno, text) = match e.kind() {
+        std::io::ErrorKind::NotFound => (
+            ExcType::FileNotFoundError,
+            2,
+            "No such file or directory".to_string(),
+        ),
+        _ => (
+            ExcType::OSError,
+            e.raw_os_error().unwrap_or(0),
+            e.to_string(),
+        ),
+    };
+    PyErr::new(
+        kind,
+        format!(
+            "[Errno {errno}] {text}: {}",
+            crate::value::format::str_repr(path)
+        ),
+    )
+}
+
+fn getsize(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let p = path_arg(a.get(0))?;
+    let meta = std::fs::metadata(p).map_err(|e| os_error(e, p))?;
+    Ok(Value::Int(meta.len() as i64))
+}
+
+fn realpath(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let p = path_arg(a.get(0))?;
+    Ok(Value::str(match std::fs::canonicalize(p) {
+        Ok(c) => c.to_string_lossy().into_owned(),
+        // Not there: CPython (strict=False) resolves what exists; we
+        // normalise the absolute path.
+        Err(_) => absolute(p),
+    }))
 }

@@ -1,4 +1,8 @@
-//! The `time` module: wall clock, monotonic clocks and `sleep`.
+//! The `time` module: wall clock, monotonic clocks and `sleep`; the
+//! calendar side (`struct_time`, `gmtime`, `strftime` …) is in `time_struct.rs`.
+
+#[path = "time_struct.rs"]
+mod time_struct;
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -43,6 +47,51 @@ pub fn module() -> Value {
             "sleep(secs, /)",
             sleep,
             "Suspends execution for `secs` seconds.",
+        )
+        .function(
+            "monotonic_ns()",
+            perf_counter_ns,
+            "`monotonic()` in nanoseconds, as an int.",
+        )
+        .function(
+            "process_time()",
+            time_struct::process_time,
+            "CPU time of this process, in seconds.",
+        )
+        .function(
+            "process_time_ns()",
+            time_struct::process_time_ns,
+            "`process_time()` in nanoseconds, as an int.",
+        )
+        .function(
+            "gmtime(secs=None, /)",
+            time_struct::gmtime,
+            "Seconds since the epoch as a UTC `struct_time`: `time.gmtime(0).tm_year == 1970`.",
+        )
+        .function(
+            "localtime(secs=None, /)",
+            time_struct::localtime,
+            "Seconds since the epoch as a local `struct_time`.",
+        )
+        .function(
+            "mktime(t, /)",
+            time_struct::mktime,
+            "The inverse of `localtime`: seconds since the epoch, as a float.",
+        )
+        .function(
+            "strftime(format, t=None, /)",
+            time_struct::strftime,
+            "A time tuple as text: `time.strftime('%Y-%m-%d', time.gmtime(0)) == '1970-01-01'`.",
+        )
+        .function(
+            "asctime(t=None, /)",
+            time_struct::asctime,
+            "A time tuple as `'Thu Jan  1 00:00:00 1970'`.",
+        )
+        .function(
+            "ctime(secs=None, /)",
+            time_struct::ctime,
+            "`asctime(localtime(secs))`.",
         );
     m.build()
 }

@@ -524,7 +524,27 @@ impl<'a, 'g> Resolver<'a, 'g> {
                     }
                 }
             }
-            StmtKind::Global(_) | StmtKind::Break | StmtKind::Continue | StmtKind::Pass => {}
+            StmtKind::Global(names) => {
+                // The walk runs in source order: a name this scope already
+                // resolved was used before the declaration.
+                for n in names {
+                    let cur = self.cur;
+                    if self.uses.iter().any(|(u, sc)| *sc == cur && u.id == n.name) {
+                        let what = if self.scopes[cur].kind == Kind::Module
+                            && self.scopes[cur].assigned.contains(&n.name)
+                        {
+                            "assigned to before"
+                        } else {
+                            "used prior to"
+                        };
+                        return Err(SyntaxError::new(
+                            format!("name '{}' is {what} global declaration", n.name),
+                            n.span,
+                        ));
+                    }
+                }
+            }
+            StmtKind::Break | StmtKind::Continue | StmtKind::Pass => {}
         }
         Ok(())
     }

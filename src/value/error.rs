@@ -65,6 +65,8 @@ exc_types! {
     TypeError: "TypeError" < Exception,
     ValueError: "ValueError" < Exception,
     UnicodeError: "UnicodeError" < ValueError,
+    UnicodeEncodeError: "UnicodeEncodeError" < UnicodeError,
+    UnicodeDecodeError: "UnicodeDecodeError" < UnicodeError,
     RuntimeError: "RuntimeError" < Exception,
     NotImplementedError: "NotImplementedError" < RuntimeError,
     RecursionError: "RecursionError" < RuntimeError,
@@ -79,6 +81,38 @@ exc_types! {
     Warning: "Warning" < Exception,
     UserWarning: "UserWarning" < Warning,
     DeprecationWarning: "DeprecationWarning" < Warning,
+    SystemError: "SystemError" < Exception,
+    EOFError: "EOFError" < Exception,
+    BufferError: "BufferError" < Exception,
+    ReferenceError: "ReferenceError" < Exception,
+    StopAsyncIteration: "StopAsyncIteration" < Exception,
+    FloatingPointError: "FloatingPointError" < ArithmeticError,
+    PermissionError: "PermissionError" < OSError,
+    FileExistsError: "FileExistsError" < OSError,
+    IsADirectoryError: "IsADirectoryError" < OSError,
+    NotADirectoryError: "NotADirectoryError" < OSError,
+    TimeoutError: "TimeoutError" < OSError,
+    InterruptedError: "InterruptedError" < OSError,
+    BlockingIOError: "BlockingIOError" < OSError,
+    ChildProcessError: "ChildProcessError" < OSError,
+    ProcessLookupError: "ProcessLookupError" < OSError,
+    ConnectionError: "ConnectionError" < OSError,
+    BrokenPipeError: "BrokenPipeError" < ConnectionError,
+    ConnectionAbortedError: "ConnectionAbortedError" < ConnectionError,
+    ConnectionRefusedError: "ConnectionRefusedError" < ConnectionError,
+    ConnectionResetError: "ConnectionResetError" < ConnectionError,
+    RuntimeWarning: "RuntimeWarning" < Warning,
+    SyntaxWarning: "SyntaxWarning" < Warning,
+    FutureWarning: "FutureWarning" < Warning,
+    PendingDeprecationWarning: "PendingDeprecationWarning" < Warning,
+    ImportWarning: "ImportWarning" < Warning,
+    UnicodeWarning: "UnicodeWarning" < Warning,
+    BytesWarning: "BytesWarning" < Warning,
+    ResourceWarning: "ResourceWarning" < Warning,
+    EncodingWarning: "EncodingWarning" < Warning,
+    BaseExceptionGroup: "BaseExceptionGroup" < BaseException,
+    // Also an Exception: its class gets both bases (see `ExcType::class`).
+    ExceptionGroup: "ExceptionGroup" < BaseExceptionGroup,
     // tf.errors: OpError and its subclasses (as TensorFlow defines them).
     OpError: "OpError" < Exception,
     CancelledError: "CancelledError" < OpError,
@@ -110,18 +144,37 @@ impl ExcType {
             let mut classes = cell.borrow_mut();
             if classes.is_empty() {
                 for ty in ExcType::ALL {
-                    let base = ty.base().map(|b| classes[b as usize].clone());
+                    let base = match ty.base() {
+                        Some(b) => classes[b as usize].clone(),
+                        None => super::object::object_class(),
+                    };
                     let module = if (*ty as usize) >= ExcType::OpError as usize {
                         "tensorflow.python.framework.errors_impl"
                     } else {
                         "builtins"
                     };
-                    classes.push(Class::new_builtin(
+                    let mut class = Class::new_builtin(
                         ty.name(),
                         module,
-                        base,
+                        Some(base.clone()),
                         ClassKind::Exception(*ty),
-                    ));
+                    );
+                    if *ty == ExcType::ExceptionGroup {
+                        // class ExceptionGroup(BaseExceptionGroup, Exception)
+                        let bases = vec![base, classes[ExcType::Exception as usize].clone()];
+                        if let Ok(c) = Class::new_user(
+                            ty.name().into(),
+                            ty.name().into(),
+                            module.into(),
+                            bases,
+                            Default::default(),
+                            ClassKind::Exception(*ty),
+                            None,
+                        ) {
+                            class = c;
+                        }
+                    }
+                    classes.push(class);
                 }
             }
             classes[self as usize].clone()

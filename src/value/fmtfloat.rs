@@ -5,9 +5,33 @@
 
 use super::format::float_repr;
 
+/// Past these many digits a double's exact decimal expansion is all zeros
+/// (at most 1074 fractional and 767 significant digits), and Rust's
+/// formatter refuses precisions above `u16::MAX`: format this many and pad.
+const EXACT_FIXED: usize = 1100;
+const EXACT_SCI: usize = 800;
+
+/// `x` with `p` digits after the point, correctly rounded (any `p`).
+pub fn fixed(x: f64, p: usize) -> String {
+    let mut s = format!("{:.*}", p.min(EXACT_FIXED), x);
+    if p > EXACT_FIXED && x.is_finite() {
+        s.push_str(&"0".repeat(p - EXACT_FIXED));
+    }
+    s
+}
+
+/// `x` as Rust's `{:.p$e}` (`1.500e3`), for any `p`.
+fn sci_raw(x: f64, p: usize) -> String {
+    let s = format!("{:.*e}", p.min(EXACT_SCI), x);
+    match (p > EXACT_SCI, s.find('e')) {
+        (true, Some(i)) => format!("{}{}{}", &s[..i], "0".repeat(p - EXACT_SCI), &s[i..]),
+        _ => s,
+    }
+}
+
 /// Decimal exponent of a finite nonzero `x` once rounded to `sig` significant digits.
 fn exponent_at(x: f64, sig: usize) -> i32 {
-    let s = format!("{:.*e}", sig.saturating_sub(1), x);
+    let s = sci_raw(x, sig.saturating_sub(1));
     s.rsplit_once('e')
         .and_then(|(_, e)| e.parse().ok())
         .unwrap_or(0)
@@ -15,7 +39,7 @@ fn exponent_at(x: f64, sig: usize) -> i32 {
 
 /// `x` (non-negative) in scientific notation with `prec` digits after the point.
 fn sci(x: f64, prec: usize, alternate: bool, upper: bool) -> String {
-    let s = format!("{:.*e}", prec, x);
+    let s = sci_raw(x, prec);
     let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let dot = if alternate && prec == 0 { "." } else { "" };
@@ -55,12 +79,12 @@ pub fn float_body(x: f64, ty: Option<char>, prec: Option<usize>, alternate: bool
         Some('f' | 'F') => {
             let p = prec.unwrap_or(6);
             let dot = if alternate && p == 0 { "." } else { "" };
-            format!("{:.*}{dot}", p, x)
+            format!("{}{dot}", fixed(x, p))
         }
         Some('%') => {
             let p = prec.unwrap_or(6);
             let dot = if alternate && p == 0 { "." } else { "" };
-            format!("{:.*}{dot}", p, x * 100.0)
+            format!("{}{dot}", fixed(x * 100.0, p))
         }
         Some('e' | 'E') => sci(x, prec.unwrap_or(6), alternate, upper),
         Some('g' | 'G' | 'n') => general(x, prec.unwrap_or(6).max(1), alternate, upper, false),
@@ -85,7 +109,7 @@ fn general(x: f64, p: usize, alternate: bool, upper: bool, no_type: bool) -> Str
     let limit = if no_type { p as i32 - 1 } else { p as i32 };
     let s = if (-4..limit).contains(&exp) {
         let decimals = (p as i32 - 1 - exp).max(0) as usize;
-        format!("{:.*}", decimals, x)
+        fixed(x, decimals)
     } else {
         sci(x, p - 1, false, upper)
     };

@@ -7,6 +7,10 @@
 pub use super::fmtspec::{format_builtin, format_float, format_int, format_str};
 pub use super::percent::percent_format;
 pub use super::round::{float_to_i64, round_float, round_int, round_to_int};
+pub use printable::is_printable;
+
+#[path = "printable.rs"]
+mod printable;
 
 /// `repr(x)` of a float: `0.1`, `1e-05`, `1e+16`, `1.0`, `inf`, `nan`.
 pub fn float_repr(x: f64) -> String {
@@ -23,8 +27,18 @@ pub fn float_repr(x: f64) -> String {
             "0.0".into()
         };
     }
-    // Shortest round-trip digits and decimal exponent, from Rust's `{:e}`.
-    let sci = format!("{:e}", x.abs());
+    // The shortest round-trip digit count comes from Rust's `{:e}`; the
+    // digits themselves are then the correctly rounded ones of that length,
+    // as CPython's dtoa gives: where two shortest strings are equally near
+    // (x = 1030391001507030.25), `{:e}` may pick either, dtoa the even one.
+    let shortest = format!("{:e}", x.abs());
+    let n = shortest
+        .split_once('e')
+        .map_or(&*shortest, |(m, _)| m)
+        .chars()
+        .filter(char::is_ascii_digit)
+        .count();
+    let sci = format!("{:.*e}", n.saturating_sub(1), x.abs());
     let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
@@ -73,15 +87,11 @@ pub fn str_repr(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c if (0x80..0xa0).contains(&(c as u32)) || c as u32 == 0xad => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
             c if !is_printable(c) => {
                 let u = c as u32;
-                if u <= 0xffff {
+                if u < 0x100 {
+                    out.push_str(&format!("\\x{u:02x}"));
+                } else if u <= 0xffff {
                     out.push_str(&format!("\\u{u:04x}"));
                 } else {
                     out.push_str(&format!("\\U{u:08x}"));
@@ -92,15 +102,6 @@ pub fn str_repr(s: &str) -> String {
     }
     out.push(quote);
     out
-}
-
-/// Whether CPython's `str.isprintable` holds for a non-ASCII character
-/// (separators, format characters, private use and unassigned planes are not).
-fn is_printable(c: char) -> bool {
-    let u = c as u32;
-    !matches!(u,
-        0xa0 | 0x1680 | 0x2000..=0x200f | 0x2028..=0x202f | 0x205f..=0x206f | 0x3000 | 0xd800..=0xdfff
-            | 0xe000..=0xf8ff | 0xfeff | 0xfff0..=0xfffb | 0xe0000..=0xe0fff | 0xf0000..=0x10ffff)
 }
 
 /// `repr(b)` of bytes: `b'...'` with `\xNN` escapes for non-printable bytes.

@@ -31,6 +31,11 @@ pub trait Vm {
     fn eq(&self, a: &Value, b: &Value) -> PyResult<bool>;
     /// `a < b` as a bool (sorting, min, max).
     fn lt(&self, a: &Value, b: &Value) -> PyResult<bool>;
+    /// `a > b` as a bool (`max`, which compares with `>` as CPython does, so
+    /// its errors name that operator).
+    fn gt(&self, a: &Value, b: &Value) -> PyResult<bool> {
+        self.lt(b, a)
+    }
     /// `a op b` with Python's dispatch (dunder methods, reflected operands).
     fn binop(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Value>;
     /// `len(v)`.

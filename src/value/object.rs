@@ -2,10 +2,10 @@
 //! classes share one representation), instances, functions implemented in
 //! the language, functions implemented in Rust, and bound methods.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use super::error::{ExcType, PyResult};
+use super::error::{ExcType, PyErr, PyResult};
 use super::native::Vm;
 use super::signature::{Args, Signature};
 use super::value::{Value, ValueType};
@@ -33,12 +33,24 @@ pub struct Class {
     pub qualname: Rc<str>,
     /// `__module__`.
     pub module: Rc<str>,
-    /// The base class (single inheritance), None only for `object`.
+    /// The first base class (`__base__`), None only for `object`.
     pub base: Option<Rc<Class>>,
+    /// All direct base classes (`__bases__`), in order.
+    pub bases: Vec<Rc<Class>>,
+    /// The method resolution order after this class (C3 linearization of
+    /// the bases): `__mro__` is this class followed by these.
+    pub mro_tail: Vec<Rc<Class>>,
     /// The class namespace: methods, class attributes.
     pub dict: RefCell<crate::value::Namespace>,
     /// What the class is underneath.
     pub kind: ClassKind,
+    /// Which attribute hooks the class or one of its bases defines
+    /// ([`Class::HOOK_GETATTRIBUTE`], [`Class::HOOK_SLOTS`]): decided when the
+    /// class is made, so attribute access on ordinary instances tests one
+    /// field instead of searching the MRO for `__getattribute__`.
+    pub hooks: Cell<u8>,
+    /// Direct subclasses made so far (`__subclasses__()`), weakly held.
+    pub subclasses: RefCell<Vec<std::rc::Weak<Class>>>,
     /// Its metaclass when that is not `type` (a user subclass of `type`):
     /// None for ordinary classes, so every metaclass check on them is one
     /// test of this field.
@@ -46,6 +58,13 @@ pub struct Class {
 }
 
 impl Class {
+    /// The class (or a base) defines its own `__getattribute__`.
+    pub const HOOK_GETATTRIBUTE: u8 = 1;
+    /// Every user class in the MRO declares `__slots__` (no `__dict__`).
+    pub const HOOK_SLOTS: u8 = 2;
+    /// The class (or a base) defines `__del__`.
+    pub const HOOK_DEL: u8 = 4;
+
     /// A builtin class (exceptions, builtin types, native types).
     pub fn new_builtin(
         name: &str,
@@ -53,25 +72,96 @@ impl Class {
         base: Option<Rc<Class>>,
         kind: ClassKind,
     ) -> Rc<Class> {
+        let bases: Vec<Rc<Class>> = base.iter().cloned().collect();
+        let mro_tail = match &base {
+            Some(b) => b.mro(),
+            None => Vec::new(),
+        };
         Rc::new(Class {
             name: name.into(),
             qualname: name.into(),
             module: module.into(),
             base,
+            bases,
+            mro_tail,
             dict: RefCell::new(Default::default()),
             kind,
+            hooks: Cell::new(0),
+            subclasses: RefCell::new(Vec::new()),
             meta: None,
         })
     }
 
-    /// The method resolution order: this class, then its bases up to the root.
-    pub fn mro(self: &Rc<Class>) -> Vec<Rc<Class>> {
-        let mut out = vec![self.clone()];
-        let mut cur = self.base.clone();
-        while let Some(c) = cur {
-            cur = c.base.clone();
-            out.push(c);
+    /// A class made by a `class` statement (or `type(name, bases, dict)`),
+    /// with its metaclass when that is not `type`: its MRO is the C3
+    /// linearization of `bases` (CPython's errors for duplicate or
+    /// inconsistent bases).
+    pub fn new_user(
+        name: Rc<str>,
+        qualname: Rc<str>,
+        module: Rc<str>,
+        bases: Vec<Rc<Class>>,
+        dict: crate::value::Namespace,
+        kind: ClassKind,
+        meta: Option<Rc<Class>>,
+    ) -> PyResult<Rc<Class>> {
+        for (i, b) in bases.iter().enumerate() {
+            if bases[..i].iter().any(|o| Rc::ptr_eq(o, b)) {
+                return Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!("duplicate base class {}", b.name),
+                ));
+            }
         }
+        let mro_tail = c3_merge(&bases)?;
+        let mut hooks = 0;
+        if matches!(dict.get("__getattribute__"), Some(Value::Function(_)))
+            || bases
+                .iter()
+                .any(|b| b.hooks.get() & Class::HOOK_GETATTRIBUTE != 0)
+        {
+            hooks |= Class::HOOK_GETATTRIBUTE;
+        }
+        if matches!(dict.get("__del__"), Some(Value::Function(_)))
+            || bases.iter().any(|b| b.hooks.get() & Class::HOOK_DEL != 0)
+        {
+            hooks |= Class::HOOK_DEL;
+        }
+        // Instances lose their `__dict__` only when every user class in
+        // the MRO declares `__slots__`.
+        let slotted_bases = mro_tail
+            .iter()
+            .filter(|c| c.kind == ClassKind::User)
+            .all(|c| c.dict.borrow().contains_key("__slots__"));
+        if dict.contains_key("__slots__") && slotted_bases {
+            hooks |= Class::HOOK_SLOTS;
+        }
+        let cls = Rc::new(Class {
+            name,
+            qualname,
+            module,
+            base: bases.first().cloned(),
+            bases,
+            mro_tail,
+            dict: RefCell::new(dict),
+            kind,
+            hooks: Cell::new(hooks),
+            subclasses: RefCell::new(Vec::new()),
+            meta,
+        });
+        for b in &cls.bases {
+            let mut subs = b.subclasses.borrow_mut();
+            subs.retain(|w| w.strong_count() > 0);
+            subs.push(Rc::downgrade(&cls));
+        }
+        Ok(cls)
+    }
+
+    /// The method resolution order: this class, then its bases' linearization.
+    pub fn mro(self: &Rc<Class>) -> Vec<Rc<Class>> {
+        let mut out = Vec::with_capacity(self.mro_tail.len() + 1);
+        out.push(self.clone());
+        out.extend(self.mro_tail.iter().cloned());
         out
     }
 
@@ -80,41 +170,39 @@ impl Class {
         if let Some(v) = self.dict.borrow().get(name) {
             return Some(v.clone());
         }
-        let mut cur = self.base.clone();
-        while let Some(c) = cur {
+        for c in &self.mro_tail {
             if let Some(v) = c.dict.borrow().get(name) {
                 return Some(v.clone());
             }
-            cur = c.base.clone();
         }
         None
+    }
+
+    /// The class along the MRO whose own namespace holds `name`.
+    pub fn lookup_owner(self: &Rc<Class>, name: &str) -> Option<Rc<Class>> {
+        if self.dict.borrow().contains_key(name) {
+            return Some(self.clone());
+        }
+        self.mro_tail
+            .iter()
+            .find(|c| c.dict.borrow().contains_key(name))
+            .cloned()
     }
 
     /// `issubclass(self, other)`.
     pub fn is_subclass_of(self: &Rc<Class>, other: &Rc<Class>) -> bool {
-        if Rc::ptr_eq(self, other) {
-            return true;
-        }
-        let mut cur = self.base.clone();
-        while let Some(c) = cur {
-            if Rc::ptr_eq(&c, other) {
-                return true;
-            }
-            cur = c.base.clone();
-        }
-        false
+        Rc::ptr_eq(self, other) || self.mro_tail.iter().any(|c| Rc::ptr_eq(c, other))
     }
 
     /// The builtin exception type this class is or derives from, if any.
     pub fn exception_type(self: &Rc<Class>) -> Option<ExcType> {
-        let mut cur = Some(self.clone());
-        while let Some(c) = cur {
-            if let ClassKind::Exception(t) = c.kind {
-                return Some(t);
-            }
-            cur = c.base.clone();
+        if let ClassKind::Exception(t) = self.kind {
+            return Some(t);
         }
-        None
+        self.mro_tail.iter().find_map(|c| match c.kind {
+            ClassKind::Exception(t) => Some(t),
+            _ => None,
+        })
     }
 
     /// A method (or other attribute) of this class's metaclass, when the
@@ -129,8 +217,71 @@ impl Class {
 
     /// Sets a class attribute.
     pub fn set_attr(&self, name: &str, value: Value) {
+        // Only a function written in the language is a hook (`object`'s own
+        // native `__getattribute__` is the default lookup).
+        let hook = match (name, &value) {
+            ("__getattribute__", Value::Function(_)) => Class::HOOK_GETATTRIBUTE,
+            ("__del__", Value::Function(_)) => Class::HOOK_DEL,
+            _ => 0,
+        };
+        self.hooks.set(self.hooks.get() | hook);
         self.dict.borrow_mut().insert(name.into(), value);
     }
+}
+
+/// The C3 linearization of `bases` (the MRO of a class with these bases,
+/// after the class itself).
+fn c3_merge(bases: &[Rc<Class>]) -> PyResult<Vec<Rc<Class>>> {
+    let mut seqs: Vec<Vec<Rc<Class>>> = bases.iter().map(|b| b.mro()).collect();
+    seqs.push(bases.to_vec());
+    let mut out: Vec<Rc<Class>> = Vec::new();
+    loop {
+        seqs.retain(|s| !s.is_empty());
+        if seqs.is_empty() {
+            return Ok(out);
+        }
+        // The first head that is in no other sequence's tail.
+        let head = seqs
+            .iter()
+            .map(|s| s[0].clone())
+            .find(|h| !seqs.iter().any(|s| s[1..].iter().any(|c| Rc::ptr_eq(c, h))));
+        let Some(head) = head else {
+            let mut names: Vec<&str> = Vec::new();
+            for s in &seqs {
+                if !names.contains(&&*s[0].name) {
+                    names.push(&s[0].name);
+                }
+            }
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!(
+                    "Cannot create a consistent method resolution\norder (MRO) for bases {}",
+                    names.join(", ")
+                ),
+            ));
+        };
+        for s in seqs.iter_mut() {
+            if Rc::ptr_eq(&s[0], &head) {
+                s.remove(0);
+            }
+        }
+        out.push(head);
+    }
+}
+
+thread_local! {
+    static OBJECT: Rc<Class> = Class::new_builtin(
+        "object",
+        "builtins",
+        None,
+        ClassKind::Builtin(ValueType::Object),
+    );
+}
+
+/// The class `object`, root of every MRO (created once per thread; the
+/// builtin types' module registers its methods).
+pub fn object_class() -> Rc<Class> {
+    OBJECT.with(|c| c.clone())
 }
 
 impl std::fmt::Debug for Class {
@@ -144,8 +295,63 @@ impl std::fmt::Debug for Class {
 pub struct Instance {
     /// Its class.
     pub class: Rc<Class>,
-    /// Instance attributes.
+    /// Instance attributes (empty once they moved to `live`).
     pub dict: RefCell<crate::value::Namespace>,
+    /// The `__dict__` a script holds: the first read of `obj.__dict__` (or
+    /// `vars(obj)`) moves the attributes into a real dict, shared with the
+    /// script, so `obj.__dict__.update(...)` and `obj.__dict__[k] = v` change
+    /// the object. Until then attributes live in `dict`, keyed without
+    /// hashing a Python value.
+    pub live: RefCell<Option<Rc<RefCell<crate::value::Dict>>>>,
+    /// Its `__del__` has been scheduled (it runs once).
+    pub finalized: Cell<bool>,
+}
+
+thread_local! {
+    /// Instances with `__del__` dropped since the last safe point: moved
+    /// here by `Drop` (resurrected, as CPython does while a finalizer runs),
+    /// their `__del__` run by the interpreter at its next safe point.
+    static FINALIZE: RefCell<Vec<Instance>> = const { RefCell::new(Vec::new()) };
+    /// Whether anything waits for finalization: instances here, or dropped
+    /// suspended generators (one cheap read at each safe point).
+    static PENDING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether objects dropped since the last safe point wait to be finalized.
+#[inline(always)]
+pub fn finalizers_pending() -> bool {
+    PENDING.with(|c| c.get())
+}
+
+/// Marks (or clears) that objects wait to be finalized.
+pub fn set_finalizers_pending(on: bool) {
+    let _ = PENDING.try_with(|c| c.set(on));
+}
+
+/// The next instance whose `__del__` should run.
+pub fn take_finalizable() -> Option<Instance> {
+    FINALIZE.with(|q| q.borrow_mut().pop())
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        if self.finalized.get() || self.class.hooks.get() & Class::HOOK_DEL == 0 {
+            return;
+        }
+        let again = Instance {
+            class: self.class.clone(),
+            dict: RefCell::new(std::mem::take(self.dict.get_mut())),
+            live: RefCell::new(self.live.get_mut().take()),
+            finalized: Cell::new(true),
+        };
+        // At thread exit (or inside the queue's own borrow) it is dropped unfinalized.
+        let _ = FINALIZE.try_with(|q| {
+            if let Ok(mut q) = q.try_borrow_mut() {
+                q.push(again);
+                set_finalizers_pending(true);
+            }
+        });
+    }
 }
 
 impl Instance {
@@ -154,17 +360,73 @@ impl Instance {
         Instance {
             class,
             dict: RefCell::new(Default::default()),
+            live: RefCell::new(None),
+            finalized: Cell::new(false),
         }
     }
 
     /// Reads an instance attribute (not the class's).
+    #[inline]
     pub fn get_attr(&self, name: &str) -> Option<Value> {
+        if let Some(d) = &*self.live.borrow() {
+            return d.borrow().get_str(name);
+        }
         self.dict.borrow().get(name).cloned()
     }
 
     /// Sets an instance attribute.
     pub fn set_attr(&self, name: &str, value: Value) {
+        if let Some(d) = &*self.live.borrow() {
+            d.borrow_mut().insert_str(name, value);
+            return;
+        }
         self.dict.borrow_mut().insert(name.into(), value);
+    }
+
+    /// Whether the instance itself has the attribute.
+    pub fn has_attr(&self, name: &str) -> bool {
+        if let Some(d) = &*self.live.borrow() {
+            return d.borrow().get_str(name).is_some();
+        }
+        self.dict.borrow().contains_key(name)
+    }
+
+    /// Removes an instance attribute, returning it.
+    pub fn remove_attr(&self, name: &str) -> Option<Value> {
+        if let Some(d) = &*self.live.borrow() {
+            return d.borrow_mut().remove(&Value::str(name)).ok().flatten();
+        }
+        self.dict.borrow_mut().shift_remove(name)
+    }
+
+    /// The names of the instance's own attributes, in insertion order.
+    pub fn attr_names(&self) -> Vec<String> {
+        if let Some(d) = &*self.live.borrow() {
+            return d
+                .borrow()
+                .keys()
+                .iter()
+                .filter_map(|k| match k {
+                    Value::Str(s) => Some(s.to_string()),
+                    _ => None,
+                })
+                .collect();
+        }
+        self.dict.borrow().keys().map(|k| k.to_string()).collect()
+    }
+
+    /// `obj.__dict__`: the live dict of the instance's attributes.
+    pub fn dict_value(&self) -> Value {
+        if let Some(d) = &*self.live.borrow() {
+            return Value::Dict(d.clone());
+        }
+        let mut d = crate::value::Dict::new();
+        for (k, v) in self.dict.borrow_mut().drain(..) {
+            d.insert_str(&k, v);
+        }
+        let d = Rc::new(RefCell::new(d));
+        *self.live.borrow_mut() = Some(d.clone());
+        Value::Dict(d)
     }
 }
 

@@ -45,10 +45,15 @@ impl ArgList<'_> {
         Ok(v)
     }
 
-    fn star(&mut self) -> PyResult<usize> {
+    /// A `*` width or precision (negative values are the caller's to read).
+    fn star(&mut self) -> PyResult<i64> {
         match self.next()? {
-            Value::Int(i) => Ok(usize::try_from(i).unwrap_or(0).min(1 << 30)),
-            Value::Bool(b) => Ok(b as usize),
+            Value::Int(i) if i32::try_from(i).is_err() => Err(PyErr::new(
+                ExcType::OverflowError,
+                "Python int too large to convert to C int",
+            )),
+            Value::Int(i) => Ok(i.clamp(-(1 << 30), 1 << 30)),
+            Value::Bool(b) => Ok(b as i64),
             _ => Err(type_error("* wants int")),
         }
     }
@@ -84,6 +89,12 @@ pub fn percent_format(vm: &dyn Vm, fmt: &str, args: &Value) -> PyResult<String> 
             continue;
         }
         i += 1;
+        // Only a bare `%%` is a percent sign; `%5%` is an error (3.11).
+        if chars.get(i) == Some(&'%') {
+            out.push('%');
+            i += 1;
+            continue;
+        }
         let mut keyed: Option<Value> = None;
         if chars.get(i) == Some(&'(') {
             let map = list
@@ -120,7 +131,10 @@ pub fn percent_format(vm: &dyn Vm, fmt: &str, args: &Value) -> PyResult<String> 
             i += 1;
         }
         if chars.get(i) == Some(&'*') {
-            c.width = list.star()?;
+            // A negative `*` width left-justifies, as the `-` flag does.
+            let w = list.star()?;
+            c.left |= w < 0;
+            c.width = w.unsigned_abs() as usize;
             i += 1;
         } else {
             c.width = read_num(&chars, &mut i)?;
@@ -128,7 +142,8 @@ pub fn percent_format(vm: &dyn Vm, fmt: &str, args: &Value) -> PyResult<String> 
         if chars.get(i) == Some(&'.') {
             i += 1;
             if chars.get(i) == Some(&'*') {
-                c.precision = Some(list.star()?);
+                // A negative `*` precision counts as 0.
+                c.precision = Some(list.star()?.max(0) as usize);
                 i += 1;
             } else {
                 c.precision = Some(read_num(&chars, &mut i)?);
@@ -141,10 +156,6 @@ pub fn percent_format(vm: &dyn Vm, fmt: &str, args: &Value) -> PyResult<String> 
             return Err(PyErr::new(ExcType::ValueError, "incomplete format"));
         };
         i += 1;
-        if ty == '%' {
-            out.push('%');
-            continue;
-        }
         if !"sradiuoxXeEfFgGc".contains(ty) {
             return Err(PyErr::new(
                 ExcType::ValueError,
@@ -206,6 +217,7 @@ fn convert(vm: &dyn Vm, ty: char, arg: &Value, c: &Conv) -> PyResult<String> {
                             PyErr::new(ExcType::OverflowError, "%c arg not in range(0x110000)")
                         })?
                 }
+                Value::Bool(b) => char::from(*b as u8),
                 Value::Str(s) if s.chars().count() == 1 => s.chars().next().unwrap_or(' '),
                 _ => return Err(type_error("%c requires int or char")),
             };

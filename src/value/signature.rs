@@ -457,10 +457,22 @@ impl Signature {
         }
         if n > max {
             let total = max + kwonly;
-            return err(format!(
-                "{short}() takes at most {total} argument{} ({n} given)",
-                s(total)
-            ));
+            // CPython's _PyArg_UnpackKeywords: too many in all first, then
+            // too many for the positional slots.
+            return err(if n > total {
+                format!(
+                    "{short}() takes at most {total} argument{} ({n} given)",
+                    s(total)
+                )
+            } else if max == 0 {
+                format!("{short}() takes no positional arguments")
+            } else {
+                format!(
+                    "{short}() takes {} {max} positional argument{} ({n} given)",
+                    if min < max { "at most" } else { "exactly" },
+                    s(max)
+                )
+            });
         }
         let (i, first_missing) = positional.iter().enumerate().find(|(i, _)| *i >= n)?;
         if first_missing.kind == ParamKind::PositionalOnly {

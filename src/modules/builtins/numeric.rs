@@ -92,9 +92,16 @@ fn divmod(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             Ok(Value::tuple(vec![Value::Float(d), Value::Float(m)]))
         }
         _ => {
-            if matches!(x, Value::Instance(_) | Value::Native(_)) {
-                if let Ok(f) = vm.getattr(x, "__divmod__") {
-                    return vm.call(&f, vec![y.clone()], Vec::new());
+            // `x.__divmod__(y)`, then the reflected `y.__rdivmod__(x)`;
+            // NotImplemented from either passes on.
+            for (this, other, name) in [(x, y, "__divmod__"), (y, x, "__rdivmod__")] {
+                if matches!(this, Value::Instance(_) | Value::Native(_)) {
+                    if let Ok(f) = vm.getattr(this, name) {
+                        let r = vm.call(&f, vec![other.clone()], Vec::new())?;
+                        if !r.is(&crate::eval::class::not_implemented()) {
+                            return Ok(r);
+                        }
+                    }
                 }
             }
             Err(type_error(format!(

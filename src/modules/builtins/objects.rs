@@ -4,6 +4,7 @@
 use std::rc::Rc;
 
 use super::Entry;
+use crate::modules::types::misc::UnionType;
 use crate::modules::types::type_error;
 use crate::value::{Args, Dict, ExcType, PyErr, PyResult, Value, Vm};
 
@@ -51,6 +52,19 @@ fn class_check(vm: &dyn Vm, obj: &Value, spec: &Value, sub: bool, depth: u32) ->
                 vm.isinstance(obj, spec)
             }
         }
+        Value::Native(n) if n.as_any().is::<UnionType>() => {
+            let members = n
+                .as_any()
+                .downcast_ref::<UnionType>()
+                .map(|u| u.members.clone())
+                .unwrap_or_default();
+            for c in members {
+                if class_check(vm, obj, &Value::Class(c), sub, depth + 1)? {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        }
         Value::Tuple(t) if depth < 64 => {
             for c in t.iter() {
                 if class_check(vm, obj, c, sub, depth + 1)? {
@@ -59,12 +73,12 @@ fn class_check(vm: &dyn Vm, obj: &Value, spec: &Value, sub: bool, depth: u32) ->
             }
             Ok(false)
         }
-        _ => {
-            let name = if sub { "issubclass" } else { "isinstance" };
-            Err(type_error(format!(
-                "{name}() arg 2 must be a type, a tuple of types, or a union"
-            )))
-        }
+        _ if sub => Err(type_error(
+            "issubclass() arg 2 must be a class, a tuple of classes, or a union",
+        )),
+        _ => Err(type_error(
+            "isinstance() arg 2 must be a type, a tuple of types, or a union",
+        )),
     }
 }
 
@@ -122,7 +136,7 @@ fn setattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let name = name_arg(a.get(1))?;
     let (obj, value) = (a.get(0), a.get(2).clone());
     match obj {
-        Value::Instance(i) => i.set_attr(&name, value),
+        Value::Instance(i) => crate::eval::class::instance_setattr(vm, obj, i, &name, value)?,
         Value::Class(c) => c.set_attr(&name, value),
         Value::Function(f) => {
             f.dict.borrow_mut().insert(name.as_str().into(), value);
@@ -137,11 +151,14 @@ fn setattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::None)
 }
 
-fn delattr(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+fn delattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let name = name_arg(a.get(1))?;
     let obj = a.get(0);
     let removed = match obj {
-        Value::Instance(i) => i.dict.borrow_mut().shift_remove(name.as_str()).is_some(),
+        Value::Instance(i) => {
+            crate::eval::class::instance_delattr(vm, obj, i, &name)?;
+            true
+        }
         Value::Class(c) => c.dict.borrow_mut().shift_remove(name.as_str()).is_some(),
         Value::Function(f) => f.dict.borrow_mut().shift_remove(name.as_str()).is_some(),
         _ => false,
@@ -163,15 +180,19 @@ fn hasattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn callable(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let v = a.get(0);
-    Ok(Value::Bool(match v {
+    Ok(Value::Bool(is_callable(vm, a.get(0))))
+}
+
+/// `callable(v)`.
+pub(super) fn is_callable(vm: &dyn Vm, v: &Value) -> bool {
+    match v {
         Value::Function(_) | Value::NativeFunction(_) | Value::BoundMethod(_) | Value::Class(_) => {
             true
         }
         Value::Instance(i) => i.class.lookup("__call__").is_some(),
         Value::Native(_) => vm.getattr(v, "__call__").is_ok(),
         _ => false,
-    }))
+    }
 }
 
 fn vars(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -183,11 +204,14 @@ fn vars(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     };
     let mut d = Dict::new();
     match obj {
-        Value::Instance(i) => i
-            .dict
-            .borrow()
-            .iter()
-            .for_each(|(k, v)| d.insert_str(k, v.clone())),
+        Value::Instance(_) => {
+            return match vm.getattr(obj, "__dict__") {
+                Err(e) if e.is(ExcType::AttributeError) => {
+                    Err(type_error("vars() argument must have __dict__ attribute"))
+                }
+                other => other,
+            }
+        }
         Value::Class(c) => c
             .dict
             .borrow()
@@ -248,7 +272,7 @@ fn dir(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     };
     match obj {
         Value::Instance(i) => {
-            names.extend(i.dict.borrow().keys().map(|n| n.to_string()));
+            names.extend(i.attr_names());
             class_names(&i.class, &mut names);
         }
         Value::Class(c) => class_names(c, &mut names),

@@ -72,7 +72,7 @@ fn extreme(vm: &dyn Vm, a: &Args, name: &str, want_max: bool) -> PyResult<Value>
             // The first of equal extremes wins, as in CPython.
             Some((bk, _)) => {
                 if want_max {
-                    vm.lt(bk, &k)?
+                    vm.gt(&k, bk)?
                 } else {
                     vm.lt(&k, bk)?
                 }
@@ -149,6 +149,9 @@ fn all(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 fn iter(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     match a.varargs(1) {
         [] => vm.iter(a.get(0)),
+        [_] if !super::objects::is_callable(vm, a.get(0)) => {
+            Err(type_error("iter(v, w): v must be callable"))
+        }
         [sentinel] => Ok(IterObj::value(
             "callable_iterator",
             IterState::Callable(a.get(0).clone(), sentinel.clone()),

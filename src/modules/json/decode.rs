@@ -1,15 +1,46 @@
 //! `json.loads`: a recursive-descent parser over characters (positions in
 //! messages count characters, as CPython's do).
 
-use crate::value::{Args, Dict, PyResult, Value, Vm};
+use crate::value::{Args, Dict, ExcType, PyErr, PyResult, Value, Vm};
 
 use super::decode_error;
 use crate::modules::types::type_error;
 
-pub(super) fn loads(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+pub(super) fn loads(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    if !matches!(a.get(1), Value::None) {
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "json.loads(cls=...) is not supported: use object_hook or object_pairs_hook",
+        ));
+    }
+    let hook = |i: usize| match a.get(i) {
+        Value::None => None,
+        f => Some(f.clone()),
+    };
+    let hooks = Hooks {
+        vm,
+        object: hook(2),
+        float: hook(3),
+        int: hook(4),
+        constant: hook(5),
+        pairs: hook(6),
+    };
     match a.get(0) {
-        Value::Str(s) => loads_str(s),
-        Value::Bytes(b) => loads_str(&String::from_utf8_lossy(b)),
+        Value::Str(s) if s.starts_with('\u{feff}') => Err(super::decode_error(
+            "Unexpected UTF-8 BOM (decode using utf-8-sig)",
+            &[],
+            0,
+        )),
+        Value::Str(s) => parse(s, Some(&hooks)),
+        // Bytes are decoded as CPython's detect_encoding does for UTF-8:
+        // a leading BOM is dropped; invalid UTF-8 is a UnicodeDecodeError.
+        Value::Bytes(b) => {
+            let body = b.strip_prefix(b"\xef\xbb\xbf").unwrap_or(b);
+            match crate::modules::types::bytes::decode_bytes(body, None, None)? {
+                Value::Str(s) => parse(&s, Some(&hooks)),
+                _ => Ok(Value::None),
+            }
+        }
         other => Err(type_error(format!(
             "the JSON object must be str, bytes or bytearray, not {}",
             other.type_name()
@@ -17,13 +48,41 @@ pub(super) fn loads(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     }
 }
 
+/// The callables `loads` was given to build values with instead of the
+/// defaults (`object_hook=`, `parse_float=` …).
+struct Hooks<'a> {
+    vm: &'a dyn Vm,
+    /// Called with each decoded dict; its result replaces the dict.
+    object: Option<Value>,
+    /// Called with each float's text.
+    float: Option<Value>,
+    /// Called with each int's text.
+    int: Option<Value>,
+    /// Called with `'NaN'`, `'Infinity'` or `'-Infinity'`.
+    constant: Option<Value>,
+    /// Called with each object's `(key, value)` pairs as a list; it takes
+    /// precedence over `object`.
+    pairs: Option<Value>,
+}
+
+impl Hooks<'_> {
+    fn call(&self, f: &Value, arg: Value) -> PyResult<Value> {
+        self.vm.call(f, vec![arg], Vec::new())
+    }
+}
+
 /// Parses a JSON document.
 pub fn loads_str(s: &str) -> PyResult<Value> {
+    parse(s, None)
+}
+
+fn parse(s: &str, hooks: Option<&Hooks>) -> PyResult<Value> {
     let doc: Vec<char> = s.chars().collect();
     let mut p = Parser {
         doc: &doc,
         pos: 0,
         depth: 0,
+        hooks,
     };
     p.ws();
     let v = p.value()?;
@@ -38,6 +97,7 @@ struct Parser<'a> {
     doc: &'a [char],
     pos: usize,
     depth: usize,
+    hooks: Option<&'a Hooks<'a>>,
 }
 
 impl Parser<'_> {
@@ -81,6 +141,11 @@ impl Parser<'_> {
                 ] {
                     if self.starts(word) {
                         self.pos += word.chars().count();
+                        if let (Some(h), Value::Float(_)) = (self.hooks, &v) {
+                            if let Some(f) = &h.constant {
+                                return h.call(f, Value::str(word));
+                            }
+                        }
                         return Ok(v);
                     }
                 }
@@ -127,6 +192,11 @@ impl Parser<'_> {
             }
         }
         let text: String = self.doc[start..self.pos].iter().collect();
+        if let Some(h) = self.hooks {
+            if let Some(f) = if is_float { &h.float } else { &h.int } {
+                return h.call(f, Value::str(text));
+            }
+        }
         if is_float {
             return Ok(Value::Float(text.parse().unwrap_or(f64::NAN)));
         }
@@ -178,7 +248,16 @@ impl Parser<'_> {
                                 }
                                 self.pos = save;
                             }
-                            out.push(char::from_u32(hi).unwrap_or('\u{fffd}'));
+                            let Some(c) = char::from_u32(hi) else {
+                                // dist strings hold Unicode scalar values only.
+                                return Err(PyErr::new(
+                                    ExcType::ValueError,
+                                    format!(
+                                        "json: the lone surrogate \\u{hi:04x} at char {esc_pos} is not supported (strings hold Unicode scalar values)"
+                                    ),
+                                ));
+                            };
+                            out.push(c);
                         }
                         _ => return self.err("Invalid \\escape", esc_pos),
                     }
@@ -238,12 +317,12 @@ impl Parser<'_> {
     fn object(&mut self) -> PyResult<Value> {
         self.pos += 1;
         self.depth += 1;
-        let mut d = Dict::new();
+        let mut pairs = Vec::new();
         self.ws();
         if self.peek() == Some('}') {
             self.pos += 1;
             self.depth -= 1;
-            return Ok(Value::dict(d));
+            return self.make_object(pairs);
         }
         loop {
             self.ws();
@@ -261,17 +340,38 @@ impl Parser<'_> {
             self.pos += 1;
             self.ws();
             let v = self.value()?;
-            d.insert_str(&key, v);
+            pairs.push((key, v));
             self.ws();
             match self.peek() {
                 Some(',') => self.pos += 1,
                 Some('}') => {
                     self.pos += 1;
                     self.depth -= 1;
-                    return Ok(Value::dict(d));
+                    return self.make_object(pairs);
                 }
                 _ => return self.err("Expecting ',' delimiter", self.pos),
             }
+        }
+    }
+
+    /// A decoded object: a dict (later duplicate keys win), or what the
+    /// `object_pairs_hook` / `object_hook` makes of it.
+    fn make_object(&self, pairs: Vec<(String, Value)>) -> PyResult<Value> {
+        if let Some((h, f)) = self.hooks.and_then(|h| Some((h, h.pairs.as_ref()?))) {
+            let list = pairs
+                .into_iter()
+                .map(|(k, v)| Value::tuple(vec![Value::str(k), v]))
+                .collect();
+            return h.call(f, Value::list(list));
+        }
+        let mut d = Dict::new();
+        for (k, v) in pairs {
+            d.insert_str(&k, v);
+        }
+        let d = Value::dict(d);
+        match self.hooks.and_then(|h| Some((h, h.object.as_ref()?))) {
+            Some((h, f)) => h.call(f, d),
+            None => Ok(d),
         }
     }
 }

@@ -26,10 +26,25 @@ pub struct DumpOptions {
 }
 
 pub(super) fn dumps(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    if !matches!(a.get(5), Value::None) {
+        return Err(crate::value::PyErr::new(
+            crate::value::ExcType::NotImplementedError,
+            "json.dumps(cls=...) is not supported: use default=",
+        ));
+    }
     let indent = match a.get(6) {
         Value::None => None,
         Value::Str(s) => Some(s.to_string()),
-        v => Some(" ".repeat(crate::modules::types::int_arg(v, vm)?.clamp(0, 1 << 16) as usize)),
+        Value::Int(_) | Value::Bool(_) => Some(
+            " ".repeat(crate::modules::types::int_arg(a.get(6), vm)?.clamp(0, 1 << 16) as usize),
+        ),
+        // CPython computes ' ' * indent.
+        v => {
+            return Err(type_error(format!(
+                "can't multiply sequence by non-int of type '{}'",
+                v.type_name()
+            )))
+        }
     };
     let (item_sep, key_sep) = match a.get(7) {
         Value::None => (
@@ -40,9 +55,21 @@ pub(super) fn dumps(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             let parts = vm.collect(seps)?;
             match &parts[..] {
                 [Value::Str(i), Value::Str(k)] => (i.to_string(), k.to_string()),
-                _ => {
+                [_, _] => {
                     return Err(type_error(
                         "separators must be a (item_separator, key_separator) pair of str",
+                    ))
+                }
+                p if p.len() < 2 => {
+                    return Err(crate::value::PyErr::new(
+                        crate::value::ExcType::ValueError,
+                        format!("not enough values to unpack (expected 2, got {})", p.len()),
+                    ))
+                }
+                _ => {
+                    return Err(crate::value::PyErr::new(
+                        crate::value::ExcType::ValueError,
+                        "too many values to unpack (expected 2)",
                     ))
                 }
             }

@@ -8,7 +8,7 @@ mod encode;
 use std::rc::Rc;
 
 use super::ModuleBuilder;
-use crate::value::{Class, ClassKind, ExcType, Instance, PyErr, Value};
+use crate::value::{Args, Class, ClassKind, ExcType, Instance, PyErr, PyResult, Value, Vm};
 
 pub use decode::loads_str;
 pub use encode::{dumps_value, DumpOptions};
@@ -55,12 +55,53 @@ pub fn module() -> Value {
         "Serialises an object to a JSON string: `json.dumps({'a': [1, 2]}) == '{\"a\": [1, 2]}'`.",
     )
     .function(
+        "dump(obj, fp, *, skipkeys=False, ensure_ascii=True, check_circular=True, allow_nan=True, cls=None, indent=None, separators=None, default=None, sort_keys=False)",
+        dump,
+        "Serialises an object as `dumps` does and writes it with `fp.write`.",
+    )
+    .function(
+        "load(fp, *, cls=None, object_hook=None, parse_float=None, parse_int=None, parse_constant=None, object_pairs_hook=None)",
+        load,
+        "Parses the JSON document that `fp.read()` returns, as `loads` does.",
+    )
+    .function(
         "loads(s, *, cls=None, object_hook=None, parse_float=None, parse_int=None, parse_constant=None, object_pairs_hook=None)",
         decode::loads,
         "Parses a JSON document: `json.loads('[1, 2.5, null]') == [1, 2.5, None]`.",
     )
     .value("JSONDecodeError", Value::Class(decode_error_class()));
     m.build()
+}
+
+/// `json.dump(obj, fp, ...)`: `fp.write(json.dumps(obj, ...))`, in one
+/// write where CPython writes piece by piece (the text written is the same).
+fn dump(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let mut values = a.values.clone();
+    let fp = values.remove(1);
+    let text = encode::dumps(
+        vm,
+        &Args {
+            values,
+            given: None,
+        },
+    )?;
+    let write = vm.getattr(&fp, "write")?;
+    vm.call(&write, vec![text], Vec::new())?;
+    Ok(Value::None)
+}
+
+/// `json.load(fp, ...)`: `json.loads(fp.read(), ...)`.
+fn load(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let read = vm.getattr(a.get(0), "read")?;
+    let mut values = a.values.clone();
+    values[0] = vm.call(&read, Vec::new(), Vec::new())?;
+    decode::loads(
+        vm,
+        &Args {
+            values,
+            given: None,
+        },
+    )
 }
 
 #[cfg(test)]

@@ -1,10 +1,17 @@
-//! `bytes`: the constructor, `decode`/`encode` (utf-8, ascii, latin-1) and a
+//! `bytes`: the constructor, `decode` (the codecs live in `codecs.rs`) and a
 //! few common methods.
 
 use std::rc::Rc;
 
+#[path = "bytes_str.rs"]
+mod bytes_str;
+#[path = "codecs.rs"]
+mod codecs;
+
+pub use codecs::{decode_bytes, encode_str};
+
 use super::{add_method, add_new, descriptor_error, type_error, value_error};
-use crate::value::{Args, Class, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{Args, Class, PyResult, Value, Vm};
 
 /// Registers `bytes`' constructor and methods.
 pub fn register(c: &Class) {
@@ -22,7 +29,7 @@ pub fn register(c: &Class) {
     );
     add_method(
         c,
-        "bytes.hex(self)",
+        "bytes.hex(self, sep=None, bytes_per_sep=1)",
         hex,
         "The bytes as hex digits: `b'\\x01\\xff'.hex() == '01ff'`.",
     );
@@ -38,6 +45,25 @@ pub fn register(c: &Class) {
         endswith,
         "Whether the bytes end with `suffix`.",
     );
+    for (name, f) in bytes_str::METHODS {
+        // The str method's own signature checks the arguments; leaked once
+        // per method at start-up, as the signature strings must be 'static.
+        let sig: &'static str =
+            Box::leak(format!("bytes.{name}(self, /, *args, **kwargs)").into_boxed_str());
+        add_method(c, sig, *f, "As the str method of the same name, on bytes.");
+    }
+    add_method(
+        c,
+        "bytes.fromhex(string, /)",
+        fromhex,
+        "The bytes that hex digits write: `bytes.fromhex('01ff') == b'\\x01\\xff'`.",
+    );
+    add_method(
+        c,
+        "bytes.splitlines(self, /, keepends=False)",
+        splitlines,
+        "The lines, split at \\n, \\r and \\r\\n.",
+    );
     add_method(
         c,
         "bytes.join(self, iterable, /)",
@@ -50,86 +76,6 @@ fn this<'a>(a: &'a Args, name: &str) -> PyResult<&'a Rc<Vec<u8>>> {
     match a.get(0) {
         Value::Bytes(b) => Ok(b),
         other => Err(descriptor_error(name, "bytes", other)),
-    }
-}
-
-fn norm_encoding(enc: &str) -> String {
-    enc.to_ascii_lowercase().replace(['-', '_'], "")
-}
-
-/// `s.encode(encoding)`.
-pub fn encode_str(s: &str, encoding: &str, _errors: Option<&Value>) -> PyResult<Value> {
-    let bytes = match norm_encoding(encoding).as_str() {
-        "utf8" => s.as_bytes().to_vec(),
-        "ascii" | "latin1" | "iso88591" => {
-            let limit = if norm_encoding(encoding) == "ascii" {
-                0x80
-            } else {
-                0x100
-            };
-            let mut out = Vec::with_capacity(s.len());
-            for (i, c) in s.chars().enumerate() {
-                if (c as u32) >= limit {
-                    let name = if limit == 0x80 { "ascii" } else { "latin-1" };
-                    return Err(PyErr::new(
-                        ExcType::UnicodeError,
-                        format!(
-                            "'{name}' codec can't encode character '\\u{:04x}' in position {i}: ordinal not in range({limit})",
-                            c as u32
-                        ),
-                    ));
-                }
-                out.push(c as u32 as u8);
-            }
-            out
-        }
-        _ => {
-            return Err(PyErr::new(
-                ExcType::LookupError,
-                format!("unknown encoding: {encoding}"),
-            ))
-        }
-    };
-    Ok(Value::Bytes(Rc::new(bytes)))
-}
-
-/// `b.decode(encoding)`.
-pub fn decode_bytes(
-    b: &[u8],
-    encoding: Option<&Value>,
-    _errors: Option<&Value>,
-) -> PyResult<Value> {
-    let enc = match encoding {
-        None => "utf-8".to_string(),
-        Some(Value::Str(s)) => s.to_string(),
-        Some(other) => {
-            return Err(type_error(format!(
-                "decode() argument 'encoding' must be str, not {}",
-                other.type_name()
-            )))
-        }
-    };
-    match norm_encoding(&enc).as_str() {
-        "utf8" => match std::str::from_utf8(b) {
-            Ok(s) => Ok(Value::str(s)),
-            Err(e) => Err(PyErr::new(
-                ExcType::UnicodeError,
-                format!(
-                    "'utf-8' codec can't decode byte 0x{:02x} in position {}: invalid start byte",
-                    b.get(e.valid_up_to()).copied().unwrap_or(0),
-                    e.valid_up_to()
-                ),
-            )),
-        },
-        "ascii" => match b.iter().position(|c| *c >= 0x80) {
-            Some(i) => Err(PyErr::new(
-                ExcType::UnicodeError,
-                format!("'ascii' codec can't decode byte 0x{:02x} in position {i}: ordinal not in range(128)", b[i]),
-            )),
-            None => Ok(Value::str(b.iter().map(|c| *c as char).collect::<String>())),
-        },
-        "latin1" | "iso88591" => Ok(Value::str(b.iter().map(|c| *c as char).collect::<String>())),
-        _ => Err(PyErr::new(ExcType::LookupError, format!("unknown encoding: {enc}"))),
     }
 }
 
@@ -177,13 +123,38 @@ fn decode(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     decode_bytes(this(a, "decode")?, a.opt(1), a.opt(2))
 }
 
-fn hex(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::str(
-        this(a, "hex")?
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>(),
-    ))
+fn hex(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let b = this(a, "hex")?;
+    let digits: Vec<String> = b.iter().map(|x| format!("{x:02x}")).collect();
+    let sep = match a.get(1) {
+        Value::None => return Ok(Value::str(digits.concat())),
+        Value::Str(s) if s.chars().count() == 1 && s.is_ascii() => s.to_string(),
+        Value::Bytes(s) if s.len() == 1 && s[0].is_ascii() => (s[0] as char).to_string(),
+        Value::Str(_) | Value::Bytes(_) => {
+            return Err(value_error("sep must be length 1."));
+        }
+        other => {
+            return Err(type_error(format!(
+                "sep must be str or bytes, not {}",
+                other.type_name()
+            )))
+        }
+    };
+    // Groups of `per` bytes, counted from the right (from the left when
+    // bytes_per_sep is negative).
+    let per = super::int_arg(a.get(2), vm)?;
+    let n = per.unsigned_abs().max(1) as usize;
+    let mut groups: Vec<String> = Vec::new();
+    if per < 0 {
+        for chunk in digits.chunks(n) {
+            groups.push(chunk.concat());
+        }
+    } else {
+        for chunk in digits.rchunks(n) {
+            groups.insert(0, chunk.concat());
+        }
+    }
+    Ok(Value::str(groups.join(&sep)))
 }
 
 fn bytes_arg<'a>(v: &'a Value, name: &str) -> PyResult<&'a [u8]> {
@@ -226,4 +197,67 @@ fn join(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         }
     }
     Ok(Value::Bytes(Rc::new(out)))
+}
+
+fn fromhex(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let Value::Str(s) = a.get(0) else {
+        return Err(type_error(format!(
+            "fromhex() argument must be str, not {}",
+            a.get(0).type_name()
+        )));
+    };
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i].is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let hi = chars[i].to_digit(16);
+        let lo = chars.get(i + 1).and_then(|c| c.to_digit(16));
+        match (hi, lo) {
+            (Some(h), Some(l)) => out.push((h * 16 + l) as u8),
+            (None, _) => {
+                return Err(value_error(format!(
+                    "non-hexadecimal number found in fromhex() arg at position {i}"
+                )))
+            }
+            (Some(_), None) => {
+                return Err(value_error(format!(
+                    "non-hexadecimal number found in fromhex() arg at position {}",
+                    i + 1
+                )))
+            }
+        }
+        i += 2;
+    }
+    Ok(Value::Bytes(Rc::new(out)))
+}
+
+fn splitlines(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let b = this(a, "splitlines")?;
+    let keep = super::int_arg(a.get(1), vm)? != 0;
+    let mut out = Vec::new();
+    let (mut start, mut i) = (0, 0);
+    while i < b.len() {
+        if b[i] == b'\n' || b[i] == b'\r' {
+            let end = if b[i] == b'\r' && b.get(i + 1) == Some(&b'\n') {
+                i + 2
+            } else {
+                i + 1
+            };
+            out.push(Value::Bytes(Rc::new(
+                b[start..if keep { end } else { i }].to_vec(),
+            )));
+            start = end;
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    if start < b.len() {
+        out.push(Value::Bytes(Rc::new(b[start..].to_vec())));
+    }
+    Ok(Value::list(out))
 }

@@ -1,7 +1,9 @@
 //! `float`: the constructor (strings with `inf`/`nan`/underscores, numbers
 //! with `__float__`) and the common methods.
 
-use super::{add_method, add_new, descriptor_error, int_overflow, type_error, value_error};
+use super::{
+    add_method, add_new, add_property, descriptor_error, int_overflow, type_error, value_error,
+};
 use crate::value::format::str_repr;
 use crate::value::{Args, Class, ExcType, PyErr, PyResult, Value, Vm};
 
@@ -32,6 +34,23 @@ pub fn register(c: &Class) {
         "The exact value in hexadecimal: `(1.5).hex() == '0x1.8000000000000p+0'`.",
     );
     add_method(c, "float.conjugate(self)", conjugate, "The float itself.");
+    add_method(
+        c,
+        "float.fromhex(string, /)",
+        fromhex,
+        "The float a hexadecimal string writes: `float.fromhex('0x1.8p1') == 3.0`.",
+    );
+    add_property(c, "float.real(self)", real, "The float itself.");
+    add_property(c, "float.imag(self)", imag, "Always 0.0.");
+}
+
+fn real(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(Value::Float(this(a, "real")?))
+}
+
+fn imag(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    this(a, "imag")?;
+    Ok(Value::Float(0.0))
 }
 
 fn this(a: &Args, name: &str) -> PyResult<f64> {
@@ -49,7 +68,8 @@ pub fn parse_float(text: &str) -> PyResult<f64> {
             str_repr(text)
         ))
     };
-    let s = text.trim_matches(super::str::is_space);
+    let converted = super::int::ascii_digits(text);
+    let s = converted.trim_matches(super::str::is_space);
     let b = s.as_bytes();
     for (i, c) in b.iter().enumerate() {
         if *c == b'_' {
@@ -193,4 +213,124 @@ fn hex(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 fn conjugate(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::Float(this(a, "conjugate")?))
+}
+
+fn fromhex(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    match a.get(0) {
+        Value::Str(s) => parse_hex_float(s).map(Value::Float),
+        _ => Err(type_error("bad argument type for built-in operation")),
+    }
+}
+
+/// `float.fromhex(text)`: `[sign] ['0x'] hexdigits ['.' hexdigits] ['p' [sign] digits]`
+/// (or `inf`/`nan`), correctly rounded, ties to even.
+pub fn parse_hex_float(text: &str) -> PyResult<f64> {
+    let invalid = || value_error("invalid hexadecimal floating-point string");
+    let s = text.trim_matches(super::str::is_space);
+    let (neg, body) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let sign = |x: f64| if neg { -x } else { x };
+    let lower = body.to_ascii_lowercase();
+    match lower.as_str() {
+        "inf" | "infinity" => return Ok(sign(f64::INFINITY)),
+        "nan" => return Ok(sign(f64::NAN)),
+        _ => {}
+    }
+    let body = lower.strip_prefix("0x").unwrap_or(&lower);
+    let (mant, exp) = match body.split_once('p') {
+        Some((m, e)) => (m, Some(e)),
+        None => (body, None),
+    };
+    let (int_part, frac_part) = mant.split_once('.').unwrap_or((mant, ""));
+    let hex_digits = |p: &str| p.chars().all(|c| c.is_ascii_hexdigit());
+    if int_part.len() + frac_part.len() == 0 || !hex_digits(int_part) || !hex_digits(frac_part) {
+        return Err(invalid());
+    }
+    let mut e2: i64 = match exp {
+        None => 0,
+        Some(e) => {
+            let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(invalid());
+            }
+            // Saturate: anything this large is an overflow or a zero anyway.
+            let v = digits.parse::<i64>().unwrap_or(i64::MAX / 4).min(1 << 40);
+            if e.starts_with('-') {
+                -v
+            } else {
+                v
+            }
+        }
+    };
+    // The significant hex digits, as an integer m with value m * 2**e2;
+    // digits past the 28th only set a sticky bit.
+    e2 -= 4 * frac_part.len() as i64;
+    let all = format!("{int_part}{frac_part}");
+    let digits = all.trim_start_matches('0');
+    let (mut m, mut sticky) = (0u128, false);
+    for (i, c) in digits.chars().enumerate() {
+        let d = c.to_digit(16).unwrap_or(0) as u128;
+        if i < 28 {
+            m = m << 4 | d;
+        } else {
+            sticky |= d != 0;
+            e2 += 4;
+        }
+    }
+    if m == 0 {
+        return Ok(sign(0.0));
+    }
+    // Round to the precision the result's binade allows: 53 bits for a
+    // normal float, fewer for a subnormal.
+    let nbits = 128 - m.leading_zeros() as i64;
+    let top = e2 + nbits - 1;
+    let prec = if top >= -1022 { 53 } else { 53 - (-1022 - top) };
+    if prec <= 0 {
+        // Below half the smallest subnormal (or exactly half: ties to zero).
+        let half = prec == 0 && (m.count_ones() > 1 || sticky);
+        return Ok(sign(if half { f64::from_bits(1) } else { 0.0 }));
+    }
+    let drop = nbits - prec;
+    if drop > 0 {
+        let rest = m & ((1u128 << drop) - 1);
+        let halfway = 1u128 << (drop - 1);
+        m >>= drop;
+        e2 += drop;
+        let round_up = rest > halfway || (rest == halfway && (sticky || m & 1 == 1));
+        if round_up {
+            m += 1;
+        }
+    }
+    // m now fits in 54 bits and m * 2**e2 is exactly representable (or too large).
+    let m_bits = 128 - m.leading_zeros() as i64;
+    if e2 + m_bits - 1 > 1023 {
+        return Err(PyErr::new(
+            ExcType::OverflowError,
+            "hexadecimal value too large to represent as a float",
+        ));
+    }
+    // Both steps are exact: m < 2**54, and the result is representable.
+    let mut x = m as f64;
+    let mut k = e2.max(-1074);
+    while k > 0 {
+        let step = k.min(1000);
+        x *= 2f64.powi(step as i32);
+        k -= step;
+    }
+    if k < 0 {
+        x *= pow2(k);
+    }
+    Ok(sign(x))
+}
+
+/// `2**k` for k in -1074..0 (through the subnormals, exactly).
+fn pow2(k: i64) -> f64 {
+    if k >= -1022 {
+        f64::from_bits(((k + 1023) as u64) << 52)
+    } else {
+        f64::from_bits(1u64 << (k + 1074))
+    }
 }

@@ -74,9 +74,44 @@ fn invalid_literal(text: &str, base: u32) -> PyErr {
     ))
 }
 
+/// The zeros of the Unicode decimal digit runs (category Nd: `'٠'`, `'０'`,
+/// `'𝟎'` …); each run is ten consecutive code points 0-9. From Python 3.11's
+/// `unicodedata` (Unicode 14.0).
+#[rustfmt::skip]
+const DIGIT_ZEROS: &[u32] = &[
+    0x30, 0x660, 0x6F0, 0x7C0, 0x966, 0x9E6, 0xA66, 0xAE6,
+    0xB66, 0xBE6, 0xC66, 0xCE6, 0xD66, 0xDE6, 0xE50, 0xED0,
+    0xF20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80,
+    0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900,
+    0xA9D0, 0xA9F0, 0xAA50, 0xABF0, 0xFF10, 0x104A0, 0x10D30, 0x11066,
+    0x110F0, 0x11136, 0x111D0, 0x112F0, 0x11450, 0x114D0, 0x11650, 0x116C0,
+    0x11730, 0x118E0, 0x11950, 0x11C50, 0x11D50, 0x11DA0, 0x16A60, 0x16AC0,
+    0x16B50, 0x1D7CE, 0x1D7D8, 0x1D7E2, 0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0,
+    0x1E950, 0x1FBF0,
+];
+
+/// `text` with every Unicode decimal digit written as its ASCII digit, as
+/// CPython does before parsing `int()` and `float()` arguments.
+pub fn ascii_digits(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.is_ascii() {
+        return text.into();
+    }
+    text.chars()
+        .map(|c| {
+            let u = c as u32;
+            match DIGIT_ZEROS.partition_point(|&z| z <= u).checked_sub(1) {
+                Some(k) if u - DIGIT_ZEROS[k] < 10 => char::from(b'0' + (u - DIGIT_ZEROS[k]) as u8),
+                _ => c,
+            }
+        })
+        .collect::<String>()
+        .into()
+}
+
 /// Parses an int literal as `int(text, base)` does (base 0: from the prefix).
 pub fn parse_int(text: &str, base: u32) -> PyResult<i64> {
-    let s = text.trim_matches(super::str::is_space);
+    let converted = ascii_digits(text);
+    let s = converted.trim_matches(super::str::is_space);
     let (neg, body) = match s.as_bytes().first() {
         Some(b'-') => (true, &s[1..]),
         Some(b'+') => (false, &s[1..]),
@@ -258,12 +293,25 @@ fn to_bytes(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 fn from_bytes(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let bytes: Vec<u8> = match a.get(0) {
         Value::Bytes(b) => b.to_vec(),
+        // CPython converts with bytes(obj) minus its int and str forms.
+        other
+        @ (Value::Str(_) | Value::Int(_) | Value::Bool(_) | Value::Float(_) | Value::None) => {
+            return Err(type_error(format!(
+                "cannot convert '{}' object to bytes",
+                other.type_name()
+            )))
+        }
         other => vm
             .collect(other)?
             .iter()
             .map(|v| match v {
                 Value::Int(i) if (0..256).contains(i) => Ok(*i as u8),
-                _ => Err(value_error("bytes must be in range(0, 256)")),
+                Value::Bool(b) => Ok(*b as u8),
+                Value::Int(_) => Err(value_error("bytes must be in range(0, 256)")),
+                x => Err(type_error(format!(
+                    "'{}' object cannot be interpreted as an integer",
+                    x.type_name()
+                ))),
             })
             .collect::<PyResult<_>>()?,
     };

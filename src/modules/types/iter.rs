@@ -73,6 +73,40 @@ impl IterObj {
     }
 }
 
+fn dunder_next(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    match vm.next(a.get(0))? {
+        Some(v) => Ok(v),
+        None => Err(PyErr::with_args(ExcType::StopIteration, Vec::new())),
+    }
+}
+
+fn dunder_iter(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(a.get(0).clone())
+}
+
+thread_local! {
+    static NEXT: Rc<crate::value::NativeFunction> = crate::value::NativeFunction::new(
+        "__next__(self, /)",
+        dunder_next,
+        "Implement next(self).",
+    );
+    static ITER: Rc<crate::value::NativeFunction> = crate::value::NativeFunction::new(
+        "__iter__(self, /)",
+        dunder_iter,
+        "Implement iter(self).",
+    );
+}
+
+/// The iterator protocol's methods of a builtin iterator (`it.__next__()`,
+/// `it.__iter__()`), bound to `this`; None for other names.
+pub fn iterator_attr(this: &Value, name: &str) -> Option<Value> {
+    match name {
+        "__next__" => Some(NEXT.with(|f| f.bind(this.clone()))),
+        "__iter__" => Some(ITER.with(|f| f.bind(this.clone()))),
+        _ => None,
+    }
+}
+
 /// `iter(v)` for the builtin containers; None for other values.
 pub fn iter_builtin(v: &Value) -> PyResult<Option<Value>> {
     Ok(Some(match v {
@@ -122,6 +156,10 @@ impl NativeObject for IterObj {
 
     fn iter(&self, this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(Some(this.clone()))
+    }
+
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(iterator_attr(this, name))
     }
 
     fn next(&self, _this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -391,6 +429,9 @@ fn new_reversed(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             if let Some(r) = n.as_any().downcast_ref::<super::RangeObj>() {
                 return Ok(r.reversed_iter());
             }
+            if let Some(view) = n.as_any().downcast_ref::<super::views::DictView>() {
+                return Ok(view.reversed_iter());
+            }
             if let Some(len) = n.len(vm)? {
                 let mut items = Vec::with_capacity(len.min(1 << 20));
                 for i in (0..len).rev() {
@@ -405,6 +446,7 @@ fn new_reversed(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         }
         Value::Instance(_) => match vm.getattr(seq, "__reversed__") {
             Ok(f) => vm.call(&f, Vec::new(), Vec::new())?,
+            Err(_) if vm.getattr(seq, "__getitem__").is_err() => return Err(not_reversible(seq)),
             Err(_) => {
                 let len = vm.len(seq)?;
                 let mut items = Vec::with_capacity(len.min(1 << 20));

@@ -1,9 +1,121 @@
-//! `bool`, `object` and `type`: their constructors.
+//! `bool`, `object` and `type`: their constructors; `int | str`, the
+//! union of types (`types.UnionType`) that `isinstance` accepts.
 
+use std::any::Any;
 use std::rc::Rc;
 
-use super::{add_new, builtin_class, type_error};
-use crate::value::{Args, Class, Instance, PyResult, Value, ValueType, Vm};
+use super::{add_new, builtin_class, native_class, type_error};
+use crate::value::{Args, Class, Instance, NativeObject, PyResult, Value, ValueType, Vm};
+
+/// `X | Y` of types (`int | None`): what `isinstance`/`issubclass` accept
+/// as "any of these"; each member is a class object (`None` is NoneType).
+pub struct UnionType {
+    /// The classes, in order, without repeats.
+    pub members: Vec<Rc<Class>>,
+}
+
+impl UnionType {
+    /// The operand of `|` as union members: a class, None (NoneType) or a
+    /// union; None when it cannot be one (`int | 1` is a TypeError).
+    fn members_of(v: &Value, vm: &dyn Vm) -> Option<Vec<Rc<Class>>> {
+        match v {
+            Value::Class(c) => Some(vec![c.clone()]),
+            Value::None => match vm.type_of(v) {
+                Value::Class(c) => Some(vec![c]),
+                _ => None,
+            },
+            Value::Native(n) => n
+                .as_any()
+                .downcast_ref::<UnionType>()
+                .map(|u| u.members.clone()),
+            _ => None,
+        }
+    }
+
+    /// `a | b` when it makes a union (one side a class or a union, the other
+    /// a class, None or a union); `int | int` is just `int`, as in CPython.
+    pub fn or(a: &Value, b: &Value, vm: &dyn Vm) -> Option<Value> {
+        if matches!((a, b), (Value::None, Value::None)) {
+            return None;
+        }
+        let mut members = Self::members_of(a, vm)?;
+        for c in Self::members_of(b, vm)? {
+            if !members.iter().any(|m| Rc::ptr_eq(m, &c)) {
+                members.push(c);
+            }
+        }
+        Some(match members.as_slice() {
+            [one] => Value::Class(one.clone()),
+            _ => Value::native(UnionType { members }),
+        })
+    }
+}
+
+impl NativeObject for UnionType {
+    fn type_name(&self) -> &str {
+        "UnionType"
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(native_class("UnionType"))
+    }
+
+    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        let names: Vec<String> = self
+            .members
+            .iter()
+            .map(|c| match (&*c.module, &*c.name) {
+                (_, "NoneType") => "None".to_string(),
+                ("builtins", _) => c.qualname.to_string(),
+                (m, _) => format!("{m}.{}", c.qualname),
+            })
+            .collect();
+        Ok(names.join(" | "))
+    }
+
+    fn binop(
+        &self,
+        this: &Value,
+        op: crate::syntax::ast::BinOp,
+        other: &Value,
+        reflected: bool,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        if op != crate::syntax::ast::BinOp::BitOr {
+            return Ok(None);
+        }
+        Ok(if reflected {
+            UnionType::or(other, this, vm)
+        } else {
+            UnionType::or(this, other, vm)
+        })
+    }
+
+    fn compare(
+        &self,
+        _this: &Value,
+        op: &str,
+        other: &Value,
+        _vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        let Some(o) = (match other {
+            Value::Native(n) => n.as_any().downcast_ref::<UnionType>(),
+            _ => None,
+        }) else {
+            return Ok(None);
+        };
+        let same = self.members.len() == o.members.len()
+            && self
+                .members
+                .iter()
+                .all(|m| o.members.iter().any(|c| Rc::ptr_eq(m, c)));
+        Ok(crate::value::native::equality(op, same))
+    }
+}
 
 /// Registers `bool.__new__`.
 pub fn register_bool(c: &Class) {
@@ -34,6 +146,12 @@ pub fn register_object(c: &Class) {
         "object.__init_subclass__(*args, **kwargs)",
         object_init_subclass,
         "Called when a class is subclassed; the default does nothing.",
+    );
+    super::add_method(
+        c,
+        "object.__getattribute__(self, name, /)",
+        object_getattribute,
+        "Looks an attribute up directly, bypassing a class's own `__getattribute__`.",
     );
     super::add_method(
         c,
@@ -71,29 +189,44 @@ fn attr_name(v: &Value) -> PyResult<&str> {
     }
 }
 
-fn object_setattr(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+fn object_setattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let name = attr_name(a.get(1))?;
     match a.get(0) {
-        Value::Instance(inst) => inst.set_attr(name, a.get(2).clone()),
+        Value::Instance(inst) => {
+            crate::eval::class::generic_setattr(vm, a.get(0), inst, name, a.get(2).clone())?
+        }
         _ => return Err(type_error("object.__setattr__() needs an instance")),
     }
     Ok(Value::None)
 }
 
-fn object_delattr(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+fn object_delattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let name = attr_name(a.get(1))?;
     match a.get(0) {
-        Value::Instance(inst) => {
-            if inst.dict.borrow_mut().shift_remove(name).is_none() {
-                return Err(crate::value::PyErr::new(
-                    crate::value::ExcType::AttributeError,
-                    format!("'{}' object has no attribute '{}'", inst.class.name, name),
-                ));
-            }
-        }
+        Value::Instance(inst) => crate::eval::class::generic_delattr(vm, a.get(0), inst, name)?,
         _ => return Err(type_error("object.__delattr__() needs an instance")),
     }
     Ok(Value::None)
+}
+
+/// `object.__getattribute__(self, name)`: attribute lookup without the
+/// class's own `__getattribute__` and `__getattr__`.
+fn object_getattribute(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let name = attr_name(a.get(1))?;
+    let found = match a.get(0) {
+        Value::Instance(inst) => crate::eval::class::generic_getattr(vm, a.get(0), inst, name)?,
+        other => return vm.getattr(other, name),
+    };
+    found.ok_or_else(|| {
+        crate::value::PyErr::new(
+            crate::value::ExcType::AttributeError,
+            format!(
+                "'{}' object has no attribute '{}'",
+                a.get(0).type_name(),
+                name
+            ),
+        )
+    })
 }
 
 /// Registers `type.__new__` (the one-argument form; the interpreter

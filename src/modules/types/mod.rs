@@ -67,7 +67,10 @@ pub fn builtin_class(t: ValueType) -> Rc<Class> {
     } else {
         "builtins"
     };
-    let class = Class::new_builtin(t.name(), module, base, ClassKind::Builtin(t));
+    let class = match t {
+        ValueType::Object => crate::value::object::object_class(),
+        _ => Class::new_builtin(t.name(), module, base, ClassKind::Builtin(t)),
+    };
     match t {
         ValueType::Str => {
             str::register(&class);
@@ -115,6 +118,7 @@ pub fn native_class(name: &'static str) -> Rc<Class> {
         "range" => range::register(&class),
         "slice" => slice::register(&class),
         "enumerate" | "zip" | "map" | "filter" | "reversed" => iter::register(&class, name),
+        "dict_keys" | "dict_items" | "dict_values" => views::register(&class, name),
         _ => {}
     }
     NATIVE.with(|m| m.borrow_mut().insert(name, class.clone()));
@@ -144,10 +148,7 @@ pub fn number_of(vm: &dyn crate::value::Vm, x: &Value) -> PyResult<Option<Value>
 pub fn add_property(class: &Class, sig: &str, getter: NativeFn, doc: &'static str) {
     let f = NativeFunction::new(sig, getter, doc);
     let name = f.name().to_string();
-    let prop = crate::eval::class::PropertyObj {
-        fget: Some(Value::NativeFunction(f)),
-        fset: None,
-    };
+    let prop = crate::eval::class::PropertyObj::read_only(Value::NativeFunction(f), &name);
     class.set_attr(&name, Value::native(prop));
 }
 

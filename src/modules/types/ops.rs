@@ -3,7 +3,7 @@
 
 use super::type_error;
 use crate::syntax::ast::BinOp;
-use crate::value::{PyErr, Value};
+use crate::value::{ExcType, PyErr, Value};
 
 /// `TypeError: '<' not supported between instances of 'str' and 'int'`.
 #[cold]
@@ -61,6 +61,31 @@ pub fn binop_error(op: BinOp, a: &Value, b: &Value) -> PyErr {
         ),
     };
     type_error(msg)
+}
+
+/// The error of `a op= b` when the fallback `a op b` failed: CPython names
+/// the augmented operator (`unsupported operand type(s) for +=: 'int' and
+/// 'str'`); other errors (`can only concatenate …`, a method's own) pass on.
+#[cold]
+pub fn inplace_error(op: BinOp, a: &Value, b: &Value, err: PyErr) -> PyErr {
+    let plain = binop_error(op, a, b);
+    let msg_of = |e: &PyErr| match e.args().first() {
+        Some(Value::Str(s)) => Some(s.to_string()),
+        _ => None,
+    };
+    match (msg_of(&err), msg_of(&plain)) {
+        (Some(m), Some(p))
+            if err.is(ExcType::TypeError) && m == p && m.starts_with("unsupported operand") =>
+        {
+            type_error(format!(
+                "unsupported operand type(s) for {}=: '{}' and '{}'",
+                op.symbol(),
+                a.type_name(),
+                b.type_name()
+            ))
+        }
+        _ => err,
+    }
 }
 
 /// The TypeError for an unsupported unary operation.

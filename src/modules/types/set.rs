@@ -1,12 +1,17 @@
 //! `set` and `frozenset`: constructors and methods, and the set algebra the
-//! operators (`|`, `&`, `-`, `^`, `<=` …) share with the methods.
+//! operators (`|`, `&`, `-`, `^`, `<=` …) share with the methods. Each
+//! operation also runs on CPython's simulated table ([`SetTable`]) as
+//! `Objects/setobject.c` does it, so results iterate in CPython's order.
 
 use std::rc::Rc;
 
 use indexmap::IndexSet;
 
 use super::{add_method, add_new, descriptor_error};
-use crate::value::dict::{key_set_insert, keys_subset, set_add, set_algebra, set_discard, SetObj};
+use crate::syntax::ast::{Expr, ExprKind};
+use crate::value::dict::{
+    key_set_insert, keys_subset, set_add, set_algebra, set_discard, vm_compared, SetObj, SetTable,
+};
 use crate::value::{Args, Class, ExcType, Key, NativeFn, PyErr, PyResult, Value, Vm};
 
 /// A new set (or frozenset) value.
@@ -34,6 +39,263 @@ pub fn combine(
     b: &IndexSet<Key>,
 ) -> PyResult<IndexSet<Key>> {
     set_algebra(vm, op, a, b)
+}
+
+/// The other operand of a set operation as CPython's code sees it.
+enum Operand {
+    /// A set or frozenset: its table.
+    Set(SetTable),
+    /// A dict: its keys in order.
+    Dict(Vec<Key>),
+    /// Any other iterable: its items in order.
+    Iter(Vec<Key>),
+}
+
+impl Operand {
+    /// None when the operand's elements have no reproducible CPython order.
+    fn of(v: &Value, keys: &IndexSet<Key>) -> Option<Operand> {
+        match v {
+            Value::Set(s) => s.table().map(Operand::Set),
+            Value::Dict(_) => stable(keys).then(|| Operand::Dict(keys.iter().cloned().collect())),
+            _ => stable(keys).then(|| Operand::Iter(keys.iter().cloned().collect())),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Operand::Set(t) => t.len(),
+            Operand::Dict(k) | Operand::Iter(k) => k.len(),
+        }
+    }
+
+    fn keys(&self) -> Box<dyn Iterator<Item = &Key> + '_> {
+        match self {
+            Operand::Set(t) => Box::new(t.keys()),
+            Operand::Dict(k) | Operand::Iter(k) => Box::new(k.iter()),
+        }
+    }
+}
+
+fn stable(keys: &IndexSet<Key>) -> bool {
+    keys.iter().all(SetTable::stable)
+}
+
+/// `set_update_internal`: adds the operand's elements.
+fn update_table(t: &mut SetTable, o: &Operand) {
+    match o {
+        Operand::Set(other) => t.merge(other),
+        Operand::Dict(keys) => {
+            t.presize(keys.len());
+            keys.iter().for_each(|k| t.add(k.clone()));
+        }
+        Operand::Iter(keys) => keys.iter().for_each(|k| t.add(k.clone())),
+    }
+}
+
+/// `set_copy`: a new table built from `t`.
+fn copy_table(t: &SetTable) -> SetTable {
+    let mut r = SetTable::default();
+    r.merge(t);
+    r
+}
+
+/// `set_intersection`: the smaller set is walked when both are sets.
+fn intersect_table(so: &SetTable, o: &Operand) -> SetTable {
+    let mut r = SetTable::default();
+    match o {
+        Operand::Set(other) if other.len() > so.len() => {
+            for k in so.keys().filter(|k| other.contains(k)) {
+                r.add(k.clone());
+            }
+        }
+        _ => {
+            for k in o.keys().filter(|k| so.contains(k)) {
+                r.add(k.clone());
+            }
+        }
+    }
+    r
+}
+
+/// `set_difference_update_internal`: discards, then a resize when more than
+/// a quarter of the table is dummies.
+fn difference_update_table(t: &mut SetTable, o: &Operand) {
+    for k in o.keys() {
+        t.discard(k);
+    }
+    t.shrink_dummies();
+}
+
+/// `set_difference`: a copy that discards (when the other is small or not
+/// a set/dict), else the elements of `so` not in the other, added anew.
+fn difference_table(so: &SetTable, o: &Operand) -> SetTable {
+    let small = matches!(o, Operand::Iter(_)) || (so.len() >> 2) > o.len();
+    if small {
+        let mut r = copy_table(so);
+        difference_update_table(&mut r, o);
+        return r;
+    }
+    let theirs: IndexSet<&Key> = o.keys().collect();
+    let mut r = SetTable::default();
+    for k in so.keys() {
+        if !theirs.contains(k) {
+            r.add(k.clone());
+        }
+    }
+    r
+}
+
+/// `set_symmetric_difference_update`.
+fn symdiff_update_table(t: &mut SetTable, o: &Operand) {
+    let walk: Vec<Key> = match o {
+        Operand::Iter(keys) => SetTable::from_keys(keys.iter()).keys().cloned().collect(),
+        _ => o.keys().cloned().collect(),
+    };
+    for k in walk {
+        if !t.discard(&k) {
+            t.add(k);
+        }
+    }
+}
+
+/// The table of `op` (`| & - ^`) on a set's table and an operand.
+fn op_table(op: char, so: &SetTable, o: &Operand, same: bool) -> SetTable {
+    match op {
+        '&' | '|' if same => copy_table(so),
+        '|' => {
+            let mut r = copy_table(so);
+            update_table(&mut r, o);
+            r
+        }
+        '&' => intersect_table(so, o),
+        '-' => difference_table(so, o),
+        _ => {
+            // A copy of the other operand, updated with `so`.
+            let mut r = SetTable::default();
+            update_table(&mut r, o);
+            symdiff_update_table(&mut r, &Operand::Set(so.clone()));
+            r
+        }
+    }
+}
+
+/// Whether the operands of a set operation can run on CPython's simulated
+/// tables: these compare elements by builtin equality only, so not when an
+/// element's equality calls `__eq__` (then the result keeps the order its
+/// elements are added in, through [`set_algebra`]).
+fn by_table(a: &SetObj, keys: &IndexSet<Key>) -> bool {
+    !a.items.borrow().iter().any(vm_compared) && !keys.iter().any(vm_compared)
+}
+
+/// `a op b` for a set `a` and any iterable `b` (the operators check that
+/// `b` is a set first): elements in CPython's order.
+pub fn set_op(
+    vm: &dyn Vm,
+    op: char,
+    a: &SetObj,
+    b: &Value,
+    keys: &IndexSet<Key>,
+) -> PyResult<SetObj> {
+    let mine = a.items.borrow().clone();
+    let plain = combine(vm, op, &mine, keys)?;
+    if !by_table(a, keys) {
+        return Ok(SetObj::new(plain, a.frozen));
+    }
+    let table = match (a.table(), Operand::of(b, keys)) {
+        (Some(t), Some(o)) => Some(op_table(
+            op,
+            &t,
+            &o,
+            matches!(b, Value::Set(s) if std::ptr::eq(&**s, a)),
+        )),
+        _ => None,
+    };
+    Ok(SetObj::with_table(table, plain, a.frozen))
+}
+
+/// `a op= b` on a mutable set, in place.
+pub fn set_op_in_place(
+    vm: &dyn Vm,
+    op: char,
+    a: &SetObj,
+    b: &Value,
+    keys: &IndexSet<Key>,
+) -> PyResult<()> {
+    if matches!(b, Value::Set(o) if std::ptr::eq(&**o, a)) {
+        // With itself: `|=` changes nothing, `&=` copies, `-=`/`^=` clear.
+        match (op, a.table()) {
+            ('|', _) => {}
+            ('&', Some(t)) => a.set_table(copy_table(&t)),
+            ('&', None) => {}
+            _ => a.clear(),
+        }
+        return Ok(());
+    }
+    let table = match (a.table(), Operand::of(b, keys)) {
+        (Some(mut t), Some(o)) if by_table(a, keys) => Some(match op {
+            '|' => {
+                update_table(&mut t, &o);
+                t
+            }
+            '&' => intersect_table(&t, &o),
+            '-' => {
+                difference_update_table(&mut t, &o);
+                t
+            }
+            _ => {
+                symdiff_update_table(&mut t, &o);
+                t
+            }
+        }),
+        _ => None,
+    };
+    match table {
+        Some(t) => a.set_table(t),
+        None => {
+            let mine = a.items.borrow().clone();
+            let new = combine(vm, op, &mine, keys)?;
+            a.replace_items(new);
+        }
+    }
+    Ok(())
+}
+
+/// Whether CPython's AST optimizer folds the expression to a constant
+/// (literals, signs and arithmetic on them, tuples of them).
+fn folded_constant(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Constant(_) => true,
+        ExprKind::UnaryOp { operand, .. } => folded_constant(operand),
+        ExprKind::BinOp { left, right, .. } => folded_constant(left) && folded_constant(right),
+        ExprKind::Tuple(items) => items.iter().all(folded_constant),
+        _ => false,
+    }
+}
+
+/// The set a display `{a, b, c}` makes. With more than two constant
+/// elements CPython compiles a frozenset constant (built twice over: once
+/// from the literal, once again when the compiler merges constants) and
+/// copies it into a new set; otherwise the elements are added in order.
+pub fn literal_set(items: &[Expr], keys: IndexSet<Key>) -> SetObj {
+    let constant = items.len() > 2 && items.iter().all(folded_constant) && stable(&keys);
+    if !constant {
+        return SetObj::new(keys, false);
+    }
+    let first = SetTable::from_keys(keys.iter());
+    let merged = SetTable::from_keys(first.keys());
+    SetObj::with_table(Some(copy_table(&merged)), keys, false)
+}
+
+/// `set(iterable)` / `frozenset(iterable)`: a set's or dict's elements come
+/// in through CPython's merge paths.
+pub fn set_from(vm: &dyn Vm, v: &Value, frozen: bool) -> PyResult<SetObj> {
+    let keys = collect_keys(vm, v)?;
+    let table = Operand::of(v, &keys).map(|o| {
+        let mut t = SetTable::default();
+        update_table(&mut t, &o);
+        t
+    });
+    Ok(SetObj::with_table(table, keys, frozen))
 }
 
 fn this<'a>(a: &'a Args, name: &str) -> PyResult<&'a Rc<SetObj>> {
@@ -161,23 +423,46 @@ pub fn register(c: &Class, frozen: bool) {
 }
 
 fn set_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(make_set(collect_keys(vm, a.get(0))?, false))
+    Ok(Value::Set(Rc::new(set_from(vm, a.get(0), false)?)))
 }
 
 fn frozenset_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     match a.get(0) {
         Value::Set(s) if s.frozen => Ok(a.get(0).clone()),
-        other => Ok(make_set(collect_keys(vm, other)?, true)),
+        other => Ok(Value::Set(Rc::new(set_from(vm, other, true)?))),
     }
 }
 
+/// `union`/`intersection`/`difference` with any number of others, as
+/// CPython's `set_union`, `set_intersection_multi`, `set_difference_multi`.
 fn fold(vm: &dyn Vm, a: &Args, name: &str, op: char) -> PyResult<Value> {
     let s = this(a, name)?;
-    let mut acc = s.items.borrow().clone();
-    for other in a.varargs(1) {
-        acc = combine(vm, op, &acc, &collect_keys(vm, other)?)?;
+    let others = a.varargs(1);
+    let Some((first, rest)) = others.split_first() else {
+        return Ok(Value::Set(Rc::new(set_from(vm, a.get(0), s.frozen)?)));
+    };
+    let acc = match op {
+        '|' => {
+            let acc = set_from(vm, a.get(0), s.frozen)?;
+            for other in others {
+                if !matches!(other, Value::Set(o) if Rc::ptr_eq(o, s)) {
+                    set_op_in_place(vm, '|', &acc, other, &collect_keys(vm, other)?)?;
+                }
+            }
+            return Ok(Value::Set(Rc::new(acc)));
+        }
+        _ => set_op(vm, op, s, first, &collect_keys(vm, first)?)?,
+    };
+    for other in rest {
+        let keys = collect_keys(vm, other)?;
+        if op == '&' {
+            let next = set_op(vm, '&', &acc, other, &keys)?;
+            acc.set_from_obj(next);
+        } else {
+            set_op_in_place(vm, op, &acc, other, &keys)?;
+        }
     }
-    Ok(make_set(acc, s.frozen))
+    Ok(Value::Set(Rc::new(acc)))
 }
 
 fn union(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -194,9 +479,8 @@ fn difference(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 fn symmetric_difference(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let s = this(a, "symmetric_difference")?;
-    let mine = s.items.borrow().clone();
-    let r = combine(vm, '^', &mine, &collect_keys(vm, a.get(1))?)?;
-    Ok(make_set(r, s.frozen))
+    let keys = collect_keys(vm, a.get(1))?;
+    Ok(Value::Set(Rc::new(set_op(vm, '^', s, a.get(1), &keys)?)))
 }
 
 fn issubset(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -220,9 +504,9 @@ fn isdisjoint(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::Bool(combine(vm, '&', &mine, &o)?.is_empty()))
 }
 
-fn copy(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+fn copy(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let s = this(a, "copy")?;
-    Ok(make_set(s.items.borrow().clone(), s.frozen))
+    Ok(Value::Set(Rc::new(set_from(vm, a.get(0), s.frozen)?)))
 }
 
 fn add(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -244,16 +528,14 @@ fn discard(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn pop(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this_mut(a, "pop")?;
-    let first = s.items.borrow_mut().shift_remove_index(0);
-    first
+    this_mut(a, "pop")?
+        .pop_key()
         .map(|k| k.0)
         .ok_or_else(|| PyErr::new(ExcType::KeyError, "pop from an empty set"))
 }
 
 fn clear(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let old = std::mem::take(&mut *this_mut(a, "clear")?.items.borrow_mut());
-    drop(old);
+    this_mut(a, "clear")?.clear();
     Ok(Value::None)
 }
 
@@ -265,10 +547,8 @@ fn update_with(vm: &dyn Vm, a: &Args, name: &str, op: char) -> PyResult<Value> {
         a.varargs(1)
     };
     for other in others {
-        let o = collect_keys(vm, other)?;
-        let mine = s.items.borrow().clone();
-        let new = combine(vm, op, &mine, &o)?;
-        *s.items.borrow_mut() = new;
+        let keys = collect_keys(vm, other)?;
+        set_op_in_place(vm, op, s, other, &keys)?;
     }
     Ok(Value::None)
 }

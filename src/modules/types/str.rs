@@ -4,8 +4,11 @@
 
 use std::rc::Rc;
 
+#[path = "str_case.rs"]
+pub(super) mod case;
+
 use super::{add_method, add_new, alloc_vec, descriptor_error, type_error, value_error};
-use crate::value::{Args, Class, PyResult, Value, Vm};
+use crate::value::{Args, Class, ExcType, PyResult, Value, Vm};
 
 /// The receiver of a str method, or the descriptor TypeError.
 pub fn this<'a>(a: &'a Args, name: &str) -> PyResult<&'a Rc<String>> {
@@ -154,7 +157,18 @@ pub fn register(c: &Class) {
 fn str_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let obj = a.get(0);
     if a.was_given(1) || a.was_given(2) {
+        for (i, what) in [(1, "encoding"), (2, "errors")] {
+            if let Some(v) = a.opt(i).filter(|v| !matches!(v, Value::Str(_))) {
+                return Err(type_error(format!(
+                    "str() argument '{what}' must be str, not {}",
+                    v.type_name()
+                )));
+            }
+        }
         return match obj {
+            // str(encoding=...) with no object is the empty string.
+            _ if !a.was_given(0) => Ok(Value::str("")),
+            Value::Str(_) => Err(type_error("decoding str is not supported")),
             Value::Bytes(b) => super::bytes::decode_bytes(b, a.opt(1), a.opt(2)),
             other => Err(type_error(format!(
                 "decoding to str: need a bytes-like object, {} found",
@@ -170,7 +184,15 @@ fn str_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 fn join(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let sep = this(a, "join")?;
-    let items = vm.collect(a.get(1))?;
+    // CPython's PySequence_Fast: a TypeError from iter() becomes its own.
+    let it = vm.iter(a.get(1)).map_err(|e| {
+        if e.is(ExcType::TypeError) {
+            type_error("can only join an iterable")
+        } else {
+            e
+        }
+    })?;
+    let items = vm.collect(&it)?;
     let mut total = 0usize;
     for (i, it) in items.iter().enumerate() {
         match it {
@@ -280,7 +302,8 @@ fn is_line_break(c: char) -> bool {
 
 fn splitlines(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let s = this(a, "splitlines")?;
-    let keep = vm.truthy(a.get(1))?;
+    // keepends is an int (a bool is one), not any truthy object.
+    let keep = super::int_arg(a.get(1), vm)? != 0;
     let mut out = Vec::new();
     let mut start = 0;
     let mut iter = s.char_indices().peekable();
@@ -347,17 +370,48 @@ fn lower(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn casefold(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::str(
-        this(a, "casefold")?.to_lowercase().replace('ß', "ss"),
-    ))
+    let s = this(a, "casefold")?;
+    let mut out = String::with_capacity(s.len());
+    s.chars().for_each(|c| case::push_casefold(c, &mut out));
+    Ok(Value::str(out))
+}
+
+/// For each character of `s`, whether it is a capital sigma that lowercases
+/// to the final form `'ς'` (empty when `s` has none). The rule looks at the
+/// whole string; `str::to_lowercase` implements it, and sigma's two forms
+/// have the same UTF-8 length, so each one's place in the lowercased string
+/// is the sum of the lowercase lengths before it.
+fn final_sigmas(s: &str) -> Vec<bool> {
+    if !s.contains('\u{3a3}') {
+        return Vec::new();
+    }
+    let full = s.to_lowercase();
+    let mut at = 0;
+    s.chars()
+        .map(|c| {
+            let fin = c == '\u{3a3}' && full[at..].starts_with('\u{3c2}');
+            at += c.to_lowercase().map(char::len_utf8).sum::<usize>();
+            fin
+        })
+        .collect()
+}
+
+/// Appends the lowercase of the `i`th character `c`, final sigma included.
+fn push_lower(c: char, i: usize, finals: &[bool], out: &mut String) {
+    if finals.get(i).copied().unwrap_or(false) {
+        out.push('\u{3c2}');
+    } else {
+        out.extend(c.to_lowercase());
+    }
 }
 
 fn swapcase(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let s = this(a, "swapcase")?;
+    let finals = final_sigmas(s);
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    for (i, c) in s.chars().enumerate() {
         if c.is_uppercase() {
-            out.extend(c.to_lowercase());
+            push_lower(c, i, &finals, &mut out);
         } else if c.is_lowercase() {
             out.extend(c.to_uppercase());
         } else {
@@ -367,33 +421,32 @@ fn swapcase(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::str(out))
 }
 
-/// Whether a character has case (Python's "cased").
-fn is_cased(c: char) -> bool {
-    c.is_uppercase() || c.is_lowercase()
-}
-
 fn title(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let s = this(a, "title")?;
+    let finals = final_sigmas(s);
     let mut out = String::with_capacity(s.len());
     let mut prev_cased = false;
-    for c in s.chars() {
+    for (i, c) in s.chars().enumerate() {
         if prev_cased {
-            out.extend(c.to_lowercase());
+            push_lower(c, i, &finals, &mut out);
         } else {
-            out.extend(c.to_uppercase());
+            case::push_title(c, &mut out);
         }
-        prev_cased = is_cased(c);
+        prev_cased = case::is_cased(c);
     }
     Ok(Value::str(out))
 }
 
 fn capitalize(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let s = this(a, "capitalize")?;
-    let mut chars = s.chars();
+    let finals = final_sigmas(s);
     let mut out = String::with_capacity(s.len());
-    if let Some(first) = chars.next() {
-        out.extend(first.to_uppercase());
-        out.extend(chars.flat_map(char::to_lowercase));
+    for (i, c) in s.chars().enumerate() {
+        if i == 0 {
+            case::push_title(c, &mut out);
+        } else {
+            push_lower(c, i, &finals, &mut out);
+        }
     }
     Ok(Value::str(out))
 }

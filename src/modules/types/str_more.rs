@@ -135,7 +135,7 @@ pub fn register(c: &Class) {
     );
     add_method(
         c,
-        "str.format(self, *args, **kwargs)",
+        "str.format(self, /, *args, **kwargs)",
         format,
         "Replaces `{}` fields: `'{} is {x:.2f}'.format('pi', x=3.14159) == 'pi is 3.14'`.",
     );
@@ -361,7 +361,7 @@ fn justify(vm: &dyn Vm, a: &Args, name: &str, align: char) -> PyResult<Value> {
         }
         other => {
             return Err(type_error(format!(
-                "{name}() argument 2 must be str of length 1, not {}",
+                "The fill character must be a unicode character, not {}",
                 other.type_name()
             )))
         }
@@ -476,12 +476,9 @@ fn translate(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 fn isprintable(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let s = this(a, "isprintable")?;
-    Ok(Value::Bool(s.chars().all(|c| {
-        c == ' '
-            || !(c.is_control()
-                || c.is_whitespace()
-                || matches!(c as u32, 0x00AD | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x2064 | 0xFEFF | 0xE000..=0xF8FF))
-    })))
+    Ok(Value::Bool(
+        s.chars().all(crate::value::format::is_printable),
+    ))
 }
 
 fn maketrans(vm: &dyn Vm, a: &Args) -> PyResult<Value> {

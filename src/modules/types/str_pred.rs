@@ -111,14 +111,21 @@ fn isascii(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::Bool(this(a, "isascii")?.is_ascii()))
 }
 
+/// CPython's `isupper` (`upper`) / `islower`: no character of the other
+/// case nor titlecase, and at least one of this case.
 fn cased(a: &Args, name: &str, upper: bool) -> PyResult<Value> {
     let s = this(a, name)?;
     let mut any = false;
     for c in s.chars() {
-        if (upper && c.is_lowercase()) || (!upper && c.is_uppercase()) {
+        let (this_case, other) = if upper {
+            (c.is_uppercase(), c.is_lowercase())
+        } else {
+            (c.is_lowercase(), c.is_uppercase())
+        };
+        if other || super::str::case::is_titlecase(c) {
             return Ok(Value::Bool(false));
         }
-        any |= c.is_uppercase() || c.is_lowercase();
+        any |= this_case;
     }
     Ok(Value::Bool(any))
 }
@@ -143,7 +150,7 @@ fn istitle(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let s = this(a, "istitle")?;
     let (mut prev_cased, mut any) = (false, false);
     for c in s.chars() {
-        if c.is_uppercase() {
+        if c.is_uppercase() || super::str::case::is_titlecase(c) {
             if prev_cased {
                 return Ok(Value::Bool(false));
             }

@@ -6,12 +6,12 @@ use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::iter::{dict_iter, DictPart};
-use super::native_class;
-use super::set::{collect_keys, combine, make_set};
+use super::iter::{dict_iter, DictPart, IterObj, IterState};
+use super::set::{collect_keys, combine, make_set, set_from, set_op_in_place};
+use super::{add_method, descriptor_error, native_class};
 use crate::syntax::ast::BinOp;
 use crate::value::dict::dict_get;
-use crate::value::{Class, Dict, NativeObject, PyResult, Value, Vm};
+use crate::value::{Args, Class, Dict, NativeObject, PyResult, Value, Vm};
 
 /// A live view of a dict.
 pub struct DictView {
@@ -28,6 +28,18 @@ impl DictView {
             DictPart::Values => "dict_values",
             DictPart::Items => "dict_items",
         }
+    }
+
+    /// `reversed(view)`: an iterator over the view's items, last first.
+    pub fn reversed_iter(&self) -> Value {
+        let mut items = self.snapshot();
+        items.reverse();
+        let name = match self.part {
+            DictPart::Keys => "dict_reversekeyiterator",
+            DictPart::Values => "dict_reversevalueiterator",
+            DictPart::Items => "dict_reverseitemiterator",
+        };
+        IterObj::value(name, IterState::Values(Rc::new(items), 0))
     }
 
     /// The items the view shows now.
@@ -56,6 +68,13 @@ impl NativeObject for DictView {
 
     fn class(&self) -> Option<Rc<Class>> {
         Some(native_class(self.name()))
+    }
+
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match native_class(self.name()).lookup(name) {
+            Some(Value::NativeFunction(f)) => Some(f.bind(this.clone())),
+            other => other,
+        })
     }
 
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
@@ -107,7 +126,7 @@ impl NativeObject for DictView {
 
     fn binop(
         &self,
-        _this: &Value,
+        this: &Value,
         op: BinOp,
         other: &Value,
         reflected: bool,
@@ -123,14 +142,34 @@ impl NativeObject for DictView {
             BinOp::BitXor => '^',
             _ => return Ok(None),
         };
-        let mine = collect_keys(vm, &Value::list(self.snapshot()))?;
-        let theirs = collect_keys(vm, other)?;
-        let r = if reflected {
-            combine(vm, c, &theirs, &mine)?
+        if c == '&' {
+            let mine = collect_keys(vm, &Value::list(self.snapshot()))?;
+            let theirs = collect_keys(vm, other)?;
+            let r = if reflected {
+                combine(vm, c, &theirs, &mine)?
+            } else {
+                combine(vm, c, &mine, &theirs)?
+            };
+            return Ok(Some(make_set(r, false)));
+        }
+        // CPython's dictviews_or/sub/xor: a set of the left operand (of the
+        // dict itself for a keys view), updated in place with the right one.
+        let (left, right) = if reflected {
+            (other.clone(), this.clone())
         } else {
-            combine(vm, c, &mine, &theirs)?
+            (this.clone(), other.clone())
         };
-        Ok(Some(make_set(r, false)))
+        let left = match &left {
+            Value::Native(n) => match n.as_any().downcast_ref::<DictView>() {
+                Some(v) if v.part == DictPart::Keys => Value::Dict(v.dict.clone()),
+                _ => left,
+            },
+            _ => left,
+        };
+        let acc = set_from(vm, &left, false)?;
+        let keys = collect_keys(vm, &right)?;
+        set_op_in_place(vm, c, &acc, &right, &keys)?;
+        Ok(Some(Value::Set(Rc::new(acc))))
     }
 
     fn compare(
@@ -140,7 +179,7 @@ impl NativeObject for DictView {
         other: &Value,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
-        if self.part == DictPart::Values || !matches!(op, "==" | "!=") {
+        if self.part == DictPart::Values {
             return Ok(None);
         }
         let other_items = match other {
@@ -154,7 +193,48 @@ impl NativeObject for DictView {
             _ => return Ok(None),
         };
         let mine = collect_keys(vm, &Value::list(self.snapshot()))?;
-        let same = mine.len() == other_items.len() && mine.is_subset(&other_items);
-        Ok(Some(Value::Bool(if op == "==" { same } else { !same })))
+        // Set comparisons: equality and (proper) subset / superset.
+        let (m, o) = (mine.len(), other_items.len());
+        Ok(Some(Value::Bool(match op {
+            "==" => m == o && mine.is_subset(&other_items),
+            "!=" => !(m == o && mine.is_subset(&other_items)),
+            "<" => m < o && mine.is_subset(&other_items),
+            "<=" => m <= o && mine.is_subset(&other_items),
+            ">" => m > o && other_items.is_subset(&mine),
+            ">=" => m >= o && other_items.is_subset(&mine),
+            _ => return Ok(None),
+        })))
     }
+}
+
+/// Registers the methods of `dict_keys` and `dict_items` (the set-like views).
+pub fn register(class: &Class, name: &'static str) {
+    if name == "dict_values" {
+        return;
+    }
+    let sig = if name == "dict_keys" {
+        "dict_keys.isdisjoint(self, other, /)"
+    } else {
+        "dict_items.isdisjoint(self, other, /)"
+    };
+    add_method(
+        class,
+        sig,
+        isdisjoint,
+        "True if the view and the iterable have no item in common.",
+    );
+}
+
+fn isdisjoint(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let view = match a.get(0) {
+        Value::Native(n) => n.as_any().downcast_ref::<DictView>(),
+        _ => None,
+    }
+    .ok_or_else(|| descriptor_error("isdisjoint", "dict_keys", a.get(0)))?;
+    for x in vm.collect(a.get(1))? {
+        if view.contains(&x, vm)? == Some(true) {
+            return Ok(Value::Bool(false));
+        }
+    }
+    Ok(Value::Bool(true))
 }

@@ -136,7 +136,7 @@ impl Lowerer<'_> {
                 let mut it = kids(p);
                 let n = it.next().ok_or_else(|| shape(span, "walrus"))?;
                 let target = Expr {
-                    kind: ExprKind::Name(Self::name(n.as_str())),
+                    kind: ExprKind::Name(self.mangled_name(n.as_str())),
                     span: self.span(&n),
                 };
                 let value = self.expr(it.next().ok_or_else(|| shape(span, "walrus"))?)?;
@@ -430,7 +430,11 @@ impl Lowerer<'_> {
                 let n = kids(t).next().ok_or_else(|| shape(tspan, "attribute"))?;
                 ExprKind::Attribute {
                     value: Box::new(e),
-                    attr: self.ident(&n),
+                    attr: {
+                        let mut id = self.ident(&n);
+                        id.name = self.mangle(&id.name);
+                        id
+                    },
                 }
             }
         };
@@ -440,7 +444,7 @@ impl Lowerer<'_> {
     fn atom(&self, p: Pair<Rule>) -> R<Expr> {
         let span = self.span(&p);
         let kind = match p.as_rule() {
-            Rule::NAME => ExprKind::Name(Self::name(p.as_str())),
+            Rule::NAME => ExprKind::Name(self.mangled_name(p.as_str())),
             Rule::number => ExprKind::Constant(self.number(&p)?),
             Rule::strings => return self.strings(p),
             Rule::none_kw => ExprKind::Constant(Constant::None),

@@ -172,10 +172,46 @@ fn decode(body: &str, raw: bool, bytes: bool, at: usize) -> R<Vec<u8>> {
                 push_char(&mut out, v);
             }
             b'N' if !bytes => {
-                return Err(
-                    err("\\N{...} escapes are not supported".to_string(), start, i)
-                        .help("write the character itself, or use \\u/\\U with its code point"),
-                );
+                // `\N{NAME}`: the character with that Unicode name (or
+                // alias), matched without regard to case, as Python does.
+                let close = (b.get(i) == Some(&b'{'))
+                    .then(|| body[i..].find('}').map(|k| i + k))
+                    .flatten();
+                let malformed = |hi: usize| {
+                    err(
+                        format!(
+                            "(unicode error) 'unicodeescape' codec can't decode bytes in position {}-{}: malformed \\N character escape",
+                            py_pos(body, start),
+                            py_pos(body, hi)
+                        ),
+                        start,
+                        hi + 1,
+                    )
+                };
+                let Some(close) = close else {
+                    let hi = if b.get(i) == Some(&b'{') {
+                        b.len() - 1
+                    } else {
+                        i - 1
+                    };
+                    return Err(malformed(hi));
+                };
+                if close == i + 1 {
+                    return Err(malformed(i));
+                }
+                let Some(ch) = char_named(&body[i + 1..close]) else {
+                    return Err(err(
+                        format!(
+                            "(unicode error) 'unicodeescape' codec can't decode bytes in position {}-{}: unknown Unicode character name",
+                            py_pos(body, start),
+                            py_pos(body, close)
+                        ),
+                        start,
+                        close + 1,
+                    ));
+                };
+                push_char(&mut out, ch as u32);
+                i = close + 1;
             }
             _ => {
                 // Unknown escapes keep their backslash, as in Python.
@@ -185,6 +221,49 @@ fn decode(body: &str, raw: bool, bytes: bool, at: usize) -> R<Vec<u8>> {
         }
     }
     Ok(out)
+}
+
+/// The character `\N{name}` names: its Unicode name, in any case, or one
+/// of its aliases (`LF`, `BYTE ORDER MARK`). `unicode_names2` also matches
+/// names with spaces, hyphens or underscores added or dropped, which Python
+/// refuses; so a match is kept only when it is the exact name, or when the
+/// letters differ from the name's (an alias) and the spelling is clean.
+/// Algorithmic names (`HANGUL SYLLABLE GAG`, `CJK UNIFIED IDEOGRAPH-4E00`)
+/// must be upper case, as in CPython.
+fn char_named(given: &str) -> Option<char> {
+    let ch = unicode_names2::character(given)?;
+    // Control characters have no name, only aliases (`NULL`, `LF`).
+    let canonical = unicode_names2::name(ch).map_or_else(String::new, |n| n.to_string());
+    let upper = given.to_ascii_uppercase();
+    if upper == canonical {
+        let algorithmic = canonical.starts_with("HANGUL SYLLABLE ")
+            || canonical.contains(" IDEOGRAPH-")
+            || canonical.contains(" CHARACTER-");
+        return (!algorithmic || given == canonical).then_some(ch);
+    }
+    let letters = |s: &str| {
+        s.chars()
+            .filter(|c| !matches!(c, ' ' | '-' | '_'))
+            .collect::<String>()
+    };
+    let clean = upper
+        .bytes()
+        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b' ' || b == b'-')
+        && !upper.starts_with(' ')
+        && !upper.ends_with(' ')
+        && !upper.contains("  ");
+    (clean && letters(&upper) != letters(&canonical)).then_some(ch)
+}
+
+/// The position CPython's escape-decoding messages give for byte `i` of a
+/// literal's body: it counts each non-ASCII character as the ten bytes of
+/// the `\\U00XXXXXX` escape it rewrites it to before decoding.
+fn py_pos(body: &str, i: usize) -> usize {
+    body.get(..i)
+        .unwrap_or(body)
+        .chars()
+        .map(|c| if c.is_ascii() { 1 } else { 10 })
+        .sum()
 }
 
 fn push_char(out: &mut Vec<u8>, v: u32) {
@@ -328,10 +407,10 @@ impl Lowerer<'_> {
                 }
                 b'\\' if !raw => {
                     if b.get(i + 1) == Some(&b'N') && b.get(i + 2) == Some(&b'{') {
-                        return Err(SyntaxError::new(
-                            "\\N{...} escapes are not supported",
-                            Span::new(at + i, at + i + 3),
-                        ));
+                        // `\N{NAME}`: its braces are not a replacement field;
+                        // the literal's decoder reads (or rejects) the name.
+                        i = body[i..].find('}').map_or(b.len(), |k| i + k + 1);
+                        continue;
                     }
                     // Skip the escaped char, unless it is a brace.
                     i += if matches!(b.get(i + 1), Some(b'{' | b'}') | None) {

@@ -176,6 +176,33 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Python's private name mangling: inside a class (at any depth of
+    /// nested functions), `__x` (not ending in `__`) becomes `_Class__x`.
+    fn mangle(&self, id: &str) -> Rc<str> {
+        if !id.starts_with("__") || id.ends_with("__") || id.contains('.') {
+            return Rc::from(id);
+        }
+        let scopes = self.scopes.borrow();
+        let class = scopes.iter().rev().find(|s| s.kind == ScopeKind::Class);
+        let Some(class) = class else {
+            return Rc::from(id);
+        };
+        let cname = class.qualname.rsplit('.').next().unwrap_or("");
+        let stripped = cname.trim_start_matches('_');
+        if stripped.is_empty() {
+            return Rc::from(id);
+        }
+        Rc::from(format!("_{stripped}{id}"))
+    }
+
+    /// A fresh unresolved name, mangled when private (see [`Self::mangle`]).
+    fn mangled_name(&self, id: &str) -> Name {
+        Name {
+            id: self.mangle(id),
+            slot: Cell::new(Slot::Unresolved),
+        }
+    }
+
     /// The qualname a new def/class/lambda named `name` gets here.
     fn qualname_for(&self, name: &str) -> Rc<str> {
         let scopes = self.scopes.borrow();

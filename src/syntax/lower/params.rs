@@ -129,7 +129,7 @@ impl Lowerer<'_> {
         }
         let name = name.ok_or_else(|| shape(pspan, "parameter"))?;
         let nspan = self.span(&name);
-        let id: Rc<str> = Rc::from(name.as_str());
+        let id: Rc<str> = self.mangle(name.as_str());
         if !names.insert(id.clone()) {
             return Err(SyntaxError::new(
                 format!("duplicate argument '{id}' in function definition"),

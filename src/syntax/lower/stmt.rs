@@ -338,7 +338,7 @@ impl Lowerer<'_> {
                 Rule::NAME => {
                     let id = self.ident(&c);
                     name = Some(Expr {
-                        kind: ExprKind::Name(Self::name(&id.name)),
+                        kind: ExprKind::Name(self.mangled_name(&id.name)),
                         span: id.span,
                     });
                 }
@@ -572,7 +572,7 @@ impl Lowerer<'_> {
             })?;
         let end = body_end(&body, span);
         let def = FunctionDef {
-            target: Self::name(&name),
+            target: self.mangled_name(&name),
             name,
             qualname,
             args,
@@ -638,7 +638,7 @@ impl Lowerer<'_> {
         let body = self.in_scope(ScopeKind::Class, qualname.clone(), || self.block(body_pair))?;
         let end = body_end(&body, span);
         let def = ClassDef {
-            target: Self::name(&name),
+            target: self.mangled_name(&name),
             name,
             qualname,
             bases,

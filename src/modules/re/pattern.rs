@@ -1,0 +1,670 @@
+//! `re.Pattern`: a translated pattern compiled twice (for `search`/`match`
+//! and for `fullmatch`), its attributes and methods, the match loop that
+//! `findall`/`finditer`/`sub`/`split` share (CPython 3.7's rule for empty
+//! matches), and replacement templates.
+
+use std::any::Any;
+use std::rc::Rc;
+
+use super::matchobj::{MatchObj, Text};
+use super::syntax::{self, Translated};
+use super::{re_error, text_arg};
+use crate::modules::types::{add_method, int_arg};
+use crate::value::format::str_repr;
+use crate::value::{
+    Args, Class, ClassKind, Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm,
+};
+
+thread_local! {
+    static PATTERN_CLASS: Rc<Class> = make_class();
+}
+
+/// How many backtracking steps one search may take before it fails with
+/// an error instead of running for ever (a catastrophic pattern).
+const BACKTRACK_LIMIT: usize = 10_000_000;
+
+/// The `re.Pattern` class.
+pub fn pattern_class() -> Rc<Class> {
+    PATTERN_CLASS.with(Rc::clone)
+}
+
+/// A compiled pattern.
+pub struct Pattern {
+    /// The pattern as given (`.pattern`).
+    pub source: Value,
+    /// The flags (`.flags`), inline ones and `re.UNICODE` included.
+    pub flags: i64,
+    /// The number of groups.
+    pub groups: usize,
+    /// Group names and numbers.
+    pub names: Vec<(String, usize)>,
+    /// Where each group's `)` is in the pattern.
+    pub close_at: Vec<usize>,
+    search: fancy_regex::Regex,
+    full: fancy_regex::Regex,
+}
+
+/// The spans of groups 0..=groups (None: the group did not take part).
+type Spans = Vec<Option<(usize, usize)>>;
+
+/// Which anchoring a search has.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Mode {
+    /// Anywhere.
+    Search,
+    /// At `pos`.
+    Match,
+    /// From `pos` to `endpos`.
+    Full,
+}
+
+fn build(src: &str, pattern: &str) -> PyResult<fancy_regex::Regex> {
+    fancy_regex::RegexBuilder::new(src)
+        .backtrack_limit(BACKTRACK_LIMIT)
+        .build()
+        .map_err(|e| {
+            let msg = match e {
+                fancy_regex::Error::CompileError(c) => match *c {
+                    fancy_regex::CompileError::LookBehindNotConst => {
+                        "look-behind requires fixed-width pattern".to_string()
+                    }
+                    other => format!("re: pattern not supported: {other}"),
+                },
+                other => format!("re: pattern not supported: {other}"),
+            };
+            re_error(&msg, Some(pattern), None)
+        })
+}
+
+impl Pattern {
+    /// Translates and compiles `src` (the str of `source`).
+    pub fn new(source: Value, src: &str, flags: i64) -> PyResult<Pattern> {
+        let t: Translated = syntax::translate(src, flags).map_err(|e| {
+            if e.pos == syntax::VALUE_ERROR {
+                PyErr::new(ExcType::ValueError, e.msg)
+            } else if e.pos == syntax::NO_POS {
+                re_error(&e.msg, Some(src), None)
+            } else {
+                re_error(&e.msg, Some(src), Some(e.pos))
+            }
+        })?;
+        let search = build(&t.source, src)?;
+        let full = build(&format!("(?:{})\\z", t.source), src)?;
+        Ok(Pattern {
+            source,
+            flags: t.flags,
+            groups: t.groups,
+            names: t.names,
+            close_at: t.close_at,
+            search,
+            full,
+        })
+    }
+
+    /// The group number of a name.
+    pub fn group_index(&self, name: &str) -> Option<usize> {
+        self.names.iter().find(|(n, _)| n == name).map(|(_, g)| *g)
+    }
+
+    /// One search from byte `pos` in `hay` (already cut at endpos): the
+    /// byte spans of the groups.
+    fn exec(&self, hay: &str, pos: usize, mode: Mode) -> PyResult<Option<Spans>> {
+        let re = if mode == Mode::Full {
+            &self.full
+        } else {
+            &self.search
+        };
+        let caps = re.captures_from_pos(hay, pos).map_err(|_| {
+            PyErr::new(
+                ExcType::RuntimeError,
+                format!("re: the pattern backtracks too much on this string (more than {BACKTRACK_LIMIT} steps); rewrite it without nested repeats"),
+            )
+        })?;
+        let Some(caps) = caps else { return Ok(None) };
+        let spans: Vec<_> = (0..=self.groups)
+            .map(|i| caps.get(i).map(|m| (m.start(), m.end())))
+            .collect();
+        if mode != Mode::Search && spans[0].is_some_and(|(s, _)| s != pos) {
+            return Ok(None);
+        }
+        Ok(Some(spans))
+    }
+
+    /// Every match from `pos` (at most `limit`, 0: all), as byte spans.
+    fn all(&self, hay: &str, pos: usize, limit: usize) -> PyResult<Vec<Spans>> {
+        let mut out = Vec::new();
+        let mut p = pos;
+        let mut must_advance = false;
+        while p <= hay.len() && (limit == 0 || out.len() < limit) {
+            let Some(m) = self.exec(hay, p, Mode::Search)? else {
+                break;
+            };
+            let (s, e) = m[0].unwrap_or((p, p));
+            if must_advance && s == e && s == p {
+                // CPython 3.7+: no empty match where the previous empty one was.
+                match hay[p..].chars().next() {
+                    Some(c) => p += c.len_utf8(),
+                    None => break,
+                }
+                must_advance = false;
+                continue;
+            }
+            must_advance = s == e;
+            p = e;
+            out.push(m);
+        }
+        Ok(out)
+    }
+}
+
+/// `pos`/`endpos` clamped as CPython does, in characters.
+fn bounds(vm: &dyn Vm, text: &Text, pos: &Value, endpos: &Value) -> PyResult<(usize, usize)> {
+    let n = text.len() as i64;
+    let p = int_arg(pos, vm)?.clamp(0, n) as usize;
+    let e = int_arg(endpos, vm)?.clamp(0, n) as usize;
+    Ok((p, e))
+}
+
+fn this(a: &Args) -> PyResult<&Pattern> {
+    a.get(0).downcast::<Pattern>().ok_or_else(|| {
+        PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "descriptor for 're.Pattern' objects doesn't apply to a '{}' object",
+                a.get(0).type_name()
+            ),
+        )
+    })
+}
+
+fn to_chars(text: &Text, spans: Vec<Option<(usize, usize)>>) -> Vec<Option<(usize, usize)>> {
+    spans
+        .into_iter()
+        .map(|s| s.map(|(a, b)| (text.char_of(a), text.char_of(b))))
+        .collect()
+}
+
+fn run_one(vm: &dyn Vm, a: &Args, mode: Mode) -> PyResult<Value> {
+    let pat = this(a)?;
+    let text = Rc::new(Text::new(text_arg(a.get(1))?));
+    let (pos, endpos) = bounds(vm, &text, a.get(2), a.get(3))?;
+    if endpos < pos {
+        return Ok(Value::None);
+    }
+    let hay = &text.s[..text.byte_of(endpos)];
+    match pat.exec(hay, text.byte_of(pos), mode)? {
+        None => Ok(Value::None),
+        Some(spans) => Ok(Value::native(MatchObj {
+            spans: to_chars(&text, spans),
+            pattern: a.get(0).clone(),
+            subject: a.get(1).clone(),
+            text,
+            pos,
+            endpos,
+        })),
+    }
+}
+
+fn p_search(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    run_one(vm, a, Mode::Search)
+}
+
+fn p_match(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    run_one(vm, a, Mode::Match)
+}
+
+fn p_fullmatch(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    run_one(vm, a, Mode::Full)
+}
+
+/// The matches of `a.get(0)` in `subject` between pos and endpos as Match objects.
+fn matches(
+    vm: &dyn Vm,
+    pat_v: &Value,
+    subject: &Value,
+    pos: &Value,
+    endpos: &Value,
+    limit: usize,
+) -> PyResult<Vec<MatchObj>> {
+    let pat = pat_v
+        .downcast::<Pattern>()
+        .ok_or_else(|| PyErr::new(ExcType::TypeError, "expected a re.Pattern"))?;
+    let text = Rc::new(Text::new(text_arg(subject)?));
+    let (pos, endpos) = bounds(vm, &text, pos, endpos)?;
+    if endpos < pos {
+        return Ok(Vec::new());
+    }
+    let hay = &text.s[..text.byte_of(endpos)];
+    let found = pat.all(hay, text.byte_of(pos), limit)?;
+    Ok(found
+        .into_iter()
+        .map(|spans| MatchObj {
+            spans: to_chars(&text, spans),
+            pattern: pat_v.clone(),
+            subject: subject.clone(),
+            text: text.clone(),
+            pos,
+            endpos,
+        })
+        .collect())
+}
+
+fn p_findall(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let groups = this(a)?.groups;
+    let ms = matches(vm, a.get(0), a.get(1), a.get(2), a.get(3), 0)?;
+    let empty = Value::str("");
+    Ok(Value::list(
+        ms.iter()
+            .map(|m| match groups {
+                0 => m.group_str(0).unwrap_or(empty.clone()),
+                1 => m.group_str(1).unwrap_or(empty.clone()),
+                n => Value::tuple(
+                    (1..=n)
+                        .map(|g| m.group_str(g).unwrap_or(empty.clone()))
+                        .collect(),
+                ),
+            })
+            .collect(),
+    ))
+}
+
+fn p_finditer(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let ms = matches(vm, a.get(0), a.get(1), a.get(2), a.get(3), 0)?;
+    let list = Value::list(ms.into_iter().map(Value::native).collect());
+    vm.iter(&list)
+}
+
+/// One piece of a replacement template.
+pub enum Piece {
+    /// Literal text.
+    Lit(String),
+    /// A group's text (empty when it did not take part).
+    Group(usize),
+}
+
+/// Parses a replacement template (`\1`, `\g<name>`, `\g<0>`, `\n` …) as CPython does.
+pub fn parse_template(pat: &Pattern, tpl: &str) -> PyResult<Vec<Piece>> {
+    let c: Vec<char> = tpl.chars().collect();
+    let mut out = Vec::new();
+    let mut lit = String::new();
+    let mut i = 0;
+    let perr = |msg: String, pos: usize| re_error(&msg, Some(tpl), Some(pos));
+    let group = |lit: &mut String, out: &mut Vec<Piece>, g: usize| {
+        if !lit.is_empty() {
+            out.push(Piece::Lit(std::mem::take(lit)));
+        }
+        out.push(Piece::Group(g));
+    };
+    while i < c.len() {
+        if c[i] != '\\' {
+            lit.push(c[i]);
+            i += 1;
+            continue;
+        }
+        let Some(&e) = c.get(i + 1) else {
+            return Err(perr("bad escape (end of pattern)".into(), i));
+        };
+        match e {
+            'g' => {
+                if c.get(i + 2) != Some(&'<') {
+                    return Err(perr("missing <".into(), i + 2));
+                }
+                let s = i + 3;
+                let Some(len) = c[s..].iter().position(|x| *x == '>') else {
+                    return Err(perr("missing >, unterminated name".into(), s));
+                };
+                let name: String = c[s..s + len].iter().collect();
+                if name.is_empty() {
+                    return Err(perr("missing group name".into(), s));
+                }
+                let g = if name.chars().all(|x| x.is_ascii_digit()) {
+                    let g: usize = name.parse().unwrap_or(usize::MAX);
+                    if g > pat.groups {
+                        return Err(perr(format!("invalid group reference {name}"), s));
+                    }
+                    g
+                } else if name
+                    .chars()
+                    .next()
+                    .is_some_and(|x| x.is_alphabetic() || x == '_')
+                    && name.chars().all(|x| x.is_alphanumeric() || x == '_')
+                {
+                    pat.group_index(&name).ok_or_else(|| {
+                        PyErr::new(ExcType::IndexError, format!("unknown group name '{name}'"))
+                    })?
+                } else {
+                    return Err(perr(format!("bad character in group name '{name}'"), s));
+                };
+                group(&mut lit, &mut out, g);
+                i = s + len + 1;
+            }
+            '0'..='9' => {
+                let oct = |k: usize| c.get(k).is_some_and(|x| ('0'..='7').contains(x));
+                if e == '0' || (oct(i + 1) && oct(i + 2) && oct(i + 3)) {
+                    let mut v = 0u32;
+                    let mut j = i + 1;
+                    while j < i + 4 && oct(j) {
+                        v = v * 8 + c[j].to_digit(8).unwrap_or(0);
+                        j += 1;
+                    }
+                    if v > 0o377 {
+                        let t: String = c[i..j].iter().collect();
+                        return Err(perr(
+                            format!("octal escape value {t} outside of range 0-0o377"),
+                            i,
+                        ));
+                    }
+                    lit.push(char::from_u32(v).unwrap_or('\0'));
+                    i = j;
+                } else {
+                    let mut j = i + 2;
+                    if c.get(j).is_some_and(|x| x.is_ascii_digit()) {
+                        j += 1;
+                    }
+                    let num: String = c[i + 1..j].iter().collect();
+                    let g: usize = num.parse().unwrap_or(usize::MAX);
+                    if g > pat.groups {
+                        return Err(perr(format!("invalid group reference {num}"), i + 1));
+                    }
+                    group(&mut lit, &mut out, g);
+                    i = j;
+                }
+            }
+            'n' | 't' | 'r' | 'a' | 'f' | 'v' | 'b' | '\\' => {
+                lit.push(match e {
+                    'n' => '\n',
+                    't' => '\t',
+                    'r' => '\r',
+                    'a' => '\x07',
+                    'f' => '\x0c',
+                    'v' => '\x0b',
+                    'b' => '\x08',
+                    _ => '\\',
+                });
+                i += 2;
+            }
+            e if e.is_ascii_alphanumeric() => {
+                return Err(perr(format!("bad escape \\{e}"), i));
+            }
+            e => {
+                lit.push('\\');
+                lit.push(e);
+                i += 2;
+            }
+        }
+    }
+    if !lit.is_empty() {
+        out.push(Piece::Lit(lit));
+    }
+    Ok(out)
+}
+
+/// A template expanded for one match.
+pub fn expand(m: &MatchObj, pieces: &[Piece]) -> String {
+    let mut s = String::new();
+    for p in pieces {
+        match p {
+            Piece::Lit(t) => s.push_str(t),
+            Piece::Group(g) => {
+                if let Some((a, b)) = m.spans[*g] {
+                    s.push_str(m.text.slice(a, b));
+                }
+            }
+        }
+    }
+    s
+}
+
+fn subn_impl(vm: &dyn Vm, a: &Args) -> PyResult<(String, usize)> {
+    let pat = this(a)?;
+    let repl = a.get(1);
+    let count = int_arg(a.get(3), vm)?;
+    let text = text_arg(a.get(2))?;
+    let pieces = match repl {
+        Value::Str(t) => Some(parse_template(pat, t)?),
+        Value::Bytes(_) => {
+            return Err(text_arg(repl)
+                .err()
+                .unwrap_or_else(|| PyErr::new(ExcType::TypeError, "bytes")))
+        }
+        _ => None,
+    };
+    if count < 0 {
+        return Ok((text.to_string(), 0));
+    }
+    let ms = matches(
+        vm,
+        a.get(0),
+        a.get(2),
+        &Value::Int(0),
+        &Value::Int(i64::MAX),
+        count as usize,
+    )?;
+    let mut out = String::new();
+    let mut last = 0;
+    let n = ms.len();
+    // CPython joins a list of the pieces at the end: a non-str replacement
+    // is reported then, with its index in that list.
+    let mut items = 0usize;
+    let mut bad: Option<(usize, String)> = None;
+    for m in ms {
+        let (s, e) = m.spans[0].unwrap_or((0, 0));
+        if s > last {
+            items += 1;
+        }
+        out.push_str(m.text.slice(last, s));
+        match &pieces {
+            Some(p) => out.push_str(&expand(&m, p)),
+            None => match vm.call(repl, vec![Value::native(m)], Vec::new())? {
+                Value::Str(s) => {
+                    out.push_str(&s);
+                    items += 1;
+                }
+                Value::None => {}
+                other => {
+                    bad.get_or_insert((items, other.type_name()));
+                    items += 1;
+                }
+            },
+        }
+        last = e;
+    }
+    if let Some((i, t)) = bad {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!("sequence item {i}: expected str instance, {t} found"),
+        ));
+    }
+    let t = Text::new(text);
+    out.push_str(t.slice(last, t.len()));
+    Ok((out, n))
+}
+
+fn p_sub(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(Value::str(subn_impl(vm, a)?.0))
+}
+
+fn p_subn(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let (s, n) = subn_impl(vm, a)?;
+    Ok(Value::tuple(vec![Value::str(s), Value::Int(n as i64)]))
+}
+
+fn p_split(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let groups = this(a)?.groups;
+    let maxsplit = int_arg(a.get(2), vm)?;
+    let text = Text::new(text_arg(a.get(1))?);
+    if maxsplit < 0 {
+        return Ok(Value::list(vec![a.get(1).clone()]));
+    }
+    let ms = matches(
+        vm,
+        a.get(0),
+        a.get(1),
+        &Value::Int(0),
+        &Value::Int(i64::MAX),
+        maxsplit as usize,
+    )?;
+    let mut out = Vec::new();
+    let mut last = 0;
+    for m in ms {
+        let (s, e) = m.spans[0].unwrap_or((0, 0));
+        out.push(Value::str(text.slice(last, s)));
+        for g in 1..=groups {
+            out.push(m.group_str(g).unwrap_or(Value::None));
+        }
+        last = e;
+    }
+    out.push(Value::str(text.slice(last, text.len())));
+    Ok(Value::list(out))
+}
+
+/// The flags part of a Pattern's repr, in CPython's order.
+fn flags_repr(flags: i64) -> String {
+    const ORDER: &[(&str, i64)] = &[
+        ("TEMPLATE", 1),
+        ("IGNORECASE", syntax::I),
+        ("LOCALE", syntax::L),
+        ("MULTILINE", syntax::M),
+        ("DOTALL", syntax::S),
+        ("UNICODE", syntax::U),
+        ("VERBOSE", syntax::X),
+        ("DEBUG", syntax::DEBUG),
+        ("ASCII", syntax::A),
+    ];
+    let f = flags & !syntax::U;
+    ORDER
+        .iter()
+        .filter(|(_, v)| f & v != 0)
+        .map(|(n, _)| format!("re.{n}"))
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+impl NativeObject for Pattern {
+    fn type_name(&self) -> &str {
+        "re.Pattern"
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(pattern_class())
+    }
+
+    fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
+        let src = match &self.source {
+            Value::Str(s) => str_repr(s),
+            other => vm.repr(other)?,
+        };
+        let src: String = if src.chars().count() > 200 {
+            src.chars().take(200).collect()
+        } else {
+            src
+        };
+        let f = flags_repr(self.flags);
+        Ok(if f.is_empty() {
+            format!("re.compile({src})")
+        } else {
+            format!("re.compile({src}, {f})")
+        })
+    }
+
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "pattern" => Some(self.source.clone()),
+            "flags" => Some(Value::Int(self.flags)),
+            "groups" => Some(Value::Int(self.groups as i64)),
+            "groupindex" => {
+                let mut d = Dict::new();
+                for (n, g) in &self.names {
+                    d.insert_str(n, Value::Int(*g as i64));
+                }
+                Some(Value::dict(d))
+            }
+            _ => match pattern_class().lookup(name) {
+                Some(Value::NativeFunction(f)) => Some(f.bind(this.clone())),
+                other => other,
+            },
+        })
+    }
+
+    fn dir(&self) -> Vec<String> {
+        let mut v: Vec<String> = ["pattern", "flags", "groups", "groupindex"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        v.extend(pattern_class().dict.borrow().keys().map(|k| k.to_string()));
+        v
+    }
+
+    fn compare(
+        &self,
+        this: &Value,
+        op: &str,
+        other: &Value,
+        _vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        let same = match other.downcast::<Pattern>() {
+            Some(o) => {
+                this.is(other)
+                    || (o.flags == self.flags && o.source.is(&self.source))
+                    || matches!((&o.source, &self.source), (Value::Str(a), Value::Str(b)) if a == b && o.flags == self.flags)
+            }
+            None => return Ok(None),
+        };
+        Ok(crate::value::native::equality(op, same))
+    }
+}
+
+fn make_class() -> Rc<Class> {
+    let c = Class::new_builtin("Pattern", "re", None, ClassKind::Native);
+    let max = "9223372036854775807";
+    let sigs: [(String, crate::value::NativeFn, &'static str); 8] = [
+        (
+            format!("Pattern.search(self, string, pos=0, endpos={max})"),
+            p_search,
+            "The first match at or after pos, or None.",
+        ),
+        (
+            format!("Pattern.match(self, string, pos=0, endpos={max})"),
+            p_match,
+            "A match starting at pos, or None.",
+        ),
+        (
+            format!("Pattern.fullmatch(self, string, pos=0, endpos={max})"),
+            p_fullmatch,
+            "A match of the whole of string[pos:endpos], or None.",
+        ),
+        (
+            format!("Pattern.findall(self, string, pos=0, endpos={max})"),
+            p_findall,
+            "All matches: strings, or tuples of groups.",
+        ),
+        (
+            format!("Pattern.finditer(self, string, pos=0, endpos={max})"),
+            p_finditer,
+            "An iterator over the matches.",
+        ),
+        (
+            "Pattern.sub(self, repl, string, count=0)".into(),
+            p_sub,
+            "The string with matches replaced.",
+        ),
+        (
+            "Pattern.subn(self, repl, string, count=0)".into(),
+            p_subn,
+            "`(new_string, number_of_subs)`.",
+        ),
+        (
+            "Pattern.split(self, string, maxsplit=0)".into(),
+            p_split,
+            "The string split at the matches.",
+        ),
+    ];
+    for (sig, f, doc) in sigs {
+        add_method(&c, &sig, f, doc);
+    }
+    c
+}
