@@ -979,6 +979,17 @@ impl SetTable {
         }
     }
 
+    /// Replaces each element by `f` of it: a key equal to it with the same
+    /// hash, so the layout stays valid.
+    pub fn try_map_keys<E>(&mut self, mut f: impl FnMut(&Key) -> Result<Key, E>) -> Result<(), E> {
+        for slot in &mut self.slots {
+            if let Slot::Active(k, _) = slot {
+                *k = f(k)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Whether CPython's hash of the key is the same in every run.
     pub fn stable(key: &Key) -> bool {
         stable_hash(&key.0)

@@ -10,7 +10,8 @@ use indexmap::IndexSet;
 use super::{add_method, add_new, descriptor_error};
 use crate::syntax::ast::{Expr, ExprKind};
 use crate::value::dict::{
-    key_set_insert, keys_subset, set_add, set_algebra, set_discard, vm_compared, SetObj, SetTable,
+    find_key, key_set_insert, keys_subset, set_add, set_algebra, set_discard, vm_compared, SetObj,
+    SetTable,
 };
 use crate::value::{Args, Class, ExcType, Key, NativeFn, PyErr, PyResult, Value, Vm};
 
@@ -179,12 +180,38 @@ fn op_table(op: char, so: &SetTable, o: &Operand, same: bool) -> SetTable {
     }
 }
 
-/// Whether the operands of a set operation can run on CPython's simulated
-/// tables: these compare elements by builtin equality only, so not when an
-/// element's equality calls `__eq__` (then the result keeps the order its
-/// elements are added in, through [`set_algebra`]).
-fn by_table(a: &SetObj, keys: &IndexSet<Key>) -> bool {
-    !a.items.borrow().iter().any(vm_compared) && !keys.iter().any(vm_compared)
+/// The other operand of a set operation on `a` (elements `mine`), for the
+/// simulated tables. These compare elements by builtin equality (instances
+/// by identity), so when an element's equality calls `__eq__`, each element
+/// of the operand that `==` finds in `a` is replaced by `a`'s own (same
+/// hash): then identity agrees with `==`.
+fn operand(
+    vm: &dyn Vm,
+    mine: &IndexSet<Key>,
+    b: &Value,
+    keys: &IndexSet<Key>,
+) -> PyResult<Option<Operand>> {
+    if !mine.iter().any(vm_compared) && !keys.iter().any(vm_compared) {
+        return Ok(Operand::of(b, keys));
+    }
+    let canonical = |k: &Key| -> PyResult<Key> {
+        let found = find_key(vm, k, |p| mine.get_index_of(p))?;
+        Ok(found
+            .and_then(|i| mine.get_index(i).cloned())
+            .unwrap_or_else(|| k.clone()))
+    };
+    if let Value::Set(s) = b {
+        let Some(mut t) = s.table() else {
+            return Ok(None);
+        };
+        t.try_map_keys(canonical)?;
+        return Ok(Some(Operand::Set(t)));
+    }
+    let keys = keys
+        .iter()
+        .map(canonical)
+        .collect::<PyResult<IndexSet<Key>>>()?;
+    Ok(Operand::of(b, &keys))
 }
 
 /// `a op b` for a set `a` and any iterable `b` (the operators check that
@@ -198,10 +225,7 @@ pub fn set_op(
 ) -> PyResult<SetObj> {
     let mine = a.items.borrow().clone();
     let plain = combine(vm, op, &mine, keys)?;
-    if !by_table(a, keys) {
-        return Ok(SetObj::new(plain, a.frozen));
-    }
-    let table = match (a.table(), Operand::of(b, keys)) {
+    let table = match (a.table(), operand(vm, &mine, b, keys)?) {
         (Some(t), Some(o)) => Some(op_table(
             op,
             &t,
@@ -231,8 +255,9 @@ pub fn set_op_in_place(
         }
         return Ok(());
     }
-    let table = match (a.table(), Operand::of(b, keys)) {
-        (Some(mut t), Some(o)) if by_table(a, keys) => Some(match op {
+    let mine = a.items.borrow().clone();
+    let table = match (a.table(), operand(vm, &mine, b, keys)?) {
+        (Some(mut t), Some(o)) => Some(match op {
             '|' => {
                 update_table(&mut t, &o);
                 t
@@ -252,7 +277,6 @@ pub fn set_op_in_place(
     match table {
         Some(t) => a.set_table(t),
         None => {
-            let mine = a.items.borrow().clone();
             let new = combine(vm, op, &mine, keys)?;
             a.replace_items(new);
         }
