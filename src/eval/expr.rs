@@ -10,8 +10,8 @@ use super::frame::Frame;
 use super::Interp;
 use crate::syntax::ast::*;
 use crate::syntax::Span;
-use crate::value::dict::{Dict, Key, SetObj};
-use crate::value::{ExcType, PyErr, PyResult, Value};
+use crate::value::dict::{key_set_insert, Dict, Key, SetObj};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 impl Interp {
     /// Evaluates an expression; an error not yet located is located at its span.
@@ -209,7 +209,7 @@ impl Interp {
             ExprKind::Set(items) => {
                 let mut set = IndexSet::new();
                 for v in self.eval_items(f, items)? {
-                    set.insert(Key::new(v)?);
+                    key_set_insert(self, &mut set, v)?;
                 }
                 Ok(Value::Set(Rc::new(
                     crate::modules::types::set::literal_set(items, set),
@@ -222,12 +222,12 @@ impl Interp {
                         Some(k) => {
                             let k = self.eval(f, k)?;
                             let v = self.eval(f, v)?;
-                            d.insert(k, v)?;
+                            d.insert_vm(self, k, v)?;
                         }
                         None => {
                             let m = self.eval(f, v)?;
                             for (k, v) in self.mapping_items(&m)? {
-                                d.insert(k, v)?;
+                                d.insert_vm(self, k, v)?;
                             }
                         }
                     }
@@ -761,12 +761,12 @@ impl Interp {
                             Some(e) => self.eval(f, e)?,
                             None => Value::None,
                         };
-                        out.push_pair(v, val)?;
+                        out.push_pair(self, v, val)?;
                     }
                     CompKind::Generator => {
                         self.yield_value(v)?.discard();
                     }
-                    _ => out.push(v)?,
+                    _ => out.push(self, v)?,
                 }
             }
         }
@@ -891,7 +891,7 @@ impl CompOut {
         }
     }
 
-    fn push(&mut self, v: Value) -> PyResult<()> {
+    fn push(&mut self, vm: &dyn Vm, v: Value) -> PyResult<()> {
         match self {
             CompOut::List(l) => {
                 l.try_reserve(1)
@@ -899,16 +899,16 @@ impl CompOut {
                 l.push(v);
             }
             CompOut::Set(s) => {
-                s.insert(Key::new(v)?);
+                key_set_insert(vm, s, v)?;
             }
             CompOut::Dict(_) | CompOut::Yield => {}
         }
         Ok(())
     }
 
-    fn push_pair(&mut self, k: Value, v: Value) -> PyResult<()> {
+    fn push_pair(&mut self, vm: &dyn Vm, k: Value, v: Value) -> PyResult<()> {
         if let CompOut::Dict(d) = self {
-            d.insert(k, v)?;
+            d.insert_vm(vm, k, v)?;
         }
         Ok(())
     }

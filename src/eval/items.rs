@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use super::Interp;
 use crate::modules::types::slice_indices;
-use crate::value::dict::Key;
+use crate::value::dict::{dict_get, dict_remove, dict_set};
 use crate::value::{ExcType, PyErr, PyResult, Value};
 
 impl Interp {
@@ -45,14 +45,10 @@ impl Interp {
                 }
                 None => Ok(Value::Int(b[seq_index(key, b.len(), "index")?] as i64)),
             },
-            Value::Dict(d) => {
-                let k = Key::new(key.clone())?;
-                let found = d.borrow().map.get(&k).cloned();
-                match found {
-                    Some(x) => Ok(x),
-                    None => Err(PyErr::with_args(ExcType::KeyError, vec![key.clone()])),
-                }
-            }
+            Value::Dict(d) => match dict_get(self, d, key)? {
+                Some(x) => Ok(x),
+                None => Err(PyErr::with_args(ExcType::KeyError, vec![key.clone()])),
+            },
             Value::Instance(inst) => match inst.class.lookup("__getitem__") {
                 Some(m) => self.call_value(&m, vec![v.clone(), key.clone()], Vec::new()),
                 None => Err(not_subscriptable(v)),
@@ -126,7 +122,7 @@ impl Interp {
                     }
                 }
             }
-            Value::Dict(d) => d.borrow_mut().insert(key.clone(), value),
+            Value::Dict(d) => dict_set(self, d, key.clone(), value),
             Value::Instance(inst) => match inst.class.lookup("__setitem__") {
                 Some(m) => self.call_value(&m, vec![v.clone(), key.clone(), value], Vec::new()).map(|_| ()),
                 None => Err(no_item_assignment(v)),
@@ -171,7 +167,7 @@ impl Interp {
                     }
                 }
             }
-            Value::Dict(d) => match d.borrow_mut().remove(key)? {
+            Value::Dict(d) => match dict_remove(self, d, key)? {
                 Some(_) => Ok(()),
                 None => Err(PyErr::with_args(ExcType::KeyError, vec![key.clone()])),
             },

@@ -12,7 +12,7 @@ use crate::modules::types::num::{num, num_binop, num_cmp};
 use crate::modules::types::ops::{binop_error, compare_error, inplace_error, unary_error};
 use crate::modules::types::set::{set_op, set_op_in_place};
 use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
-use crate::value::dict::{key_eq, py_hash, Key};
+use crate::value::dict::{dict_get, find_key, hash_with_vm, key_eq, keys_subset, set_contains};
 use crate::value::{ExcType, PyErr, PyResult, Value};
 
 #[cold]
@@ -117,7 +117,7 @@ impl Interp {
                 if let Value::Set(o) = b {
                     let sym = op.symbol().chars().next().unwrap_or('|');
                     let keys = o.items.borrow().clone();
-                    set_op_in_place(sym, s, b, &keys);
+                    set_op_in_place(self, sym, s, b, &keys)?;
                     return Ok(a.clone());
                 }
             }
@@ -188,7 +188,7 @@ impl Interp {
             ) => {
                 let sym = op.symbol().chars().next().unwrap_or('|');
                 let keys = y.items.borrow().clone();
-                Value::Set(Rc::new(set_op(sym, x, b, &keys)))
+                Value::Set(Rc::new(set_op(self, sym, x, b, &keys)?))
             }
             (BinOp::BitOr, Value::Dict(x), Value::Dict(y)) => {
                 let mut d = x.borrow().clone();
@@ -395,16 +395,17 @@ impl Interp {
             }
         }
         if let (Value::Set(x), Value::Set(y)) = (a, b) {
-            let (xs, ys) = (x.items.borrow(), y.items.borrow());
-            let sub = xs.iter().all(|k| ys.contains(k));
-            let sup = ys.iter().all(|k| xs.contains(k));
+            // As CPython's set_richcompare: sizes first, then one subset
+            // test (clones: an __eq__ may change the sets).
+            let (xs, ys) = (x.items.borrow().clone(), y.items.borrow().clone());
+            let (nx, ny) = (xs.len(), ys.len());
             let r = match op {
-                CmpOp::Eq => sub && sup,
-                CmpOp::NotEq => !(sub && sup),
-                CmpOp::Lt => sub && !sup,
-                CmpOp::LtE => sub,
-                CmpOp::Gt => sup && !sub,
-                _ => sup,
+                CmpOp::Eq => nx == ny && keys_subset(self, &xs, &ys)?,
+                CmpOp::NotEq => !(nx == ny && keys_subset(self, &xs, &ys)?),
+                CmpOp::Lt => nx < ny && keys_subset(self, &xs, &ys)?,
+                CmpOp::LtE => nx <= ny && keys_subset(self, &xs, &ys)?,
+                CmpOp::Gt => nx > ny && keys_subset(self, &ys, &xs)?,
+                _ => nx >= ny && keys_subset(self, &ys, &xs)?,
             };
             return Ok(Value::Bool(r));
         }
@@ -449,9 +450,9 @@ impl Interp {
                     return Ok(false);
                 }
                 for (k, v) in x.map.iter() {
-                    match y.map.get(k) {
+                    match find_key(self, k, |p| y.map.get(p).cloned())? {
                         Some(w) => {
-                            if !self.values_eq(v, w)? {
+                            if !self.values_eq(v, &w)? {
                                 return Ok(false);
                             }
                         }
@@ -633,14 +634,8 @@ impl Interp {
                     "a bytes-like object is required",
                 )),
             },
-            Value::Dict(d) => {
-                let k = Key::new(item.clone())?;
-                Ok(d.borrow().map.contains_key(&k))
-            }
-            Value::Set(s) => {
-                let k = Key::new(item.clone())?;
-                Ok(s.items.borrow().contains(&k))
-            }
+            Value::Dict(d) => Ok(dict_get(self, d, item)?.is_some()),
+            Value::Set(s) => set_contains(self, s, item),
             Value::List(l) => {
                 let items = l.borrow().clone();
                 for x in items.iter() {
@@ -698,28 +693,7 @@ impl Interp {
 
     /// `hash(v)`.
     pub fn hash_value(&self, v: &Value) -> PyResult<i64> {
-        if let Value::Instance(inst) = v {
-            if let Some(m) = inst.class.lookup("__hash__") {
-                if m.is_none() {
-                    return Err(PyErr::new(
-                        ExcType::TypeError,
-                        format!("unhashable type: '{}'", inst.class.name),
-                    ));
-                }
-                return match self.call_value(&m, vec![v.clone()], Vec::new())? {
-                    // -1 is CPython's error marker: a hash of -1 reads -2.
-                    Value::Int(-1) => Ok(-2),
-                    Value::Int(i) => Ok(i),
-                    Value::Bool(b) => Ok(b as i64),
-                    _ => Err(PyErr::new(
-                        ExcType::TypeError,
-                        "__hash__ method should return an integer",
-                    )),
-                };
-            }
-        }
-        let k = Key::new(v.clone())?;
-        Ok(py_hash(&k.0))
+        hash_with_vm(v, self)
     }
 }
 

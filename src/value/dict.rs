@@ -6,26 +6,346 @@
 use std::cell::RefCell;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
-use indexmap::{IndexMap, IndexSet};
+use indexmap::{Equivalent, IndexMap, IndexSet};
 
 use super::error::{ExcType, PyErr, PyResult};
+use super::native::Vm;
 use super::value::Value;
 
-/// A hashable value used as a dict key or set element.
+/// A hashable value used as a dict key or set element, with its Python
+/// `hash()` computed once (the tables keep it; a lookup compares it before
+/// comparing values, as CPython does before calling `__eq__`).
 #[derive(Clone, Debug)]
-pub struct Key(pub Value);
+pub struct Key(pub Value, i64);
 
 impl Key {
     /// Checks that `v` is hashable (`TypeError: unhashable type: 'list'`).
+    /// Without an interpreter it refuses an object whose class defines
+    /// `__hash__` (use [`Key::with_vm`]).
     pub fn new(v: Value) -> PyResult<Key> {
         check_hashable(&v)?;
-        Ok(Key(v))
+        let h = py_hash(&v);
+        Ok(Key(v, h))
+    }
+
+    /// A key whose hash may call `__hash__` through the interpreter
+    /// (instances, and tuples and frozensets holding them).
+    pub fn with_vm(v: Value, vm: &dyn Vm) -> PyResult<Key> {
+        let h = match &v {
+            Value::Str(s) => fnv(s.as_bytes()),
+            Value::Int(i) => hash_int(*i),
+            _ => hash_with_vm(&v, vm)?,
+        };
+        Ok(Key(v, h))
+    }
+
+    /// A string key.
+    pub fn str(s: &str) -> Key {
+        Key(Value::str(s), fnv(s.as_bytes()))
     }
 
     /// Python's `hash()` of the key.
     pub fn hash_value(&self) -> i64 {
-        py_hash(&self.0)
+        self.1
     }
+}
+
+/// Python's `hash(v)`, calling `__hash__` of instances through `vm`
+/// (`TypeError: unhashable type: 'C'` when it is None, and when it returns
+/// something other than an int).
+pub fn hash_with_vm(v: &Value, vm: &dyn Vm) -> PyResult<i64> {
+    match v {
+        Value::Instance(i) => match i.class.lookup("__hash__") {
+            Some(Value::None) => Err(unhashable(v)),
+            Some(m) => match vm.call(&m, vec![v.clone()], Vec::new())? {
+                Value::Int(-1) => Ok(-2),
+                Value::Int(n) => Ok(n),
+                Value::Bool(b) => Ok(b as i64),
+                _ => Err(PyErr::new(
+                    ExcType::TypeError,
+                    "__hash__ method should return an integer",
+                )),
+            },
+            None => Ok(py_hash(v)),
+        },
+        Value::Tuple(items) if items.iter().any(hashes_in_vm) => {
+            let hashes = items
+                .iter()
+                .map(|x| hash_with_vm(x, vm))
+                .collect::<PyResult<Vec<i64>>>()?;
+            Ok(tuple_hash(&hashes))
+        }
+        _ => {
+            check_hashable(v)?;
+            Ok(py_hash(v))
+        }
+    }
+}
+
+/// Whether hashing `v` calls into the interpreter (an instance whose class
+/// defines `__hash__`, or a tuple holding one).
+fn hashes_in_vm(v: &Value) -> bool {
+    match v {
+        Value::Instance(i) => i.class.lookup("__hash__").is_some(),
+        Value::Tuple(items) => items.iter().any(hashes_in_vm),
+        _ => false,
+    }
+}
+
+/// Whether comparing `v` with another key calls into the interpreter (an
+/// instance whose class defines `__eq__`, or a tuple or frozenset holding one).
+fn compares_in_vm(v: &Value) -> bool {
+    match v {
+        Value::Str(_) | Value::Int(_) => false,
+        Value::Instance(i) => i.class.lookup("__eq__").is_some(),
+        Value::Tuple(items) => items.iter().any(compares_in_vm),
+        Value::Set(s) => s
+            .items
+            .try_borrow()
+            .map_or(true, |items| items.iter().any(|k| compares_in_vm(&k.0))),
+        _ => false,
+    }
+}
+
+/// A lookup of one key in a table (`IndexMap`/`IndexSet` of [`Key`]).
+/// While the table is borrowed it only compares hashes and builtin values;
+/// stored keys whose equality needs the interpreter (`__eq__`) and whose
+/// hash matches are collected, to be compared after the borrow ends, so an
+/// `__eq__` that mutates the table meets no borrowed `RefCell`.
+pub struct Probe<'a> {
+    value: &'a Value,
+    hash: i64,
+    /// Match by identity only (re-finding a key `__eq__` accepted).
+    identity: bool,
+    slow: bool,
+    candidates: RefCell<Vec<Value>>,
+}
+
+impl<'a> Probe<'a> {
+    fn new(key: &'a Key, identity: bool) -> Probe<'a> {
+        Probe {
+            value: &key.0,
+            hash: key.1,
+            identity,
+            slow: !identity && compares_in_vm(&key.0),
+            candidates: RefCell::new(Vec::new()),
+        }
+    }
+}
+
+impl Hash for Probe<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_i64(self.hash);
+    }
+}
+
+impl Equivalent<Key> for Probe<'_> {
+    fn equivalent(&self, stored: &Key) -> bool {
+        if stored.1 != self.hash {
+            return false;
+        }
+        if self.identity || stored.0.is(self.value) {
+            return stored.0.is(self.value);
+        }
+        if self.slow || compares_in_vm(&stored.0) {
+            self.candidates.borrow_mut().push(stored.0.clone());
+            return false;
+        }
+        key_eq(&stored.0, self.value)
+    }
+}
+
+/// How often a lookup restarts because `__eq__` changed the table, before it
+/// gives up with CPython's RuntimeError (CPython restarts without a bound).
+const MAX_RESTARTS: usize = 100;
+
+/// Finds `key` in a table: `find` runs a [`Probe`] against the borrowed
+/// table (`|p| table.borrow().get_index_of(p)`, or a lookup returning the
+/// value). Stored keys with the same hash but no builtin equality are then
+/// compared with `==` through `vm` (stored key on the left, as CPython), and
+/// the one that compares equal is found again by identity; if `__eq__`
+/// removed it meanwhile the lookup starts over, as CPython's does.
+pub fn find_key<R>(
+    vm: &dyn Vm,
+    key: &Key,
+    find: impl Fn(&Probe) -> Option<R>,
+) -> PyResult<Option<R>> {
+    for _ in 0..MAX_RESTARTS {
+        let probe = Probe::new(key, false);
+        if let Some(r) = find(&probe) {
+            return Ok(Some(r));
+        }
+        let candidates = probe.candidates.into_inner();
+        let mut restart = false;
+        for c in candidates {
+            if vm.eq(&c, &key.0)? {
+                let again = Key(c, key.1);
+                match find(&Probe::new(&again, true)) {
+                    Some(r) => return Ok(Some(r)),
+                    None => {
+                        restart = true;
+                        break;
+                    }
+                }
+            }
+        }
+        if !restart {
+            return Ok(None);
+        }
+    }
+    Err(PyErr::new(
+        ExcType::RuntimeError,
+        "dictionary changed size during iteration",
+    ))
+}
+
+/// `d[key]` (None when missing), with keys compared through `vm`.
+pub fn dict_get(vm: &dyn Vm, d: &RefCell<Dict>, key: &Value) -> PyResult<Option<Value>> {
+    let k = Key::with_vm(key.clone(), vm)?;
+    find_key(vm, &k, |p| d.borrow().map.get(p).cloned())
+}
+
+/// `d[key] = value` (an existing equal key keeps its place and identity).
+pub fn dict_set(vm: &dyn Vm, d: &RefCell<Dict>, key: Value, value: Value) -> PyResult<()> {
+    dict_set_key(vm, d, Key::with_vm(key, vm)?, value)
+}
+
+/// `d[k] = value` for a key already hashed (e.g. one from another dict).
+pub fn dict_set_key(vm: &dyn Vm, d: &RefCell<Dict>, k: Key, value: Value) -> PyResult<()> {
+    {
+        let mut this = d.borrow_mut();
+        if !this.vm_keys && !compares_in_vm(&k.0) {
+            // Builtin keys in a dict of builtin keys: one lookup, no call.
+            this.map.insert(k, value);
+            return Ok(());
+        }
+    }
+    let found = find_key(vm, &k, |p| d.borrow().map.get_index_of(p))?;
+    d.borrow_mut().put(found, k, value);
+    Ok(())
+}
+
+/// `del d[key]` / `d.pop(key)`: the removed value, None when missing.
+pub fn dict_remove(vm: &dyn Vm, d: &RefCell<Dict>, key: &Value) -> PyResult<Option<Value>> {
+    let k = Key::with_vm(key.clone(), vm)?;
+    match find_key(vm, &k, |p| d.borrow().map.get_index_of(p))? {
+        Some(i) => Ok(d.borrow_mut().map.shift_remove_index(i).map(|(_, v)| v)),
+        None => Ok(None),
+    }
+}
+
+/// `key in s` for a set or frozenset.
+pub fn set_contains(vm: &dyn Vm, s: &SetObj, key: &Value) -> PyResult<bool> {
+    let k = Key::with_vm(key.clone(), vm)?;
+    Ok(find_key(vm, &k, |p| s.items.borrow().get_index_of(p))?.is_some())
+}
+
+/// `s.add(key)` (CPython's table order kept through [`SetObj::add_key`]).
+pub fn set_add(vm: &dyn Vm, s: &SetObj, key: Value) -> PyResult<()> {
+    let k = Key::with_vm(key, vm)?;
+    if find_key(vm, &k, |p| s.items.borrow().get_index_of(p))?.is_none() {
+        s.add_key(k);
+    }
+    Ok(())
+}
+
+/// `s.discard(key)`: whether it was there (the stored equal key is the one
+/// removed, through [`SetObj::discard_key`]).
+pub fn set_discard(vm: &dyn Vm, s: &SetObj, key: &Value) -> PyResult<bool> {
+    let k = Key::with_vm(key.clone(), vm)?;
+    let stored = find_key(vm, &k, |p| {
+        let items = s.items.borrow();
+        items
+            .get_index_of(p)
+            .and_then(|i| items.get_index(i).cloned())
+    })?;
+    Ok(match stored {
+        Some(stored) => s.discard_key(&stored),
+        None => false,
+    })
+}
+
+/// Whether comparing the key with another calls `__eq__` (then only
+/// [`find_key`] finds it; `Key`'s own `==` compares such values by identity).
+pub fn vm_compared(k: &Key) -> bool {
+    compares_in_vm(&k.0)
+}
+
+/// Adds a value to a set being built (not yet visible to the script).
+pub fn key_set_insert(vm: &dyn Vm, set: &mut IndexSet<Key>, v: Value) -> PyResult<()> {
+    let k = Key::with_vm(v, vm)?;
+    let found = {
+        let set: &IndexSet<Key> = set;
+        find_key(vm, &k, |p| set.get_index_of(p))?
+    };
+    if found.is_none() {
+        set.insert(k);
+    }
+    Ok(())
+}
+
+/// Whether every element of `a` is in `b` (`__eq__` called through `vm`;
+/// pass tables the script cannot reach, e.g. clones).
+pub fn keys_subset(vm: &dyn Vm, a: &IndexSet<Key>, b: &IndexSet<Key>) -> PyResult<bool> {
+    for k in a {
+        if find_key(vm, k, |p| b.get_index_of(p))?.is_none() {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The set algebra `a op b`, `op` one of `| & - ^` (`__eq__` called through
+/// `vm`; pass tables the script cannot reach, e.g. clones).
+pub fn set_algebra(
+    vm: &dyn Vm,
+    op: char,
+    a: &IndexSet<Key>,
+    b: &IndexSet<Key>,
+) -> PyResult<IndexSet<Key>> {
+    let in_vm = |s: &IndexSet<Key>| s.iter().any(|k| compares_in_vm(&k.0));
+    if !in_vm(a) && !in_vm(b) {
+        return Ok(match op {
+            '|' => a.union(b).cloned().collect(),
+            '&' => a.intersection(b).cloned().collect(),
+            '-' => a.difference(b).cloned().collect(),
+            _ => a.symmetric_difference(b).cloned().collect(),
+        });
+    }
+    let has = |s: &IndexSet<Key>, k: &Key| -> PyResult<bool> {
+        Ok(find_key(vm, k, |p| s.get_index_of(p))?.is_some())
+    };
+    let mut out = IndexSet::new();
+    match op {
+        '|' => {
+            out = a.clone();
+            for k in b {
+                if !has(&out, k)? {
+                    out.insert(k.clone());
+                }
+            }
+        }
+        '&' | '-' => {
+            for k in a {
+                if has(b, k)? == (op == '&') {
+                    out.insert(k.clone());
+                }
+            }
+        }
+        _ => {
+            for k in a {
+                if !has(b, k)? {
+                    out.insert(k.clone());
+                }
+            }
+            for k in b {
+                if !has(a, k)? {
+                    out.insert(k.clone());
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn check_hashable(v: &Value) -> PyResult<()> {
@@ -42,23 +362,19 @@ fn check_hashable(v: &Value) -> PyResult<()> {
             Some(plain) => check_hashable(&plain),
             None => Ok(()),
         },
-        // Keys hash and compare in Rust, without calling back into the
-        // interpreter: an instance with its own __eq__/__hash__ would be
-        // compared by identity, a silent wrong answer, so it is refused.
-        Value::Instance(i)
-            if i.class.lookup("__hash__").is_some() || i.class.lookup("__eq__").is_some() =>
-        {
-            if matches!(i.class.lookup("__hash__"), Some(Value::None)) {
-                return Err(unhashable(v));
-            }
-            Err(PyErr::new(
+        // Without an interpreter a key cannot call __hash__; callers that
+        // have one use Key::with_vm.
+        Value::Instance(i) => match i.class.lookup("__hash__") {
+            Some(Value::None) => Err(unhashable(v)),
+            Some(_) => Err(PyErr::new(
                 ExcType::NotImplementedError,
                 format!(
-                    "'{}' defines __eq__ or __hash__: such objects cannot be dict keys or set elements in dist yet",
+                    "'{}' defines __hash__: such objects cannot be keys of this dict or set operation in dist yet",
                     i.class.name
                 ),
-            ))
-        }
+            )),
+            None => Ok(()),
+        },
         _ => Ok(()),
     }
 }
@@ -150,24 +466,8 @@ pub fn py_hash(v: &Value) -> i64 {
         Value::Str(s) => fnv(s.as_bytes()),
         Value::Bytes(b) => fnv(b),
         Value::Tuple(items) => {
-            // CPython's tuplehash (xxHash primes), so hash((1, 2)) matches.
-            const P1: u64 = 11400714785074694791;
-            const P2: u64 = 14029467366897019727;
-            const P5: u64 = 2870177450012600261;
-            let mut acc: u64 = P5;
-            for it in items.iter() {
-                let lane = py_hash(it) as u64;
-                acc = acc.wrapping_add(lane.wrapping_mul(P2));
-                acc = acc.rotate_left(31);
-                acc = acc.wrapping_mul(P1);
-            }
-            acc = acc.wrapping_add(items.len() as u64 ^ (P5 ^ 3527539));
-            let h = acc as i64;
-            if h == -1 {
-                1546275796
-            } else {
-                h
-            }
+            let hashes: Vec<i64> = items.iter().map(py_hash).collect();
+            tuple_hash(&hashes)
         }
         Value::Set(s) => s
             .items
@@ -179,6 +479,27 @@ pub fn py_hash(v: &Value) -> i64 {
             None => (v.id() >> 4) as i64,
         },
         other => (other.id() >> 4) as i64,
+    }
+}
+
+/// CPython's tuplehash (xxHash primes) of the items' hashes, so
+/// `hash((1, 2))` matches.
+fn tuple_hash(hashes: &[i64]) -> i64 {
+    const P1: u64 = 11400714785074694791;
+    const P2: u64 = 14029467366897019727;
+    const P5: u64 = 2870177450012600261;
+    let mut acc: u64 = P5;
+    for lane in hashes {
+        acc = acc.wrapping_add((*lane as u64).wrapping_mul(P2));
+        acc = acc.rotate_left(31);
+        acc = acc.wrapping_mul(P1);
+    }
+    acc = acc.wrapping_add(hashes.len() as u64 ^ (P5 ^ 3527539));
+    let h = acc as i64;
+    if h == -1 {
+        1546275796
+    } else {
+        h
     }
 }
 
@@ -231,13 +552,13 @@ pub type KeyHash = BuildHasherDefault<KeyHasher>;
 
 impl Hash for Key {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_i64(py_hash(&self.0));
+        state.write_i64(self.1);
     }
 }
 
 impl PartialEq for Key {
     fn eq(&self, other: &Key) -> bool {
-        key_eq(&self.0, &other.0)
+        self.1 == other.1 && key_eq(&self.0, &other.0)
     }
 }
 
@@ -306,6 +627,9 @@ fn num(v: &Value) -> Option<Num> {
 pub struct Dict {
     /// The entries, in insertion order.
     pub map: IndexMap<Key, Value, KeyHash>,
+    /// Whether a key whose equality calls `__eq__` was ever inserted (then
+    /// every insertion looks up through the interpreter first).
+    vm_keys: bool,
 }
 
 impl Dict {
@@ -321,7 +645,7 @@ impl Dict {
 
     /// Looks up a string key (no hashability check needed).
     pub fn get_str(&self, key: &str) -> Option<Value> {
-        self.map.get(&Key(Value::str(key))).cloned()
+        self.map.get(&Key::str(key)).cloned()
     }
 
     /// Inserts or replaces (keeps the first insertion's position, as Python).
@@ -332,7 +656,39 @@ impl Dict {
 
     /// Inserts with a string key.
     pub fn insert_str(&mut self, key: &str, value: Value) {
-        self.map.insert(Key(Value::str(key)), value);
+        self.map.insert(Key::str(key), value);
+    }
+
+    /// Inserts through `vm` (an existing equal key keeps its place and
+    /// identity, as Python). For a dict being built, not yet visible to the
+    /// script: a shared one uses [`dict_set`], which calls `__eq__` with no
+    /// borrow of its `RefCell` held.
+    pub fn insert_vm(&mut self, vm: &dyn Vm, key: Value, value: Value) -> PyResult<()> {
+        let key = Key::with_vm(key, vm)?;
+        if !self.vm_keys && !compares_in_vm(&key.0) {
+            // Builtin keys in a dict of builtin keys: one lookup, no call.
+            self.map.insert(key, value);
+            return Ok(());
+        }
+        let this: &Dict = self;
+        let found = find_key(vm, &key, |p| this.map.get_index_of(p))?;
+        self.put(found, key, value);
+        Ok(())
+    }
+
+    /// Stores `value` at the index a lookup found, or inserts `key`.
+    fn put(&mut self, found: Option<usize>, key: Key, value: Value) {
+        match found {
+            Some(i) => {
+                if let Some((_, slot)) = self.map.get_index_mut(i) {
+                    *slot = value;
+                }
+            }
+            None => {
+                self.vm_keys |= compares_in_vm(&key.0);
+                self.map.insert(key, value);
+            }
+        }
     }
 
     /// Removes a key, keeping the order of the others.
@@ -623,6 +979,17 @@ impl SetTable {
         }
     }
 
+    /// Replaces each element by `f` of it: a key equal to it with the same
+    /// hash, so the layout stays valid.
+    pub fn try_map_keys<E>(&mut self, mut f: impl FnMut(&Key) -> Result<Key, E>) -> Result<(), E> {
+        for slot in &mut self.slots {
+            if let Slot::Active(k, _) = slot {
+                *k = f(k)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Whether CPython's hash of the key is the same in every run.
     pub fn stable(key: &Key) -> bool {
         stable_hash(&key.0)
@@ -638,12 +1005,16 @@ impl SetTable {
     }
 }
 
-/// Whether CPython's hash of the value is fixed across runs (numbers and
-/// tuples of them), so its set iteration order can be reproduced.
+/// Whether CPython's hash of the value is fixed across runs (numbers,
+/// tuples of them, instances hashing with their own `__hash__`), so its set
+/// iteration order can be reproduced.
 fn stable_hash(v: &Value) -> bool {
     match v {
         Value::Bool(_) | Value::Int(_) | Value::Float(_) => true,
         Value::Tuple(t) => t.iter().all(stable_hash),
+        // Its own __hash__ (the key keeps the result): fixed when built from
+        // numbers; from strings CPython's order varies anyway.
+        Value::Instance(i) => i.class.lookup("__hash__").is_some(),
         _ => false,
     }
 }

@@ -7,6 +7,7 @@ use std::rc::Rc;
 use super::iter::DictPart;
 use super::views::DictView;
 use super::{add_method, add_new, descriptor_error, type_error, value_error};
+use crate::value::dict::{dict_get, dict_remove, dict_set, dict_set_key, Key};
 use crate::value::{Args, Class, Dict, ExcType, PyErr, PyResult, Value, Vm};
 
 fn this<'a>(a: &'a Args, name: &str) -> PyResult<&'a Rc<RefCell<Dict>>> {
@@ -71,10 +72,14 @@ pub fn register(c: &Class) {
 pub fn dict_update(vm: &dyn Vm, d: &Rc<RefCell<Dict>>, other: &Value) -> PyResult<()> {
     match other {
         Value::Dict(o) => {
-            let pairs = o.borrow().items();
-            let mut d = d.borrow_mut();
+            let pairs: Vec<(Key, Value)> = o
+                .borrow()
+                .map
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
             for (k, v) in pairs {
-                d.insert(k, v)?;
+                dict_set_key(vm, d, k, v)?;
             }
             return Ok(());
         }
@@ -83,7 +88,7 @@ pub fn dict_update(vm: &dyn Vm, d: &Rc<RefCell<Dict>>, other: &Value) -> PyResul
                 let keys = vm.call(&keys, Vec::new(), Vec::new())?;
                 for k in vm.collect(&keys)? {
                     let v = vm.getitem(other, &k)?;
-                    d.borrow_mut().insert(k, v)?;
+                    dict_set(vm, d, k, v)?;
                 }
                 return Ok(());
             }
@@ -116,7 +121,7 @@ pub fn dict_update(vm: &dyn Vm, d: &Rc<RefCell<Dict>>, other: &Value) -> PyResul
         }
         let mut pair = pair.into_iter();
         if let (Some(k), Some(v)) = (pair.next(), pair.next()) {
-            d.borrow_mut().insert(k, v)?;
+            dict_set(vm, d, k, v)?;
         }
         i += 1;
     }
@@ -170,25 +175,25 @@ fn items(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     view(a, "items", DictPart::Items)
 }
 
-fn get(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+fn get(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let d = this(a, "get")?;
-    let found = d.borrow().get(a.get(1))?;
+    let found = dict_get(vm, d, a.get(1))?;
     Ok(found.unwrap_or_else(|| a.get(2).clone()))
 }
 
-fn setdefault(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+fn setdefault(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let d = this(a, "setdefault")?;
-    let found = d.borrow().get(a.get(1))?;
+    let found = dict_get(vm, d, a.get(1))?;
     match found {
         Some(v) => Ok(v),
         None => {
-            d.borrow_mut().insert(a.get(1).clone(), a.get(2).clone())?;
+            dict_set(vm, d, a.get(1).clone(), a.get(2).clone())?;
             Ok(a.get(2).clone())
         }
     }
 }
 
-fn pop(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+fn pop(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let d = this(a, "pop")?;
     let default = a.varargs(2);
     if default.len() > 1 {
@@ -197,7 +202,7 @@ fn pop(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             default.len() + 1
         )));
     }
-    let removed = d.borrow_mut().remove(a.get(1))?;
+    let removed = dict_remove(vm, d, a.get(1))?;
     match (removed, default.first()) {
         (Some(v), _) => Ok(v),
         (None, Some(dflt)) => Ok(dflt.clone()),
@@ -236,7 +241,7 @@ fn copy(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 fn fromkeys(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let mut d = Dict::new();
     for k in vm.collect(a.get(0))? {
-        d.insert(k, a.get(1).clone())?;
+        d.insert_vm(vm, k, a.get(1).clone())?;
     }
     Ok(Value::dict(d))
 }

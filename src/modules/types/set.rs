@@ -9,7 +9,10 @@ use indexmap::IndexSet;
 
 use super::{add_method, add_new, descriptor_error};
 use crate::syntax::ast::{Expr, ExprKind};
-use crate::value::dict::{SetObj, SetTable};
+use crate::value::dict::{
+    find_key, key_set_insert, keys_subset, set_add, set_algebra, set_discard, vm_compared, SetObj,
+    SetTable,
+};
 use crate::value::{Args, Class, ExcType, Key, NativeFn, PyErr, PyResult, Value, Vm};
 
 /// A new set (or frozenset) value.
@@ -24,19 +27,19 @@ pub fn collect_keys(vm: &dyn Vm, v: &Value) -> PyResult<IndexSet<Key>> {
     }
     let mut out = IndexSet::new();
     for x in vm.collect(v)? {
-        out.insert(Key::new(x)?);
+        key_set_insert(vm, &mut out, x)?;
     }
     Ok(out)
 }
 
 /// The set algebra: `op` is one of `| & - ^`.
-pub fn combine(op: char, a: &IndexSet<Key>, b: &IndexSet<Key>) -> IndexSet<Key> {
-    match op {
-        '|' => a.union(b).cloned().collect(),
-        '&' => a.intersection(b).cloned().collect(),
-        '-' => a.difference(b).cloned().collect(),
-        _ => a.symmetric_difference(b).cloned().collect(),
-    }
+pub fn combine(
+    vm: &dyn Vm,
+    op: char,
+    a: &IndexSet<Key>,
+    b: &IndexSet<Key>,
+) -> PyResult<IndexSet<Key>> {
+    set_algebra(vm, op, a, b)
 }
 
 /// The other operand of a set operation as CPython's code sees it.
@@ -177,11 +180,52 @@ fn op_table(op: char, so: &SetTable, o: &Operand, same: bool) -> SetTable {
     }
 }
 
+/// The other operand of a set operation on `a` (elements `mine`), for the
+/// simulated tables. These compare elements by builtin equality (instances
+/// by identity), so when an element's equality calls `__eq__`, each element
+/// of the operand that `==` finds in `a` is replaced by `a`'s own (same
+/// hash): then identity agrees with `==`.
+fn operand(
+    vm: &dyn Vm,
+    mine: &IndexSet<Key>,
+    b: &Value,
+    keys: &IndexSet<Key>,
+) -> PyResult<Option<Operand>> {
+    if !mine.iter().any(vm_compared) && !keys.iter().any(vm_compared) {
+        return Ok(Operand::of(b, keys));
+    }
+    let canonical = |k: &Key| -> PyResult<Key> {
+        let found = find_key(vm, k, |p| mine.get_index_of(p))?;
+        Ok(found
+            .and_then(|i| mine.get_index(i).cloned())
+            .unwrap_or_else(|| k.clone()))
+    };
+    if let Value::Set(s) = b {
+        let Some(mut t) = s.table() else {
+            return Ok(None);
+        };
+        t.try_map_keys(canonical)?;
+        return Ok(Some(Operand::Set(t)));
+    }
+    let keys = keys
+        .iter()
+        .map(canonical)
+        .collect::<PyResult<IndexSet<Key>>>()?;
+    Ok(Operand::of(b, &keys))
+}
+
 /// `a op b` for a set `a` and any iterable `b` (the operators check that
 /// `b` is a set first): elements in CPython's order.
-pub fn set_op(op: char, a: &SetObj, b: &Value, keys: &IndexSet<Key>) -> SetObj {
-    let plain = combine(op, &a.items.borrow(), keys);
-    let table = match (a.table(), Operand::of(b, keys)) {
+pub fn set_op(
+    vm: &dyn Vm,
+    op: char,
+    a: &SetObj,
+    b: &Value,
+    keys: &IndexSet<Key>,
+) -> PyResult<SetObj> {
+    let mine = a.items.borrow().clone();
+    let plain = combine(vm, op, &mine, keys)?;
+    let table = match (a.table(), operand(vm, &mine, b, keys)?) {
         (Some(t), Some(o)) => Some(op_table(
             op,
             &t,
@@ -190,11 +234,17 @@ pub fn set_op(op: char, a: &SetObj, b: &Value, keys: &IndexSet<Key>) -> SetObj {
         )),
         _ => None,
     };
-    SetObj::with_table(table, plain, a.frozen)
+    Ok(SetObj::with_table(table, plain, a.frozen))
 }
 
 /// `a op= b` on a mutable set, in place.
-pub fn set_op_in_place(op: char, a: &SetObj, b: &Value, keys: &IndexSet<Key>) {
+pub fn set_op_in_place(
+    vm: &dyn Vm,
+    op: char,
+    a: &SetObj,
+    b: &Value,
+    keys: &IndexSet<Key>,
+) -> PyResult<()> {
     if matches!(b, Value::Set(o) if std::ptr::eq(&**o, a)) {
         // With itself: `|=` changes nothing, `&=` copies, `-=`/`^=` clear.
         match (op, a.table()) {
@@ -203,9 +253,10 @@ pub fn set_op_in_place(op: char, a: &SetObj, b: &Value, keys: &IndexSet<Key>) {
             ('&', None) => {}
             _ => a.clear(),
         }
-        return;
+        return Ok(());
     }
-    let table = match (a.table(), Operand::of(b, keys)) {
+    let mine = a.items.borrow().clone();
+    let table = match (a.table(), operand(vm, &mine, b, keys)?) {
         (Some(mut t), Some(o)) => Some(match op {
             '|' => {
                 update_table(&mut t, &o);
@@ -226,10 +277,11 @@ pub fn set_op_in_place(op: char, a: &SetObj, b: &Value, keys: &IndexSet<Key>) {
     match table {
         Some(t) => a.set_table(t),
         None => {
-            let new = combine(op, &a.items.borrow(), keys);
+            let new = combine(vm, op, &mine, keys)?;
             a.replace_items(new);
         }
     }
+    Ok(())
 }
 
 /// Whether CPython's AST optimizer folds the expression to a constant
@@ -418,20 +470,20 @@ fn fold(vm: &dyn Vm, a: &Args, name: &str, op: char) -> PyResult<Value> {
             let acc = set_from(vm, a.get(0), s.frozen)?;
             for other in others {
                 if !matches!(other, Value::Set(o) if Rc::ptr_eq(o, s)) {
-                    set_op_in_place('|', &acc, other, &collect_keys(vm, other)?);
+                    set_op_in_place(vm, '|', &acc, other, &collect_keys(vm, other)?)?;
                 }
             }
             return Ok(Value::Set(Rc::new(acc)));
         }
-        _ => set_op(op, s, first, &collect_keys(vm, first)?),
+        _ => set_op(vm, op, s, first, &collect_keys(vm, first)?)?,
     };
     for other in rest {
         let keys = collect_keys(vm, other)?;
         if op == '&' {
-            let next = set_op('&', &acc, other, &keys);
+            let next = set_op(vm, '&', &acc, other, &keys)?;
             acc.set_from_obj(next);
         } else {
-            set_op_in_place(op, &acc, other, &keys);
+            set_op_in_place(vm, op, &acc, other, &keys)?;
         }
     }
     Ok(Value::Set(Rc::new(acc)))
@@ -452,25 +504,28 @@ fn difference(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 fn symmetric_difference(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let s = this(a, "symmetric_difference")?;
     let keys = collect_keys(vm, a.get(1))?;
-    Ok(Value::Set(Rc::new(set_op('^', s, a.get(1), &keys))))
+    Ok(Value::Set(Rc::new(set_op(vm, '^', s, a.get(1), &keys)?)))
 }
 
 fn issubset(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let s = this(a, "issubset")?;
     let o = collect_keys(vm, a.get(1))?;
-    Ok(Value::Bool(s.items.borrow().is_subset(&o)))
+    let mine = s.items.borrow().clone();
+    Ok(Value::Bool(keys_subset(vm, &mine, &o)?))
 }
 
 fn issuperset(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let s = this(a, "issuperset")?;
     let o = collect_keys(vm, a.get(1))?;
-    Ok(Value::Bool(s.items.borrow().is_superset(&o)))
+    let mine = s.items.borrow().clone();
+    Ok(Value::Bool(keys_subset(vm, &o, &mine)?))
 }
 
 fn isdisjoint(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let s = this(a, "isdisjoint")?;
     let o = collect_keys(vm, a.get(1))?;
-    Ok(Value::Bool(s.items.borrow().is_disjoint(&o)))
+    let mine = s.items.borrow().clone();
+    Ok(Value::Bool(combine(vm, '&', &mine, &o)?.is_empty()))
 }
 
 fn copy(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -478,24 +533,21 @@ fn copy(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::Set(Rc::new(set_from(vm, a.get(0), s.frozen)?)))
 }
 
-fn add(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let k = Key::new(a.get(1).clone())?;
-    this_mut(a, "add")?.add_key(k);
+fn add(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    set_add(vm, this_mut(a, "add")?, a.get(1).clone())?;
     Ok(Value::None)
 }
 
-fn remove(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let k = Key::new(a.get(1).clone())?;
-    if this_mut(a, "remove")?.discard_key(&k) {
+fn remove(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    if set_discard(vm, this_mut(a, "remove")?, a.get(1))? {
         Ok(Value::None)
     } else {
         Err(PyErr::with_args(ExcType::KeyError, vec![a.get(1).clone()]))
     }
 }
 
-fn discard(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let k = Key::new(a.get(1).clone())?;
-    this_mut(a, "discard")?.discard_key(&k);
+fn discard(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    set_discard(vm, this_mut(a, "discard")?, a.get(1))?;
     Ok(Value::None)
 }
 
@@ -520,7 +572,7 @@ fn update_with(vm: &dyn Vm, a: &Args, name: &str, op: char) -> PyResult<Value> {
     };
     for other in others {
         let keys = collect_keys(vm, other)?;
-        set_op_in_place(op, s, other, &keys);
+        set_op_in_place(vm, op, s, other, &keys)?;
     }
     Ok(Value::None)
 }

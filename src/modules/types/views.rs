@@ -10,6 +10,7 @@ use super::iter::{dict_iter, DictPart, IterObj, IterState};
 use super::set::{collect_keys, combine, make_set, set_from, set_op_in_place};
 use super::{add_method, descriptor_error, native_class};
 use crate::syntax::ast::BinOp;
+use crate::value::dict::dict_get;
 use crate::value::{Args, Class, Dict, NativeObject, PyResult, Value, Vm};
 
 /// A live view of a dict.
@@ -98,7 +99,7 @@ impl NativeObject for DictView {
 
     fn contains(&self, item: &Value, vm: &dyn Vm) -> PyResult<Option<bool>> {
         match self.part {
-            DictPart::Keys => Ok(Some(self.dict.borrow().get(item)?.is_some())),
+            DictPart::Keys => Ok(Some(dict_get(vm, &self.dict, item)?.is_some())),
             DictPart::Items => {
                 let Value::Tuple(t) = item else {
                     return Ok(Some(false));
@@ -106,7 +107,7 @@ impl NativeObject for DictView {
                 if t.len() != 2 {
                     return Ok(Some(false));
                 }
-                let found = self.dict.borrow().get(&t[0])?;
+                let found = dict_get(vm, &self.dict, &t[0])?;
                 match found {
                     Some(v) => Ok(Some(v.is(&t[1]) || vm.eq(&v, &t[1])?)),
                     None => Ok(Some(false)),
@@ -145,9 +146,9 @@ impl NativeObject for DictView {
             let mine = collect_keys(vm, &Value::list(self.snapshot()))?;
             let theirs = collect_keys(vm, other)?;
             let r = if reflected {
-                combine(c, &theirs, &mine)
+                combine(vm, c, &theirs, &mine)?
             } else {
-                combine(c, &mine, &theirs)
+                combine(vm, c, &mine, &theirs)?
             };
             return Ok(Some(make_set(r, false)));
         }
@@ -167,7 +168,7 @@ impl NativeObject for DictView {
         };
         let acc = set_from(vm, &left, false)?;
         let keys = collect_keys(vm, &right)?;
-        set_op_in_place(c, &acc, &right, &keys);
+        set_op_in_place(vm, c, &acc, &right, &keys)?;
         Ok(Some(Value::Set(Rc::new(acc))))
     }
 
