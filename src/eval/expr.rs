@@ -52,7 +52,7 @@ impl Interp {
             }
             _ => {}
         }
-        relay(self.eval(f, e))
+        self.eval(f, e)
     }
 
     /// The truth of a condition (`if`, `while`): a one-operator comparison
@@ -937,31 +937,5 @@ fn leaf_int(f: &Frame, e: &Expr) -> Option<i64> {
         },
         ExprKind::Constant(Constant::Int(i)) => Some(*i),
         _ => None,
-    }
-}
-
-/// Passes a 16-byte value just returned through memory (a `PyResult<Value>`,
-/// an `Option<Value>`) on as two 8-byte words.
-///
-/// A callee writes such a value with two 8-byte stores; a caller that moves
-/// it on (into an argument vector, a local slot) copies it with one 16-byte
-/// load, which cannot be forwarded from two smaller stores and waits until
-/// they retire (measured: the hottest instructions of argument evaluation and
-/// of the `for` loop). Reading the two words separately forwards from each.
-#[inline(always)]
-pub(crate) fn relay<T>(r: T) -> T {
-    use std::mem::{size_of, ManuallyDrop, MaybeUninit};
-    const { assert!(size_of::<T>() == 16 && std::mem::align_of::<T>() == 8) };
-    let r = ManuallyDrop::new(r);
-    let p = &*r as *const T as *const MaybeUninit<u64>;
-    // SAFETY: `T` is 16 bytes and 8-aligned (checked above), read as two
-    // possibly-uninitialised words and rebuilt bit for bit; `r` itself is
-    // not dropped, so ownership moves to the rebuilt value.
-    unsafe {
-        let words = [
-            std::ptr::read_volatile(p),
-            std::ptr::read_volatile(p.add(1)),
-        ];
-        std::mem::transmute_copy::<[MaybeUninit<u64>; 2], T>(&words)
     }
 }

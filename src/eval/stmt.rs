@@ -119,7 +119,7 @@ impl Interp {
         };
         loop {
             self.check_interrupt()?;
-            let Some(item) = super::expr::relay(self.step_iter(&mut it)?) else {
+            let Some(item) = self.step_iter(&mut it)? else {
                 return self.exec_block(f, orelse);
             };
             match local {
