@@ -400,13 +400,13 @@ fn type_init(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
     Ok(Value::None)
 }
 
-/// `type.__setattr__(cls, name, value)`: sets a class attribute (what a
-/// metaclass's own `__setattr__` reaches for the default).
-fn type_setattr(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+/// The class and attribute name `type.__setattr__`/`__delattr__` (`what`)
+/// act on: a user class (builtin types are immutable, as in CPython).
+fn mutable_class_arg<'a>(a: &'a Args, what: &str) -> PyResult<(&'a Rc<Class>, &'a Rc<String>)> {
     let (Value::Class(cls), Value::Str(name)) = (a.get(0), a.get(1)) else {
         return Err(PyErr::new(
             ExcType::TypeError,
-            "type.__setattr__() needs a class and a str name",
+            format!("type.{what}() needs a class and a str name"),
         ));
     };
     if cls.kind != ClassKind::User {
@@ -418,27 +418,20 @@ fn type_setattr(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             ),
         ));
     }
+    Ok((cls, name))
+}
+
+/// `type.__setattr__(cls, name, value)`: sets a class attribute (what a
+/// metaclass's own `__setattr__` reaches for the default).
+fn type_setattr(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let (cls, name) = mutable_class_arg(a, "__setattr__")?;
     cls.set_attr(name, a.get(2).clone());
     Ok(Value::None)
 }
 
 /// `type.__delattr__(cls, name)`: deletes a class attribute.
 fn type_delattr(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (Value::Class(cls), Value::Str(name)) = (a.get(0), a.get(1)) else {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            "type.__delattr__() needs a class and a str name",
-        ));
-    };
-    if cls.kind != ClassKind::User {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "cannot set '{}' attribute of immutable type '{}'",
-                name, cls.name
-            ),
-        ));
-    }
+    let (cls, name) = mutable_class_arg(a, "__delattr__")?;
     if cls.dict.borrow_mut().shift_remove(name.as_str()).is_none() {
         return Err(PyErr::new(
             ExcType::AttributeError,
