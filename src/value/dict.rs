@@ -896,6 +896,13 @@ impl SetTable {
         }
     }
 
+    /// Takes over `old`'s `pop()` position: CPython's in-place intersection
+    /// swaps a new table's body into the set but keeps the set's finger.
+    pub fn keep_finger(mut self, old: &SetTable) -> SetTable {
+        self.finger = old.finger;
+        self
+    }
+
     /// `set_pop`: the first element from the finger on, left as a dummy.
     pub fn pop(&mut self) -> Option<Key> {
         if self.used == 0 {

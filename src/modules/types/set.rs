@@ -249,7 +249,7 @@ pub fn set_op_in_place(
         // With itself: `|=` changes nothing, `&=` copies, `-=`/`^=` clear.
         match (op, a.table()) {
             ('|', _) => {}
-            ('&', Some(t)) => a.set_table(copy_table(&t)),
+            ('&', Some(t)) => a.set_table(copy_table(&t).keep_finger(&t)),
             ('&', None) => {}
             _ => a.clear(),
         }
@@ -262,7 +262,7 @@ pub fn set_op_in_place(
                 update_table(&mut t, &o);
                 t
             }
-            '&' => intersect_table(&t, &o),
+            '&' => intersect_table(&t, &o).keep_finger(&t),
             '-' => {
                 difference_update_table(&mut t, &o);
                 t
