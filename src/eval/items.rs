@@ -346,14 +346,20 @@ pub fn seq_index(key: &Value, len: usize, what: &str) -> PyResult<usize> {
                 "index" => "byte",
                 _ => "list",
             };
-            return Err(PyErr::new(
-                ExcType::TypeError,
+            // CPython words str's own message differently.
+            let msg = if kind == "string" {
+                format!(
+                    "string indices must be integers, not '{}'",
+                    other.type_name()
+                )
+            } else {
                 format!(
                     "{} indices must be integers or slices, not {}",
                     kind,
                     other.type_name()
-                ),
-            ));
+                )
+            };
+            return Err(PyErr::new(ExcType::TypeError, msg));
         }
     };
     let idx = if i < 0 { i + len as i64 } else { i };

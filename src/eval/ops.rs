@@ -29,6 +29,15 @@ fn memory_error() -> PyErr {
 /// against asking the allocator for absurd sizes).
 const MAX_SEQ: usize = 1 << 31;
 
+/// CPython's OverflowError for a str/bytes repetition whose length would
+/// not fit in a `Py_ssize_t` (lists and tuples raise MemoryError instead).
+fn too_long(len: usize, n: i64, msg: &str) -> PyResult<()> {
+    if n > 0 && len as i128 * n as i128 > i64::MAX as i128 {
+        return Err(PyErr::new(ExcType::OverflowError, msg));
+    }
+    Ok(())
+}
+
 fn repeat<T: Clone>(items: &[T], n: i64) -> PyResult<Vec<T>> {
     if n <= 0 || items.is_empty() {
         return Ok(Vec::new());
@@ -166,6 +175,7 @@ impl Interp {
                 Value::tuple(v)
             }
             (BinOp::Mult, Value::Str(s), n) | (BinOp::Mult, n, Value::Str(s)) if is_int(n) => {
+                too_long(s.chars().count(), int_of(n), "repeated string is too long")?;
                 let bytes = repeat(s.as_bytes(), int_of(n))?;
                 Value::str(String::from_utf8(bytes).unwrap_or_default())
             }
@@ -176,6 +186,7 @@ impl Interp {
                 Value::tuple(repeat(t, int_of(n))?)
             }
             (BinOp::Mult, Value::Bytes(s), n) | (BinOp::Mult, n, Value::Bytes(s)) if is_int(n) => {
+                too_long(s.len(), int_of(n), "repeated bytes are too long")?;
                 Value::Bytes(Rc::new(repeat(s, int_of(n))?))
             }
             (BinOp::Mod, Value::Str(fmt), args) if !matches!(args, Value::Instance(i) if i.class.lookup("__rmod__").is_some()) => {

@@ -236,6 +236,20 @@ pub fn as_index(v: &Value, vm: &dyn crate::value::Vm) -> PyResult<Option<i64>> {
             Some(Value::Int(i)) => Some(i),
             _ => None,
         },
+        // An object whose class defines `__index__` (looked up on the type, as CPython).
+        Value::Instance(inst) => match inst.class.lookup("__index__") {
+            Some(m) => match vm.call(&m, vec![v.clone()], Vec::new())? {
+                Value::Int(i) => Some(i),
+                Value::Bool(b) => Some(b as i64),
+                other => {
+                    return Err(type_error(format!(
+                        "__index__ returned non-int (type {})",
+                        other.type_name()
+                    )))
+                }
+            },
+            None => None,
+        },
         _ => None,
     })
 }
