@@ -747,6 +747,60 @@ pub(crate) fn instance_delattr(
     generic_delattr(vm, obj, inst, name)
 }
 
+/// A store (`value` Some) or delete (None) of attribute `name` through a data
+/// descriptor on the instance's class (a `property`'s setter/deleter,
+/// `__set__`/`__delete__`). `Ok(None)` when a descriptor took it; otherwise
+/// the value to store comes back (`None` for a delete) for the instance dict.
+fn descriptor_store(
+    vm: &dyn Vm,
+    obj: &Value,
+    inst: &Instance,
+    name: &str,
+    value: Option<Value>,
+) -> PyResult<Option<Value>> {
+    let deleting = value.is_none();
+    match inst.class.lookup(name) {
+        Some(Value::Native(n)) => {
+            if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
+                let (accessor, what) = if deleting {
+                    (&p.fdel, "deleter")
+                } else {
+                    (&p.fset, "setter")
+                };
+                let Some(f) = accessor else {
+                    return Err(PyErr::new(
+                        ExcType::AttributeError,
+                        format!(
+                            "{} of '{}' object has no {what}",
+                            p.label(),
+                            inst.class.name
+                        ),
+                    ));
+                };
+                let mut args = vec![obj.clone()];
+                args.extend(value);
+                vm.call(f, args, Vec::new())?;
+                return Ok(None);
+            }
+        }
+        Some(d @ Value::Instance(_)) if is_data_descriptor(&d) => {
+            let Value::Instance(di) = &d else {
+                unreachable!("matched above")
+            };
+            let hook = if deleting { "__delete__" } else { "__set__" };
+            let Some(m) = di.class.lookup(hook) else {
+                return Err(PyErr::new(ExcType::AttributeError, hook));
+            };
+            let mut args = vec![d.clone(), obj.clone()];
+            args.extend(value);
+            vm.call(&m, args, Vec::new())?;
+            return Ok(None);
+        }
+        _ => {}
+    }
+    Ok(Some(value.unwrap_or(Value::None)))
+}
+
 /// `object.__setattr__` for an instance: a data descriptor on the class
 /// (`property` setter, `__set__`), else the instance's `__dict__` (refused
 /// for names outside `__slots__` when the class has no `__dict__`).
@@ -757,35 +811,9 @@ pub(crate) fn generic_setattr(
     name: &str,
     value: Value,
 ) -> PyResult<()> {
-    match inst.class.lookup(name) {
-        Some(Value::Native(n)) => {
-            if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
-                return match &p.fset {
-                    Some(s) => vm.call(s, vec![obj.clone(), value], Vec::new()).map(|_| ()),
-                    None => Err(PyErr::new(
-                        ExcType::AttributeError,
-                        format!(
-                            "{} of '{}' object has no setter",
-                            p.label(),
-                            inst.class.name
-                        ),
-                    )),
-                };
-            }
-        }
-        Some(d @ Value::Instance(_)) if is_data_descriptor(&d) => {
-            let Value::Instance(di) = &d else {
-                unreachable!("matched above")
-            };
-            return match di.class.lookup("__set__") {
-                Some(set) => vm
-                    .call(&set, vec![d.clone(), obj.clone(), value], Vec::new())
-                    .map(|_| ()),
-                None => Err(PyErr::new(ExcType::AttributeError, "__set__")),
-            };
-        }
-        _ => {}
-    }
+    let Some(value) = descriptor_store(vm, obj, inst, name, Some(value))? else {
+        return Ok(());
+    };
     match name {
         "__class__" => {
             return Err(PyErr::new(
@@ -856,34 +884,8 @@ pub(crate) fn generic_delattr(
     inst: &Instance,
     name: &str,
 ) -> PyResult<()> {
-    match inst.class.lookup(name) {
-        Some(Value::Native(n)) => {
-            if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
-                return match &p.fdel {
-                    Some(d) => vm.call(d, vec![obj.clone()], Vec::new()).map(|_| ()),
-                    None => Err(PyErr::new(
-                        ExcType::AttributeError,
-                        format!(
-                            "{} of '{}' object has no deleter",
-                            p.label(),
-                            inst.class.name
-                        ),
-                    )),
-                };
-            }
-        }
-        Some(d @ Value::Instance(_)) if is_data_descriptor(&d) => {
-            let Value::Instance(di) = &d else {
-                unreachable!("matched above")
-            };
-            return match di.class.lookup("__delete__") {
-                Some(del) => vm
-                    .call(&del, vec![d.clone(), obj.clone()], Vec::new())
-                    .map(|_| ()),
-                None => Err(PyErr::new(ExcType::AttributeError, "__delete__")),
-            };
-        }
-        _ => {}
+    if descriptor_store(vm, obj, inst, name, None)?.is_none() {
+        return Ok(());
     }
     match inst.remove_attr(name) {
         Some(_) => Ok(()),
