@@ -4,13 +4,13 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use indexmap::IndexSet;
+use crate::value::dict::KeySet;
 
 use super::frame::Frame;
 use super::Interp;
 use crate::syntax::ast::*;
 use crate::syntax::Span;
-use crate::value::dict::{key_set_insert, Dict, Key, SetObj};
+use crate::value::dict::{key_set_insert, Dict, SetObj};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 impl Interp {
@@ -207,7 +207,7 @@ impl Interp {
             ExprKind::Tuple(items) => Ok(Value::tuple(self.eval_items(f, items)?)),
             ExprKind::List(items) => Ok(Value::list(self.eval_items(f, items)?)),
             ExprKind::Set(items) => {
-                let mut set = IndexSet::new();
+                let mut set = KeySet::default();
                 for v in self.eval_items(f, items)? {
                     key_set_insert(self, &mut set, v)?;
                 }
@@ -875,7 +875,7 @@ fn constant(c: &Constant) -> Value {
 
 enum CompOut {
     List(Vec<Value>),
-    Set(IndexSet<Key>),
+    Set(KeySet),
     Dict(Dict),
     /// A generator expression's items are yielded as they come.
     Yield,
@@ -885,7 +885,7 @@ impl CompOut {
     fn new(kind: CompKind) -> CompOut {
         match kind {
             CompKind::List => CompOut::List(Vec::new()),
-            CompKind::Set => CompOut::Set(IndexSet::new()),
+            CompKind::Set => CompOut::Set(KeySet::default()),
             CompKind::Dict => CompOut::Dict(Dict::new()),
             CompKind::Generator => CompOut::Yield,
         }

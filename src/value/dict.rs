@@ -6,10 +6,11 @@
 use std::cell::RefCell;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
-use indexmap::{Equivalent, IndexMap, IndexSet};
+use indexmap::{Equivalent, IndexSet};
 
 use super::error::{ExcType, PyErr, PyResult};
 use super::native::Vm;
+use super::table::{DictTable, Lookup};
 use super::value::Value;
 
 /// A hashable value used as a dict key or set element, with its Python
@@ -155,6 +156,16 @@ impl Equivalent<Key> for Probe<'_> {
     }
 }
 
+impl Lookup for Probe<'_> {
+    fn lookup_hash(&self) -> i64 {
+        self.hash
+    }
+
+    fn matches(&self, stored: &Key) -> bool {
+        self.equivalent(stored)
+    }
+}
+
 /// How often a lookup restarts because `__eq__` changed the table, before it
 /// gives up with CPython's RuntimeError (CPython restarts without a bound).
 const MAX_RESTARTS: usize = 100;
@@ -272,10 +283,10 @@ pub fn vm_compared(k: &Key) -> bool {
 }
 
 /// Adds a value to a set being built (not yet visible to the script).
-pub fn key_set_insert(vm: &dyn Vm, set: &mut IndexSet<Key>, v: Value) -> PyResult<()> {
+pub fn key_set_insert(vm: &dyn Vm, set: &mut KeySet, v: Value) -> PyResult<()> {
     let k = Key::with_vm(v, vm)?;
     let found = {
-        let set: &IndexSet<Key> = set;
+        let set: &KeySet = set;
         find_key(vm, &k, |p| set.get_index_of(p))?
     };
     if found.is_none() {
@@ -286,7 +297,7 @@ pub fn key_set_insert(vm: &dyn Vm, set: &mut IndexSet<Key>, v: Value) -> PyResul
 
 /// Whether every element of `a` is in `b` (`__eq__` called through `vm`;
 /// pass tables the script cannot reach, e.g. clones).
-pub fn keys_subset(vm: &dyn Vm, a: &IndexSet<Key>, b: &IndexSet<Key>) -> PyResult<bool> {
+pub fn keys_subset(vm: &dyn Vm, a: &KeySet, b: &KeySet) -> PyResult<bool> {
     for k in a {
         if find_key(vm, k, |p| b.get_index_of(p))?.is_none() {
             return Ok(false);
@@ -297,13 +308,8 @@ pub fn keys_subset(vm: &dyn Vm, a: &IndexSet<Key>, b: &IndexSet<Key>) -> PyResul
 
 /// The set algebra `a op b`, `op` one of `| & - ^` (`__eq__` called through
 /// `vm`; pass tables the script cannot reach, e.g. clones).
-pub fn set_algebra(
-    vm: &dyn Vm,
-    op: char,
-    a: &IndexSet<Key>,
-    b: &IndexSet<Key>,
-) -> PyResult<IndexSet<Key>> {
-    let in_vm = |s: &IndexSet<Key>| s.iter().any(|k| compares_in_vm(&k.0));
+pub fn set_algebra(vm: &dyn Vm, op: char, a: &KeySet, b: &KeySet) -> PyResult<KeySet> {
+    let in_vm = |s: &KeySet| s.iter().any(|k| compares_in_vm(&k.0));
     if !in_vm(a) && !in_vm(b) {
         return Ok(match op {
             '|' => a.union(b).cloned().collect(),
@@ -312,10 +318,10 @@ pub fn set_algebra(
             _ => a.symmetric_difference(b).cloned().collect(),
         });
     }
-    let has = |s: &IndexSet<Key>, k: &Key| -> PyResult<bool> {
+    let has = |s: &KeySet, k: &Key| -> PyResult<bool> {
         Ok(find_key(vm, k, |p| s.get_index_of(p))?.is_some())
     };
-    let mut out = IndexSet::new();
+    let mut out = KeySet::default();
     match op {
         '|' => {
             out = a.clone();
@@ -391,6 +397,9 @@ const HASH_MODULUS: i64 = (1 << 61) - 1;
 
 /// CPython's hash of an int (`hash(-1) == -2`).
 pub fn hash_int(i: i64) -> i64 {
+    if (0..HASH_MODULUS).contains(&i) {
+        return i;
+    }
     let m = (i.unsigned_abs() % HASH_MODULUS as u64) as i64;
     let h = if i < 0 { -m } else { m };
     if h == -1 {
@@ -514,14 +523,24 @@ fn fnv(bytes: &[u8]) -> i64 {
 
 /// The hasher of dict and set tables. A key feeds it one word, Python's
 /// `hash()` of the key (see `impl Hash for Key`), which this only has to
-/// spread over the table's bits: one multiply (FxHash's), where the default
-/// SipHash cost more than the rest of a `d[i] = x`. Iteration order does not
-/// depend on it (the maps keep insertion order), and nothing here needs
-/// resistance to collision attacks.
+/// spread over the table's bits: one full multiply (the 128-bit product's
+/// halves folded together), where the default SipHash cost more than the
+/// rest of a `d[i] = x`. Both halves count: hashbrown places a key by the
+/// low bits of its hash, and a product's low half depends only on the key's
+/// low bits, so keys that differ only in high bits (`i << 32`, and floats
+/// such as `i / 1024`, whose Python hashes are multiples of 2**51) would
+/// share one home bucket. Iteration order does not depend on it (the maps keep
+/// insertion order), and nothing here needs resistance to collision attacks.
 #[derive(Default, Clone, Copy)]
 pub struct KeyHasher(u64);
 
-const KEY_HASH_MUL: u64 = 0x517c_c1b7_2722_0a95;
+pub static HMODE: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+#[inline]
+fn fold(x: u64) -> u64 {
+    let p = (x as u128) * KEY_HASH_MUL as u128;
+    (p as u64) ^ ((p >> 64) as u64)
+}
+const KEY_HASH_MUL: u64 = 0xf135_7aea_2e62_a9c5;
 
 impl Hasher for KeyHasher {
     #[inline]
@@ -538,7 +557,21 @@ impl Hasher for KeyHasher {
 
     #[inline]
     fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(KEY_HASH_MUL);
+        let mode = HMODE.load(std::sync::atomic::Ordering::Relaxed);
+        if mode == 1 {
+            const B: u32 = 7;
+            let lowm = (1u64 << B) - 1;
+            let m = fold(i >> B);
+            let h = (m << B) | ((i ^ m) & lowm);
+            let tag = fold(i) & (0x7f << 57);
+            self.0 = (h & !(0x7fu64 << 57)) | tag;
+            return;
+        }
+        if mode == 2 {
+            self.0 = (self.0 ^ i).wrapping_mul(0x517c_c1b7_2722_0a95);
+            return;
+        }
+        self.0 = fold(self.0 ^ i);
     }
 
     #[inline]
@@ -547,8 +580,11 @@ impl Hasher for KeyHasher {
     }
 }
 
-/// The `BuildHasher` of [`Dict`] (a default [`KeyHasher`] per hash).
+/// The `BuildHasher` of set tables (a default [`KeyHasher`] per hash).
 pub type KeyHash = BuildHasherDefault<KeyHasher>;
+
+/// The elements of a set, in insertion order.
+pub type KeySet = IndexSet<Key, KeyHash>;
 
 impl Hash for Key {
     fn hash<H: Hasher>(&self, state: &mut H) {
@@ -626,7 +662,7 @@ fn num(v: &Value) -> Option<Num> {
 #[derive(Clone, Debug, Default)]
 pub struct Dict {
     /// The entries, in insertion order.
-    pub map: IndexMap<Key, Value, KeyHash>,
+    pub map: DictTable,
     /// Whether a key whose equality calls `__eq__` was ever inserted (then
     /// every insertion looks up through the interpreter first).
     vm_keys: bool,
@@ -1031,7 +1067,7 @@ fn stable_hash(v: &Value) -> bool {
 #[derive(Debug, Default)]
 pub struct SetObj {
     /// The elements.
-    pub items: RefCell<IndexSet<Key>>,
+    pub items: RefCell<KeySet>,
     /// True for `frozenset`.
     pub frozen: bool,
     /// CPython's table for these elements when the operations that built the
@@ -1152,7 +1188,7 @@ impl SetObj {
     }
 
     /// Replaces the elements (no CPython layout known for them).
-    pub fn replace_items(&self, items: IndexSet<Key>) {
+    pub fn replace_items(&self, items: KeySet) {
         *self.items.borrow_mut() = items;
         *self.table.borrow_mut() = None;
     }
@@ -1167,7 +1203,7 @@ impl SetObj {
     }
 
     /// A set from keys.
-    pub fn new(items: IndexSet<Key>, frozen: bool) -> SetObj {
+    pub fn new(items: KeySet, frozen: bool) -> SetObj {
         SetObj {
             items: RefCell::new(items),
             frozen,
@@ -1177,7 +1213,7 @@ impl SetObj {
 
     /// A set with CPython's table `t` (elements when hashes are not stable:
     /// `fallback`, in insertion order).
-    pub fn with_table(t: Option<SetTable>, fallback: IndexSet<Key>, frozen: bool) -> SetObj {
+    pub fn with_table(t: Option<SetTable>, fallback: KeySet, frozen: bool) -> SetObj {
         let s = SetObj::new(fallback, frozen);
         if let Some(t) = t {
             s.set_table(t);

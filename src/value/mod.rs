@@ -15,6 +15,7 @@ pub mod object;
 pub mod percent;
 pub mod round;
 pub mod signature;
+pub mod table;
 #[expect(
     clippy::module_inception,
     reason = "value::value holds the Value enum itself"

@@ -10,22 +10,22 @@ use indexmap::IndexSet;
 use super::{add_method, add_new, descriptor_error};
 use crate::syntax::ast::{Expr, ExprKind};
 use crate::value::dict::{
-    find_key, key_set_insert, keys_subset, set_add, set_algebra, set_discard, vm_compared, SetObj,
-    SetTable,
+    find_key, key_set_insert, keys_subset, set_add, set_algebra, set_discard, vm_compared, KeySet,
+    SetObj, SetTable,
 };
 use crate::value::{Args, Class, ExcType, Key, NativeFn, PyErr, PyResult, Value, Vm};
 
 /// A new set (or frozenset) value.
-pub fn make_set(items: IndexSet<Key>, frozen: bool) -> Value {
+pub fn make_set(items: KeySet, frozen: bool) -> Value {
     Value::Set(Rc::new(SetObj::new(items, frozen)))
 }
 
 /// The elements of any iterable as set keys (TypeError for unhashable ones).
-pub fn collect_keys(vm: &dyn Vm, v: &Value) -> PyResult<IndexSet<Key>> {
+pub fn collect_keys(vm: &dyn Vm, v: &Value) -> PyResult<KeySet> {
     if let Value::Set(s) = v {
         return Ok(s.items.borrow().clone());
     }
-    let mut out = IndexSet::new();
+    let mut out = KeySet::default();
     for x in vm.collect(v)? {
         key_set_insert(vm, &mut out, x)?;
     }
@@ -33,12 +33,7 @@ pub fn collect_keys(vm: &dyn Vm, v: &Value) -> PyResult<IndexSet<Key>> {
 }
 
 /// The set algebra: `op` is one of `| & - ^`.
-pub fn combine(
-    vm: &dyn Vm,
-    op: char,
-    a: &IndexSet<Key>,
-    b: &IndexSet<Key>,
-) -> PyResult<IndexSet<Key>> {
+pub fn combine(vm: &dyn Vm, op: char, a: &KeySet, b: &KeySet) -> PyResult<KeySet> {
     set_algebra(vm, op, a, b)
 }
 
@@ -54,7 +49,7 @@ enum Operand {
 
 impl Operand {
     /// None when the operand's elements have no reproducible CPython order.
-    fn of(v: &Value, keys: &IndexSet<Key>) -> Option<Operand> {
+    fn of(v: &Value, keys: &KeySet) -> Option<Operand> {
         match v {
             Value::Set(s) => s.table().map(Operand::Set),
             Value::Dict(_) => stable(keys).then(|| Operand::Dict(keys.iter().cloned().collect())),
@@ -77,7 +72,7 @@ impl Operand {
     }
 }
 
-fn stable(keys: &IndexSet<Key>) -> bool {
+fn stable(keys: &KeySet) -> bool {
     keys.iter().all(SetTable::stable)
 }
 
@@ -185,12 +180,7 @@ fn op_table(op: char, so: &SetTable, o: &Operand, same: bool) -> SetTable {
 /// by identity), so when an element's equality calls `__eq__`, each element
 /// of the operand that `==` finds in `a` is replaced by `a`'s own (same
 /// hash): then identity agrees with `==`.
-fn operand(
-    vm: &dyn Vm,
-    mine: &IndexSet<Key>,
-    b: &Value,
-    keys: &IndexSet<Key>,
-) -> PyResult<Option<Operand>> {
+fn operand(vm: &dyn Vm, mine: &KeySet, b: &Value, keys: &KeySet) -> PyResult<Option<Operand>> {
     if !mine.iter().any(vm_compared) && !keys.iter().any(vm_compared) {
         return Ok(Operand::of(b, keys));
     }
@@ -207,22 +197,13 @@ fn operand(
         t.try_map_keys(canonical)?;
         return Ok(Some(Operand::Set(t)));
     }
-    let keys = keys
-        .iter()
-        .map(canonical)
-        .collect::<PyResult<IndexSet<Key>>>()?;
+    let keys = keys.iter().map(canonical).collect::<PyResult<KeySet>>()?;
     Ok(Operand::of(b, &keys))
 }
 
 /// `a op b` for a set `a` and any iterable `b` (the operators check that
 /// `b` is a set first): elements in CPython's order.
-pub fn set_op(
-    vm: &dyn Vm,
-    op: char,
-    a: &SetObj,
-    b: &Value,
-    keys: &IndexSet<Key>,
-) -> PyResult<SetObj> {
+pub fn set_op(vm: &dyn Vm, op: char, a: &SetObj, b: &Value, keys: &KeySet) -> PyResult<SetObj> {
     let mine = a.items.borrow().clone();
     let plain = combine(vm, op, &mine, keys)?;
     let table = match (a.table(), operand(vm, &mine, b, keys)?) {
@@ -243,7 +224,7 @@ pub fn set_op_in_place(
     op: char,
     a: &SetObj,
     b: &Value,
-    keys: &IndexSet<Key>,
+    keys: &KeySet,
 ) -> PyResult<()> {
     if matches!(b, Value::Set(o) if std::ptr::eq(&**o, a)) {
         // With itself: `|=` changes nothing, `&=` copies, `-=`/`^=` clear.
@@ -300,7 +281,7 @@ fn folded_constant(e: &Expr) -> bool {
 /// elements CPython compiles a frozenset constant (built twice over: once
 /// from the literal, once again when the compiler merges constants) and
 /// copies it into a new set; otherwise the elements are added in order.
-pub fn literal_set(items: &[Expr], keys: IndexSet<Key>) -> SetObj {
+pub fn literal_set(items: &[Expr], keys: KeySet) -> SetObj {
     let constant = items.len() > 2 && items.iter().all(folded_constant) && stable(&keys);
     if !constant {
         return SetObj::new(keys, false);
