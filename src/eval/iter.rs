@@ -129,9 +129,10 @@ impl Interp {
                         "dictionary changed size during iteration",
                     ));
                 }
-                let k = d.map.get_index(*i).map(|(k, _)| k.0.clone());
-                *i += 1;
-                Ok(k)
+                Ok(d.map.next_entry(*i).map(|(at, k, _)| {
+                    *i = at + 1;
+                    k.0.clone()
+                }))
             }
             IterState::Set(s, items, i) => {
                 if s.items.borrow().len() != items.len() {

@@ -240,7 +240,7 @@ pub fn dict_set_key(vm: &dyn Vm, d: &RefCell<Dict>, k: Key, value: Value) -> PyR
 pub fn dict_remove(vm: &dyn Vm, d: &RefCell<Dict>, key: &Value) -> PyResult<Option<Value>> {
     let k = Key::with_vm(key.clone(), vm)?;
     match find_key(vm, &k, |p| d.borrow().map.get_index_of(p))? {
-        Some(i) => Ok(d.borrow_mut().map.shift_remove_index(i).map(|(_, v)| v)),
+        Some(i) => Ok(d.borrow_mut().map.remove_index(i).map(|(_, v)| v)),
         None => Ok(None),
     }
 }
@@ -729,7 +729,7 @@ impl Dict {
 
     /// Removes a key, keeping the order of the others.
     pub fn remove(&mut self, key: &Value) -> PyResult<Option<Value>> {
-        Ok(self.map.shift_remove(&Key::new(key.clone())?))
+        Ok(self.map.remove(&Key::new(key.clone())?))
     }
 
     /// Number of entries.

@@ -1,12 +1,12 @@
 //! The hash table of dicts: CPython's compact dict layout. Entries are kept
-//! densely in insertion order; a separate open-addressing index maps a
-//! key's Python `hash()` to its entry, probed as CPython probes
-//! (`i = i*5 + perturb + 1`, `perturb >>= 5`), so that the hash itself is
-//! the home slot. Consecutive ints then sit in consecutive slots, a lookup
-//! touches one index word and one entry, and keys that differ only in high
-//! bits (`i << 32`, floats like `i / 1024`) reach every slot through the
-//! perturbation. Removing an entry closes the gap (insertion order and
-//! positions stay dense, as the dict iterators count on).
+//! in insertion order; a separate open-addressing index maps a key's Python
+//! `hash()` to its entry, probed as CPython probes (`i = i*5 + perturb + 1`,
+//! `perturb >>= 5`), so that the hash itself is the home slot. Consecutive
+//! ints then sit in consecutive slots, a lookup touches one index word and
+//! one entry, and keys that differ only in high bits (`i << 32`, floats like
+//! `i / 1024`) reach every slot through the perturbation. Removing an entry
+//! leaves a hole in its place (an iterator's position stays valid) and a
+//! dummy in the index; the holes go when the index next grows.
 
 use super::dict::Key;
 use super::value::Value;
@@ -45,51 +45,53 @@ struct Entry {
     value: Value,
 }
 
-/// An insertion-ordered hash table from [`Key`] to [`Value`].
+/// An insertion-ordered hash table from [`Key`] to [`Value`]. Positions
+/// (`get_index_of`, `next_entry`) count holes left by removals.
 #[derive(Clone, Debug, Default)]
 pub struct DictTable {
     /// Entry positions by slot (`EMPTY`, `DUMMY`, or an index into
     /// `entries`); empty until the first insertion, then a power of two.
     /// 32 bits are enough: 2**32 entries of 40 bytes would need 160 GiB.
     index: Vec<u32>,
-    entries: Vec<Entry>,
-    /// `DUMMY` slots in `index`.
-    dummies: usize,
+    /// The entries in insertion order; None where one was removed.
+    entries: Vec<Option<Entry>>,
+    /// Live entries.
+    live: usize,
+    /// Index slots that are not `EMPTY` (live entries and dummies): kept
+    /// under 2/3 of the index, so every probe meets an empty slot.
+    fill: usize,
 }
 
 impl DictTable {
     /// Number of entries.
     #[inline]
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.live
     }
 
     /// True when empty.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.live == 0
     }
 
-    /// The slot holding the entry `q` looks for (`Ok`), or the first free
-    /// slot of its probe sequence (`Err`: the first dummy met, else the empty
-    /// slot that ended it). The index must not be empty.
+    /// The slot holding the entry `q` looks for (`Ok`), or the empty slot
+    /// that ended its probe sequence (`Err`). The index must not be empty.
     #[inline]
     fn probe(&self, q: &impl Lookup) -> Result<usize, usize> {
         let hash = q.lookup_hash();
         let mask = self.index.len() - 1;
         let mut perturb = hash as u64;
         let mut i = (hash as u64 as usize) & mask;
-        let mut free = None;
         loop {
             match self.index[i] {
-                EMPTY => return Err(free.unwrap_or(i)),
-                DUMMY => {
-                    free.get_or_insert(i);
-                }
+                EMPTY => return Err(i),
+                DUMMY => {}
                 e => {
-                    let stored = &self.entries[e as usize].key;
-                    if stored.hash_value() == hash && q.matches(stored) {
-                        return Ok(i);
+                    if let Some(stored) = &self.entries[e as usize] {
+                        if stored.key.hash_value() == hash && q.matches(&stored.key) {
+                            return Ok(i);
+                        }
                     }
                 }
             }
@@ -102,10 +104,10 @@ impl DictTable {
         }
     }
 
-    /// The position (in insertion order) of the entry `q` looks for.
+    /// The position of the entry `q` looks for.
     #[inline]
     pub fn get_index_of(&self, q: &impl Lookup) -> Option<usize> {
-        if self.entries.is_empty() {
+        if self.live == 0 {
             return None;
         }
         self.probe(q).ok().map(|slot| self.index[slot] as usize)
@@ -114,17 +116,24 @@ impl DictTable {
     /// The value of the entry `q` looks for.
     #[inline]
     pub fn get(&self, q: &impl Lookup) -> Option<&Value> {
-        self.get_index_of(q).map(|i| &self.entries[i].value)
+        let i = self.get_index_of(q)?;
+        self.entries[i].as_ref().map(|e| &e.value)
     }
 
-    /// The entry at position `i`.
-    pub fn get_index(&self, i: usize) -> Option<(&Key, &Value)> {
-        self.entries.get(i).map(|e| (&e.key, &e.value))
+    /// The first entry at position `from` or after, with its position.
+    pub fn next_entry(&self, from: usize) -> Option<(usize, &Key, &Value)> {
+        let rest = self.entries.get(from..)?;
+        rest.iter()
+            .enumerate()
+            .find_map(|(n, e)| e.as_ref().map(|e| (from + n, &e.key, &e.value)))
     }
 
     /// The entry at position `i`, its value writable.
     pub fn get_index_mut(&mut self, i: usize) -> Option<(&Key, &mut Value)> {
-        self.entries.get_mut(i).map(|e| (&e.key, &mut e.value))
+        self.entries
+            .get_mut(i)?
+            .as_mut()
+            .map(|e| (&e.key, &mut e.value))
     }
 
     /// Inserts `key`, or replaces the value of an equal key already there
@@ -136,27 +145,26 @@ impl DictTable {
         }
         match self.probe(&key) {
             Ok(slot) => {
-                let e = &mut self.entries[self.index[slot] as usize];
+                let e = self.entries[self.index[slot] as usize].as_mut()?;
                 Some(std::mem::replace(&mut e.value, value))
             }
             Err(mut slot) => {
-                // Slots in use (entries and dummies) stay under 2/3 of the index.
-                let reused = self.index[slot] == DUMMY;
-                if !reused && (self.entries.len() + self.dummies + 1) * 3 > self.index.len() * 2 {
-                    self.grow(self.entries.len() + 1);
+                if (self.fill + 1) * 3 > self.index.len() * 2 {
+                    // CPython's growth: three slots per live entry.
+                    let size = ((self.live + 1) * 3).max(MIN_SIZE).next_power_of_two();
+                    self.rebuild(size);
                     slot = self.free_slot(key.hash_value());
-                } else if reused {
-                    self.dummies -= 1;
                 }
                 self.index[slot] = self.entries.len() as u32;
-                self.entries.push(Entry { key, value });
+                self.entries.push(Some(Entry { key, value }));
+                self.live += 1;
+                self.fill += 1;
                 None
             }
         }
     }
 
-    /// The first slot of `hash`'s probe sequence that holds no entry (for a
-    /// key known to be absent, in an index without dummies).
+    /// The first empty slot of `hash`'s probe sequence.
     fn free_slot(&self, hash: i64) -> usize {
         let mask = self.index.len() - 1;
         let mut perturb = hash as u64;
@@ -172,68 +180,49 @@ impl DictTable {
         i
     }
 
-    /// Resizes the index for `used` entries (three times as many slots, as
-    /// CPython's growth rate, rounded up to a power of two).
-    fn grow(&mut self, used: usize) {
-        let size = (used * 3).max(MIN_SIZE).next_power_of_two();
-        self.rebuild(size);
-    }
-
-    /// Rebuilds the index at `size` slots, without dummies.
+    /// Rebuilds the index at `size` slots, without dummies, and the entries
+    /// without holes.
     fn rebuild(&mut self, size: usize) {
+        if self.entries.len() != self.live {
+            self.entries.retain(Option::is_some);
+        }
         self.index.clear();
         self.index.resize(size, EMPTY);
-        self.dummies = 0;
         for (n, e) in self.entries.iter().enumerate() {
-            let slot = self.free_slot(e.key.hash_value());
-            self.index[slot] = n as u32;
-        }
-    }
-
-    /// Removes the entry `q` looks for, closing the gap; its value.
-    pub fn shift_remove(&mut self, q: &impl Lookup) -> Option<Value> {
-        let i = self.get_index_of(q)?;
-        self.shift_remove_index(i).map(|(_, v)| v)
-    }
-
-    /// Removes the entry at position `i`, closing the gap (the entries after
-    /// it move one place down).
-    pub fn shift_remove_index(&mut self, i: usize) -> Option<(Key, Value)> {
-        if i >= self.entries.len() {
-            return None;
-        }
-        let last = i + 1 == self.entries.len();
-        let slot = match self.probe(&Identity(&self.entries[i].key)) {
-            Ok(slot) => slot,
-            Err(_) => unreachable!("every entry is indexed"),
-        };
-        self.index[slot] = DUMMY;
-        self.dummies += 1;
-        let e = self.entries.remove(i);
-        if !last {
-            let i = i as u32;
-            for s in self.index.iter_mut() {
-                if *s < DUMMY && *s > i {
-                    *s -= 1;
-                }
+            if let Some(e) = e {
+                let slot = self.free_slot(e.key.hash_value());
+                self.index[slot] = n as u32;
             }
         }
-        if self.entries.is_empty() {
-            // An emptied dict starts again from a small index.
-            *self = DictTable::default();
-        } else if self.dummies > self.entries.len() && self.index.len() > MIN_SIZE {
-            self.grow(self.entries.len());
+        self.fill = self.live;
+    }
+
+    /// Removes the entry `q` looks for; its value.
+    pub fn remove(&mut self, q: &impl Lookup) -> Option<Value> {
+        let i = self.get_index_of(q)?;
+        self.remove_index(i).map(|(_, v)| v)
+    }
+
+    /// Removes the entry at position `i` (the others keep their positions).
+    pub fn remove_index(&mut self, i: usize) -> Option<(Key, Value)> {
+        let key = &self.entries.get(i)?.as_ref()?.key;
+        let Ok(slot) = self.probe(&Identity(key)) else {
+            return None;
+        };
+        self.index[slot] = DUMMY;
+        let e = self.entries[i].take()?;
+        self.live -= 1;
+        // Holes at the end go at once (`popitem` walks back over none).
+        while let Some(None) = self.entries.last() {
+            self.entries.pop();
         }
         Some((e.key, e.value))
     }
 
     /// Removes the last entry (`popitem`).
     pub fn pop(&mut self) -> Option<(Key, Value)> {
-        let n = self.entries.len();
-        if n == 0 {
-            return None;
-        }
-        self.shift_remove_index(n - 1)
+        let i = self.entries.len().checked_sub(1)?;
+        self.remove_index(i)
     }
 
     /// Removes every entry.
@@ -242,18 +231,18 @@ impl DictTable {
     }
 
     /// The entries in order.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&Key, &Value)> + ExactSizeIterator {
-        self.entries.iter().map(|e| (&e.key, &e.value))
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&Key, &Value)> {
+        self.entries.iter().flatten().map(|e| (&e.key, &e.value))
     }
 
     /// The keys in order.
-    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Key> + ExactSizeIterator {
-        self.entries.iter().map(|e| &e.key)
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Key> {
+        self.entries.iter().flatten().map(|e| &e.key)
     }
 
     /// The values in order.
-    pub fn values(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator {
-        self.entries.iter().map(|e| &e.value)
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &Value> {
+        self.entries.iter().flatten().map(|e| &e.value)
     }
 }
 
@@ -319,20 +308,29 @@ mod tests {
             t.insert(k(i), Value::Int(i));
         }
         for i in (0..200).step_by(3) {
-            assert_eq!(int(t.shift_remove(&k(i)).as_ref()), Some(i));
+            assert_eq!(int(t.remove(&k(i)).as_ref()), Some(i));
         }
-        assert!(t.shift_remove(&k(0)).is_none());
+        assert!(t.remove(&k(0)).is_none());
         let left: Vec<i64> = (0..200).filter(|i| i % 3 != 0).collect();
         assert_eq!(t.len(), left.len());
-        for (pos, i) in left.iter().enumerate() {
-            assert_eq!(t.get_index_of(&k(*i)), Some(pos));
+        // Positions stay where they were; walking skips the holes.
+        for i in &left {
+            assert_eq!(t.get_index_of(&k(*i)), Some(*i as usize));
         }
-        // Dummies are reused and the index stays bounded.
-        for round in 0..50 {
+        let mut walked = Vec::new();
+        let mut pos = 0;
+        while let Some((p, key, _)) = t.next_entry(pos) {
+            walked.push(int(Some(&key.0)).unwrap());
+            pos = p + 1;
+        }
+        assert_eq!(walked, left);
+        // Dummies and holes are cleared by growth: the index stays bounded.
+        for round in 0..5000 {
             t.insert(k(1000 + round), Value::None);
-            t.shift_remove(&k(1000 + round));
+            t.remove(&k(1000 + round));
         }
-        assert!(t.index.len() <= 1024);
+        assert!(t.index.len() <= 1024, "{}", t.index.len());
+        assert_eq!(t.len(), left.len());
         assert_eq!(t.pop().map(|(k, _)| int(Some(&k.0))), Some(Some(199)));
         t.clear();
         assert!(t.is_empty() && t.get(&k(1)).is_none());

@@ -226,10 +226,10 @@ fn step(state: &mut IterState, vm: &dyn Vm) -> PyResult<Option<Value>> {
                     "dictionary changed size during iteration",
                 ));
             }
-            let Some((k, v)) = d.map.get_index(*i) else {
+            let Some((at, k, v)) = d.map.next_entry(*i) else {
                 return Ok(None);
             };
-            *i += 1;
+            *i = at + 1;
             Ok(Some(match part {
                 DictPart::Keys => k.0.clone(),
                 DictPart::Values => v.clone(),
