@@ -431,6 +431,20 @@ impl Interp {
         let callee = match &func.kind {
             ExprKind::Attribute { value, attr } => {
                 let obj = self.eval_hot(f, value)?;
+                // `lst.append(x)`, CPython's own specialised call
+                // (`LIST_APPEND`): a list's methods cannot be replaced, so
+                // the item goes straight onto the list, without an argument
+                // vector or a clone.
+                if let (Value::List(l), [arg], []) = (&obj, args, keywords) {
+                    if &*attr.name == "append"
+                        && !matches!(arg.kind, ExprKind::Starred(_))
+                        && !crate::runtime::trace::enabled()
+                    {
+                        let v = self.eval_hot(f, arg)?;
+                        l.borrow_mut().push(v);
+                        return Ok(Value::None);
+                    }
+                }
                 // A builtin type's method with only positional parameters,
                 // given exactly that many: called straight from the cache.
                 if let Some((func, arity)) = self.builtin_method_fn(&obj, &attr.name) {
