@@ -196,7 +196,13 @@ impl Interp {
     /// Returns a frame's local slots for reuse (emptied here).
     #[inline]
     pub(crate) fn give_locals(&self, mut locals: Vec<Option<Value>>) {
-        locals.clear();
+        // Each slot by `discard` (a range check on the tag) rather than the
+        // drop glue's jump table: the slots of a frame are mostly ints.
+        while let Some(slot) = locals.pop() {
+            if let Some(v) = slot {
+                v.discard();
+            }
+        }
         let mut pool = self.locals_pool.borrow_mut();
         if pool.len() < 256 {
             pool.push(locals);

@@ -70,6 +70,8 @@ impl Interp {
             StmtKind::If { test, body, orelse } => {
                 return if self.eval_cond(f, test)? {
                     self.exec_block(f, body)
+                } else if orelse.is_empty() {
+                    Ok(Flow::Normal)
                 } else {
                     self.exec_block(f, orelse)
                 };
