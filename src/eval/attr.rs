@@ -9,6 +9,7 @@ use super::class::{bind_class_attr, PropertyObj};
 use super::Interp;
 use crate::distribute::renamed::attribute_help;
 use crate::modules::types::builtin_class;
+use crate::modules::types::slots;
 use crate::value::{
     Class, ClassKind, ExcType, Instance, NativeFn, PyErr, PyResult, Value, ValueType, Vm,
 };
@@ -197,6 +198,12 @@ impl Interp {
                 if let Ok(Some(x)) = found {
                     return Ok(Some(x));
                 }
+                // `object`'s slot methods come last in every class's MRO.
+                if let Ok(None) = found {
+                    if let Some(m) = slots::bound_slot_method(ValueType::Object, v, name) {
+                        return Ok(Some(m));
+                    }
+                }
                 match (found, inst.class.lookup("__getattr__")) {
                     (Err(e), _) if !e.is(ExcType::AttributeError) => Err(e),
                     (_, Some(ga)) => self
@@ -263,10 +270,10 @@ impl Interp {
                     _ if cls.meta.is_some() => {
                         match self.call_meta_hook(v, "__getattr__", &[Value::str(name)]) {
                             Some(r) => Some(r?),
-                            None => None,
+                            None => class_slot(cls, v, name),
                         }
                     }
-                    _ => None,
+                    _ => class_slot(cls, v, name),
                 })
             }
             Value::Function(fun) => {
@@ -293,7 +300,7 @@ impl Interp {
                         })
                     }
                     "__class__" => Some(Value::Class(self.class_of(v))),
-                    _ => None,
+                    _ => slots::bound_slot_method(ValueType::Function, v, name),
                 })
             }
             Value::NativeFunction(nf) => Ok(match name {
@@ -306,21 +313,28 @@ impl Interp {
                 }),
                 "__self__" => Some(nf.bound.clone().unwrap_or(Value::None)),
                 "__class__" => Some(Value::Class(self.class_of(v))),
-                _ => None,
+                _ => slots::bound_slot_method(ValueType::NativeFunction, v, name),
             }),
             Value::BoundMethod(bm) => Ok(match name {
                 "__self__" => Some(bm.receiver.clone()),
                 "__func__" => Some(bm.func.clone()),
+                // The method's own slots (`__call__` calls the bound method).
+                _ if name.starts_with("__") && !name.ends_with("doc__") => {
+                    match slots::bound_slot_method(ValueType::BoundMethod, v, name) {
+                        Some(m) => Some(m),
+                        None => self.lookup_attribute(&bm.func, name)?,
+                    }
+                }
                 _ => self.lookup_attribute(&bm.func, name)?,
             }),
             Value::Native(n) => {
                 if let Some(x) = n.getattr(v, name, self)? {
                     return Ok(Some(x));
                 }
-                Ok(match name {
-                    "__class__" => Some(Value::Class(self.class_of(v))),
-                    _ => None,
-                })
+                match name {
+                    "__class__" => Ok(Some(Value::Class(self.class_of(v)))),
+                    _ => slots::native_slot_method(self, n.as_ref().as_ref(), v, name),
+                }
             }
             Value::Tensor(_) => crate::modules::tensor_getattr(self, v, name),
             other => {
@@ -337,7 +351,7 @@ impl Interp {
                 }
                 Ok(match name {
                     "__class__" => Some(Value::Class(cls)),
-                    _ => None,
+                    _ => slots::bound_slot_method(slots::slot_owner(v), v, name),
                 })
             }
         }
@@ -488,6 +502,21 @@ fn method_slot(name: &Rc<str>, ty: usize) -> usize {
 }
 
 /// Builtin and native classes cannot be changed (CPython's TypeError).
+/// A slot method reached through a class: its builtin type's own, unbound
+/// (`int.__add__`, `object.__repr__`, `A.__eq__` for a class that does not
+/// define it), and `__call__` bound to the class (`A.__call__()` makes an
+/// instance, as `type.__call__`).
+fn class_slot(cls: &Class, v: &Value, name: &str) -> Option<Value> {
+    if name == "__call__" {
+        return slots::bound_slot_method(ValueType::Type, v, name);
+    }
+    let owner = match cls.kind {
+        ClassKind::Builtin(t) => t,
+        _ => ValueType::Object,
+    };
+    slots::slot_method(owner, name)
+}
+
 #[cold]
 fn immutable_type_error(c: &Class, name: &str) -> PyErr {
     PyErr::new(

@@ -358,7 +358,14 @@ impl NativeObject for SuperObj {
             .iter()
             .find_map(|c| c.dict.borrow().get(name).cloned())
         else {
-            return Ok(None);
+            // `object`'s slot methods (`super().__repr__()`, `__eq__`…).
+            return Ok(match &self.obj {
+                Value::Class(_) if !as_instance => None,
+                obj => {
+                    let owner = crate::modules::types::slots::slot_owner(obj);
+                    crate::modules::types::slots::bound_slot_method(owner, obj, name)
+                }
+            });
         };
         // `__init_subclass__` is an implicit classmethod.
         if as_instance || (matches!(self.obj, Value::Class(_)) && name == "__init_subclass__") {

@@ -453,6 +453,14 @@ impl Vm for Interp {
         self.str_value(v)
     }
 
+    fn object_repr(&self, v: &Value) -> PyResult<String> {
+        self.object_repr_of(v)
+    }
+
+    fn object_str(&self, v: &Value) -> PyResult<String> {
+        self.object_str_of(v)
+    }
+
     fn getattr(&self, v: &Value, name: &str) -> PyResult<Value> {
         self.get_attribute(v, name)
     }

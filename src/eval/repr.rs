@@ -84,34 +84,43 @@ impl Interp {
                 if let Some(m) = inst.class.lookup("__repr__") {
                     return self.call_str_method(&m, v, "__repr__");
                 }
-                if inst.class.exception_type().is_some() {
-                    let args = match inst.get_attr("args") {
-                        Some(Value::Tuple(t)) => t.to_vec(),
-                        _ => Vec::new(),
-                    };
-                    let inner = if args.len() == 1 {
-                        self.repr_value(&args[0])?
-                    } else {
-                        let r = self.repr_value(&Value::tuple(args))?;
-                        r[1..r.len() - 1].trim_end_matches(',').to_string()
-                    };
-                    return Ok(format!("{}({})", inst.class.name, inner));
-                }
-                if &*inst.class.module == "builtins" {
-                    // CPython leaves the module out for builtins (`<object object at …>`).
-                    format!("<{} object at {:#x}>", inst.class.qualname, v.id())
-                } else {
-                    format!(
-                        "<{}.{} object at {:#x}>",
-                        inst.class.module,
-                        inst.class.qualname,
-                        v.id()
-                    )
-                }
+                return self.object_repr_of(v);
             }
             Value::Tensor(_) => crate::modules::tensor_repr(self, v)?,
             Value::Native(n) => n.repr(v, self)?,
         })
+    }
+
+    /// `object.__repr__(v)`: what `repr` shows for an instance whose class
+    /// defines no `__repr__` (BaseException's form for exceptions).
+    pub fn object_repr_of(&self, v: &Value) -> PyResult<String> {
+        let Value::Instance(inst) = v else {
+            return Ok(format!("<{} object at {:#x}>", v.type_name(), v.id()));
+        };
+        if inst.class.exception_type().is_some() {
+            let args = match inst.get_attr("args") {
+                Some(Value::Tuple(t)) => t.to_vec(),
+                _ => Vec::new(),
+            };
+            let inner = if args.len() == 1 {
+                self.repr_value(&args[0])?
+            } else {
+                let r = self.repr_value(&Value::tuple(args))?;
+                r[1..r.len() - 1].trim_end_matches(',').to_string()
+            };
+            return Ok(format!("{}({})", inst.class.name, inner));
+        }
+        if &*inst.class.module == "builtins" {
+            // CPython leaves the module out for builtins (`<object object at …>`).
+            Ok(format!("<{} object at {:#x}>", inst.class.qualname, v.id()))
+        } else {
+            Ok(format!(
+                "<{}.{} object at {:#x}>",
+                inst.class.module,
+                inst.class.qualname,
+                v.id()
+            ))
+        }
     }
 
     /// `str(v)`.
@@ -122,50 +131,7 @@ impl Interp {
                 if let Some(m) = inst.class.lookup("__str__") {
                     return self.call_str_method(&m, v, "__str__");
                 }
-                if inst.class.exception_type().is_some() {
-                    let args = match inst.get_attr("args") {
-                        Some(Value::Tuple(t)) => t.to_vec(),
-                        _ => Vec::new(),
-                    };
-                    if inst
-                        .class
-                        .is_subclass_of(&ExcType::BaseExceptionGroup.class())
-                        && args.len() == 2
-                    {
-                        // `message (2 sub-exceptions)`
-                        let n = self.collect_iterable(&args[1])?.len();
-                        let s = if n == 1 { "" } else { "s" };
-                        return Ok(format!(
-                            "{} ({n} sub-exception{s})",
-                            self.str_value(&args[0])?
-                        ));
-                    }
-                    let os_error = inst.class.is_subclass_of(&ExcType::OSError.class());
-                    if os_error && (2..=5).contains(&args.len()) {
-                        // `[Errno 2] No such file: 'a.txt'`
-                        let mut out = format!(
-                            "[Errno {}] {}",
-                            self.str_value(&args[0])?,
-                            self.str_value(&args[1])?
-                        );
-                        if let Some(f) = args.get(2).filter(|f| !f.is_none()) {
-                            out.push_str(&format!(": {}", self.repr_value(f)?));
-                        }
-                        if let Some(f) = args.get(4).filter(|f| !f.is_none()) {
-                            out.push_str(&format!(" -> {}", self.repr_value(f)?));
-                        }
-                        return Ok(out);
-                    }
-                    return match args.len() {
-                        0 => Ok(String::new()),
-                        1 if inst.class.exception_type() == Some(ExcType::KeyError) => {
-                            self.repr_value(&args[0])
-                        }
-                        1 => self.str_value(&args[0]),
-                        _ => self.repr_value(&Value::tuple(args)),
-                    };
-                }
-                self.repr_value(v)
+                self.object_str_of(v)
             }
             Value::Tensor(_) => crate::modules::tensor_str(self, v),
             Value::Native(n) => n.str(v, self),
@@ -175,6 +141,58 @@ impl Interp {
             },
             _ => self.repr_value(v),
         }
+    }
+
+    /// `object.__str__(v)` (BaseException's for exceptions: the message
+    /// from `args`), for an instance whose class defines no `__str__`.
+    pub fn object_str_of(&self, v: &Value) -> PyResult<String> {
+        let Value::Instance(inst) = v else {
+            return self.repr_value(v);
+        };
+        if inst.class.exception_type().is_some() {
+            let args = match inst.get_attr("args") {
+                Some(Value::Tuple(t)) => t.to_vec(),
+                _ => Vec::new(),
+            };
+            if inst
+                .class
+                .is_subclass_of(&ExcType::BaseExceptionGroup.class())
+                && args.len() == 2
+            {
+                // `message (2 sub-exceptions)`
+                let n = self.collect_iterable(&args[1])?.len();
+                let s = if n == 1 { "" } else { "s" };
+                return Ok(format!(
+                    "{} ({n} sub-exception{s})",
+                    self.str_value(&args[0])?
+                ));
+            }
+            let os_error = inst.class.is_subclass_of(&ExcType::OSError.class());
+            if os_error && (2..=5).contains(&args.len()) {
+                // `[Errno 2] No such file: 'a.txt'`
+                let mut out = format!(
+                    "[Errno {}] {}",
+                    self.str_value(&args[0])?,
+                    self.str_value(&args[1])?
+                );
+                if let Some(f) = args.get(2).filter(|f| !f.is_none()) {
+                    out.push_str(&format!(": {}", self.repr_value(f)?));
+                }
+                if let Some(f) = args.get(4).filter(|f| !f.is_none()) {
+                    out.push_str(&format!(" -> {}", self.repr_value(f)?));
+                }
+                return Ok(out);
+            }
+            return match args.len() {
+                0 => Ok(String::new()),
+                1 if inst.class.exception_type() == Some(ExcType::KeyError) => {
+                    self.repr_value(&args[0])
+                }
+                1 => self.str_value(&args[0]),
+                _ => self.repr_value(&Value::tuple(args)),
+            };
+        }
+        self.repr_value(v)
     }
 
     fn call_str_method(&self, m: &Value, v: &Value, name: &str) -> PyResult<String> {

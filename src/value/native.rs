@@ -23,6 +23,14 @@ pub trait Vm {
     fn repr(&self, v: &Value) -> PyResult<String>;
     /// `str(v)`.
     fn str(&self, v: &Value) -> PyResult<String>;
+    /// `object.__repr__(v)`: the default repr, whatever `v`'s class defines.
+    fn object_repr(&self, v: &Value) -> PyResult<String> {
+        Ok(format!("<{} object at {:#x}>", v.type_name(), v.id()))
+    }
+    /// `object.__str__(v)` (BaseException's for exceptions).
+    fn object_str(&self, v: &Value) -> PyResult<String> {
+        self.repr(v)
+    }
     /// `getattr(v, name)`.
     fn getattr(&self, v: &Value, name: &str) -> PyResult<Value>;
     /// `bool(v)`.

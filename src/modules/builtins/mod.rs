@@ -9,48 +9,19 @@ mod numeric;
 mod objects;
 mod seq;
 
-use std::any::Any;
-
 use super::types::{builtin_class, native_class, type_error};
 use crate::value::{
-    Args, ExcType, NativeFn, NativeFunction, NativeObject, PyErr, PyResult, Value, ValueType, Vm,
+    Args, ExcType, NativeFn, NativeFunction, PyErr, PyResult, Value, ValueType, Vm,
 };
-
-/// A named singleton object (`NotImplemented`, `Ellipsis`).
-pub struct Singleton {
-    /// Its repr.
-    pub name: &'static str,
-    /// Its type's name.
-    pub type_name: &'static str,
-}
-
-impl NativeObject for Singleton {
-    fn type_name(&self) -> &str {
-        self.type_name
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(self.name.to_string())
-    }
-}
-
-thread_local! {
-    static NOT_IMPLEMENTED: Value = Value::native(Singleton { name: "NotImplemented", type_name: "NotImplementedType" });
-    static ELLIPSIS: Value = Value::native(Singleton { name: "Ellipsis", type_name: "ellipsis" });
-}
 
 /// The `NotImplemented` singleton (compare with `Value::is`).
 pub fn not_implemented() -> Value {
-    NOT_IMPLEMENTED.with(Value::clone)
+    crate::eval::class::not_implemented()
 }
 
 /// The `Ellipsis` singleton (`...`).
 pub fn ellipsis() -> Value {
-    ELLIPSIS.with(Value::clone)
+    crate::eval::class::ellipsis()
 }
 
 type Entry = (&'static str, NativeFn, &'static str);

@@ -21,6 +21,7 @@ pub mod ops;
 pub mod range;
 pub mod set;
 pub mod slice;
+pub mod slots;
 pub mod str;
 pub mod str_format;
 pub mod str_more;
