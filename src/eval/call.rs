@@ -145,7 +145,7 @@ impl Interp {
 
     /// Runs a function body in its bound frame one level deeper, then
     /// recycles the frame's locals.
-    #[inline]
+    #[inline(always)]
     fn run_frame(
         &self,
         mut frame: Frame,
@@ -194,7 +194,7 @@ impl Interp {
     }
 
     /// Returns a frame's local slots for reuse (emptied here).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn give_locals(&self, mut locals: Vec<Option<Value>>) {
         // Each slot by `discard` (a range check on the tag) rather than the
         // drop glue's jump table: the slots of a frame are mostly ints.
