@@ -784,7 +784,6 @@ pub struct SetTable {
 }
 
 const LINEAR_PROBES: usize = 9;
-const PERTURB_SHIFT: u32 = 5;
 
 impl Default for SetTable {
     fn default() -> Self {
@@ -832,12 +831,7 @@ impl SetTable {
                     }
                 }
             }
-            perturb >>= PERTURB_SHIFT;
-            i = (i
-                .wrapping_mul(5)
-                .wrapping_add(1)
-                .wrapping_add(perturb as usize))
-                & mask;
+            i = super::table::next_probe(i, &mut perturb, mask);
         }
     }
 

@@ -20,6 +20,18 @@ const MIN_SIZE: usize = 8;
 /// How far the perturbation shifts per probe.
 const PERTURB_SHIFT: u32 = 5;
 
+/// The slot after `i` in a probe sequence (CPython's recurrence, shared by
+/// dicts and the simulated set table): the perturbation brings the hash's
+/// high bits in, one `PERTURB_SHIFT` at a time.
+#[inline(always)]
+pub fn next_probe(i: usize, perturb: &mut u64, mask: usize) -> usize {
+    *perturb >>= PERTURB_SHIFT;
+    i.wrapping_mul(5)
+        .wrapping_add(1)
+        .wrapping_add(*perturb as usize)
+        & mask
+}
+
 /// What a lookup looks for: a hash and an equality with stored keys.
 pub trait Lookup {
     /// Python's `hash()` of the key looked for.
@@ -95,12 +107,7 @@ impl DictTable {
                     }
                 }
             }
-            perturb >>= PERTURB_SHIFT;
-            i = (i
-                .wrapping_mul(5)
-                .wrapping_add(1)
-                .wrapping_add(perturb as usize))
-                & mask;
+            i = next_probe(i, &mut perturb, mask);
         }
     }
 
@@ -170,12 +177,7 @@ impl DictTable {
         let mut perturb = hash as u64;
         let mut i = (hash as u64 as usize) & mask;
         while self.index[i] != EMPTY {
-            perturb >>= PERTURB_SHIFT;
-            i = (i
-                .wrapping_mul(5)
-                .wrapping_add(1)
-                .wrapping_add(perturb as usize))
-                & mask;
+            i = next_probe(i, &mut perturb, mask);
         }
         i
     }

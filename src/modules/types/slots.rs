@@ -389,22 +389,28 @@ fn builtin_compared(x: &Value) -> bool {
     )
 }
 
-fn repr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+/// `__repr__`/`__str__`: the value's own for builtin values and None,
+/// `object`'s (BaseException's for exceptions) otherwise.
+fn text(
+    a: &Args,
+    own: impl FnOnce(&Value) -> PyResult<String>,
+    object: impl FnOnce(&Value) -> PyResult<String>,
+) -> PyResult<Value> {
     let x = a.get(0);
-    Ok(Value::str(if builtin_compared(x) || x.is_none() {
-        vm.repr(x)?
+    let s = if builtin_compared(x) || x.is_none() {
+        own(x)?
     } else {
-        vm.object_repr(x)?
-    }))
+        object(x)?
+    };
+    Ok(Value::str(s))
+}
+
+fn repr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    text(a, |x| vm.repr(x), |x| vm.object_repr(x))
 }
 
 fn str(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let x = a.get(0);
-    Ok(Value::str(if builtin_compared(x) || x.is_none() {
-        vm.str(x)?
-    } else {
-        vm.object_str(x)?
-    }))
+    text(a, |x| vm.str(x), |x| vm.object_str(x))
 }
 
 fn format(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
