@@ -318,14 +318,12 @@ impl Interp {
             Value::BoundMethod(bm) => Ok(match name {
                 "__self__" => Some(bm.receiver.clone()),
                 "__func__" => Some(bm.func.clone()),
-                // The method's own slots (`__call__` calls the bound method).
-                _ if name.starts_with("__") && !name.ends_with("doc__") => {
-                    match slots::bound_slot_method(ValueType::BoundMethod, v, name) {
-                        Some(m) => Some(m),
-                        None => self.lookup_attribute(&bm.func, name)?,
-                    }
-                }
-                _ => self.lookup_attribute(&bm.func, name)?,
+                // The method's own slots (`__call__` calls the bound method),
+                // then the function's attributes (`__name__`, `__doc__`…).
+                _ => match slots::bound_slot_method(ValueType::BoundMethod, v, name) {
+                    Some(m) => Some(m),
+                    None => self.lookup_attribute(&bm.func, name)?,
+                },
             }),
             Value::Native(n) => {
                 if let Some(x) = n.getattr(v, name, self)? {

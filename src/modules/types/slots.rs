@@ -54,6 +54,21 @@ const SIZED: &[ValueType] = &[
     T::Set,
     T::FrozenSet,
 ];
+/// Numbers and the sequences that concatenate and repeat (`+`, `*`).
+const ADD_MUL: &[ValueType] = &[
+    T::Int,
+    T::Bool,
+    T::Float,
+    T::Str,
+    T::Bytes,
+    T::List,
+    T::Tuple,
+];
+/// Numbers and sets (`-`).
+const SUB: &[ValueType] = &[T::Int, T::Bool, T::Float, T::Set, T::FrozenSet];
+/// Ints and sets (`&`, `^`); dicts also have `|`.
+const BITS: &[ValueType] = &[T::Int, T::Bool, T::Set, T::FrozenSet];
+const OR: &[ValueType] = &[T::Int, T::Bool, T::Set, T::FrozenSet, T::Dict];
 const CALLABLES: &[ValueType] = &[T::Function, T::NativeFunction, T::BoundMethod, T::Type];
 
 /// One slot method: its name, parameters after `self`, implementation and owners.
@@ -93,61 +108,12 @@ static SLOTS: &[Slot] = &[
     Slot("__le__", ", value", le, Owners::All),
     Slot("__gt__", ", value", gt, Owners::All),
     Slot("__ge__", ", value", ge, Owners::All),
-    Slot(
-        "__add__",
-        ", value",
-        add,
-        Owners::Only(&[
-            T::Int,
-            T::Bool,
-            T::Float,
-            T::Str,
-            T::Bytes,
-            T::List,
-            T::Tuple,
-        ]),
-    ),
+    Slot("__add__", ", value", add, Owners::Only(ADD_MUL)),
     Slot("__radd__", ", value", radd, Owners::Numbers),
-    Slot(
-        "__sub__",
-        ", value",
-        sub,
-        Owners::Only(&[T::Int, T::Bool, T::Float, T::Set, T::FrozenSet]),
-    ),
-    Slot(
-        "__rsub__",
-        ", value",
-        rsub,
-        Owners::Only(&[T::Int, T::Bool, T::Float, T::Set, T::FrozenSet]),
-    ),
-    Slot(
-        "__mul__",
-        ", value",
-        mul,
-        Owners::Only(&[
-            T::Int,
-            T::Bool,
-            T::Float,
-            T::Str,
-            T::Bytes,
-            T::List,
-            T::Tuple,
-        ]),
-    ),
-    Slot(
-        "__rmul__",
-        ", value",
-        rmul,
-        Owners::Only(&[
-            T::Int,
-            T::Bool,
-            T::Float,
-            T::Str,
-            T::Bytes,
-            T::List,
-            T::Tuple,
-        ]),
-    ),
+    Slot("__sub__", ", value", sub, Owners::Only(SUB)),
+    Slot("__rsub__", ", value", rsub, Owners::Only(SUB)),
+    Slot("__mul__", ", value", mul, Owners::Only(ADD_MUL)),
+    Slot("__rmul__", ", value", rmul, Owners::Only(ADD_MUL)),
     Slot("__truediv__", ", value", truediv, Owners::Numbers),
     Slot("__rtruediv__", ", value", rtruediv, Owners::Numbers),
     Slot("__floordiv__", ", value", floordiv, Owners::Numbers),
@@ -165,42 +131,12 @@ static SLOTS: &[Slot] = &[
     Slot("__rlshift__", ", value", rlshift, Owners::Ints),
     Slot("__rshift__", ", value", rshift, Owners::Ints),
     Slot("__rrshift__", ", value", rrshift, Owners::Ints),
-    Slot(
-        "__and__",
-        ", value",
-        and,
-        Owners::Only(&[T::Int, T::Bool, T::Set, T::FrozenSet]),
-    ),
-    Slot(
-        "__rand__",
-        ", value",
-        rand,
-        Owners::Only(&[T::Int, T::Bool, T::Set, T::FrozenSet]),
-    ),
-    Slot(
-        "__or__",
-        ", value",
-        or,
-        Owners::Only(&[T::Int, T::Bool, T::Set, T::FrozenSet, T::Dict]),
-    ),
-    Slot(
-        "__ror__",
-        ", value",
-        ror,
-        Owners::Only(&[T::Int, T::Bool, T::Set, T::FrozenSet, T::Dict]),
-    ),
-    Slot(
-        "__xor__",
-        ", value",
-        xor,
-        Owners::Only(&[T::Int, T::Bool, T::Set, T::FrozenSet]),
-    ),
-    Slot(
-        "__rxor__",
-        ", value",
-        rxor,
-        Owners::Only(&[T::Int, T::Bool, T::Set, T::FrozenSet]),
-    ),
+    Slot("__and__", ", value", and, Owners::Only(BITS)),
+    Slot("__rand__", ", value", rand, Owners::Only(BITS)),
+    Slot("__or__", ", value", or, Owners::Only(OR)),
+    Slot("__ror__", ", value", ror, Owners::Only(OR)),
+    Slot("__xor__", ", value", xor, Owners::Only(BITS)),
+    Slot("__rxor__", ", value", rxor, Owners::Only(BITS)),
     Slot("__neg__", "", neg, Owners::Numbers),
     Slot("__pos__", "", pos, Owners::Numbers),
     Slot("__abs__", "", abs, Owners::Numbers),
@@ -323,15 +259,26 @@ pub fn slot_owner(v: &Value) -> ValueType {
     }
 }
 
+/// For a number `x`: whether its type's methods take `y` (an int takes ints
+/// and bools, a float also floats). None when `x` is not a number.
+fn number_takes(x: &Value, y: &Value) -> Option<bool> {
+    let int = matches!(y, Value::Int(_) | Value::Bool(_));
+    match x {
+        Value::Int(_) | Value::Bool(_) => Some(int),
+        Value::Float(_) => Some(int || matches!(y, Value::Float(_))),
+        _ => None,
+    }
+}
+
 /// Whether a binary method of `x`'s type handles `y` (else NotImplemented).
 fn handles(op: BinOp, x: &Value, y: &Value) -> bool {
-    let int = |v: &Value| matches!(v, Value::Int(_) | Value::Bool(_));
+    if let Some(takes) = number_takes(x, y) {
+        return takes;
+    }
     match x {
-        Value::Int(_) | Value::Bool(_) => int(y),
-        Value::Float(_) => int(y) || matches!(y, Value::Float(_)),
         // Concatenation with another type raises its own TypeError.
         Value::Str(_) | Value::Bytes(_) | Value::List(_) | Value::Tuple(_) => match op {
-            BinOp::Mult => int(y),
+            BinOp::Mult => matches!(y, Value::Int(_) | Value::Bool(_)),
             _ => true,
         },
         Value::Dict(_) => matches!(y, Value::Dict(_)),
@@ -367,18 +314,18 @@ fn arith(vm: &dyn Vm, op: BinOp, x: &Value, y: &Value, reflected: bool) -> PyRes
 
 /// Whether `x`'s type compares itself with `y` (else NotImplemented).
 fn comparable(x: &Value, y: &Value) -> bool {
-    let int = |v: &Value| matches!(v, Value::Int(_) | Value::Bool(_));
-    match (x, y) {
-        (Value::Int(_) | Value::Bool(_), _) => int(y),
-        (Value::Float(_), _) => int(y) || matches!(y, Value::Float(_)),
-        (Value::Str(_), Value::Str(_))
-        | (Value::Bytes(_), Value::Bytes(_))
-        | (Value::List(_), Value::List(_))
-        | (Value::Tuple(_), Value::Tuple(_))
-        | (Value::Dict(_), Value::Dict(_))
-        | (Value::Set(_), Value::Set(_)) => true,
-        _ => false,
+    if let Some(takes) = number_takes(x, y) {
+        return takes;
     }
+    matches!(
+        (x, y),
+        (Value::Str(_), Value::Str(_))
+            | (Value::Bytes(_), Value::Bytes(_))
+            | (Value::List(_), Value::List(_))
+            | (Value::Tuple(_), Value::Tuple(_))
+            | (Value::Dict(_), Value::Dict(_))
+            | (Value::Set(_), Value::Set(_))
+    )
 }
 
 /// Whether `x` is one of the builtin values whose type has its own comparisons.
