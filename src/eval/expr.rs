@@ -37,6 +37,18 @@ impl Interp {
                 }
             }
             ExprKind::Constant(Constant::Int(i)) => return Ok(Value::Int(*i)),
+            // A call operand (`fib(n - 1) + ...`, `x = f(a)`): one native
+            // level less than through `eval_inner`.
+            ExprKind::Call {
+                func,
+                args,
+                keywords,
+            } => {
+                return match self.eval_call(f, func, args, keywords) {
+                    Ok(v) => Ok(v),
+                    Err(err) => Err(self.locate(f, e.span, err)),
+                }
+            }
             // `n - 1`, `i * 2` on leaves holding ints: computed in place, so
             // the result does not go through a call's return slot (read back
             // right away, it missed store forwarding). `--trace` takes the

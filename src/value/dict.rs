@@ -487,6 +487,11 @@ pub fn py_hash(v: &Value) -> i64 {
             Some(plain) => py_hash(&plain),
             None => (v.id() >> 4) as i64,
         },
+        Value::BoundMethod(m) => ((m.receiver.id() >> 4) as i64) ^ py_hash(&m.func),
+        Value::NativeFunction(n) => match &n.bound {
+            Some(r) => ((r.id() >> 4) as i64) ^ fnv(n.sig.name.as_bytes()),
+            None => (v.id() >> 4) as i64,
+        },
         other => (other.id() >> 4) as i64,
     }
 }
@@ -627,6 +632,17 @@ pub fn key_eq(a: &Value, b: &Value) -> bool {
             let (x, y) = (x.items.borrow(), y.items.borrow());
             x.len() == y.len() && x.iter().all(|k| y.contains(k))
         }
+        // Bound methods are equal when they bind the same object (by
+        // identity) to equal functions: `a.m == a.m`.
+        (Value::BoundMethod(x), Value::BoundMethod(y)) => {
+            x.receiver.is(&y.receiver) && key_eq(&x.func, &y.func)
+        }
+        (Value::NativeFunction(x), Value::NativeFunction(y)) => match (&x.bound, &y.bound) {
+            (Some(r), Some(s)) => {
+                r.is(s) && std::ptr::fn_addr_eq(x.func, y.func) && x.sig.name == y.sig.name
+            }
+            _ => a.is(b),
+        },
         _ => match (num(a), num(b)) {
             (Some(Num::I(x)), Some(Num::I(y))) => x == y,
             (Some(x), Some(y)) => x.f() == y.f(),
@@ -1100,7 +1116,9 @@ impl SetObj {
 
     /// Replaces the elements with those of `t`, remembering its layout.
     pub fn set_table(&self, t: SetTable) {
-        *self.items.borrow_mut() = t.keys().cloned().collect();
+        let mut items = KeySet::with_capacity_and_hasher(t.len(), Default::default());
+        items.extend(t.keys().cloned());
+        *self.items.borrow_mut() = items;
         *self.table.borrow_mut() = Some(t);
     }
 

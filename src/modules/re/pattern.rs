@@ -42,6 +42,14 @@ pub struct Pattern {
     pub close_at: Vec<usize>,
     search: fancy_regex::Regex,
     full: fancy_regex::Regex,
+    /// A non-empty match exactly at the start position, compiled on first
+    /// need: the retry after an empty match. `\G(?:(?:SRC)(?!\G)|(?!))`:
+    /// the never-matching alternative keeps fancy-regex from handing the
+    /// pattern whole to the `regex` crate, which would not backtrack into
+    /// it past its first (empty) match.
+    nonempty: std::cell::OnceCell<fancy_regex::Regex>,
+    /// The translated source the regexes were built from.
+    translated: String,
 }
 
 /// The spans of groups 0..=groups (None: the group did not take part).
@@ -98,6 +106,8 @@ impl Pattern {
             close_at: t.close_at,
             search,
             full,
+            nonempty: std::cell::OnceCell::new(),
+            translated: t.source,
         })
     }
 
@@ -114,12 +124,9 @@ impl Pattern {
         } else {
             &self.search
         };
-        let caps = re.captures_from_pos(hay, pos).map_err(|_| {
-            PyErr::new(
-                ExcType::RuntimeError,
-                format!("re: the pattern backtracks too much on this string (more than {BACKTRACK_LIMIT} steps); rewrite it without nested repeats"),
-            )
-        })?;
+        let caps = re
+            .captures_from_pos(hay, pos)
+            .map_err(|_| backtrack_error())?;
         let Some(caps) = caps else { return Ok(None) };
         let spans: Vec<_> = (0..=self.groups)
             .map(|i| caps.get(i).map(|m| (m.start(), m.end())))
@@ -128,6 +135,33 @@ impl Pattern {
             return Ok(None);
         }
         Ok(Some(spans))
+    }
+
+    /// The first match at `pos` (in the pattern's order of preference)
+    /// that is not empty.
+    fn nonempty_at(&self, hay: &str, pos: usize) -> PyResult<Option<Spans>> {
+        let re = match self.nonempty.get() {
+            Some(re) => re,
+            None => {
+                let re = build(
+                    &format!("\\G(?:(?:{})(?!\\G)|(?!))", self.translated),
+                    &self.translated,
+                )?;
+                self.nonempty.get_or_init(|| re)
+            }
+        };
+        let caps = re
+            .captures_from_pos(hay, pos)
+            .map_err(|_| backtrack_error())?;
+        Ok(caps.and_then(|caps| {
+            let spans: Spans = (0..=self.groups)
+                .map(|i| caps.get(i).map(|m| (m.start(), m.end())))
+                .collect();
+            // `\G` anchors at `pos`; a match elsewhere is not this one.
+            spans[0]
+                .is_some_and(|(s, e)| s == pos && e > pos)
+                .then_some(spans)
+        }))
     }
 
     /// Every match from `pos` (at most `limit`, 0: all), as byte spans.
@@ -141,7 +175,15 @@ impl Pattern {
             };
             let (s, e) = m[0].unwrap_or((p, p));
             if must_advance && s == e && s == p {
-                // CPython 3.7+: no empty match where the previous empty one was.
+                // CPython 3.7+: no empty match where the previous empty one
+                // was; a non-empty one there is taken (`a*|b` on "b"), else
+                // the search goes on one character further.
+                if let Some(m) = self.nonempty_at(hay, p)? {
+                    must_advance = false;
+                    p = m[0].map_or(p, |(_, e)| e);
+                    out.push(m);
+                    continue;
+                }
                 match hay[p..].chars().next() {
                     Some(c) => p += c.len_utf8(),
                     None => break,
@@ -155,6 +197,14 @@ impl Pattern {
         }
         Ok(out)
     }
+}
+
+#[cold]
+fn backtrack_error() -> PyErr {
+    PyErr::new(
+        ExcType::RuntimeError,
+        format!("re: the pattern backtracks too much on this string (more than {BACKTRACK_LIMIT} steps); rewrite it without nested repeats"),
+    )
 }
 
 /// `pos`/`endpos` clamped as CPython does, in characters.

@@ -25,8 +25,9 @@ pub fn collect_keys(vm: &dyn Vm, v: &Value) -> PyResult<KeySet> {
     if let Value::Set(s) = v {
         return Ok(s.items.borrow().clone());
     }
-    let mut out = KeySet::default();
-    for x in vm.collect(v)? {
+    let items = vm.collect(v)?;
+    let mut out = KeySet::with_capacity_and_hasher(items.len(), Default::default());
+    for x in items {
         key_set_insert(vm, &mut out, x)?;
     }
     Ok(out)
