@@ -109,23 +109,45 @@ impl Interpreter {
     /// Runs a whole file as the `__main__` module (echoing expression
     /// statements if `options.echo`).
     pub fn run_source(&self, source: Rc<SourceFile>) -> Result<(), Box<Diagnostic>> {
-        self.run(source, self.options.echo)
+        self.run(source, self.options.echo, true)
+    }
+
+    /// Names the file being run as `__main__` (`__file__`): an absolute
+    /// path, as CPython 3.9+ gives the script named on the command line.
+    pub fn set_main_file(&self, path: &str) {
+        let path = match path {
+            "<stdin>" => path.to_string(),
+            p => std::path::absolute(p)
+                .map(|a| a.to_string_lossy().into_owned())
+                .unwrap_or_else(|_| p.to_string()),
+        };
+        self.interp
+            .borrow()
+            .set_global("__file__", value::Value::str(&path));
     }
 
     /// Runs one REPL input (one or more statements) in the persistent module,
     /// echoing the `repr` of expression statements whose value is not None.
     pub fn run_interactive(&self, source: Rc<SourceFile>) -> Result<(), Box<Diagnostic>> {
-        self.run(source, true)
+        self.run(source, true, false)
     }
 
-    fn run(&self, source: Rc<SourceFile>, echo: bool) -> Result<(), Box<Diagnostic>> {
+    /// Runs `source` in the persistent module; a whole `script` sets the
+    /// module's `__doc__` from its docstring first.
+    fn run(&self, source: Rc<SourceFile>, echo: bool, script: bool) -> Result<(), Box<Diagnostic>> {
         let interp = self.interp.borrow();
         if !self.stack_set.replace(true) {
             // The thread is expected to have STACK_SIZE; keep some for the caller above us.
             interp.set_stack_budget(STACK_SIZE - (8 << 20));
         }
         let result = match interp.compile(&source) {
-            Ok(module) => interp.exec_module(&source, &module, echo).map_err(|e| {
+            Ok(module) => {
+                if script {
+                    interp.set_global("__doc__", eval::docstring(&module.body));
+                }
+                interp.exec_module(&source, &module, echo)
+            }
+            .map_err(|e| {
                 let suggestion = interp.suggestion(&e);
                 let mut d = diag::from_exception(&*interp, e);
                 if let Some(s) = suggestion {

@@ -92,6 +92,9 @@ pub fn run_script(
     setup: impl FnOnce(&Interpreter),
 ) -> Result<(), ScriptError> {
     let interpreter = interpreter_for(&source, flags)?;
+    if source.name.as_str() != "<string>" {
+        interpreter.set_main_file(&source.name);
+    }
     setup(&interpreter);
     let trace = interpreter.options().trace.clone();
     if trace.is_some() {

@@ -73,14 +73,14 @@ pub fn from_syntax_error(source: &Rc<SourceFile>, e: &crate::syntax::SyntaxError
 /// The diagnostic of an uncaught exception (`str(exc)` is the message; the
 /// traceback runs outermost first; `__cause__`/`__context__` become notes).
 pub fn from_exception(vm: &dyn crate::value::Vm, e: crate::value::PyErr) -> Diagnostic {
-    // CPython names classes outside builtins/__main__ with their module
-    // (`json.decoder.JSONDecodeError`); TensorFlow's errors are shown by
+    // CPython names classes by qualified name (`Client.Error`), outside
+    // builtins/__main__ with their module (`json.decoder.JSONDecodeError`); TensorFlow's errors are shown by
     // name, as the reference oracle prints them.
     let cls = e.class();
     let class = match &*cls.module {
-        "builtins" | "__main__" => cls.name.to_string(),
+        "builtins" | "__main__" => cls.qualname.to_string(),
         m if m.starts_with("tensorflow") => cls.name.to_string(),
-        m => format!("{}.{}", m, cls.name),
+        m => format!("{}.{}", m, cls.qualname),
     };
     let mut message = vm.str(e.value()).unwrap_or_default();
     // Notes (`add_note`) follow the message, one a line, as CPython prints them.

@@ -216,11 +216,11 @@ impl Interp {
                 }
             }
             ExprKind::Lambda(def) => self.make_function(f, def),
-            ExprKind::Tuple(items) => Ok(Value::tuple(self.eval_items(f, items)?)),
-            ExprKind::List(items) => Ok(Value::list(self.eval_items(f, items)?)),
+            ExprKind::Tuple(items) => Ok(Value::tuple(self.eval_items(f, items, true)?)),
+            ExprKind::List(items) => Ok(Value::list(self.eval_items(f, items, true)?)),
             ExprKind::Set(items) => {
                 let mut set = KeySet::default();
-                for v in self.eval_items(f, items)? {
+                for v in self.eval_items(f, items, false)? {
                     key_set_insert(self, &mut set, v)?;
                 }
                 Ok(Value::Set(Rc::new(
@@ -271,13 +271,21 @@ impl Interp {
         }
     }
 
-    /// Evaluates display items, expanding `*iterable`.
-    fn eval_items(&self, f: &mut Frame, items: &[Expr]) -> PyResult<Vec<Value>> {
+    /// Evaluates display items, expanding `*iterable`. A list or tuple
+    /// display (`sequence`) names a bad `*` operand as CPython's
+    /// `LIST_EXTEND` does; a set display says what iteration says.
+    fn eval_items(&self, f: &mut Frame, items: &[Expr], sequence: bool) -> PyResult<Vec<Value>> {
         let mut out = Vec::with_capacity(items.len());
         for it in items {
             match &it.kind {
                 ExprKind::Starred(inner) => {
                     let v = self.eval(f, inner)?;
+                    if sequence && !self.is_iterable(&v) {
+                        return Err(PyErr::new(
+                            ExcType::TypeError,
+                            format!("Value after * must be an iterable, not {}", v.type_name()),
+                        ));
+                    }
                     out.extend(self.collect_iterable(&v)?);
                 }
                 _ => out.push(self.eval(f, it)?),

@@ -7,6 +7,7 @@
 //! builtins tied to the object model (`super`, `property` …) in `class.rs`.
 
 mod attr;
+pub(crate) use attr::docstring;
 mod call;
 pub mod class;
 mod expr;
@@ -155,6 +156,7 @@ impl Interp {
             method_cache: RefCell::new(vec![None; attr::METHOD_CACHE]),
         };
         interp.set_global("__name__", Value::str("__main__"));
+        interp.set_global("__doc__", Value::None);
         interp
     }
 

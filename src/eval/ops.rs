@@ -676,23 +676,22 @@ impl Interp {
                 Some(b) => Ok(b),
                 None => self.contains_by_iteration(container, item),
             },
-            _ => {
-                if self.is_iterable(container) {
-                    self.contains_by_iteration(container, item)
-                } else {
-                    Err(PyErr::new(
-                        ExcType::TypeError,
-                        format!(
-                            "argument of type '{}' is not iterable",
-                            container.type_name()
-                        ),
-                    ))
-                }
-            }
+            _ => self.contains_by_iteration(container, item),
         }
     }
 
+    /// `in` through iteration (no `__contains__`): CPython's own message
+    /// for a container that cannot be iterated either.
     fn contains_by_iteration(&self, container: &Value, item: &Value) -> PyResult<bool> {
+        if !self.is_iterable(container) {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!(
+                    "argument of type '{}' is not iterable",
+                    container.type_name()
+                ),
+            ));
+        }
         let mut it = self.start_iter(container)?;
         while let Some(x) = self.step_iter(&mut it)? {
             if x.is(item) || self.values_eq(&x, item)? {

@@ -412,7 +412,12 @@ impl Signature {
         }
         let min = positional.iter().filter(|p| p.default.is_none()).count();
         let max = positional.len();
-        if n >= min && (var || n <= max) {
+        // A required parameter past the positional arguments may come by
+        // keyword (`round(number=2.5)`).
+        let by_keyword = |p: &Param| keywords.iter().any(|(k, _)| **k == *p.name);
+        let missing = |(i, p): &(usize, &&Param)| *i >= n && p.default.is_none() && !by_keyword(p);
+        let complete = !positional.iter().enumerate().any(|e| missing(&e));
+        if complete && (var || n <= max) {
             return None;
         }
         let s = |k: usize| if k == 1 { "" } else { "s" };
@@ -474,7 +479,7 @@ impl Signature {
                 )
             });
         }
-        let (i, first_missing) = positional.iter().enumerate().find(|(i, _)| *i >= n)?;
+        let (i, first_missing) = positional.iter().enumerate().find(missing)?;
         if first_missing.kind == ParamKind::PositionalOnly {
             let posonly_min = positional
                 .iter()

@@ -108,6 +108,16 @@ pub fn to_float(vm: &dyn Vm, x: &Value) -> PyResult<f64> {
         Value::Int(i) => Ok(*i as f64),
         Value::Bool(b) => Ok(*b as i64 as f64),
         Value::Str(s) => parse_float(s),
+        // CPython parses bytes as ASCII text; the error shows the bytes.
+        Value::Bytes(b) => std::str::from_utf8(b)
+            .ok()
+            .and_then(|s| parse_float(s).ok())
+            .ok_or_else(|| {
+                value_error(format!(
+                    "could not convert string to float: {}",
+                    crate::value::format::bytes_repr(b)
+                ))
+            }),
         Value::Native(_) | Value::Tensor(_) => match super::number_of(vm, x)? {
             Some(v) => to_float(vm, &v),
             None => Err(not_a_number(x)),

@@ -113,6 +113,29 @@ fn num_value(n: Num) -> Value {
     }
 }
 
+/// `a / b` correctly rounded, as CPython's `long_true_divide` (`b != 0`):
+/// converting each int to a float first rounds twice once one exceeds
+/// 2**53 (`12345678901234567 / 1000`).
+pub fn int_true_div(a: i64, b: i64) -> f64 {
+    const EXACT: u64 = 1 << 53;
+    if a.unsigned_abs() <= EXACT && b.unsigned_abs() <= EXACT {
+        return a as f64 / b as f64;
+    }
+    let (n, d) = (a.unsigned_abs() as u128, b.unsigned_abs() as u128);
+    let bits = |x: u128| 128 - x.leading_zeros() as i32;
+    // A quotient of at least 55 bits: 53 kept, a guard bit, and below it
+    // a sticky bit standing for a non-zero remainder.
+    let shift = (55 + bits(d) - bits(n)).max(0);
+    let q = (n << shift) / d;
+    let sticky = ((n << shift) % d != 0) as u128;
+    let magnitude = (q | sticky) as f64 * 2f64.powi(-shift);
+    if (a < 0) != (b < 0) {
+        -magnitude
+    } else {
+        magnitude
+    }
+}
+
 fn int_binop(op: BinOp, a: i64, b: i64, bools: bool) -> PyResult<Value> {
     let zero = |msg: &str| PyErr::new(ExcType::ZeroDivisionError, msg);
     Ok(Value::Int(match op {
@@ -123,7 +146,7 @@ fn int_binop(op: BinOp, a: i64, b: i64, bools: bool) -> PyResult<Value> {
             if b == 0 {
                 return Err(zero("division by zero"));
             }
-            return Ok(Value::Float(a as f64 / b as f64));
+            return Ok(Value::Float(int_true_div(a, b)));
         }
         BinOp::FloorDiv => {
             if b == 0 {
