@@ -283,7 +283,7 @@ impl Interp {
                 Ok(match name {
                     "__name__" => Some(Value::str(&*fun.def.name)),
                     "__qualname__" => Some(Value::str(&*fun.def.qualname)),
-                    "__module__" => Some(Value::str("__main__")),
+                    "__module__" => Some(Value::str(fun.source.module_name())),
                     "__doc__" => Some(docstring(&fun.def.body)),
                     "__defaults__" => {
                         let d: Vec<Value> = fun

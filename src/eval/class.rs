@@ -49,7 +49,7 @@ impl Interp {
         let mut ns = crate::value::Namespace::default();
         let mapping = self.prepare_namespace(&maker, &def.name, &bases, &kwargs, &mut ns)?;
         let preset = [
-            ("__module__", Value::str("__main__")),
+            ("__module__", Value::str(f.source().module_name())),
             ("__qualname__", Value::str(&*def.qualname)),
             ("__doc__", super::attr::docstring(&def.body)),
         ];

@@ -1,6 +1,7 @@
 //! Subscripts (`v[k]`, `v[k] = x`, `del v[k]`), context managers (`with`)
 //! and `format()`.
 
+use crate::modules::types::misc::GenericAlias;
 use std::rc::Rc;
 
 use super::Interp;
@@ -59,7 +60,16 @@ impl Interp {
                 _ if c.meta.is_some() && self.meta_hook(v, "__getitem__").is_some() => self
                     .call_meta_hook(v, "__getitem__", std::slice::from_ref(key))
                     .unwrap_or(Ok(Value::None)),
-                Some(m) => self.call_value(&m, vec![key.clone()], Vec::new()),
+                // An implicit class method, as CPython makes it.
+                Some(m @ Value::Function(_)) => {
+                    self.call_value(&m, vec![v.clone(), key.clone()], Vec::new())
+                }
+                Some(_) => {
+                    let m = self.get_attribute(v, "__class_getitem__")?;
+                    self.call_value(&m, vec![key.clone()], Vec::new())
+                }
+                // `list[int]` (PEP 585).
+                None if GenericAlias::subscriptable(c) => Ok(GenericAlias::value(c.clone(), key)),
                 None => Err(PyErr::new(
                     ExcType::TypeError,
                     format!("type '{}' is not subscriptable", c.name),

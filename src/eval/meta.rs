@@ -251,6 +251,51 @@ pub(crate) fn namespace_dict(ns: &Namespace) -> Value {
     Value::dict(d)
 }
 
+/// PEP 560: a base that is not a class but has `__mro_entries__`
+/// (`list[int]`, `Generic[T]`) is replaced by the classes it returns; the
+/// bases as written are kept as `__orig_bases__`.
+fn mro_entries(vm: &dyn Vm, bases: Vec<Value>, ns: &mut Namespace) -> PyResult<Vec<Value>> {
+    if bases.iter().all(|b| matches!(b, Value::Class(_))) {
+        return Ok(bases);
+    }
+    let written = Value::tuple(bases.clone());
+    let mut out = Vec::with_capacity(bases.len());
+    for b in &bases {
+        if matches!(b, Value::Class(_)) {
+            out.push(b.clone());
+            continue;
+        }
+        if let Value::Native(n) = b {
+            if let Some(g) = n
+                .as_any()
+                .downcast_ref::<crate::modules::types::misc::GenericAlias>()
+            {
+                out.push(Value::Class(g.origin.clone()));
+                continue;
+            }
+        }
+        let hook = match vm.getattr(b, "__mro_entries__") {
+            Ok(h) => h,
+            Err(e) if e.is(ExcType::AttributeError) => {
+                out.push(b.clone());
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        match vm.call(&hook, vec![written.clone()], Vec::new())? {
+            Value::Tuple(t) => out.extend(t.iter().cloned()),
+            _ => {
+                return Err(PyErr::new(
+                    ExcType::TypeError,
+                    "__mro_entries__ must return a tuple",
+                ))
+            }
+        }
+    }
+    ns.insert("__orig_bases__".into(), written);
+    Ok(out)
+}
+
 /// Builds a class: `type.__new__(meta, name, bases, ns, **kwargs)`. Sets
 /// the `__class__` cell of its functions, calls `__set_name__` on the
 /// attributes that define it and the base's `__init_subclass__` with
@@ -263,6 +308,7 @@ pub(crate) fn build_class(
     mut ns: Namespace,
     kwargs: Vec<(Rc<str>, Value)>,
 ) -> PyResult<Rc<Class>> {
+    let bases = mro_entries(vm, bases, &mut ns)?;
     let meta = winner(meta, &bases)?;
     let mut base_classes = Vec::with_capacity(bases.len());
     for b in bases {

@@ -53,6 +53,15 @@ impl SourceFile {
         })
     }
 
+    /// The `__module__` of what this file defines: a `stdlib/` module's
+    /// name (its file is shown as `<stdlib NAME>`), else `__main__`.
+    pub fn module_name(&self) -> &str {
+        self.name
+            .strip_prefix("<stdlib ")
+            .and_then(|n| n.strip_suffix('>'))
+            .unwrap_or("__main__")
+    }
+
     /// 1-based line number of a byte offset.
     pub fn line_of(&self, offset: u32) -> usize {
         let off = (offset as usize).min(self.text.len());

@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use super::Entry;
-use crate::modules::types::misc::UnionType;
+use crate::modules::types::misc::{GenericAlias, UnionType};
 use crate::modules::types::type_error;
 use crate::value::{Args, Dict, ExcType, PyErr, PyResult, Value, Vm};
 
@@ -59,12 +59,16 @@ fn class_check(vm: &dyn Vm, obj: &Value, spec: &Value, sub: bool, depth: u32) ->
                 .map(|u| u.members.clone())
                 .unwrap_or_default();
             for c in members {
-                if class_check(vm, obj, &Value::Class(c), sub, depth + 1)? {
+                if class_check(vm, obj, &c, sub, depth + 1)? {
                     return Ok(true);
                 }
             }
             Ok(false)
         }
+        Value::Native(n) if n.as_any().is::<GenericAlias>() => Err(type_error(format!(
+            "{}() argument 2 cannot be a parameterized generic",
+            if sub { "issubclass" } else { "isinstance" }
+        ))),
         Value::Tuple(t) if depth < 64 => {
             for c in t.iter() {
                 if class_check(vm, obj, c, sub, depth + 1)? {

@@ -8,52 +8,77 @@ use super::{add_new, builtin_class, native_class, type_error};
 use crate::value::{Args, Class, Instance, NativeObject, PyResult, Value, ValueType, Vm};
 
 /// `X | Y` of types (`int | None`): what `isinstance`/`issubclass` accept
-/// as "any of these"; each member is a class object (`None` is NoneType).
+/// as "any of these"; each member is a class object (`None` is NoneType)
+/// or a parameterized generic (`list[int] | None`).
 pub struct UnionType {
-    /// The classes, in order, without repeats.
-    pub members: Vec<Rc<Class>>,
+    /// The members, in order, without repeats.
+    pub members: Vec<Value>,
 }
 
-impl UnionType {
-    /// The operand of `|` as union members: a class, None (NoneType) or a
-    /// union; None when it cannot be one (`int | 1` is a TypeError).
-    fn members_of(v: &Value, vm: &dyn Vm) -> Option<Vec<Rc<Class>>> {
-        match v {
-            Value::Class(c) => Some(vec![c.clone()]),
-            Value::None => match vm.type_of(v) {
-                Value::Class(c) => Some(vec![c]),
-                _ => None,
-            },
-            Value::Native(n) => n
-                .as_any()
-                .downcast_ref::<UnionType>()
-                .map(|u| u.members.clone()),
-            _ => None,
+/// How a type shows inside a union or a generic's arguments (CPython's
+/// `ga_repr_item`/`union_repr_item`): builtins by name, other classes by
+/// module and qualified name, `None`, `...`, generics by their repr.
+fn type_repr(v: &Value, vm: &dyn Vm) -> PyResult<String> {
+    Ok(match v {
+        Value::Class(c) => match (&*c.module, &*c.name) {
+            (_, "NoneType") => "None".to_string(),
+            ("builtins", _) => c.qualname.to_string(),
+            (m, _) => format!("{m}.{}", c.qualname),
+        },
+        Value::None => "None".to_string(),
+        Value::List(items) => {
+            let items = items.borrow().clone();
+            let parts: Vec<String> = items
+                .iter()
+                .map(|a| type_repr(a, vm))
+                .collect::<PyResult<_>>()?;
+            format!("[{}]", parts.join(", "))
         }
+        other if other.is(&crate::eval::class::ellipsis()) => "...".to_string(),
+        other => vm.repr(other)?,
+    })
+}
+
+/// `list[int]`, `dict[str, float]`: a builtin generic class subscripted
+/// (PEP 585's `types.GenericAlias`). It prints as written, calls its
+/// class, and is a base class standing for that class (`__mro_entries__`).
+pub struct GenericAlias {
+    /// The subscripted class (`__origin__`).
+    pub origin: Rc<Class>,
+    /// The subscript, one element per parameter (`__args__`).
+    pub args: Vec<Value>,
+}
+
+impl GenericAlias {
+    /// `cls[params]`: the subscript as a tuple of arguments.
+    pub fn value(origin: Rc<Class>, params: &Value) -> Value {
+        let args = match params {
+            Value::Tuple(t) => t.to_vec(),
+            other => vec![other.clone()],
+        };
+        Value::native(GenericAlias { origin, args })
     }
 
-    /// `a | b` when it makes a union (one side a class or a union, the other
-    /// a class, None or a union); `int | int` is just `int`, as in CPython.
-    pub fn or(a: &Value, b: &Value, vm: &dyn Vm) -> Option<Value> {
-        if matches!((a, b), (Value::None, Value::None)) {
-            return None;
+    /// Whether `cls[...]` makes a generic alias: the builtin containers and
+    /// `type`, and collections' generic classes, as in CPython.
+    pub fn subscriptable(cls: &Class) -> bool {
+        match &*cls.module {
+            "builtins" => matches!(
+                &*cls.name,
+                "list" | "dict" | "tuple" | "set" | "frozenset" | "type" | "enumerate"
+            ),
+            "collections" => matches!(
+                &*cls.name,
+                "deque" | "defaultdict" | "OrderedDict" | "Counter"
+            ),
+            _ => false,
         }
-        let mut members = Self::members_of(a, vm)?;
-        for c in Self::members_of(b, vm)? {
-            if !members.iter().any(|m| Rc::ptr_eq(m, &c)) {
-                members.push(c);
-            }
-        }
-        Some(match members.as_slice() {
-            [one] => Value::Class(one.clone()),
-            _ => Value::native(UnionType { members }),
-        })
     }
 }
 
-impl NativeObject for UnionType {
+impl NativeObject for GenericAlias {
     fn type_name(&self) -> &str {
-        "UnionType"
+        "types.GenericAlias"
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -61,20 +86,50 @@ impl NativeObject for UnionType {
     }
 
     fn class(&self) -> Option<Rc<Class>> {
-        Some(native_class("UnionType"))
+        Some(native_class("types.GenericAlias"))
     }
 
-    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        let names: Vec<String> = self
-            .members
+    fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
+        let origin = type_repr(&Value::Class(self.origin.clone()), vm)?;
+        if self.args.is_empty() {
+            return Ok(format!("{origin}[()]"));
+        }
+        let args: Vec<String> = self
+            .args
             .iter()
-            .map(|c| match (&*c.module, &*c.name) {
-                (_, "NoneType") => "None".to_string(),
-                ("builtins", _) => c.qualname.to_string(),
-                (m, _) => format!("{m}.{}", c.qualname),
-            })
-            .collect();
-        Ok(names.join(" | "))
+            .map(|a| type_repr(a, vm))
+            .collect::<PyResult<_>>()?;
+        Ok(format!("{origin}[{}]", args.join(", ")))
+    }
+
+    fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(Some(match name {
+            "__origin__" => Value::Class(self.origin.clone()),
+            "__args__" => Value::tuple(self.args.clone()),
+            "__parameters__" => Value::tuple(
+                self.args
+                    .iter()
+                    .filter(|a| matches!(a, Value::Instance(i) if &*i.class.name == "TypeVar"))
+                    .cloned()
+                    .collect(),
+            ),
+            // Anything else is the class's (`list[int].__name__`).
+            _ => {
+                return vm
+                    .getattr(&Value::Class(self.origin.clone()), name)
+                    .map(Some)
+            }
+        }))
+    }
+
+    fn call(
+        &self,
+        _this: &Value,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+        vm: &dyn Vm,
+    ) -> PyResult<Value> {
+        vm.call(&Value::Class(self.origin.clone()), args, kwargs)
     }
 
     fn binop(
@@ -100,7 +155,125 @@ impl NativeObject for UnionType {
         _this: &Value,
         op: &str,
         other: &Value,
-        _vm: &dyn Vm,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        let Some(o) = (match other {
+            Value::Native(n) => n.as_any().downcast_ref::<GenericAlias>(),
+            _ => None,
+        }) else {
+            return Ok(None);
+        };
+        let mut same = Rc::ptr_eq(&self.origin, &o.origin) && self.args.len() == o.args.len();
+        for (a, b) in self.args.iter().zip(&o.args) {
+            if !same {
+                break;
+            }
+            same = vm.eq(a, b)?;
+        }
+        Ok(crate::value::native::equality(op, same))
+    }
+}
+
+impl UnionType {
+    /// The operand of `|` as union members: a class, None (NoneType) or a
+    /// union; None when it cannot be one (`int | 1` is a TypeError).
+    fn members_of(v: &Value, vm: &dyn Vm) -> Option<Vec<Value>> {
+        match v {
+            Value::Class(_) => Some(vec![v.clone()]),
+            Value::None => match vm.type_of(v) {
+                c @ Value::Class(_) => Some(vec![c]),
+                _ => None,
+            },
+            Value::Native(n) if n.as_any().is::<GenericAlias>() => Some(vec![v.clone()]),
+            Value::Native(n) => n
+                .as_any()
+                .downcast_ref::<UnionType>()
+                .map(|u| u.members.clone()),
+            _ => None,
+        }
+    }
+
+    /// Whether two members are the same type (generics: equal ones).
+    fn same(a: &Value, b: &Value, vm: &dyn Vm) -> bool {
+        match (a, b) {
+            (Value::Class(x), Value::Class(y)) => Rc::ptr_eq(x, y),
+            (Value::Native(_), Value::Native(_)) => vm.eq(a, b).unwrap_or(false),
+            _ => false,
+        }
+    }
+
+    /// `a | b` when it makes a union (one side a class or a union, the other
+    /// a class, None or a union); `int | int` is just `int`, as in CPython.
+    pub fn or(a: &Value, b: &Value, vm: &dyn Vm) -> Option<Value> {
+        if matches!((a, b), (Value::None, Value::None)) {
+            return None;
+        }
+        let mut members = Self::members_of(a, vm)?;
+        for c in Self::members_of(b, vm)? {
+            if !members.iter().any(|m| Self::same(m, &c, vm)) {
+                members.push(c);
+            }
+        }
+        Some(match members.as_slice() {
+            [one] => one.clone(),
+            _ => Value::native(UnionType { members }),
+        })
+    }
+}
+
+impl NativeObject for UnionType {
+    fn type_name(&self) -> &str {
+        "UnionType"
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(native_class("UnionType"))
+    }
+
+    fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
+        let names: Vec<String> = self
+            .members
+            .iter()
+            .map(|c| type_repr(c, vm))
+            .collect::<PyResult<_>>()?;
+        Ok(names.join(" | "))
+    }
+
+    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "__args__" => Some(Value::tuple(self.members.clone())),
+            _ => None,
+        })
+    }
+
+    fn binop(
+        &self,
+        this: &Value,
+        op: crate::syntax::ast::BinOp,
+        other: &Value,
+        reflected: bool,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        if op != crate::syntax::ast::BinOp::BitOr {
+            return Ok(None);
+        }
+        Ok(if reflected {
+            UnionType::or(other, this, vm)
+        } else {
+            UnionType::or(this, other, vm)
+        })
+    }
+
+    fn compare(
+        &self,
+        _this: &Value,
+        op: &str,
+        other: &Value,
+        vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
         let Some(o) = (match other {
             Value::Native(n) => n.as_any().downcast_ref::<UnionType>(),
@@ -112,7 +285,7 @@ impl NativeObject for UnionType {
             && self
                 .members
                 .iter()
-                .all(|m| o.members.iter().any(|c| Rc::ptr_eq(m, c)));
+                .all(|m| o.members.iter().any(|c| UnionType::same(m, c, vm)));
         Ok(crate::value::native::equality(op, same))
     }
 }

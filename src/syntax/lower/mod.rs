@@ -210,7 +210,10 @@ impl<'a> Lowerer<'a> {
             return Rc::from(name);
         };
         match top.kind {
+            // A `stdlib/` module's body is its `__dist_module__` function:
+            // what it defines is named as at a module's top level.
             ScopeKind::Module => Rc::from(name),
+            ScopeKind::Function if &*top.qualname == "__dist_module__" => Rc::from(name),
             ScopeKind::Class | ScopeKind::Comprehension => {
                 Rc::from(format!("{}.{name}", top.qualname))
             }
