@@ -219,6 +219,12 @@ impl Interp {
                     }
                 }
                 if let Some(x) = cls.lookup(name) {
+                    if name == "__new__" {
+                        if let Some(owner) = cls.lookup_owner(name) {
+                            let x = crate::modules::types::subclass::new_attribute(&owner, x);
+                            return Ok(Some(x));
+                        }
+                    }
                     if let Some(r) = descriptor_get(self, &x, None, cls)? {
                         return Ok(Some(r));
                     }

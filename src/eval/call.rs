@@ -24,6 +24,10 @@ impl Interp {
             Value::NativeFunction(nf) => {
                 if let Some(recv) = &nf.bound {
                     args.insert(0, recv.clone());
+                } else if let Some(Value::Instance(_)) = args.first() {
+                    // `list.append(stack, x)`: the builtin value underneath.
+                    let first = std::mem::replace(&mut args[0], Value::None);
+                    args[0] = crate::modules::types::subclass::native_receiver(nf, first);
                 }
                 let bound = nf.sig.bind(args, kwargs)?;
                 let result = (nf.func)(self, &bound);
@@ -334,10 +338,7 @@ impl Interp {
             if super::meta::is_metaclass(cls) {
                 return self.construct_class(cls, args, kwargs);
             }
-            return Err(PyErr::new(
-                ExcType::NotImplementedError,
-                format!("subclassing the builtin type '{}' is not supported", base),
-            ));
+            return self.construct_on_builtin(cls, &base, args, kwargs);
         }
         // A user `__new__` (an implicit static method) makes the object; its
         // `__init__` runs only when it returned an instance of the class.
@@ -380,6 +381,64 @@ impl Interp {
             }
         }
         Ok(inst)
+    }
+
+    /// An instance of a subclass of a builtin type (`Stack([1, 2])`): a
+    /// `__new__` of the script's own makes it (through the builtin's
+    /// `__new__`); else the builtin value is made from the arguments (the
+    /// containers start empty, for their `__init__` to fill), then the
+    /// class's `__init__` runs, or the builtin's own.
+    fn construct_on_builtin(
+        &self,
+        cls: &Rc<crate::value::Class>,
+        base_name: &str,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+    ) -> PyResult<Value> {
+        use crate::modules::types::subclass;
+        let Some((base, t)) = subclass::builtin_base_of(cls) else {
+            return Err(subclass::unsupported(base_name));
+        };
+        if !subclass::supported(t) {
+            return Err(subclass::unsupported(base_name));
+        }
+        let own = |name: &str| {
+            cls.lookup_owner(name)
+                .filter(|o| matches!(o.kind, ClassKind::User))
+                .and_then(|_| cls.lookup(name))
+        };
+        let obj = match own("__new__") {
+            Some(new) => {
+                let new = super::class::unwrap_method_decorator(new);
+                let mut all = Vec::with_capacity(args.len() + 1);
+                all.push(Value::Class(cls.clone()));
+                all.extend(args.iter().cloned());
+                let obj = self.call_value(&new, all, kwargs.clone())?;
+                if !self.is_instance(&obj, &Value::Class(cls.clone()))? {
+                    return Ok(obj);
+                }
+                obj
+            }
+            None => {
+                let ctor = base.dict.borrow().get("__new__").cloned();
+                let Some(ctor) = ctor else {
+                    return Err(subclass::unsupported(base_name));
+                };
+                let value = if subclass::filled_by_init(t) {
+                    self.call_value(&ctor, Vec::new(), Vec::new())?
+                } else {
+                    self.call_value(&ctor, args.clone(), kwargs.clone())?
+                };
+                subclass::instance_on(cls, value)
+            }
+        };
+        match cls.lookup("__init__") {
+            Some(init) if !super::class::is_object_init(&init) => {
+                self.run_init(&init, &obj, args, kwargs)?
+            }
+            _ => {}
+        }
+        Ok(obj)
     }
 
     /// `obj.__init__(*args, **kwargs)`, which must return None.

@@ -354,18 +354,27 @@ impl NativeObject for SuperObj {
             .iter()
             .position(|c| Rc::ptr_eq(c, &self.cls))
             .map_or(mro.len(), |i| i + 1);
-        let Some(v) = mro[start..]
+        let Some((found_on, v)) = mro[start..]
             .iter()
-            .find_map(|c| c.dict.borrow().get(name).cloned())
+            .find_map(|c| c.dict.borrow().get(name).cloned().map(|v| (c, v)))
         else {
             // `object`'s slot methods (`super().__repr__()`, `__eq__`…).
             return Ok(match &self.obj {
                 Value::Class(_) if !as_instance => None,
                 obj => {
+                    // A builtin's slots act on the value underneath a
+                    // subclass instance (`super().__setitem__(k, v)`).
+                    let obj = obj.as_builtin();
                     let owner = crate::modules::types::slots::slot_owner(obj);
                     crate::modules::types::slots::bound_slot_method(owner, obj, name)
                 }
             });
+        };
+        // A builtin's constructor takes the class first (`super().__new__(cls, v)`).
+        let v = if name == "__new__" {
+            crate::modules::types::subclass::new_attribute(found_on, v)
+        } else {
+            v
         };
         // `__init_subclass__` is an implicit classmethod.
         if as_instance || (matches!(self.obj, Value::Class(_)) && name == "__init_subclass__") {
@@ -404,7 +413,11 @@ pub fn bind_class_attr(v: Value, receiver: &Value, owner: &Rc<Class>) -> Value {
             if matches!(receiver, Value::Class(_)) {
                 v
             } else {
-                nf.bind(receiver.clone())
+                // A builtin's method on a subclass instance acts on the builtin value.
+                nf.bind(crate::modules::types::subclass::native_receiver(
+                    nf,
+                    receiver.clone(),
+                ))
             }
         }
         Value::Native(n) => {

@@ -478,7 +478,13 @@ impl Interp {
                 }
                 match self.unbound_method(&obj, &attr.name) {
                     Some(m) => {
-                        receiver = Some(obj);
+                        receiver = Some(match &m {
+                            // A builtin's method on a subclass instance acts on the builtin value.
+                            Value::NativeFunction(nf) if matches!(obj, Value::Instance(_)) => {
+                                crate::modules::types::subclass::native_receiver(nf, obj)
+                            }
+                            _ => obj,
+                        });
                         m
                     }
                     None => self

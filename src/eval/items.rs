@@ -52,7 +52,20 @@ impl Interp {
             },
             Value::Instance(inst) => match inst.class.lookup("__getitem__") {
                 Some(m) => self.call_value(&m, vec![v.clone(), key.clone()], Vec::new()),
-                None => Err(not_subscriptable(v)),
+                None => match inst.builtin_base() {
+                    // A dict subclass's `__missing__` answers for absent keys.
+                    Some(Value::Dict(d)) => match dict_get(self, d, key)? {
+                        Some(x) => Ok(x),
+                        None => match inst.class.lookup("__missing__") {
+                            Some(m) => {
+                                self.call_value(&m, vec![v.clone(), key.clone()], Vec::new())
+                            }
+                            None => Err(PyErr::with_args(ExcType::KeyError, vec![key.clone()])),
+                        },
+                    },
+                    Some(base) => self.get_item(base, key),
+                    None => Err(not_subscriptable(v)),
+                },
             },
             Value::Native(n) => n.getitem(v, key, self)?.ok_or_else(|| not_subscriptable(v)),
             Value::Tensor(_) => crate::modules::tensor_getitem(self, v, key),
@@ -135,7 +148,10 @@ impl Interp {
             Value::Dict(d) => dict_set(self, d, key.clone(), value),
             Value::Instance(inst) => match inst.class.lookup("__setitem__") {
                 Some(m) => self.call_value(&m, vec![v.clone(), key.clone(), value], Vec::new()).map(|_| ()),
-                None => Err(no_item_assignment(v)),
+                None => match inst.builtin_base() {
+                    Some(base) => self.set_item(base, key, value),
+                    None => Err(no_item_assignment(v)),
+                },
             },
             Value::Native(n) => {
                 if n.setitem(v, key, value, self)? {
@@ -185,6 +201,10 @@ impl Interp {
                 Some(m) => self
                     .call_value(&m, vec![v.clone(), key.clone()], Vec::new())
                     .map(|_| ()),
+                None if inst.builtin_base().is_some() => {
+                    let base = inst.builtin_base().cloned().unwrap_or(Value::None);
+                    self.del_item(&base, key)
+                }
                 None => Err(PyErr::new(
                     ExcType::TypeError,
                     format!("'{}' object doesn't support item deletion", v.type_name()),
@@ -270,6 +290,11 @@ impl Interp {
                     }
                 }
                 None if spec.is_empty() => self.str_value(v),
+                // `f"{celsius:.1f}"` formats the float underneath.
+                None if inst.builtin_base().is_some() => {
+                    let base = inst.builtin_base().cloned().unwrap_or(Value::None);
+                    self.format_value(&base, spec)
+                }
                 None => Err(PyErr::new(
                     ExcType::TypeError,
                     format!(
@@ -341,7 +366,8 @@ impl Interp {
 
 /// Resolves an index (negative from the end) with Python's IndexError.
 pub fn seq_index(key: &Value, len: usize, what: &str) -> PyResult<usize> {
-    let i = match key {
+    // An `int` subclass indexes as its value.
+    let i = match key.as_builtin() {
         Value::Int(i) => *i,
         Value::Bool(b) => *b as i64,
         // a 0-d integer tensor indexes like an int (`Tensor.__index__`)

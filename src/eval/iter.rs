@@ -71,6 +71,10 @@ impl Interp {
                 if let Some(m) = inst.class.lookup("__iter__") {
                     let it = self.call_value(&m, vec![v.clone()], Vec::new())?;
                     IterState::Object(self.checked_iterator(it)?)
+                } else if let Some(base) = inst.builtin_base() {
+                    // The builtin's own iteration (it does not call an
+                    // overriding `__getitem__`, as in CPython).
+                    return self.start_iter(base);
                 } else if inst.class.lookup("__getitem__").is_some() {
                     IterState::GetItem(v.clone(), 0)
                 } else {

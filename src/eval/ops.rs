@@ -2,6 +2,7 @@
 //! (overflow raises, never wraps), floats, sequences; dunder dispatch with
 //! reflected operands; comparisons; truthiness; `len`, `in`, `hash`.
 
+use crate::modules::types::subclass::base_value;
 use std::rc::Rc;
 
 use super::class::not_implemented;
@@ -142,6 +143,14 @@ impl Interp {
                         return Ok(r);
                     }
                 }
+                // A list/set/dict subclass changes in place and stays itself
+                // unless the class defines the plain operator.
+                if let Some(base) = inst.builtin_base() {
+                    if inst.class.lookup(op.dunder()).is_none() {
+                        let r = self.inplace_op(op, base, b)?;
+                        return Ok(if r.is(base) { a.clone() } else { r });
+                    }
+                }
             }
             _ => {}
         }
@@ -242,6 +251,14 @@ impl Interp {
         if let Some(v) = self.try_binop_side(op, b, a, true)? {
             return Ok(v);
         }
+        // A subclass of a builtin type without the method: the builtin's
+        // operator on the value underneath (`stack + [3]` is a list).
+        let (x, y) = (base_value(a), base_value(b));
+        if x.is_some() || y.is_some() {
+            let x = x.unwrap_or_else(|| a.clone());
+            let y = y.unwrap_or_else(|| b.clone());
+            return self.binary_op(op, &x, &y);
+        }
         // Sequence repetition by an object with `__index__` (`"ab" * n`).
         if op == BinOp::Mult {
             let is_seq = |v: &Value| {
@@ -323,7 +340,10 @@ impl Interp {
                 };
                 match inst.class.lookup(name) {
                     Some(m) => self.call_value(&m, vec![v.clone()], Vec::new()),
-                    None => Err(bad_unary(op, v)),
+                    None => match inst.builtin_base() {
+                        Some(base) => self.unary_op(op, base),
+                        None => Err(bad_unary(op, v)),
+                    },
                 }
             }
             (_, Value::Native(n)) => {
@@ -404,6 +424,13 @@ impl Interp {
                 }
                 _ => {}
             }
+        }
+        // A subclass of a builtin type compares as its value underneath.
+        let (x, y) = (base_value(a), base_value(b));
+        if x.is_some() || y.is_some() {
+            let x = x.unwrap_or_else(|| a.clone());
+            let y = y.unwrap_or_else(|| b.clone());
+            return self.rich_compare(op, &x, &y);
         }
         if let (Value::Set(x), Value::Set(y)) = (a, b) {
             // As CPython's set_richcompare: sizes first, then one subset
@@ -564,7 +591,10 @@ impl Interp {
                 if inst.class.lookup("__len__").is_some() {
                     return Ok(self.length(v)? != 0);
                 }
-                true
+                match inst.builtin_base() {
+                    Some(base) => return self.is_true(base),
+                    None => true,
+                }
             }
             Value::Native(n) => match n.truthy(self)? {
                 Some(b) => b,
@@ -604,7 +634,10 @@ impl Interp {
             Value::Set(s) => s.items.borrow().len(),
             Value::Instance(inst) => match inst.class.lookup("__len__") {
                 Some(m) => len_result(self.call_value(&m, vec![v.clone()], Vec::new())?)?,
-                None => return Err(no_len(v)),
+                None => match inst.builtin_base() {
+                    Some(base) => self.length(base)?,
+                    None => return Err(no_len(v)),
+                },
             },
             Value::Native(n) => n.len(self)?.ok_or_else(|| no_len(v))?,
             Value::Tensor(_) => crate::modules::tensor_len(self, v)?,
@@ -669,6 +702,11 @@ impl Interp {
                     let r =
                         self.call_value(&m, vec![container.clone(), item.clone()], Vec::new())?;
                     return self.is_true(&r);
+                }
+                if let Some(base) = inst.builtin_base() {
+                    if inst.class.lookup("__iter__").is_none() {
+                        return self.contains_value(base, item);
+                    }
                 }
                 self.contains_by_iteration(container, item)
             }

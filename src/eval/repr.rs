@@ -84,6 +84,10 @@ impl Interp {
                 if let Some(m) = inst.class.lookup("__repr__") {
                     return self.call_str_method(&m, v, "__repr__");
                 }
+                // A subclass of a builtin type shows its value (`[1, 2]`).
+                if let Some(base) = inst.builtin_base() {
+                    return self.repr_value(base);
+                }
                 return self.object_repr_of(v);
             }
             Value::Tensor(_) => crate::modules::tensor_repr(self, v)?,
@@ -130,6 +134,10 @@ impl Interp {
             Value::Instance(inst) => {
                 if let Some(m) = inst.class.lookup("__str__") {
                     return self.call_str_method(&m, v, "__str__");
+                }
+                // `str` has its own `__str__`; the other builtins show their repr.
+                if let Some(Value::Str(s)) = inst.builtin_base() {
+                    return Ok(s.to_string());
                 }
                 self.object_str_of(v)
             }

@@ -709,7 +709,9 @@ impl Interp {
             | Value::Dict(_)
             | Value::Set(_) => true,
             Value::Instance(i) => {
-                i.class.lookup("__iter__").is_some() || i.class.lookup("__getitem__").is_some()
+                i.class.lookup("__iter__").is_some()
+                    || i.class.lookup("__getitem__").is_some()
+                    || i.builtin_base().is_some_and(|b| self.is_iterable(b))
             }
             Value::Native(_) | Value::Tensor(_) => true,
             _ => false,

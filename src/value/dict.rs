@@ -67,7 +67,17 @@ pub fn hash_with_vm(v: &Value, vm: &dyn Vm) -> PyResult<i64> {
                     "__hash__ method should return an integer",
                 )),
             },
-            None => Ok(py_hash(v)),
+            None => match i.builtin_base() {
+                // A subclass of a builtin type hashes as its value.
+                Some(base) => hash_with_vm(base, vm).map_err(|e| {
+                    if e.is(ExcType::TypeError) {
+                        unhashable(v)
+                    } else {
+                        e
+                    }
+                }),
+                None => Ok(py_hash(v)),
+            },
         },
         Value::Tuple(items) if items.iter().any(hashes_in_vm) => {
             let hashes = items
@@ -98,7 +108,7 @@ fn hashes_in_vm(v: &Value) -> bool {
 fn compares_in_vm(v: &Value) -> bool {
     match v {
         Value::Str(_) | Value::Int(_) => false,
-        Value::Instance(i) => i.class.lookup("__eq__").is_some(),
+        Value::Instance(i) => i.class.lookup("__eq__").is_some() || i.builtin_base().is_some(),
         Value::Tuple(items) => items.iter().any(compares_in_vm),
         Value::Set(s) => s
             .items
@@ -379,7 +389,10 @@ fn check_hashable(v: &Value) -> PyResult<()> {
                     i.class.name
                 ),
             )),
-            None => Ok(()),
+            None => match i.builtin_base() {
+                Some(base) => check_hashable(base).map_err(|_| unhashable(v)),
+                None => Ok(()),
+            },
         },
         _ => Ok(()),
     }
@@ -488,6 +501,9 @@ pub fn py_hash(v: &Value) -> i64 {
             None => (v.id() >> 4) as i64,
         },
         Value::BoundMethod(m) => ((m.receiver.id() >> 4) as i64) ^ py_hash(&m.func),
+        Value::Instance(i) if i.builtin_base().is_some() => {
+            i.builtin_base().map(py_hash).unwrap_or_default()
+        }
         Value::NativeFunction(n) => match &n.bound {
             Some(r) => ((r.id() >> 4) as i64) ^ fnv(n.sig.name.as_bytes()),
             None => (v.id() >> 4) as i64,

@@ -305,6 +305,11 @@ pub struct Instance {
     pub live: RefCell<Option<Rc<RefCell<crate::value::Dict>>>>,
     /// Its `__del__` has been scheduled (it runs once).
     pub finalized: Cell<bool>,
+    /// For an instance of a subclass of a builtin type (`class Stack(list)`):
+    /// the builtin value it is underneath (the list, the str), set when the
+    /// instance is made. Operations the class does not define itself act on
+    /// it, as CPython's inherited slots do.
+    pub base: std::cell::OnceCell<Value>,
 }
 
 thread_local! {
@@ -343,6 +348,7 @@ impl Drop for Instance {
             dict: RefCell::new(std::mem::take(self.dict.get_mut())),
             live: RefCell::new(self.live.get_mut().take()),
             finalized: Cell::new(true),
+            base: std::mem::take(&mut self.base),
         };
         // At thread exit (or inside the queue's own borrow) it is dropped unfinalized.
         let _ = FINALIZE.try_with(|q| {
@@ -362,7 +368,15 @@ impl Instance {
             dict: RefCell::new(Default::default()),
             live: RefCell::new(None),
             finalized: Cell::new(false),
+            base: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The builtin value underneath an instance of a builtin type's
+    /// subclass (see [`Instance::base`]).
+    #[inline]
+    pub fn builtin_base(&self) -> Option<&Value> {
+        self.base.get()
     }
 
     /// Reads an instance attribute (not the class's).

@@ -233,12 +233,17 @@ fn convert(vm: &dyn Vm, ty: char, arg: &Value, c: &Conv) -> PyResult<String> {
                 Value::Int(i) => *i,
                 Value::Bool(b) => *b as i64,
                 Value::Float(x) => float_to_i64(x.trunc())?,
-                other => {
-                    return Err(type_error(format!(
+                // A number-like object (`__int__`/`__index__`, an int subclass).
+                other => match other {
+                    Value::Instance(_) => crate::modules::types::int::to_int(vm, arg).ok(),
+                    _ => None,
+                }
+                .ok_or_else(|| {
+                    type_error(format!(
                         "%{ty} format: a real number is required, not {}",
                         other.type_name()
-                    )))
-                }
+                    ))
+                })?,
             };
             let digits = zero_extend(i.unsigned_abs().to_string(), c.precision);
             number(i < 0, "", &digits, c)
@@ -247,12 +252,12 @@ fn convert(vm: &dyn Vm, ty: char, arg: &Value, c: &Conv) -> PyResult<String> {
             let i = match arg {
                 Value::Int(i) => *i,
                 Value::Bool(b) => *b as i64,
-                other => {
-                    return Err(type_error(format!(
+                other => crate::modules::types::as_index(arg, vm)?.ok_or_else(|| {
+                    type_error(format!(
                         "%{ty} format: an integer is required, not {}",
                         other.type_name()
-                    )))
-                }
+                    ))
+                })?,
             };
             let m = i.unsigned_abs();
             let (prefix, digits) = match ty {
@@ -268,12 +273,13 @@ fn convert(vm: &dyn Vm, ty: char, arg: &Value, c: &Conv) -> PyResult<String> {
                 Value::Float(x) => *x,
                 Value::Int(i) => *i as f64,
                 Value::Bool(b) => *b as i64 as f64,
-                other => {
-                    return Err(type_error(format!(
-                        "must be real number, not {}",
-                        other.type_name()
-                    )))
+                other => match other {
+                    Value::Instance(_) => crate::modules::types::float::to_float(vm, arg).ok(),
+                    _ => None,
                 }
+                .ok_or_else(|| {
+                    type_error(format!("must be real number, not {}", other.type_name()))
+                })?,
             };
             let body = float_body(
                 x.abs(),

@@ -298,6 +298,17 @@ impl Value {
         }
     }
 
+    /// The builtin value underneath an instance of a subclass of a builtin
+    /// type (`class Upper(str)`), else the value itself: for natives that
+    /// take any `str` (`"-".join([upper, ...])`).
+    #[inline]
+    pub fn as_builtin(&self) -> &Value {
+        match self {
+            Value::Instance(i) => i.builtin_base().unwrap_or(self),
+            _ => self,
+        }
+    }
+
     /// An identity number for `id()` and default hashes/reprs (`at 0x…`).
     pub fn id(&self) -> usize {
         match self {

@@ -2,7 +2,7 @@
 //! `oct`, `bin`. Ints are 64-bit: results that do not fit raise OverflowError.
 
 use super::Entry;
-use crate::modules::types::num::{float_divmod, int_pow_mod, num, Num};
+use crate::modules::types::num::{float_divmod, int_pow_mod, Num};
 use crate::modules::types::{int_arg, int_overflow, type_error, value_error};
 use crate::syntax::ast::BinOp;
 use crate::value::format::{round_float, round_int, round_to_int};
@@ -23,6 +23,12 @@ pub(super) const FUNCTIONS: &[Entry] = &[
     ("oct(number, /)", oct, "An int in octal: `oct(8) == '0o10'`."),
     ("bin(number, /)", bin, "An int in binary: `bin(5) == '0b101'`."),
 ];
+
+/// A number, or the number underneath an instance of an `int`/`float`
+/// subclass (`round(Celsius(21.5))`).
+fn num(v: &Value) -> Option<Num> {
+    crate::modules::types::num::num(v.as_builtin())
+}
 
 fn abs(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let x = a.get(0);

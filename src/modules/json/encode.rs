@@ -234,6 +234,12 @@ fn encode(
             out.push('}');
             stack.pop();
         }
+        // A subclass of a builtin type encodes as its value (CPython's
+        // encoder tests with isinstance).
+        Value::Instance(inst) if inst.builtin_base().is_some() => {
+            let base = inst.builtin_base().cloned().unwrap_or(Value::None);
+            encode(vm, &base, opts, depth, stack, out)?;
+        }
         other => {
             if opts.default.is_none() {
                 return Err(type_error(format!(

@@ -19,6 +19,7 @@ fn this<'a>(a: &'a Args, name: &str) -> PyResult<&'a Rc<RefCell<Dict>>> {
 
 /// Registers `dict`'s constructor and methods.
 pub fn register(c: &Class) {
+    super::subclass::register_init(c, crate::value::ValueType::Dict);
     add_new(
         c,
         "dict(*args, **kwargs)",

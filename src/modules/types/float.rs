@@ -136,7 +136,10 @@ pub fn to_float(vm: &dyn Vm, x: &Value) -> PyResult<f64> {
                     };
                 }
             }
-            Err(not_a_number(x))
+            match x.as_builtin() {
+                Value::Instance(_) => Err(not_a_number(x)),
+                base => to_float(vm, base),
+            }
         }
         _ => Err(not_a_number(x)),
     }

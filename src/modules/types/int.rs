@@ -216,7 +216,10 @@ pub fn to_int(vm: &dyn Vm, x: &Value) -> PyResult<i64> {
                     };
                 }
             }
-            Err(not_a_number(x))
+            match x.as_builtin() {
+                Value::Instance(_) => Err(not_a_number(x)),
+                base => to_int(vm, base),
+            }
         }
         _ => Err(not_a_number(x)),
     }

@@ -406,7 +406,18 @@ fn new_filter(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn new_reversed(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let seq = a.get(0);
+    reversed_of(vm, a.get(0))
+}
+
+fn reversed_of(vm: &dyn Vm, seq: &Value) -> PyResult<Value> {
+    // A subclass of a builtin sequence without its own `__reversed__`.
+    if let Value::Instance(inst) = seq {
+        if let Some(base) = inst.builtin_base() {
+            if inst.class.lookup("__reversed__").is_none() {
+                return reversed_of(vm, base);
+            }
+        }
+    }
     Ok(match seq {
         Value::List(l) => {
             let n = l.borrow().len();

@@ -17,6 +17,7 @@ fn this<'a>(a: &'a Args, name: &str) -> PyResult<&'a Rc<RefCell<Vec<Value>>>> {
 
 /// Registers `list`'s constructor and methods.
 pub fn register(c: &Class) {
+    super::subclass::register_init(c, crate::value::ValueType::List);
     add_new(
         c,
         "list(iterable=(), /)",

@@ -26,6 +26,7 @@ pub mod str;
 pub mod str_format;
 pub mod str_more;
 pub mod str_pred;
+pub mod subclass;
 pub mod tuple;
 pub mod views;
 
@@ -226,6 +227,14 @@ pub fn int_overflow() -> PyErr {
 /// `v` as an index (`operator.index`): ints and bools; natives that convert
 /// to an int. Otherwise the TypeError CPython gives for indices.
 pub fn as_index(v: &Value, vm: &dyn crate::value::Vm) -> PyResult<Option<i64>> {
+    if let Value::Instance(inst) = v {
+        // An `int` subclass without its own `__index__` is its value.
+        if let Some(base) = inst.builtin_base() {
+            if inst.class.lookup("__index__").is_none() {
+                return as_index(base, vm);
+            }
+        }
+    }
     Ok(match v {
         Value::Int(i) => Some(*i),
         Value::Bool(b) => Some(*b as i64),

@@ -328,6 +328,7 @@ pub fn register(c: &Class, frozen: bool) {
             "An immutable set of the iterable's items.",
         );
     } else {
+        super::subclass::register_init(c, crate::value::ValueType::Set);
         add_new(
             c,
             "set(iterable=(), /)",

@@ -28,7 +28,7 @@ pub fn make_slice(lower: Value, upper: Value, step: Value) -> Value {
 }
 
 fn part(v: &Value) -> PyResult<Option<i64>> {
-    match v {
+    match v.as_builtin() {
         Value::None => Ok(None),
         Value::Int(i) => Ok(Some(*i)),
         Value::Bool(b) => Ok(Some(*b as i64)),

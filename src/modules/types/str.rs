@@ -195,7 +195,7 @@ fn join(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let items = vm.collect(&it)?;
     let mut total = 0usize;
     for (i, it) in items.iter().enumerate() {
-        match it {
+        match it.as_builtin() {
             Value::Str(s) => total = total.saturating_add(s.len()).saturating_add(sep.len()),
             other => {
                 return Err(type_error(format!(
@@ -210,7 +210,7 @@ fn join(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         if i > 0 {
             out.extend_from_slice(sep.as_bytes());
         }
-        if let Value::Str(s) = it {
+        if let Value::Str(s) = it.as_builtin() {
             out.extend_from_slice(s.as_bytes());
         }
     }

@@ -1,0 +1,220 @@
+//! Subclasses of builtin types (`class Stack(list)`, `class Celsius(float)`,
+//! `class Mode(str, Enum)`): an instance carries the builtin value it is
+//! underneath ([`Instance::base`]). Made by the builtin's constructor (the
+//! mutable containers start empty and are filled by their `__init__`, as in
+//! CPython); the builtin's methods called on the instance act on that value,
+//! and every operation the class does not define itself (`len`, `[]`,
+//! iteration, `repr`, `==`, `+`…) falls back to it.
+
+use std::rc::Rc;
+
+use super::{add_method, type_error};
+use crate::value::{
+    Args, Class, ClassKind, ExcType, Instance, NativeFunction, PyErr, PyResult, Value, ValueType,
+    Vm,
+};
+
+/// The builtin types a script's class may derive from.
+fn subclassable(t: ValueType) -> bool {
+    matches!(
+        t,
+        ValueType::Int
+            | ValueType::Float
+            | ValueType::Str
+            | ValueType::Bytes
+            | ValueType::Tuple
+            | ValueType::List
+            | ValueType::Dict
+            | ValueType::Set
+            | ValueType::FrozenSet
+    )
+}
+
+/// The builtin class underneath `cls` (the first along its MRO other than
+/// `object`) and its type; None for plain classes.
+pub fn builtin_base_of(cls: &Rc<Class>) -> Option<(Rc<Class>, ValueType)> {
+    cls.mro().into_iter().find_map(|c| match c.kind {
+        ClassKind::Builtin(t) if t != ValueType::Object => Some((c.clone(), t)),
+        _ => None,
+    })
+}
+
+/// Whether instances of a builtin type can be made of a subclass here.
+pub fn supported(t: ValueType) -> bool {
+    subclassable(t)
+}
+
+/// Whether the builtin value is mutated in place by its `__init__` (the
+/// containers CPython fills in `__init__` rather than `__new__`).
+pub fn filled_by_init(t: ValueType) -> bool {
+    matches!(t, ValueType::List | ValueType::Dict | ValueType::Set)
+}
+
+/// An instance of `cls` standing on the builtin value `base`.
+pub fn instance_on(cls: &Rc<Class>, base: Value) -> Value {
+    let inst = Instance::new(cls.clone());
+    let _ = inst.base.set(base);
+    Value::Instance(Rc::new(inst))
+}
+
+/// The builtin value underneath `v` when it is an instance of a subclass
+/// of a builtin type.
+#[inline]
+pub fn base_value(v: &Value) -> Option<Value> {
+    match v {
+        Value::Instance(i) => i.builtin_base().cloned(),
+        _ => None,
+    }
+}
+
+/// The receiver a builtin method gets: the builtin value underneath an
+/// instance of a subclass when the method is that builtin type's own
+/// (`list.append` called on a `Stack`), else the value itself.
+pub fn native_receiver(nf: &NativeFunction, v: Value) -> Value {
+    if let Value::Instance(inst) = &v {
+        if let Some(base) = inst.builtin_base() {
+            let owner = nf.sig.name.split('.').next().unwrap_or("");
+            if owner == base.type_name() {
+                return base.clone();
+            }
+        }
+    }
+    v
+}
+
+/// What `__new__` found on `owner` reads as: a builtin type's constructor
+/// becomes [`subtype_new`], which takes the class first.
+pub fn new_attribute(owner: &Class, v: Value) -> Value {
+    match owner.kind {
+        ClassKind::Builtin(t) if subclassable(t) => subtype_new(),
+        _ => v,
+    }
+}
+
+/// `B.__new__` of a builtin type `B` read as an attribute
+/// (`super().__new__(cls, value)`, `str.__new__(cls)`): makes the builtin
+/// value from the other arguments, as an instance of `cls` when `cls` is a
+/// subclass.
+pub fn subtype_new() -> Value {
+    Value::NativeFunction(NativeFunction::new(
+        "__new__(cls, *args, **kwargs)",
+        subtype_new_call,
+        "Makes an instance of a builtin type or of a subclass of it.",
+    ))
+}
+
+fn subtype_new_call(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let Value::Class(cls) = a.get(0) else {
+        return Err(type_error(format!(
+            "__new__(X): X is not a type object ({})",
+            a.get(0).type_name()
+        )));
+    };
+    let Some((base, t)) = builtin_base_of(cls) else {
+        return Err(type_error(format!(
+            "__new__({}): {} is not a subtype of a builtin type",
+            cls.name, cls.name
+        )));
+    };
+    let ctor = base.dict.borrow().get("__new__").cloned();
+    let Some(ctor) = ctor else {
+        return Err(type_error(format!(
+            "cannot create '{}' instances",
+            base.name
+        )));
+    };
+    let kwargs = keywords(a.get(2));
+    let value = vm.call(&ctor, a.varargs(1).to_vec(), kwargs)?;
+    if Rc::ptr_eq(cls, &base) {
+        return Ok(value);
+    }
+    if !supported(t) {
+        return Err(unsupported(&base.name));
+    }
+    Ok(instance_on(cls, value))
+}
+
+/// A `**kwargs` dict as keyword arguments.
+fn keywords(v: &Value) -> Vec<(Rc<str>, Value)> {
+    match v {
+        Value::Dict(d) => d
+            .borrow()
+            .items()
+            .into_iter()
+            .filter_map(|(k, v)| match k {
+                Value::Str(s) => Some((Rc::from(s.as_str()), v)),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The error for a builtin type whose subclasses are not supported here.
+pub fn unsupported(name: &str) -> PyErr {
+    PyErr::new(
+        ExcType::NotImplementedError,
+        format!("subclassing the builtin type '{name}' is not supported"),
+    )
+}
+
+/// Registers `__init__` on the builtin containers CPython fills there:
+/// `super().__init__(iterable)` in a subclass's own `__init__`.
+pub fn register_init(c: &Class, t: ValueType) {
+    match t {
+        ValueType::List => add_method(
+            c,
+            "list.__init__(self, iterable=(), /)",
+            list_init,
+            "Fills the list with the iterable's items (what `list(iterable)` does).",
+        ),
+        ValueType::Dict => add_method(
+            c,
+            "dict.__init__(self, *args, **kwargs)",
+            dict_init,
+            "Fills the dict from a mapping or pairs, plus keywords.",
+        ),
+        ValueType::Set => add_method(
+            c,
+            "set.__init__(self, iterable=(), /)",
+            set_init,
+            "Fills the set with the iterable's items.",
+        ),
+        _ => {}
+    }
+}
+
+fn list_init(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let Value::List(l) = a.get(0) else {
+        return Err(descriptor("list", a.get(0)));
+    };
+    let items = vm.collect(a.get(1))?;
+    *l.borrow_mut() = items;
+    Ok(Value::None)
+}
+
+fn dict_init(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    if !matches!(a.get(0), Value::Dict(_)) {
+        return Err(descriptor("dict", a.get(0)));
+    }
+    let update = vm.getattr(a.get(0), "update")?;
+    vm.call(&update, a.varargs(1).to_vec(), keywords(a.get(2)))?;
+    Ok(Value::None)
+}
+
+fn set_init(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let Value::Set(s) = a.get(0) else {
+        return Err(descriptor("set", a.get(0)));
+    };
+    s.clear();
+    let update = vm.getattr(a.get(0), "update")?;
+    vm.call(&update, vec![a.get(1).clone()], Vec::new())?;
+    Ok(Value::None)
+}
+
+fn descriptor(ty: &str, v: &Value) -> PyErr {
+    type_error(format!(
+        "descriptor '__init__' of '{ty}' object needs an argument of type '{ty}', not '{}'",
+        v.type_name()
+    ))
+}
