@@ -339,6 +339,10 @@ impl NativeObject for PlainVar {
     fn to_tensor(&self, _vm: &dyn Vm) -> PyResult<Option<Tensor>> {
         Ok(Some(self.cell.value.borrow().clone()))
     }
+    fn getitem(&self, _this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let t = Value::Tensor(self.cell.value.borrow().clone());
+        crate::modules::tensor_getitem(vm, &t, key).map(Some)
+    }
     fn binop(
         &self,
         _this: &Value,
@@ -430,6 +434,9 @@ impl NativeObject for DistVar {
     }
     fn to_tensor(&self, vm: &dyn Vm) -> PyResult<Option<Tensor>> {
         self.read(vm).map(Some)
+    }
+    fn getitem(&self, _this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        crate::modules::tensor_getitem(vm, &Value::Tensor(self.read(vm)?), key).map(Some)
     }
     fn binop(
         &self,
