@@ -105,24 +105,17 @@ const SYNCS: [(&str, Sync); 4] = [
 
 fn agg_value(a: Agg, v1: bool) -> Value {
     let i = AGGS.iter().position(|(_, x)| *x == a).unwrap_or(0);
-    Value::native(EnumObj {
-        class: if v1 {
-            "VariableAggregation"
-        } else {
-            "VariableAggregationV2"
-        },
-        member: AGGS[i].0,
-        value: i as i64,
-    })
+    let class = if v1 {
+        "VariableAggregation"
+    } else {
+        "VariableAggregationV2"
+    };
+    enum_member(class, &AGGS.map(|(m, _)| m), i)
 }
 
 fn sync_value(s: Sync) -> Value {
     let i = SYNCS.iter().position(|(_, x)| *x == s).unwrap_or(0);
-    Value::native(EnumObj {
-        class: "VariableSynchronization",
-        member: SYNCS[i].0,
-        value: i as i64,
-    })
+    enum_member("VariableSynchronization", &SYNCS.map(|(m, _)| m), i)
 }
 
 fn parse_agg(v: &Value) -> PyResult<Agg> {
@@ -511,6 +504,22 @@ fn variable_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     });
     match strategy {
         Some((Kind::Mirrored, devices)) if !in_replica_fn(vm) => {
+            // MirroredStrategy resolves AUTO to ON_WRITE and refuses NONE
+            // (`values_util.validate_synchronization_aggregation_trainable`).
+            let sync = match sync {
+                Sync::Auto => Sync::OnWrite,
+                Sync::None => {
+                    let name = match args.opt(4) {
+                        None => "None".to_string(),
+                        Some(v) => vm.str(v)?,
+                    };
+                    return Err(PyErr::new(
+                        ExcType::ValueError,
+                        format!("`NONE` variable synchronization mode is not supported with tf.distribute strategy. Please change the `synchronization` for variable: {name}"),
+                    ));
+                }
+                s => s,
+            };
             let mut comps = Vec::new();
             for (i, d) in devices.iter().enumerate() {
                 let name = if i == 0 {
@@ -773,19 +782,31 @@ fn dist_var_class(name: &'static str) -> Rc<Class> {
     c
 }
 
-fn enum_class(name: &'static str, members: &[&'static str]) -> Value {
+/// The enum class `name` with its members set as class attributes.
+fn enum_class(name: &'static str, members: &[&'static str]) -> Rc<Class> {
     let c = classes::class(name);
-    for (i, m) in members.iter().enumerate() {
-        c.set_attr(
-            m,
-            Value::native(EnumObj {
-                class: name,
-                member: m,
-                value: i as i64,
-            }),
-        );
+    if c.dict.borrow().get(members[0]).is_none() {
+        for (i, m) in members.iter().enumerate() {
+            c.set_attr(
+                m,
+                Value::native(EnumObj {
+                    class: name,
+                    member: m,
+                    value: i as i64,
+                }),
+            );
+        }
     }
-    Value::Class(c)
+    c
+}
+
+/// Member `i` of an enum class: one object per member, as Python's enums
+/// (so `v.synchronization is tf.VariableSynchronization.ON_WRITE`, and every
+/// replica returning it regroups to the member itself).
+fn enum_member(name: &'static str, members: &[&'static str], i: usize) -> Value {
+    enum_class(name, members)
+        .lookup(members[i])
+        .unwrap_or(Value::None)
 }
 
 /// Registers `tf.Variable`, `tf.VariableAggregation`, `tf.VariableSynchronization`.
@@ -801,16 +822,13 @@ pub fn register(m: &mut ModuleBuilder) {
     m.value("Variable", Value::Class(var));
     m.value(
         "VariableAggregation",
-        enum_class(
-            "VariableAggregationV2",
-            &["NONE", "SUM", "MEAN", "ONLY_FIRST_REPLICA"],
-        ),
+        Value::Class(enum_class("VariableAggregationV2", &AGGS.map(|(m, _)| m))),
     );
     m.value(
         "VariableSynchronization",
-        enum_class(
+        Value::Class(enum_class(
             "VariableSynchronization",
-            &["AUTO", "NONE", "ON_WRITE", "ON_READ"],
-        ),
+            &SYNCS.map(|(m, _)| m),
+        )),
     );
 }
