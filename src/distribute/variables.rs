@@ -579,9 +579,10 @@ enum Upd {
 
 fn apply(vm: &dyn Vm, cell: &VarCell, how: Upd, delta: &Value) -> PyResult<Tensor> {
     let old = cell.value.borrow().clone();
-    let d = to_tensor(vm, delta, Some(old.dtype())).or_else(|_| {
-        to_tensor(vm, delta, None).and_then(|t| ops::cast(&t, old.dtype()).map_err(runtime_err))
-    })?;
+    // `convert_to_tensor(delta, dtype=var.dtype)`: Python numbers, lists and
+    // numpy values convert; a tensor (or variable) of another dtype is
+    // TensorFlow's ValueError, never a silent cast.
+    let d = to_tensor(vm, delta, Some(old.dtype()))?;
     let d = d.to_device(cell.device).map_err(runtime_err)?;
     let new = match how {
         Upd::Assign => {
@@ -625,7 +626,15 @@ fn update(vm: &dyn Vm, args: &Args, how: Upd) -> PyResult<Value> {
         let delta = if d.on_read || d.agg == Agg::None {
             value.clone()
         } else {
-            let v = Value::Tensor(to_tensor(vm, value, None)?);
+            // Python numbers take the variable's dtype before the
+            // all-reduce; tensors are reduced as they are and checked after
+            // (TensorFlow's error shows the reduced tensor).
+            let want = match value {
+                Value::Tensor(_) => None,
+                v if is_variable(v) => None,
+                _ => Some(cell.value.borrow().dtype()),
+            };
+            let v = Value::Tensor(to_tensor(vm, value, want)?);
             match d.agg {
                 Agg::Sum => park_request(vm, Request::AllReduce(Op::Sum, v))?,
                 Agg::Mean => park_request(vm, Request::AllReduce(Op::Mean, v))?,
@@ -643,10 +652,14 @@ fn update(vm: &dyn Vm, args: &Args, how: Upd) -> PyResult<Value> {
         let n = d.comps.len() as i64;
         let share = match (how, d.agg) {
             (Upd::Assign, Agg::Sum) => {
+                // values_util.assign_on_each_device's SUM split:
+                // `cast(value / num_replicas, var.dtype)` (casts any dtype)
                 let t = to_tensor(vm, value, None)?;
                 let nt = Tensor::fill(&[], &crate::runtime::Scalar::Int(n), t.dtype(), t.device())
                     .map_err(runtime_err)?;
-                Value::Tensor(ops::truediv(&t, &nt).map_err(runtime_err)?)
+                let share = ops::truediv(&t, &nt).map_err(runtime_err)?;
+                let dtype = d.comps[0].value.borrow().dtype();
+                Value::Tensor(ops::cast(&share, dtype).map_err(runtime_err)?)
             }
             _ => value.clone(),
         };
