@@ -649,6 +649,19 @@ fn update(vm: &dyn Vm, args: &Args, how: Upd) -> PyResult<Value> {
         });
     }
     if d.on_read {
+        if d.agg == Agg::Sum && !matches!(how, Upd::Assign) {
+            // values_util.on_read_assign_{add,sub}_cross_replica: adding to
+            // every copy would add the delta once per replica to the sum
+            let op = if matches!(how, Upd::Add) {
+                "assign_add"
+            } else {
+                "assign_sub"
+            };
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                format!("SyncOnReadVariable does not support `{op}` in cross-replica context when aggregation is set to `tf.VariableAggregation.SUM`."),
+            ));
+        }
         let n = d.comps.len() as i64;
         let share = match (how, d.agg) {
             (Upd::Assign, Agg::Sum) => {
