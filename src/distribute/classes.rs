@@ -61,6 +61,17 @@ fn spec(name: &str) -> (&'static str, Option<&'static str>) {
         "VariableAggregationV2" | "VariableAggregation" | "VariableSynchronization" => {
             ("tensorflow.python.ops.variables", None)
         }
+        "DistributedDatasetInterface" | "DistributedIteratorInterface" => {
+            ("tensorflow.python.types.distribute", None)
+        }
+        "DistributedDataset" | "DistributedDatasetsFromFunction" => (
+            "tensorflow.python.distribute.input_lib",
+            Some("DistributedDatasetInterface"),
+        ),
+        "DistributedIterator" => (
+            "tensorflow.python.distribute.input_lib",
+            Some("DistributedIteratorInterface"),
+        ),
         "CrossDeviceOps" => ("tensorflow.python.distribute.cross_device_ops", None),
         "NcclAllReduce" | "HierarchicalCopyAllReduce" | "ReductionToOneDevice" => (
             "tensorflow.python.distribute.cross_device_ops",

@@ -40,6 +40,16 @@ pub fn register_tf(m: &mut ModuleBuilder) {
             "DistributedValues",
             Value::Class(classes::class("DistributedValues")),
         );
+        // tf.distribute.DistributedDataset / DistributedIterator are
+        // TensorFlow's interface classes (for isinstance)
+        d.value(
+            "DistributedDataset",
+            Value::Class(classes::class("DistributedDatasetInterface")),
+        );
+        d.value(
+            "DistributedIterator",
+            Value::Class(classes::class("DistributedIteratorInterface")),
+        );
         d.namespace("experimental", |e| {
             e.value("ValueContext", Value::Class(classes::class("ValueContext")));
         });

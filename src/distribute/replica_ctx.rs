@@ -506,12 +506,14 @@ fn merge_call(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     park_request(vm, Request::MergeCall(args.get(1).clone(), a, kw))
 }
 
+/// Method signatures carry TensorFlow's defining class (`ReplicaContextBase`
+/// for all_reduce and merge_call), which names them in argument errors.
 fn replica_context_class(name: &'static str) -> Rc<Class> {
     let c = classes::class(name);
     if c.dict.borrow().get("all_reduce").is_none() {
         method(
             &c,
-            "ReplicaContext.all_reduce(self, reduce_op, value, options=None)",
+            "ReplicaContextBase.all_reduce(self, reduce_op, value, options=None)",
             all_reduce,
             "Reduces `value` (a nest of tensors) across replicas; every replica gets the result.",
         );
@@ -521,7 +523,7 @@ fn replica_context_class(name: &'static str) -> Rc<Class> {
             all_gather,
             "Concatenates every replica's `value` along `axis`; every replica gets the result.",
         );
-        method(&c, "ReplicaContext.merge_call(self, merge_fn, args=(), kwargs=None)", merge_call, "Calls `merge_fn(strategy, *args)` once, in cross-replica context, with the replicas' arguments regrouped.");
+        method(&c, "ReplicaContextBase.merge_call(self, merge_fn, args=(), kwargs=None)", merge_call, "Calls `merge_fn(strategy, *args)` once, in cross-replica context, with the replicas' arguments regrouped.");
     }
     c
 }

@@ -797,8 +797,42 @@ fn to_one_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 
 // ---- classes ----
 
-fn strategy_methods(c: &Class, prefix: &str) {
-    let m = |sig: &str, f, doc| method(c, &format!("{prefix}.{sig}"), f, doc);
+/// The class that defines strategy method `name` in TensorFlow 2.21: its
+/// `__qualname__` starts the binder's messages
+/// (`StrategyBase.reduce() missing 1 required positional argument: 'axis'`).
+fn strategy_method_owner(kind: Kind, name: &str) -> &'static str {
+    match name {
+        "gather" | "experimental_distribute_values_from_function" => "Strategy",
+        "scope"
+        | "run"
+        | "reduce"
+        | "experimental_local_results"
+        | "experimental_distribute_dataset"
+        | "distribute_datasets_from_function"
+            if kind == Kind::OneDevice =>
+        {
+            "OneDeviceStrategy"
+        }
+        _ => "StrategyBase",
+    }
+}
+
+/// The class that defines extended method `name` in TensorFlow 2.21 (see
+/// [`strategy_method_owner`]).
+fn extended_method_owner(kind: Kind, name: &str) -> &'static str {
+    match (kind, name) {
+        (_, "value_container") => kind.extended_name(),
+        (Kind::Default, "colocate_vars_with" | "variable_created_in_scope") => kind.extended_name(),
+        _ => "StrategyExtendedV2",
+    }
+}
+
+fn strategy_methods(c: &Class, kind: Kind) {
+    let m = |sig: &str, f, doc| {
+        let name = sig.split('(').next().unwrap_or(sig);
+        let owner = strategy_method_owner(kind, name);
+        method(c, &format!("{owner}.{sig}"), f, doc)
+    };
     m(
         "scope(self)",
         scope,
@@ -839,7 +873,7 @@ fn strategy_methods(c: &Class, prefix: &str) {
         distribute_from_function,
         "One input pipeline per worker, built by `dataset_fn(InputContext)`.",
     );
-    super::renamed::deprecated_methods(c, prefix);
+    super::renamed::deprecated_methods(c, "StrategyBase");
 }
 
 /// The class of a strategy kind.
@@ -847,7 +881,7 @@ pub fn strategy_class(kind: Kind) -> Rc<Class> {
     let name = kind.class_name();
     let c = classes::class(name);
     if c.dict.borrow().get("run").is_none() {
-        strategy_methods(&c, name);
+        strategy_methods(&c, kind);
         match kind {
             Kind::Mirrored => constructor(
                 &c,
@@ -871,7 +905,11 @@ fn extended_class(kind: Kind) -> Rc<Class> {
     let name = kind.extended_name();
     let c = classes::class(name);
     if c.dict.borrow().get("reduce_to").is_none() {
-        let m = |sig: &str, f, doc| method(&c, &format!("{name}.{sig}"), f, doc);
+        let m = |sig: &str, f, doc| {
+            let method_name = sig.split('(').next().unwrap_or(sig);
+            let owner = extended_method_owner(kind, method_name);
+            method(&c, &format!("{owner}.{sig}"), f, doc)
+        };
         m(
             "reduce_to(self, reduce_op, value, destinations, options=None)",
             ext_reduce_to,
@@ -888,7 +926,15 @@ fn extended_class(kind: Kind) -> Rc<Class> {
             "Whether `v` was created in this strategy's scope.",
         );
         m(
-            "value_container(self, value)",
+            // MirroredExtended names the argument `val`
+            &format!(
+                "value_container(self, {})",
+                if kind == Kind::Mirrored {
+                    "val"
+                } else {
+                    "value"
+                }
+            ),
             ext_value_container,
             "The container of a replica-local value.",
         );

@@ -105,24 +105,17 @@ const SYNCS: [(&str, Sync); 4] = [
 
 fn agg_value(a: Agg, v1: bool) -> Value {
     let i = AGGS.iter().position(|(_, x)| *x == a).unwrap_or(0);
-    Value::native(EnumObj {
-        class: if v1 {
-            "VariableAggregation"
-        } else {
-            "VariableAggregationV2"
-        },
-        member: AGGS[i].0,
-        value: i as i64,
-    })
+    let class = if v1 {
+        "VariableAggregation"
+    } else {
+        "VariableAggregationV2"
+    };
+    enum_member(class, &AGGS.map(|(m, _)| m), i)
 }
 
 fn sync_value(s: Sync) -> Value {
     let i = SYNCS.iter().position(|(_, x)| *x == s).unwrap_or(0);
-    Value::native(EnumObj {
-        class: "VariableSynchronization",
-        member: SYNCS[i].0,
-        value: i as i64,
-    })
+    enum_member("VariableSynchronization", &SYNCS.map(|(m, _)| m), i)
 }
 
 fn parse_agg(v: &Value) -> PyResult<Agg> {
@@ -339,6 +332,10 @@ impl NativeObject for PlainVar {
     fn to_tensor(&self, _vm: &dyn Vm) -> PyResult<Option<Tensor>> {
         Ok(Some(self.cell.value.borrow().clone()))
     }
+    fn getitem(&self, _this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let t = Value::Tensor(self.cell.value.borrow().clone());
+        crate::modules::tensor_getitem(vm, &t, key).map(Some)
+    }
     fn binop(
         &self,
         _this: &Value,
@@ -431,6 +428,9 @@ impl NativeObject for DistVar {
     fn to_tensor(&self, vm: &dyn Vm) -> PyResult<Option<Tensor>> {
         self.read(vm).map(Some)
     }
+    fn getitem(&self, _this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        crate::modules::tensor_getitem(vm, &Value::Tensor(self.read(vm)?), key).map(Some)
+    }
     fn binop(
         &self,
         _this: &Value,
@@ -504,6 +504,22 @@ fn variable_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     });
     match strategy {
         Some((Kind::Mirrored, devices)) if !in_replica_fn(vm) => {
+            // MirroredStrategy resolves AUTO to ON_WRITE and refuses NONE
+            // (`values_util.validate_synchronization_aggregation_trainable`).
+            let sync = match sync {
+                Sync::Auto => Sync::OnWrite,
+                Sync::None => {
+                    let name = match args.opt(4) {
+                        None => "None".to_string(),
+                        Some(v) => vm.str(v)?,
+                    };
+                    return Err(PyErr::new(
+                        ExcType::ValueError,
+                        format!("`NONE` variable synchronization mode is not supported with tf.distribute strategy. Please change the `synchronization` for variable: {name}"),
+                    ));
+                }
+                s => s,
+            };
             let mut comps = Vec::new();
             for (i, d) in devices.iter().enumerate() {
                 let name = if i == 0 {
@@ -563,9 +579,10 @@ enum Upd {
 
 fn apply(vm: &dyn Vm, cell: &VarCell, how: Upd, delta: &Value) -> PyResult<Tensor> {
     let old = cell.value.borrow().clone();
-    let d = to_tensor(vm, delta, Some(old.dtype())).or_else(|_| {
-        to_tensor(vm, delta, None).and_then(|t| ops::cast(&t, old.dtype()).map_err(runtime_err))
-    })?;
+    // `convert_to_tensor(delta, dtype=var.dtype)`: Python numbers, lists and
+    // numpy values convert; a tensor (or variable) of another dtype is
+    // TensorFlow's ValueError, never a silent cast.
+    let d = to_tensor(vm, delta, Some(old.dtype()))?;
     let d = d.to_device(cell.device).map_err(runtime_err)?;
     let new = match how {
         Upd::Assign => {
@@ -609,7 +626,15 @@ fn update(vm: &dyn Vm, args: &Args, how: Upd) -> PyResult<Value> {
         let delta = if d.on_read || d.agg == Agg::None {
             value.clone()
         } else {
-            let v = Value::Tensor(to_tensor(vm, value, None)?);
+            // Python numbers take the variable's dtype before the
+            // all-reduce; tensors are reduced as they are and checked after
+            // (TensorFlow's error shows the reduced tensor).
+            let want = match value {
+                Value::Tensor(_) => None,
+                v if is_variable(v) => None,
+                _ => Some(cell.value.borrow().dtype()),
+            };
+            let v = Value::Tensor(to_tensor(vm, value, want)?);
             match d.agg {
                 Agg::Sum => park_request(vm, Request::AllReduce(Op::Sum, v))?,
                 Agg::Mean => park_request(vm, Request::AllReduce(Op::Mean, v))?,
@@ -624,13 +649,30 @@ fn update(vm: &dyn Vm, args: &Args, how: Upd) -> PyResult<Value> {
         });
     }
     if d.on_read {
+        if d.agg == Agg::Sum && !matches!(how, Upd::Assign) {
+            // values_util.on_read_assign_{add,sub}_cross_replica: adding to
+            // every copy would add the delta once per replica to the sum
+            let op = if matches!(how, Upd::Add) {
+                "assign_add"
+            } else {
+                "assign_sub"
+            };
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                format!("SyncOnReadVariable does not support `{op}` in cross-replica context when aggregation is set to `tf.VariableAggregation.SUM`."),
+            ));
+        }
         let n = d.comps.len() as i64;
         let share = match (how, d.agg) {
             (Upd::Assign, Agg::Sum) => {
+                // values_util.assign_on_each_device's SUM split:
+                // `cast(value / num_replicas, var.dtype)` (casts any dtype)
                 let t = to_tensor(vm, value, None)?;
                 let nt = Tensor::fill(&[], &crate::runtime::Scalar::Int(n), t.dtype(), t.device())
                     .map_err(runtime_err)?;
-                Value::Tensor(ops::truediv(&t, &nt).map_err(runtime_err)?)
+                let share = ops::truediv(&t, &nt).map_err(runtime_err)?;
+                let dtype = d.comps[0].value.borrow().dtype();
+                Value::Tensor(ops::cast(&share, dtype).map_err(runtime_err)?)
             }
             _ => value.clone(),
         };
@@ -766,19 +808,31 @@ fn dist_var_class(name: &'static str) -> Rc<Class> {
     c
 }
 
-fn enum_class(name: &'static str, members: &[&'static str]) -> Value {
+/// The enum class `name` with its members set as class attributes.
+fn enum_class(name: &'static str, members: &[&'static str]) -> Rc<Class> {
     let c = classes::class(name);
-    for (i, m) in members.iter().enumerate() {
-        c.set_attr(
-            m,
-            Value::native(EnumObj {
-                class: name,
-                member: m,
-                value: i as i64,
-            }),
-        );
+    if c.dict.borrow().get(members[0]).is_none() {
+        for (i, m) in members.iter().enumerate() {
+            c.set_attr(
+                m,
+                Value::native(EnumObj {
+                    class: name,
+                    member: m,
+                    value: i as i64,
+                }),
+            );
+        }
     }
-    Value::Class(c)
+    c
+}
+
+/// Member `i` of an enum class: one object per member, as Python's enums
+/// (so `v.synchronization is tf.VariableSynchronization.ON_WRITE`, and every
+/// replica returning it regroups to the member itself).
+fn enum_member(name: &'static str, members: &[&'static str], i: usize) -> Value {
+    enum_class(name, members)
+        .lookup(members[i])
+        .unwrap_or(Value::None)
 }
 
 /// Registers `tf.Variable`, `tf.VariableAggregation`, `tf.VariableSynchronization`.
@@ -794,16 +848,13 @@ pub fn register(m: &mut ModuleBuilder) {
     m.value("Variable", Value::Class(var));
     m.value(
         "VariableAggregation",
-        enum_class(
-            "VariableAggregationV2",
-            &["NONE", "SUM", "MEAN", "ONLY_FIRST_REPLICA"],
-        ),
+        Value::Class(enum_class("VariableAggregationV2", &AGGS.map(|(m, _)| m))),
     );
     m.value(
         "VariableSynchronization",
-        enum_class(
+        Value::Class(enum_class(
             "VariableSynchronization",
-            &["AUTO", "NONE", "ON_WRITE", "ON_READ"],
-        ),
+            &SYNCS.map(|(m, _)| m),
+        )),
     );
 }

@@ -95,10 +95,17 @@ pub fn tensor_getattr(_vm: &dyn Vm, t: &Value, name: &str) -> PyResult<Option<Va
         _ => match tensor_class().lookup(name) {
             Some(Value::NativeFunction(f)) => f.bind(t.clone()),
             _ => {
-                return Err(PyErr::new(
+                let e = PyErr::new(
                     ExcType::AttributeError,
                     format!("'{EAGER_NAME}' object has no attribute '{name}'"),
-                ))
+                );
+                // TensorFlow gives a slice of a variable (`v[1]`) an `assign`;
+                // dist's slices are plain tensors, so say what to do instead.
+                return Err(if name == "assign" {
+                    e.help("assigning to a slice of a tf.Variable (v[i].assign(x)) is not supported by dist yet: assign the whole variable")
+                } else {
+                    e
+                });
             }
         },
     }))

@@ -24,7 +24,7 @@ use super::stream::{open, Stream};
 use super::structure::{leaves, rows, to_device, Spec};
 use crate::distribute::values::per_replica;
 use crate::runtime::Device;
-use crate::value::{ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value, Vm};
+use crate::value::{Class, ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// How elements are dealt to replicas.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -117,6 +117,13 @@ impl NativeObject for DistributedDataset {
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(crate::distribute::classes::class(match self.mode {
+            Mode::Split => "DistributedDataset",
+            Mode::RoundRobin => "DistributedDatasetsFromFunction",
+        }))
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
@@ -277,6 +284,10 @@ impl NativeObject for DistributedIterator {
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(crate::distribute::classes::class("DistributedIterator"))
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {

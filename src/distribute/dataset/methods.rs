@@ -36,7 +36,7 @@ pub fn register(c: &Class) {
         c,
         "DatasetV2.range(*args, output_type=None, name=None)",
         range,
-        "Integers in [start, stop) by step, as int64.",
+        "Integers in [start, stop) by step, as int64 (or `output_type`).",
     );
     add(
         c,
@@ -244,9 +244,18 @@ fn range(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             "step must be a non-zero integer. [Op:RangeDataset]",
         ));
     }
+    let dtype = match args.opt(1) {
+        None => DType::Int64,
+        Some(v) => crate::modules::tf::convert::dtype_arg(vm, v)?,
+    };
     Ok(DatasetObj::value(
-        Kind::Range { start, stop, step },
-        scalar_spec(DType::Int64),
+        Kind::Range {
+            start,
+            stop,
+            step,
+            dtype,
+        },
+        scalar_spec(dtype),
     ))
 }
 
@@ -603,6 +612,7 @@ fn enumerate(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             start,
             stop: i64::MAX,
             step: 1,
+            dtype: DType::Int64,
         },
         scalar_spec(DType::Int64),
     );

@@ -8,6 +8,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::structure::Spec;
+use crate::runtime::DType;
 use crate::value::{Class, ClassKind, NativeObject, PyResult, Value, Vm};
 
 /// `tf.data.INFINITE_CARDINALITY`.
@@ -25,6 +26,8 @@ pub enum Kind {
         stop: i64,
         /// Step (never zero).
         step: i64,
+        /// `output_type` (int64 by default); each value is cast to it.
+        dtype: DType,
     },
     /// `Dataset.from_tensors(element)`: one element.
     Tensors(Value),
@@ -121,7 +124,9 @@ impl DatasetObj {
     pub fn cardinality(&self) -> i64 {
         let of = |v: &Value| dataset_of(v).map_or(UNKNOWN, DatasetObj::cardinality);
         match &self.kind {
-            Kind::Range { start, stop, step } => range_len(*start, *stop, *step),
+            Kind::Range {
+                start, stop, step, ..
+            } => range_len(*start, *stop, *step),
             Kind::Tensors(_) => 1,
             Kind::Slices(items) => items.len() as i64,
             Kind::Zip(inputs) => {

@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use super::node::{dataset_of, DatasetObj, Kind};
 use super::structure::{leaves, normalize, row, stack_elements, Spec};
-use crate::runtime::Tensor;
+use crate::runtime::{DType, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// The most elements one buffer may hold.
@@ -76,10 +76,16 @@ pub fn open(ds: &Value) -> PyResult<Box<dyn Stream>> {
         ));
     };
     Ok(match &d.kind {
-        Kind::Range { start, stop, step } => Box::new(RangeStream {
+        Kind::Range {
+            start,
+            stop,
+            step,
+            dtype,
+        } => Box::new(RangeStream {
             next: *start,
             stop: *stop,
             step: *step,
+            dtype: *dtype,
         }),
         Kind::Tensors(v) => Box::new(ListStream {
             items: Rc::new(vec![v.clone()]),
@@ -332,6 +338,7 @@ struct RangeStream {
     next: i64,
     stop: i64,
     step: i64,
+    dtype: DType,
 }
 
 impl Stream for RangeStream {
@@ -344,12 +351,30 @@ impl Stream for RangeStream {
         if !more {
             return Ok(None);
         }
+        if matches!(self.dtype, DType::Bool | DType::String) {
+            // RangeDataset's kernel fails on the first element, so the
+            // error surfaces from the iterator's get_next (one component)
+            return Err(PyErr::new(
+                ExcType::InvalidArgumentError,
+                format!(
+                    "{{{{function_node __wrapped__IteratorGetNext_output_types_1_device_{}}}}} Unsupported data type: {} [Op:IteratorGetNext] name: ",
+                    crate::runtime::Device::CPU0.full_name(),
+                    self.dtype.name()
+                ),
+            ));
+        }
         let v = self.next;
         match v.checked_add(self.step) {
             Some(n) => self.next = n,
             None => self.next = self.stop,
         }
-        Ok(Some(Value::Tensor(Tensor::scalar(v))))
+        let t = Tensor::scalar(v);
+        if self.dtype == DType::Int64 {
+            return Ok(Some(Value::Tensor(t)));
+        }
+        crate::runtime::ops::cast(&t, self.dtype)
+            .map(|t| Some(Value::Tensor(t)))
+            .map_err(crate::modules::tf::convert::runtime_err)
     }
 
     fn skip(&mut self, _vm: &dyn Vm, n: u64) -> PyResult<u64> {

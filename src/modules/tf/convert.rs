@@ -102,6 +102,20 @@ pub fn to_tensor_on(
     }
     if let Value::Native(n) = v {
         if let Some(t) = n.to_tensor(vm)? {
+            if let Some(d) = dtype {
+                if d != t.dtype() && crate::distribute::variables::is_variable(v) {
+                    // ResourceVariable._dense_var_to_tensor
+                    return Err(PyErr::new(
+                        ExcType::ValueError,
+                        format!(
+                            "Incompatible type conversion requested to type {} for `tf.Variable of type {}. (Variable: {})",
+                            d.name(),
+                            t.dtype().name(),
+                            vm.repr(v)?
+                        ),
+                    ));
+                }
+            }
             let t = match device {
                 Some(d) if is_numpy(v) => t.to_device(d).map_err(runtime_err)?,
                 None if is_numpy(v) => t

@@ -113,9 +113,30 @@ pub fn add_n(ts: &[Tensor]) -> Result<Tensor> {
     let Some(first) = ts.first() else {
         return Err(Error::internal("add_n of no tensors"));
     };
-    let uniform = ts.iter().all(|t| {
-        t.dtype() == first.dtype() && t.shape() == first.shape() && t.device() == first.device()
-    });
+    // AddN does not broadcast: every input has the first one's shape.
+    if let Some((i, t)) = ts
+        .iter()
+        .enumerate()
+        .find(|(_, t)| t.shape() != first.shape())
+    {
+        let node = format!("AddN_N_{}", ts.len());
+        let msg = format!(
+            "Inputs to operation AddN of type AddN must have the same size and shape.  Input 0: {} != input {i}: {}",
+            first.shape().bracket_text(),
+            t.shape().bracket_text()
+        );
+        return Err(Error::kernel(
+            ErrorKind::InvalidArgument,
+            &node,
+            &first.device(),
+            &msg,
+            "AddN",
+            " name: ",
+        ));
+    }
+    let uniform = ts
+        .iter()
+        .all(|t| t.dtype() == first.dtype() && t.device() == first.device());
     if ts.len() > 1 && uniform {
         let parts: Vec<&Storage> = ts.iter().map(|t| t.storage()).collect();
         if let Some(s) = first.storage().backend().add_n(&parts)? {
