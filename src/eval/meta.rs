@@ -353,7 +353,7 @@ pub(crate) fn build_class(
 /// `super().__new__(mcs, name, bases, ns, **kw)` reaches it,
 /// `type.__new__(mcs, name, bases, dict, **kw)`.
 fn type_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let kwargs = kwargs_of(a.get(1));
+    let kwargs = a.keywords(1);
     let (meta, rest) = match a.varargs(0) {
         [x] if kwargs.is_empty() => return Ok(vm.type_of(x)),
         [Value::Class(m), rest @ ..] if rest.len() == 3 && is_metaclass(m) => {
@@ -410,22 +410,6 @@ fn type_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::Class(cls))
 }
 
-/// The `**kwargs` dict of bound native arguments as keyword pairs.
-fn kwargs_of(v: &Value) -> Vec<(Rc<str>, Value)> {
-    match v {
-        Value::Dict(d) => d
-            .borrow()
-            .items()
-            .into_iter()
-            .filter_map(|(k, v)| match k {
-                Value::Str(s) => Some((Rc::from(s.as_str()), v)),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
 /// `type.__call__(cls, *args, **kwargs)`: what a metaclass's `__call__`
 /// reaches through `super().__call__(...)`.
 fn type_call(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -438,7 +422,7 @@ fn type_call(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             ),
         ));
     };
-    vm.construct(cls, a.varargs(1).to_vec(), kwargs_of(a.get(2)))
+    vm.construct(cls, a.varargs(1).to_vec(), a.keywords(2))
 }
 
 /// `type.__init__(cls, *args, **kwargs)`: nothing to do.

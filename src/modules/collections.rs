@@ -428,15 +428,7 @@ fn new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     };
     let mut args = vec![ty.clone()];
     args.extend(vm.collect(a.get(1))?);
-    let mut kwargs = Vec::new();
-    if let Value::Dict(d) = a.get(2) {
-        for (k, v) in d.borrow().items() {
-            if let Value::Str(k) = k {
-                kwargs.push((Rc::from(k.as_str()), v));
-            }
-        }
-    }
-    let bound = t.sig.bind(args, kwargs)?;
+    let bound = t.sig.bind(args, a.keywords(2))?;
     t.make(ty, bound.values[1..].to_vec())
 }
 

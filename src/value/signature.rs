@@ -112,6 +112,22 @@ impl Args {
             .is_none_or(|g| g.get(i).copied().unwrap_or(false))
     }
 
+    /// A `**kwargs` parameter as keyword pairs (to pass on in a call).
+    pub fn keywords(&self, i: usize) -> Vec<(Rc<str>, Value)> {
+        match &self.values[i] {
+            Value::Dict(d) => d
+                .borrow()
+                .items()
+                .into_iter()
+                .filter_map(|(k, v)| match k {
+                    Value::Str(s) => Some((Rc::from(s.as_str()), v)),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The elements of a `*args` parameter.
     pub fn varargs(&self, i: usize) -> &[Value] {
         match &self.values[i] {

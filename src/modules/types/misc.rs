@@ -140,14 +140,7 @@ impl NativeObject for GenericAlias {
         reflected: bool,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
-        if op != crate::syntax::ast::BinOp::BitOr {
-            return Ok(None);
-        }
-        Ok(if reflected {
-            UnionType::or(other, this, vm)
-        } else {
-            UnionType::or(this, other, vm)
-        })
+        Ok(UnionType::binop(this, op, other, reflected, vm))
     }
 
     fn compare(
@@ -199,6 +192,25 @@ impl UnionType {
             (Value::Class(x), Value::Class(y)) => Rc::ptr_eq(x, y),
             (Value::Native(_), Value::Native(_)) => vm.eq(a, b).unwrap_or(false),
             _ => false,
+        }
+    }
+
+    /// `this | other` (`reflected`: `other | this`) for the type-like
+    /// natives (generics, unions); other operators are not theirs.
+    fn binop(
+        this: &Value,
+        op: crate::syntax::ast::BinOp,
+        other: &Value,
+        reflected: bool,
+        vm: &dyn Vm,
+    ) -> Option<Value> {
+        if op != crate::syntax::ast::BinOp::BitOr {
+            return None;
+        }
+        if reflected {
+            UnionType::or(other, this, vm)
+        } else {
+            UnionType::or(this, other, vm)
         }
     }
 
@@ -258,14 +270,7 @@ impl NativeObject for UnionType {
         reflected: bool,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
-        if op != crate::syntax::ast::BinOp::BitOr {
-            return Ok(None);
-        }
-        Ok(if reflected {
-            UnionType::or(other, this, vm)
-        } else {
-            UnionType::or(this, other, vm)
-        })
+        Ok(UnionType::binop(this, op, other, reflected, vm))
     }
 
     fn compare(

@@ -123,7 +123,7 @@ fn subtype_new_call(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             base.name
         )));
     };
-    let kwargs = keywords(a.get(2));
+    let kwargs = a.keywords(2);
     let value = vm.call(&ctor, a.varargs(1).to_vec(), kwargs)?;
     if Rc::ptr_eq(cls, &base) {
         return Ok(value);
@@ -132,22 +132,6 @@ fn subtype_new_call(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         return Err(unsupported(&base.name));
     }
     Ok(instance_on(cls, value))
-}
-
-/// A `**kwargs` dict as keyword arguments.
-fn keywords(v: &Value) -> Vec<(Rc<str>, Value)> {
-    match v {
-        Value::Dict(d) => d
-            .borrow()
-            .items()
-            .into_iter()
-            .filter_map(|(k, v)| match k {
-                Value::Str(s) => Some((Rc::from(s.as_str()), v)),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
 }
 
 /// The error for a builtin type whose subclasses are not supported here.
@@ -198,7 +182,7 @@ fn dict_init(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         return Err(descriptor("dict", a.get(0)));
     }
     let update = vm.getattr(a.get(0), "update")?;
-    vm.call(&update, a.varargs(1).to_vec(), keywords(a.get(2)))?;
+    vm.call(&update, a.varargs(1).to_vec(), a.keywords(2))?;
     Ok(Value::None)
 }
 
