@@ -687,6 +687,15 @@ pub(crate) fn generic_getattr(
         }
         return Ok(Some(bind_class_attr(x, v, &inst.class)));
     }
+    // What the value underneath a subclass instance has (a named tuple's
+    // fields and methods).
+    if let Some(base) = inst.builtin_base() {
+        return match vm.getattr(base, name) {
+            Ok(x) => Ok(Some(x)),
+            Err(e) if e.is(ExcType::AttributeError) => Ok(None),
+            Err(e) => Err(e),
+        };
+    }
     Ok(None)
 }
 

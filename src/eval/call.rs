@@ -399,7 +399,7 @@ impl Interp {
         let Some((base, t)) = subclass::builtin_base_of(cls) else {
             return Err(subclass::unsupported(base_name));
         };
-        if !subclass::supported(t) {
+        if !subclass::supported(&base, t) {
             return Err(subclass::unsupported(base_name));
         }
         let own = |name: &str| {

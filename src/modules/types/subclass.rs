@@ -30,24 +30,31 @@ fn subclassable(t: ValueType) -> bool {
     )
 }
 
-/// The builtin class underneath `cls` (the first along its MRO other than
-/// `object`) and its type; None for plain classes.
-pub fn builtin_base_of(cls: &Rc<Class>) -> Option<(Rc<Class>, ValueType)> {
+/// The builtin class underneath `cls`: the first along its MRO that is not
+/// a script's class nor `object`, with its type (None for a native class,
+/// such as a named tuple's); None for plain classes.
+pub fn builtin_base_of(cls: &Rc<Class>) -> Option<(Rc<Class>, Option<ValueType>)> {
     cls.mro().into_iter().find_map(|c| match c.kind {
-        ClassKind::Builtin(t) if t != ValueType::Object => Some((c.clone(), t)),
+        ClassKind::Builtin(t) if t != ValueType::Object => Some((c.clone(), Some(t))),
+        ClassKind::Native => Some((c.clone(), None)),
         _ => None,
     })
 }
 
-/// Whether instances of a builtin type can be made of a subclass here.
-pub fn supported(t: ValueType) -> bool {
-    subclassable(t)
+/// Whether instances of a builtin class can be made of a subclass here:
+/// the builtin types scripts derive from, and native classes with a
+/// constructor of their own (a named tuple's class).
+pub fn supported(base: &Class, t: Option<ValueType>) -> bool {
+    match t {
+        Some(t) => subclassable(t),
+        None => base.dict.borrow().contains_key("__new__"),
+    }
 }
 
 /// Whether the builtin value is mutated in place by its `__init__` (the
 /// containers CPython fills in `__init__` rather than `__new__`).
-pub fn filled_by_init(t: ValueType) -> bool {
-    matches!(t, ValueType::List | ValueType::Dict | ValueType::Set)
+pub fn filled_by_init(t: Option<ValueType>) -> bool {
+    matches!(t, Some(ValueType::List | ValueType::Dict | ValueType::Set))
 }
 
 /// An instance of `cls` standing on the builtin value `base`.
@@ -87,6 +94,7 @@ pub fn native_receiver(nf: &NativeFunction, v: Value) -> Value {
 pub fn new_attribute(owner: &Class, v: Value) -> Value {
     match owner.kind {
         ClassKind::Builtin(t) if subclassable(t) => subtype_new(),
+        ClassKind::Native => subtype_new(),
         _ => v,
     }
 }
@@ -128,7 +136,7 @@ fn subtype_new_call(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     if Rc::ptr_eq(cls, &base) {
         return Ok(value);
     }
-    if !supported(t) {
+    if !supported(&base, t) {
         return Err(unsupported(&base.name));
     }
     Ok(instance_on(cls, value))
