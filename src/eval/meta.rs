@@ -322,6 +322,30 @@ pub(crate) fn build_class(
             }
         }
     }
+    // CPython's types that refuse subclasses (no `Py_TPFLAGS_BASETYPE`).
+    for b in &base_classes {
+        let final_type = match b.kind {
+            ClassKind::Builtin(t) => matches!(
+                t,
+                ValueType::Bool
+                    | ValueType::NoneType
+                    | ValueType::Function
+                    | ValueType::NativeFunction
+                    | ValueType::BoundMethod
+            ),
+            ClassKind::Native => matches!(
+                &*b.name,
+                "range" | "slice" | "generator" | "ellipsis" | "NotImplementedType"
+            ),
+            _ => false,
+        };
+        if final_type {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!("type '{}' is not an acceptable base type", b.name),
+            ));
+        }
+    }
     if base_classes.is_empty() {
         base_classes.push(builtin_class(ValueType::Object));
     }
