@@ -123,6 +123,20 @@ fn namedtuple(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             "Got more default values than field names",
         ));
     }
+    let module: Rc<str> = match a.get(4) {
+        Value::None => Rc::from("__main__"),
+        other => Rc::from(vm.str(other)?.as_str()),
+    };
+    namedtuple_class(name, names, defaults, module).map(|(class, _)| class)
+}
+
+/// A named tuple class (and its type) from checked names and defaults.
+fn namedtuple_class(
+    name: Rc<str>,
+    names: Vec<Rc<str>>,
+    defaults: Vec<Value>,
+    module: Rc<str>,
+) -> PyResult<(Value, Value)> {
     let first_default = names.len() - defaults.len();
     let mut params = vec![Param {
         name: Rc::from("_cls"),
@@ -141,10 +155,6 @@ fn namedtuple(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         params,
         builtin: crate::value::signature::BuiltinStyle::Python,
     };
-    let module: Rc<str> = match a.get(4) {
-        Value::None => Rc::from("__main__"),
-        other => Rc::from(vm.str(other)?.as_str()),
-    };
     let doc = format!("{name}({})", names.join(", "));
     let ty = NamedTupleType {
         name: name.clone(),
@@ -155,8 +165,10 @@ fn namedtuple(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let defaults = ty.field_defaults()?;
     let fields = fields_tuple(&ty.fields);
     let ty = Value::native(ty);
+    // A struct sequence's type prints with its module (`sys.float_info(...)`)
+    // while its class is named without it.
     let class = Class::new_builtin(
-        &name,
+        name.rsplit('.').next().unwrap_or(&name),
         &module,
         Some(builtin_class(ValueType::Tuple)),
         ClassKind::Native,
@@ -174,7 +186,21 @@ fn namedtuple(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     if let Some(t) = ty.downcast::<NamedTupleType>() {
         *t.class.borrow_mut() = Rc::downgrade(&class);
     }
-    Ok(Value::Class(class))
+    Ok((Value::Class(class), ty))
+}
+
+/// A struct sequence (`sys.version_info`, `sys.float_info`): a named tuple
+/// whose type is named with its module, holding `values`.
+pub fn struct_sequence(name: &str, module: &str, fields: &[&str], values: Vec<Value>) -> Value {
+    let names = fields.iter().map(|f| Rc::from(*f)).collect();
+    let made = namedtuple_class(Rc::from(name), names, Vec::new(), Rc::from(module));
+    match made {
+        Ok((_, ty)) => match ty.downcast::<NamedTupleType>() {
+            Some(t) => t.make(&ty, values).unwrap_or(Value::None),
+            None => Value::None,
+        },
+        Err(_) => Value::None,
+    }
 }
 
 fn fields_tuple(fields: &[Rc<str>]) -> Value {

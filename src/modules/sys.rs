@@ -8,6 +8,7 @@ use std::cell::RefCell;
 use std::io::Write;
 use std::rc::Rc;
 
+use super::collections::struct_sequence;
 use super::ModuleBuilder;
 use crate::value::{Args, ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -39,14 +40,53 @@ pub fn module() -> Value {
     .value("version", Value::str("3.11.7 (dist)"))
     .value(
         "version_info",
-        Value::tuple(vec![
-            Value::Int(3),
-            Value::Int(11),
-            Value::Int(7),
-            Value::str("final"),
-            Value::Int(0),
-        ]),
+        struct_sequence(
+            "sys.version_info",
+            "sys",
+            &["major", "minor", "micro", "releaselevel", "serial"],
+            vec![
+                Value::Int(3),
+                Value::Int(11),
+                Value::Int(7),
+                Value::str("final"),
+                Value::Int(0),
+            ],
+        ),
     )
+    .value(
+        "float_info",
+        struct_sequence(
+            "sys.float_info",
+            "sys",
+            &[
+                "max", "max_exp", "max_10_exp", "min", "min_exp", "min_10_exp", "dig",
+                "mant_dig", "epsilon", "radix", "rounds",
+            ],
+            vec![
+                Value::Float(f64::MAX),
+                Value::Int(f64::MAX_EXP as i64),
+                Value::Int(f64::MAX_10_EXP as i64),
+                Value::Float(f64::MIN_POSITIVE),
+                Value::Int(f64::MIN_EXP as i64),
+                Value::Int(f64::MIN_10_EXP as i64),
+                Value::Int(f64::DIGITS as i64),
+                Value::Int(f64::MANTISSA_DIGITS as i64),
+                Value::Float(f64::EPSILON),
+                Value::Int(f64::RADIX as i64),
+                Value::Int(1),
+            ],
+        ),
+    )
+    .value(
+        "int_info",
+        struct_sequence(
+            "sys.int_info",
+            "sys",
+            &["bits_per_digit", "sizeof_digit", "default_max_str_digits", "str_digits_check_threshold"],
+            vec![Value::Int(30), Value::Int(4), Value::Int(4300), Value::Int(640)],
+        ),
+    )
+    .value("maxunicode", Value::Int(0x10FFFF))
     .value("maxsize", Value::Int(i64::MAX))
     .value("platform", Value::str(std::env::consts::OS))
     .value("byteorder", Value::str(if cfg!(target_endian = "little") { "little" } else { "big" }))
