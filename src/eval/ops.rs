@@ -201,6 +201,11 @@ impl Interp {
             (BinOp::Mod, Value::Str(fmt), args) if !matches!(args, Value::Instance(i) if i.class.lookup("__rmod__").is_some()) => {
                 Value::str(crate::value::percent::percent_format(self, fmt, args)?)
             }
+            (BinOp::Mod, Value::Bytes(fmt), args) if !matches!(args, Value::Instance(i) if i.class.lookup("__rmod__").is_some()) => {
+                Value::Bytes(Rc::new(crate::value::percent::percent_format_bytes(
+                    self, fmt, args,
+                )?))
+            }
             (
                 BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor,
                 Value::Set(x),

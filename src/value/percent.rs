@@ -2,6 +2,8 @@
 //! (`"%d items, %.2f, %s, %r, %5s, %-5d, %x, %%" % (...)`, `"%(name)s" % d`),
 //! with CPython's messages for every misuse.
 
+use std::rc::Rc;
+
 use super::error::{ExcType, PyErr, PyResult};
 use super::fmtfloat::float_body;
 use super::fmtspec::pad;
@@ -61,6 +63,20 @@ impl ArgList<'_> {
 
 /// `fmt % args` for a format string (`args` a tuple, a dict or one value).
 pub fn percent_format(vm: &dyn Vm, fmt: &str, args: &Value) -> PyResult<String> {
+    format_with(vm, fmt, args, false)
+}
+
+/// `fmt % args` for a bytes format (PEP 461): the same conversions, with
+/// `%b`/`%s` taking bytes, `%r`/`%a` the ASCII repr, `%c` one byte, and
+/// mapping keys as bytes. The format and the result are handled as Latin-1
+/// text, one character per byte.
+pub fn percent_format_bytes(vm: &dyn Vm, fmt: &[u8], args: &Value) -> PyResult<Vec<u8>> {
+    let text: String = fmt.iter().map(|&b| b as char).collect();
+    let out = format_with(vm, &text, args, true)?;
+    Ok(out.chars().map(|c| c as u32 as u8).collect())
+}
+
+fn format_with(vm: &dyn Vm, fmt: &str, args: &Value, bytes: bool) -> PyResult<String> {
     let mut list = match args {
         Value::Tuple(t) => ArgList {
             items: t.to_vec(),
@@ -115,7 +131,12 @@ pub fn percent_format(vm: &dyn Vm, fmt: &str, args: &Value) -> PyResult<String> 
                 return Err(PyErr::new(ExcType::ValueError, "incomplete format key"));
             }
             let key: String = chars[start..i - 1].iter().collect();
-            keyed = Some(vm.getitem(map, &Value::str(key))?);
+            let key = if bytes {
+                Value::Bytes(Rc::new(key.chars().map(|c| c as u32 as u8).collect()))
+            } else {
+                Value::str(key)
+            };
+            keyed = Some(vm.getitem(map, &key)?);
             used_key = true;
         }
         let mut c = Conv::default();
@@ -156,7 +177,8 @@ pub fn percent_format(vm: &dyn Vm, fmt: &str, args: &Value) -> PyResult<String> 
             return Err(PyErr::new(ExcType::ValueError, "incomplete format"));
         };
         i += 1;
-        if !"sradiuoxXeEfFgGc".contains(ty) {
+        let known = "sradiuoxXeEfFgGc".contains(ty) || (bytes && ty == 'b');
+        if !known {
             return Err(PyErr::new(
                 ExcType::ValueError,
                 format!(
@@ -170,12 +192,18 @@ pub fn percent_format(vm: &dyn Vm, fmt: &str, args: &Value) -> PyResult<String> 
             Some(v) => v,
             None => list.next()?,
         };
-        out.push_str(&convert(vm, ty, &arg, &c)?);
+        out.push_str(&if bytes {
+            convert_bytes(vm, ty, &arg, &c)?
+        } else {
+            convert(vm, ty, &arg, &c)?
+        });
     }
     if list.next < list.items.len() && list.mapping.is_none() && !used_key {
-        return Err(type_error(
-            "not all arguments converted during string formatting",
-        ));
+        return Err(type_error(if bytes {
+            "not all arguments converted during bytes formatting"
+        } else {
+            "not all arguments converted during string formatting"
+        }));
     }
     Ok(out)
 }
@@ -191,6 +219,55 @@ fn read_num(chars: &[char], i: &mut usize) -> PyResult<usize> {
         *i += 1;
     }
     Ok(n)
+}
+
+/// One conversion of a bytes format, as Latin-1 text.
+fn convert_bytes(vm: &dyn Vm, ty: char, arg: &Value, c: &Conv) -> PyResult<String> {
+    let latin1 = |b: &[u8]| -> String { b.iter().map(|&x| x as char).collect() };
+    let text = match ty {
+        's' | 'b' => match arg.as_builtin() {
+            Value::Bytes(b) => latin1(b),
+            other => match vm.getattr(other, "__bytes__") {
+                Ok(f) => match vm.call(&f, Vec::new(), Vec::new())? {
+                    Value::Bytes(b) => latin1(&b),
+                    r => {
+                        return Err(type_error(format!(
+                            "__bytes__ returned non-bytes (type {})",
+                            r.type_name()
+                        )))
+                    }
+                },
+                Err(_) => {
+                    return Err(type_error(format!(
+                        "%b requires a bytes-like object, or an object that implements __bytes__, not '{}'",
+                        arg.type_name()
+                    )))
+                }
+            },
+        },
+        'r' | 'a' => ascii_escape(&vm.repr(arg)?),
+        'c' => match arg.as_builtin() {
+            Value::Int(i) if (0..256).contains(i) => (*i as u8 as char).to_string(),
+            Value::Bytes(b) if b.len() == 1 => latin1(b),
+            Value::Int(_) => {
+                return Err(PyErr::new(
+                    ExcType::OverflowError,
+                    "%c arg not in range(256)",
+                ))
+            }
+            _ => {
+                return Err(type_error(
+                    "%c requires an integer in range(256) or a single byte",
+                ))
+            }
+        },
+        _ => return convert(vm, ty, arg, c),
+    };
+    let text: String = match c.precision {
+        Some(p) => text.chars().take(p).collect(),
+        None => text,
+    };
+    Ok(pad(&text, c.width, ' ', if c.left { '<' } else { '>' }))
 }
 
 fn convert(vm: &dyn Vm, ty: char, arg: &Value, c: &Conv) -> PyResult<String> {
