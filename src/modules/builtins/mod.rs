@@ -60,6 +60,7 @@ pub fn builtins() -> Vec<(&'static str, Value)> {
         "map",
         "filter",
         "reversed",
+        "complex",
     ] {
         out.push((name, Value::Class(native_class(name))));
     }

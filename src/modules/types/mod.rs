@@ -121,10 +121,25 @@ pub fn native_class(name: &'static str) -> Rc<Class> {
         "slice" => slice::register(&class),
         "enumerate" | "zip" | "map" | "filter" | "reversed" => iter::register(&class, name),
         "dict_keys" | "dict_items" | "dict_values" => views::register(&class, name),
+        // The class exists (`isinstance(x, (int, float, complex))` is common);
+        // making one is a clear error.
+        "complex" => add_new(
+            &class,
+            "complex(real=0, imag=0)",
+            complex_new,
+            "Complex numbers are not supported in dist.",
+        ),
         _ => {}
     }
     NATIVE.with(|m| m.borrow_mut().insert(name, class.clone()));
     class
+}
+
+fn complex_new(_vm: &dyn crate::value::Vm, _a: &crate::value::Args) -> PyResult<Value> {
+    Err(crate::value::PyErr::new(
+        crate::value::ExcType::NotImplementedError,
+        "complex numbers are not supported in dist",
+    ))
 }
 
 /// Adds a method (or `__new__`) to a class from its signature string; the
