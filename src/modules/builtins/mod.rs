@@ -61,6 +61,7 @@ pub fn builtins() -> Vec<(&'static str, Value)> {
         "filter",
         "reversed",
         "complex",
+        "bytearray",
     ] {
         out.push((name, Value::Class(native_class(name))));
     }

@@ -129,6 +129,12 @@ pub fn native_class(name: &'static str) -> Rc<Class> {
             complex_new,
             "Complex numbers are not supported in dist.",
         ),
+        "bytearray" => add_new(
+            &class,
+            "bytearray(source=b'', encoding=None, errors=None)",
+            bytearray_new,
+            "Mutable byte arrays are not supported in dist (bytes are).",
+        ),
         _ => {}
     }
     NATIVE.with(|m| m.borrow_mut().insert(name, class.clone()));
@@ -136,9 +142,16 @@ pub fn native_class(name: &'static str) -> Rc<Class> {
 }
 
 fn complex_new(_vm: &dyn crate::value::Vm, _a: &crate::value::Args) -> PyResult<Value> {
-    Err(crate::value::PyErr::new(
-        crate::value::ExcType::NotImplementedError,
+    Err(PyErr::new(
+        ExcType::NotImplementedError,
         "complex numbers are not supported in dist",
+    ))
+}
+
+fn bytearray_new(_vm: &dyn crate::value::Vm, _a: &crate::value::Args) -> PyResult<Value> {
+    Err(PyErr::new(
+        ExcType::NotImplementedError,
+        "bytearray is not supported in dist; use bytes",
     ))
 }
 
