@@ -638,7 +638,7 @@ impl Interp {
         match n.slot.get() {
             Slot::Local(i) => f.locals[i as usize] = Some(v),
             Slot::Cell(i) => *f.cells[i as usize].borrow_mut() = Some(v),
-            Slot::Global(i) => self.globals.borrow_mut()[i as usize] = Some(v),
+            Slot::Global(i) => self.store_global(i, v),
             Slot::ClassBody(i) => match f.class_ns.last() {
                 Some(ClassNs {
                     mapping: Some(m), ..
@@ -646,7 +646,7 @@ impl Interp {
                 Some(ns) => {
                     ns.ns.borrow_mut().insert(n.id.clone(), v);
                 }
-                None => self.globals.borrow_mut()[i as usize] = Some(v),
+                None => self.store_global(i, v),
             },
             Slot::Unresolved => {
                 return Err(PyErr::new(
@@ -662,7 +662,7 @@ impl Interp {
         let existed = match n.slot.get() {
             Slot::Local(i) => f.locals[i as usize].take().is_some(),
             Slot::Cell(i) => f.cells[i as usize].borrow_mut().take().is_some(),
-            Slot::Global(i) => self.globals.borrow_mut()[i as usize].take().is_some(),
+            Slot::Global(i) => self.take_global(i),
             Slot::ClassBody(i) => match f.class_ns.last() {
                 Some(ClassNs {
                     mapping: Some(m), ..
@@ -671,7 +671,7 @@ impl Interp {
                     true
                 }
                 Some(ns) => ns.ns.borrow_mut().shift_remove(&n.id).is_some(),
-                None => self.globals.borrow_mut()[i as usize].take().is_some(),
+                None => self.take_global(i),
             },
             Slot::Unresolved => false,
         };
