@@ -467,8 +467,12 @@ impl Interp {
             }
             Err(err) => {
                 let err = self.locate(f, first.context_expr.span, err);
-                let suppress = self.context_exit(&mgr, Some(&err))?;
-                if suppress {
+                // `__exit__` runs as a handler of the exception: one it
+                // raises gets it as `__context__`.
+                let exc = err.clone();
+                let (err, suppress) =
+                    self.while_handling(err, || self.context_exit(&mgr, Some(&exc)));
+                if suppress? {
                     Ok(Flow::Normal)
                 } else {
                     Err(err)
@@ -493,7 +497,16 @@ impl Interp {
         if finalbody.is_empty() {
             return result;
         }
-        match self.exec_block(f, finalbody)? {
+        // With an exception propagating, `finally` runs as its handler (bare
+        // `raise` re-raises it; one raised there gets it as `__context__`).
+        let (result, fin) = match result {
+            Err(err) => {
+                let (err, fin) = self.while_handling(err, || self.exec_block(f, finalbody));
+                (Err(err), fin)
+            }
+            ok => (ok, self.exec_block(f, finalbody)),
+        };
+        match fin? {
             Flow::Normal => result,
             // `return`/`break`/`continue` in finally overrides (and discards an exception).
             other => Ok(other),
@@ -518,26 +531,38 @@ impl Interp {
             if let Some(n) = &h.name {
                 self.assign(f, n, err.value().clone())?;
             }
-            self.handling.borrow_mut().push(err);
-            let r = self.exec_block(f, &h.body);
-            let handled = self.handling.borrow_mut().pop();
+            let (_, r) = self.while_handling(err, || self.exec_block(f, &h.body));
             if let Some(n) = &h.name {
                 let _ = self.delete(f, n);
             }
-            return match r {
-                Err(e) => {
-                    // Implicit chaining: the new exception's __context__.
-                    if let (Some(prev), Value::Instance(inst)) = (handled, e.value().clone()) {
-                        if !prev.value().is(e.value()) && inst.get_attr("__context__").is_none() {
-                            inst.set_attr("__context__", prev.value().clone());
-                        }
-                    }
-                    Err(e)
-                }
-                ok => ok,
-            };
+            return r;
         }
         Err(err)
+    }
+
+    /// Runs `body` as a handler of `err` (an `except` clause, a `finally`
+    /// block or `__exit__` reached by an exception): `err` is the exception
+    /// being handled meanwhile (bare `raise`, `sys.exc_info()`), and one
+    /// escaping `body` gets it as its `__context__` (CPython's implicit
+    /// chaining) unless it is `err` itself or was given a context where it
+    /// was raised. Gives `err` back with `body`'s result.
+    pub(crate) fn while_handling<T>(
+        &self,
+        err: PyErr,
+        body: impl FnOnce() -> PyResult<T>,
+    ) -> (PyErr, PyResult<T>) {
+        let value = err.value().clone();
+        self.handling.borrow_mut().push(err);
+        let r = body();
+        let err = (self.handling.borrow_mut().pop()).unwrap_or_else(|| PyErr::from_value(value));
+        if let Err(e) = &r {
+            if let Value::Instance(inst) = e.value() {
+                if !err.value().is(e.value()) && inst.get_attr("__context__").is_none() {
+                    inst.set_attr("__context__", err.value().clone());
+                }
+            }
+        }
+        (err, r)
     }
 
     /// Whether an exception matches an `except` clause's class (or tuple of classes).
