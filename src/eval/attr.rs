@@ -283,10 +283,33 @@ impl Interp {
                 })
             }
             Value::Function(fun) => {
-                if let Some(x) = fun.dict.borrow().get(name) {
-                    return Ok(Some(x.clone()));
+                if let Some(x) = fun.get_attr(name) {
+                    return Ok(Some(x));
                 }
                 Ok(match name {
+                    "__dict__" => Some(fun.dict_value()),
+                    "__kwdefaults__" => {
+                        let mut d = crate::value::Dict::new();
+                        for p in fun.sig.params.iter() {
+                            if let (crate::value::ParamKind::KeywordOnly, Some(v)) =
+                                (p.kind, &p.default)
+                            {
+                                d.insert_str(&p.name, v.clone());
+                            }
+                        }
+                        Some(if d.is_empty() {
+                            Value::None
+                        } else {
+                            Value::dict(d)
+                        })
+                    }
+                    // Made once, as CPython's is on first access.
+                    "__annotations__" => {
+                        let d = Value::dict(crate::value::Dict::new());
+                        fun.set_attr(name, d.clone());
+                        Some(d)
+                    }
+                    "__closure__" if fun.closure.is_empty() => Some(Value::None),
                     "__name__" => Some(Value::str(&*fun.def.name)),
                     "__qualname__" => Some(Value::str(&*fun.def.qualname)),
                     "__module__" => Some(Value::str(fun.source.module_name())),
@@ -419,7 +442,7 @@ impl Interp {
                 Ok(())
             }
             Value::Function(f) => {
-                f.dict.borrow_mut().insert(name.into(), value);
+                f.set_attr(name, value);
                 Ok(())
             }
             Value::Native(n) => {
@@ -469,6 +492,7 @@ impl Interp {
             }
             // CPython says "set" for deletion too.
             Value::Class(cls) => Err(immutable_type_error(cls, name)),
+            Value::Function(f) if f.remove_attr(name) => Ok(()),
             _ => Err(self.attribute_error(obj, name)),
         }
     }

@@ -265,6 +265,27 @@ impl Interp {
                 default: None,
             });
         }
+        // `__annotations__`, evaluated now as CPython does (in its order:
+        // the positional-or-keyword parameters before the positional-only ones).
+        let mut fields = crate::value::Namespace::default();
+        let annotated = a
+            .args
+            .iter()
+            .chain(&a.posonlyargs)
+            .chain(&a.vararg)
+            .chain(&a.kwonlyargs)
+            .chain(&a.kwarg)
+            .filter_map(|arg| Some((&arg.name, arg.annotation.as_ref()?)));
+        let mut annotations = crate::value::Dict::new();
+        for (name, e) in annotated {
+            annotations.insert_str(name, self.eval(f, e)?);
+        }
+        if let Some(e) = &def.returns {
+            annotations.insert_str("return", self.eval(f, e)?);
+        }
+        if !annotations.is_empty() {
+            fields.insert("__annotations__".into(), Value::dict(annotations));
+        }
         let scope = def.scope.borrow();
         let closure: Vec<_> = scope.free.iter().map(|s| self.cell_of(f, *s)).collect();
         // A generator's call makes a generator object, not a frame run now.
@@ -289,7 +310,8 @@ impl Interp {
                 builtin: crate::value::signature::BuiltinStyle::Python,
             }),
             closure,
-            dict: RefCell::new(Default::default()),
+            fields: RefCell::new(fields),
+            dict: RefCell::new(None),
             class_cell: RefCell::new(None),
             plain,
             num_locals,

@@ -102,8 +102,10 @@ impl Interp {
 
     /// `locals()`, `globals()`, `vars()` and `dir()` without an argument: the
     /// names bound in the running frame (a function's locals, a class body's
-    /// namespace, the module's globals), as a dict (a copy: assigning into it
-    /// changes nothing) or, for `dir()`, their sorted list.
+    /// namespace, the module's globals), as a dict or, for `dir()`, their
+    /// sorted list. The module's namespace is the live dict CPython gives
+    /// (assigning into it binds names); a function's or class body's is a
+    /// snapshot, as CPython 3.11's `locals()` there is.
     pub(crate) fn frame_namespace(&self, f: &Frame, which: &str) -> PyResult<Value> {
         if which != "globals" && which != "dir" {
             // A class body binding through a `__prepare__` mapping: that
@@ -117,11 +119,11 @@ impl Interp {
         }
         let mut d = crate::value::Dict::new();
         if which == "globals" || (f.function.is_none() && f.class_ns.is_empty()) {
-            for name in self.global_names() {
-                if let Some(v) = self.get_global(&name) {
-                    d.insert_str(&name, v);
-                }
+            let ns = self.module_namespace();
+            if which != "dir" {
+                return Ok(Value::Dict(ns));
             }
+            d = ns.borrow().clone();
         } else if let Some(ns) = f.class_ns.last() {
             for (k, v) in ns.ns.borrow().iter() {
                 d.insert_str(k, v.clone());

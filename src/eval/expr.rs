@@ -415,8 +415,8 @@ impl Interp {
 
     #[inline]
     fn load_global(&self, i: u32, name: &str) -> PyResult<Value> {
-        if let Some(Some(v)) = self.globals.borrow().get(i as usize) {
-            return Ok(v.clone());
+        if let Some(v) = self.global_slot(i) {
+            return Ok(v);
         }
         if let Some(Some(v)) = self.builtin_slots.borrow().get(i as usize) {
             return Ok(v.clone());

@@ -94,8 +94,17 @@ pub struct ExecState {
 
 /// The interpreter.
 pub struct Interp {
-    /// Module-level values by global slot.
+    /// Module-level values by global slot (all empty once `module_dict` is set).
     globals: RefCell<Vec<Option<Value>>>,
+    /// The module's namespace as a real dict, once a script asked for it
+    /// (`globals()`, module-level `locals()`/`vars()`): the first request
+    /// moves the slot values into it and from then on it is the namespace
+    /// itself (name reads, writes and deletes go through it by name), so
+    /// `globals()['x'] = 1`, `del globals()['x']` and `globals().update(...)`
+    /// bind and unbind module names as in CPython. Until then names live in
+    /// the slots, read without hashing; the switch costs the fast paths
+    /// nothing, as they find every slot empty and fall back to the slow one.
+    module_dict: RefCell<Option<Rc<RefCell<crate::value::Dict>>>>,
     /// Global slot names.
     names: RefCell<GlobalNames>,
     /// Builtins by global slot (filled as names are interned).
@@ -138,6 +147,7 @@ impl Interp {
         class::add_object_model_builtins(&mut builtins);
         let interp = Interp {
             globals: RefCell::new(Vec::new()),
+            module_dict: RefCell::new(None),
             names: RefCell::new(GlobalNames::default()),
             builtin_slots: RefCell::new(Vec::new()),
             builtins,
@@ -183,17 +193,99 @@ impl Interp {
     pub fn set_global(&self, name: &str, v: Value) {
         let idx = self.names.borrow_mut().intern(&Rc::from(name));
         self.sync_slots();
-        self.globals.borrow_mut()[idx as usize] = Some(v);
+        self.store_global(idx, v);
     }
 
     /// Reads a module-level name.
     pub fn get_global(&self, name: &str) -> Option<Value> {
+        if let Some(d) = &*self.module_dict.borrow() {
+            return d.borrow().get_str(name);
+        }
         let idx = self.names.borrow().get(name)?;
         self.globals.borrow().get(idx as usize).cloned().flatten()
     }
 
+    /// The value bound to global slot `idx`, if any.
+    #[inline]
+    pub(crate) fn global_slot(&self, idx: u32) -> Option<Value> {
+        if let Some(Some(v)) = self.globals.borrow().get(idx as usize) {
+            return Some(v.clone());
+        }
+        let dict = self.module_dict.borrow();
+        let d = dict.as_ref()?;
+        let name = self.names.borrow().name(idx);
+        let v = d.borrow().get_str(&name);
+        v
+    }
+
+    /// Binds global slot `idx`.
+    #[inline]
+    pub(crate) fn store_global(&self, idx: u32, v: Value) {
+        let old = match &*self.module_dict.borrow() {
+            Some(d) => {
+                let name = self.names.borrow().name(idx);
+                let mut d = d.borrow_mut();
+                let old = d.get_str(&name);
+                d.insert_str(&name, v);
+                old
+            }
+            None => self.globals.borrow_mut()[idx as usize].replace(v),
+        };
+        // The old value is dropped with no borrow held.
+        drop(old);
+    }
+
+    /// Unbinds global slot `idx`; whether it was bound.
+    pub(crate) fn take_global(&self, idx: u32) -> bool {
+        let old = match &*self.module_dict.borrow() {
+            Some(d) => {
+                let name = self.names.borrow().name(idx);
+                let old = d.borrow_mut().remove(&Value::str(&*name)).ok().flatten();
+                old
+            }
+            None => self
+                .globals
+                .borrow_mut()
+                .get_mut(idx as usize)
+                .and_then(|s| s.take()),
+        };
+        old.is_some()
+    }
+
+    /// The module's namespace as a live dict (see `module_dict`), made from
+    /// the slots on the first request.
+    pub(crate) fn module_namespace(&self) -> Rc<RefCell<crate::value::Dict>> {
+        if let Some(d) = &*self.module_dict.borrow() {
+            return d.clone();
+        }
+        let mut d = crate::value::Dict::new();
+        {
+            let names = self.names.borrow();
+            let mut globals = self.globals.borrow_mut();
+            for (i, slot) in globals.iter_mut().enumerate() {
+                if let Some(v) = slot.take() {
+                    d.insert_str(&names.name(i as u32), v);
+                }
+            }
+        }
+        let d = Rc::new(RefCell::new(d));
+        *self.module_dict.borrow_mut() = Some(d.clone());
+        d
+    }
+
     /// The names bound at module level, in binding order.
     pub fn global_names(&self) -> Vec<String> {
+        if let Some(d) = &*self.module_dict.borrow() {
+            return d
+                .borrow()
+                .keys()
+                .iter()
+                .filter_map(|k| match k {
+                    Value::Str(s) => Some(s.to_string()),
+                    _ => None,
+                })
+                .collect();
+        }
         let names = self.names.borrow();
         let globals = self.globals.borrow();
         (0..names.len())
@@ -413,12 +505,16 @@ impl Interp {
     /// Unbinds every module-level name (values dropped in binding order),
     /// then closes the generators that dropping suspended.
     pub fn clear_globals(&self) {
-        let values: Vec<Option<Value>> = self
+        let mut values: Vec<Option<Value>> = self
             .globals
             .borrow_mut()
             .iter_mut()
             .map(|v| v.take())
             .collect();
+        if let Some(d) = self.module_dict.borrow_mut().take() {
+            let dict = std::mem::take(&mut *d.borrow_mut());
+            values.extend(dict.items().into_iter().map(|(_, v)| Some(v)));
+        }
         for v in values {
             drop(v);
             if generator::dropped_pending() {
@@ -429,10 +525,9 @@ impl Interp {
 
     /// Unbinds a module-level name.
     fn del_global(&self, name: &str) {
-        if let Some(idx) = self.names.borrow().get(name) {
-            if let Some(slot) = self.globals.borrow_mut().get_mut(idx as usize) {
-                *slot = None;
-            }
+        let idx = self.names.borrow().get(name);
+        if let Some(idx) = idx {
+            self.take_global(idx);
         }
     }
 }

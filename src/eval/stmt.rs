@@ -467,8 +467,12 @@ impl Interp {
             }
             Err(err) => {
                 let err = self.locate(f, first.context_expr.span, err);
-                let suppress = self.context_exit(&mgr, Some(&err))?;
-                if suppress {
+                // `__exit__` runs as a handler of the exception: one it
+                // raises gets it as `__context__`.
+                let exc = err.clone();
+                let (err, suppress) =
+                    self.while_handling(err, || self.context_exit(&mgr, Some(&exc)));
+                if suppress? {
                     Ok(Flow::Normal)
                 } else {
                     Err(err)
@@ -493,7 +497,16 @@ impl Interp {
         if finalbody.is_empty() {
             return result;
         }
-        match self.exec_block(f, finalbody)? {
+        // With an exception propagating, `finally` runs as its handler (bare
+        // `raise` re-raises it; one raised there gets it as `__context__`).
+        let (result, fin) = match result {
+            Err(err) => {
+                let (err, fin) = self.while_handling(err, || self.exec_block(f, finalbody));
+                (Err(err), fin)
+            }
+            ok => (ok, self.exec_block(f, finalbody)),
+        };
+        match fin? {
             Flow::Normal => result,
             // `return`/`break`/`continue` in finally overrides (and discards an exception).
             other => Ok(other),
@@ -518,26 +531,38 @@ impl Interp {
             if let Some(n) = &h.name {
                 self.assign(f, n, err.value().clone())?;
             }
-            self.handling.borrow_mut().push(err);
-            let r = self.exec_block(f, &h.body);
-            let handled = self.handling.borrow_mut().pop();
+            let (_, r) = self.while_handling(err, || self.exec_block(f, &h.body));
             if let Some(n) = &h.name {
                 let _ = self.delete(f, n);
             }
-            return match r {
-                Err(e) => {
-                    // Implicit chaining: the new exception's __context__.
-                    if let (Some(prev), Value::Instance(inst)) = (handled, e.value().clone()) {
-                        if !prev.value().is(e.value()) && inst.get_attr("__context__").is_none() {
-                            inst.set_attr("__context__", prev.value().clone());
-                        }
-                    }
-                    Err(e)
-                }
-                ok => ok,
-            };
+            return r;
         }
         Err(err)
+    }
+
+    /// Runs `body` as a handler of `err` (an `except` clause, a `finally`
+    /// block or `__exit__` reached by an exception): `err` is the exception
+    /// being handled meanwhile (bare `raise`, `sys.exc_info()`), and one
+    /// escaping `body` gets it as its `__context__` (CPython's implicit
+    /// chaining) unless it is `err` itself or was given a context where it
+    /// was raised. Gives `err` back with `body`'s result.
+    pub(crate) fn while_handling<T>(
+        &self,
+        err: PyErr,
+        body: impl FnOnce() -> PyResult<T>,
+    ) -> (PyErr, PyResult<T>) {
+        let value = err.value().clone();
+        self.handling.borrow_mut().push(err);
+        let r = body();
+        let err = (self.handling.borrow_mut().pop()).unwrap_or_else(|| PyErr::from_value(value));
+        if let Err(e) = &r {
+            if let Value::Instance(inst) = e.value() {
+                if !err.value().is(e.value()) && inst.get_attr("__context__").is_none() {
+                    inst.set_attr("__context__", err.value().clone());
+                }
+            }
+        }
+        (err, r)
     }
 
     /// Whether an exception matches an `except` clause's class (or tuple of classes).
@@ -638,7 +663,7 @@ impl Interp {
         match n.slot.get() {
             Slot::Local(i) => f.locals[i as usize] = Some(v),
             Slot::Cell(i) => *f.cells[i as usize].borrow_mut() = Some(v),
-            Slot::Global(i) => self.globals.borrow_mut()[i as usize] = Some(v),
+            Slot::Global(i) => self.store_global(i, v),
             Slot::ClassBody(i) => match f.class_ns.last() {
                 Some(ClassNs {
                     mapping: Some(m), ..
@@ -646,7 +671,7 @@ impl Interp {
                 Some(ns) => {
                     ns.ns.borrow_mut().insert(n.id.clone(), v);
                 }
-                None => self.globals.borrow_mut()[i as usize] = Some(v),
+                None => self.store_global(i, v),
             },
             Slot::Unresolved => {
                 return Err(PyErr::new(
@@ -662,7 +687,7 @@ impl Interp {
         let existed = match n.slot.get() {
             Slot::Local(i) => f.locals[i as usize].take().is_some(),
             Slot::Cell(i) => f.cells[i as usize].borrow_mut().take().is_some(),
-            Slot::Global(i) => self.globals.borrow_mut()[i as usize].take().is_some(),
+            Slot::Global(i) => self.take_global(i),
             Slot::ClassBody(i) => match f.class_ns.last() {
                 Some(ClassNs {
                     mapping: Some(m), ..
@@ -671,7 +696,7 @@ impl Interp {
                     true
                 }
                 Some(ns) => ns.ns.borrow_mut().shift_remove(&n.id).is_some(),
-                None => self.globals.borrow_mut()[i as usize].take().is_some(),
+                None => self.take_global(i),
             },
             Slot::Unresolved => false,
         };

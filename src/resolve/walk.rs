@@ -629,6 +629,9 @@ impl<'a, 'g> Resolver<'a, 'g> {
     /// the function's own scope: shared by `def` and `lambda`.
     fn function_scope(&mut self, f: &'a FunctionDef) -> Result<(), SyntaxError> {
         self.arg_defaults(&f.args)?;
+        if let Some(r) = &f.returns {
+            self.expr(r)?;
+        }
         self.push(Kind::Function, Some(&f.scope));
         for p in params_in_order(&f.args) {
             self.declare(p);

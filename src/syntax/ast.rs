@@ -314,6 +314,8 @@ pub struct FunctionDef {
     pub qualname: Rc<str>,
     /// Parameters.
     pub args: Arguments,
+    /// The return annotation (`-> T`).
+    pub returns: Option<Expr>,
     /// Body statements.
     pub body: Vec<Stmt>,
     /// Decorators, outermost first.
@@ -373,7 +375,7 @@ pub struct Arguments {
 pub struct Arg {
     /// Parameter name.
     pub name: Rc<str>,
-    /// Annotation (ignored).
+    /// Annotation (evaluated when `def` runs, into `__annotations__`).
     pub annotation: Option<Expr>,
     /// Where it was written.
     pub span: Span,

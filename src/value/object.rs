@@ -457,8 +457,14 @@ pub struct Function {
     pub sig: Rc<Signature>,
     /// Captured cells of free variables, in `Scope::free` order.
     pub closure: Vec<CellRef>,
-    /// `__dict__` (function attributes; also `__wrapped__` etc.).
-    pub dict: RefCell<crate::value::Namespace>,
+    /// Values assigned to the writable attributes CPython keeps in the
+    /// function object itself, outside `__dict__` ([`Function::FIELDS`]:
+    /// `__name__`, `__doc__` … set by `functools.wraps`); `__annotations__`
+    /// is put here when `def` runs.
+    pub fields: RefCell<crate::value::Namespace>,
+    /// `__dict__` (function attributes such as `__wrapped__`), made on the
+    /// first attribute set or `__dict__` read; the script shares it.
+    pub dict: RefCell<Option<Rc<RefCell<crate::value::Dict>>>>,
     /// The class whose body defined this function (for zero-argument `super()`).
     pub class_cell: RefCell<Option<std::rc::Weak<Class>>>,
     /// Decided once when the function object is made: not a generator, every
@@ -469,6 +475,64 @@ pub struct Function {
     /// Number of plain local slots of a frame of this function (from the
     /// resolved scope, copied here so a call needs no borrow of it).
     pub num_locals: u32,
+}
+
+impl Function {
+    /// The writable attributes kept outside `__dict__` (see `fields`).
+    pub const FIELDS: [&'static str; 7] = [
+        "__name__",
+        "__qualname__",
+        "__doc__",
+        "__module__",
+        "__defaults__",
+        "__kwdefaults__",
+        "__annotations__",
+    ];
+
+    /// An attribute set on the function (a field or a `__dict__` entry).
+    pub fn get_attr(&self, name: &str) -> Option<Value> {
+        if Self::FIELDS.contains(&name) {
+            return self.fields.borrow().get(name).cloned();
+        }
+        let d = self.dict.borrow();
+        let v = d.as_ref()?.borrow().get_str(name);
+        v
+    }
+
+    /// `f.name = value`.
+    pub fn set_attr(&self, name: &str, value: Value) {
+        if Self::FIELDS.contains(&name) {
+            self.fields.borrow_mut().insert(name.into(), value);
+            return;
+        }
+        let old = match self.dict_value() {
+            Value::Dict(d) => {
+                let mut d = d.borrow_mut();
+                let old = d.get_str(name);
+                d.insert_str(name, value);
+                old
+            }
+            _ => None,
+        };
+        drop(old);
+    }
+
+    /// `del f.name`: whether there was one in `__dict__`.
+    pub fn remove_attr(&self, name: &str) -> bool {
+        let d = self.dict.borrow().clone();
+        let old = d.and_then(|d| d.borrow_mut().remove(&Value::str(name)).ok().flatten());
+        old.is_some()
+    }
+
+    /// `f.__dict__`: the live dict of the function's attributes.
+    pub fn dict_value(&self) -> Value {
+        let d = self
+            .dict
+            .borrow_mut()
+            .get_or_insert_with(|| Rc::new(RefCell::new(crate::value::Dict::new())))
+            .clone();
+        Value::Dict(d)
+    }
 }
 
 /// The Rust signature of every native function: the bound arguments in

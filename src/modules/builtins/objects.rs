@@ -142,9 +142,7 @@ fn setattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     match obj {
         Value::Instance(i) => crate::eval::class::instance_setattr(vm, obj, i, &name, value)?,
         Value::Class(c) => c.set_attr(&name, value),
-        Value::Function(f) => {
-            f.dict.borrow_mut().insert(name.as_str().into(), value);
-        }
+        Value::Function(f) => f.set_attr(&name, value),
         Value::Native(n) => {
             if !n.setattr(obj, &name, value, vm)? {
                 return Err(no_attr(obj, &name));
@@ -164,7 +162,7 @@ fn delattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             true
         }
         Value::Class(c) => c.dict.borrow_mut().shift_remove(name.as_str()).is_some(),
-        Value::Function(f) => f.dict.borrow_mut().shift_remove(name.as_str()).is_some(),
+        Value::Function(f) => f.remove_attr(&name),
         _ => false,
     };
     if removed {

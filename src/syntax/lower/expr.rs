@@ -767,6 +767,7 @@ impl Lowerer<'_> {
             name: Rc::from("<lambda>"),
             qualname,
             args,
+            returns: None,
             body: vec![ret],
             decorators: Vec::new(),
             target: Self::name("<lambda>"),

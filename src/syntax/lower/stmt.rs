@@ -534,6 +534,7 @@ impl Lowerer<'_> {
         let name: Rc<str> = Rc::from(name_pair.as_str());
         let qualname = self.qualname_for(&name);
         let mut params = None;
+        let mut returns = None;
         let mut header_end = self.span(&name_pair).end;
         let mut body_pair = None;
         for c in it {
@@ -547,9 +548,8 @@ impl Lowerer<'_> {
                 Rule::params => params = Some(c),
                 Rule::returns => {
                     header_end = self.span(&c).end;
-                    // Evaluated for nothing; lowered so it is still checked.
                     let e = kids(c).next().ok_or_else(|| shape(span, "annotation"))?;
-                    self.expr(e)?;
+                    returns = Some(self.expr(e)?);
                 }
                 Rule::block => body_pair = Some(c),
                 _ => return Err(shape(span, "def")),
@@ -576,6 +576,7 @@ impl Lowerer<'_> {
             name,
             qualname,
             args,
+            returns,
             body,
             decorators,
             scope: RefCell::new(Default::default()),
