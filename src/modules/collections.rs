@@ -96,6 +96,12 @@ fn namedtuple(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
                 vm.repr(&Value::str(&**n))?
             )));
         }
+        if crate::repl::tokens::KEYWORDS.contains(&&**n) {
+            return Err(value_error(format!(
+                "Type names and field names cannot be a keyword: {}",
+                vm.repr(&Value::str(&**n))?
+            )));
+        }
     }
     let mut seen: Vec<&Rc<str>> = Vec::new();
     for n in &names {
