@@ -727,7 +727,15 @@ fn ext_value_container(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 }
 
 fn ext_update(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    super::variables::update_with_fn(vm, args.get(1), args.get(2), args.get(3), args.get(4))
+    let group = vm.truthy(args.get(5))?;
+    super::variables::update_with_fn(
+        vm,
+        args.get(1),
+        args.get(2),
+        args.get(3),
+        args.get(4),
+        group,
+    )
 }
 
 /// `with strategy.extended.colocate_vars_with(v):` (placement is already per replica).

@@ -10,10 +10,11 @@ use std::rc::Rc;
 
 use super::classes::{self, method};
 use super::context::{current_device, in_replica_fn, state};
+use super::nest::{map_nest, regroup_with, select_replica};
 use super::reduce::{reduce_tensors, Op};
 use super::replica_ctx::{park_request, Request};
 use super::strategy::{Kind, StrategyObj};
-use super::values::mirrored;
+use super::values::{components, mirrored};
 use crate::modules::tf::convert::{runtime_err, to_tensor};
 use crate::modules::ModuleBuilder;
 use crate::runtime::{ops, Device, Tensor};
@@ -169,6 +170,11 @@ pub struct DistVar {
 /// True for `tf.Variable` objects of any kind.
 pub fn is_variable(v: &Value) -> bool {
     v.downcast::<PlainVar>().is_some() || v.downcast::<DistVar>().is_some()
+}
+
+/// True for a `MirroredVariable` (not a `SyncOnReadVariable`).
+pub fn is_mirrored_variable(v: &Value) -> bool {
+    v.downcast::<DistVar>().is_some_and(|d| !d.on_read)
 }
 
 /// True for a `MirroredVariable` / `SyncOnReadVariable`.
@@ -623,29 +629,36 @@ fn update(vm: &dyn Vm, args: &Args, how: Upd) -> PyResult<Value> {
     };
     if let Some(i) = vm.current_replica() {
         let cell = d.comps[i.min(d.comps.len() - 1)].clone();
-        let delta = if d.on_read || d.agg == Agg::None {
-            value.clone()
-        } else {
-            // Python numbers take the variable's dtype before the
-            // all-reduce; tensors are reduced as they are and checked after
-            // (TensorFlow's error shows the reduced tensor).
-            let want = match value {
-                Value::Tensor(_) => None,
-                v if is_variable(v) => None,
-                _ => Some(cell.value.borrow().dtype()),
-            };
-            let v = Value::Tensor(to_tensor(vm, value, want)?);
-            match d.agg {
-                Agg::Sum => park_request(vm, Request::AllReduce(Op::Sum, v))?,
-                Agg::Mean => park_request(vm, Request::AllReduce(Op::Mean, v))?,
-                _ => park_request(vm, Request::First(v))?,
-            }
+        if d.on_read || d.agg == Agg::None {
+            // the replica's own copy: its UnreadVariable
+            apply(vm, &cell, how, value)?;
+            return Ok(if read_value {
+                plain(&cell, d.agg, d.sync, true)
+            } else {
+                Value::None
+            });
+        }
+        // Python numbers take the variable's dtype before the all-reduce;
+        // tensors are reduced as they are and checked after (TensorFlow's
+        // error shows the reduced tensor).
+        let want = match value {
+            Value::Tensor(_) => None,
+            v if is_variable(v) => None,
+            _ => Some(cell.value.borrow().dtype()),
         };
-        apply(vm, &cell, how, &delta)?;
-        return Ok(if read_value {
-            plain(&cell, d.agg, d.sync, true)
-        } else {
+        let v = Value::Tensor(to_tensor(vm, value, want)?);
+        let delta = park_request(vm, Request::VarUpdate(d.agg, v, value.clone()))?;
+        let new = apply(vm, &cell, how, &delta)?;
+        // TensorFlow updates every copy in a merge_call, through
+        // `extended.update(group=True)`: each replica gets its copy's new
+        // value as a tensor (`update_regroup`'s identity), or with a single
+        // copy its UnreadVariable.
+        return Ok(if !read_value {
             Value::None
+        } else if d.comps.len() > 1 {
+            Value::Tensor(new)
+        } else {
+            plain(&cell, d.agg, d.sync, true)
         });
     }
     if d.on_read {
@@ -687,13 +700,14 @@ fn update(vm: &dyn Vm, args: &Args, how: Upd) -> PyResult<Value> {
     }
     let mut news = Vec::new();
     for c in &d.comps {
-        news.push(Value::Tensor(apply(vm, c, how, value)?));
+        apply(vm, c, how, value)?;
+        news.push(if read_value {
+            plain(c, d.agg, d.sync, true)
+        } else {
+            Value::None
+        });
     }
-    Ok(if read_value {
-        mirrored(news)
-    } else {
-        Value::None
-    })
+    update_regroup(vm, &news, true)
 }
 
 fn assign(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
@@ -720,13 +734,15 @@ fn get_shape(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     vm.getattr(&Value::Tensor(read_any(vm, args.get(0))?), "shape")
 }
 
-/// `strategy.extended.update(var, fn, args, kwargs)`: `fn(component, *args)` per component.
+/// `strategy.extended.update(var, fn, args, kwargs, group)`: `fn(component,
+/// *args)` per component, the results regrouped by [`update_regroup`].
 pub fn update_with_fn(
     vm: &dyn Vm,
     var: &Value,
     f: &Value,
     args: &Value,
     kwargs: &Value,
+    group: bool,
 ) -> PyResult<Value> {
     let comps = match local_values(var) {
         Some(c) => c,
@@ -736,7 +752,7 @@ pub fn update_with_fn(
         Value::None => Vec::new(),
         v => vm.collect(v)?,
     };
-    let mut kw = Vec::new();
+    let mut kw: Vec<(Rc<str>, Value)> = Vec::new();
     if let Value::Dict(d) = kwargs {
         for (k, v) in d.borrow().items() {
             if let Value::Str(s) = k {
@@ -745,15 +761,55 @@ pub fn update_with_fn(
         }
     }
     let mut out = Vec::new();
-    for c in comps {
+    for (i, c) in comps.into_iter().enumerate() {
         let mut a = vec![c];
-        a.extend(extra.iter().cloned());
-        out.push(vm.call(f, a, kw.clone())?);
+        for x in &extra {
+            a.push(select_replica(i, x)?);
+        }
+        let kw = kw
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), select_replica(i, v)?)))
+            .collect::<PyResult<Vec<_>>>()?;
+        out.push(vm.call(f, a, kw)?);
     }
-    Ok(if out.len() == 1 {
-        out.remove(0)
-    } else {
-        mirrored(out)
+    update_regroup(vm, &out, group)
+}
+
+/// TensorFlow's `distribute_utils.update_regroup`: the per-copy results of
+/// an update regrouped (an object every copy returned stays itself). With
+/// `group`, differing leaves become a `Mirrored` of tensors (the results
+/// read through `identity`) when they all are tensors or variables, else
+/// `None` (the eager `tf.group`); a single copy's result is itself. Without
+/// `group`, every leaf becomes the tuple of its per-copy values (its
+/// `_local_results`).
+pub fn update_regroup(vm: &dyn Vm, updates: &[Value], group: bool) -> PyResult<Value> {
+    if !group {
+        let regrouped = regroup_with(updates, false, &mut |vs| Ok(mirrored(vs)))?;
+        return map_nest(&regrouped, &mut |leaf| {
+            Ok(match components(leaf) {
+                Some(c) => Value::tuple(c.to_vec()),
+                None => match local_values(leaf) {
+                    Some(c) => Value::tuple(c),
+                    None => Value::tuple(vec![leaf.clone()]),
+                },
+            })
+        });
+    }
+    regroup_with(updates, false, &mut |vs| {
+        if vs.len() == 1 {
+            return Ok(mirrored(vs));
+        }
+        if !vs
+            .iter()
+            .all(|v| matches!(v, Value::Tensor(_)) || is_variable(v))
+        {
+            return Ok(Value::None);
+        }
+        let ts = vs
+            .iter()
+            .map(|v| Ok(Value::Tensor(to_tensor(vm, v, None)?)))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(mirrored(ts))
     })
 }
 
