@@ -161,6 +161,8 @@ pub struct PlainVar {
 
 /// A `MirroredVariable` or `SyncOnReadVariable`.
 pub struct DistVar {
+    /// The strategy whose scope created it.
+    strategy: Value,
     on_read: bool,
     comps: Vec<Rc<VarCell>>,
     agg: Agg,
@@ -362,16 +364,8 @@ impl NativeObject for PlainVar {
         other: &Value,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
-        if op == "==" || op == "!=" {
-            let same = other.is(this);
-            return Ok(Some(Value::Bool(if op == "==" { same } else { !same })));
-        }
-        crate::modules::tensor_compare(
-            vm,
-            &Value::Tensor(self.cell.value.borrow().clone()),
-            op,
-            other,
-        )
+        let _ = this;
+        var_compare(vm, self.cell.value.borrow().clone(), op, other)
     }
     fn to_number(&self, vm: &dyn Vm) -> PyResult<Option<Value>> {
         let _ = vm;
@@ -450,6 +444,54 @@ impl NativeObject for DistVar {
     fn unary(&self, _this: &Value, op: char, vm: &dyn Vm) -> PyResult<Option<Value>> {
         crate::modules::tensor_unary(vm, op, &Value::Tensor(self.read(vm)?))
     }
+    fn compare(
+        &self,
+        _this: &Value,
+        op: &str,
+        other: &Value,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        var_compare(vm, self.read(vm)?, op, other)
+    }
+}
+
+/// A variable's comparisons are its value's, `==` and `!=` too
+/// (`Variable.__eq__` is `tf.equal(self, other,
+/// incompatible_shape_error=False)`, element-wise, and unlike a tensor's it
+/// converts `None` too, which fails).
+fn var_compare(vm: &dyn Vm, t: Tensor, op: &str, other: &Value) -> PyResult<Option<Value>> {
+    if (op == "==" || op == "!=") && other.is_none() {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>) to a Tensor.",
+        )
+        .help("a variable compares element-wise: test `v is None` instead"));
+    }
+    crate::modules::tensor_compare(vm, &Value::Tensor(t), op, other)
+}
+
+/// TensorFlow's `enter_or_assert_strategy`: a distributed variable is used
+/// under its own strategy (entered for the call when no strategy is); under
+/// another one it is a RuntimeError.
+fn assert_own_strategy(vm: &dyn Vm, d: &DistVar) -> PyResult<()> {
+    let st = state(vm);
+    let has = !st.scopes.borrow().is_empty() || st.run.borrow().is_some();
+    if !has || d.strategy.is_none() {
+        return Ok(());
+    }
+    let cur = super::strategy::current_strategy(vm);
+    if cur.is(&d.strategy) {
+        return Ok(());
+    }
+    Err(PyErr::new(
+        ExcType::RuntimeError,
+        format!(
+            "Mixing different tf.distribute.Strategy objects: {} is not {}",
+            vm.repr(&cur)?,
+            vm.repr(&d.strategy)?
+        ),
+    )
+    .help("use a distributed variable under the strategy that created it (its scope or its strategy.run)"))
 }
 
 // ---- creation ----
@@ -542,6 +584,7 @@ fn variable_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
                 }));
             }
             Ok(Value::native(DistVar {
+                strategy: scope.clone().unwrap_or(Value::None),
                 on_read: sync == Sync::OnRead,
                 comps,
                 agg,
@@ -627,6 +670,7 @@ fn update(vm: &dyn Vm, args: &Args, how: Upd) -> PyResult<Value> {
     let Some(d) = this.downcast::<DistVar>() else {
         return Err(PyErr::new(ExcType::TypeError, "expected a tf.Variable"));
     };
+    assert_own_strategy(vm, d)?;
     if let Some(i) = vm.current_replica() {
         let cell = d.comps[i.min(d.comps.len() - 1)].clone();
         if d.on_read || d.agg == Agg::None {
@@ -721,10 +765,16 @@ fn assign_sub(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 }
 
 fn read_value(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    if let Some(d) = args.get(0).downcast::<DistVar>() {
+        assert_own_strategy(vm, d)?;
+    }
     Ok(Value::Tensor(read_any(vm, args.get(0))?))
 }
 
 fn numpy(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    if let Some(d) = args.get(0).downcast::<DistVar>() {
+        assert_own_strategy(vm, d)?;
+    }
     let t = Value::Tensor(read_any(vm, args.get(0))?);
     let f = vm.getattr(&t, "numpy")?;
     vm.call(&f, Vec::new(), Vec::new())
