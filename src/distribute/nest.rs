@@ -103,6 +103,17 @@ fn mismatch(what: &str) -> PyErr {
 /// `regroup`: identical objects are not wrapped (unless `always_wrap`), a
 /// distributed variable returned by every replica is returned itself.
 pub fn regroup(values: &[Value], always_wrap: bool) -> PyResult<Value> {
+    regroup_with(values, always_wrap, &mut |vs| Ok(per_replica(vs)))
+}
+
+/// [`regroup`] with TensorFlow's `wrap_class`: `wrap` builds the value that
+/// stands for the replicas' differing leaves (`PerReplica`, `Mirrored`, or
+/// `update_regroup`'s grouped `Mirrored`).
+pub fn regroup_with(
+    values: &[Value],
+    always_wrap: bool,
+    wrap: &mut dyn FnMut(Vec<Value>) -> PyResult<Value>,
+) -> PyResult<Value> {
     let v0 = &values[0];
     if let Some(nt0) = v0.downcast::<NamedTuple>() {
         // a named tuple regroups field by field into the same type, as TF's nest
@@ -116,7 +127,7 @@ pub fn regroup(values: &[Value], always_wrap: bool) -> PyResult<Value> {
                     _ => return Err(mismatch("named tuples")),
                 }
             }
-            out.push(regroup(&col, always_wrap)?);
+            out.push(regroup_with(&col, always_wrap, wrap)?);
         }
         return Ok(nt0.with_values(out));
     }
@@ -132,7 +143,7 @@ pub fn regroup(values: &[Value], always_wrap: bool) -> PyResult<Value> {
                         _ => return Err(mismatch("lists")),
                     }
                 }
-                out.push(regroup(&col, always_wrap)?);
+                out.push(regroup_with(&col, always_wrap, wrap)?);
             }
             Ok(Value::list(out))
         }
@@ -147,7 +158,7 @@ pub fn regroup(values: &[Value], always_wrap: bool) -> PyResult<Value> {
                         _ => return Err(mismatch("tuples")),
                     }
                 }
-                out.push(regroup(&col, always_wrap)?);
+                out.push(regroup_with(&col, always_wrap, wrap)?);
             }
             Ok(Value::tuple(out))
         }
@@ -165,7 +176,7 @@ pub fn regroup(values: &[Value], always_wrap: bool) -> PyResult<Value> {
                         _ => return Err(mismatch("dicts")),
                     }
                 }
-                out.insert(k, regroup(&col, always_wrap)?)?;
+                out.insert(k, regroup_with(&col, always_wrap, wrap)?)?;
             }
             Ok(Value::dict(out))
         }
@@ -181,7 +192,7 @@ pub fn regroup(values: &[Value], always_wrap: bool) -> PyResult<Value> {
             if same && !always_wrap {
                 return Ok(v0.clone());
             }
-            Ok(per_replica(values.to_vec()))
+            wrap(values.to_vec())
         }
     }
 }

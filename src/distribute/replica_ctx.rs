@@ -12,6 +12,9 @@ use super::context::{in_replica_fn, state, ReplicaRun};
 use super::nest::{regroup, select_replica, zip_map};
 use super::reduce::{gather_tensors, parse_op, reduce_tensors, tensor_on, Op};
 use super::strategy::{current_strategy, default_strategy, strategy_class, Kind, StrategyObj};
+use super::values::components;
+use super::variables::Agg;
+use crate::modules::np::array::NdArray;
 use crate::modules::tf::convert::runtime_err;
 use crate::modules::ModuleBuilder;
 use crate::runtime::{DType, Device, Tensor};
@@ -127,8 +130,11 @@ pub enum Request {
     AllGather(Value, i64),
     /// `merge_call(merge_fn, args, kwargs)`.
     MergeCall(Value, Value, Value),
-    /// Replica 0's value for everyone (ONLY_FIRST_REPLICA variable updates).
-    First(Value),
+    /// A replica-context update of a MirroredVariable with this aggregation
+    /// (SUM, MEAN or ONLY_FIRST_REPLICA): the update converted to a tensor,
+    /// and the value as the replica passed it (whose identity across the
+    /// replicas TensorFlow's merge_call looks at).
+    VarUpdate(Agg, Value, Value),
 }
 
 impl Request {
@@ -137,7 +143,7 @@ impl Request {
             Request::AllReduce(..) => "ReplicaContext.all_reduce",
             Request::AllGather(..) => "ReplicaContext.all_gather",
             Request::MergeCall(..) => "ReplicaContext.merge_call",
-            Request::First(..) => "a variable update",
+            Request::VarUpdate(..) => "a variable update",
         }
     }
 }
@@ -296,7 +302,6 @@ pub fn merge_collectives(
     );
     match reqs[0] {
         Request::AllReduce(op, _) => {
-            let op = *op;
             let values: Vec<Value> = reqs
                 .iter()
                 .map(|r| {
@@ -307,24 +312,39 @@ pub fn merge_collectives(
                     }
                 })
                 .collect();
-            if run
-                .strategy
-                .downcast::<StrategyObj>()
-                .is_some_and(|s| s.kind == Kind::Mirrored)
-            {
-                check_one_reduction_place(vm, &values[0])?;
-            }
-            zip_map(&values, &|leaves| {
-                for l in leaves {
-                    leaf_tensor(l)?;
+            all_reduce_values(vm, run, *op, &values)
+        }
+        Request::VarUpdate(agg, _, _) => {
+            let agg = *agg;
+            let (values, raws): (Vec<Value>, Vec<Value>) = reqs
+                .iter()
+                .map(|r| {
+                    if let Request::VarUpdate(_, v, raw) = r {
+                        (v.clone(), raw.clone())
+                    } else {
+                        (Value::None, Value::None)
+                    }
+                })
+                .unzip();
+            let op = match agg {
+                Agg::Sum => Op::Sum,
+                Agg::Mean => Op::Mean,
+                // replica 0's value for everyone: `broadcast_to(
+                // experimental_local_results(value)[0])`, whose local result of
+                // a list or tuple is the whole structure (not a tensor)
+                _ => {
+                    if super::nest::is_structure(&raws[0]) {
+                        return Err(PyErr::new(
+                            ExcType::AttributeError,
+                            format!("'{}' object has no attribute 'dtype'", raws[0].type_name()),
+                        )
+                        .help("an ONLY_FIRST_REPLICA variable is updated from a tensor: wrap the value in tf.constant(...)"));
+                    }
+                    return Ok(vec![values[0].clone(); devices.len()]);
                 }
-                check_same_shapes(vm, leaves, devices)?;
-                let t = reduce_tensors(vm, op, leaves, devices[0])?;
-                devices
-                    .iter()
-                    .map(|d| Ok(Value::Tensor(t.to_device(*d).map_err(runtime_err)?)))
-                    .collect()
-            })
+            };
+            check_non_distributed(vm, op, &raws)?;
+            all_reduce_values(vm, run, op, &values)
         }
         Request::AllGather(_, axis) => {
             let axis = *axis;
@@ -348,14 +368,6 @@ pub fn merge_collectives(
                     .map(|d| Ok(Value::Tensor(t.to_device(*d).map_err(runtime_err)?)))
                     .collect()
             })
-        }
-        Request::First(_) => {
-            let v = if let Request::First(v) = reqs[0] {
-                v.clone()
-            } else {
-                Value::None
-            };
-            Ok(vec![v; devices.len()])
         }
         Request::MergeCall(f, _, _) => {
             let args: Vec<Value> = reqs
@@ -400,13 +412,104 @@ pub fn merge_collectives(
     }
 }
 
+/// Every replica's values all-reduced with `op` (one result per replica, on
+/// its device).
+fn all_reduce_values(
+    vm: &dyn Vm,
+    run: &ReplicaRun,
+    op: Op,
+    values: &[Value],
+) -> PyResult<Vec<Value>> {
+    let devices = &run.devices;
+    if run
+        .strategy
+        .downcast::<StrategyObj>()
+        .is_some_and(|s| s.kind == Kind::Mirrored)
+    {
+        check_one_reduction_place(vm, &values[0])?;
+    }
+    zip_map(values, &|leaves| {
+        for l in leaves {
+            leaf_tensor(l)?;
+        }
+        check_same_shapes(vm, leaves, devices)?;
+        let t = reduce_tensors(vm, op, leaves, devices[0])?;
+        devices
+            .iter()
+            .map(|d| Ok(Value::Tensor(t.to_device(*d).map_err(runtime_err)?)))
+            .collect()
+    })
+}
+
+/// `np.all(value == 0)` for a value that is not a tensor.
+fn all_zero(v: &Value) -> bool {
+    match v {
+        Value::Bool(b) => !b,
+        Value::Int(i) => *i == 0,
+        Value::Float(f) => *f == 0.0,
+        other => other
+            .downcast::<NdArray>()
+            .is_some_and(|a| a.t.borrow().to_scalars().iter().all(|e| e.as_f64() == 0.0)),
+    }
+}
+
+/// TensorFlow's merge_call regroups the replicas' update values, and
+/// `reduce_to` then reduces each leaf; a leaf that is one object in every
+/// replica (a Python number, a tensor captured from outside the replica
+/// function, the variable itself) is not a `PerReplica` and goes through
+/// `reduce_non_distributed_value`: zeros that are not tensors become
+/// `np.zeros(value.shape)` (Python numbers have no `shape`), MEAN keeps the
+/// value, and SUM over several replicas is a ValueError (the sum of one
+/// value on every replica is ambiguous).
+fn check_non_distributed(vm: &dyn Vm, op: Op, raws: &[Value]) -> PyResult<()> {
+    let grouped = regroup(raws, false)?;
+    let mut leaves = Vec::new();
+    leaves_of(&grouped, &mut leaves);
+    for leaf in &leaves {
+        if components(leaf).is_some() {
+            continue;
+        }
+        if super::variables::is_distributed_variable(leaf) {
+            if op == Op::Sum && super::variables::is_mirrored_variable(leaf) {
+                // MirroredExtended._reduce_to's `assert not is_mirrored(value)`
+                return Err(PyErr::new(ExcType::AssertionError, "")
+                    .help("summing a MirroredVariable over the replicas is ambiguous: pass a value computed in each replica"));
+            }
+            continue;
+        }
+        let tf_type = matches!(leaf, Value::Tensor(_)) || super::variables::is_variable(leaf);
+        if !tf_type && all_zero(leaf) {
+            if leaf.downcast::<NdArray>().is_some() {
+                continue;
+            }
+            return Err(PyErr::new(
+                ExcType::AttributeError,
+                format!("'{}' object has no attribute 'shape'", leaf.type_name()),
+            )
+            .help("TensorFlow's reduction of a zero every replica passes expects a numpy value: pass np.zeros(...) or a tensor, or skip the update"));
+        }
+        if op == Op::Mean || raws.len() == 1 {
+            continue;
+        }
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            format!(
+                "A non-DistributedValues value {} cannot be reduced with the given reduce op ReduceOp.SUM.",
+                vm.str(leaf)?
+            ),
+        )
+        .help("every replica passed the same value to a SUM-aggregated variable: compute the update inside the replica function, or use MEAN aggregation"));
+    }
+    Ok(())
+}
+
 /// The collective's name in `--trace` output.
 fn trace_name(req: &Request) -> String {
     match req {
         Request::AllReduce(op, _) => format!("all_reduce {}", op.name()),
         Request::AllGather(_, axis) => format!("all_gather axis={axis}"),
         Request::MergeCall(..) => "merge_call".into(),
-        Request::First(_) => "variable update".into(),
+        Request::VarUpdate(..) => "variable update".into(),
     }
 }
 
@@ -415,7 +518,7 @@ fn trace_bytes(reqs: &[&Request]) -> u64 {
     let mut leaves = Vec::new();
     for r in reqs {
         match r {
-            Request::AllReduce(_, v) | Request::AllGather(v, _) | Request::First(v) => {
+            Request::AllReduce(_, v) | Request::AllGather(v, _) | Request::VarUpdate(_, v, _) => {
                 leaves_of(v, &mut leaves)
             }
             Request::MergeCall(_, args, kwargs) => {

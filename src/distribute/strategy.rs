@@ -533,7 +533,30 @@ fn reduce(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     }
     let op = parse_op(vm, args.get(1))?;
     let axis = axis_of(vm, args.get(3))?;
+    if axis.is_none() {
+        if let Some(v) = reduce_mirrored(s, op, args.get(2))? {
+            // `_local_results(reduce_to(...))[0]`
+            let first = components(&v)
+                .map(|c| c[0].clone())
+                .or_else(|| super::variables::local_values(&v).map(|c| c[0].clone()));
+            return Ok(first.unwrap_or(v));
+        }
+    }
     reduce_value(vm, s, op, args.get(2), axis)
+}
+
+/// MirroredStrategy's `reduce_to` of a value already mirrored (a `Mirrored`
+/// or a MirroredVariable) with MEAN returns it as it is (None for other
+/// values and ops). With SUM TensorFlow fails a bare `assert not
+/// is_mirrored(value)`; dist sums the copies instead, as for a PerReplica
+/// (tests/golden/distribute/dist_only/reduce_mirrored_variable).
+fn reduce_mirrored(s: &StrategyObj, op: Op, value: &Value) -> PyResult<Option<Value>> {
+    let mirrored =
+        super::values::is_mirrored(value) || super::variables::is_mirrored_variable(value);
+    if s.kind != Kind::Mirrored || !mirrored || op != Op::Mean {
+        return Ok(None);
+    }
+    Ok(Some(value.clone()))
 }
 
 fn gather(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
@@ -545,7 +568,8 @@ fn gather(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     }
     let axis = axis_of(vm, args.get(2))?.unwrap_or(0);
     let value = args.get(1);
-    match components(value) {
+    let var_parts = super::variables::local_values(value);
+    match components(value).or(var_parts.as_deref()) {
         Some(parts) => Ok(Value::Tensor(gather_tensors(
             vm,
             parts,
@@ -674,6 +698,9 @@ fn ext_reduce_to(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let op = parse_op(vm, args.get(1))?;
     let dest = destination(vm, args.get(3))?;
     let s = ext_strategy(vm, e);
+    if let Some(v) = reduce_mirrored(&s, op, args.get(2))? {
+        return Ok(v);
+    }
     reduce_to_devices(vm, &s, op, args.get(2), &dest)
 }
 
@@ -727,7 +754,15 @@ fn ext_value_container(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 }
 
 fn ext_update(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    super::variables::update_with_fn(vm, args.get(1), args.get(2), args.get(3), args.get(4))
+    let group = vm.truthy(args.get(5))?;
+    super::variables::update_with_fn(
+        vm,
+        args.get(1),
+        args.get(2),
+        args.get(3),
+        args.get(4),
+        group,
+    )
 }
 
 /// `with strategy.extended.colocate_vars_with(v):` (placement is already per replica).

@@ -58,6 +58,12 @@ pub fn mirrored(values: Vec<Value>) -> Value {
     })
 }
 
+/// True for a `Mirrored` value.
+pub fn is_mirrored(v: &Value) -> bool {
+    v.downcast::<DistValues>()
+        .is_some_and(|d| d.kind == DistKind::Mirrored)
+}
+
 /// The components of a `PerReplica`/`Mirrored` value.
 pub fn components(v: &Value) -> Option<&[Value]> {
     v.downcast::<DistValues>().map(|d| d.values.as_slice())

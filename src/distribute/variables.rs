@@ -10,10 +10,11 @@ use std::rc::Rc;
 
 use super::classes::{self, method};
 use super::context::{current_device, in_replica_fn, state};
+use super::nest::{map_nest, regroup_with, select_replica};
 use super::reduce::{reduce_tensors, Op};
 use super::replica_ctx::{park_request, Request};
 use super::strategy::{Kind, StrategyObj};
-use super::values::mirrored;
+use super::values::{components, mirrored};
 use crate::modules::tf::convert::{runtime_err, to_tensor};
 use crate::modules::ModuleBuilder;
 use crate::runtime::{ops, Device, Tensor};
@@ -160,6 +161,8 @@ pub struct PlainVar {
 
 /// A `MirroredVariable` or `SyncOnReadVariable`.
 pub struct DistVar {
+    /// The strategy whose scope created it.
+    strategy: Value,
     on_read: bool,
     comps: Vec<Rc<VarCell>>,
     agg: Agg,
@@ -169,6 +172,11 @@ pub struct DistVar {
 /// True for `tf.Variable` objects of any kind.
 pub fn is_variable(v: &Value) -> bool {
     v.downcast::<PlainVar>().is_some() || v.downcast::<DistVar>().is_some()
+}
+
+/// True for a `MirroredVariable` (not a `SyncOnReadVariable`).
+pub fn is_mirrored_variable(v: &Value) -> bool {
+    v.downcast::<DistVar>().is_some_and(|d| !d.on_read)
 }
 
 /// True for a `MirroredVariable` / `SyncOnReadVariable`.
@@ -356,16 +364,8 @@ impl NativeObject for PlainVar {
         other: &Value,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
-        if op == "==" || op == "!=" {
-            let same = other.is(this);
-            return Ok(Some(Value::Bool(if op == "==" { same } else { !same })));
-        }
-        crate::modules::tensor_compare(
-            vm,
-            &Value::Tensor(self.cell.value.borrow().clone()),
-            op,
-            other,
-        )
+        let _ = this;
+        var_compare(vm, self.cell.value.borrow().clone(), op, other)
     }
     fn to_number(&self, vm: &dyn Vm) -> PyResult<Option<Value>> {
         let _ = vm;
@@ -444,6 +444,54 @@ impl NativeObject for DistVar {
     fn unary(&self, _this: &Value, op: char, vm: &dyn Vm) -> PyResult<Option<Value>> {
         crate::modules::tensor_unary(vm, op, &Value::Tensor(self.read(vm)?))
     }
+    fn compare(
+        &self,
+        _this: &Value,
+        op: &str,
+        other: &Value,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        var_compare(vm, self.read(vm)?, op, other)
+    }
+}
+
+/// A variable's comparisons are its value's, `==` and `!=` too
+/// (`Variable.__eq__` is `tf.equal(self, other,
+/// incompatible_shape_error=False)`, element-wise, and unlike a tensor's it
+/// converts `None` too, which fails).
+fn var_compare(vm: &dyn Vm, t: Tensor, op: &str, other: &Value) -> PyResult<Option<Value>> {
+    if (op == "==" || op == "!=") && other.is_none() {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>) to a Tensor.",
+        )
+        .help("a variable compares element-wise: test `v is None` instead"));
+    }
+    crate::modules::tensor_compare(vm, &Value::Tensor(t), op, other)
+}
+
+/// TensorFlow's `enter_or_assert_strategy`: a distributed variable is used
+/// under its own strategy (entered for the call when no strategy is); under
+/// another one it is a RuntimeError.
+fn assert_own_strategy(vm: &dyn Vm, d: &DistVar) -> PyResult<()> {
+    let st = state(vm);
+    let has = !st.scopes.borrow().is_empty() || st.run.borrow().is_some();
+    if !has || d.strategy.is_none() {
+        return Ok(());
+    }
+    let cur = super::strategy::current_strategy(vm);
+    if cur.is(&d.strategy) {
+        return Ok(());
+    }
+    Err(PyErr::new(
+        ExcType::RuntimeError,
+        format!(
+            "Mixing different tf.distribute.Strategy objects: {} is not {}",
+            vm.repr(&cur)?,
+            vm.repr(&d.strategy)?
+        ),
+    )
+    .help("use a distributed variable under the strategy that created it (its scope or its strategy.run)"))
 }
 
 // ---- creation ----
@@ -536,6 +584,7 @@ fn variable_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
                 }));
             }
             Ok(Value::native(DistVar {
+                strategy: scope.clone().unwrap_or(Value::None),
                 on_read: sync == Sync::OnRead,
                 comps,
                 agg,
@@ -621,31 +670,39 @@ fn update(vm: &dyn Vm, args: &Args, how: Upd) -> PyResult<Value> {
     let Some(d) = this.downcast::<DistVar>() else {
         return Err(PyErr::new(ExcType::TypeError, "expected a tf.Variable"));
     };
+    assert_own_strategy(vm, d)?;
     if let Some(i) = vm.current_replica() {
         let cell = d.comps[i.min(d.comps.len() - 1)].clone();
-        let delta = if d.on_read || d.agg == Agg::None {
-            value.clone()
-        } else {
-            // Python numbers take the variable's dtype before the
-            // all-reduce; tensors are reduced as they are and checked after
-            // (TensorFlow's error shows the reduced tensor).
-            let want = match value {
-                Value::Tensor(_) => None,
-                v if is_variable(v) => None,
-                _ => Some(cell.value.borrow().dtype()),
-            };
-            let v = Value::Tensor(to_tensor(vm, value, want)?);
-            match d.agg {
-                Agg::Sum => park_request(vm, Request::AllReduce(Op::Sum, v))?,
-                Agg::Mean => park_request(vm, Request::AllReduce(Op::Mean, v))?,
-                _ => park_request(vm, Request::First(v))?,
-            }
+        if d.on_read || d.agg == Agg::None {
+            // the replica's own copy: its UnreadVariable
+            apply(vm, &cell, how, value)?;
+            return Ok(if read_value {
+                plain(&cell, d.agg, d.sync, true)
+            } else {
+                Value::None
+            });
+        }
+        // Python numbers take the variable's dtype before the all-reduce;
+        // tensors are reduced as they are and checked after (TensorFlow's
+        // error shows the reduced tensor).
+        let want = match value {
+            Value::Tensor(_) => None,
+            v if is_variable(v) => None,
+            _ => Some(cell.value.borrow().dtype()),
         };
-        apply(vm, &cell, how, &delta)?;
-        return Ok(if read_value {
-            plain(&cell, d.agg, d.sync, true)
-        } else {
+        let v = Value::Tensor(to_tensor(vm, value, want)?);
+        let delta = park_request(vm, Request::VarUpdate(d.agg, v, value.clone()))?;
+        let new = apply(vm, &cell, how, &delta)?;
+        // TensorFlow updates every copy in a merge_call, through
+        // `extended.update(group=True)`: each replica gets its copy's new
+        // value as a tensor (`update_regroup`'s identity), or with a single
+        // copy its UnreadVariable.
+        return Ok(if !read_value {
             Value::None
+        } else if d.comps.len() > 1 {
+            Value::Tensor(new)
+        } else {
+            plain(&cell, d.agg, d.sync, true)
         });
     }
     if d.on_read {
@@ -687,13 +744,14 @@ fn update(vm: &dyn Vm, args: &Args, how: Upd) -> PyResult<Value> {
     }
     let mut news = Vec::new();
     for c in &d.comps {
-        news.push(Value::Tensor(apply(vm, c, how, value)?));
+        apply(vm, c, how, value)?;
+        news.push(if read_value {
+            plain(c, d.agg, d.sync, true)
+        } else {
+            Value::None
+        });
     }
-    Ok(if read_value {
-        mirrored(news)
-    } else {
-        Value::None
-    })
+    update_regroup(vm, &news, true)
 }
 
 fn assign(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
@@ -707,10 +765,16 @@ fn assign_sub(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 }
 
 fn read_value(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    if let Some(d) = args.get(0).downcast::<DistVar>() {
+        assert_own_strategy(vm, d)?;
+    }
     Ok(Value::Tensor(read_any(vm, args.get(0))?))
 }
 
 fn numpy(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    if let Some(d) = args.get(0).downcast::<DistVar>() {
+        assert_own_strategy(vm, d)?;
+    }
     let t = Value::Tensor(read_any(vm, args.get(0))?);
     let f = vm.getattr(&t, "numpy")?;
     vm.call(&f, Vec::new(), Vec::new())
@@ -720,13 +784,15 @@ fn get_shape(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     vm.getattr(&Value::Tensor(read_any(vm, args.get(0))?), "shape")
 }
 
-/// `strategy.extended.update(var, fn, args, kwargs)`: `fn(component, *args)` per component.
+/// `strategy.extended.update(var, fn, args, kwargs, group)`: `fn(component,
+/// *args)` per component, the results regrouped by [`update_regroup`].
 pub fn update_with_fn(
     vm: &dyn Vm,
     var: &Value,
     f: &Value,
     args: &Value,
     kwargs: &Value,
+    group: bool,
 ) -> PyResult<Value> {
     let comps = match local_values(var) {
         Some(c) => c,
@@ -736,7 +802,7 @@ pub fn update_with_fn(
         Value::None => Vec::new(),
         v => vm.collect(v)?,
     };
-    let mut kw = Vec::new();
+    let mut kw: Vec<(Rc<str>, Value)> = Vec::new();
     if let Value::Dict(d) = kwargs {
         for (k, v) in d.borrow().items() {
             if let Value::Str(s) = k {
@@ -745,15 +811,55 @@ pub fn update_with_fn(
         }
     }
     let mut out = Vec::new();
-    for c in comps {
+    for (i, c) in comps.into_iter().enumerate() {
         let mut a = vec![c];
-        a.extend(extra.iter().cloned());
-        out.push(vm.call(f, a, kw.clone())?);
+        for x in &extra {
+            a.push(select_replica(i, x)?);
+        }
+        let kw = kw
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), select_replica(i, v)?)))
+            .collect::<PyResult<Vec<_>>>()?;
+        out.push(vm.call(f, a, kw)?);
     }
-    Ok(if out.len() == 1 {
-        out.remove(0)
-    } else {
-        mirrored(out)
+    update_regroup(vm, &out, group)
+}
+
+/// TensorFlow's `distribute_utils.update_regroup`: the per-copy results of
+/// an update regrouped (an object every copy returned stays itself). With
+/// `group`, differing leaves become a `Mirrored` of tensors (the results
+/// read through `identity`) when they all are tensors or variables, else
+/// `None` (the eager `tf.group`); a single copy's result is itself. Without
+/// `group`, every leaf becomes the tuple of its per-copy values (its
+/// `_local_results`).
+pub fn update_regroup(vm: &dyn Vm, updates: &[Value], group: bool) -> PyResult<Value> {
+    if !group {
+        let regrouped = regroup_with(updates, false, &mut |vs| Ok(mirrored(vs)))?;
+        return map_nest(&regrouped, &mut |leaf| {
+            Ok(match components(leaf) {
+                Some(c) => Value::tuple(c.to_vec()),
+                None => match local_values(leaf) {
+                    Some(c) => Value::tuple(c),
+                    None => Value::tuple(vec![leaf.clone()]),
+                },
+            })
+        });
+    }
+    regroup_with(updates, false, &mut |vs| {
+        if vs.len() == 1 {
+            return Ok(mirrored(vs));
+        }
+        if !vs
+            .iter()
+            .all(|v| matches!(v, Value::Tensor(_)) || is_variable(v))
+        {
+            return Ok(Value::None);
+        }
+        let ts = vs
+            .iter()
+            .map(|v| Ok(Value::Tensor(to_tensor(vm, v, None)?)))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(mirrored(ts))
     })
 }
 
