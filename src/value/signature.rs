@@ -302,6 +302,14 @@ impl Signature {
                         kwargs.insert_str(&key, value);
                     }
                     None => {
+                        if self.builtin != BuiltinStyle::Python {
+                            // CPython's C argument parser words both cases alike.
+                            let short = self.name.rsplit('.').next().unwrap_or(&self.name);
+                            return Err(PyErr::new(
+                                ExcType::TypeError,
+                                format!("'{key}' is an invalid keyword argument for {short}()"),
+                            ));
+                        }
                         if self
                             .params
                             .iter()
