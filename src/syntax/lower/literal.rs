@@ -3,6 +3,8 @@
 //! literal text and replacement fields, whose expressions are parsed with the
 //! grammar's `fstring_expr` rule at their exact source offset).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use pest::iterators::Pair;
@@ -355,13 +357,29 @@ impl Lowerer<'_> {
                 Some(FStringPart::Literal(t)) => t,
                 _ => Rc::from(""),
             };
-            ExprKind::Constant(Constant::Str(Rc::new(text.to_string())))
+            ExprKind::Constant(Constant::Str(self.interned(text)))
         };
         Ok(Expr { kind, span })
     }
 
     /// Splits an f-string body (source offset `at`) into `parts`. `depth` is
     /// 1 for the string itself and 2 inside a format spec.
+    /// One object per string constant: CPython interns strings of name
+    /// characters everywhere (across REPL inputs too) and shares equal
+    /// constants within a compilation.
+    fn interned(&self, text: Rc<str>) -> Rc<String> {
+        let share = |t: &mut HashMap<Rc<str>, Rc<String>>| {
+            t.entry(text.clone())
+                .or_insert_with(|| Rc::new(text.to_string()))
+                .clone()
+        };
+        if text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            INTERNED.with(|t| share(&mut t.borrow_mut()))
+        } else {
+            share(&mut self.strings.borrow_mut())
+        }
+    }
+
     fn fstring(
         &self,
         body: &str,
@@ -605,6 +623,7 @@ impl Lowerer<'_> {
             src: self.src,
             map: Map::Offset(at),
             scopes: self.scopes,
+            strings: self.strings,
         };
         let mut inner = pairs.flat_map(|p| p.into_inner());
         let e = inner.find(|p| p.as_rule() != Rule::EOI).ok_or_else(|| {
@@ -615,6 +634,11 @@ impl Lowerer<'_> {
         })?;
         sub.value(e)
     }
+}
+
+thread_local! {
+    /// Name-like string constants, shared by every compilation on the thread.
+    static INTERNED: RefCell<HashMap<Rc<str>, Rc<String>>> = RefCell::new(HashMap::new());
 }
 
 /// Parses a number token; errors carry CPython's message and the offset of

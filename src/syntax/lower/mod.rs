@@ -58,6 +58,7 @@ fn parse_module_inner(source: &str) -> Result<Module, SyntaxError> {
         loops: 0,
         yields: false,
     }]);
+    let strings = RefCell::new(std::collections::HashMap::new());
     let mut body = Vec::new();
     // Top-level statements are parsed a few at a time: pest's token queue for
     // a whole large file would cost far more memory than the AST.
@@ -80,6 +81,7 @@ fn parse_module_inner(source: &str) -> Result<Module, SyntaxError> {
             src: source,
             map: Map::Layout(&layout, start),
             scopes: &scopes,
+            strings: &strings,
         };
         for file in pairs {
             lowerer.statements(file.into_inner(), &mut body)?;
@@ -147,6 +149,9 @@ struct Lowerer<'a> {
     src: &'a str,
     map: Map<'a>,
     scopes: &'a RefCell<Vec<ScopeCtx>>,
+    /// The module's string constants: equal literals are one object, as
+    /// CPython's compiler makes them (`a = "hi"; b = "hi"; a is b`).
+    strings: &'a RefCell<std::collections::HashMap<Rc<str>, Rc<String>>>,
 }
 
 impl<'a> Lowerer<'a> {
