@@ -753,6 +753,12 @@ fn exception_new(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 
 fn exception_init(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     if let Value::Instance(i) = args.get(0) {
+        if !args.keywords(2).is_empty() {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!("{}() takes no keyword arguments", i.class.name),
+            ));
+        }
         if i.class.is_subclass_of(&ExcType::BaseExceptionGroup.class()) {
             check_exception_group(vm, &i.class, args.varargs(1))?;
         }
@@ -986,7 +992,7 @@ pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
         base.set_attr(
             "__init__",
             Value::NativeFunction(NativeFunction::new(
-                "BaseException.__init__(self, *args)",
+                "BaseException.__init__(self, *args, **kwargs)",
                 exception_init,
                 "",
             )),
