@@ -37,7 +37,7 @@ pub(super) const FUNCTIONS: &[Entry] = &[
 
 fn sorted(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let items = vm.collect(a.get(0))?;
-    let reverse = vm.truthy(a.get(2))?;
+    let reverse = crate::modules::types::list::reverse_flag(vm, a.get(2))?;
     Ok(Value::list(sort_values(vm, items, a.get(1), reverse)?))
 }
 

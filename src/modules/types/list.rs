@@ -205,7 +205,7 @@ fn count(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 fn sort(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let l = this(a, "sort")?;
     let items = std::mem::take(&mut *l.borrow_mut());
-    let reverse = vm.truthy(a.get(2))?;
+    let reverse = reverse_flag(vm, a.get(2))?;
     let result = sort_values(vm, items.clone(), a.get(1), reverse);
     let mut v = l.borrow_mut();
     let modified = !v.is_empty();
@@ -221,6 +221,18 @@ fn sort(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         }
     }
     Ok(Value::None)
+}
+
+/// The `reverse=` of `sort`/`sorted`: an int (bools are), as CPython's
+/// argument parser takes it (`reverse=None` is a TypeError).
+pub fn reverse_flag(vm: &dyn Vm, v: &Value) -> PyResult<bool> {
+    match super::as_index(v, vm)? {
+        Some(i) => Ok(i != 0),
+        None => Err(super::type_error(format!(
+            "'{}' object cannot be interpreted as an integer",
+            v.type_name()
+        ))),
+    }
 }
 
 fn reverse(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
