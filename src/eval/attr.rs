@@ -714,6 +714,16 @@ pub(crate) fn generic_getattr(
     // What the value underneath a subclass instance has (a named tuple's
     // fields and methods).
     if let Some(base) = inst.builtin_base() {
+        // `__format__` (`str(self)` for an empty spec) and the `__str__`
+        // most types inherit from `object` (the instance's repr) act on the
+        // instance itself.
+        if name == "__format__"
+            || (name == "__str__" && !matches!(base, Value::Str(_) | Value::Bytes(_)))
+        {
+            if let Some(m) = slots::bound_slot_method(slots::slot_owner(base), v, name) {
+                return Ok(Some(m));
+            }
+        }
         return match vm.getattr(base, name) {
             Ok(x) => Ok(Some(x)),
             Err(e) if e.is(ExcType::AttributeError) => Ok(None),

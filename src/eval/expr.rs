@@ -537,7 +537,16 @@ impl Interp {
                 && !crate::runtime::trace::enabled()
                 && args.iter().all(|a| !matches!(a.kind, ExprKind::Starred(_)))
             {
-                return self.call_native_positional(f, nf.func, receiver, args);
+                let first_is_self = receiver.is_none() && !args.is_empty();
+                if !first_is_self {
+                    return self.call_native_positional(f, nf.func, receiver, args);
+                }
+                // `int.__repr__(member)`, `list.append(stack, x)`: a
+                // builtin's method given a subclass instance acts on the
+                // builtin value underneath, as `call_value` does.
+                let first = self.eval_hot(f, &args[0])?;
+                let first = crate::modules::types::subclass::native_receiver(nf, first);
+                return self.call_native_positional(f, nf.func, Some(first), &args[1..]);
             }
         }
         self.eval_call_general(f, func, callee, receiver, args, keywords)

@@ -663,17 +663,18 @@ impl Interp {
                     None => self.contains_by_iteration(container, item),
                 }
             }
-            Value::Str(s) => match item {
+            // A str (int) subclass's instance stands for its value.
+            Value::Str(s) => match item.as_builtin() {
                 Value::Str(sub) => Ok(s.contains(sub.as_str())),
-                other => Err(PyErr::new(
+                _ => Err(PyErr::new(
                     ExcType::TypeError,
                     format!(
                         "'in <string>' requires string as left operand, not {}",
-                        other.type_name()
+                        item.type_name()
                     ),
                 )),
             },
-            Value::Bytes(b) => match item {
+            Value::Bytes(b) => match item.as_builtin() {
                 Value::Bytes(sub) => {
                     Ok(sub.is_empty() || b.windows(sub.len()).any(|w| w == &sub[..]))
                 }

@@ -150,7 +150,7 @@ fn chr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn ord(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    match a.get(0) {
+    match a.get(0).as_builtin() {
         Value::Str(s) => {
             let mut cs = s.chars();
             match (cs.next(), cs.next()) {
@@ -166,9 +166,9 @@ fn ord(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             "ord() expected a character, but string of length {} found",
             b.len()
         ))),
-        other => Err(type_error(format!(
+        _ => Err(type_error(format!(
             "ord() expected string of length 1, but {} found",
-            other.type_name()
+            a.get(0).type_name()
         ))),
     }
 }

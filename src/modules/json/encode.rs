@@ -207,17 +207,19 @@ fn encode(
             out.push('{');
             let mut first = true;
             for (k, val) in &items {
-                let key = match k {
+                // A str/int/float subclass's key is its value (an IntEnum
+                // member's is the int's text).
+                let key = match k.as_builtin() {
                     Value::Str(s) => s.to_string(),
                     Value::Int(i) => i.to_string(),
                     Value::Float(x) => float_text(*x, opts)?,
                     Value::Bool(b) => if *b { "true" } else { "false" }.to_string(),
                     Value::None => "null".to_string(),
                     _ if opts.skipkeys => continue,
-                    other => {
+                    _ => {
                         return Err(type_error(format!(
                             "keys must be str, int, float, bool or None, not {}",
-                            other.type_name()
+                            k.type_name()
                         )))
                     }
                 };

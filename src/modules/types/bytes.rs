@@ -80,7 +80,8 @@ fn this<'a>(a: &'a Args, name: &str) -> PyResult<&'a Rc<Vec<u8>>> {
 }
 
 fn bytes_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let src = a.get(0);
+    // An int (str…) subclass's instance stands for its value: `bytes(member)`.
+    let src = a.get(0).as_builtin();
     if let Value::Str(s) = src {
         return match a.opt(1) {
             Some(Value::Str(enc)) => encode_str(s, enc, a.opt(2)),
@@ -101,18 +102,18 @@ fn bytes_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         Value::None | Value::Float(_) => {
             return Err(type_error(format!(
                 "cannot convert '{}' object to bytes",
-                src.type_name()
+                a.get(0).type_name()
             )))
         }
         other => vm
             .collect(other)?
             .iter()
-            .map(|v| match v {
+            .map(|v| match v.as_builtin() {
                 Value::Int(i) if (0..256).contains(i) => Ok(*i as u8),
                 Value::Int(_) => Err(value_error("bytes must be in range(0, 256)")),
-                x => Err(type_error(format!(
+                _ => Err(type_error(format!(
                     "'{}' object cannot be interpreted as an integer",
-                    x.type_name()
+                    v.type_name()
                 ))),
             })
             .collect::<PyResult<_>>()?,

@@ -100,6 +100,12 @@ binary! {
 static SLOTS: &[Slot] = &[
     Slot("__repr__", "", repr, Owners::All),
     Slot("__str__", "", str, Owners::All),
+    Slot(
+        "__format__",
+        ", format_spec",
+        value_format,
+        Owners::Only(&[T::Int, T::Bool, T::Float, T::Str]),
+    ),
     Slot("__format__", ", format_spec", format, Owners::All),
     Slot("__hash__", "", hash, Owners::All),
     Slot("__eq__", ", value", eq, Owners::All),
@@ -183,6 +189,14 @@ pub fn slot_method(owner: ValueType, name: &str) -> Option<Value> {
     if !name.starts_with("__") {
         return None;
     }
+    // The types that inherit `object`'s `__str__`/`__format__` (`int.__str__
+    // is object.__str__`: it calls the instance's `repr`).
+    let owner = match (name, owner) {
+        ("__str__", T::Str | T::Bytes) => owner,
+        ("__format__", T::Int | T::Bool | T::Float | T::Str) => owner,
+        ("__str__" | "__format__", _) => T::Object,
+        _ => owner,
+    };
     let slot = SLOTS.iter().find(|s| s.0 == name && s.3.has(owner))?;
     if slot.0 == "__hash__" && matches!(owner, T::List | T::Dict | T::Set) {
         return Some(Value::None);
@@ -381,6 +395,18 @@ fn format(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         ));
     }
     Ok(Value::str(vm.str(x)?))
+}
+
+/// The `__format__` of `int`, `float` and `str`: the value formatted by
+/// the spec, and `str(self)` for an empty one (so a subclass's own
+/// `__str__` shows: `int.__format__(member, '')`).
+fn value_format(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let (x, spec) = (a.get(0), a.get(1));
+    match spec {
+        Value::Str(s) if s.is_empty() => Ok(Value::str(vm.str(x)?)),
+        Value::Str(s) => Ok(Value::str(vm.format(x.as_builtin(), s)?)),
+        _ => format(vm, a),
+    }
 }
 
 fn hash(vm: &dyn Vm, a: &Args) -> PyResult<Value> {

@@ -18,13 +18,14 @@ pub fn this<'a>(a: &'a Args, name: &str) -> PyResult<&'a Rc<String>> {
     }
 }
 
-/// A str argument or `TypeError: must be str, not int`.
+/// A str argument (a str subclass's value: a `StrEnum` member) or
+/// `TypeError: must be str, not int`.
 pub fn str_arg<'a>(v: &'a Value, what: &str) -> PyResult<&'a str> {
-    match v {
+    match v.as_builtin() {
         Value::Str(s) => Ok(s),
-        other => Err(type_error(format!(
+        _ => Err(type_error(format!(
             "{what}must be str, not {}",
-            other.type_name()
+            v.type_name()
         ))),
     }
 }
@@ -218,13 +219,13 @@ fn join(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn sep_arg(v: &Value) -> PyResult<Option<&str>> {
-    match v {
+    match v.as_builtin() {
         Value::None => Ok(None),
         Value::Str(s) if s.is_empty() => Err(value_error("empty separator")),
         Value::Str(s) => Ok(Some(s)),
-        other => Err(type_error(format!(
+        _ => Err(type_error(format!(
             "must be str or None, not {}",
-            other.type_name()
+            v.type_name()
         ))),
     }
 }
@@ -326,7 +327,7 @@ fn splitlines(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 fn strip_with(a: &Args, name: &str, left: bool, right: bool) -> PyResult<Value> {
     let s = this(a, name)?;
-    let chars: Option<Vec<char>> = match a.get(1) {
+    let chars: Option<Vec<char>> = match a.get(1).as_builtin() {
         Value::None => None,
         Value::Str(c) => Some(c.chars().collect()),
         _ => return Err(type_error(format!("{name} arg must be None or str"))),

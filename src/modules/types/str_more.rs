@@ -222,15 +222,15 @@ fn count(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 fn affix(a: &Args, name: &str, at_end: bool) -> PyResult<Value> {
     let s = this(a, name)?;
-    let cands: Vec<&str> = match a.get(1) {
+    let cands: Vec<&str> = match a.get(1).as_builtin() {
         Value::Str(p) => vec![p],
         Value::Tuple(t) => t
             .iter()
-            .map(|v| match v {
+            .map(|v| match v.as_builtin() {
                 Value::Str(p) => Ok(p.as_str()),
-                other => Err(type_error(format!(
+                _ => Err(type_error(format!(
                     "tuple for {name} must only contain str, not {}",
-                    other.type_name()
+                    v.type_name()
                 ))),
             })
             .collect::<PyResult<_>>()?,
@@ -352,7 +352,7 @@ fn zfill(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 fn justify(vm: &dyn Vm, a: &Args, name: &str, align: char) -> PyResult<Value> {
     let s = this(a, name)?;
     let w = width_arg(vm, a.get(1))?;
-    let fill = match a.get(2) {
+    let fill = match a.get(2).as_builtin() {
         Value::Str(f) if f.chars().count() == 1 => f.chars().next().unwrap_or(' '),
         Value::Str(_) => {
             return Err(type_error(

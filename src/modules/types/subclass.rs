@@ -76,13 +76,16 @@ pub fn base_value(v: &Value) -> Option<Value> {
 
 /// The receiver a builtin method gets: the builtin value underneath an
 /// instance of a subclass when the method is that builtin type's own
-/// (`list.append` called on a `Stack`), else the value itself.
+/// (`list.append` called on a `Stack`), else the value itself. Not for the
+/// type's constructor (`str(member)` calls the instance's `__str__`), nor
+/// for `__format__`, which with an empty spec is `str(self)`.
 pub fn native_receiver(nf: &NativeFunction, v: Value) -> Value {
     if let Value::Instance(inst) = &v {
         if let Some(base) = inst.builtin_base() {
-            let owner = nf.sig.name.split('.').next().unwrap_or("");
-            if owner == base.type_name() {
-                return base.clone();
+            if let Some((owner, method)) = nf.sig.name.split_once('.') {
+                if owner == base.type_name() && method != "__format__" {
+                    return base.clone();
+                }
             }
         }
     }
