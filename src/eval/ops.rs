@@ -708,8 +708,10 @@ impl Interp {
                         self.call_value(&m, vec![container.clone(), item.clone()], Vec::new())?;
                     return self.is_true(&r);
                 }
+                // The builtin containers' own `__contains__`, whatever
+                // `__iter__` the subclass defines.
                 if let Some(base) = inst.builtin_base() {
-                    if inst.class.lookup("__iter__").is_none() {
+                    if !matches!(base, Value::Int(_) | Value::Float(_) | Value::Bool(_)) {
                         return self.contains_value(base, item);
                     }
                 }

@@ -80,7 +80,9 @@ pub fn base_value(v: &Value) -> Option<Value> {
 pub fn native_receiver(nf: &NativeFunction, v: Value) -> Value {
     if let Value::Instance(inst) = &v {
         if let Some(base) = inst.builtin_base() {
-            let owner = nf.sig.name.split('.').next().unwrap_or("");
+            // A method's name is `type.method`; a constructor's (`str(x)`,
+            // `list(x)`) has no owner and takes the instance as it is.
+            let owner = nf.sig.name.split_once('.').map_or("", |(o, _)| o);
             if owner == base.type_name() {
                 return base.clone();
             }
@@ -209,4 +211,25 @@ fn descriptor(ty: &str, v: &Value) -> PyErr {
         "descriptor '__init__' of '{ty}' object needs an argument of type '{ty}', not '{}'",
         v.type_name()
     ))
+}
+
+/// Whether `cls` or a script's class above it defines `name` (rather than
+/// the builtin type underneath or `object`).
+pub fn overrides(cls: &Rc<Class>, name: &str) -> bool {
+    cls.lookup_owner(name)
+        .is_some_and(|o| matches!(o.kind, ClassKind::User))
+}
+
+/// The dict underneath an instance of a dict subclass that another dict
+/// copies directly (`dict(d)`, `x.update(d)`, `f(**d)`): CPython's merge
+/// reads the dict's own entries, ignoring an overridden `keys()` or
+/// `__getitem__`, unless the class overrides `__iter__`.
+pub fn merged_dict(v: &Value) -> Option<Value> {
+    match v {
+        Value::Instance(i) => match i.builtin_base() {
+            Some(d @ Value::Dict(_)) if !overrides(&i.class, "__iter__") => Some(d.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
 }
