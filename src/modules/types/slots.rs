@@ -271,7 +271,7 @@ fn number_takes(x: &Value, y: &Value) -> Option<bool> {
 }
 
 /// Whether a binary method of `x`'s type handles `y` (else NotImplemented).
-fn handles(op: BinOp, x: &Value, y: &Value) -> bool {
+pub(crate) fn handles(op: BinOp, x: &Value, y: &Value) -> bool {
     if let Some(takes) = number_takes(x, y) {
         return takes;
     }
