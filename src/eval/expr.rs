@@ -312,6 +312,9 @@ impl Interp {
 
     /// The (key, value) pairs of a mapping for `**m`.
     pub fn mapping_items(&self, m: &Value) -> PyResult<Vec<(Value, Value)>> {
+        if let Some(base) = crate::modules::types::subclass::merged_dict(m) {
+            return self.mapping_items(&base);
+        }
         match m {
             Value::Dict(d) => Ok(d.borrow().items()),
             _ => {
@@ -473,7 +476,7 @@ impl Interp {
                         && !crate::runtime::trace::enabled()
                         && args.iter().all(|a| !matches!(a.kind, ExprKind::Starred(_)))
                     {
-                        return self.call_native_positional(f, func, Some(obj), args);
+                        return self.call_native_positional(f, func, Some(obj), args, None);
                     }
                 }
                 match self.unbound_method(&obj, &attr.name) {
@@ -537,16 +540,8 @@ impl Interp {
                 && !crate::runtime::trace::enabled()
                 && args.iter().all(|a| !matches!(a.kind, ExprKind::Starred(_)))
             {
-                let first_is_self = receiver.is_none() && !args.is_empty();
-                if !first_is_self {
-                    return self.call_native_positional(f, nf.func, receiver, args);
-                }
-                // `int.__repr__(member)`, `list.append(stack, x)`: a
-                // builtin's method given a subclass instance acts on the
-                // builtin value underneath, as `call_value` does.
-                let first = self.eval_hot(f, &args[0])?;
-                let first = crate::modules::types::subclass::native_receiver(nf, first);
-                return self.call_native_positional(f, nf.func, Some(first), &args[1..]);
+                let unbound = receiver.is_none().then_some(&**nf);
+                return self.call_native_positional(f, nf.func, receiver, args, unbound);
             }
         }
         self.eval_call_general(f, func, callee, receiver, args, keywords)
@@ -612,6 +607,7 @@ impl Interp {
         func: crate::value::NativeFn,
         receiver: Option<Value>,
         args: &[Expr],
+        unbound: Option<&crate::value::NativeFunction>,
     ) -> PyResult<Value> {
         let mut values = self.take_args(args.len() + 1);
         if let Some(r) = receiver {
@@ -625,6 +621,13 @@ impl Interp {
                     return Err(e);
                 }
             }
+        }
+        // `list.append(stack, x)`, `int.__add__(flags, 1)`: a builtin
+        // type's method called through the class on a subclass instance
+        // acts on the builtin value underneath (as `call_value` does).
+        if let (Some(nf), Some(first @ Value::Instance(_))) = (unbound, values.first_mut()) {
+            let v = std::mem::replace(first, Value::None);
+            *first = crate::modules::types::subclass::native_receiver(nf, v);
         }
         let bound = crate::value::Args {
             values,

@@ -351,6 +351,10 @@ impl Interp {
         ) {
             return Ok(None);
         }
+        // An int subclass indexes as its value, whatever its `__index__`.
+        if let Some(i @ (Value::Int(_) | Value::Bool(_))) = inst.builtin_base() {
+            return Ok(Some(i.clone()));
+        }
         let Some(m) = inst.class.lookup("__index__") else {
             return Ok(None);
         };

@@ -249,6 +249,36 @@ impl Interp {
                 }
             }
         }
+        // A builtin number, dict or set on the left with an instance of a
+        // builtin subclass on the right: the left's own operator takes the
+        // value underneath (`1.0 + Flags(1)` is a float, whatever `__radd__`
+        // `Flags` has), unless the right's class derives from the left's
+        // type and defines the reflected method, which then goes first.
+        if let (false, Value::Instance(y)) = (
+            matches!(
+                a,
+                Value::Instance(_)
+                    | Value::Native(_)
+                    | Value::Tensor(_)
+                    | Value::Str(_)
+                    | Value::Bytes(_)
+                    | Value::List(_)
+                    | Value::Tuple(_)
+            ),
+            b,
+        ) {
+            if let Some(yb) = y.builtin_base() {
+                let derived = yb.value_type() == a.value_type();
+                if derived && y.class.lookup(op.rdunder()).is_some() {
+                    if let Some(v) = self.try_binop_side(op, b, a, true)? {
+                        return Ok(v);
+                    }
+                }
+                if crate::modules::types::slots::handles(op, a, yb) {
+                    return self.binary_op(op, a, yb);
+                }
+            }
+        }
         // Left operand's method, then the right operand's reflected method.
         if let Some(v) = self.try_binop_side(op, a, b, false)? {
             return Ok(v);
@@ -262,7 +292,16 @@ impl Interp {
         if x.is_some() || y.is_some() {
             let x = x.unwrap_or_else(|| a.clone());
             let y = y.unwrap_or_else(|| b.clone());
-            return self.binary_op(op, &x, &y);
+            // The message names the operands' own types (`'int' and 'Name'`).
+            return self.binary_op(op, &x, &y).map_err(|e| {
+                let unsupported_operands = e.is(ExcType::TypeError)
+                    && matches!(e.args().first(), Some(Value::Str(m)) if m.starts_with("unsupported operand"));
+                if unsupported_operands {
+                    unsupported(op, a, b)
+                } else {
+                    e
+                }
+            });
         }
         // Sequence repetition by an object with `__index__` (`"ab" * n`).
         if op == BinOp::Mult {
@@ -396,7 +435,7 @@ impl Interp {
                         if !r.is(&not_implemented()) {
                             return Ok(r);
                         }
-                    } else if op == CmpOp::NotEq {
+                    } else if op == CmpOp::NotEq && inst.builtin_base().is_none() {
                         // object.__ne__: the inverse of __eq__ unless that is NotImplemented.
                         if let Some(m) = inst.class.lookup("__eq__") {
                             let r =
@@ -709,8 +748,10 @@ impl Interp {
                         self.call_value(&m, vec![container.clone(), item.clone()], Vec::new())?;
                     return self.is_true(&r);
                 }
+                // The builtin containers' own `__contains__`, whatever
+                // `__iter__` the subclass defines.
                 if let Some(base) = inst.builtin_base() {
-                    if inst.class.lookup("__iter__").is_none() {
+                    if !matches!(base, Value::Int(_) | Value::Float(_) | Value::Bool(_)) {
                         return self.contains_value(base, item);
                     }
                 }

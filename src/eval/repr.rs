@@ -86,7 +86,19 @@ impl Interp {
                 }
                 // A subclass of a builtin type shows its value (`[1, 2]`).
                 if let Some(base) = inst.builtin_base() {
-                    return self.repr_value(base);
+                    let r = self.repr_value(base)?;
+                    // Sets name their type unless exactly `set` (`Tags({1, 2})`, `Tags()`).
+                    return Ok(match base {
+                        Value::Set(_) => {
+                            let name = &inst.class.name;
+                            match r.find('(') {
+                                // `set()`, `frozenset({1})`.
+                                Some(i) if !r.starts_with('{') => format!("{name}{}", &r[i..]),
+                                _ => format!("{name}({r})"),
+                            }
+                        }
+                        _ => r,
+                    });
                 }
                 return self.object_repr_of(v);
             }

@@ -65,6 +65,26 @@ fn class_check(vm: &dyn Vm, obj: &Value, spec: &Value, sub: bool, depth: u32) ->
             }
             Ok(false)
         }
+        // An object whose class decides (`typing.Union[int, str]`): its
+        // type's `__instancecheck__`/`__subclasscheck__`, as CPython's.
+        Value::Instance(i)
+            if i.class
+                .lookup(if sub {
+                    "__subclasscheck__"
+                } else {
+                    "__instancecheck__"
+                })
+                .is_some() =>
+        {
+            let name = if sub {
+                "__subclasscheck__"
+            } else {
+                "__instancecheck__"
+            };
+            let hook = i.class.lookup(name).unwrap_or(Value::None);
+            let r = vm.call(&hook, vec![spec.clone(), obj.clone()], Vec::new())?;
+            vm.truthy(&r)
+        }
         Value::Native(n) if n.as_any().is::<GenericAlias>() => Err(type_error(format!(
             "{}() argument 2 cannot be a parameterized generic",
             if sub { "issubclass" } else { "isinstance" }

@@ -71,6 +71,9 @@ pub fn register(c: &Class) {
 
 /// `d.update(other)`: from a dict, a mapping with `keys()`, or pairs.
 pub fn dict_update(vm: &dyn Vm, d: &Rc<RefCell<Dict>>, other: &Value) -> PyResult<()> {
+    if let Some(base) = super::subclass::merged_dict(other) {
+        return dict_update(vm, d, &base);
+    }
     match other {
         Value::Dict(o) => {
             let pairs: Vec<(Key, Value)> = o

@@ -4,7 +4,7 @@
 use std::any::Any;
 use std::rc::Rc;
 
-use super::{add_new, builtin_class, native_class, type_error};
+use super::{add_new, builtin_class, type_error};
 use crate::value::{Args, Class, Instance, NativeObject, PyResult, Value, ValueType, Vm};
 
 /// `X | Y` of types (`int | None`): what `isinstance`/`issubclass` accept
@@ -76,9 +76,31 @@ impl GenericAlias {
     }
 }
 
+thread_local! {
+    static TYPES_CLASSES: std::cell::RefCell<Vec<Rc<Class>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The class of a `types` module type (`<class 'types.GenericAlias'>`,
+/// `types.UnionType`), made once.
+fn types_class(name: &'static str) -> Rc<Class> {
+    TYPES_CLASSES.with(|c| {
+        if let Some(cls) = c.borrow().iter().find(|k| &*k.name == name) {
+            return cls.clone();
+        }
+        let cls = Class::new_builtin(
+            name,
+            "types",
+            Some(builtin_class(ValueType::Object)),
+            crate::value::ClassKind::Native,
+        );
+        c.borrow_mut().push(cls.clone());
+        cls
+    })
+}
+
 impl NativeObject for GenericAlias {
     fn type_name(&self) -> &str {
-        "types.GenericAlias"
+        "GenericAlias"
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -86,7 +108,7 @@ impl NativeObject for GenericAlias {
     }
 
     fn class(&self) -> Option<Rc<Class>> {
-        Some(native_class("types.GenericAlias"))
+        Some(types_class("GenericAlias"))
     }
 
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
@@ -243,7 +265,7 @@ impl NativeObject for UnionType {
     }
 
     fn class(&self) -> Option<Rc<Class>> {
-        Some(native_class("UnionType"))
+        Some(types_class("UnionType"))
     }
 
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {

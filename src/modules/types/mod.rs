@@ -256,11 +256,10 @@ pub fn int_overflow() -> PyErr {
 /// to an int. Otherwise the TypeError CPython gives for indices.
 pub fn as_index(v: &Value, vm: &dyn crate::value::Vm) -> PyResult<Option<i64>> {
     if let Value::Instance(inst) = v {
-        // An `int` subclass without its own `__index__` is its value.
-        if let Some(base) = inst.builtin_base() {
-            if inst.class.lookup("__index__").is_none() {
-                return as_index(base, vm);
-            }
+        // An `int` subclass is its value, whatever `__index__` it defines
+        // (CPython's `PyNumber_Index` takes any int as it is).
+        if let Some(base @ (Value::Int(_) | Value::Bool(_))) = inst.builtin_base() {
+            return as_index(base, vm);
         }
     }
     Ok(match v {

@@ -285,7 +285,7 @@ fn number_takes(x: &Value, y: &Value) -> Option<bool> {
 }
 
 /// Whether a binary method of `x`'s type handles `y` (else NotImplemented).
-fn handles(op: BinOp, x: &Value, y: &Value) -> bool {
+pub(crate) fn handles(op: BinOp, x: &Value, y: &Value) -> bool {
     if let Some(takes) = number_takes(x, y) {
         return takes;
     }
@@ -301,7 +301,18 @@ fn handles(op: BinOp, x: &Value, y: &Value) -> bool {
     }
 }
 
+/// The operand a builtin type's binary method works on: the builtin value
+/// underneath an instance of a subclass (`int.__add__(1, Flags(2))` adds
+/// the ints, without the subclass's own `__radd__` or `__eq__`).
+fn operand(y: &Value) -> std::borrow::Cow<'_, Value> {
+    match super::subclass::base_value(y) {
+        Some(b) => std::borrow::Cow::Owned(b),
+        None => std::borrow::Cow::Borrowed(y),
+    }
+}
+
 fn arith(vm: &dyn Vm, op: BinOp, x: &Value, y: &Value, reflected: bool) -> PyResult<Value> {
+    let y = &*operand(y);
     let sequence = matches!(
         x,
         Value::Str(_) | Value::Bytes(_) | Value::List(_) | Value::Tuple(_)
@@ -424,6 +435,7 @@ fn hash(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 fn eq(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let (x, y) = (a.get(0), a.get(1));
     if builtin_compared(x) {
+        let y = &*operand(y);
         return Ok(if comparable(x, y) {
             Value::Bool(vm.eq(x, y)?)
         } else {
@@ -441,6 +453,7 @@ fn eq(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 fn ne(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let (x, y) = (a.get(0), a.get(1));
     if builtin_compared(x) {
+        let y = &*operand(y);
         return Ok(if comparable(x, y) {
             Value::Bool(!vm.eq(x, y)?)
         } else {
@@ -462,7 +475,7 @@ fn order(
     a: &Args,
     f: fn(&dyn Vm, &Value, &Value) -> PyResult<bool>,
 ) -> PyResult<Value> {
-    let (x, y) = (a.get(0), a.get(1));
+    let (x, y) = (a.get(0), &*operand(a.get(1)));
     if builtin_compared(x) && !matches!(x, Value::Dict(_)) && comparable(x, y) {
         return Ok(Value::Bool(f(vm, x, y)?));
     }

@@ -8,7 +8,7 @@
 
 use std::rc::Rc;
 
-use super::{add_method, type_error};
+use super::type_error;
 use crate::value::{
     Args, Class, ClassKind, ExcType, Instance, NativeFunction, PyErr, PyResult, Value, ValueType,
     Vm,
@@ -154,62 +154,108 @@ pub fn unsupported(name: &str) -> PyErr {
 }
 
 /// Registers `__init__` on the builtin containers CPython fills there:
-/// `super().__init__(iterable)` in a subclass's own `__init__`.
+/// `super().__init__(iterable)` in a subclass's own `__init__`. Named as
+/// CPython's argument errors name them (`list expected at most 1 argument,
+/// got 2`, `set() takes no keyword arguments`); the receiver is the
+/// instance, whose builtin value each fills.
 pub fn register_init(c: &Class, t: ValueType) {
-    match t {
-        ValueType::List => add_method(
-            c,
-            "list.__init__(self, iterable=(), /)",
-            list_init,
-            "Fills the list with the iterable's items (what `list(iterable)` does).",
-        ),
-        ValueType::Dict => add_method(
-            c,
-            "dict.__init__(self, *args, **kwargs)",
-            dict_init,
-            "Fills the dict from a mapping or pairs, plus keywords.",
-        ),
-        ValueType::Set => add_method(
-            c,
-            "set.__init__(self, iterable=(), /)",
-            set_init,
-            "Fills the set with the iterable's items.",
-        ),
-        _ => {}
+    let (sig, func): (&str, crate::value::NativeFn) = match t {
+        ValueType::List => ("list(self, /, *args, **kwargs)", list_init),
+        ValueType::Dict => ("dict(self, /, *args, **kwargs)", dict_init),
+        ValueType::Set => ("set(self, /, *args, **kwargs)", set_init),
+        _ => return,
+    };
+    let f = NativeFunction::new_builtin(
+        sig,
+        func,
+        "Fills the container from the arguments (what the constructor does).",
+    );
+    c.set_attr("__init__", Value::NativeFunction(f));
+}
+
+/// The builtin value `__init__` fills: the instance's, or the value itself.
+fn init_target(v: &Value) -> Value {
+    base_value(v).unwrap_or_else(|| v.clone())
+}
+
+/// The one optional positional argument of `list`/`set`'s `__init__`, which
+/// take no keywords; `ty` and `name` as CPython's messages give them.
+fn init_iterable(a: &Args, ty: &str, name: &str) -> PyResult<Value> {
+    if !a.keywords(2).is_empty() {
+        return Err(type_error(format!("{ty}() takes no keyword arguments")));
+    }
+    match a.varargs(1) {
+        [] => Ok(Value::tuple(Vec::new())),
+        [x] => Ok(x.clone()),
+        more => Err(type_error(format!(
+            "{name} expected at most 1 argument, got {}",
+            more.len()
+        ))),
     }
 }
 
 fn list_init(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let Value::List(l) = a.get(0) else {
+    let Value::List(l) = init_target(a.get(0)) else {
         return Err(descriptor("list", a.get(0)));
     };
-    let items = vm.collect(a.get(1))?;
+    let items = vm.collect(&init_iterable(a, "list", "list")?)?;
     *l.borrow_mut() = items;
     Ok(Value::None)
 }
 
 fn dict_init(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    if !matches!(a.get(0), Value::Dict(_)) {
+    let d = init_target(a.get(0));
+    if !matches!(d, Value::Dict(_)) {
         return Err(descriptor("dict", a.get(0)));
     }
-    let update = vm.getattr(a.get(0), "update")?;
-    vm.call(&update, a.varargs(1).to_vec(), a.keywords(2))?;
+    let args = a.varargs(1);
+    if args.len() > 1 {
+        return Err(type_error(format!(
+            "dict expected at most 1 argument, got {}",
+            args.len()
+        )));
+    }
+    let update = vm.getattr(&d, "update")?;
+    vm.call(&update, args.to_vec(), a.keywords(2))?;
     Ok(Value::None)
 }
 
 fn set_init(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let Value::Set(s) = a.get(0) else {
+    let s = init_target(a.get(0));
+    let Value::Set(set) = &s else {
         return Err(descriptor("set", a.get(0)));
     };
-    s.clear();
-    let update = vm.getattr(a.get(0), "update")?;
-    vm.call(&update, vec![a.get(1).clone()], Vec::new())?;
+    let items = init_iterable(a, "set", &a.get(0).type_name())?;
+    set.clear();
+    let update = vm.getattr(&s, "update")?;
+    vm.call(&update, vec![items], Vec::new())?;
     Ok(Value::None)
 }
 
 fn descriptor(ty: &str, v: &Value) -> PyErr {
     type_error(format!(
-        "descriptor '__init__' of '{ty}' object needs an argument of type '{ty}', not '{}'",
+        "descriptor '__init__' requires a '{ty}' object but received a '{}'",
         v.type_name()
     ))
+}
+
+/// Whether `cls` or a script's class above it defines `name` (rather than
+/// the builtin type underneath or `object`).
+pub fn overrides(cls: &Rc<Class>, name: &str) -> bool {
+    cls.lookup_owner(name)
+        .is_some_and(|o| matches!(o.kind, ClassKind::User))
+}
+
+/// The dict underneath an instance of a dict subclass that another dict
+/// copies directly (`dict(d)`, `x.update(d)`, `f(**d)`): CPython's merge
+/// reads the dict's own entries, ignoring an overridden `keys()` or
+/// `__getitem__`, unless the class overrides `__iter__`.
+pub fn merged_dict(v: &Value) -> Option<Value> {
+    match v {
+        Value::Instance(i) => match i.builtin_base() {
+            Some(d @ Value::Dict(_)) if !overrides(&i.class, "__iter__") => Some(d.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
 }
