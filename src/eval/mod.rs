@@ -276,15 +276,7 @@ impl Interp {
     /// The names bound at module level, in binding order.
     pub fn global_names(&self) -> Vec<String> {
         if let Some(d) = &*self.module_dict.borrow() {
-            return d
-                .borrow()
-                .keys()
-                .iter()
-                .filter_map(|k| match k {
-                    Value::Str(s) => Some(s.to_string()),
-                    _ => None,
-                })
-                .collect();
+            return d.borrow().str_keys();
         }
         let names = self.names.borrow();
         let globals = self.globals.borrow();

@@ -774,6 +774,17 @@ impl Dict {
         self.map.is_empty()
     }
 
+    /// The keys that are strings, as names (a namespace's), in order.
+    pub fn str_keys(&self) -> Vec<String> {
+        self.keys()
+            .iter()
+            .filter_map(|k| match k {
+                Value::Str(s) => Some(s.to_string()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The keys, in order.
     pub fn keys(&self) -> Vec<Value> {
         self.map.keys().map(|k| k.0.clone()).collect()

@@ -416,15 +416,7 @@ impl Instance {
     /// The names of the instance's own attributes, in insertion order.
     pub fn attr_names(&self) -> Vec<String> {
         if let Some(d) = &*self.live.borrow() {
-            return d
-                .borrow()
-                .keys()
-                .iter()
-                .filter_map(|k| match k {
-                    Value::Str(s) => Some(s.to_string()),
-                    _ => None,
-                })
-                .collect();
+            return d.borrow().str_keys();
         }
         self.dict.borrow().keys().map(|k| k.to_string()).collect()
     }
