@@ -97,6 +97,15 @@ impl Interp {
                                 _ => format!("{name}({r})"),
                             }
                         }
+                        // A native type's repr names its type (a named
+                        // tuple's `P(x=1)`): the subclass's name instead, as
+                        // CPython's `self.__class__.__name__`.
+                        Value::Native(n) => match r.strip_prefix(n.type_name()) {
+                            Some(rest) if rest.starts_with('(') => {
+                                format!("{}{rest}", inst.class.name)
+                            }
+                            _ => r,
+                        },
                         _ => r,
                     });
                 }

@@ -93,11 +93,11 @@ pub fn native_receiver(nf: &NativeFunction, v: Value) -> Value {
 }
 
 /// What `__new__` found on `owner` reads as: a builtin type's constructor
-/// becomes [`subtype_new`], which takes the class first.
-pub fn new_attribute(owner: &Class, v: Value) -> Value {
+/// becomes [`subtype_new`] bound to that type, which takes the class first.
+pub fn new_attribute(owner: &Rc<Class>, v: Value) -> Value {
     match owner.kind {
-        ClassKind::Builtin(t) if subclassable(t) => subtype_new(),
-        ClassKind::Native => subtype_new(),
+        ClassKind::Builtin(t) if subclassable(t) => subtype_new(owner),
+        ClassKind::Native => subtype_new(owner),
         _ => v,
     }
 }
@@ -105,25 +105,39 @@ pub fn new_attribute(owner: &Class, v: Value) -> Value {
 /// `B.__new__` of a builtin type `B` read as an attribute
 /// (`super().__new__(cls, value)`, `str.__new__(cls)`): makes the builtin
 /// value from the other arguments, as an instance of `cls` when `cls` is a
-/// subclass.
-pub fn subtype_new() -> Value {
-    Value::NativeFunction(NativeFunction::new(
-        "__new__(cls, *args, **kwargs)",
+/// subclass of `B`.
+pub fn subtype_new(owner: &Rc<Class>) -> Value {
+    let f = Rc::new(NativeFunction::new(
+        "__new__(type, cls, *args, **kwargs)",
         subtype_new_call,
         "Makes an instance of a builtin type or of a subclass of it.",
-    ))
+    ));
+    f.bind(Value::Class(owner.clone()))
 }
 
 fn subtype_new_call(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let Value::Class(cls) = a.get(0) else {
+    let owner = match a.get(0) {
+        Value::Class(o) => o.name.clone(),
+        _ => Rc::from("object"),
+    };
+    let Value::Class(cls) = a.get(1) else {
         return Err(type_error(format!(
-            "__new__(X): X is not a type object ({})",
-            a.get(0).type_name()
+            "{owner}.__new__(X): X is not a type object ({})",
+            a.get(1).type_name()
         )));
     };
+    // CPython's check: the class must derive from the type whose `__new__` this is.
+    if let Value::Class(o) = a.get(0) {
+        if !cls.is_subclass_of(o) {
+            return Err(type_error(format!(
+                "{owner}.__new__({}): {} is not a subtype of {owner}",
+                cls.name, cls.name
+            )));
+        }
+    }
     let Some((base, t)) = builtin_base_of(cls) else {
         return Err(type_error(format!(
-            "__new__({}): {} is not a subtype of a builtin type",
+            "{owner}.__new__({}): {} is not a subtype of a builtin type",
             cls.name, cls.name
         )));
     };
@@ -134,8 +148,8 @@ fn subtype_new_call(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             base.name
         )));
     };
-    let kwargs = a.keywords(2);
-    let value = vm.call(&ctor, a.varargs(1).to_vec(), kwargs)?;
+    let kwargs = a.keywords(3);
+    let value = vm.call(&ctor, a.varargs(2).to_vec(), kwargs)?;
     if Rc::ptr_eq(cls, &base) {
         return Ok(value);
     }
