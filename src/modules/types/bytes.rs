@@ -52,7 +52,7 @@ pub fn register(c: &Class) {
             Box::leak(format!("bytes.{name}(self, /, *args, **kwargs)").into_boxed_str());
         add_method(c, sig, *f, "As the str method of the same name, on bytes.");
     }
-    add_method(
+    super::add_static_method(
         c,
         "bytes.fromhex(string, /)",
         fromhex,

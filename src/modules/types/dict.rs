@@ -66,7 +66,7 @@ pub fn register(c: &Class) {
     );
     add_method(c, "dict.clear(self)", clear, "Removes all items.");
     add_method(c, "dict.copy(self)", copy, "A shallow copy.");
-    add_method(c, "dict.fromkeys(iterable, value=None, /)", fromkeys, "A new dict with the iterable's items as keys: `dict.fromkeys('ab', 0) == {'a': 0, 'b': 0}`.");
+    super::add_static_method(c, "dict.fromkeys(iterable, value=None, /)", fromkeys, "A new dict with the iterable's items as keys: `dict.fromkeys('ab', 0) == {'a': 0, 'b': 0}`.");
 }
 
 /// `d.update(other)`: from a dict, a mapping with `keys()`, or pairs.

@@ -34,7 +34,7 @@ pub fn register(c: &Class) {
         "The exact value in hexadecimal: `(1.5).hex() == '0x1.8000000000000p+0'`.",
     );
     add_method(c, "float.conjugate(self)", conjugate, "The float itself.");
-    add_method(
+    super::add_static_method(
         c,
         "float.fromhex(string, /)",
         fromhex,

@@ -43,7 +43,7 @@ pub fn register(c: &Class) {
         to_bytes,
         "The int as `length` bytes.",
     );
-    add_method(
+    super::add_static_method(
         c,
         "int.from_bytes(bytes, byteorder='big', *, signed=False)",
         from_bytes,

@@ -155,6 +155,21 @@ fn bytearray_new(_vm: &dyn crate::value::Vm, _a: &crate::value::Args) -> PyResul
     ))
 }
 
+/// Adds a method that is the same function read from the class or from an
+/// instance (`str.maketrans`; CPython's class methods of builtins such as
+/// `dict.fromkeys` and `int.from_bytes`, which here make the builtin type
+/// itself): `{}.fromkeys(...)` does not bind the dict.
+pub fn add_static_method(class: &Class, sig: &str, func: NativeFn, doc: &'static str) {
+    let f = NativeFunction::new_builtin(sig, func, doc);
+    let name = f.name().to_string();
+    class.set_attr(
+        &name,
+        Value::native(crate::eval::class::StaticMethodObj(Value::NativeFunction(
+            f,
+        ))),
+    );
+}
+
 /// Adds a method (or `__new__`) to a class from its signature string; the
 /// dict key is the last component of the signature's name.
 pub fn add_method(class: &Class, sig: &str, func: NativeFn, doc: &'static str) {

@@ -68,16 +68,11 @@ pub fn register(c: &Class) {
         "True if every character is printable (space counts; other whitespace and control characters do not).",
     );
     // `str.maketrans` is a static method: the same function from the class or an instance.
-    let maketrans_fn = crate::value::NativeFunction::new_builtin(
+    super::add_static_method(
+        c,
         "str.maketrans(x, y=None, z=None, /)",
         maketrans,
         "A translation table for `str.translate`: from a dict, or from two equal-length strings (and a third of characters to delete).",
-    );
-    c.set_attr(
-        "maketrans",
-        Value::native(crate::eval::class::StaticMethodObj(Value::NativeFunction(
-            maketrans_fn,
-        ))),
     );
     add_method(
         c,
