@@ -356,28 +356,20 @@ impl Interp {
             }
             ClassKind::Exception(_) | ClassKind::User => {}
         }
-        if let Some(base) = self.builtin_base(cls) {
+        if let Some((base, t)) = crate::modules::types::subclass::builtin_base_of(cls) {
             if super::meta::is_metaclass(cls) {
                 return self.construct_class(cls, args, kwargs);
             }
-            return self.construct_on_builtin(cls, &base, args, kwargs);
+            return self.construct_on_builtin(cls, &base, t, args, kwargs);
         }
         // A user `__new__` (an implicit static method) makes the object; its
         // `__init__` runs only when it returned an instance of the class.
         if let Some(new) = cls.lookup("__new__") {
             let new = super::class::unwrap_method_decorator(new);
             if matches!(new, Value::Function(_)) {
-                let mut all = Vec::with_capacity(args.len() + 1);
-                all.push(Value::Class(cls.clone()));
-                all.extend(args.iter().cloned());
-                let obj = self.call_value(&new, all, kwargs.clone())?;
-                if !self.is_instance(&obj, &Value::Class(cls.clone()))? {
-                    return Ok(obj);
-                }
-                if let Some(init) = cls.lookup("__init__") {
-                    if !super::class::is_object_init(&init) {
-                        self.run_init(&init, &obj, args, kwargs)?;
-                    }
+                let (obj, ours) = self.call_new(cls, &new, &args, &kwargs)?;
+                if ours {
+                    self.init_if_defined(cls, &obj, args, kwargs)?;
                 }
                 return Ok(obj);
             }
@@ -389,18 +381,12 @@ impl Interp {
                 i.set_attr("args", Value::tuple(args.clone()));
             }
         }
-        match cls.lookup("__init__") {
-            Some(init) if !super::class::is_object_init(&init) => {
-                self.run_init(&init, &inst, args, kwargs)?
-            }
-            _ => {
-                if !is_exc && (!args.is_empty() || !kwargs.is_empty()) {
-                    return Err(PyErr::new(
-                        ExcType::TypeError,
-                        format!("{}() takes no arguments", cls.name),
-                    ));
-                }
-            }
+        let given = !args.is_empty() || !kwargs.is_empty();
+        if !self.init_if_defined(cls, &inst, args, kwargs)? && !is_exc && given {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!("{}() takes no arguments", cls.name),
+            ));
         }
         Ok(inst)
     }
@@ -413,30 +399,24 @@ impl Interp {
     fn construct_on_builtin(
         &self,
         cls: &Rc<crate::value::Class>,
-        base_name: &str,
+        base: &Rc<crate::value::Class>,
+        t: Option<crate::value::ValueType>,
         args: Vec<Value>,
         kwargs: Vec<(Rc<str>, Value)>,
     ) -> PyResult<Value> {
         use crate::modules::types::subclass;
-        let Some((base, t)) = subclass::builtin_base_of(cls) else {
-            return Err(subclass::unsupported(base_name));
-        };
-        if !subclass::supported(&base, t) {
-            return Err(subclass::unsupported(base_name));
+        if !subclass::supported(base, t) {
+            return Err(subclass::unsupported(&base.name));
         }
-        let own = |name: &str| {
-            cls.lookup_owner(name)
-                .filter(|o| matches!(o.kind, ClassKind::User))
-                .and_then(|_| cls.lookup(name))
-        };
-        let obj = match own("__new__") {
+        let own_new = cls
+            .lookup_owner("__new__")
+            .filter(|o| matches!(o.kind, ClassKind::User))
+            .and_then(|_| cls.lookup("__new__"));
+        let obj = match own_new {
             Some(new) => {
                 let new = super::class::unwrap_method_decorator(new);
-                let mut all = Vec::with_capacity(args.len() + 1);
-                all.push(Value::Class(cls.clone()));
-                all.extend(args.iter().cloned());
-                let obj = self.call_value(&new, all, kwargs.clone())?;
-                if !self.is_instance(&obj, &Value::Class(cls.clone()))? {
+                let (obj, ours) = self.call_new(cls, &new, &args, &kwargs)?;
+                if !ours {
                     return Ok(obj);
                 }
                 obj
@@ -444,7 +424,7 @@ impl Interp {
             None => {
                 let ctor = base.dict.borrow().get("__new__").cloned();
                 let Some(ctor) = ctor else {
-                    return Err(subclass::unsupported(base_name));
+                    return Err(subclass::unsupported(&base.name));
                 };
                 let value = if subclass::filled_by_init(t) {
                     self.call_value(&ctor, Vec::new(), Vec::new())?
@@ -454,13 +434,44 @@ impl Interp {
                 subclass::instance_on(cls, value)
             }
         };
+        self.init_if_defined(cls, &obj, args, kwargs)?;
+        Ok(obj)
+    }
+
+    /// `cls.__new__(cls, *args, **kwargs)` of a script's `__new__`: the
+    /// object, and whether it is an instance of `cls` (only then does
+    /// `__init__` run).
+    fn call_new(
+        &self,
+        cls: &Rc<crate::value::Class>,
+        new: &Value,
+        args: &[Value],
+        kwargs: &[(Rc<str>, Value)],
+    ) -> PyResult<(Value, bool)> {
+        let mut all = Vec::with_capacity(args.len() + 1);
+        all.push(Value::Class(cls.clone()));
+        all.extend(args.iter().cloned());
+        let obj = self.call_value(new, all, kwargs.to_vec())?;
+        let ours = self.is_instance(&obj, &Value::Class(cls.clone()))?;
+        Ok((obj, ours))
+    }
+
+    /// Runs the class's `__init__` on `obj` unless it is `object`'s;
+    /// whether one ran.
+    fn init_if_defined(
+        &self,
+        cls: &Rc<crate::value::Class>,
+        obj: &Value,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+    ) -> PyResult<bool> {
         match cls.lookup("__init__") {
             Some(init) if !super::class::is_object_init(&init) => {
-                self.run_init(&init, &obj, args, kwargs)?
+                self.run_init(&init, obj, args, kwargs)?;
+                Ok(true)
             }
-            _ => {}
+            _ => Ok(false),
         }
-        Ok(obj)
     }
 
     /// `obj.__init__(*args, **kwargs)`, which must return None.
@@ -482,19 +493,6 @@ impl Interp {
             ));
         }
         Ok(())
-    }
-
-    fn builtin_base(&self, cls: &Rc<crate::value::Class>) -> Option<Rc<str>> {
-        for c in cls.mro() {
-            match c.kind {
-                ClassKind::Builtin(t) if t != crate::value::ValueType::Object => {
-                    return Some(c.name.clone())
-                }
-                ClassKind::Native => return Some(c.name.clone()),
-                _ => {}
-            }
-        }
-        None
     }
 
     /// The name CPython's `_PyObject_FunctionStr` gives a callable in the

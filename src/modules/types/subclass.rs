@@ -107,12 +107,16 @@ pub fn new_attribute(owner: &Rc<Class>, v: Value) -> Value {
 /// value from the other arguments, as an instance of `cls` when `cls` is a
 /// subclass of `B`.
 pub fn subtype_new(owner: &Rc<Class>) -> Value {
-    let f = Rc::new(NativeFunction::new(
+    SUBTYPE_NEW.with(|f| f.bind(Value::Class(owner.clone())))
+}
+
+thread_local! {
+    /// The function [`subtype_new`] binds (its signature parsed once).
+    static SUBTYPE_NEW: Rc<NativeFunction> = NativeFunction::new(
         "__new__(type, cls, *args, **kwargs)",
         subtype_new_call,
         "Makes an instance of a builtin type or of a subclass of it.",
-    ));
-    f.bind(Value::Class(owner.clone()))
+    );
 }
 
 fn subtype_new_call(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
