@@ -65,16 +65,16 @@ fn is_identifier(s: &str) -> bool {
 }
 
 fn namedtuple(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let name: Rc<str> = match a.get(0) {
+    let name: Rc<str> = match a.get(0).as_builtin() {
         Value::Str(s) => Rc::from(s.as_str()),
-        other => {
+        _ => {
             return Err(PyErr::new(
                 ExcType::TypeError,
-                format!("typename must be a string, not {}", other.type_name()),
+                format!("typename must be a string, not {}", a.get(0).type_name()),
             ))
         }
     };
-    let names: Vec<Rc<str>> = match a.get(1) {
+    let names: Vec<Rc<str>> = match a.get(1).as_builtin() {
         Value::Str(s) => s
             .replace(',', " ")
             .split_whitespace()

@@ -48,12 +48,9 @@ pub fn env_set(key: &str, value: &str) {
 }
 
 fn key_str(v: &Value) -> PyResult<String> {
-    match v {
+    match v.as_builtin() {
         Value::Str(s) => Ok(s.to_string()),
-        other => Err(type_error(format!(
-            "str expected, not {}",
-            other.type_name()
-        ))),
+        _ => Err(type_error(format!("str expected, not {}", v.type_name()))),
     }
 }
 

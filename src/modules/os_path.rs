@@ -85,11 +85,11 @@ pub fn register(m: &mut ModuleBuilder) {
 }
 
 fn path_arg(v: &Value) -> PyResult<&str> {
-    match v {
+    match v.as_builtin() {
         Value::Str(s) => Ok(s),
-        other => Err(type_error(format!(
+        _ => Err(type_error(format!(
             "expected str, bytes or os.PathLike object, not {}",
-            other.type_name()
+            v.type_name()
         ))),
     }
 }

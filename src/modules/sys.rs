@@ -191,7 +191,7 @@ fn write(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let Some(s) = a.get(0).downcast::<Stream>() else {
         return Err(PyErr::new(ExcType::TypeError, "expected a stream"));
     };
-    let Value::Str(text) = a.get(1) else {
+    let Value::Str(text) = a.get(1).as_builtin() else {
         return Err(PyErr::new(
             ExcType::TypeError,
             format!("write() argument must be str, not {}", a.get(1).type_name()),

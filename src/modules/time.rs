@@ -121,14 +121,14 @@ fn perf_counter_ns(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
 }
 
 fn sleep(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let secs = match a.get(0) {
+    let secs = match a.get(0).as_builtin() {
         Value::Int(i) => *i as f64,
         Value::Float(f) => *f,
         Value::Bool(b) => *b as i64 as f64,
-        other => {
+        _ => {
             return Err(crate::modules::types::type_error(format!(
                 "'{}' object cannot be interpreted as an integer",
-                other.type_name()
+                a.get(0).type_name()
             )))
         }
     };

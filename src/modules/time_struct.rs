@@ -259,12 +259,12 @@ fn now_local(vm: &dyn Vm) -> PyResult<Value> {
 }
 
 pub(super) fn strftime(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let fmt = match a.get(0) {
+    let fmt = match a.get(0).as_builtin() {
         Value::Str(s) => s.to_string(),
-        other => {
+        _ => {
             return Err(type_error(format!(
                 "strftime() argument 1 must be str, not {}",
-                other.type_name()
+                a.get(0).type_name()
             )))
         }
     };

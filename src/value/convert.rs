@@ -1,5 +1,8 @@
 //! Conversions from `Value` to Rust types, with Python's error messages.
-//! Natives convert their bound arguments here, never ad hoc.
+//! Natives convert their bound arguments here, never ad hoc. An instance of
+//! a builtin type's subclass converts as its builtin value (a `StrEnum`
+//! member is a str, an `IntEnum` member an int), as CPython's argument
+//! parsing accepts subclasses.
 
 use std::rc::Rc;
 
@@ -15,7 +18,7 @@ pub trait FromValue: Sized {
 
 impl FromValue for i64 {
     fn from_value(v: &Value, what: &str) -> PyResult<i64> {
-        match v {
+        match v.as_builtin() {
             Value::Int(i) => Ok(*i),
             Value::Bool(b) => Ok(*b as i64),
             _ => Err(type_error(format!(
@@ -37,7 +40,7 @@ impl FromValue for usize {
 
 impl FromValue for f64 {
     fn from_value(v: &Value, what: &str) -> PyResult<f64> {
-        match v {
+        match v.as_builtin() {
             Value::Float(f) => Ok(*f),
             Value::Int(i) => Ok(*i as f64),
             Value::Bool(b) => Ok(*b as i64 as f64),
@@ -63,7 +66,7 @@ impl FromValue for bool {
 
 impl FromValue for Rc<String> {
     fn from_value(v: &Value, what: &str) -> PyResult<Rc<String>> {
-        match v {
+        match v.as_builtin() {
             Value::Str(s) => Ok(s.clone()),
             _ => Err(type_error(format!(
                 "{}must be str, not {}",

@@ -161,12 +161,12 @@ fn ascii(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn format(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let spec = match a.get(1) {
+    let spec = match a.get(1).as_builtin() {
         Value::Str(s) => s.clone(),
-        other => {
+        _ => {
             return Err(type_error(format!(
                 "format() argument 2 must be str, not {}",
-                other.type_name()
+                a.get(1).type_name()
             )))
         }
     };

@@ -118,11 +118,11 @@ fn issubclass(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn name_arg(v: &Value) -> PyResult<Rc<String>> {
-    match v {
+    match v.as_builtin() {
         Value::Str(s) => Ok(s.clone()),
-        other => Err(type_error(format!(
+        _ => Err(type_error(format!(
             "attribute name must be string, not '{}'",
-            other.type_name()
+            v.type_name()
         ))),
     }
 }

@@ -25,7 +25,7 @@ pub(super) fn loads(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         constant: hook(5),
         pairs: hook(6),
     };
-    match a.get(0) {
+    match a.get(0).as_builtin() {
         Value::Str(s) if s.starts_with('\u{feff}') => Err(super::decode_error(
             "Unexpected UTF-8 BOM (decode using utf-8-sig)",
             &[],
@@ -41,9 +41,9 @@ pub(super) fn loads(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
                 _ => Ok(Value::None),
             }
         }
-        other => Err(type_error(format!(
+        _ => Err(type_error(format!(
             "the JSON object must be str, bytes or bytearray, not {}",
-            other.type_name()
+            a.get(0).type_name()
         ))),
     }
 }

@@ -32,17 +32,17 @@ pub(super) fn dumps(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             "json.dumps(cls=...) is not supported: use default=",
         ));
     }
-    let indent = match a.get(6) {
+    let indent = match a.get(6).as_builtin() {
         Value::None => None,
         Value::Str(s) => Some(s.to_string()),
         Value::Int(_) | Value::Bool(_) => Some(
             " ".repeat(crate::modules::types::int_arg(a.get(6), vm)?.clamp(0, 1 << 16) as usize),
         ),
         // CPython computes ' ' * indent.
-        v => {
+        _ => {
             return Err(type_error(format!(
                 "can't multiply sequence by non-int of type '{}'",
-                v.type_name()
+                a.get(6).type_name()
             )))
         }
     };

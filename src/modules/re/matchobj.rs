@@ -97,7 +97,7 @@ impl MatchObj {
     /// A group argument (number or name) as a group number.
     fn index(&self, g: &Value, vm: &dyn Vm) -> PyResult<usize> {
         let no = || PyErr::new(ExcType::IndexError, "no such group");
-        match g {
+        match g.as_builtin() {
             Value::Str(name) => self.pat().and_then(|p| p.group_index(name)).ok_or_else(no),
             v => match as_index(v, vm)? {
                 Some(i) if i >= 0 && (i as usize) < self.spans.len() => Ok(i as usize),

@@ -73,17 +73,17 @@ pub fn re_error(msg: &str, pattern: Option<&str>, pos: Option<usize>) -> PyErr {
 
 /// The str a pattern or subject must be (bytes: not supported).
 pub(crate) fn text_arg(v: &Value) -> PyResult<Rc<String>> {
-    match v {
+    match v.as_builtin() {
         Value::Str(s) => Ok(s.clone()),
         Value::Bytes(_) => Err(PyErr::new(
             ExcType::TypeError,
             "re: bytes patterns and subjects are not supported (use str)",
         )),
-        other => Err(PyErr::new(
+        _ => Err(PyErr::new(
             ExcType::TypeError,
             format!(
                 "expected string or bytes-like object, got '{}'",
-                other.type_name()
+                v.type_name()
             ),
         )),
     }

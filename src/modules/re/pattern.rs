@@ -470,7 +470,7 @@ fn subn_impl(vm: &dyn Vm, a: &Args) -> PyResult<(String, usize)> {
     let repl = a.get(1);
     let count = int_arg(a.get(3), vm)?;
     let text = text_arg(a.get(2))?;
-    let pieces = match repl {
+    let pieces = match repl.as_builtin() {
         Value::Str(t) => Some(parse_template(pat, t)?),
         Value::Bytes(_) => {
             return Err(text_arg(repl)
@@ -505,9 +505,12 @@ fn subn_impl(vm: &dyn Vm, a: &Args) -> PyResult<(String, usize)> {
         out.push_str(m.text.slice(last, s));
         match &pieces {
             Some(p) => out.push_str(&expand(&m, p)),
-            None => match vm.call(repl, vec![Value::native(m)], Vec::new())? {
+            None => match vm
+                .call(repl, vec![Value::native(m)], Vec::new())?
+                .as_builtin()
+            {
                 Value::Str(s) => {
-                    out.push_str(&s);
+                    out.push_str(s);
                     items += 1;
                 }
                 Value::None => {}

@@ -83,7 +83,7 @@ fn bytes_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     // An int (str…) subclass's instance stands for its value: `bytes(member)`.
     let src = a.get(0).as_builtin();
     if let Value::Str(s) = src {
-        return match a.opt(1) {
+        return match a.opt(1).map(Value::as_builtin) {
             Some(Value::Str(enc)) => encode_str(s, enc, a.opt(2)),
             _ => Err(type_error("string argument without an encoding")),
         };
@@ -127,7 +127,7 @@ fn decode(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 fn hex(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let b = this(a, "hex")?;
     let digits: Vec<String> = b.iter().map(|x| format!("{x:02x}")).collect();
-    let sep = match a.get(1) {
+    let sep = match a.get(1).as_builtin() {
         Value::None => return Ok(Value::str(digits.concat())),
         Value::Str(s) if s.chars().count() == 1 && s.is_ascii() => s.to_string(),
         Value::Bytes(s) if s.len() == 1 && s[0].is_ascii() => (s[0] as char).to_string(),
@@ -201,7 +201,7 @@ fn join(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn fromhex(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let Value::Str(s) = a.get(0) else {
+    let Value::Str(s) = a.get(0).as_builtin() else {
         return Err(type_error(format!(
             "fromhex() argument must be str, not {}",
             a.get(0).type_name()

@@ -55,7 +55,7 @@ enum Handler {
 }
 
 fn handler(errors: Option<&Value>, what: &str) -> PyResult<(Handler, String)> {
-    let name = match errors {
+    let name = match errors.map(Value::as_builtin) {
         None => return Ok((Handler::Strict, "strict".into())),
         Some(Value::Str(s)) => s.to_string(),
         Some(other) => {
@@ -164,7 +164,7 @@ pub fn encode_str(s: &str, encoding: &str, errors: Option<&Value>) -> PyResult<V
 
 /// `b.decode(encoding, errors)`.
 pub fn decode_bytes(b: &[u8], encoding: Option<&Value>, errors: Option<&Value>) -> PyResult<Value> {
-    let enc = match encoding {
+    let enc = match encoding.map(Value::as_builtin) {
         None => "utf-8".to_string(),
         Some(Value::Str(s)) => s.to_string(),
         Some(other) => {

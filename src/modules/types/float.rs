@@ -229,7 +229,7 @@ fn conjugate(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn fromhex(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    match a.get(0) {
+    match a.get(0).as_builtin() {
         Value::Str(s) => parse_hex_float(s).map(Value::Float),
         _ => Err(type_error("bad argument type for built-in operation")),
     }

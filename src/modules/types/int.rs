@@ -180,7 +180,7 @@ fn int_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         if base != 0 && !(2..=36).contains(&base) {
             return Err(value_error("int() base must be >= 2 and <= 36, or 0"));
         }
-        return match x {
+        return match x.as_builtin() {
             Value::Str(s) => parse_int(s, base as u32).map(Value::Int),
             Value::Bytes(b) => parse_int(&String::from_utf8_lossy(b), base as u32).map(Value::Int),
             _ => Err(type_error(
@@ -245,13 +245,13 @@ fn bit_count(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn byteorder(v: &Value) -> PyResult<bool> {
-    match v {
+    match v.as_builtin() {
         Value::Str(s) if s.as_str() == "big" => Ok(true),
         Value::Str(s) if s.as_str() == "little" => Ok(false),
         Value::Str(_) => Err(value_error("byteorder must be either 'little' or 'big'")),
-        other => Err(type_error(format!(
+        _ => Err(type_error(format!(
             "to_bytes() argument 'byteorder' must be str, not {}",
-            other.type_name()
+            v.type_name()
         ))),
     }
 }

@@ -380,11 +380,11 @@ fn object_init_subclass(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn attr_name(v: &Value) -> PyResult<&str> {
-    match v {
+    match v.as_builtin() {
         Value::Str(s) => Ok(s.as_str()),
-        other => Err(type_error(format!(
+        _ => Err(type_error(format!(
             "attribute name must be string, not '{}'",
-            other.type_name()
+            v.type_name()
         ))),
     }
 }

@@ -148,7 +148,7 @@ pub fn register(c: &Class) {
 fn bounds(s: &str, start: &Value, end: &Value) -> PyResult<Option<(usize, usize)>> {
     let len = char_len(s) as i64;
     let idx = |v: &Value, default: i64| -> PyResult<i64> {
-        match v {
+        match v.as_builtin() {
             Value::None => Ok(default),
             Value::Int(i) => Ok(*i),
             Value::Bool(b) => Ok(*b as i64),
