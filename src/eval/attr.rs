@@ -542,6 +542,9 @@ fn class_slot(cls: &Class, v: &Value, name: &str) -> Option<Value> {
         ClassKind::Builtin(t) => t,
         _ => ValueType::Object,
     };
+    if slots::is_class_method(name) {
+        return slots::bound_slot_method(owner, v, name);
+    }
     slots::slot_method(owner, name)
 }
 

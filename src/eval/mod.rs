@@ -588,6 +588,18 @@ impl Vm for Interp {
         self.set_item(v, key, value)
     }
 
+    fn delitem(&self, v: &Value, key: &Value) -> PyResult<()> {
+        self.del_item(v, key)
+    }
+
+    fn inplace(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Value> {
+        self.inplace_op(op, a, b)
+    }
+
+    fn dir(&self, v: &Value) -> Vec<String> {
+        self.dir_of(v)
+    }
+
     fn contains(&self, container: &Value, item: &Value) -> PyResult<bool> {
         self.contains_value(container, item)
     }
@@ -692,7 +704,13 @@ impl Interp {
         names
     }
 
-    /// Attribute names of a value (for `dir()` and completion).
+    /// Attribute names of a value (for `dir()` and completion), unsorted:
+    /// its own (an instance's, a native object's), its class's and its
+    /// bases' (a class: its own and its bases'), the methods its builtin
+    /// type and `object` provide through slots (`__add__`, `__len__`,
+    /// `__repr__` …), and the descriptors every class has (`__class__`,
+    /// `__doc__`, `__new__`; `__dict__` and `__weakref__` where a class
+    /// statement without `__slots__` made them), as CPython lists them.
     pub fn dir_of(&self, v: &Value) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         match v {
@@ -704,8 +722,70 @@ impl Interp {
             Value::Class(c) => c.clone(),
             other => self.class_of(other),
         };
-        for c in cls.mro() {
+        let mro = cls.mro();
+        for c in &mro {
             out.extend(c.dict.borrow().keys().map(|k| k.to_string()));
+        }
+        let owner = match crate::modules::types::subclass::builtin_base_of(&cls) {
+            Some((_, Some(t))) => t,
+            _ => crate::value::ValueType::Object,
+        };
+        out.extend(crate::modules::types::slots::slot_names(owner).map(String::from));
+        out.extend(["__class__", "__doc__", "__new__"].map(String::from));
+        // The attributes the interpreter keeps for functions and exceptions.
+        if owner == crate::value::ValueType::Function {
+            out.extend(
+                [
+                    "__annotations__",
+                    "__closure__",
+                    "__defaults__",
+                    "__dict__",
+                    "__kwdefaults__",
+                    "__module__",
+                    "__name__",
+                    "__qualname__",
+                ]
+                .map(String::from),
+            );
+        }
+        if mro
+            .iter()
+            .any(|c| matches!(c.kind, crate::value::ClassKind::Exception(_)))
+        {
+            out.extend(
+                [
+                    "__cause__",
+                    "__context__",
+                    "__dict__",
+                    "__suppress_context__",
+                    "__traceback__",
+                    "args",
+                ]
+                .map(String::from),
+            );
+        }
+        // A class's `__slots__` names are its instances' attributes.
+        for c in &mro {
+            let slots = c.dict.borrow().get("__slots__").cloned();
+            match slots {
+                Some(Value::Str(s)) => out.push(s.to_string()),
+                Some(v @ (Value::Tuple(_) | Value::List(_))) => {
+                    if let Ok(items) = self.collect(&v) {
+                        out.extend(items.iter().filter_map(|n| match n {
+                            Value::Str(s) => Some(s.to_string()),
+                            _ => None,
+                        }));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let made_by_class_statement = mro.iter().any(|c| {
+            matches!(c.kind, crate::value::ClassKind::User)
+                && !c.dict.borrow().contains_key("__slots__")
+        });
+        if made_by_class_statement {
+            out.extend(["__dict__", "__weakref__"].map(String::from));
         }
         out
     }

@@ -52,6 +52,12 @@ pub trait Vm {
     fn getitem(&self, v: &Value, key: &Value) -> PyResult<Value>;
     /// `v[key] = value`.
     fn setitem(&self, v: &Value, key: &Value, value: Value) -> PyResult<()>;
+    /// `del v[key]`.
+    fn delitem(&self, v: &Value, key: &Value) -> PyResult<()>;
+    /// `a op= b` (lists, dicts and sets change in place).
+    fn inplace(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Value>;
+    /// The attribute names `dir(v)` lists, unsorted, possibly repeated.
+    fn dir(&self, v: &Value) -> Vec<String>;
     /// `item in container`.
     fn contains(&self, container: &Value, item: &Value) -> PyResult<bool>;
     /// `hash(v)`.

@@ -6,6 +6,7 @@
 
 pub mod help;
 mod numeric;
+pub use numeric::{divmod_values, round_value};
 mod objects;
 mod seq;
 

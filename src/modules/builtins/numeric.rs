@@ -48,8 +48,12 @@ fn abs(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn round(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let x = a.get(0);
-    let nd = match a.get(1) {
+    round_value(vm, a.get(0), a.was_given(1).then(|| a.get(1)))
+}
+
+/// `round(x, ndigits)`; `ndigits` None when not given.
+pub fn round_value(vm: &dyn Vm, x: &Value, ndigits: Option<&Value>) -> PyResult<Value> {
+    let nd = match ndigits.unwrap_or(&Value::None) {
         Value::None => None,
         v => Some(int_arg(v, vm)?),
     };
@@ -60,11 +64,7 @@ fn round(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         (Some(Num::F(f)), Some(n)) => Ok(Value::Float(round_float(f, n)?)),
         (None, _) => match vm.getattr(x, "__round__") {
             Ok(f) if matches!(x, Value::Instance(_) | Value::Native(_) | Value::Tensor(_)) => {
-                let args = if a.was_given(1) {
-                    vec![a.get(1).clone()]
-                } else {
-                    Vec::new()
-                };
+                let args = ndigits.into_iter().cloned().collect();
                 vm.call(&f, args, Vec::new())
             }
             _ => Err(type_error(format!(
@@ -76,7 +76,11 @@ fn round(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn divmod(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (x, y) = (a.get(0), a.get(1));
+    divmod_values(vm, a.get(0), a.get(1))
+}
+
+/// `divmod(x, y)`.
+pub fn divmod_values(vm: &dyn Vm, x: &Value, y: &Value) -> PyResult<Value> {
     match (num(x), num(y)) {
         (Some(Num::I(p)), Some(Num::I(q))) => {
             if q == 0 {

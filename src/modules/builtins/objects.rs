@@ -286,26 +286,11 @@ fn dir(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             return Ok(Value::list(items));
         }
     }
-    let mut names: Vec<String> = Vec::new();
-    let class_names = |c: &Rc<crate::value::Class>, names: &mut Vec<String>| {
-        for k in c.mro() {
-            names.extend(k.dict.borrow().keys().map(|n| n.to_string()));
-        }
+    let mut names: Vec<String> = match obj {
+        // A native object (a strategy, a dataset) lists what its TF class has.
+        Value::Native(n) => n.dir(),
+        other => vm.dir(other),
     };
-    match obj {
-        Value::Instance(i) => {
-            names.extend(i.attr_names());
-            class_names(&i.class, &mut names);
-        }
-        Value::Class(c) => class_names(c, &mut names),
-        Value::Native(n) => names.extend(n.dir()),
-        other => {
-            if let Value::Class(c) = vm.type_of(other) {
-                class_names(&c, &mut names);
-            }
-        }
-    }
-    names.retain(|n| n != "__new__");
     names.sort();
     names.dedup();
     Ok(Value::list(names.into_iter().map(Value::str).collect()))

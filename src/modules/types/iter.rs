@@ -409,7 +409,7 @@ fn new_reversed(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     reversed_of(vm, a.get(0))
 }
 
-fn reversed_of(vm: &dyn Vm, seq: &Value) -> PyResult<Value> {
+pub(crate) fn reversed_of(vm: &dyn Vm, seq: &Value) -> PyResult<Value> {
     // A subclass of a builtin sequence without its own `__reversed__`.
     if let Value::Instance(inst) = seq {
         if let Some(base) = inst.builtin_base() {

@@ -131,6 +131,15 @@ static SLOTS: &[Slot] = &[
         Owners::Only(&[T::Int, T::Bool, T::Float, T::Str, T::Bytes]),
     ),
     Slot("__rmod__", ", value", rmodulo, Owners::Numbers),
+    // `"%s" % x` is the left operand's: the text types never take it reflected.
+    Slot(
+        "__rmod__",
+        ", value",
+        never_reflected,
+        Owners::Only(&[T::Str, T::Bytes]),
+    ),
+    Slot("__divmod__", ", value", divmod, Owners::Numbers),
+    Slot("__rdivmod__", ", value", rdivmod, Owners::Numbers),
     Slot("__pow__", ", value", pow, Owners::Numbers),
     Slot("__rpow__", ", value", rpow, Owners::Numbers),
     Slot("__lshift__", ", value", lshift, Owners::Ints),
@@ -147,10 +156,32 @@ static SLOTS: &[Slot] = &[
     Slot("__pos__", "", pos, Owners::Numbers),
     Slot("__abs__", "", abs, Owners::Numbers),
     Slot("__invert__", "", invert, Owners::Ints),
-    Slot("__bool__", "", truth, Owners::Numbers),
+    Slot(
+        "__bool__",
+        "",
+        truth,
+        Owners::Only(&[T::Int, T::Bool, T::Float, T::NoneType]),
+    ),
     Slot("__int__", "", to_int, Owners::Numbers),
     Slot("__float__", "", to_float, Owners::Numbers),
     Slot("__index__", "", index, Owners::Ints),
+    Slot("__round__", ", ndigits=None", round, Owners::Numbers),
+    Slot("__trunc__", "", trunc, Owners::Numbers),
+    Slot("__floor__", "", floor, Owners::Numbers),
+    Slot("__ceil__", "", ceil, Owners::Numbers),
+    Slot(
+        "__getnewargs__",
+        "",
+        getnewargs,
+        Owners::Only(&[T::Int, T::Bool, T::Float, T::Str, T::Bytes, T::Tuple]),
+    ),
+    Slot("__bytes__", "", bytes, Owners::Only(&[T::Bytes])),
+    Slot(
+        "__getformat__",
+        ", typestr",
+        getformat,
+        Owners::Only(&[T::Float]),
+    ),
     Slot("__len__", "", len, Owners::Only(SIZED)),
     Slot(
         "__getitem__",
@@ -164,7 +195,37 @@ static SLOTS: &[Slot] = &[
         setitem,
         Owners::Only(&[T::List, T::Dict]),
     ),
+    Slot(
+        "__delitem__",
+        ", key",
+        delitem,
+        Owners::Only(&[T::List, T::Dict]),
+    ),
     Slot("__contains__", ", key", contains, Owners::Only(SIZED)),
+    Slot(
+        "__reversed__",
+        "",
+        reversed,
+        Owners::Only(&[T::List, T::Dict]),
+    ),
+    Slot("__iadd__", ", value", iadd, Owners::Only(&[T::List])),
+    Slot("__imul__", ", value", imul, Owners::Only(&[T::List])),
+    Slot("__ior__", ", value", ior, Owners::Only(&[T::Dict, T::Set])),
+    Slot("__iand__", ", value", iand, Owners::Only(&[T::Set])),
+    Slot("__isub__", ", value", isub, Owners::Only(&[T::Set])),
+    Slot("__ixor__", ", value", ixor, Owners::Only(&[T::Set])),
+    Slot(
+        "__class_getitem__",
+        ", item",
+        class_getitem,
+        Owners::Only(&[T::List, T::Dict, T::Tuple, T::Set, T::FrozenSet]),
+    ),
+    Slot("__dir__", "", dir, Owners::All),
+    Slot("__getstate__", "", getstate, Owners::All),
+    Slot("__reduce__", "", reduce, Owners::All),
+    Slot("__reduce_ex__", ", protocol", reduce, Owners::All),
+    Slot("__sizeof__", "", sizeof, Owners::All),
+    Slot("__subclasshook__", ", *args", subclasshook, Owners::All),
     Slot("__iter__", "", iter, Owners::Only(SIZED)),
     Slot(
         "__call__",
@@ -205,8 +266,11 @@ pub fn slot_method(owner: ValueType, name: &str) -> Option<Value> {
         made.borrow_mut()
             .entry((owner, slot.0))
             .or_insert_with(|| {
-                let sig = format!("{}.{}(self{}, /)", owner.name(), slot.0, slot.1);
-                let sig = sig.replace(", *args, **kwargs, /)", ", /, *args, **kwargs)");
+                // `self` is positional-only; a star parameter ends the list.
+                let sig = match slot.1.split_once(", *") {
+                    Some((_, star)) => format!("{}.{}(self, /, *{star})", owner.name(), slot.0),
+                    None => format!("{}.{}(self{}, /)", owner.name(), slot.0, slot.1),
+                };
                 NativeFunction::new_builtin(&sig, slot.2, "")
             })
             .clone()
@@ -254,6 +318,21 @@ fn next(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         Some(v) => Ok(v),
         None => Err(PyErr::with_args(ExcType::StopIteration, Vec::new())),
     }
+}
+
+/// The names of the slot methods the builtin type `owner` has, `object`'s
+/// included (for `dir()`).
+pub fn slot_names(owner: ValueType) -> impl Iterator<Item = &'static str> {
+    SLOTS.iter().filter(move |s| s.3.has(owner)).map(|s| s.0)
+}
+
+/// The slot methods that are class methods: read through a class, they
+/// are bound to it (`list.__class_getitem__(int)`).
+pub fn is_class_method(name: &str) -> bool {
+    matches!(
+        name,
+        "__class_getitem__" | "__subclasshook__" | "__getformat__"
+    )
 }
 
 /// [`slot_method`] bound to `receiver`, its type `owner`.
@@ -546,6 +625,186 @@ fn index(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         Value::Bool(b) => Value::Int(*b as i64),
         other => other.clone(),
     })
+}
+
+fn never_reflected(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
+    Ok(not_implemented())
+}
+
+/// `x.__divmod__(y)` (reflected: `y.__rdivmod__(x)`) as `divmod` computes it.
+fn divmod_slot(vm: &dyn Vm, x: &Value, y: &Value, reflected: bool) -> PyResult<Value> {
+    let y = &*operand(y);
+    let x = x.as_builtin();
+    if !handles(BinOp::FloorDiv, x, y) {
+        return Ok(not_implemented());
+    }
+    let (p, q) = if reflected { (y, x) } else { (x, y) };
+    crate::modules::builtins::divmod_values(vm, p, q)
+}
+
+fn divmod(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    divmod_slot(vm, a.get(0), a.get(1), false)
+}
+
+fn rdivmod(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    divmod_slot(vm, a.get(0), a.get(1), true)
+}
+
+fn round(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    crate::modules::builtins::round_value(vm, a.get(0).as_builtin(), Some(a.get(1)))
+}
+
+/// An int or bool as an int; a float rounded by `f` to one.
+fn to_integral(v: &Value, f: fn(f64) -> f64) -> PyResult<Value> {
+    Ok(match v.as_builtin() {
+        Value::Float(x) => Value::Int(crate::value::round::float_to_i64(f(*x))?),
+        Value::Bool(b) => Value::Int(*b as i64),
+        other => other.clone(),
+    })
+}
+
+fn trunc(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    to_integral(a.get(0), f64::trunc)
+}
+
+fn floor(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    to_integral(a.get(0), f64::floor)
+}
+
+fn ceil(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    to_integral(a.get(0), f64::ceil)
+}
+
+fn getnewargs(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(Value::tuple(vec![a.get(0).as_builtin().clone()]))
+}
+
+fn bytes(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(a.get(0).as_builtin().clone())
+}
+
+/// `float.__getformat__('double')`: how floats are stored (IEEE 754 here).
+fn getformat(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    match a.get(1).as_builtin() {
+        Value::Str(s) if matches!(s.as_str(), "double" | "float") => {
+            Ok(Value::str("IEEE, little-endian"))
+        }
+        Value::Str(_) => Err(PyErr::new(
+            ExcType::ValueError,
+            "__getformat__() argument 1 must be 'double' or 'float'",
+        )),
+        other => Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "__getformat__() argument must be str, not {}",
+                other.type_name()
+            ),
+        )),
+    }
+}
+
+fn delitem(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    vm.delitem(a.get(0), a.get(1))?;
+    Ok(Value::None)
+}
+
+fn reversed(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    super::iter::reversed_of(vm, a.get(0).as_builtin())
+}
+
+/// `x.__iop__(y)`: changes `x` in place and returns it; NotImplemented for
+/// an operand its type does not take (`s.__iand__([1])`).
+fn inplace(vm: &dyn Vm, op: BinOp, a: &Args) -> PyResult<Value> {
+    let (x, y) = (a.get(0).as_builtin(), &*operand(a.get(1)));
+    let takes = match (x, op) {
+        // `lst += iterable` extends; `lst *= n` repeats, and takes only an index.
+        (Value::List(_), BinOp::Add) => true,
+        (Value::List(_), _) if !matches!(y, Value::Int(_) | Value::Bool(_)) => {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!(
+                    "'{}' object cannot be interpreted as an integer",
+                    y.type_name()
+                ),
+            ))
+        }
+        (Value::List(_), _) => true,
+        // `d |= pairs` updates from any mapping or iterable of pairs.
+        (Value::Dict(_), _) => true,
+        _ => handles(op, x, y),
+    };
+    if !takes {
+        return Ok(not_implemented());
+    }
+    vm.inplace(op, x, y)?;
+    Ok(a.get(0).clone())
+}
+
+fn iadd(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    inplace(vm, BinOp::Add, a)
+}
+
+fn imul(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    inplace(vm, BinOp::Mult, a)
+}
+
+fn ior(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    inplace(vm, BinOp::BitOr, a)
+}
+
+fn iand(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    inplace(vm, BinOp::BitAnd, a)
+}
+
+fn isub(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    inplace(vm, BinOp::Sub, a)
+}
+
+fn ixor(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    inplace(vm, BinOp::BitXor, a)
+}
+
+/// `list.__class_getitem__(int)`: `list[int]` (bound to the class; read
+/// through an instance, its type).
+fn class_getitem(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let cls = match a.get(0) {
+        c @ Value::Class(_) => c.clone(),
+        other => vm.type_of(other),
+    };
+    vm.getitem(&cls, a.get(1))
+}
+
+fn dir(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let mut names = vm.dir(a.get(0));
+    names.sort();
+    names.dedup();
+    Ok(Value::list(names.into_iter().map(Value::str).collect()))
+}
+
+/// `object.__getstate__()`: an instance's attributes (None when it has none).
+fn getstate(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    match a.get(0) {
+        Value::Instance(i) if !i.attr_names().is_empty() => vm.getattr(a.get(0), "__dict__"),
+        _ => Ok(Value::None),
+    }
+}
+
+fn reduce(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
+    Err(PyErr::new(
+        ExcType::NotImplementedError,
+        "pickling (__reduce__/__reduce_ex__) is not supported in dist",
+    ))
+}
+
+fn sizeof(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
+    Err(PyErr::new(
+        ExcType::NotImplementedError,
+        "__sizeof__: CPython's object sizes are not modelled in dist",
+    ))
+}
+
+fn subclasshook(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
+    Ok(not_implemented())
 }
 
 fn len(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
