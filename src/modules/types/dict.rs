@@ -66,7 +66,7 @@ pub fn register(c: &Class) {
     );
     add_method(c, "dict.clear(self)", clear, "Removes all items.");
     add_method(c, "dict.copy(self)", copy, "A shallow copy.");
-    super::add_static_method(c, "dict.fromkeys(iterable, value=None, /)", fromkeys, "A new dict with the iterable's items as keys: `dict.fromkeys('ab', 0) == {'a': 0, 'b': 0}`.");
+    super::add_class_method(c, "dict.fromkeys(cls, iterable, value=None, /)", fromkeys, "A new dict with the iterable's items as keys: `dict.fromkeys('ab', 0) == {'a': 0, 'b': 0}`.");
 }
 
 /// `d.update(other)`: from a dict, a mapping with `keys()`, or pairs.
@@ -242,10 +242,20 @@ fn copy(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::dict(this(a, "copy")?.borrow().clone()))
 }
 
+/// `cls.fromkeys(iterable, value)`: a dict subclass's instance is made by
+/// `cls()` and filled through its `__setitem__`, as CPython does.
 fn fromkeys(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let mut d = Dict::new();
-    for k in vm.collect(a.get(0))? {
-        d.insert_vm(vm, k, a.get(1).clone())?;
+    let (cls, keys, value) = (a.get(0), a.get(1), a.get(2));
+    if matches!(cls, Value::Class(c) if matches!(c.kind, crate::value::ClassKind::Builtin(_))) {
+        let mut d = Dict::new();
+        for k in vm.collect(keys)? {
+            d.insert_vm(vm, k, value.clone())?;
+        }
+        return Ok(Value::dict(d));
     }
-    Ok(Value::dict(d))
+    let d = vm.call(cls, Vec::new(), Vec::new())?;
+    for k in vm.collect(keys)? {
+        vm.setitem(&d, &k, value.clone())?;
+    }
+    Ok(d)
 }

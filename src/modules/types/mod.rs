@@ -170,6 +170,28 @@ pub fn add_static_method(class: &Class, sig: &str, func: NativeFn, doc: &'static
     );
 }
 
+/// Adds a class method from its signature string, `cls` first: read
+/// through a class (or an instance), it is bound to that class
+/// (`OrderedDict.fromkeys('ab')` makes an `OrderedDict`).
+pub fn add_class_method(class: &Class, sig: &str, func: NativeFn, doc: &'static str) {
+    let f = NativeFunction::new_builtin(sig, func, doc);
+    let name = f.name().to_string();
+    class.set_attr(
+        &name,
+        Value::native(crate::eval::class::ClassMethodObj(Value::NativeFunction(f))),
+    );
+}
+
+/// A builtin class method's result for the class it was called on: the
+/// value itself for the builtin type, else `cls(value)` (CPython's
+/// `int.from_bytes`, `float.fromhex`, `bytes.fromhex` on a subclass).
+pub fn of_class(vm: &dyn crate::value::Vm, cls: &Value, value: Value) -> PyResult<Value> {
+    match cls {
+        Value::Class(c) if matches!(c.kind, ClassKind::Builtin(_)) => Ok(value),
+        _ => vm.call(cls, vec![value], Vec::new()),
+    }
+}
+
 /// Adds a method (or `__new__`) to a class from its signature string; the
 /// dict key is the last component of the signature's name.
 pub fn add_method(class: &Class, sig: &str, func: NativeFn, doc: &'static str) {
