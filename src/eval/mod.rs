@@ -780,13 +780,14 @@ impl Interp {
                 _ => {}
             }
         }
-        let made_by_class_statement = mro.iter().any(|c| {
-            matches!(c.kind, crate::value::ClassKind::User)
-                && !c.dict.borrow().contains_key("__slots__")
-        });
-        if made_by_class_statement {
+        let user_class = mro
+            .iter()
+            .any(|c| matches!(c.kind, crate::value::ClassKind::User));
+        if user_class && cls.hooks.get() & crate::value::Class::HOOK_SLOTS == 0 {
             out.extend(["__dict__", "__weakref__"].map(String::from));
         }
+        // The stdlib's markers for the interpreter are not attributes to list.
+        out.retain(|n| !n.starts_with("__dist_"));
         out
     }
 }

@@ -469,12 +469,23 @@ impl Interp {
                 _ => {}
             }
         }
-        // A subclass of a builtin type compares as its value underneath.
+        // A subclass of a builtin type compares as its value underneath;
+        // a refusal names the operands' own types (`'collections.OrderedDict'`).
         let (x, y) = (base_value(a), base_value(b));
         if x.is_some() || y.is_some() {
             let x = x.unwrap_or_else(|| a.clone());
             let y = y.unwrap_or_else(|| b.clone());
-            return self.rich_compare(op, &x, &y);
+            return self.rich_compare(op, &x, &y).map_err(|e| {
+                // The refusal of these two values, not of items inside them.
+                let ours = crate::modules::types::ops::compare_error(op.symbol(), &x, &y);
+                let refused = e.is(ExcType::TypeError)
+                    && matches!((e.args().first(), ours.args().first()), (Some(Value::Str(m)), Some(Value::Str(o))) if m == o);
+                if refused {
+                    crate::modules::types::ops::compare_error(op.symbol(), a, b)
+                } else {
+                    e
+                }
+            });
         }
         if let (Value::Set(x), Value::Set(y)) = (a, b) {
             // As CPython's set_richcompare: sizes first, then one subset

@@ -64,6 +64,10 @@ impl Class {
     pub const HOOK_SLOTS: u8 = 2;
     /// The class (or a base) defines `__del__`.
     pub const HOOK_DEL: u8 = 4;
+    /// A stdlib class standing for one CPython writes in C (`deque`): its
+    /// own body sets `__dist_c_type__`, and messages name its instances'
+    /// type `collections.deque`, as CPython's `tp_name` does. Not inherited.
+    pub const HOOK_C_TYPE: u8 = 8;
 
     /// A builtin class (exceptions, builtin types, native types).
     pub fn new_builtin(
@@ -135,6 +139,9 @@ impl Class {
             .all(|c| c.dict.borrow().contains_key("__slots__"));
         if dict.contains_key("__slots__") && slotted_bases {
             hooks |= Class::HOOK_SLOTS;
+        }
+        if dict.contains_key("__dist_c_type__") {
+            hooks |= Class::HOOK_C_TYPE;
         }
         let cls = Rc::new(Class {
             name,

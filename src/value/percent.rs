@@ -76,20 +76,37 @@ pub fn percent_format_bytes(vm: &dyn Vm, fmt: &[u8], args: &Value) -> PyResult<V
     Ok(out.chars().map(|c| c as u32 as u8).collect())
 }
 
+/// Whether `%` takes `args` as the mapping that `%(key)s` reads: as CPython,
+/// anything subscriptable but a tuple or a str (a dict, a dict subclass such
+/// as `defaultdict`, a class with `__getitem__`; also a list or bytes, which
+/// then fail on the key).
+fn is_mapping(args: &Value) -> bool {
+    match args {
+        Value::Dict(_) | Value::List(_) | Value::Bytes(_) => true,
+        Value::Instance(i) => match i.builtin_base() {
+            Some(Value::Tuple(_) | Value::Str(_)) => false,
+            Some(base) => is_mapping(base),
+            None => i.class.lookup("__getitem__").is_some(),
+        },
+        _ => false,
+    }
+}
+
 fn format_with(vm: &dyn Vm, fmt: &str, args: &Value, bytes: bool) -> PyResult<String> {
-    let mut list = match args {
+    let mut list = match args.as_builtin() {
+        // A tuple (a named tuple too) gives the values in order.
         Value::Tuple(t) => ArgList {
             items: t.to_vec(),
             next: 0,
             mapping: None,
         },
-        Value::Dict(_) => ArgList {
+        _ if is_mapping(args) => ArgList {
             items: vec![args.clone()],
             next: 0,
             mapping: Some(args),
         },
-        other => ArgList {
-            items: vec![other.clone()],
+        _ => ArgList {
+            items: vec![args.clone()],
             next: 0,
             mapping: None,
         },

@@ -262,6 +262,9 @@ impl Value {
     /// The Python type name, as used in error messages (`'int' object is not callable`).
     pub fn type_name(&self) -> String {
         match self {
+            Value::Instance(i) if i.class.hooks.get() & super::Class::HOOK_C_TYPE != 0 => {
+                format!("{}.{}", i.class.module, i.class.name)
+            }
             Value::Instance(i) => i.class.name.to_string(),
             Value::Native(n) => n.type_name().to_string(),
             other => other
