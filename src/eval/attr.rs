@@ -358,6 +358,13 @@ impl Interp {
                 if let Some(x) = n.getattr(v, name, self)? {
                     return Ok(Some(x));
                 }
+                // What a script added to an open class (a named tuple's
+                // methods) is found there, bound as on any class.
+                if let Some(cls) = n.class().filter(|c| c.hooks.get() & Class::HOOK_OPEN != 0) {
+                    if let Some(x) = self.class_attribute(v, &cls, name)? {
+                        return Ok(Some(x));
+                    }
+                }
                 match name {
                     "__class__" => Ok(Some(Value::Class(self.class_of(v)))),
                     _ => slots::native_slot_method(self, n.as_ref().as_ref(), v, name),
@@ -366,15 +373,8 @@ impl Interp {
             Value::Tensor(_) => crate::modules::tensor_getattr(self, v, name),
             other => {
                 let cls = self.class_of(other);
-                if let Some(x) = cls.lookup(name) {
-                    if let Value::Native(n) = &x {
-                        if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
-                            if let Some(g) = &p.fget {
-                                return self.call_value(g, vec![v.clone()], Vec::new()).map(Some);
-                            }
-                        }
-                    }
-                    return Ok(Some(bind_class_attr(x, v, &cls)));
+                if let Some(x) = self.class_attribute(v, &cls, name)? {
+                    return Ok(Some(x));
                 }
                 Ok(match name {
                     "__class__" => Some(Value::Class(cls)),
@@ -382,6 +382,22 @@ impl Interp {
                 })
             }
         }
+    }
+
+    /// `name` found on `v`'s class `cls`: a property's value, or the
+    /// attribute bound to `v` as its kind binds (functions become methods).
+    fn class_attribute(&self, v: &Value, cls: &Rc<Class>, name: &str) -> PyResult<Option<Value>> {
+        let Some(x) = cls.lookup(name) else {
+            return Ok(None);
+        };
+        if let Value::Native(n) = &x {
+            if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
+                if let Some(g) = &p.fget {
+                    return self.call_value(g, vec![v.clone()], Vec::new()).map(Some);
+                }
+            }
+        }
+        Ok(Some(bind_class_attr(x, v, cls)))
     }
 
     #[cold]
@@ -433,7 +449,7 @@ impl Interp {
     pub fn set_attribute(&self, obj: &Value, name: &str, value: Value) -> PyResult<()> {
         match obj {
             Value::Instance(inst) => instance_setattr(self, obj, inst, name, value),
-            Value::Class(cls) if cls.kind == ClassKind::User => {
+            Value::Class(cls) if cls.is_mutable() => {
                 if let Some(hook) = self.meta_hook(obj, "__setattr__") {
                     let args = vec![obj.clone(), Value::str(name), value];
                     return self.call_value(&hook, args, Vec::new()).map(|_| ());
@@ -484,7 +500,7 @@ impl Interp {
         }
         match obj {
             Value::Instance(inst) => instance_delattr(self, obj, inst, name),
-            Value::Class(cls) if cls.kind == ClassKind::User => {
+            Value::Class(cls) if cls.is_mutable() => {
                 match cls.dict.borrow_mut().shift_remove(name) {
                     Some(_) => Ok(()),
                     None => Err(self.attribute_error(obj, name)),

@@ -45,6 +45,12 @@ impl Interp {
             .iter()
             .position(|(k, _)| &**k == "metaclass")
             .map(|i| kwargs.remove(i).1);
+        // `list[int]`, `Generic[T]`, `NamedTuple`: the classes they stand
+        // for decide the metaclass; the written bases become `__orig_bases__`.
+        let mut orig_bases = None;
+        if let Some(resolved) = super::meta::resolve_bases(self, &bases)? {
+            orig_bases = Some(Value::tuple(std::mem::replace(&mut bases, resolved)));
+        }
         let maker = self.class_maker(explicit, &bases)?;
         let mut ns = crate::value::Namespace::default();
         let mapping = self.prepare_namespace(&maker, &def.name, &bases, &kwargs, &mut ns)?;
@@ -69,6 +75,14 @@ impl Interp {
         let r = self.exec_block(f, &def.body);
         f.class_ns.pop();
         r?;
+        if let Some(orig) = orig_bases {
+            match &mapping {
+                Some(m) => self.set_item(m, &Value::str("__orig_bases__"), orig)?,
+                None => {
+                    ns.borrow_mut().insert(Rc::from("__orig_bases__"), orig);
+                }
+            }
+        }
         let dict = Rc::try_unwrap(ns)
             .map(|c| c.into_inner())
             .unwrap_or_else(|rc| rc.borrow().clone());

@@ -255,12 +255,25 @@ pub(crate) fn namespace_dict(ns: &Namespace) -> Value {
 /// (`list[int]`, `Generic[T]`) is replaced by the classes it returns; the
 /// bases as written are kept as `__orig_bases__`.
 fn mro_entries(vm: &dyn Vm, bases: Vec<Value>, ns: &mut Namespace) -> PyResult<Vec<Value>> {
-    if bases.iter().all(|b| matches!(b, Value::Class(_))) {
-        return Ok(bases);
+    match resolve_bases(vm, &bases)? {
+        Some(out) => {
+            ns.insert("__orig_bases__".into(), Value::tuple(bases));
+            Ok(out)
+        }
+        None => Ok(bases),
     }
-    let written = Value::tuple(bases.clone());
+}
+
+/// The bases a class statement's written bases stand for (PEP 560), or
+/// None when they are all classes already. The class statement resolves
+/// them before choosing the metaclass, as CPython's `__build_class__` does.
+pub(crate) fn resolve_bases(vm: &dyn Vm, bases: &[Value]) -> PyResult<Option<Vec<Value>>> {
+    if bases.iter().all(|b| matches!(b, Value::Class(_))) {
+        return Ok(None);
+    }
+    let written = Value::tuple(bases.to_vec());
     let mut out = Vec::with_capacity(bases.len());
-    for b in &bases {
+    for b in bases {
         if matches!(b, Value::Class(_)) {
             out.push(b.clone());
             continue;
@@ -292,8 +305,7 @@ fn mro_entries(vm: &dyn Vm, bases: Vec<Value>, ns: &mut Namespace) -> PyResult<V
             }
         }
     }
-    ns.insert("__orig_bases__".into(), written);
-    Ok(out)
+    Ok(Some(out))
 }
 
 /// Builds a class: `type.__new__(meta, name, bases, ns, **kwargs)`. Sets
@@ -463,7 +475,7 @@ fn mutable_class_arg<'a>(a: &'a Args, what: &str) -> PyResult<(&'a Rc<Class>, &'
             format!("type.{what}() needs a class and a str name"),
         ));
     };
-    if cls.kind != ClassKind::User {
+    if !cls.is_mutable() {
         return Err(PyErr::new(
             ExcType::TypeError,
             format!(

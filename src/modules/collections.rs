@@ -133,7 +133,12 @@ fn namedtuple(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         Value::None => Rc::from("__main__"),
         other => Rc::from(vm.str(other)?.as_str()),
     };
-    namedtuple_class(name, names, defaults, module).map(|(class, _)| class)
+    let (class, _) = namedtuple_class(name, names, defaults, module)?;
+    // A Python class in CPython: methods and attributes can be added to it.
+    if let Value::Class(c) = &class {
+        c.hooks.set(c.hooks.get() | Class::HOOK_OPEN);
+    }
+    Ok(class)
 }
 
 /// A named tuple class (and its type) from checked names and defaults.
@@ -302,6 +307,48 @@ impl NamedTuple {
     }
 }
 
+impl NamedTuple {
+    /// A method the script gave this named tuple's class (in a
+    /// `typing.NamedTuple` body, or assigned), which overrides the tuple's
+    /// own protocol: `__repr__`, `__str__`, operators, comparisons,
+    /// `__iter__`, `__getitem__`.
+    fn script_method(&self, name: &str) -> Option<Value> {
+        match self.class.dict.borrow().get(name) {
+            Some(f @ Value::Function(_)) => Some(f.clone()),
+            _ => None,
+        }
+    }
+
+    /// Calls the script's `name` method on `this`, when there is one.
+    fn call_script(
+        &self,
+        this: &Value,
+        name: &str,
+        args: &[Value],
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        let Some(f) = self.script_method(name) else {
+            return Ok(None);
+        };
+        let mut all = Vec::with_capacity(args.len() + 1);
+        all.push(this.clone());
+        all.extend_from_slice(args);
+        vm.call(&f, all, Vec::new()).map(Some)
+    }
+
+    /// The text a script's `__repr__`/`__str__` returned (which must be a str).
+    fn script_text(&self, this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<String>> {
+        match self.call_script(this, name, &[], vm)? {
+            None => Ok(None),
+            Some(Value::Str(s)) => Ok(Some(s.to_string())),
+            Some(other) => Err(PyErr::new(
+                ExcType::TypeError,
+                format!("{name} returned non-string (type {})", other.type_name()),
+            )),
+        }
+    }
+}
+
 fn as_plain(v: &Value) -> Value {
     match v.downcast::<NamedTuple>() {
         Some(nt) => nt.as_tuple(),
@@ -319,7 +366,10 @@ impl NativeObject for NamedTuple {
     fn class(&self) -> Option<Rc<Class>> {
         Some(self.class.clone())
     }
-    fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
+    fn repr(&self, this: &Value, vm: &dyn Vm) -> PyResult<String> {
+        if let Some(s) = self.script_text(this, "__repr__", vm)? {
+            return Ok(s);
+        }
         let mut parts = Vec::with_capacity(self.values.len());
         for (f, v) in self.ty().fields.iter().zip(self.values.iter()) {
             parts.push(format!("{f}={}", vm.repr(v)?));
@@ -345,13 +395,25 @@ impl NativeObject for NamedTuple {
         v.extend(["_fields", "_asdict", "_replace", "_make", "count", "index"].map(String::from));
         v
     }
-    fn iter(&self, _this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn str(&self, this: &Value, vm: &dyn Vm) -> PyResult<String> {
+        match self.script_text(this, "__str__", vm)? {
+            Some(s) => Ok(s),
+            None => self.repr(this, vm),
+        }
+    }
+    fn iter(&self, this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        if let Some(it) = self.call_script(this, "__iter__", &[], vm)? {
+            return Ok(Some(it));
+        }
         vm.iter(&self.as_tuple()).map(Some)
     }
     fn len(&self, _vm: &dyn Vm) -> PyResult<Option<usize>> {
         Ok(Some(self.values.len()))
     }
-    fn getitem(&self, _this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn getitem(&self, this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        if let Some(v) = self.call_script(this, "__getitem__", std::slice::from_ref(key), vm)? {
+            return Ok(Some(v));
+        }
         vm.getitem(&self.as_tuple(), key).map(Some)
     }
     fn contains(&self, item: &Value, vm: &dyn Vm) -> PyResult<Option<bool>> {
@@ -367,12 +429,16 @@ impl NativeObject for NamedTuple {
     /// in CPython).
     fn binop(
         &self,
-        _this: &Value,
+        this: &Value,
         op: BinOp,
         other: &Value,
         reflected: bool,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
+        let name = if reflected { op.rdunder() } else { op.dunder() };
+        if let Some(r) = self.call_script(this, name, std::slice::from_ref(other), vm)? {
+            return Ok((!r.is(&crate::eval::class::not_implemented())).then_some(r));
+        }
         if !matches!(op, BinOp::Add | BinOp::Mult) {
             return Ok(None);
         }
@@ -386,11 +452,22 @@ impl NativeObject for NamedTuple {
     }
     fn compare(
         &self,
-        _this: &Value,
+        this: &Value,
         op: &str,
         other: &Value,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
+        let name = match op {
+            "==" => "__eq__",
+            "!=" => "__ne__",
+            "<" => "__lt__",
+            "<=" => "__le__",
+            ">" => "__gt__",
+            _ => "__ge__",
+        };
+        if let Some(r) = self.call_script(this, name, std::slice::from_ref(other), vm)? {
+            return Ok((!r.is(&crate::eval::class::not_implemented())).then_some(r));
+        }
         let other = as_plain(other);
         if !matches!(other, Value::Tuple(_)) {
             return Ok(None);

@@ -68,6 +68,15 @@ impl Class {
     /// own body sets `__dist_c_type__`, and messages name its instances'
     /// type `collections.deque`, as CPython's `tp_name` does. Not inherited.
     pub const HOOK_C_TYPE: u8 = 8;
+    /// A native class that scripts may change as CPython's equivalent is a
+    /// Python class (a `namedtuple`'s: `Point.norm = ...`).
+    pub const HOOK_OPEN: u8 = 16;
+
+    /// Whether `setattr`/`delattr` may change this class: a class statement's,
+    /// or a native one marked [`Class::HOOK_OPEN`].
+    pub fn is_mutable(&self) -> bool {
+        self.kind == ClassKind::User || self.hooks.get() & Class::HOOK_OPEN != 0
+    }
 
     /// A builtin class (exceptions, builtin types, native types).
     pub fn new_builtin(
