@@ -213,14 +213,6 @@ fn unsupported_python() {
             false,
         ),
         (
-            "from x import *",
-            "SyntaxError",
-            "'from ... import *' is not supported",
-            1,
-            15,
-            false,
-        ),
-        (
             "class C:\n    yield 1",
             "SyntaxError",
             "'yield' outside function",

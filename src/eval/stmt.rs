@@ -241,8 +241,15 @@ impl Interp {
                     self.store_name(f, &a.target, bound)?;
                 }
             }
-            StmtKind::ImportFrom { module, names } => {
+            StmtKind::ImportFrom {
+                module,
+                names,
+                star,
+            } => {
                 let m = self.import(module)?;
+                if star.is_some() {
+                    return self.import_star(&m).map(|()| Flow::Normal);
+                }
                 for a in names {
                     let v = match self.get_attribute(&m, &a.name) {
                         Ok(v) => v,
@@ -267,6 +274,44 @@ impl Interp {
             StmtKind::Global(_) | StmtKind::Nonlocal(_) => {}
         }
         Ok(Flow::Normal)
+    }
+
+    /// `from m import *` (module level only): binds the module's `__all__`,
+    /// or else every name of it not starting with an underscore.
+    fn import_star(&self, m: &Value) -> PyResult<()> {
+        let names: Vec<String> = match self.lookup_attribute(m, "__all__")? {
+            Some(all) => {
+                let mut names = Vec::new();
+                for n in self.collect(&all)? {
+                    match n.as_builtin() {
+                        Value::Str(s) => names.push(s.to_string()),
+                        _ => {
+                            return Err(PyErr::new(
+                                ExcType::TypeError,
+                                format!(
+                                    "Item in module.__all__ must be str, not {}",
+                                    n.type_name()
+                                ),
+                            ))
+                        }
+                    }
+                }
+                names
+            }
+            None => {
+                let Value::Native(n) = m else {
+                    return Ok(());
+                };
+                let mut names = n.dir();
+                names.retain(|n| !n.starts_with('_'));
+                names
+            }
+        };
+        for name in names {
+            let v = self.get_attribute(m, &name)?;
+            self.set_global(&name, v);
+        }
+        Ok(())
     }
 
     fn decorate(&self, f: &mut Frame, decorators: &[Expr], mut v: Value) -> PyResult<Value> {

@@ -191,6 +191,14 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 self.scan_block(orelse)?;
                 self.scan_block(finalbody)?;
             }
+            StmtKind::ImportFrom {
+                star: Some(span), ..
+            } if self.scopes[self.cur].kind != Kind::Module => {
+                return Err(SyntaxError::new(
+                    "import * only allowed at module level",
+                    *span,
+                ));
+            }
             StmtKind::Import(aliases) | StmtKind::ImportFrom { names: aliases, .. } => {
                 for a in aliases {
                     self.declare(&a.target.id);

@@ -190,8 +190,10 @@ pub enum StmtKind {
     ImportFrom {
         /// The dotted module name.
         module: Rc<str>,
-        /// Imported names (`*` is a SyntaxError at lowering: unsupported).
+        /// Imported names (none for `*`).
         names: Vec<Alias>,
+        /// `from m import *`: the span of the `*` (module level only).
+        star: Option<Span>,
     },
     /// `match subject: case pattern if guard: body ...`.
     Match {

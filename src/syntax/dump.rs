@@ -265,8 +265,15 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             out.pop();
             out.push_str(")\n");
         }
-        StmtKind::ImportFrom { module, names } => {
+        StmtKind::ImportFrom {
+            module,
+            names,
+            star,
+        } => {
             let _ = write!(out, "(ImportFrom {module}");
+            if star.is_some() {
+                out.push_str(" *,");
+            }
             for a in names {
                 let _ = write!(out, " {}", a.name);
                 if let Some(n) = &a.asname {

@@ -418,6 +418,7 @@ impl Lowerer<'_> {
         let span = self.span(&p);
         let mut module = String::new();
         let mut names = Vec::new();
+        let mut star = None;
         for c in kids(p) {
             match c.as_rule() {
                 Rule::relative_dots => {
@@ -432,13 +433,7 @@ impl Lowerer<'_> {
                         .collect::<Vec<_>>()
                         .join(".");
                 }
-                Rule::import_star => {
-                    return Err(SyntaxError::new(
-                        "'from ... import *' is not supported",
-                        self.span(&c),
-                    )
-                    .help("import the names you need: from module import a, b"));
-                }
+                Rule::import_star => star = Some(self.span(&c)),
                 Rule::import_as_name => {
                     let aspan = self.span(&c);
                     let mut it = kids(c);
@@ -459,6 +454,7 @@ impl Lowerer<'_> {
         Ok(StmtKind::ImportFrom {
             module: Rc::from(module),
             names,
+            star,
         })
     }
 
