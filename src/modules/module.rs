@@ -37,6 +37,9 @@ impl NativeObject for ModuleObj {
     }
 
     fn setattr(&self, _this: &Value, name: &str, value: Value, _vm: &dyn Vm) -> PyResult<bool> {
+        if &*self.name == "sys" && name == "stdout" {
+            super::sys::redirect_stdout(&value);
+        }
         self.dict.borrow_mut().insert(name.into(), value);
         Ok(true)
     }

@@ -24,6 +24,8 @@ pub fn set_argv(argv: Vec<String>) {
 
 /// The `sys` module.
 pub fn module() -> Value {
+    // A new interpreter's sys: print() goes to the real stdout.
+    STDOUT.with(|s| *s.borrow_mut() = None);
     let mut m = ModuleBuilder::new("sys");
     let argv = ARGV.with(|a| a.borrow().clone());
     let argv = if argv.is_empty() {
@@ -143,6 +145,23 @@ fn setrecursionlimit(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     }
     crate::eval::set_recursion_limit(u32::try_from(n).unwrap_or(u32::MAX));
     Ok(Value::None)
+}
+
+thread_local! {
+    /// What a script assigned to `sys.stdout` when it is not the real one
+    /// (a `StringIO`, an object with `write`): where `print()` then writes.
+    static STDOUT: std::cell::RefCell<Option<Value>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Records an assignment to `sys.stdout` (the real stream again: no redirection).
+pub fn redirect_stdout(v: &Value) {
+    let real = matches!(v.downcast::<Stream>(), Some(s) if !s.err);
+    STDOUT.with(|s| *s.borrow_mut() = (!real).then(|| v.clone()));
+}
+
+/// The object `sys.stdout` was replaced with, if it was.
+pub fn redirected_stdout() -> Option<Value> {
+    STDOUT.with(|s| s.borrow().clone())
 }
 
 /// `sys.stdout` / `sys.stderr`.

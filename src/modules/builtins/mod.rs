@@ -122,7 +122,11 @@ fn print(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         pieces.push(vm.str(v)?);
     }
     pieces.push(end.to_string());
-    match a.get(3) {
+    let redirected = match a.get(3) {
+        Value::None => crate::modules::sys::redirected_stdout(),
+        _ => None,
+    };
+    match redirected.as_ref().unwrap_or(a.get(3)) {
         Value::None => vm.write_stdout(&pieces.concat()),
         file => match file.downcast::<crate::modules::sys::Stream>() {
             Some(stream) => stream.write(vm, &pieces.concat()),
