@@ -449,6 +449,8 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "contextlib" => Some(include_str!("../../stdlib/contextlib.dist")),
         "types" => Some(include_str!("../../stdlib/types.dist")),
         "io" => Some(include_str!("../../stdlib/io.dist")),
+        "textwrap" => Some(include_str!("../../stdlib/textwrap.dist")),
+        "pprint" => Some(include_str!("../../stdlib/pprint.dist")),
         _ => None,
     }
 }
