@@ -451,6 +451,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "io" => Some(include_str!("../../stdlib/io.dist")),
         "textwrap" => Some(include_str!("../../stdlib/textwrap.dist")),
         "pprint" => Some(include_str!("../../stdlib/pprint.dist")),
+        "datetime" => Some(include_str!("../../stdlib/datetime.dist")),
         _ => None,
     }
 }

@@ -92,6 +92,11 @@ pub fn module() -> Value {
             "ctime(secs=None, /)",
             time_struct::ctime,
             "`asctime(localtime(secs))`.",
+        )
+        .function(
+            "struct_time(sequence, /)",
+            time_struct::struct_time,
+            "A struct_time from a 9-sequence of ints.",
         );
     m.build()
 }

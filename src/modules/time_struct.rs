@@ -185,6 +185,26 @@ pub(super) fn gmtime(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     convert(vm, a.get(0), false).map(Value::native)
 }
 
+/// `time.struct_time(sequence)`: a struct_time of nine ints (no zone).
+pub(super) fn struct_time(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let items = vm.collect(a.get(0))?;
+    if items.len() != 9 {
+        return Err(type_error(format!(
+            "time.struct_time() takes a 9-sequence ({}-sequence given)",
+            items.len()
+        )));
+    }
+    let mut fields = [0i64; 9];
+    for (f, v) in fields.iter_mut().zip(&items) {
+        *f = int_arg(v, vm)?;
+    }
+    Ok(Value::native(StructTime {
+        fields,
+        zone: String::new(),
+        gmtoff: 0,
+    }))
+}
+
 pub(super) fn localtime(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     convert(vm, a.get(0), true).map(Value::native)
 }
