@@ -603,6 +603,11 @@ pub fn register_native_class(cls: Rc<Class>) {
 /// The attributes an exception keeps outside its `__dict__` in CPython.
 const EXCEPTION_SLOTS: &[&str] = &[
     "args",
+    // OSError's fields (slots in CPython, not in `__dict__`).
+    "errno",
+    "strerror",
+    "filename",
+    "filename2",
     "__cause__",
     "__context__",
     "__suppress_context__",
@@ -664,20 +669,11 @@ pub(crate) fn generic_getattr(
                 None => Value::None,
             }));
         }
-        // OSError(errno, strerror[, filename]): the arguments by name.
-        "errno" | "strerror" | "filename"
+        // OSError's fields when not given (`OSError('message')`).
+        "errno" | "strerror" | "filename" | "filename2"
             if inst.class.is_subclass_of(&ExcType::OSError.class()) =>
         {
-            let i = ["errno", "strerror", "filename"]
-                .iter()
-                .position(|n| *n == name)
-                .unwrap_or(0);
-            return Ok(Some(match inst.get_attr("args") {
-                Some(Value::Tuple(t)) if (2..=5).contains(&t.len()) => {
-                    t.get(i).cloned().unwrap_or(Value::None)
-                }
-                _ => Value::None,
-            }));
+            return Ok(Some(Value::None));
         }
         // ExceptionGroup(message, exceptions).
         "message" | "exceptions"

@@ -762,7 +762,24 @@ fn exception_init(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         if i.class.is_subclass_of(&ExcType::BaseExceptionGroup.class()) {
             check_exception_group(vm, &i.class, args.varargs(1))?;
         }
-        i.set_attr("args", Value::tuple(args.varargs(1).to_vec()));
+        let a = args.varargs(1);
+        if i.class.is_subclass_of(&ExcType::OSError.class()) && (2..=5).contains(&a.len()) {
+            // OSError(errno, strerror[, filename[, winerror[, filename2]]]):
+            // the fields by name; `args` keeps only the first two when a
+            // filename is given (CPython's `oserror_init`).
+            for (k, name) in ["errno", "strerror", "filename", "winerror", "filename2"]
+                .iter()
+                .enumerate()
+            {
+                if let Some(v) = a.get(k).filter(|_| *name != "winerror") {
+                    i.set_attr(name, v.clone());
+                }
+            }
+            let keep = if a.len() > 2 { 2 } else { a.len() };
+            i.set_attr("args", Value::tuple(a[..keep].to_vec()));
+            return Ok(Value::None);
+        }
+        i.set_attr("args", Value::tuple(a.to_vec()));
     }
     Ok(Value::None)
 }
@@ -962,6 +979,7 @@ pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
         );
     }
     super::meta::register_type_methods();
+    super::exc_group::register_methods();
     let base = ExcType::BaseException.class();
     if !base.dict.borrow().contains_key("__new__") {
         base.set_attr(

@@ -10,6 +10,7 @@ mod attr;
 pub(crate) use attr::docstring;
 mod call;
 pub mod class;
+mod exc_group;
 mod expr;
 mod frame;
 mod generator;

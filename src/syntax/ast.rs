@@ -169,6 +169,9 @@ pub enum StmtKind {
         orelse: Vec<Stmt>,
         /// Always runs.
         finalbody: Vec<Stmt>,
+        /// `except*` clauses (Python's `TryStar` node): the handlers match
+        /// the leaves of an exception group, each one the part it matches.
+        star: bool,
     },
     /// `raise [exc [from cause]]`.
     Raise {

@@ -206,12 +206,13 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             handlers,
             orelse,
             finalbody,
+            star,
         } => {
             out.push_str("(Try\n");
             body(out, None, b, level);
             for h in handlers {
                 indent(out, level);
-                out.push_str(" except");
+                out.push_str(if *star { " except*" } else { " except" });
                 if let Some(t) = &h.type_ {
                     out.push(' ');
                     expr(out, t);
