@@ -962,7 +962,7 @@ pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
     b.insert("NotImplemented", not_implemented());
     b.insert("Ellipsis", ellipsis());
     for ty in ExcType::ALL {
-        if (*ty as usize) < ExcType::OpError as usize {
+        if ty.is_builtin_name() {
             b.entry(ty.name())
                 .or_insert_with(|| Value::Class(ty.class()));
         }

@@ -4,6 +4,7 @@
 
 pub mod builtins;
 pub mod collections;
+pub mod io;
 pub mod json;
 pub mod math;
 pub mod math_int;

@@ -113,6 +113,8 @@ exc_types! {
     BaseExceptionGroup: "BaseExceptionGroup" < BaseException,
     // Also an Exception: its class gets both bases (see `ExcType::class`).
     ExceptionGroup: "ExceptionGroup" < BaseExceptionGroup,
+    // `io.UnsupportedOperation` (also a ValueError: see `ExcType::class`).
+    UnsupportedOperation: "UnsupportedOperation" < OSError,
     // tf.errors: OpError and its subclasses (as TensorFlow defines them).
     OpError: "OpError" < Exception,
     CancelledError: "CancelledError" < OpError,
@@ -159,6 +161,11 @@ impl ExcType {
         })
     }
 
+    /// Whether the class is a builtin name (not TensorFlow's, not `io`'s).
+    pub fn is_builtin_name(self) -> bool {
+        (self as usize) < ExcType::OpError as usize && self != ExcType::UnsupportedOperation
+    }
+
     /// The class object of this exception type (created once per thread).
     pub fn class(self) -> Rc<Class> {
         EXC_CLASSES.with(|cell| {
@@ -171,6 +178,8 @@ impl ExcType {
                     };
                     let module = if (*ty as usize) >= ExcType::OpError as usize {
                         "tensorflow.python.framework.errors_impl"
+                    } else if *ty == ExcType::UnsupportedOperation {
+                        "io"
                     } else {
                         "builtins"
                     };
@@ -180,9 +189,15 @@ impl ExcType {
                         Some(base.clone()),
                         ClassKind::Exception(*ty),
                     );
-                    if *ty == ExcType::ExceptionGroup {
+                    let second = match ty {
                         // class ExceptionGroup(BaseExceptionGroup, Exception)
-                        let bases = vec![base, classes[ExcType::Exception as usize].clone()];
+                        ExcType::ExceptionGroup => Some(ExcType::Exception),
+                        // class UnsupportedOperation(OSError, ValueError)
+                        ExcType::UnsupportedOperation => Some(ExcType::ValueError),
+                        _ => None,
+                    };
+                    if let Some(second) = second {
+                        let bases = vec![base, classes[second as usize].clone()];
                         if let Ok(c) = Class::new_user(
                             ty.name().into(),
                             ty.name().into(),

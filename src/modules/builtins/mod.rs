@@ -66,7 +66,7 @@ pub fn builtins() -> Vec<(&'static str, Value)> {
         out.push((name, Value::Class(native_class(name))));
     }
     for ty in ExcType::ALL {
-        if (*ty as usize) < ExcType::OpError as usize {
+        if ty.is_builtin_name() {
             out.push((ty.name(), Value::Class(ty.class())));
         }
     }
@@ -90,6 +90,11 @@ const CORE: &[Entry] = &[
         "Formats a value with a format spec: `format(3.14159, '.2f') == '3.14'`.",
     ),
     ("hash(obj, /)", hash, "The hash of a hashable object."),
+    (
+        "open(file, mode='r', buffering=-1, encoding=None, errors=None, newline=None, closefd=True, opener=None)",
+        crate::modules::io::open,
+        "Opens a file: `with open('data.txt', 'w', encoding='utf-8') as f: f.write('hi')`.",
+    ),
     ("id(obj, /)", id, "A number unique to the object while it lives."),
     (
         "help(*args)",
