@@ -358,6 +358,15 @@ impl Interp {
                 if let Some(x) = n.getattr(v, name, self)? {
                     return Ok(Some(x));
                 }
+                // What a script set on a mutable native class (a named tuple's).
+                if let Some(cls) = n.class().filter(|c| c.is_mutable()) {
+                    if let Some(x) = cls.lookup(name) {
+                        if let Some(r) = descriptor_get(self, &x, Some(v), &cls)? {
+                            return Ok(Some(r));
+                        }
+                        return Ok(Some(bind_class_attr(x, v, &cls)));
+                    }
+                }
                 match name {
                     "__class__" => Ok(Some(Value::Class(self.class_of(v)))),
                     _ => slots::native_slot_method(self, n.as_ref().as_ref(), v, name),
@@ -433,7 +442,7 @@ impl Interp {
     pub fn set_attribute(&self, obj: &Value, name: &str, value: Value) -> PyResult<()> {
         match obj {
             Value::Instance(inst) => instance_setattr(self, obj, inst, name, value),
-            Value::Class(cls) if cls.kind == ClassKind::User => {
+            Value::Class(cls) if cls.is_mutable() => {
                 if let Some(hook) = self.meta_hook(obj, "__setattr__") {
                     let args = vec![obj.clone(), Value::str(name), value];
                     return self.call_value(&hook, args, Vec::new()).map(|_| ());
@@ -484,7 +493,7 @@ impl Interp {
         }
         match obj {
             Value::Instance(inst) => instance_delattr(self, obj, inst, name),
-            Value::Class(cls) if cls.kind == ClassKind::User => {
+            Value::Class(cls) if cls.is_mutable() => {
                 match cls.dict.borrow_mut().shift_remove(name) {
                     Some(_) => Ok(()),
                     None => Err(self.attribute_error(obj, name)),

@@ -463,7 +463,7 @@ fn mutable_class_arg<'a>(a: &'a Args, what: &str) -> PyResult<(&'a Rc<Class>, &'
             format!("type.{what}() needs a class and a str name"),
         ));
     };
-    if cls.kind != ClassKind::User {
+    if !cls.is_mutable() {
         return Err(PyErr::new(
             ExcType::TypeError,
             format!(

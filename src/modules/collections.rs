@@ -133,7 +133,13 @@ fn namedtuple(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         Value::None => Rc::from("__main__"),
         other => Rc::from(vm.str(other)?.as_str()),
     };
-    namedtuple_class(name, names, defaults, module).map(|(class, _)| class)
+    let (class, _) = namedtuple_class(name, names, defaults, module)?;
+    if let Value::Class(c) = &class {
+        // A class of the script's (a heap type in CPython): attributes can
+        // be set on it, as typing.NamedTuple does with the class body's.
+        c.hooks.set(c.hooks.get() | Class::HOOK_MUTABLE);
+    }
+    Ok(class)
 }
 
 /// A named tuple class (and its type) from checked names and defaults.

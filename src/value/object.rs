@@ -64,6 +64,15 @@ impl Class {
     pub const HOOK_SLOTS: u8 = 2;
     /// The class (or a base) defines `__del__`.
     pub const HOOK_DEL: u8 = 4;
+    /// A native class whose attributes scripts may set and delete, as on a
+    /// class of their own (a named tuple class: a heap type in CPython).
+    pub const HOOK_MUTABLE: u8 = 8;
+
+    /// Whether scripts may set attributes on the class (builtin types are
+    /// immutable, as in CPython).
+    pub fn is_mutable(&self) -> bool {
+        self.kind == ClassKind::User || self.hooks.get() & Class::HOOK_MUTABLE != 0
+    }
 
     /// A builtin class (exceptions, builtin types, native types).
     pub fn new_builtin(
