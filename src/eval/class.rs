@@ -426,10 +426,17 @@ pub fn bind_class_attr(v: Value, receiver: &Value, owner: &Rc<Class>) -> Value {
             if let Some(s) = n.as_any().downcast_ref::<StaticMethodObj>() {
                 s.0.clone()
             } else if let Some(c) = n.as_any().downcast_ref::<ClassMethodObj>() {
-                Value::BoundMethod(Rc::new(crate::value::BoundMethod {
-                    receiver: Value::Class(owner.clone()),
-                    func: c.0.clone(),
-                }))
+                match &c.0 {
+                    // A builtin's class method (`dict.fromkeys`): bound as
+                    // its methods bind `self`, so its errors count without it.
+                    Value::NativeFunction(nf) if nf.bound.is_none() => {
+                        nf.bind(Value::Class(owner.clone()))
+                    }
+                    f => Value::BoundMethod(Rc::new(crate::value::BoundMethod {
+                        receiver: Value::Class(owner.clone()),
+                        func: f.clone(),
+                    })),
+                }
             } else {
                 v
             }

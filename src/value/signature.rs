@@ -397,8 +397,11 @@ impl Signature {
     #[cold]
     fn c_arity_error(&self, given: usize, keywords: &[(Rc<str>, Value)]) -> Option<PyErr> {
         let ctor = self.builtin == BuiltinStyle::Constructor;
-        let method =
-            self.name.contains('.') && self.params.first().is_some_and(|p| &*p.name == "self");
+        let method = self.name.contains('.')
+            && self
+                .params
+                .first()
+                .is_some_and(|p| matches!(&*p.name, "self" | "cls"));
         let params = if method {
             &self.params[1..]
         } else {

@@ -11,7 +11,7 @@ mod codecs;
 pub use codecs::{decode_bytes, encode_str};
 
 use super::{add_method, add_new, descriptor_error, type_error, value_error};
-use crate::value::{Args, Class, PyResult, Value, Vm};
+use crate::value::{Args, Class, PyResult, Value, ValueType, Vm};
 
 /// Registers `bytes`' constructor and methods.
 pub fn register(c: &Class) {
@@ -52,9 +52,9 @@ pub fn register(c: &Class) {
             Box::leak(format!("bytes.{name}(self, /, *args, **kwargs)").into_boxed_str());
         add_method(c, sig, *f, "As the str method of the same name, on bytes.");
     }
-    super::add_static_method(
+    super::add_class_method(
         c,
-        "bytes.fromhex(string, /)",
+        "bytes.fromhex(cls, string, /)",
         fromhex,
         "The bytes that hex digits write: `bytes.fromhex('01ff') == b'\\x01\\xff'`.",
     );
@@ -200,11 +200,11 @@ fn join(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::Bytes(Rc::new(out)))
 }
 
-fn fromhex(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let Value::Str(s) = a.get(0) else {
+fn fromhex(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let Value::Str(s) = a.get(1) else {
         return Err(type_error(format!(
             "fromhex() argument must be str, not {}",
-            a.get(0).type_name()
+            a.get(1).type_name()
         )));
     };
     let chars: Vec<char> = s.chars().collect();
@@ -233,7 +233,7 @@ fn fromhex(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         }
         i += 2;
     }
-    Ok(Value::Bytes(Rc::new(out)))
+    super::for_class(vm, a.get(0), ValueType::Bytes, Value::Bytes(Rc::new(out)))
 }
 
 fn splitlines(vm: &dyn Vm, a: &Args) -> PyResult<Value> {

@@ -8,7 +8,7 @@ use super::iter::DictPart;
 use super::views::DictView;
 use super::{add_method, add_new, descriptor_error, type_error, value_error};
 use crate::value::dict::{dict_get, dict_remove, dict_set, dict_set_key, Key};
-use crate::value::{Args, Class, Dict, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{Args, Class, ClassKind, Dict, ExcType, PyErr, PyResult, Value, ValueType, Vm};
 
 fn this<'a>(a: &'a Args, name: &str) -> PyResult<&'a Rc<RefCell<Dict>>> {
     match a.get(0) {
@@ -66,7 +66,7 @@ pub fn register(c: &Class) {
     );
     add_method(c, "dict.clear(self)", clear, "Removes all items.");
     add_method(c, "dict.copy(self)", copy, "A shallow copy.");
-    super::add_static_method(c, "dict.fromkeys(iterable, value=None, /)", fromkeys, "A new dict with the iterable's items as keys: `dict.fromkeys('ab', 0) == {'a': 0, 'b': 0}`.");
+    super::add_class_method(c, "dict.fromkeys(cls, iterable, value=None, /)", fromkeys, "A new dict with the iterable's items as keys: `dict.fromkeys('ab', 0) == {'a': 0, 'b': 0}`.");
 }
 
 /// `d.update(other)`: from a dict, a mapping with `keys()`, or pairs.
@@ -243,9 +243,18 @@ fn copy(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn fromkeys(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let cls = a.get(0);
+    if !matches!(cls, Value::Class(c) if matches!(c.kind, ClassKind::Builtin(ValueType::Dict))) {
+        // A subclass: `cls()`, then each key set (its `__setitem__`).
+        let d = vm.call(cls, Vec::new(), Vec::new())?;
+        for k in vm.collect(a.get(1))? {
+            vm.setitem(&d, &k, a.get(2).clone())?;
+        }
+        return Ok(d);
+    }
     let mut d = Dict::new();
-    for k in vm.collect(a.get(0))? {
-        d.insert_vm(vm, k, a.get(1).clone())?;
+    for k in vm.collect(a.get(1))? {
+        d.insert_vm(vm, k, a.get(2).clone())?;
     }
     Ok(Value::dict(d))
 }

@@ -5,7 +5,7 @@ use super::{
     add_method, add_new, add_property, descriptor_error, int_overflow, type_error, value_error,
 };
 use crate::value::format::str_repr;
-use crate::value::{Args, Class, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{Args, Class, ExcType, PyErr, PyResult, Value, ValueType, Vm};
 
 /// Registers `float`'s constructor and methods.
 pub fn register(c: &Class) {
@@ -34,9 +34,9 @@ pub fn register(c: &Class) {
         "The exact value in hexadecimal: `(1.5).hex() == '0x1.8000000000000p+0'`.",
     );
     add_method(c, "float.conjugate(self)", conjugate, "The float itself.");
-    super::add_static_method(
+    super::add_class_method(
         c,
-        "float.fromhex(string, /)",
+        "float.fromhex(cls, string, /)",
         fromhex,
         "The float a hexadecimal string writes: `float.fromhex('0x1.8p1') == 3.0`.",
     );
@@ -228,11 +228,12 @@ fn conjugate(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::Float(this(a, "conjugate")?))
 }
 
-fn fromhex(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    match a.get(0) {
-        Value::Str(s) => parse_hex_float(s).map(Value::Float),
-        _ => Err(type_error("bad argument type for built-in operation")),
-    }
+fn fromhex(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let v = match a.get(1) {
+        Value::Str(s) => parse_hex_float(s).map(Value::Float)?,
+        _ => return Err(type_error("bad argument type for built-in operation")),
+    };
+    super::for_class(vm, a.get(0), ValueType::Float, v)
 }
 
 /// `float.fromhex(text)`: `[sign] ['0x'] hexdigits ['.' hexdigits] ['p' [sign] digits]`

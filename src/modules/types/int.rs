@@ -6,7 +6,7 @@ use super::{
     add_method, add_new, add_property, descriptor_error, int_overflow, type_error, value_error,
 };
 use crate::value::format::{float_to_i64, str_repr};
-use crate::value::{Args, Class, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{Args, Class, ExcType, PyErr, PyResult, Value, ValueType, Vm};
 
 /// Registers `int`'s constructor and methods.
 pub fn register(c: &Class) {
@@ -43,9 +43,9 @@ pub fn register(c: &Class) {
         to_bytes,
         "The int as `length` bytes.",
     );
-    super::add_static_method(
+    super::add_class_method(
         c,
-        "int.from_bytes(bytes, byteorder='big', *, signed=False)",
+        "int.from_bytes(cls, bytes, byteorder='big', *, signed=False)",
         from_bytes,
         "The int that `bytes` encode: `int.from_bytes(b'\\x01\\x00', 'big') == 256`.",
     );
@@ -294,7 +294,7 @@ fn to_bytes(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn from_bytes(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let bytes: Vec<u8> = match a.get(0) {
+    let bytes: Vec<u8> = match a.get(1) {
         Value::Bytes(b) => b.to_vec(),
         // CPython converts with bytes(obj) minus its int and str forms.
         other
@@ -318,8 +318,8 @@ fn from_bytes(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             })
             .collect::<PyResult<_>>()?,
     };
-    let big = byteorder(a.get(1))?;
-    let signed = vm.truthy(a.get(2))?;
+    let big = byteorder(a.get(2))?;
+    let signed = vm.truthy(a.get(3))?;
     let mut le = bytes;
     if big {
         le.reverse();
@@ -337,7 +337,7 @@ fn from_bytes(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     if !signed && v < 0 {
         return Err(int_overflow());
     }
-    Ok(Value::Int(v))
+    super::for_class(vm, a.get(0), ValueType::Int, Value::Int(v))
 }
 
 fn as_integer_ratio(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {

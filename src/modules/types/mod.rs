@@ -170,6 +170,35 @@ pub fn add_static_method(class: &Class, sig: &str, func: NativeFn, doc: &'static
     );
 }
 
+/// Adds a class method of a builtin (`dict.fromkeys`, `int.from_bytes`):
+/// its first parameter is the class it is read from, the builtin type or a
+/// subclass (`{}.fromkeys(...)` gets `dict`, `OrderedDict.fromkeys(...)`
+/// `OrderedDict`).
+pub fn add_class_method(class: &Class, sig: &str, func: NativeFn, doc: &'static str) {
+    let f = NativeFunction::new_builtin(sig, func, doc);
+    let name = f.name().to_string();
+    class.set_attr(
+        &name,
+        Value::native(crate::eval::class::ClassMethodObj(Value::NativeFunction(f))),
+    );
+}
+
+/// What a builtin class method returns for `cls`: `value` itself for the
+/// builtin type, else `cls(value)` (CPython's `int.from_bytes` on a subclass).
+pub fn for_class(
+    vm: &dyn crate::value::Vm,
+    cls: &Value,
+    ty: ValueType,
+    value: Value,
+) -> PyResult<Value> {
+    match cls {
+        Value::Class(c) if !matches!(c.kind, ClassKind::Builtin(t) if t == ty) => {
+            vm.call(cls, vec![value], Vec::new())
+        }
+        _ => Ok(value),
+    }
+}
+
 /// Adds a method (or `__new__`) to a class from its signature string; the
 /// dict key is the last component of the signature's name.
 pub fn add_method(class: &Class, sig: &str, func: NativeFn, doc: &'static str) {
