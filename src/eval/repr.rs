@@ -61,6 +61,14 @@ impl Interp {
                         recv.id()
                     )
                 }
+                // A builtin type's method read from the type (`str.upper`).
+                None if nf.sig.name.contains('.')
+                    && nf.sig.params.first().is_some_and(|p| &*p.name == "self")
+                    && !nf.name().starts_with("__") =>
+                {
+                    let owner = nf.sig.name.rsplit_once('.').map_or("", |(o, _)| o);
+                    format!("<method '{}' of '{owner}' objects>", nf.name())
+                }
                 _ => format!("<built-in function {}>", nf.name()),
             },
             Value::BoundMethod(bm) => {
