@@ -418,6 +418,16 @@ impl Interp {
         }
         let m = match crate::modules::load(name) {
             Some(m) => m,
+            None if name == "builtins" => {
+                // The builtin scope, as a module (`builtins.len`).
+                let mut names: Vec<_> = self.builtins.iter().collect();
+                names.sort_by_key(|(n, _)| **n);
+                let mut b = crate::modules::ModuleBuilder::new("builtins");
+                for (n, v) in names {
+                    b.value(n, v.clone());
+                }
+                b.build()
+            }
             None => match stdlib_source(name) {
                 Some(text) => self.load_stdlib(name, text)?,
                 None => self.import_submodule(name)?,
