@@ -457,6 +457,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "bisect" => Some(include_str!("../../stdlib/bisect.dist")),
         "operator" => Some(include_str!("../../stdlib/operator.dist")),
         "enum" => Some(include_str!("../../stdlib/enum.dist")),
+        "contextlib" => Some(include_str!("../../stdlib/contextlib.dist")),
         _ => None,
     }
 }
