@@ -429,7 +429,19 @@ impl Interp {
                 b.build()
             }
             None => match stdlib_source(name) {
-                Some(text) => self.load_stdlib(name, text)?,
+                Some(text) => {
+                    let m = self.load_stdlib(name, text)?;
+                    // A submodule written in the language (`collections.abc`)
+                    // is also an attribute of its package, as after CPython's
+                    // import.
+                    if let Some((parent, last)) = name.rsplit_once('.') {
+                        let p = self.import(parent)?;
+                        if let Some(pm) = p.downcast::<crate::modules::ModuleObj>() {
+                            pm.dict.borrow_mut().insert(last.into(), m.clone());
+                        }
+                    }
+                    m
+                }
                 None => self.import_submodule(name)?,
             },
         };
@@ -458,6 +470,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "operator" => Some(include_str!("../../stdlib/operator.dist")),
         "enum" => Some(include_str!("../../stdlib/enum.dist")),
         "contextlib" => Some(include_str!("../../stdlib/contextlib.dist")),
+        "collections.abc" => Some(include_str!("../../stdlib/collections_abc.dist")),
         _ => None,
     }
 }
