@@ -48,11 +48,16 @@ impl Interp {
         let maker = self.class_maker(explicit, &bases)?;
         let mut ns = crate::value::Namespace::default();
         let mapping = self.prepare_namespace(&maker, &def.name, &bases, &kwargs, &mut ns)?;
-        let preset = [
+        // The docstring is the body's first binding, as CPython compiles it;
+        // without one, `type.__new__` adds `__doc__ = None` last.
+        let doc = super::attr::docstring(&def.body);
+        let mut preset = vec![
             ("__module__", Value::str(f.source().module_name())),
             ("__qualname__", Value::str(&*def.qualname)),
-            ("__doc__", super::attr::docstring(&def.body)),
         ];
+        if !doc.is_none() {
+            preset.push(("__doc__", doc));
+        }
         for (k, v) in preset {
             match &mapping {
                 Some(m) => self.set_item(m, &Value::str(k), v)?,
