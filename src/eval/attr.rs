@@ -719,6 +719,9 @@ pub(crate) fn generic_getattr(
     // What the value underneath a subclass instance has (a named tuple's
     // fields and methods).
     if let Some(base) = inst.builtin_base() {
+        if let Some(m) = crate::modules::collections::subclass_method(v, base, name) {
+            return Ok(Some(m));
+        }
         // `__format__` (`str(self)` for an empty spec) and the `__str__`
         // most types inherit from `object` (the instance's repr) act on the
         // instance itself.
