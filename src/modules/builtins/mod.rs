@@ -152,6 +152,12 @@ fn print(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
                 for piece in &pieces {
                     vm.call(&write, vec![Value::str(piece)], Vec::new())?;
                 }
+                // `flush=True`: the file's own `flush()`, as CPython calls it.
+                if vm.truthy(a.get(4))? {
+                    let flush = vm.getattr(file, "flush")?;
+                    vm.call(&flush, Vec::new(), Vec::new())?;
+                }
+                return Ok(Value::None);
             }
         },
     }
