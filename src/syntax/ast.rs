@@ -404,6 +404,8 @@ pub enum Constant {
     Int(i64),
     /// A float literal (also `1e5`, `.5`, `1.`).
     Float(f64),
+    /// An imaginary literal (`2j`): the complex number `0+2j`.
+    Imaginary(f64),
     /// A string literal (adjacent literals already concatenated, escapes decoded).
     /// Held as the `Rc<String>` a `str` value holds, so evaluating it is a clone.
     Str(Rc<String>),

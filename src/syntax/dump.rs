@@ -471,6 +471,9 @@ fn constant(out: &mut String, c: &Constant) {
         Constant::Float(f) => {
             let _ = write!(out, "{f:?}");
         }
+        Constant::Imaginary(f) => {
+            let _ = write!(out, "{f:?}j");
+        }
         Constant::Str(s) => {
             let _ = write!(out, "{:?}", &**s);
         }
