@@ -143,6 +143,71 @@ fn pow(a: Complex, b: Complex) -> PyResult<Complex> {
     Ok(r)
 }
 
+/// `a ** b` for floats whose result is complex (a negative base, a
+/// fractional exponent).
+pub fn complex_pow_value(a: f64, b: f64) -> PyResult<Value> {
+    let r = pow(Complex { re: a, im: 0.0 }, Complex { re: b, im: 0.0 })?;
+    Ok(Value::native(r))
+}
+
+/// `format(c, spec)` for the specs with a float presentation type
+/// (`'.2f'`, `'>20.3e'`): each part formatted as a float, the imaginary one
+/// signed, then padded as a whole (CPython's `complex.__format__`).
+pub fn format_spec(vm: &dyn Vm, v: &Value, spec: &str) -> PyResult<String> {
+    let c = operand(v).unwrap_or(Complex { re: 0.0, im: 0.0 });
+    let unsupported = || {
+        PyErr::new(
+            ExcType::NotImplementedError,
+            format!("format spec {spec:?} for a complex number is not supported in dist"),
+        )
+    };
+    let chars: Vec<char> = spec.chars().collect();
+    let mut i = 0;
+    let (mut fill, mut align) = (' ', '>');
+    if chars.len() >= 2 && matches!(chars[1], '<' | '>' | '^') {
+        fill = chars[0];
+        align = chars[1];
+        i = 2;
+    } else if chars.first().is_some_and(|c| matches!(c, '<' | '>' | '^')) {
+        align = chars[0];
+        i = 1;
+    }
+    let mut sign = String::new();
+    if chars.get(i).is_some_and(|c| matches!(c, '+' | '-' | ' ')) {
+        sign.push(chars[i]);
+        i += 1;
+    }
+    let rest: String = chars[i..].iter().collect();
+    let Some(ty) = rest.chars().last().filter(|c| "eEfFgG".contains(*c)) else {
+        return Err(unsupported());
+    };
+    let body = &rest[..rest.len() - 1];
+    let (width, prec) = match body.split_once('.') {
+        Some((w, p)) => (w, format!(".{p}")),
+        None => (body, String::new()),
+    };
+    if !width.chars().all(|c| c.is_ascii_digit())
+        || !prec.chars().skip(1).all(|c| c.is_ascii_digit())
+    {
+        return Err(unsupported());
+    }
+    let re = vm.format(&Value::Float(c.re), &format!("{sign}{prec}{ty}"))?;
+    let im = vm.format(&Value::Float(c.im), &format!("+{prec}{ty}"))?;
+    let s = format!("{re}{im}j");
+    let width: usize = width.parse().unwrap_or(0);
+    let n = s.chars().count();
+    if n >= width {
+        return Ok(s);
+    }
+    let pad = width - n;
+    let fills = |k: usize| fill.to_string().repeat(k);
+    Ok(match align {
+        '<' => format!("{s}{}", fills(pad)),
+        '^' => format!("{}{s}{}", fills(pad / 2), fills(pad - pad / 2)),
+        _ => format!("{}{s}", fills(pad)),
+    })
+}
+
 /// A part as `repr` writes it inside a complex: the float's repr without
 /// the `.0` an integral value gets (`1`, `1.5`, `1e+16`, `inf`).
 fn part(x: f64, sign: bool) -> String {
