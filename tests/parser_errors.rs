@@ -221,11 +221,11 @@ fn unsupported_python() {
             false,
         ),
         (
-            "x = 1j",
+            "match x:\n    case 1 + 2j:\n        pass",
             "SyntaxError",
-            "complex numbers are not supported",
-            1,
-            5,
+            "complex literal patterns (`1 + 2j`) are not supported",
+            2,
+            14,
             false,
         ),
         (

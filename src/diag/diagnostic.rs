@@ -92,6 +92,10 @@ pub fn from_exception(vm: &dyn crate::value::Vm, e: crate::value::PyErr) -> Diag
             }
         }
     }
+    for line in super::group::sub_exception_lines(vm, e.value()) {
+        message.push('\n');
+        message.push_str(&line);
+    }
     let exit_status = e.is(crate::value::ExcType::SystemExit).then(|| {
         let arg = match e.value() {
             crate::value::Value::Instance(i) => match i.get_attr("args") {

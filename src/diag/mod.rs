@@ -1,6 +1,7 @@
 //! Diagnostics: one model (`diagnostic.rs`), rendered with ariadne (`render.rs`).
 
 pub mod diagnostic;
+pub mod group;
 pub mod render;
 
 pub use diagnostic::{from_exception, from_syntax_error, Diagnostic, Frame, Location};

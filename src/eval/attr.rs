@@ -358,11 +358,13 @@ impl Interp {
                 if let Some(x) = n.getattr(v, name, self)? {
                     return Ok(Some(x));
                 }
-                // What a script added to an open class (a named tuple's
-                // methods) is found there, bound as on any class.
-                if let Some(cls) = n.class().filter(|c| c.hooks.get() & Class::HOOK_OPEN != 0) {
-                    if let Some(x) = self.class_attribute(v, &cls, name)? {
-                        return Ok(Some(x));
+                // What a script set on a mutable native class (a named tuple's).
+                if let Some(cls) = n.class().filter(|c| c.is_mutable()) {
+                    if let Some(x) = cls.lookup(name) {
+                        if let Some(r) = descriptor_get(self, &x, Some(v), &cls)? {
+                            return Ok(Some(r));
+                        }
+                        return Ok(Some(bind_class_attr(x, v, &cls)));
                     }
                 }
                 match name {
@@ -622,6 +624,11 @@ pub fn register_native_class(cls: Rc<Class>) {
 /// The attributes an exception keeps outside its `__dict__` in CPython.
 const EXCEPTION_SLOTS: &[&str] = &[
     "args",
+    // OSError's fields (slots in CPython, not in `__dict__`).
+    "errno",
+    "strerror",
+    "filename",
+    "filename2",
     "__cause__",
     "__context__",
     "__suppress_context__",
@@ -683,20 +690,11 @@ pub(crate) fn generic_getattr(
                 None => Value::None,
             }));
         }
-        // OSError(errno, strerror[, filename]): the arguments by name.
-        "errno" | "strerror" | "filename"
+        // OSError's fields when not given (`OSError('message')`).
+        "errno" | "strerror" | "filename" | "filename2"
             if inst.class.is_subclass_of(&ExcType::OSError.class()) =>
         {
-            let i = ["errno", "strerror", "filename"]
-                .iter()
-                .position(|n| *n == name)
-                .unwrap_or(0);
-            return Ok(Some(match inst.get_attr("args") {
-                Some(Value::Tuple(t)) if (2..=5).contains(&t.len()) => {
-                    t.get(i).cloned().unwrap_or(Value::None)
-                }
-                _ => Value::None,
-            }));
+            return Ok(Some(Value::None));
         }
         // ExceptionGroup(message, exceptions).
         "message" | "exceptions"
@@ -733,6 +731,9 @@ pub(crate) fn generic_getattr(
     // What the value underneath a subclass instance has (a named tuple's
     // fields and methods).
     if let Some(base) = inst.builtin_base() {
+        if let Some(m) = crate::modules::collections::subclass_method(v, base, name) {
+            return Ok(Some(m));
+        }
         // `__format__` (`str(self)` for an empty spec) and the `__str__`
         // most types inherit from `object` (the instance's repr) act on the
         // instance itself.

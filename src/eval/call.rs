@@ -374,8 +374,13 @@ impl Interp {
                 return Ok(obj);
             }
         }
-        let inst = Value::Instance(Rc::new(Instance::new(cls.clone())));
         let is_exc = cls.exception_type().is_some();
+        let cls = &if is_exc {
+            super::exc_group::concrete_exception_class(self, cls, &args)
+        } else {
+            cls.clone()
+        };
+        let inst = Value::Instance(Rc::new(Instance::new(cls.clone())));
         if is_exc {
             if let Value::Instance(i) = &inst {
                 i.set_attr("args", Value::tuple(args.clone()));

@@ -54,11 +54,16 @@ impl Interp {
         let maker = self.class_maker(explicit, &bases)?;
         let mut ns = crate::value::Namespace::default();
         let mapping = self.prepare_namespace(&maker, &def.name, &bases, &kwargs, &mut ns)?;
-        let preset = [
+        // The docstring is the body's first binding, as CPython compiles it;
+        // without one, `type.__new__` adds `__doc__ = None` last.
+        let doc = super::attr::docstring(&def.body);
+        let mut preset = vec![
             ("__module__", Value::str(f.source().module_name())),
             ("__qualname__", Value::str(&*def.qualname)),
-            ("__doc__", super::attr::docstring(&def.body)),
         ];
+        if !doc.is_none() {
+            preset.push(("__doc__", doc));
+        }
         for (k, v) in preset {
             match &mapping {
                 Some(m) => self.set_item(m, &Value::str(k), v)?,
@@ -440,10 +445,17 @@ pub fn bind_class_attr(v: Value, receiver: &Value, owner: &Rc<Class>) -> Value {
             if let Some(s) = n.as_any().downcast_ref::<StaticMethodObj>() {
                 s.0.clone()
             } else if let Some(c) = n.as_any().downcast_ref::<ClassMethodObj>() {
-                Value::BoundMethod(Rc::new(crate::value::BoundMethod {
-                    receiver: Value::Class(owner.clone()),
-                    func: c.0.clone(),
-                }))
+                match &c.0 {
+                    // A builtin's class method (`dict.fromkeys`): bound as
+                    // its methods bind `self`, so its errors count without it.
+                    Value::NativeFunction(nf) if nf.bound.is_none() => {
+                        nf.bind(Value::Class(owner.clone()))
+                    }
+                    f => Value::BoundMethod(Rc::new(crate::value::BoundMethod {
+                        receiver: Value::Class(owner.clone()),
+                        func: f.clone(),
+                    })),
+                }
             } else {
                 v
             }
@@ -776,7 +788,24 @@ fn exception_init(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         if i.class.is_subclass_of(&ExcType::BaseExceptionGroup.class()) {
             check_exception_group(vm, &i.class, args.varargs(1))?;
         }
-        i.set_attr("args", Value::tuple(args.varargs(1).to_vec()));
+        let a = args.varargs(1);
+        if i.class.is_subclass_of(&ExcType::OSError.class()) && (2..=5).contains(&a.len()) {
+            // OSError(errno, strerror[, filename[, winerror[, filename2]]]):
+            // the fields by name; `args` keeps only the first two when a
+            // filename is given (CPython's `oserror_init`).
+            for (k, name) in ["errno", "strerror", "filename", "winerror", "filename2"]
+                .iter()
+                .enumerate()
+            {
+                if let Some(v) = a.get(k).filter(|_| *name != "winerror") {
+                    i.set_attr(name, v.clone());
+                }
+            }
+            let keep = if a.len() > 2 { 2 } else { a.len() };
+            i.set_attr("args", Value::tuple(a[..keep].to_vec()));
+            return Ok(Value::None);
+        }
+        i.set_attr("args", Value::tuple(a.to_vec()));
     }
     Ok(Value::None)
 }
@@ -959,7 +988,7 @@ pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
     b.insert("NotImplemented", not_implemented());
     b.insert("Ellipsis", ellipsis());
     for ty in ExcType::ALL {
-        if (*ty as usize) < ExcType::OpError as usize {
+        if ty.is_builtin_name() {
             b.entry(ty.name())
                 .or_insert_with(|| Value::Class(ty.class()));
         }
@@ -976,6 +1005,7 @@ pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
         );
     }
     super::meta::register_type_methods();
+    super::exc_group::register_methods();
     let base = ExcType::BaseException.class();
     if !base.dict.borrow().contains_key("__new__") {
         base.set_attr(

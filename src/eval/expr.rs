@@ -923,6 +923,7 @@ fn constant(c: &Constant) -> Value {
         Constant::Bool(b) => Value::Bool(*b),
         Constant::Int(i) => Value::Int(*i),
         Constant::Float(x) => Value::Float(*x),
+        Constant::Imaginary(x) => crate::modules::types::complex::Complex::value(0.0, *x),
         Constant::Str(s) => Value::Str(s.clone()),
         Constant::Bytes(b) => Value::Bytes(Rc::new(b.to_vec())),
         Constant::Ellipsis => crate::eval::class::ellipsis(),

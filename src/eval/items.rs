@@ -307,6 +307,9 @@ impl Interp {
             Value::Native(n) if n.as_any().is::<crate::modules::np::NdArray>() => {
                 crate::modules::np::array::format_np(self, v, spec)
             }
+            Value::Native(n) if !spec.is_empty() && n.type_name() == "complex" => {
+                crate::modules::types::complex::format_spec(self, v, spec)
+            }
             // other number-like natives format their number
             Value::Native(n) if !spec.is_empty() => match n.to_number(self).ok().flatten() {
                 Some(num) => self.format_value(&num, spec),

@@ -372,6 +372,7 @@ pub(crate) fn build_class(
     };
     ns.entry(Rc::from("__module__"))
         .or_insert_with(|| Value::str(&*module));
+    ns.entry(Rc::from("__doc__")).or_insert(Value::None);
     let cls = Class::new_user(
         name,
         qualname,

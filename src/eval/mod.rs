@@ -10,6 +10,7 @@ mod attr;
 pub(crate) use attr::docstring;
 mod call;
 pub mod class;
+mod exc_group;
 mod expr;
 mod frame;
 mod generator;
@@ -417,8 +418,30 @@ impl Interp {
         }
         let m = match crate::modules::load(name) {
             Some(m) => m,
+            None if name == "builtins" => {
+                // The builtin scope, as a module (`builtins.len`).
+                let mut names: Vec<_> = self.builtins.iter().collect();
+                names.sort_by_key(|(n, _)| **n);
+                let mut b = crate::modules::ModuleBuilder::new("builtins");
+                for (n, v) in names {
+                    b.value(n, v.clone());
+                }
+                b.build()
+            }
             None => match stdlib_source(name) {
-                Some(text) => self.load_stdlib(name, text)?,
+                Some(text) => {
+                    let m = self.load_stdlib(name, text)?;
+                    // A submodule written in the language (`collections.abc`)
+                    // is also an attribute of its package, as after CPython's
+                    // import.
+                    if let Some((parent, last)) = name.rsplit_once('.') {
+                        let p = self.import(parent)?;
+                        if let Some(pm) = p.downcast::<crate::modules::ModuleObj>() {
+                            pm.dict.borrow_mut().insert(last.into(), m.clone());
+                        }
+                    }
+                    m
+                }
                 None => self.import_submodule(name)?,
             },
         };
@@ -452,6 +475,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "textwrap" => Some(include_str!("../../stdlib/textwrap.dist")),
         "pprint" => Some(include_str!("../../stdlib/pprint.dist")),
         "datetime" => Some(include_str!("../../stdlib/datetime.dist")),
+        "collections.abc" => Some(include_str!("../../stdlib/collections_abc.dist")),
         _ => None,
     }
 }

@@ -61,6 +61,14 @@ impl Interp {
                         recv.id()
                     )
                 }
+                // A builtin type's method read from the type (`str.upper`).
+                None if nf.sig.name.contains('.')
+                    && nf.sig.params.first().is_some_and(|p| &*p.name == "self")
+                    && !nf.name().starts_with("__") =>
+                {
+                    let owner = nf.sig.name.rsplit_once('.').map_or("", |(o, _)| o);
+                    format!("<method '{}' of '{owner}' objects>", nf.name())
+                }
                 _ => format!("<built-in function {}>", nf.name()),
             },
             Value::BoundMethod(bm) => {
@@ -196,21 +204,23 @@ impl Interp {
                     self.str_value(&args[0])?
                 ));
             }
-            let os_error = inst.class.is_subclass_of(&ExcType::OSError.class());
-            if os_error && (2..=5).contains(&args.len()) {
-                // `[Errno 2] No such file: 'a.txt'`
-                let mut out = format!(
-                    "[Errno {}] {}",
-                    self.str_value(&args[0])?,
-                    self.str_value(&args[1])?
-                );
-                if let Some(f) = args.get(2).filter(|f| !f.is_none()) {
-                    out.push_str(&format!(": {}", self.repr_value(f)?));
+            if inst.class.is_subclass_of(&ExcType::OSError.class()) {
+                // CPython's `OSError_str`: `[Errno 2] No such file: 'a.txt'`.
+                let field = |n: &str| inst.get_attr(n).filter(|v| !v.is_none());
+                if let (Some(errno), Some(strerror)) = (field("errno"), field("strerror")) {
+                    let mut out = format!(
+                        "[Errno {}] {}",
+                        self.str_value(&errno)?,
+                        self.str_value(&strerror)?
+                    );
+                    if let Some(f) = field("filename") {
+                        out.push_str(&format!(": {}", self.repr_value(&f)?));
+                        if let Some(f2) = field("filename2") {
+                            out.push_str(&format!(" -> {}", self.repr_value(&f2)?));
+                        }
+                    }
+                    return Ok(out);
                 }
-                if let Some(f) = args.get(4).filter(|f| !f.is_none()) {
-                    out.push_str(&format!(" -> {}", self.repr_value(f)?));
-                }
-                return Ok(out);
             }
             return match args.len() {
                 0 => Ok(String::new()),

@@ -213,7 +213,8 @@ impl Interp {
                 handlers,
                 orelse,
                 finalbody,
-            } => return self.exec_try(f, body, handlers, orelse, finalbody),
+                star,
+            } => return self.exec_try(f, body, handlers, orelse, finalbody, *star),
             StmtKind::Raise { exc, cause } => {
                 return Err(self.make_raise(f, exc.as_ref(), cause.as_ref())?)
             }
@@ -462,7 +463,7 @@ impl Interp {
         }
     }
 
-    fn delete(&self, f: &mut Frame, target: &Expr) -> PyResult<()> {
+    pub(super) fn delete(&self, f: &mut Frame, target: &Expr) -> PyResult<()> {
         match &target.kind {
             ExprKind::Name(n) => self.delete_name(f, n, target.span),
             ExprKind::Attribute { value, attr } => {
@@ -533,10 +534,12 @@ impl Interp {
         handlers: &[ExceptHandler],
         orelse: &[Stmt],
         finalbody: &[Stmt],
+        star: bool,
     ) -> PyResult<Flow> {
         let result = match self.exec_block(f, body) {
             Ok(Flow::Normal) => self.exec_block(f, orelse),
             Ok(flow) => Ok(flow),
+            Err(err) if star => self.handle_star(f, err, handlers),
             Err(err) => self.handle(f, err, handlers),
         };
         if finalbody.is_empty() {
@@ -558,7 +561,7 @@ impl Interp {
         }
     }
 
-    fn handle(&self, f: &mut Frame, err: PyErr, handlers: &[ExceptHandler]) -> PyResult<Flow> {
+    fn handle(&self, f: &mut Frame, mut err: PyErr, handlers: &[ExceptHandler]) -> PyResult<Flow> {
         if err.is(ExcType::KeyboardInterrupt) && handlers.iter().all(|h| h.type_.is_some()) {
             // Only an explicit handler catches KeyboardInterrupt; fall through to matching.
         }
@@ -566,8 +569,15 @@ impl Interp {
             let matches = match &h.type_ {
                 None => true,
                 Some(t) => {
-                    let cls = self.eval(f, t)?;
-                    self.exception_matches(&err, &cls)?
+                    // The clause's classes are evaluated while `err` is
+                    // being handled (an error there gets it as its context).
+                    let probe = PyErr::from_value(err.value().clone());
+                    let (back, m) = self.while_handling(err, || {
+                        let cls = self.eval(f, t)?;
+                        self.exception_matches(&probe, &cls)
+                    });
+                    err = back;
+                    m?
                 }
             };
             if !matches {
@@ -649,6 +659,7 @@ impl Interp {
                     let mut e = e.clone();
                     e.0.located = false;
                     e.0.traceback.clear();
+                    e.0.reraise = true;
                     Ok(e)
                 }
                 None => Ok(PyErr::new(

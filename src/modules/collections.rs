@@ -187,7 +187,13 @@ fn namedtuple_class(
     {
         let mut ns = class.dict.borrow_mut();
         ns.insert("__new__".into(), NEW.with(|f| f.bind(ty.clone())));
-        ns.insert("_make".into(), MAKE.with(|f| f.bind(ty.clone())));
+        // A class method: a script's subclass makes its own instances.
+        ns.insert(
+            "_make".into(),
+            Value::native(crate::eval::class::ClassMethodObj(Value::NativeFunction(
+                MAKE.with(Rc::clone),
+            ))),
+        );
         ns.insert("_fields".into(), fields.clone());
         // Class patterns (`case Point(x, y)`) match the fields positionally.
         ns.insert("__match_args__".into(), fields);
@@ -499,8 +505,32 @@ fn asdict(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::dict(d))
 }
 
+/// `_replace`/`_make` read from an instance of a script's subclass of a
+/// named tuple class: bound so that they make that subclass, as CPython's
+/// (`type(self)._make`), where the named tuple underneath would make its own.
+pub fn subclass_method(inst: &Value, base: &Value, name: &str) -> Option<Value> {
+    base.downcast::<NamedTuple>()?;
+    let Value::Instance(i) = inst else {
+        return None;
+    };
+    match name {
+        "_replace" => Some(REPLACE.with(|f| f.bind(inst.clone()))),
+        "_make" => Some(MAKE.with(|f| f.bind(Value::Class(i.class.clone())))),
+        _ => None,
+    }
+}
+
 fn replace(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let nt = this_tuple(a.get(0))?;
+    // A subclass instance: the named tuple underneath, the subclass made.
+    let subclass = match a.get(0) {
+        Value::Instance(i) => Some((i.builtin_base().cloned(), Value::Class(i.class.clone()))),
+        _ => None,
+    };
+    let receiver = match &subclass {
+        Some((Some(base), _)) => base,
+        _ => a.get(0),
+    };
+    let nt = this_tuple(receiver)?;
     let mut values = nt.values.to_vec();
     let Value::Dict(kw) = a.get(1) else {
         return Err(PyErr::new(
@@ -522,7 +552,10 @@ fn replace(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             vm.repr(&Value::list(unknown))?
         )));
     }
-    Ok(nt.with_values(values))
+    match subclass {
+        Some((_, cls)) => vm.call(&cls, values, Vec::new()),
+        None => Ok(nt.with_values(values)),
+    }
 }
 
 /// The class's `__new__`, bound to the type: binds the arguments to the
@@ -543,6 +576,18 @@ fn new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 fn make(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let ty = a.get(0);
+    if let Value::Class(cls) = ty {
+        // The named tuple class itself: its type makes it (CPython's
+        // messages); a script's subclass: `cls(*iterable)`.
+        let own = match cls.dict.borrow().get("__new__") {
+            Some(Value::NativeFunction(nf)) => nf.bound.clone(),
+            _ => None,
+        };
+        if let Some(t) = own.as_ref().and_then(|t| t.downcast::<NamedTupleType>()) {
+            return t.make(own.as_ref().unwrap_or(ty), vm.collect(a.get(1))?);
+        }
+        return vm.call(ty, vm.collect(a.get(1))?, Vec::new());
+    }
     let Some(t) = ty.downcast::<NamedTupleType>() else {
         return Err(PyErr::new(
             ExcType::TypeError,

@@ -64,6 +64,9 @@ fn real(vm: &dyn Vm, v: &Value) -> PyResult<f64> {
         Value::Float(f) => Ok(*f),
         Value::Int(i) => Ok(*i as f64),
         Value::Bool(b) => Ok(*b as i64 as f64),
+        Value::Native(n) if n.type_name() == "complex" => {
+            Err(type_error("must be real number, not complex"))
+        }
         Value::Instance(_) | Value::Native(_) => to_float(vm, v),
         other => Err(type_error(format!(
             "must be real number, not {}",

@@ -4,6 +4,7 @@
 
 pub mod builtins;
 pub mod collections;
+pub mod io;
 pub mod json;
 pub mod math;
 pub mod math_int;
@@ -46,6 +47,7 @@ pub fn load(name: &str) -> Option<Value> {
         "re" => Some(re::module()),
         "tensorflow" => Some(tf::module()),
         "numpy" => Some(np::module()),
+        "_io" => Some(io::module()),
         _ => None,
     }
 }

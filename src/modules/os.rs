@@ -1,8 +1,8 @@
 //! The `os` module: `environ` (a mapping over an environment table this
 //! process owns, seeded from the real environment; assignments are seen by
 //! `os.environ[...]`, `os.getenv` and Rust code through [`env_get`], without
-//! touching the process environment), `getenv`, `getcwd`, `cpu_count` and
-//! the `os.path` helpers.
+//! touching the process environment), `getenv`, `getcwd`, `cpu_count`,
+//! `remove`/`unlink`, `mkdir`/`rmdir` and the `os.path` helpers.
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -266,6 +266,22 @@ pub fn module() -> Value {
         .function("getcwd()", getcwd, "The current working directory.")
         .function("cpu_count()", cpu_count, "The number of CPUs.")
         .function("getpid()", getpid, "The process id.")
+        .function("remove(path, *, dir_fd=None)", remove, "Deletes a file.")
+        .function(
+            "unlink(path, *, dir_fd=None)",
+            remove,
+            "Deletes a file (`remove`).",
+        )
+        .function(
+            "mkdir(path, mode=511, *, dir_fd=None)",
+            mkdir,
+            "Creates a directory.",
+        )
+        .function(
+            "rmdir(path, *, dir_fd=None)",
+            rmdir,
+            "Deletes an empty directory.",
+        )
         .namespace("path", super::os_path::register);
     m.build()
 }
@@ -284,6 +300,31 @@ fn getcwd(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
 
 fn cpu_count(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
     Ok(std::thread::available_parallelism().map_or(Value::None, |n| Value::Int(n.get() as i64)))
+}
+
+/// Runs a file-system operation on the path argument, its error as CPython's
+/// `OSError` subclass for the errno.
+fn on_path(a: &Args, op: fn(&str) -> std::io::Result<()>) -> PyResult<Value> {
+    let Value::Str(p) = a.get(0) else {
+        return Err(type_error(format!(
+            "expected str, bytes or os.PathLike object, not {}",
+            a.get(0).type_name()
+        )));
+    };
+    op(p).map_err(|e| PyErr::from_io(&e, Some(p)))?;
+    Ok(Value::None)
+}
+
+fn remove(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    on_path(a, |p| std::fs::remove_file(p))
+}
+
+fn mkdir(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    on_path(a, |p| std::fs::create_dir(p))
+}
+
+fn rmdir(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    on_path(a, |p| std::fs::remove_dir(p))
 }
 
 fn getpid(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {

@@ -5,7 +5,7 @@
 
 use super::types::{type_error, value_error};
 use super::ModuleBuilder;
-use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{Args, PyErr, PyResult, Value, Vm};
 
 /// Registers the `os.path` functions.
 pub fn register(m: &mut ModuleBuilder) {
@@ -305,25 +305,7 @@ fn expanduser(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 /// CPython's `FileNotFoundError: [Errno 2] No such file or directory: 'x'`.
 fn os_error(e: std::io::Error, path: &str) -> PyErr {
-    let (kind, errno, text) = match e.kind() {
-        std::io::ErrorKind::NotFound => (
-            ExcType::FileNotFoundError,
-            2,
-            "No such file or directory".to_string(),
-        ),
-        _ => (
-            ExcType::OSError,
-            e.raw_os_error().unwrap_or(0),
-            e.to_string(),
-        ),
-    };
-    PyErr::new(
-        kind,
-        format!(
-            "[Errno {errno}] {text}: {}",
-            crate::value::format::str_repr(path)
-        ),
-    )
+    PyErr::from_io(&e, Some(path))
 }
 
 fn getsize(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {

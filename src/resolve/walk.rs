@@ -180,6 +180,7 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 handlers,
                 orelse,
                 finalbody,
+                ..
             } => {
                 self.scan_block(body)?;
                 for h in handlers {
@@ -479,6 +480,7 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 handlers,
                 orelse,
                 finalbody,
+                ..
             } => {
                 self.stmts(body)?;
                 for h in handlers {

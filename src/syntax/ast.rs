@@ -169,6 +169,9 @@ pub enum StmtKind {
         orelse: Vec<Stmt>,
         /// Always runs.
         finalbody: Vec<Stmt>,
+        /// `except*` clauses (Python's `TryStar` node): the handlers match
+        /// the leaves of an exception group, each one the part it matches.
+        star: bool,
     },
     /// `raise [exc [from cause]]`.
     Raise {
@@ -403,6 +406,8 @@ pub enum Constant {
     Int(i64),
     /// A float literal (also `1e5`, `.5`, `1.`).
     Float(f64),
+    /// An imaginary literal (`2j`): the complex number `0+2j`.
+    Imaginary(f64),
     /// A string literal (adjacent literals already concatenated, escapes decoded).
     /// Held as the `Rc<String>` a `str` value holds, so evaluating it is a clone.
     Str(Rc<String>),

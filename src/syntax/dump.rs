@@ -206,12 +206,13 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             handlers,
             orelse,
             finalbody,
+            star,
         } => {
             out.push_str("(Try\n");
             body(out, None, b, level);
             for h in handlers {
                 indent(out, level);
-                out.push_str(" except");
+                out.push_str(if *star { " except*" } else { " except" });
                 if let Some(t) = &h.type_ {
                     out.push(' ');
                     expr(out, t);
@@ -476,6 +477,9 @@ fn constant(out: &mut String, c: &Constant) {
         }
         Constant::Float(f) => {
             let _ = write!(out, "{f:?}");
+        }
+        Constant::Imaginary(f) => {
+            let _ = write!(out, "{f:?}j");
         }
         Constant::Str(s) => {
             let _ = write!(out, "{:?}", &**s);

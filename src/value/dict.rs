@@ -534,6 +534,11 @@ fn tuple_hash(hashes: &[i64]) -> i64 {
 }
 
 fn fnv(bytes: &[u8]) -> i64 {
+    // CPython's hash of an empty str or bytes is 0 (the others are salted
+    // per process there, so no other value can match).
+    if bytes.is_empty() {
+        return 0;
+    }
     let mut h: u64 = 0xcbf29ce484222325;
     for b in bytes {
         h ^= *b as u64;

@@ -113,6 +113,8 @@ exc_types! {
     BaseExceptionGroup: "BaseExceptionGroup" < BaseException,
     // Also an Exception: its class gets both bases (see `ExcType::class`).
     ExceptionGroup: "ExceptionGroup" < BaseExceptionGroup,
+    // `io.UnsupportedOperation` (also a ValueError: see `ExcType::class`).
+    UnsupportedOperation: "UnsupportedOperation" < OSError,
     // tf.errors: OpError and its subclasses (as TensorFlow defines them).
     OpError: "OpError" < Exception,
     CancelledError: "CancelledError" < OpError,
@@ -138,6 +140,32 @@ thread_local! {
 }
 
 impl ExcType {
+    /// CPython's errno → `OSError` subclass table (Linux errno values).
+    pub fn for_errno(errno: i64) -> Option<ExcType> {
+        Some(match errno {
+            11 | 114 | 115 => ExcType::BlockingIOError,
+            10 => ExcType::ChildProcessError,
+            32 | 108 => ExcType::BrokenPipeError,
+            103 => ExcType::ConnectionAbortedError,
+            111 => ExcType::ConnectionRefusedError,
+            104 => ExcType::ConnectionResetError,
+            17 => ExcType::FileExistsError,
+            2 => ExcType::FileNotFoundError,
+            21 => ExcType::IsADirectoryError,
+            20 => ExcType::NotADirectoryError,
+            4 => ExcType::InterruptedError,
+            1 | 13 => ExcType::PermissionError,
+            3 => ExcType::ProcessLookupError,
+            110 => ExcType::TimeoutError,
+            _ => return None,
+        })
+    }
+
+    /// Whether the class is a builtin name (not TensorFlow's, not `io`'s).
+    pub fn is_builtin_name(self) -> bool {
+        (self as usize) < ExcType::OpError as usize && self != ExcType::UnsupportedOperation
+    }
+
     /// The class object of this exception type (created once per thread).
     pub fn class(self) -> Rc<Class> {
         EXC_CLASSES.with(|cell| {
@@ -150,6 +178,8 @@ impl ExcType {
                     };
                     let module = if (*ty as usize) >= ExcType::OpError as usize {
                         "tensorflow.python.framework.errors_impl"
+                    } else if *ty == ExcType::UnsupportedOperation {
+                        "io"
                     } else {
                         "builtins"
                     };
@@ -159,9 +189,15 @@ impl ExcType {
                         Some(base.clone()),
                         ClassKind::Exception(*ty),
                     );
-                    if *ty == ExcType::ExceptionGroup {
+                    let second = match ty {
                         // class ExceptionGroup(BaseExceptionGroup, Exception)
-                        let bases = vec![base, classes[ExcType::Exception as usize].clone()];
+                        ExcType::ExceptionGroup => Some(ExcType::Exception),
+                        // class UnsupportedOperation(OSError, ValueError)
+                        ExcType::UnsupportedOperation => Some(ExcType::ValueError),
+                        _ => None,
+                    };
+                    if let Some(second) = second {
+                        let bases = vec![base, classes[second as usize].clone()];
                         if let Ok(c) = Class::new_user(
                             ty.name().into(),
                             ty.name().into(),
@@ -209,6 +245,10 @@ pub struct ErrInner {
     pub located: bool,
     /// Help lines shown under the error.
     pub help: Vec<String>,
+    /// Raised by a bare `raise` (re-raising the exception being handled):
+    /// how an `except*` block tells a re-raise of its part of the group
+    /// from `raise e`, which CPython treats as a new exception.
+    pub reraise: bool,
 }
 
 impl PyErr {
@@ -228,6 +268,34 @@ impl PyErr {
         PyErr::from_value(Value::Instance(Rc::new(inst)))
     }
 
+    /// An `OSError` (or subclass) with its fields, as
+    /// `OSError(errno, strerror, filename)` makes it: `[Errno 2] No such
+    /// file or directory: 'x'`.
+    #[cold]
+    pub fn os_error(ty: ExcType, errno: i64, strerror: &str, filename: Option<&str>) -> PyErr {
+        let inst = Instance::new(ty.class());
+        let (errno, strerror) = (Value::Int(errno), Value::str(strerror));
+        inst.set_attr("args", Value::tuple(vec![errno.clone(), strerror.clone()]));
+        inst.set_attr("errno", errno);
+        inst.set_attr("strerror", strerror);
+        if let Some(f) = filename {
+            inst.set_attr("filename", Value::str(f));
+        }
+        PyErr::from_value(Value::Instance(Rc::new(inst)))
+    }
+
+    /// The `OSError` subclass CPython raises for an I/O error on `filename`
+    /// (`FileNotFoundError` for `ENOENT` …), with the C library's message.
+    #[cold]
+    pub fn from_io(e: &std::io::Error, filename: Option<&str>) -> PyErr {
+        let errno = e.raw_os_error().unwrap_or(0);
+        let ty = ExcType::for_errno(errno.into()).unwrap_or(ExcType::OSError);
+        // `io::Error`'s text is `strerror (os error N)`.
+        let text = e.to_string();
+        let strerror = text.split(" (os error").next().unwrap_or(&text);
+        PyErr::os_error(ty, errno as i64, strerror, filename)
+    }
+
     /// Wraps an exception instance.
     #[cold]
     pub fn from_value(value: Value) -> PyErr {
@@ -236,6 +304,7 @@ impl PyErr {
             traceback: Vec::new(),
             located: false,
             help: Vec::new(),
+            reraise: false,
         }))
     }
 

@@ -67,7 +67,7 @@ pub fn builtins() -> Vec<(&'static str, Value)> {
         out.push((name, Value::Class(native_class(name))));
     }
     for ty in ExcType::ALL {
-        if (*ty as usize) < ExcType::OpError as usize {
+        if ty.is_builtin_name() {
             out.push((ty.name(), Value::Class(ty.class())));
         }
     }
@@ -91,6 +91,22 @@ const CORE: &[Entry] = &[
         "Formats a value with a format spec: `format(3.14159, '.2f') == '3.14'`.",
     ),
     ("hash(obj, /)", hash, "The hash of a hashable object."),
+    (
+        "input(prompt='', /)",
+        input,
+        "Writes the prompt, then reads a line from standard input (without its newline).",
+    ),
+    ("eval(*args, **kwargs)", eval_unsupported, "Not supported in dist."),
+    ("exec(*args, **kwargs)", exec_unsupported, "Not supported in dist."),
+    ("compile(*args, **kwargs)", compile_unsupported, "Not supported in dist."),
+    ("__import__(*args, **kwargs)", import_unsupported, "Not supported in dist: use `import`."),
+    ("breakpoint(*args, **kwargs)", breakpoint_unsupported, "Not supported in dist."),
+    ("memoryview(*args, **kwargs)", memoryview_unsupported, "Not supported in dist: use bytes."),
+    (
+        "open(file, mode='r', buffering=-1, encoding=None, errors=None, newline=None, closefd=True, opener=None)",
+        crate::modules::io::open,
+        "Opens a file: `with open('data.txt', 'w', encoding='utf-8') as f: f.write('hi')`.",
+    ),
     ("id(obj, /)", id, "A number unique to the object while it lives."),
     (
         "help(*args)",
@@ -141,6 +157,12 @@ fn print(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
                 for piece in &pieces {
                     vm.call(&write, vec![Value::str(piece)], Vec::new())?;
                 }
+                // `flush=True`: the file's own `flush()`, as CPython calls it.
+                if vm.truthy(a.get(4))? {
+                    let flush = vm.getattr(file, "flush")?;
+                    vm.call(&flush, Vec::new(), Vec::new())?;
+                }
+                return Ok(Value::None);
             }
         },
     }
@@ -180,6 +202,50 @@ fn format(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 fn hash(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::Int(vm.hash(a.get(0))?))
+}
+
+/// `input(prompt)`: CPython's `EOFError` at the end of standard input.
+fn input(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    if !a.get(0).is_none() {
+        let prompt = vm.str(a.get(0))?;
+        vm.write_stdout(&prompt);
+    }
+    vm.flush_stdout();
+    let mut line = String::new();
+    match std::io::stdin().read_line(&mut line) {
+        Ok(0) => Err(PyErr::new(ExcType::EOFError, "EOF when reading a line")),
+        Ok(_) => {
+            if line.ends_with('\n') {
+                line.pop();
+            }
+            Ok(Value::str(line))
+        }
+        Err(e) => Err(PyErr::from_io(&e, None)),
+    }
+}
+
+/// Builtins dist does not have (running source text, `memoryview` …): a
+/// `NotImplementedError` naming the builtin, rather than a `NameError`.
+macro_rules! not_supported {
+    ($($f:ident: $name:literal, $why:literal;)*) => {
+        $(
+            fn $f(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
+                Err(PyErr::new(
+                    ExcType::NotImplementedError,
+                    concat!($name, "() is not supported in dist", $why),
+                ))
+            }
+        )*
+    };
+}
+
+not_supported! {
+    eval_unsupported: "eval", ": it runs source text, which dist compiles only from files";
+    exec_unsupported: "exec", ": it runs source text, which dist compiles only from files";
+    compile_unsupported: "compile", ": it compiles source text, which dist does only from files";
+    import_unsupported: "__import__", ": use the import statement";
+    breakpoint_unsupported: "breakpoint", "";
+    memoryview_unsupported: "memoryview", ": use bytes";
 }
 
 fn id(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {

@@ -10,6 +10,7 @@
 //! ordering, arithmetic, subscripts) in [`ops`], [`repr`] and [`subscript`].
 
 pub mod bytes;
+pub mod complex;
 pub mod dict;
 pub mod float;
 pub mod int;
@@ -121,13 +122,11 @@ pub fn native_class(name: &'static str) -> Rc<Class> {
         "slice" => slice::register(&class),
         "enumerate" | "zip" | "map" | "filter" | "reversed" => iter::register(&class, name),
         "dict_keys" | "dict_items" | "dict_values" => views::register(&class, name),
-        // The class exists (`isinstance(x, (int, float, complex))` is common);
-        // making one is a clear error.
         "complex" => add_new(
             &class,
             "complex(real=0, imag=0)",
-            complex_new,
-            "Complex numbers are not supported in dist.",
+            complex::complex_new,
+            "A complex number: `complex(1, 2) == 1+2j`, `complex('1+2j')`.",
         ),
         "bytearray" => add_new(
             &class,
@@ -139,13 +138,6 @@ pub fn native_class(name: &'static str) -> Rc<Class> {
     }
     NATIVE.with(|m| m.borrow_mut().insert(name, class.clone()));
     class
-}
-
-fn complex_new(_vm: &dyn crate::value::Vm, _a: &crate::value::Args) -> PyResult<Value> {
-    Err(PyErr::new(
-        ExcType::NotImplementedError,
-        "complex numbers are not supported in dist",
-    ))
 }
 
 fn bytearray_new(_vm: &dyn crate::value::Vm, _a: &crate::value::Args) -> PyResult<Value> {

@@ -91,7 +91,14 @@ pub fn num_binop(op: BinOp, x: Num, y: Num, bools: bool) -> PyResult<Value> {
             }
             float_divmod(a, b).1
         }
-        BinOp::Pow => float_pow(a, b)?,
+        BinOp::Pow => {
+            if a < 0.0 && a.is_finite() && b.is_finite() && b.fract() != 0.0 {
+                // A negative number to a fractional power is complex (CPython's
+                // float_pow hands it to complex_pow).
+                return super::complex::complex_pow_value(a, b);
+            }
+            float_pow(a, b)?
+        }
         _ => {
             let (va, vb) = (num_value(x), num_value(y));
             return Err(binop_error(op, &va, &vb));
@@ -239,7 +246,7 @@ pub fn float_pow(a: f64, b: f64) -> PyResult<f64> {
     if a < 0.0 && a.is_finite() && b.is_finite() && b.fract() != 0.0 {
         return Err(PyErr::new(
             ExcType::ValueError,
-            "negative number cannot be raised to a fractional power (complex results are not supported)",
+            "negative number cannot be raised to a fractional power",
         ));
     }
     let r = a.powf(b);

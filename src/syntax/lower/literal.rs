@@ -646,8 +646,20 @@ thread_local! {
 pub(super) fn number(text: &str) -> Result<Constant, (String, usize)> {
     let lower = text.to_ascii_lowercase();
     if let Some(stripped) = lower.strip_suffix('j') {
-        if number(stripped).is_ok() {
-            return Err(("complex numbers are not supported".to_string(), 0));
+        // An imaginary literal: its digits read as a float (`1j`, `2.5e3j`;
+        // `0x1j` is no literal).
+        let value = match number(stripped) {
+            Ok(Constant::Int(_) | Constant::Float(_))
+                if !stripped.starts_with("0x")
+                    && !stripped.starts_with("0o")
+                    && !stripped.starts_with("0b") =>
+            {
+                stripped.replace('_', "").parse::<f64>().ok()
+            }
+            _ => None,
+        };
+        if let Some(x) = value {
+            return Ok(Constant::Imaginary(x));
         }
     }
     let radix = match lower.get(..2) {

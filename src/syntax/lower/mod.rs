@@ -57,6 +57,7 @@ fn parse_module_inner(source: &str) -> Result<Module, SyntaxError> {
         qualname: Rc::from(""),
         loops: 0,
         yields: false,
+        star_loops: None,
     }]);
     let strings = RefCell::new(std::collections::HashMap::new());
     let mut body = Vec::new();
@@ -141,6 +142,10 @@ struct ScopeCtx {
     loops: u32,
     /// Whether a `yield` was lowered directly in this scope.
     yields: bool,
+    /// Inside an `except*` block: the loop depth at its start (a `break` or
+    /// `continue` must stay inside a loop of the block, and `return` is
+    /// refused: CPython's compile-time rule).
+    star_loops: Option<u32>,
 }
 
 /// The lowering state. Methods take `&self` (state lives in cells) so that
@@ -246,6 +251,7 @@ impl<'a> Lowerer<'a> {
             qualname,
             loops: 0,
             yields: false,
+            star_loops: None,
         });
         let out = f();
         let yields = self.scopes.borrow_mut().pop().is_some_and(|s| s.yields);
@@ -258,6 +264,33 @@ impl<'a> Lowerer<'a> {
         let out = f();
         self.adjust_loops(-1);
         out
+    }
+
+    /// Runs `f` (the body of an `except*` clause) with `break`, `continue`
+    /// and `return` that would leave it refused.
+    fn in_except_star<T>(&self, f: impl FnOnce() -> R<T>) -> R<T> {
+        let saved = self.scopes.borrow_mut().last_mut().map(|top| {
+            let saved = top.star_loops;
+            top.star_loops = Some(top.loops);
+            saved
+        });
+        let out = f();
+        if let (Some(saved), Some(top)) = (saved, self.scopes.borrow_mut().last_mut()) {
+            top.star_loops = saved;
+        }
+        out
+    }
+
+    /// Whether a `break`/`continue` (`jump`) or `return` here would leave
+    /// an `except*` block.
+    fn leaves_except_star(&self, jump: bool) -> bool {
+        self.scopes
+            .borrow()
+            .last()
+            .is_some_and(|s| match s.star_loops {
+                Some(n) => !jump || s.loops == n,
+                None => false,
+            })
     }
 
     fn adjust_loops(&self, by: i32) {

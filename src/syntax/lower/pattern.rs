@@ -220,7 +220,12 @@ impl Lowerer<'_> {
                 Rule::complex_tail => {
                     let n = kids(c).next().ok_or_else(|| shape(span, "number"))?;
                     let nspan = self.span(&n);
-                    self.number(&n)?;
+                    if let Constant::Imaginary(_) = self.number(&n)? {
+                        return Err(SyntaxError::new(
+                            "complex literal patterns (`1 + 2j`) are not supported",
+                            nspan,
+                        ));
+                    }
                     // A real tail (`1 + 2`): CPython requires an imaginary one.
                     return Err(SyntaxError::new(
                         "imaginary number required in complex literal",
@@ -235,6 +240,7 @@ impl Lowerer<'_> {
             (false, v) => v,
             (true, Constant::Int(i)) => Constant::Int(i.wrapping_neg()),
             (true, Constant::Float(x)) => Constant::Float(-x),
+            (true, Constant::Imaginary(x)) => Constant::Imaginary(-x),
             (true, _) => return Err(shape(span, "number")),
         };
         Ok(Expr {
@@ -560,6 +566,7 @@ fn key_repr(c: &Constant) -> String {
         Constant::Bool(b) => if *b { "True" } else { "False" }.into(),
         Constant::Int(i) => i.to_string(),
         Constant::Float(x) => float_repr(*x),
+        Constant::Imaginary(x) => format!("{}j", float_repr(*x).trim_end_matches(".0")),
         Constant::Str(s) => quote(s.chars(), ""),
         Constant::Bytes(b) => quote(b.iter().map(|&c| char::from(c)), "b"),
         Constant::Ellipsis => "Ellipsis".into(),

@@ -15,6 +15,9 @@ use crate::syntax::error::{SyntaxError, SyntaxErrorKind};
 use crate::syntax::parser::Rule;
 use crate::syntax::span::Span;
 
+/// CPython's error for a jump out of an `except*` block.
+const EXCEPT_STAR_JUMP: &str = "'break', 'continue' and 'return' cannot appear in an except* block";
+
 /// The end of the last statement of a body (bodies are never empty).
 fn body_end(body: &[Stmt], fallback: Span) -> u32 {
     body.last().map_or(fallback.end, |s| s.span.end)
@@ -45,12 +48,18 @@ impl Lowerer<'_> {
         let kind = match p.as_rule() {
             Rule::pass_stmt => StmtKind::Pass,
             Rule::break_stmt => {
+                if self.leaves_except_star(true) {
+                    return Err(SyntaxError::new(EXCEPT_STAR_JUMP, span));
+                }
                 if self.loops() == 0 {
                     return Err(SyntaxError::new("'break' outside loop", span));
                 }
                 StmtKind::Break
             }
             Rule::continue_stmt => {
+                if self.leaves_except_star(true) {
+                    return Err(SyntaxError::new(EXCEPT_STAR_JUMP, span));
+                }
                 if self.loops() == 0 {
                     return Err(SyntaxError::new("'continue' not properly in loop", span));
                 }
@@ -59,6 +68,9 @@ impl Lowerer<'_> {
             Rule::return_stmt => {
                 if self.scope_kind() != ScopeKind::Function {
                     return Err(SyntaxError::new("'return' outside function", span));
+                }
+                if self.leaves_except_star(false) {
+                    return Err(SyntaxError::new(EXCEPT_STAR_JUMP, span));
                 }
                 match kids(p).next() {
                     Some(v) => StmtKind::Return(Some(self.value(v)?)),
@@ -265,9 +277,20 @@ impl Lowerer<'_> {
         let mut handlers = Vec::new();
         let mut orelse = Vec::new();
         let mut finalbody = Vec::new();
+        let mut star = None;
         for c in it {
             match c.as_rule() {
-                Rule::except_clause => handlers.push(self.except_clause(c)?),
+                Rule::except_clause => {
+                    let (h, is_star) = self.except_clause(c)?;
+                    if star.is_some_and(|s| s != is_star) {
+                        return Err(SyntaxError::new(
+                            "cannot have both 'except' and 'except*' on the same 'try'",
+                            h.span,
+                        ));
+                    }
+                    star = Some(is_star);
+                    handlers.push(h);
+                }
                 Rule::else_clause => orelse = self.else_clause(Some(c))?,
                 Rule::finally_clause => {
                     let s = self.span(&c);
@@ -296,6 +319,7 @@ impl Lowerer<'_> {
                 handlers,
                 orelse,
                 finalbody,
+                star: star.unwrap_or(false),
             },
             span: Span {
                 start: span.start,
@@ -315,7 +339,8 @@ impl Lowerer<'_> {
         Span::new(at, at + len)
     }
 
-    fn except_clause(&self, p: Pair<Rule>) -> R<ExceptHandler> {
+    /// An `except` clause, and whether it is `except*`.
+    fn except_clause(&self, p: Pair<Rule>) -> R<(ExceptHandler, bool)> {
         let span = self.span(&p);
         let clause = p.as_span();
         let mut type_ = None;
@@ -323,14 +348,10 @@ impl Lowerer<'_> {
         let mut body = Vec::new();
         let mut header_end = span.end;
         let mut unparenthesized: Option<Span> = None;
+        let mut star: Option<Span> = None;
         for c in kids(p) {
             match c.as_rule() {
-                Rule::except_star => {
-                    return Err(SyntaxError::new(
-                        "'except*' (exception groups) is not supported",
-                        self.span(&c),
-                    ));
-                }
+                Rule::except_star => star = Some(self.span(&c)),
                 Rule::except_comma => {
                     let start = type_.as_ref().map_or(span.start, |t: &Expr| t.span.start);
                     unparenthesized = Some(Span::new(start as usize, start as usize));
@@ -348,7 +369,14 @@ impl Lowerer<'_> {
                     let head = &clause.as_str()[..c.as_span().start() - clause.start()];
                     let colon = head.rfind(':').map_or(head.len(), |i| i + 1);
                     header_end = self.pos(clause.start() + colon) as u32;
-                    body = self.block(c)?;
+                    if let (Some(at), None) = (star, &type_) {
+                        return Err(SyntaxError::new("expected one or more exception types", at));
+                    }
+                    body = if star.is_some() {
+                        self.in_except_star(|| self.block(c))?
+                    } else {
+                        self.block(c)?
+                    };
                 }
                 _ => {
                     let e = self.expr(c)?;
@@ -366,7 +394,7 @@ impl Lowerer<'_> {
                 s,
             ));
         }
-        Ok(ExceptHandler {
+        let handler = ExceptHandler {
             type_,
             name,
             body,
@@ -374,7 +402,8 @@ impl Lowerer<'_> {
                 start: span.start,
                 end: header_end,
             },
-        })
+        };
+        Ok((handler, star.is_some()))
     }
 
     fn with_item(&self, p: Pair<Rule>) -> R<WithItem> {

@@ -1,0 +1,703 @@
+//! `open()` and its file objects (`_io.TextIOWrapper` in text mode,
+//! `BufferedReader`/`BufferedWriter`/`BufferedRandom` in binary mode): read,
+//! readline(s), write(lines), seek/tell, iteration over lines, `with`.
+//!
+//! A file's contents are held in memory from `open` (empty for `w`) and
+//! written back on `flush`, `close` or when the object goes away; positions
+//! are byte offsets, as CPython's `tell()` gives for UTF-8 text. Text is
+//! UTF-8 with universal newlines on reading (`\r\n` and `\r` read as `\n`).
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::types::{add_method, type_error};
+use crate::value::format::str_repr;
+use crate::value::{Args, Class, ClassKind, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+
+thread_local! {
+    static FILE_CLASS: Rc<Class> = file_class();
+}
+
+/// An open file.
+pub struct File(RefCell<FileState>);
+
+struct FileState {
+    /// The path as given.
+    name: String,
+    /// The mode as given (`'r'`, `'wb'` …).
+    mode: String,
+    /// The `encoding` argument (text mode), `UTF-8` by default.
+    encoding: String,
+    binary: bool,
+    readable: bool,
+    writable: bool,
+    append: bool,
+    /// `newline=''`: lines are read untranslated.
+    keep_newlines: bool,
+    data: Vec<u8>,
+    pos: usize,
+    dirty: bool,
+    closed: bool,
+}
+
+impl FileState {
+    /// Writes the contents back to the file when they changed.
+    fn flush(&mut self) -> PyResult<()> {
+        if self.dirty {
+            std::fs::write(&self.name, &self.data)
+                .map_err(|e| PyErr::from_io(&e, Some(&self.name)))?;
+            self.dirty = false;
+        }
+        Ok(())
+    }
+
+    fn check_open(&self) -> PyResult<()> {
+        if self.closed {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                "I/O operation on closed file.",
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_readable(&self) -> PyResult<()> {
+        self.check_open()?;
+        if !self.readable {
+            return Err(PyErr::new(ExcType::UnsupportedOperation, "not readable"));
+        }
+        Ok(())
+    }
+
+    fn check_writable(&self) -> PyResult<()> {
+        self.check_open()?;
+        if !self.writable {
+            return Err(PyErr::new(ExcType::UnsupportedOperation, "not writable"));
+        }
+        Ok(())
+    }
+
+    /// The next character of text at `pos` (a newline sequence read as
+    /// `\n` unless `keep_newlines`), and the bytes it takes.
+    fn next_char(&self) -> PyResult<Option<(char, usize)>> {
+        let rest = &self.data[self.pos..];
+        let Some(&b) = rest.first() else {
+            return Ok(None);
+        };
+        if b == b'\r' && !self.keep_newlines {
+            let n = if rest.get(1) == Some(&b'\n') { 2 } else { 1 };
+            return Ok(Some(('\n', n)));
+        }
+        let len = match b {
+            0x00..=0x7f => 1,
+            0xc2..=0xdf => 2,
+            0xe0..=0xef => 3,
+            0xf0..=0xf4 => 4,
+            _ => return Err(self.decode_error(b, "invalid start byte")),
+        };
+        match rest.get(..len).map(std::str::from_utf8) {
+            Some(Ok(s)) => Ok(s.chars().next().map(|c| (c, len))),
+            _ => Err(self.decode_error(b, "invalid continuation byte")),
+        }
+    }
+
+    fn decode_error(&self, b: u8, why: &str) -> PyErr {
+        PyErr::new(
+            ExcType::UnicodeDecodeError,
+            format!(
+                "'utf-8' codec can't decode byte {b:#04x} in position {}: {why}",
+                self.pos
+            ),
+        )
+    }
+
+    /// Up to `size` characters (all when None), stopping after a newline
+    /// when `line`.
+    fn read_text(&mut self, size: Option<usize>, line: bool) -> PyResult<String> {
+        let mut out = String::new();
+        let mut n = 0;
+        while size.is_none_or(|s| n < s) {
+            let Some((c, len)) = self.next_char()? else {
+                break;
+            };
+            self.pos += len;
+            out.push(c);
+            n += 1;
+            if line && (c == '\n' || (c == '\r' && self.data.get(self.pos) != Some(&b'\n'))) {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Up to `size` bytes (all when None), stopping after `\n` when `line`.
+    fn read_bytes(&mut self, size: Option<usize>, line: bool) -> Vec<u8> {
+        let rest = &self.data[self.pos..];
+        let mut end = size.map_or(rest.len(), |s| s.min(rest.len()));
+        if line {
+            if let Some(i) = rest[..end].iter().position(|&b| b == b'\n') {
+                end = i + 1;
+            }
+        }
+        let out = rest[..end].to_vec();
+        self.pos += end;
+        out
+    }
+
+    fn read(&mut self, size: Option<usize>, line: bool) -> PyResult<Value> {
+        self.check_readable()?;
+        Ok(if self.binary {
+            Value::Bytes(Rc::new(self.read_bytes(size, line)))
+        } else {
+            Value::str(self.read_text(size, line)?)
+        })
+    }
+
+    fn write(&mut self, v: &Value) -> PyResult<usize> {
+        self.check_writable()?;
+        let (bytes, n) = match (v, self.binary) {
+            (Value::Str(s), false) => (s.as_bytes().to_vec(), s.chars().count()),
+            (Value::Bytes(b), true) => (b.to_vec(), b.len()),
+            (other, false) => {
+                return Err(type_error(format!(
+                    "write() argument must be str, not {}",
+                    other.type_name()
+                )))
+            }
+            (other, true) => {
+                return Err(type_error(format!(
+                    "a bytes-like object is required, not '{}'",
+                    other.type_name()
+                )))
+            }
+        };
+        if self.append {
+            self.pos = self.data.len();
+        }
+        let end = self.pos + bytes.len();
+        if self.data.len() < self.pos {
+            self.data.resize(self.pos, 0);
+        }
+        let overlap = end.min(self.data.len());
+        self.data.splice(self.pos..overlap, bytes);
+        self.pos = end;
+        self.dirty = true;
+        Ok(n)
+    }
+}
+
+impl Drop for File {
+    fn drop(&mut self) {
+        // CPython flushes a file that is collected unclosed.
+        let _ = self.0.get_mut().flush();
+    }
+}
+
+impl NativeObject for File {
+    fn type_name(&self) -> &str {
+        let st = self.0.borrow();
+        match (st.binary, st.readable, st.writable) {
+            (false, _, _) => "TextIOWrapper",
+            (true, true, true) => "BufferedRandom",
+            (true, true, false) => "BufferedReader",
+            (true, false, _) => "BufferedWriter",
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(FILE_CLASS.with(Rc::clone))
+    }
+
+    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        let st = self.0.borrow();
+        let name = str_repr(&st.name);
+        Ok(if st.binary {
+            format!("<_io.{} name={name}>", self.type_name())
+        } else {
+            format!(
+                "<_io.TextIOWrapper name={name} mode={} encoding={}>",
+                str_repr(&st.mode),
+                str_repr(&st.encoding)
+            )
+        })
+    }
+
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let st = self.0.borrow();
+        Ok(match name {
+            "closed" => Some(Value::Bool(st.closed)),
+            "name" => Some(Value::str(&st.name)),
+            "mode" => Some(Value::str(&st.mode)),
+            "encoding" if !st.binary => Some(Value::str(&st.encoding)),
+            _ => match FILE_CLASS.with(|c| c.lookup(name)) {
+                Some(Value::NativeFunction(f)) => Some(f.bind(this.clone())),
+                other => other,
+            },
+        })
+    }
+
+    fn dir(&self) -> Vec<String> {
+        let mut names: Vec<String> =
+            FILE_CLASS.with(|c| c.dict.borrow().keys().map(|k| k.to_string()).collect());
+        names.extend(["closed", "name", "mode", "encoding"].map(String::from));
+        names
+    }
+
+    fn iter(&self, this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        self.0.borrow().check_open()?;
+        Ok(Some(this.clone()))
+    }
+
+    fn next(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let line = self.0.borrow_mut().read(None, true)?;
+        Ok(match &line {
+            Value::Str(s) if s.is_empty() => None,
+            Value::Bytes(b) if b.is_empty() => None,
+            _ => Some(line),
+        })
+    }
+
+    fn enter(&self, this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        self.0.borrow().check_open()?;
+        Ok(Some(this.clone()))
+    }
+
+    fn exit(&self, _this: &Value, _exc: Option<&PyErr>, _vm: &dyn Vm) -> PyResult<bool> {
+        close_state(&mut self.0.borrow_mut())?;
+        Ok(false)
+    }
+}
+
+fn close_state(st: &mut FileState) -> PyResult<()> {
+    if st.closed {
+        return Ok(());
+    }
+    st.closed = true;
+    st.flush()
+}
+
+fn file_class() -> Rc<Class> {
+    let c = Class::new_builtin("TextIOWrapper", "_io", None, ClassKind::Native);
+    for (sig, func, doc) in [
+        (
+            "read(self, size=-1, /)",
+            f_read as crate::value::NativeFn,
+            "Reads up to `size` characters (bytes in binary mode), all when negative.",
+        ),
+        (
+            "readline(self, size=-1, /)",
+            f_readline,
+            "Reads one line, with its newline; '' at the end.",
+        ),
+        (
+            "readlines(self, hint=-1, /)",
+            f_readlines,
+            "The remaining lines, as a list.",
+        ),
+        (
+            "write(self, s, /)",
+            f_write,
+            "Writes the text (bytes in binary mode); returns how many characters (bytes).",
+        ),
+        (
+            "writelines(self, lines, /)",
+            f_writelines,
+            "Writes each string of `lines` (no newlines are added).",
+        ),
+        (
+            "seek(self, cookie, whence=0, /)",
+            f_seek,
+            "Moves to a position (0: from the start, 1: from here, 2: from the end).",
+        ),
+        ("tell(self, /)", f_tell, "The current position."),
+        (
+            "truncate(self, pos=None, /)",
+            f_truncate,
+            "Cuts the file at `pos` (the current position by default).",
+        ),
+        (
+            "flush(self, /)",
+            f_flush,
+            "Writes what was written so far to the file.",
+        ),
+        ("close(self, /)", f_close, "Flushes and closes the file."),
+        (
+            "readable(self, /)",
+            f_readable,
+            "Whether the file was opened for reading.",
+        ),
+        (
+            "writable(self, /)",
+            f_writable,
+            "Whether the file was opened for writing.",
+        ),
+        ("seekable(self, /)", f_seekable, "True: files can seek."),
+    ] {
+        add_method(&c, &format!("TextIOWrapper.{sig}"), func, doc);
+    }
+    c
+}
+
+fn with_file<T>(a: &Args, f: impl FnOnce(&mut FileState) -> PyResult<T>) -> PyResult<T> {
+    match a.get(0).downcast::<File>() {
+        Some(file) => f(&mut file.0.borrow_mut()),
+        None => Err(type_error("descriptor requires a file object")),
+    }
+}
+
+/// A `size` argument: None for "all" (a negative number or None).
+fn size_arg(v: &Value) -> PyResult<Option<usize>> {
+    match v {
+        Value::None => Ok(None),
+        Value::Int(n) => Ok(usize::try_from(*n).ok()),
+        Value::Bool(b) => Ok(Some(*b as usize)),
+        other => Err(type_error(format!(
+            "argument should be integer or None, not '{}'",
+            other.type_name()
+        ))),
+    }
+}
+
+fn f_read(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let size = size_arg(a.get(1))?;
+    with_file(a, |st| st.read(size, false))
+}
+
+fn f_readline(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let size = size_arg(a.get(1))?;
+    with_file(a, |st| st.read(size, true))
+}
+
+fn f_readlines(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let hint = size_arg(a.get(1))?.filter(|&h| h > 0);
+    with_file(a, |st| {
+        let mut lines = Vec::new();
+        let mut total = 0;
+        loop {
+            let line = st.read(None, true)?;
+            let n = match &line {
+                Value::Str(s) => s.chars().count(),
+                Value::Bytes(b) => b.len(),
+                _ => 0,
+            };
+            if n == 0 {
+                break;
+            }
+            lines.push(line);
+            total += n;
+            if hint.is_some_and(|h| total >= h) {
+                break;
+            }
+        }
+        Ok(Value::list(lines))
+    })
+}
+
+fn f_write(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    with_file(a, |st| st.write(a.get(1)).map(|n| Value::Int(n as i64)))
+}
+
+fn f_writelines(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let lines = vm.collect(a.get(1))?;
+    with_file(a, |st| {
+        for l in &lines {
+            st.write(l)?;
+        }
+        Ok(Value::None)
+    })
+}
+
+fn f_seek(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let Value::Int(offset) = *a.get(1) else {
+        return Err(type_error(format!(
+            "'{}' object cannot be interpreted as an integer",
+            a.get(1).type_name()
+        )));
+    };
+    let whence = match a.get(2) {
+        Value::Int(w) => *w,
+        _ => 0,
+    };
+    with_file(a, |st| {
+        st.check_open()?;
+        let base = match whence {
+            0 => 0,
+            1 | 2 if !st.binary && offset != 0 => {
+                let which = if whence == 1 { "cur" } else { "end" };
+                return Err(PyErr::new(
+                    ExcType::UnsupportedOperation,
+                    format!("can't do nonzero {which}-relative seeks"),
+                ));
+            }
+            1 => st.pos as i64,
+            2 => st.data.len() as i64,
+            w => {
+                return Err(PyErr::new(
+                    ExcType::ValueError,
+                    format!("invalid whence ({w}, should be 0, 1 or 2)"),
+                ))
+            }
+        };
+        let pos = base + offset;
+        if pos < 0 {
+            return Err(PyErr::new(
+                if st.binary {
+                    ExcType::OSError
+                } else {
+                    ExcType::ValueError
+                },
+                if st.binary {
+                    "[Errno 22] Invalid argument".to_string()
+                } else {
+                    format!("negative seek position {offset}")
+                },
+            ));
+        }
+        st.pos = pos as usize;
+        Ok(Value::Int(pos))
+    })
+}
+
+fn f_tell(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    with_file(a, |st| {
+        st.check_open()?;
+        Ok(Value::Int(st.pos as i64))
+    })
+}
+
+fn f_truncate(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let at = size_arg(a.get(1))?;
+    with_file(a, |st| {
+        st.check_writable()?;
+        let at = at.unwrap_or(st.pos);
+        st.data.resize(at, 0);
+        st.dirty = true;
+        Ok(Value::Int(at as i64))
+    })
+}
+
+fn f_flush(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    with_file(a, |st| {
+        st.check_open()?;
+        st.flush()?;
+        Ok(Value::None)
+    })
+}
+
+fn f_close(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    with_file(a, |st| close_state(st).map(|_| Value::None))
+}
+
+fn f_readable(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    with_file(a, |st| st.check_open().map(|_| Value::Bool(st.readable)))
+}
+
+fn f_writable(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    with_file(a, |st| st.check_open().map(|_| Value::Bool(st.writable)))
+}
+
+fn f_seekable(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    with_file(a, |st| st.check_open().map(|_| Value::Bool(true)))
+}
+
+/// `open(file, mode='r', buffering=-1, encoding=None, errors=None,
+/// newline=None, closefd=True, opener=None)`.
+pub fn open(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let name = match a.get(0) {
+        Value::Str(s) => s.to_string(),
+        Value::Int(_) => {
+            return Err(PyErr::new(
+                ExcType::NotImplementedError,
+                "open() of a file descriptor is not supported in dist: open a path",
+            ))
+        }
+        other => {
+            return Err(type_error(format!(
+                "expected str, bytes or os.PathLike object, not {}",
+                other.type_name()
+            )))
+        }
+    };
+    let mode = match a.get(1) {
+        Value::Str(s) => s.to_string(),
+        other => {
+            return Err(type_error(format!(
+                "open() argument 'mode' must be str, not {}",
+                other.type_name()
+            )))
+        }
+    };
+    let m = parse_mode(&mode)?;
+    let encoding = match a.get(3) {
+        Value::None => None,
+        Value::Str(s) => Some(s.to_string()),
+        other => {
+            return Err(type_error(format!(
+                "open() argument 'encoding' must be str or None, not {}",
+                other.type_name()
+            )))
+        }
+    };
+    let newline = match a.get(5) {
+        Value::None => None,
+        Value::Str(s) => Some(s.to_string()),
+        other => {
+            return Err(type_error(format!(
+                "open() argument 'newline' must be str or None, not {}",
+                other.type_name()
+            )))
+        }
+    };
+    if m.binary {
+        for (i, what) in [(3, "encoding"), (4, "errors"), (5, "newline")] {
+            if !a.get(i).is_none() {
+                return Err(PyErr::new(
+                    ExcType::ValueError,
+                    format!("binary mode doesn't take an {what} argument")
+                        .replace("an newline", "a newline"),
+                ));
+            }
+        }
+    }
+    if let Some(e) = &encoding {
+        let norm = e.to_ascii_lowercase().replace(['-', '_'], "");
+        if norm != "utf8" && norm != "ascii" {
+            return Err(PyErr::new(
+                ExcType::NotImplementedError,
+                format!(
+                    "open() with encoding={} is not supported in dist: files are UTF-8",
+                    str_repr(e)
+                ),
+            ));
+        }
+    }
+    match newline.as_deref() {
+        None | Some("") | Some("\n") => {}
+        Some(nl @ ("\r" | "\r\n")) => {
+            return Err(PyErr::new(
+                ExcType::NotImplementedError,
+                format!(
+                    "open() with newline={} is not supported in dist",
+                    str_repr(nl)
+                ),
+            ))
+        }
+        Some(nl) => {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                format!("illegal newline value: {nl}"),
+            ))
+        }
+    }
+    let io = |e: std::io::Error| PyErr::from_io(&e, Some(&name));
+    let data = match m.kind {
+        'r' => std::fs::read(&name).map_err(io)?,
+        'w' => {
+            std::fs::File::create(&name).map_err(io)?;
+            Vec::new()
+        }
+        'x' => {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&name)
+                .map_err(io)?;
+            Vec::new()
+        }
+        _ => {
+            std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(&name)
+                .map_err(io)?;
+            std::fs::read(&name).map_err(io)?
+        }
+    };
+    let pos = if m.kind == 'a' { data.len() } else { 0 };
+    Ok(Value::native(File(RefCell::new(FileState {
+        name,
+        mode,
+        encoding: encoding.unwrap_or_else(|| "UTF-8".to_string()),
+        binary: m.binary,
+        readable: m.kind == 'r' || m.plus,
+        writable: m.kind != 'r' || m.plus,
+        append: m.kind == 'a',
+        keep_newlines: newline.is_some(),
+        data,
+        pos,
+        dirty: false,
+        closed: false,
+    }))))
+}
+
+struct Mode {
+    /// One of `r w x a`.
+    kind: char,
+    plus: bool,
+    binary: bool,
+}
+
+/// CPython's checks of `open()`'s mode.
+fn parse_mode(mode: &str) -> PyResult<Mode> {
+    let invalid = || {
+        PyErr::new(
+            ExcType::ValueError,
+            format!("invalid mode: {}", str_repr(mode)),
+        )
+    };
+    let mut seen = String::new();
+    for c in mode.chars() {
+        if !"rwxabt+".contains(c) || seen.contains(c) {
+            return Err(invalid());
+        }
+        seen.push(c);
+    }
+    let kinds: Vec<char> = seen.chars().filter(|c| "rwxa".contains(*c)).collect();
+    let binary = seen.contains('b');
+    if binary && seen.contains('t') {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "can't have text and binary mode at once",
+        ));
+    }
+    let kind = match kinds.as_slice() {
+        [kind] => *kind,
+        [] => {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                "Must have exactly one of create/read/write/append mode and at most one plus",
+            ))
+        }
+        _ => {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                "must have exactly one of create/read/write/append mode",
+            ))
+        }
+    };
+    Ok(Mode {
+        kind,
+        plus: seen.contains('+'),
+        binary,
+    })
+}
+
+/// `_io`: what `stdlib/io.dist` takes from the native side (the exception
+/// `open()` raises for an unsupported operation, and `open` itself).
+pub fn module() -> Value {
+    let mut m = super::ModuleBuilder::new("_io");
+    m.value(
+        "UnsupportedOperation",
+        Value::Class(ExcType::UnsupportedOperation.class()),
+    );
+    let open_fn = crate::modules::builtins::lookup("open");
+    if let Some(f) = open_fn {
+        m.value("open", f);
+    }
+    m.build()
+}

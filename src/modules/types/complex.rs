@@ -1,0 +1,476 @@
+//! `complex`: numbers `a+bj` as a native object, with CPython's arithmetic
+//! (its division and power algorithms, so results match to the last bit),
+//! comparisons, hashing as an equal int/float, `repr` and the constructor
+//! (numbers and strings).
+
+use std::any::Any;
+use std::rc::Rc;
+
+use super::{type_error, value_error};
+use crate::syntax::ast::BinOp;
+use crate::value::format::float_repr;
+use crate::value::{
+    Args, Class, ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value, Vm,
+};
+
+/// A complex number.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Complex {
+    /// The real part.
+    pub re: f64,
+    /// The imaginary part.
+    pub im: f64,
+}
+
+impl Complex {
+    /// The value of `complex(re, im)`.
+    pub fn value(re: f64, im: f64) -> Value {
+        Value::native(Complex { re, im })
+    }
+}
+
+/// A number operand as a complex (ints, floats and bools too).
+fn operand(v: &Value) -> Option<Complex> {
+    match v {
+        Value::Int(i) => Some(Complex {
+            re: *i as f64,
+            im: 0.0,
+        }),
+        Value::Bool(b) => Some(Complex {
+            re: *b as i64 as f64,
+            im: 0.0,
+        }),
+        Value::Float(f) => Some(Complex { re: *f, im: 0.0 }),
+        Value::Native(_) => v.downcast::<Complex>().copied(),
+        _ => None,
+    }
+}
+
+fn prod(a: Complex, b: Complex) -> Complex {
+    Complex {
+        re: a.re * b.re - a.im * b.im,
+        im: a.re * b.im + a.im * b.re,
+    }
+}
+
+/// CPython's `_Py_c_quot` (Smith's method).
+fn quot(a: Complex, b: Complex) -> PyResult<Complex> {
+    let (abs_re, abs_im) = (b.re.abs(), b.im.abs());
+    if abs_re >= abs_im {
+        if abs_re == 0.0 {
+            return Err(PyErr::new(
+                ExcType::ZeroDivisionError,
+                "complex division by zero",
+            ));
+        }
+        let ratio = b.im / b.re;
+        let denom = b.re + b.im * ratio;
+        Ok(Complex {
+            re: (a.re + a.im * ratio) / denom,
+            im: (a.im - a.re * ratio) / denom,
+        })
+    } else if abs_im >= abs_re {
+        let ratio = b.re / b.im;
+        let denom = b.re * ratio + b.im;
+        Ok(Complex {
+            re: (a.re * ratio + a.im) / denom,
+            im: (a.im * ratio - a.re) / denom,
+        })
+    } else {
+        Ok(Complex {
+            re: f64::NAN,
+            im: f64::NAN,
+        })
+    }
+}
+
+fn powu(x: Complex, n: i64) -> Complex {
+    let mut r = Complex { re: 1.0, im: 0.0 };
+    let mut p = x;
+    let mut mask = 1i64;
+    while mask > 0 && n >= mask {
+        if n & mask != 0 {
+            r = prod(r, p);
+        }
+        mask <<= 1;
+        p = prod(p, p);
+    }
+    r
+}
+
+/// CPython's `complex_pow`: repeated squaring for small integral
+/// exponents, else polar form (`_Py_c_pow`).
+fn pow(a: Complex, b: Complex) -> PyResult<Complex> {
+    let zero_power = || {
+        PyErr::new(
+            ExcType::ZeroDivisionError,
+            "0.0 to a negative or complex power",
+        )
+    };
+    let r = if b.im == 0.0 && b.re == b.re.floor() && b.re.abs() <= 100.0 {
+        let n = b.re as i64;
+        if n > 0 {
+            powu(a, n)
+        } else {
+            let p = powu(a, -n);
+            quot(Complex { re: 1.0, im: 0.0 }, p).map_err(|_| zero_power())?
+        }
+    } else if b.re == 0.0 && b.im == 0.0 {
+        Complex { re: 1.0, im: 0.0 }
+    } else if a.re == 0.0 && a.im == 0.0 {
+        if b.im != 0.0 || b.re < 0.0 {
+            return Err(zero_power());
+        }
+        Complex { re: 0.0, im: 0.0 }
+    } else {
+        let vabs = a.re.hypot(a.im);
+        let mut len = vabs.powf(b.re);
+        let at = a.im.atan2(a.re);
+        let mut phase = at * b.re;
+        if b.im != 0.0 {
+            len /= (at * b.im).exp();
+            phase += b.im * vabs.ln();
+        }
+        Complex {
+            re: len * phase.cos(),
+            im: len * phase.sin(),
+        }
+    };
+    let finite = |c: Complex| c.re.is_finite() && c.im.is_finite();
+    if !finite(r) && finite(a) && finite(b) {
+        return Err(PyErr::new(ExcType::OverflowError, "complex exponentiation"));
+    }
+    Ok(r)
+}
+
+/// `a ** b` for floats whose result is complex (a negative base, a
+/// fractional exponent).
+pub fn complex_pow_value(a: f64, b: f64) -> PyResult<Value> {
+    let r = pow(Complex { re: a, im: 0.0 }, Complex { re: b, im: 0.0 })?;
+    Ok(Value::native(r))
+}
+
+/// `format(c, spec)` for the specs with a float presentation type
+/// (`'.2f'`, `'>20.3e'`): each part formatted as a float, the imaginary one
+/// signed, then padded as a whole (CPython's `complex.__format__`).
+pub fn format_spec(vm: &dyn Vm, v: &Value, spec: &str) -> PyResult<String> {
+    let c = operand(v).unwrap_or(Complex { re: 0.0, im: 0.0 });
+    let unsupported = || {
+        PyErr::new(
+            ExcType::NotImplementedError,
+            format!("format spec {spec:?} for a complex number is not supported in dist"),
+        )
+    };
+    let chars: Vec<char> = spec.chars().collect();
+    let mut i = 0;
+    let (mut fill, mut align) = (' ', '>');
+    if chars.len() >= 2 && matches!(chars[1], '<' | '>' | '^') {
+        fill = chars[0];
+        align = chars[1];
+        i = 2;
+    } else if chars.first().is_some_and(|c| matches!(c, '<' | '>' | '^')) {
+        align = chars[0];
+        i = 1;
+    }
+    let mut sign = String::new();
+    if chars.get(i).is_some_and(|c| matches!(c, '+' | '-' | ' ')) {
+        sign.push(chars[i]);
+        i += 1;
+    }
+    let rest: String = chars[i..].iter().collect();
+    let Some(ty) = rest.chars().last().filter(|c| "eEfFgG".contains(*c)) else {
+        return Err(unsupported());
+    };
+    let body = &rest[..rest.len() - 1];
+    let (width, prec) = match body.split_once('.') {
+        Some((w, p)) => (w, format!(".{p}")),
+        None => (body, String::new()),
+    };
+    if !width.chars().all(|c| c.is_ascii_digit())
+        || !prec.chars().skip(1).all(|c| c.is_ascii_digit())
+    {
+        return Err(unsupported());
+    }
+    let re = vm.format(&Value::Float(c.re), &format!("{sign}{prec}{ty}"))?;
+    let im = vm.format(&Value::Float(c.im), &format!("+{prec}{ty}"))?;
+    let s = format!("{re}{im}j");
+    let width: usize = width.parse().unwrap_or(0);
+    let n = s.chars().count();
+    if n >= width {
+        return Ok(s);
+    }
+    let pad = width - n;
+    let fills = |k: usize| fill.to_string().repeat(k);
+    Ok(match align {
+        '<' => format!("{s}{}", fills(pad)),
+        '^' => format!("{}{s}{}", fills(pad / 2), fills(pad - pad / 2)),
+        _ => format!("{}{s}", fills(pad)),
+    })
+}
+
+/// A part as `repr` writes it inside a complex: the float's repr without
+/// the `.0` an integral value gets (`1`, `1.5`, `1e+16`, `inf`).
+fn part(x: f64, sign: bool) -> String {
+    let mut s = float_repr(x);
+    if let Some(t) = s.strip_suffix(".0") {
+        s = t.to_string();
+    }
+    if sign && !s.starts_with('-') {
+        s.insert(0, '+');
+    }
+    s
+}
+
+impl NativeObject for Complex {
+    fn type_name(&self) -> &str {
+        "complex"
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(super::native_class("complex"))
+    }
+
+    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(if self.re == 0.0 && self.re.is_sign_positive() {
+            format!("{}j", part(self.im, false))
+        } else {
+            format!("({}{}j)", part(self.re, false), part(self.im, true))
+        })
+    }
+
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "real" => Some(Value::Float(self.re)),
+            "imag" => Some(Value::Float(self.im)),
+            "conjugate" => Some(CONJUGATE.with(|f| f.bind(this.clone()))),
+            "__abs__" => Some(ABS.with(|f| f.bind(this.clone()))),
+            "__format__" => Some(FORMAT.with(|f| f.bind(this.clone()))),
+            _ => None,
+        })
+    }
+
+    fn binop(
+        &self,
+        _this: &Value,
+        op: BinOp,
+        other: &Value,
+        reflected: bool,
+        _vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        let Some(o) = operand(other) else {
+            return Ok(None);
+        };
+        let (a, b) = if reflected { (o, *self) } else { (*self, o) };
+        let r = match op {
+            BinOp::Add => Complex {
+                re: a.re + b.re,
+                im: a.im + b.im,
+            },
+            BinOp::Sub => Complex {
+                re: a.re - b.re,
+                im: a.im - b.im,
+            },
+            BinOp::Mult => prod(a, b),
+            BinOp::Div => quot(a, b)?,
+            BinOp::Pow => pow(a, b)?,
+            _ => return Ok(None),
+        };
+        Ok(Some(Value::native(r)))
+    }
+
+    fn unary(&self, _this: &Value, op: char, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match op {
+            '-' => Some(Complex::value(-self.re, -self.im)),
+            '+' => Some(Complex::value(self.re, self.im)),
+            _ => None,
+        })
+    }
+
+    fn compare(
+        &self,
+        _this: &Value,
+        op: &str,
+        other: &Value,
+        _vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        let Some(o) = operand(other) else {
+            return Ok(None);
+        };
+        let same = self.re == o.re && self.im == o.im;
+        Ok(match op {
+            "==" => Some(Value::Bool(same)),
+            "!=" => Some(Value::Bool(!same)),
+            _ => None,
+        })
+    }
+
+    fn truthy(&self, _vm: &dyn Vm) -> PyResult<Option<bool>> {
+        Ok(Some(self.re != 0.0 || self.im != 0.0))
+    }
+
+    fn hashable(&self) -> bool {
+        true
+    }
+
+    fn hash_as(&self) -> Option<Value> {
+        // Equal to an int or float when the imaginary part is 0; otherwise
+        // a key no other value equals.
+        Some(if self.im == 0.0 {
+            Value::Float(self.re)
+        } else {
+            Value::tuple(vec![
+                Value::str("complex"),
+                Value::Float(self.re),
+                Value::Float(self.im),
+            ])
+        })
+    }
+}
+
+fn this(a: &Args) -> PyResult<Complex> {
+    operand(a.get(0)).ok_or_else(|| type_error("descriptor requires a 'complex' object"))
+}
+
+fn conjugate(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let c = this(a)?;
+    Ok(Complex::value(c.re, -c.im))
+}
+
+fn abs(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let c = this(a)?;
+    let r = c.re.hypot(c.im);
+    if r.is_infinite() && c.re.is_finite() && c.im.is_finite() {
+        return Err(PyErr::new(
+            ExcType::OverflowError,
+            "absolute value too large",
+        ));
+    }
+    Ok(Value::Float(r))
+}
+
+fn format(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    match a.get(1) {
+        Value::Str(s) if s.is_empty() => Ok(Value::str(vm.repr(a.get(0))?)),
+        _ => Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "format specs for complex numbers are not supported in dist",
+        )),
+    }
+}
+
+thread_local! {
+    static CONJUGATE: Rc<NativeFunction> =
+        NativeFunction::new_builtin("complex.conjugate(self)", conjugate, "The complex conjugate.");
+    static ABS: Rc<NativeFunction> =
+        NativeFunction::new_builtin("complex.__abs__(self)", abs, "abs(self)");
+    static FORMAT: Rc<NativeFunction> =
+        NativeFunction::new_builtin("complex.__format__(self, format_spec, /)", format, "format(self, spec)");
+}
+
+/// `complex(real=0, imag=0)`: from numbers, or from a string (`'1+2j'`).
+pub fn complex_new(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let (real, imag) = (a.get(0), a.get(1));
+    let imag_given = a
+        .given
+        .as_ref()
+        .is_none_or(|g| g.get(1).copied().unwrap_or(false));
+    if let Value::Str(s) = real {
+        if imag_given {
+            return Err(type_error(
+                "complex() can't take second arg if first is a string",
+            ));
+        }
+        let c = parse(s).ok_or_else(|| value_error("complex() arg is a malformed string"))?;
+        return Ok(Value::native(c));
+    }
+    if let Value::Str(_) = imag {
+        return Err(type_error("complex() second arg can't be a string"));
+    }
+    let r = operand(real).ok_or_else(|| {
+        type_error(format!(
+            "complex() first argument must be a string or a number, not '{}'",
+            real.type_name()
+        ))
+    })?;
+    let is_complex = |v: &Value| v.downcast::<Complex>().is_some();
+    // real + imag * 1j, as CPython's complex_new combines them (a part is
+    // added only when an argument is complex, so -0.0 stays -0.0).
+    let mut re = r.re;
+    let im = if imag_given {
+        let i = operand(imag).ok_or_else(|| {
+            type_error(format!(
+                "complex() second argument must be a number, not '{}'",
+                imag.type_name()
+            ))
+        })?;
+        if is_complex(imag) {
+            re -= i.im;
+        }
+        if is_complex(real) {
+            i.re + r.im
+        } else {
+            i.re
+        }
+    } else {
+        r.im
+    };
+    Ok(Complex::value(re, im))
+}
+
+/// A float in the syntax `complex()` accepts (underscores between digits).
+fn parse_float(s: &str) -> Option<f64> {
+    if s.is_empty() || s.starts_with('_') || s.ends_with('_') || s.contains("__") {
+        return None;
+    }
+    let clean: String = s.chars().filter(|c| *c != '_').collect();
+    let lower = clean.to_ascii_lowercase();
+    let body = lower.trim_start_matches(['+', '-']);
+    if !matches!(body, "inf" | "infinity" | "nan")
+        && !body
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | '+' | '-'))
+    {
+        return None;
+    }
+    clean.parse::<f64>().ok()
+}
+
+/// `complex('1+2j')`: CPython's syntax (spaces around, parentheses).
+fn parse(text: &str) -> Option<Complex> {
+    let mut s = text.trim_matches(super::str::is_space);
+    if let Some(inner) = s.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
+        s = inner.trim_matches(super::str::is_space);
+    }
+    let Some(body) = s.strip_suffix(['j', 'J']) else {
+        return parse_float(s).map(|re| Complex { re, im: 0.0 });
+    };
+    // The imaginary part starts at the last sign that follows a digit or
+    // '.' (not an exponent's sign).
+    let bytes = body.as_bytes();
+    let mut split = None;
+    for i in (1..bytes.len()).rev() {
+        if matches!(bytes[i], b'+' | b'-') && !matches!(bytes[i - 1], b'e' | b'E') {
+            split = Some(i);
+            break;
+        }
+    }
+    let imag = |t: &str| match t {
+        "" | "+" => Some(1.0),
+        "-" => Some(-1.0),
+        _ => parse_float(t),
+    };
+    match split {
+        Some(i) => Some(Complex {
+            re: parse_float(&body[..i])?,
+            im: imag(&body[i..])?,
+        }),
+        None => Some(Complex {
+            re: 0.0,
+            im: imag(body)?,
+        }),
+    }
+}
