@@ -475,6 +475,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "textwrap" => Some(include_str!("../../stdlib/textwrap.dist")),
         "pprint" => Some(include_str!("../../stdlib/pprint.dist")),
         "datetime" => Some(include_str!("../../stdlib/datetime.dist")),
+        "logging" => Some(include_str!("../../stdlib/logging.dist")),
         "collections.abc" => Some(include_str!("../../stdlib/collections_abc.dist")),
         _ => None,
     }
