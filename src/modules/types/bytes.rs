@@ -70,6 +70,75 @@ pub fn register(c: &Class) {
         join,
         "Concatenates bytes with `self` between them.",
     );
+    add_method(
+        c,
+        "bytes.isascii(self, /)",
+        isascii,
+        "Whether every byte is below 0x80 (true when empty).",
+    );
+    add_method(
+        c,
+        "bytes.translate(self, table, /, delete=None)",
+        translate,
+        "The bytes mapped through a 256-byte table (None: unchanged), without those in `delete`.",
+    );
+    super::add_static_method(
+        c,
+        "bytes.maketrans(frm, to, /)",
+        maketrans,
+        "The 256-byte table for `translate` mapping each byte of `frm` to the one of `to`.",
+    );
+}
+
+fn isascii(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(Value::Bool(this(a, "isascii")?.is_ascii()))
+}
+
+/// A bytes-like argument (bytes only here) or CPython's TypeError.
+fn buffer_arg(v: &Value) -> PyResult<&[u8]> {
+    match v.as_builtin() {
+        Value::Bytes(b) => Ok(b),
+        _ => Err(type_error(format!(
+            "a bytes-like object is required, not '{}'",
+            v.type_name()
+        ))),
+    }
+}
+
+fn translate(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let src = this(a, "translate")?;
+    let table = match a.get(1) {
+        Value::None => None,
+        t => {
+            let t = buffer_arg(t)?;
+            if t.len() != 256 {
+                return Err(value_error("translation table must be 256 characters long"));
+            }
+            Some(t)
+        }
+    };
+    let delete = match a.get(2) {
+        Value::None => &[][..],
+        d => buffer_arg(d)?,
+    };
+    let out: Vec<u8> = src
+        .iter()
+        .filter(|b| !delete.contains(b))
+        .map(|&b| table.map_or(b, |t| t[b as usize]))
+        .collect();
+    Ok(Value::Bytes(Rc::new(out)))
+}
+
+fn maketrans(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let (frm, to) = (buffer_arg(a.get(0))?, buffer_arg(a.get(1))?);
+    if frm.len() != to.len() {
+        return Err(value_error("maketrans arguments must have same length"));
+    }
+    let mut table: Vec<u8> = (0..=255u8).collect();
+    for (f, t) in frm.iter().zip(to) {
+        table[*f as usize] = *t;
+    }
+    Ok(Value::Bytes(Rc::new(table)))
 }
 
 fn this<'a>(a: &'a Args, name: &str) -> PyResult<&'a Rc<Vec<u8>>> {
