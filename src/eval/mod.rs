@@ -476,6 +476,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "pprint" => Some(include_str!("../../stdlib/pprint.dist")),
         "datetime" => Some(include_str!("../../stdlib/datetime.dist")),
         "logging" => Some(include_str!("../../stdlib/logging.dist")),
+        "fractions" => Some(include_str!("../../stdlib/fractions.dist")),
         "collections.abc" => Some(include_str!("../../stdlib/collections_abc.dist")),
         _ => None,
     }
