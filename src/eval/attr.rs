@@ -310,6 +310,12 @@ impl Interp {
                         Some(d)
                     }
                     "__closure__" if fun.closure.is_empty() => Some(Value::None),
+                    "__closure__" => Some(Value::tuple(
+                        fun.closure
+                            .iter()
+                            .map(|c| Value::native(crate::modules::types::misc::CellObj(c.clone())))
+                            .collect(),
+                    )),
                     "__name__" => Some(Value::str(&*fun.def.name)),
                     "__qualname__" => Some(Value::str(&*fun.def.qualname)),
                     "__module__" => Some(Value::str(fun.source.module_name())),

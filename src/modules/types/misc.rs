@@ -477,3 +477,60 @@ fn type_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         _ => Err(type_error("type() takes 1 or 3 arguments")),
     }
 }
+
+/// A closure's cell (`f.__closure__[0]`): the variable it shares with the
+/// enclosing function, read as `cell_contents`.
+pub struct CellObj(pub crate::value::CellRef);
+
+impl NativeObject for CellObj {
+    fn type_name(&self) -> &str {
+        "cell"
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(super::native_class("cell"))
+    }
+
+    fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        let at = this.id();
+        Ok(match &*self.0.borrow() {
+            None => format!("<cell at {at:#x}: empty>"),
+            Some(v) => format!(
+                "<cell at {at:#x}: {} object at {:#x}>",
+                v.type_name(),
+                v.id()
+            ),
+        })
+    }
+
+    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "cell_contents" => match &*self.0.borrow() {
+                Some(v) => Some(v.clone()),
+                None => {
+                    return Err(crate::value::PyErr::new(
+                        crate::value::ExcType::ValueError,
+                        "Cell is empty",
+                    ))
+                }
+            },
+            _ => None,
+        })
+    }
+
+    fn setattr(&self, _this: &Value, name: &str, value: Value, _vm: &dyn Vm) -> PyResult<bool> {
+        if name == "cell_contents" {
+            *self.0.borrow_mut() = Some(value);
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    fn dir(&self) -> Vec<String> {
+        vec!["cell_contents".into()]
+    }
+}
