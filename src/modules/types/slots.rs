@@ -740,28 +740,21 @@ fn inplace(vm: &dyn Vm, op: BinOp, a: &Args) -> PyResult<Value> {
     Ok(a.get(0).clone())
 }
 
-fn iadd(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    inplace(vm, BinOp::Add, a)
+macro_rules! inplace {
+    ($($f:ident = $op:ident;)*) => {
+        $(fn $f(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+            inplace(vm, BinOp::$op, a)
+        })*
+    };
 }
 
-fn imul(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    inplace(vm, BinOp::Mult, a)
-}
-
-fn ior(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    inplace(vm, BinOp::BitOr, a)
-}
-
-fn iand(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    inplace(vm, BinOp::BitAnd, a)
-}
-
-fn isub(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    inplace(vm, BinOp::Sub, a)
-}
-
-fn ixor(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    inplace(vm, BinOp::BitXor, a)
+inplace! {
+    iadd = Add;
+    imul = Mult;
+    ior = BitOr;
+    iand = BitAnd;
+    isub = Sub;
+    ixor = BitXor;
 }
 
 /// `list.__class_getitem__(int)`: `list[int]` (bound to the class; read
