@@ -11,6 +11,7 @@ pub mod dtype;
 pub mod index;
 pub mod math_ops;
 pub mod nest;
+pub mod print;
 pub mod shape;
 
 use crate::modules::ModuleBuilder;
@@ -44,6 +45,7 @@ pub fn module() -> Value {
     m.namespace("math", |n| math_ops::register(n, false));
     m.namespace("dtypes", dtype::register);
     nest::register(&mut m);
+    print::register(&mut m);
     register_errors(&mut m);
     crate::distribute::register_tf(&mut m);
     m.build()
