@@ -11,6 +11,7 @@ pub mod dtype;
 pub mod index;
 pub mod math_ops;
 pub mod nest;
+pub mod nn;
 pub mod print;
 pub mod shape;
 
@@ -46,6 +47,7 @@ pub fn module() -> Value {
     m.namespace("dtypes", dtype::register);
     nest::register(&mut m);
     print::register(&mut m);
+    nn::register(&mut m);
     register_errors(&mut m);
     crate::distribute::register_tf(&mut m);
     m.build()
