@@ -51,7 +51,10 @@ pub fn register_tf(m: &mut ModuleBuilder) {
             Value::Class(classes::class("DistributedIteratorInterface")),
         );
         d.namespace("experimental", |e| {
-            e.value("ValueContext", Value::Class(classes::class("ValueContext")));
+            e.value(
+                "ValueContext",
+                Value::Class(replica_ctx::value_context_class()),
+            );
         });
     });
 }

@@ -105,9 +105,15 @@ impl NativeObject for ValueContext {
         self
     }
     fn class(&self) -> Option<Rc<Class>> {
-        Some(classes::class("ValueContext"))
+        Some(value_context_class())
     }
-    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+    fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!(
+            "<tensorflow.python.distribute.distribute_lib.ValueContext object at {:#x}>",
+            this.id()
+        ))
+    }
+    fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!(
             "tf.distribute.ValueContext(replica id {},  total replicas in sync: {})",
             self.replica, self.n
@@ -120,6 +126,28 @@ impl NativeObject for ValueContext {
             _ => None,
         })
     }
+}
+
+/// `tf.distribute.experimental.ValueContext(replica_id_in_sync_group=0, num_replicas_in_sync=1)`.
+fn new_value_context(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    Ok(Value::native(ValueContext {
+        replica: args.int(0)?.max(0) as usize,
+        n: args.int(1)?.max(0) as usize,
+    }))
+}
+
+/// The `ValueContext` class, constructible as in TensorFlow.
+pub fn value_context_class() -> Rc<Class> {
+    let c = classes::class("ValueContext");
+    if c.dict.borrow().get("__new__").is_none() {
+        classes::constructor(
+            &c,
+            "ValueContext(replica_id_in_sync_group=0, num_replicas_in_sync=1)",
+            new_value_context,
+            "What `experimental_distribute_values_from_function`'s function learns about its replica.",
+        );
+    }
+    c
 }
 
 /// What a replica asks for at a collective.

@@ -57,7 +57,7 @@ pub fn register_data(m: &mut ModuleBuilder) {
     );
 }
 
-/// Adds `InputContext` and `InputOptions` to a `tf.distribute` namespace.
+/// Adds `InputContext`, `InputOptions` and `RunOptions` to a `tf.distribute` namespace.
 pub fn register_distribute_extras(d: &mut ModuleBuilder) {
     d.function(
         "InputContext(num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1)",
@@ -68,6 +68,11 @@ pub fn register_distribute_extras(d: &mut ModuleBuilder) {
         "InputOptions(experimental_fetch_to_device=None, experimental_replication_mode=None, experimental_place_dataset_on_device=False, experimental_per_replica_buffer_size=1)",
         options::new_input_options,
         "Options for distributed datasets (accepted).",
+    );
+    d.function(
+        "RunOptions(experimental_enable_dynamic_batch_size=True, experimental_bucketizing_dynamic_shape=False, experimental_xla_options=None)",
+        options::new_run_options,
+        "Options for `strategy.run` (TPU-only in TensorFlow; accepted).",
     );
     d.value(
         "InputReplicationMode",

@@ -81,9 +81,32 @@ impl NativeObject for OptionsObj {
     }
 }
 
-/// `tf.distribute.InputOptions(...)`.
-pub struct InputOptionsObj {
-    values: [Value; 4],
+/// A namedtuple-like options record of `tf.distribute`: `InputOptions(...)`,
+/// `RunOptions(...)`.
+pub struct NamedOptions {
+    /// The class name (`InputOptions`).
+    name: &'static str,
+    /// The field names, in order.
+    fields: &'static [&'static str],
+    /// The field values.
+    values: Vec<Value>,
+}
+
+const RUN_OPTION_NAMES: [&str; 3] = [
+    "experimental_enable_dynamic_batch_size",
+    "experimental_bucketizing_dynamic_shape",
+    "experimental_xla_options",
+];
+
+/// `tf.distribute.RunOptions(experimental_enable_dynamic_batch_size=True, ...)`.
+pub fn new_run_options(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    Ok(Value::native(NamedOptions {
+        name: "RunOptions",
+        fields: &RUN_OPTION_NAMES,
+        values: (0..RUN_OPTION_NAMES.len())
+            .map(|i| args.get(i).clone())
+            .collect(),
+    }))
 }
 
 const INPUT_OPTION_NAMES: [&str; 4] = [
@@ -155,14 +178,16 @@ pub fn new_input_options(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             .unwrap_or(Value::None),
         v => v.clone(),
     };
-    Ok(Value::native(InputOptionsObj {
-        values: [fetch, mode, args.get(2).clone(), args.get(3).clone()],
+    Ok(Value::native(NamedOptions {
+        name: "InputOptions",
+        fields: &INPUT_OPTION_NAMES,
+        values: vec![fetch, mode, args.get(2).clone(), args.get(3).clone()],
     }))
 }
 
-impl NativeObject for InputOptionsObj {
+impl NativeObject for NamedOptions {
     fn type_name(&self) -> &str {
-        "InputOptions"
+        self.name
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -171,14 +196,15 @@ impl NativeObject for InputOptionsObj {
 
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
         let mut parts = Vec::new();
-        for (name, v) in INPUT_OPTION_NAMES.iter().zip(&self.values) {
+        for (name, v) in self.fields.iter().zip(&self.values) {
             parts.push(format!("{name}={}", vm.repr(v)?));
         }
-        Ok(format!("InputOptions({})", parts.join(", ")))
+        Ok(format!("{}({})", self.name, parts.join(", ")))
     }
 
     fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(INPUT_OPTION_NAMES
+        Ok(self
+            .fields
             .iter()
             .position(|n| *n == name)
             .map(|i| self.values[i].clone()))
