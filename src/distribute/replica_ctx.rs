@@ -637,6 +637,54 @@ fn merge_call(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     park_request(vm, Request::MergeCall(args.get(1).clone(), a, kw))
 }
 
+/// `ReplicaContext._update(var, fn, args=(), kwargs=None, group=True)`:
+/// a `merge_call` whose function runs `strategy.extended.update(var, fn,
+/// args, kwargs, group)` on the merged arguments (TensorFlow's
+/// `_replica_ctx_update`).
+fn replica_update(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let c = ctx_of(args.get(0))?;
+    check_active(vm, c, "_update")?;
+    let closure = Value::tuple(vec![
+        args.get(1).clone(),
+        args.get(2).clone(),
+        args.get(5).clone(),
+    ]);
+    let merge_fn = UPDATE_MERGE_FN.with(|f| f.bind(closure));
+    let ctx = args.get(0).clone();
+    let merge = vm.getattr(&ctx, "merge_call")?;
+    vm.call(
+        &merge,
+        vec![merge_fn, args.get(3).clone(), args.get(4).clone()],
+        Vec::new(),
+    )
+}
+
+/// The merge function of `_update`, bound to `(var, fn, group)`.
+fn update_merge_fn(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let closure = vm.collect(args.get(0))?;
+    let extended = vm.getattr(args.get(1), "extended")?;
+    let update = vm.getattr(&extended, "update")?;
+    vm.call(
+        &update,
+        vec![
+            closure[0].clone(),
+            closure[1].clone(),
+            args.get(2).clone(),
+            args.get(3).clone(),
+            closure[2].clone(),
+        ],
+        Vec::new(),
+    )
+}
+
+thread_local! {
+    static UPDATE_MERGE_FN: Rc<crate::value::NativeFunction> = crate::value::NativeFunction::new(
+        "merge_fn(self, strategy, *merged_args, **merged_kwargs)",
+        update_merge_fn,
+        "Runs `strategy.extended.update` on the merged arguments of `ReplicaContext._update`.",
+    );
+}
+
 /// Method signatures carry TensorFlow's defining class (`ReplicaContextBase`
 /// for all_reduce and merge_call), which names them in argument errors.
 fn replica_context_class(name: &'static str) -> Rc<Class> {
@@ -655,6 +703,12 @@ fn replica_context_class(name: &'static str) -> Rc<Class> {
             "Concatenates every replica's `value` along `axis`; every replica gets the result.",
         );
         method(&c, "ReplicaContextBase.merge_call(self, merge_fn, args=(), kwargs=None)", merge_call, "Calls `merge_fn(strategy, *args)` once, in cross-replica context, with the replicas' arguments regrouped.");
+        method(
+            &c,
+            "ReplicaContext._update(self, var, fn, args=(), kwargs=None, group=True)",
+            replica_update,
+            "Updates `var` with `fn(var, *args)` on each of its devices, from replica context.",
+        );
     }
     c
 }
