@@ -269,11 +269,33 @@ fn get_next(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
         .ok_or_else(|| end_of_sequence(&it.spec, it.devices[0]))
 }
 
+fn get_next_as_optional(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
+    let Some(it) = args.get(0).downcast::<DistributedIterator>() else {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "get_next_as_optional() needs a DistributedIterator",
+        ));
+    };
+    let value = it.step(vm)?;
+    // TensorFlow's Optional knows the step's own (static) shapes
+    let spec = match &value {
+        Some(v) => Spec::of(v),
+        None => it.element_spec.clone(),
+    };
+    let components = it.element_spec.leaves().len();
+    Ok(super::iterator::optional(value, spec, components))
+}
+
 thread_local! {
     static GET_NEXT: Rc<NativeFunction> = NativeFunction::new(
         "DistributedIterator.get_next(self)",
         get_next,
         "The next step's inputs; OutOfRangeError at the end.",
+    );
+    static GET_NEXT_AS_OPTIONAL: Rc<NativeFunction> = NativeFunction::new(
+        "DistributedIterator.get_next_as_optional(self)",
+        get_next_as_optional,
+        "The next step's inputs as an Optional, empty at the end.",
     );
 }
 
@@ -301,6 +323,7 @@ impl NativeObject for DistributedIterator {
         Ok(match name {
             "element_spec" => Some(self.element_spec.to_value()),
             "get_next" => Some(GET_NEXT.with(|f| f.bind(this.clone()))),
+            "get_next_as_optional" => Some(GET_NEXT_AS_OPTIONAL.with(|f| f.bind(this.clone()))),
             _ => None,
         })
     }
