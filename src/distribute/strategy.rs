@@ -434,12 +434,30 @@ fn norm_axis(axis: i64, rank: usize) -> PyResult<usize> {
     })
 }
 
-/// Sums `t` along `axis`; with the element count along it for means.
-fn sum_along(t: &Tensor, axis: i64) -> PyResult<(Tensor, i64)> {
-    let a = norm_axis(axis, t.rank())?;
+/// `strategy.reduce`'s axis: None, an int, or a tuple of ints. TensorFlow
+/// caches its per-axis reduction functions in a dict keyed by the axis, so
+/// a list fails there as unhashable.
+fn reduce_axes_of(vm: &dyn Vm, v: &Value) -> PyResult<Option<Vec<i64>>> {
+    match v {
+        Value::Tuple(items) => items
+            .iter()
+            .map(|a| Ok(axis_of(vm, a)?.unwrap_or(0)))
+            .collect::<PyResult<Vec<_>>>()
+            .map(Some),
+        Value::List(_) => Err(PyErr::new(ExcType::TypeError, "unhashable type: 'list'")),
+        other => Ok(axis_of(vm, other)?.map(|a| vec![a])),
+    }
+}
+
+/// Sums `t` along `axes`; with the element count along them for means.
+fn sum_along(t: &Tensor, axes: &[i64]) -> PyResult<(Tensor, i64)> {
+    let mut count = 1i64;
+    for &axis in axes {
+        count *= t.dims()[norm_axis(axis, t.rank())?] as i64;
+    }
     let s =
-        ops::reduce(crate::runtime::ReduceOp::Sum, t, Some(&[axis]), false).map_err(runtime_err)?;
-    Ok((s, t.dims()[a] as i64))
+        ops::reduce(crate::runtime::ReduceOp::Sum, t, Some(axes), false).map_err(runtime_err)?;
+    Ok((s, count))
 }
 
 /// The values each replica contributes (a plain value counts once per replica).
@@ -459,7 +477,7 @@ pub fn reduce_value(
     s: &StrategyObj,
     op: Op,
     value: &Value,
-    axis: Option<i64>,
+    axis: Option<Vec<i64>>,
 ) -> PyResult<Value> {
     if axis.is_none() && s.kind == Kind::Mirrored && is_structure(value) {
         // A nested structure is reduced leaf by leaf (TensorFlow's nest walk).
@@ -488,7 +506,7 @@ pub fn reduce_value(
         for (i, p) in parts.iter().enumerate() {
             let dev = s.devices.get(i).copied().unwrap_or(dest);
             let t = tensor_on(vm, p, dev)?;
-            let (sum, count) = sum_along(&t, axis)?;
+            let (sum, count) = sum_along(&t, &axis)?;
             numers.push(Value::Tensor(sum));
             denom += count;
         }
@@ -532,7 +550,7 @@ fn reduce(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         return Err(needs_cross_replica(CROSS_MSG));
     }
     let op = parse_op(vm, args.get(1))?;
-    let axis = axis_of(vm, args.get(3))?;
+    let axis = reduce_axes_of(vm, args.get(3))?;
     if axis.is_none() {
         if let Some(v) = reduce_mirrored(s, op, args.get(2))? {
             // `_local_results(reduce_to(...))[0]`
