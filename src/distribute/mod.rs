@@ -6,8 +6,10 @@
 pub mod classes;
 pub mod config;
 pub mod context;
+pub mod cross_device;
 pub mod dataset;
 pub mod devices;
+pub mod extended_v1;
 pub mod function;
 pub mod nest;
 pub mod reduce;

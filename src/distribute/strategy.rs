@@ -36,13 +36,15 @@ pub struct StrategyObj {
     /// The replicas' devices, in replica order.
     pub devices: Vec<Device>,
     /// The `extended` object (shares the device list).
-    extended: Value,
+    pub(super) extended: Value,
 }
 
 /// `strategy.extended`.
 pub struct ExtendedObj {
-    kind: Kind,
-    devices: Vec<Device>,
+    /// Which strategy.
+    pub(super) kind: Kind,
+    /// The replicas' devices.
+    pub(super) devices: Vec<Device>,
 }
 
 impl Kind {
@@ -75,7 +77,7 @@ pub fn make_strategy(kind: Kind, devices: Vec<Device>) -> Value {
     })
 }
 
-fn qualified(c: &Class) -> String {
+pub(super) fn qualified(c: &Class) -> String {
     format!("{}.{}", c.module, c.name)
 }
 
@@ -111,7 +113,7 @@ impl NativeObject for StrategyObj {
     }
 }
 
-fn device_names(devices: &[Device]) -> Value {
+pub(super) fn device_names(devices: &[Device]) -> Value {
     Value::tuple(devices.iter().map(|d| Value::str(d.full_name())).collect())
 }
 
@@ -143,7 +145,10 @@ impl NativeObject for ExtendedObj {
             "worker_devices" | "parameter_devices" => Some(device_names(&self.devices)),
             // TensorFlow's TPU strategy is the only one that needs static shapes
             "experimental_require_static_shapes" => Some(Value::Bool(false)),
-            _ => bound(&extended_class(self.kind), this, name),
+            _ => match super::extended_v1::flag(self, name) {
+                Some(v) => Some(v?),
+                None => bound(&extended_class(self.kind), this, name),
+            },
         })
     }
     fn dir(&self) -> Vec<String> {
@@ -156,6 +161,7 @@ impl NativeObject for ExtendedObj {
             ]
             .map(String::from),
         );
+        v.extend(super::extended_v1::FLAGS.map(String::from));
         v
     }
 }
@@ -169,7 +175,7 @@ fn strategy_of(v: &Value) -> PyResult<&StrategyObj> {
     })
 }
 
-fn extended_of(v: &Value) -> PyResult<&ExtendedObj> {
+pub(super) fn extended_of(v: &Value) -> PyResult<&ExtendedObj> {
     v.downcast::<ExtendedObj>().ok_or_else(|| {
         PyErr::new(
             ExcType::TypeError,
@@ -252,7 +258,9 @@ fn mirrored_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         }
     };
     if let Some(c) = args.opt(1) {
-        if c.downcast::<CrossDeviceOps>().is_none() {
+        if c.downcast::<super::cross_device::CrossDeviceOps>()
+            .is_none()
+        {
             return Err(PyErr::new(
                 ExcType::ValueError,
                 format!(
@@ -663,7 +671,7 @@ fn ext_strategy(vm: &dyn Vm, e: &ExtendedObj) -> StrategyObj {
 /// The devices `destinations` names: a device string or a tensor's device
 /// (one), every component's device of a distributed value or variable, or
 /// the default destination.
-fn destination(vm: &dyn Vm, v: &Value) -> PyResult<Vec<Device>> {
+pub(super) fn destination(vm: &dyn Vm, v: &Value) -> PyResult<Vec<Device>> {
     match v {
         Value::Str(_) => Ok(vec![device_arg(vm, v)?]),
         Value::Tensor(t) => Ok(vec![t.device()]),
@@ -688,7 +696,7 @@ fn destination(vm: &dyn Vm, v: &Value) -> PyResult<Vec<Device>> {
 /// `value` reduced across the replicas to `dest`: a tensor on one device,
 /// or, for several destination devices, a Mirrored value with a copy on each
 /// (as TensorFlow's cross-device ops broadcast the result).
-fn reduce_to_devices(
+pub(super) fn reduce_to_devices(
     vm: &dyn Vm,
     s: &StrategyObj,
     op: super::reduce::Op,
@@ -800,52 +808,6 @@ impl NativeObject for NullScope {
 
 fn ext_colocate_vars_with(_vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
     Ok(Value::native(NullScope))
-}
-
-// ---- cross-device ops ----
-
-/// `tf.distribute.NcclAllReduce` and friends: accepted; every reduction
-/// here runs as `ReductionToOneDevice` would (same results).
-pub struct CrossDeviceOps {
-    name: &'static str,
-}
-
-impl NativeObject for CrossDeviceOps {
-    fn type_name(&self) -> &str {
-        self.name
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(classes::class(self.name))
-    }
-    fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!(
-            "<{} object at {:#x}>",
-            qualified(&classes::class(self.name)),
-            this.id()
-        ))
-    }
-}
-
-fn nccl_new(_vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
-    Ok(Value::native(CrossDeviceOps {
-        name: "NcclAllReduce",
-    }))
-}
-fn hierarchical_new(_vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
-    Ok(Value::native(CrossDeviceOps {
-        name: "HierarchicalCopyAllReduce",
-    }))
-}
-fn to_one_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    if let Some(d) = args.opt(0) {
-        device_arg(vm, d)?;
-    }
-    Ok(Value::native(CrossDeviceOps {
-        name: "ReductionToOneDevice",
-    }))
 }
 
 // ---- classes ----
@@ -1001,6 +963,7 @@ fn extended_class(kind: Kind) -> Rc<Class> {
             ext_colocate_vars_with,
             "Places new variables with another one.",
         );
+        super::extended_v1::add_methods(&c, "StrategyExtendedV1");
     }
     c
 }
@@ -1020,29 +983,5 @@ pub fn register(m: &mut crate::modules::ModuleBuilder) {
         "StrategyExtended",
         Value::Class(classes::class("StrategyExtended")),
     );
-    for (name, f) in [
-        ("NcclAllReduce", nccl_new as crate::value::NativeFn),
-        ("HierarchicalCopyAllReduce", hierarchical_new),
-        ("ReductionToOneDevice", to_one_new),
-    ] {
-        let c = classes::class(name);
-        let sig = match name {
-            "ReductionToOneDevice" => {
-                "ReductionToOneDevice.__init__(reduce_to_device=None, accumulation_fn=None)"
-            }
-            "NcclAllReduce" => "NcclAllReduce.__init__(num_packs=1)",
-            _ => "HierarchicalCopyAllReduce.__init__(num_packs=1)",
-        };
-        constructor(
-            &c,
-            sig,
-            f,
-            "Cross-device reduction algorithm (all give the same results here).",
-        );
-        m.value(name, Value::Class(c));
-    }
-    m.value(
-        "CrossDeviceOps",
-        Value::Class(classes::class("CrossDeviceOps")),
-    );
+    super::cross_device::register(m);
 }
