@@ -649,12 +649,18 @@ fn values_from_function(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 
 fn distribute_dataset(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let s = strategy_of(args.get(0))?;
-    super::dataset::distribute_dataset(vm, args.get(1), &s.devices)
+    super::dataset::distribute_dataset(vm, args.get(1), &s.devices, args.get(2))
 }
 
 pub(super) fn distribute_from_function(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let s = strategy_of(args.get(0))?;
-    super::dataset::distribute_from_function(vm, args.get(1), &s.devices)
+    super::dataset::distribute_from_function(
+        vm,
+        args.get(1),
+        &s.devices,
+        args.get(2),
+        s.kind == Kind::Mirrored,
+    )
 }
 
 // ---- extended ----

@@ -10,6 +10,8 @@
 //!   replica `r` of step `k` gets element `k * N + r`. At the end, replicas
 //!   without data get empty batches when the spec has an unknown dimension;
 //!   otherwise the partial step is dropped, as TensorFlow does.
+//! - Per-replica mode (`InputReplicationMode.PER_REPLICA`): each replica
+//!   reads its own dataset; the steps end with the shortest.
 //!
 //! Every component goes to its replica's device. With one replica the
 //! element itself is yielded (no `PerReplica`), as TensorFlow does.
@@ -33,26 +35,37 @@ pub enum Mode {
     Split,
     /// Each replica gets whole elements in turn.
     RoundRobin,
+    /// Each replica reads its own dataset.
+    PerReplica,
 }
 
 /// A distributed dataset.
 pub struct DistributedDataset {
+    /// The dataset (per-replica mode: replica 0's, whose spec is shown).
     dataset: Value,
+    /// Per-replica mode: the datasets of replicas 1 and up.
+    others: Vec<Value>,
     devices: Rc<Vec<Device>>,
     mode: Mode,
 }
 
-/// Builds a distributed dataset over `dataset` for the replicas on `devices`.
-pub fn new(dataset: &Value, devices: &[Device], mode: Mode) -> PyResult<Value> {
-    if dataset_of(dataset).is_none() {
-        return Err(PyErr::new(
-            ExcType::ValueError,
-            format!(
-                "The input must be a `tf.data.Dataset`, got {}",
-                dataset.type_name()
-            ),
-        ));
+/// Builds a distributed dataset over `datasets` (one, or one per replica in
+/// per-replica mode) for the replicas on `devices`.
+pub fn new(datasets: &[Value], devices: &[Device], mode: Mode) -> PyResult<Value> {
+    for dataset in datasets {
+        if dataset_of(dataset).is_none() {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                format!(
+                    "The input must be a `tf.data.Dataset`, got {}",
+                    dataset.type_name()
+                ),
+            ));
+        }
     }
+    let Some((dataset, others)) = datasets.split_first() else {
+        return Err(PyErr::new(ExcType::ValueError, "no dataset to distribute"));
+    };
     if devices.is_empty() {
         return Err(PyErr::new(
             ExcType::ValueError,
@@ -61,6 +74,7 @@ pub fn new(dataset: &Value, devices: &[Device], mode: Mode) -> PyResult<Value> {
     }
     Ok(Value::native(DistributedDataset {
         dataset: dataset.clone(),
+        others: others.to_vec(),
         devices: Rc::new(devices.to_vec()),
         mode,
     }))
@@ -70,7 +84,7 @@ impl DistributedDataset {
     /// The spec of one replica's part.
     fn replica_spec(&self, spec: &Spec) -> Spec {
         let n = self.devices.len();
-        if self.mode == Mode::RoundRobin || n == 1 {
+        if self.mode != Mode::Split || n == 1 {
             return spec.clone();
         }
         spec.map_leaves(&mut |dtype, dims| {
@@ -111,7 +125,7 @@ impl NativeObject for DistributedDataset {
     fn type_name(&self) -> &str {
         match self.mode {
             Mode::Split => "DistributedDataset",
-            Mode::RoundRobin => "DistributedDatasetsFromFunction",
+            Mode::RoundRobin | Mode::PerReplica => "DistributedDatasetsFromFunction",
         }
     }
 
@@ -122,7 +136,7 @@ impl NativeObject for DistributedDataset {
     fn class(&self) -> Option<Rc<Class>> {
         Some(crate::distribute::classes::class(match self.mode {
             Mode::Split => "DistributedDataset",
-            Mode::RoundRobin => "DistributedDatasetsFromFunction",
+            Mode::RoundRobin | Mode::PerReplica => "DistributedDatasetsFromFunction",
         }))
     }
 
@@ -145,6 +159,11 @@ impl NativeObject for DistributedDataset {
         let spec = dataset_of(&self.dataset).map_or(Spec::Tuple(Vec::new()), |d| d.spec.clone());
         Ok(Some(Value::native(DistributedIterator {
             stream: RefCell::new(open(&self.dataset)?),
+            others: self
+                .others
+                .iter()
+                .map(|d| open(d).map(RefCell::new))
+                .collect::<PyResult<Vec<_>>>()?,
             devices: self.devices.clone(),
             mode: self.mode,
             pad: !spec.fully_defined(),
@@ -159,6 +178,8 @@ impl NativeObject for DistributedDataset {
 /// An iterator over a distributed dataset.
 pub struct DistributedIterator {
     stream: RefCell<Box<dyn Stream>>,
+    /// Per-replica mode: the streams of replicas 1 and up.
+    others: Vec<RefCell<Box<dyn Stream>>>,
     devices: Rc<Vec<Device>>,
     mode: Mode,
     /// Whether a partial last step is padded with empty batches.
@@ -187,6 +208,19 @@ impl DistributedIterator {
                 } else {
                     self.split(&elem)?
                 }
+            }
+            Mode::PerReplica => {
+                let mut got = Vec::with_capacity(n);
+                for stream in std::iter::once(&self.stream).chain(&self.others) {
+                    match pull(stream, vm)? {
+                        Some(v) => got.push(v),
+                        None => {
+                            self.done.set(true);
+                            return Ok(None);
+                        }
+                    }
+                }
+                got
             }
             Mode::RoundRobin => {
                 let mut got = Vec::with_capacity(n);

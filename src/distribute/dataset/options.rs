@@ -118,7 +118,7 @@ const INPUT_OPTION_NAMES: [&str; 4] = [
 
 /// A `tf.distribute.InputReplicationMode` member (`PER_WORKER`,
 /// `PER_REPLICA`).
-pub struct ReplicationMode(&'static str);
+pub struct ReplicationMode(pub &'static str);
 
 impl NativeObject for ReplicationMode {
     fn type_name(&self) -> &str {
@@ -292,4 +292,16 @@ impl NativeObject for InputContextObj {
             _ => None,
         })
     }
+}
+
+/// Whether `options` (an `InputOptions` or None) asks for
+/// `InputReplicationMode.PER_REPLICA`: one input pipeline per replica.
+pub fn per_replica_mode(vm: &dyn Vm, options: &Value) -> PyResult<bool> {
+    if options.is_none() {
+        return Ok(false);
+    }
+    let mode = vm.getattr(options, "experimental_replication_mode")?;
+    Ok(mode
+        .downcast::<ReplicationMode>()
+        .is_some_and(|m| m.0 == "PER_REPLICA"))
 }
