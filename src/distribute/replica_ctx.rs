@@ -783,8 +783,19 @@ fn experimental_set_strategy(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         ));
     }
     let mut scopes = st.scopes.borrow_mut();
+    // leave the scope a previous call entered, then refuse to run inside
+    // any other scope, as TensorFlow does
+    if st.global_scope.replace(false) && !scopes.is_empty() {
+        scopes.remove(0);
+    }
+    if !scopes.is_empty() {
+        return Err(PyErr::new(
+            ExcType::RuntimeError,
+            "Must not be called inside a `tf.distribute.Strategy` scope.",
+        ));
+    }
     match args.get(0) {
-        Value::None => scopes.clear(),
+        Value::None => {}
         v => {
             if v.downcast::<StrategyObj>().is_none() {
                 return Err(PyErr::new(
@@ -792,8 +803,8 @@ fn experimental_set_strategy(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
                     "experimental_set_strategy expects a tf.distribute.Strategy or None",
                 ));
             }
-            scopes.clear();
             scopes.push(v.clone());
+            st.global_scope.set(true);
         }
     }
     Ok(Value::None)
