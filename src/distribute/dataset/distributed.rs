@@ -148,16 +148,56 @@ impl NativeObject for DistributedDataset {
         ))
     }
 
-    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(match name {
             "element_spec" => Some(self.element_spec().to_value()),
+            // the cardinality of the (first) input dataset, as a Python int
+            "cardinality" => Some(Value::Int(
+                dataset_of(&self.dataset).map_or(UNKNOWN_CARDINALITY, |d| d.cardinality()),
+            )),
+            "reduce" => Some(REDUCE.with(|f| f.bind(this.clone()))),
             _ => None,
         })
     }
 
     fn iter(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(Some(Value::native(self.iterator()?)))
+    }
+}
+
+/// `tf.data.UNKNOWN_CARDINALITY`.
+const UNKNOWN_CARDINALITY: i64 = -2;
+
+/// `dist_dataset.reduce(initial_state, reduce_func)`: `state =
+/// reduce_func(state, step_inputs)` over every step.
+fn reduce(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
+    let Some(ds) = args.get(0).downcast::<DistributedDataset>() else {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "reduce() needs a DistributedDataset",
+        ));
+    };
+    let it = ds.iterator()?;
+    let mut state = args.get(1).clone();
+    while let Some(step) = it.step(vm)? {
+        state = vm.call(args.get(2), vec![state, step], Vec::new())?;
+    }
+    Ok(state)
+}
+
+thread_local! {
+    static REDUCE: Rc<NativeFunction> = NativeFunction::new(
+        "DistributedDataset.reduce(self, initial_state, reduce_func)",
+        reduce,
+        "Folds `reduce_func(state, inputs)` over the steps of the dataset.",
+    );
+}
+
+impl DistributedDataset {
+    /// A new iterator over the steps.
+    fn iterator(&self) -> PyResult<DistributedIterator> {
         let spec = dataset_of(&self.dataset).map_or(Spec::Tuple(Vec::new()), |d| d.spec.clone());
-        Ok(Some(Value::native(DistributedIterator {
+        Ok(DistributedIterator {
             stream: RefCell::new(open(&self.dataset)?),
             others: self
                 .others
@@ -171,7 +211,7 @@ impl NativeObject for DistributedDataset {
             element_spec: self.element_spec(),
             spec,
             done: std::cell::Cell::new(false),
-        })))
+        })
     }
 }
 
