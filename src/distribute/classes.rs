@@ -58,6 +58,7 @@ fn spec(name: &str) -> (&'static str, Option<&'static str>) {
         ),
         "ReduceOp" => ("tensorflow.python.distribute.reduce_util", None),
         "InputReplicationMode" => ("tensorflow.python.distribute.distribute_lib", None),
+        "CommunicationImplementation" => ("tensorflow.python.distribute.collective_util", None),
         "VariableAggregationV2" | "VariableAggregation" | "VariableSynchronization" => {
             ("tensorflow.python.ops.variables", None)
         }

@@ -4,6 +4,7 @@
 //! (the `Vm` trait); replicas run through `Vm::run_replicas`.
 
 pub mod classes;
+pub mod collective_options;
 pub mod config;
 pub mod context;
 pub mod cross_device;
@@ -53,6 +54,7 @@ pub fn register_tf(m: &mut ModuleBuilder) {
             Value::Class(classes::class("DistributedIteratorInterface")),
         );
         d.namespace("experimental", |e| {
+            collective_options::register(e);
             e.value(
                 "ValueContext",
                 Value::Class(replica_ctx::value_context_class()),

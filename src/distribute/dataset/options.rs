@@ -116,29 +116,35 @@ const INPUT_OPTION_NAMES: [&str; 4] = [
     "experimental_per_replica_buffer_size",
 ];
 
-/// A `tf.distribute.InputReplicationMode` member (`PER_WORKER`,
-/// `PER_REPLICA`).
-pub struct ReplicationMode(pub &'static str);
+/// A member of one of `tf.distribute`'s string-valued enums
+/// (`InputReplicationMode.PER_WORKER`,
+/// `experimental.CommunicationImplementation.NCCL`).
+pub struct StrEnumMember {
+    /// The enum's class name.
+    pub class: &'static str,
+    /// The member's name, which is also its value.
+    pub member: &'static str,
+}
 
-impl NativeObject for ReplicationMode {
+impl NativeObject for StrEnumMember {
     fn type_name(&self) -> &str {
-        "InputReplicationMode"
+        self.class
     }
     fn as_any(&self) -> &dyn Any {
         self
     }
     fn class(&self) -> Option<Rc<crate::value::Class>> {
-        Some(replication_mode_class())
+        Some(crate::distribute::classes::class(self.class))
     }
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("<InputReplicationMode.{0}: '{0}'>", self.0))
+        Ok(format!("<{}.{1}: '{1}'>", self.class, self.member))
     }
     fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("InputReplicationMode.{}", self.0))
+        Ok(format!("{}.{}", self.class, self.member))
     }
     fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(match name {
-            "name" | "value" => Some(Value::str(self.0)),
+            "name" | "value" => Some(Value::str(self.member)),
             _ => None,
         })
     }
@@ -150,20 +156,32 @@ impl NativeObject for ReplicationMode {
         _vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
         let same = other
-            .downcast::<ReplicationMode>()
-            .is_some_and(|o| o.0 == self.0);
+            .downcast::<StrEnumMember>()
+            .is_some_and(|o| o.class == self.class && o.member == self.member);
         Ok(crate::value::native::equality(op, same))
     }
 }
 
-/// The `tf.distribute.InputReplicationMode` enum, with its two members.
-pub fn replication_mode_class() -> Rc<crate::value::Class> {
-    let c = crate::distribute::classes::class("InputReplicationMode");
-    if c.dict.borrow().get("PER_WORKER").is_none() {
-        c.set_attr("PER_WORKER", Value::native(ReplicationMode("PER_WORKER")));
-        c.set_attr("PER_REPLICA", Value::native(ReplicationMode("PER_REPLICA")));
+/// The class `name` of a string-valued enum with these members.
+pub fn str_enum_class(name: &'static str, members: &[&'static str]) -> Rc<crate::value::Class> {
+    let c = crate::distribute::classes::class(name);
+    if c.dict.borrow().get(members[0]).is_none() {
+        for &member in members {
+            c.set_attr(
+                member,
+                Value::native(StrEnumMember {
+                    class: name,
+                    member,
+                }),
+            );
+        }
     }
     c
+}
+
+/// The `tf.distribute.InputReplicationMode` enum, with its two members.
+pub fn replication_mode_class() -> Rc<crate::value::Class> {
+    str_enum_class("InputReplicationMode", &["PER_WORKER", "PER_REPLICA"])
 }
 
 /// `tf.distribute.InputOptions(...)`.
@@ -302,6 +320,6 @@ pub fn per_replica_mode(vm: &dyn Vm, options: &Value) -> PyResult<bool> {
     }
     let mode = vm.getattr(options, "experimental_replication_mode")?;
     Ok(mode
-        .downcast::<ReplicationMode>()
-        .is_some_and(|m| m.0 == "PER_REPLICA"))
+        .downcast::<StrEnumMember>()
+        .is_some_and(|m| m.class == "InputReplicationMode" && m.member == "PER_REPLICA"))
 }
