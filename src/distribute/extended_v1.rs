@@ -122,6 +122,27 @@ fn update_non_slot(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     super::variables::update_regroup(vm, &updates, group)
 }
 
+/// `call_for_each_replica(fn, args=(), kwargs=None)`: the strategy's `run`.
+fn call_for_each_replica(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let e = extended_of(args.get(0))?;
+    let Some(strategy) = e.strategy() else {
+        return Err(PyErr::new(
+            ExcType::RuntimeError,
+            "the strategy of this StrategyExtended is gone",
+        ));
+    };
+    let run = vm.getattr(&strategy, "run")?;
+    let fn_args = match args.get(2) {
+        Value::None => Value::tuple(Vec::new()),
+        v => v.clone(),
+    };
+    vm.call(
+        &run,
+        vec![args.get(1).clone(), fn_args, args.get(3).clone()],
+        Vec::new(),
+    )
+}
+
 /// Adds the methods to an extended class.
 pub fn add_methods(c: &Class, owner: &str) {
     let m = |sig: &str, f, doc| method(c, &format!("{owner}.{sig}"), f, doc);
@@ -129,6 +150,11 @@ pub fn add_methods(c: &Class, owner: &str) {
         "broadcast_to(self, tensor, destinations)",
         broadcast_to,
         "Copies `tensor` to the devices of `destinations` (a Mirrored value for several).",
+    );
+    m(
+        "call_for_each_replica(self, fn, args=(), kwargs=None)",
+        call_for_each_replica,
+        "Runs `fn` once per replica, as `strategy.run` does.",
     );
     m(
         "read_var(self, v)",

@@ -45,6 +45,15 @@ pub struct ExtendedObj {
     pub(super) kind: Kind,
     /// The replicas' devices.
     pub(super) devices: Vec<Device>,
+    /// The strategy this belongs to (weak: the strategy owns this object).
+    strategy: std::cell::RefCell<std::rc::Weak<Box<dyn NativeObject>>>,
+}
+
+impl ExtendedObj {
+    /// The strategy object this belongs to.
+    pub(super) fn strategy(&self) -> Option<Value> {
+        self.strategy.borrow().upgrade().map(Value::Native)
+    }
 }
 
 impl Kind {
@@ -69,12 +78,17 @@ pub fn make_strategy(kind: Kind, devices: Vec<Device>) -> Value {
     let extended = Value::native(ExtendedObj {
         kind,
         devices: devices.clone(),
+        strategy: std::cell::RefCell::new(std::rc::Weak::new()),
     });
-    Value::native(StrategyObj {
+    let strategy = Value::native(StrategyObj {
         kind,
         devices,
-        extended,
-    })
+        extended: extended.clone(),
+    });
+    if let (Some(e), Value::Native(rc)) = (extended.downcast::<ExtendedObj>(), &strategy) {
+        *e.strategy.borrow_mut() = Rc::downgrade(rc);
+    }
+    strategy
 }
 
 pub(super) fn qualified(c: &Class) -> String {
@@ -782,7 +796,9 @@ fn ext_variable_created_in_scope(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 }
 
 fn ext_value_container(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    Ok(args.get(1).clone())
+    // a distributed variable's component belongs to the variable; anything
+    // else (a run result's component) to no container TensorFlow keeps
+    Ok(super::variables::container_of(args.get(1)).unwrap_or_else(|| args.get(1).clone()))
 }
 
 fn ext_update(vm: &dyn Vm, args: &Args) -> PyResult<Value> {

@@ -149,6 +149,9 @@ pub struct VarCell {
     pub device: Device,
     /// `trainable`.
     pub trainable: bool,
+    /// The distributed variable this is a component of (weak: it owns the
+    /// cell), for `extended.value_container`.
+    pub container: RefCell<std::rc::Weak<Box<dyn NativeObject>>>,
 }
 
 /// A plain variable (or TensorFlow's `UnreadVariable` returned by assignments).
@@ -581,15 +584,22 @@ fn variable_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
                     value: RefCell::new(value),
                     device: *d,
                     trainable,
+                    container: RefCell::new(std::rc::Weak::new()),
                 }));
             }
-            Ok(Value::native(DistVar {
+            let var = Value::native(DistVar {
                 strategy: scope.clone().unwrap_or(Value::None),
                 on_read: sync == Sync::OnRead,
-                comps,
+                comps: comps.clone(),
                 agg,
                 sync,
-            }))
+            });
+            if let Value::Native(rc) = &var {
+                for c in &comps {
+                    *c.container.borrow_mut() = Rc::downgrade(rc);
+                }
+            }
+            Ok(var)
         }
         other => {
             let device = match other {
@@ -598,6 +608,7 @@ fn variable_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             };
             let value = t.to_device(device).map_err(runtime_err)?;
             let cell = Rc::new(VarCell {
+                container: RefCell::new(std::rc::Weak::new()),
                 name: format!("{base}:0"),
                 value: RefCell::new(value),
                 device,
@@ -963,4 +974,11 @@ pub fn register(m: &mut ModuleBuilder) {
             &SYNCS.map(|(m, _)| m),
         )),
     );
+}
+
+/// The distributed variable whose component `v` is (`extended.value_container`).
+pub fn container_of(v: &Value) -> Option<Value> {
+    let p = v.downcast::<PlainVar>()?;
+    let c = p.cell.container.borrow().upgrade()?;
+    Some(Value::Native(c))
 }
