@@ -14,6 +14,7 @@ pub mod nest;
 pub mod nn;
 pub mod print;
 pub mod shape;
+pub mod stats_ops;
 
 use crate::modules::ModuleBuilder;
 use crate::value::{ExcType, Value};
@@ -36,6 +37,7 @@ pub fn module() -> Value {
     create::register(&mut m);
     array_ops::register(&mut m);
     math_ops::register(&mut m, true);
+    stats_ops::register(&mut m, true);
     dtype::register(&mut m);
     m.value(
         "Tensor",
@@ -43,7 +45,10 @@ pub fn module() -> Value {
     );
     m.value("TensorShape", Value::Class(shape::shape_class()));
     m.value("newaxis", Value::None);
-    m.namespace("math", |n| math_ops::register(n, false));
+    m.namespace("math", |n| {
+        math_ops::register(n, false);
+        stats_ops::register(n, false);
+    });
     m.namespace("dtypes", dtype::register);
     nest::register(&mut m);
     print::register(&mut m);
