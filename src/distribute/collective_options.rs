@@ -60,6 +60,9 @@ impl NativeObject for CommunicationOptions {
     fn type_name(&self) -> &str {
         "Options"
     }
+    fn class(&self) -> Option<std::rc::Rc<crate::value::Class>> {
+        Some(super::classes::class("Options"))
+    }
     fn as_any(&self) -> &dyn Any {
         self
     }

@@ -1003,7 +1003,7 @@ pub fn register(m: &mut crate::modules::ModuleBuilder) {
     m.value("Strategy", Value::Class(classes::class("Strategy")));
     m.value(
         "StrategyExtended",
-        Value::Class(classes::class("StrategyExtended")),
+        Value::Class(classes::class("StrategyExtendedV2")),
     );
     super::cross_device::register(m);
 }

@@ -939,6 +939,7 @@ fn enum_class(name: &'static str, members: &[&'static str]) -> Rc<Class> {
                 }),
             );
         }
+        classes::mark_enum(&c, members);
     }
     c
 }

@@ -160,6 +160,10 @@ impl NativeObject for OwnedIterator {
         "OwnedIterator"
     }
 
+    fn class(&self) -> Option<Rc<crate::value::Class>> {
+        Some(crate::distribute::classes::class("OwnedIterator"))
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }

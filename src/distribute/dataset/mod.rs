@@ -59,21 +59,31 @@ pub fn register_data(m: &mut ModuleBuilder) {
 
 /// Adds `InputContext`, `InputOptions` and `RunOptions` to a `tf.distribute` namespace.
 pub fn register_distribute_extras(d: &mut ModuleBuilder) {
-    d.function(
-        "InputContext(num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1)",
-        options::new_input_context,
-        "What a dataset function learns about the input pipelines and replicas.",
-    );
-    d.function(
-        "InputOptions(experimental_fetch_to_device=None, experimental_replication_mode=None, experimental_place_dataset_on_device=False, experimental_per_replica_buffer_size=1)",
-        options::new_input_options,
-        "Options for distributed datasets (accepted).",
-    );
-    d.function(
-        "RunOptions(experimental_enable_dynamic_batch_size=True, experimental_bucketizing_dynamic_shape=False, experimental_xla_options=None)",
-        options::new_run_options,
-        "Options for `strategy.run` (TPU-only in TensorFlow; accepted).",
-    );
+    // classes, so that `isinstance` and `type()` read as in TensorFlow
+    for (name, sig, f, doc) in [
+        (
+            "InputContext",
+            "InputContext.__init__(num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1)",
+            options::new_input_context as crate::value::NativeFn,
+            "What a dataset function learns about the input pipelines and replicas.",
+        ),
+        (
+            "InputOptions",
+            "InputOptions.__new__(experimental_fetch_to_device=None, experimental_replication_mode=None, experimental_place_dataset_on_device=False, experimental_per_replica_buffer_size=1)",
+            options::new_input_options,
+            "Options for distributed datasets (accepted).",
+        ),
+        (
+            "RunOptions",
+            "RunOptions.__new__(experimental_enable_dynamic_batch_size=True, experimental_bucketizing_dynamic_shape=False, experimental_xla_options=None)",
+            options::new_run_options,
+            "Options for `strategy.run` (TPU-only in TensorFlow; accepted).",
+        ),
+    ] {
+        let c = crate::distribute::classes::class(name);
+        crate::distribute::classes::constructor(&c, sig, f, doc);
+        d.value(name, Value::Class(c));
+    }
     d.value(
         "InputReplicationMode",
         Value::Class(options::replication_mode_class()),

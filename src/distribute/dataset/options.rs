@@ -175,6 +175,7 @@ pub fn str_enum_class(name: &'static str, members: &[&'static str]) -> Rc<crate:
                 }),
             );
         }
+        crate::distribute::classes::mark_enum(&c, members);
     }
     c
 }
@@ -206,6 +207,10 @@ pub fn new_input_options(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 impl NativeObject for NamedOptions {
     fn type_name(&self) -> &str {
         self.name
+    }
+
+    fn class(&self) -> Option<Rc<crate::value::Class>> {
+        Some(crate::distribute::classes::class(self.name))
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -281,6 +286,10 @@ thread_local! {
 impl NativeObject for InputContextObj {
     fn type_name(&self) -> &str {
         "InputContext"
+    }
+
+    fn class(&self) -> Option<Rc<crate::value::Class>> {
+        Some(crate::distribute::classes::class("InputContext"))
     }
 
     fn as_any(&self) -> &dyn Any {
