@@ -308,6 +308,7 @@ impl NativeObject for ScopeObj {
     }
     fn enter(&self, _this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
         let st = state(vm);
+        check_scope_in_replica(vm, &self.strategy)?;
         if let Some(cur) = st.scopes.borrow().last() {
             if !cur.is(&self.strategy) {
                 return Err(PyErr::new(
@@ -328,6 +329,26 @@ impl NativeObject for ScopeObj {
         state(vm).scopes.borrow_mut().pop();
         Ok(false)
     }
+}
+
+/// In a replica function the run's strategy is current, and no scope may be
+/// entered (TensorFlow's cross-replica check, which `run` meets too).
+fn check_scope_in_replica(vm: &dyn Vm, strategy: &Value) -> PyResult<()> {
+    let running = state(vm).run.borrow().as_ref().map(|r| r.strategy.clone());
+    let (true, Some(cur)) = (in_replica_fn(vm), running) else {
+        return Ok(());
+    };
+    if cur.is(strategy) {
+        return Err(needs_cross_replica(CROSS_MSG));
+    }
+    Err(PyErr::new(
+        ExcType::RuntimeError,
+        format!(
+            "Mixing different tf.distribute.Strategy objects: {} is not {}",
+            vm.repr(&cur)?,
+            vm.repr(strategy)?
+        ),
+    ))
 }
 
 fn scope(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
@@ -368,6 +389,9 @@ pub fn run_on_replicas(
     kwargs: &Value,
 ) -> PyResult<Value> {
     let s = strategy_of(this)?;
+    if s.kind != Kind::Default {
+        check_scope_in_replica(vm, this)?;
+    }
     if in_replica_fn(vm) {
         return Err(needs_cross_replica(CROSS_MSG));
     }

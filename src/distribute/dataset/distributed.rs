@@ -54,13 +54,21 @@ pub struct DistributedDataset {
 pub fn new(datasets: &[Value], devices: &[Device], mode: Mode) -> PyResult<Value> {
     for dataset in datasets {
         if dataset_of(dataset).is_none() {
+            // TensorFlow fails on the first dataset attribute it reads
+            let attr = if mode == Mode::Split {
+                "_variant_tensor"
+            } else {
+                "element_spec"
+            };
             return Err(PyErr::new(
-                ExcType::ValueError,
-                format!(
-                    "The input must be a `tf.data.Dataset`, got {}",
-                    dataset.type_name()
-                ),
-            ));
+                ExcType::AttributeError,
+                format!("'{}' object has no attribute '{attr}'", dataset.type_name()),
+            )
+            .help(format!(
+                "the input must be a tf.data.Dataset, got {}; make one with \
+                 tf.data.Dataset.from_tensor_slices(...)",
+                dataset.type_name()
+            )));
         }
     }
     let Some((dataset, others)) = datasets.split_first() else {
