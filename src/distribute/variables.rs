@@ -314,6 +314,12 @@ fn shared_getattr(
         "aggregation" => Some(agg_value(agg, agg == Agg::None)),
         "synchronization" => Some(sync_value(sync)),
         "dtype" | "shape" => Some(vm.getattr(&Value::Tensor(t), name)?),
+        "initial_value" => {
+            return Err(PyErr::new(
+                ExcType::RuntimeError,
+                "This property is not supported when eager execution is enabled.",
+            ))
+        }
         _ => classes::bound(&variable_class(), this, name),
     })
 }
@@ -416,6 +422,9 @@ impl NativeObject for DistVar {
     fn getattr(&self, this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
         if name == "values" || name == "_values" {
             return Ok(local_values(this).map(Value::tuple));
+        }
+        if name == "distribute_strategy" {
+            return Ok(Some(self.strategy.clone()));
         }
         let local = self.local(vm).clone();
         let t = local.value.borrow().clone();
@@ -753,9 +762,11 @@ fn update(vm: &dyn Vm, args: &Args, how: Upd) -> PyResult<Value> {
             Value::None
         });
     }
+    // TensorFlow's `extended.update` here: each copy gets its own component
+    // of a distributed value (no reduction, whatever the aggregation)
     let mut news = Vec::new();
-    for c in &d.comps {
-        apply(vm, c, how, value)?;
+    for (i, c) in d.comps.iter().enumerate() {
+        apply(vm, c, how, &select_replica(i, value)?)?;
         news.push(if read_value {
             plain(c, d.agg, d.sync, true)
         } else {
