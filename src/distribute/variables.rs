@@ -743,7 +743,17 @@ fn update(vm: &dyn Vm, args: &Args, how: Upd) -> PyResult<Value> {
         let share = match (how, d.agg) {
             (Upd::Assign, Agg::Sum) => {
                 // values_util.assign_on_each_device's SUM split:
-                // `cast(value / num_replicas, var.dtype)` (casts any dtype)
+                // `cast(value / num_replicas, var.dtype)` (casts any dtype),
+                // which a distributed value does not support
+                if super::values::components(value).is_some() {
+                    return Err(PyErr::new(
+                        ExcType::TypeError,
+                        format!(
+                            "unsupported operand type(s) for /: '{}' and 'int'",
+                            value.type_name()
+                        ),
+                    ));
+                }
                 let t = to_tensor(vm, value, None)?;
                 let nt = Tensor::fill(&[], &crate::runtime::Scalar::Int(n), t.dtype(), t.device())
                     .map_err(runtime_err)?;
