@@ -59,9 +59,15 @@ def walk(mod, name, depth, out, seen):
     out.append((name, names))
 
 
+# Classes whose public methods are listed too (dist raises NotImplementedError
+# for the ones it lacks instead of an AttributeError).
+CLASSES = [(tf.data.Dataset, "tensorflow.data.Dataset")]
+
 out = []
 for mod, name in ROOTS:
     walk(mod, name, 0, out, set())
+for cls, name in CLASSES:
+    out.append((name, public(cls)))
 here = os.path.dirname(os.path.abspath(__file__))
 path = os.path.join(here, "..", "src", "modules", "tf_api.txt")
 with open(path, "w") as f:

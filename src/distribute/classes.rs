@@ -19,10 +19,11 @@ fn spec(name: &str) -> (&'static str, Option<&'static str>) {
     const DL: &str = "tensorflow.python.distribute.distribute_lib";
     const VALUES: &str = "tensorflow.python.distribute.values";
     match name {
-        "Strategy" | "StrategyExtended" | "ReplicaContext" | "ValueContext" | "InputContext"
+        "Strategy" | "StrategyExtendedV2" | "ReplicaContext" | "ValueContext" | "InputContext"
         | "RunOptions" | "InputOptions" => (DL, None),
         "_DefaultDistributionStrategy" => (DL, Some("Strategy")),
-        "_DefaultDistributionExtended" => (DL, Some("StrategyExtended")),
+        "StrategyExtendedV1" => (DL, Some("StrategyExtendedV2")),
+        "_DefaultDistributionExtended" => (DL, Some("StrategyExtendedV1")),
         "_DefaultReplicaContext" => (DL, Some("ReplicaContext")),
         "MirroredStrategy" => (
             "tensorflow.python.distribute.mirrored_strategy",
@@ -30,7 +31,7 @@ fn spec(name: &str) -> (&'static str, Option<&'static str>) {
         ),
         "MirroredExtended" => (
             "tensorflow.python.distribute.mirrored_strategy",
-            Some("StrategyExtended"),
+            Some("StrategyExtendedV1"),
         ),
         "OneDeviceStrategy" => (
             "tensorflow.python.distribute.one_device_strategy",
@@ -38,7 +39,7 @@ fn spec(name: &str) -> (&'static str, Option<&'static str>) {
         ),
         "OneDeviceExtended" => (
             "tensorflow.python.distribute.one_device_strategy",
-            Some("StrategyExtended"),
+            Some("StrategyExtendedV1"),
         ),
         "_MirroredReplicaContext" => (
             "tensorflow.python.distribute.mirrored_run",
@@ -48,7 +49,8 @@ fn spec(name: &str) -> (&'static str, Option<&'static str>) {
             "tensorflow.python.distribute.one_device_strategy",
             Some("ReplicaContext"),
         ),
-        "DistributedValues" => (VALUES, None),
+        // tf.distribute.DistributedValues is the interface in types.distribute
+        "DistributedValues" => ("tensorflow.python.types.distribute", None),
         "PerReplica" | "Mirrored" | "DistributedVariable" => (VALUES, Some("DistributedValues")),
         "MirroredVariable" | "SyncOnReadVariable" => (VALUES, Some("DistributedVariable")),
         "Variable" => ("tensorflow.python.ops.variables", None),
@@ -58,6 +60,10 @@ fn spec(name: &str) -> (&'static str, Option<&'static str>) {
         ),
         "ReduceOp" => ("tensorflow.python.distribute.reduce_util", None),
         "InputReplicationMode" => ("tensorflow.python.distribute.distribute_lib", None),
+        "CommunicationImplementation" | "Options" => {
+            ("tensorflow.python.distribute.collective_util", None)
+        }
+        "OwnedIterator" => ("tensorflow.python.data.ops.iterator_ops", None),
         "VariableAggregationV2" | "VariableAggregation" | "VariableSynchronization" => {
             ("tensorflow.python.ops.variables", None)
         }
@@ -141,4 +147,14 @@ pub fn names(cls: &Rc<Class>) -> Vec<String> {
         }
     }
     out
+}
+
+/// Marks `c` as an enum with these members (already its attributes), as
+/// Python's `Enum` classes are: `_member_names_` lists them, so the class
+/// shows as `<enum 'Name'>` and iterates over its members.
+pub fn mark_enum(c: &Class, members: &[&str]) {
+    c.set_attr(
+        "_member_names_",
+        Value::list(members.iter().map(|m| Value::str(*m)).collect()),
+    );
 }

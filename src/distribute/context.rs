@@ -23,6 +23,8 @@ pub struct ReplicaRun {
 pub struct DistState {
     /// Strategies entered with `scope()` (innermost last).
     pub scopes: RefCell<Vec<Value>>,
+    /// Whether `scopes[0]` was entered by `experimental_set_strategy`.
+    pub global_scope: Cell<bool>,
     /// `tf.device` scopes: one stack outside replicas (key None) and one per
     /// running replica, so replicas interleaving at collectives do not see
     /// each other's scopes.

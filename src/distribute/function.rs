@@ -2,9 +2,14 @@
 //! (`@tf.function`, `@tf.function(jit_compile=True)`, `input_signature`
 //! accepted). Calls run the Python function eagerly; what TensorFlow makes
 //! observable of tracing is kept: Python numbers and strings returned
-//! become tensors, inside nested tuples, lists and dicts too.
+//! become tensors, inside nested tuples, lists and dicts too, and Python's
+//! `print` shows only while a call traces (a new signature: tensors' dtypes,
+//! shapes and devices, Python values themselves), not when TensorFlow would
+//! run the traced graph.
 
 use std::any::Any;
+use std::cell::RefCell;
+use std::collections::HashSet;
 use std::rc::Rc;
 
 use super::classes;
@@ -15,10 +20,95 @@ use crate::value::{Args, Class, NativeObject, PyResult, Value, Vm};
 /// A `tf.function`-wrapped Python function.
 pub struct FunctionObj {
     func: Value,
+    /// The signatures traced so far.
+    traces: RefCell<HashSet<String>>,
+    /// How shapes retrace.
+    relaxed: Retrace,
 }
 
-/// A `tf.function(...)` call without the function yet: the decorator.
-pub struct Decorator;
+/// How a new shape retraces a `tf.function`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Retrace {
+    /// Every new shape traces.
+    Exact,
+    /// `input_signature`: shapes never trace.
+    Never,
+    /// `reduce_retracing=True`: a second shape traces once more, with the
+    /// shapes relaxed to unknown; later shapes do not.
+    Reduce,
+}
+
+impl FunctionObj {
+    fn value(func: Value, relaxed: Retrace) -> Value {
+        Value::native(FunctionObj {
+            func,
+            traces: RefCell::new(HashSet::new()),
+            relaxed,
+        })
+    }
+}
+
+/// What decides whether TensorFlow retraces for an argument: a tensor's
+/// dtype, shape and device (strategies trace once per replica device), a
+/// Python value itself, a structure's parts; other objects by identity.
+fn signature(vm: &dyn Vm, v: &Value, relaxed: bool, out: &mut String) -> PyResult<()> {
+    use std::fmt::Write;
+    match v {
+        Value::Tensor(t) if relaxed => {
+            let _ = write!(out, "T{}@{}", t.dtype().name(), t.device().full_name());
+        }
+        Value::Tensor(t) => {
+            let _ = write!(
+                out,
+                "T{}{:?}@{}",
+                t.dtype().name(),
+                t.dims(),
+                t.device().full_name()
+            );
+        }
+        Value::None | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Str(_) => {
+            let _ = write!(out, "{}:{}", v.type_name(), vm.repr(v)?);
+        }
+        Value::List(_) | Value::Tuple(_) | Value::Dict(_) => {
+            out.push('(');
+            if let Value::Dict(d) = v {
+                for (k, x) in d.borrow().items() {
+                    signature(vm, &k, relaxed, out)?;
+                    out.push('=');
+                    signature(vm, &x, relaxed, out)?;
+                    out.push(',');
+                }
+            } else {
+                for x in vm.collect(v)? {
+                    signature(vm, &x, relaxed, out)?;
+                    out.push(',');
+                }
+            }
+            out.push(')');
+        }
+        other => match super::values::components(other) {
+            Some(parts) => {
+                out.push_str("PR(");
+                for p in parts {
+                    signature(vm, p, relaxed, out)?;
+                    out.push(',');
+                }
+                out.push(')');
+            }
+            None if super::variables::is_variable(other) => {
+                let _ = write!(out, "V{}", other.id());
+            }
+            None => {
+                let _ = write!(out, "O{}", other.id());
+            }
+        },
+    }
+    Ok(())
+}
+
+/// A `tf.function(...)` call without the function yet: the decorator
+/// (whether its functions' shapes are relaxed).
+pub struct Decorator(Retrace);
 
 fn convert_outputs(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
     match v {
@@ -52,8 +142,49 @@ impl NativeObject for FunctionObj {
         kwargs: Vec<(Rc<str>, Value)>,
         vm: &dyn Vm,
     ) -> PyResult<Value> {
-        let r = vm.call(&self.func, args, kwargs)?;
-        convert_outputs(vm, &r)
+        let key = |relaxed: bool| -> PyResult<String> {
+            let mut key = String::new();
+            for a in &args {
+                signature(vm, a, relaxed, &mut key)?;
+                key.push(';');
+            }
+            for (k, v) in &kwargs {
+                key.push_str(k);
+                key.push('=');
+                signature(vm, v, relaxed, &mut key)?;
+                key.push(';');
+            }
+            Ok(key)
+        };
+        let traced = {
+            let mut traces = self.traces.borrow_mut();
+            match self.relaxed {
+                Retrace::Exact => !traces.insert(key(false)?),
+                Retrace::Never => !traces.insert(key(true)?),
+                Retrace::Reduce => {
+                    let (exact, loose) = (key(false)?, key(true)?);
+                    let relaxed = format!("~{loose}");
+                    if traces.contains(&exact) || traces.contains(&relaxed) {
+                        true
+                    } else if traces.insert(format!("seen:{loose}")) {
+                        traces.insert(exact);
+                        false
+                    } else {
+                        traces.insert(relaxed);
+                        false
+                    }
+                }
+            }
+        };
+        let mute = vm.state().get::<crate::modules::builtins::PrintMute>();
+        if traced {
+            mute.depth.set(mute.depth.get() + 1);
+        }
+        let r = vm.call(&self.func, args, kwargs);
+        if traced {
+            mute.depth.set(mute.depth.get() - 1);
+        }
+        convert_outputs(vm, &r?)
     }
     fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(match name {
@@ -79,14 +210,21 @@ impl NativeObject for Decorator {
         _vm: &dyn Vm,
     ) -> PyResult<Value> {
         let func = args.into_iter().next().unwrap_or(Value::None);
-        Ok(Value::native(FunctionObj { func }))
+        Ok(FunctionObj::value(func, self.0))
     }
 }
 
-fn tf_function(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+fn tf_function(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let relaxed = if !args.get(1).is_none() {
+        Retrace::Never
+    } else if vm.truthy(args.get(4))? {
+        Retrace::Reduce
+    } else {
+        Retrace::Exact
+    };
     match args.opt(0) {
-        Some(f) => Ok(Value::native(FunctionObj { func: f.clone() })),
-        None => Ok(Value::native(Decorator)),
+        Some(f) => Ok(FunctionObj::value(f.clone(), relaxed)),
+        None => Ok(Value::native(Decorator(relaxed))),
     }
 }
 

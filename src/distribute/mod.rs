@@ -4,10 +4,13 @@
 //! (the `Vm` trait); replicas run through `Vm::run_replicas`.
 
 pub mod classes;
+pub mod collective_options;
 pub mod config;
 pub mod context;
+pub mod cross_device;
 pub mod dataset;
 pub mod devices;
+pub mod extended_v1;
 pub mod function;
 pub mod nest;
 pub mod reduce;
@@ -51,7 +54,11 @@ pub fn register_tf(m: &mut ModuleBuilder) {
             Value::Class(classes::class("DistributedIteratorInterface")),
         );
         d.namespace("experimental", |e| {
-            e.value("ValueContext", Value::Class(classes::class("ValueContext")));
+            collective_options::register(e);
+            e.value(
+                "ValueContext",
+                Value::Class(replica_ctx::value_context_class()),
+            );
         });
     });
 }

@@ -107,6 +107,7 @@ pub fn reduce_op_class() -> Rc<Class> {
     if c.dict.borrow().get("SUM").is_none() {
         c.set_attr("SUM", Value::native(ReduceOpObj(Op::Sum)));
         c.set_attr("MEAN", Value::native(ReduceOpObj(Op::Mean)));
+        classes::mark_enum(&c, &["SUM", "MEAN"]);
         classes::constructor(
             &c,
             "ReduceOp(value)",

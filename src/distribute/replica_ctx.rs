@@ -105,9 +105,15 @@ impl NativeObject for ValueContext {
         self
     }
     fn class(&self) -> Option<Rc<Class>> {
-        Some(classes::class("ValueContext"))
+        Some(value_context_class())
     }
-    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+    fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!(
+            "<tensorflow.python.distribute.distribute_lib.ValueContext object at {:#x}>",
+            this.id()
+        ))
+    }
+    fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!(
             "tf.distribute.ValueContext(replica id {},  total replicas in sync: {})",
             self.replica, self.n
@@ -120,6 +126,28 @@ impl NativeObject for ValueContext {
             _ => None,
         })
     }
+}
+
+/// `tf.distribute.experimental.ValueContext(replica_id_in_sync_group=0, num_replicas_in_sync=1)`.
+fn new_value_context(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    Ok(Value::native(ValueContext {
+        replica: args.int(0)?.max(0) as usize,
+        n: args.int(1)?.max(0) as usize,
+    }))
+}
+
+/// The `ValueContext` class, constructible as in TensorFlow.
+pub fn value_context_class() -> Rc<Class> {
+    let c = classes::class("ValueContext");
+    if c.dict.borrow().get("__new__").is_none() {
+        classes::constructor(
+            &c,
+            "ValueContext(replica_id_in_sync_group=0, num_replicas_in_sync=1)",
+            new_value_context,
+            "What `experimental_distribute_values_from_function`'s function learns about its replica.",
+        );
+    }
+    c
 }
 
 /// What a replica asks for at a collective.
@@ -609,6 +637,54 @@ fn merge_call(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     park_request(vm, Request::MergeCall(args.get(1).clone(), a, kw))
 }
 
+/// `ReplicaContext._update(var, fn, args=(), kwargs=None, group=True)`:
+/// a `merge_call` whose function runs `strategy.extended.update(var, fn,
+/// args, kwargs, group)` on the merged arguments (TensorFlow's
+/// `_replica_ctx_update`).
+fn replica_update(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let c = ctx_of(args.get(0))?;
+    check_active(vm, c, "_update")?;
+    let closure = Value::tuple(vec![
+        args.get(1).clone(),
+        args.get(2).clone(),
+        args.get(5).clone(),
+    ]);
+    let merge_fn = UPDATE_MERGE_FN.with(|f| f.bind(closure));
+    let ctx = args.get(0).clone();
+    let merge = vm.getattr(&ctx, "merge_call")?;
+    vm.call(
+        &merge,
+        vec![merge_fn, args.get(3).clone(), args.get(4).clone()],
+        Vec::new(),
+    )
+}
+
+/// The merge function of `_update`, bound to `(var, fn, group)`.
+fn update_merge_fn(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let closure = vm.collect(args.get(0))?;
+    let extended = vm.getattr(args.get(1), "extended")?;
+    let update = vm.getattr(&extended, "update")?;
+    vm.call(
+        &update,
+        vec![
+            closure[0].clone(),
+            closure[1].clone(),
+            args.get(2).clone(),
+            args.get(3).clone(),
+            closure[2].clone(),
+        ],
+        Vec::new(),
+    )
+}
+
+thread_local! {
+    static UPDATE_MERGE_FN: Rc<crate::value::NativeFunction> = crate::value::NativeFunction::new(
+        "merge_fn(self, strategy, *merged_args, **merged_kwargs)",
+        update_merge_fn,
+        "Runs `strategy.extended.update` on the merged arguments of `ReplicaContext._update`.",
+    );
+}
+
 /// Method signatures carry TensorFlow's defining class (`ReplicaContextBase`
 /// for all_reduce and merge_call), which names them in argument errors.
 fn replica_context_class(name: &'static str) -> Rc<Class> {
@@ -627,6 +703,12 @@ fn replica_context_class(name: &'static str) -> Rc<Class> {
             "Concatenates every replica's `value` along `axis`; every replica gets the result.",
         );
         method(&c, "ReplicaContextBase.merge_call(self, merge_fn, args=(), kwargs=None)", merge_call, "Calls `merge_fn(strategy, *args)` once, in cross-replica context, with the replicas' arguments regrouped.");
+        method(
+            &c,
+            "ReplicaContext._update(self, var, fn, args=(), kwargs=None, group=True)",
+            replica_update,
+            "Updates `var` with `fn(var, *args)` on each of its devices, from replica context.",
+        );
     }
     c
 }
@@ -701,8 +783,19 @@ fn experimental_set_strategy(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         ));
     }
     let mut scopes = st.scopes.borrow_mut();
+    // leave the scope a previous call entered, then refuse to run inside
+    // any other scope, as TensorFlow does
+    if st.global_scope.replace(false) && !scopes.is_empty() {
+        scopes.remove(0);
+    }
+    if !scopes.is_empty() {
+        return Err(PyErr::new(
+            ExcType::RuntimeError,
+            "Must not be called inside a `tf.distribute.Strategy` scope.",
+        ));
+    }
     match args.get(0) {
-        Value::None => scopes.clear(),
+        Value::None => {}
         v => {
             if v.downcast::<StrategyObj>().is_none() {
                 return Err(PyErr::new(
@@ -710,8 +803,8 @@ fn experimental_set_strategy(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
                     "experimental_set_strategy expects a tf.distribute.Strategy or None",
                 ));
             }
-            scopes.clear();
             scopes.push(v.clone());
+            st.global_scope.set(true);
         }
     }
     Ok(Value::None)

@@ -36,13 +36,24 @@ pub struct StrategyObj {
     /// The replicas' devices, in replica order.
     pub devices: Vec<Device>,
     /// The `extended` object (shares the device list).
-    extended: Value,
+    pub(super) extended: Value,
 }
 
 /// `strategy.extended`.
 pub struct ExtendedObj {
-    kind: Kind,
-    devices: Vec<Device>,
+    /// Which strategy.
+    pub(super) kind: Kind,
+    /// The replicas' devices.
+    pub(super) devices: Vec<Device>,
+    /// The strategy this belongs to (weak: the strategy owns this object).
+    strategy: std::cell::RefCell<std::rc::Weak<Box<dyn NativeObject>>>,
+}
+
+impl ExtendedObj {
+    /// The strategy object this belongs to.
+    pub(super) fn strategy(&self) -> Option<Value> {
+        self.strategy.borrow().upgrade().map(Value::Native)
+    }
 }
 
 impl Kind {
@@ -67,15 +78,20 @@ pub fn make_strategy(kind: Kind, devices: Vec<Device>) -> Value {
     let extended = Value::native(ExtendedObj {
         kind,
         devices: devices.clone(),
+        strategy: std::cell::RefCell::new(std::rc::Weak::new()),
     });
-    Value::native(StrategyObj {
+    let strategy = Value::native(StrategyObj {
         kind,
         devices,
-        extended,
-    })
+        extended: extended.clone(),
+    });
+    if let (Some(e), Value::Native(rc)) = (extended.downcast::<ExtendedObj>(), &strategy) {
+        *e.strategy.borrow_mut() = Rc::downgrade(rc);
+    }
+    strategy
 }
 
-fn qualified(c: &Class) -> String {
+pub(super) fn qualified(c: &Class) -> String {
     format!("{}.{}", c.module, c.name)
 }
 
@@ -111,7 +127,7 @@ impl NativeObject for StrategyObj {
     }
 }
 
-fn device_names(devices: &[Device]) -> Value {
+pub(super) fn device_names(devices: &[Device]) -> Value {
     Value::tuple(devices.iter().map(|d| Value::str(d.full_name())).collect())
 }
 
@@ -143,7 +159,10 @@ impl NativeObject for ExtendedObj {
             "worker_devices" | "parameter_devices" => Some(device_names(&self.devices)),
             // TensorFlow's TPU strategy is the only one that needs static shapes
             "experimental_require_static_shapes" => Some(Value::Bool(false)),
-            _ => bound(&extended_class(self.kind), this, name),
+            _ => match super::extended_v1::flag(self, name) {
+                Some(v) => Some(v?),
+                None => bound(&extended_class(self.kind), this, name),
+            },
         })
     }
     fn dir(&self) -> Vec<String> {
@@ -156,6 +175,7 @@ impl NativeObject for ExtendedObj {
             ]
             .map(String::from),
         );
+        v.extend(super::extended_v1::FLAGS.map(String::from));
         v
     }
 }
@@ -169,7 +189,7 @@ fn strategy_of(v: &Value) -> PyResult<&StrategyObj> {
     })
 }
 
-fn extended_of(v: &Value) -> PyResult<&ExtendedObj> {
+pub(super) fn extended_of(v: &Value) -> PyResult<&ExtendedObj> {
     v.downcast::<ExtendedObj>().ok_or_else(|| {
         PyErr::new(
             ExcType::TypeError,
@@ -252,7 +272,9 @@ fn mirrored_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         }
     };
     if let Some(c) = args.opt(1) {
-        if c.downcast::<CrossDeviceOps>().is_none() {
+        if c.downcast::<super::cross_device::CrossDeviceOps>()
+            .is_none()
+        {
             return Err(PyErr::new(
                 ExcType::ValueError,
                 format!(
@@ -286,6 +308,7 @@ impl NativeObject for ScopeObj {
     }
     fn enter(&self, _this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
         let st = state(vm);
+        check_scope_in_replica(vm, &self.strategy)?;
         if let Some(cur) = st.scopes.borrow().last() {
             if !cur.is(&self.strategy) {
                 return Err(PyErr::new(
@@ -306,6 +329,26 @@ impl NativeObject for ScopeObj {
         state(vm).scopes.borrow_mut().pop();
         Ok(false)
     }
+}
+
+/// In a replica function the run's strategy is current, and no scope may be
+/// entered (TensorFlow's cross-replica check, which `run` meets too).
+fn check_scope_in_replica(vm: &dyn Vm, strategy: &Value) -> PyResult<()> {
+    let running = state(vm).run.borrow().as_ref().map(|r| r.strategy.clone());
+    let (true, Some(cur)) = (in_replica_fn(vm), running) else {
+        return Ok(());
+    };
+    if cur.is(strategy) {
+        return Err(needs_cross_replica(CROSS_MSG));
+    }
+    Err(PyErr::new(
+        ExcType::RuntimeError,
+        format!(
+            "Mixing different tf.distribute.Strategy objects: {} is not {}",
+            vm.repr(&cur)?,
+            vm.repr(strategy)?
+        ),
+    ))
 }
 
 fn scope(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
@@ -346,6 +389,9 @@ pub fn run_on_replicas(
     kwargs: &Value,
 ) -> PyResult<Value> {
     let s = strategy_of(this)?;
+    if s.kind != Kind::Default {
+        check_scope_in_replica(vm, this)?;
+    }
     if in_replica_fn(vm) {
         return Err(needs_cross_replica(CROSS_MSG));
     }
@@ -434,12 +480,30 @@ fn norm_axis(axis: i64, rank: usize) -> PyResult<usize> {
     })
 }
 
-/// Sums `t` along `axis`; with the element count along it for means.
-fn sum_along(t: &Tensor, axis: i64) -> PyResult<(Tensor, i64)> {
-    let a = norm_axis(axis, t.rank())?;
+/// `strategy.reduce`'s axis: None, an int, or a tuple of ints. TensorFlow
+/// caches its per-axis reduction functions in a dict keyed by the axis, so
+/// a list fails there as unhashable.
+fn reduce_axes_of(vm: &dyn Vm, v: &Value) -> PyResult<Option<Vec<i64>>> {
+    match v {
+        Value::Tuple(items) => items
+            .iter()
+            .map(|a| Ok(axis_of(vm, a)?.unwrap_or(0)))
+            .collect::<PyResult<Vec<_>>>()
+            .map(Some),
+        Value::List(_) => Err(PyErr::new(ExcType::TypeError, "unhashable type: 'list'")),
+        other => Ok(axis_of(vm, other)?.map(|a| vec![a])),
+    }
+}
+
+/// Sums `t` along `axes`; with the element count along them for means.
+fn sum_along(t: &Tensor, axes: &[i64]) -> PyResult<(Tensor, i64)> {
+    let mut count = 1i64;
+    for &axis in axes {
+        count *= t.dims()[norm_axis(axis, t.rank())?] as i64;
+    }
     let s =
-        ops::reduce(crate::runtime::ReduceOp::Sum, t, Some(&[axis]), false).map_err(runtime_err)?;
-    Ok((s, t.dims()[a] as i64))
+        ops::reduce(crate::runtime::ReduceOp::Sum, t, Some(axes), false).map_err(runtime_err)?;
+    Ok((s, count))
 }
 
 /// The values each replica contributes (a plain value counts once per replica).
@@ -459,7 +523,7 @@ pub fn reduce_value(
     s: &StrategyObj,
     op: Op,
     value: &Value,
-    axis: Option<i64>,
+    axis: Option<Vec<i64>>,
 ) -> PyResult<Value> {
     if axis.is_none() && s.kind == Kind::Mirrored && is_structure(value) {
         // A nested structure is reduced leaf by leaf (TensorFlow's nest walk).
@@ -488,7 +552,7 @@ pub fn reduce_value(
         for (i, p) in parts.iter().enumerate() {
             let dev = s.devices.get(i).copied().unwrap_or(dest);
             let t = tensor_on(vm, p, dev)?;
-            let (sum, count) = sum_along(&t, axis)?;
+            let (sum, count) = sum_along(&t, &axis)?;
             numers.push(Value::Tensor(sum));
             denom += count;
         }
@@ -532,7 +596,7 @@ fn reduce(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         return Err(needs_cross_replica(CROSS_MSG));
     }
     let op = parse_op(vm, args.get(1))?;
-    let axis = axis_of(vm, args.get(3))?;
+    let axis = reduce_axes_of(vm, args.get(3))?;
     if axis.is_none() {
         if let Some(v) = reduce_mirrored(s, op, args.get(2))? {
             // `_local_results(reduce_to(...))[0]`
@@ -623,12 +687,18 @@ fn values_from_function(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 
 fn distribute_dataset(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let s = strategy_of(args.get(0))?;
-    super::dataset::distribute_dataset(vm, args.get(1), &s.devices)
+    super::dataset::distribute_dataset(vm, args.get(1), &s.devices, args.get(2))
 }
 
 pub(super) fn distribute_from_function(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let s = strategy_of(args.get(0))?;
-    super::dataset::distribute_from_function(vm, args.get(1), &s.devices)
+    super::dataset::distribute_from_function(
+        vm,
+        args.get(1),
+        &s.devices,
+        args.get(2),
+        s.kind == Kind::Mirrored,
+    )
 }
 
 // ---- extended ----
@@ -645,7 +715,7 @@ fn ext_strategy(vm: &dyn Vm, e: &ExtendedObj) -> StrategyObj {
 /// The devices `destinations` names: a device string or a tensor's device
 /// (one), every component's device of a distributed value or variable, or
 /// the default destination.
-fn destination(vm: &dyn Vm, v: &Value) -> PyResult<Vec<Device>> {
+pub(super) fn destination(vm: &dyn Vm, v: &Value) -> PyResult<Vec<Device>> {
     match v {
         Value::Str(_) => Ok(vec![device_arg(vm, v)?]),
         Value::Tensor(t) => Ok(vec![t.device()]),
@@ -670,7 +740,7 @@ fn destination(vm: &dyn Vm, v: &Value) -> PyResult<Vec<Device>> {
 /// `value` reduced across the replicas to `dest`: a tensor on one device,
 /// or, for several destination devices, a Mirrored value with a copy on each
 /// (as TensorFlow's cross-device ops broadcast the result).
-fn reduce_to_devices(
+pub(super) fn reduce_to_devices(
     vm: &dyn Vm,
     s: &StrategyObj,
     op: super::reduce::Op,
@@ -750,7 +820,9 @@ fn ext_variable_created_in_scope(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 }
 
 fn ext_value_container(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    Ok(args.get(1).clone())
+    // a distributed variable's component belongs to the variable; anything
+    // else (a run result's component) to no container TensorFlow keeps
+    Ok(super::variables::container_of(args.get(1)).unwrap_or_else(|| args.get(1).clone()))
 }
 
 fn ext_update(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
@@ -782,52 +854,6 @@ impl NativeObject for NullScope {
 
 fn ext_colocate_vars_with(_vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
     Ok(Value::native(NullScope))
-}
-
-// ---- cross-device ops ----
-
-/// `tf.distribute.NcclAllReduce` and friends: accepted; every reduction
-/// here runs as `ReductionToOneDevice` would (same results).
-pub struct CrossDeviceOps {
-    name: &'static str,
-}
-
-impl NativeObject for CrossDeviceOps {
-    fn type_name(&self) -> &str {
-        self.name
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(classes::class(self.name))
-    }
-    fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!(
-            "<{} object at {:#x}>",
-            qualified(&classes::class(self.name)),
-            this.id()
-        ))
-    }
-}
-
-fn nccl_new(_vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
-    Ok(Value::native(CrossDeviceOps {
-        name: "NcclAllReduce",
-    }))
-}
-fn hierarchical_new(_vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
-    Ok(Value::native(CrossDeviceOps {
-        name: "HierarchicalCopyAllReduce",
-    }))
-}
-fn to_one_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    if let Some(d) = args.opt(0) {
-        device_arg(vm, d)?;
-    }
-    Ok(Value::native(CrossDeviceOps {
-        name: "ReductionToOneDevice",
-    }))
 }
 
 // ---- classes ----
@@ -983,6 +1009,7 @@ fn extended_class(kind: Kind) -> Rc<Class> {
             ext_colocate_vars_with,
             "Places new variables with another one.",
         );
+        super::extended_v1::add_methods(&c, "StrategyExtendedV1");
     }
     c
 }
@@ -1000,31 +1027,7 @@ pub fn register(m: &mut crate::modules::ModuleBuilder) {
     m.value("Strategy", Value::Class(classes::class("Strategy")));
     m.value(
         "StrategyExtended",
-        Value::Class(classes::class("StrategyExtended")),
+        Value::Class(classes::class("StrategyExtendedV2")),
     );
-    for (name, f) in [
-        ("NcclAllReduce", nccl_new as crate::value::NativeFn),
-        ("HierarchicalCopyAllReduce", hierarchical_new),
-        ("ReductionToOneDevice", to_one_new),
-    ] {
-        let c = classes::class(name);
-        let sig = match name {
-            "ReductionToOneDevice" => {
-                "ReductionToOneDevice.__init__(reduce_to_device=None, accumulation_fn=None)"
-            }
-            "NcclAllReduce" => "NcclAllReduce.__init__(num_packs=1)",
-            _ => "HierarchicalCopyAllReduce.__init__(num_packs=1)",
-        };
-        constructor(
-            &c,
-            sig,
-            f,
-            "Cross-device reduction algorithm (all give the same results here).",
-        );
-        m.value(name, Value::Class(c));
-    }
-    m.value(
-        "CrossDeviceOps",
-        Value::Class(classes::class("CrossDeviceOps")),
-    );
+    super::cross_device::register(m);
 }

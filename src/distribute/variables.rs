@@ -149,6 +149,9 @@ pub struct VarCell {
     pub device: Device,
     /// `trainable`.
     pub trainable: bool,
+    /// The distributed variable this is a component of (weak: it owns the
+    /// cell), for `extended.value_container`.
+    pub container: RefCell<std::rc::Weak<Box<dyn NativeObject>>>,
 }
 
 /// A plain variable (or TensorFlow's `UnreadVariable` returned by assignments).
@@ -311,6 +314,12 @@ fn shared_getattr(
         "aggregation" => Some(agg_value(agg, agg == Agg::None)),
         "synchronization" => Some(sync_value(sync)),
         "dtype" | "shape" => Some(vm.getattr(&Value::Tensor(t), name)?),
+        "initial_value" => {
+            return Err(PyErr::new(
+                ExcType::RuntimeError,
+                "This property is not supported when eager execution is enabled.",
+            ))
+        }
         _ => classes::bound(&variable_class(), this, name),
     })
 }
@@ -413,6 +422,9 @@ impl NativeObject for DistVar {
     fn getattr(&self, this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
         if name == "values" || name == "_values" {
             return Ok(local_values(this).map(Value::tuple));
+        }
+        if name == "distribute_strategy" {
+            return Ok(Some(self.strategy.clone()));
         }
         let local = self.local(vm).clone();
         let t = local.value.borrow().clone();
@@ -581,15 +593,22 @@ fn variable_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
                     value: RefCell::new(value),
                     device: *d,
                     trainable,
+                    container: RefCell::new(std::rc::Weak::new()),
                 }));
             }
-            Ok(Value::native(DistVar {
+            let var = Value::native(DistVar {
                 strategy: scope.clone().unwrap_or(Value::None),
                 on_read: sync == Sync::OnRead,
-                comps,
+                comps: comps.clone(),
                 agg,
                 sync,
-            }))
+            });
+            if let Value::Native(rc) = &var {
+                for c in &comps {
+                    *c.container.borrow_mut() = Rc::downgrade(rc);
+                }
+            }
+            Ok(var)
         }
         other => {
             let device = match other {
@@ -598,6 +617,7 @@ fn variable_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             };
             let value = t.to_device(device).map_err(runtime_err)?;
             let cell = Rc::new(VarCell {
+                container: RefCell::new(std::rc::Weak::new()),
                 name: format!("{base}:0"),
                 value: RefCell::new(value),
                 device,
@@ -723,7 +743,17 @@ fn update(vm: &dyn Vm, args: &Args, how: Upd) -> PyResult<Value> {
         let share = match (how, d.agg) {
             (Upd::Assign, Agg::Sum) => {
                 // values_util.assign_on_each_device's SUM split:
-                // `cast(value / num_replicas, var.dtype)` (casts any dtype)
+                // `cast(value / num_replicas, var.dtype)` (casts any dtype),
+                // which a distributed value does not support
+                if super::values::components(value).is_some() {
+                    return Err(PyErr::new(
+                        ExcType::TypeError,
+                        format!(
+                            "unsupported operand type(s) for /: '{}' and 'int'",
+                            value.type_name()
+                        ),
+                    ));
+                }
                 let t = to_tensor(vm, value, None)?;
                 let nt = Tensor::fill(&[], &crate::runtime::Scalar::Int(n), t.dtype(), t.device())
                     .map_err(runtime_err)?;
@@ -742,9 +772,11 @@ fn update(vm: &dyn Vm, args: &Args, how: Upd) -> PyResult<Value> {
             Value::None
         });
     }
+    // TensorFlow's `extended.update` here: each copy gets its own component
+    // of a distributed value (no reduction, whatever the aggregation)
     let mut news = Vec::new();
-    for c in &d.comps {
-        apply(vm, c, how, value)?;
+    for (i, c) in d.comps.iter().enumerate() {
+        apply(vm, c, how, &select_replica(i, value)?)?;
         news.push(if read_value {
             plain(c, d.agg, d.sync, true)
         } else {
@@ -928,6 +960,7 @@ fn enum_class(name: &'static str, members: &[&'static str]) -> Rc<Class> {
                 }),
             );
         }
+        classes::mark_enum(&c, members);
     }
     c
 }
@@ -963,4 +996,11 @@ pub fn register(m: &mut ModuleBuilder) {
             &SYNCS.map(|(m, _)| m),
         )),
     );
+}
+
+/// The distributed variable whose component `v` is (`extended.value_container`).
+pub fn container_of(v: &Value) -> Option<Value> {
+    let p = v.downcast::<PlainVar>()?;
+    let c = p.cell.container.borrow().upgrade()?;
+    Some(Value::Native(c))
 }

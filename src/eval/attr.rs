@@ -429,10 +429,18 @@ impl Interp {
                     mname,
                 )
             }
-            _ => (
-                format!("'{}' object has no attribute '{}'", v.type_name(), name),
-                v.type_name().to_string(),
-            ),
+            _ => {
+                // an attribute TensorFlow's object has and dist's lacks
+                if let Some(e) = api_class_of(v)
+                    .and_then(|path| crate::modules::tf_api::not_implemented(path, name))
+                {
+                    return e;
+                }
+                (
+                    format!("'{}' object has no attribute '{}'", v.type_name(), name),
+                    v.type_name().to_string(),
+                )
+            }
         };
         let mut err = PyErr::new(ExcType::AttributeError, msg);
         if let Some(help) = attribute_help(&owner, name) {
@@ -1032,4 +1040,29 @@ fn type_subclasses(_vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
             .map(Value::Class)
             .collect(),
     ))
+}
+
+/// The public API name (in `tf_api.txt`) of the class of the TensorFlow
+/// object `v`, for its attributes dist does not implement.
+fn api_class_of(v: &Value) -> Option<&'static str> {
+    Some(match v {
+        Value::Tensor(_) => "tensorflow.Tensor",
+        Value::Native(n) => match n.type_name() {
+            "MirroredStrategy" => "tensorflow.distribute.MirroredStrategy",
+            "OneDeviceStrategy" => "tensorflow.distribute.OneDeviceStrategy",
+            "MirroredExtended" | "OneDeviceExtended" => "tensorflow.distribute.StrategyExtended",
+            "_MirroredReplicaContext" | "_OneDeviceReplicaContext" => {
+                "tensorflow.distribute.ReplicaContext"
+            }
+            "MirroredVariable" | "SyncOnReadVariable" | "ResourceVariable" | "UnreadVariable" => {
+                "tensorflow.Variable"
+            }
+            "DistributedDataset" | "DistributedDatasetsFromFunction" => {
+                "tensorflow.distribute.DistributedDataset"
+            }
+            "DistributedIterator" => "tensorflow.distribute.DistributedIterator",
+            _ => return None,
+        },
+        _ => return None,
+    })
 }

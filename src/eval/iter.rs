@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use super::Interp;
 use crate::value::dict::SetObj;
-use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+use crate::value::{ClassKind, Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// The state of one iteration.
 pub enum IterState {
@@ -89,6 +89,21 @@ impl Interp {
                 }
                 None => return Err(not_iterable(v)),
             },
+            // a native enum iterates over its members, in order
+            Value::Class(c) if c.kind == ClassKind::Native => {
+                let Some(names) = c.dict.borrow().get("_member_names_").cloned() else {
+                    return Err(not_iterable(v));
+                };
+                let members = self
+                    .collect(&names)?
+                    .iter()
+                    .map(|n| match n {
+                        Value::Str(s) => c.lookup(s).unwrap_or(Value::None),
+                        _ => Value::None,
+                    })
+                    .collect();
+                return self.start_iter(&Value::list(members));
+            }
             _ => return Err(not_iterable(v)),
         })
     }

@@ -85,6 +85,10 @@ impl Interp {
                     return self.call_str_method(&m, v, "__repr__");
                 }
                 ClassKind::Builtin(_) => format!("<class '{}'>", c.name),
+                // a native enum (`tf.distribute.ReduceOp`), as Python's enums show
+                ClassKind::Native if c.dict.borrow().get("_member_names_").is_some() => {
+                    format!("<enum '{}'>", c.name)
+                }
                 _ if &*c.module == "builtins" => format!("<class '{}'>", c.name),
                 _ => format!("<class '{}.{}'>", c.module, c.qualname),
             },

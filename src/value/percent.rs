@@ -329,7 +329,10 @@ fn convert(vm: &dyn Vm, ty: char, arg: &Value, c: &Conv) -> PyResult<String> {
                 Value::Float(x) => float_to_i64(x.trunc())?,
                 // A number-like object (`__int__`/`__index__`, an int subclass).
                 other => match other {
-                    Value::Instance(_) => crate::modules::types::int::to_int(vm, arg).ok(),
+                    // objects with `__int__`/`__index__`, tensors and numpy scalars
+                    Value::Instance(_) | Value::Native(_) | Value::Tensor(_) => {
+                        crate::modules::types::int::to_int(vm, arg).ok()
+                    }
                     _ => None,
                 }
                 .ok_or_else(|| {
@@ -368,7 +371,12 @@ fn convert(vm: &dyn Vm, ty: char, arg: &Value, c: &Conv) -> PyResult<String> {
                 Value::Int(i) => *i as f64,
                 Value::Bool(b) => *b as i64 as f64,
                 other => match other {
-                    Value::Instance(_) => crate::modules::types::float::to_float(vm, arg).ok(),
+                    // a tensor's own error (only 0-d tensors are numbers)
+                    Value::Tensor(_) => Some(crate::modules::types::float::to_float(vm, arg)?),
+                    // objects with `__float__`, numpy scalars
+                    Value::Instance(_) | Value::Native(_) => {
+                        crate::modules::types::float::to_float(vm, arg).ok()
+                    }
                     _ => None,
                 }
                 .ok_or_else(|| {

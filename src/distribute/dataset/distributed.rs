@@ -10,6 +10,8 @@
 //!   replica `r` of step `k` gets element `k * N + r`. At the end, replicas
 //!   without data get empty batches when the spec has an unknown dimension;
 //!   otherwise the partial step is dropped, as TensorFlow does.
+//! - Per-replica mode (`InputReplicationMode.PER_REPLICA`): each replica
+//!   reads its own dataset; the steps end with the shortest.
 //!
 //! Every component goes to its replica's device. With one replica the
 //! element itself is yielded (no `PerReplica`), as TensorFlow does.
@@ -33,26 +35,45 @@ pub enum Mode {
     Split,
     /// Each replica gets whole elements in turn.
     RoundRobin,
+    /// Each replica reads its own dataset.
+    PerReplica,
 }
 
 /// A distributed dataset.
 pub struct DistributedDataset {
+    /// The dataset (per-replica mode: replica 0's, whose spec is shown).
     dataset: Value,
+    /// Per-replica mode: the datasets of replicas 1 and up.
+    others: Vec<Value>,
     devices: Rc<Vec<Device>>,
     mode: Mode,
 }
 
-/// Builds a distributed dataset over `dataset` for the replicas on `devices`.
-pub fn new(dataset: &Value, devices: &[Device], mode: Mode) -> PyResult<Value> {
-    if dataset_of(dataset).is_none() {
-        return Err(PyErr::new(
-            ExcType::ValueError,
-            format!(
-                "The input must be a `tf.data.Dataset`, got {}",
+/// Builds a distributed dataset over `datasets` (one, or one per replica in
+/// per-replica mode) for the replicas on `devices`.
+pub fn new(datasets: &[Value], devices: &[Device], mode: Mode) -> PyResult<Value> {
+    for dataset in datasets {
+        if dataset_of(dataset).is_none() {
+            // TensorFlow fails on the first dataset attribute it reads
+            let attr = if mode == Mode::Split {
+                "_variant_tensor"
+            } else {
+                "element_spec"
+            };
+            return Err(PyErr::new(
+                ExcType::AttributeError,
+                format!("'{}' object has no attribute '{attr}'", dataset.type_name()),
+            )
+            .help(format!(
+                "the input must be a tf.data.Dataset, got {}; make one with \
+                 tf.data.Dataset.from_tensor_slices(...)",
                 dataset.type_name()
-            ),
-        ));
+            )));
+        }
     }
+    let Some((dataset, others)) = datasets.split_first() else {
+        return Err(PyErr::new(ExcType::ValueError, "no dataset to distribute"));
+    };
     if devices.is_empty() {
         return Err(PyErr::new(
             ExcType::ValueError,
@@ -61,6 +82,7 @@ pub fn new(dataset: &Value, devices: &[Device], mode: Mode) -> PyResult<Value> {
     }
     Ok(Value::native(DistributedDataset {
         dataset: dataset.clone(),
+        others: others.to_vec(),
         devices: Rc::new(devices.to_vec()),
         mode,
     }))
@@ -70,7 +92,7 @@ impl DistributedDataset {
     /// The spec of one replica's part.
     fn replica_spec(&self, spec: &Spec) -> Spec {
         let n = self.devices.len();
-        if self.mode == Mode::RoundRobin || n == 1 {
+        if self.mode != Mode::Split || n == 1 {
             return spec.clone();
         }
         spec.map_leaves(&mut |dtype, dims| {
@@ -111,7 +133,7 @@ impl NativeObject for DistributedDataset {
     fn type_name(&self) -> &str {
         match self.mode {
             Mode::Split => "DistributedDataset",
-            Mode::RoundRobin => "DistributedDatasetsFromFunction",
+            Mode::RoundRobin | Mode::PerReplica => "DistributedDatasetsFromFunction",
         }
     }
 
@@ -122,7 +144,7 @@ impl NativeObject for DistributedDataset {
     fn class(&self) -> Option<Rc<Class>> {
         Some(crate::distribute::classes::class(match self.mode {
             Mode::Split => "DistributedDataset",
-            Mode::RoundRobin => "DistributedDatasetsFromFunction",
+            Mode::RoundRobin | Mode::PerReplica => "DistributedDatasetsFromFunction",
         }))
     }
 
@@ -134,17 +156,62 @@ impl NativeObject for DistributedDataset {
         ))
     }
 
-    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(match name {
             "element_spec" => Some(self.element_spec().to_value()),
+            // the cardinality of the (first) input dataset, as a Python int
+            "cardinality" => Some(Value::Int(
+                dataset_of(&self.dataset).map_or(UNKNOWN_CARDINALITY, |d| d.cardinality()),
+            )),
+            "reduce" => Some(REDUCE.with(|f| f.bind(this.clone()))),
             _ => None,
         })
     }
 
     fn iter(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(Some(Value::native(self.iterator()?)))
+    }
+}
+
+/// `tf.data.UNKNOWN_CARDINALITY`.
+const UNKNOWN_CARDINALITY: i64 = -2;
+
+/// `dist_dataset.reduce(initial_state, reduce_func)`: `state =
+/// reduce_func(state, step_inputs)` over every step.
+fn reduce(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
+    let Some(ds) = args.get(0).downcast::<DistributedDataset>() else {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "reduce() needs a DistributedDataset",
+        ));
+    };
+    let it = ds.iterator()?;
+    let mut state = args.get(1).clone();
+    while let Some(step) = it.step(vm)? {
+        state = vm.call(args.get(2), vec![state, step], Vec::new())?;
+    }
+    Ok(state)
+}
+
+thread_local! {
+    static REDUCE: Rc<NativeFunction> = NativeFunction::new(
+        "DistributedDataset.reduce(self, initial_state, reduce_func)",
+        reduce,
+        "Folds `reduce_func(state, inputs)` over the steps of the dataset.",
+    );
+}
+
+impl DistributedDataset {
+    /// A new iterator over the steps.
+    fn iterator(&self) -> PyResult<DistributedIterator> {
         let spec = dataset_of(&self.dataset).map_or(Spec::Tuple(Vec::new()), |d| d.spec.clone());
-        Ok(Some(Value::native(DistributedIterator {
+        Ok(DistributedIterator {
             stream: RefCell::new(open(&self.dataset)?),
+            others: self
+                .others
+                .iter()
+                .map(|d| open(d).map(RefCell::new))
+                .collect::<PyResult<Vec<_>>>()?,
             devices: self.devices.clone(),
             mode: self.mode,
             pad: !spec.fully_defined(),
@@ -152,13 +219,15 @@ impl NativeObject for DistributedDataset {
             element_spec: self.element_spec(),
             spec,
             done: std::cell::Cell::new(false),
-        })))
+        })
     }
 }
 
 /// An iterator over a distributed dataset.
 pub struct DistributedIterator {
     stream: RefCell<Box<dyn Stream>>,
+    /// Per-replica mode: the streams of replicas 1 and up.
+    others: Vec<RefCell<Box<dyn Stream>>>,
     devices: Rc<Vec<Device>>,
     mode: Mode,
     /// Whether a partial last step is padded with empty batches.
@@ -187,6 +256,19 @@ impl DistributedIterator {
                 } else {
                     self.split(&elem)?
                 }
+            }
+            Mode::PerReplica => {
+                let mut got = Vec::with_capacity(n);
+                for stream in std::iter::once(&self.stream).chain(&self.others) {
+                    match pull(stream, vm)? {
+                        Some(v) => got.push(v),
+                        None => {
+                            self.done.set(true);
+                            return Ok(None);
+                        }
+                    }
+                }
+                got
             }
             Mode::RoundRobin => {
                 let mut got = Vec::with_capacity(n);
@@ -269,11 +351,33 @@ fn get_next(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
         .ok_or_else(|| end_of_sequence(&it.spec, it.devices[0]))
 }
 
+fn get_next_as_optional(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
+    let Some(it) = args.get(0).downcast::<DistributedIterator>() else {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "get_next_as_optional() needs a DistributedIterator",
+        ));
+    };
+    let value = it.step(vm)?;
+    // TensorFlow's Optional knows the step's own (static) shapes
+    let spec = match &value {
+        Some(v) => Spec::of(v),
+        None => it.element_spec.clone(),
+    };
+    let components = it.element_spec.leaves().len();
+    Ok(super::iterator::optional(value, spec, components))
+}
+
 thread_local! {
     static GET_NEXT: Rc<NativeFunction> = NativeFunction::new(
         "DistributedIterator.get_next(self)",
         get_next,
         "The next step's inputs; OutOfRangeError at the end.",
+    );
+    static GET_NEXT_AS_OPTIONAL: Rc<NativeFunction> = NativeFunction::new(
+        "DistributedIterator.get_next_as_optional(self)",
+        get_next_as_optional,
+        "The next step's inputs as an Optional, empty at the end.",
     );
 }
 
@@ -301,6 +405,7 @@ impl NativeObject for DistributedIterator {
         Ok(match name {
             "element_spec" => Some(self.element_spec.to_value()),
             "get_next" => Some(GET_NEXT.with(|f| f.bind(this.clone()))),
+            "get_next_as_optional" => Some(GET_NEXT_AS_OPTIONAL.with(|f| f.bind(this.clone()))),
             _ => None,
         })
     }

@@ -1,6 +1,7 @@
 //! Iterators over datasets: `iter(ds)` (`OwnedIterator`, with `next()`,
-//! `get_next()` and `element_spec`) and `ds.as_numpy_iterator()`
-//! (`NumpyIterator`, yielding `.numpy()` of each component).
+//! `get_next()`, `get_next_as_optional()` and `element_spec`), the Optional
+//! that returns, and `ds.as_numpy_iterator()` (`NumpyIterator`, yielding
+//! `.numpy()` of each component).
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -51,6 +52,86 @@ pub fn end_of_sequence(spec: &Spec, device: crate::runtime::Device) -> PyErr {
     )
 }
 
+/// What `get_next_as_optional()` returns: the next element, or none at the
+/// end (`tf.experimental.Optional`).
+pub struct OptionalObj {
+    /// The element, if there was one.
+    value: Option<Value>,
+    /// The element's spec.
+    spec: Spec,
+    /// How many components an element has (named in the empty error).
+    components: usize,
+}
+
+/// An Optional of `value` (None: empty) whose elements have type `spec`.
+pub fn optional(value: Option<Value>, spec: Spec, components: usize) -> Value {
+    Value::native(OptionalObj {
+        value,
+        spec,
+        components,
+    })
+}
+
+fn optional_has_value(_vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
+    let o = optional_of(args.get(0))?;
+    Ok(Value::Tensor(crate::runtime::Tensor::scalar(
+        o.value.is_some(),
+    )))
+}
+
+fn optional_get_value(_vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
+    let o = optional_of(args.get(0))?;
+    o.value.clone().ok_or_else(|| {
+        PyErr::new(
+            ExcType::InvalidArgumentError,
+            format!(
+                "{{{{function_node __wrapped__OptionalGetValue_output_types_{}_device_{}}}}} The given optional does not have a value. [Op:OptionalGetValue] name: ",
+                o.components,
+                crate::runtime::Device::cpu(0).full_name()
+            ),
+        )
+    })
+}
+
+fn optional_of(v: &Value) -> PyResult<&OptionalObj> {
+    v.downcast::<OptionalObj>()
+        .ok_or_else(|| PyErr::new(ExcType::TypeError, "expected an Optional"))
+}
+
+impl NativeObject for OptionalObj {
+    fn type_name(&self) -> &str {
+        "_OptionalImpl"
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!(
+            "<tensorflow.python.data.ops.optional_ops._OptionalImpl object at {:#x}>",
+            this.id()
+        ))
+    }
+
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "element_spec" => Some(self.spec.to_value()),
+            "has_value" => Some(HAS_VALUE.with(|f| f.bind(this.clone()))),
+            "get_value" => Some(GET_VALUE.with(|f| f.bind(this.clone()))),
+            _ => None,
+        })
+    }
+}
+
+fn iterator_get_next_as_optional(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
+    let Some(it) = args.get(0).downcast::<OwnedIterator>() else {
+        return Err(PyErr::new(ExcType::TypeError, "not an iterator"));
+    };
+    let value = pull(&it.stream, vm)?;
+    Ok(optional(value, it.spec.clone(), it.spec.leaves().len()))
+}
+
 fn iterator_get_next(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
     let this = args.get(0);
     if let Some(it) = this.downcast::<OwnedIterator>() {
@@ -68,12 +149,19 @@ fn iterator_get_next(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> 
 
 thread_local! {
     static GET_NEXT: Rc<NativeFunction> = NativeFunction::new("get_next(self)", iterator_get_next, "The next element; OutOfRangeError at the end.");
+    static GET_NEXT_AS_OPTIONAL: Rc<NativeFunction> = NativeFunction::new("get_next_as_optional(self)", iterator_get_next_as_optional, "The next element as an Optional, empty at the end.");
+    static HAS_VALUE: Rc<NativeFunction> = NativeFunction::new("has_value(self, name=None)", optional_has_value, "Whether the Optional holds a value (a bool tensor).");
+    static GET_VALUE: Rc<NativeFunction> = NativeFunction::new("get_value(self, name=None)", optional_get_value, "The value; InvalidArgumentError when empty.");
     static NUMPY_NEXT: Rc<NativeFunction> = NativeFunction::new("next(self)", iterator_get_next, "The next element as numpy values.");
 }
 
 impl NativeObject for OwnedIterator {
     fn type_name(&self) -> &str {
         "OwnedIterator"
+    }
+
+    fn class(&self) -> Option<Rc<crate::value::Class>> {
+        Some(crate::distribute::classes::class("OwnedIterator"))
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -91,6 +179,7 @@ impl NativeObject for OwnedIterator {
         Ok(match name {
             "element_spec" => Some(self.spec.to_value()),
             "get_next" => Some(GET_NEXT.with(|f| f.bind(this.clone()))),
+            "get_next_as_optional" => Some(GET_NEXT_AS_OPTIONAL.with(|f| f.bind(this.clone()))),
             _ => None,
         })
     }

@@ -20,7 +20,7 @@ pub mod structure;
 
 use crate::modules::ModuleBuilder;
 use crate::runtime::Device;
-use crate::value::{Args, PyResult, Value, Vm};
+use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
 
 use distributed::Mode;
 use node::{INFINITE, UNKNOWN};
@@ -57,18 +57,33 @@ pub fn register_data(m: &mut ModuleBuilder) {
     );
 }
 
-/// Adds `InputContext` and `InputOptions` to a `tf.distribute` namespace.
+/// Adds `InputContext`, `InputOptions` and `RunOptions` to a `tf.distribute` namespace.
 pub fn register_distribute_extras(d: &mut ModuleBuilder) {
-    d.function(
-        "InputContext(num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1)",
-        options::new_input_context,
-        "What a dataset function learns about the input pipelines and replicas.",
-    );
-    d.function(
-        "InputOptions(experimental_fetch_to_device=None, experimental_replication_mode=None, experimental_place_dataset_on_device=False, experimental_per_replica_buffer_size=1)",
-        options::new_input_options,
-        "Options for distributed datasets (accepted).",
-    );
+    // classes, so that `isinstance` and `type()` read as in TensorFlow
+    for (name, sig, f, doc) in [
+        (
+            "InputContext",
+            "InputContext.__init__(num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1)",
+            options::new_input_context as crate::value::NativeFn,
+            "What a dataset function learns about the input pipelines and replicas.",
+        ),
+        (
+            "InputOptions",
+            "InputOptions.__new__(experimental_fetch_to_device=None, experimental_replication_mode=None, experimental_place_dataset_on_device=False, experimental_per_replica_buffer_size=1)",
+            options::new_input_options,
+            "Options for distributed datasets (accepted).",
+        ),
+        (
+            "RunOptions",
+            "RunOptions.__new__(experimental_enable_dynamic_batch_size=True, experimental_bucketizing_dynamic_shape=False, experimental_xla_options=None)",
+            options::new_run_options,
+            "Options for `strategy.run` (TPU-only in TensorFlow; accepted).",
+        ),
+    ] {
+        let c = crate::distribute::classes::class(name);
+        crate::distribute::classes::constructor(&c, sig, f, doc);
+        d.value(name, Value::Class(c));
+    }
     d.value(
         "InputReplicationMode",
         Value::Class(options::replication_mode_class()),
@@ -111,24 +126,57 @@ pub(crate) fn dims_of(vm: &dyn Vm, shape: &Value) -> PyResult<Vec<Option<usize>>
 
 /// `strategy.experimental_distribute_dataset(dataset)`: splits each global
 /// batch across the replicas on `devices`.
-pub fn distribute_dataset(vm: &dyn Vm, dataset: &Value, devices: &[Device]) -> PyResult<Value> {
-    let _ = vm;
-    distributed::new(dataset, devices, Mode::Split)
+pub fn distribute_dataset(
+    vm: &dyn Vm,
+    dataset: &Value,
+    devices: &[Device],
+    options: &Value,
+) -> PyResult<Value> {
+    if options::per_replica_mode(vm, options)? {
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "InputReplicationMode.PER_REPLICA is only supported in `distribute_datasets_from_function`.",
+        ));
+    }
+    distributed::new(std::slice::from_ref(dataset), devices, Mode::Split)
 }
 
-/// `strategy.distribute_datasets_from_function(dataset_fn)`: one pipeline
-/// (one worker), built by `dataset_fn(InputContext)`, dealt to the replicas
-/// in turn.
+/// `strategy.distribute_datasets_from_function(dataset_fn, options)`: one
+/// pipeline (one worker), built by `dataset_fn(InputContext)`, dealt to the
+/// replicas in turn; with `InputReplicationMode.PER_REPLICA` (MirroredStrategy
+/// only), one pipeline per replica, each from its own `InputContext`.
 pub fn distribute_from_function(
     vm: &dyn Vm,
     dataset_fn: &Value,
     devices: &[Device],
+    options: &Value,
+    mirrored: bool,
 ) -> PyResult<Value> {
+    let n = devices.len() as i64;
+    if options::per_replica_mode(vm, options)? {
+        if !mirrored {
+            return Err(PyErr::new(
+                ExcType::NotImplementedError,
+                "InputReplicationMode.PER_REPLICA is only supported in \
+                 `experimental_distribute_datasets_from_function` of tf.distribute.MirroredStrategy",
+            ));
+        }
+        let mut datasets = Vec::with_capacity(devices.len());
+        for id in 0..n {
+            let ctx = Value::native(options::InputContextObj {
+                num_input_pipelines: n,
+                input_pipeline_id: id,
+                num_replicas_in_sync: n,
+            });
+            datasets.push(vm.call(dataset_fn, vec![ctx], Vec::new())?);
+        }
+        return distributed::new(&datasets, devices, Mode::PerReplica);
+    }
     let ctx = Value::native(options::InputContextObj {
         num_input_pipelines: 1,
         input_pipeline_id: 0,
-        num_replicas_in_sync: devices.len() as i64,
+        num_replicas_in_sync: n,
     });
     let ds = vm.call(dataset_fn, vec![ctx], Vec::new())?;
-    distributed::new(&ds, devices, Mode::RoundRobin)
+    distributed::new(&[ds], devices, Mode::RoundRobin)
 }

@@ -257,6 +257,15 @@ impl NativeObject for DatasetObj {
             "element_spec" => Some(self.spec.to_value()),
             _ => match dataset_class().lookup(name) {
                 Some(Value::NativeFunction(f)) if f.bound.is_none() => Some(f.bind(this.clone())),
+                None => {
+                    // a method TensorFlow's Dataset has and dist does not
+                    if let Some(e) =
+                        crate::modules::tf_api::not_implemented("tensorflow.data.Dataset", name)
+                    {
+                        return Err(e);
+                    }
+                    None
+                }
                 other => other,
             },
         })

@@ -81,9 +81,32 @@ impl NativeObject for OptionsObj {
     }
 }
 
-/// `tf.distribute.InputOptions(...)`.
-pub struct InputOptionsObj {
-    values: [Value; 4],
+/// A namedtuple-like options record of `tf.distribute`: `InputOptions(...)`,
+/// `RunOptions(...)`.
+pub struct NamedOptions {
+    /// The class name (`InputOptions`).
+    name: &'static str,
+    /// The field names, in order.
+    fields: &'static [&'static str],
+    /// The field values.
+    values: Vec<Value>,
+}
+
+const RUN_OPTION_NAMES: [&str; 3] = [
+    "experimental_enable_dynamic_batch_size",
+    "experimental_bucketizing_dynamic_shape",
+    "experimental_xla_options",
+];
+
+/// `tf.distribute.RunOptions(experimental_enable_dynamic_batch_size=True, ...)`.
+pub fn new_run_options(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    Ok(Value::native(NamedOptions {
+        name: "RunOptions",
+        fields: &RUN_OPTION_NAMES,
+        values: (0..RUN_OPTION_NAMES.len())
+            .map(|i| args.get(i).clone())
+            .collect(),
+    }))
 }
 
 const INPUT_OPTION_NAMES: [&str; 4] = [
@@ -93,29 +116,35 @@ const INPUT_OPTION_NAMES: [&str; 4] = [
     "experimental_per_replica_buffer_size",
 ];
 
-/// A `tf.distribute.InputReplicationMode` member (`PER_WORKER`,
-/// `PER_REPLICA`).
-pub struct ReplicationMode(&'static str);
+/// A member of one of `tf.distribute`'s string-valued enums
+/// (`InputReplicationMode.PER_WORKER`,
+/// `experimental.CommunicationImplementation.NCCL`).
+pub struct StrEnumMember {
+    /// The enum's class name.
+    pub class: &'static str,
+    /// The member's name, which is also its value.
+    pub member: &'static str,
+}
 
-impl NativeObject for ReplicationMode {
+impl NativeObject for StrEnumMember {
     fn type_name(&self) -> &str {
-        "InputReplicationMode"
+        self.class
     }
     fn as_any(&self) -> &dyn Any {
         self
     }
     fn class(&self) -> Option<Rc<crate::value::Class>> {
-        Some(replication_mode_class())
+        Some(crate::distribute::classes::class(self.class))
     }
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("<InputReplicationMode.{0}: '{0}'>", self.0))
+        Ok(format!("<{}.{1}: '{1}'>", self.class, self.member))
     }
     fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("InputReplicationMode.{}", self.0))
+        Ok(format!("{}.{}", self.class, self.member))
     }
     fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(match name {
-            "name" | "value" => Some(Value::str(self.0)),
+            "name" | "value" => Some(Value::str(self.member)),
             _ => None,
         })
     }
@@ -127,20 +156,33 @@ impl NativeObject for ReplicationMode {
         _vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
         let same = other
-            .downcast::<ReplicationMode>()
-            .is_some_and(|o| o.0 == self.0);
+            .downcast::<StrEnumMember>()
+            .is_some_and(|o| o.class == self.class && o.member == self.member);
         Ok(crate::value::native::equality(op, same))
     }
 }
 
-/// The `tf.distribute.InputReplicationMode` enum, with its two members.
-pub fn replication_mode_class() -> Rc<crate::value::Class> {
-    let c = crate::distribute::classes::class("InputReplicationMode");
-    if c.dict.borrow().get("PER_WORKER").is_none() {
-        c.set_attr("PER_WORKER", Value::native(ReplicationMode("PER_WORKER")));
-        c.set_attr("PER_REPLICA", Value::native(ReplicationMode("PER_REPLICA")));
+/// The class `name` of a string-valued enum with these members.
+pub fn str_enum_class(name: &'static str, members: &[&'static str]) -> Rc<crate::value::Class> {
+    let c = crate::distribute::classes::class(name);
+    if c.dict.borrow().get(members[0]).is_none() {
+        for &member in members {
+            c.set_attr(
+                member,
+                Value::native(StrEnumMember {
+                    class: name,
+                    member,
+                }),
+            );
+        }
+        crate::distribute::classes::mark_enum(&c, members);
     }
     c
+}
+
+/// The `tf.distribute.InputReplicationMode` enum, with its two members.
+pub fn replication_mode_class() -> Rc<crate::value::Class> {
+    str_enum_class("InputReplicationMode", &["PER_WORKER", "PER_REPLICA"])
 }
 
 /// `tf.distribute.InputOptions(...)`.
@@ -155,14 +197,20 @@ pub fn new_input_options(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             .unwrap_or(Value::None),
         v => v.clone(),
     };
-    Ok(Value::native(InputOptionsObj {
-        values: [fetch, mode, args.get(2).clone(), args.get(3).clone()],
+    Ok(Value::native(NamedOptions {
+        name: "InputOptions",
+        fields: &INPUT_OPTION_NAMES,
+        values: vec![fetch, mode, args.get(2).clone(), args.get(3).clone()],
     }))
 }
 
-impl NativeObject for InputOptionsObj {
+impl NativeObject for NamedOptions {
     fn type_name(&self) -> &str {
-        "InputOptions"
+        self.name
+    }
+
+    fn class(&self) -> Option<Rc<crate::value::Class>> {
+        Some(crate::distribute::classes::class(self.name))
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -171,14 +219,15 @@ impl NativeObject for InputOptionsObj {
 
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
         let mut parts = Vec::new();
-        for (name, v) in INPUT_OPTION_NAMES.iter().zip(&self.values) {
+        for (name, v) in self.fields.iter().zip(&self.values) {
             parts.push(format!("{name}={}", vm.repr(v)?));
         }
-        Ok(format!("InputOptions({})", parts.join(", ")))
+        Ok(format!("{}({})", self.name, parts.join(", ")))
     }
 
     fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(INPUT_OPTION_NAMES
+        Ok(self
+            .fields
             .iter()
             .position(|n| *n == name)
             .map(|i| self.values[i].clone()))
@@ -239,6 +288,10 @@ impl NativeObject for InputContextObj {
         "InputContext"
     }
 
+    fn class(&self) -> Option<Rc<crate::value::Class>> {
+        Some(crate::distribute::classes::class("InputContext"))
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -266,4 +319,16 @@ impl NativeObject for InputContextObj {
             _ => None,
         })
     }
+}
+
+/// Whether `options` (an `InputOptions` or None) asks for
+/// `InputReplicationMode.PER_REPLICA`: one input pipeline per replica.
+pub fn per_replica_mode(vm: &dyn Vm, options: &Value) -> PyResult<bool> {
+    if options.is_none() {
+        return Ok(false);
+    }
+    let mode = vm.getattr(options, "experimental_replication_mode")?;
+    Ok(mode
+        .downcast::<StrEnumMember>()
+        .is_some_and(|m| m.class == "InputReplicationMode" && m.member == "PER_REPLICA"))
 }

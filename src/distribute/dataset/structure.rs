@@ -71,7 +71,10 @@ impl Spec {
                     .map(|(k, x)| (k.clone(), Spec::of(x)))
                     .collect(),
             ),
-            _ => Spec::Tuple(Vec::new()),
+            other => match other.downcast::<crate::distribute::values::DistValues>() {
+                Some(d) => Spec::PerReplica(d.values.iter().map(Spec::of).collect()),
+                None => Spec::Tuple(Vec::new()),
+            },
         }
     }
 

@@ -126,7 +126,19 @@ fn sep_text(v: &Value, what: &str, default: &str) -> PyResult<String> {
     }
 }
 
+/// While above zero, `print` writes nothing: a `tf.function` runs its Python
+/// code again for a call it has already traced, where TensorFlow would run
+/// the graph and Python's side effects would not repeat.
+#[derive(Default)]
+pub struct PrintMute {
+    /// Nesting depth of muted calls.
+    pub depth: std::cell::Cell<usize>,
+}
+
 fn print(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    if vm.state().get::<PrintMute>().depth.get() > 0 {
+        return Ok(Value::None);
+    }
     let sep = sep_text(a.get(1), "sep", " ")?;
     let end = sep_text(a.get(2), "end", "\n")?;
     // The pieces CPython writes one by one: each argument, the separators, the end.

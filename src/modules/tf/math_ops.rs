@@ -125,6 +125,28 @@ fn argmin(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     arg(ArgOp::ArgMin, vm, a)
 }
 
+/// `tf.math.add_n(inputs)`: the sum of a list of equally shaped tensors.
+fn add_n(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let items = vm.collect(a.get(0))?;
+    if items.is_empty() {
+        return Err(crate::value::PyErr::new(
+            crate::value::ExcType::ValueError,
+            "inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype and shape",
+        ));
+    }
+    let mut ts = Vec::with_capacity(items.len());
+    for v in &items {
+        ts.push(match ts.first() {
+            Some(first) => {
+                let first: &Tensor = first;
+                operand(vm, v, first.dtype(), first.device(), false)?
+            }
+            None => to_tensor(vm, v, None)?,
+        });
+    }
+    tv(vm, ops::add_n(&ts))
+}
+
 fn matmul(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let (x, y) = matching(vm, a.get(0), a.get(1))?;
     let ta = vm.truthy(a.get(2))?;
@@ -170,6 +192,7 @@ const FUNCTIONS: &[Entry] = &[
     ("reduce_all(input_tensor, axis=None, keepdims=False, name=None)", reduce_all, "Logical and over axes."),
     ("argmax(input, axis=None, output_type=None, name=None)", argmax, "Index of the largest value along an axis."),
     ("argmin(input, axis=None, output_type=None, name=None)", argmin, "Index of the smallest value along an axis."),
+    ("add_n(inputs, name=None)", add_n, "The sum of a list of tensors of one shape and dtype."),
     ("matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False, b_is_sparse=False, output_type=None, name=None)", matmul, "Matrix product `a @ b`."),
 ];
 

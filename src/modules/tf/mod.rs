@@ -11,7 +11,10 @@ pub mod dtype;
 pub mod index;
 pub mod math_ops;
 pub mod nest;
+pub mod nn;
+pub mod print;
 pub mod shape;
+pub mod stats_ops;
 
 use crate::modules::ModuleBuilder;
 use crate::value::{ExcType, Value};
@@ -34,6 +37,7 @@ pub fn module() -> Value {
     create::register(&mut m);
     array_ops::register(&mut m);
     math_ops::register(&mut m, true);
+    stats_ops::register(&mut m, true);
     dtype::register(&mut m);
     m.value(
         "Tensor",
@@ -41,9 +45,14 @@ pub fn module() -> Value {
     );
     m.value("TensorShape", Value::Class(shape::shape_class()));
     m.value("newaxis", Value::None);
-    m.namespace("math", |n| math_ops::register(n, false));
+    m.namespace("math", |n| {
+        math_ops::register(n, false);
+        stats_ops::register(n, false);
+    });
     m.namespace("dtypes", dtype::register);
     nest::register(&mut m);
+    print::register(&mut m);
+    nn::register(&mut m);
     register_errors(&mut m);
     crate::distribute::register_tf(&mut m);
     m.build()

@@ -6,6 +6,7 @@
 pub mod array;
 pub mod digits;
 pub mod elem;
+pub mod summarize;
 
 use self::array::{array2string, LINE_WIDTH};
 use self::digits::{numpy_scalar_float, FloatKind};

@@ -1,0 +1,149 @@
+//! `tf.nn`: the loss helpers of custom training loops under a strategy,
+//! `compute_average_loss` and `scale_regularization_loss`, which divide by
+//! the global batch size and the number of replicas of the current
+//! strategy. Other `tf.nn` names raise `NotImplementedError`.
+
+use super::convert::{runtime_err, to_tensor, tv};
+use crate::distribute::replica_ctx::in_cross_replica;
+use crate::distribute::strategy::current_strategy;
+use crate::modules::ModuleBuilder;
+use crate::runtime::format::numpy_str;
+use crate::runtime::{ops, BinaryOp, DType, ReduceOp, Scalar, Tensor};
+use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
+
+/// The number of replicas of the current strategy, or the error TensorFlow
+/// raises when `what` is called in a cross-replica context.
+fn replicas_for(vm: &dyn Vm, what: &str) -> PyResult<i64> {
+    if in_cross_replica(vm) {
+        return Err(PyErr::new(
+            ExcType::RuntimeError,
+            format!(
+                "You are calling `{what}` in cross replica context, while it was expected to be \
+                 called in replica context."
+            ),
+        ));
+    }
+    let n = vm.getattr(&current_strategy(vm), "num_replicas_in_sync")?;
+    crate::modules::types::int_arg(&n, vm)
+}
+
+/// A 0-d tensor of `dtype` holding `v`, on `like`'s device.
+fn scalar_like(v: i64, dtype: DType, like: &Tensor) -> crate::runtime::Result<Tensor> {
+    Tensor::fill(&[], &Scalar::Int(v), dtype, like.device())
+}
+
+/// `losses_util.scale_losses_by_sample_weight`: both as float32, the
+/// weights' last dimension squeezed or added when the ranks differ by one.
+fn scale_by_weight(losses: &Tensor, weights: &Tensor) -> crate::runtime::Result<Tensor> {
+    let losses = ops::cast(losses, DType::Float32)?;
+    let mut w = ops::cast(weights, DType::Float32)?;
+    if w.rank() != 0 {
+        if w.rank() == losses.rank() + 1 {
+            w = ops::squeeze(&w, Some(&[-1]))?;
+        } else if losses.rank() == w.rank() + 1 {
+            w = ops::expand_dims(&w, -1)?;
+        }
+    }
+    ops::binary(BinaryOp::Mul, &losses, &w)
+}
+
+/// `tf.nn.compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None)`.
+fn compute_average_loss(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let mut loss = to_tensor(vm, a.get(0), None)?;
+    let dtype = loss.dtype();
+    if loss.rank() == 0 {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            format!(
+                "Invalid value passed for `per_example_loss`. Expected a tensor with at least \
+                 rank 1. Received per_example_loss={} with rank 0",
+                numpy_str(&loss)
+            ),
+        ));
+    }
+    if let Some(w) = a.opt(1) {
+        let w = to_tensor(vm, w, None)?;
+        loss = scale_by_weight(&loss, &w)
+            .and_then(|l| ops::cast(&l, dtype))
+            .map_err(runtime_err)?;
+    }
+    let gbs = match a.opt(2) {
+        Some(g) => {
+            let g = to_tensor(vm, g, None)?;
+            if g.rank() != 0 {
+                return Err(PyErr::new(
+                    ExcType::ValueError,
+                    "global_batch_size must be scalar.",
+                ));
+            }
+            if !g.dtype().is_integer() {
+                return Err(PyErr::new(
+                    ExcType::TypeError,
+                    format!(
+                        "global_batch_size must be an integer..  Expected \"x\" to be integer \
+                         type.  Found: tensor of dtype <dtype: '{}'>",
+                        g.dtype().name()
+                    ),
+                ));
+            }
+            let n = g.item().map_err(runtime_err)?;
+            let n = match n {
+                Scalar::Int(n) => n,
+                _ => 0,
+            };
+            if n < 0 {
+                return Err(PyErr::new(
+                    ExcType::InvalidArgumentError,
+                    format!(
+                        "global_batch_size must be non-negative..  \nCondition x >= 0 did not \
+                         hold element-wise:\nx (shape=() dtype={}) = \n{n}",
+                        g.dtype().name()
+                    ),
+                ));
+            }
+            n
+        }
+        None => {
+            let replicas = replicas_for(vm, "compute_average_loss")?;
+            loss.dims()[0] as i64 * replicas
+        }
+    };
+    let r = (|| {
+        let total = ops::reduce(ReduceOp::Sum, &loss, None, false)?;
+        // div_no_nan: a zero batch size gives zero
+        let q = ops::truediv(&total, &scalar_like(gbs.max(1), dtype, &total)?)?;
+        if gbs == 0 {
+            ops::binary(BinaryOp::Mul, &q, &scalar_like(0, q.dtype(), &q)?)
+        } else {
+            Ok(q)
+        }
+    })();
+    tv(vm, r)
+}
+
+/// `tf.nn.scale_regularization_loss(regularization_loss)`: its sum over the
+/// number of replicas.
+fn scale_regularization_loss(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let replicas = replicas_for(vm, "scale_regularization_loss")?;
+    let loss = to_tensor(vm, a.get(0), None)?;
+    let r = ops::reduce(ReduceOp::Sum, &loss, None, false)
+        .and_then(|s| ops::truediv(&s, &scalar_like(replicas, s.dtype(), &s)?));
+    tv(vm, r)
+}
+
+/// Adds `tf.nn`.
+pub fn register(m: &mut ModuleBuilder) {
+    m.namespace("nn", |n| {
+        n.function(
+            "compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None)",
+            compute_average_loss,
+            "The per-example losses (times `sample_weight`) summed and divided by the global \
+             batch size (default: the first dimension times the number of replicas).",
+        );
+        n.function(
+            "scale_regularization_loss(regularization_loss)",
+            scale_regularization_loss,
+            "The sum of the regularization losses divided by the number of replicas.",
+        );
+    });
+}
