@@ -145,6 +145,11 @@ impl Interpreter {
                 if script {
                     interp.set_global("__doc__", eval::docstring(&module.body));
                 }
+                let echo = match (echo, script) {
+                    (false, _) => eval::Echo::Off,
+                    (true, true) => eval::Echo::TopLevel,
+                    (true, false) => eval::Echo::Interactive,
+                };
                 interp.exec_module(&source, &module, echo)
             }
             .map_err(|e| {

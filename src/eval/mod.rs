@@ -140,6 +140,18 @@ pub struct Interp {
     method_cache: RefCell<Vec<attr::MethodCacheEntry>>,
 }
 
+/// Which expression statements of a module print their value's `repr`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Echo {
+    /// None (a script without `--echo`, an imported module).
+    Off,
+    /// The module's top-level expression statements (`dist run --echo`).
+    TopLevel,
+    /// Every expression statement of the module's own code, inside its
+    /// compound statements too (the REPL, doctests: CPython's 'single' mode).
+    Interactive,
+}
+
 impl Interp {
     /// A fresh interpreter writing to `output`.
     pub fn new(output: Output, interrupt: Arc<AtomicBool>) -> Interp {
@@ -317,21 +329,40 @@ impl Interp {
         &self,
         source: &Rc<SourceFile>,
         module: &Module,
-        echo: bool,
+        echo: Echo,
     ) -> PyResult<()> {
         let mut frame = Frame::module(source.clone());
-        // As CPython's interactive mode: expression statements of the module's
-        // own code echo, also inside its compound statements (`for x in xs: x`),
-        // but not inside functions or class bodies.
-        let outer = self.echo_module.replace(echo);
-        // The parser rejects `return`/`break`/`continue` at module level, so
-        // the block's flow is always Normal.
-        let result = self.exec_block(&mut frame, &module.body).map(|_| ());
+        let outer = self.echo_module.get();
+        let result = match echo {
+            // As CPython's interactive mode: expression statements of the
+            // module's own code echo, also inside its compound statements
+            // (`for x in xs: x`), but not inside functions or class bodies.
+            // The parser rejects `return`/`break`/`continue` at module
+            // level, so the block's flow is always Normal.
+            Echo::Off | Echo::Interactive => {
+                self.echo_module.set(echo == Echo::Interactive);
+                self.exec_block(&mut frame, &module.body).map(|_| ())
+            }
+            // `dist run --echo`: only the module's own top-level expression
+            // statements, as the docs' doctest-style snippets are checked.
+            Echo::TopLevel => (|| {
+                for s in &module.body {
+                    let top_expr = matches!(s.kind, crate::syntax::ast::StmtKind::Expr(_));
+                    self.echo_module.set(top_expr);
+                    self.exec(&mut frame, s)?;
+                    if generator::dropped_pending() {
+                        self.close_dropped();
+                    }
+                }
+                Ok(())
+            })(),
+        };
         self.echo_module.set(outer);
         result
     }
 
     /// Prints `repr(v)` for an echoed expression statement (not for None).
+    #[inline(never)]
     pub(crate) fn echo_value(&self, v: &Value) -> PyResult<()> {
         if !v.is_none() {
             let text = self.repr(v)?;
@@ -495,7 +526,7 @@ impl Interp {
             )
         })?;
         let outer = self.get_global("__dist_module__");
-        self.exec_module(&source, &module, false)?;
+        self.exec_module(&source, &module, Echo::Off)?;
         let factory = self.get_global("__dist_module__");
         match outer {
             Some(v) => self.set_global("__dist_module__", v),

@@ -279,7 +279,7 @@ mod tests {
             );
             let source = SourceFile::new("t.py", src);
             let module = interp.compile(&source).expect("parses");
-            let r = interp.exec_module(&source, &module, false);
+            let r = interp.exec_module(&source, &module, crate::eval::Echo::Off);
             let mut text = String::from_utf8(out.borrow().clone()).unwrap_or_default();
             if let Err(e) = r {
                 text.push_str(&format!(
