@@ -64,6 +64,7 @@ fn spec(name: &str) -> (&'static str, Option<&'static str>) {
             ("tensorflow.python.distribute.collective_util", None)
         }
         "OwnedIterator" => ("tensorflow.python.data.ops.iterator_ops", None),
+        "TensorSpec" => ("tensorflow.python.framework.tensor", None),
         "VariableAggregationV2" | "VariableAggregation" | "VariableSynchronization" => {
             ("tensorflow.python.ops.variables", None)
         }

@@ -50,11 +50,15 @@ pub fn register_data(m: &mut ModuleBuilder) {
             });
         });
     });
-    m.function(
-        "TensorSpec(shape, dtype=None, name=None)",
+    // A class, so that `isinstance(ds.element_spec, tf.TensorSpec)` holds.
+    let spec_class = crate::distribute::classes::class("TensorSpec");
+    crate::distribute::classes::constructor(
+        &spec_class,
+        "TensorSpec.__new__(shape, dtype=None, name=None)",
         tensor_spec,
         "The type of a tensor: shape (None for unknown dims) and dtype.",
     );
+    m.value("TensorSpec", Value::Class(spec_class));
 }
 
 /// Adds `InputContext`, `InputOptions` and `RunOptions` to a `tf.distribute` namespace.
@@ -103,10 +107,14 @@ pub(crate) fn dtype_of(vm: &dyn Vm, v: &Value) -> PyResult<crate::runtime::DType
 fn tensor_spec(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let dtype = dtype_of(vm, args.get(1))?;
     let dims = dims_of(vm, args.get(0))?;
-    Ok(Value::native(structure::SpecObj(structure::Spec::Tensor {
-        dtype,
-        dims,
-    })))
+    let name = match args.get(2) {
+        Value::None => None,
+        n => Some(std::rc::Rc::from(vm.str(n)?.as_str())),
+    };
+    Ok(Value::native(structure::SpecObj(
+        structure::Spec::Tensor { dtype, dims },
+        name,
+    )))
 }
 
 /// A shape argument's dimensions (`None` entries unknown; `None` itself: a scalar).

@@ -266,7 +266,7 @@ impl Spec {
                 }
                 Value::dict(d)
             }
-            other => Value::native(SpecObj(other.clone())),
+            other => Value::native(SpecObj(other.clone(), None)),
         }
     }
 }
@@ -287,8 +287,9 @@ fn same_key(a: &Value, b: &Value) -> bool {
     crate::value::dict::key_eq(a, b)
 }
 
-/// A `TensorSpec` (or `PerReplicaSpec`) object as scripts see it.
-pub struct SpecObj(pub Spec);
+/// A `TensorSpec` (or `PerReplicaSpec`) object as scripts see it, with the
+/// name `tf.TensorSpec(..., name=)` gave it.
+pub struct SpecObj(pub Spec, pub Option<Rc<str>>);
 
 impl NativeObject for SpecObj {
     fn type_name(&self) -> &str {
@@ -302,13 +303,29 @@ impl NativeObject for SpecObj {
         self
     }
 
+    fn class(&self) -> Option<Rc<crate::value::Class>> {
+        match self.0 {
+            Spec::Tensor { .. } => Some(crate::distribute::classes::class("TensorSpec")),
+            _ => None,
+        }
+    }
+
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(self.0.text())
+        let text = self.0.text();
+        Ok(match (&self.1, text.strip_suffix("name=None)")) {
+            (Some(n), Some(head)) => {
+                format!("{head}name={})", crate::value::format::str_repr(n))
+            }
+            _ => text,
+        })
     }
 
     fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(match (name, &self.0) {
-            ("name", _) => Some(Value::None),
+            ("name", _) => Some(self.1.as_deref().map_or(Value::None, Value::str)),
+            ("dtype", Spec::Tensor { dtype, .. }) => {
+                Some(crate::modules::tf::dtype::dtype_value(*dtype))
+            }
             ("shape", Spec::Tensor { dims, .. }) => Some(Value::tuple(
                 dims.iter()
                     .map(|d| d.map_or(Value::None, |d| Value::Int(d as i64)))
@@ -329,8 +346,8 @@ impl NativeObject for SpecObj {
             return Ok(None);
         };
         Ok(match op {
-            "==" => Some(Value::Bool(self.0 == o.0)),
-            "!=" => Some(Value::Bool(self.0 != o.0)),
+            "==" => Some(Value::Bool(self.0 == o.0 && self.1 == o.1)),
+            "!=" => Some(Value::Bool(self.0 != o.0 || self.1 != o.1)),
             _ => None,
         })
     }
