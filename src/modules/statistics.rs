@@ -371,13 +371,17 @@ fn decompose(v: &Value) -> PyResult<Option<(bool, u64, i64)>> {
             let tz = m.trailing_zeros() as i64;
             Ok(Some((*f < 0.0, m >> tz, e + tz)))
         }
-        _ => Err(PyErr::new(
+        _ if matches!(v.type_name().as_str(), "Fraction" | "Decimal") => Err(PyErr::new(
             ExcType::NotImplementedError,
             format!(
                 "statistics in dist supports int and float data only, not '{}'",
                 v.type_name()
             ),
         )),
+        _ => Err(type_error(format!(
+            "can't convert type '{}' to numerator/denominator",
+            v.type_name()
+        ))),
     }
 }
 
@@ -544,6 +548,20 @@ fn ratio(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     finite(frac_to_f64(&num, &den))
 }
 
+/// `sqrt_frac(n, d)`: the correctly rounded square root of the fraction
+/// `n / d` (ints, `n >= 0`, `d > 0`), as CPython's `_float_sqrt_of_frac`.
+fn sqrt_frac(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let (n, d) = match (a.get(0).as_builtin(), a.get(1).as_builtin()) {
+        (Value::Int(n), Value::Int(d)) if *n >= 0 && *d > 0 => (*n as u128, *d as u128),
+        _ => {
+            return Err(type_error(
+                "_statistics.sqrt_frac: needs ints n >= 0, d > 0",
+            ))
+        }
+    };
+    finite(frac_sqrt_to_f64(&Big::from_u128(n), &Big::from_u128(d)))
+}
+
 /// The `_statistics` module.
 pub fn module() -> Value {
     let mut m = ModuleBuilder::new("_statistics");
@@ -556,6 +574,11 @@ pub fn module() -> Value {
         "ss_div(data, ddof, sqrt=False, /)",
         ss_div,
         "The exact sum of squared deviations over n - ddof, rounded once.",
+    )
+    .function(
+        "sqrt_frac(n, d, /)",
+        sqrt_frac,
+        "The correctly rounded square root of n / d.",
     )
     .function(
         "ratio(nums, dens, /)",
