@@ -508,6 +508,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "datetime" => Some(include_str!("../../stdlib/datetime.dist")),
         "logging" => Some(include_str!("../../stdlib/logging.dist")),
         "fractions" => Some(include_str!("../../stdlib/fractions.dist")),
+        "statistics" => Some(include_str!("../../stdlib/statistics.dist")),
         "collections.abc" => Some(include_str!("../../stdlib/collections_abc.dist")),
         _ => None,
     }

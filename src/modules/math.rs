@@ -550,9 +550,13 @@ fn fsum(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     // Shewchuk's exact partial sums (the algorithm CPython uses).
     let mut partials: Vec<f64> = Vec::new();
     let mut special = 0.0f64;
+    let mut inf_sum = 0.0f64;
     for v in vm.collect(a.get(0))? {
         let mut x = real(vm, &v)?;
         if !x.is_finite() {
+            if x.is_infinite() {
+                inf_sum += x;
+            }
             special += x;
             continue;
         }
@@ -580,6 +584,9 @@ fn fsum(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         }
     }
     if special != 0.0 || special.is_nan() {
+        if inf_sum.is_nan() {
+            return Err(value_error("-inf + inf in fsum"));
+        }
         return Ok(Value::Float(special));
     }
     let mut hi = 0.0;

@@ -13,6 +13,7 @@ pub mod np;
 pub mod os;
 pub mod os_path;
 pub mod re;
+pub mod statistics;
 pub mod sys;
 pub mod tensor_hooks;
 pub mod tf;
@@ -43,6 +44,7 @@ pub fn load(name: &str) -> Option<Value> {
         "json" => Some(json::module()),
         "_collections" => Some(collections::module()),
         "time" => Some(time::module()),
+        "_statistics" => Some(statistics::module()),
         "sys" => Some(sys::module()),
         "re" => Some(re::module()),
         "tensorflow" => Some(tf::module()),
