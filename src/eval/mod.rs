@@ -557,6 +557,10 @@ impl Interp {
 }
 
 impl Vm for Interp {
+    fn handled_exception(&self) -> Option<Value> {
+        self.handling.borrow().last().map(|e| e.value().clone())
+    }
+
     fn call(
         &self,
         func: &Value,
