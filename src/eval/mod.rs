@@ -477,6 +477,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "datetime" => Some(include_str!("../../stdlib/datetime.dist")),
         "logging" => Some(include_str!("../../stdlib/logging.dist")),
         "fractions" => Some(include_str!("../../stdlib/fractions.dist")),
+        "traceback" => Some(include_str!("../../stdlib/traceback.dist")),
         "collections.abc" => Some(include_str!("../../stdlib/collections_abc.dist")),
         _ => None,
     }
