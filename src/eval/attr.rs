@@ -924,6 +924,12 @@ pub(crate) fn generic_setattr(
     let Some(value) = descriptor_store(vm, obj, inst, name, Some(value))? else {
         return Ok(());
     };
+    if let Some(e) = inst
+        .builtin_base()
+        .and_then(|b| crate::modules::collections::field_store_error(b, name, false))
+    {
+        return Err(e);
+    }
     match name {
         "__class__" => {
             return Err(PyErr::new(
@@ -996,6 +1002,12 @@ pub(crate) fn generic_delattr(
 ) -> PyResult<()> {
     if descriptor_store(vm, obj, inst, name, None)?.is_none() {
         return Ok(());
+    }
+    if let Some(e) = inst
+        .builtin_base()
+        .and_then(|b| crate::modules::collections::field_store_error(b, name, true))
+    {
+        return Err(e);
     }
     match inst.remove_attr(name) {
         Some(_) => Ok(()),

@@ -509,6 +509,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "logging" => Some(include_str!("../../stdlib/logging.dist")),
         "fractions" => Some(include_str!("../../stdlib/fractions.dist")),
         "statistics" => Some(include_str!("../../stdlib/statistics.dist")),
+        "traceback" => Some(include_str!("../../stdlib/traceback.dist")),
         "collections.abc" => Some(include_str!("../../stdlib/collections_abc.dist")),
         _ => None,
     }
@@ -589,6 +590,10 @@ impl Interp {
 }
 
 impl Vm for Interp {
+    fn handled_exception(&self) -> Option<Value> {
+        self.handling.borrow().last().map(|e| e.value().clone())
+    }
+
     fn call(
         &self,
         func: &Value,

@@ -362,9 +362,37 @@ fn as_plain(v: &Value) -> Value {
     }
 }
 
+/// The AttributeError for storing (or deleting) `name` on a named tuple
+/// (`nt`, or the built-in base of a subclass instance) when `name` is one of
+/// its fields: CPython's field accessors are read-only data descriptors
+/// (a struct sequence's say `readonly attribute`). None for other names.
+pub fn field_store_error(nt: &Value, name: &str, deleting: bool) -> Option<PyErr> {
+    let nt = nt.downcast::<NamedTuple>()?;
+    let ty = nt.ty();
+    if !ty.fields.iter().any(|f| &**f == name) {
+        return None;
+    }
+    // Only a struct sequence's type is named with its module (see
+    // `struct_sequence`); a namedtuple's name is an identifier.
+    let msg = if ty.name.contains('.') {
+        "readonly attribute"
+    } else if deleting {
+        "can't delete attribute"
+    } else {
+        "can't set attribute"
+    };
+    Some(PyErr::new(ExcType::AttributeError, msg))
+}
+
 impl NativeObject for NamedTuple {
     fn type_name(&self) -> &str {
         &self.ty().name
+    }
+    fn setattr(&self, this: &Value, name: &str, _value: Value, _vm: &dyn Vm) -> PyResult<bool> {
+        match field_store_error(this, name, false) {
+            Some(e) => Err(e),
+            None => Ok(false),
+        }
     }
     fn as_any(&self) -> &dyn Any {
         self

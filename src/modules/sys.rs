@@ -100,6 +100,16 @@ pub fn module() -> Value {
         "Leaves the script by raising SystemExit(status): an int is the exit status, None is 0, anything else is printed and the status is 1.",
     )
     .function(
+        "exc_info()",
+        exc_info,
+        "The exception being handled as (type, value, traceback); (None, None, None) outside any handler.",
+    )
+    .function(
+        "exception()",
+        exception,
+        "The exception being handled, or None outside any handler.",
+    )
+    .function(
         "getrecursionlimit()",
         getrecursionlimit,
         "The most Python frames a call chain may hold (1000 by default).",
@@ -118,6 +128,20 @@ fn exit(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         v => vec![v.clone()],
     };
     Err(PyErr::with_args(ExcType::SystemExit, args))
+}
+
+fn exc_info(vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
+    Ok(match vm.handled_exception() {
+        Some(v) => {
+            let tb = vm.getattr(&v, "__traceback__").unwrap_or(Value::None);
+            Value::tuple(vec![vm.type_of(&v), v, tb])
+        }
+        None => Value::tuple(vec![Value::None, Value::None, Value::None]),
+    })
+}
+
+fn exception(vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
+    Ok(vm.handled_exception().unwrap_or(Value::None))
 }
 
 fn getrecursionlimit(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {

@@ -87,6 +87,11 @@ pub trait Vm {
     fn iter(&self, v: &Value) -> PyResult<Value>;
     /// `next(it)`; None when exhausted.
     fn next(&self, it: &Value) -> PyResult<Option<Value>>;
+    /// The exception being handled now (`sys.exception()`), innermost
+    /// `except`/`finally`/`__exit__` first; None outside any handler.
+    fn handled_exception(&self) -> Option<Value> {
+        None
+    }
     /// Collects an iterable into a vector.
     fn collect(&self, v: &Value) -> PyResult<Vec<Value>> {
         let it = self.iter(v)?;
