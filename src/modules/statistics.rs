@@ -457,6 +457,19 @@ fn positive_int(v: &Value) -> PyResult<u64> {
     }
 }
 
+/// A sum that is inf or nan (CPython adds such floats as floats): divided by
+/// `d`, or, for a square root, CPython's error (it asks the float for a
+/// numerator).
+fn special_result(sp: f64, d: u64, sqrt: bool) -> PyResult<Value> {
+    if sqrt {
+        return Err(PyErr::new(
+            ExcType::AttributeError,
+            "'float' object has no attribute 'numerator'",
+        ));
+    }
+    Ok(Value::Float(sp / d as f64))
+}
+
 /// `sum_div(data, d, sqrt=False)`: Σdata / d exactly, rounded once (an int
 /// for int data when exact); with `sqrt`, the correctly rounded square root.
 fn sum_div(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -464,13 +477,7 @@ fn sum_div(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let d = positive_int(a.get(1))?;
     let sqrt = vm.truthy(a.get(2))?;
     if let Some(sp) = s.special {
-        if sqrt {
-            return Err(PyErr::new(
-                ExcType::AttributeError,
-                "'float' object has no attribute 'numerator'",
-            ));
-        }
-        return Ok(Value::Float(sp / d as f64));
+        return special_result(sp, d, sqrt);
     }
     let den = Big::from_u128(d as u128).shl(s.k);
     if sqrt {
@@ -497,13 +504,7 @@ fn ss_div(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let sqrt = vm.truthy(a.get(2))?;
     let d = s.n - ddof;
     if let Some(sp) = s.special {
-        if sqrt {
-            return Err(PyErr::new(
-                ExcType::AttributeError,
-                "'float' object has no attribute 'numerator'",
-            ));
-        }
-        return Ok(Value::Float(sp / d as f64));
+        return special_result(sp, d, sqrt);
     }
     // ssd = (n*B - A*A) / (n * 2**2k); over d: / (n * d * 2**2k).
     let nb = s.b.mul(&Big::from_u128(s.n as u128));
