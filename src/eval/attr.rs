@@ -366,11 +366,8 @@ impl Interp {
                 }
                 // What a script set on a mutable native class (a named tuple's).
                 if let Some(cls) = n.class().filter(|c| c.is_mutable()) {
-                    if let Some(x) = cls.lookup(name) {
-                        if let Some(r) = descriptor_get(self, &x, Some(v), &cls)? {
-                            return Ok(Some(r));
-                        }
-                        return Ok(Some(bind_class_attr(x, v, &cls)));
+                    if let Some(x) = self.class_attribute(v, &cls, name)? {
+                        return Ok(Some(x));
                     }
                 }
                 match name {
@@ -392,18 +389,15 @@ impl Interp {
         }
     }
 
-    /// `name` found on `v`'s class `cls`: a property's value, or the
-    /// attribute bound to `v` as its kind binds (functions become methods).
+    /// `name` found on `v`'s class `cls`: a descriptor's value (a property),
+    /// or the attribute bound to `v` as its kind binds (functions become
+    /// methods).
     fn class_attribute(&self, v: &Value, cls: &Rc<Class>, name: &str) -> PyResult<Option<Value>> {
         let Some(x) = cls.lookup(name) else {
             return Ok(None);
         };
-        if let Value::Native(n) = &x {
-            if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
-                if let Some(g) = &p.fget {
-                    return self.call_value(g, vec![v.clone()], Vec::new()).map(Some);
-                }
-            }
+        if let Some(r) = descriptor_get(self, &x, Some(v), cls)? {
+            return Ok(Some(r));
         }
         Ok(Some(bind_class_attr(x, v, cls)))
     }
