@@ -36,9 +36,9 @@ impl NativeObject for ModuleObj {
         Ok(self.dict.borrow().get(name).cloned())
     }
 
-    fn setattr(&self, _this: &Value, name: &str, value: Value, _vm: &dyn Vm) -> PyResult<bool> {
+    fn setattr(&self, _this: &Value, name: &str, value: Value, vm: &dyn Vm) -> PyResult<bool> {
         if &*self.name == "sys" && name == "stdout" {
-            super::sys::redirect_stdout(&value);
+            super::sys::redirect_stdout(vm, &value);
         }
         self.dict.borrow_mut().insert(name.into(), value);
         Ok(true)

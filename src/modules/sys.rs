@@ -24,8 +24,6 @@ pub fn set_argv(argv: Vec<String>) {
 
 /// The `sys` module.
 pub fn module() -> Value {
-    // A new interpreter's sys: print() goes to the real stdout.
-    STDOUT.with(|s| *s.borrow_mut() = None);
     let mut m = ModuleBuilder::new("sys");
     let argv = ARGV.with(|a| a.borrow().clone());
     let argv = if argv.is_empty() {
@@ -171,21 +169,21 @@ fn setrecursionlimit(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::None)
 }
 
-thread_local! {
-    /// What a script assigned to `sys.stdout` when it is not the real one
-    /// (a `StringIO`, an object with `write`): where `print()` then writes.
-    static STDOUT: std::cell::RefCell<Option<Value>> = const { std::cell::RefCell::new(None) };
-}
+/// What a script assigned to `sys.stdout` when it is not the real one (a
+/// `StringIO`, an object with `write`): where `print()` then writes. Kept
+/// in the interpreter's state, so each interpreter starts unredirected.
+#[derive(Default)]
+pub struct StdoutRedirect(std::cell::RefCell<Option<Value>>);
 
 /// Records an assignment to `sys.stdout` (the real stream again: no redirection).
-pub fn redirect_stdout(v: &Value) {
+pub fn redirect_stdout(vm: &dyn Vm, v: &Value) {
     let real = matches!(v.downcast::<Stream>(), Some(s) if !s.err);
-    STDOUT.with(|s| *s.borrow_mut() = (!real).then(|| v.clone()));
+    *vm.state().get::<StdoutRedirect>().0.borrow_mut() = (!real).then(|| v.clone());
 }
 
 /// The object `sys.stdout` was replaced with, if it was.
-pub fn redirected_stdout() -> Option<Value> {
-    STDOUT.with(|s| s.borrow().clone())
+pub fn redirected_stdout(vm: &dyn Vm) -> Option<Value> {
+    vm.state().get::<StdoutRedirect>().0.borrow().clone()
 }
 
 /// `sys.stdout` / `sys.stderr`.

@@ -151,7 +151,7 @@ fn print(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     }
     pieces.push(end.to_string());
     let redirected = match a.get(3) {
-        Value::None => crate::modules::sys::redirected_stdout(),
+        Value::None => crate::modules::sys::redirected_stdout(vm),
         _ => None,
     };
     match redirected.as_ref().unwrap_or(a.get(3)) {
