@@ -14,100 +14,117 @@ thread_local! {
     static CLASSES: RefCell<HashMap<&'static str, Rc<Class>>> = RefCell::new(HashMap::new());
 }
 
-/// `(module, base)` of each class this layer defines.
-fn spec(name: &str) -> (&'static str, Option<&'static str>) {
+/// `(name, module, bases)` of each class this layer defines, by key. The key
+/// is the class name, qualified where TensorFlow has two classes of one name
+/// (`values.PerReplica` is the concrete class, `types.PerReplica` the
+/// interface that `tf.types.experimental.distributed.PerReplica` names).
+/// The bases give TensorFlow's MROs (`type(v).__mro__`, `isinstance`).
+fn spec(key: &str) -> (&str, &'static str, &'static [&'static str]) {
     const DL: &str = "tensorflow.python.distribute.distribute_lib";
     const VALUES: &str = "tensorflow.python.distribute.values";
-    match name {
-        "Strategy" | "StrategyExtendedV2" | "ReplicaContext" | "ValueContext" | "InputContext"
-        | "RunOptions" | "InputOptions" => (DL, None),
-        "_DefaultDistributionStrategy" => (DL, Some("Strategy")),
-        "StrategyExtendedV1" => (DL, Some("StrategyExtendedV2")),
-        "_DefaultDistributionExtended" => (DL, Some("StrategyExtendedV1")),
-        "_DefaultReplicaContext" => (DL, Some("ReplicaContext")),
-        "MirroredStrategy" => (
-            "tensorflow.python.distribute.mirrored_strategy",
-            Some("Strategy"),
-        ),
-        "MirroredExtended" => (
-            "tensorflow.python.distribute.mirrored_strategy",
-            Some("StrategyExtendedV1"),
-        ),
-        "OneDeviceStrategy" => (
-            "tensorflow.python.distribute.one_device_strategy",
-            Some("Strategy"),
-        ),
-        "OneDeviceExtended" => (
-            "tensorflow.python.distribute.one_device_strategy",
-            Some("StrategyExtendedV1"),
-        ),
+    const TYPES: &str = "tensorflow.python.types.distribute";
+    const MIRRORED: &str = "tensorflow.python.distribute.mirrored_strategy";
+    const ONE_DEVICE: &str = "tensorflow.python.distribute.one_device_strategy";
+    const CROSS: &str = "tensorflow.python.distribute.cross_device_ops";
+    const INPUT: &str = "tensorflow.python.distribute.input_lib";
+    let (module, bases): (&'static str, &'static [&'static str]) = match key {
+        "Strategy"
+        | "StrategyExtendedV2"
+        | "ReplicaContext"
+        | "ValueContext"
+        | "InputContext"
+        | "RunOptions"
+        | "InputOptions"
+        | "InputReplicationMode" => (DL, &[]),
+        "_DefaultDistributionStrategy" => (DL, &["Strategy"]),
+        "StrategyExtendedV1" => (DL, &["StrategyExtendedV2"]),
+        "_DefaultDistributionExtended" => (DL, &["StrategyExtendedV1"]),
+        "_DefaultReplicaContext" => (DL, &["ReplicaContext"]),
+        "MirroredStrategy" => (MIRRORED, &["Strategy"]),
+        "MirroredExtended" => (MIRRORED, &["StrategyExtendedV1"]),
+        "OneDeviceStrategy" => (ONE_DEVICE, &["Strategy"]),
+        "OneDeviceExtended" => (ONE_DEVICE, &["StrategyExtendedV1"]),
         "_MirroredReplicaContext" => (
             "tensorflow.python.distribute.mirrored_run",
-            Some("ReplicaContext"),
+            &["ReplicaContext"],
         ),
-        "_OneDeviceReplicaContext" => (
-            "tensorflow.python.distribute.one_device_strategy",
-            Some("ReplicaContext"),
-        ),
+        "_OneDeviceReplicaContext" => (ONE_DEVICE, &["ReplicaContext"]),
         // tf.distribute.DistributedValues is the interface in types.distribute
-        "DistributedValues" => ("tensorflow.python.types.distribute", None),
-        "PerReplica" | "Mirrored" | "DistributedVariable" => (VALUES, Some("DistributedValues")),
-        "MirroredVariable" | "SyncOnReadVariable" => (VALUES, Some("DistributedVariable")),
-        "Variable" => ("tensorflow.python.ops.variables", None),
+        "DistributedValues" => (TYPES, &[]),
+        "types.PerReplica" | "types.Mirrored" => (TYPES, &["DistributedValues"]),
+        "values.DistributedValues" => (VALUES, &["DistributedValues"]),
+        "DistributedDelegate" => (VALUES, &["values.DistributedValues"]),
+        "PerReplica" => (
+            VALUES,
+            &[
+                "values.DistributedValues",
+                "CompositeTensor",
+                "types.PerReplica",
+            ],
+        ),
+        "Mirrored" => (VALUES, &["DistributedDelegate", "types.Mirrored"]),
+        "DistributedVariable" => (VALUES, &["DistributedDelegate", "Variable", "core.Tensor"]),
+        "MirroredVariable" => (VALUES, &["DistributedVariable", "Mirrored"]),
+        "SyncOnReadVariable" => (VALUES, &["DistributedVariable"]),
+        "Variable" => ("tensorflow.python.ops.variables", &["Trackable"]),
+        "BaseResourceVariable" => (
+            "tensorflow.python.ops.resource_variable_ops",
+            &["Variable", "core.Tensor", "CompositeTensor"],
+        ),
         "ResourceVariable" => (
             "tensorflow.python.ops.resource_variable_ops",
-            Some("Variable"),
+            &["BaseResourceVariable"],
         ),
-        "ReduceOp" => ("tensorflow.python.distribute.reduce_util", None),
-        "InputReplicationMode" => ("tensorflow.python.distribute.distribute_lib", None),
+        "Trackable" => ("tensorflow.python.trackable.base", &[]),
+        "CompositeTensor" => ("tensorflow.python.framework.composite_tensor", &[]),
+        "core.Tensor" => ("tensorflow.python.types.core", &[]),
+        "core.Symbol" | "core.Value" => ("tensorflow.python.types.core", &["core.Tensor"]),
+        "NativeObject" => ("tensorflow.python.types.internal", &[]),
+        "ReduceOp" => ("tensorflow.python.distribute.reduce_util", &[]),
         "CommunicationImplementation" | "Options" => {
-            ("tensorflow.python.distribute.collective_util", None)
+            ("tensorflow.python.distribute.collective_util", &[])
         }
-        "OwnedIterator" => ("tensorflow.python.data.ops.iterator_ops", None),
-        "TensorSpec" => ("tensorflow.python.framework.tensor", None),
+        "OwnedIterator" => ("tensorflow.python.data.ops.iterator_ops", &[]),
+        "TensorSpec" => ("tensorflow.python.framework.tensor", &[]),
         "VariableAggregationV2" | "VariableAggregation" | "VariableSynchronization" => {
-            ("tensorflow.python.ops.variables", None)
+            ("tensorflow.python.ops.variables", &[])
         }
-        "DistributedDatasetInterface" | "DistributedIteratorInterface" => {
-            ("tensorflow.python.types.distribute", None)
+        "DistributedDatasetInterface" | "DistributedIteratorInterface" => (TYPES, &[]),
+        "DistributedDataset" | "DistributedDatasetsFromFunction" => {
+            (INPUT, &["DistributedDatasetInterface"])
         }
-        "DistributedDataset" | "DistributedDatasetsFromFunction" => (
-            "tensorflow.python.distribute.input_lib",
-            Some("DistributedDatasetInterface"),
-        ),
-        "DistributedIterator" => (
-            "tensorflow.python.distribute.input_lib",
-            Some("DistributedIteratorInterface"),
-        ),
-        "CrossDeviceOps" => ("tensorflow.python.distribute.cross_device_ops", None),
-        "NcclAllReduce" | "HierarchicalCopyAllReduce" | "ReductionToOneDevice" => (
-            "tensorflow.python.distribute.cross_device_ops",
-            Some("CrossDeviceOps"),
-        ),
+        "DistributedIterator" => (INPUT, &["DistributedIteratorInterface"]),
+        "CrossDeviceOps" => (CROSS, &[]),
+        "NcclAllReduce" | "HierarchicalCopyAllReduce" | "ReductionToOneDevice" => {
+            (CROSS, &["CrossDeviceOps"])
+        }
         "Function" => (
             "tensorflow.python.eager.polymorphic_function.polymorphic_function",
-            None,
+            &[],
         ),
         "PhysicalDevice" | "LogicalDevice" | "LogicalDeviceConfiguration" => {
-            ("tensorflow.python.eager.context", None)
+            ("tensorflow.python.eager.context", &[])
         }
-        _ => ("tensorflow", None),
-    }
+        _ => ("tensorflow", &[]),
+    };
+    let name = key.rsplit('.').next().unwrap_or(key);
+    (name, module, bases)
 }
 
-/// The class named `name` (created once per thread; `init` fills its dict
-/// the first time).
-pub fn class(name: &'static str) -> Rc<Class> {
-    if let Some(c) = CLASSES.with(|m| m.borrow().get(name).cloned()) {
+/// The class of key `key` (see `spec`; created once per thread, its bases
+/// first; `init` fills its dict the first time).
+pub fn class(key: &'static str) -> Rc<Class> {
+    if let Some(c) = CLASSES.with(|m| m.borrow().get(key).cloned()) {
         return c;
     }
-    let (module, base) = spec(name);
-    let base = match base {
-        Some(b) => class(b),
-        None => builtin_class(ValueType::Object),
+    let (name, module, bases) = spec(key);
+    let bases = if bases.is_empty() {
+        vec![builtin_class(ValueType::Object)]
+    } else {
+        bases.iter().map(|b| class(b)).collect()
     };
-    let c = Class::new_builtin(name, module, Some(base), ClassKind::Native);
-    CLASSES.with(|m| m.borrow_mut().insert(name, c.clone()));
+    let c = Class::new_builtin_bases(name, module, bases, ClassKind::Native);
+    CLASSES.with(|m| m.borrow_mut().insert(key, c.clone()));
     c
 }
 

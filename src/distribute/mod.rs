@@ -33,6 +33,19 @@ pub fn register_tf(m: &mut ModuleBuilder) {
     devices::register(m);
     function::register(m);
     variables::register(m);
+    // tf.types.experimental.distributed: the interfaces that `PerReplica`
+    // and `Mirrored` values (and mirrored variables) implement.
+    m.namespace("types", |t| {
+        t.namespace("experimental", |e| {
+            e.namespace("distributed", |d| {
+                d.value(
+                    "PerReplica",
+                    Value::Class(classes::class("types.PerReplica")),
+                );
+                d.value("Mirrored", Value::Class(classes::class("types.Mirrored")));
+            });
+        });
+    });
     m.namespace("distribute", |d| {
         strategy::register(d);
         replica_ctx::register(d);

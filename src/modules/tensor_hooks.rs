@@ -6,6 +6,7 @@
 
 use std::rc::Rc;
 
+use crate::distribute::classes;
 use crate::modules::tf::convert::{operand, placed, runtime_err};
 use crate::modules::tf::index::{index_items, Flavor};
 use crate::runtime::ops;
@@ -19,14 +20,22 @@ use crate::value::{
 pub const EAGER_NAME: &str = "tensorflow.python.framework.ops.EagerTensor";
 
 thread_local! {
-    static TENSOR: Rc<Class> = Class::new_builtin(
+    // TensorFlow's MROs: `tf.Tensor` is a `NativeObject` and a
+    // `core.Symbol`; an eager tensor is also a `core.Value`.
+    static TENSOR: Rc<Class> = Class::new_builtin_bases(
         "Tensor",
         "tensorflow.python.framework.tensor",
-        Some(crate::modules::types::builtin_class(ValueType::Object)),
+        vec![classes::class("NativeObject"), classes::class("core.Symbol")],
         ClassKind::Native,
     );
     static EAGER: Rc<Class> = {
-        let c = Class::new_builtin("EagerTensor", "tensorflow.python.framework.ops", Some(TENSOR.with(Rc::clone)), ClassKind::Native);
+        let base = Class::new_builtin_bases(
+            "_EagerTensorBase",
+            "tensorflow.python.framework.ops",
+            vec![TENSOR.with(Rc::clone), classes::class("core.Value")],
+            ClassKind::Native,
+        );
+        let c = Class::new_builtin("EagerTensor", "tensorflow.python.framework.ops", Some(base), ClassKind::Native);
         let methods: [(&str, NativeFn, &str); 5] = [
             ("EagerTensor.__abs__(self)", m_abs, "`abs(t)`, element-wise."),
             ("EagerTensor.numpy(self)", m_numpy, "The value as a numpy array (a numpy scalar for 0-d tensors)."),

@@ -85,16 +85,30 @@ impl Class {
         base: Option<Rc<Class>>,
         kind: ClassKind,
     ) -> Rc<Class> {
-        let bases: Vec<Rc<Class>> = base.iter().cloned().collect();
-        let mro_tail = match &base {
+        Class::new_builtin_bases(name, module, base.into_iter().collect(), kind)
+    }
+
+    /// A native class with several bases (TensorFlow's `PerReplica` is a
+    /// `values.DistributedValues`, a `CompositeTensor` and a
+    /// `types.distribute.PerReplica`): its MRO is the C3 linearization of
+    /// `bases`, as for a class statement. Bases with no consistent order
+    /// (a mistake in the caller's static table) fall back to the first
+    /// base's chain.
+    pub fn new_builtin_bases(
+        name: &str,
+        module: &str,
+        bases: Vec<Rc<Class>>,
+        kind: ClassKind,
+    ) -> Rc<Class> {
+        let mro_tail = c3_merge(&bases).unwrap_or_else(|_| match bases.first() {
             Some(b) => b.mro(),
             None => Vec::new(),
-        };
+        });
         Rc::new(Class {
             name: name.into(),
             qualname: name.into(),
             module: module.into(),
-            base,
+            base: bases.first().cloned(),
             bases,
             mro_tail,
             dict: RefCell::new(Default::default()),
