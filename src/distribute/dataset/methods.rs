@@ -477,6 +477,7 @@ fn positive(vm: &dyn Vm, v: &Value, what: &str, op: &str) -> PyResult<usize> {
 
 fn batch(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let (ds, d) = this(args)?;
+    d.spec.tensors_only("batch")?;
     let size = positive(vm, args.get(1), "Batch size", "BatchDatasetV2")?;
     let drop = vm.truthy(args.get(2))?;
     let spec = d.spec.batched(if drop { Some(size) } else { None });
@@ -550,19 +551,21 @@ fn skip(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 
 /// Calls `f` on probe elements of `spec` and returns the spec of its result
 /// (dims that change with the input's unknown dims become unknown).
-fn probe(vm: &dyn Vm, spec: &Spec, f: &Value) -> PyResult<(Spec, Value)> {
+pub fn probe(vm: &dyn Vm, spec: &Spec, f: &Value) -> PyResult<(Spec, Value)> {
     let dev = Device::cpu(0);
     let first = call_with_element(vm, f, &spec.placeholder(2, dev)?)?;
     let s1 = Spec::of(&map_result(vm, &first)?);
-    if spec.fully_defined() {
-        return Ok((s1, first));
-    }
-    let relaxed = match call_with_element(vm, f, &spec.placeholder(3, dev)?) {
+    // The second probe differs in unknown dims and in values, so that
+    // shapes computed from either (`tf.fill([x], x)`) become unknown.
+    let relaxed = match call_with_element(vm, f, &spec.placeholder_filled(3, dev, 1)?) {
         Ok(second) => map_result(vm, &second)
             .ok()
             .and_then(|e| s1.relax(&Spec::of(&e))),
         Err(_) => None,
     };
+    if spec.fully_defined() && relaxed.is_none() {
+        return Ok((s1, first));
+    }
     // When the second probe disagrees in structure, every dim is unknown.
     let spec = relaxed.unwrap_or_else(|| {
         s1.map_leaves(&mut |dtype, dims| {
@@ -672,12 +675,14 @@ fn shuffle(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 
 fn unbatch(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let (ds, d) = this(args)?;
+    d.spec.tensors_only("unbatch")?;
     let spec = d.spec.unbatched()?;
     Ok(DatasetObj::value(Kind::Unbatch(ds.clone()), spec))
 }
 
 fn rebatch(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let (ds, d) = this(args)?;
+    d.spec.tensors_only("rebatch")?;
     let sizes: Vec<usize> = match args.get(1) {
         Value::List(l) => {
             let l = l.borrow().clone();
@@ -723,7 +728,13 @@ fn reduce(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 }
 
 fn as_numpy_iterator(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, _) = this(args)?;
+    let (ds, d) = this(args)?;
+    if d.spec.has_dataset() {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "`tf.data.Dataset.as_numpy_iterator()` is not supported for datasets that produce values of type <class 'tensorflow.python.data.ops.dataset_ops.DatasetV2'>",
+        ));
+    }
     numpy_iterator(ds)
 }
 
