@@ -83,8 +83,25 @@ pub fn register(c: &Class) {
     );
 }
 
-/// Adds `Counter`, `get_single_element` and `choose_from_datasets` to `tf.data.experimental`.
+/// Adds `Counter`, `get_single_element`, `choose_from_datasets` and the
+/// transformations `scan`, `take_while` and `unique` (for `Dataset.apply`)
+/// to `tf.data.experimental`.
 pub fn register_experimental(e: &mut crate::modules::ModuleBuilder) {
+    e.function(
+        "scan(initial_state, scan_func)",
+        experimental_scan,
+        "A transformation for `Dataset.apply`: `ds.scan(initial_state, scan_func)`.",
+    );
+    e.function(
+        "take_while(predicate)",
+        experimental_take_while,
+        "A transformation for `Dataset.apply`: `ds.take_while(predicate)`.",
+    );
+    e.function(
+        "unique()",
+        experimental_unique,
+        "A transformation for `Dataset.apply`: `ds.unique()`.",
+    );
     e.function(
         "Counter(start=0, step=1, dtype=None)",
         counter,
@@ -100,6 +117,68 @@ pub fn register_experimental(e: &mut crate::modules::ModuleBuilder) {
         choose_from_datasets,
         "Elements of datasets[i] for each i of choice_dataset.",
     );
+}
+
+/// A `_apply_fn(dataset)` that calls the method `name` of the dataset with
+/// the arguments in `bound` (what `tf.data.experimental.unique()` and its
+/// kind return).
+fn transformation(bound: Vec<Value>, f: crate::value::NativeFn) -> Value {
+    NativeFunction::new(
+        "_apply_fn(_args, dataset)",
+        f,
+        "Applies the transformation to `dataset`.",
+    )
+    .bind(Value::tuple(bound))
+}
+
+/// The dataset argument and bound arguments of a `_apply_fn` call, as a
+/// method's `args` (the dataset first).
+fn apply_args(vm: &dyn Vm, args: &Args) -> PyResult<Vec<Value>> {
+    let mut out = vec![args.get(1).clone()];
+    out.extend(vm.collect(args.get(0))?);
+    Ok(out)
+}
+
+fn experimental_scan(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    Ok(transformation(
+        vec![args.get(0).clone(), args.get(1).clone()],
+        |vm, a| {
+            let parts = apply_args(vm, a)?;
+            scan(
+                vm,
+                &Args {
+                    values: parts,
+                    given: None,
+                },
+            )
+        },
+    ))
+}
+
+fn experimental_take_while(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    Ok(transformation(vec![args.get(0).clone()], |vm, a| {
+        let parts = apply_args(vm, a)?;
+        take_while(
+            vm,
+            &Args {
+                values: parts,
+                given: None,
+            },
+        )
+    }))
+}
+
+fn experimental_unique(_vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
+    Ok(transformation(Vec::new(), |vm, a| {
+        let parts = apply_args(vm, a)?;
+        unique(
+            vm,
+            &Args {
+                values: parts,
+                given: None,
+            },
+        )
+    }))
 }
 
 fn this(args: &Args) -> PyResult<(&Value, &DatasetObj)> {
@@ -415,7 +494,7 @@ fn get_single_element(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         kernel_error(
             &format!(
                 "DatasetToSingleElement_output_types_{}",
-                d.spec.leaves().len()
+                d.spec.components()
             ),
             "DatasetToSingleElement",
             msg,

@@ -59,6 +59,7 @@ pub fn open_composed(ds: &Value, d: &DatasetObj) -> PyResult<Option<Box<dyn Stre
             drop: *drop,
             spec: d.spec.clone(),
         }),
+        Kind::Nested(input) => open(input)?,
         Kind::Variant(items) => Box::new(HeldStream {
             items: items.clone(),
             pos: 0,

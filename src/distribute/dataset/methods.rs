@@ -416,36 +416,53 @@ fn spec_of_types(vm: &dyn Vm, types: &Value, shapes: &Value) -> PyResult<Spec> {
     }
 }
 
-/// A zip node over a (possibly nested) structure of datasets.
-fn zip_of(v: &Value) -> PyResult<Value> {
+/// A zip node over a (possibly nested) structure of datasets; a bare
+/// dataset at the top is zipped alone (its elements unchanged).
+fn zip_of(vm: &dyn Vm, v: &Value, top: bool) -> PyResult<Value> {
+    let spec_of = |d: &Value| dataset_of(d).map_or(Spec::Tuple(Vec::new()), |d| d.spec.clone());
     if dataset_of(v).is_some() {
+        if top {
+            return Ok(DatasetObj::value(
+                Kind::Zip(vec![v.clone()], true),
+                spec_of(v),
+            ));
+        }
         return Ok(v.clone());
     }
     match v {
         Value::Tuple(items) => {
-            let inputs = items.iter().map(zip_of).collect::<PyResult<Vec<_>>>()?;
-            let spec = Spec::Tuple(inputs.iter().map(|d| dataset_of(d).map_or(Spec::Tuple(Vec::new()), |d| d.spec.clone())).collect());
-            Ok(DatasetObj::value(Kind::Zip(inputs), spec))
+            let inputs = items
+                .iter()
+                .map(|x| zip_of(vm, x, false))
+                .collect::<PyResult<Vec<_>>>()?;
+            let spec = Spec::Tuple(inputs.iter().map(spec_of).collect());
+            Ok(DatasetObj::value(Kind::Zip(inputs, false), spec))
         }
-        Value::List(items) => zip_of(&Value::tuple(items.borrow().clone())),
         Value::Dict(d) => {
             let mut inputs = Vec::new();
             let mut specs = Vec::new();
             for (k, x) in d.borrow().items() {
-                let ds = zip_of(&x)?;
-                specs.push((k, dataset_of(&ds).map_or(Spec::Tuple(Vec::new()), |d| d.spec.clone())));
+                let ds = zip_of(vm, &x, false)?;
+                specs.push((k, spec_of(&ds)));
                 inputs.push(ds);
             }
-            Ok(DatasetObj::value(Kind::Zip(inputs), Spec::Dict(specs)))
+            Ok(DatasetObj::value(Kind::Zip(inputs, false), Spec::Dict(specs)))
         }
+        Value::List(_) => Err(PyErr::new(
+            ExcType::TypeError,
+            "Invalid input to `zip`. Inputs are expected to be (nested) structures of `tf.data.Dataset` objects. Python `list` is not supported and you should use `tuple` instead.",
+        )),
         other => Err(PyErr::new(
             ExcType::TypeError,
-            format!("Invalid `datasets`. `datasets` is expected to be a (nested) structure of `tf.data.Dataset` objects. Python `list` is not supported and you should use `tuple` instead. Got {}", other.type_name()),
+            format!(
+                "Invalid input to `zip`. Inputs are expected to be (nested) structures of `tf.data.Dataset` objects but encountered object of type {}.",
+                vm.repr(&vm.type_of(other))?
+            ),
         )),
     }
 }
 
-fn zip(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+fn zip(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let a = args.varargs(0);
     let given = args.opt(1);
     match (a.len(), given) {
@@ -453,13 +470,13 @@ fn zip(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             ExcType::TypeError,
             "Must pass at least one dataset to `zip`.",
         )),
-        (0, Some(d)) => zip_of(d),
+        (0, Some(d)) => zip_of(vm, d, true),
         (_, Some(_)) => Err(PyErr::new(
             ExcType::TypeError,
             "Both `*args` and `datasets` cannot be set.",
         )),
-        (1, None) => zip_of(&a[0]),
-        _ => zip_of(&Value::tuple(a.to_vec())),
+        (1, None) => zip_of(vm, &a[0], true),
+        _ => zip_of(vm, &Value::tuple(a.to_vec()), true),
     }
 }
 
@@ -621,7 +638,7 @@ fn enumerate(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     );
     let spec = Spec::Tuple(vec![scalar_spec(DType::Int64), d.spec.clone()]);
     Ok(DatasetObj::value(
-        Kind::Zip(vec![counter, ds.clone()]),
+        Kind::Zip(vec![counter, ds.clone()], false),
         spec,
     ))
 }
@@ -748,7 +765,10 @@ fn apply(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     if dataset_of(&r).is_none() {
         return Err(PyErr::new(
             ExcType::TypeError,
-            "`transformation_func` must return a `tf.data.Dataset` object.",
+            format!(
+                "`transformation_func` must return a `tf.data.Dataset` object. Got {}.",
+                vm.repr(&vm.type_of(&r))?
+            ),
         ));
     }
     Ok(r)

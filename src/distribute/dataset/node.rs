@@ -33,8 +33,9 @@ pub enum Kind {
     Tensors(Value),
     /// `Dataset.from_tensor_slices(...)`: the elements, sliced up front.
     Slices(Rc<Vec<Value>>),
-    /// `Dataset.zip(...)` and `enumerate`: the inputs, packed like `spec`.
-    Zip(Vec<Value>),
+    /// `Dataset.zip(...)` and `enumerate`: the inputs, packed like `spec`;
+    /// `true`: one bare dataset, whose elements pass unchanged.
+    Zip(Vec<Value>, bool),
     /// `batch(size, drop_remainder)`.
     Batch(Value, usize, bool),
     /// `repeat(count)`; None repeats forever.
@@ -110,6 +111,10 @@ pub enum Kind {
     },
     /// A dataset that is an element of another (a window): its elements, held.
     Variant(Rc<Vec<Value>>),
+    /// A dataset put inside an element (returned by a `map` function,
+    /// given to `from_tensors`): the same elements, under TensorFlow's name
+    /// for a dataset that went through a variant tensor.
+    Nested(Value),
     /// `scan(initial_state, scan_func)`.
     Scan(Value, Value, Value),
     /// `Dataset.counter(start, step, dtype)`: an infinite count (TensorFlow
@@ -155,7 +160,7 @@ impl DatasetObj {
             Kind::Range { .. } => ("_RangeDataset", "range_op"),
             Kind::Tensors(_) => ("_TensorDataset", "from_tensors_op"),
             Kind::Slices(_) => ("_TensorSliceDataset", "from_tensor_slices_op"),
-            Kind::Zip(_) => ("_ZipDataset", "zip_op"),
+            Kind::Zip(..) => ("_ZipDataset", "zip_op"),
             Kind::Batch(..) => ("_BatchDataset", "batch_op"),
             Kind::Repeat(..) => ("_RepeatDataset", "repeat_op"),
             Kind::Shard(..) => ("_ShardDataset", "shard_op"),
@@ -177,7 +182,7 @@ impl DatasetObj {
             } => ("_InterleaveDataset", "interleave_op"),
             Kind::Interleave { .. } => ("_ParallelInterleaveDataset", "interleave_op"),
             Kind::Window { .. } => ("_WindowDataset", "window_op"),
-            Kind::Variant(_) => ("_VariantDataset", "dataset_ops"),
+            Kind::Variant(_) | Kind::Nested(_) => ("_VariantDataset", "dataset_ops"),
             Kind::Scan(..) | Kind::Counter { .. } => ("_ScanDataset", "scan_op"),
             Kind::TakeWhile(..) => ("_TakeWhileDataset", "take_while_op"),
             Kind::Unique(_) => ("_UniqueDataset", "unique_op"),
@@ -194,7 +199,7 @@ impl DatasetObj {
             } => range_len(*start, *stop, *step),
             Kind::Tensors(_) => 1,
             Kind::Slices(items) => items.len() as i64,
-            Kind::Zip(inputs) => {
+            Kind::Zip(inputs, _) => {
                 let cs: Vec<i64> = inputs.iter().map(of).collect();
                 if cs.contains(&UNKNOWN) {
                     UNKNOWN
@@ -236,6 +241,7 @@ impl DatasetObj {
                 }
             },
             Kind::Variant(items) => items.len() as i64,
+            Kind::Nested(input) => of(input),
             Kind::Counter { .. } => INFINITE,
             Kind::Scan(input, ..) => of(input),
             Kind::FlatMap(..) | Kind::Interleave { .. } | Kind::TakeWhile(..) | Kind::Unique(_) => {

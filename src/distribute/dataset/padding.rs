@@ -208,8 +208,9 @@ fn shape_text(dims: &[Option<usize>]) -> String {
     }
 }
 
-/// One component's padding value: zero (or `b''`) by default; a tensor
-/// must have the component's dtype, a Python scalar is converted to it.
+/// One component's padding value: zero (or `b''`) by default; otherwise
+/// converted as `tf.convert_to_tensor` does (a Python int is int32), and
+/// it must then have the component's dtype, as TensorFlow requires.
 fn pad_value(vm: &dyn Vm, v: &Value, dtype: DType) -> PyResult<Scalar> {
     let t = match v {
         Value::None => {
@@ -220,27 +221,25 @@ fn pad_value(vm: &dyn Vm, v: &Value, dtype: DType) -> PyResult<Scalar> {
                 _ => Scalar::Float(0.0),
             })
         }
-        Value::Tensor(t) => {
-            if t.dtype() != dtype {
-                return Err(PyErr::new(
-                    ExcType::TypeError,
-                    format!(
-                        "Invalid `padding_values`. `padding_values` values type <dtype: '{}'> does not match type <dtype: '{}'> of the corresponding input component.",
-                        t.dtype().name(),
-                        dtype.name()
-                    ),
-                ));
-            }
-            t.clone()
-        }
-        v => to_tensor(vm, v, Some(dtype))?,
+        Value::Tensor(t) => t.clone(),
+        v => to_tensor(vm, v, None)?,
     };
     if t.rank() != 0 {
         return Err(PyErr::new(
             ExcType::ValueError,
             format!(
-                "Invalid `padding_values`. Padding values should be scalar tensors, got a value of shape {}.",
+                "Invalid `padding_values`. `padding_values` values should be scalars, but got {}.",
                 shape_text(&t.dims().iter().map(|&d| Some(d)).collect::<Vec<_>>())
+            ),
+        ));
+    }
+    if t.dtype() != dtype {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "Invalid `padding_values`. `padding_values` values type <dtype: '{}'> does not match type <dtype: '{}'> of the corresponding input component.",
+                t.dtype().name(),
+                dtype.name()
             ),
         ));
     }

@@ -99,7 +99,8 @@ pub fn open(ds: &Value) -> PyResult<Box<dyn Stream>> {
             items: items.clone(),
             pos: 0,
         }),
-        Kind::Zip(inputs) => Box::new(ZipStream {
+        Kind::Zip(inputs, true) => open(&inputs[0])?,
+        Kind::Zip(inputs, false) => Box::new(ZipStream {
             inputs: inputs.iter().map(open).collect::<PyResult<_>>()?,
             spec: d.spec.clone(),
         }),

@@ -125,6 +125,11 @@ impl Spec {
         }
     }
 
+    /// How many components (tensors and datasets) an element has.
+    pub fn components(&self) -> usize {
+        self.leaves().len() + self.leaf_datasets().len()
+    }
+
     /// Whether a component of the element is a dataset (a window).
     pub fn has_dataset(&self) -> bool {
         match self {
@@ -431,8 +436,19 @@ impl NativeObject for SpecObj {
 pub fn normalize(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
     Ok(match v {
         Value::Tensor(_) => v.clone(),
-        // a dataset inside an element stays a dataset (a window)
-        v if super::node::dataset_of(v).is_some() => v.clone(),
+        // a dataset inside an element stays a dataset, seen as TensorFlow
+        // shows one that went through a variant tensor
+        v if super::node::dataset_of(v).is_some() => {
+            use super::node::{dataset_of, DatasetObj, Kind};
+            match dataset_of(v) {
+                Some(DatasetObj {
+                    kind: Kind::Variant(_) | Kind::Nested(_),
+                    ..
+                })
+                | None => v.clone(),
+                Some(d) => DatasetObj::value(Kind::Nested(v.clone()), d.spec.clone()),
+            }
+        }
         Value::Tuple(items) => Value::tuple(
             items
                 .iter()
