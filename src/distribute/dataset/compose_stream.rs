@@ -36,7 +36,8 @@ pub fn open_composed(ds: &Value, d: &DatasetObj) -> PyResult<Option<Box<dyn Stre
         } => Box::new(InterleaveStream {
             input: Some(open(input)?),
             f: f.clone(),
-            slots: (0..*cycle).map(|_| None).collect(),
+            slots: Vec::new(),
+            cycle: *cycle,
             index: 0,
             in_block: 0,
             block: *block,
@@ -161,7 +162,10 @@ impl Stream for FlatMapStream {
 struct InterleaveStream {
     input: Option<Box<dyn Stream>>,
     f: Value,
+    /// The slots used so far (they grow up to `cycle`, so a huge
+    /// `cycle_length` costs only the datasets actually open).
     slots: Vec<Option<Box<dyn Stream>>>,
+    cycle: usize,
     index: usize,
     in_block: usize,
     block: usize,
@@ -171,13 +175,25 @@ struct InterleaveStream {
 impl InterleaveStream {
     fn advance(&mut self) {
         self.in_block = 0;
-        self.index = (self.index + 1) % self.slots.len();
+        self.index = (self.index + 1) % self.cycle;
     }
 }
 
 impl Stream for InterleaveStream {
     fn next(&mut self, vm: &dyn Vm) -> PyResult<Option<Value>> {
         while self.input.is_some() || self.open > 0 {
+            if self.index >= self.slots.len() {
+                if self.input.is_none() {
+                    // the slots never used are all empty: past them
+                    self.index = 0;
+                    self.in_block = 0;
+                    continue;
+                }
+                if self.slots.len() >= MAX_BUFFERED {
+                    return Err(too_big("interleave"));
+                }
+                self.slots.push(None);
+            }
             if let Some(slot) = self.slots[self.index].as_mut() {
                 if let Some(v) = slot.next(vm)? {
                     self.in_block += 1;
