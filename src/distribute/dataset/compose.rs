@@ -63,6 +63,8 @@ pub fn register(c: &Class) {
         unique,
         "Each distinct element once, in first-seen order.",
     );
+    add(c, "DatasetV2.bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False, no_padding=False, drop_remainder=False, name=None)", super::bucket::bucket_by_sequence_length, "Batches elements of similar length together, padded (group_by_window by length bucket).");
+    add(c, "DatasetV2.group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None, name=None)", group_by_window, "Groups elements by key into windows and reduces each window to a dataset.");
     add(
         c,
         "DatasetV2.get_single_element(self, name=None)",
@@ -480,6 +482,60 @@ fn unique(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         ));
     }
     Ok(DatasetObj::value(Kind::Unique(ds.clone()), d.spec.clone()))
+}
+
+fn group_by_window(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let (ds, d) = this(args)?;
+    let (key, reduce) = (args.get(1).clone(), args.get(2).clone());
+    let size = match (args.get(3), args.get(4)) {
+        (Value::None, f) if !f.is_none() => Err(f.clone()),
+        (n, Value::None) if !n.is_none() => Ok(int_arg(vm, n, "window_size")?),
+        _ => {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                "Either the `window_size` argument or the `window_size_func` argument must be specified.",
+            ))
+        }
+    };
+    let (key_spec, _) = probe(vm, &d.spec, &key)?;
+    let scalar_i64 =
+        matches!(&key_spec, Spec::Tensor { dtype: DType::Int64, dims } if dims.is_empty());
+    if !scalar_i64 {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            format!(
+                "Invalid `key_func`. `key_func` must return a single `tf.int64` scalar tensor but its return type is {}.",
+                key_spec.text()
+            ),
+        ));
+    }
+    let window = Spec::Dataset(Box::new(d.spec.clone()));
+    let input = Spec::Tuple(vec![
+        Spec::Tensor {
+            dtype: DType::Int64,
+            dims: Vec::new(),
+        },
+        window,
+    ]);
+    let (out, _) = probe(vm, &input, &reduce)?;
+    let Spec::Dataset(spec) = out else {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "Invalid `reduce_func`. `reduce_func` must return a single `tf.data.Dataset` object but its return type is {}.",
+                out.text()
+            ),
+        ));
+    };
+    Ok(DatasetObj::value(
+        Kind::GroupByWindow {
+            input: ds.clone(),
+            key,
+            reduce,
+            size,
+        },
+        *spec,
+    ))
 }
 
 fn get_single_element(vm: &dyn Vm, args: &Args) -> PyResult<Value> {

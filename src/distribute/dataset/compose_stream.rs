@@ -4,7 +4,7 @@
 //! `choose_from_datasets`. All are lazy; the buffers that grow (`window`,
 //! `unique`) stop at [`MAX_BUFFERED`] elements.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::rc::Rc;
 
 use super::node::{DatasetObj, Kind};
@@ -82,6 +82,23 @@ pub fn open_composed(ds: &Value, d: &DatasetObj) -> PyResult<Option<Box<dyn Stre
         Kind::Unique(input) => Box::new(UniqueStream {
             input: open(input)?,
             seen: HashSet::new(),
+        }),
+        Kind::GroupByWindow {
+            input,
+            key,
+            reduce,
+            size,
+        } => Box::new(GroupStream {
+            input: Some(open(input)?),
+            key: key.clone(),
+            reduce: reduce.clone(),
+            size: size.clone(),
+            spec: super::node::dataset_of(input)
+                .map_or(Spec::Tuple(Vec::new()), |d| d.spec.clone()),
+            groups: BTreeMap::new(),
+            sizes: HashMap::new(),
+            held: 0,
+            cur: None,
         }),
         Kind::Choose(datasets, choice, stop) => Box::new(ChooseStream {
             inputs: datasets
@@ -455,6 +472,102 @@ impl Stream for ChooseStream {
                 Some(v) => return Ok(Some(v)),
                 None if self.stop => return Ok(None),
                 None => self.inputs[i as usize] = None,
+            }
+        }
+    }
+}
+
+/// `group_by_window`: elements gather in one window per key; a full
+/// window is handed to the reduce function and the dataset it returns is
+/// drained; at the end of the input the partial windows go the same way,
+/// smallest key first (TensorFlow keeps them in an ordered map).
+struct GroupStream {
+    input: Option<Box<dyn Stream>>,
+    key: Value,
+    reduce: Value,
+    size: Result<i64, Value>,
+    spec: Spec,
+    groups: BTreeMap<i64, Vec<Value>>,
+    sizes: HashMap<i64, i64>,
+    held: usize,
+    cur: Option<Box<dyn Stream>>,
+}
+
+impl GroupStream {
+    fn flush(&mut self, vm: &dyn Vm, key: i64) -> PyResult<()> {
+        let items = self.groups.remove(&key).unwrap_or_default();
+        self.held -= items.len();
+        let window = DatasetObj::value(Kind::Variant(Rc::new(items)), self.spec.clone());
+        let k = Value::Tensor(Tensor::scalar(key));
+        let r = vm.call(&self.reduce, vec![k, window], Vec::new())?;
+        if super::node::dataset_of(&r).is_none() {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                "Invalid `reduce_func`. `reduce_func` must return a single `tf.data.Dataset` object",
+            ));
+        }
+        self.cur = Some(open(&r)?);
+        Ok(())
+    }
+
+    fn window_size(&mut self, vm: &dyn Vm, key: i64) -> PyResult<i64> {
+        if let Some(&n) = self.sizes.get(&key) {
+            return Ok(n);
+        }
+        let n = match &self.size {
+            Ok(n) => *n,
+            Err(f) => {
+                let r = vm.call(f, vec![Value::Tensor(Tensor::scalar(key))], Vec::new())?;
+                super::methods::int_arg(vm, &r, "window_size_func result")?
+            }
+        };
+        if n <= 0 {
+            return Err(PyErr::new(
+                ExcType::InvalidArgumentError,
+                format!(
+                    "{{{{function_node __wrapped__IteratorGetNext_output_types_{}_device_{}}}}} Window size must be greater than zero, but got {n}. [Op:IteratorGetNext] name: ",
+                    self.spec.components(),
+                    crate::runtime::Device::cpu(0).full_name()
+                ),
+            ));
+        }
+        self.sizes.insert(key, n);
+        Ok(n)
+    }
+}
+
+impl Stream for GroupStream {
+    fn next(&mut self, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        loop {
+            if let Some(cur) = self.cur.as_mut() {
+                if let Some(v) = cur.next(vm)? {
+                    return Ok(Some(v));
+                }
+                self.cur = None;
+            }
+            if let Some(input) = self.input.as_mut() {
+                match input.next(vm)? {
+                    Some(elem) => {
+                        let k = call_with_element(vm, &self.key, &elem)?;
+                        let key = super::methods::int_arg(vm, &k, "key_func result")?;
+                        let size = self.window_size(vm, key)?;
+                        if self.held >= MAX_BUFFERED {
+                            return Err(too_big("group_by_window"));
+                        }
+                        let group = self.groups.entry(key).or_default();
+                        group.push(elem);
+                        self.held += 1;
+                        if group.len() as i64 >= size {
+                            self.flush(vm, key)?;
+                        }
+                    }
+                    None => self.input = None,
+                }
+                continue;
+            }
+            match self.groups.keys().next().copied() {
+                Some(key) => self.flush(vm, key)?,
+                None => return Ok(None),
             }
         }
     }

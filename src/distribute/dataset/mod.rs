@@ -10,6 +10,7 @@
 //! element (after one probe call when the pipeline is built) rather than
 //! being traced once into a graph.
 
+pub mod bucket;
 pub mod compose;
 pub mod compose_stream;
 pub mod distributed;

@@ -131,6 +131,17 @@ pub enum Kind {
     TakeWhile(Value, Value),
     /// `unique()`.
     Unique(Value),
+    /// `group_by_window(key_func, reduce_func, window_size | window_size_func)`.
+    GroupByWindow {
+        /// The input.
+        input: Value,
+        /// Element → int64 key.
+        key: Value,
+        /// (key, window dataset) → dataset.
+        reduce: Value,
+        /// `Ok(n)`: every window holds n; `Err(f)`: `f(key)` says.
+        size: Result<i64, Value>,
+    },
     /// `Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)`.
     Choose(Vec<Value>, Value, bool),
 }
@@ -187,6 +198,7 @@ impl DatasetObj {
             Kind::TakeWhile(..) => ("_TakeWhileDataset", "take_while_op"),
             Kind::Unique(_) => ("_UniqueDataset", "unique_op"),
             Kind::Choose(..) => ("_DirectedInterleaveDataset", "directed_interleave_op"),
+            Kind::GroupByWindow { .. } => ("_GroupByWindowDataset", "group_by_window_op"),
         }
     }
 
@@ -244,9 +256,11 @@ impl DatasetObj {
             Kind::Nested(input) => of(input),
             Kind::Counter { .. } => INFINITE,
             Kind::Scan(input, ..) => of(input),
-            Kind::FlatMap(..) | Kind::Interleave { .. } | Kind::TakeWhile(..) | Kind::Unique(_) => {
-                UNKNOWN
-            }
+            Kind::FlatMap(..)
+            | Kind::Interleave { .. }
+            | Kind::TakeWhile(..)
+            | Kind::Unique(_)
+            | Kind::GroupByWindow { .. } => UNKNOWN,
             Kind::Choose(datasets, ..) => super::compose::choose_cardinality(datasets),
             Kind::Repeat(input, count) => match (of(input), count) {
                 (0, _) => 0,
