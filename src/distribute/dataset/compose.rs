@@ -105,6 +105,16 @@ pub fn register_experimental(e: &mut crate::modules::ModuleBuilder) {
         "A transformation for `Dataset.apply`: `ds.unique()`.",
     );
     e.function(
+        "group_by_window(key_func, reduce_func, window_size=None, window_size_func=None)",
+        experimental_group_by_window,
+        "A transformation for `Dataset.apply`: `ds.group_by_window(...)`.",
+    );
+    e.function(
+        "bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False, no_padding=False, drop_remainder=False)",
+        experimental_bucket,
+        "A transformation for `Dataset.apply`: `ds.bucket_by_sequence_length(...)`.",
+    );
+    e.function(
         "Counter(start=0, step=1, dtype=None)",
         counter,
         "start, start + step, ... forever.",
@@ -121,66 +131,47 @@ pub fn register_experimental(e: &mut crate::modules::ModuleBuilder) {
     );
 }
 
-/// A `_apply_fn(dataset)` that calls the method `name` of the dataset with
-/// the arguments in `bound` (what `tf.data.experimental.unique()` and its
-/// kind return).
-fn transformation(bound: Vec<Value>, f: crate::value::NativeFn) -> Value {
+/// A `_apply_fn(dataset)` that calls the dataset's method `method` with
+/// the arguments `args` (what `tf.data.experimental.unique()` and its kind
+/// return, for `Dataset.apply`).
+fn transformation(method: &str, args: &Args) -> Value {
+    let mut bound = vec![Value::str(method)];
+    bound.extend(args.values.iter().cloned());
     NativeFunction::new(
-        "_apply_fn(_args, dataset)",
-        f,
+        "_apply_fn(_bound, dataset)",
+        apply_transformation,
         "Applies the transformation to `dataset`.",
     )
     .bind(Value::tuple(bound))
 }
 
-/// The dataset argument and bound arguments of a `_apply_fn` call, as a
-/// method's `args` (the dataset first).
-fn apply_args(vm: &dyn Vm, args: &Args) -> PyResult<Vec<Value>> {
-    let mut out = vec![args.get(1).clone()];
-    out.extend(vm.collect(args.get(0))?);
-    Ok(out)
+fn apply_transformation(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    let bound = vm.collect(args.get(0))?;
+    let Some((name, rest)) = bound.split_first() else {
+        return Err(PyErr::new(ExcType::TypeError, "no transformation"));
+    };
+    let method = vm.getattr(args.get(1), &vm.str(name)?)?;
+    vm.call(&method, rest.to_vec(), Vec::new())
 }
 
 fn experimental_scan(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    Ok(transformation(
-        vec![args.get(0).clone(), args.get(1).clone()],
-        |vm, a| {
-            let parts = apply_args(vm, a)?;
-            scan(
-                vm,
-                &Args {
-                    values: parts,
-                    given: None,
-                },
-            )
-        },
-    ))
+    Ok(transformation("scan", args))
 }
 
 fn experimental_take_while(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    Ok(transformation(vec![args.get(0).clone()], |vm, a| {
-        let parts = apply_args(vm, a)?;
-        take_while(
-            vm,
-            &Args {
-                values: parts,
-                given: None,
-            },
-        )
-    }))
+    Ok(transformation("take_while", args))
 }
 
-fn experimental_unique(_vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
-    Ok(transformation(Vec::new(), |vm, a| {
-        let parts = apply_args(vm, a)?;
-        unique(
-            vm,
-            &Args {
-                values: parts,
-                given: None,
-            },
-        )
-    }))
+fn experimental_unique(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    Ok(transformation("unique", args))
+}
+
+fn experimental_group_by_window(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    Ok(transformation("group_by_window", args))
+}
+
+fn experimental_bucket(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+    Ok(transformation("bucket_by_sequence_length", args))
 }
 
 fn this(args: &Args) -> PyResult<(&Value, &DatasetObj)> {
