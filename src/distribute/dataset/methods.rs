@@ -4,12 +4,15 @@
 //! its element spec; errors TensorFlow raises when a pipeline is built are
 //! raised here too.
 //!
-//! `map` and `filter` functions are called once on a zero-filled probe
-//! element when the node is built (TensorFlow traces them once, with
-//! symbolic tensors), to learn the output spec and to raise errors early;
-//! then once per element while iterating. A function that prints will
-//! therefore print what TensorFlow does not (TensorFlow prints once, at
-//! trace time, with symbolic tensors).
+//! `map` and `filter` functions (and those of `flat_map`, `interleave`,
+//! `scan`, `take_while`, `group_by_window`) are called on two probe
+//! elements when the node is built, one zero-filled and one filled with
+//! ones and other sizes for unknown dims (TensorFlow traces them once, with
+//! symbolic tensors), to learn the output spec (dims that differ between
+//! the probes are unknown) and to raise errors early; then once per element
+//! while iterating. A function that prints will therefore print what
+//! TensorFlow does not (TensorFlow prints once, at trace time, with
+//! symbolic tensors).
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
