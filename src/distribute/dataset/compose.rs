@@ -337,7 +337,11 @@ fn window(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     };
     let stride = positive(args.get(3), "stride")?;
     let drop = vm.truthy(args.get(4))?;
-    super::stream::check_buffer(ds, (size - 1).saturating_mul(stride) + 1, "window")?;
+    super::stream::check_buffer(
+        ds,
+        (size - 1).saturating_mul(stride).saturating_add(1),
+        "window",
+    )?;
     let spec = d.spec.map_leaves(&mut |dtype, dims| {
         Ok(Spec::Dataset(Box::new(Spec::Tensor {
             dtype,

@@ -268,7 +268,9 @@ impl Stream for WindowStream {
             }
         }
         self.pending_skip = 0;
-        let span = (self.size - 1) * self.stride + 1;
+        let span = (self.size - 1)
+            .saturating_mul(self.stride)
+            .saturating_add(1);
         while !self.ended && self.buf.len() < span {
             match self.input.next(vm)? {
                 Some(v) => self.buf.push_back(v),

@@ -241,14 +241,16 @@ impl DatasetObj {
                 c => {
                     let shift = *shift as i64;
                     if *drop {
-                        let span = (*size as i64 - 1).saturating_mul(*stride as i64) + 1;
+                        let span = (*size as i64 - 1)
+                            .saturating_mul(*stride as i64)
+                            .saturating_add(1);
                         if c >= span {
                             (c - span) / shift + 1
                         } else {
                             0
                         }
                     } else {
-                        (c + shift - 1) / shift
+                        ((c as i128 + shift as i128 - 1) / shift as i128) as i64
                     }
                 }
             },
@@ -309,7 +311,7 @@ fn batch_count(c: i64, size: usize, drop: bool) -> i64 {
     if drop {
         c / s
     } else {
-        (c + s - 1) / s
+        ((c as i128 + s as i128 - 1) / s as i128) as i64
     }
 }
 
