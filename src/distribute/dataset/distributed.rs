@@ -70,6 +70,9 @@ pub fn new(datasets: &[Value], devices: &[Device], mode: Mode) -> PyResult<Value
                 dataset.type_name()
             )));
         }
+        if let Some(d) = dataset_of(dataset) {
+            d.spec.tensors_only("distributing")?;
+        }
     }
     let Some((dataset, others)) = datasets.split_first() else {
         return Err(PyErr::new(ExcType::ValueError, "no dataset to distribute"));

@@ -42,7 +42,7 @@ pub fn pull(stream: &RefCell<Box<dyn Stream>>, vm: &dyn Vm) -> PyResult<Option<V
 /// elements have `n` components, read on `device`.
 #[cold]
 pub fn end_of_sequence(spec: &Spec, device: crate::runtime::Device) -> PyErr {
-    let n = spec.leaves().len();
+    let n = spec.components();
     PyErr::new(
         ExcType::OutOfRangeError,
         format!(
@@ -129,7 +129,7 @@ fn iterator_get_next_as_optional(vm: &dyn Vm, args: &crate::value::Args) -> PyRe
         return Err(PyErr::new(ExcType::TypeError, "not an iterator"));
     };
     let value = pull(&it.stream, vm)?;
-    Ok(optional(value, it.spec.clone(), it.spec.leaves().len()))
+    Ok(optional(value, it.spec.clone(), it.spec.components()))
 }
 
 fn iterator_get_next(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {

@@ -4,12 +4,15 @@
 //! its element spec; errors TensorFlow raises when a pipeline is built are
 //! raised here too.
 //!
-//! `map` and `filter` functions are called once on a zero-filled probe
-//! element when the node is built (TensorFlow traces them once, with
-//! symbolic tensors), to learn the output spec and to raise errors early;
-//! then once per element while iterating. A function that prints will
-//! therefore print what TensorFlow does not (TensorFlow prints once, at
-//! trace time, with symbolic tensors).
+//! `map` and `filter` functions (and those of `flat_map`, `interleave`,
+//! `scan`, `take_while`, `group_by_window`) are called on two probe
+//! elements when the node is built, one zero-filled and one filled with
+//! ones and other sizes for unknown dims (TensorFlow traces them once, with
+//! symbolic tensors), to learn the output spec (dims that differ between
+//! the probes are unknown) and to raise errors early; then once per element
+//! while iterating. A function that prints will therefore print what
+//! TensorFlow does not (TensorFlow prints once, at trace time, with
+//! symbolic tensors).
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -416,36 +419,53 @@ fn spec_of_types(vm: &dyn Vm, types: &Value, shapes: &Value) -> PyResult<Spec> {
     }
 }
 
-/// A zip node over a (possibly nested) structure of datasets.
-fn zip_of(v: &Value) -> PyResult<Value> {
+/// A zip node over a (possibly nested) structure of datasets; a bare
+/// dataset at the top is zipped alone (its elements unchanged).
+fn zip_of(vm: &dyn Vm, v: &Value, top: bool) -> PyResult<Value> {
+    let spec_of = |d: &Value| dataset_of(d).map_or(Spec::Tuple(Vec::new()), |d| d.spec.clone());
     if dataset_of(v).is_some() {
+        if top {
+            return Ok(DatasetObj::value(
+                Kind::Zip(vec![v.clone()], true),
+                spec_of(v),
+            ));
+        }
         return Ok(v.clone());
     }
     match v {
         Value::Tuple(items) => {
-            let inputs = items.iter().map(zip_of).collect::<PyResult<Vec<_>>>()?;
-            let spec = Spec::Tuple(inputs.iter().map(|d| dataset_of(d).map_or(Spec::Tuple(Vec::new()), |d| d.spec.clone())).collect());
-            Ok(DatasetObj::value(Kind::Zip(inputs), spec))
+            let inputs = items
+                .iter()
+                .map(|x| zip_of(vm, x, false))
+                .collect::<PyResult<Vec<_>>>()?;
+            let spec = Spec::Tuple(inputs.iter().map(spec_of).collect());
+            Ok(DatasetObj::value(Kind::Zip(inputs, false), spec))
         }
-        Value::List(items) => zip_of(&Value::tuple(items.borrow().clone())),
         Value::Dict(d) => {
             let mut inputs = Vec::new();
             let mut specs = Vec::new();
             for (k, x) in d.borrow().items() {
-                let ds = zip_of(&x)?;
-                specs.push((k, dataset_of(&ds).map_or(Spec::Tuple(Vec::new()), |d| d.spec.clone())));
+                let ds = zip_of(vm, &x, false)?;
+                specs.push((k, spec_of(&ds)));
                 inputs.push(ds);
             }
-            Ok(DatasetObj::value(Kind::Zip(inputs), Spec::Dict(specs)))
+            Ok(DatasetObj::value(Kind::Zip(inputs, false), Spec::Dict(specs)))
         }
+        Value::List(_) => Err(PyErr::new(
+            ExcType::TypeError,
+            "Invalid input to `zip`. Inputs are expected to be (nested) structures of `tf.data.Dataset` objects. Python `list` is not supported and you should use `tuple` instead.",
+        )),
         other => Err(PyErr::new(
             ExcType::TypeError,
-            format!("Invalid `datasets`. `datasets` is expected to be a (nested) structure of `tf.data.Dataset` objects. Python `list` is not supported and you should use `tuple` instead. Got {}", other.type_name()),
+            format!(
+                "Invalid input to `zip`. Inputs are expected to be (nested) structures of `tf.data.Dataset` objects but encountered object of type {}.",
+                vm.repr(&vm.type_of(other))?
+            ),
         )),
     }
 }
 
-fn zip(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
+fn zip(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let a = args.varargs(0);
     let given = args.opt(1);
     match (a.len(), given) {
@@ -453,13 +473,13 @@ fn zip(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             ExcType::TypeError,
             "Must pass at least one dataset to `zip`.",
         )),
-        (0, Some(d)) => zip_of(d),
+        (0, Some(d)) => zip_of(vm, d, true),
         (_, Some(_)) => Err(PyErr::new(
             ExcType::TypeError,
             "Both `*args` and `datasets` cannot be set.",
         )),
-        (1, None) => zip_of(&a[0]),
-        _ => zip_of(&Value::tuple(a.to_vec())),
+        (1, None) => zip_of(vm, &a[0], true),
+        _ => zip_of(vm, &Value::tuple(a.to_vec()), true),
     }
 }
 
@@ -477,6 +497,7 @@ fn positive(vm: &dyn Vm, v: &Value, what: &str, op: &str) -> PyResult<usize> {
 
 fn batch(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let (ds, d) = this(args)?;
+    d.spec.tensors_only("batch")?;
     let size = positive(vm, args.get(1), "Batch size", "BatchDatasetV2")?;
     let drop = vm.truthy(args.get(2))?;
     let spec = d.spec.batched(if drop { Some(size) } else { None });
@@ -550,19 +571,21 @@ fn skip(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 
 /// Calls `f` on probe elements of `spec` and returns the spec of its result
 /// (dims that change with the input's unknown dims become unknown).
-fn probe(vm: &dyn Vm, spec: &Spec, f: &Value) -> PyResult<(Spec, Value)> {
+pub fn probe(vm: &dyn Vm, spec: &Spec, f: &Value) -> PyResult<(Spec, Value)> {
     let dev = Device::cpu(0);
     let first = call_with_element(vm, f, &spec.placeholder(2, dev)?)?;
     let s1 = Spec::of(&map_result(vm, &first)?);
-    if spec.fully_defined() {
-        return Ok((s1, first));
-    }
-    let relaxed = match call_with_element(vm, f, &spec.placeholder(3, dev)?) {
+    // The second probe differs in unknown dims and in values, so that
+    // shapes computed from either (`tf.fill([x], x)`) become unknown.
+    let relaxed = match call_with_element(vm, f, &spec.placeholder_filled(3, dev, 1)?) {
         Ok(second) => map_result(vm, &second)
             .ok()
             .and_then(|e| s1.relax(&Spec::of(&e))),
         Err(_) => None,
     };
+    if spec.fully_defined() && relaxed.is_none() {
+        return Ok((s1, first));
+    }
     // When the second probe disagrees in structure, every dim is unknown.
     let spec = relaxed.unwrap_or_else(|| {
         s1.map_leaves(&mut |dtype, dims| {
@@ -618,7 +641,7 @@ fn enumerate(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     );
     let spec = Spec::Tuple(vec![scalar_spec(DType::Int64), d.spec.clone()]);
     Ok(DatasetObj::value(
-        Kind::Zip(vec![counter, ds.clone()]),
+        Kind::Zip(vec![counter, ds.clone()], false),
         spec,
     ))
 }
@@ -672,12 +695,14 @@ fn shuffle(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 
 fn unbatch(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let (ds, d) = this(args)?;
+    d.spec.tensors_only("unbatch")?;
     let spec = d.spec.unbatched()?;
     Ok(DatasetObj::value(Kind::Unbatch(ds.clone()), spec))
 }
 
 fn rebatch(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let (ds, d) = this(args)?;
+    d.spec.tensors_only("rebatch")?;
     let sizes: Vec<usize> = match args.get(1) {
         Value::List(l) => {
             let l = l.borrow().clone();
@@ -723,7 +748,13 @@ fn reduce(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 }
 
 fn as_numpy_iterator(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, _) = this(args)?;
+    let (ds, d) = this(args)?;
+    if d.spec.has_dataset() {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "`tf.data.Dataset.as_numpy_iterator()` is not supported for datasets that produce values of type <class 'tensorflow.python.data.ops.dataset_ops.DatasetV2'>",
+        ));
+    }
     numpy_iterator(ds)
 }
 
@@ -737,7 +768,10 @@ fn apply(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     if dataset_of(&r).is_none() {
         return Err(PyErr::new(
             ExcType::TypeError,
-            "`transformation_func` must return a `tf.data.Dataset` object.",
+            format!(
+                "`transformation_func` must return a `tf.data.Dataset` object. Got {}.",
+                vm.repr(&vm.type_of(&r))?
+            ),
         ));
     }
     Ok(r)

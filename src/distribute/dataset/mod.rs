@@ -10,11 +10,15 @@
 //! element (after one probe call when the pipeline is built) rather than
 //! being traced once into a graph.
 
+pub mod bucket;
+pub mod compose;
+pub mod compose_stream;
 pub mod distributed;
 pub mod iterator;
 pub mod methods;
 pub mod node;
 pub mod options;
+pub mod padding;
 pub mod stream;
 pub mod structure;
 
@@ -38,6 +42,7 @@ pub fn register_data(m: &mut ModuleBuilder) {
             "Options for a dataset (accepted; they change nothing here).",
         );
         d.namespace("experimental", |e| {
+            compose::register_experimental(e);
             e.value("AUTOTUNE", Value::Int(-1));
             e.value("INFINITE_CARDINALITY", Value::Int(INFINITE));
             e.value("UNKNOWN_CARDINALITY", Value::Int(UNKNOWN));

@@ -33,8 +33,9 @@ pub enum Kind {
     Tensors(Value),
     /// `Dataset.from_tensor_slices(...)`: the elements, sliced up front.
     Slices(Rc<Vec<Value>>),
-    /// `Dataset.zip(...)` and `enumerate`: the inputs, packed like `spec`.
-    Zip(Vec<Value>),
+    /// `Dataset.zip(...)` and `enumerate`: the inputs, packed like `spec`;
+    /// `true`: one bare dataset, whose elements pass unchanged.
+    Zip(Vec<Value>, bool),
     /// `batch(size, drop_remainder)`.
     Batch(Value, usize, bool),
     /// `repeat(count)`; None repeats forever.
@@ -75,6 +76,74 @@ pub enum Kind {
     /// `Dataset.from_generator(generator, args=...)`: `generator(*args)` is
     /// called at the start of each pass and its items converted to the spec.
     Generator(Value, Vec<Value>),
+    /// `padded_batch(size, padded_shapes, padding_values, drop_remainder)`.
+    PaddedBatch(Value, Rc<super::padding::Padding>),
+    /// `concatenate(other)`: the first dataset's elements, then the other's.
+    Concatenate(Value, Value),
+    /// `flat_map(fn)`: the elements of the dataset `fn` returns for each element.
+    FlatMap(Value, Value),
+    /// `interleave(fn, cycle_length, block_length)`; `parallel` when
+    /// `num_parallel_calls` was given (the order stays deterministic).
+    Interleave {
+        /// The input.
+        input: Value,
+        /// Returns a dataset per input element.
+        f: Value,
+        /// How many of those datasets are open at once.
+        cycle: usize,
+        /// How many consecutive elements each yields in its turn.
+        block: usize,
+        /// Whether `num_parallel_calls` was given (only the class name changes).
+        parallel: bool,
+    },
+    /// `window(size, shift, stride, drop_remainder)`.
+    Window {
+        /// The input.
+        input: Value,
+        /// Elements per window.
+        size: usize,
+        /// Input elements between the starts of two windows.
+        shift: usize,
+        /// Input elements between two elements of a window.
+        stride: usize,
+        /// Whether a short last window is dropped.
+        drop: bool,
+    },
+    /// A dataset that is an element of another (a window): its elements, held.
+    Variant(Rc<Vec<Value>>),
+    /// A dataset put inside an element (returned by a `map` function,
+    /// given to `from_tensors`): the same elements, under TensorFlow's name
+    /// for a dataset that went through a variant tensor.
+    Nested(Value),
+    /// `scan(initial_state, scan_func)`.
+    Scan(Value, Value, Value),
+    /// `Dataset.counter(start, step, dtype)`: an infinite count (TensorFlow
+    /// builds it with `scan`, hence its class name).
+    Counter {
+        /// First value.
+        start: i64,
+        /// Step.
+        step: i64,
+        /// Element dtype.
+        dtype: DType,
+    },
+    /// `take_while(predicate)`.
+    TakeWhile(Value, Value),
+    /// `unique()`.
+    Unique(Value),
+    /// `group_by_window(key_func, reduce_func, window_size | window_size_func)`.
+    GroupByWindow {
+        /// The input.
+        input: Value,
+        /// Element → int64 key.
+        key: Value,
+        /// (key, window dataset) → dataset.
+        reduce: Value,
+        /// `Ok(n)`: every window holds n; `Err(f)`: `f(key)` says.
+        size: Result<i64, Value>,
+    },
+    /// `Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)`.
+    Choose(Vec<Value>, Value, bool),
 }
 
 /// A `tf.data.Dataset`.
@@ -102,7 +171,7 @@ impl DatasetObj {
             Kind::Range { .. } => ("_RangeDataset", "range_op"),
             Kind::Tensors(_) => ("_TensorDataset", "from_tensors_op"),
             Kind::Slices(_) => ("_TensorSliceDataset", "from_tensor_slices_op"),
-            Kind::Zip(_) => ("_ZipDataset", "zip_op"),
+            Kind::Zip(..) => ("_ZipDataset", "zip_op"),
             Kind::Batch(..) => ("_BatchDataset", "batch_op"),
             Kind::Repeat(..) => ("_RepeatDataset", "repeat_op"),
             Kind::Shard(..) => ("_ShardDataset", "shard_op"),
@@ -116,7 +185,20 @@ impl DatasetObj {
             Kind::Unbatch(_) => ("_UnbatchDataset", "unbatch_op"),
             Kind::Rebatch(..) => ("_RebatchDataset", "rebatch_op"),
             Kind::Options(_) => ("_OptionsDataset", "dataset_ops"),
-            Kind::Generator(..) => ("_FlatMapDataset", "flat_map_op"),
+            Kind::Generator(..) | Kind::FlatMap(..) => ("_FlatMapDataset", "flat_map_op"),
+            Kind::PaddedBatch(..) => ("_PaddedBatchDataset", "padded_batch_op"),
+            Kind::Concatenate(..) => ("_ConcatenateDataset", "concatenate_op"),
+            Kind::Interleave {
+                parallel: false, ..
+            } => ("_InterleaveDataset", "interleave_op"),
+            Kind::Interleave { .. } => ("_ParallelInterleaveDataset", "interleave_op"),
+            Kind::Window { .. } => ("_WindowDataset", "window_op"),
+            Kind::Variant(_) | Kind::Nested(_) => ("_VariantDataset", "dataset_ops"),
+            Kind::Scan(..) | Kind::Counter { .. } => ("_ScanDataset", "scan_op"),
+            Kind::TakeWhile(..) => ("_TakeWhileDataset", "take_while_op"),
+            Kind::Unique(_) => ("_UniqueDataset", "unique_op"),
+            Kind::Choose(..) => ("_DirectedInterleaveDataset", "directed_interleave_op"),
+            Kind::GroupByWindow { .. } => ("_GroupByWindowDataset", "group_by_window_op"),
         }
     }
 
@@ -129,7 +211,7 @@ impl DatasetObj {
             } => range_len(*start, *stop, *step),
             Kind::Tensors(_) => 1,
             Kind::Slices(items) => items.len() as i64,
-            Kind::Zip(inputs) => {
+            Kind::Zip(inputs, _) => {
                 let cs: Vec<i64> = inputs.iter().map(of).collect();
                 if cs.contains(&UNKNOWN) {
                     UNKNOWN
@@ -141,17 +223,47 @@ impl DatasetObj {
                         .unwrap_or(INFINITE)
                 }
             }
-            Kind::Batch(input, size, drop) => match of(input) {
+            Kind::Batch(input, size, drop) => batch_count(of(input), *size, *drop),
+            Kind::PaddedBatch(input, p) => batch_count(of(input), p.size, p.drop),
+            Kind::Concatenate(a, b) => match (of(a), of(b)) {
+                (INFINITE, _) | (_, INFINITE) => INFINITE,
+                (UNKNOWN, _) | (_, UNKNOWN) => UNKNOWN,
+                (x, y) => x.saturating_add(y),
+            },
+            Kind::Window {
+                input,
+                size,
+                shift,
+                stride,
+                drop,
+            } => match of(input) {
                 c if c < 0 => c,
                 c => {
-                    let s = *size as i64;
+                    let shift = *shift as i64;
                     if *drop {
-                        c / s
+                        let span = (*size as i64 - 1)
+                            .saturating_mul(*stride as i64)
+                            .saturating_add(1);
+                        if c >= span {
+                            (c - span) / shift + 1
+                        } else {
+                            0
+                        }
                     } else {
-                        (c + s - 1) / s
+                        ((c as i128 + shift as i128 - 1) / shift as i128) as i64
                     }
                 }
             },
+            Kind::Variant(items) => items.len() as i64,
+            Kind::Nested(input) => of(input),
+            Kind::Counter { .. } => INFINITE,
+            Kind::Scan(input, ..) => of(input),
+            Kind::FlatMap(..)
+            | Kind::Interleave { .. }
+            | Kind::TakeWhile(..)
+            | Kind::Unique(_)
+            | Kind::GroupByWindow { .. } => UNKNOWN,
+            Kind::Choose(datasets, ..) => super::compose::choose_cardinality(datasets),
             Kind::Repeat(input, count) => match (of(input), count) {
                 (0, _) => 0,
                 (_, Some(0)) => 0,
@@ -190,6 +302,19 @@ impl DatasetObj {
     }
 }
 
+/// The number of batches of `size` from `c` elements (negative: passed on).
+fn batch_count(c: i64, size: usize, drop: bool) -> i64 {
+    if c < 0 {
+        return c;
+    }
+    let s = size as i64;
+    if drop {
+        c / s
+    } else {
+        ((c as i128 + s as i128 - 1) / s as i128) as i64
+    }
+}
+
 /// The number of values in `range(start, stop, step)`.
 pub fn range_len(start: i64, stop: i64, step: i64) -> i64 {
     let (a, b, s) = (start as i128, stop as i128, step as i128);
@@ -225,6 +350,7 @@ fn class_named(name: &'static str, module: &'static str, base: Option<Rc<Class>>
     let class = Class::new_builtin(name, &module, base, ClassKind::Native);
     if name == "DatasetV2" {
         super::methods::register(&class);
+        super::compose::register(&class);
     }
     CLASSES.with(|c| c.borrow_mut().push(class.clone()));
     class

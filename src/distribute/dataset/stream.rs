@@ -33,8 +33,9 @@ pub trait Stream {
     }
 }
 
+/// The MemoryError of a buffer that would grow past [`MAX_BUFFERED`].
 #[cold]
-fn too_big(what: &str) -> PyErr {
+pub fn too_big(what: &str) -> PyErr {
     PyErr::new(
         ExcType::MemoryError,
         format!("tf.data: the {what} buffer would hold more than {MAX_BUFFERED} elements"),
@@ -43,7 +44,7 @@ fn too_big(what: &str) -> PyErr {
 }
 
 /// Refuses up front a buffer of `size` elements over an input that would fill it.
-fn check_buffer(input: &Value, size: usize, what: &str) -> PyResult<()> {
+pub fn check_buffer(input: &Value, size: usize, what: &str) -> PyResult<()> {
     let card = dataset_of(input).map_or(0, DatasetObj::cardinality);
     if size > MAX_BUFFERED && (card == super::node::INFINITE || card > MAX_BUFFERED as i64) {
         return Err(too_big(what));
@@ -75,6 +76,9 @@ pub fn open(ds: &Value) -> PyResult<Box<dyn Stream>> {
             format!("expected a tf.data.Dataset, got {}", ds.type_name()),
         ));
     };
+    if let Some(s) = super::compose_stream::open_composed(ds, d)? {
+        return Ok(s);
+    }
     Ok(match &d.kind {
         Kind::Range {
             start,
@@ -95,7 +99,8 @@ pub fn open(ds: &Value) -> PyResult<Box<dyn Stream>> {
             items: items.clone(),
             pos: 0,
         }),
-        Kind::Zip(inputs) => Box::new(ZipStream {
+        Kind::Zip(inputs, true) => open(&inputs[0])?,
+        Kind::Zip(inputs, false) => Box::new(ZipStream {
             inputs: inputs.iter().map(open).collect::<PyResult<_>>()?,
             spec: d.spec.clone(),
         }),
@@ -192,6 +197,12 @@ pub fn open(ds: &Value) -> PyResult<Box<dyn Stream>> {
             drop: *drop,
             spec: d.spec.unbatched().unwrap_or(Spec::Tuple(Vec::new())),
         }),
+        _ => {
+            return Err(PyErr::new(
+                ExcType::SystemError,
+                format!("dist: no stream for {}", d.class_name().0),
+            ))
+        }
     })
 }
 
@@ -307,6 +318,10 @@ fn conform(vm: &dyn Vm, root: &Spec, spec: &Spec, item: &Value) -> PyResult<Valu
             }
             Ok(Value::Tensor(t))
         }
+        Spec::Dataset(_) => Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "from_generator with a DatasetSpec in output_signature is not supported in dist",
+        )),
     }
 }
 
@@ -331,6 +346,7 @@ fn spec_types(vm: &dyn Vm, spec: &Spec) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+        Spec::Dataset(_) => "DatasetSpec".to_string(),
     }
 }
 

@@ -30,6 +30,11 @@ pub enum Spec {
     Dict(Vec<(Value, Spec)>),
     /// `PerReplicaSpec(...)`: one spec per replica (distributed datasets).
     PerReplica(Vec<Spec>),
+    /// `DatasetSpec(element_spec, TensorShape([]))`: a dataset as an element
+    /// (the windows of `Dataset.window`). A leaf of the element's structure
+    /// that holds no tensor: [`leaves`] skips it, so ops that flatten
+    /// elements into tensors refuse specs that have one ([`Spec::has_dataset`]).
+    Dataset(Box<Spec>),
 }
 
 impl PartialEq for Spec {
@@ -39,6 +44,7 @@ impl PartialEq for Spec {
                 a == b && da == db
             }
             (Spec::Tuple(a), Spec::Tuple(b)) | (Spec::PerReplica(a), Spec::PerReplica(b)) => a == b,
+            (Spec::Dataset(a), Spec::Dataset(b)) => a == b,
             (Spec::Dict(a), Spec::Dict(b)) => {
                 a.len() == b.len()
                     && a.iter()
@@ -73,7 +79,10 @@ impl Spec {
             ),
             other => match other.downcast::<crate::distribute::values::DistValues>() {
                 Some(d) => Spec::PerReplica(d.values.iter().map(Spec::of).collect()),
-                None => Spec::Tuple(Vec::new()),
+                None => match super::node::dataset_of(other) {
+                    Some(d) => Spec::Dataset(Box::new(d.spec.clone())),
+                    None => Spec::Tuple(Vec::new()),
+                },
             },
         }
     }
@@ -100,7 +109,47 @@ impl Spec {
                     .map(|s| s.map_leaves(f))
                     .collect::<PyResult<_>>()?,
             ),
+            Spec::Dataset(_) => self.clone(),
         })
+    }
+
+    /// The element specs of the dataset components, in flattening order.
+    pub fn leaf_datasets(&self) -> Vec<Spec> {
+        match self {
+            Spec::Tensor { .. } => Vec::new(),
+            Spec::Dataset(inner) => vec![(**inner).clone()],
+            Spec::Tuple(items) | Spec::PerReplica(items) => {
+                items.iter().flat_map(Spec::leaf_datasets).collect()
+            }
+            Spec::Dict(items) => items.iter().flat_map(|(_, s)| s.leaf_datasets()).collect(),
+        }
+    }
+
+    /// How many components (tensors and datasets) an element has.
+    pub fn components(&self) -> usize {
+        self.leaves().len() + self.leaf_datasets().len()
+    }
+
+    /// Whether a component of the element is a dataset (a window).
+    pub fn has_dataset(&self) -> bool {
+        match self {
+            Spec::Tensor { .. } => false,
+            Spec::Dataset(_) => true,
+            Spec::Tuple(items) | Spec::PerReplica(items) => items.iter().any(Spec::has_dataset),
+            Spec::Dict(items) => items.iter().any(|(_, s)| s.has_dataset()),
+        }
+    }
+
+    /// Refuses a spec with dataset components for `op`, which works on tensors.
+    pub fn tensors_only(&self, op: &str) -> PyResult<()> {
+        if self.has_dataset() {
+            return Err(PyErr::new(
+                ExcType::NotImplementedError,
+                format!("`{op}` of a dataset whose elements are datasets (windows) is not supported in dist"),
+            )
+            .help("flatten the windows first, e.g. `ds.flat_map(lambda w: w.batch(n))`"));
+        }
+        Ok(())
     }
 
     /// The spec with a leading batch dimension on every component.
@@ -167,6 +216,7 @@ impl Spec {
                     .map(|(x, y)| x.relax(y))
                     .collect::<Option<_>>()?,
             ),
+            (Spec::Dataset(a), Spec::Dataset(b)) => Spec::Dataset(Box::new(a.relax(b)?)),
             (Spec::Dict(a), Spec::Dict(b)) if a.len() == b.len() => Spec::Dict(
                 a.iter()
                     .zip(b)
@@ -186,7 +236,7 @@ impl Spec {
     /// Rebuilds an element of this structure from its flattened tensors.
     pub fn pack(&self, leaves: &mut dyn Iterator<Item = Value>) -> Value {
         match self {
-            Spec::Tensor { .. } => leaves.next().unwrap_or(Value::None),
+            Spec::Tensor { .. } | Spec::Dataset(_) => leaves.next().unwrap_or(Value::None),
             Spec::Tuple(items) => Value::tuple(items.iter().map(|s| s.pack(leaves)).collect()),
             Spec::Dict(items) => {
                 let mut d = Dict::new();
@@ -202,15 +252,41 @@ impl Spec {
 
     /// A zero-filled element of this spec with unknown dims set to `unknown`
     /// (padding for replicas that ran out of data, probes for `map`).
+    /// A dataset component is an empty dataset of its element spec.
     pub fn placeholder(&self, unknown: usize, device: Device) -> PyResult<Value> {
-        let mut leaves = Vec::new();
-        for (dtype, dims) in self.leaves() {
-            let d: Vec<usize> = dims.iter().map(|x| x.unwrap_or(unknown)).collect();
-            leaves.push(Value::Tensor(
-                Tensor::zeros(dtype, &d, device).map_err(runtime_err)?,
-            ));
-        }
-        Ok(self.pack(&mut leaves.into_iter()))
+        self.placeholder_filled(unknown, device, 0)
+    }
+
+    /// Like [`Spec::placeholder`], numbers filled with `fill` (strings stay empty).
+    pub fn placeholder_filled(&self, unknown: usize, device: Device, fill: i64) -> PyResult<Value> {
+        Ok(match self {
+            Spec::Tensor { dtype, dims } => {
+                let d: Vec<usize> = dims.iter().map(|x| x.unwrap_or(unknown)).collect();
+                let t = if fill == 0 || *dtype == DType::String {
+                    Tensor::zeros(*dtype, &d, device)
+                } else {
+                    Tensor::fill(&d, &crate::runtime::Scalar::Int(fill), *dtype, device)
+                };
+                Value::Tensor(t.map_err(runtime_err)?)
+            }
+            Spec::Tuple(items) | Spec::PerReplica(items) => Value::tuple(
+                items
+                    .iter()
+                    .map(|s| s.placeholder_filled(unknown, device, fill))
+                    .collect::<PyResult<_>>()?,
+            ),
+            Spec::Dict(items) => {
+                let mut d = Dict::new();
+                for (k, s) in items {
+                    d.insert(k.clone(), s.placeholder_filled(unknown, device, fill)?)?;
+                }
+                Value::dict(d)
+            }
+            Spec::Dataset(inner) => super::node::DatasetObj::value(
+                super::node::Kind::Variant(Rc::new(Vec::new())),
+                (**inner).clone(),
+            ),
+        })
     }
 
     /// TensorFlow's text: `TensorSpec(shape=(None, 3), dtype=tf.int64, name=None)`.
@@ -246,6 +322,7 @@ impl Spec {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
+            Spec::Dataset(inner) => format!("DatasetSpec({}, TensorShape([]))", inner.text()),
             Spec::PerReplica(items) => {
                 format!(
                     "PerReplicaSpec({})",
@@ -295,6 +372,7 @@ impl NativeObject for SpecObj {
     fn type_name(&self) -> &str {
         match self.0 {
             Spec::PerReplica(_) => "PerReplicaSpec",
+            Spec::Dataset(_) => "DatasetSpec",
             _ => "TensorSpec",
         }
     }
@@ -358,6 +436,19 @@ impl NativeObject for SpecObj {
 pub fn normalize(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
     Ok(match v {
         Value::Tensor(_) => v.clone(),
+        // a dataset inside an element stays a dataset, seen as TensorFlow
+        // shows one that went through a variant tensor
+        v if super::node::dataset_of(v).is_some() => {
+            use super::node::{dataset_of, DatasetObj, Kind};
+            match dataset_of(v) {
+                Some(DatasetObj {
+                    kind: Kind::Variant(_) | Kind::Nested(_),
+                    ..
+                })
+                | None => v.clone(),
+                Some(d) => DatasetObj::value(Kind::Nested(v.clone()), d.spec.clone()),
+            }
+        }
         Value::Tuple(items) => Value::tuple(
             items
                 .iter()
