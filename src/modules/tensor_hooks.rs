@@ -12,9 +12,7 @@ use crate::modules::tf::index::{index_items, Flavor};
 use crate::runtime::ops;
 use crate::runtime::{BinaryOp, DType, Scalar, Semantics, Tensor, UnaryOp};
 use crate::syntax::ast::BinOp;
-use crate::value::{
-    Args, Class, ClassKind, ExcType, NativeFn, PyErr, PyResult, Value, ValueType, Vm,
-};
+use crate::value::{Args, Class, ClassKind, ExcType, NativeFn, PyErr, PyResult, Value, Vm};
 
 /// TensorFlow's qualified name of the eager tensor type, used in messages.
 pub const EAGER_NAME: &str = "tensorflow.python.framework.ops.EagerTensor";
