@@ -504,6 +504,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "types" => Some(include_str!("../../stdlib/types.dist")),
         "io" => Some(include_str!("../../stdlib/io.dist")),
         "textwrap" => Some(include_str!("../../stdlib/textwrap.dist")),
+        "hashlib" => Some(include_str!("../../stdlib/hashlib.dist")),
         "pprint" => Some(include_str!("../../stdlib/pprint.dist")),
         "datetime" => Some(include_str!("../../stdlib/datetime.dist")),
         "logging" => Some(include_str!("../../stdlib/logging.dist")),

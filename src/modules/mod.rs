@@ -4,6 +4,7 @@
 
 pub mod builtins;
 pub mod collections;
+pub mod hashlib;
 pub mod io;
 pub mod json;
 pub mod math;
@@ -50,6 +51,7 @@ pub fn load(name: &str) -> Option<Value> {
         "tensorflow" => Some(tf::module()),
         "numpy" => Some(np::module()),
         "_io" => Some(io::module()),
+        "_hashlib" => Some(hashlib::module()),
         _ => None,
     }
 }
