@@ -288,6 +288,7 @@ impl Interp {
                 }
                 Ok(match name {
                     "__dict__" => Some(fun.dict_value()),
+                    "__code__" => Some(Value::native(super::code::Code::of_function(fun))),
                     "__kwdefaults__" => {
                         let mut d = crate::value::Dict::new();
                         for p in fun.sig.params.iter() {

@@ -10,6 +10,7 @@ mod attr;
 pub(crate) use attr::docstring;
 mod call;
 pub mod class;
+mod code;
 mod exc_group;
 mod expr;
 mod frame;
@@ -23,6 +24,7 @@ mod replica;
 mod repr;
 mod stmt;
 mod suggest;
+mod traceback;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -807,6 +809,7 @@ impl Interp {
                 [
                     "__annotations__",
                     "__closure__",
+                    "__code__",
                     "__defaults__",
                     "__dict__",
                     "__kwdefaults__",

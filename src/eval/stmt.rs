@@ -607,6 +607,13 @@ impl Interp {
         body: impl FnOnce() -> PyResult<T>,
     ) -> (PyErr, PyResult<T>) {
         let value = err.value().clone();
+        // A handler sees where the exception came from (`e.__traceback__`,
+        // `sys.exc_info()[2]`, the `traceback` module).
+        if let Value::Instance(inst) = &value {
+            if !err.0.traceback.is_empty() {
+                inst.set_attr("__traceback__", super::traceback::Traceback::of(&err));
+            }
+        }
         self.handling.borrow_mut().push(err);
         let r = body();
         let err = (self.handling.borrow_mut().pop()).unwrap_or_else(|| PyErr::from_value(value));
