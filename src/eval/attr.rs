@@ -265,13 +265,9 @@ impl Interp {
                             .bind(v.clone()),
                     ),
                     "__doc__" => Some(Value::None),
-                    "__dict__" => {
-                        let mut d = crate::value::Dict::new();
-                        for (k, x) in cls.dict.borrow().iter() {
-                            d.insert_str(k, x.clone());
-                        }
-                        Some(Value::dict(d))
-                    }
+                    "__dict__" => Some(Value::native(super::mappingproxy::MappingProxy(
+                        cls.clone(),
+                    ))),
                     // A metaclass's `__getattr__` answers for the class.
                     _ if cls.meta.is_some() => {
                         match self.call_meta_hook(v, "__getattr__", &[Value::str(name)]) {

@@ -17,6 +17,7 @@ mod frame;
 mod generator;
 mod items;
 mod iter;
+mod mappingproxy;
 mod meta;
 mod ops;
 mod pattern;
