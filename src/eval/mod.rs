@@ -513,6 +513,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "fractions" => Some(include_str!("../../stdlib/fractions.dist")),
         "statistics" => Some(include_str!("../../stdlib/statistics.dist")),
         "traceback" => Some(include_str!("../../stdlib/traceback.dist")),
+        "json" => Some(include_str!("../../stdlib/json.dist")),
         "collections.abc" => Some(include_str!("../../stdlib/collections_abc.dist")),
         _ => None,
     }
