@@ -225,7 +225,9 @@ impl Interp {
                         Some(m) => vec![self.eval(f, m)?],
                         None => Vec::new(),
                     };
-                    return Err(PyErr::with_args(ExcType::AssertionError, args));
+                    // CPython places the failure at the test (its carets).
+                    let err = PyErr::with_args(ExcType::AssertionError, args);
+                    return Err(self.locate(f, test.span, err));
                 }
             }
             StmtKind::Import(aliases) => {
