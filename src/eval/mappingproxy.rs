@@ -17,6 +17,28 @@ impl MappingProxy {
     /// The namespace now, as a dict.
     fn snapshot(&self) -> Value {
         let mut d = crate::value::Dict::new();
+        // A builtin type's slot methods (`list.__iter__`) are its own too.
+        // (Not yet `object`'s: the native classes, `dict_keys` …, do not
+        // say they set `__hash__ = None`, and would look hashable.)
+        if let crate::value::ClassKind::Builtin(t) = self.0.kind {
+            if t == crate::value::ValueType::Object {
+                return self.own_dict(d);
+            }
+            for name in crate::modules::types::slots::own_slot_names(t) {
+                if let Some(m) = crate::modules::types::slots::slot_method(t, name) {
+                    d.insert_str(name, m);
+                }
+            }
+            // `__hash__ = None` of the unhashable types.
+            if let Some(Value::None) = crate::modules::types::slots::slot_method(t, "__hash__") {
+                d.insert_str("__hash__", Value::None);
+            }
+        }
+        self.own_dict(d)
+    }
+
+    /// `d` with the class's own namespace added.
+    fn own_dict(&self, mut d: crate::value::Dict) -> Value {
         for (k, x) in self.0.dict.borrow().iter() {
             d.insert_str(k, x.clone());
         }
@@ -61,8 +83,8 @@ impl NativeObject for MappingProxy {
         vm.iter(&self.snapshot()).map(Some)
     }
 
-    fn len(&self, _vm: &dyn Vm) -> PyResult<Option<usize>> {
-        Ok(Some(self.0.dict.borrow().iter().count()))
+    fn len(&self, vm: &dyn Vm) -> PyResult<Option<usize>> {
+        vm.len(&self.snapshot()).map(Some)
     }
 
     fn contains(&self, item: &Value, vm: &dyn Vm) -> PyResult<Option<bool>> {
