@@ -265,13 +265,9 @@ impl Interp {
                             .bind(v.clone()),
                     ),
                     "__doc__" => Some(Value::None),
-                    "__dict__" => {
-                        let mut d = crate::value::Dict::new();
-                        for (k, x) in cls.dict.borrow().iter() {
-                            d.insert_str(k, x.clone());
-                        }
-                        Some(Value::dict(d))
-                    }
+                    "__dict__" => Some(Value::native(super::mappingproxy::MappingProxy(
+                        cls.clone(),
+                    ))),
                     // A metaclass's `__getattr__` answers for the class.
                     _ if cls.meta.is_some() => {
                         match self.call_meta_hook(v, "__getattr__", &[Value::str(name)]) {
@@ -288,6 +284,15 @@ impl Interp {
                 }
                 Ok(match name {
                     "__dict__" => Some(fun.dict_value()),
+                    "__code__" => Some(Value::native(super::code::Code::of_function(fun))),
+                    "__get__" => Some(
+                        crate::value::NativeFunction::new(
+                            "function.__get__(self, instance, owner=None, /)",
+                            function_get,
+                            "Binds the function to an instance (a method); without one, the function itself.",
+                        )
+                        .bind(v.clone()),
+                    ),
                     "__kwdefaults__" => {
                         let mut d = crate::value::Dict::new();
                         for p in fun.sig.params.iter() {
@@ -1035,6 +1040,19 @@ fn type_mro(_vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
 }
 
 /// `C.__subclasses__()`: the direct subclasses still alive, oldest first.
+/// `f.__get__(instance, owner)`: a method bound to `instance`, or `f`
+/// itself when `instance` is None (a function is a non-data descriptor).
+fn function_get(_vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
+    let (func, instance) = (args.get(0).clone(), args.get(1).clone());
+    if instance.is_none() {
+        return Ok(func);
+    }
+    Ok(Value::BoundMethod(Rc::new(crate::value::BoundMethod {
+        receiver: instance,
+        func,
+    })))
+}
+
 fn type_subclasses(_vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
     let Value::Class(c) = args.get(0) else {
         return Ok(Value::list(Vec::new()));

@@ -138,8 +138,9 @@ impl Interp {
     /// 1000 frames, and the native stack left), Ctrl-C. Returns the depth.
     #[inline]
     fn enter_call(&self) -> PyResult<u32> {
+        // The module frame counts as one, as in CPython.
         let depth = self.depth.get();
-        if depth >= super::recursion_limit() {
+        if depth + 1 >= super::recursion_limit() {
             return Err(recursion_error());
         }
         self.check_interrupt()?;

@@ -656,6 +656,11 @@ fn wrapped_attr(f: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
     match name {
         "__func__" | "__wrapped__" => Ok(Some(f.clone())),
         "__name__" | "__qualname__" | "__doc__" | "__module__" => vm.getattr(f, name).map(Some),
+        // `@classmethod @abstractmethod`: abstract when the function is.
+        "__isabstractmethod__" => Ok(Some(match vm.getattr(f, name) {
+            Ok(v) => Value::Bool(vm.truthy(&v)?),
+            Err(_) => Value::Bool(false),
+        })),
         _ => Ok(None),
     }
 }

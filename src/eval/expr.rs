@@ -778,7 +778,12 @@ impl Interp {
             });
         }
         let mut out = CompOut::new(c.kind);
-        self.comp_level(&mut inner, c, 0, Some(first), &mut out)?;
+        if let Err(mut e) = self.comp_level(&mut inner, c, 0, Some(first), &mut out) {
+            // The comprehension ran as a frame of its own: the enclosing
+            // expression adds the caller's traceback entry, as for a call.
+            e.0.located = false;
+            return Err(e);
+        }
         out.finish()
     }
 

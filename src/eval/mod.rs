@@ -10,12 +10,14 @@ mod attr;
 pub(crate) use attr::docstring;
 mod call;
 pub mod class;
+mod code;
 mod exc_group;
 mod expr;
 mod frame;
 mod generator;
 mod items;
 mod iter;
+mod mappingproxy;
 mod meta;
 mod ops;
 mod pattern;
@@ -23,6 +25,7 @@ mod replica;
 mod repr;
 mod stmt;
 mod suggest;
+mod traceback;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -511,6 +514,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "fractions" => Some(include_str!("../../stdlib/fractions.dist")),
         "statistics" => Some(include_str!("../../stdlib/statistics.dist")),
         "traceback" => Some(include_str!("../../stdlib/traceback.dist")),
+        "json" => Some(include_str!("../../stdlib/json.dist")),
         "collections.abc" => Some(include_str!("../../stdlib/collections_abc.dist")),
         _ => None,
     }
@@ -808,6 +812,7 @@ impl Interp {
                 [
                     "__annotations__",
                     "__closure__",
+                    "__code__",
                     "__defaults__",
                     "__dict__",
                     "__kwdefaults__",

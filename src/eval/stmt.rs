@@ -225,7 +225,9 @@ impl Interp {
                         Some(m) => vec![self.eval(f, m)?],
                         None => Vec::new(),
                     };
-                    return Err(PyErr::with_args(ExcType::AssertionError, args));
+                    // CPython places the failure at the test (its carets).
+                    let err = PyErr::with_args(ExcType::AssertionError, args);
+                    return Err(self.locate(f, test.span, err));
                 }
             }
             StmtKind::Import(aliases) => {
@@ -607,6 +609,13 @@ impl Interp {
         body: impl FnOnce() -> PyResult<T>,
     ) -> (PyErr, PyResult<T>) {
         let value = err.value().clone();
+        // A handler sees where the exception came from (`e.__traceback__`,
+        // `sys.exc_info()[2]`, the `traceback` module).
+        if let Value::Instance(inst) = &value {
+            if !err.0.traceback.is_empty() {
+                inst.set_attr("__traceback__", super::traceback::Traceback::of(&err));
+            }
+        }
         self.handling.borrow_mut().push(err);
         let r = body();
         let err = (self.handling.borrow_mut().pop()).unwrap_or_else(|| PyErr::from_value(value));

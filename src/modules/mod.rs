@@ -42,7 +42,7 @@ pub fn load(name: &str) -> Option<Value> {
             let path = m.dict.borrow().get("path").cloned();
             path
         }
-        "json" => Some(json::module()),
+        "_json" => Some(json::module()),
         "_collections" => Some(collections::module()),
         "time" => Some(time::module()),
         "_statistics" => Some(statistics::module()),

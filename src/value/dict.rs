@@ -666,6 +666,8 @@ pub fn key_eq(a: &Value, b: &Value) -> bool {
         },
         _ => match (num(a), num(b)) {
             (Some(Num::I(x)), Some(Num::I(y))) => x == y,
+            // The same NaN object is the same key (identity before equality).
+            (Some(Num::F(x)), Some(Num::F(y))) => x == y || x.to_bits() == y.to_bits(),
             (Some(x), Some(y)) => x.f() == y.f(),
             _ => a.is(b),
         },

@@ -234,11 +234,8 @@ fn vars(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
                 other => other,
             }
         }
-        Value::Class(c) => c
-            .dict
-            .borrow()
-            .iter()
-            .for_each(|(k, v)| d.insert_str(k, v.clone())),
+        // A class's `__dict__` is its mappingproxy.
+        Value::Class(_) => return vm.getattr(obj, "__dict__"),
         Value::Native(n) => {
             for name in n.dir() {
                 if let Ok(v) = vm.getattr(obj, &name) {

@@ -8,10 +8,22 @@ use crate::modules::types::type_error;
 
 pub(super) fn loads(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     if !matches!(a.get(1), Value::None) {
-        return Err(PyErr::new(
-            ExcType::NotImplementedError,
-            "json.loads(cls=...) is not supported: use object_hook or object_pairs_hook",
-        ));
+        // `cls(object_hook=..., ...).decode(s)`, as CPython's loads does.
+        let names = [
+            "object_hook",
+            "parse_float",
+            "parse_int",
+            "parse_constant",
+            "object_pairs_hook",
+        ];
+        let kwargs = names
+            .iter()
+            .enumerate()
+            .map(|(k, n)| (std::rc::Rc::from(*n), a.get(k + 2).clone()))
+            .collect();
+        let decoder = vm.call(a.get(1), Vec::new(), kwargs)?;
+        let decode = vm.getattr(&decoder, "decode")?;
+        return vm.call(&decode, vec![a.get(0).clone()], Vec::new());
     }
     let hook = |i: usize| match a.get(i) {
         Value::None => None,

@@ -27,10 +27,26 @@ pub struct DumpOptions {
 
 pub(super) fn dumps(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     if !matches!(a.get(5), Value::None) {
-        return Err(crate::value::PyErr::new(
-            crate::value::ExcType::NotImplementedError,
-            "json.dumps(cls=...) is not supported: use default=",
-        ));
+        // `cls(skipkeys=..., ...).encode(obj)`, as CPython's dumps does.
+        let names = [
+            "skipkeys",
+            "ensure_ascii",
+            "check_circular",
+            "allow_nan",
+            "indent",
+            "separators",
+            "default",
+            "sort_keys",
+        ];
+        let at = [1, 2, 3, 4, 6, 7, 8, 9];
+        let kwargs = names
+            .iter()
+            .zip(at)
+            .map(|(n, i)| (std::rc::Rc::from(*n), a.get(i).clone()))
+            .collect();
+        let encoder = vm.call(a.get(5), Vec::new(), kwargs)?;
+        let encode = vm.getattr(&encoder, "encode")?;
+        return vm.call(&encode, vec![a.get(0).clone()], Vec::new());
     }
     let indent = match a.get(6).as_builtin() {
         Value::None => None,

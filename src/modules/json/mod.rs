@@ -1,4 +1,5 @@
-//! The `json` module: `dumps` (CPython's exact layout, float reprs,
+//! `_json`, the native half of the `json` module (stdlib/json.dist adds
+//! `JSONEncoder`, `JSONDecoder` and `cls=`): `dumps` (CPython's exact layout, float reprs,
 //! `NaN`/`Infinity`, ASCII escaping) and `loads` (with `JSONDecodeError`, a
 //! `ValueError` subclass, and CPython's messages).
 
@@ -48,7 +49,7 @@ pub fn decode_error(msg: &str, doc: &[char], pos: usize) -> PyErr {
 
 /// The `json` module.
 pub fn module() -> Value {
-    let mut m = ModuleBuilder::new("json");
+    let mut m = ModuleBuilder::new("_json");
     m.function(
         "dumps(obj, *, skipkeys=False, ensure_ascii=True, check_circular=True, allow_nan=True, cls=None, indent=None, separators=None, default=None, sort_keys=False)",
         encode::dumps,

@@ -94,7 +94,28 @@ pub fn parse_float(text: &str) -> PyResult<f64> {
     if !special && !numeric {
         return Err(bad());
     }
-    cleaned.parse::<f64>().map_err(|_| bad())
+    cleaned.parse::<f64>().map(distinct_nan).map_err(|_| bad())
+}
+
+thread_local! {
+    static NAN_SERIAL: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Each `float('nan')` is a new object in CPython, and containers and dicts
+/// compare by identity before equality (`x in [x]` is True, a second
+/// `float('nan')` is not in it). dist's floats are inline values whose
+/// identity is their bits, so each parsed NaN gets a payload of its own.
+pub fn distinct_nan(x: f64) -> f64 {
+    if !x.is_nan() {
+        return x;
+    }
+    let n = NAN_SERIAL.with(|c| {
+        let n = c.get().wrapping_add(1) & 0x0007_ffff_ffff_ffff;
+        c.set(n);
+        n
+    });
+    let sign = x.to_bits() & (1 << 63);
+    f64::from_bits(sign | 0x7ff8_0000_0000_0000 | n)
 }
 
 fn float_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -250,7 +271,7 @@ pub fn parse_hex_float(text: &str) -> PyResult<f64> {
     let lower = body.to_ascii_lowercase();
     match lower.as_str() {
         "inf" | "infinity" => return Ok(sign(f64::INFINITY)),
-        "nan" => return Ok(sign(f64::NAN)),
+        "nan" => return Ok(distinct_nan(sign(f64::NAN))),
         _ => {}
     }
     let body = lower.strip_prefix("0x").unwrap_or(&lower);

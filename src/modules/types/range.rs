@@ -8,6 +8,24 @@ use super::iter::{IterObj, IterState};
 use super::{add_method, add_new, int_arg, native_class, slice_indices, type_error, value_error};
 use crate::value::{Args, Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
+/// The first item of a range's key tuple (see `hash_as`): an object no
+/// script can reach, hashed by identity, so no plain tuple equals a range.
+struct RangeKeyTag;
+
+impl NativeObject for RangeKeyTag {
+    fn type_name(&self) -> &str {
+        "range_key"
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+thread_local! {
+    static RANGE_KEY_TAG: Value = Value::native(RangeKeyTag);
+}
+
 /// A `range` object.
 #[derive(Clone, Debug)]
 pub struct RangeObj {
@@ -108,6 +126,20 @@ impl NativeObject for RangeObj {
 
     fn class(&self) -> Option<Rc<Class>> {
         Some(native_class("range"))
+    }
+
+    /// Equal ranges are equal keys with equal hashes (CPython hashes
+    /// `(len, start, step)`, with None for what does not matter). The tag
+    /// keeps a range from matching a plain tuple.
+    fn hash_as(&self) -> Option<Value> {
+        let n = self.len_u64();
+        let (start, step) = match n {
+            0 => (Value::None, Value::None),
+            1 => (Value::Int(self.start), Value::None),
+            _ => (Value::Int(self.start), Value::Int(self.step)),
+        };
+        let tag = RANGE_KEY_TAG.with(Value::clone);
+        Some(Value::tuple(vec![tag, Value::Int(n as i64), start, step]))
     }
 
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {

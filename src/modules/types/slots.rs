@@ -326,6 +326,18 @@ pub fn slot_names(owner: ValueType) -> impl Iterator<Item = &'static str> {
     SLOTS.iter().filter(move |s| s.3.has(owner)).map(|s| s.0)
 }
 
+/// The slot methods type `t` defines itself (in its `__dict__`): for
+/// `object`, its own; for another type, those not inherited from `object`.
+pub fn own_slot_names(t: ValueType) -> impl Iterator<Item = &'static str> {
+    SLOTS
+        .iter()
+        .filter(move |s| match s.3 {
+            Owners::All => t == T::Object,
+            owners => owners.has(t),
+        })
+        .map(|s| s.0)
+}
+
 /// The slot methods that are class methods: read through a class, they
 /// are bound to it (`list.__class_getitem__(int)`).
 pub fn is_class_method(name: &str) -> bool {
