@@ -429,7 +429,7 @@ fn keccak_f(a: &mut [u64; 25]) {
 fn keccak(data: &[u8], rate: usize, suffix: u8, out_len: usize) -> Vec<u8> {
     let mut m = data.to_vec();
     m.push(suffix);
-    while m.len() % rate != 0 {
+    while !m.len().is_multiple_of(rate) {
         m.push(0);
     }
     let last = m.len() - 1;
