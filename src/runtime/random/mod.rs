@@ -8,6 +8,6 @@ pub mod philox;
 pub mod sample;
 pub mod seed;
 
-pub use philox::Philox;
+pub use philox::{Philox, Words};
 pub use sample::{sample, Distribution};
 pub use seed::{KernelKey, SeedState};

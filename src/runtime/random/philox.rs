@@ -100,6 +100,36 @@ impl Philox {
     }
 }
 
+/// One word at a time from a Philox stream (TensorFlow's
+/// `SingleSampleAdapter`): a block is drawn when the previous one is used up.
+#[derive(Clone, Debug)]
+pub struct Words {
+    gen: Philox,
+    block: [u32; 4],
+    used: usize,
+}
+
+impl Words {
+    /// Words from `gen`'s current position.
+    pub fn new(gen: Philox) -> Words {
+        Words {
+            gen,
+            block: [0; 4],
+            used: 4,
+        }
+    }
+
+    /// The next word.
+    pub fn next_u32(&mut self) -> u32 {
+        if self.used == 4 {
+            self.block = self.gen.next_block();
+            self.used = 0;
+        }
+        self.used += 1;
+        self.block[self.used - 1]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Philox;

@@ -4,7 +4,7 @@
 //! which its CPU kernels consume the stream, so that every element matches
 //! TensorFlow's bit for bit.
 
-use super::philox::Philox;
+use super::philox::{Philox, Words};
 use crate::runtime::device::Device;
 use crate::runtime::dtype::DType;
 use crate::runtime::error::{Error, ErrorKind, Result};
@@ -131,33 +131,6 @@ fn fixed_group(dist: Distribution, dtype: DType, gen: &mut Philox, out: &mut Val
     }
 }
 
-/// One word at a time from a Philox stream, discarding what is left of a
-/// block when a new group starts (TensorFlow's `SingleSampleAdapter`).
-struct Words {
-    gen: Philox,
-    block: [u32; 4],
-    used: usize,
-}
-
-impl Words {
-    fn new(gen: Philox) -> Words {
-        Words {
-            gen,
-            block: [0; 4],
-            used: 4,
-        }
-    }
-
-    fn next(&mut self) -> u32 {
-        if self.used == 4 {
-            self.block = self.gen.next_block();
-            self.used = 0;
-        }
-        self.used += 1;
-        self.block[self.used - 1]
-    }
-}
-
 /// Blocks reserved per truncated-normal output: each group starts at its
 /// own fixed offset in the stream, however many draws earlier groups rejected.
 const RESERVED_PER_OUTPUT: u64 = 256;
@@ -171,10 +144,15 @@ fn truncated_group(base: Philox, group: u64, dtype: DType, out: &mut Values) {
     let mut produced = 0;
     while produced < size {
         let (p, q) = if dtype == DType::Float64 {
-            let (a, b, c, d) = (words.next(), words.next(), words.next(), words.next());
+            let (a, b, c, d) = (
+                words.next_u32(),
+                words.next_u32(),
+                words.next_u32(),
+                words.next_u32(),
+            );
             box_muller_f64(a, b, c, d)
         } else {
-            let (a, b) = (words.next(), words.next());
+            let (a, b) = (words.next_u32(), words.next_u32());
             let (p, q) = box_muller_f32(a, b);
             (p as f64, q as f64)
         };

@@ -223,7 +223,7 @@ fn truncate(seed: i64) -> i64 {
 
 /// 64 unpredictable bits for unseeded kernels (TensorFlow draws them from
 /// the OS; any source will do, as unseeded results are not reproducible).
-fn entropy() -> u64 {
+pub fn entropy() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u128(
