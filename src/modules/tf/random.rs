@@ -633,6 +633,34 @@ fn stateless_truncated_normal(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     stateless_normal_like(vm, a, &STATELESS_TRUNCATED, Distribution::TruncatedNormal)
 }
 
+/// `tf.random.shuffle(value, seed=None, name=None)`: the rows of `value`
+/// in a random order.
+fn shuffle(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let seeds = state(vm).op_seeds(seed_arg(vm, a.get(1))?);
+    let value = to_tensor(vm, a.get(0), None)?;
+    let device = crate::distribute::current_device(vm);
+    let rows = value.dims().first().copied().unwrap_or(0);
+    if value.numel() <= 1 || rows <= 1 {
+        return tv(vm, Ok(value));
+    }
+    let key = KernelKey {
+        op: "RandomShuffle",
+        dtype: value.dtype(),
+        shape_dtype: value.dtype(),
+        seeds,
+        device,
+    };
+    // the kernel reserves one word per pick, in whole blocks (256 per word is
+    // the output ops' reservation; this one is exact)
+    let picks = (rows - 1) as u64;
+    let gen = state(vm).reserve_blocks(key, picks.div_ceil(4));
+    let _trace = crate::runtime::trace::op("RandomShuffle", device);
+    let perm = random::permutation(gen, rows).map_err(runtime_err)?;
+    let idx: Vec<i64> = perm.iter().map(|&i| i as i64).collect();
+    let idx = Tensor::from_vec(idx, &[rows]).map_err(runtime_err)?;
+    tv(vm, ops::gather(&value, &idx, 0))
+}
+
 /// Registers `tf.random`.
 pub fn register(m: &mut ModuleBuilder) {
     m.function(
@@ -654,6 +682,11 @@ pub fn register(m: &mut ModuleBuilder) {
         "truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None)",
         truncated_normal,
         "Normal numbers within two standard deviations of the mean.",
+    );
+    m.function(
+        "shuffle(value, seed=None, name=None)",
+        shuffle,
+        "The rows of `value` in a random order: `tf.random.shuffle(tf.range(5), seed=1)`.",
     );
     m.function(
         "stateless_uniform(shape, seed, minval=0, maxval=None, dtype=None, name=None, alg='auto_select')",

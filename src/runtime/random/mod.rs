@@ -9,5 +9,5 @@ pub mod sample;
 pub mod seed;
 
 pub use philox::{Philox, Words};
-pub use sample::{sample, Distribution};
+pub use sample::{permutation, sample, Distribution};
 pub use seed::{KernelKey, SeedState};

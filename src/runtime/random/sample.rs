@@ -300,6 +300,26 @@ pub fn sample(
     Tensor::from_host(out.into_host(n), Shape::new(dims), device)
 }
 
+/// The row order of `tf.random.shuffle` for `n` rows: a Fisher–Yates
+/// shuffle of `0..n` whose swap partners are words of `gen` modulo the
+/// number of rows left (TensorFlow's `RandomShuffle` kernel).
+pub fn permutation(gen: Philox, n: usize) -> Result<Vec<usize>> {
+    let mut perm: Vec<usize> = try_vec(n)?;
+    perm.extend(0..n);
+    let mut words = Words::new(gen);
+    for i in 0..n.saturating_sub(1) {
+        let left = (n - i) as u64;
+        // TensorFlow draws 32-bit words for up to 2**32 rows, two per pick above
+        let r = if left > u32::MAX as u64 {
+            (words.next_u32() as u64) << 32 | words.next_u32() as u64
+        } else {
+            words.next_u32() as u64
+        };
+        perm.swap(i, i + (r % left) as usize);
+    }
+    Ok(perm)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

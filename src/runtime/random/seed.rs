@@ -201,6 +201,12 @@ impl SeedState {
     /// (TensorFlow's conservative reservation), so the next run of the same
     /// kernel draws fresh numbers.
     pub fn reserve(&self, key: KernelKey, outputs: u64) -> Philox {
+        self.reserve_blocks(key, outputs.wrapping_mul(256))
+    }
+
+    /// The stream position of kernel `key`, which then skips `blocks`
+    /// blocks (the kernel's reservation).
+    pub fn reserve_blocks(&self, key: KernelKey, blocks: u64) -> Philox {
         let mut kernels = self.kernels.borrow_mut();
         let gen = kernels.entry(key).or_insert_with(|| {
             let (s1, s2) = key.seeds;
@@ -211,7 +217,7 @@ impl SeedState {
             }
         });
         let now = *gen;
-        gen.skip(outputs.wrapping_mul(256));
+        gen.skip(blocks);
         now
     }
 }
