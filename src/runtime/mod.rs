@@ -15,6 +15,7 @@ pub mod literal;
 pub mod op;
 pub mod ops;
 mod pool;
+pub mod random;
 pub mod shape;
 pub mod storage;
 pub mod tensor;

@@ -119,7 +119,7 @@ pub fn register(c: &Class) {
         c,
         "DatasetV2.shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None)",
         shuffle,
-        "Shuffles with a buffer (deterministic; not TensorFlow's order).",
+        "Shuffles with a buffer, in TensorFlow's order for a given seed.",
     );
     add(
         c,
@@ -675,9 +675,19 @@ fn shuffle(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         ));
     }
     let buffer = if buffer == -1 { 1024 } else { buffer as usize };
-    let seed = match args.opt(2) {
-        Some(v) => int_arg(vm, v, "seed")? as u64,
-        None => 0,
+    let op_seed = match args.opt(2) {
+        Some(v) => Some(int_arg(vm, v, "seed")?),
+        None => None,
+    };
+    // the seeds of `random_seed.get_seed`, which may draw the next op seed
+    let state = vm.state().get::<crate::runtime::random::SeedState>();
+    let seeds = match state.op_seeds(op_seed) {
+        // ShuffleDatasetV3 seeds itself at random when given none
+        (0, 0) => (
+            crate::runtime::random::seed::entropy(),
+            crate::runtime::random::seed::entropy(),
+        ),
+        (a, b) => (a as u64, b as u64),
     };
     let reshuffle = match args.opt(3) {
         Some(v) => vm.truthy(v)?,
@@ -686,7 +696,7 @@ fn shuffle(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let kind = Kind::Shuffle {
         input: ds.clone(),
         buffer,
-        seed,
+        seeds,
         reshuffle,
         epoch: Cell::new(0),
     };

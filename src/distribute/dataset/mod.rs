@@ -5,8 +5,7 @@
 //! calls [`register_data`] (and the strategy side may call
 //! [`register_distribute_extras`] for `InputContext`/`InputOptions`).
 //!
-//! Known differences from TensorFlow: `shuffle` is deterministic per seed
-//! but not in TensorFlow's order; `map`/`filter` functions run eagerly per
+//! Known differences from TensorFlow: `map`/`filter` functions run eagerly per
 //! element (after one probe call when the pipeline is built) rather than
 //! being traced once into a graph.
 

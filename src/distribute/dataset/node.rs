@@ -60,8 +60,9 @@ pub enum Kind {
         input: Value,
         /// Buffer size.
         buffer: usize,
-        /// The seed (0 when not given).
-        seed: u64,
+        /// The kernel's `seed` and `seed2`, as `random_seed.get_seed` made
+        /// them (never both zero: unseeded datasets draw theirs at random).
+        seeds: (u64, u64),
         /// Whether each pass uses a new order.
         reshuffle: bool,
         /// How many passes have started.

@@ -9,6 +9,7 @@ use std::rc::Rc;
 
 use super::node::{dataset_of, DatasetObj, Kind};
 use super::structure::{leaves, normalize, row, stack_elements, Spec};
+use crate::runtime::random::{Philox, Words};
 use crate::runtime::{DType, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
@@ -164,19 +165,18 @@ pub fn open(ds: &Value) -> PyResult<Box<dyn Stream>> {
         Kind::Shuffle {
             input,
             buffer,
-            seed,
+            seeds,
             reshuffle,
             epoch,
         } => {
             check_buffer(input, *buffer, "shuffle")?;
             let e = epoch.get();
             epoch.set(e + 1);
-            let mix = if *reshuffle { e } else { 0 };
             Box::new(ShuffleStream {
                 input: Some(open(input)?),
-                buffer: Vec::new(),
+                buffer: VecDeque::new(),
                 size: *buffer,
-                rng: Rng::new(seed.wrapping_add(mix.wrapping_mul(0x9e37_79b9_7f4a_7c15))),
+                words: Words::new(pass_generator(*seeds, *reshuffle, e)),
             })
         }
         Kind::Unbatch(input) => Box::new(UnbatchStream {
@@ -621,33 +621,29 @@ impl Stream for CacheStream {
     }
 }
 
-/// A small deterministic generator (splitmix64). TensorFlow's shuffle order
-/// comes from its own Philox generator, which we do not reproduce: the order
-/// is deterministic for a seed but differs from TensorFlow's.
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from a seed.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+/// The generator of a shuffle's pass number `pass`. TensorFlow's seed
+/// generator hands each new iterator a seed pair: the dataset's own
+/// (`reshuffle_each_iteration=False`), or the next two words of a Philox
+/// stream keyed by them, so that every pass has its own order.
+fn pass_generator(seeds: (u64, u64), reshuffle: bool, pass: u64) -> Philox {
+    if !reshuffle {
+        return Philox::from_seeds(seeds.0, seeds.1);
     }
-
-    /// A uniform index below `n` (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        (z % n as u64) as usize
-    }
+    let mut gen = Philox::from_seeds(seeds.0, seeds.1);
+    // words 2·pass and 2·pass + 1 of the stream (four words per block)
+    gen.skip(pass / 2);
+    let block = gen.next_block();
+    let at = (2 * (pass % 2)) as usize;
+    Philox::from_seeds(block[at] as u64, block[at + 1] as u64)
 }
 
+/// TensorFlow's shuffle buffer: it fills up to its size, then each
+/// element out is a random slot, whose place the oldest element takes.
 struct ShuffleStream {
     input: Option<Box<dyn Stream>>,
-    buffer: Vec<Value>,
+    buffer: VecDeque<Value>,
     size: usize,
-    rng: Rng,
+    words: Words,
 }
 
 impl Stream for ShuffleStream {
@@ -657,7 +653,7 @@ impl Stream for ShuffleStream {
                 break;
             };
             match input.next(vm)? {
-                Some(v) => self.buffer.push(v),
+                Some(v) => self.buffer.push_back(v),
                 None => {
                     self.input = None;
                     break;
@@ -670,8 +666,9 @@ impl Stream for ShuffleStream {
         if self.buffer.is_empty() {
             return Ok(None);
         }
-        let i = self.rng.below(self.buffer.len());
-        Ok(Some(self.buffer.swap_remove(i)))
+        let i = (self.words.next_u32() as u64 % self.buffer.len() as u64) as usize;
+        self.buffer.swap(0, i);
+        Ok(self.buffer.pop_front())
     }
 }
 

@@ -13,6 +13,7 @@ pub mod math_ops;
 pub mod nest;
 pub mod nn;
 pub mod print;
+pub mod random;
 pub mod shape;
 pub mod stats_ops;
 
@@ -53,6 +54,7 @@ pub fn module() -> Value {
     nest::register(&mut m);
     print::register(&mut m);
     nn::register(&mut m);
+    m.namespace("random", random::register);
     register_errors(&mut m);
     crate::distribute::register_tf(&mut m);
     m.build()
