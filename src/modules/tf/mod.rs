@@ -4,6 +4,7 @@
 //! `distribute::register_tf`. Registration and conversion only; the work is
 //! in `runtime`.
 
+pub mod activations;
 pub mod array_ops;
 pub mod convert;
 pub mod create;
@@ -13,6 +14,7 @@ pub mod math_ops;
 pub mod nest;
 pub mod nn;
 pub mod print;
+pub mod scan_ops;
 pub mod shape;
 pub mod stats_ops;
 
@@ -38,6 +40,7 @@ pub fn module() -> Value {
     array_ops::register(&mut m);
     math_ops::register(&mut m, true);
     stats_ops::register(&mut m, true);
+    scan_ops::register(&mut m, true);
     dtype::register(&mut m);
     m.value(
         "Tensor",
@@ -48,6 +51,7 @@ pub fn module() -> Value {
     m.namespace("math", |n| {
         math_ops::register(n, false);
         stats_ops::register(n, false);
+        scan_ops::register(n, false);
     });
     m.namespace("dtypes", dtype::register);
     nest::register(&mut m);

@@ -135,7 +135,7 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
             UnaryOp::Abs => format!("(x < 0 ? ({ct})(({u})0 - ({u})x) : x)"),
             UnaryOp::Square => format!("({ct})(({u})x * ({u})x)"),
             UnaryOp::Sign => format!("({ct})(x < 0 ? -1 : (x == 0 ? 0 : 1))"),
-            UnaryOp::Relu => format!("(x < 0 ? ({ct})0 : x)"),
+            UnaryOp::Relu => format!("(x <= 0 ? ({ct})0 : x)"),
             UnaryOp::Round => "x".into(),
             _ => return None,
         });
@@ -164,7 +164,7 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
                 _ => "(float)exp((double)-x)".to_string(),
             }
         }),
-        UnaryOp::Relu => format!("(x < 0 ? ({ct})0 : x)"),
+        UnaryOp::Relu => format!("(x <= 0 ? ({ct})0 : x)"),
         UnaryOp::Floor => "floor(x)".into(),
         UnaryOp::Ceil => "ceil(x)".into(),
         UnaryOp::Round => "rint(x)".into(),

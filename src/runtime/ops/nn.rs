@@ -1,0 +1,88 @@
+//! Neural-network ops built from the element-wise and reduction ops:
+//! `Softmax`/`LogSoftmax` (shift by the maximum, exponentiate, normalise, as
+//! TensorFlow's kernels do), `Relu6`, `LeakyRelu` and `x * sigmoid(x)`.
+//! Every piece runs on the tensor's own backend, so GPUs need no kernel here.
+
+use super::{attr_error, binary, cast, reduce, sub, unary, where_select};
+use crate::runtime::dtype::DType;
+use crate::runtime::dtype::Scalar;
+use crate::runtime::error::{Error, Result};
+use crate::runtime::op::{BinaryOp, ReduceOp, UnaryOp};
+use crate::runtime::tensor::Tensor;
+
+/// A 0-d tensor of `x`'s dtype holding `v`, on `x`'s device.
+fn scalar_like(x: &Tensor, v: f64) -> Result<Tensor> {
+    let s = if x.dtype().is_floating() {
+        Scalar::Float(v)
+    } else {
+        Scalar::Int(v as i64)
+    };
+    Tensor::fill(&[], &s, x.dtype(), x.device())
+}
+
+/// `tf.nn.softmax` (`log == false`) or `tf.nn.log_softmax` along `axis`.
+pub fn softmax(x: &Tensor, axis: i64, log: bool) -> Result<Tensor> {
+    let op = if log { "LogSoftmax" } else { "Softmax" };
+    let _trace = crate::runtime::trace::op(op, x.device());
+    if !x.dtype().is_floating() {
+        return Err(attr_error(op, x.dtype()));
+    }
+    let rank = x.rank() as i64;
+    if axis < -rank || axis >= rank {
+        return Err(Error::invalid_argument(format!(
+            "`dim` must be in the range [-{rank}, {rank}) where {rank} is the number of \
+             dimensions in the input. Received: dim={axis}"
+        )));
+    }
+    if x.rank() == 0 {
+        return Err(Error::invalid_argument(format!(
+            "logits must have >= 1 dimension, got [] [Op:{op}] name: "
+        )));
+    }
+    let axes = [axis];
+    let max = reduce(ReduceOp::Max, x, Some(&axes), true)?;
+    let shifted = sub(x, &max)?;
+    let e = unary(UnaryOp::Exp, &shifted)?;
+    let total = reduce(ReduceOp::Sum, &e, Some(&axes), true)?;
+    if log {
+        sub(&shifted, &unary(UnaryOp::Log, &total)?)
+    } else {
+        // TensorFlow's kernel multiplies by the sum's reciprocal
+        binary(BinaryOp::Mul, &e, &unary(UnaryOp::Reciprocal, &total)?)
+    }
+}
+
+/// `tf.nn.relu6`: `min(max(x, 0), 6)`.
+pub fn relu6(x: &Tensor) -> Result<Tensor> {
+    let r = unary(UnaryOp::Relu, x).map_err(|e| rename(e, "Relu", "Relu6"))?;
+    binary(BinaryOp::Minimum, &r, &scalar_like(x, 6.0)?)
+}
+
+/// Rewrites an op name in an error raised on behalf of another op.
+fn rename(e: Error, from: &str, to: &str) -> Error {
+    Error::new(e.kind(), e.message().replace(from, to))
+}
+
+/// `tf.nn.leaky_relu`: `x` where positive, `alpha * x` elsewhere (alpha in
+/// x's dtype; integers are cast to float32 first, as TensorFlow does).
+pub fn leaky_relu(x: &Tensor, alpha: f64) -> Result<Tensor> {
+    let x = if x.dtype().is_integer() {
+        cast(x, DType::Float32)?
+    } else {
+        x.clone()
+    };
+    if !x.dtype().is_floating() {
+        return Err(attr_error("LeakyRelu", x.dtype()));
+    }
+    let zero = scalar_like(&x, 0.0)?;
+    let pos = binary(BinaryOp::Greater, &x, &zero)?;
+    // the kernel's `alpha` attribute is a float32, widened for float64
+    let scaled = binary(BinaryOp::Mul, &x, &scalar_like(&x, alpha as f32 as f64)?)?;
+    where_select(&pos, &x, &scaled)
+}
+
+/// `tf.nn.silu` / `tf.nn.swish` with `beta == 1`: `x * sigmoid(x)`.
+pub fn silu(x: &Tensor) -> Result<Tensor> {
+    let s = unary(UnaryOp::Sigmoid, x)?;
+    binary(BinaryOp::Mul, x, &s)
+}
