@@ -19,6 +19,8 @@ pub enum UnaryOp {
     Exp,
     /// Natural logarithm.
     Log,
+    /// `log(1 + x)`.
+    Log1p,
     /// Sine.
     Sin,
     /// Cosine.
@@ -54,6 +56,7 @@ impl UnaryOp {
             UnaryOp::Rsqrt => "Rsqrt",
             UnaryOp::Exp => "Exp",
             UnaryOp::Log => "Log",
+            UnaryOp::Log1p => "Log1p",
             UnaryOp::Sin => "Sin",
             UnaryOp::Cos => "Cos",
             UnaryOp::Tanh => "Tanh",
@@ -76,6 +79,7 @@ impl UnaryOp {
                 | UnaryOp::Rsqrt
                 | UnaryOp::Exp
                 | UnaryOp::Log
+                | UnaryOp::Log1p
                 | UnaryOp::Sin
                 | UnaryOp::Cos
                 | UnaryOp::Tanh

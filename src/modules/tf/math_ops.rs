@@ -91,6 +91,7 @@ unary_fns! {
     sign => UnaryOp::Sign,
     reciprocal => UnaryOp::Reciprocal,
     rsqrt => UnaryOp::Rsqrt,
+    log1p => UnaryOp::Log1p,
 }
 
 macro_rules! reduce_fns {
@@ -157,7 +158,8 @@ fn add_n(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     tv(vm, ops::add_n(&ts))
 }
 
-fn matmul(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+/// `tf.matmul` / `tf.linalg.matmul`.
+pub fn matmul(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let (x, y) = matching(vm, a.get(0), a.get(1))?;
     let ta = vm.truthy(a.get(2))?;
     let tb = vm.truthy(a.get(3))?;
@@ -194,6 +196,7 @@ const FUNCTIONS: &[Entry] = &[
     ("sign(x, name=None)", sign, "-1, 0 or 1 by the sign of `x`, element-wise."),
     ("reciprocal(x, name=None)", reciprocal, "`1 / x`, element-wise (floats)."),
     ("rsqrt(x, name=None)", rsqrt, "`1 / sqrt(x)`, element-wise (floats)."),
+    ("log1p(x, name=None)", log1p, "`log(1 + x)`, element-wise (floats)."),
     ("equal(x, y, name=None)", equal, "`x == y` element-wise."),
     ("not_equal(x, y, name=None)", not_equal, "`x != y` element-wise."),
     ("less(x, y, name=None)", less, "`x < y` element-wise."),
@@ -224,7 +227,7 @@ pub fn register(m: &mut ModuleBuilder, top_level: bool) {
         if (top_level
             && matches!(
                 name,
-                "floordiv" | "mod" | "floormod" | "log" | "ceil" | "reciprocal" | "rsqrt"
+                "floordiv" | "mod" | "floormod" | "log" | "log1p" | "ceil" | "reciprocal" | "rsqrt"
             ))
             || (!top_level && name == "matmul")
         {

@@ -10,6 +10,7 @@ pub mod convert;
 pub mod create;
 pub mod dtype;
 pub mod index;
+pub mod linalg;
 pub mod math_ops;
 pub mod nest;
 pub mod nn;
@@ -41,6 +42,7 @@ pub fn module() -> Value {
     math_ops::register(&mut m, true);
     stats_ops::register(&mut m, true);
     scan_ops::register(&mut m, true);
+    linalg::register(&mut m);
     dtype::register(&mut m);
     m.value(
         "Tensor",
@@ -52,6 +54,7 @@ pub fn module() -> Value {
         math_ops::register(n, false);
         stats_ops::register(n, false);
         scan_ops::register(n, false);
+        linalg::register_math(n);
     });
     m.namespace("dtypes", dtype::register);
     nest::register(&mut m);

@@ -155,6 +155,7 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
         UnaryOp::Rsqrt => format!("({ct})1 / sqrt(x)"),
         UnaryOp::Exp => via_double("exp"),
         UnaryOp::Log => via_double("log"),
+        UnaryOp::Log1p => via_double("log1p"),
         UnaryOp::Sin => via_double("sin"),
         UnaryOp::Cos => via_double("cos"),
         UnaryOp::Tanh => via_double("tanh"),
@@ -708,7 +709,7 @@ fn int_extreme(d: DType, lowest: bool) -> &'static str {
 /// Every dtype a device buffer can hold: all but strings.
 pub const DEVICE_DTYPES: &[DType] = ALL_DTYPES.split_at(ALL_DTYPES.len() - 1).0;
 
-const UNARY_OPS: [UnaryOp; 18] = [
+const UNARY_OPS: [UnaryOp; 19] = [
     UnaryOp::Neg,
     UnaryOp::Abs,
     UnaryOp::Square,
@@ -716,6 +717,7 @@ const UNARY_OPS: [UnaryOp; 18] = [
     UnaryOp::Rsqrt,
     UnaryOp::Exp,
     UnaryOp::Log,
+    UnaryOp::Log1p,
     UnaryOp::Sin,
     UnaryOp::Cos,
     UnaryOp::Tanh,

@@ -86,3 +86,39 @@ pub fn silu(x: &Tensor) -> Result<Tensor> {
     let s = unary(UnaryOp::Sigmoid, x)?;
     binary(BinaryOp::Mul, x, &s)
 }
+
+/// `tf.math.softplus`: `log1p(exp(x))`, with TensorFlow's kernel's
+/// shortcuts (`x` for large `x`, `exp(x)` for very negative `x`).
+pub fn softplus(x: &Tensor) -> Result<Tensor> {
+    let op = "Softplus";
+    let _trace = crate::runtime::trace::op(op, x.device());
+    if !x.dtype().is_floating() {
+        return Err(attr_error(op, x.dtype()));
+    }
+    // log(epsilon) + 2 of the dtype, as the kernel computes it
+    let threshold = match x.dtype() {
+        DType::Float64 => (f64::EPSILON).ln() + 2.0,
+        DType::Float16 => (0.000_976_562_5_f32.ln() + 2.0) as f64,
+        _ => (f32::EPSILON.ln() + 2.0) as f64,
+    };
+    let too_large = binary(BinaryOp::Greater, x, &scalar_like(x, -threshold)?)?;
+    let too_small = binary(BinaryOp::Less, x, &scalar_like(x, threshold)?)?;
+    let e = unary(UnaryOp::Exp, x)?;
+    let log1p = unary(UnaryOp::Log1p, &e)?;
+    let small = where_select(&too_small, &e, &log1p)?;
+    where_select(&too_large, x, &small)
+}
+
+/// `tf.math.log_sigmoid`: `-softplus(-x)`.
+pub fn log_sigmoid(x: &Tensor) -> Result<Tensor> {
+    let neg = unary(UnaryOp::Neg, x)?;
+    unary(UnaryOp::Neg, &softplus(&neg)?)
+}
+
+/// `tf.math.l2_normalize`: `x * rsqrt(max(sum(x * x, axes), epsilon))`.
+pub fn l2_normalize(x: &Tensor, axes: Option<&[i64]>, epsilon: &Tensor) -> Result<Tensor> {
+    let sq = unary(UnaryOp::Square, x)?;
+    let sum = reduce(ReduceOp::Sum, &sq, axes, true)?;
+    let inv = unary(UnaryOp::Rsqrt, &binary(BinaryOp::Maximum, &sum, epsilon)?)?;
+    binary(BinaryOp::Mul, x, &inv)
+}
