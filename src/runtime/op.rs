@@ -21,6 +21,8 @@ pub enum UnaryOp {
     Log,
     /// `log(1 + x)`.
     Log1p,
+    /// `exp(x) - 1`.
+    Expm1,
     /// Sine.
     Sin,
     /// Cosine.
@@ -57,6 +59,7 @@ impl UnaryOp {
             UnaryOp::Exp => "Exp",
             UnaryOp::Log => "Log",
             UnaryOp::Log1p => "Log1p",
+            UnaryOp::Expm1 => "Expm1",
             UnaryOp::Sin => "Sin",
             UnaryOp::Cos => "Cos",
             UnaryOp::Tanh => "Tanh",
@@ -80,6 +83,7 @@ impl UnaryOp {
                 | UnaryOp::Exp
                 | UnaryOp::Log
                 | UnaryOp::Log1p
+                | UnaryOp::Expm1
                 | UnaryOp::Sin
                 | UnaryOp::Cos
                 | UnaryOp::Tanh

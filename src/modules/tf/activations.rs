@@ -44,6 +44,16 @@ fn silu(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     tv(vm, ops::nn::silu(&t))
 }
 
+fn elu(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let t = to_tensor(vm, a.get(0), None)?;
+    tv(vm, ops::nn::elu(&t))
+}
+
+fn selu(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let t = to_tensor(vm, a.get(0), None)?;
+    tv(vm, ops::nn::selu(&t))
+}
+
 fn softmax_impl(vm: &dyn Vm, a: &Args, log: bool) -> PyResult<Value> {
     let t = to_tensor(vm, a.get(0), None)?;
     let axis = match a.opt(1) {
@@ -63,6 +73,16 @@ fn log_softmax(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 /// Adds the activations to the `tf.nn` namespace `n`.
 pub fn register(n: &mut ModuleBuilder) {
+    n.function(
+        "elu(features, name=None)",
+        elu,
+        "`exp(features) - 1` where negative, `features` elsewhere.",
+    );
+    n.function(
+        "selu(features, name=None)",
+        selu,
+        "Scaled exponential linear unit.",
+    );
     n.function(
         "relu(features, name=None)",
         relu,

@@ -119,11 +119,38 @@ fn in_top_k(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         .map_err(runtime_err)
 }
 
+fn einsum(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let eq = match a.get(0) {
+        Value::Str(s) => s.to_string(),
+        other => vm.str(other)?,
+    };
+    let items = vm.collect(a.get(1))?;
+    let mut ts: Vec<crate::runtime::Tensor> = Vec::with_capacity(items.len());
+    for v in &items {
+        ts.push(match ts.first() {
+            Some(f) => {
+                let (dt, dev) = (f.dtype(), f.device());
+                match v {
+                    Value::Tensor(t) => t.clone(),
+                    v => operand(vm, v, dt, dev, false)?,
+                }
+            }
+            None => to_tensor(vm, v, None)?,
+        });
+    }
+    tv(vm, ops::einsum::einsum(&eq, &ts))
+}
+
 const EYE: &str = "eye(num_rows, num_columns=None, batch_shape=None, dtype=None, name=None)";
 
 /// Adds `tf.linalg`, `tf.eye`, and the `tf.math`/`tf.nn` names of this file.
 pub fn register(m: &mut ModuleBuilder) {
     m.function(EYE, eye, "Identity matrices (optionally batched).");
+    m.function(
+        "einsum(equation, *inputs, **kwargs)",
+        einsum,
+        "Tensor contraction by an Einstein-summation equation (one or two operands).",
+    );
     m.namespace("linalg", |n| {
         n.function(
             "matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False, grad_b=False, name=None)",
@@ -136,6 +163,7 @@ pub fn register(m: &mut ModuleBuilder) {
         n.function("diag(diagonal, name='diag', k=0, num_rows=-1, num_cols=-1, padding_value=0, align='RIGHT_LEFT')", diag, "Square matrices with the given diagonals.");
         n.function("trace(x, name=None)", trace, "The sum of each innermost matrix's diagonal.");
         n.function(EYE, eye, "Identity matrices (optionally batched).");
+        n.function("einsum(equation, *inputs, **kwargs)", einsum, "Tensor contraction by an Einstein-summation equation (one or two operands).");
         n.function("l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None)", l2_normalize, "`x` divided by its L2 norm along `axis`.");
     });
 }

@@ -92,6 +92,7 @@ unary_fns! {
     reciprocal => UnaryOp::Reciprocal,
     rsqrt => UnaryOp::Rsqrt,
     log1p => UnaryOp::Log1p,
+    expm1 => UnaryOp::Expm1,
 }
 
 macro_rules! reduce_fns {
@@ -197,6 +198,7 @@ const FUNCTIONS: &[Entry] = &[
     ("reciprocal(x, name=None)", reciprocal, "`1 / x`, element-wise (floats)."),
     ("rsqrt(x, name=None)", rsqrt, "`1 / sqrt(x)`, element-wise (floats)."),
     ("log1p(x, name=None)", log1p, "`log(1 + x)`, element-wise (floats)."),
+    ("expm1(x, name=None)", expm1, "`exp(x) - 1`, element-wise (floats)."),
     ("equal(x, y, name=None)", equal, "`x == y` element-wise."),
     ("not_equal(x, y, name=None)", not_equal, "`x != y` element-wise."),
     ("less(x, y, name=None)", less, "`x < y` element-wise."),
@@ -227,7 +229,15 @@ pub fn register(m: &mut ModuleBuilder, top_level: bool) {
         if (top_level
             && matches!(
                 name,
-                "floordiv" | "mod" | "floormod" | "log" | "log1p" | "ceil" | "reciprocal" | "rsqrt"
+                "floordiv"
+                    | "mod"
+                    | "floormod"
+                    | "log"
+                    | "log1p"
+                    | "expm1"
+                    | "ceil"
+                    | "reciprocal"
+                    | "rsqrt"
             ))
             || (!top_level && name == "matmul")
         {

@@ -156,6 +156,7 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
         UnaryOp::Exp => via_double("exp"),
         UnaryOp::Log => via_double("log"),
         UnaryOp::Log1p => via_double("log1p"),
+        UnaryOp::Expm1 => via_double("expm1"),
         UnaryOp::Sin => via_double("sin"),
         UnaryOp::Cos => via_double("cos"),
         UnaryOp::Tanh => via_double("tanh"),
@@ -709,7 +710,7 @@ fn int_extreme(d: DType, lowest: bool) -> &'static str {
 /// Every dtype a device buffer can hold: all but strings.
 pub const DEVICE_DTYPES: &[DType] = ALL_DTYPES.split_at(ALL_DTYPES.len() - 1).0;
 
-const UNARY_OPS: [UnaryOp; 19] = [
+const UNARY_OPS: [UnaryOp; 20] = [
     UnaryOp::Neg,
     UnaryOp::Abs,
     UnaryOp::Square,
@@ -718,6 +719,7 @@ const UNARY_OPS: [UnaryOp; 19] = [
     UnaryOp::Exp,
     UnaryOp::Log,
     UnaryOp::Log1p,
+    UnaryOp::Expm1,
     UnaryOp::Sin,
     UnaryOp::Cos,
     UnaryOp::Tanh,

@@ -122,3 +122,30 @@ pub fn l2_normalize(x: &Tensor, axes: Option<&[i64]>, epsilon: &Tensor) -> Resul
     let inv = unary(UnaryOp::Rsqrt, &binary(BinaryOp::Maximum, &sum, epsilon)?)?;
     binary(BinaryOp::Mul, x, &inv)
 }
+
+/// `tf.nn.elu`: `expm1(x)` where `x < 0`, `x` elsewhere.
+pub fn elu(x: &Tensor) -> Result<Tensor> {
+    if !x.dtype().is_floating() {
+        return Err(attr_error("Elu", x.dtype()));
+    }
+    let neg = binary(BinaryOp::Less, x, &scalar_like(x, 0.0)?)?;
+    where_select(&neg, &unary(UnaryOp::Expm1, x)?, x)
+}
+
+/// `tf.nn.selu`: `scale * alpha * expm1(x)` where `x < 0`, `scale * x`
+/// elsewhere, with the constants of Klambauer et al. (2017).
+pub fn selu(x: &Tensor) -> Result<Tensor> {
+    if !x.dtype().is_floating() {
+        return Err(attr_error("Selu", x.dtype()));
+    }
+    #[allow(clippy::excessive_precision)]
+    let (scale, scale_alpha) = (1.050_700_987_355_480_5, 1.758_099_340_847_376_9);
+    let neg = binary(BinaryOp::Less, x, &scalar_like(x, 0.0)?)?;
+    let lo = binary(
+        BinaryOp::Mul,
+        &scalar_like(x, scale_alpha)?,
+        &unary(UnaryOp::Expm1, x)?,
+    )?;
+    let hi = binary(BinaryOp::Mul, x, &scalar_like(x, scale)?)?;
+    where_select(&neg, &lo, &hi)
+}
