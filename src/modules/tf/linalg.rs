@@ -125,6 +125,12 @@ fn einsum(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         other => vm.str(other)?,
     };
     let items = vm.collect(a.get(1))?;
+    if eq.contains('.') || items.len() > 2 {
+        return Err(crate::value::PyErr::new(
+            crate::value::ExcType::NotImplementedError,
+            "tf.einsum: dist supports one or two operands without ellipses ('...')",
+        ));
+    }
     let mut ts: Vec<crate::runtime::Tensor> = Vec::with_capacity(items.len());
     for v in &items {
         ts.push(match ts.first() {
@@ -141,11 +147,107 @@ fn einsum(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     tv(vm, ops::einsum::einsum(&eq, &ts))
 }
 
+/// `tf.norm(tensor, ord, axis, keepdims)`: vector norms (`'euclidean'`, 1,
+/// 2, inf) over one axis or all elements, and the Frobenius norm over two.
+fn norm(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    use crate::runtime::{BinaryOp, ReduceOp, UnaryOp};
+    use crate::value::{ExcType, PyErr};
+    let t = to_tensor(vm, a.get(0), None)?;
+    let ord = a.get(1);
+    let axes = axes_arg(vm, a.get(2))?;
+    let keep = vm.truthy(a.get(3))?;
+    let matrix = axes.as_ref().is_some_and(|ax| ax.len() == 2);
+    if axes
+        .as_ref()
+        .is_some_and(|ax| ax.len() > 2 || ax.is_empty())
+    {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            format!(
+                "'axis' must be None, an integer, or a tuple of 2 unique integers, got {}",
+                vm.repr(a.get(2))?
+            ),
+        ));
+    }
+    #[derive(PartialEq)]
+    enum Ord {
+        Euclidean,
+        One,
+        Inf,
+    }
+    let kind = match ord {
+        Value::Str(s) if s.as_str() == "euclidean" => Some(Ord::Euclidean),
+        Value::Str(s) if s.as_str() == "fro" && matrix => Some(Ord::Euclidean),
+        Value::Int(2) if !matrix => Some(Ord::Euclidean),
+        Value::Int(1) if !matrix => Some(Ord::One),
+        Value::Float(f) if *f == 2.0 && !matrix => Some(Ord::Euclidean),
+        Value::Float(f) if *f == 1.0 && !matrix => Some(Ord::One),
+        Value::Float(f) if f.is_infinite() && *f > 0.0 && !matrix => Some(Ord::Inf),
+        _ => None,
+    };
+    let Some(kind) = kind else {
+        let supported = match ord {
+            Value::Int(i) => *i > 0,
+            Value::Float(f) => *f > 0.0,
+            _ => false,
+        };
+        if matrix || supported {
+            return Err(PyErr::new(
+                ExcType::NotImplementedError,
+                format!(
+                    "tf.norm: ord={} over {} is not supported in dist",
+                    vm.repr(ord)?,
+                    if matrix { "a matrix" } else { "a vector" }
+                ),
+            ));
+        }
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            format!(
+                "'ord' must be a supported vector norm, got {}",
+                vm.str(ord)?
+            ),
+        ));
+    };
+    // TensorFlow's reduction errors here carry no `name:` (tf.norm names them)
+    let unnamed = |e: crate::runtime::Error| {
+        let msg = e.message();
+        let msg = msg.strip_suffix(" name: ").unwrap_or(msg);
+        crate::runtime::Error::new(e.kind(), msg)
+    };
+    let r = (|| {
+        let ax = axes.as_deref();
+        let reduce = |op, x: &crate::runtime::Tensor| ops::reduce(op, x, ax, true).map_err(unnamed);
+        let summed = match kind {
+            Ord::Euclidean => {
+                let sq = ops::binary(BinaryOp::Mul, &t, &t)?;
+                let s = reduce(ReduceOp::Sum, &sq)?;
+                ops::unary(UnaryOp::Sqrt, &s)?
+            }
+            Ord::One => reduce(ReduceOp::Sum, &ops::unary(UnaryOp::Abs, &t)?)?,
+            Ord::Inf => reduce(ReduceOp::Max, &ops::unary(UnaryOp::Abs, &t)?)?,
+        };
+        if keep {
+            Ok(summed)
+        } else {
+            ops::squeeze(&summed, ax)
+        }
+    })();
+    tv(vm, r)
+}
+
+const NORM: &str = "norm(tensor, ord='euclidean', axis=None, keepdims=None, name=None)";
+
 const EYE: &str = "eye(num_rows, num_columns=None, batch_shape=None, dtype=None, name=None)";
 
 /// Adds `tf.linalg`, `tf.eye`, and the `tf.math`/`tf.nn` names of this file.
 pub fn register(m: &mut ModuleBuilder) {
     m.function(EYE, eye, "Identity matrices (optionally batched).");
+    m.function(
+        NORM,
+        norm,
+        "The vector norm (or Frobenius norm over two axes).",
+    );
     m.function(
         "einsum(equation, *inputs, **kwargs)",
         einsum,
@@ -163,6 +265,7 @@ pub fn register(m: &mut ModuleBuilder) {
         n.function("diag(diagonal, name='diag', k=0, num_rows=-1, num_cols=-1, padding_value=0, align='RIGHT_LEFT')", diag, "Square matrices with the given diagonals.");
         n.function("trace(x, name=None)", trace, "The sum of each innermost matrix's diagonal.");
         n.function(EYE, eye, "Identity matrices (optionally batched).");
+        n.function(NORM, norm, "The vector norm (or Frobenius norm over two axes).");
         n.function("einsum(equation, *inputs, **kwargs)", einsum, "Tensor contraction by an Einstein-summation equation (one or two operands).");
         n.function("l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None)", l2_normalize, "`x` divided by its L2 norm along `axis`.");
     });

@@ -113,6 +113,10 @@ pub fn eye_batched(
             ));
         }
     }
+    // the whole batch's size first, so a huge batch_shape is a MemoryError
+    let mut all: Vec<usize> = batch.iter().map(|&b| b as usize).collect();
+    all.extend([rows as usize, cols as usize]);
+    Shape(all).checked_numel()?;
     let mut t = super::eye(rows as usize, cols as usize, dtype, device)?;
     for &b in batch.iter().rev() {
         let copies = vec![t; b as usize];
