@@ -114,11 +114,7 @@ fn clip_by_value(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     if r.shape() != t.shape() {
         return Err(PyErr::new(
             ExcType::ValueError,
-            format!(
-                "Shapes {} and {} are incompatible",
-                r.shape().bracket_text(),
-                t.shape().bracket_text()
-            ),
+            format!("Shapes {} and {} are incompatible", t.shape(), r.shape()),
         ));
     }
     Ok(Value::Tensor(r))
