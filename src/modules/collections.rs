@@ -141,6 +141,13 @@ fn namedtuple(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(class)
 }
 
+/// A named tuple class for natives that return one (TensorFlow's
+/// `TopKV2(values, indices)`), named `name` in module `module`.
+pub fn struct_class(name: &str, fields: &[&str], module: &str) -> PyResult<Value> {
+    let names = fields.iter().map(|f| Rc::from(*f)).collect();
+    Ok(namedtuple_class(Rc::from(name), names, Vec::new(), Rc::from(module))?.0)
+}
+
 /// A named tuple class (and its type) from checked names and defaults.
 fn namedtuple_class(
     name: Rc<str>,

@@ -19,6 +19,10 @@ pub enum UnaryOp {
     Exp,
     /// Natural logarithm.
     Log,
+    /// `log(1 + x)`.
+    Log1p,
+    /// `exp(x) - 1`.
+    Expm1,
     /// Sine.
     Sin,
     /// Cosine.
@@ -54,6 +58,8 @@ impl UnaryOp {
             UnaryOp::Rsqrt => "Rsqrt",
             UnaryOp::Exp => "Exp",
             UnaryOp::Log => "Log",
+            UnaryOp::Log1p => "Log1p",
+            UnaryOp::Expm1 => "Expm1",
             UnaryOp::Sin => "Sin",
             UnaryOp::Cos => "Cos",
             UnaryOp::Tanh => "Tanh",
@@ -76,6 +82,8 @@ impl UnaryOp {
                 | UnaryOp::Rsqrt
                 | UnaryOp::Exp
                 | UnaryOp::Log
+                | UnaryOp::Log1p
+                | UnaryOp::Expm1
                 | UnaryOp::Sin
                 | UnaryOp::Cos
                 | UnaryOp::Tanh

@@ -81,6 +81,18 @@ unary_fns! {
     exp => UnaryOp::Exp,
     log => UnaryOp::Log,
     logical_not => UnaryOp::LogicalNot,
+    sigmoid => UnaryOp::Sigmoid,
+    tanh => UnaryOp::Tanh,
+    sin => UnaryOp::Sin,
+    cos => UnaryOp::Cos,
+    floor => UnaryOp::Floor,
+    ceil => UnaryOp::Ceil,
+    round => UnaryOp::Round,
+    sign => UnaryOp::Sign,
+    reciprocal => UnaryOp::Reciprocal,
+    rsqrt => UnaryOp::Rsqrt,
+    log1p => UnaryOp::Log1p,
+    expm1 => UnaryOp::Expm1,
 }
 
 macro_rules! reduce_fns {
@@ -147,7 +159,8 @@ fn add_n(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     tv(vm, ops::add_n(&ts))
 }
 
-fn matmul(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+/// `tf.matmul` / `tf.linalg.matmul`.
+pub fn matmul(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let (x, y) = matching(vm, a.get(0), a.get(1))?;
     let ta = vm.truthy(a.get(2))?;
     let tb = vm.truthy(a.get(3))?;
@@ -174,6 +187,18 @@ const FUNCTIONS: &[Entry] = &[
     ("sqrt(x, name=None)", sqrt, "Square root, element-wise (floats)."),
     ("exp(x, name=None)", exp, "`e ** x`, element-wise (floats)."),
     ("log(x, name=None)", log, "Natural logarithm, element-wise (floats)."),
+    ("sigmoid(x, name=None)", sigmoid, "`1 / (1 + exp(-x))`, element-wise (floats)."),
+    ("tanh(x, name=None)", tanh, "Hyperbolic tangent, element-wise (floats)."),
+    ("sin(x, name=None)", sin, "Sine, element-wise (floats)."),
+    ("cos(x, name=None)", cos, "Cosine, element-wise (floats)."),
+    ("floor(x, name=None)", floor, "Round down, element-wise (floats)."),
+    ("ceil(x, name=None)", ceil, "Round up, element-wise (floats)."),
+    ("round(x, name=None)", round, "Round half to even, element-wise."),
+    ("sign(x, name=None)", sign, "-1, 0 or 1 by the sign of `x`, element-wise."),
+    ("reciprocal(x, name=None)", reciprocal, "`1 / x`, element-wise (floats)."),
+    ("rsqrt(x, name=None)", rsqrt, "`1 / sqrt(x)`, element-wise (floats)."),
+    ("log1p(x, name=None)", log1p, "`log(1 + x)`, element-wise (floats)."),
+    ("expm1(x, name=None)", expm1, "`exp(x) - 1`, element-wise (floats)."),
     ("equal(x, y, name=None)", equal, "`x == y` element-wise."),
     ("not_equal(x, y, name=None)", not_equal, "`x != y` element-wise."),
     ("less(x, y, name=None)", less, "`x < y` element-wise."),
@@ -201,7 +226,19 @@ pub fn register(m: &mut ModuleBuilder, top_level: bool) {
     for &(sig, f, doc) in FUNCTIONS {
         // these exist only under tf.math; matmul only at the top level
         let name = sig.split('(').next().unwrap_or("");
-        if (top_level && matches!(name, "floordiv" | "mod" | "floormod" | "log"))
+        if (top_level
+            && matches!(
+                name,
+                "floordiv"
+                    | "mod"
+                    | "floormod"
+                    | "log"
+                    | "log1p"
+                    | "expm1"
+                    | "ceil"
+                    | "reciprocal"
+                    | "rsqrt"
+            ))
             || (!top_level && name == "matmul")
         {
             continue;

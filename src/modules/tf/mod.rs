@@ -4,16 +4,19 @@
 //! `distribute::register_tf`. Registration and conversion only; the work is
 //! in `runtime`.
 
+pub mod activations;
 pub mod array_ops;
 pub mod convert;
 pub mod create;
 pub mod dtype;
 pub mod index;
+pub mod linalg;
 pub mod math_ops;
 pub mod nest;
 pub mod nn;
 pub mod print;
 pub mod random;
+pub mod scan_ops;
 pub mod shape;
 pub mod stats_ops;
 
@@ -39,6 +42,8 @@ pub fn module() -> Value {
     array_ops::register(&mut m);
     math_ops::register(&mut m, true);
     stats_ops::register(&mut m, true);
+    scan_ops::register(&mut m, true);
+    linalg::register(&mut m);
     dtype::register(&mut m);
     m.value(
         "Tensor",
@@ -49,6 +54,8 @@ pub fn module() -> Value {
     m.namespace("math", |n| {
         math_ops::register(n, false);
         stats_ops::register(n, false);
+        scan_ops::register(n, false);
+        linalg::register_math(n);
     });
     m.namespace("dtypes", dtype::register);
     nest::register(&mut m);

@@ -134,6 +134,9 @@ fn scale_regularization_loss(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 /// Adds `tf.nn`.
 pub fn register(m: &mut ModuleBuilder) {
     m.namespace("nn", |n| {
+        super::activations::register(n);
+        super::scan_ops::register_top_k(n);
+        super::linalg::register_nn(n);
         n.function(
             "compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None)",
             compute_average_loss,

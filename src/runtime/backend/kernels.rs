@@ -135,7 +135,7 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
             UnaryOp::Abs => format!("(x < 0 ? ({ct})(({u})0 - ({u})x) : x)"),
             UnaryOp::Square => format!("({ct})(({u})x * ({u})x)"),
             UnaryOp::Sign => format!("({ct})(x < 0 ? -1 : (x == 0 ? 0 : 1))"),
-            UnaryOp::Relu => format!("(x < 0 ? ({ct})0 : x)"),
+            UnaryOp::Relu => format!("(x <= 0 ? ({ct})0 : x)"),
             UnaryOp::Round => "x".into(),
             _ => return None,
         });
@@ -155,6 +155,8 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
         UnaryOp::Rsqrt => format!("({ct})1 / sqrt(x)"),
         UnaryOp::Exp => via_double("exp"),
         UnaryOp::Log => via_double("log"),
+        UnaryOp::Log1p => via_double("log1p"),
+        UnaryOp::Expm1 => via_double("expm1"),
         UnaryOp::Sin => via_double("sin"),
         UnaryOp::Cos => via_double("cos"),
         UnaryOp::Tanh => via_double("tanh"),
@@ -164,7 +166,7 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
                 _ => "(float)exp((double)-x)".to_string(),
             }
         }),
-        UnaryOp::Relu => format!("(x < 0 ? ({ct})0 : x)"),
+        UnaryOp::Relu => format!("(x <= 0 ? ({ct})0 : x)"),
         UnaryOp::Floor => "floor(x)".into(),
         UnaryOp::Ceil => "ceil(x)".into(),
         UnaryOp::Round => "rint(x)".into(),
@@ -708,7 +710,7 @@ fn int_extreme(d: DType, lowest: bool) -> &'static str {
 /// Every dtype a device buffer can hold: all but strings.
 pub const DEVICE_DTYPES: &[DType] = ALL_DTYPES.split_at(ALL_DTYPES.len() - 1).0;
 
-const UNARY_OPS: [UnaryOp; 18] = [
+const UNARY_OPS: [UnaryOp; 20] = [
     UnaryOp::Neg,
     UnaryOp::Abs,
     UnaryOp::Square,
@@ -716,6 +718,8 @@ const UNARY_OPS: [UnaryOp; 18] = [
     UnaryOp::Rsqrt,
     UnaryOp::Exp,
     UnaryOp::Log,
+    UnaryOp::Log1p,
+    UnaryOp::Expm1,
     UnaryOp::Sin,
     UnaryOp::Cos,
     UnaryOp::Tanh,

@@ -5,12 +5,17 @@
 //! division by zero, reductions of small ints).
 
 pub mod create;
+pub mod einsum;
 pub mod elementwise;
 pub mod index;
 pub mod join;
 pub mod linalg;
+pub mod matrix;
+pub mod nn;
 pub mod promote;
 pub mod reduce;
+pub mod scan;
+pub mod segment;
 pub mod shape_ops;
 
 pub use create::{eye, range};
@@ -58,10 +63,14 @@ pub(crate) fn attr_error(op: &str, d: DType) -> Error {
     let allowed = match op {
         "AddV2" => "bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64, complex64, complex128",
         "Neg" => "bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128",
-        "Sqrt" | "Rsqrt" | "Exp" | "Log" | "Tanh" | "Sigmoid" | "Sin" | "Cos" => {
+        "Sqrt" | "Rsqrt" | "Exp" | "Expm1" | "Log" | "Log1p" | "Tanh" | "Sigmoid" | "Sin" | "Cos" => {
             "bfloat16, half, float, double, complex64, complex128"
         }
         "Sum" | "Prod" | "Mean" => "float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64",
+        "Softmax" | "LogSoftmax" | "Softplus" | "Elu" | "Selu" => "half, bfloat16, float, double",
+        "Floor" | "Ceil" => "bfloat16, half, float, double",
+        "Relu" => "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8",
+        "Cumsum" | "Cumprod" => "float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64",
         "MatMul" => "bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128",
         _ => "",
     };
@@ -81,9 +90,15 @@ pub(crate) fn attr_error(op: &str, d: DType) -> Error {
     };
     let registration = match op {
         "AddV2" => format!("; Op<name=AddV2; signature=x:T, y:T -> z:T; attr=T:type,allowed=[{}]; is_commutative=true; is_aggregate=true>", dts()),
-        "Neg" | "Sqrt" | "Rsqrt" | "Exp" | "Log" | "Tanh" | "Sigmoid" | "Sin" | "Cos" => {
+        "Neg" | "Sqrt" | "Rsqrt" | "Exp" | "Expm1" | "Log" | "Log1p" | "Tanh" | "Sigmoid" | "Sin" | "Cos" | "Floor"
+        | "Ceil" => {
             format!("; Op<name={op}; signature=x:T -> y:T; attr=T:type,allowed=[{}]>", dts())
         }
+        "Softmax" => format!("; Op<name=Softmax; signature=logits:T -> softmax:T; attr=T:type,allowed=[{}]>", dts()),
+        "LogSoftmax" => format!("; Op<name=LogSoftmax; signature=logits:T -> logsoftmax:T; attr=T:type,allowed=[{}]>", dts()),
+        "Softplus" | "Elu" | "Selu" => format!("; Op<name={op}; signature=features:T -> activations:T; attr=T:type,allowed=[{}]>", dts()),
+        "Relu" => format!("; Op<name=Relu; signature=features:T -> activations:T; attr=T:type,allowed=[{}]>", dts()),
+        "Cumsum" | "Cumprod" => format!("; Op<name={op}; signature=x:T, axis:Tidx -> out:T; attr=exclusive:bool,default=false; attr=reverse:bool,default=false; attr=T:type,allowed=[{}]; attr=Tidx:type,default=DT_INT32,allowed=[DT_INT32, DT_INT64]>", dts()),
         _ => String::new(),
     };
     Error::invalid_argument(format!(

@@ -178,7 +178,12 @@ fn unary_typed<T: Num>(op: UnaryOp, v: &[T]) -> Result<HostData> {
         } else {
             T::one()
         }),
-        UnaryOp::Relu => m!(|x: T| if x.is_negative() { T::zero() } else { x }),
+        // max(x, 0) as TensorFlow computes it: -0.0 becomes 0.0, NaN stays
+        UnaryOp::Relu => m!(|x: T| if x.is_negative() || x.is_zero() {
+            T::zero()
+        } else {
+            x
+        }),
         UnaryOp::Reciprocal if !T::IS_INT => m!(|x: T| T::one().div(x)),
         UnaryOp::Round if T::IS_INT => m!(|x: T| x),
         UnaryOp::Round => fl!(|x: f64| x.round_ties_even()),
@@ -190,9 +195,11 @@ fn unary_typed<T: Num>(op: UnaryOp, v: &[T]) -> Result<HostData> {
                 UnaryOp::Rsqrt => |x| 1.0 / x.sqrt(),
                 UnaryOp::Exp => f32::exp,
                 UnaryOp::Log => f32::ln,
+                UnaryOp::Log1p => f32::ln_1p,
+                UnaryOp::Expm1 => f32::exp_m1,
                 UnaryOp::Sin => f32::sin,
                 UnaryOp::Cos => f32::cos,
-                UnaryOp::Tanh => f32::tanh,
+                UnaryOp::Tanh => eigen_tanh,
                 UnaryOp::Sigmoid => |x| 1.0 / (1.0 + (-x).exp()),
                 UnaryOp::Floor => f32::floor,
                 UnaryOp::Ceil => f32::ceil,
@@ -206,6 +213,8 @@ fn unary_typed<T: Num>(op: UnaryOp, v: &[T]) -> Result<HostData> {
                 UnaryOp::Rsqrt => |x| 1.0 / x.sqrt(),
                 UnaryOp::Exp => f64::exp,
                 UnaryOp::Log => f64::ln,
+                UnaryOp::Log1p => f64::ln_1p,
+                UnaryOp::Expm1 => f64::exp_m1,
                 UnaryOp::Sin => f64::sin,
                 UnaryOp::Cos => f64::cos,
                 UnaryOp::Tanh => f64::tanh,
@@ -389,4 +398,42 @@ fn int_bits<T: Num>(x: T) -> i64 {
 /// Typed view helper used by other CPU kernels.
 pub fn slice_of<T: Elem>(h: &HostData) -> Result<&[T]> {
     T::slice(h).ok_or_else(|| Error::internal("unexpected dtype"))
+}
+
+/// float32 tanh the way TensorFlow's CPU kernel computes it: Eigen's 13/6
+/// rational approximation without fused multiply-adds.
+// TODO: TensorFlow 2.21's Eigen still differs by one ulp on some inputs
+// (tanh(-0.5)); the remaining difference is within the approximation's error.
+#[allow(clippy::excessive_precision)]
+fn eigen_tanh(a: f32) -> f32 {
+    if a.is_nan() {
+        return a;
+    }
+    const CLAMP: f32 = 7.905_311_107_635_498_05;
+    let x = a.clamp(-CLAMP, CLAMP);
+    if a.abs() < 0.0004 {
+        return a;
+    }
+    let x2 = x * x;
+    let mut p = -2.760_768_477_423_55e-16_f32;
+    for c in [
+        2.000_187_904_824_77e-13_f32,
+        -8.604_671_522_137_35e-11,
+        5.122_297_090_371_14e-08,
+        1.485_722_357_179_79e-05,
+        6.372_619_288_754_36e-04,
+        4.893_524_558_917_86e-03,
+    ] {
+        p = p * x2 + c;
+    }
+    p *= x;
+    let mut q = 1.198_258_394_667_02e-06_f32;
+    for c in [
+        1.185_347_056_866_54e-04_f32,
+        2.268_434_632_439_00e-03,
+        4.893_525_185_543_85e-03,
+    ] {
+        q = q * x2 + c;
+    }
+    p / q
 }

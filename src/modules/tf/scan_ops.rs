@@ -1,0 +1,278 @@
+//! `tf.cumsum`/`tf.math.cumprod`, `tf.sort`/`tf.argsort`, `tf.math.top_k`,
+//! `tf.one_hot` and the clipping ops (`clip_by_value`, `clip_by_norm`,
+//! `clip_by_global_norm`). Registration and argument conversion only; the
+//! work is in `runtime::ops` (`scan.rs` and the element-wise ops the
+//! clipping functions compose, in TensorFlow's order).
+
+use super::convert::{axes_arg, axis_arg, operand, opt_dtype, runtime_err, to_tensor, tv};
+use crate::modules::ModuleBuilder;
+use crate::runtime::{ops, BinaryOp, DType, ReduceOp, Tensor, UnaryOp};
+use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
+
+fn cumulative(vm: &dyn Vm, a: &Args, prod: bool) -> PyResult<Value> {
+    let t = to_tensor(vm, a.get(0), None)?;
+    let axis = axis_arg(vm, a.get(1))?;
+    let exclusive = vm.truthy(a.get(2))?;
+    let reverse = vm.truthy(a.get(3))?;
+    tv(
+        vm,
+        ops::scan::cumulative(&t, axis, exclusive, reverse, prod),
+    )
+}
+
+fn cumsum(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    cumulative(vm, a, false)
+}
+
+fn cumprod(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    cumulative(vm, a, true)
+}
+
+/// The `direction` argument: true for `'DESCENDING'`.
+fn descending(vm: &dyn Vm, v: &Value) -> PyResult<bool> {
+    let d = vm.str(v)?;
+    match d.as_str() {
+        "ASCENDING" => Ok(false),
+        "DESCENDING" => Ok(true),
+        _ => Err(PyErr::new(
+            ExcType::ValueError,
+            format!(
+                "Argument `direction` should be one of ASCENDING, DESCENDING. Received: \
+                 direction={d}"
+            ),
+        )),
+    }
+}
+
+fn sort_impl(vm: &dyn Vm, a: &Args, indices: bool) -> PyResult<Value> {
+    let desc = descending(vm, a.get(2))?;
+    let t = to_tensor(vm, a.get(0), None)?;
+    let axis = axis_arg(vm, a.get(1))?;
+    let (v, i) = ops::scan::sort(&t, axis, desc).map_err(runtime_err)?;
+    Ok(Value::Tensor(if indices { i } else { v }))
+}
+
+fn sort(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    sort_impl(vm, a, false)
+}
+
+fn argsort(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    sort_impl(vm, a, true)
+}
+
+fn top_k(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let t = to_tensor(vm, a.get(0), None)?;
+    let k = a.int(1)?;
+    let (v, i) = ops::scan::top_k(&t, k).map_err(runtime_err)?;
+    let class = crate::modules::collections::struct_class(
+        "TopKV2",
+        &["values", "indices"],
+        "tensorflow.python.ops.gen_nn_ops",
+    )?;
+    vm.call(&class, vec![Value::Tensor(v), Value::Tensor(i)], Vec::new())
+}
+
+fn one_hot(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let indices = to_tensor(vm, a.get(0), None)?;
+    let depth = a.int(1)?;
+    let given = |i: usize| a.opt(i).filter(|v| !matches!(v, Value::None));
+    let dtype = match opt_dtype(vm, a.get(5))? {
+        Some(d) => d,
+        None => match given(2).or(given(3)) {
+            Some(v) => to_tensor(vm, v, None)?.dtype(),
+            None => DType::Float32,
+        },
+    };
+    let value = |i: usize, default: i64| -> PyResult<Tensor> {
+        match given(i) {
+            Some(v) => to_tensor(vm, v, Some(dtype)),
+            None => to_tensor(vm, &Value::Int(default), Some(dtype)),
+        }
+    };
+    let on = value(2, 1)?;
+    let off = value(3, 0)?;
+    let axis = match given(4) {
+        Some(v) => axis_arg(vm, v)?,
+        None => -1,
+    };
+    tv(vm, ops::scan::one_hot(&indices, depth, &on, &off, axis))
+}
+
+fn clip_by_value(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let t = to_tensor(vm, a.get(0), None)?;
+    let hi = operand(vm, a.get(2), t.dtype(), t.device(), false)?;
+    let lo = operand(vm, a.get(1), t.dtype(), t.device(), false)?;
+    // the ops run under the caller's name, so their errors carry no `name:`
+    let unnamed = |e: crate::runtime::Error| {
+        let msg = e.message();
+        let msg = msg.strip_suffix(" name: ").unwrap_or(msg);
+        runtime_err(crate::runtime::Error::new(e.kind(), msg))
+    };
+    let r = ops::binary(BinaryOp::Minimum, &t, &hi)
+        .and_then(|m| ops::binary(BinaryOp::Maximum, &m, &lo))
+        .map_err(unnamed)?;
+    if r.shape() != t.shape() {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            format!("Shapes {} and {} are incompatible", t.shape(), r.shape()),
+        ));
+    }
+    Ok(Value::Tensor(r))
+}
+
+fn clip_by_norm(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let t = to_tensor(vm, a.get(0), None)?;
+    let axes = axes_arg(vm, a.get(2))?;
+    let norm = (|| {
+        let sq = ops::binary(BinaryOp::Mul, &t, &t)?;
+        let l2sum = ops::reduce(ReduceOp::Sum, &sq, axes.as_deref(), true)?;
+        let zero = Tensor::zeros(l2sum.dtype(), &[], l2sum.device())?;
+        let pred = ops::binary(BinaryOp::Greater, &l2sum, &zero)?;
+        let ones = Tensor::ones(l2sum.dtype(), l2sum.dims(), l2sum.device())?;
+        let safe = ops::where_select(&pred, &l2sum, &ones)?;
+        ops::where_select(&pred, &ops::unary(UnaryOp::Sqrt, &safe)?, &l2sum)
+    })()
+    .map_err(runtime_err)?;
+    // clip_norm converts to t's dtype only after the norm is computed, as in TensorFlow
+    let clip = operand(vm, a.get(1), t.dtype(), t.device(), false)?;
+    let r = (|| {
+        let scaled = ops::binary(BinaryOp::Mul, &t, &clip)?;
+        let denom = ops::binary(BinaryOp::Maximum, &norm, &clip)?;
+        ops::binary(BinaryOp::RealDiv, &scaled, &denom)
+    })();
+    tv(vm, r)
+}
+
+fn clip_by_global_norm(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let list = a.get(0);
+    if !matches!(list, Value::List(_) | Value::Tuple(_)) {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "`t_list` should be a sequence of tensors. Received {}.",
+                vm.repr(&vm.type_of(list))?
+            ),
+        ));
+    }
+    let items = vm.collect(list)?;
+    let mut ts: Vec<Option<Tensor>> = Vec::with_capacity(items.len());
+    for v in &items {
+        ts.push(match v {
+            Value::None => None,
+            v => Some(to_tensor(vm, v, None)?),
+        });
+    }
+    let present: Vec<&Tensor> = ts.iter().flatten().collect();
+    let Some(first) = present.first() else {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "clip_by_global_norm: t_list holds no tensor",
+        ));
+    };
+    let dtype = first.dtype();
+    let device = first.device();
+    let norm = match a.opt(2).filter(|v| !matches!(v, Value::None)) {
+        Some(v) => to_tensor(vm, v, Some(dtype))?,
+        None => {
+            // global_norm: sqrt(2 * sum of the halved squared norms (L2Loss))
+            let r = (|| {
+                let half = Tensor::fill(&[], &crate::runtime::Scalar::Float(0.5), dtype, device)?;
+                let mut halves = Vec::with_capacity(present.len());
+                for t in &present {
+                    let sq = ops::binary(BinaryOp::Mul, t, t)?;
+                    let h = ops::binary(BinaryOp::Mul, &sq, &half)?;
+                    halves.push(ops::reduce(ReduceOp::Sum, &h, None, false)?);
+                }
+                let s = ops::reduce(ReduceOp::Sum, &ops::stack(&halves, 0)?, None, false)?;
+                let two = Tensor::fill(&[], &crate::runtime::Scalar::Float(2.0), dtype, device)?;
+                ops::unary(UnaryOp::Sqrt, &ops::binary(BinaryOp::Mul, &s, &two)?)
+            })();
+            r.map_err(runtime_err)?
+        }
+    };
+    let clip = operand(vm, a.get(1), norm.dtype(), norm.device(), false)?;
+    let r = (|| {
+        let one = Tensor::ones(norm.dtype(), &[], norm.device())?;
+        let inv = ops::binary(BinaryOp::RealDiv, &one, &norm)?;
+        let inv_clip = ops::binary(BinaryOp::RealDiv, &one, &clip)?;
+        let finite = ops::binary(
+            BinaryOp::Mul,
+            &clip,
+            &ops::binary(BinaryOp::Minimum, &inv, &inv_clip)?,
+        )?;
+        // `+ (norm - norm)` makes the scale NaN when the norm is not finite
+        let nan = ops::binary(BinaryOp::Sub, &norm, &norm)?;
+        let scale = ops::binary(BinaryOp::Add, &finite, &nan)?;
+        let mut out = Vec::with_capacity(ts.len());
+        for t in &ts {
+            out.push(match t {
+                Some(t) => Value::Tensor(ops::binary(
+                    BinaryOp::Mul,
+                    t,
+                    &ops::cast(&scale, t.dtype())?,
+                )?),
+                None => Value::None,
+            });
+        }
+        Ok((out, norm.clone()))
+    })();
+    let (out, norm) = r.map_err(runtime_err)?;
+    Ok(Value::tuple(vec![Value::list(out), Value::Tensor(norm)]))
+}
+
+/// Adds the ops to `tf` (`top_level`) or to `tf.math`.
+pub fn register(m: &mut ModuleBuilder, top_level: bool) {
+    m.function(
+        "cumsum(x, axis=0, exclusive=False, reverse=False, name=None)",
+        cumsum,
+        "Cumulative sum along `axis`.",
+    );
+    if top_level {
+        m.function(
+            "sort(values, axis=-1, direction='ASCENDING', name=None)",
+            sort,
+            "The values sorted along `axis`.",
+        );
+        m.function(
+            "argsort(values, axis=-1, direction='ASCENDING', stable=False, name=None)",
+            argsort,
+            "The int32 indices that sort `values` along `axis` (a stable sort).",
+        );
+        m.function(
+            "one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None)",
+            one_hot,
+            "`on_value` at each index along a new axis of length `depth`, `off_value` elsewhere.",
+        );
+        m.function(
+            "clip_by_value(t, clip_value_min, clip_value_max, name=None)",
+            clip_by_value,
+            "`t` with its values limited to `[clip_value_min, clip_value_max]`.",
+        );
+        m.function(
+            "clip_by_norm(t, clip_norm, axes=None, name=None)",
+            clip_by_norm,
+            "`t` scaled so that its L2 norm (over `axes`) is at most `clip_norm`.",
+        );
+        m.function(
+            "clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None)",
+            clip_by_global_norm,
+            "The tensors scaled by `clip_norm / max(global_norm, clip_norm)`, and the global norm.",
+        );
+    } else {
+        m.function(
+            "cumprod(x, axis=0, exclusive=False, reverse=False, name=None)",
+            cumprod,
+            "Cumulative product along `axis`.",
+        );
+        register_top_k(m);
+    }
+}
+
+/// Adds `top_k` (under `tf.math` and `tf.nn`).
+pub fn register_top_k(m: &mut ModuleBuilder) {
+    m.function(
+        "top_k(input, k=1, sorted=True, index_type=None, name=None)",
+        top_k,
+        "The `k` largest entries of each last-axis row and their indices.",
+    );
+}

@@ -1,0 +1,139 @@
+//! Matrix structure ops of `tf.linalg`: `matrix_transpose`, `diag_part`,
+//! `diag`, `trace`, batched `eye` and `matvec`. Gathers and scatters go
+//! through the backend's `take`/`scatter`, so they run on every device.
+
+use super::elementwise::with_storage;
+use super::{expand_dims, kernel_error, matmul, reduce, squeeze, stack, transpose};
+use crate::runtime::device::Device;
+use crate::runtime::dtype::DType;
+use crate::runtime::error::Result;
+use crate::runtime::op::ReduceOp;
+use crate::runtime::shape::Shape;
+use crate::runtime::tensor::Tensor;
+
+/// Swaps the last two dimensions (`tf.linalg.matrix_transpose`).
+pub fn matrix_transpose(x: &Tensor) -> Result<Tensor> {
+    let r = x.rank();
+    if r < 2 {
+        return Err(crate::runtime::error::Error::value_error(format!(
+            "Argument `a` should be a (batch) matrix with rank >= 2.  Received `a` = {} with \
+             shape: {}",
+            crate::runtime::format::numpy_str(x),
+            x.shape()
+        )));
+    }
+    let mut perm: Vec<i64> = (0..r as i64).collect();
+    perm.swap(r - 1, r - 2);
+    transpose(x, Some(&perm))
+}
+
+/// The main diagonal of each innermost matrix (`MatrixDiagPartV3`).
+pub fn diag_part(x: &Tensor, name: &str) -> Result<Tensor> {
+    let op = "MatrixDiagPartV3";
+    let _trace = crate::runtime::trace::op(op, x.device());
+    let r = x.rank();
+    if r < 2 {
+        return Err(kernel_error(
+            op,
+            &x.device(),
+            &format!(
+                "input must be at least 2-dim, received shape: {}",
+                x.shape().bracket_text()
+            ),
+            name,
+        ));
+    }
+    let (rows, cols) = (x.dims()[r - 2], x.dims()[r - 1]);
+    let batch: usize = x.dims()[..r - 2].iter().product();
+    let d = rows.min(cols);
+    let mut idx = Vec::with_capacity(batch * d);
+    for b in 0..batch {
+        for i in 0..d {
+            idx.push(b * rows * cols + i * cols + i);
+        }
+    }
+    let mut dims = x.dims()[..r - 2].to_vec();
+    dims.push(d);
+    let s = x.storage().backend().take(x.storage(), &idx)?;
+    Ok(with_storage(x, Shape(dims), s))
+}
+
+/// Square matrices with `v`'s innermost rows on their diagonals (`tf.linalg.diag`).
+pub fn diag(v: &Tensor) -> Result<Tensor> {
+    let _trace = crate::runtime::trace::op("MatrixDiagV3", v.device());
+    if v.rank() == 0 {
+        return Err(kernel_error(
+            "MatrixDiagV3",
+            &v.device(),
+            "diagonal must be at least 1-dim, received shape: []",
+            " name: diag",
+        ));
+    }
+    let n = v.dims()[v.rank() - 1];
+    let batch: usize = v.dims()[..v.rank() - 1].iter().product();
+    let mut dims = v.dims().to_vec();
+    dims.push(n);
+    let shape = Shape(dims);
+    shape.checked_numel()?;
+    let mut t = Tensor::zeros(v.dtype(), shape.dims(), v.device())?;
+    let mut idx = Vec::with_capacity(batch * n);
+    for b in 0..batch {
+        for i in 0..n {
+            idx.push(b * n * n + i * n + i);
+        }
+    }
+    let inner = t.make_mut();
+    let backend = inner.storage.backend();
+    backend.scatter(&mut inner.storage, &idx, v.storage())?;
+    Ok(t)
+}
+
+/// The sum of each innermost matrix's diagonal (`tf.linalg.trace`).
+pub fn trace(x: &Tensor) -> Result<Tensor> {
+    let d = diag_part(x, " name: diag_part")?;
+    reduce(ReduceOp::Sum, &d, Some(&[-1]), false)
+}
+
+/// `tf.eye(num_rows, num_columns, batch_shape, dtype)`.
+pub fn eye_batched(
+    rows: i64,
+    cols: Option<i64>,
+    batch: &[i64],
+    dtype: DType,
+    device: Device,
+) -> Result<Tensor> {
+    let cols = cols.unwrap_or(rows);
+    for d in batch.iter().chain([rows, cols].iter()) {
+        if *d < 0 {
+            return Err(kernel_error(
+                "Fill",
+                &device,
+                &format!("Dimension {d} must be >= 0"),
+                " name: ",
+            ));
+        }
+    }
+    // the whole batch's size first, so a huge batch_shape is a MemoryError
+    let mut all: Vec<usize> = batch.iter().map(|&b| b as usize).collect();
+    all.extend([rows as usize, cols as usize]);
+    Shape(all).checked_numel()?;
+    let mut t = super::eye(rows as usize, cols as usize, dtype, device)?;
+    for &b in batch.iter().rev() {
+        let copies = vec![t; b as usize];
+        t = if copies.is_empty() {
+            let mut dims = vec![0usize];
+            dims.extend_from_slice(super::eye(rows as usize, cols as usize, dtype, device)?.dims());
+            Tensor::zeros(dtype, &dims, device)?
+        } else {
+            stack(&copies, 0)?
+        };
+    }
+    Ok(t)
+}
+
+/// `tf.linalg.matvec(a, b)`: `a @ b[..., None]` with the last axis dropped.
+pub fn matvec(a: &Tensor, b: &Tensor, transpose_a: bool) -> Result<Tensor> {
+    let col = expand_dims(b, -1)?;
+    let p = matmul(a, &col, transpose_a, false)?;
+    squeeze(&p, Some(&[-1]))
+}

@@ -1,0 +1,299 @@
+//! Segment and counting ops computed in host memory: `SegmentSum`,
+//! `UnsortedSegmentSum`, `DenseBincount` and `InTopKV2`. A tensor on a CUDA
+//! GPU is copied to the host and the result placed back on its device.
+
+use super::{attr_error, kernel_error};
+use crate::runtime::backend::cpu::num::Num;
+use crate::runtime::dtype::{DType, Scalar};
+use crate::runtime::error::{Error, Result};
+use crate::runtime::shape::Shape;
+use crate::runtime::storage::HostData;
+use crate::runtime::tensor::Tensor;
+
+/// The elements of an integer tensor, widened to `i64`.
+fn ints(x: &Tensor) -> Result<Vec<i64>> {
+    Ok(x.to_device(crate::runtime::Device::CPU0)?
+        .to_scalars()
+        .into_iter()
+        .map(|s| match s {
+            Scalar::Int(i) => i,
+            Scalar::Bool(b) => b as i64,
+            _ => 0,
+        })
+        .collect())
+}
+
+fn host_of(x: &Tensor) -> Result<HostData> {
+    x.storage().backend().to_host(x.storage())
+}
+
+/// Sums rows of `v` (rows of `inner`) into `n` output rows: row `r` goes to
+/// `ids[r]` (skipped when negative).
+fn sum_rows<T: Num>(v: &[T], ids: &[i64], n: usize, inner: usize) -> Result<HostData> {
+    let mut out = crate::runtime::storage::filled(n * inner, T::zero())?;
+    for (r, &s) in ids.iter().enumerate() {
+        if s < 0 {
+            continue;
+        }
+        let s = s as usize;
+        for i in 0..inner {
+            out[s * inner + i] = out[s * inner + i].add(v[r * inner + i]);
+        }
+    }
+    Ok(T::wrap(out))
+}
+
+macro_rules! numeric {
+    ($data:expr, $f:ident ( $($arg:expr),* ), $err:expr) => {
+        match $data {
+            HostData::I8(v) => $f(&v, $($arg),*),
+            HostData::U8(v) => $f(&v, $($arg),*),
+            HostData::I16(v) => $f(&v, $($arg),*),
+            HostData::I32(v) => $f(&v, $($arg),*),
+            HostData::I64(v) => $f(&v, $($arg),*),
+            HostData::F16(v) => $f(&v, $($arg),*),
+            HostData::F32(v) => $f(&v, $($arg),*),
+            HostData::F64(v) => $f(&v, $($arg),*),
+            _ => Err($err),
+        }
+    };
+}
+
+fn check_ids(op: &str, data: &Tensor, ids: &Tensor) -> Result<()> {
+    if !matches!(ids.dtype(), DType::Int32 | DType::Int64) {
+        return Err(Error::invalid_argument(format!(
+            "Value for attr 'Tindices' of {} is not in the list of allowed values: int32, int64 \
+             [Op:{op}]",
+            ids.dtype().kernel_name()
+        )));
+    }
+    if !data.dtype().is_numeric() {
+        return Err(attr_error(op, data.dtype()));
+    }
+    Ok(())
+}
+
+fn segments(data: &Tensor, ids: &[i64], n: usize, lead: usize, op: &str) -> Result<Tensor> {
+    let inner: usize = data.dims()[lead..].iter().product();
+    let mut dims = vec![n];
+    dims.extend_from_slice(&data.dims()[lead..]);
+    let shape = Shape(dims);
+    shape.checked_numel()?;
+    let out = numeric!(
+        host_of(data)?,
+        sum_rows(ids, n, inner),
+        attr_error(op, data.dtype())
+    )?;
+    Tensor::from_host(out, shape, data.device())
+}
+
+/// `tf.math.segment_sum(data, segment_ids)`: sorted ids, one output row per id
+/// up to the largest.
+pub fn segment_sum(data: &Tensor, ids: &Tensor) -> Result<Tensor> {
+    let op = "SegmentSum";
+    let _trace = crate::runtime::trace::op(op, data.device());
+    check_ids(op, data, ids)?;
+    let dev = data.device();
+    if ids.rank() != 1 {
+        return Err(kernel_error(
+            op,
+            &dev,
+            "segment_ids should be a vector.",
+            " name: ",
+        ));
+    }
+    if data.rank() == 0 || data.dims()[0] != ids.dims()[0] {
+        return Err(kernel_error(
+            op,
+            &dev,
+            "segment_ids should be the same size as dimension 0 of input.",
+            " name: ",
+        ));
+    }
+    let v = ints(ids)?;
+    if v.windows(2).any(|w| w[1] < w[0]) {
+        return Err(kernel_error(
+            op,
+            &dev,
+            "segment ids are not increasing",
+            " name: ",
+        ));
+    }
+    if let Some(&neg) = v.iter().find(|&&s| s < 0) {
+        return Err(kernel_error(
+            op,
+            &dev,
+            &format!("Segment id {neg} out of range [0, {}), possibly because 'segment_ids' input is not sorted.", v.last().map_or(0, |l| l + 1)),
+            " name: ",
+        ));
+    }
+    let n = v.last().map_or(0, |&l| l as usize + 1);
+    segments(data, &v, n, 1, op)
+}
+
+/// `tf.math.unsorted_segment_sum(data, segment_ids, num_segments)`: negative
+/// ids are dropped; `segment_ids`' shape is a prefix of `data`'s.
+pub fn unsorted_segment_sum(data: &Tensor, ids: &Tensor, num: i64) -> Result<Tensor> {
+    let op = "UnsortedSegmentSum";
+    let _trace = crate::runtime::trace::op(op, data.device());
+    check_ids(op, data, ids)?;
+    let dev = data.device();
+    if !data.dims().starts_with(ids.dims()) {
+        return Err(kernel_error(
+            op,
+            &dev,
+            &format!(
+                "data.shape = {} does not start with segment_ids.shape = {}",
+                data.shape().bracket_text(),
+                ids.shape().bracket_text()
+            ),
+            " name: ",
+        ));
+    }
+    if num < 0 {
+        return Err(kernel_error(
+            op,
+            &dev,
+            &format!("Input num_segments == {num} must not be negative."),
+            " name: ",
+        ));
+    }
+    let v = ints(ids)?;
+    if let Some((i, &s)) = v.iter().enumerate().find(|(_, &s)| s >= num) {
+        let at = if ids.rank() == 1 {
+            format!("segment_ids[{i}]")
+        } else {
+            let mut rest = i;
+            let mut coords = vec![0; ids.rank()];
+            for (c, d) in coords.iter_mut().zip(ids.dims()).rev() {
+                *c = rest % d;
+                rest /= d;
+            }
+            format!(
+                "segment_ids{}",
+                coords.iter().map(|c| format!("[{c}]")).collect::<String>()
+            )
+        };
+        return Err(kernel_error(
+            op,
+            &dev,
+            &format!("{at} = {s} is out of range [0, {num})"),
+            " name: ",
+        ));
+    }
+    segments(data, &v, num as usize, ids.rank(), op)
+}
+
+/// `tf.math.bincount(arr, weights, minlength, maxlength)`: counts (or
+/// summed weights) of each value in `[0, size)`.
+pub fn bincount(
+    arr: &Tensor,
+    weights: Option<&Tensor>,
+    minlength: Option<i64>,
+    maxlength: Option<i64>,
+    dtype: DType,
+) -> Result<Tensor> {
+    let op = "DenseBincount";
+    let _trace = crate::runtime::trace::op(op, arr.device());
+    let dev = arr.device();
+    let v = ints(arr)?;
+    if v.iter().any(|&x| x < 0) {
+        return Err(kernel_error(
+            op,
+            &dev,
+            "Input arr must be non-negative!",
+            " name: ",
+        ));
+    }
+    let mut size = v.iter().max().map_or(0, |&m| m + 1);
+    if let Some(m) = minlength {
+        size = size.max(m);
+    }
+    if let Some(m) = maxlength {
+        size = size.min(m);
+    }
+    let size = size.max(0) as usize;
+    Shape(vec![size]).checked_numel()?;
+    let (out_dtype, w) = match weights {
+        Some(w) => {
+            if w.shape() != arr.shape() {
+                return Err(kernel_error(
+                    op,
+                    &dev,
+                    &format!(
+                        "Input arr and weights must have the same shape: {} vs {}",
+                        arr.shape().bracket_text(),
+                        w.shape().bracket_text()
+                    ),
+                    " name: ",
+                ));
+            }
+            (w.dtype(), Some(w))
+        }
+        None => (dtype, None),
+    };
+    let ids: Vec<i64> = v
+        .iter()
+        .map(|&x| if (x as usize) < size { x } else { -1 })
+        .collect();
+    let data = match w {
+        Some(w) => w.clone(),
+        None => Tensor::ones(out_dtype, arr.dims(), dev)?,
+    };
+    let flat = data.with_shape(Shape(vec![data.numel()]))?;
+    segments(&flat, &ids, size, 1, op)
+}
+
+/// `tf.math.in_top_k(targets, predictions, k)`: whether each row's target
+/// class is among its `k` largest predictions (ties count as in; a target
+/// out of range or a non-finite prediction gives false).
+pub fn in_top_k(targets: &Tensor, predictions: &Tensor, k: i64) -> Result<Tensor> {
+    let op = "InTopKV2";
+    let _trace = crate::runtime::trace::op(op, predictions.device());
+    let dev = predictions.device();
+    if predictions.rank() != 2 {
+        return Err(kernel_error(
+            op,
+            &dev,
+            &format!(
+                "predictions must be == 2-D, got shape {}",
+                predictions.shape().bracket_text()
+            ),
+            " name: ",
+        ));
+    }
+    let (rows, classes) = (predictions.dims()[0], predictions.dims()[1]);
+    if targets.rank() != 1 || targets.dims()[0] != rows {
+        return Err(kernel_error(
+            op,
+            &dev,
+            "First dimension of predictions must match length of targets",
+            " name: ",
+        ));
+    }
+    let t = ints(targets)?;
+    let p: Vec<f64> = predictions
+        .to_device(crate::runtime::Device::CPU0)?
+        .to_scalars()
+        .into_iter()
+        .map(|s| match s {
+            Scalar::Float(f) => f,
+            Scalar::Int(i) => i as f64,
+            _ => f64::NAN,
+        })
+        .collect();
+    let mut out = Vec::with_capacity(rows);
+    for r in 0..rows {
+        let row = &p[r * classes..(r + 1) * classes];
+        let target = t[r];
+        let ok = if target < 0 || target as usize >= classes || !row[target as usize].is_finite() {
+            false
+        } else {
+            let tv = row[target as usize];
+            let more = row.iter().filter(|&&x| x > tv).count() as i64;
+            more < k
+        };
+        out.push(ok);
+    }
+    Tensor::from_host(HostData::Bool(out), Shape(vec![rows]), dev)
+}
