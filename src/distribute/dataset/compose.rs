@@ -434,18 +434,9 @@ fn state_mismatch(old: &Spec, new: &Spec) -> PyErr {
 fn take_while(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let (ds, d) = this(args)?;
     let f = args.get(1).clone();
-    let (spec, first) = probe(vm, &d.spec, &f)?;
-    let ok = matches!(first, Value::Bool(_))
-        || matches!(&spec, Spec::Tensor { dtype: DType::Bool, dims } if dims.is_empty());
-    if !ok {
-        return Err(PyErr::new(
-            ExcType::ValueError,
-            format!(
-                "Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor but its return type is{}.",
-                spec.text()
-            ),
-        ));
-    }
+    super::methods::check_predicate(vm, &d.spec, &f, |t| {
+        format!("Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor but its return type is{t}.")
+    })?;
     Ok(DatasetObj::value(
         Kind::TakeWhile(ds.clone(), f),
         d.spec.clone(),

@@ -606,21 +606,30 @@ fn map(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     Ok(DatasetObj::value(Kind::Map(ds.clone(), f), spec))
 }
 
+/// Probes the predicate `f` of `filter`/`take_while` on elements of `spec`:
+/// it must return a bool or a scalar `tf.bool` tensor, or TensorFlow's
+/// ValueError, whose text `message` makes from the spec it returned.
+pub(super) fn check_predicate(
+    vm: &dyn Vm,
+    spec: &Spec,
+    f: &Value,
+    message: impl FnOnce(String) -> String,
+) -> PyResult<()> {
+    let (out, first) = probe(vm, spec, f)?;
+    let ok = matches!(first, Value::Bool(_))
+        || matches!(&out, Spec::Tensor { dtype: DType::Bool, dims } if dims.is_empty());
+    if !ok {
+        return Err(PyErr::new(ExcType::ValueError, message(out.text())));
+    }
+    Ok(())
+}
+
 fn filter(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let (ds, d) = this(args)?;
     let f = args.get(1).clone();
-    let (spec, first) = probe(vm, &d.spec, &f)?;
-    let ok = matches!(first, Value::Bool(_))
-        || matches!(&spec, Spec::Tensor { dtype: DType::Bool, dims } if dims.is_empty());
-    if !ok {
-        return Err(PyErr::new(
-            ExcType::ValueError,
-            format!(
-                "Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its return type is {}.",
-                spec.text()
-            ),
-        ));
-    }
+    check_predicate(vm, &d.spec, &f, |t| {
+        format!("Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its return type is {t}.")
+    })?;
     Ok(DatasetObj::value(
         Kind::Filter(ds.clone(), f),
         d.spec.clone(),

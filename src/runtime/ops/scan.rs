@@ -13,7 +13,7 @@ use crate::runtime::tensor::Tensor;
 use std::cmp::Ordering;
 
 /// A host copy of `x`'s elements.
-fn host_of(x: &Tensor) -> Result<HostData> {
+pub(super) fn host_of(x: &Tensor) -> Result<HostData> {
     x.storage().backend().to_host(x.storage())
 }
 
@@ -34,6 +34,7 @@ macro_rules! numeric {
         }
     };
 }
+pub(super) use numeric;
 
 /// `(outer, n, inner)`: the extents before, along and after `axis`.
 fn extents(dims: &[usize], axis: usize) -> (usize, usize, usize) {

@@ -2,6 +2,7 @@
 //! `UnsortedSegmentSum`, `DenseBincount` and `InTopKV2`. A tensor on a CUDA
 //! GPU is copied to the host and the result placed back on its device.
 
+use super::scan::{host_of, numeric};
 use super::{attr_error, kernel_error};
 use crate::runtime::backend::cpu::num::Num;
 use crate::runtime::dtype::{DType, Scalar};
@@ -23,10 +24,6 @@ fn ints(x: &Tensor) -> Result<Vec<i64>> {
         .collect())
 }
 
-fn host_of(x: &Tensor) -> Result<HostData> {
-    x.storage().backend().to_host(x.storage())
-}
-
 /// Sums rows of `v` (rows of `inner`) into `n` output rows: row `r` goes to
 /// `ids[r]` (skipped when negative).
 fn sum_rows<T: Num>(v: &[T], ids: &[i64], n: usize, inner: usize) -> Result<HostData> {
@@ -41,22 +38,6 @@ fn sum_rows<T: Num>(v: &[T], ids: &[i64], n: usize, inner: usize) -> Result<Host
         }
     }
     Ok(T::wrap(out))
-}
-
-macro_rules! numeric {
-    ($data:expr, $f:ident ( $($arg:expr),* ), $err:expr) => {
-        match $data {
-            HostData::I8(v) => $f(&v, $($arg),*),
-            HostData::U8(v) => $f(&v, $($arg),*),
-            HostData::I16(v) => $f(&v, $($arg),*),
-            HostData::I32(v) => $f(&v, $($arg),*),
-            HostData::I64(v) => $f(&v, $($arg),*),
-            HostData::F16(v) => $f(&v, $($arg),*),
-            HostData::F32(v) => $f(&v, $($arg),*),
-            HostData::F64(v) => $f(&v, $($arg),*),
-            _ => Err($err),
-        }
-    };
 }
 
 fn check_ids(op: &str, data: &Tensor, ids: &Tensor) -> Result<()> {
