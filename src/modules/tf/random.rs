@@ -703,4 +703,220 @@ pub fn register(m: &mut ModuleBuilder) {
         stateless_truncated_normal,
         "Truncated normal numbers that depend only on `seed`.",
     );
+    m.value("Generator", Value::Class(generator_class()));
+}
+
+/// `tf.random.Generator`: a Philox state of its own (a 128-bit counter and
+/// a 64-bit key, TensorFlow's `[counter_lo, counter_hi, key]`). Each draw
+/// reads the stream at the counter, then moves the counter on by 256
+/// blocks per output element, as TensorFlow's stateful kernels reserve.
+struct GeneratorObj {
+    state: std::cell::Cell<[u64; 3]>,
+}
+
+impl crate::value::NativeObject for GeneratorObj {
+    fn type_name(&self) -> &str {
+        "Generator"
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn class(&self) -> Option<Rc<crate::value::Class>> {
+        Some(generator_class())
+    }
+
+    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        match name {
+            // Philox is algorithm 1 (`tf.random.Algorithm.PHILOX`).
+            "algorithm" => Ok(Some(Value::Int(1))),
+            "state" | "key" | "split" | "skip" | "reset" | "reset_from_seed"
+            | "reset_from_key_counter" | "make_seeds" | "binomial" | "uniform_full_int" => {
+                Err(PyErr::new(
+                    ExcType::NotImplementedError,
+                    format!("tf.random.Generator.{name} is part of TensorFlow 2.21 but not implemented in dist"),
+                ))
+            }
+            _ => Ok(crate::distribute::classes::bound(&generator_class(), this, name)),
+        }
+    }
+}
+
+thread_local! {
+    static GENERATOR: Rc<crate::value::Class> = {
+        let c = crate::value::Class::new_builtin(
+            "Generator",
+            "tensorflow.python.ops.stateful_random_ops",
+            Some(crate::modules::types::builtin_class(crate::value::ValueType::Object)),
+            crate::value::ClassKind::Native,
+        );
+        c.set_attr(
+            "from_seed",
+            Value::NativeFunction(crate::value::NativeFunction::new(
+                "from_seed(seed, alg=None)",
+                generator_from_seed,
+                "A generator whose state comes from the int `seed`: `tf.random.Generator.from_seed(1234)`.",
+            )),
+        );
+        let methods: [(&str, crate::value::NativeFn, &str); 3] = [
+            (
+                "Generator.normal(self, shape, mean=0.0, stddev=1.0, dtype=None, name=None)",
+                generator_normal,
+                "Normally distributed numbers from this generator's stream.",
+            ),
+            (
+                "Generator.truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=None, name=None)",
+                generator_truncated_normal,
+                "Normal numbers within two standard deviations, from this generator's stream.",
+            ),
+            (
+                "Generator.uniform(self, shape, minval=0, maxval=None, dtype=None, name=None)",
+                generator_uniform,
+                "Uniform numbers in `[minval, maxval)` from this generator's stream.",
+            ),
+        ];
+        for (sig, f, doc) in methods {
+            crate::distribute::classes::method(&c, sig, f, doc);
+        }
+        c
+    };
+}
+
+fn generator_class() -> Rc<crate::value::Class> {
+    GENERATOR.with(Rc::clone)
+}
+
+/// `Generator.from_seed(seed, alg=None)`: the state `[seed, 0, 0]`.
+fn generator_from_seed(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    if !a.get(1).is_none() {
+        check_alg(vm, a.get(1))?;
+        let is_philox = matches!(a.get(1).as_builtin(), Value::Int(1))
+            || matches!(a.get(1).as_builtin(), Value::Str(s) if s.as_str() == "philox");
+        if !is_philox {
+            return Err(PyErr::new(
+                ExcType::NotImplementedError,
+                "tf.random.Generator supports only the Philox algorithm in dist",
+            ));
+        }
+    }
+    let seed = match a.get(0).as_builtin() {
+        Value::Int(s) if *s >= 0 => *s as u64,
+        _ => {
+            return Err(PyErr::new(
+                ExcType::NotImplementedError,
+                "tf.random.Generator.from_seed takes a non-negative int seed in dist",
+            ))
+        }
+    };
+    Ok(Value::native(GeneratorObj {
+        state: std::cell::Cell::new([seed, 0, 0]),
+    }))
+}
+
+fn generator_of(v: &Value) -> PyResult<&GeneratorObj> {
+    v.downcast::<GeneratorObj>()
+        .ok_or_else(|| PyErr::new(ExcType::TypeError, "expected a tf.random.Generator"))
+}
+
+/// Draws `dist` from the generator's stream and moves its counter on.
+fn generator_draw(
+    vm: &dyn Vm,
+    g: &GeneratorObj,
+    op: &OpDef,
+    shape: &Value,
+    dist: Distribution,
+    dtype: DType,
+) -> PyResult<Tensor> {
+    let device = crate::distribute::current_device(vm);
+    let shape = shape_tensor(vm, shape)?;
+    let (dims, _) = op.dims(&shape, device)?;
+    let n = op.output_len(&dims, dtype, device)?;
+    let [lo, hi, key] = g.state.get();
+    let gen = Philox::from_parts(
+        [lo as u32, (lo >> 32) as u32, hi as u32, (hi >> 32) as u32],
+        [key as u32, (key >> 32) as u32],
+    );
+    let t = op.draw(gen, dist, dtype, &dims, device)?;
+    let wide = ((hi as u128) << 64 | lo as u128).wrapping_add(256 * n as u128);
+    g.state.set([wide as u64, (wide >> 64) as u64, key]);
+    Ok(t)
+}
+
+fn generator_normal_like(vm: &dyn Vm, a: &Args, dist: Distribution) -> PyResult<Value> {
+    let g = generator_of(a.get(0))?;
+    let dtype = opt_dtype(vm, a.get(4))?.unwrap_or(DType::Float32);
+    let op = if dist == Distribution::Normal {
+        &RANDOM_NORMAL
+    } else {
+        &TRUNCATED_NORMAL
+    };
+    // TensorFlow converts the mean and stddev first (an int dtype fails there).
+    let mean = to_tensor(vm, a.get(2), Some(dtype))?;
+    let stddev = to_tensor(vm, a.get(3), Some(dtype))?;
+    if !random::sample::supports(dist, dtype) {
+        return Err(op.attr_error("dtype", dtype, "half, bfloat16, float, double"));
+    }
+    let rnd = generator_draw(vm, g, op, a.get(1), dist, dtype)?;
+    tv(vm, Ok(affine(rnd, &stddev, &mean)?))
+}
+
+fn generator_normal(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    generator_normal_like(vm, a, Distribution::Normal)
+}
+
+fn generator_truncated_normal(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    generator_normal_like(vm, a, Distribution::TruncatedNormal)
+}
+
+/// `Generator.uniform(shape, minval=0, maxval=None, dtype=tf.float32)`.
+fn generator_uniform(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let g = generator_of(a.get(0))?;
+    let dtype = opt_dtype(vm, a.get(4))?.unwrap_or(DType::Float32);
+    check_uniform_dtype(dtype, false)?;
+    let (minval, mut maxval) = (a.get(2).clone(), a.get(3).clone());
+    if dtype.is_integer() {
+        if minval.is_none() != maxval.is_none() {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                format!(
+                    "For integer dtype <dtype: '{}'>, minval and maxval must be both `None` or both non-`None`; got minval={} and maxval={}.",
+                    dtype.name(),
+                    vm.str(&minval)?,
+                    vm.str(&maxval)?
+                ),
+            ));
+        }
+        if maxval.is_none() {
+            return Err(PyErr::new(
+                ExcType::NotImplementedError,
+                "Generator.uniform of an integer dtype without minval and maxval (uniform_full_int) is not implemented in dist",
+            ));
+        }
+        // TensorFlow draws a generator's ints with the stateless kernel
+        // from the generator's key and counter (its errors name that op).
+        let op = &STATELESS_UNIFORM_INT;
+        let lo = to_tensor(vm, &minval, Some(dtype))?;
+        let hi = to_tensor(vm, &maxval, Some(dtype))?;
+        let device = crate::distribute::current_device(vm);
+        let (lo, hi) = int_range(op, &lo, &hi, device)?;
+        let dist = Distribution::UniformInt { lo, hi };
+        let t = generator_draw(vm, g, op, a.get(1), dist, dtype)?;
+        return tv(vm, Ok(t));
+    }
+    if maxval.is_none() {
+        maxval = Value::Int(1);
+    }
+    let lo = to_tensor(vm, &minval, Some(dtype))?;
+    let hi = to_tensor(vm, &maxval, Some(dtype))?;
+    let rnd = generator_draw(
+        vm,
+        g,
+        &RANDOM_UNIFORM,
+        a.get(1),
+        Distribution::Uniform,
+        dtype,
+    )?;
+    let width = ops::sub(&hi, &lo).map_err(runtime_err)?;
+    tv(vm, Ok(affine(rnd, &width, &lo)?))
 }
