@@ -731,8 +731,8 @@ impl crate::value::NativeObject for GeneratorObj {
         match name {
             // Philox is algorithm 1 (`tf.random.Algorithm.PHILOX`).
             "algorithm" => Ok(Some(Value::Int(1))),
-            "state" | "key" | "split" | "skip" | "reset" | "reset_from_seed"
-            | "reset_from_key_counter" | "make_seeds" | "binomial" | "uniform_full_int" => {
+            "state" | "key" | "split" | "skip" | "reset" | "reset_from_key_counter"
+            | "make_seeds" | "binomial" | "uniform_full_int" => {
                 Err(PyErr::new(
                     ExcType::NotImplementedError,
                     format!("tf.random.Generator.{name} is part of TensorFlow 2.21 but not implemented in dist"),
@@ -759,7 +759,20 @@ thread_local! {
                 "A generator whose state comes from the int `seed`: `tf.random.Generator.from_seed(1234)`.",
             )),
         );
-        let methods: [(&str, crate::value::NativeFn, &str); 3] = [
+        c.set_attr(
+            "from_non_deterministic_state",
+            Value::NativeFunction(crate::value::NativeFunction::new(
+                "from_non_deterministic_state(alg=None)",
+                generator_non_deterministic,
+                "A generator whose state comes from the operating system's entropy.",
+            )),
+        );
+        let methods: [(&str, crate::value::NativeFn, &str); 4] = [
+            (
+                "Generator.reset_from_seed(self, seed)",
+                generator_reset_from_seed,
+                "Resets the state as `from_seed(seed)` makes it.",
+            ),
             (
                 "Generator.normal(self, shape, mean=0.0, stddev=1.0, dtype=None, name=None)",
                 generator_normal,
@@ -787,28 +800,54 @@ fn generator_class() -> Rc<crate::value::Class> {
     GENERATOR.with(Rc::clone)
 }
 
+/// `Generator.from_non_deterministic_state(alg=None)`.
+fn generator_non_deterministic(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    philox_alg(vm, a.get(0))?;
+    let e = random::seed::entropy;
+    Ok(Value::native(GeneratorObj {
+        state: std::cell::Cell::new([e(), e(), e()]),
+    }))
+}
+
+/// `Generator.reset_from_seed(seed)`.
+fn generator_reset_from_seed(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let g = generator_of(a.get(0))?;
+    g.state.set([generator_seed(a.get(1))?, 0, 0]);
+    Ok(Value::None)
+}
+
+/// The Philox algorithm named by `alg` (None: the default), or an error.
+fn philox_alg(vm: &dyn Vm, alg: &Value) -> PyResult<()> {
+    if alg.is_none() {
+        return Ok(());
+    }
+    check_alg(vm, alg)?;
+    let is_philox = matches!(alg.as_builtin(), Value::Int(1))
+        || matches!(alg.as_builtin(), Value::Str(s) if s.as_str() == "philox");
+    if !is_philox {
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "tf.random.Generator supports only the Philox algorithm in dist",
+        ));
+    }
+    Ok(())
+}
+
+/// A generator's int seed (the first word of its state).
+fn generator_seed(v: &Value) -> PyResult<u64> {
+    match v.as_builtin() {
+        Value::Int(s) if *s >= 0 => Ok(*s as u64),
+        _ => Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "tf.random.Generator takes a non-negative int seed in dist",
+        )),
+    }
+}
+
 /// `Generator.from_seed(seed, alg=None)`: the state `[seed, 0, 0]`.
 fn generator_from_seed(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    if !a.get(1).is_none() {
-        check_alg(vm, a.get(1))?;
-        let is_philox = matches!(a.get(1).as_builtin(), Value::Int(1))
-            || matches!(a.get(1).as_builtin(), Value::Str(s) if s.as_str() == "philox");
-        if !is_philox {
-            return Err(PyErr::new(
-                ExcType::NotImplementedError,
-                "tf.random.Generator supports only the Philox algorithm in dist",
-            ));
-        }
-    }
-    let seed = match a.get(0).as_builtin() {
-        Value::Int(s) if *s >= 0 => *s as u64,
-        _ => {
-            return Err(PyErr::new(
-                ExcType::NotImplementedError,
-                "tf.random.Generator.from_seed takes a non-negative int seed in dist",
-            ))
-        }
-    };
+    philox_alg(vm, a.get(1))?;
+    let seed = generator_seed(a.get(0))?;
     Ok(Value::native(GeneratorObj {
         state: std::cell::Cell::new([seed, 0, 0]),
     }))
