@@ -5,8 +5,6 @@
 //! when the pipeline is built and makes a node; the streams are in
 //! `compose_stream.rs`.
 
-use std::rc::Rc;
-
 use super::methods::{int_arg, probe};
 use super::node::{dataset_of, DatasetObj, Kind, INFINITE};
 use super::stream::open;
@@ -14,14 +12,7 @@ use super::structure::{kernel_error, Spec};
 use crate::runtime::DType;
 use crate::value::{Args, Class, ExcType, NativeFunction, PyErr, PyResult, Value, Vm};
 
-fn add(class: &Class, sig: &str, f: crate::value::NativeFn, doc: &'static str) {
-    let nf = NativeFunction::new(sig, f, doc);
-    let name: Rc<str> = nf.name().into();
-    class
-        .dict
-        .borrow_mut()
-        .insert(name, Value::NativeFunction(nf));
-}
+use crate::distribute::classes::method as add;
 
 /// Registers these methods on `DatasetV2`.
 pub fn register(c: &Class) {

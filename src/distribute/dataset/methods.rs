@@ -22,16 +22,9 @@ use super::node::{dataset_of, DatasetObj, Kind};
 use super::stream::{call_with_element, map_result, open};
 use super::structure::{kernel_error, leaves, normalize, row, Spec};
 use crate::runtime::{DType, Device, Scalar, Tensor};
-use crate::value::{Args, Class, ExcType, NativeFn, NativeFunction, PyErr, PyResult, Value, Vm};
+use crate::value::{Args, Class, ExcType, PyErr, PyResult, Value, Vm};
 
-fn add(class: &Class, sig: &str, f: NativeFn, doc: &'static str) {
-    let nf = NativeFunction::new(sig, f, doc);
-    let name: Rc<str> = nf.name().into();
-    class
-        .dict
-        .borrow_mut()
-        .insert(name, Value::NativeFunction(nf));
-}
+use crate::distribute::classes::method as add;
 
 /// Registers the constructors and methods on `DatasetV2`.
 pub fn register(c: &Class) {

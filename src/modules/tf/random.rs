@@ -435,11 +435,17 @@ fn normal_like(vm: &dyn Vm, a: &Args, op: &OpDef, dist: Distribution) -> PyResul
     let mean = to_tensor(vm, a.get(1), Some(dtype))?;
     let stddev = to_tensor(vm, a.get(2), Some(dtype))?;
     let seeds = state(vm).op_seeds(seed_arg(vm, a.get(4))?);
+    check_float_dist(op, dist, dtype)?;
+    let rnd = stateful(vm, op, &shape, dist, dtype, seeds)?;
+    tv(vm, Ok(affine(rnd, &stddev, &mean)?))
+}
+
+/// The dtype check of a float distribution's kernel (TensorFlow's attr error).
+fn check_float_dist(op: &OpDef, dist: Distribution, dtype: DType) -> PyResult<()> {
     if !random::sample::supports(dist, dtype) {
         return Err(op.attr_error("dtype", dtype, "half, bfloat16, float, double"));
     }
-    let rnd = stateful(vm, op, &shape, dist, dtype, seeds)?;
-    tv(vm, Ok(affine(rnd, &stddev, &mean)?))
+    Ok(())
 }
 
 /// `tf.random.normal(shape, mean=0.0, stddev=1.0, dtype=tf.float32, seed=None, name=None)`.
@@ -616,9 +622,7 @@ fn stateless_normal_like(vm: &dyn Vm, a: &Args, op: &OpDef, dist: Distribution) 
     let stddev = to_tensor(vm, a.get(3), Some(dtype))?;
     let threefry = check_alg(vm, a.get(6))?;
     let gen = Some(stateless_gen(vm, a.get(1))?).filter(|_| !threefry);
-    if !random::sample::supports(dist, dtype) {
-        return Err(op.attr_error("dtype", dtype, "half, bfloat16, float, double"));
-    }
+    check_float_dist(op, dist, dtype)?;
     let rnd = stateless_draw(vm, op, &shape, gen, dist, dtype, None)?;
     tv(vm, Ok(affine(rnd, &stddev, &mean)?))
 }
@@ -893,9 +897,7 @@ fn generator_normal_like(vm: &dyn Vm, a: &Args, dist: Distribution) -> PyResult<
     // TensorFlow converts the mean and stddev first (an int dtype fails there).
     let mean = to_tensor(vm, a.get(2), Some(dtype))?;
     let stddev = to_tensor(vm, a.get(3), Some(dtype))?;
-    if !random::sample::supports(dist, dtype) {
-        return Err(op.attr_error("dtype", dtype, "half, bfloat16, float, double"));
-    }
+    check_float_dist(op, dist, dtype)?;
     let rnd = generator_draw(vm, g, op, a.get(1), dist, dtype)?;
     tv(vm, Ok(affine(rnd, &stddev, &mean)?))
 }
