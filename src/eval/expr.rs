@@ -61,6 +61,12 @@ impl Interp {
                         }
                     }
                 }
+                // Straight to the operator (`fib(n - 1) + fib(n - 2)`), not
+                // through `eval_inner`'s larger frame.
+                return match self.eval_binop(f, e, left, *op, right) {
+                    Ok(v) => Ok(v),
+                    Err(err) => Err(self.locate(f, e.span, err)),
+                };
             }
             _ => {}
         }
@@ -79,6 +85,12 @@ impl Interp {
         } = &e.kind
         {
             if let ([op], [right]) = (&ops[..], &comparators[..]) {
+                // Two leaves holding ints (`n < 2`): compared where they are.
+                if let (Some(x), Some(y)) = (leaf_int(f, left), leaf_int(f, right)) {
+                    if let Some(r) = super::ops::int_compare(*op, x, y) {
+                        return Ok(r);
+                    }
+                }
                 let a = self.eval_hot(f, left)?;
                 let b = self.eval_hot(f, right)?;
                 if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
@@ -105,22 +117,7 @@ impl Interp {
         match &e.kind {
             ExprKind::Constant(c) => Ok(constant(c)),
             ExprKind::Name(n) => self.load_fast(f, n, e.span),
-            ExprKind::BinOp { left, op, right } => {
-                let a = self.eval_hot(f, left)?;
-                let b = self.eval_hot(f, right)?;
-                if crate::runtime::trace::enabled() {
-                    crate::runtime::trace::set_line(f.source().line_of(e.span.start) as u32);
-                }
-                if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
-                    if let Some(r) = super::ops::int_arith(*op, *x, *y) {
-                        // Ints own nothing: skip the (out-of-line) drop glue.
-                        std::mem::forget(a);
-                        std::mem::forget(b);
-                        return Ok(Value::Int(r));
-                    }
-                }
-                self.binary_op(*op, &a, &b)
-            }
+            ExprKind::BinOp { left, op, right } => self.eval_binop(f, e, left, *op, right),
             ExprKind::Compare {
                 left,
                 ops,
@@ -157,6 +154,33 @@ impl Interp {
             }
             _ => self.eval_cold(f, e),
         }
+    }
+
+    /// `left op right` (`e`): both operands, then the operator, two ints
+    /// computed in place.
+    #[inline(never)]
+    fn eval_binop(
+        &self,
+        f: &mut Frame,
+        e: &Expr,
+        left: &Expr,
+        op: BinOp,
+        right: &Expr,
+    ) -> PyResult<Value> {
+        let a = self.eval_hot(f, left)?;
+        let b = self.eval_hot(f, right)?;
+        if crate::runtime::trace::enabled() {
+            crate::runtime::trace::set_line(f.source().line_of(e.span.start) as u32);
+        }
+        if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
+            if let Some(r) = super::ops::int_arith(op, *x, *y) {
+                // Ints own nothing: skip the (out-of-line) drop glue.
+                std::mem::forget(a);
+                std::mem::forget(b);
+                return Ok(Value::Int(r));
+            }
+        }
+        self.binary_op(op, &a, &b)
     }
 
     #[inline(never)]
@@ -444,7 +468,7 @@ impl Interp {
             if keywords.is_empty() && !crate::runtime::trace::enabled() {
                 if let Some(fun) = self.plain_function_named(f, n, args.len()) {
                     if args.iter().all(|a| !matches!(a.kind, ExprKind::Starred(_))) {
-                        return self.call_plain_with(f, &fun, None, args);
+                        return self.call_plain_with(f, fun, None, args);
                     }
                 }
             }
@@ -521,16 +545,18 @@ impl Interp {
         };
         // A plain user function called with exactly its positional
         // parameters: the arguments go straight into the callee's locals.
-        if let Value::Function(fun) = &callee {
-            if fun.plain
-                && keywords.is_empty()
-                && args.len() + receiver.is_some() as usize == fun.sig.params.len()
-                && !crate::runtime::trace::enabled()
-                && args.iter().all(|a| !matches!(a.kind, ExprKind::Starred(_)))
+        let callee = match callee {
+            Value::Function(fun)
+                if fun.plain
+                    && keywords.is_empty()
+                    && args.len() + receiver.is_some() as usize == fun.sig.params.len()
+                    && !crate::runtime::trace::enabled()
+                    && args.iter().all(|a| !matches!(a.kind, ExprKind::Starred(_))) =>
             {
                 return self.call_plain_with(f, fun, receiver, args);
             }
-        }
+            other => other,
+        };
         // A builtin method or function whose parameters are all positional,
         // called with exactly that many: bound here, without `call_value`.
         if let Value::NativeFunction(nf) = &callee {
@@ -574,7 +600,7 @@ impl Interp {
     fn call_plain_with(
         &self,
         f: &mut Frame,
-        fun: &Rc<crate::value::Function>,
+        fun: Rc<crate::value::Function>,
         receiver: Option<Value>,
         args: &[Expr],
     ) -> PyResult<Value> {

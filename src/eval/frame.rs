@@ -19,6 +19,11 @@ pub struct ClassNs {
 }
 
 /// One activation of a function (or the module's top level).
+// `repr(C)`, in this order: a call builds the frame from its locals and
+// function in place; with the fields reordered, the locals were copied in
+// through a 16-byte load that straddled two earlier stores (a missed store
+// forward at every call).
+#[repr(C)]
 pub struct Frame {
     /// Plain locals (None: unbound).
     pub locals: Vec<Option<Value>>,
@@ -66,11 +71,21 @@ impl Frame {
     /// The frame of a call of `function` (its locals still to be bound).
     #[inline]
     pub fn call(function: &Rc<Function>, locals: Vec<Option<Value>>, cells: Vec<CellRef>) -> Frame {
+        Frame::call_owned(function.clone(), locals, cells)
+    }
+
+    /// [`Frame::call`] taking the caller's reference to the function.
+    #[inline(always)]
+    pub fn call_owned(
+        function: Rc<Function>,
+        locals: Vec<Option<Value>>,
+        cells: Vec<CellRef>,
+    ) -> Frame {
         Frame {
             locals,
             cells,
             label: None,
-            function: Some(function.clone()),
+            function: Some(function),
             class_ns: Vec::new(),
             ret: Value::None,
         }

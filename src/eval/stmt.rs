@@ -10,9 +10,22 @@ use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 impl Interp {
     /// Executes a block.
+    #[inline(always)]
     pub fn exec_block(&self, f: &mut Frame, body: &[Stmt]) -> PyResult<Flow> {
         for s in body {
-            let flow = self.exec(f, s)?;
+            // `return value`, the last statement of most calls, is run here
+            // rather than through `exec`: one native call less per Python
+            // call. Its errors are located as `exec` locates them.
+            let flow = if let StmtKind::Return(Some(e)) = &s.kind {
+                let v = match self.eval_hot(f, e) {
+                    Ok(v) => v,
+                    Err(err) => return Err(self.locate(f, s.span, err)),
+                };
+                std::mem::replace(&mut f.ret, v).discard();
+                Flow::Return
+            } else {
+                self.exec(f, s)?
+            };
             if super::generator::dropped_pending() {
                 self.close_dropped();
             }

@@ -82,6 +82,32 @@ pub fn push_int_local(locals: &mut Vec<Option<Value>>, i: i64) {
     }
 }
 
+/// Moves the value out of `slot`, leaving `None`, reading it as two
+/// words. A value just written by a callee as two words (a `return`'s value
+/// into `Frame::ret`) and moved on with one 16-byte load missed store
+/// forwarding (the hottest instruction of a call in `perf annotate`); two
+/// 8-byte loads each read one of the stores.
+#[inline(always)]
+pub fn take_by_words(slot: &mut Value) -> Value {
+    use std::mem::MaybeUninit;
+    // SAFETY: a `Value` is two words (`repr(u64)`: the tag word, then the
+    // payload or padding), read here as possibly-uninitialised words and
+    // reassembled unchanged; the slot is then overwritten with the tag of
+    // `Value::None` (the first variant, 0, with no payload), so the value has
+    // moved, not been duplicated.
+    unsafe {
+        let p = slot as *mut Value as *mut MaybeUninit<u64>;
+        let tag = p.read_volatile();
+        let payload = p.add(1).read_volatile();
+        (p as *mut u64).write(NONE_TAG);
+        std::mem::transmute::<[MaybeUninit<u64>; 2], Value>([tag, payload])
+    }
+}
+
+/// The tag word of `Value::None` (checked by the tests below).
+const NONE_TAG: u64 = 0;
+const _: () = assert!(std::mem::size_of::<Value>() == 16);
+
 // Cloning is written out so that the inline values (the common case in
 // arithmetic and loop counters) copy without a call; the shared ones take
 // the out-of-line path (a reference-count increment).
@@ -390,5 +416,24 @@ mod layout_tests {
         assert_eq!(v.len(), 5);
         v.push(None);
         assert!(matches!(v.last(), Some(None)));
+    }
+
+    #[test]
+    fn taking_by_words_moves_the_value_and_leaves_none() {
+        let s = Rc::new("x".to_string());
+        for v in [
+            Value::Int(-3),
+            Value::Bool(true),
+            Value::Float(0.5),
+            Value::Str(s.clone()),
+        ] {
+            let want = format!("{v:?}");
+            let mut slot = v;
+            let got = take_by_words(&mut slot);
+            assert!(matches!(slot, Value::None));
+            assert_eq!(format!("{got:?}"), want);
+        }
+        // The string moved rather than being copied: one reference left.
+        assert_eq!(Rc::strong_count(&s), 1);
     }
 }
