@@ -685,7 +685,17 @@ pub(crate) fn generic_getattr(
             }
             return Ok(Some(Value::dict(d)));
         }
-        "__dict__" if inst.class.hooks.get() & Class::HOOK_SLOTS == 0 => {
+        // A bare `object()` has no `__dict__`; instances of classes made by
+        // a `class` statement have one unless `__slots__` took it away.
+        "__dict__"
+            if inst.class.hooks.get() & Class::HOOK_SLOTS == 0
+                && (inst.class.kind == ClassKind::User
+                    || inst
+                        .class
+                        .mro_tail
+                        .iter()
+                        .any(|c| c.kind == ClassKind::User)) =>
+        {
             return Ok(Some(inst.dict_value()));
         }
         "__cause__" | "__context__" | "__traceback__" if inst.class.exception_type().is_some() => {
@@ -795,17 +805,8 @@ pub(crate) fn descriptor_get(
             let (Some(p), Some(obj)) = (n.as_any().downcast_ref::<PropertyObj>(), instance) else {
                 return Ok(None);
             };
-            match &p.fget {
-                Some(g) => vm.call(g, vec![obj.clone()], Vec::new()).map(Some),
-                None => Err(PyErr::new(
-                    ExcType::AttributeError,
-                    format!(
-                        "{} of '{}' object has no getter",
-                        p.label(),
-                        class_name(vm, obj)
-                    ),
-                )),
-            }
+            let g = p.accessor(0, &class_name(vm, obj))?;
+            vm.call(g, vec![obj.clone()], Vec::new()).map(Some)
         }
         Value::Instance(d) if d.class.kind == ClassKind::User => {
             let Some(get) = d.class.lookup("__get__") else {
@@ -871,21 +872,7 @@ fn descriptor_store(
     match inst.class.lookup(name) {
         Some(Value::Native(n)) => {
             if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
-                let (accessor, what) = if deleting {
-                    (&p.fdel, "deleter")
-                } else {
-                    (&p.fset, "setter")
-                };
-                let Some(f) = accessor else {
-                    return Err(PyErr::new(
-                        ExcType::AttributeError,
-                        format!(
-                            "{} of '{}' object has no {what}",
-                            p.label(),
-                            inst.class.name
-                        ),
-                    ));
-                };
+                let f = p.accessor(if deleting { 2 } else { 1 }, &inst.class.name)?;
                 let mut args = vec![obj.clone()];
                 args.extend(value);
                 vm.call(f, args, Vec::new())?;

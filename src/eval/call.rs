@@ -334,7 +334,13 @@ impl Interp {
             closure,
             fields: RefCell::new(fields),
             dict: RefCell::new(None),
-            class_cell: RefCell::new(None),
+            // A function nested in a method sees the method's `__class__`
+            // cell, as CPython's compiler makes it a free variable there.
+            class_cell: RefCell::new(
+                f.function
+                    .as_ref()
+                    .and_then(|outer| outer.class_cell.borrow().clone()),
+            ),
             plain,
             num_locals,
         })))

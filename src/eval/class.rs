@@ -191,16 +191,22 @@ impl Interp {
 
     /// `super()` with no arguments: the defining class and the first argument.
     pub(crate) fn zero_arg_super(&self, f: &Frame) -> PyResult<Value> {
+        use crate::value::signature::ParamKind;
+        let no_arguments = || PyErr::new(ExcType::RuntimeError, "super(): no arguments");
+        // CPython's order of checks: a first positional parameter, its
+        // value, then the `__class__` cell.
         let Some(func) = &f.function else {
-            return Err(PyErr::new(ExcType::RuntimeError, "super(): no arguments"));
+            return Err(no_arguments());
         };
-        let cls = func.class_cell.borrow().as_ref().and_then(|w| w.upgrade());
-        let Some(cls) = cls else {
-            return Err(PyErr::new(
-                ExcType::RuntimeError,
-                "super(): __class__ cell not found",
-            ));
-        };
+        let positional = func.sig.params.first().is_some_and(|p| {
+            matches!(
+                p.kind,
+                ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword
+            )
+        });
+        if !positional {
+            return Err(no_arguments());
+        }
         let scope = func.def.scope.borrow();
         let first = match scope.param_slots.first() {
             Some(Slot::Local(i)) => f.locals[*i as usize].clone(),
@@ -208,7 +214,14 @@ impl Interp {
             _ => None,
         };
         let Some(obj) = first else {
-            return Err(PyErr::new(ExcType::RuntimeError, "super(): no arguments"));
+            return Err(PyErr::new(ExcType::RuntimeError, "super(): arg[0] deleted"));
+        };
+        let cls = func.class_cell.borrow().as_ref().and_then(|w| w.upgrade());
+        let Some(cls) = cls else {
+            return Err(PyErr::new(
+                ExcType::RuntimeError,
+                "super(): __class__ cell not found",
+            ));
         };
         Ok(Value::native(SuperObj { cls, obj }))
     }
@@ -515,6 +528,22 @@ impl PropertyObj {
         }))
     }
 
+    /// The getter (0), setter (1) or deleter (2) to run for an object of
+    /// type `owner`, or CPython's AttributeError when the property has none.
+    pub fn accessor(&self, which: usize, owner: &str) -> PyResult<&Value> {
+        let (f, what) = match which {
+            0 => (&self.fget, "getter"),
+            1 => (&self.fset, "setter"),
+            _ => (&self.fdel, "deleter"),
+        };
+        f.as_ref().ok_or_else(|| {
+            PyErr::new(
+                ExcType::AttributeError,
+                format!("{} of '{}' object has no {what}", self.label(), owner),
+            )
+        })
+    }
+
     /// `property 'x'` (or `property` when it never heard its name), as
     /// CPython's errors start.
     pub fn label(&self) -> String {
@@ -552,6 +581,32 @@ fn property_copy(vm: &dyn Vm, args: &Args, which: usize) -> PyResult<Value> {
     Ok(r)
 }
 
+/// `property.__get__/__set__/__delete__(self, instance, ...)`, called
+/// directly (attribute access reaches the accessors without them).
+fn property_call(vm: &dyn Vm, args: &Args, which: usize) -> PyResult<Value> {
+    let Some(p) = args.get(0).downcast::<PropertyObj>() else {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "descriptor requires a 'property' object",
+        ));
+    };
+    let obj = args.get(1);
+    if which == 0 && obj.is_none() {
+        return Ok(args.get(0).clone());
+    }
+    let owner = match vm.type_of(obj) {
+        Value::Class(c) => c.name.to_string(),
+        other => other.type_name().to_string(),
+    };
+    let f = p.accessor(which, &owner)?;
+    let mut call_args = vec![obj.clone()];
+    if which == 1 {
+        call_args.push(args.get(2).clone());
+    }
+    let out = vm.call(f, call_args, Vec::new())?;
+    Ok(if which == 0 { out } else { Value::None })
+}
+
 fn property_getter(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     property_copy(vm, args, 0)
 }
@@ -565,6 +620,10 @@ fn property_deleter(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
 }
 
 impl NativeObject for PropertyObj {
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(descriptor_class(0))
+    }
+
     fn type_name(&self) -> &str {
         "property"
     }
@@ -592,6 +651,16 @@ impl NativeObject for PropertyObj {
             "setter" => copier("property.setter(self, fset)", property_setter),
             "getter" => copier("property.getter(self, fget)", property_getter),
             "deleter" => copier("property.deleter(self, fdel)", property_deleter),
+            "__get__" => copier(
+                "property.__get__(self, instance, owner=None, /)",
+                |vm, a| property_call(vm, a, 0),
+            ),
+            "__set__" => copier("property.__set__(self, instance, value, /)", |vm, a| {
+                property_call(vm, a, 1)
+            }),
+            "__delete__" => copier("property.__delete__(self, instance, /)", |vm, a| {
+                property_call(vm, a, 2)
+            }),
             "fget" => Some(self.fget.clone().unwrap_or(Value::None)),
             "fset" => Some(self.fset.clone().unwrap_or(Value::None)),
             "fdel" => Some(self.fdel.clone().unwrap_or(Value::None)),
@@ -620,6 +689,10 @@ pub(crate) fn unwrap_method_decorator(v: Value) -> Value {
 }
 
 impl NativeObject for StaticMethodObj {
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(descriptor_class(1))
+    }
+
     fn type_name(&self) -> &str {
         "staticmethod"
     }
@@ -666,6 +739,10 @@ fn wrapped_attr(f: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
 }
 
 impl NativeObject for ClassMethodObj {
+    fn class(&self) -> Option<Rc<Class>> {
+        Some(descriptor_class(2))
+    }
+
     fn type_name(&self) -> &str {
         "classmethod"
     }
@@ -935,6 +1012,48 @@ fn builtin_globals_placeholder(_vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
     ))
 }
 
+thread_local! {
+    /// The classes of `property`, `staticmethod` and `classmethod` objects
+    /// (calling one makes one; `isinstance(x, property)` asks them).
+    static DESCRIPTOR_CLASSES: [Rc<Class>; 3] = {
+        let make = |name: &str, sig: &str, f: crate::value::NativeFn, doc: &'static str| {
+            let class = Class::new_builtin(
+                name,
+                "builtins",
+                Some(crate::modules::types::builtin_class(crate::value::ValueType::Object)),
+                crate::value::ClassKind::Native,
+            );
+            crate::modules::types::add_new(&class, sig, f, doc);
+            class
+        };
+        [
+            make(
+                "property",
+                "property(fget=None, fset=None, fdel=None, doc=None)",
+                builtin_property,
+                "A computed attribute.",
+            ),
+            make(
+                "staticmethod",
+                "staticmethod(function, /)",
+                builtin_staticmethod,
+                "A method without a receiver.",
+            ),
+            make(
+                "classmethod",
+                "classmethod(function, /)",
+                builtin_classmethod,
+                "A method that receives the class.",
+            ),
+        ]
+    };
+}
+
+/// The class `property` (0), `staticmethod` (1) or `classmethod` (2).
+fn descriptor_class(which: usize) -> Rc<Class> {
+    DESCRIPTOR_CLASSES.with(|c| c[which].clone())
+}
+
 /// Adds `super`, `property`, `staticmethod`, `classmethod`, `NotImplemented`,
 /// `Ellipsis` to the builtins, and `BaseException.__init__`.
 pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
@@ -947,30 +1066,9 @@ pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
             "Access the parent class's methods.",
         ),
     );
-    b.insert(
-        "property",
-        f(
-            "property(fget=None, fset=None, fdel=None, doc=None)",
-            builtin_property as _,
-            "A computed attribute.",
-        ),
-    );
-    b.insert(
-        "staticmethod",
-        f(
-            "staticmethod(function)",
-            builtin_staticmethod as _,
-            "A method without a receiver.",
-        ),
-    );
-    b.insert(
-        "classmethod",
-        f(
-            "classmethod(function)",
-            builtin_classmethod as _,
-            "A method that receives the class.",
-        ),
-    );
+    b.insert("property", Value::Class(descriptor_class(0)));
+    b.insert("staticmethod", Value::Class(descriptor_class(1)));
+    b.insert("classmethod", Value::Class(descriptor_class(2)));
     b.insert(
         "globals",
         f(

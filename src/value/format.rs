@@ -38,7 +38,15 @@ pub fn float_repr(x: f64) -> String {
         .chars()
         .filter(char::is_ascii_digit)
         .count();
-    let sci = format!("{:.*e}", n.saturating_sub(1), x.abs());
+    // Where x is a power of two the gap below it is half the gap above, so
+    // the correctly rounded string may fall nearer the neighbour below
+    // (2.0**-24): then the shortest string is the one that round-trips.
+    let rounded = format!("{:.*e}", n.saturating_sub(1), x.abs());
+    let sci = if rounded.parse::<f64>() == Ok(x.abs()) {
+        rounded
+    } else {
+        shortest
+    };
     let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();

@@ -372,7 +372,7 @@ thread_local! {
 }
 
 /// `complex(real=0, imag=0)`: from numbers, or from a string (`'1+2j'`).
-pub fn complex_new(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+pub fn complex_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let (real, imag) = (a.get(0), a.get(1));
     let imag_given = a
         .given
@@ -390,27 +390,26 @@ pub fn complex_new(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     if let Value::Str(_) = imag {
         return Err(type_error("complex() second arg can't be a string"));
     }
-    let r = operand(real).ok_or_else(|| {
+    let (r, real_is_complex) = argument(vm, real, true)?.ok_or_else(|| {
         type_error(format!(
             "complex() first argument must be a string or a number, not '{}'",
             real.type_name()
         ))
     })?;
-    let is_complex = |v: &Value| v.downcast::<Complex>().is_some();
     // real + imag * 1j, as CPython's complex_new combines them (a part is
     // added only when an argument is complex, so -0.0 stays -0.0).
     let mut re = r.re;
     let im = if imag_given {
-        let i = operand(imag).ok_or_else(|| {
+        let (i, imag_is_complex) = argument(vm, imag, false)?.ok_or_else(|| {
             type_error(format!(
                 "complex() second argument must be a number, not '{}'",
                 imag.type_name()
             ))
         })?;
-        if is_complex(imag) {
+        if imag_is_complex {
             re -= i.im;
         }
-        if is_complex(real) {
+        if real_is_complex {
             i.re + r.im
         } else {
             i.re
@@ -419,6 +418,38 @@ pub fn complex_new(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         r.im
     };
     Ok(Complex::value(re, im))
+}
+
+/// An argument of `complex()` as a number, and whether it is complex: a
+/// number, or an object whose class defines `__complex__` (the first
+/// argument only), `__float__` or `__index__`, tried in that order as
+/// CPython does. None: not a number.
+fn argument(vm: &dyn Vm, v: &Value, first: bool) -> PyResult<Option<(Complex, bool)>> {
+    if let Some(c) = operand(v) {
+        return Ok(Some((c, v.downcast::<Complex>().is_some())));
+    }
+    let Value::Instance(inst) = v else {
+        return Ok(None);
+    };
+    if first && inst.class.lookup("__complex__").is_some() {
+        let f = vm.getattr(v, "__complex__")?;
+        let out = vm.call(&f, Vec::new(), Vec::new())?;
+        return match out.downcast::<Complex>() {
+            Some(c) => Ok(Some((*c, true))),
+            None => Err(type_error(format!(
+                "__complex__ returned non-complex (type {})",
+                out.type_name()
+            ))),
+        };
+    }
+    if inst.class.lookup("__float__").is_some() || inst.class.lookup("__index__").is_some() {
+        let f = super::float::to_float(vm, v)?;
+        return Ok(Some((Complex { re: f, im: 0.0 }, false)));
+    }
+    match v.as_builtin() {
+        Value::Instance(_) => Ok(None),
+        base => argument(vm, base, first),
+    }
 }
 
 /// A float in the syntax `complex()` accepts (underscores between digits).
