@@ -217,6 +217,20 @@ impl Interp {
                 }
                 continue;
             }
+            if let Some(due) = crate::modules::weakref::take_due_callbacks() {
+                for (callback, r) in due {
+                    if let Err(e) = self.call_value(&callback, vec![r], Vec::new()) {
+                        let what = match &callback {
+                            Value::Function(f) => {
+                                format!("<function {} at {:#x}>", f.def.qualname, callback.id())
+                            }
+                            _ => self.repr_value(&callback).unwrap_or_default(),
+                        };
+                        self.report_ignored(&what, &e);
+                    }
+                }
+                continue;
+            }
             crate::value::object::set_finalizers_pending(false);
             break;
         }

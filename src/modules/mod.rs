@@ -21,6 +21,7 @@ pub mod tf;
 pub mod tf_api;
 pub mod time;
 pub mod types;
+pub mod weakref;
 
 #[cfg(test)]
 mod tests;
@@ -52,6 +53,42 @@ pub fn load(name: &str) -> Option<Value> {
         "numpy" => Some(np::module()),
         "_io" => Some(io::module()),
         "_hashlib" => Some(hashlib::module()),
+        "_weakref" => Some(weakref::module()),
+        "gc" => Some(gc_module()),
         _ => None,
     }
+}
+
+/// `gc`: dist frees objects by reference counting alone, as CPython does
+/// for everything outside reference cycles; it has no cycle collector, so
+/// `collect()` finds nothing to free.
+fn gc_module() -> Value {
+    use crate::value::{Args, PyResult, Vm};
+    fn collect(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
+        Ok(Value::Int(0))
+    }
+    fn enabled(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
+        Ok(Value::Bool(true))
+    }
+    fn none(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
+        Ok(Value::None)
+    }
+    let mut m = ModuleBuilder::new("gc");
+    m.function(
+        "collect(generation=2)",
+        collect,
+        "Runs a collection: 0, as dist has no reference cycles' collector (objects are freed when their last reference goes).",
+    );
+    m.function(
+        "isenabled()",
+        enabled,
+        "Whether automatic collection is on.",
+    );
+    m.function("enable()", none, "Turns automatic collection on.");
+    m.function(
+        "disable()",
+        none,
+        "Turns automatic collection off (no effect in dist).",
+    );
+    m.build()
 }

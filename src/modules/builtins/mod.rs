@@ -8,6 +8,7 @@ pub mod help;
 mod numeric;
 pub use numeric::{divmod_values, round_value};
 mod objects;
+pub(crate) use objects::is_callable;
 mod seq;
 
 use super::types::{builtin_class, native_class, type_error};

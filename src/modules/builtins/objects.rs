@@ -206,7 +206,7 @@ fn callable(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 /// `callable(v)`.
-pub(super) fn is_callable(vm: &dyn Vm, v: &Value) -> bool {
+pub(crate) fn is_callable(vm: &dyn Vm, v: &Value) -> bool {
     match v {
         Value::Function(_) | Value::NativeFunction(_) | Value::BoundMethod(_) | Value::Class(_) => {
             true

@@ -5,7 +5,9 @@ use std::any::Any;
 use std::rc::Rc;
 
 use super::{add_new, builtin_class, type_error};
-use crate::value::{Args, Class, Instance, NativeObject, PyResult, Value, ValueType, Vm};
+use crate::value::{
+    Args, Class, ExcType, Instance, NativeObject, PyErr, PyResult, Value, ValueType, Vm,
+};
 
 /// `X | Y` of types (`int | None`): what `isinstance`/`issubclass` accept
 /// as "any of these"; each member is a class object (`None` is NoneType)
@@ -93,9 +95,31 @@ fn types_class(name: &'static str) -> Rc<Class> {
             Some(builtin_class(ValueType::Object)),
             crate::value::ClassKind::Native,
         );
+        if name == "GenericAlias" {
+            add_new(
+                &cls,
+                "GenericAlias(origin, args, /)",
+                generic_alias_new,
+                "The class `origin` subscripted with `args` (`list[int]`).",
+            );
+        }
         c.borrow_mut().push(cls.clone());
         cls
     })
+}
+
+/// `types.GenericAlias(list, int)`: what `list[int]` makes.
+fn generic_alias_new(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    match a.get(0) {
+        Value::Class(c) => Ok(GenericAlias::value(c.clone(), a.get(1))),
+        other => Err(PyErr::new(
+            ExcType::NotImplementedError,
+            format!(
+                "types.GenericAlias over a '{}' object is not supported in dist; its origin must be a class",
+                other.type_name()
+            ),
+        )),
+    }
 }
 
 impl NativeObject for GenericAlias {
@@ -438,6 +462,30 @@ pub fn register_type(c: &Class) {
         type_new,
         "The class of an object: `type(1) is int`.",
     );
+}
+
+/// Registers `method.__new__` (`types.MethodType(function, instance)`).
+pub fn register_method(c: &Class) {
+    add_new(
+        c,
+        "method(function, instance, /)",
+        method_new,
+        "`function` bound to `instance`, as `instance.function` would be: `types.MethodType(f, obj)()` calls `f(obj)`.",
+    );
+}
+
+fn method_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    let (func, receiver) = (a.get(0), a.get(1));
+    if !crate::modules::builtins::is_callable(vm, func) {
+        return Err(type_error("first argument must be callable"));
+    }
+    if matches!(receiver, Value::None) {
+        return Err(type_error("instance must not be None"));
+    }
+    Ok(Value::BoundMethod(Rc::new(crate::value::BoundMethod {
+        receiver: receiver.clone(),
+        func: func.clone(),
+    })))
 }
 
 fn bool_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {

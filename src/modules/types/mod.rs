@@ -86,6 +86,7 @@ pub fn builtin_class(t: ValueType) -> Rc<Class> {
         ValueType::FrozenSet => set::register(&class, true),
         ValueType::Int => int::register(&class),
         ValueType::Bool => misc::register_bool(&class),
+        ValueType::BoundMethod => misc::register_method(&class),
         ValueType::Float => float::register(&class),
         ValueType::Bytes => bytes::register(&class),
         ValueType::Object => misc::register_object(&class),
