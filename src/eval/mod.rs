@@ -487,7 +487,17 @@ impl Interp {
 }
 
 /// The source of a module written in the language itself (`stdlib/`).
+/// For work on the stdlib, `DIST_STDLIB_DIR=stdlib` reads `NAME.dist`
+/// (dots as underscores) from that folder first, so a module can be
+/// edited, or a new one tried, without rebuilding.
 fn stdlib_source(name: &str) -> Option<&'static str> {
+    if let Some(dir) = std::env::var_os("DIST_STDLIB_DIR") {
+        let path = std::path::Path::new(&dir).join(format!("{}.dist", name.replace('.', "_")));
+        if let Ok(text) = std::fs::read_to_string(path) {
+            // Read once per module per process (the importer caches it).
+            return Some(Box::leak(text.into_boxed_str()));
+        }
+    }
     match name {
         "itertools" => Some(include_str!("../../stdlib/itertools.dist")),
         "functools" => Some(include_str!("../../stdlib/functools.dist")),
@@ -515,6 +525,18 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "statistics" => Some(include_str!("../../stdlib/statistics.dist")),
         "traceback" => Some(include_str!("../../stdlib/traceback.dist")),
         "json" => Some(include_str!("../../stdlib/json.dist")),
+        "weakref" => Some(include_str!("../../stdlib/weakref.dist")),
+        "argparse" => Some(include_str!("../../stdlib/argparse.dist")),
+        "reprlib" => Some(include_str!("../../stdlib/reprlib.dist")),
+        "keyword" => Some(include_str!("../../stdlib/keyword.dist")),
+        "fnmatch" => Some(include_str!("../../stdlib/fnmatch.dist")),
+        "shlex" => Some(include_str!("../../stdlib/shlex.dist")),
+        "graphlib" => Some(include_str!("../../stdlib/graphlib.dist")),
+        "queue" => Some(include_str!("../../stdlib/queue.dist")),
+        "numbers" => Some(include_str!("../../stdlib/numbers.dist")),
+        "struct" => Some(include_str!("../../stdlib/struct.dist")),
+        "array" => Some(include_str!("../../stdlib/array.dist")),
+        "decimal" => Some(include_str!("../../stdlib/decimal.dist")),
         "collections.abc" => Some(include_str!("../../stdlib/collections_abc.dist")),
         _ => None,
     }
