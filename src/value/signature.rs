@@ -214,6 +214,38 @@ impl Signature {
         }
     }
 
+    /// A method of one of CPython's builtin types taking its receiver as
+    /// `self` (`str.upper`): called through the class with no argument at
+    /// all, CPython's method descriptor refuses it before binding anything.
+    fn is_builtin_type_method(&self) -> bool {
+        let Some((owner, _)) = self.name.split_once('.') else {
+            return false;
+        };
+        matches!(
+            owner,
+            "str"
+                | "bytes"
+                | "bytearray"
+                | "list"
+                | "tuple"
+                | "dict"
+                | "set"
+                | "frozenset"
+                | "int"
+                | "float"
+                | "complex"
+                | "bool"
+                | "object"
+                | "range"
+        ) && self.params.first().is_some_and(|p| {
+            &*p.name == "self"
+                && matches!(
+                    p.kind,
+                    ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword
+                )
+        })
+    }
+
     /// Binds positional and keyword arguments to the parameters, with CPython's
     /// error messages. `positional` includes a bound receiver first.
     pub fn bind(&self, positional: Vec<Value>, keywords: Vec<(Rc<str>, Value)>) -> PyResult<Args> {
@@ -223,6 +255,47 @@ impl Signature {
                 values: positional,
                 given: None,
             });
+        }
+        if positional.is_empty() && self.is_builtin_type_method() {
+            // A slot wrapper (`object.__init__`) words it as a descriptor;
+            // the dunders CPython defines as plain methods (`__format__`,
+            // `list.__getitem__`) do not.
+            let plain_method = |m: &str| {
+                matches!(
+                    m,
+                    "__format__"
+                        | "__sizeof__"
+                        | "__reduce__"
+                        | "__reduce_ex__"
+                        | "__dir__"
+                        | "__getstate__"
+                        | "__getnewargs__"
+                        | "__alloc__"
+                        | "__round__"
+                        | "__trunc__"
+                        | "__floor__"
+                        | "__ceil__"
+                        | "__bytes__"
+                        | "__complex__"
+                        | "__reversed__"
+                ) || matches!(
+                    &*self.name,
+                    "list.__getitem__"
+                        | "dict.__getitem__"
+                        | "dict.__contains__"
+                        | "set.__contains__"
+                        | "frozenset.__contains__"
+                )
+            };
+            let msg = match self.name.split_once('.') {
+                Some((owner, m))
+                    if m.starts_with("__") && m.ends_with("__") && !plain_method(m) =>
+                {
+                    format!("descriptor '{m}' of '{owner}' object needs an argument")
+                }
+                _ => format!("unbound method {}() needs an argument", self.name),
+            };
+            return Err(PyErr::new(ExcType::TypeError, msg));
         }
         if self.builtin != BuiltinStyle::Python {
             if let Some(e) = self.c_arity_error(positional.len(), &keywords) {
