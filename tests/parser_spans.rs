@@ -13,7 +13,8 @@ fn walk(src: &str, e: &Expr, out: &mut Vec<String>) {
     match &e.kind {
         ExprKind::Attribute { value, .. }
         | ExprKind::Starred(value)
-        | ExprKind::YieldFrom(value) => walk(src, value, out),
+        | ExprKind::YieldFrom(value)
+        | ExprKind::Await(value) => walk(src, value, out),
         ExprKind::Yield(value) => value.iter().for_each(|v| walk(src, v, out)),
         ExprKind::Subscript { value, slice } => {
             walk(src, value, out);

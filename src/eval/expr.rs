@@ -288,6 +288,10 @@ impl Interp {
                 let v = self.eval(f, v)?;
                 self.yield_from(&v)
             }
+            ExprKind::Await(v) => {
+                let v = self.eval(f, v)?;
+                self.await_value(&v)
+            }
             ExprKind::Starred(_) => Err(PyErr::new(
                 ExcType::SyntaxError,
                 "can't use starred expression here",
@@ -797,7 +801,7 @@ impl Interp {
                 None => "<genexpr>".into(),
             };
             let c = c.clone();
-            return self.spawn_generator(qualname, "<genexpr>".into(), move |interp| {
+            return self.spawn_generator(qualname, "<genexpr>".into(), false, move |interp| {
                 let mut out = CompOut::Yield;
                 interp.comp_level(&mut inner, &c, 0, Some(first), &mut out)?;
                 Ok(Value::None)

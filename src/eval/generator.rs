@@ -73,6 +73,8 @@ pub struct Generator {
     returned: RefCell<Value>,
     /// A dropped generator being closed: dropping it again only unwinds.
     detached: bool,
+    /// A coroutine (an `async def` called): awaited, not iterated.
+    coroutine: bool,
 }
 
 /// Whether dropped generators wait to be closed (see [`Interp::close_dropped`]).
@@ -98,6 +100,7 @@ impl Drop for Generator {
             interp: self.interp,
             returned: RefCell::new(Value::None),
             detached: true,
+            coroutine: self.coroutine,
         };
         // At thread exit (or inside the queue's own borrow) it is unwound instead.
         let _ = DROPPED.try_with(|q| {
@@ -117,6 +120,7 @@ impl Interp {
         self.spawn_generator(
             fun.def.qualname.clone(),
             fun.def.name.clone(),
+            fun.def.is_async,
             move |interp| match interp.exec_block(&mut frame, &def.body)? {
                 Flow::Return => Ok(std::mem::take(&mut frame.ret)),
                 _ => Ok(Value::None),
@@ -131,6 +135,7 @@ impl Interp {
         &self,
         qualname: Rc<str>,
         name: Rc<str>,
+        coroutine: bool,
         body: impl FnOnce(&Interp) -> PyResult<Value> + 'static,
     ) -> PyResult<Value> {
         let stack = match STACKS.with(|p| p.borrow_mut().pop()) {
@@ -142,6 +147,7 @@ impl Interp {
         let limit = Rc::new(Cell::new(0));
         let body_limit = limit.clone();
         let interp = self as *const Interp;
+        let what = if coroutine { "coroutine" } else { "generator" };
         let co = Coroutine::with_stack(stack, move |y: &GenYielder, first: PyResult<Value>| {
             // SAFETY: a generator is resumed only by `Generator::resume`,
             // which runs on the interpreter's thread while the interpreter
@@ -160,8 +166,10 @@ impl Interp {
                 Ok(v) => Ok(v),
                 Err(e) if e.is(ExcType::StopIteration) => {
                     // PEP 479: a StopIteration escaping the body is a RuntimeError.
-                    let mut err =
-                        PyErr::new(ExcType::RuntimeError, "generator raised StopIteration");
+                    let mut err = PyErr::new(
+                        ExcType::RuntimeError,
+                        format!("{what} raised StopIteration"),
+                    );
                     err.0.located = false;
                     Err(err)
                 }
@@ -181,6 +189,7 @@ impl Interp {
             interp,
             returned: RefCell::new(Value::None),
             detached: false,
+            coroutine,
         }))
     }
 
@@ -267,6 +276,57 @@ impl Interp {
         input
     }
 
+    /// `await x`: a coroutine runs inside this one (what it suspends for is
+    /// passed out, what is sent in passed on) and its return value is the
+    /// expression's value; any other object awaits the iterator its class's
+    /// `__await__` returns, as CPython's `GET_AWAITABLE` does.
+    pub(super) fn await_value(&self, v: &Value) -> PyResult<Value> {
+        if let Some(g) = v.downcast::<Generator>() {
+            if g.coroutine {
+                return self.yield_from(v);
+            }
+        }
+        let type_name = match self.type_of(v) {
+            Value::Class(c) => c.name.to_string(),
+            other => other.type_name(),
+        };
+        let has_await = match v {
+            Value::Instance(i) => i.class.lookup("__await__").is_some(),
+            Value::Native(_) if v.downcast::<Generator>().is_none() => {
+                self.getattr(v, "__await__").is_ok()
+            }
+            _ => false,
+        };
+        if !has_await {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!("object {type_name} can't be used in 'await' expression"),
+            ));
+        }
+        let method = self.getattr(v, "__await__")?;
+        let it = self.call(&method, Vec::new(), Vec::new())?;
+        if let Some(g) = it.downcast::<Generator>() {
+            if g.coroutine {
+                return Err(PyErr::new(
+                    ExcType::TypeError,
+                    "__await__() returned a coroutine",
+                ));
+            }
+            return self.yield_from(&it);
+        }
+        if self.getattr(&it, "__next__").is_err() {
+            let t = match self.type_of(&it) {
+                Value::Class(c) => c.name.to_string(),
+                other => other.type_name(),
+            };
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!("__await__() returned non-iterator of type '{t}'"),
+            ));
+        }
+        self.yield_from(&it)
+    }
+
     /// `yield from iterable`: yields each item; a generator's sent values are
     /// passed on to it, and its return value is the expression's value.
     pub(super) fn yield_from(&self, iterable: &Value) -> PyResult<Value> {
@@ -294,10 +354,16 @@ impl Generator {
         if self.running.get() {
             return Err(PyErr::new(
                 ExcType::ValueError,
-                "generator already executing",
+                format!("{} already executing", self.kind()),
             ));
         }
         let Some(mut co) = self.co.borrow_mut().take() else {
+            if self.coroutine {
+                return Err(PyErr::new(
+                    ExcType::RuntimeError,
+                    "cannot reuse already awaited coroutine",
+                ));
+            }
             // Finished: a closed or exhausted generator yields nothing more;
             // an error thrown into it is raised as is.
             self.returned.replace(Value::None);
@@ -309,7 +375,10 @@ impl Generator {
                     *self.co.borrow_mut() = Some(co);
                     return Err(PyErr::new(
                         ExcType::TypeError,
-                        "can't send non-None value to a just-started generator",
+                        format!(
+                            "can't send non-None value to a just-started {}",
+                            self.kind()
+                        ),
                     ));
                 }
             }
@@ -386,22 +455,29 @@ impl Generator {
 
 impl NativeObject for Generator {
     fn type_name(&self) -> &str {
-        "generator"
+        self.kind()
     }
     fn as_any(&self) -> &dyn Any {
         self
     }
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!(
-            "<generator object {} at {:#x}>",
+            "<{} object {} at {:#x}>",
+            self.kind(),
             self.qualname,
             this.id()
         ))
     }
     fn iter(&self, this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(Some(this.clone()))
+        Ok((!self.coroutine).then(|| this.clone()))
     }
     fn next(&self, _this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        if self.coroutine {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                "'coroutine' object is not an iterator",
+            ));
+        }
         match self.resume(self.interp_of(vm)?, Ok(Value::None))? {
             Step::Yield(v) => Ok(Some(v)),
             Step::Return(_) => Ok(None),
@@ -411,6 +487,18 @@ impl NativeObject for Generator {
         self.returned.replace(Value::None)
     }
     fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        if self.coroutine {
+            return Ok(match name {
+                "send" => Some(SEND.with(|f| f.bind(this.clone()))),
+                "close" => Some(CLOSE.with(|f| f.bind(this.clone()))),
+                "throw" => Some(THROW.with(|f| f.bind(this.clone()))),
+                "__await__" => Some(AWAIT.with(|f| f.bind(this.clone()))),
+                "cr_running" => Some(Value::Bool(self.running.get())),
+                "__name__" => Some(Value::str(&*self.name)),
+                "__qualname__" => Some(Value::str(&*self.qualname)),
+                _ => None,
+            });
+        }
         Ok(match name {
             "send" => Some(SEND.with(|f| f.bind(this.clone()))),
             "close" => Some(CLOSE.with(|f| f.bind(this.clone()))),
@@ -424,6 +512,19 @@ impl NativeObject for Generator {
         })
     }
     fn dir(&self) -> Vec<String> {
+        if self.coroutine {
+            return [
+                "send",
+                "close",
+                "throw",
+                "cr_running",
+                "__await__",
+                "__name__",
+                "__qualname__",
+            ]
+            .map(String::from)
+            .to_vec();
+        }
         [
             "send",
             "close",
@@ -440,6 +541,15 @@ impl NativeObject for Generator {
 }
 
 impl Generator {
+    /// "generator" or "coroutine", as messages name it.
+    fn kind(&self) -> &'static str {
+        if self.coroutine {
+            "coroutine"
+        } else {
+            "generator"
+        }
+    }
+
     /// The interpreter behind a native call's `vm`: the one that made this
     /// generator (checked by address).
     fn interp_of(&self, vm: &dyn Vm) -> PyResult<&Interp> {
@@ -519,6 +629,44 @@ fn iter(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(a.get(0).clone())
 }
 
+/// `coroutine.__await__()`: an iterator that drives the coroutine.
+fn await_(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+    Ok(Value::native(AwaitIter(a.get(0).clone())))
+}
+
+/// The iterator `coroutine.__await__()` returns (`coroutine_wrapper`):
+/// `next()`/`send()`/`throw()`/`close()` act on the coroutine.
+struct AwaitIter(Value);
+
+impl NativeObject for AwaitIter {
+    fn type_name(&self) -> &str {
+        "coroutine_wrapper"
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn iter(&self, this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(Some(this.clone()))
+    }
+    fn next(&self, _this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let g = this_gen(&self.0)?;
+        match g.resume(g.interp_of(vm)?, Ok(Value::None))? {
+            Step::Yield(v) => Ok(Some(v)),
+            Step::Return(_) => Ok(None),
+        }
+    }
+    fn stop_value(&self) -> Value {
+        this_gen(&self.0).map_or(Value::None, |g| g.returned.replace(Value::None))
+    }
+    fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        Ok(match name {
+            "send" | "throw" | "close" => Some(vm.getattr(&self.0, name)?),
+            "__next__" => Some(NEXT.with(|f| f.bind(self.0.clone()))),
+            _ => None,
+        })
+    }
+}
+
 thread_local! {
     static SEND: Rc<NativeFunction> = NativeFunction::new(
         "send(self, value, /)",
@@ -539,6 +687,11 @@ thread_local! {
         "close(self, /)",
         close,
         "Raise GeneratorExit inside generator.",
+    );
+    static AWAIT: Rc<NativeFunction> = NativeFunction::new(
+        "__await__(self, /)",
+        await_,
+        "Return an iterator to be used in await expression.",
     );
     static ITER: Rc<NativeFunction> = NativeFunction::new(
         "__iter__(self, /)",

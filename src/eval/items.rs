@@ -252,6 +252,62 @@ impl Interp {
         }
     }
 
+    /// `async with` entry: `await type(mgr).__aenter__(mgr)`.
+    pub fn async_context_enter(&self, mgr: &Value) -> PyResult<Value> {
+        let (enter, exit) = match mgr {
+            Value::Instance(inst) => (
+                inst.class.lookup("__aenter__"),
+                inst.class.lookup("__aexit__"),
+            ),
+            _ => (None, None),
+        };
+        let type_name = match crate::value::Vm::type_of(self, mgr) {
+            Value::Class(c) => c.name.to_string(),
+            other => other.type_name(),
+        };
+        match (enter, exit) {
+            (Some(enter), Some(_)) => {
+                let aw = self.call_value(&enter, vec![mgr.clone()], Vec::new())?;
+                self.await_value(&aw)
+            }
+            (Some(_), None) => Err(PyErr::new(
+                ExcType::TypeError,
+                format!(
+                    "'{type_name}' object does not support the asynchronous context manager protocol (missed __aexit__ method)"
+                ),
+            )),
+            _ => Err(PyErr::new(
+                ExcType::TypeError,
+                format!(
+                    "'{type_name}' object does not support the asynchronous context manager protocol"
+                ),
+            )),
+        }
+    }
+
+    /// `async with` exit: `await type(mgr).__aexit__(mgr, type, value, tb)`;
+    /// true when the exception is suppressed.
+    pub fn async_context_exit(&self, mgr: &Value, err: Option<&PyErr>) -> PyResult<bool> {
+        let Value::Instance(inst) = mgr else {
+            return Ok(false);
+        };
+        let Some(exit) = inst.class.lookup("__aexit__") else {
+            return Ok(false);
+        };
+        let args = match err {
+            Some(e) => vec![
+                mgr.clone(),
+                Value::Class(e.class()),
+                e.value().clone(),
+                Value::None,
+            ],
+            None => vec![mgr.clone(), Value::None, Value::None, Value::None],
+        };
+        let aw = self.call_value(&exit, args, Vec::new())?;
+        let r = self.await_value(&aw)?;
+        Ok(err.is_some() && self.is_true(&r)?)
+    }
+
     /// `with` exit; returns true when the exception is suppressed.
     pub fn context_exit(&self, mgr: &Value, err: Option<&PyErr>) -> PyResult<bool> {
         match mgr {

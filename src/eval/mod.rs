@@ -537,6 +537,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
         "struct" => Some(include_str!("../../stdlib/struct.dist")),
         "array" => Some(include_str!("../../stdlib/array.dist")),
         "decimal" => Some(include_str!("../../stdlib/decimal.dist")),
+        "asyncio" => Some(include_str!("../../stdlib/asyncio.dist")),
         "collections.abc" => Some(include_str!("../../stdlib/collections_abc.dist")),
         _ => None,
     }

@@ -154,6 +154,64 @@ impl Interp {
         Ok(Flow::Normal)
     }
 
+    /// `async for`: `type(x).__aiter__(x)`, then `await it.__anext__()`
+    /// until it raises StopAsyncIteration.
+    fn exec_async_for(
+        &self,
+        f: &mut Frame,
+        target: &Expr,
+        iter: &Expr,
+        body: &[Stmt],
+        orelse: &[Stmt],
+    ) -> PyResult<Flow> {
+        let iterable = self.eval(f, iter)?;
+        let type_name = |v: &Value| match crate::value::Vm::type_of(self, v) {
+            Value::Class(c) => c.name.to_string(),
+            other => other.type_name(),
+        };
+        let method = |v: &Value, name: &str| match v {
+            Value::Instance(i) => i.class.lookup(name),
+            _ => None,
+        };
+        let Some(aiter) = method(&iterable, "__aiter__") else {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!(
+                    "'async for' requires an object with __aiter__ method, got {}",
+                    type_name(&iterable)
+                ),
+            ));
+        };
+        let it = self.call_value(&aiter, vec![iterable.clone()], Vec::new())?;
+        let Some(anext) = method(&it, "__anext__") else {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!(
+                    "'async for' received an object from __aiter__ that does not implement __anext__: {}",
+                    type_name(&it)
+                ),
+            ));
+        };
+        loop {
+            self.check_interrupt()?;
+            let aw = self.call_value(&anext, vec![it.clone()], Vec::new())?;
+            let item = match self.await_value(&aw) {
+                Ok(v) => v,
+                Err(e) if e.is(ExcType::StopAsyncIteration) => {
+                    return self.exec_block(f, orelse);
+                }
+                Err(e) => return Err(e),
+            };
+            self.assign(f, target, item)?;
+            match self.exec_block(f, body)? {
+                Flow::Break => break,
+                Flow::Return => return Ok(Flow::Return),
+                Flow::Normal | Flow::Continue => {}
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
     #[inline(never)]
     fn exec_cold(&self, f: &mut Frame, s: &Stmt) -> PyResult<Flow> {
         match &s.kind {
@@ -205,6 +263,12 @@ impl Interp {
                     self.assign(f, target, v)?;
                 }
             }
+            StmtKind::AsyncFor {
+                target,
+                iter,
+                body,
+                orelse,
+            } => return self.exec_async_for(f, target, iter, body, orelse),
             StmtKind::FunctionDef(def) => {
                 let func = self.make_function(f, def)?;
                 let func = self.decorate(f, &def.decorators, func)?;
@@ -220,7 +284,11 @@ impl Interp {
                     self.delete(f, t)?;
                 }
             }
-            StmtKind::With { items, body } => return self.exec_with(f, items, body),
+            StmtKind::With {
+                items,
+                body,
+                is_async,
+            } => return self.exec_with(f, items, body, *is_async),
             StmtKind::Try {
                 body,
                 handlers,
@@ -502,14 +570,32 @@ impl Interp {
 
     // ---- with / try / raise -------------------------------------------------------
 
-    fn exec_with(&self, f: &mut Frame, items: &[WithItem], body: &[Stmt]) -> PyResult<Flow> {
+    fn exec_with(
+        &self,
+        f: &mut Frame,
+        items: &[WithItem],
+        body: &[Stmt],
+        is_async: bool,
+    ) -> PyResult<Flow> {
         let Some((first, rest)) = items.split_first() else {
             return self.exec_block(f, body);
         };
         let mgr = self.eval(f, &first.context_expr)?;
-        let entered = self
-            .context_enter(&mgr)
-            .map_err(|e| self.locate(f, first.context_expr.span, e))?;
+        let enter = |mgr: &Value| {
+            if is_async {
+                self.async_context_enter(mgr)
+            } else {
+                self.context_enter(mgr)
+            }
+        };
+        let exit = |mgr: &Value, e: Option<&PyErr>| {
+            if is_async {
+                self.async_context_exit(mgr, e)
+            } else {
+                self.context_exit(mgr, e)
+            }
+        };
+        let entered = enter(&mgr).map_err(|e| self.locate(f, first.context_expr.span, e))?;
         let result = (|| {
             if let Some(t) = &first.optional_vars {
                 self.assign(f, t, entered)?;
@@ -517,13 +603,12 @@ impl Interp {
             if rest.is_empty() {
                 self.exec_block(f, body)
             } else {
-                self.exec_with(f, rest, body)
+                self.exec_with(f, rest, body, is_async)
             }
         })();
         match result {
             Ok(flow) => {
-                self.context_exit(&mgr, None)
-                    .map_err(|e| self.locate(f, first.context_expr.span, e))?;
+                exit(&mgr, None).map_err(|e| self.locate(f, first.context_expr.span, e))?;
                 Ok(flow)
             }
             Err(err) => {
@@ -531,8 +616,7 @@ impl Interp {
                 // `__exit__` runs as a handler of the exception: one it
                 // raises gets it as `__context__`.
                 let exc = err.clone();
-                let (err, suppress) =
-                    self.while_handling(err, || self.context_exit(&mgr, Some(&exc)));
+                let (err, suppress) = self.while_handling(err, || exit(&mgr, Some(&exc)));
                 if suppress? {
                     Ok(Flow::Normal)
                 } else {

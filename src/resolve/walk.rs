@@ -160,13 +160,19 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 iter,
                 body,
                 orelse,
+            }
+            | StmtKind::AsyncFor {
+                target,
+                iter,
+                body,
+                orelse,
             } => {
                 self.scan_walrus(iter);
                 self.scan_target(target);
                 self.scan_block(body)?;
                 self.scan_block(orelse)?;
             }
-            StmtKind::With { items, body } => {
+            StmtKind::With { items, body, .. } => {
                 for it in items {
                     self.scan_walrus(&it.context_expr);
                     if let Some(t) = &it.optional_vars {
@@ -315,6 +321,7 @@ impl<'a, 'g> Resolver<'a, 'g> {
             ExprKind::Attribute { value, .. }
             | ExprKind::Starred(value)
             | ExprKind::YieldFrom(value)
+            | ExprKind::Await(value)
             | ExprKind::UnaryOp { operand: value, .. } => self.scan_walrus(value),
             ExprKind::Yield(v) => {
                 if let Some(v) = v {
@@ -460,13 +467,19 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 iter,
                 body,
                 orelse,
+            }
+            | StmtKind::AsyncFor {
+                target,
+                iter,
+                body,
+                orelse,
             } => {
                 self.expr(iter)?;
                 self.expr(target)?;
                 self.stmts(body)?;
                 self.stmts(orelse)?;
             }
-            StmtKind::With { items, body } => {
+            StmtKind::With { items, body, .. } => {
                 for it in items {
                     self.expr(&it.context_expr)?;
                     if let Some(t) = &it.optional_vars {
@@ -692,7 +705,7 @@ impl<'a, 'g> Resolver<'a, 'g> {
                     self.expr(x)?;
                 }
             }
-            ExprKind::Starred(v) | ExprKind::YieldFrom(v) => self.expr(v)?,
+            ExprKind::Starred(v) | ExprKind::YieldFrom(v) | ExprKind::Await(v) => self.expr(v)?,
             ExprKind::Yield(v) => {
                 if let Some(v) = v {
                     self.expr(v)?;

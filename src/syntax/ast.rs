@@ -156,12 +156,25 @@ pub enum StmtKind {
     Continue,
     /// `pass`.
     Pass,
+    /// `async for target in iter: body else: orelse` (in an `async def`).
+    AsyncFor {
+        /// Loop target.
+        target: Expr,
+        /// The asynchronous iterable.
+        iter: Expr,
+        /// Loop body.
+        body: Vec<Stmt>,
+        /// Runs when the loop ends without `break`.
+        orelse: Vec<Stmt>,
+    },
     /// `with a as x, b: body`.
     With {
         /// The context managers.
         items: Vec<WithItem>,
         /// The body.
         body: Vec<Stmt>,
+        /// `async with` (in an `async def`): `__aenter__`/`__aexit__`, awaited.
+        is_async: bool,
     },
     /// `try/except/else/finally`.
     Try {
@@ -335,6 +348,9 @@ pub struct FunctionDef {
     pub scope: std::cell::RefCell<Scope>,
     /// Whether the body contains `yield`: calling the function makes a generator.
     pub is_generator: bool,
+    /// `async def`: calling it makes a coroutine (`is_generator` is set too,
+    /// the body running as a generator's does).
+    pub is_async: bool,
     /// Span of the `def name(...)` header (or the whole lambda).
     pub span: Span,
 }
@@ -459,6 +475,8 @@ pub enum ExprKind {
     Yield(Option<Box<Expr>>),
     /// `yield from iterable`.
     YieldFrom(Box<Expr>),
+    /// `await x` (inside an `async def`).
+    Await(Box<Expr>),
     /// `left op right`.
     BinOp {
         /// Left operand.

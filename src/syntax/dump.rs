@@ -156,8 +156,18 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             iter,
             body: b,
             orelse,
+        }
+        | StmtKind::AsyncFor {
+            target,
+            iter,
+            body: b,
+            orelse,
         } => {
-            out.push_str("(For ");
+            out.push_str(if matches!(s.kind, StmtKind::AsyncFor { .. }) {
+                "(AsyncFor "
+            } else {
+                "(For "
+            });
             expr(out, target);
             out.push_str(" in ");
             expr(out, iter);
@@ -185,8 +195,12 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
         StmtKind::Break => out.push_str("(Break)\n"),
         StmtKind::Continue => out.push_str("(Continue)\n"),
         StmtKind::Pass => out.push_str("(Pass)\n"),
-        StmtKind::With { items, body: b } => {
-            out.push_str("(With");
+        StmtKind::With {
+            items,
+            body: b,
+            is_async,
+        } => {
+            out.push_str(if *is_async { "(AsyncWith" } else { "(With" });
             for it in items {
                 out.push(' ');
                 expr(out, &it.context_expr);
@@ -408,7 +422,9 @@ fn function(out: &mut String, f: &FunctionDef, level: usize) {
     let _ = write!(out, "(FunctionDef {} qualname={} ", f.name, f.qualname);
     arguments(out, &f.args);
     decorators(out, &f.decorators);
-    if f.is_generator {
+    if f.is_async {
+        out.push_str(" async");
+    } else if f.is_generator {
         out.push_str(" generator");
     }
     out.push('\n');
@@ -612,6 +628,11 @@ fn expr(out: &mut String, e: &Expr) {
         }
         ExprKind::YieldFrom(v) => {
             out.push_str("(yield-from ");
+            expr(out, v);
+            out.push(')');
+        }
+        ExprKind::Await(v) => {
+            out.push_str("(await ");
             expr(out, v);
             out.push(')');
         }

@@ -192,6 +192,32 @@ impl Lowerer<'_> {
         })
     }
 
+    /// `await x`: only directly inside an `async def` (CPython's
+    /// compile-time rule); `x` is the primary after the keyword.
+    fn await_expr(&self, p: Pair<Rule>, span: Span) -> R<Expr> {
+        let kw = Span::new(span.start as usize, span.start as usize + 5);
+        if !self.in_async() {
+            let msg = match self.scope_kind() {
+                ScopeKind::Module | ScopeKind::Class => "'await' outside function",
+                ScopeKind::Comprehension => {
+                    "'await' in a comprehension is not supported (asynchronous comprehensions)"
+                }
+                _ => "'await' outside async function",
+            };
+            return Err(SyntaxError::new(msg, kw));
+        }
+        let mut it = kids(p).filter(|c| c.as_rule() != Rule::AWAIT);
+        let atom = it.next().ok_or_else(|| shape(span, "await"))?;
+        let mut value = self.atom(atom)?;
+        for t in it {
+            value = self.trailer(value, t)?;
+        }
+        Ok(Expr {
+            kind: ExprKind::Await(Box::new(value)),
+            span,
+        })
+    }
+
     /// `yield`, `yield x`, `yield from x`: marks the enclosing function a
     /// generator; outside a function it is CPython's SyntaxError.
     fn yield_expr(&self, p: Pair<Rule>, span: Span) -> R<Expr> {
@@ -454,12 +480,7 @@ impl Lowerer<'_> {
             Rule::paren => return self.paren(p),
             Rule::list => return self.display(p, CompKind::List),
             Rule::brace => return self.brace(p),
-            Rule::await_expr => {
-                return Err(SyntaxError::new(
-                    "'await' is not supported",
-                    Span::new(span.start as usize, span.start as usize + 5),
-                ))
-            }
+            Rule::await_expr => return self.await_expr(p, span),
             Rule::disjunction | Rule::bitor_expr | Rule::if_exp => return self.expr(p),
             _ => return Err(shape(span, "atom")),
         };
@@ -773,6 +794,7 @@ impl Lowerer<'_> {
             target: Self::name("<lambda>"),
             scope: RefCell::new(Default::default()),
             is_generator,
+            is_async: false,
             span,
         };
         Ok(Expr {

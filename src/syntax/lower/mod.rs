@@ -57,6 +57,7 @@ fn parse_module_inner(source: &str) -> Result<Module, SyntaxError> {
         qualname: Rc::from(""),
         loops: 0,
         yields: false,
+        is_async: false,
         star_loops: None,
     }]);
     let strings = RefCell::new(std::collections::HashMap::new());
@@ -142,6 +143,8 @@ struct ScopeCtx {
     loops: u32,
     /// Whether a `yield` was lowered directly in this scope.
     yields: bool,
+    /// An `async def`'s body (where `await` may appear).
+    is_async: bool,
     /// Inside an `except*` block: the loop depth at its start (a `break` or
     /// `continue` must stay inside a loop of the block, and `return` is
     /// refused: CPython's compile-time rule).
@@ -246,11 +249,23 @@ impl<'a> Lowerer<'a> {
         qualname: Rc<str>,
         f: impl FnOnce() -> R<T>,
     ) -> R<(T, bool)> {
+        self.in_scope_async(kind, qualname, false, f)
+    }
+
+    /// [`Self::in_scope_yields`] for a scope that may be an `async def`'s.
+    fn in_scope_async<T>(
+        &self,
+        kind: ScopeKind,
+        qualname: Rc<str>,
+        is_async: bool,
+        f: impl FnOnce() -> R<T>,
+    ) -> R<(T, bool)> {
         self.scopes.borrow_mut().push(ScopeCtx {
             kind,
             qualname,
             loops: 0,
             yields: false,
+            is_async,
             star_loops: None,
         });
         let out = f();
@@ -297,6 +312,11 @@ impl<'a> Lowerer<'a> {
         if let Some(top) = self.scopes.borrow_mut().last_mut() {
             top.loops = top.loops.saturating_add_signed(by);
         }
+    }
+
+    /// Whether the innermost scope is an `async def`'s body.
+    fn in_async(&self) -> bool {
+        self.scopes.borrow().last().is_some_and(|s| s.is_async)
     }
 
     fn scope_kind(&self) -> ScopeKind {

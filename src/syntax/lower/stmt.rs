@@ -23,6 +23,11 @@ fn body_end(body: &[Stmt], fallback: Span) -> u32 {
     body.last().map_or(fallback.end, |s| s.span.end)
 }
 
+thread_local! {
+    /// Set while the `def` of an `async def` is lowered.
+    static ASYNC_DEF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 impl Lowerer<'_> {
     /// Lowers a sequence of statement pairs (tokens are skipped).
     pub(super) fn statements(&self, pairs: Pairs<Rule>, out: &mut Vec<Stmt>) -> R<()> {
@@ -160,7 +165,11 @@ impl Lowerer<'_> {
                 }
                 let end = body_end(&body, span);
                 return Ok(Stmt {
-                    kind: StmtKind::With { items, body },
+                    kind: StmtKind::With {
+                        items,
+                        body,
+                        is_async: false,
+                    },
                     span: Span {
                         start: span.start,
                         end,
@@ -187,16 +196,56 @@ impl Lowerer<'_> {
                 return Err(shape(span, "decorated"));
             }
             Rule::async_stmt => {
-                let what = match kids(p)
-                    .find(|c| c.as_rule() != Rule::ASYNC)
-                    .map(|c| c.as_rule())
-                {
-                    Some(Rule::for_stmt) => "async for",
-                    Some(Rule::with_stmt) => "async with",
-                    _ => "async def",
-                };
-                let kw = Span::new(span.start as usize, span.start as usize + 5);
-                return Err(SyntaxError::new(format!("'{what}' is not supported"), kw));
+                let inner = kids(p.clone()).find(|c| c.as_rule() != Rule::ASYNC);
+                match inner.as_ref().map(|c| c.as_rule()) {
+                    Some(Rule::for_stmt) => {
+                        let kw = Span::new(span.start as usize, span.start as usize + 5);
+                        if !self.in_async() {
+                            return Err(SyntaxError::new("'async for' outside async function", kw));
+                        }
+                        let inner = inner.ok_or_else(|| shape(span, "async for"))?;
+                        let mut s = self.stmt(inner, Vec::new())?;
+                        if let StmtKind::For {
+                            target,
+                            iter,
+                            body,
+                            orelse,
+                        } = s.kind
+                        {
+                            s.kind = StmtKind::AsyncFor {
+                                target,
+                                iter,
+                                body,
+                                orelse,
+                            };
+                        }
+                        s.span.start = span.start;
+                        return Ok(s);
+                    }
+                    Some(Rule::with_stmt) => {
+                        let kw = Span::new(span.start as usize, span.start as usize + 5);
+                        if !self.in_async() {
+                            return Err(SyntaxError::new(
+                                "'async with' outside async function",
+                                kw,
+                            ));
+                        }
+                        let inner = inner.ok_or_else(|| shape(span, "async with"))?;
+                        let mut s = self.stmt(inner, Vec::new())?;
+                        if let StmtKind::With { is_async, .. } = &mut s.kind {
+                            *is_async = true;
+                        }
+                        s.span.start = span.start;
+                        return Ok(s);
+                    }
+                    _ => {
+                        let def = inner.ok_or_else(|| shape(span, "async def"))?;
+                        ASYNC_DEF.with(|c| c.set(true));
+                        let r = self.function_def(def, decorators, span);
+                        ASYNC_DEF.with(|c| c.set(false));
+                        return r;
+                    }
+                }
             }
             Rule::match_stmt => return self.match_stmt(p),
             _ => return Err(shape(span, "statement")),
@@ -591,10 +640,18 @@ impl Lowerer<'_> {
             header_end = self.close_paren_after(name_pair.as_span().end());
         }
         let body_pair = body_pair.ok_or_else(|| shape(span, "def"))?;
-        let (body, is_generator) =
-            self.in_scope_yields(ScopeKind::Function, qualname.clone(), || {
+        let is_async = ASYNC_DEF.with(|c| c.replace(false));
+        let (body, yields) =
+            self.in_scope_async(ScopeKind::Function, qualname.clone(), is_async, || {
                 self.block(body_pair)
             })?;
+        if is_async && yields {
+            return Err(SyntaxError::new(
+                "async generators ('yield' inside 'async def') are not supported",
+                Span::new(span.start as usize, span.start as usize + 5),
+            ));
+        }
+        let is_generator = yields || is_async;
         let end = body_end(&body, span);
         let def = FunctionDef {
             target: self.mangled_name(&name),
@@ -606,6 +663,7 @@ impl Lowerer<'_> {
             decorators,
             scope: RefCell::new(Default::default()),
             is_generator,
+            is_async,
             span: Span {
                 start: span.start,
                 end: header_end,

@@ -30,6 +30,7 @@ pub(super) fn expr_name(e: &Expr) -> &'static str {
         ExprKind::Subscript { .. } => "subscript",
         ExprKind::Starred(_) => "starred",
         ExprKind::Yield(_) | ExprKind::YieldFrom(_) => "yield expression",
+        ExprKind::Await(_) => "await expression",
         ExprKind::Name(_) => "name",
         ExprKind::List(_) => "list",
         ExprKind::Tuple(_) => "tuple",
