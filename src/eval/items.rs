@@ -294,16 +294,7 @@ impl Interp {
         let Some(exit) = inst.class.lookup("__aexit__") else {
             return Ok(false);
         };
-        let args = match err {
-            Some(e) => vec![
-                mgr.clone(),
-                Value::Class(e.class()),
-                e.value().clone(),
-                Value::None,
-            ],
-            None => vec![mgr.clone(), Value::None, Value::None, Value::None],
-        };
-        let aw = self.call_value(&exit, args, Vec::new())?;
+        let aw = self.call_value(&exit, exit_args(mgr, err), Vec::new())?;
         let r = self.await_value(&aw)?;
         Ok(err.is_some() && self.is_true(&r)?)
     }
@@ -315,16 +306,7 @@ impl Interp {
                 let Some(exit) = inst.class.lookup("__exit__") else {
                     return Ok(false);
                 };
-                let args = match err {
-                    Some(e) => vec![
-                        mgr.clone(),
-                        Value::Class(e.class()),
-                        e.value().clone(),
-                        Value::None,
-                    ],
-                    None => vec![mgr.clone(), Value::None, Value::None, Value::None],
-                };
-                let r = self.call_value(&exit, args, Vec::new())?;
+                let r = self.call_value(&exit, exit_args(mgr, err), Vec::new())?;
                 Ok(err.is_some() && self.is_true(&r)?)
             }
             Value::Native(n) => n.exit(mgr, err, self),
@@ -535,5 +517,19 @@ impl Interp {
             Ok(Some(_)) => err.help("enter its scope instead: with strategy.scope():"),
             _ => err,
         }
+    }
+}
+
+/// The arguments of `__exit__`/`__aexit__`: the manager, then the
+/// exception's type, value and traceback (None, None, None without one).
+fn exit_args(mgr: &Value, err: Option<&PyErr>) -> Vec<Value> {
+    match err {
+        Some(e) => vec![
+            mgr.clone(),
+            Value::Class(e.class()),
+            e.value().clone(),
+            Value::None,
+        ],
+        None => vec![mgr.clone(), Value::None, Value::None, Value::None],
     }
 }
