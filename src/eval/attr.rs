@@ -1005,7 +1005,7 @@ pub(crate) fn generic_delattr(
 }
 
 /// The name of `v`'s class.
-fn class_name(vm: &dyn Vm, v: &Value) -> String {
+pub(crate) fn class_name(vm: &dyn Vm, v: &Value) -> String {
     match vm.type_of(v) {
         Value::Class(c) => c.name.to_string(),
         other => other.type_name().to_string(),

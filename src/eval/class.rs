@@ -594,11 +594,7 @@ fn property_call(vm: &dyn Vm, args: &Args, which: usize) -> PyResult<Value> {
     if which == 0 && obj.is_none() {
         return Ok(args.get(0).clone());
     }
-    let owner = match vm.type_of(obj) {
-        Value::Class(c) => c.name.to_string(),
-        other => other.type_name().to_string(),
-    };
-    let f = p.accessor(which, &owner)?;
+    let f = p.accessor(which, &super::attr::class_name(vm, obj))?;
     let mut call_args = vec![obj.clone()];
     if which == 1 {
         call_args.push(args.get(2).clone());

@@ -286,10 +286,7 @@ impl Interp {
                 return self.yield_from(v);
             }
         }
-        let type_name = match self.type_of(v) {
-            Value::Class(c) => c.name.to_string(),
-            other => other.type_name(),
-        };
+        let type_name = super::attr::class_name(self, v);
         let has_await = match v {
             Value::Instance(i) => i.class.lookup("__await__").is_some(),
             Value::Native(_) if v.downcast::<Generator>().is_none() => {
@@ -315,10 +312,7 @@ impl Interp {
             return self.yield_from(&it);
         }
         if self.getattr(&it, "__next__").is_err() {
-            let t = match self.type_of(&it) {
-                Value::Class(c) => c.name.to_string(),
-                other => other.type_name(),
-            };
+            let t = super::attr::class_name(self, &it);
             return Err(PyErr::new(
                 ExcType::TypeError,
                 format!("__await__() returned non-iterator of type '{t}'"),

@@ -261,10 +261,7 @@ impl Interp {
             ),
             _ => (None, None),
         };
-        let type_name = match crate::value::Vm::type_of(self, mgr) {
-            Value::Class(c) => c.name.to_string(),
-            other => other.type_name(),
-        };
+        let type_name = super::attr::class_name(self, mgr);
         match (enter, exit) {
             (Some(enter), Some(_)) => {
                 let aw = self.call_value(&enter, vec![mgr.clone()], Vec::new())?;

@@ -165,10 +165,7 @@ impl Interp {
         orelse: &[Stmt],
     ) -> PyResult<Flow> {
         let iterable = self.eval(f, iter)?;
-        let type_name = |v: &Value| match crate::value::Vm::type_of(self, v) {
-            Value::Class(c) => c.name.to_string(),
-            other => other.type_name(),
-        };
+        let type_name = |v: &Value| super::attr::class_name(self, v);
         let method = |v: &Value, name: &str| match v {
             Value::Instance(i) => i.class.lookup(name),
             _ => None,
