@@ -12,6 +12,7 @@ pub mod distribute;
 pub mod doctest;
 pub mod eval;
 pub mod modules;
+pub mod object;
 pub mod repl;
 pub mod resolve;
 pub mod runtime;

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::modules::types::builtin_class;
+use crate::object::types::builtin_class;
 use crate::value::{Class, ClassKind, NativeFn, NativeFunction, Value, ValueType};
 
 thread_local! {

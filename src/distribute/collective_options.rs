@@ -19,7 +19,7 @@ pub struct CommunicationOptions {
 }
 
 fn new_options(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let bytes = crate::modules::types::int_arg(args.get(0), vm)?;
+    let bytes = crate::object::types::int_arg(args.get(0), vm)?;
     if bytes < 0 {
         return Err(PyErr::new(
             ExcType::ValueError,

@@ -8,8 +8,8 @@ use std::rc::Rc;
 use super::class::{bind_class_attr, PropertyObj};
 use super::Interp;
 use crate::distribute::renamed::attribute_help;
-use crate::modules::types::builtin_class;
-use crate::modules::types::slots;
+use crate::object::types::builtin_class;
+use crate::object::types::slots;
 use crate::value::{
     Class, ClassKind, ExcType, Instance, NativeFn, PyErr, PyResult, Value, ValueType, Vm,
 };
@@ -221,7 +221,7 @@ impl Interp {
                 if let Some(x) = cls.lookup(name) {
                     if name == "__new__" {
                         if let Some(owner) = cls.lookup_owner(name) {
-                            let x = crate::modules::types::subclass::new_attribute(&owner, x);
+                            let x = crate::object::types::subclass::new_attribute(&owner, x);
                             return Ok(Some(x));
                         }
                     }
@@ -318,7 +318,7 @@ impl Interp {
                     "__closure__" => Some(Value::tuple(
                         fun.closure
                             .iter()
-                            .map(|c| Value::native(crate::modules::types::misc::CellObj(c.clone())))
+                            .map(|c| Value::native(crate::object::types::misc::CellObj(c.clone())))
                             .collect(),
                     )),
                     "__name__" => Some(Value::str(&*fun.def.name)),

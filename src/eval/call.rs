@@ -27,7 +27,7 @@ impl Interp {
                 } else if let Some(Value::Instance(_)) = args.first() {
                     // `list.append(stack, x)`: the builtin value underneath.
                     let first = std::mem::replace(&mut args[0], Value::None);
-                    args[0] = crate::modules::types::subclass::native_receiver(nf, first);
+                    args[0] = crate::object::types::subclass::native_receiver(nf, first);
                 }
                 let bound = nf.sig.bind(args, kwargs)?;
                 let result = (nf.func)(self, &bound);
@@ -384,7 +384,7 @@ impl Interp {
             }
             ClassKind::Exception(_) | ClassKind::User => {}
         }
-        if let Some((base, t)) = crate::modules::types::subclass::builtin_base_of(cls) {
+        if let Some((base, t)) = crate::object::types::subclass::builtin_base_of(cls) {
             if super::meta::is_metaclass(cls) {
                 return self.construct_class(cls, args, kwargs);
             }
@@ -437,7 +437,7 @@ impl Interp {
         args: Vec<Value>,
         kwargs: Vec<(Rc<str>, Value)>,
     ) -> PyResult<Value> {
-        use crate::modules::types::subclass;
+        use crate::object::types::subclass;
         if !subclass::supported(base, t) {
             return Err(subclass::unsupported(&base.name));
         }

@@ -399,14 +399,14 @@ impl NativeObject for SuperObj {
                     // A builtin's slots act on the value underneath a
                     // subclass instance (`super().__setitem__(k, v)`).
                     let obj = obj.as_builtin();
-                    let owner = crate::modules::types::slots::slot_owner(obj);
-                    crate::modules::types::slots::bound_slot_method(owner, obj, name)
+                    let owner = crate::object::types::slots::slot_owner(obj);
+                    crate::object::types::slots::bound_slot_method(owner, obj, name)
                 }
             });
         };
         // A builtin's constructor takes the class first (`super().__new__(cls, v)`).
         let v = if name == "__new__" {
-            crate::modules::types::subclass::new_attribute(found_on, v)
+            crate::object::types::subclass::new_attribute(found_on, v)
         } else {
             v
         };
@@ -448,7 +448,7 @@ pub fn bind_class_attr(v: Value, receiver: &Value, owner: &Rc<Class>) -> Value {
                 v
             } else {
                 // A builtin's method on a subclass instance acts on the builtin value.
-                nf.bind(crate::modules::types::subclass::native_receiver(
+                nf.bind(crate::object::types::subclass::native_receiver(
                     nf,
                     receiver.clone(),
                 ))
@@ -1016,10 +1016,10 @@ thread_local! {
             let class = Class::new_builtin(
                 name,
                 "builtins",
-                Some(crate::modules::types::builtin_class(crate::value::ValueType::Object)),
+                Some(crate::object::types::builtin_class(crate::value::ValueType::Object)),
                 crate::value::ClassKind::Native,
             );
-            crate::modules::types::add_new(&class, sig, f, doc);
+            crate::object::types::add_new(&class, sig, f, doc);
             class
         };
         [

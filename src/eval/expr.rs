@@ -229,7 +229,7 @@ impl Interp {
                     None => Ok(Value::None),
                 };
                 let (l, u, s) = (part(lower)?, part(upper)?, part(step)?);
-                Ok(crate::modules::types::make_slice(l, u, s))
+                Ok(crate::object::types::make_slice(l, u, s))
             }
             ExprKind::IfExp { test, body, orelse } => {
                 let t = self.eval(f, test)?;
@@ -247,9 +247,9 @@ impl Interp {
                 for v in self.eval_items(f, items, false)? {
                     key_set_insert(self, &mut set, v)?;
                 }
-                Ok(Value::Set(Rc::new(
-                    crate::modules::types::set::literal_set(items, set),
-                )))
+                Ok(Value::Set(Rc::new(crate::object::types::set::literal_set(
+                    items, set,
+                ))))
             }
             ExprKind::Dict { keys, values } => {
                 let mut d = Dict::new();
@@ -340,7 +340,7 @@ impl Interp {
 
     /// The (key, value) pairs of a mapping for `**m`.
     pub fn mapping_items(&self, m: &Value) -> PyResult<Vec<(Value, Value)>> {
-        if let Some(base) = crate::modules::types::subclass::merged_dict(m) {
+        if let Some(base) = crate::object::types::subclass::merged_dict(m) {
             return self.mapping_items(&base);
         }
         match m {
@@ -512,7 +512,7 @@ impl Interp {
                         receiver = Some(match &m {
                             // A builtin's method on a subclass instance acts on the builtin value.
                             Value::NativeFunction(nf) if matches!(obj, Value::Instance(_)) => {
-                                crate::modules::types::subclass::native_receiver(nf, obj)
+                                crate::object::types::subclass::native_receiver(nf, obj)
                             }
                             _ => obj,
                         });
@@ -657,7 +657,7 @@ impl Interp {
         // acts on the builtin value underneath (as `call_value` does).
         if let (Some(nf), Some(first @ Value::Instance(_))) = (unbound, values.first_mut()) {
             let v = std::mem::replace(first, Value::None);
-            *first = crate::modules::types::subclass::native_receiver(nf, v);
+            *first = crate::object::types::subclass::native_receiver(nf, v);
         }
         let bound = crate::value::Args {
             values,
@@ -958,7 +958,7 @@ fn constant(c: &Constant) -> Value {
         Constant::Bool(b) => Value::Bool(*b),
         Constant::Int(i) => Value::Int(*i),
         Constant::Float(x) => Value::Float(*x),
-        Constant::Imaginary(x) => crate::modules::types::complex::Complex::value(0.0, *x),
+        Constant::Imaginary(x) => crate::object::types::complex::Complex::value(0.0, *x),
         Constant::Str(s) => Value::Str(s.clone()),
         Constant::Bytes(b) => Value::Bytes(Rc::new(b.to_vec())),
         Constant::Ellipsis => crate::eval::class::ellipsis(),

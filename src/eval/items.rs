@@ -1,11 +1,11 @@
 //! Subscripts (`v[k]`, `v[k] = x`, `del v[k]`), context managers (`with`)
 //! and `format()`.
 
-use crate::modules::types::misc::GenericAlias;
+use crate::object::types::misc::GenericAlias;
 use std::rc::Rc;
 
 use super::Interp;
-use crate::modules::types::slice_indices;
+use crate::object::types::slice_indices;
 use crate::value::dict::{dict_get, dict_remove, dict_set};
 use crate::value::{ExcType, PyErr, PyResult, Value};
 
@@ -343,7 +343,7 @@ impl Interp {
                 crate::modules::np::array::format_np(self, v, spec)
             }
             Value::Native(n) if !spec.is_empty() && n.type_name() == "complex" => {
-                crate::modules::types::complex::format_spec(self, v, spec)
+                crate::object::types::complex::format_spec(self, v, spec)
             }
             // other number-like natives format their number
             Value::Native(n) if !spec.is_empty() => match n.to_number(self).ok().flatten() {

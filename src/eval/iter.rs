@@ -51,7 +51,7 @@ impl Interp {
             }
             Value::Set(s) => IterState::Set(s.clone(), Rc::new(s.ordered()), 0),
             Value::Native(n) => {
-                if let Some(r) = n.as_any().downcast_ref::<crate::modules::types::RangeObj>() {
+                if let Some(r) = n.as_any().downcast_ref::<crate::object::types::RangeObj>() {
                     return Ok(IterState::Range {
                         next: r.start,
                         stop: r.stop,
@@ -285,7 +285,7 @@ impl NativeObject for IterObj {
     }
 
     fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(crate::modules::types::iter::iterator_attr(this, name))
+        Ok(crate::object::types::iter::iterator_attr(this, name))
     }
 }
 

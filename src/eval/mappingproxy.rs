@@ -24,13 +24,13 @@ impl MappingProxy {
             if t == crate::value::ValueType::Object {
                 return self.own_dict(d);
             }
-            for name in crate::modules::types::slots::own_slot_names(t) {
-                if let Some(m) = crate::modules::types::slots::slot_method(t, name) {
+            for name in crate::object::types::slots::own_slot_names(t) {
+                if let Some(m) = crate::object::types::slots::slot_method(t, name) {
                     d.insert_str(name, m);
                 }
             }
             // `__hash__ = None` of the unhashable types.
-            if let Some(Value::None) = crate::modules::types::slots::slot_method(t, "__hash__") {
+            if let Some(Value::None) = crate::object::types::slots::slot_method(t, "__hash__") {
                 d.insert_str("__hash__", Value::None);
             }
         }

@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 use super::class::{bind_class_attr, unwrap_method_decorator, PropertyObj};
 use super::Interp;
-use crate::modules::types::builtin_class;
+use crate::object::types::builtin_class;
 use crate::value::{
     Args, Class, ClassKind, Dict, ExcType, Namespace, NativeFunction, PyErr, PyResult, Value,
     ValueType, Vm,
@@ -281,7 +281,7 @@ pub(crate) fn resolve_bases(vm: &dyn Vm, bases: &[Value]) -> PyResult<Option<Vec
         if let Value::Native(n) = b {
             if let Some(g) = n
                 .as_any()
-                .downcast_ref::<crate::modules::types::misc::GenericAlias>()
+                .downcast_ref::<crate::object::types::misc::GenericAlias>()
             {
                 out.push(Value::Class(g.origin.clone()));
                 continue;

@@ -578,6 +578,7 @@ impl Interp {
         let m = crate::modules::ModuleObj {
             name: name.into(),
             dict: Default::default(),
+            on_setattr: None,
         };
         for (k, v) in d.borrow().items() {
             if let Value::Str(k) = k {
@@ -823,11 +824,11 @@ impl Interp {
         for c in &mro {
             out.extend(c.dict.borrow().keys().map(|k| k.to_string()));
         }
-        let owner = match crate::modules::types::subclass::builtin_base_of(&cls) {
+        let owner = match crate::object::types::subclass::builtin_base_of(&cls) {
             Some((_, Some(t))) => t,
             _ => crate::value::ValueType::Object,
         };
-        out.extend(crate::modules::types::slots::slot_names(owner).map(String::from));
+        out.extend(crate::object::types::slots::slot_names(owner).map(String::from));
         out.extend(["__class__", "__doc__", "__new__"].map(String::from));
         // The attributes the interpreter keeps for functions and exceptions.
         if owner == crate::value::ValueType::Function {

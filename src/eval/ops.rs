@@ -2,16 +2,16 @@
 //! (overflow raises, never wraps), floats, sequences; dunder dispatch with
 //! reflected operands; comparisons; truthiness; `len`, `in`, `hash`.
 
-use crate::modules::types::subclass::base_value;
+use crate::object::types::subclass::base_value;
 use std::rc::Rc;
 
 use super::class::not_implemented;
 use super::Interp;
-use crate::modules::types::int_overflow;
-use crate::modules::types::misc::UnionType;
-use crate::modules::types::num::{num, num_binop, num_cmp};
-use crate::modules::types::ops::{binop_error, compare_error, inplace_error, unary_error};
-use crate::modules::types::set::{set_op, set_op_in_place};
+use crate::object::types::int_overflow;
+use crate::object::types::misc::UnionType;
+use crate::object::types::num::{num, num_binop, num_cmp};
+use crate::object::types::ops::{binop_error, compare_error, inplace_error, unary_error};
+use crate::object::types::set::{set_op, set_op_in_place};
 use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
 use crate::value::dict::{dict_get, find_key, hash_with_vm, key_eq, keys_subset, set_contains};
 use crate::value::{ExcType, PyErr, PyResult, Value};
@@ -132,7 +132,7 @@ impl Interp {
                 }
             }
             (BinOp::BitOr, Value::Dict(d)) => {
-                crate::modules::types::dict::dict_update(self, d, b)?;
+                crate::object::types::dict::dict_update(self, d, b)?;
                 return Ok(a.clone());
             }
             (_, Value::Instance(inst)) => {
@@ -274,7 +274,7 @@ impl Interp {
                         return Ok(v);
                     }
                 }
-                if crate::modules::types::slots::handles(op, a, yb) {
+                if crate::object::types::slots::handles(op, a, yb) {
                     return self.binary_op(op, a, yb);
                 }
             }
@@ -477,11 +477,11 @@ impl Interp {
             let y = y.unwrap_or_else(|| b.clone());
             return self.rich_compare(op, &x, &y).map_err(|e| {
                 // The refusal of these two values, not of items inside them.
-                let ours = crate::modules::types::ops::compare_error(op.symbol(), &x, &y);
+                let ours = crate::object::types::ops::compare_error(op.symbol(), &x, &y);
                 let refused = e.is(ExcType::TypeError)
                     && matches!((e.args().first(), ours.args().first()), (Some(Value::Str(m)), Some(Value::Str(o))) if m == o);
                 if refused {
-                    crate::modules::types::ops::compare_error(op.symbol(), a, b)
+                    crate::object::types::ops::compare_error(op.symbol(), a, b)
                 } else {
                     e
                 }

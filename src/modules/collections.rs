@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
 use super::ModuleBuilder;
-use crate::modules::types::builtin_class;
+use crate::object::types::builtin_class;
 use crate::syntax::ast::BinOp;
 use crate::value::{
     Args, Class, ClassKind, Dict, ExcType, NativeFunction, NativeObject, Param, ParamKind, PyErr,

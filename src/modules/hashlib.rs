@@ -5,8 +5,8 @@
 
 use std::rc::Rc;
 
-use super::types::type_error;
 use super::ModuleBuilder;
+use crate::object::types::type_error;
 use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
 
 /// The algorithms this module computes: name, digest size and block size

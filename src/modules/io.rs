@@ -11,7 +11,7 @@ use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::types::{add_method, type_error};
+use crate::object::types::{add_method, type_error};
 use crate::value::format::str_repr;
 use crate::value::{Args, Class, ClassKind, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 

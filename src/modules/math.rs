@@ -7,9 +7,9 @@
 mod special;
 
 use super::math_int::{comb, factorial, gcd, isqrt, lcm, perm, prod};
-use super::types::float::to_float;
-use super::types::{int_arg, type_error, value_error};
 use super::ModuleBuilder;
+use crate::object::types::float::to_float;
+use crate::object::types::{int_arg, type_error, value_error};
 use crate::value::format::float_to_i64;
 use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
 use special::Special;

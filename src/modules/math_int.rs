@@ -1,7 +1,7 @@
 //! The integer functions of `math` (`factorial`, `gcd`, `lcm`, `comb`,
 //! `perm`, `prod`) on 64-bit ints: results that do not fit raise OverflowError.
 
-use super::types::{int_arg, int_overflow, value_error};
+use crate::object::types::{int_arg, int_overflow, value_error};
 use crate::syntax::ast::BinOp;
 use crate::value::{Args, PyResult, Value, Vm};
 

@@ -9,7 +9,7 @@ pub mod io;
 pub mod json;
 pub mod math;
 pub mod math_int;
-pub mod module;
+
 pub mod np;
 pub mod os;
 pub mod os_path;
@@ -20,13 +20,13 @@ pub mod tensor_hooks;
 pub mod tf;
 pub mod tf_api;
 pub mod time;
-pub mod types;
+
 pub mod weakref;
 
 #[cfg(test)]
 mod tests;
 
-pub use module::{ModuleBuilder, ModuleObj};
+pub use crate::object::module::{ModuleBuilder, ModuleObj};
 pub use tensor_hooks::*;
 
 use crate::value::Value;
@@ -62,33 +62,35 @@ pub fn load(name: &str) -> Option<Value> {
 /// `gc`: dist frees objects by reference counting alone, as CPython does
 /// for everything outside reference cycles; it has no cycle collector, so
 /// `collect()` finds nothing to free.
+mod gc {
+    use crate::object::native;
+
+    /// Runs a collection: 0, as dist has no reference cycles' collector (objects are freed when their last reference goes).
+    #[native("collect(generation=2)")]
+    pub fn collect(_generation: &crate::value::Value) -> i64 {
+        0
+    }
+
+    /// Whether automatic collection is on.
+    #[native("isenabled()")]
+    pub fn isenabled() -> bool {
+        true
+    }
+
+    /// Turns automatic collection on.
+    #[native("enable()")]
+    pub fn enable() {}
+
+    /// Turns automatic collection off (no effect in dist).
+    #[native("disable()")]
+    pub fn disable() {}
+}
+
 fn gc_module() -> Value {
-    use crate::value::{Args, PyResult, Vm};
-    fn collect(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
-        Ok(Value::Int(0))
-    }
-    fn enabled(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
-        Ok(Value::Bool(true))
-    }
-    fn none(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
-        Ok(Value::None)
-    }
     let mut m = ModuleBuilder::new("gc");
-    m.function(
-        "collect(generation=2)",
-        collect,
-        "Runs a collection: 0, as dist has no reference cycles' collector (objects are freed when their last reference goes).",
-    );
-    m.function(
-        "isenabled()",
-        enabled,
-        "Whether automatic collection is on.",
-    );
-    m.function("enable()", none, "Turns automatic collection on.");
-    m.function(
-        "disable()",
-        none,
-        "Turns automatic collection off (no effect in dist).",
-    );
+    m.add(gc::collect::DEF)
+        .add(gc::isenabled::DEF)
+        .add(gc::enable::DEF)
+        .add(gc::disable::DEF);
     m.build()
 }

@@ -10,8 +10,8 @@ use std::rc::Rc;
 
 use indexmap::IndexMap;
 
-use super::types::{add_method, type_error};
 use super::ModuleBuilder;
+use crate::object::types::{add_method, type_error};
 use crate::value::format::str_repr;
 use crate::value::{Args, Class, ClassKind, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 

@@ -3,8 +3,8 @@
 //! `relpath`, `commonprefix`, `expanduser`, and the file queries `exists`,
 //! `isfile`, `isdir`, `getsize`, `realpath`.
 
-use super::types::{type_error, value_error};
 use super::ModuleBuilder;
+use crate::object::types::{type_error, value_error};
 use crate::value::{Args, PyErr, PyResult, Value, Vm};
 
 /// Registers the `os.path` functions.

@@ -6,8 +6,8 @@
 //! rounded to a float, or returned as an int when the data are ints and the
 //! quotient is exact.
 
-use super::types::type_error;
 use super::ModuleBuilder;
+use crate::object::types::type_error;
 use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
 use std::cmp::Ordering;
 

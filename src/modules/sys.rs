@@ -25,6 +25,11 @@ pub fn set_argv(argv: Vec<String>) {
 /// The `sys` module.
 pub fn module() -> Value {
     let mut m = ModuleBuilder::new("sys");
+    m.on_setattr(|vm, name, value| {
+        if name == "stdout" {
+            redirect_stdout(vm, value);
+        }
+    });
     let argv = ARGV.with(|a| a.borrow().clone());
     let argv = if argv.is_empty() {
         vec![String::new()]

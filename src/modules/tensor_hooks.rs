@@ -42,7 +42,7 @@ thread_local! {
             ("EagerTensor.__array__(self, dtype=None)", m_numpy, "The value as a numpy array."),
         ];
         for (sig, f, doc) in methods {
-            crate::modules::types::add_method(&c, sig, f, doc);
+            crate::object::types::add_method(&c, sig, f, doc);
         }
         c
     };

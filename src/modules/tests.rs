@@ -1,6 +1,6 @@
 //! Tests of `math`, `os` and `time` through their natives (CPython 3.11 values).
 
-use super::types::testvm::TestVm;
+use crate::object::types::testvm::TestVm;
 use crate::value::{Value, Vm};
 
 fn call(vm: &TestVm, module: &str, name: &str, args: Vec<Value>) -> String {

@@ -6,8 +6,8 @@ mod time_struct;
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::types::value_error;
 use super::ModuleBuilder;
+use crate::object::types::value_error;
 use crate::value::{Args, PyResult, Value, Vm};
 
 thread_local! {
@@ -131,7 +131,7 @@ fn sleep(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         Value::Float(f) => *f,
         Value::Bool(b) => *b as i64 as f64,
         _ => {
-            return Err(crate::modules::types::type_error(format!(
+            return Err(crate::object::types::type_error(format!(
                 "'{}' object cannot be interpreted as an integer",
                 a.get(0).type_name()
             )))

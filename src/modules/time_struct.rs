@@ -6,7 +6,7 @@
 use std::any::Any;
 use std::ffi::{CStr, CString};
 
-use crate::modules::types::{int_arg, type_error, value_error};
+use crate::object::types::{int_arg, type_error, value_error};
 use crate::value::{Args, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// The nine fields, in tuple order.

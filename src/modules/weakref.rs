@@ -10,7 +10,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
 use super::ModuleBuilder;
-use crate::modules::types::{add_new, builtin_class};
+use crate::object::types::{add_new, builtin_class};
 use crate::value::dict::SetObj;
 use crate::value::object::Instance;
 use crate::value::{

@@ -607,7 +607,8 @@ impl NativeFunction {
         Self::from_signature(Signature::parse(sig).c_builtin(true), func, doc)
     }
 
-    fn from_signature(sig: Signature, func: NativeFn, doc: &'static str) -> Rc<NativeFunction> {
+    /// A function from a parsed signature.
+    pub fn from_signature(sig: Signature, func: NativeFn, doc: &'static str) -> Rc<NativeFunction> {
         Rc::new(NativeFunction {
             positional_arity: positional_arity(&sig),
             sig: Rc::new(sig),

@@ -331,7 +331,7 @@ fn convert(vm: &dyn Vm, ty: char, arg: &Value, c: &Conv) -> PyResult<String> {
                 other => match other {
                     // objects with `__int__`/`__index__`, tensors and numpy scalars
                     Value::Instance(_) | Value::Native(_) | Value::Tensor(_) => {
-                        crate::modules::types::int::to_int(vm, arg).ok()
+                        crate::object::types::int::to_int(vm, arg).ok()
                     }
                     _ => None,
                 }
@@ -349,7 +349,7 @@ fn convert(vm: &dyn Vm, ty: char, arg: &Value, c: &Conv) -> PyResult<String> {
             let i = match arg {
                 Value::Int(i) => *i,
                 Value::Bool(b) => *b as i64,
-                other => crate::modules::types::as_index(arg, vm)?.ok_or_else(|| {
+                other => crate::object::types::as_index(arg, vm)?.ok_or_else(|| {
                     type_error(format!(
                         "%{ty} format: an integer is required, not {}",
                         other.type_name()
@@ -372,10 +372,10 @@ fn convert(vm: &dyn Vm, ty: char, arg: &Value, c: &Conv) -> PyResult<String> {
                 Value::Bool(b) => *b as i64 as f64,
                 other => match other {
                     // a tensor's own error (only 0-d tensors are numbers)
-                    Value::Tensor(_) => Some(crate::modules::types::float::to_float(vm, arg)?),
+                    Value::Tensor(_) => Some(crate::object::types::float::to_float(vm, arg)?),
                     // objects with `__float__`, numpy scalars
                     Value::Instance(_) | Value::Native(_) => {
-                        crate::modules::types::float::to_float(vm, arg).ok()
+                        crate::object::types::float::to_float(vm, arg).ok()
                     }
                     _ => None,
                 }

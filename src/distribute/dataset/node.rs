@@ -343,7 +343,7 @@ fn class_named(name: &'static str, module: &'static str, base: Option<Rc<Class>>
         return c;
     }
     let base = base.or_else(|| {
-        Some(crate::modules::types::builtin_class(
+        Some(crate::object::types::builtin_class(
             crate::value::ValueType::Object,
         ))
     });

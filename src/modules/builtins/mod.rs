@@ -11,7 +11,7 @@ mod objects;
 pub(crate) use objects::is_callable;
 mod seq;
 
-use super::types::{builtin_class, native_class, type_error};
+use crate::object::types::{builtin_class, native_class, type_error};
 use crate::value::{
     Args, ExcType, NativeFn, NativeFunction, PyErr, PyResult, Value, ValueType, Vm,
 };

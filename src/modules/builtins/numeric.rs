@@ -2,8 +2,8 @@
 //! `oct`, `bin`. Ints are 64-bit: results that do not fit raise OverflowError.
 
 use super::Entry;
-use crate::modules::types::num::{float_divmod, int_pow_mod, Num};
-use crate::modules::types::{int_arg, int_overflow, type_error, value_error};
+use crate::object::types::num::{float_divmod, int_pow_mod, Num};
+use crate::object::types::{int_arg, int_overflow, type_error, value_error};
 use crate::syntax::ast::BinOp;
 use crate::value::format::{round_float, round_int, round_to_int};
 use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
@@ -27,7 +27,7 @@ pub(super) const FUNCTIONS: &[Entry] = &[
 /// A number, or the number underneath an instance of an `int`/`float`
 /// subclass (`round(Celsius(21.5))`).
 fn num(v: &Value) -> Option<Num> {
-    crate::modules::types::num::num(v.as_builtin())
+    crate::object::types::num::num(v.as_builtin())
 }
 
 fn abs(vm: &dyn Vm, a: &Args) -> PyResult<Value> {

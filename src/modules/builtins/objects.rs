@@ -4,8 +4,8 @@
 use std::rc::Rc;
 
 use super::Entry;
-use crate::modules::types::misc::{GenericAlias, UnionType};
-use crate::modules::types::type_error;
+use crate::object::types::misc::{GenericAlias, UnionType};
+use crate::object::types::type_error;
 use crate::value::{Args, Dict, ExcType, PyErr, PyResult, Value, Vm};
 
 pub(super) const FUNCTIONS: &[Entry] = &[

@@ -2,9 +2,9 @@
 //! `iter`, `next`.
 
 use super::Entry;
-use crate::modules::types::iter::{IterObj, IterState};
-use crate::modules::types::list::sort_values;
-use crate::modules::types::{int_overflow, type_error, value_error};
+use crate::object::types::iter::{IterObj, IterState};
+use crate::object::types::list::sort_values;
+use crate::object::types::{int_overflow, type_error, value_error};
 use crate::syntax::ast::BinOp;
 use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
 
@@ -37,7 +37,7 @@ pub(super) const FUNCTIONS: &[Entry] = &[
 
 fn sorted(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let items = vm.collect(a.get(0))?;
-    let reverse = crate::modules::types::list::reverse_flag(vm, a.get(2))?;
+    let reverse = crate::object::types::list::reverse_flag(vm, a.get(2))?;
     Ok(Value::list(sort_values(vm, items, a.get(1), reverse)?))
 }
 

@@ -1,7 +1,7 @@
 //! Tests of the builtin functions with the test VM; expectations from CPython 3.11.
 
 use super::lookup;
-use crate::modules::types::testvm::TestVm;
+use crate::object::types::testvm::TestVm;
 use crate::value::{Value, Vm};
 
 fn call(vm: &TestVm, name: &str, args: Vec<Value>, kw: Vec<(&str, Value)>) -> String {

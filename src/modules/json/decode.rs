@@ -4,7 +4,7 @@
 use crate::value::{Args, Dict, ExcType, PyErr, PyResult, Value, Vm};
 
 use super::decode_error;
-use crate::modules::types::type_error;
+use crate::object::types::type_error;
 
 pub(super) fn loads(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     if !matches!(a.get(1), Value::None) {
@@ -48,7 +48,7 @@ pub(super) fn loads(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         // a leading BOM is dropped; invalid UTF-8 is a UnicodeDecodeError.
         Value::Bytes(b) => {
             let body = b.strip_prefix(b"\xef\xbb\xbf").unwrap_or(b);
-            match crate::modules::types::bytes::decode_bytes(body, None, None)? {
+            match crate::object::types::bytes::decode_bytes(body, None, None)? {
                 Value::Str(s) => parse(&s, Some(&hooks)),
                 _ => Ok(Value::None),
             }
@@ -214,7 +214,7 @@ impl Parser<'_> {
         }
         match text.parse::<i64>() {
             Ok(i) => Ok(Value::Int(i)),
-            Err(_) => Err(crate::modules::types::int_overflow()),
+            Err(_) => Err(crate::object::types::int_overflow()),
         }
     }
 

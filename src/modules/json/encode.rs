@@ -1,7 +1,7 @@
 //! `json.dumps`: CPython's encoder layout, separators, indentation, key
 //! coercion, `default=`, circular-reference detection and string escaping.
 
-use crate::modules::types::{type_error, value_error};
+use crate::object::types::{type_error, value_error};
 use crate::value::format::float_repr;
 use crate::value::{Args, PyResult, Value, Vm};
 
@@ -52,7 +52,7 @@ pub(super) fn dumps(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         Value::None => None,
         Value::Str(s) => Some(s.to_string()),
         Value::Int(_) | Value::Bool(_) => Some(
-            " ".repeat(crate::modules::types::int_arg(a.get(6), vm)?.clamp(0, 1 << 16) as usize),
+            " ".repeat(crate::object::types::int_arg(a.get(6), vm)?.clamp(0, 1 << 16) as usize),
         ),
         // CPython computes ' ' * indent.
         _ => {
@@ -213,7 +213,7 @@ fn encode(
             if opts.sort_keys {
                 let keys = items.iter().map(|(k, _)| k.clone()).collect();
                 let sorted =
-                    crate::modules::types::list::sort_values(vm, keys, &Value::None, false)?;
+                    crate::object::types::list::sort_values(vm, keys, &Value::None, false)?;
                 let d = d.borrow();
                 items = sorted
                     .into_iter()

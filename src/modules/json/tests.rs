@@ -1,7 +1,7 @@
 //! `json` against CPython 3.11's output.
 
 use super::*;
-use crate::modules::types::testvm::{err_text, TestVm};
+use crate::object::types::testvm::{err_text, TestVm};
 use crate::value::{Dict, Vm};
 
 fn dumps(vm: &TestVm, v: Value, kw: Vec<(&str, Value)>) -> String {
@@ -75,7 +75,7 @@ fn dumps_like_cpython() {
         ),
         "{\n\t\"a\": 2,\n\t\"b\": 1\n}"
     );
-    let set = crate::modules::types::set::make_set(Default::default(), false);
+    let set = crate::object::types::set::make_set(Default::default(), false);
     assert_eq!(
         dumps(&vm, set, vec![]),
         "TypeError: Object of type set is not JSON serializable"

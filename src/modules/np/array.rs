@@ -30,7 +30,7 @@ pub struct NdArray {
 
 thread_local! {
     static NDARRAY: Rc<Class> = {
-        let c = Class::new_builtin("ndarray", "numpy", Some(crate::modules::types::builtin_class(ValueType::Object)), ClassKind::Native);
+        let c = Class::new_builtin("ndarray", "numpy", Some(crate::object::types::builtin_class(ValueType::Object)), ClassKind::Native);
         add_methods(&c);
         c
     };
@@ -125,7 +125,7 @@ fn m_reshape(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         [one] => crate::modules::tf::convert::int_list(vm, one)?,
         many => many
             .iter()
-            .map(|v| crate::modules::types::int_arg(v, vm))
+            .map(|v| crate::object::types::int_arg(v, vm))
             .collect::<PyResult<_>>()?,
     };
     Ok(wrap_array(rt(ops::reshape(&t, &dims, Semantics::Numpy))?))
@@ -181,7 +181,7 @@ pub fn add_methods(c: &Class) {
         ("ndarray.__array__(self)", m_copy),
     ];
     for (sig, f) in methods {
-        crate::modules::types::add_method(c, sig, f, "");
+        crate::object::types::add_method(c, sig, f, "");
     }
 }
 

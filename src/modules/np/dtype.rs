@@ -66,11 +66,11 @@ thread_local! {
             let c = Class::new_builtin(
                 class_name(d),
                 "numpy",
-                Some(crate::modules::types::builtin_class(ValueType::Object)),
+                Some(crate::object::types::builtin_class(ValueType::Object)),
                 ClassKind::Native,
             );
             let sig = format!("{}(x=0, /)", class_name(d));
-            crate::modules::types::add_new(&c, &sig, ctor_of(d), "A numpy scalar of this type.");
+            crate::object::types::add_new(&c, &sig, ctor_of(d), "A numpy scalar of this type.");
             super::array::add_methods(&c);
             c
         })

@@ -209,7 +209,7 @@ fn arange(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 fn linspace(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let (s, _) = num(vm, a.get(0))?;
     let (e, _) = num(vm, a.get(1))?;
-    let n = crate::modules::types::int_arg(a.get(2), vm)?;
+    let n = crate::object::types::int_arg(a.get(2), vm)?;
     if n < 0 {
         return Err(PyErr::new(
             ExcType::ValueError,

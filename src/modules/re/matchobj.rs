@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use super::pattern::{expand, parse_template, Pattern};
 use super::text_arg;
-use crate::modules::types::{add_method, as_index};
+use crate::object::types::{add_method, as_index};
 use crate::value::format::str_repr;
 use crate::value::{
     Args, Class, ClassKind, Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm,

@@ -14,8 +14,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::types::int_arg;
 use super::ModuleBuilder;
+use crate::object::types::int_arg;
 use crate::syntax::ast::BinOp;
 use crate::value::{
     Args, Class, ClassKind, ExcType, Instance, NativeObject, PyErr, PyResult, Value, Vm,

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use super::matchobj::{MatchObj, Text};
 use super::syntax::{self, Translated};
 use super::{re_error, text_arg};
-use crate::modules::types::{add_method, int_arg};
+use crate::object::types::{add_method, int_arg};
 use crate::value::format::str_repr;
 use crate::value::{
     Args, Class, ClassKind, Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm,

@@ -19,10 +19,10 @@ thread_local! {
         let c = Class::new_builtin(
             "DType",
             "tensorflow.python.framework.dtypes",
-            Some(crate::modules::types::builtin_class(ValueType::Object)),
+            Some(crate::object::types::builtin_class(ValueType::Object)),
             ClassKind::Native,
         );
-        crate::modules::types::add_new(&c, "DType(type_enum)", dtype_new, "A TensorFlow element type.");
+        crate::object::types::add_new(&c, "DType(type_enum)", dtype_new, "A TensorFlow element type.");
         c
     };
 }

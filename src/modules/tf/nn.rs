@@ -24,7 +24,7 @@ fn replicas_for(vm: &dyn Vm, what: &str) -> PyResult<i64> {
         ));
     }
     let n = vm.getattr(&current_strategy(vm), "num_replicas_in_sync")?;
-    crate::modules::types::int_arg(&n, vm)
+    crate::object::types::int_arg(&n, vm)
 }
 
 /// A 0-d tensor of `dtype` holding `v`, on `like`'s device.

@@ -208,7 +208,7 @@ fn tf_print(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let inputs = a.varargs(0);
     let summarize_n = match a.get(2) {
         Value::None => 3,
-        v => crate::modules::types::int_arg(v, vm)?,
+        v => crate::object::types::int_arg(v, vm)?,
     };
     let sep = vm.str(a.get(3))?;
     let end = vm.str(a.get(4))?;

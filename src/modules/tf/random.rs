@@ -752,7 +752,7 @@ thread_local! {
         let c = crate::value::Class::new_builtin(
             "Generator",
             "tensorflow.python.ops.stateful_random_ops",
-            Some(crate::modules::types::builtin_class(crate::value::ValueType::Object)),
+            Some(crate::object::types::builtin_class(crate::value::ValueType::Object)),
             crate::value::ClassKind::Native,
         );
         c.set_attr(

@@ -5,7 +5,7 @@
 use std::any::Any;
 use std::rc::Rc;
 
-use crate::modules::types::{builtin_class, slice_indices};
+use crate::object::types::{builtin_class, slice_indices};
 use crate::value::{
     Args, Class, ClassKind, ExcType, NativeObject, PyErr, PyResult, Value, ValueType, Vm,
 };
@@ -24,13 +24,13 @@ thread_local! {
             Some(builtin_class(ValueType::Object)),
             ClassKind::Native,
         );
-        crate::modules::types::add_new(&c, "TensorShape(dims)", shape_new, "A tensor's shape: `tf.TensorShape([2, 3])`.");
+        crate::object::types::add_new(&c, "TensorShape(dims)", shape_new, "A tensor's shape: `tf.TensorShape([2, 3])`.");
         for (sig, f) in [
             ("TensorShape.as_list(self)", as_list as crate::value::NativeFn),
             ("TensorShape.num_elements(self)", num_elements),
             ("TensorShape.is_fully_defined(self)", is_fully_defined),
         ] {
-            crate::modules::types::add_method(&c, sig, f, "");
+            crate::object::types::add_method(&c, sig, f, "");
         }
         c
     };

@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use crate::modules::module::ModuleObj;
+use crate::object::module::ModuleObj;
 use crate::value::{Class, ClassKind, NativeFunction, Value};
 
 /// The table's text (format in its header).

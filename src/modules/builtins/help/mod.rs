@@ -13,7 +13,7 @@ mod pydoc_class;
 use std::rc::Rc;
 
 pub use self::docs::{entries, Doc};
-use crate::modules::module::ModuleObj;
+use crate::object::module::ModuleObj;
 use crate::value::{
     Args, Class, ClassKind, ExcType, NativeFunction, PyErr, PyResult, Signature, Value, Vm,
 };

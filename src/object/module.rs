@@ -14,7 +14,13 @@ pub struct ModuleObj {
     pub name: Rc<str>,
     /// The attributes.
     pub dict: RefCell<crate::value::Namespace>,
+    /// Told of every attribute assignment before it is stored (`sys` follows
+    /// an assignment to `sys.stdout`).
+    pub on_setattr: Option<SetattrHook>,
 }
+
+/// See [`ModuleObj::on_setattr`].
+pub type SetattrHook = fn(vm: &dyn Vm, name: &str, value: &Value);
 
 impl NativeObject for ModuleObj {
     fn type_name(&self) -> &str {
@@ -37,8 +43,8 @@ impl NativeObject for ModuleObj {
     }
 
     fn setattr(&self, _this: &Value, name: &str, value: Value, vm: &dyn Vm) -> PyResult<bool> {
-        if &*self.name == "sys" && name == "stdout" {
-            super::sys::redirect_stdout(vm, &value);
+        if let Some(hook) = self.on_setattr {
+            hook(vm, name, &value);
         }
         self.dict.borrow_mut().insert(name.into(), value);
         Ok(true)
@@ -53,6 +59,7 @@ impl NativeObject for ModuleObj {
 pub struct ModuleBuilder {
     name: Rc<str>,
     dict: crate::value::Namespace,
+    on_setattr: Option<SetattrHook>,
 }
 
 impl ModuleBuilder {
@@ -61,7 +68,20 @@ impl ModuleBuilder {
         ModuleBuilder {
             name: name.into(),
             dict: Default::default(),
+            on_setattr: None,
         }
+    }
+
+    /// Adds a native defined with `#[native]`, under its signature's name.
+    pub fn add(&mut self, def: super::NativeDef) -> &mut Self {
+        self.dict.insert(def.name().into(), def.value());
+        self
+    }
+
+    /// Calls `hook` on every attribute assignment to the module.
+    pub fn on_setattr(&mut self, hook: SetattrHook) -> &mut Self {
+        self.on_setattr = Some(hook);
+        self
     }
 
     /// Registers a native function under the name in its signature
@@ -93,6 +113,7 @@ impl ModuleBuilder {
         Value::native(ModuleObj {
             name: self.name,
             dict: RefCell::new(self.dict),
+            on_setattr: self.on_setattr,
         })
     }
 }

@@ -1,0 +1,25 @@
+//! The object layer: what every value with a Python name is and does,
+//! below the evaluator (`eval`), the natives (`modules`) and the strategy
+//! runtime (`distribute`), which reach the interpreter only through the
+//! [`Vm`](crate::value::Vm) trait.
+//!
+//! - [`native`]: how a typed Rust function becomes a Python native
+//!   (`#[native]`, argument and result conversion);
+//! - [`spec`]: native classes from static tables of members, built once;
+//! - [`module`]: module objects and the builder natives register into;
+//! - [`types`]: the builtin types (`int`, `str`, `list`, `dict` …): their
+//!   methods, slots and protocols.
+//!
+//! `value` holds the data these act on (the `Value` enum, classes,
+//! instances, functions, the binder); the two form one layer.
+
+pub mod module;
+pub mod native;
+pub mod spec;
+pub mod types;
+
+pub use native::{
+    native, ArgCtx, FromArg, Given, IntoResult, IntoValue, Kwargs, NativeClass, NativeDef,
+    SigStyle, This,
+};
+pub use spec::{class_of_spec, ClassSpec, Member};

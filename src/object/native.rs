@@ -1,0 +1,414 @@
+//! How a Rust function becomes a Python native: the record `#[native]`
+//! generates ([`NativeDef`]), the conversion of each bound argument to the
+//! Rust parameter's type ([`FromArg`]) and of the result back to a value
+//! ([`IntoResult`], [`IntoValue`]). The binder (`Signature::bind`) has run
+//! before any of this: a conversion only ever sees one bound argument.
+//!
+//! Conversion errors are worded as CPython's argument parsing words them
+//! (`'str' object cannot be interpreted as an integer`, `must be real
+//! number, not str`); a native whose message differs takes `&Value` and
+//! converts with the helper that gives its own words.
+
+use std::rc::Rc;
+
+use crate::value::{
+    Args, Class, ExcType, NativeFn, NativeFunction, NativeObject, PyErr, PyResult, Signature,
+    Value, Vm,
+};
+
+pub use dist_macros::native;
+
+/// Whose argument-count messages a native gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SigStyle {
+    /// A Python function's (`f() missing 1 required positional argument: 'x'`).
+    Python,
+    /// A builtin CPython writes in C (`len() takes exactly one argument (0 given)`).
+    Builtin,
+    /// A builtin type's constructor written in C.
+    BuiltinCtor,
+}
+
+/// A native as `#[native]` declares it: registration turns it into a
+/// function object ([`NativeDef::function`]).
+#[derive(Clone, Copy)]
+pub struct NativeDef {
+    /// The Python signature (`"getenv(key, default=None)"`).
+    pub sig: &'static str,
+    /// The wrapper that converts the bound arguments and calls the Rust function.
+    pub func: NativeFn,
+    /// The `///` documentation (`__doc__`, `help()`).
+    pub doc: &'static str,
+    /// Whose argument-count messages it gives.
+    pub style: SigStyle,
+}
+
+impl NativeDef {
+    /// A new (unbound) function object.
+    pub fn function(&self) -> Rc<NativeFunction> {
+        let sig = Signature::parse(self.sig);
+        let sig = match self.style {
+            SigStyle::Python => sig,
+            SigStyle::Builtin => sig.c_builtin(false),
+            SigStyle::BuiltinCtor => sig.c_builtin(true),
+        };
+        NativeFunction::from_signature(sig, self.func, self.doc)
+    }
+
+    /// The function object as a value.
+    pub fn value(&self) -> Value {
+        Value::NativeFunction(self.function())
+    }
+
+    /// The name it is registered under: the last component of the signature's name.
+    pub fn name(&self) -> &'static str {
+        let head = self.sig.split('(').next().unwrap_or(self.sig);
+        head.rsplit('.').next().unwrap_or(head).trim()
+    }
+}
+
+/// Where an argument is converted, for messages.
+pub struct ArgCtx {
+    /// The signature's name (`str.split`, `getenv`).
+    pub func: &'static str,
+    /// The parameter's name.
+    pub param: &'static str,
+}
+
+impl ArgCtx {
+    /// The function's short name (`split` of `str.split`).
+    pub fn short(&self) -> &'static str {
+        self.func.rsplit('.').next().unwrap_or(self.func)
+    }
+
+    /// The class part of a method's name (`str` of `str.split`), if any.
+    pub fn owner(&self) -> Option<&'static str> {
+        self.func.rsplit_once('.').map(|(o, _)| o)
+    }
+
+    /// `split() argument 'sep' must be str, not int`.
+    #[cold]
+    pub fn must_be(&self, what: &str, got: &Value) -> PyErr {
+        PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "{}() argument '{}' must be {what}, not {}",
+                self.short(),
+                self.param,
+                got.type_name()
+            ),
+        )
+    }
+}
+
+/// A Rust parameter type a bound argument converts to.
+pub trait FromArg<'a>: Sized {
+    /// Converts argument `i` of `args`.
+    fn from_arg(vm: &dyn Vm, args: &'a Args, i: usize, cx: &ArgCtx) -> PyResult<Self>;
+}
+
+impl<'a> FromArg<'a> for &'a Value {
+    #[inline]
+    fn from_arg(_vm: &dyn Vm, args: &'a Args, i: usize, _cx: &ArgCtx) -> PyResult<Self> {
+        Ok(args.get(i))
+    }
+}
+
+impl<'a> FromArg<'a> for Value {
+    #[inline]
+    fn from_arg(_vm: &dyn Vm, args: &'a Args, i: usize, _cx: &ArgCtx) -> PyResult<Self> {
+        Ok(args.get(i).clone())
+    }
+}
+
+/// An int (a bool counts; an int subclass converts as its value).
+impl<'a> FromArg<'a> for i64 {
+    fn from_arg(_vm: &dyn Vm, args: &'a Args, i: usize, _cx: &ArgCtx) -> PyResult<Self> {
+        let v = args.get(i);
+        match v.as_builtin() {
+            Value::Int(n) => Ok(*n),
+            Value::Bool(b) => Ok(*b as i64),
+            _ => Err(PyErr::new(
+                ExcType::TypeError,
+                format!(
+                    "'{}' object cannot be interpreted as an integer",
+                    v.type_name()
+                ),
+            )),
+        }
+    }
+}
+
+/// A float (ints and bools convert).
+impl<'a> FromArg<'a> for f64 {
+    fn from_arg(_vm: &dyn Vm, args: &'a Args, i: usize, _cx: &ArgCtx) -> PyResult<Self> {
+        let v = args.get(i);
+        match v.as_builtin() {
+            Value::Float(f) => Ok(*f),
+            Value::Int(n) => Ok(*n as f64),
+            Value::Bool(b) => Ok(*b as i64 as f64),
+            _ => Err(PyErr::new(
+                ExcType::TypeError,
+                format!("must be real number, not {}", v.type_name()),
+            )),
+        }
+    }
+}
+
+/// Python truth (`__bool__`, `__len__`).
+impl<'a> FromArg<'a> for bool {
+    fn from_arg(vm: &dyn Vm, args: &'a Args, i: usize, _cx: &ArgCtx) -> PyResult<Self> {
+        match args.get(i) {
+            Value::Bool(b) => Ok(*b),
+            v => vm.truthy(v),
+        }
+    }
+}
+
+/// A str (a str subclass converts as its value).
+impl<'a> FromArg<'a> for &'a str {
+    fn from_arg(_vm: &dyn Vm, args: &'a Args, i: usize, cx: &ArgCtx) -> PyResult<Self> {
+        let v = args.get(i);
+        match v.as_builtin() {
+            Value::Str(s) => Ok(s.as_str()),
+            _ => Err(cx.must_be("str", v)),
+        }
+    }
+}
+
+impl<'a> FromArg<'a> for Rc<String> {
+    fn from_arg(vm: &dyn Vm, args: &'a Args, i: usize, cx: &ArgCtx) -> PyResult<Self> {
+        let v = args.get(i);
+        match v.as_builtin() {
+            Value::Str(s) => Ok(s.clone()),
+            _ => <&str>::from_arg(vm, args, i, cx).map(|s| Rc::new(s.to_string())),
+        }
+    }
+}
+
+impl<'a> FromArg<'a> for String {
+    fn from_arg(vm: &dyn Vm, args: &'a Args, i: usize, cx: &ArgCtx) -> PyResult<Self> {
+        <&str>::from_arg(vm, args, i, cx).map(str::to_string)
+    }
+}
+
+/// A class (`cls` of a class method, a type argument).
+impl<'a> FromArg<'a> for &'a Rc<Class> {
+    fn from_arg(_vm: &dyn Vm, args: &'a Args, i: usize, cx: &ArgCtx) -> PyResult<Self> {
+        match args.get(i) {
+            Value::Class(c) => Ok(c),
+            v => Err(cx.must_be("a type", v)),
+        }
+    }
+}
+
+/// `None` as Rust's None; anything else converts as `T`.
+impl<'a, T: FromArg<'a>> FromArg<'a> for Option<T> {
+    #[inline]
+    fn from_arg(vm: &dyn Vm, args: &'a Args, i: usize, cx: &ArgCtx) -> PyResult<Self> {
+        match args.get(i) {
+            Value::None => Ok(None),
+            _ => T::from_arg(vm, args, i, cx).map(Some),
+        }
+    }
+}
+
+/// A parameter whose absence differs from any value passed (`dict.pop(k)`
+/// against `dict.pop(k, None)`): None when the caller left it out.
+pub struct Given<T>(pub Option<T>);
+
+impl<'a, T: FromArg<'a>> FromArg<'a> for Given<T> {
+    #[inline]
+    fn from_arg(vm: &dyn Vm, args: &'a Args, i: usize, cx: &ArgCtx) -> PyResult<Self> {
+        if !args.was_given(i) {
+            return Ok(Given(None));
+        }
+        T::from_arg(vm, args, i, cx).map(|t| Given(Some(t)))
+    }
+}
+
+/// A `*args` parameter: the extra positional arguments.
+impl<'a> FromArg<'a> for &'a [Value] {
+    #[inline]
+    fn from_arg(_vm: &dyn Vm, args: &'a Args, i: usize, _cx: &ArgCtx) -> PyResult<Self> {
+        Ok(args.varargs(i))
+    }
+}
+
+/// A `**kwargs` parameter: the extra keyword arguments, in call order.
+pub struct Kwargs(pub Vec<(Rc<str>, Value)>);
+
+impl<'a> FromArg<'a> for Kwargs {
+    fn from_arg(_vm: &dyn Vm, args: &'a Args, i: usize, _cx: &ArgCtx) -> PyResult<Self> {
+        Ok(Kwargs(args.keywords(i)))
+    }
+}
+
+/// A Rust type that is a Python class of its own: its instances are
+/// `Value::Native`, and a parameter `&T` receives the object itself.
+pub trait NativeClass: NativeObject + Sized {
+    /// The class's static description.
+    fn spec() -> &'static super::ClassSpec;
+}
+
+/// A native object of type `T`; the receiver of its methods (`self`) gets
+/// CPython's "descriptor ... doesn't apply" message when it is not one.
+impl<'a, T: NativeClass> FromArg<'a> for &'a T {
+    fn from_arg(_vm: &dyn Vm, args: &'a Args, i: usize, cx: &ArgCtx) -> PyResult<Self> {
+        let v = args.get(i);
+        match v.downcast::<T>() {
+            Some(t) => Ok(t),
+            None => Err(wrong_native(cx, T::spec().name, v)),
+        }
+    }
+}
+
+/// The receiver as a value together with the native object it is (for
+/// methods that return or store `self`).
+pub struct This<'a, T> {
+    /// The value (`self`).
+    pub value: &'a Value,
+    /// The object it wraps.
+    pub obj: &'a T,
+}
+
+impl<T> std::ops::Deref for This<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.obj
+    }
+}
+
+impl<'a, T: NativeClass> FromArg<'a> for This<'a, T> {
+    fn from_arg(vm: &dyn Vm, args: &'a Args, i: usize, cx: &ArgCtx) -> PyResult<Self> {
+        Ok(This {
+            value: args.get(i),
+            obj: <&T>::from_arg(vm, args, i, cx)?,
+        })
+    }
+}
+
+#[cold]
+fn wrong_native(cx: &ArgCtx, expected: &str, got: &Value) -> PyErr {
+    if cx.param == "self" {
+        return PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "descriptor '{}' for '{}' objects doesn't apply to a '{}' object",
+                cx.short(),
+                cx.owner().unwrap_or(expected),
+                got.type_name()
+            ),
+        );
+    }
+    cx.must_be(expected, got)
+}
+
+/// A Rust value a native returns.
+pub trait IntoValue {
+    /// The Python value.
+    fn into_value(self) -> Value;
+}
+
+impl IntoValue for Value {
+    #[inline]
+    fn into_value(self) -> Value {
+        self
+    }
+}
+
+impl IntoValue for () {
+    #[inline]
+    fn into_value(self) -> Value {
+        Value::None
+    }
+}
+
+impl IntoValue for bool {
+    #[inline]
+    fn into_value(self) -> Value {
+        Value::Bool(self)
+    }
+}
+
+impl IntoValue for i64 {
+    #[inline]
+    fn into_value(self) -> Value {
+        Value::Int(self)
+    }
+}
+
+impl IntoValue for usize {
+    #[inline]
+    fn into_value(self) -> Value {
+        Value::Int(self as i64)
+    }
+}
+
+impl IntoValue for f64 {
+    #[inline]
+    fn into_value(self) -> Value {
+        Value::Float(self)
+    }
+}
+
+impl IntoValue for String {
+    fn into_value(self) -> Value {
+        Value::str(self)
+    }
+}
+
+impl IntoValue for &str {
+    fn into_value(self) -> Value {
+        Value::str(self)
+    }
+}
+
+impl IntoValue for Rc<String> {
+    fn into_value(self) -> Value {
+        Value::Str(self)
+    }
+}
+
+/// A list.
+impl IntoValue for Vec<Value> {
+    fn into_value(self) -> Value {
+        Value::list(self)
+    }
+}
+
+impl IntoValue for crate::runtime::Tensor {
+    fn into_value(self) -> Value {
+        Value::Tensor(self)
+    }
+}
+
+/// Rust's None is Python's.
+impl<T: IntoValue> IntoValue for Option<T> {
+    fn into_value(self) -> Value {
+        match self {
+            Some(v) => v.into_value(),
+            None => Value::None,
+        }
+    }
+}
+
+/// What a native's Rust function returns: a value, or a result of one.
+pub trait IntoResult {
+    /// The native's result.
+    fn into_result(self) -> PyResult<Value>;
+}
+
+impl<T: IntoValue> IntoResult for PyResult<T> {
+    #[inline]
+    fn into_result(self) -> PyResult<Value> {
+        self.map(IntoValue::into_value)
+    }
+}
+
+impl<T: IntoValue> IntoResult for T {
+    #[inline]
+    fn into_result(self) -> PyResult<Value> {
+        Ok(self.into_value())
+    }
+}
