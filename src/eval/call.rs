@@ -148,7 +148,7 @@ impl Interp {
     fn enter_call(&self) -> PyResult<u32> {
         // The module frame counts as one, as in CPython.
         let depth = self.depth.get();
-        if depth + 1 >= super::recursion_limit() {
+        if depth + 1 >= self.recursion_limit.get() {
             return Err(recursion_error());
         }
         self.check_interrupt()?;
@@ -393,7 +393,7 @@ impl Interp {
         // A user `__new__` (an implicit static method) makes the object; its
         // `__init__` runs only when it returned an instance of the class.
         if let Some(new) = cls.lookup("__new__") {
-            let new = super::class::unwrap_method_decorator(new);
+            let new = crate::object::descr::unwrap_method_decorator(new);
             if matches!(new, Value::Function(_)) {
                 let (obj, ours) = self.call_new(cls, &new, &args, &kwargs)?;
                 if ours {
@@ -447,7 +447,7 @@ impl Interp {
             .and_then(|_| cls.lookup("__new__"));
         let obj = match own_new {
             Some(new) => {
-                let new = super::class::unwrap_method_decorator(new);
+                let new = crate::object::descr::unwrap_method_decorator(new);
                 let (obj, ours) = self.call_new(cls, &new, &args, &kwargs)?;
                 if !ours {
                     return Ok(obj);
@@ -499,7 +499,7 @@ impl Interp {
         kwargs: Vec<(Rc<str>, Value)>,
     ) -> PyResult<bool> {
         match cls.lookup("__init__") {
-            Some(init) if !super::class::is_object_init(&init) => {
+            Some(init) if !crate::object::descr::is_object_init(&init) => {
                 self.run_init(&init, obj, args, kwargs)?;
                 Ok(true)
             }

@@ -961,7 +961,7 @@ fn constant(c: &Constant) -> Value {
         Constant::Imaginary(x) => crate::object::types::complex::Complex::value(0.0, *x),
         Constant::Str(s) => Value::Str(s.clone()),
         Constant::Bytes(b) => Value::Bytes(Rc::new(b.to_vec())),
-        Constant::Ellipsis => crate::eval::class::ellipsis(),
+        Constant::Ellipsis => crate::object::descr::ellipsis(),
     }
 }
 

@@ -286,7 +286,7 @@ impl Interp {
                 return self.yield_from(v);
             }
         }
-        let type_name = super::attr::class_name(self, v);
+        let type_name = crate::object::attr::class_name(self, v);
         let has_await = match v {
             Value::Instance(i) => i.class.lookup("__await__").is_some(),
             Value::Native(_) if v.downcast::<Generator>().is_none() => {
@@ -312,7 +312,7 @@ impl Interp {
             return self.yield_from(&it);
         }
         if self.getattr(&it, "__next__").is_err() {
-            let t = super::attr::class_name(self, &it);
+            let t = crate::object::attr::class_name(self, &it);
             return Err(PyErr::new(
                 ExcType::TypeError,
                 format!("__await__() returned non-iterator of type '{t}'"),

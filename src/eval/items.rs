@@ -261,7 +261,7 @@ impl Interp {
             ),
             _ => (None, None),
         };
-        let type_name = super::attr::class_name(self, mgr);
+        let type_name = crate::object::attr::class_name(self, mgr);
         match (enter, exit) {
             (Some(enter), Some(_)) => {
                 let aw = self.call_value(&enter, vec![mgr.clone()], Vec::new())?;

@@ -11,7 +11,7 @@
 
 use std::rc::Rc;
 
-use super::class::{bind_class_attr, unwrap_method_decorator, PropertyObj};
+use crate::object::descr::{bind_class_attr, unwrap_method_decorator, PropertyObj};
 use super::Interp;
 use crate::object::types::builtin_class;
 use crate::value::{
@@ -35,10 +35,7 @@ fn type_class() -> Rc<Class> {
     builtin_class(ValueType::Type)
 }
 
-/// Whether `c` is `type` or derives from it.
-pub(crate) fn is_metaclass(c: &Rc<Class>) -> bool {
-    c.is_subclass_of(&type_class())
-}
+pub(crate) use crate::object::descr::is_metaclass;
 
 #[cold]
 fn conflict() -> PyErr {

@@ -34,7 +34,7 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-pub use attr::{native_class, register_native_class};
+pub use crate::object::attr::{native_class, register_native_class};
 pub use frame::Frame;
 pub use iter::IterState;
 
@@ -47,22 +47,6 @@ use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 /// Python's default recursion limit.
 pub const RECURSION_LIMIT: u32 = 1000;
 
-thread_local! {
-    /// The recursion limit in force on this thread (`sys.setrecursionlimit`).
-    static LIMIT: Cell<u32> = const { Cell::new(RECURSION_LIMIT) };
-}
-
-/// The most Python frames a call chain may hold (`sys.getrecursionlimit()`).
-#[inline]
-pub fn recursion_limit() -> u32 {
-    LIMIT.with(|l| l.get())
-}
-
-/// Sets [`recursion_limit`] (`sys.setrecursionlimit`); the native stack
-/// check still raises RecursionError before the stack can overflow.
-pub fn set_recursion_limit(n: u32) {
-    LIMIT.with(|l| l.set(n));
-}
 
 /// Control flow out of a statement.
 // Fieldless and a whole word wide, so that `PyResult<Flow>` comes back from
@@ -119,6 +103,10 @@ pub struct Interp {
     modules: RefCell<HashMap<String, Value>>,
     /// Python call depth.
     depth: Cell<u32>,
+    /// The most Python frames a call chain may hold (`sys.setrecursionlimit`;
+    /// the native stack check still raises RecursionError before the stack
+    /// can overflow).
+    recursion_limit: Cell<u32>,
     /// Exceptions being handled.
     handling: RefCell<Vec<PyErr>>,
     /// Where `print` writes.
@@ -169,6 +157,7 @@ impl Interp {
             builtins,
             modules: RefCell::new(HashMap::new()),
             depth: Cell::new(0),
+            recursion_limit: Cell::new(RECURSION_LIMIT),
             handling: RefCell::new(Vec::new()),
             output: RefCell::new(output),
             interrupt,
@@ -759,6 +748,14 @@ impl Vm for Interp {
     fn write_stdout(&self, text: &str) {
         let out = self.output.borrow().clone();
         let _ = out.borrow_mut().write_all(text.as_bytes());
+    }
+
+    fn recursion_limit(&self) -> u32 {
+        self.recursion_limit.get()
+    }
+
+    fn set_recursion_limit(&self, n: u32) {
+        self.recursion_limit.set(n);
     }
 
     fn state(&self) -> &State {

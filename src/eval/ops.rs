@@ -5,7 +5,7 @@
 use crate::object::types::subclass::base_value;
 use std::rc::Rc;
 
-use super::class::not_implemented;
+use crate::object::descr::not_implemented;
 use super::Interp;
 use crate::object::types::int_overflow;
 use crate::object::types::misc::UnionType;
@@ -576,7 +576,7 @@ impl Interp {
     pub fn guard_depth<T>(&self, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
         self.check_stack()?;
         let d = self.depth.get();
-        if d >= super::recursion_limit() {
+        if d >= self.recursion_limit.get() {
             return Err(PyErr::new(
                 ExcType::RecursionError,
                 "maximum recursion depth exceeded in comparison",

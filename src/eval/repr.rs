@@ -251,7 +251,7 @@ impl Interp {
     fn enter_repr(&self, id: usize) -> PyResult<()> {
         self.check_stack()?;
         let depth = self.repr_guard.borrow().len() as u32 + self.depth.get();
-        if depth >= super::recursion_limit() {
+        if depth >= self.recursion_limit.get() {
             return Err(PyErr::new(
                 ExcType::RecursionError,
                 "maximum recursion depth exceeded while getting the repr of an object",

@@ -165,7 +165,7 @@ impl Interp {
         orelse: &[Stmt],
     ) -> PyResult<Flow> {
         let iterable = self.eval(f, iter)?;
-        let type_name = |v: &Value| super::attr::class_name(self, v);
+        let type_name = |v: &Value| crate::object::attr::class_name(self, v);
         let method = |v: &Value, name: &str| match v {
             Value::Instance(i) => i.class.lookup(name),
             _ => None,

@@ -197,7 +197,7 @@ fn namedtuple_class(
         // A class method: a script's subclass makes its own instances.
         ns.insert(
             "_make".into(),
-            Value::native(crate::eval::class::ClassMethodObj(Value::NativeFunction(
+            Value::native(crate::object::descr::ClassMethodObj(Value::NativeFunction(
                 MAKE.with(Rc::clone),
             ))),
         );
@@ -478,7 +478,7 @@ impl NativeObject for NamedTuple {
     ) -> PyResult<Option<Value>> {
         let name = if reflected { op.rdunder() } else { op.dunder() };
         if let Some(r) = self.call_script(this, name, std::slice::from_ref(other), vm)? {
-            return Ok((!r.is(&crate::eval::class::not_implemented())).then_some(r));
+            return Ok((!r.is(&crate::object::descr::not_implemented())).then_some(r));
         }
         if !matches!(op, BinOp::Add | BinOp::Mult) {
             return Ok(None);
@@ -507,7 +507,7 @@ impl NativeObject for NamedTuple {
             _ => "__ge__",
         };
         if let Some(r) = self.call_script(this, name, std::slice::from_ref(other), vm)? {
-            return Ok((!r.is(&crate::eval::class::not_implemented())).then_some(r));
+            return Ok((!r.is(&crate::object::descr::not_implemented())).then_some(r));
         }
         let other = as_plain(other);
         if !matches!(other, Value::Tuple(_)) {

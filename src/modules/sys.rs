@@ -147,11 +147,11 @@ fn exception(vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
     Ok(vm.handled_exception().unwrap_or(Value::None))
 }
 
-fn getrecursionlimit(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
-    Ok(Value::Int(crate::eval::recursion_limit() as i64))
+fn getrecursionlimit(vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
+    Ok(Value::Int(vm.recursion_limit() as i64))
 }
 
-fn setrecursionlimit(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+fn setrecursionlimit(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let n = match a.get(0) {
         Value::Int(n) => *n,
         other => {
@@ -170,7 +170,7 @@ fn setrecursionlimit(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             "recursion limit must be greater or equal than 1",
         ));
     }
-    crate::eval::set_recursion_limit(u32::try_from(n).unwrap_or(u32::MAX));
+    vm.set_recursion_limit(u32::try_from(n).unwrap_or(u32::MAX));
     Ok(Value::None)
 }
 

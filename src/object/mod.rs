@@ -13,6 +13,8 @@
 //! `value` holds the data these act on (the `Value` enum, classes,
 //! instances, functions, the binder); the two form one layer.
 
+pub mod attr;
+pub mod descr;
 pub mod module;
 pub mod native;
 pub mod spec;

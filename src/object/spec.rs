@@ -79,15 +79,15 @@ pub fn add_member(class: &Class, m: &Member) {
         Member::Method(d) => (d.name(), d.value()),
         Member::StaticMethod(d) => (
             d.name(),
-            Value::native(crate::eval::class::StaticMethodObj(d.value())),
+            Value::native(crate::object::descr::StaticMethodObj(d.value())),
         ),
         Member::ClassMethod(d) => (
             d.name(),
-            Value::native(crate::eval::class::ClassMethodObj(d.value())),
+            Value::native(crate::object::descr::ClassMethodObj(d.value())),
         ),
         Member::Getter(d) => (
             d.name(),
-            Value::native(crate::eval::class::PropertyObj::read_only(
+            Value::native(crate::object::descr::PropertyObj::read_only(
                 d.value(),
                 d.name(),
             )),

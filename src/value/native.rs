@@ -119,6 +119,10 @@ pub trait Vm {
     fn write_stdout(&self, text: &str);
     /// Flushes what `write_stdout` buffered (before writing to stderr).
     fn flush_stdout(&self) {}
+    /// The most Python frames a call chain may hold (`sys.getrecursionlimit()`).
+    fn recursion_limit(&self) -> u32;
+    /// Sets the recursion limit (`sys.setrecursionlimit`).
+    fn set_recursion_limit(&self, n: u32);
     /// Interpreter-wide state that higher layers (`distribute`, `modules`)
     /// keep, looked up by type (a strategy stack, the device table …).
     fn state(&self) -> &State;

@@ -18,12 +18,12 @@ use crate::value::{
 
 /// The `NotImplemented` singleton (compare with `Value::is`).
 pub fn not_implemented() -> Value {
-    crate::eval::class::not_implemented()
+    crate::object::descr::not_implemented()
 }
 
 /// The `Ellipsis` singleton (`...`).
 pub fn ellipsis() -> Value {
-    crate::eval::class::ellipsis()
+    crate::object::descr::ellipsis()
 }
 
 type Entry = (&'static str, NativeFn, &'static str);

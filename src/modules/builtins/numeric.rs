@@ -108,7 +108,7 @@ pub fn divmod_values(vm: &dyn Vm, x: &Value, y: &Value) -> PyResult<Value> {
                 if matches!(this, Value::Instance(_) | Value::Native(_)) {
                     if let Ok(f) = vm.getattr(this, name) {
                         let r = vm.call(&f, vec![other.clone()], Vec::new())?;
-                        if !r.is(&crate::eval::class::not_implemented()) {
+                        if !r.is(&crate::object::descr::not_implemented()) {
                             return Ok(r);
                         }
                     }

@@ -160,7 +160,7 @@ fn setattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let name = name_arg(a.get(1))?;
     let (obj, value) = (a.get(0), a.get(2).clone());
     match obj {
-        Value::Instance(i) => crate::eval::class::instance_setattr(vm, obj, i, &name, value)?,
+        Value::Instance(i) => crate::object::attr::instance_setattr(vm, obj, i, &name, value)?,
         Value::Class(c) => c.set_attr(&name, value),
         Value::Function(f) => f.set_attr(&name, value),
         Value::Native(n) => {
@@ -178,7 +178,7 @@ fn delattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let obj = a.get(0);
     let removed = match obj {
         Value::Instance(i) => {
-            crate::eval::class::instance_delattr(vm, obj, i, &name)?;
+            crate::object::attr::instance_delattr(vm, obj, i, &name)?;
             true
         }
         Value::Class(c) => c.dict.borrow_mut().shift_remove(name.as_str()).is_some(),

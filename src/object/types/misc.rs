@@ -36,7 +36,7 @@ fn type_repr(v: &Value, vm: &dyn Vm) -> PyResult<String> {
                 .collect::<PyResult<_>>()?;
             format!("[{}]", parts.join(", "))
         }
-        other if other.is(&crate::eval::class::ellipsis()) => "...".to_string(),
+        other if other.is(&crate::object::descr::ellipsis()) => "...".to_string(),
         other => vm.repr(other)?,
     })
 }
@@ -417,7 +417,7 @@ fn object_setattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let name = attr_name(a.get(1))?;
     match a.get(0) {
         Value::Instance(inst) => {
-            crate::eval::class::generic_setattr(vm, a.get(0), inst, name, a.get(2).clone())?
+            crate::object::attr::generic_setattr(vm, a.get(0), inst, name, a.get(2).clone())?
         }
         _ => return Err(type_error("object.__setattr__() needs an instance")),
     }
@@ -427,7 +427,7 @@ fn object_setattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 fn object_delattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let name = attr_name(a.get(1))?;
     match a.get(0) {
-        Value::Instance(inst) => crate::eval::class::generic_delattr(vm, a.get(0), inst, name)?,
+        Value::Instance(inst) => crate::object::attr::generic_delattr(vm, a.get(0), inst, name)?,
         _ => return Err(type_error("object.__delattr__() needs an instance")),
     }
     Ok(Value::None)
@@ -438,7 +438,7 @@ fn object_delattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 fn object_getattribute(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let name = attr_name(a.get(1))?;
     let found = match a.get(0) {
-        Value::Instance(inst) => crate::eval::class::generic_getattr(vm, a.get(0), inst, name)?,
+        Value::Instance(inst) => crate::object::attr::generic_getattr(vm, a.get(0), inst, name)?,
         other => return vm.getattr(other, name),
     };
     found.ok_or_else(|| {

@@ -157,7 +157,7 @@ pub fn add_static_method(class: &Class, sig: &str, func: NativeFn, doc: &'static
     let name = f.name().to_string();
     class.set_attr(
         &name,
-        Value::native(crate::eval::class::StaticMethodObj(Value::NativeFunction(
+        Value::native(crate::object::descr::StaticMethodObj(Value::NativeFunction(
             f,
         ))),
     );
@@ -171,7 +171,7 @@ pub fn add_class_method(class: &Class, sig: &str, func: NativeFn, doc: &'static 
     let name = f.name().to_string();
     class.set_attr(
         &name,
-        Value::native(crate::eval::class::ClassMethodObj(Value::NativeFunction(f))),
+        Value::native(crate::object::descr::ClassMethodObj(Value::NativeFunction(f))),
     );
 }
 
@@ -208,7 +208,7 @@ pub fn number_of(vm: &dyn crate::value::Vm, x: &Value) -> PyResult<Option<Value>
 pub fn add_property(class: &Class, sig: &str, getter: NativeFn, doc: &'static str) {
     let f = NativeFunction::new(sig, getter, doc);
     let name = f.name().to_string();
-    let prop = crate::eval::class::PropertyObj::read_only(Value::NativeFunction(f), &name);
+    let prop = crate::object::descr::PropertyObj::read_only(Value::NativeFunction(f), &name);
     class.set_attr(&name, Value::native(prop));
 }
 

@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::eval::class::not_implemented;
+use crate::object::descr::not_implemented;
 use crate::syntax::ast::BinOp;
 use crate::value::{
     Args, ExcType, NativeFn, NativeFunction, NativeObject, PyErr, PyResult, Value, ValueType, Vm,
