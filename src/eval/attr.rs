@@ -367,6 +367,15 @@ impl Interp {
                 },
             }),
             Value::Native(n) => {
+                // A class described by a spec holds the object's methods and
+                // properties; `getattr` answers for what they do not define.
+                if n.spec().is_some() {
+                    if let Some(cls) = n.class() {
+                        if let Some(x) = self.class_attribute(v, &cls, name)? {
+                            return Ok(Some(x));
+                        }
+                    }
+                }
                 if let Some(x) = n.getattr(v, name, self)? {
                     return Ok(Some(x));
                 }

@@ -275,7 +275,7 @@ fn commonprefix(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::str(&first[..end]))
 }
 
-fn expanduser(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+fn expanduser(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let p = path_arg(a.get(0))?;
     let Some(rest) = p.strip_prefix('~') else {
         return Ok(Value::str(p));
@@ -284,7 +284,7 @@ fn expanduser(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     // `~user` comes from the password database; a user it does not list is
     // left as it is, as CPython does.
     let home = if user.is_empty() {
-        super::os::env_get("HOME")
+        super::os::env_get(vm, "HOME")
     } else {
         std::fs::read_to_string("/etc/passwd").ok().and_then(|db| {
             db.lines()

@@ -111,7 +111,7 @@ fn os_environ_is_shared_and_writable() {
         "'{\"a\": 1}'"
     );
     assert_eq!(
-        super::os::env_get("DIST_TEST_VAR").as_deref(),
+        super::os::env_get(&*vm, "DIST_TEST_VAR").as_deref(),
         Some("{\"a\": 1}")
     );
     let missing = vm.getitem(&environ, &Value::str("DIST_NOT_SET_X"));

@@ -247,8 +247,8 @@ impl<'a> FromArg<'a> for Kwargs {
 /// A Rust type that is a Python class of its own: its instances are
 /// `Value::Native`, and a parameter `&T` receives the object itself.
 pub trait NativeClass: NativeObject + Sized {
-    /// The class's static description.
-    fn spec() -> &'static super::ClassSpec;
+    /// The class's static description (what `NativeObject::spec` returns).
+    const SPEC: &'static super::ClassSpec;
 }
 
 /// A native object of type `T`; the receiver of its methods (`self`) gets
@@ -258,7 +258,7 @@ impl<'a, T: NativeClass> FromArg<'a> for &'a T {
         let v = args.get(i);
         match v.downcast::<T>() {
             Some(t) => Ok(t),
-            None => Err(wrong_native(cx, T::spec().name, v)),
+            None => Err(wrong_native(cx, T::SPEC.name, v)),
         }
     }
 }

@@ -97,3 +97,17 @@ pub fn add_member(class: &Class, m: &Member) {
     };
     class.set_attr(name, value);
 }
+
+/// The names `dir()` lists for an instance of `cls`: those defined on it
+/// and its bases, without dunders, first definition first.
+pub fn public_names(cls: &Rc<Class>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in cls.mro() {
+        for k in c.dict.borrow().keys() {
+            if !k.starts_with("__") && !out.iter().any(|o| o == &**k) {
+                out.push(k.to_string());
+            }
+        }
+    }
+    out
+}

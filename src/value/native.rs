@@ -199,9 +199,13 @@ pub trait NativeObject: Any {
         Ok(false)
     }
 
-    /// Names for `dir()` and tab completion.
+    /// Names for `dir()` and tab completion: by default the public names
+    /// of the class its spec describes.
     fn dir(&self) -> Vec<String> {
-        Vec::new()
+        match self.spec() {
+            Some(spec) => crate::object::spec::public_names(&spec.class()),
+            None => Vec::new(),
+        }
     }
 
     /// Calling the object.
@@ -346,9 +350,17 @@ pub trait NativeObject: Any {
         Ok(None)
     }
 
-    /// The object's class, for `type(obj)` and `isinstance` (`range`, `slice`,
-    /// `dict_keys` …). None: the evaluator makes up a class from `type_name`.
-    fn class(&self) -> Option<std::rc::Rc<super::object::Class>> {
+    /// The static description of the object's class (its methods,
+    /// properties and constructor): attribute lookup on the object finds
+    /// them on that class before asking [`NativeObject::getattr`].
+    fn spec(&self) -> Option<&'static crate::object::ClassSpec> {
         None
+    }
+
+    /// The object's class, for `type(obj)` and `isinstance` (`range`, `slice`,
+    /// `dict_keys` …): by default the class of its [`NativeObject::spec`].
+    /// None: the evaluator makes up a class from `type_name`.
+    fn class(&self) -> Option<std::rc::Rc<super::object::Class>> {
+        self.spec().map(crate::object::class_of_spec)
     }
 }
