@@ -5,15 +5,16 @@
 
 use std::rc::Rc;
 
-use crate::object::attr::{descriptor_get, function_get, generic_getattr, instance_delattr, instance_setattr, native_class, type_mro, type_subclasses};
-use crate::object::descr::bind_class_attr;
 use super::Interp;
 use crate::distribute::renamed::attribute_help;
+use crate::object::attr::{
+    descriptor_get, function_get, generic_getattr, instance_delattr, instance_setattr,
+    native_class, type_mro, type_subclasses,
+};
+use crate::object::descr::bind_class_attr;
 use crate::object::types::builtin_class;
 use crate::object::types::slots;
-use crate::value::{
-    Class, ClassKind, ExcType, NativeFn, PyErr, PyResult, Value, ValueType,
-};
+use crate::value::{Class, ClassKind, ExcType, NativeFn, PyErr, PyResult, Value, ValueType};
 
 /// The attributes of a `ReplicaContext`, reached for on the None that
 /// `tf.distribute.get_replica_context()` returns in a cross-replica context.

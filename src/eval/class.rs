@@ -11,9 +11,7 @@ use super::meta::{build_class, namespace_dict, Maker};
 use super::Interp;
 use crate::object::descr::*;
 use crate::syntax::ast::{ClassDef, Slot};
-use crate::value::{
-    Class, ExcType, NativeFunction, PyErr, PyResult, Value, Vm,
-};
+use crate::value::{Class, ExcType, NativeFunction, PyErr, PyResult, Value, Vm};
 
 impl Interp {
     /// Executes a `class` statement's body and builds the class: through

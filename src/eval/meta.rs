@@ -11,8 +11,8 @@
 
 use std::rc::Rc;
 
-use crate::object::descr::{bind_class_attr, unwrap_method_decorator, PropertyObj};
 use super::Interp;
+use crate::object::descr::{bind_class_attr, unwrap_method_decorator, PropertyObj};
 use crate::object::types::builtin_class;
 use crate::value::{
     Args, Class, ClassKind, Dict, ExcType, Namespace, NativeFunction, PyErr, PyResult, Value,

@@ -47,7 +47,6 @@ use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 /// Python's default recursion limit.
 pub const RECURSION_LIMIT: u32 = 1000;
 
-
 /// Control flow out of a statement.
 // Fieldless and a whole word wide, so that `PyResult<Flow>` comes back from
 // the statement functions in two registers; a returned value waits in the

@@ -5,8 +5,8 @@
 use crate::object::types::subclass::base_value;
 use std::rc::Rc;
 
-use crate::object::descr::not_implemented;
 use super::Interp;
+use crate::object::descr::not_implemented;
 use crate::object::types::int_overflow;
 use crate::object::types::misc::UnionType;
 use crate::object::types::num::{num, num_binop, num_cmp};

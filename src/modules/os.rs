@@ -141,7 +141,9 @@ fn keys_list(vm: &dyn Vm) -> Value {
 /// The value of a variable, or `default`.
 #[native("_Environ.get(self, key, default=None, /)", c)]
 fn environ_get(vm: &dyn Vm, _this: &Environ, key: &Value, default: Value) -> PyResult<Value> {
-    Ok(env_get(vm, &key_str(key)?).map(Value::str).unwrap_or(default))
+    Ok(env_get(vm, &key_str(key)?)
+        .map(Value::str)
+        .unwrap_or(default))
 }
 
 /// The variable names.
@@ -210,7 +212,9 @@ fn environ_setdefault(vm: &dyn Vm, _this: &Environ, key: &Value, value: Value) -
 #[native("_Environ.copy(self)", c)]
 fn environ_copy(vm: &dyn Vm, _this: &Environ) -> Value {
     let mut d = crate::value::Dict::new();
-    with_env(vm, |m| m.iter().for_each(|(k, v)| d.insert_str(k, Value::str(v))));
+    with_env(vm, |m| {
+        m.iter().for_each(|(k, v)| d.insert_str(k, Value::str(v)))
+    });
     Value::dict(d)
 }
 
@@ -242,7 +246,9 @@ pub fn module() -> Value {
 /// The value of an environment variable, or `default`.
 #[native("getenv(key, default=None)")]
 fn getenv(vm: &dyn Vm, key: &Value, default: Value) -> PyResult<Value> {
-    Ok(env_get(vm, &key_str(key)?).map(Value::str).unwrap_or(default))
+    Ok(env_get(vm, &key_str(key)?)
+        .map(Value::str)
+        .unwrap_or(default))
 }
 
 /// The current working directory.

@@ -251,12 +251,7 @@ pub fn instance_setattr(
 
 /// `del obj.name` on an instance (also the builtin `delattr`): the class's
 /// own `__delattr__`, else [`generic_delattr`].
-pub fn instance_delattr(
-    vm: &dyn Vm,
-    obj: &Value,
-    inst: &Instance,
-    name: &str,
-) -> PyResult<()> {
+pub fn instance_delattr(vm: &dyn Vm, obj: &Value, inst: &Instance, name: &str) -> PyResult<()> {
     if let Some(da @ Value::Function(_)) = inst.class.lookup("__delattr__") {
         return vm
             .call(&da, vec![obj.clone(), Value::str(name)], Vec::new())
@@ -388,12 +383,7 @@ pub fn in_slots(vm: &dyn Vm, cls: &Rc<Class>, name: &str) -> PyResult<bool> {
 
 /// `object.__delattr__` for an instance: a data descriptor's deleter
 /// (`property` deleter, `__delete__`), else removal from the `__dict__`.
-pub fn generic_delattr(
-    vm: &dyn Vm,
-    obj: &Value,
-    inst: &Instance,
-    name: &str,
-) -> PyResult<()> {
+pub fn generic_delattr(vm: &dyn Vm, obj: &Value, inst: &Instance, name: &str) -> PyResult<()> {
     if descriptor_store(vm, obj, inst, name, None)?.is_none() {
         return Ok(());
     }
@@ -460,4 +450,3 @@ pub fn type_subclasses(_vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Valu
             .collect(),
     ))
 }
-

@@ -728,7 +728,6 @@ pub fn descriptor_class(which: usize) -> Rc<Class> {
     DESCRIPTOR_CLASSES.with(|c| c[which].clone())
 }
 
-
 /// Whether `c` is `type` or derives from it.
 pub fn is_metaclass(c: &Rc<Class>) -> bool {
     c.is_subclass_of(&super::types::builtin_class(crate::value::ValueType::Type))

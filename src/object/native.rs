@@ -86,9 +86,23 @@ impl ArgCtx {
         self.func.rsplit_once('.').map(|(o, _)| o)
     }
 
-    /// `split() argument 'sep' must be str, not int`.
+    /// `split() argument 'sep' must be str, not int`; for the receiver of a
+    /// builtin type's method, CPython's `descriptor 'split' for 'str'
+    /// objects doesn't apply to a 'int' object`.
     #[cold]
     pub fn must_be(&self, what: &str, got: &Value) -> PyErr {
+        if self.param == "self" {
+            if let Some(owner) = self.owner() {
+                return PyErr::new(
+                    ExcType::TypeError,
+                    format!(
+                        "descriptor '{}' for '{owner}' objects doesn't apply to a '{}' object",
+                        self.short(),
+                        got.type_name()
+                    ),
+                );
+            }
+        }
         PyErr::new(
             ExcType::TypeError,
             format!(
@@ -191,6 +205,49 @@ impl<'a> FromArg<'a> for String {
         <&str>::from_arg(vm, args, i, cx).map(str::to_string)
     }
 }
+
+/// Implements [`FromArg`] for a reference to the payload of one `Value`
+/// variant (a builtin subclass's instance converts as its value).
+macro_rules! from_variant {
+    ($(#[$doc:meta])* $ty:ty, $variant:ident, $what:literal) => {
+        $(#[$doc])*
+        impl<'a> FromArg<'a> for &'a $ty {
+            #[inline]
+            fn from_arg(_vm: &dyn Vm, args: &'a Args, i: usize, cx: &ArgCtx) -> PyResult<Self> {
+                let v = args.get(i);
+                match v.as_builtin() {
+                    Value::$variant(x) => Ok(x),
+                    _ => Err(cx.must_be($what, v)),
+                }
+            }
+        }
+    };
+}
+
+from_variant!(
+    /// A str as the shared string (to return it unchanged).
+    Rc<String>, Str, "str"
+);
+from_variant!(
+    /// A bytes object.
+    Rc<Vec<u8>>, Bytes, "bytes"
+);
+from_variant!(
+    /// A tuple.
+    Rc<Vec<Value>>, Tuple, "tuple"
+);
+from_variant!(
+    /// A list.
+    Rc<std::cell::RefCell<Vec<Value>>>, List, "list"
+);
+from_variant!(
+    /// A dict.
+    Rc<std::cell::RefCell<crate::value::Dict>>, Dict, "dict"
+);
+from_variant!(
+    /// A set or frozenset.
+    Rc<crate::value::dict::SetObj>, Set, "set"
+);
 
 /// A class (`cls` of a class method, a type argument).
 impl<'a> FromArg<'a> for &'a Rc<Class> {

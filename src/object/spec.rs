@@ -23,6 +23,9 @@ pub enum Member {
     ClassMethod(NativeDef),
     /// A read-only attribute computed by `getter(self)`.
     Getter(NativeDef),
+    /// A read-write attribute: `get(self)` and `set(self, value)` (the
+    /// getter's name is the attribute's).
+    Property(NativeDef, NativeDef),
     /// The constructor (`__new__`, its signature without `cls`).
     New(NativeDef),
     /// A class attribute, made when the class is built.
@@ -92,6 +95,11 @@ pub fn add_member(class: &Class, m: &Member) {
                 d.name(),
             )),
         ),
+        Member::Property(get, set) => {
+            let mut p = crate::object::descr::PropertyObj::read_only(get.value(), get.name());
+            p.fset = Some(set.value());
+            (get.name(), Value::native(p))
+        }
         Member::New(d) => ("__new__", d.value()),
         Member::Attr(name, make) => (*name, make()),
     };

@@ -157,9 +157,9 @@ pub fn add_static_method(class: &Class, sig: &str, func: NativeFn, doc: &'static
     let name = f.name().to_string();
     class.set_attr(
         &name,
-        Value::native(crate::object::descr::StaticMethodObj(Value::NativeFunction(
-            f,
-        ))),
+        Value::native(crate::object::descr::StaticMethodObj(
+            Value::NativeFunction(f),
+        )),
     );
 }
 
@@ -171,7 +171,9 @@ pub fn add_class_method(class: &Class, sig: &str, func: NativeFn, doc: &'static 
     let name = f.name().to_string();
     class.set_attr(
         &name,
-        Value::native(crate::object::descr::ClassMethodObj(Value::NativeFunction(f))),
+        Value::native(crate::object::descr::ClassMethodObj(Value::NativeFunction(
+            f,
+        ))),
     );
 }
 
