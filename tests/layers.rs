@@ -34,6 +34,36 @@ const RULES: &[(&str, &[&str])] = &[
     ("diag", &["syntax", "runtime", "value", "object"]),
 ];
 
+/// Crossings that remain to be removed (the object-layer issue): a file
+/// listed here may still use that layer, and one that no longer does must
+/// come off the list. The goal is an empty list.
+const KNOWN: &[&str] = &[
+    "distribute/collective_options.rs -> modules",
+    "distribute/cross_device.rs -> modules",
+    "distribute/dataset/compose.rs -> modules",
+    "distribute/dataset/compose_stream.rs -> modules",
+    "distribute/dataset/methods.rs -> modules",
+    "distribute/dataset/mod.rs -> modules",
+    "distribute/dataset/node.rs -> modules",
+    "distribute/dataset/padding.rs -> modules",
+    "distribute/dataset/stream.rs -> modules",
+    "distribute/dataset/structure.rs -> modules",
+    "distribute/devices.rs -> modules",
+    "distribute/function.rs -> modules",
+    "distribute/mod.rs -> modules",
+    "distribute/nest.rs -> modules",
+    "distribute/reduce.rs -> modules",
+    "distribute/replica_ctx.rs -> modules",
+    "distribute/strategy.rs -> modules",
+    "distribute/variables.rs -> modules",
+    "modules/collections.rs -> repl",
+    "object/attr.rs -> modules",
+    "object/types/misc.rs -> modules",
+    "object/types/mod.rs -> modules",
+    "object/types/slots.rs -> modules",
+    "value/object.rs -> modules",
+];
+
 fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).expect("read src") {
         let p = e.expect("entry").path();
