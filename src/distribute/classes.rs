@@ -114,6 +114,20 @@ fn spec(key: &str) -> (&str, &'static str, &'static [&'static str]) {
 /// The class of key `key` (see `spec`; created once per thread, its bases
 /// first; `init` fills its dict the first time).
 pub fn class(key: &'static str) -> Rc<Class> {
+    use crate::object::tensor::classes as tc;
+    // The interfaces tensors share with variables and distributed values.
+    let shared = match key {
+        "NativeObject" => Some(&tc::NATIVE_OBJECT),
+        "Trackable" => Some(&tc::TRACKABLE),
+        "CompositeTensor" => Some(&tc::COMPOSITE_TENSOR),
+        "core.Tensor" => Some(&tc::CORE_TENSOR),
+        "core.Symbol" => Some(&tc::CORE_SYMBOL),
+        "core.Value" => Some(&tc::CORE_VALUE),
+        _ => None,
+    };
+    if let Some(spec) = shared {
+        return spec.class();
+    }
     if let Some(c) = CLASSES.with(|m| m.borrow().get(key).cloned()) {
         return c;
     }

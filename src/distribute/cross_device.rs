@@ -12,7 +12,7 @@ use super::devices::device_arg;
 use super::reduce::{Op, ReduceOpObj};
 use super::strategy::{destination, qualified, reduce_to_devices, Kind, StrategyObj};
 use super::values::components;
-use crate::modules::tf::convert::{runtime_err, to_tensor};
+use crate::object::tensor::convert::{runtime_err, to_tensor};
 use crate::runtime::Device;
 use crate::value::{Args, Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 

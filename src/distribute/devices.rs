@@ -87,7 +87,7 @@ pub fn missing_device(vm: &dyn Vm, kind: DeviceKind, index: u32) -> PyErr {
 /// `/job:localhost/replica:0/task:0/device:GPU:0`) to a visible device;
 /// a partial spec fills in from `base`.
 pub fn resolve_with(vm: &dyn Vm, text: &str, base: Device) -> PyResult<Device> {
-    let spec = DeviceSpec::parse(text).map_err(crate::modules::tf::convert::runtime_err)?;
+    let spec = DeviceSpec::parse(text).map_err(crate::object::tensor::convert::runtime_err)?;
     if spec.job.as_deref().is_some_and(|j| j != "localhost") {
         return Err(PyErr::new(
             ExcType::ValueError,
@@ -260,7 +260,7 @@ fn list_devices(vm: &dyn Vm, args: &Args, physical: bool) -> PyResult<Value> {
         v.extend(gpus(vm));
         v
     } else {
-        state(vm).initialized.set(true);
+        super::context::placement(vm).initialized.set(true);
         visible(vm)
     };
     let items = devs
@@ -304,7 +304,7 @@ fn set_logical_device_configuration(vm: &dyn Vm, args: &Args) -> PyResult<Value>
         v => Some(vm.collect(v)?),
     };
     let st = state(vm);
-    if st.initialized.get() {
+    if super::context::placement(vm).initialized.get() {
         return Err(PyErr::new(
             ExcType::RuntimeError,
             "Virtual devices cannot be modified after being initialized",

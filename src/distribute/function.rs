@@ -13,8 +13,8 @@ use std::collections::HashSet;
 use std::rc::Rc;
 
 use super::classes;
-use crate::modules::tf::convert::to_tensor;
 use crate::modules::ModuleBuilder;
+use crate::object::tensor::convert::to_tensor;
 use crate::value::{Args, Class, NativeObject, PyResult, Value, Vm};
 
 /// A `tf.function`-wrapped Python function.

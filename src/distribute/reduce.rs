@@ -9,7 +9,7 @@ use std::any::Any;
 use std::rc::Rc;
 
 use super::classes;
-use crate::modules::tf::convert::{runtime_err, to_tensor};
+use crate::object::tensor::convert::{runtime_err, to_tensor};
 use crate::runtime::{ops, trace, Device, Scalar, Tensor};
 use crate::value::{Args, Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 

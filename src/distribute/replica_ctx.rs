@@ -14,9 +14,9 @@ use super::reduce::{gather_tensors, parse_op, reduce_tensors, tensor_on, Op};
 use super::strategy::{current_strategy, default_strategy, strategy_class, Kind, StrategyObj};
 use super::values::components;
 use super::variables::Agg;
-use crate::modules::np::array::NdArray;
-use crate::modules::tf::convert::runtime_err;
 use crate::modules::ModuleBuilder;
+use crate::object::numpy::array::NdArray;
+use crate::object::tensor::convert::runtime_err;
 use crate::runtime::{DType, Device, Tensor};
 use crate::value::{Args, Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 

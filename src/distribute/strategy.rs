@@ -14,7 +14,7 @@ use super::nest::{contains_distributed, is_structure, map_nest, regroup, select_
 use super::reduce::{gather_tensors, parse_op, reduce_tensors, tensor_on, Op};
 use super::replica_ctx::{merge_collectives, ValueContext};
 use super::values::components;
-use crate::modules::tf::convert::runtime_err;
+use crate::object::tensor::convert::runtime_err;
 use crate::runtime::{ops, Device, Scalar, Tensor};
 use crate::value::{Args, Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -405,6 +405,8 @@ pub fn run_on_replicas(
         devices: s.devices.clone(),
     };
     let saved = st.run.replace(Some(run.clone()));
+    let saved_devices =
+        crate::object::tensor::placement::set_replica_devices(vm, Some(s.devices.clone()));
     let n = s.devices.len();
     let result = vm.run_replicas(
         n,
@@ -415,6 +417,7 @@ pub fn run_on_replicas(
         &|payloads| merge_collectives(vm, &run, payloads),
     );
     *st.run.borrow_mut() = saved;
+    crate::object::tensor::placement::set_replica_devices(vm, saved_devices);
     let results = result?;
     let wrap =
         s.kind == Kind::Mirrored && n == 1 && vm.state().get::<super::Config>().always_wrap.get();
@@ -759,7 +762,7 @@ pub(super) fn reduce_to_devices(
         .iter()
         .map(|&d| reduced.to_device(d).map(Value::Tensor))
         .collect::<crate::runtime::Result<Vec<_>>>()
-        .map_err(crate::modules::tf::convert::runtime_err)?;
+        .map_err(crate::object::tensor::convert::runtime_err)?;
     Ok(super::values::mirrored(copies))
 }
 

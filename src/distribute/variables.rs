@@ -15,8 +15,8 @@ use super::reduce::{reduce_tensors, Op};
 use super::replica_ctx::{park_request, Request};
 use super::strategy::{Kind, StrategyObj};
 use super::values::{components, mirrored};
-use crate::modules::tf::convert::{runtime_err, to_tensor};
 use crate::modules::ModuleBuilder;
+use crate::object::tensor::convert::{runtime_err, to_tensor};
 use crate::runtime::{ops, Device, Tensor};
 use crate::syntax::ast::BinOp;
 use crate::value::{Args, Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
@@ -325,6 +325,9 @@ fn shared_getattr(
 }
 
 impl NativeObject for PlainVar {
+    fn is_variable(&self) -> bool {
+        true
+    }
     fn type_name(&self) -> &str {
         "ResourceVariable"
     }
@@ -351,7 +354,7 @@ impl NativeObject for PlainVar {
     }
     fn getitem(&self, _this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
         let t = Value::Tensor(self.cell.value.borrow().clone());
-        crate::modules::tensor_getitem(vm, &t, key).map(Some)
+        crate::object::tensor::tensor_getitem(vm, &t, key).map(Some)
     }
     fn binop(
         &self,
@@ -364,7 +367,11 @@ impl NativeObject for PlainVar {
         tensor_binop(vm, self.cell.value.borrow().clone(), op, other, reflected)
     }
     fn unary(&self, _this: &Value, op: char, vm: &dyn Vm) -> PyResult<Option<Value>> {
-        crate::modules::tensor_unary(vm, op, &Value::Tensor(self.cell.value.borrow().clone()))
+        crate::object::tensor::tensor_unary(
+            vm,
+            op,
+            &Value::Tensor(self.cell.value.borrow().clone()),
+        )
     }
     fn compare(
         &self,
@@ -402,6 +409,9 @@ fn tensor_binop(
 }
 
 impl NativeObject for DistVar {
+    fn is_variable(&self) -> bool {
+        true
+    }
     fn type_name(&self) -> &str {
         self.class_name()
     }
@@ -441,7 +451,7 @@ impl NativeObject for DistVar {
         self.read(vm).map(Some)
     }
     fn getitem(&self, _this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
-        crate::modules::tensor_getitem(vm, &Value::Tensor(self.read(vm)?), key).map(Some)
+        crate::object::tensor::tensor_getitem(vm, &Value::Tensor(self.read(vm)?), key).map(Some)
     }
     fn binop(
         &self,
@@ -454,7 +464,7 @@ impl NativeObject for DistVar {
         tensor_binop(vm, self.read(vm)?, op, other, reflected)
     }
     fn unary(&self, _this: &Value, op: char, vm: &dyn Vm) -> PyResult<Option<Value>> {
-        crate::modules::tensor_unary(vm, op, &Value::Tensor(self.read(vm)?))
+        crate::object::tensor::tensor_unary(vm, op, &Value::Tensor(self.read(vm)?))
     }
     fn compare(
         &self,
@@ -479,7 +489,7 @@ fn var_compare(vm: &dyn Vm, t: Tensor, op: &str, other: &Value) -> PyResult<Opti
         )
         .help("a variable compares element-wise: test `v is None` instead"));
     }
-    crate::modules::tensor_compare(vm, &Value::Tensor(t), op, other)
+    crate::object::tensor::tensor_compare(vm, &Value::Tensor(t), op, other)
 }
 
 /// TensorFlow's `enter_or_assert_strategy`: a distributed variable is used

@@ -34,7 +34,7 @@ impl Interp {
         match v {
             Value::Instance(i) => i.class.clone(),
             Value::Native(n) => n.class().unwrap_or_else(|| native_class(n.type_name())),
-            Value::Tensor(_) => crate::modules::tensor_class(),
+            Value::Tensor(_) => crate::object::tensor::tensor_class(),
             Value::Class(c) if c.meta.is_some() => c
                 .meta
                 .clone()
@@ -391,7 +391,7 @@ impl Interp {
                     _ => slots::native_slot_method(self, n.as_ref().as_ref(), v, name),
                 }
             }
-            Value::Tensor(_) => crate::modules::tensor_getattr(self, v, name),
+            Value::Tensor(_) => crate::object::tensor::tensor_getattr(self, v, name),
             other => {
                 let cls = self.class_of(other);
                 if let Some(x) = self.class_attribute(v, &cls, name)? {

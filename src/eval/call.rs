@@ -585,7 +585,7 @@ fn recursion_error() -> PyErr {
 fn not_callable(v: &Value) -> PyErr {
     // CPython names a type by its full `tp_name`, which for tensors is dotted
     let name = match v {
-        Value::Tensor(_) => crate::modules::tensor_hooks::EAGER_NAME.to_string(),
+        Value::Tensor(_) => crate::object::tensor::hooks::EAGER_NAME.to_string(),
         other => other.type_name(),
     };
     PyErr::new(

@@ -68,7 +68,7 @@ impl Interp {
                 },
             },
             Value::Native(n) => n.getitem(v, key, self)?.ok_or_else(|| not_subscriptable(v)),
-            Value::Tensor(_) => crate::modules::tensor_getitem(self, v, key),
+            Value::Tensor(_) => crate::object::tensor::tensor_getitem(self, v, key),
             Value::Class(c) => match c.lookup("__class_getitem__") {
                 _ if c.meta.is_some() && self.meta_hook(v, "__getitem__").is_some() => self
                     .call_meta_hook(v, "__getitem__", std::slice::from_ref(key))
@@ -338,8 +338,8 @@ impl Interp {
                     ),
                 )),
             },
-            Value::Tensor(_) => crate::modules::tensor_format(self, v, spec),
-            Value::Native(n) if n.as_any().is::<crate::modules::np::NdArray>() => {
+            Value::Tensor(_) => crate::object::tensor::tensor_format(self, v, spec),
+            Value::Native(n) if n.as_any().is::<crate::object::numpy::NdArray>() => {
                 crate::modules::np::array::format_np(self, v, spec)
             }
             Value::Native(n) if !spec.is_empty() && n.type_name() == "complex" => {

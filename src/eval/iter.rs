@@ -81,7 +81,7 @@ impl Interp {
                     return Err(not_iterable(v));
                 }
             }
-            Value::Tensor(_) => IterState::Object(crate::modules::tensor_iter(self, v)?),
+            Value::Tensor(_) => IterState::Object(crate::object::tensor::tensor_iter(self, v)?),
             Value::Class(c) if c.meta.is_some() => match self.call_meta_hook(v, "__iter__", &[]) {
                 Some(it) => IterState::Object(self.checked_iterator(it?)?),
                 None if self.meta_hook(v, "__getitem__").is_some() => {

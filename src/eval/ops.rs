@@ -354,7 +354,9 @@ impl Interp {
                 Ok(None)
             }
             Value::Native(n) => n.binop(this, op, other, reflected, self),
-            Value::Tensor(_) => crate::modules::tensor_binop(self, op, this, other, reflected),
+            Value::Tensor(_) => {
+                crate::object::tensor::tensor_binop(self, op, this, other, reflected)
+            }
             // `type.__or__`: `int | str` is a union of types.
             Value::Class(_) if op == BinOp::BitOr => Ok(if reflected {
                 UnionType::or(other, this, self)
@@ -394,7 +396,7 @@ impl Interp {
                 let c = unary_char(op);
                 n.unary(v, c, self)?.ok_or_else(|| bad_unary(op, v))
             }
-            (_, Value::Tensor(_)) => crate::modules::tensor_unary(self, unary_char(op), v)?
+            (_, Value::Tensor(_)) => crate::object::tensor::tensor_unary(self, unary_char(op), v)?
                 .ok_or_else(|| bad_unary(op, v)),
             _ => Err(bad_unary(op, v)),
         }
@@ -462,7 +464,8 @@ impl Interp {
                     } else {
                         swapped(op).symbol()
                     };
-                    if let Some(r) = crate::modules::tensor_compare(self, this, sym, other)? {
+                    if let Some(r) = crate::object::tensor::tensor_compare(self, this, sym, other)?
+                    {
                         return Ok(r);
                     }
                 }
@@ -658,7 +661,7 @@ impl Interp {
                     None => true,
                 },
             },
-            Value::Tensor(_) => crate::modules::tensor_truthy(self, v)?,
+            Value::Tensor(_) => crate::object::tensor::tensor_truthy(self, v)?,
             Value::Class(c) if c.meta.is_some() => {
                 if let Some(r) = self.call_meta_hook(v, "__bool__", &[]) {
                     return self.is_true(&r?);
@@ -695,7 +698,7 @@ impl Interp {
                 },
             },
             Value::Native(n) => n.len(self)?.ok_or_else(|| no_len(v))?,
-            Value::Tensor(_) => crate::modules::tensor_len(self, v)?,
+            Value::Tensor(_) => crate::object::tensor::tensor_len(self, v)?,
             Value::Class(c) if c.meta.is_some() => match self.call_meta_hook(v, "__len__", &[]) {
                 Some(r) => len_result(r?)?,
                 None => return Err(no_len(v)),

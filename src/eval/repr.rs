@@ -123,7 +123,7 @@ impl Interp {
                 }
                 return self.object_repr_of(v);
             }
-            Value::Tensor(_) => crate::modules::tensor_repr(self, v)?,
+            Value::Tensor(_) => crate::object::tensor::tensor_repr(self, v)?,
             Value::Native(n) => n.repr(v, self)?,
         })
     }
@@ -174,7 +174,7 @@ impl Interp {
                 }
                 self.object_str_of(v)
             }
-            Value::Tensor(_) => crate::modules::tensor_str(self, v),
+            Value::Tensor(_) => crate::object::tensor::tensor_str(self, v),
             Value::Native(n) => n.str(v, self),
             Value::Class(c) if c.meta.is_some() => match self.meta_hook(v, "__str__") {
                 Some(m) => self.call_str_method(&m, v, "__str__"),

@@ -16,7 +16,6 @@ pub mod os_path;
 pub mod re;
 pub mod statistics;
 pub mod sys;
-pub mod tensor_hooks;
 pub mod tf;
 pub mod tf_api;
 pub mod time;
@@ -27,7 +26,7 @@ pub mod weakref;
 mod tests;
 
 pub use crate::object::module::{ModuleBuilder, ModuleObj};
-pub use tensor_hooks::*;
+pub use crate::object::tensor::hooks::*;
 
 use crate::value::Value;
 

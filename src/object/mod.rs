@@ -17,7 +17,9 @@ pub mod attr;
 pub mod descr;
 pub mod module;
 pub mod native;
+pub mod numpy;
 pub mod spec;
+pub mod tensor;
 pub mod types;
 
 pub use native::{

@@ -350,6 +350,12 @@ pub trait NativeObject: Any {
         Ok(None)
     }
 
+    /// A `tf.Variable` (converting it to a tensor of another dtype is
+    /// TensorFlow's variable error, not a cast).
+    fn is_variable(&self) -> bool {
+        false
+    }
+
     /// The static description of the object's class (its methods,
     /// properties and constructor): attribute lookup on the object finds
     /// them on that class before asking [`NativeObject::getattr`].

@@ -548,7 +548,7 @@ fn counter(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     let step = int_arg(vm, args.get(1), "step")?;
     let dtype = match args.get(2) {
         Value::None => DType::Int64,
-        v => crate::modules::tf::convert::dtype_arg(vm, v)?,
+        v => crate::object::tensor::convert::dtype_arg(vm, v)?,
     };
     Ok(DatasetObj::value(
         Kind::Counter { start, step, dtype },

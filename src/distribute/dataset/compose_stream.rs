@@ -10,7 +10,7 @@ use std::rc::Rc;
 use super::node::{DatasetObj, Kind};
 use super::stream::{call_with_element, map_result, open, too_big, Stream, MAX_BUFFERED};
 use super::structure::{leaves, Spec};
-use crate::modules::tf::convert::runtime_err;
+use crate::object::tensor::convert::runtime_err;
 use crate::runtime::{DType, Scalar, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 

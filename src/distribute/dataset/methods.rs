@@ -242,7 +242,7 @@ fn range(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     }
     let dtype = match args.opt(1) {
         None => DType::Int64,
-        Some(v) => crate::modules::tf::convert::dtype_arg(vm, v)?,
+        Some(v) => crate::object::tensor::convert::dtype_arg(vm, v)?,
     };
     Ok(DatasetObj::value(
         Kind::Range {

@@ -105,7 +105,7 @@ pub(crate) fn dtype_of(vm: &dyn Vm, v: &Value) -> PyResult<crate::runtime::DType
         Value::Str(s) => s.to_string(),
         other => vm.str(&vm.getattr(other, "name")?)?,
     };
-    DType::from_name(&name).map_err(crate::modules::tf::convert::runtime_err)
+    DType::from_name(&name).map_err(crate::object::tensor::convert::runtime_err)
 }
 
 fn tensor_spec(vm: &dyn Vm, args: &Args) -> PyResult<Value> {

@@ -10,7 +10,7 @@ use super::methods::int_arg;
 use super::node::{DatasetObj, Kind};
 use super::stream::{check_buffer, too_big, Stream, MAX_BUFFERED};
 use super::structure::{kernel_error, leaves, Spec};
-use crate::modules::tf::convert::{runtime_err, to_tensor};
+use crate::object::tensor::convert::{runtime_err, to_tensor};
 use crate::runtime::{ops, DType, Scalar, Tensor};
 use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
 

@@ -237,7 +237,7 @@ impl Stream for GeneratorStream {
 /// TensorFlow's error for a generator item that does not fit the spec: an
 /// InvalidArgumentError from the iterator op wrapping the TypeError.
 fn generator_error(spec: &Spec, msg: &str) -> PyErr {
-    crate::modules::tf::convert::runtime_err(crate::runtime::Error::new(
+    crate::object::tensor::convert::runtime_err(crate::runtime::Error::new(
         crate::runtime::ErrorKind::InvalidArgument,
         format!(
             "{{{{function_node __wrapped__IteratorGetNext_output_types_{}_device_{}}}}} TypeError: {msg}",
@@ -298,7 +298,7 @@ fn conform(vm: &dyn Vm, root: &Spec, spec: &Spec, item: &Value) -> PyResult<Valu
             Ok(Value::dict(out))
         }
         Spec::Tensor { dtype, dims } => {
-            let t = crate::modules::np::to_np_tensor(vm, item, Some(*dtype)).map_err(|_| {
+            let t = crate::object::numpy::to_np_tensor(vm, item, Some(*dtype)).map_err(|_| {
                 fail(format!(
                     "`generator` yielded an element that could not be converted to the expected type. The expected type was {}, but the yielded element was {}.",
                     dtype.name(),
@@ -390,7 +390,7 @@ impl Stream for RangeStream {
         }
         crate::runtime::ops::cast(&t, self.dtype)
             .map(|t| Some(Value::Tensor(t)))
-            .map_err(crate::modules::tf::convert::runtime_err)
+            .map_err(crate::object::tensor::convert::runtime_err)
     }
 
     fn skip(&mut self, _vm: &dyn Vm, n: u64) -> PyResult<u64> {

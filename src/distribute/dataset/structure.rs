@@ -7,7 +7,7 @@
 use std::any::Any;
 use std::rc::Rc;
 
-use crate::modules::tf::convert::{runtime_err, to_tensor};
+use crate::object::tensor::convert::{runtime_err, to_tensor};
 use crate::runtime::{format::tf_repr, ops, DType, Device, Tensor};
 use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -402,7 +402,7 @@ impl NativeObject for SpecObj {
         Ok(match (name, &self.0) {
             ("name", _) => Some(self.1.as_deref().map_or(Value::None, Value::str)),
             ("dtype", Spec::Tensor { dtype, .. }) => {
-                Some(crate::modules::tf::dtype::dtype_value(*dtype))
+                Some(crate::object::tensor::dtype::dtype_value(*dtype))
             }
             ("shape", Spec::Tensor { dims, .. }) => Some(Value::tuple(
                 dims.iter()

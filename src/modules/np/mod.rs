@@ -3,108 +3,16 @@
 //! arrays. Arrays are [`NdArray`]s over runtime tensors; the work is in
 //! `runtime` (numpy semantics: `np_binary`, `np_reduce`, promotion).
 
-pub mod array;
-pub mod dtype;
-
-pub use array::NdArray;
-pub use dtype::{scalar_class, NpDType};
-
-use crate::modules::tf::convert::{int_list, literal_of, runtime_err};
-use crate::modules::ModuleBuilder;
-use crate::runtime::{
-    ops, tensor_from_literal, DType, Device, InferMode, ReduceOp, Scalar, Semantics, Tensor,
+pub use crate::object::numpy::{
+    array, dtype, from_tensor, make, scalar_class, to_np_tensor, NdArray, NpDType,
 };
+use crate::object::numpy::{np_err, opt_np_dtype, promoted, stack_promoted};
+
+use crate::modules::tf::convert::{int_list, runtime_err};
+use crate::modules::ModuleBuilder;
+use crate::runtime::{ops, DType, Device, ReduceOp, Scalar, Semantics, Tensor};
 use crate::value::{Args, ExcType, NativeFn, PyErr, PyResult, Value, Vm};
 use array::{wrap, wrap_array};
-use dtype::np_dtype_arg;
-
-/// `tensor.numpy()`: a numpy array in host memory (a scalar for 0-d).
-pub fn from_tensor(t: &Tensor) -> PyResult<Value> {
-    Ok(wrap(t.to_device(Device::CPU0).map_err(runtime_err)?))
-}
-
-fn opt_np_dtype(vm: &dyn Vm, v: &Value) -> PyResult<Option<DType>> {
-    match v {
-        Value::None => Ok(None),
-        v => np_dtype_arg(vm, v).map(Some),
-    }
-}
-
-/// A value as a tensor under numpy's rules (`np.asarray`): arrays and
-/// tensors keep their dtype, Python values infer int64/float64; `dtype` casts.
-pub fn to_np_tensor(vm: &dyn Vm, v: &Value, dtype: Option<DType>) -> PyResult<Tensor> {
-    let t = match v {
-        Value::Tensor(t) => t.to_device(Device::CPU0).map_err(runtime_err)?,
-        Value::Native(n) => match n.to_tensor(vm)? {
-            Some(t) => t.to_device(Device::CPU0).map_err(runtime_err)?,
-            None => return Err(unsupported(vm, v)),
-        },
-        other => match literal_of(other) {
-            Some(lit) => {
-                return tensor_from_literal(&lit, dtype, InferMode::Numpy, Device::CPU0)
-                    .map_err(runtime_err)
-            }
-            None => match other {
-                // a sequence holding arrays or tensors: convert each and stack
-                Value::List(_) | Value::Tuple(_) => {
-                    let parts = vm
-                        .collect(other)?
-                        .iter()
-                        .map(|x| to_np_tensor(vm, x, None))
-                        .collect::<PyResult<Vec<_>>>()?;
-                    stack_promoted(&parts, 0)?
-                }
-                _ => return Err(unsupported(vm, v)),
-            },
-        },
-    };
-    match dtype {
-        Some(d) if d != t.dtype() => ops::cast(&t, d).map_err(runtime_err),
-        _ => Ok(t),
-    }
-}
-
-#[cold]
-fn unsupported(_vm: &dyn Vm, v: &Value) -> PyErr {
-    PyErr::new(
-        ExcType::TypeError,
-        format!(
-            "float() argument must be a string or a real number, not '{}'",
-            v.type_name()
-        ),
-    )
-}
-
-/// The common dtype of `ts` and each of them cast to it.
-fn promoted(ts: &[Tensor]) -> PyResult<Vec<Tensor>> {
-    let Some(first) = ts.first() else {
-        return Ok(Vec::new());
-    };
-    let mut d = first.dtype();
-    for t in ts {
-        d = ops::promote_types(d, t.dtype()).map_err(runtime_err)?;
-    }
-    ts.iter()
-        .map(|t| ops::cast(t, d).map_err(runtime_err))
-        .collect()
-}
-
-fn stack_promoted(ts: &[Tensor], axis: i64) -> PyResult<Tensor> {
-    ops::stack(&promoted(ts)?, axis).map_err(np_err)
-}
-
-fn np_err(e: crate::runtime::Error) -> PyErr {
-    match e.kind() {
-        crate::runtime::ErrorKind::InvalidArgument => PyErr::new(ExcType::ValueError, e.message()),
-        _ => runtime_err(e),
-    }
-}
-
-/// A numpy value of `v` in `dtype` (scalar type constructors).
-pub fn make(vm: &dyn Vm, v: &Value, dtype: Option<DType>) -> PyResult<Value> {
-    let t = to_np_tensor(vm, v, dtype)?;
-    Ok(wrap(t))
-}
 
 fn array(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let t = to_np_tensor(vm, a.get(0), opt_np_dtype(vm, a.get(1))?)?;

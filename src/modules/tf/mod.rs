@@ -4,12 +4,11 @@
 //! `distribute::register_tf`. Registration and conversion only; the work is
 //! in `runtime`.
 
+pub use crate::object::tensor::{convert, dtype, index, shape};
+
 pub mod activations;
 pub mod array_ops;
-pub mod convert;
 pub mod create;
-pub mod dtype;
-pub mod index;
 pub mod linalg;
 pub mod math_ops;
 pub mod nest;
@@ -17,7 +16,6 @@ pub mod nn;
 pub mod print;
 pub mod random;
 pub mod scan_ops;
-pub mod shape;
 pub mod stats_ops;
 
 use crate::modules::ModuleBuilder;
@@ -47,7 +45,7 @@ pub fn module() -> Value {
     dtype::register(&mut m);
     m.value(
         "Tensor",
-        Value::Class(crate::modules::tensor_hooks::tensor_base_class()),
+        Value::Class(crate::object::tensor::hooks::tensor_base_class()),
     );
     m.value("TensorShape", Value::Class(shape::shape_class()));
     m.value("newaxis", Value::None);

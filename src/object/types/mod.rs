@@ -200,7 +200,7 @@ pub fn add_method(class: &Class, sig: &str, func: NativeFn, doc: &'static str) {
 pub fn number_of(vm: &dyn crate::value::Vm, x: &Value) -> PyResult<Option<Value>> {
     let v = match x {
         Value::Native(n) => n.to_number(vm)?,
-        Value::Tensor(_) => crate::modules::tensor_to_number(vm, x, false)?,
+        Value::Tensor(_) => crate::object::tensor::tensor_to_number(vm, x, false)?,
         _ => None,
     };
     Ok(v.filter(|v| matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_))))
@@ -301,7 +301,7 @@ pub fn as_index(v: &Value, vm: &dyn crate::value::Vm) -> PyResult<Option<i64>> {
             Some(Value::Int(i)) => Some(i),
             _ => None,
         },
-        Value::Tensor(_) => match crate::modules::tensor_to_number(vm, v, true)? {
+        Value::Tensor(_) => match crate::object::tensor::tensor_to_number(vm, v, true)? {
             Some(Value::Int(i)) => Some(i),
             _ => None,
         },

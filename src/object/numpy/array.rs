@@ -9,8 +9,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::dtype::{scalar_class, NpDType};
-use crate::modules::tf::convert::runtime_err;
-use crate::modules::tf::index::{index_items, Flavor};
+use crate::object::tensor::convert::runtime_err;
+use crate::object::tensor::index::{index_items, Flavor};
 use crate::runtime::ops::{self, promote_types, weak_scalar_type, ScalarKind};
 use crate::runtime::{
     format, BinaryOp, DType, Device, ReduceOp, Scalar, Semantics, Tensor, UnaryOp,
@@ -122,7 +122,7 @@ fn m_reshape(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let t = this(a)?;
     let args = a.varargs(1);
     let dims = match args {
-        [one] => crate::modules::tf::convert::int_list(vm, one)?,
+        [one] => crate::object::tensor::convert::int_list(vm, one)?,
         many => many
             .iter()
             .map(|v| crate::object::types::int_arg(v, vm))
@@ -139,7 +139,7 @@ pub fn reduce(
     axis: &Value,
     keep: &Value,
 ) -> PyResult<Value> {
-    let axes = crate::modules::tf::convert::axes_arg(vm, axis)?;
+    let axes = crate::object::tensor::convert::axes_arg(vm, axis)?;
     let r = ops::np_reduce(op, t, axes.as_deref(), vm.truthy(keep)?).map_err(runtime_err)?;
     Ok(wrap(r))
 }

@@ -96,7 +96,7 @@ pub fn np_dtype_arg(vm: &dyn Vm, v: &Value) -> PyResult<DType> {
         Value::Class(c) if &*c.module == "numpy" && &*c.name == "bytes_" => Ok(DType::String),
         Value::Str(s) => DType::from_name(s).map_err(|_| not_understood(vm, v)),
         other => {
-            crate::modules::tf::convert::dtype_arg(vm, other).map_err(|_| not_understood(vm, v))
+            crate::object::tensor::convert::dtype_arg(vm, other).map_err(|_| not_understood(vm, v))
         }
     }
 }

@@ -6,56 +6,24 @@
 
 use std::rc::Rc;
 
-use crate::distribute::classes;
-use crate::modules::tf::convert::{operand, placed, runtime_err};
-use crate::modules::tf::index::{index_items, Flavor};
+use crate::object::tensor::convert::{operand, placed, runtime_err};
+use crate::object::tensor::index::{index_items, Flavor};
 use crate::runtime::ops;
 use crate::runtime::{BinaryOp, DType, Scalar, Semantics, Tensor, UnaryOp};
 use crate::syntax::ast::BinOp;
-use crate::value::{Args, Class, ClassKind, ExcType, NativeFn, PyErr, PyResult, Value, Vm};
+use crate::value::{Class, ExcType, PyErr, PyResult, Value, Vm};
 
 /// TensorFlow's qualified name of the eager tensor type, used in messages.
 pub const EAGER_NAME: &str = "tensorflow.python.framework.ops.EagerTensor";
 
-thread_local! {
-    // TensorFlow's MROs: `tf.Tensor` is a `NativeObject` and a
-    // `core.Symbol`; an eager tensor is also a `core.Value`.
-    static TENSOR: Rc<Class> = Class::new_builtin_bases(
-        "Tensor",
-        "tensorflow.python.framework.tensor",
-        vec![classes::class("NativeObject"), classes::class("core.Symbol")],
-        ClassKind::Native,
-    );
-    static EAGER: Rc<Class> = {
-        let base = Class::new_builtin_bases(
-            "_EagerTensorBase",
-            "tensorflow.python.framework.ops",
-            vec![TENSOR.with(Rc::clone), classes::class("core.Value")],
-            ClassKind::Native,
-        );
-        let c = Class::new_builtin("EagerTensor", "tensorflow.python.framework.ops", Some(base), ClassKind::Native);
-        let methods: [(&str, NativeFn, &str); 5] = [
-            ("EagerTensor.__abs__(self)", m_abs, "`abs(t)`, element-wise."),
-            ("EagerTensor.numpy(self)", m_numpy, "The value as a numpy array (a numpy scalar for 0-d tensors)."),
-            ("EagerTensor.get_shape(self)", m_get_shape, "The shape, as `t.shape`."),
-            ("EagerTensor.__len__(self)", m_len, "The size of the first dimension."),
-            ("EagerTensor.__array__(self, dtype=None)", m_numpy, "The value as a numpy array."),
-        ];
-        for (sig, f, doc) in methods {
-            crate::object::types::add_method(&c, sig, f, doc);
-        }
-        c
-    };
-}
-
 /// The `tf.Tensor` class (the base of eager tensors).
 pub fn tensor_base_class() -> Rc<Class> {
-    TENSOR.with(Rc::clone)
+    super::classes::TENSOR.class()
 }
 
 /// The class of eager tensors (`type(t)`), a subclass of `tf.Tensor`.
 pub fn tensor_class() -> Rc<Class> {
-    EAGER.with(Rc::clone)
+    super::classes::EAGER_TENSOR.class()
 }
 
 fn tensor_of(v: &Value) -> PyResult<&Tensor> {
@@ -65,30 +33,12 @@ fn tensor_of(v: &Value) -> PyResult<&Tensor> {
     }
 }
 
-fn m_numpy(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    crate::modules::np::from_tensor(tensor_of(a.get(0))?)
-}
-
-fn m_abs(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    placed(vm, ops::unary(UnaryOp::Abs, tensor_of(a.get(0))?)).map(Value::Tensor)
-}
-
-fn m_get_shape(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(crate::modules::tf::shape::shape_value(
-        tensor_of(a.get(0))?.dims(),
-    ))
-}
-
-fn m_len(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    tensor_len(vm, a.get(0)).map(|n| Value::Int(n as i64))
-}
-
 /// `t.name`.
 pub fn tensor_getattr(_vm: &dyn Vm, t: &Value, name: &str) -> PyResult<Option<Value>> {
     let x = tensor_of(t)?;
     Ok(Some(match name {
-        "shape" => crate::modules::tf::shape::shape_value(x.dims()),
-        "dtype" => crate::modules::tf::dtype::dtype_value(x.dtype()),
+        "shape" => crate::object::tensor::shape::shape_value(x.dims()),
+        "dtype" => crate::object::tensor::dtype::dtype_value(x.dtype()),
         "device" => Value::str(x.device().full_name()),
         "ndim" => Value::Int(x.rank() as i64),
         "T" => return Ok(None),

@@ -66,7 +66,7 @@ fn unsupported(vm: &dyn Vm, v: &Value) -> PyErr {
 
 /// True for numpy arrays and scalars, which convert with a cast when a dtype is asked for.
 fn is_numpy(v: &Value) -> bool {
-    matches!(v, Value::Native(n) if n.as_any().is::<crate::modules::np::NdArray>())
+    matches!(v, Value::Native(n) if n.as_any().is::<crate::object::numpy::NdArray>())
 }
 
 /// `tf.convert_to_tensor(v, dtype)`: tensors pass through (a dtype mismatch
@@ -103,7 +103,7 @@ pub fn to_tensor_on(
     if let Value::Native(n) = v {
         if let Some(t) = n.to_tensor(vm)? {
             if let Some(d) = dtype {
-                if d != t.dtype() && crate::distribute::variables::is_variable(v) {
+                if d != t.dtype() && n.is_variable() {
                     // ResourceVariable._dense_var_to_tensor
                     return Err(PyErr::new(
                         ExcType::ValueError,
@@ -119,7 +119,7 @@ pub fn to_tensor_on(
             let t = match device {
                 Some(d) if is_numpy(v) => t.to_device(d).map_err(runtime_err)?,
                 None if is_numpy(v) => t
-                    .to_device(crate::distribute::current_device(vm))
+                    .to_device(crate::object::tensor::placement::current_device(vm))
                     .map_err(runtime_err)?,
                 _ => t,
             };
@@ -139,7 +139,7 @@ pub fn to_tensor_on(
     let Some(lit) = literal_of(v).or_else(|| numpy_literal(vm, v)) else {
         return Err(unsupported(vm, v));
     };
-    let device = device.unwrap_or_else(|| crate::distribute::current_device(vm));
+    let device = device.unwrap_or_else(|| crate::object::tensor::placement::current_device(vm));
     tensor_from_literal(&lit, dtype, InferMode::Tf, device).map_err(runtime_err)
 }
 
@@ -310,10 +310,13 @@ pub fn dtype_arg(vm: &dyn Vm, v: &Value) -> PyResult<DType> {
     };
     match v {
         Value::Native(n) => {
-            if let Some(d) = n.as_any().downcast_ref::<super::dtype::DTypeObj>() {
+            if let Some(d) = n
+                .as_any()
+                .downcast_ref::<crate::object::tensor::dtype::DTypeObj>()
+            {
                 return Ok(d.0);
             }
-            if let Some(d) = n.as_any().downcast_ref::<crate::modules::np::NpDType>() {
+            if let Some(d) = n.as_any().downcast_ref::<crate::object::numpy::NpDType>() {
                 return Ok(d.0);
             }
             Err(bad())
@@ -380,10 +383,13 @@ pub fn int_list(vm: &dyn Vm, v: &Value) -> PyResult<Vec<i64>> {
         Value::List(l) => l.borrow().iter().map(as_int).collect(),
         Value::Tuple(t) => t.iter().map(as_int).collect(),
         Value::Int(_) | Value::Bool(_) => Ok(vec![as_int(v)?]),
-        Value::Native(n) if n.as_any().is::<super::shape::TensorShapeObj>() => {
+        Value::Native(n)
+            if n.as_any()
+                .is::<crate::object::tensor::shape::TensorShapeObj>() =>
+        {
             let s = n
                 .as_any()
-                .downcast_ref::<super::shape::TensorShapeObj>()
+                .downcast_ref::<crate::object::tensor::shape::TensorShapeObj>()
                 .map(|s| s.dims.clone())
                 .unwrap_or_default();
             Ok(s.iter().map(|d| d.map_or(-1, |x| x as i64)).collect())
@@ -485,7 +491,23 @@ pub fn tv(vm: &dyn Vm, r: runtime::Result<Tensor>) -> PyResult<Value> {
 /// An op's result moved to the device the op runs on (see [`tv`]).
 pub fn placed(vm: &dyn Vm, r: runtime::Result<Tensor>) -> PyResult<Tensor> {
     let t = r.map_err(runtime_err)?;
-    let device = crate::distribute::current_device(vm);
+    let device = crate::object::tensor::placement::current_device(vm);
     crate::runtime::trace::placed_on(device);
     t.to_device(device).map_err(runtime_err)
+}
+
+/// A tensor argument that must already be one (the receiver of a tensor's
+/// methods); other values are not converted.
+impl<'a> crate::object::FromArg<'a> for &'a Tensor {
+    fn from_arg(
+        _vm: &dyn Vm,
+        args: &'a crate::value::Args,
+        i: usize,
+        cx: &crate::object::ArgCtx,
+    ) -> PyResult<Self> {
+        match args.get(i) {
+            Value::Tensor(t) => Ok(t),
+            v => Err(cx.must_be("tf.Tensor", v)),
+        }
+    }
 }

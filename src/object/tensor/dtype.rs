@@ -5,7 +5,7 @@
 use std::any::Any;
 use std::rc::Rc;
 
-use crate::modules::ModuleBuilder;
+use crate::object::module::ModuleBuilder;
 use crate::runtime::dtype::ALL_DTYPES;
 use crate::runtime::DType;
 use crate::value::{Args, Class, ClassKind, NativeObject, PyResult, Value, ValueType, Vm};
@@ -28,7 +28,10 @@ thread_local! {
 }
 
 fn dtype_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(dtype_value(super::convert::dtype_arg(vm, a.get(0))?))
+    Ok(dtype_value(crate::object::tensor::convert::dtype_arg(
+        vm,
+        a.get(0),
+    )?))
 }
 
 /// The shared `tf.DType` object of `d`.
@@ -78,7 +81,7 @@ impl NativeObject for DTypeObj {
                 d.size() as i64
             }),
             "base_dtype" | "real_dtype" => this.clone(),
-            "as_numpy_dtype" => Value::Class(crate::modules::np::scalar_class(d)),
+            "as_numpy_dtype" => Value::Class(crate::object::numpy::scalar_class(d)),
             "as_datatype_enum" => Value::Int(match d {
                 DType::Float32 => 1,
                 DType::Float64 => 2,
@@ -114,14 +117,17 @@ impl NativeObject for DTypeObj {
     ) -> PyResult<Option<Value>> {
         let same = match other {
             Value::None => false,
-            o => super::convert::dtype_arg(vm, o).is_ok_and(|d| d == self.0),
+            o => crate::object::tensor::convert::dtype_arg(vm, o).is_ok_and(|d| d == self.0),
         };
         Ok(crate::value::native::equality(op, same))
     }
 }
 
 fn as_dtype(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(dtype_value(super::convert::dtype_arg(vm, a.get(0))?))
+    Ok(dtype_value(crate::object::tensor::convert::dtype_arg(
+        vm,
+        a.get(0),
+    )?))
 }
 
 /// Registers the dtype objects (`tf.float32` …), `tf.DType` and `tf.as_dtype`

@@ -101,7 +101,7 @@ fn shape_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     for x in &items {
         dims.push(match x {
             Value::None => None,
-            other => match super::convert::int_scalar(vm, other)? {
+            other => match crate::object::tensor::convert::int_scalar(vm, other)? {
                 Some(i) if i >= 0 => Some(i as usize),
                 Some(i) => return Err(PyErr::new(ExcType::ValueError, format!("Dimension {i} must be >= 0"))),
                 None => {
@@ -205,7 +205,7 @@ impl NativeObject for TensorShapeObj {
                 return Ok(Some(Value::native(TensorShapeObj { dims })));
             }
         }
-        let Some(i) = super::convert::int_scalar(vm, key)? else {
+        let Some(i) = crate::object::tensor::convert::int_scalar(vm, key)? else {
             return Err(PyErr::new(
                 ExcType::TypeError,
                 format!(

@@ -34,7 +34,7 @@ fn bad_index(vm: &dyn Vm, key: &Value, flavor: Flavor) -> PyErr {
 fn slice_part(vm: &dyn Vm, v: &Value, key: &Value, flavor: Flavor) -> PyResult<Option<i64>> {
     match v {
         Value::None => Ok(None),
-        other => match super::convert::int_scalar(vm, other)? {
+        other => match crate::object::tensor::convert::int_scalar(vm, other)? {
             Some(i) => Ok(Some(i)),
             None => Err(match flavor {
                 Flavor::Tf => bad_index(vm, key, flavor),
@@ -64,12 +64,12 @@ fn item(vm: &dyn Vm, v: &Value, flavor: Flavor) -> PyResult<IndexItem> {
                     step,
                 });
             }
-            match super::convert::int_scalar(vm, v)? {
+            match crate::object::tensor::convert::int_scalar(vm, v)? {
                 Some(i) => Ok(IndexItem::Int(i)),
                 None => Err(bad_index(vm, v, flavor)),
             }
         }
-        other => match super::convert::int_scalar(vm, other)? {
+        other => match crate::object::tensor::convert::int_scalar(vm, other)? {
             Some(i) if !matches!(other, Value::Bool(_)) => Ok(IndexItem::Int(i)),
             _ => Err(bad_index(vm, other, flavor)),
         },

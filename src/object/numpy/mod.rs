@@ -1,0 +1,104 @@
+//! numpy's array type as dist has it: [`NdArray`] over a runtime tensor in
+//! host memory, numpy's scalar types and dtypes ([`NpDType`]), and the
+//! conversions between Python values, tensors and arrays. The `numpy`
+//! module's functions are in `modules::np`.
+
+pub mod array;
+pub mod dtype;
+
+pub use array::NdArray;
+pub use dtype::{scalar_class, NpDType};
+
+use crate::object::tensor::convert::{literal_of, runtime_err};
+use crate::runtime::{ops, tensor_from_literal, DType, Device, InferMode, Tensor};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
+use array::wrap;
+use dtype::np_dtype_arg;
+
+/// `tensor.numpy()`: a numpy array in host memory (a scalar for 0-d).
+pub fn from_tensor(t: &Tensor) -> PyResult<Value> {
+    Ok(wrap(t.to_device(Device::CPU0).map_err(runtime_err)?))
+}
+
+pub fn opt_np_dtype(vm: &dyn Vm, v: &Value) -> PyResult<Option<DType>> {
+    match v {
+        Value::None => Ok(None),
+        v => np_dtype_arg(vm, v).map(Some),
+    }
+}
+
+/// A value as a tensor under numpy's rules (`np.asarray`): arrays and
+/// tensors keep their dtype, Python values infer int64/float64; `dtype` casts.
+pub fn to_np_tensor(vm: &dyn Vm, v: &Value, dtype: Option<DType>) -> PyResult<Tensor> {
+    let t = match v {
+        Value::Tensor(t) => t.to_device(Device::CPU0).map_err(runtime_err)?,
+        Value::Native(n) => match n.to_tensor(vm)? {
+            Some(t) => t.to_device(Device::CPU0).map_err(runtime_err)?,
+            None => return Err(unsupported(vm, v)),
+        },
+        other => match literal_of(other) {
+            Some(lit) => {
+                return tensor_from_literal(&lit, dtype, InferMode::Numpy, Device::CPU0)
+                    .map_err(runtime_err)
+            }
+            None => match other {
+                // a sequence holding arrays or tensors: convert each and stack
+                Value::List(_) | Value::Tuple(_) => {
+                    let parts = vm
+                        .collect(other)?
+                        .iter()
+                        .map(|x| to_np_tensor(vm, x, None))
+                        .collect::<PyResult<Vec<_>>>()?;
+                    stack_promoted(&parts, 0)?
+                }
+                _ => return Err(unsupported(vm, v)),
+            },
+        },
+    };
+    match dtype {
+        Some(d) if d != t.dtype() => ops::cast(&t, d).map_err(runtime_err),
+        _ => Ok(t),
+    }
+}
+
+#[cold]
+pub fn unsupported(_vm: &dyn Vm, v: &Value) -> PyErr {
+    PyErr::new(
+        ExcType::TypeError,
+        format!(
+            "float() argument must be a string or a real number, not '{}'",
+            v.type_name()
+        ),
+    )
+}
+
+/// The common dtype of `ts` and each of them cast to it.
+pub fn promoted(ts: &[Tensor]) -> PyResult<Vec<Tensor>> {
+    let Some(first) = ts.first() else {
+        return Ok(Vec::new());
+    };
+    let mut d = first.dtype();
+    for t in ts {
+        d = ops::promote_types(d, t.dtype()).map_err(runtime_err)?;
+    }
+    ts.iter()
+        .map(|t| ops::cast(t, d).map_err(runtime_err))
+        .collect()
+}
+
+pub fn stack_promoted(ts: &[Tensor], axis: i64) -> PyResult<Tensor> {
+    ops::stack(&promoted(ts)?, axis).map_err(np_err)
+}
+
+pub fn np_err(e: crate::runtime::Error) -> PyErr {
+    match e.kind() {
+        crate::runtime::ErrorKind::InvalidArgument => PyErr::new(ExcType::ValueError, e.message()),
+        _ => runtime_err(e),
+    }
+}
+
+/// A numpy value of `v` in `dtype` (scalar type constructors).
+pub fn make(vm: &dyn Vm, v: &Value, dtype: Option<DType>) -> PyResult<Value> {
+    let t = to_np_tensor(vm, v, dtype)?;
+    Ok(wrap(t))
+}
