@@ -11,6 +11,7 @@ use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
+use crate::object::types::type_error;
 use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::value::dict::SetObj;
 use crate::value::object::Instance;
@@ -140,15 +141,10 @@ pub fn take_due_callbacks() -> Option<Vec<(Value, Value)>> {
     Some(out)
 }
 
-fn type_error(msg: String) -> PyErr {
-    PyErr::new(ExcType::TypeError, msg)
-}
-
 /// A weak reference to `object`: calling it returns the object while it lives, then None.
 #[native("ref(object, callback=None, /)", c_ctor)]
 fn ref_new(vm: &dyn Vm, object: &Value, callback: Value) -> PyResult<Value> {
-    let obj = object;
-    let target = match obj {
+    let target = match object {
         Value::Instance(i) => Target::Instance(Rc::downgrade(i)),
         Value::Function(f) => Target::Function(Rc::downgrade(f)),
         Value::Class(c) => Target::Class(Rc::downgrade(c)),
@@ -162,7 +158,7 @@ fn ref_new(vm: &dyn Vm, object: &Value, callback: Value) -> PyResult<Value> {
             )))
         }
     };
-    let watched = match (&callback, obj) {
+    let watched = match (&callback, object) {
         (Value::None, _) => None,
         (_, Value::Instance(i)) => Some(Rc::as_ptr(i) as usize),
         (_, other) => {
@@ -178,7 +174,7 @@ fn ref_new(vm: &dyn Vm, object: &Value, callback: Value) -> PyResult<Value> {
     let r = Value::native(WeakRef {
         target,
         callback: RefCell::new(callback),
-        hash: vm.hash(obj).ok(),
+        hash: vm.hash(object).ok(),
     });
     if let (Some(addr), Value::Native(n)) = (watched, &r) {
         WATCHED.with(|w| {
@@ -230,9 +226,7 @@ impl NativeObject for WeakRef {
         _vm: &dyn Vm,
     ) -> PyResult<Value> {
         if !kwargs.is_empty() {
-            return Err(type_error(
-                "weakref() takes no keyword arguments".to_string(),
-            ));
+            return Err(type_error("weakref() takes no keyword arguments"));
         }
         if !args.is_empty() {
             return Err(type_error(format!(

@@ -14,7 +14,7 @@ use std::any::Any;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
-use super::builtin_class;
+use super::{builtin_class, value_error};
 use crate::object::descr::ClassMethodObj;
 use crate::object::{native, Kwargs};
 use crate::syntax::ast::BinOp;
@@ -49,10 +49,6 @@ pub struct NamedTuple {
     class: Rc<Class>,
     /// The values, one per field.
     values: Rc<[Value]>,
-}
-
-fn value_error(msg: String) -> PyErr {
-    PyErr::new(ExcType::ValueError, msg)
 }
 
 fn is_identifier(s: &str) -> bool {
@@ -603,17 +599,16 @@ fn replace(vm: &dyn Vm, this: &Value, kwds: Kwargs) -> PyResult<Value> {
 /// Create a new instance of the named tuple.
 #[native("__new__(_cls, /, *args, **kwargs)")]
 fn tuple_new(cls: &Value, args: &[Value], kwargs: Kwargs) -> PyResult<Value> {
-    let ty = cls;
-    let Some(t) = ty.downcast::<NamedTupleType>() else {
+    let Some(t) = cls.downcast::<NamedTupleType>() else {
         return Err(PyErr::new(
             ExcType::TypeError,
             "__new__() needs a named tuple type",
         ));
     };
-    let mut all = vec![ty.clone()];
+    let mut all = vec![cls.clone()];
     all.extend_from_slice(args);
     let bound = t.sig.bind(all, kwargs.0)?;
-    t.make(ty, bound.values[1..].to_vec())
+    t.make(cls, bound.values[1..].to_vec())
 }
 
 /// A new named tuple from a sequence or iterable.
