@@ -59,9 +59,9 @@ fn run(source: std::rc::Rc<SourceFile>, flags: Flags, argv: Vec<String>) -> u8 {
     let (name, text) = (source.name.clone(), source.text.clone());
     drop(source);
     in_big_stack(move || {
-        dist::modules::sys::set_argv(argv);
         let source = SourceFile::new(name, text);
         let result = cli::run_script(source, &flags, |interpreter| {
+            interpreter.with_vm(|vm| dist::modules::sys::set_argv(vm, argv));
             cli::interrupt::watch(interpreter.interrupt_handle());
         });
         let _ = std::io::stdout().flush();

@@ -46,15 +46,9 @@ const KNOWN: &[&str] = &[
     "distribute/devices.rs -> modules",
     "distribute/function.rs -> modules",
     "distribute/mod.rs -> modules",
-    "distribute/nest.rs -> modules",
     "distribute/replica_ctx.rs -> modules",
     "distribute/strategy.rs -> modules",
     "distribute/variables.rs -> modules",
-    "modules/collections.rs -> repl",
-    "object/attr.rs -> modules",
-    "object/types/misc.rs -> modules",
-    "object/types/slots.rs -> modules",
-    "value/object.rs -> modules",
 ];
 
 fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {

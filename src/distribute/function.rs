@@ -176,7 +176,7 @@ impl NativeObject for FunctionObj {
                 }
             }
         };
-        let mute = vm.state().get::<crate::modules::builtins::PrintMute>();
+        let mute = vm.state().get::<crate::object::state::PrintMute>();
         if traced {
             mute.depth.set(mute.depth.get() + 1);
         }

@@ -4,7 +4,7 @@
 //! of `PerReplica` leaves ([`regroup`]), and zipping the replicas' structures
 //! leaf by leaf ([`zip_map`]) for collectives.
 
-use crate::modules::collections::NamedTuple;
+use crate::object::types::namedtuple::NamedTuple;
 use crate::value::{Dict, ExcType, PyErr, PyResult, Value};
 
 use super::values::{components, per_replica};

@@ -230,7 +230,7 @@ fn leaves_of(v: &Value, out: &mut Vec<Value>) {
             .items()
             .iter()
             .for_each(|(_, x)| leaves_of(x, out)),
-        other => match other.downcast::<crate::modules::collections::NamedTuple>() {
+        other => match other.downcast::<crate::object::types::namedtuple::NamedTuple>() {
             Some(nt) => nt.values().iter().for_each(|x| leaves_of(x, out)),
             None => out.push(other.clone()),
         },

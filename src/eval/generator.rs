@@ -226,7 +226,7 @@ impl Interp {
                 }
                 continue;
             }
-            if let Some(due) = crate::modules::weakref::take_due_callbacks() {
+            if let Some(due) = crate::object::weakref::take_due_callbacks() {
                 for (callback, r) in due {
                     if let Err(e) = self.call_value(&callback, vec![r], Vec::new()) {
                         let what = match &callback {

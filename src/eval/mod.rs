@@ -438,7 +438,7 @@ impl Interp {
         if let Some(m) = self.modules.borrow().get(name) {
             return Ok(m.clone());
         }
-        let m = match crate::modules::load(name) {
+        let m = match crate::modules::load(self, name) {
             Some(m) => m,
             None if name == "builtins" => {
                 // The builtin scope, as a module (`builtins.len`).

@@ -11,16 +11,44 @@ use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::object::types::{add_method, type_error};
+use crate::object::spec::public_names;
+use crate::object::types::type_error;
+use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::value::format::str_repr;
-use crate::value::{Args, Class, ClassKind, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
-
-thread_local! {
-    static FILE_CLASS: Rc<Class> = file_class();
-}
+use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// An open file.
 pub struct File(RefCell<FileState>);
+
+/// The class of files (CPython has one per mode; dist's objects name
+/// theirs in `type_name`).
+pub static FILE: ClassSpec = ClassSpec {
+    name: "TextIOWrapper",
+    module: "_io",
+    bases: &[],
+    members: &[
+        Member::Method(f_read::DEF),
+        Member::Method(f_readline::DEF),
+        Member::Method(f_readlines::DEF),
+        Member::Method(f_write::DEF),
+        Member::Method(f_writelines::DEF),
+        Member::Method(f_seek::DEF),
+        Member::Method(f_tell::DEF),
+        Member::Method(f_truncate::DEF),
+        Member::Method(f_flush::DEF),
+        Member::Method(f_close::DEF),
+        Member::Method(f_readable::DEF),
+        Member::Method(f_writable::DEF),
+        Member::Method(f_seekable::DEF),
+        Member::Getter(f_closed::DEF),
+        Member::Getter(f_name::DEF),
+        Member::Getter(f_mode::DEF),
+    ],
+};
+
+impl NativeClass for File {
+    const SPEC: &'static ClassSpec = &FILE;
+}
 
 struct FileState {
     /// The path as given.
@@ -209,8 +237,8 @@ impl NativeObject for File {
         self
     }
 
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(FILE_CLASS.with(Rc::clone))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&FILE)
     }
 
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
@@ -227,24 +255,18 @@ impl NativeObject for File {
         })
     }
 
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+    // A binary file has no `encoding`: not a member of the class.
+    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         let st = self.0.borrow();
         Ok(match name {
-            "closed" => Some(Value::Bool(st.closed)),
-            "name" => Some(Value::str(&st.name)),
-            "mode" => Some(Value::str(&st.mode)),
             "encoding" if !st.binary => Some(Value::str(&st.encoding)),
-            _ => match FILE_CLASS.with(|c| c.lookup(name)) {
-                Some(Value::NativeFunction(f)) => Some(f.bind(this.clone())),
-                other => other,
-            },
+            _ => None,
         })
     }
 
     fn dir(&self) -> Vec<String> {
-        let mut names: Vec<String> =
-            FILE_CLASS.with(|c| c.dict.borrow().keys().map(|k| k.to_string()).collect());
-        names.extend(["closed", "name", "mode", "encoding"].map(String::from));
+        let mut names = public_names(&FILE.class());
+        names.push("encoding".to_string());
         names
     }
 
@@ -281,73 +303,22 @@ fn close_state(st: &mut FileState) -> PyResult<()> {
     st.flush()
 }
 
-fn file_class() -> Rc<Class> {
-    let c = Class::new_builtin("TextIOWrapper", "_io", None, ClassKind::Native);
-    for (sig, func, doc) in [
-        (
-            "read(self, size=-1, /)",
-            f_read as crate::value::NativeFn,
-            "Reads up to `size` characters (bytes in binary mode), all when negative.",
-        ),
-        (
-            "readline(self, size=-1, /)",
-            f_readline,
-            "Reads one line, with its newline; '' at the end.",
-        ),
-        (
-            "readlines(self, hint=-1, /)",
-            f_readlines,
-            "The remaining lines, as a list.",
-        ),
-        (
-            "write(self, s, /)",
-            f_write,
-            "Writes the text (bytes in binary mode); returns how many characters (bytes).",
-        ),
-        (
-            "writelines(self, lines, /)",
-            f_writelines,
-            "Writes each string of `lines` (no newlines are added).",
-        ),
-        (
-            "seek(self, cookie, whence=0, /)",
-            f_seek,
-            "Moves to a position (0: from the start, 1: from here, 2: from the end).",
-        ),
-        ("tell(self, /)", f_tell, "The current position."),
-        (
-            "truncate(self, pos=None, /)",
-            f_truncate,
-            "Cuts the file at `pos` (the current position by default).",
-        ),
-        (
-            "flush(self, /)",
-            f_flush,
-            "Writes what was written so far to the file.",
-        ),
-        ("close(self, /)", f_close, "Flushes and closes the file."),
-        (
-            "readable(self, /)",
-            f_readable,
-            "Whether the file was opened for reading.",
-        ),
-        (
-            "writable(self, /)",
-            f_writable,
-            "Whether the file was opened for writing.",
-        ),
-        ("seekable(self, /)", f_seekable, "True: files can seek."),
-    ] {
-        add_method(&c, &format!("TextIOWrapper.{sig}"), func, doc);
-    }
-    c
+/// `closed`.
+#[native("TextIOWrapper.closed(self)")]
+fn f_closed(this: &File) -> bool {
+    this.0.borrow().closed
 }
 
-fn with_file<T>(a: &Args, f: impl FnOnce(&mut FileState) -> PyResult<T>) -> PyResult<T> {
-    match a.get(0).downcast::<File>() {
-        Some(file) => f(&mut file.0.borrow_mut()),
-        None => Err(type_error("descriptor requires a file object")),
-    }
+/// The path as given.
+#[native("TextIOWrapper.name(self)")]
+fn f_name(this: &File) -> String {
+    this.0.borrow().name.clone()
+}
+
+/// The mode as given.
+#[native("TextIOWrapper.mode(self)")]
+fn f_mode(this: &File) -> String {
+    this.0.borrow().mode.clone()
 }
 
 /// A `size` argument: None for "all" (a negative number or None).
@@ -363,19 +334,26 @@ fn size_arg(v: &Value) -> PyResult<Option<usize>> {
     }
 }
 
-fn f_read(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let size = size_arg(a.get(1))?;
-    with_file(a, |st| st.read(size, false))
+/// Reads up to `size` characters (bytes in binary mode), all when negative.
+#[native("TextIOWrapper.read(self, size=-1, /)", c)]
+fn f_read(this: &File, size: &Value) -> PyResult<Value> {
+    let size = size_arg(size)?;
+    this.0.borrow_mut().read(size, false)
 }
 
-fn f_readline(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let size = size_arg(a.get(1))?;
-    with_file(a, |st| st.read(size, true))
+/// Reads one line, with its newline; '' at the end.
+#[native("TextIOWrapper.readline(self, size=-1, /)", c)]
+fn f_readline(this: &File, size: &Value) -> PyResult<Value> {
+    let size = size_arg(size)?;
+    this.0.borrow_mut().read(size, true)
 }
 
-fn f_readlines(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let hint = size_arg(a.get(1))?.filter(|&h| h > 0);
-    with_file(a, |st| {
+/// The remaining lines, as a list.
+#[native("TextIOWrapper.readlines(self, hint=-1, /)", c)]
+fn f_readlines(this: &File, hint: &Value) -> PyResult<Vec<Value>> {
+    let hint = size_arg(hint)?.filter(|&h| h > 0);
+    {
+        let st = &mut *this.0.borrow_mut();
         let mut lines = Vec::new();
         let mut total = 0;
         loop {
@@ -394,36 +372,42 @@ fn f_readlines(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
                 break;
             }
         }
-        Ok(Value::list(lines))
-    })
+        Ok(lines)
+    }
 }
 
-fn f_write(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    with_file(a, |st| st.write(a.get(1)).map(|n| Value::Int(n as i64)))
+/// Writes the text (bytes in binary mode); returns how many characters (bytes).
+#[native("TextIOWrapper.write(self, s, /)", c)]
+fn f_write(this: &File, s: &Value) -> PyResult<usize> {
+    this.0.borrow_mut().write(s)
 }
 
-fn f_writelines(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let lines = vm.collect(a.get(1))?;
-    with_file(a, |st| {
-        for l in &lines {
-            st.write(l)?;
-        }
-        Ok(Value::None)
-    })
+/// Writes each string of `lines` (no newlines are added).
+#[native("TextIOWrapper.writelines(self, lines, /)", c)]
+fn f_writelines(vm: &dyn Vm, this: &File, lines: &Value) -> PyResult<()> {
+    let lines = vm.collect(lines)?;
+    let st = &mut *this.0.borrow_mut();
+    for l in &lines {
+        st.write(l)?;
+    }
+    Ok(())
 }
 
-fn f_seek(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let Value::Int(offset) = *a.get(1) else {
+/// Moves to a position (0: from the start, 1: from here, 2: from the end).
+#[native("TextIOWrapper.seek(self, cookie, whence=0, /)", c)]
+fn f_seek(this: &File, cookie: &Value, whence: &Value) -> PyResult<i64> {
+    let Value::Int(offset) = *cookie else {
         return Err(type_error(format!(
             "'{}' object cannot be interpreted as an integer",
-            a.get(1).type_name()
+            cookie.type_name()
         )));
     };
-    let whence = match a.get(2) {
+    let whence = match whence {
         Value::Int(w) => *w,
         _ => 0,
     };
-    with_file(a, |st| {
+    {
+        let st = &mut *this.0.borrow_mut();
         st.check_open()?;
         let base = match whence {
             0 => 0,
@@ -459,56 +443,78 @@ fn f_seek(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             ));
         }
         st.pos = pos as usize;
-        Ok(Value::Int(pos))
-    })
+        Ok(pos)
+    }
 }
 
-fn f_tell(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    with_file(a, |st| {
-        st.check_open()?;
-        Ok(Value::Int(st.pos as i64))
-    })
+/// The current position.
+#[native("TextIOWrapper.tell(self, /)", c)]
+fn f_tell(this: &File) -> PyResult<usize> {
+    let st = this.0.borrow();
+    st.check_open()?;
+    Ok(st.pos)
 }
 
-fn f_truncate(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let at = size_arg(a.get(1))?;
-    with_file(a, |st| {
-        st.check_writable()?;
-        let at = at.unwrap_or(st.pos);
-        st.data.resize(at, 0);
-        st.dirty = true;
-        Ok(Value::Int(at as i64))
-    })
+/// Cuts the file at `pos` (the current position by default).
+#[native("TextIOWrapper.truncate(self, pos=None, /)", c)]
+fn f_truncate(this: &File, pos: &Value) -> PyResult<usize> {
+    let at = size_arg(pos)?;
+    let st = &mut *this.0.borrow_mut();
+    st.check_writable()?;
+    let at = at.unwrap_or(st.pos);
+    st.data.resize(at, 0);
+    st.dirty = true;
+    Ok(at)
 }
 
-fn f_flush(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    with_file(a, |st| {
-        st.check_open()?;
-        st.flush()?;
-        Ok(Value::None)
-    })
+/// Writes what was written so far to the file.
+#[native("TextIOWrapper.flush(self, /)", c)]
+fn f_flush(this: &File) -> PyResult<()> {
+    let st = &mut *this.0.borrow_mut();
+    st.check_open()?;
+    st.flush()
 }
 
-fn f_close(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    with_file(a, |st| close_state(st).map(|_| Value::None))
+/// Flushes and closes the file.
+#[native("TextIOWrapper.close(self, /)", c)]
+fn f_close(this: &File) -> PyResult<()> {
+    close_state(&mut this.0.borrow_mut())
 }
 
-fn f_readable(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    with_file(a, |st| st.check_open().map(|_| Value::Bool(st.readable)))
+/// Whether the file was opened for reading.
+#[native("TextIOWrapper.readable(self, /)", c)]
+fn f_readable(this: &File) -> PyResult<bool> {
+    let st = this.0.borrow();
+    st.check_open().map(|_| st.readable)
 }
 
-fn f_writable(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    with_file(a, |st| st.check_open().map(|_| Value::Bool(st.writable)))
+/// Whether the file was opened for writing.
+#[native("TextIOWrapper.writable(self, /)", c)]
+fn f_writable(this: &File) -> PyResult<bool> {
+    let st = this.0.borrow();
+    st.check_open().map(|_| st.writable)
 }
 
-fn f_seekable(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    with_file(a, |st| st.check_open().map(|_| Value::Bool(true)))
+/// True: files can seek.
+#[native("TextIOWrapper.seekable(self, /)", c)]
+fn f_seekable(this: &File) -> PyResult<bool> {
+    this.0.borrow().check_open().map(|_| true)
 }
 
-/// `open(file, mode='r', buffering=-1, encoding=None, errors=None,
-/// newline=None, closefd=True, opener=None)`.
-pub fn open(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let name = match a.get(0) {
+/// Opens a file: `with open('data.txt', 'w', encoding='utf-8') as f: f.write('hi')`.
+#[allow(clippy::too_many_arguments)]
+#[native("open(file, mode='r', buffering=-1, encoding=None, errors=None, newline=None, closefd=True, opener=None)", c)]
+pub fn open(
+    file: &Value,
+    mode: &Value,
+    _buffering: &Value,
+    encoding: &Value,
+    errors: &Value,
+    newline: &Value,
+    _closefd: &Value,
+    _opener: &Value,
+) -> PyResult<Value> {
+    let name = match file {
         Value::Str(s) => s.to_string(),
         Value::Int(_) => {
             return Err(PyErr::new(
@@ -523,7 +529,7 @@ pub fn open(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             )))
         }
     };
-    let mode = match a.get(1) {
+    let mode = match mode {
         Value::Str(s) => s.to_string(),
         other => {
             return Err(type_error(format!(
@@ -533,7 +539,8 @@ pub fn open(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         }
     };
     let m = parse_mode(&mode)?;
-    let encoding = match a.get(3) {
+    let (encoding_arg, newline_arg) = (encoding, newline);
+    let encoding = match encoding_arg {
         Value::None => None,
         Value::Str(s) => Some(s.to_string()),
         other => {
@@ -543,7 +550,7 @@ pub fn open(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             )))
         }
     };
-    let newline = match a.get(5) {
+    let newline = match newline_arg {
         Value::None => None,
         Value::Str(s) => Some(s.to_string()),
         other => {
@@ -554,8 +561,12 @@ pub fn open(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         }
     };
     if m.binary {
-        for (i, what) in [(3, "encoding"), (4, "errors"), (5, "newline")] {
-            if !a.get(i).is_none() {
+        for (v, what) in [
+            (encoding_arg, "encoding"),
+            (errors, "errors"),
+            (newline_arg, "newline"),
+        ] {
+            if !v.is_none() {
                 return Err(PyErr::new(
                     ExcType::ValueError,
                     format!("binary mode doesn't take an {what} argument")
@@ -695,9 +706,6 @@ pub fn module() -> Value {
         "UnsupportedOperation",
         Value::Class(ExcType::UnsupportedOperation.class()),
     );
-    let open_fn = crate::modules::builtins::lookup("open");
-    if let Some(f) = open_fn {
-        m.value("open", f);
-    }
+    m.add(open::DEF);
     m.build()
 }

@@ -28,11 +28,11 @@ mod tests;
 pub use crate::object::module::{ModuleBuilder, ModuleObj};
 pub use crate::object::tensor::hooks::*;
 
-use crate::value::Value;
+use crate::value::{Value, Vm};
 
 /// Builds the module with this dotted name, or None if there is no such module
 /// (the importer raises `ModuleNotFoundError: No module named 'x'`).
-pub fn load(name: &str) -> Option<Value> {
+pub fn load(vm: &dyn Vm, name: &str) -> Option<Value> {
     match name {
         "math" => Some(math::module()),
         "os" => Some(os::module()),
@@ -46,7 +46,7 @@ pub fn load(name: &str) -> Option<Value> {
         "_collections" => Some(collections::module()),
         "time" => Some(time::module()),
         "_statistics" => Some(statistics::module()),
-        "sys" => Some(sys::module()),
+        "sys" => Some(sys::module(vm)),
         "re" => Some(re::module()),
         "tensorflow" => Some(tf::module()),
         "numpy" => Some(np::module()),

@@ -6,153 +6,167 @@
 use std::any::Any;
 use std::cell::RefCell;
 use std::io::Write;
-use std::rc::Rc;
 
-use super::collections::struct_sequence;
 use super::ModuleBuilder;
-use crate::value::{Args, ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value, Vm};
+use crate::object::types::namedtuple::struct_sequence;
+use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
-thread_local! {
-    /// `sys.argv` for scripts run on this thread (the CLI sets it).
-    static ARGV: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
-}
+/// `sys.argv` for the script the interpreter runs (the CLI sets it;
+/// interpreter state, `vm.state()`).
+#[derive(Default)]
+pub struct Argv(RefCell<Vec<String>>);
 
 /// Sets `sys.argv` (the script path, then its arguments).
-pub fn set_argv(argv: Vec<String>) {
-    ARGV.with(|a| *a.borrow_mut() = argv);
+pub fn set_argv(vm: &dyn Vm, argv: Vec<String>) {
+    *vm.state().get::<Argv>().0.borrow_mut() = argv;
 }
 
 /// The `sys` module.
-pub fn module() -> Value {
+pub fn module(vm: &dyn Vm) -> Value {
     let mut m = ModuleBuilder::new("sys");
     m.on_setattr(|vm, name, value| {
         if name == "stdout" {
             redirect_stdout(vm, value);
         }
     });
-    let argv = ARGV.with(|a| a.borrow().clone());
+    let argv = vm.state().get::<Argv>().0.borrow().clone();
     let argv = if argv.is_empty() {
         vec![String::new()]
     } else {
         argv
     };
-    m.value(
-        "argv",
-        Value::list(argv.iter().map(Value::str).collect()),
-    )
-    .value("stdout", Value::native(Stream { err: false }))
-    .value("stderr", Value::native(Stream { err: true }))
-    .value("version", Value::str("3.11.7 (dist)"))
-    .value(
-        "version_info",
-        struct_sequence(
-            "sys.version_info",
-            "sys",
-            &["major", "minor", "micro", "releaselevel", "serial"],
-            vec![
-                Value::Int(3),
-                Value::Int(11),
-                Value::Int(7),
-                Value::str("final"),
-                Value::Int(0),
-            ],
-        ),
-    )
-    .value(
-        "float_info",
-        struct_sequence(
-            "sys.float_info",
-            "sys",
-            &[
-                "max", "max_exp", "max_10_exp", "min", "min_exp", "min_10_exp", "dig",
-                "mant_dig", "epsilon", "radix", "rounds",
-            ],
-            vec![
-                Value::Float(f64::MAX),
-                Value::Int(f64::MAX_EXP as i64),
-                Value::Int(f64::MAX_10_EXP as i64),
-                Value::Float(f64::MIN_POSITIVE),
-                Value::Int(f64::MIN_EXP as i64),
-                Value::Int(f64::MIN_10_EXP as i64),
-                Value::Int(f64::DIGITS as i64),
-                Value::Int(f64::MANTISSA_DIGITS as i64),
-                Value::Float(f64::EPSILON),
-                Value::Int(f64::RADIX as i64),
-                Value::Int(1),
-            ],
-        ),
-    )
-    .value(
-        "int_info",
-        struct_sequence(
-            "sys.int_info",
-            "sys",
-            &["bits_per_digit", "sizeof_digit", "default_max_str_digits", "str_digits_check_threshold"],
-            vec![Value::Int(30), Value::Int(4), Value::Int(4300), Value::Int(640)],
-        ),
-    )
-    .value("maxunicode", Value::Int(0x10FFFF))
-    .value("maxsize", Value::Int(i64::MAX))
-    .value("platform", Value::str(std::env::consts::OS))
-    .value("byteorder", Value::str(if cfg!(target_endian = "little") { "little" } else { "big" }))
-    .value("executable", Value::str("dist"))
-    .value("path", Value::list(Vec::new()))
-    .function(
-        "exit(status=None, /)",
-        exit,
-        "Leaves the script by raising SystemExit(status): an int is the exit status, None is 0, anything else is printed and the status is 1.",
-    )
-    .function(
-        "exc_info()",
-        exc_info,
-        "The exception being handled as (type, value, traceback); (None, None, None) outside any handler.",
-    )
-    .function(
-        "exception()",
-        exception,
-        "The exception being handled, or None outside any handler.",
-    )
-    .function(
-        "getrecursionlimit()",
-        getrecursionlimit,
-        "The most Python frames a call chain may hold (1000 by default).",
-    )
-    .function(
-        "setrecursionlimit(limit, /)",
-        setrecursionlimit,
-        "Sets the most Python frames a call chain may hold; the native stack still bounds it (RecursionError).",
-    );
+    m.value("argv", Value::list(argv.iter().map(Value::str).collect()))
+        .value("stdout", Value::native(Stream { err: false }))
+        .value("stderr", Value::native(Stream { err: true }))
+        .value("version", Value::str("3.11.7 (dist)"))
+        .value(
+            "version_info",
+            struct_sequence(
+                "sys.version_info",
+                "sys",
+                &["major", "minor", "micro", "releaselevel", "serial"],
+                vec![
+                    Value::Int(3),
+                    Value::Int(11),
+                    Value::Int(7),
+                    Value::str("final"),
+                    Value::Int(0),
+                ],
+            ),
+        )
+        .value(
+            "float_info",
+            struct_sequence(
+                "sys.float_info",
+                "sys",
+                &[
+                    "max",
+                    "max_exp",
+                    "max_10_exp",
+                    "min",
+                    "min_exp",
+                    "min_10_exp",
+                    "dig",
+                    "mant_dig",
+                    "epsilon",
+                    "radix",
+                    "rounds",
+                ],
+                vec![
+                    Value::Float(f64::MAX),
+                    Value::Int(f64::MAX_EXP as i64),
+                    Value::Int(f64::MAX_10_EXP as i64),
+                    Value::Float(f64::MIN_POSITIVE),
+                    Value::Int(f64::MIN_EXP as i64),
+                    Value::Int(f64::MIN_10_EXP as i64),
+                    Value::Int(f64::DIGITS as i64),
+                    Value::Int(f64::MANTISSA_DIGITS as i64),
+                    Value::Float(f64::EPSILON),
+                    Value::Int(f64::RADIX as i64),
+                    Value::Int(1),
+                ],
+            ),
+        )
+        .value(
+            "int_info",
+            struct_sequence(
+                "sys.int_info",
+                "sys",
+                &[
+                    "bits_per_digit",
+                    "sizeof_digit",
+                    "default_max_str_digits",
+                    "str_digits_check_threshold",
+                ],
+                vec![
+                    Value::Int(30),
+                    Value::Int(4),
+                    Value::Int(4300),
+                    Value::Int(640),
+                ],
+            ),
+        )
+        .value("maxunicode", Value::Int(0x10FFFF))
+        .value("maxsize", Value::Int(i64::MAX))
+        .value("platform", Value::str(std::env::consts::OS))
+        .value(
+            "byteorder",
+            Value::str(if cfg!(target_endian = "little") {
+                "little"
+            } else {
+                "big"
+            }),
+        )
+        .value("executable", Value::str("dist"))
+        .value("path", Value::list(Vec::new()))
+        .add(exit::DEF)
+        .add(exc_info::DEF)
+        .add(exception::DEF)
+        .add(getrecursionlimit::DEF)
+        .add(setrecursionlimit::DEF);
     m.build()
 }
 
-fn exit(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let args = match a.get(0) {
+/// Leaves the script by raising SystemExit(status): an int is the exit status, None is 0, anything else is printed and the status is 1.
+#[native("exit(status=None, /)")]
+fn exit(status: &Value) -> PyResult<()> {
+    let args = match status {
         Value::None => Vec::new(),
         v => vec![v.clone()],
     };
     Err(PyErr::with_args(ExcType::SystemExit, args))
 }
 
-fn exc_info(vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
-    Ok(match vm.handled_exception() {
+/// The exception being handled as (type, value, traceback); (None, None, None) outside any handler.
+#[native("exc_info()")]
+fn exc_info(vm: &dyn Vm) -> Value {
+    match vm.handled_exception() {
         Some(v) => {
             let tb = vm.getattr(&v, "__traceback__").unwrap_or(Value::None);
             Value::tuple(vec![vm.type_of(&v), v, tb])
         }
         None => Value::tuple(vec![Value::None, Value::None, Value::None]),
-    })
+    }
 }
 
-fn exception(vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
-    Ok(vm.handled_exception().unwrap_or(Value::None))
+/// The exception being handled, or None outside any handler.
+#[native("exception()")]
+fn exception(vm: &dyn Vm) -> Option<Value> {
+    vm.handled_exception()
 }
 
-fn getrecursionlimit(vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
-    Ok(Value::Int(vm.recursion_limit() as i64))
+/// The most Python frames a call chain may hold (1000 by default).
+#[native("getrecursionlimit()")]
+fn getrecursionlimit(vm: &dyn Vm) -> i64 {
+    vm.recursion_limit() as i64
 }
 
-fn setrecursionlimit(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let n = match a.get(0) {
+// Only an int, not a bool: what the old code accepted.
+/// Sets the most Python frames a call chain may hold; the native stack still bounds it (RecursionError).
+#[native("setrecursionlimit(limit, /)")]
+fn setrecursionlimit(vm: &dyn Vm, limit: &Value) -> PyResult<()> {
+    let n = match limit {
         Value::Int(n) => *n,
         other => {
             return Err(PyErr::new(
@@ -171,7 +185,7 @@ fn setrecursionlimit(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         ));
     }
     vm.set_recursion_limit(u32::try_from(n).unwrap_or(u32::MAX));
-    Ok(Value::None)
+    Ok(())
 }
 
 /// What a script assigned to `sys.stdout` when it is not the real one (a
@@ -197,6 +211,24 @@ pub struct Stream {
     pub err: bool,
 }
 
+/// The class of `sys.stdout` and `sys.stderr`.
+// Named as the evaluator named the class of a native object without one
+// (module `builtins`), so that `type(sys.stdout)` prints as before.
+pub static STREAM: ClassSpec = ClassSpec {
+    name: "TextIOWrapper",
+    module: "builtins",
+    bases: &[],
+    members: &[
+        Member::Method(write::DEF),
+        Member::Method(flush::DEF),
+        Member::Getter(name::DEF),
+    ],
+};
+
+impl NativeClass for Stream {
+    const SPEC: &'static ClassSpec = &STREAM;
+}
+
 impl Stream {
     /// Writes `text` where this stream goes (stdout through the interpreter,
     /// so it stays in order with `print`).
@@ -217,50 +249,42 @@ impl NativeObject for Stream {
     fn as_any(&self) -> &dyn Any {
         self
     }
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&STREAM)
+    }
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!(
             "<_io.TextIOWrapper name='<{}>' mode='w' encoding='utf-8'>",
             if self.err { "stderr" } else { "stdout" }
         ))
     }
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "write" => Some(WRITE.with(|f| f.bind(this.clone()))),
-            "flush" => Some(FLUSH.with(|f| f.bind(this.clone()))),
-            "name" => Some(Value::str(if self.err { "<stderr>" } else { "<stdout>" })),
-            _ => None,
-        })
-    }
 }
 
-fn write(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let Some(s) = a.get(0).downcast::<Stream>() else {
-        return Err(PyErr::new(ExcType::TypeError, "expected a stream"));
-    };
-    let Value::Str(text) = a.get(1).as_builtin() else {
+/// Writes the string; returns the number of characters written.
+#[native("write(self, s, /)")]
+fn write(vm: &dyn Vm, this: &Stream, s: &Value) -> PyResult<usize> {
+    let Value::Str(text) = s.as_builtin() else {
         return Err(PyErr::new(
             ExcType::TypeError,
-            format!("write() argument must be str, not {}", a.get(1).type_name()),
+            format!("write() argument must be str, not {}", s.type_name()),
         ));
     };
-    s.write(vm, text);
-    Ok(Value::Int(text.chars().count() as i64))
+    this.write(vm, text);
+    Ok(text.chars().count())
 }
 
-fn flush(vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
+/// Flushes the stream.
+#[native("flush(self, /)")]
+fn flush(vm: &dyn Vm, _this: &Stream) {
     vm.flush_stdout();
-    Ok(Value::None)
 }
 
-thread_local! {
-    static WRITE: Rc<NativeFunction> = NativeFunction::new(
-        "write(self, s, /)",
-        write,
-        "Writes the string; returns the number of characters written.",
-    );
-    static FLUSH: Rc<NativeFunction> = NativeFunction::new(
-        "flush(self, /)",
-        flush,
-        "Flushes the stream.",
-    );
+/// The stream's name (`<stdout>`, `<stderr>`).
+#[native("name(self)")]
+fn name(this: &Stream) -> &'static str {
+    if this.err {
+        "<stderr>"
+    } else {
+        "<stdout>"
+    }
 }

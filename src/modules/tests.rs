@@ -4,7 +4,7 @@ use crate::object::types::testvm::TestVm;
 use crate::value::{Value, Vm};
 
 fn call(vm: &TestVm, module: &str, name: &str, args: Vec<Value>) -> String {
-    let m = super::load(module).expect("module");
+    let m = super::load(&**vm, module).expect("module");
     let f = vm.getattr(&m, name).expect("function");
     vm.r(&vm.call(&f, args, Vec::new()))
 }
@@ -98,7 +98,7 @@ fn math_like_cpython() {
 #[test]
 fn os_environ_is_shared_and_writable() {
     let vm = TestVm::default();
-    let os = super::load("os").expect("os");
+    let os = super::load(&*vm, "os").expect("os");
     let environ = vm.getattr(&os, "environ").expect("environ");
     vm.setitem(
         &environ,
@@ -140,7 +140,7 @@ fn os_environ_is_shared_and_writable() {
     assert_eq!(p("splitext", vec!["a/b.tar.gz"]), "('a/b.tar', '.gz')");
     assert_eq!(p("splitext", vec![".bashrc"]), "('.bashrc', '')");
     assert_eq!(p("exists", vec!["/definitely/not/here"]), "False");
-    assert!(super::load("time").is_some());
-    assert!(super::load("numpy").is_some());
-    assert!(super::load("nosuchmodule").is_none());
+    assert!(super::load(&*vm, "time").is_some());
+    assert!(super::load(&*vm, "numpy").is_some());
+    assert!(super::load(&*vm, "nosuchmodule").is_none());
 }

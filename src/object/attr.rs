@@ -162,7 +162,7 @@ pub fn generic_getattr(
     // What the value underneath a subclass instance has (a named tuple's
     // fields and methods).
     if let Some(base) = inst.builtin_base() {
-        if let Some(m) = crate::modules::collections::subclass_method(v, base, name) {
+        if let Some(m) = crate::object::types::namedtuple::subclass_method(v, base, name) {
             return Ok(Some(m));
         }
         // `__format__` (`str(self)` for an empty spec) and the `__str__`
@@ -315,7 +315,7 @@ pub fn generic_setattr(
     };
     if let Some(e) = inst
         .builtin_base()
-        .and_then(|b| crate::modules::collections::field_store_error(b, name, false))
+        .and_then(|b| crate::object::types::namedtuple::field_store_error(b, name, false))
     {
         return Err(e);
     }
@@ -389,7 +389,7 @@ pub fn generic_delattr(vm: &dyn Vm, obj: &Value, inst: &Instance, name: &str) ->
     }
     if let Some(e) = inst
         .builtin_base()
-        .and_then(|b| crate::modules::collections::field_store_error(b, name, true))
+        .and_then(|b| crate::object::types::namedtuple::field_store_error(b, name, true))
     {
         return Err(e);
     }

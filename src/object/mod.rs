@@ -8,7 +8,9 @@
 //! - [`spec`]: native classes from static tables of members, built once;
 //! - [`module`]: module objects and the builder natives register into;
 //! - [`types`]: the builtin types (`int`, `str`, `list`, `dict` …): their
-//!   methods, slots and protocols.
+//!   methods, slots and protocols;
+//! - [`weakref`]: weak references and the registry of their callbacks;
+//! - [`state`]: interpreter state the layers above share (`PrintMute`).
 //!
 //! `value` holds the data these act on (the `Value` enum, classes,
 //! instances, functions, the binder); the two form one layer.
@@ -19,8 +21,10 @@ pub mod module;
 pub mod native;
 pub mod numpy;
 pub mod spec;
+pub mod state;
 pub mod tensor;
 pub mod types;
+pub mod weakref;
 
 pub use native::{
     native, ArgCtx, FromArg, Given, IntoResult, IntoValue, Kwargs, NativeClass, NativeDef,

@@ -5,6 +5,8 @@
 
 use std::ops::Range;
 
+use crate::syntax::KEYWORDS;
+
 /// What a token is, as far as the REPL cares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -44,14 +46,6 @@ pub struct Token {
     /// Where, in bytes.
     pub span: Range<usize>,
 }
-
-/// Python's keywords (soft keywords such as `match` excluded).
-pub const KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
-    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-    "with", "yield",
-];
 
 /// Splits `text` into tokens. The second value is true when the text ends
 /// inside an unterminated triple-quoted string.

@@ -370,7 +370,7 @@ pub fn take_finalizable() -> Option<Instance> {
 
 impl Drop for Instance {
     fn drop(&mut self) {
-        crate::modules::weakref::instance_freed(self as *const Instance as usize);
+        crate::object::weakref::instance_freed(self as *const Instance as usize);
         if self.finalized.get() || self.class.hooks.get() & Class::HOOK_DEL == 0 {
             return;
         }

@@ -6,15 +6,13 @@
 
 pub mod help;
 mod numeric;
-pub use numeric::{divmod_values, round_value};
 mod objects;
-pub(crate) use objects::is_callable;
 mod seq;
 
+use crate::object::state::PrintMute;
 use crate::object::types::{builtin_class, native_class, type_error};
-use crate::value::{
-    Args, ExcType, NativeFn, NativeFunction, PyErr, PyResult, Value, ValueType, Vm,
-};
+use crate::object::{native, NativeDef};
+use crate::value::{ExcType, PyErr, PyResult, Value, ValueType, Vm};
 
 /// The `NotImplemented` singleton (compare with `Value::is`).
 pub fn not_implemented() -> Value {
@@ -26,17 +24,11 @@ pub fn ellipsis() -> Value {
     crate::object::descr::ellipsis()
 }
 
-type Entry = (&'static str, NativeFn, &'static str);
-
 /// Every builtin name and its value, for the evaluator's builtin scope.
 pub fn builtins() -> Vec<(&'static str, Value)> {
     let mut out: Vec<(&'static str, Value)> = Vec::new();
-    let functions: Vec<Entry> =
-        [seq::FUNCTIONS, numeric::FUNCTIONS, objects::FUNCTIONS, CORE].concat();
-    for (sig, f, doc) in functions {
-        let func = NativeFunction::new_builtin(sig, f, doc);
-        let name: &'static str = sig.split('(').next().unwrap_or(sig);
-        out.push((name, Value::NativeFunction(func)));
+    for group in [seq::FUNCTIONS, numeric::FUNCTIONS, objects::FUNCTIONS, CORE] {
+        out.extend(group.iter().map(|def| (def.name(), def.value())));
     }
     for t in [
         ValueType::Int,
@@ -77,43 +69,23 @@ pub fn builtins() -> Vec<(&'static str, Value)> {
     out
 }
 
-const CORE: &[Entry] = &[
-    (
-        "print(*args, sep=' ', end='\\n', file=None, flush=False)",
-        print,
-        "Writes the values' `str()` separated by `sep` and followed by `end`.\n\n    print('a', 1, sep='-')  # a-1",
-    ),
-    ("len(obj, /)", len, "The number of items of a container: `len([1, 2]) == 2`."),
-    ("repr(obj, /)", repr, "The printable representation of an object: `repr('a') == \"'a'\"`."),
-    ("ascii(obj, /)", ascii, "Like `repr`, escaping non-ASCII characters: `ascii('é') == \"'\\\\xe9'\"`."),
-    (
-        "format(value, format_spec='', /)",
-        format,
-        "Formats a value with a format spec: `format(3.14159, '.2f') == '3.14'`.",
-    ),
-    ("hash(obj, /)", hash, "The hash of a hashable object."),
-    (
-        "input(prompt='', /)",
-        input,
-        "Writes the prompt, then reads a line from standard input (without its newline).",
-    ),
-    ("eval(*args, **kwargs)", eval_unsupported, "Not supported in dist."),
-    ("exec(*args, **kwargs)", exec_unsupported, "Not supported in dist."),
-    ("compile(*args, **kwargs)", compile_unsupported, "Not supported in dist."),
-    ("__import__(*args, **kwargs)", import_unsupported, "Not supported in dist: use `import`."),
-    ("breakpoint(*args, **kwargs)", breakpoint_unsupported, "Not supported in dist."),
-    ("memoryview(*args, **kwargs)", memoryview_unsupported, "Not supported in dist: use bytes."),
-    (
-        "open(file, mode='r', buffering=-1, encoding=None, errors=None, newline=None, closefd=True, opener=None)",
-        crate::modules::io::open,
-        "Opens a file: `with open('data.txt', 'w', encoding='utf-8') as f: f.write('hi')`.",
-    ),
-    ("id(obj, /)", id, "A number unique to the object while it lives."),
-    (
-        "help(*args)",
-        help::help,
-        "Prints the documentation of an object: `help(tf.distribute.MirroredStrategy)`.",
-    ),
+const CORE: &[NativeDef] = &[
+    print::DEF,
+    len::DEF,
+    repr::DEF,
+    ascii::DEF,
+    format::DEF,
+    hash::DEF,
+    input::DEF,
+    eval_unsupported::DEF,
+    exec_unsupported::DEF,
+    compile_unsupported::DEF,
+    import_unsupported::DEF,
+    breakpoint_unsupported::DEF,
+    memoryview_unsupported::DEF,
+    crate::modules::io::open::DEF,
+    id::DEF,
+    help::help::DEF,
 ];
 
 fn sep_text(v: &Value, what: &str, default: &str) -> PyResult<String> {
@@ -127,35 +99,40 @@ fn sep_text(v: &Value, what: &str, default: &str) -> PyResult<String> {
     }
 }
 
-/// While above zero, `print` writes nothing: a `tf.function` runs its Python
-/// code again for a call it has already traced, where TensorFlow would run
-/// the graph and Python's side effects would not repeat.
-#[derive(Default)]
-pub struct PrintMute {
-    /// Nesting depth of muted calls.
-    pub depth: std::cell::Cell<usize>,
-}
-
-fn print(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+// The `\n\n` of the help text takes a `doc` attribute (a `///` blank line
+// gives one), which doctests would read as a Rust example.
+#[cfg_attr(
+    not(doctest),
+    doc = "Writes the values' `str()` separated by `sep` and followed by `end`.\n\n    print('a', 1, sep='-')  # a-1"
+)]
+#[native("print(*args, sep=' ', end='\\n', file=None, flush=False)", c)]
+fn print(
+    vm: &dyn Vm,
+    args: &[Value],
+    sep: &Value,
+    end: &Value,
+    file: &Value,
+    flush: &Value,
+) -> PyResult<()> {
     if vm.state().get::<PrintMute>().depth.get() > 0 {
-        return Ok(Value::None);
+        return Ok(());
     }
-    let sep = sep_text(a.get(1), "sep", " ")?;
-    let end = sep_text(a.get(2), "end", "\n")?;
+    let sep = sep_text(sep, "sep", " ")?;
+    let end = sep_text(end, "end", "\n")?;
     // The pieces CPython writes one by one: each argument, the separators, the end.
     let mut pieces: Vec<String> = Vec::new();
-    for (i, v) in a.varargs(0).iter().enumerate() {
+    for (i, v) in args.iter().enumerate() {
         if i > 0 {
             pieces.push(sep.to_string());
         }
         pieces.push(vm.str(v)?);
     }
     pieces.push(end.to_string());
-    let redirected = match a.get(3) {
+    let redirected = match file {
         Value::None => crate::modules::sys::redirected_stdout(vm),
         _ => None,
     };
-    match redirected.as_ref().unwrap_or(a.get(3)) {
+    match redirected.as_ref().unwrap_or(file) {
         Value::None => vm.write_stdout(&pieces.concat()),
         file => match file.downcast::<crate::modules::sys::Stream>() {
             Some(stream) => stream.write(vm, &pieces.concat()),
@@ -171,56 +148,65 @@ fn print(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
                     vm.call(&write, vec![Value::str(piece)], Vec::new())?;
                 }
                 // `flush=True`: the file's own `flush()`, as CPython calls it.
-                if vm.truthy(a.get(4))? {
+                if vm.truthy(flush)? {
                     let flush = vm.getattr(file, "flush")?;
                     vm.call(&flush, Vec::new(), Vec::new())?;
                 }
-                return Ok(Value::None);
+                return Ok(());
             }
         },
     }
-    if vm.truthy(a.get(4))? {
+    if vm.truthy(flush)? {
         vm.flush_stdout();
     }
-    Ok(Value::None)
+    Ok(())
 }
 
-fn len(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let n = vm.len(a.get(0))?;
-    Ok(Value::Int(n as i64))
+/// The number of items of a container: `len([1, 2]) == 2`.
+#[native("len(obj, /)", c)]
+fn len(vm: &dyn Vm, obj: &Value) -> PyResult<usize> {
+    vm.len(obj)
 }
 
-fn repr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::str(vm.repr(a.get(0))?))
+/// The printable representation of an object: `repr('a') == "'a'"`.
+#[native("repr(obj, /)", c)]
+fn repr(vm: &dyn Vm, obj: &Value) -> PyResult<String> {
+    vm.repr(obj)
 }
 
-fn ascii(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::str(crate::value::format::ascii_escape(
-        &vm.repr(a.get(0))?,
-    )))
+/// Like `repr`, escaping non-ASCII characters: `ascii('é') == "'\\xe9'"`.
+#[native("ascii(obj, /)", c)]
+fn ascii(vm: &dyn Vm, obj: &Value) -> PyResult<String> {
+    Ok(crate::value::format::ascii_escape(&vm.repr(obj)?))
 }
 
-fn format(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let spec = match a.get(1).as_builtin() {
+/// Formats a value with a format spec: `format(3.14159, '.2f') == '3.14'`.
+#[native("format(value, format_spec='', /)", c)]
+fn format(vm: &dyn Vm, value: &Value, format_spec: &Value) -> PyResult<String> {
+    let spec = match format_spec.as_builtin() {
         Value::Str(s) => s.clone(),
         _ => {
             return Err(type_error(format!(
                 "format() argument 2 must be str, not {}",
-                a.get(1).type_name()
+                format_spec.type_name()
             )))
         }
     };
-    Ok(Value::str(vm.format(a.get(0), &spec)?))
+    vm.format(value, &spec)
 }
 
-fn hash(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Int(vm.hash(a.get(0))?))
+/// The hash of a hashable object.
+#[native("hash(obj, /)", c)]
+fn hash(vm: &dyn Vm, obj: &Value) -> PyResult<i64> {
+    vm.hash(obj)
 }
 
-/// `input(prompt)`: CPython's `EOFError` at the end of standard input.
-fn input(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    if !a.get(0).is_none() {
-        let prompt = vm.str(a.get(0))?;
+// CPython's `EOFError` at the end of standard input.
+/// Writes the prompt, then reads a line from standard input (without its newline).
+#[native("input(prompt='', /)", c)]
+fn input(vm: &dyn Vm, prompt: &Value) -> PyResult<String> {
+    if !prompt.is_none() {
+        let prompt = vm.str(prompt)?;
         vm.write_stdout(&prompt);
     }
     vm.flush_stdout();
@@ -231,7 +217,7 @@ fn input(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             if line.ends_with('\n') {
                 line.pop();
             }
-            Ok(Value::str(line))
+            Ok(line)
         }
         Err(e) => Err(PyErr::from_io(&e, None)),
     }
@@ -240,9 +226,11 @@ fn input(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 /// Builtins dist does not have (running source text, `memoryview` …): a
 /// `NotImplementedError` naming the builtin, rather than a `NameError`.
 macro_rules! not_supported {
-    ($($f:ident: $name:literal, $why:literal;)*) => {
+    ($($f:ident: $sig:tt, $doc:tt, $name:tt, $why:tt;)*) => {
         $(
-            fn $f(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
+            #[doc = $doc]
+            #[native($sig, c)]
+            fn $f(_args: &Value, _kwargs: &Value) -> PyResult<()> {
                 Err(PyErr::new(
                     ExcType::NotImplementedError,
                     concat!($name, "() is not supported in dist", $why),
@@ -253,16 +241,24 @@ macro_rules! not_supported {
 }
 
 not_supported! {
-    eval_unsupported: "eval", ": it runs source text, which dist compiles only from files";
-    exec_unsupported: "exec", ": it runs source text, which dist compiles only from files";
-    compile_unsupported: "compile", ": it compiles source text, which dist does only from files";
-    import_unsupported: "__import__", ": use the import statement";
-    breakpoint_unsupported: "breakpoint", "";
-    memoryview_unsupported: "memoryview", ": use bytes";
+    eval_unsupported: "eval(*args, **kwargs)", "Not supported in dist.",
+        "eval", ": it runs source text, which dist compiles only from files";
+    exec_unsupported: "exec(*args, **kwargs)", "Not supported in dist.",
+        "exec", ": it runs source text, which dist compiles only from files";
+    compile_unsupported: "compile(*args, **kwargs)", "Not supported in dist.",
+        "compile", ": it compiles source text, which dist does only from files";
+    import_unsupported: "__import__(*args, **kwargs)", "Not supported in dist: use `import`.",
+        "__import__", ": use the import statement";
+    breakpoint_unsupported: "breakpoint(*args, **kwargs)", "Not supported in dist.",
+        "breakpoint", "";
+    memoryview_unsupported: "memoryview(*args, **kwargs)", "Not supported in dist: use bytes.",
+        "memoryview", ": use bytes";
 }
 
-fn id(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Int(a.get(0).id() as i64))
+/// A number unique to the object while it lives.
+#[native("id(obj, /)", c)]
+fn id(obj: &Value) -> i64 {
+    obj.id() as i64
 }
 
 /// The builtin functions' values by name (for tests and embedding).

@@ -3,33 +3,22 @@
 
 use std::rc::Rc;
 
-use super::Entry;
 use crate::object::types::misc::{GenericAlias, UnionType};
+use crate::object::types::protocol::is_callable;
 use crate::object::types::type_error;
-use crate::value::{Args, Dict, ExcType, PyErr, PyResult, Value, Vm};
+use crate::object::{native, NativeDef};
+use crate::value::{Dict, ExcType, PyErr, PyResult, Value, Vm};
 
-pub(super) const FUNCTIONS: &[Entry] = &[
-    (
-        "isinstance(obj, class_or_tuple, /)",
-        isinstance,
-        "Whether `obj` is an instance of the class (or of any class in a tuple): `isinstance(True, int)`.",
-    ),
-    (
-        "issubclass(cls, class_or_tuple, /)",
-        issubclass,
-        "Whether `cls` derives from the class (or from any class in a tuple): `issubclass(bool, int)`.",
-    ),
-    (
-        "getattr(object, name, *default)",
-        getattr,
-        "The named attribute; `default` instead of AttributeError when given.",
-    ),
-    ("setattr(obj, name, value, /)", setattr, "Sets the named attribute: `setattr(o, 'x', 1)` is `o.x = 1`."),
-    ("delattr(obj, name, /)", delattr, "Deletes the named attribute."),
-    ("hasattr(obj, name, /)", hasattr, "Whether the object has the named attribute."),
-    ("callable(obj, /)", callable, "Whether the object can be called."),
-    ("vars(*object)", vars, "The attributes of an object (its `__dict__`) as a dict."),
-    ("dir(*object)", dir, "The sorted attribute names of an object."),
+pub(super) const FUNCTIONS: &[NativeDef] = &[
+    isinstance::DEF,
+    issubclass::DEF,
+    getattr::DEF,
+    setattr::DEF,
+    delattr::DEF,
+    hasattr::DEF,
+    callable::DEF,
+    vars::DEF,
+    dir::DEF,
 ];
 
 fn class_check(vm: &dyn Vm, obj: &Value, spec: &Value, sub: bool, depth: u32) -> PyResult<bool> {
@@ -106,15 +95,19 @@ fn class_check(vm: &dyn Vm, obj: &Value, spec: &Value, sub: bool, depth: u32) ->
     }
 }
 
-fn isinstance(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    class_check(vm, a.get(0), a.get(1), false, 0).map(Value::Bool)
+/// Whether `obj` is an instance of the class (or of any class in a tuple): `isinstance(True, int)`.
+#[native("isinstance(obj, class_or_tuple, /)", c)]
+fn isinstance(vm: &dyn Vm, obj: &Value, class_or_tuple: &Value) -> PyResult<bool> {
+    class_check(vm, obj, class_or_tuple, false, 0)
 }
 
-fn issubclass(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    if !matches!(a.get(0), Value::Class(_)) {
+/// Whether `cls` derives from the class (or from any class in a tuple): `issubclass(bool, int)`.
+#[native("issubclass(cls, class_or_tuple, /)", c)]
+fn issubclass(vm: &dyn Vm, cls: &Value, class_or_tuple: &Value) -> PyResult<bool> {
+    if !matches!(cls, Value::Class(_)) {
         return Err(type_error("issubclass() arg 1 must be a class"));
     }
-    class_check(vm, a.get(0), a.get(1), true, 0).map(Value::Bool)
+    class_check(vm, cls, class_or_tuple, true, 0)
 }
 
 fn name_arg(v: &Value) -> PyResult<Rc<String>> {
@@ -127,18 +120,20 @@ fn name_arg(v: &Value) -> PyResult<Rc<String>> {
     }
 }
 
-fn getattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+/// The named attribute; `default` instead of AttributeError when given.
+#[native("getattr(object, name, *default)", c)]
+fn getattr(vm: &dyn Vm, object: &Value, name: &Value, default: &[Value]) -> PyResult<Value> {
     // The count first, as CPython checks it before the name's type.
-    if a.varargs(2).len() > 1 {
+    if default.len() > 1 {
         return Err(type_error(format!(
             "getattr expected at most 3 arguments, got {}",
-            a.varargs(2).len() + 2
+            default.len() + 2
         )));
     }
-    let name = name_arg(a.get(1))?;
-    match a.varargs(2) {
-        [] => vm.getattr(a.get(0), &name),
-        [default] => match vm.getattr(a.get(0), &name) {
+    let name = name_arg(name)?;
+    match default {
+        [] => vm.getattr(object, &name),
+        [default] => match vm.getattr(object, &name) {
             Err(e) if e.is(ExcType::AttributeError) => Ok(default.clone()),
             other => other,
         },
@@ -156,9 +151,10 @@ fn no_attr(obj: &Value, name: &str) -> PyErr {
     )
 }
 
-fn setattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let name = name_arg(a.get(1))?;
-    let (obj, value) = (a.get(0), a.get(2).clone());
+/// Sets the named attribute: `setattr(o, 'x', 1)` is `o.x = 1`.
+#[native("setattr(obj, name, value, /)", c)]
+fn setattr(vm: &dyn Vm, obj: &Value, name: &Value, value: Value) -> PyResult<()> {
+    let name = name_arg(name)?;
     match obj {
         Value::Instance(i) => crate::object::attr::instance_setattr(vm, obj, i, &name, value)?,
         Value::Class(c) => c.set_attr(&name, value),
@@ -170,12 +166,13 @@ fn setattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         }
         _ => return Err(no_attr(obj, &name)),
     }
-    Ok(Value::None)
+    Ok(())
 }
 
-fn delattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let name = name_arg(a.get(1))?;
-    let obj = a.get(0);
+/// Deletes the named attribute.
+#[native("delattr(obj, name, /)", c)]
+fn delattr(vm: &dyn Vm, obj: &Value, name: &Value) -> PyResult<()> {
+    let name = name_arg(name)?;
     let removed = match obj {
         Value::Instance(i) => {
             crate::object::attr::instance_delattr(vm, obj, i, &name)?;
@@ -186,39 +183,33 @@ fn delattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         _ => false,
     };
     if removed {
-        Ok(Value::None)
+        Ok(())
     } else {
         Err(no_attr(obj, &name))
     }
 }
 
-fn hasattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let name = name_arg(a.get(1))?;
-    match vm.getattr(a.get(0), &name) {
-        Ok(_) => Ok(Value::Bool(true)),
-        Err(e) if e.is(ExcType::AttributeError) => Ok(Value::Bool(false)),
+/// Whether the object has the named attribute.
+#[native("hasattr(obj, name, /)", c)]
+fn hasattr(vm: &dyn Vm, obj: &Value, name: &Value) -> PyResult<bool> {
+    let name = name_arg(name)?;
+    match vm.getattr(obj, &name) {
+        Ok(_) => Ok(true),
+        Err(e) if e.is(ExcType::AttributeError) => Ok(false),
         Err(e) => Err(e),
     }
 }
 
-fn callable(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Bool(is_callable(vm, a.get(0))))
+/// Whether the object can be called.
+#[native("callable(obj, /)", c)]
+fn callable(vm: &dyn Vm, obj: &Value) -> bool {
+    is_callable(vm, obj)
 }
 
-/// `callable(v)`.
-pub(crate) fn is_callable(vm: &dyn Vm, v: &Value) -> bool {
-    match v {
-        Value::Function(_) | Value::NativeFunction(_) | Value::BoundMethod(_) | Value::Class(_) => {
-            true
-        }
-        Value::Instance(i) => i.class.lookup("__call__").is_some(),
-        Value::Native(_) => vm.getattr(v, "__call__").is_ok(),
-        _ => false,
-    }
-}
-
-fn vars(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let [obj] = a.varargs(0) else {
+/// The attributes of an object (its `__dict__`) as a dict.
+#[native("vars(*object)", c)]
+fn vars(vm: &dyn Vm, object: &[Value]) -> PyResult<Value> {
+    let [obj] = object else {
         return Err(PyErr::new(
             ExcType::NotImplementedError,
             "vars() without an argument is supported only when called directly by name",
@@ -248,8 +239,10 @@ fn vars(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::dict(d))
 }
 
-fn dir(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let [obj] = a.varargs(0) else {
+/// The sorted attribute names of an object.
+#[native("dir(*object)", c)]
+fn dir(vm: &dyn Vm, object: &[Value]) -> PyResult<Value> {
+    let [obj] = object else {
         return Err(PyErr::new(
             ExcType::NotImplementedError,
             "dir() without an argument is supported only when called directly by name",

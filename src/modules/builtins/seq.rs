@@ -1,49 +1,43 @@
 //! Builtins over iterables: `sorted`, `min`, `max`, `sum`, `any`, `all`,
 //! `iter`, `next`.
 
-use super::Entry;
 use crate::object::types::iter::{IterObj, IterState};
 use crate::object::types::list::sort_values;
+use crate::object::types::protocol::is_callable;
 use crate::object::types::{int_overflow, type_error, value_error};
+use crate::object::{native, Given, NativeDef};
 use crate::syntax::ast::BinOp;
-use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
-pub(super) const FUNCTIONS: &[Entry] = &[
-    (
-        "sorted(iterable, /, *, key=None, reverse=False)",
-        sorted,
-        "A new sorted list of the iterable's items (stable): `sorted('bca') == ['a', 'b', 'c']`.",
-    ),
-    (
-        "min(*args, key=None, default=None)",
-        min,
-        "The smallest item of an iterable or of the arguments: `min(3, 1, 2) == 1`; `min([], default=0) == 0`.",
-    ),
-    (
-        "max(*args, key=None, default=None)",
-        max,
-        "The largest item of an iterable or of the arguments: `max('a', 'bb', key=len) == 'bb'`.",
-    ),
-    ("sum(iterable, /, start=0)", sum, "The sum of `start` and the items: `sum([1, 2], 10) == 13`."),
-    ("any(iterable, /)", any, "True if any item is true: `any([0, 1]) is True`."),
-    ("all(iterable, /)", all, "True if every item is true (or there are none)."),
-    ("iter(object, *sentinel)", iter, "An iterator over an iterable; `iter(f, s)` calls `f` until it returns `s`."),
-    (
-        "next(iterator, *default)",
-        next,
-        "The iterator's next item; `default` (or StopIteration) when it is exhausted.",
-    ),
+pub(super) const FUNCTIONS: &[NativeDef] = &[
+    sorted::DEF,
+    min::DEF,
+    max::DEF,
+    sum::DEF,
+    any::DEF,
+    all::DEF,
+    iter::DEF,
+    next::DEF,
 ];
 
-fn sorted(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let items = vm.collect(a.get(0))?;
-    let reverse = crate::object::types::list::reverse_flag(vm, a.get(2))?;
-    Ok(Value::list(sort_values(vm, items, a.get(1), reverse)?))
+/// A new sorted list of the iterable's items (stable): `sorted('bca') == ['a', 'b', 'c']`.
+#[native("sorted(iterable, /, *, key=None, reverse=False)", c)]
+fn sorted(vm: &dyn Vm, iterable: &Value, key: &Value, reverse: &Value) -> PyResult<Vec<Value>> {
+    let items = vm.collect(iterable)?;
+    let reverse = crate::object::types::list::reverse_flag(vm, reverse)?;
+    sort_values(vm, items, key, reverse)
 }
 
-fn extreme(vm: &dyn Vm, a: &Args, name: &str, want_max: bool) -> PyResult<Value> {
-    let args = a.varargs(0);
-    let key = a.get(1);
+/// `min`/`max` of `args` (one iterable or several values); `default`
+/// when given.
+fn extreme(
+    vm: &dyn Vm,
+    args: &[Value],
+    key: &Value,
+    default: Option<&Value>,
+    name: &str,
+    want_max: bool,
+) -> PyResult<Value> {
     let items = match args.len() {
         0 => {
             return Err(type_error(format!(
@@ -52,7 +46,7 @@ fn extreme(vm: &dyn Vm, a: &Args, name: &str, want_max: bool) -> PyResult<Value>
         }
         1 => vm.collect(&args[0])?,
         _ => {
-            if a.was_given(2) {
+            if default.is_some() {
                 return Err(type_error(format!(
                     "Cannot specify a default for {name}() with multiple positional arguments"
                 )));
@@ -82,23 +76,29 @@ fn extreme(vm: &dyn Vm, a: &Args, name: &str, want_max: bool) -> PyResult<Value>
             best = Some((k, item));
         }
     }
-    match best {
-        Some((_, v)) => Ok(v),
-        None if a.was_given(2) => Ok(a.get(2).clone()),
-        None => Err(value_error(format!("{name}() arg is an empty sequence"))),
+    match (best, default) {
+        (Some((_, v)), _) => Ok(v),
+        (None, Some(d)) => Ok(d.clone()),
+        (None, None) => Err(value_error(format!("{name}() arg is an empty sequence"))),
     }
 }
 
-fn min(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    extreme(vm, a, "min", false)
+/// The smallest item of an iterable or of the arguments: `min(3, 1, 2) == 1`; `min([], default=0) == 0`.
+#[native("min(*args, key=None, default=None)", c)]
+fn min(vm: &dyn Vm, args: &[Value], key: &Value, default: Given<&Value>) -> PyResult<Value> {
+    extreme(vm, args, key, default.0, "min", false)
 }
 
-fn max(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    extreme(vm, a, "max", true)
+/// The largest item of an iterable or of the arguments: `max('a', 'bb', key=len) == 'bb'`.
+#[native("max(*args, key=None, default=None)", c)]
+fn max(vm: &dyn Vm, args: &[Value], key: &Value, default: Given<&Value>) -> PyResult<Value> {
+    extreme(vm, args, key, default.0, "max", true)
 }
 
-fn sum(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let mut acc = a.get(1).clone();
+/// The sum of `start` and the items: `sum([1, 2], 10) == 13`.
+#[native("sum(iterable, /, start=0)", c)]
+fn sum(vm: &dyn Vm, iterable: &Value, start: &Value) -> PyResult<Value> {
+    let mut acc = start.clone();
     match acc {
         Value::Str(_) => {
             return Err(type_error(
@@ -112,7 +112,7 @@ fn sum(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         }
         _ => {}
     }
-    let it = vm.iter(a.get(0))?;
+    let it = vm.iter(iterable)?;
     while let Some(x) = vm.next(&it)? {
         acc = match (&acc, &x) {
             (Value::Int(p), Value::Int(q)) => {
@@ -126,35 +126,39 @@ fn sum(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(acc)
 }
 
-fn any(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let it = vm.iter(a.get(0))?;
+/// True if any item is true: `any([0, 1]) is True`.
+#[native("any(iterable, /)", c)]
+fn any(vm: &dyn Vm, iterable: &Value) -> PyResult<bool> {
+    let it = vm.iter(iterable)?;
     while let Some(x) = vm.next(&it)? {
         if vm.truthy(&x)? {
-            return Ok(Value::Bool(true));
+            return Ok(true);
         }
     }
-    Ok(Value::Bool(false))
+    Ok(false)
 }
 
-fn all(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let it = vm.iter(a.get(0))?;
+/// True if every item is true (or there are none).
+#[native("all(iterable, /)", c)]
+fn all(vm: &dyn Vm, iterable: &Value) -> PyResult<bool> {
+    let it = vm.iter(iterable)?;
     while let Some(x) = vm.next(&it)? {
         if !vm.truthy(&x)? {
-            return Ok(Value::Bool(false));
+            return Ok(false);
         }
     }
-    Ok(Value::Bool(true))
+    Ok(true)
 }
 
-fn iter(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    match a.varargs(1) {
-        [] => vm.iter(a.get(0)),
-        [_] if !super::objects::is_callable(vm, a.get(0)) => {
-            Err(type_error("iter(v, w): v must be callable"))
-        }
+/// An iterator over an iterable; `iter(f, s)` calls `f` until it returns `s`.
+#[native("iter(object, *sentinel)", c)]
+fn iter(vm: &dyn Vm, object: &Value, sentinel: &[Value]) -> PyResult<Value> {
+    match sentinel {
+        [] => vm.iter(object),
+        [_] if !is_callable(vm, object) => Err(type_error("iter(v, w): v must be callable")),
         [sentinel] => Ok(IterObj::value(
             "callable_iterator",
-            IterState::Callable(a.get(0).clone(), sentinel.clone()),
+            IterState::Callable(object.clone(), sentinel.clone()),
         )),
         more => Err(type_error(format!(
             "iter expected at most 2 arguments, got {}",
@@ -163,20 +167,21 @@ fn iter(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     }
 }
 
-fn next(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let default = a.varargs(1);
+/// The iterator's next item; `default` (or StopIteration) when it is exhausted.
+#[native("next(iterator, *default)", c)]
+fn next(vm: &dyn Vm, iterator: &Value, default: &[Value]) -> PyResult<Value> {
     if default.len() > 1 {
         return Err(type_error(format!(
             "next expected at most 2 arguments, got {}",
             default.len() + 1
         )));
     }
-    match vm.next(a.get(0))? {
+    match vm.next(iterator)? {
         Some(v) => Ok(v),
         None => match default.first() {
             Some(d) => Ok(d.clone()),
             None => {
-                let value = match a.get(0) {
+                let value = match iterator {
                     Value::Native(n) => n.stop_value(),
                     _ => Value::None,
                 };

@@ -2,8 +2,8 @@
 //! tuples, named tuples and dicts (dict values in sorted key order, as
 //! TensorFlow does); everything else, `None` included, is a leaf.
 
-use crate::modules::collections::NamedTuple;
 use crate::modules::ModuleBuilder;
+use crate::object::types::namedtuple::NamedTuple;
 use crate::value::{Args, Dict, ExcType, PyErr, PyResult, Value, Vm};
 
 /// A dict's keys in TensorFlow's order (sorted).

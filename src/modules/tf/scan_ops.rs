@@ -64,7 +64,7 @@ fn top_k(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let t = to_tensor(vm, a.get(0), None)?;
     let k = a.int(1)?;
     let (v, i) = ops::scan::top_k(&t, k).map_err(runtime_err)?;
-    let class = crate::modules::collections::struct_class(
+    let class = crate::object::types::namedtuple::struct_class(
         "TopKV2",
         &["values", "indices"],
         "tensorflow.python.ops.gen_nn_ops",

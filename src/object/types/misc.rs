@@ -476,7 +476,7 @@ pub fn register_method(c: &Class) {
 
 fn method_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     let (func, receiver) = (a.get(0), a.get(1));
-    if !crate::modules::builtins::is_callable(vm, func) {
+    if !super::protocol::is_callable(vm, func) {
         return Err(type_error("first argument must be callable"));
     }
     if matches!(receiver, Value::None) {

@@ -651,7 +651,7 @@ fn divmod_slot(vm: &dyn Vm, x: &Value, y: &Value, reflected: bool) -> PyResult<V
         return Ok(not_implemented());
     }
     let (p, q) = if reflected { (y, x) } else { (x, y) };
-    crate::modules::builtins::divmod_values(vm, p, q)
+    super::protocol::divmod_values(vm, p, q)
 }
 
 fn divmod(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
@@ -663,7 +663,7 @@ fn rdivmod(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 }
 
 fn round(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    crate::modules::builtins::round_value(vm, a.get(0).as_builtin(), Some(a.get(1)))
+    super::protocol::round_value(vm, a.get(0).as_builtin(), Some(a.get(1)))
 }
 
 /// An int or bool as an int; a float rounded by `f` to one.

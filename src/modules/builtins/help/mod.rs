@@ -14,13 +14,15 @@ use std::rc::Rc;
 
 pub use self::docs::{entries, Doc};
 use crate::object::module::ModuleObj;
+use crate::object::native;
 use crate::value::{
-    Args, Class, ClassKind, ExcType, NativeFunction, PyErr, PyResult, Signature, Value, Vm,
+    Class, ClassKind, ExcType, NativeFunction, PyErr, PyResult, Signature, Value, Vm,
 };
 
-/// `help(*args)`: prints the documentation of its argument to stdout.
-pub fn help(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let items = args.varargs(0);
+/// Prints the documentation of an object: `help(tf.distribute.MirroredStrategy)`.
+#[native("help(*args)", c)]
+pub fn help(vm: &dyn Vm, args: &[Value]) -> PyResult<()> {
+    let items = args;
     let text = match items {
         [] => {
             "Type help(object) for help about object, e.g. help(tf.distribute.MirroredStrategy).\n\
@@ -39,7 +41,7 @@ pub fn help(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         }
     };
     vm.write_stdout(&text);
-    Ok(Value::None)
+    Ok(())
 }
 
 /// The text `help(x)` prints.
