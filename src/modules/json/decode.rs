@@ -1,43 +1,52 @@
 //! `json.loads`: a recursive-descent parser over characters (positions in
 //! messages count characters, as CPython's do).
 
-use crate::value::{Args, Dict, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{Dict, ExcType, PyErr, PyResult, Value, Vm};
 
 use super::decode_error;
 use crate::object::types::type_error;
 
-pub(super) fn loads(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    if !matches!(a.get(1), Value::None) {
+/// The arguments of `json.loads` after `s`, as the caller gave them.
+pub(super) struct LoadArgs<'a> {
+    pub cls: &'a Value,
+    pub object_hook: &'a Value,
+    pub parse_float: &'a Value,
+    pub parse_int: &'a Value,
+    pub parse_constant: &'a Value,
+    pub object_pairs_hook: &'a Value,
+}
+
+/// `json.loads(s, ...)`.
+pub(super) fn loads(vm: &dyn Vm, s: &Value, a: &LoadArgs) -> PyResult<Value> {
+    if !matches!(a.cls, Value::None) {
         // `cls(object_hook=..., ...).decode(s)`, as CPython's loads does.
-        let names = [
-            "object_hook",
-            "parse_float",
-            "parse_int",
-            "parse_constant",
-            "object_pairs_hook",
-        ];
-        let kwargs = names
-            .iter()
-            .enumerate()
-            .map(|(k, n)| (std::rc::Rc::from(*n), a.get(k + 2).clone()))
-            .collect();
-        let decoder = vm.call(a.get(1), Vec::new(), kwargs)?;
+        let kwargs = [
+            ("object_hook", a.object_hook),
+            ("parse_float", a.parse_float),
+            ("parse_int", a.parse_int),
+            ("parse_constant", a.parse_constant),
+            ("object_pairs_hook", a.object_pairs_hook),
+        ]
+        .into_iter()
+        .map(|(n, v)| (std::rc::Rc::from(n), v.clone()))
+        .collect();
+        let decoder = vm.call(a.cls, Vec::new(), kwargs)?;
         let decode = vm.getattr(&decoder, "decode")?;
-        return vm.call(&decode, vec![a.get(0).clone()], Vec::new());
+        return vm.call(&decode, vec![s.clone()], Vec::new());
     }
-    let hook = |i: usize| match a.get(i) {
+    let hook = |v: &Value| match v {
         Value::None => None,
         f => Some(f.clone()),
     };
     let hooks = Hooks {
         vm,
-        object: hook(2),
-        float: hook(3),
-        int: hook(4),
-        constant: hook(5),
-        pairs: hook(6),
+        object: hook(a.object_hook),
+        float: hook(a.parse_float),
+        int: hook(a.parse_int),
+        constant: hook(a.parse_constant),
+        pairs: hook(a.object_pairs_hook),
     };
-    match a.get(0).as_builtin() {
+    match s.as_builtin() {
         Value::Str(s) if s.starts_with('\u{feff}') => Err(super::decode_error(
             "Unexpected UTF-8 BOM (decode using utf-8-sig)",
             &[],
@@ -55,7 +64,7 @@ pub(super) fn loads(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         }
         _ => Err(type_error(format!(
             "the JSON object must be str, bytes or bytearray, not {}",
-            a.get(0).type_name()
+            s.type_name()
         ))),
     }
 }

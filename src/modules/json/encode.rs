@@ -3,7 +3,7 @@
 
 use crate::object::types::{type_error, value_error};
 use crate::value::format::float_repr;
-use crate::value::{Args, PyResult, Value, Vm};
+use crate::value::{PyResult, Value, Vm};
 
 /// The options of `json.dumps`.
 pub struct DumpOptions {
@@ -25,44 +25,55 @@ pub struct DumpOptions {
     pub sort_keys: bool,
 }
 
-pub(super) fn dumps(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    if !matches!(a.get(5), Value::None) {
+/// The arguments of `json.dumps` after `obj`, as the caller gave them.
+pub(super) struct DumpArgs<'a> {
+    pub skipkeys: &'a Value,
+    pub ensure_ascii: &'a Value,
+    pub check_circular: &'a Value,
+    pub allow_nan: &'a Value,
+    pub cls: &'a Value,
+    pub indent: &'a Value,
+    pub separators: &'a Value,
+    pub default: &'a Value,
+    pub sort_keys: &'a Value,
+}
+
+/// `json.dumps(obj, ...)`.
+pub(super) fn dumps(vm: &dyn Vm, obj: &Value, a: &DumpArgs) -> PyResult<Value> {
+    if !matches!(a.cls, Value::None) {
         // `cls(skipkeys=..., ...).encode(obj)`, as CPython's dumps does.
-        let names = [
-            "skipkeys",
-            "ensure_ascii",
-            "check_circular",
-            "allow_nan",
-            "indent",
-            "separators",
-            "default",
-            "sort_keys",
-        ];
-        let at = [1, 2, 3, 4, 6, 7, 8, 9];
-        let kwargs = names
-            .iter()
-            .zip(at)
-            .map(|(n, i)| (std::rc::Rc::from(*n), a.get(i).clone()))
-            .collect();
-        let encoder = vm.call(a.get(5), Vec::new(), kwargs)?;
+        let kwargs = [
+            ("skipkeys", a.skipkeys),
+            ("ensure_ascii", a.ensure_ascii),
+            ("check_circular", a.check_circular),
+            ("allow_nan", a.allow_nan),
+            ("indent", a.indent),
+            ("separators", a.separators),
+            ("default", a.default),
+            ("sort_keys", a.sort_keys),
+        ]
+        .into_iter()
+        .map(|(n, v)| (std::rc::Rc::from(n), v.clone()))
+        .collect();
+        let encoder = vm.call(a.cls, Vec::new(), kwargs)?;
         let encode = vm.getattr(&encoder, "encode")?;
-        return vm.call(&encode, vec![a.get(0).clone()], Vec::new());
+        return vm.call(&encode, vec![obj.clone()], Vec::new());
     }
-    let indent = match a.get(6).as_builtin() {
+    let indent = match a.indent.as_builtin() {
         Value::None => None,
         Value::Str(s) => Some(s.to_string()),
         Value::Int(_) | Value::Bool(_) => Some(
-            " ".repeat(crate::object::types::int_arg(a.get(6), vm)?.clamp(0, 1 << 16) as usize),
+            " ".repeat(crate::object::types::int_arg(a.indent, vm)?.clamp(0, 1 << 16) as usize),
         ),
         // CPython computes ' ' * indent.
         _ => {
             return Err(type_error(format!(
                 "can't multiply sequence by non-int of type '{}'",
-                a.get(6).type_name()
+                a.indent.type_name()
             )))
         }
     };
-    let (item_sep, key_sep) = match a.get(7) {
+    let (item_sep, key_sep) = match a.separators {
         Value::None => (
             if indent.is_some() { "," } else { ", " }.to_string(),
             ": ".to_string(),
@@ -92,16 +103,16 @@ pub(super) fn dumps(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         }
     };
     let opts = DumpOptions {
-        skipkeys: vm.truthy(a.get(1))?,
-        ensure_ascii: vm.truthy(a.get(2))?,
-        allow_nan: vm.truthy(a.get(4))?,
+        skipkeys: vm.truthy(a.skipkeys)?,
+        ensure_ascii: vm.truthy(a.ensure_ascii)?,
+        allow_nan: vm.truthy(a.allow_nan)?,
         indent,
         item_sep,
         key_sep,
-        default: a.get(8).clone(),
-        sort_keys: vm.truthy(a.get(9))?,
+        default: a.default.clone(),
+        sort_keys: vm.truthy(a.sort_keys)?,
     };
-    dumps_value(vm, a.get(0), &opts).map(Value::str)
+    dumps_value(vm, obj, &opts).map(Value::str)
 }
 
 /// Serialises `v` as `json.dumps(v, ...)` would.

@@ -9,23 +9,38 @@ use std::rc::Rc;
 use super::matchobj::{MatchObj, Text};
 use super::syntax::{self, Translated};
 use super::{re_error, text_arg};
-use crate::object::types::{add_method, int_arg};
+use crate::object::types::int_arg;
+use crate::object::{native, ClassSpec, Member, NativeClass, This};
 use crate::value::format::str_repr;
-use crate::value::{
-    Args, Class, ClassKind, Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm,
-};
-
-thread_local! {
-    static PATTERN_CLASS: Rc<Class> = make_class();
-}
+use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// How many backtracking steps one search may take before it fails with
 /// an error instead of running for ever (a catastrophic pattern).
 const BACKTRACK_LIMIT: usize = 10_000_000;
 
 /// The `re.Pattern` class.
-pub fn pattern_class() -> Rc<Class> {
-    PATTERN_CLASS.with(Rc::clone)
+pub static PATTERN: ClassSpec = ClassSpec {
+    name: "Pattern",
+    module: "re",
+    bases: &[],
+    members: &[
+        Member::Method(p_search::DEF),
+        Member::Method(p_match::DEF),
+        Member::Method(p_fullmatch::DEF),
+        Member::Method(p_findall::DEF),
+        Member::Method(p_finditer::DEF),
+        Member::Method(p_sub::DEF),
+        Member::Method(p_subn::DEF),
+        Member::Method(p_split::DEF),
+        Member::Getter(p_pattern::DEF),
+        Member::Getter(p_flags::DEF),
+        Member::Getter(p_groups::DEF),
+        Member::Getter(p_groupindex::DEF),
+    ],
+};
+
+impl NativeClass for Pattern {
+    const SPEC: &'static ClassSpec = &PATTERN;
 }
 
 /// A compiled pattern.
@@ -215,18 +230,6 @@ fn bounds(vm: &dyn Vm, text: &Text, pos: &Value, endpos: &Value) -> PyResult<(us
     Ok((p, e))
 }
 
-fn this(a: &Args) -> PyResult<&Pattern> {
-    a.get(0).downcast::<Pattern>().ok_or_else(|| {
-        PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "descriptor for 're.Pattern' objects doesn't apply to a '{}' object",
-                a.get(0).type_name()
-            ),
-        )
-    })
-}
-
 fn to_chars(text: &Text, spans: Vec<Option<(usize, usize)>>) -> Vec<Option<(usize, usize)>> {
     spans
         .into_iter()
@@ -234,20 +237,26 @@ fn to_chars(text: &Text, spans: Vec<Option<(usize, usize)>>) -> Vec<Option<(usiz
         .collect()
 }
 
-fn run_one(vm: &dyn Vm, a: &Args, mode: Mode) -> PyResult<Value> {
-    let pat = this(a)?;
-    let text = Rc::new(Text::new(text_arg(a.get(1))?));
-    let (pos, endpos) = bounds(vm, &text, a.get(2), a.get(3))?;
+fn run_one(
+    vm: &dyn Vm,
+    this: This<Pattern>,
+    string: &Value,
+    pos: &Value,
+    endpos: &Value,
+    mode: Mode,
+) -> PyResult<Value> {
+    let text = Rc::new(Text::new(text_arg(string)?));
+    let (pos, endpos) = bounds(vm, &text, pos, endpos)?;
     if endpos < pos {
         return Ok(Value::None);
     }
     let hay = &text.s[..text.byte_of(endpos)];
-    match pat.exec(hay, text.byte_of(pos), mode)? {
+    match this.exec(hay, text.byte_of(pos), mode)? {
         None => Ok(Value::None),
         Some(spans) => Ok(Value::native(MatchObj {
             spans: to_chars(&text, spans),
-            pattern: a.get(0).clone(),
-            subject: a.get(1).clone(),
+            pattern: this.value.clone(),
+            subject: string.clone(),
             text,
             pos,
             endpos,
@@ -255,19 +264,46 @@ fn run_one(vm: &dyn Vm, a: &Args, mode: Mode) -> PyResult<Value> {
     }
 }
 
-fn p_search(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    run_one(vm, a, Mode::Search)
+/// The first match at or after pos, or None.
+#[native("Pattern.search(self, string, pos=0, endpos=9223372036854775807)", c)]
+fn p_search(
+    vm: &dyn Vm,
+    this: This<Pattern>,
+    string: &Value,
+    pos: &Value,
+    endpos: &Value,
+) -> PyResult<Value> {
+    run_one(vm, this, string, pos, endpos, Mode::Search)
 }
 
-fn p_match(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    run_one(vm, a, Mode::Match)
+/// A match starting at pos, or None.
+#[native("Pattern.match(self, string, pos=0, endpos=9223372036854775807)", c)]
+fn p_match(
+    vm: &dyn Vm,
+    this: This<Pattern>,
+    string: &Value,
+    pos: &Value,
+    endpos: &Value,
+) -> PyResult<Value> {
+    run_one(vm, this, string, pos, endpos, Mode::Match)
 }
 
-fn p_fullmatch(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    run_one(vm, a, Mode::Full)
+/// A match of the whole of string[pos:endpos], or None.
+#[native(
+    "Pattern.fullmatch(self, string, pos=0, endpos=9223372036854775807)",
+    c
+)]
+fn p_fullmatch(
+    vm: &dyn Vm,
+    this: This<Pattern>,
+    string: &Value,
+    pos: &Value,
+    endpos: &Value,
+) -> PyResult<Value> {
+    run_one(vm, this, string, pos, endpos, Mode::Full)
 }
 
-/// The matches of `a.get(0)` in `subject` between pos and endpos as Match objects.
+/// The matches of the pattern `pat_v` in `subject` between pos and endpos as Match objects.
 fn matches(
     vm: &dyn Vm,
     pat_v: &Value,
@@ -299,27 +335,42 @@ fn matches(
         .collect())
 }
 
-fn p_findall(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let groups = this(a)?.groups;
-    let ms = matches(vm, a.get(0), a.get(1), a.get(2), a.get(3), 0)?;
+/// All matches: strings, or tuples of groups.
+#[native("Pattern.findall(self, string, pos=0, endpos=9223372036854775807)", c)]
+fn p_findall(
+    vm: &dyn Vm,
+    this: This<Pattern>,
+    string: &Value,
+    pos: &Value,
+    endpos: &Value,
+) -> PyResult<Vec<Value>> {
+    let groups = this.groups;
+    let ms = matches(vm, this.value, string, pos, endpos, 0)?;
     let empty = Value::str("");
-    Ok(Value::list(
-        ms.iter()
-            .map(|m| match groups {
-                0 => m.group_str(0).unwrap_or(empty.clone()),
-                1 => m.group_str(1).unwrap_or(empty.clone()),
-                n => Value::tuple(
-                    (1..=n)
-                        .map(|g| m.group_str(g).unwrap_or(empty.clone()))
-                        .collect(),
-                ),
-            })
-            .collect(),
-    ))
+    Ok(ms
+        .iter()
+        .map(|m| match groups {
+            0 => m.group_str(0).unwrap_or(empty.clone()),
+            1 => m.group_str(1).unwrap_or(empty.clone()),
+            n => Value::tuple(
+                (1..=n)
+                    .map(|g| m.group_str(g).unwrap_or(empty.clone()))
+                    .collect(),
+            ),
+        })
+        .collect())
 }
 
-fn p_finditer(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let ms = matches(vm, a.get(0), a.get(1), a.get(2), a.get(3), 0)?;
+/// An iterator over the matches.
+#[native("Pattern.finditer(self, string, pos=0, endpos=9223372036854775807)", c)]
+fn p_finditer(
+    vm: &dyn Vm,
+    this: This<Pattern>,
+    string: &Value,
+    pos: &Value,
+    endpos: &Value,
+) -> PyResult<Value> {
+    let ms = matches(vm, this.value, string, pos, endpos, 0)?;
     let list = Value::list(ms.into_iter().map(Value::native).collect());
     vm.iter(&list)
 }
@@ -465,13 +516,17 @@ pub fn expand(m: &MatchObj, pieces: &[Piece]) -> String {
     s
 }
 
-fn subn_impl(vm: &dyn Vm, a: &Args) -> PyResult<(String, usize)> {
-    let pat = this(a)?;
-    let repl = a.get(1);
-    let count = int_arg(a.get(3), vm)?;
-    let text = text_arg(a.get(2))?;
+fn subn_impl(
+    vm: &dyn Vm,
+    this: This<Pattern>,
+    repl: &Value,
+    string: &Value,
+    count: &Value,
+) -> PyResult<(String, usize)> {
+    let count = int_arg(count, vm)?;
+    let text = text_arg(string)?;
     let pieces = match repl.as_builtin() {
-        Value::Str(t) => Some(parse_template(pat, t)?),
+        Value::Str(t) => Some(parse_template(&this, t)?),
         Value::Bytes(_) => {
             return Err(text_arg(repl)
                 .err()
@@ -484,8 +539,8 @@ fn subn_impl(vm: &dyn Vm, a: &Args) -> PyResult<(String, usize)> {
     }
     let ms = matches(
         vm,
-        a.get(0),
-        a.get(2),
+        this.value,
+        string,
         &Value::Int(0),
         &Value::Int(i64::MAX),
         count as usize,
@@ -533,26 +588,49 @@ fn subn_impl(vm: &dyn Vm, a: &Args) -> PyResult<(String, usize)> {
     Ok((out, n))
 }
 
-fn p_sub(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::str(subn_impl(vm, a)?.0))
+/// The string with matches replaced.
+#[native("Pattern.sub(self, repl, string, count=0)", c)]
+fn p_sub(
+    vm: &dyn Vm,
+    this: This<Pattern>,
+    repl: &Value,
+    string: &Value,
+    count: &Value,
+) -> PyResult<String> {
+    Ok(subn_impl(vm, this, repl, string, count)?.0)
 }
 
-fn p_subn(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (s, n) = subn_impl(vm, a)?;
+/// `(new_string, number_of_subs)`.
+#[native("Pattern.subn(self, repl, string, count=0)", c)]
+fn p_subn(
+    vm: &dyn Vm,
+    this: This<Pattern>,
+    repl: &Value,
+    string: &Value,
+    count: &Value,
+) -> PyResult<Value> {
+    let (s, n) = subn_impl(vm, this, repl, string, count)?;
     Ok(Value::tuple(vec![Value::str(s), Value::Int(n as i64)]))
 }
 
-fn p_split(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let groups = this(a)?.groups;
-    let maxsplit = int_arg(a.get(2), vm)?;
-    let text = Text::new(text_arg(a.get(1))?);
+/// The string split at the matches.
+#[native("Pattern.split(self, string, maxsplit=0)", c)]
+fn p_split(
+    vm: &dyn Vm,
+    this: This<Pattern>,
+    string: &Value,
+    maxsplit: &Value,
+) -> PyResult<Vec<Value>> {
+    let groups = this.groups;
+    let maxsplit = int_arg(maxsplit, vm)?;
+    let text = Text::new(text_arg(string)?);
     if maxsplit < 0 {
-        return Ok(Value::list(vec![a.get(1).clone()]));
+        return Ok(vec![string.clone()]);
     }
     let ms = matches(
         vm,
-        a.get(0),
-        a.get(1),
+        this.value,
+        string,
         &Value::Int(0),
         &Value::Int(i64::MAX),
         maxsplit as usize,
@@ -568,7 +646,35 @@ fn p_split(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         last = e;
     }
     out.push(Value::str(text.slice(last, text.len())));
-    Ok(Value::list(out))
+    Ok(out)
+}
+
+/// The pattern as given.
+#[native("Pattern.pattern(self)")]
+fn p_pattern(this: &Pattern) -> Value {
+    this.source.clone()
+}
+
+/// The flags, inline ones included.
+#[native("Pattern.flags(self)")]
+fn p_flags(this: &Pattern) -> i64 {
+    this.flags
+}
+
+/// The number of groups.
+#[native("Pattern.groups(self)")]
+fn p_groups(this: &Pattern) -> usize {
+    this.groups
+}
+
+/// The group numbers by name.
+#[native("Pattern.groupindex(self)")]
+fn p_groupindex(this: &Pattern) -> Value {
+    let mut d = Dict::new();
+    for (n, g) in &this.names {
+        d.insert_str(n, Value::Int(*g as i64));
+    }
+    Value::dict(d)
 }
 
 /// The flags part of a Pattern's repr, in CPython's order.
@@ -602,8 +708,8 @@ impl NativeObject for Pattern {
         self
     }
 
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(pattern_class())
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&PATTERN)
     }
 
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
@@ -624,34 +730,6 @@ impl NativeObject for Pattern {
         })
     }
 
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "pattern" => Some(self.source.clone()),
-            "flags" => Some(Value::Int(self.flags)),
-            "groups" => Some(Value::Int(self.groups as i64)),
-            "groupindex" => {
-                let mut d = Dict::new();
-                for (n, g) in &self.names {
-                    d.insert_str(n, Value::Int(*g as i64));
-                }
-                Some(Value::dict(d))
-            }
-            _ => match pattern_class().lookup(name) {
-                Some(Value::NativeFunction(f)) => Some(f.bind(this.clone())),
-                other => other,
-            },
-        })
-    }
-
-    fn dir(&self) -> Vec<String> {
-        let mut v: Vec<String> = ["pattern", "flags", "groups", "groupindex"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        v.extend(pattern_class().dict.borrow().keys().map(|k| k.to_string()));
-        v
-    }
-
     fn compare(
         &self,
         this: &Value,
@@ -669,55 +747,4 @@ impl NativeObject for Pattern {
         };
         Ok(crate::value::native::equality(op, same))
     }
-}
-
-fn make_class() -> Rc<Class> {
-    let c = Class::new_builtin("Pattern", "re", None, ClassKind::Native);
-    let max = "9223372036854775807";
-    let sigs: [(String, crate::value::NativeFn, &'static str); 8] = [
-        (
-            format!("Pattern.search(self, string, pos=0, endpos={max})"),
-            p_search,
-            "The first match at or after pos, or None.",
-        ),
-        (
-            format!("Pattern.match(self, string, pos=0, endpos={max})"),
-            p_match,
-            "A match starting at pos, or None.",
-        ),
-        (
-            format!("Pattern.fullmatch(self, string, pos=0, endpos={max})"),
-            p_fullmatch,
-            "A match of the whole of string[pos:endpos], or None.",
-        ),
-        (
-            format!("Pattern.findall(self, string, pos=0, endpos={max})"),
-            p_findall,
-            "All matches: strings, or tuples of groups.",
-        ),
-        (
-            format!("Pattern.finditer(self, string, pos=0, endpos={max})"),
-            p_finditer,
-            "An iterator over the matches.",
-        ),
-        (
-            "Pattern.sub(self, repl, string, count=0)".into(),
-            p_sub,
-            "The string with matches replaced.",
-        ),
-        (
-            "Pattern.subn(self, repl, string, count=0)".into(),
-            p_subn,
-            "`(new_string, number_of_subs)`.",
-        ),
-        (
-            "Pattern.split(self, string, maxsplit=0)".into(),
-            p_split,
-            "The string split at the matches.",
-        ),
-    ];
-    for (sig, f, doc) in sigs {
-        add_method(&c, &sig, f, doc);
-    }
-    c
 }
