@@ -8,6 +8,7 @@ mod special;
 
 use super::math_int::{comb, factorial, gcd, isqrt, lcm, perm, prod};
 use super::ModuleBuilder;
+use crate::object::types::complex::Complex;
 use crate::object::types::float::to_float;
 use crate::object::types::{int_arg, type_error, value_error};
 use crate::object::{native, NativeDef};
@@ -29,66 +30,22 @@ pub fn module() -> Value {
     m.build()
 }
 
+/// The registration records of the natives named, in order.
+macro_rules! defs {
+    ($($name:ident),* $(,)?) => {
+        &[$($name::DEF),*]
+    };
+}
+
 /// The functions, in CPython's order of definition here: the float
 /// functions of one argument, the others written in C (positional-only
 /// parameters: `math.sqrt() takes exactly one argument (0 given)`), then
 /// those with Python-style argument errors.
-const FUNCTIONS: &[NativeDef] = &[
-    sqrt::DEF,
-    exp::DEF,
-    expm1::DEF,
-    log2::DEF,
-    log10::DEF,
-    log1p::DEF,
-    fabs::DEF,
-    sin::DEF,
-    cos::DEF,
-    tan::DEF,
-    asin::DEF,
-    acos::DEF,
-    atan::DEF,
-    sinh::DEF,
-    cosh::DEF,
-    tanh::DEF,
-    asinh::DEF,
-    acosh::DEF,
-    atanh::DEF,
-    degrees::DEF,
-    radians::DEF,
-    cbrt::DEF,
-    exp2::DEF,
-    erf::DEF,
-    erfc::DEF,
-    pow::DEF,
-    atan2::DEF,
-    copysign::DEF,
-    fmod::DEF,
-    ldexp::DEF,
-    floor::DEF,
-    ceil::DEF,
-    trunc::DEF,
-    isnan::DEF,
-    isinf::DEF,
-    isfinite::DEF,
-    modf::DEF,
-    frexp::DEF,
-    fsum::DEF,
-    factorial::DEF,
-    dist::DEF,
-    isqrt::DEF,
-    comb::DEF,
-    gamma::DEF,
-    lgamma::DEF,
-    nextafter::DEF,
-    remainder::DEF,
-    ulp::DEF,
-    perm::DEF,
-    log::DEF,
-    hypot::DEF,
-    isclose::DEF,
-    prod::DEF,
-    gcd::DEF,
-    lcm::DEF,
+const FUNCTIONS: &[NativeDef] = defs![
+    sqrt, exp, expm1, log2, log10, log1p, fabs, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh,
+    asinh, acosh, atanh, degrees, radians, cbrt, exp2, erf, erfc, pow, atan2, copysign, fmod,
+    ldexp, floor, ceil, trunc, isnan, isinf, isfinite, modf, frexp, fsum, factorial, dist, isqrt,
+    comb, gamma, lgamma, nextafter, remainder, ulp, perm, log, hypot, isclose, prod, gcd, lcm,
 ];
 
 /// A float argument (`TypeError: must be real number, not str`).
@@ -97,7 +54,7 @@ fn real(vm: &dyn Vm, v: &Value) -> PyResult<f64> {
         Value::Float(f) => Ok(*f),
         Value::Int(i) => Ok(*i as f64),
         Value::Bool(b) => Ok(*b as i64 as f64),
-        Value::Native(n) if n.type_name() == "complex" => {
+        Value::Native(_) if v.downcast::<Complex>().is_some() => {
             Err(type_error("must be real number, not complex"))
         }
         Value::Instance(_) | Value::Native(_) => to_float(vm, v),
@@ -234,25 +191,25 @@ fn ln(x: f64) -> PyResult<f64> {
 
 /// The natural logarithm, or the logarithm in `base`: `math.log(8, 2) == 3.0`.
 #[native("log(*args)")]
-fn log(vm: &dyn Vm, args: &[Value]) -> PyResult<Value> {
+fn log(vm: &dyn Vm, args: &[Value]) -> PyResult<f64> {
     // CPython parses log's arguments itself, with its own count message.
-    if args.is_empty() || args.len() > 2 {
-        return Err(type_error("math.log requires 1 to 2 arguments"));
+    let (x, base) = match args {
+        [x] => (x, &Value::None),
+        [x, base] => (x, base),
+        _ => return Err(type_error("math.log requires 1 to 2 arguments")),
+    };
+    let x = ln(real(vm, x)?)?;
+    if base.is_none() {
+        return Ok(x);
     }
-    let x = ln(real(vm, &args[0])?)?;
-    match args.get(1).unwrap_or(&Value::None) {
-        Value::None => Ok(Value::Float(x)),
-        b => {
-            let lb = ln(real(vm, b)?)?;
-            if lb == 0.0 {
-                return Err(PyErr::new(
-                    ExcType::ZeroDivisionError,
-                    "float division by zero",
-                ));
-            }
-            Ok(Value::Float(x / lb))
-        }
+    let lb = ln(real(vm, base)?)?;
+    if lb == 0.0 {
+        return Err(PyErr::new(
+            ExcType::ZeroDivisionError,
+            "float division by zero",
+        ));
     }
+    Ok(x / lb)
 }
 
 /// `x ** y` as floats: `math.pow(2, 3) == 8.0`.

@@ -1,36 +1,40 @@
 //! `json.loads`: a recursive-descent parser over characters (positions in
 //! messages count characters, as CPython's do).
 
+use crate::object::native;
 use crate::value::{Dict, ExcType, PyErr, PyResult, Value, Vm};
 
 use super::decode_error;
 use crate::object::types::type_error;
 
-/// The arguments of `json.loads` after `s`, as the caller gave them.
-pub(super) struct LoadArgs<'a> {
-    pub cls: &'a Value,
-    pub object_hook: &'a Value,
-    pub parse_float: &'a Value,
-    pub parse_int: &'a Value,
-    pub parse_constant: &'a Value,
-    pub object_pairs_hook: &'a Value,
-}
-
-/// `json.loads(s, ...)`.
-pub(super) fn loads(vm: &dyn Vm, s: &Value, a: &LoadArgs) -> PyResult<Value> {
-    if !matches!(a.cls, Value::None) {
+/// Parses a JSON document: `json.loads('[1, 2.5, null]') == [1, 2.5, None]`.
+#[native(
+    "loads(s, *, cls=None, object_hook=None, parse_float=None, parse_int=None, parse_constant=None, object_pairs_hook=None)"
+)]
+#[expect(clippy::too_many_arguments, reason = "json.loads's parameters")]
+pub(super) fn loads(
+    vm: &dyn Vm,
+    s: &Value,
+    cls: &Value,
+    object_hook: &Value,
+    parse_float: &Value,
+    parse_int: &Value,
+    parse_constant: &Value,
+    object_pairs_hook: &Value,
+) -> PyResult<Value> {
+    if !matches!(cls, Value::None) {
         // `cls(object_hook=..., ...).decode(s)`, as CPython's loads does.
         let kwargs = [
-            ("object_hook", a.object_hook),
-            ("parse_float", a.parse_float),
-            ("parse_int", a.parse_int),
-            ("parse_constant", a.parse_constant),
-            ("object_pairs_hook", a.object_pairs_hook),
+            ("object_hook", object_hook),
+            ("parse_float", parse_float),
+            ("parse_int", parse_int),
+            ("parse_constant", parse_constant),
+            ("object_pairs_hook", object_pairs_hook),
         ]
         .into_iter()
         .map(|(n, v)| (std::rc::Rc::from(n), v.clone()))
         .collect();
-        let decoder = vm.call(a.cls, Vec::new(), kwargs)?;
+        let decoder = vm.call(cls, Vec::new(), kwargs)?;
         let decode = vm.getattr(&decoder, "decode")?;
         return vm.call(&decode, vec![s.clone()], Vec::new());
     }
@@ -40,11 +44,11 @@ pub(super) fn loads(vm: &dyn Vm, s: &Value, a: &LoadArgs) -> PyResult<Value> {
     };
     let hooks = Hooks {
         vm,
-        object: hook(a.object_hook),
-        float: hook(a.parse_float),
-        int: hook(a.parse_int),
-        constant: hook(a.parse_constant),
-        pairs: hook(a.object_pairs_hook),
+        object: hook(object_hook),
+        float: hook(parse_float),
+        int: hook(parse_int),
+        constant: hook(parse_constant),
+        pairs: hook(object_pairs_hook),
     };
     match s.as_builtin() {
         Value::Str(s) if s.starts_with('\u{feff}') => Err(super::decode_error(

@@ -1,6 +1,7 @@
 //! `json.dumps`: CPython's encoder layout, separators, indentation, key
 //! coercion, `default=`, circular-reference detection and string escaping.
 
+use crate::object::native;
 use crate::object::types::{type_error, value_error};
 use crate::value::format::float_repr;
 use crate::value::{PyResult, Value, Vm};
@@ -25,55 +26,58 @@ pub struct DumpOptions {
     pub sort_keys: bool,
 }
 
-/// The arguments of `json.dumps` after `obj`, as the caller gave them.
-pub(super) struct DumpArgs<'a> {
-    pub skipkeys: &'a Value,
-    pub ensure_ascii: &'a Value,
-    pub check_circular: &'a Value,
-    pub allow_nan: &'a Value,
-    pub cls: &'a Value,
-    pub indent: &'a Value,
-    pub separators: &'a Value,
-    pub default: &'a Value,
-    pub sort_keys: &'a Value,
-}
-
-/// `json.dumps(obj, ...)`.
-pub(super) fn dumps(vm: &dyn Vm, obj: &Value, a: &DumpArgs) -> PyResult<Value> {
-    if !matches!(a.cls, Value::None) {
+/// Serialises an object to a JSON string: `json.dumps({'a': [1, 2]}) == '{"a": [1, 2]}'`.
+#[native(
+    "dumps(obj, *, skipkeys=False, ensure_ascii=True, check_circular=True, allow_nan=True, cls=None, indent=None, separators=None, default=None, sort_keys=False)"
+)]
+#[expect(clippy::too_many_arguments, reason = "json.dumps's parameters")]
+pub(super) fn dumps(
+    vm: &dyn Vm,
+    obj: &Value,
+    skipkeys: &Value,
+    ensure_ascii: &Value,
+    check_circular: &Value,
+    allow_nan: &Value,
+    cls: &Value,
+    indent: &Value,
+    separators: &Value,
+    default: &Value,
+    sort_keys: &Value,
+) -> PyResult<Value> {
+    if !matches!(cls, Value::None) {
         // `cls(skipkeys=..., ...).encode(obj)`, as CPython's dumps does.
         let kwargs = [
-            ("skipkeys", a.skipkeys),
-            ("ensure_ascii", a.ensure_ascii),
-            ("check_circular", a.check_circular),
-            ("allow_nan", a.allow_nan),
-            ("indent", a.indent),
-            ("separators", a.separators),
-            ("default", a.default),
-            ("sort_keys", a.sort_keys),
+            ("skipkeys", skipkeys),
+            ("ensure_ascii", ensure_ascii),
+            ("check_circular", check_circular),
+            ("allow_nan", allow_nan),
+            ("indent", indent),
+            ("separators", separators),
+            ("default", default),
+            ("sort_keys", sort_keys),
         ]
         .into_iter()
         .map(|(n, v)| (std::rc::Rc::from(n), v.clone()))
         .collect();
-        let encoder = vm.call(a.cls, Vec::new(), kwargs)?;
+        let encoder = vm.call(cls, Vec::new(), kwargs)?;
         let encode = vm.getattr(&encoder, "encode")?;
         return vm.call(&encode, vec![obj.clone()], Vec::new());
     }
-    let indent = match a.indent.as_builtin() {
+    let indent = match indent.as_builtin() {
         Value::None => None,
         Value::Str(s) => Some(s.to_string()),
-        Value::Int(_) | Value::Bool(_) => Some(
-            " ".repeat(crate::object::types::int_arg(a.indent, vm)?.clamp(0, 1 << 16) as usize),
-        ),
+        Value::Int(_) | Value::Bool(_) => {
+            Some(" ".repeat(crate::object::types::int_arg(indent, vm)?.clamp(0, 1 << 16) as usize))
+        }
         // CPython computes ' ' * indent.
         _ => {
             return Err(type_error(format!(
                 "can't multiply sequence by non-int of type '{}'",
-                a.indent.type_name()
+                indent.type_name()
             )))
         }
     };
-    let (item_sep, key_sep) = match a.separators {
+    let (item_sep, key_sep) = match separators {
         Value::None => (
             if indent.is_some() { "," } else { ", " }.to_string(),
             ": ".to_string(),
@@ -103,14 +107,14 @@ pub(super) fn dumps(vm: &dyn Vm, obj: &Value, a: &DumpArgs) -> PyResult<Value> {
         }
     };
     let opts = DumpOptions {
-        skipkeys: vm.truthy(a.skipkeys)?,
-        ensure_ascii: vm.truthy(a.ensure_ascii)?,
-        allow_nan: vm.truthy(a.allow_nan)?,
+        skipkeys: vm.truthy(skipkeys)?,
+        ensure_ascii: vm.truthy(ensure_ascii)?,
+        allow_nan: vm.truthy(allow_nan)?,
         indent,
         item_sep,
         key_sep,
-        default: a.default.clone(),
-        sort_keys: vm.truthy(a.sort_keys)?,
+        default: default.clone(),
+        sort_keys: vm.truthy(sort_keys)?,
     };
     dumps_value(vm, obj, &opts).map(Value::str)
 }

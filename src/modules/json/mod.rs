@@ -11,8 +11,6 @@ use std::rc::Rc;
 use super::ModuleBuilder;
 use crate::object::native;
 use crate::value::{Class, ClassKind, ExcType, Instance, PyErr, PyResult, Value, Vm};
-use decode::LoadArgs;
-use encode::DumpArgs;
 
 pub use decode::loads_str;
 pub use encode::{dumps_value, DumpOptions};
@@ -53,44 +51,12 @@ pub fn decode_error(msg: &str, doc: &[char], pos: usize) -> PyErr {
 /// The `json` module.
 pub fn module() -> Value {
     let mut m = ModuleBuilder::new("_json");
-    m.add(dumps::DEF)
+    m.add(encode::dumps::DEF)
         .add(dump::DEF)
         .add(load::DEF)
-        .add(loads::DEF)
+        .add(decode::loads::DEF)
         .value("JSONDecodeError", Value::Class(decode_error_class()));
     m.build()
-}
-
-/// Serialises an object to a JSON string: `json.dumps({'a': [1, 2]}) == '{"a": [1, 2]}'`.
-#[native(
-    "dumps(obj, *, skipkeys=False, ensure_ascii=True, check_circular=True, allow_nan=True, cls=None, indent=None, separators=None, default=None, sort_keys=False)"
-)]
-#[expect(clippy::too_many_arguments, reason = "json.dumps's parameters")]
-fn dumps(
-    vm: &dyn Vm,
-    obj: &Value,
-    skipkeys: &Value,
-    ensure_ascii: &Value,
-    check_circular: &Value,
-    allow_nan: &Value,
-    cls: &Value,
-    indent: &Value,
-    separators: &Value,
-    default: &Value,
-    sort_keys: &Value,
-) -> PyResult<Value> {
-    let a = DumpArgs {
-        skipkeys,
-        ensure_ascii,
-        check_circular,
-        allow_nan,
-        cls,
-        indent,
-        separators,
-        default,
-        sort_keys,
-    };
-    encode::dumps(vm, obj, &a)
 }
 
 /// Serialises an object as `dumps` does and writes it with `fp.write`.
@@ -113,7 +79,9 @@ fn dump(
     default: &Value,
     sort_keys: &Value,
 ) -> PyResult<()> {
-    let a = DumpArgs {
+    let text = encode::dumps(
+        vm,
+        obj,
         skipkeys,
         ensure_ascii,
         check_circular,
@@ -123,8 +91,7 @@ fn dump(
         separators,
         default,
         sort_keys,
-    };
-    let text = encode::dumps(vm, obj, &a)?;
+    )?;
     let write = vm.getattr(fp, "write")?;
     vm.call(&write, vec![text], Vec::new())?;
     Ok(())
@@ -147,41 +114,16 @@ fn load(
 ) -> PyResult<Value> {
     let read = vm.getattr(fp, "read")?;
     let s = vm.call(&read, Vec::new(), Vec::new())?;
-    let a = LoadArgs {
+    decode::loads(
+        vm,
+        &s,
         cls,
         object_hook,
         parse_float,
         parse_int,
         parse_constant,
         object_pairs_hook,
-    };
-    decode::loads(vm, &s, &a)
-}
-
-/// Parses a JSON document: `json.loads('[1, 2.5, null]') == [1, 2.5, None]`.
-#[native(
-    "loads(s, *, cls=None, object_hook=None, parse_float=None, parse_int=None, parse_constant=None, object_pairs_hook=None)"
-)]
-#[expect(clippy::too_many_arguments, reason = "json.loads's parameters")]
-fn loads(
-    vm: &dyn Vm,
-    s: &Value,
-    cls: &Value,
-    object_hook: &Value,
-    parse_float: &Value,
-    parse_int: &Value,
-    parse_constant: &Value,
-    object_pairs_hook: &Value,
-) -> PyResult<Value> {
-    let a = LoadArgs {
-        cls,
-        object_hook,
-        parse_float,
-        parse_int,
-        parse_constant,
-        object_pairs_hook,
-    };
-    decode::loads(vm, s, &a)
+    )
 }
 
 #[cfg(test)]

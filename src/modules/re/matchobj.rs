@@ -5,7 +5,8 @@
 use std::any::Any;
 use std::rc::Rc;
 
-use super::pattern::{expand, parse_template, Pattern};
+use super::pattern::Pattern;
+use super::template::{expand, parse_template};
 use super::text_arg;
 use crate::object::types::as_index;
 use crate::object::{native, ClassSpec, Member, NativeClass};

@@ -2,12 +2,14 @@
 //! backtracking engine with backreferences and look-around, delegating to
 //! the linear `regex` crate where it can). `syntax` translates CPython's
 //! pattern syntax and reports its errors; `pattern` holds `re.Pattern` and
-//! the searching; `matchobj` holds `re.Match`. Positions are characters.
+//! the searching; `matchobj` holds `re.Match`; `template` the replacement
+//! templates. Positions are characters.
 //! Only str patterns: a bytes pattern or subject is a clear TypeError.
 
 mod matchobj;
 mod pattern;
 mod syntax;
+mod template;
 
 use std::any::Any;
 use std::cell::RefCell;
