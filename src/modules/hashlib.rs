@@ -6,8 +6,9 @@
 use std::rc::Rc;
 
 use super::ModuleBuilder;
+use crate::object::native;
 use crate::object::types::type_error;
-use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, PyErr, PyResult, Value};
 
 /// The algorithms this module computes: name, digest size and block size
 /// in bytes (a SHAKE's digest size is 0: its length is the caller's).
@@ -455,9 +456,10 @@ fn keccak(data: &[u8], rate: usize, suffix: u8, out_len: usize) -> Vec<u8> {
     }
 }
 
-/// `_hashlib.digest(name, data, length=0)`.
-fn digest_fn(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let name = match a.get(0).as_builtin() {
+/// The digest of `data` by the named algorithm (`length` bytes for a SHAKE).
+#[native("digest(name, data, length=0, /)")]
+fn digest_fn(name: &Value, data: &Value, length: &Value) -> PyResult<Value> {
+    let name = match name.as_builtin() {
         Value::Str(s) => s.to_string(),
         v => {
             return Err(type_error(format!(
@@ -466,7 +468,7 @@ fn digest_fn(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             )))
         }
     };
-    let data = match a.get(1).as_builtin() {
+    let data = match data.as_builtin() {
         Value::Bytes(b) => b.clone(),
         v => {
             return Err(type_error(format!(
@@ -475,7 +477,7 @@ fn digest_fn(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             )))
         }
     };
-    let length = match a.get(2).as_builtin() {
+    let length = match length.as_builtin() {
         Value::Int(n) if *n >= 0 => *n as usize,
         Value::Int(_) => {
             return Err(PyErr::new(
@@ -506,11 +508,7 @@ fn digest_fn(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 /// The `_hashlib` module.
 pub fn module() -> Value {
     let mut m = ModuleBuilder::new("_hashlib");
-    m.function(
-        "digest(name, data, length=0, /)",
-        digest_fn,
-        "The digest of `data` by the named algorithm (`length` bytes for a SHAKE).",
-    );
+    m.add(digest_fn::DEF);
     let names = ALGORITHMS
         .iter()
         .map(|(n, d, b)| {

@@ -8,10 +8,12 @@ mod special;
 
 use super::math_int::{comb, factorial, gcd, isqrt, lcm, perm, prod};
 use super::ModuleBuilder;
+use crate::object::types::complex::Complex;
 use crate::object::types::float::to_float;
 use crate::object::types::{int_arg, type_error, value_error};
+use crate::object::{native, NativeDef};
 use crate::value::format::float_to_i64;
-use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 use special::Special;
 
 /// The `math` module.
@@ -22,41 +24,29 @@ pub fn module() -> Value {
         .value("tau", Value::Float(std::f64::consts::TAU))
         .value("inf", Value::Float(f64::INFINITY))
         .value("nan", Value::Float(f64::NAN));
-    for (sig, f, doc) in UNARY.iter().chain(C_STYLE) {
-        c_function(&mut m, sig, *f, doc);
+    for def in FUNCTIONS {
+        m.add(*def);
     }
-    m.function(
-        "log(*args)",
-        log,
-        "The natural logarithm, or the logarithm in `base`: `math.log(8, 2) == 3.0`.",
-    )
-    .function(
-        "hypot(*coordinates)",
-        hypot,
-        "The Euclidean norm: `math.hypot(3, 4) == 5.0`.",
-    )
-    .function(
-        "isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0)",
-        isclose,
-        "Whether two numbers are close.",
-    )
-    .function(
-        "prod(iterable, /, *, start=1)",
-        prod,
-        "The product of the items: `math.prod([2, 3]) == 6`.",
-    )
-    .function(
-        "gcd(*integers)",
-        gcd,
-        "The greatest common divisor: `math.gcd(12, 18) == 6`.",
-    )
-    .function(
-        "lcm(*integers)",
-        lcm,
-        "The least common multiple: `math.lcm(4, 6) == 12`.",
-    );
     m.build()
 }
+
+/// The registration records of the natives named, in order.
+macro_rules! defs {
+    ($($name:ident),* $(,)?) => {
+        &[$($name::DEF),*]
+    };
+}
+
+/// The functions, in CPython's order of definition here: the float
+/// functions of one argument, the others written in C (positional-only
+/// parameters: `math.sqrt() takes exactly one argument (0 given)`), then
+/// those with Python-style argument errors.
+const FUNCTIONS: &[NativeDef] = defs![
+    sqrt, exp, expm1, log2, log10, log1p, fabs, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh,
+    asinh, acosh, atanh, degrees, radians, cbrt, exp2, erf, erfc, pow, atan2, copysign, fmod,
+    ldexp, floor, ceil, trunc, isnan, isinf, isfinite, modf, frexp, fsum, factorial, dist, isqrt,
+    comb, gamma, lgamma, nextafter, remainder, ulp, perm, log, hypot, isclose, prod, gcd, lcm,
+];
 
 /// A float argument (`TypeError: must be real number, not str`).
 fn real(vm: &dyn Vm, v: &Value) -> PyResult<f64> {
@@ -64,7 +54,7 @@ fn real(vm: &dyn Vm, v: &Value) -> PyResult<f64> {
         Value::Float(f) => Ok(*f),
         Value::Int(i) => Ok(*i as f64),
         Value::Bool(b) => Ok(*b as i64 as f64),
-        Value::Native(n) if n.type_name() == "complex" => {
+        Value::Native(_) if v.downcast::<Complex>().is_some() => {
             Err(type_error("must be real number, not complex"))
         }
         Value::Instance(_) | Value::Native(_) => to_float(vm, v),
@@ -103,197 +93,44 @@ fn checked(x: f64, r: f64, can_overflow: bool) -> PyResult<Value> {
 }
 
 macro_rules! unary {
-    ($($name:ident = $f:expr, $overflow:expr;)*) => {
-        $(fn $name(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-            let x = real(vm, a.get(0))?;
+    ($($name:ident = $f:expr, $overflow:expr, $sig:tt, $doc:tt;)*) => {$(
+        #[doc = $doc]
+        #[native($sig, c)]
+        fn $name(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
+            let x = real(vm, x)?;
             let f: fn(f64) -> f64 = $f;
             checked(x, f(x), $overflow)
-        })*
-    };
+        }
+    )*};
 }
 
 unary! {
-    sqrt = f64::sqrt, false;
-    exp = f64::exp, true;
-    expm1 = f64::exp_m1, true;
-    log2 = f64::log2, false;
-    log10 = f64::log10, false;
-    log1p = f64::ln_1p, false;
-    fabs = f64::abs, false;
-    sin = f64::sin, false;
-    cos = f64::cos, false;
-    tan = f64::tan, false;
-    asin = f64::asin, false;
-    acos = f64::acos, false;
-    atan = f64::atan, false;
-    sinh = f64::sinh, true;
-    cosh = f64::cosh, true;
-    tanh = f64::tanh, false;
-    asinh = special::asinh, false;
-    acosh = special::acosh, false;
-    atanh = special::atanh, false;
-    degrees = f64::to_degrees, true;
-    radians = f64::to_radians, false;
-    cbrt = special::cbrt, false;
-    exp2 = f64::exp2, true;
-    erf = special::erf, false;
-    erfc = special::erfc, false;
+    sqrt = f64::sqrt, false, "math.sqrt(x, /)", "The square root: `math.sqrt(2) == 1.4142135623730951`.";
+    exp = f64::exp, true, "math.exp(x, /)", "`e ** x`.";
+    expm1 = f64::exp_m1, true, "math.expm1(x, /)", "`exp(x) - 1`, accurate for small x.";
+    log2 = f64::log2, false, "math.log2(x, /)", "The base-2 logarithm.";
+    log10 = f64::log10, false, "math.log10(x, /)", "The base-10 logarithm.";
+    log1p = f64::ln_1p, false, "math.log1p(x, /)", "`log(1 + x)`, accurate for small x.";
+    fabs = f64::abs, false, "math.fabs(x, /)", "The absolute value as a float.";
+    sin = f64::sin, false, "math.sin(x, /)", "The sine of x radians.";
+    cos = f64::cos, false, "math.cos(x, /)", "The cosine of x radians.";
+    tan = f64::tan, false, "math.tan(x, /)", "The tangent of x radians.";
+    asin = f64::asin, false, "math.asin(x, /)", "The arc sine, in radians.";
+    acos = f64::acos, false, "math.acos(x, /)", "The arc cosine, in radians.";
+    atan = f64::atan, false, "math.atan(x, /)", "The arc tangent, in radians.";
+    sinh = f64::sinh, true, "math.sinh(x, /)", "The hyperbolic sine.";
+    cosh = f64::cosh, true, "math.cosh(x, /)", "The hyperbolic cosine.";
+    tanh = f64::tanh, false, "math.tanh(x, /)", "The hyperbolic tangent.";
+    asinh = special::asinh, false, "math.asinh(x, /)", "The inverse hyperbolic sine.";
+    acosh = special::acosh, false, "math.acosh(x, /)", "The inverse hyperbolic cosine.";
+    atanh = special::atanh, false, "math.atanh(x, /)", "The inverse hyperbolic tangent.";
+    degrees = f64::to_degrees, true, "math.degrees(x, /)", "Radians to degrees.";
+    radians = f64::to_radians, false, "math.radians(x, /)", "Degrees to radians.";
+    cbrt = special::cbrt, false, "math.cbrt(x, /)", "The cube root: `math.cbrt(27) == 3.0`.";
+    exp2 = f64::exp2, true, "math.exp2(x, /)", "`2 ** x`: `math.exp2(3) == 8.0`.";
+    erf = special::erf, false, "math.erf(x, /)", "The error function.";
+    erfc = special::erfc, false, "math.erfc(x, /)", "The complementary error function, `1 - erf(x)`.";
 }
-
-type Entry = (&'static str, crate::value::NativeFn, &'static str);
-
-/// Functions CPython writes in C with positional-only parameters, whose
-/// argument-count errors read `math.sqrt() takes exactly one argument (0
-/// given)` / `pow expected 2 arguments, got 1`.
-const C_STYLE: &[Entry] = &[
-    (
-        "pow(x, y, /)",
-        pow,
-        "`x ** y` as floats: `math.pow(2, 3) == 8.0`.",
-    ),
-    (
-        "atan2(y, x, /)",
-        atan2,
-        "The angle of the point (x, y) in radians.",
-    ),
-    ("copysign(x, y, /)", copysign, "`x` with the sign of `y`."),
-    (
-        "fmod(x, y, /)",
-        fmod,
-        "C's `fmod`: the remainder with the sign of `x`.",
-    ),
-    ("ldexp(x, i, /)", ldexp, "`x * 2**i`."),
-    (
-        "floor(x, /)",
-        floor,
-        "The largest int <= x: `math.floor(-2.5) == -3`.",
-    ),
-    (
-        "ceil(x, /)",
-        ceil,
-        "The smallest int >= x: `math.ceil(2.1) == 3`.",
-    ),
-    (
-        "trunc(x, /)",
-        trunc,
-        "`x` truncated towards zero, as an int.",
-    ),
-    ("isnan(x, /)", isnan, "Whether x is NaN."),
-    ("isinf(x, /)", isinf, "Whether x is infinite."),
-    (
-        "isfinite(x, /)",
-        isfinite,
-        "Whether x is neither infinite nor NaN.",
-    ),
-    (
-        "modf(x, /)",
-        modf,
-        "`(fractional part, integer part)`: `math.modf(-2.5) == (-0.5, -2.0)`.",
-    ),
-    (
-        "frexp(x, /)",
-        frexp,
-        "`(m, e)` with `x == m * 2**e`, `0.5 <= abs(m) < 1`.",
-    ),
-    (
-        "fsum(seq, /)",
-        fsum,
-        "An exactly rounded float sum: `math.fsum([0.1] * 10) == 1.0`.",
-    ),
-    (
-        "factorial(n, /)",
-        factorial,
-        "`n!` for an int n >= 0: `math.factorial(5) == 120`.",
-    ),
-    (
-        "dist(p, q, /)",
-        dist,
-        "The Euclidean distance between two points: `math.dist((0, 0), (3, 4)) == 5.0`.",
-    ),
-    (
-        "isqrt(n, /)",
-        isqrt,
-        "The integer square root: `math.isqrt(17) == 4`.",
-    ),
-    (
-        "comb(n, k, /)",
-        comb,
-        "Ways to choose k of n items: `math.comb(5, 2) == 10`.",
-    ),
-    (
-        "gamma(x, /)",
-        gamma,
-        "The gamma function: `math.gamma(5) == 24.0`.",
-    ),
-    (
-        "lgamma(x, /)",
-        lgamma,
-        "The natural logarithm of the absolute value of the gamma function.",
-    ),
-    (
-        "nextafter(x, y, /)",
-        nextafter,
-        "The next float after x towards y: `math.nextafter(1, 2) == 1.0000000000000002`.",
-    ),
-    (
-        "remainder(x, y, /)",
-        remainder,
-        "IEEE 754 remainder: `x - n*y` with n the integer nearest `x / y`.",
-    ),
-    (
-        "ulp(x, /)",
-        ulp,
-        "The value of the least significant bit of x: `math.ulp(1.0) == 2.220446049250313e-16`.",
-    ),
-    (
-        "perm(n, k=None, /)",
-        perm,
-        "Ordered ways to pick k of n items: `math.perm(5, 2) == 20`.",
-    ),
-];
-
-/// Registers a C-style builtin under its short name (`math.sqrt` as `sqrt`).
-fn c_function(m: &mut ModuleBuilder, sig: &str, f: crate::value::NativeFn, doc: &'static str) {
-    let func = crate::value::NativeFunction::new_builtin(&format!("math.{sig}"), f, doc);
-    let name = func.name().to_string();
-    m.value(&name, Value::NativeFunction(func));
-}
-
-const UNARY: &[Entry] = &[
-    (
-        "sqrt(x, /)",
-        sqrt,
-        "The square root: `math.sqrt(2) == 1.4142135623730951`.",
-    ),
-    ("exp(x, /)", exp, "`e ** x`."),
-    ("expm1(x, /)", expm1, "`exp(x) - 1`, accurate for small x."),
-    ("log2(x, /)", log2, "The base-2 logarithm."),
-    ("log10(x, /)", log10, "The base-10 logarithm."),
-    ("log1p(x, /)", log1p, "`log(1 + x)`, accurate for small x."),
-    ("fabs(x, /)", fabs, "The absolute value as a float."),
-    ("sin(x, /)", sin, "The sine of x radians."),
-    ("cos(x, /)", cos, "The cosine of x radians."),
-    ("tan(x, /)", tan, "The tangent of x radians."),
-    ("asin(x, /)", asin, "The arc sine, in radians."),
-    ("acos(x, /)", acos, "The arc cosine, in radians."),
-    ("atan(x, /)", atan, "The arc tangent, in radians."),
-    ("sinh(x, /)", sinh, "The hyperbolic sine."),
-    ("cosh(x, /)", cosh, "The hyperbolic cosine."),
-    ("tanh(x, /)", tanh, "The hyperbolic tangent."),
-    ("asinh(x, /)", asinh, "The inverse hyperbolic sine."),
-    ("acosh(x, /)", acosh, "The inverse hyperbolic cosine."),
-    ("atanh(x, /)", atanh, "The inverse hyperbolic tangent."),
-    ("degrees(x, /)", degrees, "Radians to degrees."),
-    ("radians(x, /)", radians, "Degrees to radians."),
-    ("cbrt(x, /)", cbrt, "The cube root: `math.cbrt(27) == 3.0`."),
-    ("exp2(x, /)", exp2, "`2 ** x`: `math.exp2(3) == 8.0`."),
-    ("erf(x, /)", erf, "The error function."),
-    (
-        "erfc(x, /)",
-        erfc,
-        "The complementary error function, `1 - erf(x)`.",
-    ),
-];
 
 fn special_result(r: Special) -> PyResult<Value> {
     match r {
@@ -303,33 +140,43 @@ fn special_result(r: Special) -> PyResult<Value> {
     }
 }
 
-fn gamma(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    special_result(special::gamma(real(vm, a.get(0))?))
+/// The gamma function: `math.gamma(5) == 24.0`.
+#[native("math.gamma(x, /)", c)]
+fn gamma(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
+    special_result(special::gamma(real(vm, x)?))
 }
 
-fn lgamma(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    special_result(special::lgamma(real(vm, a.get(0))?))
+/// The natural logarithm of the absolute value of the gamma function.
+#[native("math.lgamma(x, /)", c)]
+fn lgamma(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
+    special_result(special::lgamma(real(vm, x)?))
 }
 
-fn nextafter(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (x, y) = (real(vm, a.get(0))?, real(vm, a.get(1))?);
-    Ok(Value::Float(special::nextafter(x, y)))
+/// The next float after x towards y: `math.nextafter(1, 2) == 1.0000000000000002`.
+#[native("math.nextafter(x, y, /)", c)]
+fn nextafter(vm: &dyn Vm, x: &Value, y: &Value) -> PyResult<f64> {
+    let (x, y) = (real(vm, x)?, real(vm, y)?);
+    Ok(special::nextafter(x, y))
 }
 
-/// CPython's rules: an infinite x or a zero y has no remainder.
-fn remainder(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (x, y) = (real(vm, a.get(0))?, real(vm, a.get(1))?);
+/// IEEE 754 remainder: `x - n*y` with n the integer nearest `x / y`.
+#[native("math.remainder(x, y, /)", c)]
+fn remainder(vm: &dyn Vm, x: &Value, y: &Value) -> PyResult<f64> {
+    // CPython's rules: an infinite x or a zero y has no remainder.
+    let (x, y) = (real(vm, x)?, real(vm, y)?);
     if x.is_nan() || y.is_nan() {
-        return Ok(Value::Float(f64::NAN));
+        return Ok(f64::NAN);
     }
     if x.is_infinite() || y == 0.0 {
         return Err(domain());
     }
-    Ok(Value::Float(special::remainder(x, y)))
+    Ok(special::remainder(x, y))
 }
 
-fn ulp(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Float(special::ulp(real(vm, a.get(0))?)))
+/// The value of the least significant bit of x: `math.ulp(1.0) == 2.220446049250313e-16`.
+#[native("math.ulp(x, /)", c)]
+fn ulp(vm: &dyn Vm, x: &Value) -> PyResult<f64> {
+    Ok(special::ulp(real(vm, x)?))
 }
 
 fn ln(x: f64) -> PyResult<f64> {
@@ -342,30 +189,33 @@ fn ln(x: f64) -> PyResult<f64> {
     Ok(x.ln())
 }
 
-fn log(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+/// The natural logarithm, or the logarithm in `base`: `math.log(8, 2) == 3.0`.
+#[native("log(*args)")]
+fn log(vm: &dyn Vm, args: &[Value]) -> PyResult<f64> {
     // CPython parses log's arguments itself, with its own count message.
-    let args = a.varargs(0);
-    if args.is_empty() || args.len() > 2 {
-        return Err(type_error("math.log requires 1 to 2 arguments"));
+    let (x, base) = match args {
+        [x] => (x, &Value::None),
+        [x, base] => (x, base),
+        _ => return Err(type_error("math.log requires 1 to 2 arguments")),
+    };
+    let x = ln(real(vm, x)?)?;
+    if base.is_none() {
+        return Ok(x);
     }
-    let x = ln(real(vm, &args[0])?)?;
-    match args.get(1).unwrap_or(&Value::None) {
-        Value::None => Ok(Value::Float(x)),
-        b => {
-            let lb = ln(real(vm, b)?)?;
-            if lb == 0.0 {
-                return Err(PyErr::new(
-                    ExcType::ZeroDivisionError,
-                    "float division by zero",
-                ));
-            }
-            Ok(Value::Float(x / lb))
-        }
+    let lb = ln(real(vm, base)?)?;
+    if lb == 0.0 {
+        return Err(PyErr::new(
+            ExcType::ZeroDivisionError,
+            "float division by zero",
+        ));
     }
+    Ok(x / lb)
 }
 
-fn pow(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (x, y) = (real(vm, a.get(0))?, real(vm, a.get(1))?);
+/// `x ** y` as floats: `math.pow(2, 3) == 8.0`.
+#[native("math.pow(x, y, /)", c)]
+fn pow(vm: &dyn Vm, x: &Value, y: &Value) -> PyResult<Value> {
+    let (x, y) = (real(vm, x)?, real(vm, y)?);
     if x == 0.0 && y < 0.0 && y.is_finite() {
         return Err(domain());
     }
@@ -379,21 +229,26 @@ fn pow(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::Float(r))
 }
 
-fn atan2(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Float(real(vm, a.get(0))?.atan2(real(vm, a.get(1))?)))
+/// The angle of the point (x, y) in radians.
+#[native("math.atan2(y, x, /)", c)]
+fn atan2(vm: &dyn Vm, y: &Value, x: &Value) -> PyResult<f64> {
+    Ok(real(vm, y)?.atan2(real(vm, x)?))
 }
 
-fn hypot(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let mut v = a
-        .varargs(0)
+/// The Euclidean norm: `math.hypot(3, 4) == 5.0`.
+#[native("hypot(*coordinates)")]
+fn hypot(vm: &dyn Vm, coordinates: &[Value]) -> PyResult<f64> {
+    let mut v = coordinates
         .iter()
         .map(|x| Ok(real(vm, x)?.abs()))
         .collect::<PyResult<Vec<f64>>>()?;
-    Ok(Value::Float(special::vector_norm(&mut v)))
+    Ok(special::vector_norm(&mut v))
 }
 
-fn dist(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (p, q) = (vm.collect(a.get(0))?, vm.collect(a.get(1))?);
+/// The Euclidean distance between two points: `math.dist((0, 0), (3, 4)) == 5.0`.
+#[native("math.dist(p, q, /)", c)]
+fn dist(vm: &dyn Vm, p: &Value, q: &Value) -> PyResult<f64> {
+    let (p, q) = (vm.collect(p)?, vm.collect(q)?);
     if p.len() != q.len() {
         return Err(value_error(
             "both points must have the same number of dimensions",
@@ -404,26 +259,30 @@ fn dist(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         .zip(&q)
         .map(|(x, y)| Ok((real(vm, x)? - real(vm, y)?).abs()))
         .collect::<PyResult<Vec<f64>>>()?;
-    Ok(Value::Float(special::vector_norm(&mut v)))
+    Ok(special::vector_norm(&mut v))
 }
 
-fn copysign(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Float(
-        real(vm, a.get(0))?.copysign(real(vm, a.get(1))?),
-    ))
+/// `x` with the sign of `y`.
+#[native("math.copysign(x, y, /)", c)]
+fn copysign(vm: &dyn Vm, x: &Value, y: &Value) -> PyResult<f64> {
+    Ok(real(vm, x)?.copysign(real(vm, y)?))
 }
 
-fn fmod(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (x, y) = (real(vm, a.get(0))?, real(vm, a.get(1))?);
+/// C's `fmod`: the remainder with the sign of `x`.
+#[native("math.fmod(x, y, /)", c)]
+fn fmod(vm: &dyn Vm, x: &Value, y: &Value) -> PyResult<f64> {
+    let (x, y) = (real(vm, x)?, real(vm, y)?);
     if (y == 0.0 || x.is_infinite()) && !x.is_nan() && !y.is_nan() {
         return Err(domain());
     }
-    Ok(Value::Float(x % y))
+    Ok(x % y)
 }
 
-fn ldexp(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let x = real(vm, a.get(0))?;
-    let i = match a.get(1) {
+/// `x * 2**i`.
+#[native("math.ldexp(x, i, /)", c)]
+fn ldexp(vm: &dyn Vm, x: &Value, i: &Value) -> PyResult<f64> {
+    let x = real(vm, x)?;
+    let i = match i {
         Value::Float(_) => return Err(type_error("Expected an int as second argument to ldexp.")),
         v => int_arg(v, vm)?,
     };
@@ -442,25 +301,25 @@ fn ldexp(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     if r.is_infinite() && x.is_finite() {
         return Err(range_error());
     }
-    Ok(Value::Float(r))
+    Ok(r)
 }
 
-fn isclose(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (x, y) = (real(vm, a.get(0))?, real(vm, a.get(1))?);
-    let (rel, abs) = (real(vm, a.get(2))?, real(vm, a.get(3))?);
+/// Whether two numbers are close.
+#[native("isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0)")]
+fn isclose(vm: &dyn Vm, a: &Value, b: &Value, rel_tol: &Value, abs_tol: &Value) -> PyResult<bool> {
+    let (x, y) = (real(vm, a)?, real(vm, b)?);
+    let (rel, abs) = (real(vm, rel_tol)?, real(vm, abs_tol)?);
     if rel < 0.0 || abs < 0.0 {
         return Err(value_error("tolerances must be non-negative"));
     }
     if x == y {
-        return Ok(Value::Bool(true));
+        return Ok(true);
     }
     if x.is_infinite() || y.is_infinite() {
-        return Ok(Value::Bool(false));
+        return Ok(false);
     }
     let diff = (x - y).abs();
-    Ok(Value::Bool(
-        diff <= (rel * y).abs() || diff <= (rel * x).abs() || diff <= abs,
-    ))
+    Ok(diff <= (rel * y).abs() || diff <= (rel * x).abs() || diff <= abs)
 }
 
 fn to_int_with(vm: &dyn Vm, v: &Value, name: &str, f: fn(f64) -> f64) -> PyResult<Value> {
@@ -475,16 +334,22 @@ fn to_int_with(vm: &dyn Vm, v: &Value, name: &str, f: fn(f64) -> f64) -> PyResul
     }
 }
 
-fn floor(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    to_int_with(vm, a.get(0), "__floor__", f64::floor)
+/// The largest int <= x: `math.floor(-2.5) == -3`.
+#[native("math.floor(x, /)", c)]
+fn floor(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
+    to_int_with(vm, x, "__floor__", f64::floor)
 }
 
-fn ceil(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    to_int_with(vm, a.get(0), "__ceil__", f64::ceil)
+/// The smallest int >= x: `math.ceil(2.1) == 3`.
+#[native("math.ceil(x, /)", c)]
+fn ceil(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
+    to_int_with(vm, x, "__ceil__", f64::ceil)
 }
 
-fn trunc(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let v = a.get(0);
+/// `x` truncated towards zero, as an int.
+#[native("math.trunc(x, /)", c)]
+fn trunc(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
+    let v = x;
     match v {
         Value::Int(_) | Value::Bool(_) | Value::Float(_) => {}
         // CPython's trunc only looks for `__trunc__`, never `__float__`.
@@ -499,20 +364,28 @@ fn trunc(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     to_int_with(vm, v, "__trunc__", f64::trunc)
 }
 
-fn isnan(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Bool(real(vm, a.get(0))?.is_nan()))
+/// Whether x is NaN.
+#[native("math.isnan(x, /)", c)]
+fn isnan(vm: &dyn Vm, x: &Value) -> PyResult<bool> {
+    Ok(real(vm, x)?.is_nan())
 }
 
-fn isinf(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Bool(real(vm, a.get(0))?.is_infinite()))
+/// Whether x is infinite.
+#[native("math.isinf(x, /)", c)]
+fn isinf(vm: &dyn Vm, x: &Value) -> PyResult<bool> {
+    Ok(real(vm, x)?.is_infinite())
 }
 
-fn isfinite(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Bool(real(vm, a.get(0))?.is_finite()))
+/// Whether x is neither infinite nor NaN.
+#[native("math.isfinite(x, /)", c)]
+fn isfinite(vm: &dyn Vm, x: &Value) -> PyResult<bool> {
+    Ok(real(vm, x)?.is_finite())
 }
 
-fn modf(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let x = real(vm, a.get(0))?;
+/// `(fractional part, integer part)`: `math.modf(-2.5) == (-0.5, -2.0)`.
+#[native("math.modf(x, /)", c)]
+fn modf(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
+    let x = real(vm, x)?;
     if x.is_infinite() {
         return Ok(Value::tuple(vec![
             Value::Float(0.0f64.copysign(x)),
@@ -526,8 +399,10 @@ fn modf(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     ]))
 }
 
-fn frexp(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let x = real(vm, a.get(0))?;
+/// `(m, e)` with `x == m * 2**e`, `0.5 <= abs(m) < 1`.
+#[native("math.frexp(x, /)", c)]
+fn frexp(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
+    let x = real(vm, x)?;
     if x == 0.0 || !x.is_finite() {
         return Ok(Value::tuple(vec![Value::Float(x), Value::Int(0)]));
     }
@@ -546,12 +421,14 @@ fn frexp(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     ]))
 }
 
-fn fsum(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+/// An exactly rounded float sum: `math.fsum([0.1] * 10) == 1.0`.
+#[native("math.fsum(seq, /)", c)]
+fn fsum(vm: &dyn Vm, seq: &Value) -> PyResult<f64> {
     // Shewchuk's exact partial sums (the algorithm CPython uses).
     let mut partials: Vec<f64> = Vec::new();
     let mut special = 0.0f64;
     let mut inf_sum = 0.0f64;
-    for v in vm.collect(a.get(0))? {
+    for v in vm.collect(seq)? {
         let mut x = real(vm, &v)?;
         if !x.is_finite() {
             if x.is_infinite() {
@@ -587,7 +464,7 @@ fn fsum(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         if inf_sum.is_nan() {
             return Err(value_error("-inf + inf in fsum"));
         }
-        return Ok(Value::Float(special));
+        return Ok(special);
     }
     let mut hi = 0.0;
     while let Some(x) = partials.pop() {
@@ -608,5 +485,5 @@ fn fsum(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             break;
         }
     }
-    Ok(Value::Float(hi))
+    Ok(hi)
 }

@@ -1,20 +1,25 @@
 //! The integer functions of `math` (`factorial`, `gcd`, `lcm`, `comb`,
 //! `perm`, `prod`) on 64-bit ints: results that do not fit raise OverflowError.
 
+use crate::object::native;
 use crate::object::types::{int_arg, int_overflow, value_error};
 use crate::syntax::ast::BinOp;
-use crate::value::{Args, PyResult, Value, Vm};
+use crate::value::{PyResult, Value, Vm};
 
-pub(super) fn prod(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let mut acc = a.get(1).clone();
-    for v in vm.collect(a.get(0))? {
+/// The product of the items: `math.prod([2, 3]) == 6`.
+#[native("prod(iterable, /, *, start=1)")]
+pub(super) fn prod(vm: &dyn Vm, iterable: &Value, start: &Value) -> PyResult<Value> {
+    let mut acc = start.clone();
+    for v in vm.collect(iterable)? {
         acc = vm.binop(BinOp::Mult, &acc, &v)?;
     }
     Ok(acc)
 }
 
-pub(super) fn factorial(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let n = int_arg(a.get(0), vm)?;
+/// `n!` for an int n >= 0: `math.factorial(5) == 120`.
+#[native("math.factorial(n, /)", c)]
+pub(super) fn factorial(vm: &dyn Vm, n: &Value) -> PyResult<i64> {
+    let n = int_arg(n, vm)?;
     if n < 0 {
         return Err(value_error("factorial() not defined for negative values"));
     }
@@ -22,7 +27,7 @@ pub(super) fn factorial(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     for k in 2..=n {
         acc = acc.checked_mul(k).ok_or_else(int_overflow)?;
     }
-    Ok(Value::Int(acc))
+    Ok(acc)
 }
 
 fn gcd2(a: i64, b: i64) -> i64 {
@@ -33,17 +38,21 @@ fn gcd2(a: i64, b: i64) -> i64 {
     a as i64
 }
 
-pub(super) fn gcd(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+/// The greatest common divisor: `math.gcd(12, 18) == 6`.
+#[native("gcd(*integers)")]
+pub(super) fn gcd(vm: &dyn Vm, integers: &[Value]) -> PyResult<i64> {
     let mut g = 0;
-    for v in a.varargs(0) {
+    for v in integers {
         g = gcd2(g, int_arg(v, vm)?);
     }
-    Ok(Value::Int(g))
+    Ok(g)
 }
 
-pub(super) fn lcm(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+/// The least common multiple: `math.lcm(4, 6) == 12`.
+#[native("lcm(*integers)")]
+pub(super) fn lcm(vm: &dyn Vm, integers: &[Value]) -> PyResult<i64> {
     let mut l: i64 = 1;
-    for v in a.varargs(0) {
+    for v in integers {
         let x = int_arg(v, vm)?;
         if x == 0 || l == 0 {
             l = 0;
@@ -53,7 +62,7 @@ pub(super) fn lcm(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             .checked_mul(x.checked_abs().ok_or_else(int_overflow)?)
             .ok_or_else(int_overflow)?;
     }
-    Ok(Value::Int(l))
+    Ok(l)
 }
 
 fn nk(vm: &dyn Vm, n: &Value, k: &Value) -> PyResult<(i64, i64)> {
@@ -67,10 +76,12 @@ fn nk(vm: &dyn Vm, n: &Value, k: &Value) -> PyResult<(i64, i64)> {
     Ok((n, k))
 }
 
-pub(super) fn comb(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (n, k) = nk(vm, a.get(0), a.get(1))?;
+/// Ways to choose k of n items: `math.comb(5, 2) == 10`.
+#[native("math.comb(n, k, /)", c)]
+pub(super) fn comb(vm: &dyn Vm, n: &Value, k: &Value) -> PyResult<i64> {
+    let (n, k) = nk(vm, n, k)?;
     if k > n {
-        return Ok(Value::Int(0));
+        return Ok(0);
     }
     let k = k.min(n - k);
     let mut acc: i128 = 1;
@@ -81,29 +92,29 @@ pub(super) fn comb(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             return Err(int_overflow());
         }
     }
-    Ok(Value::Int(acc as i64))
+    Ok(acc as i64)
 }
 
-pub(super) fn perm(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let k = if a.get(1).is_none() {
-        a.get(0).clone()
-    } else {
-        a.get(1).clone()
-    };
-    let (n, k) = nk(vm, a.get(0), &k)?;
+/// Ordered ways to pick k of n items: `math.perm(5, 2) == 20`.
+#[native("math.perm(n, k=None, /)", c)]
+pub(super) fn perm(vm: &dyn Vm, n: &Value, k: &Value) -> PyResult<i64> {
+    let k = if k.is_none() { n } else { k };
+    let (n, k) = nk(vm, n, k)?;
     if k > n {
-        return Ok(Value::Int(0));
+        return Ok(0);
     }
     let mut acc: i64 = 1;
     for i in 0..k {
         acc = acc.checked_mul(n - i).ok_or_else(int_overflow)?;
     }
-    Ok(Value::Int(acc))
+    Ok(acc)
 }
 
-/// `math.isqrt(n)`: the integer square root (floor), exact for every i64.
-pub(super) fn isqrt(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let n = int_arg(a.get(0), vm)?;
+/// The integer square root: `math.isqrt(17) == 4`.
+// Exact for every i64.
+#[native("math.isqrt(n, /)", c)]
+pub(super) fn isqrt(vm: &dyn Vm, n: &Value) -> PyResult<i64> {
+    let n = int_arg(n, vm)?;
     if n < 0 {
         return Err(value_error("isqrt() argument must be nonnegative"));
     }
@@ -114,5 +125,5 @@ pub(super) fn isqrt(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     while (r + 1).checked_mul(r + 1).is_some_and(|sq| sq <= n) {
         r += 1;
     }
-    Ok(Value::Int(r))
+    Ok(r)
 }

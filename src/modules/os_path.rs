@@ -4,8 +4,9 @@
 //! `isfile`, `isdir`, `getsize`, `realpath`.
 
 use super::ModuleBuilder;
+use crate::object::native;
 use crate::object::types::{type_error, value_error};
-use crate::value::{Args, PyErr, PyResult, Value, Vm};
+use crate::value::{PyErr, PyResult, Value, Vm};
 
 /// Registers the `os.path` functions.
 pub fn register(m: &mut ModuleBuilder) {
@@ -14,74 +15,22 @@ pub fn register(m: &mut ModuleBuilder) {
         .value("pardir", Value::str(".."))
         .value("extsep", Value::str("."))
         .value("pathsep", Value::str(":"))
-        .function(
-            "join(a, *p)",
-            join,
-            "Joins path components: `os.path.join('a', 'b') == 'a/b'`.",
-        )
-        .function(
-            "basename(p)",
-            basename,
-            "The final component: `os.path.basename('a/b.txt') == 'b.txt'`.",
-        )
-        .function(
-            "dirname(p)",
-            dirname,
-            "All but the final component: `os.path.dirname('a/b.txt') == 'a'`.",
-        )
-        .function("split(p)", split, "`(dirname, basename)`.")
-        .function(
-            "splitext(p)",
-            splitext,
-            "`(root, ext)`: `os.path.splitext('a/b.tar.gz') == ('a/b.tar', '.gz')`.",
-        )
-        .function("exists(path)", exists, "Whether the path exists.")
-        .function(
-            "isfile(path)",
-            isfile,
-            "Whether the path is a regular file.",
-        )
-        .function("isdir(s)", isdir, "Whether the path is a directory.")
-        .function(
-            "abspath(path)",
-            abspath,
-            "The path made absolute against the current directory, normalised.",
-        )
-        .function(
-            "isabs(s)",
-            isabs,
-            "Whether the path is absolute (starts with `/`).",
-        )
-        .function(
-            "normpath(path)",
-            normpath,
-            "The path without redundant separators and `.`/`..` parts: `os.path.normpath('a//b/../c') == 'a/c'`.",
-        )
-        .function(
-            "relpath(path, start=None)",
-            relpath,
-            "The path relative to `start` (default: the current directory).",
-        )
-        .function(
-            "commonprefix(m)",
-            commonprefix,
-            "The longest common leading string of the paths (character by character).",
-        )
-        .function(
-            "expanduser(path)",
-            expanduser,
-            "A leading `~` (`$HOME`) or `~user` replaced by that home directory.",
-        )
-        .function(
-            "getsize(filename)",
-            getsize,
-            "The size of a file in bytes.",
-        )
-        .function(
-            "realpath(filename, *, strict=False)",
-            realpath,
-            "The absolute path with symbolic links resolved.",
-        );
+        .add(join::DEF)
+        .add(basename::DEF)
+        .add(dirname::DEF)
+        .add(split::DEF)
+        .add(splitext::DEF)
+        .add(exists::DEF)
+        .add(isfile::DEF)
+        .add(isdir::DEF)
+        .add(abspath::DEF)
+        .add(isabs::DEF)
+        .add(normpath::DEF)
+        .add(relpath::DEF)
+        .add(commonprefix::DEF)
+        .add(expanduser::DEF)
+        .add(getsize::DEF)
+        .add(realpath::DEF);
 }
 
 fn path_arg(v: &Value) -> PyResult<&str> {
@@ -110,7 +59,9 @@ pub fn join_paths(first: &str, rest: &[&str]) -> String {
     out
 }
 
-fn join(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+/// Joins path components: `os.path.join('a', 'b') == 'a/b'`.
+#[native("join(a, *p)")]
+fn join(a: &Value, p: &[Value]) -> PyResult<String> {
     // join names itself in its type error, unlike the other functions.
     fn arg(v: &Value) -> PyResult<&str> {
         path_arg(v).map_err(|_| {
@@ -120,9 +71,9 @@ fn join(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             ))
         })
     }
-    let first = arg(a.get(0))?;
-    let rest = a.varargs(1).iter().map(arg).collect::<PyResult<Vec<_>>>()?;
-    Ok(Value::str(join_paths(first, &rest)))
+    let first = arg(a)?;
+    let rest = p.iter().map(arg).collect::<PyResult<Vec<_>>>()?;
+    Ok(join_paths(first, &rest))
 }
 
 fn split_at_sep(p: &str) -> (&str, &str) {
@@ -132,21 +83,29 @@ fn split_at_sep(p: &str) -> (&str, &str) {
     (if trimmed.is_empty() { head } else { trimmed }, tail)
 }
 
-fn basename(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::str(split_at_sep(path_arg(a.get(0))?).1))
+/// The final component: `os.path.basename('a/b.txt') == 'b.txt'`.
+#[native("basename(p)")]
+fn basename(p: &Value) -> PyResult<&str> {
+    Ok(split_at_sep(path_arg(p)?).1)
 }
 
-fn dirname(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::str(split_at_sep(path_arg(a.get(0))?).0))
+/// All but the final component: `os.path.dirname('a/b.txt') == 'a'`.
+#[native("dirname(p)")]
+fn dirname(p: &Value) -> PyResult<&str> {
+    Ok(split_at_sep(path_arg(p)?).0)
 }
 
-fn split(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (h, t) = split_at_sep(path_arg(a.get(0))?);
+/// `(dirname, basename)`.
+#[native("split(p)")]
+fn split(p: &Value) -> PyResult<Value> {
+    let (h, t) = split_at_sep(path_arg(p)?);
     Ok(Value::tuple(vec![Value::str(h), Value::str(t)]))
 }
 
-fn splitext(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let p = path_arg(a.get(0))?;
+/// `(root, ext)`: `os.path.splitext('a/b.tar.gz') == ('a/b.tar', '.gz')`.
+#[native("splitext(p)")]
+fn splitext(p: &Value) -> PyResult<Value> {
+    let p = path_arg(p)?;
     let name_start = p.rfind('/').map_or(0, |i| i + 1);
     let name = &p[name_start..];
     let leading_dots = name.len() - name.trim_start_matches('.').len();
@@ -157,22 +116,22 @@ fn splitext(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::tuple(vec![Value::str(root), Value::str(ext)]))
 }
 
-fn exists(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Bool(
-        std::path::Path::new(path_arg(a.get(0))?).exists(),
-    ))
+/// Whether the path exists.
+#[native("exists(path)")]
+fn exists(path: &Value) -> PyResult<bool> {
+    Ok(std::path::Path::new(path_arg(path)?).exists())
 }
 
-fn isfile(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Bool(
-        std::path::Path::new(path_arg(a.get(0))?).is_file(),
-    ))
+/// Whether the path is a regular file.
+#[native("isfile(path)")]
+fn isfile(path: &Value) -> PyResult<bool> {
+    Ok(std::path::Path::new(path_arg(path)?).is_file())
 }
 
-fn isdir(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Bool(
-        std::path::Path::new(path_arg(a.get(0))?).is_dir(),
-    ))
+/// Whether the path is a directory.
+#[native("isdir(s)")]
+fn isdir(s: &Value) -> PyResult<bool> {
+    Ok(std::path::Path::new(path_arg(s)?).is_dir())
 }
 
 /// `posixpath.normpath`: collapses separators, drops `.`, and resolves `..`
@@ -220,24 +179,32 @@ fn absolute(p: &str) -> String {
     }
 }
 
-fn abspath(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::str(absolute(path_arg(a.get(0))?)))
+/// The path made absolute against the current directory, normalised.
+#[native("abspath(path)")]
+fn abspath(path: &Value) -> PyResult<String> {
+    Ok(absolute(path_arg(path)?))
 }
 
-fn isabs(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Bool(path_arg(a.get(0))?.starts_with('/')))
+/// Whether the path is absolute (starts with `/`).
+#[native("isabs(s)")]
+fn isabs(s: &Value) -> PyResult<bool> {
+    Ok(path_arg(s)?.starts_with('/'))
 }
 
-fn normpath(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::str(normalize(path_arg(a.get(0))?)))
+/// The path without redundant separators and `.`/`..` parts: `os.path.normpath('a//b/../c') == 'a/c'`.
+#[native("normpath(path)")]
+fn normpath(path: &Value) -> PyResult<String> {
+    Ok(normalize(path_arg(path)?))
 }
 
-fn relpath(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let p = path_arg(a.get(0))?;
+/// The path relative to `start` (default: the current directory).
+#[native("relpath(path, start=None)")]
+fn relpath(path: &Value, start: &Value) -> PyResult<String> {
+    let p = path_arg(path)?;
     if p.is_empty() {
         return Err(value_error("no path specified"));
     }
-    let start = match a.get(1) {
+    let start = match start {
         Value::None => ".",
         s => path_arg(s)?,
     };
@@ -251,18 +218,20 @@ fn relpath(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         .count();
     let mut rel = vec![".."; s_parts.len() - common];
     rel.extend(&p_parts[common..]);
-    Ok(Value::str(if rel.is_empty() {
+    Ok(if rel.is_empty() {
         ".".to_string()
     } else {
         rel.join("/")
-    }))
+    })
 }
 
-fn commonprefix(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let items = vm.collect(a.get(0))?;
+/// The longest common leading string of the paths (character by character).
+#[native("commonprefix(m)")]
+fn commonprefix(vm: &dyn Vm, m: &Value) -> PyResult<String> {
+    let items = vm.collect(m)?;
     let strs = items.iter().map(path_arg).collect::<PyResult<Vec<_>>>()?;
     let Some(first) = strs.first() else {
-        return Ok(Value::str(""));
+        return Ok(String::new());
     };
     let mut end = first.len();
     for s in &strs[1..] {
@@ -272,11 +241,13 @@ fn commonprefix(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             .find(|((_, x), y)| x != y)
             .map_or(end.min(s.len()), |((i, _), _)| i.min(end));
     }
-    Ok(Value::str(&first[..end]))
+    Ok(first[..end].to_string())
 }
 
-fn expanduser(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let p = path_arg(a.get(0))?;
+/// A leading `~` (`$HOME`) or `~user` replaced by that home directory.
+#[native("expanduser(path)")]
+fn expanduser(vm: &dyn Vm, path: &Value) -> PyResult<Value> {
+    let p = path_arg(path)?;
     let Some(rest) = p.strip_prefix('~') else {
         return Ok(Value::str(p));
     };
@@ -308,18 +279,22 @@ fn os_error(e: std::io::Error, path: &str) -> PyErr {
     PyErr::from_io(&e, Some(path))
 }
 
-fn getsize(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let p = path_arg(a.get(0))?;
+/// The size of a file in bytes.
+#[native("getsize(filename)")]
+fn getsize(filename: &Value) -> PyResult<i64> {
+    let p = path_arg(filename)?;
     let meta = std::fs::metadata(p).map_err(|e| os_error(e, p))?;
-    Ok(Value::Int(meta.len() as i64))
+    Ok(meta.len() as i64)
 }
 
-fn realpath(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let p = path_arg(a.get(0))?;
-    Ok(Value::str(match std::fs::canonicalize(p) {
+/// The absolute path with symbolic links resolved.
+#[native("realpath(filename, *, strict=False)")]
+fn realpath(filename: &Value, _strict: &Value) -> PyResult<String> {
+    let p = path_arg(filename)?;
+    Ok(match std::fs::canonicalize(p) {
         Ok(c) => c.to_string_lossy().into_owned(),
         // Not there: CPython (strict=False) resolves what exists; we
         // normalise the absolute path.
         Err(_) => absolute(p),
-    }))
+    })
 }

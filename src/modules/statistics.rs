@@ -7,8 +7,9 @@
 //! quotient is exact.
 
 use super::ModuleBuilder;
+use crate::object::native;
 use crate::object::types::type_error;
-use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 use std::cmp::Ordering;
 
 /// A non-negative big integer: little-endian 64-bit limbs, no trailing zeros.
@@ -470,12 +471,13 @@ fn special_result(sp: f64, d: u64, sqrt: bool) -> PyResult<Value> {
     Ok(Value::Float(sp / d as f64))
 }
 
-/// `sum_div(data, d, sqrt=False)`: Σdata / d exactly, rounded once (an int
-/// for int data when exact); with `sqrt`, the correctly rounded square root.
-fn sum_div(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = sums(vm, a.get(0))?;
-    let d = positive_int(a.get(1))?;
-    let sqrt = vm.truthy(a.get(2))?;
+/// sum(data) / d computed exactly and rounded once.
+// An int for int data when exact; with `sqrt`, the correctly rounded square root.
+#[native("sum_div(data, d, sqrt=False, /)")]
+fn sum_div(vm: &dyn Vm, data: &Value, d: &Value, sqrt: &Value) -> PyResult<Value> {
+    let s = sums(vm, data)?;
+    let d = positive_int(d)?;
+    let sqrt = vm.truthy(sqrt)?;
     if let Some(sp) = s.special {
         return special_result(sp, d, sqrt);
     }
@@ -492,16 +494,17 @@ fn sum_div(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     int_or_float(&s.a, &den, s.all_int)
 }
 
-/// `ss_div(data, ddof, sqrt=False)`: the exact sum of squared deviations
-/// from the exact mean, over n - ddof, rounded once (an int for int data when
-/// exact); with `sqrt`, the correctly rounded square root.
-fn ss_div(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = sums(vm, a.get(0))?;
-    let ddof = match a.get(1).as_builtin() {
+/// The exact sum of squared deviations over n - ddof, rounded once.
+// The deviations are from the exact mean; an int for int data when exact;
+// with `sqrt`, the correctly rounded square root.
+#[native("ss_div(data, ddof, sqrt=False, /)")]
+fn ss_div(vm: &dyn Vm, data: &Value, ddof: &Value, sqrt: &Value) -> PyResult<Value> {
+    let s = sums(vm, data)?;
+    let ddof = match ddof.as_builtin() {
         Value::Int(i) => *i as u64,
         _ => 0,
     };
-    let sqrt = vm.truthy(a.get(2))?;
+    let sqrt = vm.truthy(sqrt)?;
     let d = s.n - ddof;
     if let Some(sp) = s.special {
         return special_result(sp, d, sqrt);
@@ -524,10 +527,11 @@ fn ss_div(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     )
 }
 
-/// `ratio(nums, dens)`: float(Σnums / Σdens), exactly rounded once.
-fn ratio(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let p = sums(vm, a.get(0))?;
-    let q = sums(vm, a.get(1))?;
+/// float(sum(nums) / sum(dens)) computed exactly and rounded once.
+#[native("ratio(nums, dens, /)")]
+fn ratio(vm: &dyn Vm, nums: &Value, dens: &Value) -> PyResult<Value> {
+    let p = sums(vm, nums)?;
+    let q = sums(vm, dens)?;
     if p.special.is_some() || q.special.is_some() {
         let ps = p
             .special
@@ -549,10 +553,11 @@ fn ratio(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     finite(frac_to_f64(&num, &den))
 }
 
-/// `sqrt_frac(n, d)`: the correctly rounded square root of the fraction
-/// `n / d` (ints, `n >= 0`, `d > 0`), as CPython's `_float_sqrt_of_frac`.
-fn sqrt_frac(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (n, d) = match (a.get(0).as_builtin(), a.get(1).as_builtin()) {
+/// The correctly rounded square root of n / d.
+// Ints `n >= 0`, `d > 0`, as CPython's `_float_sqrt_of_frac`.
+#[native("sqrt_frac(n, d, /)")]
+fn sqrt_frac(n: &Value, d: &Value) -> PyResult<Value> {
+    let (n, d) = match (n.as_builtin(), d.as_builtin()) {
         (Value::Int(n), Value::Int(d)) if *n >= 0 && *d > 0 => (*n as u128, *d as u128),
         _ => {
             return Err(type_error(
@@ -566,26 +571,10 @@ fn sqrt_frac(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 /// The `_statistics` module.
 pub fn module() -> Value {
     let mut m = ModuleBuilder::new("_statistics");
-    m.function(
-        "sum_div(data, d, sqrt=False, /)",
-        sum_div,
-        "sum(data) / d computed exactly and rounded once.",
-    )
-    .function(
-        "ss_div(data, ddof, sqrt=False, /)",
-        ss_div,
-        "The exact sum of squared deviations over n - ddof, rounded once.",
-    )
-    .function(
-        "sqrt_frac(n, d, /)",
-        sqrt_frac,
-        "The correctly rounded square root of n / d.",
-    )
-    .function(
-        "ratio(nums, dens, /)",
-        ratio,
-        "float(sum(nums) / sum(dens)) computed exactly and rounded once.",
-    );
+    m.add(sum_div::DEF)
+        .add(ss_div::DEF)
+        .add(sqrt_frac::DEF)
+        .add(ratio::DEF);
     m.build()
 }
 

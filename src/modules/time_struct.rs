@@ -7,7 +7,8 @@ use std::any::Any;
 use std::ffi::{CStr, CString};
 
 use crate::object::types::{int_arg, type_error, value_error};
-use crate::value::{Args, NativeObject, PyErr, PyResult, Value, Vm};
+use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::value::{NativeObject, PyErr, PyResult, Value, Vm};
 
 /// The nine fields, in tuple order.
 const FIELDS: [&str; 9] = [
@@ -23,6 +24,67 @@ pub struct StructTime {
     zone: String,
     /// The offset east of UTC, in seconds.
     gmtoff: i64,
+}
+
+/// The class of `time.struct_time` values.
+pub static STRUCT_TIME: ClassSpec = ClassSpec {
+    name: "struct_time",
+    module: "time",
+    bases: &[],
+    members: &[
+        Member::Getter(tm_year::DEF),
+        Member::Getter(tm_mon::DEF),
+        Member::Getter(tm_mday::DEF),
+        Member::Getter(tm_hour::DEF),
+        Member::Getter(tm_min::DEF),
+        Member::Getter(tm_sec::DEF),
+        Member::Getter(tm_wday::DEF),
+        Member::Getter(tm_yday::DEF),
+        Member::Getter(tm_isdst::DEF),
+        Member::Getter(tm_zone::DEF),
+        Member::Getter(tm_gmtoff::DEF),
+        Member::Attr("n_fields", || Value::Int(11)),
+        Member::Attr("n_sequence_fields", || Value::Int(9)),
+    ],
+};
+
+impl NativeClass for StructTime {
+    const SPEC: &'static ClassSpec = &STRUCT_TIME;
+}
+
+/// The tuple fields as getters.
+macro_rules! fields {
+    ($($name:ident = $i:tt, $sig:tt, $doc:tt;)*) => {$(
+        #[doc = $doc]
+        #[native($sig)]
+        fn $name(this: &StructTime) -> i64 {
+            this.fields[$i]
+        }
+    )*};
+}
+
+fields! {
+    tm_year = 0, "struct_time.tm_year(self)", "The year, for example 1993.";
+    tm_mon = 1, "struct_time.tm_mon(self)", "The month, 1-12.";
+    tm_mday = 2, "struct_time.tm_mday(self)", "The day of the month, 1-31.";
+    tm_hour = 3, "struct_time.tm_hour(self)", "The hour, 0-23.";
+    tm_min = 4, "struct_time.tm_min(self)", "The minute, 0-59.";
+    tm_sec = 5, "struct_time.tm_sec(self)", "The second, 0-61.";
+    tm_wday = 6, "struct_time.tm_wday(self)", "The day of the week, 0-6, Monday is 0.";
+    tm_yday = 7, "struct_time.tm_yday(self)", "The day of the year, 1-366.";
+    tm_isdst = 8, "struct_time.tm_isdst(self)", "1 if summer time is in effect, 0 if not, and -1 if unknown.";
+}
+
+/// The abbreviation of the time zone.
+#[native("struct_time.tm_zone(self)")]
+fn tm_zone(this: &StructTime) -> String {
+    this.zone.clone()
+}
+
+/// The offset from UTC in seconds.
+#[native("struct_time.tm_gmtoff(self)")]
+fn tm_gmtoff(this: &StructTime) -> i64 {
+    this.gmtoff
 }
 
 impl NativeObject for StructTime {
@@ -43,23 +105,8 @@ impl NativeObject for StructTime {
         Ok(format!("time.struct_time({})", parts.join(", ")))
     }
 
-    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "tm_zone" => Some(Value::str(&self.zone)),
-            "tm_gmtoff" => Some(Value::Int(self.gmtoff)),
-            "n_fields" => Some(Value::Int(11)),
-            "n_sequence_fields" => Some(Value::Int(9)),
-            _ => FIELDS
-                .iter()
-                .position(|f| *f == name)
-                .map(|i| Value::Int(self.fields[i])),
-        })
-    }
-
-    fn dir(&self) -> Vec<String> {
-        let mut d: Vec<String> = FIELDS.iter().map(|s| s.to_string()).collect();
-        d.extend(["tm_zone".into(), "tm_gmtoff".into()]);
-        d
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&STRUCT_TIME)
     }
 
     fn iter(&self, _this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -181,13 +228,17 @@ fn convert(vm: &dyn Vm, v: &Value, local: bool) -> PyResult<StructTime> {
     Ok(StructTime::from_tm(&tm))
 }
 
-pub(super) fn gmtime(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    convert(vm, a.get(0), false).map(Value::native)
+/// Seconds since the epoch as a UTC `struct_time`: `time.gmtime(0).tm_year == 1970`.
+#[native("gmtime(secs=None, /)")]
+pub(super) fn gmtime(vm: &dyn Vm, secs: &Value) -> PyResult<Value> {
+    convert(vm, secs, false).map(Value::native)
 }
 
-/// `time.struct_time(sequence)`: a struct_time of nine ints (no zone).
-pub(super) fn struct_time(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let items = vm.collect(a.get(0))?;
+/// A struct_time from a 9-sequence of ints.
+// Without a zone.
+#[native("struct_time(sequence, /)")]
+pub(super) fn struct_time(vm: &dyn Vm, sequence: &Value) -> PyResult<Value> {
+    let items = vm.collect(sequence)?;
     if items.len() != 9 {
         return Err(type_error(format!(
             "time.struct_time() takes a 9-sequence ({}-sequence given)",
@@ -205,8 +256,10 @@ pub(super) fn struct_time(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     }))
 }
 
-pub(super) fn localtime(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    convert(vm, a.get(0), true).map(Value::native)
+/// Seconds since the epoch as a local `struct_time`.
+#[native("localtime(secs=None, /)")]
+pub(super) fn localtime(vm: &dyn Vm, secs: &Value) -> PyResult<Value> {
+    convert(vm, secs, true).map(Value::native)
 }
 
 /// A struct_time or a 9-sequence of ints as a C `tm` (and the zone name
@@ -278,17 +331,19 @@ fn now_local(vm: &dyn Vm) -> PyResult<Value> {
     convert(vm, &Value::None, true).map(Value::native)
 }
 
-pub(super) fn strftime(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let fmt = match a.get(0).as_builtin() {
+/// A time tuple as text: `time.strftime('%Y-%m-%d', time.gmtime(0)) == '1970-01-01'`.
+#[native("strftime(format, t=None, /)")]
+pub(super) fn strftime(vm: &dyn Vm, format: &Value, t: &Value) -> PyResult<String> {
+    let fmt = match format.as_builtin() {
         Value::Str(s) => s.to_string(),
         _ => {
             return Err(type_error(format!(
                 "strftime() argument 1 must be str, not {}",
-                a.get(0).type_name()
+                format.type_name()
             )))
         }
     };
-    let t = match a.get(1) {
+    let t = match t {
         Value::None => now_local(vm)?,
         t => t.clone(),
     };
@@ -318,7 +373,7 @@ pub(super) fn strftime(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         let n = unsafe { libc::strftime(buf.as_mut_ptr() as *mut _, size, cfmt.as_ptr(), &tm) };
         if n > 0 || size > 256 * fmt.len().max(1) {
             buf.truncate(n);
-            return Ok(Value::str(String::from_utf8_lossy(&buf)));
+            return Ok(String::from_utf8_lossy(&buf).into_owned());
         }
         size *= 4;
     }
@@ -343,24 +398,30 @@ fn asctime_of(tm: &libc::tm) -> String {
     )
 }
 
-pub(super) fn asctime(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = match a.get(0) {
+/// A time tuple as `'Thu Jan  1 00:00:00 1970'`.
+#[native("asctime(t=None, /)")]
+pub(super) fn asctime(vm: &dyn Vm, t: &Value) -> PyResult<String> {
+    let t = match t {
         Value::None => now_local(vm)?,
         t => t.clone(),
     };
     let (tm, _zone) = to_tm(vm, &t, "asctime")?;
     check_tm(&tm)?;
-    Ok(Value::str(asctime_of(&tm)))
+    Ok(asctime_of(&tm))
 }
 
-pub(super) fn ctime(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = convert(vm, a.get(0), true)?;
+/// `asctime(localtime(secs))`.
+#[native("ctime(secs=None, /)")]
+pub(super) fn ctime(vm: &dyn Vm, secs: &Value) -> PyResult<String> {
+    let t = convert(vm, secs, true)?;
     let (tm, _zone) = to_tm(vm, &Value::native(t), "ctime")?;
-    Ok(Value::str(asctime_of(&tm)))
+    Ok(asctime_of(&tm))
 }
 
-pub(super) fn mktime(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (mut tm, _zone) = to_tm(vm, a.get(0), "mktime")?;
+/// The inverse of `localtime`: seconds since the epoch, as a float.
+#[native("mktime(t, /)")]
+pub(super) fn mktime(vm: &dyn Vm, t: &Value) -> PyResult<f64> {
+    let (mut tm, _zone) = to_tm(vm, t, "mktime")?;
     tm.tm_wday = -1;
     // SAFETY: tm is a valid, initialised struct.
     let t = unsafe { libc::mktime(&mut tm) };
@@ -370,17 +431,19 @@ pub(super) fn mktime(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             "mktime argument out of range",
         ));
     }
-    Ok(Value::Float(t as f64))
+    Ok(t as f64)
 }
 
-/// `time.process_time()`: CPU time of this process, in seconds.
-pub(super) fn process_time(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
-    Ok(Value::Float(process_ns() as f64 / 1e9))
+/// CPU time of this process, in seconds.
+#[native("process_time()")]
+pub(super) fn process_time() -> f64 {
+    process_ns() as f64 / 1e9
 }
 
-/// `time.process_time_ns()`.
-pub(super) fn process_time_ns(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
-    Ok(Value::Int(process_ns()))
+/// `process_time()` in nanoseconds, as an int.
+#[native("process_time_ns()")]
+pub(super) fn process_time_ns() -> i64 {
+    process_ns()
 }
 
 #[allow(

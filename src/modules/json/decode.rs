@@ -1,43 +1,56 @@
 //! `json.loads`: a recursive-descent parser over characters (positions in
 //! messages count characters, as CPython's do).
 
-use crate::value::{Args, Dict, ExcType, PyErr, PyResult, Value, Vm};
+use crate::object::native;
+use crate::value::{Dict, ExcType, PyErr, PyResult, Value, Vm};
 
 use super::decode_error;
 use crate::object::types::type_error;
 
-pub(super) fn loads(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    if !matches!(a.get(1), Value::None) {
+/// Parses a JSON document: `json.loads('[1, 2.5, null]') == [1, 2.5, None]`.
+#[native(
+    "loads(s, *, cls=None, object_hook=None, parse_float=None, parse_int=None, parse_constant=None, object_pairs_hook=None)"
+)]
+#[expect(clippy::too_many_arguments, reason = "json.loads's parameters")]
+pub(super) fn loads(
+    vm: &dyn Vm,
+    s: &Value,
+    cls: &Value,
+    object_hook: &Value,
+    parse_float: &Value,
+    parse_int: &Value,
+    parse_constant: &Value,
+    object_pairs_hook: &Value,
+) -> PyResult<Value> {
+    if !matches!(cls, Value::None) {
         // `cls(object_hook=..., ...).decode(s)`, as CPython's loads does.
-        let names = [
-            "object_hook",
-            "parse_float",
-            "parse_int",
-            "parse_constant",
-            "object_pairs_hook",
-        ];
-        let kwargs = names
-            .iter()
-            .enumerate()
-            .map(|(k, n)| (std::rc::Rc::from(*n), a.get(k + 2).clone()))
-            .collect();
-        let decoder = vm.call(a.get(1), Vec::new(), kwargs)?;
+        let kwargs = [
+            ("object_hook", object_hook),
+            ("parse_float", parse_float),
+            ("parse_int", parse_int),
+            ("parse_constant", parse_constant),
+            ("object_pairs_hook", object_pairs_hook),
+        ]
+        .into_iter()
+        .map(|(n, v)| (std::rc::Rc::from(n), v.clone()))
+        .collect();
+        let decoder = vm.call(cls, Vec::new(), kwargs)?;
         let decode = vm.getattr(&decoder, "decode")?;
-        return vm.call(&decode, vec![a.get(0).clone()], Vec::new());
+        return vm.call(&decode, vec![s.clone()], Vec::new());
     }
-    let hook = |i: usize| match a.get(i) {
+    let hook = |v: &Value| match v {
         Value::None => None,
         f => Some(f.clone()),
     };
     let hooks = Hooks {
         vm,
-        object: hook(2),
-        float: hook(3),
-        int: hook(4),
-        constant: hook(5),
-        pairs: hook(6),
+        object: hook(object_hook),
+        float: hook(parse_float),
+        int: hook(parse_int),
+        constant: hook(parse_constant),
+        pairs: hook(object_pairs_hook),
     };
-    match a.get(0).as_builtin() {
+    match s.as_builtin() {
         Value::Str(s) if s.starts_with('\u{feff}') => Err(super::decode_error(
             "Unexpected UTF-8 BOM (decode using utf-8-sig)",
             &[],
@@ -55,7 +68,7 @@ pub(super) fn loads(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         }
         _ => Err(type_error(format!(
             "the JSON object must be str, bytes or bytearray, not {}",
-            a.get(0).type_name()
+            s.type_name()
         ))),
     }
 }

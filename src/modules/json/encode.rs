@@ -1,9 +1,10 @@
 //! `json.dumps`: CPython's encoder layout, separators, indentation, key
 //! coercion, `default=`, circular-reference detection and string escaping.
 
+use crate::object::native;
 use crate::object::types::{type_error, value_error};
 use crate::value::format::float_repr;
-use crate::value::{Args, PyResult, Value, Vm};
+use crate::value::{PyResult, Value, Vm};
 
 /// The options of `json.dumps`.
 pub struct DumpOptions {
@@ -25,44 +26,58 @@ pub struct DumpOptions {
     pub sort_keys: bool,
 }
 
-pub(super) fn dumps(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    if !matches!(a.get(5), Value::None) {
+/// Serialises an object to a JSON string: `json.dumps({'a': [1, 2]}) == '{"a": [1, 2]}'`.
+#[native(
+    "dumps(obj, *, skipkeys=False, ensure_ascii=True, check_circular=True, allow_nan=True, cls=None, indent=None, separators=None, default=None, sort_keys=False)"
+)]
+#[expect(clippy::too_many_arguments, reason = "json.dumps's parameters")]
+pub(super) fn dumps(
+    vm: &dyn Vm,
+    obj: &Value,
+    skipkeys: &Value,
+    ensure_ascii: &Value,
+    check_circular: &Value,
+    allow_nan: &Value,
+    cls: &Value,
+    indent: &Value,
+    separators: &Value,
+    default: &Value,
+    sort_keys: &Value,
+) -> PyResult<Value> {
+    if !matches!(cls, Value::None) {
         // `cls(skipkeys=..., ...).encode(obj)`, as CPython's dumps does.
-        let names = [
-            "skipkeys",
-            "ensure_ascii",
-            "check_circular",
-            "allow_nan",
-            "indent",
-            "separators",
-            "default",
-            "sort_keys",
-        ];
-        let at = [1, 2, 3, 4, 6, 7, 8, 9];
-        let kwargs = names
-            .iter()
-            .zip(at)
-            .map(|(n, i)| (std::rc::Rc::from(*n), a.get(i).clone()))
-            .collect();
-        let encoder = vm.call(a.get(5), Vec::new(), kwargs)?;
+        let kwargs = [
+            ("skipkeys", skipkeys),
+            ("ensure_ascii", ensure_ascii),
+            ("check_circular", check_circular),
+            ("allow_nan", allow_nan),
+            ("indent", indent),
+            ("separators", separators),
+            ("default", default),
+            ("sort_keys", sort_keys),
+        ]
+        .into_iter()
+        .map(|(n, v)| (std::rc::Rc::from(n), v.clone()))
+        .collect();
+        let encoder = vm.call(cls, Vec::new(), kwargs)?;
         let encode = vm.getattr(&encoder, "encode")?;
-        return vm.call(&encode, vec![a.get(0).clone()], Vec::new());
+        return vm.call(&encode, vec![obj.clone()], Vec::new());
     }
-    let indent = match a.get(6).as_builtin() {
+    let indent = match indent.as_builtin() {
         Value::None => None,
         Value::Str(s) => Some(s.to_string()),
-        Value::Int(_) | Value::Bool(_) => Some(
-            " ".repeat(crate::object::types::int_arg(a.get(6), vm)?.clamp(0, 1 << 16) as usize),
-        ),
+        Value::Int(_) | Value::Bool(_) => {
+            Some(" ".repeat(crate::object::types::int_arg(indent, vm)?.clamp(0, 1 << 16) as usize))
+        }
         // CPython computes ' ' * indent.
         _ => {
             return Err(type_error(format!(
                 "can't multiply sequence by non-int of type '{}'",
-                a.get(6).type_name()
+                indent.type_name()
             )))
         }
     };
-    let (item_sep, key_sep) = match a.get(7) {
+    let (item_sep, key_sep) = match separators {
         Value::None => (
             if indent.is_some() { "," } else { ", " }.to_string(),
             ": ".to_string(),
@@ -92,16 +107,16 @@ pub(super) fn dumps(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         }
     };
     let opts = DumpOptions {
-        skipkeys: vm.truthy(a.get(1))?,
-        ensure_ascii: vm.truthy(a.get(2))?,
-        allow_nan: vm.truthy(a.get(4))?,
+        skipkeys: vm.truthy(skipkeys)?,
+        ensure_ascii: vm.truthy(ensure_ascii)?,
+        allow_nan: vm.truthy(allow_nan)?,
         indent,
         item_sep,
         key_sep,
-        default: a.get(8).clone(),
-        sort_keys: vm.truthy(a.get(9))?,
+        default: default.clone(),
+        sort_keys: vm.truthy(sort_keys)?,
     };
-    dumps_value(vm, a.get(0), &opts).map(Value::str)
+    dumps_value(vm, obj, &opts).map(Value::str)
 }
 
 /// Serialises `v` as `json.dumps(v, ...)` would.

@@ -9,7 +9,8 @@ mod encode;
 use std::rc::Rc;
 
 use super::ModuleBuilder;
-use crate::value::{Args, Class, ClassKind, ExcType, Instance, PyErr, PyResult, Value, Vm};
+use crate::object::native;
+use crate::value::{Class, ClassKind, ExcType, Instance, PyErr, PyResult, Value, Vm};
 
 pub use decode::loads_str;
 pub use encode::{dumps_value, DumpOptions};
@@ -50,58 +51,78 @@ pub fn decode_error(msg: &str, doc: &[char], pos: usize) -> PyErr {
 /// The `json` module.
 pub fn module() -> Value {
     let mut m = ModuleBuilder::new("_json");
-    m.function(
-        "dumps(obj, *, skipkeys=False, ensure_ascii=True, check_circular=True, allow_nan=True, cls=None, indent=None, separators=None, default=None, sort_keys=False)",
-        encode::dumps,
-        "Serialises an object to a JSON string: `json.dumps({'a': [1, 2]}) == '{\"a\": [1, 2]}'`.",
-    )
-    .function(
-        "dump(obj, fp, *, skipkeys=False, ensure_ascii=True, check_circular=True, allow_nan=True, cls=None, indent=None, separators=None, default=None, sort_keys=False)",
-        dump,
-        "Serialises an object as `dumps` does and writes it with `fp.write`.",
-    )
-    .function(
-        "load(fp, *, cls=None, object_hook=None, parse_float=None, parse_int=None, parse_constant=None, object_pairs_hook=None)",
-        load,
-        "Parses the JSON document that `fp.read()` returns, as `loads` does.",
-    )
-    .function(
-        "loads(s, *, cls=None, object_hook=None, parse_float=None, parse_int=None, parse_constant=None, object_pairs_hook=None)",
-        decode::loads,
-        "Parses a JSON document: `json.loads('[1, 2.5, null]') == [1, 2.5, None]`.",
-    )
-    .value("JSONDecodeError", Value::Class(decode_error_class()));
+    m.add(encode::dumps::DEF)
+        .add(dump::DEF)
+        .add(load::DEF)
+        .add(decode::loads::DEF)
+        .value("JSONDecodeError", Value::Class(decode_error_class()));
     m.build()
 }
 
-/// `json.dump(obj, fp, ...)`: `fp.write(json.dumps(obj, ...))`, in one
-/// write where CPython writes piece by piece (the text written is the same).
-fn dump(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let mut values = a.values.clone();
-    let fp = values.remove(1);
+/// Serialises an object as `dumps` does and writes it with `fp.write`.
+// In one write where CPython writes piece by piece (the text written is the same).
+#[native(
+    "dump(obj, fp, *, skipkeys=False, ensure_ascii=True, check_circular=True, allow_nan=True, cls=None, indent=None, separators=None, default=None, sort_keys=False)"
+)]
+#[expect(clippy::too_many_arguments, reason = "json.dump's parameters")]
+fn dump(
+    vm: &dyn Vm,
+    obj: &Value,
+    fp: &Value,
+    skipkeys: &Value,
+    ensure_ascii: &Value,
+    check_circular: &Value,
+    allow_nan: &Value,
+    cls: &Value,
+    indent: &Value,
+    separators: &Value,
+    default: &Value,
+    sort_keys: &Value,
+) -> PyResult<()> {
     let text = encode::dumps(
         vm,
-        &Args {
-            values,
-            given: None,
-        },
+        obj,
+        skipkeys,
+        ensure_ascii,
+        check_circular,
+        allow_nan,
+        cls,
+        indent,
+        separators,
+        default,
+        sort_keys,
     )?;
-    let write = vm.getattr(&fp, "write")?;
+    let write = vm.getattr(fp, "write")?;
     vm.call(&write, vec![text], Vec::new())?;
-    Ok(Value::None)
+    Ok(())
 }
 
-/// `json.load(fp, ...)`: `json.loads(fp.read(), ...)`.
-fn load(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let read = vm.getattr(a.get(0), "read")?;
-    let mut values = a.values.clone();
-    values[0] = vm.call(&read, Vec::new(), Vec::new())?;
+/// Parses the JSON document that `fp.read()` returns, as `loads` does.
+#[native(
+    "load(fp, *, cls=None, object_hook=None, parse_float=None, parse_int=None, parse_constant=None, object_pairs_hook=None)"
+)]
+#[expect(clippy::too_many_arguments, reason = "json.load's parameters")]
+fn load(
+    vm: &dyn Vm,
+    fp: &Value,
+    cls: &Value,
+    object_hook: &Value,
+    parse_float: &Value,
+    parse_int: &Value,
+    parse_constant: &Value,
+    object_pairs_hook: &Value,
+) -> PyResult<Value> {
+    let read = vm.getattr(fp, "read")?;
+    let s = vm.call(&read, Vec::new(), Vec::new())?;
     decode::loads(
         vm,
-        &Args {
-            values,
-            given: None,
-        },
+        &s,
+        cls,
+        object_hook,
+        parse_float,
+        parse_int,
+        parse_constant,
+        object_pairs_hook,
     )
 }
 

@@ -5,21 +5,39 @@
 use std::any::Any;
 use std::rc::Rc;
 
-use super::pattern::{expand, parse_template, Pattern};
+use super::pattern::Pattern;
+use super::template::{expand, parse_template};
 use super::text_arg;
-use crate::object::types::{add_method, as_index};
+use crate::object::types::as_index;
+use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::value::format::str_repr;
-use crate::value::{
-    Args, Class, ClassKind, Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm,
-};
-
-thread_local! {
-    static MATCH_CLASS: Rc<Class> = make_class();
-}
+use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// The `re.Match` class.
-pub fn match_class() -> Rc<Class> {
-    MATCH_CLASS.with(Rc::clone)
+pub static MATCH: ClassSpec = ClassSpec {
+    name: "Match",
+    module: "re",
+    bases: &[],
+    members: &[
+        Member::Method(m_group::DEF),
+        Member::Method(m_groups::DEF),
+        Member::Method(m_groupdict::DEF),
+        Member::Method(m_start::DEF),
+        Member::Method(m_end::DEF),
+        Member::Method(m_span::DEF),
+        Member::Method(m_expand::DEF),
+        Member::Getter(m_string::DEF),
+        Member::Getter(m_re::DEF),
+        Member::Getter(m_pos::DEF),
+        Member::Getter(m_endpos::DEF),
+        Member::Getter(m_lastindex::DEF),
+        Member::Getter(m_lastgroup::DEF),
+        Member::Getter(m_regs::DEF),
+    ],
+};
+
+impl NativeClass for MatchObj {
+    const SPEC: &'static ClassSpec = &MATCH;
 }
 
 /// A subject string and, when it is not ASCII, the byte offset of each character.
@@ -111,8 +129,8 @@ impl MatchObj {
         Ok(self.group_str(i).unwrap_or_else(|| default.clone()))
     }
 
-    fn span_of(&self, a: &Args, vm: &dyn Vm) -> PyResult<(i64, i64)> {
-        let i = self.index(a.get(1), vm)?;
+    fn span_of(&self, group: &Value, vm: &dyn Vm) -> PyResult<(i64, i64)> {
+        let i = self.index(group, vm)?;
         Ok(self.spans[i].map_or((-1, -1), |(s, e)| (s as i64, e as i64)))
     }
 
@@ -128,73 +146,128 @@ impl MatchObj {
     }
 }
 
-fn this(a: &Args) -> PyResult<&MatchObj> {
-    a.get(0).downcast::<MatchObj>().ok_or_else(|| {
-        PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "descriptor for 're.Match' objects doesn't apply to a '{}' object",
-                a.get(0).type_name()
-            ),
-        )
-    })
-}
-
-fn m_group(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let m = this(a)?;
-    let gs = a.varargs(1);
-    match gs.len() {
-        0 => m.group_value(&Value::Int(0), &Value::None, vm),
-        1 => m.group_value(&gs[0], &Value::None, vm),
+/// One group's text, or a tuple of several.
+#[native("Match.group(self, *args)", c)]
+fn m_group(vm: &dyn Vm, this: &MatchObj, args: &[Value]) -> PyResult<Value> {
+    match args.len() {
+        0 => this.group_value(&Value::Int(0), &Value::None, vm),
+        1 => this.group_value(&args[0], &Value::None, vm),
         _ => Ok(Value::tuple(
-            gs.iter()
-                .map(|g| m.group_value(g, &Value::None, vm))
+            args.iter()
+                .map(|g| this.group_value(g, &Value::None, vm))
                 .collect::<PyResult<_>>()?,
         )),
     }
 }
 
-fn m_groups(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let m = this(a)?;
-    Ok(Value::tuple(
-        (1..m.spans.len())
-            .map(|g| m.group_str(g).unwrap_or_else(|| a.get(1).clone()))
+/// The texts of all groups.
+#[native("Match.groups(self, default=None)", c)]
+fn m_groups(this: &MatchObj, default: &Value) -> Value {
+    Value::tuple(
+        (1..this.spans.len())
+            .map(|g| this.group_str(g).unwrap_or_else(|| default.clone()))
             .collect(),
-    ))
+    )
 }
 
-fn m_groupdict(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let m = this(a)?;
+/// The named groups' texts by name.
+#[native("Match.groupdict(self, default=None)", c)]
+fn m_groupdict(this: &MatchObj, default: &Value) -> Value {
     let mut d = Dict::new();
-    if let Some(p) = m.pat() {
+    if let Some(p) = this.pat() {
         for (n, g) in &p.names {
-            d.insert_str(n, m.group_str(*g).unwrap_or_else(|| a.get(1).clone()));
+            d.insert_str(n, this.group_str(*g).unwrap_or_else(|| default.clone()));
         }
     }
-    Ok(Value::dict(d))
+    Value::dict(d)
 }
 
-fn m_start(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Int(this(a)?.span_of(a, vm)?.0))
+/// Where a group starts (-1: unmatched).
+#[native("Match.start(self, group=0, /)", c)]
+fn m_start(vm: &dyn Vm, this: &MatchObj, group: &Value) -> PyResult<i64> {
+    Ok(this.span_of(group, vm)?.0)
 }
 
-fn m_end(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Int(this(a)?.span_of(a, vm)?.1))
+/// Where a group ends (-1: unmatched).
+#[native("Match.end(self, group=0, /)", c)]
+fn m_end(vm: &dyn Vm, this: &MatchObj, group: &Value) -> PyResult<i64> {
+    Ok(this.span_of(group, vm)?.1)
 }
 
-fn m_span(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (s, e) = this(a)?.span_of(a, vm)?;
+/// `(start, end)` of a group.
+#[native("Match.span(self, group=0, /)", c)]
+fn m_span(vm: &dyn Vm, this: &MatchObj, group: &Value) -> PyResult<Value> {
+    let (s, e) = this.span_of(group, vm)?;
     Ok(Value::tuple(vec![Value::Int(s), Value::Int(e)]))
 }
 
-fn m_expand(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let m = this(a)?;
-    let tpl = text_arg(a.get(1))?;
-    let pat = m
+/// The template with `\1`, `\g<name>` filled in.
+#[native("Match.expand(self, template)", c)]
+fn m_expand(this: &MatchObj, template: &Value) -> PyResult<String> {
+    let tpl = text_arg(template)?;
+    let pat = this
         .pat()
         .ok_or_else(|| PyErr::new(ExcType::TypeError, "match without a pattern"))?;
     let pieces = parse_template(pat, &tpl)?;
-    Ok(Value::str(expand(m, &pieces)))
+    Ok(expand(this, &pieces))
+}
+
+/// The subject string.
+#[native("Match.string(self)")]
+fn m_string(this: &MatchObj) -> Value {
+    this.subject.clone()
+}
+
+/// The pattern that matched.
+#[native("Match.re(self)")]
+fn m_re(this: &MatchObj) -> Value {
+    this.pattern.clone()
+}
+
+/// Where the search started.
+#[native("Match.pos(self)")]
+fn m_pos(this: &MatchObj) -> usize {
+    this.pos
+}
+
+/// Where the search ended.
+#[native("Match.endpos(self)")]
+fn m_endpos(this: &MatchObj) -> usize {
+    this.endpos
+}
+
+/// The number of the last matched group (None: no group matched).
+#[native("Match.lastindex(self)")]
+fn m_lastindex(this: &MatchObj) -> Option<usize> {
+    this.lastindex()
+}
+
+/// The name of the last matched group (None: unnamed or no group).
+#[native("Match.lastgroup(self)")]
+fn m_lastgroup(this: &MatchObj) -> Value {
+    this.lastindex()
+        .and_then(|g| {
+            this.pat()?
+                .names
+                .iter()
+                .find(|(_, i)| *i == g)
+                .map(|(n, _)| Value::str(n))
+        })
+        .unwrap_or(Value::None)
+}
+
+/// The `(start, end)` of every group.
+#[native("Match.regs(self)")]
+fn m_regs(this: &MatchObj) -> Value {
+    Value::tuple(
+        this.spans
+            .iter()
+            .map(|s| {
+                let (a, b) = s.map_or((-1, -1), |(a, b)| (a as i64, b as i64));
+                Value::tuple(vec![Value::Int(a), Value::Int(b)])
+            })
+            .collect(),
+    )
 }
 
 impl NativeObject for MatchObj {
@@ -206,8 +279,8 @@ impl NativeObject for MatchObj {
         self
     }
 
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(match_class())
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&MATCH)
     }
 
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
@@ -217,108 +290,7 @@ impl NativeObject for MatchObj {
         Ok(format!("<re.Match object; span=({s}, {e}), match={text}>"))
     }
 
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "string" => Some(self.subject.clone()),
-            "re" => Some(self.pattern.clone()),
-            "pos" => Some(Value::Int(self.pos as i64)),
-            "endpos" => Some(Value::Int(self.endpos as i64)),
-            "lastindex" => Some(
-                self.lastindex()
-                    .map_or(Value::None, |g| Value::Int(g as i64)),
-            ),
-            "lastgroup" => Some(
-                self.lastindex()
-                    .and_then(|g| {
-                        self.pat()?
-                            .names
-                            .iter()
-                            .find(|(_, i)| *i == g)
-                            .map(|(n, _)| Value::str(n))
-                    })
-                    .unwrap_or(Value::None),
-            ),
-            "regs" => Some(Value::tuple(
-                self.spans
-                    .iter()
-                    .map(|s| {
-                        let (a, b) = s.map_or((-1, -1), |(a, b)| (a as i64, b as i64));
-                        Value::tuple(vec![Value::Int(a), Value::Int(b)])
-                    })
-                    .collect(),
-            )),
-            _ => match match_class().lookup(name) {
-                Some(Value::NativeFunction(f)) => Some(f.bind(this.clone())),
-                other => other,
-            },
-        })
-    }
-
-    fn dir(&self) -> Vec<String> {
-        let mut v: Vec<String> = [
-            "string",
-            "re",
-            "pos",
-            "endpos",
-            "lastindex",
-            "lastgroup",
-            "regs",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        v.extend(match_class().dict.borrow().keys().map(|k| k.to_string()));
-        v
-    }
-
     fn getitem(&self, _this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
         self.group_value(key, &Value::None, vm).map(Some)
     }
-}
-
-fn make_class() -> Rc<Class> {
-    let c = Class::new_builtin("Match", "re", None, ClassKind::Native);
-    add_method(
-        &c,
-        "Match.group(self, *args)",
-        m_group,
-        "One group's text, or a tuple of several.",
-    );
-    add_method(
-        &c,
-        "Match.groups(self, default=None)",
-        m_groups,
-        "The texts of all groups.",
-    );
-    add_method(
-        &c,
-        "Match.groupdict(self, default=None)",
-        m_groupdict,
-        "The named groups' texts by name.",
-    );
-    add_method(
-        &c,
-        "Match.start(self, group=0, /)",
-        m_start,
-        "Where a group starts (-1: unmatched).",
-    );
-    add_method(
-        &c,
-        "Match.end(self, group=0, /)",
-        m_end,
-        "Where a group ends (-1: unmatched).",
-    );
-    add_method(
-        &c,
-        "Match.span(self, group=0, /)",
-        m_span,
-        "`(start, end)` of a group.",
-    );
-    add_method(
-        &c,
-        "Match.expand(self, template)",
-        m_expand,
-        "The template with `\\1`, `\\g<name>` filled in.",
-    );
-    c
 }

@@ -2,12 +2,14 @@
 //! backtracking engine with backreferences and look-around, delegating to
 //! the linear `regex` crate where it can). `syntax` translates CPython's
 //! pattern syntax and reports its errors; `pattern` holds `re.Pattern` and
-//! the searching; `matchobj` holds `re.Match`. Positions are characters.
+//! the searching; `matchobj` holds `re.Match`; `template` the replacement
+//! templates. Positions are characters.
 //! Only str patterns: a bytes pattern or subject is a clear TypeError.
 
 mod matchobj;
 mod pattern;
 mod syntax;
+mod template;
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -16,10 +18,9 @@ use std::rc::Rc;
 
 use super::ModuleBuilder;
 use crate::object::types::int_arg;
+use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::syntax::ast::BinOp;
-use crate::value::{
-    Args, Class, ClassKind, ExcType, Instance, NativeObject, PyErr, PyResult, Value, Vm,
-};
+use crate::value::{Class, ClassKind, ExcType, Instance, NativeObject, PyErr, PyResult, Value, Vm};
 
 pub use pattern::Pattern;
 
@@ -155,6 +156,37 @@ impl RegexFlag {
     }
 }
 
+/// The class of the flags.
+pub static REGEX_FLAG: ClassSpec = ClassSpec {
+    name: "RegexFlag",
+    module: "re",
+    bases: &[],
+    members: &[
+        Member::Getter(flag_value::DEF),
+        Member::Getter(flag_name::DEF),
+    ],
+};
+
+impl NativeClass for RegexFlag {
+    const SPEC: &'static ClassSpec = &REGEX_FLAG;
+}
+
+/// The flag's int value.
+#[native("RegexFlag.value(self)")]
+fn flag_value(this: &RegexFlag) -> i64 {
+    this.0
+}
+
+/// The flag's name (None for a combination).
+#[native("RegexFlag.name(self)")]
+fn flag_name(this: &RegexFlag) -> Value {
+    match FLAG_NAMES.iter().find(|(_, f)| *f == this.0) {
+        Some((n, _)) => Value::str(*n),
+        None if this.0 == 0 => Value::str("NOFLAG"),
+        None => Value::None,
+    }
+}
+
 impl NativeObject for RegexFlag {
     fn type_name(&self) -> &str {
         "RegexFlag"
@@ -168,16 +200,8 @@ impl NativeObject for RegexFlag {
         Ok(Self::names(self.0))
     }
 
-    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "value" => Some(Value::Int(self.0)),
-            "name" => Some(match FLAG_NAMES.iter().find(|(_, f)| *f == self.0) {
-                Some((n, _)) => Value::str(*n),
-                None if self.0 == 0 => Value::str("NOFLAG"),
-                None => Value::None,
-            }),
-            _ => None,
-        })
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&REGEX_FLAG)
     }
 
     fn to_number(&self, _vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -265,102 +289,122 @@ impl NativeObject for RegexFlag {
     }
 }
 
-fn compile(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    compile_value(vm, a.get(0), a.get(1))
+/// Compiles a pattern: `re.compile('a+').match('aa')`.
+#[native("compile(pattern, flags=0)")]
+fn compile(vm: &dyn Vm, pattern: &Value, flags: &Value) -> PyResult<Value> {
+    compile_value(vm, pattern, flags)
 }
 
-fn purge(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
+/// Clears the pattern cache.
+#[native("purge()")]
+fn purge() {
     CACHE.with(|c| c.borrow_mut().clear());
-    Ok(Value::None)
 }
 
-fn escape(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::str(syntax::escape(&text_arg(a.get(0))?)))
+/// Backslashes before special characters.
+#[native("escape(pattern)")]
+fn escape(pattern: &Value) -> PyResult<String> {
+    Ok(syntax::escape(&text_arg(pattern)?))
 }
 
-/// `re.f(pattern, string, ..., flags)` as `re.compile(pattern, flags).f(string, ...)`:
-/// `rest` is the arguments between the pattern and the flags.
-fn via_pattern(vm: &dyn Vm, a: &Args, method: &str) -> PyResult<Value> {
-    let n = a.values.len();
-    let p = compile_value(vm, a.get(0), a.get(n - 1))?;
+/// `re.f(pattern, ..., flags)` as `re.compile(pattern, flags).f(...)`.
+fn via_pattern(
+    vm: &dyn Vm,
+    pattern: &Value,
+    flags: &Value,
+    method: &str,
+    args: &[&Value],
+) -> PyResult<Value> {
+    let p = compile_value(vm, pattern, flags)?;
     let f = vm.getattr(&p, method)?;
-    vm.call(&f, a.values[1..n - 1].to_vec(), Vec::new())
+    vm.call(&f, args.iter().map(|v| (*v).clone()).collect(), Vec::new())
 }
 
-macro_rules! forward {
-    ($($name:ident),*) => {$(
-        fn $name(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-            via_pattern(vm, a, stringify!($name))
-        }
-    )*};
+/// The first match anywhere in the string, or None.
+#[native("search(pattern, string, flags=0)")]
+fn search(vm: &dyn Vm, pattern: &Value, string: &Value, flags: &Value) -> PyResult<Value> {
+    via_pattern(vm, pattern, flags, "search", &[string])
 }
 
-forward!(search, fullmatch, findall, finditer, sub, subn, split);
+/// A match at the start of the string, or None.
+#[native("match(pattern, string, flags=0)")]
+fn match_(vm: &dyn Vm, pattern: &Value, string: &Value, flags: &Value) -> PyResult<Value> {
+    via_pattern(vm, pattern, flags, "match", &[string])
+}
 
-fn match_fn(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let n = a.values.len();
-    let p = compile_value(vm, a.get(0), a.get(n - 1))?;
-    let f = vm.getattr(&p, "match")?;
-    vm.call(&f, a.values[1..n - 1].to_vec(), Vec::new())
+/// A match of the whole string, or None.
+#[native("fullmatch(pattern, string, flags=0)")]
+fn fullmatch(vm: &dyn Vm, pattern: &Value, string: &Value, flags: &Value) -> PyResult<Value> {
+    via_pattern(vm, pattern, flags, "fullmatch", &[string])
+}
+
+/// All non-overlapping matches: strings, or tuples of groups.
+#[native("findall(pattern, string, flags=0)")]
+fn findall(vm: &dyn Vm, pattern: &Value, string: &Value, flags: &Value) -> PyResult<Value> {
+    via_pattern(vm, pattern, flags, "findall", &[string])
+}
+
+/// An iterator over the match objects.
+#[native("finditer(pattern, string, flags=0)")]
+fn finditer(vm: &dyn Vm, pattern: &Value, string: &Value, flags: &Value) -> PyResult<Value> {
+    via_pattern(vm, pattern, flags, "finditer", &[string])
+}
+
+/// The string with matches replaced (`\1`, `\g<name>` or a function).
+#[native("sub(pattern, repl, string, count=0, flags=0)")]
+fn sub(
+    vm: &dyn Vm,
+    pattern: &Value,
+    repl: &Value,
+    string: &Value,
+    count: &Value,
+    flags: &Value,
+) -> PyResult<Value> {
+    via_pattern(vm, pattern, flags, "sub", &[repl, string, count])
+}
+
+/// `(new_string, number_of_subs)`.
+#[native("subn(pattern, repl, string, count=0, flags=0)")]
+fn subn(
+    vm: &dyn Vm,
+    pattern: &Value,
+    repl: &Value,
+    string: &Value,
+    count: &Value,
+    flags: &Value,
+) -> PyResult<Value> {
+    via_pattern(vm, pattern, flags, "subn", &[repl, string, count])
+}
+
+/// The string split at the matches (groups included).
+#[native("split(pattern, string, maxsplit=0, flags=0)")]
+fn split(
+    vm: &dyn Vm,
+    pattern: &Value,
+    string: &Value,
+    maxsplit: &Value,
+    flags: &Value,
+) -> PyResult<Value> {
+    via_pattern(vm, pattern, flags, "split", &[string, maxsplit])
 }
 
 /// The `re` module.
 pub fn module() -> Value {
     let mut m = ModuleBuilder::new("re");
-    m.function(
-        "compile(pattern, flags=0)",
-        compile,
-        "Compiles a pattern: `re.compile('a+').match('aa')`.",
-    )
-    .function(
-        "search(pattern, string, flags=0)",
-        search,
-        "The first match anywhere in the string, or None.",
-    )
-    .function(
-        "match(pattern, string, flags=0)",
-        match_fn,
-        "A match at the start of the string, or None.",
-    )
-    .function(
-        "fullmatch(pattern, string, flags=0)",
-        fullmatch,
-        "A match of the whole string, or None.",
-    )
-    .function(
-        "findall(pattern, string, flags=0)",
-        findall,
-        "All non-overlapping matches: strings, or tuples of groups.",
-    )
-    .function(
-        "finditer(pattern, string, flags=0)",
-        finditer,
-        "An iterator over the match objects.",
-    )
-    .function(
-        "sub(pattern, repl, string, count=0, flags=0)",
-        sub,
-        "The string with matches replaced (`\\1`, `\\g<name>` or a function).",
-    )
-    .function(
-        "subn(pattern, repl, string, count=0, flags=0)",
-        subn,
-        "`(new_string, number_of_subs)`.",
-    )
-    .function(
-        "split(pattern, string, maxsplit=0, flags=0)",
-        split,
-        "The string split at the matches (groups included).",
-    )
-    .function(
-        "escape(pattern)",
-        escape,
-        "Backslashes before special characters.",
-    )
-    .function("purge()", purge, "Clears the pattern cache.")
-    .value("error", Value::Class(error_class()))
-    .value("Pattern", Value::Class(pattern::pattern_class()))
-    .value("Match", Value::Class(matchobj::match_class()));
+    m.add(compile::DEF)
+        .add(search::DEF)
+        .add(match_::DEF)
+        .add(fullmatch::DEF)
+        .add(findall::DEF)
+        .add(finditer::DEF)
+        .add(sub::DEF)
+        .add(subn::DEF)
+        .add(split::DEF)
+        .add(escape::DEF)
+        .add(purge::DEF)
+        .value("error", Value::Class(error_class()))
+        .value("Pattern", Value::Class(pattern::PATTERN.class()))
+        .value("Match", Value::Class(matchobj::MATCH.class()));
     for (long, short, v) in [
         ("ASCII", "A", syntax::A),
         ("IGNORECASE", "I", syntax::I),

@@ -1,31 +1,47 @@
 //! `re.Pattern`: a translated pattern compiled twice (for `search`/`match`
-//! and for `fullmatch`), its attributes and methods, the match loop that
+//! and for `fullmatch`), its attributes and methods, and the match loop that
 //! `findall`/`finditer`/`sub`/`split` share (CPython 3.7's rule for empty
-//! matches), and replacement templates.
+//! matches). Replacement templates are in `template`.
 
 use std::any::Any;
 use std::rc::Rc;
 
 use super::matchobj::{MatchObj, Text};
 use super::syntax::{self, Translated};
+use super::template::{expand, parse_template};
 use super::{re_error, text_arg};
-use crate::object::types::{add_method, int_arg};
+use crate::object::types::int_arg;
+use crate::object::{native, ClassSpec, Member, NativeClass, This};
 use crate::value::format::str_repr;
-use crate::value::{
-    Args, Class, ClassKind, Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm,
-};
-
-thread_local! {
-    static PATTERN_CLASS: Rc<Class> = make_class();
-}
+use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// How many backtracking steps one search may take before it fails with
 /// an error instead of running for ever (a catastrophic pattern).
 const BACKTRACK_LIMIT: usize = 10_000_000;
 
 /// The `re.Pattern` class.
-pub fn pattern_class() -> Rc<Class> {
-    PATTERN_CLASS.with(Rc::clone)
+pub static PATTERN: ClassSpec = ClassSpec {
+    name: "Pattern",
+    module: "re",
+    bases: &[],
+    members: &[
+        Member::Method(p_search::DEF),
+        Member::Method(p_match::DEF),
+        Member::Method(p_fullmatch::DEF),
+        Member::Method(p_findall::DEF),
+        Member::Method(p_finditer::DEF),
+        Member::Method(p_sub::DEF),
+        Member::Method(p_subn::DEF),
+        Member::Method(p_split::DEF),
+        Member::Getter(p_pattern::DEF),
+        Member::Getter(p_flags::DEF),
+        Member::Getter(p_groups::DEF),
+        Member::Getter(p_groupindex::DEF),
+    ],
+};
+
+impl NativeClass for Pattern {
+    const SPEC: &'static ClassSpec = &PATTERN;
 }
 
 /// A compiled pattern.
@@ -215,18 +231,6 @@ fn bounds(vm: &dyn Vm, text: &Text, pos: &Value, endpos: &Value) -> PyResult<(us
     Ok((p, e))
 }
 
-fn this(a: &Args) -> PyResult<&Pattern> {
-    a.get(0).downcast::<Pattern>().ok_or_else(|| {
-        PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "descriptor for 're.Pattern' objects doesn't apply to a '{}' object",
-                a.get(0).type_name()
-            ),
-        )
-    })
-}
-
 fn to_chars(text: &Text, spans: Vec<Option<(usize, usize)>>) -> Vec<Option<(usize, usize)>> {
     spans
         .into_iter()
@@ -234,20 +238,26 @@ fn to_chars(text: &Text, spans: Vec<Option<(usize, usize)>>) -> Vec<Option<(usiz
         .collect()
 }
 
-fn run_one(vm: &dyn Vm, a: &Args, mode: Mode) -> PyResult<Value> {
-    let pat = this(a)?;
-    let text = Rc::new(Text::new(text_arg(a.get(1))?));
-    let (pos, endpos) = bounds(vm, &text, a.get(2), a.get(3))?;
+fn run_one(
+    vm: &dyn Vm,
+    this: This<Pattern>,
+    string: &Value,
+    pos: &Value,
+    endpos: &Value,
+    mode: Mode,
+) -> PyResult<Value> {
+    let text = Rc::new(Text::new(text_arg(string)?));
+    let (pos, endpos) = bounds(vm, &text, pos, endpos)?;
     if endpos < pos {
         return Ok(Value::None);
     }
     let hay = &text.s[..text.byte_of(endpos)];
-    match pat.exec(hay, text.byte_of(pos), mode)? {
+    match this.exec(hay, text.byte_of(pos), mode)? {
         None => Ok(Value::None),
         Some(spans) => Ok(Value::native(MatchObj {
             spans: to_chars(&text, spans),
-            pattern: a.get(0).clone(),
-            subject: a.get(1).clone(),
+            pattern: this.value.clone(),
+            subject: string.clone(),
             text,
             pos,
             endpos,
@@ -255,19 +265,46 @@ fn run_one(vm: &dyn Vm, a: &Args, mode: Mode) -> PyResult<Value> {
     }
 }
 
-fn p_search(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    run_one(vm, a, Mode::Search)
+/// The first match at or after pos, or None.
+#[native("Pattern.search(self, string, pos=0, endpos=9223372036854775807)", c)]
+fn p_search(
+    vm: &dyn Vm,
+    this: This<Pattern>,
+    string: &Value,
+    pos: &Value,
+    endpos: &Value,
+) -> PyResult<Value> {
+    run_one(vm, this, string, pos, endpos, Mode::Search)
 }
 
-fn p_match(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    run_one(vm, a, Mode::Match)
+/// A match starting at pos, or None.
+#[native("Pattern.match(self, string, pos=0, endpos=9223372036854775807)", c)]
+fn p_match(
+    vm: &dyn Vm,
+    this: This<Pattern>,
+    string: &Value,
+    pos: &Value,
+    endpos: &Value,
+) -> PyResult<Value> {
+    run_one(vm, this, string, pos, endpos, Mode::Match)
 }
 
-fn p_fullmatch(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    run_one(vm, a, Mode::Full)
+/// A match of the whole of string[pos:endpos], or None.
+#[native(
+    "Pattern.fullmatch(self, string, pos=0, endpos=9223372036854775807)",
+    c
+)]
+fn p_fullmatch(
+    vm: &dyn Vm,
+    this: This<Pattern>,
+    string: &Value,
+    pos: &Value,
+    endpos: &Value,
+) -> PyResult<Value> {
+    run_one(vm, this, string, pos, endpos, Mode::Full)
 }
 
-/// The matches of `a.get(0)` in `subject` between pos and endpos as Match objects.
+/// The matches of the pattern `pat_v` in `subject` between pos and endpos as Match objects.
 fn matches(
     vm: &dyn Vm,
     pat_v: &Value,
@@ -299,179 +336,57 @@ fn matches(
         .collect())
 }
 
-fn p_findall(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let groups = this(a)?.groups;
-    let ms = matches(vm, a.get(0), a.get(1), a.get(2), a.get(3), 0)?;
+/// All matches: strings, or tuples of groups.
+#[native("Pattern.findall(self, string, pos=0, endpos=9223372036854775807)", c)]
+fn p_findall(
+    vm: &dyn Vm,
+    this: This<Pattern>,
+    string: &Value,
+    pos: &Value,
+    endpos: &Value,
+) -> PyResult<Vec<Value>> {
+    let groups = this.groups;
+    let ms = matches(vm, this.value, string, pos, endpos, 0)?;
     let empty = Value::str("");
-    Ok(Value::list(
-        ms.iter()
-            .map(|m| match groups {
-                0 => m.group_str(0).unwrap_or(empty.clone()),
-                1 => m.group_str(1).unwrap_or(empty.clone()),
-                n => Value::tuple(
-                    (1..=n)
-                        .map(|g| m.group_str(g).unwrap_or(empty.clone()))
-                        .collect(),
-                ),
-            })
-            .collect(),
-    ))
+    Ok(ms
+        .iter()
+        .map(|m| match groups {
+            0 => m.group_str(0).unwrap_or(empty.clone()),
+            1 => m.group_str(1).unwrap_or(empty.clone()),
+            n => Value::tuple(
+                (1..=n)
+                    .map(|g| m.group_str(g).unwrap_or(empty.clone()))
+                    .collect(),
+            ),
+        })
+        .collect())
 }
 
-fn p_finditer(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let ms = matches(vm, a.get(0), a.get(1), a.get(2), a.get(3), 0)?;
+/// An iterator over the matches.
+#[native("Pattern.finditer(self, string, pos=0, endpos=9223372036854775807)", c)]
+fn p_finditer(
+    vm: &dyn Vm,
+    this: This<Pattern>,
+    string: &Value,
+    pos: &Value,
+    endpos: &Value,
+) -> PyResult<Value> {
+    let ms = matches(vm, this.value, string, pos, endpos, 0)?;
     let list = Value::list(ms.into_iter().map(Value::native).collect());
     vm.iter(&list)
 }
 
-/// One piece of a replacement template.
-pub enum Piece {
-    /// Literal text.
-    Lit(String),
-    /// A group's text (empty when it did not take part).
-    Group(usize),
-}
-
-/// Parses a replacement template (`\1`, `\g<name>`, `\g<0>`, `\n` …) as CPython does.
-pub fn parse_template(pat: &Pattern, tpl: &str) -> PyResult<Vec<Piece>> {
-    let c: Vec<char> = tpl.chars().collect();
-    let mut out = Vec::new();
-    let mut lit = String::new();
-    let mut i = 0;
-    let perr = |msg: String, pos: usize| re_error(&msg, Some(tpl), Some(pos));
-    let group = |lit: &mut String, out: &mut Vec<Piece>, g: usize| {
-        if !lit.is_empty() {
-            out.push(Piece::Lit(std::mem::take(lit)));
-        }
-        out.push(Piece::Group(g));
-    };
-    while i < c.len() {
-        if c[i] != '\\' {
-            lit.push(c[i]);
-            i += 1;
-            continue;
-        }
-        let Some(&e) = c.get(i + 1) else {
-            return Err(perr("bad escape (end of pattern)".into(), i));
-        };
-        match e {
-            'g' => {
-                if c.get(i + 2) != Some(&'<') {
-                    return Err(perr("missing <".into(), i + 2));
-                }
-                let s = i + 3;
-                let Some(len) = c[s..].iter().position(|x| *x == '>') else {
-                    return Err(perr("missing >, unterminated name".into(), s));
-                };
-                let name: String = c[s..s + len].iter().collect();
-                if name.is_empty() {
-                    return Err(perr("missing group name".into(), s));
-                }
-                let g = if name.chars().all(|x| x.is_ascii_digit()) {
-                    let g: usize = name.parse().unwrap_or(usize::MAX);
-                    if g > pat.groups {
-                        return Err(perr(format!("invalid group reference {name}"), s));
-                    }
-                    g
-                } else if name
-                    .chars()
-                    .next()
-                    .is_some_and(|x| x.is_alphabetic() || x == '_')
-                    && name.chars().all(|x| x.is_alphanumeric() || x == '_')
-                {
-                    pat.group_index(&name).ok_or_else(|| {
-                        PyErr::new(ExcType::IndexError, format!("unknown group name '{name}'"))
-                    })?
-                } else {
-                    return Err(perr(format!("bad character in group name '{name}'"), s));
-                };
-                group(&mut lit, &mut out, g);
-                i = s + len + 1;
-            }
-            '0'..='9' => {
-                let oct = |k: usize| c.get(k).is_some_and(|x| ('0'..='7').contains(x));
-                if e == '0' || (oct(i + 1) && oct(i + 2) && oct(i + 3)) {
-                    let mut v = 0u32;
-                    let mut j = i + 1;
-                    while j < i + 4 && oct(j) {
-                        v = v * 8 + c[j].to_digit(8).unwrap_or(0);
-                        j += 1;
-                    }
-                    if v > 0o377 {
-                        let t: String = c[i..j].iter().collect();
-                        return Err(perr(
-                            format!("octal escape value {t} outside of range 0-0o377"),
-                            i,
-                        ));
-                    }
-                    lit.push(char::from_u32(v).unwrap_or('\0'));
-                    i = j;
-                } else {
-                    let mut j = i + 2;
-                    if c.get(j).is_some_and(|x| x.is_ascii_digit()) {
-                        j += 1;
-                    }
-                    let num: String = c[i + 1..j].iter().collect();
-                    let g: usize = num.parse().unwrap_or(usize::MAX);
-                    if g > pat.groups {
-                        return Err(perr(format!("invalid group reference {num}"), i + 1));
-                    }
-                    group(&mut lit, &mut out, g);
-                    i = j;
-                }
-            }
-            'n' | 't' | 'r' | 'a' | 'f' | 'v' | 'b' | '\\' => {
-                lit.push(match e {
-                    'n' => '\n',
-                    't' => '\t',
-                    'r' => '\r',
-                    'a' => '\x07',
-                    'f' => '\x0c',
-                    'v' => '\x0b',
-                    'b' => '\x08',
-                    _ => '\\',
-                });
-                i += 2;
-            }
-            e if e.is_ascii_alphanumeric() => {
-                return Err(perr(format!("bad escape \\{e}"), i));
-            }
-            e => {
-                lit.push('\\');
-                lit.push(e);
-                i += 2;
-            }
-        }
-    }
-    if !lit.is_empty() {
-        out.push(Piece::Lit(lit));
-    }
-    Ok(out)
-}
-
-/// A template expanded for one match.
-pub fn expand(m: &MatchObj, pieces: &[Piece]) -> String {
-    let mut s = String::new();
-    for p in pieces {
-        match p {
-            Piece::Lit(t) => s.push_str(t),
-            Piece::Group(g) => {
-                if let Some((a, b)) = m.spans[*g] {
-                    s.push_str(m.text.slice(a, b));
-                }
-            }
-        }
-    }
-    s
-}
-
-fn subn_impl(vm: &dyn Vm, a: &Args) -> PyResult<(String, usize)> {
-    let pat = this(a)?;
-    let repl = a.get(1);
-    let count = int_arg(a.get(3), vm)?;
-    let text = text_arg(a.get(2))?;
+fn subn_impl(
+    vm: &dyn Vm,
+    this: This<Pattern>,
+    repl: &Value,
+    string: &Value,
+    count: &Value,
+) -> PyResult<(String, usize)> {
+    let count = int_arg(count, vm)?;
+    let text = text_arg(string)?;
     let pieces = match repl.as_builtin() {
-        Value::Str(t) => Some(parse_template(pat, t)?),
+        Value::Str(t) => Some(parse_template(&this, t)?),
         Value::Bytes(_) => {
             return Err(text_arg(repl)
                 .err()
@@ -484,8 +399,8 @@ fn subn_impl(vm: &dyn Vm, a: &Args) -> PyResult<(String, usize)> {
     }
     let ms = matches(
         vm,
-        a.get(0),
-        a.get(2),
+        this.value,
+        string,
         &Value::Int(0),
         &Value::Int(i64::MAX),
         count as usize,
@@ -533,26 +448,49 @@ fn subn_impl(vm: &dyn Vm, a: &Args) -> PyResult<(String, usize)> {
     Ok((out, n))
 }
 
-fn p_sub(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::str(subn_impl(vm, a)?.0))
+/// The string with matches replaced.
+#[native("Pattern.sub(self, repl, string, count=0)", c)]
+fn p_sub(
+    vm: &dyn Vm,
+    this: This<Pattern>,
+    repl: &Value,
+    string: &Value,
+    count: &Value,
+) -> PyResult<String> {
+    Ok(subn_impl(vm, this, repl, string, count)?.0)
 }
 
-fn p_subn(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (s, n) = subn_impl(vm, a)?;
+/// `(new_string, number_of_subs)`.
+#[native("Pattern.subn(self, repl, string, count=0)", c)]
+fn p_subn(
+    vm: &dyn Vm,
+    this: This<Pattern>,
+    repl: &Value,
+    string: &Value,
+    count: &Value,
+) -> PyResult<Value> {
+    let (s, n) = subn_impl(vm, this, repl, string, count)?;
     Ok(Value::tuple(vec![Value::str(s), Value::Int(n as i64)]))
 }
 
-fn p_split(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let groups = this(a)?.groups;
-    let maxsplit = int_arg(a.get(2), vm)?;
-    let text = Text::new(text_arg(a.get(1))?);
+/// The string split at the matches.
+#[native("Pattern.split(self, string, maxsplit=0)", c)]
+fn p_split(
+    vm: &dyn Vm,
+    this: This<Pattern>,
+    string: &Value,
+    maxsplit: &Value,
+) -> PyResult<Vec<Value>> {
+    let groups = this.groups;
+    let maxsplit = int_arg(maxsplit, vm)?;
+    let text = Text::new(text_arg(string)?);
     if maxsplit < 0 {
-        return Ok(Value::list(vec![a.get(1).clone()]));
+        return Ok(vec![string.clone()]);
     }
     let ms = matches(
         vm,
-        a.get(0),
-        a.get(1),
+        this.value,
+        string,
         &Value::Int(0),
         &Value::Int(i64::MAX),
         maxsplit as usize,
@@ -568,7 +506,35 @@ fn p_split(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         last = e;
     }
     out.push(Value::str(text.slice(last, text.len())));
-    Ok(Value::list(out))
+    Ok(out)
+}
+
+/// The pattern as given.
+#[native("Pattern.pattern(self)")]
+fn p_pattern(this: &Pattern) -> Value {
+    this.source.clone()
+}
+
+/// The flags, inline ones included.
+#[native("Pattern.flags(self)")]
+fn p_flags(this: &Pattern) -> i64 {
+    this.flags
+}
+
+/// The number of groups.
+#[native("Pattern.groups(self)")]
+fn p_groups(this: &Pattern) -> usize {
+    this.groups
+}
+
+/// The group numbers by name.
+#[native("Pattern.groupindex(self)")]
+fn p_groupindex(this: &Pattern) -> Value {
+    let mut d = Dict::new();
+    for (n, g) in &this.names {
+        d.insert_str(n, Value::Int(*g as i64));
+    }
+    Value::dict(d)
 }
 
 /// The flags part of a Pattern's repr, in CPython's order.
@@ -602,8 +568,8 @@ impl NativeObject for Pattern {
         self
     }
 
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(pattern_class())
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&PATTERN)
     }
 
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
@@ -624,34 +590,6 @@ impl NativeObject for Pattern {
         })
     }
 
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "pattern" => Some(self.source.clone()),
-            "flags" => Some(Value::Int(self.flags)),
-            "groups" => Some(Value::Int(self.groups as i64)),
-            "groupindex" => {
-                let mut d = Dict::new();
-                for (n, g) in &self.names {
-                    d.insert_str(n, Value::Int(*g as i64));
-                }
-                Some(Value::dict(d))
-            }
-            _ => match pattern_class().lookup(name) {
-                Some(Value::NativeFunction(f)) => Some(f.bind(this.clone())),
-                other => other,
-            },
-        })
-    }
-
-    fn dir(&self) -> Vec<String> {
-        let mut v: Vec<String> = ["pattern", "flags", "groups", "groupindex"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        v.extend(pattern_class().dict.borrow().keys().map(|k| k.to_string()));
-        v
-    }
-
     fn compare(
         &self,
         this: &Value,
@@ -669,55 +607,4 @@ impl NativeObject for Pattern {
         };
         Ok(crate::value::native::equality(op, same))
     }
-}
-
-fn make_class() -> Rc<Class> {
-    let c = Class::new_builtin("Pattern", "re", None, ClassKind::Native);
-    let max = "9223372036854775807";
-    let sigs: [(String, crate::value::NativeFn, &'static str); 8] = [
-        (
-            format!("Pattern.search(self, string, pos=0, endpos={max})"),
-            p_search,
-            "The first match at or after pos, or None.",
-        ),
-        (
-            format!("Pattern.match(self, string, pos=0, endpos={max})"),
-            p_match,
-            "A match starting at pos, or None.",
-        ),
-        (
-            format!("Pattern.fullmatch(self, string, pos=0, endpos={max})"),
-            p_fullmatch,
-            "A match of the whole of string[pos:endpos], or None.",
-        ),
-        (
-            format!("Pattern.findall(self, string, pos=0, endpos={max})"),
-            p_findall,
-            "All matches: strings, or tuples of groups.",
-        ),
-        (
-            format!("Pattern.finditer(self, string, pos=0, endpos={max})"),
-            p_finditer,
-            "An iterator over the matches.",
-        ),
-        (
-            "Pattern.sub(self, repl, string, count=0)".into(),
-            p_sub,
-            "The string with matches replaced.",
-        ),
-        (
-            "Pattern.subn(self, repl, string, count=0)".into(),
-            p_subn,
-            "`(new_string, number_of_subs)`.",
-        ),
-        (
-            "Pattern.split(self, string, maxsplit=0)".into(),
-            p_split,
-            "The string split at the matches.",
-        ),
-    ];
-    for (sig, f, doc) in sigs {
-        add_method(&c, &sig, f, doc);
-    }
-    c
 }
