@@ -60,7 +60,7 @@ const KNOWN: &[&str] = &[
     "object/attr.rs -> modules",
     "object/types/misc.rs -> modules",
     "object/types/mod.rs -> modules",
-    "object/types/slots.rs -> modules",
+    "object/types/slots_num.rs -> modules",
     "value/object.rs -> modules",
 ];
 
