@@ -78,7 +78,8 @@ const CALLABLES: &[ValueType] = &[T::Function, T::NativeFunction, T::BoundMethod
 
 /// One slot method: the native (written for `object`, its signature's
 /// name `object.__add__`; each type gets it under its own name) and the
-/// types that have it.
+/// types that have it. The slot natives carry no `///` text: their
+/// `__doc__` is None.
 struct Slot(NativeDef, Owners);
 
 impl Slot {
