@@ -135,13 +135,16 @@ impl<'a> FromArg<'a> for Value {
     }
 }
 
-/// An int (a bool counts; an int subclass converts as its value).
+/// An int (a bool counts; an int subclass converts as its value). As the
+/// receiver of a method (`int.bit_length(self)`), the wrong type gets the
+/// descriptor message.
 impl<'a> FromArg<'a> for i64 {
-    fn from_arg(_vm: &dyn Vm, args: &'a Args, i: usize, _cx: &ArgCtx) -> PyResult<Self> {
+    fn from_arg(_vm: &dyn Vm, args: &'a Args, i: usize, cx: &ArgCtx) -> PyResult<Self> {
         let v = args.get(i);
         match v.as_builtin() {
             Value::Int(n) => Ok(*n),
             Value::Bool(b) => Ok(*b as i64),
+            _ if cx.param == "self" => Err(cx.must_be("int", v)),
             _ => Err(PyErr::new(
                 ExcType::TypeError,
                 format!(
@@ -153,12 +156,14 @@ impl<'a> FromArg<'a> for i64 {
     }
 }
 
-/// A float (ints and bools convert).
+/// A float (ints and bools convert). The receiver of a method
+/// (`float.hex(self)`) must be a float itself, else the descriptor message.
 impl<'a> FromArg<'a> for f64 {
-    fn from_arg(_vm: &dyn Vm, args: &'a Args, i: usize, _cx: &ArgCtx) -> PyResult<Self> {
+    fn from_arg(_vm: &dyn Vm, args: &'a Args, i: usize, cx: &ArgCtx) -> PyResult<Self> {
         let v = args.get(i);
         match v.as_builtin() {
             Value::Float(f) => Ok(*f),
+            _ if cx.param == "self" => Err(cx.must_be("float", v)),
             Value::Int(n) => Ok(*n as f64),
             Value::Bool(b) => Ok(*b as i64 as f64),
             _ => Err(PyErr::new(

@@ -57,7 +57,11 @@ pub fn builtins() -> Vec<(&'static str, Value)> {
         "complex",
         "bytearray",
     ] {
-        out.push((name, Value::Class(native_class(name))));
+        let class = match name {
+            "complex" => crate::object::types::complex::COMPLEX.class(),
+            _ => native_class(name),
+        };
+        out.push((name, Value::Class(class)));
     }
     for ty in ExcType::ALL {
         if ty.is_builtin_name() {

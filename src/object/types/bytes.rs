@@ -10,88 +10,42 @@ mod codecs;
 
 pub use codecs::{decode_bytes, encode_str};
 
-use super::{add_method, add_new, descriptor_error, type_error, value_error};
-use crate::value::{Args, Class, PyResult, Value, Vm};
+use super::{type_error, value_error};
+use crate::object::spec::add_member;
+use crate::object::{native, Given, Member};
+use crate::value::{Class, PyResult, Value, Vm};
+
+/// `bytes`' constructor and own methods; those that mean the same as
+/// `str`'s (`split`, `startswith` …) are in `bytes_str`, between the two
+/// halves of this table in the class's namespace.
+static MEMBERS: [&[Member]; 3] = [
+    &[
+        Member::New(bytes_new::DEF),
+        Member::Method(decode::DEF),
+        Member::Method(hex::DEF),
+    ],
+    bytes_str::MEMBERS,
+    &[
+        Member::ClassMethod(fromhex::DEF),
+        Member::Method(splitlines::DEF),
+        Member::Method(join::DEF),
+        Member::Method(isascii::DEF),
+        Member::Method(translate::DEF),
+        Member::StaticMethod(maketrans::DEF),
+    ],
+];
 
 /// Registers `bytes`' constructor and methods.
 pub fn register(c: &Class) {
-    add_new(
-        c,
-        "bytes(source=None, encoding=None, errors=None)",
-        bytes_new,
-        "Bytes from a str and encoding, an iterable of ints, or a count of zero bytes.",
-    );
-    add_method(
-        c,
-        "bytes.decode(self, encoding='utf-8', errors='strict')",
-        decode,
-        "The bytes as a str: `b'hi'.decode() == 'hi'`.",
-    );
-    add_method(
-        c,
-        "bytes.hex(self, sep=None, bytes_per_sep=1)",
-        hex,
-        "The bytes as hex digits: `b'\\x01\\xff'.hex() == '01ff'`.",
-    );
-    add_method(
-        c,
-        "bytes.startswith(self, prefix, /)",
-        startswith,
-        "Whether the bytes start with `prefix`.",
-    );
-    add_method(
-        c,
-        "bytes.endswith(self, suffix, /)",
-        endswith,
-        "Whether the bytes end with `suffix`.",
-    );
-    for (name, f) in bytes_str::METHODS {
-        // The str method's own signature checks the arguments; leaked once
-        // per method at start-up, as the signature strings must be 'static.
-        let sig: &'static str =
-            Box::leak(format!("bytes.{name}(self, /, *args, **kwargs)").into_boxed_str());
-        add_method(c, sig, *f, "As the str method of the same name, on bytes.");
+    for m in MEMBERS.iter().copied().flatten() {
+        add_member(c, m);
     }
-    super::add_class_method(
-        c,
-        "bytes.fromhex(cls, string, /)",
-        fromhex,
-        "The bytes that hex digits write: `bytes.fromhex('01ff') == b'\\x01\\xff'`.",
-    );
-    add_method(
-        c,
-        "bytes.splitlines(self, /, keepends=False)",
-        splitlines,
-        "The lines, split at \\n, \\r and \\r\\n.",
-    );
-    add_method(
-        c,
-        "bytes.join(self, iterable, /)",
-        join,
-        "Concatenates bytes with `self` between them.",
-    );
-    add_method(
-        c,
-        "bytes.isascii(self, /)",
-        isascii,
-        "Whether every byte is below 0x80 (true when empty).",
-    );
-    add_method(
-        c,
-        "bytes.translate(self, table, /, delete=None)",
-        translate,
-        "The bytes mapped through a 256-byte table (None: unchanged), without those in `delete`.",
-    );
-    super::add_static_method(
-        c,
-        "bytes.maketrans(frm, to, /)",
-        maketrans,
-        "The 256-byte table for `translate` mapping each byte of `frm` to the one of `to`.",
-    );
 }
 
-fn isascii(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Bool(this(a, "isascii")?.is_ascii()))
+/// Whether every byte is below 0x80 (true when empty).
+#[native("bytes.isascii(self, /)", c)]
+fn isascii(this: &Rc<Vec<u8>>) -> bool {
+    this.is_ascii()
 }
 
 /// A bytes-like argument (bytes only here) or CPython's TypeError.
@@ -105,9 +59,11 @@ fn buffer_arg(v: &Value) -> PyResult<&[u8]> {
     }
 }
 
-fn translate(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let src = this(a, "translate")?;
-    let table = match a.get(1) {
+/// The bytes mapped through a 256-byte table (None: unchanged), without those in `delete`.
+#[native("bytes.translate(self, table, /, delete=None)", c)]
+fn translate(this: &Rc<Vec<u8>>, table: &Value, delete: &Value) -> PyResult<Value> {
+    let src = this;
+    let table = match table {
         Value::None => None,
         t => {
             let t = buffer_arg(t)?;
@@ -117,7 +73,7 @@ fn translate(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             Some(t)
         }
     };
-    let delete = match a.get(2) {
+    let delete = match delete {
         Value::None => &[][..],
         d => buffer_arg(d)?,
     };
@@ -129,8 +85,10 @@ fn translate(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::Bytes(Rc::new(out)))
 }
 
-fn maketrans(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (frm, to) = (buffer_arg(a.get(0))?, buffer_arg(a.get(1))?);
+/// The 256-byte table for `translate` mapping each byte of `frm` to the one of `to`.
+#[native("bytes.maketrans(frm, to, /)", c)]
+fn maketrans(frm: &Value, to: &Value) -> PyResult<Value> {
+    let (frm, to) = (buffer_arg(frm)?, buffer_arg(to)?);
     if frm.len() != to.len() {
         return Err(value_error("maketrans arguments must have same length"));
     }
@@ -141,27 +99,30 @@ fn maketrans(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::Bytes(Rc::new(table)))
 }
 
-fn this<'a>(a: &'a Args, name: &str) -> PyResult<&'a Rc<Vec<u8>>> {
-    match a.get(0) {
-        Value::Bytes(b) => Ok(b),
-        other => Err(descriptor_error(name, "bytes", other)),
-    }
-}
-
-fn bytes_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+/// Bytes from a str and encoding, an iterable of ints, or a count of zero bytes.
+#[native("bytes(source=None, encoding=None, errors=None)", c_ctor)]
+fn bytes_new(
+    vm: &dyn Vm,
+    source: Given<&Value>,
+    encoding: Option<&Value>,
+    errors: Option<&Value>,
+) -> PyResult<Value> {
+    let Given(source) = source;
+    let given = source.is_some();
+    let source = source.unwrap_or(&Value::None);
     // An int (str…) subclass's instance stands for its value: `bytes(member)`.
-    let src = a.get(0).as_builtin();
+    let src = source.as_builtin();
     if let Value::Str(s) = src {
-        return match a.opt(1).map(Value::as_builtin) {
-            Some(Value::Str(enc)) => encode_str(s, enc, a.opt(2)),
+        return match encoding.map(Value::as_builtin) {
+            Some(Value::Str(enc)) => encode_str(s, enc, errors),
             _ => Err(type_error("string argument without an encoding")),
         };
     }
-    if a.opt(1).is_some() {
+    if encoding.is_some() {
         return Err(type_error("encoding without a string argument"));
     }
     Ok(Value::Bytes(Rc::new(match src {
-        Value::None if !a.was_given(0) => Vec::new(),
+        Value::None if !given => Vec::new(),
         Value::Bytes(b) => b.to_vec(),
         Value::Int(n) => {
             let n = usize::try_from(*n).map_err(|_| value_error("negative count"))?;
@@ -171,7 +132,7 @@ fn bytes_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         Value::None | Value::Float(_) => {
             return Err(type_error(format!(
                 "cannot convert '{}' object to bytes",
-                a.get(0).type_name()
+                source.type_name()
             )))
         }
         other => vm
@@ -189,14 +150,17 @@ fn bytes_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     })))
 }
 
-fn decode(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    decode_bytes(this(a, "decode")?, a.opt(1), a.opt(2))
+/// The bytes as a str: `b'hi'.decode() == 'hi'`.
+#[native("bytes.decode(self, encoding='utf-8', errors='strict')", c)]
+fn decode(this: &Rc<Vec<u8>>, encoding: Option<&Value>, errors: Option<&Value>) -> PyResult<Value> {
+    decode_bytes(this, encoding, errors)
 }
 
-fn hex(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let b = this(a, "hex")?;
-    let digits: Vec<String> = b.iter().map(|x| format!("{x:02x}")).collect();
-    let sep = match a.get(1).as_builtin() {
+/// The bytes as hex digits: `b'\x01\xff'.hex() == '01ff'`.
+#[native("bytes.hex(self, sep=None, bytes_per_sep=1)", c)]
+fn hex(vm: &dyn Vm, this: &Rc<Vec<u8>>, sep: &Value, bytes_per_sep: &Value) -> PyResult<Value> {
+    let digits: Vec<String> = this.iter().map(|x| format!("{x:02x}")).collect();
+    let sep = match sep.as_builtin() {
         Value::None => return Ok(Value::str(digits.concat())),
         Value::Str(s) if s.chars().count() == 1 && s.is_ascii() => s.to_string(),
         Value::Bytes(s) if s.len() == 1 && s[0].is_ascii() => (s[0] as char).to_string(),
@@ -212,7 +176,7 @@ fn hex(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     };
     // Groups of `per` bytes, counted from the right (from the left when
     // bytes_per_sep is negative).
-    let per = super::int_arg(a.get(2), vm)?;
+    let per = super::int_arg(bytes_per_sep, vm)?;
     let n = per.unsigned_abs().max(1) as usize;
     let mut groups: Vec<String> = Vec::new();
     if per < 0 {
@@ -227,32 +191,12 @@ fn hex(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::str(groups.join(&sep)))
 }
 
-fn bytes_arg<'a>(v: &'a Value, name: &str) -> PyResult<&'a [u8]> {
-    match v {
-        Value::Bytes(b) => Ok(b),
-        other => Err(type_error(format!(
-            "{name} first arg must be bytes or a tuple of bytes, not {}",
-            other.type_name()
-        ))),
-    }
-}
-
-fn startswith(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Bool(
-        this(a, "startswith")?.starts_with(bytes_arg(a.get(1), "startswith")?),
-    ))
-}
-
-fn endswith(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Bool(
-        this(a, "endswith")?.ends_with(bytes_arg(a.get(1), "endswith")?),
-    ))
-}
-
-fn join(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let sep = this(a, "join")?;
+/// Concatenates bytes with `self` between them.
+#[native("bytes.join(self, iterable, /)", c)]
+fn join(vm: &dyn Vm, this: &Rc<Vec<u8>>, iterable: &Value) -> PyResult<Value> {
+    let sep = this;
     let mut out = Vec::new();
-    for (i, it) in vm.collect(a.get(1))?.iter().enumerate() {
+    for (i, it) in vm.collect(iterable)?.iter().enumerate() {
         if i > 0 {
             out.extend_from_slice(sep);
         }
@@ -269,11 +213,13 @@ fn join(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::Bytes(Rc::new(out)))
 }
 
-fn fromhex(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let Value::Str(s) = a.get(1).as_builtin() else {
+/// The bytes that hex digits write: `bytes.fromhex('01ff') == b'\x01\xff'`.
+#[native("bytes.fromhex(cls, string, /)", c)]
+fn fromhex(vm: &dyn Vm, cls: &Value, string: &Value) -> PyResult<Value> {
+    let Value::Str(s) = string.as_builtin() else {
         return Err(type_error(format!(
             "fromhex() argument must be str, not {}",
-            a.get(1).type_name()
+            string.type_name()
         )));
     };
     let chars: Vec<char> = s.chars().collect();
@@ -302,12 +248,14 @@ fn fromhex(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         }
         i += 2;
     }
-    super::of_class(vm, a.get(0), Value::Bytes(Rc::new(out)))
+    super::of_class(vm, cls, Value::Bytes(Rc::new(out)))
 }
 
-fn splitlines(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let b = this(a, "splitlines")?;
-    let keep = super::int_arg(a.get(1), vm)? != 0;
+/// The lines, split at \n, \r and \r\n.
+#[native("bytes.splitlines(self, /, keepends=False)", c)]
+fn splitlines(vm: &dyn Vm, this: &Rc<Vec<u8>>, keepends: &Value) -> PyResult<Value> {
+    let b = this;
+    let keep = super::int_arg(keepends, vm)? != 0;
     let mut out = Vec::new();
     let (mut start, mut i) = (0, 0);
     while i < b.len() {

@@ -11,7 +11,8 @@
 use std::rc::Rc;
 
 use super::type_error;
-use crate::value::{Args, PyResult, Value, Vm};
+use crate::object::{native, Kwargs, Member};
+use crate::value::{PyResult, Value, Vm};
 
 const PRIVATE: u32 = 0xe000;
 
@@ -66,15 +67,14 @@ fn result_out(v: Value) -> Value {
     }
 }
 
-/// Runs str method `name` for a bytes receiver (`a`: self, `*args`, `**kwargs`).
-fn delegate(vm: &dyn Vm, a: &Args, name: &str) -> PyResult<Value> {
-    let Value::Bytes(me) = a.get(0) else {
-        return Err(type_error(format!(
-            "descriptor '{name}' for 'bytes' objects doesn't apply to a '{}' object",
-            a.get(0).type_name()
-        )));
-    };
-    let given = a.varargs(1);
+/// Runs str method `name` for a bytes receiver `me`.
+fn delegate(
+    vm: &dyn Vm,
+    me: &[u8],
+    given: &[Value],
+    kwargs: Kwargs,
+    name: &str,
+) -> PyResult<Value> {
     // CPython's bytes-specific argument errors, before handing over.
     match (name, given.first(), given.get(1)) {
         ("center" | "ljust" | "rjust", _, Some(fill)) => match fill {
@@ -104,21 +104,11 @@ fn delegate(vm: &dyn Vm, a: &Args, name: &str) -> PyResult<Value> {
             u8::try_from(*i).map_err(|_| super::value_error("byte must be in range(0, 256)"))?;
         args[0] = Value::str(stand_in(&[byte]));
     }
-    let kwargs = match a.get(2) {
-        Value::Dict(d) => d
-            .borrow()
-            .items()
-            .into_iter()
-            .map(|(k, v)| {
-                let key: Rc<str> = match &k {
-                    Value::Str(s) => Rc::from(s.as_str()),
-                    _ => Rc::from(""),
-                };
-                Ok((key, arg_in(&v)?))
-            })
-            .collect::<PyResult<Vec<_>>>()?,
-        _ => Vec::new(),
-    };
+    let kwargs = kwargs
+        .0
+        .into_iter()
+        .map(|(k, v)| Ok((k, arg_in(&v)?)))
+        .collect::<PyResult<Vec<_>>>()?;
     let method = vm.getattr(&Value::str(stand_in(me)), name)?;
     vm.call(&method, args, kwargs).map(result_out).map_err(|e| {
         if e.is(crate::value::ExcType::ValueError) && matches!(name, "index" | "rindex") {
@@ -130,21 +120,54 @@ fn delegate(vm: &dyn Vm, a: &Args, name: &str) -> PyResult<Value> {
 }
 
 macro_rules! delegated {
-    ($($name:ident),* $(,)?) => {
-        $(fn $name(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-            delegate(vm, a, stringify!($name))
-        })*
+    ($($name:ident $sig:literal,)*) => {
+        $(
+            /// As the str method of the same name, on bytes.
+            #[native($sig, c)]
+            fn $name(vm: &dyn Vm, this: &Rc<Vec<u8>>, args: &[Value], kwargs: Kwargs) -> PyResult<Value> {
+                delegate(vm, this, args, kwargs, stringify!($name))
+            }
+        )*
 
-        /// The delegated methods: (name, function).
-        pub(super) const METHODS: &[(&str, crate::value::NativeFn)] = &[
-            $((stringify!($name), $name),)*
-        ];
+        /// The delegated methods.
+        pub(super) static MEMBERS: &[Member] = &[$(Member::Method($name::DEF)),*];
     };
 }
 
+// The str method's own signature checks the arguments.
 delegated! {
-    split, rsplit, strip, lstrip, rstrip, replace, find, rfind, index, rindex, count,
-    partition, rpartition, upper, lower, swapcase, title, capitalize, center, ljust, rjust,
-    zfill, expandtabs, removeprefix, removesuffix, isalpha, isdigit, isalnum, isspace,
-    islower, isupper, istitle, startswith, endswith,
+    startswith "bytes.startswith(self, /, *args, **kwargs)",
+    endswith "bytes.endswith(self, /, *args, **kwargs)",
+    split "bytes.split(self, /, *args, **kwargs)",
+    rsplit "bytes.rsplit(self, /, *args, **kwargs)",
+    strip "bytes.strip(self, /, *args, **kwargs)",
+    lstrip "bytes.lstrip(self, /, *args, **kwargs)",
+    rstrip "bytes.rstrip(self, /, *args, **kwargs)",
+    replace "bytes.replace(self, /, *args, **kwargs)",
+    find "bytes.find(self, /, *args, **kwargs)",
+    rfind "bytes.rfind(self, /, *args, **kwargs)",
+    index "bytes.index(self, /, *args, **kwargs)",
+    rindex "bytes.rindex(self, /, *args, **kwargs)",
+    count "bytes.count(self, /, *args, **kwargs)",
+    partition "bytes.partition(self, /, *args, **kwargs)",
+    rpartition "bytes.rpartition(self, /, *args, **kwargs)",
+    upper "bytes.upper(self, /, *args, **kwargs)",
+    lower "bytes.lower(self, /, *args, **kwargs)",
+    swapcase "bytes.swapcase(self, /, *args, **kwargs)",
+    title "bytes.title(self, /, *args, **kwargs)",
+    capitalize "bytes.capitalize(self, /, *args, **kwargs)",
+    center "bytes.center(self, /, *args, **kwargs)",
+    ljust "bytes.ljust(self, /, *args, **kwargs)",
+    rjust "bytes.rjust(self, /, *args, **kwargs)",
+    zfill "bytes.zfill(self, /, *args, **kwargs)",
+    expandtabs "bytes.expandtabs(self, /, *args, **kwargs)",
+    removeprefix "bytes.removeprefix(self, /, *args, **kwargs)",
+    removesuffix "bytes.removesuffix(self, /, *args, **kwargs)",
+    isalpha "bytes.isalpha(self, /, *args, **kwargs)",
+    isdigit "bytes.isdigit(self, /, *args, **kwargs)",
+    isalnum "bytes.isalnum(self, /, *args, **kwargs)",
+    isspace "bytes.isspace(self, /, *args, **kwargs)",
+    islower "bytes.islower(self, /, *args, **kwargs)",
+    isupper "bytes.isupper(self, /, *args, **kwargs)",
+    istitle "bytes.istitle(self, /, *args, **kwargs)",
 }

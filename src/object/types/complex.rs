@@ -4,14 +4,12 @@
 //! (numbers and strings).
 
 use std::any::Any;
-use std::rc::Rc;
 
 use super::{type_error, value_error};
+use crate::object::{native, ClassSpec, Given, Member, NativeClass, This};
 use crate::syntax::ast::BinOp;
 use crate::value::format::float_repr;
-use crate::value::{
-    Args, Class, ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value, Vm,
-};
+use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// A complex number.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -221,6 +219,25 @@ fn part(x: f64, sign: bool) -> String {
     s
 }
 
+/// The class `complex`.
+pub static COMPLEX: ClassSpec = ClassSpec {
+    name: "complex",
+    module: "builtins",
+    bases: &[],
+    members: &[
+        Member::New(complex_new::DEF),
+        Member::Getter(real::DEF),
+        Member::Getter(imag::DEF),
+        Member::Method(conjugate::DEF),
+        Member::Method(abs::DEF),
+        Member::Method(format::DEF),
+    ],
+};
+
+impl NativeClass for Complex {
+    const SPEC: &'static ClassSpec = &COMPLEX;
+}
+
 impl NativeObject for Complex {
     fn type_name(&self) -> &str {
         "complex"
@@ -230,8 +247,8 @@ impl NativeObject for Complex {
         self
     }
 
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(super::native_class("complex"))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&COMPLEX)
     }
 
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
@@ -239,17 +256,6 @@ impl NativeObject for Complex {
             format!("{}j", part(self.im, false))
         } else {
             format!("({}{}j)", part(self.re, false), part(self.im, true))
-        })
-    }
-
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "real" => Some(Value::Float(self.re)),
-            "imag" => Some(Value::Float(self.im)),
-            "conjugate" => Some(CONJUGATE.with(|f| f.bind(this.clone()))),
-            "__abs__" => Some(ABS.with(|f| f.bind(this.clone()))),
-            "__format__" => Some(FORMAT.with(|f| f.bind(this.clone()))),
-            _ => None,
         })
     }
 
@@ -331,17 +337,28 @@ impl NativeObject for Complex {
     }
 }
 
-fn this(a: &Args) -> PyResult<Complex> {
-    operand(a.get(0)).ok_or_else(|| type_error("descriptor requires a 'complex' object"))
+/// The real part.
+#[native("complex.real(self)")]
+fn real(this: &Complex) -> f64 {
+    this.re
 }
 
-fn conjugate(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let c = this(a)?;
-    Ok(Complex::value(c.re, -c.im))
+/// The imaginary part.
+#[native("complex.imag(self)")]
+fn imag(this: &Complex) -> f64 {
+    this.im
 }
 
-fn abs(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let c = this(a)?;
+/// The complex conjugate.
+#[native("complex.conjugate(self)", c)]
+fn conjugate(this: &Complex) -> Value {
+    Complex::value(this.re, -this.im)
+}
+
+/// abs(self)
+#[native("complex.__abs__(self)", c)]
+fn abs(this: &Complex) -> PyResult<f64> {
+    let c = this;
     let r = c.re.hypot(c.im);
     if r.is_infinite() && c.re.is_finite() && c.im.is_finite() {
         return Err(PyErr::new(
@@ -349,12 +366,14 @@ fn abs(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             "absolute value too large",
         ));
     }
-    Ok(Value::Float(r))
+    Ok(r)
 }
 
-fn format(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    match a.get(1) {
-        Value::Str(s) if s.is_empty() => Ok(Value::str(vm.repr(a.get(0))?)),
+/// format(self, spec)
+#[native("complex.__format__(self, format_spec, /)", c)]
+fn format(vm: &dyn Vm, this: This<Complex>, format_spec: &Value) -> PyResult<Value> {
+    match format_spec {
+        Value::Str(s) if s.is_empty() => Ok(Value::str(vm.repr(this.value)?)),
         _ => Err(PyErr::new(
             ExcType::NotImplementedError,
             "format specs for complex numbers are not supported in dist",
@@ -362,24 +381,12 @@ fn format(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     }
 }
 
-thread_local! {
-    static CONJUGATE: Rc<NativeFunction> =
-        NativeFunction::new_builtin("complex.conjugate(self)", conjugate, "The complex conjugate.");
-    static ABS: Rc<NativeFunction> =
-        NativeFunction::new_builtin("complex.__abs__(self)", abs, "abs(self)");
-    static FORMAT: Rc<NativeFunction> =
-        NativeFunction::new_builtin("complex.__format__(self, format_spec, /)", format, "format(self, spec)");
-}
-
-/// `complex(real=0, imag=0)`: from numbers, or from a string (`'1+2j'`).
-pub fn complex_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (real, imag) = (a.get(0), a.get(1));
-    let imag_given = a
-        .given
-        .as_ref()
-        .is_none_or(|g| g.get(1).copied().unwrap_or(false));
+/// A complex number: `complex(1, 2) == 1+2j`, `complex('1+2j')`.
+#[native("complex(real=0, imag=0)", c_ctor)]
+fn complex_new(vm: &dyn Vm, real: &Value, imag: Given<&Value>) -> PyResult<Value> {
+    let Given(imag) = imag;
     if let Value::Str(s) = real {
-        if imag_given {
+        if imag.is_some() {
             return Err(type_error(
                 "complex() can't take second arg if first is a string",
             ));
@@ -387,7 +394,7 @@ pub fn complex_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         let c = parse(s).ok_or_else(|| value_error("complex() arg is a malformed string"))?;
         return Ok(Value::native(c));
     }
-    if let Value::Str(_) = imag {
+    if let Some(Value::Str(_)) = imag {
         return Err(type_error("complex() second arg can't be a string"));
     }
     let (r, real_is_complex) = argument(vm, real, true)?.ok_or_else(|| {
@@ -399,7 +406,7 @@ pub fn complex_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     // real + imag * 1j, as CPython's complex_new combines them (a part is
     // added only when an argument is complex, so -0.0 stays -0.0).
     let mut re = r.re;
-    let im = if imag_given {
+    let im = if let Some(imag) = imag {
         let (i, imag_is_complex) = argument(vm, imag, false)?.ok_or_else(|| {
             type_error(format!(
                 "complex() second argument must be a number, not '{}'",

@@ -1,63 +1,41 @@
 //! `float`: the constructor (strings with `inf`/`nan`/underscores, numbers
 //! with `__float__`) and the common methods.
 
-use super::{
-    add_method, add_new, add_property, descriptor_error, int_overflow, type_error, value_error,
-};
+use super::{int_overflow, type_error, value_error};
+use crate::object::spec::add_member;
+use crate::object::{native, Member};
 use crate::value::format::str_repr;
-use crate::value::{Args, Class, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{Class, ExcType, PyErr, PyResult, Value, Vm};
+
+/// `float`'s constructor, methods and properties.
+pub static MEMBERS: &[Member] = &[
+    Member::New(float_new::DEF),
+    Member::Method(is_integer::DEF),
+    Member::Method(as_integer_ratio::DEF),
+    Member::Method(hex::DEF),
+    Member::Method(conjugate::DEF),
+    Member::ClassMethod(fromhex::DEF),
+    Member::Getter(real::DEF),
+    Member::Getter(imag::DEF),
+];
 
 /// Registers `float`'s constructor and methods.
 pub fn register(c: &Class) {
-    add_new(
-        c,
-        "float(x=0.0, /)",
-        float_new,
-        "A float from a number or a string: `float('1e-3') == 0.001`; `float('inf')`.",
-    );
-    add_method(
-        c,
-        "float.is_integer(self)",
-        is_integer,
-        "Whether the float has no fractional part.",
-    );
-    add_method(
-        c,
-        "float.as_integer_ratio(self)",
-        as_integer_ratio,
-        "The exact `(numerator, denominator)` of the float.",
-    );
-    add_method(
-        c,
-        "float.hex(self)",
-        hex,
-        "The exact value in hexadecimal: `(1.5).hex() == '0x1.8000000000000p+0'`.",
-    );
-    add_method(c, "float.conjugate(self)", conjugate, "The float itself.");
-    super::add_class_method(
-        c,
-        "float.fromhex(cls, string, /)",
-        fromhex,
-        "The float a hexadecimal string writes: `float.fromhex('0x1.8p1') == 3.0`.",
-    );
-    add_property(c, "float.real(self)", real, "The float itself.");
-    add_property(c, "float.imag(self)", imag, "Always 0.0.");
-}
-
-fn real(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Float(this(a, "real")?))
-}
-
-fn imag(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    this(a, "imag")?;
-    Ok(Value::Float(0.0))
-}
-
-fn this(a: &Args, name: &str) -> PyResult<f64> {
-    match a.get(0) {
-        Value::Float(x) => Ok(*x),
-        other => Err(descriptor_error(name, "float", other)),
+    for m in MEMBERS {
+        add_member(c, m);
     }
+}
+
+/// The float itself.
+#[native("float.real(self)")]
+fn real(this: f64) -> f64 {
+    this
+}
+
+/// Always 0.0.
+#[native("float.imag(self)")]
+fn imag(_this: f64) -> f64 {
+    0.0
 }
 
 /// Parses a float literal as `float(text)` does.
@@ -118,8 +96,10 @@ pub fn distinct_nan(x: f64) -> f64 {
     f64::from_bits(sign | 0x7ff8_0000_0000_0000 | n)
 }
 
-fn float_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    to_float(vm, a.get(0)).map(Value::Float)
+/// A float from a number or a string: `float('1e-3') == 0.001`; `float('inf')`.
+#[native("float(x=0.0, /)", c_ctor)]
+fn float_new(vm: &dyn Vm, x: &Value) -> PyResult<f64> {
+    to_float(vm, x)
 }
 
 /// `float(x)` for one argument.
@@ -174,13 +154,16 @@ fn not_a_number(x: &Value) -> PyErr {
     ))
 }
 
-fn is_integer(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let x = this(a, "is_integer")?;
-    Ok(Value::Bool(x.is_finite() && x.fract() == 0.0))
+/// Whether the float has no fractional part.
+#[native("float.is_integer(self)", c)]
+fn is_integer(this: f64) -> bool {
+    this.is_finite() && this.fract() == 0.0
 }
 
-fn as_integer_ratio(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let x = this(a, "as_integer_ratio")?;
+/// The exact `(numerator, denominator)` of the float.
+#[native("float.as_integer_ratio(self)", c)]
+fn as_integer_ratio(this: f64) -> PyResult<Value> {
+    let x = this;
     if x.is_nan() {
         return Err(value_error("cannot convert NaN to integer ratio"));
     }
@@ -221,14 +204,16 @@ pub fn float_ratio(x: f64) -> Option<(i64, i64)> {
     }
 }
 
-fn hex(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let x = this(a, "hex")?;
+/// The exact value in hexadecimal: `(1.5).hex() == '0x1.8000000000000p+0'`.
+#[native("float.hex(self)", c)]
+fn hex(this: f64) -> String {
+    let x = this;
     if !x.is_finite() {
-        return Ok(Value::str(crate::value::format::float_repr(x)));
+        return crate::value::format::float_repr(x);
     }
     let sign = if x.is_sign_negative() { "-" } else { "" };
     if x == 0.0 {
-        return Ok(Value::str(format!("{sign}0x0.0p+0")));
+        return format!("{sign}0x0.0p+0");
     }
     let bits = x.to_bits();
     let exp = ((bits >> 52) & 0x7ff) as i64;
@@ -239,22 +224,23 @@ fn hex(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         (1, exp - 1023)
     };
     let e_sign = if e < 0 { '-' } else { '+' };
-    Ok(Value::str(format!(
-        "{sign}0x{lead}.{frac:013x}p{e_sign}{}",
-        e.abs()
-    )))
+    format!("{sign}0x{lead}.{frac:013x}p{e_sign}{}", e.abs())
 }
 
-fn conjugate(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Float(this(a, "conjugate")?))
+/// The float itself.
+#[native("float.conjugate(self)", c)]
+fn conjugate(this: f64) -> f64 {
+    this
 }
 
-fn fromhex(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let x = match a.get(1).as_builtin() {
+/// The float a hexadecimal string writes: `float.fromhex('0x1.8p1') == 3.0`.
+#[native("float.fromhex(cls, string, /)", c)]
+fn fromhex(vm: &dyn Vm, cls: &Value, string: &Value) -> PyResult<Value> {
+    let x = match string.as_builtin() {
         Value::Str(s) => parse_hex_float(s)?,
         _ => return Err(type_error("bad argument type for built-in operation")),
     };
-    super::of_class(vm, a.get(0), Value::Float(x))
+    super::of_class(vm, cls, Value::Float(x))
 }
 
 /// `float.fromhex(text)`: `[sign] ['0x'] hexdigits ['.' hexdigits] ['p' [sign] digits]`

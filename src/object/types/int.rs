@@ -2,67 +2,31 @@
 //! `__int__`/`__index__`) and the common methods. Ints are 64-bit: values
 //! that do not fit raise OverflowError instead of wrapping.
 
-use super::{
-    add_method, add_new, add_property, descriptor_error, int_overflow, type_error, value_error,
-};
+use super::{int_overflow, type_error, value_error};
+use crate::object::spec::add_member;
+use crate::object::{native, Given, Member};
 use crate::value::format::{float_to_i64, str_repr};
-use crate::value::{Args, Class, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{Class, ExcType, PyErr, PyResult, Value, Vm};
+
+/// `int`'s constructor, methods and properties.
+pub static MEMBERS: &[Member] = &[
+    Member::Getter(real::DEF),
+    Member::Getter(numerator::DEF),
+    Member::Getter(imag::DEF),
+    Member::Getter(denominator::DEF),
+    Member::New(int_new::DEF),
+    Member::Method(bit_length::DEF),
+    Member::Method(bit_count::DEF),
+    Member::Method(to_bytes::DEF),
+    Member::ClassMethod(from_bytes::DEF),
+    Member::Method(as_integer_ratio::DEF),
+    Member::Method(conjugate::DEF),
+];
 
 /// Registers `int`'s constructor and methods.
 pub fn register(c: &Class) {
-    add_property(
-        c,
-        "int.real(self)",
-        int_self,
-        "The int itself (ints are real numbers).",
-    );
-    add_property(c, "int.numerator(self)", int_self, "The int itself.");
-    add_property(c, "int.imag(self)", zero, "Always 0.");
-    add_property(c, "int.denominator(self)", one, "Always 1.");
-    add_new(
-        c,
-        "int(x=0, /, base=10)",
-        int_new,
-        "An int from a number or a string: `int('ff', 16) == 255`; `int(2.9) == 2`.",
-    );
-    add_method(
-        c,
-        "int.bit_length(self)",
-        bit_length,
-        "Bits needed to write the absolute value: `(255).bit_length() == 8`.",
-    );
-    add_method(
-        c,
-        "int.bit_count(self)",
-        bit_count,
-        "Number of one bits in the absolute value.",
-    );
-    add_method(
-        c,
-        "int.to_bytes(self, length=1, byteorder='big', *, signed=False)",
-        to_bytes,
-        "The int as `length` bytes.",
-    );
-    super::add_class_method(
-        c,
-        "int.from_bytes(cls, bytes, byteorder='big', *, signed=False)",
-        from_bytes,
-        "The int that `bytes` encode: `int.from_bytes(b'\\x01\\x00', 'big') == 256`.",
-    );
-    add_method(
-        c,
-        "int.as_integer_ratio(self)",
-        as_integer_ratio,
-        "`(self, 1)`.",
-    );
-    add_method(c, "int.conjugate(self)", conjugate, "The int itself.");
-}
-
-fn this(a: &Args, name: &str) -> PyResult<i64> {
-    match a.get(0) {
-        Value::Int(i) => Ok(*i),
-        Value::Bool(b) => Ok(*b as i64),
-        other => Err(descriptor_error(name, "int", other)),
+    for m in MEMBERS {
+        add_member(c, m);
     }
 }
 
@@ -170,25 +134,30 @@ pub fn parse_int(text: &str, base: u32) -> PyResult<i64> {
     i64::try_from(v).map_err(|_| int_overflow())
 }
 
-fn int_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let x = a.get(0);
-    if a.was_given(1) {
-        if !a.was_given(0) {
+/// An int from a number or a string: `int('ff', 16) == 255`; `int(2.9) == 2`.
+#[native("int(x=0, /, base=10)", c_ctor)]
+fn int_new(vm: &dyn Vm, x: Given<&Value>, base: Given<&Value>) -> PyResult<i64> {
+    let Given(x) = x;
+    if let Given(Some(base)) = base {
+        let Some(x) = x else {
             return Err(type_error("int() missing string argument"));
-        }
-        let base = super::int_arg(a.get(1), vm)?;
+        };
+        let base = super::int_arg(base, vm)?;
         if base != 0 && !(2..=36).contains(&base) {
             return Err(value_error("int() base must be >= 2 and <= 36, or 0"));
         }
         return match x.as_builtin() {
-            Value::Str(s) => parse_int(s, base as u32).map(Value::Int),
-            Value::Bytes(b) => parse_int(&String::from_utf8_lossy(b), base as u32).map(Value::Int),
+            Value::Str(s) => parse_int(s, base as u32),
+            Value::Bytes(b) => parse_int(&String::from_utf8_lossy(b), base as u32),
             _ => Err(type_error(
                 "int() can't convert non-string with explicit base",
             )),
         };
     }
-    to_int(vm, x).map(Value::Int)
+    match x {
+        Some(x) => to_int(vm, x),
+        None => Ok(0),
+    }
 }
 
 /// `int(x)` for one argument.
@@ -233,18 +202,19 @@ fn not_a_number(x: &Value) -> PyErr {
     ))
 }
 
-fn bit_length(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let i = this(a, "bit_length")?;
-    Ok(Value::Int(64 - i.unsigned_abs().leading_zeros() as i64))
+/// Bits needed to write the absolute value: `(255).bit_length() == 8`.
+#[native("int.bit_length(self)", c)]
+fn bit_length(this: i64) -> i64 {
+    64 - this.unsigned_abs().leading_zeros() as i64
 }
 
-fn bit_count(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Int(
-        this(a, "bit_count")?.unsigned_abs().count_ones() as i64,
-    ))
+/// Number of one bits in the absolute value.
+#[native("int.bit_count(self)", c)]
+fn bit_count(this: i64) -> i64 {
+    this.unsigned_abs().count_ones() as i64
 }
 
-fn byteorder(v: &Value) -> PyResult<bool> {
+fn byteorder_arg(v: &Value) -> PyResult<bool> {
     match v.as_builtin() {
         Value::Str(s) if s.as_str() == "big" => Ok(true),
         Value::Str(s) if s.as_str() == "little" => Ok(false),
@@ -256,13 +226,21 @@ fn byteorder(v: &Value) -> PyResult<bool> {
     }
 }
 
-fn to_bytes(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let i = this(a, "to_bytes")?;
-    let len = super::int_arg(a.get(1), vm)?;
+/// The int as `length` bytes.
+#[native("int.to_bytes(self, length=1, byteorder='big', *, signed=False)", c)]
+fn to_bytes(
+    vm: &dyn Vm,
+    this: i64,
+    length: &Value,
+    byteorder: &Value,
+    signed: &Value,
+) -> PyResult<Value> {
+    let i = this;
+    let len = super::int_arg(length, vm)?;
     let len =
         usize::try_from(len).map_err(|_| value_error("length argument must be non-negative"))?;
-    let big = byteorder(a.get(2))?;
-    let signed = vm.truthy(a.get(3))?;
+    let big = byteorder_arg(byteorder)?;
+    let signed = vm.truthy(signed)?;
     if !signed && i < 0 {
         return Err(PyErr::new(
             ExcType::OverflowError,
@@ -293,8 +271,16 @@ fn to_bytes(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::Bytes(std::rc::Rc::new(out)))
 }
 
-fn from_bytes(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let bytes: Vec<u8> = match a.get(1) {
+/// The int that `bytes` encode: `int.from_bytes(b'\x01\x00', 'big') == 256`.
+#[native("int.from_bytes(cls, bytes, byteorder='big', *, signed=False)", c)]
+fn from_bytes(
+    vm: &dyn Vm,
+    cls: &Value,
+    bytes: &Value,
+    byteorder: &Value,
+    signed: &Value,
+) -> PyResult<Value> {
+    let bytes: Vec<u8> = match bytes {
         Value::Bytes(b) => b.to_vec(),
         // CPython converts with bytes(obj) minus its int and str forms.
         other
@@ -318,8 +304,8 @@ fn from_bytes(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             })
             .collect::<PyResult<_>>()?,
     };
-    let big = byteorder(a.get(2))?;
-    let signed = vm.truthy(a.get(3))?;
+    let big = byteorder_arg(byteorder)?;
+    let signed = vm.truthy(signed)?;
     let mut le = bytes;
     if big {
         le.reverse();
@@ -337,31 +323,48 @@ fn from_bytes(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     if !signed && v < 0 {
         return Err(int_overflow());
     }
-    super::of_class(vm, a.get(0), Value::Int(v))
+    super::of_class(vm, cls, Value::Int(v))
 }
 
-fn as_integer_ratio(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::tuple(vec![
-        Value::Int(this(a, "as_integer_ratio")?),
-        Value::Int(1),
-    ]))
+/// `(self, 1)`.
+#[native("int.as_integer_ratio(self)", c)]
+fn as_integer_ratio(this: i64) -> Value {
+    Value::tuple(vec![Value::Int(this), Value::Int(1)])
 }
 
-fn conjugate(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Int(this(a, "conjugate")?))
+/// The int itself.
+#[native("int.conjugate(self)", c)]
+fn conjugate(this: i64) -> i64 {
+    this
 }
 
-fn int_self(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(match a.get(0) {
+/// The int itself (ints are real numbers).
+#[native("int.real(self)")]
+fn real(this: &Value) -> Value {
+    int_self(this)
+}
+
+/// The int itself.
+#[native("int.numerator(self)")]
+fn numerator(this: &Value) -> Value {
+    int_self(this)
+}
+
+fn int_self(v: &Value) -> Value {
+    match v {
         Value::Bool(b) => Value::Int(*b as i64),
         v => v.clone(),
-    })
+    }
 }
 
-fn zero(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
-    Ok(Value::Int(0))
+/// Always 0.
+#[native("int.imag(self)")]
+fn imag(_this: &Value) -> i64 {
+    0
 }
 
-fn one(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
-    Ok(Value::Int(1))
+/// Always 1.
+#[native("int.denominator(self)")]
+fn denominator(_this: &Value) -> i64 {
+    1
 }

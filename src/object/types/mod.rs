@@ -125,12 +125,6 @@ pub fn native_class(name: &'static str) -> Rc<Class> {
         "slice" => slice::register(&class),
         "enumerate" | "zip" | "map" | "filter" | "reversed" => iter::register(&class, name),
         "dict_keys" | "dict_items" | "dict_values" => views::register(&class, name),
-        "complex" => add_new(
-            &class,
-            "complex(real=0, imag=0)",
-            complex::complex_new,
-            "A complex number: `complex(1, 2) == 1+2j`, `complex('1+2j')`.",
-        ),
         "bytearray" => add_new(
             &class,
             "bytearray(source=b'', encoding=None, errors=None)",

@@ -7,16 +7,10 @@ use std::rc::Rc;
 #[path = "str_case.rs"]
 pub(super) mod case;
 
-use super::{add_method, add_new, alloc_vec, descriptor_error, type_error, value_error};
-use crate::value::{Args, Class, ExcType, PyResult, Value, Vm};
-
-/// The receiver of a str method, or the descriptor TypeError.
-pub fn this<'a>(a: &'a Args, name: &str) -> PyResult<&'a Rc<String>> {
-    match a.get(0) {
-        Value::Str(s) => Ok(s),
-        other => Err(descriptor_error(name, "str", other)),
-    }
-}
+use super::{alloc_vec, type_error, value_error};
+use crate::object::spec::add_member;
+use crate::object::{native, Given, Member};
+use crate::value::{Class, ExcType, PyResult, Value, Vm};
 
 /// A str argument (a str subclass's value: a `StrEnum` member) or
 /// `TypeError: must be str, not int`.
@@ -61,132 +55,74 @@ pub fn char_len(s: &str) -> usize {
     }
 }
 
+/// The methods in this file (the rest of `str`'s are in `str_more`).
+pub static MEMBERS: &[Member] = &[
+    Member::New(str_new::DEF),
+    Member::Method(join::DEF),
+    Member::Method(split::DEF),
+    Member::Method(rsplit::DEF),
+    Member::Method(splitlines::DEF),
+    Member::Method(strip::DEF),
+    Member::Method(lstrip::DEF),
+    Member::Method(rstrip::DEF),
+    Member::Method(upper::DEF),
+    Member::Method(lower::DEF),
+    Member::Method(casefold::DEF),
+    Member::Method(swapcase::DEF),
+    Member::Method(title::DEF),
+    Member::Method(capitalize::DEF),
+    Member::Method(encode::DEF),
+];
+
 /// Registers the methods in this file on `str`.
 pub fn register(c: &Class) {
-    add_new(
-        c,
-        "str(object='', encoding=None, errors=None)",
-        str_new,
-        "The string form of an object: `str(1.5) == '1.5'`; `str(b'hi', 'utf-8') == 'hi'`.",
-    );
-    add_method(
-        c,
-        "str.join(self, iterable, /)",
-        join,
-        "Concatenates strings with `self` between them: `','.join(['a', 'b']) == 'a,b'`.",
-    );
-    add_method(
-        c,
-        "str.split(self, sep=None, maxsplit=-1)",
-        split,
-        "Splits at `sep` (runs of whitespace when None): `'a,b'.split(',') == ['a', 'b']`.",
-    );
-    add_method(
-        c,
-        "str.rsplit(self, sep=None, maxsplit=-1)",
-        rsplit,
-        "Like `split`, counting `maxsplit` from the right: `'a.b.c'.rsplit('.', 1) == ['a.b', 'c']`.",
-    );
-    add_method(
-        c,
-        "str.splitlines(self, keepends=False)",
-        splitlines,
-        "The lines of the string: `'a\\nb'.splitlines() == ['a', 'b']`.",
-    );
-    add_method(
-        c,
-        "str.strip(self, chars=None, /)",
-        strip,
-        "Removes leading and trailing whitespace (or `chars`).",
-    );
-    add_method(
-        c,
-        "str.lstrip(self, chars=None, /)",
-        lstrip,
-        "Removes leading whitespace (or `chars`).",
-    );
-    add_method(
-        c,
-        "str.rstrip(self, chars=None, /)",
-        rstrip,
-        "Removes trailing whitespace (or `chars`).",
-    );
-    add_method(
-        c,
-        "str.upper(self)",
-        upper,
-        "Upper case: `'ab'.upper() == 'AB'`.",
-    );
-    add_method(
-        c,
-        "str.lower(self)",
-        lower,
-        "Lower case: `'AB'.lower() == 'ab'`.",
-    );
-    add_method(
-        c,
-        "str.casefold(self)",
-        casefold,
-        "Lower case for caseless matching (`'ß'` becomes `'ss'`).",
-    );
-    add_method(
-        c,
-        "str.swapcase(self)",
-        swapcase,
-        "Swaps upper and lower case.",
-    );
-    add_method(
-        c,
-        "str.title(self)",
-        title,
-        "Title case: `'hello world'.title() == 'Hello World'`.",
-    );
-    add_method(
-        c,
-        "str.capitalize(self)",
-        capitalize,
-        "First character upper, the rest lower.",
-    );
-    add_method(
-        c,
-        "str.encode(self, encoding='utf-8', errors='strict')",
-        encode,
-        "The string as bytes: `'é'.encode() == b'\\xc3\\xa9'`.",
-    );
+    for m in MEMBERS {
+        add_member(c, m);
+    }
 }
 
-fn str_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let obj = a.get(0);
-    if a.was_given(1) || a.was_given(2) {
-        for (i, what) in [(1, "encoding"), (2, "errors")] {
-            if let Some(v) = a.opt(i).filter(|v| !matches!(v, Value::Str(_))) {
-                return Err(type_error(format!(
-                    "str() argument '{what}' must be str, not {}",
-                    v.type_name()
-                )));
-            }
-        }
-        return match obj {
-            // str(encoding=...) with no object is the empty string.
-            _ if !a.was_given(0) => Ok(Value::str("")),
-            Value::Str(_) => Err(type_error("decoding str is not supported")),
-            Value::Bytes(b) => super::bytes::decode_bytes(b, a.opt(1), a.opt(2)),
-            other => Err(type_error(format!(
-                "decoding to str: need a bytes-like object, {} found",
-                other.type_name()
-            ))),
+/// The string form of an object: `str(1.5) == '1.5'`; `str(b'hi', 'utf-8') == 'hi'`.
+#[native("str(object='', encoding=None, errors=None)", c_ctor)]
+fn str_new(
+    vm: &dyn Vm,
+    object: Given<&Value>,
+    encoding: Given<Option<&Value>>,
+    errors: Given<Option<&Value>>,
+) -> PyResult<Value> {
+    if encoding.0.is_none() && errors.0.is_none() {
+        return match object.0 {
+            Some(s @ Value::Str(_)) => Ok(s.clone()),
+            Some(other) => Ok(Value::str(vm.str(other)?)),
+            None => Ok(Value::str("")),
         };
     }
-    match obj {
-        Value::Str(_) => Ok(obj.clone()),
-        other => Ok(Value::str(vm.str(other)?)),
+    let (encoding, errors) = (encoding.0.flatten(), errors.0.flatten());
+    for (v, what) in [(encoding, "encoding"), (errors, "errors")] {
+        if let Some(v) = v.filter(|v| !matches!(v, Value::Str(_))) {
+            return Err(type_error(format!(
+                "str() argument '{what}' must be str, not {}",
+                v.type_name()
+            )));
+        }
+    }
+    match object.0 {
+        // str(encoding=...) with no object is the empty string.
+        None => Ok(Value::str("")),
+        Some(Value::Str(_)) => Err(type_error("decoding str is not supported")),
+        Some(Value::Bytes(b)) => super::bytes::decode_bytes(b, encoding, errors),
+        Some(other) => Err(type_error(format!(
+            "decoding to str: need a bytes-like object, {} found",
+            other.type_name()
+        ))),
     }
 }
 
-fn join(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let sep = this(a, "join")?;
+/// Concatenates strings with `self` between them: `','.join(['a', 'b']) == 'a,b'`.
+#[native("str.join(self, iterable, /)", c)]
+fn join(vm: &dyn Vm, this: &str, iterable: &Value) -> PyResult<Value> {
+    let sep = this;
     // CPython's PySequence_Fast: a TypeError from iter() becomes its own.
-    let it = vm.iter(a.get(1)).map_err(|e| {
+    let it = vm.iter(iterable).map_err(|e| {
         if e.is(ExcType::TypeError) {
             type_error("can only join an iterable")
         } else {
@@ -234,11 +170,13 @@ fn strs(parts: Vec<&str>) -> Value {
     Value::list(parts.into_iter().map(Value::str).collect())
 }
 
-fn split(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "split")?;
-    let max = super::int_arg(a.get(2), vm)?;
+/// Splits at `sep` (runs of whitespace when None): `'a,b'.split(',') == ['a', 'b']`.
+#[native("str.split(self, sep=None, maxsplit=-1)", c)]
+fn split(vm: &dyn Vm, this: &str, sep: &Value, maxsplit: &Value) -> PyResult<Value> {
+    let s = this;
+    let max = super::int_arg(maxsplit, vm)?;
     let max = if max < 0 { usize::MAX } else { max as usize };
-    Ok(match sep_arg(a.get(1))? {
+    Ok(match sep_arg(sep)? {
         Some(sep) => strs(s.splitn(max.saturating_add(1), sep).collect()),
         None => {
             let mut out = Vec::new();
@@ -257,11 +195,13 @@ fn split(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     })
 }
 
-fn rsplit(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "rsplit")?;
-    let max = super::int_arg(a.get(2), vm)?;
+/// Like `split`, counting `maxsplit` from the right: `'a.b.c'.rsplit('.', 1) == ['a.b', 'c']`.
+#[native("str.rsplit(self, sep=None, maxsplit=-1)", c)]
+fn rsplit(vm: &dyn Vm, this: &str, sep: &Value, maxsplit: &Value) -> PyResult<Value> {
+    let s = this;
+    let max = super::int_arg(maxsplit, vm)?;
     let max = if max < 0 { usize::MAX } else { max as usize };
-    let mut out: Vec<&str> = match sep_arg(a.get(1))? {
+    let mut out: Vec<&str> = match sep_arg(sep)? {
         Some(sep) => s.rsplitn(max.saturating_add(1), sep).collect(),
         None => {
             let mut out = Vec::new();
@@ -301,10 +241,12 @@ fn is_line_break(c: char) -> bool {
     )
 }
 
-fn splitlines(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "splitlines")?;
+/// The lines of the string: `'a\nb'.splitlines() == ['a', 'b']`.
+#[native("str.splitlines(self, keepends=False)", c)]
+fn splitlines(vm: &dyn Vm, this: &str, keepends: &Value) -> PyResult<Value> {
+    let s = this;
     // keepends is an int (a bool is one), not any truthy object.
-    let keep = super::int_arg(a.get(1), vm)? != 0;
+    let keep = super::int_arg(keepends, vm)? != 0;
     let mut out = Vec::new();
     let mut start = 0;
     let mut iter = s.char_indices().peekable();
@@ -325,9 +267,14 @@ fn splitlines(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::list(out))
 }
 
-fn strip_with(a: &Args, name: &str, left: bool, right: bool) -> PyResult<Value> {
-    let s = this(a, name)?;
-    let chars: Option<Vec<char>> = match a.get(1).as_builtin() {
+fn strip_with(
+    s: &Rc<String>,
+    chars: &Value,
+    name: &str,
+    left: bool,
+    right: bool,
+) -> PyResult<Value> {
+    let chars: Option<Vec<char>> = match chars.as_builtin() {
         Value::None => None,
         Value::Str(c) => Some(c.chars().collect()),
         _ => return Err(type_error(format!("{name} arg must be None or str"))),
@@ -344,37 +291,48 @@ fn strip_with(a: &Args, name: &str, left: bool, right: bool) -> PyResult<Value> 
         t = t.trim_end_matches(pred);
     }
     Ok(if t.len() == s.len() {
-        a.get(0).clone()
+        Value::Str(s.clone())
     } else {
         Value::str(t)
     })
 }
 
-fn strip(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    strip_with(a, "strip", true, true)
+/// Removes leading and trailing whitespace (or `chars`).
+#[native("str.strip(self, chars=None, /)", c)]
+fn strip(this: &Rc<String>, chars: &Value) -> PyResult<Value> {
+    strip_with(this, chars, "strip", true, true)
 }
 
-fn lstrip(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    strip_with(a, "lstrip", true, false)
+/// Removes leading whitespace (or `chars`).
+#[native("str.lstrip(self, chars=None, /)", c)]
+fn lstrip(this: &Rc<String>, chars: &Value) -> PyResult<Value> {
+    strip_with(this, chars, "lstrip", true, false)
 }
 
-fn rstrip(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    strip_with(a, "rstrip", false, true)
+/// Removes trailing whitespace (or `chars`).
+#[native("str.rstrip(self, chars=None, /)", c)]
+fn rstrip(this: &Rc<String>, chars: &Value) -> PyResult<Value> {
+    strip_with(this, chars, "rstrip", false, true)
 }
 
-fn upper(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::str(this(a, "upper")?.to_uppercase()))
+/// Upper case: `'ab'.upper() == 'AB'`.
+#[native("str.upper(self)", c)]
+fn upper(this: &str) -> String {
+    this.to_uppercase()
 }
 
-fn lower(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::str(this(a, "lower")?.to_lowercase()))
+/// Lower case: `'AB'.lower() == 'ab'`.
+#[native("str.lower(self)", c)]
+fn lower(this: &str) -> String {
+    this.to_lowercase()
 }
 
-fn casefold(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "casefold")?;
-    let mut out = String::with_capacity(s.len());
-    s.chars().for_each(|c| case::push_casefold(c, &mut out));
-    Ok(Value::str(out))
+/// Lower case for caseless matching (`'ß'` becomes `'ss'`).
+#[native("str.casefold(self)", c)]
+fn casefold(this: &str) -> String {
+    let mut out = String::with_capacity(this.len());
+    this.chars().for_each(|c| case::push_casefold(c, &mut out));
+    out
 }
 
 /// For each character of `s`, whether it is a capital sigma that lowercases
@@ -406,8 +364,10 @@ fn push_lower(c: char, i: usize, finals: &[bool], out: &mut String) {
     }
 }
 
-fn swapcase(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "swapcase")?;
+/// Swaps upper and lower case.
+#[native("str.swapcase(self)", c)]
+fn swapcase(this: &str) -> String {
+    let s = this;
     let finals = final_sigmas(s);
     let mut out = String::with_capacity(s.len());
     for (i, c) in s.chars().enumerate() {
@@ -419,11 +379,13 @@ fn swapcase(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             out.push(c);
         }
     }
-    Ok(Value::str(out))
+    out
 }
 
-fn title(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "title")?;
+/// Title case: `'hello world'.title() == 'Hello World'`.
+#[native("str.title(self)", c)]
+fn title(this: &str) -> String {
+    let s = this;
     let finals = final_sigmas(s);
     let mut out = String::with_capacity(s.len());
     let mut prev_cased = false;
@@ -435,11 +397,13 @@ fn title(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         }
         prev_cased = case::is_cased(c);
     }
-    Ok(Value::str(out))
+    out
 }
 
-fn capitalize(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "capitalize")?;
+/// First character upper, the rest lower.
+#[native("str.capitalize(self)", c)]
+fn capitalize(this: &str) -> String {
+    let s = this;
     let finals = final_sigmas(s);
     let mut out = String::with_capacity(s.len());
     for (i, c) in s.chars().enumerate() {
@@ -449,11 +413,11 @@ fn capitalize(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             push_lower(c, i, &finals, &mut out);
         }
     }
-    Ok(Value::str(out))
+    out
 }
 
-fn encode(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "encode")?;
-    let enc = str_arg(a.get(1), "encode() argument 'encoding' ")?;
-    super::bytes::encode_str(s, enc, a.opt(2))
+/// The string as bytes: `'é'.encode() == b'\xc3\xa9'`.
+#[native("str.encode(self, encoding='utf-8', errors='strict')", c)]
+fn encode(this: &str, encoding: &str, errors: Option<&Value>) -> PyResult<Value> {
+    super::bytes::encode_str(this, encoding, errors)
 }

@@ -3,144 +3,47 @@
 //! `format`/`format_map` (whose engine is `str_format`); the `is…`
 //! predicates are in `str_pred`.
 
-use super::str::{byte_at, char_len, char_of_byte, str_arg, this};
-use super::{add_method, alloc_vec, type_error, value_error};
-use crate::value::{Args, Class, ExcType, NativeFn, PyErr, PyResult, Value, Vm};
+use std::rc::Rc;
 
-/// Registers the methods in this file on `str`.
-pub fn register(c: &Class) {
-    let search: [(&str, NativeFn, &'static str); 7] = [
-        (
-            "str.find(self, sub, start=None, end=None, /)",
-            find,
-            "Lowest index of `sub`, or -1.",
-        ),
-        (
-            "str.rfind(self, sub, start=None, end=None, /)",
-            rfind,
-            "Highest index of `sub`, or -1.",
-        ),
-        (
-            "str.index(self, sub, start=None, end=None, /)",
-            index,
-            "Like `find`, raising ValueError when absent.",
-        ),
-        (
-            "str.rindex(self, sub, start=None, end=None, /)",
-            rindex,
-            "Like `rfind`, raising ValueError when absent.",
-        ),
-        (
-            "str.count(self, sub, start=None, end=None, /)",
-            count,
-            "Non-overlapping occurrences of `sub`.",
-        ),
-        (
-            "str.startswith(self, prefix, start=None, end=None, /)",
-            startswith,
-            "Whether the string starts with `prefix` (a str or a tuple of str).",
-        ),
-        (
-            "str.endswith(self, suffix, start=None, end=None, /)",
-            endswith,
-            "Whether the string ends with `suffix` (a str or a tuple of str).",
-        ),
-    ];
-    for (sig, f, doc) in search {
-        add_method(c, sig, f, doc);
-    }
-    add_method(
-        c,
-        "str.replace(self, old, new, count=-1, /)",
-        replace,
-        "Replaces occurrences of `old` by `new`: `'aa'.replace('a', 'b') == 'bb'`.",
-    );
-    add_method(
-        c,
-        "str.translate(self, table, /)",
-        translate,
-        "Each character mapped through `table[ord(c)]`: a str replaces it, an int is a code point, None deletes it; characters the table lacks stay.",
-    );
-    add_method(
-        c,
-        "str.isprintable(self, /)",
-        isprintable,
-        "True if every character is printable (space counts; other whitespace and control characters do not).",
-    );
+use super::str::{byte_at, char_len, char_of_byte, str_arg};
+use super::{alloc_vec, type_error, value_error};
+use crate::object::spec::add_member;
+use crate::object::{native, Member};
+use crate::value::Vm;
+use crate::value::{Class, ExcType, PyErr, PyResult, Value};
+
+/// The methods in this file.
+pub static MEMBERS: &[Member] = &[
+    Member::Method(find::DEF),
+    Member::Method(rfind::DEF),
+    Member::Method(index::DEF),
+    Member::Method(rindex::DEF),
+    Member::Method(count::DEF),
+    Member::Method(startswith::DEF),
+    Member::Method(endswith::DEF),
+    Member::Method(replace::DEF),
+    Member::Method(translate::DEF),
+    Member::Method(isprintable::DEF),
     // `str.maketrans` is a static method: the same function from the class or an instance.
-    super::add_static_method(
-        c,
-        "str.maketrans(x, y=None, z=None, /)",
-        maketrans,
-        "A translation table for `str.translate`: from a dict, or from two equal-length strings (and a third of characters to delete).",
-    );
-    add_method(
-        c,
-        "str.partition(self, sep, /)",
-        partition,
-        "`(head, sep, tail)` split at the first `sep`.",
-    );
-    add_method(
-        c,
-        "str.rpartition(self, sep, /)",
-        rpartition,
-        "`(head, sep, tail)` split at the last `sep`.",
-    );
-    add_method(
-        c,
-        "str.removeprefix(self, prefix, /)",
-        removeprefix,
-        "The string without `prefix` if it starts with it.",
-    );
-    add_method(
-        c,
-        "str.removesuffix(self, suffix, /)",
-        removesuffix,
-        "The string without `suffix` if it ends with it.",
-    );
-    add_method(
-        c,
-        "str.zfill(self, width, /)",
-        zfill,
-        "Pads with zeros after the sign: `'-5'.zfill(4) == '-005'`.",
-    );
-    add_method(
-        c,
-        "str.center(self, width, fillchar=' ', /)",
-        center,
-        "Centred in `width` characters.",
-    );
-    add_method(
-        c,
-        "str.ljust(self, width, fillchar=' ', /)",
-        ljust,
-        "Left-justified in `width` characters.",
-    );
-    add_method(
-        c,
-        "str.rjust(self, width, fillchar=' ', /)",
-        rjust,
-        "Right-justified in `width` characters.",
-    );
-    add_method(
-        c,
-        "str.expandtabs(self, tabsize=8)",
-        expandtabs,
-        "Tabs replaced by spaces up to the next tab stop.",
-    );
-    add_method(
-        c,
-        "str.format(self, /, *args, **kwargs)",
-        format,
-        "Replaces `{}` fields: `'{} is {x:.2f}'.format('pi', x=3.14159) == 'pi is 3.14'`.",
-    );
-    add_method(
-        c,
-        "str.format_map(self, mapping, /)",
-        format_map,
-        "Like `format(**mapping)`.",
-    );
-    super::str_pred::register(c);
+    Member::StaticMethod(maketrans::DEF),
+    Member::Method(partition::DEF),
+    Member::Method(rpartition::DEF),
+    Member::Method(removeprefix::DEF),
+    Member::Method(removesuffix::DEF),
+    Member::Method(zfill::DEF),
+    Member::Method(center::DEF),
+    Member::Method(ljust::DEF),
+    Member::Method(rjust::DEF),
+    Member::Method(expandtabs::DEF),
+    Member::Method(format::DEF),
+    Member::Method(format_map::DEF),
+];
+
+/// Registers the methods in this file and the predicates on `str`.
+pub fn register(c: &Class) {
+    for m in MEMBERS.iter().chain(super::str_pred::MEMBERS) {
+        add_member(c, m);
+    }
 }
 
 /// Resolves optional `start`/`end` character bounds to byte offsets, or None
@@ -165,10 +68,9 @@ fn bounds(s: &str, start: &Value, end: &Value) -> PyResult<Option<(usize, usize)
     Ok(Some((byte_at(s, st as usize), byte_at(s, en as usize))))
 }
 
-fn search(a: &Args, name: &str, rev: bool) -> PyResult<Option<usize>> {
-    let s = this(a, name)?;
-    let sub = str_arg(a.get(1), "")?;
-    let Some((b0, b1)) = bounds(s, a.get(2), a.get(3))? else {
+fn search(s: &str, sub: &Value, start: &Value, end: &Value, rev: bool) -> PyResult<Option<usize>> {
+    let sub = str_arg(sub, "")?;
+    let Some((b0, b1)) = bounds(s, start, end)? else {
         return Ok(None);
     };
     let hay = &s[b0..b1];
@@ -180,30 +82,36 @@ fn idx_value(r: Option<usize>) -> Value {
     Value::Int(r.map_or(-1, |i| i as i64))
 }
 
-fn find(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    search(a, "find", false).map(idx_value)
+/// Lowest index of `sub`, or -1.
+#[native("str.find(self, sub, start=None, end=None, /)", c)]
+fn find(this: &str, sub: &Value, start: &Value, end: &Value) -> PyResult<Value> {
+    search(this, sub, start, end, false).map(idx_value)
 }
 
-fn rfind(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    search(a, "rfind", true).map(idx_value)
+/// Highest index of `sub`, or -1.
+#[native("str.rfind(self, sub, start=None, end=None, /)", c)]
+fn rfind(this: &str, sub: &Value, start: &Value, end: &Value) -> PyResult<Value> {
+    search(this, sub, start, end, true).map(idx_value)
 }
 
-fn index(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    search(a, "index", false)?
-        .map(|i| Value::Int(i as i64))
-        .ok_or_else(|| value_error("substring not found"))
+/// Like `find`, raising ValueError when absent.
+#[native("str.index(self, sub, start=None, end=None, /)", c)]
+fn index(this: &str, sub: &Value, start: &Value, end: &Value) -> PyResult<usize> {
+    search(this, sub, start, end, false)?.ok_or_else(|| value_error("substring not found"))
 }
 
-fn rindex(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    search(a, "rindex", true)?
-        .map(|i| Value::Int(i as i64))
-        .ok_or_else(|| value_error("substring not found"))
+/// Like `rfind`, raising ValueError when absent.
+#[native("str.rindex(self, sub, start=None, end=None, /)", c)]
+fn rindex(this: &str, sub: &Value, start: &Value, end: &Value) -> PyResult<usize> {
+    search(this, sub, start, end, true)?.ok_or_else(|| value_error("substring not found"))
 }
 
-fn count(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "count")?;
-    let sub = str_arg(a.get(1), "")?;
-    let Some((b0, b1)) = bounds(s, a.get(2), a.get(3))? else {
+/// Non-overlapping occurrences of `sub`.
+#[native("str.count(self, sub, start=None, end=None, /)", c)]
+fn count(this: &str, sub: &Value, start: &Value, end: &Value) -> PyResult<Value> {
+    let s = this;
+    let sub = str_arg(sub, "")?;
+    let Some((b0, b1)) = bounds(s, start, end)? else {
         return Ok(Value::Int(0));
     };
     let hay = &s[b0..b1];
@@ -215,9 +123,8 @@ fn count(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::Int(n as i64))
 }
 
-fn affix(a: &Args, name: &str, at_end: bool) -> PyResult<Value> {
-    let s = this(a, name)?;
-    let cands: Vec<&str> = match a.get(1).as_builtin() {
+fn affix(s: &str, affix: &Value, bounds_: [&Value; 2], name: &str, at_end: bool) -> PyResult<bool> {
+    let cands: Vec<&str> = match affix.as_builtin() {
         Value::Str(p) => vec![p],
         Value::Tuple(t) => t
             .iter()
@@ -236,32 +143,38 @@ fn affix(a: &Args, name: &str, at_end: bool) -> PyResult<Value> {
             )))
         }
     };
-    let Some((b0, b1)) = bounds(s, a.get(2), a.get(3))? else {
-        return Ok(Value::Bool(false));
+    let Some((b0, b1)) = bounds(s, bounds_[0], bounds_[1])? else {
+        return Ok(false);
     };
     let hay = &s[b0..b1];
-    Ok(Value::Bool(cands.iter().any(|p| {
+    Ok(cands.iter().any(|p| {
         if at_end {
             hay.ends_with(p)
         } else {
             hay.starts_with(p)
         }
-    })))
+    }))
 }
 
-fn startswith(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    affix(a, "startswith", false)
+/// Whether the string starts with `prefix` (a str or a tuple of str).
+#[native("str.startswith(self, prefix, start=None, end=None, /)", c)]
+fn startswith(this: &str, prefix: &Value, start: &Value, end: &Value) -> PyResult<bool> {
+    affix(this, prefix, [start, end], "startswith", false)
 }
 
-fn endswith(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    affix(a, "endswith", true)
+/// Whether the string ends with `suffix` (a str or a tuple of str).
+#[native("str.endswith(self, suffix, start=None, end=None, /)", c)]
+fn endswith(this: &str, suffix: &Value, start: &Value, end: &Value) -> PyResult<bool> {
+    affix(this, suffix, [start, end], "endswith", true)
 }
 
-fn replace(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "replace")?;
-    let old = str_arg(a.get(1), "replace() argument 1 ")?;
-    let new = str_arg(a.get(2), "replace() argument 2 ")?;
-    let n = super::int_arg(a.get(3), vm)?;
+/// Replaces occurrences of `old` by `new`: `'aa'.replace('a', 'b') == 'bb'`.
+#[native("str.replace(self, old, new, count=-1, /)", c)]
+fn replace(vm: &dyn Vm, this: &str, old: &Value, new: &Value, count: &Value) -> PyResult<Value> {
+    let s = this;
+    let old = str_arg(old, "replace() argument 1 ")?;
+    let new = str_arg(new, "replace() argument 2 ")?;
+    let n = super::int_arg(count, vm)?;
     let n = if n < 0 { usize::MAX } else { n as usize };
     let hits = if old.is_empty() {
         char_len(s) + 1
@@ -289,39 +202,44 @@ fn replace(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::str(s.replacen(old, new, n)))
 }
 
-fn part(a: &Args, name: &str, rev: bool) -> PyResult<Value> {
-    let s = this(a, name)?;
-    let sep = str_arg(a.get(1), "")?;
+fn part(s: &str, sep: &Value, rev: bool) -> PyResult<Value> {
+    let sep = str_arg(sep, "")?;
     if sep.is_empty() {
         return Err(value_error("empty separator"));
     }
     let found = if rev { s.rfind(sep) } else { s.find(sep) };
     let parts = match found {
         Some(i) => [&s[..i], sep, &s[i + sep.len()..]],
-        None if rev => ["", "", s.as_str()],
-        None => [s.as_str(), "", ""],
+        None if rev => ["", "", s],
+        None => [s, "", ""],
     };
     Ok(Value::tuple(parts.iter().map(|p| Value::str(*p)).collect()))
 }
 
-fn partition(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    part(a, "partition", false)
+/// `(head, sep, tail)` split at the first `sep`.
+#[native("str.partition(self, sep, /)", c)]
+fn partition(this: &str, sep: &Value) -> PyResult<Value> {
+    part(this, sep, false)
 }
 
-fn rpartition(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    part(a, "rpartition", true)
+/// `(head, sep, tail)` split at the last `sep`.
+#[native("str.rpartition(self, sep, /)", c)]
+fn rpartition(this: &str, sep: &Value) -> PyResult<Value> {
+    part(this, sep, true)
 }
 
-fn removeprefix(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "removeprefix")?;
-    let p = str_arg(a.get(1), "removeprefix() argument ")?;
-    Ok(Value::str(s.strip_prefix(p).unwrap_or(s)))
+/// The string without `prefix` if it starts with it.
+#[native("str.removeprefix(self, prefix, /)", c)]
+fn removeprefix(this: &str, prefix: &Value) -> PyResult<Value> {
+    let p = str_arg(prefix, "removeprefix() argument ")?;
+    Ok(Value::str(this.strip_prefix(p).unwrap_or(this)))
 }
 
-fn removesuffix(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "removesuffix")?;
-    let p = str_arg(a.get(1), "removesuffix() argument ")?;
-    Ok(Value::str(s.strip_suffix(p).unwrap_or(s)))
+/// The string without `suffix` if it ends with it.
+#[native("str.removesuffix(self, suffix, /)", c)]
+fn removesuffix(this: &str, suffix: &Value) -> PyResult<Value> {
+    let p = str_arg(suffix, "removesuffix() argument ")?;
+    Ok(Value::str(this.strip_suffix(p).unwrap_or(this)))
 }
 
 fn width_arg(vm: &dyn Vm, v: &Value) -> PyResult<usize> {
@@ -330,12 +248,14 @@ fn width_arg(vm: &dyn Vm, v: &Value) -> PyResult<usize> {
     Ok(w)
 }
 
-fn zfill(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "zfill")?;
-    let w = width_arg(vm, a.get(1))?;
+/// Pads with zeros after the sign: `'-5'.zfill(4) == '-005'`.
+#[native("str.zfill(self, width, /)", c)]
+fn zfill(vm: &dyn Vm, this: &Rc<String>, width: &Value) -> PyResult<Value> {
+    let s = this;
+    let w = width_arg(vm, width)?;
     let n = char_len(s);
     if n >= w {
-        return Ok(a.get(0).clone());
+        return Ok(Value::Str(s.clone()));
     }
     let (sign, rest) = match s.chars().next() {
         Some(c @ ('+' | '-')) => (c.to_string(), &s[1..]),
@@ -344,10 +264,15 @@ fn zfill(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(Value::str(format!("{sign}{}{rest}", "0".repeat(w - n))))
 }
 
-fn justify(vm: &dyn Vm, a: &Args, name: &str, align: char) -> PyResult<Value> {
-    let s = this(a, name)?;
-    let w = width_arg(vm, a.get(1))?;
-    let fill = match a.get(2).as_builtin() {
+fn justify(
+    vm: &dyn Vm,
+    s: &Rc<String>,
+    width: &Value,
+    fillchar: &Value,
+    align: char,
+) -> PyResult<Value> {
+    let w = width_arg(vm, width)?;
+    let fill = match fillchar.as_builtin() {
         Value::Str(f) if f.chars().count() == 1 => f.chars().next().unwrap_or(' '),
         Value::Str(_) => {
             return Err(type_error(
@@ -363,7 +288,7 @@ fn justify(vm: &dyn Vm, a: &Args, name: &str, align: char) -> PyResult<Value> {
     };
     let n = char_len(s);
     if n >= w {
-        return Ok(a.get(0).clone());
+        return Ok(Value::Str(s.clone()));
     }
     let total = w - n;
     // CPython's center puts the odd extra space on the left when the width is odd.
@@ -379,21 +304,29 @@ fn justify(vm: &dyn Vm, a: &Args, name: &str, align: char) -> PyResult<Value> {
     Ok(Value::str(out))
 }
 
-fn center(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    justify(vm, a, "center", '^')
+/// Centred in `width` characters.
+#[native("str.center(self, width, fillchar=' ', /)", c)]
+fn center(vm: &dyn Vm, this: &Rc<String>, width: &Value, fillchar: &Value) -> PyResult<Value> {
+    justify(vm, this, width, fillchar, '^')
 }
 
-fn ljust(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    justify(vm, a, "ljust", '<')
+/// Left-justified in `width` characters.
+#[native("str.ljust(self, width, fillchar=' ', /)", c)]
+fn ljust(vm: &dyn Vm, this: &Rc<String>, width: &Value, fillchar: &Value) -> PyResult<Value> {
+    justify(vm, this, width, fillchar, '<')
 }
 
-fn rjust(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    justify(vm, a, "rjust", '>')
+/// Right-justified in `width` characters.
+#[native("str.rjust(self, width, fillchar=' ', /)", c)]
+fn rjust(vm: &dyn Vm, this: &Rc<String>, width: &Value, fillchar: &Value) -> PyResult<Value> {
+    justify(vm, this, width, fillchar, '>')
 }
 
-fn expandtabs(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "expandtabs")?;
-    let size = super::int_arg(a.get(1), vm)?;
+/// Tabs replaced by spaces up to the next tab stop.
+#[native("str.expandtabs(self, tabsize=8)", c)]
+fn expandtabs(vm: &dyn Vm, this: &str, tabsize: &Value) -> PyResult<String> {
+    let s = this;
+    let size = super::int_arg(tabsize, vm)?;
     let mut out = String::with_capacity(s.len());
     let mut col = 0usize;
     for c in s.chars() {
@@ -416,18 +349,19 @@ fn expandtabs(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             }
         }
     }
-    Ok(Value::str(out))
+    Ok(out)
 }
 
-fn format(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "format")?;
-    let kwargs = a.get(2).clone();
-    super::str_format::format(vm, s, a.varargs(1), &kwargs).map(Value::str)
+/// Replaces `{}` fields: `'{} is {x:.2f}'.format('pi', x=3.14159) == 'pi is 3.14'`.
+#[native("str.format(self, /, *args, **kwargs)", c)]
+fn format(vm: &dyn Vm, this: &str, args: &[Value], kwargs: &Value) -> PyResult<String> {
+    super::str_format::format(vm, this, args, kwargs)
 }
 
-fn format_map(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "format_map")?;
-    super::str_format::format(vm, s, &[], a.get(1)).map(Value::str)
+/// Like `format(**mapping)`.
+#[native("str.format_map(self, mapping, /)", c)]
+fn format_map(vm: &dyn Vm, this: &str, mapping: &Value) -> PyResult<String> {
+    super::str_format::format(vm, this, &[], mapping)
 }
 
 /// `IndexError` for a missing positional field (`str.format`).
@@ -439,9 +373,10 @@ pub fn missing_index(i: usize) -> PyErr {
     )
 }
 
-fn translate(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "translate")?;
-    let table = a.get(1);
+/// Each character mapped through `table[ord(c)]`: a str replaces it, an int is a code point, None deletes it; characters the table lacks stay.
+#[native("str.translate(self, table, /)", c)]
+fn translate(vm: &dyn Vm, this: &str, table: &Value) -> PyResult<String> {
+    let s = this;
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         match vm.getitem(table, &Value::Int(ch as i64)) {
@@ -466,21 +401,22 @@ fn translate(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             Err(e) => return Err(e),
         }
     }
-    Ok(Value::str(out))
+    Ok(out)
 }
 
-fn isprintable(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "isprintable")?;
-    Ok(Value::Bool(
-        s.chars().all(crate::value::format::is_printable),
-    ))
+/// True if every character is printable (space counts; other whitespace and control characters do not).
+#[native("str.isprintable(self, /)", c)]
+fn isprintable(this: &str) -> bool {
+    this.chars().all(crate::value::format::is_printable)
 }
 
-fn maketrans(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+/// A translation table for `str.translate`: from a dict, or from two equal-length strings (and a third of characters to delete).
+#[native("str.maketrans(x, y=None, z=None, /)", c)]
+fn maketrans(x: &Value, y: &Value, z: &Value) -> PyResult<Value> {
     let mut d = crate::value::Dict::new();
-    match (a.get(0), a.get(1)) {
+    match (x, y) {
         (Value::Dict(m), Value::None) => {
-            if !a.get(2).is_none() {
+            if !z.is_none() {
                 return Err(type_error(
                     "if you give only one argument to maketrans it must be a dict",
                 ));
@@ -521,13 +457,12 @@ fn maketrans(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             for (cx, cy) in x.chars().zip(y.chars()) {
                 d.insert(Value::Int(cx as i64), Value::Int(cy as i64))?;
             }
-            if let Value::Str(z) = a.get(2) {
+            if let Value::Str(z) = z {
                 for cz in z.chars() {
                     d.insert(Value::Int(cz as i64), Value::None)?;
                 }
             }
         }
     }
-    let _ = vm;
     Ok(Value::dict(d))
 }

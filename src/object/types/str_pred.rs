@@ -1,76 +1,26 @@
 //! The `str.is…` predicates (`isdigit`, `isalpha`, `isupper`, `istitle` …).
 
-use super::add_method;
-use super::str::{is_space, this};
-use crate::value::{Args, Class, NativeFn, PyResult, Value, Vm};
+use super::str::{case, is_space};
+use crate::object::{native, Member};
 
-/// Registers the predicates on `str`.
-pub fn register(c: &Class) {
-    let preds: [(&str, NativeFn, &'static str); 11] = [
-        (
-            "str.isdigit(self)",
-            isdigit,
-            "True if all characters are digits (and there is one).",
-        ),
-        (
-            "str.isdecimal(self)",
-            isdecimal,
-            "True if all characters are decimal digits.",
-        ),
-        (
-            "str.isnumeric(self)",
-            isnumeric,
-            "True if all characters are numeric.",
-        ),
-        (
-            "str.isalpha(self)",
-            isalpha,
-            "True if all characters are letters.",
-        ),
-        (
-            "str.isalnum(self)",
-            isalnum,
-            "True if all characters are letters or digits.",
-        ),
-        (
-            "str.isspace(self)",
-            isspace,
-            "True if all characters are whitespace.",
-        ),
-        (
-            "str.isupper(self)",
-            isupper,
-            "True if all cased characters are upper case (and there is one).",
-        ),
-        (
-            "str.islower(self)",
-            islower,
-            "True if all cased characters are lower case (and there is one).",
-        ),
-        (
-            "str.isascii(self)",
-            isascii,
-            "True if all characters are ASCII.",
-        ),
-        (
-            "str.isidentifier(self)",
-            isidentifier,
-            "True if the string is a valid identifier.",
-        ),
-        (
-            "str.istitle(self)",
-            istitle,
-            "True if the string is title-cased.",
-        ),
-    ];
-    for (sig, f, doc) in preds {
-        add_method(c, sig, f, doc);
-    }
-}
+/// The predicates, registered on `str` with `str_more`'s methods.
+pub static MEMBERS: &[Member] = &[
+    Member::Method(isdigit::DEF),
+    Member::Method(isdecimal::DEF),
+    Member::Method(isnumeric::DEF),
+    Member::Method(isalpha::DEF),
+    Member::Method(isalnum::DEF),
+    Member::Method(isspace::DEF),
+    Member::Method(isupper::DEF),
+    Member::Method(islower::DEF),
+    Member::Method(isascii::DEF),
+    Member::Method(isidentifier::DEF),
+    Member::Method(istitle::DEF),
+];
 
-fn all_chars(a: &Args, name: &str, f: impl Fn(char) -> bool) -> PyResult<Value> {
-    let s = this(a, name)?;
-    Ok(Value::Bool(!s.is_empty() && s.chars().all(f)))
+/// Whether `s` is not empty and `f` holds for each of its characters.
+fn all_chars(s: &str, f: impl Fn(char) -> bool) -> bool {
+    !s.is_empty() && s.chars().all(f)
 }
 
 fn is_decimal(c: char) -> bool {
@@ -81,40 +31,53 @@ fn is_decimal(c: char) -> bool {
             && !('\u{2150}'..='\u{218f}').contains(&c))
 }
 
-fn isdigit(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    all_chars(a, "isdigit", |c| {
+/// True if all characters are digits (and there is one).
+#[native("str.isdigit(self)", c)]
+fn isdigit(this: &str) -> bool {
+    all_chars(this, |c| {
         is_decimal(c) || matches!(c, '\u{b2}' | '\u{b3}' | '\u{b9}')
     })
 }
 
-fn isdecimal(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    all_chars(a, "isdecimal", is_decimal)
+/// True if all characters are decimal digits.
+#[native("str.isdecimal(self)", c)]
+fn isdecimal(this: &str) -> bool {
+    all_chars(this, is_decimal)
 }
 
-fn isnumeric(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    all_chars(a, "isnumeric", char::is_numeric)
+/// True if all characters are numeric.
+#[native("str.isnumeric(self)", c)]
+fn isnumeric(this: &str) -> bool {
+    all_chars(this, char::is_numeric)
 }
 
-fn isalpha(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    all_chars(a, "isalpha", char::is_alphabetic)
+/// True if all characters are letters.
+#[native("str.isalpha(self)", c)]
+fn isalpha(this: &str) -> bool {
+    all_chars(this, char::is_alphabetic)
 }
 
-fn isalnum(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    all_chars(a, "isalnum", char::is_alphanumeric)
+/// True if all characters are letters or digits.
+#[native("str.isalnum(self)", c)]
+fn isalnum(this: &str) -> bool {
+    all_chars(this, char::is_alphanumeric)
 }
 
-fn isspace(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    all_chars(a, "isspace", is_space)
+/// True if all characters are whitespace.
+#[native("str.isspace(self)", c)]
+fn isspace(this: &str) -> bool {
+    all_chars(this, is_space)
 }
 
-fn isascii(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Bool(this(a, "isascii")?.is_ascii()))
+/// True if all characters are ASCII.
+#[native("str.isascii(self)", c)]
+fn isascii(this: &str) -> bool {
+    this.is_ascii()
 }
 
 /// CPython's `isupper` (`upper`) / `islower`: no character of the other
 /// case nor titlecase, and at least one of this case.
-fn cased(a: &Args, name: &str, upper: bool) -> PyResult<Value> {
-    let s = this(a, name)?;
+fn cased(s: &str, upper: bool) -> bool {
     let mut any = false;
     for c in s.chars() {
         let (this_case, other) = if upper {
@@ -122,43 +85,48 @@ fn cased(a: &Args, name: &str, upper: bool) -> PyResult<Value> {
         } else {
             (c.is_lowercase(), c.is_uppercase())
         };
-        if other || super::str::case::is_titlecase(c) {
-            return Ok(Value::Bool(false));
+        if other || case::is_titlecase(c) {
+            return false;
         }
         any |= this_case;
     }
-    Ok(Value::Bool(any))
+    any
 }
 
-fn isupper(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    cased(a, "isupper", true)
+/// True if all cased characters are upper case (and there is one).
+#[native("str.isupper(self)", c)]
+fn isupper(this: &str) -> bool {
+    cased(this, true)
 }
 
-fn islower(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    cased(a, "islower", false)
+/// True if all cased characters are lower case (and there is one).
+#[native("str.islower(self)", c)]
+fn islower(this: &str) -> bool {
+    cased(this, false)
 }
 
-fn isidentifier(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "isidentifier")?;
-    let mut cs = s.chars();
-    let ok = cs.next().is_some_and(|c| c == '_' || c.is_alphabetic())
-        && cs.all(|c| c == '_' || c.is_alphanumeric());
-    Ok(Value::Bool(ok))
+/// True if the string is a valid identifier.
+#[native("str.isidentifier(self)", c)]
+fn isidentifier(this: &str) -> bool {
+    let mut cs = this.chars();
+    cs.next().is_some_and(|c| c == '_' || c.is_alphabetic())
+        && cs.all(|c| c == '_' || c.is_alphanumeric())
 }
 
-fn istitle(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "istitle")?;
+/// True if the string is title-cased.
+#[native("str.istitle(self)", c)]
+fn istitle(this: &str) -> bool {
     let (mut prev_cased, mut any) = (false, false);
-    for c in s.chars() {
-        if c.is_uppercase() || super::str::case::is_titlecase(c) {
+    for c in this.chars() {
+        if c.is_uppercase() || case::is_titlecase(c) {
             if prev_cased {
-                return Ok(Value::Bool(false));
+                return false;
             }
             prev_cased = true;
             any = true;
         } else if c.is_lowercase() {
             if !prev_cased {
-                return Ok(Value::Bool(false));
+                return false;
             }
             prev_cased = true;
             any = true;
@@ -166,5 +134,5 @@ fn istitle(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             prev_cased = false;
         }
     }
-    Ok(Value::Bool(any))
+    any
 }
