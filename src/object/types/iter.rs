@@ -95,17 +95,18 @@ const PROTOCOL: [Member; 2] = [
     Member::Method(dunder_iter::DEF),
 ];
 
-/// Declares the classes of the builtin iterators without a constructor,
-/// and [`iterator_spec`], which finds a builtin iterator's class by name.
+/// Declares the classes of the builtin iterators (and of the lazy
+/// builtins, with their constructor), and [`iterator_spec`], which finds
+/// one by name.
 macro_rules! iterator_classes {
-    ($($id:ident = $name:literal,)*) => {
+    ($($id:ident = $name:literal $(new $new:ident)?,)*) => {
         $(
             #[doc = concat!("The class `", $name, "`.")]
             static $id: ClassSpec = ClassSpec {
                 name: $name,
                 module: "builtins",
                 bases: &[],
-                members: &PROTOCOL,
+                members: &[$(Member::New($new::DEF),)? PROTOCOL[0], PROTOCOL[1]],
             };
         )*
 
@@ -113,11 +114,6 @@ macro_rules! iterator_classes {
         pub fn iterator_spec(name: &str) -> Option<&'static ClassSpec> {
             Some(match name {
                 $($name => &$id,)*
-                "enumerate" => &ENUMERATE,
-                "zip" => &ZIP,
-                "map" => &MAP,
-                "filter" => &FILTER,
-                "reversed" => &REVERSED,
                 _ => return None,
             })
         }
@@ -141,47 +137,12 @@ iterator_classes! {
     RANGE_ITERATOR = "range_iterator",
     CALLABLE_ITERATOR = "callable_iterator",
     ITERATOR = "iterator",
+    ENUMERATE = "enumerate" new new_enumerate,
+    ZIP = "zip" new new_zip,
+    MAP = "map" new new_map,
+    FILTER = "filter" new new_filter,
+    REVERSED = "reversed" new new_reversed,
 }
-
-/// The class `enumerate`.
-pub static ENUMERATE: ClassSpec = ClassSpec {
-    name: "enumerate",
-    module: "builtins",
-    bases: &[],
-    members: &[Member::New(new_enumerate::DEF), PROTOCOL[0], PROTOCOL[1]],
-};
-
-/// The class `zip`.
-pub static ZIP: ClassSpec = ClassSpec {
-    name: "zip",
-    module: "builtins",
-    bases: &[],
-    members: &[Member::New(new_zip::DEF), PROTOCOL[0], PROTOCOL[1]],
-};
-
-/// The class `map`.
-pub static MAP: ClassSpec = ClassSpec {
-    name: "map",
-    module: "builtins",
-    bases: &[],
-    members: &[Member::New(new_map::DEF), PROTOCOL[0], PROTOCOL[1]],
-};
-
-/// The class `filter`.
-pub static FILTER: ClassSpec = ClassSpec {
-    name: "filter",
-    module: "builtins",
-    bases: &[],
-    members: &[Member::New(new_filter::DEF), PROTOCOL[0], PROTOCOL[1]],
-};
-
-/// The class `reversed`.
-pub static REVERSED: ClassSpec = ClassSpec {
-    name: "reversed",
-    module: "builtins",
-    bases: &[],
-    members: &[Member::New(new_reversed::DEF), PROTOCOL[0], PROTOCOL[1]],
-};
 
 /// `iter(v)` for the builtin containers; None for other values.
 pub fn iter_builtin(v: &Value) -> PyResult<Option<Value>> {

@@ -108,8 +108,8 @@ pub fn builtin_class(t: ValueType) -> Rc<Class> {
 
 /// The class of a native builtin type by name (`range`, `slice`, `enumerate`,
 /// `zip`, `map`, `filter`, `reversed`, `dict_keys`, `list_iterator` …):
-/// the class of its [`ClassSpec`], or, for the others, a class created
-/// once per thread (`register` fills its dict on creation).
+/// the class of its [`ClassSpec`], or, for a type without one (`complex`,
+/// whose constructor is added here), a class created once per thread.
 pub fn native_class(name: &'static str) -> Rc<Class> {
     if let Some(spec) = native_spec(name) {
         return spec.class();

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use indexmap::IndexSet;
 
 use crate::object::spec::add_member;
-use crate::object::{native, Member};
+use crate::object::{native, Member, NativeDef};
 use crate::syntax::ast::{Expr, ExprKind};
 use crate::value::dict::{
     find_key, key_set_insert, keys_subset, set_add, set_algebra, set_discard, vm_compared, KeySet,
@@ -339,18 +339,39 @@ pub static SET_MEMBERS: &[Member] = &[
     Member::Method(symmetric_difference_update::DEF),
 ];
 
-/// `frozenset`'s constructor and methods.
+/// `frozenset`'s constructor and methods: `set`'s that do not change the
+/// set, under `frozenset`'s name.
 pub static FROZENSET_MEMBERS: &[Member] = &[
     Member::New(frozenset_new::DEF),
-    Member::Method(frozenset_union::DEF),
-    Member::Method(frozenset_intersection::DEF),
-    Member::Method(frozenset_difference::DEF),
-    Member::Method(frozenset_symmetric_difference::DEF),
-    Member::Method(frozenset_issubset::DEF),
-    Member::Method(frozenset_issuperset::DEF),
-    Member::Method(frozenset_isdisjoint::DEF),
-    Member::Method(frozenset_copy::DEF),
+    Member::Method(named("frozenset.union(self, *others)", union::DEF)),
+    Member::Method(named(
+        "frozenset.intersection(self, *others)",
+        intersection::DEF,
+    )),
+    Member::Method(named(
+        "frozenset.difference(self, *others)",
+        difference::DEF,
+    )),
+    Member::Method(named(
+        "frozenset.symmetric_difference(self, other, /)",
+        symmetric_difference::DEF,
+    )),
+    Member::Method(named("frozenset.issubset(self, other, /)", issubset::DEF)),
+    Member::Method(named(
+        "frozenset.issuperset(self, other, /)",
+        issuperset::DEF,
+    )),
+    Member::Method(named(
+        "frozenset.isdisjoint(self, other, /)",
+        isdisjoint::DEF,
+    )),
+    Member::Method(named("frozenset.copy(self)", copy::DEF)),
 ];
+
+/// `def` under another signature (the same parameters).
+const fn named(sig: &'static str, def: NativeDef) -> NativeDef {
+    NativeDef { sig, ..def }
+}
 
 /// Registers the methods of `set` (or, with `frozen`, of `frozenset`).
 pub fn register(c: &Class, frozen: bool) {
@@ -464,58 +485,6 @@ fn isdisjoint(vm: &dyn Vm, this: &Rc<SetObj>, other: &Value) -> PyResult<bool> {
 fn copy(vm: &dyn Vm, this: &Rc<SetObj>) -> PyResult<Value> {
     let v = Value::Set(this.clone());
     Ok(Value::Set(Rc::new(set_from(vm, &v, this.frozen)?)))
-}
-
-/// The items in this set or any of `others`.
-#[native("frozenset.union(self, *others)", c)]
-fn frozenset_union(vm: &dyn Vm, this: &Rc<SetObj>, others: &[Value]) -> PyResult<Value> {
-    union(vm, this, others)
-}
-
-/// The items in this set and all of `others`.
-#[native("frozenset.intersection(self, *others)", c)]
-fn frozenset_intersection(vm: &dyn Vm, this: &Rc<SetObj>, others: &[Value]) -> PyResult<Value> {
-    intersection(vm, this, others)
-}
-
-/// The items in this set and none of `others`.
-#[native("frozenset.difference(self, *others)", c)]
-fn frozenset_difference(vm: &dyn Vm, this: &Rc<SetObj>, others: &[Value]) -> PyResult<Value> {
-    difference(vm, this, others)
-}
-
-/// The items in exactly one of the two.
-#[native("frozenset.symmetric_difference(self, other, /)", c)]
-fn frozenset_symmetric_difference(
-    vm: &dyn Vm,
-    this: &Rc<SetObj>,
-    other: &Value,
-) -> PyResult<Value> {
-    symmetric_difference(vm, this, other)
-}
-
-/// Whether every item is in `other`.
-#[native("frozenset.issubset(self, other, /)", c)]
-fn frozenset_issubset(vm: &dyn Vm, this: &Rc<SetObj>, other: &Value) -> PyResult<bool> {
-    issubset(vm, this, other)
-}
-
-/// Whether every item of `other` is in this set.
-#[native("frozenset.issuperset(self, other, /)", c)]
-fn frozenset_issuperset(vm: &dyn Vm, this: &Rc<SetObj>, other: &Value) -> PyResult<bool> {
-    issuperset(vm, this, other)
-}
-
-/// Whether no item is in `other`.
-#[native("frozenset.isdisjoint(self, other, /)", c)]
-fn frozenset_isdisjoint(vm: &dyn Vm, this: &Rc<SetObj>, other: &Value) -> PyResult<bool> {
-    isdisjoint(vm, this, other)
-}
-
-/// A shallow copy.
-#[native("frozenset.copy(self)", c)]
-fn frozenset_copy(vm: &dyn Vm, this: &Rc<SetObj>) -> PyResult<Value> {
-    copy(vm, this)
 }
 
 /// Adds an item.

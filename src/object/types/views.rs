@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use super::iter::{dict_iter, DictPart, IterObj, IterState};
 use super::set::{collect_keys, combine, make_set, set_from, set_op_in_place};
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{native, ClassSpec, Member, NativeClass, NativeDef};
 use crate::syntax::ast::BinOp;
 use crate::value::dict::dict_get;
 use crate::value::{Dict, NativeObject, PyResult, Value, Vm};
@@ -209,7 +209,7 @@ pub static DICT_KEYS: ClassSpec = ClassSpec {
     name: "dict_keys",
     module: "builtins",
     bases: &[],
-    members: &[Member::Method(keys_isdisjoint::DEF)],
+    members: &[Member::Method(isdisjoint::DEF)],
 };
 
 /// The class `dict_values`.
@@ -225,7 +225,10 @@ pub static DICT_ITEMS: ClassSpec = ClassSpec {
     name: "dict_items",
     module: "builtins",
     bases: &[],
-    members: &[Member::Method(items_isdisjoint::DEF)],
+    members: &[Member::Method(NativeDef {
+        sig: "dict_items.isdisjoint(self, other, /)",
+        ..isdisjoint::DEF
+    })],
 };
 
 impl NativeClass for DictView {
@@ -234,19 +237,9 @@ impl NativeClass for DictView {
 
 /// True if the view and the iterable have no item in common.
 #[native("dict_keys.isdisjoint(self, other, /)", c)]
-fn keys_isdisjoint(vm: &dyn Vm, this: &DictView, other: &Value) -> PyResult<bool> {
-    isdisjoint(vm, this, other)
-}
-
-/// True if the view and the iterable have no item in common.
-#[native("dict_items.isdisjoint(self, other, /)", c)]
-fn items_isdisjoint(vm: &dyn Vm, this: &DictView, other: &Value) -> PyResult<bool> {
-    isdisjoint(vm, this, other)
-}
-
-fn isdisjoint(vm: &dyn Vm, view: &DictView, other: &Value) -> PyResult<bool> {
+fn isdisjoint(vm: &dyn Vm, this: &DictView, other: &Value) -> PyResult<bool> {
     for x in vm.collect(other)? {
-        if view.contains(&x, vm)? == Some(true) {
+        if this.contains(&x, vm)? == Some(true) {
             return Ok(false);
         }
     }
