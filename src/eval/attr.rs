@@ -254,18 +254,8 @@ impl Interp {
                     "__mro__" => Some(Value::tuple(
                         cls.mro().into_iter().map(Value::Class).collect(),
                     )),
-                    "__subclasses__" => Some(
-                        crate::value::NativeFunction::new(
-                            "type.__subclasses__(self)",
-                            type_subclasses,
-                            "",
-                        )
-                        .bind(v.clone()),
-                    ),
-                    "mro" => Some(
-                        crate::value::NativeFunction::new("type.mro(self)", type_mro, "")
-                            .bind(v.clone()),
-                    ),
+                    "__subclasses__" => Some(type_subclasses::DEF.function().bind(v.clone())),
+                    "mro" => Some(type_mro::DEF.function().bind(v.clone())),
                     "__doc__" => Some(Value::None),
                     "__dict__" => Some(Value::native(super::mappingproxy::MappingProxy(
                         cls.clone(),
@@ -287,14 +277,7 @@ impl Interp {
                 Ok(match name {
                     "__dict__" => Some(fun.dict_value()),
                     "__code__" => Some(Value::native(super::code::Code::of_function(fun))),
-                    "__get__" => Some(
-                        crate::value::NativeFunction::new(
-                            "function.__get__(self, instance, owner=None, /)",
-                            function_get,
-                            "Binds the function to an instance (a method); without one, the function itself.",
-                        )
-                        .bind(v.clone()),
-                    ),
+                    "__get__" => Some(function_get::DEF.function().bind(v.clone())),
                     "__kwdefaults__" => {
                         let mut d = crate::value::Dict::new();
                         for p in fun.sig.params.iter() {

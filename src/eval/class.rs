@@ -11,7 +11,7 @@ use super::meta::{build_class, namespace_dict, Maker};
 use super::Interp;
 use crate::object::descr::*;
 use crate::syntax::ast::{ClassDef, Slot};
-use crate::value::{Class, ExcType, NativeFunction, PyErr, PyResult, Value, Vm};
+use crate::value::{Class, ExcType, PyErr, PyResult, Value, Vm};
 
 impl Interp {
     /// Executes a `class` statement's body and builds the class: through
@@ -103,7 +103,7 @@ impl Interp {
     }
 
     pub(crate) fn is_builtin_super(&self, v: &Value) -> bool {
-        matches!(v, Value::NativeFunction(nf) if std::ptr::fn_addr_eq(nf.func, builtin_super as crate::value::NativeFn))
+        matches!(v, Value::NativeFunction(nf) if std::ptr::fn_addr_eq(nf.func, builtin_super::DEF.func))
     }
 
     /// Whether `v` is the builtin bound to `name` (not a script's own).
@@ -331,34 +331,12 @@ pub(crate) fn set_class_cell(v: &Value, cls: &Rc<Class>) {
 /// Adds `super`, `property`, `staticmethod`, `classmethod`, `NotImplemented`,
 /// `Ellipsis` to the builtins, and `BaseException.__init__`.
 pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
-    let f = |sig: &str, func, doc| Value::NativeFunction(NativeFunction::new(sig, func, doc));
-    b.insert(
-        "super",
-        f(
-            "super(type=None, object_or_type=None)",
-            builtin_super as _,
-            "Access the parent class's methods.",
-        ),
-    );
-    b.insert("property", Value::Class(descriptor_class(0)));
-    b.insert("staticmethod", Value::Class(descriptor_class(1)));
-    b.insert("classmethod", Value::Class(descriptor_class(2)));
-    b.insert(
-        "globals",
-        f(
-            "globals()",
-            builtin_globals_placeholder as _,
-            "The module's names and values, as a dict.",
-        ),
-    );
-    b.insert(
-        "locals",
-        f(
-            "locals()",
-            builtin_globals_placeholder as _,
-            "The running function's local names and values, as a dict.",
-        ),
-    );
+    b.insert("super", builtin_super::DEF.value());
+    b.insert("property", Value::Class(PROPERTY.class()));
+    b.insert("staticmethod", Value::Class(STATICMETHOD.class()));
+    b.insert("classmethod", Value::Class(CLASSMETHOD.class()));
+    b.insert("globals", builtin_globals::DEF.value());
+    b.insert("locals", builtin_locals::DEF.value());
     // Old names of OSError.
     b.insert("IOError", Value::Class(ExcType::OSError.class()));
     b.insert("EnvironmentError", Value::Class(ExcType::OSError.class()));
@@ -371,53 +349,25 @@ pub fn add_object_model_builtins(b: &mut HashMap<&'static str, Value>) {
         }
     }
     let object = crate::value::object::object_class();
-    if object.dict.borrow().get("__init__").is_none() {
-        object.set_attr(
-            "__init__",
-            Value::NativeFunction(NativeFunction::new(
-                "object.__init__(self, *args, **kwargs)",
-                object_init,
-                "",
-            )),
-        );
-    }
+    add_missing(&object, object_init::DEF);
     super::meta::register_type_methods();
     super::exc_group::register_methods();
     let base = ExcType::BaseException.class();
-    if !base.dict.borrow().contains_key("__new__") {
-        base.set_attr(
-            "__new__",
-            Value::NativeFunction(NativeFunction::new(
-                "BaseException.__new__(cls, *args)",
-                exception_new,
-                "",
-            )),
-        );
-    }
-    for (sig, func) in [
-        (
-            "BaseException.add_note(self, note, /)",
-            exception_add_note as crate::value::NativeFn,
-        ),
-        (
-            "BaseException.with_traceback(self, tb, /)",
-            exception_with_traceback,
-        ),
+    for def in [
+        exception_new::DEF,
+        exception_add_note::DEF,
+        exception_with_traceback::DEF,
+        exception_init::DEF,
     ] {
-        let f = NativeFunction::new(sig, func, "");
-        if !base.dict.borrow().contains_key(f.name()) {
-            base.set_attr(f.name(), Value::NativeFunction(f.clone()));
-        }
+        add_missing(&base, def);
     }
-    if !base.dict.borrow().contains_key("__init__") {
-        base.set_attr(
-            "__init__",
-            Value::NativeFunction(NativeFunction::new(
-                "BaseException.__init__(self, *args, **kwargs)",
-                exception_init,
-                "",
-            )),
-        );
+}
+
+/// Puts a native into a class's namespace unless the name is taken (the
+/// builtin classes are per thread: the first interpreter fills them).
+pub(super) fn add_missing(class: &Class, def: crate::object::NativeDef) {
+    if !class.dict.borrow().contains_key(def.name()) {
+        class.set_attr(def.name(), def.value());
     }
 }
 

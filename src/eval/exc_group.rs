@@ -8,8 +8,9 @@ use std::rc::Rc;
 
 use super::frame::Frame;
 use super::{Flow, Interp};
+use crate::object::native;
 use crate::syntax::ast::ExceptHandler;
-use crate::value::{Args, Class, ExcType, NativeFunction, PyErr, PyResult, Value, Vm};
+use crate::value::{Class, ExcType, PyErr, PyResult, Value, Vm};
 
 /// What `split` tests each exception against.
 enum Matcher<'a> {
@@ -148,45 +149,35 @@ fn none_or(v: Option<Value>) -> Value {
     v.unwrap_or(Value::None)
 }
 
-/// `BaseExceptionGroup.split(condition)`: `(match, rest)`.
-fn eg_split(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let m = matcher(a.get(1))?;
-    let (matched, rest) = split_recursive(vm, a.get(0), &m, true)?;
+// `BaseExceptionGroup.split(condition)`: `(match, rest)`.
+#[native("BaseExceptionGroup.split(self, matcher_value, /)")]
+fn eg_split(vm: &dyn Vm, this: &Value, matcher_value: &Value) -> PyResult<Value> {
+    let m = matcher(matcher_value)?;
+    let (matched, rest) = split_recursive(vm, this, &m, true)?;
     Ok(Value::tuple(vec![none_or(matched), none_or(rest)]))
 }
 
-/// `BaseExceptionGroup.subgroup(condition)`: the part that matches.
-fn eg_subgroup(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let m = matcher(a.get(1))?;
-    let (matched, _) = split_recursive(vm, a.get(0), &m, false)?;
+// `BaseExceptionGroup.subgroup(condition)`: the part that matches.
+#[native("BaseExceptionGroup.subgroup(self, matcher_value, /)")]
+fn eg_subgroup(vm: &dyn Vm, this: &Value, matcher_value: &Value) -> PyResult<Value> {
+    let m = matcher(matcher_value)?;
+    let (matched, _) = split_recursive(vm, this, &m, false)?;
     Ok(none_or(matched))
 }
 
-/// `BaseExceptionGroup.derive(excs)`: a group with this one's message.
-fn eg_derive(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let message = vm.getattr(a.get(0), "message")?;
+// `BaseExceptionGroup.derive(excs)`: a group with this one's message.
+#[native("BaseExceptionGroup.derive(self, excs, /)")]
+fn eg_derive(vm: &dyn Vm, this: &Value, excs: Value) -> PyResult<Value> {
+    let message = vm.getattr(this, "message")?;
     let cls = Value::Class(ExcType::BaseExceptionGroup.class());
-    vm.call(&cls, vec![message, a.get(1).clone()], Vec::new())
+    vm.call(&cls, vec![message, excs], Vec::new())
 }
 
 /// Adds `split`, `subgroup` and `derive` to `BaseExceptionGroup`.
 pub(super) fn register_methods() {
     let cls = ExcType::BaseExceptionGroup.class();
-    for (sig, func) in [
-        (
-            "BaseExceptionGroup.split(self, matcher_value, /)",
-            eg_split as crate::value::NativeFn,
-        ),
-        (
-            "BaseExceptionGroup.subgroup(self, matcher_value, /)",
-            eg_subgroup,
-        ),
-        ("BaseExceptionGroup.derive(self, excs, /)", eg_derive),
-    ] {
-        let f = NativeFunction::new(sig, func, "");
-        if !cls.dict.borrow().contains_key(f.name()) {
-            cls.set_attr(f.name(), Value::NativeFunction(f.clone()));
-        }
+    for def in [eg_split::DEF, eg_subgroup::DEF, eg_derive::DEF] {
+        super::class::add_missing(&cls, def);
     }
 }
 

@@ -20,9 +20,8 @@ use corosensei::{Coroutine, CoroutineResult, Yielder};
 use super::frame::Frame;
 use super::replica::{self, stack_pointer, STACK_MARGIN};
 use super::{Flow, Interp};
-use crate::value::{
-    Args, ExcType, Function, NativeFunction, NativeObject, PyErr, PyResult, Value, Vm,
-};
+use crate::object::{native, ClassSpec, Member};
+use crate::value::{ExcType, Function, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// Native stack of a generator's coroutine (virtual memory, committed lazily).
 const GEN_STACK: usize = 16 << 20;
@@ -480,28 +479,17 @@ impl NativeObject for Generator {
     fn stop_value(&self) -> Value {
         self.returned.replace(Value::None)
     }
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        if self.coroutine {
-            return Ok(match name {
-                "send" => Some(SEND.with(|f| f.bind(this.clone()))),
-                "close" => Some(CLOSE.with(|f| f.bind(this.clone()))),
-                "throw" => Some(THROW.with(|f| f.bind(this.clone()))),
-                "__await__" => Some(AWAIT.with(|f| f.bind(this.clone()))),
-                "cr_running" => Some(Value::Bool(self.running.get())),
-                "__name__" => Some(Value::str(&*self.name)),
-                "__qualname__" => Some(Value::str(&*self.qualname)),
-                _ => None,
-            });
-        }
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(if self.coroutine {
+            &COROUTINE
+        } else {
+            &GENERATOR
+        })
+    }
+    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(match name {
-            "send" => Some(SEND.with(|f| f.bind(this.clone()))),
-            "close" => Some(CLOSE.with(|f| f.bind(this.clone()))),
-            "__next__" => Some(NEXT.with(|f| f.bind(this.clone()))),
-            "__iter__" => Some(ITER.with(|f| f.bind(this.clone()))),
-            "gi_running" => Some(Value::Bool(self.running.get())),
             "__name__" => Some(Value::str(&*self.name)),
             "__qualname__" => Some(Value::str(&*self.qualname)),
-            "throw" => Some(THROW.with(|f| f.bind(this.clone()))),
             _ => None,
         })
     }
@@ -579,24 +567,58 @@ fn resume_with(vm: &dyn Vm, this: &Value, input: Value) -> PyResult<Value> {
     }
 }
 
-fn send(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    resume_with(vm, a.get(0), a.get(1).clone())
+/// The class `generator`.
+static GENERATOR: ClassSpec = ClassSpec {
+    name: "generator",
+    module: "builtins",
+    bases: &[],
+    members: &[
+        Member::Method(send::DEF),
+        Member::Method(close::DEF),
+        Member::Method(next::DEF),
+        Member::Method(iter::DEF),
+        Member::Getter(gi_running::DEF),
+        Member::Method(throw::DEF),
+    ],
+};
+
+/// The class `coroutine`.
+static COROUTINE: ClassSpec = ClassSpec {
+    name: "coroutine",
+    module: "builtins",
+    bases: &[],
+    members: &[
+        Member::Method(send::DEF),
+        Member::Method(close::DEF),
+        Member::Method(throw::DEF),
+        Member::Method(await_::DEF),
+        Member::Getter(cr_running::DEF),
+    ],
+};
+
+/// Resumes the generator with value as the result of its yield; returns the next yielded value.
+#[native("send(self, value, /)")]
+fn send(vm: &dyn Vm, this: &Value, value: Value) -> PyResult<Value> {
+    resume_with(vm, this, value)
 }
 
-fn next(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    resume_with(vm, a.get(0), Value::None)
+/// Implement next(self).
+#[native("__next__(self, /)")]
+fn next(vm: &dyn Vm, this: &Value) -> PyResult<Value> {
+    resume_with(vm, this, Value::None)
 }
 
-/// `throw(exc)` / `throw(type, value)`: raises the exception at the
-/// suspended `yield` (before the first line if the body has not started);
-/// returns the next yielded value.
-fn throw(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let g = this_gen(a.get(0))?;
+/// Raise an exception inside the generator at its suspended yield; return the next yielded value.
+// `throw(exc)` / `throw(type, value)`: raises the exception at the
+// suspended `yield` (before the first line if the body has not started).
+#[native("throw(self, typ, val=None, tb=None, /)")]
+fn throw(vm: &dyn Vm, this: &Value, typ: &Value, val: &Value, _tb: &Value) -> PyResult<Value> {
+    let g = this_gen(this)?;
     let interp = g.interp_of(vm)?;
-    let exc = match a.get(2) {
-        Value::None => a.get(1).clone(),
-        value => match a.get(1) {
-            Value::Class(_) => vm.call(a.get(1), vec![value.clone()], Vec::new())?,
+    let exc = match val {
+        Value::None => typ.clone(),
+        value => match typ {
+            Value::Class(_) => vm.call(typ, vec![value.clone()], Vec::new())?,
             _ => {
                 return Err(PyErr::new(
                     ExcType::TypeError,
@@ -613,19 +635,36 @@ fn throw(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     }
 }
 
-fn close(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let g = this_gen(a.get(0))?;
-    g.close(g.interp_of(vm)?)?;
-    Ok(Value::None)
+/// Raise GeneratorExit inside generator.
+#[native("close(self, /)")]
+fn close(vm: &dyn Vm, this: &Value) -> PyResult<()> {
+    let g = this_gen(this)?;
+    g.close(g.interp_of(vm)?)
 }
 
-fn iter(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(a.get(0).clone())
+/// Implement iter(self).
+#[native("__iter__(self, /)")]
+fn iter(this: Value) -> Value {
+    this
 }
 
-/// `coroutine.__await__()`: an iterator that drives the coroutine.
-fn await_(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::native(AwaitIter(a.get(0).clone())))
+/// Return an iterator to be used in await expression.
+// `coroutine.__await__()`: an iterator that drives the coroutine.
+#[native("__await__(self, /)")]
+fn await_(this: Value) -> Value {
+    Value::native(AwaitIter(this))
+}
+
+/// Whether the generator is running now.
+#[native("generator.gi_running(self)")]
+fn gi_running(this: &Value) -> PyResult<bool> {
+    Ok(this_gen(this)?.running.get())
+}
+
+/// Whether the coroutine is running now.
+#[native("coroutine.cr_running(self)")]
+fn cr_running(this: &Value) -> PyResult<bool> {
+    Ok(this_gen(this)?.running.get())
 }
 
 /// The iterator `coroutine.__await__()` returns (`coroutine_wrapper`):
@@ -652,44 +691,33 @@ impl NativeObject for AwaitIter {
     fn stop_value(&self) -> Value {
         this_gen(&self.0).map_or(Value::None, |g| g.returned.replace(Value::None))
     }
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&COROUTINE_WRAPPER)
+    }
     fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(match name {
             "send" | "throw" | "close" => Some(vm.getattr(&self.0, name)?),
-            "__next__" => Some(NEXT.with(|f| f.bind(self.0.clone()))),
             _ => None,
         })
     }
 }
 
-thread_local! {
-    static SEND: Rc<NativeFunction> = NativeFunction::new(
-        "send(self, value, /)",
-        send,
-        "Resumes the generator with value as the result of its yield; returns the next yielded value.",
-    );
-    static NEXT: Rc<NativeFunction> = NativeFunction::new(
-        "__next__(self, /)",
-        next,
-        "Implement next(self).",
-    );
-    static THROW: Rc<NativeFunction> = NativeFunction::new(
-        "throw(self, typ, val=None, tb=None, /)",
-        throw,
-        "Raise an exception inside the generator at its suspended yield; return the next yielded value.",
-    );
-    static CLOSE: Rc<NativeFunction> = NativeFunction::new(
-        "close(self, /)",
-        close,
-        "Raise GeneratorExit inside generator.",
-    );
-    static AWAIT: Rc<NativeFunction> = NativeFunction::new(
-        "__await__(self, /)",
-        await_,
-        "Return an iterator to be used in await expression.",
-    );
-    static ITER: Rc<NativeFunction> = NativeFunction::new(
-        "__iter__(self, /)",
-        iter,
-        "Implement iter(self).",
-    );
+/// The class `coroutine_wrapper`.
+static COROUTINE_WRAPPER: ClassSpec = ClassSpec {
+    name: "coroutine_wrapper",
+    module: "builtins",
+    bases: &[],
+    members: &[Member::Method(await_next::DEF)],
+};
+
+/// Implement next(self).
+#[native("__next__(self, /)")]
+fn await_next(vm: &dyn Vm, this: &Value) -> PyResult<Value> {
+    match this.downcast::<AwaitIter>() {
+        Some(w) => resume_with(vm, &w.0, Value::None),
+        None => Err(PyErr::new(
+            ExcType::TypeError,
+            "expected a coroutine_wrapper",
+        )),
+    }
 }

@@ -284,8 +284,8 @@ impl NativeObject for IterObj {
         Ok(Some(this.clone()))
     }
 
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(crate::object::types::iter::iterator_attr(this, name))
+    fn spec(&self) -> Option<&'static crate::object::ClassSpec> {
+        crate::object::types::iter::iterator_spec(self.kind)
     }
 }
 

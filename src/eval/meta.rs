@@ -13,10 +13,11 @@ use std::rc::Rc;
 
 use super::Interp;
 use crate::object::descr::{bind_class_attr, unwrap_method_decorator, PropertyObj};
+use crate::object::spec::add_member;
 use crate::object::types::builtin_class;
+use crate::object::{native, Kwargs, Member};
 use crate::value::{
-    Args, Class, ClassKind, Dict, ExcType, Namespace, NativeFunction, PyErr, PyResult, Value,
-    ValueType, Vm,
+    Class, ClassKind, Dict, ExcType, Namespace, PyErr, PyResult, Value, ValueType, Vm,
 };
 
 /// What a `class` statement calls to make its class.
@@ -386,9 +387,11 @@ pub(crate) fn build_class(
 /// `type(obj)`, `type(name, bases, dict, **kw)` and, as a metaclass's
 /// `super().__new__(mcs, name, bases, ns, **kw)` reaches it,
 /// `type.__new__(mcs, name, bases, dict, **kw)`.
-fn type_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let kwargs = a.keywords(1);
-    let (meta, rest) = match a.varargs(0) {
+/// The class of an object (`type(1) is int`), or a new class: `type(name, bases, dict)`.
+#[native("type(*args, **kwargs)", c_ctor)]
+fn type_new(vm: &dyn Vm, args: &[Value], kwargs: Kwargs) -> PyResult<Value> {
+    let kwargs = kwargs.0;
+    let (meta, rest) = match args {
         [x] if kwargs.is_empty() => return Ok(vm.type_of(x)),
         [Value::Class(m), rest @ ..] if rest.len() == 3 && is_metaclass(m) => {
             (Some(m.clone()), rest)
@@ -446,28 +449,34 @@ fn type_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 /// `type.__call__(cls, *args, **kwargs)`: what a metaclass's `__call__`
 /// reaches through `super().__call__(...)`.
-fn type_call(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let Value::Class(cls) = a.get(0) else {
+/// Makes an instance of the class: its `__new__`, then its `__init__`.
+#[native("type.__call__(self, /, *args, **kwargs)", c)]
+fn type_call(vm: &dyn Vm, this: &Value, args: &[Value], kwargs: Kwargs) -> PyResult<Value> {
+    let Value::Class(cls) = this else {
         return Err(PyErr::new(
             ExcType::TypeError,
             format!(
                 "descriptor '__call__' requires a 'type' object but received a '{}'",
-                a.get(0).type_name()
+                this.type_name()
             ),
         ));
     };
-    vm.construct(cls, a.varargs(1).to_vec(), a.keywords(2))
+    vm.construct(cls, args.to_vec(), kwargs.0)
 }
 
-/// `type.__init__(cls, *args, **kwargs)`: nothing to do.
-fn type_init(_vm: &dyn Vm, _a: &Args) -> PyResult<Value> {
-    Ok(Value::None)
-}
+/// Initialises a new class (the default does nothing).
+// `type.__init__(cls, *args, **kwargs)`: nothing to do.
+#[native("type.__init__(self, /, *args, **kwargs)", c)]
+fn type_init(_this: &Value, _args: &[Value], _kwargs: &Value) {}
 
 /// The class and attribute name `type.__setattr__`/`__delattr__` (`what`)
 /// act on: a user class (builtin types are immutable, as in CPython).
-fn mutable_class_arg<'a>(a: &'a Args, what: &str) -> PyResult<(&'a Rc<Class>, &'a Rc<String>)> {
-    let (Value::Class(cls), Value::Str(name)) = (a.get(0), a.get(1)) else {
+fn mutable_class_arg<'a>(
+    this: &'a Value,
+    name: &'a Value,
+    what: &str,
+) -> PyResult<(&'a Rc<Class>, &'a Rc<String>)> {
+    let (Value::Class(cls), Value::Str(name)) = (this, name) else {
         return Err(PyErr::new(
             ExcType::TypeError,
             format!("type.{what}() needs a class and a str name"),
@@ -485,68 +494,42 @@ fn mutable_class_arg<'a>(a: &'a Args, what: &str) -> PyResult<(&'a Rc<Class>, &'
     Ok((cls, name))
 }
 
-/// `type.__setattr__(cls, name, value)`: sets a class attribute (what a
-/// metaclass's own `__setattr__` reaches for the default).
-fn type_setattr(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (cls, name) = mutable_class_arg(a, "__setattr__")?;
-    cls.set_attr(name, a.get(2).clone());
-    Ok(Value::None)
+/// Sets a class attribute.
+// `type.__setattr__(cls, name, value)`: what a metaclass's own
+// `__setattr__` reaches for the default.
+#[native("type.__setattr__(self, name, value, /)", c)]
+fn type_setattr(this: &Value, name: &Value, value: Value) -> PyResult<()> {
+    let (cls, name) = mutable_class_arg(this, name, "__setattr__")?;
+    cls.set_attr(name, value);
+    Ok(())
 }
 
-/// `type.__delattr__(cls, name)`: deletes a class attribute.
-fn type_delattr(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (cls, name) = mutable_class_arg(a, "__delattr__")?;
+/// Deletes a class attribute.
+#[native("type.__delattr__(self, name, /)", c)]
+fn type_delattr(this: &Value, name: &Value) -> PyResult<()> {
+    let (cls, name) = mutable_class_arg(this, name, "__delattr__")?;
     if cls.dict.borrow_mut().shift_remove(name.as_str()).is_none() {
         return Err(PyErr::new(
             ExcType::AttributeError,
             format!("type object '{}' has no attribute '{}'", cls.name, name),
         ));
     }
-    Ok(Value::None)
+    Ok(())
 }
+
+/// `type`'s constructor and methods.
+static TYPE_MEMBERS: &[Member] = &[
+    Member::New(type_new::DEF),
+    Member::Method(type_call::DEF),
+    Member::Method(type_init::DEF),
+    Member::Method(type_setattr::DEF),
+    Member::Method(type_delattr::DEF),
+];
 
 /// Adds `type.__new__`, `__call__`, `__init__`, `__setattr__`, `__delattr__`.
 pub(crate) fn register_type_methods() {
     let t = type_class();
-    let add = |name: &str, f: Rc<NativeFunction>| t.set_attr(name, Value::NativeFunction(f));
-    add(
-        "__new__",
-        NativeFunction::new_builtin_ctor(
-            "type(*args, **kwargs)",
-            type_new,
-            "The class of an object (`type(1) is int`), or a new class: `type(name, bases, dict)`.",
-        ),
-    );
-    add(
-        "__call__",
-        NativeFunction::new_builtin(
-            "type.__call__(self, /, *args, **kwargs)",
-            type_call,
-            "Makes an instance of the class: its `__new__`, then its `__init__`.",
-        ),
-    );
-    add(
-        "__init__",
-        NativeFunction::new_builtin(
-            "type.__init__(self, /, *args, **kwargs)",
-            type_init,
-            "Initialises a new class (the default does nothing).",
-        ),
-    );
-    add(
-        "__setattr__",
-        NativeFunction::new_builtin(
-            "type.__setattr__(self, name, value, /)",
-            type_setattr,
-            "Sets a class attribute.",
-        ),
-    );
-    add(
-        "__delattr__",
-        NativeFunction::new_builtin(
-            "type.__delattr__(self, name, /)",
-            type_delattr,
-            "Deletes a class attribute.",
-        ),
-    );
+    for m in TYPE_MEMBERS {
+        add_member(&t, m);
+    }
 }

@@ -236,14 +236,16 @@ mod tests {
     use std::sync::Arc;
 
     use super::super::Interp;
+    use crate::object::native;
     use crate::syntax::SourceFile;
-    use crate::value::{Args, NativeFunction, PyResult, Value, Vm};
+    use crate::value::{PyResult, Value, Vm};
 
     /// `replicas(fn, n)`: runs fn(i) on n replicas; the merge callback sums
     /// the int payloads and gives every replica the sum.
-    fn replicas(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-        let f = args.get(0).clone();
-        let n = args.int(1)? as usize;
+    #[native("replicas(fn, n)")]
+    fn replicas(vm: &dyn Vm, fn_: Value, n: i64) -> PyResult<Value> {
+        let f = fn_;
+        let n = n as usize;
         let out = vm.run_replicas(
             n,
             &|i| vm.call(&f, vec![Value::Int(i as i64)], Vec::new()),
@@ -259,8 +261,9 @@ mod tests {
         Ok(Value::list(out))
     }
 
-    fn collective(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-        vm.collective(args.get(0).clone())
+    #[native("collective(x)")]
+    fn collective(vm: &dyn Vm, x: Value) -> PyResult<Value> {
+        vm.collective(x)
     }
 
     fn run(src: &str) -> String {
@@ -269,14 +272,8 @@ mod tests {
             let out: Rc<RefCell<Vec<u8>>> = Rc::new(RefCell::new(Vec::new()));
             let interp = Interp::new(out.clone(), Arc::new(AtomicBool::new(false)));
             interp.set_stack_budget(crate::STACK_SIZE - (8 << 20));
-            interp.set_global(
-                "replicas",
-                Value::NativeFunction(NativeFunction::new("replicas(fn, n)", replicas, "")),
-            );
-            interp.set_global(
-                "collective",
-                Value::NativeFunction(NativeFunction::new("collective(x)", collective, "")),
-            );
+            interp.set_global("replicas", replicas::DEF.value());
+            interp.set_global("collective", collective::DEF.value());
             let source = SourceFile::new("t.py", src);
             let module = interp.compile(&source).expect("parses");
             let r = interp.exec_module(&source, &module, crate::eval::Echo::Off);

@@ -9,10 +9,11 @@
 use std::any::Any;
 use std::rc::Rc;
 
+use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::syntax::ast::{ExprKind, StmtKind};
 use crate::syntax::SourceFile;
 use crate::value::error::TraceEntry;
-use crate::value::{NativeObject, PyErr, PyResult, Value, Vm};
+use crate::value::{NativeObject, PyErr, Value};
 
 /// One link of a traceback: entry `index` of the shared chain.
 pub struct Traceback {
@@ -117,47 +118,8 @@ impl NativeObject for Traceback {
         self
     }
 
-    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        let e = self.entry();
-        Ok(Some(match name {
-            "tb_next" if self.index + 1 < self.entries.len() => Value::native(Traceback {
-                entries: self.entries.clone(),
-                index: self.index + 1,
-            }),
-            "tb_next" => Value::None,
-            "tb_lineno" => Value::Int(e.source.line_of(e.span.start) as i64),
-            "tb_frame" => Value::native(FrameInfo { entry: e.clone() }),
-            // (filename, lineno, end_lineno, colno, end_colno, name, line,
-            // anchors): what traceback.FrameSummary holds.
-            "_dist_position" => {
-                let (lineno, end_lineno, colno, end_colno) = position(&e.source, e);
-                let line = e.source.line_text(lineno);
-                let anchors = if lineno == end_lineno {
-                    let seg: String = line
-                        .chars()
-                        .skip(colno)
-                        .take(end_colno.saturating_sub(colno))
-                        .collect();
-                    anchors(&seg).map(|(l, r)| {
-                        Value::tuple(vec![Value::Int(l as i64), Value::Int(r as i64)])
-                    })
-                } else {
-                    None
-                };
-                Value::tuple(vec![
-                    Value::str(&e.source.name),
-                    Value::Int(lineno as i64),
-                    Value::Int(end_lineno as i64),
-                    Value::Int(colno as i64),
-                    Value::Int(end_colno as i64),
-                    Value::str(&*e.func),
-                    // As linecache gives it: with its newline.
-                    Value::str(format!("{line}\n")),
-                    anchors.unwrap_or(Value::None),
-                ])
-            }
-            _ => return Ok(None),
-        }))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&TRACEBACK)
     }
 
     fn dir(&self) -> Vec<String> {
@@ -165,6 +127,79 @@ impl NativeObject for Traceback {
             .map(String::from)
             .to_vec()
     }
+}
+
+/// The class `traceback`.
+static TRACEBACK: ClassSpec = ClassSpec {
+    name: "traceback",
+    module: "builtins",
+    bases: &[],
+    members: &[
+        Member::Getter(tb_next::DEF),
+        Member::Getter(tb_lineno::DEF),
+        Member::Getter(tb_frame::DEF),
+        Member::Getter(dist_position::DEF),
+    ],
+};
+
+impl NativeClass for Traceback {
+    const SPEC: &'static ClassSpec = &TRACEBACK;
+}
+
+/// The next link, inward (None at the innermost frame).
+#[native("traceback.tb_next(self)")]
+fn tb_next(this: &Traceback) -> Option<Value> {
+    (this.index + 1 < this.entries.len()).then(|| {
+        Value::native(Traceback {
+            entries: this.entries.clone(),
+            index: this.index + 1,
+        })
+    })
+}
+
+/// The line that was running.
+#[native("traceback.tb_lineno(self)")]
+fn tb_lineno(this: &Traceback) -> usize {
+    let e = this.entry();
+    e.source.line_of(e.span.start)
+}
+
+/// The frame.
+#[native("traceback.tb_frame(self)")]
+fn tb_frame(this: &Traceback) -> Value {
+    Value::native(FrameInfo {
+        entry: this.entry().clone(),
+    })
+}
+
+/// (filename, lineno, end_lineno, colno, end_colno, name, line, anchors):
+/// what traceback.FrameSummary holds.
+#[native("traceback._dist_position(self)")]
+fn dist_position(this: &Traceback) -> Value {
+    let e = this.entry();
+    let (lineno, end_lineno, colno, end_colno) = position(&e.source, e);
+    let line = e.source.line_text(lineno);
+    let anchors = if lineno == end_lineno {
+        let seg: String = line
+            .chars()
+            .skip(colno)
+            .take(end_colno.saturating_sub(colno))
+            .collect();
+        anchors(&seg).map(|(l, r)| Value::tuple(vec![Value::Int(l as i64), Value::Int(r as i64)]))
+    } else {
+        None
+    };
+    Value::tuple(vec![
+        Value::str(&e.source.name),
+        Value::Int(lineno as i64),
+        Value::Int(end_lineno as i64),
+        Value::Int(colno as i64),
+        Value::Int(end_colno as i64),
+        Value::str(&*e.func),
+        // As linecache gives it: with its newline.
+        Value::str(format!("{line}\n")),
+        anchors.unwrap_or(Value::None),
+    ])
 }
 
 /// `tb.tb_frame`: the little of a frame dist keeps (its code's name and
@@ -182,16 +217,37 @@ impl NativeObject for FrameInfo {
         self
     }
 
-    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        let e = &self.entry;
-        Ok(Some(match name {
-            "f_lineno" => Value::Int(e.source.line_of(e.span.start) as i64),
-            "f_code" => Value::native(super::code::Code::named(&e.func, &e.source.name)),
-            _ => return Ok(None),
-        }))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&FRAME)
     }
 
     fn dir(&self) -> Vec<String> {
         ["f_code", "f_lineno"].map(String::from).to_vec()
     }
+}
+
+/// The class `frame`.
+static FRAME: ClassSpec = ClassSpec {
+    name: "frame",
+    module: "builtins",
+    bases: &[],
+    members: &[Member::Getter(f_lineno::DEF), Member::Getter(f_code::DEF)],
+};
+
+impl NativeClass for FrameInfo {
+    const SPEC: &'static ClassSpec = &FRAME;
+}
+
+/// The line that was running.
+#[native("frame.f_lineno(self)")]
+fn f_lineno(this: &FrameInfo) -> usize {
+    let e = &this.entry;
+    e.source.line_of(e.span.start)
+}
+
+/// The code object (its name and file).
+#[native("frame.f_code(self)")]
+fn f_code(this: &FrameInfo) -> Value {
+    let e = &this.entry;
+    Value::native(super::code::Code::named(&e.func, &e.source.name))
 }

@@ -7,6 +7,7 @@
 use std::rc::Rc;
 
 use super::descr::{bind_class_attr, PropertyObj};
+use super::native;
 use super::types::{builtin_class, slots};
 use crate::value::{Class, ClassKind, ExcType, Instance, PyErr, PyResult, Value, ValueType, Vm};
 
@@ -411,9 +412,10 @@ pub fn class_name(vm: &dyn Vm, v: &Value) -> String {
 }
 
 /// `C.mro()`: the method resolution order as a list.
-pub fn type_mro(_vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
-    match args.get(0) {
-        Value::Class(c) => Ok(Value::list(c.mro().into_iter().map(Value::Class).collect())),
+#[native("type.mro(self)")]
+pub fn type_mro(this: &Value) -> PyResult<Vec<Value>> {
+    match this {
+        Value::Class(c) => Ok(c.mro().into_iter().map(Value::Class).collect()),
         other => Err(PyErr::new(
             ExcType::TypeError,
             format!(
@@ -424,29 +426,29 @@ pub fn type_mro(_vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
     }
 }
 
-/// `C.__subclasses__()`: the direct subclasses still alive, oldest first.
-/// `f.__get__(instance, owner)`: a method bound to `instance`, or `f`
-/// itself when `instance` is None (a function is a non-data descriptor).
-pub fn function_get(_vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
-    let (func, instance) = (args.get(0).clone(), args.get(1).clone());
+/// Binds the function to an instance (a method); without one, the function itself.
+// `f.__get__(instance, owner)`: a method bound to `instance`, or `f` itself
+// when `instance` is None (a function is a non-data descriptor).
+#[native("function.__get__(self, instance, owner=None, /)")]
+pub fn function_get(this: Value, instance: Value, _owner: &Value) -> Value {
     if instance.is_none() {
-        return Ok(func);
+        return this;
     }
-    Ok(Value::BoundMethod(Rc::new(crate::value::BoundMethod {
+    Value::BoundMethod(Rc::new(crate::value::BoundMethod {
         receiver: instance,
-        func,
-    })))
+        func: this,
+    }))
 }
 
-pub fn type_subclasses(_vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
-    let Value::Class(c) = args.get(0) else {
-        return Ok(Value::list(Vec::new()));
+// `C.__subclasses__()`: the direct subclasses still alive, oldest first.
+#[native("type.__subclasses__(self)")]
+pub fn type_subclasses(this: &Value) -> Vec<Value> {
+    let Value::Class(c) = this else {
+        return Vec::new();
     };
     let subs = c.subclasses.borrow();
-    Ok(Value::list(
-        subs.iter()
-            .filter_map(|w| w.upgrade())
-            .map(Value::Class)
-            .collect(),
-    ))
+    subs.iter()
+        .filter_map(|w| w.upgrade())
+        .map(Value::Class)
+        .collect()
 }

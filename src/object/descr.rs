@@ -7,9 +7,8 @@ use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::value::{
-    Args, Class, ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value, Vm,
-};
+use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::value::{Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// The object `super()` returns.
 pub struct SuperObj {
@@ -232,15 +231,44 @@ impl PropertyObj {
     }
 }
 
-/// `property.getter/setter/deleter(self, f)`: a copy with one accessor replaced.
-pub fn property_copy(vm: &dyn Vm, args: &Args, which: usize) -> PyResult<Value> {
-    let Some(p) = args.get(0).downcast::<PropertyObj>() else {
-        return Err(PyErr::new(
+/// The class `property`.
+pub static PROPERTY: ClassSpec = ClassSpec {
+    name: "property",
+    module: "builtins",
+    bases: &[],
+    members: &[
+        Member::New(builtin_property::DEF),
+        Member::Method(property_getter::DEF),
+        Member::Method(property_setter::DEF),
+        Member::Method(property_deleter::DEF),
+        Member::Method(property_get::DEF),
+        Member::Method(property_set::DEF),
+        Member::Method(property_delete::DEF),
+        Member::Getter(property_fget::DEF),
+        Member::Getter(property_fset::DEF),
+        Member::Getter(property_fdel::DEF),
+    ],
+};
+
+impl NativeClass for PropertyObj {
+    const SPEC: &'static ClassSpec = &PROPERTY;
+}
+
+/// The receiver of `property`'s methods called directly, with CPython's
+/// message when it is not a property.
+fn this_property(v: &Value) -> PyResult<&PropertyObj> {
+    v.as_builtin().downcast::<PropertyObj>().ok_or_else(|| {
+        PyErr::new(
             ExcType::TypeError,
             "descriptor requires a 'property' object",
-        ));
-    };
-    let f = Some(args.get(1).clone());
+        )
+    })
+}
+
+/// `property.getter/setter/deleter(self, f)`: a copy with one accessor replaced.
+fn property_copy(vm: &dyn Vm, this: &Value, f: &Value, which: usize) -> PyResult<Value> {
+    let p = this_property(this)?;
+    let f = Some(f.clone());
     let (g, s, d) = (p.fget.clone(), p.fset.clone(), p.fdel.clone());
     // A docstring that came from the old getter follows a new getter.
     let doc = if which == 0 {
@@ -261,41 +289,77 @@ pub fn property_copy(vm: &dyn Vm, args: &Args, which: usize) -> PyResult<Value> 
 
 /// `property.__get__/__set__/__delete__(self, instance, ...)`, called
 /// directly (attribute access reaches the accessors without them).
-pub fn property_call(vm: &dyn Vm, args: &Args, which: usize) -> PyResult<Value> {
-    let Some(p) = args.get(0).downcast::<PropertyObj>() else {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            "descriptor requires a 'property' object",
-        ));
-    };
-    let obj = args.get(1);
+fn property_call(
+    vm: &dyn Vm,
+    this: &Value,
+    obj: &Value,
+    value: Option<&Value>,
+    which: usize,
+) -> PyResult<Value> {
+    let p = this_property(this)?;
     if which == 0 && obj.is_none() {
-        return Ok(args.get(0).clone());
+        return Ok(this.clone());
     }
     let f = p.accessor(which, &crate::object::attr::class_name(vm, obj))?;
     let mut call_args = vec![obj.clone()];
-    if which == 1 {
-        call_args.push(args.get(2).clone());
-    }
+    call_args.extend(value.cloned());
     let out = vm.call(f, call_args, Vec::new())?;
     Ok(if which == 0 { out } else { Value::None })
 }
 
-pub fn property_getter(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    property_copy(vm, args, 0)
+// `property`'s methods have no docstrings of their own.
+
+#[native("property.getter(self, fget)")]
+fn property_getter(vm: &dyn Vm, this: &Value, fget: &Value) -> PyResult<Value> {
+    property_copy(vm, this, fget, 0)
 }
 
-pub fn property_setter(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    property_copy(vm, args, 1)
+#[native("property.setter(self, fset)")]
+fn property_setter(vm: &dyn Vm, this: &Value, fset: &Value) -> PyResult<Value> {
+    property_copy(vm, this, fset, 1)
 }
 
-pub fn property_deleter(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    property_copy(vm, args, 2)
+#[native("property.deleter(self, fdel)")]
+fn property_deleter(vm: &dyn Vm, this: &Value, fdel: &Value) -> PyResult<Value> {
+    property_copy(vm, this, fdel, 2)
+}
+
+#[native("property.__get__(self, instance, owner=None, /)")]
+fn property_get(vm: &dyn Vm, this: &Value, instance: &Value, _owner: &Value) -> PyResult<Value> {
+    property_call(vm, this, instance, None, 0)
+}
+
+#[native("property.__set__(self, instance, value, /)")]
+fn property_set(vm: &dyn Vm, this: &Value, instance: &Value, value: &Value) -> PyResult<Value> {
+    property_call(vm, this, instance, Some(value), 1)
+}
+
+#[native("property.__delete__(self, instance, /)")]
+fn property_delete(vm: &dyn Vm, this: &Value, instance: &Value) -> PyResult<Value> {
+    property_call(vm, this, instance, None, 2)
+}
+
+/// The getter.
+#[native("property.fget(self)")]
+fn property_fget(this: &PropertyObj) -> Option<Value> {
+    this.fget.clone()
+}
+
+/// The setter.
+#[native("property.fset(self)")]
+fn property_fset(this: &PropertyObj) -> Option<Value> {
+    this.fset.clone()
+}
+
+/// The deleter.
+#[native("property.fdel(self)")]
+fn property_fdel(this: &PropertyObj) -> Option<Value> {
+    this.fdel.clone()
 }
 
 impl NativeObject for PropertyObj {
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(descriptor_class(0))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&PROPERTY)
     }
 
     fn type_name(&self) -> &str {
@@ -306,7 +370,7 @@ impl NativeObject for PropertyObj {
         self
     }
 
-    fn getattr(&self, this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
         if name == "__isabstractmethod__" {
             // Abstract when one of its accessors is (`@property @abstractmethod`).
             for f in [&self.fget, &self.fset, &self.fdel].into_iter().flatten() {
@@ -318,26 +382,7 @@ impl NativeObject for PropertyObj {
             }
             return Ok(Some(Value::Bool(false)));
         }
-        let copier = |sig: &str, f: crate::value::NativeFn| {
-            Some(NativeFunction::new(sig, f, "").bind(this.clone()))
-        };
         Ok(match name {
-            "setter" => copier("property.setter(self, fset)", property_setter),
-            "getter" => copier("property.getter(self, fget)", property_getter),
-            "deleter" => copier("property.deleter(self, fdel)", property_deleter),
-            "__get__" => copier(
-                "property.__get__(self, instance, owner=None, /)",
-                |vm, a| property_call(vm, a, 0),
-            ),
-            "__set__" => copier("property.__set__(self, instance, value, /)", |vm, a| {
-                property_call(vm, a, 1)
-            }),
-            "__delete__" => copier("property.__delete__(self, instance, /)", |vm, a| {
-                property_call(vm, a, 2)
-            }),
-            "fget" => Some(self.fget.clone().unwrap_or(Value::None)),
-            "fset" => Some(self.fset.clone().unwrap_or(Value::None)),
-            "fdel" => Some(self.fdel.clone().unwrap_or(Value::None)),
             "__doc__" => Some(self.doc.clone()),
             _ => None,
         })
@@ -362,9 +407,17 @@ pub fn unwrap_method_decorator(v: Value) -> Value {
     v
 }
 
+/// The class `staticmethod`.
+pub static STATICMETHOD: ClassSpec = ClassSpec {
+    name: "staticmethod",
+    module: "builtins",
+    bases: &[],
+    members: &[Member::New(builtin_staticmethod::DEF)],
+};
+
 impl NativeObject for StaticMethodObj {
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(descriptor_class(1))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&STATICMETHOD)
     }
 
     fn type_name(&self) -> &str {
@@ -412,9 +465,17 @@ pub fn wrapped_attr(f: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value
     }
 }
 
+/// The class `classmethod`.
+pub static CLASSMETHOD: ClassSpec = ClassSpec {
+    name: "classmethod",
+    module: "builtins",
+    bases: &[],
+    members: &[Member::New(builtin_classmethod::DEF)],
+};
+
 impl NativeObject for ClassMethodObj {
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(descriptor_class(2))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&CLASSMETHOD)
     }
 
     fn type_name(&self) -> &str {
@@ -466,8 +527,14 @@ pub fn ellipsis() -> Value {
     ELLIPSIS.with(|v| v.clone())
 }
 
-pub fn builtin_super(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (Some(cls), Some(obj)) = (args.opt(0), args.opt(1)) else {
+/// Access the parent class's methods.
+#[native("super(type=None, object_or_type=None)")]
+pub fn builtin_super(
+    vm: &dyn Vm,
+    type_: Option<&Value>,
+    object_or_type: Option<&Value>,
+) -> PyResult<Value> {
+    let (Some(cls), Some(obj)) = (type_, object_or_type) else {
         return Err(PyErr::new(ExcType::RuntimeError, "super(): no arguments"));
     };
     let Value::Class(cls) = cls else {
@@ -492,28 +559,35 @@ pub fn builtin_super(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     }))
 }
 
-pub fn builtin_property(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    PropertyObj::make(
-        vm,
-        args.opt(0).cloned(),
-        args.opt(1).cloned(),
-        args.opt(2).cloned(),
-        args.opt(3).cloned().unwrap_or(Value::None),
-    )
+/// A computed attribute.
+#[native("property(fget=None, fset=None, fdel=None, doc=None)", c_ctor)]
+fn builtin_property(
+    vm: &dyn Vm,
+    fget: Option<Value>,
+    fset: Option<Value>,
+    fdel: Option<Value>,
+    doc: Value,
+) -> PyResult<Value> {
+    PropertyObj::make(vm, fget, fset, fdel, doc)
 }
 
-pub fn builtin_staticmethod(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    Ok(Value::native(StaticMethodObj(args.get(0).clone())))
+/// A method without a receiver.
+#[native("staticmethod(function, /)", c_ctor)]
+fn builtin_staticmethod(function: Value) -> Value {
+    Value::native(StaticMethodObj(function))
 }
 
-pub fn builtin_classmethod(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    Ok(Value::native(ClassMethodObj(args.get(0).clone())))
+/// A method that receives the class.
+#[native("classmethod(function, /)", c_ctor)]
+fn builtin_classmethod(function: Value) -> Value {
+    Value::native(ClassMethodObj(function))
 }
 
-/// `BaseException.__new__(cls, *args)`, as a user exception's own `__new__`
-/// reaches it through `super().__new__(cls, ...)`.
-pub fn exception_new(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let Value::Class(cls) = args.get(0) else {
+// `BaseException.__new__(cls, *args)`, as a user exception's own `__new__`
+// reaches it through `super().__new__(cls, ...)`.
+#[native("BaseException.__new__(cls, *args)")]
+pub fn exception_new(cls: &Value, args: &[Value]) -> PyResult<Value> {
+    let Value::Class(cls) = cls else {
         return Err(PyErr::new(
             ExcType::TypeError,
             "BaseException.__new__(X): X is not a type object",
@@ -529,41 +603,39 @@ pub fn exception_new(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         ));
     }
     let inst = crate::value::Instance::new(cls.clone());
-    inst.set_attr("args", Value::tuple(args.varargs(1).to_vec()));
+    inst.set_attr("args", Value::tuple(args.to_vec()));
     Ok(Value::Instance(Rc::new(inst)))
 }
 
-pub fn exception_init(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    if let Value::Instance(i) = args.get(0) {
-        if !args.keywords(2).is_empty() {
+#[native("BaseException.__init__(self, *args, **kwargs)")]
+pub fn exception_init(vm: &dyn Vm, this: &Value, args: &[Value], kwargs: &Value) -> PyResult<()> {
+    if let Value::Instance(i) = this {
+        if matches!(kwargs, Value::Dict(d) if !d.borrow().is_empty()) {
             return Err(PyErr::new(
                 ExcType::TypeError,
                 format!("{}() takes no keyword arguments", i.class.name),
             ));
         }
         if i.class.is_subclass_of(&ExcType::BaseExceptionGroup.class()) {
-            check_exception_group(vm, &i.class, args.varargs(1))?;
+            check_exception_group(vm, &i.class, args)?;
         }
-        let a = args.varargs(1);
-        if i.class.is_subclass_of(&ExcType::OSError.class()) && (2..=5).contains(&a.len()) {
+        if i.class.is_subclass_of(&ExcType::OSError.class()) && (2..=5).contains(&args.len()) {
             // OSError(errno, strerror[, filename[, winerror[, filename2]]]):
             // the fields by name; `args` keeps only the first two when a
             // filename is given (CPython's `oserror_init`).
-            for (k, name) in ["errno", "strerror", "filename", "winerror", "filename2"]
-                .iter()
-                .enumerate()
-            {
-                if let Some(v) = a.get(k).filter(|_| *name != "winerror") {
+            let fields = ["errno", "strerror", "filename", "winerror", "filename2"];
+            for (name, v) in fields.iter().zip(args) {
+                if *name != "winerror" {
                     i.set_attr(name, v.clone());
                 }
             }
-            let keep = if a.len() > 2 { 2 } else { a.len() };
-            i.set_attr("args", Value::tuple(a[..keep].to_vec()));
-            return Ok(Value::None);
+            let keep = args.len().min(2);
+            i.set_attr("args", Value::tuple(args[..keep].to_vec()));
+            return Ok(());
         }
-        i.set_attr("args", Value::tuple(a.to_vec()));
+        i.set_attr("args", Value::tuple(args.to_vec()));
     }
-    Ok(Value::None)
+    Ok(())
 }
 
 /// `ExceptionGroup(message, exceptions)`: CPython's checks of the arguments.
@@ -627,34 +699,35 @@ pub fn check_exception_group(vm: &dyn Vm, cls: &Rc<Class>, a: &[Value]) -> PyRes
 
 /// `object.__init__(self)`: does nothing; refuses arguments (a class
 /// without its own `__init__` never reaches it: see `instantiate`).
-pub fn object_init(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let extra = !args.varargs(1).is_empty()
-        || matches!(args.get(2), Value::Dict(d) if !d.borrow().is_empty());
+// (No docstring: CPython's is the generic slot wrapper's.)
+#[native("object.__init__(self, *args, **kwargs)")]
+pub fn object_init(_this: &Value, args: &[Value], kwargs: &Value) -> PyResult<()> {
+    let extra = !args.is_empty() || matches!(kwargs, Value::Dict(d) if !d.borrow().is_empty());
     if extra {
         return Err(PyErr::new(
             ExcType::TypeError,
             "object.__init__() takes exactly one argument (the instance to initialize)",
         ));
     }
-    Ok(Value::None)
+    Ok(())
 }
 
 /// Whether `v` is `object.__init__` (instantiation treats it as no `__init__`).
 pub fn is_object_init(v: &Value) -> bool {
-    matches!(v, Value::NativeFunction(nf) if std::ptr::fn_addr_eq(nf.func, object_init as crate::value::NativeFn))
+    matches!(v, Value::NativeFunction(nf) if std::ptr::fn_addr_eq(nf.func, object_init::DEF.func))
 }
 
 /// `BaseException.add_note(note)`: appends to `__notes__` (printed under
 /// the message when the exception is not caught).
-pub fn exception_add_note(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let note = args.get(1);
+#[native("BaseException.add_note(self, note, /)")]
+pub fn exception_add_note(this: &Value, note: &Value) -> PyResult<()> {
     if !matches!(note, Value::Str(_)) {
         return Err(PyErr::new(
             ExcType::TypeError,
             format!("note must be a str, not '{}'", note.type_name()),
         ));
     }
-    if let Value::Instance(i) = args.get(0) {
+    if let Value::Instance(i) = this {
         match i.get_attr("__notes__") {
             Some(Value::List(l)) => l.borrow_mut().push(note.clone()),
             Some(_) => {
@@ -666,66 +739,37 @@ pub fn exception_add_note(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             None => i.set_attr("__notes__", Value::list(vec![note.clone()])),
         }
     }
-    Ok(Value::None)
+    Ok(())
 }
 
-/// `BaseException.with_traceback(tb)`: sets `__traceback__`, returns the exception.
-pub fn exception_with_traceback(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    if let Value::Instance(i) = args.get(0) {
-        i.set_attr("__traceback__", args.get(1).clone());
+// `BaseException.with_traceback(tb)`: sets `__traceback__`, returns the exception.
+#[native("BaseException.with_traceback(self, tb, /)")]
+pub fn exception_with_traceback(this: &Value, tb: &Value) -> Value {
+    if let Value::Instance(i) = this {
+        i.set_attr("__traceback__", tb.clone());
     }
-    Ok(args.get(0).clone())
+    this.clone()
 }
 
-/// `globals`/`locals` reached other than by a direct call (`f = locals; f()`):
-/// the evaluator answers direct calls from the frame (`frame_namespace`).
-pub fn builtin_globals_placeholder(_vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
-    Err(PyErr::new(
+// `globals`/`locals` reached other than by a direct call (`f = locals; f()`):
+// the evaluator answers direct calls from the frame (`frame_namespace`).
+fn frame_namespace_only() -> PyErr {
+    PyErr::new(
         ExcType::NotImplementedError,
         "globals() and locals() are supported only when called directly by name",
-    ))
+    )
 }
 
-thread_local! {
-    /// The classes of `property`, `staticmethod` and `classmethod` objects
-    /// (calling one makes one; `isinstance(x, property)` asks them).
-    static DESCRIPTOR_CLASSES: [Rc<Class>; 3] = {
-        let make = |name: &str, sig: &str, f: crate::value::NativeFn, doc: &'static str| {
-            let class = Class::new_builtin(
-                name,
-                "builtins",
-                Some(crate::object::types::builtin_class(crate::value::ValueType::Object)),
-                crate::value::ClassKind::Native,
-            );
-            crate::object::types::add_new(&class, sig, f, doc);
-            class
-        };
-        [
-            make(
-                "property",
-                "property(fget=None, fset=None, fdel=None, doc=None)",
-                builtin_property,
-                "A computed attribute.",
-            ),
-            make(
-                "staticmethod",
-                "staticmethod(function, /)",
-                builtin_staticmethod,
-                "A method without a receiver.",
-            ),
-            make(
-                "classmethod",
-                "classmethod(function, /)",
-                builtin_classmethod,
-                "A method that receives the class.",
-            ),
-        ]
-    };
+/// The module's names and values, as a dict.
+#[native("globals()")]
+pub fn builtin_globals() -> PyResult<Value> {
+    Err(frame_namespace_only())
 }
 
-/// The class `property` (0), `staticmethod` (1) or `classmethod` (2).
-pub fn descriptor_class(which: usize) -> Rc<Class> {
-    DESCRIPTOR_CLASSES.with(|c| c[which].clone())
+/// The running function's local names and values, as a dict.
+#[native("locals()")]
+pub fn builtin_locals() -> PyResult<Value> {
+    Err(frame_namespace_only())
 }
 
 /// Whether `c` is `type` or derives from it.

@@ -6,67 +6,37 @@ use std::rc::Rc;
 
 use super::iter::DictPart;
 use super::views::DictView;
-use super::{add_method, add_new, descriptor_error, type_error, value_error};
+use super::{type_error, value_error};
+use crate::object::spec::add_member;
+use crate::object::{native, Member};
 use crate::value::dict::{dict_get, dict_remove, dict_set, dict_set_key, Key};
-use crate::value::{Args, Class, Dict, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{Class, Dict, ExcType, PyErr, PyResult, Value, Vm};
 
-fn this<'a>(a: &'a Args, name: &str) -> PyResult<&'a Rc<RefCell<Dict>>> {
-    match a.get(0) {
-        Value::Dict(d) => Ok(d),
-        other => Err(descriptor_error(name, "dict", other)),
-    }
-}
+/// A dict (the receiver of its methods).
+type DictRef = Rc<RefCell<Dict>>;
+
+/// `dict`'s constructor, `__init__` and methods.
+pub static MEMBERS: &[Member] = &[
+    Member::Attr("__init__", || super::subclass::dict_init::DEF.value()),
+    Member::New(dict_new::DEF),
+    Member::Method(keys::DEF),
+    Member::Method(values::DEF),
+    Member::Method(items::DEF),
+    Member::Method(get::DEF),
+    Member::Method(setdefault::DEF),
+    Member::Method(pop::DEF),
+    Member::Method(popitem::DEF),
+    Member::Method(update::DEF),
+    Member::Method(clear::DEF),
+    Member::Method(copy::DEF),
+    Member::ClassMethod(fromkeys::DEF),
+];
 
 /// Registers `dict`'s constructor and methods.
 pub fn register(c: &Class) {
-    super::subclass::register_init(c, crate::value::ValueType::Dict);
-    add_new(
-        c,
-        "dict(*args, **kwargs)",
-        dict_new,
-        "A new dict from a mapping or pairs, plus keywords: `dict(a=1) == {'a': 1}`.",
-    );
-    add_method(c, "dict.keys(self)", keys, "A view of the keys.");
-    add_method(c, "dict.values(self)", values, "A view of the values.");
-    add_method(
-        c,
-        "dict.items(self)",
-        items,
-        "A view of the `(key, value)` pairs.",
-    );
-    add_method(
-        c,
-        "dict.get(self, key, default=None, /)",
-        get,
-        "The value for `key`, or `default`.",
-    );
-    add_method(
-        c,
-        "dict.setdefault(self, key, default=None, /)",
-        setdefault,
-        "The value for `key`, inserting `default` first if absent.",
-    );
-    add_method(
-        c,
-        "dict.pop(self, key, /, *default)",
-        pop,
-        "Removes `key` and returns its value (or `default`; KeyError without one).",
-    );
-    add_method(
-        c,
-        "dict.popitem(self)",
-        popitem,
-        "Removes and returns the last inserted `(key, value)` pair.",
-    );
-    add_method(
-        c,
-        "dict.update(self, *args, **kwargs)",
-        update,
-        "Adds the pairs of a mapping or iterable, then the keywords.",
-    );
-    add_method(c, "dict.clear(self)", clear, "Removes all items.");
-    add_method(c, "dict.copy(self)", copy, "A shallow copy.");
-    super::add_class_method(c, "dict.fromkeys(cls, iterable, value=None, /)", fromkeys, "A new dict with the iterable's items as keys: `dict.fromkeys('ab', 0) == {'a': 0, 'b': 0}`.");
+    for m in MEMBERS {
+        add_member(c, m);
+    }
 }
 
 /// `d.update(other)`: from a dict, a mapping with `keys()`, or pairs.
@@ -154,69 +124,79 @@ fn update_from_args(
     Ok(())
 }
 
-fn dict_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+/// A new dict from a mapping or pairs, plus keywords: `dict(a=1) == {'a': 1}`.
+#[native("dict(*args, **kwargs)", c_ctor)]
+fn dict_new(vm: &dyn Vm, args: &[Value], kwargs: &Value) -> PyResult<Value> {
     let d = Rc::new(RefCell::new(Dict::new()));
-    update_from_args(vm, &d, a.varargs(0), a.get(1), "dict")?;
+    update_from_args(vm, &d, args, kwargs, "dict")?;
     Ok(Value::Dict(d))
 }
 
-fn view(a: &Args, name: &str, part: DictPart) -> PyResult<Value> {
-    Ok(Value::native(DictView {
-        dict: this(a, name)?.clone(),
+fn view(this: &DictRef, part: DictPart) -> Value {
+    Value::native(DictView {
+        dict: this.clone(),
         part,
-    }))
+    })
 }
 
-fn keys(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    view(a, "keys", DictPart::Keys)
+/// A view of the keys.
+#[native("dict.keys(self)", c)]
+fn keys(this: &DictRef) -> Value {
+    view(this, DictPart::Keys)
 }
 
-fn values(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    view(a, "values", DictPart::Values)
+/// A view of the values.
+#[native("dict.values(self)", c)]
+fn values(this: &DictRef) -> Value {
+    view(this, DictPart::Values)
 }
 
-fn items(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    view(a, "items", DictPart::Items)
+/// A view of the `(key, value)` pairs.
+#[native("dict.items(self)", c)]
+fn items(this: &DictRef) -> Value {
+    view(this, DictPart::Items)
 }
 
-fn get(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let d = this(a, "get")?;
-    let found = dict_get(vm, d, a.get(1))?;
-    Ok(found.unwrap_or_else(|| a.get(2).clone()))
+/// The value for `key`, or `default`.
+#[native("dict.get(self, key, default=None, /)", c)]
+fn get(vm: &dyn Vm, this: &DictRef, key: &Value, default: &Value) -> PyResult<Value> {
+    let found = dict_get(vm, this, key)?;
+    Ok(found.unwrap_or_else(|| default.clone()))
 }
 
-fn setdefault(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let d = this(a, "setdefault")?;
-    let found = dict_get(vm, d, a.get(1))?;
-    match found {
+/// The value for `key`, inserting `default` first if absent.
+#[native("dict.setdefault(self, key, default=None, /)", c)]
+fn setdefault(vm: &dyn Vm, this: &DictRef, key: &Value, default: Value) -> PyResult<Value> {
+    match dict_get(vm, this, key)? {
         Some(v) => Ok(v),
         None => {
-            dict_set(vm, d, a.get(1).clone(), a.get(2).clone())?;
-            Ok(a.get(2).clone())
+            dict_set(vm, this, key.clone(), default.clone())?;
+            Ok(default)
         }
     }
 }
 
-fn pop(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let d = this(a, "pop")?;
-    let default = a.varargs(2);
+/// Removes `key` and returns its value (or `default`; KeyError without one).
+#[native("dict.pop(self, key, /, *default)", c)]
+fn pop(vm: &dyn Vm, this: &DictRef, key: &Value, default: &[Value]) -> PyResult<Value> {
     if default.len() > 1 {
         return Err(type_error(format!(
             "pop expected at most 2 arguments, got {}",
             default.len() + 1
         )));
     }
-    let removed = dict_remove(vm, d, a.get(1))?;
+    let removed = dict_remove(vm, this, key)?;
     match (removed, default.first()) {
         (Some(v), _) => Ok(v),
         (None, Some(dflt)) => Ok(dflt.clone()),
-        (None, None) => Err(PyErr::with_args(ExcType::KeyError, vec![a.get(1).clone()])),
+        (None, None) => Err(PyErr::with_args(ExcType::KeyError, vec![key.clone()])),
     }
 }
 
-fn popitem(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let d = this(a, "popitem")?;
-    let last = d.borrow_mut().map.pop();
+/// Removes and returns the last inserted `(key, value)` pair.
+#[native("dict.popitem(self)", c)]
+fn popitem(this: &DictRef) -> PyResult<Value> {
+    let last = this.borrow_mut().map.pop();
     match last {
         Some((k, v)) => Ok(Value::tuple(vec![k.0, v])),
         None => Err(PyErr::new(
@@ -226,35 +206,39 @@ fn popitem(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     }
 }
 
-fn update(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let d = this(a, "update")?.clone();
-    update_from_args(vm, &d, a.varargs(1), a.get(2), "update")?;
-    Ok(Value::None)
+/// Adds the pairs of a mapping or iterable, then the keywords.
+#[native("dict.update(self, *args, **kwargs)", c)]
+fn update(vm: &dyn Vm, this: &DictRef, args: &[Value], kwargs: &Value) -> PyResult<()> {
+    update_from_args(vm, this, args, kwargs, "update")
 }
 
-fn clear(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let old = std::mem::take(&mut *this(a, "clear")?.borrow_mut());
+/// Removes all items.
+#[native("dict.clear(self)", c)]
+fn clear(this: &DictRef) {
+    let old = std::mem::take(&mut *this.borrow_mut());
     drop(old);
-    Ok(Value::None)
 }
 
-fn copy(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::dict(this(a, "copy")?.borrow().clone()))
+/// A shallow copy.
+#[native("dict.copy(self)", c)]
+fn copy(this: &DictRef) -> Value {
+    Value::dict(this.borrow().clone())
 }
 
-/// `cls.fromkeys(iterable, value)`: a dict subclass's instance is made by
-/// `cls()` and filled through its `__setitem__`, as CPython does.
-fn fromkeys(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (cls, keys, value) = (a.get(0), a.get(1), a.get(2));
+/// A new dict with the iterable's items as keys: `dict.fromkeys('ab', 0) == {'a': 0, 'b': 0}`.
+// `cls.fromkeys(iterable, value)`: a dict subclass's instance is made by
+// `cls()` and filled through its `__setitem__`, as CPython does.
+#[native("dict.fromkeys(cls, iterable, value=None, /)", c)]
+fn fromkeys(vm: &dyn Vm, cls: &Value, iterable: &Value, value: &Value) -> PyResult<Value> {
     if matches!(cls, Value::Class(c) if matches!(c.kind, crate::value::ClassKind::Builtin(_))) {
         let mut d = Dict::new();
-        for k in vm.collect(keys)? {
+        for k in vm.collect(iterable)? {
             d.insert_vm(vm, k, value.clone())?;
         }
         return Ok(Value::dict(d));
     }
     let d = vm.call(cls, Vec::new(), Vec::new())?;
-    for k in vm.collect(keys)? {
+    for k in vm.collect(iterable)? {
         vm.setitem(&d, &k, value.clone())?;
     }
     Ok(d)

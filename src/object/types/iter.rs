@@ -8,9 +8,10 @@ use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::{add_new, native_class, type_error};
+use super::type_error;
+use crate::object::{native, ClassSpec, Member};
 use crate::value::dict::SetObj;
-use crate::value::{Args, Class, Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// Which part of a dict an iterator yields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,38 +74,74 @@ impl IterObj {
     }
 }
 
-fn dunder_next(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    match vm.next(a.get(0))? {
+/// Implement next(self).
+#[native("__next__(self, /)")]
+fn dunder_next(vm: &dyn Vm, this: &Value) -> PyResult<Value> {
+    match vm.next(this)? {
         Some(v) => Ok(v),
         None => Err(PyErr::with_args(ExcType::StopIteration, Vec::new())),
     }
 }
 
-fn dunder_iter(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(a.get(0).clone())
+/// Implement iter(self).
+#[native("__iter__(self, /)")]
+fn dunder_iter(this: Value) -> Value {
+    this
 }
 
-thread_local! {
-    static NEXT: Rc<crate::value::NativeFunction> = crate::value::NativeFunction::new(
-        "__next__(self, /)",
-        dunder_next,
-        "Implement next(self).",
-    );
-    static ITER: Rc<crate::value::NativeFunction> = crate::value::NativeFunction::new(
-        "__iter__(self, /)",
-        dunder_iter,
-        "Implement iter(self).",
-    );
+/// The iterator protocol's methods, which every builtin iterator's class has.
+const PROTOCOL: [Member; 2] = [
+    Member::Method(dunder_next::DEF),
+    Member::Method(dunder_iter::DEF),
+];
+
+/// Declares the classes of the builtin iterators (and of the lazy
+/// builtins, with their constructor), and [`iterator_spec`], which finds
+/// one by name.
+macro_rules! iterator_classes {
+    ($($id:ident = $name:literal $(new $new:ident)?,)*) => {
+        $(
+            #[doc = concat!("The class `", $name, "`.")]
+            static $id: ClassSpec = ClassSpec {
+                name: $name,
+                module: "builtins",
+                bases: &[],
+                members: &[$(Member::New($new::DEF),)? PROTOCOL[0], PROTOCOL[1]],
+            };
+        )*
+
+        /// The class of a builtin iterator (or lazy builtin) by its type name.
+        pub fn iterator_spec(name: &str) -> Option<&'static ClassSpec> {
+            Some(match name {
+                $($name => &$id,)*
+                _ => return None,
+            })
+        }
+    };
 }
 
-/// The iterator protocol's methods of a builtin iterator (`it.__next__()`,
-/// `it.__iter__()`), bound to `this`; None for other names.
-pub fn iterator_attr(this: &Value, name: &str) -> Option<Value> {
-    match name {
-        "__next__" => Some(NEXT.with(|f| f.bind(this.clone()))),
-        "__iter__" => Some(ITER.with(|f| f.bind(this.clone()))),
-        _ => None,
-    }
+iterator_classes! {
+    LIST_ITERATOR = "list_iterator",
+    LIST_REVERSEITERATOR = "list_reverseiterator",
+    TUPLE_ITERATOR = "tuple_iterator",
+    STR_ASCII_ITERATOR = "str_ascii_iterator",
+    STR_ITERATOR = "str_iterator",
+    BYTES_ITERATOR = "bytes_iterator",
+    DICT_KEYITERATOR = "dict_keyiterator",
+    DICT_VALUEITERATOR = "dict_valueiterator",
+    DICT_ITEMITERATOR = "dict_itemiterator",
+    DICT_REVERSEKEYITERATOR = "dict_reversekeyiterator",
+    DICT_REVERSEVALUEITERATOR = "dict_reversevalueiterator",
+    DICT_REVERSEITEMITERATOR = "dict_reverseitemiterator",
+    SET_ITERATOR = "set_iterator",
+    RANGE_ITERATOR = "range_iterator",
+    CALLABLE_ITERATOR = "callable_iterator",
+    ITERATOR = "iterator",
+    ENUMERATE = "enumerate" new new_enumerate,
+    ZIP = "zip" new new_zip,
+    MAP = "map" new new_map,
+    FILTER = "filter" new new_filter,
+    REVERSED = "reversed" new new_reversed,
 }
 
 /// `iter(v)` for the builtin containers; None for other values.
@@ -150,16 +187,12 @@ impl NativeObject for IterObj {
         self
     }
 
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(native_class(self.name))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        iterator_spec(self.name)
     }
 
     fn iter(&self, this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(Some(this.clone()))
-    }
-
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(iterator_attr(this, name))
     }
 
     fn next(&self, _this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -330,63 +363,28 @@ fn zip_mismatch(i: usize, what: &str) -> PyErr {
     )
 }
 
-/// Registers `__new__` on the classes of the lazy builtins.
-pub fn register(class: &Class, name: &str) {
-    match name {
-        "enumerate" => add_new(
-            class,
-            "enumerate(iterable, start=0)",
-            new_enumerate,
-            "Pairs each item with a count: `list(enumerate('ab', 1)) == [(1, 'a'), (2, 'b')]`.",
-        ),
-        "zip" => add_new(
-            class,
-            "zip(*iterables, strict=False)",
-            new_zip,
-            "Tuples of the i-th items of each iterable: `list(zip('ab', [1, 2])) == [('a', 1), ('b', 2)]`.",
-        ),
-        "map" => add_new(
-            class,
-            "map(*args)",
-            new_map,
-            "Applies `func` to each item lazily: `list(map(str, [1, 2])) == ['1', '2']`.",
-        ),
-        "filter" => add_new(
-            class,
-            "filter(function, iterable, /)",
-            new_filter,
-            "The items for which `function(item)` is true: `list(filter(None, [0, 1])) == [1]`.",
-        ),
-        _ => add_new(
-            class,
-            "reversed(sequence, /)",
-            new_reversed,
-            "An iterator over a sequence backwards: `list(reversed([1, 2])) == [2, 1]`.",
-        ),
-    }
-}
-
-fn new_enumerate(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let it = vm.iter(a.get(0))?;
-    let start = super::int_arg(a.get(1), vm)?;
+/// Pairs each item with a count: `list(enumerate('ab', 1)) == [(1, 'a'), (2, 'b')]`.
+#[native("enumerate(iterable, start=0)", c_ctor)]
+fn new_enumerate(vm: &dyn Vm, iterable: &Value, start: &Value) -> PyResult<Value> {
+    let it = vm.iter(iterable)?;
+    let start = super::int_arg(start, vm)?;
     Ok(IterObj::value("enumerate", IterState::Enumerate(it, start)))
 }
 
-fn new_zip(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let its = a
-        .varargs(0)
+/// Tuples of the i-th items of each iterable: `list(zip('ab', [1, 2])) == [('a', 1), ('b', 2)]`.
+#[native("zip(*iterables, strict=False)", c_ctor)]
+fn new_zip(vm: &dyn Vm, iterables: &[Value], strict: bool) -> PyResult<Value> {
+    let its = iterables
         .iter()
         .map(|v| vm.iter(v))
         .collect::<PyResult<Vec<_>>>()?;
-    Ok(IterObj::value(
-        "zip",
-        IterState::Zip(its, vm.truthy(a.get(1))?),
-    ))
+    Ok(IterObj::value("zip", IterState::Zip(its, strict)))
 }
 
-fn new_map(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+/// Applies `func` to each item lazily: `list(map(str, [1, 2])) == ['1', '2']`.
+#[native("map(*args)", c_ctor)]
+fn new_map(vm: &dyn Vm, args: &[Value]) -> PyResult<Value> {
     // `map(*args)`: CPython checks the count itself, with its own message.
-    let args = a.varargs(0);
     if args.len() < 2 {
         return Err(type_error("map() must have at least two arguments."));
     }
@@ -397,16 +395,17 @@ fn new_map(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(IterObj::value("map", IterState::Map(args[0].clone(), its)))
 }
 
-fn new_filter(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let it = vm.iter(a.get(1))?;
-    Ok(IterObj::value(
-        "filter",
-        IterState::Filter(a.get(0).clone(), it),
-    ))
+/// The items for which `function(item)` is true: `list(filter(None, [0, 1])) == [1]`.
+#[native("filter(function, iterable, /)", c_ctor)]
+fn new_filter(vm: &dyn Vm, function: Value, iterable: &Value) -> PyResult<Value> {
+    let it = vm.iter(iterable)?;
+    Ok(IterObj::value("filter", IterState::Filter(function, it)))
 }
 
-fn new_reversed(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    reversed_of(vm, a.get(0))
+/// An iterator over a sequence backwards: `list(reversed([1, 2])) == [2, 1]`.
+#[native("reversed(sequence, /)", c_ctor)]
+fn new_reversed(vm: &dyn Vm, sequence: &Value) -> PyResult<Value> {
+    reversed_of(vm, sequence)
 }
 
 pub(crate) fn reversed_of(vm: &dyn Vm, seq: &Value) -> PyResult<Value> {

@@ -5,104 +5,69 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::{add_method, add_new, descriptor_error, value_error};
-use crate::value::{Args, Class, ExcType, PyErr, PyResult, Value, Vm};
+use super::value_error;
+use crate::object::spec::add_member;
+use crate::object::{native, Member};
+use crate::value::{Class, ExcType, PyErr, PyResult, Value, Vm};
 
-fn this<'a>(a: &'a Args, name: &str) -> PyResult<&'a Rc<RefCell<Vec<Value>>>> {
-    match a.get(0) {
-        Value::List(l) => Ok(l),
-        other => Err(descriptor_error(name, "list", other)),
-    }
-}
+/// A list's items (the receiver of its methods).
+type List = Rc<RefCell<Vec<Value>>>;
+
+/// `list`'s constructor, `__init__` and methods.
+pub static MEMBERS: &[Member] = &[
+    Member::Attr("__init__", || super::subclass::list_init::DEF.value()),
+    Member::New(list_new::DEF),
+    Member::Method(append::DEF),
+    Member::Method(extend::DEF),
+    Member::Method(insert::DEF),
+    Member::Method(remove::DEF),
+    Member::Method(pop::DEF),
+    Member::Method(clear::DEF),
+    Member::Method(index::DEF),
+    Member::Method(count::DEF),
+    Member::Method(sort::DEF),
+    Member::Method(reverse::DEF),
+    Member::Method(copy::DEF),
+];
 
 /// Registers `list`'s constructor and methods.
 pub fn register(c: &Class) {
-    super::subclass::register_init(c, crate::value::ValueType::List);
-    add_new(
-        c,
-        "list(iterable=(), /)",
-        list_new,
-        "A new list of the iterable's items: `list('ab') == ['a', 'b']`.",
-    );
-    add_method(
-        c,
-        "list.append(self, object, /)",
-        append,
-        "Adds an item at the end.",
-    );
-    add_method(
-        c,
-        "list.extend(self, iterable, /)",
-        extend,
-        "Adds the iterable's items at the end.",
-    );
-    add_method(
-        c,
-        "list.insert(self, index, object, /)",
-        insert,
-        "Inserts an item before `index`.",
-    );
-    add_method(
-        c,
-        "list.remove(self, value, /)",
-        remove,
-        "Removes the first item equal to `value` (ValueError if absent).",
-    );
-    add_method(
-        c,
-        "list.pop(self, index=-1, /)",
-        pop,
-        "Removes and returns the item at `index` (the last by default).",
-    );
-    add_method(c, "list.clear(self)", clear, "Removes all items.");
-    add_method(
-        c,
-        "list.index(self, value, start=0, stop=9223372036854775807, /)",
-        index,
-        "Position of the first item equal to `value`.",
-    );
-    add_method(
-        c,
-        "list.count(self, value, /)",
-        count,
-        "How many items equal `value`.",
-    );
-    add_method(
-        c,
-        "list.sort(self, *, key=None, reverse=False)",
-        sort,
-        "Sorts in place, stably: `l.sort(key=len, reverse=True)`.",
-    );
-    add_method(c, "list.reverse(self)", reverse, "Reverses in place.");
-    add_method(c, "list.copy(self)", copy, "A shallow copy.");
+    for m in MEMBERS {
+        add_member(c, m);
+    }
 }
 
-fn list_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::list(vm.collect(a.get(0))?))
+/// A new list of the iterable's items: `list('ab') == ['a', 'b']`.
+#[native("list(iterable=(), /)", c_ctor)]
+fn list_new(vm: &dyn Vm, iterable: &Value) -> PyResult<Vec<Value>> {
+    vm.collect(iterable)
 }
 
-fn append(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    this(a, "append")?.borrow_mut().push(a.get(1).clone());
-    Ok(Value::None)
+/// Adds an item at the end.
+#[native("list.append(self, object, /)", c)]
+fn append(this: &List, object: Value) {
+    this.borrow_mut().push(object);
 }
 
-fn extend(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let l = this(a, "extend")?;
+/// Adds the iterable's items at the end.
+#[native("list.extend(self, iterable, /)", c)]
+fn extend(vm: &dyn Vm, this: &List, iterable: &Value) -> PyResult<()> {
     // Collect first: `l.extend(l)` must see the list as it was.
-    let items = vm.collect(a.get(1))?;
-    super::check_alloc(l.borrow().len().saturating_add(items.len()), 16)?;
-    l.borrow_mut().extend(items);
-    Ok(Value::None)
+    let items = vm.collect(iterable)?;
+    super::check_alloc(this.borrow().len().saturating_add(items.len()), 16)?;
+    this.borrow_mut().extend(items);
+    Ok(())
 }
 
-fn insert(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let l = this(a, "insert")?;
-    let i = super::int_arg(a.get(1), vm)?;
-    let mut v = l.borrow_mut();
+/// Inserts an item before `index`.
+#[native("list.insert(self, index, object, /)", c)]
+fn insert(vm: &dyn Vm, this: &List, index: &Value, object: Value) -> PyResult<()> {
+    let i = super::int_arg(index, vm)?;
+    let mut v = this.borrow_mut();
     let n = v.len() as i64;
     let i = if i < 0 { (i + n).max(0) } else { i.min(n) };
-    v.insert(i as usize, a.get(2).clone());
-    Ok(Value::None)
+    v.insert(i as usize, object);
+    Ok(())
 }
 
 /// Position of the first item equal to `x` (identity first, as CPython).
@@ -126,21 +91,23 @@ fn position(
     }
 }
 
-fn remove(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let l = this(a, "remove")?;
-    match position(vm, l, a.get(1), 0, usize::MAX)? {
-        Some(i) if i < l.borrow().len() => {
-            l.borrow_mut().remove(i);
-            Ok(Value::None)
+/// Removes the first item equal to `value` (ValueError if absent).
+#[native("list.remove(self, value, /)", c)]
+fn remove(vm: &dyn Vm, this: &List, value: &Value) -> PyResult<()> {
+    match position(vm, this, value, 0, usize::MAX)? {
+        Some(i) if i < this.borrow().len() => {
+            this.borrow_mut().remove(i);
+            Ok(())
         }
         _ => Err(value_error("list.remove(x): x not in list")),
     }
 }
 
-fn pop(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let l = this(a, "pop")?;
-    let i = super::int_arg(a.get(1), vm)?;
-    let mut v = l.borrow_mut();
+/// Removes and returns the item at `index` (the last by default).
+#[native("list.pop(self, index=-1, /)", c)]
+fn pop(vm: &dyn Vm, this: &List, index: &Value) -> PyResult<Value> {
+    let i = super::int_arg(index, vm)?;
+    let mut v = this.borrow_mut();
     if v.is_empty() {
         return Err(PyErr::new(ExcType::IndexError, "pop from empty list"));
     }
@@ -152,10 +119,12 @@ fn pop(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(v.remove(j as usize))
 }
 
-fn clear(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let old = std::mem::take(&mut *this(a, "clear")?.borrow_mut());
+/// Removes all items.
+#[native("list.clear(self)", c)]
+fn clear(this: &List) {
+    // The items are dropped after the borrow ends (a `__del__` may read the list).
+    let old = std::mem::take(&mut *this.borrow_mut());
     drop(old);
-    Ok(Value::None)
 }
 
 /// Resolves `start`/`stop` arguments of `index` against a length.
@@ -178,36 +147,37 @@ pub fn index_bounds(
     ))
 }
 
-fn index(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let l = this(a, "index")?;
-    let len = l.borrow().len();
-    let (start, stop) = index_bounds(vm, a.get(2), a.get(3), len)?;
-    match position(vm, l, a.get(1), start, stop)? {
-        Some(i) => Ok(Value::Int(i as i64)),
-        None => Err(value_error(format!(
-            "{} is not in list",
-            vm.repr(a.get(1))?
-        ))),
+/// Position of the first item equal to `value`.
+#[native("list.index(self, value, start=0, stop=9223372036854775807, /)", c)]
+fn index(vm: &dyn Vm, this: &List, value: &Value, start: &Value, stop: &Value) -> PyResult<usize> {
+    let len = this.borrow().len();
+    let (start, stop) = index_bounds(vm, start, stop, len)?;
+    match position(vm, this, value, start, stop)? {
+        Some(i) => Ok(i),
+        None => Err(value_error(format!("{} is not in list", vm.repr(value)?))),
     }
 }
 
-fn count(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let items = this(a, "count")?.borrow().clone();
+/// How many items equal `value`.
+#[native("list.count(self, value, /)", c)]
+fn count(vm: &dyn Vm, this: &List, value: &Value) -> PyResult<i64> {
+    let items = this.borrow().clone();
     let mut n = 0;
     for it in &items {
-        if it.is(a.get(1)) || vm.eq(it, a.get(1))? {
+        if it.is(value) || vm.eq(it, value)? {
             n += 1;
         }
     }
-    Ok(Value::Int(n))
+    Ok(n)
 }
 
-fn sort(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let l = this(a, "sort")?;
-    let items = std::mem::take(&mut *l.borrow_mut());
-    let reverse = reverse_flag(vm, a.get(2))?;
-    let result = sort_values(vm, items.clone(), a.get(1), reverse);
-    let mut v = l.borrow_mut();
+/// Sorts in place, stably: `l.sort(key=len, reverse=True)`.
+#[native("list.sort(self, *, key=None, reverse=False)", c)]
+fn sort(vm: &dyn Vm, this: &List, key: &Value, reverse: &Value) -> PyResult<()> {
+    let items = std::mem::take(&mut *this.borrow_mut());
+    let reverse = reverse_flag(vm, reverse)?;
+    let result = sort_values(vm, items.clone(), key, reverse);
+    let mut v = this.borrow_mut();
     let modified = !v.is_empty();
     match result {
         Ok(sorted) if !modified => *v = sorted,
@@ -220,7 +190,7 @@ fn sort(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             return Err(e);
         }
     }
-    Ok(Value::None)
+    Ok(())
 }
 
 /// The `reverse=` of `sort`/`sorted`: an int (bools are), as CPython's
@@ -235,13 +205,16 @@ pub fn reverse_flag(vm: &dyn Vm, v: &Value) -> PyResult<bool> {
     }
 }
 
-fn reverse(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    this(a, "reverse")?.borrow_mut().reverse();
-    Ok(Value::None)
+/// Reverses in place.
+#[native("list.reverse(self)", c)]
+fn reverse(this: &List) {
+    this.borrow_mut().reverse();
 }
 
-fn copy(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::list(this(a, "copy")?.borrow().clone()))
+/// A shallow copy.
+#[native("list.copy(self)", c)]
+fn copy(this: &List) -> Vec<Value> {
+    this.borrow().clone()
 }
 
 /// Sorts values stably by `key` (None: the values themselves) with `vm.lt`,

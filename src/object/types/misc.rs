@@ -4,10 +4,10 @@
 use std::any::Any;
 use std::rc::Rc;
 
-use super::{add_new, builtin_class, type_error};
-use crate::value::{
-    Args, Class, ExcType, Instance, NativeObject, PyErr, PyResult, Value, ValueType, Vm,
-};
+use super::{builtin_class, type_error};
+use crate::object::spec::add_member;
+use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::value::{Class, ExcType, Instance, NativeObject, PyErr, PyResult, Value, ValueType, Vm};
 
 /// `X | Y` of types (`int | None`): what `isinstance`/`issubclass` accept
 /// as "any of these"; each member is a class object (`None` is NoneType)
@@ -78,40 +78,20 @@ impl GenericAlias {
     }
 }
 
-thread_local! {
-    static TYPES_CLASSES: std::cell::RefCell<Vec<Rc<Class>>> = const { std::cell::RefCell::new(Vec::new()) };
-}
+/// The class `types.GenericAlias`.
+pub static GENERIC_ALIAS: ClassSpec = ClassSpec {
+    name: "GenericAlias",
+    module: "types",
+    bases: &[],
+    members: &[Member::New(generic_alias_new::DEF)],
+};
 
-/// The class of a `types` module type (`<class 'types.GenericAlias'>`,
-/// `types.UnionType`), made once.
-fn types_class(name: &'static str) -> Rc<Class> {
-    TYPES_CLASSES.with(|c| {
-        if let Some(cls) = c.borrow().iter().find(|k| &*k.name == name) {
-            return cls.clone();
-        }
-        let cls = Class::new_builtin(
-            name,
-            "types",
-            Some(builtin_class(ValueType::Object)),
-            crate::value::ClassKind::Native,
-        );
-        if name == "GenericAlias" {
-            add_new(
-                &cls,
-                "GenericAlias(origin, args, /)",
-                generic_alias_new,
-                "The class `origin` subscripted with `args` (`list[int]`).",
-            );
-        }
-        c.borrow_mut().push(cls.clone());
-        cls
-    })
-}
-
-/// `types.GenericAlias(list, int)`: what `list[int]` makes.
-fn generic_alias_new(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    match a.get(0) {
-        Value::Class(c) => Ok(GenericAlias::value(c.clone(), a.get(1))),
+// `types.GenericAlias(list, int)`: what `list[int]` makes.
+/// The class `origin` subscripted with `args` (`list[int]`).
+#[native("GenericAlias(origin, args, /)", c_ctor)]
+fn generic_alias_new(origin: &Value, args: &Value) -> PyResult<Value> {
+    match origin {
+        Value::Class(c) => Ok(GenericAlias::value(c.clone(), args)),
         other => Err(PyErr::new(
             ExcType::NotImplementedError,
             format!(
@@ -131,8 +111,10 @@ impl NativeObject for GenericAlias {
         self
     }
 
+    // Its class has no `spec`: every attribute but its own is the origin
+    // class's (`list[int].__name__`), not `object`'s.
     fn class(&self) -> Option<Rc<Class>> {
-        Some(types_class("GenericAlias"))
+        Some(GENERIC_ALIAS.class())
     }
 
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
@@ -288,8 +270,8 @@ impl NativeObject for UnionType {
         self
     }
 
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(types_class("UnionType"))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&UNION_TYPE)
     }
 
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
@@ -299,13 +281,6 @@ impl NativeObject for UnionType {
             .map(|c| type_repr(c, vm))
             .collect::<PyResult<_>>()?;
         Ok(names.join(" | "))
-    }
-
-    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "__args__" => Some(Value::tuple(self.members.clone())),
-            _ => None,
-        })
     }
 
     fn binop(
@@ -341,57 +316,58 @@ impl NativeObject for UnionType {
     }
 }
 
+/// The class `types.UnionType`.
+pub static UNION_TYPE: ClassSpec = ClassSpec {
+    name: "UnionType",
+    module: "types",
+    bases: &[],
+    members: &[Member::Getter(union_args::DEF)],
+};
+
+impl NativeClass for UnionType {
+    const SPEC: &'static ClassSpec = &UNION_TYPE;
+}
+
+/// The members of the union.
+#[native("UnionType.__args__(self)")]
+fn union_args(this: &UnionType) -> Value {
+    Value::tuple(this.members.clone())
+}
+
+fn add_all(c: &Class, members: &[Member]) {
+    for m in members {
+        add_member(c, m);
+    }
+}
+
 /// Registers `bool.__new__`.
 pub fn register_bool(c: &Class) {
-    add_new(
-        c,
-        "bool(x=False, /)",
-        bool_new,
-        "The truth value of `x`: `bool([]) is False`.",
-    );
+    add_all(c, &[Member::New(bool_new::DEF)]);
 }
+
+/// `object`'s constructor and methods.
+pub static OBJECT_MEMBERS: &[Member] = &[
+    Member::New(object_new::DEF),
+    Member::Method(object_setattr::DEF),
+    Member::Method(object_init_subclass::DEF),
+    Member::Method(object_getattribute::DEF),
+    Member::Method(object_delattr::DEF),
+];
 
 /// Registers `object.__new__`.
 pub fn register_object(c: &Class) {
-    add_new(
-        c,
-        "object(*args)",
-        object_new,
-        "A featureless object (useful as a unique sentinel); `object.__new__(cls)` makes an instance of class `cls` without calling its `__init__`.",
-    );
-    super::add_method(
-        c,
-        "object.__setattr__(self, name, value, /)",
-        object_setattr,
-        "Sets an instance attribute directly, bypassing a class's own `__setattr__`.",
-    );
-    super::add_method(
-        c,
-        "object.__init_subclass__(*args, **kwargs)",
-        object_init_subclass,
-        "Called when a class is subclassed; the default does nothing.",
-    );
-    super::add_method(
-        c,
-        "object.__getattribute__(self, name, /)",
-        object_getattribute,
-        "Looks an attribute up directly, bypassing a class's own `__getattribute__`.",
-    );
-    super::add_method(
-        c,
-        "object.__delattr__(self, name, /)",
-        object_delattr,
-        "Deletes an instance attribute directly, bypassing a class's own `__delattr__`.",
-    );
+    add_all(c, OBJECT_MEMBERS);
 }
 
 /// The default `__init_subclass__`: refuses the class keywords no class
 /// took (CPython names the new class: `C.__init_subclass__() takes no
 /// keyword arguments`).
-fn object_init_subclass(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    match a.get(1) {
+/// Called when a class is subclassed; the default does nothing.
+#[native("object.__init_subclass__(*args, **kwargs)", c)]
+fn object_init_subclass(args: &[Value], kwargs: &Value) -> PyResult<()> {
+    match kwargs {
         Value::Dict(d) if !d.borrow().is_empty() => {
-            let owner = match a.varargs(0).first() {
+            let owner = match args.first() {
                 Some(Value::Class(c)) => c.name.to_string(),
                 _ => "object".to_string(),
             };
@@ -399,7 +375,7 @@ fn object_init_subclass(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
                 "{owner}.__init_subclass__() takes no keyword arguments"
             )))
         }
-        _ => Ok(Value::None),
+        _ => Ok(()),
     }
 }
 
@@ -413,42 +389,40 @@ fn attr_name(v: &Value) -> PyResult<&str> {
     }
 }
 
-fn object_setattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let name = attr_name(a.get(1))?;
-    match a.get(0) {
-        Value::Instance(inst) => {
-            crate::object::attr::generic_setattr(vm, a.get(0), inst, name, a.get(2).clone())?
-        }
-        _ => return Err(type_error("object.__setattr__() needs an instance")),
+/// Sets an instance attribute directly, bypassing a class's own `__setattr__`.
+#[native("object.__setattr__(self, name, value, /)", c)]
+fn object_setattr(vm: &dyn Vm, this: &Value, name: &Value, value: Value) -> PyResult<()> {
+    let name = attr_name(name)?;
+    match this {
+        Value::Instance(inst) => crate::object::attr::generic_setattr(vm, this, inst, name, value),
+        _ => Err(type_error("object.__setattr__() needs an instance")),
     }
-    Ok(Value::None)
 }
 
-fn object_delattr(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let name = attr_name(a.get(1))?;
-    match a.get(0) {
-        Value::Instance(inst) => crate::object::attr::generic_delattr(vm, a.get(0), inst, name)?,
-        _ => return Err(type_error("object.__delattr__() needs an instance")),
+/// Deletes an instance attribute directly, bypassing a class's own `__delattr__`.
+#[native("object.__delattr__(self, name, /)", c)]
+fn object_delattr(vm: &dyn Vm, this: &Value, name: &Value) -> PyResult<()> {
+    let name = attr_name(name)?;
+    match this {
+        Value::Instance(inst) => crate::object::attr::generic_delattr(vm, this, inst, name),
+        _ => Err(type_error("object.__delattr__() needs an instance")),
     }
-    Ok(Value::None)
 }
 
-/// `object.__getattribute__(self, name)`: attribute lookup without the
-/// class's own `__getattribute__` and `__getattr__`.
-fn object_getattribute(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let name = attr_name(a.get(1))?;
-    let found = match a.get(0) {
-        Value::Instance(inst) => crate::object::attr::generic_getattr(vm, a.get(0), inst, name)?,
+/// Looks an attribute up directly, bypassing a class's own `__getattribute__`.
+// `object.__getattribute__(self, name)`: attribute lookup without the
+// class's own `__getattribute__` and `__getattr__`.
+#[native("object.__getattribute__(self, name, /)", c)]
+fn object_getattribute(vm: &dyn Vm, this: &Value, name: &Value) -> PyResult<Value> {
+    let name = attr_name(name)?;
+    let found = match this {
+        Value::Instance(inst) => crate::object::attr::generic_getattr(vm, this, inst, name)?,
         other => return vm.getattr(other, name),
     };
     found.ok_or_else(|| {
         crate::value::PyErr::new(
             crate::value::ExcType::AttributeError,
-            format!(
-                "'{}' object has no attribute '{}'",
-                a.get(0).type_name(),
-                name
-            ),
+            format!("'{}' object has no attribute '{}'", this.type_name(), name),
         )
     })
 }
@@ -456,46 +430,41 @@ fn object_getattribute(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 /// Registers `type.__new__` (the one-argument form; the interpreter
 /// replaces it with the full one, which builds classes: `eval/meta.rs`).
 pub fn register_type(c: &Class) {
-    add_new(
-        c,
-        "type(*args)",
-        type_new,
-        "The class of an object: `type(1) is int`.",
-    );
+    add_all(c, &[Member::New(type_new::DEF)]);
 }
 
 /// Registers `method.__new__` (`types.MethodType(function, instance)`).
 pub fn register_method(c: &Class) {
-    add_new(
-        c,
-        "method(function, instance, /)",
-        method_new,
-        "`function` bound to `instance`, as `instance.function` would be: `types.MethodType(f, obj)()` calls `f(obj)`.",
-    );
+    add_all(c, &[Member::New(method_new::DEF)]);
 }
 
-fn method_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (func, receiver) = (a.get(0), a.get(1));
-    if !super::protocol::is_callable(vm, func) {
+/// `function` bound to `instance`, as `instance.function` would be: `types.MethodType(f, obj)()` calls `f(obj)`.
+#[native("method(function, instance, /)", c_ctor)]
+fn method_new(vm: &dyn Vm, function: &Value, instance: &Value) -> PyResult<Value> {
+    if !super::protocol::is_callable(vm, function) {
         return Err(type_error("first argument must be callable"));
     }
-    if matches!(receiver, Value::None) {
+    if matches!(instance, Value::None) {
         return Err(type_error("instance must not be None"));
     }
     Ok(Value::BoundMethod(Rc::new(crate::value::BoundMethod {
-        receiver: receiver.clone(),
-        func: func.clone(),
+        receiver: instance.clone(),
+        func: function.clone(),
     })))
 }
 
-fn bool_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Bool(vm.truthy(a.get(0))?))
+/// The truth value of `x`: `bool([]) is False`.
+#[native("bool(x=False, /)", c_ctor)]
+fn bool_new(x: bool) -> bool {
+    x
 }
 
-/// `object()`, and `object.__new__(cls, ...)` as a user class's `__new__`
-/// reaches it (`super().__new__(cls)`): a bare instance of `cls`.
-fn object_new(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    match a.varargs(0) {
+/// A featureless object (useful as a unique sentinel); `object.__new__(cls)` makes an instance of class `cls` without calling its `__init__`.
+// `object()`, and `object.__new__(cls, ...)` as a user class's `__new__`
+// reaches it (`super().__new__(cls)`): a bare instance of `cls`.
+#[native("object(*args)", c_ctor)]
+fn object_new(args: &[Value]) -> PyResult<Value> {
+    match args {
         [] => Ok(Value::Instance(Rc::new(Instance::new(builtin_class(
             ValueType::Object,
         ))))),
@@ -511,15 +480,17 @@ fn object_new(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
                 cls.name, cls.name
             ))),
         },
-        [other, ..] if a.varargs(0).len() > 1 || !matches!(other, Value::Class(_)) => {
+        [other, ..] if args.len() > 1 || !matches!(other, Value::Class(_)) => {
             Err(type_error("object() takes no arguments"))
         }
         _ => Err(type_error("object() takes no arguments")),
     }
 }
 
-fn type_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    match a.varargs(0) {
+/// The class of an object: `type(1) is int`.
+#[native("type(*args)", c_ctor)]
+fn type_new(vm: &dyn Vm, args: &[Value]) -> PyResult<Value> {
+    match args {
         [x] => Ok(vm.type_of(x)),
         [_, _, _] => Err(type_error("type() with 3 arguments (creating a class dynamically) is not supported; use a class statement")),
         _ => Err(type_error("type() takes 1 or 3 arguments")),
@@ -539,8 +510,8 @@ impl NativeObject for CellObj {
         self
     }
 
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(super::native_class("cell"))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&CELL)
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
@@ -555,21 +526,6 @@ impl NativeObject for CellObj {
         })
     }
 
-    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "cell_contents" => match &*self.0.borrow() {
-                Some(v) => Some(v.clone()),
-                None => {
-                    return Err(crate::value::PyErr::new(
-                        crate::value::ExcType::ValueError,
-                        "Cell is empty",
-                    ))
-                }
-            },
-            _ => None,
-        })
-    }
-
     fn setattr(&self, _this: &Value, name: &str, value: Value, _vm: &dyn Vm) -> PyResult<bool> {
         if name == "cell_contents" {
             *self.0.borrow_mut() = Some(value);
@@ -577,8 +533,25 @@ impl NativeObject for CellObj {
         }
         Ok(false)
     }
+}
 
-    fn dir(&self) -> Vec<String> {
-        vec!["cell_contents".into()]
+/// The class `cell`.
+pub static CELL: ClassSpec = ClassSpec {
+    name: "cell",
+    module: "builtins",
+    bases: &[],
+    members: &[Member::Getter(cell_contents::DEF)],
+};
+
+impl NativeClass for CellObj {
+    const SPEC: &'static ClassSpec = &CELL;
+}
+
+/// The variable's value (ValueError when it has none yet).
+#[native("cell.cell_contents(self)")]
+fn cell_contents(this: &CellObj) -> PyResult<Value> {
+    match &*this.0.borrow() {
+        Some(v) => Ok(v.clone()),
+        None => Err(PyErr::new(ExcType::ValueError, "Cell is empty")),
     }
 }

@@ -42,6 +42,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use crate::object::{native, ClassSpec, Member};
 use crate::value::{
     Class, ClassKind, ExcType, NativeFn, NativeFunction, PyErr, PyResult, Value, ValueType,
 };
@@ -108,9 +109,13 @@ pub fn builtin_class(t: ValueType) -> Rc<Class> {
 }
 
 /// The class of a native builtin type by name (`range`, `slice`, `enumerate`,
-/// `zip`, `map`, `filter`, `reversed`, `dict_keys`, `list_iterator` …),
-/// created once per thread; `register` fills its dict on creation.
+/// `zip`, `map`, `filter`, `reversed`, `dict_keys`, `list_iterator` …):
+/// the class of its [`ClassSpec`], or, for a type without one (`complex`,
+/// whose constructor is added here), a class created once per thread.
 pub fn native_class(name: &'static str) -> Rc<Class> {
+    if let Some(spec) = native_spec(name) {
+        return spec.class();
+    }
     if let Some(c) = NATIVE.with(|m| m.borrow().get(name).cloned()) {
         return c;
     }
@@ -120,24 +125,36 @@ pub fn native_class(name: &'static str) -> Rc<Class> {
         Some(builtin_class(ValueType::Object)),
         ClassKind::Native,
     );
-    match name {
-        "range" => range::register(&class),
-        "slice" => slice::register(&class),
-        "enumerate" | "zip" | "map" | "filter" | "reversed" => iter::register(&class, name),
-        "dict_keys" | "dict_items" | "dict_values" => views::register(&class, name),
-        "bytearray" => add_new(
-            &class,
-            "bytearray(source=b'', encoding=None, errors=None)",
-            bytearray_new,
-            "Mutable byte arrays are not supported in dist (bytes are).",
-        ),
-        _ => {}
-    }
     NATIVE.with(|m| m.borrow_mut().insert(name, class.clone()));
     class
 }
 
-fn bytearray_new(_vm: &dyn crate::value::Vm, _a: &crate::value::Args) -> PyResult<Value> {
+/// The static description of a native builtin type's class, by name.
+fn native_spec(name: &str) -> Option<&'static ClassSpec> {
+    Some(match name {
+        "range" => &range::RANGE,
+        "slice" => &slice::SLICE,
+        "dict_keys" => &views::DICT_KEYS,
+        "dict_values" => &views::DICT_VALUES,
+        "dict_items" => &views::DICT_ITEMS,
+        "bytearray" => &BYTEARRAY,
+        "cell" => &misc::CELL,
+        "complex" => &complex::COMPLEX,
+        _ => return iter::iterator_spec(name),
+    })
+}
+
+/// The class `bytearray`, which dist names but does not implement.
+static BYTEARRAY: ClassSpec = ClassSpec {
+    name: "bytearray",
+    module: "builtins",
+    bases: &[],
+    members: &[Member::New(bytearray_new::DEF)],
+};
+
+/// Mutable byte arrays are not supported in dist (bytes are).
+#[native("bytearray(source=b'', encoding=None, errors=None)", c_ctor)]
+fn bytearray_new(_source: &Value, _encoding: &Value, _errors: &Value) -> PyResult<Value> {
     Err(PyErr::new(
         ExcType::NotImplementedError,
         "bytearray is not supported in dist; use bytes",

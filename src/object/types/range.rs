@@ -2,11 +2,11 @@
 //! iteration, equality, `count`/`index`, and CPython's repr (`range(0, 5)`).
 
 use std::any::Any;
-use std::rc::Rc;
 
 use super::iter::{IterObj, IterState};
-use super::{add_method, add_new, int_arg, native_class, slice_indices, type_error, value_error};
-use crate::value::{Args, Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+use super::{int_arg, slice_indices, type_error, value_error};
+use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// The first item of a range's key tuple (see `hash_as`): an object no
 /// script can reach, hashed by identity, so no plain tuple equals a range.
@@ -124,8 +124,8 @@ impl NativeObject for RangeObj {
         self
     }
 
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(native_class("range"))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&RANGE)
     }
 
     /// Equal ranges are equal keys with equal hashes (CPython hashes
@@ -148,25 +148,6 @@ impl NativeObject for RangeObj {
         } else {
             format!("range({}, {}, {})", self.start, self.stop, self.step)
         })
-    }
-
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "start" => Some(Value::Int(self.start)),
-            "stop" => Some(Value::Int(self.stop)),
-            "step" => Some(Value::Int(self.step)),
-            _ => match native_class("range").lookup(name) {
-                Some(Value::NativeFunction(f)) => Some(f.bind(this.clone())),
-                other => other,
-            },
-        })
-    }
-
-    fn dir(&self) -> Vec<String> {
-        ["count", "index", "start", "step", "stop"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
     }
 
     fn iter(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -241,30 +222,32 @@ impl NativeObject for RangeObj {
     }
 }
 
-/// Registers `range.__new__`, `count`, `index`.
-pub fn register(class: &Class) {
-    add_new(
-        class,
-        "range(*args)",
-        range_new,
-        "range(stop) or range(start, stop[, step]): the ints from start up to (not including) stop.\n\n    list(range(1, 7, 2)) == [1, 3, 5]",
-    );
-    add_method(
-        class,
-        "range.count(self, value, /)",
-        range_count,
-        "How many times `value` occurs (0 or 1).",
-    );
-    add_method(
-        class,
-        "range.index(self, value, /)",
-        range_index,
-        "The position of `value`: `range(0, 10, 2).index(4) == 2`.",
-    );
+/// The class `range`.
+pub static RANGE: ClassSpec = ClassSpec {
+    name: "range",
+    module: "builtins",
+    bases: &[],
+    members: &[
+        Member::New(range_new::DEF),
+        Member::Method(range_count::DEF),
+        Member::Method(range_index::DEF),
+        Member::Getter(range_start::DEF),
+        Member::Getter(range_stop::DEF),
+        Member::Getter(range_step::DEF),
+    ],
+};
+
+impl NativeClass for RangeObj {
+    const SPEC: &'static ClassSpec = &RANGE;
 }
 
-fn range_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let args = a.varargs(0);
+// The example is CPython's indented line, not a Rust doctest.
+#[cfg_attr(
+    not(doctest),
+    doc = "range(stop) or range(start, stop[, step]): the ints from start up to (not including) stop.\n\n    list(range(1, 7, 2)) == [1, 3, 5]"
+)]
+#[native("range(*args)", c_ctor)]
+fn range_new(vm: &dyn Vm, args: &[Value]) -> PyResult<Value> {
     let ints = args
         .iter()
         .map(|v| int_arg(v, vm))
@@ -290,30 +273,43 @@ fn range_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     }
 }
 
-fn this_range<'a>(a: &'a Args, name: &str) -> PyResult<&'a RangeObj> {
-    range_of(a.get(0)).ok_or_else(|| super::descriptor_error(name, "range", a.get(0)))
+/// How many times `value` occurs (0 or 1).
+#[native("range.count(self, value, /)", c)]
+fn range_count(vm: &dyn Vm, this: &RangeObj, value: &Value) -> PyResult<i64> {
+    Ok(this.contains(value, vm)?.unwrap_or(false) as i64)
 }
 
-fn range_count(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let r = this_range(a, "count")?;
-    Ok(Value::Int(r.contains(a.get(1), vm)?.unwrap_or(false) as i64))
-}
-
-fn range_index(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let r = this_range(a, "index")?;
-    if let Some(x) = as_exact_int(a.get(1)) {
-        if let Some(p) = r.position(x) {
-            return Ok(Value::Int(p as i64));
+/// The position of `value`: `range(0, 10, 2).index(4) == 2`.
+#[native("range.index(self, value, /)", c)]
+fn range_index(vm: &dyn Vm, this: &RangeObj, value: &Value) -> PyResult<i64> {
+    if let Some(x) = as_exact_int(value) {
+        if let Some(p) = this.position(x) {
+            return Ok(p as i64);
         }
     } else {
-        for i in 0..r.len_u64() {
-            if vm.eq(&Value::Int(r.item(i)), a.get(1))? {
-                return Ok(Value::Int(i as i64));
+        for i in 0..this.len_u64() {
+            if vm.eq(&Value::Int(this.item(i)), value)? {
+                return Ok(i as i64);
             }
         }
     }
-    Err(value_error(format!(
-        "{} is not in range",
-        vm.repr(a.get(1))?
-    )))
+    Err(value_error(format!("{} is not in range", vm.repr(value)?)))
+}
+
+/// The first value.
+#[native("range.start(self)")]
+fn range_start(this: &RangeObj) -> i64 {
+    this.start
+}
+
+/// The end (not included).
+#[native("range.stop(self)")]
+fn range_stop(this: &RangeObj) -> i64 {
+    this.stop
+}
+
+/// The difference between consecutive values.
+#[native("range.step(self)")]
+fn range_step(this: &RangeObj) -> i64 {
+    this.step
 }

@@ -7,13 +7,14 @@ use std::rc::Rc;
 
 use indexmap::IndexSet;
 
-use super::{add_method, add_new, descriptor_error};
+use crate::object::spec::add_member;
+use crate::object::{native, Member, NativeDef};
 use crate::syntax::ast::{Expr, ExprKind};
 use crate::value::dict::{
     find_key, key_set_insert, keys_subset, set_add, set_algebra, set_discard, vm_compared, KeySet,
     SetObj, SetTable,
 };
-use crate::value::{Args, Class, ExcType, Key, NativeFn, PyErr, PyResult, Value, Vm};
+use crate::value::{Class, ExcType, Key, PyErr, PyResult, Value, Vm};
 
 /// A new set (or frozenset) value.
 pub fn make_set(items: KeySet, frozen: bool) -> Value {
@@ -304,153 +305,111 @@ pub fn set_from(vm: &dyn Vm, v: &Value, frozen: bool) -> PyResult<SetObj> {
     Ok(SetObj::with_table(table, keys, frozen))
 }
 
-fn this<'a>(a: &'a Args, name: &str) -> PyResult<&'a Rc<SetObj>> {
-    match a.get(0) {
-        Value::Set(s) => Ok(s),
-        other => Err(descriptor_error(name, "set", other)),
+/// A set's receiver that must be mutable: CPython's message for a frozenset.
+fn unfrozen<'a>(s: &'a Rc<SetObj>, name: &str) -> PyResult<&'a Rc<SetObj>> {
+    if s.frozen {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!("descriptor '{name}' for 'set' objects doesn't apply to a 'frozenset' object"),
+        ));
     }
+    Ok(s)
 }
 
-fn this_mut<'a>(a: &'a Args, name: &str) -> PyResult<&'a Rc<SetObj>> {
-    match a.get(0) {
-        Value::Set(s) if !s.frozen => Ok(s),
-        other => Err(descriptor_error(name, "set", other)),
-    }
+/// `set`'s constructor, `__init__` and methods.
+pub static SET_MEMBERS: &[Member] = &[
+    Member::Attr("__init__", || super::subclass::set_init::DEF.value()),
+    Member::New(set_new::DEF),
+    Member::Method(union::DEF),
+    Member::Method(intersection::DEF),
+    Member::Method(difference::DEF),
+    Member::Method(symmetric_difference::DEF),
+    Member::Method(issubset::DEF),
+    Member::Method(issuperset::DEF),
+    Member::Method(isdisjoint::DEF),
+    Member::Method(copy::DEF),
+    Member::Method(add::DEF),
+    Member::Method(remove::DEF),
+    Member::Method(discard::DEF),
+    Member::Method(pop::DEF),
+    Member::Method(clear::DEF),
+    Member::Method(update::DEF),
+    Member::Method(intersection_update::DEF),
+    Member::Method(difference_update::DEF),
+    Member::Method(symmetric_difference_update::DEF),
+];
+
+/// `frozenset`'s constructor and methods: `set`'s that do not change the
+/// set, under `frozenset`'s name.
+pub static FROZENSET_MEMBERS: &[Member] = &[
+    Member::New(frozenset_new::DEF),
+    Member::Method(named("frozenset.union(self, *others)", union::DEF)),
+    Member::Method(named(
+        "frozenset.intersection(self, *others)",
+        intersection::DEF,
+    )),
+    Member::Method(named(
+        "frozenset.difference(self, *others)",
+        difference::DEF,
+    )),
+    Member::Method(named(
+        "frozenset.symmetric_difference(self, other, /)",
+        symmetric_difference::DEF,
+    )),
+    Member::Method(named("frozenset.issubset(self, other, /)", issubset::DEF)),
+    Member::Method(named(
+        "frozenset.issuperset(self, other, /)",
+        issuperset::DEF,
+    )),
+    Member::Method(named(
+        "frozenset.isdisjoint(self, other, /)",
+        isdisjoint::DEF,
+    )),
+    Member::Method(named("frozenset.copy(self)", copy::DEF)),
+];
+
+/// `def` under another signature (the same parameters).
+const fn named(sig: &'static str, def: NativeDef) -> NativeDef {
+    NativeDef { sig, ..def }
 }
 
 /// Registers the methods of `set` (or, with `frozen`, of `frozenset`).
 pub fn register(c: &Class, frozen: bool) {
-    if frozen {
-        add_new(
-            c,
-            "frozenset(iterable=(), /)",
-            frozenset_new,
-            "An immutable set of the iterable's items.",
-        );
+    let members = if frozen {
+        FROZENSET_MEMBERS
     } else {
-        super::subclass::register_init(c, crate::value::ValueType::Set);
-        add_new(
-            c,
-            "set(iterable=(), /)",
-            set_new,
-            "A new set of the iterable's items: `set('aab') == {'a', 'b'}`.",
-        );
-    }
-    let common: [(&str, NativeFn, &'static str); 8] = [
-        (
-            "set.union(self, *others)",
-            union,
-            "The items in this set or any of `others`.",
-        ),
-        (
-            "set.intersection(self, *others)",
-            intersection,
-            "The items in this set and all of `others`.",
-        ),
-        (
-            "set.difference(self, *others)",
-            difference,
-            "The items in this set and none of `others`.",
-        ),
-        (
-            "set.symmetric_difference(self, other, /)",
-            symmetric_difference,
-            "The items in exactly one of the two.",
-        ),
-        (
-            "set.issubset(self, other, /)",
-            issubset,
-            "Whether every item is in `other`.",
-        ),
-        (
-            "set.issuperset(self, other, /)",
-            issuperset,
-            "Whether every item of `other` is in this set.",
-        ),
-        (
-            "set.isdisjoint(self, other, /)",
-            isdisjoint,
-            "Whether no item is in `other`.",
-        ),
-        ("set.copy(self)", copy, "A shallow copy."),
-    ];
-    for (sig, f, doc) in common {
-        let sig = if frozen {
-            sig.replacen("set.", "frozenset.", 1)
-        } else {
-            sig.to_string()
-        };
-        add_method(c, &sig, f, doc);
-    }
-    if frozen {
-        return;
-    }
-    let mutating: [(&str, NativeFn, &'static str); 9] = [
-        ("set.add(self, object, /)", add, "Adds an item."),
-        (
-            "set.remove(self, object, /)",
-            remove,
-            "Removes an item (KeyError if absent).",
-        ),
-        (
-            "set.discard(self, object, /)",
-            discard,
-            "Removes an item if present.",
-        ),
-        (
-            "set.pop(self)",
-            pop,
-            "Removes and returns an arbitrary item (KeyError if empty).",
-        ),
-        ("set.clear(self)", clear, "Removes all items."),
-        (
-            "set.update(self, *others)",
-            update,
-            "Adds the items of `others`.",
-        ),
-        (
-            "set.intersection_update(self, *others)",
-            intersection_update,
-            "Keeps only items also in all `others`.",
-        ),
-        (
-            "set.difference_update(self, *others)",
-            difference_update,
-            "Removes the items of `others`.",
-        ),
-        (
-            "set.symmetric_difference_update(self, other, /)",
-            symmetric_difference_update,
-            "Keeps items in exactly one of the two.",
-        ),
-    ];
-    for (sig, f, doc) in mutating {
-        add_method(c, sig, f, doc);
+        SET_MEMBERS
+    };
+    for m in members {
+        add_member(c, m);
     }
 }
 
-fn set_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Set(Rc::new(set_from(vm, a.get(0), false)?)))
+/// A new set of the iterable's items: `set('aab') == {'a', 'b'}`.
+#[native("set(iterable=(), /)", c_ctor)]
+fn set_new(vm: &dyn Vm, iterable: &Value) -> PyResult<Value> {
+    Ok(Value::Set(Rc::new(set_from(vm, iterable, false)?)))
 }
 
-fn frozenset_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    match a.get(0) {
-        Value::Set(s) if s.frozen => Ok(a.get(0).clone()),
+/// An immutable set of the iterable's items.
+#[native("frozenset(iterable=(), /)", c_ctor)]
+fn frozenset_new(vm: &dyn Vm, iterable: &Value) -> PyResult<Value> {
+    match iterable {
+        Value::Set(s) if s.frozen => Ok(iterable.clone()),
         other => Ok(Value::Set(Rc::new(set_from(vm, other, true)?))),
     }
 }
 
 /// `union`/`intersection`/`difference` with any number of others, as
 /// CPython's `set_union`, `set_intersection_multi`, `set_difference_multi`.
-fn fold(vm: &dyn Vm, a: &Args, name: &str, op: char) -> PyResult<Value> {
-    let s = this(a, name)?;
-    let others = a.varargs(1);
+fn fold(vm: &dyn Vm, s: &Rc<SetObj>, others: &[Value], op: char) -> PyResult<Value> {
+    let this = Value::Set(s.clone());
     let Some((first, rest)) = others.split_first() else {
-        return Ok(Value::Set(Rc::new(set_from(vm, a.get(0), s.frozen)?)));
+        return Ok(Value::Set(Rc::new(set_from(vm, &this, s.frozen)?)));
     };
     let acc = match op {
         '|' => {
-            let acc = set_from(vm, a.get(0), s.frozen)?;
+            let acc = set_from(vm, &this, s.frozen)?;
             for other in others {
                 if !matches!(other, Value::Set(o) if Rc::ptr_eq(o, s)) {
                     set_op_in_place(vm, '|', &acc, other, &collect_keys(vm, other)?)?;
@@ -472,106 +431,142 @@ fn fold(vm: &dyn Vm, a: &Args, name: &str, op: char) -> PyResult<Value> {
     Ok(Value::Set(Rc::new(acc)))
 }
 
-fn union(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    fold(vm, a, "union", '|')
+/// The items in this set or any of `others`.
+#[native("set.union(self, *others)", c)]
+fn union(vm: &dyn Vm, this: &Rc<SetObj>, others: &[Value]) -> PyResult<Value> {
+    fold(vm, this, others, '|')
 }
 
-fn intersection(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    fold(vm, a, "intersection", '&')
+/// The items in this set and all of `others`.
+#[native("set.intersection(self, *others)", c)]
+fn intersection(vm: &dyn Vm, this: &Rc<SetObj>, others: &[Value]) -> PyResult<Value> {
+    fold(vm, this, others, '&')
 }
 
-fn difference(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    fold(vm, a, "difference", '-')
+/// The items in this set and none of `others`.
+#[native("set.difference(self, *others)", c)]
+fn difference(vm: &dyn Vm, this: &Rc<SetObj>, others: &[Value]) -> PyResult<Value> {
+    fold(vm, this, others, '-')
 }
 
-fn symmetric_difference(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "symmetric_difference")?;
-    let keys = collect_keys(vm, a.get(1))?;
-    Ok(Value::Set(Rc::new(set_op(vm, '^', s, a.get(1), &keys)?)))
+/// The items in exactly one of the two.
+#[native("set.symmetric_difference(self, other, /)", c)]
+fn symmetric_difference(vm: &dyn Vm, this: &Rc<SetObj>, other: &Value) -> PyResult<Value> {
+    let keys = collect_keys(vm, other)?;
+    Ok(Value::Set(Rc::new(set_op(vm, '^', this, other, &keys)?)))
 }
 
-fn issubset(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "issubset")?;
-    let o = collect_keys(vm, a.get(1))?;
-    let mine = s.items.borrow().clone();
-    Ok(Value::Bool(keys_subset(vm, &mine, &o)?))
+/// Whether every item is in `other`.
+#[native("set.issubset(self, other, /)", c)]
+fn issubset(vm: &dyn Vm, this: &Rc<SetObj>, other: &Value) -> PyResult<bool> {
+    let o = collect_keys(vm, other)?;
+    let mine = this.items.borrow().clone();
+    keys_subset(vm, &mine, &o)
 }
 
-fn issuperset(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "issuperset")?;
-    let o = collect_keys(vm, a.get(1))?;
-    let mine = s.items.borrow().clone();
-    Ok(Value::Bool(keys_subset(vm, &o, &mine)?))
+/// Whether every item of `other` is in this set.
+#[native("set.issuperset(self, other, /)", c)]
+fn issuperset(vm: &dyn Vm, this: &Rc<SetObj>, other: &Value) -> PyResult<bool> {
+    let o = collect_keys(vm, other)?;
+    let mine = this.items.borrow().clone();
+    keys_subset(vm, &o, &mine)
 }
 
-fn isdisjoint(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "isdisjoint")?;
-    let o = collect_keys(vm, a.get(1))?;
-    let mine = s.items.borrow().clone();
-    Ok(Value::Bool(combine(vm, '&', &mine, &o)?.is_empty()))
+/// Whether no item is in `other`.
+#[native("set.isdisjoint(self, other, /)", c)]
+fn isdisjoint(vm: &dyn Vm, this: &Rc<SetObj>, other: &Value) -> PyResult<bool> {
+    let o = collect_keys(vm, other)?;
+    let mine = this.items.borrow().clone();
+    Ok(combine(vm, '&', &mine, &o)?.is_empty())
 }
 
-fn copy(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a, "copy")?;
-    Ok(Value::Set(Rc::new(set_from(vm, a.get(0), s.frozen)?)))
+/// A shallow copy.
+#[native("set.copy(self)", c)]
+fn copy(vm: &dyn Vm, this: &Rc<SetObj>) -> PyResult<Value> {
+    let v = Value::Set(this.clone());
+    Ok(Value::Set(Rc::new(set_from(vm, &v, this.frozen)?)))
 }
 
-fn add(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    set_add(vm, this_mut(a, "add")?, a.get(1).clone())?;
-    Ok(Value::None)
+/// Adds an item.
+#[native("set.add(self, object, /)", c)]
+fn add(vm: &dyn Vm, this: &Rc<SetObj>, object: Value) -> PyResult<()> {
+    set_add(vm, unfrozen(this, "add")?, object)
 }
 
-fn remove(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    if set_discard(vm, this_mut(a, "remove")?, a.get(1))? {
-        Ok(Value::None)
+/// Removes an item (KeyError if absent).
+#[native("set.remove(self, object, /)", c)]
+fn remove(vm: &dyn Vm, this: &Rc<SetObj>, object: &Value) -> PyResult<()> {
+    if set_discard(vm, unfrozen(this, "remove")?, object)? {
+        Ok(())
     } else {
-        Err(PyErr::with_args(ExcType::KeyError, vec![a.get(1).clone()]))
+        Err(PyErr::with_args(ExcType::KeyError, vec![object.clone()]))
     }
 }
 
-fn discard(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    set_discard(vm, this_mut(a, "discard")?, a.get(1))?;
-    Ok(Value::None)
+/// Removes an item if present.
+#[native("set.discard(self, object, /)", c)]
+fn discard(vm: &dyn Vm, this: &Rc<SetObj>, object: &Value) -> PyResult<()> {
+    set_discard(vm, unfrozen(this, "discard")?, object)?;
+    Ok(())
 }
 
-fn pop(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    this_mut(a, "pop")?
+/// Removes and returns an arbitrary item (KeyError if empty).
+#[native("set.pop(self)", c)]
+fn pop(this: &Rc<SetObj>) -> PyResult<Value> {
+    unfrozen(this, "pop")?
         .pop_key()
         .map(|k| k.0)
         .ok_or_else(|| PyErr::new(ExcType::KeyError, "pop from an empty set"))
 }
 
-fn clear(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    this_mut(a, "clear")?.clear();
-    Ok(Value::None)
+/// Removes all items.
+#[native("set.clear(self)", c)]
+fn clear(this: &Rc<SetObj>) -> PyResult<()> {
+    unfrozen(this, "clear")?.clear();
+    Ok(())
 }
 
-fn update_with(vm: &dyn Vm, a: &Args, name: &str, op: char) -> PyResult<Value> {
-    let s = this_mut(a, name)?;
-    let others = if op == '^' {
-        std::slice::from_ref(a.get(1))
-    } else {
-        a.varargs(1)
-    };
+fn update_with(
+    vm: &dyn Vm,
+    s: &Rc<SetObj>,
+    others: &[Value],
+    name: &str,
+    op: char,
+) -> PyResult<()> {
+    let s = unfrozen(s, name)?;
     for other in others {
         let keys = collect_keys(vm, other)?;
         set_op_in_place(vm, op, s, other, &keys)?;
     }
-    Ok(Value::None)
+    Ok(())
 }
 
-fn update(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    update_with(vm, a, "update", '|')
+/// Adds the items of `others`.
+#[native("set.update(self, *others)", c)]
+fn update(vm: &dyn Vm, this: &Rc<SetObj>, others: &[Value]) -> PyResult<()> {
+    update_with(vm, this, others, "update", '|')
 }
 
-fn intersection_update(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    update_with(vm, a, "intersection_update", '&')
+/// Keeps only items also in all `others`.
+#[native("set.intersection_update(self, *others)", c)]
+fn intersection_update(vm: &dyn Vm, this: &Rc<SetObj>, others: &[Value]) -> PyResult<()> {
+    update_with(vm, this, others, "intersection_update", '&')
 }
 
-fn difference_update(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    update_with(vm, a, "difference_update", '-')
+/// Removes the items of `others`.
+#[native("set.difference_update(self, *others)", c)]
+fn difference_update(vm: &dyn Vm, this: &Rc<SetObj>, others: &[Value]) -> PyResult<()> {
+    update_with(vm, this, others, "difference_update", '-')
 }
 
-fn symmetric_difference_update(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    update_with(vm, a, "symmetric_difference_update", '^')
+/// Keeps items in exactly one of the two.
+#[native("set.symmetric_difference_update(self, other, /)", c)]
+fn symmetric_difference_update(vm: &dyn Vm, this: &Rc<SetObj>, other: &Value) -> PyResult<()> {
+    update_with(
+        vm,
+        this,
+        std::slice::from_ref(other),
+        "symmetric_difference_update",
+        '^',
+    )
 }

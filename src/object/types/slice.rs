@@ -3,10 +3,10 @@
 //! [`slice_indices`] (CPython's `PySlice_Unpack` + `PySlice_AdjustIndices`).
 
 use std::any::Any;
-use std::rc::Rc;
 
-use super::{add_method, add_new, native_class, type_error, value_error};
-use crate::value::{Args, Class, NativeObject, PyResult, Value, Vm};
+use super::{type_error, value_error};
+use crate::object::{native, ClassSpec, Member, NativeClass, This};
+use crate::value::{NativeObject, PyResult, Value, Vm};
 
 /// A `slice(start, stop, step)` object; the parts are any values.
 pub struct SliceObj {
@@ -109,8 +109,8 @@ impl NativeObject for SliceObj {
         self
     }
 
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(native_class("slice"))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&SLICE)
     }
 
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
@@ -120,18 +120,6 @@ impl NativeObject for SliceObj {
             vm.repr(&self.stop)?,
             vm.repr(&self.step)?
         ))
-    }
-
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "start" => Some(self.start.clone()),
-            "stop" => Some(self.stop.clone()),
-            "step" => Some(self.step.clone()),
-            _ => match native_class("slice").lookup(name) {
-                Some(Value::NativeFunction(f)) => Some(f.bind(this.clone())),
-                other => other,
-            },
-        })
     }
 
     fn hashable(&self) -> bool {
@@ -162,24 +150,28 @@ impl NativeObject for SliceObj {
     }
 }
 
-/// Registers `slice.__new__` and `slice.indices`.
-pub fn register(class: &Class) {
-    add_new(
-        class,
-        "slice(*args)",
-        slice_new,
-        "slice(stop) or slice(start, stop[, step]): the object `a[start:stop:step]` indexes with.",
-    );
-    add_method(
-        class,
-        "slice.indices(self, length, /)",
-        slice_indices_method,
-        "The `(start, stop, step)` this slice selects from a sequence of `length` items.",
-    );
+/// The class `slice`.
+pub static SLICE: ClassSpec = ClassSpec {
+    name: "slice",
+    module: "builtins",
+    bases: &[],
+    members: &[
+        Member::New(slice_new::DEF),
+        Member::Method(slice_indices_method::DEF),
+        Member::Getter(slice_start::DEF),
+        Member::Getter(slice_stop::DEF),
+        Member::Getter(slice_step::DEF),
+    ],
+};
+
+impl NativeClass for SliceObj {
+    const SPEC: &'static ClassSpec = &SLICE;
 }
 
-fn slice_new(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let v = a.varargs(0);
+/// slice(stop) or slice(start, stop[, step]): the object `a[start:stop:step]` indexes with.
+#[native("slice(*args)", c_ctor)]
+fn slice_new(args: &[Value]) -> PyResult<Value> {
+    let v = args;
     match v.len() {
         0 => Err(type_error("slice expected at least 1 argument, got 0")),
         1 => Ok(make_slice(Value::None, v[0].clone(), Value::None)),
@@ -191,15 +183,35 @@ fn slice_new(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     }
 }
 
-fn slice_indices_method(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let len = super::int_arg(a.get(1), vm)?;
+/// The `(start, stop, step)` this slice selects from a sequence of `length` items.
+#[native("slice.indices(self, length, /)", c)]
+fn slice_indices_method(vm: &dyn Vm, this: This<SliceObj>, length: &Value) -> PyResult<Value> {
+    let len = super::int_arg(length, vm)?;
     let len = usize::try_from(len).map_err(|_| value_error("length should not be negative"))?;
-    match slice_indices(a.get(0), len)? {
+    match slice_indices(this.value, len)? {
         Some((s, e, st)) => Ok(Value::tuple(vec![
             Value::Int(s as i64),
             Value::Int(e as i64),
             Value::Int(st as i64),
         ])),
-        None => Err(super::descriptor_error("indices", "slice", a.get(0))),
+        None => Err(super::descriptor_error("indices", "slice", this.value)),
     }
+}
+
+/// The first index (None when omitted).
+#[native("slice.start(self)")]
+fn slice_start(this: &SliceObj) -> Value {
+    this.start.clone()
+}
+
+/// The end index (None when omitted).
+#[native("slice.stop(self)")]
+fn slice_stop(this: &SliceObj) -> Value {
+    this.stop.clone()
+}
+
+/// The step (None when omitted).
+#[native("slice.step(self)")]
+fn slice_step(this: &SliceObj) -> Value {
+    this.step.clone()
 }

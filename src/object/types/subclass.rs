@@ -9,9 +9,9 @@
 use std::rc::Rc;
 
 use super::type_error;
+use crate::object::{native, Kwargs};
 use crate::value::{
-    Args, Class, ClassKind, ExcType, Instance, NativeFunction, PyErr, PyResult, Value, ValueType,
-    Vm,
+    Class, ClassKind, ExcType, Instance, NativeFunction, PyErr, PyResult, Value, ValueType, Vm,
 };
 
 /// The builtin types a script's class may derive from.
@@ -112,26 +112,30 @@ pub fn subtype_new(owner: &Rc<Class>) -> Value {
 
 thread_local! {
     /// The function [`subtype_new`] binds (its signature parsed once).
-    static SUBTYPE_NEW: Rc<NativeFunction> = NativeFunction::new(
-        "__new__(type, cls, *args, **kwargs)",
-        subtype_new_call,
-        "Makes an instance of a builtin type or of a subclass of it.",
-    );
+    static SUBTYPE_NEW: Rc<NativeFunction> = subtype_new_call::DEF.function();
 }
 
-fn subtype_new_call(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let owner = match a.get(0) {
+/// Makes an instance of a builtin type or of a subclass of it.
+#[native("__new__(type, cls, *args, **kwargs)")]
+fn subtype_new_call(
+    vm: &dyn Vm,
+    type_: &Value,
+    cls: &Value,
+    args: &[Value],
+    kwargs: Kwargs,
+) -> PyResult<Value> {
+    let owner = match type_ {
         Value::Class(o) => o.name.clone(),
         _ => Rc::from("object"),
     };
-    let Value::Class(cls) = a.get(1) else {
+    let Value::Class(cls) = cls else {
         return Err(type_error(format!(
             "{owner}.__new__(X): X is not a type object ({})",
-            a.get(1).type_name()
+            cls.type_name()
         )));
     };
     // CPython's check: the class must derive from the type whose `__new__` this is.
-    if let Value::Class(o) = a.get(0) {
+    if let Value::Class(o) = type_ {
         if !cls.is_subclass_of(o) {
             return Err(type_error(format!(
                 "{owner}.__new__({}): {} is not a subtype of {owner}",
@@ -152,8 +156,7 @@ fn subtype_new_call(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             base.name
         )));
     };
-    let kwargs = a.keywords(3);
-    let value = vm.call(&ctor, a.varargs(2).to_vec(), kwargs)?;
+    let value = vm.call(&ctor, args.to_vec(), kwargs.0)?;
     if Rc::ptr_eq(cls, &base) {
         return Ok(value);
     }
@@ -171,25 +174,12 @@ pub fn unsupported(name: &str) -> PyErr {
     )
 }
 
-/// Registers `__init__` on the builtin containers CPython fills there:
-/// `super().__init__(iterable)` in a subclass's own `__init__`. Named as
-/// CPython's argument errors name them (`list expected at most 1 argument,
-/// got 2`, `set() takes no keyword arguments`); the receiver is the
-/// instance, whose builtin value each fills.
-pub fn register_init(c: &Class, t: ValueType) {
-    let (sig, func): (&str, crate::value::NativeFn) = match t {
-        ValueType::List => ("list(self, /, *args, **kwargs)", list_init),
-        ValueType::Dict => ("dict(self, /, *args, **kwargs)", dict_init),
-        ValueType::Set => ("set(self, /, *args, **kwargs)", set_init),
-        _ => return,
-    };
-    let f = NativeFunction::new_builtin(
-        sig,
-        func,
-        "Fills the container from the arguments (what the constructor does).",
-    );
-    c.set_attr("__init__", Value::NativeFunction(f));
-}
+// `__init__` of the builtin containers CPython fills there:
+// `super().__init__(iterable)` in a subclass's own `__init__`. Named as
+// CPython's argument errors name them (`list expected at most 1 argument,
+// got 2`, `set() takes no keyword arguments`); the receiver is the
+// instance, whose builtin value each fills. The types' member tables
+// register them.
 
 /// The builtin value `__init__` fills: the instance's, or the value itself.
 fn init_target(v: &Value) -> Value {
@@ -198,11 +188,11 @@ fn init_target(v: &Value) -> Value {
 
 /// The one optional positional argument of `list`/`set`'s `__init__`, which
 /// take no keywords; `ty` and `name` as CPython's messages give them.
-fn init_iterable(a: &Args, ty: &str, name: &str) -> PyResult<Value> {
-    if !a.keywords(2).is_empty() {
+fn init_iterable(args: &[Value], kwargs: &Kwargs, ty: &str, name: &str) -> PyResult<Value> {
+    if !kwargs.0.is_empty() {
         return Err(type_error(format!("{ty}() takes no keyword arguments")));
     }
-    match a.varargs(1) {
+    match args {
         [] => Ok(Value::tuple(Vec::new())),
         [x] => Ok(x.clone()),
         more => Err(type_error(format!(
@@ -212,21 +202,24 @@ fn init_iterable(a: &Args, ty: &str, name: &str) -> PyResult<Value> {
     }
 }
 
-fn list_init(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let Value::List(l) = init_target(a.get(0)) else {
-        return Err(descriptor("list", a.get(0)));
+/// Fills the container from the arguments (what the constructor does).
+#[native("list(self, /, *args, **kwargs)", c)]
+pub fn list_init(vm: &dyn Vm, this: &Value, args: &[Value], kwargs: Kwargs) -> PyResult<()> {
+    let Value::List(l) = init_target(this) else {
+        return Err(descriptor("list", this));
     };
-    let items = vm.collect(&init_iterable(a, "list", "list")?)?;
+    let items = vm.collect(&init_iterable(args, &kwargs, "list", "list")?)?;
     *l.borrow_mut() = items;
-    Ok(Value::None)
+    Ok(())
 }
 
-fn dict_init(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let d = init_target(a.get(0));
+/// Fills the container from the arguments (what the constructor does).
+#[native("dict(self, /, *args, **kwargs)", c)]
+pub fn dict_init(vm: &dyn Vm, this: &Value, args: &[Value], kwargs: Kwargs) -> PyResult<()> {
+    let d = init_target(this);
     if !matches!(d, Value::Dict(_)) {
-        return Err(descriptor("dict", a.get(0)));
+        return Err(descriptor("dict", this));
     }
-    let args = a.varargs(1);
     if args.len() > 1 {
         return Err(type_error(format!(
             "dict expected at most 1 argument, got {}",
@@ -234,20 +227,22 @@ fn dict_init(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         )));
     }
     let update = vm.getattr(&d, "update")?;
-    vm.call(&update, args.to_vec(), a.keywords(2))?;
-    Ok(Value::None)
+    vm.call(&update, args.to_vec(), kwargs.0)?;
+    Ok(())
 }
 
-fn set_init(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = init_target(a.get(0));
+/// Fills the container from the arguments (what the constructor does).
+#[native("set(self, /, *args, **kwargs)", c)]
+pub fn set_init(vm: &dyn Vm, this: &Value, args: &[Value], kwargs: Kwargs) -> PyResult<()> {
+    let s = init_target(this);
     let Value::Set(set) = &s else {
-        return Err(descriptor("set", a.get(0)));
+        return Err(descriptor("set", this));
     };
-    let items = init_iterable(a, "set", &a.get(0).type_name())?;
+    let items = init_iterable(args, &kwargs, "set", &this.type_name())?;
     set.clear();
     let update = vm.getattr(&s, "update")?;
     vm.call(&update, vec![items], Vec::new())?;
-    Ok(Value::None)
+    Ok(())
 }
 
 fn descriptor(ty: &str, v: &Value) -> PyErr {

@@ -8,10 +8,10 @@ use std::rc::Rc;
 
 use super::iter::{dict_iter, DictPart, IterObj, IterState};
 use super::set::{collect_keys, combine, make_set, set_from, set_op_in_place};
-use super::{add_method, descriptor_error, native_class};
+use crate::object::{native, ClassSpec, Member, NativeClass, NativeDef};
 use crate::syntax::ast::BinOp;
 use crate::value::dict::dict_get;
-use crate::value::{Args, Class, Dict, NativeObject, PyResult, Value, Vm};
+use crate::value::{Dict, NativeObject, PyResult, Value, Vm};
 
 /// A live view of a dict.
 pub struct DictView {
@@ -66,14 +66,11 @@ impl NativeObject for DictView {
         self
     }
 
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(native_class(self.name()))
-    }
-
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match native_class(self.name()).lookup(name) {
-            Some(Value::NativeFunction(f)) => Some(f.bind(this.clone())),
-            other => other,
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(match self.part {
+            DictPart::Keys => &DICT_KEYS,
+            DictPart::Values => &DICT_VALUES,
+            DictPart::Items => &DICT_ITEMS,
         })
     }
 
@@ -207,34 +204,44 @@ impl NativeObject for DictView {
     }
 }
 
-/// Registers the methods of `dict_keys` and `dict_items` (the set-like views).
-pub fn register(class: &Class, name: &'static str) {
-    if name == "dict_values" {
-        return;
-    }
-    let sig = if name == "dict_keys" {
-        "dict_keys.isdisjoint(self, other, /)"
-    } else {
-        "dict_items.isdisjoint(self, other, /)"
-    };
-    add_method(
-        class,
-        sig,
-        isdisjoint,
-        "True if the view and the iterable have no item in common.",
-    );
+/// The class `dict_keys`.
+pub static DICT_KEYS: ClassSpec = ClassSpec {
+    name: "dict_keys",
+    module: "builtins",
+    bases: &[],
+    members: &[Member::Method(isdisjoint::DEF)],
+};
+
+/// The class `dict_values`.
+pub static DICT_VALUES: ClassSpec = ClassSpec {
+    name: "dict_values",
+    module: "builtins",
+    bases: &[],
+    members: &[],
+};
+
+/// The class `dict_items`.
+pub static DICT_ITEMS: ClassSpec = ClassSpec {
+    name: "dict_items",
+    module: "builtins",
+    bases: &[],
+    members: &[Member::Method(NativeDef {
+        sig: "dict_items.isdisjoint(self, other, /)",
+        ..isdisjoint::DEF
+    })],
+};
+
+impl NativeClass for DictView {
+    const SPEC: &'static ClassSpec = &DICT_KEYS;
 }
 
-fn isdisjoint(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let view = match a.get(0) {
-        Value::Native(n) => n.as_any().downcast_ref::<DictView>(),
-        _ => None,
-    }
-    .ok_or_else(|| descriptor_error("isdisjoint", "dict_keys", a.get(0)))?;
-    for x in vm.collect(a.get(1))? {
-        if view.contains(&x, vm)? == Some(true) {
-            return Ok(Value::Bool(false));
+/// True if the view and the iterable have no item in common.
+#[native("dict_keys.isdisjoint(self, other, /)", c)]
+fn isdisjoint(vm: &dyn Vm, this: &DictView, other: &Value) -> PyResult<bool> {
+    for x in vm.collect(other)? {
+        if this.contains(&x, vm)? == Some(true) {
+            return Ok(false);
         }
     }
-    Ok(Value::Bool(true))
+    Ok(true)
 }
