@@ -10,23 +10,28 @@ use crate::object::numpy::{np_err, opt_np_dtype, promoted, stack_promoted};
 
 use crate::modules::tf::convert::{int_list, runtime_err};
 use crate::modules::ModuleBuilder;
+use crate::object::{native, NativeDef};
 use crate::runtime::{ops, DType, Device, ReduceOp, Scalar, Semantics, Tensor};
-use crate::value::{Args, ExcType, NativeFn, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 use array::{wrap, wrap_array};
 
-fn array(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_np_tensor(vm, a.get(0), opt_np_dtype(vm, a.get(1))?)?;
+/// A new array from nested sequences: `np.array([1, 2])`.
+#[native("array(object, dtype=None, copy=True)")]
+fn array_(vm: &dyn Vm, object: &Value, dtype: &Value, _copy: &Value) -> PyResult<Value> {
+    let t = to_np_tensor(vm, object, opt_np_dtype(vm, dtype)?)?;
     Ok(wrap_array(t))
 }
 
-fn asarray(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let dtype = opt_np_dtype(vm, a.get(1))?;
-    if let Some(n) = a.get(0).downcast::<NdArray>() {
+/// `a` as an array (arrays pass through).
+#[native("asarray(a, dtype=None)")]
+fn asarray(vm: &dyn Vm, a: &Value, dtype: &Value) -> PyResult<Value> {
+    let dtype = opt_np_dtype(vm, dtype)?;
+    if let Some(n) = a.downcast::<NdArray>() {
         if !n.scalar && dtype.is_none_or(|d| d == n.t.borrow().dtype()) {
-            return Ok(a.get(0).clone());
+            return Ok(a.clone());
         }
     }
-    Ok(wrap_array(to_np_tensor(vm, a.get(0), dtype)?))
+    Ok(wrap_array(to_np_tensor(vm, a, dtype)?))
 }
 
 fn dims_of(vm: &dyn Vm, v: &Value) -> PyResult<Vec<usize>> {
@@ -39,30 +44,36 @@ fn dims_of(vm: &dyn Vm, v: &Value) -> PyResult<Vec<usize>> {
         .collect()
 }
 
-fn zeros(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let d = opt_np_dtype(vm, a.get(1))?.unwrap_or(DType::Float64);
+/// An array of zeros (float64 by default).
+#[native("zeros(shape, dtype=None)")]
+fn zeros(vm: &dyn Vm, shape: &Value, dtype: &Value) -> PyResult<Value> {
+    let d = opt_np_dtype(vm, dtype)?.unwrap_or(DType::Float64);
     Ok(wrap_array(
-        Tensor::zeros(d, &dims_of(vm, a.get(0))?, Device::CPU0).map_err(runtime_err)?,
+        Tensor::zeros(d, &dims_of(vm, shape)?, Device::CPU0).map_err(runtime_err)?,
     ))
 }
 
-fn ones(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let d = opt_np_dtype(vm, a.get(1))?.unwrap_or(DType::Float64);
+/// An array of ones (float64 by default).
+#[native("ones(shape, dtype=None)")]
+fn ones(vm: &dyn Vm, shape: &Value, dtype: &Value) -> PyResult<Value> {
+    let d = opt_np_dtype(vm, dtype)?.unwrap_or(DType::Float64);
     Ok(wrap_array(
-        Tensor::ones(d, &dims_of(vm, a.get(0))?, Device::CPU0).map_err(runtime_err)?,
+        Tensor::ones(d, &dims_of(vm, shape)?, Device::CPU0).map_err(runtime_err)?,
     ))
 }
 
-fn full(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let v = to_np_tensor(vm, a.get(1), opt_np_dtype(vm, a.get(2))?)?;
+/// An array of `shape` filled with `fill_value`.
+#[native("full(shape, fill_value, dtype=None)")]
+fn full(vm: &dyn Vm, shape: &Value, fill_value: &Value, dtype: &Value) -> PyResult<Value> {
+    let v = to_np_tensor(vm, fill_value, opt_np_dtype(vm, dtype)?)?;
     Ok(wrap_array(
-        ops::broadcast_to(&v, &dims_of(vm, a.get(0))?).map_err(np_err)?,
+        ops::broadcast_to(&v, &dims_of(vm, shape)?).map_err(np_err)?,
     ))
 }
 
-fn like(vm: &dyn Vm, a: &Args, one: bool) -> PyResult<Value> {
-    let t = to_np_tensor(vm, a.get(0), None)?;
-    let d = opt_np_dtype(vm, a.get(1))?.unwrap_or(t.dtype());
+fn like(vm: &dyn Vm, a: &Value, dtype: &Value, one: bool) -> PyResult<Value> {
+    let t = to_np_tensor(vm, a, None)?;
+    let d = opt_np_dtype(vm, dtype)?.unwrap_or(t.dtype());
     let r = if one {
         Tensor::ones(d, t.dims(), Device::CPU0)
     } else {
@@ -71,31 +82,43 @@ fn like(vm: &dyn Vm, a: &Args, one: bool) -> PyResult<Value> {
     Ok(wrap_array(r.map_err(runtime_err)?))
 }
 
-fn zeros_like(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    like(vm, a, false)
+/// Zeros shaped like `a`.
+#[native("zeros_like(a, dtype=None)")]
+fn zeros_like(vm: &dyn Vm, a: &Value, dtype: &Value) -> PyResult<Value> {
+    like(vm, a, dtype, false)
 }
 
-fn ones_like(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    like(vm, a, true)
+/// Ones shaped like `a`.
+#[native("ones_like(a, dtype=None)")]
+fn ones_like(vm: &dyn Vm, a: &Value, dtype: &Value) -> PyResult<Value> {
+    like(vm, a, dtype, true)
 }
 
-fn num(vm: &dyn Vm, v: &Value) -> PyResult<(Scalar, bool)> {
+fn scalar_arg(vm: &dyn Vm, v: &Value) -> PyResult<(Scalar, bool)> {
     let t = to_np_tensor(vm, v, None)?;
     let s = t.item().map_err(runtime_err)?;
     let is_float = t.dtype().is_floating();
     Ok((s, is_float))
 }
 
-fn arange(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (mut start, mut stop) = (a.get(0).clone(), a.get(1).clone());
-    if stop.is_none() {
-        stop = start;
-        start = Value::Int(0);
-    }
-    let (s, sf) = num(vm, &start)?;
-    let (e, ef) = num(vm, &stop)?;
-    let (d, df) = num(vm, a.get(2))?;
-    let dtype = opt_np_dtype(vm, a.get(3))?.unwrap_or(if sf || ef || df {
+/// Evenly spaced values in `[start, stop)`.
+#[native("arange(start, stop=None, step=1, dtype=None)")]
+fn arange(
+    vm: &dyn Vm,
+    start: &Value,
+    stop: &Value,
+    step: &Value,
+    dtype: &Value,
+) -> PyResult<Value> {
+    let zero = Value::Int(0);
+    let (start, stop) = match stop {
+        Value::None => (&zero, start),
+        _ => (start, stop),
+    };
+    let (s, sf) = scalar_arg(vm, start)?;
+    let (e, ef) = scalar_arg(vm, stop)?;
+    let (d, df) = scalar_arg(vm, step)?;
+    let dtype = opt_np_dtype(vm, dtype)?.unwrap_or(if sf || ef || df {
         DType::Float64
     } else {
         DType::Int64
@@ -114,10 +137,19 @@ fn arange(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     Ok(wrap_array(t.map_err(runtime_err)?))
 }
 
-fn linspace(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (s, _) = num(vm, a.get(0))?;
-    let (e, _) = num(vm, a.get(1))?;
-    let n = crate::object::types::int_arg(a.get(2), vm)?;
+/// `num` evenly spaced values from `start` to `stop`.
+#[native("linspace(start, stop, num=50, endpoint=True, dtype=None)")]
+fn linspace(
+    vm: &dyn Vm,
+    start: &Value,
+    stop: &Value,
+    num: &Value,
+    endpoint: &Value,
+    dtype: &Value,
+) -> PyResult<Value> {
+    let (s, _) = scalar_arg(vm, start)?;
+    let (e, _) = scalar_arg(vm, stop)?;
+    let n = crate::object::types::int_arg(num, vm)?;
     if n < 0 {
         return Err(PyErr::new(
             ExcType::ValueError,
@@ -125,7 +157,7 @@ fn linspace(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         ));
     }
     let n = n as usize;
-    let endpoint = vm.truthy(a.get(3))?;
+    let endpoint = vm.truthy(endpoint)?;
     let (s, e) = (s.as_f64(), e.as_f64());
     let div = if endpoint { n.saturating_sub(1) } else { n } as f64;
     let step = (e - s) / div;
@@ -136,25 +168,33 @@ fn linspace(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         vals[n - 1] = e;
     }
     let t = Tensor::from_vec(vals, &[n]).map_err(runtime_err)?;
-    let d = opt_np_dtype(vm, a.get(4))?.unwrap_or(DType::Float64);
+    let d = opt_np_dtype(vm, dtype)?.unwrap_or(DType::Float64);
     Ok(wrap_array(ops::cast(&t, d).map_err(runtime_err)?))
 }
 
+/// Functions `f(a, axis=None, keepdims=False)` running one reduction.
 macro_rules! reductions {
-    ($($name:ident => $op:expr),* $(,)?) => {
-        $(fn $name(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-            let t = to_np_tensor(vm, a.get(0), None)?;
-            array::reduce(vm, $op, &t, a.get(1), a.get(2))
-        })*
-    };
+    ($($(#[$doc:meta])* $name:ident $sig:literal => $op:expr;)*) => {$(
+        $(#[$doc])*
+        #[native($sig)]
+        fn $name(vm: &dyn Vm, a: &Value, axis: &Value, keepdims: &Value) -> PyResult<Value> {
+            let t = to_np_tensor(vm, a, None)?;
+            array::reduce(vm, $op, &t, axis, keepdims)
+        }
+    )*};
 }
 
 reductions! {
-    sum => ReduceOp::Sum,
-    mean => ReduceOp::Mean,
-    max => ReduceOp::Max,
-    min => ReduceOp::Min,
-    prod => ReduceOp::Prod,
+    /// Sum over axes.
+    sum "sum(a, axis=None, keepdims=False)" => ReduceOp::Sum;
+    /// Mean over axes.
+    mean "mean(a, axis=None, keepdims=False)" => ReduceOp::Mean;
+    /// Maximum over axes.
+    max "max(a, axis=None, keepdims=False)" => ReduceOp::Max;
+    /// Minimum over axes.
+    min "min(a, axis=None, keepdims=False)" => ReduceOp::Min;
+    /// Product over axes.
+    prod "prod(a, axis=None, keepdims=False)" => ReduceOp::Prod;
 }
 
 fn seq_tensors(vm: &dyn Vm, v: &Value) -> PyResult<Vec<Tensor>> {
@@ -164,21 +204,27 @@ fn seq_tensors(vm: &dyn Vm, v: &Value) -> PyResult<Vec<Tensor>> {
         .collect()
 }
 
-fn concatenate(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let ts = promoted(&seq_tensors(vm, a.get(0))?)?;
-    let axis = crate::modules::tf::convert::axis_arg(vm, a.get(1))?;
+/// Joins arrays along an existing axis.
+#[native("concatenate(arrays, axis=0)")]
+fn concatenate(vm: &dyn Vm, arrays: &Value, axis: &Value) -> PyResult<Value> {
+    let ts = promoted(&seq_tensors(vm, arrays)?)?;
+    let axis = crate::modules::tf::convert::axis_arg(vm, axis)?;
     Ok(wrap_array(ops::concat(&ts, axis).map_err(np_err)?))
 }
 
-fn stack(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let ts = seq_tensors(vm, a.get(0))?;
-    let axis = crate::modules::tf::convert::axis_arg(vm, a.get(1))?;
+/// Joins arrays along a new axis.
+#[native("stack(arrays, axis=0)")]
+fn stack(vm: &dyn Vm, arrays: &Value, axis: &Value) -> PyResult<Value> {
+    let ts = seq_tensors(vm, arrays)?;
+    let axis = crate::modules::tf::convert::axis_arg(vm, axis)?;
     Ok(wrap_array(stack_promoted(&ts, axis)?))
 }
 
-fn reshape(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_np_tensor(vm, a.get(0), None)?;
-    let dims = int_list(vm, a.get(1))?;
+/// The same elements in a new shape.
+#[native("reshape(a, newshape)")]
+fn reshape(vm: &dyn Vm, a: &Value, newshape: &Value) -> PyResult<Value> {
+    let t = to_np_tensor(vm, a, None)?;
+    let dims = int_list(vm, newshape)?;
     Ok(wrap_array(
         ops::reshape(&t, &dims, Semantics::Numpy).map_err(runtime_err)?,
     ))
@@ -196,41 +242,40 @@ fn paired(vm: &dyn Vm, x: &Value, y: &Value) -> PyResult<Option<(Vec<Scalar>, Ve
     Ok(Some((a.to_scalars(), b.to_scalars())))
 }
 
-fn allclose(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let rtol = a.float(2)?;
-    let atol = a.float(3)?;
-    let Some((x, y)) = paired(vm, a.get(0), a.get(1))? else {
+/// True when all elements are equal within a tolerance.
+#[native("allclose(a, b, rtol=1e-05, atol=1e-08)")]
+fn allclose(vm: &dyn Vm, a: &Value, b: &Value, rtol: f64, atol: f64) -> PyResult<bool> {
+    let Some((x, y)) = paired(vm, a, b)? else {
         return Err(PyErr::new(
             ExcType::ValueError,
             "operands could not be broadcast together",
         ));
     };
-    let ok = x.iter().zip(&y).all(|(p, q)| {
+    Ok(x.iter().zip(&y).all(|(p, q)| {
         let (p, q) = (p.as_f64(), q.as_f64());
         p == q || (p - q).abs() <= atol + rtol * q.abs()
-    });
-    Ok(Value::Bool(ok))
+    }))
 }
 
-fn array_equal(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let x = to_np_tensor(vm, a.get(0), None)?;
-    let y = to_np_tensor(vm, a.get(1), None)?;
+/// True when shapes and elements are equal.
+#[native("array_equal(a1, a2)")]
+fn array_equal(vm: &dyn Vm, a1: &Value, a2: &Value) -> PyResult<bool> {
+    let x = to_np_tensor(vm, a1, None)?;
+    let y = to_np_tensor(vm, a2, None)?;
     if x.dims() != y.dims() {
-        return Ok(Value::Bool(false));
+        return Ok(false);
     }
-    let eq = x
-        .to_scalars()
+    Ok(x.to_scalars()
         .iter()
         .zip(y.to_scalars())
         .all(|(p, q)| match (p, &q) {
             (Scalar::Bytes(p), Scalar::Bytes(q)) => p == q,
             (p, q) => p.as_f64() == q.as_f64(),
-        });
-    Ok(Value::Bool(eq))
+        }))
 }
 
-fn float_unary(vm: &dyn Vm, a: &Args, op: crate::runtime::UnaryOp) -> PyResult<Value> {
-    let t = to_np_tensor(vm, a.get(0), None)?;
+fn float_unary(vm: &dyn Vm, x: &Value, op: crate::runtime::UnaryOp) -> PyResult<Value> {
+    let t = to_np_tensor(vm, x, None)?;
     let t = if t.dtype().is_floating() {
         t
     } else {
@@ -239,28 +284,38 @@ fn float_unary(vm: &dyn Vm, a: &Args, op: crate::runtime::UnaryOp) -> PyResult<V
     Ok(wrap(ops::unary(op, &t).map_err(runtime_err)?))
 }
 
-fn sqrt(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    float_unary(vm, a, crate::runtime::UnaryOp::Sqrt)
+/// Square root, element-wise.
+#[native("sqrt(x)")]
+fn sqrt(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
+    float_unary(vm, x, crate::runtime::UnaryOp::Sqrt)
 }
 
-fn exp(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    float_unary(vm, a, crate::runtime::UnaryOp::Exp)
+/// `e ** x`, element-wise.
+#[native("exp(x)")]
+fn exp(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
+    float_unary(vm, x, crate::runtime::UnaryOp::Exp)
 }
 
-fn log(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    float_unary(vm, a, crate::runtime::UnaryOp::Log)
+/// Natural logarithm, element-wise.
+#[native("log(x)")]
+fn log(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
+    float_unary(vm, x, crate::runtime::UnaryOp::Log)
 }
 
-fn abs(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_np_tensor(vm, a.get(0), None)?;
+/// Absolute value, element-wise.
+#[native("abs(x)")]
+fn abs(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
+    let t = to_np_tensor(vm, x, None)?;
     Ok(wrap(
         ops::unary(crate::runtime::UnaryOp::Abs, &t).map_err(runtime_err)?,
     ))
 }
 
-fn argmax(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_np_tensor(vm, a.get(0), None)?;
-    let (t, axis) = match a.opt(1) {
+/// Index of the largest value (of the flattened array by default).
+#[native("argmax(a, axis=None)")]
+fn argmax(vm: &dyn Vm, a: &Value, axis: Option<&Value>) -> PyResult<Value> {
+    let t = to_np_tensor(vm, a, None)?;
+    let (t, axis) = match axis {
         None => (
             ops::reshape(&t, &[-1], Semantics::Numpy).map_err(runtime_err)?,
             0,
@@ -273,122 +328,47 @@ fn argmax(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     ))
 }
 
-type Entry = (&'static str, NativeFn, &'static str);
+/// A dtype object: `np.dtype('float32')`.
+#[native("dtype(dtype)")]
+fn dtype_(vm: &dyn Vm, dtype: &Value) -> PyResult<Value> {
+    Ok(Value::native(NpDType(dtype::np_dtype_arg(vm, dtype)?)))
+}
 
-const FUNCTIONS: &[Entry] = &[
-    (
-        "array(object, dtype=None, copy=True)",
-        array,
-        "A new array from nested sequences: `np.array([1, 2])`.",
-    ),
-    (
-        "asarray(a, dtype=None)",
-        asarray,
-        "`a` as an array (arrays pass through).",
-    ),
-    (
-        "arange(start, stop=None, step=1, dtype=None)",
-        arange,
-        "Evenly spaced values in `[start, stop)`.",
-    ),
-    (
-        "linspace(start, stop, num=50, endpoint=True, dtype=None)",
-        linspace,
-        "`num` evenly spaced values from `start` to `stop`.",
-    ),
-    (
-        "zeros(shape, dtype=None)",
-        zeros,
-        "An array of zeros (float64 by default).",
-    ),
-    (
-        "ones(shape, dtype=None)",
-        ones,
-        "An array of ones (float64 by default).",
-    ),
-    (
-        "full(shape, fill_value, dtype=None)",
-        full,
-        "An array of `shape` filled with `fill_value`.",
-    ),
-    (
-        "zeros_like(a, dtype=None)",
-        zeros_like,
-        "Zeros shaped like `a`.",
-    ),
-    (
-        "ones_like(a, dtype=None)",
-        ones_like,
-        "Ones shaped like `a`.",
-    ),
-    ("sum(a, axis=None, keepdims=False)", sum, "Sum over axes."),
-    (
-        "mean(a, axis=None, keepdims=False)",
-        mean,
-        "Mean over axes.",
-    ),
-    (
-        "max(a, axis=None, keepdims=False)",
-        max,
-        "Maximum over axes.",
-    ),
-    (
-        "min(a, axis=None, keepdims=False)",
-        min,
-        "Minimum over axes.",
-    ),
-    (
-        "prod(a, axis=None, keepdims=False)",
-        prod,
-        "Product over axes.",
-    ),
-    (
-        "concatenate(arrays, axis=0)",
-        concatenate,
-        "Joins arrays along an existing axis.",
-    ),
-    (
-        "stack(arrays, axis=0)",
-        stack,
-        "Joins arrays along a new axis.",
-    ),
-    (
-        "reshape(a, newshape)",
-        reshape,
-        "The same elements in a new shape.",
-    ),
-    (
-        "allclose(a, b, rtol=1e-05, atol=1e-08)",
-        allclose,
-        "True when all elements are equal within a tolerance.",
-    ),
-    (
-        "array_equal(a1, a2)",
-        array_equal,
-        "True when shapes and elements are equal.",
-    ),
-    ("sqrt(x)", sqrt, "Square root, element-wise."),
-    ("exp(x)", exp, "`e ** x`, element-wise."),
-    ("log(x)", log, "Natural logarithm, element-wise."),
-    ("abs(x)", abs, "Absolute value, element-wise."),
-    (
-        "argmax(a, axis=None)",
-        argmax,
-        "Index of the largest value (of the flattened array by default).",
-    ),
+/// The module's functions, in registration order.
+const FUNCTIONS: &[NativeDef] = &[
+    array_::DEF,
+    asarray::DEF,
+    arange::DEF,
+    linspace::DEF,
+    zeros::DEF,
+    ones::DEF,
+    full::DEF,
+    zeros_like::DEF,
+    ones_like::DEF,
+    sum::DEF,
+    mean::DEF,
+    max::DEF,
+    min::DEF,
+    prod::DEF,
+    concatenate::DEF,
+    stack::DEF,
+    reshape::DEF,
+    allclose::DEF,
+    array_equal::DEF,
+    sqrt::DEF,
+    exp::DEF,
+    log::DEF,
+    abs::DEF,
+    argmax::DEF,
+    dtype_::DEF,
 ];
 
 /// Builds the `numpy` module.
 pub fn module() -> Value {
     let mut m = ModuleBuilder::new("numpy");
-    for &(sig, f, doc) in FUNCTIONS {
-        m.function(sig, f, doc);
+    for &def in FUNCTIONS {
+        m.add(def);
     }
-    m.function(
-        "dtype(dtype)",
-        dtype::dtype_new,
-        "A dtype object: `np.dtype('float32')`.",
-    );
     for d in crate::runtime::dtype::ALL_DTYPES {
         if d != DType::String {
             m.value(d.name(), Value::Class(scalar_class(d)));
@@ -396,7 +376,7 @@ pub fn module() -> Value {
     }
     m.value("bool_", Value::Class(scalar_class(DType::Bool)));
     m.value("bytes_", Value::Class(scalar_class(DType::String)));
-    m.value("ndarray", Value::Class(array::ndarray_class()));
+    m.value("ndarray", Value::Class(array::NDARRAY.class()));
     m.value("newaxis", Value::None);
     m.value("pi", Value::Float(std::f64::consts::PI));
     m.value("e", Value::Float(std::f64::consts::E));

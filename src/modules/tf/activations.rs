@@ -2,130 +2,101 @@
 //! `silu`/`swish`, `softmax` and `log_softmax`. Registration and argument
 //! conversion only; the work is in `runtime::ops` (`nn.rs`, `unary`).
 
-use super::convert::{axis_arg, to_tensor, tv};
+use super::convert::{placed, Axis};
 use crate::modules::ModuleBuilder;
-use crate::runtime::{ops, UnaryOp};
-use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
+use crate::object::native;
+use crate::runtime::{ops, Tensor, UnaryOp};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
-fn relu(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    tv(vm, ops::unary(UnaryOp::Relu, &t))
+/// `exp(features) - 1` where negative, `features` elsewhere.
+#[native("elu(features, name=None)")]
+fn elu(vm: &dyn Vm, features: Tensor, _name: &Value) -> PyResult<Tensor> {
+    placed(vm, ops::nn::elu(&features))
 }
 
-fn relu6(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    tv(vm, ops::nn::relu6(&t))
+/// Scaled exponential linear unit.
+#[native("selu(features, name=None)")]
+fn selu(vm: &dyn Vm, features: Tensor, _name: &Value) -> PyResult<Tensor> {
+    placed(vm, ops::nn::selu(&features))
 }
 
-fn sigmoid(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    tv(vm, ops::unary(UnaryOp::Sigmoid, &t))
+/// `max(features, 0)`, element-wise.
+#[native("relu(features, name=None)")]
+fn relu(vm: &dyn Vm, features: Tensor, _name: &Value) -> PyResult<Tensor> {
+    placed(vm, ops::unary(UnaryOp::Relu, &features))
 }
 
-fn tanh(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    tv(vm, ops::unary(UnaryOp::Tanh, &t))
+/// `min(max(features, 0), 6)`, element-wise.
+#[native("relu6(features, name=None)")]
+fn relu6(vm: &dyn Vm, features: Tensor, _name: &Value) -> PyResult<Tensor> {
+    placed(vm, ops::nn::relu6(&features))
 }
 
-fn leaky_relu(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    let alpha = a.float(1)?;
-    tv(vm, ops::nn::leaky_relu(&t, alpha))
+/// `features` where positive, `alpha * features` elsewhere.
+#[native("leaky_relu(features, alpha=0.2, name=None)")]
+fn leaky_relu(vm: &dyn Vm, features: Tensor, alpha: f64, _name: &Value) -> PyResult<Tensor> {
+    placed(vm, ops::nn::leaky_relu(&features, alpha))
 }
 
-fn silu(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    if a.float(1)? != 1.0 {
+/// `1 / (1 + exp(-x))`, element-wise.
+#[native("sigmoid(x, name=None)")]
+fn sigmoid(vm: &dyn Vm, x: Tensor, _name: &Value) -> PyResult<Tensor> {
+    placed(vm, ops::unary(UnaryOp::Sigmoid, &x))
+}
+
+/// Hyperbolic tangent, element-wise.
+#[native("tanh(x, name=None)")]
+fn tanh(vm: &dyn Vm, x: Tensor, _name: &Value) -> PyResult<Tensor> {
+    placed(vm, ops::unary(UnaryOp::Tanh, &x))
+}
+
+/// `features * sigmoid(features)`.
+#[native("silu(features, beta=1.0)")]
+fn silu(vm: &dyn Vm, features: Tensor, beta: f64) -> PyResult<Tensor> {
+    if beta != 1.0 {
         return Err(PyErr::new(
             ExcType::NotImplementedError,
             "tf.nn.silu: only beta=1.0 is supported in dist",
         ));
     }
-    tv(vm, ops::nn::silu(&t))
+    placed(vm, ops::nn::silu(&features))
 }
 
-fn elu(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    tv(vm, ops::nn::elu(&t))
+/// `features * sigmoid(features)`.
+#[native("swish(features, beta=1.0)")]
+fn swish(vm: &dyn Vm, features: Tensor, beta: f64) -> PyResult<Tensor> {
+    silu(vm, features, beta)
 }
 
-fn selu(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    tv(vm, ops::nn::selu(&t))
+/// `exp(logits) / reduce_sum(exp(logits), axis)`, computed after subtracting the maximum.
+#[native("softmax(logits, axis=None, name=None)")]
+fn softmax(vm: &dyn Vm, logits: Tensor, axis: Option<Axis>, _name: &Value) -> PyResult<Tensor> {
+    placed(
+        vm,
+        ops::nn::softmax(&logits, axis.map_or(-1, |a| a.0), false),
+    )
 }
 
-fn softmax_impl(vm: &dyn Vm, a: &Args, log: bool) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    let axis = match a.opt(1) {
-        Some(v) => axis_arg(vm, v)?,
-        None => -1,
-    };
-    tv(vm, ops::nn::softmax(&t, axis, log))
-}
-
-fn softmax(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    softmax_impl(vm, a, false)
-}
-
-fn log_softmax(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    softmax_impl(vm, a, true)
+/// `logits - log(reduce_sum(exp(logits), axis))`, computed after subtracting the maximum.
+#[native("log_softmax(logits, axis=None, name=None)")]
+fn log_softmax(vm: &dyn Vm, logits: Tensor, axis: Option<Axis>, _name: &Value) -> PyResult<Tensor> {
+    placed(
+        vm,
+        ops::nn::softmax(&logits, axis.map_or(-1, |a| a.0), true),
+    )
 }
 
 /// Adds the activations to the `tf.nn` namespace `n`.
 pub fn register(n: &mut ModuleBuilder) {
-    n.function(
-        "elu(features, name=None)",
-        elu,
-        "`exp(features) - 1` where negative, `features` elsewhere.",
-    );
-    n.function(
-        "selu(features, name=None)",
-        selu,
-        "Scaled exponential linear unit.",
-    );
-    n.function(
-        "relu(features, name=None)",
-        relu,
-        "`max(features, 0)`, element-wise.",
-    );
-    n.function(
-        "relu6(features, name=None)",
-        relu6,
-        "`min(max(features, 0), 6)`, element-wise.",
-    );
-    n.function(
-        "leaky_relu(features, alpha=0.2, name=None)",
-        leaky_relu,
-        "`features` where positive, `alpha * features` elsewhere.",
-    );
-    n.function(
-        "sigmoid(x, name=None)",
-        sigmoid,
-        "`1 / (1 + exp(-x))`, element-wise.",
-    );
-    n.function(
-        "tanh(x, name=None)",
-        tanh,
-        "Hyperbolic tangent, element-wise.",
-    );
-    n.function(
-        "silu(features, beta=1.0)",
-        silu,
-        "`features * sigmoid(features)`.",
-    );
-    n.function(
-        "swish(features, beta=1.0)",
-        silu,
-        "`features * sigmoid(features)`.",
-    );
-    n.function(
-        "softmax(logits, axis=None, name=None)",
-        softmax,
-        "`exp(logits) / reduce_sum(exp(logits), axis)`, computed after subtracting the maximum.",
-    );
-    n.function(
-        "log_softmax(logits, axis=None, name=None)",
-        log_softmax,
-        "`logits - log(reduce_sum(exp(logits), axis))`, computed after subtracting the maximum.",
-    );
+    n.add(elu::DEF)
+        .add(selu::DEF)
+        .add(relu::DEF)
+        .add(relu6::DEF)
+        .add(leaky_relu::DEF)
+        .add(sigmoid::DEF)
+        .add(tanh::DEF)
+        .add(silu::DEF)
+        .add(swish::DEF)
+        .add(softmax::DEF)
+        .add(log_softmax::DEF);
 }

@@ -1,12 +1,12 @@
 //! Tensor creation: `tf.constant`, `convert_to_tensor`, `range`, `zeros`,
 //! `ones`, `fill`, `zeros_like`, `ones_like`, `identity`.
 
-use super::convert::{
-    dtype_arg, first_tensor_dtype, int_list, opt_dtype, runtime_err, to_tensor, tv,
-};
+use super::convert::{first_tensor_dtype, int_list, opt_dtype, placed, runtime_err, to_tensor};
 use crate::modules::ModuleBuilder;
+use crate::object::native;
+use crate::object::tensor::placement::current_device;
 use crate::runtime::{self, ops, DType, Scalar, Semantics, Tensor};
-use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 fn dims_arg(vm: &dyn Vm, v: &Value) -> PyResult<Vec<usize>> {
     let dims = int_list(vm, v)?;
@@ -22,9 +22,15 @@ fn dims_arg(vm: &dyn Vm, v: &Value) -> PyResult<Vec<usize>> {
         .collect()
 }
 
-fn constant(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let value = a.get(0);
-    let dtype = opt_dtype(vm, a.get(1))?;
+/// A constant tensor from a Python value: `tf.constant([1, 2])`.
+#[native("constant(value, dtype=None, shape=None, name='Const')")]
+fn constant(
+    vm: &dyn Vm,
+    value: &Value,
+    dtype: Option<DType>,
+    shape: Option<&Value>,
+    _name: &Value,
+) -> PyResult<Tensor> {
     let t = match (value, dtype) {
         (Value::Tensor(t), Some(d)) if d != t.dtype() => {
             return Err(PyErr::new(
@@ -47,18 +53,18 @@ fn constant(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         }
         _ => to_tensor(vm, value, dtype)?,
     };
-    let Some(shape) = a.opt(2) else {
-        return Ok(Value::Tensor(t));
+    let Some(shape) = shape else {
+        return Ok(t);
     };
     let dims = dims_arg(vm, shape)?;
     let want: usize = dims.iter().product();
     if t.numel() == want {
         let d: Vec<i64> = dims.iter().map(|&x| x as i64).collect();
-        return tv(vm, ops::reshape(&t, &d, Semantics::Tf));
+        return placed(vm, ops::reshape(&t, &d, Semantics::Tf));
     }
     if t.numel() == 1 {
         let one = ops::reshape(&t, &[], Semantics::Tf).map_err(runtime_err)?;
-        return tv(vm, ops::broadcast_to(&one, &dims));
+        return placed(vm, ops::broadcast_to(&one, &dims));
     }
     let shown = runtime::Shape::new(&dims).tuple_text();
     Err(PyErr::new(
@@ -74,15 +80,22 @@ fn constant(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     ))
 }
 
-fn convert_to_tensor(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let dtype = opt_dtype(vm, a.get(1))?;
+/// A tensor from a tensor-like value.
+#[native("convert_to_tensor(value, dtype=None, dtype_hint=None, name=None)")]
+fn convert_to_tensor(
+    vm: &dyn Vm,
+    value: &Value,
+    dtype: Option<DType>,
+    dtype_hint: &Value,
+    _name: &Value,
+) -> PyResult<Tensor> {
     if dtype.is_none() {
-        if let Some(hint) = opt_dtype(vm, a.get(2))? {
-            let dev = crate::distribute::current_device(vm);
-            return super::convert::operand(vm, a.get(0), hint, dev, true).map(Value::Tensor);
+        if let Some(hint) = opt_dtype(vm, dtype_hint)? {
+            let dev = current_device(vm);
+            return super::convert::operand(vm, value, hint, dev, true);
         }
     }
-    to_tensor(vm, a.get(0), dtype).map(Value::Tensor)
+    to_tensor(vm, value, dtype)
 }
 
 fn scalar_of(vm: &dyn Vm, v: &Value) -> PyResult<(Scalar, DType)> {
@@ -90,16 +103,25 @@ fn scalar_of(vm: &dyn Vm, v: &Value) -> PyResult<(Scalar, DType)> {
     Ok((t.item().map_err(runtime_err)?, t.dtype()))
 }
 
-fn range(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (mut start, mut limit) = (a.get(0).clone(), a.get(1).clone());
-    if limit.is_none() {
-        limit = start;
-        start = Value::Int(0);
-    }
-    let (s, sd) = scalar_of(vm, &start)?;
-    let (l, ld) = scalar_of(vm, &limit)?;
-    let (d, dd) = scalar_of(vm, a.get(2))?;
-    let dtype = match opt_dtype(vm, a.get(3))? {
+/// Numbers from `start` up to `limit`: `tf.range(5)`.
+#[native("range(start, limit=None, delta=1, dtype=None, name='range')")]
+fn range(
+    vm: &dyn Vm,
+    start: &Value,
+    limit: &Value,
+    delta: &Value,
+    dtype: &Value,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let zero = Value::Int(0);
+    let (start, limit) = match limit {
+        Value::None => (&zero, start),
+        _ => (start, limit),
+    };
+    let (s, sd) = scalar_of(vm, start)?;
+    let (l, ld) = scalar_of(vm, limit)?;
+    let (d, dd) = scalar_of(vm, delta)?;
+    let dtype = match opt_dtype(vm, dtype)? {
         Some(d) => d,
         None => {
             // the widest of the inputs' types, in TensorFlow's order
@@ -117,129 +139,79 @@ fn range(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
                 .unwrap_or(&DType::Int32)
         }
     };
-    tv(
-        vm,
-        ops::range(&s, &l, &d, dtype, crate::distribute::current_device(vm)),
-    )
+    placed(vm, ops::range(&s, &l, &d, dtype, current_device(vm)))
 }
 
-fn zeros(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let dims = dims_arg(vm, a.get(0))?;
-    let dtype = opt_dtype(vm, a.get(1))?.unwrap_or(DType::Float32);
-    tv(
-        vm,
-        Tensor::zeros(dtype, &dims, crate::distribute::current_device(vm)),
-    )
+/// A tensor of zeros: `tf.zeros([2, 3])`.
+#[native("zeros(shape, dtype=None, name=None)")]
+fn zeros(vm: &dyn Vm, shape: &Value, dtype: &Value, _name: &Value) -> PyResult<Tensor> {
+    let dims = dims_arg(vm, shape)?;
+    let dtype = opt_dtype(vm, dtype)?.unwrap_or(DType::Float32);
+    placed(vm, Tensor::zeros(dtype, &dims, current_device(vm)))
 }
 
-fn ones(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let dims = dims_arg(vm, a.get(0))?;
-    let dtype = opt_dtype(vm, a.get(1))?.unwrap_or(DType::Float32);
-    tv(
-        vm,
-        Tensor::ones(dtype, &dims, crate::distribute::current_device(vm)),
-    )
+/// A tensor of ones: `tf.ones([2])`.
+#[native("ones(shape, dtype=None, name=None)")]
+fn ones(vm: &dyn Vm, shape: &Value, dtype: &Value, _name: &Value) -> PyResult<Tensor> {
+    let dims = dims_arg(vm, shape)?;
+    let dtype = opt_dtype(vm, dtype)?.unwrap_or(DType::Float32);
+    placed(vm, Tensor::ones(dtype, &dims, current_device(vm)))
 }
 
-fn fill(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let dims = dims_arg(vm, a.get(0))?;
-    let v = to_tensor(vm, a.get(1), None)?;
+/// A tensor of `dims` filled with `value`.
+#[native("fill(dims, value, name=None)")]
+fn fill(vm: &dyn Vm, dims: &Value, value: &Value, _name: &Value) -> PyResult<Tensor> {
+    let dims = dims_arg(vm, dims)?;
+    let v = to_tensor(vm, value, None)?;
     let one = ops::reshape(&v, &[], Semantics::Tf).map_err(runtime_err)?;
-    let dev = crate::distribute::current_device(vm);
-    tv(
-        vm,
-        ops::broadcast_to(&one.to_device(dev).map_err(runtime_err)?, &dims),
-    )
+    let one = one.to_device(current_device(vm)).map_err(runtime_err)?;
+    placed(vm, ops::broadcast_to(&one, &dims))
 }
 
-fn like(vm: &dyn Vm, a: &Args, one: bool) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    let dtype = opt_dtype(vm, a.get(1))?.unwrap_or(t.dtype());
-    if one {
-        tv(vm, Tensor::ones(dtype, t.dims(), t.device()))
-    } else {
-        tv(vm, Tensor::zeros(dtype, t.dims(), t.device()))
-    }
+/// Zeros shaped like `input`.
+#[native("zeros_like(input, dtype=None, name=None)")]
+fn zeros_like(vm: &dyn Vm, input: Tensor, dtype: Option<DType>, _name: &Value) -> PyResult<Tensor> {
+    let dtype = dtype.unwrap_or(input.dtype());
+    placed(vm, Tensor::zeros(dtype, input.dims(), input.device()))
 }
 
-fn zeros_like(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    like(vm, a, false)
+/// Ones shaped like `input`.
+#[native("ones_like(input, dtype=None, name=None)")]
+fn ones_like(vm: &dyn Vm, input: Tensor, dtype: Option<DType>, _name: &Value) -> PyResult<Tensor> {
+    let dtype = dtype.unwrap_or(input.dtype());
+    placed(vm, Tensor::ones(dtype, input.dims(), input.device()))
 }
 
-fn ones_like(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    like(vm, a, true)
+/// The same value, as a tensor on the current device.
+#[native("identity(input, name=None)")]
+fn identity(vm: &dyn Vm, input: Tensor, _name: &Value) -> PyResult<Tensor> {
+    placed(vm, input.to_device(current_device(vm)))
 }
 
-fn identity(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    tv(vm, t.to_device(crate::distribute::current_device(vm)))
+/// True for tensors: `tf.is_tensor(tf.constant(1))`.
+#[native("is_tensor(x)")]
+fn is_tensor(x: &Value) -> bool {
+    matches!(x, Value::Tensor(_))
 }
 
-fn is_tensor(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Bool(matches!(a.get(0), Value::Tensor(_))))
-}
-
-fn cast(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let d = dtype_arg(vm, a.get(1))?;
-    let t = to_tensor(vm, a.get(0), None)?;
-    tv(vm, ops::cast(&t, d))
+/// `x` converted to `dtype`: `tf.cast(t, tf.float32)`.
+#[native("cast(x, dtype, name=None)")]
+fn cast(vm: &dyn Vm, x: &Value, dtype: DType, _name: &Value) -> PyResult<Tensor> {
+    let t = to_tensor(vm, x, None)?;
+    placed(vm, ops::cast(&t, dtype))
 }
 
 /// Registers the creation functions.
 pub fn register(m: &mut ModuleBuilder) {
-    m.function(
-        "constant(value, dtype=None, shape=None, name='Const')",
-        constant,
-        "A constant tensor from a Python value: `tf.constant([1, 2])`.",
-    );
-    m.function(
-        "convert_to_tensor(value, dtype=None, dtype_hint=None, name=None)",
-        convert_to_tensor,
-        "A tensor from a tensor-like value.",
-    );
-    m.function(
-        "range(start, limit=None, delta=1, dtype=None, name='range')",
-        range,
-        "Numbers from `start` up to `limit`: `tf.range(5)`.",
-    );
-    m.function(
-        "zeros(shape, dtype=None, name=None)",
-        zeros,
-        "A tensor of zeros: `tf.zeros([2, 3])`.",
-    );
-    m.function(
-        "ones(shape, dtype=None, name=None)",
-        ones,
-        "A tensor of ones: `tf.ones([2])`.",
-    );
-    m.function(
-        "fill(dims, value, name=None)",
-        fill,
-        "A tensor of `dims` filled with `value`.",
-    );
-    m.function(
-        "zeros_like(input, dtype=None, name=None)",
-        zeros_like,
-        "Zeros shaped like `input`.",
-    );
-    m.function(
-        "ones_like(input, dtype=None, name=None)",
-        ones_like,
-        "Ones shaped like `input`.",
-    );
-    m.function(
-        "identity(input, name=None)",
-        identity,
-        "The same value, as a tensor on the current device.",
-    );
-    m.function(
-        "is_tensor(x)",
-        is_tensor,
-        "True for tensors: `tf.is_tensor(tf.constant(1))`.",
-    );
-    m.function(
-        "cast(x, dtype, name=None)",
-        cast,
-        "`x` converted to `dtype`: `tf.cast(t, tf.float32)`.",
-    );
+    m.add(constant::DEF)
+        .add(convert_to_tensor::DEF)
+        .add(range::DEF)
+        .add(zeros::DEF)
+        .add(ones::DEF)
+        .add(fill::DEF)
+        .add(zeros_like::DEF)
+        .add(ones_like::DEF)
+        .add(identity::DEF)
+        .add(is_tensor::DEF)
+        .add(cast::DEF);
 }

@@ -3,136 +3,208 @@
 //! the segment sums, `bincount` and `in_top_k` of `tf.math`. Registration
 //! and argument conversion only; the work is in `runtime::ops`.
 
-use super::convert::{axes_arg, int_list, operand, opt_dtype, runtime_err, to_tensor, tv};
-use super::math_ops::matching;
+use super::convert::{axes, operand, placed, runtime_err, to_tensor, Ints};
+use super::math_ops::{matching, matmul_of};
 use crate::modules::ModuleBuilder;
-use crate::runtime::{ops, DType};
-use crate::value::{Args, PyResult, Value, Vm};
+use crate::object::native;
+use crate::object::tensor::placement::current_device;
+use crate::runtime::{ops, DType, Tensor};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
-fn matvec(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (x, y) = matching(vm, a.get(0), a.get(1))?;
-    let ta = vm.truthy(a.get(2))?;
-    tv(vm, ops::matrix::matvec(&x, &y, ta))
+/// Matrix product `a @ b`.
+#[native("matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False, grad_b=False, name=None)")]
+#[expect(clippy::too_many_arguments, reason = "TensorFlow's parameters")]
+fn matmul(
+    vm: &dyn Vm,
+    a: &Value,
+    b: &Value,
+    transpose_a: &Value,
+    transpose_b: &Value,
+    _adjoint_a: &Value,
+    _adjoint_b: &Value,
+    _a_is_sparse: &Value,
+    _b_is_sparse: &Value,
+    _output_type: &Value,
+    _grad_a: &Value,
+    _grad_b: &Value,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    matmul_of(vm, a, b, transpose_a, transpose_b)
 }
 
-fn matrix_transpose(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    tv(vm, ops::matrix::matrix_transpose(&t))
+/// Matrix-vector product `a @ b`.
+#[native("matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None)")]
+#[expect(clippy::too_many_arguments, reason = "TensorFlow's parameters")]
+fn matvec(
+    vm: &dyn Vm,
+    a: &Value,
+    b: &Value,
+    transpose_a: &Value,
+    _adjoint_a: &Value,
+    _a_is_sparse: &Value,
+    _b_is_sparse: &Value,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let (x, y) = matching(vm, a, b)?;
+    let ta = vm.truthy(transpose_a)?;
+    placed(vm, ops::matrix::matvec(&x, &y, ta))
 }
 
-fn diag_part(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    tv(vm, ops::matrix::diag_part(&t, " name: diag_part"))
+/// Swaps the last two dimensions.
+#[native("matrix_transpose(a, name='matrix_transpose', conjugate=False)")]
+fn matrix_transpose(vm: &dyn Vm, a: Tensor, _name: &Value, _conjugate: &Value) -> PyResult<Tensor> {
+    placed(vm, ops::matrix::matrix_transpose(&a))
 }
 
-fn diag(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    tv(vm, ops::matrix::diag(&t))
+/// The main diagonal of each innermost matrix.
+#[native("diag_part(input, name='diag_part', k=0, padding_value=0, align='RIGHT_LEFT')")]
+fn diag_part(
+    vm: &dyn Vm,
+    input: Tensor,
+    _name: &Value,
+    _k: &Value,
+    _padding_value: &Value,
+    _align: &Value,
+) -> PyResult<Tensor> {
+    placed(vm, ops::matrix::diag_part(&input, " name: diag_part"))
 }
 
-fn trace(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    tv(vm, ops::matrix::trace(&t))
+/// Square matrices with the given diagonals.
+#[native("diag(diagonal, name='diag', k=0, num_rows=-1, num_cols=-1, padding_value=0, align='RIGHT_LEFT')")]
+#[expect(clippy::too_many_arguments, reason = "TensorFlow's parameters")]
+fn diag(
+    vm: &dyn Vm,
+    diagonal: Tensor,
+    _name: &Value,
+    _k: &Value,
+    _num_rows: &Value,
+    _num_cols: &Value,
+    _padding_value: &Value,
+    _align: &Value,
+) -> PyResult<Tensor> {
+    placed(vm, ops::matrix::diag(&diagonal))
 }
 
-fn eye(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let rows = a.int(0)?;
-    let cols = match a.get(1) {
-        Value::None => None,
-        _ => Some(a.int(1)?),
-    };
-    let batch = match a.get(2) {
-        Value::None => Vec::new(),
-        v => int_list(vm, v)?,
-    };
-    let dtype = opt_dtype(vm, a.get(3))?.unwrap_or(DType::Float32);
-    let device = crate::distribute::current_device(vm);
-    tv(
+/// The sum of each innermost matrix's diagonal.
+#[native("trace(x, name=None)")]
+fn trace(vm: &dyn Vm, x: Tensor, _name: &Value) -> PyResult<Tensor> {
+    placed(vm, ops::matrix::trace(&x))
+}
+
+/// Identity matrices (optionally batched).
+#[native("eye(num_rows, num_columns=None, batch_shape=None, dtype=None, name=None)")]
+fn eye(
+    vm: &dyn Vm,
+    num_rows: i64,
+    num_columns: Option<i64>,
+    batch_shape: Option<Ints>,
+    dtype: Option<DType>,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let batch = batch_shape.map(|b| b.0).unwrap_or_default();
+    let dtype = dtype.unwrap_or(DType::Float32);
+    let device = current_device(vm);
+    placed(
         vm,
-        ops::matrix::eye_batched(rows, cols, &batch, dtype, device),
+        ops::matrix::eye_batched(num_rows, num_columns, &batch, dtype, device),
     )
 }
 
-fn l2_normalize(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    let axes = axes_arg(vm, a.get(1))?;
-    let eps = operand(vm, a.get(2), t.dtype(), t.device(), false)?;
-    tv(vm, ops::nn::l2_normalize(&t, axes.as_deref(), &eps))
+/// `x` divided by its L2 norm along `axis`.
+#[native("l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None)")]
+fn l2_normalize(
+    vm: &dyn Vm,
+    x: Tensor,
+    axis: Option<Ints>,
+    epsilon: &Value,
+    _name: &Value,
+    _dim: &Value,
+) -> PyResult<Tensor> {
+    let eps = operand(vm, epsilon, x.dtype(), x.device(), false)?;
+    placed(vm, ops::nn::l2_normalize(&x, axes(&axis), &eps))
 }
 
-fn softplus(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    tv(vm, ops::nn::softplus(&t))
+/// `log(exp(features) + 1)`.
+#[native("softplus(features, name=None)")]
+fn softplus(vm: &dyn Vm, features: Tensor, _name: &Value) -> PyResult<Tensor> {
+    placed(vm, ops::nn::softplus(&features))
 }
 
-fn log_sigmoid(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    tv(vm, ops::nn::log_sigmoid(&t))
+/// `log(1 / (1 + exp(-x)))`.
+#[native("log_sigmoid(x, name=None)")]
+fn log_sigmoid(vm: &dyn Vm, x: Tensor, _name: &Value) -> PyResult<Tensor> {
+    placed(vm, ops::nn::log_sigmoid(&x))
 }
 
-fn segment_sum(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let data = to_tensor(vm, a.get(0), None)?;
-    let ids = to_tensor(vm, a.get(1), None)?;
-    tv(vm, ops::segment::segment_sum(&data, &ids))
+/// Sums of the rows of each (sorted) segment.
+#[native("segment_sum(data, segment_ids, name=None)")]
+fn segment_sum(vm: &dyn Vm, data: Tensor, segment_ids: Tensor, _name: &Value) -> PyResult<Tensor> {
+    placed(vm, ops::segment::segment_sum(&data, &segment_ids))
 }
 
-fn unsorted_segment_sum(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let data = to_tensor(vm, a.get(0), None)?;
-    let ids = to_tensor(vm, a.get(1), None)?;
-    let n = a.int(2)?;
-    tv(vm, ops::segment::unsorted_segment_sum(&data, &ids, n))
+/// Sums of the rows of each segment, in any order.
+#[native("unsorted_segment_sum(data, segment_ids, num_segments, name=None)")]
+fn unsorted_segment_sum(
+    vm: &dyn Vm,
+    data: Tensor,
+    segment_ids: Tensor,
+    num_segments: i64,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    placed(
+        vm,
+        ops::segment::unsorted_segment_sum(&data, &segment_ids, num_segments),
+    )
 }
 
-fn bincount(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let arr = to_tensor(vm, a.get(0), None)?;
-    let weights = match a.get(1) {
-        Value::None => None,
-        w => Some(to_tensor(vm, w, None)?),
-    };
-    let opt_int = |i: usize| -> PyResult<Option<i64>> {
-        match a.get(i) {
-            Value::None => Ok(None),
-            _ => a.int(i).map(Some),
-        }
-    };
-    let minlength = opt_int(2)?;
-    let maxlength = opt_int(3)?;
-    let dtype = opt_dtype(vm, a.get(4))?.unwrap_or(DType::Int32);
-    if !matches!(a.get(6), Value::None) || vm.truthy(a.get(7))? {
-        return Err(crate::value::PyErr::new(
-            crate::value::ExcType::NotImplementedError,
+/// Counts (or summed weights) of each non-negative value.
+#[native("bincount(arr, weights=None, minlength=None, maxlength=None, dtype=None, name=None, axis=None, binary_output=False)")]
+#[expect(clippy::too_many_arguments, reason = "TensorFlow's parameters")]
+fn bincount(
+    vm: &dyn Vm,
+    arr: Tensor,
+    weights: Option<Tensor>,
+    minlength: Option<i64>,
+    maxlength: Option<i64>,
+    dtype: Option<DType>,
+    _name: &Value,
+    axis: &Value,
+    binary_output: &Value,
+) -> PyResult<Tensor> {
+    let dtype = dtype.unwrap_or(DType::Int32);
+    if !matches!(axis, Value::None) || vm.truthy(binary_output)? {
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
             "tf.math.bincount: axis and binary_output are not supported in dist",
         ));
     }
-    tv(
+    placed(
         vm,
         ops::segment::bincount(&arr, weights.as_ref(), minlength, maxlength, dtype),
     )
 }
 
-fn in_top_k(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let targets = to_tensor(vm, a.get(0), None)?;
-    let predictions = to_tensor(vm, a.get(1), None)?;
-    let k = a.int(2)?;
-    ops::segment::in_top_k(&targets, &predictions, k)
-        .map(Value::Tensor)
-        .map_err(runtime_err)
+/// Whether each target is among its row's `k` largest predictions.
+#[native("in_top_k(targets, predictions, k, name=None)")]
+fn in_top_k(targets: Tensor, predictions: Tensor, k: i64, _name: &Value) -> PyResult<Tensor> {
+    ops::segment::in_top_k(&targets, &predictions, k).map_err(runtime_err)
 }
 
-fn einsum(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let eq = match a.get(0) {
+/// Tensor contraction by an Einstein-summation equation (one or two operands).
+#[native("einsum(equation, *inputs, **kwargs)")]
+fn einsum(vm: &dyn Vm, equation: &Value, inputs: &[Value], _kwargs: &Value) -> PyResult<Tensor> {
+    let eq = match equation {
         Value::Str(s) => s.to_string(),
         other => vm.str(other)?,
     };
-    let items = vm.collect(a.get(1))?;
-    if eq.contains('.') || items.len() > 2 {
-        return Err(crate::value::PyErr::new(
-            crate::value::ExcType::NotImplementedError,
+    if eq.contains('.') || inputs.len() > 2 {
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
             "tf.einsum: dist supports one or two operands without ellipses ('...')",
         ));
     }
-    let mut ts: Vec<crate::runtime::Tensor> = Vec::with_capacity(items.len());
-    for v in &items {
+    let mut ts: Vec<Tensor> = Vec::with_capacity(inputs.len());
+    for v in inputs {
         ts.push(match ts.first() {
             Some(f) => {
                 let (dt, dev) = (f.dtype(), f.device());
@@ -144,18 +216,25 @@ fn einsum(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             None => to_tensor(vm, v, None)?,
         });
     }
-    tv(vm, ops::einsum::einsum(&eq, &ts))
+    placed(vm, ops::einsum::einsum(&eq, &ts))
 }
 
-/// `tf.norm(tensor, ord, axis, keepdims)`: vector norms (`'euclidean'`, 1,
-/// 2, inf) over one axis or all elements, and the Frobenius norm over two.
-fn norm(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+/// The vector norm (or Frobenius norm over two axes).
+// `tf.norm(tensor, ord, axis, keepdims)`: vector norms (`'euclidean'`, 1,
+// 2, inf) over one axis or all elements, and the Frobenius norm over two.
+#[native("norm(tensor, ord='euclidean', axis=None, keepdims=None, name=None)")]
+fn norm(
+    vm: &dyn Vm,
+    tensor: Tensor,
+    ord: &Value,
+    axis: &Value,
+    keepdims: &Value,
+    _name: &Value,
+) -> PyResult<Tensor> {
     use crate::runtime::{BinaryOp, ReduceOp, UnaryOp};
-    use crate::value::{ExcType, PyErr};
-    let t = to_tensor(vm, a.get(0), None)?;
-    let ord = a.get(1);
-    let axes = axes_arg(vm, a.get(2))?;
-    let keep = vm.truthy(a.get(3))?;
+    let t = tensor;
+    let axes = super::convert::axes_arg(vm, axis)?;
+    let keep = vm.truthy(keepdims)?;
     let matrix = axes.as_ref().is_some_and(|ax| ax.len() == 2);
     if axes
         .as_ref()
@@ -165,7 +244,7 @@ fn norm(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             ExcType::ValueError,
             format!(
                 "'axis' must be None, an integer, or a tuple of 2 unique integers, got {}",
-                vm.repr(a.get(2))?
+                vm.repr(axis)?
             ),
         ));
     }
@@ -217,7 +296,7 @@ fn norm(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     };
     let r = (|| {
         let ax = axes.as_deref();
-        let reduce = |op, x: &crate::runtime::Tensor| ops::reduce(op, x, ax, true).map_err(unnamed);
+        let reduce = |op, x: &Tensor| ops::reduce(op, x, ax, true).map_err(unnamed);
         let summed = match kind {
             Ord::Euclidean => {
                 let sq = ops::binary(BinaryOp::Mul, &t, &t)?;
@@ -233,94 +312,40 @@ fn norm(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             ops::squeeze(&summed, ax)
         }
     })();
-    tv(vm, r)
+    placed(vm, r)
 }
-
-const NORM: &str = "norm(tensor, ord='euclidean', axis=None, keepdims=None, name=None)";
-
-const EYE: &str = "eye(num_rows, num_columns=None, batch_shape=None, dtype=None, name=None)";
 
 /// Adds `tf.linalg`, `tf.eye`, and the `tf.math`/`tf.nn` names of this file.
 pub fn register(m: &mut ModuleBuilder) {
-    m.function(EYE, eye, "Identity matrices (optionally batched).");
-    m.function(
-        NORM,
-        norm,
-        "The vector norm (or Frobenius norm over two axes).",
-    );
-    m.function(
-        "einsum(equation, *inputs, **kwargs)",
-        einsum,
-        "Tensor contraction by an Einstein-summation equation (one or two operands).",
-    );
+    m.add(eye::DEF).add(norm::DEF).add(einsum::DEF);
     m.namespace("linalg", |n| {
-        n.function(
-            "matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False, grad_b=False, name=None)",
-            super::math_ops::matmul,
-            "Matrix product `a @ b`.",
-        );
-        n.function("matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None)", matvec, "Matrix-vector product `a @ b`.");
-        n.function("matrix_transpose(a, name='matrix_transpose', conjugate=False)", matrix_transpose, "Swaps the last two dimensions.");
-        n.function("diag_part(input, name='diag_part', k=0, padding_value=0, align='RIGHT_LEFT')", diag_part, "The main diagonal of each innermost matrix.");
-        n.function("diag(diagonal, name='diag', k=0, num_rows=-1, num_cols=-1, padding_value=0, align='RIGHT_LEFT')", diag, "Square matrices with the given diagonals.");
-        n.function("trace(x, name=None)", trace, "The sum of each innermost matrix's diagonal.");
-        n.function(EYE, eye, "Identity matrices (optionally batched).");
-        n.function(NORM, norm, "The vector norm (or Frobenius norm over two axes).");
-        n.function("einsum(equation, *inputs, **kwargs)", einsum, "Tensor contraction by an Einstein-summation equation (one or two operands).");
-        n.function("l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None)", l2_normalize, "`x` divided by its L2 norm along `axis`.");
+        n.add(matmul::DEF)
+            .add(matvec::DEF)
+            .add(matrix_transpose::DEF)
+            .add(diag_part::DEF)
+            .add(diag::DEF)
+            .add(trace::DEF)
+            .add(eye::DEF)
+            .add(norm::DEF)
+            .add(einsum::DEF)
+            .add(l2_normalize::DEF);
     });
 }
 
 /// Adds this file's `tf.math` names.
 pub fn register_math(n: &mut ModuleBuilder) {
-    n.function(
-        "l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None)",
-        l2_normalize,
-        "`x` divided by its L2 norm along `axis`.",
-    );
-    n.function(
-        "softplus(features, name=None)",
-        softplus,
-        "`log(exp(features) + 1)`.",
-    );
-    n.function(
-        "log_sigmoid(x, name=None)",
-        log_sigmoid,
-        "`log(1 / (1 + exp(-x)))`.",
-    );
-    n.function(
-        "segment_sum(data, segment_ids, name=None)",
-        segment_sum,
-        "Sums of the rows of each (sorted) segment.",
-    );
-    n.function(
-        "unsorted_segment_sum(data, segment_ids, num_segments, name=None)",
-        unsorted_segment_sum,
-        "Sums of the rows of each segment, in any order.",
-    );
-    n.function("bincount(arr, weights=None, minlength=None, maxlength=None, dtype=None, name=None, axis=None, binary_output=False)", bincount, "Counts (or summed weights) of each non-negative value.");
-    n.function(
-        "in_top_k(targets, predictions, k, name=None)",
-        in_top_k,
-        "Whether each target is among its row's `k` largest predictions.",
-    );
+    n.add(l2_normalize::DEF)
+        .add(softplus::DEF)
+        .add(log_sigmoid::DEF)
+        .add(segment_sum::DEF)
+        .add(unsorted_segment_sum::DEF)
+        .add(bincount::DEF)
+        .add(in_top_k::DEF);
 }
 
 /// Adds this file's `tf.nn` names.
 pub fn register_nn(n: &mut ModuleBuilder) {
-    n.function(
-        "l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None)",
-        l2_normalize,
-        "`x` divided by its L2 norm along `axis`.",
-    );
-    n.function(
-        "softplus(features, name=None)",
-        softplus,
-        "`log(exp(features) + 1)`.",
-    );
-    n.function(
-        "in_top_k(targets, predictions, k, name=None)",
-        in_top_k,
-        "Whether each target is among its row's `k` largest predictions.",
-    );
+    n.add(l2_normalize::DEF)
+        .add(softplus::DEF)
+        .add(in_top_k::DEF);
 }

@@ -9,6 +9,7 @@ pub use crate::object::tensor::{convert, dtype, index, shape};
 pub mod activations;
 pub mod array_ops;
 pub mod create;
+pub mod dtypes;
 pub mod linalg;
 pub mod math_ops;
 pub mod nest;
@@ -42,12 +43,12 @@ pub fn module() -> Value {
     stats_ops::register(&mut m, true);
     scan_ops::register(&mut m, true);
     linalg::register(&mut m);
-    dtype::register(&mut m);
+    dtypes::register(&mut m);
     m.value(
         "Tensor",
         Value::Class(crate::object::tensor::hooks::tensor_base_class()),
     );
-    m.value("TensorShape", Value::Class(shape::shape_class()));
+    m.value("TensorShape", Value::Class(shape::TENSOR_SHAPE.class()));
     m.value("newaxis", Value::None);
     m.namespace("math", |n| {
         math_ops::register(n, false);
@@ -55,7 +56,7 @@ pub fn module() -> Value {
         scan_ops::register(n, false);
         linalg::register_math(n);
     });
-    m.namespace("dtypes", dtype::register);
+    m.namespace("dtypes", dtypes::register);
     nest::register(&mut m);
     print::register(&mut m);
     nn::register(&mut m);

@@ -3,8 +3,9 @@
 //! TensorFlow does); everything else, `None` included, is a leaf.
 
 use crate::modules::ModuleBuilder;
+use crate::object::native;
 use crate::object::types::namedtuple::NamedTuple;
-use crate::value::{Args, Dict, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{Dict, ExcType, PyErr, PyResult, Value, Vm};
 
 /// A dict's keys in TensorFlow's order (sorted).
 fn sorted_keys(vm: &dyn Vm, d: &Dict) -> PyResult<Vec<Value>> {
@@ -128,18 +129,27 @@ fn count_error(vm: &dyn Vm, structure: &Value, flat: &[Value]) -> PyErr {
     )
 }
 
-fn flatten(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+/// The leaves of a nested structure, in order (dicts by sorted key).
+#[native("flatten(structure, expand_composites=False)")]
+fn flatten(vm: &dyn Vm, structure: &Value, _expand_composites: &Value) -> PyResult<Vec<Value>> {
     let mut out = Vec::new();
-    flatten_into(vm, a.get(0), &mut out)?;
-    Ok(Value::list(out))
+    flatten_into(vm, structure, &mut out)?;
+    Ok(out)
 }
 
-fn pack_sequence_as(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let flat = vm.collect(a.get(1))?;
+/// A structure like `structure` holding the values of `flat_sequence`.
+#[native("pack_sequence_as(structure, flat_sequence, expand_composites=False)")]
+fn pack_sequence_as(
+    vm: &dyn Vm,
+    structure: &Value,
+    flat_sequence: &Value,
+    _expand_composites: &Value,
+) -> PyResult<Value> {
+    let flat = vm.collect(flat_sequence)?;
     let mut pos = 0;
-    let r = pack(vm, a.get(0), &flat, &mut pos)?;
+    let r = pack(vm, structure, &flat, &mut pos)?;
     if pos != flat.len() {
-        return Err(count_error(vm, a.get(0), &flat));
+        return Err(count_error(vm, structure, &flat));
     }
     Ok(r)
 }
@@ -177,46 +187,37 @@ fn map_node(vm: &dyn Vm, func: &Value, nodes: &[Value]) -> PyResult<Value> {
     }
 }
 
-fn map_structure(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let structures = a.varargs(1);
+/// Applies `func` to the leaves, keeping the structure.
+#[native("map_structure(func, *structure, check_types=True, expand_composites=False)")]
+fn map_structure(
+    vm: &dyn Vm,
+    func: &Value,
+    structure: &[Value],
+    _check_types: &Value,
+    _expand_composites: &Value,
+) -> PyResult<Value> {
+    let structures = structure;
     if structures.is_empty() {
         return Err(PyErr::new(
             ExcType::ValueError,
             "Must provide at least one structure",
         ));
     }
-    map_node(vm, a.get(0), structures)
+    map_node(vm, func, structures)
 }
 
-fn is_nested(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Bool(matches!(
-        a.get(0),
-        Value::List(_) | Value::Tuple(_) | Value::Dict(_)
-    )))
+/// True for lists, tuples and dicts.
+#[native("is_nested(seq)")]
+fn is_nested(seq: &Value) -> bool {
+    matches!(seq, Value::List(_) | Value::Tuple(_) | Value::Dict(_))
 }
 
 /// Registers `tf.nest`.
 pub fn register(m: &mut ModuleBuilder) {
     m.namespace("nest", |n| {
-        n.function(
-            "flatten(structure, expand_composites=False)",
-            flatten,
-            "The leaves of a nested structure, in order (dicts by sorted key).",
-        );
-        n.function(
-            "pack_sequence_as(structure, flat_sequence, expand_composites=False)",
-            pack_sequence_as,
-            "A structure like `structure` holding the values of `flat_sequence`.",
-        );
-        n.function(
-            "map_structure(func, *structure, check_types=True, expand_composites=False)",
-            map_structure,
-            "Applies `func` to the leaves, keeping the structure.",
-        );
-        n.function(
-            "is_nested(seq)",
-            is_nested,
-            "True for lists, tuples and dicts.",
-        );
+        n.add(flatten::DEF)
+            .add(pack_sequence_as::DEF)
+            .add(map_structure::DEF)
+            .add(is_nested::DEF);
     });
 }

@@ -3,13 +3,14 @@
 //! the global batch size and the number of replicas of the current
 //! strategy. Other `tf.nn` names raise `NotImplementedError`.
 
-use super::convert::{runtime_err, to_tensor, tv};
+use super::convert::{placed, runtime_err, to_tensor};
 use crate::distribute::replica_ctx::in_cross_replica;
 use crate::distribute::strategy::current_strategy;
 use crate::modules::ModuleBuilder;
+use crate::object::native;
 use crate::runtime::format::numpy_str;
 use crate::runtime::{ops, BinaryOp, DType, ReduceOp, Scalar, Tensor};
-use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// The number of replicas of the current strategy, or the error TensorFlow
 /// raises when `what` is called in a cross-replica context.
@@ -47,9 +48,17 @@ fn scale_by_weight(losses: &Tensor, weights: &Tensor) -> crate::runtime::Result<
     ops::binary(BinaryOp::Mul, &losses, &w)
 }
 
-/// `tf.nn.compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None)`.
-fn compute_average_loss(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let mut loss = to_tensor(vm, a.get(0), None)?;
+/// The per-example losses (times `sample_weight`) summed and divided by the
+/// global batch size (default: the first dimension times the number of
+/// replicas).
+#[native("compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None)")]
+fn compute_average_loss(
+    vm: &dyn Vm,
+    per_example_loss: Tensor,
+    sample_weight: Option<&Value>,
+    global_batch_size: Option<&Value>,
+) -> PyResult<Tensor> {
+    let mut loss = per_example_loss;
     let dtype = loss.dtype();
     if loss.rank() == 0 {
         return Err(PyErr::new(
@@ -61,13 +70,13 @@ fn compute_average_loss(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             ),
         ));
     }
-    if let Some(w) = a.opt(1) {
+    if let Some(w) = sample_weight {
         let w = to_tensor(vm, w, None)?;
         loss = scale_by_weight(&loss, &w)
             .and_then(|l| ops::cast(&l, dtype))
             .map_err(runtime_err)?;
     }
-    let gbs = match a.opt(2) {
+    let gbs = match global_batch_size {
         Some(g) => {
             let g = to_tensor(vm, g, None)?;
             if g.rank() != 0 {
@@ -118,17 +127,17 @@ fn compute_average_loss(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             Ok(q)
         }
     })();
-    tv(vm, r)
+    placed(vm, r)
 }
 
-/// `tf.nn.scale_regularization_loss(regularization_loss)`: its sum over the
-/// number of replicas.
-fn scale_regularization_loss(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
+/// The sum of the regularization losses divided by the number of replicas.
+#[native("scale_regularization_loss(regularization_loss)")]
+fn scale_regularization_loss(vm: &dyn Vm, regularization_loss: &Value) -> PyResult<Tensor> {
     let replicas = replicas_for(vm, "scale_regularization_loss")?;
-    let loss = to_tensor(vm, a.get(0), None)?;
+    let loss = to_tensor(vm, regularization_loss, None)?;
     let r = ops::reduce(ReduceOp::Sum, &loss, None, false)
         .and_then(|s| ops::truediv(&s, &scalar_like(replicas, s.dtype(), &s)?));
-    tv(vm, r)
+    placed(vm, r)
 }
 
 /// Adds `tf.nn`.
@@ -137,16 +146,7 @@ pub fn register(m: &mut ModuleBuilder) {
         super::activations::register(n);
         super::scan_ops::register_top_k(n);
         super::linalg::register_nn(n);
-        n.function(
-            "compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None)",
-            compute_average_loss,
-            "The per-example losses (times `sample_weight`) summed and divided by the global \
-             batch size (default: the first dimension times the number of replicas).",
-        );
-        n.function(
-            "scale_regularization_loss(regularization_loss)",
-            scale_regularization_loss,
-            "The sum of the regularization losses divided by the number of replicas.",
-        );
+        n.add(compute_average_loss::DEF)
+            .add(scale_regularization_loss::DEF);
     });
 }

@@ -9,20 +9,24 @@
 use std::io::Write;
 
 use super::convert::to_tensor;
-use crate::distribute::variables::is_variable;
+use crate::object::types::namedtuple::NamedTuple;
 use crate::modules::sys::Stream;
 use crate::modules::ModuleBuilder;
-use crate::object::types::namedtuple::NamedTuple;
+use crate::object::native;
 use crate::runtime::format::summarize::summarize;
 use crate::runtime::{DType, Tensor};
-use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// `pprint`'s default line width.
 const WIDTH: usize = 80;
 
 /// What one leaf of an input stands for in the template.
 fn is_tensor_like(v: &Value) -> bool {
-    matches!(v, Value::Tensor(_)) || is_variable(v)
+    match v {
+        Value::Tensor(_) => true,
+        Value::Native(n) => n.is_variable(),
+        _ => false,
+    }
 }
 
 /// A structure with its tensors replaced by `placeholder` strings, and the
@@ -203,15 +207,24 @@ fn format_items(
 /// appends to `{}` until the placeholder appears nowhere in the inputs.
 const PLACEHOLDER_DIGITS: [u8; 8] = [9, 4, 5, 8, 0, 7, 3, 0];
 
-/// `tf.print(*inputs, output_stream=sys.stderr, summarize=3, sep=' ', end='\n', name=None)`.
-fn tf_print(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let inputs = a.varargs(0);
-    let summarize_n = match a.get(2) {
+/// Prints tensors as TensorFlow's print op does (`[0 1 2 ... 7 8 9]`), to
+/// sys.stderr unless `output_stream` is sys.stdout.
+#[native("print(*inputs, output_stream=None, summarize=3, sep=' ', end='\\n', name=None)")]
+fn tf_print(
+    vm: &dyn Vm,
+    inputs: &[Value],
+    output_stream: &Value,
+    summarize: &Value,
+    sep: &Value,
+    end: &Value,
+    _name: &Value,
+) -> PyResult<()> {
+    let summarize_n = match summarize {
         Value::None => 3,
         v => crate::object::types::int_arg(v, vm)?,
     };
-    let sep = vm.str(a.get(3))?;
-    let end = vm.str(a.get(4))?;
+    let sep = vm.str(sep)?;
+    let end = vm.str(end)?;
     let text = match inputs {
         // a single string scalar prints as it is
         [Value::Tensor(t)] if t.rank() == 0 && t.dtype() == DType::String => match t.get(0) {
@@ -220,8 +233,7 @@ fn tf_print(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         },
         _ => format_inputs(vm, inputs, &sep, summarize_n)?,
     };
-    write_out(vm, a.get(1), &format!("{text}{end}"))?;
-    Ok(Value::None)
+    write_out(vm, output_stream, &format!("{text}{end}"))
 }
 
 /// The template of every input joined by `sep`, placeholders filled.
@@ -316,10 +328,5 @@ fn write_out(vm: &dyn Vm, stream: &Value, text: &str) -> PyResult<()> {
 
 /// Adds `tf.print`.
 pub fn register(m: &mut ModuleBuilder) {
-    m.function(
-        "print(*inputs, output_stream=None, summarize=3, sep=' ', end='\\n', name=None)",
-        tf_print,
-        "Prints tensors as TensorFlow's print op does (`[0 1 2 ... 7 8 9]`), to \
-         sys.stderr unless `output_stream` is sys.stdout.",
-    );
+    m.add(tf_print::DEF);
 }

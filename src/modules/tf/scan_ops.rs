@@ -4,28 +4,42 @@
 //! work is in `runtime::ops` (`scan.rs` and the element-wise ops the
 //! clipping functions compose, in TensorFlow's order).
 
-use super::convert::{axes_arg, axis_arg, operand, opt_dtype, runtime_err, to_tensor, tv};
+use super::convert::{axis_arg, operand, opt_dtype, placed, runtime_err, to_tensor, Axis};
 use crate::modules::ModuleBuilder;
+use crate::object::native;
 use crate::runtime::{ops, BinaryOp, DType, ReduceOp, Tensor, UnaryOp};
-use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
-fn cumulative(vm: &dyn Vm, a: &Args, prod: bool) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    let axis = axis_arg(vm, a.get(1))?;
-    let exclusive = vm.truthy(a.get(2))?;
-    let reverse = vm.truthy(a.get(3))?;
-    tv(
+/// Cumulative sum along `axis`.
+#[native("cumsum(x, axis=0, exclusive=False, reverse=False, name=None)")]
+fn cumsum(
+    vm: &dyn Vm,
+    x: Tensor,
+    axis: Axis,
+    exclusive: bool,
+    reverse: bool,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    placed(
         vm,
-        ops::scan::cumulative(&t, axis, exclusive, reverse, prod),
+        ops::scan::cumulative(&x, axis.0, exclusive, reverse, false),
     )
 }
 
-fn cumsum(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    cumulative(vm, a, false)
-}
-
-fn cumprod(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    cumulative(vm, a, true)
+/// Cumulative product along `axis`.
+#[native("cumprod(x, axis=0, exclusive=False, reverse=False, name=None)")]
+fn cumprod(
+    vm: &dyn Vm,
+    x: Tensor,
+    axis: Axis,
+    exclusive: bool,
+    reverse: bool,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    placed(
+        vm,
+        ops::scan::cumulative(&x, axis.0, exclusive, reverse, true),
+    )
 }
 
 /// The `direction` argument: true for `'DESCENDING'`.
@@ -44,26 +58,55 @@ fn descending(vm: &dyn Vm, v: &Value) -> PyResult<bool> {
     }
 }
 
-fn sort_impl(vm: &dyn Vm, a: &Args, indices: bool) -> PyResult<Value> {
-    let desc = descending(vm, a.get(2))?;
-    let t = to_tensor(vm, a.get(0), None)?;
-    let axis = axis_arg(vm, a.get(1))?;
-    let (v, i) = ops::scan::sort(&t, axis, desc).map_err(runtime_err)?;
-    Ok(Value::Tensor(if indices { i } else { v }))
+/// The values and the indices that sort `values` along `axis`.
+fn sorted(
+    vm: &dyn Vm,
+    values: &Value,
+    axis: &Value,
+    direction: &Value,
+) -> PyResult<(Tensor, Tensor)> {
+    let desc = descending(vm, direction)?;
+    let t = to_tensor(vm, values, None)?;
+    let axis = axis_arg(vm, axis)?;
+    ops::scan::sort(&t, axis, desc).map_err(runtime_err)
 }
 
-fn sort(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    sort_impl(vm, a, false)
+/// The values sorted along `axis`.
+#[native("sort(values, axis=-1, direction='ASCENDING', name=None)")]
+fn sort(
+    vm: &dyn Vm,
+    values: &Value,
+    axis: &Value,
+    direction: &Value,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    Ok(sorted(vm, values, axis, direction)?.0)
 }
 
-fn argsort(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    sort_impl(vm, a, true)
+/// The int32 indices that sort `values` along `axis` (a stable sort).
+#[native("argsort(values, axis=-1, direction='ASCENDING', stable=False, name=None)")]
+fn argsort(
+    vm: &dyn Vm,
+    values: &Value,
+    axis: &Value,
+    direction: &Value,
+    _stable: &Value,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    Ok(sorted(vm, values, axis, direction)?.1)
 }
 
-fn top_k(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    let k = a.int(1)?;
-    let (v, i) = ops::scan::top_k(&t, k).map_err(runtime_err)?;
+/// The `k` largest entries of each last-axis row and their indices.
+#[native("top_k(input, k=1, sorted=True, index_type=None, name=None)")]
+fn top_k(
+    vm: &dyn Vm,
+    input: Tensor,
+    k: i64,
+    _sorted: &Value,
+    _index_type: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
+    let (v, i) = ops::scan::top_k(&input, k).map_err(runtime_err)?;
     let class = crate::object::types::namedtuple::struct_class(
         "TopKV2",
         &["values", "indices"],
@@ -72,36 +115,54 @@ fn top_k(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     vm.call(&class, vec![Value::Tensor(v), Value::Tensor(i)], Vec::new())
 }
 
-fn one_hot(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let indices = to_tensor(vm, a.get(0), None)?;
-    let depth = a.int(1)?;
-    let given = |i: usize| a.opt(i).filter(|v| !matches!(v, Value::None));
-    let dtype = match opt_dtype(vm, a.get(5))? {
+/// `on_value` at each index along a new axis of length `depth`, `off_value` elsewhere.
+#[native(
+    "one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None)"
+)]
+#[expect(clippy::too_many_arguments, reason = "TensorFlow's parameters")]
+fn one_hot(
+    vm: &dyn Vm,
+    indices: Tensor,
+    depth: i64,
+    on_value: Option<&Value>,
+    off_value: Option<&Value>,
+    axis: Option<&Value>,
+    dtype: &Value,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let dtype = match opt_dtype(vm, dtype)? {
         Some(d) => d,
-        None => match given(2).or(given(3)) {
+        None => match on_value.or(off_value) {
             Some(v) => to_tensor(vm, v, None)?.dtype(),
             None => DType::Float32,
         },
     };
-    let value = |i: usize, default: i64| -> PyResult<Tensor> {
-        match given(i) {
+    let value = |v: Option<&Value>, default: i64| -> PyResult<Tensor> {
+        match v {
             Some(v) => to_tensor(vm, v, Some(dtype)),
             None => to_tensor(vm, &Value::Int(default), Some(dtype)),
         }
     };
-    let on = value(2, 1)?;
-    let off = value(3, 0)?;
-    let axis = match given(4) {
+    let on = value(on_value, 1)?;
+    let off = value(off_value, 0)?;
+    let axis = match axis {
         Some(v) => axis_arg(vm, v)?,
         None => -1,
     };
-    tv(vm, ops::scan::one_hot(&indices, depth, &on, &off, axis))
+    placed(vm, ops::scan::one_hot(&indices, depth, &on, &off, axis))
 }
 
-fn clip_by_value(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    let hi = operand(vm, a.get(2), t.dtype(), t.device(), false)?;
-    let lo = operand(vm, a.get(1), t.dtype(), t.device(), false)?;
+/// `t` with its values limited to `[clip_value_min, clip_value_max]`.
+#[native("clip_by_value(t, clip_value_min, clip_value_max, name=None)")]
+fn clip_by_value(
+    vm: &dyn Vm,
+    t: Tensor,
+    clip_value_min: &Value,
+    clip_value_max: &Value,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let hi = operand(vm, clip_value_max, t.dtype(), t.device(), false)?;
+    let lo = operand(vm, clip_value_min, t.dtype(), t.device(), false)?;
     // the ops run under the caller's name, so their errors carry no `name:`
     let unnamed = |e: crate::runtime::Error| {
         let msg = e.message();
@@ -117,12 +178,19 @@ fn clip_by_value(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             format!("Shapes {} and {} are incompatible", t.shape(), r.shape()),
         ));
     }
-    Ok(Value::Tensor(r))
+    Ok(r)
 }
 
-fn clip_by_norm(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    let axes = axes_arg(vm, a.get(2))?;
+/// `t` scaled so that its L2 norm (over `axes`) is at most `clip_norm`.
+#[native("clip_by_norm(t, clip_norm, axes=None, name=None)")]
+fn clip_by_norm(
+    vm: &dyn Vm,
+    t: Tensor,
+    clip_norm: &Value,
+    axes: &Value,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let axes = super::convert::axes_arg(vm, axes)?;
     let norm = (|| {
         let sq = ops::binary(BinaryOp::Mul, &t, &t)?;
         let l2sum = ops::reduce(ReduceOp::Sum, &sq, axes.as_deref(), true)?;
@@ -134,17 +202,25 @@ fn clip_by_norm(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     })()
     .map_err(runtime_err)?;
     // clip_norm converts to t's dtype only after the norm is computed, as in TensorFlow
-    let clip = operand(vm, a.get(1), t.dtype(), t.device(), false)?;
+    let clip = operand(vm, clip_norm, t.dtype(), t.device(), false)?;
     let r = (|| {
         let scaled = ops::binary(BinaryOp::Mul, &t, &clip)?;
         let denom = ops::binary(BinaryOp::Maximum, &norm, &clip)?;
         ops::binary(BinaryOp::RealDiv, &scaled, &denom)
     })();
-    tv(vm, r)
+    placed(vm, r)
 }
 
-fn clip_by_global_norm(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let list = a.get(0);
+/// The tensors scaled by `clip_norm / max(global_norm, clip_norm)`, and the global norm.
+#[native("clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None)")]
+fn clip_by_global_norm(
+    vm: &dyn Vm,
+    t_list: &Value,
+    clip_norm: &Value,
+    use_norm: Option<&Value>,
+    _name: &Value,
+) -> PyResult<Value> {
+    let list = t_list;
     if !matches!(list, Value::List(_) | Value::Tuple(_)) {
         return Err(PyErr::new(
             ExcType::TypeError,
@@ -171,7 +247,7 @@ fn clip_by_global_norm(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
     };
     let dtype = first.dtype();
     let device = first.device();
-    let norm = match a.opt(2).filter(|v| !matches!(v, Value::None)) {
+    let norm = match use_norm {
         Some(v) => to_tensor(vm, v, Some(dtype))?,
         None => {
             // global_norm: sqrt(2 * sum of the halved squared norms (L2Loss))
@@ -190,7 +266,7 @@ fn clip_by_global_norm(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             r.map_err(runtime_err)?
         }
     };
-    let clip = operand(vm, a.get(1), norm.dtype(), norm.device(), false)?;
+    let clip = operand(vm, clip_norm, norm.dtype(), norm.device(), false)?;
     let r = (|| {
         let one = Tensor::ones(norm.dtype(), &[], norm.device())?;
         let inv = ops::binary(BinaryOp::RealDiv, &one, &norm)?;
@@ -222,57 +298,21 @@ fn clip_by_global_norm(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
 
 /// Adds the ops to `tf` (`top_level`) or to `tf.math`.
 pub fn register(m: &mut ModuleBuilder, top_level: bool) {
-    m.function(
-        "cumsum(x, axis=0, exclusive=False, reverse=False, name=None)",
-        cumsum,
-        "Cumulative sum along `axis`.",
-    );
+    m.add(cumsum::DEF);
     if top_level {
-        m.function(
-            "sort(values, axis=-1, direction='ASCENDING', name=None)",
-            sort,
-            "The values sorted along `axis`.",
-        );
-        m.function(
-            "argsort(values, axis=-1, direction='ASCENDING', stable=False, name=None)",
-            argsort,
-            "The int32 indices that sort `values` along `axis` (a stable sort).",
-        );
-        m.function(
-            "one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None)",
-            one_hot,
-            "`on_value` at each index along a new axis of length `depth`, `off_value` elsewhere.",
-        );
-        m.function(
-            "clip_by_value(t, clip_value_min, clip_value_max, name=None)",
-            clip_by_value,
-            "`t` with its values limited to `[clip_value_min, clip_value_max]`.",
-        );
-        m.function(
-            "clip_by_norm(t, clip_norm, axes=None, name=None)",
-            clip_by_norm,
-            "`t` scaled so that its L2 norm (over `axes`) is at most `clip_norm`.",
-        );
-        m.function(
-            "clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None)",
-            clip_by_global_norm,
-            "The tensors scaled by `clip_norm / max(global_norm, clip_norm)`, and the global norm.",
-        );
+        m.add(sort::DEF)
+            .add(argsort::DEF)
+            .add(one_hot::DEF)
+            .add(clip_by_value::DEF)
+            .add(clip_by_norm::DEF)
+            .add(clip_by_global_norm::DEF);
     } else {
-        m.function(
-            "cumprod(x, axis=0, exclusive=False, reverse=False, name=None)",
-            cumprod,
-            "Cumulative product along `axis`.",
-        );
+        m.add(cumprod::DEF);
         register_top_k(m);
     }
 }
 
 /// Adds `top_k` (under `tf.math` and `tf.nn`).
 pub fn register_top_k(m: &mut ModuleBuilder) {
-    m.function(
-        "top_k(input, k=1, sorted=True, index_type=None, name=None)",
-        top_k,
-        "The `k` largest entries of each last-axis row and their indices.",
-    );
+    m.add(top_k::DEF);
 }

@@ -3,25 +3,18 @@
 //! `reduce_euclidean_norm` and `count_nonzero`. Each composes the runtime's
 //! ops in TensorFlow's order, so the rounding is TensorFlow's.
 
-use super::convert::{axes_arg, runtime_err, to_tensor, tv};
+use super::convert::{axes, placed, runtime_err, Ints};
 use crate::modules::ModuleBuilder;
+use crate::object::native;
 use crate::runtime::ops;
 use crate::runtime::{BinaryOp, DType, ReduceOp, Scalar, Semantics, Tensor, UnaryOp};
-use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 type R<T> = crate::runtime::Result<T>;
 
 /// A 0-d tensor of `dtype` holding `v`, on `like`'s device.
 fn scalar(v: i64, dtype: DType, like: &Tensor) -> R<Tensor> {
     Tensor::fill(&[], &Scalar::Int(v), dtype, like.device())
-}
-
-/// The input and axes of a `reduce_*(input_tensor, axis=None, keepdims=False)`.
-fn operands(vm: &dyn Vm, a: &Args) -> PyResult<(Tensor, Option<Vec<i64>>, bool)> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    let axes = axes_arg(vm, a.get(1))?;
-    let keep = vm.truthy(a.get(2))?;
-    Ok((t, axes, keep))
 }
 
 /// `reduce_mean(square(x - reduce_mean(x, keepdims=True)))`; TypeError for integers.
@@ -44,22 +37,42 @@ fn variance(t: &Tensor, axes: Option<&[i64]>, keep: bool) -> PyResult<Tensor> {
     .map_err(runtime_err)
 }
 
-fn reduce_variance(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (t, axes, keep) = operands(vm, a)?;
-    let v = variance(&t, axes.as_deref(), keep)?;
-    Ok(Value::Tensor(v))
+/// The variance over axes (floats).
+#[native("reduce_variance(input_tensor, axis=None, keepdims=False, name=None)")]
+fn reduce_variance(
+    input_tensor: Tensor,
+    axis: Option<Ints>,
+    keepdims: bool,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    variance(&input_tensor, axes(&axis), keepdims)
 }
 
-fn reduce_std(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (t, axes, keep) = operands(vm, a)?;
-    let v = variance(&t, axes.as_deref(), keep)?;
-    tv(vm, ops::unary(UnaryOp::Sqrt, &v))
+/// The standard deviation over axes (floats).
+#[native("reduce_std(input_tensor, axis=None, keepdims=False, name=None)")]
+fn reduce_std(
+    vm: &dyn Vm,
+    input_tensor: Tensor,
+    axis: Option<Ints>,
+    keepdims: bool,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let v = variance(&input_tensor, axes(&axis), keepdims)?;
+    placed(vm, ops::unary(UnaryOp::Sqrt, &v))
 }
 
-/// `log(sum(exp(x - m))) + m`, with `m` the (finite) maximum.
-fn reduce_logsumexp(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (t, axes, keep) = operands(vm, a)?;
-    let axes = axes.as_deref();
+/// `log(sum(exp(x)))` over axes, computed stably.
+// `log(sum(exp(x - m))) + m`, with `m` the (finite) maximum.
+#[native("reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None)")]
+fn reduce_logsumexp(
+    vm: &dyn Vm,
+    input_tensor: Tensor,
+    axis: Option<Ints>,
+    keepdims: bool,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let (t, keep) = (input_tensor, keepdims);
+    let axes = axes(&axis);
     let r = (|| {
         let raw_max = ops::reduce(ReduceOp::Max, &t, axes, true)?;
         // is_finite(raw_max): x - x is 0 only for finite x
@@ -80,15 +93,23 @@ fn reduce_logsumexp(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         };
         ops::add(&result, &my_max)
     })();
-    tv(vm, r)
+    placed(vm, r)
 }
 
-/// `sqrt(sum(x * x))` in the input's dtype (integers truncate).
-fn reduce_euclidean_norm(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let (t, axes, keep) = operands(vm, a)?;
+/// `sqrt(sum(x * x))` over axes.
+// In the input's dtype (integers truncate).
+#[native("reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None)")]
+fn reduce_euclidean_norm(
+    vm: &dyn Vm,
+    input_tensor: Tensor,
+    axis: Option<Ints>,
+    keepdims: bool,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let t = input_tensor;
     let r = (|| {
         let sq = ops::binary(BinaryOp::Mul, &t, &t)?;
-        let s = ops::reduce(ReduceOp::Sum, &sq, axes.as_deref(), keep)?;
+        let s = ops::reduce(ReduceOp::Sum, &sq, axes(&axis), keepdims)?;
         if s.dtype().is_integer() {
             let f = ops::cast(&s, DType::Float64)?;
             ops::cast(&ops::unary(UnaryOp::Sqrt, &f)?, s.dtype())
@@ -96,15 +117,21 @@ fn reduce_euclidean_norm(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
             ops::unary(UnaryOp::Sqrt, &s)
         }
     })();
-    tv(vm, r)
+    placed(vm, r)
 }
 
-/// `count_nonzero(input, axis=None, keepdims=None, dtype=tf.int64)`.
-fn count_nonzero(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = to_tensor(vm, a.get(0), None)?;
-    let axes = axes_arg(vm, a.get(1))?;
-    let keep = vm.truthy(a.get(2))?;
-    let dtype = match a.opt(3) {
+/// The number of non-zero elements over axes (int64 unless `dtype` says otherwise).
+#[native("count_nonzero(input, axis=None, keepdims=None, dtype=None, name=None)")]
+fn count_nonzero(
+    vm: &dyn Vm,
+    input: Tensor,
+    axis: Option<Ints>,
+    keepdims: bool,
+    dtype: Option<&Value>,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let (t, keep) = (input, keepdims);
+    let dtype = match dtype {
         Some(d) => crate::distribute::dataset::dtype_of(vm, d)?,
         None => DType::Int64,
     };
@@ -112,41 +139,21 @@ fn count_nonzero(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
         let zero = scalar(0, t.dtype(), &t)?;
         let nz = ops::binary(BinaryOp::NotEqual, &t, &zero)?;
         let n = ops::cast(&nz, DType::Int64)?;
-        let s = ops::reduce(ReduceOp::Sum, &n, axes.as_deref(), keep)?;
+        let s = ops::reduce(ReduceOp::Sum, &n, axes(&axis), keep)?;
         ops::cast(&s, dtype)
     })();
-    tv(vm, r)
+    placed(vm, r)
 }
 
 /// Registers the ops (`top_level`: under `tf`, which has only
 /// `reduce_logsumexp` of them).
 pub fn register(m: &mut ModuleBuilder, top_level: bool) {
-    m.function(
-        "reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None)",
-        reduce_logsumexp,
-        "`log(sum(exp(x)))` over axes, computed stably.",
-    );
+    m.add(reduce_logsumexp::DEF);
     if top_level {
         return;
     }
-    m.function(
-        "reduce_variance(input_tensor, axis=None, keepdims=False, name=None)",
-        reduce_variance,
-        "The variance over axes (floats).",
-    );
-    m.function(
-        "reduce_std(input_tensor, axis=None, keepdims=False, name=None)",
-        reduce_std,
-        "The standard deviation over axes (floats).",
-    );
-    m.function(
-        "reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None)",
-        reduce_euclidean_norm,
-        "`sqrt(sum(x * x))` over axes.",
-    );
-    m.function(
-        "count_nonzero(input, axis=None, keepdims=None, dtype=None, name=None)",
-        count_nonzero,
-        "The number of non-zero elements over axes (int64 unless `dtype` says otherwise).",
-    );
+    m.add(reduce_variance::DEF)
+        .add(reduce_std::DEF)
+        .add(reduce_euclidean_norm::DEF)
+        .add(count_nonzero::DEF);
 }

@@ -8,17 +8,16 @@ use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::dtype::{scalar_class, NpDType};
+use super::dtype::{scalar_spec, NpDType};
 use crate::object::tensor::convert::runtime_err;
 use crate::object::tensor::index::{index_items, Flavor};
+use crate::object::{native, ClassSpec, NativeClass};
 use crate::runtime::ops::{self, promote_types, weak_scalar_type, ScalarKind};
 use crate::runtime::{
     format, BinaryOp, DType, Device, ReduceOp, Scalar, Semantics, Tensor, UnaryOp,
 };
 use crate::syntax::ast::BinOp;
-use crate::value::{
-    Args, Class, ClassKind, ExcType, NativeFn, NativeObject, PyErr, PyResult, Value, ValueType, Vm,
-};
+use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// A numpy array (or scalar, when `scalar` is set).
 pub struct NdArray {
@@ -28,17 +27,48 @@ pub struct NdArray {
     pub scalar: bool,
 }
 
-thread_local! {
-    static NDARRAY: Rc<Class> = {
-        let c = Class::new_builtin("ndarray", "numpy", Some(crate::object::types::builtin_class(ValueType::Object)), ClassKind::Native);
-        add_methods(&c);
-        c
-    };
+/// The members of `numpy.ndarray`, which numpy's scalar types share:
+/// `$extra` (a scalar type's constructor), the methods, the attributes.
+macro_rules! ndarray_members {
+    ($($extra:expr),* $(,)?) => {{
+        use $crate::object::numpy::array as a;
+        use $crate::object::Member;
+        &[
+            $($extra,)*
+            Member::Method(a::tolist::DEF),
+            Member::Method(a::item::DEF),
+            Member::Method(a::astype::DEF),
+            Member::Method(a::copy::DEF),
+            Member::Method(a::flatten::DEF),
+            Member::Method(a::reshape::DEF),
+            Member::Method(a::sum::DEF),
+            Member::Method(a::mean::DEF),
+            Member::Method(a::max::DEF),
+            Member::Method(a::min::DEF),
+            Member::Method(a::prod::DEF),
+            Member::Method(a::any::DEF),
+            Member::Method(a::all::DEF),
+            Member::Method(a::dunder_array::DEF),
+            Member::Getter(a::shape::DEF),
+            Member::Getter(a::dtype::DEF),
+            Member::Getter(a::ndim::DEF),
+            Member::Getter(a::size::DEF),
+            Member::Getter(a::transposed::DEF),
+        ]
+    }};
 }
+pub(crate) use ndarray_members;
 
-/// The `numpy.ndarray` class.
-pub fn ndarray_class() -> Rc<Class> {
-    NDARRAY.with(Rc::clone)
+/// `numpy.ndarray`.
+pub static NDARRAY: ClassSpec = ClassSpec {
+    name: "ndarray",
+    module: "numpy",
+    bases: &[],
+    members: ndarray_members!(),
+};
+
+impl NativeClass for NdArray {
+    const SPEC: &'static ClassSpec = &NDARRAY;
 }
 
 /// A numpy value for `t`: a scalar when 0-d (as numpy's ufuncs return).
@@ -68,13 +98,6 @@ pub fn py_scalar(s: Scalar) -> Value {
     }
 }
 
-fn this(a: &Args) -> PyResult<Tensor> {
-    match a.get(0).downcast::<NdArray>() {
-        Some(n) => Ok(n.t.borrow().clone()),
-        None => Err(PyErr::new(ExcType::TypeError, "expected a numpy array")),
-    }
-}
-
 fn rt<T>(r: crate::runtime::Result<T>) -> PyResult<T> {
     r.map_err(|e| match e.kind() {
         crate::runtime::ErrorKind::InvalidArgument => PyErr::new(ExcType::ValueError, e.message()),
@@ -92,36 +115,47 @@ fn tolist_of(t: &Tensor) -> Value {
     }
 }
 
-fn m_tolist(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(tolist_of(&this(a)?))
+// The methods had no documentation before the object layer; they keep none.
+#[native("ndarray.tolist(self)", c)]
+pub(crate) fn tolist(this: &NdArray) -> Value {
+    tolist_of(&this.tensor())
 }
 
-fn m_item(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    rt(this(a)?.item()).map(py_scalar)
+#[native("ndarray.item(self)", c)]
+pub(crate) fn item(this: &NdArray) -> PyResult<Value> {
+    rt(this.tensor().item()).map(py_scalar)
 }
 
-fn m_astype(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let d = super::dtype::np_dtype_arg(vm, a.get(1))?;
-    let t = rt(ops::cast(&this(a)?, d))?;
-    Ok(match a.get(0).downcast::<NdArray>() {
-        Some(n) if n.scalar => wrap(t),
-        _ => wrap_array(t),
-    })
+#[native("ndarray.astype(self, dtype)", c)]
+pub(crate) fn astype(vm: &dyn Vm, this: &NdArray, dtype: &Value) -> PyResult<Value> {
+    let d = super::dtype::np_dtype_arg(vm, dtype)?;
+    let t = rt(ops::cast(&this.tensor(), d))?;
+    Ok(if this.scalar { wrap(t) } else { wrap_array(t) })
 }
 
-fn m_copy(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(wrap_array(this(a)?))
+#[native("ndarray.copy(self)", c)]
+pub(crate) fn copy(this: &NdArray) -> Value {
+    wrap_array(this.tensor())
 }
 
-fn m_flatten(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = this(a)?;
-    Ok(wrap_array(rt(ops::reshape(&t, &[-1], Semantics::Numpy))?))
+#[native("ndarray.__array__(self)", c)]
+pub(crate) fn dunder_array(this: &NdArray) -> Value {
+    wrap_array(this.tensor())
 }
 
-fn m_reshape(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let t = this(a)?;
-    let args = a.varargs(1);
-    let dims = match args {
+#[native("ndarray.flatten(self)", c)]
+pub(crate) fn flatten(this: &NdArray) -> PyResult<Value> {
+    Ok(wrap_array(rt(ops::reshape(
+        &this.tensor(),
+        &[-1],
+        Semantics::Numpy,
+    ))?))
+}
+
+#[native("ndarray.reshape(self, *shape)", c)]
+pub(crate) fn reshape(vm: &dyn Vm, this: &NdArray, shape: &[Value]) -> PyResult<Value> {
+    let t = this.tensor();
+    let dims = match shape {
         [one] => crate::object::tensor::convert::int_list(vm, one)?,
         many => many
             .iter()
@@ -144,45 +178,60 @@ pub fn reduce(
     Ok(wrap(r))
 }
 
+/// Methods `a.f(axis=None, keepdims=False)` running one reduction.
 macro_rules! reduce_methods {
-    ($($name:ident => $op:expr),* $(,)?) => {
-        $(fn $name(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-            reduce(vm, $op, &this(a)?, a.get(1), a.get(2))
-        })*
-    };
+    ($($name:ident $sig:literal => $op:expr;)*) => {$(
+        #[native($sig, c)]
+        pub(crate) fn $name(
+            vm: &dyn Vm,
+            this: &NdArray,
+            axis: &Value,
+            keepdims: &Value,
+        ) -> PyResult<Value> {
+            reduce(vm, $op, &this.tensor(), axis, keepdims)
+        }
+    )*};
 }
 
 reduce_methods! {
-    m_sum => ReduceOp::Sum,
-    m_mean => ReduceOp::Mean,
-    m_max => ReduceOp::Max,
-    m_min => ReduceOp::Min,
-    m_prod => ReduceOp::Prod,
-    m_any => ReduceOp::Any,
-    m_all => ReduceOp::All,
+    sum "ndarray.sum(self, axis=None, keepdims=False)" => ReduceOp::Sum;
+    mean "ndarray.mean(self, axis=None, keepdims=False)" => ReduceOp::Mean;
+    max "ndarray.max(self, axis=None, keepdims=False)" => ReduceOp::Max;
+    min "ndarray.min(self, axis=None, keepdims=False)" => ReduceOp::Min;
+    prod "ndarray.prod(self, axis=None, keepdims=False)" => ReduceOp::Prod;
+    any "ndarray.any(self, axis=None, keepdims=False)" => ReduceOp::Any;
+    all "ndarray.all(self, axis=None, keepdims=False)" => ReduceOp::All;
 }
 
-/// Adds the ndarray methods to a class (arrays and scalar types share them).
-pub fn add_methods(c: &Class) {
-    let methods: [(&str, NativeFn); 14] = [
-        ("ndarray.tolist(self)", m_tolist),
-        ("ndarray.item(self)", m_item),
-        ("ndarray.astype(self, dtype)", m_astype),
-        ("ndarray.copy(self)", m_copy),
-        ("ndarray.flatten(self)", m_flatten),
-        ("ndarray.reshape(self, *shape)", m_reshape),
-        ("ndarray.sum(self, axis=None, keepdims=False)", m_sum),
-        ("ndarray.mean(self, axis=None, keepdims=False)", m_mean),
-        ("ndarray.max(self, axis=None, keepdims=False)", m_max),
-        ("ndarray.min(self, axis=None, keepdims=False)", m_min),
-        ("ndarray.prod(self, axis=None, keepdims=False)", m_prod),
-        ("ndarray.any(self, axis=None, keepdims=False)", m_any),
-        ("ndarray.all(self, axis=None, keepdims=False)", m_all),
-        ("ndarray.__array__(self)", m_copy),
-    ];
-    for (sig, f) in methods {
-        crate::object::types::add_method(c, sig, f, "");
-    }
+/// The dimensions, as a tuple.
+#[native("ndarray.shape(self)")]
+pub(crate) fn shape(this: &NdArray) -> Value {
+    let t = this.t.borrow();
+    Value::tuple(t.dims().iter().map(|&d| Value::Int(d as i64)).collect())
+}
+
+/// The element type, an `np.dtype`.
+#[native("ndarray.dtype(self)")]
+pub(crate) fn dtype(this: &NdArray) -> Value {
+    Value::native(NpDType(this.t.borrow().dtype()))
+}
+
+/// The number of dimensions.
+#[native("ndarray.ndim(self)")]
+pub(crate) fn ndim(this: &NdArray) -> usize {
+    this.t.borrow().rank()
+}
+
+/// The number of elements.
+#[native("ndarray.size(self)")]
+pub(crate) fn size(this: &NdArray) -> usize {
+    this.t.borrow().numel()
+}
+
+/// The transposed array (`a.T`).
+#[native("ndarray.T(self)")]
+pub(crate) fn transposed(this: &NdArray) -> PyResult<Value> {
+    Ok(wrap_array(rt(ops::transpose(&this.tensor(), None))?))
 }
 
 /// A Python scalar's NEP 50 kind.
@@ -260,11 +309,11 @@ impl NativeObject for NdArray {
         self
     }
 
-    fn class(&self) -> Option<Rc<Class>> {
+    fn spec(&self) -> Option<&'static ClassSpec> {
         Some(if self.scalar {
-            scalar_class(self.t.borrow().dtype())
+            scalar_spec(self.t.borrow().dtype())
         } else {
-            ndarray_class()
+            &NDARRAY
         })
     }
 
@@ -281,21 +330,6 @@ impl NativeObject for NdArray {
     fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         let t = self.t.borrow();
         Ok(format::numpy_str(&t))
-    }
-
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        let t = self.tensor();
-        Ok(Some(match name {
-            "shape" => Value::tuple(t.dims().iter().map(|&d| Value::Int(d as i64)).collect()),
-            "dtype" => Value::native(NpDType(t.dtype())),
-            "ndim" => Value::Int(t.rank() as i64),
-            "size" => Value::Int(t.numel() as i64),
-            "T" => wrap_array(rt(ops::transpose(&t, None))?),
-            _ => match ndarray_class().lookup(name) {
-                Some(Value::NativeFunction(f)) => f.bind(this.clone()),
-                _ => return Ok(None),
-            },
-        }))
     }
 
     fn len(&self, _vm: &dyn Vm) -> PyResult<Option<usize>> {

@@ -5,81 +5,58 @@
 use std::any::Any;
 use std::rc::Rc;
 
-use crate::runtime::dtype::ALL_DTYPES;
+use super::array::ndarray_members;
+use crate::object::{native, ClassSpec};
 use crate::runtime::DType;
-use crate::value::{
-    Args, Class, ClassKind, NativeFn, NativeObject, PyResult, Value, ValueType, Vm,
-};
+use crate::value::{Class, NativeObject, PyResult, Value, Vm};
 
 /// An `np.dtype`.
 pub struct NpDType(pub DType);
 
-/// numpy's class name of a scalar type.
-fn class_name(d: DType) -> &'static str {
-    match d {
-        DType::String => "bytes_",
-        d => d.name(),
-    }
-}
+/// numpy's scalar types: for each, the constructor (`np.float32(1.5)`)
+/// and its class (with `numpy.ndarray`'s members).
+macro_rules! scalar_types {
+    ($($spec:ident $new:ident $sig:literal $name:literal => $d:path;)*) => {
+        $(
+            /// A numpy scalar of this type.
+            #[native($sig, c_ctor)]
+            fn $new(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
+                super::make(vm, x, Some($d))
+            }
 
-macro_rules! ctor {
-    ($($name:ident => $d:expr),* $(,)?) => {
-        $(fn $name(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-            let v = if a.was_given(0) { a.get(0).clone() } else { Value::Int(0) };
-            super::make(vm, &v, Some($d))
-        })*
+            static $spec: ClassSpec = ClassSpec {
+                name: $name,
+                module: "numpy",
+                bases: &[],
+                members: ndarray_members!(Member::New($new::DEF)),
+            };
+        )*
+
+        /// The class spec of numpy's scalar type of `d`.
+        pub fn scalar_spec(d: DType) -> &'static ClassSpec {
+            match d {
+                $($d => &$spec,)*
+            }
+        }
     };
 }
 
-ctor! {
-    new_bool => DType::Bool,
-    new_i8 => DType::Int8,
-    new_u8 => DType::UInt8,
-    new_i16 => DType::Int16,
-    new_i32 => DType::Int32,
-    new_i64 => DType::Int64,
-    new_f16 => DType::Float16,
-    new_f32 => DType::Float32,
-    new_f64 => DType::Float64,
-    new_str => DType::String,
-}
-
-fn ctor_of(d: DType) -> NativeFn {
-    match d {
-        DType::Bool => new_bool,
-        DType::Int8 => new_i8,
-        DType::UInt8 => new_u8,
-        DType::Int16 => new_i16,
-        DType::Int32 => new_i32,
-        DType::Int64 => new_i64,
-        DType::Float16 => new_f16,
-        DType::Float32 => new_f32,
-        DType::Float64 => new_f64,
-        DType::String => new_str,
-    }
-}
-
-thread_local! {
-    static SCALAR_CLASSES: Vec<Rc<Class>> = ALL_DTYPES
-        .iter()
-        .map(|&d| {
-            let c = Class::new_builtin(
-                class_name(d),
-                "numpy",
-                Some(crate::object::types::builtin_class(ValueType::Object)),
-                ClassKind::Native,
-            );
-            let sig = format!("{}(x=0, /)", class_name(d));
-            crate::object::types::add_new(&c, &sig, ctor_of(d), "A numpy scalar of this type.");
-            super::array::add_methods(&c);
-            c
-        })
-        .collect();
+scalar_types! {
+    BOOL new_bool "bool(x=0, /)" "bool" => DType::Bool;
+    INT8 new_i8 "int8(x=0, /)" "int8" => DType::Int8;
+    UINT8 new_u8 "uint8(x=0, /)" "uint8" => DType::UInt8;
+    INT16 new_i16 "int16(x=0, /)" "int16" => DType::Int16;
+    INT32 new_i32 "int32(x=0, /)" "int32" => DType::Int32;
+    INT64 new_i64 "int64(x=0, /)" "int64" => DType::Int64;
+    FLOAT16 new_f16 "float16(x=0, /)" "float16" => DType::Float16;
+    FLOAT32 new_f32 "float32(x=0, /)" "float32" => DType::Float32;
+    FLOAT64 new_f64 "float64(x=0, /)" "float64" => DType::Float64;
+    BYTES new_str "bytes_(x=0, /)" "bytes_" => DType::String;
 }
 
 /// The numpy scalar class of `d` (`numpy.float32`).
 pub fn scalar_class(d: DType) -> Rc<Class> {
-    SCALAR_CLASSES.with(|v| v[ALL_DTYPES.iter().position(|&x| x == d).unwrap_or(0)].clone())
+    scalar_spec(d).class()
 }
 
 /// A dtype from an `np.dtype`-like value (a dtype, a scalar class, a name,
@@ -110,11 +87,6 @@ fn not_understood(vm: &dyn Vm, v: &Value) -> crate::value::PyErr {
             vm.repr(v).unwrap_or_default()
         ),
     )
-}
-
-/// `np.dtype(x)`.
-pub fn dtype_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::native(NpDType(np_dtype_arg(vm, a.get(0))?)))
 }
 
 impl NativeObject for NpDType {

@@ -86,8 +86,36 @@ pub static EAGER_TENSOR: ClassSpec = ClassSpec {
         Member::Method(get_shape::DEF),
         Member::Method(len::DEF),
         Member::Method(array::DEF),
+        Member::Getter(shape::DEF),
+        Member::Getter(dtype::DEF),
+        Member::Getter(device::DEF),
+        Member::Getter(ndim::DEF),
     ],
 };
+
+/// The shape, a `tf.TensorShape`.
+#[native("EagerTensor.shape(self)")]
+pub(super) fn shape(this: &Tensor) -> Value {
+    super::shape::shape_value(this.dims())
+}
+
+/// The element type, a `tf.DType`.
+#[native("EagerTensor.dtype(self)")]
+pub(super) fn dtype(this: &Tensor) -> Value {
+    super::dtype::dtype_value(this.dtype())
+}
+
+/// The name of the device holding the tensor.
+#[native("EagerTensor.device(self)")]
+pub(super) fn device(this: &Tensor) -> String {
+    this.device().full_name()
+}
+
+/// The number of dimensions.
+#[native("EagerTensor.ndim(self)")]
+pub(super) fn ndim(this: &Tensor) -> usize {
+    this.rank()
+}
 
 /// `abs(t)`, element-wise.
 #[native("EagerTensor.__abs__(self)", c)]

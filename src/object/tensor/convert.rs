@@ -3,10 +3,11 @@
 //! lists must be rectangular), and runtime errors → Python exceptions. Also
 //! the argument converters every `tf` native shares: dtypes, axes, int lists.
 
+use crate::object::{ArgCtx, FromArg};
 use crate::runtime::{
     self, tensor_from_literal, DType, Device, InferMode, Literal, Scalar, Tensor,
 };
-use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
 
 /// Maps a runtime error to the Python exception TensorFlow raises.
 #[cold]
@@ -496,18 +497,57 @@ pub fn placed(vm: &dyn Vm, r: runtime::Result<Tensor>) -> PyResult<Tensor> {
     t.to_device(device).map_err(runtime_err)
 }
 
+// Argument types of `#[native]` functions. Each converts with the helper
+// above that the natives called before, so its messages are unchanged.
+
 /// A tensor argument that must already be one (the receiver of a tensor's
 /// methods); other values are not converted.
-impl<'a> crate::object::FromArg<'a> for &'a Tensor {
-    fn from_arg(
-        _vm: &dyn Vm,
-        args: &'a crate::value::Args,
-        i: usize,
-        cx: &crate::object::ArgCtx,
-    ) -> PyResult<Self> {
+impl<'a> FromArg<'a> for &'a Tensor {
+    fn from_arg(_vm: &dyn Vm, args: &'a Args, i: usize, cx: &ArgCtx) -> PyResult<Self> {
         match args.get(i) {
             Value::Tensor(t) => Ok(t),
             v => Err(cx.must_be("tf.Tensor", v)),
         }
     }
+}
+
+/// A tensor-like argument, converted as `tf.convert_to_tensor` converts it
+/// ([`to_tensor`], no dtype asked for).
+impl<'a> FromArg<'a> for Tensor {
+    fn from_arg(vm: &dyn Vm, args: &'a Args, i: usize, _cx: &ArgCtx) -> PyResult<Self> {
+        to_tensor(vm, args.get(i), None)
+    }
+}
+
+/// A dtype argument ([`dtype_arg`]); `Option<DType>` is [`opt_dtype`].
+impl<'a> FromArg<'a> for DType {
+    fn from_arg(vm: &dyn Vm, args: &'a Args, i: usize, _cx: &ArgCtx) -> PyResult<Self> {
+        dtype_arg(vm, args.get(i))
+    }
+}
+
+/// A single `axis` argument ([`axis_arg`]).
+#[derive(Clone, Copy)]
+pub struct Axis(pub i64);
+
+impl<'a> FromArg<'a> for Axis {
+    fn from_arg(vm: &dyn Vm, args: &'a Args, i: usize, _cx: &ArgCtx) -> PyResult<Self> {
+        axis_arg(vm, args.get(i)).map(Axis)
+    }
+}
+
+/// A list of ints ([`int_list`]): axes, a shape, a permutation; as
+/// `Option<Ints>` an `axis` argument where None means every axis
+/// ([`axes_arg`]).
+pub struct Ints(pub Vec<i64>);
+
+impl<'a> FromArg<'a> for Ints {
+    fn from_arg(vm: &dyn Vm, args: &'a Args, i: usize, _cx: &ArgCtx) -> PyResult<Self> {
+        int_list(vm, args.get(i)).map(Ints)
+    }
+}
+
+/// The axes of an `Option<Ints>` argument, as the ops take them.
+pub fn axes(a: &Option<Ints>) -> Option<&[i64]> {
+    a.as_ref().map(|a| a.0.as_slice())
 }

@@ -1,37 +1,54 @@
 //! `tf.DType` objects (`tf.float32`, `t.dtype`): one shared object per
 //! dtype, so `t.dtype is tf.float32` holds, with TensorFlow's repr
-//! (`tf.float32`), str (`<dtype: 'float32'>`) and attributes.
+//! (`tf.float32`), str (`<dtype: 'float32'>`) and attributes. The `tf`
+//! module names them (`modules::tf::dtypes`).
 
 use std::any::Any;
-use std::rc::Rc;
 
-use crate::object::module::ModuleBuilder;
+use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::runtime::dtype::ALL_DTYPES;
 use crate::runtime::DType;
-use crate::value::{Args, Class, ClassKind, NativeObject, PyResult, Value, ValueType, Vm};
+use crate::value::{NativeObject, PyResult, Value, Vm};
 
 /// A `tf.DType`.
 pub struct DTypeObj(pub DType);
 
 thread_local! {
+    /// The one object of each dtype (a cache of values made from static data).
     static DTYPES: Vec<Value> = ALL_DTYPES.iter().map(|&d| Value::native(DTypeObj(d))).collect();
-    static CLASS: Rc<Class> = {
-        let c = Class::new_builtin(
-            "DType",
-            "tensorflow.python.framework.dtypes",
-            Some(crate::object::types::builtin_class(ValueType::Object)),
-            ClassKind::Native,
-        );
-        crate::object::types::add_new(&c, "DType(type_enum)", dtype_new, "A TensorFlow element type.");
-        c
-    };
 }
 
-fn dtype_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(dtype_value(crate::object::tensor::convert::dtype_arg(
-        vm,
-        a.get(0),
-    )?))
+/// The `tf.dtypes.DType` class.
+pub static DTYPE_CLASS: ClassSpec = ClassSpec {
+    name: "DType",
+    module: "tensorflow.python.framework.dtypes",
+    bases: &[],
+    members: &[
+        Member::New(dtype_new::DEF),
+        Member::Getter(name::DEF),
+        Member::Getter(is_floating::DEF),
+        Member::Getter(is_integer::DEF),
+        Member::Getter(is_bool::DEF),
+        Member::Getter(is_unsigned::DEF),
+        Member::Getter(is_numpy_compatible::DEF),
+        Member::Getter(is_complex::DEF),
+        Member::Getter(is_quantized::DEF),
+        Member::Getter(size::DEF),
+        Member::Getter(base_dtype::DEF),
+        Member::Getter(real_dtype::DEF),
+        Member::Getter(as_numpy_dtype::DEF),
+        Member::Getter(as_datatype_enum::DEF),
+    ],
+};
+
+impl NativeClass for DTypeObj {
+    const SPEC: &'static ClassSpec = &DTYPE_CLASS;
+}
+
+/// A TensorFlow element type.
+#[native("DType(type_enum)", c_ctor)]
+fn dtype_new(vm: &dyn Vm, type_enum: &Value) -> PyResult<Value> {
+    crate::object::tensor::convert::dtype_arg(vm, type_enum).map(dtype_value)
 }
 
 /// The shared `tf.DType` object of `d`.
@@ -39,9 +56,60 @@ pub fn dtype_value(d: DType) -> Value {
     DTYPES.with(|v| v[ALL_DTYPES.iter().position(|&x| x == d).unwrap_or(0)].clone())
 }
 
-/// The `tf.dtypes.DType` class.
-pub fn dtype_class() -> Rc<Class> {
-    CLASS.with(Rc::clone)
+/// Getters `DType.x(self)`: `body` computes the attribute from the dtype `d`.
+macro_rules! getters {
+    ($($(#[$doc:meta])* $name:ident $sig:literal => |$d:ident| $body:expr;)*) => {$(
+        $(#[$doc])*
+        #[native($sig)]
+        fn $name(this: &DTypeObj) -> Value {
+            let $d = this.0;
+            $body
+        }
+    )*};
+}
+
+getters! {
+    /// The dtype's name (`'float32'`).
+    name "DType.name(self)" => |d| Value::str(d.name());
+    /// Whether it is a floating-point type.
+    is_floating "DType.is_floating(self)" => |d| Value::Bool(d.is_floating());
+    /// Whether it is an integer type.
+    is_integer "DType.is_integer(self)" => |d| Value::Bool(d.is_integer());
+    /// Whether it is `tf.bool`.
+    is_bool "DType.is_bool(self)" => |d| Value::Bool(d == DType::Bool);
+    /// Whether it is an unsigned integer type.
+    is_unsigned "DType.is_unsigned(self)" => |d| Value::Bool(d.is_unsigned());
+    /// Whether numpy has it (every dtype dist has).
+    is_numpy_compatible "DType.is_numpy_compatible(self)" => |_d| Value::Bool(true);
+    /// Whether it is a complex type (none in dist).
+    is_complex "DType.is_complex(self)" => |_d| Value::Bool(false);
+    /// Whether it is a quantized type (none in dist).
+    is_quantized "DType.is_quantized(self)" => |_d| Value::Bool(false);
+    /// The size of an element in bytes.
+    size "DType.size(self)" => |d| Value::Int(match d {
+        DType::String => 8,
+        d => d.size() as i64,
+    });
+    /// The dtype itself (dist has no reference dtypes).
+    base_dtype "DType.base_dtype(self)" => |d| dtype_value(d);
+    /// The dtype itself (dist has no complex dtypes).
+    real_dtype "DType.real_dtype(self)" => |d| dtype_value(d);
+    /// The numpy scalar type (`np.float32`).
+    as_numpy_dtype "DType.as_numpy_dtype(self)" =>
+        |d| Value::Class(crate::object::numpy::scalar_class(d));
+    /// TensorFlow's number of the type (its `DataType` enum).
+    as_datatype_enum "DType.as_datatype_enum(self)" => |d| Value::Int(match d {
+        DType::Float32 => 1,
+        DType::Float64 => 2,
+        DType::Int32 => 3,
+        DType::UInt8 => 4,
+        DType::Int16 => 5,
+        DType::Int8 => 6,
+        DType::String => 7,
+        DType::Int64 => 9,
+        DType::Bool => 10,
+        DType::Float16 => 19,
+    });
 }
 
 impl NativeObject for DTypeObj {
@@ -53,8 +121,8 @@ impl NativeObject for DTypeObj {
         self
     }
 
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(dtype_class())
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&DTYPE_CLASS)
     }
 
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
@@ -65,47 +133,23 @@ impl NativeObject for DTypeObj {
         Ok(format!("<dtype: '{}'>", self.0.name()))
     }
 
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+    // `min` and `max` exist only for numeric dtypes (their absence is
+    // an AttributeError), so they are answered here, not by getters.
+    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         let d = self.0;
-        Ok(Some(match name {
-            "name" => Value::str(d.name()),
-            "is_floating" => Value::Bool(d.is_floating()),
-            "is_integer" => Value::Bool(d.is_integer()),
-            "is_bool" => Value::Bool(d == DType::Bool),
-            "is_unsigned" => Value::Bool(d.is_unsigned()),
-            "is_numpy_compatible" => Value::Bool(true),
-            "is_complex" | "is_quantized" => Value::Bool(false),
-            "size" => Value::Int(if d == DType::String {
-                8
-            } else {
-                d.size() as i64
-            }),
-            "base_dtype" | "real_dtype" => this.clone(),
-            "as_numpy_dtype" => Value::Class(crate::object::numpy::scalar_class(d)),
-            "as_datatype_enum" => Value::Int(match d {
-                DType::Float32 => 1,
-                DType::Float64 => 2,
-                DType::Int32 => 3,
-                DType::UInt8 => 4,
-                DType::Int16 => 5,
-                DType::Int8 => 6,
-                DType::String => 7,
-                DType::Int64 => 9,
-                DType::Bool => 10,
-                DType::Float16 => 19,
-            }),
+        Ok(match name {
             "min" => match (d.int_min(), d.float_max()) {
-                (Some(i), _) => Value::Int(i),
-                (_, Some(f)) => Value::Float(-f),
-                _ => return Ok(None),
+                (Some(i), _) => Some(Value::Int(i)),
+                (_, Some(f)) => Some(Value::Float(-f)),
+                _ => None,
             },
             "max" => match (d.int_max(), d.float_max()) {
-                (Some(i), _) => Value::Int(i),
-                (_, Some(f)) => Value::Float(f),
-                _ => return Ok(None),
+                (Some(i), _) => Some(Value::Int(i)),
+                (_, Some(f)) => Some(Value::Float(f)),
+                _ => None,
             },
-            _ => return Ok(None),
-        }))
+            _ => None,
+        })
     }
 
     fn compare(
@@ -121,27 +165,4 @@ impl NativeObject for DTypeObj {
         };
         Ok(crate::value::native::equality(op, same))
     }
-}
-
-fn as_dtype(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(dtype_value(crate::object::tensor::convert::dtype_arg(
-        vm,
-        a.get(0),
-    )?))
-}
-
-/// Registers the dtype objects (`tf.float32` …), `tf.DType` and `tf.as_dtype`
-/// into `m` (both `tf` and `tf.dtypes` get them).
-pub fn register(m: &mut ModuleBuilder) {
-    for &d in &ALL_DTYPES {
-        m.value(d.name(), dtype_value(d));
-    }
-    m.value("half", dtype_value(DType::Float16));
-    m.value("double", dtype_value(DType::Float64));
-    m.value("DType", Value::Class(dtype_class()));
-    m.function(
-        "as_dtype(type_value)",
-        as_dtype,
-        "The `tf.DType` for a name, numpy type or DType: `tf.as_dtype('float32')`.",
-    );
 }

@@ -33,39 +33,47 @@ fn tensor_of(v: &Value) -> PyResult<&Tensor> {
     }
 }
 
-/// `t.name`.
-pub fn tensor_getattr(_vm: &dyn Vm, t: &Value, name: &str) -> PyResult<Option<Value>> {
+/// `t.name`: the attributes and methods of `EagerTensor`'s class, with
+/// TensorFlow's errors for what an eager tensor lacks.
+pub fn tensor_getattr(vm: &dyn Vm, t: &Value, name: &str) -> PyResult<Option<Value>> {
     let x = tensor_of(t)?;
-    Ok(Some(match name {
-        "shape" => crate::object::tensor::shape::shape_value(x.dims()),
-        "dtype" => crate::object::tensor::dtype::dtype_value(x.dtype()),
-        "device" => Value::str(x.device().full_name()),
-        "ndim" => Value::Int(x.rank() as i64),
+    match name {
+        // EagerTensor's getters, called directly: `t.shape` in a loop need
+        // not pay for a property call
+        "shape" => return Ok(Some(super::classes::shape(x))),
+        "dtype" => return Ok(Some(super::classes::dtype(x))),
+        "device" => return Ok(Some(Value::str(super::classes::device(x)))),
+        "ndim" => return Ok(Some(Value::Int(super::classes::ndim(x) as i64))),
         "T" => return Ok(None),
-        "__class__" => Value::Class(tensor_class()),
+        "__class__" => return Ok(Some(Value::Class(tensor_class()))),
         "name" | "op" | "graph" => {
             return Err(PyErr::new(
                 ExcType::AttributeError,
                 format!("Tensor.{name} is undefined when eager execution is enabled."),
             ))
         }
-        _ => match tensor_class().lookup(name) {
-            Some(Value::NativeFunction(f)) => f.bind(t.clone()),
-            _ => {
-                let e = PyErr::new(
-                    ExcType::AttributeError,
-                    format!("'{EAGER_NAME}' object has no attribute '{name}'"),
-                );
-                // TensorFlow gives a slice of a variable (`v[1]`) an `assign`;
-                // dist's slices are plain tensors, so say what to do instead.
-                return Err(if name == "assign" {
-                    e.help("assigning to a slice of a tf.Variable (v[i].assign(x)) is not supported by dist yet: assign the whole variable")
-                } else {
-                    e
-                });
-            }
-        },
-    }))
+        _ => {}
+    }
+    let cls = tensor_class();
+    match cls.lookup(name) {
+        Some(Value::NativeFunction(f)) => Ok(Some(f.bind(t.clone()))),
+        Some(p @ Value::Native(_)) if crate::object::attr::is_data_descriptor(&p) => {
+            crate::object::attr::descriptor_get(vm, &p, Some(t), &cls)
+        }
+        _ => {
+            let e = PyErr::new(
+                ExcType::AttributeError,
+                format!("'{EAGER_NAME}' object has no attribute '{name}'"),
+            );
+            // TensorFlow gives a slice of a variable (`v[1]`) an `assign`;
+            // dist's slices are plain tensors, so say what to do instead.
+            Err(if name == "assign" {
+                e.help("assigning to a slice of a tf.Variable (v[i].assign(x)) is not supported by dist yet: assign the whole variable")
+            } else {
+                e
+            })
+        }
+    }
 }
 
 /// Runs a TensorFlow binary operator on two tensors.

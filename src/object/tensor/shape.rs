@@ -3,12 +3,10 @@
 //! lists and tuples follow TensorFlow.
 
 use std::any::Any;
-use std::rc::Rc;
 
-use crate::object::types::{builtin_class, slice_indices};
-use crate::value::{
-    Args, Class, ClassKind, ExcType, NativeObject, PyErr, PyResult, Value, ValueType, Vm,
-};
+use crate::object::types::slice_indices;
+use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// A `tf.TensorShape` of known rank.
 pub struct TensorShapeObj {
@@ -16,29 +14,24 @@ pub struct TensorShapeObj {
     pub dims: Vec<Option<usize>>,
 }
 
-thread_local! {
-    static CLASS: Rc<Class> = {
-        let c = Class::new_builtin(
-            "TensorShape",
-            "tensorflow.python.framework.tensor_shape",
-            Some(builtin_class(ValueType::Object)),
-            ClassKind::Native,
-        );
-        crate::object::types::add_new(&c, "TensorShape(dims)", shape_new, "A tensor's shape: `tf.TensorShape([2, 3])`.");
-        for (sig, f) in [
-            ("TensorShape.as_list(self)", as_list as crate::value::NativeFn),
-            ("TensorShape.num_elements(self)", num_elements),
-            ("TensorShape.is_fully_defined(self)", is_fully_defined),
-        ] {
-            crate::object::types::add_method(&c, sig, f, "");
-        }
-        c
-    };
-}
-
 /// The `tf.TensorShape` class.
-pub fn shape_class() -> Rc<Class> {
-    CLASS.with(Rc::clone)
+pub static TENSOR_SHAPE: ClassSpec = ClassSpec {
+    name: "TensorShape",
+    module: "tensorflow.python.framework.tensor_shape",
+    bases: &[],
+    members: &[
+        Member::New(shape_new::DEF),
+        Member::Method(as_list::DEF),
+        Member::Method(num_elements::DEF),
+        Member::Method(is_fully_defined::DEF),
+        Member::Getter(rank::DEF),
+        Member::Getter(ndims::DEF),
+        Member::Getter(dims::DEF),
+    ],
+};
+
+impl NativeClass for TensorShapeObj {
+    const SPEC: &'static ClassSpec = &TENSOR_SHAPE;
 }
 
 /// A `TensorShape` value of fully known dims.
@@ -48,50 +41,54 @@ pub fn shape_value(dims: &[usize]) -> Value {
     })
 }
 
-fn this(a: &Args) -> PyResult<&TensorShapeObj> {
-    match a.get(0) {
-        Value::Native(n) => n.as_any().downcast_ref::<TensorShapeObj>(),
-        _ => None,
-    }
-    .ok_or_else(|| PyErr::new(ExcType::TypeError, "expected a TensorShape"))
-}
-
 fn dim_value(d: Option<usize>) -> Value {
     d.map_or(Value::None, |x| Value::Int(x as i64))
 }
 
-fn as_list(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::list(
-        this(a)?.dims.iter().map(|&d| dim_value(d)).collect(),
-    ))
+// The methods had no documentation before the object layer; they keep none.
+#[native("TensorShape.as_list(self)", c)]
+fn as_list(this: &TensorShapeObj) -> Vec<Value> {
+    this.dims.iter().map(|&d| dim_value(d)).collect()
 }
 
-fn num_elements(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let s = this(a)?;
-    Ok(
-        match s
-            .dims
-            .iter()
-            .try_fold(1i64, |acc, d| d.map(|x| acc.saturating_mul(x as i64)))
-        {
-            Some(n) => Value::Int(n),
-            None => Value::None,
-        },
-    )
+#[native("TensorShape.num_elements(self)", c)]
+fn num_elements(this: &TensorShapeObj) -> Option<i64> {
+    this.dims
+        .iter()
+        .try_fold(1i64, |acc, d| d.map(|x| acc.saturating_mul(x as i64)))
 }
 
-fn is_fully_defined(_vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    Ok(Value::Bool(this(a)?.dims.iter().all(Option::is_some)))
+#[native("TensorShape.is_fully_defined(self)", c)]
+fn is_fully_defined(this: &TensorShapeObj) -> bool {
+    this.dims.iter().all(Option::is_some)
 }
 
-fn shape_new(vm: &dyn Vm, a: &Args) -> PyResult<Value> {
-    let v = a.get(0);
-    if let Value::Native(n) = v {
-        if let Some(s) = n.as_any().downcast_ref::<TensorShapeObj>() {
-            return Ok(Value::native(TensorShapeObj {
-                dims: s.dims.clone(),
-            }));
-        }
+/// The number of dimensions.
+#[native("TensorShape.rank(self)")]
+fn rank(this: &TensorShapeObj) -> usize {
+    this.dims.len()
+}
+
+/// The number of dimensions (`rank`).
+#[native("TensorShape.ndims(self)")]
+fn ndims(this: &TensorShapeObj) -> usize {
+    this.dims.len()
+}
+
+/// The dimensions, as a list (`None` where unknown).
+#[native("TensorShape.dims(self)")]
+fn dims(this: &TensorShapeObj) -> Vec<Value> {
+    this.dims.iter().map(|&d| dim_value(d)).collect()
+}
+
+/// A tensor's shape: `tf.TensorShape([2, 3])`.
+#[native("TensorShape(dims)", c_ctor)]
+fn shape_new(vm: &dyn Vm, dims: &Value) -> PyResult<Value> {
+    let v = dims;
+    if let Some(s) = v.downcast::<TensorShapeObj>() {
+        return Ok(Value::native(TensorShapeObj {
+            dims: s.dims.clone(),
+        }));
     }
     let items = match v {
         Value::Int(i) => vec![Value::Int(*i)],
@@ -157,8 +154,8 @@ impl NativeObject for TensorShapeObj {
         self
     }
 
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(shape_class())
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&TENSOR_SHAPE)
     }
 
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
@@ -171,17 +168,6 @@ impl NativeObject for TensorShapeObj {
             1 => format!("({},)", parts[0]),
             _ => format!("({})", parts.join(", ")),
         })
-    }
-
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(Some(match name {
-            "rank" | "ndims" => Value::Int(self.dims.len() as i64),
-            "dims" => Value::list(self.dims.iter().map(|&d| dim_value(d)).collect()),
-            _ => match shape_class().lookup(name) {
-                Some(Value::NativeFunction(f)) => f.bind(this.clone()),
-                _ => return Ok(None),
-            },
-        }))
     }
 
     fn len(&self, _vm: &dyn Vm) -> PyResult<Option<usize>> {

@@ -1,0 +1,267 @@
+//! `tf.random.Generator`: a Philox state of its own, drawn from by its
+//! `normal`, `truncated_normal` and `uniform` methods.
+
+use std::cell::Cell;
+
+use super::op::{
+    affine, check_float_dist, int_range, OpDef, RANDOM_NORMAL, RANDOM_UNIFORM,
+    STATELESS_UNIFORM_INT, TRUNCATED_NORMAL,
+};
+use super::{check_alg, check_uniform_dtype, shape_tensor};
+use crate::modules::tf::convert::{placed, runtime_err, to_tensor};
+use crate::object::tensor::placement::current_device;
+use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::runtime::random::{self, Distribution, Philox};
+use crate::runtime::{ops, DType, Tensor};
+use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+
+/// `tf.random.Generator`: a Philox state of its own (a 128-bit counter and
+/// a 64-bit key, TensorFlow's `[counter_lo, counter_hi, key]`). Each draw
+/// reads the stream at the counter, then moves the counter on by 256
+/// blocks per output element, as TensorFlow's stateful kernels reserve.
+pub struct GeneratorObj {
+    state: Cell<[u64; 3]>,
+}
+
+/// The class of `tf.random.Generator` objects.
+pub static GENERATOR: ClassSpec = ClassSpec {
+    name: "Generator",
+    module: "tensorflow.python.ops.stateful_random_ops",
+    bases: &[],
+    members: &[
+        Member::StaticMethod(from_seed::DEF),
+        Member::StaticMethod(from_non_deterministic_state::DEF),
+        Member::Method(reset_from_seed::DEF),
+        Member::Method(normal::DEF),
+        Member::Method(truncated_normal::DEF),
+        Member::Method(uniform::DEF),
+        Member::Getter(algorithm::DEF),
+    ],
+};
+
+impl NativeClass for GeneratorObj {
+    const SPEC: &'static ClassSpec = &GENERATOR;
+}
+
+impl NativeObject for GeneratorObj {
+    fn type_name(&self) -> &str {
+        "Generator"
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&GENERATOR)
+    }
+
+    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        match name {
+            // what TensorFlow's Generator has and dist's lacks
+            "state" | "key" | "split" | "skip" | "reset" | "reset_from_key_counter"
+            | "make_seeds" | "binomial" | "uniform_full_int" => {
+                Err(PyErr::new(
+                    ExcType::NotImplementedError,
+                    format!("tf.random.Generator.{name} is part of TensorFlow 2.21 but not implemented in dist"),
+                ))
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
+/// The algorithm: Philox, `tf.random.Algorithm.PHILOX` (1).
+#[native("Generator.algorithm(self)")]
+fn algorithm(_this: &GeneratorObj) -> i64 {
+    1
+}
+
+/// A generator whose state comes from the int `seed`: `tf.random.Generator.from_seed(1234)`.
+// The state `[seed, 0, 0]`.
+#[native("from_seed(seed, alg=None)")]
+fn from_seed(vm: &dyn Vm, seed: &Value, alg: &Value) -> PyResult<Value> {
+    philox_alg(vm, alg)?;
+    let seed = generator_seed(seed)?;
+    Ok(Value::native(GeneratorObj {
+        state: Cell::new([seed, 0, 0]),
+    }))
+}
+
+/// A generator whose state comes from the operating system's entropy.
+#[native("from_non_deterministic_state(alg=None)")]
+fn from_non_deterministic_state(vm: &dyn Vm, alg: &Value) -> PyResult<Value> {
+    philox_alg(vm, alg)?;
+    let e = random::seed::entropy;
+    Ok(Value::native(GeneratorObj {
+        state: Cell::new([e(), e(), e()]),
+    }))
+}
+
+/// Resets the state as `from_seed(seed)` makes it.
+#[native("Generator.reset_from_seed(self, seed)")]
+fn reset_from_seed(this: &GeneratorObj, seed: &Value) -> PyResult<()> {
+    this.state.set([generator_seed(seed)?, 0, 0]);
+    Ok(())
+}
+
+/// The Philox algorithm named by `alg` (None: the default), or an error.
+fn philox_alg(vm: &dyn Vm, alg: &Value) -> PyResult<()> {
+    if alg.is_none() {
+        return Ok(());
+    }
+    check_alg(vm, alg)?;
+    let is_philox = matches!(alg.as_builtin(), Value::Int(1))
+        || matches!(alg.as_builtin(), Value::Str(s) if s.as_str() == "philox");
+    if !is_philox {
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "tf.random.Generator supports only the Philox algorithm in dist",
+        ));
+    }
+    Ok(())
+}
+
+/// A generator's int seed (the first word of its state).
+fn generator_seed(v: &Value) -> PyResult<u64> {
+    match v.as_builtin() {
+        Value::Int(s) if *s >= 0 => Ok(*s as u64),
+        _ => Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "tf.random.Generator takes a non-negative int seed in dist",
+        )),
+    }
+}
+
+/// Draws `dist` from the generator's stream and moves its counter on.
+fn generator_draw(
+    vm: &dyn Vm,
+    g: &GeneratorObj,
+    op: &OpDef,
+    shape: &Value,
+    dist: Distribution,
+    dtype: DType,
+) -> PyResult<Tensor> {
+    let device = current_device(vm);
+    let shape = shape_tensor(vm, shape)?;
+    let (dims, _) = op.dims(&shape, device)?;
+    let n = op.output_len(&dims, dtype, device)?;
+    let [lo, hi, key] = g.state.get();
+    let gen = Philox::from_parts(
+        [lo as u32, (lo >> 32) as u32, hi as u32, (hi >> 32) as u32],
+        [key as u32, (key >> 32) as u32],
+    );
+    let t = op.draw(gen, dist, dtype, &dims, device)?;
+    let wide = ((hi as u128) << 64 | lo as u128).wrapping_add(256 * n as u128);
+    g.state.set([wide as u64, (wide >> 64) as u64, key]);
+    Ok(t)
+}
+
+/// `normal` and `truncated_normal`: the raw op, then `rnd * stddev + mean`.
+fn normal_like(
+    vm: &dyn Vm,
+    g: &GeneratorObj,
+    (shape, mean, stddev, dtype): (&Value, &Value, &Value, Option<DType>),
+    dist: Distribution,
+) -> PyResult<Tensor> {
+    let dtype = dtype.unwrap_or(DType::Float32);
+    let op = if dist == Distribution::Normal {
+        &RANDOM_NORMAL
+    } else {
+        &TRUNCATED_NORMAL
+    };
+    // TensorFlow converts the mean and stddev first (an int dtype fails there).
+    let mean = to_tensor(vm, mean, Some(dtype))?;
+    let stddev = to_tensor(vm, stddev, Some(dtype))?;
+    check_float_dist(op, dist, dtype)?;
+    let rnd = generator_draw(vm, g, op, shape, dist, dtype)?;
+    placed(vm, Ok(affine(rnd, &stddev, &mean)?))
+}
+
+/// Normally distributed numbers from this generator's stream.
+#[native("Generator.normal(self, shape, mean=0.0, stddev=1.0, dtype=None, name=None)")]
+fn normal(
+    vm: &dyn Vm,
+    this: &GeneratorObj,
+    shape: &Value,
+    mean: &Value,
+    stddev: &Value,
+    dtype: Option<DType>,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let args = (shape, mean, stddev, dtype);
+    normal_like(vm, this, args, Distribution::Normal)
+}
+
+/// Normal numbers within two standard deviations, from this generator's stream.
+#[native("Generator.truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=None, name=None)")]
+fn truncated_normal(
+    vm: &dyn Vm,
+    this: &GeneratorObj,
+    shape: &Value,
+    mean: &Value,
+    stddev: &Value,
+    dtype: Option<DType>,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let args = (shape, mean, stddev, dtype);
+    normal_like(vm, this, args, Distribution::TruncatedNormal)
+}
+
+/// Uniform numbers in `[minval, maxval)` from this generator's stream.
+#[native("Generator.uniform(self, shape, minval=0, maxval=None, dtype=None, name=None)")]
+fn uniform(
+    vm: &dyn Vm,
+    this: &GeneratorObj,
+    shape: &Value,
+    minval: &Value,
+    maxval: &Value,
+    dtype: Option<DType>,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let dtype = dtype.unwrap_or(DType::Float32);
+    check_uniform_dtype(dtype, false)?;
+    if dtype.is_integer() {
+        if minval.is_none() != maxval.is_none() {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                format!(
+                    "For integer dtype <dtype: '{}'>, minval and maxval must be both `None` or both non-`None`; got minval={} and maxval={}.",
+                    dtype.name(),
+                    vm.str(minval)?,
+                    vm.str(maxval)?
+                ),
+            ));
+        }
+        if maxval.is_none() {
+            return Err(PyErr::new(
+                ExcType::NotImplementedError,
+                "Generator.uniform of an integer dtype without minval and maxval (uniform_full_int) is not implemented in dist",
+            ));
+        }
+        // TensorFlow draws a generator's ints with the stateless kernel
+        // from the generator's key and counter (its errors name that op).
+        let op = &STATELESS_UNIFORM_INT;
+        let lo = to_tensor(vm, minval, Some(dtype))?;
+        let hi = to_tensor(vm, maxval, Some(dtype))?;
+        let device = current_device(vm);
+        let (lo, hi) = int_range(op, &lo, &hi, device)?;
+        let dist = Distribution::UniformInt { lo, hi };
+        let t = generator_draw(vm, this, op, shape, dist, dtype)?;
+        return placed(vm, Ok(t));
+    }
+    let one = Value::Int(1);
+    let maxval = if maxval.is_none() { &one } else { maxval };
+    let lo = to_tensor(vm, minval, Some(dtype))?;
+    let hi = to_tensor(vm, maxval, Some(dtype))?;
+    let rnd = generator_draw(
+        vm,
+        this,
+        &RANDOM_UNIFORM,
+        shape,
+        Distribution::Uniform,
+        dtype,
+    )?;
+    let width = ops::sub(&hi, &lo).map_err(runtime_err)?;
+    placed(vm, Ok(affine(rnd, &width, &lo)?))
+}
