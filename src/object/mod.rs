@@ -20,6 +20,7 @@ pub mod native;
 pub mod numpy;
 pub mod spec;
 pub mod tensor;
+pub mod tf_api;
 pub mod types;
 
 pub use native::{
