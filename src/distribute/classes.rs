@@ -64,7 +64,7 @@ pub static DISTRIBUTED_DELEGATE: ClassSpec = ClassSpec {
 
 /// `tf.distribute.DistributedDataset`: the interface.
 pub static DISTRIBUTED_DATASET_INTERFACE: ClassSpec = ClassSpec {
-    name: "DistributedDataset",
+    name: "DistributedDatasetInterface",
     module: TYPES,
     bases: &[],
     members: &[],
@@ -72,7 +72,7 @@ pub static DISTRIBUTED_DATASET_INTERFACE: ClassSpec = ClassSpec {
 
 /// `tf.distribute.DistributedIterator`: the interface.
 pub static DISTRIBUTED_ITERATOR_INTERFACE: ClassSpec = ClassSpec {
-    name: "DistributedIterator",
+    name: "DistributedIteratorInterface",
     module: TYPES,
     bases: &[],
     members: &[],

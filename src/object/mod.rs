@@ -8,7 +8,9 @@
 //! - [`spec`]: native classes from static tables of members, built once;
 //! - [`module`]: module objects and the builder natives register into;
 //! - [`types`]: the builtin types (`int`, `str`, `list`, `dict` …): their
-//!   methods, slots and protocols.
+//!   methods, slots and protocols;
+//! - [`tf_api`]: the public names of TensorFlow and numpy, for the error
+//!   that says dist lacks one.
 //!
 //! `value` holds the data these act on (the `Value` enum, classes,
 //! instances, functions, the binder); the two form one layer.

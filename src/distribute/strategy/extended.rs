@@ -43,13 +43,21 @@ impl ExtendedObj {
     }
 }
 
-/// `tf.distribute.StrategyExtended` (`StrategyExtendedV2`), with the
+// Each method's signature carries the class that defines it in TensorFlow
+// 2.21, which starts the binder's messages.
+
+/// `tf.distribute.StrategyExtended` (`StrategyExtendedV2`): the methods and
 /// properties every strategy's has.
 pub static EXTENDED_V2: ClassSpec = ClassSpec {
     name: "StrategyExtendedV2",
     module: DISTRIBUTE_LIB,
     bases: &[],
     members: &[
+        Member::Method(reduce_to::DEF),
+        Member::Method(batch_reduce_to::DEF),
+        Member::Method(variable_created_in_scope::DEF),
+        Member::Method(update::DEF),
+        Member::Method(colocate_vars_with::DEF),
         Member::Getter(worker_devices::DEF),
         Member::Getter(parameter_devices::DEF),
         Member::Getter(experimental_require_static_shapes::DEF),
@@ -60,36 +68,28 @@ pub static EXTENDED_V2: ClassSpec = ClassSpec {
     ],
 };
 
-/// `StrategyExtendedV1`, the base of the strategies' extended classes.
+/// `StrategyExtendedV1`, the base of the strategies' extended classes,
+/// with the methods TensorFlow keeps from its 1.x API.
 pub static EXTENDED_V1: ClassSpec = ClassSpec {
     name: "StrategyExtendedV1",
     module: DISTRIBUTE_LIB,
     bases: &[&EXTENDED_V2],
-    members: &[],
-};
-
-// Each method's signature carries the class that defines it in TensorFlow
-// 2.21, which starts the binder's messages.
-
-/// `MirroredExtended`.
-pub static MIRRORED_EXTENDED: ClassSpec = ClassSpec {
-    name: "MirroredExtended",
-    module: "tensorflow.python.distribute.mirrored_strategy",
-    bases: &[&EXTENDED_V1],
     members: &[
-        Member::Method(reduce_to::DEF),
-        Member::Method(batch_reduce_to::DEF),
-        Member::Method(variable_created_in_scope::DEF),
-        // MirroredExtended names the argument `val`
-        Member::Method(value_container::DEF),
-        Member::Method(update::DEF),
-        Member::Method(colocate_vars_with::DEF),
         Member::Method(v1::broadcast_to::DEF),
         Member::Method(v1::call_for_each_replica::DEF),
         Member::Method(v1::read_var::DEF),
         Member::Method(v1::non_slot_devices::DEF),
         Member::Method(v1::update_non_slot::DEF),
     ],
+};
+
+/// `MirroredExtended`.
+pub static MIRRORED_EXTENDED: ClassSpec = ClassSpec {
+    name: "MirroredExtended",
+    module: "tensorflow.python.distribute.mirrored_strategy",
+    bases: &[&EXTENDED_V1],
+    // MirroredExtended names the argument `val`
+    members: &[Member::Method(value_container::DEF)],
 };
 
 /// `OneDeviceExtended`.
@@ -97,22 +97,10 @@ pub static ONE_DEVICE_EXTENDED: ClassSpec = ClassSpec {
     name: "OneDeviceExtended",
     module: "tensorflow.python.distribute.one_device_strategy",
     bases: &[&EXTENDED_V1],
-    members: &[
-        Member::Method(reduce_to::DEF),
-        Member::Method(batch_reduce_to::DEF),
-        Member::Method(variable_created_in_scope::DEF),
-        Member::Method(NativeDef {
-            sig: "OneDeviceExtended.value_container(self, value)",
-            ..value_container::DEF
-        }),
-        Member::Method(update::DEF),
-        Member::Method(colocate_vars_with::DEF),
-        Member::Method(v1::broadcast_to::DEF),
-        Member::Method(v1::call_for_each_replica::DEF),
-        Member::Method(v1::read_var::DEF),
-        Member::Method(v1::non_slot_devices::DEF),
-        Member::Method(v1::update_non_slot::DEF),
-    ],
+    members: &[Member::Method(NativeDef {
+        sig: "OneDeviceExtended.value_container(self, value)",
+        ..value_container::DEF
+    })],
 };
 
 /// The default strategy's extended class.
@@ -121,8 +109,6 @@ pub static DEFAULT_EXTENDED: ClassSpec = ClassSpec {
     module: DISTRIBUTE_LIB,
     bases: &[&EXTENDED_V1],
     members: &[
-        Member::Method(reduce_to::DEF),
-        Member::Method(batch_reduce_to::DEF),
         Member::Method(NativeDef {
             sig: "_DefaultDistributionExtended.variable_created_in_scope(self, v)",
             ..variable_created_in_scope::DEF
@@ -131,16 +117,10 @@ pub static DEFAULT_EXTENDED: ClassSpec = ClassSpec {
             sig: "_DefaultDistributionExtended.value_container(self, value)",
             ..value_container::DEF
         }),
-        Member::Method(update::DEF),
         Member::Method(NativeDef {
             sig: "_DefaultDistributionExtended.colocate_vars_with(self, colocate_with_variable)",
             ..colocate_vars_with::DEF
         }),
-        Member::Method(v1::broadcast_to::DEF),
-        Member::Method(v1::call_for_each_replica::DEF),
-        Member::Method(v1::read_var::DEF),
-        Member::Method(v1::non_slot_devices::DEF),
-        Member::Method(v1::update_non_slot::DEF),
     ],
 };
 

@@ -52,28 +52,16 @@ pub struct StrategyObj {
 const MIRRORED_MODULE: &str = "tensorflow.python.distribute.mirrored_strategy";
 const ONE_DEVICE_MODULE: &str = "tensorflow.python.distribute.one_device_strategy";
 
-/// `tf.distribute.Strategy`, with the properties every strategy has.
-pub static STRATEGY: ClassSpec = ClassSpec {
-    name: "Strategy",
-    module: DISTRIBUTE_LIB,
-    bases: &[],
-    members: &[
-        Member::Getter(num_replicas_in_sync::DEF),
-        Member::Getter(extended_object::DEF),
-        Member::Getter(cluster_resolver::DEF),
-    ],
-};
-
 // Each method's signature carries the class that defines it in TensorFlow
 // 2.21 (`StrategyBase`, `Strategy`, or `OneDeviceStrategy`, which overrides
 // most of them): its `__qualname__` starts the binder's messages
 // (`StrategyBase.reduce() missing 1 required positional argument: 'axis'`).
 
-/// `tf.distribute.MirroredStrategy`.
-pub static MIRRORED_STRATEGY: ClassSpec = ClassSpec {
-    name: "MirroredStrategy",
-    module: MIRRORED_MODULE,
-    bases: &[&STRATEGY],
+/// `tf.distribute.Strategy`: the methods and properties every strategy has.
+pub static STRATEGY: ClassSpec = ClassSpec {
+    name: "Strategy",
+    module: DISTRIBUTE_LIB,
+    bases: &[],
     members: &[
         Member::Method(scope::DEF),
         Member::Method(run::DEF),
@@ -86,8 +74,18 @@ pub static MIRRORED_STRATEGY: ClassSpec = ClassSpec {
         Member::Method(renamed::experimental_run::DEF),
         Member::Method(renamed::UNWRAP),
         Member::Method(renamed::DISTRIBUTE_DATASETS_FROM_FUNCTION),
-        Member::New(mirrored_new::DEF),
+        Member::Getter(num_replicas_in_sync::DEF),
+        Member::Getter(extended_object::DEF),
+        Member::Getter(cluster_resolver::DEF),
     ],
+};
+
+/// `tf.distribute.MirroredStrategy`.
+pub static MIRRORED_STRATEGY: ClassSpec = ClassSpec {
+    name: "MirroredStrategy",
+    module: MIRRORED_MODULE,
+    bases: &[&STRATEGY],
+    members: &[Member::New(mirrored_new::DEF)],
 };
 
 /// `tf.distribute.OneDeviceStrategy`.
@@ -108,12 +106,10 @@ pub static ONE_DEVICE_STRATEGY: ClassSpec = ClassSpec {
             sig: "OneDeviceStrategy.reduce(self, reduce_op, value, axis)",
             ..cross_replica::reduce::DEF
         }),
-        Member::Method(cross_replica::gather::DEF),
         Member::Method(NativeDef {
             sig: "OneDeviceStrategy.experimental_local_results(self, value)",
             ..local_results::DEF
         }),
-        Member::Method(values_from_function::DEF),
         Member::Method(NativeDef {
             sig: "OneDeviceStrategy.experimental_distribute_dataset(self, dataset, options=None)",
             ..distribute_dataset::DEF
@@ -122,9 +118,6 @@ pub static ONE_DEVICE_STRATEGY: ClassSpec = ClassSpec {
             sig: "OneDeviceStrategy.distribute_datasets_from_function(self, dataset_fn, options=None)",
             ..distribute_from_function::DEF
         }),
-        Member::Method(renamed::experimental_run::DEF),
-        Member::Method(renamed::UNWRAP),
-        Member::Method(renamed::DISTRIBUTE_DATASETS_FROM_FUNCTION),
         Member::New(one_device_new::DEF),
     ],
 };
@@ -134,19 +127,7 @@ pub static DEFAULT_STRATEGY: ClassSpec = ClassSpec {
     name: "_DefaultDistributionStrategy",
     module: DISTRIBUTE_LIB,
     bases: &[&STRATEGY],
-    members: &[
-        Member::Method(scope::DEF),
-        Member::Method(run::DEF),
-        Member::Method(cross_replica::reduce::DEF),
-        Member::Method(cross_replica::gather::DEF),
-        Member::Method(local_results::DEF),
-        Member::Method(values_from_function::DEF),
-        Member::Method(distribute_dataset::DEF),
-        Member::Method(distribute_from_function::DEF),
-        Member::Method(renamed::experimental_run::DEF),
-        Member::Method(renamed::UNWRAP),
-        Member::Method(renamed::DISTRIBUTE_DATASETS_FROM_FUNCTION),
-    ],
+    members: &[],
 };
 
 impl Kind {

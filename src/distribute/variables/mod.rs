@@ -222,7 +222,7 @@ pub static RESOURCE_VARIABLE: ClassSpec = ClassSpec {
     name: "ResourceVariable",
     module: "tensorflow.python.ops.resource_variable_ops",
     bases: &[&BASE_RESOURCE_VARIABLE],
-    members: update::RESOURCE_VARIABLE_METHODS,
+    members: update::VARIABLE_METHODS,
 };
 
 /// `DistributedVariable`, with the properties of a distributed variable.
@@ -242,7 +242,7 @@ pub static MIRRORED_VARIABLE: ClassSpec = ClassSpec {
     name: "MirroredVariable",
     module: super::classes::VALUES,
     bases: &[&DISTRIBUTED_VARIABLE, &MIRRORED],
-    members: update::MIRRORED_VARIABLE_METHODS,
+    members: update::VARIABLE_METHODS,
 };
 
 /// `SyncOnReadVariable`.
@@ -250,7 +250,7 @@ pub static SYNC_ON_READ_VARIABLE: ClassSpec = ClassSpec {
     name: "SyncOnReadVariable",
     module: super::classes::VALUES,
     bases: &[&DISTRIBUTED_VARIABLE],
-    members: update::SYNC_ON_READ_VARIABLE_METHODS,
+    members: update::VARIABLE_METHODS,
 };
 
 impl NativeClass for PlainVar {
@@ -470,11 +470,6 @@ impl NativeObject for DistVar {
         var_compare(vm, self.read(vm)?, op, other)
     }
 }
-
-/// A variable's comparisons are its value's, `==` and `!=` too
-/// (`Variable.__eq__` is `tf.equal(self, other,
-/// incompatible_shape_error=False)`, element-wise, and unlike a tensor's it
-/// converts `None` too, which fails).
 
 /// A variable's comparisons are its value's, `==` and `!=` too
 /// (`Variable.__eq__` is `tf.equal(self, other,

@@ -15,58 +15,20 @@ use crate::object::{native, Member, NativeDef};
 use crate::runtime::{ops, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
-/// The methods of the variable class TensorFlow names `$class` (which
-/// starts the binder's messages).
-macro_rules! variable_methods {
-    ($class:literal) => {
-        &[
-            Member::Method(NativeDef {
-                sig: concat!(
-                    $class,
-                    ".assign(self, value, use_locking=None, name=None, read_value=True)"
-                ),
-                ..assign::DEF
-            }),
-            Member::Method(NativeDef {
-                sig: concat!(
-                    $class,
-                    ".assign_add(self, delta, use_locking=None, name=None, read_value=True)"
-                ),
-                ..assign_add::DEF
-            }),
-            Member::Method(NativeDef {
-                sig: concat!(
-                    $class,
-                    ".assign_sub(self, delta, use_locking=None, name=None, read_value=True)"
-                ),
-                ..assign_sub::DEF
-            }),
-            Member::Method(NativeDef {
-                sig: concat!($class, ".read_value(self)"),
-                ..read_value::DEF
-            }),
-            Member::Method(NativeDef {
-                sig: concat!($class, ".value(self)"),
-                ..read_value::DEF
-            }),
-            Member::Method(NativeDef {
-                sig: concat!($class, ".numpy(self)"),
-                ..numpy::DEF
-            }),
-            Member::Method(NativeDef {
-                sig: concat!($class, ".get_shape(self)"),
-                ..get_shape::DEF
-            }),
-        ]
-    };
-}
-
-/// The methods of `ResourceVariable`.
-pub(super) const RESOURCE_VARIABLE_METHODS: &[Member] = variable_methods!("ResourceVariable");
-/// The methods of `MirroredVariable`.
-pub(super) const MIRRORED_VARIABLE_METHODS: &[Member] = variable_methods!("MirroredVariable");
-/// The methods of `SyncOnReadVariable`.
-pub(super) const SYNC_ON_READ_VARIABLE_METHODS: &[Member] = variable_methods!("SyncOnReadVariable");
+/// The methods of every variable class. They carry `ResourceVariable`'s
+/// name (which starts the binder's messages) in distributed variables too.
+pub(super) const VARIABLE_METHODS: &[Member] = &[
+    Member::Method(assign::DEF),
+    Member::Method(assign_add::DEF),
+    Member::Method(assign_sub::DEF),
+    Member::Method(read_value::DEF),
+    Member::Method(NativeDef {
+        sig: "ResourceVariable.value(self)",
+        ..read_value::DEF
+    }),
+    Member::Method(numpy::DEF),
+    Member::Method(get_shape::DEF),
+];
 
 #[derive(Clone, Copy)]
 enum Upd {
