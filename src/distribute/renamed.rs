@@ -4,7 +4,7 @@
 //! `experimental_distribute_datasets_from_function`); for the names it no
 //! longer has, the AttributeError stays Python's and [`attribute_help`] gives
 //! the help line that says what replaced them and since when. The strategy
-//! methods themselves are in `strategy.rs`.
+//! methods themselves are in `strategy/`.
 
 use super::strategy::{distribute_from_function, local_results, run_on_replicas, StrategyObj};
 use super::values::WAYS_OUT;

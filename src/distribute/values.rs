@@ -67,7 +67,7 @@ impl NativeClass for DistValues {
 }
 
 impl DistValues {
-    fn spec(&self) -> &'static ClassSpec {
+    fn class_spec(&self) -> &'static ClassSpec {
         match self.kind {
             DistKind::PerReplica => &PER_REPLICA,
             DistKind::Mirrored => &MIRRORED,
@@ -75,7 +75,7 @@ impl DistValues {
     }
 
     fn name(&self) -> &'static str {
-        self.spec().name
+        self.class_spec().name
     }
 }
 
@@ -136,7 +136,7 @@ impl NativeObject for DistValues {
         self
     }
     fn spec(&self) -> Option<&'static ClassSpec> {
-        Some(DistValues::spec(self))
+        Some(self.class_spec())
     }
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
         render(self.name(), &self.values, vm, true)
