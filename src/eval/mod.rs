@@ -429,7 +429,7 @@ impl Interp {
         match self.lookup_attribute(&p, last) {
             Ok(Some(m @ Value::Native(_))) if m.type_name() == "module" => Ok(m),
             Err(e) if e.is(ExcType::NotImplementedError) => Err(e),
-            _ => Err(crate::modules::tf_api::not_implemented(parent, last).unwrap_or_else(missing)),
+            _ => Err(crate::object::tf_api::not_implemented(parent, last).unwrap_or_else(missing)),
         }
     }
 
@@ -732,7 +732,7 @@ impl Vm for Interp {
         Interp::run_replicas(self, n, body, merge)
     }
 
-    fn collective(&self, payload: Value) -> PyResult<Value> {
+    fn collective(&self, payload: Value) -> Result<Value, crate::value::CollectiveError> {
         Interp::collective(self, payload)
     }
 
