@@ -33,16 +33,6 @@ pub fn native_class(name: &str) -> Rc<Class> {
     })
 }
 
-/// Registers a class object for a native type (so `tf.distribute.MirroredStrategy`
-/// and `type(strategy)` are the same object).
-pub fn register_native_class(cls: Rc<Class>) {
-    NATIVE_CLASSES.with(|c| {
-        let mut c = c.borrow_mut();
-        c.retain(|k| k.name != cls.name);
-        c.push(cls);
-    })
-}
-
 /// The attributes an exception keeps outside its `__dict__` in CPython.
 const EXCEPTION_SLOTS: &[&str] = &[
     "args",

@@ -6,7 +6,7 @@ use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::value::{NativeFn, NativeFunction, NativeObject, PyResult, Value, Vm};
+use crate::value::{NativeObject, PyResult, Value, Vm};
 
 /// A module or namespace object (`tf`, `tf.distribute`, `os.path`, `math`).
 pub struct ModuleObj {
@@ -81,16 +81,6 @@ impl ModuleBuilder {
     /// Calls `hook` on every attribute assignment to the module.
     pub fn on_setattr(&mut self, hook: SetattrHook) -> &mut Self {
         self.on_setattr = Some(hook);
-        self
-    }
-
-    /// Registers a native function under the name in its signature
-    /// (`"getenv(key, default=None)"`); the signature's name is what error
-    /// messages show.
-    pub fn function(&mut self, sig: &str, func: NativeFn, doc: &'static str) -> &mut Self {
-        let f = NativeFunction::new(sig, func, doc);
-        let short: Rc<str> = f.name().into();
-        self.dict.insert(short, Value::NativeFunction(f));
         self
     }
 
