@@ -437,7 +437,14 @@ pub struct DeviceScope {
     device: Option<Device>,
 }
 
+/// The class of `tf.device(...)` scopes.
+pub static DEVICE_SCOPE: ClassSpec = ClassSpec::plain("_EagerDeviceContext", "builtins");
+
 impl NativeObject for DeviceScope {
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&DEVICE_SCOPE)
+    }
+
     fn type_name(&self) -> &str {
         "_EagerDeviceContext"
     }

@@ -213,7 +213,14 @@ impl NativeObject for FunctionObj {
     }
 }
 
+/// The class of the callables dist makes for TensorFlow's internal functions.
+pub static FUNCTION_OBJECT: ClassSpec = ClassSpec::plain("function", "builtins");
+
 impl NativeObject for Decorator {
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&FUNCTION_OBJECT)
+    }
+
     fn type_name(&self) -> &str {
         "function"
     }

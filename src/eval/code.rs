@@ -7,6 +7,7 @@
 use std::any::Any;
 use std::rc::Rc;
 
+use crate::object::ClassSpec;
 use crate::syntax::ast::Slot;
 use crate::value::{NativeObject, PyResult, Value, Vm};
 
@@ -79,7 +80,15 @@ impl Code {
     }
 }
 
+/// The class of code objects.
+pub static CODE: ClassSpec = ClassSpec::plain("code", "builtins");
+
 impl NativeObject for Code {
+    fn class(&self) -> Option<std::rc::Rc<crate::value::Class>> {
+        // Its attributes are its own (`getattr`), not its class's.
+        Some(CODE.class())
+    }
+
     fn type_name(&self) -> &str {
         "code"
     }

@@ -6,6 +6,7 @@
 use std::any::Any;
 use std::rc::Rc;
 
+use crate::object::ClassSpec;
 use crate::syntax::ast::BinOp;
 use crate::value::object::Class;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
@@ -46,7 +47,15 @@ impl MappingProxy {
     }
 }
 
+/// The class of a class's `__dict__`.
+pub static MAPPINGPROXY: ClassSpec = ClassSpec::plain("mappingproxy", "builtins");
+
 impl NativeObject for MappingProxy {
+    fn class(&self) -> Option<std::rc::Rc<crate::value::Class>> {
+        // Its attributes are its own (`getattr`), not its class's.
+        Some(MAPPINGPROXY.class())
+    }
+
     fn type_name(&self) -> &str {
         "mappingproxy"
     }

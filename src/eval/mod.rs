@@ -34,7 +34,6 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-pub use crate::object::attr::native_class;
 pub use frame::Frame;
 pub use iter::IterState;
 
@@ -427,7 +426,7 @@ impl Interp {
         };
         let p = self.import(parent)?;
         match self.lookup_attribute(&p, last) {
-            Ok(Some(m @ Value::Native(_))) if m.type_name() == "module" => Ok(m),
+            Ok(Some(m)) if m.downcast::<crate::object::module::ModuleObj>().is_some() => Ok(m),
             Err(e) if e.is(ExcType::NotImplementedError) => Err(e),
             _ => Err(crate::object::tf_api::not_implemented(parent, last).unwrap_or_else(missing)),
         }

@@ -18,7 +18,15 @@ pub struct SuperObj {
     pub obj: Value,
 }
 
+/// The class of the objects `super()` returns.
+pub static SUPER: ClassSpec = ClassSpec::plain("super", "builtins");
+
 impl NativeObject for SuperObj {
+    fn class(&self) -> Option<std::rc::Rc<crate::value::Class>> {
+        // Its attributes are its own (`getattr`), not its class's.
+        Some(SUPER.class())
+    }
+
     fn type_name(&self) -> &str {
         "super"
     }
@@ -495,12 +503,22 @@ impl NativeObject for ClassMethodObj {
     }
 }
 
-/// A named singleton (`NotImplemented`, `Ellipsis`).
-pub struct Singleton(&'static str, &'static str);
+/// A named singleton (`NotImplemented`, `Ellipsis`) and its class.
+pub struct Singleton(&'static str, &'static ClassSpec);
+
+/// `type(NotImplemented)`.
+pub static NOT_IMPLEMENTED_TYPE: ClassSpec = ClassSpec::plain("NotImplementedType", "builtins");
+
+/// `type(Ellipsis)`.
+pub static ELLIPSIS_TYPE: ClassSpec = ClassSpec::plain("ellipsis", "builtins");
 
 impl NativeObject for Singleton {
     fn type_name(&self) -> &str {
-        self.1
+        self.1.name
+    }
+
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(self.1)
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -513,8 +531,8 @@ impl NativeObject for Singleton {
 }
 
 thread_local! {
-    static NOT_IMPLEMENTED: Value = Value::native(Singleton("NotImplemented", "NotImplementedType"));
-    static ELLIPSIS: Value = Value::native(Singleton("Ellipsis", "ellipsis"));
+    static NOT_IMPLEMENTED: Value = Value::native(Singleton("NotImplemented", &NOT_IMPLEMENTED_TYPE));
+    static ELLIPSIS: Value = Value::native(Singleton("Ellipsis", &ELLIPSIS_TYPE));
 }
 
 /// The `NotImplemented` singleton.

@@ -6,6 +6,7 @@ use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use crate::object::ClassSpec;
 use crate::value::{NativeObject, PyResult, Value, Vm};
 
 /// A module or namespace object (`tf`, `tf.distribute`, `os.path`, `math`).
@@ -22,7 +23,15 @@ pub struct ModuleObj {
 /// See [`ModuleObj::on_setattr`].
 pub type SetattrHook = fn(vm: &dyn Vm, name: &str, value: &Value);
 
+/// The class of module objects.
+pub static MODULE: ClassSpec = ClassSpec::plain("module", "builtins");
+
 impl NativeObject for ModuleObj {
+    fn class(&self) -> Option<std::rc::Rc<crate::value::Class>> {
+        // Its attributes are its own (`getattr`), not its class's.
+        Some(MODULE.class())
+    }
+
     fn type_name(&self) -> &str {
         "module"
     }

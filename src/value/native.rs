@@ -365,7 +365,10 @@ pub trait NativeObject: Any {
 
     /// The object's class, for `type(obj)` and `isinstance` (`range`, `slice`,
     /// `dict_keys` …): by default the class of its [`NativeObject::spec`].
-    /// None: the evaluator makes up a class from `type_name`.
+    /// A type whose attributes are its own rather than its class's (a
+    /// module, a `super` object) names its class here and leaves `spec`
+    /// None, so lookup asks its `getattr` first. Every native type has a
+    /// class one way or the other: identity is by class, never by name.
     fn class(&self) -> Option<std::rc::Rc<super::object::Class>> {
         self.spec().map(crate::object::class_of_spec)
     }

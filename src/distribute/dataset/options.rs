@@ -14,14 +14,14 @@ use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// `tf.data.Options()` or one of its groups (`experimental_distribute` …).
 pub struct OptionsObj {
-    class: &'static str,
+    spec: &'static ClassSpec,
     attrs: RefCell<IndexMap<String, Value>>,
 }
 
 /// A fresh `tf.data.Options()`.
 pub fn options_value() -> Value {
     Value::native(OptionsObj {
-        class: "Options",
+        spec: &OPTIONS,
         attrs: RefCell::new(IndexMap::new()),
     })
 }
@@ -32,19 +32,45 @@ pub fn new_options() -> Value {
     options_value()
 }
 
-fn group_class(name: &str) -> Option<&'static str> {
+/// The classes of `tf.data.Options` and of its option groups.
+macro_rules! options_classes {
+    ($($id:ident $name:literal),*) => {$(
+        #[doc = concat!("`tf.data.", $name, "`.")]
+        pub static $id: ClassSpec = ClassSpec {
+            name: $name,
+            module: "tensorflow.python.data.ops.options",
+            bases: &[],
+            members: &[],
+        };
+    )*};
+}
+
+options_classes!(
+    OPTIONS "Options",
+    DISTRIBUTE_OPTIONS "DistributeOptions",
+    OPTIMIZATION_OPTIONS "OptimizationOptions",
+    THREADING_OPTIONS "ThreadingOptions",
+    AUTOTUNE_OPTIONS "AutotuneOptions"
+);
+
+fn group_class(name: &str) -> Option<&'static ClassSpec> {
     Some(match name {
-        "experimental_distribute" => "DistributeOptions",
-        "experimental_optimization" => "OptimizationOptions",
-        "threading" => "ThreadingOptions",
-        "autotune" => "AutotuneOptions",
+        "experimental_distribute" => &DISTRIBUTE_OPTIONS,
+        "experimental_optimization" => &OPTIMIZATION_OPTIONS,
+        "threading" => &THREADING_OPTIONS,
+        "autotune" => &AUTOTUNE_OPTIONS,
         _ => return None,
     })
 }
 
 impl NativeObject for OptionsObj {
     fn type_name(&self) -> &str {
-        self.class
+        self.spec.name
+    }
+
+    fn class(&self) -> Option<std::rc::Rc<crate::value::Class>> {
+        // Its attributes are its own (`getattr`), not its class's.
+        Some(self.spec.class())
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -54,7 +80,7 @@ impl NativeObject for OptionsObj {
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!(
             "<tensorflow.python.data.ops.options.{} object at {:#x}>",
-            self.class,
+            self.spec.name,
             this.id()
         ))
     }
@@ -67,8 +93,8 @@ impl NativeObject for OptionsObj {
             return Ok(None);
         }
         let v = match group_class(name) {
-            Some(class) if self.class == "Options" => Value::native(OptionsObj {
-                class,
+            Some(spec) if std::ptr::eq(self.spec, &OPTIONS) => Value::native(OptionsObj {
+                spec,
                 attrs: RefCell::new(IndexMap::new()),
             }),
             _ => Value::None,

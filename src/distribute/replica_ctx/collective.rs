@@ -16,6 +16,7 @@ use crate::distribute::variables::{self, Agg};
 use crate::object::numpy::array::NdArray;
 use crate::object::tensor::convert::runtime_err;
 use crate::object::types::namedtuple::NamedTuple;
+use crate::object::ClassSpec;
 use crate::runtime::{DType, Device, Tensor};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -48,7 +49,14 @@ impl Request {
 /// The payload a replica parks with.
 pub struct CollectiveReq(pub Request);
 
+/// The class of a replica's pending collective.
+pub static COLLECTIVE: ClassSpec = ClassSpec::plain("collective", "builtins");
+
 impl NativeObject for CollectiveReq {
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&COLLECTIVE)
+    }
+
     fn type_name(&self) -> &str {
         "collective"
     }

@@ -283,6 +283,10 @@ struct UpdateMergeFn {
 }
 
 impl NativeObject for UpdateMergeFn {
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&crate::distribute::function::FUNCTION_OBJECT)
+    }
+
     fn type_name(&self) -> &str {
         "function"
     }

@@ -277,7 +277,14 @@ fn update(
 /// `with strategy.extended.colocate_vars_with(v):` (placement is already per replica).
 struct NullScope;
 
+/// The class of `colocate_vars_with` scopes.
+pub static COLOCATE_SCOPE: ClassSpec = ClassSpec::plain("_colocate_vars_with", "builtins");
+
 impl NativeObject for NullScope {
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&COLOCATE_SCOPE)
+    }
+
     fn type_name(&self) -> &str {
         "_colocate_vars_with"
     }

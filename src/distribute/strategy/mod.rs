@@ -308,7 +308,14 @@ pub struct ScopeObj {
     strategy: Value,
 }
 
+/// The class of `strategy.scope()` objects.
+pub static SCOPE: ClassSpec = ClassSpec::plain("_CurrentDistributionContext", "builtins");
+
 impl NativeObject for ScopeObj {
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&SCOPE)
+    }
+
     fn type_name(&self) -> &str {
         "_CurrentDistributionContext"
     }

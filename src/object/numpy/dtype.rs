@@ -89,7 +89,15 @@ fn not_understood(vm: &dyn Vm, v: &Value) -> crate::value::PyErr {
     )
 }
 
+/// The class of numpy dtype objects.
+pub static NP_DTYPE: ClassSpec = ClassSpec::plain("dtype", "builtins");
+
 impl NativeObject for NpDType {
+    fn class(&self) -> Option<std::rc::Rc<crate::value::Class>> {
+        // Its attributes are its own (`getattr`), not its class's.
+        Some(NP_DTYPE.class())
+    }
+
     fn type_name(&self) -> &str {
         "dtype"
     }

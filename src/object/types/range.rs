@@ -12,7 +12,14 @@ use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 /// script can reach, hashed by identity, so no plain tuple equals a range.
 struct RangeKeyTag;
 
+/// The class of the keys equal ranges hash as.
+pub static RANGE_KEY: ClassSpec = ClassSpec::plain("range_key", "builtins");
+
 impl NativeObject for RangeKeyTag {
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&RANGE_KEY)
+    }
+
     fn type_name(&self) -> &str {
         "range_key"
     }
