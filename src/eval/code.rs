@@ -4,7 +4,6 @@
 //! local names), not bytecode; attributes about bytecode are missing
 //! (AttributeError), never made up.
 
-use std::any::Any;
 use std::rc::Rc;
 
 use crate::object::ClassSpec;
@@ -91,10 +90,6 @@ impl NativeObject for Code {
 
     fn type_name(&self) -> &str {
         "code"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {

@@ -3,7 +3,6 @@
 //! is at that moment, so methods and operators answer as a dict's do;
 //! item assignment and deletion are TypeErrors, as in CPython.
 
-use std::any::Any;
 use std::rc::Rc;
 
 use crate::object::ClassSpec;
@@ -58,10 +57,6 @@ impl NativeObject for MappingProxy {
 
     fn type_name(&self) -> &str {
         "mappingproxy"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {

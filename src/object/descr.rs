@@ -3,7 +3,6 @@
 //! objects, the `NotImplemented` and `Ellipsis` singletons, and how a class
 //! attribute binds to the receiver it was read through.
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -29,10 +28,6 @@ impl NativeObject for SuperObj {
 
     fn type_name(&self) -> &str {
         "super"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
@@ -370,14 +365,6 @@ impl NativeObject for PropertyObj {
         Some(&PROPERTY)
     }
 
-    fn type_name(&self) -> &str {
-        "property"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
     fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
         if name == "__isabstractmethod__" {
             // Abstract when one of its accessors is (`@property @abstractmethod`).
@@ -428,16 +415,8 @@ impl NativeObject for StaticMethodObj {
         Some(&STATICMETHOD)
     }
 
-    fn type_name(&self) -> &str {
-        "staticmethod"
-    }
-
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
         Ok(format!("<staticmethod({})>", vm.repr(&self.0)?))
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -486,16 +465,8 @@ impl NativeObject for ClassMethodObj {
         Some(&CLASSMETHOD)
     }
 
-    fn type_name(&self) -> &str {
-        "classmethod"
-    }
-
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
         Ok(format!("<classmethod({})>", vm.repr(&self.0)?))
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -519,10 +490,6 @@ impl NativeObject for Singleton {
 
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.1)
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {

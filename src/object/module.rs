@@ -2,7 +2,6 @@
 //! (`fn register(m: &mut ModuleBuilder)`); dotted names come from nested
 //! namespaces (`tf` → `distribute` → `MirroredStrategy`).
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -34,10 +33,6 @@ impl NativeObject for ModuleObj {
 
     fn type_name(&self) -> &str {
         "module"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {

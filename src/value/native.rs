@@ -165,15 +165,39 @@ impl State {
     }
 }
 
+/// The upcast every native object has, for downcasting to its concrete
+/// type (`n.as_any().downcast_ref::<T>()`): written once here for all.
+pub trait AsAny: Any {
+    /// `self` as `&dyn Any`.
+    fn any_ref(&self) -> &dyn Any;
+}
+
+impl<T: Any> AsAny for T {
+    fn any_ref(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl dyn NativeObject {
+    /// Upcast for downcasting to the concrete type.
+    #[inline]
+    pub fn as_any(&self) -> &dyn Any {
+        self.any_ref()
+    }
+}
+
 /// An object implemented in Rust. Every method has a default that behaves
 /// like a plain Python object without the corresponding dunder method.
 /// `this` is the `Value` that wraps `self`, for methods that bind it.
-pub trait NativeObject: Any {
-    /// The Python type name (`MirroredStrategy`, `PerReplica` …).
-    fn type_name(&self) -> &str;
-
-    /// Upcast for downcasting to the concrete type.
-    fn as_any(&self) -> &dyn Any;
+pub trait NativeObject: AsAny {
+    /// The Python type name (`MirroredStrategy`, `PerReplica` …): by default
+    /// its spec's class name.
+    fn type_name(&self) -> &str {
+        match self.spec() {
+            Some(spec) => spec.name,
+            None => "object",
+        }
+    }
 
     /// `repr(obj)`.
     fn repr(&self, this: &Value, vm: &dyn Vm) -> PyResult<String> {

@@ -3,7 +3,6 @@
 //! `tf.distribute.InputOptions`; plus `tf.distribute.InputContext`, which
 //! `distribute_datasets_from_function` passes to the dataset function.
 
-use std::any::Any;
 use std::cell::RefCell;
 
 use indexmap::IndexMap;
@@ -71,10 +70,6 @@ impl NativeObject for OptionsObj {
     fn class(&self) -> Option<std::rc::Rc<crate::value::Class>> {
         // Its attributes are its own (`getattr`), not its class's.
         Some(self.spec.class())
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
@@ -239,9 +234,6 @@ impl NativeObject for StrEnumMember {
     fn type_name(&self) -> &str {
         self.spec.name
     }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.spec)
     }
@@ -352,10 +344,6 @@ impl NativeObject for NamedOptions {
         Some(self.spec)
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
         let mut parts = Vec::new();
         for (name, v) in self.fields.iter().zip(&self.values) {
@@ -450,16 +438,8 @@ fn per_replica_batch_size(
 }
 
 impl NativeObject for InputContextObj {
-    fn type_name(&self) -> &str {
-        "InputContext"
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&INPUT_CONTEXT)
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {

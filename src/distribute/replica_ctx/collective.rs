@@ -4,7 +4,6 @@
 //! ([`merge_collectives`], through `Vm::collective`), with TensorFlow's
 //! checks and errors.
 
-use std::any::Any;
 use std::rc::Rc;
 
 use crate::distribute::context::{state, ReplicaRun};
@@ -55,13 +54,6 @@ pub static COLLECTIVE: ClassSpec = ClassSpec::plain("collective", "builtins");
 impl NativeObject for CollectiveReq {
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&COLLECTIVE)
-    }
-
-    fn type_name(&self) -> &str {
-        "collective"
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

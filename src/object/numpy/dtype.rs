@@ -2,7 +2,6 @@
 //! calling one makes a numpy scalar) and `np.dtype` objects (`arr.dtype`,
 //! printing `float64`, repr `dtype('float64')`).
 
-use std::any::Any;
 use std::rc::Rc;
 
 use super::array::ndarray_members;
@@ -100,10 +99,6 @@ impl NativeObject for NpDType {
 
     fn type_name(&self) -> &str {
         "dtype"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
