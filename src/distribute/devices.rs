@@ -16,18 +16,6 @@ pub fn gpus(vm: &dyn Vm) -> Vec<Device> {
     config.gpu_backend.get().gpus(config.virtual_gpus.get())
 }
 
-/// The number of GPUs the script sees.
-pub fn gpu_count(vm: &dyn Vm) -> u32 {
-    let config = vm.state().get::<super::Config>();
-    match config.gpu_backend.get() {
-        // no probe of the driver when real GPUs cannot be used anyway
-        crate::runtime::GpuBackend::Host | crate::runtime::GpuBackend::Cuda => {
-            config.virtual_gpus.get()
-        }
-        crate::runtime::GpuBackend::Auto => gpus(vm).len() as u32,
-    }
-}
-
 /// `GPU:index` as the script sees it (real or virtual; the caller checks
 /// that it exists).
 pub fn gpu(vm: &dyn Vm, index: u32) -> Device {

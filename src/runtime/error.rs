@@ -130,13 +130,6 @@ impl Error {
         )
     }
 
-    /// An op-input validation error that TensorFlow raises before running a
-    /// kernel: `<msg> [Op:<op>] name: `.
-    #[cold]
-    pub fn op_input(msg: &str, op: &str) -> Error {
-        Error::invalid_argument(format!("{msg} [Op:{op}] name: "))
-    }
-
     /// The kind of this error.
     pub fn kind(&self) -> ErrorKind {
         self.0.kind

@@ -1,9 +1,8 @@
 //! Values: the `Value` enum, the object model (classes, instances, functions),
 //! exceptions, signatures and the one argument binder, the `NativeObject`
-//! trait natives implement, and conversions from `Value` to Rust types.
+//! trait natives implement.
 //! Evaluation lives in `eval`; this layer only describes what values are.
 
-pub mod convert;
 pub mod dict;
 pub mod error;
 pub mod fmtfloat;
@@ -22,7 +21,6 @@ pub mod table;
 )]
 pub mod value;
 
-pub use convert::FromValue;
 pub use dict::{Dict, Key};
 pub use error::{CollectiveError, ExcType, PyErr, PyResult, TraceEntry};
 pub use namehash::Namespace;

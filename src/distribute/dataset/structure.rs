@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use crate::object::tensor::convert::{runtime_err, to_tensor};
 use crate::object::{native, ClassSpec, Member, NativeClass};
-use crate::runtime::{format::tf_repr, ops, DType, Device, Tensor};
+use crate::runtime::{ops, DType, Device, Tensor};
 use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// A function from one `TensorSpec` leaf (dtype, dims) to its replacement.
@@ -589,15 +589,6 @@ fn bracket(dims: &[usize]) -> String {
     )
 }
 
-/// Rows `lo..hi` of every component (along the first dimension).
-pub fn slice_rows(spec: &Spec, comps: &[Tensor], lo: usize, hi: usize) -> PyResult<Value> {
-    let mut out = Vec::with_capacity(comps.len());
-    for t in comps {
-        out.push(Value::Tensor(rows(t, lo, hi)?));
-    }
-    Ok(spec.pack(&mut out.into_iter()))
-}
-
 /// Rows `lo..hi` of one tensor.
 pub fn rows(t: &Tensor, lo: usize, hi: usize) -> PyResult<Tensor> {
     let item = ops::IndexItem::Slice {
@@ -616,11 +607,6 @@ pub fn row(t: &Tensor, i: usize) -> PyResult<Tensor> {
         crate::runtime::Semantics::Tf,
     )
     .map_err(runtime_err)
-}
-
-/// `repr` of a tensor for messages.
-pub fn tensor_text(t: &Tensor) -> String {
-    tf_repr(t)
 }
 
 /// An element moved to `device`, component by component.

@@ -480,15 +480,6 @@ pub fn tensor_list(vm: &dyn Vm, v: &Value) -> PyResult<Vec<Tensor>> {
         .collect()
 }
 
-/// Wraps an op's result as a language value, placed where TensorFlow's
-/// eager placer runs the op: the innermost `tf.device` scope, else the
-/// running replica's device, else `CPU:0` (inputs held elsewhere are copied
-/// there), so `x * y` inside `strategy.run` lands on the replica's device
-/// even when `x` and `y` came from the host.
-pub fn tv(vm: &dyn Vm, r: runtime::Result<Tensor>) -> PyResult<Value> {
-    placed(vm, r).map(Value::Tensor)
-}
-
 /// An op's result moved to the device the op runs on (see [`tv`]).
 pub fn placed(vm: &dyn Vm, r: runtime::Result<Tensor>) -> PyResult<Tensor> {
     let t = r.map_err(runtime_err)?;

@@ -143,29 +143,6 @@ iterator_classes! {
     REVERSED = "reversed" new new_reversed,
 }
 
-/// `iter(v)` for the builtin containers; None for other values.
-pub fn iter_builtin(v: &Value) -> PyResult<Option<Value>> {
-    Ok(Some(match v {
-        Value::List(l) => IterObj::value("list_iterator", IterState::List(l.clone(), 0)),
-        Value::Tuple(t) => IterObj::value("tuple_iterator", IterState::Values(t.clone(), 0)),
-        Value::Str(s) => {
-            let name = if s.is_ascii() {
-                "str_ascii_iterator"
-            } else {
-                "str_iterator"
-            };
-            IterObj::value(name, IterState::Str(s.clone(), 0))
-        }
-        Value::Bytes(b) => IterObj::value("bytes_iterator", IterState::Bytes(b.clone(), 0)),
-        Value::Dict(d) => dict_iter(d, DictPart::Keys),
-        Value::Set(s) => {
-            let n = s.items.borrow().len();
-            IterObj::value("set_iterator", IterState::Set(s.clone(), 0, n))
-        }
-        _ => return Ok(None),
-    }))
-}
-
 /// An iterator over a dict's keys, values or items.
 pub fn dict_iter(d: &Rc<RefCell<Dict>>, part: DictPart) -> Value {
     let name = match part {

@@ -91,13 +91,6 @@ pub fn slice_positions(start: isize, stop: isize, step: isize) -> impl Iterator<
     (0..n).map(move |k| (start + k as isize * step) as usize)
 }
 
-/// The items of `items` a resolved slice selects.
-pub fn apply_slice<T: Clone>(items: &[T], start: isize, stop: isize, step: isize) -> Vec<T> {
-    slice_positions(start, stop, step)
-        .filter_map(|i| items.get(i).cloned())
-        .collect()
-}
-
 impl NativeObject for SliceObj {
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&SLICE)

@@ -7,7 +7,7 @@ use crate::runtime::dtype::DType;
 use crate::runtime::error::{Error, Result};
 use crate::runtime::f16::F16;
 use crate::runtime::op::{BinaryOp, Semantics, UnaryOp};
-use crate::runtime::storage::{Elem, HostData};
+use crate::runtime::storage::HostData;
 
 /// Binary op on two host buffers of one dtype.
 pub fn binary(
@@ -393,11 +393,6 @@ fn cast_num<T: Num>(v: &[T], to: DType) -> Result<HostData> {
 /// An integer element's value as `i64` (exact for every integer type).
 fn int_bits<T: Num>(x: T) -> i64 {
     x.to_i64()
-}
-
-/// Typed view helper used by other CPU kernels.
-pub fn slice_of<T: Elem>(h: &HostData) -> Result<&[T]> {
-    T::slice(h).ok_or_else(|| Error::internal("unexpected dtype"))
 }
 
 /// float32 tanh the way TensorFlow's CPU kernel computes it: Eigen's 13/6
