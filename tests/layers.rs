@@ -34,23 +34,6 @@ const RULES: &[(&str, &[&str])] = &[
     ("diag", &["syntax", "runtime", "value", "object"]),
 ];
 
-/// Crossings that remain to be removed (the object-layer issue): a file
-/// listed here may still use that layer, and one that no longer does must
-/// come off the list. The goal is an empty list.
-const KNOWN: &[&str] = &[
-    "distribute/collective_options.rs -> modules",
-    "distribute/cross_device.rs -> modules",
-    "distribute/dataset/compose.rs -> modules",
-    "distribute/dataset/mod.rs -> modules",
-    "distribute/dataset/node.rs -> modules",
-    "distribute/devices.rs -> modules",
-    "distribute/function.rs -> modules",
-    "distribute/mod.rs -> modules",
-    "distribute/replica_ctx.rs -> modules",
-    "distribute/strategy.rs -> modules",
-    "distribute/variables.rs -> modules",
-];
-
 fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).expect("read src") {
         let p = e.expect("entry").path();
@@ -115,19 +98,10 @@ fn no_layer_uses_a_layer_above_it() {
             }
         }
     }
-    let report: Vec<String> = bad
-        .iter()
-        .filter(|(k, _)| !KNOWN.contains(&k.as_str()))
-        .map(|(k, n)| format!("{k} ({n})"))
-        .collect();
+    let report: Vec<String> = bad.iter().map(|(k, n)| format!("{k} ({n})")).collect();
     assert!(
         report.is_empty(),
         "imports across layers:\n{}",
         report.join("\n")
-    );
-    let gone: Vec<&&str> = KNOWN.iter().filter(|k| !bad.contains_key(**k)).collect();
-    assert!(
-        gone.is_empty(),
-        "take these off KNOWN in tests/layers.rs: {gone:?}"
     );
 }

@@ -1,4 +1,4 @@
-"""Writes src/modules/tf_api.txt: the public names of TensorFlow 2.21's and
+"""Writes src/object/tf_api.txt: the public names of TensorFlow 2.21's and
 numpy's modules that scripts reach, one module per line
 (`tensorflow.random normal uniform ...`).
 
@@ -69,7 +69,7 @@ for mod, name in ROOTS:
 for cls, name in CLASSES:
     out.append((name, public(cls)))
 here = os.path.dirname(os.path.abspath(__file__))
-path = os.path.join(here, "..", "src", "modules", "tf_api.txt")
+path = os.path.join(here, "..", "src", "object", "tf_api.txt")
 with open(path, "w") as f:
     f.write(f"# TensorFlow {tf.__version__}, numpy {np.__version__}: public names per module "
             "(tools/gen_tf_api.py)\n")

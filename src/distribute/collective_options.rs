@@ -5,11 +5,12 @@
 
 use std::any::Any;
 
-use super::dataset::options::{str_enum_class, StrEnumMember};
-use crate::modules::ModuleBuilder;
-use crate::value::{Args, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+use super::dataset::options::{str_enum, StrEnumMember};
+use crate::object::types::int_arg;
+use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
-const IMPLEMENTATIONS: [&str; 3] = ["AUTO", "RING", "NCCL"];
+const COLLECTIVE_UTIL: &str = "tensorflow.python.distribute.collective_util";
 
 /// `CommunicationOptions(bytes_per_pack=0, timeout_seconds=None, implementation=AUTO)`.
 pub struct CommunicationOptions {
@@ -18,26 +19,39 @@ pub struct CommunicationOptions {
     implementation: Value,
 }
 
-fn new_options(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let bytes = crate::object::types::int_arg(args.get(0), vm)?;
+/// `tf.distribute.experimental.CommunicationImplementation` (also
+/// `CollectiveCommunication`), an enum.
+pub static COMMUNICATION_IMPLEMENTATION: ClassSpec = ClassSpec {
+    name: "CommunicationImplementation",
+    module: COLLECTIVE_UTIL,
+    bases: &[],
+    members: str_enum!(COMMUNICATION_IMPLEMENTATION: "AUTO", "RING", "NCCL"),
+};
+
+/// Options for collective operations (accepted; the collectives run the same way).
+#[native("CommunicationOptions(bytes_per_pack=0, timeout_seconds=None, implementation=None)")]
+pub fn communication_options(
+    vm: &dyn Vm,
+    bytes_per_pack: &Value,
+    timeout_seconds: &Value,
+    implementation: &Value,
+) -> PyResult<Value> {
+    let bytes = int_arg(bytes_per_pack, vm)?;
     if bytes < 0 {
         return Err(PyErr::new(
             ExcType::ValueError,
             format!("Argument `bytes_per_pack` must be >=0, Received {bytes}."),
         ));
     }
-    let implementation = match args.get(2) {
-        Value::None => implementation_class()
-            .lookup("AUTO")
-            .unwrap_or(Value::None),
-        Value::Str(s) => implementation_class()
-            .lookup(&s.to_ascii_uppercase())
-            .ok_or_else(|| {
-                PyErr::new(
-                    ExcType::ValueError,
-                    format!("'{s}' is not a valid CommunicationImplementation"),
-                )
-            })?,
+    let class = COMMUNICATION_IMPLEMENTATION.class();
+    let implementation = match implementation {
+        Value::None => class.lookup("AUTO").unwrap_or(Value::None),
+        Value::Str(s) => class.lookup(&s.to_ascii_uppercase()).ok_or_else(|| {
+            PyErr::new(
+                ExcType::ValueError,
+                format!("'{s}' is not a valid CommunicationImplementation"),
+            )
+        })?,
         v if v.downcast::<StrEnumMember>().is_some() => v.clone(),
         v => {
             return Err(PyErr::new(
@@ -51,17 +65,33 @@ fn new_options(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     };
     Ok(Value::native(CommunicationOptions {
         bytes_per_pack: Value::Int(bytes),
-        timeout_seconds: args.get(1).clone(),
+        timeout_seconds: timeout_seconds.clone(),
         implementation,
     }))
+}
+
+/// The class of `CommunicationOptions(...)`.
+pub static OPTIONS: ClassSpec = ClassSpec {
+    name: "Options",
+    module: COLLECTIVE_UTIL,
+    bases: &[],
+    members: &[
+        Member::Getter(bytes_per_pack::DEF),
+        Member::Getter(timeout_seconds::DEF),
+        Member::Getter(implementation::DEF),
+    ],
+};
+
+impl NativeClass for CommunicationOptions {
+    const SPEC: &'static ClassSpec = &OPTIONS;
 }
 
 impl NativeObject for CommunicationOptions {
     fn type_name(&self) -> &str {
         "Options"
     }
-    fn class(&self) -> Option<std::rc::Rc<crate::value::Class>> {
-        Some(super::classes::class("Options"))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&OPTIONS)
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -75,28 +105,22 @@ impl NativeObject for CommunicationOptions {
             vm.str(&self.implementation)?
         ))
     }
-    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "bytes_per_pack" => Some(self.bytes_per_pack.clone()),
-            "timeout_seconds" => Some(self.timeout_seconds.clone()),
-            "implementation" => Some(self.implementation.clone()),
-            _ => None,
-        })
-    }
 }
 
-fn implementation_class() -> std::rc::Rc<crate::value::Class> {
-    str_enum_class("CommunicationImplementation", &IMPLEMENTATIONS)
+/// The size of the packs the tensors are packed into (0: no packing).
+#[native("Options.bytes_per_pack(self)")]
+fn bytes_per_pack(this: &CommunicationOptions) -> Value {
+    this.bytes_per_pack.clone()
 }
 
-/// Adds the options and the enum to `tf.distribute.experimental`.
-pub fn register(e: &mut ModuleBuilder) {
-    e.function(
-        "CommunicationOptions(bytes_per_pack=0, timeout_seconds=None, implementation=None)",
-        new_options,
-        "Options for collective operations (accepted; the collectives run the same way).",
-    );
-    let c = implementation_class();
-    e.value("CommunicationImplementation", Value::Class(c.clone()));
-    e.value("CollectiveCommunication", Value::Class(c));
+/// The timeout of a collective, in seconds.
+#[native("Options.timeout_seconds(self)")]
+fn timeout_seconds(this: &CommunicationOptions) -> Value {
+    this.timeout_seconds.clone()
+}
+
+/// The collective implementation.
+#[native("Options.implementation(self)")]
+fn implementation(this: &CommunicationOptions) -> Value {
+    this.implementation.clone()
 }

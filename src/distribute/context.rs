@@ -2,7 +2,7 @@
 //! stack of `strategy.scope()`, the device stacks of `tf.device(...)`, the
 //! `strategy.run` in progress) and the placement rule ops use
 //! ([`current_device`]). Strategies and contexts themselves live in
-//! `strategy.rs` and `replica_ctx.rs`.
+//! `strategy/` and `replica_ctx/`.
 
 use std::cell::{Cell, RefCell};
 

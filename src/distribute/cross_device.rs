@@ -5,62 +5,104 @@
 //! are the strategy's (`strategy::reduce_to_devices`).
 
 use std::any::Any;
-use std::rc::Rc;
 
-use super::classes::{self, constructor, method};
+use super::classes::object_repr;
 use super::devices::device_arg;
 use super::reduce::{Op, ReduceOpObj};
-use super::strategy::{destination, qualified, reduce_to_devices, Kind, StrategyObj};
+use super::strategy::{destination, reduce_to_devices, Kind, StrategyObj};
 use super::values::components;
 use crate::object::tensor::convert::{runtime_err, to_tensor};
+use crate::object::{native, ClassSpec, Member};
 use crate::runtime::Device;
-use crate::value::{Args, Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// `tf.distribute.NcclAllReduce` and friends: every reduction here runs as
 /// `ReductionToOneDevice` would (same results).
 pub struct CrossDeviceOps {
-    name: &'static str,
+    spec: &'static ClassSpec,
 }
+
+const CROSS_DEVICE: &str = "tensorflow.python.distribute.cross_device_ops";
+
+/// `tf.distribute.CrossDeviceOps`, with the methods every implementation has.
+pub static CROSS_DEVICE_OPS: ClassSpec = ClassSpec {
+    name: "CrossDeviceOps",
+    module: CROSS_DEVICE,
+    bases: &[],
+    members: &[
+        Member::Method(cdo_reduce::DEF),
+        Member::Method(cdo_batch_reduce::DEF),
+        Member::Method(cdo_broadcast::DEF),
+    ],
+};
+
+/// `tf.distribute.NcclAllReduce`.
+pub static NCCL_ALL_REDUCE: ClassSpec = ClassSpec {
+    name: "NcclAllReduce",
+    module: CROSS_DEVICE,
+    bases: &[&CROSS_DEVICE_OPS],
+    members: &[Member::New(nccl_new::DEF)],
+};
+
+/// `tf.distribute.HierarchicalCopyAllReduce`.
+pub static HIERARCHICAL_COPY_ALL_REDUCE: ClassSpec = ClassSpec {
+    name: "HierarchicalCopyAllReduce",
+    module: CROSS_DEVICE,
+    bases: &[&CROSS_DEVICE_OPS],
+    members: &[Member::New(hierarchical_new::DEF)],
+};
+
+/// `tf.distribute.ReductionToOneDevice`.
+pub static REDUCTION_TO_ONE_DEVICE: ClassSpec = ClassSpec {
+    name: "ReductionToOneDevice",
+    module: CROSS_DEVICE,
+    bases: &[&CROSS_DEVICE_OPS],
+    members: &[Member::New(to_one_new::DEF)],
+};
 
 impl NativeObject for CrossDeviceOps {
     fn type_name(&self) -> &str {
-        self.name
+        self.spec.name
     }
     fn as_any(&self) -> &dyn Any {
         self
     }
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(classes::class(self.name))
-    }
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        let _ = cross_device_class();
-        Ok(classes::bound(&classes::class(self.name), this, name))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(self.spec)
     }
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!(
-            "<{} object at {:#x}>",
-            qualified(&classes::class(self.name)),
-            this.id()
-        ))
+        Ok(object_repr(self.spec, this))
     }
 }
 
-fn nccl_new(_vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
-    Ok(Value::native(CrossDeviceOps {
-        name: "NcclAllReduce",
-    }))
+/// Cross-device reduction algorithm (all give the same results here).
+#[native("NcclAllReduce.__init__(num_packs=1)")]
+fn nccl_new(_num_packs: &Value) -> Value {
+    Value::native(CrossDeviceOps {
+        spec: &NCCL_ALL_REDUCE,
+    })
 }
-fn hierarchical_new(_vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
-    Ok(Value::native(CrossDeviceOps {
-        name: "HierarchicalCopyAllReduce",
-    }))
+
+/// Cross-device reduction algorithm (all give the same results here).
+#[native("HierarchicalCopyAllReduce.__init__(num_packs=1)")]
+fn hierarchical_new(_num_packs: &Value) -> Value {
+    Value::native(CrossDeviceOps {
+        spec: &HIERARCHICAL_COPY_ALL_REDUCE,
+    })
 }
-fn to_one_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    if let Some(d) = args.opt(0) {
+
+/// Cross-device reduction algorithm (all give the same results here).
+#[native("ReductionToOneDevice.__init__(reduce_to_device=None, accumulation_fn=None)")]
+fn to_one_new(
+    vm: &dyn Vm,
+    reduce_to_device: Option<&Value>,
+    _accumulation_fn: &Value,
+) -> PyResult<Value> {
+    if let Some(d) = reduce_to_device {
         device_arg(vm, d)?;
     }
     Ok(Value::native(CrossDeviceOps {
-        name: "ReductionToOneDevice",
+        spec: &REDUCTION_TO_ONE_DEVICE,
     }))
 }
 
@@ -103,14 +145,31 @@ fn reduce_value_to(
     reduce_to_devices(vm, &s, op, value, &dest)
 }
 
-fn cdo_reduce(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    reduce_value_to(vm, args.get(1), args.get(2), args.get(3))
+/// Reduces a distributed value to `destinations` (a tensor for one device, else Mirrored).
+#[native("CrossDeviceOps.reduce(self, reduce_op, per_replica_value, destinations, options=None)")]
+fn cdo_reduce(
+    vm: &dyn Vm,
+    _this: &Value,
+    reduce_op: &Value,
+    per_replica_value: &Value,
+    destinations: &Value,
+    _options: &Value,
+) -> PyResult<Value> {
+    reduce_value_to(vm, reduce_op, per_replica_value, destinations)
 }
 
-fn cdo_batch_reduce(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    strict_op(args.get(1))?;
+/// `reduce` of each (value, destinations) pair.
+#[native("CrossDeviceOps.batch_reduce(self, reduce_op, value_destination_pairs, options=None)")]
+fn cdo_batch_reduce(
+    vm: &dyn Vm,
+    _this: &Value,
+    reduce_op: &Value,
+    value_destination_pairs: &Value,
+    _options: &Value,
+) -> PyResult<Value> {
+    strict_op(reduce_op)?;
     let mut out = Vec::new();
-    for pair in vm.collect(args.get(2))? {
+    for pair in vm.collect(value_destination_pairs)? {
         let items = vm.collect(&pair)?;
         let [value, dst] = items.as_slice() else {
             return Err(PyErr::new(
@@ -118,7 +177,7 @@ fn cdo_batch_reduce(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
                 "value_destination_pairs must be a list or a tuple of tuples of PerReplica objects and destinations",
             ));
         };
-        out.push(reduce_value_to(vm, args.get(1), value, dst)?);
+        out.push(reduce_value_to(vm, reduce_op, value, dst)?);
     }
     Ok(Value::list(out))
 }
@@ -139,58 +198,13 @@ pub fn broadcast(vm: &dyn Vm, tensor: &Value, destinations: &Value) -> PyResult<
     Ok(super::values::mirrored(copies))
 }
 
-fn cdo_broadcast(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    broadcast(vm, args.get(1), args.get(2))
-}
-
-/// The methods every cross-device op has.
-fn cross_device_class() -> Rc<Class> {
-    let c = classes::class("CrossDeviceOps");
-    if c.dict.borrow().get("reduce").is_none() {
-        method(
-            &c,
-            "CrossDeviceOps.reduce(self, reduce_op, per_replica_value, destinations, options=None)",
-            cdo_reduce,
-            "Reduces a distributed value to `destinations` (a tensor for one device, else Mirrored).",
-        );
-        method(
-            &c,
-            "CrossDeviceOps.batch_reduce(self, reduce_op, value_destination_pairs, options=None)",
-            cdo_batch_reduce,
-            "`reduce` of each (value, destinations) pair.",
-        );
-        method(
-            &c,
-            "CrossDeviceOps.broadcast(self, tensor, destinations)",
-            cdo_broadcast,
-            "Copies `tensor` to the devices of `destinations`.",
-        );
-    }
-    c
-}
-
-/// Registers the cross-device ops under `tf.distribute`.
-pub fn register(m: &mut crate::modules::ModuleBuilder) {
-    m.value("CrossDeviceOps", Value::Class(cross_device_class()));
-    for (name, f) in [
-        ("NcclAllReduce", nccl_new as crate::value::NativeFn),
-        ("HierarchicalCopyAllReduce", hierarchical_new),
-        ("ReductionToOneDevice", to_one_new),
-    ] {
-        let c = classes::class(name);
-        let sig = match name {
-            "ReductionToOneDevice" => {
-                "ReductionToOneDevice.__init__(reduce_to_device=None, accumulation_fn=None)"
-            }
-            "NcclAllReduce" => "NcclAllReduce.__init__(num_packs=1)",
-            _ => "HierarchicalCopyAllReduce.__init__(num_packs=1)",
-        };
-        constructor(
-            &c,
-            sig,
-            f,
-            "Cross-device reduction algorithm (all give the same results here).",
-        );
-        m.value(name, Value::Class(c));
-    }
+/// Copies `tensor` to the devices of `destinations`.
+#[native("CrossDeviceOps.broadcast(self, tensor, destinations)")]
+fn cdo_broadcast(
+    vm: &dyn Vm,
+    _this: &Value,
+    tensor: &Value,
+    destinations: &Value,
+) -> PyResult<Value> {
+    broadcast(vm, tensor, destinations)
 }

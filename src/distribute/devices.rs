@@ -5,13 +5,11 @@
 //! `tf.device(...)` context manager.
 
 use std::any::Any;
-use std::rc::Rc;
 
-use super::classes;
 use super::context::{pop_device, push_device, state};
-use crate::modules::ModuleBuilder;
+use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::runtime::{Device, DeviceKind, DeviceSpec};
-use crate::value::{Args, Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// The script's GPUs in index order: real ones and the `--virtual-gpus`,
 /// placed as `--gpu-backend` says ([`crate::runtime::GpuBackend::gpus`]).
@@ -150,7 +148,43 @@ pub struct DeviceEntry {
     pub physical: bool,
 }
 
+const CONTEXT: &str = "tensorflow.python.eager.context";
+
+/// `tf.config.PhysicalDevice`.
+pub static PHYSICAL_DEVICE: ClassSpec = ClassSpec {
+    name: "PhysicalDevice",
+    module: CONTEXT,
+    bases: &[],
+    members: &[
+        Member::Getter(device_name::DEF),
+        Member::Getter(device_type::DEF),
+    ],
+};
+
+/// `tf.config.LogicalDevice`.
+pub static LOGICAL_DEVICE: ClassSpec = ClassSpec {
+    name: "LogicalDevice",
+    module: CONTEXT,
+    bases: &[],
+    members: &[
+        Member::Getter(device_name::DEF),
+        Member::Getter(device_type::DEF),
+    ],
+};
+
+impl NativeClass for DeviceEntry {
+    const SPEC: &'static ClassSpec = &PHYSICAL_DEVICE;
+}
+
 impl DeviceEntry {
+    fn class_spec(&self) -> &'static ClassSpec {
+        if self.physical {
+            &PHYSICAL_DEVICE
+        } else {
+            &LOGICAL_DEVICE
+        }
+    }
+
     fn name(&self) -> String {
         if self.physical {
             format!("/physical_device:{}", self.device.short_name())
@@ -162,21 +196,13 @@ impl DeviceEntry {
 
 impl NativeObject for DeviceEntry {
     fn type_name(&self) -> &str {
-        if self.physical {
-            "PhysicalDevice"
-        } else {
-            "LogicalDevice"
-        }
+        self.class_spec().name
     }
     fn as_any(&self) -> &dyn Any {
         self
     }
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(classes::class(if self.physical {
-            "PhysicalDevice"
-        } else {
-            "LogicalDevice"
-        }))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(self.class_spec())
     }
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!(
@@ -185,13 +211,6 @@ impl NativeObject for DeviceEntry {
             self.name(),
             self.device.kind.name()
         ))
-    }
-    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "name" => Some(Value::str(self.name())),
-            "device_type" => Some(Value::str(self.device.kind.name())),
-            _ => None,
-        })
     }
     fn compare(
         &self,
@@ -205,6 +224,18 @@ impl NativeObject for DeviceEntry {
             .is_some_and(|o| o.device == self.device && o.physical == self.physical);
         Ok(crate::value::native::equality(op, same))
     }
+}
+
+/// The device's name (`/physical_device:GPU:0`, `/device:GPU:0`).
+#[native("PhysicalDevice.name(self)")]
+fn device_name(this: &DeviceEntry) -> String {
+    this.name()
+}
+
+/// `CPU` or `GPU`.
+#[native("PhysicalDevice.device_type(self)")]
+fn device_type(this: &DeviceEntry) -> &'static str {
+    this.device.kind.name()
 }
 
 /// `tf.config.LogicalDeviceConfiguration(...)`.
@@ -221,8 +252,8 @@ impl NativeObject for LogicalConfig {
     fn as_any(&self) -> &dyn Any {
         self
     }
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(classes::class("LogicalDeviceConfiguration"))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&LOGICAL_DEVICE_CONFIGURATION)
     }
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
         Ok(format!(
@@ -232,14 +263,40 @@ impl NativeObject for LogicalConfig {
             vm.repr(&self.ordinal)?
         ))
     }
-    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "memory_limit" => Some(self.memory_limit.clone()),
-            "experimental_priority" => Some(self.priority.clone()),
-            "experimental_device_ordinal" => Some(self.ordinal.clone()),
-            _ => None,
-        })
-    }
+}
+
+/// `tf.config.LogicalDeviceConfiguration`.
+pub static LOGICAL_DEVICE_CONFIGURATION: ClassSpec = ClassSpec {
+    name: "LogicalDeviceConfiguration",
+    module: CONTEXT,
+    bases: &[],
+    members: &[
+        Member::Getter(memory_limit::DEF),
+        Member::Getter(experimental_priority::DEF),
+        Member::Getter(experimental_device_ordinal::DEF),
+    ],
+};
+
+impl NativeClass for LogicalConfig {
+    const SPEC: &'static ClassSpec = &LOGICAL_DEVICE_CONFIGURATION;
+}
+
+/// The memory limit in MB (None: no limit).
+#[native("LogicalDeviceConfiguration.memory_limit(self)")]
+fn memory_limit(this: &LogicalConfig) -> Value {
+    this.memory_limit.clone()
+}
+
+/// The priority.
+#[native("LogicalDeviceConfiguration.experimental_priority(self)")]
+fn experimental_priority(this: &LogicalConfig) -> Value {
+    this.priority.clone()
+}
+
+/// The device ordinal.
+#[native("LogicalDeviceConfiguration.experimental_device_ordinal(self)")]
+fn experimental_device_ordinal(this: &LogicalConfig) -> Value {
+    this.ordinal.clone()
 }
 
 fn filter_type(vm: &dyn Vm, ty: Option<&Value>) -> PyResult<Option<String>> {
@@ -253,8 +310,8 @@ fn filter_type(vm: &dyn Vm, ty: Option<&Value>) -> PyResult<Option<String>> {
     }
 }
 
-fn list_devices(vm: &dyn Vm, args: &Args, physical: bool) -> PyResult<Value> {
-    let ty = filter_type(vm, args.opt(0))?;
+fn list_devices(vm: &dyn Vm, device_type: Option<&Value>, physical: bool) -> PyResult<Value> {
+    let ty = filter_type(vm, device_type)?;
     let devs: Vec<Device> = if physical {
         let mut v = vec![Device::CPU0];
         v.extend(gpus(vm));
@@ -271,20 +328,30 @@ fn list_devices(vm: &dyn Vm, args: &Args, physical: bool) -> PyResult<Value> {
     Ok(Value::list(items))
 }
 
-fn list_physical_devices(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    list_devices(vm, args, true)
+/// The physical devices (`CPU:0` and the virtual GPUs).
+#[native("list_physical_devices(device_type=None)")]
+pub fn list_physical_devices(vm: &dyn Vm, device_type: Option<&Value>) -> PyResult<Value> {
+    list_devices(vm, device_type, true)
 }
 
-fn list_logical_devices(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    list_devices(vm, args, false)
+/// The logical devices ops can be placed on.
+#[native("list_logical_devices(device_type=None)")]
+pub fn list_logical_devices(vm: &dyn Vm, device_type: Option<&Value>) -> PyResult<Value> {
+    list_devices(vm, device_type, false)
 }
 
-fn logical_device_configuration(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    Ok(Value::native(LogicalConfig {
-        memory_limit: args.get(0).clone(),
-        priority: args.get(1).clone(),
-        ordinal: args.get(2).clone(),
-    }))
+/// Configuration of one logical device.
+#[native("LogicalDeviceConfiguration(memory_limit=None, experimental_priority=None, experimental_device_ordinal=None)")]
+pub fn logical_device_configuration(
+    memory_limit: &Value,
+    experimental_priority: &Value,
+    experimental_device_ordinal: &Value,
+) -> Value {
+    Value::native(LogicalConfig {
+        memory_limit: memory_limit.clone(),
+        priority: experimental_priority.clone(),
+        ordinal: experimental_device_ordinal.clone(),
+    })
 }
 
 fn physical_arg(v: &Value) -> PyResult<Device> {
@@ -297,9 +364,15 @@ fn physical_arg(v: &Value) -> PyResult<Device> {
     }
 }
 
-fn set_logical_device_configuration(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let dev = physical_arg(args.get(0))?;
-    let configs = match args.get(1) {
+/// Splits the physical CPU into logical CPUs (before the runtime is initialised).
+#[native("set_logical_device_configuration(device, logical_devices)")]
+pub fn set_logical_device_configuration(
+    vm: &dyn Vm,
+    device: &Value,
+    logical_devices: &Value,
+) -> PyResult<()> {
+    let dev = physical_arg(device)?;
+    let configs = match logical_devices {
         Value::None => None,
         v => Some(vm.collect(v)?),
     };
@@ -327,11 +400,13 @@ fn set_logical_device_configuration(vm: &dyn Vm, args: &Args) -> PyResult<Value>
         }
         Some(c) => st.logical_cpus.set(Some(c.len() as u32)),
     }
-    Ok(Value::None)
+    Ok(())
 }
 
-fn get_logical_device_configuration(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let dev = physical_arg(args.get(0))?;
+/// The logical configuration of a physical device, or None.
+#[native("get_logical_device_configuration(device)")]
+pub fn get_logical_device_configuration(vm: &dyn Vm, device: &Value) -> PyResult<Value> {
+    let dev = physical_arg(device)?;
     if dev.kind == DeviceKind::Gpu {
         return Ok(Value::None);
     }
@@ -351,8 +426,10 @@ fn get_logical_device_configuration(vm: &dyn Vm, args: &Args) -> PyResult<Value>
     })
 }
 
-fn get_visible_devices(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    list_devices(vm, args, true)
+/// The visible physical devices.
+#[native("get_visible_devices(device_type=None)")]
+pub fn get_visible_devices(vm: &dyn Vm, device_type: Option<&Value>) -> PyResult<Value> {
+    list_devices(vm, device_type, true)
 }
 
 /// `with tf.device(...)`: the scope object.
@@ -381,8 +458,10 @@ impl NativeObject for DeviceScope {
     }
 }
 
-fn tf_device(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let device = match args.get(0) {
+/// Context manager placing the ops created in it on a device (`with tf.device('GPU:1'):`).
+#[native("device(device_name)")]
+pub fn device(vm: &dyn Vm, device_name: &Value) -> PyResult<Value> {
+    let device = match device_name {
         Value::None => None,
         Value::Str(s) => {
             let base = super::context::scoped_device(vm)
@@ -393,43 +472,4 @@ fn tf_device(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         v => Some(device_arg(vm, v)?),
     };
     Ok(Value::native(DeviceScope { device }))
-}
-
-/// Registers `tf.device` and `tf.config`.
-pub fn register(m: &mut ModuleBuilder) {
-    m.function(
-        "device(device_name)",
-        tf_device,
-        "Context manager placing the ops created in it on a device (`with tf.device('GPU:1'):`).",
-    );
-    m.namespace("config", |c| {
-        c.function("list_physical_devices(device_type=None)", list_physical_devices, "The physical devices (`CPU:0` and the virtual GPUs).");
-        c.function("list_logical_devices(device_type=None)", list_logical_devices, "The logical devices ops can be placed on.");
-        c.function(
-            "set_logical_device_configuration(device, logical_devices)",
-            set_logical_device_configuration,
-            "Splits the physical CPU into logical CPUs (before the runtime is initialised).",
-        );
-        c.function(
-            "get_logical_device_configuration(device)",
-            get_logical_device_configuration,
-            "The logical configuration of a physical device, or None.",
-        );
-        c.function(
-            "LogicalDeviceConfiguration(memory_limit=None, experimental_priority=None, experimental_device_ordinal=None)",
-            logical_device_configuration,
-            "Configuration of one logical device.",
-        );
-        c.function("get_visible_devices(device_type=None)", get_visible_devices, "The visible physical devices.");
-        c.namespace("experimental", |e| {
-            e.function("list_physical_devices(device_type=None)", list_physical_devices, "The physical devices.");
-            e.function("list_logical_devices(device_type=None)", list_logical_devices, "The logical devices.");
-            e.function(
-                "set_virtual_device_configuration(device, logical_devices)",
-                set_logical_device_configuration,
-                "Old name of set_logical_device_configuration.",
-            );
-            e.function("get_visible_devices(device_type=None)", get_visible_devices, "The visible physical devices.");
-        });
-    });
 }

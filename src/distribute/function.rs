@@ -12,10 +12,9 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
 
-use super::classes;
-use crate::modules::ModuleBuilder;
 use crate::object::tensor::convert::to_tensor;
-use crate::value::{Args, Class, NativeObject, PyResult, Value, Vm};
+use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::value::{NativeObject, PyResult, Value, Vm};
 
 /// A `tf.function`-wrapped Python function.
 pub struct FunctionObj {
@@ -46,6 +45,24 @@ impl FunctionObj {
             relaxed,
         })
     }
+}
+
+/// The class of a `tf.function`.
+pub static FUNCTION: ClassSpec = ClassSpec {
+    name: "Function",
+    module: "tensorflow.python.eager.polymorphic_function.polymorphic_function",
+    bases: &[],
+    members: &[Member::Getter(python_function::DEF)],
+};
+
+impl NativeClass for FunctionObj {
+    const SPEC: &'static ClassSpec = &FUNCTION;
+}
+
+/// The Python function it wraps.
+#[native("Function.python_function(self)")]
+fn python_function(this: &FunctionObj) -> Value {
+    this.func.clone()
 }
 
 /// What decides whether TensorFlow retraces for an argument: a tensor's
@@ -126,8 +143,8 @@ impl NativeObject for FunctionObj {
     fn as_any(&self) -> &dyn Any {
         self
     }
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(classes::class("Function"))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&FUNCTION)
     }
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!(
@@ -187,8 +204,9 @@ impl NativeObject for FunctionObj {
         convert_outputs(vm, &r?)
     }
     fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        // the wrapped function's (a class member of these names would be
+        // the class's own)
         Ok(match name {
-            "python_function" => Some(self.func.clone()),
             "__name__" | "__doc__" => Some(vm.getattr(&self.func, name)?),
             _ => None,
         })
@@ -214,25 +232,31 @@ impl NativeObject for Decorator {
     }
 }
 
-fn tf_function(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let relaxed = if !args.get(1).is_none() {
+/// Compiles a Python function into a TensorFlow graph (here: runs it eagerly with tf.function's observable results).
+#[native("function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False, experimental_implements=None, experimental_autograph_options=None, experimental_attributes=None, experimental_relax_shapes=None, experimental_compile=None, experimental_follow_type_hints=None)")]
+#[expect(clippy::too_many_arguments, reason = "the Python signature has them")]
+pub fn function(
+    func: Option<&Value>,
+    input_signature: &Value,
+    _autograph: &Value,
+    _jit_compile: &Value,
+    reduce_retracing: bool,
+    _experimental_implements: &Value,
+    _experimental_autograph_options: &Value,
+    _experimental_attributes: &Value,
+    _experimental_relax_shapes: &Value,
+    _experimental_compile: &Value,
+    _experimental_follow_type_hints: &Value,
+) -> Value {
+    let relaxed = if !input_signature.is_none() {
         Retrace::Never
-    } else if vm.truthy(args.get(4))? {
+    } else if reduce_retracing {
         Retrace::Reduce
     } else {
         Retrace::Exact
     };
-    match args.opt(0) {
-        Some(f) => Ok(FunctionObj::value(f.clone(), relaxed)),
-        None => Ok(Value::native(Decorator(relaxed))),
+    match func {
+        Some(f) => FunctionObj::value(f.clone(), relaxed),
+        None => Value::native(Decorator(relaxed)),
     }
-}
-
-/// Registers `tf.function`.
-pub fn register(m: &mut ModuleBuilder) {
-    m.function(
-        "function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False, experimental_implements=None, experimental_autograph_options=None, experimental_attributes=None, experimental_relax_shapes=None, experimental_compile=None, experimental_follow_type_hints=None)",
-        tf_function,
-        "Compiles a Python function into a TensorFlow graph (here: runs it eagerly with tf.function's observable results).",
-    );
 }

@@ -6,12 +6,12 @@
 //! divided by the replica count with `truediv`'s dtype rules.
 
 use std::any::Any;
-use std::rc::Rc;
 
-use super::classes;
+use super::classes::member_names;
 use crate::object::tensor::convert::{runtime_err, to_tensor};
+use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::runtime::{ops, trace, Device, Scalar, Tensor};
-use crate::value::{Args, Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// A reduction across replicas.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +35,26 @@ impl Op {
 /// A `tf.distribute.ReduceOp` member.
 pub struct ReduceOpObj(pub Op);
 
+/// `tf.distribute.ReduceOp`, an enum with `SUM` and `MEAN`.
+pub static REDUCE_OP: ClassSpec = ClassSpec {
+    name: "ReduceOp",
+    module: "tensorflow.python.distribute.reduce_util",
+    bases: &[],
+    members: &[
+        Member::Attr("SUM", || Value::native(ReduceOpObj(Op::Sum))),
+        Member::Attr("MEAN", || Value::native(ReduceOpObj(Op::Mean))),
+        Member::Attr("_member_names_", || member_names(&["SUM", "MEAN"])),
+        Member::New(reduce_op_new::DEF),
+        Member::StaticMethod(from_variable_aggregation::DEF),
+        Member::Getter(reduce_op_name::DEF),
+        Member::Getter(reduce_op_value::DEF),
+    ],
+};
+
+impl NativeClass for ReduceOpObj {
+    const SPEC: &'static ClassSpec = &REDUCE_OP;
+}
+
 impl NativeObject for ReduceOpObj {
     fn type_name(&self) -> &str {
         "ReduceOp"
@@ -42,20 +62,14 @@ impl NativeObject for ReduceOpObj {
     fn as_any(&self) -> &dyn Any {
         self
     }
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(reduce_op_class())
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&REDUCE_OP)
     }
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!("<ReduceOp.{0}: '{0}'>", self.0.name()))
     }
     fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!("ReduceOp.{}", self.0.name()))
-    }
-    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "name" | "value" => Some(Value::str(self.0.name())),
-            _ => None,
-        })
     }
     fn compare(
         &self,
@@ -71,14 +85,28 @@ impl NativeObject for ReduceOpObj {
     }
 }
 
-fn reduce_op_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let v = args.get(0);
-    if v.downcast::<ReduceOpObj>().is_some() {
-        return Ok(v.clone());
+/// The member's name.
+#[native("ReduceOp.name(self)")]
+fn reduce_op_name(this: &ReduceOpObj) -> &'static str {
+    this.0.name()
+}
+
+/// The member's value (its name).
+#[native("ReduceOp.value(self)")]
+fn reduce_op_value(this: &ReduceOpObj) -> &'static str {
+    this.0.name()
+}
+
+/// A reduction across replicas: SUM or MEAN.
+#[native("ReduceOp(value)")]
+fn reduce_op_new(vm: &dyn Vm, value: &Value) -> PyResult<Value> {
+    if value.downcast::<ReduceOpObj>().is_some() {
+        return Ok(value.clone());
     }
-    match v {
+    match value {
         // an Enum call returns the member itself (`ReduceOp("SUM") is ReduceOp.SUM`)
-        Value::Str(s) if &**s == "SUM" || &**s == "MEAN" => reduce_op_class()
+        Value::Str(s) if &**s == "SUM" || &**s == "MEAN" => REDUCE_OP
+            .class()
             .lookup(s)
             .ok_or_else(|| PyErr::new(ExcType::RuntimeError, "ReduceOp has no members")),
         other => Err(PyErr::new(
@@ -88,40 +116,18 @@ fn reduce_op_new(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     }
 }
 
-fn from_variable_aggregation(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let a = args.get(0);
-    let name = vm.getattr(a, "name").ok();
+/// The ReduceOp of a `tf.VariableAggregation`: SUM or MEAN (the others have none).
+#[native("ReduceOp.from_variable_aggregation(aggregation)")]
+fn from_variable_aggregation(vm: &dyn Vm, aggregation: &Value) -> PyResult<Value> {
+    let name = vm.getattr(aggregation, "name").ok();
     match name {
         Some(Value::Str(s)) if &*s == "SUM" => Ok(Value::native(ReduceOpObj(Op::Sum))),
         Some(Value::Str(s)) if &*s == "MEAN" => Ok(Value::native(ReduceOpObj(Op::Mean))),
         _ => Err(PyErr::new(
             ExcType::ValueError,
-            format!("Could not convert from `tf.VariableAggregation` {} to`tf.distribute.ReduceOp` type", vm.str(a)?),
+            format!("Could not convert from `tf.VariableAggregation` {} to`tf.distribute.ReduceOp` type", vm.str(aggregation)?),
         )),
     }
-}
-
-/// The `tf.distribute.ReduceOp` class, with `SUM` and `MEAN`.
-pub fn reduce_op_class() -> Rc<Class> {
-    let c = classes::class("ReduceOp");
-    if c.dict.borrow().get("SUM").is_none() {
-        c.set_attr("SUM", Value::native(ReduceOpObj(Op::Sum)));
-        c.set_attr("MEAN", Value::native(ReduceOpObj(Op::Mean)));
-        classes::mark_enum(&c, &["SUM", "MEAN"]);
-        classes::constructor(
-            &c,
-            "ReduceOp(value)",
-            reduce_op_new,
-            "A reduction across replicas: SUM or MEAN.",
-        );
-        classes::method(
-            &c,
-            "ReduceOp.from_variable_aggregation(aggregation)",
-            from_variable_aggregation,
-            "The ReduceOp of a `tf.VariableAggregation`: SUM or MEAN (the others have none).",
-        );
-    }
-    c
 }
 
 /// A reduce op argument: a `ReduceOp` or its name in any case.

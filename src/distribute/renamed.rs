@@ -4,12 +4,12 @@
 //! `experimental_distribute_datasets_from_function`); for the names it no
 //! longer has, the AttributeError stays Python's and [`attribute_help`] gives
 //! the help line that says what replaced them and since when. The strategy
-//! methods themselves are in `strategy.rs`.
+//! methods themselves are in `strategy/`.
 
-use super::classes::method;
-use super::strategy::{distribute_from_function, local_results, run_on_replicas};
+use super::strategy::{distribute_from_function, local_results, run_on_replicas, StrategyObj};
 use super::values::WAYS_OUT;
-use crate::value::{Args, Class, PyResult, Value, Vm};
+use crate::object::{native, NativeDef, This};
+use crate::value::{PyResult, Value, Vm};
 
 /// A removed name and what to say about it.
 struct Removed {
@@ -68,36 +68,36 @@ pub fn attribute_help(owner: &str, name: &str) -> Option<&'static str> {
 /// Tensor attributes, asked of a distributed value.
 const TENSOR_ATTRS: &[&str] = &["numpy", "shape", "dtype", "device", "ndim", "get_shape"];
 
-/// `strategy.experimental_run(fn, input_iterator=None)`: deprecated in
-/// TensorFlow ("use run() instead"); calls `fn(next element)` per replica,
-/// or `fn()` without an iterator.
-fn experimental_run(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let call_args = match args.get(2) {
+// Deprecated in TensorFlow ("use run() instead"): calls `fn(next element)`
+// per replica, or `fn()` without an iterator.
+/// Deprecated (use run()): runs `fn` per replica on the next element of `input_iterator`.
+#[native("StrategyBase.experimental_run(self, fn, input_iterator=None)")]
+pub(super) fn experimental_run(
+    vm: &dyn Vm,
+    this: This<StrategyObj>,
+    fn_: &Value,
+    input_iterator: &Value,
+) -> PyResult<Value> {
+    let call_args = match input_iterator {
         Value::None => Value::tuple(Vec::new()),
         it => {
             let get_next = vm.getattr(it, "get_next")?;
             Value::tuple(vec![vm.call(&get_next, Vec::new(), Vec::new())?])
         }
     };
-    run_on_replicas(vm, args.get(0), args.get(1), &call_args, &Value::None)
+    run_on_replicas(vm, this, fn_, &call_args, &Value::None)
 }
 
-/// Adds the deprecated aliases to a strategy class.
-pub fn deprecated_methods(c: &Class, prefix: &str) {
-    let m = |sig: &str, f, doc| method(c, &format!("{prefix}.{sig}"), f, doc);
-    m(
-        "experimental_run(self, fn, input_iterator=None)",
-        experimental_run,
-        "Deprecated (use run()): runs `fn` per replica on the next element of `input_iterator`.",
-    );
-    m(
-        "unwrap(self, value)",
-        local_results,
-        "Deprecated alias of experimental_local_results.",
-    );
-    m(
-        "experimental_distribute_datasets_from_function(self, dataset_fn, options=None)",
-        distribute_from_function,
-        "Deprecated alias of distribute_datasets_from_function (renamed in TensorFlow 2.4).",
-    );
-}
+/// `strategy.unwrap(value)`.
+pub(super) const UNWRAP: NativeDef = NativeDef {
+    sig: "StrategyBase.unwrap(self, value)",
+    doc: "Deprecated alias of experimental_local_results.",
+    ..local_results::DEF
+};
+
+/// `strategy.experimental_distribute_datasets_from_function(dataset_fn, options=None)`.
+pub(super) const DISTRIBUTE_DATASETS_FROM_FUNCTION: NativeDef = NativeDef {
+    sig: "StrategyBase.experimental_distribute_datasets_from_function(self, dataset_fn, options=None)",
+    doc: "Deprecated alias of distribute_datasets_from_function (renamed in TensorFlow 2.4).",
+    ..distribute_from_function::DEF
+};

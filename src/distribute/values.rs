@@ -5,12 +5,15 @@
 //! with a help line naming the ways out.
 
 use std::any::Any;
-use std::rc::Rc;
 
-use super::classes;
+use super::classes::{
+    DISTRIBUTED_DELEGATE, TYPES_MIRRORED, TYPES_PER_REPLICA, VALUES, VALUES_DISTRIBUTED_VALUES,
+};
+use crate::object::tensor::classes::COMPOSITE_TENSOR;
+use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::runtime::Tensor;
 use crate::syntax::ast::BinOp;
-use crate::value::{Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// Which kind of distributed value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,13 +36,59 @@ pub struct DistValues {
 pub const WAYS_OUT: &str = "combine the replicas' values first: strategy.reduce(op, value, axis), strategy.gather(value, axis), \
                             or take them apart with strategy.experimental_local_results(value)";
 
+/// `values.PerReplica`.
+pub static PER_REPLICA: ClassSpec = ClassSpec {
+    name: "PerReplica",
+    module: VALUES,
+    bases: &[
+        &VALUES_DISTRIBUTED_VALUES,
+        &COMPOSITE_TENSOR,
+        &TYPES_PER_REPLICA,
+    ],
+    members: &[
+        Member::Getter(values::DEF),
+        Member::Getter(private_values::DEF),
+    ],
+};
+
+/// `values.Mirrored`.
+pub static MIRRORED: ClassSpec = ClassSpec {
+    name: "Mirrored",
+    module: VALUES,
+    bases: &[&DISTRIBUTED_DELEGATE, &TYPES_MIRRORED],
+    members: &[
+        Member::Getter(values::DEF),
+        Member::Getter(private_values::DEF),
+    ],
+};
+
+impl NativeClass for DistValues {
+    const SPEC: &'static ClassSpec = &PER_REPLICA;
+}
+
 impl DistValues {
-    fn name(&self) -> &'static str {
+    fn class_spec(&self) -> &'static ClassSpec {
         match self.kind {
-            DistKind::PerReplica => "PerReplica",
-            DistKind::Mirrored => "Mirrored",
+            DistKind::PerReplica => &PER_REPLICA,
+            DistKind::Mirrored => &MIRRORED,
         }
     }
+
+    fn name(&self) -> &'static str {
+        self.class_spec().name
+    }
+}
+
+/// The components, one per replica.
+#[native("DistributedValues.values(self)")]
+fn values(this: &DistValues) -> Value {
+    Value::tuple(this.values.clone())
+}
+
+/// The components (TensorFlow's private name, which scripts reach for).
+#[native("DistributedValues._values(self)")]
+fn private_values(this: &DistValues) -> Value {
+    Value::tuple(this.values.clone())
 }
 
 /// A `PerReplica` value holding one component per replica (in replica order).
@@ -86,23 +135,14 @@ impl NativeObject for DistValues {
     fn as_any(&self) -> &dyn Any {
         self
     }
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(classes::class(self.name()))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(self.class_spec())
     }
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
         render(self.name(), &self.values, vm, true)
     }
     fn str(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
         render(self.name(), &self.values, vm, false)
-    }
-    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "values" | "_values" => Some(Value::tuple(self.values.clone())),
-            _ => None,
-        })
-    }
-    fn dir(&self) -> Vec<String> {
-        vec!["values".into()]
     }
     fn binop(
         &self,

@@ -414,7 +414,7 @@ impl Interp {
                     Some(Value::Str(s)) => s.to_string(),
                     _ => "?".into(),
                 };
-                if let Some(e) = crate::modules::tf_api::not_implemented(&mname, name) {
+                if let Some(e) = crate::object::tf_api::not_implemented(&mname, name) {
                     return e;
                 }
                 (
@@ -425,7 +425,7 @@ impl Interp {
             _ => {
                 // an attribute TensorFlow's object has and dist's lacks
                 if let Some(e) = api_class_of(v)
-                    .and_then(|path| crate::modules::tf_api::not_implemented(path, name))
+                    .and_then(|path| crate::object::tf_api::not_implemented(path, name))
                 {
                     return e;
                 }

@@ -25,7 +25,7 @@ impl Interp {
         match self.lookup_attribute(&p, last) {
             Ok(Some(m @ Value::Native(_))) if m.type_name() == "module" => Ok(m),
             Err(e) if e.is(ExcType::NotImplementedError) => Err(e),
-            _ => Err(crate::modules::tf_api::not_implemented(parent, last).unwrap_or_else(missing)),
+            _ => Err(crate::object::tf_api::not_implemented(parent, last).unwrap_or_else(missing)),
         }
     }
 

@@ -14,7 +14,7 @@ use corosensei::stack::DefaultStack;
 use corosensei::{CoroutineResult, ScopedCoroutine, Yielder};
 
 use super::{ExecState, Interp};
-use crate::value::{ExcType, PyErr, PyResult, Value};
+use crate::value::{CollectiveError, ExcType, PyErr, PyResult, Value};
 
 /// Native stack of each replica coroutine (virtual memory, committed lazily).
 const REPLICA_STACK: usize = 64 << 20;
@@ -23,7 +23,10 @@ const REPLICA_STACK: usize = 64 << 20;
 /// RecursionError instead of overflowing.
 pub const STACK_MARGIN: usize = 1 << 20;
 
-type ReplicaYielder = Yielder<PyResult<Value>, Value>;
+/// What a parked replica resumes with: its share of the merged result.
+type Resumed = Result<Value, CollectiveError>;
+
+type ReplicaYielder = Yielder<Resumed, Value>;
 
 /// Replica stacks kept for the next `run_replicas` on this thread.
 const STACK_POOL: usize = 16;
@@ -96,7 +99,7 @@ impl Interp {
             let interp_limit = &self.stack_limit;
             coroutines.push(ScopedCoroutine::with_stack(
                 stack,
-                move |y: &ReplicaYielder, _first: PyResult<Value>| {
+                move |y: &ReplicaYielder, _first: Resumed| {
                     ys.borrow_mut()[i] = y as *const ReplicaYielder;
                     CURRENT.with(|c| c.set(y as *const ReplicaYielder));
                     limit.set(stack_pointer().saturating_sub(REPLICA_STACK - 2 * STACK_MARGIN));
@@ -106,8 +109,7 @@ impl Interp {
             ));
         }
         let mut states: Vec<ExecState> = (0..n).map(|_| ExecState::default()).collect();
-        let mut inputs: Vec<Option<PyResult<Value>>> =
-            (0..n).map(|_| Some(Ok(Value::None))).collect();
+        let mut inputs: Vec<Option<Resumed>> = (0..n).map(|_| Some(Ok(Value::None))).collect();
         let mut results: Vec<Option<Value>> = vec![None; n];
         let outer_limit = self.stack_limit.get();
         let result = (|| loop {
@@ -147,21 +149,11 @@ impl Interp {
                     .collect());
             }
             if parked.len() < n {
-                let finished: Vec<String> = (0..n)
-                    .filter(|i| results[*i].is_some())
-                    .map(|i| i.to_string())
-                    .collect();
-                let waiting: Vec<String> = parked.iter().map(|(i, _)| i.to_string()).collect();
-                let msg = format!(
-                    "replica {} returned without reaching the collective that replica {} {} waiting at; \
-                     every replica must reach the same collectives in the same order",
-                    finished.join(", "),
-                    waiting.join(", "),
-                    if waiting.len() == 1 { "is" } else { "are" }
-                );
-                // Resume the waiting replicas with the error so it is raised at their call site.
-                let err = PyErr::new(ExcType::RuntimeError, msg)
-                    .help("TensorFlow would hang here; make every replica call the collective");
+                let finished: Vec<usize> = (0..n).filter(|i| results[*i].is_some()).collect();
+                let waiting: Vec<usize> = parked.iter().map(|(i, _)| *i).collect();
+                // Resume the waiting replicas with the error so it is raised
+                // at their call site (which names the collective).
+                let err = CollectiveError::Abandoned { finished, waiting };
                 for (i, _) in &parked {
                     inputs[*i] = Some(Err(err.clone()));
                 }
@@ -176,7 +168,7 @@ impl Interp {
                 }
                 Err(e) => {
                     for input in inputs.iter_mut() {
-                        *input = Some(Err(e.clone()));
+                        *input = Some(Err(CollectiveError::Raised(e.clone())));
                     }
                 }
             }
@@ -199,13 +191,13 @@ impl Interp {
 
     /// Parks the running replica at a collective with `payload`; returns its
     /// share of the merged result once every replica has arrived.
-    pub fn collective(&self, payload: Value) -> PyResult<Value> {
+    pub fn collective(&self, payload: Value) -> Resumed {
         let y = CURRENT.with(|c| c.get());
         if y.is_null() {
-            return Err(PyErr::new(
+            return Err(CollectiveError::Raised(PyErr::new(
                 ExcType::RuntimeError,
                 "a collective can only be called in a replica function (inside strategy.run)",
-            ));
+            )));
         }
         // SAFETY: `CURRENT` is set only while the coroutine owning this yielder
         // is running (set before each resume, cleared after it returns), and we
@@ -263,7 +255,7 @@ mod tests {
 
     #[native("collective(x)")]
     fn collective(vm: &dyn Vm, x: Value) -> PyResult<Value> {
-        vm.collective(x)
+        vm.collective(x).map_err(|e| e.into_pyerr(None))
     }
 
     fn run(src: &str) -> String {

@@ -136,7 +136,7 @@ impl Vm for Interp {
         Interp::run_replicas(self, n, body, merge)
     }
 
-    fn collective(&self, payload: Value) -> PyResult<Value> {
+    fn collective(&self, payload: Value) -> Result<Value, crate::value::CollectiveError> {
         Interp::collective(self, payload)
     }
 

@@ -17,7 +17,8 @@ pub mod re;
 pub mod statistics;
 pub mod sys;
 pub mod tf;
-pub mod tf_api;
+pub mod tf_data;
+pub mod tf_distribute;
 pub mod time;
 
 pub mod weakref;

@@ -11,6 +11,8 @@
 //!   methods, slots and protocols;
 //! - [`weakref`]: weak references and the registry of their callbacks;
 //! - [`state`]: interpreter state the layers above share (`PrintMute`).
+//! - [`tf_api`]: the public names of TensorFlow and numpy, for the error
+//!   that says dist lacks one.
 //!
 //! `value` holds the data these act on (the `Value` enum, classes,
 //! instances, functions, the binder); the two form one layer.
@@ -23,6 +25,7 @@ pub mod numpy;
 pub mod spec;
 pub mod state;
 pub mod tensor;
+pub mod tf_api;
 pub mod types;
 pub mod weakref;
 

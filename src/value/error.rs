@@ -355,3 +355,54 @@ impl PyErr {
         self.0.located = true;
     }
 }
+
+/// What a replica parked at a collective gets instead of its share of the
+/// result (`Vm::collective`).
+#[derive(Clone, Debug)]
+pub enum CollectiveError {
+    /// Replicas `finished` returned from the replica function while
+    /// replicas `waiting` were parked at the collective (TensorFlow would
+    /// hang there).
+    Abandoned {
+        /// The replicas that returned.
+        finished: Vec<usize>,
+        /// The replicas parked at the collective.
+        waiting: Vec<usize>,
+    },
+    /// An error raised while merging, or by another replica.
+    Raised(PyErr),
+}
+
+impl CollectiveError {
+    /// The exception to raise at the replica's call site; `collective`
+    /// names the collective (`ReplicaContext.all_reduce`) when the caller
+    /// knows it.
+    #[cold]
+    pub fn into_pyerr(self, collective: Option<&str>) -> PyErr {
+        let (finished, waiting) = match self {
+            CollectiveError::Raised(e) => return e,
+            CollectiveError::Abandoned { finished, waiting } => (finished, waiting),
+        };
+        let list = |v: &[usize]| {
+            v.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let name = collective.map(|n| format!(" {n}")).unwrap_or_default();
+        let msg = format!(
+            "replica {} returned without reaching the collective{name} that replica {} {} waiting at; \
+             every replica must reach the same collectives in the same order",
+            list(&finished),
+            list(&waiting),
+            if waiting.len() == 1 { "is" } else { "are" }
+        );
+        let help = match collective {
+            Some(n) => format!(
+                "TensorFlow would hang here; every replica must call {n} the same number of times, in the same order"
+            ),
+            None => "TensorFlow would hang here; make every replica call the collective".into(),
+        };
+        PyErr::new(ExcType::RuntimeError, msg).help(help)
+    }
+}

@@ -24,7 +24,7 @@ pub mod value;
 
 pub use convert::FromValue;
 pub use dict::{Dict, Key};
-pub use error::{ExcType, PyErr, PyResult, TraceEntry};
+pub use error::{CollectiveError, ExcType, PyErr, PyResult, TraceEntry};
 pub use namehash::Namespace;
 pub use native::{NativeObject, Vm};
 pub use object::{

@@ -112,7 +112,7 @@ pub trait Vm {
         merge: &dyn Fn(Vec<Value>) -> PyResult<Vec<Value>>,
     ) -> PyResult<Vec<Value>>;
     /// Parks the running replica at a collective (see [`Vm::run_replicas`]).
-    fn collective(&self, payload: Value) -> PyResult<Value>;
+    fn collective(&self, payload: Value) -> Result<Value, super::CollectiveError>;
     /// The replica running now, inside `run_replicas`.
     fn current_replica(&self) -> Option<usize>;
     /// Writes to standard output (respects redirection in tests and the REPL).

@@ -7,22 +7,34 @@
 use super::methods::int_arg;
 use super::node::dataset_of;
 use super::structure::Spec;
+use crate::object::native;
 use crate::runtime::Tensor;
-use crate::value::{Args, ExcType, NativeFunction, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
-/// `ds.bucket_by_sequence_length(element_length_func, bucket_boundaries,
-/// bucket_batch_sizes, padded_shapes=None, padding_values=None,
-/// pad_to_bucket_boundary=False, no_padding=False, drop_remainder=False)`.
-pub fn bucket_by_sequence_length(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let ds = args.get(0);
+/// Batches elements of similar length together, padded (group_by_window by length bucket).
+#[native("DatasetV2.bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False, no_padding=False, drop_remainder=False, name=None)")]
+#[expect(clippy::too_many_arguments, reason = "the Python signature has them")]
+pub fn bucket_by_sequence_length(
+    vm: &dyn Vm,
+    this: &Value,
+    element_length_func: &Value,
+    bucket_boundaries: &Value,
+    bucket_batch_sizes: &Value,
+    padded_shapes: &Value,
+    padding_values: &Value,
+    pad_to_bucket_boundary: &Value,
+    no_padding: &Value,
+    drop_remainder: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
     let ints = |v: &Value, what: &str| -> PyResult<Vec<i64>> {
         vm.collect(v)?
             .iter()
             .map(|x| int_arg(vm, x, what))
             .collect()
     };
-    let boundaries = ints(args.get(2), "bucket_boundaries")?;
-    let sizes = ints(args.get(3), "bucket_batch_sizes")?;
+    let boundaries = ints(bucket_boundaries, "bucket_boundaries")?;
+    let sizes = ints(bucket_batch_sizes, "bucket_batch_sizes")?;
     if sizes.len() != boundaries.len() + 1 {
         return Err(PyErr::new(
             ExcType::ValueError,
@@ -34,36 +46,21 @@ pub fn bucket_by_sequence_length(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         ));
     }
     let int_list = |v: &[i64]| Value::tuple(v.iter().map(|&i| Value::Int(i)).collect());
-    let key = NativeFunction::new(
-        "element_to_bucket_id(_bound, *args)",
-        bucket_id,
-        "The bucket of an element's length.",
-    )
-    .bind(Value::tuple(vec![
-        args.get(1).clone(),
+    let key = bucket_id::DEF.function().bind(Value::tuple(vec![
+        element_length_func.clone(),
         int_list(&boundaries),
     ]));
-    let size = NativeFunction::new(
-        "window_size_fn(_bound, bucket_id)",
-        window_size,
-        "The batch size of a bucket.",
-    )
-    .bind(int_list(&sizes));
-    let reduce = NativeFunction::new(
-        "batching_fn(_bound, bucket_id, grouped_dataset)",
-        batching,
-        "Pads and batches one bucket's window.",
-    )
-    .bind(Value::tuple(vec![
+    let size = window_size::DEF.function().bind(int_list(&sizes));
+    let reduce = batching::DEF.function().bind(Value::tuple(vec![
         int_list(&sizes),
         int_list(&boundaries),
-        args.get(4).clone(),
-        args.get(5).clone(),
-        args.get(6).clone(),
-        args.get(7).clone(),
-        args.get(8).clone(),
+        padded_shapes.clone(),
+        padding_values.clone(),
+        pad_to_bucket_boundary.clone(),
+        no_padding.clone(),
+        drop_remainder.clone(),
     ]));
-    let method = vm.getattr(ds, "group_by_window")?;
+    let method = vm.getattr(this, "group_by_window")?;
     vm.call(
         &method,
         vec![key, reduce],
@@ -71,17 +68,20 @@ pub fn bucket_by_sequence_length(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     )
 }
 
-fn bound(args: &Args) -> &[Value] {
-    match args.get(0) {
+/// The values a function is bound to.
+fn bound_values(bound: &Value) -> &[Value] {
+    match bound {
         Value::Tuple(t) => t,
         _ => &[],
     }
 }
 
-fn bucket_id(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let b = bound(args);
+/// The bucket of an element's length.
+#[native("element_to_bucket_id(_bound, *args)")]
+fn bucket_id(vm: &dyn Vm, bound: &Value, args: &[Value]) -> PyResult<Value> {
+    let b = bound_values(bound);
     let (f, boundaries) = (&b[0], vm.collect(&b[1])?);
-    let len = vm.call(f, args.varargs(1).to_vec(), Vec::new())?;
+    let len = vm.call(f, args.to_vec(), Vec::new())?;
     let len = int_arg(vm, &len, "element_length_func result")?;
     let mut lo = i32::MIN as i64;
     for (i, hi) in boundaries
@@ -102,9 +102,11 @@ fn bucket_id(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     ))
 }
 
-fn window_size(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let sizes = vm.collect(args.get(0))?;
-    let id = int_arg(vm, args.get(1), "bucket_id")?;
+/// The batch size of a bucket.
+#[native("window_size_fn(_bound, bucket_id)")]
+fn window_size(vm: &dyn Vm, bound: &Value, bucket_id: &Value) -> PyResult<Value> {
+    let sizes = vm.collect(bound)?;
+    let id = int_arg(vm, bucket_id, "bucket_id")?;
     sizes
         .get(id.max(0) as usize)
         .cloned()
@@ -116,14 +118,21 @@ fn window_size(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         .ok_or_else(|| PyErr::new(ExcType::InvalidArgumentError, "bucket id out of range"))
 }
 
-fn batching(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let b = bound(args);
+/// Pads and batches one bucket's window.
+#[native("batching_fn(_bound, bucket_id, grouped_dataset)")]
+fn batching(
+    vm: &dyn Vm,
+    bound: &Value,
+    bucket_id: &Value,
+    grouped_dataset: &Value,
+) -> PyResult<Value> {
+    let b = bound_values(bound);
     let sizes = vm.collect(&b[0])?;
     let boundaries = vm.collect(&b[1])?;
     let (padded_shapes, padding_values) = (&b[2], &b[3]);
     let (to_boundary, no_padding, drop) = (vm.truthy(&b[4])?, vm.truthy(&b[5])?, b[6].clone());
-    let id = int_arg(vm, args.get(1), "bucket_id")?.max(0) as usize;
-    let window = args.get(2);
+    let id = int_arg(vm, bucket_id, "bucket_id")?.max(0) as usize;
+    let window = grouped_dataset;
     let batch_size = sizes.get(id).cloned().unwrap_or(Value::Int(1));
     if no_padding {
         let batch = vm.getattr(window, "batch")?;

@@ -1,7 +1,7 @@
 //! The natives of the `tf.data.Dataset` methods that combine datasets or
 //! carry state: `concatenate`, `flat_map`, `interleave`, `window`, `scan`,
 //! `take_while`, `unique`, `get_single_element` and the static `counter`
-//! and `choose_from_datasets`. Each checks its arguments as TensorFlow does
+//! and `choose_from_datasets`, and their `tf.data.experimental` forms. Each checks its arguments as TensorFlow does
 //! when the pipeline is built and makes a node; the streams are in
 //! `compose_stream.rs`.
 
@@ -9,175 +9,117 @@ use super::methods::{int_arg, probe};
 use super::node::{dataset_of, DatasetObj, Kind, INFINITE};
 use super::stream::open;
 use super::structure::{kernel_error, Spec};
+use crate::object::{native, NativeDef, This};
 use crate::runtime::DType;
-use crate::value::{Args, Class, ExcType, NativeFunction, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
-use crate::distribute::classes::method as add;
-
-/// Registers these methods on `DatasetV2`.
-pub fn register(c: &Class) {
-    add(c, "DatasetV2.padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None)", super::padding::padded_batch, "Stacks consecutive elements, padding each component to a common shape.");
-    add(
-        c,
-        "DatasetV2.concatenate(self, dataset, name=None)",
-        concatenate,
-        "This dataset's elements, then those of `dataset`.",
-    );
-    add(
-        c,
-        "DatasetV2.flat_map(self, map_func, name=None)",
-        flat_map,
-        "The elements of the datasets map_func returns, one after another.",
-    );
-    add(c, "DatasetV2.interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None, deterministic=None, name=None)", interleave, "The elements of the datasets map_func returns, cycle_length at a time, block_length each in turn.");
-    add(
-        c,
-        "DatasetV2.window(self, size, shift=None, stride=1, drop_remainder=False, name=None)",
-        window,
-        "Windows of consecutive elements, each a dataset.",
-    );
-    add(
-        c,
-        "DatasetV2.scan(self, initial_state, scan_func, name=None)",
-        scan,
-        "Like map, with a state carried from element to element.",
-    );
-    add(
-        c,
-        "DatasetV2.take_while(self, predicate, name=None)",
-        take_while,
-        "The elements up to the first for which predicate is false.",
-    );
-    add(
-        c,
-        "DatasetV2.unique(self, name=None)",
-        unique,
-        "Each distinct element once, in first-seen order.",
-    );
-    add(c, "DatasetV2.bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False, no_padding=False, drop_remainder=False, name=None)", super::bucket::bucket_by_sequence_length, "Batches elements of similar length together, padded (group_by_window by length bucket).");
-    add(c, "DatasetV2.group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None, name=None)", group_by_window, "Groups elements by key into windows and reduces each window to a dataset.");
-    add(
-        c,
-        "DatasetV2.get_single_element(self, name=None)",
-        get_single_element,
-        "The only element of the dataset.",
-    );
-    add(
-        c,
-        "DatasetV2.counter(start=0, step=1, dtype=None, name=None)",
-        counter,
-        "start, start + step, ... forever.",
-    );
-    add(
-        c,
-        "DatasetV2.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True)",
-        choose_from_datasets,
-        "Elements of datasets[i] for each i of choice_dataset.",
-    );
-}
-
-/// Adds `Counter`, `get_single_element`, `choose_from_datasets` and the
-/// transformations `scan`, `take_while` and `unique` (for `Dataset.apply`)
-/// to `tf.data.experimental`.
-pub fn register_experimental(e: &mut crate::modules::ModuleBuilder) {
-    e.function(
-        "scan(initial_state, scan_func)",
-        experimental_scan,
-        "A transformation for `Dataset.apply`: `ds.scan(initial_state, scan_func)`.",
-    );
-    e.function(
-        "take_while(predicate)",
-        experimental_take_while,
-        "A transformation for `Dataset.apply`: `ds.take_while(predicate)`.",
-    );
-    e.function(
-        "unique()",
-        experimental_unique,
-        "A transformation for `Dataset.apply`: `ds.unique()`.",
-    );
-    e.function(
-        "group_by_window(key_func, reduce_func, window_size=None, window_size_func=None)",
-        experimental_group_by_window,
-        "A transformation for `Dataset.apply`: `ds.group_by_window(...)`.",
-    );
-    e.function(
-        "bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False, no_padding=False, drop_remainder=False)",
-        experimental_bucket,
-        "A transformation for `Dataset.apply`: `ds.bucket_by_sequence_length(...)`.",
-    );
-    e.function(
-        "Counter(start=0, step=1, dtype=None)",
-        counter,
-        "start, start + step, ... forever.",
-    );
-    e.function(
-        "get_single_element(dataset)",
-        get_single_element,
-        "The only element of the dataset.",
-    );
-    e.function(
-        "choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True)",
-        choose_from_datasets,
-        "Elements of datasets[i] for each i of choice_dataset.",
-    );
-}
+// `tf.data.experimental`: the transformations `scan`, `take_while`,
+// `unique`, `group_by_window` and `bucket_by_sequence_length` (for
+// `Dataset.apply`), and `Counter`, `get_single_element` and
+// `choose_from_datasets`.
 
 /// A `_apply_fn(dataset)` that calls the dataset's method `method` with
 /// the arguments `args` (what `tf.data.experimental.unique()` and its kind
 /// return, for `Dataset.apply`).
-fn transformation(method: &str, args: &Args) -> Value {
+fn transformation(method: &str, args: &[&Value]) -> Value {
     let mut bound = vec![Value::str(method)];
-    bound.extend(args.values.iter().cloned());
-    NativeFunction::new(
-        "_apply_fn(_bound, dataset)",
-        apply_transformation,
-        "Applies the transformation to `dataset`.",
-    )
-    .bind(Value::tuple(bound))
+    bound.extend(args.iter().map(|v| (*v).clone()));
+    apply_fn::DEF.function().bind(Value::tuple(bound))
 }
 
-fn apply_transformation(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let bound = vm.collect(args.get(0))?;
+/// Applies the transformation to `dataset`.
+#[native("_apply_fn(_bound, dataset)")]
+fn apply_fn(vm: &dyn Vm, bound: &Value, dataset: &Value) -> PyResult<Value> {
+    let bound = vm.collect(bound)?;
     let Some((name, rest)) = bound.split_first() else {
         return Err(PyErr::new(ExcType::TypeError, "no transformation"));
     };
-    let method = vm.getattr(args.get(1), &vm.str(name)?)?;
+    let method = vm.getattr(dataset, &vm.str(name)?)?;
     vm.call(&method, rest.to_vec(), Vec::new())
 }
 
-fn experimental_scan(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    Ok(transformation("scan", args))
+/// A transformation for `Dataset.apply`: `ds.scan(initial_state, scan_func)`.
+#[native("scan(initial_state, scan_func)")]
+pub fn experimental_scan(initial_state: &Value, scan_func: &Value) -> Value {
+    transformation("scan", &[initial_state, scan_func])
 }
 
-fn experimental_take_while(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    Ok(transformation("take_while", args))
+/// A transformation for `Dataset.apply`: `ds.take_while(predicate)`.
+#[native("take_while(predicate)")]
+pub fn experimental_take_while(predicate: &Value) -> Value {
+    transformation("take_while", &[predicate])
 }
 
-fn experimental_unique(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    Ok(transformation("unique", args))
+/// A transformation for `Dataset.apply`: `ds.unique()`.
+#[native("unique()")]
+pub fn experimental_unique() -> Value {
+    transformation("unique", &[])
 }
 
-fn experimental_group_by_window(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    Ok(transformation("group_by_window", args))
+/// A transformation for `Dataset.apply`: `ds.group_by_window(...)`.
+#[native("group_by_window(key_func, reduce_func, window_size=None, window_size_func=None)")]
+pub fn experimental_group_by_window(
+    key_func: &Value,
+    reduce_func: &Value,
+    window_size: &Value,
+    window_size_func: &Value,
+) -> Value {
+    transformation(
+        "group_by_window",
+        &[key_func, reduce_func, window_size, window_size_func],
+    )
 }
 
-fn experimental_bucket(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    Ok(transformation("bucket_by_sequence_length", args))
+/// A transformation for `Dataset.apply`: `ds.bucket_by_sequence_length(...)`.
+#[native("bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False, no_padding=False, drop_remainder=False)")]
+#[expect(clippy::too_many_arguments, reason = "the Python signature has them")]
+pub fn experimental_bucket_by_sequence_length(
+    element_length_func: &Value,
+    bucket_boundaries: &Value,
+    bucket_batch_sizes: &Value,
+    padded_shapes: &Value,
+    padding_values: &Value,
+    pad_to_bucket_boundary: &Value,
+    no_padding: &Value,
+    drop_remainder: &Value,
+) -> Value {
+    transformation(
+        "bucket_by_sequence_length",
+        &[
+            element_length_func,
+            bucket_boundaries,
+            bucket_batch_sizes,
+            padded_shapes,
+            padding_values,
+            pad_to_bucket_boundary,
+            no_padding,
+            drop_remainder,
+        ],
+    )
 }
 
-fn this(args: &Args) -> PyResult<(&Value, &DatasetObj)> {
-    let v = args.get(0);
-    match dataset_of(v) {
-        Some(d) => Ok((v, d)),
-        None => Err(PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "descriptor requires a 'DatasetV2' object but received a '{}'",
-                v.type_name()
-            ),
-        )),
-    }
+/// start, start + step, ... forever.
+#[native("Counter(start=0, step=1, dtype=None)")]
+pub fn experimental_counter(
+    vm: &dyn Vm,
+    start: &Value,
+    step: &Value,
+    dtype: &Value,
+) -> PyResult<Value> {
+    counter_dataset(vm, start, step, dtype)
 }
+
+/// The only element of the dataset.
+#[native("get_single_element(dataset)")]
+pub fn experimental_get_single_element(vm: &dyn Vm, dataset: &Value) -> PyResult<Value> {
+    single_element(vm, dataset)
+}
+
+/// `tf.data.experimental.choose_from_datasets`.
+pub const EXPERIMENTAL_CHOOSE_FROM_DATASETS: NativeDef = NativeDef {
+    sig: "choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True)",
+    ..choose_from_datasets::DEF
+};
 
 /// Whether two specs have the same structure and dtypes (dims aside).
 fn same_types(a: &Spec, b: &Spec) -> bool {
@@ -211,9 +153,15 @@ fn common_spec(a: &Spec, b: &Spec) -> Result<Spec, Option<PyErr>> {
     Err(None)
 }
 
-fn concatenate(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
-    let other = args.get(1);
+/// This dataset's elements, then those of `dataset`.
+#[native("DatasetV2.concatenate(self, dataset, name=None)")]
+pub(super) fn concatenate(
+    this: This<DatasetObj>,
+    dataset: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
+    let other = dataset;
     let Some(o) = dataset_of(other) else {
         return Err(PyErr::new(
             ExcType::AttributeError,
@@ -263,16 +211,35 @@ fn dataset_fn_spec(vm: &dyn Vm, spec: &Spec, f: &Value) -> PyResult<Spec> {
     }
 }
 
-fn flat_map(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
-    let f = args.get(1).clone();
+/// The elements of the datasets map_func returns, one after another.
+#[native("DatasetV2.flat_map(self, map_func, name=None)")]
+pub(super) fn flat_map(
+    vm: &dyn Vm,
+    this: This<DatasetObj>,
+    map_func: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
+    let f = map_func.clone();
     let spec = dataset_fn_spec(vm, &d.spec, &f)?;
     Ok(DatasetObj::value(Kind::FlatMap(ds.clone(), f), spec))
 }
 
-fn interleave(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
-    let f = args.get(1).clone();
+/// The elements of the datasets map_func returns, cycle_length at a time, block_length each in turn.
+#[native("DatasetV2.interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None, deterministic=None, name=None)")]
+#[expect(clippy::too_many_arguments, reason = "the Python signature has them")]
+pub(super) fn interleave(
+    vm: &dyn Vm,
+    this: This<DatasetObj>,
+    map_func: &Value,
+    cycle_length: &Value,
+    block_length: &Value,
+    num_parallel_calls: &Value,
+    _deterministic: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
+    let f = map_func.clone();
     let positive = |v: &Value, what: &str, default: i64| -> PyResult<usize> {
         let n = match v {
             Value::None => default,
@@ -291,9 +258,9 @@ fn interleave(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         }
         Ok(n as usize)
     };
-    let cycle = positive(args.get(2), "cycle_length", -1)?;
-    let block = positive(args.get(3), "block_length", 1)?;
-    let parallel = !args.get(4).is_none();
+    let cycle = positive(cycle_length, "cycle_length", -1)?;
+    let block = positive(block_length, "block_length", 1)?;
+    let parallel = !num_parallel_calls.is_none();
     let spec = dataset_fn_spec(vm, &d.spec, &f)?;
     Ok(DatasetObj::value(
         Kind::Interleave {
@@ -307,8 +274,18 @@ fn interleave(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     ))
 }
 
-fn window(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
+/// Windows of consecutive elements, each a dataset.
+#[native("DatasetV2.window(self, size, shift=None, stride=1, drop_remainder=False, name=None)")]
+pub(super) fn window(
+    vm: &dyn Vm,
+    this: This<DatasetObj>,
+    size: &Value,
+    shift: &Value,
+    stride: &Value,
+    drop_remainder: bool,
+    _name: &Value,
+) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
     d.spec.tensors_only("window")?;
     let positive = |v: &Value, what: &str| -> PyResult<usize> {
         let n = int_arg(vm, v, what)?;
@@ -321,13 +298,13 @@ fn window(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         }
         Ok(n as usize)
     };
-    let size = positive(args.get(1), "size")?;
-    let shift = match args.get(2) {
+    let size = positive(size, "size")?;
+    let shift = match shift {
         Value::None => size,
         v => positive(v, "shift")?,
     };
-    let stride = positive(args.get(3), "stride")?;
-    let drop = vm.truthy(args.get(4))?;
+    let stride = positive(stride, "stride")?;
+    let drop = drop_remainder;
     super::stream::check_buffer(
         ds,
         (size - 1).saturating_mul(stride).saturating_add(1),
@@ -351,10 +328,18 @@ fn window(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     ))
 }
 
-fn scan(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
-    let state = super::structure::normalize(vm, args.get(1))?;
-    let f = args.get(2).clone();
+/// Like map, with a state carried from element to element.
+#[native("DatasetV2.scan(self, initial_state, scan_func, name=None)")]
+pub(super) fn scan(
+    vm: &dyn Vm,
+    this: This<DatasetObj>,
+    initial_state: &Value,
+    scan_func: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
+    let state = super::structure::normalize(vm, initial_state)?;
+    let f = scan_func.clone();
     let mut state_spec = Spec::of(&state);
     // As TensorFlow retraces with a relaxed state shape until it is stable.
     for _ in 0..4 {
@@ -422,9 +407,16 @@ fn state_mismatch(old: &Spec, new: &Spec) -> PyErr {
     )
 }
 
-fn take_while(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
-    let f = args.get(1).clone();
+/// The elements up to the first for which predicate is false.
+#[native("DatasetV2.take_while(self, predicate, name=None)")]
+pub(super) fn take_while(
+    vm: &dyn Vm,
+    this: This<DatasetObj>,
+    predicate: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
+    let f = predicate.clone();
     super::methods::check_predicate(vm, &d.spec, &f, |t| {
         format!("Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor but its return type is{t}.")
     })?;
@@ -434,8 +426,10 @@ fn take_while(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     ))
 }
 
-fn unique(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
+/// Each distinct element once, in first-seen order.
+#[native("DatasetV2.unique(self, name=None)")]
+pub(super) fn unique(this: This<DatasetObj>, _name: &Value) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
     let Spec::Tensor { dtype, dims } = &d.spec else {
         return Err(kernel_error(
             "UniqueDataset",
@@ -461,10 +455,20 @@ fn unique(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     Ok(DatasetObj::value(Kind::Unique(ds.clone()), d.spec.clone()))
 }
 
-fn group_by_window(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
-    let (key, reduce) = (args.get(1).clone(), args.get(2).clone());
-    let size = match (args.get(3), args.get(4)) {
+/// Groups elements by key into windows and reduces each window to a dataset.
+#[native("DatasetV2.group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None, name=None)")]
+pub(super) fn group_by_window(
+    vm: &dyn Vm,
+    this: This<DatasetObj>,
+    key_func: &Value,
+    reduce_func: &Value,
+    window_size: &Value,
+    window_size_func: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
+    let (key, reduce) = (key_func.clone(), reduce_func.clone());
+    let size = match (window_size, window_size_func) {
         (Value::None, f) if !f.is_none() => Err(f.clone()),
         (n, Value::None) if !n.is_none() => Ok(int_arg(vm, n, "window_size")?),
         _ => {
@@ -515,8 +519,14 @@ fn group_by_window(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     ))
 }
 
-fn get_single_element(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let ds = args.get(0);
+/// The only element of the dataset.
+#[native("DatasetV2.get_single_element(self, name=None)")]
+pub(super) fn get_single_element(vm: &dyn Vm, this: &Value, _name: &Value) -> PyResult<Value> {
+    single_element(vm, this)
+}
+
+/// The only element of `ds` (TensorFlow's errors when it has none or more).
+fn single_element(vm: &dyn Vm, ds: &Value) -> PyResult<Value> {
     let Some(d) = dataset_of(ds) else {
         return Err(PyErr::new(
             ExcType::TypeError,
@@ -543,10 +553,23 @@ fn get_single_element(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     Ok(first)
 }
 
-fn counter(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let start = int_arg(vm, args.get(0), "start")?;
-    let step = int_arg(vm, args.get(1), "step")?;
-    let dtype = match args.get(2) {
+/// start, start + step, ... forever.
+#[native("DatasetV2.counter(start=0, step=1, dtype=None, name=None)")]
+pub(super) fn counter(
+    vm: &dyn Vm,
+    start: &Value,
+    step: &Value,
+    dtype: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
+    counter_dataset(vm, start, step, dtype)
+}
+
+/// `Dataset.counter`: an infinite count.
+fn counter_dataset(vm: &dyn Vm, start: &Value, step: &Value, dtype: &Value) -> PyResult<Value> {
+    let start = int_arg(vm, start, "start")?;
+    let step = int_arg(vm, step, "step")?;
+    let dtype = match dtype {
         Value::None => DType::Int64,
         v => crate::object::tensor::convert::dtype_arg(vm, v)?,
     };
@@ -559,8 +582,15 @@ fn counter(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     ))
 }
 
-fn choose_from_datasets(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let datasets = vm.collect(args.get(0))?;
+/// Elements of datasets[i] for each i of choice_dataset.
+#[native("DatasetV2.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True)")]
+pub(super) fn choose_from_datasets(
+    vm: &dyn Vm,
+    datasets: &Value,
+    choice_dataset: &Value,
+    stop_on_empty_dataset: bool,
+) -> PyResult<Value> {
+    let datasets = vm.collect(datasets)?;
     if datasets.is_empty() {
         return Err(PyErr::new(
             ExcType::ValueError,
@@ -605,7 +635,7 @@ fn choose_from_datasets(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             },
         });
     }
-    let choice = args.get(1);
+    let choice = choice_dataset;
     let choice_spec = dataset_of(choice).map(|d| d.spec.clone());
     let scalar_i64 =
         matches!(&choice_spec, Some(Spec::Tensor { dtype: DType::Int64, dims }) if dims.is_empty());
@@ -618,7 +648,7 @@ fn choose_from_datasets(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             ),
         ));
     }
-    let stop = vm.truthy(args.get(2))?;
+    let stop = stop_on_empty_dataset;
     let spec = spec.unwrap_or(Spec::Tuple(Vec::new()));
     Ok(DatasetObj::value(
         Kind::Choose(datasets, choice.clone(), stop),

@@ -24,9 +24,13 @@ use super::iterator::{end_of_sequence, pull};
 use super::node::dataset_of;
 use super::stream::{open, Stream};
 use super::structure::{leaves, rows, to_device, Spec};
+use crate::distribute::classes::{
+    DISTRIBUTED_DATASET_INTERFACE, DISTRIBUTED_ITERATOR_INTERFACE, INPUT_LIB,
+};
 use crate::distribute::values::per_replica;
+use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::runtime::Device;
-use crate::value::{Class, ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// How elements are dealt to replicas.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -132,23 +136,52 @@ impl DistributedDataset {
     }
 }
 
+const DATASET_MEMBERS: &[Member] = &[
+    Member::Getter(dataset_element_spec::DEF),
+    Member::Getter(cardinality::DEF),
+    Member::Method(reduce::DEF),
+];
+
+/// What `experimental_distribute_dataset` returns.
+pub static DISTRIBUTED_DATASET: ClassSpec = ClassSpec {
+    name: "DistributedDataset",
+    module: INPUT_LIB,
+    bases: &[&DISTRIBUTED_DATASET_INTERFACE],
+    members: DATASET_MEMBERS,
+};
+
+/// What `distribute_datasets_from_function` returns.
+pub static DISTRIBUTED_DATASETS_FROM_FUNCTION: ClassSpec = ClassSpec {
+    name: "DistributedDatasetsFromFunction",
+    module: INPUT_LIB,
+    bases: &[&DISTRIBUTED_DATASET_INTERFACE],
+    members: DATASET_MEMBERS,
+};
+
+impl NativeClass for DistributedDataset {
+    const SPEC: &'static ClassSpec = &DISTRIBUTED_DATASET;
+}
+
+impl DistributedDataset {
+    fn class_spec(&self) -> &'static ClassSpec {
+        match self.mode {
+            Mode::Split => &DISTRIBUTED_DATASET,
+            Mode::RoundRobin | Mode::PerReplica => &DISTRIBUTED_DATASETS_FROM_FUNCTION,
+        }
+    }
+}
+
 impl NativeObject for DistributedDataset {
     fn type_name(&self) -> &str {
-        match self.mode {
-            Mode::Split => "DistributedDataset",
-            Mode::RoundRobin | Mode::PerReplica => "DistributedDatasetsFromFunction",
-        }
+        self.class_spec().name
     }
 
     fn as_any(&self) -> &dyn Any {
         self
     }
 
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(crate::distribute::classes::class(match self.mode {
-            Mode::Split => "DistributedDataset",
-            Mode::RoundRobin | Mode::PerReplica => "DistributedDatasetsFromFunction",
-        }))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(self.class_spec())
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
@@ -159,18 +192,6 @@ impl NativeObject for DistributedDataset {
         ))
     }
 
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "element_spec" => Some(self.element_spec().to_value()),
-            // the cardinality of the (first) input dataset, as a Python int
-            "cardinality" => Some(Value::Int(
-                dataset_of(&self.dataset).map_or(UNKNOWN_CARDINALITY, |d| d.cardinality()),
-            )),
-            "reduce" => Some(REDUCE.with(|f| f.bind(this.clone()))),
-            _ => None,
-        })
-    }
-
     fn iter(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(Some(Value::native(self.iterator()?)))
     }
@@ -179,29 +200,33 @@ impl NativeObject for DistributedDataset {
 /// `tf.data.UNKNOWN_CARDINALITY`.
 const UNKNOWN_CARDINALITY: i64 = -2;
 
-/// `dist_dataset.reduce(initial_state, reduce_func)`: `state =
-/// reduce_func(state, step_inputs)` over every step.
-fn reduce(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
-    let Some(ds) = args.get(0).downcast::<DistributedDataset>() else {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            "reduce() needs a DistributedDataset",
-        ));
-    };
-    let it = ds.iterator()?;
-    let mut state = args.get(1).clone();
-    while let Some(step) = it.step(vm)? {
-        state = vm.call(args.get(2), vec![state, step], Vec::new())?;
-    }
-    Ok(state)
+/// The spec of a step's inputs: per-replica specs at the leaves.
+#[native("DistributedDataset.element_spec(self)")]
+fn dataset_element_spec(this: &DistributedDataset) -> Value {
+    this.element_spec().to_value()
 }
 
-thread_local! {
-    static REDUCE: Rc<NativeFunction> = NativeFunction::new(
-        "DistributedDataset.reduce(self, initial_state, reduce_func)",
-        reduce,
-        "Folds `reduce_func(state, inputs)` over the steps of the dataset.",
-    );
+/// The cardinality of the (first) input dataset, as a Python int.
+#[native("DistributedDataset.cardinality(self)")]
+fn cardinality(this: &DistributedDataset) -> i64 {
+    dataset_of(&this.dataset).map_or(UNKNOWN_CARDINALITY, |d| d.cardinality())
+}
+
+// `state = reduce_func(state, step_inputs)` over every step.
+/// Folds `reduce_func(state, inputs)` over the steps of the dataset.
+#[native("DistributedDataset.reduce(self, initial_state, reduce_func)")]
+fn reduce(
+    vm: &dyn Vm,
+    this: &DistributedDataset,
+    initial_state: &Value,
+    reduce_func: &Value,
+) -> PyResult<Value> {
+    let it = this.iterator()?;
+    let mut state = initial_state.clone();
+    while let Some(step) = it.step(vm)? {
+        state = vm.call(reduce_func, vec![state, step], Vec::new())?;
+    }
+    Ok(state)
 }
 
 impl DistributedDataset {
@@ -343,24 +368,39 @@ impl DistributedIterator {
     }
 }
 
-fn get_next(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
-    let Some(it) = args.get(0).downcast::<DistributedIterator>() else {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            "get_next() needs a DistributedIterator",
-        ));
-    };
-    it.step(vm)?
-        .ok_or_else(|| end_of_sequence(&it.spec, it.devices[0]))
+/// `tf.distribute.DistributedIterator`'s class here.
+pub static DISTRIBUTED_ITERATOR: ClassSpec = ClassSpec {
+    name: "DistributedIterator",
+    module: INPUT_LIB,
+    bases: &[&DISTRIBUTED_ITERATOR_INTERFACE],
+    members: &[
+        Member::Getter(iterator_element_spec::DEF),
+        Member::Method(get_next::DEF),
+        Member::Method(get_next_as_optional::DEF),
+    ],
+};
+
+impl NativeClass for DistributedIterator {
+    const SPEC: &'static ClassSpec = &DISTRIBUTED_ITERATOR;
 }
 
-fn get_next_as_optional(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
-    let Some(it) = args.get(0).downcast::<DistributedIterator>() else {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            "get_next_as_optional() needs a DistributedIterator",
-        ));
-    };
+/// The spec of a step's inputs.
+#[native("DistributedIterator.element_spec(self)")]
+fn iterator_element_spec(this: &DistributedIterator) -> Value {
+    this.element_spec.to_value()
+}
+
+/// The next step's inputs; OutOfRangeError at the end.
+#[native("DistributedIterator.get_next(self)")]
+fn get_next(vm: &dyn Vm, this: &DistributedIterator) -> PyResult<Value> {
+    this.step(vm)?
+        .ok_or_else(|| end_of_sequence(&this.spec, this.devices[0]))
+}
+
+/// The next step's inputs as an Optional, empty at the end.
+#[native("DistributedIterator.get_next_as_optional(self)")]
+fn get_next_as_optional(vm: &dyn Vm, this: &DistributedIterator) -> PyResult<Value> {
+    let it = this;
     let value = it.step(vm)?;
     // TensorFlow's Optional knows the step's own (static) shapes
     let spec = match &value {
@@ -369,19 +409,6 @@ fn get_next_as_optional(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Valu
     };
     let components = it.element_spec.leaves().len();
     Ok(super::iterator::optional(value, spec, components))
-}
-
-thread_local! {
-    static GET_NEXT: Rc<NativeFunction> = NativeFunction::new(
-        "DistributedIterator.get_next(self)",
-        get_next,
-        "The next step's inputs; OutOfRangeError at the end.",
-    );
-    static GET_NEXT_AS_OPTIONAL: Rc<NativeFunction> = NativeFunction::new(
-        "DistributedIterator.get_next_as_optional(self)",
-        get_next_as_optional,
-        "The next step's inputs as an Optional, empty at the end.",
-    );
 }
 
 impl NativeObject for DistributedIterator {
@@ -393,8 +420,8 @@ impl NativeObject for DistributedIterator {
         self
     }
 
-    fn class(&self) -> Option<Rc<Class>> {
-        Some(crate::distribute::classes::class("DistributedIterator"))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&DISTRIBUTED_ITERATOR)
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
@@ -402,15 +429,6 @@ impl NativeObject for DistributedIterator {
             "<tensorflow.python.distribute.input_lib.DistributedIterator object at {:#x}>",
             this.id()
         ))
-    }
-
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "element_spec" => Some(self.element_spec.to_value()),
-            "get_next" => Some(GET_NEXT.with(|f| f.bind(this.clone()))),
-            "get_next_as_optional" => Some(GET_NEXT_AS_OPTIONAL.with(|f| f.bind(this.clone()))),
-            _ => None,
-        })
     }
 
     fn iter(&self, this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {

@@ -5,12 +5,12 @@
 
 use std::any::Any;
 use std::cell::RefCell;
-use std::rc::Rc;
 
 use super::node::dataset_of;
 use super::stream::{open, Stream};
 use super::structure::Spec;
-use crate::value::{Dict, ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value, Vm};
+use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// `iter(dataset)`.
 pub struct OwnedIterator {
@@ -72,15 +72,40 @@ pub fn optional(value: Option<Value>, spec: Spec, components: usize) -> Value {
     })
 }
 
-fn optional_has_value(_vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
-    let o = optional_of(args.get(0))?;
-    Ok(Value::Tensor(crate::runtime::Tensor::scalar(
-        o.value.is_some(),
-    )))
+// dist's Optional has no class of TensorFlow's: `type()` shows its name
+// alone, as for the other objects without one.
+/// The class of an Optional.
+pub static OPTIONAL_IMPL: ClassSpec = ClassSpec {
+    name: "_OptionalImpl",
+    module: "builtins",
+    bases: &[],
+    members: &[
+        Member::Getter(optional_element_spec::DEF),
+        Member::Method(has_value::DEF),
+        Member::Method(get_value::DEF),
+    ],
+};
+
+impl NativeClass for OptionalObj {
+    const SPEC: &'static ClassSpec = &OPTIONAL_IMPL;
 }
 
-fn optional_get_value(_vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
-    let o = optional_of(args.get(0))?;
+/// The spec of the value.
+#[native("_OptionalImpl.element_spec(self)")]
+fn optional_element_spec(this: &OptionalObj) -> Value {
+    this.spec.to_value()
+}
+
+/// Whether the Optional holds a value (a bool tensor).
+#[native("has_value(self, name=None)")]
+fn has_value(this: &OptionalObj, _name: &Value) -> crate::runtime::Tensor {
+    crate::runtime::Tensor::scalar(this.value.is_some())
+}
+
+/// The value; InvalidArgumentError when empty.
+#[native("get_value(self, name=None)")]
+fn get_value(this: &OptionalObj, _name: &Value) -> PyResult<Value> {
+    let o = this;
     o.value.clone().ok_or_else(|| {
         PyErr::new(
             ExcType::InvalidArgumentError,
@@ -93,11 +118,6 @@ fn optional_get_value(_vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value
     })
 }
 
-fn optional_of(v: &Value) -> PyResult<&OptionalObj> {
-    v.downcast::<OptionalObj>()
-        .ok_or_else(|| PyErr::new(ExcType::TypeError, "expected an Optional"))
-}
-
 impl NativeObject for OptionalObj {
     fn type_name(&self) -> &str {
         "_OptionalImpl"
@@ -107,52 +127,52 @@ impl NativeObject for OptionalObj {
         self
     }
 
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&OPTIONAL_IMPL)
+    }
+
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!(
             "<tensorflow.python.data.ops.optional_ops._OptionalImpl object at {:#x}>",
             this.id()
         ))
     }
-
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "element_spec" => Some(self.spec.to_value()),
-            "has_value" => Some(HAS_VALUE.with(|f| f.bind(this.clone()))),
-            "get_value" => Some(GET_VALUE.with(|f| f.bind(this.clone()))),
-            _ => None,
-        })
-    }
 }
 
-fn iterator_get_next_as_optional(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
-    let Some(it) = args.get(0).downcast::<OwnedIterator>() else {
-        return Err(PyErr::new(ExcType::TypeError, "not an iterator"));
-    };
-    let value = pull(&it.stream, vm)?;
-    Ok(optional(value, it.spec.clone(), it.spec.components()))
+/// `iter(dataset)`'s class.
+pub static OWNED_ITERATOR: ClassSpec = ClassSpec {
+    name: "OwnedIterator",
+    module: "tensorflow.python.data.ops.iterator_ops",
+    bases: &[],
+    members: &[
+        Member::Getter(iterator_element_spec::DEF),
+        Member::Method(get_next::DEF),
+        Member::Method(get_next_as_optional::DEF),
+    ],
+};
+
+impl NativeClass for OwnedIterator {
+    const SPEC: &'static ClassSpec = &OWNED_ITERATOR;
 }
 
-fn iterator_get_next(vm: &dyn Vm, args: &crate::value::Args) -> PyResult<Value> {
-    let this = args.get(0);
-    if let Some(it) = this.downcast::<OwnedIterator>() {
-        return pull(&it.stream, vm)?
-            .ok_or_else(|| end_of_sequence(&it.spec, crate::runtime::Device::cpu(0)));
-    }
-    if let Some(it) = this.downcast::<NumpyIterator>() {
-        return match pull(&it.inner.stream, vm)? {
-            Some(v) => to_numpy(vm, &v),
-            None => Err(PyErr::new(ExcType::StopIteration, "")),
-        };
-    }
-    Err(PyErr::new(ExcType::TypeError, "not an iterator"))
+/// The spec of the elements.
+#[native("OwnedIterator.element_spec(self)")]
+fn iterator_element_spec(this: &OwnedIterator) -> Value {
+    this.spec.to_value()
 }
 
-thread_local! {
-    static GET_NEXT: Rc<NativeFunction> = NativeFunction::new("get_next(self)", iterator_get_next, "The next element; OutOfRangeError at the end.");
-    static GET_NEXT_AS_OPTIONAL: Rc<NativeFunction> = NativeFunction::new("get_next_as_optional(self)", iterator_get_next_as_optional, "The next element as an Optional, empty at the end.");
-    static HAS_VALUE: Rc<NativeFunction> = NativeFunction::new("has_value(self, name=None)", optional_has_value, "Whether the Optional holds a value (a bool tensor).");
-    static GET_VALUE: Rc<NativeFunction> = NativeFunction::new("get_value(self, name=None)", optional_get_value, "The value; InvalidArgumentError when empty.");
-    static NUMPY_NEXT: Rc<NativeFunction> = NativeFunction::new("next(self)", iterator_get_next, "The next element as numpy values.");
+/// The next element; OutOfRangeError at the end.
+#[native("get_next(self)")]
+fn get_next(vm: &dyn Vm, this: &OwnedIterator) -> PyResult<Value> {
+    pull(&this.stream, vm)?
+        .ok_or_else(|| end_of_sequence(&this.spec, crate::runtime::Device::cpu(0)))
+}
+
+/// The next element as an Optional, empty at the end.
+#[native("get_next_as_optional(self)")]
+fn get_next_as_optional(vm: &dyn Vm, this: &OwnedIterator) -> PyResult<Value> {
+    let value = pull(&this.stream, vm)?;
+    Ok(optional(value, this.spec.clone(), this.spec.components()))
 }
 
 impl NativeObject for OwnedIterator {
@@ -160,8 +180,8 @@ impl NativeObject for OwnedIterator {
         "OwnedIterator"
     }
 
-    fn class(&self) -> Option<Rc<crate::value::Class>> {
-        Some(crate::distribute::classes::class("OwnedIterator"))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&OWNED_ITERATOR)
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -173,15 +193,6 @@ impl NativeObject for OwnedIterator {
             "<tensorflow.python.data.ops.iterator_ops.OwnedIterator object at {:#x}>",
             this.id()
         ))
-    }
-
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "element_spec" => Some(self.spec.to_value()),
-            "get_next" => Some(GET_NEXT.with(|f| f.bind(this.clone()))),
-            "get_next_as_optional" => Some(GET_NEXT_AS_OPTIONAL.with(|f| f.bind(this.clone()))),
-            _ => None,
-        })
     }
 
     fn iter(&self, this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -235,6 +246,28 @@ pub fn to_numpy(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
     })
 }
 
+// Shown by `type()` with its name alone, as before it had methods of its own.
+/// The class of `dataset.as_numpy_iterator()`.
+pub static NUMPY_ITERATOR: ClassSpec = ClassSpec {
+    name: "NumpyIterator",
+    module: "builtins",
+    bases: &[],
+    members: &[Member::Method(numpy_next::DEF)],
+};
+
+impl NativeClass for NumpyIterator {
+    const SPEC: &'static ClassSpec = &NUMPY_ITERATOR;
+}
+
+/// The next element as numpy values.
+#[native("next(self)")]
+fn numpy_next(vm: &dyn Vm, this: &NumpyIterator) -> PyResult<Value> {
+    match pull(&this.inner.stream, vm)? {
+        Some(v) => to_numpy(vm, &v),
+        None => Err(PyErr::new(ExcType::StopIteration, "")),
+    }
+}
+
 impl NativeObject for NumpyIterator {
     fn type_name(&self) -> &str {
         "NumpyIterator"
@@ -251,11 +284,8 @@ impl NativeObject for NumpyIterator {
         ))
     }
 
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "next" => Some(NUMPY_NEXT.with(|f| f.bind(this.clone()))),
-            _ => None,
-        })
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&NUMPY_ITERATOR)
     }
 
     fn iter(&self, this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {

@@ -1,6 +1,7 @@
-//! The natives of `tf.data.Dataset`: static constructors (`range`,
-//! `from_tensors`, `from_tensor_slices`, `zip`) and the transformation
-//! methods, registered on the `DatasetV2` class. Each builds a node with
+//! `tf.data.Dataset` (the `DatasetV2` class, [`DATASET_V2`]) and its
+//! transformation methods; the static constructors (`range`,
+//! `from_tensors`, `from_tensor_slices`, `zip`) are in `sources.rs`, the
+//! methods that combine datasets in `compose.rs`. Each builds a node with
 //! its element spec; errors TensorFlow raises when a pipeline is built are
 //! raised here too.
 //!
@@ -15,173 +16,69 @@
 //! symbolic tensors).
 
 use std::cell::{Cell, RefCell};
-use std::rc::Rc;
 
 use super::iterator::{numpy_iterator, owned_iterator};
 use super::node::{dataset_of, DatasetObj, Kind};
 use super::stream::{call_with_element, map_result, open};
-use super::structure::{kernel_error, leaves, normalize, row, Spec};
+use super::structure::{kernel_error, normalize, Spec};
+use super::{bucket, compose, padding, sources};
+use crate::object::{native, ClassSpec, Member, This};
 use crate::runtime::{DType, Device, Scalar, Tensor};
-use crate::value::{Args, Class, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
-use crate::distribute::classes::method as add;
+/// `tf.data.Dataset` (`DatasetV2`): its static constructors, its
+/// transformations and its properties.
+pub static DATASET_V2: ClassSpec = ClassSpec {
+    name: "DatasetV2",
+    module: "tensorflow.python.data.ops.dataset_ops",
+    bases: &[],
+    members: &[
+        Member::StaticMethod(sources::range::DEF),
+        Member::StaticMethod(sources::from_tensors::DEF),
+        Member::StaticMethod(sources::from_tensor_slices::DEF),
+        Member::StaticMethod(sources::from_generator::DEF),
+        Member::StaticMethod(sources::zip::DEF),
+        Member::Method(batch::DEF),
+        Member::Method(repeat::DEF),
+        Member::Method(shard::DEF),
+        Member::Method(take::DEF),
+        Member::Method(skip::DEF),
+        Member::Method(map::DEF),
+        Member::Method(filter::DEF),
+        Member::Method(enumerate::DEF),
+        Member::Method(prefetch::DEF),
+        Member::Method(cache::DEF),
+        Member::Method(shuffle::DEF),
+        Member::Method(unbatch::DEF),
+        Member::Method(rebatch::DEF),
+        Member::Method(reduce::DEF),
+        Member::Method(as_numpy_iterator::DEF),
+        Member::Method(cardinality::DEF),
+        Member::Method(apply::DEF),
+        Member::Method(with_options::DEF),
+        Member::Method(options::DEF),
+        Member::Method(dunder_iter::DEF),
+        Member::Method(padding::padded_batch::DEF),
+        Member::Method(compose::concatenate::DEF),
+        Member::Method(compose::flat_map::DEF),
+        Member::Method(compose::interleave::DEF),
+        Member::Method(compose::window::DEF),
+        Member::Method(compose::scan::DEF),
+        Member::Method(compose::take_while::DEF),
+        Member::Method(compose::unique::DEF),
+        Member::Method(bucket::bucket_by_sequence_length::DEF),
+        Member::Method(compose::group_by_window::DEF),
+        Member::Method(compose::get_single_element::DEF),
+        Member::StaticMethod(compose::counter::DEF),
+        Member::StaticMethod(compose::choose_from_datasets::DEF),
+        Member::Getter(element_spec::DEF),
+    ],
+};
 
-/// Registers the constructors and methods on `DatasetV2`.
-pub fn register(c: &Class) {
-    add(
-        c,
-        "DatasetV2.range(*args, output_type=None, name=None)",
-        range,
-        "Integers in [start, stop) by step, as int64 (or `output_type`).",
-    );
-    add(
-        c,
-        "DatasetV2.from_tensors(element, name=None)",
-        from_tensors,
-        "A dataset of one element.",
-    );
-    add(
-        c,
-        "DatasetV2.from_tensor_slices(tensors, name=None)",
-        from_tensor_slices,
-        "The slices of tensors along the first dimension.",
-    );
-    add(
-        c,
-        "DatasetV2.from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None, name=None)",
-        from_generator,
-        "A dataset of the items a Python generator function yields, converted to output_signature.",
-    );
-    add(
-        c,
-        "DatasetV2.zip(*args, datasets=None, name=None)",
-        zip,
-        "Elements of several datasets side by side.",
-    );
-    add(c, "DatasetV2.batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None)", batch, "Stacks consecutive elements.");
-    add(
-        c,
-        "DatasetV2.repeat(self, count=None, name=None)",
-        repeat,
-        "Repeats the dataset count times (forever when None).",
-    );
-    add(
-        c,
-        "DatasetV2.shard(self, num_shards, index, name=None)",
-        shard,
-        "Every num_shards-th element from index.",
-    );
-    add(
-        c,
-        "DatasetV2.take(self, count, name=None)",
-        take,
-        "The first count elements.",
-    );
-    add(
-        c,
-        "DatasetV2.skip(self, count, name=None)",
-        skip,
-        "All but the first count elements.",
-    );
-    add(c, "DatasetV2.map(self, map_func, num_parallel_calls=None, deterministic=None, synchronous=None, use_unbounded_threadpool=False, name=None)", map, "Applies map_func to each element.");
-    add(
-        c,
-        "DatasetV2.filter(self, predicate, name=None)",
-        filter,
-        "The elements for which predicate is true.",
-    );
-    add(
-        c,
-        "DatasetV2.enumerate(self, start=0, name=None)",
-        enumerate,
-        "(index, element) pairs.",
-    );
-    add(
-        c,
-        "DatasetV2.prefetch(self, buffer_size, name=None)",
-        prefetch,
-        "Prepares elements ahead (a pass-through here).",
-    );
-    add(
-        c,
-        "DatasetV2.cache(self, filename='', name=None)",
-        cache,
-        "Remembers the elements of the first full pass.",
-    );
-    add(
-        c,
-        "DatasetV2.shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None)",
-        shuffle,
-        "Shuffles with a buffer, in TensorFlow's order for a given seed.",
-    );
-    add(
-        c,
-        "DatasetV2.unbatch(self, name=None)",
-        unbatch,
-        "Splits elements along their first dimension.",
-    );
-    add(
-        c,
-        "DatasetV2.rebatch(self, batch_size, drop_remainder=False, name=None)",
-        rebatch,
-        "Batches the unbatched elements again.",
-    );
-    add(
-        c,
-        "DatasetV2.reduce(self, initial_state, reduce_func, name=None)",
-        reduce,
-        "Folds the elements into one state.",
-    );
-    add(
-        c,
-        "DatasetV2.as_numpy_iterator(self)",
-        as_numpy_iterator,
-        "An iterator of numpy values.",
-    );
-    add(
-        c,
-        "DatasetV2.cardinality(self)",
-        cardinality,
-        "The number of elements as an int64 tensor (-1 infinite, -2 unknown).",
-    );
-    add(
-        c,
-        "DatasetV2.apply(self, transformation_func)",
-        apply,
-        "transformation_func(self).",
-    );
-    add(
-        c,
-        "DatasetV2.with_options(self, options, name=None)",
-        with_options,
-        "The dataset with options (accepted).",
-    );
-    add(
-        c,
-        "DatasetV2.options(self)",
-        options,
-        "The dataset's options.",
-    );
-    add(
-        c,
-        "DatasetV2.__iter__(self)",
-        dunder_iter,
-        "An iterator over the dataset.",
-    );
-}
-
-fn this(args: &Args) -> PyResult<(&Value, &DatasetObj)> {
-    let v = args.get(0);
-    match dataset_of(v) {
-        Some(d) => Ok((v, d)),
-        None => Err(PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "descriptor requires a 'DatasetV2' object but received a '{}'",
-                v.type_name()
-            ),
-        )),
-    }
+/// The type of the elements (a structure of `tf.TensorSpec`).
+#[native("DatasetV2.element_spec(self)")]
+fn element_spec(this: &DatasetObj) -> Value {
+    this.spec.to_value()
 }
 
 /// An integer argument that may also be a scalar integer tensor.
@@ -210,269 +107,11 @@ pub fn int_arg(vm: &dyn Vm, v: &Value, what: &str) -> PyResult<i64> {
     }
 }
 
-fn scalar_spec(dtype: DType) -> Spec {
+/// The spec of a scalar of `dtype`.
+pub(super) fn scalar_spec(dtype: DType) -> Spec {
     Spec::Tensor {
         dtype,
         dims: Vec::new(),
-    }
-}
-
-fn range(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let a = args.varargs(0);
-    let ints = a
-        .iter()
-        .map(|v| int_arg(vm, v, "range argument"))
-        .collect::<PyResult<Vec<_>>>()?;
-    let (start, stop, step) = match ints.as_slice() {
-        [stop] => (0, *stop, 1),
-        [start, stop] => (*start, *stop, 1),
-        [start, stop, step] => (*start, *stop, *step),
-        _ => {
-            return Err(PyErr::new(
-                ExcType::ValueError,
-                format!("Invalid arguments to range: {}", a.len()),
-            ))
-        }
-    };
-    if step == 0 {
-        return Err(PyErr::new(
-            ExcType::InvalidArgumentError,
-            "step must be a non-zero integer. [Op:RangeDataset]",
-        ));
-    }
-    let dtype = match args.opt(1) {
-        None => DType::Int64,
-        Some(v) => crate::object::tensor::convert::dtype_arg(vm, v)?,
-    };
-    Ok(DatasetObj::value(
-        Kind::Range {
-            start,
-            stop,
-            step,
-            dtype,
-        },
-        scalar_spec(dtype),
-    ))
-}
-
-fn from_tensors(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let elem = normalize(vm, args.get(0))?;
-    let spec = Spec::of(&elem);
-    Ok(DatasetObj::value(Kind::Tensors(elem), spec))
-}
-
-fn from_tensor_slices(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let whole = normalize(vm, args.get(0))?;
-    let spec = Spec::of(&whole);
-    let comps = leaves(&whole);
-    let mut n: Option<usize> = None;
-    for t in &comps {
-        let Some(&d0) = t.dims().first() else {
-            return Err(PyErr::new(
-                ExcType::ValueError,
-                "Unbatching a tensor is only supported for rank >= 1",
-            ));
-        };
-        match n {
-            Some(m) if m != d0 => {
-                return Err(PyErr::new(
-                    ExcType::ValueError,
-                    format!("Dimensions {m} and {d0} are not compatible"),
-                ))
-            }
-            _ => n = Some(d0),
-        }
-    }
-    let elem_spec = spec.unbatched()?;
-    let n = n.unwrap_or(0);
-    let mut items = Vec::with_capacity(n);
-    for i in 0..n {
-        let parts = comps
-            .iter()
-            .map(|t| row(t, i).map(Value::Tensor))
-            .collect::<PyResult<Vec<_>>>()?;
-        items.push(elem_spec.pack(&mut parts.into_iter()));
-    }
-    Ok(DatasetObj::value(Kind::Slices(Rc::new(items)), elem_spec))
-}
-
-fn from_generator(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let generator = args.get(0);
-    if !matches!(
-        generator,
-        Value::Function(_) | Value::NativeFunction(_) | Value::BoundMethod(_) | Value::Class(_)
-    ) && vm.getattr(generator, "__call__").is_err()
-    {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            "`generator` must be a Python callable.",
-        ));
-    }
-    let (types, shapes, signature) = (args.get(1), args.get(2), args.get(4));
-    let spec = match (signature, types) {
-        (Value::None, Value::None) => {
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                "To specify the output signature you need to provide either the `output_signature` argument or the `output_types` argument.",
-            ))
-        }
-        (sig, Value::None) => spec_of_signature(vm, sig)?,
-        (Value::None, types) => spec_of_types(vm, types, shapes)?,
-        _ => {
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                "The `output_types` argument can not be used together with the `output_signature` argument.",
-            ))
-        }
-    };
-    let call_args = match args.get(3) {
-        Value::None => Vec::new(),
-        a => vm.collect(a)?,
-    };
-    Ok(DatasetObj::value(
-        Kind::Generator(generator.clone(), call_args),
-        spec,
-    ))
-}
-
-/// `output_signature`: a structure of `tf.TensorSpec`s.
-fn spec_of_signature(vm: &dyn Vm, v: &Value) -> PyResult<Spec> {
-    if let Some(s) = v.downcast::<super::structure::SpecObj>() {
-        return Ok(s.0.clone());
-    }
-    match v {
-        Value::Tuple(_) | Value::List(_) => Ok(Spec::Tuple(
-            vm.collect(v)?
-                .iter()
-                .map(|x| spec_of_signature(vm, x))
-                .collect::<PyResult<_>>()?,
-        )),
-        Value::Dict(d) => {
-            let mut out = Vec::new();
-            for (k, x) in d.borrow().items() {
-                out.push((k, spec_of_signature(vm, &x)?));
-            }
-            Ok(Spec::Dict(out))
-        }
-        other => Err(PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "`output_signature` must contain objects that are subclass of `tf.TypeSpec` but found {} which is not.",
-                vm.repr(&vm.type_of(other))?
-            ),
-        )),
-    }
-}
-
-/// `output_types` with `output_shapes` (the structure follows the types; a
-/// shape is a leaf).
-fn spec_of_types(vm: &dyn Vm, types: &Value, shapes: &Value) -> PyResult<Spec> {
-    let part = |i: usize, key: Option<&Value>| -> PyResult<Value> {
-        match (shapes, key) {
-            (Value::None, _) => Ok(Value::None),
-            (Value::Dict(d), Some(k)) => Ok(d.borrow().get(k)?.unwrap_or(Value::None)),
-            (Value::Tuple(_) | Value::List(_), None) => {
-                Ok(vm.collect(shapes)?.get(i).cloned().unwrap_or(Value::None))
-            }
-            _ => Err(PyErr::new(
-                ExcType::TypeError,
-                "`output_shapes` must have the structure of `output_types`",
-            )),
-        }
-    };
-    match types {
-        Value::Tuple(_) | Value::List(_) => Ok(Spec::Tuple(
-            vm.collect(types)?
-                .iter()
-                .enumerate()
-                .map(|(i, t)| spec_of_types(vm, t, &part(i, None)?))
-                .collect::<PyResult<_>>()?,
-        )),
-        Value::Dict(d) => {
-            let mut out = Vec::new();
-            for (k, t) in d.borrow().items() {
-                let s = part(0, Some(&k))?;
-                out.push((k, spec_of_types(vm, &t, &s)?));
-            }
-            Ok(Spec::Dict(out))
-        }
-        dtype => {
-            if shapes.is_none() {
-                return Err(PyErr::new(
-                    ExcType::NotImplementedError,
-                    "from_generator with output_types and no output_shapes (unknown rank) is not supported in dist",
-                )
-                .help("pass output_signature=tf.TensorSpec(shape=..., dtype=...) (TensorFlow recommends it since 2.4)"));
-            }
-            Ok(Spec::Tensor {
-                dtype: super::dtype_of(vm, dtype)?,
-                dims: super::dims_of(vm, shapes)?,
-            })
-        }
-    }
-}
-
-/// A zip node over a (possibly nested) structure of datasets; a bare
-/// dataset at the top is zipped alone (its elements unchanged).
-fn zip_of(vm: &dyn Vm, v: &Value, top: bool) -> PyResult<Value> {
-    let spec_of = |d: &Value| dataset_of(d).map_or(Spec::Tuple(Vec::new()), |d| d.spec.clone());
-    if dataset_of(v).is_some() {
-        if top {
-            return Ok(DatasetObj::value(
-                Kind::Zip(vec![v.clone()], true),
-                spec_of(v),
-            ));
-        }
-        return Ok(v.clone());
-    }
-    match v {
-        Value::Tuple(items) => {
-            let inputs = items
-                .iter()
-                .map(|x| zip_of(vm, x, false))
-                .collect::<PyResult<Vec<_>>>()?;
-            let spec = Spec::Tuple(inputs.iter().map(spec_of).collect());
-            Ok(DatasetObj::value(Kind::Zip(inputs, false), spec))
-        }
-        Value::Dict(d) => {
-            let mut inputs = Vec::new();
-            let mut specs = Vec::new();
-            for (k, x) in d.borrow().items() {
-                let ds = zip_of(vm, &x, false)?;
-                specs.push((k, spec_of(&ds)));
-                inputs.push(ds);
-            }
-            Ok(DatasetObj::value(Kind::Zip(inputs, false), Spec::Dict(specs)))
-        }
-        Value::List(_) => Err(PyErr::new(
-            ExcType::TypeError,
-            "Invalid input to `zip`. Inputs are expected to be (nested) structures of `tf.data.Dataset` objects. Python `list` is not supported and you should use `tuple` instead.",
-        )),
-        other => Err(PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "Invalid input to `zip`. Inputs are expected to be (nested) structures of `tf.data.Dataset` objects but encountered object of type {}.",
-                vm.repr(&vm.type_of(other))?
-            ),
-        )),
-    }
-}
-
-fn zip(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let a = args.varargs(0);
-    let given = args.opt(1);
-    match (a.len(), given) {
-        (0, None) => Err(PyErr::new(
-            ExcType::TypeError,
-            "Must pass at least one dataset to `zip`.",
-        )),
-        (0, Some(d)) => zip_of(vm, d, true),
-        (_, Some(_)) => Err(PyErr::new(
-            ExcType::TypeError,
-            "Both `*args` and `datasets` cannot be set.",
-        )),
-        (1, None) => zip_of(vm, &a[0], true),
-        _ => zip_of(vm, &Value::tuple(a.to_vec()), true),
     }
 }
 
@@ -488,11 +127,21 @@ fn positive(vm: &dyn Vm, v: &Value, what: &str, op: &str) -> PyResult<usize> {
     Ok(n as usize)
 }
 
-fn batch(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
+/// Stacks consecutive elements.
+#[native("DatasetV2.batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None)")]
+fn batch(
+    vm: &dyn Vm,
+    this: This<DatasetObj>,
+    batch_size: &Value,
+    drop_remainder: bool,
+    _num_parallel_calls: &Value,
+    _deterministic: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
     d.spec.tensors_only("batch")?;
-    let size = positive(vm, args.get(1), "Batch size", "BatchDatasetV2")?;
-    let drop = vm.truthy(args.get(2))?;
+    let size = positive(vm, batch_size, "Batch size", "BatchDatasetV2")?;
+    let drop = drop_remainder;
     let spec = d.spec.batched(if drop { Some(size) } else { None });
     Ok(DatasetObj::value(Kind::Batch(ds.clone(), size, drop), spec))
 }
@@ -508,19 +157,29 @@ fn count_arg(vm: &dyn Vm, v: &Value) -> PyResult<Option<u64>> {
     }
 }
 
-fn repeat(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
-    let count = count_arg(vm, args.get(1))?;
+/// Repeats the dataset count times (forever when None).
+#[native("DatasetV2.repeat(self, count=None, name=None)")]
+fn repeat(vm: &dyn Vm, this: This<DatasetObj>, count: &Value, _name: &Value) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
+    let count = count_arg(vm, count)?;
     Ok(DatasetObj::value(
         Kind::Repeat(ds.clone(), count),
         d.spec.clone(),
     ))
 }
 
-fn shard(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
-    let n = int_arg(vm, args.get(1), "num_shards")?;
-    let index = int_arg(vm, args.get(2), "index")?;
+/// Every num_shards-th element from index.
+#[native("DatasetV2.shard(self, num_shards, index, name=None)")]
+fn shard(
+    vm: &dyn Vm,
+    this: This<DatasetObj>,
+    num_shards: &Value,
+    index: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
+    let n = int_arg(vm, num_shards, "num_shards")?;
+    let index = int_arg(vm, index, "index")?;
     if n <= 0 {
         return Err(kernel_error(
             "ShardDataset",
@@ -544,18 +203,22 @@ fn shard(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     ))
 }
 
-fn take(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
-    let count = count_arg(vm, args.get(1))?;
+/// The first count elements.
+#[native("DatasetV2.take(self, count, name=None)")]
+fn take(vm: &dyn Vm, this: This<DatasetObj>, count: &Value, _name: &Value) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
+    let count = count_arg(vm, count)?;
     Ok(DatasetObj::value(
         Kind::Take(ds.clone(), count),
         d.spec.clone(),
     ))
 }
 
-fn skip(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
-    let count = count_arg(vm, args.get(1))?;
+/// All but the first count elements.
+#[native("DatasetV2.skip(self, count, name=None)")]
+fn skip(vm: &dyn Vm, this: This<DatasetObj>, count: &Value, _name: &Value) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
+    let count = count_arg(vm, count)?;
     Ok(DatasetObj::value(
         Kind::Skip(ds.clone(), count),
         d.spec.clone(),
@@ -592,9 +255,21 @@ pub fn probe(vm: &dyn Vm, spec: &Spec, f: &Value) -> PyResult<(Spec, Value)> {
     Ok((spec, first))
 }
 
-fn map(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
-    let f = args.get(1).clone();
+/// Applies map_func to each element.
+#[native("DatasetV2.map(self, map_func, num_parallel_calls=None, deterministic=None, synchronous=None, use_unbounded_threadpool=False, name=None)")]
+#[expect(clippy::too_many_arguments, reason = "the Python signature has them")]
+fn map(
+    vm: &dyn Vm,
+    this: This<DatasetObj>,
+    map_func: &Value,
+    _num_parallel_calls: &Value,
+    _deterministic: &Value,
+    _synchronous: &Value,
+    _use_unbounded_threadpool: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
+    let f = map_func.clone();
     let (spec, _) = probe(vm, &d.spec, &f)?;
     Ok(DatasetObj::value(Kind::Map(ds.clone(), f), spec))
 }
@@ -617,9 +292,16 @@ pub(super) fn check_predicate(
     Ok(())
 }
 
-fn filter(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
-    let f = args.get(1).clone();
+/// The elements for which predicate is true.
+#[native("DatasetV2.filter(self, predicate, name=None)")]
+fn filter(
+    vm: &dyn Vm,
+    this: This<DatasetObj>,
+    predicate: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
+    let f = predicate.clone();
     check_predicate(vm, &d.spec, &f, |t| {
         format!("Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its return type is {t}.")
     })?;
@@ -629,9 +311,11 @@ fn filter(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     ))
 }
 
-fn enumerate(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
-    let start = int_arg(vm, args.get(1), "start")?;
+/// (index, element) pairs.
+#[native("DatasetV2.enumerate(self, start=0, name=None)")]
+fn enumerate(vm: &dyn Vm, this: This<DatasetObj>, start: &Value, _name: &Value) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
+    let start = int_arg(vm, start, "start")?;
     let counter = DatasetObj::value(
         Kind::Range {
             start,
@@ -648,17 +332,26 @@ fn enumerate(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     ))
 }
 
-fn prefetch(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
-    int_arg(vm, args.get(1), "buffer_size")?;
+/// Prepares elements ahead (a pass-through here).
+#[native("DatasetV2.prefetch(self, buffer_size, name=None)")]
+fn prefetch(
+    vm: &dyn Vm,
+    this: This<DatasetObj>,
+    buffer_size: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
+    int_arg(vm, buffer_size, "buffer_size")?;
     Ok(DatasetObj::value(
         Kind::Prefetch(ds.clone()),
         d.spec.clone(),
     ))
 }
 
-fn cache(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
+/// Remembers the elements of the first full pass.
+#[native("DatasetV2.cache(self, filename='', name=None)")]
+fn cache(this: This<DatasetObj>, _filename: &Value, _name: &Value) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
     // TODO: caching to a file (`filename`) is kept in memory too; the
     // elements and their order are the same.
     Ok(DatasetObj::value(
@@ -667,9 +360,20 @@ fn cache(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     ))
 }
 
-fn shuffle(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
-    let buffer = int_arg(vm, args.get(1), "buffer_size")?;
+/// Shuffles with a buffer, in TensorFlow's order for a given seed.
+#[native(
+    "DatasetV2.shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None)"
+)]
+fn shuffle(
+    vm: &dyn Vm,
+    this: This<DatasetObj>,
+    buffer_size: &Value,
+    seed: Option<&Value>,
+    reshuffle_each_iteration: Option<&Value>,
+    _name: &Value,
+) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
+    let buffer = int_arg(vm, buffer_size, "buffer_size")?;
     if buffer <= 0 && buffer != -1 {
         return Err(PyErr::new(
             ExcType::InvalidArgumentError,
@@ -677,7 +381,7 @@ fn shuffle(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         ));
     }
     let buffer = if buffer == -1 { 1024 } else { buffer as usize };
-    let op_seed = match args.opt(2) {
+    let op_seed = match seed {
         Some(v) => Some(int_arg(vm, v, "seed")?),
         None => None,
     };
@@ -691,7 +395,7 @@ fn shuffle(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         ),
         (a, b) => (a as u64, b as u64),
     };
-    let reshuffle = match args.opt(3) {
+    let reshuffle = match reshuffle_each_iteration {
         Some(v) => vm.truthy(v)?,
         None => true,
     };
@@ -705,17 +409,27 @@ fn shuffle(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     Ok(DatasetObj::value(kind, d.spec.clone()))
 }
 
-fn unbatch(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
+/// Splits elements along their first dimension.
+#[native("DatasetV2.unbatch(self, name=None)")]
+fn unbatch(this: This<DatasetObj>, _name: &Value) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
     d.spec.tensors_only("unbatch")?;
     let spec = d.spec.unbatched()?;
     Ok(DatasetObj::value(Kind::Unbatch(ds.clone()), spec))
 }
 
-fn rebatch(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
+/// Batches the unbatched elements again.
+#[native("DatasetV2.rebatch(self, batch_size, drop_remainder=False, name=None)")]
+fn rebatch(
+    vm: &dyn Vm,
+    this: This<DatasetObj>,
+    batch_size: &Value,
+    drop_remainder: bool,
+    _name: &Value,
+) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
     d.spec.tensors_only("rebatch")?;
-    let sizes: Vec<usize> = match args.get(1) {
+    let sizes: Vec<usize> = match batch_size {
         Value::List(l) => {
             let l = l.borrow().clone();
             l.iter()
@@ -734,7 +448,7 @@ fn rebatch(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             "batch_sizes must contain at least one positive value",
         ));
     }
-    let drop = vm.truthy(args.get(2))?;
+    let drop = drop_remainder;
     let dim = if drop && sizes.iter().all(|&s| s == sizes[0]) {
         Some(sizes[0])
     } else {
@@ -747,10 +461,18 @@ fn rebatch(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     ))
 }
 
-fn reduce(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, _) = this(args)?;
-    let f = args.get(2);
-    let mut state = normalize(vm, args.get(1))?;
+/// Folds the elements into one state.
+#[native("DatasetV2.reduce(self, initial_state, reduce_func, name=None)")]
+fn reduce(
+    vm: &dyn Vm,
+    this: This<DatasetObj>,
+    initial_state: &Value,
+    reduce_func: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
+    let ds = this.value;
+    let f = reduce_func;
+    let mut state = normalize(vm, initial_state)?;
     let mut stream = open(ds)?;
     while let Some(elem) = stream.next(vm)? {
         let r = vm.call(f, vec![state, elem], Vec::new())?;
@@ -759,8 +481,10 @@ fn reduce(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     Ok(state)
 }
 
-fn as_numpy_iterator(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
+/// An iterator of numpy values.
+#[native("DatasetV2.as_numpy_iterator(self)")]
+fn as_numpy_iterator(this: This<DatasetObj>) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
     if d.spec.has_dataset() {
         return Err(PyErr::new(
             ExcType::TypeError,
@@ -770,13 +494,16 @@ fn as_numpy_iterator(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     numpy_iterator(ds)
 }
 
-fn cardinality(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (_, d) = this(args)?;
-    Ok(Value::Tensor(Tensor::scalar(d.cardinality())))
+/// The number of elements as an int64 tensor (-1 infinite, -2 unknown).
+#[native("DatasetV2.cardinality(self)")]
+fn cardinality(this: &DatasetObj) -> Tensor {
+    Tensor::scalar(this.cardinality())
 }
 
-fn apply(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let r = vm.call(args.get(1), vec![args.get(0).clone()], Vec::new())?;
+/// transformation_func(self).
+#[native("DatasetV2.apply(self, transformation_func)")]
+fn apply(vm: &dyn Vm, this: &Value, transformation_func: &Value) -> PyResult<Value> {
+    let r = vm.call(transformation_func, vec![this.clone()], Vec::new())?;
     if dataset_of(&r).is_none() {
         return Err(PyErr::new(
             ExcType::TypeError,
@@ -789,15 +516,21 @@ fn apply(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
     Ok(r)
 }
 
-fn with_options(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let (ds, d) = this(args)?;
+/// The dataset with options (accepted).
+#[native("DatasetV2.with_options(self, options, name=None)")]
+fn with_options(this: This<DatasetObj>, _options: &Value, _name: &Value) -> PyResult<Value> {
+    let (ds, d) = (this.value, this.obj);
     Ok(DatasetObj::value(Kind::Options(ds.clone()), d.spec.clone()))
 }
 
-fn options(_vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
-    Ok(super::options::options_value())
+/// The dataset's options.
+#[native("DatasetV2.options(self)")]
+fn options(_this: &Value) -> Value {
+    super::options::options_value()
 }
 
-fn dunder_iter(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    owned_iterator(vm, args.get(0))
+/// An iterator over the dataset.
+#[native("DatasetV2.__iter__(self)")]
+fn dunder_iter(vm: &dyn Vm, this: &Value) -> PyResult<Value> {
+    owned_iterator(vm, this)
 }

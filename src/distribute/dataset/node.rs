@@ -1,15 +1,18 @@
 //! The dataset object: one node of a lazy pipeline (`Dataset.range(7).batch(3)`
 //! is a `_BatchDataset` over a `_RangeDataset`). Nodes hold their inputs and
 //! their element spec; nothing is computed until a stream is opened
-//! (`stream.rs`). Methods and reprs live here; the natives in `methods.rs`.
+//! (`stream.rs`). The node classes and reprs live here; `tf.data.Dataset`
+//! (`DatasetV2`) and its natives in `methods.rs`, `sources.rs`, `compose.rs`.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use super::methods::DATASET_V2;
 use super::structure::Spec;
+use crate::object::{ClassSpec, NativeClass};
 use crate::runtime::DType;
-use crate::value::{Class, ClassKind, NativeObject, PyResult, Value, Vm};
+use crate::value::{NativeObject, PyResult, Value, Vm};
 
 /// `tf.data.INFINITE_CARDINALITY`.
 pub const INFINITE: i64 = -1;
@@ -166,40 +169,40 @@ impl DatasetObj {
         Value::native(DatasetObj { kind, spec })
     }
 
-    /// TensorFlow's class name and module for this node.
-    pub fn class_name(&self) -> (&'static str, &'static str) {
+    /// TensorFlow's class of this node.
+    pub fn class_spec(&self) -> &'static ClassSpec {
         match &self.kind {
-            Kind::Range { .. } => ("_RangeDataset", "range_op"),
-            Kind::Tensors(_) => ("_TensorDataset", "from_tensors_op"),
-            Kind::Slices(_) => ("_TensorSliceDataset", "from_tensor_slices_op"),
-            Kind::Zip(..) => ("_ZipDataset", "zip_op"),
-            Kind::Batch(..) => ("_BatchDataset", "batch_op"),
-            Kind::Repeat(..) => ("_RepeatDataset", "repeat_op"),
-            Kind::Shard(..) => ("_ShardDataset", "shard_op"),
-            Kind::Take(..) => ("_TakeDataset", "take_op"),
-            Kind::Skip(..) => ("_SkipDataset", "skip_op"),
-            Kind::Map(..) => ("_MapDataset", "map_op"),
-            Kind::Filter(..) => ("_FilterDataset", "filter_op"),
-            Kind::Prefetch(_) => ("_PrefetchDataset", "prefetch_op"),
-            Kind::Cache(..) => ("CacheDataset", "cache_op"),
-            Kind::Shuffle { .. } => ("_ShuffleDataset", "shuffle_op"),
-            Kind::Unbatch(_) => ("_UnbatchDataset", "unbatch_op"),
-            Kind::Rebatch(..) => ("_RebatchDataset", "rebatch_op"),
-            Kind::Options(_) => ("_OptionsDataset", "dataset_ops"),
-            Kind::Generator(..) | Kind::FlatMap(..) => ("_FlatMapDataset", "flat_map_op"),
-            Kind::PaddedBatch(..) => ("_PaddedBatchDataset", "padded_batch_op"),
-            Kind::Concatenate(..) => ("_ConcatenateDataset", "concatenate_op"),
+            Kind::Range { .. } => &RANGE,
+            Kind::Tensors(_) => &TENSOR,
+            Kind::Slices(_) => &TENSOR_SLICE,
+            Kind::Zip(..) => &ZIP,
+            Kind::Batch(..) => &BATCH,
+            Kind::Repeat(..) => &REPEAT,
+            Kind::Shard(..) => &SHARD,
+            Kind::Take(..) => &TAKE,
+            Kind::Skip(..) => &SKIP,
+            Kind::Map(..) => &MAP,
+            Kind::Filter(..) => &FILTER,
+            Kind::Prefetch(_) => &PREFETCH,
+            Kind::Cache(..) => &CACHE,
+            Kind::Shuffle { .. } => &SHUFFLE,
+            Kind::Unbatch(_) => &UNBATCH,
+            Kind::Rebatch(..) => &REBATCH,
+            Kind::Options(_) => &OPTIONS,
+            Kind::Generator(..) | Kind::FlatMap(..) => &FLAT_MAP,
+            Kind::PaddedBatch(..) => &PADDED_BATCH,
+            Kind::Concatenate(..) => &CONCATENATE,
             Kind::Interleave {
                 parallel: false, ..
-            } => ("_InterleaveDataset", "interleave_op"),
-            Kind::Interleave { .. } => ("_ParallelInterleaveDataset", "interleave_op"),
-            Kind::Window { .. } => ("_WindowDataset", "window_op"),
-            Kind::Variant(_) | Kind::Nested(_) => ("_VariantDataset", "dataset_ops"),
-            Kind::Scan(..) | Kind::Counter { .. } => ("_ScanDataset", "scan_op"),
-            Kind::TakeWhile(..) => ("_TakeWhileDataset", "take_while_op"),
-            Kind::Unique(_) => ("_UniqueDataset", "unique_op"),
-            Kind::Choose(..) => ("_DirectedInterleaveDataset", "directed_interleave_op"),
-            Kind::GroupByWindow { .. } => ("_GroupByWindowDataset", "group_by_window_op"),
+            } => &INTERLEAVE,
+            Kind::Interleave { .. } => &PARALLEL_INTERLEAVE,
+            Kind::Window { .. } => &WINDOW,
+            Kind::Variant(_) | Kind::Nested(_) => &VARIANT,
+            Kind::Scan(..) | Kind::Counter { .. } => &SCAN,
+            Kind::TakeWhile(..) => &TAKE_WHILE,
+            Kind::Unique(_) => &UNIQUE,
+            Kind::Choose(..) => &DIRECTED_INTERLEAVE,
+            Kind::GroupByWindow { .. } => &GROUP_BY_WINDOW,
         }
     }
 
@@ -329,85 +332,84 @@ pub fn range_len(start: i64, stop: i64, step: i64) -> i64 {
     n.min(i64::MAX as i128) as i64
 }
 
-thread_local! {
-    static CLASSES: RefCell<Vec<Rc<Class>>> = const { RefCell::new(Vec::new()) };
+/// The classes of the nodes, TensorFlow's subclasses of `DatasetV2`.
+macro_rules! node_classes {
+    ($($id:ident = $name:literal in $module:literal;)*) => {
+        $(
+            #[doc = concat!("`", $name, "`.")]
+            pub static $id: ClassSpec = ClassSpec {
+                name: $name,
+                module: concat!("tensorflow.python.data.ops.", $module),
+                bases: &[&DATASET_V2],
+                members: &[],
+            };
+        )*
+    };
 }
 
-/// `tf.data.Dataset` (`DatasetV2`), with its static constructors and methods.
-pub fn dataset_class() -> Rc<Class> {
-    class_named("DatasetV2", "dataset_ops", None)
+node_classes! {
+    RANGE = "_RangeDataset" in "range_op";
+    TENSOR = "_TensorDataset" in "from_tensors_op";
+    TENSOR_SLICE = "_TensorSliceDataset" in "from_tensor_slices_op";
+    ZIP = "_ZipDataset" in "zip_op";
+    BATCH = "_BatchDataset" in "batch_op";
+    REPEAT = "_RepeatDataset" in "repeat_op";
+    SHARD = "_ShardDataset" in "shard_op";
+    TAKE = "_TakeDataset" in "take_op";
+    SKIP = "_SkipDataset" in "skip_op";
+    MAP = "_MapDataset" in "map_op";
+    FILTER = "_FilterDataset" in "filter_op";
+    PREFETCH = "_PrefetchDataset" in "prefetch_op";
+    CACHE = "CacheDataset" in "cache_op";
+    SHUFFLE = "_ShuffleDataset" in "shuffle_op";
+    UNBATCH = "_UnbatchDataset" in "unbatch_op";
+    REBATCH = "_RebatchDataset" in "rebatch_op";
+    OPTIONS = "_OptionsDataset" in "dataset_ops";
+    FLAT_MAP = "_FlatMapDataset" in "flat_map_op";
+    PADDED_BATCH = "_PaddedBatchDataset" in "padded_batch_op";
+    CONCATENATE = "_ConcatenateDataset" in "concatenate_op";
+    INTERLEAVE = "_InterleaveDataset" in "interleave_op";
+    PARALLEL_INTERLEAVE = "_ParallelInterleaveDataset" in "interleave_op";
+    WINDOW = "_WindowDataset" in "window_op";
+    VARIANT = "_VariantDataset" in "dataset_ops";
+    SCAN = "_ScanDataset" in "scan_op";
+    TAKE_WHILE = "_TakeWhileDataset" in "take_while_op";
+    UNIQUE = "_UniqueDataset" in "unique_op";
+    DIRECTED_INTERLEAVE = "_DirectedInterleaveDataset" in "directed_interleave_op";
+    GROUP_BY_WINDOW = "_GroupByWindowDataset" in "group_by_window_op";
 }
 
-fn class_named(name: &'static str, module: &'static str, base: Option<Rc<Class>>) -> Rc<Class> {
-    if let Some(c) = CLASSES.with(|c| c.borrow().iter().find(|k| &*k.name == name).cloned()) {
-        return c;
-    }
-    let base = base.or_else(|| {
-        Some(crate::object::types::builtin_class(
-            crate::value::ValueType::Object,
-        ))
-    });
-    let module = format!("tensorflow.python.data.ops.{module}");
-    let class = Class::new_builtin(name, &module, base, ClassKind::Native);
-    if name == "DatasetV2" {
-        super::methods::register(&class);
-        super::compose::register(&class);
-    }
-    CLASSES.with(|c| c.borrow_mut().push(class.clone()));
-    class
+impl NativeClass for DatasetObj {
+    const SPEC: &'static ClassSpec = &DATASET_V2;
 }
 
 impl NativeObject for DatasetObj {
     fn type_name(&self) -> &str {
-        self.class_name().0
+        self.class_spec().name
     }
 
     fn as_any(&self) -> &dyn Any {
         self
     }
 
-    fn class(&self) -> Option<Rc<Class>> {
-        let (name, module) = self.class_name();
-        Some(class_named(name, module, Some(dataset_class())))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(self.class_spec())
     }
 
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!(
             "<{} element_spec={}>",
-            self.class_name().0,
+            self.class_spec().name,
             self.spec.text()
         ))
     }
 
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "element_spec" => Some(self.spec.to_value()),
-            _ => match dataset_class().lookup(name) {
-                Some(Value::NativeFunction(f)) if f.bound.is_none() => Some(f.bind(this.clone())),
-                None => {
-                    // a method TensorFlow's Dataset has and dist does not
-                    if let Some(e) =
-                        crate::modules::tf_api::not_implemented("tensorflow.data.Dataset", name)
-                    {
-                        return Err(e);
-                    }
-                    None
-                }
-                other => other,
-            },
-        })
-    }
-
-    fn dir(&self) -> Vec<String> {
-        let mut names: Vec<String> = dataset_class()
-            .dict
-            .borrow()
-            .keys()
-            .map(|k| k.to_string())
-            .collect();
-        names.push("element_spec".into());
-        names.sort();
-        names
+    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        // a method TensorFlow's Dataset has and dist does not
+        match crate::object::tf_api::not_implemented("tensorflow.data.Dataset", name) {
+            Some(e) => Err(e),
+            None => Ok(None),
+        }
     }
 
     fn iter(&self, this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {

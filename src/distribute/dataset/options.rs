@@ -5,11 +5,12 @@
 
 use std::any::Any;
 use std::cell::RefCell;
-use std::rc::Rc;
 
 use indexmap::IndexMap;
 
-use crate::value::{Args, ExcType, NativeFunction, NativeObject, PyErr, PyResult, Value, Vm};
+use crate::distribute::classes::DISTRIBUTE_LIB;
+use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// `tf.data.Options()` or one of its groups (`experimental_distribute` …).
 pub struct OptionsObj {
@@ -25,9 +26,10 @@ pub fn options_value() -> Value {
     })
 }
 
-/// `tf.data.Options()`.
-pub fn new_options(_vm: &dyn Vm, _args: &Args) -> PyResult<Value> {
-    Ok(options_value())
+/// Options for a dataset (accepted; they change nothing here).
+#[native("Options()")]
+pub fn new_options() -> Value {
+    options_value()
 }
 
 fn group_class(name: &str) -> Option<&'static str> {
@@ -84,13 +86,44 @@ impl NativeObject for OptionsObj {
 /// A namedtuple-like options record of `tf.distribute`: `InputOptions(...)`,
 /// `RunOptions(...)`.
 pub struct NamedOptions {
-    /// The class name (`InputOptions`).
-    name: &'static str,
+    /// The class (`InputOptions`).
+    spec: &'static ClassSpec,
     /// The field names, in order.
     fields: &'static [&'static str],
     /// The field values.
     values: Vec<Value>,
 }
+
+impl NativeClass for NamedOptions {
+    const SPEC: &'static ClassSpec = &INPUT_OPTIONS;
+}
+
+/// `tf.distribute.RunOptions`.
+pub static RUN_OPTIONS: ClassSpec = ClassSpec {
+    name: "RunOptions",
+    module: DISTRIBUTE_LIB,
+    bases: &[],
+    members: &[
+        Member::New(new_run_options::DEF),
+        Member::Getter(enable_dynamic_batch_size::DEF),
+        Member::Getter(bucketizing_dynamic_shape::DEF),
+        Member::Getter(xla_options::DEF),
+    ],
+};
+
+/// `tf.distribute.InputOptions`.
+pub static INPUT_OPTIONS: ClassSpec = ClassSpec {
+    name: "InputOptions",
+    module: DISTRIBUTE_LIB,
+    bases: &[],
+    members: &[
+        Member::New(new_input_options::DEF),
+        Member::Getter(fetch_to_device::DEF),
+        Member::Getter(replication_mode::DEF),
+        Member::Getter(place_dataset_on_device::DEF),
+        Member::Getter(per_replica_buffer_size::DEF),
+    ],
+};
 
 const RUN_OPTION_NAMES: [&str; 3] = [
     "experimental_enable_dynamic_batch_size",
@@ -98,15 +131,40 @@ const RUN_OPTION_NAMES: [&str; 3] = [
     "experimental_xla_options",
 ];
 
-/// `tf.distribute.RunOptions(experimental_enable_dynamic_batch_size=True, ...)`.
-pub fn new_run_options(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    Ok(Value::native(NamedOptions {
-        name: "RunOptions",
+/// Options for `strategy.run` (TPU-only in TensorFlow; accepted).
+#[native("RunOptions.__new__(experimental_enable_dynamic_batch_size=True, experimental_bucketizing_dynamic_shape=False, experimental_xla_options=None)")]
+fn new_run_options(
+    experimental_enable_dynamic_batch_size: &Value,
+    experimental_bucketizing_dynamic_shape: &Value,
+    experimental_xla_options: &Value,
+) -> Value {
+    Value::native(NamedOptions {
+        spec: &RUN_OPTIONS,
         fields: &RUN_OPTION_NAMES,
-        values: (0..RUN_OPTION_NAMES.len())
-            .map(|i| args.get(i).clone())
-            .collect(),
-    }))
+        values: vec![
+            experimental_enable_dynamic_batch_size.clone(),
+            experimental_bucketizing_dynamic_shape.clone(),
+            experimental_xla_options.clone(),
+        ],
+    })
+}
+
+/// Whether batches may differ in size.
+#[native("RunOptions.experimental_enable_dynamic_batch_size(self)")]
+fn enable_dynamic_batch_size(this: &NamedOptions) -> Value {
+    this.values[0].clone()
+}
+
+/// Whether dynamic shapes are bucketized.
+#[native("RunOptions.experimental_bucketizing_dynamic_shape(self)")]
+fn bucketizing_dynamic_shape(this: &NamedOptions) -> Value {
+    this.values[1].clone()
+}
+
+/// XLA's options.
+#[native("RunOptions.experimental_xla_options(self)")]
+fn xla_options(this: &NamedOptions) -> Value {
+    this.values[2].clone()
 }
 
 const INPUT_OPTION_NAMES: [&str; 4] = [
@@ -120,33 +178,52 @@ const INPUT_OPTION_NAMES: [&str; 4] = [
 /// (`InputReplicationMode.PER_WORKER`,
 /// `experimental.CommunicationImplementation.NCCL`).
 pub struct StrEnumMember {
-    /// The enum's class name.
-    pub class: &'static str,
+    /// The enum's class.
+    pub spec: &'static ClassSpec,
     /// The member's name, which is also its value.
     pub member: &'static str,
 }
 
+/// The members of the string-valued enum class `$spec`, one object each
+/// (a class attribute), with `_member_names_`, `name` and `value`.
+macro_rules! str_enum {
+    ($spec:ident: $($m:literal),+) => {
+        &[
+            $(crate::object::Member::Attr($m, || {
+                crate::value::Value::native(crate::distribute::dataset::options::StrEnumMember {
+                    spec: &$spec,
+                    member: $m,
+                })
+            }),)+
+            crate::object::Member::Attr("_member_names_", || {
+                crate::distribute::classes::member_names(&[$($m),+])
+            }),
+            crate::object::Member::Getter(crate::distribute::dataset::options::str_enum_name::DEF),
+            crate::object::Member::Getter(crate::distribute::dataset::options::str_enum_value::DEF),
+        ]
+    };
+}
+pub(crate) use str_enum;
+
+impl NativeClass for StrEnumMember {
+    const SPEC: &'static ClassSpec = &INPUT_REPLICATION_MODE;
+}
+
 impl NativeObject for StrEnumMember {
     fn type_name(&self) -> &str {
-        self.class
+        self.spec.name
     }
     fn as_any(&self) -> &dyn Any {
         self
     }
-    fn class(&self) -> Option<Rc<crate::value::Class>> {
-        Some(crate::distribute::classes::class(self.class))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(self.spec)
     }
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("<{}.{1}: '{1}'>", self.class, self.member))
+        Ok(format!("<{}.{1}: '{1}'>", self.spec.name, self.member))
     }
     fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("{}.{}", self.class, self.member))
-    }
-    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "name" | "value" => Some(Value::str(self.member)),
-            _ => None,
-        })
+        Ok(format!("{}.{}", self.spec.name, self.member))
     }
     fn compare(
         &self,
@@ -157,60 +234,96 @@ impl NativeObject for StrEnumMember {
     ) -> PyResult<Option<Value>> {
         let same = other
             .downcast::<StrEnumMember>()
-            .is_some_and(|o| o.class == self.class && o.member == self.member);
+            .is_some_and(|o| std::ptr::eq(o.spec, self.spec) && o.member == self.member);
         Ok(crate::value::native::equality(op, same))
     }
 }
 
-/// The class `name` of a string-valued enum with these members.
-pub fn str_enum_class(name: &'static str, members: &[&'static str]) -> Rc<crate::value::Class> {
-    let c = crate::distribute::classes::class(name);
-    if c.dict.borrow().get(members[0]).is_none() {
-        for &member in members {
-            c.set_attr(
-                member,
-                Value::native(StrEnumMember {
-                    class: name,
-                    member,
-                }),
-            );
-        }
-        crate::distribute::classes::mark_enum(&c, members);
-    }
-    c
+/// The member's name.
+#[native("Enum.name(self)")]
+pub(crate) fn str_enum_name(this: &StrEnumMember) -> &'static str {
+    this.member
 }
 
-/// The `tf.distribute.InputReplicationMode` enum, with its two members.
-pub fn replication_mode_class() -> Rc<crate::value::Class> {
-    str_enum_class("InputReplicationMode", &["PER_WORKER", "PER_REPLICA"])
+/// The member's value (its name).
+#[native("Enum.value(self)")]
+pub(crate) fn str_enum_value(this: &StrEnumMember) -> &'static str {
+    this.member
 }
 
-/// `tf.distribute.InputOptions(...)`.
-pub fn new_input_options(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let fetch = match args.get(0) {
-        Value::None => Value::Bool(!matches!(args.get(2), Value::Bool(true))),
+/// `tf.distribute.InputReplicationMode`, with its two members.
+pub static INPUT_REPLICATION_MODE: ClassSpec = ClassSpec {
+    name: "InputReplicationMode",
+    module: DISTRIBUTE_LIB,
+    bases: &[],
+    members: str_enum!(INPUT_REPLICATION_MODE: "PER_WORKER", "PER_REPLICA"),
+};
+
+/// Options for distributed datasets (accepted).
+#[native("InputOptions.__new__(experimental_fetch_to_device=None, experimental_replication_mode=None, experimental_place_dataset_on_device=False, experimental_per_replica_buffer_size=1)")]
+fn new_input_options(
+    experimental_fetch_to_device: &Value,
+    experimental_replication_mode: &Value,
+    experimental_place_dataset_on_device: &Value,
+    experimental_per_replica_buffer_size: &Value,
+) -> Value {
+    let fetch = match experimental_fetch_to_device {
+        Value::None => Value::Bool(!matches!(
+            experimental_place_dataset_on_device,
+            Value::Bool(true)
+        )),
         v => v.clone(),
     };
-    let mode = match args.get(1) {
-        Value::None => replication_mode_class()
+    let mode = match experimental_replication_mode {
+        Value::None => INPUT_REPLICATION_MODE
+            .class()
             .lookup("PER_WORKER")
             .unwrap_or(Value::None),
         v => v.clone(),
     };
-    Ok(Value::native(NamedOptions {
-        name: "InputOptions",
+    Value::native(NamedOptions {
+        spec: &INPUT_OPTIONS,
         fields: &INPUT_OPTION_NAMES,
-        values: vec![fetch, mode, args.get(2).clone(), args.get(3).clone()],
-    }))
+        values: vec![
+            fetch,
+            mode,
+            experimental_place_dataset_on_device.clone(),
+            experimental_per_replica_buffer_size.clone(),
+        ],
+    })
+}
+
+/// Whether the inputs are copied to the replicas' devices.
+#[native("InputOptions.experimental_fetch_to_device(self)")]
+fn fetch_to_device(this: &NamedOptions) -> Value {
+    this.values[0].clone()
+}
+
+/// One input pipeline per worker or per replica (`tf.distribute.InputReplicationMode`).
+#[native("InputOptions.experimental_replication_mode(self)")]
+fn replication_mode(this: &NamedOptions) -> Value {
+    this.values[1].clone()
+}
+
+/// Whether the dataset is placed on the device.
+#[native("InputOptions.experimental_place_dataset_on_device(self)")]
+fn place_dataset_on_device(this: &NamedOptions) -> Value {
+    this.values[2].clone()
+}
+
+/// How many elements each replica buffers.
+#[native("InputOptions.experimental_per_replica_buffer_size(self)")]
+fn per_replica_buffer_size(this: &NamedOptions) -> Value {
+    this.values[3].clone()
 }
 
 impl NativeObject for NamedOptions {
     fn type_name(&self) -> &str {
-        self.name
+        self.spec.name
     }
 
-    fn class(&self) -> Option<Rc<crate::value::Class>> {
-        Some(crate::distribute::classes::class(self.name))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(self.spec)
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -222,15 +335,7 @@ impl NativeObject for NamedOptions {
         for (name, v) in self.fields.iter().zip(&self.values) {
             parts.push(format!("{name}={}", vm.repr(v)?));
         }
-        Ok(format!("{}({})", self.name, parts.join(", ")))
-    }
-
-    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(self
-            .fields
-            .iter()
-            .position(|n| *n == name)
-            .map(|i| self.values[i].clone()))
+        Ok(format!("{}({})", self.spec.name, parts.join(", ")))
     }
 }
 
@@ -244,24 +349,67 @@ pub struct InputContextObj {
     pub num_replicas_in_sync: i64,
 }
 
-/// `tf.distribute.InputContext(num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1)`.
-pub fn new_input_context(_vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    Ok(Value::native(InputContextObj {
-        num_input_pipelines: args.int(0)?,
-        input_pipeline_id: args.int(1)?,
-        num_replicas_in_sync: args.int(2)?,
-    }))
+/// `tf.distribute.InputContext`.
+pub static INPUT_CONTEXT: ClassSpec = ClassSpec {
+    name: "InputContext",
+    module: DISTRIBUTE_LIB,
+    bases: &[],
+    members: &[
+        Member::New(new_input_context::DEF),
+        Member::Getter(num_input_pipelines::DEF),
+        Member::Getter(input_pipeline_id::DEF),
+        Member::Getter(num_replicas_in_sync::DEF),
+        Member::Method(per_replica_batch_size::DEF),
+    ],
+};
+
+impl NativeClass for InputContextObj {
+    const SPEC: &'static ClassSpec = &INPUT_CONTEXT;
 }
 
-fn per_replica_batch_size(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let Some(ctx) = args.get(0).downcast::<InputContextObj>() else {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            "get_per_replica_batch_size() needs an InputContext",
-        ));
-    };
-    let n = ctx.num_replicas_in_sync;
-    let global = super::methods::int_arg(vm, args.get(1), "global_batch_size")?;
+/// What a dataset function learns about the input pipelines and replicas.
+#[native(
+    "InputContext.__init__(num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1)"
+)]
+fn new_input_context(
+    num_input_pipelines: i64,
+    input_pipeline_id: i64,
+    num_replicas_in_sync: i64,
+) -> Value {
+    Value::native(InputContextObj {
+        num_input_pipelines,
+        input_pipeline_id,
+        num_replicas_in_sync,
+    })
+}
+
+/// The number of input pipelines.
+#[native("InputContext.num_input_pipelines(self)")]
+fn num_input_pipelines(this: &InputContextObj) -> i64 {
+    this.num_input_pipelines
+}
+
+/// The index of this input pipeline.
+#[native("InputContext.input_pipeline_id(self)")]
+fn input_pipeline_id(this: &InputContextObj) -> i64 {
+    this.input_pipeline_id
+}
+
+/// The number of replicas.
+#[native("InputContext.num_replicas_in_sync(self)")]
+fn num_replicas_in_sync(this: &InputContextObj) -> i64 {
+    this.num_replicas_in_sync
+}
+
+/// The batch size of each replica: global_batch_size / num_replicas_in_sync.
+#[native("InputContext.get_per_replica_batch_size(self, global_batch_size)")]
+fn per_replica_batch_size(
+    vm: &dyn Vm,
+    this: &InputContextObj,
+    global_batch_size: &Value,
+) -> PyResult<i64> {
+    let n = this.num_replicas_in_sync;
+    let global = super::methods::int_arg(vm, global_batch_size, "global_batch_size")?;
     if n == 0 || global % n != 0 {
         return Err(PyErr::new(
             ExcType::ValueError,
@@ -272,15 +420,7 @@ fn per_replica_batch_size(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
             (global / n.max(1) + 1) * n
         )));
     }
-    Ok(Value::Int(global / n))
-}
-
-thread_local! {
-    static PER_REPLICA_BATCH: Rc<NativeFunction> = NativeFunction::new(
-        "InputContext.get_per_replica_batch_size(self, global_batch_size)",
-        per_replica_batch_size,
-        "The batch size of each replica: global_batch_size / num_replicas_in_sync.",
-    );
+    Ok(global / n)
 }
 
 impl NativeObject for InputContextObj {
@@ -288,8 +428,8 @@ impl NativeObject for InputContextObj {
         "InputContext"
     }
 
-    fn class(&self) -> Option<Rc<crate::value::Class>> {
-        Some(crate::distribute::classes::class("InputContext"))
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&INPUT_CONTEXT)
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -297,9 +437,9 @@ impl NativeObject for InputContextObj {
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!(
-            "<tensorflow.python.distribute.distribute_lib.InputContext object at {:#x}>",
-            this.id()
+        Ok(crate::distribute::classes::object_repr(
+            &INPUT_CONTEXT,
+            this,
         ))
     }
 
@@ -308,16 +448,6 @@ impl NativeObject for InputContextObj {
             "tf.distribute.InputContext(input pipeline id {}, total: {})",
             self.input_pipeline_id, self.num_input_pipelines
         ))
-    }
-
-    fn getattr(&self, this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match name {
-            "num_input_pipelines" => Some(Value::Int(self.num_input_pipelines)),
-            "input_pipeline_id" => Some(Value::Int(self.input_pipeline_id)),
-            "num_replicas_in_sync" => Some(Value::Int(self.num_replicas_in_sync)),
-            "get_per_replica_batch_size" => Some(PER_REPLICA_BATCH.with(|f| f.bind(this.clone()))),
-            _ => None,
-        })
     }
 }
 
@@ -328,7 +458,7 @@ pub fn per_replica_mode(vm: &dyn Vm, options: &Value) -> PyResult<bool> {
         return Ok(false);
     }
     let mode = vm.getattr(options, "experimental_replication_mode")?;
-    Ok(mode
-        .downcast::<StrEnumMember>()
-        .is_some_and(|m| m.class == "InputReplicationMode" && m.member == "PER_REPLICA"))
+    Ok(mode.downcast::<StrEnumMember>().is_some_and(|m| {
+        std::ptr::eq(m.spec, &INPUT_REPLICATION_MODE) && m.member == "PER_REPLICA"
+    }))
 }

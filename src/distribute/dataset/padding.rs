@@ -10,9 +10,10 @@ use super::methods::int_arg;
 use super::node::{DatasetObj, Kind};
 use super::stream::{check_buffer, too_big, Stream, MAX_BUFFERED};
 use super::structure::{kernel_error, leaves, Spec};
+use crate::object::native;
 use crate::object::tensor::convert::{runtime_err, to_tensor};
 use crate::runtime::{ops, DType, Scalar, Tensor};
-use crate::value::{Args, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// How a `padded_batch` node batches.
 pub struct Padding {
@@ -29,9 +30,19 @@ pub struct Padding {
     pub spec: Spec,
 }
 
-/// `ds.padded_batch(batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None)`.
-pub fn padded_batch(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
-    let ds = args.get(0);
+// `ds.padded_batch(batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None)`.
+/// Stacks consecutive elements, padding each component to a common shape.
+#[native("DatasetV2.padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None)")]
+pub fn padded_batch(
+    vm: &dyn Vm,
+    this: &Value,
+    batch_size: &Value,
+    padded_shapes: &Value,
+    padding_values: &Value,
+    drop_remainder: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
+    let ds = this;
     let Some(d) = super::node::dataset_of(ds) else {
         return Err(PyErr::new(
             ExcType::TypeError,
@@ -39,7 +50,7 @@ pub fn padded_batch(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         ));
     };
     d.spec.tensors_only("padded_batch")?;
-    let size = int_arg(vm, args.get(1), "batch_size")?;
+    let size = int_arg(vm, batch_size, "batch_size")?;
     if size <= 0 {
         return Err(kernel_error(
             "PaddedBatchDatasetV2",
@@ -48,14 +59,14 @@ pub fn padded_batch(vm: &dyn Vm, args: &Args) -> PyResult<Value> {
         ));
     }
     let size = size as usize;
-    let drop = vm.truthy(args.get(4))?;
+    let drop = vm.truthy(drop_remainder)?;
     let mut shapes = Vec::new();
     let mut values = Vec::new();
     let out = walk(
         vm,
         &d.spec,
-        args.get(2),
-        args.get(3),
+        padded_shapes,
+        padding_values,
         &mut shapes,
         &mut values,
     )?;

@@ -200,7 +200,7 @@ pub fn open(ds: &Value) -> PyResult<Box<dyn Stream>> {
         _ => {
             return Err(PyErr::new(
                 ExcType::SystemError,
-                format!("dist: no stream for {}", d.class_name().0),
+                format!("dist: no stream for {}", d.class_spec().name),
             ))
         }
     })

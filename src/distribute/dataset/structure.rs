@@ -8,6 +8,7 @@ use std::any::Any;
 use std::rc::Rc;
 
 use crate::object::tensor::convert::{runtime_err, to_tensor};
+use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::runtime::{format::tf_repr, ops, DType, Device, Tensor};
 use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -368,6 +369,63 @@ fn same_key(a: &Value, b: &Value) -> bool {
 /// name `tf.TensorSpec(..., name=)` gave it.
 pub struct SpecObj(pub Spec, pub Option<Rc<str>>);
 
+/// `tf.TensorSpec`: a class, so that `isinstance(ds.element_spec, tf.TensorSpec)` holds.
+pub static TENSOR_SPEC: ClassSpec = ClassSpec {
+    name: "TensorSpec",
+    module: "tensorflow.python.framework.tensor",
+    bases: &[],
+    members: &[
+        Member::New(tensor_spec::DEF),
+        Member::Getter(spec_name::DEF),
+        Member::Getter(spec_dtype::DEF),
+        Member::Getter(spec_shape::DEF),
+    ],
+};
+
+impl NativeClass for SpecObj {
+    const SPEC: &'static ClassSpec = &TENSOR_SPEC;
+}
+
+/// The type of a tensor: shape (None for unknown dims) and dtype.
+#[native("TensorSpec.__new__(shape, dtype=None, name=None)")]
+fn tensor_spec(vm: &dyn Vm, shape: &Value, dtype: &Value, name: &Value) -> PyResult<Value> {
+    let dtype = super::dtype_of(vm, dtype)?;
+    let dims = super::dims_of(vm, shape)?;
+    let name = match name {
+        Value::None => None,
+        n => Some(Rc::from(vm.str(n)?.as_str())),
+    };
+    Ok(Value::native(SpecObj(Spec::Tensor { dtype, dims }, name)))
+}
+
+/// The name `tf.TensorSpec(..., name=)` gave (or None).
+#[native("TensorSpec.name(self)")]
+fn spec_name(this: &SpecObj) -> Value {
+    this.1.as_deref().map_or(Value::None, Value::str)
+}
+
+/// The dtype of the tensor.
+#[native("TensorSpec.dtype(self)")]
+fn spec_dtype(this: &SpecObj) -> Value {
+    match this.0 {
+        Spec::Tensor { dtype, .. } => crate::object::tensor::dtype::dtype_value(dtype),
+        _ => Value::None,
+    }
+}
+
+/// The shape of the tensor (None for an unknown dim).
+#[native("TensorSpec.shape(self)")]
+fn spec_shape(this: &SpecObj) -> Value {
+    match &this.0 {
+        Spec::Tensor { dims, .. } => Value::tuple(
+            dims.iter()
+                .map(|d| d.map_or(Value::None, |d| Value::Int(d as i64)))
+                .collect(),
+        ),
+        _ => Value::None,
+    }
+}
+
 impl NativeObject for SpecObj {
     fn type_name(&self) -> &str {
         match self.0 {
@@ -381,9 +439,9 @@ impl NativeObject for SpecObj {
         self
     }
 
-    fn class(&self) -> Option<Rc<crate::value::Class>> {
+    fn spec(&self) -> Option<&'static ClassSpec> {
         match self.0 {
-            Spec::Tensor { .. } => Some(crate::distribute::classes::class("TensorSpec")),
+            Spec::Tensor { .. } => Some(&TENSOR_SPEC),
             _ => None,
         }
     }
@@ -399,16 +457,10 @@ impl NativeObject for SpecObj {
     }
 
     fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        Ok(match (name, &self.0) {
-            ("name", _) => Some(self.1.as_deref().map_or(Value::None, Value::str)),
-            ("dtype", Spec::Tensor { dtype, .. }) => {
-                Some(crate::object::tensor::dtype::dtype_value(*dtype))
-            }
-            ("shape", Spec::Tensor { dims, .. }) => Some(Value::tuple(
-                dims.iter()
-                    .map(|d| d.map_or(Value::None, |d| Value::Int(d as i64)))
-                    .collect(),
-            )),
+        // A `PerReplicaSpec` or `DatasetSpec` has no class of its own here
+        // (a `TensorSpec`'s properties are its class's).
+        Ok(match name {
+            "name" => Some(self.1.as_deref().map_or(Value::None, Value::str)),
             _ => None,
         })
     }

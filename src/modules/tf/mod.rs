@@ -1,7 +1,7 @@
 //! The `tensorflow` module: tensor creation, array and math ops, dtypes,
 //! `TensorShape`, `tf.math`, `tf.dtypes`, `tf.nest`, `tf.errors`. The
 //! Strategy runtime adds `tf.distribute`, `tf.data`, `tf.Variable`, … through
-//! `distribute::register_tf`. Registration and conversion only; the work is
+//! `tf_distribute::register_tf`. Registration and conversion only; the work is
 //! in `runtime`.
 
 pub use crate::object::tensor::{convert, dtype, index, shape};
@@ -62,6 +62,6 @@ pub fn module() -> Value {
     nn::register(&mut m);
     m.namespace("random", random::register);
     register_errors(&mut m);
-    crate::distribute::register_tf(&mut m);
+    crate::modules::tf_distribute::register_tf(&mut m);
     m.build()
 }

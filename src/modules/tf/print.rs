@@ -9,10 +9,10 @@
 use std::io::Write;
 
 use super::convert::to_tensor;
-use crate::object::types::namedtuple::NamedTuple;
 use crate::modules::sys::Stream;
 use crate::modules::ModuleBuilder;
 use crate::object::native;
+use crate::object::types::namedtuple::NamedTuple;
 use crate::runtime::format::summarize::summarize;
 use crate::runtime::{DType, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};

@@ -1,0 +1,160 @@
+//! Creating variables: `tf.Variable(...)` makes a plain variable, or in a
+//! MirroredStrategy scope a distributed one with a copy on each replica's
+//! device (TensorFlow's checks of synchronization and aggregation).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::enums::{parse_agg, parse_sync};
+use super::{plain, Agg, DistVar, Sync, VarCell};
+use crate::distribute::context::{current_device, in_replica_fn, state};
+use crate::distribute::strategy::{Kind, StrategyObj};
+use crate::object::native;
+use crate::object::tensor::convert::{runtime_err, to_tensor};
+use crate::runtime::ops;
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
+
+/// A variable: mutable state. In a MirroredStrategy scope, one component per replica.
+#[native("Variable.__init__(initial_value=None, trainable=None, validate_shape=True, caching_device=None, name=None, variable_def=None, dtype=None, import_scope=None, constraint=None, synchronization=None, aggregation=None, shape=None, experimental_enable_variable_lifting=True)")]
+#[expect(clippy::too_many_arguments, reason = "the Python signature has them")]
+pub(super) fn variable_new(
+    vm: &dyn Vm,
+    initial_value: &Value,
+    trainable: Option<&Value>,
+    _validate_shape: &Value,
+    _caching_device: &Value,
+    name: Option<&Value>,
+    _variable_def: &Value,
+    dtype: Option<&Value>,
+    _import_scope: &Value,
+    _constraint: &Value,
+    synchronization: Option<&Value>,
+    aggregation: Option<&Value>,
+    _shape: &Value,
+    _experimental_enable_variable_lifting: &Value,
+) -> PyResult<Value> {
+    let mut init = initial_value.clone();
+    if init.is_none() {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "initial_value must be specified.",
+        ));
+    }
+    if matches!(
+        init,
+        Value::Function(_) | Value::BoundMethod(_) | Value::NativeFunction(_)
+    ) {
+        init = vm.call(&init, Vec::new(), Vec::new())?;
+    }
+    let dtype = match dtype {
+        None => None,
+        Some(d) => Some(dtype_of(vm, d)?),
+    };
+    let t = match dtype {
+        Some(d) => {
+            let t = to_tensor(vm, &init, None)?;
+            if t.dtype() == d {
+                t
+            } else {
+                ops::cast(&t, d).map_err(runtime_err)?
+            }
+        }
+        None => to_tensor(vm, &init, None)?,
+    };
+    let base = match name {
+        None => "Variable".to_string(),
+        Some(Value::Str(s)) => s.to_string(),
+        Some(v) => vm.str(v)?,
+    };
+    let sync = match synchronization {
+        None => Sync::Auto,
+        Some(v) => parse_sync(v)?,
+    };
+    let agg = match aggregation {
+        None => Agg::None,
+        Some(v) => parse_agg(v)?,
+    };
+    let trainable = match trainable {
+        None => sync != Sync::OnRead,
+        Some(v) => vm.truthy(v)?,
+    };
+    let st = state(vm);
+    let scope = st.scopes.borrow().last().cloned();
+    let strategy = scope.as_ref().and_then(|s| {
+        s.downcast::<StrategyObj>()
+            .map(|s| (s.kind, s.devices.clone()))
+    });
+    match strategy {
+        Some((Kind::Mirrored, devices)) if !in_replica_fn(vm) => {
+            // MirroredStrategy resolves AUTO to ON_WRITE and refuses NONE
+            // (`values_util.validate_synchronization_aggregation_trainable`).
+            let sync = match sync {
+                Sync::Auto => Sync::OnWrite,
+                Sync::None => {
+                    let name = match name {
+                        None => "None".to_string(),
+                        Some(v) => vm.str(v)?,
+                    };
+                    return Err(PyErr::new(
+                        ExcType::ValueError,
+                        format!("`NONE` variable synchronization mode is not supported with tf.distribute strategy. Please change the `synchronization` for variable: {name}"),
+                    ));
+                }
+                s => s,
+            };
+            let mut comps = Vec::new();
+            for (i, d) in devices.iter().enumerate() {
+                let name = if i == 0 {
+                    format!("{base}:0")
+                } else {
+                    format!("{base}/replica_{i}:0")
+                };
+                let value = t.to_device(*d).map_err(runtime_err)?;
+                comps.push(Rc::new(VarCell {
+                    name,
+                    value: RefCell::new(value),
+                    device: *d,
+                    trainable,
+                    container: RefCell::new(std::rc::Weak::new()),
+                }));
+            }
+            let var = Value::native(DistVar {
+                strategy: scope.clone().unwrap_or(Value::None),
+                on_read: sync == Sync::OnRead,
+                comps: comps.clone(),
+                agg,
+                sync,
+            });
+            if let Value::Native(rc) = &var {
+                for c in &comps {
+                    *c.container.borrow_mut() = Rc::downgrade(rc);
+                }
+            }
+            Ok(var)
+        }
+        other => {
+            let device = match other {
+                Some((Kind::OneDevice, d)) => d[0],
+                _ => current_device(vm),
+            };
+            let value = t.to_device(device).map_err(runtime_err)?;
+            let cell = Rc::new(VarCell {
+                container: RefCell::new(std::rc::Weak::new()),
+                name: format!("{base}:0"),
+                value: RefCell::new(value),
+                device,
+                trainable,
+            });
+            Ok(plain(&cell, agg, sync, false))
+        }
+    }
+}
+
+/// A dtype argument: a dtype object (its `name`) or a name string.
+fn dtype_of(vm: &dyn Vm, v: &Value) -> PyResult<crate::runtime::DType> {
+    let name = match v {
+        Value::Str(s) => s.to_string(),
+        other => vm.str(&vm.getattr(other, "name")?)?,
+    };
+    crate::runtime::DType::from_name(&name).map_err(runtime_err)
+}

@@ -1,0 +1,234 @@
+//! `tf.VariableAggregation` and `tf.VariableSynchronization`: Python enums
+//! whose members are one object each (so `v.synchronization is
+//! tf.VariableSynchronization.ON_WRITE`, and every replica returning a
+//! member regroups to the member itself). `tf.VariableAggregation` is
+//! TensorFlow's `VariableAggregationV2`; a variable without aggregation
+//! shows the V1 enum's `NONE`.
+
+use std::any::Any;
+
+use crate::distribute::classes::{member_names, VARIABLES};
+use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+
+/// `tf.VariableAggregation` members.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Agg {
+    /// `NONE`.
+    None,
+    /// `SUM`.
+    Sum,
+    /// `MEAN`.
+    Mean,
+    /// `ONLY_FIRST_REPLICA`.
+    OnlyFirst,
+}
+
+/// `tf.VariableSynchronization` members.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sync {
+    /// `AUTO`.
+    Auto,
+    /// `NONE`.
+    None,
+    /// `ON_WRITE`.
+    OnWrite,
+    /// `ON_READ`.
+    OnRead,
+}
+
+/// A member of one of the enums.
+pub struct EnumObj {
+    spec: &'static ClassSpec,
+    member: &'static str,
+    value: i64,
+}
+
+const AGGS: [(&str, Agg); 4] = [
+    ("NONE", Agg::None),
+    ("SUM", Agg::Sum),
+    ("MEAN", Agg::Mean),
+    ("ONLY_FIRST_REPLICA", Agg::OnlyFirst),
+];
+const SYNCS: [(&str, Sync); 4] = [
+    ("AUTO", Sync::Auto),
+    ("NONE", Sync::None),
+    ("ON_WRITE", Sync::OnWrite),
+    ("ON_READ", Sync::OnRead),
+];
+
+/// `tf.VariableAggregation`.
+pub static VARIABLE_AGGREGATION_V2: ClassSpec = ClassSpec {
+    name: "VariableAggregationV2",
+    module: VARIABLES,
+    bases: &[],
+    members: &[
+        Member::Attr("NONE", aggregation_v2::<0>),
+        Member::Attr("SUM", aggregation_v2::<1>),
+        Member::Attr("MEAN", aggregation_v2::<2>),
+        Member::Attr("ONLY_FIRST_REPLICA", aggregation_v2::<3>),
+        Member::Attr("_member_names_", || member_names(&AGGS.map(|(m, _)| m))),
+        Member::Getter(enum_name::DEF),
+        Member::Getter(enum_value::DEF),
+    ],
+};
+
+/// `tf.compat.v1.VariableAggregation`.
+pub static VARIABLE_AGGREGATION: ClassSpec = ClassSpec {
+    name: "VariableAggregation",
+    module: VARIABLES,
+    bases: &[],
+    members: &[
+        Member::Attr("NONE", aggregation_v1::<0>),
+        Member::Attr("SUM", aggregation_v1::<1>),
+        Member::Attr("MEAN", aggregation_v1::<2>),
+        Member::Attr("ONLY_FIRST_REPLICA", aggregation_v1::<3>),
+        Member::Attr("_member_names_", || member_names(&AGGS.map(|(m, _)| m))),
+        Member::Getter(enum_name::DEF),
+        Member::Getter(enum_value::DEF),
+    ],
+};
+
+/// `tf.VariableSynchronization`.
+pub static VARIABLE_SYNCHRONIZATION: ClassSpec = ClassSpec {
+    name: "VariableSynchronization",
+    module: VARIABLES,
+    bases: &[],
+    members: &[
+        Member::Attr("AUTO", synchronization::<0>),
+        Member::Attr("NONE", synchronization::<1>),
+        Member::Attr("ON_WRITE", synchronization::<2>),
+        Member::Attr("ON_READ", synchronization::<3>),
+        Member::Attr("_member_names_", || member_names(&SYNCS.map(|(m, _)| m))),
+        Member::Getter(enum_name::DEF),
+        Member::Getter(enum_value::DEF),
+    ],
+};
+
+/// Member `I` of `tf.VariableAggregation` (made once, with its class).
+fn aggregation_v2<const I: usize>() -> Value {
+    Value::native(EnumObj {
+        spec: &VARIABLE_AGGREGATION_V2,
+        member: AGGS[I].0,
+        value: I as i64,
+    })
+}
+
+/// Member `I` of the V1 `VariableAggregation`.
+fn aggregation_v1<const I: usize>() -> Value {
+    Value::native(EnumObj {
+        spec: &VARIABLE_AGGREGATION,
+        member: AGGS[I].0,
+        value: I as i64,
+    })
+}
+
+/// Member `I` of `tf.VariableSynchronization`.
+fn synchronization<const I: usize>() -> Value {
+    Value::native(EnumObj {
+        spec: &VARIABLE_SYNCHRONIZATION,
+        member: SYNCS[I].0,
+        value: I as i64,
+    })
+}
+
+impl NativeClass for EnumObj {
+    const SPEC: &'static ClassSpec = &VARIABLE_AGGREGATION_V2;
+}
+
+impl NativeObject for EnumObj {
+    fn type_name(&self) -> &str {
+        self.spec.name
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(self.spec)
+    }
+    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!(
+            "<{}.{}: {}>",
+            self.spec.name, self.member, self.value
+        ))
+    }
+    fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(format!("{}.{}", self.spec.name, self.member))
+    }
+    fn compare(
+        &self,
+        _this: &Value,
+        op: &str,
+        other: &Value,
+        _vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        // the V1 and V2 aggregation enums compare equal member by member
+        let same = other.downcast::<EnumObj>().is_some_and(|o| {
+            o.value == self.value && o.spec.name.starts_with(&self.spec.name[..12])
+        });
+        Ok(crate::value::native::equality(op, same))
+    }
+}
+
+/// The member's name.
+#[native("Enum.name(self)")]
+fn enum_name(this: &EnumObj) -> &'static str {
+    this.member
+}
+
+/// The member's value.
+#[native("Enum.value(self)")]
+fn enum_value(this: &EnumObj) -> i64 {
+    this.value
+}
+
+/// Member `name` of the enum class `spec` (the one object its class holds).
+fn member(spec: &'static ClassSpec, name: &str) -> Value {
+    spec.class().lookup(name).unwrap_or(Value::None)
+}
+
+/// The `aggregation` of a variable: a member of `tf.VariableAggregation`,
+/// or of the V1 enum when `v1`.
+pub(super) fn agg_value(a: Agg, v1: bool) -> Value {
+    let name = AGGS
+        .iter()
+        .find(|(_, x)| *x == a)
+        .map_or("NONE", |(m, _)| m);
+    let spec = if v1 {
+        &VARIABLE_AGGREGATION
+    } else {
+        &VARIABLE_AGGREGATION_V2
+    };
+    member(spec, name)
+}
+
+/// The `synchronization` of a variable.
+pub(super) fn sync_value(s: Sync) -> Value {
+    let name = SYNCS
+        .iter()
+        .find(|(_, x)| *x == s)
+        .map_or("AUTO", |(m, _)| m);
+    member(&VARIABLE_SYNCHRONIZATION, name)
+}
+
+/// An `aggregation=` argument.
+pub(super) fn parse_agg(v: &Value) -> PyResult<Agg> {
+    match v.downcast::<EnumObj>() {
+        Some(e) if e.spec.name.starts_with("VariableAggregation") => Ok(AGGS[e.value as usize].1),
+        _ => Err(PyErr::new(
+            ExcType::ValueError,
+            "aggregation must be a tf.VariableAggregation",
+        )),
+    }
+}
+
+/// A `synchronization=` argument.
+pub(super) fn parse_sync(v: &Value) -> PyResult<Sync> {
+    match v.downcast::<EnumObj>() {
+        Some(e) if std::ptr::eq(e.spec, &VARIABLE_SYNCHRONIZATION) => Ok(SYNCS[e.value as usize].1),
+        _ => Err(PyErr::new(
+            ExcType::ValueError,
+            "synchronization must be a tf.VariableSynchronization",
+        )),
+    }
+}
