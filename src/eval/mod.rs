@@ -1,8 +1,8 @@
 //! The tree-walking interpreter. `Interp` owns the module namespace (global
 //! slots), the import cache and per-run state, and implements the `Vm` trait
-//! through which natives call back. Statements are in `stmt.rs`, expressions
+//! through which natives call back. Statements are in `stmt/`, expressions
 //! in `expr.rs`, calls and argument passing in `call.rs`, operators in
-//! `ops.rs`, attribute access in `attr.rs`, `repr`/`str` in `repr.rs`,
+//! `ops/`, attribute access in `attr.rs`, `repr`/`str` in `repr.rs`,
 //! iteration in `iter.rs`, `match` in `pattern.rs`, classes and the
 //! builtins tied to the object model (`super`, `property` …) in `class.rs`,
 //! imports and the `stdlib/` modules in `import.rs`, the `Vm` trait in
