@@ -3,8 +3,6 @@
 //! `all_reduce(..., options=)` and the strategies' collectives accept. The
 //! collectives here run the same way whatever they say.
 
-use std::any::Any;
-
 use super::dataset::options::{str_enum, StrEnumMember};
 use crate::object::types::int_arg;
 use crate::object::{native, ClassSpec, Member, NativeClass};
@@ -87,14 +85,8 @@ impl NativeClass for CommunicationOptions {
 }
 
 impl NativeObject for CommunicationOptions {
-    fn type_name(&self) -> &str {
-        "Options"
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&OPTIONS)
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
     }
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
         // TensorFlow's own __repr__, spacing included

@@ -4,8 +4,6 @@
 //! `batch_reduce` and `broadcast` in a cross-replica context. The reductions
 //! are the strategy's (`strategy::reduce_to_devices`).
 
-use std::any::Any;
-
 use super::classes::object_repr;
 use super::devices::device_arg;
 use super::reduce::{Op, ReduceOpObj};
@@ -63,9 +61,6 @@ pub static REDUCTION_TO_ONE_DEVICE: ClassSpec = ClassSpec {
 impl NativeObject for CrossDeviceOps {
     fn type_name(&self) -> &str {
         self.spec.name
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
     }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.spec)

@@ -4,8 +4,6 @@
 //! GPUs. Also `tf.config` (device listing and logical configuration) and the
 //! `tf.device(...)` context manager.
 
-use std::any::Any;
-
 use super::context::{pop_device, push_device, state};
 use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::runtime::{Device, DeviceKind, DeviceSpec};
@@ -198,9 +196,6 @@ impl NativeObject for DeviceEntry {
     fn type_name(&self) -> &str {
         self.class_spec().name
     }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.class_spec())
     }
@@ -246,12 +241,6 @@ pub struct LogicalConfig {
 }
 
 impl NativeObject for LogicalConfig {
-    fn type_name(&self) -> &str {
-        "LogicalDeviceConfiguration"
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&LOGICAL_DEVICE_CONFIGURATION)
     }
@@ -437,12 +426,12 @@ pub struct DeviceScope {
     device: Option<Device>,
 }
 
+/// The class of `tf.device(...)` scopes.
+pub static DEVICE_SCOPE: ClassSpec = ClassSpec::plain("_EagerDeviceContext", "builtins");
+
 impl NativeObject for DeviceScope {
-    fn type_name(&self) -> &str {
-        "_EagerDeviceContext"
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&DEVICE_SCOPE)
     }
     fn enter(&self, _this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
         if let Some(d) = self.device {

@@ -7,7 +7,6 @@
 //! shapes and devices, Python values themselves), not when TensorFlow would
 //! run the traced graph.
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -137,12 +136,6 @@ fn convert_outputs(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
 }
 
 impl NativeObject for FunctionObj {
-    fn type_name(&self) -> &str {
-        "Function"
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&FUNCTION)
     }
@@ -213,12 +206,12 @@ impl NativeObject for FunctionObj {
     }
 }
 
+/// The class of the callables dist makes for TensorFlow's internal functions.
+pub static FUNCTION_OBJECT: ClassSpec = ClassSpec::plain("function", "builtins");
+
 impl NativeObject for Decorator {
-    fn type_name(&self) -> &str {
-        "function"
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&FUNCTION_OBJECT)
     }
     fn call(
         &self,

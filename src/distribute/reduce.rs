@@ -5,8 +5,6 @@
 //! `cross_device_ops.py` (`ReductionToOneDevice`): a mean is the sum
 //! divided by the replica count with `truediv`'s dtype rules.
 
-use std::any::Any;
-
 use super::classes::member_names;
 use crate::object::tensor::convert::{runtime_err, to_tensor};
 use crate::object::{native, ClassSpec, Member, NativeClass};
@@ -56,12 +54,6 @@ impl NativeClass for ReduceOpObj {
 }
 
 impl NativeObject for ReduceOpObj {
-    fn type_name(&self) -> &str {
-        "ReduceOp"
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&REDUCE_OP)
     }

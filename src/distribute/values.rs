@@ -4,8 +4,6 @@
 //! `.values`. Used where a tensor is needed, they raise TensorFlow's errors
 //! with a help line naming the ways out.
 
-use std::any::Any;
-
 use super::classes::{
     DISTRIBUTED_DELEGATE, TYPES_MIRRORED, TYPES_PER_REPLICA, VALUES, VALUES_DISTRIBUTED_VALUES,
 };
@@ -131,9 +129,6 @@ pub fn render(name: &str, values: &[Value], vm: &dyn Vm, repr: bool) -> PyResult
 impl NativeObject for DistValues {
     fn type_name(&self) -> &str {
         self.name()
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
     }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.class_spec())

@@ -8,8 +8,8 @@ use std::rc::Rc;
 use super::Interp;
 use crate::distribute::renamed::attribute_help;
 use crate::object::attr::{
-    descriptor_get, function_get, generic_getattr, instance_delattr, instance_setattr,
-    native_class, type_mro, type_subclasses,
+    descriptor_get, function_get, generic_getattr, instance_delattr, instance_setattr, type_mro,
+    type_subclasses,
 };
 use crate::object::descr::bind_class_attr;
 use crate::object::types::builtin_class;
@@ -33,7 +33,10 @@ impl Interp {
     pub fn class_of(&self, v: &Value) -> Rc<Class> {
         match v {
             Value::Instance(i) => i.class.clone(),
-            Value::Native(n) => n.class().unwrap_or_else(|| native_class(n.type_name())),
+            // Every native type has a class (its `spec`, or one it makes).
+            Value::Native(n) => n
+                .class()
+                .unwrap_or_else(|| builtin_class(ValueType::Object)),
             Value::Tensor(_) => crate::object::tensor::tensor_class(),
             Value::Class(c) if c.meta.is_some() => c
                 .meta
@@ -62,10 +65,6 @@ impl Interp {
                 Ok(match c.kind {
                     ClassKind::Builtin(ValueType::Object) => true,
                     ClassKind::Builtin(ValueType::Int) => matches!(v, Value::Bool(_)),
-                    ClassKind::Native => match v {
-                        Value::Native(n) => n.type_name() == &*c.name,
-                        _ => false,
-                    },
                     _ => false,
                 })
             }
@@ -408,7 +407,7 @@ impl Interp {
                 format!("type object '{}' has no attribute '{}'", c.name, name),
                 String::new(),
             ),
-            Value::Native(n) if n.type_name() == "module" => {
+            Value::Native(n) if n.as_any().is::<crate::object::module::ModuleObj>() => {
                 let mname = n.getattr(v, "__name__", self).ok().flatten();
                 let mname = match mname {
                     Some(Value::Str(s)) => s.to_string(),

@@ -196,8 +196,8 @@ impl Interp {
             // A generator only this call's frame held: closed as it returns.
             self.close_dropped();
         }
-        // Read last, by words, straight into the result.
-        let ret = crate::value::value::take_by_words(&mut frame.ret);
+        // Read last, straight into the result.
+        let ret = frame.take_ret();
         match result {
             Ok(Flow::Return) => Ok(ret),
             Ok(_) => {

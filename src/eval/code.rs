@@ -4,9 +4,9 @@
 //! local names), not bytecode; attributes about bytecode are missing
 //! (AttributeError), never made up.
 
-use std::any::Any;
 use std::rc::Rc;
 
+use crate::object::ClassSpec;
 use crate::syntax::ast::Slot;
 use crate::value::{NativeObject, PyResult, Value, Vm};
 
@@ -79,13 +79,17 @@ impl Code {
     }
 }
 
+/// The class of code objects.
+pub static CODE: ClassSpec = ClassSpec::plain("code", "builtins");
+
 impl NativeObject for Code {
-    fn type_name(&self) -> &str {
-        "code"
+    fn class(&self) -> Option<std::rc::Rc<crate::value::Class>> {
+        // Its attributes are its own (`getattr`), not its class's.
+        Some(CODE.class())
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn type_name(&self) -> &str {
+        "code"
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {

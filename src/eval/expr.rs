@@ -614,7 +614,15 @@ impl Interp {
         }
         for a in args {
             if let Some(x) = int_operand(f, a) {
-                crate::value::value::push_int_local(&mut locals, x);
+                // Pushed empty, then written in place as a tag and a
+                // payload: moved in as one value it went through the stack
+                // and was read back with a 16-byte load that missed store
+                // forwarding (measured).
+                locals.push(None);
+                if let Some(slot) = locals.last_mut() {
+                    // The slot holds the None just pushed: nothing to drop.
+                    std::mem::forget(slot.replace(Value::Int(x)));
+                }
                 continue;
             }
             match self.eval_hot(f, a) {

@@ -53,6 +53,21 @@ pub struct FrameLabel {
 }
 
 impl Frame {
+    /// Moves the returned value out, leaving None. An int (what hot
+    /// functions return) is read as its tag and its payload, two 8-byte
+    /// loads: a `return` wrote it as two 8-byte stores, and one 16-byte
+    /// load of both would miss store forwarding (measured: the hottest
+    /// instruction of a call).
+    #[inline(always)]
+    pub fn take_ret(&mut self) -> Value {
+        if let Value::Int(i) = self.ret {
+            // An int owns nothing: overwriting it needs no drop.
+            std::mem::forget(std::mem::replace(&mut self.ret, Value::None));
+            return Value::Int(i);
+        }
+        std::mem::take(&mut self.ret)
+    }
+
     /// The top-level frame of a module.
     pub fn module(source: Rc<SourceFile>) -> Frame {
         Frame {

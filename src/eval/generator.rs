@@ -10,7 +10,6 @@
 //! blocks run), `throw()` any exception there; a generator dropped while suspended is unwound without
 //! running Python code (CPython would close it).
 
-use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
@@ -450,9 +449,6 @@ impl NativeObject for Generator {
     fn type_name(&self) -> &str {
         self.kind()
     }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!(
             "<{} object {} at {:#x}>",
@@ -674,9 +670,6 @@ struct AwaitIter(Value);
 impl NativeObject for AwaitIter {
     fn type_name(&self) -> &str {
         "coroutine_wrapper"
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
     }
     fn iter(&self, this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(Some(this.clone()))

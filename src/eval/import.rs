@@ -23,7 +23,7 @@ impl Interp {
         };
         let p = self.import(parent)?;
         match self.lookup_attribute(&p, last) {
-            Ok(Some(m @ Value::Native(_))) if m.type_name() == "module" => Ok(m),
+            Ok(Some(m)) if m.downcast::<crate::object::module::ModuleObj>().is_some() => Ok(m),
             Err(e) if e.is(ExcType::NotImplementedError) => Err(e),
             _ => Err(crate::object::tf_api::not_implemented(parent, last).unwrap_or_else(missing)),
         }

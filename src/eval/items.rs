@@ -342,7 +342,10 @@ impl Interp {
             Value::Native(n) if n.as_any().is::<crate::object::numpy::NdArray>() => {
                 crate::modules::np::array::format_np(self, v, spec)
             }
-            Value::Native(n) if !spec.is_empty() && n.type_name() == "complex" => {
+            Value::Native(n)
+                if !spec.is_empty()
+                    && n.as_any().is::<crate::object::types::complex::Complex>() =>
+            {
                 crate::object::types::complex::format_spec(self, v, spec)
             }
             // other number-like natives format their number

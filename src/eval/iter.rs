@@ -3,7 +3,6 @@
 //! iterator object. User classes iterate through `__iter__`/`__next__` (or
 //! the old `__getitem__` protocol).
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -267,10 +266,6 @@ pub struct IterObj {
 impl NativeObject for IterObj {
     fn type_name(&self) -> &str {
         self.kind
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {

@@ -3,9 +3,9 @@
 //! is at that moment, so methods and operators answer as a dict's do;
 //! item assignment and deletion are TypeErrors, as in CPython.
 
-use std::any::Any;
 use std::rc::Rc;
 
+use crate::object::ClassSpec;
 use crate::syntax::ast::BinOp;
 use crate::value::object::Class;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
@@ -46,13 +46,17 @@ impl MappingProxy {
     }
 }
 
+/// The class of a class's `__dict__`.
+pub static MAPPINGPROXY: ClassSpec = ClassSpec::plain("mappingproxy", "builtins");
+
 impl NativeObject for MappingProxy {
-    fn type_name(&self) -> &str {
-        "mappingproxy"
+    fn class(&self) -> Option<std::rc::Rc<crate::value::Class>> {
+        // Its attributes are its own (`getattr`), not its class's.
+        Some(MAPPINGPROXY.class())
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn type_name(&self) -> &str {
+        "mappingproxy"
     }
 
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {

@@ -39,7 +39,6 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-pub use crate::object::attr::{native_class, register_native_class};
 pub use frame::Frame;
 pub use iter::IterState;
 

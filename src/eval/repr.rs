@@ -53,7 +53,11 @@ impl Interp {
             }
             Value::Function(f) => format!("<function {} at {:#x}>", f.def.qualname, v.id()),
             Value::NativeFunction(nf) => match &nf.bound {
-                Some(recv) if !matches!(recv, Value::Native(n) if n.type_name() == "module") => {
+                Some(recv)
+                    if recv
+                        .downcast::<crate::object::module::ModuleObj>()
+                        .is_none() =>
+                {
                     format!(
                         "<built-in method {} of {} object at {:#x}>",
                         nf.name(),

@@ -6,7 +6,6 @@
 //! renders them; the positions it needs come from `_dist_position`, since
 //! dist has no code objects with `co_positions()`.
 
-use std::any::Any;
 use std::rc::Rc;
 
 use crate::object::{native, ClassSpec, Member, NativeClass};
@@ -114,10 +113,6 @@ impl NativeObject for Traceback {
         "traceback"
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&TRACEBACK)
     }
@@ -211,10 +206,6 @@ struct FrameInfo {
 impl NativeObject for FrameInfo {
     fn type_name(&self) -> &str {
         "frame"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn spec(&self) -> Option<&'static ClassSpec> {

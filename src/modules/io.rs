@@ -7,7 +7,6 @@
 //! are byte offsets, as CPython's `tell()` gives for UTF-8 text. Text is
 //! UTF-8 with universal newlines on reading (`\r\n` and `\r` read as `\n`).
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -231,10 +230,6 @@ impl NativeObject for File {
             (true, true, false) => "BufferedReader",
             (true, false, _) => "BufferedWriter",
         }
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn spec(&self) -> Option<&'static ClassSpec> {

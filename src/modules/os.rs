@@ -4,7 +4,6 @@
 //! touching the process environment), `getenv`, `getcwd`, `cpu_count`,
 //! `remove`/`unlink`, `mkdir`/`rmdir` and the `os.path` helpers.
 
-use std::any::Any;
 use std::cell::RefCell;
 
 use indexmap::IndexMap;
@@ -78,14 +77,6 @@ impl NativeClass for Environ {
 }
 
 impl NativeObject for Environ {
-    fn type_name(&self) -> &str {
-        "_Environ"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&ENVIRON)
     }

@@ -3,7 +3,6 @@
 //! and `.write()` use, the recursion limit, and facts about the interpreter
 //! (`version_info` is CPython 3.11's, whose language dist follows).
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::io::Write;
 
@@ -243,12 +242,6 @@ impl Stream {
 }
 
 impl NativeObject for Stream {
-    fn type_name(&self) -> &str {
-        "TextIOWrapper"
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&STREAM)
     }

@@ -3,7 +3,6 @@
 //! CPython, the local-time conversions and `strftime` are the C library's
 //! (`localtime_r`, `mktime`, `strftime`), so they follow the process's TZ.
 
-use std::any::Any;
 use std::ffi::{CStr, CString};
 
 use crate::object::types::{int_arg, type_error, value_error};
@@ -88,14 +87,6 @@ fn tm_gmtoff(this: &StructTime) -> i64 {
 }
 
 impl NativeObject for StructTime {
-    fn type_name(&self) -> &str {
-        "struct_time"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         let parts: Vec<String> = FIELDS
             .iter()

@@ -8,40 +8,8 @@ use std::rc::Rc;
 
 use super::descr::{bind_class_attr, PropertyObj};
 use super::native;
-use super::types::{builtin_class, slots};
-use crate::value::{Class, ClassKind, ExcType, Instance, PyErr, PyResult, Value, ValueType, Vm};
-
-thread_local! {
-    static NATIVE_CLASSES: std::cell::RefCell<Vec<Rc<Class>>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// The class object standing for a native type name (for `type(x)`,
-/// `isinstance`); natives with a registered class share it by name.
-pub fn native_class(name: &str) -> Rc<Class> {
-    NATIVE_CLASSES.with(|c| {
-        if let Some(cls) = c.borrow().iter().find(|k| &*k.name == name) {
-            return cls.clone();
-        }
-        let cls = Class::new_builtin(
-            name,
-            "builtins",
-            Some(builtin_class(ValueType::Object)),
-            ClassKind::Native,
-        );
-        c.borrow_mut().push(cls.clone());
-        cls
-    })
-}
-
-/// Registers a class object for a native type (so `tf.distribute.MirroredStrategy`
-/// and `type(strategy)` are the same object).
-pub fn register_native_class(cls: Rc<Class>) {
-    NATIVE_CLASSES.with(|c| {
-        let mut c = c.borrow_mut();
-        c.retain(|k| k.name != cls.name);
-        c.push(cls);
-    })
-}
+use super::types::slots;
+use crate::value::{Class, ClassKind, ExcType, Instance, PyErr, PyResult, Value, Vm};
 
 /// The attributes an exception keeps outside its `__dict__` in CPython.
 const EXCEPTION_SLOTS: &[&str] = &[

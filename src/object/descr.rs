@@ -3,7 +3,6 @@
 //! objects, the `NotImplemented` and `Ellipsis` singletons, and how a class
 //! attribute binds to the receiver it was read through.
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -18,13 +17,17 @@ pub struct SuperObj {
     pub obj: Value,
 }
 
+/// The class of the objects `super()` returns.
+pub static SUPER: ClassSpec = ClassSpec::plain("super", "builtins");
+
 impl NativeObject for SuperObj {
-    fn type_name(&self) -> &str {
-        "super"
+    fn class(&self) -> Option<std::rc::Rc<crate::value::Class>> {
+        // Its attributes are its own (`getattr`), not its class's.
+        Some(SUPER.class())
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn type_name(&self) -> &str {
+        "super"
     }
 
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
@@ -362,14 +365,6 @@ impl NativeObject for PropertyObj {
         Some(&PROPERTY)
     }
 
-    fn type_name(&self) -> &str {
-        "property"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
     fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
         if name == "__isabstractmethod__" {
             // Abstract when one of its accessors is (`@property @abstractmethod`).
@@ -420,16 +415,8 @@ impl NativeObject for StaticMethodObj {
         Some(&STATICMETHOD)
     }
 
-    fn type_name(&self) -> &str {
-        "staticmethod"
-    }
-
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
         Ok(format!("<staticmethod({})>", vm.repr(&self.0)?))
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -478,16 +465,8 @@ impl NativeObject for ClassMethodObj {
         Some(&CLASSMETHOD)
     }
 
-    fn type_name(&self) -> &str {
-        "classmethod"
-    }
-
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
         Ok(format!("<classmethod({})>", vm.repr(&self.0)?))
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -495,16 +474,22 @@ impl NativeObject for ClassMethodObj {
     }
 }
 
-/// A named singleton (`NotImplemented`, `Ellipsis`).
-pub struct Singleton(&'static str, &'static str);
+/// A named singleton (`NotImplemented`, `Ellipsis`) and its class.
+pub struct Singleton(&'static str, &'static ClassSpec);
+
+/// `type(NotImplemented)`.
+pub static NOT_IMPLEMENTED_TYPE: ClassSpec = ClassSpec::plain("NotImplementedType", "builtins");
+
+/// `type(Ellipsis)`.
+pub static ELLIPSIS_TYPE: ClassSpec = ClassSpec::plain("ellipsis", "builtins");
 
 impl NativeObject for Singleton {
     fn type_name(&self) -> &str {
-        self.1
+        self.1.name
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(self.1)
     }
 
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
@@ -513,8 +498,8 @@ impl NativeObject for Singleton {
 }
 
 thread_local! {
-    static NOT_IMPLEMENTED: Value = Value::native(Singleton("NotImplemented", "NotImplementedType"));
-    static ELLIPSIS: Value = Value::native(Singleton("Ellipsis", "ellipsis"));
+    static NOT_IMPLEMENTED: Value = Value::native(Singleton("NotImplemented", &NOT_IMPLEMENTED_TYPE));
+    static ELLIPSIS: Value = Value::native(Singleton("Ellipsis", &ELLIPSIS_TYPE));
 }
 
 /// The `NotImplemented` singleton.

@@ -2,11 +2,11 @@
 //! (`fn register(m: &mut ModuleBuilder)`); dotted names come from nested
 //! namespaces (`tf` → `distribute` → `MirroredStrategy`).
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::value::{NativeFn, NativeFunction, NativeObject, PyResult, Value, Vm};
+use crate::object::ClassSpec;
+use crate::value::{NativeObject, PyResult, Value, Vm};
 
 /// A module or namespace object (`tf`, `tf.distribute`, `os.path`, `math`).
 pub struct ModuleObj {
@@ -22,13 +22,17 @@ pub struct ModuleObj {
 /// See [`ModuleObj::on_setattr`].
 pub type SetattrHook = fn(vm: &dyn Vm, name: &str, value: &Value);
 
+/// The class of module objects.
+pub static MODULE: ClassSpec = ClassSpec::plain("module", "builtins");
+
 impl NativeObject for ModuleObj {
-    fn type_name(&self) -> &str {
-        "module"
+    fn class(&self) -> Option<std::rc::Rc<crate::value::Class>> {
+        // Its attributes are its own (`getattr`), not its class's.
+        Some(MODULE.class())
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn type_name(&self) -> &str {
+        "module"
     }
 
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
@@ -81,16 +85,6 @@ impl ModuleBuilder {
     /// Calls `hook` on every attribute assignment to the module.
     pub fn on_setattr(&mut self, hook: SetattrHook) -> &mut Self {
         self.on_setattr = Some(hook);
-        self
-    }
-
-    /// Registers a native function under the name in its signature
-    /// (`"getenv(key, default=None)"`); the signature's name is what error
-    /// messages show.
-    pub fn function(&mut self, sig: &str, func: NativeFn, doc: &'static str) -> &mut Self {
-        let f = NativeFunction::new(sig, func, doc);
-        let short: Rc<str> = f.name().into();
-        self.dict.insert(short, Value::NativeFunction(f));
         self
     }
 

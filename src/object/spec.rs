@@ -45,6 +45,16 @@ pub struct ClassSpec {
 }
 
 impl ClassSpec {
+    /// A class with no members of its own, deriving from `object`.
+    pub const fn plain(name: &'static str, module: &'static str) -> ClassSpec {
+        ClassSpec {
+            name,
+            module,
+            bases: &[],
+            members: &[],
+        }
+    }
+
     /// The class object (see [`class_of_spec`]).
     pub fn class(&'static self) -> Rc<Class> {
         class_of_spec(self)

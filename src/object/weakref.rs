@@ -7,7 +7,6 @@
 //! instance's own `__del__`, as CPython orders them. The `_weakref` module
 //! (`modules/weakref.rs`) exports the class.
 
-use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
@@ -189,10 +188,6 @@ fn ref_new(vm: &dyn Vm, object: &Value, callback: Value) -> PyResult<Value> {
 impl NativeObject for WeakRef {
     fn type_name(&self) -> &str {
         "weakref.ReferenceType"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn spec(&self) -> Option<&'static ClassSpec> {

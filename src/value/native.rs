@@ -165,15 +165,39 @@ impl State {
     }
 }
 
+/// The upcast every native object has, for downcasting to its concrete
+/// type (`n.as_any().downcast_ref::<T>()`): written once here for all.
+pub trait AsAny: Any {
+    /// `self` as `&dyn Any`.
+    fn any_ref(&self) -> &dyn Any;
+}
+
+impl<T: Any> AsAny for T {
+    fn any_ref(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl dyn NativeObject {
+    /// Upcast for downcasting to the concrete type.
+    #[inline]
+    pub fn as_any(&self) -> &dyn Any {
+        self.any_ref()
+    }
+}
+
 /// An object implemented in Rust. Every method has a default that behaves
 /// like a plain Python object without the corresponding dunder method.
 /// `this` is the `Value` that wraps `self`, for methods that bind it.
-pub trait NativeObject: Any {
-    /// The Python type name (`MirroredStrategy`, `PerReplica` …).
-    fn type_name(&self) -> &str;
-
-    /// Upcast for downcasting to the concrete type.
-    fn as_any(&self) -> &dyn Any;
+pub trait NativeObject: AsAny {
+    /// The Python type name (`MirroredStrategy`, `PerReplica` …): by default
+    /// its spec's class name.
+    fn type_name(&self) -> &str {
+        match self.spec() {
+            Some(spec) => spec.name,
+            None => "object",
+        }
+    }
 
     /// `repr(obj)`.
     fn repr(&self, this: &Value, vm: &dyn Vm) -> PyResult<String> {
@@ -365,7 +389,10 @@ pub trait NativeObject: Any {
 
     /// The object's class, for `type(obj)` and `isinstance` (`range`, `slice`,
     /// `dict_keys` …): by default the class of its [`NativeObject::spec`].
-    /// None: the evaluator makes up a class from `type_name`.
+    /// A type whose attributes are its own rather than its class's (a
+    /// module, a `super` object) names its class here and leaves `spec`
+    /// None, so lookup asks its `getattr` first. Every native type has a
+    /// class one way or the other: identity is by class, never by name.
     fn class(&self) -> Option<std::rc::Rc<super::object::Class>> {
         self.spec().map(crate::object::class_of_spec)
     }

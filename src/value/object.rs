@@ -590,23 +590,6 @@ fn positional_arity(sig: &Signature) -> usize {
 }
 
 impl NativeFunction {
-    /// An unbound native function from a signature string such as
-    /// `"print(*args, sep=' ', end='\n')"`.
-    pub fn new(sig: &str, func: NativeFn, doc: &'static str) -> Rc<NativeFunction> {
-        Self::from_signature(Signature::parse(sig), func, doc)
-    }
-
-    /// A builtin that CPython writes in C (argument-count errors in its style,
-    /// see [`Signature::builtin`]).
-    pub fn new_builtin(sig: &str, func: NativeFn, doc: &'static str) -> Rc<NativeFunction> {
-        Self::from_signature(Signature::parse(sig).c_builtin(false), func, doc)
-    }
-
-    /// A builtin type's constructor (`__new__`) that CPython writes in C.
-    pub fn new_builtin_ctor(sig: &str, func: NativeFn, doc: &'static str) -> Rc<NativeFunction> {
-        Self::from_signature(Signature::parse(sig).c_builtin(true), func, doc)
-    }
-
     /// A function from a parsed signature.
     pub fn from_signature(sig: Signature, func: NativeFn, doc: &'static str) -> Rc<NativeFunction> {
         Rc::new(NativeFunction {

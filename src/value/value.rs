@@ -55,57 +55,6 @@ pub enum Value {
     Native(Rc<Box<dyn NativeObject>>),
 }
 
-/// The first word of `Some(Value::Int(_))` (the tag of `Int`: `repr(u64)`
-/// numbers the variants in order, and `Option` keeps its None in a tag value
-/// no variant uses). Checked by the tests below.
-const SOME_INT_TAG: u64 = 2;
-const _: () = assert!(std::mem::size_of::<Option<Value>>() == 16);
-
-/// Appends `Some(Value::Int(i))` to a frame's local slots, writing the tag
-/// and the int straight into the vector as two words. Built as a value and
-/// moved, it was stored on the stack as two words and read back with one
-/// 16-byte load, which misses store forwarding (the hottest instruction of
-/// a call with `n - 1` as its argument in `perf annotate`).
-#[inline(always)]
-pub fn push_int_local(locals: &mut Vec<Option<Value>>, i: i64) {
-    locals.reserve(1);
-    let n = locals.len();
-    // SAFETY: `reserve` made room for one more element at `n`; an
-    // `Option<Value>` is two words (asserted above) whose first is the tag,
-    // and `[SOME_INT_TAG, i]` is `Some(Value::Int(i))` (tested below); the
-    // length grows only after both words are written.
-    unsafe {
-        let p = locals.as_mut_ptr().add(n) as *mut u64;
-        p.write(SOME_INT_TAG);
-        p.add(1).write(i as u64);
-        locals.set_len(n + 1);
-    }
-}
-
-/// Moves the value out of `slot`, leaving `None`, reading it as two
-/// words. A value just written by a callee as two words (a `return`'s value
-/// into `Frame::ret`) and moved on with one 16-byte load missed store
-/// forwarding (the hottest instruction of a call in `perf annotate`); two
-/// 8-byte loads each read one of the stores.
-#[inline(always)]
-pub fn take_by_words(slot: &mut Value) -> Value {
-    use std::mem::MaybeUninit;
-    // SAFETY: a `Value` is two words (`repr(u64)`: the tag word, then the
-    // payload or padding), read here as possibly-uninitialised words and
-    // reassembled unchanged; the slot is then overwritten with the tag of
-    // `Value::None` (the first variant, 0, with no payload), so the value has
-    // moved, not been duplicated.
-    unsafe {
-        let p = slot as *mut Value as *mut MaybeUninit<u64>;
-        let tag = p.read_volatile();
-        let payload = p.add(1).read_volatile();
-        (p as *mut u64).write(NONE_TAG);
-        std::mem::transmute::<[MaybeUninit<u64>; 2], Value>([tag, payload])
-    }
-}
-
-/// The tag word of `Value::None` (checked by the tests below).
-const NONE_TAG: u64 = 0;
 const _: () = assert!(std::mem::size_of::<Value>() == 16);
 
 // Cloning is written out so that the inline values (the common case in
@@ -399,41 +348,5 @@ mod tests {
         assert_eq!(std::mem::size_of::<Value>(), 16);
         assert_eq!(std::mem::size_of::<crate::value::PyResult<Value>>(), 16);
         assert_eq!(std::mem::size_of::<Option<Value>>(), 16);
-    }
-}
-
-#[cfg(test)]
-mod layout_tests {
-    use super::*;
-
-    #[test]
-    fn pushed_int_locals_are_some_int() {
-        let mut v: Vec<Option<Value>> = Vec::new();
-        for i in [0, 7, -1, i64::MIN, i64::MAX] {
-            push_int_local(&mut v, i);
-            assert!(matches!(v.last(), Some(Some(Value::Int(x))) if *x == i));
-        }
-        assert_eq!(v.len(), 5);
-        v.push(None);
-        assert!(matches!(v.last(), Some(None)));
-    }
-
-    #[test]
-    fn taking_by_words_moves_the_value_and_leaves_none() {
-        let s = Rc::new("x".to_string());
-        for v in [
-            Value::Int(-3),
-            Value::Bool(true),
-            Value::Float(0.5),
-            Value::Str(s.clone()),
-        ] {
-            let want = format!("{v:?}");
-            let mut slot = v;
-            let got = take_by_words(&mut slot);
-            assert!(matches!(slot, Value::None));
-            assert_eq!(format!("{got:?}"), want);
-        }
-        // The string moved rather than being copied: one reference left.
-        assert_eq!(Rc::strong_count(&s), 1);
     }
 }

@@ -16,7 +16,6 @@
 //! Every component goes to its replica's device. With one replica the
 //! element itself is yielded (no `PerReplica`), as TensorFlow does.
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -174,10 +173,6 @@ impl DistributedDataset {
 impl NativeObject for DistributedDataset {
     fn type_name(&self) -> &str {
         self.class_spec().name
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn spec(&self) -> Option<&'static ClassSpec> {
@@ -412,14 +407,6 @@ fn get_next_as_optional(vm: &dyn Vm, this: &DistributedIterator) -> PyResult<Val
 }
 
 impl NativeObject for DistributedIterator {
-    fn type_name(&self) -> &str {
-        "DistributedIterator"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&DISTRIBUTED_ITERATOR)
     }

@@ -3,7 +3,6 @@
 //! that returns, and `ds.as_numpy_iterator()` (`NumpyIterator`, yielding
 //! `.numpy()` of each component).
 
-use std::any::Any;
 use std::cell::RefCell;
 
 use super::node::dataset_of;
@@ -119,14 +118,6 @@ fn get_value(this: &OptionalObj, _name: &Value) -> PyResult<Value> {
 }
 
 impl NativeObject for OptionalObj {
-    fn type_name(&self) -> &str {
-        "_OptionalImpl"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&OPTIONAL_IMPL)
     }
@@ -176,16 +167,8 @@ fn get_next_as_optional(vm: &dyn Vm, this: &OwnedIterator) -> PyResult<Value> {
 }
 
 impl NativeObject for OwnedIterator {
-    fn type_name(&self) -> &str {
-        "OwnedIterator"
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&OWNED_ITERATOR)
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
@@ -269,14 +252,6 @@ fn numpy_next(vm: &dyn Vm, this: &NumpyIterator) -> PyResult<Value> {
 }
 
 impl NativeObject for NumpyIterator {
-    fn type_name(&self) -> &str {
-        "NumpyIterator"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!(
             "NumpyIterator(iterator=<tensorflow.python.data.ops.iterator_ops.OwnedIterator object at {:#x}>)",

@@ -4,7 +4,6 @@
 //! (`stream.rs`). The node classes and reprs live here; `tf.data.Dataset`
 //! (`DatasetV2`) and its natives in `methods.rs`, `sources.rs`, `compose.rs`.
 
-use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
@@ -386,10 +385,6 @@ impl NativeClass for DatasetObj {
 impl NativeObject for DatasetObj {
     fn type_name(&self) -> &str {
         self.class_spec().name
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn spec(&self) -> Option<&'static ClassSpec> {

@@ -3,7 +3,6 @@
 //! `tf.distribute.InputOptions`; plus `tf.distribute.InputContext`, which
 //! `distribute_datasets_from_function` passes to the dataset function.
 
-use std::any::Any;
 use std::cell::RefCell;
 
 use indexmap::IndexMap;
@@ -14,14 +13,14 @@ use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// `tf.data.Options()` or one of its groups (`experimental_distribute` …).
 pub struct OptionsObj {
-    class: &'static str,
+    spec: &'static ClassSpec,
     attrs: RefCell<IndexMap<String, Value>>,
 }
 
 /// A fresh `tf.data.Options()`.
 pub fn options_value() -> Value {
     Value::native(OptionsObj {
-        class: "Options",
+        spec: &OPTIONS,
         attrs: RefCell::new(IndexMap::new()),
     })
 }
@@ -32,29 +31,51 @@ pub fn new_options() -> Value {
     options_value()
 }
 
-fn group_class(name: &str) -> Option<&'static str> {
+/// The classes of `tf.data.Options` and of its option groups.
+macro_rules! options_classes {
+    ($($id:ident $name:literal),*) => {$(
+        #[doc = concat!("`tf.data.", $name, "`.")]
+        pub static $id: ClassSpec = ClassSpec {
+            name: $name,
+            module: "tensorflow.python.data.ops.options",
+            bases: &[],
+            members: &[],
+        };
+    )*};
+}
+
+options_classes!(
+    OPTIONS "Options",
+    DISTRIBUTE_OPTIONS "DistributeOptions",
+    OPTIMIZATION_OPTIONS "OptimizationOptions",
+    THREADING_OPTIONS "ThreadingOptions",
+    AUTOTUNE_OPTIONS "AutotuneOptions"
+);
+
+fn group_class(name: &str) -> Option<&'static ClassSpec> {
     Some(match name {
-        "experimental_distribute" => "DistributeOptions",
-        "experimental_optimization" => "OptimizationOptions",
-        "threading" => "ThreadingOptions",
-        "autotune" => "AutotuneOptions",
+        "experimental_distribute" => &DISTRIBUTE_OPTIONS,
+        "experimental_optimization" => &OPTIMIZATION_OPTIONS,
+        "threading" => &THREADING_OPTIONS,
+        "autotune" => &AUTOTUNE_OPTIONS,
         _ => return None,
     })
 }
 
 impl NativeObject for OptionsObj {
     fn type_name(&self) -> &str {
-        self.class
+        self.spec.name
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn class(&self) -> Option<std::rc::Rc<crate::value::Class>> {
+        // Its attributes are its own (`getattr`), not its class's.
+        Some(self.spec.class())
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!(
             "<tensorflow.python.data.ops.options.{} object at {:#x}>",
-            self.class,
+            self.spec.name,
             this.id()
         ))
     }
@@ -67,8 +88,8 @@ impl NativeObject for OptionsObj {
             return Ok(None);
         }
         let v = match group_class(name) {
-            Some(class) if self.class == "Options" => Value::native(OptionsObj {
-                class,
+            Some(spec) if std::ptr::eq(self.spec, &OPTIONS) => Value::native(OptionsObj {
+                spec,
                 attrs: RefCell::new(IndexMap::new()),
             }),
             _ => Value::None,
@@ -213,9 +234,6 @@ impl NativeObject for StrEnumMember {
     fn type_name(&self) -> &str {
         self.spec.name
     }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.spec)
     }
@@ -326,10 +344,6 @@ impl NativeObject for NamedOptions {
         Some(self.spec)
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
         let mut parts = Vec::new();
         for (name, v) in self.fields.iter().zip(&self.values) {
@@ -424,16 +438,8 @@ fn per_replica_batch_size(
 }
 
 impl NativeObject for InputContextObj {
-    fn type_name(&self) -> &str {
-        "InputContext"
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&INPUT_CONTEXT)
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {

@@ -4,7 +4,6 @@
 //! `TensorSpec`s, with unknown dimensions as `None`; it prints exactly as
 //! TensorFlow's `element_spec` does.
 
-use std::any::Any;
 use std::rc::Rc;
 
 use crate::object::tensor::convert::{runtime_err, to_tensor};
@@ -433,10 +432,6 @@ impl NativeObject for SpecObj {
             Spec::Dataset(_) => "DatasetSpec",
             _ => "TensorSpec",
         }
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn spec(&self) -> Option<&'static ClassSpec> {

@@ -4,7 +4,6 @@
 //! ([`merge_collectives`], through `Vm::collective`), with TensorFlow's
 //! checks and errors.
 
-use std::any::Any;
 use std::rc::Rc;
 
 use crate::distribute::context::{state, ReplicaRun};
@@ -16,6 +15,7 @@ use crate::distribute::variables::{self, Agg};
 use crate::object::numpy::array::NdArray;
 use crate::object::tensor::convert::runtime_err;
 use crate::object::types::namedtuple::NamedTuple;
+use crate::object::ClassSpec;
 use crate::runtime::{DType, Device, Tensor};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -48,12 +48,12 @@ impl Request {
 /// The payload a replica parks with.
 pub struct CollectiveReq(pub Request);
 
+/// The class of a replica's pending collective.
+pub static COLLECTIVE: ClassSpec = ClassSpec::plain("collective", "builtins");
+
 impl NativeObject for CollectiveReq {
-    fn type_name(&self) -> &str {
-        "collective"
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&COLLECTIVE)
     }
 }
 

@@ -5,7 +5,6 @@
 
 pub mod collective;
 
-use std::any::Any;
 use std::rc::Rc;
 
 pub use collective::{merge_collectives, park_request, Request};
@@ -115,9 +114,6 @@ impl NativeClass for ReplicaContext {
 impl NativeObject for ReplicaContext {
     fn type_name(&self) -> &str {
         self.class_spec().name
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
     }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.class_spec())
@@ -283,11 +279,8 @@ struct UpdateMergeFn {
 }
 
 impl NativeObject for UpdateMergeFn {
-    fn type_name(&self) -> &str {
-        "function"
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&crate::distribute::function::FUNCTION_OBJECT)
     }
     fn call(
         &self,
@@ -377,12 +370,6 @@ impl NativeClass for ValueContext {
 }
 
 impl NativeObject for ValueContext {
-    fn type_name(&self) -> &str {
-        "ValueContext"
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&VALUE_CONTEXT)
     }

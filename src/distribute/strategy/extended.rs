@@ -3,7 +3,6 @@
 //! `batch_reduce_to`, `update`, `value_container`, …). The methods it keeps
 //! from TensorFlow 1 are in `extended_v1.rs`.
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Weak;
 
@@ -143,9 +142,6 @@ impl NativeObject for ExtendedObj {
     fn type_name(&self) -> &str {
         self.kind.extended_spec().name
     }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.kind.extended_spec())
     }
@@ -277,12 +273,12 @@ fn update(
 /// `with strategy.extended.colocate_vars_with(v):` (placement is already per replica).
 struct NullScope;
 
+/// The class of `colocate_vars_with` scopes.
+pub static COLOCATE_SCOPE: ClassSpec = ClassSpec::plain("_colocate_vars_with", "builtins");
+
 impl NativeObject for NullScope {
-    fn type_name(&self) -> &str {
-        "_colocate_vars_with"
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&COLOCATE_SCOPE)
     }
     fn enter(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(Some(Value::None))

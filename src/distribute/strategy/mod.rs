@@ -11,7 +11,6 @@ pub mod cross_replica;
 pub mod extended;
 pub mod extended_v1;
 
-use std::any::Any;
 use std::rc::Rc;
 
 pub use cross_replica::{destination, reduce_to_devices, reduce_value};
@@ -167,9 +166,6 @@ impl NativeObject for StrategyObj {
     fn type_name(&self) -> &str {
         self.kind.spec().name
     }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.kind.spec())
     }
@@ -308,12 +304,12 @@ pub struct ScopeObj {
     strategy: Value,
 }
 
+/// The class of `strategy.scope()` objects.
+pub static SCOPE: ClassSpec = ClassSpec::plain("_CurrentDistributionContext", "builtins");
+
 impl NativeObject for ScopeObj {
-    fn type_name(&self) -> &str {
-        "_CurrentDistributionContext"
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&SCOPE)
     }
     fn enter(&self, _this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
         let st = state(vm);

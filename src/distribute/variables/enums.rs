@@ -5,8 +5,6 @@
 //! TensorFlow's `VariableAggregationV2`; a variable without aggregation
 //! shows the V1 enum's `NONE`.
 
-use std::any::Any;
-
 use crate::distribute::classes::{member_names, VARIABLES};
 use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
@@ -139,9 +137,6 @@ impl NativeClass for EnumObj {
 impl NativeObject for EnumObj {
     fn type_name(&self) -> &str {
         self.spec.name
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
     }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.spec)

@@ -10,7 +10,6 @@ pub mod create;
 pub mod enums;
 pub mod update;
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -349,12 +348,6 @@ impl NativeObject for PlainVar {
     fn is_variable(&self) -> bool {
         true
     }
-    fn type_name(&self) -> &str {
-        "ResourceVariable"
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&RESOURCE_VARIABLE)
     }
@@ -431,9 +424,6 @@ impl NativeObject for DistVar {
     }
     fn type_name(&self) -> &str {
         self.class_spec().name
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
     }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.class_spec())

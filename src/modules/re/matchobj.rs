@@ -2,7 +2,6 @@
 //! `Text`, a subject string with its character ↔ byte offsets (the engine
 //! works in bytes, Python in characters).
 
-use std::any::Any;
 use std::rc::Rc;
 
 use super::pattern::Pattern;
@@ -273,10 +272,6 @@ fn m_regs(this: &MatchObj) -> Value {
 impl NativeObject for MatchObj {
     fn type_name(&self) -> &str {
         "re.Match"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn spec(&self) -> Option<&'static ClassSpec> {

@@ -11,7 +11,6 @@ mod pattern;
 mod syntax;
 mod template;
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -188,14 +187,6 @@ fn flag_name(this: &RegexFlag) -> Value {
 }
 
 impl NativeObject for RegexFlag {
-    fn type_name(&self) -> &str {
-        "RegexFlag"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(Self::names(self.0))
     }

@@ -3,7 +3,6 @@
 //! `findall`/`finditer`/`sub`/`split` share (CPython 3.7's rule for empty
 //! matches). Replacement templates are in `template`.
 
-use std::any::Any;
 use std::rc::Rc;
 
 use super::matchobj::{MatchObj, Text};
@@ -562,10 +561,6 @@ fn flags_repr(flags: i64) -> String {
 impl NativeObject for Pattern {
     fn type_name(&self) -> &str {
         "re.Pattern"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn spec(&self) -> Option<&'static ClassSpec> {

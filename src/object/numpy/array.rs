@@ -4,7 +4,6 @@
 //! immutable. Arithmetic follows numpy's promotion with NEP 50 weak Python
 //! scalars; printing is numpy's `legacy="1.25"` style.
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -303,10 +302,6 @@ impl NativeObject for NdArray {
         } else {
             "numpy.ndarray"
         }
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn spec(&self) -> Option<&'static ClassSpec> {

@@ -2,7 +2,6 @@
 //! calling one makes a numpy scalar) and `np.dtype` objects (`arr.dtype`,
 //! printing `float64`, repr `dtype('float64')`).
 
-use std::any::Any;
 use std::rc::Rc;
 
 use super::array::ndarray_members;
@@ -89,13 +88,17 @@ fn not_understood(vm: &dyn Vm, v: &Value) -> crate::value::PyErr {
     )
 }
 
+/// The class of numpy dtype objects.
+pub static NP_DTYPE: ClassSpec = ClassSpec::plain("dtype", "builtins");
+
 impl NativeObject for NpDType {
-    fn type_name(&self) -> &str {
-        "dtype"
+    fn class(&self) -> Option<std::rc::Rc<crate::value::Class>> {
+        // Its attributes are its own (`getattr`), not its class's.
+        Some(NP_DTYPE.class())
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn type_name(&self) -> &str {
+        "dtype"
     }
 
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {

@@ -3,8 +3,6 @@
 //! (`tf.float32`), str (`<dtype: 'float32'>`) and attributes. The `tf`
 //! module names them (`modules::tf::dtypes`).
 
-use std::any::Any;
-
 use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::runtime::dtype::ALL_DTYPES;
 use crate::runtime::DType;
@@ -113,14 +111,6 @@ getters! {
 }
 
 impl NativeObject for DTypeObj {
-    fn type_name(&self) -> &str {
-        "DType"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&DTYPE_CLASS)
     }

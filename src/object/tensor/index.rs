@@ -51,7 +51,7 @@ fn item(vm: &dyn Vm, v: &Value, flavor: Flavor) -> PyResult<IndexItem> {
     match v {
         Value::None => Ok(IndexItem::NewAxis),
         Value::Int(i) => Ok(IndexItem::Int(*i)),
-        Value::Native(n) if n.type_name() == "ellipsis" => Ok(IndexItem::Ellipsis),
+        Value::Native(_) if v.is(&crate::object::descr::ellipsis()) => Ok(IndexItem::Ellipsis),
         Value::Native(n) => {
             if let Some(s) = n.as_any().downcast_ref::<SliceObj>() {
                 let step = slice_part(vm, &s.step, v, flavor)?;

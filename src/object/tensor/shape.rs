@@ -2,8 +2,6 @@
 //! (`None`); printing, indexing, `as_list`, `num_elements` and equality with
 //! lists and tuples follow TensorFlow.
 
-use std::any::Any;
-
 use crate::object::types::slice_indices;
 use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
@@ -146,14 +144,6 @@ impl TensorShapeObj {
 }
 
 impl NativeObject for TensorShapeObj {
-    fn type_name(&self) -> &str {
-        "TensorShape"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&TENSOR_SHAPE)
     }

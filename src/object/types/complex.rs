@@ -3,8 +3,6 @@
 //! comparisons, hashing as an equal int/float, `repr` and the constructor
 //! (numbers and strings).
 
-use std::any::Any;
-
 use super::{type_error, value_error};
 use crate::object::{native, ClassSpec, Given, Member, NativeClass, This};
 use crate::syntax::ast::BinOp;
@@ -239,14 +237,6 @@ impl NativeClass for Complex {
 }
 
 impl NativeObject for Complex {
-    fn type_name(&self) -> &str {
-        "complex"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&COMPLEX)
     }

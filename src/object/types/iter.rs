@@ -4,7 +4,6 @@
 //! Containers are read live, as CPython does: a list iterator sees appends,
 //! a dict iterator raises when the dict changes size.
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -181,10 +180,6 @@ pub fn dict_iter(d: &Rc<RefCell<Dict>>, part: DictPart) -> Value {
 impl NativeObject for IterObj {
     fn type_name(&self) -> &str {
         self.name
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn spec(&self) -> Option<&'static ClassSpec> {

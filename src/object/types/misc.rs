@@ -1,7 +1,6 @@
 //! `bool`, `object` and `type`: their constructors; `int | str`, the
 //! union of types (`types.UnionType`) that `isinstance` accepts.
 
-use std::any::Any;
 use std::rc::Rc;
 
 use super::{builtin_class, type_error};
@@ -105,10 +104,6 @@ fn generic_alias_new(origin: &Value, args: &Value) -> PyResult<Value> {
 impl NativeObject for GenericAlias {
     fn type_name(&self) -> &str {
         "GenericAlias"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     // Its class has no `spec`: every attribute but its own is the origin
@@ -262,14 +257,6 @@ impl UnionType {
 }
 
 impl NativeObject for UnionType {
-    fn type_name(&self) -> &str {
-        "UnionType"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&UNION_TYPE)
     }
@@ -502,14 +489,6 @@ fn type_new(vm: &dyn Vm, args: &[Value]) -> PyResult<Value> {
 pub struct CellObj(pub crate::value::CellRef);
 
 impl NativeObject for CellObj {
-    fn type_name(&self) -> &str {
-        "cell"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&CELL)
     }

@@ -43,9 +43,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::object::{native, ClassSpec, Member};
-use crate::value::{
-    Class, ClassKind, ExcType, NativeFn, NativeFunction, PyErr, PyResult, Value, ValueType,
-};
+use crate::value::{Class, ClassKind, ExcType, PyErr, PyResult, Value, ValueType};
 
 pub use range::RangeObj;
 pub use slice::{make_slice, slice_indices, SliceObj};
@@ -161,35 +159,6 @@ fn bytearray_new(_source: &Value, _encoding: &Value, _errors: &Value) -> PyResul
     ))
 }
 
-/// Adds a method that is the same function read from the class or from an
-/// instance (`str.maketrans`; CPython's class methods of builtins such as
-/// `dict.fromkeys` and `int.from_bytes`, which here make the builtin type
-/// itself): `{}.fromkeys(...)` does not bind the dict.
-pub fn add_static_method(class: &Class, sig: &str, func: NativeFn, doc: &'static str) {
-    let f = NativeFunction::new_builtin(sig, func, doc);
-    let name = f.name().to_string();
-    class.set_attr(
-        &name,
-        Value::native(crate::object::descr::StaticMethodObj(
-            Value::NativeFunction(f),
-        )),
-    );
-}
-
-/// Adds a class method from its signature string, `cls` first: read
-/// through a class (or an instance), it is bound to that class
-/// (`OrderedDict.fromkeys('ab')` makes an `OrderedDict`).
-pub fn add_class_method(class: &Class, sig: &str, func: NativeFn, doc: &'static str) {
-    let f = NativeFunction::new_builtin(sig, func, doc);
-    let name = f.name().to_string();
-    class.set_attr(
-        &name,
-        Value::native(crate::object::descr::ClassMethodObj(Value::NativeFunction(
-            f,
-        ))),
-    );
-}
-
 /// A builtin class method's result for the class it was called on: the
 /// value itself for the builtin type, else `cls(value)` (CPython's
 /// `int.from_bytes`, `float.fromhex`, `bytes.fromhex` on a subclass).
@@ -198,14 +167,6 @@ pub fn of_class(vm: &dyn crate::value::Vm, cls: &Value, value: Value) -> PyResul
         Value::Class(c) if matches!(c.kind, ClassKind::Builtin(_)) => Ok(value),
         _ => vm.call(cls, vec![value], Vec::new()),
     }
-}
-
-/// Adds a method (or `__new__`) to a class from its signature string; the
-/// dict key is the last component of the signature's name.
-pub fn add_method(class: &Class, sig: &str, func: NativeFn, doc: &'static str) {
-    let f = NativeFunction::new_builtin(sig, func, doc);
-    let name = f.name().to_string();
-    class.set_attr(&name, Value::NativeFunction(f));
 }
 
 /// The Python number a native object or a tensor stands for (numpy scalars,
@@ -217,22 +178,6 @@ pub fn number_of(vm: &dyn crate::value::Vm, x: &Value) -> PyResult<Option<Value>
         _ => None,
     };
     Ok(v.filter(|v| matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_))))
-}
-
-/// Adds a read-only attribute computed by `getter(self)` (`(3).real`).
-pub fn add_property(class: &Class, sig: &str, getter: NativeFn, doc: &'static str) {
-    let f = NativeFunction::new(sig, getter, doc);
-    let name = f.name().to_string();
-    let prop = crate::object::descr::PropertyObj::read_only(Value::NativeFunction(f), &name);
-    class.set_attr(&name, Value::native(prop));
-}
-
-/// Adds the constructor: `sig` omits `cls` (`"int(x=0, /, base=10)"`).
-pub fn add_new(class: &Class, sig: &str, func: NativeFn, doc: &'static str) {
-    class.set_attr(
-        "__new__",
-        Value::NativeFunction(NativeFunction::new_builtin_ctor(sig, func, doc)),
-    );
 }
 
 /// The largest single allocation a script may ask for (8 GiB).

@@ -10,7 +10,6 @@
 //! type. The `_collections` module (`modules/collections.rs`) registers
 //! [`namedtuple`].
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
@@ -277,9 +276,6 @@ impl NativeObject for NamedTupleType {
     fn type_name(&self) -> &str {
         "type"
     }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         match self.class.borrow().upgrade() {
             Some(c) => Ok(format!("<class '{}.{}'>", c.module, c.qualname)),
@@ -404,9 +400,6 @@ impl NativeObject for NamedTuple {
             Some(e) => Err(e),
             None => Ok(false),
         }
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
     }
     fn class(&self) -> Option<Rc<Class>> {
         Some(self.class.clone())

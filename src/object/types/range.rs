@@ -1,8 +1,6 @@
 //! `range`: a lazy arithmetic sequence with `len`, indexing, slicing, `in`,
 //! iteration, equality, `count`/`index`, and CPython's repr (`range(0, 5)`).
 
-use std::any::Any;
-
 use super::iter::{IterObj, IterState};
 use super::{int_arg, slice_indices, type_error, value_error};
 use crate::object::{native, ClassSpec, Member, NativeClass};
@@ -12,13 +10,12 @@ use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 /// script can reach, hashed by identity, so no plain tuple equals a range.
 struct RangeKeyTag;
 
-impl NativeObject for RangeKeyTag {
-    fn type_name(&self) -> &str {
-        "range_key"
-    }
+/// The class of the keys equal ranges hash as.
+pub static RANGE_KEY: ClassSpec = ClassSpec::plain("range_key", "builtins");
 
-    fn as_any(&self) -> &dyn Any {
-        self
+impl NativeObject for RangeKeyTag {
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&RANGE_KEY)
     }
 }
 
@@ -116,14 +113,6 @@ fn as_exact_int(v: &Value) -> Option<i64> {
 }
 
 impl NativeObject for RangeObj {
-    fn type_name(&self) -> &str {
-        "range"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&RANGE)
     }

@@ -2,8 +2,6 @@
 //! with [`make_slice`]; sequences resolve them against a length with
 //! [`slice_indices`] (CPython's `PySlice_Unpack` + `PySlice_AdjustIndices`).
 
-use std::any::Any;
-
 use super::{type_error, value_error};
 use crate::object::{native, ClassSpec, Member, NativeClass, This};
 use crate::value::{NativeObject, PyResult, Value, Vm};
@@ -101,14 +99,6 @@ pub fn apply_slice<T: Clone>(items: &[T], start: isize, stop: isize, step: isize
 }
 
 impl NativeObject for SliceObj {
-    fn type_name(&self) -> &str {
-        "slice"
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&SLICE)
     }

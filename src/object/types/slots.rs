@@ -221,7 +221,8 @@ pub fn slot_method(owner: ValueType, name: &str) -> Option<Value> {
             .or_insert_with(|| {
                 // The native under the owner's name (`int.__add__`), for messages.
                 let sig = def.sig.strip_prefix("object.").unwrap_or(def.sig);
-                NativeFunction::new_builtin(&format!("{}.{sig}", owner.name()), def.func, def.doc)
+                let sig = crate::value::Signature::parse(&format!("{}.{sig}", owner.name()));
+                NativeFunction::from_signature(sig.c_builtin(false), def.func, def.doc)
             })
             .clone()
     });

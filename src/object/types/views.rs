@@ -2,7 +2,6 @@
 //! live, iterate, support `len` and `in`, print like CPython
 //! (`dict_items([('a', 1)])`), and keys/items views combine like sets.
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -60,10 +59,6 @@ impl DictView {
 impl NativeObject for DictView {
     fn type_name(&self) -> &str {
         self.name()
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn spec(&self) -> Option<&'static ClassSpec> {

@@ -44,14 +44,6 @@ impl NativeClass for GeneratorObj {
 }
 
 impl NativeObject for GeneratorObj {
-    fn type_name(&self) -> &str {
-        "Generator"
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&GENERATOR)
     }
