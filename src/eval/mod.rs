@@ -1,7 +1,7 @@
 //! The tree-walking interpreter. `Interp` owns the module namespace (global
 //! slots), the import cache and per-run state, and implements the `Vm` trait
 //! through which natives call back. Statements are in `stmt/`, expressions
-//! in `expr.rs`, calls and argument passing in `call.rs`, operators in
+//! in `expr/`, calls and argument passing in `call.rs`, operators in
 //! `ops/`, attribute access in `attr.rs`, `repr`/`str` in `repr.rs`,
 //! iteration in `iter.rs`, `match` in `pattern.rs`, classes and the
 //! builtins tied to the object model (`super`, `property` …) in `class.rs`,
