@@ -1,20 +1,24 @@
 //! The tree-walking interpreter. `Interp` owns the module namespace (global
 //! slots), the import cache and per-run state, and implements the `Vm` trait
-//! through which natives call back. Statements are in `stmt.rs`, expressions
-//! in `expr.rs`, calls and argument passing in `call.rs`, operators in
-//! `ops.rs`, attribute access in `attr.rs`, `repr`/`str` in `repr.rs`,
+//! through which natives call back. Statements are in `stmt/`, expressions
+//! in `expr/`, calls and argument passing in `call.rs`, operators in
+//! `ops/`, attribute access in `attr.rs`, `repr`/`str` in `repr.rs`,
 //! iteration in `iter.rs`, `match` in `pattern.rs`, classes and the
-//! builtins tied to the object model (`super`, `property` …) in `class.rs`.
+//! builtins tied to the object model (`super`, `property` …) in `class.rs`,
+//! imports and the `stdlib/` modules in `import.rs`, the `Vm` trait in
+//! `vm.rs`, `dir()` and completion in `dir.rs`.
 
 mod attr;
 pub(crate) use attr::docstring;
 mod call;
 pub mod class;
 mod code;
+mod dir;
 mod exc_group;
 mod expr;
 mod frame;
 mod generator;
+mod import;
 mod items;
 mod iter;
 mod mappingproxy;
@@ -26,6 +30,7 @@ mod repr;
 mod stmt;
 mod suggest;
 mod traceback;
+mod vm;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -38,7 +43,7 @@ pub use frame::Frame;
 pub use iter::IterState;
 
 use crate::resolve::{resolve_module, GlobalNames};
-use crate::syntax::ast::{BinOp, Module};
+use crate::syntax::ast::Module;
 use crate::syntax::{SourceFile, SyntaxError};
 use crate::value::native::State;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
@@ -411,170 +416,6 @@ impl Interp {
         err
     }
 
-    /// `import a.b.c` where `a` is a native module whose attribute chain
-    /// holds modules (`tensorflow.distribute`, `os.path`). A name that
-    /// TensorFlow or numpy has and dist lacks is a NotImplementedError.
-    fn import_submodule(&self, name: &str) -> PyResult<Value> {
-        let missing = || {
-            PyErr::new(
-                ExcType::ModuleNotFoundError,
-                format!("No module named '{}'", name),
-            )
-        };
-        let Some((parent, last)) = name.rsplit_once('.') else {
-            return Err(missing());
-        };
-        let p = self.import(parent)?;
-        match self.lookup_attribute(&p, last) {
-            Ok(Some(m)) if m.downcast::<crate::object::module::ModuleObj>().is_some() => Ok(m),
-            Err(e) if e.is(ExcType::NotImplementedError) => Err(e),
-            _ => Err(crate::object::tf_api::not_implemented(parent, last).unwrap_or_else(missing)),
-        }
-    }
-
-    /// Imports a module by dotted name (cached).
-    pub fn import(&self, name: &str) -> PyResult<Value> {
-        if let Some(m) = self.modules.borrow().get(name) {
-            return Ok(m.clone());
-        }
-        let m = match crate::modules::load(self, name) {
-            Some(m) => m,
-            None if name == "builtins" => {
-                // The builtin scope, as a module (`builtins.len`).
-                let mut names: Vec<_> = self.builtins.iter().collect();
-                names.sort_by_key(|(n, _)| **n);
-                let mut b = crate::modules::ModuleBuilder::new("builtins");
-                for (n, v) in names {
-                    b.value(n, v.clone());
-                }
-                b.build()
-            }
-            None => match stdlib_source(name) {
-                Some(text) => {
-                    let m = self.load_stdlib(name, text)?;
-                    // A submodule written in the language (`collections.abc`)
-                    // is also an attribute of its package, as after CPython's
-                    // import.
-                    if let Some((parent, last)) = name.rsplit_once('.') {
-                        let p = self.import(parent)?;
-                        if let Some(pm) = p.downcast::<crate::modules::ModuleObj>() {
-                            pm.dict.borrow_mut().insert(last.into(), m.clone());
-                        }
-                    }
-                    m
-                }
-                None => self.import_submodule(name)?,
-            },
-        };
-        self.modules
-            .borrow_mut()
-            .insert(name.to_string(), m.clone());
-        Ok(m)
-    }
-}
-
-/// The source of a module written in the language itself (`stdlib/`).
-/// For work on the stdlib, `DIST_STDLIB_DIR=stdlib` reads `NAME.dist`
-/// (dots as underscores) from that folder first, so a module can be
-/// edited, or a new one tried, without rebuilding.
-fn stdlib_source(name: &str) -> Option<&'static str> {
-    if let Some(dir) = std::env::var_os("DIST_STDLIB_DIR") {
-        let path = std::path::Path::new(&dir).join(format!("{}.dist", name.replace('.', "_")));
-        if let Ok(text) = std::fs::read_to_string(path) {
-            // Read once per module per process (the importer caches it).
-            return Some(Box::leak(text.into_boxed_str()));
-        }
-    }
-    match name {
-        "itertools" => Some(include_str!("../../stdlib/itertools.dist")),
-        "functools" => Some(include_str!("../../stdlib/functools.dist")),
-        "__future__" => Some(include_str!("../../stdlib/__future__.dist")),
-        "string" => Some(include_str!("../../stdlib/string.dist")),
-        "typing" => Some(include_str!("../../stdlib/typing.dist")),
-        "random" => Some(include_str!("../../stdlib/random.dist")),
-        "copy" => Some(include_str!("../../stdlib/copy.dist")),
-        "dataclasses" => Some(include_str!("../../stdlib/dataclasses.dist")),
-        "abc" => Some(include_str!("../../stdlib/abc.dist")),
-        "collections" => Some(include_str!("../../stdlib/collections.dist")),
-        "heapq" => Some(include_str!("../../stdlib/heapq.dist")),
-        "bisect" => Some(include_str!("../../stdlib/bisect.dist")),
-        "operator" => Some(include_str!("../../stdlib/operator.dist")),
-        "enum" => Some(include_str!("../../stdlib/enum.dist")),
-        "contextlib" => Some(include_str!("../../stdlib/contextlib.dist")),
-        "types" => Some(include_str!("../../stdlib/types.dist")),
-        "io" => Some(include_str!("../../stdlib/io.dist")),
-        "textwrap" => Some(include_str!("../../stdlib/textwrap.dist")),
-        "hashlib" => Some(include_str!("../../stdlib/hashlib.dist")),
-        "pprint" => Some(include_str!("../../stdlib/pprint.dist")),
-        "datetime" => Some(include_str!("../../stdlib/datetime.dist")),
-        "logging" => Some(include_str!("../../stdlib/logging.dist")),
-        "fractions" => Some(include_str!("../../stdlib/fractions.dist")),
-        "statistics" => Some(include_str!("../../stdlib/statistics.dist")),
-        "traceback" => Some(include_str!("../../stdlib/traceback.dist")),
-        "json" => Some(include_str!("../../stdlib/json.dist")),
-        "weakref" => Some(include_str!("../../stdlib/weakref.dist")),
-        "argparse" => Some(include_str!("../../stdlib/argparse.dist")),
-        "reprlib" => Some(include_str!("../../stdlib/reprlib.dist")),
-        "keyword" => Some(include_str!("../../stdlib/keyword.dist")),
-        "fnmatch" => Some(include_str!("../../stdlib/fnmatch.dist")),
-        "shlex" => Some(include_str!("../../stdlib/shlex.dist")),
-        "graphlib" => Some(include_str!("../../stdlib/graphlib.dist")),
-        "queue" => Some(include_str!("../../stdlib/queue.dist")),
-        "numbers" => Some(include_str!("../../stdlib/numbers.dist")),
-        "struct" => Some(include_str!("../../stdlib/struct.dist")),
-        "array" => Some(include_str!("../../stdlib/array.dist")),
-        "decimal" => Some(include_str!("../../stdlib/decimal.dist")),
-        "asyncio" => Some(include_str!("../../stdlib/asyncio.dist")),
-        "collections.abc" => Some(include_str!("../../stdlib/collections_abc.dist")),
-        _ => None,
-    }
-}
-
-impl Interp {
-    /// Runs a `stdlib/` module: its file defines `__dist_module__`, whose
-    /// returned dict becomes the module's namespace (its functions are that
-    /// function's locals, so the importing script's globals stay untouched).
-    fn load_stdlib(&self, name: &str, text: &str) -> PyResult<Value> {
-        let source = SourceFile::new(format!("<stdlib {name}>"), text);
-        let module = self.compile(&source).map_err(|e| {
-            PyErr::new(
-                ExcType::SyntaxError,
-                format!("stdlib module {name}: {}", e.message),
-            )
-        })?;
-        let outer = self.get_global("__dist_module__");
-        self.exec_module(&source, &module, Echo::Off)?;
-        let factory = self.get_global("__dist_module__");
-        match outer {
-            Some(v) => self.set_global("__dist_module__", v),
-            None => self.del_global("__dist_module__"),
-        }
-        let Some(factory) = factory else {
-            return Err(PyErr::new(
-                ExcType::ImportError,
-                format!("stdlib module {name} defines no __dist_module__"),
-            ));
-        };
-        let ns = self.call_value(&factory, Vec::new(), Vec::new())?;
-        let Value::Dict(d) = ns else {
-            return Err(PyErr::new(
-                ExcType::ImportError,
-                format!("stdlib module {name}: __dist_module__ must return a dict"),
-            ));
-        };
-        let m = crate::modules::ModuleObj {
-            name: name.into(),
-            dict: Default::default(),
-            on_setattr: None,
-        };
-        for (k, v) in d.borrow().items() {
-            if let Value::Str(k) = k {
-                m.dict.borrow_mut().insert(k.as_str().into(), v);
-            }
-        }
-        Ok(Value::native(m))
-    }
-
     /// Unbinds every module-level name (values dropped in binding order),
     /// then closes the generators that dropping suspended.
     pub fn clear_globals(&self) {
@@ -602,286 +443,5 @@ impl Interp {
         if let Some(idx) = idx {
             self.take_global(idx);
         }
-    }
-}
-
-impl Vm for Interp {
-    fn handled_exception(&self) -> Option<Value> {
-        self.handling.borrow().last().map(|e| e.value().clone())
-    }
-
-    fn call(
-        &self,
-        func: &Value,
-        args: Vec<Value>,
-        kwargs: Vec<(Rc<str>, Value)>,
-    ) -> PyResult<Value> {
-        self.call_value(func, args, kwargs)
-    }
-
-    fn repr(&self, v: &Value) -> PyResult<String> {
-        self.repr_value(v)
-    }
-
-    fn str(&self, v: &Value) -> PyResult<String> {
-        self.str_value(v)
-    }
-
-    fn object_repr(&self, v: &Value) -> PyResult<String> {
-        self.object_repr_of(v)
-    }
-
-    fn object_str(&self, v: &Value) -> PyResult<String> {
-        self.object_str_of(v)
-    }
-
-    fn getattr(&self, v: &Value, name: &str) -> PyResult<Value> {
-        self.get_attribute(v, name)
-    }
-
-    fn truthy(&self, v: &Value) -> PyResult<bool> {
-        self.is_true(v)
-    }
-
-    fn eq(&self, a: &Value, b: &Value) -> PyResult<bool> {
-        self.values_eq(a, b)
-    }
-
-    fn lt(&self, a: &Value, b: &Value) -> PyResult<bool> {
-        let r = self.compare_op(crate::syntax::ast::CmpOp::Lt, a, b)?;
-        self.is_true(&r)
-    }
-
-    fn gt(&self, a: &Value, b: &Value) -> PyResult<bool> {
-        let r = self.compare_op(crate::syntax::ast::CmpOp::Gt, a, b)?;
-        self.is_true(&r)
-    }
-
-    fn binop(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Value> {
-        self.binary_op(op, a, b)
-    }
-
-    fn len(&self, v: &Value) -> PyResult<usize> {
-        self.length(v)
-    }
-
-    fn getitem(&self, v: &Value, key: &Value) -> PyResult<Value> {
-        self.get_item(v, key)
-    }
-
-    fn setitem(&self, v: &Value, key: &Value, value: Value) -> PyResult<()> {
-        self.set_item(v, key, value)
-    }
-
-    fn delitem(&self, v: &Value, key: &Value) -> PyResult<()> {
-        self.del_item(v, key)
-    }
-
-    fn inplace(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Value> {
-        self.inplace_op(op, a, b)
-    }
-
-    fn dir(&self, v: &Value) -> Vec<String> {
-        self.dir_of(v)
-    }
-
-    fn contains(&self, container: &Value, item: &Value) -> PyResult<bool> {
-        self.contains_value(container, item)
-    }
-
-    fn hash(&self, v: &Value) -> PyResult<i64> {
-        self.hash_value(v)
-    }
-
-    fn type_of(&self, v: &Value) -> Value {
-        Value::Class(self.class_of(v))
-    }
-
-    fn construct(
-        &self,
-        cls: &Rc<crate::value::Class>,
-        args: Vec<Value>,
-        kwargs: Vec<(Rc<str>, Value)>,
-    ) -> PyResult<Value> {
-        Interp::construct(self, cls, args, kwargs)
-    }
-
-    fn isinstance(&self, v: &Value, cls: &Value) -> PyResult<bool> {
-        self.is_instance(v, cls)
-    }
-
-    fn format(&self, v: &Value, spec: &str) -> PyResult<String> {
-        self.format_value(v, spec)
-    }
-
-    fn iter(&self, v: &Value) -> PyResult<Value> {
-        self.iter_value(v)
-    }
-
-    fn next(&self, it: &Value) -> PyResult<Option<Value>> {
-        self.next_value(it)
-    }
-
-    fn run_replicas(
-        &self,
-        n: usize,
-        body: &dyn Fn(usize) -> PyResult<Value>,
-        merge: &dyn Fn(Vec<Value>) -> PyResult<Vec<Value>>,
-    ) -> PyResult<Vec<Value>> {
-        Interp::run_replicas(self, n, body, merge)
-    }
-
-    fn collective(&self, payload: Value) -> Result<Value, crate::value::CollectiveError> {
-        Interp::collective(self, payload)
-    }
-
-    fn current_replica(&self) -> Option<usize> {
-        Interp::current_replica(self)
-    }
-
-    fn flush_stdout(&self) {
-        self.flush();
-    }
-
-    fn write_stdout(&self, text: &str) {
-        let out = self.output.borrow().clone();
-        let _ = out.borrow_mut().write_all(text.as_bytes());
-    }
-
-    fn recursion_limit(&self) -> u32 {
-        self.recursion_limit.get()
-    }
-
-    fn set_recursion_limit(&self, n: u32) {
-        self.recursion_limit.set(n);
-    }
-
-    fn state(&self) -> &State {
-        &self.state
-    }
-}
-
-impl Interp {
-    /// Completion candidates for the text before the cursor.
-    pub fn complete(&self, prefix: &str) -> Vec<String> {
-        let (head, partial) = match prefix.rfind('.') {
-            Some(i) => (Some(&prefix[..i]), &prefix[i + 1..]),
-            None => (None, prefix),
-        };
-        let mut names: Vec<String> = match head {
-            None => {
-                let mut n = self.global_names();
-                n.extend(self.builtin_names());
-                n
-            }
-            Some(path) => {
-                let mut parts = path.split('.');
-                let Some(first) = parts.next().and_then(|p| self.get_global(p)) else {
-                    return Vec::new();
-                };
-                let mut v = first;
-                for p in parts {
-                    match self.lookup_attribute(&v, p) {
-                        Ok(Some(x)) => v = x,
-                        _ => return Vec::new(),
-                    }
-                }
-                self.dir_of(&v)
-            }
-        };
-        names.retain(|n| {
-            n.starts_with(partial) && (partial.starts_with('_') || !n.starts_with('_'))
-        });
-        names.sort();
-        names.dedup();
-        names
-    }
-
-    /// Attribute names of a value (for `dir()` and completion), unsorted:
-    /// its own (an instance's, a native object's), its class's and its
-    /// bases' (a class: its own and its bases'), the methods its builtin
-    /// type and `object` provide through slots (`__add__`, `__len__`,
-    /// `__repr__` …), and the descriptors every class has (`__class__`,
-    /// `__doc__`, `__new__`; `__dict__` and `__weakref__` where a class
-    /// statement without `__slots__` made them), as CPython lists them.
-    pub fn dir_of(&self, v: &Value) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        match v {
-            Value::Instance(i) => out.extend(i.attr_names()),
-            Value::Native(n) => out.extend(n.dir()),
-            _ => {}
-        }
-        let cls = match v {
-            Value::Class(c) => c.clone(),
-            other => self.class_of(other),
-        };
-        let mro = cls.mro();
-        for c in &mro {
-            out.extend(c.dict.borrow().keys().map(|k| k.to_string()));
-        }
-        let owner = match crate::object::types::subclass::builtin_base_of(&cls) {
-            Some((_, Some(t))) => t,
-            _ => crate::value::ValueType::Object,
-        };
-        out.extend(crate::object::types::slots::slot_names(owner).map(String::from));
-        out.extend(["__class__", "__doc__", "__new__"].map(String::from));
-        // The attributes the interpreter keeps for functions and exceptions.
-        if owner == crate::value::ValueType::Function {
-            out.extend(
-                [
-                    "__annotations__",
-                    "__closure__",
-                    "__code__",
-                    "__defaults__",
-                    "__dict__",
-                    "__kwdefaults__",
-                    "__module__",
-                    "__name__",
-                    "__qualname__",
-                ]
-                .map(String::from),
-            );
-        }
-        if mro
-            .iter()
-            .any(|c| matches!(c.kind, crate::value::ClassKind::Exception(_)))
-        {
-            out.extend(
-                [
-                    "__cause__",
-                    "__context__",
-                    "__dict__",
-                    "__suppress_context__",
-                    "__traceback__",
-                    "args",
-                ]
-                .map(String::from),
-            );
-        }
-        // A class's `__slots__` names are its instances' attributes.
-        for c in &mro {
-            let slots = c.dict.borrow().get("__slots__").cloned();
-            match slots {
-                Some(Value::Str(s)) => out.push(s.to_string()),
-                Some(v @ (Value::Tuple(_) | Value::List(_))) => {
-                    if let Ok(items) = self.collect(&v) {
-                        out.extend(items.iter().filter_map(|n| match n {
-                            Value::Str(s) => Some(s.to_string()),
-                            _ => None,
-                        }));
-                    }
-                }
-                _ => {}
-            }
-        }
-        let user_class = mro
-            .iter()
-            .any(|c| matches!(c.kind, crate::value::ClassKind::User));
-        if user_class && cls.hooks.get() & crate::value::Class::HOOK_SLOTS == 0 {
-            out.extend(["__dict__", "__weakref__"].map(String::from));
-        }
-        // The stdlib's markers for the interpreter are not attributes to list.
-        out.retain(|n| !n.starts_with("__dist_"));
-        out
     }
 }

@@ -9,6 +9,7 @@
 //! f-strings), `target` (assignment and deletion targets), `pattern`
 //! (`match` statements), `errors`.
 
+mod atom;
 mod errors;
 mod expr;
 mod literal;

@@ -5,7 +5,7 @@
 //! What lives here: driver discovery ([`gpus`]), the per-card table of
 //! context, stream, cuBLAS handle and compiled kernels ([`card`]), device
 //! buffers ([`CudaStorage`]) and host transfers ([`place`]). The kernels
-//! themselves are in `ops.rs` (sources in `backend/kernels.rs`), the
+//! themselves are in `ops.rs` (sources in `backend/kernels/`), the
 //! collectives in `collective.rs`. `cuda_stub.rs` has the same API for
 //! builds without the feature.
 //!

@@ -1,5 +1,5 @@
 //! [`CudaBackend`]: the [`Backend`] of tensors in device memory. Element-wise,
-//! cast, `where` and reductions run NVRTC kernels (`backend/kernels.rs`),
+//! cast, `where` and reductions run NVRTC kernels (`backend/kernels/`),
 //! matmul of float32/float64 runs cuBLAS, gather/concat/slices are device
 //! copies. An op with no device kernel (integer division, arg-reductions,
 //! matmul of other dtypes, element assignment) runs the CPU kernel on host

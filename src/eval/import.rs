@@ -1,0 +1,174 @@
+//! Imports: the module cache, native modules (through `modules::load`), the
+//! `builtins` module, submodules reached through a native module's
+//! attributes, and the modules written in the language itself (`stdlib/`),
+//! each run as a function whose locals become the module's namespace.
+
+use super::{Echo, Interp};
+use crate::syntax::SourceFile;
+use crate::value::{ExcType, PyErr, PyResult, Value};
+
+impl Interp {
+    /// `import a.b.c` where `a` is a native module whose attribute chain
+    /// holds modules (`tensorflow.distribute`, `os.path`). A name that
+    /// TensorFlow or numpy has and dist lacks is a NotImplementedError.
+    fn import_submodule(&self, name: &str) -> PyResult<Value> {
+        let missing = || {
+            PyErr::new(
+                ExcType::ModuleNotFoundError,
+                format!("No module named '{}'", name),
+            )
+        };
+        let Some((parent, last)) = name.rsplit_once('.') else {
+            return Err(missing());
+        };
+        let p = self.import(parent)?;
+        match self.lookup_attribute(&p, last) {
+            Ok(Some(m)) if m.downcast::<crate::object::module::ModuleObj>().is_some() => Ok(m),
+            Err(e) if e.is(ExcType::NotImplementedError) => Err(e),
+            _ => Err(crate::object::tf_api::not_implemented(parent, last).unwrap_or_else(missing)),
+        }
+    }
+
+    /// Imports a module by dotted name (cached).
+    pub fn import(&self, name: &str) -> PyResult<Value> {
+        if let Some(m) = self.modules.borrow().get(name) {
+            return Ok(m.clone());
+        }
+        let m = match crate::modules::load(self, name) {
+            Some(m) => m,
+            None if name == "builtins" => {
+                // The builtin scope, as a module (`builtins.len`).
+                let mut names: Vec<_> = self.builtins.iter().collect();
+                names.sort_by_key(|(n, _)| **n);
+                let mut b = crate::modules::ModuleBuilder::new("builtins");
+                for (n, v) in names {
+                    b.value(n, v.clone());
+                }
+                b.build()
+            }
+            None => match stdlib_source(name) {
+                Some(text) => {
+                    let m = self.load_stdlib(name, text)?;
+                    // A submodule written in the language (`collections.abc`)
+                    // is also an attribute of its package, as after CPython's
+                    // import.
+                    if let Some((parent, last)) = name.rsplit_once('.') {
+                        let p = self.import(parent)?;
+                        if let Some(pm) = p.downcast::<crate::modules::ModuleObj>() {
+                            pm.dict.borrow_mut().insert(last.into(), m.clone());
+                        }
+                    }
+                    m
+                }
+                None => self.import_submodule(name)?,
+            },
+        };
+        self.modules
+            .borrow_mut()
+            .insert(name.to_string(), m.clone());
+        Ok(m)
+    }
+}
+
+/// The source of a module written in the language itself (`stdlib/`).
+/// For work on the stdlib, `DIST_STDLIB_DIR=stdlib` reads `NAME.dist`
+/// (dots as underscores) from that folder first, so a module can be
+/// edited, or a new one tried, without rebuilding.
+fn stdlib_source(name: &str) -> Option<&'static str> {
+    if let Some(dir) = std::env::var_os("DIST_STDLIB_DIR") {
+        let path = std::path::Path::new(&dir).join(format!("{}.dist", name.replace('.', "_")));
+        if let Ok(text) = std::fs::read_to_string(path) {
+            // Read once per module per process (the importer caches it).
+            return Some(Box::leak(text.into_boxed_str()));
+        }
+    }
+    match name {
+        "itertools" => Some(include_str!("../../stdlib/itertools.dist")),
+        "functools" => Some(include_str!("../../stdlib/functools.dist")),
+        "__future__" => Some(include_str!("../../stdlib/__future__.dist")),
+        "string" => Some(include_str!("../../stdlib/string.dist")),
+        "typing" => Some(include_str!("../../stdlib/typing.dist")),
+        "random" => Some(include_str!("../../stdlib/random.dist")),
+        "copy" => Some(include_str!("../../stdlib/copy.dist")),
+        "dataclasses" => Some(include_str!("../../stdlib/dataclasses.dist")),
+        "abc" => Some(include_str!("../../stdlib/abc.dist")),
+        "collections" => Some(include_str!("../../stdlib/collections.dist")),
+        "heapq" => Some(include_str!("../../stdlib/heapq.dist")),
+        "bisect" => Some(include_str!("../../stdlib/bisect.dist")),
+        "operator" => Some(include_str!("../../stdlib/operator.dist")),
+        "enum" => Some(include_str!("../../stdlib/enum.dist")),
+        "contextlib" => Some(include_str!("../../stdlib/contextlib.dist")),
+        "types" => Some(include_str!("../../stdlib/types.dist")),
+        "io" => Some(include_str!("../../stdlib/io.dist")),
+        "textwrap" => Some(include_str!("../../stdlib/textwrap.dist")),
+        "hashlib" => Some(include_str!("../../stdlib/hashlib.dist")),
+        "pprint" => Some(include_str!("../../stdlib/pprint.dist")),
+        "datetime" => Some(include_str!("../../stdlib/datetime.dist")),
+        "logging" => Some(include_str!("../../stdlib/logging.dist")),
+        "fractions" => Some(include_str!("../../stdlib/fractions.dist")),
+        "statistics" => Some(include_str!("../../stdlib/statistics.dist")),
+        "traceback" => Some(include_str!("../../stdlib/traceback.dist")),
+        "json" => Some(include_str!("../../stdlib/json.dist")),
+        "weakref" => Some(include_str!("../../stdlib/weakref.dist")),
+        "argparse" => Some(include_str!("../../stdlib/argparse.dist")),
+        "reprlib" => Some(include_str!("../../stdlib/reprlib.dist")),
+        "keyword" => Some(include_str!("../../stdlib/keyword.dist")),
+        "fnmatch" => Some(include_str!("../../stdlib/fnmatch.dist")),
+        "shlex" => Some(include_str!("../../stdlib/shlex.dist")),
+        "graphlib" => Some(include_str!("../../stdlib/graphlib.dist")),
+        "queue" => Some(include_str!("../../stdlib/queue.dist")),
+        "numbers" => Some(include_str!("../../stdlib/numbers.dist")),
+        "struct" => Some(include_str!("../../stdlib/struct.dist")),
+        "array" => Some(include_str!("../../stdlib/array.dist")),
+        "decimal" => Some(include_str!("../../stdlib/decimal.dist")),
+        "asyncio" => Some(include_str!("../../stdlib/asyncio.dist")),
+        "collections.abc" => Some(include_str!("../../stdlib/collections_abc.dist")),
+        _ => None,
+    }
+}
+
+impl Interp {
+    /// Runs a `stdlib/` module: its file defines `__dist_module__`, whose
+    /// returned dict becomes the module's namespace (its functions are that
+    /// function's locals, so the importing script's globals stay untouched).
+    fn load_stdlib(&self, name: &str, text: &str) -> PyResult<Value> {
+        let source = SourceFile::new(format!("<stdlib {name}>"), text);
+        let module = self.compile(&source).map_err(|e| {
+            PyErr::new(
+                ExcType::SyntaxError,
+                format!("stdlib module {name}: {}", e.message),
+            )
+        })?;
+        let outer = self.get_global("__dist_module__");
+        self.exec_module(&source, &module, Echo::Off)?;
+        let factory = self.get_global("__dist_module__");
+        match outer {
+            Some(v) => self.set_global("__dist_module__", v),
+            None => self.del_global("__dist_module__"),
+        }
+        let Some(factory) = factory else {
+            return Err(PyErr::new(
+                ExcType::ImportError,
+                format!("stdlib module {name} defines no __dist_module__"),
+            ));
+        };
+        let ns = self.call_value(&factory, Vec::new(), Vec::new())?;
+        let Value::Dict(d) = ns else {
+            return Err(PyErr::new(
+                ExcType::ImportError,
+                format!("stdlib module {name}: __dist_module__ must return a dict"),
+            ));
+        };
+        let m = crate::modules::ModuleObj {
+            name: name.into(),
+            dict: Default::default(),
+            on_setattr: None,
+        };
+        for (k, v) in d.borrow().items() {
+            if let Value::Str(k) = k {
+                m.dict.borrow_mut().insert(k.as_str().into(), v);
+            }
+        }
+        Ok(Value::native(m))
+    }
+}

@@ -1,0 +1,235 @@
+//! Assignment and deletion: every target form (names in each kind of
+//! slot, attributes, subscripts, tuple and list unpacking with a starred
+//! target), augmented assignment, and `del`.
+
+use crate::eval::frame::{ClassNs, Frame};
+use crate::eval::Interp;
+use crate::syntax::ast::*;
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
+
+impl Interp {
+    /// Binds a value to an assignment target.
+    pub fn assign(&self, f: &mut Frame, target: &Expr, v: Value) -> PyResult<()> {
+        match &target.kind {
+            ExprKind::Name(n) => self.store_name(f, n, v),
+            ExprKind::Attribute { value, attr } => {
+                let obj = self.eval(f, value)?;
+                self.set_attribute(&obj, &attr.name, v)
+            }
+            ExprKind::Subscript { value, slice } => {
+                let obj = self.eval_hot(f, value)?;
+                let key = self.eval_hot(f, slice)?;
+                self.set_item(&obj, &key, v)
+            }
+            ExprKind::Tuple(items) | ExprKind::List(items) => self.unpack(f, items, v),
+            ExprKind::Starred(_) => Err(PyErr::new(
+                ExcType::SyntaxError,
+                "starred assignment target must be in a list or tuple",
+            )),
+            _ => Err(PyErr::new(
+                ExcType::SyntaxError,
+                "cannot assign to expression",
+            )),
+        }
+        .map_err(|e| self.locate(f, target.span, e))
+    }
+
+    fn unpack(&self, f: &mut Frame, targets: &[Expr], v: Value) -> PyResult<()> {
+        let items = match &v {
+            Value::Tuple(t) => t.to_vec(),
+            Value::List(l) => l.borrow().clone(),
+            _ => {
+                if !self.is_iterable(&v) {
+                    return Err(PyErr::new(
+                        ExcType::TypeError,
+                        format!("cannot unpack non-iterable {} object", v.type_name()),
+                    ));
+                }
+                self.collect(&v)?
+            }
+        };
+        let star = targets
+            .iter()
+            .position(|t| matches!(t.kind, ExprKind::Starred(_)));
+        match star {
+            None => {
+                if items.len() != targets.len() {
+                    return Err(if items.len() > targets.len() {
+                        PyErr::new(
+                            ExcType::ValueError,
+                            format!("too many values to unpack (expected {})", targets.len()),
+                        )
+                    } else {
+                        PyErr::new(
+                            ExcType::ValueError,
+                            format!(
+                                "not enough values to unpack (expected {}, got {})",
+                                targets.len(),
+                                items.len()
+                            ),
+                        )
+                    });
+                }
+                for (t, item) in targets.iter().zip(items) {
+                    self.assign(f, t, item)?;
+                }
+            }
+            Some(si) => {
+                let after = targets.len() - si - 1;
+                if items.len() < targets.len() - 1 {
+                    return Err(PyErr::new(
+                        ExcType::ValueError,
+                        format!(
+                            "not enough values to unpack (expected at least {}, got {})",
+                            targets.len() - 1,
+                            items.len()
+                        ),
+                    ));
+                }
+                let mut items = items;
+                let tail = items.split_off(items.len() - after);
+                let middle = items.split_off(si);
+                for (t, item) in targets[..si].iter().zip(items) {
+                    self.assign(f, t, item)?;
+                }
+                if let ExprKind::Starred(inner) = &targets[si].kind {
+                    self.assign(f, inner, Value::list(middle))?;
+                }
+                for (t, item) in targets[si + 1..].iter().zip(tail) {
+                    self.assign(f, t, item)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn aug_assign(
+        &self,
+        f: &mut Frame,
+        target: &Expr,
+        op: BinOp,
+        value: &Expr,
+    ) -> PyResult<()> {
+        match &target.kind {
+            ExprKind::Name(n) => {
+                let cur = self.load_fast(f, n, target.span)?;
+                let rhs = self.eval_hot(f, value)?;
+                let new = match (&cur, &rhs) {
+                    (Value::Int(x), Value::Int(y)) => match crate::eval::ops::int_arith(op, *x, *y)
+                    {
+                        Some(r) => Value::Int(r),
+                        None => self.inplace_op(op, &cur, &rhs)?,
+                    },
+                    _ => self.inplace_op(op, &cur, &rhs)?,
+                };
+                if let Slot::Local(i) = n.slot.get() {
+                    f.locals[i as usize] = Some(new);
+                    return Ok(());
+                }
+                self.store_name(f, n, new)
+            }
+            ExprKind::Attribute { value: obj, attr } => {
+                let o = self.eval(f, obj)?;
+                let cur = self.get_attribute(&o, &attr.name)?;
+                let rhs = self.eval(f, value)?;
+                let new = self.inplace_op(op, &cur, &rhs)?;
+                self.set_attribute(&o, &attr.name, new)
+            }
+            ExprKind::Subscript { value: obj, slice } => {
+                let o = self.eval(f, obj)?;
+                let k = self.eval(f, slice)?;
+                let cur = self.get_item(&o, &k)?;
+                let rhs = self.eval(f, value)?;
+                let new = self.inplace_op(op, &cur, &rhs)?;
+                self.set_item(&o, &k, new)
+            }
+            _ => Err(PyErr::new(
+                ExcType::SyntaxError,
+                "illegal expression for augmented assignment",
+            )),
+        }
+    }
+
+    pub(in crate::eval) fn delete(&self, f: &mut Frame, target: &Expr) -> PyResult<()> {
+        match &target.kind {
+            ExprKind::Name(n) => self.delete_name(f, n, target.span),
+            ExprKind::Attribute { value, attr } => {
+                let o = self.eval(f, value)?;
+                self.del_attribute(&o, &attr.name)
+            }
+            ExprKind::Subscript { value, slice } => {
+                let o = self.eval(f, value)?;
+                let k = self.eval(f, slice)?;
+                self.del_item(&o, &k)
+            }
+            ExprKind::Tuple(items) | ExprKind::List(items) => {
+                for i in items {
+                    self.delete(f, i)?;
+                }
+                Ok(())
+            }
+            _ => Err(PyErr::new(ExcType::SyntaxError, "cannot delete expression")),
+        }
+    }
+
+    /// Stores `v` under `Rc<str>` name in the given frame (used by class bodies and imports).
+    pub fn store_name(&self, f: &mut Frame, n: &Name, v: Value) -> PyResult<()> {
+        match n.slot.get() {
+            Slot::Local(i) => f.locals[i as usize] = Some(v),
+            Slot::Cell(i) => *f.cells[i as usize].borrow_mut() = Some(v),
+            Slot::Global(i) => self.store_global(i, v),
+            Slot::ClassBody(i) => match f.class_ns.last() {
+                Some(ClassNs {
+                    mapping: Some(m), ..
+                }) => self.set_item(m, &Value::str(&*n.id), v)?,
+                Some(ns) => {
+                    ns.ns.borrow_mut().insert(n.id.clone(), v);
+                }
+                None => self.store_global(i, v),
+            },
+            Slot::Unresolved => {
+                return Err(PyErr::new(
+                    ExcType::RuntimeError,
+                    format!("internal error: unresolved name '{}'", n.id),
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    fn delete_name(&self, f: &mut Frame, n: &Name, span: crate::syntax::Span) -> PyResult<()> {
+        let existed = match n.slot.get() {
+            Slot::Local(i) => f.locals[i as usize].take().is_some(),
+            Slot::Cell(i) => f.cells[i as usize].borrow_mut().take().is_some(),
+            Slot::Global(i) => self.take_global(i),
+            Slot::ClassBody(i) => match f.class_ns.last() {
+                Some(ClassNs {
+                    mapping: Some(m), ..
+                }) => {
+                    self.del_item(m, &Value::str(&*n.id))?;
+                    true
+                }
+                Some(ns) => ns.ns.borrow_mut().shift_remove(&n.id).is_some(),
+                None => self.take_global(i),
+            },
+            Slot::Unresolved => false,
+        };
+        let _ = span;
+        if !existed {
+            return Err(match n.slot.get() {
+                Slot::Local(_) => PyErr::new(
+                    ExcType::UnboundLocalError,
+                    format!(
+                        "cannot access local variable '{}' where it is not associated with a value",
+                        n.id
+                    ),
+                ),
+                _ => PyErr::new(
+                    ExcType::NameError,
+                    format!("name '{}' is not defined", n.id),
+                ),
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,152 @@
+//! The walk over expressions: every expression kind, walrus targets (bound
+//! in the nearest function scope), f-strings, and comprehensions (each a
+//! function scope of its own). Statements are walked in `stmt.rs`.
+
+use super::{Kind, Resolver};
+use crate::syntax::ast::*;
+use crate::syntax::SyntaxError;
+
+impl<'a, 'g> Resolver<'a, 'g> {
+    pub(super) fn expr(&mut self, e: &'a Expr) -> Result<(), SyntaxError> {
+        match &e.kind {
+            ExprKind::Constant(_) => {}
+            ExprKind::Name(n) => self.name(n),
+            ExprKind::Attribute { value, .. } => self.expr(value)?,
+            ExprKind::Subscript { value, slice } => {
+                self.expr(value)?;
+                self.expr(slice)?;
+            }
+            ExprKind::Slice { lower, upper, step } => {
+                for x in [lower, upper, step].into_iter().flatten() {
+                    self.expr(x)?;
+                }
+            }
+            ExprKind::Starred(v) | ExprKind::YieldFrom(v) | ExprKind::Await(v) => self.expr(v)?,
+            ExprKind::Yield(v) => {
+                if let Some(v) = v {
+                    self.expr(v)?;
+                }
+            }
+            ExprKind::BinOp { left, right, .. } => {
+                self.expr(left)?;
+                self.expr(right)?;
+            }
+            ExprKind::UnaryOp { operand, .. } => self.expr(operand)?,
+            ExprKind::BoolOp { values, .. } => {
+                for v in values {
+                    self.expr(v)?;
+                }
+            }
+            ExprKind::Compare {
+                left, comparators, ..
+            } => {
+                self.expr(left)?;
+                for c in comparators {
+                    self.expr(c)?;
+                }
+            }
+            ExprKind::Call {
+                func,
+                args,
+                keywords,
+            } => {
+                self.expr(func)?;
+                for a in args {
+                    self.expr(a)?;
+                }
+                for k in keywords {
+                    self.expr(&k.value)?;
+                }
+            }
+            ExprKind::IfExp { test, body, orelse } => {
+                self.expr(test)?;
+                self.expr(body)?;
+                self.expr(orelse)?;
+            }
+            ExprKind::Lambda(f) => self.function_scope(f)?,
+            ExprKind::Tuple(items) | ExprKind::List(items) | ExprKind::Set(items) => {
+                for i in items {
+                    self.expr(i)?;
+                }
+            }
+            ExprKind::Dict { keys, values } => {
+                for k in keys.iter().flatten() {
+                    self.expr(k)?;
+                }
+                for v in values {
+                    self.expr(v)?;
+                }
+            }
+            ExprKind::Comp(c) => self.comprehension(c)?,
+            ExprKind::JoinedStr(parts) => self.fstring(parts)?,
+            ExprKind::NamedExpr { target, value } => {
+                self.expr(value)?;
+                // The target binds in the nearest function (or module) scope.
+                if let ExprKind::Name(n) = &target.kind {
+                    let saved = self.cur;
+                    while self.scopes[self.cur].out.is_some() && self.is_comprehension(self.cur) {
+                        self.cur = self.scopes[self.cur].parent.unwrap_or(0);
+                    }
+                    let target_scope = self.cur;
+                    self.cur = saved;
+                    if target_scope != saved {
+                        self.scopes[target_scope]
+                            .locals
+                            .entry(n.id.clone())
+                            .or_default();
+                    }
+                    self.name(n);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn is_comprehension(&self, scope: usize) -> bool {
+        self.scopes[scope].comp
+    }
+
+    fn fstring(&mut self, parts: &'a [FStringPart]) -> Result<(), SyntaxError> {
+        for p in parts {
+            if let FStringPart::Expr {
+                expr, format_spec, ..
+            } = p
+            {
+                self.expr(expr)?;
+                if let Some(spec) = format_spec {
+                    self.fstring(spec)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn comprehension(&mut self, c: &'a Comprehension) -> Result<(), SyntaxError> {
+        // The first iterable is evaluated in the enclosing scope.
+        let first = match c.generators.first() {
+            Some(g) => g,
+            None => return Ok(()),
+        };
+        self.expr(&first.iter)?;
+        let id = self.push(Kind::Function, Some(&c.scope));
+        self.scopes[id].comp = true;
+        for g in &c.generators {
+            self.scan_target(&g.target);
+        }
+        for (i, g) in c.generators.iter().enumerate() {
+            if i > 0 {
+                self.expr(&g.iter)?;
+            }
+            self.expr(&g.target)?;
+            for cond in &g.ifs {
+                self.expr(cond)?;
+            }
+        }
+        self.expr(&c.elt)?;
+        if let Some(v) = &c.value {
+            self.expr(v)?;
+        }
+        self.pop();
+        Ok(())
+    }
+}
