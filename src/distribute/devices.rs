@@ -195,17 +195,11 @@ impl NativeObject for DeviceEntry {
             self.device.kind.name()
         ))
     }
-    fn compare(
-        &self,
-        _this: &Value,
-        op: &str,
-        other: &Value,
-        _vm: &dyn Vm,
-    ) -> PyResult<Option<Value>> {
+    fn equals(&self, _this: &Value, other: &Value, _vm: &dyn Vm) -> PyResult<Option<bool>> {
         let same = other
             .downcast::<DeviceEntry>()
             .is_some_and(|o| o.device == self.device && o.physical == self.physical);
-        Ok(crate::value::native::equality(op, same))
+        Ok(Some(same))
     }
 }
 

@@ -63,17 +63,11 @@ impl NativeObject for ReduceOpObj {
     fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!("ReduceOp.{}", self.0.name()))
     }
-    fn compare(
-        &self,
-        _this: &Value,
-        op: &str,
-        other: &Value,
-        _vm: &dyn Vm,
-    ) -> PyResult<Option<Value>> {
+    fn equals(&self, _this: &Value, other: &Value, _vm: &dyn Vm) -> PyResult<Option<bool>> {
         let same = other
             .downcast::<ReduceOpObj>()
             .is_some_and(|o| o.0 == self.0);
-        Ok(crate::value::native::equality(op, same))
+        Ok(Some(same))
     }
 }
 

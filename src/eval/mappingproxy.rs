@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use crate::object::ClassSpec;
 use crate::syntax::ast::BinOp;
+use crate::syntax::ast::CmpOp;
 use crate::value::object::Class;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -136,7 +137,7 @@ impl NativeObject for MappingProxy {
     fn compare(
         &self,
         _this: &Value,
-        op: &str,
+        op: CmpOp,
         other: &Value,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
@@ -145,10 +146,10 @@ impl NativeObject for MappingProxy {
             None => other.clone(),
         };
         match op {
-            "==" => vm
+            CmpOp::Eq => vm
                 .eq(&self.snapshot(), &other)
                 .map(|b| Some(Value::Bool(b))),
-            "!=" => vm
+            CmpOp::NotEq => vm
                 .eq(&self.snapshot(), &other)
                 .map(|b| Some(Value::Bool(!b))),
             _ => Ok(None),

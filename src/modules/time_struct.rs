@@ -7,6 +7,7 @@ use std::ffi::{CStr, CString};
 
 use crate::object::types::{int_arg, type_error, value_error};
 use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::syntax::ast::CmpOp;
 use crate::value::{NativeObject, PyErr, PyResult, Value, Vm};
 
 /// The nine fields, in tuple order.
@@ -115,7 +116,7 @@ impl NativeObject for StructTime {
     fn compare(
         &self,
         _this: &Value,
-        op: &str,
+        op: CmpOp,
         other: &Value,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
@@ -129,8 +130,8 @@ impl NativeObject for StructTime {
             _ => return Ok(None),
         };
         Ok(Some(match op {
-            "==" => Value::Bool(vm.eq(&mine, &theirs)?),
-            "!=" => Value::Bool(!vm.eq(&mine, &theirs)?),
+            CmpOp::Eq => Value::Bool(vm.eq(&mine, &theirs)?),
+            CmpOp::NotEq => Value::Bool(!vm.eq(&mine, &theirs)?),
             _ => return Ok(None),
         }))
     }

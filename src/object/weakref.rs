@@ -12,6 +12,7 @@ use std::rc::{Rc, Weak};
 
 use crate::object::types::type_error;
 use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::syntax::ast::CmpOp;
 use crate::value::dict::SetObj;
 use crate::value::object::Instance;
 use crate::value::{
@@ -235,7 +236,7 @@ impl NativeObject for WeakRef {
     fn compare(
         &self,
         this: &Value,
-        op: &str,
+        op: CmpOp,
         other: &Value,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
@@ -248,8 +249,8 @@ impl NativeObject for WeakRef {
             _ => this.id() == other.id(),
         };
         Ok(match op {
-            "==" => Some(Value::Bool(eq)),
-            "!=" => Some(Value::Bool(!eq)),
+            CmpOp::Eq => Some(Value::Bool(eq)),
+            CmpOp::NotEq => Some(Value::Bool(!eq)),
             _ => None,
         })
     }

@@ -7,7 +7,9 @@ use std::rc::Rc;
 
 use super::error::{ExcType, PyErr, PyResult};
 use super::value::Value;
+use crate::syntax::ast;
 use crate::syntax::ast::BinOp;
+use crate::syntax::ast::CmpOp;
 
 /// What natives may ask of the interpreter. `eval::Interp` implements it;
 /// natives never see the evaluator's internals.
@@ -126,16 +128,6 @@ pub trait Vm {
     /// Interpreter-wide state that higher layers (`distribute`, `modules`)
     /// keep, looked up by type (a strategy stack, the device table …).
     fn state(&self) -> &State;
-}
-
-/// The result of `==`/`!=` for objects equal when `same` (other operators:
-/// not supported, so Python tries the reflected one and then raises).
-pub fn equality(op: &str, same: bool) -> Option<Value> {
-    match op {
-        "==" => Some(Value::Bool(same)),
-        "!=" => Some(Value::Bool(!same)),
-        _ => None,
-    }
 }
 
 /// A type map for the state that layers above `value` keep in the interpreter.
@@ -307,21 +299,32 @@ pub trait NativeObject: AsAny {
     }
 
     /// Unary `-obj`, `+obj`, `~obj` (`op` is '-', '+', '~'); `Ok(None)` means unsupported.
-    fn unary(&self, this: &Value, op: char, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn unary(&self, this: &Value, op: ast::UnaryOp, vm: &dyn Vm) -> PyResult<Option<Value>> {
         let _ = (this, op, vm);
         Ok(None)
     }
 
-    /// Rich comparison (`op` is one of `== != < <= > >=`); `Ok(None)` means NotImplemented.
+    /// Value equality with `other`, from which `==` and `!=` follow (the
+    /// default [`NativeObject::compare`]); `Ok(None)` means NotImplemented.
+    fn equals(&self, this: &Value, other: &Value, vm: &dyn Vm) -> PyResult<Option<bool>> {
+        let _ = (this, other, vm);
+        Ok(None)
+    }
+
+    /// Rich comparison; `Ok(None)` means NotImplemented. By default `==` and
+    /// `!=` from [`NativeObject::equals`], and no ordering.
     fn compare(
         &self,
         this: &Value,
-        op: &str,
+        op: CmpOp,
         other: &Value,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
-        let _ = (this, op, other, vm);
-        Ok(None)
+        let same = match op {
+            CmpOp::Eq | CmpOp::NotEq => self.equals(this, other, vm)?,
+            _ => None,
+        };
+        Ok(same.map(|s| Value::Bool(s == (op == CmpOp::Eq))))
     }
 
     /// `x in obj`; `Ok(None)` means fall back to iteration.

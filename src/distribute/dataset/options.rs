@@ -243,17 +243,11 @@ impl NativeObject for StrEnumMember {
     fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!("{}.{}", self.spec.name, self.member))
     }
-    fn compare(
-        &self,
-        _this: &Value,
-        op: &str,
-        other: &Value,
-        _vm: &dyn Vm,
-    ) -> PyResult<Option<Value>> {
+    fn equals(&self, _this: &Value, other: &Value, _vm: &dyn Vm) -> PyResult<Option<bool>> {
         let same = other
             .downcast::<StrEnumMember>()
             .is_some_and(|o| std::ptr::eq(o.spec, self.spec) && o.member == self.member);
-        Ok(crate::value::native::equality(op, same))
+        Ok(Some(same))
     }
 }
 

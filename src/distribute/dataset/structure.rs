@@ -9,6 +9,7 @@ use std::rc::Rc;
 use crate::object::tensor::convert::{runtime_err, to_tensor};
 use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::runtime::{ops, DType, Device, Tensor};
+use crate::syntax::ast::CmpOp;
 use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// A function from one `TensorSpec` leaf (dtype, dims) to its replacement.
@@ -463,7 +464,7 @@ impl NativeObject for SpecObj {
     fn compare(
         &self,
         _this: &Value,
-        op: &str,
+        op: CmpOp,
         other: &Value,
         _vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
@@ -471,8 +472,8 @@ impl NativeObject for SpecObj {
             return Ok(None);
         };
         Ok(match op {
-            "==" => Some(Value::Bool(self.0 == o.0 && self.1 == o.1)),
-            "!=" => Some(Value::Bool(self.0 != o.0 || self.1 != o.1)),
+            CmpOp::Eq => Some(Value::Bool(self.0 == o.0 && self.1 == o.1)),
+            CmpOp::NotEq => Some(Value::Bool(self.0 != o.0 || self.1 != o.1)),
             _ => None,
         })
     }

@@ -150,18 +150,12 @@ impl NativeObject for EnumObj {
     fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!("{}.{}", self.spec.name, self.member))
     }
-    fn compare(
-        &self,
-        _this: &Value,
-        op: &str,
-        other: &Value,
-        _vm: &dyn Vm,
-    ) -> PyResult<Option<Value>> {
+    fn equals(&self, _this: &Value, other: &Value, _vm: &dyn Vm) -> PyResult<Option<bool>> {
         // the V1 and V2 aggregation enums compare equal member by member
         let same = other.downcast::<EnumObj>().is_some_and(|o| {
             o.value == self.value && o.spec.name.starts_with(&self.spec.name[..12])
         });
-        Ok(crate::value::native::equality(op, same))
+        Ok(Some(same))
     }
 }
 

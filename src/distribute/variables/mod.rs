@@ -24,7 +24,9 @@ use super::values::MIRRORED;
 use crate::object::tensor::classes::{COMPOSITE_TENSOR, CORE_TENSOR, TRACKABLE};
 use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::runtime::{Device, Tensor};
+use crate::syntax::ast;
 use crate::syntax::ast::BinOp;
+use crate::syntax::ast::CmpOp;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// One variable buffer on one device.
@@ -376,7 +378,7 @@ impl NativeObject for PlainVar {
     ) -> PyResult<Option<Value>> {
         tensor_binop(vm, self.cell.value.borrow().clone(), op, other, reflected)
     }
-    fn unary(&self, _this: &Value, op: char, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn unary(&self, _this: &Value, op: ast::UnaryOp, vm: &dyn Vm) -> PyResult<Option<Value>> {
         crate::object::tensor::tensor_unary(
             vm,
             op,
@@ -386,7 +388,7 @@ impl NativeObject for PlainVar {
     fn compare(
         &self,
         this: &Value,
-        op: &str,
+        op: CmpOp,
         other: &Value,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
@@ -447,13 +449,13 @@ impl NativeObject for DistVar {
     ) -> PyResult<Option<Value>> {
         tensor_binop(vm, self.read(vm)?, op, other, reflected)
     }
-    fn unary(&self, _this: &Value, op: char, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn unary(&self, _this: &Value, op: ast::UnaryOp, vm: &dyn Vm) -> PyResult<Option<Value>> {
         crate::object::tensor::tensor_unary(vm, op, &Value::Tensor(self.read(vm)?))
     }
     fn compare(
         &self,
         _this: &Value,
-        op: &str,
+        op: CmpOp,
         other: &Value,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
@@ -465,8 +467,8 @@ impl NativeObject for DistVar {
 /// (`Variable.__eq__` is `tf.equal(self, other,
 /// incompatible_shape_error=False)`, element-wise, and unlike a tensor's it
 /// converts `None` too, which fails).
-fn var_compare(vm: &dyn Vm, t: Tensor, op: &str, other: &Value) -> PyResult<Option<Value>> {
-    if (op == "==" || op == "!=") && other.is_none() {
+fn var_compare(vm: &dyn Vm, t: Tensor, op: CmpOp, other: &Value) -> PyResult<Option<Value>> {
+    if (op == CmpOp::Eq || op == CmpOp::NotEq) && other.is_none() {
         return Err(PyErr::new(
             ExcType::ValueError,
             "Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>) to a Tensor.",

@@ -63,9 +63,9 @@ impl Interp {
                 }
                 Value::Native(nat) => {
                     let sym = if std::ptr::eq(this, a) {
-                        op.symbol()
+                        op
                     } else {
-                        swapped(op).symbol()
+                        swapped(op)
                     };
                     if let Some(r) = nat.compare(this, sym, other, self)? {
                         return Ok(r);
@@ -73,9 +73,9 @@ impl Interp {
                 }
                 Value::Tensor(_) => {
                     let sym = if std::ptr::eq(this, a) {
-                        op.symbol()
+                        op
                     } else {
-                        swapped(op).symbol()
+                        swapped(op)
                     };
                     if let Some(r) = crate::object::tensor::tensor_compare(self, this, sym, other)?
                     {

@@ -397,12 +397,10 @@ impl Interp {
                     },
                 }
             }
-            (_, Value::Native(n)) => {
-                let c = unary_char(op);
-                n.unary(v, c, self)?.ok_or_else(|| bad_unary(op, v))
+            (_, Value::Native(n)) => n.unary(v, op, self)?.ok_or_else(|| bad_unary(op, v)),
+            (_, Value::Tensor(_)) => {
+                crate::object::tensor::tensor_unary(self, op, v)?.ok_or_else(|| bad_unary(op, v))
             }
-            (_, Value::Tensor(_)) => crate::object::tensor::tensor_unary(self, unary_char(op), v)?
-                .ok_or_else(|| bad_unary(op, v)),
             _ => Err(bad_unary(op, v)),
         }
     }

@@ -18,7 +18,9 @@ use std::rc::Rc;
 use super::ModuleBuilder;
 use crate::object::types::int_arg;
 use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::syntax::ast;
 use crate::syntax::ast::BinOp;
+use crate::syntax::ast::CmpOp;
 use crate::value::{Class, ClassKind, ExcType, Instance, NativeObject, PyErr, PyResult, Value, Vm};
 
 pub use pattern::Pattern;
@@ -242,13 +244,13 @@ impl NativeObject for RegexFlag {
         r.map(Some)
     }
 
-    fn unary(&self, _this: &Value, op: char, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn unary(&self, _this: &Value, op: ast::UnaryOp, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(match op {
-            '~' => Some(Value::native(RegexFlag(
+            ast::UnaryOp::Invert => Some(Value::native(RegexFlag(
                 !self.0 & FLAG_NAMES.iter().fold(0, |a, (_, f)| a | f),
             ))),
-            '-' => Some(Value::Int(-self.0)),
-            '+' => Some(Value::Int(self.0)),
+            ast::UnaryOp::USub => Some(Value::Int(-self.0)),
+            ast::UnaryOp::UAdd => Some(Value::Int(self.0)),
             _ => None,
         })
     }
@@ -256,7 +258,7 @@ impl NativeObject for RegexFlag {
     fn compare(
         &self,
         _this: &Value,
-        op: &str,
+        op: CmpOp,
         other: &Value,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
@@ -269,12 +271,12 @@ impl NativeObject for RegexFlag {
         };
         let a = Value::Int(self.0);
         Ok(Some(Value::Bool(match op {
-            "==" => vm.eq(&a, &o)?,
-            "!=" => !vm.eq(&a, &o)?,
-            "<" => vm.lt(&a, &o)?,
-            ">" => vm.lt(&o, &a)?,
-            "<=" => !vm.lt(&o, &a)?,
-            ">=" => !vm.lt(&a, &o)?,
+            CmpOp::Eq => vm.eq(&a, &o)?,
+            CmpOp::NotEq => !vm.eq(&a, &o)?,
+            CmpOp::Lt => vm.lt(&a, &o)?,
+            CmpOp::Gt => vm.lt(&o, &a)?,
+            CmpOp::LtE => !vm.lt(&o, &a)?,
+            CmpOp::GtE => !vm.lt(&a, &o)?,
             _ => return Ok(None),
         })))
     }

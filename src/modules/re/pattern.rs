@@ -585,13 +585,7 @@ impl NativeObject for Pattern {
         })
     }
 
-    fn compare(
-        &self,
-        this: &Value,
-        op: &str,
-        other: &Value,
-        _vm: &dyn Vm,
-    ) -> PyResult<Option<Value>> {
+    fn equals(&self, this: &Value, other: &Value, _vm: &dyn Vm) -> PyResult<Option<bool>> {
         let same = match other.downcast::<Pattern>() {
             Some(o) => {
                 this.is(other)
@@ -600,6 +594,6 @@ impl NativeObject for Pattern {
             }
             None => return Ok(None),
         };
-        Ok(crate::value::native::equality(op, same))
+        Ok(Some(same))
     }
 }

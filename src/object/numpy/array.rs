@@ -15,7 +15,9 @@ use crate::runtime::ops::{self, promote_types, weak_scalar_type, ScalarKind};
 use crate::runtime::{
     format, BinaryOp, DType, Device, ReduceOp, Scalar, Semantics, Tensor, UnaryOp,
 };
+use crate::syntax::ast;
 use crate::syntax::ast::BinOp;
+use crate::syntax::ast::CmpOp;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// A numpy array (or scalar, when `scalar` is set).
@@ -401,12 +403,14 @@ impl NativeObject for NdArray {
         Ok(Some(wrap(rt(r)?)))
     }
 
-    fn unary(&self, _this: &Value, op: char, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn unary(&self, _this: &Value, op: ast::UnaryOp, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         let x = self.tensor();
         Ok(match op {
-            '-' => Some(wrap(rt(ops::unary(UnaryOp::Neg, &x))?)),
-            '+' => Some(wrap(x)),
-            '~' if x.dtype() == DType::Bool => Some(wrap(rt(ops::unary(UnaryOp::LogicalNot, &x))?)),
+            ast::UnaryOp::USub => Some(wrap(rt(ops::unary(UnaryOp::Neg, &x))?)),
+            ast::UnaryOp::UAdd => Some(wrap(x)),
+            ast::UnaryOp::Invert if x.dtype() == DType::Bool => {
+                Some(wrap(rt(ops::unary(UnaryOp::LogicalNot, &x))?))
+            }
             _ => None,
         })
     }
@@ -414,17 +418,17 @@ impl NativeObject for NdArray {
     fn compare(
         &self,
         _this: &Value,
-        op: &str,
+        op: CmpOp,
         other: &Value,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
         let bop = match op {
-            "==" => BinaryOp::Equal,
-            "!=" => BinaryOp::NotEqual,
-            "<" => BinaryOp::Less,
-            "<=" => BinaryOp::LessEqual,
-            ">" => BinaryOp::Greater,
-            ">=" => BinaryOp::GreaterEqual,
+            CmpOp::Eq => BinaryOp::Equal,
+            CmpOp::NotEq => BinaryOp::NotEqual,
+            CmpOp::Lt => BinaryOp::Less,
+            CmpOp::LtE => BinaryOp::LessEqual,
+            CmpOp::Gt => BinaryOp::Greater,
+            CmpOp::GtE => BinaryOp::GreaterEqual,
             _ => return Ok(None),
         };
         let x = self.tensor();

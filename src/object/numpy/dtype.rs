@@ -126,14 +126,8 @@ impl NativeObject for NpDType {
         }))
     }
 
-    fn compare(
-        &self,
-        _this: &Value,
-        op: &str,
-        other: &Value,
-        vm: &dyn Vm,
-    ) -> PyResult<Option<Value>> {
+    fn equals(&self, _this: &Value, other: &Value, vm: &dyn Vm) -> PyResult<Option<bool>> {
         let same = np_dtype_arg(vm, other).is_ok_and(|d| d == self.0);
-        Ok(crate::value::native::equality(op, same))
+        Ok(Some(same))
     }
 }

@@ -142,17 +142,11 @@ impl NativeObject for DTypeObj {
         })
     }
 
-    fn compare(
-        &self,
-        _this: &Value,
-        op: &str,
-        other: &Value,
-        vm: &dyn Vm,
-    ) -> PyResult<Option<Value>> {
+    fn equals(&self, _this: &Value, other: &Value, vm: &dyn Vm) -> PyResult<Option<bool>> {
         let same = match other {
             Value::None => false,
             o => crate::object::tensor::convert::dtype_arg(vm, o).is_ok_and(|d| d == self.0),
         };
-        Ok(crate::value::native::equality(op, same))
+        Ok(Some(same))
     }
 }

@@ -10,7 +10,9 @@ use crate::object::tensor::convert::{operand, placed, runtime_err};
 use crate::object::tensor::index::{index_items, Flavor};
 use crate::runtime::ops;
 use crate::runtime::{BinaryOp, DType, Scalar, Semantics, Tensor, UnaryOp};
+use crate::syntax::ast;
 use crate::syntax::ast::BinOp;
+use crate::syntax::ast::CmpOp;
 use crate::value::{Class, ExcType, PyErr, PyResult, Value, Vm};
 
 /// TensorFlow's qualified name of the eager tensor type, used in messages.
@@ -142,12 +144,12 @@ pub fn tensor_binop(
 }
 
 /// `-t`, `+t`, `~t`.
-pub fn tensor_unary(vm: &dyn Vm, op: char, t: &Value) -> PyResult<Option<Value>> {
+pub fn tensor_unary(vm: &dyn Vm, op: ast::UnaryOp, t: &Value) -> PyResult<Option<Value>> {
     let x = tensor_of(t)?;
     let r = match op {
-        '-' => ops::unary(UnaryOp::Neg, x),
-        '~' if x.dtype() == DType::Bool => ops::unary(UnaryOp::LogicalNot, x),
-        '~' if x.dtype().is_integer() => {
+        ast::UnaryOp::USub => ops::unary(UnaryOp::Neg, x),
+        ast::UnaryOp::Invert if x.dtype() == DType::Bool => ops::unary(UnaryOp::LogicalNot, x),
+        ast::UnaryOp::Invert if x.dtype().is_integer() => {
             // two's complement: ~x == -x - 1
             let one =
                 Tensor::fill(&[], &Scalar::Int(1), x.dtype(), x.device()).map_err(runtime_err)?;
@@ -155,8 +157,8 @@ pub fn tensor_unary(vm: &dyn Vm, op: char, t: &Value) -> PyResult<Option<Value>>
         }
         _ => {
             let name = match op {
-                '+' => "+",
-                '~' => "~",
+                ast::UnaryOp::UAdd => "+",
+                ast::UnaryOp::Invert => "~",
                 _ => "-",
             };
             return Err(PyErr::new(
@@ -169,15 +171,15 @@ pub fn tensor_unary(vm: &dyn Vm, op: char, t: &Value) -> PyResult<Option<Value>>
 }
 
 /// `t == other` etc.
-pub fn tensor_compare(vm: &dyn Vm, t: &Value, op: &str, other: &Value) -> PyResult<Option<Value>> {
+pub fn tensor_compare(vm: &dyn Vm, t: &Value, op: CmpOp, other: &Value) -> PyResult<Option<Value>> {
     let x = tensor_of(t)?;
     let bop = match op {
-        "==" => BinaryOp::Equal,
-        "!=" => BinaryOp::NotEqual,
-        "<" => BinaryOp::Less,
-        "<=" => BinaryOp::LessEqual,
-        ">" => BinaryOp::Greater,
-        ">=" => BinaryOp::GreaterEqual,
+        CmpOp::Eq => BinaryOp::Equal,
+        CmpOp::NotEq => BinaryOp::NotEqual,
+        CmpOp::Lt => BinaryOp::Less,
+        CmpOp::LtE => BinaryOp::LessEqual,
+        CmpOp::Gt => BinaryOp::Greater,
+        CmpOp::GtE => BinaryOp::GreaterEqual,
         _ => return Ok(None),
     };
     if let Value::Native(n) = other {

@@ -4,6 +4,7 @@
 
 use crate::object::types::slice_indices;
 use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::syntax::ast::CmpOp;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// A `tf.TensorShape` of known rank.
@@ -201,7 +202,7 @@ impl NativeObject for TensorShapeObj {
     fn compare(
         &self,
         _this: &Value,
-        op: &str,
+        op: CmpOp,
         other: &Value,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
@@ -210,8 +211,8 @@ impl NativeObject for TensorShapeObj {
             None => false,
         };
         Ok(match op {
-            "==" => Some(Value::Bool(eq)),
-            "!=" => Some(Value::Bool(!eq)),
+            CmpOp::Eq => Some(Value::Bool(eq)),
+            CmpOp::NotEq => Some(Value::Bool(!eq)),
             _ => None,
         })
     }

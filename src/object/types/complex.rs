@@ -5,7 +5,9 @@
 
 use super::{type_error, value_error};
 use crate::object::{native, ClassSpec, Given, Member, NativeClass, This};
+use crate::syntax::ast;
 use crate::syntax::ast::BinOp;
+use crate::syntax::ast::CmpOp;
 use crate::value::format::float_repr;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -278,10 +280,10 @@ impl NativeObject for Complex {
         Ok(Some(Value::native(r)))
     }
 
-    fn unary(&self, _this: &Value, op: char, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+    fn unary(&self, _this: &Value, op: ast::UnaryOp, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(match op {
-            '-' => Some(Complex::value(-self.re, -self.im)),
-            '+' => Some(Complex::value(self.re, self.im)),
+            ast::UnaryOp::USub => Some(Complex::value(-self.re, -self.im)),
+            ast::UnaryOp::UAdd => Some(Complex::value(self.re, self.im)),
             _ => None,
         })
     }
@@ -289,7 +291,7 @@ impl NativeObject for Complex {
     fn compare(
         &self,
         _this: &Value,
-        op: &str,
+        op: CmpOp,
         other: &Value,
         _vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
@@ -298,8 +300,8 @@ impl NativeObject for Complex {
         };
         let same = self.re == o.re && self.im == o.im;
         Ok(match op {
-            "==" => Some(Value::Bool(same)),
-            "!=" => Some(Value::Bool(!same)),
+            CmpOp::Eq => Some(Value::Bool(same)),
+            CmpOp::NotEq => Some(Value::Bool(!same)),
             _ => None,
         })
     }

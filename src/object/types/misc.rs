@@ -166,13 +166,7 @@ impl NativeObject for GenericAlias {
         Ok(UnionType::binop(this, op, other, reflected, vm))
     }
 
-    fn compare(
-        &self,
-        _this: &Value,
-        op: &str,
-        other: &Value,
-        vm: &dyn Vm,
-    ) -> PyResult<Option<Value>> {
+    fn equals(&self, _this: &Value, other: &Value, vm: &dyn Vm) -> PyResult<Option<bool>> {
         let Some(o) = (match other {
             Value::Native(n) => n.as_any().downcast_ref::<GenericAlias>(),
             _ => None,
@@ -186,7 +180,7 @@ impl NativeObject for GenericAlias {
             }
             same = vm.eq(a, b)?;
         }
-        Ok(crate::value::native::equality(op, same))
+        Ok(Some(same))
     }
 }
 
@@ -281,13 +275,7 @@ impl NativeObject for UnionType {
         Ok(UnionType::binop(this, op, other, reflected, vm))
     }
 
-    fn compare(
-        &self,
-        _this: &Value,
-        op: &str,
-        other: &Value,
-        vm: &dyn Vm,
-    ) -> PyResult<Option<Value>> {
+    fn equals(&self, _this: &Value, other: &Value, vm: &dyn Vm) -> PyResult<Option<bool>> {
         let Some(o) = (match other {
             Value::Native(n) => n.as_any().downcast_ref::<UnionType>(),
             _ => None,
@@ -299,7 +287,7 @@ impl NativeObject for UnionType {
                 .members
                 .iter()
                 .all(|m| o.members.iter().any(|c| UnionType::same(m, c, vm)));
-        Ok(crate::value::native::equality(op, same))
+        Ok(Some(same))
     }
 }
 

@@ -17,6 +17,7 @@ use super::{builtin_class, value_error};
 use crate::object::descr::ClassMethodObj;
 use crate::object::{native, Kwargs};
 use crate::syntax::ast::BinOp;
+use crate::syntax::ast::CmpOp;
 use crate::value::{
     Class, ClassKind, Dict, ExcType, NativeFunction, NativeObject, Param, ParamKind, PyErr,
     PyResult, Signature, Value, ValueType, Vm,
@@ -491,16 +492,16 @@ impl NativeObject for NamedTuple {
     fn compare(
         &self,
         this: &Value,
-        op: &str,
+        op: CmpOp,
         other: &Value,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
         let name = match op {
-            "==" => "__eq__",
-            "!=" => "__ne__",
-            "<" => "__lt__",
-            "<=" => "__le__",
-            ">" => "__gt__",
+            CmpOp::Eq => "__eq__",
+            CmpOp::NotEq => "__ne__",
+            CmpOp::Lt => "__lt__",
+            CmpOp::LtE => "__le__",
+            CmpOp::Gt => "__gt__",
             _ => "__ge__",
         };
         if let Some(r) = self.call_script(this, name, std::slice::from_ref(other), vm)? {
@@ -512,12 +513,12 @@ impl NativeObject for NamedTuple {
         }
         let me = self.as_tuple();
         Ok(Some(Value::Bool(match op {
-            "==" => vm.eq(&me, &other)?,
-            "!=" => !vm.eq(&me, &other)?,
-            "<" => vm.lt(&me, &other)?,
-            ">" => vm.lt(&other, &me)?,
-            "<=" => !vm.lt(&other, &me)?,
-            ">=" => !vm.lt(&me, &other)?,
+            CmpOp::Eq => vm.eq(&me, &other)?,
+            CmpOp::NotEq => !vm.eq(&me, &other)?,
+            CmpOp::Lt => vm.lt(&me, &other)?,
+            CmpOp::Gt => vm.lt(&other, &me)?,
+            CmpOp::LtE => !vm.lt(&other, &me)?,
+            CmpOp::GtE => !vm.lt(&me, &other)?,
             _ => return Ok(None),
         })))
     }

@@ -195,19 +195,13 @@ impl NativeObject for RangeObj {
         }
     }
 
-    fn compare(
-        &self,
-        _this: &Value,
-        op: &str,
-        other: &Value,
-        _vm: &dyn Vm,
-    ) -> PyResult<Option<Value>> {
+    fn equals(&self, _this: &Value, other: &Value, _vm: &dyn Vm) -> PyResult<Option<bool>> {
         let Some(o) = range_of(other) else {
             return Ok(None);
         };
         let (n, m) = (self.len_u64(), o.len_u64());
         let same = n == m && (n == 0 || (self.start == o.start && (n == 1 || self.step == o.step)));
-        Ok(crate::value::native::equality(op, same))
+        Ok(Some(same))
     }
 }
 

@@ -4,6 +4,7 @@
 
 use super::{type_error, value_error};
 use crate::object::{native, ClassSpec, Member, NativeClass, This};
+use crate::syntax::ast::CmpOp;
 use crate::value::{NativeObject, PyResult, Value, Vm};
 
 /// A `slice(start, stop, step)` object; the parts are any values.
@@ -112,7 +113,7 @@ impl NativeObject for SliceObj {
     fn compare(
         &self,
         _this: &Value,
-        op: &str,
+        op: CmpOp,
         other: &Value,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
@@ -126,8 +127,8 @@ impl NativeObject for SliceObj {
         ]);
         let b = Value::tuple(vec![o.start.clone(), o.stop.clone(), o.step.clone()]);
         Ok(match op {
-            "==" => Some(Value::Bool(vm.eq(&a, &b)?)),
-            "!=" => Some(Value::Bool(!vm.eq(&a, &b)?)),
+            CmpOp::Eq => Some(Value::Bool(vm.eq(&a, &b)?)),
+            CmpOp::NotEq => Some(Value::Bool(!vm.eq(&a, &b)?)),
             _ => None,
         })
     }

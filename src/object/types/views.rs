@@ -9,6 +9,7 @@ use super::iter::{dict_iter, DictPart, IterObj, IterState};
 use super::set::{collect_keys, combine, make_set, set_from, set_op_in_place};
 use crate::object::{native, ClassSpec, Member, NativeClass, NativeDef};
 use crate::syntax::ast::BinOp;
+use crate::syntax::ast::CmpOp;
 use crate::value::dict::dict_get;
 use crate::value::{Dict, NativeObject, PyResult, Value, Vm};
 
@@ -167,7 +168,7 @@ impl NativeObject for DictView {
     fn compare(
         &self,
         _this: &Value,
-        op: &str,
+        op: CmpOp,
         other: &Value,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
@@ -188,12 +189,12 @@ impl NativeObject for DictView {
         // Set comparisons: equality and (proper) subset / superset.
         let (m, o) = (mine.len(), other_items.len());
         Ok(Some(Value::Bool(match op {
-            "==" => m == o && mine.is_subset(&other_items),
-            "!=" => !(m == o && mine.is_subset(&other_items)),
-            "<" => m < o && mine.is_subset(&other_items),
-            "<=" => m <= o && mine.is_subset(&other_items),
-            ">" => m > o && other_items.is_subset(&mine),
-            ">=" => m >= o && other_items.is_subset(&mine),
+            CmpOp::Eq => m == o && mine.is_subset(&other_items),
+            CmpOp::NotEq => !(m == o && mine.is_subset(&other_items)),
+            CmpOp::Lt => m < o && mine.is_subset(&other_items),
+            CmpOp::LtE => m <= o && mine.is_subset(&other_items),
+            CmpOp::Gt => m > o && other_items.is_subset(&mine),
+            CmpOp::GtE => m >= o && other_items.is_subset(&mine),
             _ => return Ok(None),
         })))
     }
