@@ -1,4 +1,4 @@
-//! Imports: the module cache, native modules (through `modules::load`), the
+//! Imports: the module cache, the module table (`modules::MODULES`: native and stdlib modules), the
 //! `builtins` module, submodules reached through a native module's
 //! attributes, and the modules written in the language itself (`stdlib/`),
 //! each run as a function whose locals become the module's namespace.
@@ -34,7 +34,11 @@ impl Interp {
         if let Some(m) = self.modules.borrow().get(name) {
             return Ok(m.clone());
         }
-        let m = match crate::modules::load(self, name) {
+        let native = match crate::modules::find(name) {
+            Some(crate::modules::Source::Native(build)) => build(self),
+            _ => None,
+        };
+        let m = match native {
             Some(m) => m,
             None if name == "builtins" => {
                 // The builtin scope, as a module (`builtins.len`).
@@ -82,48 +86,9 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
             return Some(Box::leak(text.into_boxed_str()));
         }
     }
-    match name {
-        "itertools" => Some(include_str!("../../stdlib/itertools.dist")),
-        "functools" => Some(include_str!("../../stdlib/functools.dist")),
-        "__future__" => Some(include_str!("../../stdlib/__future__.dist")),
-        "string" => Some(include_str!("../../stdlib/string.dist")),
-        "typing" => Some(include_str!("../../stdlib/typing.dist")),
-        "random" => Some(include_str!("../../stdlib/random.dist")),
-        "copy" => Some(include_str!("../../stdlib/copy.dist")),
-        "dataclasses" => Some(include_str!("../../stdlib/dataclasses.dist")),
-        "abc" => Some(include_str!("../../stdlib/abc.dist")),
-        "collections" => Some(include_str!("../../stdlib/collections.dist")),
-        "heapq" => Some(include_str!("../../stdlib/heapq.dist")),
-        "bisect" => Some(include_str!("../../stdlib/bisect.dist")),
-        "operator" => Some(include_str!("../../stdlib/operator.dist")),
-        "enum" => Some(include_str!("../../stdlib/enum.dist")),
-        "contextlib" => Some(include_str!("../../stdlib/contextlib.dist")),
-        "types" => Some(include_str!("../../stdlib/types.dist")),
-        "io" => Some(include_str!("../../stdlib/io.dist")),
-        "textwrap" => Some(include_str!("../../stdlib/textwrap.dist")),
-        "hashlib" => Some(include_str!("../../stdlib/hashlib.dist")),
-        "pprint" => Some(include_str!("../../stdlib/pprint.dist")),
-        "datetime" => Some(include_str!("../../stdlib/datetime.dist")),
-        "logging" => Some(include_str!("../../stdlib/logging.dist")),
-        "fractions" => Some(include_str!("../../stdlib/fractions.dist")),
-        "statistics" => Some(include_str!("../../stdlib/statistics.dist")),
-        "traceback" => Some(include_str!("../../stdlib/traceback.dist")),
-        "json" => Some(include_str!("../../stdlib/json.dist")),
-        "weakref" => Some(include_str!("../../stdlib/weakref.dist")),
-        "argparse" => Some(include_str!("../../stdlib/argparse.dist")),
-        "reprlib" => Some(include_str!("../../stdlib/reprlib.dist")),
-        "keyword" => Some(include_str!("../../stdlib/keyword.dist")),
-        "fnmatch" => Some(include_str!("../../stdlib/fnmatch.dist")),
-        "shlex" => Some(include_str!("../../stdlib/shlex.dist")),
-        "graphlib" => Some(include_str!("../../stdlib/graphlib.dist")),
-        "queue" => Some(include_str!("../../stdlib/queue.dist")),
-        "numbers" => Some(include_str!("../../stdlib/numbers.dist")),
-        "struct" => Some(include_str!("../../stdlib/struct.dist")),
-        "array" => Some(include_str!("../../stdlib/array.dist")),
-        "decimal" => Some(include_str!("../../stdlib/decimal.dist")),
-        "asyncio" => Some(include_str!("../../stdlib/asyncio.dist")),
-        "collections.abc" => Some(include_str!("../../stdlib/collections_abc.dist")),
-        _ => None,
+    match crate::modules::find(name)? {
+        crate::modules::Source::Stdlib(text) => Some(text),
+        crate::modules::Source::Native(_) => None,
     }
 }
 

@@ -31,32 +31,208 @@ pub use crate::object::tensor::hooks::*;
 
 use crate::value::{Value, Vm};
 
-/// Builds the module with this dotted name, or None if there is no such module
-/// (the importer raises `ModuleNotFoundError: No module named 'x'`).
-pub fn load(vm: &dyn Vm, name: &str) -> Option<Value> {
-    match name {
-        "math" => Some(math::module()),
-        "os" => Some(os::module()),
-        "os.path" => {
+/// Where a module comes from.
+pub enum Source {
+    /// Built by natives (None: not there after all, as `os.path` without `os`).
+    Native(fn(&dyn Vm) -> Option<Value>),
+    /// Written in the language (`stdlib/`): its file defines
+    /// `__dist_module__()`, whose returned dict the importer makes the
+    /// module's namespace.
+    Stdlib(&'static str),
+}
+
+/// Every module dist has, native or written in the language, by dotted
+/// name. A name not here is `ModuleNotFoundError: No module named 'x'`
+/// (unless it is an attribute chain of modules, `tensorflow.distribute`).
+pub static MODULES: &[(&str, Source)] = &[
+    ("math", Source::Native(|_| Some(math::module()))),
+    ("os", Source::Native(|_| Some(os::module()))),
+    (
+        "os.path",
+        Source::Native(|_| {
             let os = os::module();
             let m = os.downcast::<ModuleObj>()?;
             let path = m.dict.borrow().get("path").cloned();
             path
-        }
-        "_json" => Some(json::module()),
-        "_collections" => Some(collections::module()),
-        "time" => Some(time::module()),
-        "_statistics" => Some(statistics::module()),
-        "sys" => Some(sys::module(vm)),
-        "re" => Some(re::module()),
-        "tensorflow" => Some(tf::module()),
-        "numpy" => Some(np::module()),
-        "_io" => Some(io::module()),
-        "_hashlib" => Some(hashlib::module()),
-        "_weakref" => Some(weakref::module()),
-        "gc" => Some(gc_module()),
-        _ => None,
-    }
+        }),
+    ),
+    ("_json", Source::Native(|_| Some(json::module()))),
+    (
+        "_collections",
+        Source::Native(|_| Some(collections::module())),
+    ),
+    ("time", Source::Native(|_| Some(time::module()))),
+    (
+        "_statistics",
+        Source::Native(|_| Some(statistics::module())),
+    ),
+    ("sys", Source::Native(|vm| Some(sys::module(vm)))),
+    ("re", Source::Native(|_| Some(re::module()))),
+    ("tensorflow", Source::Native(|_| Some(tf::module()))),
+    ("numpy", Source::Native(|_| Some(np::module()))),
+    ("_io", Source::Native(|_| Some(io::module()))),
+    ("_hashlib", Source::Native(|_| Some(hashlib::module()))),
+    ("_weakref", Source::Native(|_| Some(weakref::module()))),
+    ("gc", Source::Native(|_| Some(gc_module()))),
+    (
+        "itertools",
+        Source::Stdlib(include_str!("../../stdlib/itertools.dist")),
+    ),
+    (
+        "functools",
+        Source::Stdlib(include_str!("../../stdlib/functools.dist")),
+    ),
+    (
+        "__future__",
+        Source::Stdlib(include_str!("../../stdlib/__future__.dist")),
+    ),
+    (
+        "string",
+        Source::Stdlib(include_str!("../../stdlib/string.dist")),
+    ),
+    (
+        "typing",
+        Source::Stdlib(include_str!("../../stdlib/typing.dist")),
+    ),
+    (
+        "random",
+        Source::Stdlib(include_str!("../../stdlib/random.dist")),
+    ),
+    (
+        "copy",
+        Source::Stdlib(include_str!("../../stdlib/copy.dist")),
+    ),
+    (
+        "dataclasses",
+        Source::Stdlib(include_str!("../../stdlib/dataclasses.dist")),
+    ),
+    ("abc", Source::Stdlib(include_str!("../../stdlib/abc.dist"))),
+    (
+        "collections",
+        Source::Stdlib(include_str!("../../stdlib/collections.dist")),
+    ),
+    (
+        "heapq",
+        Source::Stdlib(include_str!("../../stdlib/heapq.dist")),
+    ),
+    (
+        "bisect",
+        Source::Stdlib(include_str!("../../stdlib/bisect.dist")),
+    ),
+    (
+        "operator",
+        Source::Stdlib(include_str!("../../stdlib/operator.dist")),
+    ),
+    (
+        "enum",
+        Source::Stdlib(include_str!("../../stdlib/enum.dist")),
+    ),
+    (
+        "contextlib",
+        Source::Stdlib(include_str!("../../stdlib/contextlib.dist")),
+    ),
+    (
+        "types",
+        Source::Stdlib(include_str!("../../stdlib/types.dist")),
+    ),
+    ("io", Source::Stdlib(include_str!("../../stdlib/io.dist"))),
+    (
+        "textwrap",
+        Source::Stdlib(include_str!("../../stdlib/textwrap.dist")),
+    ),
+    (
+        "hashlib",
+        Source::Stdlib(include_str!("../../stdlib/hashlib.dist")),
+    ),
+    (
+        "pprint",
+        Source::Stdlib(include_str!("../../stdlib/pprint.dist")),
+    ),
+    (
+        "datetime",
+        Source::Stdlib(include_str!("../../stdlib/datetime.dist")),
+    ),
+    (
+        "logging",
+        Source::Stdlib(include_str!("../../stdlib/logging.dist")),
+    ),
+    (
+        "fractions",
+        Source::Stdlib(include_str!("../../stdlib/fractions.dist")),
+    ),
+    (
+        "statistics",
+        Source::Stdlib(include_str!("../../stdlib/statistics.dist")),
+    ),
+    (
+        "traceback",
+        Source::Stdlib(include_str!("../../stdlib/traceback.dist")),
+    ),
+    (
+        "json",
+        Source::Stdlib(include_str!("../../stdlib/json.dist")),
+    ),
+    (
+        "weakref",
+        Source::Stdlib(include_str!("../../stdlib/weakref.dist")),
+    ),
+    (
+        "argparse",
+        Source::Stdlib(include_str!("../../stdlib/argparse.dist")),
+    ),
+    (
+        "reprlib",
+        Source::Stdlib(include_str!("../../stdlib/reprlib.dist")),
+    ),
+    (
+        "keyword",
+        Source::Stdlib(include_str!("../../stdlib/keyword.dist")),
+    ),
+    (
+        "fnmatch",
+        Source::Stdlib(include_str!("../../stdlib/fnmatch.dist")),
+    ),
+    (
+        "shlex",
+        Source::Stdlib(include_str!("../../stdlib/shlex.dist")),
+    ),
+    (
+        "graphlib",
+        Source::Stdlib(include_str!("../../stdlib/graphlib.dist")),
+    ),
+    (
+        "queue",
+        Source::Stdlib(include_str!("../../stdlib/queue.dist")),
+    ),
+    (
+        "numbers",
+        Source::Stdlib(include_str!("../../stdlib/numbers.dist")),
+    ),
+    (
+        "struct",
+        Source::Stdlib(include_str!("../../stdlib/struct.dist")),
+    ),
+    (
+        "array",
+        Source::Stdlib(include_str!("../../stdlib/array.dist")),
+    ),
+    (
+        "decimal",
+        Source::Stdlib(include_str!("../../stdlib/decimal.dist")),
+    ),
+    (
+        "asyncio",
+        Source::Stdlib(include_str!("../../stdlib/asyncio.dist")),
+    ),
+    (
+        "collections.abc",
+        Source::Stdlib(include_str!("../../stdlib/collections_abc.dist")),
+    ),
+];
+
+/// The module table's entry for a dotted name.
+pub fn find(name: &str) -> Option<&'static Source> {
+    MODULES.iter().find(|(n, _)| *n == name).map(|(_, s)| s)
 }
 
 /// `gc`: dist frees objects by reference counting alone, as CPython does
