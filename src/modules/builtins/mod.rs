@@ -57,11 +57,9 @@ pub fn builtins() -> Vec<(&'static str, Value)> {
         "complex",
         "bytearray",
     ] {
-        let class = match name {
-            "complex" => crate::object::types::complex::COMPLEX.class(),
-            _ => native_class(name),
-        };
-        out.push((name, Value::Class(class)));
+        if let Some(class) = native_class(name) {
+            out.push((name, Value::Class(class)));
+        }
     }
     for ty in ExcType::ALL {
         if ty.is_builtin_name() {

@@ -39,7 +39,6 @@ mod tests;
 pub mod testvm;
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::object::{native, ClassSpec, Member};
@@ -51,7 +50,6 @@ pub use slice::{make_slice, slice_indices, SliceObj};
 thread_local! {
     // Indexed by `ValueType as usize`: looked up on every method call, so no hashing.
     static BUILTIN: RefCell<Vec<Option<Rc<Class>>>> = const { RefCell::new(Vec::new()) };
-    static NATIVE: RefCell<HashMap<&'static str, Rc<Class>>> = RefCell::new(HashMap::new());
 }
 
 /// The class object of a builtin type, created once per thread with its
@@ -107,24 +105,10 @@ pub fn builtin_class(t: ValueType) -> Rc<Class> {
 }
 
 /// The class of a native builtin type by name (`range`, `slice`, `enumerate`,
-/// `zip`, `map`, `filter`, `reversed`, `dict_keys`, `list_iterator` …):
-/// the class of its [`ClassSpec`], or, for a type without one (`complex`,
-/// whose constructor is added here), a class created once per thread.
-pub fn native_class(name: &'static str) -> Rc<Class> {
-    if let Some(spec) = native_spec(name) {
-        return spec.class();
-    }
-    if let Some(c) = NATIVE.with(|m| m.borrow().get(name).cloned()) {
-        return c;
-    }
-    let class = Class::new_builtin(
-        name,
-        "builtins",
-        Some(builtin_class(ValueType::Object)),
-        ClassKind::Native,
-    );
-    NATIVE.with(|m| m.borrow_mut().insert(name, class.clone()));
-    class
+/// `zip`, `map`, `filter`, `reversed`, `complex`, `dict_keys`,
+/// `list_iterator` …): the class of its [`ClassSpec`].
+pub fn native_class(name: &str) -> Option<Rc<Class>> {
+    native_spec(name).map(ClassSpec::class)
 }
 
 /// The static description of a native builtin type's class, by name.

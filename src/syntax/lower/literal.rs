@@ -624,6 +624,7 @@ impl Lowerer<'_> {
             map: Map::Offset(at),
             scopes: self.scopes,
             strings: self.strings,
+            async_def: std::cell::Cell::new(false),
         };
         let mut inner = pairs.flat_map(|p| p.into_inner());
         let e = inner.find(|p| p.as_rule() != Rule::EOI).ok_or_else(|| {

@@ -85,6 +85,7 @@ fn parse_module_inner(source: &str) -> Result<Module, SyntaxError> {
             map: Map::Layout(&layout, start),
             scopes: &scopes,
             strings: &strings,
+            async_def: std::cell::Cell::new(false),
         };
         for file in pairs {
             lowerer.statements(file.into_inner(), &mut body)?;
@@ -161,6 +162,8 @@ struct Lowerer<'a> {
     /// The module's string constants: equal literals are one object, as
     /// CPython's compiler makes them (`a = "hi"; b = "hi"; a is b`).
     strings: &'a RefCell<std::collections::HashMap<Rc<str>, Rc<String>>>,
+    /// Set while the `def` of an `async def` is lowered.
+    async_def: std::cell::Cell<bool>,
 }
 
 impl<'a> Lowerer<'a> {

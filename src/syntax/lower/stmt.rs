@@ -23,11 +23,6 @@ fn body_end(body: &[Stmt], fallback: Span) -> u32 {
     body.last().map_or(fallback.end, |s| s.span.end)
 }
 
-thread_local! {
-    /// Set while the `def` of an `async def` is lowered.
-    static ASYNC_DEF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
 impl Lowerer<'_> {
     /// Lowers a sequence of statement pairs (tokens are skipped).
     pub(super) fn statements(&self, pairs: Pairs<Rule>, out: &mut Vec<Stmt>) -> R<()> {
@@ -240,9 +235,9 @@ impl Lowerer<'_> {
                     }
                     _ => {
                         let def = inner.ok_or_else(|| shape(span, "async def"))?;
-                        ASYNC_DEF.with(|c| c.set(true));
+                        self.async_def.set(true);
                         let r = self.function_def(def, decorators, span);
-                        ASYNC_DEF.with(|c| c.set(false));
+                        self.async_def.set(false);
                         return r;
                     }
                 }
@@ -640,7 +635,7 @@ impl Lowerer<'_> {
             header_end = self.close_paren_after(name_pair.as_span().end());
         }
         let body_pair = body_pair.ok_or_else(|| shape(span, "def"))?;
-        let is_async = ASYNC_DEF.with(|c| c.replace(false));
+        let is_async = self.async_def.replace(false);
         let (body, yields) =
             self.in_scope_async(ScopeKind::Function, qualname.clone(), is_async, || {
                 self.block(body_pair)
