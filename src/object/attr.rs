@@ -305,8 +305,7 @@ pub fn generic_setattr(
                     ),
                 ));
             };
-            inst.dict.borrow_mut().clear();
-            *inst.live.borrow_mut() = Some(d.clone());
+            inst.replace_dict(d.clone());
             return Ok(());
         }
         _ => {}

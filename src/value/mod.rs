@@ -8,6 +8,7 @@ pub mod error;
 pub mod fmtfloat;
 pub mod fmtspec;
 pub mod format;
+pub mod layout;
 pub mod namehash;
 pub mod native;
 pub mod object;

@@ -6,6 +6,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::error::{ExcType, PyErr, PyResult};
+use super::layout::{Attrs, Layout};
 use super::native::Vm;
 use super::signature::{Args, Signature};
 use super::value::{Value, ValueType};
@@ -51,6 +52,8 @@ pub struct Class {
     pub hooks: Cell<u8>,
     /// Direct subclasses made so far (`__subclasses__()`), weakly held.
     pub subclasses: RefCell<Vec<std::rc::Weak<Class>>>,
+    /// The slots of its instances' attributes (see `value::layout`).
+    pub layout: RefCell<Layout>,
     /// Its metaclass when that is not `type` (a user subclass of `type`):
     /// None for ordinary classes, so every metaclass check on them is one
     /// test of this field.
@@ -115,6 +118,7 @@ impl Class {
             kind,
             hooks: Cell::new(0),
             subclasses: RefCell::new(Vec::new()),
+            layout: RefCell::new(Layout::default()),
             meta: None,
         })
     }
@@ -177,6 +181,7 @@ impl Class {
             kind,
             hooks: Cell::new(hooks),
             subclasses: RefCell::new(Vec::new()),
+            layout: RefCell::new(Layout::default()),
             meta,
         });
         for b in &cls.bases {
@@ -325,12 +330,13 @@ impl std::fmt::Debug for Class {
 pub struct Instance {
     /// Its class.
     pub class: Rc<Class>,
-    /// Instance attributes (empty once they moved to `live`).
-    pub dict: RefCell<crate::value::Namespace>,
+    /// Instance attributes, by slot of the class's layout (empty once they
+    /// moved to `live`).
+    attrs: RefCell<Attrs>,
     /// The `__dict__` a script holds: the first read of `obj.__dict__` (or
     /// `vars(obj)`) moves the attributes into a real dict, shared with the
     /// script, so `obj.__dict__.update(...)` and `obj.__dict__[k] = v` change
-    /// the object. Until then attributes live in `dict`, keyed without
+    /// the object. Until then attributes live in `attrs`, keyed without
     /// hashing a Python value.
     pub live: RefCell<Option<Rc<RefCell<crate::value::Dict>>>>,
     /// Its `__del__` has been scheduled (it runs once).
@@ -376,7 +382,7 @@ impl Drop for Instance {
         }
         let again = Instance {
             class: self.class.clone(),
-            dict: RefCell::new(std::mem::take(self.dict.get_mut())),
+            attrs: RefCell::new(std::mem::take(self.attrs.get_mut())),
             live: RefCell::new(self.live.get_mut().take()),
             finalized: Cell::new(true),
             base: std::mem::take(&mut self.base),
@@ -396,7 +402,7 @@ impl Instance {
     pub fn new(class: Rc<Class>) -> Instance {
         Instance {
             class,
-            dict: RefCell::new(Default::default()),
+            attrs: RefCell::new(Attrs::default()),
             live: RefCell::new(None),
             finalized: Cell::new(false),
             base: std::cell::OnceCell::new(),
@@ -416,7 +422,8 @@ impl Instance {
         if let Some(d) = &*self.live.borrow() {
             return d.borrow().get_str(name);
         }
-        self.dict.borrow().get(name).cloned()
+        let layout = self.class.layout.borrow();
+        self.attrs.borrow().get(&layout, name).cloned()
     }
 
     /// Sets an instance attribute.
@@ -425,7 +432,8 @@ impl Instance {
             d.borrow_mut().insert_str(name, value);
             return;
         }
-        self.dict.borrow_mut().insert(name.into(), value);
+        let mut layout = self.class.layout.borrow_mut();
+        self.attrs.borrow_mut().set(&mut layout, name, value);
     }
 
     /// Whether the instance itself has the attribute.
@@ -433,7 +441,8 @@ impl Instance {
         if let Some(d) = &*self.live.borrow() {
             return d.borrow().get_str(name).is_some();
         }
-        self.dict.borrow().contains_key(name)
+        let layout = self.class.layout.borrow();
+        self.attrs.borrow().get(&layout, name).is_some()
     }
 
     /// Removes an instance attribute, returning it.
@@ -441,7 +450,8 @@ impl Instance {
         if let Some(d) = &*self.live.borrow() {
             return d.borrow_mut().remove(&Value::str(name)).ok().flatten();
         }
-        self.dict.borrow_mut().shift_remove(name)
+        let layout = self.class.layout.borrow();
+        self.attrs.borrow_mut().remove(&layout, name)
     }
 
     /// The names of the instance's own attributes, in insertion order.
@@ -449,7 +459,13 @@ impl Instance {
         if let Some(d) = &*self.live.borrow() {
             return d.borrow().str_keys();
         }
-        self.dict.borrow().keys().map(|k| k.to_string()).collect()
+        self.attrs.borrow().names(&self.class.layout.borrow())
+    }
+
+    /// `obj.__dict__ = d`: `d` becomes the attributes.
+    pub fn replace_dict(&self, d: Rc<RefCell<crate::value::Dict>>) {
+        *self.attrs.borrow_mut() = Attrs::default();
+        *self.live.borrow_mut() = Some(d);
     }
 
     /// `obj.__dict__`: the live dict of the instance's attributes.
@@ -458,7 +474,8 @@ impl Instance {
             return Value::Dict(d.clone());
         }
         let mut d = crate::value::Dict::new();
-        for (k, v) in self.dict.borrow_mut().drain(..) {
+        let layout = self.class.layout.borrow();
+        for (k, v) in self.attrs.borrow_mut().drain(&layout) {
             d.insert_str(&k, v);
         }
         let d = Rc::new(RefCell::new(d));
