@@ -252,6 +252,7 @@ fn expand(attr: Attr, func: ItemFn) -> syn::Result<proc_macro2::TokenStream> {
         Some(s) if s == "c" => quote!(crate::object::SigStyle::Builtin),
         Some(_) => quote!(crate::object::SigStyle::BuiltinCtor),
     };
+    let py_names: Vec<&str> = py_params.iter().map(|p| p.name.as_str()).collect();
     let mut convs = Vec::new();
     let mut names = Vec::new();
     for (i, ((_, ty), p)) in rust.iter().zip(&py_params).enumerate() {
@@ -277,6 +278,7 @@ fn expand(attr: Attr, func: ItemFn) -> syn::Result<proc_macro2::TokenStream> {
             /// The registration record of the native of the same name.
             pub const DEF: crate::object::NativeDef = crate::object::NativeDef {
                 sig: #sig_text,
+                params: &[#(#py_names),*],
                 func: __wrap,
                 doc: #doc,
                 style: #style,

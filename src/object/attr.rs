@@ -182,7 +182,7 @@ pub fn descriptor_get(
             let (Some(p), Some(obj)) = (n.as_any().downcast_ref::<PropertyObj>(), instance) else {
                 return Ok(None);
             };
-            let g = p.accessor(0, &class_name(vm, obj))?;
+            let g = p.accessor(0, || class_name(vm, obj))?;
             vm.call(g, vec![obj.clone()], Vec::new()).map(Some)
         }
         Value::Instance(d) if d.class.kind == ClassKind::User => {
@@ -244,7 +244,7 @@ pub fn descriptor_store(
     match inst.class.lookup(name) {
         Some(Value::Native(n)) => {
             if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
-                let f = p.accessor(if deleting { 2 } else { 1 }, &inst.class.name)?;
+                let f = p.accessor(if deleting { 2 } else { 1 }, || inst.class.name.to_string())?;
                 let mut args = vec![obj.clone()];
                 args.extend(value);
                 vm.call(f, args, Vec::new())?;

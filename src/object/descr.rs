@@ -210,7 +210,7 @@ impl PropertyObj {
 
     /// The getter (0), setter (1) or deleter (2) to run for an object of
     /// type `owner`, or CPython's AttributeError when the property has none.
-    pub fn accessor(&self, which: usize, owner: &str) -> PyResult<&Value> {
+    pub fn accessor(&self, which: usize, owner: impl FnOnce() -> String) -> PyResult<&Value> {
         let (f, what) = match which {
             0 => (&self.fget, "getter"),
             1 => (&self.fset, "setter"),
@@ -219,7 +219,7 @@ impl PropertyObj {
         f.as_ref().ok_or_else(|| {
             PyErr::new(
                 ExcType::AttributeError,
-                format!("{} of '{}' object has no {what}", self.label(), owner),
+                format!("{} of '{}' object has no {what}", self.label(), owner()),
             )
         })
     }
@@ -303,7 +303,7 @@ fn property_call(
     if which == 0 && obj.is_none() {
         return Ok(this.clone());
     }
-    let f = p.accessor(which, &crate::object::attr::class_name(vm, obj))?;
+    let f = p.accessor(which, || crate::object::attr::class_name(vm, obj))?;
     let mut call_args = vec![obj.clone()];
     call_args.extend(value.cloned());
     let out = vm.call(f, call_args, Vec::new())?;

@@ -35,6 +35,12 @@ pub enum SigStyle {
 pub struct NativeDef {
     /// The Python signature (`"getenv(key, default=None)"`).
     pub sig: &'static str,
+    /// The parameter names the Rust function was checked against: a native
+    /// registered again under another signature (`NativeDef { sig, ..DEF }`,
+    /// where TensorFlow names a parameter differently in another class) must
+    /// keep their number and order (checked when its function object is
+    /// made, in debug builds, so every test that touches it checks it).
+    pub params: &'static [&'static str],
     /// The wrapper that converts the bound arguments and calls the Rust function.
     pub func: NativeFn,
     /// The `///` documentation (`__doc__`, `help()`).
@@ -47,6 +53,12 @@ impl NativeDef {
     /// A new (unbound) function object.
     pub fn function(&self) -> Rc<NativeFunction> {
         let sig = Signature::parse(self.sig);
+        debug_assert!(
+            sig.params.len() == self.params.len(),
+            "`{}` does not have as many parameters as {:?}, which its Rust function takes",
+            self.sig,
+            self.params
+        );
         let sig = match self.style {
             SigStyle::Python => sig,
             SigStyle::Builtin => sig.c_builtin(false),
