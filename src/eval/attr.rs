@@ -14,6 +14,7 @@ use crate::object::attr::{
 use crate::object::descr::bind_class_attr;
 use crate::object::types::builtin_class;
 use crate::object::types::slots;
+use crate::object::types::type_error;
 use crate::value::{Class, ClassKind, ExcType, NativeFn, PyErr, PyResult, Value, ValueType};
 
 /// The attributes of a `ReplicaContext`, reached for on the None that
@@ -76,13 +77,10 @@ impl Interp {
                 }
                 Ok(false)
             }
-            other => Err(PyErr::new(
-                ExcType::TypeError,
-                format!(
-                    "isinstance() arg 2 must be a type, a tuple of types, or a union, not {}",
-                    other.type_name()
-                ),
-            )),
+            other => Err(type_error(format!(
+                "isinstance() arg 2 must be a type, a tuple of types, or a union, not {}",
+                other.type_name()
+            ))),
         }
     }
 
@@ -574,13 +572,10 @@ fn class_slot(cls: &Class, v: &Value, name: &str) -> Option<Value> {
 
 #[cold]
 fn immutable_type_error(c: &Class, name: &str) -> PyErr {
-    PyErr::new(
-        ExcType::TypeError,
-        format!(
-            "cannot set '{}' attribute of immutable type '{}'",
-            name, c.name
-        ),
-    )
+    type_error(format!(
+        "cannot set '{}' attribute of immutable type '{}'",
+        name, c.name
+    ))
 }
 
 pub(crate) fn docstring(body: &[crate::syntax::ast::Stmt]) -> Value {

@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use super::frame::Frame;
 use super::{Flow, Interp};
+use crate::object::types::type_error;
 use crate::syntax::ast::{FunctionDef, Slot};
 use crate::value::signature::{Param, ParamKind, Signature};
 use crate::value::{ClassKind, ExcType, Function, Instance, PyErr, PyResult, Value, Vm};
@@ -375,10 +376,10 @@ impl Interp {
         match cls.kind {
             ClassKind::Builtin(_) | ClassKind::Native => {
                 let Some(ctor) = cls.lookup("__new__") else {
-                    return Err(PyErr::new(
-                        ExcType::TypeError,
-                        format!("cannot create '{}' instances", cls.name),
-                    ));
+                    return Err(type_error(format!(
+                        "cannot create '{}' instances",
+                        cls.name
+                    )));
                 };
                 return self.call_value(&ctor, args, kwargs);
             }
@@ -416,10 +417,7 @@ impl Interp {
         }
         let given = !args.is_empty() || !kwargs.is_empty();
         if !self.init_if_defined(cls, &inst, args, kwargs)? && !is_exc && given {
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                format!("{}() takes no arguments", cls.name),
-            ));
+            return Err(type_error(format!("{}() takes no arguments", cls.name)));
         }
         Ok(inst)
     }
@@ -520,10 +518,10 @@ impl Interp {
         all.extend(args);
         let r = self.call_value(init, all, kwargs)?;
         if !r.is_none() {
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                format!("__init__() should return None, not '{}'", r.type_name()),
-            ));
+            return Err(type_error(format!(
+                "__init__() should return None, not '{}'",
+                r.type_name()
+            )));
         }
         Ok(())
     }
@@ -588,10 +586,7 @@ fn not_callable(v: &Value) -> PyErr {
         Value::Tensor(_) => crate::object::tensor::hooks::EAGER_NAME.to_string(),
         other => other.type_name(),
     };
-    PyErr::new(
-        ExcType::TypeError,
-        format!("'{name}' object is not callable"),
-    )
+    type_error(format!("'{name}' object is not callable"))
 }
 
 #[allow(dead_code)]

@@ -10,6 +10,7 @@ use super::frame::{ClassNs, Frame};
 use super::meta::{build_class, namespace_dict, Maker};
 use super::Interp;
 use crate::object::descr::*;
+use crate::object::types::{type_error, value_error};
 use crate::syntax::ast::{ClassDef, Slot};
 use crate::value::{Class, ExcType, PyErr, PyResult, Value, Vm};
 
@@ -29,7 +30,7 @@ impl Interp {
                 None => {
                     for (key, v) in self.mapping_items(&v)? {
                         let Value::Str(s) = &key else {
-                            return Err(PyErr::new(ExcType::TypeError, "keywords must be strings"));
+                            return Err(type_error("keywords must be strings"));
                         };
                         kwargs.push((Rc::from(s.as_str()), v));
                     }
@@ -245,16 +246,16 @@ pub(crate) fn finish_class(
         };
         for n in names {
             let Value::Str(name) = &n else {
-                return Err(PyErr::new(
-                    ExcType::TypeError,
-                    format!("__slots__ items must be strings, not '{}'", n.type_name()),
-                ));
+                return Err(type_error(format!(
+                    "__slots__ items must be strings, not '{}'",
+                    n.type_name()
+                )));
             };
             if entries.iter().any(|(k, _)| &**k == name.as_str()) {
-                return Err(PyErr::new(
-                    ExcType::ValueError,
-                    format!("'{}' in __slots__ conflicts with class variable", name),
-                ));
+                return Err(value_error(format!(
+                    "'{}' in __slots__ conflicts with class variable",
+                    name
+                )));
             }
         }
     }

@@ -9,6 +9,7 @@ use std::rc::Rc;
 use super::frame::Frame;
 use super::{Flow, Interp};
 use crate::object::native;
+use crate::object::types::type_error;
 use crate::syntax::ast::ExceptHandler;
 use crate::value::{Class, ExcType, PyErr, PyResult, Value, Vm};
 
@@ -40,8 +41,7 @@ fn matcher(v: &Value) -> PyResult<Matcher<'_>> {
             Ok(Matcher::Predicate(v))
         }
         Value::Instance(i) if i.class.lookup("__call__").is_some() => Ok(Matcher::Predicate(v)),
-        _ => Err(PyErr::new(
-            ExcType::TypeError,
+        _ => Err(type_error(
             "expected a function, exception type or tuple of exception types",
         )),
     }
@@ -139,10 +139,7 @@ fn subset(vm: &dyn Vm, orig: &Value, excs: Vec<Value>) -> PyResult<Option<Value>
 }
 
 fn derive_error() -> PyErr {
-    PyErr::new(
-        ExcType::TypeError,
-        "derive must return an instance of BaseExceptionGroup",
-    )
+    type_error("derive must return an instance of BaseExceptionGroup")
 }
 
 fn none_or(v: Option<Value>) -> Value {
@@ -267,10 +264,7 @@ impl Interp {
                 let pair = self.call(&split, vec![cls], Vec::new())?;
                 let pair = self.collect_iterable(&pair)?;
                 let [m, r] = pair.as_slice() else {
-                    return Err(PyErr::new(
-                        ExcType::TypeError,
-                        "X.split(T) must return a tuple of two values",
-                    ));
+                    return Err(type_error("X.split(T) must return a tuple of two values"));
                 };
                 rest = (!matches!(r, Value::None)).then(|| r.clone());
                 if matches!(m, Value::None) {
@@ -321,8 +315,7 @@ impl Interp {
                 return Err(not_exception_class());
             }
             if c.is_subclass_of(&ExcType::BaseExceptionGroup.class()) {
-                return Err(PyErr::new(
-                    ExcType::TypeError,
+                return Err(type_error(
                     "catching ExceptionGroup with except* is not allowed. Use except instead.",
                 ));
             }
@@ -378,8 +371,5 @@ impl Interp {
 }
 
 fn not_exception_class() -> PyErr {
-    PyErr::new(
-        ExcType::TypeError,
-        "catching classes that do not inherit from BaseException is not allowed",
-    )
+    type_error("catching classes that do not inherit from BaseException is not allowed")
 }

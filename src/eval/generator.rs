@@ -19,6 +19,7 @@ use corosensei::{Coroutine, CoroutineResult, Yielder};
 use super::frame::Frame;
 use super::replica::{self, stack_pointer, STACK_MARGIN};
 use super::{Flow, Interp};
+use crate::object::types::{type_error, value_error};
 use crate::object::{native, ClassSpec, Member};
 use crate::value::{ExcType, Function, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -293,28 +294,23 @@ impl Interp {
             _ => false,
         };
         if !has_await {
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                format!("object {type_name} can't be used in 'await' expression"),
-            ));
+            return Err(type_error(format!(
+                "object {type_name} can't be used in 'await' expression"
+            )));
         }
         let method = self.getattr(v, "__await__")?;
         let it = self.call(&method, Vec::new(), Vec::new())?;
         if let Some(g) = it.downcast::<Generator>() {
             if g.coroutine {
-                return Err(PyErr::new(
-                    ExcType::TypeError,
-                    "__await__() returned a coroutine",
-                ));
+                return Err(type_error("__await__() returned a coroutine"));
             }
             return self.yield_from(&it);
         }
         if self.getattr(&it, "__next__").is_err() {
             let t = crate::object::attr::class_name(self, &it);
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                format!("__await__() returned non-iterator of type '{t}'"),
-            ));
+            return Err(type_error(format!(
+                "__await__() returned non-iterator of type '{t}'"
+            )));
         }
         self.yield_from(&it)
     }
@@ -344,10 +340,7 @@ impl Generator {
     /// value of the `yield` it is suspended at (an error is raised there).
     pub fn resume(&self, interp: &Interp, input: PyResult<Value>) -> PyResult<Step> {
         if self.running.get() {
-            return Err(PyErr::new(
-                ExcType::ValueError,
-                format!("{} already executing", self.kind()),
-            ));
+            return Err(value_error(format!("{} already executing", self.kind())));
         }
         let Some(mut co) = self.co.borrow_mut().take() else {
             if self.coroutine {
@@ -365,13 +358,10 @@ impl Generator {
             if let Ok(v) = &input {
                 if !v.is_none() {
                     *self.co.borrow_mut() = Some(co);
-                    return Err(PyErr::new(
-                        ExcType::TypeError,
-                        format!(
-                            "can't send non-None value to a just-started {}",
-                            self.kind()
-                        ),
-                    ));
+                    return Err(type_error(format!(
+                        "can't send non-None value to a just-started {}",
+                        self.kind()
+                    )));
                 }
             }
         }
@@ -462,10 +452,7 @@ impl NativeObject for Generator {
     }
     fn next(&self, _this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
         if self.coroutine {
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                "'coroutine' object is not an iterator",
-            ));
+            return Err(type_error("'coroutine' object is not an iterator"));
         }
         match self.resume(self.interp_of(vm)?, Ok(Value::None))? {
             Step::Yield(v) => Ok(Some(v)),
@@ -544,7 +531,7 @@ impl Generator {
 
 fn this_gen(v: &Value) -> PyResult<&Generator> {
     v.downcast::<Generator>()
-        .ok_or_else(|| PyErr::new(ExcType::TypeError, "expected a generator"))
+        .ok_or_else(|| type_error("expected a generator"))
 }
 
 /// `StopIteration(value)` for a generator that returned `value`.
@@ -616,8 +603,7 @@ fn throw(vm: &dyn Vm, this: &Value, typ: &Value, val: &Value, _tb: &Value) -> Py
         value => match typ {
             Value::Class(_) => vm.call(typ, vec![value.clone()], Vec::new())?,
             _ => {
-                return Err(PyErr::new(
-                    ExcType::TypeError,
+                return Err(type_error(
                     "instance exception may not have a separate value",
                 ))
             }
@@ -708,9 +694,6 @@ static COROUTINE_WRAPPER: ClassSpec = ClassSpec {
 fn await_next(vm: &dyn Vm, this: &Value) -> PyResult<Value> {
     match this.downcast::<AwaitIter>() {
         Some(w) => resume_with(vm, &w.0, Value::None),
-        None => Err(PyErr::new(
-            ExcType::TypeError,
-            "expected a coroutine_wrapper",
-        )),
+        None => Err(type_error("expected a coroutine_wrapper")),
     }
 }

@@ -2,6 +2,7 @@
 //! and `format()`.
 
 use crate::object::types::misc::GenericAlias;
+use crate::object::types::{type_error, value_error};
 use std::rc::Rc;
 
 use super::Interp;
@@ -83,10 +84,10 @@ impl Interp {
                 }
                 // `list[int]` (PEP 585).
                 None if GenericAlias::subscriptable(c) => Ok(GenericAlias::value(c.clone(), key)),
-                None => Err(PyErr::new(
-                    ExcType::TypeError,
-                    format!("type '{}' is not subscriptable", c.name),
-                )),
+                None => Err(type_error(format!(
+                    "type '{}' is not subscriptable",
+                    c.name
+                ))),
             },
             _ => Err(not_subscriptable(v)),
         }
@@ -106,14 +107,11 @@ impl Interp {
                             if !e.is(ExcType::TypeError) || self.iter_value(&value).is_ok() {
                                 return e;
                             }
-                            PyErr::new(
-                                ExcType::TypeError,
-                                if step == 1 {
-                                    "can only assign an iterable"
-                                } else {
-                                    "must assign iterable to extended slice"
-                                },
-                            )
+                            type_error(if step == 1 {
+                                "can only assign an iterable"
+                            } else {
+                                "must assign iterable to extended slice"
+                            })
                         })?;
                         let mut l = l.borrow_mut();
                         if step == 1 {
@@ -123,14 +121,11 @@ impl Interp {
                         } else {
                             let idx = slice_positions(start, stop, step);
                             if idx.len() != new.len() {
-                                return Err(PyErr::new(
-                                    ExcType::ValueError,
-                                    format!(
-                                        "attempt to assign sequence of size {} to extended slice of size {}",
-                                        new.len(),
-                                        idx.len()
-                                    ),
-                                ));
+                                return Err(value_error(format!(
+                                    "attempt to assign sequence of size {} to extended slice of size {}",
+                                    new.len(),
+                                    idx.len()
+                                )));
                             }
                             for (i, x) in idx.into_iter().zip(new) {
                                 l[i] = x;
@@ -160,8 +155,7 @@ impl Interp {
                     Err(no_item_assignment(v))
                 }
             }
-            Value::Tensor(_) => Err(PyErr::new(
-                ExcType::TypeError,
+            Value::Tensor(_) => Err(type_error(
                 "'tensorflow.python.framework.ops.EagerTensor' object does not support item assignment",
             )),
             _ => Err(no_item_assignment(v)),
@@ -205,25 +199,25 @@ impl Interp {
                     let base = inst.builtin_base().cloned().unwrap_or(Value::None);
                     self.del_item(&base, key)
                 }
-                None => Err(PyErr::new(
-                    ExcType::TypeError,
-                    format!("'{}' object doesn't support item deletion", v.type_name()),
-                )),
+                None => Err(type_error(format!(
+                    "'{}' object doesn't support item deletion",
+                    v.type_name()
+                ))),
             },
             Value::Native(n) => {
                 if n.delitem(v, key, self)? {
                     Ok(())
                 } else {
-                    Err(PyErr::new(
-                        ExcType::TypeError,
-                        format!("'{}' object doesn't support item deletion", v.type_name()),
-                    ))
+                    Err(type_error(format!(
+                        "'{}' object doesn't support item deletion",
+                        v.type_name()
+                    )))
                 }
             }
-            _ => Err(PyErr::new(
-                ExcType::TypeError,
-                format!("'{}' object doesn't support item deletion", v.type_name()),
-            )),
+            _ => Err(type_error(format!(
+                "'{}' object doesn't support item deletion",
+                v.type_name()
+            ))),
         }
     }
 
@@ -235,13 +229,10 @@ impl Interp {
                 inst.class.lookup("__exit__"),
             ) {
                 (Some(enter), Some(_)) => self.call_value(&enter, vec![mgr.clone()], Vec::new()),
-                (Some(_), None) => Err(PyErr::new(
-                    ExcType::TypeError,
-                    format!(
-                        "'{}' object does not support the context manager protocol (missed __exit__ method)",
-                        inst.class.name
-                    ),
-                )),
+                (Some(_), None) => Err(type_error(format!(
+                    "'{}' object does not support the context manager protocol (missed __exit__ method)",
+                    inst.class.name
+                ))),
                 _ => Err(self.not_context_manager(mgr)),
             },
             Value::Native(n) => match n.enter(mgr, self)? {
@@ -267,18 +258,12 @@ impl Interp {
                 let aw = self.call_value(&enter, vec![mgr.clone()], Vec::new())?;
                 self.await_value(&aw)
             }
-            (Some(_), None) => Err(PyErr::new(
-                ExcType::TypeError,
-                format!(
-                    "'{type_name}' object does not support the asynchronous context manager protocol (missed __aexit__ method)"
-                ),
-            )),
-            _ => Err(PyErr::new(
-                ExcType::TypeError,
-                format!(
-                    "'{type_name}' object does not support the asynchronous context manager protocol"
-                ),
-            )),
+            (Some(_), None) => Err(type_error(format!(
+                "'{type_name}' object does not support the asynchronous context manager protocol (missed __aexit__ method)"
+            ))),
+            _ => Err(type_error(format!(
+                "'{type_name}' object does not support the asynchronous context manager protocol"
+            ))),
         }
     }
 
@@ -318,10 +303,10 @@ impl Interp {
                 Some(m) => {
                     match self.call_value(&m, vec![v.clone(), Value::str(spec)], Vec::new())? {
                         Value::Str(s) => Ok(s.to_string()),
-                        other => Err(PyErr::new(
-                            ExcType::TypeError,
-                            format!("__format__ must return a str, not {}", other.type_name()),
-                        )),
+                        other => Err(type_error(format!(
+                            "__format__ must return a str, not {}",
+                            other.type_name()
+                        ))),
                     }
                 }
                 None if spec.is_empty() => self.str_value(v),
@@ -330,13 +315,10 @@ impl Interp {
                     let base = inst.builtin_base().cloned().unwrap_or(Value::None);
                     self.format_value(&base, spec)
                 }
-                None => Err(PyErr::new(
-                    ExcType::TypeError,
-                    format!(
-                        "unsupported format string passed to {}.__format__",
-                        inst.class.name
-                    ),
-                )),
+                None => Err(type_error(format!(
+                    "unsupported format string passed to {}.__format__",
+                    inst.class.name
+                ))),
             },
             Value::Tensor(_) => crate::object::tensor::tensor_format(self, v, spec),
             Value::Native(n) if n.as_any().is::<crate::object::numpy::NdArray>() => {
@@ -351,13 +333,10 @@ impl Interp {
             // other number-like natives format their number
             Value::Native(n) if !spec.is_empty() => match n.to_number(self).ok().flatten() {
                 Some(num) => self.format_value(&num, spec),
-                None => Err(PyErr::new(
-                    ExcType::TypeError,
-                    format!(
-                        "unsupported format string passed to {}.__format__",
-                        v.type_name()
-                    ),
-                )),
+                None => Err(type_error(format!(
+                    "unsupported format string passed to {}.__format__",
+                    v.type_name()
+                ))),
             },
             _ if spec.is_empty()
                 && !matches!(v, Value::Float(_) | Value::Int(_) | Value::Bool(_)) =>
@@ -368,13 +347,10 @@ impl Interp {
                 crate::value::fmtspec::format_builtin(v, spec)
             }
             _ if spec.is_empty() => self.str_value(v),
-            _ => Err(PyErr::new(
-                ExcType::TypeError,
-                format!(
-                    "unsupported format string passed to {}.__format__",
-                    v.type_name()
-                ),
-            )),
+            _ => Err(type_error(format!(
+                "unsupported format string passed to {}.__format__",
+                v.type_name()
+            ))),
         }
     }
 }
@@ -401,10 +377,10 @@ impl Interp {
         };
         match self.call_value(&m, vec![key.clone()], Vec::new())? {
             i @ (Value::Int(_) | Value::Bool(_)) => Ok(Some(i)),
-            other => Err(PyErr::new(
-                ExcType::TypeError,
-                format!("__index__ returned non-int (type {})", other.type_name()),
-            )),
+            other => Err(type_error(format!(
+                "__index__ returned non-int (type {})",
+                other.type_name()
+            ))),
         }
     }
 }
@@ -440,7 +416,7 @@ pub fn seq_index(key: &Value, len: usize, what: &str) -> PyResult<usize> {
                     other.type_name()
                 )
             };
-            return Err(PyErr::new(ExcType::TypeError, msg));
+            return Err(type_error(msg));
         }
     };
     let idx = if i < 0 { i + len as i64 } else { i };
@@ -484,21 +460,15 @@ pub fn take_slice<T: Clone>(items: &[T], start: isize, stop: isize, step: isize)
 
 #[cold]
 fn not_subscriptable(v: &Value) -> PyErr {
-    PyErr::new(
-        ExcType::TypeError,
-        format!("'{}' object is not subscriptable", v.type_name()),
-    )
+    type_error(format!("'{}' object is not subscriptable", v.type_name()))
 }
 
 #[cold]
 fn no_item_assignment(v: &Value) -> PyErr {
-    PyErr::new(
-        ExcType::TypeError,
-        format!(
-            "'{}' object does not support item assignment",
-            v.type_name()
-        ),
-    )
+    type_error(format!(
+        "'{}' object does not support item assignment",
+        v.type_name()
+    ))
 }
 
 impl Interp {
@@ -506,13 +476,10 @@ impl Interp {
     /// `scope()` (a strategy), the help says to enter that instead.
     #[cold]
     fn not_context_manager(&self, v: &Value) -> PyErr {
-        let err = PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "'{}' object does not support the context manager protocol",
-                v.type_name()
-            ),
-        );
+        let err = type_error(format!(
+            "'{}' object does not support the context manager protocol",
+            v.type_name()
+        ));
         match self.lookup_attribute(v, "scope") {
             Ok(Some(_)) => err.help("enter its scope instead: with strategy.scope():"),
             _ => err,

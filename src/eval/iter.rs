@@ -7,6 +7,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::Interp;
+use crate::object::types::type_error;
 use crate::value::dict::SetObj;
 use crate::value::{ClassKind, Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -115,10 +116,10 @@ impl Interp {
             _ => false,
         };
         if !ok {
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                format!("iter() returned non-iterator of type '{}'", it.type_name()),
-            ));
+            return Err(type_error(format!(
+                "iter() returned non-iterator of type '{}'",
+                it.type_name()
+            )));
         }
         Ok(it)
     }
@@ -244,15 +245,15 @@ impl Interp {
                     Err(e) if e.is(ExcType::StopIteration) => Ok(None),
                     Err(e) => Err(e),
                 },
-                None => Err(PyErr::new(
-                    ExcType::TypeError,
-                    format!("'{}' object is not an iterator", inst.class.name),
-                )),
+                None => Err(type_error(format!(
+                    "'{}' object is not an iterator",
+                    inst.class.name
+                ))),
             },
-            other => Err(PyErr::new(
-                ExcType::TypeError,
-                format!("'{}' object is not an iterator", other.type_name()),
-            )),
+            other => Err(type_error(format!(
+                "'{}' object is not an iterator",
+                other.type_name()
+            ))),
         }
     }
 }
@@ -286,8 +287,5 @@ impl NativeObject for IterObj {
 
 #[cold]
 fn not_iterable(v: &Value) -> PyErr {
-    PyErr::new(
-        ExcType::TypeError,
-        format!("'{}' object is not iterable", v.type_name()),
-    )
+    type_error(format!("'{}' object is not iterable", v.type_name()))
 }

@@ -5,11 +5,12 @@
 
 use std::rc::Rc;
 
+use crate::object::types::type_error;
 use crate::object::ClassSpec;
 use crate::syntax::ast::BinOp;
 use crate::syntax::ast::CmpOp;
 use crate::value::object::Class;
-use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+use crate::value::{NativeObject, PyResult, Value, Vm};
 
 /// The `__dict__` of a class.
 pub struct MappingProxy(pub Rc<Class>);
@@ -101,15 +102,13 @@ impl NativeObject for MappingProxy {
     }
 
     fn setitem(&self, _this: &Value, _key: &Value, _value: Value, _vm: &dyn Vm) -> PyResult<bool> {
-        Err(PyErr::new(
-            ExcType::TypeError,
+        Err(type_error(
             "'mappingproxy' object does not support item assignment",
         ))
     }
 
     fn delitem(&self, _this: &Value, _key: &Value, _vm: &dyn Vm) -> PyResult<bool> {
-        Err(PyErr::new(
-            ExcType::TypeError,
+        Err(type_error(
             "'mappingproxy' object does not support item deletion",
         ))
     }

@@ -15,6 +15,7 @@ use super::Interp;
 use crate::object::descr::{bind_class_attr, unwrap_method_decorator, PropertyObj};
 use crate::object::spec::add_member;
 use crate::object::types::builtin_class;
+use crate::object::types::type_error;
 use crate::object::{native, Kwargs, Member};
 use crate::value::{
     Class, ClassKind, Dict, ExcType, Namespace, PyErr, PyResult, Value, ValueType, Vm,
@@ -40,8 +41,7 @@ pub(crate) use crate::object::descr::is_metaclass;
 
 #[cold]
 fn conflict() -> PyErr {
-    PyErr::new(
-        ExcType::TypeError,
+    type_error(
         "metaclass conflict: the metaclass of a derived class must be a (non-strict) subclass of the metaclasses of all its bases",
     )
 }
@@ -109,14 +109,11 @@ impl Interp {
                 Ok(None)
             }
             Value::Instance(i) if i.class.lookup("__setitem__").is_some() => Ok(Some(prepared)),
-            other => Err(PyErr::new(
-                ExcType::TypeError,
-                format!(
-                    "{}.__prepare__() must return a mapping, not {}",
-                    self.callable_name(&owner),
-                    other.type_name()
-                ),
-            )),
+            other => Err(type_error(format!(
+                "{}.__prepare__() must return a mapping, not {}",
+                self.callable_name(&owner),
+                other.type_name()
+            ))),
         }
     }
 
@@ -133,7 +130,7 @@ impl Interp {
         }
         let new = mcs.lookup("__new__").map(unwrap_method_decorator);
         let Some(new) = new else {
-            return Err(PyErr::new(ExcType::TypeError, "type.__new__ is missing"));
+            return Err(type_error("type.__new__ is missing"));
         };
         let mut all = Vec::with_capacity(args.len() + 1);
         all.push(Value::Class(mcs.clone()));
@@ -230,13 +227,10 @@ impl Interp {
 fn namespace_key(k: &Value) -> PyResult<&str> {
     match k {
         Value::Str(s) => Ok(s.as_str()),
-        other => Err(PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "class namespace keys must be strings, not '{}'",
-                other.type_name()
-            ),
-        )),
+        other => Err(type_error(format!(
+            "class namespace keys must be strings, not '{}'",
+            other.type_name()
+        ))),
     }
 }
 
@@ -295,12 +289,7 @@ pub(crate) fn resolve_bases(vm: &dyn Vm, bases: &[Value]) -> PyResult<Option<Vec
         };
         match vm.call(&hook, vec![written.clone()], Vec::new())? {
             Value::Tuple(t) => out.extend(t.iter().cloned()),
-            _ => {
-                return Err(PyErr::new(
-                    ExcType::TypeError,
-                    "__mro_entries__ must return a tuple",
-                ))
-            }
+            _ => return Err(type_error("__mro_entries__ must return a tuple")),
         }
     }
     Ok(Some(out))
@@ -325,10 +314,10 @@ pub(crate) fn build_class(
         match b {
             Value::Class(c) => base_classes.push(c),
             other => {
-                return Err(PyErr::new(
-                    ExcType::TypeError,
-                    format!("bases must be types, not {}", other.type_name()),
-                ))
+                return Err(type_error(format!(
+                    "bases must be types, not {}",
+                    other.type_name()
+                )))
             }
         }
     }
@@ -350,10 +339,10 @@ pub(crate) fn build_class(
             _ => false,
         };
         if final_type {
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                format!("type '{}' is not an acceptable base type", b.name),
-            ));
+            return Err(type_error(format!(
+                "type '{}' is not an acceptable base type",
+                b.name
+            )));
         }
     }
     if base_classes.is_empty() {
@@ -397,39 +386,25 @@ fn type_new(vm: &dyn Vm, args: &[Value], kwargs: Kwargs) -> PyResult<Value> {
             (Some(m.clone()), rest)
         }
         rest @ [_, _, _] => (None, rest),
-        _ => {
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                "type() takes 1 or 3 arguments",
-            ))
-        }
+        _ => return Err(type_error("type() takes 1 or 3 arguments")),
     };
     let Value::Str(name) = &rest[0] else {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "type.__new__() argument 1 must be str, not {}",
-                rest[0].type_name()
-            ),
-        ));
+        return Err(type_error(format!(
+            "type.__new__() argument 1 must be str, not {}",
+            rest[0].type_name()
+        )));
     };
     let Value::Tuple(bases) = &rest[1] else {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "type.__new__() argument 2 must be tuple, not {}",
-                rest[1].type_name()
-            ),
-        ));
+        return Err(type_error(format!(
+            "type.__new__() argument 2 must be tuple, not {}",
+            rest[1].type_name()
+        )));
     };
     let Value::Dict(d) = &rest[2] else {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "type.__new__() argument 3 must be dict, not {}",
-                rest[2].type_name()
-            ),
-        ));
+        return Err(type_error(format!(
+            "type.__new__() argument 3 must be dict, not {}",
+            rest[2].type_name()
+        )));
     };
     let mut ns = Namespace::default();
     for (k, v) in d.borrow().items() {
@@ -453,13 +428,10 @@ fn type_new(vm: &dyn Vm, args: &[Value], kwargs: Kwargs) -> PyResult<Value> {
 #[native("type.__call__(self, /, *args, **kwargs)", c)]
 fn type_call(vm: &dyn Vm, this: &Value, args: &[Value], kwargs: Kwargs) -> PyResult<Value> {
     let Value::Class(cls) = this else {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "descriptor '__call__' requires a 'type' object but received a '{}'",
-                this.type_name()
-            ),
-        ));
+        return Err(type_error(format!(
+            "descriptor '__call__' requires a 'type' object but received a '{}'",
+            this.type_name()
+        )));
     };
     vm.construct(cls, args.to_vec(), kwargs.0)
 }
@@ -477,19 +449,15 @@ fn mutable_class_arg<'a>(
     what: &str,
 ) -> PyResult<(&'a Rc<Class>, &'a Rc<String>)> {
     let (Value::Class(cls), Value::Str(name)) = (this, name) else {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            format!("type.{what}() needs a class and a str name"),
-        ));
+        return Err(type_error(format!(
+            "type.{what}() needs a class and a str name"
+        )));
     };
     if !cls.is_mutable() {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "cannot set '{}' attribute of immutable type '{}'",
-                name, cls.name
-            ),
-        ));
+        return Err(type_error(format!(
+            "cannot set '{}' attribute of immutable type '{}'",
+            name, cls.name
+        )));
     }
     Ok((cls, name))
 }

@@ -8,8 +8,9 @@ use std::rc::Rc;
 
 use super::frame::Frame;
 use super::{Flow, Interp};
+use crate::object::types::{type_error, value_error};
 use crate::syntax::ast::{Constant, Expr, MatchCase, Name, Pattern, PatternKind};
-use crate::value::{ClassKind, Dict, ExcType, PyErr, PyResult, Value, ValueType};
+use crate::value::{ClassKind, Dict, ExcType, PyResult, Value, ValueType};
 
 /// The captures of a pattern being matched, in order.
 type Binds<'a> = Vec<(&'a Name, Value)>;
@@ -228,13 +229,10 @@ impl Interp {
             let k = self.eval(f, k)?;
             for seen in &key_values {
                 if self.values_eq(seen, &k)? {
-                    return Err(PyErr::new(
-                        ExcType::ValueError,
-                        format!(
-                            "mapping pattern checks duplicate key ({})",
-                            self.repr_value(&k)?
-                        ),
-                    ));
+                    return Err(value_error(format!(
+                        "mapping pattern checks duplicate key ({})",
+                        self.repr_value(&k)?
+                    )));
                 }
             }
             key_values.push(k);
@@ -281,10 +279,7 @@ impl Interp {
         kwd_attrs: &[&str],
     ) -> PyResult<Option<Vec<Value>>> {
         let Value::Class(class) = cls else {
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                "called match pattern must be a type",
-            ));
+            return Err(type_error("called match pattern must be a type"));
         };
         if !self.is_instance(v, cls)? {
             return Ok(None);
@@ -295,40 +290,31 @@ impl Interp {
             let (match_args, match_self) = match self.lookup_attribute(cls, "__match_args__")? {
                 Some(Value::Tuple(t)) => (t.to_vec(), false),
                 Some(other) => {
-                    return Err(PyErr::new(
-                        ExcType::TypeError,
-                        format!(
-                            "{}.__match_args__ must be a tuple (got {})",
-                            class.name,
-                            other.type_name()
-                        ),
-                    ))
+                    return Err(type_error(format!(
+                        "{}.__match_args__ must be a tuple (got {})",
+                        class.name,
+                        other.type_name()
+                    )))
                 }
                 None => (Vec::new(), matches_self(class)),
             };
             let allowed = if match_self { 1 } else { match_args.len() };
             if nargs > allowed {
-                return Err(PyErr::new(
-                    ExcType::TypeError,
-                    format!(
-                        "{}() accepts {allowed} positional sub-pattern{} ({nargs} given)",
-                        class.name,
-                        if allowed == 1 { "" } else { "s" }
-                    ),
-                ));
+                return Err(type_error(format!(
+                    "{}() accepts {allowed} positional sub-pattern{} ({nargs} given)",
+                    class.name,
+                    if allowed == 1 { "" } else { "s" }
+                )));
             }
             if match_self {
                 attrs.push(v.clone());
             } else {
                 for name in &match_args[..nargs] {
                     let Value::Str(name) = name else {
-                        return Err(PyErr::new(
-                            ExcType::TypeError,
-                            format!(
-                                "__match_args__ elements must be strings (got {})",
-                                name.type_name()
-                            ),
-                        ));
+                        return Err(type_error(format!(
+                            "__match_args__ elements must be strings (got {})",
+                            name.type_name()
+                        )));
                     };
                     match self.match_class_attr(v, &class.name, name, &mut seen)? {
                         Some(x) => attrs.push(x),
@@ -355,10 +341,9 @@ impl Interp {
         seen: &mut Vec<Rc<str>>,
     ) -> PyResult<Option<Value>> {
         if seen.iter().any(|s| &**s == name) {
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                format!("{class}() got multiple sub-patterns for attribute '{name}'"),
-            ));
+            return Err(type_error(format!(
+                "{class}() got multiple sub-patterns for attribute '{name}'"
+            )));
         }
         seen.push(Rc::from(name));
         match self.get_attribute(v, name) {

@@ -2,6 +2,7 @@
 //! recurse with a cycle guard: `[[...]]`).
 
 use super::Interp;
+use crate::object::types::type_error;
 use crate::value::format::{bytes_repr, float_repr, str_repr};
 use crate::value::{ClassKind, ExcType, PyErr, PyResult, Value};
 
@@ -245,10 +246,11 @@ impl Interp {
     fn call_str_method(&self, m: &Value, v: &Value, name: &str) -> PyResult<String> {
         match self.call_value(m, vec![v.clone()], Vec::new())? {
             Value::Str(s) => Ok(s.to_string()),
-            other => Err(PyErr::new(
-                ExcType::TypeError,
-                format!("{} returned non-string (type {})", name, other.type_name()),
-            )),
+            other => Err(type_error(format!(
+                "{} returned non-string (type {})",
+                name,
+                other.type_name()
+            ))),
         }
     }
 

@@ -9,6 +9,7 @@ use std::rc::Rc;
 use super::descr::{bind_class_attr, PropertyObj};
 use super::native;
 use super::types::slots;
+use crate::object::types::type_error;
 use crate::value::{Class, ClassKind, ExcType, Instance, PyErr, PyResult, Value, Vm};
 
 /// The attributes an exception keeps outside its `__dict__` in CPython.
@@ -297,13 +298,10 @@ pub fn generic_setattr(
         }
         "__dict__" if inst.class.hooks.get() & Class::HOOK_SLOTS == 0 => {
             let Value::Dict(d) = &value else {
-                return Err(PyErr::new(
-                    ExcType::TypeError,
-                    format!(
-                        "__dict__ must be set to a dictionary, not a '{}'",
-                        value.type_name()
-                    ),
-                ));
+                return Err(type_error(format!(
+                    "__dict__ must be set to a dictionary, not a '{}'",
+                    value.type_name()
+                )));
             };
             inst.replace_dict(d.clone());
             return Ok(());
@@ -383,13 +381,10 @@ pub fn class_name(vm: &dyn Vm, v: &Value) -> String {
 pub fn type_mro(this: &Value) -> PyResult<Vec<Value>> {
     match this {
         Value::Class(c) => Ok(c.mro().into_iter().map(Value::Class).collect()),
-        other => Err(PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "descriptor 'mro' for 'type' objects doesn't apply to a '{}' object",
-                other.type_name()
-            ),
-        )),
+        other => Err(type_error(format!(
+            "descriptor 'mro' for 'type' objects doesn't apply to a '{}' object",
+            other.type_name()
+        ))),
     }
 }
 

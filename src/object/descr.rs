@@ -6,6 +6,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use crate::object::types::{type_error, value_error};
 use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::value::{Class, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -260,12 +261,9 @@ impl NativeClass for PropertyObj {
 /// The receiver of `property`'s methods called directly, with CPython's
 /// message when it is not a property.
 fn this_property(v: &Value) -> PyResult<&PropertyObj> {
-    v.as_builtin().downcast::<PropertyObj>().ok_or_else(|| {
-        PyErr::new(
-            ExcType::TypeError,
-            "descriptor requires a 'property' object",
-        )
-    })
+    v.as_builtin()
+        .downcast::<PropertyObj>()
+        .ok_or_else(|| type_error("descriptor requires a 'property' object"))
 }
 
 /// `property.getter/setter/deleter(self, f)`: a copy with one accessor replaced.
@@ -523,18 +521,17 @@ pub fn builtin_super(
         return Err(PyErr::new(ExcType::RuntimeError, "super(): no arguments"));
     };
     let Value::Class(cls) = cls else {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            format!("super() argument 1 must be a type, not {}", cls.type_name()),
-        ));
+        return Err(type_error(format!(
+            "super() argument 1 must be a type, not {}",
+            cls.type_name()
+        )));
     };
     let ok = match obj {
         Value::Class(c) => c.is_subclass_of(cls),
         other => matches!(vm.type_of(other), Value::Class(t) if t.is_subclass_of(cls)),
     };
     if !ok {
-        return Err(PyErr::new(
-            ExcType::TypeError,
+        return Err(type_error(
             "super(type, obj): obj must be an instance or subtype of type",
         ));
     }
@@ -573,19 +570,15 @@ fn builtin_classmethod(function: Value) -> Value {
 #[native("BaseException.__new__(cls, *args)")]
 pub fn exception_new(cls: &Value, args: &[Value]) -> PyResult<Value> {
     let Value::Class(cls) = cls else {
-        return Err(PyErr::new(
-            ExcType::TypeError,
+        return Err(type_error(
             "BaseException.__new__(X): X is not a type object",
         ));
     };
     if cls.exception_type().is_none() {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "BaseException.__new__({}): {} is not a subtype of BaseException",
-                cls.name, cls.name
-            ),
-        ));
+        return Err(type_error(format!(
+            "BaseException.__new__({}): {} is not a subtype of BaseException",
+            cls.name, cls.name
+        )));
     }
     let inst = crate::value::Instance::new(cls.clone());
     inst.set_attr("args", Value::tuple(args.to_vec()));
@@ -596,10 +589,10 @@ pub fn exception_new(cls: &Value, args: &[Value]) -> PyResult<Value> {
 pub fn exception_init(vm: &dyn Vm, this: &Value, args: &[Value], kwargs: &Value) -> PyResult<()> {
     if let Value::Instance(i) = this {
         if matches!(kwargs, Value::Dict(d) if !d.borrow().is_empty()) {
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                format!("{}() takes no keyword arguments", i.class.name),
-            ));
+            return Err(type_error(format!(
+                "{}() takes no keyword arguments",
+                i.class.name
+            )));
         }
         if i.class.is_subclass_of(&ExcType::BaseExceptionGroup.class()) {
             check_exception_group(vm, &i.class, args)?;
@@ -626,55 +619,44 @@ pub fn exception_init(vm: &dyn Vm, this: &Value, args: &[Value], kwargs: &Value)
 /// `ExceptionGroup(message, exceptions)`: CPython's checks of the arguments.
 pub fn check_exception_group(vm: &dyn Vm, cls: &Rc<Class>, a: &[Value]) -> PyResult<()> {
     let [msg, excs] = a else {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "BaseExceptionGroup.__new__() takes exactly 2 arguments ({} given)",
-                a.len()
-            ),
-        ));
+        return Err(type_error(format!(
+            "BaseExceptionGroup.__new__() takes exactly 2 arguments ({} given)",
+            a.len()
+        )));
     };
     if !matches!(msg, Value::Str(_)) {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "BaseExceptionGroup.__new__() argument 1 must be str, not {}",
-                msg.type_name()
-            ),
-        ));
+        return Err(type_error(format!(
+            "BaseExceptionGroup.__new__() argument 1 must be str, not {}",
+            msg.type_name()
+        )));
     }
     let items = match excs {
         Value::List(_) | Value::Tuple(_) => vm.collect(excs)?,
         _ => {
-            return Err(PyErr::new(
-                ExcType::TypeError,
+            return Err(type_error(
                 "second argument (exceptions) must be a sequence",
             ))
         }
     };
     if items.is_empty() {
-        return Err(PyErr::new(
-            ExcType::ValueError,
+        return Err(value_error(
             "second argument (exceptions) must be a non-empty sequence",
         ));
     }
     let plain = cls.is_subclass_of(&ExcType::Exception.class());
     for (n, e) in items.iter().enumerate() {
         let Value::Instance(inst) = e else {
-            return Err(PyErr::new(
-                ExcType::ValueError,
-                format!("Item {n} of second argument (exceptions) is not an exception"),
-            ));
+            return Err(value_error(format!(
+                "Item {n} of second argument (exceptions) is not an exception"
+            )));
         };
         if inst.class.exception_type().is_none() {
-            return Err(PyErr::new(
-                ExcType::ValueError,
-                format!("Item {n} of second argument (exceptions) is not an exception"),
-            ));
+            return Err(value_error(format!(
+                "Item {n} of second argument (exceptions) is not an exception"
+            )));
         }
         if plain && !inst.class.is_subclass_of(&ExcType::Exception.class()) {
-            return Err(PyErr::new(
-                ExcType::TypeError,
+            return Err(type_error(
                 "Cannot nest BaseExceptions in an ExceptionGroup",
             ));
         }
@@ -689,8 +671,7 @@ pub fn check_exception_group(vm: &dyn Vm, cls: &Rc<Class>, a: &[Value]) -> PyRes
 pub fn object_init(_this: &Value, args: &[Value], kwargs: &Value) -> PyResult<()> {
     let extra = !args.is_empty() || matches!(kwargs, Value::Dict(d) if !d.borrow().is_empty());
     if extra {
-        return Err(PyErr::new(
-            ExcType::TypeError,
+        return Err(type_error(
             "object.__init__() takes exactly one argument (the instance to initialize)",
         ));
     }
@@ -707,20 +688,15 @@ pub fn is_object_init(v: &Value) -> bool {
 #[native("BaseException.add_note(self, note, /)")]
 pub fn exception_add_note(this: &Value, note: &Value) -> PyResult<()> {
     if !matches!(note, Value::Str(_)) {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            format!("note must be a str, not '{}'", note.type_name()),
-        ));
+        return Err(type_error(format!(
+            "note must be a str, not '{}'",
+            note.type_name()
+        )));
     }
     if let Value::Instance(i) = this {
         match i.get_attr("__notes__") {
             Some(Value::List(l)) => l.borrow_mut().push(note.clone()),
-            Some(_) => {
-                return Err(PyErr::new(
-                    ExcType::TypeError,
-                    "Cannot add note: __notes__ is not a list",
-                ))
-            }
+            Some(_) => return Err(type_error("Cannot add note: __notes__ is not a list")),
             None => i.set_attr("__notes__", Value::list(vec![note.clone()])),
         }
     }

@@ -11,9 +11,9 @@
 
 use std::rc::Rc;
 
+use crate::object::types::type_error;
 use crate::value::{
-    Args, Class, ExcType, NativeFn, NativeFunction, NativeObject, PyErr, PyResult, Signature,
-    Value, Vm,
+    Args, Class, NativeFn, NativeFunction, NativeObject, PyErr, PyResult, Signature, Value, Vm,
 };
 
 pub use dist_macros::native;
@@ -105,25 +105,19 @@ impl ArgCtx {
     pub fn must_be(&self, what: &str, got: &Value) -> PyErr {
         if self.param == "self" {
             if let Some(owner) = self.owner() {
-                return PyErr::new(
-                    ExcType::TypeError,
-                    format!(
-                        "descriptor '{}' for '{owner}' objects doesn't apply to a '{}' object",
-                        self.short(),
-                        got.type_name()
-                    ),
-                );
+                return type_error(format!(
+                    "descriptor '{}' for '{owner}' objects doesn't apply to a '{}' object",
+                    self.short(),
+                    got.type_name()
+                ));
             }
         }
-        PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "{}() argument '{}' must be {what}, not {}",
-                self.short(),
-                self.param,
-                got.type_name()
-            ),
-        )
+        type_error(format!(
+            "{}() argument '{}' must be {what}, not {}",
+            self.short(),
+            self.param,
+            got.type_name()
+        ))
     }
 }
 
@@ -157,13 +151,10 @@ impl<'a> FromArg<'a> for i64 {
             Value::Int(n) => Ok(*n),
             Value::Bool(b) => Ok(*b as i64),
             _ if cx.param == "self" => Err(cx.must_be("int", v)),
-            _ => Err(PyErr::new(
-                ExcType::TypeError,
-                format!(
-                    "'{}' object cannot be interpreted as an integer",
-                    v.type_name()
-                ),
-            )),
+            _ => Err(type_error(format!(
+                "'{}' object cannot be interpreted as an integer",
+                v.type_name()
+            ))),
         }
     }
 }
@@ -178,10 +169,10 @@ impl<'a> FromArg<'a> for f64 {
             _ if cx.param == "self" => Err(cx.must_be("float", v)),
             Value::Int(n) => Ok(*n as f64),
             Value::Bool(b) => Ok(*b as i64 as f64),
-            _ => Err(PyErr::new(
-                ExcType::TypeError,
-                format!("must be real number, not {}", v.type_name()),
-            )),
+            _ => Err(type_error(format!(
+                "must be real number, not {}",
+                v.type_name()
+            ))),
         }
     }
 }
@@ -365,15 +356,12 @@ impl<'a, T: NativeClass> FromArg<'a> for This<'a, T> {
 #[cold]
 fn wrong_native(cx: &ArgCtx, expected: &str, got: &Value) -> PyErr {
     if cx.param == "self" {
-        return PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "descriptor '{}' for '{}' objects doesn't apply to a '{}' object",
-                cx.short(),
-                cx.owner().unwrap_or(expected),
-                got.type_name()
-            ),
-        );
+        return type_error(format!(
+            "descriptor '{}' for '{}' objects doesn't apply to a '{}' object",
+            cx.short(),
+            cx.owner().unwrap_or(expected),
+            got.type_name()
+        ));
     }
     cx.must_be(expected, got)
 }

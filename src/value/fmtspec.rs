@@ -8,6 +8,7 @@ use super::error::{ExcType, PyErr, PyResult};
 use super::fmtfloat::float_body;
 use super::format::float_repr;
 use super::value::Value;
+use crate::object::types::{type_error, value_error};
 
 /// A parsed format spec: `[[fill]align][sign][z][#][0][width][grouping][.precision][type]`.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,11 +31,6 @@ pub struct FormatSpec {
     pub precision: Option<usize>,
     /// The presentation type.
     pub ty: Option<char>,
-}
-
-#[cold]
-fn value_error(msg: impl Into<String>) -> PyErr {
-    PyErr::new(ExcType::ValueError, msg)
 }
 
 /// Width and precision beyond this are refused (they would only allocate).
@@ -168,13 +164,10 @@ pub fn format_builtin(v: &Value, spec: &str) -> PyResult<String> {
         Value::Bool(b) => format_int(*b as i64, spec, "bool"),
         Value::Int(i) => format_int(*i, spec, "int"),
         Value::Float(x) => format_float(*x, spec),
-        other => Err(PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "unsupported format string passed to {}.__format__",
-                other.type_name()
-            ),
-        )),
+        other => Err(type_error(format!(
+            "unsupported format string passed to {}.__format__",
+            other.type_name()
+        ))),
     }
 }
 

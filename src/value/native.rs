@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use super::error::{ExcType, PyErr, PyResult};
 use super::value::Value;
+use crate::object::types::type_error;
 use crate::syntax::ast;
 use crate::syntax::ast::BinOp;
 use crate::syntax::ast::CmpOp;
@@ -233,10 +234,10 @@ pub trait NativeObject: AsAny {
         vm: &dyn Vm,
     ) -> PyResult<Value> {
         let _ = (this, args, kwargs, vm);
-        Err(PyErr::new(
-            ExcType::TypeError,
-            format!("'{}' object is not callable", self.type_name()),
-        ))
+        Err(type_error(format!(
+            "'{}' object is not callable",
+            self.type_name()
+        )))
     }
 
     /// `iter(obj)`: `Ok(None)` means not iterable.
@@ -249,10 +250,10 @@ pub trait NativeObject: AsAny {
     /// `Err` with `ExcType::TypeError` by default: not an iterator.
     fn next(&self, this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
         let _ = (this, vm);
-        Err(PyErr::new(
-            ExcType::TypeError,
-            format!("'{}' object is not an iterator", self.type_name()),
-        ))
+        Err(type_error(format!(
+            "'{}' object is not an iterator",
+            self.type_name()
+        )))
     }
 
     /// `len(obj)`.

@@ -5,11 +5,12 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use super::error::{ExcType, PyErr, PyResult};
+use super::error::{ExcType, PyResult};
 use super::layout::{Attrs, Layout};
 use super::native::Vm;
 use super::signature::{Args, Signature};
 use super::value::{Value, ValueType};
+use crate::object::types::type_error;
 use crate::syntax::ast::FunctionDef;
 use crate::syntax::SourceFile;
 
@@ -138,10 +139,7 @@ impl Class {
     ) -> PyResult<Rc<Class>> {
         for (i, b) in bases.iter().enumerate() {
             if bases[..i].iter().any(|o| Rc::ptr_eq(o, b)) {
-                return Err(PyErr::new(
-                    ExcType::TypeError,
-                    format!("duplicate base class {}", b.name),
-                ));
+                return Err(type_error(format!("duplicate base class {}", b.name)));
             }
         }
         let mro_tail = c3_merge(&bases)?;
@@ -287,13 +285,10 @@ fn c3_merge(bases: &[Rc<Class>]) -> PyResult<Vec<Rc<Class>>> {
                     names.push(&s[0].name);
                 }
             }
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                format!(
-                    "Cannot create a consistent method resolution\norder (MRO) for bases {}",
-                    names.join(", ")
-                ),
-            ));
+            return Err(type_error(format!(
+                "Cannot create a consistent method resolution\norder (MRO) for bases {}",
+                names.join(", ")
+            )));
         };
         for s in seqs.iter_mut() {
             if Rc::ptr_eq(&s[0], &head) {

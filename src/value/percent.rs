@@ -11,11 +11,7 @@ use super::format::ascii_escape;
 use super::native::Vm;
 use super::round::float_to_i64;
 use super::value::Value;
-
-#[cold]
-fn type_error(msg: impl Into<String>) -> PyErr {
-    PyErr::new(ExcType::TypeError, msg)
-}
+use crate::object::types::{type_error, value_error};
 
 /// The flags of one conversion.
 #[derive(Default)]
@@ -145,7 +141,7 @@ fn format_with(vm: &dyn Vm, fmt: &str, args: &Value, bytes: bool) -> PyResult<St
                 i += 1;
             }
             if depth > 0 {
-                return Err(PyErr::new(ExcType::ValueError, "incomplete format key"));
+                return Err(value_error("incomplete format key"));
             }
             let key: String = chars[start..i - 1].iter().collect();
             let key = if bytes {
@@ -191,19 +187,16 @@ fn format_with(vm: &dyn Vm, fmt: &str, args: &Value, bytes: bool) -> PyResult<St
             i += 1;
         }
         let Some(&ty) = chars.get(i) else {
-            return Err(PyErr::new(ExcType::ValueError, "incomplete format"));
+            return Err(value_error("incomplete format"));
         };
         i += 1;
         let known = "sradiuoxXeEfFgGc".contains(ty) || (bytes && ty == 'b');
         if !known {
-            return Err(PyErr::new(
-                ExcType::ValueError,
-                format!(
-                    "unsupported format character '{ty}' ({:#x}) at index {}",
-                    ty as u32,
-                    i - 1
-                ),
-            ));
+            return Err(value_error(format!(
+                "unsupported format character '{ty}' ({:#x}) at index {}",
+                ty as u32,
+                i - 1
+            )));
         }
         let arg = match keyed {
             Some(v) => v,
@@ -232,7 +225,7 @@ fn read_num(chars: &[char], i: &mut usize) -> PyResult<usize> {
             .checked_mul(10)
             .and_then(|n| n.checked_add(d as usize))
             .filter(|n| *n <= 1 << 30)
-            .ok_or_else(|| PyErr::new(ExcType::ValueError, "width too big"))?;
+            .ok_or_else(|| value_error("width too big"))?;
         *i += 1;
     }
     Ok(n)

@@ -4,6 +4,7 @@
 //! with `_Py_dg_dtoa`. Ints round half to even at negative `ndigits`.
 
 use super::error::{ExcType, PyErr, PyResult};
+use crate::object::types::value_error;
 
 /// CPython's bounds beyond which rounding is the identity / gives zero.
 const NDIGITS_MAX: i64 = 323;
@@ -12,10 +13,7 @@ const NDIGITS_MIN: i64 = -308;
 /// `round(x)` with no `ndigits`: the nearest int, ties to even.
 pub fn round_to_int(x: f64) -> PyResult<i64> {
     if x.is_nan() {
-        return Err(PyErr::new(
-            ExcType::ValueError,
-            "cannot convert float NaN to integer",
-        ));
+        return Err(value_error("cannot convert float NaN to integer"));
     }
     if x.is_infinite() {
         return Err(PyErr::new(
@@ -32,10 +30,7 @@ pub fn float_to_i64(x: f64) -> PyResult<i64> {
     if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&x) {
         Ok(x as i64)
     } else if x.is_nan() {
-        Err(PyErr::new(
-            ExcType::ValueError,
-            "cannot convert float NaN to integer",
-        ))
+        Err(value_error("cannot convert float NaN to integer"))
     } else if x.is_infinite() {
         Err(PyErr::new(
             ExcType::OverflowError,

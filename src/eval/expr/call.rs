@@ -8,11 +8,12 @@
 use std::rc::Rc;
 
 use super::leaf_int;
+use crate::object::types::type_error;
 
 use crate::eval::frame::Frame;
 use crate::eval::Interp;
 use crate::syntax::ast::*;
-use crate::value::{ExcType, PyErr, PyResult, Value};
+use crate::value::{PyResult, Value};
 
 impl Interp {
     pub(super) fn eval_call(
@@ -254,14 +255,11 @@ impl Interp {
                 ExprKind::Starred(inner) => {
                     let v = self.eval(f, inner)?;
                     if !self.is_iterable(&v) {
-                        return Err(PyErr::new(
-                            ExcType::TypeError,
-                            format!(
-                                "{}() argument after * must be an iterable, not {}",
-                                self.function_str(&callee),
-                                v.type_name()
-                            ),
-                        ));
+                        return Err(type_error(format!(
+                            "{}() argument after * must be an iterable, not {}",
+                            self.function_str(&callee),
+                            v.type_name()
+                        )));
                     }
                     pos.extend(self.collect_iterable(&v)?);
                 }
@@ -276,42 +274,33 @@ impl Interp {
                     // A name that an earlier `**mapping` gave (CPython checks
                     // while merging, whatever the order).
                     if kw.iter().any(|(n, _)| *n == name.name) {
-                        return Err(PyErr::new(
-                            ExcType::TypeError,
-                            format!(
-                                "{}() got multiple values for keyword argument '{}'",
-                                self.function_str(&callee),
-                                name.name
-                            ),
-                        ));
+                        return Err(type_error(format!(
+                            "{}() got multiple values for keyword argument '{}'",
+                            self.function_str(&callee),
+                            name.name
+                        )));
                     }
                     kw.push((name.name.clone(), v));
                 }
                 None => {
                     let m = self.eval(f, &k.value)?;
                     if !matches!(m, Value::Dict(_)) && self.get_attribute(&m, "keys").is_err() {
-                        return Err(PyErr::new(
-                            ExcType::TypeError,
-                            format!(
-                                "{}() argument after ** must be a mapping, not {}",
-                                self.function_str(&callee),
-                                m.type_name()
-                            ),
-                        ));
+                        return Err(type_error(format!(
+                            "{}() argument after ** must be a mapping, not {}",
+                            self.function_str(&callee),
+                            m.type_name()
+                        )));
                     }
                     for (key, v) in self.mapping_items(&m)? {
                         let Value::Str(s) = &key else {
-                            return Err(PyErr::new(ExcType::TypeError, "keywords must be strings"));
+                            return Err(type_error("keywords must be strings"));
                         };
                         if kw.iter().any(|(n, _)| **n == ***s) {
-                            return Err(PyErr::new(
-                                ExcType::TypeError,
-                                format!(
-                                    "{}() got multiple values for keyword argument '{}'",
-                                    self.function_str(&callee),
-                                    s
-                                ),
-                            ));
+                            return Err(type_error(format!(
+                                "{}() got multiple values for keyword argument '{}'",
+                                self.function_str(&callee),
+                                s
+                            )));
                         }
                         kw.push((Rc::from(s.as_str()), v));
                     }

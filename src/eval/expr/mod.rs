@@ -10,6 +10,7 @@ mod name;
 
 use std::rc::Rc;
 
+use crate::object::types::type_error;
 use crate::value::dict::KeySet;
 
 use super::frame::Frame;
@@ -314,10 +315,10 @@ impl Interp {
                 ExprKind::Starred(inner) => {
                     let v = self.eval(f, inner)?;
                     if sequence && !self.is_iterable(&v) {
-                        return Err(PyErr::new(
-                            ExcType::TypeError,
-                            format!("Value after * must be an iterable, not {}", v.type_name()),
-                        ));
+                        return Err(type_error(format!(
+                            "Value after * must be an iterable, not {}",
+                            v.type_name()
+                        )));
                     }
                     out.extend(self.collect_iterable(&v)?);
                 }
@@ -352,10 +353,7 @@ impl Interp {
             Value::Dict(d) => Ok(d.borrow().items()),
             _ => {
                 let keys_fn = self.get_attribute(m, "keys").map_err(|_| {
-                    PyErr::new(
-                        ExcType::TypeError,
-                        format!("'{}' object is not a mapping", m.type_name()),
-                    )
+                    type_error(format!("'{}' object is not a mapping", m.type_name()))
                 })?;
                 let keys = self.call_value(&keys_fn, Vec::new(), Vec::new())?;
                 let mut out = Vec::new();

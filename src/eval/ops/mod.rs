@@ -9,6 +9,7 @@ mod compare;
 mod protocols;
 
 use crate::object::types::subclass::base_value;
+use crate::object::types::type_error;
 use std::rc::Rc;
 
 use super::Interp;
@@ -324,10 +325,10 @@ impl Interp {
                 if let Some(m) = inst.class.lookup("__index__") {
                     let i = self.call_value(&m, vec![n.clone()], Vec::new())?;
                     if !matches!(i, Value::Int(_) | Value::Bool(_)) {
-                        return Err(PyErr::new(
-                            ExcType::TypeError,
-                            format!("__index__ returned non-int (type {})", i.type_name()),
-                        ));
+                        return Err(type_error(format!(
+                            "__index__ returned non-int (type {})",
+                            i.type_name()
+                        )));
                     }
                     return if seq_first {
                         self.binary_op(op, seq, &i)

@@ -3,8 +3,9 @@
 //! iteration) and `hash()`.
 
 use crate::eval::Interp;
+use crate::object::types::{type_error, value_error};
 use crate::value::dict::{dict_get, hash_with_vm, set_contains};
-use crate::value::{ExcType, PyErr, PyResult, Value};
+use crate::value::{PyErr, PyResult, Value};
 
 impl Interp {
     /// `bool(v)`.
@@ -25,13 +26,10 @@ impl Interp {
                     let r = self.call_value(&m, vec![v.clone()], Vec::new())?;
                     return match r {
                         Value::Bool(b) => Ok(b),
-                        other => Err(PyErr::new(
-                            ExcType::TypeError,
-                            format!(
-                                "__bool__ should return bool, returned {}",
-                                other.type_name()
-                            ),
-                        )),
+                        other => Err(type_error(format!(
+                            "__bool__ should return bool, returned {}",
+                            other.type_name()
+                        ))),
                     };
                 }
                 if inst.class.lookup("__len__").is_some() {
@@ -107,23 +105,17 @@ impl Interp {
             // A str (int) subclass's instance stands for its value.
             Value::Str(s) => match item.as_builtin() {
                 Value::Str(sub) => Ok(s.contains(sub.as_str())),
-                _ => Err(PyErr::new(
-                    ExcType::TypeError,
-                    format!(
-                        "'in <string>' requires string as left operand, not {}",
-                        item.type_name()
-                    ),
-                )),
+                _ => Err(type_error(format!(
+                    "'in <string>' requires string as left operand, not {}",
+                    item.type_name()
+                ))),
             },
             Value::Bytes(b) => match item.as_builtin() {
                 Value::Bytes(sub) => {
                     Ok(sub.is_empty() || b.windows(sub.len()).any(|w| w == &sub[..]))
                 }
                 Value::Int(i) => Ok(b.contains(&(*i as u8))),
-                _ => Err(PyErr::new(
-                    ExcType::TypeError,
-                    "a bytes-like object is required",
-                )),
+                _ => Err(type_error("a bytes-like object is required")),
             },
             Value::Dict(d) => Ok(dict_get(self, d, item)?.is_some()),
             Value::Set(s) => set_contains(self, s, item),
@@ -171,13 +163,10 @@ impl Interp {
     /// for a container that cannot be iterated either.
     fn contains_by_iteration(&self, container: &Value, item: &Value) -> PyResult<bool> {
         if !self.is_iterable(container) {
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                format!(
-                    "argument of type '{}' is not iterable",
-                    container.type_name()
-                ),
-            ));
+            return Err(type_error(format!(
+                "argument of type '{}' is not iterable",
+                container.type_name()
+            )));
         }
         let mut it = self.start_iter(container)?;
         while let Some(x) = self.step_iter(&mut it)? {
@@ -196,26 +185,17 @@ impl Interp {
 
 #[cold]
 fn no_len(v: &Value) -> PyErr {
-    PyErr::new(
-        ExcType::TypeError,
-        format!("object of type '{}' has no len()", v.type_name()),
-    )
+    type_error(format!("object of type '{}' has no len()", v.type_name()))
 }
 
 /// What `len()` makes of a `__len__` method's result.
 fn len_result(r: Value) -> PyResult<usize> {
     match r {
         Value::Int(i) if i >= 0 => Ok(i as usize),
-        Value::Int(_) => Err(PyErr::new(
-            ExcType::ValueError,
-            "__len__() should return >= 0",
-        )),
-        other => Err(PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "'{}' object cannot be interpreted as an integer",
-                other.type_name()
-            ),
-        )),
+        Value::Int(_) => Err(value_error("__len__() should return >= 0")),
+        other => Err(type_error(format!(
+            "'{}' object cannot be interpreted as an integer",
+            other.type_name()
+        ))),
     }
 }

@@ -4,6 +4,7 @@
 
 use crate::eval::frame::{ClassNs, Frame};
 use crate::eval::Interp;
+use crate::object::types::{type_error, value_error};
 use crate::syntax::ast::*;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
@@ -40,10 +41,10 @@ impl Interp {
             Value::List(l) => l.borrow().clone(),
             _ => {
                 if !self.is_iterable(&v) {
-                    return Err(PyErr::new(
-                        ExcType::TypeError,
-                        format!("cannot unpack non-iterable {} object", v.type_name()),
-                    ));
+                    return Err(type_error(format!(
+                        "cannot unpack non-iterable {} object",
+                        v.type_name()
+                    )));
                 }
                 self.collect(&v)?
             }
@@ -55,19 +56,16 @@ impl Interp {
             None => {
                 if items.len() != targets.len() {
                     return Err(if items.len() > targets.len() {
-                        PyErr::new(
-                            ExcType::ValueError,
-                            format!("too many values to unpack (expected {})", targets.len()),
-                        )
+                        value_error(format!(
+                            "too many values to unpack (expected {})",
+                            targets.len()
+                        ))
                     } else {
-                        PyErr::new(
-                            ExcType::ValueError,
-                            format!(
-                                "not enough values to unpack (expected {}, got {})",
-                                targets.len(),
-                                items.len()
-                            ),
-                        )
+                        value_error(format!(
+                            "not enough values to unpack (expected {}, got {})",
+                            targets.len(),
+                            items.len()
+                        ))
                     });
                 }
                 for (t, item) in targets.iter().zip(items) {
@@ -77,14 +75,11 @@ impl Interp {
             Some(si) => {
                 let after = targets.len() - si - 1;
                 if items.len() < targets.len() - 1 {
-                    return Err(PyErr::new(
-                        ExcType::ValueError,
-                        format!(
-                            "not enough values to unpack (expected at least {}, got {})",
-                            targets.len() - 1,
-                            items.len()
-                        ),
-                    ));
+                    return Err(value_error(format!(
+                        "not enough values to unpack (expected at least {}, got {})",
+                        targets.len() - 1,
+                        items.len()
+                    )));
                 }
                 let mut items = items;
                 let tail = items.split_off(items.len() - after);

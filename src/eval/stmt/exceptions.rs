@@ -5,6 +5,7 @@
 
 use crate::eval::frame::Frame;
 use crate::eval::{Flow, Interp};
+use crate::object::types::type_error;
 use crate::syntax::ast::*;
 use crate::value::{ExcType, PyErr, PyResult, Value};
 
@@ -170,8 +171,7 @@ impl Interp {
         match cls {
             Value::Class(c) => {
                 if c.exception_type().is_none() {
-                    return Err(PyErr::new(
-                        ExcType::TypeError,
+                    return Err(type_error(
                         "catching classes that do not inherit from BaseException is not allowed",
                     ));
                 }
@@ -185,8 +185,7 @@ impl Interp {
                 }
                 Ok(false)
             }
-            _ => Err(PyErr::new(
-                ExcType::TypeError,
+            _ => Err(type_error(
                 "catching classes that do not inherit from BaseException is not allowed",
             )),
         }
@@ -224,8 +223,7 @@ impl Interp {
                 }
                 Value::Instance(ref i) if i.class.exception_type().is_some() => cv,
                 _ => {
-                    return Err(PyErr::new(
-                        ExcType::TypeError,
+                    return Err(type_error(
                         "exception causes must derive from BaseException",
                     ))
                 }
@@ -252,10 +250,7 @@ impl Interp {
                 Ok(PyErr::from_value(inst))
             }
             Value::Instance(i) if i.class.exception_type().is_some() => Ok(PyErr::from_value(v)),
-            _ => Err(PyErr::new(
-                ExcType::TypeError,
-                "exceptions must derive from BaseException",
-            )),
+            _ => Err(type_error("exceptions must derive from BaseException")),
         }
     }
 }

@@ -9,6 +9,7 @@ use std::rc::Rc;
 
 use super::frame::{ClassNs, Frame};
 use super::{Flow, Interp};
+use crate::object::types::type_error;
 use crate::syntax::ast::*;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
@@ -175,23 +176,17 @@ impl Interp {
             _ => None,
         };
         let Some(aiter) = method(&iterable, "__aiter__") else {
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                format!(
-                    "'async for' requires an object with __aiter__ method, got {}",
-                    type_name(&iterable)
-                ),
-            ));
+            return Err(type_error(format!(
+                "'async for' requires an object with __aiter__ method, got {}",
+                type_name(&iterable)
+            )));
         };
         let it = self.call_value(&aiter, vec![iterable.clone()], Vec::new())?;
         let Some(anext) = method(&it, "__anext__") else {
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                format!(
-                    "'async for' received an object from __aiter__ that does not implement __anext__: {}",
-                    type_name(&it)
-                ),
-            ));
+            return Err(type_error(format!(
+                "'async for' received an object from __aiter__ that does not implement __anext__: {}",
+                type_name(&it)
+            )));
         };
         loop {
             self.check_interrupt()?;
@@ -371,13 +366,10 @@ impl Interp {
                     match n.as_builtin() {
                         Value::Str(s) => names.push(s.to_string()),
                         _ => {
-                            return Err(PyErr::new(
-                                ExcType::TypeError,
-                                format!(
-                                    "Item in module.__all__ must be str, not {}",
-                                    n.type_name()
-                                ),
-                            ))
+                            return Err(type_error(format!(
+                                "Item in module.__all__ must be str, not {}",
+                                n.type_name()
+                            )))
                         }
                     }
                 }

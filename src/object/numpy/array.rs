@@ -10,6 +10,7 @@ use std::rc::Rc;
 use super::dtype::{scalar_spec, NpDType};
 use crate::object::tensor::convert::runtime_err;
 use crate::object::tensor::index::{index_items, Flavor};
+use crate::object::types::{type_error, value_error};
 use crate::object::{native, ClassSpec, NativeClass};
 use crate::runtime::ops::{self, promote_types, weak_scalar_type, ScalarKind};
 use crate::runtime::{
@@ -18,7 +19,7 @@ use crate::runtime::{
 use crate::syntax::ast;
 use crate::syntax::ast::BinOp;
 use crate::syntax::ast::CmpOp;
-use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+use crate::value::{NativeObject, PyResult, Value, Vm};
 
 /// A numpy array (or scalar, when `scalar` is set).
 pub struct NdArray {
@@ -101,7 +102,7 @@ pub fn py_scalar(s: Scalar) -> Value {
 
 fn rt<T>(r: crate::runtime::Result<T>) -> PyResult<T> {
     r.map_err(|e| match e.kind() {
-        crate::runtime::ErrorKind::InvalidArgument => PyErr::new(ExcType::ValueError, e.message()),
+        crate::runtime::ErrorKind::InvalidArgument => value_error(e.message()),
         _ => runtime_err(e),
     })
 }
@@ -250,7 +251,7 @@ fn scalar_tensor(v: &Value, d: DType) -> PyResult<Tensor> {
         Value::Bool(b) => Scalar::Bool(*b),
         Value::Int(i) => Scalar::Int(*i),
         Value::Float(f) => Scalar::Float(*f),
-        _ => return Err(PyErr::new(ExcType::TypeError, "expected a Python number")),
+        _ => return Err(type_error("expected a Python number")),
     };
     rt(Tensor::fill(&[], &s, d, Device::CPU0))
 }
@@ -332,14 +333,14 @@ impl NativeObject for NdArray {
     fn len(&self, _vm: &dyn Vm) -> PyResult<Option<usize>> {
         match self.t.borrow().dims().first() {
             Some(&n) => Ok(Some(n)),
-            None => Err(PyErr::new(ExcType::TypeError, "len() of unsized object")),
+            None => Err(type_error("len() of unsized object")),
         }
     }
 
     fn iter(&self, _this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
         let t = self.tensor();
         if t.rank() == 0 {
-            return Err(PyErr::new(ExcType::TypeError, "iteration over a 0-d array"));
+            return Err(type_error("iteration over a 0-d array"));
         }
         let parts = rt(ops::unstack(&t, 0))?;
         vm.iter(&Value::list(parts.into_iter().map(wrap).collect()))
@@ -370,8 +371,7 @@ impl NativeObject for NdArray {
         match t.numel() {
             1 => Ok(Some(t.get(0).is_some_and(|s| s.as_f64() != 0.0 || matches!(s, Scalar::Bytes(ref b) if !b.is_empty())))),
             0 => Ok(Some(false)),
-            _ => Err(PyErr::new(
-                ExcType::ValueError,
+            _ => Err(value_error(
                 "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()",
             )),
         }
@@ -441,8 +441,7 @@ impl NativeObject for NdArray {
     fn to_number(&self, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         let t = self.t.borrow();
         if t.rank() != 0 {
-            return Err(PyErr::new(
-                ExcType::TypeError,
+            return Err(type_error(
                 "only 0-dimensional arrays can be converted to Python scalars",
             ));
         }
@@ -468,8 +467,7 @@ pub fn format_np(vm: &dyn Vm, v: &Value, spec: &str) -> PyResult<String> {
     if spec.is_empty() {
         return Ok(format::numpy_str(&t));
     }
-    Err(PyErr::new(
-        ExcType::TypeError,
+    Err(type_error(
         "unsupported format string passed to numpy.ndarray.__format__",
     ))
 }

@@ -5,6 +5,7 @@
 use std::rc::Rc;
 
 use super::array::ndarray_members;
+use crate::object::types::type_error;
 use crate::object::{native, ClassSpec};
 use crate::runtime::DType;
 use crate::value::{Class, NativeObject, PyResult, Value, Vm};
@@ -79,13 +80,10 @@ pub fn np_dtype_arg(vm: &dyn Vm, v: &Value) -> PyResult<DType> {
 
 #[cold]
 fn not_understood(vm: &dyn Vm, v: &Value) -> crate::value::PyErr {
-    crate::value::PyErr::new(
-        crate::value::ExcType::TypeError,
-        format!(
-            "data type {} not understood",
-            vm.repr(v).unwrap_or_default()
-        ),
-    )
+    type_error(format!(
+        "data type {} not understood",
+        vm.repr(v).unwrap_or_default()
+    ))
 }
 
 /// The class of numpy dtype objects.

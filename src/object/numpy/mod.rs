@@ -10,8 +10,9 @@ pub use array::NdArray;
 pub use dtype::{scalar_class, NpDType};
 
 use crate::object::tensor::convert::{literal_of, runtime_err};
+use crate::object::types::{type_error, value_error};
 use crate::runtime::{ops, tensor_from_literal, DType, Device, InferMode, Tensor};
-use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{PyErr, PyResult, Value, Vm};
 use array::wrap;
 use dtype::np_dtype_arg;
 
@@ -63,13 +64,10 @@ pub fn to_np_tensor(vm: &dyn Vm, v: &Value, dtype: Option<DType>) -> PyResult<Te
 
 #[cold]
 pub fn unsupported(_vm: &dyn Vm, v: &Value) -> PyErr {
-    PyErr::new(
-        ExcType::TypeError,
-        format!(
-            "float() argument must be a string or a real number, not '{}'",
-            v.type_name()
-        ),
-    )
+    type_error(format!(
+        "float() argument must be a string or a real number, not '{}'",
+        v.type_name()
+    ))
 }
 
 /// The common dtype of `ts` and each of them cast to it.
@@ -92,7 +90,7 @@ pub fn stack_promoted(ts: &[Tensor], axis: i64) -> PyResult<Tensor> {
 
 pub fn np_err(e: crate::runtime::Error) -> PyErr {
     match e.kind() {
-        crate::runtime::ErrorKind::InvalidArgument => PyErr::new(ExcType::ValueError, e.message()),
+        crate::runtime::ErrorKind::InvalidArgument => value_error(e.message()),
         _ => runtime_err(e),
     }
 }

@@ -3,6 +3,7 @@
 //! lists must be rectangular), and runtime errors → Python exceptions. Also
 //! the argument converters every `tf` native shares: dtypes, axes, int lists.
 
+use crate::object::types::{type_error, value_error};
 use crate::object::{ArgCtx, FromArg};
 use crate::runtime::{
     self, tensor_from_literal, DType, Device, InferMode, Literal, Scalar, Tensor,
@@ -56,13 +57,10 @@ fn class_text(vm: &dyn Vm, v: &Value) -> String {
 #[cold]
 fn unsupported(vm: &dyn Vm, v: &Value) -> PyErr {
     let shown = vm.repr(v).unwrap_or_else(|_| v.type_name());
-    PyErr::new(
-        ExcType::ValueError,
-        format!(
-            "Attempt to convert a value ({shown}) with an unsupported type ({}) to a Tensor.",
-            class_text(vm, v)
-        ),
-    )
+    value_error(format!(
+        "Attempt to convert a value ({shown}) with an unsupported type ({}) to a Tensor.",
+        class_text(vm, v)
+    ))
 }
 
 /// True for numpy arrays and scalars, which convert with a cast when a dtype is asked for.
@@ -88,15 +86,12 @@ pub fn to_tensor_on(
     if let Value::Tensor(t) = v {
         if let Some(d) = dtype {
             if d != t.dtype() {
-                return Err(PyErr::new(
-                    ExcType::ValueError,
-                    format!(
-                        "Tensor conversion requested dtype {} for Tensor with dtype {}: {}",
-                        d.name(),
-                        t.dtype().name(),
-                        runtime::format::tf_repr(t)
-                    ),
-                ));
+                return Err(value_error(format!(
+                    "Tensor conversion requested dtype {} for Tensor with dtype {}: {}",
+                    d.name(),
+                    t.dtype().name(),
+                    runtime::format::tf_repr(t)
+                )));
             }
         }
         return Ok(t.clone());
@@ -106,15 +101,12 @@ pub fn to_tensor_on(
             if let Some(d) = dtype {
                 if d != t.dtype() && n.is_variable() {
                     // ResourceVariable._dense_var_to_tensor
-                    return Err(PyErr::new(
-                        ExcType::ValueError,
-                        format!(
-                            "Incompatible type conversion requested to type {} for `tf.Variable of type {}. (Variable: {})",
-                            d.name(),
-                            t.dtype().name(),
-                            vm.repr(v)?
-                        ),
-                    ));
+                    return Err(value_error(format!(
+                        "Incompatible type conversion requested to type {} for `tf.Variable of type {}. (Variable: {})",
+                        d.name(),
+                        t.dtype().name(),
+                        vm.repr(v)?
+                    )));
                 }
             }
             let t = match device {
@@ -301,13 +293,10 @@ fn scalar_constant(key: ScalarKey, dtype: DType, device: Device) -> PyResult<Ten
 /// TensorFlow's enum number.
 pub fn dtype_arg(vm: &dyn Vm, v: &Value) -> PyResult<DType> {
     let bad = || {
-        PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "Cannot convert the argument `type_value`: {} to a TensorFlow DType.",
-                vm.repr(v).unwrap_or_default()
-            ),
-        )
+        type_error(format!(
+            "Cannot convert the argument `type_value`: {} to a TensorFlow DType.",
+            vm.repr(v).unwrap_or_default()
+        ))
     };
     match v {
         Value::Native(n) => {
@@ -369,14 +358,11 @@ pub fn int_list(vm: &dyn Vm, v: &Value) -> PyResult<Vec<i64>> {
             Value::None => Ok(-1),
             other => match int_scalar(vm, other)? {
                 Some(i) => Ok(i),
-                None => Err(PyErr::new(
-                    ExcType::TypeError,
-                    format!(
-                        "Expected int32, but got {} of type '{}'.",
-                        vm.repr(other)?,
-                        other.type_name()
-                    ),
-                )),
+                None => Err(type_error(format!(
+                    "Expected int32, but got {} of type '{}'.",
+                    vm.repr(other)?,
+                    other.type_name()
+                ))),
             },
         }
     };
@@ -405,10 +391,10 @@ pub fn int_list(vm: &dyn Vm, v: &Value) -> PyResult<Vec<i64>> {
 /// The elements of an integer tensor as `i64`s (TypeError otherwise).
 pub fn tensor_ints(t: &Tensor) -> PyResult<Vec<i64>> {
     if !t.dtype().is_integer() {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            format!("Value passed to parameter 'shape' has DataType {} not in list of allowed values: int32, int64", t.dtype().name()),
-        ));
+        return Err(type_error(format!(
+            "Value passed to parameter 'shape' has DataType {} not in list of allowed values: int32, int64",
+            t.dtype().name()
+        )));
     }
     Ok(t.to_scalars()
         .into_iter()
@@ -451,10 +437,10 @@ pub fn axes_arg(vm: &dyn Vm, v: &Value) -> PyResult<Option<Vec<i64>>> {
 pub fn axis_arg(vm: &dyn Vm, v: &Value) -> PyResult<i64> {
     match int_scalar(vm, v)? {
         Some(i) => Ok(i),
-        None => Err(PyErr::new(
-            ExcType::TypeError,
-            format!("Expected int32 for argument 'axis' not {}.", vm.repr(v)?),
-        )),
+        None => Err(type_error(format!(
+            "Expected int32 for argument 'axis' not {}.",
+            vm.repr(v)?
+        ))),
     }
 }
 

@@ -8,6 +8,7 @@ use std::rc::Rc;
 
 use crate::object::tensor::convert::{operand, placed, runtime_err};
 use crate::object::tensor::index::{index_items, Flavor};
+use crate::object::types::{type_error, value_error};
 use crate::runtime::ops;
 use crate::runtime::{BinaryOp, DType, Scalar, Semantics, Tensor, UnaryOp};
 use crate::syntax::ast;
@@ -31,7 +32,7 @@ pub fn tensor_class() -> Rc<Class> {
 fn tensor_of(v: &Value) -> PyResult<&Tensor> {
     match v {
         Value::Tensor(t) => Ok(t),
-        _ => Err(PyErr::new(ExcType::TypeError, "expected a tensor")),
+        _ => Err(type_error("expected a tensor")),
     }
 }
 
@@ -161,10 +162,9 @@ pub fn tensor_unary(vm: &dyn Vm, op: ast::UnaryOp, t: &Value) -> PyResult<Option
                 ast::UnaryOp::Invert => "~",
                 _ => "-",
             };
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                format!("bad operand type for unary {name}: '{EAGER_NAME}'"),
-            ));
+            return Err(type_error(format!(
+                "bad operand type for unary {name}: '{EAGER_NAME}'"
+            )));
         }
     };
     placed(vm, r).map(|v| Some(Value::Tensor(v)))
@@ -216,8 +216,7 @@ pub fn tensor_truthy(_vm: &dyn Vm, t: &Value) -> PyResult<bool> {
             Scalar::Float(f) => f != 0.0,
             Scalar::Bytes(b) => !b.is_empty(),
         })),
-        _ => Err(PyErr::new(
-            ExcType::ValueError,
+        _ => Err(value_error(
             "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()",
         )),
     }
@@ -229,7 +228,7 @@ pub fn tensor_len(_vm: &dyn Vm, t: &Value) -> PyResult<usize> {
     x.dims()
         .first()
         .copied()
-        .ok_or_else(|| PyErr::new(ExcType::TypeError, "Scalar tensor has no `len()`"))
+        .ok_or_else(|| type_error("Scalar tensor has no `len()`"))
 }
 
 /// `t[key]`.
@@ -258,8 +257,7 @@ pub fn tensor_format(vm: &dyn Vm, t: &Value, spec: &str) -> PyResult<String> {
         return Ok(crate::runtime::format::numpy_str(x));
     }
     if x.rank() != 0 {
-        return Err(PyErr::new(
-            ExcType::TypeError,
+        return Err(type_error(
             "unsupported format string passed to numpy.ndarray.__format__",
         ));
     }
@@ -271,10 +269,7 @@ pub fn tensor_format(vm: &dyn Vm, t: &Value, spec: &str) -> PyResult<String> {
 pub fn tensor_iter(vm: &dyn Vm, t: &Value) -> PyResult<Value> {
     let x = tensor_of(t)?;
     if x.rank() == 0 {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            "Cannot iterate over a scalar tensor.",
-        ));
+        return Err(type_error("Cannot iterate over a scalar tensor."));
     }
     let parts = ops::unstack(x, 0).map_err(runtime_err)?;
     vm.iter(&Value::list(parts.into_iter().map(Value::Tensor).collect()))
@@ -298,8 +293,7 @@ pub fn tensor_to_number(_vm: &dyn Vm, t: &Value, index: bool) -> PyResult<Option
         return Ok(None);
     }
     if x.rank() != 0 {
-        return Err(PyErr::new(
-            ExcType::TypeError,
+        return Err(type_error(
             "only 0-dimensional arrays can be converted to Python scalars",
         ));
     }

@@ -2,6 +2,7 @@
 //! shared by tensors and numpy arrays.
 
 use crate::object::types::SliceObj;
+use crate::object::types::{type_error, value_error};
 use crate::runtime::ops::IndexItem;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
@@ -17,13 +18,10 @@ pub enum Flavor {
 #[cold]
 fn bad_index(vm: &dyn Vm, key: &Value, flavor: Flavor) -> PyErr {
     match flavor {
-        Flavor::Tf => PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar tf.int32/tf.int64 tensors are valid indices, got {}",
-                vm.repr(key).unwrap_or_default()
-            ),
-        ),
+        Flavor::Tf => type_error(format!(
+            "Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar tf.int32/tf.int64 tensors are valid indices, got {}",
+            vm.repr(key).unwrap_or_default()
+        )),
         Flavor::Numpy => PyErr::new(
             ExcType::IndexError,
             "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean arrays are valid indices",
@@ -38,10 +36,9 @@ fn slice_part(vm: &dyn Vm, v: &Value, key: &Value, flavor: Flavor) -> PyResult<O
             Some(i) => Ok(Some(i)),
             None => Err(match flavor {
                 Flavor::Tf => bad_index(vm, key, flavor),
-                Flavor::Numpy => PyErr::new(
-                    ExcType::TypeError,
-                    "slice indices must be integers or None or have an __index__ method",
-                ),
+                Flavor::Numpy => {
+                    type_error("slice indices must be integers or None or have an __index__ method")
+                }
             }),
         },
     }
@@ -56,7 +53,7 @@ fn item(vm: &dyn Vm, v: &Value, flavor: Flavor) -> PyResult<IndexItem> {
             if let Some(s) = n.as_any().downcast_ref::<SliceObj>() {
                 let step = slice_part(vm, &s.step, v, flavor)?;
                 if step == Some(0) {
-                    return Err(PyErr::new(ExcType::ValueError, "slice step cannot be zero"));
+                    return Err(value_error("slice step cannot be zero"));
                 }
                 return Ok(IndexItem::Slice {
                     start: slice_part(vm, &s.start, v, flavor)?,

@@ -3,6 +3,7 @@
 //! lists and tuples follow TensorFlow.
 
 use crate::object::types::slice_indices;
+use crate::object::types::{type_error, value_error};
 use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::syntax::ast::CmpOp;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
@@ -99,12 +100,13 @@ fn shape_new(vm: &dyn Vm, dims: &Value) -> PyResult<Value> {
             Value::None => None,
             other => match crate::object::tensor::convert::int_scalar(vm, other)? {
                 Some(i) if i >= 0 => Some(i as usize),
-                Some(i) => return Err(PyErr::new(ExcType::ValueError, format!("Dimension {i} must be >= 0"))),
+                Some(i) => return Err(value_error(format!("Dimension {i} must be >= 0"))),
                 None => {
-                    return Err(PyErr::new(
-                        ExcType::TypeError,
-                        format!("Dimension value must be integer or None or have an __index__ method, got value '{}' with type '{}'", vm.repr(other)?, other.type_name()),
-                    ))
+                    return Err(type_error(format!(
+                        "Dimension value must be integer or None or have an __index__ method, got value '{}' with type '{}'",
+                        vm.repr(other)?,
+                        other.type_name()
+                    )))
                 }
             },
         });
@@ -183,13 +185,10 @@ impl NativeObject for TensorShapeObj {
             }
         }
         let Some(i) = crate::object::tensor::convert::int_scalar(vm, key)? else {
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                format!(
-                    "list indices must be integers or slices, not {}",
-                    key.type_name()
-                ),
-            ));
+            return Err(type_error(format!(
+                "list indices must be integers or slices, not {}",
+                key.type_name()
+            )));
         };
         let n = self.dims.len() as i64;
         let j = if i < 0 { i + n } else { i };

@@ -8,6 +8,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::type_error;
+use crate::object::types::value_error;
 use crate::object::{native, ClassSpec, Member};
 use crate::value::dict::SetObj;
 use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
@@ -329,10 +330,7 @@ fn zip_mismatch(i: usize, what: &str) -> PyErr {
     } else {
         format!("arguments 1-{i}")
     };
-    PyErr::new(
-        ExcType::ValueError,
-        format!("zip() argument {} is {what} than {which}", i + 1),
-    )
+    value_error(format!("zip() argument {} is {what} than {which}", i + 1))
 }
 
 /// Pairs each item with a count: `list(enumerate('ab', 1)) == [(1, 'a'), (2, 'b')]`.

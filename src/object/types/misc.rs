@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use super::{builtin_class, type_error};
 use crate::object::spec::add_member;
+use crate::object::types::value_error;
 use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::value::{Class, ExcType, Instance, NativeObject, PyErr, PyResult, Value, ValueType, Vm};
 
@@ -519,6 +520,6 @@ impl NativeClass for CellObj {
 fn cell_contents(this: &CellObj) -> PyResult<Value> {
     match &*this.0.borrow() {
         Some(v) => Ok(v.clone()),
-        None => Err(PyErr::new(ExcType::ValueError, "Cell is empty")),
+        None => Err(value_error("Cell is empty")),
     }
 }

@@ -196,13 +196,10 @@ pub fn alloc_vec<T>(count: usize) -> PyResult<Vec<T>> {
 /// (`descriptor 'upper' for 'str' objects doesn't apply to a 'int' object`).
 #[cold]
 pub fn descriptor_error(method: &str, owner: &str, got: &Value) -> PyErr {
-    PyErr::new(
-        ExcType::TypeError,
-        format!(
-            "descriptor '{method}' for '{owner}' objects doesn't apply to a '{}' object",
-            got.type_name()
-        ),
-    )
+    type_error(format!(
+        "descriptor '{method}' for '{owner}' objects doesn't apply to a '{}' object",
+        got.type_name()
+    ))
 }
 
 /// A TypeError with a message.

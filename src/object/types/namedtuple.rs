@@ -15,6 +15,7 @@ use std::rc::{Rc, Weak};
 
 use super::{builtin_class, value_error};
 use crate::object::descr::ClassMethodObj;
+use crate::object::types::type_error;
 use crate::object::{native, Kwargs};
 use crate::syntax::ast::BinOp;
 use crate::syntax::ast::CmpOp;
@@ -70,10 +71,10 @@ pub fn namedtuple(
     let name: Rc<str> = match typename.as_builtin() {
         Value::Str(s) => Rc::from(s.as_str()),
         _ => {
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                format!("typename must be a string, not {}", typename.type_name()),
-            ))
+            return Err(type_error(format!(
+                "typename must be a string, not {}",
+                typename.type_name()
+            )))
         }
     };
     let names: Vec<Rc<str>> = match field_names.as_builtin() {
@@ -126,10 +127,7 @@ pub fn namedtuple(
         other => vm.collect(other)?,
     };
     if defaults.len() > names.len() {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            "Got more default values than field names",
-        ));
+        return Err(type_error("Got more default values than field names"));
     }
     let module: Rc<str> = match module {
         Value::None => Rc::from("__main__"),
@@ -250,14 +248,11 @@ impl NamedTupleType {
     /// An instance of this type (`ty`) with `values`.
     fn make(&self, ty: &Value, values: Vec<Value>) -> PyResult<Value> {
         if values.len() != self.fields.len() {
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                format!(
-                    "Expected {} arguments, got {}",
-                    self.fields.len(),
-                    values.len()
-                ),
-            ));
+            return Err(type_error(format!(
+                "Expected {} arguments, got {}",
+                self.fields.len(),
+                values.len()
+            )));
         }
         let Some(class) = self.class.borrow().upgrade() else {
             return Err(PyErr::new(
@@ -355,10 +350,10 @@ impl NamedTuple {
         match self.call_script(this, name, &[], vm)? {
             None => Ok(None),
             Some(Value::Str(s)) => Ok(Some(s.to_string())),
-            Some(other) => Err(PyErr::new(
-                ExcType::TypeError,
-                format!("{name} returned non-string (type {})", other.type_name()),
-            )),
+            Some(other) => Err(type_error(format!(
+                "{name} returned non-string (type {})",
+                other.type_name()
+            ))),
         }
     }
 }
@@ -526,7 +521,7 @@ impl NativeObject for NamedTuple {
 
 fn this_tuple(v: &Value) -> PyResult<&NamedTuple> {
     v.downcast::<NamedTuple>()
-        .ok_or_else(|| PyErr::new(ExcType::TypeError, "expected a named tuple"))
+        .ok_or_else(|| type_error("expected a named tuple"))
 }
 
 /// A new dict which maps field names to their values.
@@ -594,10 +589,7 @@ fn replace(vm: &dyn Vm, this: &Value, kwds: Kwargs) -> PyResult<Value> {
 #[native("__new__(_cls, /, *args, **kwargs)")]
 fn tuple_new(cls: &Value, args: &[Value], kwargs: Kwargs) -> PyResult<Value> {
     let Some(t) = cls.downcast::<NamedTupleType>() else {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            "__new__() needs a named tuple type",
-        ));
+        return Err(type_error("__new__() needs a named tuple type"));
     };
     let mut all = vec![cls.clone()];
     all.extend_from_slice(args);
@@ -622,10 +614,7 @@ fn make_from(vm: &dyn Vm, cls: &Value, iterable: &Value) -> PyResult<Value> {
         return vm.call(ty, vm.collect(iterable)?, Vec::new());
     }
     let Some(t) = ty.downcast::<NamedTupleType>() else {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            "_make() needs a named tuple type",
-        ));
+        return Err(type_error("_make() needs a named tuple type"));
     };
     t.make(ty, vm.collect(iterable)?)
 }

@@ -7,6 +7,7 @@ use std::cmp::Ordering;
 
 use super::int_overflow;
 use super::ops::binop_error;
+use crate::object::types::value_error;
 use crate::syntax::ast::BinOp;
 use crate::value::{ExcType, PyErr, PyResult, Value};
 
@@ -180,7 +181,7 @@ fn int_binop(op: BinOp, a: i64, b: i64, bools: bool) -> PyResult<Value> {
         BinOp::Pow => return int_pow(a, b),
         BinOp::LShift => {
             if b < 0 {
-                return Err(PyErr::new(ExcType::ValueError, "negative shift count"));
+                return Err(value_error("negative shift count"));
             }
             if a == 0 {
                 0
@@ -192,7 +193,7 @@ fn int_binop(op: BinOp, a: i64, b: i64, bools: bool) -> PyResult<Value> {
         }
         BinOp::RShift => {
             if b < 0 {
-                return Err(PyErr::new(ExcType::ValueError, "negative shift count"));
+                return Err(value_error("negative shift count"));
             }
             a >> b.min(63)
         }
@@ -244,8 +245,7 @@ pub fn float_pow(a: f64, b: f64) -> PyResult<f64> {
         ));
     }
     if a < 0.0 && a.is_finite() && b.is_finite() && b.fract() != 0.0 {
-        return Err(PyErr::new(
-            ExcType::ValueError,
+        return Err(value_error(
             "negative number cannot be raised to a fractional power",
         ));
     }
@@ -283,21 +283,14 @@ pub fn int_pow(a: i64, b: i64) -> PyResult<Value> {
 /// `pow(a, b, m)` on ints (negative `b` uses the modular inverse).
 pub fn int_pow_mod(a: i64, b: i64, m: i64) -> PyResult<i64> {
     if m == 0 {
-        return Err(PyErr::new(
-            ExcType::ValueError,
-            "pow() 3rd argument cannot be 0",
-        ));
+        return Err(value_error("pow() 3rd argument cannot be 0"));
     }
     let mm = (m as i128).abs();
     let mut base = (a as i128).rem_euclid(mm);
     let mut e = b;
     if e < 0 {
-        base = mod_inverse(base, mm).ok_or_else(|| {
-            PyErr::new(
-                ExcType::ValueError,
-                "base is not invertible for the given modulus",
-            )
-        })?;
+        base = mod_inverse(base, mm)
+            .ok_or_else(|| value_error("base is not invertible for the given modulus"))?;
         e = e.checked_neg().ok_or_else(int_overflow)?;
     }
     let mut result: i128 = 1 % mm;

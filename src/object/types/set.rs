@@ -8,6 +8,7 @@ use std::rc::Rc;
 use indexmap::IndexSet;
 
 use crate::object::spec::add_member;
+use crate::object::types::type_error;
 use crate::object::{native, Member, NativeDef};
 use crate::syntax::ast::{Expr, ExprKind};
 use crate::value::dict::{
@@ -308,10 +309,9 @@ pub fn set_from(vm: &dyn Vm, v: &Value, frozen: bool) -> PyResult<SetObj> {
 /// A set's receiver that must be mutable: CPython's message for a frozenset.
 fn unfrozen<'a>(s: &'a Rc<SetObj>, name: &str) -> PyResult<&'a Rc<SetObj>> {
     if s.frozen {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            format!("descriptor '{name}' for 'set' objects doesn't apply to a 'frozenset' object"),
-        ));
+        return Err(type_error(format!(
+            "descriptor '{name}' for 'set' objects doesn't apply to a 'frozenset' object"
+        )));
     }
     Ok(s)
 }

@@ -7,6 +7,7 @@
 use super::{handles, operand};
 use crate::object::descr::not_implemented;
 use crate::object::native;
+use crate::object::types::{type_error, value_error};
 use crate::syntax::ast::BinOp;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
@@ -19,13 +20,10 @@ fn arith(vm: &dyn Vm, op: BinOp, x: &Value, y: &Value, reflected: bool) -> PyRes
     );
     if sequence && op == BinOp::Mult && !handles(op, x, y) {
         // The repeat slot takes any index and says so.
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "'{}' object cannot be interpreted as an integer",
-                y.type_name()
-            ),
-        ));
+        return Err(type_error(format!(
+            "'{}' object cannot be interpreted as an integer",
+            y.type_name()
+        )));
     }
     if !handles(op, x, y) {
         return Ok(not_implemented());
@@ -196,16 +194,12 @@ pub(super) fn getformat(_this: &Value, typestr: &Value) -> PyResult<Value> {
         Value::Str(s) if matches!(s.as_str(), "double" | "float") => {
             Ok(Value::str("IEEE, little-endian"))
         }
-        Value::Str(_) => Err(PyErr::new(
-            ExcType::ValueError,
+        Value::Str(_) => Err(value_error(
             "__getformat__() argument 1 must be 'double' or 'float'",
         )),
-        other => Err(PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "__getformat__() argument must be str, not {}",
-                other.type_name()
-            ),
-        )),
+        other => Err(type_error(format!(
+            "__getformat__() argument must be str, not {}",
+            other.type_name()
+        ))),
     }
 }

@@ -7,6 +7,7 @@
 
 use super::{builtin_compared, comparable, operand};
 use crate::object::descr::not_implemented;
+use crate::object::types::type_error;
 use crate::object::{native, Kwargs};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
@@ -38,22 +39,19 @@ pub(super) fn to_str(vm: &dyn Vm, this: &Value) -> PyResult<String> {
 pub(super) fn format(vm: &dyn Vm, this: &Value, format_spec: &Value) -> PyResult<String> {
     let x = this;
     let Value::Str(spec) = format_spec else {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            format!("format_spec must be a str, not {}", format_spec.type_name()),
-        ));
+        return Err(type_error(format!(
+            "format_spec must be a str, not {}",
+            format_spec.type_name()
+        )));
     };
     if builtin_compared(x) || x.is_none() {
         return vm.format(x, spec);
     }
     if !spec.is_empty() {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "unsupported format string passed to {}.__format__",
-                x.type_name()
-            ),
-        ));
+        return Err(type_error(format!(
+            "unsupported format string passed to {}.__format__",
+            x.type_name()
+        )));
     }
     vm.str(x)
 }

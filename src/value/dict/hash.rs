@@ -8,6 +8,7 @@ use std::hash::{BuildHasherDefault, Hash, Hasher};
 use indexmap::IndexSet;
 
 use super::Key;
+use crate::object::types::type_error;
 use crate::value::error::{ExcType, PyErr, PyResult};
 use crate::value::native::Vm;
 use crate::value::value::Value;
@@ -23,10 +24,7 @@ pub fn hash_with_vm(v: &Value, vm: &dyn Vm) -> PyResult<i64> {
                 Value::Int(-1) => Ok(-2),
                 Value::Int(n) => Ok(n),
                 Value::Bool(b) => Ok(b as i64),
-                _ => Err(PyErr::new(
-                    ExcType::TypeError,
-                    "__hash__ method should return an integer",
-                )),
+                _ => Err(type_error("__hash__ method should return an integer")),
             },
             None => match i.builtin_base() {
                 // A subclass of a builtin type hashes as its value.
@@ -69,8 +67,7 @@ pub(super) fn check_hashable(v: &Value) -> PyResult<()> {
         Value::List(_) | Value::Dict(_) => Err(unhashable(v)),
         Value::Set(s) if !s.frozen => Err(unhashable(v)),
         Value::Tuple(items) => items.iter().try_for_each(check_hashable),
-        Value::Tensor(_) => Err(PyErr::new(
-            ExcType::TypeError,
+        Value::Tensor(_) => Err(type_error(
             "Tensor is unhashable. Instead, use tensor.ref() as the key.",
         )),
         Value::Native(n) if !n.hashable() => Err(unhashable(v)),
@@ -100,10 +97,7 @@ pub(super) fn check_hashable(v: &Value) -> PyResult<()> {
 
 #[cold]
 fn unhashable(v: &Value) -> PyErr {
-    PyErr::new(
-        ExcType::TypeError,
-        format!("unhashable type: '{}'", v.type_name()),
-    )
+    type_error(format!("unhashable type: '{}'", v.type_name()))
 }
 
 const HASH_MODULUS: i64 = (1 << 61) - 1;

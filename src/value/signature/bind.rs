@@ -7,8 +7,9 @@
 use std::rc::Rc;
 
 use super::{Args, BuiltinStyle, Param, ParamKind, Signature};
+use crate::object::types::type_error;
 use crate::value::dict::Dict;
-use crate::value::error::{ExcType, PyErr, PyResult};
+use crate::value::error::{PyErr, PyResult};
 use crate::value::value::Value;
 
 /// C builtins that still parse their arguments with `PyArg_ParseTuple`,
@@ -113,7 +114,7 @@ impl Signature {
                 }
                 _ => format!("unbound method {}() needs an argument", self.name),
             };
-            return Err(PyErr::new(ExcType::TypeError, msg));
+            return Err(type_error(msg));
         }
         if self.builtin != BuiltinStyle::Python {
             if let Some(e) = self.c_arity_error(positional.len(), &keywords) {
@@ -171,10 +172,10 @@ impl Signature {
             match found {
                 Some(i) => {
                     if values[i].is_some() {
-                        return Err(PyErr::new(
-                            ExcType::TypeError,
-                            format!("{}() got multiple values for argument '{}'", self.name, key),
-                        ));
+                        return Err(type_error(format!(
+                            "{}() got multiple values for argument '{}'",
+                            self.name, key
+                        )));
                     }
                     values[i] = Some(value);
                     given[i] = true;
@@ -182,13 +183,10 @@ impl Signature {
                 None => match var_kw {
                     Some(_) => {
                         if kwargs.get_str(&key).is_some() {
-                            return Err(PyErr::new(
-                                ExcType::TypeError,
-                                format!(
-                                    "{}() got multiple values for keyword argument '{}'",
-                                    self.name, key
-                                ),
-                            ));
+                            return Err(type_error(format!(
+                                "{}() got multiple values for keyword argument '{}'",
+                                self.name, key
+                            )));
                         }
                         kwargs.insert_str(&key, value);
                     }
@@ -196,10 +194,9 @@ impl Signature {
                         if self.builtin != BuiltinStyle::Python {
                             // CPython's C argument parser words both cases alike.
                             let short = self.name.rsplit('.').next().unwrap_or(&self.name);
-                            return Err(PyErr::new(
-                                ExcType::TypeError,
-                                format!("'{key}' is an invalid keyword argument for {short}()"),
-                            ));
+                            return Err(type_error(format!(
+                                "'{key}' is an invalid keyword argument for {short}()"
+                            )));
                         }
                         if self
                             .params
@@ -209,27 +206,21 @@ impl Signature {
                             posonly_as_kw.push(key);
                             continue;
                         }
-                        return Err(PyErr::new(
-                            ExcType::TypeError,
-                            format!(
-                                "{}() got an unexpected keyword argument '{}'",
-                                self.name, key
-                            ),
-                        ));
+                        return Err(type_error(format!(
+                            "{}() got an unexpected keyword argument '{}'",
+                            self.name, key
+                        )));
                     }
                 },
             }
         }
         if !posonly_as_kw.is_empty() {
             let names: Vec<String> = posonly_as_kw.iter().map(|k| format!("'{k}'")).collect();
-            return Err(PyErr::new(
-                ExcType::TypeError,
-                format!(
-                    "{}() got some positional-only arguments passed as keyword arguments: {}",
-                    self.name,
-                    names.join(", ")
-                ),
-            ));
+            return Err(type_error(format!(
+                "{}() got some positional-only arguments passed as keyword arguments: {}",
+                self.name,
+                names.join(", ")
+            )));
         }
         if let Some(vk) = var_kw {
             values[vk] = Some(Value::dict(kwargs));
@@ -312,7 +303,7 @@ impl Signature {
                 ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly | ParamKind::VarKeyword
             )
         });
-        let err = |msg: String| Some(PyErr::new(ExcType::TypeError, msg));
+        let err = |msg: String| Some(type_error(msg));
         if !keywords.is_empty() && !takes_keywords {
             return err(format!("{}() takes no keyword arguments", self.name));
         }
@@ -427,17 +418,14 @@ impl Signature {
         } else {
             "arguments"
         };
-        PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "{}() missing {} required {} {}: {}",
-                self.name,
-                names.len(),
-                what,
-                plural,
-                list
-            ),
-        )
+        type_error(format!(
+            "{}() missing {} required {} {}: {}",
+            self.name,
+            names.len(),
+            what,
+            plural,
+            list
+        ))
     }
 
     #[cold]
@@ -470,26 +458,20 @@ impl Signature {
             .count();
         let was = if given == 1 { "was" } else { "were" };
         if kwonly_given > 0 {
-            return PyErr::new(
-                ExcType::TypeError,
-                format!(
-                    "{}() takes {} but {} positional argument{} (and {} keyword-only argument{}) were given",
-                    self.name,
-                    takes,
-                    given,
-                    if given == 1 { "" } else { "s" },
-                    kwonly_given,
-                    if kwonly_given == 1 { "" } else { "s" }
-                ),
-            );
+            return type_error(format!(
+                "{}() takes {} but {} positional argument{} (and {} keyword-only argument{}) were given",
+                self.name,
+                takes,
+                given,
+                if given == 1 { "" } else { "s" },
+                kwonly_given,
+                if kwonly_given == 1 { "" } else { "s" }
+            ));
         }
-        PyErr::new(
-            ExcType::TypeError,
-            format!(
-                "{}() takes {} but {} {} given",
-                self.name, takes, given, was
-            ),
-        )
+        type_error(format!(
+            "{}() takes {} but {} {} given",
+            self.name, takes, given, was
+        ))
     }
 }
 
