@@ -6,6 +6,7 @@ use crate::object::types::{type_error, value_error};
 use std::rc::Rc;
 
 use super::Interp;
+use crate::object::types::slice::slice_positions;
 use crate::object::types::slice_indices;
 use crate::value::dict::{dict_get, dict_remove, dict_set};
 use crate::value::{ExcType, PyErr, PyResult, Value};
@@ -119,7 +120,7 @@ impl Interp {
                             let e = e.max(s);
                             l.splice(s..e, new);
                         } else {
-                            let idx = slice_positions(start, stop, step);
+                            let idx: Vec<usize> = slice_positions(start, stop, step).collect();
                             if idx.len() != new.len() {
                                 return Err(value_error(format!(
                                     "attempt to assign sequence of size {} to extended slice of size {}",
@@ -172,7 +173,7 @@ impl Interp {
                 let len = l.borrow().len();
                 match slice_indices(key, len)? {
                     Some((start, stop, step)) => {
-                        let mut idx = slice_positions(start, stop, step);
+                        let mut idx: Vec<usize> = slice_positions(start, stop, step).collect();
                         idx.sort_unstable();
                         let mut l = l.borrow_mut();
                         for i in idx.into_iter().rev() {
@@ -433,27 +434,9 @@ pub fn seq_index(key: &Value, len: usize, what: &str) -> PyResult<usize> {
     Ok(idx as usize)
 }
 
-fn slice_positions(start: isize, stop: isize, step: isize) -> Vec<usize> {
-    let mut out = Vec::new();
-    let mut i = start;
-    if step > 0 {
-        while i < stop {
-            out.push(i as usize);
-            i += step;
-        }
-    } else {
-        while i > stop {
-            out.push(i as usize);
-            i += step;
-        }
-    }
-    out
-}
-
 /// The elements of `items[start:stop:step]` (indices already clamped).
 pub fn take_slice<T: Clone>(items: &[T], start: isize, stop: isize, step: isize) -> Vec<T> {
     slice_positions(start, stop, step)
-        .into_iter()
         .filter_map(|i| items.get(i).cloned())
         .collect()
 }
