@@ -5,8 +5,6 @@
 mod assign;
 mod exceptions;
 
-use std::rc::Rc;
-
 use super::frame::{ClassNs, Frame};
 use super::{Flow, Interp};
 use crate::object::types::type_error;
@@ -400,11 +398,6 @@ impl Interp {
             v = self.call_value(d, vec![v], Vec::new())?;
         }
         Ok(v)
-    }
-
-    /// The `Rc<str>` helper for natives that need to name things.
-    pub fn rc(s: &str) -> Rc<str> {
-        s.into()
     }
 
     /// Whether a value can be iterated (without iterating it).

@@ -10,7 +10,6 @@ use std::rc::Rc;
 use super::type_error;
 use crate::object::types::value_error;
 use crate::object::{native, ClassSpec, Member};
-use crate::value::dict::SetObj;
 use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// Which part of a dict an iterator yields.
@@ -26,22 +25,14 @@ pub enum DictPart {
 
 /// The state of an iterator.
 pub enum IterState {
-    /// Over a list, by index (sees changes).
-    List(Rc<RefCell<Vec<Value>>>, usize),
     /// Over a list backwards; the index is one past the next item.
     ListRev(Rc<RefCell<Vec<Value>>>, usize),
     /// Over a snapshot of values (tuples, reversed sequences).
     Values(Rc<Vec<Value>>, usize),
-    /// Over a string's characters, by byte offset.
-    Str(Rc<String>, usize),
-    /// Over bytes.
-    Bytes(Rc<Vec<u8>>, usize),
     /// Over a range: next value, step, items left.
     Range(i64, i64, u64),
     /// Over a dict: position, size at start, what to yield.
     Dict(Rc<RefCell<Dict>>, usize, usize, DictPart),
-    /// Over a set: position, size at start.
-    Set(Rc<SetObj>, usize, usize),
     /// `enumerate`: inner iterator and the next count.
     Enumerate(Value, i64),
     /// `zip`: inner iterators and `strict`.
@@ -156,10 +147,6 @@ pub fn dict_iter(d: &Rc<RefCell<Dict>>, part: DictPart) -> Value {
 }
 
 impl NativeObject for IterObj {
-    fn type_name(&self) -> &str {
-        self.name
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         iterator_spec(self.name)
     }
@@ -184,11 +171,6 @@ impl NativeObject for IterObj {
 
 fn step(state: &mut IterState, vm: &dyn Vm) -> PyResult<Option<Value>> {
     match state {
-        IterState::List(l, i) => {
-            let v = l.borrow().get(*i).cloned();
-            *i += 1;
-            Ok(v)
-        }
         IterState::ListRev(l, i) => {
             if *i == 0 {
                 return Ok(None);
@@ -198,18 +180,6 @@ fn step(state: &mut IterState, vm: &dyn Vm) -> PyResult<Option<Value>> {
         }
         IterState::Values(t, i) => {
             let v = t.get(*i).cloned();
-            *i += 1;
-            Ok(v)
-        }
-        IterState::Str(s, pos) => match s[*pos..].chars().next() {
-            Some(c) => {
-                *pos += c.len_utf8();
-                Ok(Some(Value::str(c)))
-            }
-            None => Ok(None),
-        },
-        IterState::Bytes(b, i) => {
-            let v = b.get(*i).map(|x| Value::Int(*x as i64));
             *i += 1;
             Ok(v)
         }
@@ -241,18 +211,6 @@ fn step(state: &mut IterState, vm: &dyn Vm) -> PyResult<Option<Value>> {
                 DictPart::Values => v.clone(),
                 DictPart::Items => Value::tuple(vec![k.0.clone(), v.clone()]),
             }))
-        }
-        IterState::Set(s, i, n) => {
-            let items = s.items.borrow();
-            if items.len() != *n {
-                return Err(PyErr::new(
-                    ExcType::RuntimeError,
-                    "Set changed size during iteration",
-                ));
-            }
-            let v = items.get_index(*i).map(|k| k.0.clone());
-            *i += 1;
-            Ok(v)
         }
         IterState::Enumerate(it, count) => match vm.next(it)? {
             Some(x) => {
