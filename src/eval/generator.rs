@@ -436,9 +436,6 @@ impl Generator {
 }
 
 impl NativeObject for Generator {
-    fn type_name(&self) -> &str {
-        self.kind()
-    }
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!(
             "<{} object {} at {:#x}>",
@@ -654,9 +651,6 @@ fn cr_running(this: &Value) -> PyResult<bool> {
 struct AwaitIter(Value);
 
 impl NativeObject for AwaitIter {
-    fn type_name(&self) -> &str {
-        "coroutine_wrapper"
-    }
     fn iter(&self, this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(Some(this.clone()))
     }

@@ -58,8 +58,7 @@ impl Interp {
                         step: r.step,
                     });
                 }
-                if let Some(it) = n.as_any().downcast_ref::<IterObj>() {
-                    let _ = it;
+                if n.as_any().is::<IterObj>() {
                     return Ok(IterState::Object(v.clone()));
                 }
                 match n.iter(v, self)? {
@@ -265,17 +264,6 @@ pub struct IterObj {
 }
 
 impl NativeObject for IterObj {
-    fn type_name(&self) -> &str {
-        self.kind
-    }
-
-    fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        if self.kind == "generator" {
-            return Ok(format!("<generator object <genexpr> at {:#x}>", this.id()));
-        }
-        Ok(format!("<{} object at {:#x}>", self.kind, this.id()))
-    }
-
     fn iter(&self, this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         Ok(Some(this.clone()))
     }

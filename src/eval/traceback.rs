@@ -109,10 +109,6 @@ fn anchors(segment: &str) -> Option<(usize, usize)> {
 }
 
 impl NativeObject for Traceback {
-    fn type_name(&self) -> &str {
-        "traceback"
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&TRACEBACK)
     }
@@ -204,16 +200,8 @@ struct FrameInfo {
 }
 
 impl NativeObject for FrameInfo {
-    fn type_name(&self) -> &str {
-        "frame"
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&FRAME)
-    }
-
-    fn dir(&self) -> Vec<String> {
-        ["f_code", "f_lineno"].map(String::from).to_vec()
     }
 }
 

@@ -12,36 +12,20 @@ use super::convert::placed;
 const CORE: &str = "tensorflow.python.types.core";
 
 /// `tensorflow.python.types.internal.NativeObject`.
-pub static NATIVE_OBJECT: ClassSpec = ClassSpec {
-    name: "NativeObject",
-    module: "tensorflow.python.types.internal",
-    bases: &[],
-    members: &[],
-};
+pub static NATIVE_OBJECT: ClassSpec =
+    ClassSpec::plain("NativeObject", "tensorflow.python.types.internal");
 
 /// `tensorflow.python.trackable.base.Trackable`.
-pub static TRACKABLE: ClassSpec = ClassSpec {
-    name: "Trackable",
-    module: "tensorflow.python.trackable.base",
-    bases: &[],
-    members: &[],
-};
+pub static TRACKABLE: ClassSpec = ClassSpec::plain("Trackable", "tensorflow.python.trackable.base");
 
 /// `tensorflow.python.framework.composite_tensor.CompositeTensor`.
-pub static COMPOSITE_TENSOR: ClassSpec = ClassSpec {
-    name: "CompositeTensor",
-    module: "tensorflow.python.framework.composite_tensor",
-    bases: &[],
-    members: &[],
-};
+pub static COMPOSITE_TENSOR: ClassSpec = ClassSpec::plain(
+    "CompositeTensor",
+    "tensorflow.python.framework.composite_tensor",
+);
 
 /// `tensorflow.python.types.core.Tensor`, the interface.
-pub static CORE_TENSOR: ClassSpec = ClassSpec {
-    name: "Tensor",
-    module: CORE,
-    bases: &[],
-    members: &[],
-};
+pub static CORE_TENSOR: ClassSpec = ClassSpec::plain("Tensor", CORE);
 
 /// `core.Symbol`: a graph tensor.
 pub static CORE_SYMBOL: ClassSpec = ClassSpec {

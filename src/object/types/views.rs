@@ -22,14 +22,6 @@ pub struct DictView {
 }
 
 impl DictView {
-    fn name(&self) -> &'static str {
-        match self.part {
-            DictPart::Keys => "dict_keys",
-            DictPart::Values => "dict_values",
-            DictPart::Items => "dict_items",
-        }
-    }
-
     /// `reversed(view)`: an iterator over the view's items, last first.
     pub fn reversed_iter(&self) -> Value {
         let mut items = self.snapshot();
@@ -58,10 +50,6 @@ impl DictView {
 }
 
 impl NativeObject for DictView {
-    fn type_name(&self) -> &str {
-        self.name()
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(match self.part {
             DictPart::Keys => &DICT_KEYS,
@@ -73,7 +61,7 @@ impl NativeObject for DictView {
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
         Ok(format!(
             "{}({})",
-            self.name(),
+            self.type_name(),
             vm.repr(&Value::list(self.snapshot()))?
         ))
     }
@@ -209,12 +197,7 @@ pub static DICT_KEYS: ClassSpec = ClassSpec {
 };
 
 /// The class `dict_values`.
-pub static DICT_VALUES: ClassSpec = ClassSpec {
-    name: "dict_values",
-    module: "builtins",
-    bases: &[],
-    members: &[],
-};
+pub static DICT_VALUES: ClassSpec = ClassSpec::plain("dict_values", "builtins");
 
 /// The class `dict_items`.
 pub static DICT_ITEMS: ClassSpec = ClassSpec {
