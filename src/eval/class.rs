@@ -312,20 +312,16 @@ pub(crate) fn finish_class(
 }
 
 pub(crate) fn set_class_cell(v: &Value, cls: &Rc<Class>) {
-    match v {
-        Value::Function(fun) => *fun.class_cell.borrow_mut() = Some(Rc::downgrade(cls)),
-        Value::Native(n) => {
-            if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
-                for g in [&p.fget, &p.fset, &p.fdel].into_iter().flatten() {
-                    set_class_cell(g, cls);
-                }
-            } else if let Some(s) = n.as_any().downcast_ref::<StaticMethodObj>() {
-                set_class_cell(&s.0, cls);
-            } else if let Some(c) = n.as_any().downcast_ref::<ClassMethodObj>() {
-                set_class_cell(&c.0, cls);
-            }
+    if let Value::Function(fun) = v {
+        *fun.class_cell.borrow_mut() = Some(Rc::downgrade(cls));
+    } else if let Some(p) = v.downcast::<PropertyObj>() {
+        for g in [&p.fget, &p.fset, &p.fdel].into_iter().flatten() {
+            set_class_cell(g, cls);
         }
-        _ => {}
+    } else if let Some(s) = v.downcast::<StaticMethodObj>() {
+        set_class_cell(&s.0, cls);
+    } else if let Some(c) = v.downcast::<ClassMethodObj>() {
+        set_class_cell(&c.0, cls);
     }
 }
 

@@ -194,13 +194,11 @@ impl Interp {
             return Ok(None);
         };
         let receiver = Value::Class(cls.clone());
-        if let Value::Native(n) = &x {
-            if let Some(p) = n.as_any().downcast_ref::<PropertyObj>() {
-                return match &p.fget {
-                    Some(g) => self.call_value(g, vec![receiver], Vec::new()).map(Some),
-                    None => Ok(None),
-                };
-            }
+        if let Some(p) = x.downcast::<PropertyObj>() {
+            return match &p.fget {
+                Some(g) => self.call_value(g, vec![receiver], Vec::new()).map(Some),
+                None => Ok(None),
+            };
         }
         Ok(Some(match x {
             Value::Function(_) => {

@@ -389,13 +389,11 @@ pub struct StaticMethodObj(pub Value);
 /// itself otherwise): for the methods Python treats as implicitly static
 /// (`__new__`) or class methods (`__init_subclass__`), called explicitly.
 pub fn unwrap_method_decorator(v: Value) -> Value {
-    if let Value::Native(n) = &v {
-        if let Some(s) = n.as_any().downcast_ref::<StaticMethodObj>() {
-            return s.0.clone();
-        }
-        if let Some(c) = n.as_any().downcast_ref::<ClassMethodObj>() {
-            return c.0.clone();
-        }
+    if let Some(s) = v.downcast::<StaticMethodObj>() {
+        return s.0.clone();
+    }
+    if let Some(c) = v.downcast::<ClassMethodObj>() {
+        return c.0.clone();
     }
     v
 }

@@ -168,10 +168,7 @@ impl NativeObject for GenericAlias {
     }
 
     fn equals(&self, _this: &Value, other: &Value, vm: &dyn Vm) -> PyResult<Option<bool>> {
-        let Some(o) = (match other {
-            Value::Native(n) => n.as_any().downcast_ref::<GenericAlias>(),
-            _ => None,
-        }) else {
+        let Some(o) = other.downcast::<GenericAlias>() else {
             return Ok(None);
         };
         let mut same = Rc::ptr_eq(&self.origin, &o.origin) && self.args.len() == o.args.len();
@@ -277,10 +274,7 @@ impl NativeObject for UnionType {
     }
 
     fn equals(&self, _this: &Value, other: &Value, vm: &dyn Vm) -> PyResult<Option<bool>> {
-        let Some(o) = (match other {
-            Value::Native(n) => n.as_any().downcast_ref::<UnionType>(),
-            _ => None,
-        }) else {
+        let Some(o) = other.downcast::<UnionType>() else {
             return Ok(None);
         };
         let same = self.members.len() == o.members.len()

@@ -140,11 +140,8 @@ impl NativeObject for DictView {
         } else {
             (this.clone(), other.clone())
         };
-        let left = match &left {
-            Value::Native(n) => match n.as_any().downcast_ref::<DictView>() {
-                Some(v) if v.part == DictPart::Keys => Value::Dict(v.dict.clone()),
-                _ => left,
-            },
+        let left = match left.downcast::<DictView>() {
+            Some(v) if v.part == DictPart::Keys => Value::Dict(v.dict.clone()),
             _ => left,
         };
         let acc = set_from(vm, &left, false)?;
@@ -163,14 +160,11 @@ impl NativeObject for DictView {
         if self.part == DictPart::Values {
             return Ok(None);
         }
-        let other_items = match other {
-            Value::Set(_) => collect_keys(vm, other)?,
-            Value::Native(n) => match n.as_any().downcast_ref::<DictView>() {
-                Some(v) if v.part != DictPart::Values => {
-                    collect_keys(vm, &Value::list(v.snapshot()))?
-                }
-                _ => return Ok(None),
-            },
+        let other_items = match (other, other.downcast::<DictView>()) {
+            (Value::Set(_), _) => collect_keys(vm, other)?,
+            (_, Some(v)) if v.part != DictPart::Values => {
+                collect_keys(vm, &Value::list(v.snapshot()))?
+            }
             _ => return Ok(None),
         };
         let mine = collect_keys(vm, &Value::list(self.snapshot()))?;
