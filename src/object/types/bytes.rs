@@ -11,14 +11,13 @@ mod codecs;
 pub use codecs::{decode_bytes, encode_str};
 
 use super::{type_error, value_error};
-use crate::object::spec::add_member;
 use crate::object::{native, Given, Member};
-use crate::value::{Class, PyResult, Value, Vm};
+use crate::value::{PyResult, Value, Vm};
 
 /// `bytes`' constructor and own methods; those that mean the same as
 /// `str`'s (`split`, `startswith` …) are in `bytes_str`, between the two
 /// halves of this table in the class's namespace.
-static MEMBERS: [&[Member]; 3] = [
+pub static MEMBERS: [&[Member]; 3] = [
     &[
         Member::New(bytes_new::DEF),
         Member::Method(decode::DEF),
@@ -34,13 +33,6 @@ static MEMBERS: [&[Member]; 3] = [
         Member::StaticMethod(maketrans::DEF),
     ],
 ];
-
-/// Registers `bytes`' constructor and methods.
-pub fn register(c: &Class) {
-    for m in MEMBERS.iter().copied().flatten() {
-        add_member(c, m);
-    }
-}
 
 /// Whether every byte is below 0x80 (true when empty).
 #[native("bytes.isascii(self, /)", c)]

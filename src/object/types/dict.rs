@@ -7,10 +7,9 @@ use std::rc::Rc;
 use super::iter::DictPart;
 use super::views::DictView;
 use super::{type_error, value_error};
-use crate::object::spec::add_member;
 use crate::object::{native, Member};
 use crate::value::dict::{dict_get, dict_remove, dict_set, dict_set_key, Key};
-use crate::value::{Class, Dict, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{Dict, ExcType, PyErr, PyResult, Value, Vm};
 
 /// A dict (the receiver of its methods).
 type DictRef = Rc<RefCell<Dict>>;
@@ -31,13 +30,6 @@ pub static MEMBERS: &[Member] = &[
     Member::Method(copy::DEF),
     Member::ClassMethod(fromkeys::DEF),
 ];
-
-/// Registers `dict`'s constructor and methods.
-pub fn register(c: &Class) {
-    for m in MEMBERS {
-        add_member(c, m);
-    }
-}
 
 /// `d.update(other)`: from a dict, a mapping with `keys()`, or pairs.
 pub fn dict_update(vm: &dyn Vm, d: &Rc<RefCell<Dict>>, other: &Value) -> PyResult<()> {

@@ -2,10 +2,9 @@
 //! with `__float__`) and the common methods.
 
 use super::{int_overflow, type_error, value_error};
-use crate::object::spec::add_member;
 use crate::object::{native, Member};
 use crate::value::format::str_repr;
-use crate::value::{Class, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// `float`'s constructor, methods and properties.
 pub static MEMBERS: &[Member] = &[
@@ -18,13 +17,6 @@ pub static MEMBERS: &[Member] = &[
     Member::Getter(real::DEF),
     Member::Getter(imag::DEF),
 ];
-
-/// Registers `float`'s constructor and methods.
-pub fn register(c: &Class) {
-    for m in MEMBERS {
-        add_member(c, m);
-    }
-}
 
 /// The float itself.
 #[native("float.real(self)")]

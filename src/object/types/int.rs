@@ -3,10 +3,9 @@
 //! that do not fit raise OverflowError instead of wrapping.
 
 use super::{int_overflow, type_error, value_error};
-use crate::object::spec::add_member;
 use crate::object::{native, Given, Member};
 use crate::value::format::{float_to_i64, str_repr};
-use crate::value::{Class, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// `int`'s constructor, methods and properties.
 pub static MEMBERS: &[Member] = &[
@@ -22,13 +21,6 @@ pub static MEMBERS: &[Member] = &[
     Member::Method(as_integer_ratio::DEF),
     Member::Method(conjugate::DEF),
 ];
-
-/// Registers `int`'s constructor and methods.
-pub fn register(c: &Class) {
-    for m in MEMBERS {
-        add_member(c, m);
-    }
-}
 
 #[cold]
 fn invalid_literal(text: &str, base: u32) -> PyErr {

@@ -6,9 +6,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::value_error;
-use crate::object::spec::add_member;
 use crate::object::{native, Member};
-use crate::value::{Class, ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// A list's items (the receiver of its methods).
 type List = Rc<RefCell<Vec<Value>>>;
@@ -29,13 +28,6 @@ pub static MEMBERS: &[Member] = &[
     Member::Method(reverse::DEF),
     Member::Method(copy::DEF),
 ];
-
-/// Registers `list`'s constructor and methods.
-pub fn register(c: &Class) {
-    for m in MEMBERS {
-        add_member(c, m);
-    }
-}
 
 /// A new list of the iterable's items: `list('ab') == ['a', 'b']`.
 #[native("list(iterable=(), /)", c_ctor)]

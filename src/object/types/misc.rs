@@ -4,7 +4,6 @@
 use std::rc::Rc;
 
 use super::{builtin_class, type_error};
-use crate::object::spec::add_member;
 use crate::object::types::value_error;
 use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::value::{Class, ExcType, Instance, NativeObject, PyErr, PyResult, Value, ValueType, Vm};
@@ -304,16 +303,8 @@ fn union_args(this: &UnionType) -> Value {
     Value::tuple(this.members.clone())
 }
 
-fn add_all(c: &Class, members: &[Member]) {
-    for m in members {
-        add_member(c, m);
-    }
-}
-
-/// Registers `bool.__new__`.
-pub fn register_bool(c: &Class) {
-    add_all(c, &[Member::New(bool_new::DEF)]);
-}
+/// `bool.__new__`.
+pub static BOOL_MEMBERS: &[Member] = &[Member::New(bool_new::DEF)];
 
 /// `object`'s constructor and methods.
 pub static OBJECT_MEMBERS: &[Member] = &[
@@ -323,11 +314,6 @@ pub static OBJECT_MEMBERS: &[Member] = &[
     Member::Method(object_getattribute::DEF),
     Member::Method(object_delattr::DEF),
 ];
-
-/// Registers `object.__new__`.
-pub fn register_object(c: &Class) {
-    add_all(c, OBJECT_MEMBERS);
-}
 
 /// The default `__init_subclass__`: refuses the class keywords no class
 /// took (CPython names the new class: `C.__init_subclass__() takes no
@@ -397,16 +383,12 @@ fn object_getattribute(vm: &dyn Vm, this: &Value, name: &Value) -> PyResult<Valu
     })
 }
 
-/// Registers `type.__new__` (the one-argument form; the interpreter
-/// replaces it with the full one, which builds classes: `eval/meta.rs`).
-pub fn register_type(c: &Class) {
-    add_all(c, &[Member::New(type_new::DEF)]);
-}
+/// `type.__new__` (the one-argument form; the interpreter replaces it
+/// with the full one, which builds classes: `eval/meta.rs`).
+pub static TYPE_MEMBERS: &[Member] = &[Member::New(type_new::DEF)];
 
-/// Registers `method.__new__` (`types.MethodType(function, instance)`).
-pub fn register_method(c: &Class) {
-    add_all(c, &[Member::New(method_new::DEF)]);
-}
+/// `method.__new__` (`types.MethodType(function, instance)`).
+pub static METHOD_MEMBERS: &[Member] = &[Member::New(method_new::DEF)];
 
 /// `function` bound to `instance`, as `instance.function` would be: `types.MethodType(f, obj)()` calls `f(obj)`.
 #[native("method(function, instance, /)", c_ctor)]

@@ -73,26 +73,26 @@ pub fn builtin_class(t: ValueType) -> Rc<Class> {
         ValueType::Object => crate::value::object::object_class(),
         _ => Class::new_builtin(t.name(), module, base, ClassKind::Builtin(t)),
     };
-    match t {
-        ValueType::Str => {
-            str::register(&class);
-            str_more::register(&class);
-        }
-        ValueType::List => list::register(&class),
-        ValueType::Tuple => tuple::register(&class),
-        ValueType::Dict => dict::register(&class),
-        ValueType::Set => set::register(&class, false),
-        ValueType::FrozenSet => set::register(&class, true),
-        ValueType::Int => int::register(&class),
-        ValueType::Bool => misc::register_bool(&class),
-        ValueType::BoundMethod => misc::register_method(&class),
-        ValueType::Float => float::register(&class),
-        ValueType::Bytes => bytes::register(&class),
-        ValueType::Object => misc::register_object(&class),
-        ValueType::Type => misc::register_type(&class),
-        // NoneType, function, method, builtin_function_or_method and
-        // EagerTensor have no methods registered here.
-        _ => {}
+    let members: &[&[Member]] = match t {
+        ValueType::Str => &[str::MEMBERS, str_more::MEMBERS, str_pred::MEMBERS],
+        ValueType::List => &[list::MEMBERS],
+        ValueType::Tuple => &[tuple::MEMBERS],
+        ValueType::Dict => &[dict::MEMBERS],
+        ValueType::Set => &[set::SET_MEMBERS],
+        ValueType::FrozenSet => &[set::FROZENSET_MEMBERS],
+        ValueType::Int => &[int::MEMBERS],
+        ValueType::Bool => &[misc::BOOL_MEMBERS],
+        ValueType::BoundMethod => &[misc::METHOD_MEMBERS],
+        ValueType::Float => &[float::MEMBERS],
+        ValueType::Bytes => &bytes::MEMBERS,
+        ValueType::Object => &[misc::OBJECT_MEMBERS],
+        ValueType::Type => &[misc::TYPE_MEMBERS],
+        // NoneType, function, builtin_function_or_method and EagerTensor
+        // have no methods registered here.
+        _ => &[],
+    };
+    for m in members.iter().copied().flatten() {
+        crate::object::spec::add_member(&class, m);
     }
     BUILTIN.with(|m| {
         let mut m = m.borrow_mut();

@@ -7,7 +7,6 @@ use std::rc::Rc;
 
 use indexmap::IndexSet;
 
-use crate::object::spec::add_member;
 use crate::object::types::type_error;
 use crate::object::{native, Member, NativeDef};
 use crate::syntax::ast::{Expr, ExprKind};
@@ -15,7 +14,7 @@ use crate::value::dict::{
     find_key, key_set_insert, keys_subset, set_add, set_algebra, set_discard, vm_compared, KeySet,
     SetObj, SetTable,
 };
-use crate::value::{Class, ExcType, Key, PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, Key, PyErr, PyResult, Value, Vm};
 
 /// A new set (or frozenset) value.
 pub fn make_set(items: KeySet, frozen: bool) -> Value {
@@ -371,18 +370,6 @@ pub static FROZENSET_MEMBERS: &[Member] = &[
 /// `def` under another signature (the same parameters).
 const fn named(sig: &'static str, def: NativeDef) -> NativeDef {
     NativeDef { sig, ..def }
-}
-
-/// Registers the methods of `set` (or, with `frozen`, of `frozenset`).
-pub fn register(c: &Class, frozen: bool) {
-    let members = if frozen {
-        FROZENSET_MEMBERS
-    } else {
-        SET_MEMBERS
-    };
-    for m in members {
-        add_member(c, m);
-    }
 }
 
 /// A new set of the iterable's items: `set('aab') == {'a', 'b'}`.

@@ -8,9 +8,8 @@ use std::rc::Rc;
 pub(super) mod case;
 
 use super::{alloc_vec, type_error, value_error};
-use crate::object::spec::add_member;
 use crate::object::{native, Given, Member};
-use crate::value::{Class, ExcType, PyResult, Value, Vm};
+use crate::value::{ExcType, PyResult, Value, Vm};
 
 /// A str argument (a str subclass's value: a `StrEnum` member) or
 /// `TypeError: must be str, not int`.
@@ -73,13 +72,6 @@ pub static MEMBERS: &[Member] = &[
     Member::Method(capitalize::DEF),
     Member::Method(encode::DEF),
 ];
-
-/// Registers the methods in this file on `str`.
-pub fn register(c: &Class) {
-    for m in MEMBERS {
-        add_member(c, m);
-    }
-}
 
 /// The string form of an object: `str(1.5) == '1.5'`; `str(b'hi', 'utf-8') == 'hi'`.
 #[native("str(object='', encoding=None, errors=None)", c_ctor)]

@@ -7,10 +7,9 @@ use std::rc::Rc;
 
 use super::str::{byte_at, char_len, char_of_byte, str_arg};
 use super::{alloc_vec, type_error, value_error};
-use crate::object::spec::add_member;
 use crate::object::{native, Member};
 use crate::value::Vm;
-use crate::value::{Class, ExcType, PyErr, PyResult, Value};
+use crate::value::{ExcType, PyErr, PyResult, Value};
 
 /// The methods in this file.
 pub static MEMBERS: &[Member] = &[
@@ -38,13 +37,6 @@ pub static MEMBERS: &[Member] = &[
     Member::Method(format::DEF),
     Member::Method(format_map::DEF),
 ];
-
-/// Registers the methods in this file and the predicates on `str`.
-pub fn register(c: &Class) {
-    for m in MEMBERS.iter().chain(super::str_pred::MEMBERS) {
-        add_member(c, m);
-    }
-}
 
 /// Resolves optional `start`/`end` character bounds to byte offsets, or None
 /// when the range is empty past the end (CPython's ADJUST_INDICES + checks).

@@ -3,9 +3,8 @@
 use std::rc::Rc;
 
 use super::value_error;
-use crate::object::spec::add_member;
 use crate::object::{native, Member};
-use crate::value::{Class, PyResult, Value, Vm};
+use crate::value::{PyResult, Value, Vm};
 
 /// `tuple`'s constructor and methods.
 pub static MEMBERS: &[Member] = &[
@@ -13,13 +12,6 @@ pub static MEMBERS: &[Member] = &[
     Member::Method(index::DEF),
     Member::Method(count::DEF),
 ];
-
-/// Registers `tuple`'s constructor and methods.
-pub fn register(c: &Class) {
-    for m in MEMBERS {
-        add_member(c, m);
-    }
-}
 
 /// A tuple of the iterable's items: `tuple([1, 2]) == (1, 2)`.
 #[native("tuple(iterable=(), /)", c_ctor)]
