@@ -1,14 +1,14 @@
 //! Subscripts (`v[k]`, `v[k] = x`, `del v[k]`), context managers (`with`)
 //! and `format()`.
 
-use crate::object::types::misc::GenericAlias;
-use crate::object::types::{type_error, value_error};
 use std::rc::Rc;
 
 use super::Interp;
+use crate::object::types::misc::GenericAlias;
 use crate::object::types::slice::slice_positions;
-use crate::object::types::slice_indices;
+use crate::object::types::{slice_indices, type_error, value_error};
 use crate::value::dict::{dict_get, dict_remove, dict_set};
+use crate::value::fmtspec::unsupported_format;
 use crate::value::{ExcType, PyErr, PyResult, Value};
 
 impl Interp {
@@ -200,25 +200,16 @@ impl Interp {
                     let base = inst.builtin_base().cloned().unwrap_or(Value::None);
                     self.del_item(&base, key)
                 }
-                None => Err(type_error(format!(
-                    "'{}' object doesn't support item deletion",
-                    v.type_name()
-                ))),
+                None => Err(no_item_deletion(v)),
             },
             Value::Native(n) => {
                 if n.delitem(v, key, self)? {
                     Ok(())
                 } else {
-                    Err(type_error(format!(
-                        "'{}' object doesn't support item deletion",
-                        v.type_name()
-                    )))
+                    Err(no_item_deletion(v))
                 }
             }
-            _ => Err(type_error(format!(
-                "'{}' object doesn't support item deletion",
-                v.type_name()
-            ))),
+            _ => Err(no_item_deletion(v)),
         }
     }
 
@@ -316,10 +307,7 @@ impl Interp {
                     let base = inst.builtin_base().cloned().unwrap_or(Value::None);
                     self.format_value(&base, spec)
                 }
-                None => Err(type_error(format!(
-                    "unsupported format string passed to {}.__format__",
-                    inst.class.name
-                ))),
+                None => Err(unsupported_format(&inst.class.name)),
             },
             Value::Tensor(_) => crate::object::tensor::tensor_format(self, v, spec),
             Value::Native(n) if n.as_any().is::<crate::object::numpy::NdArray>() => {
@@ -334,10 +322,7 @@ impl Interp {
             // other number-like natives format their number
             Value::Native(n) if !spec.is_empty() => match n.to_number(self).ok().flatten() {
                 Some(num) => self.format_value(&num, spec),
-                None => Err(type_error(format!(
-                    "unsupported format string passed to {}.__format__",
-                    v.type_name()
-                ))),
+                None => Err(unsupported_format(&v.type_name())),
             },
             _ if spec.is_empty()
                 && !matches!(v, Value::Float(_) | Value::Int(_) | Value::Bool(_)) =>
@@ -348,10 +333,7 @@ impl Interp {
                 crate::value::fmtspec::format_builtin(v, spec)
             }
             _ if spec.is_empty() => self.str_value(v),
-            _ => Err(type_error(format!(
-                "unsupported format string passed to {}.__format__",
-                v.type_name()
-            ))),
+            _ => Err(unsupported_format(&v.type_name())),
         }
     }
 }
@@ -444,6 +426,14 @@ pub fn take_slice<T: Clone>(items: &[T], start: isize, stop: isize, step: isize)
 #[cold]
 fn not_subscriptable(v: &Value) -> PyErr {
     type_error(format!("'{}' object is not subscriptable", v.type_name()))
+}
+
+#[cold]
+fn no_item_deletion(v: &Value) -> PyErr {
+    type_error(format!(
+        "'{}' object doesn't support item deletion",
+        v.type_name()
+    ))
 }
 
 #[cold]

@@ -164,11 +164,17 @@ pub fn format_builtin(v: &Value, spec: &str) -> PyResult<String> {
         Value::Bool(b) => format_int(*b as i64, spec, "bool"),
         Value::Int(i) => format_int(*i, spec, "int"),
         Value::Float(x) => format_float(*x, spec),
-        other => Err(type_error(format!(
-            "unsupported format string passed to {}.__format__",
-            other.type_name()
-        ))),
+        other => Err(unsupported_format(&other.type_name())),
     }
+}
+
+/// `unsupported format string passed to T.__format__`: a spec the type
+/// has no use for.
+#[cold]
+pub fn unsupported_format(type_name: &str) -> PyErr {
+    type_error(format!(
+        "unsupported format string passed to {type_name}.__format__"
+    ))
 }
 
 /// `format(s, spec)` for a string.

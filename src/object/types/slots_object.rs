@@ -9,6 +9,7 @@ use super::{builtin_compared, comparable, operand};
 use crate::object::descr::not_implemented;
 use crate::object::types::type_error;
 use crate::object::{native, Kwargs};
+use crate::value::fmtspec::unsupported_format;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// `__repr__`/`__str__`: the value's own for builtin values and None,
@@ -48,10 +49,7 @@ pub(super) fn format(vm: &dyn Vm, this: &Value, format_spec: &Value) -> PyResult
         return vm.format(x, spec);
     }
     if !spec.is_empty() {
-        return Err(type_error(format!(
-            "unsupported format string passed to {}.__format__",
-            x.type_name()
-        )));
+        return Err(unsupported_format(&x.type_name()));
     }
     vm.str(x)
 }
