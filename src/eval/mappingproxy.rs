@@ -8,7 +8,6 @@ use std::rc::Rc;
 use crate::object::types::type_error;
 use crate::object::ClassSpec;
 use crate::syntax::ast::BinOp;
-use crate::syntax::ast::CmpOp;
 use crate::value::object::Class;
 use crate::value::{NativeObject, PyResult, Value, Vm};
 
@@ -133,25 +132,11 @@ impl NativeObject for MappingProxy {
         r.map(Some)
     }
 
-    fn compare(
-        &self,
-        _this: &Value,
-        op: CmpOp,
-        other: &Value,
-        vm: &dyn Vm,
-    ) -> PyResult<Option<Value>> {
+    fn equals(&self, _this: &Value, other: &Value, vm: &dyn Vm) -> PyResult<Option<bool>> {
         let other = match other.downcast::<MappingProxy>() {
             Some(p) => p.snapshot(),
             None => other.clone(),
         };
-        match op {
-            CmpOp::Eq => vm
-                .eq(&self.snapshot(), &other)
-                .map(|b| Some(Value::Bool(b))),
-            CmpOp::NotEq => vm
-                .eq(&self.snapshot(), &other)
-                .map(|b| Some(Value::Bool(!b))),
-            _ => Ok(None),
-        }
+        vm.eq(&self.snapshot(), &other).map(Some)
     }
 }

@@ -5,7 +5,6 @@
 use crate::object::types::slice_indices;
 use crate::object::types::{type_error, value_error};
 use crate::object::{native, ClassSpec, Member, NativeClass};
-use crate::syntax::ast::CmpOp;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// A `tf.TensorShape` of known rank.
@@ -126,10 +125,7 @@ impl TensorShapeObj {
     /// The dims of a list, tuple or TensorShape compared against (None when not comparable).
     fn other_dims(vm: &dyn Vm, other: &Value) -> Option<Vec<Option<usize>>> {
         match other {
-            Value::Native(n) => n
-                .as_any()
-                .downcast_ref::<TensorShapeObj>()
-                .map(|s| s.dims.clone()),
+            Value::Native(_) => other.downcast::<TensorShapeObj>().map(|s| s.dims.clone()),
             Value::List(_) | Value::Tuple(_) => {
                 let items = vm.collect(other).ok()?;
                 items
@@ -198,21 +194,9 @@ impl NativeObject for TensorShapeObj {
         Ok(Some(dim_value(self.dims[j as usize])))
     }
 
-    fn compare(
-        &self,
-        _this: &Value,
-        op: CmpOp,
-        other: &Value,
-        vm: &dyn Vm,
-    ) -> PyResult<Option<Value>> {
-        let eq = match Self::other_dims(vm, other) {
-            Some(d) => d == self.dims,
-            None => false,
-        };
-        Ok(match op {
-            CmpOp::Eq => Some(Value::Bool(eq)),
-            CmpOp::NotEq => Some(Value::Bool(!eq)),
-            _ => None,
-        })
+    fn equals(&self, _this: &Value, other: &Value, vm: &dyn Vm) -> PyResult<Option<bool>> {
+        Ok(Some(
+            Self::other_dims(vm, other).is_some_and(|d| d == self.dims),
+        ))
     }
 }

@@ -7,7 +7,6 @@ use super::{type_error, value_error};
 use crate::object::{native, ClassSpec, Given, Member, NativeClass, This};
 use crate::syntax::ast;
 use crate::syntax::ast::BinOp;
-use crate::syntax::ast::CmpOp;
 use crate::value::format::float_repr;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -288,30 +287,12 @@ impl NativeObject for Complex {
         })
     }
 
-    fn compare(
-        &self,
-        _this: &Value,
-        op: CmpOp,
-        other: &Value,
-        _vm: &dyn Vm,
-    ) -> PyResult<Option<Value>> {
-        let Some(o) = operand(other) else {
-            return Ok(None);
-        };
-        let same = self.re == o.re && self.im == o.im;
-        Ok(match op {
-            CmpOp::Eq => Some(Value::Bool(same)),
-            CmpOp::NotEq => Some(Value::Bool(!same)),
-            _ => None,
-        })
+    fn equals(&self, _this: &Value, other: &Value, _vm: &dyn Vm) -> PyResult<Option<bool>> {
+        Ok(operand(other).map(|o| self.re == o.re && self.im == o.im))
     }
 
     fn truthy(&self, _vm: &dyn Vm) -> PyResult<Option<bool>> {
         Ok(Some(self.re != 0.0 || self.im != 0.0))
-    }
-
-    fn hashable(&self) -> bool {
-        true
     }
 
     fn hash_as(&self) -> Option<Value> {

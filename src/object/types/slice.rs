@@ -4,7 +4,6 @@
 
 use super::{type_error, value_error};
 use crate::object::{native, ClassSpec, Member, NativeClass, This};
-use crate::syntax::ast::CmpOp;
 use crate::value::{NativeObject, PyResult, Value, Vm};
 
 /// A `slice(start, stop, step)` object; the parts are any values.
@@ -110,13 +109,7 @@ impl NativeObject for SliceObj {
         false
     }
 
-    fn compare(
-        &self,
-        _this: &Value,
-        op: CmpOp,
-        other: &Value,
-        vm: &dyn Vm,
-    ) -> PyResult<Option<Value>> {
+    fn equals(&self, _this: &Value, other: &Value, vm: &dyn Vm) -> PyResult<Option<bool>> {
         let Some(o) = other.downcast::<SliceObj>() else {
             return Ok(None);
         };
@@ -126,11 +119,7 @@ impl NativeObject for SliceObj {
             self.step.clone(),
         ]);
         let b = Value::tuple(vec![o.start.clone(), o.stop.clone(), o.step.clone()]);
-        Ok(match op {
-            CmpOp::Eq => Some(Value::Bool(vm.eq(&a, &b)?)),
-            CmpOp::NotEq => Some(Value::Bool(!vm.eq(&a, &b)?)),
-            _ => None,
-        })
+        vm.eq(&a, &b).map(Some)
     }
 }
 
