@@ -491,10 +491,7 @@ impl Interp {
                     name
                 ),
             ),
-            _ => PyErr::new(
-                ExcType::AttributeError,
-                format!("'{}' object has no attribute '{}'", obj.type_name(), name),
-            ),
+            _ => crate::object::attr::no_attribute(&obj.type_name(), name),
         }
     }
 

@@ -308,18 +308,11 @@ pub fn generic_setattr(
         }
         _ => {}
     }
-    if matches!(inst.class.kind, ClassKind::Builtin(_)) {
-        // A bare `object()` has no `__dict__`.
-        return Err(PyErr::new(
-            ExcType::AttributeError,
-            format!("'{}' object has no attribute '{}'", inst.class.name, name),
-        ));
-    }
-    if inst.class.hooks.get() & Class::HOOK_SLOTS != 0 && !in_slots(vm, &inst.class, name)? {
-        return Err(PyErr::new(
-            ExcType::AttributeError,
-            format!("'{}' object has no attribute '{}'", inst.class.name, name),
-        ));
+    // A bare `object()` has no `__dict__`; a slotted class, only its slots.
+    if matches!(inst.class.kind, ClassKind::Builtin(_))
+        || (inst.class.hooks.get() & Class::HOOK_SLOTS != 0 && !in_slots(vm, &inst.class, name)?)
+    {
+        return Err(no_attribute(&inst.class.name, name));
     }
     inst.set_attr(name, value);
     Ok(())
@@ -361,11 +354,17 @@ pub fn generic_delattr(vm: &dyn Vm, obj: &Value, inst: &Instance, name: &str) ->
     }
     match inst.remove_attr(name) {
         Some(_) => Ok(()),
-        None => Err(PyErr::new(
-            ExcType::AttributeError,
-            format!("'{}' object has no attribute '{}'", inst.class.name, name),
-        )),
+        None => Err(no_attribute(&inst.class.name, name)),
     }
+}
+
+/// `'T' object has no attribute 'name'`.
+#[cold]
+pub fn no_attribute(type_name: &str, name: &str) -> PyErr {
+    PyErr::new(
+        ExcType::AttributeError,
+        format!("'{type_name}' object has no attribute '{name}'"),
+    )
 }
 
 /// The name of `v`'s class.

@@ -64,10 +64,7 @@ pub fn tensor_getattr(vm: &dyn Vm, t: &Value, name: &str) -> PyResult<Option<Val
             crate::object::attr::descriptor_get(vm, &p, Some(t), &cls)
         }
         _ => {
-            let e = PyErr::new(
-                ExcType::AttributeError,
-                format!("'{EAGER_NAME}' object has no attribute '{name}'"),
-            );
+            let e = crate::object::attr::no_attribute(EAGER_NAME, name);
             // TensorFlow gives a slice of a variable (`v[1]`) an `assign`;
             // dist's slices are plain tensors, so say what to do instead.
             Err(if name == "assign" {

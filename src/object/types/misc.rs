@@ -375,12 +375,7 @@ fn object_getattribute(vm: &dyn Vm, this: &Value, name: &Value) -> PyResult<Valu
         Value::Instance(inst) => crate::object::attr::generic_getattr(vm, this, inst, name)?,
         other => return vm.getattr(other, name),
     };
-    found.ok_or_else(|| {
-        crate::value::PyErr::new(
-            crate::value::ExcType::AttributeError,
-            format!("'{}' object has no attribute '{}'", this.type_name(), name),
-        )
-    })
+    found.ok_or_else(|| crate::object::attr::no_attribute(&this.type_name(), name))
 }
 
 /// `type.__new__` (the one-argument form; the interpreter replaces it
