@@ -10,7 +10,7 @@ use super::{Flow, Interp};
 use crate::object::types::type_error;
 use crate::syntax::ast::{FunctionDef, Slot};
 use crate::value::signature::{Param, ParamKind, Signature};
-use crate::value::{ClassKind, ExcType, Function, Instance, PyErr, PyResult, Value, Vm};
+use crate::value::{ClassKind, ExcType, Function, Instance, PyErr, PyResult, Value};
 
 impl Interp {
     /// Calls any callable value.
@@ -587,9 +587,4 @@ fn not_callable(v: &Value) -> PyErr {
         other => other.type_name(),
     };
     type_error(format!("'{name}' object is not callable"))
-}
-
-#[allow(dead_code)]
-fn _assert_vm(i: &Interp) -> &dyn Vm {
-    i
 }

@@ -367,8 +367,3 @@ pub(super) fn add_missing(class: &Class, def: crate::object::NativeDef) {
         class.set_attr(def.name(), def.value());
     }
 }
-
-#[allow(dead_code)]
-fn _interp(i: &Interp) -> &dyn Vm {
-    i
-}
