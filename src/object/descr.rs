@@ -643,16 +643,14 @@ pub fn check_exception_group(vm: &dyn Vm, cls: &Rc<Class>, a: &[Value]) -> PyRes
     }
     let plain = cls.is_subclass_of(&ExcType::Exception.class());
     for (n, e) in items.iter().enumerate() {
-        let Value::Instance(inst) = e else {
+        let Some(inst) = (match e {
+            Value::Instance(i) if i.class.exception_type().is_some() => Some(i),
+            _ => None,
+        }) else {
             return Err(value_error(format!(
                 "Item {n} of second argument (exceptions) is not an exception"
             )));
         };
-        if inst.class.exception_type().is_none() {
-            return Err(value_error(format!(
-                "Item {n} of second argument (exceptions) is not an exception"
-            )));
-        }
         if plain && !inst.class.is_subclass_of(&ExcType::Exception.class()) {
             return Err(type_error(
                 "Cannot nest BaseExceptions in an ExceptionGroup",

@@ -255,9 +255,7 @@ impl PyErr {
     /// A builtin exception with one message argument.
     #[cold]
     pub fn new(ty: ExcType, msg: impl Into<String>) -> PyErr {
-        let inst = Instance::new(ty.class());
-        inst.set_attr("args", Value::tuple(vec![Value::str(msg)]));
-        PyErr::from_value(Value::Instance(Rc::new(inst)))
+        PyErr::with_args(ty, vec![Value::str(msg)])
     }
 
     /// A builtin exception with the given `args`.
