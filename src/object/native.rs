@@ -372,77 +372,33 @@ pub trait IntoValue {
     fn into_value(self) -> Value;
 }
 
-impl IntoValue for Value {
-    #[inline]
-    fn into_value(self) -> Value {
-        self
-    }
+/// Implements [`IntoValue`] for types that each make one kind of value.
+macro_rules! into_value {
+    ($($(#[$doc:meta])* $ty:ty: $x:ident => $value:expr;)*) => {$(
+        $(#[$doc])*
+        impl IntoValue for $ty {
+            #[inline]
+            fn into_value(self) -> Value {
+                let $x = self;
+                $value
+            }
+        }
+    )*};
 }
 
-impl IntoValue for () {
-    #[inline]
-    fn into_value(self) -> Value {
-        Value::None
-    }
-}
-
-impl IntoValue for bool {
-    #[inline]
-    fn into_value(self) -> Value {
-        Value::Bool(self)
-    }
-}
-
-impl IntoValue for i64 {
-    #[inline]
-    fn into_value(self) -> Value {
-        Value::Int(self)
-    }
-}
-
-impl IntoValue for usize {
-    #[inline]
-    fn into_value(self) -> Value {
-        Value::Int(self as i64)
-    }
-}
-
-impl IntoValue for f64 {
-    #[inline]
-    fn into_value(self) -> Value {
-        Value::Float(self)
-    }
-}
-
-impl IntoValue for String {
-    fn into_value(self) -> Value {
-        Value::str(self)
-    }
-}
-
-impl IntoValue for &str {
-    fn into_value(self) -> Value {
-        Value::str(self)
-    }
-}
-
-impl IntoValue for Rc<String> {
-    fn into_value(self) -> Value {
-        Value::Str(self)
-    }
-}
-
-/// A list.
-impl IntoValue for Vec<Value> {
-    fn into_value(self) -> Value {
-        Value::list(self)
-    }
-}
-
-impl IntoValue for crate::runtime::Tensor {
-    fn into_value(self) -> Value {
-        Value::Tensor(self)
-    }
+into_value! {
+    Value: v => v;
+    (): _unit => Value::None;
+    bool: b => Value::Bool(b);
+    i64: i => Value::Int(i);
+    usize: n => Value::Int(n as i64);
+    f64: x => Value::Float(x);
+    String: s => Value::str(s);
+    &str: s => Value::str(s);
+    Rc<String>: s => Value::Str(s);
+    /// A list.
+    Vec<Value>: items => Value::list(items);
+    crate::runtime::Tensor: t => Value::Tensor(t);
 }
 
 /// Rust's None is Python's.
