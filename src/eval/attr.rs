@@ -12,9 +12,7 @@ use crate::object::attr::{
     type_subclasses,
 };
 use crate::object::descr::bind_class_attr;
-use crate::object::types::builtin_class;
-use crate::object::types::slots;
-use crate::object::types::type_error;
+use crate::object::types::{builtin_class, slots, type_error};
 use crate::value::{Class, ClassKind, ExcType, NativeFn, PyErr, PyResult, Value, ValueType};
 
 /// The attributes of a `ReplicaContext`, reached for on the None that

@@ -14,8 +14,7 @@ use std::rc::Rc;
 use super::Interp;
 use crate::object::descr::{bind_class_attr, unwrap_method_decorator, PropertyObj};
 use crate::object::spec::add_member;
-use crate::object::types::builtin_class;
-use crate::object::types::type_error;
+use crate::object::types::{builtin_class, type_error};
 use crate::object::{native, Kwargs, Member};
 use crate::value::{
     Class, ClassKind, Dict, ExcType, Namespace, PyErr, PyResult, Value, ValueType, Vm,

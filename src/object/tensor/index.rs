@@ -1,8 +1,7 @@
 //! Python subscripts (`t[1, ::2, ..., tf.newaxis]`) as runtime index items,
 //! shared by tensors and numpy arrays.
 
-use crate::object::types::SliceObj;
-use crate::object::types::{type_error, value_error};
+use crate::object::types::{type_error, value_error, SliceObj};
 use crate::runtime::ops::IndexItem;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 

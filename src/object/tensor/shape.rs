@@ -2,8 +2,7 @@
 //! (`None`); printing, indexing, `as_list`, `num_elements` and equality with
 //! lists and tuples follow TensorFlow.
 
-use crate::object::types::slice_indices;
-use crate::object::types::{type_error, value_error};
+use crate::object::types::{slice_indices, type_error, value_error};
 use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 

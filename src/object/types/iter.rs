@@ -7,8 +7,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::type_error;
-use crate::object::types::value_error;
+use super::{type_error, value_error};
 use crate::object::{native, ClassSpec, Member};
 use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 

@@ -3,8 +3,7 @@
 
 use std::rc::Rc;
 
-use super::{builtin_class, type_error};
-use crate::object::types::value_error;
+use super::{builtin_class, type_error, value_error};
 use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::value::{Class, ExcType, Instance, NativeObject, PyErr, PyResult, Value, ValueType, Vm};
 

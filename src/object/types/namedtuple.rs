@@ -13,9 +13,8 @@
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
-use super::{builtin_class, value_error};
+use super::{builtin_class, type_error, value_error};
 use crate::object::descr::ClassMethodObj;
-use crate::object::types::type_error;
 use crate::object::{native, Kwargs};
 use crate::syntax::ast::BinOp;
 use crate::syntax::ast::CmpOp;

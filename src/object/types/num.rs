@@ -5,9 +5,8 @@
 
 use std::cmp::Ordering;
 
-use super::int_overflow;
 use super::ops::binop_error;
-use crate::object::types::value_error;
+use super::{int_overflow, value_error};
 use crate::syntax::ast::BinOp;
 use crate::value::{ExcType, PyErr, PyResult, Value};
 
