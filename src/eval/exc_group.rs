@@ -370,6 +370,7 @@ impl Interp {
     }
 }
 
-fn not_exception_class() -> PyErr {
+/// The TypeError of an `except` clause naming something not an exception class.
+pub(super) fn not_exception_class() -> PyErr {
     type_error("catching classes that do not inherit from BaseException is not allowed")
 }

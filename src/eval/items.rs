@@ -6,7 +6,7 @@ use std::rc::Rc;
 use super::Interp;
 use crate::object::types::misc::GenericAlias;
 use crate::object::types::slice::slice_positions;
-use crate::object::types::{slice_indices, type_error, value_error};
+use crate::object::types::{index_not_int, slice_indices, type_error, value_error};
 use crate::value::dict::{dict_get, dict_remove, dict_set};
 use crate::value::fmtspec::unsupported_format;
 use crate::value::{ExcType, PyErr, PyResult, Value};
@@ -360,10 +360,7 @@ impl Interp {
         };
         match self.call_value(&m, vec![key.clone()], Vec::new())? {
             i @ (Value::Int(_) | Value::Bool(_)) => Ok(Some(i)),
-            other => Err(type_error(format!(
-                "__index__ returned non-int (type {})",
-                other.type_name()
-            ))),
+            other => Err(index_not_int(&other)),
         }
     }
 }

@@ -11,7 +11,7 @@
 
 use std::rc::Rc;
 
-use crate::object::types::type_error;
+use crate::object::types::{not_an_integer, type_error};
 use crate::value::{
     Args, Class, NativeFn, NativeFunction, NativeObject, PyErr, PyResult, Signature, Value, Vm,
 };
@@ -151,10 +151,7 @@ impl<'a> FromArg<'a> for i64 {
             Value::Int(n) => Ok(*n),
             Value::Bool(b) => Ok(*b as i64),
             _ if cx.param == "self" => Err(cx.must_be("int", v)),
-            _ => Err(type_error(format!(
-                "'{}' object cannot be interpreted as an integer",
-                v.type_name()
-            ))),
+            _ => Err(not_an_integer(v)),
         }
     }
 }

@@ -8,6 +8,8 @@ mod call;
 mod comprehension;
 mod name;
 
+pub(crate) use name::unbound_local;
+
 use std::rc::Rc;
 
 use crate::object::types::type_error;

@@ -38,22 +38,13 @@ impl Interp {
         match n.slot.get() {
             Slot::Local(i) => match &f.locals[i as usize] {
                 Some(v) => Ok(v.clone()),
-                None => Err(PyErr::new(
-                    ExcType::UnboundLocalError,
-                    format!(
-                        "cannot access local variable '{}' where it is not associated with a value",
-                        n.id
-                    ),
-                )),
+                None => Err(unbound_local(&n.id)),
             },
             Slot::Cell(i) => match &*f.cells[i as usize].borrow() {
                 Some(v) => Ok(v.clone()),
                 None => Err(
                     if (i as usize) < f.locals.len() + f.cells.len() && self.is_own_cell(f, i) {
-                        PyErr::new(
-                        ExcType::UnboundLocalError,
-                        format!("cannot access local variable '{}' where it is not associated with a value", n.id),
-                    )
+                        unbound_local(&n.id)
                     } else {
                         PyErr::new(
                         ExcType::NameError,
@@ -116,6 +107,15 @@ impl Interp {
             _ => Rc::new(RefCell::new(None)),
         }
     }
+}
+
+/// `UnboundLocalError` for a local read or deleted before it is assigned.
+#[cold]
+pub(crate) fn unbound_local(name: &str) -> PyErr {
+    PyErr::new(
+        ExcType::UnboundLocalError,
+        format!("cannot access local variable '{name}' where it is not associated with a value"),
+    )
 }
 
 /// Records the name (and the frame's local names) on a NameError, for the

@@ -9,16 +9,15 @@ mod compare;
 mod protocols;
 
 use crate::object::types::subclass::base_value;
-use crate::object::types::type_error;
 use std::rc::Rc;
 
 use super::Interp;
 use crate::object::descr::not_implemented;
-use crate::object::types::int_overflow;
 use crate::object::types::misc::UnionType;
 use crate::object::types::num::{num, num_binop};
 use crate::object::types::ops::{binop_error, inplace_error, unary_error};
 use crate::object::types::set::{set_op, set_op_in_place};
+use crate::object::types::{index_not_int, int_overflow};
 use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
 use crate::value::{ExcType, PyErr, PyResult, Value};
 
@@ -325,10 +324,7 @@ impl Interp {
                 if let Some(m) = inst.class.lookup("__index__") {
                     let i = self.call_value(&m, vec![n.clone()], Vec::new())?;
                     if !matches!(i, Value::Int(_) | Value::Bool(_)) {
-                        return Err(type_error(format!(
-                            "__index__ returned non-int (type {})",
-                            i.type_name()
-                        )));
+                        return Err(index_not_int(&i));
                     }
                     return if seq_first {
                         self.binary_op(op, seq, &i)

@@ -3,7 +3,7 @@
 //! iteration) and `hash()`.
 
 use crate::eval::Interp;
-use crate::object::types::{type_error, value_error};
+use crate::object::types::{not_an_integer, type_error, value_error};
 use crate::value::dict::{dict_get, hash_with_vm, set_contains};
 use crate::value::{PyErr, PyResult, Value};
 
@@ -193,9 +193,6 @@ fn len_result(r: Value) -> PyResult<usize> {
     match r {
         Value::Int(i) if i >= 0 => Ok(i as usize),
         Value::Int(_) => Err(value_error("__len__() should return >= 0")),
-        other => Err(type_error(format!(
-            "'{}' object cannot be interpreted as an integer",
-            other.type_name()
-        ))),
+        other => Err(not_an_integer(&other)),
     }
 }

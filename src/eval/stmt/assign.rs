@@ -212,13 +212,7 @@ impl Interp {
         let _ = span;
         if !existed {
             return Err(match n.slot.get() {
-                Slot::Local(_) => PyErr::new(
-                    ExcType::UnboundLocalError,
-                    format!(
-                        "cannot access local variable '{}' where it is not associated with a value",
-                        n.id
-                    ),
-                ),
+                Slot::Local(_) => crate::eval::expr::unbound_local(&n.id),
                 _ => PyErr::new(
                     ExcType::NameError,
                     format!("name '{}' is not defined", n.id),

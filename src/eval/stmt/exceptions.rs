@@ -3,6 +3,7 @@
 //! `raise` (with `from` and implicit chaining), and the matching of an
 //! exception against an `except` clause. `except*` is in `exc_group.rs`.
 
+use crate::eval::exc_group::not_exception_class;
 use crate::eval::frame::Frame;
 use crate::eval::{Flow, Interp};
 use crate::object::types::type_error;
@@ -171,9 +172,7 @@ impl Interp {
         match cls {
             Value::Class(c) => {
                 if c.exception_type().is_none() {
-                    return Err(type_error(
-                        "catching classes that do not inherit from BaseException is not allowed",
-                    ));
+                    return Err(not_exception_class());
                 }
                 Ok(err.class().is_subclass_of(c))
             }
@@ -185,9 +184,7 @@ impl Interp {
                 }
                 Ok(false)
             }
-            _ => Err(type_error(
-                "catching classes that do not inherit from BaseException is not allowed",
-            )),
+            _ => Err(not_exception_class()),
         }
     }
 

@@ -10,7 +10,7 @@ mod codecs;
 
 pub use codecs::{decode_bytes, encode_str};
 
-use super::{type_error, value_error};
+use super::{not_an_integer, type_error, value_error};
 use crate::object::{native, Given, Member};
 use crate::value::{PyResult, Value, Vm};
 
@@ -133,10 +133,7 @@ fn bytes_new(
             .map(|v| match v.as_builtin() {
                 Value::Int(i) if (0..256).contains(i) => Ok(*i as u8),
                 Value::Int(_) => Err(value_error("bytes must be in range(0, 256)")),
-                _ => Err(type_error(format!(
-                    "'{}' object cannot be interpreted as an integer",
-                    v.type_name()
-                ))),
+                _ => Err(not_an_integer(v)),
             })
             .collect::<PyResult<_>>()?,
     })))

@@ -2,7 +2,7 @@
 //! `__int__`/`__index__`) and the common methods. Ints are 64-bit: values
 //! that do not fit raise OverflowError instead of wrapping.
 
-use super::{int_overflow, type_error, value_error};
+use super::{int_overflow, not_an_integer, type_error, value_error};
 use crate::object::{native, Given, Member};
 use crate::value::format::{float_to_i64, str_repr};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
@@ -289,10 +289,7 @@ fn from_bytes(
                 Value::Int(i) if (0..256).contains(i) => Ok(*i as u8),
                 Value::Bool(b) => Ok(*b as u8),
                 Value::Int(_) => Err(value_error("bytes must be in range(0, 256)")),
-                x => Err(type_error(format!(
-                    "'{}' object cannot be interpreted as an integer",
-                    x.type_name()
-                ))),
+                x => Err(not_an_integer(x)),
             })
             .collect::<PyResult<_>>()?,
     };

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::value_error;
+use super::{not_an_integer, value_error};
 use crate::object::{native, Member};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
@@ -190,10 +190,7 @@ fn sort(vm: &dyn Vm, this: &List, key: &Value, reverse: &Value) -> PyResult<()> 
 pub fn reverse_flag(vm: &dyn Vm, v: &Value) -> PyResult<bool> {
     match super::as_index(v, vm)? {
         Some(i) => Ok(i != 0),
-        None => Err(super::type_error(format!(
-            "'{}' object cannot be interpreted as an integer",
-            v.type_name()
-        ))),
+        None => Err(not_an_integer(v)),
     }
 }
 

@@ -249,12 +249,7 @@ pub fn as_index(v: &Value, vm: &dyn crate::value::Vm) -> PyResult<Option<i64>> {
             Some(m) => match vm.call(&m, vec![v.clone()], Vec::new())? {
                 Value::Int(i) => Some(i),
                 Value::Bool(b) => Some(b as i64),
-                other => {
-                    return Err(type_error(format!(
-                        "__index__ returned non-int (type {})",
-                        other.type_name()
-                    )))
-                }
+                other => return Err(index_not_int(&other)),
             },
             None => None,
         },
@@ -264,10 +259,23 @@ pub fn as_index(v: &Value, vm: &dyn crate::value::Vm) -> PyResult<Option<i64>> {
 
 /// `v` as an integer or the TypeError `'float' object cannot be interpreted as an integer`.
 pub fn int_arg(v: &Value, vm: &dyn crate::value::Vm) -> PyResult<i64> {
-    as_index(v, vm)?.ok_or_else(|| {
-        type_error(format!(
-            "'{}' object cannot be interpreted as an integer",
-            v.type_name()
-        ))
-    })
+    as_index(v, vm)?.ok_or_else(|| not_an_integer(v))
+}
+
+/// `TypeError: __index__ returned non-int (type str)`.
+#[cold]
+pub fn index_not_int(got: &Value) -> PyErr {
+    type_error(format!(
+        "__index__ returned non-int (type {})",
+        got.type_name()
+    ))
+}
+
+/// `TypeError: 'float' object cannot be interpreted as an integer`.
+#[cold]
+pub fn not_an_integer(v: &Value) -> PyErr {
+    type_error(format!(
+        "'{}' object cannot be interpreted as an integer",
+        v.type_name()
+    ))
 }

@@ -25,7 +25,9 @@ pub fn make_slice(lower: Value, upper: Value, step: Value) -> Value {
     })
 }
 
-fn part(v: &Value) -> PyResult<Option<i64>> {
+/// One part of a slice as an index: None for `None`, an int (a bool counts,
+/// an int subclass converts as its value), else CPython's TypeError.
+pub fn slice_index(v: &Value) -> PyResult<Option<i64>> {
     match v.as_builtin() {
         Value::None => Ok(None),
         Value::Int(i) => Ok(Some(*i)),
@@ -43,7 +45,7 @@ pub fn slice_indices(v: &Value, len: usize) -> PyResult<Option<(isize, isize, is
     let Some(s) = v.downcast::<SliceObj>() else {
         return Ok(None);
     };
-    let step = part(&s.step)?.unwrap_or(1);
+    let step = slice_index(&s.step)?.unwrap_or(1);
     if step == 0 {
         return Err(value_error("slice step cannot be zero"));
     }
@@ -69,8 +71,8 @@ pub fn slice_indices(v: &Value, len: usize) -> PyResult<Option<(isize, isize, is
             }
         }
     };
-    let start = adjust(part(&s.start)?, lo_default);
-    let stop = adjust(part(&s.stop)?, hi_default);
+    let start = adjust(slice_index(&s.start)?, lo_default);
+    let stop = adjust(slice_index(&s.stop)?, hi_default);
     Ok(Some((start, stop, step)))
 }
 

@@ -7,7 +7,7 @@
 use super::{handles, operand};
 use crate::object::descr::not_implemented;
 use crate::object::native;
-use crate::object::types::{type_error, value_error};
+use crate::object::types::{not_an_integer, type_error, value_error};
 use crate::syntax::ast::BinOp;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
@@ -20,10 +20,7 @@ fn arith(vm: &dyn Vm, op: BinOp, x: &Value, y: &Value, reflected: bool) -> PyRes
     );
     if sequence && op == BinOp::Mult && !handles(op, x, y) {
         // The repeat slot takes any index and says so.
-        return Err(type_error(format!(
-            "'{}' object cannot be interpreted as an integer",
-            y.type_name()
-        )));
+        return Err(not_an_integer(y));
     }
     if !handles(op, x, y) {
         return Ok(not_implemented());

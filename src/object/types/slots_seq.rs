@@ -8,7 +8,7 @@
 use super::{handles, operand};
 use crate::object::descr::not_implemented;
 use crate::object::native;
-use crate::object::types::type_error;
+use crate::object::types::not_an_integer;
 use crate::syntax::ast::BinOp;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
@@ -63,10 +63,7 @@ fn inplace(vm: &dyn Vm, op: BinOp, this: &Value, value: &Value) -> PyResult<Valu
         // `lst += iterable` extends; `lst *= n` repeats, and takes only an index.
         (Value::List(_), BinOp::Add) => true,
         (Value::List(_), _) if !matches!(y, Value::Int(_) | Value::Bool(_)) => {
-            return Err(type_error(format!(
-                "'{}' object cannot be interpreted as an integer",
-                y.type_name()
-            )))
+            return Err(not_an_integer(y))
         }
         (Value::List(_), _) => true,
         // `d |= pairs` updates from any mapping or iterable of pairs.

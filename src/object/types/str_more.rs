@@ -43,14 +43,7 @@ pub static MEMBERS: &[Member] = &[
 fn bounds(s: &str, start: &Value, end: &Value) -> PyResult<Option<(usize, usize)>> {
     let len = char_len(s) as i64;
     let idx = |v: &Value, default: i64| -> PyResult<i64> {
-        match v.as_builtin() {
-            Value::None => Ok(default),
-            Value::Int(i) => Ok(*i),
-            Value::Bool(b) => Ok(*b as i64),
-            _ => Err(type_error(
-                "slice indices must be integers or None or have an __index__ method",
-            )),
-        }
+        Ok(super::slice::slice_index(v)?.unwrap_or(default))
     };
     let fix = |x: i64| if x < 0 { (x + len).max(0) } else { x };
     let (st, en) = (fix(idx(start, 0)?), fix(idx(end, len)?).min(len));
