@@ -87,3 +87,16 @@ pub fn object_repr(spec: &ClassSpec, this: &Value) -> String {
 pub fn member_names(members: &[&str]) -> Value {
     Value::list(members.iter().map(|m| Value::str(*m)).collect())
 }
+
+/// `Member::Getter` natives of one native class, each an expression of the
+/// receiver. `getters! { this: &Foo; /// doc  fn name("Foo.name(self)") ->
+/// T { expr } ... }` expands each entry to `/// doc
+/// #[native("Foo.name(self)")] fn name(this: &Foo) -> T { expr }`.
+macro_rules! getters {
+    ($this:ident: &$ty:ty; $($(#[doc = $doc:tt])* $vis:vis fn $name:ident($sig:tt) -> $ret:ty $body:block)*) => {$(
+        $(#[doc = $doc])*
+        #[$crate::object::native($sig)]
+        $vis fn $name($this: &$ty) -> $ret $body
+    )*};
+}
+pub(crate) use getters;

@@ -4,6 +4,7 @@
 //! collectives here run the same way whatever they say.
 
 use super::dataset::options::{str_enum, StrEnumMember};
+use crate::distribute::classes::getters;
 use crate::object::types::int_arg;
 use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
@@ -99,20 +100,11 @@ impl NativeObject for CommunicationOptions {
     }
 }
 
-/// The size of the packs the tensors are packed into (0: no packing).
-#[native("Options.bytes_per_pack(self)")]
-fn bytes_per_pack(this: &CommunicationOptions) -> Value {
-    this.bytes_per_pack.clone()
-}
-
-/// The timeout of a collective, in seconds.
-#[native("Options.timeout_seconds(self)")]
-fn timeout_seconds(this: &CommunicationOptions) -> Value {
-    this.timeout_seconds.clone()
-}
-
-/// The collective implementation.
-#[native("Options.implementation(self)")]
-fn implementation(this: &CommunicationOptions) -> Value {
-    this.implementation.clone()
+getters! { this: &CommunicationOptions;
+    /// The size of the packs the tensors are packed into (0: no packing).
+    fn bytes_per_pack("Options.bytes_per_pack(self)") -> Value { this.bytes_per_pack.clone() }
+    /// The timeout of a collective, in seconds.
+    fn timeout_seconds("Options.timeout_seconds(self)") -> Value { this.timeout_seconds.clone() }
+    /// The collective implementation.
+    fn implementation("Options.implementation(self)") -> Value { this.implementation.clone() }
 }

@@ -5,10 +5,11 @@
 //! with a help line naming the ways out.
 
 use super::classes::{
-    DISTRIBUTED_DELEGATE, TYPES_MIRRORED, TYPES_PER_REPLICA, VALUES, VALUES_DISTRIBUTED_VALUES,
+    getters, DISTRIBUTED_DELEGATE, TYPES_MIRRORED, TYPES_PER_REPLICA, VALUES,
+    VALUES_DISTRIBUTED_VALUES,
 };
 use crate::object::tensor::classes::COMPOSITE_TENSOR;
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{ClassSpec, Member, NativeClass};
 use crate::runtime::Tensor;
 use crate::syntax::ast::BinOp;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
@@ -77,16 +78,13 @@ impl DistValues {
     }
 }
 
-/// The components, one per replica.
-#[native("DistributedValues.values(self)")]
-fn values(this: &DistValues) -> Value {
-    Value::tuple(this.values.clone())
-}
-
-/// The components (TensorFlow's private name, which scripts reach for).
-#[native("DistributedValues._values(self)")]
-fn private_values(this: &DistValues) -> Value {
-    Value::tuple(this.values.clone())
+getters! { this: &DistValues;
+    /// The components, one per replica.
+    fn values("DistributedValues.values(self)") -> Value { Value::tuple(this.values.clone()) }
+    /// The components (TensorFlow's private name, which scripts reach for).
+    fn private_values("DistributedValues._values(self)") -> Value {
+        Value::tuple(this.values.clone())
+    }
 }
 
 /// A `PerReplica` value holding one component per replica (in replica order).

@@ -10,6 +10,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use crate::distribute::classes::getters;
 use crate::object::spec::public_names;
 use crate::object::types::type_error;
 use crate::object::{native, ClassSpec, Member, NativeClass};
@@ -298,22 +299,13 @@ fn close_state(st: &mut FileState) -> PyResult<()> {
     st.flush()
 }
 
-/// `closed`.
-#[native("TextIOWrapper.closed(self)")]
-fn f_closed(this: &File) -> bool {
-    this.0.borrow().closed
-}
-
-/// The path as given.
-#[native("TextIOWrapper.name(self)")]
-fn f_name(this: &File) -> String {
-    this.0.borrow().name.clone()
-}
-
-/// The mode as given.
-#[native("TextIOWrapper.mode(self)")]
-fn f_mode(this: &File) -> String {
-    this.0.borrow().mode.clone()
+getters! { this: &File;
+    /// `closed`.
+    fn f_closed("TextIOWrapper.closed(self)") -> bool { this.0.borrow().closed }
+    /// The path as given.
+    fn f_name("TextIOWrapper.name(self)") -> String { this.0.borrow().name.clone() }
+    /// The mode as given.
+    fn f_mode("TextIOWrapper.mode(self)") -> String { this.0.borrow().mode.clone() }
 }
 
 /// A `size` argument: None for "all" (a negative number or None).

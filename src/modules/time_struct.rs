@@ -5,6 +5,7 @@
 
 use std::ffi::{CStr, CString};
 
+use crate::distribute::classes::getters;
 use crate::object::types::{int_arg, type_error, value_error};
 use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::syntax::ast::CmpOp;
@@ -75,16 +76,11 @@ fields! {
     tm_isdst = 8, "struct_time.tm_isdst(self)", "1 if summer time is in effect, 0 if not, and -1 if unknown.";
 }
 
-/// The abbreviation of the time zone.
-#[native("struct_time.tm_zone(self)")]
-fn tm_zone(this: &StructTime) -> String {
-    this.zone.clone()
-}
-
-/// The offset from UTC in seconds.
-#[native("struct_time.tm_gmtoff(self)")]
-fn tm_gmtoff(this: &StructTime) -> i64 {
-    this.gmtoff
+getters! { this: &StructTime;
+    /// The abbreviation of the time zone.
+    fn tm_zone("struct_time.tm_zone(self)") -> String { this.zone.clone() }
+    /// The offset from UTC in seconds.
+    fn tm_gmtoff("struct_time.tm_gmtoff(self)") -> i64 { this.gmtoff }
 }
 
 impl NativeObject for StructTime {

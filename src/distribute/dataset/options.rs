@@ -7,7 +7,7 @@ use std::cell::RefCell;
 
 use indexmap::IndexMap;
 
-use crate::distribute::classes::DISTRIBUTE_LIB;
+use crate::distribute::classes::{getters, DISTRIBUTE_LIB};
 use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -170,22 +170,17 @@ fn new_run_options(
     })
 }
 
-/// Whether batches may differ in size.
-#[native("RunOptions.experimental_enable_dynamic_batch_size(self)")]
-fn enable_dynamic_batch_size(this: &NamedOptions) -> Value {
-    this.values[0].clone()
-}
-
-/// Whether dynamic shapes are bucketized.
-#[native("RunOptions.experimental_bucketizing_dynamic_shape(self)")]
-fn bucketizing_dynamic_shape(this: &NamedOptions) -> Value {
-    this.values[1].clone()
-}
-
-/// XLA's options.
-#[native("RunOptions.experimental_xla_options(self)")]
-fn xla_options(this: &NamedOptions) -> Value {
-    this.values[2].clone()
+getters! { this: &NamedOptions;
+    /// Whether batches may differ in size.
+    fn enable_dynamic_batch_size("RunOptions.experimental_enable_dynamic_batch_size(self)") -> Value {
+        this.values[0].clone()
+    }
+    /// Whether dynamic shapes are bucketized.
+    fn bucketizing_dynamic_shape("RunOptions.experimental_bucketizing_dynamic_shape(self)") -> Value {
+        this.values[1].clone()
+    }
+    /// XLA's options.
+    fn xla_options("RunOptions.experimental_xla_options(self)") -> Value { this.values[2].clone() }
 }
 
 const INPUT_OPTION_NAMES: [&str; 4] = [
@@ -251,16 +246,11 @@ impl NativeObject for StrEnumMember {
     }
 }
 
-/// The member's name.
-#[native("Enum.name(self)")]
-pub(crate) fn str_enum_name(this: &StrEnumMember) -> &'static str {
-    this.member
-}
-
-/// The member's value (its name).
-#[native("Enum.value(self)")]
-pub(crate) fn str_enum_value(this: &StrEnumMember) -> &'static str {
-    this.member
+getters! { this: &StrEnumMember;
+    /// The member's name.
+    pub(crate) fn str_enum_name("Enum.name(self)") -> &'static str { this.member }
+    /// The member's value (its name).
+    pub(crate) fn str_enum_value("Enum.value(self)") -> &'static str { this.member }
 }
 
 /// `tf.distribute.InputReplicationMode`, with its two members.
@@ -305,28 +295,23 @@ fn new_input_options(
     })
 }
 
-/// Whether the inputs are copied to the replicas' devices.
-#[native("InputOptions.experimental_fetch_to_device(self)")]
-fn fetch_to_device(this: &NamedOptions) -> Value {
-    this.values[0].clone()
-}
-
-/// One input pipeline per worker or per replica (`tf.distribute.InputReplicationMode`).
-#[native("InputOptions.experimental_replication_mode(self)")]
-fn replication_mode(this: &NamedOptions) -> Value {
-    this.values[1].clone()
-}
-
-/// Whether the dataset is placed on the device.
-#[native("InputOptions.experimental_place_dataset_on_device(self)")]
-fn place_dataset_on_device(this: &NamedOptions) -> Value {
-    this.values[2].clone()
-}
-
-/// How many elements each replica buffers.
-#[native("InputOptions.experimental_per_replica_buffer_size(self)")]
-fn per_replica_buffer_size(this: &NamedOptions) -> Value {
-    this.values[3].clone()
+getters! { this: &NamedOptions;
+    /// Whether the inputs are copied to the replicas' devices.
+    fn fetch_to_device("InputOptions.experimental_fetch_to_device(self)") -> Value {
+        this.values[0].clone()
+    }
+    /// One input pipeline per worker or per replica (`tf.distribute.InputReplicationMode`).
+    fn replication_mode("InputOptions.experimental_replication_mode(self)") -> Value {
+        this.values[1].clone()
+    }
+    /// Whether the dataset is placed on the device.
+    fn place_dataset_on_device("InputOptions.experimental_place_dataset_on_device(self)") -> Value {
+        this.values[2].clone()
+    }
+    /// How many elements each replica buffers.
+    fn per_replica_buffer_size("InputOptions.experimental_per_replica_buffer_size(self)") -> Value {
+        this.values[3].clone()
+    }
 }
 
 impl NativeObject for NamedOptions {
@@ -391,22 +376,17 @@ fn new_input_context(
     })
 }
 
-/// The number of input pipelines.
-#[native("InputContext.num_input_pipelines(self)")]
-fn num_input_pipelines(this: &InputContextObj) -> i64 {
-    this.num_input_pipelines
-}
-
-/// The index of this input pipeline.
-#[native("InputContext.input_pipeline_id(self)")]
-fn input_pipeline_id(this: &InputContextObj) -> i64 {
-    this.input_pipeline_id
-}
-
-/// The number of replicas.
-#[native("InputContext.num_replicas_in_sync(self)")]
-fn num_replicas_in_sync(this: &InputContextObj) -> i64 {
-    this.num_replicas_in_sync
+getters! { this: &InputContextObj;
+    /// The number of input pipelines.
+    fn num_input_pipelines("InputContext.num_input_pipelines(self)") -> i64 {
+        this.num_input_pipelines
+    }
+    /// The index of this input pipeline.
+    fn input_pipeline_id("InputContext.input_pipeline_id(self)") -> i64 { this.input_pipeline_id }
+    /// The number of replicas.
+    fn num_replicas_in_sync("InputContext.num_replicas_in_sync(self)") -> i64 {
+        this.num_replicas_in_sync
+    }
 }
 
 /// The batch size of each replica: global_batch_size / num_replicas_in_sync.

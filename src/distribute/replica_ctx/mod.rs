@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 pub use collective::{merge_collectives, park_request, Request};
 
-use super::classes::{object_repr, DISTRIBUTE_LIB};
+use super::classes::{getters, object_repr, DISTRIBUTE_LIB};
 use super::context::{in_replica_fn, state};
 use super::reduce::parse_op;
 use super::strategy::{current_strategy, default_strategy, Kind, StrategyObj};
@@ -136,16 +136,11 @@ fn replica_id_in_sync_group(this: &ReplicaContext) -> PyResult<Value> {
     Ok(Value::Tensor(t))
 }
 
-/// The number of replicas.
-#[native("ReplicaContext.num_replicas_in_sync(self)")]
-fn num_replicas_in_sync(this: &ReplicaContext) -> usize {
-    this.n
-}
-
-/// The strategy running the replica.
-#[native("ReplicaContext.strategy(self)")]
-fn context_strategy(this: &ReplicaContext) -> Value {
-    this.strategy.clone()
+getters! { this: &ReplicaContext;
+    /// The number of replicas.
+    fn num_replicas_in_sync("ReplicaContext.num_replicas_in_sync(self)") -> usize { this.n }
+    /// The strategy running the replica.
+    fn context_strategy("ReplicaContext.strategy(self)") -> Value { this.strategy.clone() }
 }
 
 /// The replica's devices.
@@ -393,16 +388,11 @@ fn value_context_new(replica_id_in_sync_group: i64, num_replicas_in_sync: i64) -
     })
 }
 
-/// The replica's index.
-#[native("ValueContext.replica_id_in_sync_group(self)")]
-fn value_replica_id(this: &ValueContext) -> usize {
-    this.replica
-}
-
-/// The number of replicas.
-#[native("ValueContext.num_replicas_in_sync(self)")]
-fn value_num_replicas(this: &ValueContext) -> usize {
-    this.n
+getters! { this: &ValueContext;
+    /// The replica's index.
+    fn value_replica_id("ValueContext.replica_id_in_sync_group(self)") -> usize { this.replica }
+    /// The number of replicas.
+    fn value_num_replicas("ValueContext.num_replicas_in_sync(self)") -> usize { this.n }
 }
 
 /// The current strategy: the innermost scope's, else the default strategy.

@@ -7,6 +7,7 @@
 use std::rc::Rc;
 
 use super::{device_names, ExtendedObj, Kind};
+use crate::distribute::classes::getters;
 use crate::distribute::context::{pop_device, push_device};
 use crate::distribute::devices::device_arg;
 use crate::distribute::nest::select_replica;
@@ -25,22 +26,17 @@ pub(super) fn experimental_between_graph(this: &ExtendedObj) -> PyResult<bool> {
     Ok(false)
 }
 
-/// Whether this worker initializes variables (one worker: yes).
-#[native("StrategyExtendedV2.experimental_should_init(self)")]
-pub(super) fn experimental_should_init(_this: &ExtendedObj) -> bool {
-    true
-}
-
-/// Whether this worker writes checkpoints (one worker: yes).
-#[native("StrategyExtendedV2.should_checkpoint(self)")]
-pub(super) fn should_checkpoint(_this: &ExtendedObj) -> bool {
-    true
-}
-
-/// Whether this worker writes summaries (one worker: yes).
-#[native("StrategyExtendedV2.should_save_summary(self)")]
-pub(super) fn should_save_summary(_this: &ExtendedObj) -> bool {
-    true
+getters! { _this: &ExtendedObj;
+    /// Whether this worker initializes variables (one worker: yes).
+    pub(super) fn experimental_should_init("StrategyExtendedV2.experimental_should_init(self)") -> bool {
+        true
+    }
+    /// Whether this worker writes checkpoints (one worker: yes).
+    pub(super) fn should_checkpoint("StrategyExtendedV2.should_checkpoint(self)") -> bool { true }
+    /// Whether this worker writes summaries (one worker: yes).
+    pub(super) fn should_save_summary("StrategyExtendedV2.should_save_summary(self)") -> bool {
+        true
+    }
 }
 
 /// Copies `tensor` to the devices of `destinations` (a Mirrored value for several).

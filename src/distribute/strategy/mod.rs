@@ -16,7 +16,7 @@ use std::rc::Rc;
 pub use cross_replica::{destination, reduce_to_devices, reduce_value};
 pub use extended::ExtendedObj;
 
-use super::classes::{object_repr, DISTRIBUTE_LIB};
+use super::classes::{getters, object_repr, DISTRIBUTE_LIB};
 use super::context::{in_replica_fn, state, ReplicaRun};
 use super::devices::device_arg;
 use super::nest::{contains_distributed, is_structure, regroup, select_replica};
@@ -174,16 +174,11 @@ impl NativeObject for StrategyObj {
     }
 }
 
-/// The number of replicas.
-#[native("Strategy.num_replicas_in_sync(self)")]
-fn num_replicas_in_sync(this: &StrategyObj) -> usize {
-    this.devices.len()
-}
-
-/// The strategy's `StrategyExtended` object.
-#[native("Strategy.extended(self)")]
-fn extended_object(this: &StrategyObj) -> Value {
-    this.extended.clone()
+getters! { this: &StrategyObj;
+    /// The number of replicas.
+    fn num_replicas_in_sync("Strategy.num_replicas_in_sync(self)") -> usize { this.devices.len() }
+    /// The strategy's `StrategyExtended` object.
+    fn extended_object("Strategy.extended(self)") -> Value { this.extended.clone() }
 }
 
 /// The cluster resolver (None: one machine).

@@ -5,8 +5,8 @@
 //! TensorFlow's `VariableAggregationV2`; a variable without aggregation
 //! shows the V1 enum's `NONE`.
 
-use crate::distribute::classes::{member_names, VARIABLES};
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::distribute::classes::{getters, member_names, VARIABLES};
+use crate::object::{ClassSpec, Member, NativeClass};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// `tf.VariableAggregation` members.
@@ -159,16 +159,11 @@ impl NativeObject for EnumObj {
     }
 }
 
-/// The member's name.
-#[native("Enum.name(self)")]
-fn enum_name(this: &EnumObj) -> &'static str {
-    this.member
-}
-
-/// The member's value.
-#[native("Enum.value(self)")]
-fn enum_value(this: &EnumObj) -> i64 {
-    this.value
+getters! { this: &EnumObj;
+    /// The member's name.
+    fn enum_name("Enum.name(self)") -> &'static str { this.member }
+    /// The member's value.
+    fn enum_value("Enum.value(self)") -> i64 { this.value }
 }
 
 /// Member `name` of the enum class `spec` (the one object its class holds).

@@ -16,7 +16,7 @@ use std::rc::Rc;
 pub use enums::{Agg, Sync};
 pub use update::{update_regroup, update_with_fn};
 
-use super::classes::{DISTRIBUTED_DELEGATE, VARIABLES};
+use super::classes::{getters, DISTRIBUTED_DELEGATE, VARIABLES};
 use super::context::{in_replica_fn, state};
 use super::reduce::{reduce_tensors, Op};
 use super::strategy::Kind;
@@ -328,22 +328,17 @@ fn var_initial_value(_this: &Value) -> PyResult<Value> {
     ))
 }
 
-/// The components, as plain variables (one per device).
-#[native("DistributedVariable.values(self)")]
-fn var_values(this: &DistVar) -> Value {
-    Value::tuple(this.components())
-}
-
-/// The components (TensorFlow's private name, which scripts reach for).
-#[native("DistributedVariable._values(self)")]
-fn var_private_values(this: &DistVar) -> Value {
-    Value::tuple(this.components())
-}
-
-/// The strategy whose scope created the variable.
-#[native("DistributedVariable.distribute_strategy(self)")]
-fn var_distribute_strategy(this: &DistVar) -> Value {
-    this.strategy.clone()
+getters! { this: &DistVar;
+    /// The components, as plain variables (one per device).
+    fn var_values("DistributedVariable.values(self)") -> Value { Value::tuple(this.components()) }
+    /// The components (TensorFlow's private name, which scripts reach for).
+    fn var_private_values("DistributedVariable._values(self)") -> Value {
+        Value::tuple(this.components())
+    }
+    /// The strategy whose scope created the variable.
+    fn var_distribute_strategy("DistributedVariable.distribute_strategy(self)") -> Value {
+        this.strategy.clone()
+    }
 }
 
 impl NativeObject for PlainVar {

@@ -9,6 +9,7 @@ use super::matchobj::{MatchObj, Text};
 use super::syntax::{self, Translated};
 use super::template::{expand, parse_template};
 use super::{re_error, text_arg};
+use crate::distribute::classes::getters;
 use crate::object::types::int_arg;
 use crate::object::{native, ClassSpec, Member, NativeClass, This};
 use crate::value::format::str_repr;
@@ -508,22 +509,13 @@ fn p_split(
     Ok(out)
 }
 
-/// The pattern as given.
-#[native("Pattern.pattern(self)")]
-fn p_pattern(this: &Pattern) -> Value {
-    this.source.clone()
-}
-
-/// The flags, inline ones included.
-#[native("Pattern.flags(self)")]
-fn p_flags(this: &Pattern) -> i64 {
-    this.flags
-}
-
-/// The number of groups.
-#[native("Pattern.groups(self)")]
-fn p_groups(this: &Pattern) -> usize {
-    this.groups
+getters! { this: &Pattern;
+    /// The pattern as given.
+    fn p_pattern("Pattern.pattern(self)") -> Value { this.source.clone() }
+    /// The flags, inline ones included.
+    fn p_flags("Pattern.flags(self)") -> i64 { this.flags }
+    /// The number of groups.
+    fn p_groups("Pattern.groups(self)") -> usize { this.groups }
 }
 
 /// The group numbers by name.
