@@ -164,14 +164,6 @@ impl NativeClass for DeviceEntry {
 }
 
 impl DeviceEntry {
-    fn class_spec(&self) -> &'static ClassSpec {
-        if self.physical {
-            &PHYSICAL_DEVICE
-        } else {
-            &LOGICAL_DEVICE
-        }
-    }
-
     fn name(&self) -> String {
         if self.physical {
             format!("/physical_device:{}", self.device.short_name())
@@ -182,11 +174,12 @@ impl DeviceEntry {
 }
 
 impl NativeObject for DeviceEntry {
-    fn type_name(&self) -> &str {
-        self.class_spec().name
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
-        Some(self.class_spec())
+        Some(if self.physical {
+            &PHYSICAL_DEVICE
+        } else {
+            &LOGICAL_DEVICE
+        })
     }
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!(

@@ -140,10 +140,7 @@ impl NativeObject for FunctionObj {
         Some(&FUNCTION)
     }
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!(
-            "<tensorflow.python.eager.polymorphic_function.polymorphic_function.Function object at {:#x}>",
-            this.id()
-        ))
+        Ok(super::classes::object_repr(&FUNCTION, this))
     }
     fn call(
         &self,

@@ -65,19 +65,6 @@ impl NativeClass for DistValues {
     const SPEC: &'static ClassSpec = &PER_REPLICA;
 }
 
-impl DistValues {
-    fn class_spec(&self) -> &'static ClassSpec {
-        match self.kind {
-            DistKind::PerReplica => &PER_REPLICA,
-            DistKind::Mirrored => &MIRRORED,
-        }
-    }
-
-    fn name(&self) -> &'static str {
-        self.class_spec().name
-    }
-}
-
 getters! { this: &DistValues;
     /// The components, one per replica.
     fn values("DistributedValues.values(self)") -> Value { Value::tuple(this.values.clone()) }
@@ -125,17 +112,17 @@ pub fn render(name: &str, values: &[Value], vm: &dyn Vm, repr: bool) -> PyResult
 }
 
 impl NativeObject for DistValues {
-    fn type_name(&self) -> &str {
-        self.name()
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
-        Some(self.class_spec())
+        Some(match self.kind {
+            DistKind::PerReplica => &PER_REPLICA,
+            DistKind::Mirrored => &MIRRORED,
+        })
     }
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
-        render(self.name(), &self.values, vm, true)
+        render(self.type_name(), &self.values, vm, true)
     }
     fn str(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
-        render(self.name(), &self.values, vm, false)
+        render(self.type_name(), &self.values, vm, false)
     }
     fn binop(
         &self,
@@ -147,9 +134,9 @@ impl NativeObject for DistValues {
     ) -> PyResult<Option<Value>> {
         let other_name = other.type_name();
         let (l, r) = if reflected {
-            (other_name.as_str(), self.name())
+            (other_name.as_str(), self.type_name())
         } else {
-            (self.name(), other_name.as_str())
+            (self.type_name(), other_name.as_str())
         };
         Err(PyErr::new(
             ExcType::TypeError,
@@ -173,7 +160,7 @@ impl NativeObject for DistValues {
             format!(
                 "It looks like you are using a {} object while not inside a replica context, which is not supported. \
                  Try running your op or function inside a replica context by using `strategy.run`",
-                self.name()
+                self.type_name()
             ),
         )
         .help(WAYS_OUT))

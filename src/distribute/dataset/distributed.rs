@@ -24,7 +24,7 @@ use super::node::dataset_of;
 use super::stream::{open, Stream};
 use super::structure::{leaves, rows, to_device, Spec};
 use crate::distribute::classes::{
-    DISTRIBUTED_DATASET_INTERFACE, DISTRIBUTED_ITERATOR_INTERFACE, INPUT_LIB,
+    object_repr, DISTRIBUTED_DATASET_INTERFACE, DISTRIBUTED_ITERATOR_INTERFACE, INPUT_LIB,
 };
 use crate::distribute::values::per_replica;
 use crate::object::{native, ClassSpec, Member, NativeClass};
@@ -171,20 +171,12 @@ impl DistributedDataset {
 }
 
 impl NativeObject for DistributedDataset {
-    fn type_name(&self) -> &str {
-        self.class_spec().name
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.class_spec())
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!(
-            "<tensorflow.python.distribute.input_lib.{} object at {:#x}>",
-            self.type_name(),
-            this.id()
-        ))
+        Ok(object_repr(self.class_spec(), this))
     }
 
     fn iter(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -412,10 +404,7 @@ impl NativeObject for DistributedIterator {
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!(
-            "<tensorflow.python.distribute.input_lib.DistributedIterator object at {:#x}>",
-            this.id()
-        ))
+        Ok(object_repr(&DISTRIBUTED_ITERATOR, this))
     }
 
     fn iter(&self, this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {

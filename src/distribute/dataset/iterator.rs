@@ -172,9 +172,9 @@ impl NativeObject for OwnedIterator {
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!(
-            "<tensorflow.python.data.ops.iterator_ops.OwnedIterator object at {:#x}>",
-            this.id()
+        Ok(crate::distribute::classes::object_repr(
+            &OWNED_ITERATOR,
+            this,
         ))
     }
 

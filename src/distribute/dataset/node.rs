@@ -383,10 +383,6 @@ impl NativeClass for DatasetObj {
 }
 
 impl NativeObject for DatasetObj {
-    fn type_name(&self) -> &str {
-        self.class_spec().name
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.class_spec())
     }

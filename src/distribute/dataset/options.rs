@@ -7,7 +7,7 @@ use std::cell::RefCell;
 
 use indexmap::IndexMap;
 
-use crate::distribute::classes::{getters, DISTRIBUTE_LIB};
+use crate::distribute::classes::{getters, object_repr, DISTRIBUTE_LIB};
 use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -73,11 +73,7 @@ impl NativeObject for OptionsObj {
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!(
-            "<tensorflow.python.data.ops.options.{} object at {:#x}>",
-            self.spec.name,
-            this.id()
-        ))
+        Ok(object_repr(self.spec, this))
     }
 
     fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -226,9 +222,6 @@ impl NativeClass for StrEnumMember {
 }
 
 impl NativeObject for StrEnumMember {
-    fn type_name(&self) -> &str {
-        self.spec.name
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.spec)
     }
@@ -417,10 +410,7 @@ impl NativeObject for InputContextObj {
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(crate::distribute::classes::object_repr(
-            &INPUT_CONTEXT,
-            this,
-        ))
+        Ok(object_repr(&INPUT_CONTEXT, this))
     }
 
     fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {

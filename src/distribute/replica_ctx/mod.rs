@@ -112,9 +112,6 @@ impl NativeClass for ReplicaContext {
 }
 
 impl NativeObject for ReplicaContext {
-    fn type_name(&self) -> &str {
-        self.class_spec().name
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.class_spec())
     }

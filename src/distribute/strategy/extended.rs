@@ -139,9 +139,6 @@ impl NativeClass for ExtendedObj {
 }
 
 impl NativeObject for ExtendedObj {
-    fn type_name(&self) -> &str {
-        self.kind.extended_spec().name
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.kind.extended_spec())
     }

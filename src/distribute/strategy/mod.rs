@@ -163,9 +163,6 @@ pub fn make_strategy(kind: Kind, devices: Vec<Device>) -> Value {
 }
 
 impl NativeObject for StrategyObj {
-    fn type_name(&self) -> &str {
-        self.kind.spec().name
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.kind.spec())
     }

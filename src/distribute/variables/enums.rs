@@ -135,9 +135,6 @@ impl NativeClass for EnumObj {
 }
 
 impl NativeObject for EnumObj {
-    fn type_name(&self) -> &str {
-        self.spec.name
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.spec)
     }

@@ -134,14 +134,6 @@ fn var_repr(name: &str, t: &Tensor) -> String {
 }
 
 impl DistVar {
-    fn class_spec(&self) -> &'static ClassSpec {
-        if self.on_read {
-            &SYNC_ON_READ_VARIABLE
-        } else {
-            &MIRRORED_VARIABLE
-        }
-    }
-
     /// The components, as plain variables.
     fn components(&self) -> Vec<Value> {
         self.comps
@@ -419,14 +411,15 @@ impl NativeObject for DistVar {
     fn is_variable(&self) -> bool {
         true
     }
-    fn type_name(&self) -> &str {
-        self.class_spec().name
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
-        Some(self.class_spec())
+        Some(if self.on_read {
+            &SYNC_ON_READ_VARIABLE
+        } else {
+            &MIRRORED_VARIABLE
+        })
     }
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
-        super::values::render(self.class_spec().name, &self.components(), vm, true)
+        super::values::render(self.type_name(), &self.components(), vm, true)
     }
     fn to_tensor(&self, vm: &dyn Vm) -> PyResult<Option<Tensor>> {
         self.read(vm).map(Some)
