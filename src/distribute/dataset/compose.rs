@@ -98,23 +98,6 @@ pub fn experimental_bucket_by_sequence_length(
     )
 }
 
-/// start, start + step, ... forever.
-#[native("Counter(start=0, step=1, dtype=None)")]
-pub fn experimental_counter(
-    vm: &dyn Vm,
-    start: &Value,
-    step: &Value,
-    dtype: &Value,
-) -> PyResult<Value> {
-    counter_dataset(vm, start, step, dtype)
-}
-
-/// The only element of the dataset.
-#[native("get_single_element(dataset)")]
-pub fn experimental_get_single_element(vm: &dyn Vm, dataset: &Value) -> PyResult<Value> {
-    single_element(vm, dataset)
-}
-
 /// `tf.data.experimental.choose_from_datasets`.
 pub const EXPERIMENTAL_CHOOSE_FROM_DATASETS: NativeDef = NativeDef {
     sig: "choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True)",
@@ -420,10 +403,7 @@ pub(super) fn take_while(
     super::methods::check_predicate(vm, &d.spec, &f, |t| {
         format!("Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor but its return type is{t}.")
     })?;
-    Ok(DatasetObj::value(
-        Kind::TakeWhile(ds.clone(), f),
-        d.spec.clone(),
-    ))
+    Ok(d.same_spec(Kind::TakeWhile(ds.clone(), f)))
 }
 
 /// Each distinct element once, in first-seen order.
@@ -519,14 +499,17 @@ pub(super) fn group_by_window(
     ))
 }
 
-/// The only element of the dataset.
-#[native("DatasetV2.get_single_element(self, name=None)")]
-pub(super) fn get_single_element(vm: &dyn Vm, this: &Value, _name: &Value) -> PyResult<Value> {
-    single_element(vm, this)
-}
+/// `Dataset.get_single_element`, which also takes a `name` (ignored).
+pub(super) const GET_SINGLE_ELEMENT: NativeDef = NativeDef {
+    sig: "DatasetV2.get_single_element(self, name=None)",
+    ..get_single_element::DEF
+};
 
-/// The only element of `ds` (TensorFlow's errors when it has none or more).
-fn single_element(vm: &dyn Vm, ds: &Value) -> PyResult<Value> {
+/// The only element of the dataset.
+// TensorFlow's errors when it has none or more.
+#[native("get_single_element(dataset)")]
+pub fn get_single_element(vm: &dyn Vm, dataset: &Value) -> PyResult<Value> {
+    let ds = dataset;
     let Some(d) = dataset_of(ds) else {
         return Err(PyErr::new(
             ExcType::TypeError,
@@ -553,20 +536,15 @@ fn single_element(vm: &dyn Vm, ds: &Value) -> PyResult<Value> {
     Ok(first)
 }
 
-/// start, start + step, ... forever.
-#[native("DatasetV2.counter(start=0, step=1, dtype=None, name=None)")]
-pub(super) fn counter(
-    vm: &dyn Vm,
-    start: &Value,
-    step: &Value,
-    dtype: &Value,
-    _name: &Value,
-) -> PyResult<Value> {
-    counter_dataset(vm, start, step, dtype)
-}
+/// `Dataset.counter`, which also takes a `name` (ignored).
+pub(super) const COUNTER: NativeDef = NativeDef {
+    sig: "DatasetV2.counter(start=0, step=1, dtype=None, name=None)",
+    ..counter::DEF
+};
 
-/// `Dataset.counter`: an infinite count.
-fn counter_dataset(vm: &dyn Vm, start: &Value, step: &Value, dtype: &Value) -> PyResult<Value> {
+/// start, start + step, ... forever.
+#[native("Counter(start=0, step=1, dtype=None)")]
+pub fn counter(vm: &dyn Vm, start: &Value, step: &Value, dtype: &Value) -> PyResult<Value> {
     let start = int_arg(vm, start, "start")?;
     let step = int_arg(vm, step, "step")?;
     let dtype = match dtype {

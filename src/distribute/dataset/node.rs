@@ -168,6 +168,11 @@ impl DatasetObj {
         Value::native(DatasetObj { kind, spec })
     }
 
+    /// A new dataset of `kind` whose elements are like this one's.
+    pub fn same_spec(&self, kind: Kind) -> Value {
+        Self::value(kind, self.spec.clone())
+    }
+
     /// TensorFlow's class of this node.
     pub fn class_spec(&self) -> &'static ClassSpec {
         match &self.kind {
