@@ -4,9 +4,9 @@
 //! collectives here run the same way whatever they say.
 
 use super::dataset::options::{str_enum, StrEnumMember};
-use crate::distribute::classes::getters;
+use crate::distribute::classes::{getters, native_class};
 use crate::object::types::int_arg;
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{native, ClassSpec, Member};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 const COLLECTIVE_UTIL: &str = "tensorflow.python.distribute.collective_util";
@@ -81,9 +81,7 @@ pub static OPTIONS: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for CommunicationOptions {
-    const SPEC: &'static ClassSpec = &OPTIONS;
-}
+native_class!(CommunicationOptions: OPTIONS);
 
 impl NativeObject for CommunicationOptions {
     fn spec(&self) -> Option<&'static ClassSpec> {

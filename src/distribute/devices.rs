@@ -5,8 +5,8 @@
 //! `tf.device(...)` context manager.
 
 use super::context::{pop_device, push_device, state};
-use crate::distribute::classes::getters;
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::distribute::classes::{getters, native_class};
+use crate::object::{native, ClassSpec, Member};
 use crate::runtime::{Device, DeviceKind, DeviceSpec};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -159,9 +159,7 @@ pub static LOGICAL_DEVICE: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for DeviceEntry {
-    const SPEC: &'static ClassSpec = &PHYSICAL_DEVICE;
-}
+native_class!(DeviceEntry: PHYSICAL_DEVICE);
 
 impl DeviceEntry {
     fn name(&self) -> String {
@@ -237,9 +235,7 @@ pub static LOGICAL_DEVICE_CONFIGURATION: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for LogicalConfig {
-    const SPEC: &'static ClassSpec = &LOGICAL_DEVICE_CONFIGURATION;
-}
+native_class!(LogicalConfig: LOGICAL_DEVICE_CONFIGURATION);
 
 getters! { this: &LogicalConfig;
     /// The memory limit in MB (None: no limit).

@@ -5,11 +5,11 @@
 //! with a help line naming the ways out.
 
 use super::classes::{
-    getters, DISTRIBUTED_DELEGATE, TYPES_MIRRORED, TYPES_PER_REPLICA, VALUES,
+    getters, native_class, DISTRIBUTED_DELEGATE, TYPES_MIRRORED, TYPES_PER_REPLICA, VALUES,
     VALUES_DISTRIBUTED_VALUES,
 };
 use crate::object::tensor::classes::COMPOSITE_TENSOR;
-use crate::object::{ClassSpec, Member, NativeClass};
+use crate::object::{ClassSpec, Member};
 use crate::runtime::Tensor;
 use crate::syntax::ast::BinOp;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
@@ -61,9 +61,7 @@ pub static MIRRORED: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for DistValues {
-    const SPEC: &'static ClassSpec = &PER_REPLICA;
-}
+native_class!(DistValues: PER_REPLICA);
 
 getters! { this: &DistValues;
     /// The components, one per replica.

@@ -10,10 +10,10 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::distribute::classes::getters;
+use crate::distribute::classes::{getters, native_class};
 use crate::object::spec::public_names;
 use crate::object::types::type_error;
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{native, ClassSpec, Member};
 use crate::value::format::str_repr;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -46,9 +46,7 @@ pub static FILE: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for File {
-    const SPEC: &'static ClassSpec = &FILE;
-}
+native_class!(File: FILE);
 
 struct FileState {
     /// The path as given.

@@ -5,9 +5,9 @@
 
 use std::ffi::{CStr, CString};
 
-use crate::distribute::classes::getters;
+use crate::distribute::classes::{getters, native_class};
 use crate::object::types::{int_arg, type_error, value_error};
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{native, ClassSpec, Member};
 use crate::syntax::ast::CmpOp;
 use crate::value::{NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -49,9 +49,7 @@ pub static STRUCT_TIME: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for StructTime {
-    const SPEC: &'static ClassSpec = &STRUCT_TIME;
-}
+native_class!(StructTime: STRUCT_TIME);
 
 /// The tuple fields as getters.
 macro_rules! fields {

@@ -24,10 +24,11 @@ use super::node::dataset_of;
 use super::stream::{open, Stream};
 use super::structure::{leaves, rows, to_device, Spec};
 use crate::distribute::classes::{
-    object_repr, DISTRIBUTED_DATASET_INTERFACE, DISTRIBUTED_ITERATOR_INTERFACE, INPUT_LIB,
+    native_class, object_repr, DISTRIBUTED_DATASET_INTERFACE, DISTRIBUTED_ITERATOR_INTERFACE,
+    INPUT_LIB,
 };
 use crate::distribute::values::per_replica;
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{native, ClassSpec, Member};
 use crate::runtime::Device;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -157,9 +158,7 @@ pub static DISTRIBUTED_DATASETS_FROM_FUNCTION: ClassSpec = ClassSpec {
     members: DATASET_MEMBERS,
 };
 
-impl NativeClass for DistributedDataset {
-    const SPEC: &'static ClassSpec = &DISTRIBUTED_DATASET;
-}
+native_class!(DistributedDataset: DISTRIBUTED_DATASET);
 
 impl DistributedDataset {
     fn class_spec(&self) -> &'static ClassSpec {
@@ -367,9 +366,7 @@ pub static DISTRIBUTED_ITERATOR: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for DistributedIterator {
-    const SPEC: &'static ClassSpec = &DISTRIBUTED_ITERATOR;
-}
+native_class!(DistributedIterator: DISTRIBUTED_ITERATOR);
 
 /// The spec of a step's inputs.
 #[native("DistributedIterator.element_spec(self)")]

@@ -9,7 +9,8 @@ use std::rc::Rc;
 
 use super::methods::DATASET_V2;
 use super::structure::Spec;
-use crate::object::{ClassSpec, NativeClass};
+use crate::distribute::classes::native_class;
+use crate::object::ClassSpec;
 use crate::runtime::DType;
 use crate::value::{NativeObject, PyResult, Value, Vm};
 
@@ -383,9 +384,7 @@ node_classes! {
     GROUP_BY_WINDOW = "_GroupByWindowDataset" in "group_by_window_op";
 }
 
-impl NativeClass for DatasetObj {
-    const SPEC: &'static ClassSpec = &DATASET_V2;
-}
+native_class!(DatasetObj: DATASET_V2);
 
 impl NativeObject for DatasetObj {
     fn spec(&self) -> Option<&'static ClassSpec> {

@@ -7,8 +7,8 @@ use std::cell::RefCell;
 
 use indexmap::IndexMap;
 
-use crate::distribute::classes::{getters, object_repr, DISTRIBUTE_LIB};
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::distribute::classes::{getters, native_class, object_repr, DISTRIBUTE_LIB};
+use crate::object::{native, ClassSpec, Member};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// `tf.data.Options()` or one of its groups (`experimental_distribute` …).
@@ -35,12 +35,7 @@ pub fn new_options() -> Value {
 macro_rules! options_classes {
     ($($id:ident $name:literal),*) => {$(
         #[doc = concat!("`tf.data.", $name, "`.")]
-        pub static $id: ClassSpec = ClassSpec {
-            name: $name,
-            module: "tensorflow.python.data.ops.options",
-            bases: &[],
-            members: &[],
-        };
+        pub static $id: ClassSpec = ClassSpec::plain($name, "tensorflow.python.data.ops.options");
     )*};
 }
 
@@ -111,9 +106,7 @@ pub struct NamedOptions {
     values: Vec<Value>,
 }
 
-impl NativeClass for NamedOptions {
-    const SPEC: &'static ClassSpec = &INPUT_OPTIONS;
-}
+native_class!(NamedOptions: INPUT_OPTIONS);
 
 /// `tf.distribute.RunOptions`.
 pub static RUN_OPTIONS: ClassSpec = ClassSpec {
@@ -217,9 +210,7 @@ macro_rules! str_enum {
 }
 pub(crate) use str_enum;
 
-impl NativeClass for StrEnumMember {
-    const SPEC: &'static ClassSpec = &INPUT_REPLICATION_MODE;
-}
+native_class!(StrEnumMember: INPUT_REPLICATION_MODE);
 
 impl NativeObject for StrEnumMember {
     fn spec(&self) -> Option<&'static ClassSpec> {
@@ -349,9 +340,7 @@ pub static INPUT_CONTEXT: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for InputContextObj {
-    const SPEC: &'static ClassSpec = &INPUT_CONTEXT;
-}
+native_class!(InputContextObj: INPUT_CONTEXT);
 
 /// What a dataset function learns about the input pipelines and replicas.
 #[native(

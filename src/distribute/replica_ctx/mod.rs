@@ -9,12 +9,12 @@ use std::rc::Rc;
 
 pub use collective::{merge_collectives, park_request, Request};
 
-use super::classes::{getters, object_repr, DISTRIBUTE_LIB};
+use super::classes::{getters, native_class, object_repr, DISTRIBUTE_LIB};
 use super::context::{in_replica_fn, state};
 use super::reduce::parse_op;
 use super::strategy::{current_strategy, default_strategy, Kind, StrategyObj};
 use crate::object::tensor::convert::runtime_err;
-use crate::object::{native, ClassSpec, Member, NativeClass, This};
+use crate::object::{native, ClassSpec, Member, This};
 use crate::runtime::{Device, Tensor};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -107,9 +107,7 @@ impl ReplicaContext {
     }
 }
 
-impl NativeClass for ReplicaContext {
-    const SPEC: &'static ClassSpec = &REPLICA_CONTEXT;
-}
+native_class!(ReplicaContext: REPLICA_CONTEXT);
 
 impl NativeObject for ReplicaContext {
     fn spec(&self) -> Option<&'static ClassSpec> {
@@ -357,9 +355,7 @@ pub static VALUE_CONTEXT: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for ValueContext {
-    const SPEC: &'static ClassSpec = &VALUE_CONTEXT;
-}
+native_class!(ValueContext: VALUE_CONTEXT);
 
 impl NativeObject for ValueContext {
     fn spec(&self) -> Option<&'static ClassSpec> {

@@ -16,14 +16,14 @@ use std::rc::Rc;
 pub use cross_replica::{destination, reduce_to_devices, reduce_value};
 pub use extended::ExtendedObj;
 
-use super::classes::{getters, object_repr, DISTRIBUTE_LIB};
+use super::classes::{getters, native_class, object_repr, DISTRIBUTE_LIB};
 use super::context::{in_replica_fn, state, ReplicaRun};
 use super::devices::device_arg;
 use super::nest::{contains_distributed, is_structure, regroup, select_replica};
 use super::renamed;
 use super::replica_ctx::{merge_collectives, ValueContext};
 use super::values::components;
-use crate::object::{native, ClassSpec, Member, NativeClass, NativeDef, This};
+use crate::object::{native, ClassSpec, Member, NativeDef, This};
 use crate::runtime::Device;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -140,9 +140,7 @@ impl Kind {
     }
 }
 
-impl NativeClass for StrategyObj {
-    const SPEC: &'static ClassSpec = &STRATEGY;
-}
+native_class!(StrategyObj: STRATEGY);
 
 /// A new strategy value.
 pub fn make_strategy(kind: Kind, devices: Vec<Device>) -> Value {

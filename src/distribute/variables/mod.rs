@@ -16,13 +16,13 @@ use std::rc::Rc;
 pub use enums::{Agg, Sync};
 pub use update::{update_regroup, update_with_fn};
 
-use super::classes::{getters, DISTRIBUTED_DELEGATE, VARIABLES};
+use super::classes::{getters, native_class, DISTRIBUTED_DELEGATE, VARIABLES};
 use super::context::{in_replica_fn, state};
 use super::reduce::{reduce_tensors, Op};
 use super::strategy::Kind;
 use super::values::MIRRORED;
 use crate::object::tensor::classes::{COMPOSITE_TENSOR, CORE_TENSOR, TRACKABLE};
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{native, ClassSpec, Member};
 use crate::runtime::{Device, Tensor};
 use crate::syntax::ast;
 use crate::syntax::ast::BinOp;
@@ -246,13 +246,9 @@ pub static SYNC_ON_READ_VARIABLE: ClassSpec = ClassSpec {
     members: update::VARIABLE_METHODS,
 };
 
-impl NativeClass for PlainVar {
-    const SPEC: &'static ClassSpec = &RESOURCE_VARIABLE;
-}
+native_class!(PlainVar: RESOURCE_VARIABLE);
 
-impl NativeClass for DistVar {
-    const SPEC: &'static ClassSpec = &DISTRIBUTED_VARIABLE;
-}
+native_class!(DistVar: DISTRIBUTED_VARIABLE);
 
 /// The cell of a variable the running code sees (a distributed variable's
 /// replica's), with the variable's aggregation and synchronization.

@@ -7,9 +7,9 @@ use std::rc::Rc;
 use super::pattern::Pattern;
 use super::template::{expand, parse_template};
 use super::text_arg;
-use crate::distribute::classes::getters;
+use crate::distribute::classes::{getters, native_class};
 use crate::object::types::as_index;
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{native, ClassSpec, Member};
 use crate::value::format::str_repr;
 use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -36,9 +36,7 @@ pub static MATCH: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for MatchObj {
-    const SPEC: &'static ClassSpec = &MATCH;
-}
+native_class!(MatchObj: MATCH);
 
 /// A subject string and, when it is not ASCII, the byte offset of each character.
 pub struct Text {
