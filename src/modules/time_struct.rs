@@ -291,24 +291,17 @@ fn to_tm(vm: &dyn Vm, v: &Value, func: &str) -> PyResult<(libc::tm, Option<CStri
 
 /// CPython's range checks before `strftime`/`asctime`.
 fn check_tm(tm: &libc::tm) -> PyResult<()> {
-    let bad = |what: &str| Err(value_error(format!("{what} out of range")));
-    if !(0..=11).contains(&tm.tm_mon) {
-        return bad("month");
-    }
-    if !(1..=31).contains(&tm.tm_mday) {
-        return bad("day of month");
-    }
-    if !(0..=23).contains(&tm.tm_hour) {
-        return bad("hour");
-    }
-    if !(0..=59).contains(&tm.tm_min) {
-        return bad("minute");
-    }
-    if !(0..=61).contains(&tm.tm_sec) {
-        return bad("seconds");
-    }
-    if !(0..=365).contains(&tm.tm_yday) {
-        return bad("day of year");
+    for (v, range, what) in [
+        (tm.tm_mon, 0..=11, "month"),
+        (tm.tm_mday, 1..=31, "day of month"),
+        (tm.tm_hour, 0..=23, "hour"),
+        (tm.tm_min, 0..=59, "minute"),
+        (tm.tm_sec, 0..=61, "seconds"),
+        (tm.tm_yday, 0..=365, "day of year"),
+    ] {
+        if !range.contains(&v) {
+            return Err(value_error(format!("{what} out of range")));
+        }
     }
     Ok(())
 }

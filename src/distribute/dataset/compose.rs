@@ -38,64 +38,39 @@ fn apply_fn(vm: &dyn Vm, bound: &Value, dataset: &Value) -> PyResult<Value> {
     vm.call(&method, rest.to_vec(), Vec::new())
 }
 
-/// A transformation for `Dataset.apply`: `ds.scan(initial_state, scan_func)`.
-#[native("scan(initial_state, scan_func)")]
-pub fn experimental_scan(initial_state: &Value, scan_func: &Value) -> Value {
-    transformation("scan", &[initial_state, scan_func])
+/// Natives that return the transformation calling the dataset method
+/// `$method` with their arguments.
+macro_rules! transformations {
+    ($($(#[$attr:meta])* fn $name:ident($sig:tt, $method:tt, $($arg:ident),*);)*) => {$(
+        $(#[$attr])*
+        #[native($sig)]
+        pub fn $name($($arg: &Value),*) -> Value {
+            transformation($method, &[$($arg),*])
+        }
+    )*};
 }
 
-/// A transformation for `Dataset.apply`: `ds.take_while(predicate)`.
-#[native("take_while(predicate)")]
-pub fn experimental_take_while(predicate: &Value) -> Value {
-    transformation("take_while", &[predicate])
-}
-
-/// A transformation for `Dataset.apply`: `ds.unique()`.
-#[native("unique()")]
-pub fn experimental_unique() -> Value {
-    transformation("unique", &[])
-}
-
-/// A transformation for `Dataset.apply`: `ds.group_by_window(...)`.
-#[native("group_by_window(key_func, reduce_func, window_size=None, window_size_func=None)")]
-pub fn experimental_group_by_window(
-    key_func: &Value,
-    reduce_func: &Value,
-    window_size: &Value,
-    window_size_func: &Value,
-) -> Value {
-    transformation(
+transformations! {
+    /// A transformation for `Dataset.apply`: `ds.scan(initial_state, scan_func)`.
+    fn experimental_scan("scan(initial_state, scan_func)", "scan", initial_state, scan_func);
+    /// A transformation for `Dataset.apply`: `ds.take_while(predicate)`.
+    fn experimental_take_while("take_while(predicate)", "take_while", predicate);
+    /// A transformation for `Dataset.apply`: `ds.unique()`.
+    fn experimental_unique("unique()", "unique",);
+    /// A transformation for `Dataset.apply`: `ds.group_by_window(...)`.
+    fn experimental_group_by_window(
+        "group_by_window(key_func, reduce_func, window_size=None, window_size_func=None)",
         "group_by_window",
-        &[key_func, reduce_func, window_size, window_size_func],
-    )
-}
-
-/// A transformation for `Dataset.apply`: `ds.bucket_by_sequence_length(...)`.
-#[native("bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False, no_padding=False, drop_remainder=False)")]
-#[expect(clippy::too_many_arguments, reason = "the Python signature has them")]
-pub fn experimental_bucket_by_sequence_length(
-    element_length_func: &Value,
-    bucket_boundaries: &Value,
-    bucket_batch_sizes: &Value,
-    padded_shapes: &Value,
-    padding_values: &Value,
-    pad_to_bucket_boundary: &Value,
-    no_padding: &Value,
-    drop_remainder: &Value,
-) -> Value {
-    transformation(
+        key_func, reduce_func, window_size, window_size_func
+    );
+    /// A transformation for `Dataset.apply`: `ds.bucket_by_sequence_length(...)`.
+    #[expect(clippy::too_many_arguments, reason = "the Python signature has them")]
+    fn experimental_bucket_by_sequence_length(
+        "bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False, no_padding=False, drop_remainder=False)",
         "bucket_by_sequence_length",
-        &[
-            element_length_func,
-            bucket_boundaries,
-            bucket_batch_sizes,
-            padded_shapes,
-            padding_values,
-            pad_to_bucket_boundary,
-            no_padding,
-            drop_remainder,
-        ],
-    )
+        element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
+        padding_values, pad_to_bucket_boundary, no_padding, drop_remainder
+    );
 }
 
 /// `tf.data.experimental.choose_from_datasets`.

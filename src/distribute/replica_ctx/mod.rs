@@ -11,6 +11,7 @@ pub use collective::{merge_collectives, park_request, Request};
 
 use super::classes::{getters, native_class, object_repr, DISTRIBUTE_LIB};
 use super::context::{in_replica_fn, state};
+use super::nest::keywords;
 use super::reduce::parse_op;
 use super::strategy::{current_strategy, default_strategy, Kind, StrategyObj};
 use crate::object::tensor::convert::runtime_err;
@@ -221,19 +222,6 @@ fn merge_call(
         return vm.call(merge_fn, call_args, keywords(&kw));
     }
     park_request(vm, Request::MergeCall(merge_fn.clone(), a, kw))
-}
-
-/// The string-keyed entries of a kwargs dict, to pass on in a call.
-fn keywords(kwargs: &Value) -> Vec<(Rc<str>, Value)> {
-    let mut out = Vec::new();
-    if let Value::Dict(d) = kwargs {
-        for (k, v) in d.borrow().items() {
-            if let Value::Str(s) = k {
-                out.push((Rc::from(s.as_str()), v));
-            }
-        }
-    }
-    out
 }
 
 // A `merge_call` whose function runs `strategy.extended.update(var, fn,

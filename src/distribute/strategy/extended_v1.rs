@@ -4,13 +4,11 @@
 //! (`should_checkpoint`, …) of a single-worker strategy. The other extended
 //! methods are in `extended.rs`.
 
-use std::rc::Rc;
-
 use super::{device_names, ExtendedObj, Kind};
 use crate::distribute::classes::getters;
 use crate::distribute::context::{pop_device, push_device};
 use crate::distribute::devices::device_arg;
-use crate::distribute::nest::select_replica;
+use crate::distribute::nest::SplitArgs;
 use crate::object::native;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
@@ -118,26 +116,10 @@ pub(super) fn update_non_slot(
     } else {
         devices
     };
-    let extra = match args {
-        Value::None => Vec::new(),
-        v => vm.collect(v)?,
-    };
-    let kwargs = match kwargs {
-        Value::Dict(d) => d.borrow().items(),
-        _ => Vec::new(),
-    };
+    let split = SplitArgs::new(vm, args, kwargs)?;
     let mut updates = Vec::with_capacity(devices.len());
     for (i, d) in devices.iter().enumerate() {
-        let a = extra
-            .iter()
-            .map(|x| select_replica(i, x))
-            .collect::<PyResult<Vec<_>>>()?;
-        let mut kw = Vec::with_capacity(kwargs.len());
-        for (k, v) in &kwargs {
-            if let Value::Str(s) = k {
-                kw.push((Rc::from(s.as_str()), select_replica(i, v)?));
-            }
-        }
+        let (a, kw) = split.select(i)?;
         push_device(vm, *d);
         let r = vm.call(fn_, a, kw);
         pop_device(vm);

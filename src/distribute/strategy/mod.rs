@@ -19,7 +19,7 @@ pub use extended::ExtendedObj;
 use super::classes::{getters, native_class, object_repr, DISTRIBUTE_LIB};
 use super::context::{in_replica_fn, state, ReplicaRun};
 use super::devices::device_arg;
-use super::nest::{contains_distributed, is_structure, regroup, select_replica};
+use super::nest::{contains_distributed, is_structure, regroup, select_replica, CallArgs};
 use super::renamed;
 use super::replica_ctx::{merge_collectives, ValueContext};
 use super::values::components;
@@ -355,9 +355,6 @@ fn scope(this: This<StrategyObj>) -> Value {
 }
 
 // ---- run ----
-
-/// Positional and keyword arguments of one call.
-type CallArgs = (Vec<Value>, Vec<(Rc<str>, Value)>);
 
 fn call_args(vm: &dyn Vm, i: usize, args: &Value, kwargs: &Value) -> PyResult<CallArgs> {
     let a = match args {

@@ -370,17 +370,12 @@ impl NativeObject for PlainVar {
     }
     fn compare(
         &self,
-        this: &Value,
+        _this: &Value,
         op: CmpOp,
         other: &Value,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
-        let _ = this;
         var_compare(vm, self.cell.value.borrow().clone(), op, other)
-    }
-    fn to_number(&self, vm: &dyn Vm) -> PyResult<Option<Value>> {
-        let _ = vm;
-        Ok(None)
     }
 }
 
