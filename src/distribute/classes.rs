@@ -21,12 +21,7 @@ pub const INPUT_LIB: &str = "tensorflow.python.distribute.input_lib";
 pub const VARIABLES: &str = "tensorflow.python.ops.variables";
 
 /// `tf.distribute.DistributedValues`: the interface in `types.distribute`.
-pub static DISTRIBUTED_VALUES: ClassSpec = ClassSpec {
-    name: "DistributedValues",
-    module: TYPES,
-    bases: &[],
-    members: &[],
-};
+pub static DISTRIBUTED_VALUES: ClassSpec = ClassSpec::plain("DistributedValues", TYPES);
 
 /// `tf.types.experimental.distributed.PerReplica`.
 pub static TYPES_PER_REPLICA: ClassSpec = ClassSpec {
@@ -61,20 +56,12 @@ pub static DISTRIBUTED_DELEGATE: ClassSpec = ClassSpec {
 };
 
 /// `tf.distribute.DistributedDataset`: the interface.
-pub static DISTRIBUTED_DATASET_INTERFACE: ClassSpec = ClassSpec {
-    name: "DistributedDatasetInterface",
-    module: TYPES,
-    bases: &[],
-    members: &[],
-};
+pub static DISTRIBUTED_DATASET_INTERFACE: ClassSpec =
+    ClassSpec::plain("DistributedDatasetInterface", TYPES);
 
 /// `tf.distribute.DistributedIterator`: the interface.
-pub static DISTRIBUTED_ITERATOR_INTERFACE: ClassSpec = ClassSpec {
-    name: "DistributedIteratorInterface",
-    module: TYPES,
-    bases: &[],
-    members: &[],
-};
+pub static DISTRIBUTED_ITERATOR_INTERFACE: ClassSpec =
+    ClassSpec::plain("DistributedIteratorInterface", TYPES);
 
 /// `<module.Name object at 0x…>`, the default repr of an instance of `spec`.
 pub fn object_repr(spec: &ClassSpec, this: &Value) -> String {
@@ -87,3 +74,27 @@ pub fn object_repr(spec: &ClassSpec, this: &Value) -> String {
 pub fn member_names(members: &[&str]) -> Value {
     Value::list(members.iter().map(|m| Value::str(*m)).collect())
 }
+
+/// `Member::Getter` natives of one native class, each an expression of the
+/// receiver. `getters! { this: &Foo; /// doc  fn name("Foo.name(self)") ->
+/// T { expr } ... }` expands each entry to `/// doc
+/// #[native("Foo.name(self)")] fn name(this: &Foo) -> T { expr }`.
+macro_rules! getters {
+    ($this:ident: &$ty:ty; $($(#[doc = $doc:tt])* $vis:vis fn $name:ident($sig:tt) -> $ret:ty $body:block)*) => {$(
+        $(#[doc = $doc])*
+        #[$crate::object::native($sig)]
+        $vis fn $name($this: &$ty) -> $ret $body
+    )*};
+}
+pub(crate) use getters;
+
+/// `impl NativeClass for $ty` with the class `$spec`: natives that take a
+/// `&$ty` accept its instances and name that class in their messages.
+macro_rules! native_class {
+    ($ty:ty: $spec:ident) => {
+        impl $crate::object::NativeClass for $ty {
+            const SPEC: &'static $crate::object::ClassSpec = &$spec;
+        }
+    };
+}
+pub(crate) use native_class;

@@ -4,8 +4,9 @@
 //! collectives here run the same way whatever they say.
 
 use super::dataset::options::{str_enum, StrEnumMember};
+use crate::distribute::classes::{getters, native_class};
 use crate::object::types::int_arg;
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{native, ClassSpec, Member};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 const COLLECTIVE_UTIL: &str = "tensorflow.python.distribute.collective_util";
@@ -80,9 +81,7 @@ pub static OPTIONS: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for CommunicationOptions {
-    const SPEC: &'static ClassSpec = &OPTIONS;
-}
+native_class!(CommunicationOptions: OPTIONS);
 
 impl NativeObject for CommunicationOptions {
     fn spec(&self) -> Option<&'static ClassSpec> {
@@ -99,20 +98,11 @@ impl NativeObject for CommunicationOptions {
     }
 }
 
-/// The size of the packs the tensors are packed into (0: no packing).
-#[native("Options.bytes_per_pack(self)")]
-fn bytes_per_pack(this: &CommunicationOptions) -> Value {
-    this.bytes_per_pack.clone()
-}
-
-/// The timeout of a collective, in seconds.
-#[native("Options.timeout_seconds(self)")]
-fn timeout_seconds(this: &CommunicationOptions) -> Value {
-    this.timeout_seconds.clone()
-}
-
-/// The collective implementation.
-#[native("Options.implementation(self)")]
-fn implementation(this: &CommunicationOptions) -> Value {
-    this.implementation.clone()
+getters! { this: &CommunicationOptions;
+    /// The size of the packs the tensors are packed into (0: no packing).
+    fn bytes_per_pack("Options.bytes_per_pack(self)") -> Value { this.bytes_per_pack.clone() }
+    /// The timeout of a collective, in seconds.
+    fn timeout_seconds("Options.timeout_seconds(self)") -> Value { this.timeout_seconds.clone() }
+    /// The collective implementation.
+    fn implementation("Options.implementation(self)") -> Value { this.implementation.clone() }
 }

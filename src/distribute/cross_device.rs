@@ -59,9 +59,6 @@ pub static REDUCTION_TO_ONE_DEVICE: ClassSpec = ClassSpec {
 };
 
 impl NativeObject for CrossDeviceOps {
-    fn type_name(&self) -> &str {
-        self.spec.name
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.spec)
     }

@@ -5,7 +5,8 @@
 //! `tf.device(...)` context manager.
 
 use super::context::{pop_device, push_device, state};
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::distribute::classes::{getters, native_class};
+use crate::object::{native, ClassSpec, Member};
 use crate::runtime::{Device, DeviceKind, DeviceSpec};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -158,19 +159,9 @@ pub static LOGICAL_DEVICE: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for DeviceEntry {
-    const SPEC: &'static ClassSpec = &PHYSICAL_DEVICE;
-}
+native_class!(DeviceEntry: PHYSICAL_DEVICE);
 
 impl DeviceEntry {
-    fn class_spec(&self) -> &'static ClassSpec {
-        if self.physical {
-            &PHYSICAL_DEVICE
-        } else {
-            &LOGICAL_DEVICE
-        }
-    }
-
     fn name(&self) -> String {
         if self.physical {
             format!("/physical_device:{}", self.device.short_name())
@@ -181,11 +172,12 @@ impl DeviceEntry {
 }
 
 impl NativeObject for DeviceEntry {
-    fn type_name(&self) -> &str {
-        self.class_spec().name
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
-        Some(self.class_spec())
+        Some(if self.physical {
+            &PHYSICAL_DEVICE
+        } else {
+            &LOGICAL_DEVICE
+        })
     }
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!(
@@ -203,16 +195,11 @@ impl NativeObject for DeviceEntry {
     }
 }
 
-/// The device's name (`/physical_device:GPU:0`, `/device:GPU:0`).
-#[native("PhysicalDevice.name(self)")]
-fn device_name(this: &DeviceEntry) -> String {
-    this.name()
-}
-
-/// `CPU` or `GPU`.
-#[native("PhysicalDevice.device_type(self)")]
-fn device_type(this: &DeviceEntry) -> &'static str {
-    this.device.kind.name()
+getters! { this: &DeviceEntry;
+    /// The device's name (`/physical_device:GPU:0`, `/device:GPU:0`).
+    fn device_name("PhysicalDevice.name(self)") -> String { this.name() }
+    /// `CPU` or `GPU`.
+    fn device_type("PhysicalDevice.device_type(self)") -> &'static str { this.device.kind.name() }
 }
 
 /// `tf.config.LogicalDeviceConfiguration(...)`.
@@ -248,26 +235,21 @@ pub static LOGICAL_DEVICE_CONFIGURATION: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for LogicalConfig {
-    const SPEC: &'static ClassSpec = &LOGICAL_DEVICE_CONFIGURATION;
-}
+native_class!(LogicalConfig: LOGICAL_DEVICE_CONFIGURATION);
 
-/// The memory limit in MB (None: no limit).
-#[native("LogicalDeviceConfiguration.memory_limit(self)")]
-fn memory_limit(this: &LogicalConfig) -> Value {
-    this.memory_limit.clone()
-}
-
-/// The priority.
-#[native("LogicalDeviceConfiguration.experimental_priority(self)")]
-fn experimental_priority(this: &LogicalConfig) -> Value {
-    this.priority.clone()
-}
-
-/// The device ordinal.
-#[native("LogicalDeviceConfiguration.experimental_device_ordinal(self)")]
-fn experimental_device_ordinal(this: &LogicalConfig) -> Value {
-    this.ordinal.clone()
+getters! { this: &LogicalConfig;
+    /// The memory limit in MB (None: no limit).
+    fn memory_limit("LogicalDeviceConfiguration.memory_limit(self)") -> Value {
+        this.memory_limit.clone()
+    }
+    /// The priority.
+    fn experimental_priority("LogicalDeviceConfiguration.experimental_priority(self)") -> Value {
+        this.priority.clone()
+    }
+    /// The device ordinal.
+    fn experimental_device_ordinal("LogicalDeviceConfiguration.experimental_device_ordinal(self)") -> Value {
+        this.ordinal.clone()
+    }
 }
 
 fn filter_type(vm: &dyn Vm, ty: Option<&Value>) -> PyResult<Option<String>> {

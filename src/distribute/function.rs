@@ -11,8 +11,9 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
 
+use crate::distribute::classes::native_class;
 use crate::object::tensor::convert::to_tensor;
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{native, ClassSpec, Member};
 use crate::value::{NativeObject, PyResult, Value, Vm};
 
 /// A `tf.function`-wrapped Python function.
@@ -54,9 +55,7 @@ pub static FUNCTION: ClassSpec = ClassSpec {
     members: &[Member::Getter(python_function::DEF)],
 };
 
-impl NativeClass for FunctionObj {
-    const SPEC: &'static ClassSpec = &FUNCTION;
-}
+native_class!(FunctionObj: FUNCTION);
 
 /// The Python function it wraps.
 #[native("Function.python_function(self)")]
@@ -140,10 +139,7 @@ impl NativeObject for FunctionObj {
         Some(&FUNCTION)
     }
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!(
-            "<tensorflow.python.eager.polymorphic_function.polymorphic_function.Function object at {:#x}>",
-            this.id()
-        ))
+        Ok(super::classes::object_repr(&FUNCTION, this))
     }
     fn call(
         &self,

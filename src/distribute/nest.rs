@@ -4,8 +4,10 @@
 //! of `PerReplica` leaves ([`regroup`]), and zipping the replicas' structures
 //! leaf by leaf ([`zip_map`]) for collectives.
 
+use std::rc::Rc;
+
 use crate::object::types::namedtuple::NamedTuple;
-use crate::value::{Dict, ExcType, PyErr, PyResult, Value};
+use crate::value::{Dict, ExcType, PyErr, PyResult, Value, Vm};
 
 use super::values::{components, per_replica};
 use super::variables::is_distributed_variable;
@@ -26,6 +28,56 @@ pub fn select_replica(i: usize, v: &Value) -> PyResult<Value> {
         });
     }
     map_leaves(v, &mut |leaf| select_replica(i, leaf))
+}
+
+/// The string-keyed entries of a kwargs dict (or None), to pass on in a call.
+pub fn keywords(kwargs: &Value) -> Vec<(Rc<str>, Value)> {
+    let mut out = Vec::new();
+    if let Value::Dict(d) = kwargs {
+        for (k, v) in d.borrow().items() {
+            if let Value::Str(s) = k {
+                out.push((Rc::from(s.as_str()), v));
+            }
+        }
+    }
+    out
+}
+
+/// Positional and keyword arguments of one call.
+pub type CallArgs = (Vec<Value>, Vec<(Rc<str>, Value)>);
+
+/// Arguments handed out to several calls, one per replica or copy:
+/// `args` (a sequence, or None) and the string-keyed `kwargs` (a dict, or
+/// None), of which call `i` gets [`select_replica`]`(i, ..)` of each.
+pub struct SplitArgs {
+    args: Vec<Value>,
+    kwargs: Vec<(Rc<str>, Value)>,
+}
+
+impl SplitArgs {
+    /// Collects `args` and `kwargs`.
+    pub fn new(vm: &dyn Vm, args: &Value, kwargs: &Value) -> PyResult<SplitArgs> {
+        let args = match args {
+            Value::None => Vec::new(),
+            v => vm.collect(v)?,
+        };
+        Ok(SplitArgs {
+            args,
+            kwargs: keywords(kwargs),
+        })
+    }
+
+    /// The positional and keyword arguments of call `i`.
+    pub fn select(&self, i: usize) -> PyResult<CallArgs> {
+        let args = self.args.iter().map(|x| select_replica(i, x));
+        let kwargs = self.kwargs.iter();
+        Ok((
+            args.collect::<PyResult<_>>()?,
+            kwargs
+                .map(|(k, v)| Ok((k.clone(), select_replica(i, v)?)))
+                .collect::<PyResult<_>>()?,
+        ))
+    }
 }
 
 /// Rebuilds a structure of tuples, lists and dicts with `f` applied to each

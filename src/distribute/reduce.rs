@@ -5,9 +5,9 @@
 //! `cross_device_ops.py` (`ReductionToOneDevice`): a mean is the sum
 //! divided by the replica count with `truediv`'s dtype rules.
 
-use super::classes::member_names;
+use super::classes::{getters, member_names, native_class};
 use crate::object::tensor::convert::{runtime_err, to_tensor};
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{native, ClassSpec, Member};
 use crate::runtime::{ops, trace, Device, Scalar, Tensor};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -49,9 +49,7 @@ pub static REDUCE_OP: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for ReduceOpObj {
-    const SPEC: &'static ClassSpec = &REDUCE_OP;
-}
+native_class!(ReduceOpObj: REDUCE_OP);
 
 impl NativeObject for ReduceOpObj {
     fn spec(&self) -> Option<&'static ClassSpec> {
@@ -71,16 +69,11 @@ impl NativeObject for ReduceOpObj {
     }
 }
 
-/// The member's name.
-#[native("ReduceOp.name(self)")]
-fn reduce_op_name(this: &ReduceOpObj) -> &'static str {
-    this.0.name()
-}
-
-/// The member's value (its name).
-#[native("ReduceOp.value(self)")]
-fn reduce_op_value(this: &ReduceOpObj) -> &'static str {
-    this.0.name()
+getters! { this: &ReduceOpObj;
+    /// The member's name.
+    fn reduce_op_name("ReduceOp.name(self)") -> &'static str { this.0.name() }
+    /// The member's value (its name).
+    fn reduce_op_value("ReduceOp.value(self)") -> &'static str { this.0.name() }
 }
 
 /// A reduction across replicas: SUM or MEAN.

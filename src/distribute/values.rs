@@ -5,10 +5,11 @@
 //! with a help line naming the ways out.
 
 use super::classes::{
-    DISTRIBUTED_DELEGATE, TYPES_MIRRORED, TYPES_PER_REPLICA, VALUES, VALUES_DISTRIBUTED_VALUES,
+    getters, native_class, DISTRIBUTED_DELEGATE, TYPES_MIRRORED, TYPES_PER_REPLICA, VALUES,
+    VALUES_DISTRIBUTED_VALUES,
 };
 use crate::object::tensor::classes::COMPOSITE_TENSOR;
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{ClassSpec, Member};
 use crate::runtime::Tensor;
 use crate::syntax::ast::BinOp;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
@@ -60,33 +61,15 @@ pub static MIRRORED: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for DistValues {
-    const SPEC: &'static ClassSpec = &PER_REPLICA;
-}
+native_class!(DistValues: PER_REPLICA);
 
-impl DistValues {
-    fn class_spec(&self) -> &'static ClassSpec {
-        match self.kind {
-            DistKind::PerReplica => &PER_REPLICA,
-            DistKind::Mirrored => &MIRRORED,
-        }
+getters! { this: &DistValues;
+    /// The components, one per replica.
+    fn values("DistributedValues.values(self)") -> Value { Value::tuple(this.values.clone()) }
+    /// The components (TensorFlow's private name, which scripts reach for).
+    fn private_values("DistributedValues._values(self)") -> Value {
+        Value::tuple(this.values.clone())
     }
-
-    fn name(&self) -> &'static str {
-        self.class_spec().name
-    }
-}
-
-/// The components, one per replica.
-#[native("DistributedValues.values(self)")]
-fn values(this: &DistValues) -> Value {
-    Value::tuple(this.values.clone())
-}
-
-/// The components (TensorFlow's private name, which scripts reach for).
-#[native("DistributedValues._values(self)")]
-fn private_values(this: &DistValues) -> Value {
-    Value::tuple(this.values.clone())
 }
 
 /// A `PerReplica` value holding one component per replica (in replica order).
@@ -127,17 +110,17 @@ pub fn render(name: &str, values: &[Value], vm: &dyn Vm, repr: bool) -> PyResult
 }
 
 impl NativeObject for DistValues {
-    fn type_name(&self) -> &str {
-        self.name()
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
-        Some(self.class_spec())
+        Some(match self.kind {
+            DistKind::PerReplica => &PER_REPLICA,
+            DistKind::Mirrored => &MIRRORED,
+        })
     }
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
-        render(self.name(), &self.values, vm, true)
+        render(self.type_name(), &self.values, vm, true)
     }
     fn str(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
-        render(self.name(), &self.values, vm, false)
+        render(self.type_name(), &self.values, vm, false)
     }
     fn binop(
         &self,
@@ -149,9 +132,9 @@ impl NativeObject for DistValues {
     ) -> PyResult<Option<Value>> {
         let other_name = other.type_name();
         let (l, r) = if reflected {
-            (other_name.as_str(), self.name())
+            (other_name.as_str(), self.type_name())
         } else {
-            (self.name(), other_name.as_str())
+            (self.type_name(), other_name.as_str())
         };
         Err(PyErr::new(
             ExcType::TypeError,
@@ -175,7 +158,7 @@ impl NativeObject for DistValues {
             format!(
                 "It looks like you are using a {} object while not inside a replica context, which is not supported. \
                  Try running your op or function inside a replica context by using `strategy.run`",
-                self.name()
+                self.type_name()
             ),
         )
         .help(WAYS_OUT))

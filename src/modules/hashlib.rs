@@ -173,47 +173,57 @@ const K256: [u32; 64] = [
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ];
 
-fn sha256_family(data: &[u8], init: &[u32; 8]) -> [u8; 32] {
-    let mut h = *init;
-    for chunk in md_pad(data, 64, 8, false).chunks(64) {
-        let mut w = [0u32; 64];
-        for (i, c) in chunk.chunks(4).enumerate() {
-            w[i] = u32::from_be_bytes([c[0], c[1], c[2], c[3]]);
+/// SHA-256 and SHA-512 (FIPS 180-4, 6.2 and 6.4): one algorithm over
+/// 32- or 64-bit words, with its number of rounds, its round constants and
+/// the rotations of σ0, σ1 (two rotations and a shift), Σ0 and Σ1.
+macro_rules! sha2 {
+    ($name:ident: $word:ty, $rounds:literal, $k:ident, $s0:expr, $s1:expr, $b0:expr, $b1:expr) => {
+        fn $name(data: &[u8], init: &[$word; 8]) -> [u8; 8 * <$word>::BITS as usize / 8] {
+            const W: usize = <$word>::BITS as usize / 8;
+            let mut h = *init;
+            for chunk in md_pad(data, 16 * W, 2 * W, false).chunks(16 * W) {
+                let mut w = [0; $rounds];
+                for (i, c) in chunk.chunks(W).enumerate() {
+                    w[i] = <$word>::from_be_bytes(c.try_into().expect("one word"));
+                }
+                for i in 16..$rounds {
+                    let (x, y) = (w[i - 15], w[i - 2]);
+                    let s0 = x.rotate_right($s0.0) ^ x.rotate_right($s0.1) ^ (x >> $s0.2);
+                    let s1 = y.rotate_right($s1.0) ^ y.rotate_right($s1.1) ^ (y >> $s1.2);
+                    w[i] = w[i - 16]
+                        .wrapping_add(s0)
+                        .wrapping_add(w[i - 7])
+                        .wrapping_add(s1);
+                }
+                let mut v = h;
+                for i in 0..$rounds {
+                    let [a, b, c, d, e, f, g, hh] = v;
+                    let s1 = e.rotate_right($b1.0) ^ e.rotate_right($b1.1) ^ e.rotate_right($b1.2);
+                    let ch = (e & f) ^ (!e & g);
+                    let t1 = hh
+                        .wrapping_add(s1)
+                        .wrapping_add(ch)
+                        .wrapping_add($k[i])
+                        .wrapping_add(w[i]);
+                    let s0 = a.rotate_right($b0.0) ^ a.rotate_right($b0.1) ^ a.rotate_right($b0.2);
+                    let maj = (a & b) ^ (a & c) ^ (b & c);
+                    let t2 = s0.wrapping_add(maj);
+                    v = [t1.wrapping_add(t2), a, b, c, d.wrapping_add(t1), e, f, g];
+                }
+                for (x, y) in h.iter_mut().zip(v) {
+                    *x = x.wrapping_add(y);
+                }
+            }
+            let mut out = [0u8; 8 * W];
+            for (i, x) in h.iter().enumerate() {
+                out[W * i..W * i + W].copy_from_slice(&x.to_be_bytes());
+            }
+            out
         }
-        for i in 16..64 {
-            let s0 = w[i - 15].rotate_right(7) ^ w[i - 15].rotate_right(18) ^ (w[i - 15] >> 3);
-            let s1 = w[i - 2].rotate_right(17) ^ w[i - 2].rotate_right(19) ^ (w[i - 2] >> 10);
-            w[i] = w[i - 16]
-                .wrapping_add(s0)
-                .wrapping_add(w[i - 7])
-                .wrapping_add(s1);
-        }
-        let mut v = h;
-        for i in 0..64 {
-            let [a, b, c, d, e, f, g, hh] = v;
-            let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
-            let ch = (e & f) ^ (!e & g);
-            let t1 = hh
-                .wrapping_add(s1)
-                .wrapping_add(ch)
-                .wrapping_add(K256[i])
-                .wrapping_add(w[i]);
-            let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
-            let maj = (a & b) ^ (a & c) ^ (b & c);
-            let t2 = s0.wrapping_add(maj);
-            v = [t1.wrapping_add(t2), a, b, c, d.wrapping_add(t1), e, f, g];
-        }
-        for (x, y) in h.iter_mut().zip(v) {
-            *x = x.wrapping_add(y);
-        }
-    }
-    let mut out = [0u8; 32];
-    for (i, x) in h.iter().enumerate() {
-        out[4 * i..4 * i + 4].copy_from_slice(&x.to_be_bytes());
-    }
-    out
+    };
 }
 
+sha2!(sha256_family: u32, 64, K256, (7, 18, 3), (17, 19, 10), (2, 13, 22), (6, 11, 25));
 const SHA384_INIT: [u64; 8] = [
     0xcbbb9d5dc1059ed8,
     0x629a292a367cd507,
@@ -320,46 +330,7 @@ const K512: [u64; 80] = [
     0x6c44198c4a475817,
 ];
 
-fn sha512_family(data: &[u8], init: &[u64; 8]) -> [u8; 64] {
-    let mut h = *init;
-    for chunk in md_pad(data, 128, 16, false).chunks(128) {
-        let mut w = [0u64; 80];
-        for (i, c) in chunk.chunks(8).enumerate() {
-            w[i] = u64::from_be_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        }
-        for i in 16..80 {
-            let s0 = w[i - 15].rotate_right(1) ^ w[i - 15].rotate_right(8) ^ (w[i - 15] >> 7);
-            let s1 = w[i - 2].rotate_right(19) ^ w[i - 2].rotate_right(61) ^ (w[i - 2] >> 6);
-            w[i] = w[i - 16]
-                .wrapping_add(s0)
-                .wrapping_add(w[i - 7])
-                .wrapping_add(s1);
-        }
-        let mut v = h;
-        for i in 0..80 {
-            let [a, b, c, d, e, f, g, hh] = v;
-            let s1 = e.rotate_right(14) ^ e.rotate_right(18) ^ e.rotate_right(41);
-            let ch = (e & f) ^ (!e & g);
-            let t1 = hh
-                .wrapping_add(s1)
-                .wrapping_add(ch)
-                .wrapping_add(K512[i])
-                .wrapping_add(w[i]);
-            let s0 = a.rotate_right(28) ^ a.rotate_right(34) ^ a.rotate_right(39);
-            let maj = (a & b) ^ (a & c) ^ (b & c);
-            let t2 = s0.wrapping_add(maj);
-            v = [t1.wrapping_add(t2), a, b, c, d.wrapping_add(t1), e, f, g];
-        }
-        for (x, y) in h.iter_mut().zip(v) {
-            *x = x.wrapping_add(y);
-        }
-    }
-    let mut out = [0u8; 64];
-    for (i, x) in h.iter().enumerate() {
-        out[8 * i..8 * i + 8].copy_from_slice(&x.to_be_bytes());
-    }
-    out
-}
+sha2!(sha512_family: u64, 80, K512, (1, 8, 7), (19, 61, 6), (28, 34, 39), (14, 18, 41));
 
 /// Keccak-f[1600]'s round constants.
 const KECCAK_RC: [u64; 24] = [

@@ -10,9 +10,10 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use crate::distribute::classes::{getters, native_class};
 use crate::object::spec::public_names;
 use crate::object::types::type_error;
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{native, ClassSpec, Member};
 use crate::value::format::str_repr;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -45,9 +46,7 @@ pub static FILE: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for File {
-    const SPEC: &'static ClassSpec = &FILE;
-}
+native_class!(File: FILE);
 
 struct FileState {
     /// The path as given.
@@ -298,22 +297,13 @@ fn close_state(st: &mut FileState) -> PyResult<()> {
     st.flush()
 }
 
-/// `closed`.
-#[native("TextIOWrapper.closed(self)")]
-fn f_closed(this: &File) -> bool {
-    this.0.borrow().closed
-}
-
-/// The path as given.
-#[native("TextIOWrapper.name(self)")]
-fn f_name(this: &File) -> String {
-    this.0.borrow().name.clone()
-}
-
-/// The mode as given.
-#[native("TextIOWrapper.mode(self)")]
-fn f_mode(this: &File) -> String {
-    this.0.borrow().mode.clone()
+getters! { this: &File;
+    /// `closed`.
+    fn f_closed("TextIOWrapper.closed(self)") -> bool { this.0.borrow().closed }
+    /// The path as given.
+    fn f_name("TextIOWrapper.name(self)") -> String { this.0.borrow().name.clone() }
+    /// The mode as given.
+    fn f_mode("TextIOWrapper.mode(self)") -> String { this.0.borrow().mode.clone() }
 }
 
 /// A `size` argument: None for "all" (a negative number or None).

@@ -41,6 +41,20 @@ pub enum Source {
     Stdlib(&'static str),
 }
 
+/// A module written in the language: `stdlib/FILE.dist` (FILE defaults
+/// to the module's name).
+macro_rules! stdlib {
+    ($name:literal) => {
+        stdlib!($name, $name)
+    };
+    ($name:literal, $file:literal) => {
+        (
+            $name,
+            Source::Stdlib(include_str!(concat!("../../stdlib/", $file, ".dist"))),
+        )
+    };
+}
+
 /// Every module dist has, native or written in the language, by dotted
 /// name. A name not here is `ModuleNotFoundError: No module named 'x'`
 /// (unless it is an attribute chain of modules, `tensorflow.distribute`).
@@ -74,160 +88,46 @@ pub static MODULES: &[(&str, Source)] = &[
     ("_hashlib", Source::Native(|_| Some(hashlib::module()))),
     ("_weakref", Source::Native(|_| Some(weakref::module()))),
     ("gc", Source::Native(|_| Some(gc_module()))),
-    (
-        "itertools",
-        Source::Stdlib(include_str!("../../stdlib/itertools.dist")),
-    ),
-    (
-        "functools",
-        Source::Stdlib(include_str!("../../stdlib/functools.dist")),
-    ),
-    (
-        "__future__",
-        Source::Stdlib(include_str!("../../stdlib/__future__.dist")),
-    ),
-    (
-        "string",
-        Source::Stdlib(include_str!("../../stdlib/string.dist")),
-    ),
-    (
-        "typing",
-        Source::Stdlib(include_str!("../../stdlib/typing.dist")),
-    ),
-    (
-        "random",
-        Source::Stdlib(include_str!("../../stdlib/random.dist")),
-    ),
-    (
-        "copy",
-        Source::Stdlib(include_str!("../../stdlib/copy.dist")),
-    ),
-    (
-        "dataclasses",
-        Source::Stdlib(include_str!("../../stdlib/dataclasses.dist")),
-    ),
-    ("abc", Source::Stdlib(include_str!("../../stdlib/abc.dist"))),
-    (
-        "collections",
-        Source::Stdlib(include_str!("../../stdlib/collections.dist")),
-    ),
-    (
-        "heapq",
-        Source::Stdlib(include_str!("../../stdlib/heapq.dist")),
-    ),
-    (
-        "bisect",
-        Source::Stdlib(include_str!("../../stdlib/bisect.dist")),
-    ),
-    (
-        "operator",
-        Source::Stdlib(include_str!("../../stdlib/operator.dist")),
-    ),
-    (
-        "enum",
-        Source::Stdlib(include_str!("../../stdlib/enum.dist")),
-    ),
-    (
-        "contextlib",
-        Source::Stdlib(include_str!("../../stdlib/contextlib.dist")),
-    ),
-    (
-        "types",
-        Source::Stdlib(include_str!("../../stdlib/types.dist")),
-    ),
-    ("io", Source::Stdlib(include_str!("../../stdlib/io.dist"))),
-    (
-        "textwrap",
-        Source::Stdlib(include_str!("../../stdlib/textwrap.dist")),
-    ),
-    (
-        "hashlib",
-        Source::Stdlib(include_str!("../../stdlib/hashlib.dist")),
-    ),
-    (
-        "pprint",
-        Source::Stdlib(include_str!("../../stdlib/pprint.dist")),
-    ),
-    (
-        "datetime",
-        Source::Stdlib(include_str!("../../stdlib/datetime.dist")),
-    ),
-    (
-        "logging",
-        Source::Stdlib(include_str!("../../stdlib/logging.dist")),
-    ),
-    (
-        "fractions",
-        Source::Stdlib(include_str!("../../stdlib/fractions.dist")),
-    ),
-    (
-        "statistics",
-        Source::Stdlib(include_str!("../../stdlib/statistics.dist")),
-    ),
-    (
-        "traceback",
-        Source::Stdlib(include_str!("../../stdlib/traceback.dist")),
-    ),
-    (
-        "json",
-        Source::Stdlib(include_str!("../../stdlib/json.dist")),
-    ),
-    (
-        "weakref",
-        Source::Stdlib(include_str!("../../stdlib/weakref.dist")),
-    ),
-    (
-        "argparse",
-        Source::Stdlib(include_str!("../../stdlib/argparse.dist")),
-    ),
-    (
-        "reprlib",
-        Source::Stdlib(include_str!("../../stdlib/reprlib.dist")),
-    ),
-    (
-        "keyword",
-        Source::Stdlib(include_str!("../../stdlib/keyword.dist")),
-    ),
-    (
-        "fnmatch",
-        Source::Stdlib(include_str!("../../stdlib/fnmatch.dist")),
-    ),
-    (
-        "shlex",
-        Source::Stdlib(include_str!("../../stdlib/shlex.dist")),
-    ),
-    (
-        "graphlib",
-        Source::Stdlib(include_str!("../../stdlib/graphlib.dist")),
-    ),
-    (
-        "queue",
-        Source::Stdlib(include_str!("../../stdlib/queue.dist")),
-    ),
-    (
-        "numbers",
-        Source::Stdlib(include_str!("../../stdlib/numbers.dist")),
-    ),
-    (
-        "struct",
-        Source::Stdlib(include_str!("../../stdlib/struct.dist")),
-    ),
-    (
-        "array",
-        Source::Stdlib(include_str!("../../stdlib/array.dist")),
-    ),
-    (
-        "decimal",
-        Source::Stdlib(include_str!("../../stdlib/decimal.dist")),
-    ),
-    (
-        "asyncio",
-        Source::Stdlib(include_str!("../../stdlib/asyncio.dist")),
-    ),
-    (
-        "collections.abc",
-        Source::Stdlib(include_str!("../../stdlib/collections_abc.dist")),
-    ),
+    stdlib!("itertools"),
+    stdlib!("functools"),
+    stdlib!("__future__"),
+    stdlib!("string"),
+    stdlib!("typing"),
+    stdlib!("random"),
+    stdlib!("copy"),
+    stdlib!("dataclasses"),
+    stdlib!("abc"),
+    stdlib!("collections"),
+    stdlib!("heapq"),
+    stdlib!("bisect"),
+    stdlib!("operator"),
+    stdlib!("enum"),
+    stdlib!("contextlib"),
+    stdlib!("types"),
+    stdlib!("io"),
+    stdlib!("textwrap"),
+    stdlib!("hashlib"),
+    stdlib!("pprint"),
+    stdlib!("datetime"),
+    stdlib!("logging"),
+    stdlib!("fractions"),
+    stdlib!("statistics"),
+    stdlib!("traceback"),
+    stdlib!("json"),
+    stdlib!("weakref"),
+    stdlib!("argparse"),
+    stdlib!("reprlib"),
+    stdlib!("keyword"),
+    stdlib!("fnmatch"),
+    stdlib!("shlex"),
+    stdlib!("graphlib"),
+    stdlib!("queue"),
+    stdlib!("numbers"),
+    stdlib!("struct"),
+    stdlib!("array"),
+    stdlib!("decimal"),
+    stdlib!("asyncio"),
+    stdlib!("collections.abc", "collections_abc"),
 ];
 
 /// The module table's entry for a dotted name.

@@ -9,8 +9,9 @@ use std::cell::RefCell;
 use indexmap::IndexMap;
 
 use super::ModuleBuilder;
+use crate::distribute::classes::native_class;
 use crate::object::types::type_error;
-use crate::object::{native, ClassSpec, Kwargs, Member, NativeClass};
+use crate::object::{native, ClassSpec, Kwargs, Member};
 use crate::value::format::str_repr;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -72,9 +73,7 @@ pub static ENVIRON: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for Environ {
-    const SPEC: &'static ClassSpec = &ENVIRON;
-}
+native_class!(Environ: ENVIRON);
 
 impl NativeObject for Environ {
     fn spec(&self) -> Option<&'static ClassSpec> {

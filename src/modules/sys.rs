@@ -7,8 +7,9 @@ use std::cell::RefCell;
 use std::io::Write;
 
 use super::ModuleBuilder;
+use crate::distribute::classes::native_class;
 use crate::object::types::namedtuple::struct_sequence;
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{native, ClassSpec, Member};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// `sys.argv` for the script the interpreter runs (the CLI sets it;
@@ -224,9 +225,7 @@ pub static STREAM: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for Stream {
-    const SPEC: &'static ClassSpec = &STREAM;
-}
+native_class!(Stream: STREAM);
 
 impl Stream {
     /// Writes `text` where this stream goes (stdout through the interpreter,

@@ -5,8 +5,9 @@
 
 use std::ffi::{CStr, CString};
 
+use crate::distribute::classes::{getters, native_class};
 use crate::object::types::{int_arg, type_error, value_error};
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{native, ClassSpec, Member};
 use crate::syntax::ast::CmpOp;
 use crate::value::{NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -48,9 +49,7 @@ pub static STRUCT_TIME: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for StructTime {
-    const SPEC: &'static ClassSpec = &STRUCT_TIME;
-}
+native_class!(StructTime: STRUCT_TIME);
 
 /// The tuple fields as getters.
 macro_rules! fields {
@@ -75,16 +74,11 @@ fields! {
     tm_isdst = 8, "struct_time.tm_isdst(self)", "1 if summer time is in effect, 0 if not, and -1 if unknown.";
 }
 
-/// The abbreviation of the time zone.
-#[native("struct_time.tm_zone(self)")]
-fn tm_zone(this: &StructTime) -> String {
-    this.zone.clone()
-}
-
-/// The offset from UTC in seconds.
-#[native("struct_time.tm_gmtoff(self)")]
-fn tm_gmtoff(this: &StructTime) -> i64 {
-    this.gmtoff
+getters! { this: &StructTime;
+    /// The abbreviation of the time zone.
+    fn tm_zone("struct_time.tm_zone(self)") -> String { this.zone.clone() }
+    /// The offset from UTC in seconds.
+    fn tm_gmtoff("struct_time.tm_gmtoff(self)") -> i64 { this.gmtoff }
 }
 
 impl NativeObject for StructTime {
@@ -297,24 +291,17 @@ fn to_tm(vm: &dyn Vm, v: &Value, func: &str) -> PyResult<(libc::tm, Option<CStri
 
 /// CPython's range checks before `strftime`/`asctime`.
 fn check_tm(tm: &libc::tm) -> PyResult<()> {
-    let bad = |what: &str| Err(value_error(format!("{what} out of range")));
-    if !(0..=11).contains(&tm.tm_mon) {
-        return bad("month");
-    }
-    if !(1..=31).contains(&tm.tm_mday) {
-        return bad("day of month");
-    }
-    if !(0..=23).contains(&tm.tm_hour) {
-        return bad("hour");
-    }
-    if !(0..=59).contains(&tm.tm_min) {
-        return bad("minute");
-    }
-    if !(0..=61).contains(&tm.tm_sec) {
-        return bad("seconds");
-    }
-    if !(0..=365).contains(&tm.tm_yday) {
-        return bad("day of year");
+    for (v, range, what) in [
+        (tm.tm_mon, 0..=11, "month"),
+        (tm.tm_mday, 1..=31, "day of month"),
+        (tm.tm_hour, 0..=23, "hour"),
+        (tm.tm_min, 0..=59, "minute"),
+        (tm.tm_sec, 0..=61, "seconds"),
+        (tm.tm_yday, 0..=365, "day of year"),
+    ] {
+        if !range.contains(&v) {
+            return Err(value_error(format!("{what} out of range")));
+        }
     }
     Ok(())
 }

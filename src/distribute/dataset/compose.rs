@@ -38,81 +38,39 @@ fn apply_fn(vm: &dyn Vm, bound: &Value, dataset: &Value) -> PyResult<Value> {
     vm.call(&method, rest.to_vec(), Vec::new())
 }
 
-/// A transformation for `Dataset.apply`: `ds.scan(initial_state, scan_func)`.
-#[native("scan(initial_state, scan_func)")]
-pub fn experimental_scan(initial_state: &Value, scan_func: &Value) -> Value {
-    transformation("scan", &[initial_state, scan_func])
+/// Natives that return the transformation calling the dataset method
+/// `$method` with their arguments.
+macro_rules! transformations {
+    ($($(#[$attr:meta])* fn $name:ident($sig:tt, $method:tt, $($arg:ident),*);)*) => {$(
+        $(#[$attr])*
+        #[native($sig)]
+        pub fn $name($($arg: &Value),*) -> Value {
+            transformation($method, &[$($arg),*])
+        }
+    )*};
 }
 
-/// A transformation for `Dataset.apply`: `ds.take_while(predicate)`.
-#[native("take_while(predicate)")]
-pub fn experimental_take_while(predicate: &Value) -> Value {
-    transformation("take_while", &[predicate])
-}
-
-/// A transformation for `Dataset.apply`: `ds.unique()`.
-#[native("unique()")]
-pub fn experimental_unique() -> Value {
-    transformation("unique", &[])
-}
-
-/// A transformation for `Dataset.apply`: `ds.group_by_window(...)`.
-#[native("group_by_window(key_func, reduce_func, window_size=None, window_size_func=None)")]
-pub fn experimental_group_by_window(
-    key_func: &Value,
-    reduce_func: &Value,
-    window_size: &Value,
-    window_size_func: &Value,
-) -> Value {
-    transformation(
+transformations! {
+    /// A transformation for `Dataset.apply`: `ds.scan(initial_state, scan_func)`.
+    fn experimental_scan("scan(initial_state, scan_func)", "scan", initial_state, scan_func);
+    /// A transformation for `Dataset.apply`: `ds.take_while(predicate)`.
+    fn experimental_take_while("take_while(predicate)", "take_while", predicate);
+    /// A transformation for `Dataset.apply`: `ds.unique()`.
+    fn experimental_unique("unique()", "unique",);
+    /// A transformation for `Dataset.apply`: `ds.group_by_window(...)`.
+    fn experimental_group_by_window(
+        "group_by_window(key_func, reduce_func, window_size=None, window_size_func=None)",
         "group_by_window",
-        &[key_func, reduce_func, window_size, window_size_func],
-    )
-}
-
-/// A transformation for `Dataset.apply`: `ds.bucket_by_sequence_length(...)`.
-#[native("bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False, no_padding=False, drop_remainder=False)")]
-#[expect(clippy::too_many_arguments, reason = "the Python signature has them")]
-pub fn experimental_bucket_by_sequence_length(
-    element_length_func: &Value,
-    bucket_boundaries: &Value,
-    bucket_batch_sizes: &Value,
-    padded_shapes: &Value,
-    padding_values: &Value,
-    pad_to_bucket_boundary: &Value,
-    no_padding: &Value,
-    drop_remainder: &Value,
-) -> Value {
-    transformation(
+        key_func, reduce_func, window_size, window_size_func
+    );
+    /// A transformation for `Dataset.apply`: `ds.bucket_by_sequence_length(...)`.
+    #[expect(clippy::too_many_arguments, reason = "the Python signature has them")]
+    fn experimental_bucket_by_sequence_length(
+        "bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False, no_padding=False, drop_remainder=False)",
         "bucket_by_sequence_length",
-        &[
-            element_length_func,
-            bucket_boundaries,
-            bucket_batch_sizes,
-            padded_shapes,
-            padding_values,
-            pad_to_bucket_boundary,
-            no_padding,
-            drop_remainder,
-        ],
-    )
-}
-
-/// start, start + step, ... forever.
-#[native("Counter(start=0, step=1, dtype=None)")]
-pub fn experimental_counter(
-    vm: &dyn Vm,
-    start: &Value,
-    step: &Value,
-    dtype: &Value,
-) -> PyResult<Value> {
-    counter_dataset(vm, start, step, dtype)
-}
-
-/// The only element of the dataset.
-#[native("get_single_element(dataset)")]
-pub fn experimental_get_single_element(vm: &dyn Vm, dataset: &Value) -> PyResult<Value> {
-    single_element(vm, dataset)
+        element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
+        padding_values, pad_to_bucket_boundary, no_padding, drop_remainder
+    );
 }
 
 /// `tf.data.experimental.choose_from_datasets`.
@@ -420,10 +378,7 @@ pub(super) fn take_while(
     super::methods::check_predicate(vm, &d.spec, &f, |t| {
         format!("Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor but its return type is{t}.")
     })?;
-    Ok(DatasetObj::value(
-        Kind::TakeWhile(ds.clone(), f),
-        d.spec.clone(),
-    ))
+    Ok(d.same_spec(Kind::TakeWhile(ds.clone(), f)))
 }
 
 /// Each distinct element once, in first-seen order.
@@ -519,14 +474,17 @@ pub(super) fn group_by_window(
     ))
 }
 
-/// The only element of the dataset.
-#[native("DatasetV2.get_single_element(self, name=None)")]
-pub(super) fn get_single_element(vm: &dyn Vm, this: &Value, _name: &Value) -> PyResult<Value> {
-    single_element(vm, this)
-}
+/// `Dataset.get_single_element`, which also takes a `name` (ignored).
+pub(super) const GET_SINGLE_ELEMENT: NativeDef = NativeDef {
+    sig: "DatasetV2.get_single_element(self, name=None)",
+    ..get_single_element::DEF
+};
 
-/// The only element of `ds` (TensorFlow's errors when it has none or more).
-fn single_element(vm: &dyn Vm, ds: &Value) -> PyResult<Value> {
+/// The only element of the dataset.
+// TensorFlow's errors when it has none or more.
+#[native("get_single_element(dataset)")]
+pub fn get_single_element(vm: &dyn Vm, dataset: &Value) -> PyResult<Value> {
+    let ds = dataset;
     let Some(d) = dataset_of(ds) else {
         return Err(PyErr::new(
             ExcType::TypeError,
@@ -553,20 +511,15 @@ fn single_element(vm: &dyn Vm, ds: &Value) -> PyResult<Value> {
     Ok(first)
 }
 
-/// start, start + step, ... forever.
-#[native("DatasetV2.counter(start=0, step=1, dtype=None, name=None)")]
-pub(super) fn counter(
-    vm: &dyn Vm,
-    start: &Value,
-    step: &Value,
-    dtype: &Value,
-    _name: &Value,
-) -> PyResult<Value> {
-    counter_dataset(vm, start, step, dtype)
-}
+/// `Dataset.counter`, which also takes a `name` (ignored).
+pub(super) const COUNTER: NativeDef = NativeDef {
+    sig: "DatasetV2.counter(start=0, step=1, dtype=None, name=None)",
+    ..counter::DEF
+};
 
-/// `Dataset.counter`: an infinite count.
-fn counter_dataset(vm: &dyn Vm, start: &Value, step: &Value, dtype: &Value) -> PyResult<Value> {
+/// start, start + step, ... forever.
+#[native("Counter(start=0, step=1, dtype=None)")]
+pub fn counter(vm: &dyn Vm, start: &Value, step: &Value, dtype: &Value) -> PyResult<Value> {
     let start = int_arg(vm, start, "start")?;
     let step = int_arg(vm, step, "step")?;
     let dtype = match dtype {

@@ -8,7 +8,9 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::rc::Rc;
 
 use super::node::{DatasetObj, Kind};
-use super::stream::{call_with_element, map_result, open, too_big, Stream, MAX_BUFFERED};
+use super::stream::{
+    call_with_element, map_result, open, too_big, ListStream, Stream, MAX_BUFFERED,
+};
 use super::structure::{leaves, Spec};
 use crate::object::tensor::convert::runtime_err;
 use crate::runtime::{DType, Scalar, Tensor};
@@ -61,7 +63,7 @@ pub fn open_composed(ds: &Value, d: &DatasetObj) -> PyResult<Option<Box<dyn Stre
             spec: d.spec.clone(),
         }),
         Kind::Nested(input) => open(input)?,
-        Kind::Variant(items) => Box::new(HeldStream {
+        Kind::Variant(items) => Box::new(ListStream {
             items: items.clone(),
             pos: 0,
         }),
@@ -306,20 +308,6 @@ impl Stream for WindowStream {
             parts.push(DatasetObj::value(Kind::Variant(Rc::new(items)), spec));
         }
         Ok(Some(self.spec.pack(&mut parts.into_iter())))
-    }
-}
-
-/// The elements of a window.
-struct HeldStream {
-    items: Rc<Vec<Value>>,
-    pos: usize,
-}
-
-impl Stream for HeldStream {
-    fn next(&mut self, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        let v = self.items.get(self.pos).cloned();
-        self.pos += 1;
-        Ok(v)
     }
 }
 

@@ -24,10 +24,11 @@ use super::node::dataset_of;
 use super::stream::{open, Stream};
 use super::structure::{leaves, rows, to_device, Spec};
 use crate::distribute::classes::{
-    DISTRIBUTED_DATASET_INTERFACE, DISTRIBUTED_ITERATOR_INTERFACE, INPUT_LIB,
+    native_class, object_repr, DISTRIBUTED_DATASET_INTERFACE, DISTRIBUTED_ITERATOR_INTERFACE,
+    INPUT_LIB,
 };
 use crate::distribute::values::per_replica;
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{native, ClassSpec, Member};
 use crate::runtime::Device;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -157,9 +158,7 @@ pub static DISTRIBUTED_DATASETS_FROM_FUNCTION: ClassSpec = ClassSpec {
     members: DATASET_MEMBERS,
 };
 
-impl NativeClass for DistributedDataset {
-    const SPEC: &'static ClassSpec = &DISTRIBUTED_DATASET;
-}
+native_class!(DistributedDataset: DISTRIBUTED_DATASET);
 
 impl DistributedDataset {
     fn class_spec(&self) -> &'static ClassSpec {
@@ -171,20 +170,12 @@ impl DistributedDataset {
 }
 
 impl NativeObject for DistributedDataset {
-    fn type_name(&self) -> &str {
-        self.class_spec().name
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.class_spec())
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!(
-            "<tensorflow.python.distribute.input_lib.{} object at {:#x}>",
-            self.type_name(),
-            this.id()
-        ))
+        Ok(object_repr(self.class_spec(), this))
     }
 
     fn iter(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -375,9 +366,7 @@ pub static DISTRIBUTED_ITERATOR: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for DistributedIterator {
-    const SPEC: &'static ClassSpec = &DISTRIBUTED_ITERATOR;
-}
+native_class!(DistributedIterator: DISTRIBUTED_ITERATOR);
 
 /// The spec of a step's inputs.
 #[native("DistributedIterator.element_spec(self)")]
@@ -412,10 +401,7 @@ impl NativeObject for DistributedIterator {
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!(
-            "<tensorflow.python.distribute.input_lib.DistributedIterator object at {:#x}>",
-            this.id()
-        ))
+        Ok(object_repr(&DISTRIBUTED_ITERATOR, this))
     }
 
     fn iter(&self, this: &Value, _vm: &dyn Vm) -> PyResult<Option<Value>> {

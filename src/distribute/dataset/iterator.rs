@@ -8,7 +8,8 @@ use std::cell::RefCell;
 use super::node::dataset_of;
 use super::stream::{open, Stream};
 use super::structure::Spec;
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::distribute::classes::native_class;
+use crate::object::{native, ClassSpec, Member};
 use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// `iter(dataset)`.
@@ -85,9 +86,7 @@ pub static OPTIONAL_IMPL: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for OptionalObj {
-    const SPEC: &'static ClassSpec = &OPTIONAL_IMPL;
-}
+native_class!(OptionalObj: OPTIONAL_IMPL);
 
 /// The spec of the value.
 #[native("_OptionalImpl.element_spec(self)")]
@@ -142,9 +141,7 @@ pub static OWNED_ITERATOR: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for OwnedIterator {
-    const SPEC: &'static ClassSpec = &OWNED_ITERATOR;
-}
+native_class!(OwnedIterator: OWNED_ITERATOR);
 
 /// The spec of the elements.
 #[native("OwnedIterator.element_spec(self)")]
@@ -172,9 +169,9 @@ impl NativeObject for OwnedIterator {
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!(
-            "<tensorflow.python.data.ops.iterator_ops.OwnedIterator object at {:#x}>",
-            this.id()
+        Ok(crate::distribute::classes::object_repr(
+            &OWNED_ITERATOR,
+            this,
         ))
     }
 
@@ -238,9 +235,7 @@ pub static NUMPY_ITERATOR: ClassSpec = ClassSpec {
     members: &[Member::Method(numpy_next::DEF)],
 };
 
-impl NativeClass for NumpyIterator {
-    const SPEC: &'static ClassSpec = &NUMPY_ITERATOR;
-}
+native_class!(NumpyIterator: NUMPY_ITERATOR);
 
 /// The next element as numpy values.
 #[native("next(self)")]

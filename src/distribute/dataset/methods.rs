@@ -68,8 +68,8 @@ pub static DATASET_V2: ClassSpec = ClassSpec {
         Member::Method(compose::unique::DEF),
         Member::Method(bucket::bucket_by_sequence_length::DEF),
         Member::Method(compose::group_by_window::DEF),
-        Member::Method(compose::get_single_element::DEF),
-        Member::StaticMethod(compose::counter::DEF),
+        Member::Method(compose::GET_SINGLE_ELEMENT),
+        Member::StaticMethod(compose::COUNTER),
         Member::StaticMethod(compose::choose_from_datasets::DEF),
         Member::Getter(element_spec::DEF),
     ],
@@ -162,10 +162,7 @@ fn count_arg(vm: &dyn Vm, v: &Value) -> PyResult<Option<u64>> {
 fn repeat(vm: &dyn Vm, this: This<DatasetObj>, count: &Value, _name: &Value) -> PyResult<Value> {
     let (ds, d) = (this.value, this.obj);
     let count = count_arg(vm, count)?;
-    Ok(DatasetObj::value(
-        Kind::Repeat(ds.clone(), count),
-        d.spec.clone(),
-    ))
+    Ok(d.same_spec(Kind::Repeat(ds.clone(), count)))
 }
 
 /// Every num_shards-th element from index.
@@ -197,10 +194,7 @@ fn shard(
             ),
         ));
     }
-    Ok(DatasetObj::value(
-        Kind::Shard(ds.clone(), n as u64, index as u64),
-        d.spec.clone(),
-    ))
+    Ok(d.same_spec(Kind::Shard(ds.clone(), n as u64, index as u64)))
 }
 
 /// The first count elements.
@@ -208,10 +202,7 @@ fn shard(
 fn take(vm: &dyn Vm, this: This<DatasetObj>, count: &Value, _name: &Value) -> PyResult<Value> {
     let (ds, d) = (this.value, this.obj);
     let count = count_arg(vm, count)?;
-    Ok(DatasetObj::value(
-        Kind::Take(ds.clone(), count),
-        d.spec.clone(),
-    ))
+    Ok(d.same_spec(Kind::Take(ds.clone(), count)))
 }
 
 /// All but the first count elements.
@@ -219,10 +210,7 @@ fn take(vm: &dyn Vm, this: This<DatasetObj>, count: &Value, _name: &Value) -> Py
 fn skip(vm: &dyn Vm, this: This<DatasetObj>, count: &Value, _name: &Value) -> PyResult<Value> {
     let (ds, d) = (this.value, this.obj);
     let count = count_arg(vm, count)?;
-    Ok(DatasetObj::value(
-        Kind::Skip(ds.clone(), count),
-        d.spec.clone(),
-    ))
+    Ok(d.same_spec(Kind::Skip(ds.clone(), count)))
 }
 
 /// Calls `f` on probe elements of `spec` and returns the spec of its result
@@ -305,10 +293,7 @@ fn filter(
     check_predicate(vm, &d.spec, &f, |t| {
         format!("Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its return type is {t}.")
     })?;
-    Ok(DatasetObj::value(
-        Kind::Filter(ds.clone(), f),
-        d.spec.clone(),
-    ))
+    Ok(d.same_spec(Kind::Filter(ds.clone(), f)))
 }
 
 /// (index, element) pairs.
@@ -342,10 +327,7 @@ fn prefetch(
 ) -> PyResult<Value> {
     let (ds, d) = (this.value, this.obj);
     int_arg(vm, buffer_size, "buffer_size")?;
-    Ok(DatasetObj::value(
-        Kind::Prefetch(ds.clone()),
-        d.spec.clone(),
-    ))
+    Ok(d.same_spec(Kind::Prefetch(ds.clone())))
 }
 
 /// Remembers the elements of the first full pass.
@@ -354,10 +336,7 @@ fn cache(this: This<DatasetObj>, _filename: &Value, _name: &Value) -> PyResult<V
     let (ds, d) = (this.value, this.obj);
     // TODO: caching to a file (`filename`) is kept in memory too; the
     // elements and their order are the same.
-    Ok(DatasetObj::value(
-        Kind::Cache(ds.clone(), RefCell::new(None)),
-        d.spec.clone(),
-    ))
+    Ok(d.same_spec(Kind::Cache(ds.clone(), RefCell::new(None))))
 }
 
 /// Shuffles with a buffer, in TensorFlow's order for a given seed.

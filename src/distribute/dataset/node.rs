@@ -9,7 +9,8 @@ use std::rc::Rc;
 
 use super::methods::DATASET_V2;
 use super::structure::Spec;
-use crate::object::{ClassSpec, NativeClass};
+use crate::distribute::classes::native_class;
+use crate::object::ClassSpec;
 use crate::runtime::DType;
 use crate::value::{NativeObject, PyResult, Value, Vm};
 
@@ -166,6 +167,11 @@ impl DatasetObj {
     /// A new dataset value.
     pub fn value(kind: Kind, spec: Spec) -> Value {
         Value::native(DatasetObj { kind, spec })
+    }
+
+    /// A new dataset of `kind` whose elements are like this one's.
+    pub fn same_spec(&self, kind: Kind) -> Value {
+        Self::value(kind, self.spec.clone())
     }
 
     /// TensorFlow's class of this node.
@@ -378,15 +384,9 @@ node_classes! {
     GROUP_BY_WINDOW = "_GroupByWindowDataset" in "group_by_window_op";
 }
 
-impl NativeClass for DatasetObj {
-    const SPEC: &'static ClassSpec = &DATASET_V2;
-}
+native_class!(DatasetObj: DATASET_V2);
 
 impl NativeObject for DatasetObj {
-    fn type_name(&self) -> &str {
-        self.class_spec().name
-    }
-
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.class_spec())
     }

@@ -7,8 +7,8 @@ use std::cell::RefCell;
 
 use indexmap::IndexMap;
 
-use crate::distribute::classes::DISTRIBUTE_LIB;
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::distribute::classes::{getters, native_class, object_repr, DISTRIBUTE_LIB};
+use crate::object::{native, ClassSpec, Member};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// `tf.data.Options()` or one of its groups (`experimental_distribute` …).
@@ -35,12 +35,7 @@ pub fn new_options() -> Value {
 macro_rules! options_classes {
     ($($id:ident $name:literal),*) => {$(
         #[doc = concat!("`tf.data.", $name, "`.")]
-        pub static $id: ClassSpec = ClassSpec {
-            name: $name,
-            module: "tensorflow.python.data.ops.options",
-            bases: &[],
-            members: &[],
-        };
+        pub static $id: ClassSpec = ClassSpec::plain($name, "tensorflow.python.data.ops.options");
     )*};
 }
 
@@ -73,11 +68,7 @@ impl NativeObject for OptionsObj {
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!(
-            "<tensorflow.python.data.ops.options.{} object at {:#x}>",
-            self.spec.name,
-            this.id()
-        ))
+        Ok(object_repr(self.spec, this))
     }
 
     fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
@@ -115,9 +106,7 @@ pub struct NamedOptions {
     values: Vec<Value>,
 }
 
-impl NativeClass for NamedOptions {
-    const SPEC: &'static ClassSpec = &INPUT_OPTIONS;
-}
+native_class!(NamedOptions: INPUT_OPTIONS);
 
 /// `tf.distribute.RunOptions`.
 pub static RUN_OPTIONS: ClassSpec = ClassSpec {
@@ -170,22 +159,17 @@ fn new_run_options(
     })
 }
 
-/// Whether batches may differ in size.
-#[native("RunOptions.experimental_enable_dynamic_batch_size(self)")]
-fn enable_dynamic_batch_size(this: &NamedOptions) -> Value {
-    this.values[0].clone()
-}
-
-/// Whether dynamic shapes are bucketized.
-#[native("RunOptions.experimental_bucketizing_dynamic_shape(self)")]
-fn bucketizing_dynamic_shape(this: &NamedOptions) -> Value {
-    this.values[1].clone()
-}
-
-/// XLA's options.
-#[native("RunOptions.experimental_xla_options(self)")]
-fn xla_options(this: &NamedOptions) -> Value {
-    this.values[2].clone()
+getters! { this: &NamedOptions;
+    /// Whether batches may differ in size.
+    fn enable_dynamic_batch_size("RunOptions.experimental_enable_dynamic_batch_size(self)") -> Value {
+        this.values[0].clone()
+    }
+    /// Whether dynamic shapes are bucketized.
+    fn bucketizing_dynamic_shape("RunOptions.experimental_bucketizing_dynamic_shape(self)") -> Value {
+        this.values[1].clone()
+    }
+    /// XLA's options.
+    fn xla_options("RunOptions.experimental_xla_options(self)") -> Value { this.values[2].clone() }
 }
 
 const INPUT_OPTION_NAMES: [&str; 4] = [
@@ -226,14 +210,9 @@ macro_rules! str_enum {
 }
 pub(crate) use str_enum;
 
-impl NativeClass for StrEnumMember {
-    const SPEC: &'static ClassSpec = &INPUT_REPLICATION_MODE;
-}
+native_class!(StrEnumMember: INPUT_REPLICATION_MODE);
 
 impl NativeObject for StrEnumMember {
-    fn type_name(&self) -> &str {
-        self.spec.name
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.spec)
     }
@@ -251,16 +230,11 @@ impl NativeObject for StrEnumMember {
     }
 }
 
-/// The member's name.
-#[native("Enum.name(self)")]
-pub(crate) fn str_enum_name(this: &StrEnumMember) -> &'static str {
-    this.member
-}
-
-/// The member's value (its name).
-#[native("Enum.value(self)")]
-pub(crate) fn str_enum_value(this: &StrEnumMember) -> &'static str {
-    this.member
+getters! { this: &StrEnumMember;
+    /// The member's name.
+    pub(crate) fn str_enum_name("Enum.name(self)") -> &'static str { this.member }
+    /// The member's value (its name).
+    pub(crate) fn str_enum_value("Enum.value(self)") -> &'static str { this.member }
 }
 
 /// `tf.distribute.InputReplicationMode`, with its two members.
@@ -305,28 +279,23 @@ fn new_input_options(
     })
 }
 
-/// Whether the inputs are copied to the replicas' devices.
-#[native("InputOptions.experimental_fetch_to_device(self)")]
-fn fetch_to_device(this: &NamedOptions) -> Value {
-    this.values[0].clone()
-}
-
-/// One input pipeline per worker or per replica (`tf.distribute.InputReplicationMode`).
-#[native("InputOptions.experimental_replication_mode(self)")]
-fn replication_mode(this: &NamedOptions) -> Value {
-    this.values[1].clone()
-}
-
-/// Whether the dataset is placed on the device.
-#[native("InputOptions.experimental_place_dataset_on_device(self)")]
-fn place_dataset_on_device(this: &NamedOptions) -> Value {
-    this.values[2].clone()
-}
-
-/// How many elements each replica buffers.
-#[native("InputOptions.experimental_per_replica_buffer_size(self)")]
-fn per_replica_buffer_size(this: &NamedOptions) -> Value {
-    this.values[3].clone()
+getters! { this: &NamedOptions;
+    /// Whether the inputs are copied to the replicas' devices.
+    fn fetch_to_device("InputOptions.experimental_fetch_to_device(self)") -> Value {
+        this.values[0].clone()
+    }
+    /// One input pipeline per worker or per replica (`tf.distribute.InputReplicationMode`).
+    fn replication_mode("InputOptions.experimental_replication_mode(self)") -> Value {
+        this.values[1].clone()
+    }
+    /// Whether the dataset is placed on the device.
+    fn place_dataset_on_device("InputOptions.experimental_place_dataset_on_device(self)") -> Value {
+        this.values[2].clone()
+    }
+    /// How many elements each replica buffers.
+    fn per_replica_buffer_size("InputOptions.experimental_per_replica_buffer_size(self)") -> Value {
+        this.values[3].clone()
+    }
 }
 
 impl NativeObject for NamedOptions {
@@ -371,9 +340,7 @@ pub static INPUT_CONTEXT: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for InputContextObj {
-    const SPEC: &'static ClassSpec = &INPUT_CONTEXT;
-}
+native_class!(InputContextObj: INPUT_CONTEXT);
 
 /// What a dataset function learns about the input pipelines and replicas.
 #[native(
@@ -391,22 +358,17 @@ fn new_input_context(
     })
 }
 
-/// The number of input pipelines.
-#[native("InputContext.num_input_pipelines(self)")]
-fn num_input_pipelines(this: &InputContextObj) -> i64 {
-    this.num_input_pipelines
-}
-
-/// The index of this input pipeline.
-#[native("InputContext.input_pipeline_id(self)")]
-fn input_pipeline_id(this: &InputContextObj) -> i64 {
-    this.input_pipeline_id
-}
-
-/// The number of replicas.
-#[native("InputContext.num_replicas_in_sync(self)")]
-fn num_replicas_in_sync(this: &InputContextObj) -> i64 {
-    this.num_replicas_in_sync
+getters! { this: &InputContextObj;
+    /// The number of input pipelines.
+    fn num_input_pipelines("InputContext.num_input_pipelines(self)") -> i64 {
+        this.num_input_pipelines
+    }
+    /// The index of this input pipeline.
+    fn input_pipeline_id("InputContext.input_pipeline_id(self)") -> i64 { this.input_pipeline_id }
+    /// The number of replicas.
+    fn num_replicas_in_sync("InputContext.num_replicas_in_sync(self)") -> i64 {
+        this.num_replicas_in_sync
+    }
 }
 
 /// The batch size of each replica: global_batch_size / num_replicas_in_sync.
@@ -437,10 +399,7 @@ impl NativeObject for InputContextObj {
     }
 
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(crate::distribute::classes::object_repr(
-            &INPUT_CONTEXT,
-            this,
-        ))
+        Ok(object_repr(&INPUT_CONTEXT, this))
     }
 
     fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {

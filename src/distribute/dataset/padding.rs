@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use super::methods::int_arg;
 use super::node::{DatasetObj, Kind};
-use super::stream::{check_buffer, too_big, Stream, MAX_BUFFERED};
+use super::stream::{check_buffer, shape_text, too_big, Stream, MAX_BUFFERED};
 use super::structure::{kernel_error, leaves, Spec};
 use crate::object::native;
 use crate::object::tensor::convert::{runtime_err, to_tensor};
@@ -205,17 +205,6 @@ fn shape_arg(vm: &dyn Vm, v: &Value) -> PyResult<Vec<Option<usize>>> {
         Value::Int(_) => Ok(vec![dim(v)?]),
         Value::Tensor(t) if t.rank() == 0 => Ok(vec![dim(v)?]),
         v => vm.collect(v)?.iter().map(dim).collect(),
-    }
-}
-
-fn shape_text(dims: &[Option<usize>]) -> String {
-    let d: Vec<String> = dims
-        .iter()
-        .map(|d| d.map_or("None".to_string(), |d| d.to_string()))
-        .collect();
-    match d.len() {
-        1 => format!("({},)", d[0]),
-        _ => format!("({})", d.join(", ")),
     }
 }
 

@@ -247,7 +247,8 @@ fn generator_error(spec: &Spec, msg: &str) -> PyErr {
     ))
 }
 
-fn shape_text(dims: &[Option<usize>]) -> String {
+/// A shape with unknown dims as a Python tuple: `(None, 3)`, `(2,)`.
+pub(super) fn shape_text(dims: &[Option<usize>]) -> String {
     let d: Vec<String> = dims
         .iter()
         .map(|d| d.map_or("None".to_string(), |d| d.to_string()))
@@ -402,9 +403,10 @@ impl Stream for RangeStream {
     }
 }
 
-struct ListStream {
-    items: Rc<Vec<Value>>,
-    pos: usize,
+/// The elements of a list (`from_tensors`, `from_tensor_slices`, a window).
+pub(super) struct ListStream {
+    pub(super) items: Rc<Vec<Value>>,
+    pub(super) pos: usize,
 }
 
 impl Stream for ListStream {

@@ -6,8 +6,9 @@
 
 use std::rc::Rc;
 
+use crate::distribute::classes::native_class;
 use crate::object::tensor::convert::{runtime_err, to_tensor};
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{native, ClassSpec, Member};
 use crate::runtime::{ops, DType, Device, Tensor};
 use crate::syntax::ast::CmpOp;
 use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
@@ -382,9 +383,7 @@ pub static TENSOR_SPEC: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for SpecObj {
-    const SPEC: &'static ClassSpec = &TENSOR_SPEC;
-}
+native_class!(SpecObj: TENSOR_SPEC);
 
 /// The type of a tensor: shape (None for unknown dims) and dtype.
 #[native("TensorSpec.__new__(shape, dtype=None, name=None)")]

@@ -4,10 +4,8 @@
 //! ([`merge_collectives`], through `Vm::collective`), with TensorFlow's
 //! checks and errors.
 
-use std::rc::Rc;
-
 use crate::distribute::context::{state, ReplicaRun};
-use crate::distribute::nest::{is_structure, regroup, select_replica, zip_map};
+use crate::distribute::nest::{is_structure, keywords, regroup, select_replica, zip_map};
 use crate::distribute::reduce::{gather_tensors, reduce_tensors, tensor_on, value_bytes, Op};
 use crate::distribute::strategy::{Kind, StrategyObj};
 use crate::distribute::values::{components, DistKind, DistValues};
@@ -164,6 +162,20 @@ fn check_same_shapes(vm: &dyn Vm, leaves: &[Value], devices: &[Device]) -> PyRes
     Ok(())
 }
 
+/// One field of every replica's request (all of the first one's kind;
+/// None for another kind).
+macro_rules! each {
+    ($reqs:expr, $pattern:pat => $field:expr) => {
+        $reqs
+            .iter()
+            .map(|r| match r {
+                $pattern => $field.clone(),
+                _ => Value::None,
+            })
+            .collect::<Vec<Value>>()
+    };
+}
+
 /// Runs one collective once every replica has parked: checks they all
 /// asked for the same thing and computes each replica's result.
 pub fn merge_collectives(
@@ -193,30 +205,13 @@ pub fn merge_collectives(
     );
     match reqs[0] {
         Request::AllReduce(op, _) => {
-            let values: Vec<Value> = reqs
-                .iter()
-                .map(|r| {
-                    if let Request::AllReduce(_, v) = r {
-                        v.clone()
-                    } else {
-                        Value::None
-                    }
-                })
-                .collect();
+            let values = each!(reqs, Request::AllReduce(_, v) => v);
             all_reduce_values(vm, run, *op, &values)
         }
         Request::VarUpdate(agg, _, _) => {
             let agg = *agg;
-            let (values, raws): (Vec<Value>, Vec<Value>) = reqs
-                .iter()
-                .map(|r| {
-                    if let Request::VarUpdate(_, v, raw) = r {
-                        (v.clone(), raw.clone())
-                    } else {
-                        (Value::None, Value::None)
-                    }
-                })
-                .unzip();
+            let values = each!(reqs, Request::VarUpdate(_, v, _) => v);
+            let raws = each!(reqs, Request::VarUpdate(_, _, raw) => raw);
             let op = match agg {
                 Agg::Sum => Op::Sum,
                 Agg::Mean => Op::Mean,
@@ -239,16 +234,7 @@ pub fn merge_collectives(
         }
         Request::AllGather(_, axis) => {
             let axis = *axis;
-            let values: Vec<Value> = reqs
-                .iter()
-                .map(|r| {
-                    if let Request::AllGather(v, _) = r {
-                        v.clone()
-                    } else {
-                        Value::None
-                    }
-                })
-                .collect();
+            let values = each!(reqs, Request::AllGather(v, _) => v);
             zip_map(&values, &|leaves| {
                 for l in leaves {
                     leaf_tensor(l)?;
@@ -261,38 +247,11 @@ pub fn merge_collectives(
             })
         }
         Request::MergeCall(f, _, _) => {
-            let args: Vec<Value> = reqs
-                .iter()
-                .map(|r| {
-                    if let Request::MergeCall(_, a, _) = r {
-                        a.clone()
-                    } else {
-                        Value::None
-                    }
-                })
-                .collect();
-            let kwargs: Vec<Value> = reqs
-                .iter()
-                .map(|r| {
-                    if let Request::MergeCall(_, _, k) = r {
-                        k.clone()
-                    } else {
-                        Value::None
-                    }
-                })
-                .collect();
-            let args = regroup(&args, false)?;
-            let kwargs = regroup(&kwargs, false)?;
+            let args = regroup(&each!(reqs, Request::MergeCall(_, a, _) => a), false)?;
+            let kwargs = regroup(&each!(reqs, Request::MergeCall(_, _, k) => k), false)?;
             let mut call_args = vec![run.strategy.clone()];
             call_args.extend(vm.collect(&args)?);
-            let mut kw = Vec::new();
-            if let Value::Dict(d) = &kwargs {
-                for (k, v) in d.borrow().items() {
-                    if let Value::Str(s) = k {
-                        kw.push((Rc::from(s.as_str()), v));
-                    }
-                }
-            }
+            let kw = keywords(&kwargs);
             let st = state(vm);
             st.merge_depth.set(st.merge_depth.get() + 1);
             let r = vm.call(f, call_args, kw);

@@ -9,12 +9,13 @@ use std::rc::Rc;
 
 pub use collective::{merge_collectives, park_request, Request};
 
-use super::classes::{object_repr, DISTRIBUTE_LIB};
+use super::classes::{getters, native_class, object_repr, DISTRIBUTE_LIB};
 use super::context::{in_replica_fn, state};
+use super::nest::keywords;
 use super::reduce::parse_op;
 use super::strategy::{current_strategy, default_strategy, Kind, StrategyObj};
 use crate::object::tensor::convert::runtime_err;
-use crate::object::{native, ClassSpec, Member, NativeClass, This};
+use crate::object::{native, ClassSpec, Member, This};
 use crate::runtime::{Device, Tensor};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -107,14 +108,9 @@ impl ReplicaContext {
     }
 }
 
-impl NativeClass for ReplicaContext {
-    const SPEC: &'static ClassSpec = &REPLICA_CONTEXT;
-}
+native_class!(ReplicaContext: REPLICA_CONTEXT);
 
 impl NativeObject for ReplicaContext {
-    fn type_name(&self) -> &str {
-        self.class_spec().name
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.class_spec())
     }
@@ -136,16 +132,11 @@ fn replica_id_in_sync_group(this: &ReplicaContext) -> PyResult<Value> {
     Ok(Value::Tensor(t))
 }
 
-/// The number of replicas.
-#[native("ReplicaContext.num_replicas_in_sync(self)")]
-fn num_replicas_in_sync(this: &ReplicaContext) -> usize {
-    this.n
-}
-
-/// The strategy running the replica.
-#[native("ReplicaContext.strategy(self)")]
-fn context_strategy(this: &ReplicaContext) -> Value {
-    this.strategy.clone()
+getters! { this: &ReplicaContext;
+    /// The number of replicas.
+    fn num_replicas_in_sync("ReplicaContext.num_replicas_in_sync(self)") -> usize { this.n }
+    /// The strategy running the replica.
+    fn context_strategy("ReplicaContext.strategy(self)") -> Value { this.strategy.clone() }
 }
 
 /// The replica's devices.
@@ -231,19 +222,6 @@ fn merge_call(
         return vm.call(merge_fn, call_args, keywords(&kw));
     }
     park_request(vm, Request::MergeCall(merge_fn.clone(), a, kw))
-}
-
-/// The string-keyed entries of a kwargs dict, to pass on in a call.
-fn keywords(kwargs: &Value) -> Vec<(Rc<str>, Value)> {
-    let mut out = Vec::new();
-    if let Value::Dict(d) = kwargs {
-        for (k, v) in d.borrow().items() {
-            if let Value::Str(s) = k {
-                out.push((Rc::from(s.as_str()), v));
-            }
-        }
-    }
-    out
 }
 
 // A `merge_call` whose function runs `strategy.extended.update(var, fn,
@@ -365,9 +343,7 @@ pub static VALUE_CONTEXT: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for ValueContext {
-    const SPEC: &'static ClassSpec = &VALUE_CONTEXT;
-}
+native_class!(ValueContext: VALUE_CONTEXT);
 
 impl NativeObject for ValueContext {
     fn spec(&self) -> Option<&'static ClassSpec> {
@@ -393,16 +369,11 @@ fn value_context_new(replica_id_in_sync_group: i64, num_replicas_in_sync: i64) -
     })
 }
 
-/// The replica's index.
-#[native("ValueContext.replica_id_in_sync_group(self)")]
-fn value_replica_id(this: &ValueContext) -> usize {
-    this.replica
-}
-
-/// The number of replicas.
-#[native("ValueContext.num_replicas_in_sync(self)")]
-fn value_num_replicas(this: &ValueContext) -> usize {
-    this.n
+getters! { this: &ValueContext;
+    /// The replica's index.
+    fn value_replica_id("ValueContext.replica_id_in_sync_group(self)") -> usize { this.replica }
+    /// The number of replicas.
+    fn value_num_replicas("ValueContext.num_replicas_in_sync(self)") -> usize { this.n }
 }
 
 /// The current strategy: the innermost scope's, else the default strategy.

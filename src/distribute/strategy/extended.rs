@@ -8,11 +8,11 @@ use std::rc::Weak;
 
 use super::cross_replica::{destination, reduce_mirrored, reduce_to_devices};
 use super::{device_names, extended_v1 as v1, Kind, StrategyObj};
-use crate::distribute::classes::{object_repr, DISTRIBUTE_LIB};
+use crate::distribute::classes::{native_class, object_repr, DISTRIBUTE_LIB};
 use crate::distribute::reduce::parse_op;
 use crate::distribute::values::components;
 use crate::distribute::variables;
-use crate::object::{native, ClassSpec, Member, NativeClass, NativeDef};
+use crate::object::{native, ClassSpec, Member, NativeDef};
 use crate::runtime::Device;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -134,14 +134,9 @@ impl Kind {
     }
 }
 
-impl NativeClass for ExtendedObj {
-    const SPEC: &'static ClassSpec = &EXTENDED_V2;
-}
+native_class!(ExtendedObj: EXTENDED_V2);
 
 impl NativeObject for ExtendedObj {
-    fn type_name(&self) -> &str {
-        self.kind.extended_spec().name
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.kind.extended_spec())
     }

@@ -4,12 +4,11 @@
 //! (`should_checkpoint`, …) of a single-worker strategy. The other extended
 //! methods are in `extended.rs`.
 
-use std::rc::Rc;
-
 use super::{device_names, ExtendedObj, Kind};
+use crate::distribute::classes::getters;
 use crate::distribute::context::{pop_device, push_device};
 use crate::distribute::devices::device_arg;
-use crate::distribute::nest::select_replica;
+use crate::distribute::nest::SplitArgs;
 use crate::object::native;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
@@ -25,22 +24,17 @@ pub(super) fn experimental_between_graph(this: &ExtendedObj) -> PyResult<bool> {
     Ok(false)
 }
 
-/// Whether this worker initializes variables (one worker: yes).
-#[native("StrategyExtendedV2.experimental_should_init(self)")]
-pub(super) fn experimental_should_init(_this: &ExtendedObj) -> bool {
-    true
-}
-
-/// Whether this worker writes checkpoints (one worker: yes).
-#[native("StrategyExtendedV2.should_checkpoint(self)")]
-pub(super) fn should_checkpoint(_this: &ExtendedObj) -> bool {
-    true
-}
-
-/// Whether this worker writes summaries (one worker: yes).
-#[native("StrategyExtendedV2.should_save_summary(self)")]
-pub(super) fn should_save_summary(_this: &ExtendedObj) -> bool {
-    true
+getters! { _this: &ExtendedObj;
+    /// Whether this worker initializes variables (one worker: yes).
+    pub(super) fn experimental_should_init("StrategyExtendedV2.experimental_should_init(self)") -> bool {
+        true
+    }
+    /// Whether this worker writes checkpoints (one worker: yes).
+    pub(super) fn should_checkpoint("StrategyExtendedV2.should_checkpoint(self)") -> bool { true }
+    /// Whether this worker writes summaries (one worker: yes).
+    pub(super) fn should_save_summary("StrategyExtendedV2.should_save_summary(self)") -> bool {
+        true
+    }
 }
 
 /// Copies `tensor` to the devices of `destinations` (a Mirrored value for several).
@@ -122,26 +116,10 @@ pub(super) fn update_non_slot(
     } else {
         devices
     };
-    let extra = match args {
-        Value::None => Vec::new(),
-        v => vm.collect(v)?,
-    };
-    let kwargs = match kwargs {
-        Value::Dict(d) => d.borrow().items(),
-        _ => Vec::new(),
-    };
+    let split = SplitArgs::new(vm, args, kwargs)?;
     let mut updates = Vec::with_capacity(devices.len());
     for (i, d) in devices.iter().enumerate() {
-        let a = extra
-            .iter()
-            .map(|x| select_replica(i, x))
-            .collect::<PyResult<Vec<_>>>()?;
-        let mut kw = Vec::with_capacity(kwargs.len());
-        for (k, v) in &kwargs {
-            if let Value::Str(s) = k {
-                kw.push((Rc::from(s.as_str()), select_replica(i, v)?));
-            }
-        }
+        let (a, kw) = split.select(i)?;
         push_device(vm, *d);
         let r = vm.call(fn_, a, kw);
         pop_device(vm);

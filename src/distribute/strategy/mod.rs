@@ -16,14 +16,14 @@ use std::rc::Rc;
 pub use cross_replica::{destination, reduce_to_devices, reduce_value};
 pub use extended::ExtendedObj;
 
-use super::classes::{object_repr, DISTRIBUTE_LIB};
+use super::classes::{getters, native_class, object_repr, DISTRIBUTE_LIB};
 use super::context::{in_replica_fn, state, ReplicaRun};
 use super::devices::device_arg;
-use super::nest::{contains_distributed, is_structure, regroup, select_replica};
+use super::nest::{contains_distributed, is_structure, regroup, select_replica, CallArgs};
 use super::renamed;
 use super::replica_ctx::{merge_collectives, ValueContext};
 use super::values::components;
-use crate::object::{native, ClassSpec, Member, NativeClass, NativeDef, This};
+use crate::object::{native, ClassSpec, Member, NativeDef, This};
 use crate::runtime::Device;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -140,9 +140,7 @@ impl Kind {
     }
 }
 
-impl NativeClass for StrategyObj {
-    const SPEC: &'static ClassSpec = &STRATEGY;
-}
+native_class!(StrategyObj: STRATEGY);
 
 /// A new strategy value.
 pub fn make_strategy(kind: Kind, devices: Vec<Device>) -> Value {
@@ -163,9 +161,6 @@ pub fn make_strategy(kind: Kind, devices: Vec<Device>) -> Value {
 }
 
 impl NativeObject for StrategyObj {
-    fn type_name(&self) -> &str {
-        self.kind.spec().name
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.kind.spec())
     }
@@ -174,16 +169,11 @@ impl NativeObject for StrategyObj {
     }
 }
 
-/// The number of replicas.
-#[native("Strategy.num_replicas_in_sync(self)")]
-fn num_replicas_in_sync(this: &StrategyObj) -> usize {
-    this.devices.len()
-}
-
-/// The strategy's `StrategyExtended` object.
-#[native("Strategy.extended(self)")]
-fn extended_object(this: &StrategyObj) -> Value {
-    this.extended.clone()
+getters! { this: &StrategyObj;
+    /// The number of replicas.
+    fn num_replicas_in_sync("Strategy.num_replicas_in_sync(self)") -> usize { this.devices.len() }
+    /// The strategy's `StrategyExtended` object.
+    fn extended_object("Strategy.extended(self)") -> Value { this.extended.clone() }
 }
 
 /// The cluster resolver (None: one machine).
@@ -365,9 +355,6 @@ fn scope(this: This<StrategyObj>) -> Value {
 }
 
 // ---- run ----
-
-/// Positional and keyword arguments of one call.
-type CallArgs = (Vec<Value>, Vec<(Rc<str>, Value)>);
 
 fn call_args(vm: &dyn Vm, i: usize, args: &Value, kwargs: &Value) -> PyResult<CallArgs> {
     let a = match args {

@@ -5,8 +5,8 @@
 //! TensorFlow's `VariableAggregationV2`; a variable without aggregation
 //! shows the V1 enum's `NONE`.
 
-use crate::distribute::classes::{member_names, VARIABLES};
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::distribute::classes::{getters, member_names, native_class, VARIABLES};
+use crate::object::{ClassSpec, Member};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// `tf.VariableAggregation` members.
@@ -55,20 +55,26 @@ const SYNCS: [(&str, Sync); 4] = [
     ("ON_READ", Sync::OnRead),
 ];
 
+/// The members of an int-valued enum class `$spec`, one object each (a
+/// class attribute), named and numbered by the table `$names`, with
+/// `_member_names_`, `name` and `value`.
+macro_rules! int_enum {
+    ($spec:ident: $names:ident, $($i:literal)+) => {
+        &[
+            $(Member::Attr($names[$i].0, || member_of(&$spec, $names[$i].0, $i)),)+
+            Member::Attr("_member_names_", || member_names(&$names.map(|(m, _)| m))),
+            Member::Getter(enum_name::DEF),
+            Member::Getter(enum_value::DEF),
+        ]
+    };
+}
+
 /// `tf.VariableAggregation`.
 pub static VARIABLE_AGGREGATION_V2: ClassSpec = ClassSpec {
     name: "VariableAggregationV2",
     module: VARIABLES,
     bases: &[],
-    members: &[
-        Member::Attr("NONE", aggregation_v2::<0>),
-        Member::Attr("SUM", aggregation_v2::<1>),
-        Member::Attr("MEAN", aggregation_v2::<2>),
-        Member::Attr("ONLY_FIRST_REPLICA", aggregation_v2::<3>),
-        Member::Attr("_member_names_", || member_names(&AGGS.map(|(m, _)| m))),
-        Member::Getter(enum_name::DEF),
-        Member::Getter(enum_value::DEF),
-    ],
+    members: int_enum!(VARIABLE_AGGREGATION_V2: AGGS, 0 1 2 3),
 };
 
 /// `tf.compat.v1.VariableAggregation`.
@@ -76,15 +82,7 @@ pub static VARIABLE_AGGREGATION: ClassSpec = ClassSpec {
     name: "VariableAggregation",
     module: VARIABLES,
     bases: &[],
-    members: &[
-        Member::Attr("NONE", aggregation_v1::<0>),
-        Member::Attr("SUM", aggregation_v1::<1>),
-        Member::Attr("MEAN", aggregation_v1::<2>),
-        Member::Attr("ONLY_FIRST_REPLICA", aggregation_v1::<3>),
-        Member::Attr("_member_names_", || member_names(&AGGS.map(|(m, _)| m))),
-        Member::Getter(enum_name::DEF),
-        Member::Getter(enum_value::DEF),
-    ],
+    members: int_enum!(VARIABLE_AGGREGATION: AGGS, 0 1 2 3),
 };
 
 /// `tf.VariableSynchronization`.
@@ -92,52 +90,22 @@ pub static VARIABLE_SYNCHRONIZATION: ClassSpec = ClassSpec {
     name: "VariableSynchronization",
     module: VARIABLES,
     bases: &[],
-    members: &[
-        Member::Attr("AUTO", synchronization::<0>),
-        Member::Attr("NONE", synchronization::<1>),
-        Member::Attr("ON_WRITE", synchronization::<2>),
-        Member::Attr("ON_READ", synchronization::<3>),
-        Member::Attr("_member_names_", || member_names(&SYNCS.map(|(m, _)| m))),
-        Member::Getter(enum_name::DEF),
-        Member::Getter(enum_value::DEF),
-    ],
+    members: int_enum!(VARIABLE_SYNCHRONIZATION: SYNCS, 0 1 2 3),
 };
 
-/// Member `I` of `tf.VariableAggregation` (made once, with its class).
-fn aggregation_v2<const I: usize>() -> Value {
+/// The member `member` (numbered `value`) of the enum class `spec` (made
+/// once, with its class).
+fn member_of(spec: &'static ClassSpec, member: &'static str, value: i64) -> Value {
     Value::native(EnumObj {
-        spec: &VARIABLE_AGGREGATION_V2,
-        member: AGGS[I].0,
-        value: I as i64,
+        spec,
+        member,
+        value,
     })
 }
 
-/// Member `I` of the V1 `VariableAggregation`.
-fn aggregation_v1<const I: usize>() -> Value {
-    Value::native(EnumObj {
-        spec: &VARIABLE_AGGREGATION,
-        member: AGGS[I].0,
-        value: I as i64,
-    })
-}
-
-/// Member `I` of `tf.VariableSynchronization`.
-fn synchronization<const I: usize>() -> Value {
-    Value::native(EnumObj {
-        spec: &VARIABLE_SYNCHRONIZATION,
-        member: SYNCS[I].0,
-        value: I as i64,
-    })
-}
-
-impl NativeClass for EnumObj {
-    const SPEC: &'static ClassSpec = &VARIABLE_AGGREGATION_V2;
-}
+native_class!(EnumObj: VARIABLE_AGGREGATION_V2);
 
 impl NativeObject for EnumObj {
-    fn type_name(&self) -> &str {
-        self.spec.name
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(self.spec)
     }
@@ -159,16 +127,11 @@ impl NativeObject for EnumObj {
     }
 }
 
-/// The member's name.
-#[native("Enum.name(self)")]
-fn enum_name(this: &EnumObj) -> &'static str {
-    this.member
-}
-
-/// The member's value.
-#[native("Enum.value(self)")]
-fn enum_value(this: &EnumObj) -> i64 {
-    this.value
+getters! { this: &EnumObj;
+    /// The member's name.
+    fn enum_name("Enum.name(self)") -> &'static str { this.member }
+    /// The member's value.
+    fn enum_value("Enum.value(self)") -> i64 { this.value }
 }
 
 /// Member `name` of the enum class `spec` (the one object its class holds).

@@ -16,13 +16,13 @@ use std::rc::Rc;
 pub use enums::{Agg, Sync};
 pub use update::{update_regroup, update_with_fn};
 
-use super::classes::{DISTRIBUTED_DELEGATE, VARIABLES};
+use super::classes::{getters, native_class, DISTRIBUTED_DELEGATE, VARIABLES};
 use super::context::{in_replica_fn, state};
 use super::reduce::{reduce_tensors, Op};
 use super::strategy::Kind;
 use super::values::MIRRORED;
 use crate::object::tensor::classes::{COMPOSITE_TENSOR, CORE_TENSOR, TRACKABLE};
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{native, ClassSpec, Member};
 use crate::runtime::{Device, Tensor};
 use crate::syntax::ast;
 use crate::syntax::ast::BinOp;
@@ -134,14 +134,6 @@ fn var_repr(name: &str, t: &Tensor) -> String {
 }
 
 impl DistVar {
-    fn class_spec(&self) -> &'static ClassSpec {
-        if self.on_read {
-            &SYNC_ON_READ_VARIABLE
-        } else {
-            &MIRRORED_VARIABLE
-        }
-    }
-
     /// The components, as plain variables.
     fn components(&self) -> Vec<Value> {
         self.comps
@@ -254,13 +246,9 @@ pub static SYNC_ON_READ_VARIABLE: ClassSpec = ClassSpec {
     members: update::VARIABLE_METHODS,
 };
 
-impl NativeClass for PlainVar {
-    const SPEC: &'static ClassSpec = &RESOURCE_VARIABLE;
-}
+native_class!(PlainVar: RESOURCE_VARIABLE);
 
-impl NativeClass for DistVar {
-    const SPEC: &'static ClassSpec = &DISTRIBUTED_VARIABLE;
-}
+native_class!(DistVar: DISTRIBUTED_VARIABLE);
 
 /// The cell of a variable the running code sees (a distributed variable's
 /// replica's), with the variable's aggregation and synchronization.
@@ -328,22 +316,17 @@ fn var_initial_value(_this: &Value) -> PyResult<Value> {
     ))
 }
 
-/// The components, as plain variables (one per device).
-#[native("DistributedVariable.values(self)")]
-fn var_values(this: &DistVar) -> Value {
-    Value::tuple(this.components())
-}
-
-/// The components (TensorFlow's private name, which scripts reach for).
-#[native("DistributedVariable._values(self)")]
-fn var_private_values(this: &DistVar) -> Value {
-    Value::tuple(this.components())
-}
-
-/// The strategy whose scope created the variable.
-#[native("DistributedVariable.distribute_strategy(self)")]
-fn var_distribute_strategy(this: &DistVar) -> Value {
-    this.strategy.clone()
+getters! { this: &DistVar;
+    /// The components, as plain variables (one per device).
+    fn var_values("DistributedVariable.values(self)") -> Value { Value::tuple(this.components()) }
+    /// The components (TensorFlow's private name, which scripts reach for).
+    fn var_private_values("DistributedVariable._values(self)") -> Value {
+        Value::tuple(this.components())
+    }
+    /// The strategy whose scope created the variable.
+    fn var_distribute_strategy("DistributedVariable.distribute_strategy(self)") -> Value {
+        this.strategy.clone()
+    }
 }
 
 impl NativeObject for PlainVar {
@@ -387,17 +370,12 @@ impl NativeObject for PlainVar {
     }
     fn compare(
         &self,
-        this: &Value,
+        _this: &Value,
         op: CmpOp,
         other: &Value,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
-        let _ = this;
         var_compare(vm, self.cell.value.borrow().clone(), op, other)
-    }
-    fn to_number(&self, vm: &dyn Vm) -> PyResult<Option<Value>> {
-        let _ = vm;
-        Ok(None)
     }
 }
 
@@ -424,14 +402,15 @@ impl NativeObject for DistVar {
     fn is_variable(&self) -> bool {
         true
     }
-    fn type_name(&self) -> &str {
-        self.class_spec().name
-    }
     fn spec(&self) -> Option<&'static ClassSpec> {
-        Some(self.class_spec())
+        Some(if self.on_read {
+            &SYNC_ON_READ_VARIABLE
+        } else {
+            &MIRRORED_VARIABLE
+        })
     }
     fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
-        super::values::render(self.class_spec().name, &self.components(), vm, true)
+        super::values::render(self.type_name(), &self.components(), vm, true)
     }
     fn to_tensor(&self, vm: &dyn Vm) -> PyResult<Option<Tensor>> {
         self.read(vm).map(Some)

@@ -3,11 +3,9 @@
 //! replicas' values are aggregated first), reading them, and the
 //! per-component updates of `strategy.extended.update`.
 
-use std::rc::Rc;
-
 use super::{assert_own_strategy, is_variable, local_values, plain, read_any, Agg, DistVar};
 use super::{PlainVar, VarCell};
-use crate::distribute::nest::{map_nest, regroup_with, select_replica};
+use crate::distribute::nest::{map_nest, regroup_with, select_replica, SplitArgs};
 use crate::distribute::replica_ctx::{park_request, Request};
 use crate::distribute::values::{components, mirrored};
 use crate::object::tensor::convert::{runtime_err, to_tensor};
@@ -254,28 +252,11 @@ pub fn update_with_fn(
         Some(c) => c,
         None => vec![var.clone()],
     };
-    let extra = match args {
-        Value::None => Vec::new(),
-        v => vm.collect(v)?,
-    };
-    let mut kw: Vec<(Rc<str>, Value)> = Vec::new();
-    if let Value::Dict(d) = kwargs {
-        for (k, v) in d.borrow().items() {
-            if let Value::Str(s) = k {
-                kw.push((Rc::from(s.as_str()), v));
-            }
-        }
-    }
+    let split = SplitArgs::new(vm, args, kwargs)?;
     let mut out = Vec::new();
     for (i, c) in comps.into_iter().enumerate() {
-        let mut a = vec![c];
-        for x in &extra {
-            a.push(select_replica(i, x)?);
-        }
-        let kw = kw
-            .iter()
-            .map(|(k, v)| Ok((k.clone(), select_replica(i, v)?)))
-            .collect::<PyResult<Vec<_>>>()?;
+        let (rest, kw) = split.select(i)?;
+        let a = std::iter::once(c).chain(rest).collect();
         out.push(vm.call(f, a, kw)?);
     }
     update_regroup(vm, &out, group)

@@ -7,8 +7,9 @@ use std::rc::Rc;
 use super::pattern::Pattern;
 use super::template::{expand, parse_template};
 use super::text_arg;
+use crate::distribute::classes::{getters, native_class};
 use crate::object::types::as_index;
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{native, ClassSpec, Member};
 use crate::value::format::str_repr;
 use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -35,9 +36,7 @@ pub static MATCH: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for MatchObj {
-    const SPEC: &'static ClassSpec = &MATCH;
-}
+native_class!(MatchObj: MATCH);
 
 /// A subject string and, when it is not ASCII, the byte offset of each character.
 pub struct Text {
@@ -211,34 +210,17 @@ fn m_expand(this: &MatchObj, template: &Value) -> PyResult<String> {
     Ok(expand(this, &pieces))
 }
 
-/// The subject string.
-#[native("Match.string(self)")]
-fn m_string(this: &MatchObj) -> Value {
-    this.subject.clone()
-}
-
-/// The pattern that matched.
-#[native("Match.re(self)")]
-fn m_re(this: &MatchObj) -> Value {
-    this.pattern.clone()
-}
-
-/// Where the search started.
-#[native("Match.pos(self)")]
-fn m_pos(this: &MatchObj) -> usize {
-    this.pos
-}
-
-/// Where the search ended.
-#[native("Match.endpos(self)")]
-fn m_endpos(this: &MatchObj) -> usize {
-    this.endpos
-}
-
-/// The number of the last matched group (None: no group matched).
-#[native("Match.lastindex(self)")]
-fn m_lastindex(this: &MatchObj) -> Option<usize> {
-    this.lastindex()
+getters! { this: &MatchObj;
+    /// The subject string.
+    fn m_string("Match.string(self)") -> Value { this.subject.clone() }
+    /// The pattern that matched.
+    fn m_re("Match.re(self)") -> Value { this.pattern.clone() }
+    /// Where the search started.
+    fn m_pos("Match.pos(self)") -> usize { this.pos }
+    /// Where the search ended.
+    fn m_endpos("Match.endpos(self)") -> usize { this.endpos }
+    /// The number of the last matched group (None: no group matched).
+    fn m_lastindex("Match.lastindex(self)") -> Option<usize> { this.lastindex() }
 }
 
 /// The name of the last matched group (None: unnamed or no group).

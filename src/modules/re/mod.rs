@@ -16,8 +16,9 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::ModuleBuilder;
+use crate::distribute::classes::native_class;
 use crate::object::types::int_arg;
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{native, ClassSpec, Member};
 use crate::syntax::ast;
 use crate::syntax::ast::BinOp;
 use crate::syntax::ast::CmpOp;
@@ -168,9 +169,7 @@ pub static REGEX_FLAG: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for RegexFlag {
-    const SPEC: &'static ClassSpec = &REGEX_FLAG;
-}
+native_class!(RegexFlag: REGEX_FLAG);
 
 /// The flag's int value.
 #[native("RegexFlag.value(self)")]
@@ -313,72 +312,36 @@ fn via_pattern(
     vm.call(&f, args.iter().map(|v| (*v).clone()).collect(), Vec::new())
 }
 
-/// The first match anywhere in the string, or None.
-#[native("search(pattern, string, flags=0)")]
-fn search(vm: &dyn Vm, pattern: &Value, string: &Value, flags: &Value) -> PyResult<Value> {
-    via_pattern(vm, pattern, flags, "search", &[string])
+/// Natives `re.f(pattern, ..., flags=0)` that are
+/// `re.compile(pattern, flags).f(...)`: the name, the signature, the
+/// method, and the arguments between `pattern` and `flags`.
+macro_rules! via_pattern {
+    ($($(#[doc = $doc:tt])* fn $name:ident($sig:tt, $method:tt, $($arg:ident),*);)*) => {$(
+        $(#[doc = $doc])*
+        #[native($sig)]
+        fn $name(vm: &dyn Vm, pattern: &Value, $($arg: &Value,)* flags: &Value) -> PyResult<Value> {
+            via_pattern(vm, pattern, flags, $method, &[$($arg),*])
+        }
+    )*};
 }
 
-/// A match at the start of the string, or None.
-#[native("match(pattern, string, flags=0)")]
-fn match_(vm: &dyn Vm, pattern: &Value, string: &Value, flags: &Value) -> PyResult<Value> {
-    via_pattern(vm, pattern, flags, "match", &[string])
-}
-
-/// A match of the whole string, or None.
-#[native("fullmatch(pattern, string, flags=0)")]
-fn fullmatch(vm: &dyn Vm, pattern: &Value, string: &Value, flags: &Value) -> PyResult<Value> {
-    via_pattern(vm, pattern, flags, "fullmatch", &[string])
-}
-
-/// All non-overlapping matches: strings, or tuples of groups.
-#[native("findall(pattern, string, flags=0)")]
-fn findall(vm: &dyn Vm, pattern: &Value, string: &Value, flags: &Value) -> PyResult<Value> {
-    via_pattern(vm, pattern, flags, "findall", &[string])
-}
-
-/// An iterator over the match objects.
-#[native("finditer(pattern, string, flags=0)")]
-fn finditer(vm: &dyn Vm, pattern: &Value, string: &Value, flags: &Value) -> PyResult<Value> {
-    via_pattern(vm, pattern, flags, "finditer", &[string])
-}
-
-/// The string with matches replaced (`\1`, `\g<name>` or a function).
-#[native("sub(pattern, repl, string, count=0, flags=0)")]
-fn sub(
-    vm: &dyn Vm,
-    pattern: &Value,
-    repl: &Value,
-    string: &Value,
-    count: &Value,
-    flags: &Value,
-) -> PyResult<Value> {
-    via_pattern(vm, pattern, flags, "sub", &[repl, string, count])
-}
-
-/// `(new_string, number_of_subs)`.
-#[native("subn(pattern, repl, string, count=0, flags=0)")]
-fn subn(
-    vm: &dyn Vm,
-    pattern: &Value,
-    repl: &Value,
-    string: &Value,
-    count: &Value,
-    flags: &Value,
-) -> PyResult<Value> {
-    via_pattern(vm, pattern, flags, "subn", &[repl, string, count])
-}
-
-/// The string split at the matches (groups included).
-#[native("split(pattern, string, maxsplit=0, flags=0)")]
-fn split(
-    vm: &dyn Vm,
-    pattern: &Value,
-    string: &Value,
-    maxsplit: &Value,
-    flags: &Value,
-) -> PyResult<Value> {
-    via_pattern(vm, pattern, flags, "split", &[string, maxsplit])
+via_pattern! {
+    /// The first match anywhere in the string, or None.
+    fn search("search(pattern, string, flags=0)", "search", string);
+    /// A match at the start of the string, or None.
+    fn match_("match(pattern, string, flags=0)", "match", string);
+    /// A match of the whole string, or None.
+    fn fullmatch("fullmatch(pattern, string, flags=0)", "fullmatch", string);
+    /// All non-overlapping matches: strings, or tuples of groups.
+    fn findall("findall(pattern, string, flags=0)", "findall", string);
+    /// An iterator over the match objects.
+    fn finditer("finditer(pattern, string, flags=0)", "finditer", string);
+    /// The string with matches replaced (`\1`, `\g<name>` or a function).
+    fn sub("sub(pattern, repl, string, count=0, flags=0)", "sub", repl, string, count);
+    /// `(new_string, number_of_subs)`.
+    fn subn("subn(pattern, repl, string, count=0, flags=0)", "subn", repl, string, count);
+    /// The string split at the matches (groups included).
+    fn split("split(pattern, string, maxsplit=0, flags=0)", "split", string, maxsplit);
 }
 
 /// The `re` module.

@@ -9,8 +9,9 @@ use super::matchobj::{MatchObj, Text};
 use super::syntax::{self, Translated};
 use super::template::{expand, parse_template};
 use super::{re_error, text_arg};
+use crate::distribute::classes::{getters, native_class};
 use crate::object::types::int_arg;
-use crate::object::{native, ClassSpec, Member, NativeClass, This};
+use crate::object::{native, ClassSpec, Member, This};
 use crate::value::format::str_repr;
 use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -39,9 +40,7 @@ pub static PATTERN: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for Pattern {
-    const SPEC: &'static ClassSpec = &PATTERN;
-}
+native_class!(Pattern: PATTERN);
 
 /// A compiled pattern.
 pub struct Pattern {
@@ -264,43 +263,34 @@ fn run_one(
     }
 }
 
-/// The first match at or after pos, or None.
-#[native("Pattern.search(self, string, pos=0, endpos=9223372036854775807)", c)]
-fn p_search(
-    vm: &dyn Vm,
-    this: This<Pattern>,
-    string: &Value,
-    pos: &Value,
-    endpos: &Value,
-) -> PyResult<Value> {
-    run_one(vm, this, string, pos, endpos, Mode::Search)
+/// The natives `Pattern.search`, `match` and `fullmatch`: one search in
+/// `mode`.
+macro_rules! one_match {
+    ($($(#[doc = $doc:tt])* fn $name:ident($sig:tt, $mode:expr);)*) => {$(
+        $(#[doc = $doc])*
+        #[native($sig, c)]
+        fn $name(
+            vm: &dyn Vm,
+            this: This<Pattern>,
+            string: &Value,
+            pos: &Value,
+            endpos: &Value,
+        ) -> PyResult<Value> {
+            run_one(vm, this, string, pos, endpos, $mode)
+        }
+    )*};
 }
 
-/// A match starting at pos, or None.
-#[native("Pattern.match(self, string, pos=0, endpos=9223372036854775807)", c)]
-fn p_match(
-    vm: &dyn Vm,
-    this: This<Pattern>,
-    string: &Value,
-    pos: &Value,
-    endpos: &Value,
-) -> PyResult<Value> {
-    run_one(vm, this, string, pos, endpos, Mode::Match)
-}
-
-/// A match of the whole of string[pos:endpos], or None.
-#[native(
-    "Pattern.fullmatch(self, string, pos=0, endpos=9223372036854775807)",
-    c
-)]
-fn p_fullmatch(
-    vm: &dyn Vm,
-    this: This<Pattern>,
-    string: &Value,
-    pos: &Value,
-    endpos: &Value,
-) -> PyResult<Value> {
-    run_one(vm, this, string, pos, endpos, Mode::Full)
+one_match! {
+    /// The first match at or after pos, or None.
+    fn p_search("Pattern.search(self, string, pos=0, endpos=9223372036854775807)", Mode::Search);
+    /// A match starting at pos, or None.
+    fn p_match("Pattern.match(self, string, pos=0, endpos=9223372036854775807)", Mode::Match);
+    /// A match of the whole of string[pos:endpos], or None.
+    fn p_fullmatch(
+        "Pattern.fullmatch(self, string, pos=0, endpos=9223372036854775807)",
+        Mode::Full
+    );
 }
 
 /// The matches of the pattern `pat_v` in `subject` between pos and endpos as Match objects.
@@ -508,22 +498,13 @@ fn p_split(
     Ok(out)
 }
 
-/// The pattern as given.
-#[native("Pattern.pattern(self)")]
-fn p_pattern(this: &Pattern) -> Value {
-    this.source.clone()
-}
-
-/// The flags, inline ones included.
-#[native("Pattern.flags(self)")]
-fn p_flags(this: &Pattern) -> i64 {
-    this.flags
-}
-
-/// The number of groups.
-#[native("Pattern.groups(self)")]
-fn p_groups(this: &Pattern) -> usize {
-    this.groups
+getters! { this: &Pattern;
+    /// The pattern as given.
+    fn p_pattern("Pattern.pattern(self)") -> Value { this.source.clone() }
+    /// The flags, inline ones included.
+    fn p_flags("Pattern.flags(self)") -> i64 { this.flags }
+    /// The number of groups.
+    fn p_groups("Pattern.groups(self)") -> usize { this.groups }
 }
 
 /// The group numbers by name.

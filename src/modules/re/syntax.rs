@@ -256,13 +256,8 @@ impl Parser<'_> {
                     self.set()?;
                     repeatable = true;
                 }
-                '|' => {
-                    self.out.push('|');
-                    self.i += 1;
-                    repeatable = false;
-                }
-                '^' => {
-                    self.out.push('^');
+                '|' | '^' => {
+                    self.out.push(c);
                     self.i += 1;
                     repeatable = false;
                 }

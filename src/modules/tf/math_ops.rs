@@ -263,24 +263,10 @@ fn add_n(vm: &dyn Vm, inputs: &Value, _name: &Value) -> PyResult<Tensor> {
     placed(vm, ops::add_n(&ts))
 }
 
-/// `a @ b` of `tf.matmul` and `tf.linalg.matmul`, transposing as asked.
-pub fn matmul_of(
-    vm: &dyn Vm,
-    a: &Value,
-    b: &Value,
-    transpose_a: &Value,
-    transpose_b: &Value,
-) -> PyResult<Tensor> {
-    let (x, y) = matching(vm, a, b)?;
-    let ta = vm.truthy(transpose_a)?;
-    let tb = vm.truthy(transpose_b)?;
-    placed(vm, ops::matmul(&x, &y, ta, tb))
-}
-
 /// Matrix product `a @ b`.
 #[native("matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False, b_is_sparse=False, output_type=None, name=None)")]
 #[expect(clippy::too_many_arguments, reason = "TensorFlow's parameters")]
-fn matmul(
+pub(super) fn matmul(
     vm: &dyn Vm,
     a: &Value,
     b: &Value,
@@ -293,7 +279,10 @@ fn matmul(
     _output_type: &Value,
     _name: &Value,
 ) -> PyResult<Tensor> {
-    matmul_of(vm, a, b, transpose_a, transpose_b)
+    let (x, y) = matching(vm, a, b)?;
+    let ta = vm.truthy(transpose_a)?;
+    let tb = vm.truthy(transpose_b)?;
+    placed(vm, ops::matmul(&x, &y, ta, tb))
 }
 
 /// Registers the math ops into `m` (called for `tf` and for `tf.math`).

@@ -8,9 +8,10 @@ use super::op::{
     STATELESS_UNIFORM_INT, TRUNCATED_NORMAL,
 };
 use super::{check_alg, check_uniform_dtype, shape_tensor};
+use crate::distribute::classes::native_class;
 use crate::modules::tf::convert::{placed, runtime_err, to_tensor};
 use crate::object::tensor::placement::current_device;
-use crate::object::{native, ClassSpec, Member, NativeClass};
+use crate::object::{native, ClassSpec, Member};
 use crate::runtime::random::{self, Distribution, Philox};
 use crate::runtime::{ops, DType, Tensor};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
@@ -39,9 +40,7 @@ pub static GENERATOR: ClassSpec = ClassSpec {
     ],
 };
 
-impl NativeClass for GeneratorObj {
-    const SPEC: &'static ClassSpec = &GENERATOR;
-}
+native_class!(GeneratorObj: GENERATOR);
 
 impl NativeObject for GeneratorObj {
     fn spec(&self) -> Option<&'static ClassSpec> {
