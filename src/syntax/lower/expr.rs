@@ -266,10 +266,7 @@ impl Lowerer<'_> {
         if orelse.as_rule() == Rule::missing_else {
             return Err(SyntaxError::new(
                 "expected 'else' after 'if' expression",
-                Span {
-                    start: body.span.start,
-                    end: test.span.end,
-                },
+                body.span.with_end(test.span.end),
             ));
         }
         let orelse = self.expr(orelse)?;
@@ -424,10 +421,7 @@ impl Lowerer<'_> {
     /// A call, subscript or attribute applied to `e`.
     fn trailer(&self, e: Expr, t: Pair<Rule>) -> R<Expr> {
         let tspan = self.span(&t);
-        let whole = Span {
-            start: e.span.start,
-            end: tspan.end,
-        };
+        let whole = e.span.with_end(tspan.end);
         let kind = match t.as_rule() {
             Rule::call => {
                 let (args, keywords) = match kids(t).next() {

@@ -57,10 +57,7 @@ impl Lowerer<'_> {
             .map_or(span.end, |s| s.span.end);
         Ok(Stmt {
             kind: StmtKind::Match { subject, cases },
-            span: Span {
-                start: span.start,
-                end,
-            },
+            span: span.with_end(end),
         })
     }
 
@@ -312,10 +309,7 @@ impl Lowerer<'_> {
         };
         for n in names {
             let attr = self.ident(&n);
-            let s = Span {
-                start: e.span.start,
-                end: attr.span.end,
-            };
+            let s = e.span.with_end(attr.span.end);
             e = Expr {
                 kind: ExprKind::Attribute {
                     value: Box::new(e),
