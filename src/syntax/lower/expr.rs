@@ -168,23 +168,7 @@ impl Lowerer<'_> {
 
     /// `a, b` (a Tuple) or a single expression.
     fn exprlist(&self, p: Pair<Rule>) -> R<Expr> {
-        let span = self.span(&p);
-        let mut elts = Vec::new();
-        let mut comma = false;
-        for c in kids(p) {
-            if c.as_rule() == Rule::trailing_comma {
-                comma = true;
-            } else {
-                elts.push(self.expr(c)?);
-            }
-        }
-        if elts.len() == 1 && !comma {
-            return elts.pop().ok_or_else(|| shape(span, "expression"));
-        }
-        Ok(Expr {
-            kind: ExprKind::Tuple(elts),
-            span,
-        })
+        self.tuple_or_one(self.span(&p), kids(p), |c| self.expr(c))
     }
 
     /// `await x`: only directly inside an `async def` (CPython's
