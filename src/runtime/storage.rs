@@ -125,6 +125,11 @@ impl HostData {
         self.len() == 0
     }
 
+    /// Keeps the first `n` elements (all when there are fewer).
+    pub fn truncate(&mut self, n: usize) {
+        with_host!(self, v => v.truncate(n))
+    }
+
     /// The element at flat index `i`, widened (`None` when out of range).
     pub fn get(&self, i: usize) -> Option<Scalar> {
         Some(match self {
