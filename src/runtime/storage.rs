@@ -63,61 +63,37 @@ impl Clone for HostData {
 }
 
 /// Runs `$body` with `$v` bound to the typed `Vec` inside a [`HostData`].
-#[macro_export]
-#[doc(hidden)]
 macro_rules! with_host {
     ($data:expr, $v:ident => $body:expr) => {
         match $data {
-            $crate::runtime::storage::HostData::Bool($v) => $body,
-            $crate::runtime::storage::HostData::I8($v) => $body,
-            $crate::runtime::storage::HostData::U8($v) => $body,
-            $crate::runtime::storage::HostData::I16($v) => $body,
-            $crate::runtime::storage::HostData::I32($v) => $body,
-            $crate::runtime::storage::HostData::I64($v) => $body,
-            $crate::runtime::storage::HostData::F16($v) => $body,
-            $crate::runtime::storage::HostData::F32($v) => $body,
-            $crate::runtime::storage::HostData::F64($v) => $body,
-            $crate::runtime::storage::HostData::Str($v) => $body,
+            HostData::Bool($v) => $body,
+            HostData::I8($v) => $body,
+            HostData::U8($v) => $body,
+            HostData::I16($v) => $body,
+            HostData::I32($v) => $body,
+            HostData::I64($v) => $body,
+            HostData::F16($v) => $body,
+            HostData::F32($v) => $body,
+            HostData::F64($v) => $body,
+            HostData::Str($v) => $body,
         }
     };
 }
 
 /// Like [`with_host!`] but builds a new `HostData` of the same variant from `$body`.
-#[macro_export]
-#[doc(hidden)]
 macro_rules! map_host {
     ($data:expr, $v:ident => $body:expr) => {
         match $data {
-            $crate::runtime::storage::HostData::Bool($v) => {
-                $crate::runtime::storage::HostData::Bool($body)
-            }
-            $crate::runtime::storage::HostData::I8($v) => {
-                $crate::runtime::storage::HostData::I8($body)
-            }
-            $crate::runtime::storage::HostData::U8($v) => {
-                $crate::runtime::storage::HostData::U8($body)
-            }
-            $crate::runtime::storage::HostData::I16($v) => {
-                $crate::runtime::storage::HostData::I16($body)
-            }
-            $crate::runtime::storage::HostData::I32($v) => {
-                $crate::runtime::storage::HostData::I32($body)
-            }
-            $crate::runtime::storage::HostData::I64($v) => {
-                $crate::runtime::storage::HostData::I64($body)
-            }
-            $crate::runtime::storage::HostData::F16($v) => {
-                $crate::runtime::storage::HostData::F16($body)
-            }
-            $crate::runtime::storage::HostData::F32($v) => {
-                $crate::runtime::storage::HostData::F32($body)
-            }
-            $crate::runtime::storage::HostData::F64($v) => {
-                $crate::runtime::storage::HostData::F64($body)
-            }
-            $crate::runtime::storage::HostData::Str($v) => {
-                $crate::runtime::storage::HostData::Str($body)
-            }
+            HostData::Bool($v) => HostData::Bool($body),
+            HostData::I8($v) => HostData::I8($body),
+            HostData::U8($v) => HostData::U8($body),
+            HostData::I16($v) => HostData::I16($body),
+            HostData::I32($v) => HostData::I32($body),
+            HostData::I64($v) => HostData::I64($body),
+            HostData::F16($v) => HostData::F16($body),
+            HostData::F32($v) => HostData::F32($body),
+            HostData::F64($v) => HostData::F64($body),
+            HostData::Str($v) => HostData::Str($body),
         }
     };
 }
@@ -147,6 +123,11 @@ impl HostData {
     /// True when there are no elements.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Keeps the first `n` elements (all when there are fewer).
+    pub fn truncate(&mut self, n: usize) {
+        with_host!(self, v => v.truncate(n))
     }
 
     /// The element at flat index `i`, widened (`None` when out of range).

@@ -85,11 +85,6 @@ impl Tensor {
         Tensor::from_host(T::wrap(v), Shape::new(dims), Device::CPU0)
     }
 
-    /// A CPU string tensor from byte strings and dims.
-    pub fn from_strings(v: Vec<Vec<u8>>, dims: &[usize]) -> Result<Tensor> {
-        Tensor::from_host(HostData::Str(v), Shape::new(dims), Device::CPU0)
-    }
-
     /// A 0-d CPU tensor holding `x`.
     pub fn scalar<T: Elem>(x: T) -> Tensor {
         Tensor::from_parts(

@@ -555,6 +555,107 @@ pub enum ExprKind {
     },
 }
 
+impl ExprKind {
+    /// Calls `f` on each sub-expression evaluated where this expression is,
+    /// in evaluation order (a dict's keys before its values; an f-string's
+    /// fields and the fields of their format specs). For `x := v` that is
+    /// `v`; for a lambda its defaults; for a comprehension its element,
+    /// value, iterables and conditions, not its targets.
+    pub fn for_each_child<'a, E>(
+        &'a self,
+        mut f: impl FnMut(&'a Expr) -> Result<(), E>,
+    ) -> Result<(), E> {
+        match self {
+            ExprKind::Constant(_) | ExprKind::Name(_) => {}
+            ExprKind::Attribute { value, .. }
+            | ExprKind::Starred(value)
+            | ExprKind::YieldFrom(value)
+            | ExprKind::Await(value)
+            | ExprKind::UnaryOp { operand: value, .. }
+            | ExprKind::NamedExpr { value, .. } => f(value)?,
+            ExprKind::Yield(v) => v.iter().try_for_each(|v| f(v))?,
+            ExprKind::Subscript { value, slice: b }
+            | ExprKind::BinOp {
+                left: value,
+                right: b,
+                ..
+            } => {
+                f(value)?;
+                f(b)?;
+            }
+            ExprKind::Slice { lower, upper, step } => {
+                for x in [lower, upper, step].into_iter().flatten() {
+                    f(x)?;
+                }
+            }
+            ExprKind::BoolOp { values: items, .. }
+            | ExprKind::Tuple(items)
+            | ExprKind::List(items)
+            | ExprKind::Set(items) => items.iter().try_for_each(f)?,
+            ExprKind::Compare {
+                left, comparators, ..
+            } => {
+                f(left)?;
+                comparators.iter().try_for_each(f)?;
+            }
+            ExprKind::Call {
+                func,
+                args,
+                keywords,
+            } => {
+                f(func)?;
+                args.iter().try_for_each(&mut f)?;
+                keywords.iter().try_for_each(|k| f(&k.value))?;
+            }
+            ExprKind::IfExp { test, body, orelse } => {
+                f(test)?;
+                f(body)?;
+                f(orelse)?;
+            }
+            ExprKind::Lambda(def) => {
+                let a = &def.args;
+                a.defaults
+                    .iter()
+                    .chain(a.kw_defaults.iter().flatten())
+                    .try_for_each(f)?;
+            }
+            ExprKind::Dict { keys, values } => {
+                keys.iter().flatten().try_for_each(&mut f)?;
+                values.iter().try_for_each(f)?;
+            }
+            ExprKind::Comp(c) => {
+                f(&c.elt)?;
+                c.value.iter().try_for_each(&mut f)?;
+                for g in &c.generators {
+                    f(&g.iter)?;
+                    g.ifs.iter().try_for_each(&mut f)?;
+                }
+            }
+            ExprKind::JoinedStr(parts) => fstring_fields(parts, &mut f)?,
+        }
+        Ok(())
+    }
+}
+
+/// The field expressions of an f-string, with those of their format specs.
+fn fstring_fields<'a, E>(
+    parts: &'a [FStringPart],
+    f: &mut impl FnMut(&'a Expr) -> Result<(), E>,
+) -> Result<(), E> {
+    for p in parts {
+        if let FStringPart::Expr {
+            expr, format_spec, ..
+        } = p
+        {
+            f(expr)?;
+            if let Some(spec) = format_spec {
+                fstring_fields(spec, f)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The kind of a comprehension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CompKind {

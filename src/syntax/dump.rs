@@ -59,6 +59,33 @@ fn close(out: &mut String) {
     out.push_str(")\n");
 }
 
+/// Writes `(head e1 e2 …)`: the head, then each expression after a space.
+fn node<'e>(out: &mut String, head: &str, es: impl IntoIterator<Item = &'e Expr>) {
+    out.push('(');
+    out.push_str(head);
+    for e in es {
+        out.push(' ');
+        expr(out, e);
+    }
+    out.push(')');
+}
+
+/// A statement that is one [`node`] on its own line.
+fn line<'e>(out: &mut String, head: &str, es: impl IntoIterator<Item = &'e Expr>) {
+    node(out, head, es);
+    out.push('\n');
+}
+
+/// The body of a compound statement, its `else` block if any, and the
+/// closing parenthesis.
+fn body_else(out: &mut String, b: &[Stmt], orelse: &[Stmt], level: usize) {
+    body(out, None, b, level);
+    if !orelse.is_empty() {
+        body(out, Some("else"), orelse, level);
+    }
+    close(out);
+}
+
 fn exprs(out: &mut String, es: &[Expr]) {
     for (i, e) in es.iter().enumerate() {
         if i > 0 {
@@ -71,11 +98,7 @@ fn exprs(out: &mut String, es: &[Expr]) {
 fn stmt(out: &mut String, s: &Stmt, level: usize) {
     indent(out, level);
     match &s.kind {
-        StmtKind::Expr(e) => {
-            out.push_str("(Expr ");
-            expr(out, e);
-            out.push_str(")\n");
-        }
+        StmtKind::Expr(e) => line(out, "Expr", [e]),
         StmtKind::Assign { targets, value } => {
             out.push_str("(Assign [");
             exprs(out, targets);
@@ -95,15 +118,11 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             annotation,
             value,
         } => {
-            out.push_str("(AnnAssign ");
-            expr(out, target);
-            out.push(' ');
-            expr(out, annotation);
-            if let Some(v) = value {
-                out.push(' ');
-                expr(out, v);
-            }
-            out.push_str(")\n");
+            line(
+                out,
+                "AnnAssign",
+                [target, annotation].into_iter().chain(value),
+            );
         }
         StmtKind::FunctionDef(f) => {
             function(out, f, level);
@@ -124,19 +143,8 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             body(out, None, &c.body, level);
             close(out);
         }
-        StmtKind::Return(v) => {
-            out.push_str("(Return");
-            if let Some(v) = v {
-                out.push(' ');
-                expr(out, v);
-            }
-            out.push_str(")\n");
-        }
-        StmtKind::Delete(ts) => {
-            out.push_str("(Delete ");
-            exprs(out, ts);
-            out.push_str(")\n");
-        }
+        StmtKind::Return(v) => line(out, "Return", v),
+        StmtKind::Delete(ts) => line(out, "Delete", ts),
         StmtKind::If {
             test,
             body: b,
@@ -145,11 +153,7 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             out.push_str("(If ");
             expr(out, test);
             out.push('\n');
-            body(out, None, b, level);
-            if !orelse.is_empty() {
-                body(out, Some("else"), orelse, level);
-            }
-            close(out);
+            body_else(out, b, orelse, level);
         }
         StmtKind::For {
             target,
@@ -172,11 +176,7 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             out.push_str(" in ");
             expr(out, iter);
             out.push('\n');
-            body(out, None, b, level);
-            if !orelse.is_empty() {
-                body(out, Some("else"), orelse, level);
-            }
-            close(out);
+            body_else(out, b, orelse, level);
         }
         StmtKind::While {
             test,
@@ -186,11 +186,7 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             out.push_str("(While ");
             expr(out, test);
             out.push('\n');
-            body(out, None, b, level);
-            if !orelse.is_empty() {
-                body(out, Some("else"), orelse, level);
-            }
-            close(out);
+            body_else(out, b, orelse, level);
         }
         StmtKind::Break => out.push_str("(Break)\n"),
         StmtKind::Continue => out.push_str("(Continue)\n"),
@@ -258,15 +254,7 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             }
             out.push_str(")\n");
         }
-        StmtKind::Assert { test, msg } => {
-            out.push_str("(Assert ");
-            expr(out, test);
-            if let Some(m) = msg {
-                out.push(' ');
-                expr(out, m);
-            }
-            out.push_str(")\n");
-        }
+        StmtKind::Assert { test, msg } => line(out, "Assert", std::iter::once(test).chain(msg)),
         StmtKind::Import(names) => {
             out.push_str("(Import");
             for a in names {
@@ -597,13 +585,7 @@ fn expr(out: &mut String, e: &Expr) {
             expr(out, value);
             let _ = write!(out, " {})", attr.name);
         }
-        ExprKind::Subscript { value, slice } => {
-            out.push_str("(sub ");
-            expr(out, value);
-            out.push(' ');
-            expr(out, slice);
-            out.push(')');
-        }
+        ExprKind::Subscript { value, slice } => node(out, "sub", [&**value, slice]),
         ExprKind::Slice { lower, upper, step } => {
             out.push_str("(slice ");
             opt(out, lower);
@@ -613,36 +595,11 @@ fn expr(out: &mut String, e: &Expr) {
             opt(out, step);
             out.push(')');
         }
-        ExprKind::Starred(v) => {
-            out.push_str("(* ");
-            expr(out, v);
-            out.push(')');
-        }
-        ExprKind::Yield(v) => {
-            out.push_str("(yield");
-            if let Some(v) = v {
-                out.push(' ');
-                expr(out, v);
-            }
-            out.push(')');
-        }
-        ExprKind::YieldFrom(v) => {
-            out.push_str("(yield-from ");
-            expr(out, v);
-            out.push(')');
-        }
-        ExprKind::Await(v) => {
-            out.push_str("(await ");
-            expr(out, v);
-            out.push(')');
-        }
-        ExprKind::BinOp { left, op, right } => {
-            let _ = write!(out, "({} ", op.symbol());
-            expr(out, left);
-            out.push(' ');
-            expr(out, right);
-            out.push(')');
-        }
+        ExprKind::Starred(v) => node(out, "*", [&**v]),
+        ExprKind::Yield(v) => node(out, "yield", v.as_deref()),
+        ExprKind::YieldFrom(v) => node(out, "yield-from", [&**v]),
+        ExprKind::Await(v) => node(out, "await", [&**v]),
+        ExprKind::BinOp { left, op, right } => node(out, op.symbol(), [&**left, right]),
         ExprKind::UnaryOp { op, operand } => {
             let name = match op {
                 UnaryOp::Invert => "~",
@@ -650,18 +607,14 @@ fn expr(out: &mut String, e: &Expr) {
                 UnaryOp::UAdd => "pos",
                 UnaryOp::USub => "neg",
             };
-            let _ = write!(out, "({name} ");
-            expr(out, operand);
-            out.push(')');
+            node(out, name, [&**operand]);
         }
         ExprKind::BoolOp { op, values } => {
             let name = match op {
                 super::ast::BoolOp::And => "and",
                 super::ast::BoolOp::Or => "or",
             };
-            let _ = write!(out, "({name} ");
-            exprs(out, values);
-            out.push(')');
+            node(out, name, values);
         }
         ExprKind::Compare {
             left,
@@ -693,15 +646,7 @@ fn expr(out: &mut String, e: &Expr) {
             }
             out.push(')');
         }
-        ExprKind::IfExp { test, body, orelse } => {
-            out.push_str("(if ");
-            expr(out, test);
-            out.push(' ');
-            expr(out, body);
-            out.push(' ');
-            expr(out, orelse);
-            out.push(')');
-        }
+        ExprKind::IfExp { test, body, orelse } => node(out, "if", [&**test, body, orelse]),
         ExprKind::Lambda(f) => {
             let _ = write!(out, "(lambda qualname={} ", f.qualname);
             arguments(out, &f.args);
@@ -715,27 +660,9 @@ fn expr(out: &mut String, e: &Expr) {
             }
             out.push(')');
         }
-        ExprKind::Tuple(es) => {
-            out.push_str("(tuple");
-            for x in es {
-                out.push(' ');
-                expr(out, x);
-            }
-            out.push(')');
-        }
-        ExprKind::List(es) => {
-            out.push_str("(list");
-            for x in es {
-                out.push(' ');
-                expr(out, x);
-            }
-            out.push(')');
-        }
-        ExprKind::Set(es) => {
-            out.push_str("(set ");
-            exprs(out, es);
-            out.push(')');
-        }
+        ExprKind::Tuple(es) => node(out, "tuple", es),
+        ExprKind::List(es) => node(out, "list", es),
+        ExprKind::Set(es) => node(out, "set", es),
         ExprKind::Dict { keys, values } => {
             out.push_str("(dict");
             for (k, v) in keys.iter().zip(values) {
@@ -758,12 +685,6 @@ fn expr(out: &mut String, e: &Expr) {
             fstring_parts(out, parts);
             out.push(')');
         }
-        ExprKind::NamedExpr { target, value } => {
-            out.push_str("(:= ");
-            expr(out, target);
-            out.push(' ');
-            expr(out, value);
-            out.push(')');
-        }
+        ExprKind::NamedExpr { target, value } => node(out, ":=", [&**target, value]),
     }
 }

@@ -29,6 +29,14 @@ impl Span {
         }
     }
 
+    /// The span from this one's start to `end`.
+    pub fn with_end(self, end: u32) -> Span {
+        Span {
+            start: self.start,
+            end,
+        }
+    }
+
     /// The byte range, for slicing the source text.
     pub fn range(self) -> std::ops::Range<usize> {
         self.start as usize..self.end as usize

@@ -9,76 +9,9 @@ use crate::syntax::SyntaxError;
 impl<'a, 'g> Resolver<'a, 'g> {
     pub(super) fn expr(&mut self, e: &'a Expr) -> Result<(), SyntaxError> {
         match &e.kind {
-            ExprKind::Constant(_) => {}
             ExprKind::Name(n) => self.name(n),
-            ExprKind::Attribute { value, .. } => self.expr(value)?,
-            ExprKind::Subscript { value, slice } => {
-                self.expr(value)?;
-                self.expr(slice)?;
-            }
-            ExprKind::Slice { lower, upper, step } => {
-                for x in [lower, upper, step].into_iter().flatten() {
-                    self.expr(x)?;
-                }
-            }
-            ExprKind::Starred(v) | ExprKind::YieldFrom(v) | ExprKind::Await(v) => self.expr(v)?,
-            ExprKind::Yield(v) => {
-                if let Some(v) = v {
-                    self.expr(v)?;
-                }
-            }
-            ExprKind::BinOp { left, right, .. } => {
-                self.expr(left)?;
-                self.expr(right)?;
-            }
-            ExprKind::UnaryOp { operand, .. } => self.expr(operand)?,
-            ExprKind::BoolOp { values, .. } => {
-                for v in values {
-                    self.expr(v)?;
-                }
-            }
-            ExprKind::Compare {
-                left, comparators, ..
-            } => {
-                self.expr(left)?;
-                for c in comparators {
-                    self.expr(c)?;
-                }
-            }
-            ExprKind::Call {
-                func,
-                args,
-                keywords,
-            } => {
-                self.expr(func)?;
-                for a in args {
-                    self.expr(a)?;
-                }
-                for k in keywords {
-                    self.expr(&k.value)?;
-                }
-            }
-            ExprKind::IfExp { test, body, orelse } => {
-                self.expr(test)?;
-                self.expr(body)?;
-                self.expr(orelse)?;
-            }
             ExprKind::Lambda(f) => self.function_scope(f)?,
-            ExprKind::Tuple(items) | ExprKind::List(items) | ExprKind::Set(items) => {
-                for i in items {
-                    self.expr(i)?;
-                }
-            }
-            ExprKind::Dict { keys, values } => {
-                for k in keys.iter().flatten() {
-                    self.expr(k)?;
-                }
-                for v in values {
-                    self.expr(v)?;
-                }
-            }
             ExprKind::Comp(c) => self.comprehension(c)?,
-            ExprKind::JoinedStr(parts) => self.fstring(parts)?,
             ExprKind::NamedExpr { target, value } => {
                 self.expr(value)?;
                 // The target binds in the nearest function (or module) scope.
@@ -98,27 +31,13 @@ impl<'a, 'g> Resolver<'a, 'g> {
                     self.name(n);
                 }
             }
+            kind => kind.for_each_child(|c| self.expr(c))?,
         }
         Ok(())
     }
 
     fn is_comprehension(&self, scope: usize) -> bool {
         self.scopes[scope].comp
-    }
-
-    fn fstring(&mut self, parts: &'a [FStringPart]) -> Result<(), SyntaxError> {
-        for p in parts {
-            if let FStringPart::Expr {
-                expr, format_spec, ..
-            } = p
-            {
-                self.expr(expr)?;
-                if let Some(spec) = format_spec {
-                    self.fstring(spec)?;
-                }
-            }
-        }
-        Ok(())
     }
 
     fn comprehension(&mut self, c: &'a Comprehension) -> Result<(), SyntaxError> {

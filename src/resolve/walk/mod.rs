@@ -55,6 +55,23 @@ struct ScopeData<'a> {
     assigned: HashSet<Rc<str>>,
 }
 
+impl<'a> ScopeData<'a> {
+    fn new(kind: Kind, parent: Option<usize>, out: Option<&'a RefCell<Scope>>) -> Self {
+        ScopeData {
+            kind,
+            parent,
+            locals: IndexMap::new(),
+            params: Vec::new(),
+            globals: HashSet::new(),
+            nonlocals: HashSet::new(),
+            free: IndexMap::new(),
+            out,
+            comp: false,
+            assigned: HashSet::new(),
+        }
+    }
+}
+
 pub(super) struct Resolver<'a, 'g> {
     globals: &'g mut GlobalNames,
     scopes: Vec<ScopeData<'a>>,
@@ -73,18 +90,7 @@ impl<'a, 'g> Resolver<'a, 'g> {
     pub(super) fn new(globals: &'g mut GlobalNames) -> Self {
         Resolver {
             globals,
-            scopes: vec![ScopeData {
-                kind: Kind::Module,
-                parent: None,
-                locals: IndexMap::new(),
-                params: Vec::new(),
-                globals: HashSet::new(),
-                nonlocals: HashSet::new(),
-                free: IndexMap::new(),
-                out: None,
-                comp: false,
-                assigned: HashSet::new(),
-            }],
+            scopes: vec![ScopeData::new(Kind::Module, None, None)],
             uses: Vec::new(),
             cur: 0,
         }
@@ -98,18 +104,7 @@ impl<'a, 'g> Resolver<'a, 'g> {
     }
 
     fn push(&mut self, kind: Kind, out: Option<&'a RefCell<Scope>>) -> usize {
-        self.scopes.push(ScopeData {
-            kind,
-            parent: Some(self.cur),
-            locals: IndexMap::new(),
-            params: Vec::new(),
-            globals: HashSet::new(),
-            nonlocals: HashSet::new(),
-            free: IndexMap::new(),
-            out,
-            comp: false,
-            assigned: HashSet::new(),
-        });
+        self.scopes.push(ScopeData::new(kind, Some(self.cur), out));
         let id = self.scopes.len() - 1;
         self.cur = id;
         id

@@ -4,6 +4,7 @@
 //! declared local to it, and `global`/`nonlocal` are checked. The walk
 //! itself is in `stmt.rs` and `expr.rs`.
 
+use std::convert::Infallible;
 use std::rc::Rc;
 
 use super::{Kind, Resolver};
@@ -207,92 +208,11 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 self.scan_target(target);
                 self.scan_walrus(value);
             }
-            ExprKind::Constant(_) | ExprKind::Name(_) => {}
-            ExprKind::Lambda(f) => {
-                for d in f
-                    .args
-                    .defaults
-                    .iter()
-                    .chain(f.args.kw_defaults.iter().flatten())
-                {
-                    self.scan_walrus(d);
-                }
-            }
-            ExprKind::Attribute { value, .. }
-            | ExprKind::Starred(value)
-            | ExprKind::YieldFrom(value)
-            | ExprKind::Await(value)
-            | ExprKind::UnaryOp { operand: value, .. } => self.scan_walrus(value),
-            ExprKind::Yield(v) => {
-                if let Some(v) = v {
-                    self.scan_walrus(v);
-                }
-            }
-            ExprKind::Subscript { value, slice } => {
-                self.scan_walrus(value);
-                self.scan_walrus(slice);
-            }
-            ExprKind::Slice { lower, upper, step } => {
-                for x in [lower, upper, step].into_iter().flatten() {
-                    self.scan_walrus(x);
-                }
-            }
-            ExprKind::BinOp { left, right, .. } => {
-                self.scan_walrus(left);
-                self.scan_walrus(right);
-            }
-            ExprKind::BoolOp { values: items, .. }
-            | ExprKind::Tuple(items)
-            | ExprKind::List(items)
-            | ExprKind::Set(items) => items.iter().for_each(|i| self.scan_walrus(i)),
-            ExprKind::Compare {
-                left, comparators, ..
-            } => {
-                self.scan_walrus(left);
-                comparators.iter().for_each(|c| self.scan_walrus(c));
-            }
-            ExprKind::Call {
-                func,
-                args,
-                keywords,
-            } => {
-                self.scan_walrus(func);
-                args.iter().for_each(|a| self.scan_walrus(a));
-                keywords.iter().for_each(|k| self.scan_walrus(&k.value));
-            }
-            ExprKind::IfExp { test, body, orelse } => {
-                self.scan_walrus(test);
-                self.scan_walrus(body);
-                self.scan_walrus(orelse);
-            }
-            ExprKind::Dict { keys, values } => {
-                keys.iter().flatten().for_each(|k| self.scan_walrus(k));
-                values.iter().for_each(|v| self.scan_walrus(v));
-            }
-            ExprKind::Comp(c) => {
-                self.scan_walrus(&c.elt);
-                if let Some(v) = &c.value {
-                    self.scan_walrus(v);
-                }
-                for g in &c.generators {
-                    self.scan_walrus(&g.iter);
-                    g.ifs.iter().for_each(|i| self.scan_walrus(i));
-                }
-            }
-            ExprKind::JoinedStr(parts) => self.scan_walrus_fstring(parts),
-        }
-    }
-
-    fn scan_walrus_fstring(&mut self, parts: &'a [FStringPart]) {
-        for p in parts {
-            if let FStringPart::Expr {
-                expr, format_spec, ..
-            } = p
-            {
-                self.scan_walrus(expr);
-                if let Some(spec) = format_spec {
-                    self.scan_walrus_fstring(spec);
-                }
+            kind => {
+                let Ok(()) = kind.for_each_child(|c| {
+                    self.scan_walrus(c);
+                    Ok::<(), Infallible>(())
+                });
             }
         }
     }

@@ -2,25 +2,13 @@
 //! exists, [`CudaStorage`] cannot be constructed, and every call that would
 //! need CUDA returns "built without CUDA". Nothing here panics.
 
-use crate::runtime::device::{Device, DeviceKind};
+pub use super::{is_cuda, GpuInfo};
+use crate::runtime::device::Device;
 use crate::runtime::error::{Error, Result};
 use crate::runtime::storage::{HostData, Storage};
 
 /// False in this build: the CUDA backend is not compiled in.
 pub const BUILT_WITH_CUDA: bool = false;
-
-/// One real GPU (never constructed in this build).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GpuInfo {
-    /// The CUDA ordinal.
-    pub ordinal: usize,
-    /// The marketing name.
-    pub name: String,
-    /// Total device memory in bytes.
-    pub total_mem: usize,
-    /// Compute capability (major, minor).
-    pub compute_capability: (i32, i32),
-}
 
 /// Device memory: uninhabited without CUDA, so every match on it is trivial.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,18 +76,8 @@ pub fn compile_cubin(_source: &str, _sm: (i32, i32)) -> std::result::Result<Vec<
     Err("dist was built without CUDA".into())
 }
 
-/// True when tensors on `device` would live in CUDA memory.
-pub fn is_cuda(device: Device) -> bool {
-    device.kind == DeviceKind::Gpu && !device.is_virtual
-}
-
 /// Always 0.
 pub fn fallback_count() -> u64 {
-    0
-}
-
-/// Always 0.
-pub fn transfer_count() -> u64 {
     0
 }
 
@@ -114,11 +92,6 @@ pub fn place(storage: &Storage, device: Device) -> Result<Storage> {
 /// No NCCL: the caller's copy-and-add path applies.
 pub fn all_reduce_sum(_parts: &[&Storage]) -> Result<Option<Vec<Storage>>> {
     Ok(None)
-}
-
-/// Why there is no CUDA.
-pub fn status() -> std::result::Result<(), String> {
-    gpus().map(|_| ())
 }
 
 /// The backend of device memory (unreachable: no device memory exists).

@@ -12,11 +12,32 @@ pub mod cuda;
 pub mod cuda;
 pub mod kernels;
 
+use super::device::{Device, DeviceKind};
 use super::dtype::DType;
 use super::error::Result;
 use super::op::{ArgOp, BinaryOp, ReduceOp, Semantics, UnaryOp};
 use super::shape::Shape;
 use super::storage::{HostData, Storage};
+
+/// One real GPU, as `dist devices` lists it (none exists in a build without
+/// the `cuda` feature).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuInfo {
+    /// The CUDA ordinal.
+    pub ordinal: usize,
+    /// The marketing name (`NVIDIA H200`).
+    pub name: String,
+    /// Total device memory in bytes.
+    pub total_mem: usize,
+    /// Compute capability (major, minor).
+    pub compute_capability: (i32, i32),
+}
+
+/// True when tensors on `device` live in CUDA memory (a GPU that is not
+/// virtual).
+pub fn is_cuda(device: Device) -> bool {
+    device.kind == DeviceKind::Gpu && !device.is_virtual
+}
 
 /// The number of kept (`outer`) and reduced (`inner`) elements of a
 /// reduction of `dims` over the axes where `mask` is true.

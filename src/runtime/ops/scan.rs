@@ -177,30 +177,18 @@ fn ordered(x: &Tensor, k: usize, descending: bool, op: &str) -> Result<(Tensor, 
 pub fn top_k(x: &Tensor, k: i64) -> Result<(Tensor, Tensor)> {
     let op = "TopKV2";
     let _trace = crate::runtime::trace::op(op, x.device());
+    let fail = |msg: &str| kernel_error(op, &x.device(), msg, "");
     if k < 0 {
-        return Err(kernel_error(
-            op,
-            &x.device(),
-            &format!("Need k >= 0, got {k}"),
-            "",
-        ));
+        return Err(fail(&format!("Need k >= 0, got {k}")));
     }
     if x.rank() == 0 {
-        return Err(kernel_error(
-            op,
-            &x.device(),
-            "input must be >= 1-D, got shape []",
-            "",
-        ));
+        return Err(fail("input must be >= 1-D, got shape []"));
     }
     let n = x.dims()[x.rank() - 1];
     if (k as u64) > n as u64 {
-        return Err(kernel_error(
-            op,
-            &x.device(),
-            &format!("input must have at least k columns. Had {n}, needed {k}"),
-            "",
-        ));
+        return Err(fail(&format!(
+            "input must have at least k columns. Had {n}, needed {k}"
+        )));
     }
     if !x.dtype().is_numeric() {
         return Err(attr_error(op, x.dtype()));
@@ -251,25 +239,16 @@ pub fn one_hot(
 ) -> Result<Tensor> {
     let op = "OneHot";
     let _trace = crate::runtime::trace::op(op, indices.device());
+    let fail = |msg: &str| kernel_error(op, &indices.device(), msg, "");
     let rank = indices.rank() as i64;
     if axis != -1 && !(0..=rank).contains(&axis) {
-        return Err(kernel_error(
-            op,
-            &indices.device(),
-            &format!(
-                "Expected axis to be -1 or between [0, {}).  But received: {axis}",
-                rank + 1
-            ),
-            "",
-        ));
+        return Err(fail(&format!(
+            "Expected axis to be -1 or between [0, {}).  But received: {axis}",
+            rank + 1
+        )));
     }
     if depth < 0 {
-        return Err(kernel_error(
-            op,
-            &indices.device(),
-            &format!("depth must be non-negative, got: {depth}"),
-            "",
-        ));
+        return Err(fail(&format!("depth must be non-negative, got: {depth}")));
     }
     if !matches!(
         indices.dtype(),

@@ -75,38 +75,21 @@ pub fn segment_sum(data: &Tensor, ids: &Tensor) -> Result<Tensor> {
     let _trace = crate::runtime::trace::op(op, data.device());
     check_ids(op, data, ids)?;
     let dev = data.device();
+    let fail = |msg: &str| kernel_error(op, &dev, msg, " name: ");
     if ids.rank() != 1 {
-        return Err(kernel_error(
-            op,
-            &dev,
-            "segment_ids should be a vector.",
-            " name: ",
-        ));
+        return Err(fail("segment_ids should be a vector."));
     }
     if data.rank() == 0 || data.dims()[0] != ids.dims()[0] {
-        return Err(kernel_error(
-            op,
-            &dev,
+        return Err(fail(
             "segment_ids should be the same size as dimension 0 of input.",
-            " name: ",
         ));
     }
     let v = ints(ids)?;
     if v.windows(2).any(|w| w[1] < w[0]) {
-        return Err(kernel_error(
-            op,
-            &dev,
-            "segment ids are not increasing",
-            " name: ",
-        ));
+        return Err(fail("segment ids are not increasing"));
     }
     if let Some(&neg) = v.iter().find(|&&s| s < 0) {
-        return Err(kernel_error(
-            op,
-            &dev,
-            &format!("Segment id {neg} out of range [0, {}), possibly because 'segment_ids' input is not sorted.", v.last().map_or(0, |l| l + 1)),
-            " name: ",
-        ));
+        return Err(fail(&format!("Segment id {neg} out of range [0, {}), possibly because 'segment_ids' input is not sorted.", v.last().map_or(0, |l| l + 1))));
     }
     let n = v.last().map_or(0, |&l| l as usize + 1);
     segments(data, &v, n, 1, op)
@@ -119,25 +102,18 @@ pub fn unsorted_segment_sum(data: &Tensor, ids: &Tensor, num: i64) -> Result<Ten
     let _trace = crate::runtime::trace::op(op, data.device());
     check_ids(op, data, ids)?;
     let dev = data.device();
+    let fail = |msg: &str| kernel_error(op, &dev, msg, " name: ");
     if !data.dims().starts_with(ids.dims()) {
-        return Err(kernel_error(
-            op,
-            &dev,
-            &format!(
-                "data.shape = {} does not start with segment_ids.shape = {}",
-                data.shape().bracket_text(),
-                ids.shape().bracket_text()
-            ),
-            " name: ",
-        ));
+        return Err(fail(&format!(
+            "data.shape = {} does not start with segment_ids.shape = {}",
+            data.shape().bracket_text(),
+            ids.shape().bracket_text()
+        )));
     }
     if num < 0 {
-        return Err(kernel_error(
-            op,
-            &dev,
-            &format!("Input num_segments == {num} must not be negative."),
-            " name: ",
-        ));
+        return Err(fail(&format!(
+            "Input num_segments == {num} must not be negative."
+        )));
     }
     let v = ints(ids)?;
     if let Some((i, &s)) = v.iter().enumerate().find(|(_, &s)| s >= num) {
@@ -155,12 +131,7 @@ pub fn unsorted_segment_sum(data: &Tensor, ids: &Tensor, num: i64) -> Result<Ten
                 coords.iter().map(|c| format!("[{c}]")).collect::<String>()
             )
         };
-        return Err(kernel_error(
-            op,
-            &dev,
-            &format!("{at} = {s} is out of range [0, {num})"),
-            " name: ",
-        ));
+        return Err(fail(&format!("{at} = {s} is out of range [0, {num})")));
     }
     segments(data, &v, num as usize, ids.rank(), op)
 }
@@ -177,14 +148,10 @@ pub fn bincount(
     let op = "DenseBincount";
     let _trace = crate::runtime::trace::op(op, arr.device());
     let dev = arr.device();
+    let fail = |msg: &str| kernel_error(op, &dev, msg, " name: ");
     let v = ints(arr)?;
     if v.iter().any(|&x| x < 0) {
-        return Err(kernel_error(
-            op,
-            &dev,
-            "Input arr must be non-negative!",
-            " name: ",
-        ));
+        return Err(fail("Input arr must be non-negative!"));
     }
     let mut size = v.iter().max().map_or(0, |&m| m + 1);
     if let Some(m) = minlength {
@@ -198,16 +165,11 @@ pub fn bincount(
     let (out_dtype, w) = match weights {
         Some(w) => {
             if w.shape() != arr.shape() {
-                return Err(kernel_error(
-                    op,
-                    &dev,
-                    &format!(
-                        "Input arr and weights must have the same shape: {} vs {}",
-                        arr.shape().bracket_text(),
-                        w.shape().bracket_text()
-                    ),
-                    " name: ",
-                ));
+                return Err(fail(&format!(
+                    "Input arr and weights must have the same shape: {} vs {}",
+                    arr.shape().bracket_text(),
+                    w.shape().bracket_text()
+                )));
             }
             (w.dtype(), Some(w))
         }
@@ -232,24 +194,17 @@ pub fn in_top_k(targets: &Tensor, predictions: &Tensor, k: i64) -> Result<Tensor
     let op = "InTopKV2";
     let _trace = crate::runtime::trace::op(op, predictions.device());
     let dev = predictions.device();
+    let fail = |msg: &str| kernel_error(op, &dev, msg, " name: ");
     if predictions.rank() != 2 {
-        return Err(kernel_error(
-            op,
-            &dev,
-            &format!(
-                "predictions must be == 2-D, got shape {}",
-                predictions.shape().bracket_text()
-            ),
-            " name: ",
-        ));
+        return Err(fail(&format!(
+            "predictions must be == 2-D, got shape {}",
+            predictions.shape().bracket_text()
+        )));
     }
     let (rows, classes) = (predictions.dims()[0], predictions.dims()[1]);
     if targets.rank() != 1 || targets.dims()[0] != rows {
-        return Err(kernel_error(
-            op,
-            &dev,
+        return Err(fail(
             "First dimension of predictions must match length of targets",
-            " name: ",
         ));
     }
     let t = ints(targets)?;

@@ -79,31 +79,31 @@ fn box_muller_f64(x0: u32, x1: u32, x2: u32, x3: u32) -> (f64, f64) {
 }
 
 /// One group of outputs for a fixed-sample distribution, from one block.
-fn fixed_group(dist: Distribution, dtype: DType, gen: &mut Philox, out: &mut Values) {
+fn fixed_group(dist: Distribution, dtype: DType, gen: &mut Philox, out: &mut HostData) {
     let b = gen.next_block();
     match (dist, out) {
-        (Distribution::Uniform, Values::F32(v)) => v.extend(b.iter().map(|&x| unit_f32(x))),
-        (Distribution::Uniform, Values::F16(v)) => v.extend(b.iter().map(|&x| unit_f16(x))),
-        (Distribution::Uniform, Values::F64(v)) => {
+        (Distribution::Uniform, HostData::F32(v)) => v.extend(b.iter().map(|&x| unit_f32(x))),
+        (Distribution::Uniform, HostData::F16(v)) => v.extend(b.iter().map(|&x| unit_f16(x))),
+        (Distribution::Uniform, HostData::F64(v)) => {
             v.extend([unit_f64(b[0], b[1]), unit_f64(b[2], b[3])])
         }
-        (Distribution::Normal, Values::F32(v)) => {
+        (Distribution::Normal, HostData::F32(v)) => {
             for pair in b.chunks_exact(2) {
                 let (p, q) = box_muller_f32(pair[0], pair[1]);
                 v.extend([p, q]);
             }
         }
-        (Distribution::Normal, Values::F16(v)) => {
+        (Distribution::Normal, HostData::F16(v)) => {
             for pair in b.chunks_exact(2) {
                 let (p, q) = box_muller_f32(pair[0], pair[1]);
                 v.extend([F16::from_f32(p), F16::from_f32(q)]);
             }
         }
-        (Distribution::Normal, Values::F64(v)) => {
+        (Distribution::Normal, HostData::F64(v)) => {
             let (p, q) = box_muller_f64(b[0], b[1], b[2], b[3]);
             v.extend([p, q]);
         }
-        (Distribution::UniformInt { lo, hi }, Values::I32(v)) => {
+        (Distribution::UniformInt { lo, hi }, HostData::I32(v)) => {
             // the range is computed in unsigned arithmetic, so it cannot overflow
             let range = (hi as i32 as u32).wrapping_sub(lo as i32 as u32);
             v.extend(
@@ -111,15 +111,15 @@ fn fixed_group(dist: Distribution, dtype: DType, gen: &mut Philox, out: &mut Val
                     .map(|&x| (lo as i32).wrapping_add((x % range.max(1)) as i32)),
             );
         }
-        (Distribution::UniformInt { lo, hi }, Values::I64(v)) => {
+        (Distribution::UniformInt { lo, hi }, HostData::I64(v)) => {
             let range = (hi as u64).wrapping_sub(lo as u64);
             for pair in b.chunks_exact(2) {
                 let bits = pair[0] as u64 | (pair[1] as u64) << 32;
                 v.push(lo.wrapping_add((bits % range.max(1)) as i64));
             }
         }
-        (Distribution::FullInt, Values::I32(v)) => v.extend(b.iter().map(|&x| x as i32)),
-        (Distribution::FullInt, Values::I64(v)) => {
+        (Distribution::FullInt, HostData::I32(v)) => v.extend(b.iter().map(|&x| x as i32)),
+        (Distribution::FullInt, HostData::I64(v)) => {
             for pair in b.chunks_exact(2) {
                 v.push((pair[0] as u64 | (pair[1] as u64) << 32) as i64);
             }
@@ -136,7 +136,7 @@ fn fixed_group(dist: Distribution, dtype: DType, gen: &mut Philox, out: &mut Val
 const RESERVED_PER_OUTPUT: u64 = 256;
 
 /// One group of truncated normals, starting at the group's reserved offset.
-fn truncated_group(base: Philox, group: u64, dtype: DType, out: &mut Values) {
+fn truncated_group(base: Philox, group: u64, dtype: DType, out: &mut HostData) {
     let size = group_size(Distribution::TruncatedNormal, dtype) as u64;
     let mut gen = base;
     gen.skip(group * size * RESERVED_PER_OUTPUT / 4);
@@ -160,9 +160,9 @@ fn truncated_group(base: Philox, group: u64, dtype: DType, out: &mut Values) {
             if produced < size && x.abs() < 2.0 {
                 produced += 1;
                 match out {
-                    Values::F32(v) => v.push(x as f32),
-                    Values::F16(v) => v.push(F16::from_f32(x as f32)),
-                    Values::F64(v) => v.push(x),
+                    HostData::F32(v) => v.push(x as f32),
+                    HostData::F16(v) => v.push(F16::from_f32(x as f32)),
+                    HostData::F64(v) => v.push(x),
                     _ => {}
                 }
             }
@@ -170,65 +170,20 @@ fn truncated_group(base: Philox, group: u64, dtype: DType, out: &mut Values) {
     }
 }
 
-/// The output buffer while it fills.
-enum Values {
-    F16(Vec<F16>),
-    F32(Vec<f32>),
-    F64(Vec<f64>),
-    I32(Vec<i32>),
-    I64(Vec<i64>),
-}
-
-impl Values {
-    fn with_capacity(dtype: DType, n: usize) -> Result<Values> {
-        Ok(match dtype {
-            DType::Float16 => Values::F16(try_vec(n)?),
-            DType::Float32 => Values::F32(try_vec(n)?),
-            DType::Float64 => Values::F64(try_vec(n)?),
-            DType::Int32 => Values::I32(try_vec(n)?),
-            DType::Int64 => Values::I64(try_vec(n)?),
-            other => {
-                return Err(Error::internal(format!(
-                    "random: no kernel for dtype {other}"
-                )))
-            }
-        })
-    }
-
-    fn len(&self) -> usize {
-        match self {
-            Values::F16(v) => v.len(),
-            Values::F32(v) => v.len(),
-            Values::F64(v) => v.len(),
-            Values::I32(v) => v.len(),
-            Values::I64(v) => v.len(),
+/// The output buffer of `dtype`, with room for `n` elements.
+fn buffer(dtype: DType, n: usize) -> Result<HostData> {
+    Ok(match dtype {
+        DType::Float16 => HostData::F16(try_vec(n)?),
+        DType::Float32 => HostData::F32(try_vec(n)?),
+        DType::Float64 => HostData::F64(try_vec(n)?),
+        DType::Int32 => HostData::I32(try_vec(n)?),
+        DType::Int64 => HostData::I64(try_vec(n)?),
+        other => {
+            return Err(Error::internal(format!(
+                "random: no kernel for dtype {other}"
+            )))
         }
-    }
-
-    fn into_host(self, n: usize) -> HostData {
-        match self {
-            Values::F16(mut v) => {
-                v.truncate(n);
-                HostData::F16(v)
-            }
-            Values::F32(mut v) => {
-                v.truncate(n);
-                HostData::F32(v)
-            }
-            Values::F64(mut v) => {
-                v.truncate(n);
-                HostData::F64(v)
-            }
-            Values::I32(mut v) => {
-                v.truncate(n);
-                HostData::I32(v)
-            }
-            Values::I64(mut v) => {
-                v.truncate(n);
-                HostData::I64(v)
-            }
-        }
-    }
+    })
 }
 
 /// Whether TensorFlow has a kernel drawing `dist` in `dtype`.
@@ -286,7 +241,7 @@ pub fn sample(
     let n = output_len(dims, dtype, &device)?;
     let size = group_size(dist, dtype);
     let groups = n.div_ceil(size);
-    let mut out = Values::with_capacity(dtype, groups * size)?;
+    let mut out = buffer(dtype, groups * size)?;
     if dist == Distribution::TruncatedNormal {
         for g in 0..groups {
             truncated_group(gen, g as u64, dtype, &mut out);
@@ -297,7 +252,8 @@ pub fn sample(
             fixed_group(dist, dtype, &mut gen, &mut out);
         }
     }
-    Tensor::from_host(out.into_host(n), Shape::new(dims), device)
+    out.truncate(n);
+    Tensor::from_host(out, Shape::new(dims), device)
 }
 
 /// The row order of `tf.random.shuffle` for `n` rows: a Fisher–Yates

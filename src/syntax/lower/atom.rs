@@ -57,27 +57,15 @@ impl Lowerer<'_> {
         if items.len() == 2 && items[1].as_rule() == Rule::comp_clauses {
             return self.comprehension(items, CompKind::Generator, span);
         }
-        let comma = items.iter().any(|c| c.as_rule() == Rule::trailing_comma);
-        let mut elts = Vec::new();
-        for c in items {
-            if c.as_rule() != Rule::trailing_comma {
-                elts.push(self.expr(c)?);
-            }
+        let e = self.tuple_or_one(span, items, |c| self.expr(c))?;
+        if matches!(e.kind, ExprKind::Starred(_)) {
+            // one starred item, not made a tuple by a comma
+            return Err(SyntaxError::new(
+                "cannot use starred expression here",
+                e.span,
+            ));
         }
-        if elts.len() == 1 && !comma {
-            let e = elts.pop().ok_or_else(|| shape(span, "parenthesis"))?;
-            if matches!(e.kind, ExprKind::Starred(_)) {
-                return Err(SyntaxError::new(
-                    "cannot use starred expression here",
-                    e.span,
-                ));
-            }
-            return Ok(e);
-        }
-        Ok(Expr {
-            kind: ExprKind::Tuple(elts),
-            span,
-        })
+        Ok(e)
     }
 
     /// A list display or list comprehension (`kind` is List), or a set.
@@ -264,23 +252,7 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn slices(&self, p: Pair<Rule>) -> R<Expr> {
-        let span = self.span(&p);
-        let mut elts = Vec::new();
-        let mut comma = false;
-        for c in kids(p) {
-            if c.as_rule() == Rule::trailing_comma {
-                comma = true;
-            } else {
-                elts.push(self.slice_item(c)?);
-            }
-        }
-        if elts.len() == 1 && !comma {
-            return elts.pop().ok_or_else(|| shape(span, "subscript"));
-        }
-        Ok(Expr {
-            kind: ExprKind::Tuple(elts),
-            span,
-        })
+        self.tuple_or_one(self.span(&p), kids(p), |c| self.slice_item(c))
     }
 
     fn slice_item(&self, p: Pair<Rule>) -> R<Expr> {
@@ -330,7 +302,9 @@ impl Lowerer<'_> {
         }
         let body = body.ok_or_else(|| shape(span, "lambda"))?;
         let (body, is_generator) =
-            self.in_scope_yields(ScopeKind::Lambda, qualname.clone(), || self.expr(body))?;
+            self.in_scope_async(ScopeKind::Lambda, qualname.clone(), false, || {
+                self.expr(body)
+            })?;
         let ret = Stmt {
             span: body.span,
             kind: StmtKind::Return(Some(body)),

@@ -168,23 +168,7 @@ impl Lowerer<'_> {
 
     /// `a, b` (a Tuple) or a single expression.
     fn exprlist(&self, p: Pair<Rule>) -> R<Expr> {
-        let span = self.span(&p);
-        let mut elts = Vec::new();
-        let mut comma = false;
-        for c in kids(p) {
-            if c.as_rule() == Rule::trailing_comma {
-                comma = true;
-            } else {
-                elts.push(self.expr(c)?);
-            }
-        }
-        if elts.len() == 1 && !comma {
-            return elts.pop().ok_or_else(|| shape(span, "expression"));
-        }
-        Ok(Expr {
-            kind: ExprKind::Tuple(elts),
-            span,
-        })
+        self.tuple_or_one(self.span(&p), kids(p), |c| self.expr(c))
     }
 
     /// `await x`: only directly inside an `async def` (CPython's
@@ -266,10 +250,7 @@ impl Lowerer<'_> {
         if orelse.as_rule() == Rule::missing_else {
             return Err(SyntaxError::new(
                 "expected 'else' after 'if' expression",
-                Span {
-                    start: body.span.start,
-                    end: test.span.end,
-                },
+                body.span.with_end(test.span.end),
             ));
         }
         let orelse = self.expr(orelse)?;
@@ -424,10 +405,7 @@ impl Lowerer<'_> {
     /// A call, subscript or attribute applied to `e`.
     fn trailer(&self, e: Expr, t: Pair<Rule>) -> R<Expr> {
         let tspan = self.span(&t);
-        let whole = Span {
-            start: e.span.start,
-            end: tspan.end,
-        };
+        let whole = e.span.with_end(tspan.end);
         let kind = match t.as_rule() {
             Rule::call => {
                 let (args, keywords) = match kids(t).next() {

@@ -61,6 +61,13 @@ fn decode(body: &str, raw: bool, bytes: bool, at: usize) -> R<Vec<u8>> {
     let b = body.as_bytes();
     let mut i = 0;
     let err = |msg: String, i: usize, j: usize| SyntaxError::new(msg, Span::new(at + i, at + j));
+    // CPython's message for a bad escape of a str literal (positions lo-hi)
+    let unicode_err = |lo: usize, hi: usize, what: &str, i: usize, j: usize| {
+        let msg = format!(
+            "(unicode error) 'unicodeescape' codec can't decode bytes in position {lo}-{hi}: {what}"
+        );
+        err(msg, i, j)
+    };
     while i < b.len() {
         let c = b[i];
         if c == b'\r' {
@@ -126,17 +133,14 @@ fn decode(body: &str, raw: bool, bytes: bool, at: usize) -> R<Vec<u8>> {
             b'x' => {
                 let digits = body.get(i..i + 2).unwrap_or("");
                 let Some(v) = hex_value(digits).filter(|_| digits.len() == 2) else {
-                    let kind = if bytes { "bytes" } else { "unicodeescape" };
                     let valid = digits.bytes().take_while(u8::is_ascii_hexdigit).count();
-                    let (lo, hi) = (start, start + 1 + valid);
-                    let msg = if bytes {
-                        format!("(value error) invalid \\x escape at position {start}")
+                    return Err(if bytes {
+                        let msg = format!("(value error) invalid \\x escape at position {start}");
+                        err(msg, start, i)
                     } else {
-                        format!(
-                            "(unicode error) '{kind}' codec can't decode bytes in position {lo}-{hi}: truncated \\xXX escape"
-                        )
-                    };
-                    return Err(err(msg, start, i));
+                        let hi = start + 1 + valid;
+                        unicode_err(start, hi, "truncated \\xXX escape", start, i)
+                    });
                 };
                 i += 2;
                 if bytes {
@@ -152,24 +156,13 @@ fn decode(body: &str, raw: bool, bytes: bool, at: usize) -> R<Vec<u8>> {
                 let Some(v) = v else {
                     let esc = if n == 4 { "\\uXXXX" } else { "\\UXXXXXXXX" };
                     let hi = (i + digits.len()).saturating_sub(1).max(start + 1);
-                    return Err(err(
-                        format!(
-                            "(unicode error) 'unicodeescape' codec can't decode bytes in position {start}-{hi}: truncated {esc} escape"
-                        ),
-                        start,
-                        i,
-                    ));
+                    let what = format!("truncated {esc} escape");
+                    return Err(unicode_err(start, hi, &what, start, i));
                 };
                 i += n;
                 if char::from_u32(v).is_none() {
-                    return Err(err(
-                        format!(
-                            "(unicode error) 'unicodeescape' codec can't decode bytes in position {start}-{}: illegal Unicode character",
-                            i - 1
-                        ),
-                        start,
-                        i,
-                    ));
+                    let what = "illegal Unicode character";
+                    return Err(unicode_err(start, i - 1, what, start, i));
                 }
                 push_char(&mut out, v);
             }
@@ -179,17 +172,8 @@ fn decode(body: &str, raw: bool, bytes: bool, at: usize) -> R<Vec<u8>> {
                 let close = (b.get(i) == Some(&b'{'))
                     .then(|| body[i..].find('}').map(|k| i + k))
                     .flatten();
-                let malformed = |hi: usize| {
-                    err(
-                        format!(
-                            "(unicode error) 'unicodeescape' codec can't decode bytes in position {}-{}: malformed \\N character escape",
-                            py_pos(body, start),
-                            py_pos(body, hi)
-                        ),
-                        start,
-                        hi + 1,
-                    )
-                };
+                let (lo, what) = (py_pos(body, start), "malformed \\N character escape");
+                let malformed = |hi: usize| unicode_err(lo, py_pos(body, hi), what, start, hi + 1);
                 let Some(close) = close else {
                     let hi = if b.get(i) == Some(&b'{') {
                         b.len() - 1
@@ -202,15 +186,8 @@ fn decode(body: &str, raw: bool, bytes: bool, at: usize) -> R<Vec<u8>> {
                     return Err(malformed(i));
                 }
                 let Some(ch) = char_named(&body[i + 1..close]) else {
-                    return Err(err(
-                        format!(
-                            "(unicode error) 'unicodeescape' codec can't decode bytes in position {}-{}: unknown Unicode character name",
-                            py_pos(body, start),
-                            py_pos(body, close)
-                        ),
-                        start,
-                        close + 1,
-                    ));
+                    let (hi, what) = (py_pos(body, close), "unknown Unicode character name");
+                    return Err(unicode_err(lo, hi, what, start, close + 1));
                 };
                 push_char(&mut out, ch as u32);
                 i = close + 1;

@@ -24,7 +24,7 @@ use std::rc::Rc;
 use pest::iterators::Pair;
 use pest::Parser;
 
-use super::ast::{Module, Name, Slot};
+use super::ast::{Expr, ExprKind, Module, Name, Slot};
 use super::error::SyntaxError;
 use super::layout::{self, Layout};
 use super::parser::{DistParser, Rule};
@@ -185,6 +185,32 @@ impl<'a> Lowerer<'a> {
         Span::new(self.pos(s.start()), self.pos(end))
     }
 
+    /// A comma-separated list, each item lowered by `item`: the one item
+    /// itself when there is one and no trailing comma, else a Tuple of them.
+    fn tuple_or_one<'i>(
+        &self,
+        span: Span,
+        pairs: impl IntoIterator<Item = Pair<'i, Rule>>,
+        item: impl Fn(Pair<'i, Rule>) -> R<Expr>,
+    ) -> R<Expr> {
+        let mut elts = Vec::new();
+        let mut comma = false;
+        for c in pairs {
+            if c.as_rule() == Rule::trailing_comma {
+                comma = true;
+            } else {
+                elts.push(item(c)?);
+            }
+        }
+        if elts.len() == 1 && !comma {
+            return elts.pop().ok_or_else(|| shape(span, "expression"));
+        }
+        Ok(Expr {
+            kind: ExprKind::Tuple(elts),
+            span,
+        })
+    }
+
     /// A fresh unresolved name.
     fn name(id: &str) -> Name {
         Name {
@@ -242,21 +268,13 @@ impl<'a> Lowerer<'a> {
 
     /// Runs `f` inside a new scope.
     fn in_scope<T>(&self, kind: ScopeKind, qualname: Rc<str>, f: impl FnOnce() -> R<T>) -> R<T> {
-        self.in_scope_yields(kind, qualname, f).map(|(out, _)| out)
-    }
-
-    /// Runs `f` inside a new scope; also says whether the scope's own code
-    /// holds a `yield` (which makes a function a generator).
-    fn in_scope_yields<T>(
-        &self,
-        kind: ScopeKind,
-        qualname: Rc<str>,
-        f: impl FnOnce() -> R<T>,
-    ) -> R<(T, bool)> {
         self.in_scope_async(kind, qualname, false, f)
+            .map(|(out, _)| out)
     }
 
-    /// [`Self::in_scope_yields`] for a scope that may be an `async def`'s.
+    /// Runs `f` inside a new scope (an `async def`'s body when `is_async`);
+    /// also says whether the scope's own code holds a `yield` (which makes a
+    /// function a generator).
     fn in_scope_async<T>(
         &self,
         kind: ScopeKind,

@@ -139,10 +139,7 @@ impl Lowerer<'_> {
         let arg = Arg {
             name: id,
             annotation,
-            span: Span {
-                start: nspan.start,
-                end,
-            },
+            span: nspan.with_end(end),
         };
         Ok((arg, default))
     }

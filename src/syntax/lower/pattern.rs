@@ -57,37 +57,19 @@ impl Lowerer<'_> {
             .map_or(span.end, |s| s.span.end);
         Ok(Stmt {
             kind: StmtKind::Match { subject, cases },
-            span: Span {
-                start: span.start,
-                end,
-            },
+            span: span.with_end(end),
         })
     }
 
     /// `match a:` (one expression) or `match a, *b:` (a tuple).
     fn match_subject(&self, p: Pair<Rule>) -> R<Expr> {
-        let span = self.span(&p);
-        let items: Vec<Pair<Rule>> = kids(p).collect();
-        let tuple = items.len() > 1 || items.iter().any(|c| c.as_rule() == Rule::trailing_comma);
-        let mut elts = Vec::new();
-        for c in items {
-            if c.as_rule() != Rule::trailing_comma {
-                elts.push(self.expr(c)?);
-            }
+        let e = self.tuple_or_one(self.span(&p), kids(p), |c| self.expr(c))?;
+        if matches!(e.kind, ExprKind::Starred(_)) {
+            // `match *a:` (CPython points past the starred expression).
+            let at = self.token_span_at(e.span.end as usize);
+            return Err(SyntaxError::new("invalid syntax", at));
         }
-        if !tuple {
-            let e = elts.pop().ok_or_else(|| shape(span, "subject"))?;
-            if matches!(e.kind, ExprKind::Starred(_)) {
-                // `match *a:` (CPython points past the starred expression).
-                let at = self.token_span_at(e.span.end as usize);
-                return Err(SyntaxError::new("invalid syntax", at));
-            }
-            return Ok(e);
-        }
-        Ok(Expr {
-            kind: ExprKind::Tuple(elts),
-            span,
-        })
+        Ok(e)
     }
 
     /// The patterns after `case`: one pattern, or an open sequence `a, *b`.
@@ -312,10 +294,7 @@ impl Lowerer<'_> {
         };
         for n in names {
             let attr = self.ident(&n);
-            let s = Span {
-                start: e.span.start,
-                end: attr.span.end,
-            };
+            let s = e.span.with_end(attr.span.end);
             e = Expr {
                 kind: ExprKind::Attribute {
                     value: Box::new(e),

@@ -120,10 +120,7 @@ impl Lowerer<'_> {
                 let end = body_end(&orelse, span).max(body_end(&body, span));
                 return Ok(Stmt {
                     kind: StmtKind::While { test, body, orelse },
-                    span: Span {
-                        start: span.start,
-                        end,
-                    },
+                    span: span.with_end(end),
                 });
             }
             Rule::for_stmt => {
@@ -142,10 +139,7 @@ impl Lowerer<'_> {
                         body,
                         orelse,
                     },
-                    span: Span {
-                        start: span.start,
-                        end,
-                    },
+                    span: span.with_end(end),
                 });
             }
             Rule::try_stmt => return self.try_stmt(p),
@@ -165,10 +159,7 @@ impl Lowerer<'_> {
                         body,
                         is_async: false,
                     },
-                    span: Span {
-                        start: span.start,
-                        end,
-                    },
+                    span: span.with_end(end),
                 });
             }
             Rule::function_def => return self.function_def(p, decorators, span),
@@ -193,43 +184,38 @@ impl Lowerer<'_> {
             Rule::async_stmt => {
                 let inner = kids(p.clone()).find(|c| c.as_rule() != Rule::ASYNC);
                 match inner.as_ref().map(|c| c.as_rule()) {
-                    Some(Rule::for_stmt) => {
+                    Some(rule @ (Rule::for_stmt | Rule::with_stmt)) => {
+                        let what = if rule == Rule::for_stmt {
+                            "async for"
+                        } else {
+                            "async with"
+                        };
                         let kw = Span::new(span.start as usize, span.start as usize + 5);
                         if !self.in_async() {
-                            return Err(SyntaxError::new("'async for' outside async function", kw));
+                            let msg = format!("'{what}' outside async function");
+                            return Err(SyntaxError::new(msg, kw));
                         }
-                        let inner = inner.ok_or_else(|| shape(span, "async for"))?;
+                        let inner = inner.ok_or_else(|| shape(span, what))?;
                         let mut s = self.stmt(inner, Vec::new())?;
-                        if let StmtKind::For {
-                            target,
-                            iter,
-                            body,
-                            orelse,
-                        } = s.kind
-                        {
-                            s.kind = StmtKind::AsyncFor {
+                        s.kind = match s.kind {
+                            StmtKind::For {
                                 target,
                                 iter,
                                 body,
                                 orelse,
-                            };
-                        }
-                        s.span.start = span.start;
-                        return Ok(s);
-                    }
-                    Some(Rule::with_stmt) => {
-                        let kw = Span::new(span.start as usize, span.start as usize + 5);
-                        if !self.in_async() {
-                            return Err(SyntaxError::new(
-                                "'async with' outside async function",
-                                kw,
-                            ));
-                        }
-                        let inner = inner.ok_or_else(|| shape(span, "async with"))?;
-                        let mut s = self.stmt(inner, Vec::new())?;
-                        if let StmtKind::With { is_async, .. } = &mut s.kind {
-                            *is_async = true;
-                        }
+                            } => StmtKind::AsyncFor {
+                                target,
+                                iter,
+                                body,
+                                orelse,
+                            },
+                            StmtKind::With { items, body, .. } => StmtKind::With {
+                                items,
+                                body,
+                                is_async: true,
+                            },
+                            other => other,
+                        };
                         s.span.start = span.start;
                         return Ok(s);
                     }
@@ -277,10 +263,7 @@ impl Lowerer<'_> {
         let end = body_end(&orelse, span).max(body_end(&body, span));
         Ok(Stmt {
             kind: StmtKind::If { test, body, orelse },
-            span: Span {
-                start: span.start,
-                end,
-            },
+            span: span.with_end(end),
         })
     }
 
@@ -302,10 +285,7 @@ impl Lowerer<'_> {
                             body,
                             orelse: std::mem::take(&mut orelse),
                         },
-                        span: Span {
-                            start: span.start,
-                            end,
-                        },
+                        span: span.with_end(end),
                     };
                     orelse = vec![stmt];
                 }
@@ -365,10 +345,7 @@ impl Lowerer<'_> {
                 finalbody,
                 star: star.unwrap_or(false),
             },
-            span: Span {
-                start: span.start,
-                end,
-            },
+            span: span.with_end(end),
         })
     }
 
@@ -442,10 +419,7 @@ impl Lowerer<'_> {
             type_,
             name,
             body,
-            span: Span {
-                start: span.start,
-                end: header_end,
-            },
+            span: span.with_end(header_end),
         };
         Ok((handler, star.is_some()))
     }
@@ -659,17 +633,11 @@ impl Lowerer<'_> {
             scope: RefCell::new(Default::default()),
             is_generator,
             is_async,
-            span: Span {
-                start: span.start,
-                end: header_end,
-            },
+            span: span.with_end(header_end),
         };
         Ok(Stmt {
             kind: StmtKind::FunctionDef(Rc::new(def)),
-            span: Span {
-                start: span.start,
-                end,
-            },
+            span: span.with_end(end),
         })
     }
 
@@ -724,17 +692,11 @@ impl Lowerer<'_> {
             keywords,
             body,
             decorators,
-            span: Span {
-                start: span.start,
-                end: header_end,
-            },
+            span: span.with_end(header_end),
         };
         Ok(Stmt {
             kind: StmtKind::ClassDef(Rc::new(def)),
-            span: Span {
-                start: span.start,
-                end,
-            },
+            span: span.with_end(end),
         })
     }
 }

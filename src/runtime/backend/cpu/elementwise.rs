@@ -328,7 +328,8 @@ fn float_to_int(x: f64, lo: f64, hi: f64, min: i64) -> i64 {
 
 fn cast_num<T: Num>(v: &[T], to: DType) -> Result<HostData> {
     let float = !T::IS_INT;
-    // floats convert through int32 (narrow types) or int64, like the C casts TF uses
+    // floats convert through int32 (narrow types) or int64, like the C casts
+    // TF uses; integers keep their value (then wrap to a narrower type)
     let to_i32 = |x: T| -> i64 {
         if float {
             float_to_int(x.to_f64(), -2147483648.0, 2147483648.0, i32::MIN as i64)
@@ -345,39 +346,15 @@ fn cast_num<T: Num>(v: &[T], to: DType) -> Result<HostData> {
                 i64::MIN,
             )
         } else {
-            int_bits(x)
+            x.to_i64()
         }
     };
     Ok(match to {
         DType::Bool => HostData::Bool(map(v, |x| !x.is_zero())?),
-        DType::Int8 => HostData::I8(map(v, |x| {
-            if float {
-                to_i32(x) as i8
-            } else {
-                int_bits(x) as i8
-            }
-        })?),
-        DType::UInt8 => HostData::U8(map(v, |x| {
-            if float {
-                to_i32(x) as u8
-            } else {
-                int_bits(x) as u8
-            }
-        })?),
-        DType::Int16 => HostData::I16(map(v, |x| {
-            if float {
-                to_i32(x) as i16
-            } else {
-                int_bits(x) as i16
-            }
-        })?),
-        DType::Int32 => HostData::I32(map(v, |x| {
-            if float {
-                to_i32(x) as i32
-            } else {
-                int_bits(x) as i32
-            }
-        })?),
+        DType::Int8 => HostData::I8(map(v, |x| to_i32(x) as i8)?),
+        DType::UInt8 => HostData::U8(map(v, |x| to_i32(x) as u8)?),
+        DType::Int16 => HostData::I16(map(v, |x| to_i32(x) as i16)?),
+        DType::Int32 => HostData::I32(map(v, |x| to_i32(x) as i32)?),
         DType::Int64 => HostData::I64(map(v, as_i64)?),
         DType::Float16 => HostData::F16(map(v, |x| F16::from_f64(x.to_f64()))?),
         DType::Float32 => HostData::F32(map(v, |x| x.to_f64() as f32)?),
@@ -388,11 +365,6 @@ fn cast_num<T: Num>(v: &[T], to: DType) -> Result<HostData> {
             ))
         }
     })
-}
-
-/// An integer element's value as `i64` (exact for every integer type).
-fn int_bits<T: Num>(x: T) -> i64 {
-    x.to_i64()
 }
 
 /// float32 tanh the way TensorFlow's CPU kernel computes it: Eigen's 13/6

@@ -9,7 +9,6 @@ pub mod reduce;
 pub mod zip;
 
 use super::{Backend, MatMulDims};
-use crate::map_host;
 use crate::runtime::dtype::DType;
 use crate::runtime::error::{Error, Result};
 use crate::runtime::op::{ArgOp, BinaryOp, ReduceOp, Semantics, UnaryOp};
@@ -237,9 +236,4 @@ impl Backend for CpuBackend {
     fn to_host(&self, x: &Storage) -> Result<HostData> {
         Ok(h(x)?.clone())
     }
-}
-
-#[allow(dead_code)]
-fn _uses(x: &HostData) -> HostData {
-    map_host!(x, v => v.clone())
 }

@@ -26,10 +26,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream};
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions};
 
+pub use super::{is_cuda, GpuInfo};
 pub use collective::all_reduce_sum;
 pub use ops::{CudaBackend, CUDA};
 
-use crate::runtime::device::{Device, DeviceKind};
+use crate::runtime::device::Device;
 use crate::runtime::dtype::DType;
 use crate::runtime::error::{Error, ErrorKind, Result};
 use crate::runtime::f16::F16;
@@ -37,19 +38,6 @@ use crate::runtime::storage::{HostData, Storage};
 
 /// True in this build: the CUDA backend is compiled in.
 pub const BUILT_WITH_CUDA: bool = true;
-
-/// One real GPU, as `dist devices` lists it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GpuInfo {
-    /// The CUDA ordinal.
-    pub ordinal: usize,
-    /// The marketing name (`NVIDIA H200`).
-    pub name: String,
-    /// Total device memory in bytes.
-    pub total_mem: usize,
-    /// Compute capability (major, minor).
-    pub compute_capability: (i32, i32),
-}
 
 fn driver_err(what: &str, e: impl std::fmt::Debug) -> Error {
     Error::new(ErrorKind::Internal, format!("CUDA {what}: {e:?}"))
@@ -367,22 +355,11 @@ pub fn card_of(device: Device) -> Result<usize> {
     Ok(device.index as usize % n)
 }
 
-/// True when tensors on `device` live in CUDA memory.
-pub fn is_cuda(device: Device) -> bool {
-    device.kind == DeviceKind::Gpu && !device.is_virtual
-}
-
 static FALLBACKS: AtomicU64 = AtomicU64::new(0);
-static TRANSFERS: AtomicU64 = AtomicU64::new(0);
 
 /// How many ops on CUDA tensors ran on the host instead (no device kernel).
 pub fn fallback_count() -> u64 {
     FALLBACKS.load(Ordering::Relaxed)
-}
-
-/// How many host↔device copies of whole buffers happened.
-pub fn transfer_count() -> u64 {
-    TRANSFERS.load(Ordering::Relaxed)
 }
 
 pub(crate) fn count_fallback(what: &str) {
@@ -521,7 +498,6 @@ pub(crate) fn upload(h: &HostData, card: &Arc<Card>) -> Result<CudaStorage> {
             .clone_htod(&bytes[..])
             .map_err(|e| driver_err("host-to-device copy", e))?
     };
-    TRANSFERS.fetch_add(1, Ordering::Relaxed);
     let s = CudaStorage::new(h.dtype(), h.len(), card.clone(), buf);
     // the host copy of a small buffer is already known: keep it, so printing
     // it costs no copy back (large ones are not duplicated in host memory)
@@ -532,7 +508,6 @@ pub(crate) fn upload(h: &HostData, card: &Arc<Card>) -> Result<CudaStorage> {
 }
 
 fn download(s: &CudaStorage) -> Result<HostData> {
-    TRANSFERS.fetch_add(1, Ordering::Relaxed);
     let nbytes = s.len * s.dtype.size();
     let bytes: Vec<u8> = if nbytes == 0 {
         Vec::new()
@@ -592,9 +567,4 @@ pub fn place(storage: &Storage, device: Device) -> Result<Storage> {
         Storage::Cuda(c) => Ok(Storage::Host(c.to_host()?)),
         Storage::Host(_) => Ok(storage.clone()),
     }
-}
-
-/// Whether the CUDA backend can hold tensors at all on this machine.
-pub fn status() -> std::result::Result<(), String> {
-    gpus().map(|_| ())
 }

@@ -2,7 +2,7 @@
 //! strided copies and gathers, one CUDA C source per (op, dtype). Reductions
 //! are in `reduction.rs`; the shared prelude and type mapping in `mod.rs`.
 
-use super::{c_type, compute_type, load, store, unsigned_of, KernelSource, PRELUDE};
+use super::{c_type, compute_type, grid_stride, load, store, unsigned_of, KernelSource};
 use crate::runtime::dtype::DType;
 use crate::runtime::op::{BinaryOp, UnaryOp};
 
@@ -86,15 +86,13 @@ pub fn unary(op: UnaryOp, d: DType) -> Option<KernelSource> {
         let x = load(d, "in[i]");
         store(d, &format!("[&]() {{ {ct} x = {x}; return ({expr}); }}()"))
     };
-    let name = unary_name(op, d);
-    Some(KernelSource {
-        source: format!(
-            "{PRELUDE}\nextern \"C\" __global__ void {name}(const {t}* in, {t}* out, u64 n) {{\n  \
-             for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)blockDim.x * gridDim.x) {{\n    \
-             out[i] = {out};\n  }}\n}}\n"
-        ),
-        name,
-    })
+    let params = format!("const {t}* in, {t}* out, u64 n");
+    grid_stride(
+        unary_name(op, d),
+        &params,
+        ("i", "n"),
+        &format!("out[i] = {out};"),
+    )
 }
 
 /// Name of the element-wise binary kernel.
@@ -166,19 +164,16 @@ pub fn binary(op: BinaryOp, d: DType) -> Option<KernelSource> {
         (t, store(d, &expr))
     };
     let (x, y) = (load(d, "a[ia]"), load(d, "b[ib]"));
-    let name = binary_name(op, d);
-    Some(KernelSource {
-        source: format!(
-            "{PRELUDE}\nextern \"C\" __global__ void {name}(const {t}* a, const {t}* b, {ot}* out, u64 n, \
-             const u64* info, int a_flat, int b_flat) {{\n  \
-             for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)blockDim.x * gridDim.x) {{\n    \
-             u64 ia = a_flat ? i : strided(i, info, 0);\n    \
-             u64 ib = b_flat ? i : strided(i, info, 1);\n    \
-             {ct} x = {x}; {ct} y = {y};\n    \
-             out[i] = {out};\n  }}\n}}\n"
-        ),
-        name,
-    })
+    let params = format!(
+        "const {t}* a, const {t}* b, {ot}* out, u64 n, const u64* info, int a_flat, int b_flat"
+    );
+    let body = format!(
+        "u64 ia = a_flat ? i : strided(i, info, 0);\n    \
+         u64 ib = b_flat ? i : strided(i, info, 1);\n    \
+         {ct} x = {x}; {ct} y = {y};\n    \
+         out[i] = {out};"
+    );
+    grid_stride(binary_name(op, d), &params, ("i", "n"), &body)
 }
 
 /// Name of the `where` kernel.
@@ -189,16 +184,11 @@ pub fn select_name(d: DType) -> String {
 /// `where(c, x, y)` with all three broadcast through `info` (operands 0, 1, 2).
 pub fn select(d: DType) -> Option<KernelSource> {
     let t = c_type(d)?;
-    let name = select_name(d);
-    Some(KernelSource {
-        source: format!(
-            "{PRELUDE}\nextern \"C\" __global__ void {name}(const unsigned char* c, const {t}* x, const {t}* y, \
-             {t}* out, u64 n, const u64* info) {{\n  \
-             for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)blockDim.x * gridDim.x) {{\n    \
-             out[i] = c[strided(i, info, 0)] ? x[strided(i, info, 1)] : y[strided(i, info, 2)];\n  }}\n}}\n"
-        ),
-        name,
-    })
+    let params = format!(
+        "const unsigned char* c, const {t}* x, const {t}* y, {t}* out, u64 n, const u64* info"
+    );
+    let body = "out[i] = c[strided(i, info, 0)] ? x[strided(i, info, 1)] : y[strided(i, info, 2)];";
+    grid_stride(select_name(d), &params, ("i", "n"), body)
 }
 
 /// Name of a cast kernel.
@@ -239,15 +229,8 @@ pub fn cast(from: DType, to: DType) -> Option<KernelSource> {
         ),
         _ => format!("out[i] = ({tt})(long long){x};"),
     };
-    let name = cast_name(from, to);
-    Some(KernelSource {
-        source: format!(
-            "{PRELUDE}\nextern \"C\" __global__ void {name}(const {tf}* in, {tt}* out, u64 n) {{\n  \
-             for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)blockDim.x * gridDim.x) {{\n    \
-             {body}\n  }}\n}}\n"
-        ),
-        name,
-    })
+    let params = format!("const {tf}* in, {tt}* out, u64 n");
+    grid_stride(cast_name(from, to), &params, ("i", "n"), &body)
 }
 
 /// Name of the strided-copy kernel (transpose, broadcast, slicing with steps).
@@ -259,15 +242,9 @@ pub fn copy_name(d: DType) -> String {
 /// plus a base offset: the copy behind permutations and strided slices.
 pub fn strided_copy(d: DType) -> Option<KernelSource> {
     let t = c_type(d)?;
-    let name = copy_name(d);
-    Some(KernelSource {
-        source: format!(
-            "{PRELUDE}\nextern \"C\" __global__ void {name}(const {t}* in, {t}* out, u64 n, const u64* info, u64 base) {{\n  \
-             for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)blockDim.x * gridDim.x) {{\n    \
-             out[i] = in[base + strided(i, info, 0)];\n  }}\n}}\n"
-        ),
-        name,
-    })
+    let params = format!("const {t}* in, {t}* out, u64 n, const u64* info, u64 base");
+    let body = "out[i] = in[base + strided(i, info, 0)];";
+    grid_stride(copy_name(d), &params, ("i", "n"), body)
 }
 
 /// Name of the gather kernel.
@@ -278,13 +255,6 @@ pub fn gather_name(d: DType) -> String {
 /// `out[i] = in[idx[i]]` (the copy behind `take` with an explicit index list).
 pub fn gather(d: DType) -> Option<KernelSource> {
     let t = c_type(d)?;
-    let name = gather_name(d);
-    Some(KernelSource {
-        source: format!(
-            "{PRELUDE}\nextern \"C\" __global__ void {name}(const {t}* in, {t}* out, const u64* idx, u64 n) {{\n  \
-             for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)blockDim.x * gridDim.x) {{\n    \
-             out[i] = in[idx[i]];\n  }}\n}}\n"
-        ),
-        name,
-    })
+    let params = format!("const {t}* in, {t}* out, const u64* idx, u64 n");
+    grid_stride(gather_name(d), &params, ("i", "n"), "out[i] = in[idx[i]];")
 }

@@ -113,6 +113,24 @@ __device__ __forceinline__ u64 strided(u64 i, const u64* info, int operand) {
 }
 "#;
 
+/// A kernel `name(params)` whose threads stride over `var` in `0..bound` (a
+/// grid-stride loop), each running `body` for its `var`.
+fn grid_stride(
+    name: String,
+    params: &str,
+    (var, bound): (&str, &str),
+    body: &str,
+) -> Option<KernelSource> {
+    Some(KernelSource {
+        source: format!(
+            "{PRELUDE}\nextern \"C\" __global__ void {name}({params}) {{\n  \
+             for (u64 {var} = blockIdx.x * (u64)blockDim.x + threadIdx.x; {var} < {bound}; {var} += (u64)blockDim.x * gridDim.x) {{\n    \
+             {body}\n  }}\n}}\n"
+        ),
+        name,
+    })
+}
+
 fn load(d: DType, expr: &str) -> String {
     match d {
         DType::Float16 => format!("h2f({expr})"),
@@ -130,70 +148,20 @@ fn store(d: DType, expr: &str) -> String {
 /// Every dtype a device buffer can hold: all but strings.
 pub const DEVICE_DTYPES: &[DType] = ALL_DTYPES.split_at(ALL_DTYPES.len() - 1).0;
 
-const UNARY_OPS: [UnaryOp; 20] = [
-    UnaryOp::Neg,
-    UnaryOp::Abs,
-    UnaryOp::Square,
-    UnaryOp::Sqrt,
-    UnaryOp::Rsqrt,
-    UnaryOp::Exp,
-    UnaryOp::Log,
-    UnaryOp::Log1p,
-    UnaryOp::Expm1,
-    UnaryOp::Sin,
-    UnaryOp::Cos,
-    UnaryOp::Tanh,
-    UnaryOp::Sigmoid,
-    UnaryOp::Relu,
-    UnaryOp::Floor,
-    UnaryOp::Ceil,
-    UnaryOp::Round,
-    UnaryOp::Sign,
-    UnaryOp::Reciprocal,
-    UnaryOp::LogicalNot,
-];
-
-const BINARY_OPS: [BinaryOp; 18] = [
-    BinaryOp::Add,
-    BinaryOp::Sub,
-    BinaryOp::Mul,
-    BinaryOp::RealDiv,
-    BinaryOp::TruncateDiv,
-    BinaryOp::FloorDiv,
-    BinaryOp::FloorMod,
-    BinaryOp::Pow,
-    BinaryOp::Maximum,
-    BinaryOp::Minimum,
-    BinaryOp::Equal,
-    BinaryOp::NotEqual,
-    BinaryOp::Less,
-    BinaryOp::LessEqual,
-    BinaryOp::Greater,
-    BinaryOp::GreaterEqual,
-    BinaryOp::LogicalAnd,
-    BinaryOp::LogicalOr,
-];
-
-const REDUCE_OPS: [ReduceOp; 7] = [
-    ReduceOp::Sum,
-    ReduceOp::Prod,
-    ReduceOp::Max,
-    ReduceOp::Min,
-    ReduceOp::Mean,
-    ReduceOp::Any,
-    ReduceOp::All,
-];
-
 /// Every kernel source the backend can ask for (for the NVRTC test and warm-up).
 pub fn all() -> Vec<KernelSource> {
     let mut out = Vec::new();
     for &d in DEVICE_DTYPES {
-        out.extend(UNARY_OPS.iter().filter_map(|&op| unary(op, d)));
-        out.extend(BINARY_OPS.iter().filter_map(|&op| binary(op, d)));
-        out.extend(REDUCE_OPS.iter().filter_map(|&op| reduce(op, d)));
-        out.extend(REDUCE_OPS.iter().filter_map(|&op| reduce_rows(op, d)));
-        out.extend(REDUCE_OPS.iter().filter_map(|&op| reduce_pairwise(op, d)));
-        out.extend(REDUCE_OPS.iter().filter_map(|&op| reduce_serial(op, d)));
+        out.extend(UnaryOp::ALL.iter().filter_map(|&op| unary(op, d)));
+        out.extend(BinaryOp::ALL.iter().filter_map(|&op| binary(op, d)));
+        out.extend(ReduceOp::ALL.iter().filter_map(|&op| reduce(op, d)));
+        out.extend(ReduceOp::ALL.iter().filter_map(|&op| reduce_rows(op, d)));
+        out.extend(
+            ReduceOp::ALL
+                .iter()
+                .filter_map(|&op| reduce_pairwise(op, d)),
+        );
+        out.extend(ReduceOp::ALL.iter().filter_map(|&op| reduce_serial(op, d)));
         out.extend(DEVICE_DTYPES.iter().filter_map(|&to| cast(d, to)));
         out.extend(select(d));
         out.extend(strided_copy(d));

@@ -2,7 +2,9 @@
 //! folds, and the pairwise and serial float sums that add in the CPU's
 //! (numpy's) order. The element-wise kernels are in `elementwise.rs`.
 
-use super::{c_type, compute_type, load, store, unsigned_of, KernelSource, BLOCK, PRELUDE};
+use super::{
+    c_type, compute_type, grid_stride, load, store, unsigned_of, KernelSource, BLOCK, PRELUDE,
+};
 use crate::runtime::dtype::DType;
 use crate::runtime::op::ReduceOp;
 
@@ -182,17 +184,13 @@ pub fn reduce_rows(op: ReduceOp, d: DType) -> Option<KernelSource> {
     let finish = finish_expr(op, d, "p", "rows");
     let x0 = load(d, "in[j]");
     let x = load(d, "in[r * inner + j]");
-    let name = reduce_rows_name(op, d);
-    Some(KernelSource {
-        source: format!(
-            "{PRELUDE}\nextern \"C\" __global__ void {name}(const {t}* in, {t}* out, u64 rows, u64 inner) {{\n  \
-             for (u64 j = blockIdx.x * (u64)blockDim.x + threadIdx.x; j < inner; j += (u64)blockDim.x * gridDim.x) {{\n    \
-             {ct} p = {x0};\n    \
-             for (u64 r = 1; r < rows; ++r) {{ {ct} q = {x}; p = {fold}; }}\n    \
-             out[j] = {finish};\n  }}\n}}\n"
-        ),
-        name,
-    })
+    let params = format!("const {t}* in, {t}* out, u64 rows, u64 inner");
+    let body = format!(
+        "{ct} p = {x0};\n    \
+         for (u64 r = 1; r < rows; ++r) {{ {ct} q = {x}; p = {fold}; }}\n    \
+         out[j] = {finish};"
+    );
+    grid_stride(reduce_rows_name(op, d), &params, ("j", "inner"), &body)
 }
 
 /// Name of the pairwise float sum (its `_final` kernel combines the parts).
@@ -296,17 +294,13 @@ pub fn reduce_serial(op: ReduceOp, d: DType) -> Option<KernelSource> {
     let ct = compute_type(d);
     let x = load(d, "in[row * inner + k]");
     let out = store(d, "p");
-    let name = reduce_serial_name(op, d);
-    Some(KernelSource {
-        source: format!(
-            "{PRELUDE}\nextern \"C\" __global__ void {name}(const {t}* in, {t}* out, u64 outer, u64 inner) {{\n  \
-             for (u64 row = blockIdx.x * (u64)blockDim.x + threadIdx.x; row < outer; row += (u64)blockDim.x * gridDim.x) {{\n    \
-             {ct} p = ({ct})1;\n    \
-             for (u64 k = 0; k < inner; ++k) p = p * {x};\n    \
-             out[row] = {out};\n  }}\n}}\n"
-        ),
-        name,
-    })
+    let params = format!("const {t}* in, {t}* out, u64 outer, u64 inner");
+    let body = format!(
+        "{ct} p = ({ct})1;\n    \
+         for (u64 k = 0; k < inner; ++k) p = p * {x};\n    \
+         out[row] = {out};"
+    );
+    grid_stride(reduce_serial_name(op, d), &params, ("row", "outer"), &body)
 }
 
 fn int_extreme(d: DType, lowest: bool) -> &'static str {
