@@ -11,6 +11,7 @@ pub mod config;
 pub mod context;
 pub mod cross_device;
 pub mod dataset;
+pub mod enums;
 pub mod devices;
 pub mod function;
 pub mod nest;
