@@ -9,7 +9,7 @@
 
 use crate::distribute::classes::{getters, native_class};
 use crate::object::ClassSpec;
-use crate::syntax::ast::{BinOp, CmpOp};
+use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// One enum class: its class, its members (name, value) in order, and
@@ -119,6 +119,7 @@ macro_rules! enum_class {
                     $crate::distribute::classes::member_names(&[$($m),+])
                 }),
                 $crate::object::Member::New($call::call::DEF),
+                $crate::object::Member::ClassMethod($crate::distribute::enums::enum_getitem::DEF),
                 $crate::object::Member::Getter($crate::distribute::enums::enum_name::DEF),
                 $crate::object::Member::Getter($crate::distribute::enums::enum_value::DEF),
             ],
@@ -126,6 +127,22 @@ macro_rules! enum_class {
     };
 }
 pub(crate) use enum_class;
+
+/// `Enum[name]`: the member named `name`.
+#[crate::object::native("EnumType.__class_getitem__(cls, name)")]
+pub fn enum_getitem(vm: &dyn Vm, cls: &Value, name: &Value) -> PyResult<Value> {
+    if let (Value::Class(c), Value::Str(s)) = (cls, name) {
+        if let Some(m) = c.lookup(s) {
+            if m.downcast::<EnumMember>()
+                .is_some_and(|e| std::ptr::eq(&*e.def.spec.class(), &**c))
+            {
+                return Ok(m);
+            }
+        }
+    }
+    let _ = vm;
+    Err(PyErr::with_args(ExcType::KeyError, vec![name.clone()]))
+}
 
 getters! { this: &EnumMember;
     /// The member's name.
@@ -227,6 +244,18 @@ impl NativeObject for EnumMember {
         };
         let (a, b) = if reflected { (other, i) } else { (i, other) };
         vm.binop(op, &a, &b).map(Some)
+    }
+
+    fn unary(&self, _this: &Value, op: UnaryOp, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let Some(i) = self.as_int() else {
+            return Ok(None);
+        };
+        Ok(match op {
+            UnaryOp::UAdd => Some(i),
+            UnaryOp::USub => Some(vm.binop(BinOp::Sub, &Value::Int(0), &i)?),
+            UnaryOp::Invert => Some(Value::Int(!self.value)),
+            UnaryOp::Not => None,
+        })
     }
 
     fn hash_as(&self) -> Option<Value> {

@@ -11,6 +11,7 @@
 pub mod bucket;
 pub mod compose;
 pub mod compose_stream;
+pub mod data_options;
 pub mod distributed;
 pub mod iterator;
 pub mod methods;

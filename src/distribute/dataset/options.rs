@@ -1,99 +1,11 @@
-//! Option objects that are accepted and remembered but change nothing here:
-//! `tf.data.Options` (with its nested option groups) and
-//! `tf.distribute.InputOptions`; plus `tf.distribute.InputContext`, which
+//! `tf.distribute`'s option records (`InputOptions`, `RunOptions`), its
+//! string-valued enums, and `tf.distribute.InputContext`, which
 //! `distribute_datasets_from_function` passes to the dataset function.
-
-use std::cell::RefCell;
-
-use indexmap::IndexMap;
+//! (`tf.data.Options` is `data_options.rs`.)
 
 use crate::distribute::classes::{getters, native_class, object_repr, DISTRIBUTE_LIB};
 use crate::object::{native, ClassSpec, Member};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
-
-/// `tf.data.Options()` or one of its groups (`experimental_distribute` …).
-pub struct OptionsObj {
-    spec: &'static ClassSpec,
-    attrs: RefCell<IndexMap<String, Value>>,
-}
-
-/// A fresh `tf.data.Options()`.
-pub fn options_value() -> Value {
-    Value::native(OptionsObj {
-        spec: &OPTIONS,
-        attrs: RefCell::new(IndexMap::new()),
-    })
-}
-
-/// Options for a dataset (accepted; they change nothing here).
-#[native("Options()")]
-pub fn new_options() -> Value {
-    options_value()
-}
-
-/// The classes of `tf.data.Options` and of its option groups.
-macro_rules! options_classes {
-    ($($id:ident $name:literal),*) => {$(
-        #[doc = concat!("`tf.data.", $name, "`.")]
-        pub static $id: ClassSpec = ClassSpec::plain($name, "tensorflow.python.data.ops.options");
-    )*};
-}
-
-options_classes!(
-    OPTIONS "Options",
-    DISTRIBUTE_OPTIONS "DistributeOptions",
-    OPTIMIZATION_OPTIONS "OptimizationOptions",
-    THREADING_OPTIONS "ThreadingOptions",
-    AUTOTUNE_OPTIONS "AutotuneOptions"
-);
-
-fn group_class(name: &str) -> Option<&'static ClassSpec> {
-    Some(match name {
-        "experimental_distribute" => &DISTRIBUTE_OPTIONS,
-        "experimental_optimization" => &OPTIMIZATION_OPTIONS,
-        "threading" => &THREADING_OPTIONS,
-        "autotune" => &AUTOTUNE_OPTIONS,
-        _ => return None,
-    })
-}
-
-impl NativeObject for OptionsObj {
-    fn type_name(&self) -> &str {
-        self.spec.name
-    }
-
-    fn class(&self) -> Option<std::rc::Rc<crate::value::Class>> {
-        // Its attributes are its own (`getattr`), not its class's.
-        Some(self.spec.class())
-    }
-
-    fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(object_repr(self.spec, this))
-    }
-
-    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        if let Some(v) = self.attrs.borrow().get(name) {
-            return Ok(Some(v.clone()));
-        }
-        if name.starts_with("__") {
-            return Ok(None);
-        }
-        let v = match group_class(name) {
-            Some(spec) if std::ptr::eq(self.spec, &OPTIONS) => Value::native(OptionsObj {
-                spec,
-                attrs: RefCell::new(IndexMap::new()),
-            }),
-            _ => Value::None,
-        };
-        self.attrs.borrow_mut().insert(name.to_string(), v.clone());
-        Ok(Some(v))
-    }
-
-    fn setattr(&self, _this: &Value, name: &str, value: Value, _vm: &dyn Vm) -> PyResult<bool> {
-        self.attrs.borrow_mut().insert(name.to_string(), value);
-        Ok(true)
-    }
-}
 
 /// A namedtuple-like options record of `tf.distribute`: `InputOptions(...)`,
 /// `RunOptions(...)`.
