@@ -14,9 +14,7 @@ use crate::distribute::collective_options::{communication_options, COMMUNICATION
 use crate::distribute::cross_device::{
     CROSS_DEVICE_OPS, HIERARCHICAL_COPY_ALL_REDUCE, NCCL_ALL_REDUCE, REDUCTION_TO_ONE_DEVICE,
 };
-use crate::distribute::dataset::options::{
-    INPUT_CONTEXT, INPUT_OPTIONS, INPUT_REPLICATION_MODE, RUN_OPTIONS,
-};
+use crate::distribute::dataset::options::{self, INPUT_CONTEXT, INPUT_REPLICATION_MODE};
 use crate::distribute::devices;
 use crate::distribute::reduce::REDUCE_OP;
 use crate::distribute::replica_ctx::{
@@ -79,8 +77,8 @@ fn register_distribute(d: &mut ModuleBuilder) {
         .value("ReplicaContext", class(&REPLICA_CONTEXT))
         // classes, so that `isinstance` and `type()` read as in TensorFlow
         .value("InputContext", class(&INPUT_CONTEXT))
-        .value("InputOptions", class(&INPUT_OPTIONS))
-        .value("RunOptions", class(&RUN_OPTIONS))
+        .value("InputOptions", options::input_options_class())
+        .value("RunOptions", options::run_options_class())
         .value("InputReplicationMode", class(&INPUT_REPLICATION_MODE))
         .value("ReduceOp", class(&REDUCE_OP))
         .value("PerReplica", class(&PER_REPLICA))
