@@ -19,6 +19,7 @@ pub mod notes;
 pub mod reduce;
 pub mod renamed;
 pub mod replica_ctx;
+pub mod runtime_config;
 pub mod strategy;
 pub mod values;
 pub mod variables;

@@ -21,6 +21,7 @@ use crate::distribute::replica_ctx::{
     experimental_set_strategy, get_replica_context, get_strategy, has_strategy,
     in_cross_replica_context, REPLICA_CONTEXT, VALUE_CONTEXT,
 };
+use crate::distribute::runtime_config as rc;
 use crate::distribute::strategy::extended::EXTENDED_V2;
 use crate::distribute::strategy::{MIRRORED_STRATEGY, ONE_DEVICE_STRATEGY, STRATEGY};
 use crate::distribute::values::PER_REPLICA;
@@ -107,7 +108,25 @@ fn register_devices(m: &mut ModuleBuilder) {
             .add(devices::set_logical_device_configuration::DEF)
             .add(devices::get_logical_device_configuration::DEF)
             .add(devices::logical_device_configuration::DEF)
-            .add(devices::get_visible_devices::DEF);
+            .add(devices::get_visible_devices::DEF)
+            .add(rc::get_soft_device_placement::DEF)
+            .add(rc::set_soft_device_placement::DEF)
+            .add(rc::functions_run_eagerly::DEF)
+            .add(rc::run_functions_eagerly::DEF)
+            .add(NativeDef {
+                sig: "experimental_functions_run_eagerly()",
+                ..rc::functions_run_eagerly::DEF
+            })
+            .add(NativeDef {
+                sig: "experimental_run_functions_eagerly(run_eagerly)",
+                ..rc::run_functions_eagerly::DEF
+            });
+        c.namespace("threading", |t| {
+            t.add(rc::get_inter_op_parallelism_threads::DEF)
+                .add(rc::get_intra_op_parallelism_threads::DEF)
+                .add(rc::set_inter_op_parallelism_threads::DEF)
+                .add(rc::set_intra_op_parallelism_threads::DEF);
+        });
         c.namespace("experimental", |e| {
             e.add(NativeDef {
                 doc: "The physical devices.",
@@ -122,7 +141,14 @@ fn register_devices(m: &mut ModuleBuilder) {
                 doc: "Old name of set_logical_device_configuration.",
                 ..devices::set_logical_device_configuration::DEF
             })
-            .add(devices::get_visible_devices::DEF);
+            .add(devices::get_visible_devices::DEF)
+            .add(rc::enable_op_determinism::DEF)
+            .add(rc::get_memory_growth::DEF)
+            .add(rc::set_memory_growth::DEF)
+            .add(rc::get_synchronous_execution::DEF)
+            .add(rc::set_synchronous_execution::DEF)
+            .add(rc::tensor_float_32_execution_enabled::DEF)
+            .add(rc::enable_tensor_float_32_execution::DEF);
         });
     });
 }

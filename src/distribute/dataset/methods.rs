@@ -365,6 +365,7 @@ fn shuffle(
         None => None,
     };
     // the seeds of `random_seed.get_seed`, which may draw the next op seed
+    crate::distribute::runtime_config::check_seeded(vm, op_seed)?;
     let state = vm.state().get::<crate::runtime::random::SeedState>();
     let seeds = match state.op_seeds(op_seed) {
         // ShuffleDatasetV3 seeds itself at random when given none
