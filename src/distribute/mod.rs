@@ -14,6 +14,7 @@ pub mod dataset;
 pub mod devices;
 pub mod enums;
 pub mod function;
+pub mod name_scope;
 pub mod nest;
 pub mod notes;
 pub mod reduce;

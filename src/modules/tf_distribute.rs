@@ -101,7 +101,10 @@ fn register_distribute(d: &mut ModuleBuilder) {
 
 /// `tf.device` and `tf.config`.
 fn register_devices(m: &mut ModuleBuilder) {
-    m.add(devices::device::DEF);
+    m.add(devices::device::DEF).value(
+        "name_scope",
+        class(&crate::distribute::name_scope::NAME_SCOPE),
+    );
     m.namespace("config", |c| {
         c.add(devices::list_physical_devices::DEF)
             .add(devices::list_logical_devices::DEF)
