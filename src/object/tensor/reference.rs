@@ -44,10 +44,9 @@ impl NativeObject for Reference {
     }
 
     fn equals(&self, _this: &Value, other: &Value, _vm: &dyn Vm) -> PyResult<Option<bool>> {
-        Ok(match other.downcast::<Reference>() {
-            Some(o) => Some(o.0.id() == self.0.id()),
-            None => None,
-        })
+        Ok(other
+            .downcast::<Reference>()
+            .map(|o| o.0.id() == self.0.id()))
     }
 
     fn hash_as(&self) -> Option<Value> {
