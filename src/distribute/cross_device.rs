@@ -133,6 +133,7 @@ fn reduce_value_to(
         kind: Kind::Mirrored,
         devices,
         extended: Value::None,
+        input_hosts: Default::default(),
     };
     reduce_to_devices(vm, &s, op, value, &dest)
 }

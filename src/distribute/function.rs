@@ -148,6 +148,10 @@ impl NativeObject for FunctionObj {
         kwargs: Vec<(Rc<str>, Value)>,
         vm: &dyn Vm,
     ) -> PyResult<Value> {
+        if super::runtime_config::config(vm).functions_eagerly.get() {
+            // `tf.config.run_functions_eagerly(True)`: plain Python
+            return vm.call(&self.func, args, kwargs);
+        }
         let key = |relaxed: bool| -> PyResult<String> {
             let mut key = String::new();
             for a in &args {

@@ -38,6 +38,16 @@ impl Interp {
             Some(crate::modules::Source::Native(build)) => build(self),
             _ => None,
         };
+        if let Some(m) = &native {
+            // cached first: its companion written in the language imports it
+            self.modules
+                .borrow_mut()
+                .insert(name.to_string(), m.clone());
+            if let Err(e) = self.attach_companion(name, m) {
+                self.modules.borrow_mut().remove(name);
+                return Err(e);
+            }
+        }
         let m = match native {
             Some(m) => m,
             None if name == "builtins" => {
@@ -71,6 +81,42 @@ impl Interp {
             .borrow_mut()
             .insert(name.to_string(), m.clone());
         Ok(m)
+    }
+}
+
+impl Interp {
+    /// Adds to the native module `name` what its companion written in the
+    /// language defines (`NAME.__py__` in the module table, when there is
+    /// one): each name its `__dist_module__` returns, a dotted one into
+    /// that namespace of the module (`tf.Module` is written in Python, as
+    /// in TensorFlow).
+    fn attach_companion(&self, name: &str, m: &Value) -> PyResult<()> {
+        let companion = format!("{name}.__py__");
+        let Some(text) = stdlib_source(&companion) else {
+            return Ok(());
+        };
+        let c = self.load_stdlib(&companion, text)?;
+        let Some(c) = c.downcast::<crate::modules::ModuleObj>() else {
+            return Ok(());
+        };
+        let items: Vec<(String, Value)> = c
+            .dict
+            .borrow()
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        for (key, value) in items {
+            let mut target = m.clone();
+            let mut parts: Vec<&str> = key.split('.').collect();
+            let last = parts.pop().unwrap_or_default();
+            for part in parts {
+                target = self.get_attribute(&target, part)?;
+            }
+            if let Some(t) = target.downcast::<crate::modules::ModuleObj>() {
+                t.dict.borrow_mut().insert(last.into(), value);
+            }
+        }
+        Ok(())
     }
 }
 

@@ -127,6 +127,8 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("array"),
     stdlib!("decimal"),
     stdlib!("asyncio"),
+    // the part of `tensorflow` written in the language, added to it on import
+    stdlib!("tensorflow.__py__", "tensorflow_py"),
     stdlib!("collections.abc", "collections_abc"),
 ];
 

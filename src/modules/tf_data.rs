@@ -1,13 +1,16 @@
 //! `tf.data` and `tf.TensorSpec`, named as TensorFlow names them: the
 //! `Dataset` class, the `tf.data.experimental` transformations, the
-//! cardinality constants and `AutoShardPolicy`. Registration only: the
+//! cardinality constants, `tf.data.Options` with its option classes and enums. Registration only: the
 //! natives and classes are `distribute::dataset`'s.
 
 use super::ModuleBuilder;
 use crate::distribute::dataset::compose;
+use crate::distribute::dataset::data_options::{
+    AUTOTUNE_ALGORITHM, AUTOTUNE_OPTIONS, AUTO_SHARD_POLICY, DISTRIBUTE_OPTIONS,
+    EXTERNAL_STATE_POLICY, OPTIMIZATION_OPTIONS, OPTIONS, SERVICE_OPTIONS, THREADING_OPTIONS,
+};
 use crate::distribute::dataset::methods::DATASET_V2;
 use crate::distribute::dataset::node::{INFINITE, UNKNOWN};
-use crate::distribute::dataset::options::new_options;
 use crate::distribute::dataset::structure::TENSOR_SPEC;
 use crate::value::Value;
 
@@ -18,7 +21,8 @@ pub fn register(m: &mut ModuleBuilder) {
             .value("AUTOTUNE", Value::Int(-1))
             .value("INFINITE_CARDINALITY", Value::Int(INFINITE))
             .value("UNKNOWN_CARDINALITY", Value::Int(UNKNOWN))
-            .add(new_options::DEF)
+            .value("Options", Value::Class(OPTIONS.class()))
+            .value("ThreadingOptions", Value::Class(THREADING_OPTIONS.class()))
             .namespace("experimental", register_experimental);
     });
     // A class, so that `isinstance(ds.element_spec, tf.TensorSpec)` holds.
@@ -38,11 +42,24 @@ fn register_experimental(e: &mut ModuleBuilder) {
         .value("AUTOTUNE", Value::Int(-1))
         .value("INFINITE_CARDINALITY", Value::Int(INFINITE))
         .value("UNKNOWN_CARDINALITY", Value::Int(UNKNOWN))
-        .namespace("AutoShardPolicy", |p| {
-            p.value("OFF", Value::Int(-1))
-                .value("AUTO", Value::Int(0))
-                .value("FILE", Value::Int(1))
-                .value("DATA", Value::Int(2))
-                .value("HINT", Value::Int(3));
-        });
+        .value("AutoShardPolicy", Value::Class(AUTO_SHARD_POLICY.class()))
+        .value(
+            "AutotuneAlgorithm",
+            Value::Class(AUTOTUNE_ALGORITHM.class()),
+        )
+        .value(
+            "ExternalStatePolicy",
+            Value::Class(EXTERNAL_STATE_POLICY.class()),
+        )
+        .value("AutotuneOptions", Value::Class(AUTOTUNE_OPTIONS.class()))
+        .value(
+            "DistributeOptions",
+            Value::Class(DISTRIBUTE_OPTIONS.class()),
+        )
+        .value(
+            "OptimizationOptions",
+            Value::Class(OPTIMIZATION_OPTIONS.class()),
+        )
+        .value("ServiceOptions", Value::Class(SERVICE_OPTIONS.class()))
+        .value("ThreadingOptions", Value::Class(THREADING_OPTIONS.class()));
 }

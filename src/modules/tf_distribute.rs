@@ -14,15 +14,14 @@ use crate::distribute::collective_options::{communication_options, COMMUNICATION
 use crate::distribute::cross_device::{
     CROSS_DEVICE_OPS, HIERARCHICAL_COPY_ALL_REDUCE, NCCL_ALL_REDUCE, REDUCTION_TO_ONE_DEVICE,
 };
-use crate::distribute::dataset::options::{
-    INPUT_CONTEXT, INPUT_OPTIONS, INPUT_REPLICATION_MODE, RUN_OPTIONS,
-};
+use crate::distribute::dataset::options::{self, INPUT_CONTEXT, INPUT_REPLICATION_MODE};
 use crate::distribute::devices;
 use crate::distribute::reduce::REDUCE_OP;
 use crate::distribute::replica_ctx::{
     experimental_set_strategy, get_replica_context, get_strategy, has_strategy,
     in_cross_replica_context, REPLICA_CONTEXT, VALUE_CONTEXT,
 };
+use crate::distribute::runtime_config as rc;
 use crate::distribute::strategy::extended::EXTENDED_V2;
 use crate::distribute::strategy::{MIRRORED_STRATEGY, ONE_DEVICE_STRATEGY, STRATEGY};
 use crate::distribute::values::PER_REPLICA;
@@ -79,8 +78,8 @@ fn register_distribute(d: &mut ModuleBuilder) {
         .value("ReplicaContext", class(&REPLICA_CONTEXT))
         // classes, so that `isinstance` and `type()` read as in TensorFlow
         .value("InputContext", class(&INPUT_CONTEXT))
-        .value("InputOptions", class(&INPUT_OPTIONS))
-        .value("RunOptions", class(&RUN_OPTIONS))
+        .value("InputOptions", options::input_options_class())
+        .value("RunOptions", options::run_options_class())
         .value("InputReplicationMode", class(&INPUT_REPLICATION_MODE))
         .value("ReduceOp", class(&REDUCE_OP))
         .value("PerReplica", class(&PER_REPLICA))
@@ -102,14 +101,32 @@ fn register_distribute(d: &mut ModuleBuilder) {
 
 /// `tf.device` and `tf.config`.
 fn register_devices(m: &mut ModuleBuilder) {
-    m.add(devices::device::DEF);
+    m.add(devices::device::DEF).value(
+        "name_scope",
+        class(&crate::distribute::name_scope::NAME_SCOPE),
+    );
     m.namespace("config", |c| {
         c.add(devices::list_physical_devices::DEF)
             .add(devices::list_logical_devices::DEF)
             .add(devices::set_logical_device_configuration::DEF)
             .add(devices::get_logical_device_configuration::DEF)
             .add(devices::logical_device_configuration::DEF)
-            .add(devices::get_visible_devices::DEF);
+            .add(devices::get_visible_devices::DEF)
+            .add(rc::get_soft_device_placement::DEF)
+            .add(rc::set_soft_device_placement::DEF)
+            .add(rc::functions_run_eagerly::DEF)
+            .add(rc::run_functions_eagerly::DEF)
+            .add(rc::functions_run_eagerly::DEF.renamed("experimental_functions_run_eagerly()"))
+            .add(
+                rc::run_functions_eagerly::DEF
+                    .renamed("experimental_run_functions_eagerly(run_eagerly)"),
+            );
+        c.namespace("threading", |t| {
+            t.add(rc::get_inter_op_parallelism_threads::DEF)
+                .add(rc::get_intra_op_parallelism_threads::DEF)
+                .add(rc::set_inter_op_parallelism_threads::DEF)
+                .add(rc::set_intra_op_parallelism_threads::DEF);
+        });
         c.namespace("experimental", |e| {
             e.add(devices::list_physical_devices::DEF.documented("The physical devices."))
                 .add(devices::list_logical_devices::DEF.documented("The logical devices."))
@@ -118,7 +135,14 @@ fn register_devices(m: &mut ModuleBuilder) {
                         .renamed("set_virtual_device_configuration(device, logical_devices)")
                         .documented("Old name of set_logical_device_configuration."),
                 )
-                .add(devices::get_visible_devices::DEF);
+                .add(devices::get_visible_devices::DEF)
+                .add(rc::enable_op_determinism::DEF)
+                .add(rc::get_memory_growth::DEF)
+                .add(rc::set_memory_growth::DEF)
+                .add(rc::get_synchronous_execution::DEF)
+                .add(rc::set_synchronous_execution::DEF)
+                .add(rc::tensor_float_32_execution_enabled::DEF)
+                .add(rc::enable_tensor_float_32_execution::DEF);
         });
     });
 }

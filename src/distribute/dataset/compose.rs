@@ -473,7 +473,6 @@ pub(super) fn group_by_window(
 }
 
 /// `Dataset.get_single_element`, which also takes a `name` (ignored).
-/// The only element of the dataset (`tf.data.experimental.get_single_element`).
 #[native("DatasetV2.get_single_element(self, name=None)")]
 pub(super) fn dataset_get_single_element(
     vm: &dyn Vm,
@@ -515,7 +514,6 @@ pub fn get_single_element(vm: &dyn Vm, dataset: &Value) -> PyResult<Value> {
 }
 
 /// `Dataset.counter`, which also takes a `name` (ignored).
-/// start, start + step, ... forever (`tf.data.experimental.Counter`).
 #[native("DatasetV2.counter(start=0, step=1, dtype=None, name=None)")]
 pub(super) fn dataset_counter(
     vm: &dyn Vm,

@@ -21,7 +21,7 @@ use super::iterator::{numpy_iterator, owned_iterator};
 use super::node::{dataset_of, DatasetObj, Kind};
 use super::stream::{call_with_element, map_result, open};
 use super::structure::{kernel_error, normalize, Spec};
-use super::{bucket, compose, padding, sources};
+use super::{bucket, compose, data_options, padding, sources};
 use crate::object::{native, ClassSpec, Member, This};
 use crate::runtime::{DType, Device, Scalar, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
@@ -365,6 +365,7 @@ fn shuffle(
         None => None,
     };
     // the seeds of `random_seed.get_seed`, which may draw the next op seed
+    crate::distribute::runtime_config::check_seeded(vm, op_seed)?;
     let state = vm.state().get::<crate::runtime::random::SeedState>();
     let seeds = match state.op_seeds(op_seed) {
         // ShuffleDatasetV3 seeds itself at random when given none
@@ -495,17 +496,42 @@ fn apply(vm: &dyn Vm, this: &Value, transformation_func: &Value) -> PyResult<Val
     Ok(r)
 }
 
-/// The dataset with options (accepted).
+/// A new dataset with the given options set.
+///
+/// The options apply to the whole dataset; options set more than once are
+/// merged, the last value set wins.
 #[native("DatasetV2.with_options(self, options, name=None)")]
-fn with_options(this: This<DatasetObj>, _options: &Value, _name: &Value) -> PyResult<Value> {
+fn with_options(
+    vm: &dyn Vm,
+    this: This<DatasetObj>,
+    options: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
     let (ds, d) = (this.value, this.obj);
-    Ok(DatasetObj::value(Kind::Options(ds.clone()), d.spec.clone()))
+    data_options::check_serializable(vm, options)?;
+    for name in data_options::unused_options(options) {
+        crate::distribute::notes::note_once(
+            vm,
+            &format!("tf.data option {name}"),
+            &format!(
+                "tf.data.Options().{name} is accepted but dist does not act on it \
+                 (dist runs an input pipeline on one thread, in order, unoptimized)"
+            ),
+        );
+    }
+    let node = DatasetObj::value(Kind::Options(ds.clone(), options.clone()), d.spec.clone());
+    // merged now, as TensorFlow merges (and serializes) them here: its
+    // warnings come now, and later changes to `options` do not count
+    data_options::options_of(vm, &node)?;
+    Ok(node)
 }
 
-/// The dataset's options.
+/// The options for this dataset and its inputs (a read-only
+/// `tf.data.Options`).
 #[native("DatasetV2.options(self)")]
-fn options(_this: &Value) -> Value {
-    super::options::options_value()
+fn options(vm: &dyn Vm, this: &Value) -> PyResult<Value> {
+    let merged = data_options::options_of(vm, this)?;
+    Ok(data_options::read_back(merged.as_ref()))
 }
 
 /// An iterator over the dataset.

@@ -4,7 +4,7 @@
 //! (`stream.rs`). The node classes and reprs live here; `tf.data.Dataset`
 //! (`DatasetV2`) and its natives in `methods.rs`, `sources.rs`, `compose.rs`.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 
 use super::methods::DATASET_V2;
@@ -75,8 +75,9 @@ pub enum Kind {
     Unbatch(Value),
     /// `rebatch(batch_size)`: batch sizes, cycled.
     Rebatch(Value, Vec<usize>, bool),
-    /// `with_options(options)`: a pass-through.
-    Options(Value),
+    /// `with_options(options)`: a pass-through that sets the options (the
+    /// merge of the input's and these, made when the node is built).
+    Options(Value, Value),
     /// `Dataset.from_generator(generator, args=...)`: `generator(*args)` is
     /// called at the start of each pass and its items converted to the spec.
     Generator(Value, Vec<Value>),
@@ -156,6 +157,10 @@ pub struct DatasetObj {
     pub kind: Kind,
     /// Its `element_spec`.
     pub spec: Spec,
+    /// Its `tf.data.Options`: those of its inputs merged (and, for
+    /// `with_options`, the ones given), computed when first asked for;
+    /// None when nothing was set.
+    pub options: OnceCell<Option<Value>>,
 }
 
 /// The dataset behind a value (every input of a node is one).
@@ -166,7 +171,11 @@ pub fn dataset_of(v: &Value) -> Option<&DatasetObj> {
 impl DatasetObj {
     /// A new dataset value.
     pub fn value(kind: Kind, spec: Spec) -> Value {
-        Value::native(DatasetObj { kind, spec })
+        Value::native(DatasetObj {
+            kind,
+            spec,
+            options: OnceCell::new(),
+        })
     }
 
     /// A new dataset of `kind` whose elements are like this one's.
@@ -193,7 +202,7 @@ impl DatasetObj {
             Kind::Shuffle { .. } => &SHUFFLE,
             Kind::Unbatch(_) => &UNBATCH,
             Kind::Rebatch(..) => &REBATCH,
-            Kind::Options(_) => &OPTIONS,
+            Kind::Options(..) => &OPTIONS,
             Kind::Generator(..) | Kind::FlatMap(..) => &FLAT_MAP,
             Kind::PaddedBatch(..) => &PADDED_BATCH,
             Kind::Concatenate(..) => &CONCATENATE,
@@ -209,6 +218,49 @@ impl DatasetObj {
             Kind::Choose(..) => &DIRECTED_INTERLEAVE,
             Kind::GroupByWindow { .. } => &GROUP_BY_WINDOW,
         }
+    }
+
+    /// The datasets this one reads, as TensorFlow's `_inputs()` lists them
+    /// (whose options it inherits).
+    pub fn inputs(&self) -> Vec<&Value> {
+        let all: Vec<&Value> = match &self.kind {
+            Kind::Range { .. }
+            | Kind::Tensors(_)
+            | Kind::Slices(_)
+            | Kind::Counter { .. }
+            | Kind::Variant(_)
+            | Kind::Nested(_)
+            | Kind::Generator(..) => Vec::new(),
+            Kind::Zip(inputs, _) => inputs.iter().collect(),
+            Kind::Concatenate(a, b) => vec![a, b],
+            Kind::Choose(datasets, choice, _) => {
+                std::iter::once(choice).chain(datasets.iter()).collect()
+            }
+            Kind::Batch(input, ..)
+            | Kind::Repeat(input, _)
+            | Kind::Shard(input, ..)
+            | Kind::Take(input, _)
+            | Kind::Skip(input, _)
+            | Kind::Map(input, _)
+            | Kind::Filter(input, _)
+            | Kind::Prefetch(input)
+            | Kind::Cache(input, _)
+            | Kind::Shuffle { input, .. }
+            | Kind::Unbatch(input)
+            | Kind::Rebatch(input, ..)
+            | Kind::Options(input, _)
+            | Kind::PaddedBatch(input, _)
+            | Kind::FlatMap(input, _)
+            | Kind::Interleave { input, .. }
+            | Kind::Window { input, .. }
+            | Kind::Scan(input, ..)
+            | Kind::TakeWhile(input, _)
+            | Kind::Unique(input)
+            | Kind::GroupByWindow { input, .. } => vec![input],
+        };
+        all.into_iter()
+            .filter(|v| dataset_of(v).is_some())
+            .collect()
     }
 
     /// `cardinality()`: the number of elements, `INFINITE` or `UNKNOWN`.
@@ -303,7 +355,7 @@ impl DatasetObj {
             | Kind::Prefetch(input)
             | Kind::Cache(input, _)
             | Kind::Shuffle { input, .. }
-            | Kind::Options(input) => of(input),
+            | Kind::Options(input, _) => of(input),
             Kind::Filter(..) | Kind::Unbatch(_) | Kind::Rebatch(..) | Kind::Generator(..) => {
                 UNKNOWN
             }

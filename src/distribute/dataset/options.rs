@@ -1,139 +1,25 @@
-//! Option objects that are accepted and remembered but change nothing here:
-//! `tf.data.Options` (with its nested option groups) and
-//! `tf.distribute.InputOptions`; plus `tf.distribute.InputContext`, which
+//! `tf.distribute`'s option records (`InputOptions`, `RunOptions`, named
+//! tuples as in TensorFlow), its
+//! string-valued enums, and `tf.distribute.InputContext`, which
 //! `distribute_datasets_from_function` passes to the dataset function.
-
-use std::cell::RefCell;
-
-use indexmap::IndexMap;
+//! (`tf.data.Options` is `data_options.rs`.)
 
 use crate::distribute::classes::{getters, native_class, object_repr, DISTRIBUTE_LIB};
-use crate::object::{native, ClassSpec, Member};
+use crate::object::types::namedtuple::{struct_class_with_defaults, NamedTuple};
+use crate::object::{native, ClassSpec, Kwargs, Member};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
-/// `tf.data.Options()` or one of its groups (`experimental_distribute` …).
-pub struct OptionsObj {
-    spec: &'static ClassSpec,
-    attrs: RefCell<IndexMap<String, Value>>,
+/// `tf.distribute.RunOptions`: a named tuple class (TensorFlow's subclass
+/// of one, whose `__new__` only gives the defaults).
+pub fn run_options_class() -> Value {
+    struct_class_with_defaults(
+        "RunOptions",
+        &RUN_OPTION_NAMES,
+        vec![Value::Bool(true), Value::Bool(false), Value::None],
+        DISTRIBUTE_LIB,
+    )
+    .unwrap_or(Value::None)
 }
-
-/// A fresh `tf.data.Options()`.
-pub fn options_value() -> Value {
-    Value::native(OptionsObj {
-        spec: &OPTIONS,
-        attrs: RefCell::new(IndexMap::new()),
-    })
-}
-
-/// Options for a dataset (accepted; they change nothing here).
-#[native("Options()")]
-pub fn new_options() -> Value {
-    options_value()
-}
-
-/// The classes of `tf.data.Options` and of its option groups.
-macro_rules! options_classes {
-    ($($id:ident $name:literal),*) => {$(
-        #[doc = concat!("`tf.data.", $name, "`.")]
-        pub static $id: ClassSpec = ClassSpec::plain($name, "tensorflow.python.data.ops.options");
-    )*};
-}
-
-options_classes!(
-    OPTIONS "Options",
-    DISTRIBUTE_OPTIONS "DistributeOptions",
-    OPTIMIZATION_OPTIONS "OptimizationOptions",
-    THREADING_OPTIONS "ThreadingOptions",
-    AUTOTUNE_OPTIONS "AutotuneOptions"
-);
-
-fn group_class(name: &str) -> Option<&'static ClassSpec> {
-    Some(match name {
-        "experimental_distribute" => &DISTRIBUTE_OPTIONS,
-        "experimental_optimization" => &OPTIMIZATION_OPTIONS,
-        "threading" => &THREADING_OPTIONS,
-        "autotune" => &AUTOTUNE_OPTIONS,
-        _ => return None,
-    })
-}
-
-impl NativeObject for OptionsObj {
-    fn type_name(&self) -> &str {
-        self.spec.name
-    }
-
-    fn class(&self) -> Option<std::rc::Rc<crate::value::Class>> {
-        // Its attributes are its own (`getattr`), not its class's.
-        Some(self.spec.class())
-    }
-
-    fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(object_repr(self.spec, this))
-    }
-
-    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
-        if let Some(v) = self.attrs.borrow().get(name) {
-            return Ok(Some(v.clone()));
-        }
-        if name.starts_with("__") {
-            return Ok(None);
-        }
-        let v = match group_class(name) {
-            Some(spec) if std::ptr::eq(self.spec, &OPTIONS) => Value::native(OptionsObj {
-                spec,
-                attrs: RefCell::new(IndexMap::new()),
-            }),
-            _ => Value::None,
-        };
-        self.attrs.borrow_mut().insert(name.to_string(), v.clone());
-        Ok(Some(v))
-    }
-
-    fn setattr(&self, _this: &Value, name: &str, value: Value, _vm: &dyn Vm) -> PyResult<bool> {
-        self.attrs.borrow_mut().insert(name.to_string(), value);
-        Ok(true)
-    }
-}
-
-/// A namedtuple-like options record of `tf.distribute`: `InputOptions(...)`,
-/// `RunOptions(...)`.
-pub struct NamedOptions {
-    /// The class (`InputOptions`).
-    spec: &'static ClassSpec,
-    /// The field names, in order.
-    fields: &'static [&'static str],
-    /// The field values.
-    values: Vec<Value>,
-}
-
-native_class!(NamedOptions: INPUT_OPTIONS);
-
-/// `tf.distribute.RunOptions`.
-pub static RUN_OPTIONS: ClassSpec = ClassSpec {
-    name: "RunOptions",
-    module: DISTRIBUTE_LIB,
-    bases: &[],
-    members: &[
-        Member::New(new_run_options::DEF),
-        Member::Getter(enable_dynamic_batch_size::DEF),
-        Member::Getter(bucketizing_dynamic_shape::DEF),
-        Member::Getter(xla_options::DEF),
-    ],
-};
-
-/// `tf.distribute.InputOptions`.
-pub static INPUT_OPTIONS: ClassSpec = ClassSpec {
-    name: "InputOptions",
-    module: DISTRIBUTE_LIB,
-    bases: &[],
-    members: &[
-        Member::New(new_input_options::DEF),
-        Member::Getter(fetch_to_device::DEF),
-        Member::Getter(replication_mode::DEF),
-        Member::Getter(place_dataset_on_device::DEF),
-        Member::Getter(per_replica_buffer_size::DEF),
-    ],
-};
 
 const RUN_OPTION_NAMES: [&str; 3] = [
     "experimental_enable_dynamic_batch_size",
@@ -141,35 +27,50 @@ const RUN_OPTION_NAMES: [&str; 3] = [
     "experimental_xla_options",
 ];
 
-/// Options for `strategy.run` (TPU-only in TensorFlow; accepted).
-#[native("RunOptions.__new__(experimental_enable_dynamic_batch_size=True, experimental_bucketizing_dynamic_shape=False, experimental_xla_options=None)")]
-fn new_run_options(
-    experimental_enable_dynamic_batch_size: &Value,
-    experimental_bucketizing_dynamic_shape: &Value,
-    experimental_xla_options: &Value,
-) -> Value {
-    Value::native(NamedOptions {
-        spec: &RUN_OPTIONS,
-        fields: &RUN_OPTION_NAMES,
-        values: vec![
-            experimental_enable_dynamic_batch_size.clone(),
-            experimental_bucketizing_dynamic_shape.clone(),
-            experimental_xla_options.clone(),
-        ],
-    })
+/// `tf.distribute.InputOptions`: a named tuple class whose `__new__` turns
+/// `experimental_fetch_to_device=None` into True, as TensorFlow's does.
+pub fn input_options_class() -> Value {
+    let mode = INPUT_REPLICATION_MODE
+        .class()
+        .lookup("PER_WORKER")
+        .unwrap_or(Value::None);
+    let defaults = vec![Value::None, mode, Value::Bool(false), Value::Int(1)];
+    let class = struct_class_with_defaults(
+        "InputOptions",
+        &INPUT_OPTION_NAMES,
+        defaults,
+        DISTRIBUTE_LIB,
+    )
+    .unwrap_or(Value::None);
+    if let Value::Class(c) = &class {
+        let tuple_new = c.dict.borrow().get("__new__").cloned();
+        if let Some(tuple_new) = tuple_new {
+            let new = new_input_options::DEF.function().bind(tuple_new);
+            c.dict.borrow_mut().insert("__new__".into(), new);
+        }
+    }
+    class
 }
 
-getters! { this: &NamedOptions;
-    /// Whether batches may differ in size.
-    fn enable_dynamic_batch_size("RunOptions.experimental_enable_dynamic_batch_size(self)") -> Value {
-        this.values[0].clone()
+/// Options for distributing a dataset (`experimental_fetch_to_device`
+/// defaults to True).
+#[native("InputOptions.__new__(tuple_new, /, *args, **kwargs)")]
+fn new_input_options(
+    vm: &dyn Vm,
+    tuple_new: &Value,
+    args: &[Value],
+    kwargs: Kwargs,
+) -> PyResult<Value> {
+    let made = vm.call(tuple_new, args.to_vec(), kwargs.0)?;
+    let Some(nt) = made.downcast::<NamedTuple>() else {
+        return Ok(made);
+    };
+    if !nt.values()[0].is_none() {
+        return Ok(made);
     }
-    /// Whether dynamic shapes are bucketized.
-    fn bucketizing_dynamic_shape("RunOptions.experimental_bucketizing_dynamic_shape(self)") -> Value {
-        this.values[1].clone()
-    }
-    /// XLA's options.
-    fn xla_options("RunOptions.experimental_xla_options(self)") -> Value { this.values[2].clone() }
+    let mut values = nt.values().to_vec();
+    values[0] = Value::Bool(true);
+    Ok(nt.with_values(values))
 }
 
 const INPUT_OPTION_NAMES: [&str; 4] = [
@@ -244,77 +145,6 @@ pub static INPUT_REPLICATION_MODE: ClassSpec = ClassSpec {
     bases: &[],
     members: str_enum!(INPUT_REPLICATION_MODE: "PER_WORKER", "PER_REPLICA"),
 };
-
-/// Options for distributed datasets (accepted).
-#[native("InputOptions.__new__(experimental_fetch_to_device=None, experimental_replication_mode=None, experimental_place_dataset_on_device=False, experimental_per_replica_buffer_size=1)")]
-fn new_input_options(
-    experimental_fetch_to_device: &Value,
-    experimental_replication_mode: &Value,
-    experimental_place_dataset_on_device: &Value,
-    experimental_per_replica_buffer_size: &Value,
-) -> Value {
-    let fetch = match experimental_fetch_to_device {
-        Value::None => Value::Bool(!matches!(
-            experimental_place_dataset_on_device,
-            Value::Bool(true)
-        )),
-        v => v.clone(),
-    };
-    let mode = match experimental_replication_mode {
-        Value::None => INPUT_REPLICATION_MODE
-            .class()
-            .lookup("PER_WORKER")
-            .unwrap_or(Value::None),
-        v => v.clone(),
-    };
-    Value::native(NamedOptions {
-        spec: &INPUT_OPTIONS,
-        fields: &INPUT_OPTION_NAMES,
-        values: vec![
-            fetch,
-            mode,
-            experimental_place_dataset_on_device.clone(),
-            experimental_per_replica_buffer_size.clone(),
-        ],
-    })
-}
-
-getters! { this: &NamedOptions;
-    /// Whether the inputs are copied to the replicas' devices.
-    fn fetch_to_device("InputOptions.experimental_fetch_to_device(self)") -> Value {
-        this.values[0].clone()
-    }
-    /// One input pipeline per worker or per replica (`tf.distribute.InputReplicationMode`).
-    fn replication_mode("InputOptions.experimental_replication_mode(self)") -> Value {
-        this.values[1].clone()
-    }
-    /// Whether the dataset is placed on the device.
-    fn place_dataset_on_device("InputOptions.experimental_place_dataset_on_device(self)") -> Value {
-        this.values[2].clone()
-    }
-    /// How many elements each replica buffers.
-    fn per_replica_buffer_size("InputOptions.experimental_per_replica_buffer_size(self)") -> Value {
-        this.values[3].clone()
-    }
-}
-
-impl NativeObject for NamedOptions {
-    fn type_name(&self) -> &str {
-        self.spec.name
-    }
-
-    fn spec(&self) -> Option<&'static ClassSpec> {
-        Some(self.spec)
-    }
-
-    fn repr(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
-        let mut parts = Vec::new();
-        for (name, v) in self.fields.iter().zip(&self.values) {
-            parts.push(format!("{name}={}", vm.repr(v)?));
-        }
-        Ok(format!("{}({})", self.spec.name, parts.join(", ")))
-    }
-}
 
 /// `tf.distribute.InputContext`.
 pub struct InputContextObj {

@@ -144,7 +144,7 @@ pub fn open(ds: &Value) -> PyResult<Box<dyn Stream>> {
             f: f.clone(),
             filter: true,
         }),
-        Kind::Prefetch(input) | Kind::Options(input) => open(input)?,
+        Kind::Prefetch(input) | Kind::Options(input, _) => open(input)?,
         Kind::Generator(func, args) => Box::new(GeneratorStream {
             func: func.clone(),
             args: args.clone(),

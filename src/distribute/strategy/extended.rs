@@ -38,6 +38,7 @@ impl ExtendedObj {
             kind: self.kind,
             devices: self.devices.clone(),
             extended: Value::None,
+            input_hosts: Default::default(),
         }
     }
 }

@@ -46,6 +46,11 @@ pub struct StrategyObj {
     pub devices: Vec<Device>,
     /// The `extended` object (shares the device list).
     pub(super) extended: Value,
+    /// The hosts of the input workers, one per replica, once a
+    /// `PER_REPLICA` input distribution changed them (TensorFlow's
+    /// MirroredStrategy keeps that change for later inputs); None: one
+    /// worker, whose host is the CPU.
+    pub input_hosts: std::cell::RefCell<Option<Vec<Device>>>,
 }
 
 const MIRRORED_MODULE: &str = "tensorflow.python.distribute.mirrored_strategy";
@@ -146,6 +151,7 @@ pub fn make_strategy(kind: Kind, devices: Vec<Device>) -> Value {
         kind,
         devices,
         extended: extended.clone(),
+        input_hosts: Default::default(),
     });
     if let (Some(e), Value::Native(rc)) = (extended.downcast::<ExtendedObj>(), &strategy) {
         *e.strategy.borrow_mut() = Rc::downgrade(rc);
@@ -487,7 +493,7 @@ fn distribute_dataset(
     dataset: &Value,
     options: &Value,
 ) -> PyResult<Value> {
-    super::dataset::distribute_dataset(vm, dataset, &this.devices, options)
+    super::dataset::distribute_dataset(vm, dataset, &this.devices, options, &this.input_hosts)
 }
 
 /// One input pipeline per worker, built by `dataset_fn(InputContext)`.
@@ -504,5 +510,6 @@ pub(super) fn distribute_from_function(
         &this.devices,
         options,
         this.kind == Kind::Mirrored,
+        &this.input_hosts,
     )
 }

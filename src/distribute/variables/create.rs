@@ -66,6 +66,7 @@ pub(super) fn variable_new(
         Some(Value::Str(s)) => s.to_string(),
         Some(v) => vm.str(v)?,
     };
+    let base = crate::distribute::name_scope::scoped(vm, &base);
     let sync = match synchronization {
         None => Sync::Auto,
         Some(v) => parse_sync(v)?,

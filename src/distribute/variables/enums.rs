@@ -5,9 +5,9 @@
 //! TensorFlow's `VariableAggregationV2`; a variable without aggregation
 //! shows the V1 enum's `NONE`.
 
-use crate::distribute::classes::{getters, member_names, native_class, VARIABLES};
-use crate::object::{ClassSpec, Member};
-use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+use crate::distribute::classes::VARIABLES;
+use crate::distribute::enums::{enum_class, member_of, EnumMember};
+use crate::value::{ExcType, PyErr, PyResult, Value};
 
 /// `tf.VariableAggregation` members.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,13 +35,6 @@ pub enum Sync {
     OnRead,
 }
 
-/// A member of one of the enums.
-pub struct EnumObj {
-    spec: &'static ClassSpec,
-    member: &'static str,
-    value: i64,
-}
-
 const AGGS: [(&str, Agg); 4] = [
     ("NONE", Agg::None),
     ("SUM", Agg::Sum),
@@ -55,89 +48,17 @@ const SYNCS: [(&str, Sync); 4] = [
     ("ON_READ", Sync::OnRead),
 ];
 
-/// The members of an int-valued enum class `$spec`, one object each (a
-/// class attribute), named and numbered by the table `$names`, with
-/// `_member_names_`, `name` and `value`.
-macro_rules! int_enum {
-    ($spec:ident: $names:ident, $($i:literal)+) => {
-        &[
-            $(Member::Attr($names[$i].0, || member_of(&$spec, $names[$i].0, $i)),)+
-            Member::Attr("_member_names_", || member_names(&$names.map(|(m, _)| m))),
-            Member::Getter(enum_name::DEF),
-            Member::Getter(enum_value::DEF),
-        ]
-    };
-}
+enum_class!(pub VARIABLE_AGGREGATION_V2, AGGREGATION_V2, aggregation_v2_call,
+    "VariableAggregationV2", VARIABLES, int: false,
+    [("NONE", 0), ("SUM", 1), ("MEAN", 2), ("ONLY_FIRST_REPLICA", 3)]);
 
-/// `tf.VariableAggregation`.
-pub static VARIABLE_AGGREGATION_V2: ClassSpec = ClassSpec {
-    name: "VariableAggregationV2",
-    module: VARIABLES,
-    bases: &[],
-    members: int_enum!(VARIABLE_AGGREGATION_V2: AGGS, 0 1 2 3),
-};
+enum_class!(pub VARIABLE_AGGREGATION, AGGREGATION, aggregation_call,
+    "VariableAggregation", VARIABLES, int: false,
+    [("NONE", 0), ("SUM", 1), ("MEAN", 2), ("ONLY_FIRST_REPLICA", 3)]);
 
-/// `tf.compat.v1.VariableAggregation`.
-pub static VARIABLE_AGGREGATION: ClassSpec = ClassSpec {
-    name: "VariableAggregation",
-    module: VARIABLES,
-    bases: &[],
-    members: int_enum!(VARIABLE_AGGREGATION: AGGS, 0 1 2 3),
-};
-
-/// `tf.VariableSynchronization`.
-pub static VARIABLE_SYNCHRONIZATION: ClassSpec = ClassSpec {
-    name: "VariableSynchronization",
-    module: VARIABLES,
-    bases: &[],
-    members: int_enum!(VARIABLE_SYNCHRONIZATION: SYNCS, 0 1 2 3),
-};
-
-/// The member `member` (numbered `value`) of the enum class `spec` (made
-/// once, with its class).
-fn member_of(spec: &'static ClassSpec, member: &'static str, value: i64) -> Value {
-    Value::native(EnumObj {
-        spec,
-        member,
-        value,
-    })
-}
-
-native_class!(EnumObj: VARIABLE_AGGREGATION_V2);
-
-impl NativeObject for EnumObj {
-    fn spec(&self) -> Option<&'static ClassSpec> {
-        Some(self.spec)
-    }
-    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!(
-            "<{}.{}: {}>",
-            self.spec.name, self.member, self.value
-        ))
-    }
-    fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("{}.{}", self.spec.name, self.member))
-    }
-    fn equals(&self, _this: &Value, other: &Value, _vm: &dyn Vm) -> PyResult<Option<bool>> {
-        // the V1 and V2 aggregation enums compare equal member by member
-        let same = other.downcast::<EnumObj>().is_some_and(|o| {
-            o.value == self.value && o.spec.name.starts_with(&self.spec.name[..12])
-        });
-        Ok(Some(same))
-    }
-}
-
-getters! { this: &EnumObj;
-    /// The member's name.
-    fn enum_name("Enum.name(self)") -> &'static str { this.member }
-    /// The member's value.
-    fn enum_value("Enum.value(self)") -> i64 { this.value }
-}
-
-/// Member `name` of the enum class `spec` (the one object its class holds).
-fn member(spec: &'static ClassSpec, name: &str) -> Value {
-    spec.class().lookup(name).unwrap_or(Value::None)
-}
+enum_class!(pub VARIABLE_SYNCHRONIZATION, SYNCHRONIZATION, synchronization_call,
+    "VariableSynchronization", VARIABLES, int: false,
+    [("AUTO", 0), ("NONE", 1), ("ON_WRITE", 2), ("ON_READ", 3)]);
 
 /// The `aggregation` of a variable: a member of `tf.VariableAggregation`,
 /// or of the V1 enum when `v1`.
@@ -146,12 +67,11 @@ pub(super) fn agg_value(a: Agg, v1: bool) -> Value {
         .iter()
         .find(|(_, x)| *x == a)
         .map_or("NONE", |(m, _)| m);
-    let spec = if v1 {
-        &VARIABLE_AGGREGATION
+    if v1 {
+        AGGREGATION.member(name)
     } else {
-        &VARIABLE_AGGREGATION_V2
-    };
-    member(spec, name)
+        AGGREGATION_V2.member(name)
+    }
 }
 
 /// The `synchronization` of a variable.
@@ -160,13 +80,13 @@ pub(super) fn sync_value(s: Sync) -> Value {
         .iter()
         .find(|(_, x)| *x == s)
         .map_or("AUTO", |(m, _)| m);
-    member(&VARIABLE_SYNCHRONIZATION, name)
+    SYNCHRONIZATION.member(name)
 }
 
 /// An `aggregation=` argument.
 pub(super) fn parse_agg(v: &Value) -> PyResult<Agg> {
-    match v.downcast::<EnumObj>() {
-        Some(e) if e.spec.name.starts_with("VariableAggregation") => Ok(AGGS[e.value as usize].1),
+    match v.downcast::<EnumMember>() {
+        Some(e) if e.of(&AGGREGATION) || e.of(&AGGREGATION_V2) => Ok(AGGS[e.value as usize].1),
         _ => Err(PyErr::new(
             ExcType::ValueError,
             "aggregation must be a tf.VariableAggregation",
@@ -176,8 +96,8 @@ pub(super) fn parse_agg(v: &Value) -> PyResult<Agg> {
 
 /// A `synchronization=` argument.
 pub(super) fn parse_sync(v: &Value) -> PyResult<Sync> {
-    match v.downcast::<EnumObj>() {
-        Some(e) if std::ptr::eq(e.spec, &VARIABLE_SYNCHRONIZATION) => Ok(SYNCS[e.value as usize].1),
+    match member_of(v, &SYNCHRONIZATION) {
+        Some(e) => Ok(SYNCS[e.value as usize].1),
         _ => Err(PyErr::new(
             ExcType::ValueError,
             "synchronization must be a tf.VariableSynchronization",

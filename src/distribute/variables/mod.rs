@@ -191,6 +191,10 @@ pub static VARIABLE: ClassSpec = ClassSpec {
     bases: &[&TRACKABLE],
     members: &[
         Member::New(create::variable_new::DEF),
+        Member::Method(crate::object::tensor::reference::tensor_ref::DEF),
+        Member::Attr("experimental_ref", || {
+            crate::object::tensor::reference::tensor_ref::DEF.value()
+        }),
         Member::Getter(var_name::DEF),
         Member::Getter(var_device::DEF),
         Member::Getter(var_trainable::DEF),

@@ -70,6 +70,10 @@ pub static EAGER_TENSOR: ClassSpec = ClassSpec {
         Member::Method(get_shape::DEF),
         Member::Method(len::DEF),
         Member::Method(array::DEF),
+        Member::Method(super::reference::tensor_ref::DEF),
+        Member::Attr("experimental_ref", || {
+            super::reference::tensor_ref::DEF.value()
+        }),
         Member::Getter(shape::DEF),
         Member::Getter(dtype::DEF),
         Member::Getter(device::DEF),

@@ -10,6 +10,7 @@ pub mod dtype;
 pub mod hooks;
 pub mod index;
 pub mod placement;
+pub mod reference;
 pub mod shape;
 
 pub use hooks::*;

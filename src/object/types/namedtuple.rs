@@ -147,6 +147,22 @@ pub fn struct_class(name: &str, fields: &[&str], module: &str) -> PyResult<Value
     Ok(namedtuple_class(Rc::from(name), names, Vec::new(), Rc::from(module))?.0)
 }
 
+/// A named tuple class with defaults for its last fields (TensorFlow's
+/// option records, `tf.distribute.RunOptions(...)`), named `name` in
+/// module `module`.
+pub fn struct_class_with_defaults(
+    name: &str,
+    fields: &[&str],
+    defaults: Vec<Value>,
+    module: &str,
+) -> PyResult<Value> {
+    let names: Vec<Rc<str>> = fields.iter().map(|f| Rc::from(*f)).collect();
+    if defaults.len() > names.len() {
+        return Err(type_error("Got more default values than field names"));
+    }
+    Ok(namedtuple_class(Rc::from(name), names, defaults, Rc::from(module))?.0)
+}
+
 /// A named tuple class (and its type) from checked names and defaults.
 fn namedtuple_class(
     name: Rc<str>,

@@ -38,6 +38,11 @@ pub fn hash_with_vm(v: &Value, vm: &dyn Vm) -> PyResult<i64> {
                 None => Ok(py_hash(v)),
             },
         },
+        // TensorFlow's variables define `__hash__` to raise this
+        Value::Native(n) if n.is_variable() => Err(type_error(format!(
+            "Variable is unhashable. Instead, use variable.ref() as the key. (Variable: {})",
+            vm.repr(v)?
+        ))),
         Value::Tuple(items) if items.iter().any(hashes_in_vm) => {
             let hashes = items
                 .iter()
@@ -56,6 +61,7 @@ pub fn hash_with_vm(v: &Value, vm: &dyn Vm) -> PyResult<i64> {
 /// defines `__hash__`, or a tuple holding one).
 fn hashes_in_vm(v: &Value) -> bool {
     match v {
+        Value::Native(n) => n.is_variable(),
         Value::Instance(i) => i.class.lookup("__hash__").is_some(),
         Value::Tuple(items) => items.iter().any(hashes_in_vm),
         _ => false,
@@ -71,6 +77,9 @@ pub(super) fn check_hashable(v: &Value) -> PyResult<()> {
             "Tensor is unhashable. Instead, use tensor.ref() as the key.",
         )),
         Value::Native(n) if !n.hashable() => Err(unhashable(v)),
+        Value::Native(n) if n.is_variable() => Err(type_error(
+            "Variable is unhashable. Instead, use variable.ref() as the key.",
+        )),
         Value::Native(n) => match n.hash_as() {
             Some(plain) => check_hashable(&plain),
             None => Ok(()),

@@ -1,7 +1,12 @@
 //! `tf.random.Generator`: a Philox state of its own, drawn from by its
-//! `normal`, `truncated_normal` and `uniform` methods.
+//! `normal`, `truncated_normal` and `uniform` methods. A generator made in
+//! a strategy's scope has one state per replica (TensorFlow's state is a
+//! mirrored variable) and, inside `strategy.run`, each replica draws from
+//! its own stream: the key hashed with the replica id, as TensorFlow's
+//! `Generator._preprocess_key` does. One made outside any scope is one
+//! stream that replicas draw from in turn.
 
-use std::cell::Cell;
+use std::cell::RefCell;
 
 use super::op::{
     affine, check_float_dist, int_range, OpDef, RANDOM_NORMAL, RANDOM_UNIFORM,
@@ -9,6 +14,7 @@ use super::op::{
 };
 use super::{check_alg, check_uniform_dtype, shape_tensor};
 use crate::distribute::classes::native_class;
+use crate::distribute::strategy::StrategyObj;
 use crate::modules::tf::convert::{placed, runtime_err, to_tensor};
 use crate::object::tensor::placement::current_device;
 use crate::object::{native, ClassSpec, Member};
@@ -21,7 +27,39 @@ use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 /// reads the stream at the counter, then moves the counter on by 256
 /// blocks per output element, as TensorFlow's stateful kernels reserve.
 pub struct GeneratorObj {
-    state: Cell<[u64; 3]>,
+    /// The state, one per replica of the strategy it was made under (one
+    /// when none).
+    states: RefCell<Vec<[u64; 3]>>,
+    /// Made in a strategy's scope: replicas hash the key with their id.
+    scoped: bool,
+}
+
+impl GeneratorObj {
+    /// A generator with `state`, one copy per replica when made in a
+    /// strategy's scope.
+    fn make(vm: &dyn Vm, state: [u64; 3]) -> Value {
+        let scoped = crate::distribute::context::state(vm)
+            .scopes
+            .borrow()
+            .last()
+            .and_then(|s| s.downcast::<StrategyObj>().map(|s| s.devices.len()));
+        Value::native(GeneratorObj {
+            states: RefCell::new(vec![state; scoped.unwrap_or(1).max(1)]),
+            scoped: scoped.is_some(),
+        })
+    }
+}
+
+/// TensorFlow's `hash(key, replica_id)`: the first uint64 that
+/// `stateless_random_uniform_full_int_v2` draws with that key at counter
+/// `[replica_id, 0]`.
+fn replica_key(key: u64, replica: u64) -> u64 {
+    let mut gen = Philox::from_parts(
+        [replica as u32, (replica >> 32) as u32, 0, 0],
+        [key as u32, (key >> 32) as u32],
+    );
+    let b = gen.next_block();
+    b[0] as u64 | (b[1] as u64) << 32
 }
 
 /// The class of `tf.random.Generator` objects.
@@ -74,9 +112,7 @@ fn algorithm(_this: &GeneratorObj) -> i64 {
 fn from_seed(vm: &dyn Vm, seed: &Value, alg: &Value) -> PyResult<Value> {
     philox_alg(vm, alg)?;
     let seed = generator_seed(seed)?;
-    Ok(Value::native(GeneratorObj {
-        state: Cell::new([seed, 0, 0]),
-    }))
+    Ok(GeneratorObj::make(vm, [seed, 0, 0]))
 }
 
 /// A generator whose state comes from the operating system's entropy.
@@ -84,15 +120,16 @@ fn from_seed(vm: &dyn Vm, seed: &Value, alg: &Value) -> PyResult<Value> {
 fn from_non_deterministic_state(vm: &dyn Vm, alg: &Value) -> PyResult<Value> {
     philox_alg(vm, alg)?;
     let e = random::seed::entropy;
-    Ok(Value::native(GeneratorObj {
-        state: Cell::new([e(), e(), e()]),
-    }))
+    Ok(GeneratorObj::make(vm, [e(), e(), e()]))
 }
 
 /// Resets the state as `from_seed(seed)` makes it.
 #[native("Generator.reset_from_seed(self, seed)")]
 fn reset_from_seed(this: &GeneratorObj, seed: &Value) -> PyResult<()> {
-    this.state.set([generator_seed(seed)?, 0, 0]);
+    let seed = generator_seed(seed)?;
+    for s in this.states.borrow_mut().iter_mut() {
+        *s = [seed, 0, 0];
+    }
     Ok(())
 }
 
@@ -137,14 +174,29 @@ fn generator_draw(
     let shape = shape_tensor(vm, shape)?;
     let (dims, _) = op.dims(&shape, device)?;
     let n = op.output_len(&dims, dtype, device)?;
-    let [lo, hi, key] = g.state.get();
+    // a scoped generator in a replica: that replica's state and key; in
+    // cross-replica context, every replica's state moves on
+    let replica = vm.current_replica().filter(|_| g.scoped);
+    let mut states = g.states.borrow_mut();
+    let idx = replica.unwrap_or(0).min(states.len() - 1);
+    let [lo, hi, key] = states[idx];
+    let drawn_key = match replica {
+        Some(r) => replica_key(key, r as u64),
+        None => key,
+    };
     let gen = Philox::from_parts(
         [lo as u32, (lo >> 32) as u32, hi as u32, (hi >> 32) as u32],
-        [key as u32, (key >> 32) as u32],
+        [drawn_key as u32, (drawn_key >> 32) as u32],
     );
     let t = op.draw(gen, dist, dtype, &dims, device)?;
-    let wide = ((hi as u128) << 64 | lo as u128).wrapping_add(256 * n as u128);
-    g.state.set([wide as u64, (wide >> 64) as u64, key]);
+    let advance = |s: &mut [u64; 3]| {
+        let wide = ((s[1] as u128) << 64 | s[0] as u128).wrapping_add(256 * n as u128);
+        *s = [wide as u64, (wide >> 64) as u64, s[2]];
+    };
+    match replica {
+        Some(_) => advance(&mut states[idx]),
+        None => states.iter_mut().for_each(advance),
+    }
     Ok(t)
 }
 

@@ -97,7 +97,9 @@ pub fn uniform(
     } else {
         None
     };
-    let seeds = state(vm).op_seeds(seed_arg(vm, seed)?);
+    let op_seed = seed_arg(vm, seed)?;
+    crate::distribute::runtime_config::check_seeded(vm, op_seed)?;
+    let seeds = state(vm).op_seeds(op_seed);
     let device = current_device(vm);
     match bounds {
         Some((lo, hi)) if is_int => {
@@ -142,7 +144,9 @@ fn normal_like(
     let shape = shape_tensor(vm, shape)?;
     let mean = to_tensor(vm, mean, Some(dtype))?;
     let stddev = to_tensor(vm, stddev, Some(dtype))?;
-    let seeds = state(vm).op_seeds(seed_arg(vm, seed)?);
+    let op_seed = seed_arg(vm, seed)?;
+    crate::distribute::runtime_config::check_seeded(vm, op_seed)?;
+    let seeds = state(vm).op_seeds(op_seed);
     check_float_dist(op, dist, dtype)?;
     let rnd = stateful(vm, op, &shape, dist, dtype, seeds)?;
     placed(vm, Ok(affine(rnd, &stddev, &mean)?))
@@ -181,7 +185,9 @@ pub fn truncated_normal(
 /// The rows of `value` in a random order: `tf.random.shuffle(tf.range(5), seed=1)`.
 #[native("shuffle(value, seed=None, name=None)")]
 pub fn shuffle(vm: &dyn Vm, value: &Value, seed: &Value, _name: &Value) -> PyResult<Tensor> {
-    let seeds = state(vm).op_seeds(seed_arg(vm, seed)?);
+    let op_seed = seed_arg(vm, seed)?;
+    crate::distribute::runtime_config::check_seeded(vm, op_seed)?;
+    let seeds = state(vm).op_seeds(op_seed);
     let value = to_tensor(vm, value, None)?;
     let device = current_device(vm);
     let rows = value.dims().first().copied().unwrap_or(0);
