@@ -474,11 +474,12 @@ pub(super) fn group_by_window(
     ))
 }
 
-/// `Dataset.get_single_element`, which also takes a `name` (ignored).
-pub(super) const GET_SINGLE_ELEMENT: NativeDef = NativeDef {
-    sig: "DatasetV2.get_single_element(self, name=None)",
-    ..get_single_element::DEF
-};
+/// The only element of the dataset (`tf.data.experimental.get_single_element`
+/// as a method, which also takes a `name`, ignored).
+#[native("DatasetV2.get_single_element(self, name=None)")]
+pub(super) fn single_element_method(vm: &dyn Vm, this: &Value, _name: &Value) -> PyResult<Value> {
+    get_single_element(vm, this)
+}
 
 /// The only element of the dataset.
 // TensorFlow's errors when it has none or more.
@@ -511,11 +512,18 @@ pub fn get_single_element(vm: &dyn Vm, dataset: &Value) -> PyResult<Value> {
     Ok(first)
 }
 
-/// `Dataset.counter`, which also takes a `name` (ignored).
-pub(super) const COUNTER: NativeDef = NativeDef {
-    sig: "DatasetV2.counter(start=0, step=1, dtype=None, name=None)",
-    ..counter::DEF
-};
+/// start, start + step, ... forever (`Dataset.counter`: `Counter`, which
+/// also takes a `name`, ignored).
+#[native("DatasetV2.counter(start=0, step=1, dtype=None, name=None)")]
+pub(super) fn counter_method(
+    vm: &dyn Vm,
+    start: &Value,
+    step: &Value,
+    dtype: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
+    counter(vm, start, step, dtype)
+}
 
 /// start, start + step, ... forever.
 #[native("Counter(start=0, step=1, dtype=None)")]

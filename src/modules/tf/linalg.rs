@@ -7,16 +7,43 @@ use super::convert::{axes, operand, placed, runtime_err, to_tensor, Ints};
 use super::math_ops::matching;
 use crate::modules::ModuleBuilder;
 use crate::object::tensor::placement::current_device;
-use crate::object::{native, NativeDef};
+use crate::object::native;
 use crate::runtime::{ops, DType, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
-/// `tf.linalg.matmul`: `tf.matmul` (which reads only its first four
-/// parameters), with TensorFlow's `grad_a` and `grad_b` too.
-const MATMUL: NativeDef = NativeDef {
-    sig: "matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False, grad_b=False, name=None)",
-    ..super::math_ops::matmul::DEF
-};
+/// Matrix product `a @ b` (`tf.linalg.matmul`: `tf.matmul` with
+/// TensorFlow's `grad_a` and `grad_b` too, which change nothing here).
+#[native("matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False, grad_b=False, name=None)")]
+#[expect(clippy::too_many_arguments, reason = "TensorFlow's parameters")]
+fn linalg_matmul(
+    vm: &dyn Vm,
+    a: &Value,
+    b: &Value,
+    transpose_a: &Value,
+    transpose_b: &Value,
+    adjoint_a: &Value,
+    adjoint_b: &Value,
+    a_is_sparse: &Value,
+    b_is_sparse: &Value,
+    output_type: &Value,
+    _grad_a: &Value,
+    _grad_b: &Value,
+    name: &Value,
+) -> PyResult<Tensor> {
+    super::math_ops::matmul(
+        vm,
+        a,
+        b,
+        transpose_a,
+        transpose_b,
+        adjoint_a,
+        adjoint_b,
+        a_is_sparse,
+        b_is_sparse,
+        output_type,
+        name,
+    )
+}
 
 /// Matrix-vector product `a @ b`.
 #[native("matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None)")]
@@ -305,7 +332,7 @@ fn norm(
 pub fn register(m: &mut ModuleBuilder) {
     m.add(eye::DEF).add(norm::DEF).add(einsum::DEF);
     m.namespace("linalg", |n| {
-        n.add(MATMUL)
+        n.add(linalg_matmul::DEF)
             .add(matvec::DEF)
             .add(matrix_transpose::DEF)
             .add(diag_part::DEF)
