@@ -196,7 +196,10 @@ mod tests {
     #[test]
     fn missing_file() {
         let err = read_script("/nonexistent/x.dist").unwrap_err();
-        assert!(err.0.starts_with("can't open file '/nonexistent/x.dist'"));
+        assert_eq!(err.exit_code(), 2);
+        assert!(err
+            .report(false)
+            .starts_with("dist: can't open file '/nonexistent/x.dist'"));
     }
 
     #[test]

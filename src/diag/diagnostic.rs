@@ -75,7 +75,10 @@ pub fn from_syntax_error(source: &Rc<SourceFile>, e: &crate::syntax::SyntaxError
 pub fn from_source_error(name: &str, e: &crate::syntax::encoding::SourceError) -> Diagnostic {
     let frames = match &e.at {
         Some((text, at)) => {
-            let end = text[*at..].chars().next().map_or(*at, |c| at + c.len_utf8());
+            let end = text[*at..]
+                .chars()
+                .next()
+                .map_or(*at, |c| at + c.len_utf8());
             vec![Frame {
                 location: Location {
                     source: SourceFile::new(name, text.clone()),

@@ -178,7 +178,13 @@ fn normal_name(cs: String) -> String {
     let buf: String = cs
         .chars()
         .take(12)
-        .map(|c| if c == '_' { '-' } else { c.to_ascii_lowercase() })
+        .map(|c| {
+            if c == '_' {
+                '-'
+            } else {
+                c.to_ascii_lowercase()
+            }
+        })
         .collect();
     if buf == "utf-8" || buf.starts_with("utf-8-") {
         "utf-8".into()
@@ -227,7 +233,9 @@ fn decode_with(codec: Codec, bytes: &[u8]) -> Option<String> {
     match codec {
         Codec::Utf8 => std::str::from_utf8(bytes).ok().map(str::to_string),
         Codec::Latin1 => Some(bytes.iter().map(|&b| char::from(b)).collect()),
-        Codec::Ascii => bytes.is_ascii().then(|| bytes.iter().map(|&b| char::from(b)).collect()),
+        Codec::Ascii => bytes
+            .is_ascii()
+            .then(|| bytes.iter().map(|&b| char::from(b)).collect()),
         Codec::Cp1252 => bytes
             .iter()
             .map(|&b| match b {
@@ -428,7 +436,10 @@ mod tests {
             "encoding problem: iso-8859-1 with BOM"
         );
         assert_eq!(err(b"# coding: ascii\n# \xe9\n"), "encoding problem: ascii");
-        assert_eq!(err(b"# coding: cp1252\n'\x81'\n"), "encoding problem: cp1252");
+        assert_eq!(
+            err(b"# coding: cp1252\n'\x81'\n"),
+            "encoding problem: cp1252"
+        );
         assert!(err(b"# coding: cp1251\n").contains("not supported by dist"));
     }
 
@@ -446,7 +457,10 @@ mod tests {
 
     #[test]
     fn declared_utf8() {
-        assert_eq!(decode(b"# coding: utf-8\nx = 1 # \xff\n", "f").unwrap(), "# coding: utf-8\nx = 1 # \u{fffd}\n");
+        assert_eq!(
+            decode(b"# coding: utf-8\nx = 1 # \xff\n", "f").unwrap(),
+            "# coding: utf-8\nx = 1 # \u{fffd}\n"
+        );
         assert_eq!(
             err(b"# coding: utf-8\nx = \"ab\xe9cd\"\n"),
             "(unicode error) 'utf-8' codec can't decode byte 0xe9 in position 2: invalid continuation byte"
@@ -459,6 +473,9 @@ mod tests {
             err(b"# coding: utf-8\nx = b'ab\xe9'\n"),
             "bytes can only contain ASCII literal characters"
         );
-        assert_eq!(err(b"print(1)\0\n"), "source code cannot contain null bytes");
+        assert_eq!(
+            err(b"print(1)\0\n"),
+            "source code cannot contain null bytes"
+        );
     }
 }

@@ -6,8 +6,8 @@
 use super::convert::{axes, operand, placed, runtime_err, to_tensor, Ints};
 use super::math_ops::matching;
 use crate::modules::ModuleBuilder;
-use crate::object::tensor::placement::current_device;
 use crate::object::native;
+use crate::object::tensor::placement::current_device;
 use crate::runtime::{ops, DType, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 

@@ -294,10 +294,7 @@ pub(super) fn classify(src: &str, layout: &Layout, e: &Error<Rule>, base: usize)
         } else {
             format!("invalid non-printable character U+{:04X}", ch as u32)
         };
-        return SyntaxError::new(
-            message,
-            sspan(ts, te),
-        );
+        return SyntaxError::new(message, sspan(ts, te));
     }
 
     // A compound statement header that is complete but for its ':'.
