@@ -79,6 +79,8 @@ fn allocation_bombs_are_memory_errors() {
         ("str repetition", "x = 'x' * 2**40"),
         ("bytes repetition", "x = b'x' * 2**40"),
         ("bytes(n)", "x = bytes(10**12)"),
+        ("bytes(n) under the cap, over the limit", "x = bytes(2**32)"),
+        ("str repetition over the limit", "x = 'xy' * 2**31"),
         ("s = s + s", "s = 'ab'\nwhile True:\n    s = s + s"),
         ("b = b + b", "b = b'ab'\nwhile True:\n    b = b + b"),
         ("l = l + l", "l = [0]\nwhile True:\n    l = l + l"),

@@ -91,7 +91,11 @@ fn doctest_case(data: &[u8]) {
     if let Ok(examples) = parse::parse(&text, "fuzz") {
         std::hint::black_box(examples.len());
     }
-    let (want, got) = text.split_at(text.len() / 2);
+    let mut mid = text.len() / 2;
+    while !text.is_char_boundary(mid) {
+        mid -= 1;
+    }
+    let (want, got) = text.split_at(mid);
     let mut flags = Flags::empty();
     use dist::doctest::options::Flag;
     let all = [

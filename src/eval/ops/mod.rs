@@ -46,8 +46,11 @@ fn repeat<T: Clone>(items: &[T], n: i64) -> PyResult<Vec<T>> {
         .checked_mul(usize::try_from(n).map_err(|_| memory_error())?)
         .ok_or_else(memory_error)?;
     let mut out = alloc_vec(total)?;
-    for _ in 0..n {
-        out.extend_from_slice(items);
+    out.extend_from_slice(items);
+    // Doubling copies: `'x' * 2**31` is 31 copies, not 2**31.
+    while out.len() < total {
+        let more = out.len().min(total - out.len());
+        out.extend_from_within(..more);
     }
     Ok(out)
 }
