@@ -71,7 +71,10 @@ fn tensor_case(kind: u8, data: &[u8]) {
             )
         }),
         _ => pick(1).map(|c| {
-            Tensor::from_vec(c.iter().map(|b| b[0] & 1 == 1).collect::<Vec<bool>>(), &dims)
+            Tensor::from_vec(
+                c.iter().map(|b| b[0] & 1 == 1).collect::<Vec<bool>>(),
+                &dims,
+            )
         }),
     };
     if let Some(Ok(t)) = tensor {
