@@ -107,6 +107,13 @@ impl Interpreter {
         self.interrupt.clone()
     }
 
+    /// Limits the loop iterations and calls the code run from now on may
+    /// make: past it every iteration and call raises `RuntimeError` (the
+    /// fuzz targets use it so that no input runs forever).
+    pub fn set_step_budget(&self, steps: u64) {
+        self.interp.borrow().set_step_budget(steps);
+    }
+
     /// Runs a whole file as the `__main__` module (echoing expression
     /// statements if `options.echo`).
     pub fn run_source(&self, source: Rc<SourceFile>) -> Result<(), Box<Diagnostic>> {

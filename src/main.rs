@@ -32,7 +32,7 @@ fn main() -> ExitCode {
         )),
         Command::Run { file, args } => ExitCode::from(match cli::read_script(&file) {
             Ok(source) => run(source, flags, std::iter::once(file).chain(args).collect()),
-            Err(e) => report(&ScriptError::Usage(e)),
+            Err(e) => report(&e),
         }),
         Command::Code { code, args } => ExitCode::from(run(
             SourceFile::new("<string>", code),

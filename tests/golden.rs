@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use dist::cli::{self, Flags};
-use dist::{Output, SourceFile};
+use dist::Output;
 use goldenfile::Mint;
 
 /// One `.dist` program.
@@ -138,8 +138,9 @@ fn discover() -> Vec<Case> {
 
 /// Runs one case the way `dist run` would, output captured.
 fn run_case(case: &Case) -> Outcome {
-    let text = match fs::read_to_string(&case.path) {
-        Ok(text) => text,
+    // Bytes, decoded as `dist run` decodes a file (BOM, coding line).
+    let bytes = match fs::read(&case.path) {
+        Ok(bytes) => bytes,
         Err(e) => {
             return Outcome {
                 stdout: String::new(),
@@ -152,7 +153,10 @@ fn run_case(case: &Case) -> Outcome {
     let ran = cli::with_big_stack(move || {
         let buffer = Rc::new(RefCell::new(Vec::<u8>::new()));
         let output: Output = buffer.clone();
-        let source = SourceFile::new(name, text);
+        let source = match cli::decode_script(&name, &bytes) {
+            Ok(source) => source,
+            Err(e) => return (String::new(), Some(e.report(false))),
+        };
         // The goldens describe `--virtual-gpus N` machines: real GPUs stay out
         // unless DIST_GPU_BACKEND asks for them (the GPU check sets `cuda`).
         let flags = Flags {

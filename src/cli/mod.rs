@@ -12,5 +12,6 @@ pub mod trace;
 
 pub use args::{header_flags, parse_args, Command, Flags, Invocation, UsageError, HELP, USAGE};
 pub use script::{
-    interpreter_for, read_script, run_script, stderr_color, with_big_stack, ScriptError, STACK_SIZE,
+    decode_script, interpreter_for, read_script, run_script, stderr_color, with_big_stack,
+    ScriptError, STACK_SIZE,
 };

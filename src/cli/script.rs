@@ -59,17 +59,30 @@ impl From<UsageError> for ScriptError {
 }
 
 /// Reads a script: `-` is stdin (shown as `<stdin>`), anything else a path
-/// (shown as given).
-pub fn read_script(file: &str) -> Result<Rc<SourceFile>, UsageError> {
-    let mut text = String::new();
+/// (shown as given). Its bytes are decoded by CPython's rules (a BOM, a
+/// PEP 263 coding line, else UTF-8); bytes that do not decode are the
+/// `SyntaxError` CPython raises (exit 1), a file that cannot be opened a
+/// usage error (exit 2).
+pub fn read_script(file: &str) -> Result<Rc<SourceFile>, ScriptError> {
+    let mut bytes = Vec::new();
     let read = if file == "-" {
-        std::io::stdin().read_to_string(&mut text).map(drop)
+        std::io::stdin().read_to_end(&mut bytes).map(drop)
     } else {
-        std::fs::read_to_string(file).map(|t| text = t)
+        std::fs::read(file).map(|b| bytes = b)
     };
     read.map_err(|e| UsageError(format!("can't open file '{file}': {e}")))?;
     let name = if file == "-" { "<stdin>" } else { file };
-    Ok(SourceFile::new(name, text))
+    decode_script(name, &bytes)
+}
+
+/// A script's bytes as source text shown under `name` (see [`read_script`]).
+pub fn decode_script(name: &str, bytes: &[u8]) -> Result<Rc<SourceFile>, ScriptError> {
+    match crate::syntax::encoding::decode(bytes, name) {
+        Ok(text) => Ok(SourceFile::new(name, text)),
+        Err(e) => Err(ScriptError::Exception(Box::new(
+            crate::diag::from_source_error(name, &e),
+        ))),
+    }
 }
 
 /// The interpreter `dist run` builds for this script: the command-line
@@ -183,7 +196,10 @@ mod tests {
     #[test]
     fn missing_file() {
         let err = read_script("/nonexistent/x.dist").unwrap_err();
-        assert!(err.0.starts_with("can't open file '/nonexistent/x.dist'"));
+        assert_eq!(err.exit_code(), 2);
+        assert!(err
+            .report(false)
+            .starts_with("dist: can't open file '/nonexistent/x.dist'"));
     }
 
     #[test]

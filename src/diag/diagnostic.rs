@@ -70,6 +70,35 @@ pub fn from_syntax_error(source: &Rc<SourceFile>, e: &crate::syntax::SyntaxError
     }
 }
 
+/// The `SyntaxError` of source bytes that could not be read as text
+/// (`name` is the file): with the offending line where CPython shows it.
+pub fn from_source_error(name: &str, e: &crate::syntax::encoding::SourceError) -> Diagnostic {
+    let frames = match &e.at {
+        Some((text, at)) => {
+            let end = text[*at..]
+                .chars()
+                .next()
+                .map_or(*at, |c| at + c.len_utf8());
+            vec![Frame {
+                location: Location {
+                    source: SourceFile::new(name, text.clone()),
+                    span: Span::new(*at, end),
+                },
+                func: "<module>".into(),
+            }]
+        }
+        None => Vec::new(),
+    };
+    Diagnostic {
+        class: "SyntaxError".into(),
+        message: e.message.clone(),
+        frames,
+        help: Vec::new(),
+        notes: Vec::new(),
+        exit_status: None,
+    }
+}
+
 /// The diagnostic of an uncaught exception (`str(exc)` is the message; the
 /// traceback runs outermost first; `__cause__`/`__context__` become notes).
 pub fn from_exception(vm: &dyn crate::value::Vm, e: crate::value::PyErr) -> Diagnostic {

@@ -4,5 +4,7 @@ pub mod diagnostic;
 pub mod group;
 pub mod render;
 
-pub use diagnostic::{from_exception, from_syntax_error, Diagnostic, Frame, Location};
+pub use diagnostic::{
+    from_exception, from_source_error, from_syntax_error, Diagnostic, Frame, Location,
+};
 pub use render::render;

@@ -105,10 +105,36 @@ struct Test {
 pub fn run_file(path: &str, config: &Config) -> FileResult {
     let mut result = FileResult::default();
     // Universal newlines, as CPython's doctest reads a file.
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text.replace("\r\n", "\n"),
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
         Err(e) => {
             result.fail_file(path, path, &format!("can't open file '{path}': {e}"));
+            return result;
+        }
+    };
+    // A `.dist` file is Python source (a BOM, a coding line, else UTF-8,
+    // as CPython imports it); a text file is read as UTF-8, as `doctest`'s
+    // `testfile` reads it.
+    let is_source = Path::new(path).extension().is_some_and(|e| e == "dist");
+    let decoded = if is_source {
+        crate::syntax::encoding::decode(&bytes, path)
+            .map_err(|e| render(&crate::diag::from_source_error(path, &e), false))
+    } else {
+        String::from_utf8(bytes).map_err(|e| {
+            let (bytes, error) = (e.as_bytes(), e.utf8_error());
+            let at = error.valid_up_to();
+            format!(
+                "UnicodeDecodeError: 'utf-8' codec can't decode byte 0x{:02x} in position {at}: {}",
+                bytes[at],
+                crate::syntax::encoding::utf8_reason(bytes, &error)
+            )
+        })
+    };
+    // Universal newlines, as CPython's doctest reads a file.
+    let text = match decoded {
+        Ok(text) => text.replace("\r\n", "\n"),
+        Err(report) => {
+            result.fail_file(path, path, &report);
             return result;
         }
     };

@@ -116,6 +116,10 @@ pub struct Interp {
     output: RefCell<Output>,
     /// Set by a Ctrl-C handler.
     interrupt: Arc<AtomicBool>,
+    /// Loop iterations and calls left before the run is stopped (`u64::MAX`:
+    /// no budget). Once spent it stays spent: every later iteration or call
+    /// raises again, so a script that catches the error still ends.
+    steps_left: Cell<u64>,
     /// Layer state (strategies, devices …).
     state: State,
     /// Echo top-level expression values.
@@ -164,6 +168,7 @@ impl Interp {
             handling: RefCell::new(Vec::new()),
             output: RefCell::new(output),
             interrupt,
+            steps_left: Cell::new(u64::MAX),
             state: State::default(),
             echo: Cell::new(false),
             echo_module: Cell::new(false),
@@ -388,9 +393,22 @@ impl Interp {
         }
     }
 
-    /// Raises KeyboardInterrupt if Ctrl-C was pressed.
+    /// Limits the loop iterations and calls the code may still run
+    /// (embedders, the fuzz targets): past it every iteration and call raises
+    /// `RuntimeError: step budget exhausted`.
+    pub fn set_step_budget(&self, steps: u64) {
+        self.steps_left.set(steps);
+    }
+
+    /// Raises KeyboardInterrupt if Ctrl-C was pressed (and the step budget's
+    /// error once it is spent).
     #[inline]
     pub fn check_interrupt(&self) -> PyResult<()> {
+        let left = self.steps_left.get();
+        if left == 0 {
+            return Err(PyErr::new(ExcType::RuntimeError, "step budget exhausted"));
+        }
+        self.steps_left.set(left - 1);
         if self.interrupt.load(Ordering::Relaxed) {
             self.interrupt.store(false, Ordering::Relaxed);
             return Err(PyErr::with_args(ExcType::KeyboardInterrupt, Vec::new()));

@@ -3,10 +3,12 @@
 
 pub mod ast;
 pub mod dump;
+pub mod encoding;
 pub mod error;
 mod layout;
 pub mod lower;
 pub mod parser;
+pub mod printable;
 pub mod span;
 
 pub use dump::dump;

@@ -50,10 +50,8 @@ fn parse_number(chars: &[char], pos: &mut usize) -> PyResult<Option<usize>> {
         return Ok(None);
     }
     if n > MAX_WIDTH {
-        return Err(PyErr::new(
-            ExcType::MemoryError,
-            "format width or precision too large",
-        ));
+        // CPython's allocation of the padded text fails: a bare MemoryError.
+        return Err(PyErr::with_args(ExcType::MemoryError, Vec::new()));
     }
     Ok(Some(n))
 }

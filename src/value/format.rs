@@ -7,10 +7,7 @@
 pub use super::fmtspec::{format_builtin, format_float, format_int, format_str};
 pub use super::percent::percent_format;
 pub use super::round::{float_to_i64, round_float, round_int, round_to_int};
-pub use printable::is_printable;
-
-#[path = "printable.rs"]
-mod printable;
+pub use crate::syntax::printable::is_printable;
 
 /// `repr(x)` of a float: `0.1`, `1e-05`, `1e+16`, `1.0`, `inf`, `nan`.
 pub fn float_repr(x: f64) -> String {

@@ -97,10 +97,11 @@ pub trait Vm {
     }
     /// Collects an iterable into a vector.
     fn collect(&self, v: &Value) -> PyResult<Vec<Value>> {
+        use crate::object::types::{alloc_vec, length_hint, push};
+        let mut out = alloc_vec(length_hint(v))?;
         let it = self.iter(v)?;
-        let mut out = Vec::new();
         while let Some(x) = self.next(&it)? {
-            out.push(x);
+            push(&mut out, x)?;
         }
         Ok(out)
     }

@@ -224,9 +224,13 @@ fn read_num(chars: &[char], i: &mut usize) -> PyResult<usize> {
         n = n
             .checked_mul(10)
             .and_then(|n| n.checked_add(d as usize))
-            .filter(|n| *n <= 1 << 30)
+            .filter(|n| *n <= isize::MAX as usize)
             .ok_or_else(|| value_error("width too big"))?;
         *i += 1;
+    }
+    // A width CPython reads but cannot pad to: its allocation fails.
+    if n > 1 << 30 {
+        return Err(PyErr::with_args(ExcType::MemoryError, Vec::new()));
     }
     Ok(n)
 }

@@ -336,10 +336,11 @@ impl Interp {
             Value::List(l) => Ok(l.borrow().clone()),
             Value::Tuple(t) => Ok(t.to_vec()),
             _ => {
+                let mut out =
+                    crate::object::types::alloc_vec(crate::object::types::length_hint(v))?;
                 let mut it = self.start_iter(v)?;
-                let mut out = Vec::new();
                 while let Some(x) = self.step_iter(&mut it)? {
-                    out.push(x);
+                    crate::object::types::push(&mut out, x)?;
                 }
                 Ok(out)
             }

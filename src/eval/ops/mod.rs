@@ -26,14 +26,7 @@ fn overflow() -> PyErr {
     int_overflow()
 }
 
-#[cold]
-fn memory_error() -> PyErr {
-    PyErr::with_args(ExcType::MemoryError, Vec::new())
-}
-
-/// Upper bound on elements of one sequence repetition/concatenation (guards
-/// against asking the allocator for absurd sizes).
-const MAX_SEQ: usize = 1 << 31;
+use crate::object::types::{alloc_vec, memory_error};
 
 /// CPython's OverflowError for a str/bytes repetition whose length would
 /// not fit in a `Py_ssize_t` (lists and tuples raise MemoryError instead).
@@ -50,14 +43,23 @@ fn repeat<T: Clone>(items: &[T], n: i64) -> PyResult<Vec<T>> {
     }
     let total = items
         .len()
-        .checked_mul(n as usize)
-        .filter(|t| *t <= MAX_SEQ)
+        .checked_mul(usize::try_from(n).map_err(|_| memory_error())?)
         .ok_or_else(memory_error)?;
-    let mut out = Vec::new();
-    out.try_reserve_exact(total).map_err(|_| memory_error())?;
-    for _ in 0..n {
-        out.extend_from_slice(items);
+    let mut out = alloc_vec(total)?;
+    out.extend_from_slice(items);
+    // Doubling copies: `'x' * 2**31` is 31 copies, not 2**31.
+    while out.len() < total {
+        let more = out.len().min(total - out.len());
+        out.extend_from_within(..more);
     }
+    Ok(out)
+}
+
+/// `a + b` for sequences, allocated fallibly.
+fn concat<T: Clone>(a: &[T], b: &[T]) -> PyResult<Vec<T>> {
+    let mut out = alloc_vec(a.len().checked_add(b.len()).ok_or_else(memory_error)?)?;
+    out.extend_from_slice(a);
+    out.extend_from_slice(b);
     Ok(out)
 }
 
@@ -122,7 +124,9 @@ impl Interp {
                     Value::List(o) => o.borrow().clone(),
                     _ => self.collect_iterable(b)?,
                 };
-                l.borrow_mut().extend(items);
+                let mut l = l.borrow_mut();
+                crate::object::types::reserve(&mut l, items.len())?;
+                l.extend(items);
                 return Ok(a.clone());
             }
             // Sets and dicts update in place (other names for the object see it).
@@ -165,29 +169,18 @@ impl Interp {
 
     fn builtin_seq_op(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Option<Value>> {
         Ok(Some(match (op, a, b) {
+            // Concatenations allocate their result fallibly (a MemoryError,
+            // never an abort, for `s = s + s` in a loop).
             (BinOp::Add, Value::Str(x), Value::Str(y)) => {
-                let mut s = String::new();
-                s.try_reserve(x.len() + y.len())
-                    .map_err(|_| memory_error())?;
-                s.push_str(x);
-                s.push_str(y);
-                Value::str(s)
+                let bytes = concat(x.as_bytes(), y.as_bytes())?;
+                Value::str(String::from_utf8(bytes).unwrap_or_default())
             }
-            (BinOp::Add, Value::Bytes(x), Value::Bytes(y)) => {
-                let mut v = x.to_vec();
-                v.extend_from_slice(y);
-                Value::Bytes(Rc::new(v))
-            }
+            (BinOp::Add, Value::Bytes(x), Value::Bytes(y)) => Value::Bytes(Rc::new(concat(x, y)?)),
             (BinOp::Add, Value::List(x), Value::List(y)) => {
-                let mut v = x.borrow().clone();
-                v.extend(y.borrow().iter().cloned());
+                let v = concat(&x.borrow(), &y.borrow())?;
                 Value::list(v)
             }
-            (BinOp::Add, Value::Tuple(x), Value::Tuple(y)) => {
-                let mut v = x.to_vec();
-                v.extend(y.iter().cloned());
-                Value::tuple(v)
-            }
+            (BinOp::Add, Value::Tuple(x), Value::Tuple(y)) => Value::tuple(concat(x, y)?),
             (BinOp::Mult, Value::Str(s), n) | (BinOp::Mult, n, Value::Str(s)) if is_int(n) => {
                 too_long(s.chars().count(), int_of(n), "repeated string is too long")?;
                 let bytes = repeat(s.as_bytes(), int_of(n))?;

@@ -118,8 +118,9 @@ fn bytes_new(
         Value::Bytes(b) => b.to_vec(),
         Value::Int(n) => {
             let n = usize::try_from(*n).map_err(|_| value_error("negative count"))?;
-            super::check_alloc(n, 1)?;
-            vec![0; n]
+            let mut v = super::alloc_vec(n)?;
+            v.resize(n, 0);
+            v
         }
         Value::None | Value::Float(_) => {
             return Err(type_error(format!(

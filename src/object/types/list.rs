@@ -37,8 +37,8 @@ fn list_new(vm: &dyn Vm, iterable: &Value) -> PyResult<Vec<Value>> {
 
 /// Adds an item at the end.
 #[native("list.append(self, object, /)", c)]
-fn append(this: &List, object: Value) {
-    this.borrow_mut().push(object);
+fn append(this: &List, object: Value) -> PyResult<()> {
+    super::push(&mut this.borrow_mut(), object)
 }
 
 /// Adds the iterable's items at the end.
@@ -46,8 +46,9 @@ fn append(this: &List, object: Value) {
 fn extend(vm: &dyn Vm, this: &List, iterable: &Value) -> PyResult<()> {
     // Collect first: `l.extend(l)` must see the list as it was.
     let items = vm.collect(iterable)?;
-    super::check_alloc(this.borrow().len().saturating_add(items.len()), 16)?;
-    this.borrow_mut().extend(items);
+    let mut v = this.borrow_mut();
+    super::reserve(&mut v, items.len())?;
+    v.extend(items);
     Ok(())
 }
 
@@ -58,6 +59,7 @@ fn insert(vm: &dyn Vm, this: &List, index: &Value, object: Value) -> PyResult<()
     let mut v = this.borrow_mut();
     let n = v.len() as i64;
     let i = if i < 0 { (i + n).max(0) } else { i.min(n) };
+    super::reserve(&mut v, 1)?;
     v.insert(i as usize, object);
     Ok(())
 }

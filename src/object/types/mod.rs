@@ -167,29 +167,57 @@ pub fn number_of(vm: &dyn crate::value::Vm, x: &Value) -> PyResult<Option<Value>
 /// The largest single allocation a script may ask for (8 GiB).
 pub const MAX_ALLOC_BYTES: usize = 1 << 33;
 
+/// The `MemoryError` CPython raises when an allocation fails (no message).
+#[cold]
+pub fn memory_error() -> PyErr {
+    PyErr::with_args(ExcType::MemoryError, Vec::new())
+}
+
 /// Refuses an allocation of `count` items of `size` bytes beyond the cap
 /// (`[0] * 10**12` raises MemoryError instead of aborting the process).
 pub fn check_alloc(count: usize, size: usize) -> PyResult<()> {
     match count.checked_mul(size) {
         Some(n) if n <= MAX_ALLOC_BYTES => Ok(()),
-        _ => Err(PyErr::new(
-            ExcType::MemoryError,
-            format!("cannot allocate {count} items"),
-        )),
+        _ => Err(memory_error()),
     }
 }
 
 /// A vector with room for `count` values, or MemoryError.
 pub fn alloc_vec<T>(count: usize) -> PyResult<Vec<T>> {
-    check_alloc(count, std::mem::size_of::<T>().max(1))?;
     let mut v = Vec::new();
-    v.try_reserve_exact(count).map_err(|_| {
-        PyErr::new(
-            ExcType::MemoryError,
-            format!("cannot allocate {count} items"),
-        )
-    })?;
+    reserve(&mut v, count)?;
     Ok(v)
+}
+
+/// Room for `extra` more items in `v`, or MemoryError: the growth points a
+/// script controls go through here (or [`push`]), so a failed allocation is
+/// an exception and never the process's abort.
+pub fn reserve<T>(v: &mut Vec<T>, extra: usize) -> PyResult<()> {
+    let total = v.len().checked_add(extra).ok_or_else(memory_error)?;
+    check_alloc(total, std::mem::size_of::<T>().max(1))?;
+    v.try_reserve(extra).map_err(|_| memory_error())
+}
+
+/// Pushes `x`, growing the vector fallibly (see [`reserve`]).
+#[inline]
+pub fn push<T>(v: &mut Vec<T>, x: T) -> PyResult<()> {
+    if v.len() == v.capacity() {
+        reserve(v, 1)?;
+    }
+    v.push(x);
+    Ok(())
+}
+
+/// How many items iterating `v` gives, where that is known without running
+/// it (CPython's `__length_hint__` for the builtin types): collecting a huge
+/// `range` is a MemoryError up front, as in CPython, not a slow march to it.
+pub fn length_hint(v: &Value) -> usize {
+    match v {
+        Value::Native(_) => v
+            .downcast::<range::RangeObj>()
+            .map_or(0, |r| usize::try_from(r.len_u64()).unwrap_or(usize::MAX)),
+        _ => 0,
+    }
 }
 
 /// The TypeError for a method called on the wrong type

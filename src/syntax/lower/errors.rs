@@ -288,10 +288,13 @@ pub(super) fn classify(src: &str, layout: &Layout, e: &Error<Rule>, base: usize)
     }
     if tok == Tok::Invalid && text.as_bytes()[ts] >= 0x80 {
         let ch = text[ts..].chars().next().unwrap_or('?');
-        return SyntaxError::new(
-            format!("invalid character '{ch}' (U+{:04X})", ch as u32),
-            sspan(ts, te),
-        );
+        // CPython names a character it would not print by its code point only.
+        let message = if crate::syntax::printable::is_printable(ch) {
+            format!("invalid character '{ch}' (U+{:04X})", ch as u32)
+        } else {
+            format!("invalid non-printable character U+{:04X}", ch as u32)
+        };
+        return SyntaxError::new(message, sspan(ts, te));
     }
 
     // A compound statement header that is complete but for its ':'.
