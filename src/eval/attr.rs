@@ -210,7 +210,12 @@ impl Interp {
     /// the instance, class attributes), with the lookups from the type
     /// cache; the cases it does not decide itself go to `generic_getattr`
     /// before anything has run.
-    fn cached_getattr(&self, v: &Value, inst: &Instance, name: &Rc<str>) -> PyResult<Option<Value>> {
+    fn cached_getattr(
+        &self,
+        v: &Value,
+        inst: &Instance,
+        name: &Rc<str>,
+    ) -> PyResult<Option<Value>> {
         let cls = &inst.class;
         let Found { attr, slot } = self.type_lookup(cls, name);
         match &attr {
@@ -234,12 +239,12 @@ impl Interp {
             && &**name != "__class__"
             && &**name != "__dict__";
         match attr {
-            Some(f @ Value::Function(_)) if plain => {
-                Ok(Some(Value::BoundMethod(Rc::new(crate::value::BoundMethod {
+            Some(f @ Value::Function(_)) if plain => Ok(Some(Value::BoundMethod(Rc::new(
+                crate::value::BoundMethod {
                     receiver: v.clone(),
                     func: f,
-                }))))
-            }
+                },
+            )))),
             Some(x) if plain => {
                 if let Some(r) = descriptor_get(self, &x, Some(v), cls)? {
                     return Ok(Some(r));
@@ -641,12 +646,10 @@ impl Interp {
         }
         match obj {
             Value::Instance(inst) => instance_delattr(self, obj, inst, name),
-            Value::Class(cls) if cls.is_mutable() => {
-                match cls.remove_attr(name) {
-                    Some(_) => Ok(()),
-                    None => Err(self.attribute_error(obj, name)),
-                }
-            }
+            Value::Class(cls) if cls.is_mutable() => match cls.remove_attr(name) {
+                Some(_) => Ok(()),
+                None => Err(self.attribute_error(obj, name)),
+            },
             // CPython says "set" for deletion too.
             Value::Class(cls) => Err(immutable_type_error(cls, name)),
             Value::Function(f) if f.remove_attr(name) => Ok(()),

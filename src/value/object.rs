@@ -93,9 +93,7 @@ impl Class {
     /// ([`Class::HOOK_EXCEPTION`], [`Class::HOOK_BUILTIN_BASE`]).
     fn kind_hooks(kind: ClassKind, bases: &[Rc<Class>]) -> u8 {
         let inherited = Class::HOOK_EXCEPTION | Class::HOOK_BUILTIN_BASE;
-        let mut hooks = bases
-            .iter()
-            .fold(0, |h, b| h | (b.hooks.get() & inherited));
+        let mut hooks = bases.iter().fold(0, |h, b| h | (b.hooks.get() & inherited));
         match kind {
             ClassKind::Exception(_) => hooks |= Class::HOOK_EXCEPTION,
             ClassKind::Native => hooks |= Class::HOOK_BUILTIN_BASE,

@@ -112,7 +112,10 @@ impl TypeCache {
 #[inline(never)]
 fn fill(e: &mut Entry, cls: &Class, name: &Rc<str>, version: u64) {
     let mut found = (NONE, 0);
-    for (k, c) in std::iter::once(cls).chain(cls.mro_tail.iter().map(|c| &**c)).enumerate() {
+    for (k, c) in std::iter::once(cls)
+        .chain(cls.mro_tail.iter().map(|c| &**c))
+        .enumerate()
+    {
         if let Some(i) = c.dict.borrow().get_index_of(&**name) {
             found = (k as u32, i as u32);
             break;
@@ -144,7 +147,9 @@ mod tests {
             ClassKind::User,
             None,
         )
-        .unwrap_or_else(|_| Class::new_builtin("x", "m", None, ClassKind::Builtin(ValueType::Object)))
+        .unwrap_or_else(|_| {
+            Class::new_builtin("x", "m", None, ClassKind::Builtin(ValueType::Object))
+        })
     }
 
     fn int(v: Option<Value>) -> Option<i64> {
