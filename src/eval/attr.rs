@@ -8,12 +8,36 @@ use std::rc::Rc;
 use super::Interp;
 use crate::distribute::renamed::attribute_help;
 use crate::object::attr::{
-    descriptor_get, function_get, generic_getattr, instance_delattr, instance_setattr, type_mro,
-    type_subclasses,
+    descriptor_get, function_get, generic_getattr, instance_delattr, instance_setattr,
+    is_data_descriptor, type_mro, type_subclasses,
 };
-use crate::object::descr::bind_class_attr;
+use crate::object::descr::{bind_class_attr, PropertyObj};
 use crate::object::types::{builtin_class, slots, type_error};
-use crate::value::{Class, ClassKind, ExcType, NativeFn, PyErr, PyResult, Value, ValueType};
+use crate::value::typecache::Found;
+use crate::value::{
+    Class, ClassKind, ExcType, Instance, NativeFn, PyErr, PyResult, Value, ValueType,
+};
+
+/// The dunder names the evaluator looks up on classes itself, each one
+/// `Rc` for the life of the interpreter (the type cache keys on addresses).
+pub(crate) struct Dunders {
+    /// `__init__`.
+    pub init: Rc<str>,
+    /// `__new__`.
+    pub new: Rc<str>,
+    /// `__setattr__`.
+    pub setattr: Rc<str>,
+}
+
+impl Default for Dunders {
+    fn default() -> Dunders {
+        Dunders {
+            init: "__init__".into(),
+            new: "__new__".into(),
+            setattr: "__setattr__".into(),
+        }
+    }
+}
 
 /// The attributes of a `ReplicaContext`, reached for on the None that
 /// `tf.distribute.get_replica_context()` returns in a cross-replica context.
@@ -92,8 +116,9 @@ impl Interp {
                 if inst.class.hooks.get() & Class::HOOK_GETATTRIBUTE != 0 {
                     return None;
                 }
-                let m = inst.class.lookup(name)?;
-                if !matches!(m, Value::Function(_)) || inst.has_attr(name) {
+                let Found { attr, slot } = self.type_lookup(&inst.class, name);
+                let m = attr?;
+                if !matches!(m, Value::Function(_)) || inst.has_attr_at(slot, name) {
                     return None;
                 }
                 Some(m)
@@ -156,6 +181,111 @@ impl Interp {
         (m, fast)
     }
 
+    /// `cls.lookup(name)` and the name's slot in `cls`'s instance layout,
+    /// through the type cache.
+    #[inline]
+    pub(crate) fn type_lookup(&self, cls: &Class, name: &Rc<str>) -> Found {
+        self.type_cache.borrow_mut().lookup(cls, name)
+    }
+
+    /// `v.name` written in the program (an attribute expression, the load
+    /// of `v.name += x`): on an instance of a class without its own
+    /// `__getattribute__`, the class's attribute and the instance's slot
+    /// come from the type cache, so the name is not hashed.
+    #[inline]
+    pub(crate) fn load_attr(&self, v: &Value, name: &Rc<str>) -> PyResult<Value> {
+        if let Value::Instance(inst) = v {
+            if inst.class.hooks.get() & Class::HOOK_GETATTRIBUTE == 0 {
+                let found = match self.cached_getattr(v, inst, name) {
+                    Ok(Some(x)) => return Ok(x),
+                    found => self.instance_getattr_fallback(v, inst, name, found)?,
+                };
+                return found.ok_or_else(|| self.attribute_error(v, name));
+            }
+        }
+        self.get_attribute(v, name)
+    }
+
+    /// What [`generic_getattr`] finds, in the same order (data descriptors,
+    /// the instance, class attributes), with the lookups from the type
+    /// cache; the cases it does not decide itself go to `generic_getattr`
+    /// before anything has run.
+    fn cached_getattr(
+        &self,
+        v: &Value,
+        inst: &Instance,
+        name: &Rc<str>,
+    ) -> PyResult<Option<Value>> {
+        let cls = &inst.class;
+        let Found { attr, slot } = self.type_lookup(cls, name);
+        match &attr {
+            None | Some(Value::Function(_)) => {}
+            Some(p @ Value::Native(n)) if n.as_any().is::<PropertyObj>() => {
+                if let Some(x) = descriptor_get(self, p, Some(v), cls)? {
+                    return Ok(Some(x));
+                }
+                return generic_getattr(self, v, inst, name);
+            }
+            Some(a) if is_data_descriptor(a) => return generic_getattr(self, v, inst, name),
+            Some(_) => {}
+        }
+        if let Some(x) = inst.get_attr_at(slot, name) {
+            return Ok(Some(x));
+        }
+        // What `generic_getattr` answers before class attributes: the
+        // attributes of exceptions and every instance's `__class__` and
+        // `__dict__`; and after them, a builtin value's underneath.
+        let plain = cls.hooks.get() & Class::HOOK_EXCEPTION == 0
+            && &**name != "__class__"
+            && &**name != "__dict__";
+        match attr {
+            Some(f @ Value::Function(_)) if plain => Ok(Some(Value::BoundMethod(Rc::new(
+                crate::value::BoundMethod {
+                    receiver: v.clone(),
+                    func: f,
+                },
+            )))),
+            Some(x) if plain => {
+                if let Some(r) = descriptor_get(self, &x, Some(v), cls)? {
+                    return Ok(Some(r));
+                }
+                Ok(Some(bind_class_attr(x, v, cls)))
+            }
+            None if plain && cls.hooks.get() & Class::HOOK_BUILTIN_BASE == 0 => Ok(None),
+            _ => generic_getattr(self, v, inst, name),
+        }
+    }
+
+    /// `obj.name = value` written in the program: on an instance whose
+    /// class has no `__setattr__`, `__slots__` or builtin base, and no data
+    /// descriptor for the name, the value goes to the instance's slot found
+    /// by the type cache.
+    #[inline]
+    pub(crate) fn store_attr(&self, obj: &Value, name: &Rc<str>, value: Value) -> PyResult<()> {
+        if let Value::Instance(inst) = obj {
+            let cls = &inst.class;
+            if cls.hooks.get() & (Class::HOOK_SLOTS | Class::HOOK_BUILTIN_BASE) == 0
+                && !matches!(cls.kind, ClassKind::Builtin(_))
+                && &**name != "__class__"
+                && &**name != "__dict__"
+            {
+                let setattr = self.type_lookup(cls, &self.dunders.setattr).attr;
+                if !matches!(setattr, Some(Value::Function(_))) {
+                    let Found { attr, slot } = self.type_lookup(cls, name);
+                    let descriptor = match &attr {
+                        None | Some(Value::Function(_)) => false,
+                        Some(a) => is_data_descriptor(a),
+                    };
+                    if !descriptor {
+                        inst.set_attr_at(slot, name, value);
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        self.set_attribute(obj, name, value)
+    }
+
     /// `getattr(v, name)`.
     pub fn get_attribute(&self, v: &Value, name: &str) -> PyResult<Value> {
         match self.lookup_attribute(v, name)? {
@@ -189,25 +319,11 @@ impl Interp {
                         };
                     }
                 }
-                // `__getattr__` runs when the normal lookup fails, also when
-                // it fails with an AttributeError (a property's getter raising one).
                 let found = generic_getattr(self, v, inst, name);
                 if let Ok(Some(x)) = found {
                     return Ok(Some(x));
                 }
-                // `object`'s slot methods come last in every class's MRO.
-                if let Ok(None) = found {
-                    if let Some(m) = slots::bound_slot_method(ValueType::Object, v, name) {
-                        return Ok(Some(m));
-                    }
-                }
-                match (found, inst.class.lookup("__getattr__")) {
-                    (Err(e), _) if !e.is(ExcType::AttributeError) => Err(e),
-                    (_, Some(ga)) => self
-                        .call_value(&ga, vec![v.clone(), Value::str(name)], Vec::new())
-                        .map(Some),
-                    (found, None) => found,
-                }
+                self.instance_getattr_fallback(v, inst, name, found)
             }
             Value::Class(cls) => {
                 if cls.meta.is_some() {
@@ -383,6 +499,35 @@ impl Interp {
         }
     }
 
+    /// What an instance's attribute lookup does after `object.__getattribute__`
+    /// found nothing (`found` is `Ok(None)`) or failed: `object`'s slot
+    /// methods, then `__getattr__`, which runs also when the lookup failed
+    /// with an AttributeError (a property's getter raising one).
+    fn instance_getattr_fallback(
+        &self,
+        v: &Value,
+        inst: &Instance,
+        name: &str,
+        found: PyResult<Option<Value>>,
+    ) -> PyResult<Option<Value>> {
+        if let Ok(Some(x)) = found {
+            return Ok(Some(x));
+        }
+        // `object`'s slot methods come last in every class's MRO.
+        if let Ok(None) = found {
+            if let Some(m) = slots::bound_slot_method(ValueType::Object, v, name) {
+                return Ok(Some(m));
+            }
+        }
+        match (found, inst.class.lookup("__getattr__")) {
+            (Err(e), _) if !e.is(ExcType::AttributeError) => Err(e),
+            (_, Some(ga)) => self
+                .call_value(&ga, vec![v.clone(), Value::str(name)], Vec::new())
+                .map(Some),
+            (found, None) => found,
+        }
+    }
+
     /// `name` found on `v`'s class `cls`: a descriptor's value (a property),
     /// or the attribute bound to `v` as its kind binds (functions become
     /// methods).
@@ -501,12 +646,10 @@ impl Interp {
         }
         match obj {
             Value::Instance(inst) => instance_delattr(self, obj, inst, name),
-            Value::Class(cls) if cls.is_mutable() => {
-                match cls.dict.borrow_mut().shift_remove(name) {
-                    Some(_) => Ok(()),
-                    None => Err(self.attribute_error(obj, name)),
-                }
-            }
+            Value::Class(cls) if cls.is_mutable() => match cls.remove_attr(name) {
+                Some(_) => Ok(()),
+                None => Err(self.attribute_error(obj, name)),
+            },
             // CPython says "set" for deletion too.
             Value::Class(cls) => Err(immutable_type_error(cls, name)),
             Value::Function(f) if f.remove_attr(name) => Ok(()),

@@ -385,15 +385,17 @@ impl Interp {
             }
             ClassKind::Exception(_) | ClassKind::User => {}
         }
-        if let Some((base, t)) = crate::object::types::subclass::builtin_base_of(cls) {
-            if super::meta::is_metaclass(cls) {
-                return self.construct_class(cls, args, kwargs);
+        if cls.hooks.get() & crate::value::Class::HOOK_BUILTIN_BASE != 0 {
+            if let Some((base, t)) = crate::object::types::subclass::builtin_base_of(cls) {
+                if super::meta::is_metaclass(cls) {
+                    return self.construct_class(cls, args, kwargs);
+                }
+                return self.construct_on_builtin(cls, &base, t, args, kwargs);
             }
-            return self.construct_on_builtin(cls, &base, t, args, kwargs);
         }
         // A user `__new__` (an implicit static method) makes the object; its
         // `__init__` runs only when it returned an instance of the class.
-        if let Some(new) = cls.lookup("__new__") {
+        if let Some(new) = self.type_lookup(cls, &self.dunders.new).attr {
             let new = crate::object::descr::unwrap_method_decorator(new);
             if matches!(new, Value::Function(_)) {
                 let (obj, ours) = self.call_new(cls, &new, &args, &kwargs)?;
@@ -403,7 +405,7 @@ impl Interp {
                 return Ok(obj);
             }
         }
-        let is_exc = cls.exception_type().is_some();
+        let is_exc = cls.hooks.get() & crate::value::Class::HOOK_EXCEPTION != 0;
         let cls = &if is_exc {
             super::exc_group::concrete_exception_class(self, cls, &args)
         } else {
@@ -496,7 +498,7 @@ impl Interp {
         args: Vec<Value>,
         kwargs: Vec<(Rc<str>, Value)>,
     ) -> PyResult<bool> {
-        match cls.lookup("__init__") {
+        match self.type_lookup(cls, &self.dunders.init).attr {
             Some(init) if !crate::object::descr::is_object_init(&init) => {
                 self.run_init(&init, obj, args, kwargs)?;
                 Ok(true)

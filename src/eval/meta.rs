@@ -473,7 +473,7 @@ fn type_setattr(this: &Value, name: &Value, value: Value) -> PyResult<()> {
 #[native("type.__delattr__(self, name, /)", c)]
 fn type_delattr(this: &Value, name: &Value) -> PyResult<()> {
     let (cls, name) = mutable_class_arg(this, name, "__delattr__")?;
-    if cls.dict.borrow_mut().shift_remove(name.as_str()).is_none() {
+    if cls.remove_attr(name.as_str()).is_none() {
         return Err(PyErr::new(
             ExcType::AttributeError,
             format!("type object '{}' has no attribute '{}'", cls.name, name),

@@ -136,6 +136,12 @@ pub struct Interp {
     args_pool: RefCell<Vec<Vec<Value>>>,
     /// Methods found on builtin types by call sites (see `unbound_method`).
     method_cache: RefCell<Vec<attr::MethodCacheEntry>>,
+    /// Lookups along classes' MROs, by version tag and name (see
+    /// `value::typecache`).
+    type_cache: RefCell<crate::value::typecache::TypeCache>,
+    /// The dunder names the evaluator looks up itself, made once so the type
+    /// cache can key on their addresses.
+    dunders: attr::Dunders,
 }
 
 /// Which expression statements of a module print their value's `repr`.
@@ -177,6 +183,8 @@ impl Interp {
             locals_pool: RefCell::new(Vec::new()),
             args_pool: RefCell::new(Vec::new()),
             method_cache: RefCell::new(vec![None; attr::METHOD_CACHE]),
+            type_cache: RefCell::new(Default::default()),
+            dunders: attr::Dunders::default(),
         };
         interp.set_global("__name__", Value::str("__main__"));
         interp.set_global("__doc__", Value::None);

@@ -10,8 +10,9 @@
 //! back) would reorder them, so such an instance moves its attributes into
 //! a map of its own ([`Attrs::Own`]), as CPython unshares such a dict.
 //!
-//! The slot is what attribute caches at call sites will key on (class,
-//! slot); until they exist, a lookup finds the slot by name in the layout.
+//! The slot of a name is what the type attribute cache (`value::typecache`)
+//! keeps beside the class's own lookup, so a cached `obj.x` indexes the
+//! instance's attributes without hashing the name.
 
 use std::rc::Rc;
 
@@ -39,6 +40,18 @@ impl Layout {
             Some(i) => i,
             None => self.names.insert_full(name.into()).0,
         }
+    }
+
+    /// How many names have a slot (slots are never taken back, so a name
+    /// missing at one length is still missing while the length is the same).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether no instance has set an attribute yet.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
     }
 
     /// The name at `slot`.
@@ -73,10 +86,34 @@ impl Attrs {
         }
     }
 
+    /// The attribute `name`, whose slot in the layout is `slot` (None: the
+    /// layout has none for it), found without hashing the name while the
+    /// attributes are by slot.
+    #[inline]
+    pub fn get_at(&self, slot: Option<usize>, name: &str) -> Option<&Value> {
+        match self {
+            Attrs::Slots(v) => v.get(slot?)?.as_ref(),
+            Attrs::Own(ns) => ns.get(name),
+        }
+    }
+
     /// Sets `name`, keeping the order in which attributes were first set.
     pub fn set(&mut self, layout: &mut Layout, name: &str, value: Value) {
+        match self {
+            Attrs::Slots(_) => {
+                let i = layout.slot_or_add(name);
+                self.set_at(layout, i, name, value);
+            }
+            Attrs::Own(ns) => {
+                ns.insert(name.into(), value);
+            }
+        }
+    }
+
+    /// Sets `name`, which has slot `i` in the layout.
+    #[inline]
+    pub fn set_at(&mut self, layout: &Layout, i: usize, name: &str, value: Value) {
         if let Attrs::Slots(v) = self {
-            let i = layout.slot_or_add(name);
             if i >= v.len() {
                 v.resize_with(i, || None);
                 v.push(Some(value));

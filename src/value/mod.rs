@@ -16,6 +16,7 @@ pub mod percent;
 pub mod round;
 pub mod signature;
 pub mod table;
+pub mod typecache;
 #[expect(
     clippy::module_inception,
     reason = "value::value holds the Value enum itself"

@@ -42,8 +42,15 @@ pub struct Class {
     /// The method resolution order after this class (C3 linearization of
     /// the bases): `__mro__` is this class followed by these.
     pub mro_tail: Vec<Rc<Class>>,
-    /// The class namespace: methods, class attributes.
-    pub dict: RefCell<crate::value::Namespace>,
+    /// The class namespace: methods, class attributes. Read it with
+    /// `dict.borrow()`; every change goes through [`Class::dict_mut`] (or
+    /// `set_attr`/`remove_attr`), which gives the class a new version.
+    pub dict: ClassDict,
+    /// The version tag of the class's namespace and of its bases' (see
+    /// `value::typecache`): unique among all classes ever made, replaced
+    /// whenever this class or a class in its MRO changes, so a cache keyed
+    /// by it can never see a stale lookup.
+    pub version: Cell<u64>,
     /// What the class is underneath.
     pub kind: ClassKind,
     /// Which attribute hooks the class or one of its bases defines
@@ -75,6 +82,26 @@ impl Class {
     /// A native class that scripts may change as CPython's equivalent is a
     /// Python class (a `namedtuple`'s: `Point.norm = ...`).
     pub const HOOK_OPEN: u8 = 16;
+    /// The class is or derives from a builtin exception class (set when it
+    /// is made: its MRO never changes).
+    pub const HOOK_EXCEPTION: u8 = 32;
+    /// The class is or derives from a builtin type other than `object`, or
+    /// a native class (its instances stand on a builtin value).
+    pub const HOOK_BUILTIN_BASE: u8 = 64;
+
+    /// The flags a class inherits from its bases and its kind
+    /// ([`Class::HOOK_EXCEPTION`], [`Class::HOOK_BUILTIN_BASE`]).
+    fn kind_hooks(kind: ClassKind, bases: &[Rc<Class>]) -> u8 {
+        let inherited = Class::HOOK_EXCEPTION | Class::HOOK_BUILTIN_BASE;
+        let mut hooks = bases.iter().fold(0, |h, b| h | (b.hooks.get() & inherited));
+        match kind {
+            ClassKind::Exception(_) => hooks |= Class::HOOK_EXCEPTION,
+            ClassKind::Native => hooks |= Class::HOOK_BUILTIN_BASE,
+            ClassKind::Builtin(t) if t != ValueType::Object => hooks |= Class::HOOK_BUILTIN_BASE,
+            _ => {}
+        }
+        hooks
+    }
 
     /// Whether `setattr`/`delattr` may change this class: a class statement's,
     /// or a native one marked [`Class::HOOK_OPEN`].
@@ -113,11 +140,12 @@ impl Class {
             qualname: name.into(),
             module: module.into(),
             base: bases.first().cloned(),
+            hooks: Cell::new(Class::kind_hooks(kind, &bases)),
             bases,
             mro_tail,
-            dict: RefCell::new(Default::default()),
+            dict: ClassDict(RefCell::new(Default::default())),
+            version: Cell::new(next_version()),
             kind,
-            hooks: Cell::new(0),
             subclasses: RefCell::new(Vec::new()),
             layout: RefCell::new(Layout::default()),
             meta: None,
@@ -143,7 +171,7 @@ impl Class {
             }
         }
         let mro_tail = c3_merge(&bases)?;
-        let mut hooks = 0;
+        let mut hooks = Class::kind_hooks(kind, &bases);
         if matches!(dict.get("__getattribute__"), Some(Value::Function(_)))
             || bases
                 .iter()
@@ -175,7 +203,8 @@ impl Class {
             base: bases.first().cloned(),
             bases,
             mro_tail,
-            dict: RefCell::new(dict),
+            dict: ClassDict(RefCell::new(dict)),
+            version: Cell::new(next_version()),
             kind,
             hooks: Cell::new(hooks),
             subclasses: RefCell::new(Vec::new()),
@@ -258,8 +287,66 @@ impl Class {
             _ => 0,
         };
         self.hooks.set(self.hooks.get() | hook);
-        self.dict.borrow_mut().insert(name.into(), value);
+        let old = self.dict_mut().insert(name.into(), value);
+        // Dropped after the borrow ends (its `__del__` may read the class).
+        drop(old);
     }
+
+    /// Deletes a class attribute, returning it.
+    pub fn remove_attr(&self, name: &str) -> Option<Value> {
+        self.dict_mut().shift_remove(name)
+    }
+
+    /// The class namespace for a change: the class and every subclass get a
+    /// new version first (see [`Class::version`]).
+    pub fn dict_mut(&self) -> std::cell::RefMut<'_, crate::value::Namespace> {
+        self.modified();
+        self.dict.0.borrow_mut()
+    }
+
+    /// Gives this class and its subclasses (recursively) new version tags,
+    /// as CPython's `PyType_Modified` does: lookups cached under the old
+    /// ones no longer match.
+    pub fn modified(&self) {
+        self.version.set(next_version());
+        let subs: Vec<Rc<Class>> = self
+            .subclasses
+            .borrow()
+            .iter()
+            .filter_map(|w| w.upgrade())
+            .collect();
+        for s in subs {
+            s.modified();
+        }
+    }
+}
+
+/// A class's namespace: readable by anyone, changed only through
+/// [`Class::dict_mut`], so no change can miss giving the class a new version.
+pub struct ClassDict(RefCell<crate::value::Namespace>);
+
+impl ClassDict {
+    /// The namespace, for reading.
+    #[inline]
+    pub fn borrow(&self) -> std::cell::Ref<'_, crate::value::Namespace> {
+        self.0.borrow()
+    }
+}
+
+thread_local! {
+    /// The last version tag given to a class (0 is never given: a cache
+    /// entry with it matches no class). A counter, not interpreter state:
+    /// tags only need to be unique.
+    static VERSION: Cell<u64> = const { Cell::new(0) };
+}
+
+/// A version tag no class has had before.
+fn next_version() -> u64 {
+    VERSION.with(|v| {
+        let n = v.get() + 1;
+        v.set(n);
+        n
+    })
 }
 
 /// The C3 linearization of `bases` (the MRO of a class with these bases,
@@ -419,6 +506,41 @@ impl Instance {
         }
         let layout = self.class.layout.borrow();
         self.attrs.borrow().get(&layout, name).cloned()
+    }
+
+    /// Reads an instance attribute whose slot in the class's layout is
+    /// `slot` (None: it has none), as the type cache found it.
+    #[inline]
+    pub fn get_attr_at(&self, slot: Option<usize>, name: &str) -> Option<Value> {
+        if let Some(d) = &*self.live.borrow() {
+            return d.borrow().get_str(name);
+        }
+        self.attrs.borrow().get_at(slot, name).cloned()
+    }
+
+    /// Whether the instance itself has the attribute whose slot in the
+    /// class's layout is `slot`.
+    #[inline]
+    pub fn has_attr_at(&self, slot: Option<usize>, name: &str) -> bool {
+        if let Some(d) = &*self.live.borrow() {
+            return d.borrow().get_str(name).is_some();
+        }
+        self.attrs.borrow().get_at(slot, name).is_some()
+    }
+
+    /// Sets an instance attribute whose slot in the class's layout is
+    /// `slot` (None: it has none yet), as the type cache found it.
+    #[inline]
+    pub fn set_attr_at(&self, slot: Option<usize>, name: &str, value: Value) {
+        let Some(i) = slot else {
+            return self.set_attr(name, value);
+        };
+        if let Some(d) = &*self.live.borrow() {
+            d.borrow_mut().insert_str(name, value);
+            return;
+        }
+        let layout = self.class.layout.borrow();
+        self.attrs.borrow_mut().set_at(&layout, i, name, value);
     }
 
     /// Sets an instance attribute.

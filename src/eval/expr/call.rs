@@ -117,6 +117,28 @@ impl Interp {
             {
                 return self.call_plain_with(f, fun, receiver, args);
             }
+            // `C(...)` of a plain class whose `__init__` is a plain function
+            // taking exactly these arguments: the instance is made and its
+            // `__init__` called with the arguments straight into its locals
+            // (CPython 3.12's `CALL_ALLOC_AND_ENTER_INIT`).
+            Value::Class(cls)
+                if keywords.is_empty()
+                    && !crate::runtime::trace::enabled()
+                    && args.iter().all(|a| !matches!(a.kind, ExprKind::Starred(_))) =>
+            {
+                if let Some(init) = self.plain_init(&cls, args.len()) {
+                    let inst = Value::Instance(Rc::new(crate::value::Instance::new(cls)));
+                    let r = self.call_plain_with(f, init, Some(inst.clone()), args)?;
+                    if !r.is_none() {
+                        return Err(type_error(format!(
+                            "__init__() should return None, not '{}'",
+                            r.type_name()
+                        )));
+                    }
+                    return Ok(inst);
+                }
+                Value::Class(cls)
+            }
             other => other,
         };
         // A builtin method or function whose parameters are all positional,
@@ -133,6 +155,42 @@ impl Interp {
             }
         }
         self.eval_call_general(f, func, callee, receiver, args, keywords)
+    }
+
+    /// The `__init__` of `cls` when `cls(...)` with `nargs` positional
+    /// arguments only makes an instance and runs it: a user class with no
+    /// metaclass, builtin base, exception base, `__new__` or `__del__` of
+    /// its own (a `__del__` would see the instance made before the
+    /// arguments are evaluated), whose `__init__` is a plain function taking
+    /// the instance and `nargs` arguments.
+    #[inline]
+    fn plain_init(
+        &self,
+        cls: &Rc<crate::value::Class>,
+        nargs: usize,
+    ) -> Option<Rc<crate::value::Function>> {
+        use crate::value::Class;
+        let special = Class::HOOK_BUILTIN_BASE | Class::HOOK_EXCEPTION | Class::HOOK_DEL;
+        if cls.meta.is_some()
+            || cls.kind != crate::value::ClassKind::User
+            || cls.hooks.get() & special != 0
+        {
+            return None;
+        }
+        if let Some(new) = self.type_lookup(cls, &self.dunders.new).attr {
+            if matches!(
+                crate::object::descr::unwrap_method_decorator(new),
+                Value::Function(_)
+            ) {
+                return None;
+            }
+        }
+        match self.type_lookup(cls, &self.dunders.init).attr {
+            Some(Value::Function(init)) if init.plain && init.sig.params.len() == nargs + 1 => {
+                Some(init)
+            }
+            _ => None,
+        }
     }
 
     /// The plain user function (see `Function::plain`) that the name `n`

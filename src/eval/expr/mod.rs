@@ -149,7 +149,7 @@ impl Interp {
             } => self.eval_call(f, func, args, keywords),
             ExprKind::Attribute { value, attr } => {
                 let v = self.eval_hot(f, value)?;
-                self.get_attribute(&v, &attr.name)
+                self.load_attr(&v, &attr.name)
             }
             ExprKind::Subscript { value, slice } => {
                 let v = self.eval_hot(f, value)?;

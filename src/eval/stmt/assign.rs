@@ -14,8 +14,8 @@ impl Interp {
         match &target.kind {
             ExprKind::Name(n) => self.store_name(f, n, v),
             ExprKind::Attribute { value, attr } => {
-                let obj = self.eval(f, value)?;
-                self.set_attribute(&obj, &attr.name, v)
+                let obj = self.eval_hot(f, value)?;
+                self.store_attr(&obj, &attr.name, v)
             }
             ExprKind::Subscript { value, slice } => {
                 let obj = self.eval_hot(f, value)?;
@@ -124,11 +124,11 @@ impl Interp {
                 self.store_name(f, n, new)
             }
             ExprKind::Attribute { value: obj, attr } => {
-                let o = self.eval(f, obj)?;
-                let cur = self.get_attribute(&o, &attr.name)?;
-                let rhs = self.eval(f, value)?;
+                let o = self.eval_hot(f, obj)?;
+                let cur = self.load_attr(&o, &attr.name)?;
+                let rhs = self.eval_hot(f, value)?;
                 let new = self.inplace_op(op, &cur, &rhs)?;
-                self.set_attribute(&o, &attr.name, new)
+                self.store_attr(&o, &attr.name, new)
             }
             ExprKind::Subscript { value: obj, slice } => {
                 let o = self.eval(f, obj)?;

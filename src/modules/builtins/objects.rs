@@ -178,7 +178,7 @@ fn delattr(vm: &dyn Vm, obj: &Value, name: &Value) -> PyResult<()> {
             crate::object::attr::instance_delattr(vm, obj, i, &name)?;
             true
         }
-        Value::Class(c) => c.dict.borrow_mut().shift_remove(name.as_str()).is_some(),
+        Value::Class(c) => c.remove_attr(&name).is_some(),
         Value::Function(f) => f.remove_attr(&name),
         _ => false,
     };

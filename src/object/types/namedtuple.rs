@@ -211,7 +211,7 @@ fn namedtuple_class(
         ClassKind::Native,
     );
     {
-        let mut ns = class.dict.borrow_mut();
+        let mut ns = class.dict_mut();
         ns.insert("__new__".into(), tuple_new::DEF.function().bind(ty.clone()));
         // A class method: a script's subclass makes its own instances.
         ns.insert(
