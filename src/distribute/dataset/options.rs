@@ -46,7 +46,7 @@ pub fn input_options_class() -> Value {
         let tuple_new = c.dict.borrow().get("__new__").cloned();
         if let Some(tuple_new) = tuple_new {
             let new = new_input_options::DEF.function().bind(tuple_new);
-            c.dict.borrow_mut().insert("__new__".into(), new);
+            c.set_attr("__new__", new);
         }
     }
     class
