@@ -89,15 +89,9 @@ pub(super) fn experimental_run(
 }
 
 /// `strategy.unwrap(value)`.
-pub(super) const UNWRAP: NativeDef = NativeDef {
-    sig: "StrategyBase.unwrap(self, value)",
-    doc: "Deprecated alias of experimental_local_results.",
-    ..local_results::DEF
-};
+pub(super) const UNWRAP: NativeDef = local_results::DEF
+    .renamed("StrategyBase.unwrap(self, value)")
+    .documented("Deprecated alias of experimental_local_results.");
 
 /// `strategy.experimental_distribute_datasets_from_function(dataset_fn, options=None)`.
-pub(super) const DISTRIBUTE_DATASETS_FROM_FUNCTION: NativeDef = NativeDef {
-    sig: "StrategyBase.experimental_distribute_datasets_from_function(self, dataset_fn, options=None)",
-    doc: "Deprecated alias of distribute_datasets_from_function (renamed in TensorFlow 2.4).",
-    ..distribute_from_function::DEF
-};
+pub(super) const DISTRIBUTE_DATASETS_FROM_FUNCTION: NativeDef = distribute_from_function::DEF.renamed("StrategyBase.experimental_distribute_datasets_from_function(self, dataset_fn, options=None)").documented("Deprecated alias of distribute_datasets_from_function (renamed in TensorFlow 2.4).");

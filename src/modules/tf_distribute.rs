@@ -28,7 +28,7 @@ use crate::distribute::strategy::{MIRRORED_STRATEGY, ONE_DEVICE_STRATEGY, STRATE
 use crate::distribute::values::PER_REPLICA;
 use crate::distribute::variables::enums::{VARIABLE_AGGREGATION_V2, VARIABLE_SYNCHRONIZATION};
 use crate::distribute::variables::VARIABLE;
-use crate::object::{ClassSpec, NativeDef};
+use crate::object::ClassSpec;
 use crate::value::Value;
 
 fn class(spec: &'static ClassSpec) -> Value {
@@ -111,20 +111,14 @@ fn register_devices(m: &mut ModuleBuilder) {
             .add(devices::logical_device_configuration::DEF)
             .add(devices::get_visible_devices::DEF);
         c.namespace("experimental", |e| {
-            e.add(NativeDef {
-                doc: "The physical devices.",
-                ..devices::list_physical_devices::DEF
-            })
-            .add(NativeDef {
-                doc: "The logical devices.",
-                ..devices::list_logical_devices::DEF
-            })
-            .add(NativeDef {
-                sig: "set_virtual_device_configuration(device, logical_devices)",
-                doc: "Old name of set_logical_device_configuration.",
-                ..devices::set_logical_device_configuration::DEF
-            })
-            .add(devices::get_visible_devices::DEF);
+            e.add(devices::list_physical_devices::DEF.documented("The physical devices."))
+                .add(devices::list_logical_devices::DEF.documented("The logical devices."))
+                .add(
+                    devices::set_logical_device_configuration::DEF
+                        .renamed("set_virtual_device_configuration(device, logical_devices)")
+                        .documented("Old name of set_logical_device_configuration."),
+                )
+                .add(devices::get_visible_devices::DEF);
         });
     });
 }

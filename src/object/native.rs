@@ -50,6 +50,23 @@ pub struct NativeDef {
 }
 
 impl NativeDef {
+    /// The same native under another Python signature (a renamed alias, a
+    /// method of another class). The signature must name as many parameters
+    /// as the Rust function takes; that is checked when the constant is
+    /// evaluated, so a mismatch does not compile.
+    pub const fn renamed(self, sig: &'static str) -> NativeDef {
+        assert!(
+            param_count(sig) == self.params.len(),
+            "a renamed native's signature must name as many parameters as its Rust function takes"
+        );
+        NativeDef { sig, ..self }
+    }
+
+    /// The same native with another `__doc__`.
+    pub const fn documented(self, doc: &'static str) -> NativeDef {
+        NativeDef { doc, ..self }
+    }
+
     /// A new (unbound) function object.
     pub fn function(&self) -> Rc<NativeFunction> {
         let sig = Signature::parse(self.sig);
@@ -425,5 +442,76 @@ impl<T: IntoValue> IntoResult for T {
     #[inline]
     fn into_result(self) -> PyResult<Value> {
         Ok(self.into_value())
+    }
+}
+
+/// The number of parameters `sig` names (`name(a, b=(1, 2), *, c)` has three:
+/// the markers `/` and `*` are not parameters), read at compile time the way
+/// the `#[native]` macro and `Signature::parse` read it.
+const fn param_count(sig: &str) -> usize {
+    let b = sig.as_bytes();
+    let mut i = 0;
+    while i < b.len() && b[i] != b'(' {
+        i += 1;
+    }
+    let (mut depth, mut quote, mut escaped) = (0i32, 0u8, false);
+    let (mut count, mut item_len, mut marker) = (0, 0, false);
+    i += 1;
+    while i < b.len() {
+        let c = b[i];
+        i += 1;
+        if quote != 0 {
+            if escaped {
+                escaped = false;
+            } else if c == b'\\' {
+                escaped = true;
+            } else if c == quote {
+                quote = 0;
+            }
+            continue;
+        }
+        let end = depth == 0 && (c == b',' || c == b')');
+        if end {
+            // an item is a parameter unless it is empty or a bare marker
+            if item_len > 0 && !(item_len == 1 && marker) {
+                count += 1;
+            }
+            (item_len, marker) = (0, false);
+            if c == b')' {
+                break;
+            }
+            continue;
+        }
+        match c {
+            b'\'' | b'"' => quote = c,
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            _ => {}
+        }
+        if !c.is_ascii_whitespace() {
+            if item_len == 0 {
+                marker = c == b'/' || c == b'*';
+            }
+            item_len += 1;
+        }
+    }
+    count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::param_count;
+
+    #[test]
+    fn param_count_reads_signatures_as_the_macro_does() {
+        assert_eq!(param_count("f()"), 0);
+        assert_eq!(param_count("f(self)"), 1);
+        assert_eq!(param_count("f(a, /, b, *, c=None)"), 3);
+        assert_eq!(param_count("f(*args, **kwargs)"), 2);
+        assert_eq!(
+            param_count("f(a=(1, 2), b=[3, {4: 5}], c='x,)', d=\"\\\",\")"),
+            4
+        );
+        assert_eq!(param_count("T.m(self, other, /)"), 2);
     }
 }

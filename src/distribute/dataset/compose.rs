@@ -74,10 +74,8 @@ transformations! {
 }
 
 /// `tf.data.experimental.choose_from_datasets`.
-pub const EXPERIMENTAL_CHOOSE_FROM_DATASETS: NativeDef = NativeDef {
-    sig: "choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True)",
-    ..choose_from_datasets::DEF
-};
+pub const EXPERIMENTAL_CHOOSE_FROM_DATASETS: NativeDef = choose_from_datasets::DEF
+    .renamed("choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True)");
 
 /// Whether two specs have the same structure and dtypes (dims aside).
 fn same_types(a: &Spec, b: &Spec) -> bool {
@@ -475,10 +473,15 @@ pub(super) fn group_by_window(
 }
 
 /// `Dataset.get_single_element`, which also takes a `name` (ignored).
-pub(super) const GET_SINGLE_ELEMENT: NativeDef = NativeDef {
-    sig: "DatasetV2.get_single_element(self, name=None)",
-    ..get_single_element::DEF
-};
+/// The only element of the dataset (`tf.data.experimental.get_single_element`).
+#[native("DatasetV2.get_single_element(self, name=None)")]
+pub(super) fn dataset_get_single_element(
+    vm: &dyn Vm,
+    this: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
+    get_single_element(vm, this)
+}
 
 /// The only element of the dataset.
 // TensorFlow's errors when it has none or more.
@@ -512,10 +515,17 @@ pub fn get_single_element(vm: &dyn Vm, dataset: &Value) -> PyResult<Value> {
 }
 
 /// `Dataset.counter`, which also takes a `name` (ignored).
-pub(super) const COUNTER: NativeDef = NativeDef {
-    sig: "DatasetV2.counter(start=0, step=1, dtype=None, name=None)",
-    ..counter::DEF
-};
+/// start, start + step, ... forever (`tf.data.experimental.Counter`).
+#[native("DatasetV2.counter(start=0, step=1, dtype=None, name=None)")]
+pub(super) fn dataset_counter(
+    vm: &dyn Vm,
+    start: &Value,
+    step: &Value,
+    dtype: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
+    counter(vm, start, step, dtype)
+}
 
 /// start, start + step, ... forever.
 #[native("Counter(start=0, step=1, dtype=None)")]

@@ -12,7 +12,7 @@ use crate::distribute::classes::{native_class, object_repr, DISTRIBUTE_LIB};
 use crate::distribute::reduce::parse_op;
 use crate::distribute::values::components;
 use crate::distribute::variables;
-use crate::object::{native, ClassSpec, Member, NativeDef};
+use crate::object::{native, ClassSpec, Member};
 use crate::runtime::Device;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -96,10 +96,9 @@ pub static ONE_DEVICE_EXTENDED: ClassSpec = ClassSpec {
     name: "OneDeviceExtended",
     module: "tensorflow.python.distribute.one_device_strategy",
     bases: &[&EXTENDED_V1],
-    members: &[Member::Method(NativeDef {
-        sig: "OneDeviceExtended.value_container(self, value)",
-        ..value_container::DEF
-    })],
+    members: &[Member::Method(
+        value_container::DEF.renamed("OneDeviceExtended.value_container(self, value)"),
+    )],
 };
 
 /// The default strategy's extended class.
@@ -108,18 +107,17 @@ pub static DEFAULT_EXTENDED: ClassSpec = ClassSpec {
     module: DISTRIBUTE_LIB,
     bases: &[&EXTENDED_V1],
     members: &[
-        Member::Method(NativeDef {
-            sig: "_DefaultDistributionExtended.variable_created_in_scope(self, v)",
-            ..variable_created_in_scope::DEF
-        }),
-        Member::Method(NativeDef {
-            sig: "_DefaultDistributionExtended.value_container(self, value)",
-            ..value_container::DEF
-        }),
-        Member::Method(NativeDef {
-            sig: "_DefaultDistributionExtended.colocate_vars_with(self, colocate_with_variable)",
-            ..colocate_vars_with::DEF
-        }),
+        Member::Method(
+            variable_created_in_scope::DEF
+                .renamed("_DefaultDistributionExtended.variable_created_in_scope(self, v)"),
+        ),
+        Member::Method(
+            value_container::DEF
+                .renamed("_DefaultDistributionExtended.value_container(self, value)"),
+        ),
+        Member::Method(colocate_vars_with::DEF.renamed(
+            "_DefaultDistributionExtended.colocate_vars_with(self, colocate_with_variable)",
+        )),
     ],
 };
 

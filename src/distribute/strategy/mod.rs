@@ -23,7 +23,7 @@ use super::nest::{contains_distributed, is_structure, regroup, select_replica, C
 use super::renamed;
 use super::replica_ctx::{merge_collectives, ValueContext};
 use super::values::components;
-use crate::object::{native, ClassSpec, Member, NativeDef, This};
+use crate::object::{native, ClassSpec, Member, This};
 use crate::runtime::Device;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -93,30 +93,23 @@ pub static ONE_DEVICE_STRATEGY: ClassSpec = ClassSpec {
     module: ONE_DEVICE_MODULE,
     bases: &[&STRATEGY],
     members: &[
-        Member::Method(NativeDef {
-            sig: "OneDeviceStrategy.scope(self)",
-            ..scope::DEF
-        }),
-        Member::Method(NativeDef {
-            sig: "OneDeviceStrategy.run(self, fn, args=(), kwargs=None, options=None)",
-            ..run::DEF
-        }),
-        Member::Method(NativeDef {
-            sig: "OneDeviceStrategy.reduce(self, reduce_op, value, axis)",
-            ..cross_replica::reduce::DEF
-        }),
-        Member::Method(NativeDef {
-            sig: "OneDeviceStrategy.experimental_local_results(self, value)",
-            ..local_results::DEF
-        }),
-        Member::Method(NativeDef {
-            sig: "OneDeviceStrategy.experimental_distribute_dataset(self, dataset, options=None)",
-            ..distribute_dataset::DEF
-        }),
-        Member::Method(NativeDef {
-            sig: "OneDeviceStrategy.distribute_datasets_from_function(self, dataset_fn, options=None)",
-            ..distribute_from_function::DEF
-        }),
+        Member::Method(scope::DEF.renamed("OneDeviceStrategy.scope(self)")),
+        Member::Method(
+            run::DEF.renamed("OneDeviceStrategy.run(self, fn, args=(), kwargs=None, options=None)"),
+        ),
+        Member::Method(
+            cross_replica::reduce::DEF
+                .renamed("OneDeviceStrategy.reduce(self, reduce_op, value, axis)"),
+        ),
+        Member::Method(
+            local_results::DEF.renamed("OneDeviceStrategy.experimental_local_results(self, value)"),
+        ),
+        Member::Method(distribute_dataset::DEF.renamed(
+            "OneDeviceStrategy.experimental_distribute_dataset(self, dataset, options=None)",
+        )),
+        Member::Method(distribute_from_function::DEF.renamed(
+            "OneDeviceStrategy.distribute_datasets_from_function(self, dataset_fn, options=None)",
+        )),
         Member::New(one_device_new::DEF),
     ],
 };

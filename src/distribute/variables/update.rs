@@ -9,7 +9,7 @@ use crate::distribute::nest::{map_nest, regroup_with, select_replica, SplitArgs}
 use crate::distribute::replica_ctx::{park_request, Request};
 use crate::distribute::values::{components, mirrored};
 use crate::object::tensor::convert::{runtime_err, to_tensor};
-use crate::object::{native, Member, NativeDef};
+use crate::object::{native, Member};
 use crate::runtime::{ops, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
@@ -20,10 +20,7 @@ pub(super) const VARIABLE_METHODS: &[Member] = &[
     Member::Method(assign_add::DEF),
     Member::Method(assign_sub::DEF),
     Member::Method(read_value::DEF),
-    Member::Method(NativeDef {
-        sig: "ResourceVariable.value(self)",
-        ..read_value::DEF
-    }),
+    Member::Method(read_value::DEF.renamed("ResourceVariable.value(self)")),
     Member::Method(numpy::DEF),
     Member::Method(get_shape::DEF),
 ];

@@ -6,17 +6,10 @@
 use super::convert::{axes, operand, placed, runtime_err, to_tensor, Ints};
 use super::math_ops::matching;
 use crate::modules::ModuleBuilder;
+use crate::object::native;
 use crate::object::tensor::placement::current_device;
-use crate::object::{native, NativeDef};
 use crate::runtime::{ops, DType, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
-
-/// `tf.linalg.matmul`: `tf.matmul` (which reads only its first four
-/// parameters), with TensorFlow's `grad_a` and `grad_b` too.
-const MATMUL: NativeDef = NativeDef {
-    sig: "matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False, grad_b=False, name=None)",
-    ..super::math_ops::matmul::DEF
-};
 
 /// Matrix-vector product `a @ b`.
 #[native("matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None)")]
@@ -305,7 +298,7 @@ fn norm(
 pub fn register(m: &mut ModuleBuilder) {
     m.add(eye::DEF).add(norm::DEF).add(einsum::DEF);
     m.namespace("linalg", |n| {
-        n.add(MATMUL)
+        n.add(super::math_ops::matmul::DEF)
             .add(matvec::DEF)
             .add(matrix_transpose::DEF)
             .add(diag_part::DEF)

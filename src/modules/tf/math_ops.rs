@@ -8,7 +8,7 @@ use crate::modules::ModuleBuilder;
 use crate::object::{native, NativeDef};
 use crate::runtime::ops;
 use crate::runtime::{ArgOp, BinaryOp, DType, ReduceOp, Semantics, Tensor, UnaryOp};
-use crate::value::{PyResult, Value, Vm};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// Converts two operands the way `args_to_matching_eager` does: the first
 /// tensor's dtype wins; with none, `x` infers and `y` follows it.
@@ -263,8 +263,9 @@ fn add_n(vm: &dyn Vm, inputs: &Value, _name: &Value) -> PyResult<Tensor> {
     placed(vm, ops::add_n(&ts))
 }
 
-/// Matrix product `a @ b`.
-#[native("matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False, b_is_sparse=False, output_type=None, name=None)")]
+/// Matrix product `a @ b`. On real tensors `adjoint_*` is `transpose_*`; the
+/// sparsity and gradient hints change nothing in the result.
+#[native("matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False, grad_b=False, name=None)")]
 #[expect(clippy::too_many_arguments, reason = "TensorFlow's parameters")]
 pub(super) fn matmul(
     vm: &dyn Vm,
@@ -272,16 +273,36 @@ pub(super) fn matmul(
     b: &Value,
     transpose_a: &Value,
     transpose_b: &Value,
-    _adjoint_a: &Value,
-    _adjoint_b: &Value,
+    adjoint_a: &Value,
+    adjoint_b: &Value,
     _a_is_sparse: &Value,
     _b_is_sparse: &Value,
-    _output_type: &Value,
+    output_type: &Value,
+    _grad_a: &Value,
+    _grad_b: &Value,
     _name: &Value,
 ) -> PyResult<Tensor> {
+    if !output_type.is_none() {
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "tf.matmul's output_type (int8 inputs with a wider output) is not implemented in dist",
+        ));
+    }
+    let side = |t: &Value, adj: &Value, which: char| -> PyResult<bool> {
+        let (t, adj) = (vm.truthy(t)?, vm.truthy(adj)?);
+        if t && adj {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                format!(
+                    "Only one of `transpose_{which}` and `adjoint_{which}` can be True. Received `transpose_{which}`=True, `adjoint_{which}`=True."
+                ),
+            ));
+        }
+        Ok(t || adj)
+    };
+    let ta = side(transpose_a, adjoint_a, 'a')?;
+    let tb = side(transpose_b, adjoint_b, 'b')?;
     let (x, y) = matching(vm, a, b)?;
-    let ta = vm.truthy(transpose_a)?;
-    let tb = vm.truthy(transpose_b)?;
     placed(vm, ops::matmul(&x, &y, ta, tb))
 }
 

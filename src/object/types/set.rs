@@ -8,7 +8,7 @@ use std::rc::Rc;
 use indexmap::IndexSet;
 
 use crate::object::types::type_error;
-use crate::object::{native, Member, NativeDef};
+use crate::object::{native, Member};
 use crate::syntax::ast::{Expr, ExprKind};
 use crate::value::dict::{
     find_key, key_set_insert, keys_subset, set_add, set_algebra, set_discard, vm_compared, KeySet,
@@ -342,35 +342,17 @@ pub static SET_MEMBERS: &[Member] = &[
 /// set, under `frozenset`'s name.
 pub static FROZENSET_MEMBERS: &[Member] = &[
     Member::New(frozenset_new::DEF),
-    Member::Method(named("frozenset.union(self, *others)", union::DEF)),
-    Member::Method(named(
-        "frozenset.intersection(self, *others)",
-        intersection::DEF,
-    )),
-    Member::Method(named(
-        "frozenset.difference(self, *others)",
-        difference::DEF,
-    )),
-    Member::Method(named(
-        "frozenset.symmetric_difference(self, other, /)",
-        symmetric_difference::DEF,
-    )),
-    Member::Method(named("frozenset.issubset(self, other, /)", issubset::DEF)),
-    Member::Method(named(
-        "frozenset.issuperset(self, other, /)",
-        issuperset::DEF,
-    )),
-    Member::Method(named(
-        "frozenset.isdisjoint(self, other, /)",
-        isdisjoint::DEF,
-    )),
-    Member::Method(named("frozenset.copy(self)", copy::DEF)),
+    Member::Method(union::DEF.renamed("frozenset.union(self, *others)")),
+    Member::Method(intersection::DEF.renamed("frozenset.intersection(self, *others)")),
+    Member::Method(difference::DEF.renamed("frozenset.difference(self, *others)")),
+    Member::Method(
+        symmetric_difference::DEF.renamed("frozenset.symmetric_difference(self, other, /)"),
+    ),
+    Member::Method(issubset::DEF.renamed("frozenset.issubset(self, other, /)")),
+    Member::Method(issuperset::DEF.renamed("frozenset.issuperset(self, other, /)")),
+    Member::Method(isdisjoint::DEF.renamed("frozenset.isdisjoint(self, other, /)")),
+    Member::Method(copy::DEF.renamed("frozenset.copy(self)")),
 ];
-
-/// `def` under another signature (the same parameters).
-const fn named(sig: &'static str, def: NativeDef) -> NativeDef {
-    NativeDef { sig, ..def }
-}
 
 /// A new set of the iterable's items: `set('aab') == {'a', 'b'}`.
 #[native("set(iterable=(), /)", c_ctor)]

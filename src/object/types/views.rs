@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use super::iter::{dict_iter, DictPart, IterObj, IterState};
 use super::set::{collect_keys, combine, make_set, set_from, set_op_in_place};
-use crate::object::{native, ClassSpec, Member, NativeClass, NativeDef};
+use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::syntax::ast::BinOp;
 use crate::syntax::ast::CmpOp;
 use crate::value::dict::dict_get;
@@ -198,10 +198,9 @@ pub static DICT_ITEMS: ClassSpec = ClassSpec {
     name: "dict_items",
     module: "builtins",
     bases: &[],
-    members: &[Member::Method(NativeDef {
-        sig: "dict_items.isdisjoint(self, other, /)",
-        ..isdisjoint::DEF
-    })],
+    members: &[Member::Method(
+        isdisjoint::DEF.renamed("dict_items.isdisjoint(self, other, /)"),
+    )],
 };
 
 impl NativeClass for DictView {

@@ -24,12 +24,14 @@ fn aggregate(mut gs: Vec<Tensor>) -> Result<Tensor> {
 
 /// The gradients of `targets` (with `output_gradients`, ones where None)
 /// with respect to the tensors or variables known by `sources` (their ids),
-/// None where unconnected. A non-persistent tape's entries are consumed.
+/// None where unconnected. With `consume` (a non-persistent tape's one
+/// gradient) the entries used are taken off the tape.
 pub fn gradient_of(
     tape: &Rc<Tape>,
     targets: &[Tensor],
     sources: &[usize],
     output_gradients: &[Option<Tensor>],
+    consume: bool,
     custom: &mut dyn FnMut(&Rc<dyn Any>, &[Tensor]) -> Result<Vec<Option<Tensor>>>,
 ) -> Result<Vec<Option<Tensor>>> {
     // The ops reachable from the targets, and how many of them use each tensor.
@@ -71,7 +73,7 @@ pub fn gradient_of(
         let mut taken: Vec<usize> = ops_used.keys().copied().collect();
         taken.sort_unstable();
         for op in taken {
-            let e = if tape.persistent {
+            let e = if !consume {
                 d.entries.get(op).and_then(Option::as_ref).map(clone_entry)
             } else {
                 d.entries.get_mut(op).and_then(Option::take)

@@ -11,3 +11,6 @@ pub mod tape;
 pub use backprop::gradient_of;
 pub use grad::{GradOp, NoGrad};
 pub use tape::Tape;
+
+#[cfg(test)]
+mod tests;

@@ -307,10 +307,17 @@ pub fn primitive_n(
     Ok(outs)
 }
 
-/// Runs `f` with recording off on this thread.
-fn suspended<T>(f: impl FnOnce() -> T) -> T {
+/// Runs `f` with recording off on this thread (`tape.stop_recording()`
+/// for every tape, the body of a `tf.custom_gradient` function).
+pub fn suspended<T>(f: impl FnOnce() -> T) -> T {
     let saved = ACTIVE.with(|a| a.replace(0));
     let r = f();
     ACTIVE.with(|a| a.set(saved));
     r
+}
+
+/// A new handle on `t`'s buffer that no tape knows (`tf.stop_gradient`,
+/// the outputs of a `tf.custom_gradient` function).
+pub fn detached(t: &Tensor) -> Tensor {
+    Tensor::from_parts(t.dtype(), t.shape().clone(), t.storage().clone(), t.device())
 }
