@@ -169,7 +169,7 @@ fn not_tensor(vm: &dyn Vm, v: &Value) -> PyResult<PyErr> {
     Ok(PyErr::new(
         ExcType::ValueError,
         format!(
-            "Passed in object {} of type {:?}, not tf.Tensor or tf.Variable or ExtensionType.",
+            "Passed in object {} of type '{}', not tf.Tensor or tf.Variable or ExtensionType.",
             vm.str(v)?,
             v.type_name()
         ),

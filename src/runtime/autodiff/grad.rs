@@ -199,7 +199,9 @@ fn sum(x: &Tensor, axes: &[usize], keepdims: bool) -> Result<Tensor> {
 }
 
 /// The axes a gradient of `out` shape sums over to reach shape `x`
-/// (TensorFlow's `BroadcastGradientArgs`), or None when the shapes match.
+/// (TensorFlow's `BroadcastGradientArgs`: the leading axes `x` lacks and
+/// every axis where `x` is 1, the output's 1s too), or None when the shapes
+/// match (`SmartBroadcastGradientArgs`'s `must_reduce`).
 fn broadcast_axes(x: &[usize], out: &[usize]) -> Option<Vec<usize>> {
     if x == out {
         return None;
@@ -207,7 +209,7 @@ fn broadcast_axes(x: &[usize], out: &[usize]) -> Option<Vec<usize>> {
     let lead = out.len().saturating_sub(x.len());
     Some(
         (0..out.len())
-            .filter(|&i| i < lead || (x[i - lead] == 1 && out[i] != 1))
+            .filter(|&i| i < lead || x[i - lead] == 1)
             .collect(),
     )
 }
@@ -222,10 +224,7 @@ fn unbroadcast(g: Tensor, x: &Tensor) -> Result<Tensor> {
 
 /// Like [`unbroadcast`] with `keepdims=True` (`SelectV2`'s and `BroadcastTo`'s form).
 fn unbroadcast_keep(g: Tensor, x: &Tensor) -> Result<Tensor> {
-    let lead = g.rank().saturating_sub(x.rank());
-    let axes: Vec<usize> = (0..g.rank())
-        .filter(|&i| i < lead || (x.dims()[i - lead] == 1 && g.dims()[i] != 1))
-        .collect();
+    let axes = broadcast_axes(x.dims(), g.dims()).unwrap_or_default();
     let s = sum(&g, &axes, true)?;
     reshape(&s, x.dims())
 }
@@ -615,7 +614,7 @@ fn matmul_grad(v: &OpView, ta: bool, tb: bool, g: &Tensor) -> Result<Vec<Option<
         let r = t.rank();
         let lead = r - like.rank();
         let axes: Vec<usize> = (0..r - 2)
-            .filter(|&i| i < lead || (like.dims()[i - lead] == 1 && t.dims()[i] != 1))
+            .filter(|&i| i < lead || like.dims()[i - lead] == 1)
             .collect();
         reshape(&sum(&t, &axes, false)?, like.dims())
     };
