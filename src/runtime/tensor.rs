@@ -223,7 +223,11 @@ impl Tensor {
         }
         let out = Tensor::from_parts(self.dtype(), shape, self.0.storage.clone(), self.device());
         // reshape, expand_dims and squeeze all come here
-        super::autodiff::tape::record(|| super::autodiff::GradOp::Reshape("Reshape"), &[self], &[&out]);
+        super::autodiff::tape::record(
+            || super::autodiff::GradOp::Reshape("Reshape"),
+            &[self],
+            &[&out],
+        );
         Ok(out)
     }
 

@@ -384,7 +384,13 @@ impl NativeObject for PlainVar {
         reflected: bool,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
-        tensor_binop(vm, read_cell(&self.cell, self.agg, self.sync), op, other, reflected)
+        tensor_binop(
+            vm,
+            read_cell(&self.cell, self.agg, self.sync),
+            op,
+            other,
+            reflected,
+        )
     }
     fn unary(&self, _this: &Value, op: ast::UnaryOp, vm: &dyn Vm) -> PyResult<Option<Value>> {
         crate::object::tensor::tensor_unary(

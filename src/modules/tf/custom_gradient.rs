@@ -146,4 +146,3 @@ pub fn register(m: &mut crate::modules::ModuleBuilder) {
     m.add(custom_gradient::DEF);
     m.add(recompute_grad::DEF);
 }
-

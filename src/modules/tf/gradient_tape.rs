@@ -97,7 +97,9 @@ impl GradientTape {
         self.tape.borrow().clone().ok_or_else(|| {
             PyErr::new(
                 ExcType::RuntimeError,
-                format!("A non-persistent GradientTape can only be used to compute one set of {what}"),
+                format!(
+                    "A non-persistent GradientTape can only be used to compute one set of {what}"
+                ),
             )
         })
     }
@@ -194,7 +196,13 @@ fn watch(vm: &dyn Vm, this: &GradientTape, tensor: &Value) -> PyResult<Value> {
             return Err(not_tensor(vm, &t)?);
         };
         if !x.dtype().is_floating() {
-            warn(vm, &format!("The dtype of the watched tensor must be floating (e.g. tf.float32), got tf.{}", x.dtype().name()));
+            warn(
+                vm,
+                &format!(
+                    "The dtype of the watched tensor must be floating (e.g. tf.float32), got tf.{}",
+                    x.dtype().name()
+                ),
+            );
         }
         tape.watch(x);
     }
@@ -250,7 +258,10 @@ fn compute(
     zeros: bool,
     consume: bool,
 ) -> PyResult<Vec<Value>> {
-    let ids: Vec<usize> = sources.iter().map(|s| s.as_ref().map_or(0, |(k, _)| *k)).collect();
+    let ids: Vec<usize> = sources
+        .iter()
+        .map(|s| s.as_ref().map_or(0, |(k, _)| *k))
+        .collect();
     let mut custom = |f: &Rc<dyn Any>, grads: &[Tensor]| -> runtime::Result<Vec<Option<Tensor>>> {
         super::custom_gradient::call_grad_fn(vm, f, grads)
     };
@@ -312,7 +323,13 @@ fn gradient(
     } else {
         leaves(output_gradients)?
             .iter()
-            .map(|g| if g.is_none() { Ok(None) } else { to_tensor(vm, g, None).map(Some) })
+            .map(|g| {
+                if g.is_none() {
+                    Ok(None)
+                } else {
+                    to_tensor(vm, g, None).map(Some)
+                }
+            })
             .collect::<PyResult<_>>()?
     };
     let zeros = match unconnected_gradients {
@@ -342,8 +359,12 @@ fn one_hot_at(like: &Tensor, i: usize) -> PyResult<Tensor> {
     let mut flat = flat;
     runtime::ops::index_assign(&mut flat, &[runtime::ops::IndexItem::Int(i as i64)], &one)
         .map_err(runtime_err)?;
-    t = runtime::ops::reshape(&flat, &like.dims().iter().map(|&d| d as i64).collect::<Vec<_>>(), runtime::Semantics::Tf)
-        .map_err(runtime_err)?;
+    t = runtime::ops::reshape(
+        &flat,
+        &like.dims().iter().map(|&d| d as i64).collect::<Vec<_>>(),
+        runtime::Semantics::Tf,
+    )
+    .map_err(runtime_err)?;
     Ok(t)
 }
 
@@ -402,9 +423,14 @@ fn jacobian(
             continue;
         }
         let j = if ts.is_empty() {
-            Tensor::zeros(st.dtype(), &dims.iter().map(|&d| d as usize).collect::<Vec<_>>(), st.device())
+            Tensor::zeros(
+                st.dtype(),
+                &dims.iter().map(|&d| d as usize).collect::<Vec<_>>(),
+                st.device(),
+            )
         } else {
-            runtime::ops::stack(&ts, 0).and_then(|s| runtime::ops::reshape(&s, &dims, runtime::Semantics::Tf))
+            runtime::ops::stack(&ts, 0)
+                .and_then(|s| runtime::ops::reshape(&s, &dims, runtime::Semantics::Tf))
         }
         .map_err(runtime_err)?;
         out.push(Value::Tensor(j));
@@ -460,7 +486,15 @@ fn batch_jacobian(
             seed_rows.push(row.clone());
         }
         let seed = runtime::ops::stack(&seed_rows, 0).map_err(runtime_err)?;
-        let g = compute(vm, &tape, &[y.clone()], std::slice::from_ref(&src), &[Some(seed)], true, false)?;
+        let g = compute(
+            vm,
+            &tape,
+            &[y.clone()],
+            std::slice::from_ref(&src),
+            &[Some(seed)],
+            true,
+            false,
+        )?;
         if let Some(Value::Tensor(t)) = g.into_iter().next() {
             connected = true;
             cols.push(t);
@@ -473,9 +507,14 @@ fn batch_jacobian(
     let mut dims: Vec<i64> = y.dims().iter().map(|&d| d as i64).collect();
     dims.extend(x.dims()[1..].iter().map(|&d| d as i64));
     let j = if cols.is_empty() {
-        Tensor::zeros(x.dtype(), &dims.iter().map(|&d| d as usize).collect::<Vec<_>>(), x.device())
+        Tensor::zeros(
+            x.dtype(),
+            &dims.iter().map(|&d| d as usize).collect::<Vec<_>>(),
+            x.device(),
+        )
     } else {
-        runtime::ops::stack(&cols, 1).and_then(|s| runtime::ops::reshape(&s, &dims, runtime::Semantics::Tf))
+        runtime::ops::stack(&cols, 1)
+            .and_then(|s| runtime::ops::reshape(&s, &dims, runtime::Semantics::Tf))
     }
     .map_err(runtime_err)?;
     this.finish();
@@ -543,8 +582,18 @@ pub static UNCONNECTED_GRADIENTS: ClassSpec = ClassSpec {
     module: "tensorflow.python.ops.unconnected_gradients",
     bases: &[],
     members: &[
-        Member::Attr("NONE", || Value::native(Unconnected { member: "NONE", value: "none" })),
-        Member::Attr("ZERO", || Value::native(Unconnected { member: "ZERO", value: "zero" })),
+        Member::Attr("NONE", || {
+            Value::native(Unconnected {
+                member: "NONE",
+                value: "none",
+            })
+        }),
+        Member::Attr("ZERO", || {
+            Value::native(Unconnected {
+                member: "ZERO",
+                value: "zero",
+            })
+        }),
     ],
 };
 
@@ -555,7 +604,10 @@ impl NativeObject for Unconnected {
         Some(&UNCONNECTED_GRADIENTS)
     }
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("<UnconnectedGradients.{}: '{}'>", self.member, self.value))
+        Ok(format!(
+            "<UnconnectedGradients.{}: '{}'>",
+            self.member, self.value
+        ))
     }
     fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!("UnconnectedGradients.{}", self.member))
@@ -574,7 +626,10 @@ fn stop_gradient(vm: &dyn Vm, input: &Value, _name: &Value) -> PyResult<Value> {
 /// Registers `GradientTape`, `UnconnectedGradients`, `stop_gradient`.
 pub fn register(m: &mut ModuleBuilder) {
     m.value("GradientTape", Value::Class(GRADIENT_TAPE.class()));
-    m.value("UnconnectedGradients", Value::Class(UNCONNECTED_GRADIENTS.class()));
+    m.value(
+        "UnconnectedGradients",
+        Value::Class(UNCONNECTED_GRADIENTS.class()),
+    );
     m.add(stop_gradient::DEF);
     m.namespace("autodiff", |a| {
         a.value("GradientTape", Value::Class(GRADIENT_TAPE.class()));

@@ -409,7 +409,11 @@ fn unary_grad(op: UnaryOp, x: &Tensor, y: &Tensor, g: &Tensor) -> Result<Option<
 fn zero_where_zero(dy: &Tensor, r: Tensor) -> Result<Tensor> {
     let z = scalar(dy, 0.0)?;
     let is_zero = cmp(BinaryOp::Equal, dy, &z)?;
-    if !is_zero.to_scalars().iter().any(|s| matches!(s, Scalar::Bool(true))) {
+    if !is_zero
+        .to_scalars()
+        .iter()
+        .any(|s| matches!(s, Scalar::Bool(true)))
+    {
         return Ok(r);
     }
     ops::where_select(&is_zero, &zeros_like(&r)?, &r)
@@ -473,11 +477,8 @@ fn binary_grad(op: BinaryOp, v: &OpView, g: &Tensor) -> Result<Vec<Option<Tensor
                 let mask = cmp(BinaryOp::Greater, x, &scalar(x, 0.0)?)?;
                 let ones = Tensor::ones(x.dtype(), x.dims(), x.device())?;
                 let safe_x = ops::where_select(&mask, x, &ones)?;
-                let log_x = ops::where_select(
-                    &mask,
-                    &ops::unary(UnaryOp::Log, &safe_x)?,
-                    &zeros_like(x)?,
-                )?;
+                let log_x =
+                    ops::where_select(&mask, &ops::unary(UnaryOp::Log, &safe_x)?, &zeros_like(x)?)?;
                 Some(mul(&mul(g, z)?, &log_x)?)
             };
             pair(gxv, gyv)
@@ -543,7 +544,11 @@ fn reduce_grad(
             let g = reshape(g, &vec![1; x.rank()])?;
             return ops::tile(&g, x.dims());
         }
-        let g = if keepdims { g.clone() } else { reshape(g, &kept)? };
+        let g = if keepdims {
+            g.clone()
+        } else {
+            reshape(g, &kept)?
+        };
         ops::broadcast_to(&g, x.dims())
     };
     Ok(Some(match op {
@@ -577,7 +582,11 @@ fn prod_grad(
     keepdims: bool,
     g: &Tensor,
 ) -> Result<Tensor> {
-    let g = if keepdims { g.clone() } else { reshape(g, kept)? };
+    let g = if keepdims {
+        g.clone()
+    } else {
+        reshape(g, kept)?
+    };
     let g = ops::broadcast_to(&g, x.dims())?;
     let other: Vec<usize> = (0..x.rank()).filter(|i| !axes.contains(i)).collect();
     let perm: Vec<usize> = axes.iter().chain(&other).copied().collect();

@@ -180,10 +180,7 @@ pub fn record(op: impl FnOnce() -> GradOp, inputs: &[&Tensor], outputs: &[&Tenso
 fn record_slow(op: impl FnOnce() -> GradOp, inputs: &[&Tensor], outputs: &[&Tensor]) {
     // An op that hands back one of its inputs (a cast to the same dtype, a
     // copy to the same device) is the identity: the tensor is already followed.
-    if outputs
-        .iter()
-        .any(|o| inputs.iter().any(|i| i.ptr_eq(o)))
-    {
+    if outputs.iter().any(|o| inputs.iter().any(|i| i.ptr_eq(o))) {
         return;
     }
     let tapes = lane_tapes();
@@ -238,7 +235,12 @@ pub fn read_variable(
 }
 
 #[cold]
-fn read_variable_slow(key: usize, trainable: bool, value: &Tensor, handle: &dyn Fn() -> Rc<dyn Any>) {
+fn read_variable_slow(
+    key: usize,
+    trainable: bool,
+    value: &Tensor,
+    handle: &dyn Fn() -> Rc<dyn Any>,
+) {
     for tape in lane_tapes() {
         if trainable && tape.watch_accessed_variables {
             tape.watch_variable(key, handle());
@@ -319,5 +321,10 @@ pub fn suspended<T>(f: impl FnOnce() -> T) -> T {
 /// A new handle on `t`'s buffer that no tape knows (`tf.stop_gradient`,
 /// the outputs of a `tf.custom_gradient` function).
 pub fn detached(t: &Tensor) -> Tensor {
-    Tensor::from_parts(t.dtype(), t.shape().clone(), t.storage().clone(), t.device())
+    Tensor::from_parts(
+        t.dtype(),
+        t.shape().clone(),
+        t.storage().clone(),
+        t.device(),
+    )
 }

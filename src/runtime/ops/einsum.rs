@@ -3,8 +3,8 @@
 //! the product of the operands' elements. Computed in host memory; the
 //! result goes back to the first operand's device.
 
-use crate::runtime::autodiff::{tape, GradOp, NoGrad};
 use super::attr_error;
+use crate::runtime::autodiff::{tape, GradOp, NoGrad};
 use crate::runtime::backend::cpu::num::Num;
 use crate::runtime::error::{Error, ErrorKind, Result};
 use crate::runtime::shape::Shape;
@@ -240,5 +240,9 @@ fn einsum_impl(eq: &str, xs: &[Tensor]) -> Result<Tensor> {
 /// `tf.einsum(equation, *inputs)` for one or two inputs (no gradient in dist yet).
 pub fn einsum(eq: &str, xs: &[Tensor]) -> Result<Tensor> {
     let refs: Vec<&Tensor> = xs.iter().collect();
-    tape::primitive(|| GradOp::NoGrad(NoGrad("Einsum")), &refs, || einsum_impl(eq, xs))
+    tape::primitive(
+        || GradOp::NoGrad(NoGrad("Einsum")),
+        &refs,
+        || einsum_impl(eq, xs),
+    )
 }

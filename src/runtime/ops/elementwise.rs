@@ -3,8 +3,8 @@
 //! math, casts and `where`.
 
 use super::promote::promote_types;
-use crate::runtime::autodiff::{tape, GradOp};
 use super::{attr_error, dtype_mismatch, wrap};
+use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::dtype::DType;
 use crate::runtime::error::{Error, ErrorKind, Result};
 use crate::runtime::op::{BinaryOp, Semantics, UnaryOp};

@@ -2,9 +2,9 @@
 //! indices, `...`, `None`) for both TensorFlow (`StridedSlice` errors) and
 //! numpy (`IndexError`s), and numpy's copy-on-write slice assignment.
 
-use crate::runtime::autodiff::{tape, GradOp};
 use super::elementwise::{cast, with_storage};
 use super::shape_ops::broadcast_to;
+use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::error::{Error, ErrorKind, Result};
 use crate::runtime::op::Semantics;
 use crate::runtime::shape::Shape;
@@ -221,5 +221,9 @@ pub fn index_backward(x: &Tensor, items: &[IndexItem], grad: &Tensor) -> Result<
 
 /// `x[items]`: a new tensor (a copy) of the selected elements.
 pub fn index(x: &Tensor, items: &[IndexItem], sem: Semantics) -> Result<Tensor> {
-    tape::primitive(|| GradOp::Index(items.to_vec()), &[x], || index_impl(x, items, sem))
+    tape::primitive(
+        || GradOp::Index(items.to_vec()),
+        &[x],
+        || index_impl(x, items, sem),
+    )
 }

@@ -1,10 +1,10 @@
 //! Joining and splitting: concat, stack, unstack, split, with the
 //! `ConcatV2`/`Pack`/`Split`/`SplitV` error texts.
 
-use crate::runtime::autodiff::{tape, GradOp};
 use super::dtype_mismatch;
 use super::elementwise::with_storage;
 use super::shape_ops::{expand_dims, squeeze, take};
+use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::error::{Error, Result};
 use crate::runtime::shape::Shape;
 use crate::runtime::storage::try_vec;
@@ -264,7 +264,12 @@ fn split_impl(x: &Tensor, spec: &SplitSpec, axis: i64) -> Result<Vec<Tensor>> {
 /// `tf.concat(values, axis)`.
 pub fn concat(ts: &[Tensor], axis: i64) -> Result<Tensor> {
     let refs: Vec<&Tensor> = ts.iter().collect();
-    let gop = || GradOp::Concat({ let r = (ts.first().map_or(0, Tensor::rank)) as i64; (if axis < 0 { axis + r } else { axis }) as usize });
+    let gop = || {
+        GradOp::Concat({
+            let r = (ts.first().map_or(0, Tensor::rank)) as i64;
+            (if axis < 0 { axis + r } else { axis }) as usize
+        })
+    };
     tape::primitive(gop, &refs, || concat_impl(ts, axis))
 }
 
@@ -272,18 +277,33 @@ pub fn concat(ts: &[Tensor], axis: i64) -> Result<Tensor> {
 /// automatic packing of a list of tensors).
 pub fn stack_named(ts: &[Tensor], axis: i64, name: &str) -> Result<Tensor> {
     let refs: Vec<&Tensor> = ts.iter().collect();
-    let gop = || GradOp::Pack({ let r = (ts.first().map_or(0, Tensor::rank) + 1) as i64; (if axis < 0 { axis + r } else { axis }) as usize });
+    let gop = || {
+        GradOp::Pack({
+            let r = (ts.first().map_or(0, Tensor::rank) + 1) as i64;
+            (if axis < 0 { axis + r } else { axis }) as usize
+        })
+    };
     tape::primitive(gop, &refs, || stack_named_impl(ts, axis, name))
 }
 
 /// `tf.unstack(x, axis)`.
 pub fn unstack(x: &Tensor, axis: i64) -> Result<Vec<Tensor>> {
-    let gop = || GradOp::Unpack({ let r = (x.rank()) as i64; (if axis < 0 { axis + r } else { axis }) as usize });
+    let gop = || {
+        GradOp::Unpack({
+            let r = (x.rank()) as i64;
+            (if axis < 0 { axis + r } else { axis }) as usize
+        })
+    };
     tape::primitive_n(gop, &[x], || unstack_impl(x, axis))
 }
 
 /// `tf.split(x, num_or_size_splits, axis)`.
 pub fn split(x: &Tensor, spec: &SplitSpec, axis: i64) -> Result<Vec<Tensor>> {
-    let gop = || GradOp::Split({ let r = (x.rank()) as i64; (if axis < 0 { axis + r } else { axis }) as usize });
+    let gop = || {
+        GradOp::Split({
+            let r = (x.rank()) as i64;
+            (if axis < 0 { axis + r } else { axis }) as usize
+        })
+    };
     tape::primitive_n(gop, &[x], || split_impl(x, spec, axis))
 }

@@ -2,8 +2,8 @@
 //! broadcast), with TensorFlow's (oneDNN build) error texts.
 
 use super::attr_error;
-use crate::runtime::autodiff::{tape, GradOp};
 use super::shape_ops::{broadcast_to, transpose};
+use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::backend::MatMulDims;
 use crate::runtime::dtype::DType;
 use crate::runtime::error::{Error, ErrorKind, Result};
@@ -127,7 +127,10 @@ fn matmul_impl(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> 
 /// `tf.matmul(a, b, transpose_a, transpose_b)`.
 pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Result<Tensor> {
     tape::primitive(
-        || GradOp::MatMul { ta: transpose_a, tb: transpose_b },
+        || GradOp::MatMul {
+            ta: transpose_a,
+            tb: transpose_b,
+        },
         &[a, b],
         || matmul_impl(a, b, transpose_a, transpose_b),
     )

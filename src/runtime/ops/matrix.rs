@@ -2,9 +2,9 @@
 //! `diag`, `trace`, batched `eye` and `matvec`. Gathers and scatters go
 //! through the backend's `take`/`scatter`, so they run on every device.
 
-use crate::runtime::autodiff::{tape, GradOp, NoGrad};
 use super::elementwise::with_storage;
 use super::{expand_dims, kernel_error, matmul, reduce, squeeze, stack, transpose};
+use crate::runtime::autodiff::{tape, GradOp, NoGrad};
 use crate::runtime::device::Device;
 use crate::runtime::dtype::DType;
 use crate::runtime::error::Result;
@@ -141,10 +141,18 @@ pub fn matvec(a: &Tensor, b: &Tensor, transpose_a: bool) -> Result<Tensor> {
 
 /// `tf.linalg.diag_part` (no gradient in dist yet).
 pub fn diag_part(x: &Tensor, name: &str) -> Result<Tensor> {
-    tape::primitive(|| GradOp::NoGrad(NoGrad("MatrixDiagPartV3")), &[x], || diag_part_impl(x, name))
+    tape::primitive(
+        || GradOp::NoGrad(NoGrad("MatrixDiagPartV3")),
+        &[x],
+        || diag_part_impl(x, name),
+    )
 }
 
 /// `tf.linalg.diag` (no gradient in dist yet).
 pub fn diag(v: &Tensor) -> Result<Tensor> {
-    tape::primitive(|| GradOp::NoGrad(NoGrad("MatrixDiagV3")), &[v], || diag_impl(v))
+    tape::primitive(
+        || GradOp::NoGrad(NoGrad("MatrixDiagV3")),
+        &[v],
+        || diag_impl(v),
+    )
 }

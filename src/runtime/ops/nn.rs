@@ -3,8 +3,8 @@
 //! TensorFlow's kernels do), `Relu6`, `LeakyRelu` and `x * sigmoid(x)`.
 //! Every piece runs on the tensor's own backend, so GPUs need no kernel here.
 
-use crate::runtime::autodiff::{tape, GradOp};
 use super::{attr_error, binary, cast, reduce, sub, unary, where_select};
+use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::dtype::DType;
 use crate::runtime::dtype::Scalar;
 use crate::runtime::error::{Error, Result};
@@ -153,7 +153,11 @@ fn selu_impl(x: &Tensor) -> Result<Tensor> {
 
 /// `tf.nn.softmax` (`log == false`) or `tf.nn.log_softmax` along `axis`.
 pub fn softmax(x: &Tensor, axis: i64, log: bool) -> Result<Tensor> {
-    tape::primitive(|| GradOp::Softmax { axis, log }, &[x], || softmax_impl(x, axis, log))
+    tape::primitive(
+        || GradOp::Softmax { axis, log },
+        &[x],
+        || softmax_impl(x, axis, log),
+    )
 }
 
 /// `tf.nn.relu6`, one op on the gradient tapes.
@@ -178,5 +182,9 @@ pub fn softplus(x: &Tensor) -> Result<Tensor> {
 
 /// `tf.nn.leaky_relu`, one op on the gradient tapes.
 pub fn leaky_relu(x: &Tensor, alpha: f64) -> Result<Tensor> {
-    tape::primitive(|| GradOp::LeakyRelu(alpha), &[x], || leaky_relu_impl(x, alpha))
+    tape::primitive(
+        || GradOp::LeakyRelu(alpha),
+        &[x],
+        || leaky_relu_impl(x, alpha),
+    )
 }

@@ -2,9 +2,9 @@
 //! `argmax`/`argmin`, with axis normalisation, `keepdims`, and the exact
 //! TensorFlow/numpy errors for bad axes.
 
-use crate::runtime::autodiff::{tape, GradOp};
 use super::elementwise::cast;
 use super::{attr_error, dtype_mismatch, kernel_error, wrap};
+use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::dtype::DType;
 use crate::runtime::error::{Error, ErrorKind, Result};
 use crate::runtime::op::{ArgOp, ReduceOp, Semantics};
@@ -205,11 +205,18 @@ pub fn reduce(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) ->
         let r = x.rank() as i64;
         let mut a: Vec<usize> = match axes {
             None => (0..x.rank()).collect(),
-            Some(list) => list.iter().map(|&i| (if i < 0 { i + r } else { i }) as usize).collect(),
+            Some(list) => list
+                .iter()
+                .map(|&i| (if i < 0 { i + r } else { i }) as usize)
+                .collect(),
         };
         a.sort_unstable();
         a.dedup();
-        GradOp::Reduce { op, axes: a, keepdims }
+        GradOp::Reduce {
+            op,
+            axes: a,
+            keepdims,
+        }
     };
     tape::record(gop, &[x], &[&out]);
     Ok(out)

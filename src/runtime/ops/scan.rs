@@ -3,8 +3,8 @@
 //! is copied to the host, computed there and placed back on its device, so
 //! these ops work on every device without a GPU kernel.
 
-use crate::runtime::autodiff::{tape, GradOp, NoGrad};
 use super::{attr_error, kernel_error};
+use crate::runtime::autodiff::{tape, GradOp, NoGrad};
 use crate::runtime::backend::cpu::num::Num;
 use crate::runtime::dtype::{DType, Scalar};
 use crate::runtime::error::{Error, Result};
@@ -316,10 +316,16 @@ pub fn cumulative(
         if prod {
             GradOp::NoGrad(NoGrad("Cumprod"))
         } else {
-            GradOp::Cumsum { axis, exclusive, reverse }
+            GradOp::Cumsum {
+                axis,
+                exclusive,
+                reverse,
+            }
         }
     };
-    tape::primitive(gop, &[x], || cumulative_impl(x, axis, exclusive, reverse, prod))
+    tape::primitive(gop, &[x], || {
+        cumulative_impl(x, axis, exclusive, reverse, prod)
+    })
 }
 
 /// `tf.math.top_k(x, k)`: values and indices (no gradient in dist yet).

@@ -2,9 +2,9 @@
 //! `UnsortedSegmentSum`, `DenseBincount` and `InTopKV2`. A tensor on a CUDA
 //! GPU is copied to the host and the result placed back on its device.
 
-use crate::runtime::autodiff::{tape, GradOp};
 use super::scan::{host_of, numeric};
 use super::{attr_error, kernel_error};
+use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::backend::cpu::num::Num;
 use crate::runtime::dtype::{DType, Scalar};
 use crate::runtime::error::{Error, Result};
@@ -237,10 +237,18 @@ pub fn in_top_k(targets: &Tensor, predictions: &Tensor, k: i64) -> Result<Tensor
 
 /// `tf.math.segment_sum(data, segment_ids)`.
 pub fn segment_sum(data: &Tensor, ids: &Tensor) -> Result<Tensor> {
-    tape::primitive(|| GradOp::SegmentSum, &[data, ids], || segment_sum_impl(data, ids))
+    tape::primitive(
+        || GradOp::SegmentSum,
+        &[data, ids],
+        || segment_sum_impl(data, ids),
+    )
 }
 
 /// `tf.math.unsorted_segment_sum(data, segment_ids, num_segments)`.
 pub fn unsorted_segment_sum(data: &Tensor, ids: &Tensor, num: i64) -> Result<Tensor> {
-    tape::primitive(|| GradOp::SegmentSum, &[data, ids], || unsorted_segment_sum_impl(data, ids, num))
+    tape::primitive(
+        || GradOp::SegmentSum,
+        &[data, ids],
+        || unsorted_segment_sum_impl(data, ids, num),
+    )
 }

@@ -3,9 +3,9 @@
 //! backend `take` (a gather of flat indices) so backends implement a single
 //! copy kernel for all of them.
 
-use crate::runtime::autodiff::{tape, GradOp};
 use super::elementwise::with_storage;
 use super::kernel_error;
+use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::backend::cpu::permute_indices;
 use crate::runtime::error::{Error, Result};
 use crate::runtime::op::Semantics;
@@ -339,7 +339,10 @@ pub fn transpose(x: &Tensor, perm: Option<&[i64]>) -> Result<Tensor> {
         let r = x.rank() as i64;
         GradOp::Transpose(match perm {
             None => (0..x.rank()).rev().collect(),
-            Some(p) => p.iter().map(|&i| (if i < 0 { i + r } else { i }) as usize).collect(),
+            Some(p) => p
+                .iter()
+                .map(|&i| (if i < 0 { i + r } else { i }) as usize)
+                .collect(),
         })
     };
     tape::record(gop, &[x], &[&out]);
@@ -348,7 +351,11 @@ pub fn transpose(x: &Tensor, perm: Option<&[i64]>) -> Result<Tensor> {
 
 /// `tf.tile(x, multiples)`.
 pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
-    tape::primitive(|| GradOp::Tile(multiples.to_vec()), &[x], || tile_impl(x, multiples))
+    tape::primitive(
+        || GradOp::Tile(multiples.to_vec()),
+        &[x],
+        || tile_impl(x, multiples),
+    )
 }
 
 /// `tf.gather(x, indices, axis)`.
