@@ -397,7 +397,15 @@ fn jacobian(
     let mut rows: Vec<Vec<Value>> = vec![Vec::new(); srcs.len()];
     for i in 0..y.numel() {
         let seed = one_hot_at(&y, i)?;
-        let g = compute(vm, &tape, &[y.clone()], &srcs, &[Some(seed)], true, false)?;
+        let g = compute(
+            vm,
+            &tape,
+            std::slice::from_ref(&y),
+            &srcs,
+            &[Some(seed)],
+            true,
+            false,
+        )?;
         for (r, v) in rows.iter_mut().zip(g) {
             r.push(v);
         }
@@ -489,7 +497,7 @@ fn batch_jacobian(
         let g = compute(
             vm,
             &tape,
-            &[y.clone()],
+            std::slice::from_ref(&y),
             std::slice::from_ref(&src),
             &[Some(seed)],
             true,

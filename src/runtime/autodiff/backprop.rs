@@ -4,11 +4,10 @@
 //! TensorFlow's order, and a tensor's gradients from several consumers are
 //! summed with one `AddN` as TensorFlow aggregates them.
 
-use std::any::Any;
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
-use super::grad::{gradient, OpView};
+use super::grad::{gradient, CustomFn, OpView};
 use super::tape::{Entry, Tape};
 use crate::runtime::error::Result;
 use crate::runtime::ops;
@@ -32,7 +31,7 @@ pub fn gradient_of(
     sources: &[usize],
     output_gradients: &[Option<Tensor>],
     consume: bool,
-    custom: &mut dyn FnMut(&Rc<dyn Any>, &[Tensor]) -> Result<Vec<Option<Tensor>>>,
+    custom: &mut CustomFn,
 ) -> Result<Vec<Option<Tensor>>> {
     // The ops reachable from the targets, and how many of them use each tensor.
     let mut ops_used: HashMap<usize, ()> = HashMap::new();

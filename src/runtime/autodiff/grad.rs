@@ -104,6 +104,10 @@ pub enum GradOp {
     NoGrad(NoGrad),
 }
 
+/// Runs a `tf.custom_gradient` function: its payload and the output gradients
+/// give the input gradients.
+pub type CustomFn<'a> = dyn FnMut(&Rc<dyn Any>, &[Tensor]) -> Result<Vec<Option<Tensor>>> + 'a;
+
 /// An op without a gradient: `LookupError` when a gradient reaches it.
 #[derive(Clone, Copy, Debug)]
 pub struct NoGrad(pub &'static str);
@@ -236,7 +240,7 @@ pub(crate) fn gradient(
     op: &GradOp,
     v: &OpView,
     grads: &[Tensor],
-    custom: &mut dyn FnMut(&Rc<dyn Any>, &[Tensor]) -> Result<Vec<Option<Tensor>>>,
+    custom: &mut CustomFn,
 ) -> Result<Vec<Option<Tensor>>> {
     let x = &v.inputs[0];
     let g = &grads[0];

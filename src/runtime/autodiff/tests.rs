@@ -158,7 +158,7 @@ fn reductions() {
                 check(
                     op.name(),
                     &move |xs| ops::reduce(op, &xs[0], a.as_deref(), keep),
-                    &[x.clone()],
+                    std::slice::from_ref(&x),
                 );
             }
         }
@@ -198,7 +198,7 @@ fn matmuls() {
 #[test]
 fn shape_ops() {
     let x = t(&spread(24, -0.5), &[2, 3, 4]);
-    let one = |name: &str, f: &F| check(name, f, &[x.clone()]);
+    let one = |name: &str, f: &F| check(name, f, std::slice::from_ref(&x));
     one("Reshape", &|xs| {
         ops::reshape(&xs[0], &[4, 6], Semantics::Tf)
     });
@@ -272,7 +272,7 @@ fn nn_ops() {
         &spread(12, -0.6).iter().map(|v| v * 3.0).collect::<Vec<_>>(),
         &[3, 4],
     );
-    let one = |name: &str, f: &F| check(name, f, &[x.clone()]);
+    let one = |name: &str, f: &F| check(name, f, std::slice::from_ref(&x));
     one("Softmax", &|xs| ops::nn::softmax(&xs[0], -1, false));
     one("Softmax axis 0", &|xs| ops::nn::softmax(&xs[0], 0, false));
     one("LogSoftmax", &|xs| ops::nn::softmax(&xs[0], -1, true));
@@ -311,7 +311,7 @@ fn higher_order() {
     outer.pop();
     let g2 = gradient_of(
         &outer,
-        &[dy.clone()],
+        std::slice::from_ref(&dy),
         &[x.id()],
         &[],
         true,
