@@ -124,6 +124,7 @@ impl Interp {
                 let outer = self.swap_exec_state(std::mem::take(&mut states[i]));
                 CURRENT_REPLICA.with(|c| c.set(Some(i)));
                 crate::runtime::trace::set_lane(Some(i));
+                crate::runtime::autodiff::tape::set_lane(Some(i));
                 let y = yielders.borrow()[i];
                 if !y.is_null() {
                     CURRENT.with(|c| c.set(y));
@@ -134,6 +135,7 @@ impl Interp {
                 CURRENT.with(|c| c.set(std::ptr::null()));
                 CURRENT_REPLICA.with(|c| c.set(None));
                 crate::runtime::trace::set_lane(None);
+                crate::runtime::autodiff::tape::set_lane(None);
                 self.stack_limit.set(outer_limit);
                 states[i] = self.swap_exec_state(outer);
                 match r {

@@ -28,6 +28,8 @@ pub enum ErrorKind {
     Axis,
     /// Python `OverflowError` (numpy: `Python integer 300 out of bounds for int8`).
     Overflow,
+    /// Python `LookupError` (an op without a gradient).
+    Lookup,
     /// An internal invariant broke: a bug in the runtime, reported instead of panicking.
     Internal,
 }
@@ -44,6 +46,7 @@ impl ErrorKind {
             ErrorKind::Index => "IndexError",
             ErrorKind::Overflow => "OverflowError",
             ErrorKind::Axis => "AxisError",
+            ErrorKind::Lookup => "LookupError",
             ErrorKind::Internal => "SystemError",
         }
     }

@@ -4,6 +4,7 @@
 //! construction from Python-like literals, and numpy/TensorFlow printing.
 //! The `tf` and `np` modules of the language are thin wrappers over it.
 
+pub mod autodiff;
 pub mod backend;
 pub mod collective;
 pub mod device;

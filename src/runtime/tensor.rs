@@ -137,6 +137,13 @@ impl Tensor {
         Tensor::from_host(data, shape, device)
     }
 
+    /// The handle's identity (its address): what a gradient tape knows the
+    /// tensor by. Unique while the tensor lives.
+    #[inline]
+    pub fn id(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+
     /// The element type.
     pub fn dtype(&self) -> DType {
         self.0.dtype
@@ -214,12 +221,14 @@ impl Tensor {
         if self.shape() == &shape {
             return Ok(self.clone());
         }
-        Ok(Tensor::from_parts(
-            self.dtype(),
-            shape,
-            self.0.storage.clone(),
-            self.device(),
-        ))
+        let out = Tensor::from_parts(self.dtype(), shape, self.0.storage.clone(), self.device());
+        // reshape, expand_dims and squeeze all come here
+        super::autodiff::tape::record(
+            || super::autodiff::GradOp::Reshape("Reshape"),
+            &[self],
+            &[&out],
+        );
+        Ok(out)
     }
 
     /// The same tensor on another device. Between host devices (CPU ↔
@@ -238,12 +247,10 @@ impl Tensor {
         } else {
             super::backend::cuda::place(&self.0.storage, device)?
         };
-        Ok(Tensor::from_parts(
-            self.dtype(),
-            self.shape().clone(),
-            storage,
-            device,
-        ))
+        let out = Tensor::from_parts(self.dtype(), self.shape().clone(), storage, device);
+        // a copy between devices is recorded as TensorFlow's identity
+        super::autodiff::tape::record(|| super::autodiff::GradOp::Identity, &[self], &[&out]);
+        Ok(out)
     }
 
     /// Mutable access for copy-on-write updates: clones the buffer first if

@@ -120,6 +120,31 @@ pub fn created_on(v: &Value, devices: &[Device], kind: Kind) -> bool {
             .is_some_and(|p| devices.contains(&p.cell.device))
 }
 
+/// A variable cell's value, read as TensorFlow's `ReadVariableOp` is: the
+/// recording gradient tapes of this replica see the read (and watch a
+/// trainable variable when they watch accessed variables).
+fn read_cell(cell: &Rc<VarCell>, agg: Agg, sync: Sync) -> Tensor {
+    let t = cell.value.borrow().clone();
+    crate::runtime::autodiff::tape::read_variable(tape_key(cell), cell.trainable, &t, || {
+        Rc::new(plain(cell, agg, sync, false))
+    });
+    t
+}
+
+/// The key a gradient tape knows a variable cell by.
+fn tape_key(cell: &Rc<VarCell>) -> usize {
+    Rc::as_ptr(cell) as usize
+}
+
+/// For `tape.gradient` / `tape.watch`: the key of the variable cell the
+/// running code sees (a distributed variable's replica's component), its
+/// current value and a handle to it; None when `v` is not a variable.
+pub fn tape_source(vm: &dyn Vm, v: &Value) -> Option<(usize, Tensor, Value)> {
+    let (cell, agg, sync) = local_cell(vm, v).ok()?;
+    let t = cell.value.borrow().clone();
+    Some((tape_key(&cell), t, plain(&cell, agg, sync, false)))
+}
+
 fn var_repr(name: &str, t: &Tensor) -> String {
     let r = crate::runtime::format::tf_repr(t);
     let np = r
@@ -152,7 +177,7 @@ impl DistVar {
 
     fn read(&self, vm: &dyn Vm) -> PyResult<Tensor> {
         if in_replica_fn(vm) || !self.on_read {
-            return Ok(self.local(vm).value.borrow().clone());
+            return Ok(read_cell(self.local(vm), self.agg, self.sync));
         }
         let parts: Vec<Value> = self
             .comps
@@ -162,7 +187,7 @@ impl DistVar {
         match self.agg {
             Agg::Sum => reduce_tensors(vm, Op::Sum, &parts, self.comps[0].device),
             Agg::Mean => reduce_tensors(vm, Op::Mean, &parts, self.comps[0].device),
-            Agg::OnlyFirst => Ok(self.comps[0].value.borrow().clone()),
+            Agg::OnlyFirst => Ok(read_cell(&self.comps[0], self.agg, self.sync)),
             // reading in cross-replica context reduces with
             // `ReduceOp.from_variable_aggregation`, which has no NONE
             Agg::None => Err(PyErr::new(
@@ -176,7 +201,7 @@ impl DistVar {
 
 fn read_any(vm: &dyn Vm, v: &Value) -> PyResult<Tensor> {
     if let Some(p) = v.downcast::<PlainVar>() {
-        return Ok(p.cell.value.borrow().clone());
+        return Ok(read_cell(&p.cell, p.agg, p.sync));
     }
     if let Some(d) = v.downcast::<DistVar>() {
         return d.read(vm);
@@ -349,10 +374,10 @@ impl NativeObject for PlainVar {
         Ok(var_repr(&name, &self.cell.value.borrow()))
     }
     fn to_tensor(&self, _vm: &dyn Vm) -> PyResult<Option<Tensor>> {
-        Ok(Some(self.cell.value.borrow().clone()))
+        Ok(Some(read_cell(&self.cell, self.agg, self.sync)))
     }
     fn getitem(&self, _this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
-        let t = Value::Tensor(self.cell.value.borrow().clone());
+        let t = Value::Tensor(read_cell(&self.cell, self.agg, self.sync));
         crate::object::tensor::tensor_getitem(vm, &t, key).map(Some)
     }
     fn binop(
@@ -363,13 +388,19 @@ impl NativeObject for PlainVar {
         reflected: bool,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
-        tensor_binop(vm, self.cell.value.borrow().clone(), op, other, reflected)
+        tensor_binop(
+            vm,
+            read_cell(&self.cell, self.agg, self.sync),
+            op,
+            other,
+            reflected,
+        )
     }
     fn unary(&self, _this: &Value, op: ast::UnaryOp, vm: &dyn Vm) -> PyResult<Option<Value>> {
         crate::object::tensor::tensor_unary(
             vm,
             op,
-            &Value::Tensor(self.cell.value.borrow().clone()),
+            &Value::Tensor(read_cell(&self.cell, self.agg, self.sync)),
         )
     }
     fn compare(
@@ -379,7 +410,7 @@ impl NativeObject for PlainVar {
         other: &Value,
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
-        var_compare(vm, self.cell.value.borrow().clone(), op, other)
+        var_compare(vm, read_cell(&self.cell, self.agg, self.sync), op, other)
     }
 }
 

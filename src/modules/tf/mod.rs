@@ -9,7 +9,9 @@ pub use crate::object::tensor::{convert, dtype, index, shape};
 pub mod activations;
 pub mod array_ops;
 pub mod create;
+pub mod custom_gradient;
 pub mod dtypes;
+pub mod gradient_tape;
 pub mod linalg;
 pub mod math_ops;
 pub mod nest;
@@ -60,6 +62,8 @@ pub fn module() -> Value {
     nest::register(&mut m);
     print::register(&mut m);
     nn::register(&mut m);
+    gradient_tape::register(&mut m);
+    custom_gradient::register(&mut m);
     m.namespace("random", random::register);
     register_errors(&mut m);
     crate::modules::tf_distribute::register_tf(&mut m);

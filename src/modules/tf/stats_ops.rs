@@ -80,7 +80,10 @@ fn reduce_logsumexp(
         let diff = ops::binary(BinaryOp::Sub, &raw_max, &raw_max)?;
         let finite = ops::binary(BinaryOp::Equal, &diff, &zero)?;
         let zeros = Tensor::zeros(raw_max.dtype(), raw_max.dims(), raw_max.device())?;
-        let my_max = ops::where_select(&finite, &raw_max, &zeros)?;
+        // TensorFlow's `stop_gradient`: the shift is no part of the gradient
+        let my_max = crate::runtime::autodiff::tape::detached(&ops::where_select(
+            &finite, &raw_max, &zeros,
+        )?);
         let shifted = ops::binary(BinaryOp::Sub, &t, &my_max)?;
         let e = ops::unary(UnaryOp::Exp, &shifted)?;
         let s = ops::reduce(ReduceOp::Sum, &e, axes, keep)?;

@@ -20,6 +20,7 @@ pub fn runtime_err(e: runtime::Error) -> PyErr {
         runtime::ErrorKind::Type => ExcType::TypeError,
         runtime::ErrorKind::Value | runtime::ErrorKind::Axis => ExcType::ValueError,
         runtime::ErrorKind::Index => ExcType::IndexError,
+        runtime::ErrorKind::Lookup => ExcType::LookupError,
         runtime::ErrorKind::Overflow => ExcType::OverflowError,
         runtime::ErrorKind::Internal => ExcType::RuntimeError,
     };

@@ -4,6 +4,7 @@
 //! result goes back to the first operand's device.
 
 use super::attr_error;
+use crate::runtime::autodiff::{tape, GradOp, NoGrad};
 use crate::runtime::backend::cpu::num::Num;
 use crate::runtime::error::{Error, ErrorKind, Result};
 use crate::runtime::shape::Shape;
@@ -112,7 +113,7 @@ fn contract<T: Num>(
 }
 
 /// `tf.einsum(equation, *inputs)` for one or two inputs.
-pub fn einsum(eq: &str, xs: &[Tensor]) -> Result<Tensor> {
+fn einsum_impl(eq: &str, xs: &[Tensor]) -> Result<Tensor> {
     let _trace = xs
         .first()
         .map(|x| crate::runtime::trace::op("Einsum", x.device()));
@@ -234,4 +235,14 @@ pub fn einsum(eq: &str, xs: &[Tensor]) -> Result<Tensor> {
         _ => return Err(attr_error("Einsum", dtype)),
     };
     Tensor::from_host(data, shape, first.device())
+}
+
+/// `tf.einsum(equation, *inputs)` for one or two inputs (no gradient in dist yet).
+pub fn einsum(eq: &str, xs: &[Tensor]) -> Result<Tensor> {
+    let refs: Vec<&Tensor> = xs.iter().collect();
+    tape::primitive(
+        || GradOp::NoGrad(NoGrad("Einsum")),
+        &refs,
+        || einsum_impl(eq, xs),
+    )
 }

@@ -4,6 +4,7 @@
 
 use super::promote::promote_types;
 use super::{attr_error, dtype_mismatch, wrap};
+use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::dtype::DType;
 use crate::runtime::error::{Error, ErrorKind, Result};
 use crate::runtime::op::{BinaryOp, Semantics, UnaryOp};
@@ -76,7 +77,7 @@ fn run_binary(op: BinaryOp, sem: Semantics, a: &Tensor, b: &Tensor, out: Shape) 
 
 /// A TensorFlow binary op (`AddV2`, `Mul`, `Less`…): both inputs must have
 /// the same dtype; shapes broadcast.
-pub fn binary(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+fn binary_impl(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let _trace = crate::runtime::trace::op(op.name(), a.device());
     let name = op.name();
     if op.is_logical() {
@@ -109,7 +110,7 @@ pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// The sum of equally shaped tensors of one dtype, added in order
 /// (`AddN`): one pass through the backend's kernel where it has one for the
 /// dtype, chained `AddV2` otherwise (the same rounding either way).
-pub fn add_n(ts: &[Tensor]) -> Result<Tensor> {
+fn add_n_impl(ts: &[Tensor]) -> Result<Tensor> {
     let Some(first) = ts.first() else {
         return Err(Error::internal("add_n of no tensors"));
     };
@@ -231,7 +232,7 @@ pub fn np_binary(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
 }
 
 /// A TensorFlow unary op (`Neg`, `Sqrt`, `LogicalNot`…).
-pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
+fn unary_impl(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     let _trace = crate::runtime::trace::op(op.name(), x.device());
     let d = x.dtype();
     if op == UnaryOp::LogicalNot {
@@ -259,7 +260,7 @@ pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
 }
 
 /// `tf.cast` / `ndarray.astype`: float → int truncates toward zero.
-pub fn cast(x: &Tensor, to: DType) -> Result<Tensor> {
+fn cast_impl(x: &Tensor, to: DType) -> Result<Tensor> {
     if x.dtype() == to {
         return Ok(x.clone());
     }
@@ -288,7 +289,7 @@ pub fn cast(x: &Tensor, to: DType) -> Result<Tensor> {
 }
 
 /// `tf.where(cond, x, y)`: elements of `x` where `cond`, else of `y`, all broadcast.
-pub fn where_select(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
+fn where_select_impl(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
     let op = "SelectV2";
     if cond.dtype() != DType::Bool {
         return Err(dtype_mismatch(op, 0, DType::Bool, cond.dtype(), " name: "));
@@ -355,4 +356,39 @@ pub fn where_true(cond: &Tensor) -> Result<Tensor> {
 /// shape ops after a backend `take`.
 pub(crate) fn with_storage(x: &Tensor, shape: Shape, storage: Storage) -> Tensor {
     Tensor::from_parts(x.dtype(), shape, storage, x.device())
+}
+
+/// A TensorFlow binary op (`AddV2`, `Mul`, `Less`…): both inputs must have
+/// the same dtype; shapes broadcast. Recorded on the gradient tapes.
+pub fn binary(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let out = binary_impl(op, a, b)?;
+    tape::record(|| GradOp::Binary(op), &[a, b], &[&out]);
+    Ok(out)
+}
+
+/// The sum of equally shaped tensors of one dtype, added in order (`AddN`).
+pub fn add_n(ts: &[Tensor]) -> Result<Tensor> {
+    let refs: Vec<&Tensor> = ts.iter().collect();
+    tape::primitive(|| GradOp::AddN, &refs, || add_n_impl(ts))
+}
+
+/// A TensorFlow unary op (`Neg`, `Sqrt`, `LogicalNot`…). Recorded on the gradient tapes.
+pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
+    let out = unary_impl(op, x)?;
+    tape::record(|| GradOp::Unary(op), &[x], &[&out]);
+    Ok(out)
+}
+
+/// `tf.cast` / `ndarray.astype`: float → int truncates toward zero.
+pub fn cast(x: &Tensor, to: DType) -> Result<Tensor> {
+    let out = cast_impl(x, to)?;
+    tape::record(|| GradOp::Cast, &[x], &[&out]);
+    Ok(out)
+}
+
+/// `tf.where(cond, x, y)`: elements of `x` where `cond`, else of `y`, all broadcast.
+pub fn where_select(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    let out = where_select_impl(cond, x, y)?;
+    tape::record(|| GradOp::Select, &[cond, x, y], &[&out]);
+    Ok(out)
 }

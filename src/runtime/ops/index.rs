@@ -4,6 +4,7 @@
 
 use super::elementwise::{cast, with_storage};
 use super::shape_ops::broadcast_to;
+use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::error::{Error, ErrorKind, Result};
 use crate::runtime::op::Semantics;
 use crate::runtime::shape::Shape;
@@ -175,7 +176,7 @@ fn resolve(x: &Tensor, items: &[IndexItem], sem: Semantics) -> Result<(Shape, Ve
 }
 
 /// `x[items]`: a new tensor (a copy) of the selected elements.
-pub fn index(x: &Tensor, items: &[IndexItem], sem: Semantics) -> Result<Tensor> {
+fn index_impl(x: &Tensor, items: &[IndexItem], sem: Semantics) -> Result<Tensor> {
     let (shape, idx) = resolve(x, items, sem)?;
     let storage = x.storage().backend().take(x.storage(), &idx)?;
     Ok(with_storage(x, shape, storage))
@@ -199,4 +200,30 @@ pub fn index_assign(x: &mut Tensor, items: &[IndexItem], value: &Tensor) -> Resu
     let inner = x.make_mut();
     let backend = inner.storage.backend();
     backend.scatter(&mut inner.storage, &idx, v.storage())
+}
+
+/// `StridedSliceGrad`: `grad` (shaped like `x[items]`) placed into zeros shaped like `x`.
+pub fn index_backward(x: &Tensor, items: &[IndexItem], grad: &Tensor) -> Result<Tensor> {
+    let (shape, idx) = resolve(x, items, Semantics::Tf)?;
+    if grad.shape() != &shape {
+        return Err(Error::internal(format!(
+            "StridedSliceGrad: gradient of shape {} for a slice of shape {}",
+            grad.shape(),
+            shape
+        )));
+    }
+    let mut out = Tensor::zeros(grad.dtype(), x.dims(), x.device())?;
+    let inner = out.make_mut();
+    let backend = inner.storage.backend();
+    backend.scatter(&mut inner.storage, &idx, grad.storage())?;
+    Ok(out)
+}
+
+/// `x[items]`: a new tensor (a copy) of the selected elements.
+pub fn index(x: &Tensor, items: &[IndexItem], sem: Semantics) -> Result<Tensor> {
+    tape::primitive(
+        || GradOp::Index(items.to_vec()),
+        &[x],
+        || index_impl(x, items, sem),
+    )
 }

@@ -4,13 +4,14 @@
 use super::dtype_mismatch;
 use super::elementwise::with_storage;
 use super::shape_ops::{expand_dims, squeeze, take};
+use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::error::{Error, Result};
 use crate::runtime::shape::Shape;
 use crate::runtime::storage::try_vec;
 use crate::runtime::tensor::Tensor;
 
 /// `tf.concat(values, axis)`.
-pub fn concat(ts: &[Tensor], axis: i64) -> Result<Tensor> {
+fn concat_impl(ts: &[Tensor], axis: i64) -> Result<Tensor> {
     let _trace = crate::runtime::trace::op(
         "ConcatV2",
         ts.first().map_or_else(Default::default, Tensor::device),
@@ -113,7 +114,7 @@ pub fn stack(ts: &[Tensor], axis: i64) -> Result<Tensor> {
 
 /// [`stack`] as a `Pack` node called `name` in its errors (`packed` for the
 /// automatic packing of a list of tensors).
-pub fn stack_named(ts: &[Tensor], axis: i64, name: &str) -> Result<Tensor> {
+fn stack_named_impl(ts: &[Tensor], axis: i64, name: &str) -> Result<Tensor> {
     let suffix = format!(" name: {name}");
     let _trace = crate::runtime::trace::op(
         "Pack",
@@ -161,7 +162,7 @@ pub fn stack_named(ts: &[Tensor], axis: i64, name: &str) -> Result<Tensor> {
 }
 
 /// `tf.unstack(x, axis)`: the slices along `axis`.
-pub fn unstack(x: &Tensor, axis: i64) -> Result<Vec<Tensor>> {
+fn unstack_impl(x: &Tensor, axis: i64) -> Result<Vec<Tensor>> {
     let r = x.rank() as i64;
     if axis < -r || axis >= r {
         return Err(Error::value_error(format!(
@@ -208,7 +209,7 @@ pub enum SplitSpec {
 }
 
 /// `tf.split(x, num_or_size_splits, axis)`.
-pub fn split(x: &Tensor, spec: &SplitSpec, axis: i64) -> Result<Vec<Tensor>> {
+fn split_impl(x: &Tensor, spec: &SplitSpec, axis: i64) -> Result<Vec<Tensor>> {
     let a = x.shape().normalize_axis(axis, 0).ok_or_else(|| {
         Error::invalid_argument(format!("-{r} <= axis < {r} Got {axis}", r = x.rank()))
     })?;
@@ -258,4 +259,51 @@ pub fn split(x: &Tensor, spec: &SplitSpec, axis: i64) -> Result<Vec<Tensor>> {
             split_sizes(x, &resolved, a)
         }
     }
+}
+
+/// `tf.concat(values, axis)`.
+pub fn concat(ts: &[Tensor], axis: i64) -> Result<Tensor> {
+    let refs: Vec<&Tensor> = ts.iter().collect();
+    let gop = || {
+        GradOp::Concat({
+            let r = (ts.first().map_or(0, Tensor::rank)) as i64;
+            (if axis < 0 { axis + r } else { axis }) as usize
+        })
+    };
+    tape::primitive(gop, &refs, || concat_impl(ts, axis))
+}
+
+/// [`stack`] as a `Pack` node called `name` in its errors (`packed` for the
+/// automatic packing of a list of tensors).
+pub fn stack_named(ts: &[Tensor], axis: i64, name: &str) -> Result<Tensor> {
+    let refs: Vec<&Tensor> = ts.iter().collect();
+    let gop = || {
+        GradOp::Pack({
+            let r = (ts.first().map_or(0, Tensor::rank) + 1) as i64;
+            (if axis < 0 { axis + r } else { axis }) as usize
+        })
+    };
+    tape::primitive(gop, &refs, || stack_named_impl(ts, axis, name))
+}
+
+/// `tf.unstack(x, axis)`.
+pub fn unstack(x: &Tensor, axis: i64) -> Result<Vec<Tensor>> {
+    let gop = || {
+        GradOp::Unpack({
+            let r = (x.rank()) as i64;
+            (if axis < 0 { axis + r } else { axis }) as usize
+        })
+    };
+    tape::primitive_n(gop, &[x], || unstack_impl(x, axis))
+}
+
+/// `tf.split(x, num_or_size_splits, axis)`.
+pub fn split(x: &Tensor, spec: &SplitSpec, axis: i64) -> Result<Vec<Tensor>> {
+    let gop = || {
+        GradOp::Split({
+            let r = (x.rank()) as i64;
+            (if axis < 0 { axis + r } else { axis }) as usize
+        })
+    };
+    tape::primitive_n(gop, &[x], || split_impl(x, spec, axis))
 }

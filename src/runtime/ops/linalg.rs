@@ -3,6 +3,7 @@
 
 use super::attr_error;
 use super::shape_ops::{broadcast_to, transpose};
+use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::backend::MatMulDims;
 use crate::runtime::dtype::DType;
 use crate::runtime::error::{Error, ErrorKind, Result};
@@ -17,7 +18,7 @@ fn swap_last(x: &Tensor) -> Result<Tensor> {
 }
 
 /// `tf.matmul(a, b, transpose_a, transpose_b)`.
-pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Result<Tensor> {
+fn matmul_impl(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Result<Tensor> {
     let _trace = crate::runtime::trace::op("MatMul", a.device());
     let batched = a.rank() > 2 || b.rank() > 2;
     // TensorFlow runs float matmuls through its MKL kernels (node names
@@ -121,4 +122,16 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
         .backend()
         .matmul(a3.storage(), b3.storage(), dims)?;
     Ok(Tensor::from_parts(a.dtype(), out, storage, a.device()))
+}
+
+/// `tf.matmul(a, b, transpose_a, transpose_b)`.
+pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Result<Tensor> {
+    tape::primitive(
+        || GradOp::MatMul {
+            ta: transpose_a,
+            tb: transpose_b,
+        },
+        &[a, b],
+        || matmul_impl(a, b, transpose_a, transpose_b),
+    )
 }

@@ -4,6 +4,7 @@
 
 use super::elementwise::with_storage;
 use super::{expand_dims, kernel_error, matmul, reduce, squeeze, stack, transpose};
+use crate::runtime::autodiff::{tape, GradOp, NoGrad};
 use crate::runtime::device::Device;
 use crate::runtime::dtype::DType;
 use crate::runtime::error::Result;
@@ -28,7 +29,7 @@ pub fn matrix_transpose(x: &Tensor) -> Result<Tensor> {
 }
 
 /// The main diagonal of each innermost matrix (`MatrixDiagPartV3`).
-pub fn diag_part(x: &Tensor, name: &str) -> Result<Tensor> {
+fn diag_part_impl(x: &Tensor, name: &str) -> Result<Tensor> {
     let op = "MatrixDiagPartV3";
     let _trace = crate::runtime::trace::op(op, x.device());
     let r = x.rank();
@@ -59,7 +60,7 @@ pub fn diag_part(x: &Tensor, name: &str) -> Result<Tensor> {
 }
 
 /// Square matrices with `v`'s innermost rows on their diagonals (`tf.linalg.diag`).
-pub fn diag(v: &Tensor) -> Result<Tensor> {
+fn diag_impl(v: &Tensor) -> Result<Tensor> {
     let _trace = crate::runtime::trace::op("MatrixDiagV3", v.device());
     if v.rank() == 0 {
         return Err(kernel_error(
@@ -136,4 +137,22 @@ pub fn matvec(a: &Tensor, b: &Tensor, transpose_a: bool) -> Result<Tensor> {
     let col = expand_dims(b, -1)?;
     let p = matmul(a, &col, transpose_a, false)?;
     squeeze(&p, Some(&[-1]))
+}
+
+/// `tf.linalg.diag_part` (no gradient in dist yet).
+pub fn diag_part(x: &Tensor, name: &str) -> Result<Tensor> {
+    tape::primitive(
+        || GradOp::NoGrad(NoGrad("MatrixDiagPartV3")),
+        &[x],
+        || diag_part_impl(x, name),
+    )
+}
+
+/// `tf.linalg.diag` (no gradient in dist yet).
+pub fn diag(v: &Tensor) -> Result<Tensor> {
+    tape::primitive(
+        || GradOp::NoGrad(NoGrad("MatrixDiagV3")),
+        &[v],
+        || diag_impl(v),
+    )
 }

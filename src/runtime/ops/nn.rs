@@ -4,6 +4,7 @@
 //! Every piece runs on the tensor's own backend, so GPUs need no kernel here.
 
 use super::{attr_error, binary, cast, reduce, sub, unary, where_select};
+use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::dtype::DType;
 use crate::runtime::dtype::Scalar;
 use crate::runtime::error::{Error, Result};
@@ -21,7 +22,7 @@ fn scalar_like(x: &Tensor, v: f64) -> Result<Tensor> {
 }
 
 /// `tf.nn.softmax` (`log == false`) or `tf.nn.log_softmax` along `axis`.
-pub fn softmax(x: &Tensor, axis: i64, log: bool) -> Result<Tensor> {
+fn softmax_impl(x: &Tensor, axis: i64, log: bool) -> Result<Tensor> {
     let op = if log { "LogSoftmax" } else { "Softmax" };
     let _trace = crate::runtime::trace::op(op, x.device());
     if !x.dtype().is_floating() {
@@ -53,7 +54,7 @@ pub fn softmax(x: &Tensor, axis: i64, log: bool) -> Result<Tensor> {
 }
 
 /// `tf.nn.relu6`: `min(max(x, 0), 6)`.
-pub fn relu6(x: &Tensor) -> Result<Tensor> {
+fn relu6_impl(x: &Tensor) -> Result<Tensor> {
     let r = unary(UnaryOp::Relu, x).map_err(|e| rename(e, "Relu", "Relu6"))?;
     binary(BinaryOp::Minimum, &r, &scalar_like(x, 6.0)?)
 }
@@ -65,7 +66,7 @@ fn rename(e: Error, from: &str, to: &str) -> Error {
 
 /// `tf.nn.leaky_relu`: `x` where positive, `alpha * x` elsewhere (alpha in
 /// x's dtype; integers are cast to float32 first, as TensorFlow does).
-pub fn leaky_relu(x: &Tensor, alpha: f64) -> Result<Tensor> {
+fn leaky_relu_impl(x: &Tensor, alpha: f64) -> Result<Tensor> {
     let x = if x.dtype().is_integer() {
         cast(x, DType::Float32)?
     } else {
@@ -89,7 +90,7 @@ pub fn silu(x: &Tensor) -> Result<Tensor> {
 
 /// `tf.math.softplus`: `log1p(exp(x))`, with TensorFlow's kernel's
 /// shortcuts (`x` for large `x`, `exp(x)` for very negative `x`).
-pub fn softplus(x: &Tensor) -> Result<Tensor> {
+fn softplus_impl(x: &Tensor) -> Result<Tensor> {
     let op = "Softplus";
     let _trace = crate::runtime::trace::op(op, x.device());
     if !x.dtype().is_floating() {
@@ -124,7 +125,7 @@ pub fn l2_normalize(x: &Tensor, axes: Option<&[i64]>, epsilon: &Tensor) -> Resul
 }
 
 /// `tf.nn.elu`: `expm1(x)` where `x < 0`, `x` elsewhere.
-pub fn elu(x: &Tensor) -> Result<Tensor> {
+fn elu_impl(x: &Tensor) -> Result<Tensor> {
     if !x.dtype().is_floating() {
         return Err(attr_error("Elu", x.dtype()));
     }
@@ -134,7 +135,7 @@ pub fn elu(x: &Tensor) -> Result<Tensor> {
 
 /// `tf.nn.selu`: `scale * alpha * expm1(x)` where `x < 0`, `scale * x`
 /// elsewhere, with the constants of Klambauer et al. (2017).
-pub fn selu(x: &Tensor) -> Result<Tensor> {
+fn selu_impl(x: &Tensor) -> Result<Tensor> {
     if !x.dtype().is_floating() {
         return Err(attr_error("Selu", x.dtype()));
     }
@@ -148,4 +149,42 @@ pub fn selu(x: &Tensor) -> Result<Tensor> {
     )?;
     let hi = binary(BinaryOp::Mul, x, &scalar_like(x, scale)?)?;
     where_select(&neg, &lo, &hi)
+}
+
+/// `tf.nn.softmax` (`log == false`) or `tf.nn.log_softmax` along `axis`.
+pub fn softmax(x: &Tensor, axis: i64, log: bool) -> Result<Tensor> {
+    tape::primitive(
+        || GradOp::Softmax { axis, log },
+        &[x],
+        || softmax_impl(x, axis, log),
+    )
+}
+
+/// `tf.nn.relu6`, one op on the gradient tapes.
+pub fn relu6(x: &Tensor) -> Result<Tensor> {
+    tape::primitive(|| GradOp::Relu6, &[x], || relu6_impl(x))
+}
+
+/// `tf.nn.elu`, one op on the gradient tapes.
+pub fn elu(x: &Tensor) -> Result<Tensor> {
+    tape::primitive(|| GradOp::Elu, &[x], || elu_impl(x))
+}
+
+/// `tf.nn.selu`, one op on the gradient tapes.
+pub fn selu(x: &Tensor) -> Result<Tensor> {
+    tape::primitive(|| GradOp::Selu, &[x], || selu_impl(x))
+}
+
+/// `tf.math.softplus`, one op on the gradient tapes.
+pub fn softplus(x: &Tensor) -> Result<Tensor> {
+    tape::primitive(|| GradOp::Softplus, &[x], || softplus_impl(x))
+}
+
+/// `tf.nn.leaky_relu`, one op on the gradient tapes.
+pub fn leaky_relu(x: &Tensor, alpha: f64) -> Result<Tensor> {
+    tape::primitive(
+        || GradOp::LeakyRelu(alpha),
+        &[x],
+        || leaky_relu_impl(x, alpha),
+    )
 }

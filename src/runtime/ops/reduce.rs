@@ -4,6 +4,7 @@
 
 use super::elementwise::cast;
 use super::{attr_error, dtype_mismatch, kernel_error, wrap};
+use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::dtype::DType;
 use crate::runtime::error::{Error, ErrorKind, Result};
 use crate::runtime::op::{ArgOp, ReduceOp, Semantics};
@@ -83,7 +84,7 @@ fn run(op: ReduceOp, sem: Semantics, x: &Tensor, mask: &[bool], keepdims: bool) 
 }
 
 /// `tf.reduce_*(x, axis, keepdims)`; `axes` None reduces every axis.
-pub fn reduce(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+fn reduce_impl(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     let _trace = crate::runtime::trace::op(op.name(), x.device());
     let d = x.dtype();
     match op {
@@ -195,4 +196,28 @@ pub fn arg_reduce(op: ArgOp, x: &Tensor, axis: i64, sem: Semantics) -> Result<Te
         storage,
         x.device(),
     ))
+}
+
+/// `tf.reduce_*(x, axis, keepdims)`; `axes` None reduces every axis.
+pub fn reduce(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    let out = reduce_impl(op, x, axes, keepdims)?;
+    let gop = || {
+        let r = x.rank() as i64;
+        let mut a: Vec<usize> = match axes {
+            None => (0..x.rank()).collect(),
+            Some(list) => list
+                .iter()
+                .map(|&i| (if i < 0 { i + r } else { i }) as usize)
+                .collect(),
+        };
+        a.sort_unstable();
+        a.dedup();
+        GradOp::Reduce {
+            op,
+            axes: a,
+            keepdims,
+        }
+    };
+    tape::record(gop, &[x], &[&out]);
+    Ok(out)
 }

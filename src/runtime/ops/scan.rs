@@ -4,6 +4,7 @@
 //! these ops work on every device without a GPU kernel.
 
 use super::{attr_error, kernel_error};
+use crate::runtime::autodiff::{tape, GradOp, NoGrad};
 use crate::runtime::backend::cpu::num::Num;
 use crate::runtime::dtype::{DType, Scalar};
 use crate::runtime::error::{Error, Result};
@@ -77,7 +78,7 @@ fn scan_typed<T: Num>(
 }
 
 /// `tf.math.cumsum` (`prod == false`) or `tf.math.cumprod` along `axis`.
-pub fn cumulative(
+fn cumulative_impl(
     x: &Tensor,
     axis: i64,
     exclusive: bool,
@@ -174,7 +175,7 @@ fn ordered(x: &Tensor, k: usize, descending: bool, op: &str) -> Result<(Tensor, 
 
 /// `tf.math.top_k(input, k)`: the `k` largest entries of each last-axis row
 /// and their indices (`TopKV2`).
-pub fn top_k(x: &Tensor, k: i64) -> Result<(Tensor, Tensor)> {
+fn top_k_impl(x: &Tensor, k: i64) -> Result<(Tensor, Tensor)> {
     let op = "TopKV2";
     let _trace = crate::runtime::trace::op(op, x.device());
     let fail = |msg: &str| kernel_error(op, &x.device(), msg, "");
@@ -198,7 +199,7 @@ pub fn top_k(x: &Tensor, k: i64) -> Result<(Tensor, Tensor)> {
 
 /// `tf.sort` / `tf.argsort` along `axis`: the sorted values and the int32
 /// indices that sort them (a stable sort).
-pub fn sort(x: &Tensor, axis: i64, descending: bool) -> Result<(Tensor, Tensor)> {
+fn sort_impl(x: &Tensor, axis: i64, descending: bool) -> Result<(Tensor, Tensor)> {
     let rank = x.rank() as i64;
     if axis < -rank || axis >= rank {
         return Err(kernel_error(
@@ -301,4 +302,42 @@ pub fn one_hot(
     let backend = inner_t.storage.backend();
     backend.scatter(&mut inner_t.storage, &hot, ons.storage())?;
     Ok(t)
+}
+
+/// `tf.math.cumsum` (`prod == false`) or `tf.math.cumprod` along `axis`.
+pub fn cumulative(
+    x: &Tensor,
+    axis: i64,
+    exclusive: bool,
+    reverse: bool,
+    prod: bool,
+) -> Result<Tensor> {
+    let gop = || {
+        if prod {
+            GradOp::NoGrad(NoGrad("Cumprod"))
+        } else {
+            GradOp::Cumsum {
+                axis,
+                exclusive,
+                reverse,
+            }
+        }
+    };
+    tape::primitive(gop, &[x], || {
+        cumulative_impl(x, axis, exclusive, reverse, prod)
+    })
+}
+
+/// `tf.math.top_k(x, k)`: values and indices (no gradient in dist yet).
+pub fn top_k(x: &Tensor, k: i64) -> Result<(Tensor, Tensor)> {
+    let (v, i) = top_k_impl(x, k)?;
+    tape::record(|| GradOp::NoGrad(NoGrad("TopKV2")), &[x], &[&v]);
+    Ok((v, i))
+}
+
+/// `tf.sort` / `tf.argsort`: values and indices (no gradient in dist yet).
+pub fn sort(x: &Tensor, axis: i64, descending: bool) -> Result<(Tensor, Tensor)> {
+    let (v, i) = sort_impl(x, axis, descending)?;
+    tape::record(|| GradOp::NoGrad(NoGrad("TopKV2")), &[x], &[&v]);
+    Ok((v, i))
 }

@@ -4,6 +4,7 @@
 
 use super::scan::{host_of, numeric};
 use super::{attr_error, kernel_error};
+use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::backend::cpu::num::Num;
 use crate::runtime::dtype::{DType, Scalar};
 use crate::runtime::error::{Error, Result};
@@ -70,7 +71,7 @@ fn segments(data: &Tensor, ids: &[i64], n: usize, lead: usize, op: &str) -> Resu
 
 /// `tf.math.segment_sum(data, segment_ids)`: sorted ids, one output row per id
 /// up to the largest.
-pub fn segment_sum(data: &Tensor, ids: &Tensor) -> Result<Tensor> {
+fn segment_sum_impl(data: &Tensor, ids: &Tensor) -> Result<Tensor> {
     let op = "SegmentSum";
     let _trace = crate::runtime::trace::op(op, data.device());
     check_ids(op, data, ids)?;
@@ -97,7 +98,7 @@ pub fn segment_sum(data: &Tensor, ids: &Tensor) -> Result<Tensor> {
 
 /// `tf.math.unsorted_segment_sum(data, segment_ids, num_segments)`: negative
 /// ids are dropped; `segment_ids`' shape is a prefix of `data`'s.
-pub fn unsorted_segment_sum(data: &Tensor, ids: &Tensor, num: i64) -> Result<Tensor> {
+fn unsorted_segment_sum_impl(data: &Tensor, ids: &Tensor, num: i64) -> Result<Tensor> {
     let op = "UnsortedSegmentSum";
     let _trace = crate::runtime::trace::op(op, data.device());
     check_ids(op, data, ids)?;
@@ -232,4 +233,22 @@ pub fn in_top_k(targets: &Tensor, predictions: &Tensor, k: i64) -> Result<Tensor
         out.push(ok);
     }
     Tensor::from_host(HostData::Bool(out), Shape(vec![rows]), dev)
+}
+
+/// `tf.math.segment_sum(data, segment_ids)`.
+pub fn segment_sum(data: &Tensor, ids: &Tensor) -> Result<Tensor> {
+    tape::primitive(
+        || GradOp::SegmentSum,
+        &[data, ids],
+        || segment_sum_impl(data, ids),
+    )
+}
+
+/// `tf.math.unsorted_segment_sum(data, segment_ids, num_segments)`.
+pub fn unsorted_segment_sum(data: &Tensor, ids: &Tensor, num: i64) -> Result<Tensor> {
+    tape::primitive(
+        || GradOp::SegmentSum,
+        &[data, ids],
+        || unsorted_segment_sum_impl(data, ids, num),
+    )
 }

@@ -5,6 +5,7 @@
 
 use super::elementwise::with_storage;
 use super::kernel_error;
+use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::backend::cpu::permute_indices;
 use crate::runtime::error::{Error, Result};
 use crate::runtime::op::Semantics;
@@ -152,7 +153,7 @@ pub fn squeeze(x: &Tensor, axes: Option<&[i64]>) -> Result<Tensor> {
 }
 
 /// `tf.transpose(x, perm)`; `perm` None reverses the axes.
-pub fn transpose(x: &Tensor, perm: Option<&[i64]>) -> Result<Tensor> {
+fn transpose_impl(x: &Tensor, perm: Option<&[i64]>) -> Result<Tensor> {
     let r = x.rank();
     let perm: Vec<usize> = match perm {
         None => (0..r).rev().collect(),
@@ -202,7 +203,7 @@ pub fn transpose(x: &Tensor, perm: Option<&[i64]>) -> Result<Tensor> {
 }
 
 /// `tf.tile(x, multiples)`.
-pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
+fn tile_impl(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
     if multiples.len() != x.rank() {
         return Err(Error::kernel(
             crate::runtime::ErrorKind::InvalidArgument,
@@ -235,7 +236,7 @@ pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
 }
 
 /// `tf.gather(x, indices, axis)`: `indices` must be int32 or int64.
-pub fn gather(x: &Tensor, indices: &Tensor, axis: i64) -> Result<Tensor> {
+fn gather_impl(x: &Tensor, indices: &Tensor, axis: i64) -> Result<Tensor> {
     let _trace = crate::runtime::trace::op("GatherV2", x.device());
     let dev = x.device();
     let fail = |m: String| {
@@ -291,7 +292,7 @@ pub fn gather(x: &Tensor, indices: &Tensor, axis: i64) -> Result<Tensor> {
 }
 
 /// `tf.broadcast_to(x, shape)` / `np.broadcast_to`.
-pub fn broadcast_to(x: &Tensor, dims: &[usize]) -> Result<Tensor> {
+fn broadcast_to_impl(x: &Tensor, dims: &[usize]) -> Result<Tensor> {
     let target = Shape::new(dims);
     if x.shape() == &target {
         return Ok(x.clone());
@@ -329,4 +330,44 @@ pub fn broadcast_to(x: &Tensor, dims: &[usize]) -> Result<Tensor> {
         idx.push(src);
     }
     take(x, &idx, target)
+}
+
+/// `tf.transpose(x, perm)`; `perm` None reverses the axes.
+pub fn transpose(x: &Tensor, perm: Option<&[i64]>) -> Result<Tensor> {
+    let out = transpose_impl(x, perm)?;
+    let gop = || {
+        let r = x.rank() as i64;
+        GradOp::Transpose(match perm {
+            None => (0..x.rank()).rev().collect(),
+            Some(p) => p
+                .iter()
+                .map(|&i| (if i < 0 { i + r } else { i }) as usize)
+                .collect(),
+        })
+    };
+    tape::record(gop, &[x], &[&out]);
+    Ok(out)
+}
+
+/// `tf.tile(x, multiples)`.
+pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
+    tape::primitive(
+        || GradOp::Tile(multiples.to_vec()),
+        &[x],
+        || tile_impl(x, multiples),
+    )
+}
+
+/// `tf.gather(x, indices, axis)`.
+pub fn gather(x: &Tensor, indices: &Tensor, axis: i64) -> Result<Tensor> {
+    let gop = || {
+        let r = x.rank() as i64;
+        GradOp::Gather((if axis < 0 { axis + r } else { axis }) as usize)
+    };
+    tape::primitive(gop, &[x, indices], || gather_impl(x, indices, axis))
+}
+
+/// `tf.broadcast_to(x, shape)`.
+pub fn broadcast_to(x: &Tensor, dims: &[usize]) -> Result<Tensor> {
+    tape::primitive(|| GradOp::BroadcastTo, &[x], || broadcast_to_impl(x, dims))
 }

@@ -1,0 +1,667 @@
+//! The gradient registry: [`GradOp`] names every op a tape records, with the
+//! attributes its gradient needs, and [`gradient`] gives each one's
+//! gradient as the op sequence TensorFlow's registered gradient function
+//! (`math_grad.py`, `array_grad.py`, `nn_grad.py`) emits, so float results
+//! are bit-identical wherever the forward ops are. Every match here is
+//! exhaustive: an op added to [`UnaryOp`], [`BinaryOp`], [`ReduceOp`] or
+//! [`GradOp`] does not compile until its gradient is written or it is
+//! declared as having none ([`NoGrad`]).
+
+use std::any::Any;
+use std::rc::Rc;
+
+use crate::runtime::dtype::Scalar;
+use crate::runtime::error::{Error, ErrorKind, Result};
+use crate::runtime::op::{BinaryOp, ReduceOp, Semantics, UnaryOp};
+use crate::runtime::ops::{self, IndexItem};
+use crate::runtime::tensor::Tensor;
+
+/// A recorded op and the attributes its gradient needs.
+#[derive(Clone)]
+pub enum GradOp {
+    /// A variable read (`ReadVariableOp`): the identity.
+    ReadVariable,
+    /// `Identity` (a copy to another device too).
+    Identity,
+    /// An element-wise op of one input.
+    Unary(UnaryOp),
+    /// An element-wise op of two broadcast inputs.
+    Binary(BinaryOp),
+    /// `AddN`.
+    AddN,
+    /// `Cast` (to the output's dtype).
+    Cast,
+    /// `SelectV2` (`tf.where(c, x, y)`); inputs `c, x, y`.
+    Select,
+    /// A reduction over `axes` (normalized, ascending).
+    Reduce {
+        /// Which reduction.
+        op: ReduceOp,
+        /// The reduced axes.
+        axes: Vec<usize>,
+        /// Whether the reduced axes were kept.
+        keepdims: bool,
+    },
+    /// `MatMul` / `BatchMatMulV2`.
+    MatMul {
+        /// `transpose_a`.
+        ta: bool,
+        /// `transpose_b`.
+        tb: bool,
+    },
+    /// `Reshape`, `ExpandDims`, `Squeeze` (named for errors).
+    Reshape(&'static str),
+    /// `Transpose` by `perm`.
+    Transpose(Vec<usize>),
+    /// `ConcatV2` along `axis` (normalized).
+    Concat(usize),
+    /// `Pack` (`tf.stack`) along `axis` (normalized).
+    Pack(usize),
+    /// `Unpack` (`tf.unstack`) along `axis` (normalized).
+    Unpack(usize),
+    /// `SplitV` along `axis` (normalized).
+    Split(usize),
+    /// `Tile` by `multiples`.
+    Tile(Vec<usize>),
+    /// `BroadcastTo`.
+    BroadcastTo,
+    /// `GatherV2` along `axis` (normalized); inputs `params, indices`.
+    Gather(usize),
+    /// `StridedSlice` (a subscript).
+    Index(Vec<IndexItem>),
+    /// `Softmax` / `LogSoftmax` along `axis`.
+    Softmax {
+        /// The axis.
+        axis: i64,
+        /// `LogSoftmax`.
+        log: bool,
+    },
+    /// `Relu6`.
+    Relu6,
+    /// `LeakyRelu` with `alpha`.
+    LeakyRelu(f64),
+    /// `Elu`.
+    Elu,
+    /// `Selu`.
+    Selu,
+    /// `Softplus`.
+    Softplus,
+    /// `Cumsum` along `axis`.
+    Cumsum {
+        /// The axis.
+        axis: i64,
+        /// `exclusive`.
+        exclusive: bool,
+        /// `reverse`.
+        reverse: bool,
+    },
+    /// `SegmentSum` / `UnsortedSegmentSum`; inputs `data, ids`.
+    SegmentSum,
+    /// A function with its own gradient (`tf.custom_gradient`): the
+    /// language layer's gradient function.
+    Custom(Rc<dyn Any>),
+    /// An op TensorFlow has no gradient for in dist yet.
+    NoGrad(NoGrad),
+}
+
+/// Runs a `tf.custom_gradient` function: its payload and the output gradients
+/// give the input gradients.
+pub type CustomFn<'a> = dyn FnMut(&Rc<dyn Any>, &[Tensor]) -> Result<Vec<Option<Tensor>>> + 'a;
+
+/// An op without a gradient: `LookupError` when a gradient reaches it.
+#[derive(Clone, Copy, Debug)]
+pub struct NoGrad(pub &'static str);
+
+impl GradOp {
+    /// TensorFlow's op type name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            GradOp::ReadVariable => "ReadVariableOp",
+            GradOp::Identity => "Identity",
+            GradOp::Unary(op) => op.name(),
+            GradOp::Binary(op) => op.name(),
+            GradOp::AddN => "AddN",
+            GradOp::Cast => "Cast",
+            GradOp::Select => "SelectV2",
+            GradOp::Reduce { op, .. } => op.name(),
+            GradOp::MatMul { .. } => "MatMul",
+            GradOp::Reshape(name) => name,
+            GradOp::Transpose(_) => "Transpose",
+            GradOp::Concat(_) => "ConcatV2",
+            GradOp::Pack(_) => "Pack",
+            GradOp::Unpack(_) => "Unpack",
+            GradOp::Split(_) => "SplitV",
+            GradOp::Tile(_) => "Tile",
+            GradOp::BroadcastTo => "BroadcastTo",
+            GradOp::Gather(_) => "GatherV2",
+            GradOp::Index(_) => "StridedSlice",
+            GradOp::Softmax { log: false, .. } => "Softmax",
+            GradOp::Softmax { log: true, .. } => "LogSoftmax",
+            GradOp::Relu6 => "Relu6",
+            GradOp::LeakyRelu(_) => "LeakyRelu",
+            GradOp::Elu => "Elu",
+            GradOp::Selu => "Selu",
+            GradOp::Softplus => "Softplus",
+            GradOp::Cumsum { .. } => "Cumsum",
+            GradOp::SegmentSum => "SegmentSum",
+            GradOp::Custom(_) => "IdentityN",
+            GradOp::NoGrad(n) => n.0,
+        }
+    }
+}
+
+/// TensorFlow's `LookupError` for an op without a gradient.
+#[cold]
+pub(crate) fn no_gradient(name: &str) -> Error {
+    Error::new(
+        ErrorKind::Lookup,
+        format!("No gradient defined for operation '{name}' (op type: {name})"),
+    )
+}
+
+/// What a gradient function sees of the op it differentiates.
+pub(crate) struct OpView<'a> {
+    /// The inputs.
+    pub inputs: &'a [Tensor],
+    /// The outputs.
+    pub outputs: &'a [Tensor],
+    /// Inputs whose gradient nobody wants.
+    pub skip: &'a [bool],
+}
+
+/// A 0-d tensor of `like`'s dtype and device holding `v`.
+fn scalar(like: &Tensor, v: f64) -> Result<Tensor> {
+    Tensor::fill(&[], &Scalar::Float(v), like.dtype(), like.device())
+}
+
+fn zeros_like(x: &Tensor) -> Result<Tensor> {
+    Tensor::zeros(x.dtype(), x.dims(), x.device())
+}
+
+fn dims_i64(d: &[usize]) -> Vec<i64> {
+    d.iter().map(|&x| x as i64).collect()
+}
+
+fn reshape(x: &Tensor, dims: &[usize]) -> Result<Tensor> {
+    ops::reshape(x, &dims_i64(dims), Semantics::Tf)
+}
+
+fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    ops::binary(BinaryOp::Mul, a, b)
+}
+
+fn neg(a: &Tensor) -> Result<Tensor> {
+    ops::unary(UnaryOp::Neg, a)
+}
+
+fn cmp(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    ops::binary(op, a, b)
+}
+
+fn sum(x: &Tensor, axes: &[usize], keepdims: bool) -> Result<Tensor> {
+    ops::reduce(ReduceOp::Sum, x, Some(&dims_i64(axes)), keepdims)
+}
+
+/// The axes a gradient of `out` shape sums over to reach shape `x`
+/// (TensorFlow's `BroadcastGradientArgs`: the leading axes `x` lacks and
+/// every axis where `x` is 1, the output's 1s too), or None when the shapes
+/// match (`SmartBroadcastGradientArgs`'s `must_reduce`).
+fn broadcast_axes(x: &[usize], out: &[usize]) -> Option<Vec<usize>> {
+    if x == out {
+        return None;
+    }
+    let lead = out.len().saturating_sub(x.len());
+    Some(
+        (0..out.len())
+            .filter(|&i| i < lead || x[i - lead] == 1)
+            .collect(),
+    )
+}
+
+/// `reshape(reduce_sum(g, rx), sx)` where `g` was broadcast from `x`'s shape.
+fn unbroadcast(g: Tensor, x: &Tensor) -> Result<Tensor> {
+    match broadcast_axes(x.dims(), g.dims()) {
+        None => Ok(g),
+        Some(axes) => reshape(&sum(&g, &axes, false)?, x.dims()),
+    }
+}
+
+/// Like [`unbroadcast`] with `keepdims=True` (`SelectV2`'s and `BroadcastTo`'s form).
+fn unbroadcast_keep(g: Tensor, x: &Tensor) -> Result<Tensor> {
+    let axes = broadcast_axes(x.dims(), g.dims()).unwrap_or_default();
+    let s = sum(&g, &axes, true)?;
+    reshape(&s, x.dims())
+}
+
+/// The gradients of an op's inputs from its outputs' gradients (`grads`,
+/// zeros filled in for outputs nobody used). `custom` runs a
+/// `tf.custom_gradient` function.
+pub(crate) fn gradient(
+    op: &GradOp,
+    v: &OpView,
+    grads: &[Tensor],
+    custom: &mut CustomFn,
+) -> Result<Vec<Option<Tensor>>> {
+    let x = &v.inputs[0];
+    let g = &grads[0];
+    Ok(match op {
+        GradOp::ReadVariable | GradOp::Identity => vec![Some(g.clone())],
+        GradOp::Unary(u) => vec![unary_grad(*u, x, &v.outputs[0], g)?],
+        GradOp::Binary(b) => binary_grad(*b, v, g)?,
+        GradOp::AddN => v.inputs.iter().map(|_| Some(g.clone())).collect(),
+        GradOp::Cast => {
+            if x.dtype().is_floating() && g.dtype().is_floating() {
+                vec![Some(ops::cast(g, x.dtype())?)]
+            } else {
+                vec![None]
+            }
+        }
+        GradOp::Select => {
+            let c = &v.inputs[0];
+            let zeros = Tensor::zeros(g.dtype(), &[], g.device())?;
+            let gx = ops::where_select(c, g, &zeros)?;
+            let gx = unbroadcast_keep(gx, &v.inputs[1])?;
+            let gy = ops::where_select(c, &zeros, g)?;
+            let gy = unbroadcast_keep(gy, &v.inputs[2])?;
+            vec![None, Some(gx), Some(gy)]
+        }
+        GradOp::Reduce { op, axes, keepdims } => {
+            vec![reduce_grad(*op, x, &v.outputs[0], axes, *keepdims, g)?]
+        }
+        GradOp::MatMul { ta, tb } => matmul_grad(v, *ta, *tb, g)?,
+        GradOp::Reshape(_) => vec![Some(reshape(g, x.dims())?)],
+        GradOp::Transpose(perm) => {
+            let mut inv = vec![0i64; perm.len()];
+            for (i, &p) in perm.iter().enumerate() {
+                inv[p] = i as i64;
+            }
+            vec![Some(ops::transpose(g, Some(&inv))?)]
+        }
+        GradOp::Concat(axis) => {
+            let sizes: Vec<i64> = v.inputs.iter().map(|t| t.dims()[*axis] as i64).collect();
+            ops::split(g, &ops::SplitSpec::Sizes(sizes), *axis as i64)?
+                .into_iter()
+                .map(Some)
+                .collect()
+        }
+        GradOp::Pack(axis) => ops::unstack(g, *axis as i64)?
+            .into_iter()
+            .map(Some)
+            .collect(),
+        GradOp::Unpack(axis) => vec![Some(ops::stack(grads, *axis as i64)?)],
+        GradOp::Split(axis) => vec![Some(ops::concat(grads, *axis as i64)?)],
+        GradOp::Tile(multiples) => {
+            // reshape to [m0, d0, m1, d1, …] and sum the multiples' axes
+            let mut split_shape = Vec::with_capacity(2 * multiples.len());
+            for (m, d) in multiples.iter().zip(x.dims()) {
+                split_shape.push(*m);
+                split_shape.push(*d);
+            }
+            let axes: Vec<usize> = (0..split_shape.len()).step_by(2).collect();
+            vec![Some(sum(&reshape(g, &split_shape)?, &axes, false)?)]
+        }
+        GradOp::BroadcastTo => vec![Some(unbroadcast_keep(g.clone(), x)?), None],
+        GradOp::Gather(axis) => vec![Some(gather_grad(x, &v.inputs[1], *axis, g)?), None],
+        GradOp::Index(items) => vec![Some(ops::index::index_backward(x, items, g)?)],
+        GradOp::Softmax { axis, log } => {
+            let y = &v.outputs[0];
+            let axes = [*axis];
+            if *log {
+                let softmax = ops::unary(UnaryOp::Exp, y)?;
+                let s = ops::reduce(ReduceOp::Sum, g, Some(&axes), true)?;
+                vec![Some(ops::sub(g, &mul(&s, &softmax)?)?)]
+            } else {
+                let s = ops::reduce(ReduceOp::Sum, &mul(g, y)?, Some(&axes), true)?;
+                vec![Some(mul(&ops::sub(g, &s)?, y)?)]
+            }
+        }
+        GradOp::Relu6 => {
+            // Relu6Grad: dy where 0 < x < 6
+            let inside = ops::binary(
+                BinaryOp::LogicalAnd,
+                &cmp(BinaryOp::Greater, x, &scalar(x, 0.0)?)?,
+                &cmp(BinaryOp::Less, x, &scalar(x, 6.0)?)?,
+            )?;
+            vec![Some(mul(g, &ops::cast(&inside, g.dtype())?)?)]
+        }
+        GradOp::LeakyRelu(alpha) => {
+            let pos = cmp(BinaryOp::Greater, x, &scalar(x, 0.0)?)?;
+            let scaled = mul(g, &scalar(x, *alpha as f32 as f64)?)?;
+            vec![Some(ops::where_select(&pos, g, &scaled)?)]
+        }
+        GradOp::Elu => {
+            let y = &v.outputs[0];
+            let neg = cmp(BinaryOp::Less, y, &scalar(y, 0.0)?)?;
+            let lo = mul(g, &ops::add(y, &scalar(y, 1.0)?)?)?;
+            vec![Some(ops::where_select(&neg, &lo, g)?)]
+        }
+        GradOp::Selu => {
+            #[allow(clippy::excessive_precision)]
+            let (scale, scale_alpha) = (1.050_700_987_355_480_5, 1.758_099_340_847_376_9);
+            let y = &v.outputs[0];
+            let neg = cmp(BinaryOp::Less, y, &scalar(y, 0.0)?)?;
+            let lo = mul(g, &ops::add(y, &scalar(y, scale_alpha)?)?)?;
+            let hi = mul(g, &scalar(y, scale)?)?;
+            vec![Some(ops::where_select(&neg, &lo, &hi)?)]
+        }
+        GradOp::Softplus => {
+            // SoftplusGrad: dy / (exp(-x) + 1)
+            let e = ops::unary(UnaryOp::Exp, &neg(x)?)?;
+            vec![Some(ops::truediv(g, &ops::add(&e, &scalar(x, 1.0)?)?)?)]
+        }
+        GradOp::Cumsum {
+            axis,
+            exclusive,
+            reverse,
+        } => vec![Some(ops::scan::cumulative(
+            g, *axis, *exclusive, !*reverse, false,
+        )?)],
+        GradOp::SegmentSum => vec![Some(ops::gather(g, &v.inputs[1], 0)?), None],
+        GradOp::Custom(f) => custom(f, grads)?,
+        GradOp::NoGrad(n) => return Err(no_gradient(n.0)),
+    })
+}
+
+fn unary_grad(op: UnaryOp, x: &Tensor, y: &Tensor, g: &Tensor) -> Result<Option<Tensor>> {
+    Ok(Some(match op {
+        UnaryOp::Neg => neg(g)?,
+        UnaryOp::Abs => mul(g, &ops::unary(UnaryOp::Sign, x)?)?,
+        UnaryOp::Square => mul(g, &mul(x, &scalar(x, 2.0)?)?)?,
+        UnaryOp::Sqrt => {
+            // SqrtGrad: (0.5 * dy) / y, 0 where dy is 0
+            let r = ops::truediv(&mul(&scalar(g, 0.5)?, g)?, y)?;
+            zero_where_zero(g, r)?
+        }
+        UnaryOp::Rsqrt => {
+            // RsqrtGrad: -0.5 * (dy * y) * (y * y), 0 where dy is 0
+            let r = mul(&mul(&scalar(g, -0.5)?, &mul(g, y)?)?, &mul(y, y)?)?;
+            zero_where_zero(g, r)?
+        }
+        UnaryOp::Exp => mul(g, y)?,
+        UnaryOp::Log => mul(g, &ops::unary(UnaryOp::Reciprocal, x)?)?,
+        UnaryOp::Log1p => {
+            let one_plus = ops::add(&scalar(x, 1.0)?, x)?;
+            mul(g, &ops::unary(UnaryOp::Reciprocal, &one_plus)?)?
+        }
+        UnaryOp::Expm1 => mul(g, &ops::unary(UnaryOp::Exp, x)?)?,
+        UnaryOp::Sin => mul(g, &ops::unary(UnaryOp::Cos, x)?)?,
+        UnaryOp::Cos => mul(&neg(g)?, &ops::unary(UnaryOp::Sin, x)?)?,
+        UnaryOp::Tanh => {
+            // TanhGrad: dy * (1 - y * y)
+            mul(g, &ops::sub(&scalar(y, 1.0)?, &mul(y, y)?)?)?
+        }
+        UnaryOp::Sigmoid => {
+            // SigmoidGrad (Eigen's packet form): dy * (y * (1 - y))
+            mul(g, &mul(y, &ops::sub(&scalar(y, 1.0)?, y)?)?)?
+        }
+        UnaryOp::Relu => {
+            // ReluGrad: dy * (y > 0)
+            let pos = cmp(BinaryOp::Greater, y, &scalar(y, 0.0)?)?;
+            mul(g, &ops::cast(&pos, g.dtype())?)?
+        }
+        UnaryOp::Reciprocal => {
+            // ReciprocalGrad: -y * y * dy, 0 where dy is 0
+            let r = mul(&mul(&neg(y)?, y)?, g)?;
+            zero_where_zero(g, r)?
+        }
+        UnaryOp::Sign => zeros_like(x)?,
+        UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round | UnaryOp::LogicalNot => return Ok(None),
+    }))
+}
+
+/// `r` with 0 where `dy` is 0 (the fused gradient kernels' special case).
+fn zero_where_zero(dy: &Tensor, r: Tensor) -> Result<Tensor> {
+    let z = scalar(dy, 0.0)?;
+    let is_zero = cmp(BinaryOp::Equal, dy, &z)?;
+    if !is_zero
+        .to_scalars()
+        .iter()
+        .any(|s| matches!(s, Scalar::Bool(true)))
+    {
+        return Ok(r);
+    }
+    ops::where_select(&is_zero, &zeros_like(&r)?, &r)
+}
+
+fn binary_grad(op: BinaryOp, v: &OpView, g: &Tensor) -> Result<Vec<Option<Tensor>>> {
+    let (x, y) = (&v.inputs[0], &v.inputs[1]);
+    let (skip_x, skip_y) = (v.skip[0], v.skip[1]);
+    let y_scalar_only = skip_y && y.rank() == 0;
+    let pair = |gx: Option<Tensor>, gy: Option<Tensor>| -> Result<Vec<Option<Tensor>>> {
+        let gx = match gx {
+            Some(t) if !skip_x => Some(unbroadcast(t, x)?),
+            _ => None,
+        };
+        let gy = match gy {
+            Some(t) if !skip_y => Some(unbroadcast(t, y)?),
+            _ => None,
+        };
+        Ok(vec![gx, gy])
+    };
+    match op {
+        BinaryOp::Add => {
+            if y_scalar_only {
+                return Ok(vec![Some(g.clone()), None]);
+            }
+            pair(Some(g.clone()), Some(g.clone()))
+        }
+        BinaryOp::Sub => {
+            if y_scalar_only {
+                return Ok(vec![Some(g.clone()), None]);
+            }
+            let gy = if skip_y { None } else { Some(neg(g)?) };
+            pair(Some(g.clone()), gy)
+        }
+        BinaryOp::Mul => {
+            if y_scalar_only {
+                return Ok(vec![Some(mul(g, y)?), None]);
+            }
+            let gx = if skip_x { None } else { Some(mul(g, y)?) };
+            let gy = if skip_y { None } else { Some(mul(x, g)?) };
+            pair(gx, gy)
+        }
+        BinaryOp::RealDiv => {
+            let gx = ops::truediv(g, y)?;
+            let gy = mul(g, &ops::truediv(&ops::truediv(&neg(x)?, y)?, y)?)?;
+            pair(Some(gx), Some(gy))
+        }
+        BinaryOp::Pow => {
+            let z = &v.outputs[0];
+            let gx = |_: ()| -> Result<Tensor> {
+                let ym1 = ops::sub(y, &scalar(y, 1.0)?)?;
+                mul(&mul(g, y)?, &ops::pow(x, &ym1)?)
+            };
+            if y_scalar_only {
+                return Ok(vec![Some(gx(())?), None]);
+            }
+            let gxv = if skip_x { None } else { Some(gx(())?) };
+            let gyv = if skip_y {
+                None
+            } else {
+                let mask = cmp(BinaryOp::Greater, x, &scalar(x, 0.0)?)?;
+                let ones = Tensor::ones(x.dtype(), x.dims(), x.device())?;
+                let safe_x = ops::where_select(&mask, x, &ones)?;
+                let log_x =
+                    ops::where_select(&mask, &ops::unary(UnaryOp::Log, &safe_x)?, &zeros_like(x)?)?;
+                Some(mul(&mul(g, z)?, &log_x)?)
+            };
+            pair(gxv, gyv)
+        }
+        BinaryOp::Maximum | BinaryOp::Minimum => {
+            let sel = if op == BinaryOp::Maximum {
+                BinaryOp::GreaterEqual
+            } else {
+                BinaryOp::LessEqual
+            };
+            let zeros = zeros_like(g)?;
+            let xmask = cmp(sel, x, y)?;
+            if y_scalar_only {
+                return Ok(vec![Some(ops::where_select(&xmask, g, &zeros)?), None]);
+            }
+            let gx = if skip_x {
+                None
+            } else {
+                Some(ops::where_select(&xmask, g, &zeros)?)
+            };
+            let gy = if skip_y {
+                None
+            } else {
+                Some(ops::where_select(&xmask, &zeros, g)?)
+            };
+            pair(gx, gy)
+        }
+        BinaryOp::FloorMod => {
+            // x - floor(x / y) * y
+            let q = ops::binary(BinaryOp::FloorDiv, x, y)?;
+            let gy = mul(g, &neg(&q)?)?;
+            pair(Some(g.clone()), Some(gy))
+        }
+        BinaryOp::FloorDiv | BinaryOp::TruncateDiv => Ok(vec![None, None]),
+        BinaryOp::Equal
+        | BinaryOp::NotEqual
+        | BinaryOp::Less
+        | BinaryOp::LessEqual
+        | BinaryOp::Greater
+        | BinaryOp::GreaterEqual
+        | BinaryOp::LogicalAnd
+        | BinaryOp::LogicalOr => Ok(vec![None, None]),
+    }
+}
+
+fn reduce_grad(
+    op: ReduceOp,
+    x: &Tensor,
+    y: &Tensor,
+    axes: &[usize],
+    keepdims: bool,
+    g: &Tensor,
+) -> Result<Option<Tensor>> {
+    let kept: Vec<usize> = x
+        .dims()
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| if axes.contains(&i) { 1 } else { d })
+        .collect();
+    let sum_grad = || -> Result<Tensor> {
+        if axes.len() == x.rank() && (0..x.rank()).eq(axes.iter().copied()) {
+            // reduce all: reshape to [1]*rank and tile
+            let g = reshape(g, &vec![1; x.rank()])?;
+            return ops::tile(&g, x.dims());
+        }
+        let g = if keepdims {
+            g.clone()
+        } else {
+            reshape(g, &kept)?
+        };
+        ops::broadcast_to(&g, x.dims())
+    };
+    Ok(Some(match op {
+        ReduceOp::Sum => sum_grad()?,
+        ReduceOp::Mean => {
+            let s = sum_grad()?;
+            let factor = x.numel() / y.numel().max(1);
+            ops::truediv(&s, &scalar(&s, factor as f64)?)?
+        }
+        ReduceOp::Max | ReduceOp::Min => {
+            let (y, g) = if keepdims {
+                (y.clone(), g.clone())
+            } else {
+                (reshape(y, &kept)?, reshape(g, &kept)?)
+            };
+            let ind = ops::cast(&cmp(BinaryOp::Equal, &y, x)?, g.dtype())?;
+            let num = reshape(&sum(&ind, axes, false)?, &kept)?;
+            mul(&ops::truediv(&ind, &num)?, &g)?
+        }
+        ReduceOp::Prod => prod_grad(x, axes, &kept, keepdims, g)?,
+        ReduceOp::Any | ReduceOp::All => return Ok(None),
+    }))
+}
+
+/// TensorFlow's `_ProdGrad`: the reduced axes moved first and flattened,
+/// the product of the other entries as two exclusive cumulative products.
+fn prod_grad(
+    x: &Tensor,
+    axes: &[usize],
+    kept: &[usize],
+    keepdims: bool,
+    g: &Tensor,
+) -> Result<Tensor> {
+    let g = if keepdims {
+        g.clone()
+    } else {
+        reshape(g, kept)?
+    };
+    let g = ops::broadcast_to(&g, x.dims())?;
+    let other: Vec<usize> = (0..x.rank()).filter(|i| !axes.contains(i)).collect();
+    let perm: Vec<usize> = axes.iter().chain(&other).copied().collect();
+    let reduced_num: usize = axes.iter().map(|&a| x.dims()[a]).product();
+    let other_num: usize = other.iter().map(|&a| x.dims()[a]).product();
+    let permuted = ops::transpose(x, Some(&dims_i64(&perm)))?;
+    let permuted_shape = permuted.dims().to_vec();
+    let reshaped = reshape(&permuted, &[reduced_num, other_num])?;
+    let left = ops::scan::cumulative(&reshaped, 0, true, false, true)?;
+    let right = ops::scan::cumulative(&reshaped, 0, true, true, true)?;
+    let yv = reshape(&mul(&left, &right)?, &permuted_shape)?;
+    let mut inv = vec![0i64; perm.len()];
+    for (i, &p) in perm.iter().enumerate() {
+        inv[p] = i as i64;
+    }
+    let out = mul(&g, &ops::transpose(&yv, Some(&inv))?)?;
+    reshape(&out, x.dims())
+}
+
+fn matmul_grad(v: &OpView, ta: bool, tb: bool, g: &Tensor) -> Result<Vec<Option<Tensor>>> {
+    let (a, b) = (&v.inputs[0], &v.inputs[1]);
+    let mm = ops::matmul;
+    let (ga, gb) = match (ta, tb) {
+        (false, false) => (mm(g, b, false, true)?, mm(a, g, true, false)?),
+        (false, true) => (mm(g, b, false, false)?, mm(g, a, true, false)?),
+        (true, false) => (mm(b, g, false, true)?, mm(a, g, false, false)?),
+        (true, true) => (mm(b, g, true, true)?, mm(g, a, true, true)?),
+    };
+    let fit = |t: Tensor, like: &Tensor| -> Result<Tensor> {
+        if t.dims() == like.dims() {
+            return Ok(t);
+        }
+        // broadcast batch dims summed back (BatchMatMulV2's gradient)
+        let r = t.rank();
+        let lead = r - like.rank();
+        let axes: Vec<usize> = (0..r - 2)
+            .filter(|&i| i < lead || like.dims()[i - lead] == 1)
+            .collect();
+        reshape(&sum(&t, &axes, false)?, like.dims())
+    };
+    let ga = if v.skip[0] { None } else { Some(fit(ga, a)?) };
+    let gb = if v.skip[1] { None } else { Some(fit(gb, b)?) };
+    Ok(vec![ga, gb])
+}
+
+/// `GatherV2`'s gradient, densified: the slices summed into their rows
+/// (`unsorted_segment_sum`), along `axis` through transposes.
+fn gather_grad(params: &Tensor, indices: &Tensor, axis: usize, g: &Tensor) -> Result<Tensor> {
+    let n = params.dims()[axis] as i64;
+    let flat_idx = reshape(indices, &[indices.numel()])?;
+    let inner = &params.dims()[axis + 1..];
+    if axis == 0 {
+        let mut vdims = vec![indices.numel()];
+        vdims.extend_from_slice(inner);
+        let values = reshape(g, &vdims)?;
+        return ops::segment::unsorted_segment_sum(&values, &flat_idx, n);
+    }
+    // move the gathered axis first: g is [outer..., idx..., inner...]
+    let outer = &params.dims()[..axis];
+    let mut gdims = outer.to_vec();
+    gdims.push(indices.numel());
+    gdims.extend_from_slice(inner);
+    let g = reshape(g, &gdims)?;
+    let r = gdims.len();
+    let mut perm: Vec<i64> = vec![axis as i64];
+    perm.extend((0..r as i64).filter(|&i| i != axis as i64));
+    let moved = ops::transpose(&g, Some(&perm))?;
+    let summed = ops::segment::unsorted_segment_sum(&moved, &flat_idx, n)?;
+    let mut inv = vec![0i64; r];
+    for (i, &p) in perm.iter().enumerate() {
+        inv[p as usize] = i as i64;
+    }
+    ops::transpose(&summed, Some(&inv))
+}

@@ -1,0 +1,16 @@
+//! Automatic differentiation: tapes that record the ops run on the tensors
+//! they follow (`tape`), the gradient of every op (`grad`, the registry
+//! keyed by op) and backpropagation over a tape (`backprop`). The language
+//! layer's `tf.GradientTape` drives them; the ops in `ops/` report
+//! themselves through [`tape::record`] and [`tape::primitive`].
+
+pub mod backprop;
+pub mod grad;
+pub mod tape;
+
+pub use backprop::gradient_of;
+pub use grad::{GradOp, NoGrad};
+pub use tape::Tape;
+
+#[cfg(test)]
+mod tests;

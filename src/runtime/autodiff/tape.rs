@@ -1,0 +1,330 @@
+//! The tapes: which ops ran on tensors a tape follows, kept per thread and
+//! per lane (each replica of `strategy.run` is a lane of the one interpreter
+//! thread, so each replica records on the tapes it opened itself).
+//!
+//! Off by default: with no tape recording, [`record`] is one branch on a
+//! thread-local counter, with no allocation. A tape follows a tensor when it
+//! was watched (`tape.watch`, a trainable variable read) or produced by an op
+//! the tape recorded; it records an op when one of the op's floating inputs
+//! is followed, as TensorFlow's `ShouldRecord` does. Tensors are known by
+//! their handle's address ([`Tensor::id`]): the tape holds every tensor it
+//! names, so an address it knows cannot be reused while it lives.
+
+use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use super::grad::GradOp;
+use crate::runtime::error::Result;
+use crate::runtime::tensor::Tensor;
+
+/// One recorded op: what it was (with the attributes its gradient needs),
+/// its inputs and outputs.
+pub(crate) struct Entry {
+    /// The op and its attributes.
+    pub op: GradOp,
+    /// The ids its inputs are known by (a variable read: the variable's key).
+    pub input_ids: Vec<usize>,
+    /// Its inputs (a variable read: the value read).
+    pub inputs: Vec<Tensor>,
+    /// Its outputs.
+    pub outputs: Vec<Tensor>,
+    /// Inputs no tape followed when it ran: their gradients are not wanted
+    /// (TensorFlow's `skip_input_indices`).
+    pub skip: Vec<bool>,
+}
+
+/// What a tape has recorded.
+#[derive(Default)]
+pub(crate) struct TapeData {
+    /// Watched tensors, kept alive (their id → the tensor).
+    pub watched: HashMap<usize, Tensor>,
+    /// Watched variables' keys.
+    pub watched_vars: HashSet<usize>,
+    /// Watched variables in the order first watched (their key and the
+    /// language layer's handle for `watched_variables`).
+    pub var_list: Vec<(usize, Rc<dyn Any>)>,
+    /// The entry that produced each followed tensor.
+    pub producer: HashMap<usize, usize>,
+    /// The recorded ops, in order (None once consumed).
+    pub entries: Vec<Option<Entry>>,
+}
+
+/// A gradient tape (TensorFlow's C++ `GradientTape`): its recording is
+/// switched on and off by the language layer's `tf.GradientTape`.
+pub struct Tape {
+    /// Whether `gradient` may be called more than once.
+    pub persistent: bool,
+    /// Whether trainable variables read while recording are watched.
+    pub watch_accessed_variables: bool,
+    /// The lane it records on (None: the main program).
+    lane: Option<usize>,
+    pub(crate) data: RefCell<TapeData>,
+}
+
+thread_local! {
+    /// How many tapes are recording on this thread (any lane).
+    static ACTIVE: Cell<u32> = const { Cell::new(0) };
+    /// The lane running now.
+    static LANE: Cell<Option<usize>> = const { Cell::new(None) };
+    /// The recording tapes, innermost last.
+    static STACK: RefCell<Vec<Rc<Tape>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Says which replica runs from now on (None: the main program).
+#[inline]
+pub fn set_lane(lane: Option<usize>) {
+    LANE.with(|l| l.set(lane));
+}
+
+/// Whether any tape is recording on this thread.
+#[inline]
+pub fn active() -> bool {
+    ACTIVE.with(Cell::get) != 0
+}
+
+impl Tape {
+    /// A new empty tape of the running lane (not yet recording).
+    pub fn new(persistent: bool, watch_accessed_variables: bool) -> Rc<Tape> {
+        Rc::new(Tape {
+            persistent,
+            watch_accessed_variables,
+            lane: LANE.with(Cell::get),
+            data: RefCell::new(TapeData::default()),
+        })
+    }
+
+    /// Starts recording on it (TensorFlow's `push_tape`).
+    pub fn push(self: &Rc<Tape>) {
+        STACK.with(|s| s.borrow_mut().push(self.clone()));
+        ACTIVE.with(|a| a.set(a.get() + 1));
+    }
+
+    /// Stops recording on it (TensorFlow's `pop_tape`); false when it was not recording.
+    pub fn pop(self: &Rc<Tape>) -> bool {
+        let removed = STACK.with(|s| {
+            let mut s = s.borrow_mut();
+            match s.iter().rposition(|t| Rc::ptr_eq(t, self)) {
+                Some(i) => {
+                    s.remove(i);
+                    true
+                }
+                None => false,
+            }
+        });
+        if removed {
+            ACTIVE.with(|a| a.set(a.get().saturating_sub(1)));
+        }
+        removed
+    }
+
+    /// Whether it is recording now.
+    pub fn is_recording(self: &Rc<Tape>) -> bool {
+        STACK.with(|s| s.borrow().iter().any(|t| Rc::ptr_eq(t, self)))
+    }
+
+    /// Watches a tensor: ops on it are recorded from now on.
+    pub fn watch(&self, t: &Tensor) {
+        self.data.borrow_mut().watched.insert(t.id(), t.clone());
+    }
+
+    /// Watches a variable (its key and the handle `watched_variables` returns).
+    pub fn watch_variable(&self, key: usize, handle: Rc<dyn Any>) {
+        let mut d = self.data.borrow_mut();
+        if d.watched_vars.insert(key) {
+            d.var_list.push((key, handle));
+        }
+    }
+
+    /// The watched variables' handles, in the order first watched.
+    pub fn watched_variables(&self) -> Vec<Rc<dyn Any>> {
+        self.data
+            .borrow()
+            .var_list
+            .iter()
+            .map(|(_, h)| h.clone())
+            .collect()
+    }
+
+    /// Whether the tape follows the tensor known by `id`.
+    pub(crate) fn follows(&self, id: usize) -> bool {
+        let d = self.data.borrow();
+        d.watched.contains_key(&id) || d.producer.contains_key(&id) || d.watched_vars.contains(&id)
+    }
+}
+
+/// The tapes recording on the running lane, innermost last.
+fn lane_tapes() -> Vec<Rc<Tape>> {
+    let lane = LANE.with(Cell::get);
+    STACK.with(|s| {
+        s.borrow()
+            .iter()
+            .filter(|t| t.lane == lane)
+            .cloned()
+            .collect()
+    })
+}
+
+/// Records an op on every recording tape of this lane that follows one of
+/// its floating inputs. `op` is only called when some tape records.
+#[inline]
+pub fn record(op: impl FnOnce() -> GradOp, inputs: &[&Tensor], outputs: &[&Tensor]) {
+    if !active() {
+        return;
+    }
+    record_slow(op, inputs, outputs);
+}
+
+#[cold]
+fn record_slow(op: impl FnOnce() -> GradOp, inputs: &[&Tensor], outputs: &[&Tensor]) {
+    // An op that hands back one of its inputs (a cast to the same dtype, a
+    // copy to the same device) is the identity: the tensor is already followed.
+    if outputs.iter().any(|o| inputs.iter().any(|i| i.ptr_eq(o))) {
+        return;
+    }
+    let tapes = lane_tapes();
+    let mut op = Some(op);
+    let mut built: Option<GradOp> = None;
+    for tape in tapes {
+        let followed: Vec<bool> = inputs
+            .iter()
+            .map(|t| t.dtype().is_floating() && tape.follows(t.id()))
+            .collect();
+        if !followed.iter().any(|f| *f) {
+            continue;
+        }
+        let g = match built.take() {
+            Some(g) => g,
+            None => match op.take() {
+                Some(f) => f(),
+                None => continue,
+            },
+        };
+        let entry = Entry {
+            op: g.clone(),
+            input_ids: inputs.iter().map(|t| t.id()).collect(),
+            inputs: inputs.iter().map(|t| (*t).clone()).collect(),
+            outputs: outputs.iter().map(|t| (*t).clone()).collect(),
+            skip: followed.iter().map(|f| !f).collect(),
+        };
+        built = Some(g);
+        let mut d = tape.data.borrow_mut();
+        let idx = d.entries.len();
+        for o in outputs {
+            d.producer.entry(o.id()).or_insert(idx);
+        }
+        d.entries.push(Some(entry));
+    }
+}
+
+/// A variable was read, giving `value`: tapes that watch it (or watch every
+/// trainable variable read, when it is trainable) record the read.
+/// `handle` is only called when one does.
+#[inline]
+pub fn read_variable(
+    key: usize,
+    trainable: bool,
+    value: &Tensor,
+    handle: impl Fn() -> Rc<dyn Any>,
+) {
+    if !active() {
+        return;
+    }
+    read_variable_slow(key, trainable, value, &handle);
+}
+
+#[cold]
+fn read_variable_slow(
+    key: usize,
+    trainable: bool,
+    value: &Tensor,
+    handle: &dyn Fn() -> Rc<dyn Any>,
+) {
+    for tape in lane_tapes() {
+        if trainable && tape.watch_accessed_variables {
+            tape.watch_variable(key, handle());
+        }
+        if !tape.data.borrow().watched_vars.contains(&key) || !value.dtype().is_floating() {
+            continue;
+        }
+        let mut d = tape.data.borrow_mut();
+        if d.producer.contains_key(&value.id()) {
+            continue;
+        }
+        let idx = d.entries.len();
+        d.producer.insert(value.id(), idx);
+        d.entries.push(Some(Entry {
+            op: GradOp::ReadVariable,
+            input_ids: vec![key],
+            inputs: vec![value.clone()],
+            outputs: vec![value.clone()],
+            skip: vec![false],
+        }));
+    }
+}
+
+/// Runs `f` with every tape of this lane paused (`tape.stop_recording()` of
+/// the whole lane); used while a gradient is computed by a tape that must
+/// not record its own ops.
+pub fn paused<T>(tape: &Rc<Tape>, f: impl FnOnce() -> T) -> T {
+    let was = tape.pop();
+    let r = f();
+    if was {
+        tape.push();
+    }
+    r
+}
+
+/// Runs the op `f` as one primitive: the ops it is built from are not
+/// recorded, the op itself is (when a tape of this lane follows an input).
+/// With no tape recording this is one branch and the call of `f`.
+#[inline]
+pub fn primitive(
+    op: impl FnOnce() -> GradOp,
+    inputs: &[&Tensor],
+    f: impl FnOnce() -> Result<Tensor>,
+) -> Result<Tensor> {
+    if !active() {
+        return f();
+    }
+    let out = suspended(f)?;
+    record_slow(op, inputs, &[&out]);
+    Ok(out)
+}
+
+/// [`primitive`] for an op with several outputs.
+#[inline]
+pub fn primitive_n(
+    op: impl FnOnce() -> GradOp,
+    inputs: &[&Tensor],
+    f: impl FnOnce() -> Result<Vec<Tensor>>,
+) -> Result<Vec<Tensor>> {
+    if !active() {
+        return f();
+    }
+    let outs = suspended(f)?;
+    let refs: Vec<&Tensor> = outs.iter().collect();
+    record_slow(op, inputs, &refs);
+    Ok(outs)
+}
+
+/// Runs `f` with recording off on this thread (`tape.stop_recording()`
+/// for every tape, the body of a `tf.custom_gradient` function).
+pub fn suspended<T>(f: impl FnOnce() -> T) -> T {
+    let saved = ACTIVE.with(|a| a.replace(0));
+    let r = f();
+    ACTIVE.with(|a| a.set(saved));
+    r
+}
+
+/// A new handle on `t`'s buffer that no tape knows (`tf.stop_gradient`,
+/// the outputs of a `tf.custom_gradient` function).
+pub fn detached(t: &Tensor) -> Tensor {
+    Tensor::from_parts(
+        t.dtype(),
+        t.shape().clone(),
+        t.storage().clone(),
+        t.device(),
+    )
+}
