@@ -329,6 +329,11 @@ impl Interp {
             {
                 self.str_value(v)
             }
+            Value::Long(n) => crate::value::fmtspec::format_big(
+                n,
+                spec,
+                crate::object::types::long::max_str_digits(self),
+            ),
             Value::None | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Str(_) => {
                 crate::value::fmtspec::format_builtin(v, spec)
             }

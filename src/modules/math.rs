@@ -12,7 +12,7 @@ use crate::object::types::complex::Complex;
 use crate::object::types::float::to_float;
 use crate::object::types::{int_arg, type_error, value_error};
 use crate::object::{native, NativeDef};
-use crate::value::format::float_to_i64;
+use crate::value::format::float_to_int;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 use special::Special;
 
@@ -324,13 +324,13 @@ fn isclose(vm: &dyn Vm, a: &Value, b: &Value, rel_tol: &Value, abs_tol: &Value) 
 
 fn to_int_with(vm: &dyn Vm, v: &Value, name: &str, f: fn(f64) -> f64) -> PyResult<Value> {
     match v {
-        Value::Int(i) => Ok(Value::Int(*i)),
+        Value::Int(_) | Value::Long(_) => Ok(v.clone()),
         Value::Bool(b) => Ok(Value::Int(*b as i64)),
         Value::Instance(_) => match vm.getattr(v, name) {
             Ok(m) => vm.call(&m, Vec::new(), Vec::new()),
-            Err(_) => Ok(Value::Int(float_to_i64(f(real(vm, v)?))?)),
+            Err(_) => float_to_int(f(real(vm, v)?)),
         },
-        other => Ok(Value::Int(float_to_i64(f(real(vm, other)?))?)),
+        other => float_to_int(f(real(vm, other)?)),
     }
 }
 

@@ -13,18 +13,13 @@ use std::rc::Rc;
 
 use super::Interp;
 use crate::object::descr::not_implemented;
+use crate::object::types::index_not_int;
 use crate::object::types::misc::UnionType;
 use crate::object::types::num::{num, num_binop};
 use crate::object::types::ops::{binop_error, inplace_error, unary_error};
 use crate::object::types::set::{set_op, set_op_in_place};
-use crate::object::types::{index_not_int, int_overflow};
 use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
 use crate::value::{ExcType, PyErr, PyResult, Value};
-
-#[cold]
-fn overflow() -> PyErr {
-    int_overflow()
-}
 
 #[cold]
 fn memory_error() -> PyErr {
@@ -373,7 +368,10 @@ impl Interp {
     pub fn unary_op(&self, op: UnaryOp, v: &Value) -> PyResult<Value> {
         match (op, v) {
             (UnaryOp::Not, _) => Ok(Value::Bool(!self.is_true(v)?)),
-            (UnaryOp::USub, Value::Int(i)) => i.checked_neg().map(Value::Int).ok_or_else(overflow),
+            (UnaryOp::USub, Value::Int(i)) => Ok(Value::from_i128(-(*i as i128))),
+            (UnaryOp::USub, Value::Long(n)) => Ok(Value::from_big(-&**n)),
+            (UnaryOp::UAdd, Value::Long(_)) => Ok(v.clone()),
+            (UnaryOp::Invert, Value::Long(n)) => Ok(Value::from_big(!&**n)),
             (UnaryOp::USub, Value::Bool(b)) => Ok(Value::Int(-(*b as i64))),
             (UnaryOp::USub, Value::Float(f)) => Ok(Value::Float(-f)),
             (UnaryOp::UAdd, Value::Int(_) | Value::Float(_)) => Ok(v.clone()),
