@@ -390,6 +390,7 @@ fn convert(vm: &dyn Vm, ty: char, arg: &Value, c: &Conv) -> PyResult<String> {
             let x = match arg {
                 Value::Float(x) => *x,
                 Value::Int(i) => *i as f64,
+                Value::Long(n) => crate::object::types::long::to_f64(n)?,
                 Value::Bool(b) => *b as i64 as f64,
                 other => match other {
                     // a tensor's own error (only 0-d tensors are numbers)

@@ -159,6 +159,10 @@ impl Interp {
     }
 
     fn builtin_seq_op(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Option<Value>> {
+        if op == BinOp::Mult {
+            check_repeat_count(a)?;
+            check_repeat_count(b)?;
+        }
         Ok(Some(match (op, a, b) {
             (BinOp::Add, Value::Str(x), Value::Str(y)) => {
                 let mut s = String::new();
@@ -402,14 +406,27 @@ impl Interp {
 }
 
 fn is_int(v: &Value) -> bool {
-    matches!(v, Value::Int(_) | Value::Bool(_))
+    matches!(v, Value::Int(_) | Value::Bool(_) | Value::Long(_))
 }
 
+/// A repetition count: a negative int past 64 bits repeats as 0 (a
+/// positive one was refused by `builtin_seq_op`).
 fn int_of(v: &Value) -> i64 {
     match v {
         Value::Int(i) => *i,
         Value::Bool(b) => *b as i64,
         _ => 0,
+    }
+}
+
+/// CPython's OverflowError for a sequence repeated a count past 64 bits.
+fn check_repeat_count(n: &Value) -> PyResult<()> {
+    match n {
+        Value::Long(b) if crate::object::types::long::sign(b) > 0 => Err(PyErr::new(
+            ExcType::OverflowError,
+            "cannot fit 'int' into an index-sized integer",
+        )),
+        _ => Ok(()),
     }
 }
 
