@@ -229,14 +229,6 @@ fn unsupported_python() {
             false,
         ),
         (
-            "x = 99999999999999999999",
-            "SyntaxError",
-            "integer literal too large: 99999999999999999999 (ints are 64-bit here)",
-            1,
-            5,
-            false,
-        ),
-        (
             "from . import x",
             "SyntaxError",
             "relative imports are not supported",

@@ -329,6 +329,11 @@ impl Interp {
             {
                 self.str_value(v)
             }
+            Value::Long(n) => crate::value::fmtspec::format_big(
+                n,
+                spec,
+                crate::object::types::long::max_str_digits(self),
+            ),
             Value::None | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Str(_) => {
                 crate::value::fmtspec::format_builtin(v, spec)
             }
@@ -352,14 +357,14 @@ impl Interp {
             return Ok(None);
         }
         // An int subclass indexes as its value, whatever its `__index__`.
-        if let Some(i @ (Value::Int(_) | Value::Bool(_))) = inst.builtin_base() {
+        if let Some(i @ (Value::Int(_) | Value::Long(_) | Value::Bool(_))) = inst.builtin_base() {
             return Ok(Some(i.clone()));
         }
         let Some(m) = inst.class.lookup("__index__") else {
             return Ok(None);
         };
         match self.call_value(&m, vec![key.clone()], Vec::new())? {
-            i @ (Value::Int(_) | Value::Bool(_)) => Ok(Some(i)),
+            i @ (Value::Int(_) | Value::Long(_) | Value::Bool(_)) => Ok(Some(i)),
             other => Err(index_not_int(&other)),
         }
     }
@@ -371,6 +376,12 @@ pub fn seq_index(key: &Value, len: usize, what: &str) -> PyResult<usize> {
     let i = match key.as_builtin() {
         Value::Int(i) => *i,
         Value::Bool(b) => *b as i64,
+        Value::Long(_) => {
+            return Err(PyErr::new(
+                ExcType::IndexError,
+                "cannot fit 'int' into an index-sized integer",
+            ))
+        }
         // a 0-d integer tensor indexes like an int (`Tensor.__index__`)
         Value::Tensor(t) if t.rank() == 0 && t.dtype().is_integer() => match t.item() {
             Ok(crate::runtime::Scalar::Int(i)) => i,

@@ -51,7 +51,11 @@ impl Interp {
             }
             Value::Set(s) => IterState::Set(s.clone(), Rc::new(s.ordered()), 0),
             Value::Native(n) => {
-                if let Some(r) = n.as_any().downcast_ref::<crate::object::types::RangeObj>() {
+                if let Some(r) = n
+                    .as_any()
+                    .downcast_ref::<crate::object::types::RangeObj>()
+                    .filter(|r| r.big.is_none())
+                {
                     return Ok(IterState::Range {
                         next: r.start,
                         stop: r.stop,

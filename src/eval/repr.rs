@@ -14,6 +14,10 @@ impl Interp {
             Value::Bool(true) => "True".into(),
             Value::Bool(false) => "False".into(),
             Value::Int(i) => i.to_string(),
+            Value::Long(n) => crate::object::types::long::to_decimal(
+                n,
+                crate::object::types::long::max_str_digits(self),
+            )?,
             Value::Float(f) => float_repr(*f),
             Value::Str(s) => str_repr(s),
             Value::Bytes(b) => bytes_repr(b),

@@ -12,7 +12,7 @@ use crate::object::types::complex::Complex;
 use crate::object::types::float::to_float;
 use crate::object::types::{int_arg, type_error, value_error};
 use crate::object::{native, NativeDef};
-use crate::value::format::float_to_i64;
+use crate::value::format::float_to_int;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 use special::Special;
 
@@ -53,6 +53,7 @@ fn real(vm: &dyn Vm, v: &Value) -> PyResult<f64> {
     match v {
         Value::Float(f) => Ok(*f),
         Value::Int(i) => Ok(*i as f64),
+        Value::Long(n) => crate::object::types::long::to_f64(n),
         Value::Bool(b) => Ok(*b as i64 as f64),
         Value::Native(_) if v.downcast::<Complex>().is_some() => {
             Err(type_error("must be real number, not complex"))
@@ -108,8 +109,6 @@ unary! {
     sqrt = f64::sqrt, false, "math.sqrt(x, /)", "The square root: `math.sqrt(2) == 1.4142135623730951`.";
     exp = f64::exp, true, "math.exp(x, /)", "`e ** x`.";
     expm1 = f64::exp_m1, true, "math.expm1(x, /)", "`exp(x) - 1`, accurate for small x.";
-    log2 = f64::log2, false, "math.log2(x, /)", "The base-2 logarithm.";
-    log10 = f64::log10, false, "math.log10(x, /)", "The base-10 logarithm.";
     log1p = f64::ln_1p, false, "math.log1p(x, /)", "`log(1 + x)`, accurate for small x.";
     fabs = f64::abs, false, "math.fabs(x, /)", "The absolute value as a float.";
     sin = f64::sin, false, "math.sin(x, /)", "The sine of x radians.";
@@ -179,14 +178,40 @@ fn ulp(vm: &dyn Vm, x: &Value) -> PyResult<f64> {
     Ok(special::ulp(real(vm, x)?))
 }
 
-fn ln(x: f64) -> PyResult<f64> {
+/// `f(x)` for a logarithm `f`, as CPython's `loghelper`: an int too large
+/// for a float is `f(m) + f(2) * e` where `x = m * 2**e`.
+fn log_of(vm: &dyn Vm, x: &Value, f: fn(f64) -> f64) -> PyResult<f64> {
+    if let Value::Long(n) = x {
+        if num_traits::Signed::is_negative(&**n) {
+            return Err(domain());
+        }
+        if crate::object::types::long::big_to_f64(n).is_none() {
+            let e = n.bits() - 64;
+            let top = num_traits::ToPrimitive::to_u64(&(&**n >> e)).unwrap_or(u64::MAX);
+            let m = top as f64 / 2f64.powi(64);
+            return Ok(f(m) + f(2.0) * (e + 64) as f64);
+        }
+    }
+    let x = real(vm, x)?;
     if x.is_nan() {
         return Ok(x);
     }
     if x <= 0.0 {
         return Err(domain());
     }
-    Ok(x.ln())
+    Ok(f(x))
+}
+
+/// The base-2 logarithm.
+#[native("math.log2(x, /)", c)]
+fn log2(vm: &dyn Vm, x: &Value) -> PyResult<f64> {
+    log_of(vm, x, f64::log2)
+}
+
+/// The base-10 logarithm.
+#[native("math.log10(x, /)", c)]
+fn log10(vm: &dyn Vm, x: &Value) -> PyResult<f64> {
+    log_of(vm, x, f64::log10)
 }
 
 /// The natural logarithm, or the logarithm in `base`: `math.log(8, 2) == 3.0`.
@@ -198,11 +223,11 @@ fn log(vm: &dyn Vm, args: &[Value]) -> PyResult<f64> {
         [x, base] => (x, base),
         _ => return Err(type_error("math.log requires 1 to 2 arguments")),
     };
-    let x = ln(real(vm, x)?)?;
+    let x = log_of(vm, x, f64::ln)?;
     if base.is_none() {
         return Ok(x);
     }
-    let lb = ln(real(vm, base)?)?;
+    let lb = log_of(vm, base, f64::ln)?;
     if lb == 0.0 {
         return Err(PyErr::new(
             ExcType::ZeroDivisionError,
@@ -324,13 +349,13 @@ fn isclose(vm: &dyn Vm, a: &Value, b: &Value, rel_tol: &Value, abs_tol: &Value) 
 
 fn to_int_with(vm: &dyn Vm, v: &Value, name: &str, f: fn(f64) -> f64) -> PyResult<Value> {
     match v {
-        Value::Int(i) => Ok(Value::Int(*i)),
+        Value::Int(_) | Value::Long(_) => Ok(v.clone()),
         Value::Bool(b) => Ok(Value::Int(*b as i64)),
         Value::Instance(_) => match vm.getattr(v, name) {
             Ok(m) => vm.call(&m, Vec::new(), Vec::new()),
-            Err(_) => Ok(Value::Int(float_to_i64(f(real(vm, v)?))?)),
+            Err(_) => float_to_int(f(real(vm, v)?)),
         },
-        other => Ok(Value::Int(float_to_i64(f(real(vm, other)?))?)),
+        other => float_to_int(f(real(vm, other)?)),
     }
 }
 

@@ -124,7 +124,9 @@ pub fn module(vm: &dyn Vm) -> Value {
         .add(exc_info::DEF)
         .add(exception::DEF)
         .add(getrecursionlimit::DEF)
-        .add(setrecursionlimit::DEF);
+        .add(setrecursionlimit::DEF)
+        .add(get_int_max_str_digits::DEF)
+        .add(set_int_max_str_digits::DEF);
     m.build()
 }
 
@@ -185,6 +187,46 @@ fn setrecursionlimit(vm: &dyn Vm, limit: &Value) -> PyResult<()> {
         ));
     }
     vm.set_recursion_limit(u32::try_from(n).unwrap_or(u32::MAX));
+    Ok(())
+}
+
+/// The most digits an int↔str conversion of a huge int may have (4300 by
+/// default; 0: no limit).
+#[native("get_int_max_str_digits()")]
+fn get_int_max_str_digits(vm: &dyn Vm) -> i64 {
+    crate::object::types::long::max_str_digits(vm) as i64
+}
+
+/// Sets the most digits an int↔str conversion of a huge int may have: 0
+/// (no limit) or at least 640.
+#[native("set_int_max_str_digits(maxdigits)")]
+fn set_int_max_str_digits(vm: &dyn Vm, maxdigits: &Value) -> PyResult<()> {
+    let n = match crate::object::types::as_index_value(maxdigits, vm)? {
+        Some(Value::Int(n)) => n,
+        Some(_) => {
+            return Err(PyErr::new(
+                ExcType::OverflowError,
+                "Python int too large to convert to C int",
+            ))
+        }
+        None => return Err(crate::object::types::not_an_integer(maxdigits)),
+    };
+    if n != 0 && n <= 640 || n < 0 {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "maxdigits must be 0 or larger than 640",
+        ));
+    }
+    let n = usize::try_from(n).map_err(|_| {
+        PyErr::new(
+            ExcType::OverflowError,
+            "Python int too large to convert to C int",
+        )
+    })?;
+    vm.state()
+        .get::<crate::object::types::long::IntMaxStrDigits>()
+        .0
+        .set(n);
     Ok(())
 }
 

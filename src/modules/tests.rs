@@ -64,7 +64,7 @@ fn math_like_cpython() {
         "ValueError: factorial() not defined for negative values"
     );
     assert_eq!(c("factorial", vec![Value::Int(20)]), "2432902008176640000");
-    assert!(c("factorial", vec![Value::Int(21)]).starts_with("OverflowError"));
+    assert_eq!(c("factorial", vec![Value::Int(21)]), "51090942171709440000");
     assert_eq!(
         c("gcd", vec![Value::Int(12), Value::Int(18), Value::Int(8)]),
         "2"

@@ -11,7 +11,7 @@
 
 use std::rc::Rc;
 
-use crate::object::types::{not_an_integer, type_error};
+use crate::object::types::{int_overflow, not_an_integer, type_error};
 use crate::value::{
     Args, Class, NativeFn, NativeFunction, NativeObject, PyErr, PyResult, Signature, Value, Vm,
 };
@@ -160,13 +160,30 @@ impl<'a> FromArg<'a> for Value {
 
 /// An int (a bool counts; an int subclass converts as its value). As the
 /// receiver of a method (`int.bit_length(self)`), the wrong type gets the
-/// descriptor message.
+/// descriptor message; an int past 64 bits is CPython's OverflowError
+/// (`Python int too large to convert to C ssize_t`).
 impl<'a> FromArg<'a> for i64 {
     fn from_arg(_vm: &dyn Vm, args: &'a Args, i: usize, cx: &ArgCtx) -> PyResult<Self> {
         let v = args.get(i);
         match v.as_builtin() {
             Value::Int(n) => Ok(*n),
             Value::Bool(b) => Ok(*b as i64),
+            _ if cx.param == "self" => Err(cx.must_be("int", v)),
+            Value::Long(_) => Err(int_overflow()),
+            _ => Err(not_an_integer(v)),
+        }
+    }
+}
+
+/// An int of any size (a bool counts; an int subclass converts as its
+/// value); as a method's receiver, the descriptor message for other types.
+impl<'a> FromArg<'a> for num_bigint::BigInt {
+    fn from_arg(_vm: &dyn Vm, args: &'a Args, i: usize, cx: &ArgCtx) -> PyResult<Self> {
+        let v = args.get(i);
+        match v.as_builtin() {
+            Value::Int(n) => Ok((*n).into()),
+            Value::Long(n) => Ok((**n).clone()),
+            Value::Bool(b) => Ok((*b as i64).into()),
             _ if cx.param == "self" => Err(cx.must_be("int", v)),
             _ => Err(not_an_integer(v)),
         }
@@ -182,6 +199,7 @@ impl<'a> FromArg<'a> for f64 {
             Value::Float(f) => Ok(*f),
             _ if cx.param == "self" => Err(cx.must_be("float", v)),
             Value::Int(n) => Ok(*n as f64),
+            Value::Long(n) => crate::object::types::long::to_f64(n),
             Value::Bool(b) => Ok(*b as i64 as f64),
             _ => Err(type_error(format!(
                 "must be real number, not {}",
@@ -405,6 +423,8 @@ into_value! {
     (): _unit => Value::None;
     bool: b => Value::Bool(b);
     i64: i => Value::Int(i);
+    /// An int, inline when it fits in 64 bits.
+    num_bigint::BigInt: n => Value::from_big(n);
     usize: n => Value::Int(n as i64);
     f64: x => Value::Float(x);
     String: s => Value::str(s);

@@ -422,8 +422,10 @@ pub enum Constant {
     None,
     /// `True`/`False`.
     Bool(bool),
-    /// An integer literal (64-bit; a larger literal is an error at lowering).
+    /// An integer literal that fits in 64 bits.
     Int(i64),
+    /// An integer literal past 64 bits (`2**64` written out).
+    Long(Rc<num_bigint::BigInt>),
     /// A float literal (also `1e5`, `.5`, `1.`).
     Float(f64),
     /// An imaginary literal (`2j`): the complex number `0+2j`.

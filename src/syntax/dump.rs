@@ -479,6 +479,9 @@ fn constant(out: &mut String, c: &Constant) {
         Constant::Int(i) => {
             let _ = write!(out, "{i}");
         }
+        Constant::Long(i) => {
+            let _ = write!(out, "{i}");
+        }
         Constant::Float(f) => {
             let _ = write!(out, "{f:?}");
         }

@@ -313,9 +313,69 @@ pub fn format_int(i: i64, spec: &str, type_name: &str) -> PyResult<String> {
     if spec.is_empty() {
         return Ok(i.to_string());
     }
+    format_integer(Int::Small(i), spec, type_name, 0)
+}
+
+/// `format(n, spec)` for an int past 64 bits; `limit` is the digit limit
+/// of `sys.set_int_max_str_digits` for the decimal forms (0: none).
+pub fn format_big(n: &num_bigint::BigInt, spec: &str, limit: usize) -> PyResult<String> {
+    format_integer(Int::Big(n), spec, "int", limit)
+}
+
+/// An int to format: inline or big.
+#[derive(Clone, Copy)]
+enum Int<'a> {
+    Small(i64),
+    Big(&'a num_bigint::BigInt),
+}
+
+impl Int<'_> {
+    fn negative(self) -> bool {
+        match self {
+            Int::Small(i) => i < 0,
+            Int::Big(n) => n.sign() == num_bigint::Sign::Minus,
+        }
+    }
+
+    /// The absolute value's digits in `radix` (10 under `limit`).
+    fn digits(self, radix: u32, upper: bool, limit: usize) -> PyResult<String> {
+        let s = match self {
+            Int::Small(i) => {
+                let mag = i.unsigned_abs();
+                match radix {
+                    2 => format!("{mag:b}"),
+                    8 => format!("{mag:o}"),
+                    16 => format!("{mag:x}"),
+                    _ => mag.to_string(),
+                }
+            }
+            Int::Big(n) if radix == 10 => {
+                let s = crate::object::types::long::to_decimal(n, limit)?;
+                s.trim_start_matches('-').to_string()
+            }
+            Int::Big(n) => n.magnitude().to_str_radix(radix),
+        };
+        Ok(if upper { s.to_ascii_uppercase() } else { s })
+    }
+}
+
+fn format_integer(i: Int, spec: &str, type_name: &str, limit: usize) -> PyResult<String> {
+    if spec.is_empty() {
+        return Ok(format!(
+            "{}{}",
+            if i.negative() { "-" } else { "" },
+            i.digits(10, false, limit)?
+        ));
+    }
     let f = parse_spec(spec, type_name, true)?;
     match f.ty {
-        Some('e' | 'E' | 'f' | 'F' | 'g' | 'G' | '%') => return float_with(i as f64, &f),
+        Some('e' | 'E' | 'f' | 'F' | 'g' | 'G' | '%') => {
+            let x = match i {
+                Int::Small(i) => i as f64,
+                Int::Big(n) => crate::object::types::long::to_f64(n)?,
+            };
+            return float_with(x, &f);
+        }
         None | Some('d' | 'n' | 'b' | 'o' | 'x' | 'X' | 'c') => {}
         Some(t) => return Err(unknown_code(t, type_name)),
     }
@@ -329,12 +389,11 @@ pub fn format_int(i: i64, spec: &str, type_name: &str) -> PyResult<String> {
             "Negative zero coercion (z) not allowed in integer format specifier",
         ));
     }
-    let mag = i.unsigned_abs();
     let (prefix, digits) = match f.ty {
-        Some('b') => ("0b", format!("{mag:b}")),
-        Some('o') => ("0o", format!("{mag:o}")),
-        Some('x') => ("0x", format!("{mag:x}")),
-        Some('X') => ("0X", format!("{mag:X}")),
+        Some('b') => ("0b", i.digits(2, false, limit)?),
+        Some('o') => ("0o", i.digits(8, false, limit)?),
+        Some('x') => ("0x", i.digits(16, false, limit)?),
+        Some('X') => ("0X", i.digits(16, true, limit)?),
         Some('c') => {
             if f.sign.is_some() {
                 return Err(value_error(
@@ -346,6 +405,12 @@ pub fn format_int(i: i64, spec: &str, type_name: &str) -> PyResult<String> {
                     "Alternate form (#) not allowed with integer format specifier 'c'",
                 ));
             }
+            let Int::Small(i) = i else {
+                return Err(PyErr::new(
+                    ExcType::OverflowError,
+                    "Python int too large to convert to C long",
+                ));
+            };
             let c = u32::try_from(i)
                 .ok()
                 .and_then(char::from_u32)
@@ -359,10 +424,10 @@ pub fn format_int(i: i64, spec: &str, type_name: &str) -> PyResult<String> {
                 f.align.filter(|a| *a != '=').unwrap_or('<'),
             ));
         }
-        _ => ("", mag.to_string()),
+        _ => ("", i.digits(10, false, limit)?),
     };
     let prefix = if f.alternate { prefix } else { "" };
-    Ok(layout_number(i < 0, prefix, &digits, "", &f))
+    Ok(layout_number(i.negative(), prefix, &digits, "", &f))
 }
 
 /// `format(x, spec)` for a float.

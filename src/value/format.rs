@@ -6,7 +6,7 @@
 
 pub use super::fmtspec::{format_builtin, format_float, format_int, format_str};
 pub use super::percent::percent_format;
-pub use super::round::{float_to_i64, round_float, round_int, round_to_int};
+pub use super::round::{float_to_int, round_big, round_float, round_int, round_to_int};
 pub use crate::syntax::printable::is_printable;
 
 /// `repr(x)` of a float: `0.1`, `1e-05`, `1e+16`, `1.0`, `inf`, `nan`.

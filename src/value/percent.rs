@@ -9,7 +9,7 @@ use super::fmtfloat::float_body;
 use super::fmtspec::pad;
 use super::format::ascii_escape;
 use super::native::Vm;
-use super::round::float_to_i64;
+use super::round::float_to_int;
 use super::value::Value;
 use crate::object::types::{type_error, value_error};
 
@@ -218,6 +218,34 @@ fn format_with(vm: &dyn Vm, fmt: &str, args: &Value, bytes: bool) -> PyResult<St
     Ok(out)
 }
 
+/// The sign and the magnitude's digits in `radix` of an int value (`Int`
+/// or `Long`; decimal under the int↔str digit limit).
+fn int_digits(vm: &dyn Vm, v: &Value, radix: u32) -> PyResult<(bool, String)> {
+    Ok(match v {
+        Value::Long(n) => {
+            let neg = n.sign() == num_bigint::Sign::Minus;
+            let s = if radix == 10 {
+                let limit = crate::object::types::long::max_str_digits(vm);
+                let s = crate::object::types::long::to_decimal(n, limit)?;
+                s.trim_start_matches('-').to_string()
+            } else {
+                n.magnitude().to_str_radix(radix)
+            };
+            (neg, s)
+        }
+        Value::Int(i) => {
+            let m = i.unsigned_abs();
+            let s = match radix {
+                8 => format!("{m:o}"),
+                16 => format!("{m:x}"),
+                _ => m.to_string(),
+            };
+            (*i < 0, s)
+        }
+        _ => (false, "0".to_string()),
+    })
+}
+
 fn read_num(chars: &[char], i: &mut usize) -> PyResult<usize> {
     let mut n: usize = 0;
     while let Some(d) = chars.get(*i).and_then(|c| c.to_digit(10)) {
@@ -321,9 +349,9 @@ fn convert(vm: &dyn Vm, ty: char, arg: &Value, c: &Conv) -> PyResult<String> {
         }
         'd' | 'i' | 'u' => {
             let i = match arg {
-                Value::Int(i) => *i,
-                Value::Bool(b) => *b as i64,
-                Value::Float(x) => float_to_i64(x.trunc())?,
+                Value::Int(_) | Value::Long(_) => arg.clone(),
+                Value::Bool(b) => Value::Int(*b as i64),
+                Value::Float(x) => float_to_int(x.trunc())?,
                 // A number-like object (`__int__`/`__index__`, an int subclass).
                 other => match other {
                     // objects with `__int__`/`__index__`, tensors and numpy scalars
@@ -339,33 +367,34 @@ fn convert(vm: &dyn Vm, ty: char, arg: &Value, c: &Conv) -> PyResult<String> {
                     ))
                 })?,
             };
-            let digits = zero_extend(i.unsigned_abs().to_string(), c.precision);
-            number(i < 0, "", &digits, c)
+            let (neg, digits) = int_digits(vm, &i, 10)?;
+            let digits = zero_extend(digits, c.precision);
+            number(neg, "", &digits, c)
         }
         'o' | 'x' | 'X' => {
             let i = match arg {
-                Value::Int(i) => *i,
-                Value::Bool(b) => *b as i64,
-                other => crate::object::types::as_index(arg, vm)?.ok_or_else(|| {
+                Value::Bool(b) => Value::Int(*b as i64),
+                other => crate::object::types::as_index_value(arg, vm)?.ok_or_else(|| {
                     type_error(format!(
                         "%{ty} format: an integer is required, not {}",
                         other.type_name()
                     ))
                 })?,
             };
-            let m = i.unsigned_abs();
+            let (neg, digits) = int_digits(vm, &i, if ty == 'o' { 8 } else { 16 })?;
             let (prefix, digits) = match ty {
-                'o' => ("0o", format!("{m:o}")),
-                'x' => ("0x", format!("{m:x}")),
-                _ => ("0X", format!("{m:X}")),
+                'o' => ("0o", digits),
+                'x' => ("0x", digits),
+                _ => ("0X", digits.to_ascii_uppercase()),
             };
             let prefix = if c.alternate { prefix } else { "" };
-            number(i < 0, prefix, &zero_extend(digits, c.precision), c)
+            number(neg, prefix, &zero_extend(digits, c.precision), c)
         }
         _ => {
             let x = match arg {
                 Value::Float(x) => *x,
                 Value::Int(i) => *i as f64,
+                Value::Long(n) => crate::object::types::long::to_f64(n)?,
                 Value::Bool(b) => *b as i64 as f64,
                 other => match other {
                     // a tensor's own error (only 0-d tensors are numbers)

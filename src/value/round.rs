@@ -4,14 +4,16 @@
 //! with `_Py_dg_dtoa`. Ints round half to even at negative `ndigits`.
 
 use super::error::{ExcType, PyErr, PyResult};
+use super::value::Value;
 use crate::object::types::value_error;
+use num_traits::FromPrimitive;
 
 /// CPython's bounds beyond which rounding is the identity / gives zero.
 const NDIGITS_MAX: i64 = 323;
 const NDIGITS_MIN: i64 = -308;
 
 /// `round(x)` with no `ndigits`: the nearest int, ties to even.
-pub fn round_to_int(x: f64) -> PyResult<i64> {
+pub fn round_to_int(x: f64) -> PyResult<Value> {
     if x.is_nan() {
         return Err(value_error("cannot convert float NaN to integer"));
     }
@@ -21,14 +23,14 @@ pub fn round_to_int(x: f64) -> PyResult<i64> {
             "cannot convert float infinity to integer",
         ));
     }
-    float_to_i64(x.round_ties_even())
+    float_to_int(x.round_ties_even())
 }
 
-/// Converts an integral float to an int, raising OverflowError outside 64 bits.
-pub fn float_to_i64(x: f64) -> PyResult<i64> {
+/// Converts an integral float to an int (inline when it fits in 64 bits).
+pub fn float_to_int(x: f64) -> PyResult<Value> {
     // 2**63 is exactly representable; every float below it in magnitude fits.
     if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&x) {
-        Ok(x as i64)
+        Ok(Value::Int(x as i64))
     } else if x.is_nan() {
         Err(value_error("cannot convert float NaN to integer"))
     } else if x.is_infinite() {
@@ -37,10 +39,8 @@ pub fn float_to_i64(x: f64) -> PyResult<i64> {
             "cannot convert float infinity to integer",
         ))
     } else {
-        Err(PyErr::new(
-            ExcType::OverflowError,
-            "int too large to convert: dist ints are 64-bit (at most 9223372036854775807)",
-        ))
+        // Integral and finite: exactly a big int.
+        Ok(num_bigint::BigInt::from_f64(x).map_or(Value::Int(0), Value::from_big))
     }
 }
 
@@ -117,13 +117,13 @@ fn round_negative(x: f64, k: usize) -> f64 {
 
 /// `round(i, ndigits)` for an int: the identity for `ndigits >= 0`,
 /// otherwise the nearest multiple of `10**-ndigits`, ties to even.
-pub fn round_int(i: i64, ndigits: i64) -> PyResult<i64> {
+pub fn round_int(i: i64, ndigits: i64) -> PyResult<Value> {
     if ndigits >= 0 {
-        return Ok(i);
+        return Ok(Value::Int(i));
     }
     let k = ndigits.unsigned_abs();
     if k > 19 {
-        return Ok(0);
+        return Ok(Value::Int(0));
     }
     let pow = 10i128.pow(k as u32);
     let v = i as i128;
@@ -135,12 +135,29 @@ pub fn round_int(i: i64, ndigits: i64) -> PyResult<i64> {
     } else {
         q
     };
-    i64::try_from(q * pow).map_err(|_| {
-        PyErr::new(
-            ExcType::OverflowError,
-            "int too large to convert: dist ints are 64-bit (at most 9223372036854775807)",
-        )
-    })
+    Ok(Value::from_i128(q * pow))
+}
+
+/// `round(n, ndigits)` for an int past 64 bits: half to even at negative
+/// `ndigits`.
+pub fn round_big(n: &num_bigint::BigInt, ndigits: i64) -> Value {
+    use num_integer::Integer;
+    if ndigits >= 0 {
+        return Value::from_big(n.clone());
+    }
+    let k = ndigits.unsigned_abs();
+    if k > n.bits() {
+        return Value::Int(0);
+    }
+    let pow = num_traits::pow::Pow::pow(num_bigint::BigInt::from(10), k);
+    let (q, r) = n.div_mod_floor(&pow);
+    let twice: num_bigint::BigInt = r * 2;
+    let q = if twice > pow || (twice == pow && q.is_odd()) {
+        q + 1
+    } else {
+        q
+    };
+    Value::from_big(q * pow)
 }
 
 #[cfg(test)]
@@ -177,17 +194,19 @@ mod tests {
 
     #[test]
     fn ints_round_half_even() {
-        assert_eq!(round_int(15, -1).ok(), Some(20));
-        assert_eq!(round_int(25, -1).ok(), Some(20));
-        assert_eq!(round_int(-25, -1).ok(), Some(-20));
-        assert_eq!(round_int(-26, -1).ok(), Some(-30));
-        assert_eq!(round_int(12345, -25).ok(), Some(0));
-        assert_eq!(round_int(7, 3).ok(), Some(7));
-        assert!(round_int(i64::MAX, -1).is_err());
-        assert_eq!(round_to_int(0.5).ok(), Some(0));
-        assert_eq!(round_to_int(1.5).ok(), Some(2));
-        assert_eq!(round_to_int(-0.5).ok(), Some(0));
+        let int = |r: PyResult<Value>| format!("{:?}", r.ok());
+        assert_eq!(int(round_int(15, -1)), "Some(20)");
+        assert_eq!(int(round_int(25, -1)), "Some(20)");
+        assert_eq!(int(round_int(-25, -1)), "Some(-20)");
+        assert_eq!(int(round_int(-26, -1)), "Some(-30)");
+        assert_eq!(int(round_int(12345, -25)), "Some(0)");
+        assert_eq!(int(round_int(7, 3)), "Some(7)");
+        // CPython: round(2**63 - 1, -1) == 9223372036854775810.
+        assert_eq!(int(round_int(i64::MAX, -1)), "Some(9223372036854775810)");
+        assert_eq!(int(round_to_int(0.5)), "Some(0)");
+        assert_eq!(int(round_to_int(1.5)), "Some(2)");
+        assert_eq!(int(round_to_int(-0.5)), "Some(0)");
         assert!(round_to_int(f64::NAN).is_err());
-        assert!(round_to_int(1e19).is_err());
+        assert_eq!(int(round_to_int(1e19)), "Some(10000000000000000000)");
     }
 }

@@ -23,8 +23,12 @@ pub enum Value {
     None,
     /// `True`/`False`.
     Bool(bool),
-    /// A 64-bit int (overflow raises `OverflowError`).
+    /// An int that fits in 64 bits (the fast, inline case).
     Int(i64),
+    /// An int outside the 64-bit range, on the heap. Never holds a value
+    /// that fits in an `i64`: results that fit come back as `Int` (see
+    /// [`Value::from_big`]), so one int has one representation.
+    Long(Rc<num_bigint::BigInt>),
     /// A float.
     Float(f64),
     /// An immutable string.
@@ -97,6 +101,7 @@ impl Value {
             Value::Bool(b) => Value::Bool(*b),
             Value::Int(i) => Value::Int(*i),
             Value::Float(x) => Value::Float(*x),
+            Value::Long(x) => Value::Long(x.clone()),
             Value::Str(x) => Value::Str(x.clone()),
             Value::Bytes(x) => Value::Bytes(x.clone()),
             Value::Tuple(x) => Value::Tuple(x.clone()),
@@ -200,6 +205,22 @@ impl Value {
         Value::Dict(Rc::new(RefCell::new(d)))
     }
 
+    /// An int value: inline when it fits in 64 bits, else on the heap.
+    pub fn from_big(n: num_bigint::BigInt) -> Value {
+        match i64::try_from(&n) {
+            Ok(i) => Value::Int(i),
+            Err(_) => Value::Long(Rc::new(n)),
+        }
+    }
+
+    /// An int value from an `i128` (inline when it fits).
+    pub fn from_i128(n: i128) -> Value {
+        match i64::try_from(n) {
+            Ok(i) => Value::Int(i),
+            Err(_) => Value::Long(Rc::new(n.into())),
+        }
+    }
+
     /// A native object value.
     pub fn native(obj: impl NativeObject) -> Value {
         Value::Native(Rc::new(Box::new(obj)))
@@ -211,7 +232,7 @@ impl Value {
         Some(match self {
             Value::None => ValueType::NoneType,
             Value::Bool(_) => ValueType::Bool,
-            Value::Int(_) => ValueType::Int,
+            Value::Int(_) | Value::Long(_) => ValueType::Int,
             Value::Float(_) => ValueType::Float,
             Value::Str(_) => ValueType::Str,
             Value::Bytes(_) => ValueType::Bytes,
@@ -257,6 +278,7 @@ impl Value {
             (Value::Bool(a), Value::Bool(b)) => a == b,
             (Value::Int(a), Value::Int(b)) => a == b,
             (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
+            (Value::Long(a), Value::Long(b)) => Rc::ptr_eq(a, b),
             (Value::Str(a), Value::Str(b)) => Rc::ptr_eq(a, b) || (a.len() <= 1 && a == b),
             (Value::Bytes(a), Value::Bytes(b)) => Rc::ptr_eq(a, b),
             (Value::Tuple(a), Value::Tuple(b)) => {
@@ -291,6 +313,7 @@ impl Value {
     pub fn id(&self) -> usize {
         match self {
             Value::Str(r) => Rc::as_ptr(r) as usize,
+            Value::Long(r) => Rc::as_ptr(r) as usize,
             Value::Bytes(r) => Rc::as_ptr(r) as usize,
             Value::Tuple(r) => Rc::as_ptr(r) as usize,
             Value::List(r) => Rc::as_ptr(r) as usize,
@@ -330,6 +353,7 @@ impl std::fmt::Debug for Value {
             Value::None => write!(f, "None"),
             Value::Bool(b) => write!(f, "{}", if *b { "True" } else { "False" }),
             Value::Int(i) => write!(f, "{i}"),
+            Value::Long(i) => write!(f, "{i}"),
             Value::Float(x) => write!(f, "{x:?}"),
             Value::Str(s) => write!(f, "{s:?}"),
             Value::Tuple(t) => f.debug_tuple("").field(&**t).finish(),

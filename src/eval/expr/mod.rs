@@ -430,6 +430,7 @@ fn constant(c: &Constant) -> Value {
         Constant::None => Value::None,
         Constant::Bool(b) => Value::Bool(*b),
         Constant::Int(i) => Value::Int(*i),
+        Constant::Long(n) => Value::Long(n.clone()),
         Constant::Float(x) => Value::Float(*x),
         Constant::Imaginary(x) => crate::object::types::complex::Complex::value(0.0, *x),
         Constant::Str(s) => Value::Str(s.clone()),

@@ -13,18 +13,13 @@ use std::rc::Rc;
 
 use super::Interp;
 use crate::object::descr::not_implemented;
+use crate::object::types::index_not_int;
 use crate::object::types::misc::UnionType;
 use crate::object::types::num::{num, num_binop};
 use crate::object::types::ops::{binop_error, inplace_error, unary_error};
 use crate::object::types::set::{set_op, set_op_in_place};
-use crate::object::types::{index_not_int, int_overflow};
 use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
 use crate::value::{ExcType, PyErr, PyResult, Value};
-
-#[cold]
-fn overflow() -> PyErr {
-    int_overflow()
-}
 
 use crate::object::types::{alloc_vec, memory_error};
 
@@ -168,6 +163,10 @@ impl Interp {
     }
 
     fn builtin_seq_op(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Option<Value>> {
+        if op == BinOp::Mult {
+            check_repeat_count(a)?;
+            check_repeat_count(b)?;
+        }
         Ok(Some(match (op, a, b) {
             // Concatenations allocate their result fallibly (a MemoryError,
             // never an abort, for `s = s + s` in a loop).
@@ -366,7 +365,10 @@ impl Interp {
     pub fn unary_op(&self, op: UnaryOp, v: &Value) -> PyResult<Value> {
         match (op, v) {
             (UnaryOp::Not, _) => Ok(Value::Bool(!self.is_true(v)?)),
-            (UnaryOp::USub, Value::Int(i)) => i.checked_neg().map(Value::Int).ok_or_else(overflow),
+            (UnaryOp::USub, Value::Int(i)) => Ok(Value::from_i128(-(*i as i128))),
+            (UnaryOp::USub, Value::Long(n)) => Ok(Value::from_big(-&**n)),
+            (UnaryOp::UAdd, Value::Long(_)) => Ok(v.clone()),
+            (UnaryOp::Invert, Value::Long(n)) => Ok(Value::from_big(!&**n)),
             (UnaryOp::USub, Value::Bool(b)) => Ok(Value::Int(-(*b as i64))),
             (UnaryOp::USub, Value::Float(f)) => Ok(Value::Float(-f)),
             (UnaryOp::UAdd, Value::Int(_) | Value::Float(_)) => Ok(v.clone()),
@@ -397,14 +399,27 @@ impl Interp {
 }
 
 fn is_int(v: &Value) -> bool {
-    matches!(v, Value::Int(_) | Value::Bool(_))
+    matches!(v, Value::Int(_) | Value::Bool(_) | Value::Long(_))
 }
 
+/// A repetition count: a negative int past 64 bits repeats as 0 (a
+/// positive one was refused by `builtin_seq_op`).
 fn int_of(v: &Value) -> i64 {
     match v {
         Value::Int(i) => *i,
         Value::Bool(b) => *b as i64,
         _ => 0,
+    }
+}
+
+/// CPython's OverflowError for a sequence repeated a count past 64 bits.
+fn check_repeat_count(n: &Value) -> PyResult<()> {
+    match n {
+        Value::Long(b) if crate::object::types::long::sign(b) > 0 => Err(PyErr::new(
+            ExcType::OverflowError,
+            "cannot fit 'int' into an index-sized integer",
+        )),
+        _ => Ok(()),
     }
 }
 

@@ -1,9 +1,12 @@
 //! Numeric builtins: `abs`, `round`, `divmod`, `pow`, `chr`, `ord`, `hex`,
-//! `oct`, `bin`. Ints are 64-bit: results that do not fit raise OverflowError.
+//! `oct`, `bin`, on ints of any size.
 
+use num_traits::Signed;
+
+use crate::object::types::long::pow_mod;
 use crate::object::types::num::{int_pow_mod, Num};
 use crate::object::types::protocol::{divmod_values, num, round_value};
-use crate::object::types::{int_arg, int_overflow, type_error, value_error};
+use crate::object::types::{big_arg, int_arg, type_error, value_error};
 use crate::object::{native, Given, NativeDef};
 use crate::syntax::ast::BinOp;
 use crate::value::{PyResult, Value, Vm};
@@ -24,7 +27,8 @@ pub(super) const FUNCTIONS: &[NativeDef] = &[
 #[native("abs(x, /)", c)]
 fn abs(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
     match num(x) {
-        Some(Num::I(i)) => Ok(Value::Int(i.checked_abs().ok_or_else(int_overflow)?)),
+        Some(Num::I(i)) => Ok(Value::from_i128((i as i128).abs())),
+        Some(Num::B(b)) => Ok(Value::from_big(b.abs())),
         Some(Num::F(f)) => Ok(Value::Float(f.abs())),
         None => match vm.getattr(x, "__abs__") {
             Ok(f) if matches!(x, Value::Instance(_) | Value::Native(_) | Value::Tensor(_)) => {
@@ -57,9 +61,13 @@ fn pow(vm: &dyn Vm, base: &Value, exp: &Value, mod_: &Value) -> PyResult<Value> 
         return vm.binop(BinOp::Pow, base, exp);
     }
     match (num(base), num(exp), num(mod_)) {
-        (Some(Num::I(b)), Some(Num::I(e)), Some(Num::I(m))) => {
-            Ok(Value::Int(int_pow_mod(b, e, m)?))
-        }
+        (Some(Num::I(b)), Some(Num::I(e)), Some(Num::I(m))) => int_pow_mod(b, e, m),
+        (Some(b), Some(e), Some(m)) => match (b.to_big(), e.to_big(), m.to_big()) {
+            (Some(b), Some(e), Some(m)) => pow_mod(&b, &e, &m),
+            _ => Err(type_error(
+                "pow() 3rd argument not allowed unless all arguments are integers",
+            )),
+        },
         _ => Err(type_error(
             "pow() 3rd argument not allowed unless all arguments are integers",
         )),
@@ -103,26 +111,29 @@ fn ord(c: &Value) -> PyResult<i64> {
     }
 }
 
-fn radix(vm: &dyn Vm, number: &Value, prefix: &str, f: fn(u64) -> String) -> PyResult<String> {
-    let i = int_arg(number, vm)?;
-    let sign = if i < 0 { "-" } else { "" };
-    Ok(format!("{sign}{prefix}{}", f(i.unsigned_abs())))
+fn radix(vm: &dyn Vm, number: &Value, prefix: &str, radix: u32) -> PyResult<String> {
+    let i = big_arg(number, vm)?;
+    let sign = if i.is_negative() { "-" } else { "" };
+    Ok(format!(
+        "{sign}{prefix}{}",
+        i.magnitude().to_str_radix(radix)
+    ))
 }
 
 /// An int in hexadecimal: `hex(255) == '0xff'`.
 #[native("hex(number, /)", c)]
 fn hex(vm: &dyn Vm, number: &Value) -> PyResult<String> {
-    radix(vm, number, "0x", |m| format!("{m:x}"))
+    radix(vm, number, "0x", 16)
 }
 
 /// An int in octal: `oct(8) == '0o10'`.
 #[native("oct(number, /)", c)]
 fn oct(vm: &dyn Vm, number: &Value) -> PyResult<String> {
-    radix(vm, number, "0o", |m| format!("{m:o}"))
+    radix(vm, number, "0o", 8)
 }
 
 /// An int in binary: `bin(5) == '0b101'`.
 #[native("bin(number, /)", c)]
 fn bin(vm: &dyn Vm, number: &Value) -> PyResult<String> {
-    radix(vm, number, "0b", |m| format!("{m:b}"))
+    radix(vm, number, "0b", 2)
 }

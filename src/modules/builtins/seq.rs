@@ -4,7 +4,7 @@
 use crate::object::types::iter::{IterObj, IterState};
 use crate::object::types::list::sort_values;
 use crate::object::types::protocol::is_callable;
-use crate::object::types::{int_overflow, type_error, value_error};
+use crate::object::types::{type_error, value_error};
 use crate::object::{native, Given, NativeDef};
 use crate::syntax::ast::BinOp;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
@@ -115,9 +115,10 @@ fn sum(vm: &dyn Vm, iterable: &Value, start: &Value) -> PyResult<Value> {
     let it = vm.iter(iterable)?;
     while let Some(x) = vm.next(&it)? {
         acc = match (&acc, &x) {
-            (Value::Int(p), Value::Int(q)) => {
-                Value::Int(p.checked_add(*q).ok_or_else(int_overflow)?)
-            }
+            (Value::Int(p), Value::Int(q)) => match p.checked_add(*q) {
+                Some(r) => Value::Int(r),
+                None => Value::from_i128(*p as i128 + *q as i128),
+            },
             (Value::Float(p), Value::Float(q)) => Value::Float(p + q),
             (Value::Float(p), Value::Int(q)) => Value::Float(p + *q as f64),
             _ => vm.binop(BinOp::Add, &acc, &x)?,

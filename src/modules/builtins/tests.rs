@@ -67,7 +67,8 @@ fn iterable_builtins() {
         c("sum", vec![Value::list(vec![Value::Float(0.1); 10])]),
         "0.9999999999999999"
     );
-    assert!(c("sum", vec![ints(&[i64::MAX, 1])]).starts_with("OverflowError"));
+    // CPython: sum([2**63 - 1, 1]) grows past 64 bits.
+    assert_eq!(c("sum", vec![ints(&[i64::MAX, 1])]), "9223372036854775808");
     assert_eq!(
         call(
             &vm,
@@ -143,7 +144,7 @@ fn numeric_builtins() {
         c("abs", vec![Value::str("a")]),
         "TypeError: bad operand type for abs(): 'str'"
     );
-    assert!(c("abs", vec![Value::Int(i64::MIN)]).starts_with("OverflowError"));
+    assert_eq!(c("abs", vec![Value::Int(i64::MIN)]), "9223372036854775808");
     assert_eq!(
         c("round", vec![Value::str("a")]),
         "TypeError: type str doesn't define __round__ method"
@@ -169,7 +170,10 @@ fn numeric_builtins() {
         "5"
     );
     assert_eq!(c("pow", vec![Value::Int(2), Value::Int(-1)]), "0.5");
-    assert!(c("pow", vec![Value::Int(10), Value::Int(20)]).starts_with("OverflowError"));
+    assert_eq!(
+        c("pow", vec![Value::Int(10), Value::Int(20)]),
+        "100000000000000000000"
+    );
     assert_eq!(
         c("chr", vec![Value::Int(-1)]),
         "ValueError: chr() arg not in range(0x110000)"

@@ -225,10 +225,12 @@ impl Parser<'_> {
         if is_float {
             return Ok(Value::Float(text.parse().unwrap_or(f64::NAN)));
         }
-        match text.parse::<i64>() {
-            Ok(i) => Ok(Value::Int(i)),
-            Err(_) => Err(crate::object::types::int_overflow()),
-        }
+        let limit = self
+            .hooks
+            .map_or(crate::object::types::long::DEFAULT_MAX_STR_DIGITS, |h| {
+                crate::object::types::long::max_str_digits(h.vm)
+            });
+        crate::object::types::int::parse_int(&text, 10, limit)
     }
 
     fn string(&mut self) -> PyResult<String> {

@@ -31,6 +31,15 @@ pub fn opt_np_dtype(vm: &dyn Vm, v: &Value) -> PyResult<Option<DType>> {
 /// A value as a tensor under numpy's rules (`np.asarray`): arrays and
 /// tensors keep their dtype, Python values infer int64/float64; `dtype` casts.
 pub fn to_np_tensor(vm: &dyn Vm, v: &Value, dtype: Option<DType>) -> PyResult<Tensor> {
+    // Ints past 64 bits: floats under a float dtype; numpy's object arrays
+    // otherwise, which dist does not have.
+    let floated = crate::object::tensor::convert::long_ints(v, dtype, "").map_err(|_| {
+        PyErr::new(
+            crate::value::ExcType::NotImplementedError,
+            "numpy arrays of ints past 64 bits (dtype=object) are not supported in dist",
+        )
+    })?;
+    let v = floated.as_ref().unwrap_or(v);
     let t = match v {
         Value::Tensor(t) => t.to_device(Device::CPU0).map_err(runtime_err)?,
         Value::Native(n) => match n.to_tensor(vm)? {

@@ -46,6 +46,40 @@ pub fn literal_of(v: &Value) -> Option<Literal> {
     })
 }
 
+/// Whether a (nested) list or tuple holds an int past 64 bits.
+fn has_long(v: &Value) -> bool {
+    match v {
+        Value::Long(_) => true,
+        Value::List(l) => l.borrow().iter().any(has_long),
+        Value::Tuple(t) => t.iter().any(has_long),
+        _ => false,
+    }
+}
+
+/// `v` with its ints past 64 bits as floats.
+fn floated(v: &Value) -> PyResult<Value> {
+    Ok(match v {
+        Value::Long(n) => Value::Float(crate::object::types::long::to_f64(n)?),
+        Value::List(l) => Value::list(l.borrow().iter().map(floated).collect::<PyResult<_>>()?),
+        Value::Tuple(t) => Value::tuple(t.iter().map(floated).collect::<PyResult<_>>()?),
+        other => other.clone(),
+    })
+}
+
+/// A value holding ints past 64 bits, converted to a tensor: with a float
+/// dtype they are floats (`Some`, the value to convert instead); otherwise
+/// the ValueError `refusal` (TensorFlow's words, or numpy's). None when
+/// `v` holds none.
+pub fn long_ints(v: &Value, dtype: Option<DType>, refusal: &str) -> PyResult<Option<Value>> {
+    if !has_long(v) {
+        return Ok(None);
+    }
+    match dtype {
+        Some(d) if d.is_floating() => floated(v).map(Some),
+        _ => Err(value_error(refusal)),
+    }
+}
+
 /// `<class 'dict'>`, as TensorFlow names a type in conversion errors.
 fn class_text(vm: &dyn Vm, v: &Value) -> String {
     match vm.type_of(v) {
@@ -130,6 +164,18 @@ pub fn to_tensor_on(
         let want = dtype.unwrap_or(inferred);
         return autopack(vm, v, want, want != inferred, device);
     }
+    let floated;
+    let v = match long_ints(
+        v,
+        dtype,
+        "Can't convert Python sequence with out-of-range integer to Tensor.",
+    )? {
+        Some(f) => {
+            floated = f;
+            &floated
+        }
+        None => v,
+    };
     let Some(lit) = literal_of(v).or_else(|| numpy_literal(vm, v)) else {
         return Err(unsupported(vm, v));
     };

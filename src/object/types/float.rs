@@ -1,7 +1,7 @@
 //! `float`: the constructor (strings with `inf`/`nan`/underscores, numbers
 //! with `__float__`) and the common methods.
 
-use super::{int_overflow, type_error, value_error};
+use super::{type_error, value_error};
 use crate::object::{native, Member};
 use crate::value::format::str_repr;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
@@ -99,6 +99,7 @@ pub fn to_float(vm: &dyn Vm, x: &Value) -> PyResult<f64> {
     match x {
         Value::Float(f) => Ok(*f),
         Value::Int(i) => Ok(*i as f64),
+        Value::Long(n) => super::long::to_f64(n),
         Value::Bool(b) => Ok(*b as i64 as f64),
         Value::Str(s) => parse_float(s),
         // CPython parses bytes as ASCII text; the error shows the bytes.
@@ -121,6 +122,7 @@ pub fn to_float(vm: &dyn Vm, x: &Value) -> PyResult<f64> {
                     return match vm.call(&f, Vec::new(), Vec::new())? {
                         Value::Float(f) => Ok(f),
                         Value::Int(i) if name == "__index__" => Ok(i as f64),
+                        Value::Long(n) if name == "__index__" => super::long::to_f64(&n),
                         other => Err(type_error(format!(
                             "{}.{name} returned non-float (type {})",
                             x.type_name(),
@@ -165,14 +167,16 @@ fn as_integer_ratio(this: f64) -> PyResult<Value> {
             "cannot convert Infinity to integer ratio",
         ));
     }
-    let (n, d) = float_ratio(x).ok_or_else(int_overflow)?;
-    Ok(Value::tuple(vec![Value::Int(n), Value::Int(d)]))
+    let (n, d) = float_ratio(x);
+    Ok(Value::tuple(vec![Value::from_big(n), Value::from_big(d)]))
 }
 
-/// The exact ratio of a finite float, if both parts fit in 64 bits.
-pub fn float_ratio(x: f64) -> Option<(i64, i64)> {
-    if x == 0.0 {
-        return Some((0, 1));
+/// The exact ratio of a finite float, in lowest terms (denominator a
+/// power of two).
+pub fn float_ratio(x: f64) -> (num_bigint::BigInt, num_bigint::BigInt) {
+    use num_bigint::BigInt;
+    if x == 0.0 || !x.is_finite() {
+        return (BigInt::from(0), BigInt::from(1));
     }
     let bits = x.to_bits();
     let exp = ((bits >> 52) & 0x7ff) as i64;
@@ -185,14 +189,12 @@ pub fn float_ratio(x: f64) -> Option<(i64, i64)> {
     let tz = mant.trailing_zeros() as i64;
     mant >>= tz;
     e += tz;
-    let sign = if x < 0.0 { -1 } else { 1 };
+    let n = BigInt::from(mant);
+    let n = if x < 0.0 { -n } else { n };
     if e >= 0 {
-        let n = (mant as i64).checked_mul(1i64.checked_shl(e as u32).filter(|_| e < 63)?)?;
-        Some((sign * n, 1))
-    } else if -e < 63 {
-        Some((sign * mant as i64, 1i64 << (-e)))
+        (n << e as u64, BigInt::from(1))
     } else {
-        None
+        (n, BigInt::from(1) << (-e) as u64)
     }
 }
 

@@ -1,10 +1,14 @@
 //! `int`: the constructor (strings in any base, floats, numbers with
-//! `__int__`/`__index__`) and the common methods. Ints are 64-bit: values
-//! that do not fit raise OverflowError instead of wrapping.
+//! `__int__`/`__index__`) and the common methods, on ints of any size
+//! (past 64 bits a `Value::Long`; see `long.rs`).
 
-use super::{int_overflow, not_an_integer, type_error, value_error};
+use num_bigint::{BigInt, Sign};
+use num_traits::{Signed, Zero};
+
+use super::long::{max_str_digits, parse_limit_error};
+use super::{not_an_integer, type_error, value_error};
 use crate::object::{native, Given, Member};
-use crate::value::format::{float_to_i64, str_repr};
+use crate::value::format::{float_to_int, str_repr};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// `int`'s constructor, methods and properties.
@@ -64,8 +68,10 @@ pub fn ascii_digits(text: &str) -> std::borrow::Cow<'_, str> {
         .into()
 }
 
-/// Parses an int literal as `int(text, base)` does (base 0: from the prefix).
-pub fn parse_int(text: &str, base: u32) -> PyResult<i64> {
+/// Parses an int literal as `int(text, base)` does (base 0: from the
+/// prefix). `limit` is the digit limit of `sys.set_int_max_str_digits`
+/// (0: none), which CPython applies to bases that are not powers of two.
+pub fn parse_int(text: &str, base: u32, limit: usize) -> PyResult<Value> {
     let converted = ascii_digits(text);
     let s = converted.trim_matches(super::str::is_space);
     let (neg, body) = match s.as_bytes().first() {
@@ -104,31 +110,24 @@ pub fn parse_int(text: &str, base: u32) -> PyResult<i64> {
     if digits.is_empty() || bad_underscore {
         return Err(invalid_literal(text, base));
     }
-    let mut v: i128 = 0;
-    for ch in digits.chars().filter(|c| *c != '_') {
-        let d = ch
-            .to_digit(radix)
-            .ok_or_else(|| invalid_literal(text, base))?;
-        v = v * radix as i128 + d as i128;
-        if v > i64::MAX as i128 + 1 {
-            // Keep validating the rest so bad literals still report ValueError.
-            if digits
-                .chars()
-                .filter(|c| *c != '_')
-                .all(|c| c.is_digit(radix))
-            {
-                return Err(int_overflow());
-            }
-            return Err(invalid_literal(text, base));
-        }
+    let clean: String = digits.chars().filter(|c| *c != '_').collect();
+    if !clean.chars().all(|c| c.is_digit(radix)) {
+        return Err(invalid_literal(text, base));
     }
-    let v = if neg { -v } else { v };
-    i64::try_from(v).map_err(|_| int_overflow())
+    if let Ok(v) = i64::from_str_radix(&clean, radix) {
+        return Ok(Value::Int(if neg { -v } else { v }));
+    }
+    if limit > 0 && !radix.is_power_of_two() && clean.len() > limit {
+        return Err(parse_limit_error(limit, clean.len()));
+    }
+    let v =
+        BigInt::parse_bytes(clean.as_bytes(), radix).ok_or_else(|| invalid_literal(text, base))?;
+    Ok(Value::from_big(if neg { -v } else { v }))
 }
 
 /// An int from a number or a string: `int('ff', 16) == 255`; `int(2.9) == 2`.
 #[native("int(x=0, /, base=10)", c_ctor)]
-fn int_new(vm: &dyn Vm, x: Given<&Value>, base: Given<&Value>) -> PyResult<i64> {
+fn int_new(vm: &dyn Vm, x: Given<&Value>, base: Given<&Value>) -> PyResult<Value> {
     let Given(x) = x;
     if let Given(Some(base)) = base {
         let Some(x) = x else {
@@ -138,9 +137,10 @@ fn int_new(vm: &dyn Vm, x: Given<&Value>, base: Given<&Value>) -> PyResult<i64> 
         if base != 0 && !(2..=36).contains(&base) {
             return Err(value_error("int() base must be >= 2 and <= 36, or 0"));
         }
+        let limit = max_str_digits(vm);
         return match x.as_builtin() {
-            Value::Str(s) => parse_int(s, base as u32),
-            Value::Bytes(b) => parse_int(&String::from_utf8_lossy(b), base as u32),
+            Value::Str(s) => parse_int(s, base as u32, limit),
+            Value::Bytes(b) => parse_int(&String::from_utf8_lossy(b), base as u32, limit),
             _ => Err(type_error(
                 "int() can't convert non-string with explicit base",
             )),
@@ -148,18 +148,18 @@ fn int_new(vm: &dyn Vm, x: Given<&Value>, base: Given<&Value>) -> PyResult<i64> 
     }
     match x {
         Some(x) => to_int(vm, x),
-        None => Ok(0),
+        None => Ok(Value::Int(0)),
     }
 }
 
-/// `int(x)` for one argument.
-pub fn to_int(vm: &dyn Vm, x: &Value) -> PyResult<i64> {
+/// `int(x)` for one argument: an `Int`, or a `Long` past 64 bits.
+pub fn to_int(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
     match x {
-        Value::Int(i) => Ok(*i),
-        Value::Bool(b) => Ok(*b as i64),
-        Value::Float(f) => float_to_i64(f.trunc()),
-        Value::Str(s) => parse_int(s, 10),
-        Value::Bytes(b) => parse_int(&String::from_utf8_lossy(b), 10),
+        Value::Int(_) | Value::Long(_) => Ok(x.clone()),
+        Value::Bool(b) => Ok(Value::Int(*b as i64)),
+        Value::Float(f) => float_to_int(f.trunc()),
+        Value::Str(s) => parse_int(s, 10, max_str_digits(vm)),
+        Value::Bytes(b) => parse_int(&String::from_utf8_lossy(b), 10, max_str_digits(vm)),
         Value::Native(_) | Value::Tensor(_) => match super::number_of(vm, x)? {
             Some(v) => to_int(vm, &v),
             None => Err(not_a_number(x)),
@@ -168,8 +168,8 @@ pub fn to_int(vm: &dyn Vm, x: &Value) -> PyResult<i64> {
             for name in ["__int__", "__index__", "__trunc__"] {
                 if let Ok(f) = vm.getattr(x, name) {
                     return match vm.call(&f, Vec::new(), Vec::new())? {
-                        Value::Int(i) => Ok(i),
-                        Value::Bool(b) => Ok(b as i64),
+                        i @ (Value::Int(_) | Value::Long(_)) => Ok(i),
+                        Value::Bool(b) => Ok(Value::Int(b as i64)),
                         other => Err(type_error(format!(
                             "{name} returned non-int (type {})",
                             other.type_name()
@@ -196,14 +196,27 @@ fn not_a_number(x: &Value) -> PyErr {
 
 /// Bits needed to write the absolute value: `(255).bit_length() == 8`.
 #[native("int.bit_length(self)", c)]
-fn bit_length(this: i64) -> i64 {
-    64 - this.unsigned_abs().leading_zeros() as i64
+fn bit_length(this: &Value) -> PyResult<i64> {
+    Ok(match this.as_builtin() {
+        Value::Long(n) => n.bits() as i64,
+        Value::Bool(b) => *b as i64,
+        Value::Int(i) => 64 - i.unsigned_abs().leading_zeros() as i64,
+        _ => return Err(not_an_int_self("bit_length", this)),
+    })
 }
 
 /// Number of one bits in the absolute value.
 #[native("int.bit_count(self)", c)]
-fn bit_count(this: i64) -> i64 {
-    this.unsigned_abs().count_ones() as i64
+fn bit_count(this: BigInt) -> i64 {
+    this.magnitude().count_ones() as i64
+}
+
+#[cold]
+fn not_an_int_self(method: &str, got: &Value) -> PyErr {
+    type_error(format!(
+        "descriptor '{method}' for 'int' objects doesn't apply to a '{}' object",
+        got.type_name()
+    ))
 }
 
 fn byteorder_arg(v: &Value) -> PyResult<bool> {
@@ -222,7 +235,7 @@ fn byteorder_arg(v: &Value) -> PyResult<bool> {
 #[native("int.to_bytes(self, length=1, byteorder='big', *, signed=False)", c)]
 fn to_bytes(
     vm: &dyn Vm,
-    this: i64,
+    this: BigInt,
     length: &Value,
     byteorder: &Value,
     signed: &Value,
@@ -233,28 +246,31 @@ fn to_bytes(
         usize::try_from(len).map_err(|_| value_error("length argument must be non-negative"))?;
     let big = byteorder_arg(byteorder)?;
     let signed = vm.truthy(signed)?;
-    if !signed && i < 0 {
+    if !signed && i.is_negative() {
         return Err(PyErr::new(
             ExcType::OverflowError,
             "can't convert negative int to unsigned",
         ));
     }
+    // Bits of the two's complement form: a sign bit more when signed.
     let needed = if signed {
-        (65 - if i < 0 {
-            (!i).leading_zeros()
-        } else {
-            i.leading_zeros()
-        }) as usize
+        let m = if i.is_negative() { !&i } else { i.clone() };
+        m.bits() as usize + 1
     } else {
-        (64 - i.leading_zeros()) as usize
+        i.bits() as usize
     };
     if needed.div_ceil(8) > len {
         return Err(PyErr::new(ExcType::OverflowError, "int too big to convert"));
     }
     super::check_alloc(len, 1)?;
-    let fill = if i < 0 { 0xff } else { 0 };
+    let fill = if i.is_negative() { 0xff } else { 0 };
     let mut out = vec![fill; len];
-    for (k, b) in i.to_le_bytes().iter().enumerate().take(len) {
+    let le = if i.is_zero() {
+        Vec::new()
+    } else {
+        i.to_signed_bytes_le()
+    };
+    for (k, b) in le.iter().enumerate().take(len) {
         out[k] = *b;
     }
     if big {
@@ -299,31 +315,23 @@ fn from_bytes(
     if big {
         le.reverse();
     }
-    let negative = signed && le.last().is_some_and(|b| b & 0x80 != 0);
-    let fill = if negative { 0xff } else { 0 };
-    if le.len() > 8 && le[8..].iter().any(|b| *b != fill) {
-        return Err(int_overflow());
-    }
-    let mut buf = [fill; 8];
-    for (k, b) in le.iter().take(8).enumerate() {
-        buf[k] = *b;
-    }
-    let v = i64::from_le_bytes(buf);
-    if !signed && v < 0 {
-        return Err(int_overflow());
-    }
-    super::of_class(vm, cls, Value::Int(v))
+    let v = if signed {
+        BigInt::from_signed_bytes_le(&le)
+    } else {
+        BigInt::from_bytes_le(Sign::Plus, &le)
+    };
+    super::of_class(vm, cls, Value::from_big(v))
 }
 
 /// `(self, 1)`.
 #[native("int.as_integer_ratio(self)", c)]
-fn as_integer_ratio(this: i64) -> Value {
-    Value::tuple(vec![Value::Int(this), Value::Int(1)])
+fn as_integer_ratio(this: BigInt) -> Value {
+    Value::tuple(vec![Value::from_big(this), Value::Int(1)])
 }
 
 /// The int itself.
 #[native("int.conjugate(self)", c)]
-fn conjugate(this: i64) -> i64 {
+fn conjugate(this: BigInt) -> BigInt {
     this
 }
 

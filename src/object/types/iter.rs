@@ -30,6 +30,8 @@ pub enum IterState {
     Values(Rc<Vec<Value>>, usize),
     /// Over a range: next value, step, items left.
     Range(i64, i64, u64),
+    /// Over a range past 64 bits: next value, step, items left.
+    BigRange(Box<[num_bigint::BigInt; 3]>),
     /// Over a dict: position, size at start, what to yield.
     Dict(Rc<RefCell<Dict>>, usize, usize, DictPart),
     /// `enumerate`: inner iterator and the next count.
@@ -181,6 +183,16 @@ fn step(state: &mut IterState, vm: &dyn Vm) -> PyResult<Option<Value>> {
             let v = t.get(*i).cloned();
             *i += 1;
             Ok(v)
+        }
+        IterState::BigRange(b) => {
+            let [next, step, left] = &mut **b;
+            if num_traits::Zero::is_zero(left) {
+                return Ok(None);
+            }
+            let v = Value::from_big(next.clone());
+            *left -= 1u8;
+            *next += &*step;
+            Ok(Some(v))
         }
         IterState::Range(next, step, left) => {
             if *left == 0 {

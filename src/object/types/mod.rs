@@ -16,6 +16,7 @@ pub mod float;
 pub mod int;
 pub mod iter;
 pub mod list;
+pub mod long;
 pub mod misc;
 pub mod namedtuple;
 pub mod num;
@@ -242,47 +243,69 @@ pub fn value_error(msg: impl Into<String>) -> PyErr {
     PyErr::new(ExcType::ValueError, msg)
 }
 
-/// The OverflowError every 64-bit int operation raises instead of wrapping.
+/// CPython's OverflowError for an int past 64 bits where a machine-sized
+/// one is needed (an index, a count, a size).
 #[cold]
 pub fn int_overflow() -> PyErr {
     PyErr::new(
         ExcType::OverflowError,
-        "int result does not fit in 64 bits: dist ints are 64-bit (at most 9223372036854775807)",
+        "Python int too large to convert to C ssize_t",
     )
 }
 
-/// `v` as an index (`operator.index`): ints and bools; natives that convert
-/// to an int. Otherwise the TypeError CPython gives for indices.
+/// `v` as an index (`operator.index`), at most 64 bits: a bigger int is
+/// CPython's OverflowError. See [`as_index_value`].
 pub fn as_index(v: &Value, vm: &dyn crate::value::Vm) -> PyResult<Option<i64>> {
+    match as_index_value(v, vm)? {
+        Some(Value::Int(i)) => Ok(Some(i)),
+        Some(_) => Err(int_overflow()),
+        None => Ok(None),
+    }
+}
+
+/// `v` as an int value of any size (`operator.index`): ints and bools;
+/// natives that convert to an int; `__index__`. None when `v` is not one.
+pub fn as_index_value(v: &Value, vm: &dyn crate::value::Vm) -> PyResult<Option<Value>> {
     if let Value::Instance(inst) = v {
         // An `int` subclass is its value, whatever `__index__` it defines
         // (CPython's `PyNumber_Index` takes any int as it is).
-        if let Some(base @ (Value::Int(_) | Value::Bool(_))) = inst.builtin_base() {
-            return as_index(base, vm);
+        if let Some(base @ (Value::Int(_) | Value::Long(_) | Value::Bool(_))) = inst.builtin_base()
+        {
+            return as_index_value(base, vm);
         }
     }
     Ok(match v {
-        Value::Int(i) => Some(*i),
-        Value::Bool(b) => Some(*b as i64),
+        Value::Int(_) | Value::Long(_) => Some(v.clone()),
+        Value::Bool(b) => Some(Value::Int(*b as i64)),
         Value::Native(n) => match n.to_number(vm)? {
-            Some(Value::Int(i)) => Some(i),
+            Some(i @ (Value::Int(_) | Value::Long(_))) => Some(i),
             _ => None,
         },
         Value::Tensor(_) => match crate::object::tensor::tensor_to_number(vm, v, true)? {
-            Some(Value::Int(i)) => Some(i),
+            Some(i @ Value::Int(_)) => Some(i),
             _ => None,
         },
         // An object whose class defines `__index__` (looked up on the type, as CPython).
         Value::Instance(inst) => match inst.class.lookup("__index__") {
             Some(m) => match vm.call(&m, vec![v.clone()], Vec::new())? {
-                Value::Int(i) => Some(i),
-                Value::Bool(b) => Some(b as i64),
+                i @ (Value::Int(_) | Value::Long(_)) => Some(i),
+                Value::Bool(b) => Some(Value::Int(b as i64)),
                 other => return Err(index_not_int(&other)),
             },
             None => None,
         },
         _ => None,
     })
+}
+
+/// `v` as a big int of any size, or the TypeError `'float' object cannot
+/// be interpreted as an integer`.
+pub fn big_arg(v: &Value, vm: &dyn crate::value::Vm) -> PyResult<num_bigint::BigInt> {
+    match as_index_value(v, vm)? {
+        Some(Value::Int(i)) => Ok(i.into()),
+        Some(Value::Long(b)) => Ok((*b).clone()),
+        _ => Err(not_an_integer(v)),
+    }
 }
 
 /// `v` as an integer or the TypeError `'float' object cannot be interpreted as an integer`.

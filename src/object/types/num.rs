@@ -1,31 +1,68 @@
-//! Number arithmetic with Python's semantics on 64-bit ints and floats:
-//! floor division and modulo signs, CPython's float `divmod` and `pow`
-//! special cases, exact int/float comparison, and OverflowError instead of
-//! wrapping.
+//! Number arithmetic with Python's semantics on ints and floats: floor
+//! division and modulo signs, CPython's float `divmod` and `pow` special
+//! cases, exact int/float comparison. Ints that fit in 64 bits take the
+//! inline paths here; a result that overflows them, and any operand past
+//! them, goes to the big-int paths of `long.rs`.
 
 use std::cmp::Ordering;
 
+use num_bigint::BigInt;
+
+use super::long::{big_binop, big_pow, cmp_big_float, shift_left, to_f64};
 use super::ops::binop_error;
-use super::{int_overflow, value_error};
+use super::value_error;
 use crate::syntax::ast::BinOp;
 use crate::value::{ExcType, PyErr, PyResult, Value};
 
 /// A number operand: int (bools included) or float.
 #[derive(Clone, Copy)]
-pub enum Num {
-    /// An int.
+pub enum Num<'a> {
+    /// An int that fits in 64 bits.
     I(i64),
+    /// An int past 64 bits.
+    B(&'a BigInt),
     /// A float.
     F(f64),
 }
 
 /// `v` as a number, if it is one.
-pub fn num(v: &Value) -> Option<Num> {
+#[inline]
+pub fn num(v: &Value) -> Option<Num<'_>> {
     match v {
         Value::Bool(b) => Some(Num::I(*b as i64)),
         Value::Int(i) => Some(Num::I(*i)),
         Value::Float(f) => Some(Num::F(*f)),
+        Value::Long(b) => Some(Num::B(b)),
         _ => None,
+    }
+}
+
+impl Num<'_> {
+    /// The int as a big int (None for a float).
+    pub fn to_big(self) -> Option<BigInt> {
+        match self {
+            Num::I(i) => Some(BigInt::from(i)),
+            Num::B(b) => Some(b.clone()),
+            Num::F(_) => None,
+        }
+    }
+
+    /// The number as a float: CPython's OverflowError for an int too large.
+    pub fn to_f64(self) -> PyResult<f64> {
+        match self {
+            Num::I(i) => Ok(i as f64),
+            Num::B(b) => to_f64(b),
+            Num::F(f) => Ok(f),
+        }
+    }
+
+    /// The number as a value (`Int`, `Long` or `Float`).
+    pub fn value(self) -> Value {
+        match self {
+            Num::I(i) => Value::Int(i),
+            Num::B(b) => Value::Long(std::rc::Rc::new(b.clone())),
+            Num::F(f) => Value::Float(f),
+        }
     }
 }
 
@@ -54,15 +91,39 @@ pub fn num_cmp(a: Num, b: Num) -> Option<Ordering> {
         (Num::F(x), Num::F(y)) => x.partial_cmp(&y),
         (Num::I(x), Num::F(y)) => cmp_int_float(x, y),
         (Num::F(x), Num::I(y)) => cmp_int_float(y, x).map(Ordering::reverse),
+        (Num::B(x), Num::B(y)) => Some(x.cmp(y)),
+        // A big int lies outside the i64 range: its sign decides.
+        (Num::B(x), Num::I(_)) => Some(if x.sign() == num_bigint::Sign::Minus {
+            Ordering::Less
+        } else {
+            Ordering::Greater
+        }),
+        (Num::I(_), Num::B(y)) => Some(if y.sign() == num_bigint::Sign::Minus {
+            Ordering::Greater
+        } else {
+            Ordering::Less
+        }),
+        (Num::B(x), Num::F(y)) => cmp_big_float(x, y),
+        (Num::F(x), Num::B(y)) => cmp_big_float(y, x).map(Ordering::reverse),
     }
 }
 
 /// Arithmetic on two numbers (`bools` true when both are bools, for `& | ^`).
 pub fn num_binop(op: BinOp, x: Num, y: Num, bools: bool) -> PyResult<Value> {
-    if let (Num::I(a), Num::I(b)) = (x, y) {
-        return int_binop(op, a, b, bools);
+    match (x, y) {
+        (Num::I(a), Num::I(b)) => return int_binop(op, a, b, bools),
+        (Num::F(_), _) | (_, Num::F(_)) => {}
+        _ => {
+            let (a, b) = (x.to_big(), y.to_big());
+            return big_binop(op, &a.unwrap_or_default(), &b.unwrap_or_default());
+        }
     }
-    let (a, b) = (to_f(x), to_f(y));
+    if matches!(op, BinOp::MatMult | BinOp::LShift | BinOp::RShift)
+        || matches!(op, BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor)
+    {
+        return Err(binop_error(op, &x.value(), &y.value()));
+    }
+    let (a, b) = (x.to_f64()?, y.to_f64()?);
     Ok(Value::Float(match op {
         BinOp::Add => a + b,
         BinOp::Sub => a - b,
@@ -99,25 +160,8 @@ pub fn num_binop(op: BinOp, x: Num, y: Num, bools: bool) -> PyResult<Value> {
             }
             float_pow(a, b)?
         }
-        _ => {
-            let (va, vb) = (num_value(x), num_value(y));
-            return Err(binop_error(op, &va, &vb));
-        }
+        _ => return Err(binop_error(op, &x.value(), &y.value())),
     }))
-}
-
-fn to_f(n: Num) -> f64 {
-    match n {
-        Num::I(i) => i as f64,
-        Num::F(f) => f,
-    }
-}
-
-fn num_value(n: Num) -> Value {
-    match n {
-        Num::I(i) => Value::Int(i),
-        Num::F(f) => Value::Float(f),
-    }
 }
 
 /// `a / b` correctly rounded, as CPython's `long_true_divide` (`b != 0`):
@@ -145,10 +189,13 @@ pub fn int_true_div(a: i64, b: i64) -> f64 {
 
 fn int_binop(op: BinOp, a: i64, b: i64, bools: bool) -> PyResult<Value> {
     let zero = |msg: &str| PyErr::new(ExcType::ZeroDivisionError, msg);
+    // A result past 64 bits is computed in i128 (where `+ - *` of two i64
+    // cannot overflow) and promoted.
+    let (wa, wb) = (a as i128, b as i128);
     Ok(Value::Int(match op {
-        BinOp::Add => a.checked_add(b).ok_or_else(int_overflow)?,
-        BinOp::Sub => a.checked_sub(b).ok_or_else(int_overflow)?,
-        BinOp::Mult => a.checked_mul(b).ok_or_else(int_overflow)?,
+        BinOp::Add => return Ok(Value::from_i128(wa + wb)),
+        BinOp::Sub => return Ok(Value::from_i128(wa - wb)),
+        BinOp::Mult => return Ok(Value::from_i128(wa * wb)),
         BinOp::Div => {
             if b == 0 {
                 return Err(zero("division by zero"));
@@ -159,7 +206,10 @@ fn int_binop(op: BinOp, a: i64, b: i64, bools: bool) -> PyResult<Value> {
             if b == 0 {
                 return Err(zero("integer division or modulo by zero"));
             }
-            let q = a.checked_div(b).ok_or_else(int_overflow)?;
+            // `i64::MIN // -1` is the one quotient past 64 bits.
+            let Some(q) = a.checked_div(b) else {
+                return Ok(Value::from_i128(-wa));
+            };
             if a % b != 0 && ((a < 0) != (b < 0)) {
                 q - 1
             } else {
@@ -185,7 +235,7 @@ fn int_binop(op: BinOp, a: i64, b: i64, bools: bool) -> PyResult<Value> {
             if a == 0 {
                 0
             } else if b >= 64 || (a << b) >> b != a {
-                return Err(int_overflow());
+                return shift_left(&BigInt::from(a), &BigInt::from(b));
             } else {
                 a << b
             }
@@ -258,7 +308,7 @@ pub fn float_pow(a: f64, b: f64) -> PyResult<f64> {
     Ok(r)
 }
 
-/// `a ** b` on ints: an int for `b >= 0` (OverflowError past 64 bits), a
+/// `a ** b` on ints: an int for `b >= 0` (past 64 bits a big int), a
 /// float for negative `b`.
 pub fn int_pow(a: i64, b: i64) -> PyResult<Value> {
     if b < 0 {
@@ -275,12 +325,14 @@ pub fn int_pow(a: i64, b: i64) -> PyResult<Value> {
         -1 => return Ok(Value::Int(if b % 2 == 0 { 1 } else { -1 })),
         _ => {}
     }
-    let e = u32::try_from(b).map_err(|_| int_overflow())?;
-    a.checked_pow(e).map(Value::Int).ok_or_else(int_overflow)
+    match u32::try_from(b).ok().and_then(|e| a.checked_pow(e)) {
+        Some(p) => Ok(Value::Int(p)),
+        None => big_pow(&BigInt::from(a), &BigInt::from(b)),
+    }
 }
 
 /// `pow(a, b, m)` on ints (negative `b` uses the modular inverse).
-pub fn int_pow_mod(a: i64, b: i64, m: i64) -> PyResult<i64> {
+pub fn int_pow_mod(a: i64, b: i64, m: i64) -> PyResult<Value> {
     if m == 0 {
         return Err(value_error("pow() 3rd argument cannot be 0"));
     }
@@ -290,7 +342,10 @@ pub fn int_pow_mod(a: i64, b: i64, m: i64) -> PyResult<i64> {
     if e < 0 {
         base = mod_inverse(base, mm)
             .ok_or_else(|| value_error("base is not invertible for the given modulus"))?;
-        e = e.checked_neg().ok_or_else(int_overflow)?;
+        let Some(n) = e.checked_neg() else {
+            return super::long::pow_mod(&a.into(), &b.into(), &m.into());
+        };
+        e = n;
     }
     let mut result: i128 = 1 % mm;
     while e > 0 {
@@ -304,7 +359,7 @@ pub fn int_pow_mod(a: i64, b: i64, m: i64) -> PyResult<i64> {
     if m < 0 && result != 0 {
         result -= mm;
     }
-    Ok(result as i64)
+    Ok(Value::Int(result as i64))
 }
 
 fn mod_inverse(a: i128, m: i128) -> Option<i128> {

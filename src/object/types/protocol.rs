@@ -6,12 +6,12 @@
 use super::num::{float_divmod, Num};
 use super::{int_arg, type_error};
 use crate::syntax::ast::BinOp;
-use crate::value::format::{round_float, round_int, round_to_int};
+use crate::value::format::{round_big, round_float, round_int, round_to_int};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// A number, or the number underneath an instance of an `int`/`float`
 /// subclass (`round(Celsius(21.5))`).
-pub fn num(v: &Value) -> Option<Num> {
+pub fn num(v: &Value) -> Option<Num<'_>> {
     super::num::num(v.as_builtin())
 }
 
@@ -31,12 +31,19 @@ pub fn is_callable(vm: &dyn Vm, v: &Value) -> bool {
 pub fn round_value(vm: &dyn Vm, x: &Value, ndigits: Option<&Value>) -> PyResult<Value> {
     let nd = match ndigits.unwrap_or(&Value::None) {
         Value::None => None,
-        v => Some(int_arg(v, vm)?),
+        // An ndigits past 64 bits rounds as the nearest 64-bit one would.
+        v => Some(match super::as_index_value(v, vm)? {
+            Some(Value::Long(b)) if super::long::sign(&b) < 0 => i64::MIN,
+            Some(Value::Long(_)) => i64::MAX,
+            _ => int_arg(v, vm)?,
+        }),
     };
     match (num(x), nd) {
         (Some(Num::I(i)), None) => Ok(Value::Int(i)),
-        (Some(Num::I(i)), Some(n)) => Ok(Value::Int(round_int(i, n)?)),
-        (Some(Num::F(f)), None) => Ok(Value::Int(round_to_int(f)?)),
+        (Some(Num::I(i)), Some(n)) => round_int(i, n),
+        (Some(Num::B(b)), None) => Ok(Value::Long(std::rc::Rc::new(b.clone()))),
+        (Some(Num::B(b)), Some(n)) => Ok(round_big(b, n)),
+        (Some(Num::F(f)), None) => round_to_int(f),
         (Some(Num::F(f)), Some(n)) => Ok(Value::Float(round_float(f, n)?)),
         (None, _) => match vm.getattr(x, "__round__") {
             Ok(f) if matches!(x, Value::Instance(_) | Value::Native(_) | Value::Tensor(_)) => {
@@ -54,19 +61,20 @@ pub fn round_value(vm: &dyn Vm, x: &Value, ndigits: Option<&Value>) -> PyResult<
 /// `divmod(x, y)`.
 pub fn divmod_values(vm: &dyn Vm, x: &Value, y: &Value) -> PyResult<Value> {
     match (num(x), num(y)) {
-        (Some(Num::I(p)), Some(Num::I(q))) => {
-            if q == 0 {
+        (Some(p @ (Num::I(_) | Num::B(_))), Some(q @ (Num::I(_) | Num::B(_)))) => {
+            if matches!(q, Num::I(0)) {
                 return Err(PyErr::new(
                     ExcType::ZeroDivisionError,
                     "integer division or modulo by zero",
                 ));
             }
-            let d = vm.binop(BinOp::FloorDiv, &Value::Int(p), &Value::Int(q))?;
-            let m = vm.binop(BinOp::Mod, &Value::Int(p), &Value::Int(q))?;
+            let (p, q) = (p.value(), q.value());
+            let d = vm.binop(BinOp::FloorDiv, &p, &q)?;
+            let m = vm.binop(BinOp::Mod, &p, &q)?;
             Ok(Value::tuple(vec![d, m]))
         }
         (Some(p), Some(q)) => {
-            let (p, q) = (as_f(p), as_f(q));
+            let (p, q) = (p.to_f64()?, q.to_f64()?);
             if q == 0.0 {
                 return Err(PyErr::new(ExcType::ZeroDivisionError, "float divmod()"));
             }
@@ -92,12 +100,5 @@ pub fn divmod_values(vm: &dyn Vm, x: &Value, y: &Value) -> PyResult<Value> {
                 y.type_name()
             )))
         }
-    }
-}
-
-fn as_f(n: Num) -> f64 {
-    match n {
-        Num::I(i) => i as f64,
-        Num::F(f) => f,
     }
 }

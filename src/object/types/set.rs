@@ -270,12 +270,78 @@ pub fn set_op_in_place(
 /// Whether CPython's AST optimizer folds the expression to a constant
 /// (literals, signs and arithmetic on them, tuples of them).
 fn folded_constant(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Constant(_) => true,
-        ExprKind::UnaryOp { operand, .. } => folded_constant(operand),
-        ExprKind::BinOp { left, right, .. } => folded_constant(left) && folded_constant(right),
-        ExprKind::Tuple(items) => items.iter().all(folded_constant),
-        _ => false,
+    fold_const(e).is_some()
+}
+
+/// A constant CPython's AST optimizer folds: an int's value (ints are
+/// folded under limits, see [`fold_int_op`]), or `Other` for the rest.
+enum Folded {
+    Int(num_bigint::BigInt),
+    Other,
+}
+
+fn fold_const(e: &Expr) -> Option<Folded> {
+    use crate::syntax::ast::{Constant, UnaryOp};
+    Some(match &e.kind {
+        ExprKind::Constant(Constant::Int(i)) => Folded::Int((*i).into()),
+        ExprKind::Constant(Constant::Long(n)) => Folded::Int((**n).clone()),
+        ExprKind::Constant(Constant::Bool(b)) => Folded::Int((*b as i64).into()),
+        ExprKind::Constant(_) => Folded::Other,
+        ExprKind::UnaryOp { op, operand } => match (op, fold_const(operand)?) {
+            (UnaryOp::USub, Folded::Int(n)) => Folded::Int(-n),
+            (UnaryOp::Invert, Folded::Int(n)) => Folded::Int(!n),
+            (UnaryOp::UAdd, i @ Folded::Int(_)) => i,
+            _ => Folded::Other,
+        },
+        ExprKind::BinOp { left, op, right } => match (fold_const(left)?, fold_const(right)?) {
+            (Folded::Int(a), Folded::Int(b)) => fold_int_op(*op, &a, &b)?,
+            _ => Folded::Other,
+        },
+        ExprKind::Tuple(items) => {
+            for item in items {
+                fold_const(item)?;
+            }
+            Folded::Other
+        }
+        _ => return None,
+    })
+}
+
+/// CPython 3.11's `safe_multiply`, `safe_power`, `safe_lshift` (results
+/// past 128 bits are left to run time) and the folding of the other int
+/// operators (an error leaves the expression unfolded).
+fn fold_int_op(
+    op: crate::syntax::ast::BinOp,
+    a: &num_bigint::BigInt,
+    b: &num_bigint::BigInt,
+) -> Option<Folded> {
+    use crate::syntax::ast::BinOp;
+    use num_traits::{Signed, ToPrimitive, Zero};
+    const MAX_INT_SIZE: u64 = 128;
+    let nonzero = !a.is_zero() && !b.is_zero();
+    match op {
+        BinOp::Mult if nonzero && a.bits() + b.bits() > MAX_INT_SIZE => return None,
+        BinOp::Pow if !a.is_zero() && b.is_positive() => {
+            let w = b.to_u64()?;
+            if a.bits() > MAX_INT_SIZE / w {
+                return None;
+            }
+        }
+        BinOp::Pow if b.is_negative() => return Some(Folded::Other),
+        BinOp::LShift if nonzero => {
+            let w = b.to_u64()?;
+            if w > MAX_INT_SIZE || a.bits() > MAX_INT_SIZE - w {
+                return None;
+            }
+        }
+        BinOp::Div => return (!b.is_zero()).then_some(Folded::Other),
+        BinOp::MatMult => return None,
+        _ => {}
+    }
+    match super::long::big_binop(op, a, b).ok()? {
+        Value::Int(i) => Some(Folded::Int(i.into())),
+        Value::Long(n) => Some(Folded::Int((*n).clone())),
+        _ => Some(Folded::Other),
     }
 }
 

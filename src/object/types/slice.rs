@@ -32,6 +32,12 @@ pub fn slice_index(v: &Value) -> PyResult<Option<i64>> {
         Value::None => Ok(None),
         Value::Int(i) => Ok(Some(*i)),
         Value::Bool(b) => Ok(Some(*b as i64)),
+        // Past 64 bits: clipped, as CPython's `_PyEval_SliceIndex` clips.
+        Value::Long(n) => Ok(Some(if super::long::sign(n) < 0 {
+            i64::MIN
+        } else {
+            i64::MAX
+        })),
         _ => Err(type_error(
             "slice indices must be integers or None or have an __index__ method",
         )),

@@ -305,9 +305,9 @@ pub fn slot_owner(v: &Value) -> ValueType {
 /// For a number `x`: whether its type's methods take `y` (an int takes ints
 /// and bools, a float also floats). None when `x` is not a number.
 fn number_takes(x: &Value, y: &Value) -> Option<bool> {
-    let int = matches!(y, Value::Int(_) | Value::Bool(_));
+    let int = matches!(y, Value::Int(_) | Value::Long(_) | Value::Bool(_));
     match x {
-        Value::Int(_) | Value::Bool(_) => Some(int),
+        Value::Int(_) | Value::Long(_) | Value::Bool(_) => Some(int),
         Value::Float(_) => Some(int || matches!(y, Value::Float(_))),
         _ => None,
     }
@@ -321,7 +321,7 @@ pub(crate) fn handles(op: BinOp, x: &Value, y: &Value) -> bool {
     match x {
         // Concatenation with another type raises its own TypeError.
         Value::Str(_) | Value::Bytes(_) | Value::List(_) | Value::Tuple(_) => match op {
-            BinOp::Mult => matches!(y, Value::Int(_) | Value::Bool(_)),
+            BinOp::Mult => matches!(y, Value::Int(_) | Value::Long(_) | Value::Bool(_)),
             _ => true,
         },
         Value::Dict(_) => matches!(y, Value::Dict(_)),

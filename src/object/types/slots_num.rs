@@ -9,7 +9,7 @@ use crate::object::descr::not_implemented;
 use crate::object::native;
 use crate::object::types::{not_an_integer, type_error, value_error};
 use crate::syntax::ast::BinOp;
-use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
+use crate::value::{PyResult, Value, Vm};
 
 /// `x.__op__(y)` (reflected: `x.__rop__(y)`, which computes `y op x`).
 fn arith(vm: &dyn Vm, op: BinOp, x: &Value, y: &Value, reflected: bool) -> PyResult<Value> {
@@ -92,10 +92,8 @@ pub(super) fn abs(this: &Value) -> PyResult<Value> {
     Ok(match this {
         Value::Float(x) => Value::Float(x.abs()),
         Value::Bool(b) => Value::Int(*b as i64),
-        Value::Int(i) => Value::Int(
-            i.checked_abs()
-                .ok_or_else(|| PyErr::new(ExcType::OverflowError, "int too large to convert"))?,
-        ),
+        Value::Int(i) => Value::from_i128((*i as i128).abs()),
+        Value::Long(n) => Value::from_big(num_traits::Signed::abs(&**n)),
         other => other.clone(),
     })
 }
@@ -104,6 +102,7 @@ pub(super) fn abs(this: &Value) -> PyResult<Value> {
 pub(super) fn invert(this: &Value) -> Value {
     match this {
         Value::Int(i) => Value::Int(!i),
+        Value::Long(n) => Value::from_big(!&**n),
         Value::Bool(b) => Value::Int(!(*b as i64)),
         other => other.clone(),
     }
@@ -163,7 +162,7 @@ pub(super) fn round(vm: &dyn Vm, this: &Value, ndigits: &Value) -> PyResult<Valu
 /// An int or bool as an int; a float rounded by `f` to one.
 fn to_integral(v: &Value, f: fn(f64) -> f64) -> PyResult<Value> {
     Ok(match v.as_builtin() {
-        Value::Float(x) => Value::Int(crate::value::round::float_to_i64(f(*x))?),
+        Value::Float(x) => crate::value::round::float_to_int(f(*x))?,
         Value::Bool(b) => Value::Int(*b as i64),
         other => other.clone(),
     })

@@ -9,7 +9,7 @@ use pest::iterators::Pair;
 use pest::pratt_parser::{Assoc, Op, PrattParser};
 
 use super::{kids, shape, Lowerer, ScopeKind, R};
-use crate::syntax::ast::{BinOp, BoolOp, CmpOp, Constant, Expr, ExprKind, UnaryOp};
+use crate::syntax::ast::{BinOp, BoolOp, CmpOp, Expr, ExprKind, UnaryOp};
 use crate::syntax::error::SyntaxError;
 use crate::syntax::parser::Rule;
 use crate::syntax::span::Span;
@@ -86,20 +86,6 @@ fn cmp_op(r: Rule) -> Option<CmpOp> {
         Rule::is_op => CmpOp::Is,
         Rule::is_not => CmpOp::IsNot,
         _ => return None,
-    })
-}
-
-/// Marks (in `help`) the error for the literal 2**63 while it may still turn
-/// out to be the operand of a unary minus.
-const INT_MIN_MARK: &str = "\u{0}int-min";
-
-/// Drops the 2**63 mark: the literal was not directly negated.
-fn unmark(r: Operand) -> Operand {
-    r.map_err(|mut e| {
-        if e.help.as_deref() == Some(INT_MIN_MARK) {
-            e.help = None;
-        }
-        e
     })
 }
 
@@ -278,40 +264,20 @@ impl Lowerer<'_> {
         let out = pratt()
             .map_primary(|q| self.operand(q))
             .map_prefix(|op, rhs| self.prefix(op, rhs))
-            .map_postfix(|lhs, op| self.trailer(unmark(lhs)?.0, op).map(|e| (e, false)))
-            .map_infix(|lhs, op, rhs| self.infix(unmark(lhs), op, unmark(rhs)))
+            .map_postfix(|lhs, op| self.trailer(lhs?.0, op).map(|e| (e, false)))
+            .map_infix(|lhs, op, rhs| self.infix(lhs, op, rhs))
             .parse([first, second].into_iter().chain(pairs));
-        unmark(out).map(|(e, _)| e)
+        out.map(|(e, _)| e)
     }
 
-    /// An operand of an operator sequence; the literal 2**63 is marked.
+    /// An operand of an operator sequence.
     fn operand(&self, q: Pair<Rule>) -> Operand {
-        let is_number = q.as_rule() == Rule::number;
-        let text = q.as_str();
-        self.atom(q).map(|e| (e, false)).map_err(|mut e| {
-            if is_number && text.replace('_', "") == "9223372036854775808" {
-                e.help = Some(INT_MIN_MARK.to_string());
-            }
-            e
-        })
+        self.atom(q).map(|e| (e, false))
     }
 
     fn prefix(&self, op: Pair<Rule>, rhs: Operand) -> Operand {
         let op_span = self.span(&op);
-        let rhs = match rhs {
-            // `-9223372036854775808` is the one literal that only fits negated.
-            Err(e) if op.as_rule() == Rule::neg && e.help.as_deref() == Some(INT_MIN_MARK) => {
-                let span = op_span.to(e.span);
-                return Ok((
-                    Expr {
-                        kind: ExprKind::Constant(Constant::Int(i64::MIN)),
-                        span,
-                    },
-                    true,
-                ));
-            }
-            r => r?,
-        };
+        let rhs = rhs?;
         let op = match op.as_rule() {
             Rule::not_op => UnaryOp::Not,
             Rule::neg => UnaryOp::USub,

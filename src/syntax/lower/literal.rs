@@ -670,14 +670,7 @@ pub(super) fn number(text: &str) -> Result<Constant, (String, usize)> {
         if clean.is_empty() || !prev_digit {
             return Err((format!("invalid {name} literal"), text.len()));
         }
-        return i64::from_str_radix(&clean, radix)
-            .map(Constant::Int)
-            .map_err(|_| {
-                (
-                    format!("integer literal too large: {text} (ints are 64-bit here)"),
-                    0,
-                )
-            });
+        return Ok(int_constant(&clean, radix));
     }
     // Decimal: digitpart ['.' [digitpart]] [exponent], or '.' digitpart [exponent].
     let b = lower.as_bytes();
@@ -733,10 +726,18 @@ pub(super) fn number(text: &str) -> Result<Constant, (String, usize)> {
             0,
         ));
     }
-    clean.parse::<i64>().map(Constant::Int).map_err(|_| {
-        (
-            format!("integer literal too large: {text} (ints are 64-bit here)"),
-            0,
-        )
-    })
+    Ok(int_constant(&clean, 10))
+}
+
+/// The constant of an int literal's digits (validated): inline when it
+/// fits in 64 bits. Literals have no digit limit (CPython's applies to
+/// `int(str)` and `str(int)` only).
+fn int_constant(digits: &str, radix: u32) -> Constant {
+    match i64::from_str_radix(digits, radix) {
+        Ok(i) => Constant::Int(i),
+        Err(_) => match num_bigint::BigInt::parse_bytes(digits.as_bytes(), radix) {
+            Some(n) => Constant::Long(Rc::new(n)),
+            None => Constant::Int(0),
+        },
+    }
 }

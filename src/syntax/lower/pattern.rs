@@ -220,7 +220,17 @@ impl Lowerer<'_> {
         let value = value.ok_or_else(|| shape(span, "number"))?;
         let value = match (negative, value) {
             (false, v) => v,
-            (true, Constant::Int(i)) => Constant::Int(i.wrapping_neg()),
+            (true, Constant::Int(i)) => match i.checked_neg() {
+                Some(n) => Constant::Int(n),
+                None => Constant::Long(Rc::new(-num_bigint::BigInt::from(i))),
+            },
+            (true, Constant::Long(n)) => {
+                let n = -&*n;
+                match i64::try_from(&n) {
+                    Ok(i) => Constant::Int(i),
+                    Err(_) => Constant::Long(Rc::new(n)),
+                }
+            }
             (true, Constant::Float(x)) => Constant::Float(-x),
             (true, Constant::Imaginary(x)) => Constant::Imaginary(-x),
             (true, _) => return Err(shape(span, "number")),
@@ -531,6 +541,8 @@ fn same_key(a: &Constant, b: &Constant) -> bool {
     }
     match (a, b) {
         (Constant::Int(x), Constant::Int(y)) => x == y,
+        (Constant::Long(x), Constant::Long(y)) => x == y,
+        (Constant::Long(_), _) | (_, Constant::Long(_)) => false,
         (Constant::Str(x), Constant::Str(y)) => x == y,
         (Constant::Bytes(x), Constant::Bytes(y)) => x == y,
         (Constant::None, Constant::None) => true,
@@ -544,6 +556,7 @@ fn key_repr(c: &Constant) -> String {
         Constant::None => "None".into(),
         Constant::Bool(b) => if *b { "True" } else { "False" }.into(),
         Constant::Int(i) => i.to_string(),
+        Constant::Long(i) => i.to_string(),
         Constant::Float(x) => float_repr(*x),
         Constant::Imaginary(x) => format!("{}j", float_repr(*x).trim_end_matches(".0")),
         Constant::Str(s) => quote(s.chars(), ""),

@@ -8,6 +8,7 @@ use std::hash::{BuildHasherDefault, Hash, Hasher};
 use indexmap::IndexSet;
 
 use super::Key;
+use crate::object::types::num::{num, num_cmp, Num};
 use crate::object::types::type_error;
 use crate::value::error::{ExcType, PyErr, PyResult};
 use crate::value::native::Vm;
@@ -187,6 +188,7 @@ pub fn py_hash(v: &Value) -> i64 {
         Value::None => 0x5a5a,
         Value::Bool(b) => *b as i64,
         Value::Int(i) => hash_int(*i),
+        Value::Long(n) => crate::object::types::long::hash_big(n),
         Value::Float(x) => hash_float(*x),
         Value::Str(s) => fnv(s.as_bytes()),
         Value::Bytes(b) => fnv(b),
@@ -371,31 +373,9 @@ pub fn key_eq(a: &Value, b: &Value) -> bool {
             (Some(Num::I(x)), Some(Num::I(y))) => x == y,
             // The same NaN object is the same key (identity before equality).
             (Some(Num::F(x)), Some(Num::F(y))) => x == y || x.to_bits() == y.to_bits(),
-            (Some(x), Some(y)) => x.f() == y.f(),
+            // Exactly, as Python compares ints with floats.
+            (Some(x), Some(y)) => num_cmp(x, y) == Some(std::cmp::Ordering::Equal),
             _ => a.is(b),
         },
-    }
-}
-
-enum Num {
-    I(i64),
-    F(f64),
-}
-
-impl Num {
-    fn f(&self) -> f64 {
-        match self {
-            Num::I(i) => *i as f64,
-            Num::F(f) => *f,
-        }
-    }
-}
-
-fn num(v: &Value) -> Option<Num> {
-    match v {
-        Value::Bool(b) => Some(Num::I(*b as i64)),
-        Value::Int(i) => Some(Num::I(*i)),
-        Value::Float(f) => Some(Num::F(*f)),
-        _ => None,
     }
 }

@@ -299,7 +299,7 @@ impl SetTable {
 /// iteration order can be reproduced.
 fn stable_hash(v: &Value) -> bool {
     match v {
-        Value::Bool(_) | Value::Int(_) | Value::Float(_) => true,
+        Value::Bool(_) | Value::Int(_) | Value::Long(_) | Value::Float(_) => true,
         Value::Tuple(t) => t.iter().all(stable_hash),
         // Its own __hash__ (the key keeps the result): fixed when built from
         // numbers; from strings CPython's order varies anyway.
