@@ -93,6 +93,16 @@ impl GradientTape {
         Ok(())
     }
 
+    /// What `jacobian` and `batch_jacobian` start with: the live tape (a
+    /// non-persistent one stops recording) and the target as a tensor.
+    fn begin_jacobian(&self, vm: &dyn Vm, target: &Value) -> PyResult<(Rc<Tape>, Tensor)> {
+        let tape = self.live("gradients (or jacobians)")?;
+        if self.recording.get() && !self.persistent {
+            self.pop_tape()?;
+        }
+        Ok((tape, to_tensor(vm, target, None)?))
+    }
+
     fn live(&self, what: &str) -> PyResult<Rc<Tape>> {
         self.tape.borrow().clone().ok_or_else(|| {
             PyErr::new(
@@ -380,11 +390,7 @@ fn jacobian(
     _parallel_iterations: &Value,
     _experimental_use_pfor: &Value,
 ) -> PyResult<Value> {
-    let tape = this.live("gradients (or jacobians)")?;
-    if this.recording.get() && !this.persistent {
-        this.pop_tape()?;
-    }
-    let y = to_tensor(vm, target, None)?;
+    let (tape, y) = this.begin_jacobian(vm, target)?;
     let flat_sources = leaves(sources)?;
     let srcs = flat_sources
         .iter()
@@ -458,11 +464,7 @@ fn batch_jacobian(
     _parallel_iterations: &Value,
     _experimental_use_pfor: &Value,
 ) -> PyResult<Value> {
-    let tape = this.live("gradients (or jacobians)")?;
-    if this.recording.get() && !this.persistent {
-        this.pop_tape()?;
-    }
-    let y = to_tensor(vm, target, None)?;
+    let (tape, y) = this.begin_jacobian(vm, target)?;
     let src = self::source(vm, source)?;
     let Some((_, x)) = src.clone() else {
         return Ok(Value::None);
