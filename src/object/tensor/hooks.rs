@@ -40,6 +40,23 @@ fn tensor_of(v: &Value) -> PyResult<&Tensor> {
 /// TensorFlow's errors for what an eager tensor lacks.
 pub fn tensor_getattr(vm: &dyn Vm, t: &Value, name: &str) -> PyResult<Option<Value>> {
     let x = tensor_of(t)?;
+    if crate::runtime::graph::tracing() {
+        match name {
+            "name" if crate::runtime::graph::tracing() => {
+                if let Some(name) = symbolic_name(x) {
+                    return Ok(Some(Value::str(name.as_str())));
+                }
+            }
+            "device" if symbolic_name(x).is_some() => return Ok(Some(Value::str(""))),
+            "numpy" if symbolic_name(x).is_some() => {
+                return Err(PyErr::new(
+                    ExcType::AttributeError,
+                    "'SymbolicTensor' object has no attribute 'numpy'",
+                ))
+            }
+            _ => {}
+        }
+    }
     match name {
         // EagerTensor's getters, called directly: `t.shape` in a loop need
         // not pay for a property call
@@ -130,10 +147,35 @@ pub fn tensor_binop(
     // `_add_dispatch`); every other operator converts strictly.
     let hint_only = op == BinOp::Add && !reflected;
     let y = operand(vm, other, x.dtype(), x.device(), hint_only)?;
-    let r = if reflected {
-        apply(op, &y, x)
+    let run = || {
+        let r = if reflected {
+            apply(op, &y, x)
+        } else {
+            apply(op, x, &y)
+        };
+        r.ok_or(())
+    };
+    let r = if crate::runtime::graph::tracing() {
+        // the node names TensorFlow's operator overloads give
+        let scope = match op {
+            BinOp::Add => "add",
+            BinOp::Sub => "sub",
+            BinOp::Mult => "mul",
+            BinOp::Div => "truediv",
+            BinOp::FloorDiv => "floordiv",
+            BinOp::Mod => "mod",
+            BinOp::Pow => "pow",
+            BinOp::MatMult => "matmul",
+            BinOp::BitAnd => "and",
+            _ => "or",
+        };
+        crate::runtime::graph::named(scope, || match run() {
+            Ok(r) => r.map_err(Some),
+            Err(()) => Err(None),
+        })
+        .map_or_else(|e| e.map(Err), |t| Some(Ok(t)))
     } else {
-        apply(op, x, &y)
+        run().ok()
     };
     match r {
         Some(r) => placed(vm, r).map(|v| Some(Value::Tensor(v))),
@@ -274,12 +316,36 @@ pub fn tensor_iter(vm: &dyn Vm, t: &Value) -> PyResult<Value> {
 
 /// `repr(t)`.
 pub fn tensor_repr(_vm: &dyn Vm, t: &Value) -> PyResult<String> {
-    Ok(crate::runtime::format::tf_repr(tensor_of(t)?))
+    let x = tensor_of(t)?;
+    if let Some(name) = symbolic_name(x) {
+        return Ok(format!(
+            "<tf.Tensor '{name}' shape={} dtype={}>",
+            x.shape().tuple_text(),
+            x.dtype().name()
+        ));
+    }
+    Ok(crate::runtime::format::tf_repr(x))
 }
 
 /// `str(t)`.
 pub fn tensor_str(_vm: &dyn Vm, t: &Value) -> PyResult<String> {
-    Ok(crate::runtime::format::tf_str(tensor_of(t)?))
+    let x = tensor_of(t)?;
+    if let Some(name) = symbolic_name(x) {
+        return Ok(format!(
+            "Tensor(\"{name}\", shape={}, dtype={})",
+            x.shape().tuple_text(),
+            x.dtype().name()
+        ));
+    }
+    Ok(crate::runtime::format::tf_str(x))
+}
+
+/// The graph name (`add:0`) of a tensor of the `tf.function` being traced.
+fn symbolic_name(x: &Tensor) -> Option<String> {
+    if !crate::runtime::graph::tracing() {
+        return None;
+    }
+    crate::runtime::graph::tensor_name(x)
 }
 
 /// `int(t)`, `float(t)`, `operator.index(t)`: the Python number of a 0-d

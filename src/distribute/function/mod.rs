@@ -1,14 +1,19 @@
 //! `tf.function`: as a decorator with or without arguments
 //! (`@tf.function`, `@tf.function(jit_compile=True)`, `input_signature`
-//! accepted). Calls run the Python function eagerly; what TensorFlow makes
-//! observable of tracing is kept: Python numbers and strings returned
-//! become tensors, inside nested tuples, lists and dicts too, and Python's
-//! `print` shows only while a call traces (a new signature: tensors' dtypes,
-//! shapes and devices, Python values themselves), not when TensorFlow would
-//! run the traced graph.
+//! accepted). A call with a new signature (tensors' dtypes, shapes and
+//! devices, Python values themselves) traces: the Python body runs once on
+//! symbolic placeholders and its ops are recorded into a graph (`trace`);
+//! later calls with that signature replay the graph without running the
+//! Python body, so Python's `print` shows only while tracing and `tf.print`
+//! at every call. A trace the graph cannot fully capture (see
+//! `runtime::graph`) runs the Python body on every call instead, with
+//! Python's `print` muted after the first. Python numbers and strings
+//! returned become tensors, inside nested tuples, lists and dicts too.
 
-use std::cell::RefCell;
-use std::collections::HashSet;
+pub mod trace;
+
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use crate::distribute::classes::native_class;
@@ -23,6 +28,12 @@ pub struct FunctionObj {
     traces: RefCell<HashSet<String>>,
     /// How shapes retrace.
     relaxed: Retrace,
+    /// The replayable graphs, by exact signature.
+    graphs: RefCell<HashMap<String, Rc<trace::Concrete>>>,
+    /// How many times it traced.
+    count: Cell<usize>,
+    /// `autograph`: errors raised while tracing name the user code.
+    autograph: bool,
 }
 
 /// How a new shape retraces a `tf.function`.
@@ -38,11 +49,14 @@ pub enum Retrace {
 }
 
 impl FunctionObj {
-    fn value(func: Value, relaxed: Retrace) -> Value {
+    fn value(func: Value, relaxed: Retrace, autograph: bool) -> Value {
         Value::native(FunctionObj {
             func,
             traces: RefCell::new(HashSet::new()),
             relaxed,
+            graphs: RefCell::new(HashMap::new()),
+            count: Cell::new(0),
+            autograph,
         })
     }
 }
@@ -52,7 +66,10 @@ pub static FUNCTION: ClassSpec = ClassSpec {
     name: "Function",
     module: "tensorflow.python.eager.polymorphic_function.polymorphic_function",
     bases: &[],
-    members: &[Member::Getter(python_function::DEF)],
+    members: &[
+        Member::Getter(python_function::DEF),
+        Member::Method(tracing_count::DEF),
+    ],
 };
 
 native_class!(FunctionObj: FUNCTION);
@@ -61,6 +78,12 @@ native_class!(FunctionObj: FUNCTION);
 #[native("Function.python_function(self)")]
 fn python_function(this: &FunctionObj) -> Value {
     this.func.clone()
+}
+
+/// How many times the function has traced.
+#[native("Function.experimental_get_tracing_count(self)")]
+fn tracing_count(this: &FunctionObj) -> i64 {
+    this.count.get() as i64
 }
 
 /// What decides whether TensorFlow retraces for an argument: a tensor's
@@ -123,7 +146,7 @@ fn signature(vm: &dyn Vm, v: &Value, relaxed: bool, out: &mut String) -> PyResul
 
 /// A `tf.function(...)` call without the function yet: the decorator
 /// (whether its functions' shapes are relaxed).
-pub struct Decorator(Retrace);
+pub struct Decorator(Retrace, bool);
 
 fn convert_outputs(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
     match v {
@@ -166,6 +189,8 @@ impl NativeObject for FunctionObj {
             }
             Ok(key)
         };
+        // a trace that fails leaves no trace behind (the next call traces again)
+        let (seen_before, count_before) = (self.traces.borrow().clone(), self.count.get());
         let traced = {
             let mut traces = self.traces.borrow_mut();
             match self.relaxed {
@@ -186,15 +211,88 @@ impl NativeObject for FunctionObj {
                 }
             }
         };
-        let mute = vm.state().get::<crate::object::state::PrintMute>();
-        if traced {
-            mute.depth.set(mute.depth.get() + 1);
+        let exact = key(false)?;
+        let cached = self.graphs.borrow().get(&exact).cloned();
+        let fname = || -> String {
+            match &self.func {
+                Value::Function(f) => f.def.name.to_string(),
+                _ => "function".to_string(),
+            }
+        };
+        if let Some(c) = cached {
+            if !crate::runtime::graph::tracing() {
+                crate::runtime::trace::function(0, || format!("{}: replayed its graph", fname()));
+                return trace::replay(vm, &c, &args, &kwargs);
+            }
         }
-        let r = vm.call(&self.func, args, kwargs);
-        if traced {
-            mute.depth.set(mute.depth.get() - 1);
+        if traced || crate::runtime::graph::tracing() {
+            if !traced {
+                self.count.set(self.count.get() + 1);
+            }
+            // a signature traced before whose graph cannot replay, or a
+            // call inside another function's trace (inlined into it)
+            crate::runtime::trace::function(0, || {
+                if crate::runtime::graph::tracing() {
+                    format!("{}: traced into the calling function's graph", fname())
+                } else {
+                    format!("{}: ran its Python body (its graph cannot replay)", fname())
+                }
+            });
+            let mute = vm.state().get::<crate::object::state::PrintMute>();
+            if traced {
+                mute.depth.set(mute.depth.get() + 1);
+            }
+            let r = vm.call(&self.func, args, kwargs);
+            if traced {
+                mute.depth.set(mute.depth.get() - 1);
+            }
+            return convert_outputs(vm, &r?);
         }
-        convert_outputs(vm, &r?)
+        self.count.set(self.count.get() + 1);
+        let at = crate::runtime::trace::line();
+        let mut t = trace::trace(vm, &self.func, &args, &kwargs, false, &convert_outputs);
+        if t.created_variables && t.result.is_ok() {
+            // TensorFlow traces a function that created variables again;
+            // creating them again is its error
+            self.count.set(self.count.get() + 1);
+            let again = trace::trace(vm, &self.func, &args, &kwargs, true, &convert_outputs);
+            if let Err(e) = again.result {
+                *self.traces.borrow_mut() = seen_before;
+                self.count.set(count_before);
+                return Err(if self.autograph {
+                    trace::in_user_code(vm, e)
+                } else {
+                    e
+                });
+            }
+
+            t.concrete = again.concrete;
+        }
+        crate::runtime::trace::function(at, || {
+            match (&t.concrete, &t.taint) {
+            (Some(c), _) => format!(
+                "{}: traced a graph of {} nodes",
+                fname(),
+                c.graph.borrow().nodes.len()
+            ),
+            (None, Some(why)) => format!(
+                "{}: traced; its graph cannot replay because {why}, so later calls run the Python body",
+                fname()
+            ),
+            (None, None) => format!("{}: traced (the call failed)", fname()),
+        }
+        });
+        if let Some(c) = t.concrete {
+            self.graphs.borrow_mut().insert(exact, Rc::new(c));
+        }
+        if t.result.is_err() {
+            *self.traces.borrow_mut() = seen_before;
+            self.count.set(count_before);
+        }
+        match t.result {
+            Err(e) if self.autograph => Err(trace::in_user_code(vm, e)),
+            r => r,
+        }
     }
     fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
         // the wrapped function's (a class member of these names would be
@@ -221,7 +319,7 @@ impl NativeObject for Decorator {
         _vm: &dyn Vm,
     ) -> PyResult<Value> {
         let func = args.into_iter().next().unwrap_or(Value::None);
-        Ok(FunctionObj::value(func, self.0))
+        Ok(FunctionObj::value(func, self.0, self.1))
     }
 }
 
@@ -231,7 +329,7 @@ impl NativeObject for Decorator {
 pub fn function(
     func: Option<&Value>,
     input_signature: &Value,
-    _autograph: &Value,
+    autograph: &Value,
     _jit_compile: &Value,
     reduce_retracing: bool,
     _experimental_implements: &Value,
@@ -248,8 +346,9 @@ pub fn function(
     } else {
         Retrace::Exact
     };
+    let autograph = !matches!(autograph, Value::Bool(false) | Value::None | Value::Int(0));
     match func {
-        Some(f) => FunctionObj::value(f.clone(), relaxed),
-        None => Value::native(Decorator(relaxed)),
+        Some(f) => FunctionObj::value(f.clone(), relaxed, autograph),
+        None => Value::native(Decorator(relaxed, autograph)),
     }
 }
