@@ -10,6 +10,7 @@
 //! Python's `print` muted after the first. Python numbers and strings
 //! returned become tensors, inside nested tuples, lists and dicts too.
 
+pub mod concrete;
 pub mod trace;
 
 use std::cell::{Cell, RefCell};
@@ -19,7 +20,7 @@ use std::rc::Rc;
 use crate::distribute::classes::native_class;
 use crate::object::tensor::convert::to_tensor;
 use crate::object::{native, ClassSpec, Member};
-use crate::value::{NativeObject, PyResult, Value, Vm};
+use crate::value::{NativeObject, PyErr, PyResult, Value, Vm};
 
 /// A `tf.function`-wrapped Python function.
 pub struct FunctionObj {
@@ -34,6 +35,8 @@ pub struct FunctionObj {
     count: Cell<usize>,
     /// `autograph`: errors raised while tracing name the user code.
     autograph: bool,
+    /// The concrete functions traced so far, with their signature keys.
+    concretes: RefCell<Vec<(String, Value)>>,
 }
 
 /// How a new shape retraces a `tf.function`.
@@ -49,6 +52,180 @@ pub enum Retrace {
 }
 
 impl FunctionObj {
+    /// The Python function's name.
+    fn name(&self) -> String {
+        match &self.func {
+            Value::Function(f) => f.def.name.to_string(),
+            _ => "function".to_string(),
+        }
+    }
+
+    /// The signature key of a call (`relaxed`: tensors without shapes).
+    fn key(
+        &self,
+        vm: &dyn Vm,
+        args: &[Value],
+        kwargs: &[(Rc<str>, Value)],
+        relaxed: bool,
+    ) -> PyResult<String> {
+        let mut key = String::new();
+        for a in args {
+            signature(vm, a, relaxed, &mut key)?;
+            key.push(';');
+        }
+        for (k, v) in kwargs {
+            key.push_str(k);
+            key.push('=');
+            signature(vm, v, relaxed, &mut key)?;
+            key.push(';');
+        }
+        Ok(key)
+    }
+
+    /// Notes a call's signature: whether it traced before, and the key its
+    /// concrete function is known by.
+    fn note_signature(&self, exact: &str, loose: &str) -> (bool, String) {
+        let mut traces = self.traces.borrow_mut();
+        match self.relaxed {
+            Retrace::Exact => (!traces.insert(exact.to_string()), exact.to_string()),
+            Retrace::Never => (!traces.insert(loose.to_string()), loose.to_string()),
+            Retrace::Reduce => {
+                let relaxed = format!("~{loose}");
+                if traces.contains(exact) {
+                    (true, exact.to_string())
+                } else if traces.contains(&relaxed) {
+                    (true, relaxed)
+                } else if traces.insert(format!("seen:{loose}")) {
+                    traces.insert(exact.to_string());
+                    (false, exact.to_string())
+                } else {
+                    traces.insert(relaxed.clone());
+                    (false, relaxed)
+                }
+            }
+        }
+    }
+
+    /// Calls the function (`concrete`: only traces, without running its
+    /// effects, and gives the concrete function).
+    fn dispatch(
+        &self,
+        vm: &dyn Vm,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+        concrete: bool,
+    ) -> PyResult<Value> {
+        let exact = self.key(vm, &args, &kwargs, false)?;
+        let loose = self.key(vm, &args, &kwargs, true)?;
+        // a trace that fails leaves no trace behind (the next call traces again)
+        let (seen_before, count_before) = (self.traces.borrow().clone(), self.count.get());
+        let (traced, tkey) = self.note_signature(&exact, &loose);
+        let inside = crate::runtime::graph::tracing();
+        if concrete && traced {
+            if let Some(c) = self.concretes.borrow().iter().find(|(k, _)| *k == tkey) {
+                return Ok(c.1.clone());
+            }
+        }
+        if !concrete {
+            let cached = self.graphs.borrow().get(&exact).cloned();
+            if let (Some(c), false) = (cached, inside) {
+                crate::runtime::trace::function(0, || {
+                    format!("{}: replayed its graph", self.name())
+                });
+                return trace::replay(vm, &c, &args, &kwargs);
+            }
+            if traced || inside {
+                if !traced {
+                    self.count.set(self.count.get() + 1);
+                }
+                // a signature traced before whose graph cannot replay, or a
+                // call inside another function's trace (inlined into it)
+                crate::runtime::trace::function(0, || {
+                    if inside {
+                        format!("{}: traced into the calling function's graph", self.name())
+                    } else {
+                        format!(
+                            "{}: ran its Python body (its graph cannot replay)",
+                            self.name()
+                        )
+                    }
+                });
+                let mute = vm.state().get::<crate::object::state::PrintMute>();
+                if traced {
+                    mute.depth.set(mute.depth.get() + 1);
+                }
+                let r = vm.call(&self.func, args, kwargs);
+                if traced {
+                    mute.depth.set(mute.depth.get() - 1);
+                }
+                return convert_outputs(vm, &r?);
+            }
+        }
+        self.count.set(self.count.get() + 1);
+        let at = crate::runtime::trace::line();
+        let mut t = trace::trace(vm, &self.func, &args, &kwargs, concrete, &convert_outputs);
+        if t.created_variables && t.result.is_ok() {
+            // TensorFlow traces a function that created variables again;
+            // creating them again is its error
+            self.count.set(self.count.get() + 1);
+            let again = trace::trace(vm, &self.func, &args, &kwargs, true, &convert_outputs);
+            if let Err(e) = again.result {
+                *self.traces.borrow_mut() = seen_before;
+                self.count.set(count_before);
+                return Err(self.user_code(vm, e));
+            }
+            t.concrete = again.concrete;
+        }
+        crate::runtime::trace::function(at, || {
+            match (&t.concrete, &t.taint) {
+            (Some(c), _) => format!(
+                "{}: traced a graph of {} nodes",
+                self.name(),
+                c.graph.borrow().nodes.len()
+            ),
+            (None, Some(why)) => format!(
+                "{}: traced; its graph cannot replay because {why}, so later calls run the Python body",
+                self.name()
+            ),
+            (None, None) => format!("{}: traced (the call failed)", self.name()),
+        }
+        });
+        let result = match t.result {
+            Ok(r) => r,
+            Err(e) => {
+                *self.traces.borrow_mut() = seen_before;
+                self.count.set(count_before);
+                return Err(self.user_code(vm, e));
+            }
+        };
+        let graph = t.concrete.map(Rc::new);
+        if let Some(c) = &graph {
+            self.graphs.borrow_mut().insert(exact, c.clone());
+        }
+        let cf = Value::native(concrete::ConcreteObj {
+            func: self.func.clone(),
+            captures: graph
+                .as_deref()
+                .map(concrete::capture_lines)
+                .unwrap_or_default(),
+            graph,
+            params: concrete::param_lines(vm, &self.func, &args, &kwargs)?,
+            output: concrete::type_text(vm, &result)?,
+            name: format!("__inference_{}_{}", self.name(), next_function_number()),
+        });
+        self.concretes.borrow_mut().push((tkey, cf.clone()));
+        Ok(if concrete { cf } else { result })
+    }
+
+    /// An error raised while tracing, as autograph re-raises it.
+    fn user_code(&self, vm: &dyn Vm, e: PyErr) -> PyErr {
+        if self.autograph {
+            trace::in_user_code(vm, e)
+        } else {
+            e
+        }
+    }
+
     fn value(func: Value, relaxed: Retrace, autograph: bool) -> Value {
         Value::native(FunctionObj {
             func,
@@ -57,6 +234,7 @@ impl FunctionObj {
             graphs: RefCell::new(HashMap::new()),
             count: Cell::new(0),
             autograph,
+            concretes: RefCell::new(Vec::new()),
         })
     }
 }
@@ -69,6 +247,8 @@ pub static FUNCTION: ClassSpec = ClassSpec {
     members: &[
         Member::Getter(python_function::DEF),
         Member::Method(tracing_count::DEF),
+        Member::Method(get_concrete_function::DEF),
+        Member::Method(pretty_printed_concrete_signatures::DEF),
     ],
 };
 
@@ -84,6 +264,52 @@ fn python_function(this: &FunctionObj) -> Value {
 #[native("Function.experimental_get_tracing_count(self)")]
 fn tracing_count(this: &FunctionObj) -> i64 {
     this.count.get() as i64
+}
+
+/// The concrete function for these arguments (tensors, `tf.TensorSpec`s or
+/// Python values), tracing it without running it if it was not traced yet.
+#[native("Function.get_concrete_function(self, *args, **kwargs)")]
+fn get_concrete_function(
+    vm: &dyn Vm,
+    this: &FunctionObj,
+    args: &[Value],
+    kwargs: crate::object::Kwargs,
+) -> PyResult<Value> {
+    let kwargs = kwargs.0;
+    let spec_shadow = |v: &Value| trace::shadow_of_specs(v);
+    let args = args.iter().map(spec_shadow).collect::<PyResult<Vec<_>>>()?;
+    let kwargs = kwargs
+        .iter()
+        .map(|(k, v)| Ok((k.clone(), spec_shadow(v)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    this.dispatch(vm, args, kwargs, true)
+}
+
+/// Every traced signature, as TensorFlow prints them.
+#[native("Function.pretty_printed_concrete_signatures(self)")]
+fn pretty_printed_concrete_signatures(vm: &dyn Vm, this: &FunctionObj) -> PyResult<String> {
+    let mut out = Vec::new();
+    for (_, c) in this.concretes.borrow().iter() {
+        out.push(
+            vm.str(c)?
+                .trim_start_matches("ConcreteFunction ")
+                .to_string(),
+        );
+    }
+    Ok(out.join("\n\n"))
+}
+
+thread_local! {
+    static FUNCTION_NUMBER: Cell<u64> = const { Cell::new(0) };
+}
+
+/// A number for a new graph function's name (TensorFlow's are unique per
+/// process too, though not the same numbers).
+fn next_function_number() -> u64 {
+    FUNCTION_NUMBER.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    })
 }
 
 /// What decides whether TensorFlow retraces for an argument: a tensor's
@@ -148,7 +374,7 @@ fn signature(vm: &dyn Vm, v: &Value, relaxed: bool, out: &mut String) -> PyResul
 /// (whether its functions' shapes are relaxed).
 pub struct Decorator(Retrace, bool);
 
-fn convert_outputs(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
+pub(super) fn convert_outputs(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
     match v {
         Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Str(_) => {
             Ok(Value::Tensor(to_tensor(vm, v, None)?))
@@ -175,124 +401,7 @@ impl NativeObject for FunctionObj {
             // `tf.config.run_functions_eagerly(True)`: plain Python
             return vm.call(&self.func, args, kwargs);
         }
-        let key = |relaxed: bool| -> PyResult<String> {
-            let mut key = String::new();
-            for a in &args {
-                signature(vm, a, relaxed, &mut key)?;
-                key.push(';');
-            }
-            for (k, v) in &kwargs {
-                key.push_str(k);
-                key.push('=');
-                signature(vm, v, relaxed, &mut key)?;
-                key.push(';');
-            }
-            Ok(key)
-        };
-        // a trace that fails leaves no trace behind (the next call traces again)
-        let (seen_before, count_before) = (self.traces.borrow().clone(), self.count.get());
-        let traced = {
-            let mut traces = self.traces.borrow_mut();
-            match self.relaxed {
-                Retrace::Exact => !traces.insert(key(false)?),
-                Retrace::Never => !traces.insert(key(true)?),
-                Retrace::Reduce => {
-                    let (exact, loose) = (key(false)?, key(true)?);
-                    let relaxed = format!("~{loose}");
-                    if traces.contains(&exact) || traces.contains(&relaxed) {
-                        true
-                    } else if traces.insert(format!("seen:{loose}")) {
-                        traces.insert(exact);
-                        false
-                    } else {
-                        traces.insert(relaxed);
-                        false
-                    }
-                }
-            }
-        };
-        let exact = key(false)?;
-        let cached = self.graphs.borrow().get(&exact).cloned();
-        let fname = || -> String {
-            match &self.func {
-                Value::Function(f) => f.def.name.to_string(),
-                _ => "function".to_string(),
-            }
-        };
-        if let Some(c) = cached {
-            if !crate::runtime::graph::tracing() {
-                crate::runtime::trace::function(0, || format!("{}: replayed its graph", fname()));
-                return trace::replay(vm, &c, &args, &kwargs);
-            }
-        }
-        if traced || crate::runtime::graph::tracing() {
-            if !traced {
-                self.count.set(self.count.get() + 1);
-            }
-            // a signature traced before whose graph cannot replay, or a
-            // call inside another function's trace (inlined into it)
-            crate::runtime::trace::function(0, || {
-                if crate::runtime::graph::tracing() {
-                    format!("{}: traced into the calling function's graph", fname())
-                } else {
-                    format!("{}: ran its Python body (its graph cannot replay)", fname())
-                }
-            });
-            let mute = vm.state().get::<crate::object::state::PrintMute>();
-            if traced {
-                mute.depth.set(mute.depth.get() + 1);
-            }
-            let r = vm.call(&self.func, args, kwargs);
-            if traced {
-                mute.depth.set(mute.depth.get() - 1);
-            }
-            return convert_outputs(vm, &r?);
-        }
-        self.count.set(self.count.get() + 1);
-        let at = crate::runtime::trace::line();
-        let mut t = trace::trace(vm, &self.func, &args, &kwargs, false, &convert_outputs);
-        if t.created_variables && t.result.is_ok() {
-            // TensorFlow traces a function that created variables again;
-            // creating them again is its error
-            self.count.set(self.count.get() + 1);
-            let again = trace::trace(vm, &self.func, &args, &kwargs, true, &convert_outputs);
-            if let Err(e) = again.result {
-                *self.traces.borrow_mut() = seen_before;
-                self.count.set(count_before);
-                return Err(if self.autograph {
-                    trace::in_user_code(vm, e)
-                } else {
-                    e
-                });
-            }
-
-            t.concrete = again.concrete;
-        }
-        crate::runtime::trace::function(at, || {
-            match (&t.concrete, &t.taint) {
-            (Some(c), _) => format!(
-                "{}: traced a graph of {} nodes",
-                fname(),
-                c.graph.borrow().nodes.len()
-            ),
-            (None, Some(why)) => format!(
-                "{}: traced; its graph cannot replay because {why}, so later calls run the Python body",
-                fname()
-            ),
-            (None, None) => format!("{}: traced (the call failed)", fname()),
-        }
-        });
-        if let Some(c) = t.concrete {
-            self.graphs.borrow_mut().insert(exact, Rc::new(c));
-        }
-        if t.result.is_err() {
-            *self.traces.borrow_mut() = seen_before;
-            self.count.set(count_before);
-        }
-        match t.result {
-            Err(e) if self.autograph => Err(trace::in_user_code(vm, e)),
-            r => r,
-        }
+        self.dispatch(vm, args, kwargs, false)
     }
     fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
         // the wrapped function's (a class member of these names would be

@@ -151,6 +151,37 @@ pub fn map_arg_tensors(v: &Value, f: &mut dyn FnMut(&Tensor) -> Tensor) -> PyRes
     }
 }
 
+/// A `get_concrete_function` argument with each `tf.TensorSpec` replaced by
+/// a tensor of its dtype and shape (the trace's values; its effects do not
+/// run).
+pub fn shadow_of_specs(v: &Value) -> PyResult<Value> {
+    use crate::distribute::dataset::structure::{Spec, SpecObj};
+    match v {
+        Value::List(_) | Value::Tuple(_) | Value::Dict(_) => {
+            crate::distribute::nest::map_leaves(v, &mut shadow_of_specs)
+        }
+        Value::Native(n) => match n.as_any().downcast_ref::<SpecObj>() {
+            Some(SpecObj(Spec::Tensor { dtype, dims }, _)) => {
+                let Some(dims) = dims.iter().copied().collect::<Option<Vec<usize>>>() else {
+                    return Err(PyErr::new(
+                        crate::value::ExcType::NotImplementedError,
+                        format!(
+                            "get_concrete_function with a TensorSpec of unknown dimensions ({}) is not supported by dist yet",
+                            Spec::Tensor { dtype: *dtype, dims: dims.clone() }.text()
+                        ),
+                    )
+                    .help("give every dimension, or call get_concrete_function with a tensor"));
+                };
+                Tensor::zeros(*dtype, &dims, crate::runtime::Device::CPU0)
+                    .map(Value::Tensor)
+                    .map_err(runtime_err)
+            }
+            _ => Ok(v.clone()),
+        },
+        other => Ok(other.clone()),
+    }
+}
+
 /// The parameter name each positional argument and keyword binds to.
 pub fn param_names(func: &Value, npos: usize, kwargs: &[(Rc<str>, Value)]) -> Vec<Rc<str>> {
     use crate::value::signature::ParamKind;
@@ -258,6 +289,59 @@ pub fn trace(
         taint,
         created_variables: created > 0,
     }
+}
+
+/// Whether a call's tensors have the dtypes and shapes of the graph's
+/// placeholders (so the graph can replay them).
+pub fn matches_inputs(c: &Concrete, args: &[Value], kwargs: &[(Rc<str>, Value)]) -> PyResult<bool> {
+    let mut inputs = Vec::new();
+    for v in args.iter().chain(kwargs.iter().map(|(_, v)| v)) {
+        map_arg_tensors(v, &mut |t| {
+            inputs.push(t.clone());
+            t.clone()
+        })?;
+    }
+    let g = c.graph.borrow();
+    Ok(inputs.len() == g.placeholders.len()
+        && inputs.iter().zip(&g.placeholders).all(|(t, &p)| {
+            let node = &g.nodes[p];
+            node.outputs.first().is_some_and(|(d, s)| {
+                *d == t.dtype() && s.dims() == t.dims() && node.device == t.device()
+            })
+        }))
+}
+
+/// TensorFlow's error for a concrete function called with a tensor of
+/// another dtype than its placeholder's.
+pub fn check_input_dtypes(
+    c: &Concrete,
+    args: &[Value],
+    kwargs: &[(Rc<str>, Value)],
+    name: &str,
+) -> PyResult<()> {
+    let mut inputs = Vec::new();
+    for v in args.iter().chain(kwargs.iter().map(|(_, v)| v)) {
+        map_arg_tensors(v, &mut |t| {
+            inputs.push(t.clone());
+            t.clone()
+        })?;
+    }
+    let g = c.graph.borrow();
+    for (i, (t, &p)) in inputs.iter().zip(&g.placeholders).enumerate() {
+        if let Some((want, _)) = g.nodes[p].outputs.first() {
+            if *want != t.dtype() {
+                return Err(PyErr::new(
+                    crate::value::ExcType::InvalidArgumentError,
+                    format!(
+                        "cannot compute {name} as input #{i}(zero-based) was expected to be a {} tensor but is a {} tensor [Op:{name}]",
+                        want.kernel_name(),
+                        t.dtype().kernel_name()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Replays a traced graph on a call's tensors.

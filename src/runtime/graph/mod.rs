@@ -195,6 +195,12 @@ pub fn taint(reason: impl FnOnce() -> String) {
 }
 
 impl Graph {
+    /// Whether `t` was made before the trace (a capture, not a constant
+    /// made in it).
+    pub fn is_capture(&self, t: &Tensor) -> bool {
+        t.born() < self.epoch
+    }
+
     /// A unique name for `base` in the open scopes.
     fn unique(&mut self, base: &str) -> String {
         let full = if self.scopes.is_empty() {
