@@ -99,12 +99,12 @@ impl Tensor {
 
     /// A 0-d CPU tensor holding `x`.
     pub fn scalar<T: Elem>(x: T) -> Tensor {
-        Tensor::from_parts(
+        constant(Tensor::from_parts(
             T::DTYPE,
             Shape::scalar(),
             Storage::Host(T::wrap(vec![x])),
             Device::CPU0,
-        )
+        ))
     }
 
     /// A tensor of `shape` filled with the zero of `dtype` (`b''` for strings).

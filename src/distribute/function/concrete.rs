@@ -212,10 +212,8 @@ pub fn capture_lines(c: &Concrete) -> Vec<String> {
                     ));
                 }
             }
-            NodeOp::Const(t) if g.is_capture(t) => {
-                if seen.insert(t.id()) {
-                    out.push(format!("  {}: {}", t.id(), tensor_text(t)));
-                }
+            NodeOp::Const(t) if g.is_capture(t) && seen.insert(t.id()) => {
+                out.push(format!("  {}: {}", t.id(), tensor_text(t)));
             }
             _ => {}
         }

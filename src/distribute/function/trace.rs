@@ -10,6 +10,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use crate::distribute::values::{mirrored, per_replica, DistKind, DistValues};
 use crate::object::tensor::convert::runtime_err;
 use crate::runtime::graph::{self, exec, Graph};
 use crate::runtime::Tensor;
@@ -17,7 +18,13 @@ use crate::value::{Dict, PyErr, PyResult, Value, Vm};
 
 /// A host effect of a graph (`tf.print`): run again with the node's
 /// tensors at every replay.
-pub struct HostEffect(pub Box<dyn Fn(&dyn Vm, &[Tensor]) -> PyResult<()>>);
+pub struct HostEffect(pub Box<EffectBody>);
+
+/// What a host effect runs: the interpreter and the node's tensors.
+pub type EffectBody = dyn Fn(&dyn Vm, &[Tensor]) -> PyResult<()>;
+
+/// A call's positional and keyword arguments.
+type CallArgs = (Vec<Value>, Vec<(Rc<str>, Value)>);
 
 thread_local! {
     /// Whether the trace running now may not execute side effects
@@ -65,6 +72,8 @@ pub enum Template {
     Tuple(Vec<Template>),
     /// A dict.
     Dict(Vec<(Value, Template)>),
+    /// A `PerReplica` or `Mirrored` value.
+    Dist(DistKind, Vec<Template>),
 }
 
 impl Template {
@@ -97,6 +106,16 @@ impl Template {
                     .map(|(k, x)| Some((k, Template::of(&x, out)?)))
                     .collect::<Option<_>>()?,
             ),
+            Value::Native(n) => {
+                let d = n.as_any().downcast_ref::<DistValues>()?;
+                Template::Dist(
+                    d.kind,
+                    d.values
+                        .iter()
+                        .map(|x| Template::of(x, out))
+                        .collect::<Option<_>>()?,
+                )
+            }
             _ => return None,
         })
     }
@@ -119,6 +138,16 @@ impl Template {
                 }
                 Value::dict(d)
             }
+            Template::Dist(kind, xs) => {
+                let parts = xs
+                    .iter()
+                    .map(|x| x.build(ts))
+                    .collect::<PyResult<Vec<_>>>()?;
+                match kind {
+                    DistKind::PerReplica => per_replica(parts),
+                    DistKind::Mirrored => mirrored(parts),
+                }
+            }
         })
     }
 }
@@ -140,6 +169,21 @@ pub fn map_arg_tensors(v: &Value, f: &mut dyn FnMut(&Tensor) -> Tensor) -> PyRes
         Value::Tensor(t) => Ok(Value::Tensor(f(t))),
         Value::List(_) | Value::Tuple(_) | Value::Dict(_) => {
             crate::distribute::nest::map_leaves(v, &mut |x| map_arg_tensors(x, f))
+        }
+        Value::Native(n) if n.as_any().downcast_ref::<DistValues>().is_some() => {
+            // a PerReplica / Mirrored value: each replica's component
+            let Some(d) = n.as_any().downcast_ref::<DistValues>() else {
+                return Ok(v.clone());
+            };
+            let parts = d
+                .values
+                .iter()
+                .map(|x| map_arg_tensors(x, f))
+                .collect::<PyResult<Vec<_>>>()?;
+            Ok(match d.kind {
+                DistKind::PerReplica => per_replica(parts),
+                DistKind::Mirrored => mirrored(parts),
+            })
         }
         Value::Native(_) if !crate::distribute::variables::is_variable(v) => {
             // a distributed value, a numpy array, a dataset…: their tensors
@@ -244,7 +288,7 @@ pub fn trace(
     let saved_created = CREATED.with(|c| c.replace(0));
     let g = graph::begin();
     let ph = |v: &Value, name: &str| map_arg_tensors(v, &mut |t| graph::placeholder(t, name));
-    let bound: PyResult<(Vec<Value>, Vec<(Rc<str>, Value)>)> = (|| {
+    let bound: PyResult<CallArgs> = (|| {
         let mut a = Vec::with_capacity(args.len());
         for (v, n) in args.iter().zip(&names) {
             a.push(ph(v, n)?);
@@ -411,7 +455,8 @@ pub fn in_user_code(vm: &dyn Vm, e: PyErr) -> PyErr {
     else {
         return e;
     };
-    if !STRING_CONSTRUCTED.contains(&ty) && !(ty != ExcType::OpError && e.is(ExcType::OpError)) {
+    let op_error = ty != ExcType::OpError && e.is(ExcType::OpError);
+    if !(STRING_CONSTRUCTED.contains(&ty) || op_error) {
         return e;
     }
     let Ok(text) = vm.str(e.value()) else {

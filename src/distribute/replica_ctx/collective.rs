@@ -59,11 +59,6 @@ impl NativeObject for CollectiveReq {
 /// replica never arrives.
 pub fn park_request(vm: &dyn Vm, req: Request) -> PyResult<Value> {
     let name = req.name();
-    if crate::runtime::graph::tracing() {
-        crate::runtime::graph::taint(|| {
-            format!("the collective `{name}` is not recorded in graphs yet")
-        });
-    }
     vm.collective(Value::native(CollectiveReq(req)))
         .map_err(|e| e.into_pyerr(Some(name)))
 }

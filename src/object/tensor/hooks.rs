@@ -47,7 +47,12 @@ pub fn tensor_getattr(vm: &dyn Vm, t: &Value, name: &str) -> PyResult<Option<Val
                     return Ok(Some(Value::str(name.as_str())));
                 }
             }
-            "device" if symbolic_name(x).is_some() => return Ok(Some(Value::str(""))),
+            "device" => {
+                if let Some((_, d)) = symbolic(x) {
+                    let d = d.map_or(String::new(), |d| d.full_name());
+                    return Ok(Some(Value::str(d.as_str())));
+                }
+            }
             "numpy" if symbolic_name(x).is_some() => {
                 return Err(PyErr::new(
                     ExcType::AttributeError,
@@ -330,9 +335,10 @@ pub fn tensor_repr(_vm: &dyn Vm, t: &Value) -> PyResult<String> {
 /// `str(t)`.
 pub fn tensor_str(_vm: &dyn Vm, t: &Value) -> PyResult<String> {
     let x = tensor_of(t)?;
-    if let Some(name) = symbolic_name(x) {
+    if let Some((name, device)) = symbolic(x) {
+        let device = device.map_or(String::new(), |d| format!(", device={}", d.full_name()));
         return Ok(format!(
-            "Tensor(\"{name}\", shape={}, dtype={})",
+            "Tensor(\"{name}\", shape={}, dtype={}{device})",
             x.shape().tuple_text(),
             x.dtype().name()
         ));
@@ -342,6 +348,12 @@ pub fn tensor_str(_vm: &dyn Vm, t: &Value) -> PyResult<String> {
 
 /// The graph name (`add:0`) of a tensor of the `tf.function` being traced.
 fn symbolic_name(x: &Tensor) -> Option<String> {
+    symbolic(x).map(|(n, _)| n)
+}
+
+/// The graph name of a tensor of the `tf.function` being traced, and its
+/// device where the trace set it.
+fn symbolic(x: &Tensor) -> Option<(String, Option<crate::runtime::Device>)> {
     if !crate::runtime::graph::tracing() {
         return None;
     }

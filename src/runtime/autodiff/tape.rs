@@ -72,6 +72,12 @@ thread_local! {
     static STACK: RefCell<Vec<Rc<Tape>>> = const { RefCell::new(Vec::new()) };
 }
 
+/// The replica running now (None: the main program).
+#[inline]
+pub fn lane() -> Option<usize> {
+    LANE.with(Cell::get)
+}
+
 /// Says which replica runs from now on (None: the main program).
 #[inline]
 pub fn set_lane(lane: Option<usize>) {

@@ -79,6 +79,9 @@ pub struct Node {
     pub device: Device,
     /// Its outputs' dtypes and static shapes.
     pub outputs: Vec<(DType, Shape)>,
+    /// Whether its device was set explicitly (the ops of a replica of
+    /// `strategy.run` are placed on the replica's device).
+    pub explicit_device: bool,
 }
 
 /// A traced function graph.
@@ -203,10 +206,16 @@ impl Graph {
 
     /// A unique name for `base` in the open scopes.
     fn unique(&mut self, base: &str) -> String {
+        // the ops of replica i > 0 of `strategy.run` are in the name scope
+        // `replica_i`, as MirroredStrategy traces them
+        let replica = match super::autodiff::tape::lane() {
+            Some(i) if i > 0 => format!("replica_{i}/"),
+            _ => String::new(),
+        };
         let full = if self.scopes.is_empty() {
-            base.to_string()
+            format!("{replica}{base}")
         } else {
-            format!("{}/{base}", self.scopes.join("/"))
+            format!("{replica}{}/{base}", self.scopes.join("/"))
         };
         // TensorFlow's `Graph.unique_name`, case-insensitive
         let base_key = full.to_lowercase();
@@ -245,6 +254,7 @@ impl Graph {
             op,
             inputs,
             device,
+            explicit_device: super::autodiff::tape::lane().is_some(),
             outputs: outputs
                 .iter()
                 .map(|t| (t.dtype(), t.shape().clone()))
@@ -261,6 +271,14 @@ impl Graph {
             return Some(*p);
         }
         if t.born() >= self.epoch {
+            if std::env::var_os("DIST_GRAPH_DEBUG").is_some() {
+                eprintln!(
+                    "graph: untracked input of {user}: {:?} {:?} on {:?}",
+                    t.dtype(),
+                    t.dims(),
+                    t.device()
+                );
+            }
             if self.taint.is_none() {
                 self.taint = Some(format!(
                     "a tensor used by `{user}` was made by an operation dist cannot record in a graph yet"
@@ -394,12 +412,35 @@ pub fn is_symbolic(t: &Tensor) -> bool {
     current().is_some_and(|g| g.borrow().map.contains_key(&t.id()))
 }
 
-/// The graph name of `t` (`add:0`) while it is traced.
-pub fn tensor_name(t: &Tensor) -> Option<String> {
+/// The graph name of `t` (`add:0`) while it is traced, and its device
+/// where it was set explicitly.
+pub fn tensor_name(t: &Tensor) -> Option<(String, Option<Device>)> {
     let g = current()?;
     let g = g.borrow();
     let (n, i) = *g.map.get(&t.id())?;
-    Some(format!("{}:{i}", g.nodes[n].name))
+    let node = &g.nodes[n];
+    Some((
+        format!("{}:{i}", node.name),
+        node.explicit_device.then_some(node.device),
+    ))
+}
+
+/// A constant of the trace named `base` (`replica_id_in_sync_group`).
+pub fn constant_named(t: &Tensor, base: &str) {
+    let Some(g) = current() else { return };
+    let mut g = g.borrow_mut();
+    if g.map.contains_key(&t.id()) {
+        return;
+    }
+    let device = t.device();
+    g.push(
+        base,
+        "Const",
+        NodeOp::Const(t.clone()),
+        vec![],
+        &[t],
+        device,
+    );
 }
 
 /// The name of the node that made `t` while it is traced.
