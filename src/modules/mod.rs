@@ -129,6 +129,9 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("asyncio"),
     // the part of `tensorflow` written in the language, added to it on import
     stdlib!("tensorflow.__py__", "tensorflow_py"),
+    // eager control flow (`tf.cond`, `tf.while_loop`, `tf.TensorArray` …),
+    // imported by `tensorflow.__py__`
+    stdlib!("tensorflow_control_flow"),
     stdlib!("collections.abc", "collections_abc"),
 ];
 
