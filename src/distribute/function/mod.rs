@@ -190,6 +190,14 @@ impl FunctionObj {
             (None, None) => format!("{}: traced (the call failed)", self.name()),
         }
         });
+        if crate::runtime::graph::shows(&self.name()) {
+            let text = match (&t.concrete, &t.taint) {
+                (Some(c), _) => crate::runtime::graph::render(&c.graph.borrow()),
+                (None, Some(why)) => format!("(no graph: {why})\n"),
+                (None, None) => "(no graph: the trace failed)\n".to_string(),
+            };
+            vm.write_stdout(&format!("graph of tf.function {}:\n{text}", self.name()));
+        }
         let result = match t.result {
             Ok(r) => r,
             Err(e) => {

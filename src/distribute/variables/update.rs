@@ -61,6 +61,28 @@ fn apply(vm: &dyn Vm, cell: &Rc<VarCell>, how: Upd, delta: &Value) -> PyResult<T
             }
             d
         }
+        Upd::Add | Upd::Sub if d.dims() != old.dims() => {
+            // AssignAddVariableOp / AssignSubVariableOp do not broadcast
+            let op = if matches!(how, Upd::Add) {
+                "AssignAddVariableOp"
+            } else {
+                "AssignSubVariableOp"
+            };
+            let dims = |t: &Tensor| {
+                let d: Vec<String> = t.dims().iter().map(|x| x.to_string()).collect();
+                format!("[{}]", d.join(","))
+            };
+            return Err(runtime_err(crate::runtime::ops::kernel_error(
+                op,
+                &cell.device,
+                &format!(
+                    "Cannot update variable with shape {} using a Tensor with shape {}, shapes must be equal.",
+                    dims(&old),
+                    dims(&d)
+                ),
+                " name: ",
+            )));
+        }
         Upd::Add => ops::add(&old, &d).map_err(runtime_err)?,
         Upd::Sub => ops::sub(&old, &d).map_err(runtime_err)?,
     };

@@ -125,6 +125,21 @@ thread_local! {
     static DEPTH: Cell<u32> = const { Cell::new(0) };
 }
 
+thread_local! {
+    /// `--graph NAME`: the functions whose traced graphs are printed.
+    static SHOW: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Prints the graphs traced for functions named `name` (`*`: every one).
+pub fn show_graphs_of(name: Option<String>) {
+    SHOW.with(|s| *s.borrow_mut() = name);
+}
+
+/// Whether the graphs of the function `name` are printed.
+pub fn shows(name: &str) -> bool {
+    SHOW.with(|s| s.borrow().as_deref().is_some_and(|n| n == "*" || n == name))
+}
+
 /// Whether a graph is being traced on this thread.
 #[inline]
 pub fn tracing() -> bool {
@@ -594,7 +609,7 @@ pub fn render(g: &Graph) -> String {
             n.op_type,
             ins.join(", "),
             outs.join(", "),
-            n.device.full_name()
+            n.device.short_name()
         );
     }
     let outs: Vec<String> = g
