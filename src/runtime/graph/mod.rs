@@ -620,3 +620,6 @@ pub fn render(g: &Graph) -> String {
     let _ = writeln!(s, "return ({})", outs.join(", "));
     s
 }
+
+#[cfg(test)]
+mod tests;
