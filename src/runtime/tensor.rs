@@ -235,6 +235,11 @@ impl Tensor {
 
     /// The same elements with a new shape of equal element count (copies the buffer).
     pub fn with_shape(&self, shape: Shape) -> Result<Tensor> {
+        self.with_shape_as(shape, "Reshape")
+    }
+
+    /// [`Tensor::with_shape`] recorded as the op `name` (`ExpandDims`, `Squeeze`).
+    pub fn with_shape_as(&self, shape: Shape, name: &'static str) -> Result<Tensor> {
         if shape.numel() != self.numel() {
             return Err(Error::internal("with_shape: element count differs"));
         }
@@ -243,11 +248,7 @@ impl Tensor {
         }
         let out = Tensor::from_parts(self.dtype(), shape, self.0.storage.clone(), self.device());
         // reshape, expand_dims and squeeze all come here
-        super::autodiff::tape::record(
-            || super::autodiff::GradOp::Reshape("Reshape"),
-            &[self],
-            &[&out],
-        );
+        super::autodiff::tape::record(|| super::autodiff::GradOp::Reshape(name), &[self], &[&out]);
         Ok(out)
     }
 

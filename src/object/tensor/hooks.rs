@@ -151,41 +151,58 @@ pub fn tensor_binop(
     // `t + y` converts y with x's dtype only as a hint (TensorFlow's
     // `_add_dispatch`); every other operator converts strictly.
     let hint_only = op == BinOp::Add && !reflected;
-    let y = operand(vm, other, x.dtype(), x.device(), hint_only)?;
-    let run = || {
+    if !crate::runtime::graph::tracing() {
+        let y = operand(vm, other, x.dtype(), x.device(), hint_only)?;
         let r = if reflected {
             apply(op, &y, x)
         } else {
             apply(op, x, &y)
         };
-        r.ok_or(())
-    };
-    let r = if crate::runtime::graph::tracing() {
-        // the node names TensorFlow's operator overloads give
-        let scope = match op {
-            BinOp::Add => "add",
-            BinOp::Sub => "sub",
-            BinOp::Mult => "mul",
-            BinOp::Div => "truediv",
-            BinOp::FloorDiv => "floordiv",
-            BinOp::Mod => "mod",
-            BinOp::Pow => "pow",
-            BinOp::MatMult => "matmul",
-            BinOp::BitAnd => "and",
-            _ => "or",
+        return match r {
+            Some(r) => placed(vm, r).map(|v| Some(Value::Tensor(v))),
+            None => Ok(None),
         };
-        crate::runtime::graph::named(scope, || match run() {
-            Ok(r) => r.map_err(Some),
-            Err(()) => Err(None),
-        })
-        .map_or_else(|e| e.map(Err), |t| Some(Ok(t)))
-    } else {
-        run().ok()
-    };
-    match r {
-        Some(r) => placed(vm, r).map(|v| Some(Value::Tensor(v))),
-        None => Ok(None),
     }
+    // while a tf.function traces: the node names TensorFlow's operator
+    // overloads give (`add`, with the other operand's constant `add/y`)
+    let scope = match op {
+        BinOp::Add => "add",
+        BinOp::Sub => "sub",
+        BinOp::Mult => "mul",
+        BinOp::Div => "truediv",
+        BinOp::FloorDiv => "floordiv",
+        BinOp::Mod => "mod",
+        BinOp::Pow => "pow",
+        BinOp::MatMult => "matmul",
+        BinOp::BitAnd => "and",
+        _ => "or",
+    };
+    let mut unsupported = false;
+    let r = crate::runtime::graph::named(scope, || -> PyResult<Tensor> {
+        let before = crate::runtime::graph::node_count();
+        let y = operand(vm, other, x.dtype(), x.device(), hint_only)?;
+        let side = if reflected { "x" } else { "y" };
+        crate::runtime::graph::rename_constant(&y, before, side);
+        if crate::runtime::graph::is_constant(&y) {
+            crate::runtime::graph::constant_named(&y, side);
+        }
+        let r = if reflected {
+            apply(op, &y, x)
+        } else {
+            apply(op, x, &y)
+        };
+        match r {
+            Some(r) => placed(vm, r),
+            None => {
+                unsupported = true;
+                Ok(y)
+            }
+        }
+    })?;
+    if unsupported {
+        return Ok(None);
+    }
+    Ok(Some(Value::Tensor(r)))
 }
 
 /// `-t`, `+t`, `~t`.

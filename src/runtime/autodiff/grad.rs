@@ -97,6 +97,14 @@ pub enum GradOp {
     },
     /// `SegmentSum` / `UnsortedSegmentSum`; inputs `data, ids`.
     SegmentSum,
+    /// `ArgMax` / `ArgMin` along `axis` (normalized): an int64 result, which
+    /// no tape follows.
+    ArgReduce {
+        /// Which one.
+        op: crate::runtime::op::ArgOp,
+        /// The axis.
+        axis: usize,
+    },
     /// A function with its own gradient (`tf.custom_gradient`): the
     /// language layer's gradient function.
     Custom(Rc<dyn Any>),
@@ -144,6 +152,7 @@ impl GradOp {
             GradOp::Softplus => "Softplus",
             GradOp::Cumsum { .. } => "Cumsum",
             GradOp::SegmentSum => "SegmentSum",
+            GradOp::ArgReduce { op, .. } => op.name(),
             GradOp::Custom(_) => "IdentityN",
             GradOp::NoGrad(n) => n.0,
         }
@@ -357,6 +366,8 @@ pub(crate) fn gradient(
             g, *axis, *exclusive, !*reverse, false,
         )?)],
         GradOp::SegmentSum => vec![Some(ops::gather(g, &v.inputs[1], 0)?), None],
+        // an integer output carries no gradient
+        GradOp::ArgReduce { .. } => vec![None],
         GradOp::Custom(f) => custom(f, grads)?,
         GradOp::NoGrad(n) => return Err(no_gradient(n.0)),
     })

@@ -181,6 +181,12 @@ fn forward(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Vec<Tensor
             *reverse,
             false,
         )),
+        GradOp::ArgReduce { op, axis } => one(ops::arg_reduce(
+            *op,
+            first(ins)?,
+            *axis as i64,
+            Semantics::Tf,
+        )),
         // the recorder never keeps these (it taints the graph instead)
         GradOp::SegmentSum | GradOp::Custom(_) | GradOp::NoGrad(_) => Err(Error::internal(
             format!("graph replay: {} cannot be replayed", op.name()),

@@ -422,6 +422,17 @@ pub fn on_read(t: &Tensor) {
     }
 }
 
+/// Whether `t` is a constant of the trace: a `Const` node, or a tensor made
+/// before it (a capture).
+pub fn is_constant(t: &Tensor) -> bool {
+    let Some(g) = current() else { return true };
+    let g = g.borrow();
+    match g.map.get(&t.id()) {
+        Some(&(n, _)) => matches!(g.nodes[n].op, NodeOp::Const(_)),
+        None => t.born() < g.epoch,
+    }
+}
+
 /// Whether `t` is a tensor of the graph being traced.
 pub fn is_symbolic(t: &Tensor) -> bool {
     current().is_some_and(|g| g.borrow().map.contains_key(&t.id()))
@@ -438,6 +449,41 @@ pub fn tensor_name(t: &Tensor) -> Option<(String, Option<Device>)> {
         format!("{}:{i}", node.name),
         node.explicit_device.then_some(node.device),
     ))
+}
+
+/// How many nodes the graph being traced has.
+pub fn node_count() -> usize {
+    current().map_or(0, |g| g.borrow().nodes.len())
+}
+
+/// Renames the `Const` node that is `t`, when it was made at or after node
+/// `since` (by the native that named it `base`, `zeros`): the `Const` name it
+/// took is given back.
+pub fn rename_constant(t: &Tensor, since: usize, base: &str) {
+    let Some(g) = current() else { return };
+    let mut g = g.borrow_mut();
+    let Some(&(n, _)) = g.map.get(&t.id()) else {
+        return;
+    };
+    if n < since || !matches!(g.nodes[n].op, NodeOp::Const(_)) {
+        return;
+    }
+    let old = g.nodes[n].name.to_lowercase();
+    let (stem, k) = match old.rsplit_once('_') {
+        Some((s, k)) if k.chars().all(|c| c.is_ascii_digit()) => {
+            (s.to_string(), k.parse().unwrap_or(0))
+        }
+        _ => (old.clone(), 0),
+    };
+    // the most recent use of `Const` is handed back to the counter
+    if g.names.get(&stem) == Some(&(k + 1)) {
+        g.names.insert(stem, k);
+        if k > 0 {
+            g.names.remove(&old);
+        }
+    }
+    let name = g.unique(base);
+    g.nodes[n].name = name;
 }
 
 /// A constant of the trace named `base` (`replica_id_in_sync_group`).
