@@ -138,27 +138,32 @@ impl FunctionObj {
                 if !traced {
                     self.count.set(self.count.get() + 1);
                 }
-                // a signature traced before whose graph cannot replay, or a
-                // call inside another function's trace (inlined into it)
-                crate::runtime::trace::function(0, || {
-                    if inside {
+                if inside {
+                    // a call inside another function's trace: inlined into it
+                    crate::runtime::trace::function(0, || {
                         format!("{}: traced into the calling function's graph", self.name())
-                    } else {
-                        format!(
-                            "{}: ran its Python body (its graph cannot replay)",
-                            self.name()
-                        )
-                    }
-                });
+                    });
+                    return convert_outputs(vm, &vm.call(&self.func, args, kwargs)?);
+                }
+                // a signature TensorFlow would not trace again whose graph
+                // dist cannot replay (or, under an input_signature, has
+                // not recorded for these shapes): the body runs in a silent
+                // trace, so it sees graph tensors as it would in TensorFlow
                 let mute = vm.state().get::<crate::object::state::PrintMute>();
-                if traced {
-                    mute.depth.set(mute.depth.get() + 1);
+                mute.depth.set(mute.depth.get() + 1);
+                let t = trace::trace(vm, &self.func, &args, &kwargs, false, &convert_outputs);
+                mute.depth.set(mute.depth.get() - 1);
+                crate::runtime::trace::function(0, || match &t.taint {
+                    Some(why) => format!("{}: ran its Python body again ({why})", self.name()),
+                    None => format!(
+                        "{}: ran its Python body and recorded a graph for these shapes",
+                        self.name()
+                    ),
+                });
+                if let Some(c) = t.concrete {
+                    self.graphs.borrow_mut().insert(exact, Rc::new(c));
                 }
-                let r = vm.call(&self.func, args, kwargs);
-                if traced {
-                    mute.depth.set(mute.depth.get() - 1);
-                }
-                return convert_outputs(vm, &r?);
+                return t.result;
             }
         }
         self.count.set(self.count.get() + 1);
