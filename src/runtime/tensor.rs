@@ -22,7 +22,7 @@ pub struct Tensor(Arc<TensorInner>);
 /// Storage is held inline rather than behind a second `Arc`: a scalar op then
 /// costs two allocations (handle and buffer), not three. The price is that
 /// reshapes copy their buffer, which is a memcpy.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct TensorInner {
     /// The element type (always equal to `storage.dtype()`).
     pub(crate) dtype: DType,
@@ -34,6 +34,24 @@ pub struct TensorInner {
     pub(crate) device: Device,
     /// The graph-tracing epoch it was made in (see `runtime::graph`).
     pub(crate) born: u64,
+    /// The graph node output it is while a `tf.function` traces (0: none;
+    /// see `runtime::graph`): kept on the tensor, so a trace pins nothing
+    /// and frees its intermediates as eager code does.
+    pub(crate) tag: std::sync::atomic::AtomicU64,
+}
+
+impl Clone for TensorInner {
+    /// A copy (copy-on-write mutation) is a new tensor: no graph node is it.
+    fn clone(&self) -> TensorInner {
+        TensorInner {
+            dtype: self.dtype,
+            shape: self.shape.clone(),
+            storage: self.storage.clone(),
+            device: self.device,
+            born: super::graph::epoch_now(),
+            tag: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
 }
 
 impl Drop for TensorInner {
@@ -89,6 +107,7 @@ impl Tensor {
             storage,
             device,
             born: super::graph::epoch_now(),
+            tag: std::sync::atomic::AtomicU64::new(0),
         }))
     }
 
@@ -159,6 +178,16 @@ impl Tensor {
     /// The graph-tracing epoch the tensor was made in.
     pub(crate) fn born(&self) -> u64 {
         self.0.born
+    }
+
+    /// The graph tag (`runtime::graph`).
+    pub(crate) fn tag(&self) -> u64 {
+        self.0.tag.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Sets the graph tag.
+    pub(crate) fn set_tag(&self, tag: u64) {
+        self.0.tag.store(tag, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The element type.

@@ -124,6 +124,16 @@ pub fn created_on(v: &Value, devices: &[Device], kind: Kind) -> bool {
 /// recording gradient tapes of this replica see the read (and watch a
 /// trainable variable when they watch accessed variables).
 fn read_cell(cell: &Rc<VarCell>, agg: Agg, sync: Sync) -> Tensor {
+    let t = traced_value(cell);
+    crate::runtime::autodiff::tape::read_variable(tape_key(cell), cell.trainable, &t, || {
+        Rc::new(plain(cell, agg, sync, false))
+    });
+    t
+}
+
+/// A cell's value; while a `tf.function` traces, the value the trace
+/// assigned it last, read as a `ReadVariableOp` of the graph.
+pub(super) fn traced_value(cell: &Rc<VarCell>) -> Tensor {
     let mut t = cell.value.borrow().clone();
     if crate::runtime::graph::tracing() {
         if let Some(a) = crate::runtime::graph::assigned_value(Rc::as_ptr(cell) as usize) {
@@ -131,9 +141,6 @@ fn read_cell(cell: &Rc<VarCell>, agg: Agg, sync: Sync) -> Tensor {
         }
         crate::runtime::graph::read_variable(&|| cell.clone(), &t);
     }
-    crate::runtime::autodiff::tape::read_variable(tape_key(cell), cell.trainable, &t, || {
-        Rc::new(plain(cell, agg, sync, false))
-    });
     t
 }
 
@@ -198,7 +205,7 @@ impl DistVar {
         let parts: Vec<Value> = self
             .comps
             .iter()
-            .map(|c| Value::Tensor(c.value.borrow().clone()))
+            .map(|c| Value::Tensor(traced_value(c)))
             .collect();
         match self.agg {
             Agg::Sum => reduce_tensors(vm, Op::Sum, &parts, self.comps[0].device),

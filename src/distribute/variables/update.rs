@@ -34,13 +34,7 @@ enum Upd {
 }
 
 fn apply(vm: &dyn Vm, cell: &Rc<VarCell>, how: Upd, delta: &Value) -> PyResult<Tensor> {
-    let mut old = cell.value.borrow().clone();
-    if crate::runtime::graph::tracing() {
-        if let Some(t) = crate::runtime::graph::assigned_value(Rc::as_ptr(cell) as usize) {
-            old = t;
-        }
-        crate::runtime::graph::read_variable(&|| cell.clone(), &old);
-    }
+    let old = super::traced_value(cell);
     // `convert_to_tensor(delta, dtype=var.dtype)`: Python numbers, lists and
     // numpy values convert; a tensor (or variable) of another dtype is
     // TensorFlow's ValueError, never a silent cast.
@@ -257,6 +251,12 @@ fn read_value(vm: &dyn Vm, this: &Value) -> PyResult<Tensor> {
 /// The variable's value as a numpy value.
 #[native("ResourceVariable.numpy(self)")]
 fn numpy(vm: &dyn Vm, this: &Value) -> PyResult<Value> {
+    if crate::runtime::graph::tracing() {
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "numpy() is only available when eager execution is enabled.",
+        ));
+    }
     if let Some(d) = this.downcast::<DistVar>() {
         assert_own_strategy(vm, d)?;
     }

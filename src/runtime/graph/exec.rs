@@ -17,17 +17,30 @@ use crate::runtime::Semantics;
 /// Runs the host effect of an `Effect` node with its inputs' values.
 pub type EffectFn<'a> = dyn FnMut(&Rc<dyn Any>, &[Tensor]) -> Result<()> + 'a;
 
-/// A graph ready to replay: which nodes are live.
+/// A graph ready to replay: which nodes are live, and after which node
+/// each node's values are no longer needed (so a replay holds no more
+/// intermediates than the eager code would).
 pub struct Plan {
     live: Vec<bool>,
+    last_use: Vec<usize>,
 }
 
 impl Plan {
     /// The replay plan of `g` (dead nodes pruned).
     pub fn new(g: &Graph) -> Plan {
-        Plan {
-            live: live_nodes(g),
+        let live = live_nodes(g);
+        let mut last_use = vec![0; g.nodes.len()];
+        for (i, n) in g.nodes.iter().enumerate() {
+            if live[i] {
+                for &(m, _) in &n.inputs {
+                    last_use[m] = last_use[m].max(i);
+                }
+            }
         }
+        for &(m, _) in &g.outputs {
+            last_use[m] = usize::MAX;
+        }
+        Plan { live, last_use }
     }
 }
 
@@ -88,6 +101,11 @@ pub fn run(
             })
             .collect::<Result<Vec<_>>>()?;
         values[i] = outs;
+        for &(m, _) in &node.inputs {
+            if plan.last_use[m] == i {
+                values[m] = Vec::new();
+            }
+        }
     }
     g.outputs
         .iter()

@@ -97,10 +97,6 @@ pub struct Graph {
     pub taint: Option<String>,
     /// Name uses so far, keyed lower-case as TensorFlow's `unique_name` does.
     names: HashMap<String, usize>,
-    /// The node output each followed tensor is (by handle address), with
-    /// the tensors kept alive so an address is not reused while tracing.
-    map: HashMap<usize, Port>,
-    keep: Vec<Tensor>,
     /// The open name scopes (`truediv` while `x / y` records its casts).
     scopes: Vec<String>,
     /// Tensors born at or after this epoch were made during the trace.
@@ -179,10 +175,6 @@ pub fn end(g: &Rc<RefCell<Graph>>) {
         DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
         super::autodiff::tape::graph_recording(false);
     }
-    let mut g = g.borrow_mut();
-    // the trace is over: nothing needs the traced values any more
-    g.map.clear();
-    g.keep.clear();
 }
 
 /// Runs `f` with graph recording paused (an inner eager computation).
@@ -213,6 +205,33 @@ pub fn taint(reason: impl FnOnce() -> String) {
 }
 
 impl Graph {
+    /// The node output `t` is in this graph (its tag names this trace).
+    fn lookup(&self, t: &Tensor) -> Option<Port> {
+        let tag = t.tag();
+        if tag == 0 || tag >> 32 != self.tag_epoch() {
+            return None;
+        }
+        let node = ((tag >> 8) & 0xFF_FFFF) as usize;
+        (node < self.nodes.len()).then_some((node, (tag & 0xFF) as usize))
+    }
+
+    /// Tags `t` as the node output `port` of this graph (a graph too large
+    /// for the tag is tainted instead).
+    fn bind(&mut self, t: &Tensor, port: Port) {
+        if port.0 >= 1 << 24 || port.1 >= 255 {
+            if self.taint.is_none() {
+                self.taint = Some("the graph has more nodes than dist can follow".into());
+            }
+            return;
+        }
+        t.set_tag(self.tag_epoch() << 32 | (port.0 as u64) << 8 | port.1 as u64);
+    }
+
+    /// The trace's epoch as tags carry it (32 bits, never 0).
+    fn tag_epoch(&self) -> u64 {
+        (self.epoch & 0xFFFF_FFFF).max(1)
+    }
+
     /// Whether `t` was made before the trace (a capture, not a constant
     /// made in it).
     pub fn is_capture(&self, t: &Tensor) -> bool {
@@ -260,8 +279,7 @@ impl Graph {
         let name = self.unique(base);
         let idx = self.nodes.len();
         for (i, o) in outputs.iter().enumerate() {
-            self.map.insert(o.id(), (idx, i));
-            self.keep.push((*o).clone());
+            self.bind(o, (idx, i));
         }
         self.nodes.push(Node {
             name,
@@ -282,8 +300,8 @@ impl Graph {
     /// before the trace (None, and the graph tainted, for a tensor made in
     /// the trace by a path that recorded no node).
     fn port(&mut self, t: &Tensor, user: &str) -> Option<Port> {
-        if let Some(p) = self.map.get(&t.id()) {
-            return Some(*p);
+        if let Some(p) = self.lookup(t) {
+            return Some(p);
         }
         if t.born() >= self.epoch {
             if std::env::var_os("DIST_GRAPH_DEBUG").is_some() {
@@ -387,7 +405,7 @@ pub fn placeholder(t: &Tensor, name: &str) -> Tensor {
 pub fn constant(t: &Tensor) {
     let Some(g) = current() else { return };
     let mut g = g.borrow_mut();
-    if g.map.contains_key(&t.id()) || t.born() < g.epoch {
+    if g.lookup(t).is_some() || t.born() < g.epoch {
         return;
     }
     let device = t.device();
@@ -410,8 +428,8 @@ pub fn on_read(t: &Tensor) {
     let Ok(mut g) = g.try_borrow_mut() else {
         return;
     };
-    let computed = match g.map.get(&t.id()) {
-        Some(&(n, _)) => !matches!(g.nodes[n].op, NodeOp::Const(_)),
+    let computed = match g.lookup(t) {
+        Some((n, _)) => !matches!(g.nodes[n].op, NodeOp::Const(_)),
         None => t.born() >= g.epoch,
     };
     if computed && g.taint.is_none() {
@@ -427,15 +445,15 @@ pub fn on_read(t: &Tensor) {
 pub fn is_constant(t: &Tensor) -> bool {
     let Some(g) = current() else { return true };
     let g = g.borrow();
-    match g.map.get(&t.id()) {
-        Some(&(n, _)) => matches!(g.nodes[n].op, NodeOp::Const(_)),
+    match g.lookup(t) {
+        Some((n, _)) => matches!(g.nodes[n].op, NodeOp::Const(_)),
         None => t.born() < g.epoch,
     }
 }
 
 /// Whether `t` is a tensor of the graph being traced.
 pub fn is_symbolic(t: &Tensor) -> bool {
-    current().is_some_and(|g| g.borrow().map.contains_key(&t.id()))
+    current().is_some_and(|g| g.borrow().lookup(t).is_some())
 }
 
 /// The graph name of `t` (`add:0`) while it is traced, and its device
@@ -443,7 +461,7 @@ pub fn is_symbolic(t: &Tensor) -> bool {
 pub fn tensor_name(t: &Tensor) -> Option<(String, Option<Device>)> {
     let g = current()?;
     let g = g.borrow();
-    let (n, i) = *g.map.get(&t.id())?;
+    let (n, i) = g.lookup(t)?;
     let node = &g.nodes[n];
     Some((
         format!("{}:{i}", node.name),
@@ -462,7 +480,7 @@ pub fn node_count() -> usize {
 pub fn rename_constant(t: &Tensor, since: usize, base: &str) {
     let Some(g) = current() else { return };
     let mut g = g.borrow_mut();
-    let Some(&(n, _)) = g.map.get(&t.id()) else {
+    let Some((n, _)) = g.lookup(t) else {
         return;
     };
     if n < since || !matches!(g.nodes[n].op, NodeOp::Const(_)) {
@@ -490,7 +508,7 @@ pub fn rename_constant(t: &Tensor, since: usize, base: &str) {
 pub fn constant_named(t: &Tensor, base: &str) {
     let Some(g) = current() else { return };
     let mut g = g.borrow_mut();
-    if g.map.contains_key(&t.id()) {
+    if g.lookup(t).is_some() {
         return;
     }
     let device = t.device();
@@ -508,7 +526,7 @@ pub fn constant_named(t: &Tensor, base: &str) {
 pub fn op_name(t: &Tensor) -> Option<(String, &'static str)> {
     let g = current()?;
     let g = g.borrow();
-    let (n, _) = *g.map.get(&t.id())?;
+    let (n, _) = g.lookup(t)?;
     Some((g.nodes[n].name.clone(), g.nodes[n].op_type))
 }
 
@@ -516,7 +534,7 @@ pub fn op_name(t: &Tensor) -> Option<(String, &'static str)> {
 pub fn read_variable(res: &dyn Fn() -> Rc<dyn Resource>, value: &Tensor) {
     let Some(g) = current() else { return };
     let mut g = g.borrow_mut();
-    if g.map.contains_key(&value.id()) {
+    if g.lookup(value).is_some() {
         return;
     }
     let device = value.device();
@@ -590,7 +608,7 @@ pub fn named<E>(base: &str, f: impl FnOnce() -> Result<Tensor, E>) -> Result<Ten
     let mut gb = g.borrow_mut();
     gb.scopes.pop();
     if let Ok(t) = &r {
-        if let Some(&(n, _)) = gb.map.get(&t.id()) {
+        if let Some((n, _)) = gb.lookup(t) {
             let prefix = format!("{scope}/");
             if gb.nodes[n].name.starts_with(&prefix) {
                 gb.nodes[n].name = scope;

@@ -44,8 +44,6 @@ fn a_traced_graph_replays_on_new_inputs() {
     assert!(g.borrow().taint.is_none());
     let r = replay(&g, &[vec_f32(&[2.0, 0.0]), vec_f32(&[1.0, 5.0])]);
     assert_eq!(values(&r[0]), vec![2.0 * 3.0]);
-    // the graph holds no traced values once the trace ends
-    assert!(g.borrow().map.is_empty() && g.borrow().keep.is_empty());
 }
 
 #[test]
@@ -139,4 +137,32 @@ fn dead_nodes_are_pruned_and_effects_kept() {
             ("Add".into(), true)
         ]
     );
+}
+
+#[test]
+fn a_tensor_of_an_earlier_trace_is_a_capture_in_a_later_one() {
+    let (g1, out) = traced(&[vec_f32(&[1.0])], |x| ops::add(&x[0], &x[0]).unwrap());
+    assert!(g1.borrow().lookup(&out).is_some());
+    let (g2, _) = traced(&[vec_f32(&[1.0])], |x| ops::mul(&x[0], &out).unwrap());
+    let g2 = g2.borrow();
+    assert!(g2.taint.is_none());
+    // the earlier graph's AddV2 output is a captured constant here
+    let (n, _) = g2.lookup(&out).unwrap();
+    assert!(matches!(&g2.nodes[n].op, NodeOp::Const(t) if t.ptr_eq(&out)));
+    assert!(
+        g1.borrow().lookup(&out).is_none(),
+        "a tensor is one graph's at a time"
+    );
+}
+
+#[test]
+fn a_copy_on_write_copy_is_not_the_traced_tensor() {
+    let (g, _) = traced(&[vec_f32(&[1.0, 2.0])], |x| {
+        let s = ops::add(&x[0], &x[0]).unwrap();
+        let mut c = s.clone();
+        c.make_mut();
+        // a mutated copy is a new tensor made in the trace, by no node
+        ops::add(&c, &x[0]).unwrap()
+    });
+    assert!(g.borrow().taint.is_some());
 }
