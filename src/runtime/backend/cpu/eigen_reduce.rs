@@ -23,7 +23,7 @@
 //! - `[a, b, c]` reducing the first and last axes: one by one, the last
 //!   axis outermost.
 //!
-//! The inner-most reducer: above `packet * 1024` values (200 for half)
+//! The inner-most reducer of a sum: above `packet * 1024` values (200 for half)
 //! split at the packet-aligned middle (of the absolute index) and reduce
 //! each half; below, four packet accumulators over blocks of four packets,
 //! then single packets, then a scalar over the remainder, then
@@ -45,6 +45,9 @@ const PAR_ELEMS: usize = 1 << 16;
 
 /// The fold of a reduction: its identity and its binary op.
 trait Fold: Copy + Send + Sync {
+    /// Eigen splits the inner-most reduction into a tree (reducers that
+    /// are not exactly associative: sums of floats, not products).
+    const TREE: bool;
     fn init<T: Num>() -> T;
     fn op<T: Num>(a: T, b: T) -> T;
 }
@@ -55,6 +58,7 @@ struct Add;
 struct Mul;
 
 impl Fold for Add {
+    const TREE: bool = true;
     #[inline(always)]
     fn init<T: Num>() -> T {
         T::zero()
@@ -66,6 +70,7 @@ impl Fold for Add {
 }
 
 impl Fold for Mul {
+    const TREE: bool = false;
     #[inline(always)]
     fn init<T: Num>() -> T {
         T::one()
@@ -165,11 +170,11 @@ fn leaf<T: Lane, F: Fold, const P: usize>(s: &[T]) -> T {
     F::op(acc, T::predux::<F, P>(p0))
 }
 
-/// Eigen's inner-most reducer of `x[first..first + n]`, with its tree:
-/// above the leaf size, split at the packet-aligned middle of the absolute
-/// indices (so the split depends on `first`).
+/// Eigen's inner-most reducer of `x[first..first + n]`, with its tree for
+/// sums: above the leaf size, split at the packet-aligned middle of the
+/// absolute indices (so the split depends on `first`).
 fn inner<T: Lane, F: Fold, const P: usize>(x: &[T], first: usize, n: usize) -> T {
-    if n > P * T::LEAF {
+    if F::TREE && n > P * T::LEAF {
         let split = P * (first + n.div_ceil(2)).div_ceil(P);
         let left = (split - first).min(n);
         let (l, r) = if n >= PAR_ELEMS && left < n {
