@@ -64,6 +64,27 @@ fn diag(
     placed(vm, ops::matrix::diag(&diagonal))
 }
 
+/// `input` with the main diagonal of each innermost matrix replaced by
+/// `diagonal`.
+#[native("set_diag(input, diagonal, name='set_diag', k=0, align='RIGHT_LEFT')")]
+fn set_diag(
+    vm: &dyn Vm,
+    input: Tensor,
+    diagonal: &Value,
+    _name: &Value,
+    k: &Value,
+    _align: &Value,
+) -> PyResult<Tensor> {
+    if !matches!(k, Value::Int(0)) {
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "tf.linalg.set_diag: only the main diagonal (k=0) is supported in dist",
+        ));
+    }
+    let d = to_tensor(vm, diagonal, Some(input.dtype()))?;
+    placed(vm, ops::matrix::set_diag(&input, &d))
+}
+
 /// The sum of each innermost matrix's diagonal.
 #[native("trace(x, name=None)")]
 fn trace(vm: &dyn Vm, x: Tensor, _name: &Value) -> PyResult<Tensor> {
@@ -303,6 +324,7 @@ pub fn register(m: &mut ModuleBuilder) {
             .add(matrix_transpose::DEF)
             .add(diag_part::DEF)
             .add(diag::DEF)
+            .add(set_diag::DEF)
             .add(trace::DEF)
             .add(eye::DEF)
             .add(norm::DEF)

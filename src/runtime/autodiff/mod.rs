@@ -6,6 +6,7 @@
 
 pub mod backprop;
 pub mod grad;
+mod grad_more;
 pub mod tape;
 
 pub use backprop::gradient_of;

@@ -4,7 +4,7 @@
 //! result goes back to the first operand's device.
 
 use super::attr_error;
-use crate::runtime::autodiff::{tape, GradOp, NoGrad};
+use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::backend::cpu::num::Num;
 use crate::runtime::error::{Error, ErrorKind, Result};
 use crate::runtime::shape::Shape;
@@ -237,12 +237,24 @@ fn einsum_impl(eq: &str, xs: &[Tensor]) -> Result<Tensor> {
     Tensor::from_host(data, shape, first.device())
 }
 
-/// `tf.einsum(equation, *inputs)` for one or two inputs (no gradient in dist yet).
+/// `tf.einsum(equation, *inputs)` for one or two inputs. Tapes record the
+/// equation with its output labels explicit, as TensorFlow's `Einsum` op
+/// holds it.
 pub fn einsum(eq: &str, xs: &[Tensor]) -> Result<Tensor> {
     let refs: Vec<&Tensor> = xs.iter().collect();
-    tape::primitive(
-        || GradOp::NoGrad(NoGrad("Einsum")),
-        &refs,
-        || einsum_impl(eq, xs),
-    )
+    let gop = || {
+        let resolved = match parse(eq, xs.len()) {
+            Ok(e) => {
+                let ins: Vec<String> = e
+                    .inputs
+                    .iter()
+                    .map(|l| String::from_utf8_lossy(l).into_owned())
+                    .collect();
+                format!("{}->{}", ins.join(","), String::from_utf8_lossy(&e.output))
+            }
+            Err(_) => eq.to_string(),
+        };
+        GradOp::Einsum(resolved.into())
+    };
+    tape::primitive(gop, &refs, || einsum_impl(eq, xs))
 }

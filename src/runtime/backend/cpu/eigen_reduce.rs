@@ -383,7 +383,12 @@ pub fn simplify(dims: &[usize], mask: &[bool]) -> (bool, Vec<usize>) {
 
 /// The reduction in TensorFlow's order, or `None` for what `reduce.rs`
 /// does with the same result (order-free reductions).
-pub fn reduce(op: ReduceOp, x: &HostData, dims: &[usize], mask: &[bool]) -> Result<Option<HostData>> {
+pub fn reduce(
+    op: ReduceOp,
+    x: &HostData,
+    dims: &[usize],
+    mask: &[bool],
+) -> Result<Option<HostData>> {
     let r = match (op, x) {
         (ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Prod, HostData::F32(v)) => {
             HostData::F32(float::<f32, 8>(op, v, dims, mask)?)

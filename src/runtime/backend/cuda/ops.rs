@@ -310,8 +310,8 @@ impl Backend for CudaBackend {
         // larger ones stay on the card, in numpy's pairwise order (as
         // TensorFlow's own GPU kernels, they then differ from the CPU's in
         // the last bits)
-        let ordered = matches!(op, ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Prod)
-            && dtype.is_floating();
+        let ordered =
+            matches!(op, ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Prod) && dtype.is_floating();
         let int_mean = op == ReduceOp::Mean && dtype.is_integer();
         if sem == Semantics::Tf && (int_mean || (ordered && shape.numel() <= 1 << 20)) {
             return host();
