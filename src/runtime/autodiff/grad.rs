@@ -126,6 +126,8 @@ pub enum GradOp {
     MatrixSetDiag,
     /// `Einsum` with its equation, the output labels explicit.
     Einsum(Rc<str>),
+    /// `L2Loss` (`tf.nn.l2_loss`).
+    L2Loss,
     /// A function with its own gradient (`tf.custom_gradient`): the
     /// language layer's gradient function.
     Custom(Rc<dyn Any>),
@@ -179,6 +181,7 @@ impl GradOp {
             GradOp::MatrixDiagPart => "MatrixDiagPartV3",
             GradOp::MatrixSetDiag => "MatrixSetDiagV3",
             GradOp::Einsum(_) => "Einsum",
+            GradOp::L2Loss => "L2Loss",
             GradOp::Custom(_) => "IdentityN",
             GradOp::NoGrad(n) => n.0,
         }
@@ -406,6 +409,8 @@ pub(crate) fn gradient(
             vec![Some(gx), Some(gd)]
         }
         GradOp::Einsum(eq) => grad_more::einsum_grad(eq, v.inputs, g)?,
+        // _L2LossGrad: x * grad
+        GradOp::L2Loss => vec![Some(mul(x, g)?)],
         GradOp::Custom(f) => custom(f, grads)?,
         GradOp::NoGrad(n) => return Err(no_gradient(n.0)),
     })

@@ -222,11 +222,12 @@ fn pool_threads() -> usize {
 }
 
 /// Eigen's full reducer on the thread-pool device: the number of shards is
-/// the cost model's thread count (a load of `size_of::<T>()` bytes and a
-/// reducer costing 10 cycles per packet, per value).
-fn full<T: Lane, F: Fold, const P: usize>(x: &[T]) -> T {
+/// the cost model's thread count (a load of `size_of::<T>()` bytes, the
+/// reduced expression's `ops` cycles and a reducer costing 10 cycles, each
+/// per packet, per value).
+fn full<T: Lane, F: Fold, const P: usize>(x: &[T], ops: f64) -> T {
     let n = x.len();
-    let cost = std::mem::size_of::<T>() as f64 * 11.0 / 64.0 + 10.0 / P as f64;
+    let cost = std::mem::size_of::<T>() as f64 * 11.0 / 64.0 + (10.0 + ops) / P as f64;
     let t = ((n as f64 * cost - 100_000.0) / 100_000.0 + 0.9).min(i32::MAX as f64);
     let threads = (t as i64).max(1).min(pool_threads() as i64) as usize;
     if threads == 1 {
@@ -478,7 +479,7 @@ fn canonical<T: Lane, F: Fold, const P: usize>(
         return Ok(out);
     }
     let mut out = match (sizes.len(), first_reduced) {
-        (1, _) => vec![full::<T, F, P>(v)],
+        (1, _) => vec![full::<T, F, P>(v, 0.0)],
         (2, true) => middle::<T, F, P>(v, 1, sizes[0], sizes[1]),
         (2, false) => rows::<T, F, P>(v, sizes[0], sizes[1])?,
         (3, true) => outer_two::<T, F>(v, sizes[0], sizes[1], sizes[2]),
@@ -496,4 +497,22 @@ fn canonical<T: Lane, F: Fold, const P: usize>(
         }
     }
     Ok(out)
+}
+
+/// TensorFlow's `L2Loss`: `sum(x * x * 0.5)` (the squares halved one by
+/// one, then Eigen's full sum of that expression, whose two products enter
+/// the cost model).
+pub fn l2_loss(x: &HostData) -> Result<Option<HostData>> {
+    fn go<T: Lane, const P: usize>(v: &[T]) -> Result<Vec<T>> {
+        let half = T::from_f64(0.5);
+        let mut h = try_vec(v.len())?;
+        h.extend(v.iter().map(|&e| e.mul(e).mul(half)));
+        Ok(vec![full::<T, Add, P>(&h, 2.0)])
+    }
+    Ok(Some(match x {
+        HostData::F32(v) => HostData::F32(go::<f32, 8>(v)?),
+        HostData::F64(v) => HostData::F64(go::<f64, 4>(v)?),
+        HostData::F16(v) => HostData::F16(go::<F16, 8>(v)?),
+        _ => return Ok(None),
+    }))
 }
