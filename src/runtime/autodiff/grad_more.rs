@@ -133,7 +133,7 @@ fn labels(eq: &str) -> Result<(Vec<String>, String)> {
 }
 
 fn einsum(eq: String, xs: &[Tensor]) -> Result<Tensor> {
-    ops::einsum::einsum(&eq, xs)
+    ops::einsum::einsum_op(&eq, xs)
 }
 
 /// `_GetGradReduced`: the gradient of the unary einsum

@@ -15,3 +15,5 @@ pub use tape::Tape;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_more;

@@ -174,16 +174,32 @@ fn set_diag_impl(x: &Tensor, diagonal: &Tensor) -> Result<Tensor> {
             " name: set_diag",
         ));
     }
+    if diagonal.rank() == 0 {
+        return Err(kernel_error(
+            op,
+            &x.device(),
+            "diagonal must be at least 1-dim, received shape: []",
+            " name: set_diag",
+        ));
+    }
     let mut want = x.dims()[..r - 2].to_vec();
     want.push(x.dims()[r - 2].min(x.dims()[r - 1]));
     if diagonal.dims() != want.as_slice() {
+        let text = |d: &[usize]| {
+            let v: Vec<String> = d.iter().map(|n| n.to_string()).collect();
+            format!("[{}]", v.join(","))
+        };
         return Err(kernel_error(
             op,
             &x.device(),
             &format!(
-                "diagonal must have the shape {}, received shape: {}",
-                Shape(want).bracket_text(),
-                diagonal.shape().bracket_text()
+                "Either first dimensions of diagonal don't match input.shape[:-2], or \
+                 diagonal.shape[:-1] is not equal to the longests diagonal in range \
+                 [lower_diag_index:upper_diag_index].\nInput shape: {}\nDiagonal shape: {}\n\
+                 Expected diagonal shape: {}",
+                text(x.dims()),
+                text(diagonal.dims()),
+                text(&want)
             ),
             " name: set_diag",
         ));
