@@ -266,79 +266,95 @@ fn rows<T: Lane, F: Fold, const P: usize>(x: &[T], rows: usize, k: usize) -> Res
 }
 
 /// One run of output columns `[c0, c1)` of slab `a` of `[a, n, c]`,
-/// reducing the middle axis: packet-style (four interleaved accumulators
-/// when `n >= 16`) or one by one.
+/// reducing the middle axis into `acc0` (which holds the identity):
+/// packet-style (four interleaved accumulators when `n >= 16`) or one by
+/// one.
 fn middle_run<T: Num, F: Fold>(
     x: &[T],
     (n, c): (usize, usize),
     a: usize,
-    (c0, c1): (usize, usize),
-    packet: bool,
-) -> Vec<T> {
-    let w = c1 - c0;
-    let row = |j: usize| &x[(a * n + j) * c + c0..(a * n + j) * c + c1];
+    (c0, packet): (usize, bool),
+    acc0: &mut [T],
+) {
+    let w = acc0.len();
+    let row = |j: usize| &x[(a * n + j) * c + c0..(a * n + j) * c + c0 + w];
     let fold_into = |acc: &mut [T], r: &[T]| {
         for (s, &v) in acc.iter_mut().zip(r) {
             *s = F::op(*s, v);
         }
     };
-    let mut acc0 = vec![F::init::<T>(); w];
     if packet && n >= 16 {
         let u = n / 4 * 4;
-        let mut acc = [acc0.clone(), acc0.clone(), acc0.clone()];
+        let mut extra = vec![F::init::<T>(); 3 * w];
+        let (acc1, rest) = extra.split_at_mut(w);
+        let (acc2, acc3) = rest.split_at_mut(w);
         for j in (0..u).step_by(4) {
-            fold_into(&mut acc0, row(j));
-            fold_into(&mut acc[0], row(j + 1));
-            fold_into(&mut acc[1], row(j + 2));
-            fold_into(&mut acc[2], row(j + 3));
+            fold_into(acc0, row(j));
+            fold_into(acc1, row(j + 1));
+            fold_into(acc2, row(j + 2));
+            fold_into(acc3, row(j + 3));
         }
-        for a in &acc {
-            fold_into(&mut acc0, a);
-        }
+        fold_into(acc0, acc1);
+        fold_into(acc0, acc2);
+        fold_into(acc0, acc3);
         for j in u..n {
-            fold_into(&mut acc0, row(j));
+            fold_into(acc0, row(j));
         }
     } else {
         for j in 0..n {
-            fold_into(&mut acc0, row(j));
+            fold_into(acc0, row(j));
         }
     }
-    acc0
 }
 
 /// `[a, n, c]` reducing the middle axis (`a == 1`: `[n, c]` reducing the
 /// first). Eigen evaluates the output in aligned packets of `P`; a packet
 /// inside one row of `c` takes the packet path, any other output the
 /// scalar one.
-fn middle<T: Num, F: Fold, const P: usize>(x: &[T], a: usize, n: usize, c: usize) -> Vec<T> {
-    // per slab: columns before the first aligned group, the whole groups,
-    // the rest
-    let mut runs = Vec::new();
+fn middle<T: Num, F: Fold, const P: usize>(
+    x: &[T],
+    a: usize,
+    n: usize,
+    c: usize,
+) -> Result<Vec<T>> {
+    let mut out = try_vec(a * c)?;
+    out.resize(a * c, F::init::<T>());
+    let parallel = x.len() >= PAR_ELEMS;
+    // long packet runs split so big inputs spread over threads
+    let step = if parallel {
+        ((c / (rayon::current_num_threads() * 4)).max(64 * P)) / P * P
+    } else {
+        usize::MAX
+    };
+    let mut pieces: Vec<((usize, usize, bool), &mut [T])> = Vec::new();
+    let mut rest: &mut [T] = &mut out;
     for s in 0..a {
+        // per slab: the columns before the first aligned group, the whole
+        // groups, the rest
         let off = (s * c) % P;
         let g0 = ((P - off) % P).min(c);
-        let groups = (c - g0) / P;
-        let g1 = g0 + groups * P;
+        let g1 = g0 + (c - g0) / P * P;
         for (lo, hi, packet) in [(0, g0, false), (g0, g1, true), (g1, c, false)] {
-            // split long runs so big inputs spread over threads
-            let step = if packet { 64 * P } else { c.max(1) };
             let mut lo = lo;
             while lo < hi {
-                let h = (lo + step).min(hi);
-                runs.push((s, lo, h, packet));
+                let h = if packet { hi.min(lo.saturating_add(step)) } else { hi };
+                let (piece, tail) = std::mem::take(&mut rest).split_at_mut(h - lo);
+                rest = tail;
+                if parallel {
+                    pieces.push(((s, lo, packet), piece));
+                } else {
+                    middle_run::<T, F>(x, (n, c), s, (lo, packet), piece);
+                }
                 lo = h;
             }
         }
     }
-    let work = |&(s, lo, hi, packet): &(usize, usize, usize, bool)| {
-        middle_run::<T, F>(x, (n, c), s, (lo, hi), packet)
-    };
-    let parts: Vec<Vec<T>> = if x.len() >= PAR_ELEMS && runs.len() > 1 {
-        runs.par_iter().map(work).collect()
-    } else {
-        runs.iter().map(work).collect()
-    };
-    parts.concat()
+    if parallel {
+        pieces
+            .into_par_iter()
+            .for_each(|((s, lo, packet), piece)| middle_run::<T, F>(x, (n, c), s, (lo, packet), piece));
+    }
+    Ok(out)
 }
 
 /// `[a, b, c]` reducing the first and last axes: Eigen's generic reducer,
@@ -480,10 +496,10 @@ fn canonical<T: Lane, F: Fold, const P: usize>(
     }
     let mut out = match (sizes.len(), first_reduced) {
         (1, _) => vec![full::<T, F, P>(v, 0.0)],
-        (2, true) => middle::<T, F, P>(v, 1, sizes[0], sizes[1]),
+        (2, true) => middle::<T, F, P>(v, 1, sizes[0], sizes[1])?,
         (2, false) => rows::<T, F, P>(v, sizes[0], sizes[1])?,
         (3, true) => outer_two::<T, F>(v, sizes[0], sizes[1], sizes[2]),
-        (3, false) => middle::<T, F, P>(v, sizes[0], sizes[1], sizes[2]),
+        (3, false) => middle::<T, F, P>(v, sizes[0], sizes[1], sizes[2])?,
         _ => {
             // TensorFlow transposes the reduced axes last, then reduces rows
             let (buf, outer, inner) = move_reduced_last(v, dims, mask)?;
