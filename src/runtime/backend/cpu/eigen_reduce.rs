@@ -128,7 +128,7 @@ fn predux_lanes<T: Num, F: Fold, const P: usize>(p: [T; P]) -> T {
 }
 
 #[inline(always)]
-fn padd<T: Num, F: Fold, const P: usize>(acc: &mut [T; P], x: &[T]) {
+fn padd<T: Num, F: Fold, const P: usize>(acc: &mut [T; P], x: &[T; P]) {
     for i in 0..P {
         acc[i] = F::op(acc[i], x[i]);
     }
@@ -138,33 +138,30 @@ fn padd<T: Num, F: Fold, const P: usize>(acc: &mut [T; P], x: &[T]) {
 /// without the tree).
 fn leaf<T: Lane, F: Fold, const P: usize>(s: &[T]) -> T {
     let n = s.len();
+    let (packets, rest) = s.as_chunks::<P>();
     let mut p0 = [F::init::<T>(); P];
-    let mut start = 0;
+    let mut next = 0;
     if n >= 4 * P {
-        let v4 = n / (4 * P) * (4 * P);
+        let quads = packets.len() / 4;
         let mut p1 = [F::init::<T>(); P];
         let mut p2 = [F::init::<T>(); P];
         let mut p3 = [F::init::<T>(); P];
-        for c in s[..v4].chunks_exact(4 * P) {
-            padd::<T, F, P>(&mut p0, &c[..P]);
-            padd::<T, F, P>(&mut p1, &c[P..2 * P]);
-            padd::<T, F, P>(&mut p2, &c[2 * P..3 * P]);
-            padd::<T, F, P>(&mut p3, &c[3 * P..]);
+        for q in packets[..quads * 4].chunks_exact(4) {
+            padd::<T, F, P>(&mut p0, &q[0]);
+            padd::<T, F, P>(&mut p1, &q[1]);
+            padd::<T, F, P>(&mut p2, &q[2]);
+            padd::<T, F, P>(&mut p3, &q[3]);
         }
         padd::<T, F, P>(&mut p0, &p1);
         padd::<T, F, P>(&mut p0, &p2);
         padd::<T, F, P>(&mut p0, &p3);
-        start = v4;
+        next = quads * 4;
     }
-    if start + P <= n {
-        let v = n / P * P;
-        for c in s[start..v].chunks_exact(P) {
-            padd::<T, F, P>(&mut p0, c);
-        }
-        start = v;
+    for p in &packets[next..] {
+        padd::<T, F, P>(&mut p0, p);
     }
     let mut acc = F::init::<T>();
-    for &e in &s[start..] {
+    for &e in rest {
         acc = F::op(acc, e);
     }
     F::op(acc, T::predux::<F, P>(p0))
@@ -337,7 +334,11 @@ fn middle<T: Num, F: Fold, const P: usize>(
         for (lo, hi, packet) in [(0, g0, false), (g0, g1, true), (g1, c, false)] {
             let mut lo = lo;
             while lo < hi {
-                let h = if packet { hi.min(lo.saturating_add(step)) } else { hi };
+                let h = if packet {
+                    hi.min(lo.saturating_add(step))
+                } else {
+                    hi
+                };
                 let (piece, tail) = std::mem::take(&mut rest).split_at_mut(h - lo);
                 rest = tail;
                 if parallel {
@@ -350,9 +351,9 @@ fn middle<T: Num, F: Fold, const P: usize>(
         }
     }
     if parallel {
-        pieces
-            .into_par_iter()
-            .for_each(|((s, lo, packet), piece)| middle_run::<T, F>(x, (n, c), s, (lo, packet), piece));
+        pieces.into_par_iter().for_each(|((s, lo, packet), piece)| {
+            middle_run::<T, F>(x, (n, c), s, (lo, packet), piece)
+        });
     }
     Ok(out)
 }
