@@ -220,7 +220,7 @@ pub(super) fn einsum_grad(eq: &str, inputs: &[Tensor], g: &Tensor) -> Result<Vec
         let gx = if reduced {
             grad_reduced(g, &out, &ins[0], x.dims())?
         } else {
-            einsum(format!("{out}->{}", ins[0]), &[g.clone()])?
+            einsum(format!("{out}->{}", ins[0]), std::slice::from_ref(g))?
         };
         return Ok(vec![Some(gx)]);
     }

@@ -304,6 +304,10 @@ fn middle_run<T: Num, F: Fold>(
     }
 }
 
+/// A run of output columns: its slab, first column and whether it takes
+/// the packet path.
+type Run = (usize, usize, bool);
+
 /// `[a, n, c]` reducing the middle axis (`a == 1`: `[n, c]` reducing the
 /// first). Eigen evaluates the output in aligned packets of `P`; a packet
 /// inside one row of `c` takes the packet path, any other output the
@@ -323,7 +327,7 @@ fn middle<T: Num, F: Fold, const P: usize>(
     } else {
         usize::MAX
     };
-    let mut pieces: Vec<((usize, usize, bool), &mut [T])> = Vec::new();
+    let mut pieces: Vec<(Run, &mut [T])> = Vec::new();
     let mut rest: &mut [T] = &mut out;
     for s in 0..a {
         // per slab: the columns before the first aligned group, the whole
@@ -421,7 +425,7 @@ pub fn reduce(
         (ReduceOp::Mean, HostData::U8(v)) => HostData::U8(int_mean(v, dims, mask, |m| m as u8)?),
         (ReduceOp::Mean, HostData::I16(v)) => HostData::I16(int_mean(v, dims, mask, |m| m as i16)?),
         (ReduceOp::Mean, HostData::I32(v)) => HostData::I32(int_mean(v, dims, mask, |m| m as i32)?),
-        (ReduceOp::Mean, HostData::I64(v)) => HostData::I64(int_mean(v, dims, mask, |m| m as i64)?),
+        (ReduceOp::Mean, HostData::I64(v)) => HostData::I64(int_mean(v, dims, mask, |m| m)?),
         _ => return Ok(None),
     };
     Ok(Some(r))
