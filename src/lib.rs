@@ -42,6 +42,9 @@ pub struct Options {
     /// `--trace`: record a per-replica timeline (None: off; Some(None): text to
     /// stderr at the end; Some(Some(path)): Chrome trace JSON to that file).
     pub trace: Option<Option<String>>,
+    /// `--graph NAME`: print the graph of every trace of the `tf.function`s
+    /// named NAME (`*`: of every one).
+    pub graph: Option<String>,
 }
 
 /// The native stack an interpreter thread should have (virtual memory; the
@@ -237,4 +240,5 @@ fn configure(interp: &eval::Interp, options: &Options) {
     config.virtual_gpus.set(options.virtual_gpus);
     config.gpu_backend.set(options.gpu_backend);
     config.always_wrap.set(options.always_wrap);
+    runtime::graph::show_graphs_of(options.graph.clone());
 }

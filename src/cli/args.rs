@@ -37,7 +37,10 @@ flags (before or after the command):
                        default: $DIST_GPU_BACKEND, else auto
   --always-wrap        wrap a single replica's strategy.run result as PerReplica:{ 0: ... }
   --trace[=FILE.json]  record a per-replica timeline: a summary on stderr, or Chrome
-                       trace JSON written to FILE.json
+                       trace JSON written to FILE.json (with which tf.function calls
+                       traced, replayed their graph, or ran their Python body, and why)
+  --graph NAME         print the graph each trace of the tf.function NAME records
+                       (nodes, inputs, dtypes, static shapes, devices); '*': every one
   --tf-checker         (doctest) TensorFlow's doc-test rules: floats compared with
                        rtol and atol 1e-3, `at 0x...` addresses wildcarded, ELLIPSIS,
                        NORMALIZE_WHITESPACE, IGNORE_EXCEPTION_DETAIL on; tf, np, os imported
@@ -91,6 +94,8 @@ pub struct Flags {
     pub always_wrap: bool,
     /// `--trace` (`Some(None)`) or `--trace=FILE.json` (`Some(Some(file))`).
     pub trace: Option<Option<String>>,
+    /// `--graph NAME`.
+    pub graph: Option<String>,
 }
 
 impl Flags {
@@ -103,6 +108,7 @@ impl Flags {
             gpu_backend: self.gpu_backend.or(base.gpu_backend),
             always_wrap: self.always_wrap || base.always_wrap,
             trace: self.trace.clone().or_else(|| base.trace.clone()),
+            graph: self.graph.clone().or_else(|| base.graph.clone()),
         }
     }
 
@@ -114,6 +120,7 @@ impl Flags {
             gpu_backend: self.gpu_backend.unwrap_or_else(default_gpu_backend),
             always_wrap: self.always_wrap,
             trace: self.trace.clone(),
+            graph: self.graph.clone(),
         }
     }
 
@@ -166,6 +173,20 @@ impl Flags {
                             "--gpu-backend is auto, host or cuda, not '{value}'"
                         ))
                     })?);
+            }
+            "--graph" => {
+                let value = match inline {
+                    Some(v) => v.to_string(),
+                    None => rest.next().ok_or_else(|| {
+                        usage("--graph needs the name of a tf.function (or '*' for every one)")
+                    })?,
+                };
+                if value.is_empty() {
+                    return Err(usage(
+                        "--graph needs the name of a tf.function (or '*' for every one)",
+                    ));
+                }
+                self.graph = Some(value);
             }
             "--trace" => match inline {
                 None => self.trace = Some(None),
@@ -359,7 +380,7 @@ pub fn header_flags(text: &str) -> Result<Flags, UsageError> {
     while let Some(word) = words.next() {
         if !flags.take(&word, &mut words)? {
             return Err(usage(format!(
-                "unknown flag '{word}' in the `# dist:` line (it accepts --echo, --virtual-gpus N, --gpu-backend MODE, --always-wrap, --trace[=FILE])"
+                "unknown flag '{word}' in the `# dist:` line (it accepts --echo, --virtual-gpus N, --gpu-backend MODE, --always-wrap, --trace[=FILE], --graph NAME)"
             )));
         }
     }

@@ -57,6 +57,16 @@ pub fn timeline(events: &[Event]) -> String {
             rows.push((e, e.dur_ns, 1));
         }
         for (e, dur, n) in rows {
+            if e.kind == EventKind::Function {
+                let _ = writeln!(
+                    out,
+                    "  [{:>9.3}           ]  {:<8}  tf.function {}",
+                    ms(e.start_ns),
+                    line_text(e.line),
+                    e.name
+                );
+                continue;
+            }
             let name = if n > 1 {
                 format!("{} x{n}", e.name)
             } else {
@@ -200,6 +210,7 @@ pub fn chrome_json(events: &[Event]) -> String {
     for e in events {
         let (cat, extra) = match e.kind {
             EventKind::Op => ("op", String::new()),
+            EventKind::Function => ("function", String::new()),
             EventKind::Collective => (
                 "collective",
                 format!(

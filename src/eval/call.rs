@@ -12,6 +12,43 @@ use crate::syntax::ast::{FunctionDef, Slot};
 use crate::value::signature::{Param, ParamKind, Signature};
 use crate::value::{ClassKind, ExcType, Function, Instance, PyErr, PyResult, Value};
 
+/// The node name of a native whose result depends only on its arguments'
+/// static shapes, which a graph (kept per exact signature) knows.
+fn shape_only(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "shape" => "Shape",
+        "size" => "Size",
+        "rank" => "Rank",
+        "zeros_like" => "zeros_like",
+        "ones_like" => "ones_like",
+        _ => return None,
+    })
+}
+
+/// While a `tf.function` traces: a tensor a native made from constant
+/// arguments (`tf.zeros([2])`) is a constant of the graph, named after the
+/// native as TensorFlow names it (`zeros`).
+fn graph_constant(name: &str, args: &[Value], result: &PyResult<Value>, before: usize) {
+    use crate::runtime::graph;
+    let Ok(Value::Tensor(t)) = result else { return };
+    let base = name.rsplit('.').next().unwrap_or(name);
+    let (base, shape_only) = match (shape_only(name), base) {
+        (Some(n), _) => (n, true),
+        (None, "constant" | "convert_to_tensor") => ("Const", false),
+        (None, "fill") => ("Fill", false),
+        (None, other) => (other, false),
+    };
+    if graph::is_symbolic(t) {
+        if base != "Const" {
+            graph::rename_constant(t, before, base);
+        }
+        return;
+    }
+    if shape_only || crate::object::tensor::constant_args(args) {
+        graph::constant_named(t, base);
+    }
+}
+
 impl Interp {
     /// Calls any callable value.
     pub fn call_value(
@@ -31,7 +68,21 @@ impl Interp {
                     args[0] = crate::object::types::subclass::native_receiver(nf, first);
                 }
                 let bound = nf.sig.bind(args, kwargs)?;
-                let result = (nf.func)(self, &bound);
+                let tracing = crate::runtime::graph::tracing();
+                let before = if tracing {
+                    crate::runtime::graph::node_count()
+                } else {
+                    0
+                };
+                let result = if tracing && shape_only(&nf.sig.name).is_some() {
+                    // computed from static shapes: a constant of the graph
+                    crate::runtime::graph::paused(|| (nf.func)(self, &bound))
+                } else {
+                    (nf.func)(self, &bound)
+                };
+                if tracing {
+                    graph_constant(&nf.sig.name, &bound.values, &result, before);
+                }
                 self.give_args(bound.values);
                 result
             }

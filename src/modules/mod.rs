@@ -129,6 +129,12 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("asyncio"),
     // the part of `tensorflow` written in the language, added to it on import
     stdlib!("tensorflow.__py__", "tensorflow_py"),
+    // eager control flow (`tf.cond`, `tf.while_loop`, `tf.TensorArray`,
+    // `tf.map_fn` …) and the nesting rules they check, imported by
+    // `tensorflow.__py__`
+    stdlib!("tensorflow_nest"),
+    stdlib!("tensorflow_control_flow"),
+    stdlib!("tensorflow_functional"),
     stdlib!("collections.abc", "collections_abc"),
 ];
 

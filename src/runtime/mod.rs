@@ -12,6 +12,7 @@ pub mod dtype;
 pub mod error;
 pub mod f16;
 pub mod format;
+pub mod graph;
 pub mod literal;
 pub mod op;
 pub mod ops;

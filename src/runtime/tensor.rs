@@ -32,6 +32,8 @@ pub struct TensorInner {
     pub(crate) storage: Storage,
     /// Where the tensor lives.
     pub(crate) device: Device,
+    /// The graph-tracing epoch it was made in (see `runtime::graph`).
+    pub(crate) born: u64,
 }
 
 impl Drop for TensorInner {
@@ -42,6 +44,15 @@ impl Drop for TensorInner {
             Storage::Cuda(_) => {}
         }
     }
+}
+
+/// A tensor made from Rust values (a fill, zeros) is a constant of any
+/// graph being traced.
+fn constant(t: Tensor) -> Tensor {
+    if super::graph::tracing() {
+        super::graph::constant(&t);
+    }
+    t
 }
 
 impl Tensor {
@@ -77,6 +88,7 @@ impl Tensor {
             shape,
             storage,
             device,
+            born: super::graph::epoch_now(),
         }))
     }
 
@@ -87,19 +99,19 @@ impl Tensor {
 
     /// A 0-d CPU tensor holding `x`.
     pub fn scalar<T: Elem>(x: T) -> Tensor {
-        Tensor::from_parts(
+        constant(Tensor::from_parts(
             T::DTYPE,
             Shape::scalar(),
             Storage::Host(T::wrap(vec![x])),
             Device::CPU0,
-        )
+        ))
     }
 
     /// A tensor of `shape` filled with the zero of `dtype` (`b''` for strings).
     pub fn zeros(dtype: DType, dims: &[usize], device: Device) -> Result<Tensor> {
         let shape = Shape::new(dims);
         let n = shape.checked_numel()?;
-        Tensor::from_host(HostData::zeros(dtype, n)?, shape, device)
+        Tensor::from_host(HostData::zeros(dtype, n)?, shape, device).map(constant)
     }
 
     /// A tensor of `shape` filled with one (`ValueError`-like error for strings).
@@ -134,7 +146,7 @@ impl Tensor {
             (DType::Float32, v) => HostData::F32(filled(n, v.as_f64() as f32)?),
             (DType::Float64, v) => HostData::F64(filled(n, v.as_f64())?),
         };
-        Tensor::from_host(data, shape, device)
+        Tensor::from_host(data, shape, device).map(constant)
     }
 
     /// The handle's identity (its address): what a gradient tape knows the
@@ -142,6 +154,11 @@ impl Tensor {
     #[inline]
     pub fn id(&self) -> usize {
         Arc::as_ptr(&self.0) as usize
+    }
+
+    /// The graph-tracing epoch the tensor was made in.
+    pub(crate) fn born(&self) -> u64 {
+        self.0.born
     }
 
     /// The element type.
@@ -194,6 +211,9 @@ impl Tensor {
 
     /// The element at flat (row-major) index `i`.
     pub fn get(&self, i: usize) -> Option<Scalar> {
+        if super::graph::tracing() {
+            super::graph::on_read(self);
+        }
         self.0.storage.host()?.get(i)
     }
 
@@ -215,6 +235,11 @@ impl Tensor {
 
     /// The same elements with a new shape of equal element count (copies the buffer).
     pub fn with_shape(&self, shape: Shape) -> Result<Tensor> {
+        self.with_shape_as(shape, "Reshape")
+    }
+
+    /// [`Tensor::with_shape`] recorded as the op `name` (`ExpandDims`, `Squeeze`).
+    pub fn with_shape_as(&self, shape: Shape, name: &'static str) -> Result<Tensor> {
         if shape.numel() != self.numel() {
             return Err(Error::internal("with_shape: element count differs"));
         }
@@ -223,11 +248,7 @@ impl Tensor {
         }
         let out = Tensor::from_parts(self.dtype(), shape, self.0.storage.clone(), self.device());
         // reshape, expand_dims and squeeze all come here
-        super::autodiff::tape::record(
-            || super::autodiff::GradOp::Reshape("Reshape"),
-            &[self],
-            &[&out],
-        );
+        super::autodiff::tape::record(|| super::autodiff::GradOp::Reshape(name), &[self], &[&out]);
         Ok(out)
     }
 

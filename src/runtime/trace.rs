@@ -21,6 +21,8 @@ pub enum EventKind {
     Op,
     /// Data combined across replicas (`all_reduce SUM`, `gather` …).
     Collective,
+    /// A `tf.function` call: traced, replayed its graph, or ran its Python body.
+    Function,
 }
 
 /// One recorded event.
@@ -164,6 +166,27 @@ impl Drop for OpSpan {
         });
         UNPLACED.with(|u| u.set(EVENTS.with(|v| v.borrow().len().checked_sub(1))));
     }
+}
+
+/// Notes a `tf.function` call (`what`: `train_step traced: 14 nodes`) made
+/// at `at` (the line set when the call began; 0: the line set now).
+pub fn function(at: u32, what: impl FnOnce() -> String) {
+    if !enabled() {
+        return;
+    }
+    let at = if at == 0 { line() } else { at };
+    push(Event {
+        kind: EventKind::Function,
+        name: Cow::Owned(what()),
+        replica: LANE.with(Cell::get),
+        device: Device::CPU0,
+        start_ns: now_ns(),
+        dur_ns: 0,
+        bytes: 0,
+        line: at,
+        group: Vec::new(),
+        id: 0,
+    });
 }
 
 fn push(e: Event) {

@@ -29,6 +29,11 @@ pub fn owned_iterator(_vm: &dyn Vm, ds: &Value) -> PyResult<Value> {
 
 /// Pulls from a stream that a user function might be iterating already.
 pub fn pull(stream: &RefCell<Box<dyn Stream>>, vm: &dyn Vm) -> PyResult<Option<Value>> {
+    if crate::runtime::graph::tracing() {
+        crate::runtime::graph::taint(|| {
+            "iterating a tf.data dataset is not recorded in graphs yet".into()
+        });
+    }
     let Ok(mut s) = stream.try_borrow_mut() else {
         return Err(PyErr::new(
             ExcType::ValueError,

@@ -126,9 +126,11 @@ fn replica_id_in_sync_group(this: &ReplicaContext) -> PyResult<Value> {
     if this.default {
         return Ok(Value::Int(0));
     }
-    let t = Tensor::scalar(this.replica as i32)
-        .to_device(this.device)
-        .map_err(runtime_err)?;
+    let t = crate::runtime::graph::paused(|| {
+        Tensor::scalar(this.replica as i32).to_device(this.device)
+    })
+    .map_err(runtime_err)?;
+    crate::runtime::graph::constant_named(&t, "replica_id_in_sync_group");
     Ok(Value::Tensor(t))
 }
 

@@ -61,6 +61,7 @@ pub(super) fn variable_new(
         }
         None => to_tensor(vm, &init, None)?,
     };
+    crate::distribute::function::trace::note_variable_created()?;
     let base = match name {
         None => "Variable".to_string(),
         Some(Value::Str(s)) => s.to_string(),
@@ -110,7 +111,7 @@ pub(super) fn variable_new(
                 } else {
                     format!("{base}/replica_{i}:0")
                 };
-                let value = t.to_device(*d).map_err(runtime_err)?;
+                let value = lifted(&t, *d)?;
                 comps.push(Rc::new(VarCell {
                     name,
                     value: RefCell::new(value),
@@ -138,7 +139,7 @@ pub(super) fn variable_new(
                 Some((Kind::OneDevice, d)) => d[0],
                 _ => current_device(vm),
             };
-            let value = t.to_device(device).map_err(runtime_err)?;
+            let value = lifted(&t, device)?;
             let cell = Rc::new(VarCell {
                 container: RefCell::new(std::rc::Weak::new()),
                 name: format!("{base}:0"),
@@ -149,6 +150,21 @@ pub(super) fn variable_new(
             Ok(plain(&cell, agg, sync, false))
         }
     }
+}
+
+/// The initial value of a variable's copy on `device`. A variable made while
+/// tracing is lifted out of the graph, which reads it (`ReadVariableOp`)
+/// rather than computing its initial value: a new handle the trace does not
+/// follow.
+fn lifted(
+    t: &crate::runtime::Tensor,
+    device: crate::runtime::Device,
+) -> PyResult<crate::runtime::Tensor> {
+    if !crate::runtime::graph::tracing() {
+        return t.to_device(device).map_err(runtime_err);
+    }
+    let v = crate::runtime::graph::paused(|| t.to_device(device)).map_err(runtime_err)?;
+    Ok(crate::runtime::autodiff::tape::detached(&v))
 }
 
 /// A dtype argument: a dtype object (its `name`) or a name string.

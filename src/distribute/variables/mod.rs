@@ -124,11 +124,27 @@ pub fn created_on(v: &Value, devices: &[Device], kind: Kind) -> bool {
 /// recording gradient tapes of this replica see the read (and watch a
 /// trainable variable when they watch accessed variables).
 fn read_cell(cell: &Rc<VarCell>, agg: Agg, sync: Sync) -> Tensor {
-    let t = cell.value.borrow().clone();
+    let mut t = cell.value.borrow().clone();
+    if crate::runtime::graph::tracing() {
+        if let Some(a) = crate::runtime::graph::assigned_value(Rc::as_ptr(cell) as usize) {
+            t = a;
+        }
+        crate::runtime::graph::read_variable(&|| cell.clone(), &t);
+    }
     crate::runtime::autodiff::tape::read_variable(tape_key(cell), cell.trainable, &t, || {
         Rc::new(plain(cell, agg, sync, false))
     });
     t
+}
+
+/// A traced graph reads and assigns a variable through its cell.
+impl crate::runtime::graph::Resource for VarCell {
+    fn read(&self) -> Tensor {
+        self.value.borrow().clone()
+    }
+    fn write(&self, value: Tensor) {
+        *self.value.borrow_mut() = value;
+    }
 }
 
 /// The key a gradient tape knows a variable cell by.

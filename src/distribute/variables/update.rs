@@ -12,6 +12,7 @@ use crate::object::tensor::convert::{runtime_err, to_tensor};
 use crate::object::{native, Member};
 use crate::runtime::{ops, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
+use std::rc::Rc;
 
 /// The methods of every variable class. They carry `ResourceVariable`'s
 /// name (which starts the binder's messages) in distributed variables too.
@@ -32,8 +33,14 @@ enum Upd {
     Sub,
 }
 
-fn apply(vm: &dyn Vm, cell: &VarCell, how: Upd, delta: &Value) -> PyResult<Tensor> {
-    let old = cell.value.borrow().clone();
+fn apply(vm: &dyn Vm, cell: &Rc<VarCell>, how: Upd, delta: &Value) -> PyResult<Tensor> {
+    let mut old = cell.value.borrow().clone();
+    if crate::runtime::graph::tracing() {
+        if let Some(t) = crate::runtime::graph::assigned_value(Rc::as_ptr(cell) as usize) {
+            old = t;
+        }
+        crate::runtime::graph::read_variable(&|| cell.clone(), &old);
+    }
     // `convert_to_tensor(delta, dtype=var.dtype)`: Python numbers, lists and
     // numpy values convert; a tensor (or variable) of another dtype is
     // TensorFlow's ValueError, never a silent cast.
@@ -54,9 +61,38 @@ fn apply(vm: &dyn Vm, cell: &VarCell, how: Upd, delta: &Value) -> PyResult<Tenso
             }
             d
         }
+        Upd::Add | Upd::Sub if d.dims() != old.dims() => {
+            // AssignAddVariableOp / AssignSubVariableOp do not broadcast
+            let op = if matches!(how, Upd::Add) {
+                "AssignAddVariableOp"
+            } else {
+                "AssignSubVariableOp"
+            };
+            let dims = |t: &Tensor| {
+                let d: Vec<String> = t.dims().iter().map(|x| x.to_string()).collect();
+                format!("[{}]", d.join(","))
+            };
+            return Err(runtime_err(crate::runtime::ops::kernel_error(
+                op,
+                &cell.device,
+                &format!(
+                    "Cannot update variable with shape {} using a Tensor with shape {}, shapes must be equal.",
+                    dims(&old),
+                    dims(&d)
+                ),
+                " name: ",
+            )));
+        }
         Upd::Add => ops::add(&old, &d).map_err(runtime_err)?,
         Upd::Sub => ops::sub(&old, &d).map_err(runtime_err)?,
     };
+    if crate::runtime::graph::tracing() {
+        crate::runtime::graph::assign_variable(&|| cell.clone(), Rc::as_ptr(cell) as usize, &new);
+        if crate::distribute::function::trace::dry() {
+            // traced without running (`get_concrete_function`)
+            return Ok(new);
+        }
+    }
     *cell.value.borrow_mut() = new.clone();
     Ok(new)
 }

@@ -202,17 +202,21 @@ impl Interp {
             | ExprKind::Subscript { .. }
             | ExprKind::UnaryOp { .. } => self.eval_inner(f, e),
             ExprKind::BoolOp { op, values } => {
-                let mut last = Value::None;
-                for v in values {
-                    last = self.eval(f, v)?;
-                    let t = self.is_true(&last)?;
+                // The last operand is the result as it is: CPython never
+                // asks its truth (`None or tensor` returns the tensor).
+                let Some((tail, head)) = values.split_last() else {
+                    return Ok(Value::None);
+                };
+                for v in head {
+                    let x = self.eval(f, v)?;
+                    let t = self.is_true(&x)?;
                     match op {
-                        BoolOp::And if !t => return Ok(last),
-                        BoolOp::Or if t => return Ok(last),
+                        BoolOp::And if !t => return Ok(x),
+                        BoolOp::Or if t => return Ok(x),
                         _ => {}
                     }
                 }
-                Ok(last)
+                self.eval(f, tail)
             }
             ExprKind::Compare {
                 left,

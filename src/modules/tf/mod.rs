@@ -52,6 +52,8 @@ pub fn module() -> Value {
     );
     m.value("TensorShape", Value::Class(shape::TENSOR_SHAPE.class()));
     m.value("newaxis", Value::None);
+    m.add(executing_eagerly::DEF);
+    m.add(inside_function::DEF);
     m.namespace("math", |n| {
         math_ops::register(n, false);
         stats_ops::register(n, false);
@@ -68,4 +70,17 @@ pub fn module() -> Value {
     register_errors(&mut m);
     crate::modules::tf_distribute::register_tf(&mut m);
     m.build()
+}
+
+/// Whether ops run eagerly now: False while a `tf.function` traces (unless
+/// `tf.config.run_functions_eagerly(True)`).
+#[crate::object::native("executing_eagerly()")]
+fn executing_eagerly() -> bool {
+    !crate::runtime::graph::tracing()
+}
+
+/// Whether the code runs while a `tf.function` traces.
+#[crate::object::native("inside_function()")]
+fn inside_function() -> bool {
+    crate::runtime::graph::tracing()
 }

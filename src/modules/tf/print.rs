@@ -225,13 +225,72 @@ fn tf_print(
     };
     let sep = vm.str(sep)?;
     let end = vm.str(end)?;
+    if crate::runtime::graph::tracing() {
+        return trace_print(vm, inputs, output_stream, summarize_n, sep, end);
+    }
+    print_now(vm, inputs, output_stream, summarize_n, &sep, &end)
+}
+
+/// `tf.print` inside a traced `tf.function`: a `PrintV2` node that prints
+/// at every execution of the graph (and now, for the traced call).
+fn trace_print(
+    vm: &dyn Vm,
+    inputs: &[Value],
+    output_stream: &Value,
+    n: i64,
+    sep: String,
+    end: String,
+) -> PyResult<()> {
+    use crate::distribute::function::trace::{dry, map_arg_tensors, HostEffect};
+    let mut tensors = Vec::new();
+    for x in inputs {
+        map_arg_tensors(x, &mut |t| {
+            tensors.push(t.clone());
+            t.clone()
+        })?;
+    }
+    let template: Vec<Value> = inputs.to_vec();
+    let stream = output_stream.clone();
+    let (sep2, end2) = (sep.clone(), end.clone());
+    let payload = HostEffect(Box::new(move |vm: &dyn Vm, ts: &[Tensor]| {
+        let mut k = 0;
+        let mut fill = |t: &Tensor| {
+            let r = ts.get(k).cloned().unwrap_or_else(|| t.clone());
+            k += 1;
+            r
+        };
+        let ins = template
+            .iter()
+            .map(|x| map_arg_tensors(x, &mut fill))
+            .collect::<PyResult<Vec<_>>>()?;
+        print_now(vm, &ins, &stream, n, &sep2, &end2)
+    }));
+    let refs: Vec<&Tensor> = tensors.iter().collect();
+    crate::runtime::graph::effect("PrintV2", std::rc::Rc::new(payload), &refs);
+    if dry() {
+        return Ok(());
+    }
+    // the traced call runs the graph once: print its values now (reading
+    // them is the print op's, not Python's)
+    crate::runtime::graph::paused(|| print_now(vm, inputs, output_stream, n, &sep, &end))
+}
+
+/// Formats and writes what `tf.print` prints.
+fn print_now(
+    vm: &dyn Vm,
+    inputs: &[Value],
+    output_stream: &Value,
+    summarize_n: i64,
+    sep: &str,
+    end: &str,
+) -> PyResult<()> {
     let text = match inputs {
         // a single string scalar prints as it is
         [Value::Tensor(t)] if t.rank() == 0 && t.dtype() == DType::String => match t.get(0) {
             Some(crate::runtime::Scalar::Bytes(b)) => String::from_utf8_lossy(&b).into_owned(),
             _ => String::new(),
         },
-        _ => format_inputs(vm, inputs, &sep, summarize_n)?,
+        _ => format_inputs(vm, inputs, sep, summarize_n)?,
     };
     write_out(vm, output_stream, &format!("{text}{end}"))
 }

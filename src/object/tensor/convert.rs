@@ -180,7 +180,11 @@ pub fn to_tensor_on(
         return Err(unsupported(vm, v));
     };
     let device = device.unwrap_or_else(|| crate::object::tensor::placement::current_device(vm));
-    tensor_from_literal(&lit, dtype, InferMode::Tf, device).map_err(runtime_err)
+    let t = tensor_from_literal(&lit, dtype, InferMode::Tf, device).map_err(runtime_err)?;
+    if runtime::graph::tracing() {
+        runtime::graph::constant(&t);
+    }
+    Ok(t)
 }
 
 /// The dtype of the first tensor in a (nested) list or tuple, depth first;
@@ -325,6 +329,9 @@ fn scalar_constant(key: ScalarKey, dtype: DType, device: Device) -> PyResult<Ten
         ScalarKey::Float(bits) => Scalar::Float(f64::from_bits(bits)),
     };
     let t = Tensor::fill(&[], &value, dtype, device).map_err(runtime_err)?;
+    if runtime::graph::tracing() {
+        runtime::graph::constant(&t);
+    }
     SCALARS.with(|c| {
         let mut c = c.borrow_mut();
         if c.len() == SIZE {

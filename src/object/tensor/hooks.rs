@@ -40,6 +40,28 @@ fn tensor_of(v: &Value) -> PyResult<&Tensor> {
 /// TensorFlow's errors for what an eager tensor lacks.
 pub fn tensor_getattr(vm: &dyn Vm, t: &Value, name: &str) -> PyResult<Option<Value>> {
     let x = tensor_of(t)?;
+    if crate::runtime::graph::tracing() {
+        match name {
+            "name" if crate::runtime::graph::tracing() => {
+                if let Some(name) = symbolic_name(x) {
+                    return Ok(Some(Value::str(name.as_str())));
+                }
+            }
+            "device" => {
+                if let Some((_, d)) = symbolic(x) {
+                    let d = d.map_or(String::new(), |d| d.full_name());
+                    return Ok(Some(Value::str(d.as_str())));
+                }
+            }
+            "numpy" if symbolic_name(x).is_some() => {
+                return Err(PyErr::new(
+                    ExcType::AttributeError,
+                    "'SymbolicTensor' object has no attribute 'numpy'",
+                ))
+            }
+            _ => {}
+        }
+    }
     match name {
         // EagerTensor's getters, called directly: `t.shape` in a loop need
         // not pay for a property call
@@ -129,16 +151,58 @@ pub fn tensor_binop(
     // `t + y` converts y with x's dtype only as a hint (TensorFlow's
     // `_add_dispatch`); every other operator converts strictly.
     let hint_only = op == BinOp::Add && !reflected;
-    let y = operand(vm, other, x.dtype(), x.device(), hint_only)?;
-    let r = if reflected {
-        apply(op, &y, x)
-    } else {
-        apply(op, x, &y)
-    };
-    match r {
-        Some(r) => placed(vm, r).map(|v| Some(Value::Tensor(v))),
-        None => Ok(None),
+    if !crate::runtime::graph::tracing() {
+        let y = operand(vm, other, x.dtype(), x.device(), hint_only)?;
+        let r = if reflected {
+            apply(op, &y, x)
+        } else {
+            apply(op, x, &y)
+        };
+        return match r {
+            Some(r) => placed(vm, r).map(|v| Some(Value::Tensor(v))),
+            None => Ok(None),
+        };
     }
+    // while a tf.function traces: the node names TensorFlow's operator
+    // overloads give (`add`, with the other operand's constant `add/y`)
+    let scope = match op {
+        BinOp::Add => "add",
+        BinOp::Sub => "sub",
+        BinOp::Mult => "mul",
+        BinOp::Div => "truediv",
+        BinOp::FloorDiv => "floordiv",
+        BinOp::Mod => "mod",
+        BinOp::Pow => "pow",
+        BinOp::MatMult => "matmul",
+        BinOp::BitAnd => "and",
+        _ => "or",
+    };
+    let mut unsupported = false;
+    let r = crate::runtime::graph::named(scope, || -> PyResult<Tensor> {
+        let before = crate::runtime::graph::node_count();
+        let y = operand(vm, other, x.dtype(), x.device(), hint_only)?;
+        let side = if reflected { "x" } else { "y" };
+        crate::runtime::graph::rename_constant(&y, before, side);
+        if crate::runtime::graph::is_constant(&y) {
+            crate::runtime::graph::constant_named(&y, side);
+        }
+        let r = if reflected {
+            apply(op, &y, x)
+        } else {
+            apply(op, x, &y)
+        };
+        match r {
+            Some(r) => placed(vm, r),
+            None => {
+                unsupported = true;
+                Ok(y)
+            }
+        }
+    })?;
+    if unsupported {
+        return Ok(None);
+    }
+    Ok(Some(Value::Tensor(r)))
 }
 
 /// `-t`, `+t`, `~t`.
@@ -274,12 +338,43 @@ pub fn tensor_iter(vm: &dyn Vm, t: &Value) -> PyResult<Value> {
 
 /// `repr(t)`.
 pub fn tensor_repr(_vm: &dyn Vm, t: &Value) -> PyResult<String> {
-    Ok(crate::runtime::format::tf_repr(tensor_of(t)?))
+    let x = tensor_of(t)?;
+    if let Some(name) = symbolic_name(x) {
+        return Ok(format!(
+            "<tf.Tensor '{name}' shape={} dtype={}>",
+            x.shape().tuple_text(),
+            x.dtype().name()
+        ));
+    }
+    Ok(crate::runtime::format::tf_repr(x))
 }
 
 /// `str(t)`.
 pub fn tensor_str(_vm: &dyn Vm, t: &Value) -> PyResult<String> {
-    Ok(crate::runtime::format::tf_str(tensor_of(t)?))
+    let x = tensor_of(t)?;
+    if let Some((name, device)) = symbolic(x) {
+        let device = device.map_or(String::new(), |d| format!(", device={}", d.full_name()));
+        return Ok(format!(
+            "Tensor(\"{name}\", shape={}, dtype={}{device})",
+            x.shape().tuple_text(),
+            x.dtype().name()
+        ));
+    }
+    Ok(crate::runtime::format::tf_str(x))
+}
+
+/// The graph name (`add:0`) of a tensor of the `tf.function` being traced.
+fn symbolic_name(x: &Tensor) -> Option<String> {
+    symbolic(x).map(|(n, _)| n)
+}
+
+/// The graph name of a tensor of the `tf.function` being traced, and its
+/// device where the trace set it.
+fn symbolic(x: &Tensor) -> Option<(String, Option<crate::runtime::Device>)> {
+    if !crate::runtime::graph::tracing() {
+        return None;
+    }
+    crate::runtime::graph::tensor_name(x)
 }
 
 /// `int(t)`, `float(t)`, `operator.index(t)`: the Python number of a 0-d

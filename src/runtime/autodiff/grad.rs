@@ -128,6 +128,14 @@ pub enum GradOp {
     Einsum(Rc<str>),
     /// `L2Loss` (`tf.nn.l2_loss`).
     L2Loss,
+    /// `ArgMax` / `ArgMin` along `axis` (normalized): an int64 result, which
+    /// no tape follows.
+    ArgReduce {
+        /// Which one.
+        op: crate::runtime::op::ArgOp,
+        /// The axis.
+        axis: usize,
+    },
     /// A function with its own gradient (`tf.custom_gradient`): the
     /// language layer's gradient function.
     Custom(Rc<dyn Any>),
@@ -182,6 +190,7 @@ impl GradOp {
             GradOp::MatrixSetDiag => "MatrixSetDiagV3",
             GradOp::Einsum(_) => "Einsum",
             GradOp::L2Loss => "L2Loss",
+            GradOp::ArgReduce { op, .. } => op.name(),
             GradOp::Custom(_) => "IdentityN",
             GradOp::NoGrad(n) => n.0,
         }
@@ -411,6 +420,8 @@ pub(crate) fn gradient(
         GradOp::Einsum(eq) => grad_more::einsum_grad(eq, v.inputs, g)?,
         // _L2LossGrad: x * grad
         GradOp::L2Loss => vec![Some(mul(x, g)?)],
+        // an integer output carries no gradient
+        GradOp::ArgReduce { .. } => vec![None],
         GradOp::Custom(f) => custom(f, grads)?,
         GradOp::NoGrad(n) => return Err(no_gradient(n.0)),
     })

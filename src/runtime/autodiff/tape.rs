@@ -72,10 +72,28 @@ thread_local! {
     static STACK: RefCell<Vec<Rc<Tape>>> = const { RefCell::new(Vec::new()) };
 }
 
+/// The replica running now (None: the main program).
+#[inline]
+pub fn lane() -> Option<usize> {
+    LANE.with(Cell::get)
+}
+
 /// Says which replica runs from now on (None: the main program).
 #[inline]
 pub fn set_lane(lane: Option<usize>) {
     LANE.with(|l| l.set(lane));
+}
+
+/// A graph trace starts (`on`) or ends: the recording points fire while
+/// one is open, as they do while a tape records.
+pub(crate) fn graph_recording(on: bool) {
+    ACTIVE.with(|a| {
+        a.set(if on {
+            a.get() + 1
+        } else {
+            a.get().saturating_sub(1)
+        })
+    });
 }
 
 /// Whether any tape is recording on this thread.
@@ -183,9 +201,16 @@ fn record_slow(op: impl FnOnce() -> GradOp, inputs: &[&Tensor], outputs: &[&Tens
     if outputs.iter().any(|o| inputs.iter().any(|i| i.ptr_eq(o))) {
         return;
     }
-    let tapes = lane_tapes();
     let mut op = Some(op);
     let mut built: Option<GradOp> = None;
+    if crate::runtime::graph::tracing() {
+        if let Some(f) = op.take() {
+            let g = f();
+            crate::runtime::graph::record(&|| g.clone(), inputs, outputs);
+            built = Some(g);
+        }
+    }
+    let tapes = lane_tapes();
     for tape in tapes {
         let followed: Vec<bool> = inputs
             .iter()

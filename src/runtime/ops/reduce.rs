@@ -190,12 +190,15 @@ pub fn arg_reduce(op: ArgOp, x: &Tensor, axis: i64, sem: Semantics) -> Result<Te
         .filter(|&(i, _)| i != a)
         .map(|(_, &d)| d)
         .collect();
-    Ok(Tensor::from_parts(
-        DType::Int64,
-        Shape(dims),
-        storage,
-        x.device(),
-    ))
+    let out = Tensor::from_parts(DType::Int64, Shape(dims), storage, x.device());
+    if sem == Semantics::Tf {
+        crate::runtime::autodiff::tape::record(
+            || crate::runtime::autodiff::GradOp::ArgReduce { op, axis: a },
+            &[x],
+            &[&out],
+        );
+    }
+    Ok(out)
 }
 
 /// `tf.reduce_*(x, axis, keepdims)`; `axes` None reduces every axis.

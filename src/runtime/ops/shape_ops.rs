@@ -106,7 +106,7 @@ pub fn expand_dims(x: &Tensor, axis: i64) -> Result<Tensor> {
     })?;
     let mut dims = x.dims().to_vec();
     dims.insert(a, 1);
-    x.with_shape(Shape(dims))
+    x.with_shape_as(Shape(dims), "ExpandDims")
 }
 
 /// `tf.squeeze`: drops size-1 dims (all, or the listed ones).
@@ -149,7 +149,7 @@ pub fn squeeze(x: &Tensor, axes: Option<&[i64]>) -> Result<Tensor> {
         .filter(|(_, &d)| !d)
         .map(|(&n, _)| n)
         .collect();
-    x.with_shape(Shape(out))
+    x.with_shape_as(Shape(out), "Squeeze")
 }
 
 /// `tf.transpose(x, perm)`; `perm` None reverses the axes.

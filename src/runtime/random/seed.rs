@@ -207,6 +207,11 @@ impl SeedState {
     /// The stream position of kernel `key`, which then skips `blocks`
     /// blocks (the kernel's reservation).
     pub fn reserve_blocks(&self, key: KernelKey, blocks: u64) -> Philox {
+        if crate::runtime::graph::tracing() {
+            crate::runtime::graph::taint(|| {
+                "a stateful random op is not recorded in graphs yet".into()
+            });
+        }
         let mut kernels = self.kernels.borrow_mut();
         let gen = kernels.entry(key).or_insert_with(|| {
             let (s1, s2) = key.seeds;

@@ -1,0 +1,476 @@
+//! `tf.function`: as a decorator with or without arguments
+//! (`@tf.function`, `@tf.function(jit_compile=True)`, `input_signature`
+//! accepted). A call with a new signature (tensors' dtypes, shapes and
+//! devices, Python values themselves) traces: the Python body runs once on
+//! symbolic placeholders and its ops are recorded into a graph (`trace`);
+//! later calls with that signature replay the graph without running the
+//! Python body, so Python's `print` shows only while tracing and `tf.print`
+//! at every call. A trace the graph cannot fully capture (see
+//! `runtime::graph`) runs the Python body on every call instead, with
+//! Python's `print` muted after the first. Python numbers and strings
+//! returned become tensors, inside nested tuples, lists and dicts too.
+
+pub mod concrete;
+pub mod trace;
+
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use crate::distribute::classes::native_class;
+use crate::object::tensor::convert::to_tensor;
+use crate::object::{native, ClassSpec, Member};
+use crate::value::{NativeObject, PyErr, PyResult, Value, Vm};
+
+/// A `tf.function`-wrapped Python function.
+pub struct FunctionObj {
+    func: Value,
+    /// The signatures traced so far.
+    traces: RefCell<HashSet<String>>,
+    /// How shapes retrace.
+    relaxed: Retrace,
+    /// The replayable graphs, by exact signature.
+    graphs: RefCell<HashMap<String, Rc<trace::Concrete>>>,
+    /// How many times it traced.
+    count: Cell<usize>,
+    /// `autograph`: errors raised while tracing name the user code.
+    autograph: bool,
+    /// The concrete functions traced so far, with their signature keys.
+    concretes: RefCell<Vec<(String, Value)>>,
+}
+
+/// How a new shape retraces a `tf.function`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Retrace {
+    /// Every new shape traces.
+    Exact,
+    /// `input_signature`: shapes never trace.
+    Never,
+    /// `reduce_retracing=True`: a second shape traces once more, with the
+    /// shapes relaxed to unknown; later shapes do not.
+    Reduce,
+}
+
+impl FunctionObj {
+    /// The Python function's name.
+    fn name(&self) -> String {
+        match &self.func {
+            Value::Function(f) => f.def.name.to_string(),
+            _ => "function".to_string(),
+        }
+    }
+
+    /// The signature key of a call (`relaxed`: tensors without shapes).
+    fn key(
+        &self,
+        vm: &dyn Vm,
+        args: &[Value],
+        kwargs: &[(Rc<str>, Value)],
+        relaxed: bool,
+    ) -> PyResult<String> {
+        let mut key = String::new();
+        for a in args {
+            signature(vm, a, relaxed, &mut key)?;
+            key.push(';');
+        }
+        for (k, v) in kwargs {
+            key.push_str(k);
+            key.push('=');
+            signature(vm, v, relaxed, &mut key)?;
+            key.push(';');
+        }
+        Ok(key)
+    }
+
+    /// Notes a call's signature: whether it traced before, and the key its
+    /// concrete function is known by.
+    fn note_signature(&self, exact: &str, loose: &str) -> (bool, String) {
+        let mut traces = self.traces.borrow_mut();
+        match self.relaxed {
+            Retrace::Exact => (!traces.insert(exact.to_string()), exact.to_string()),
+            Retrace::Never => (!traces.insert(loose.to_string()), loose.to_string()),
+            Retrace::Reduce => {
+                let relaxed = format!("~{loose}");
+                if traces.contains(exact) {
+                    (true, exact.to_string())
+                } else if traces.contains(&relaxed) {
+                    (true, relaxed)
+                } else if traces.insert(format!("seen:{loose}")) {
+                    traces.insert(exact.to_string());
+                    (false, exact.to_string())
+                } else {
+                    traces.insert(relaxed.clone());
+                    (false, relaxed)
+                }
+            }
+        }
+    }
+
+    /// Calls the function (`concrete`: only traces, without running its
+    /// effects, and gives the concrete function).
+    fn dispatch(
+        &self,
+        vm: &dyn Vm,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+        concrete: bool,
+    ) -> PyResult<Value> {
+        let exact = self.key(vm, &args, &kwargs, false)?;
+        let loose = self.key(vm, &args, &kwargs, true)?;
+        // a trace that fails leaves no trace behind (the next call traces again)
+        let (seen_before, count_before) = (self.traces.borrow().clone(), self.count.get());
+        let (traced, tkey) = self.note_signature(&exact, &loose);
+        let inside = crate::runtime::graph::tracing();
+        if concrete && traced {
+            if let Some(c) = self.concretes.borrow().iter().find(|(k, _)| *k == tkey) {
+                return Ok(c.1.clone());
+            }
+        }
+        if !concrete {
+            let cached = self.graphs.borrow().get(&exact).cloned();
+            if let (Some(c), false) = (cached, inside) {
+                crate::runtime::trace::function(0, || {
+                    format!("{}: replayed its graph", self.name())
+                });
+                return trace::replay(vm, &c, &args, &kwargs);
+            }
+            if traced || inside {
+                if !traced {
+                    self.count.set(self.count.get() + 1);
+                }
+                if inside {
+                    // a call inside another function's trace: inlined into it
+                    crate::runtime::trace::function(0, || {
+                        format!("{}: traced into the calling function's graph", self.name())
+                    });
+                    return convert_outputs(vm, &vm.call(&self.func, args, kwargs)?);
+                }
+                // a signature TensorFlow would not trace again whose graph
+                // dist cannot replay (or, under an input_signature, has
+                // not recorded for these shapes): the body runs in a silent
+                // trace, so it sees graph tensors as it would in TensorFlow
+                let mute = vm.state().get::<crate::object::state::PrintMute>();
+                mute.depth.set(mute.depth.get() + 1);
+                let t = trace::trace(vm, &self.func, &args, &kwargs, false, &convert_outputs);
+                mute.depth.set(mute.depth.get() - 1);
+                crate::runtime::trace::function(0, || match &t.taint {
+                    Some(why) => format!("{}: ran its Python body again ({why})", self.name()),
+                    None => format!(
+                        "{}: ran its Python body and recorded a graph for these shapes",
+                        self.name()
+                    ),
+                });
+                if let Some(c) = t.concrete {
+                    self.graphs.borrow_mut().insert(exact, Rc::new(c));
+                }
+                return t.result;
+            }
+        }
+        self.count.set(self.count.get() + 1);
+        let at = crate::runtime::trace::line();
+        let mut t = trace::trace(vm, &self.func, &args, &kwargs, concrete, &convert_outputs);
+        if t.created_variables && t.result.is_ok() {
+            // TensorFlow traces a function that created variables again;
+            // creating them again is its error
+            self.count.set(self.count.get() + 1);
+            let again = trace::trace(vm, &self.func, &args, &kwargs, true, &convert_outputs);
+            if let Err(e) = again.result {
+                *self.traces.borrow_mut() = seen_before;
+                self.count.set(count_before);
+                return Err(self.user_code(vm, e));
+            }
+            t.concrete = again.concrete;
+        }
+        crate::runtime::trace::function(at, || {
+            match (&t.concrete, &t.taint) {
+            (Some(c), _) => format!(
+                "{}: traced a graph of {} nodes",
+                self.name(),
+                c.graph.borrow().nodes.len()
+            ),
+            (None, Some(why)) => format!(
+                "{}: traced; its graph cannot replay because {why}, so later calls run the Python body",
+                self.name()
+            ),
+            (None, None) => format!("{}: traced (the call failed)", self.name()),
+        }
+        });
+        if crate::runtime::graph::shows(&self.name()) {
+            let text = match (&t.concrete, &t.taint) {
+                (Some(c), _) => crate::runtime::graph::render(&c.graph.borrow()),
+                (None, Some(why)) => format!("(no graph: {why})\n"),
+                (None, None) => "(no graph: the trace failed)\n".to_string(),
+            };
+            vm.write_stdout(&format!("graph of tf.function {}:\n{text}", self.name()));
+        }
+        let result = match t.result {
+            Ok(r) => r,
+            Err(e) => {
+                *self.traces.borrow_mut() = seen_before;
+                self.count.set(count_before);
+                return Err(self.user_code(vm, e));
+            }
+        };
+        let graph = t.concrete.map(Rc::new);
+        if let Some(c) = &graph {
+            self.graphs.borrow_mut().insert(exact, c.clone());
+        }
+        let cf = Value::native(concrete::ConcreteObj {
+            func: self.func.clone(),
+            captures: graph
+                .as_deref()
+                .map(concrete::capture_lines)
+                .unwrap_or_default(),
+            graph,
+            params: concrete::param_lines(vm, &self.func, &args, &kwargs)?,
+            output: concrete::type_text(vm, &result)?,
+            name: format!("__inference_{}_{}", self.name(), next_function_number()),
+        });
+        self.concretes.borrow_mut().push((tkey, cf.clone()));
+        Ok(if concrete { cf } else { result })
+    }
+
+    /// An error raised while tracing, as autograph re-raises it.
+    fn user_code(&self, vm: &dyn Vm, e: PyErr) -> PyErr {
+        if self.autograph {
+            trace::in_user_code(vm, e)
+        } else {
+            e
+        }
+    }
+
+    fn value(func: Value, relaxed: Retrace, autograph: bool) -> Value {
+        Value::native(FunctionObj {
+            func,
+            traces: RefCell::new(HashSet::new()),
+            relaxed,
+            graphs: RefCell::new(HashMap::new()),
+            count: Cell::new(0),
+            autograph,
+            concretes: RefCell::new(Vec::new()),
+        })
+    }
+}
+
+/// The class of a `tf.function`.
+pub static FUNCTION: ClassSpec = ClassSpec {
+    name: "Function",
+    module: "tensorflow.python.eager.polymorphic_function.polymorphic_function",
+    bases: &[],
+    members: &[
+        Member::Getter(python_function::DEF),
+        Member::Method(tracing_count::DEF),
+        Member::Method(get_concrete_function::DEF),
+        Member::Method(pretty_printed_concrete_signatures::DEF),
+    ],
+};
+
+native_class!(FunctionObj: FUNCTION);
+
+/// The Python function it wraps.
+#[native("Function.python_function(self)")]
+fn python_function(this: &FunctionObj) -> Value {
+    this.func.clone()
+}
+
+/// How many times the function has traced.
+#[native("Function.experimental_get_tracing_count(self)")]
+fn tracing_count(this: &FunctionObj) -> i64 {
+    this.count.get() as i64
+}
+
+/// The concrete function for these arguments (tensors, `tf.TensorSpec`s or
+/// Python values), tracing it without running it if it was not traced yet.
+#[native("Function.get_concrete_function(self, *args, **kwargs)")]
+fn get_concrete_function(
+    vm: &dyn Vm,
+    this: &FunctionObj,
+    args: &[Value],
+    kwargs: crate::object::Kwargs,
+) -> PyResult<Value> {
+    let kwargs = kwargs.0;
+    let spec_shadow = |v: &Value| trace::shadow_of_specs(v);
+    let args = args.iter().map(spec_shadow).collect::<PyResult<Vec<_>>>()?;
+    let kwargs = kwargs
+        .iter()
+        .map(|(k, v)| Ok((k.clone(), spec_shadow(v)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    this.dispatch(vm, args, kwargs, true)
+}
+
+/// Every traced signature, as TensorFlow prints them.
+#[native("Function.pretty_printed_concrete_signatures(self)")]
+fn pretty_printed_concrete_signatures(vm: &dyn Vm, this: &FunctionObj) -> PyResult<String> {
+    let mut out = Vec::new();
+    for (_, c) in this.concretes.borrow().iter() {
+        out.push(
+            vm.str(c)?
+                .trim_start_matches("ConcreteFunction ")
+                .to_string(),
+        );
+    }
+    Ok(out.join("\n\n"))
+}
+
+thread_local! {
+    static FUNCTION_NUMBER: Cell<u64> = const { Cell::new(0) };
+}
+
+/// A number for a new graph function's name (TensorFlow's are unique per
+/// process too, though not the same numbers).
+fn next_function_number() -> u64 {
+    FUNCTION_NUMBER.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    })
+}
+
+/// What decides whether TensorFlow retraces for an argument: a tensor's
+/// dtype, shape and device (strategies trace once per replica device), a
+/// Python value itself, a structure's parts; other objects by identity.
+fn signature(vm: &dyn Vm, v: &Value, relaxed: bool, out: &mut String) -> PyResult<()> {
+    use std::fmt::Write;
+    match v {
+        Value::Tensor(t) if relaxed => {
+            let _ = write!(out, "T{}@{}", t.dtype().name(), t.device().full_name());
+        }
+        Value::Tensor(t) => {
+            let _ = write!(
+                out,
+                "T{}{:?}@{}",
+                t.dtype().name(),
+                t.dims(),
+                t.device().full_name()
+            );
+        }
+        Value::None | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Str(_) => {
+            let _ = write!(out, "{}:{}", v.type_name(), vm.repr(v)?);
+        }
+        Value::List(_) | Value::Tuple(_) | Value::Dict(_) => {
+            out.push('(');
+            if let Value::Dict(d) = v {
+                for (k, x) in d.borrow().items() {
+                    signature(vm, &k, relaxed, out)?;
+                    out.push('=');
+                    signature(vm, &x, relaxed, out)?;
+                    out.push(',');
+                }
+            } else {
+                for x in vm.collect(v)? {
+                    signature(vm, &x, relaxed, out)?;
+                    out.push(',');
+                }
+            }
+            out.push(')');
+        }
+        other => match super::values::components(other) {
+            Some(parts) => {
+                out.push_str("PR(");
+                for p in parts {
+                    signature(vm, p, relaxed, out)?;
+                    out.push(',');
+                }
+                out.push(')');
+            }
+            None if super::variables::is_variable(other) => {
+                let _ = write!(out, "V{}", other.id());
+            }
+            None => {
+                let _ = write!(out, "O{}", other.id());
+            }
+        },
+    }
+    Ok(())
+}
+
+/// A `tf.function(...)` call without the function yet: the decorator
+/// (whether its functions' shapes are relaxed).
+pub struct Decorator(Retrace, bool);
+
+pub(super) fn convert_outputs(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
+    match v {
+        Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Str(_) => {
+            Ok(Value::Tensor(to_tensor(vm, v, None)?))
+        }
+        other => super::nest::map_leaves(other, &mut |x| convert_outputs(vm, x)),
+    }
+}
+
+impl NativeObject for FunctionObj {
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&FUNCTION)
+    }
+    fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(super::classes::object_repr(&FUNCTION, this))
+    }
+    fn call(
+        &self,
+        _this: &Value,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+        vm: &dyn Vm,
+    ) -> PyResult<Value> {
+        if super::runtime_config::config(vm).functions_eagerly.get() {
+            // `tf.config.run_functions_eagerly(True)`: plain Python
+            return vm.call(&self.func, args, kwargs);
+        }
+        self.dispatch(vm, args, kwargs, false)
+    }
+    fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        // the wrapped function's (a class member of these names would be
+        // the class's own)
+        Ok(match name {
+            "__name__" | "__doc__" => Some(vm.getattr(&self.func, name)?),
+            _ => None,
+        })
+    }
+}
+
+/// The class of the callables dist makes for TensorFlow's internal functions.
+pub static FUNCTION_OBJECT: ClassSpec = ClassSpec::plain("function", "builtins");
+
+impl NativeObject for Decorator {
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&FUNCTION_OBJECT)
+    }
+    fn call(
+        &self,
+        _this: &Value,
+        args: Vec<Value>,
+        _kwargs: Vec<(Rc<str>, Value)>,
+        _vm: &dyn Vm,
+    ) -> PyResult<Value> {
+        let func = args.into_iter().next().unwrap_or(Value::None);
+        Ok(FunctionObj::value(func, self.0, self.1))
+    }
+}
+
+/// Compiles a Python function into a TensorFlow graph (here: runs it eagerly with tf.function's observable results).
+#[native("function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False, experimental_implements=None, experimental_autograph_options=None, experimental_attributes=None, experimental_relax_shapes=None, experimental_compile=None, experimental_follow_type_hints=None)")]
+#[expect(clippy::too_many_arguments, reason = "the Python signature has them")]
+pub fn function(
+    func: Option<&Value>,
+    input_signature: &Value,
+    autograph: &Value,
+    _jit_compile: &Value,
+    reduce_retracing: bool,
+    _experimental_implements: &Value,
+    _experimental_autograph_options: &Value,
+    _experimental_attributes: &Value,
+    _experimental_relax_shapes: &Value,
+    _experimental_compile: &Value,
+    _experimental_follow_type_hints: &Value,
+) -> Value {
+    let relaxed = if !input_signature.is_none() {
+        Retrace::Never
+    } else if reduce_retracing {
+        Retrace::Reduce
+    } else {
+        Retrace::Exact
+    };
+    let autograph = !matches!(autograph, Value::Bool(false) | Value::None | Value::Int(0));
+    match func {
+        Some(f) => FunctionObj::value(f.clone(), relaxed, autograph),
+        None => Value::native(Decorator(relaxed, autograph)),
+    }
+}

@@ -1,0 +1,219 @@
+//! Replaying a traced graph: each live node in program order, its op run
+//! forward on its inputs' values, with no interpreter in the loop. The
+//! ops are the runtime's own, so a replay computes the same bits as the
+//! eager call it was traced from, records on any recording gradient tape
+//! as eager ops do, and places its results on the devices the trace saw.
+
+use std::any::Any;
+use std::rc::Rc;
+
+use super::{live_nodes, Graph, NodeOp};
+use crate::runtime::autodiff::GradOp;
+use crate::runtime::error::{Error, Result};
+use crate::runtime::ops::{self, SplitSpec};
+use crate::runtime::tensor::Tensor;
+use crate::runtime::Semantics;
+
+/// Runs the host effect of an `Effect` node with its inputs' values.
+pub type EffectFn<'a> = dyn FnMut(&Rc<dyn Any>, &[Tensor]) -> Result<()> + 'a;
+
+/// A graph ready to replay: which nodes are live.
+pub struct Plan {
+    live: Vec<bool>,
+}
+
+impl Plan {
+    /// The replay plan of `g` (dead nodes pruned).
+    pub fn new(g: &Graph) -> Plan {
+        Plan {
+            live: live_nodes(g),
+        }
+    }
+}
+
+/// Replays `g` on `inputs` (one per placeholder, in order), giving its outputs.
+pub fn run(
+    g: &Graph,
+    plan: &Plan,
+    inputs: &[Tensor],
+    effect: &mut EffectFn,
+) -> Result<Vec<Tensor>> {
+    if inputs.len() != g.placeholders.len() {
+        return Err(Error::internal(format!(
+            "graph replay: {} inputs for {} placeholders",
+            inputs.len(),
+            g.placeholders.len()
+        )));
+    }
+    let mut values: Vec<Vec<Tensor>> = vec![Vec::new(); g.nodes.len()];
+    for (&p, t) in g.placeholders.iter().zip(inputs) {
+        values[p] = vec![t.clone()];
+    }
+    for (i, node) in g.nodes.iter().enumerate() {
+        if !plan.live[i] || matches!(node.op, NodeOp::Placeholder) {
+            continue;
+        }
+        let ins: Vec<Tensor> = node
+            .inputs
+            .iter()
+            .map(|&(n, o)| {
+                values[n].get(o).cloned().ok_or_else(|| {
+                    Error::internal(format!("graph replay: {} has no value", g.nodes[n].name))
+                })
+            })
+            .collect::<Result<_>>()?;
+        let outs = match &node.op {
+            NodeOp::Placeholder => continue,
+            NodeOp::Const(t) => vec![t.clone()],
+            NodeOp::ReadVariable(r) => vec![r.read()],
+            NodeOp::AssignVariable(r) => {
+                r.write(first(&ins)?.clone());
+                vec![]
+            }
+            NodeOp::Effect(payload) => {
+                effect(payload, &ins)?;
+                vec![]
+            }
+            NodeOp::Op(op) => forward(op, &ins, node)?,
+        };
+        // the trace's placement
+        let outs = outs
+            .into_iter()
+            .map(|t| {
+                if t.device() == node.device || node.outputs.is_empty() {
+                    Ok(t)
+                } else {
+                    t.to_device(node.device)
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        values[i] = outs;
+    }
+    g.outputs
+        .iter()
+        .map(|&(n, o)| {
+            values[n]
+                .get(o)
+                .cloned()
+                .ok_or_else(|| Error::internal("graph replay: an output has no value"))
+        })
+        .collect()
+}
+
+fn first(ins: &[Tensor]) -> Result<&Tensor> {
+    ins.first()
+        .ok_or_else(|| Error::internal("graph replay: an op lacks its input"))
+}
+
+fn second(ins: &[Tensor]) -> Result<&Tensor> {
+    ins.get(1)
+        .ok_or_else(|| Error::internal("graph replay: an op lacks its input"))
+}
+
+/// Runs one recorded op forward.
+fn forward(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Vec<Tensor>> {
+    let out_dims = |k: usize| -> Result<Vec<usize>> {
+        node.outputs
+            .get(k)
+            .map(|(_, s)| s.dims().to_vec())
+            .ok_or_else(|| Error::internal("graph replay: an op lacks its output"))
+    };
+    let one = |t: Result<Tensor>| t.map(|t| vec![t]);
+    match op {
+        GradOp::ReadVariable | GradOp::Identity => Ok(vec![first(ins)?.clone()]),
+        GradOp::Unary(u) => one(ops::unary(*u, first(ins)?)),
+        GradOp::Binary(b) => one(ops::binary(*b, first(ins)?, second(ins)?)),
+        GradOp::AddN => one(ops::add_n(ins)),
+        GradOp::Cast => {
+            let to = node
+                .outputs
+                .first()
+                .map(|(d, _)| *d)
+                .ok_or_else(|| Error::internal("graph replay: Cast lacks its output"))?;
+            one(ops::cast(first(ins)?, to))
+        }
+        GradOp::Select => {
+            let c = ins
+                .get(2)
+                .ok_or_else(|| Error::internal("graph replay: SelectV2 lacks an input"))?;
+            one(ops::where_select(first(ins)?, second(ins)?, c))
+        }
+        GradOp::Reduce { op, axes, keepdims } => {
+            let axes: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
+            one(ops::reduce(*op, first(ins)?, Some(&axes), *keepdims))
+        }
+        GradOp::MatMul { ta, tb } => one(ops::matmul(first(ins)?, second(ins)?, *ta, *tb)),
+        GradOp::Reshape(_) => {
+            let dims: Vec<i64> = out_dims(0)?.iter().map(|&d| d as i64).collect();
+            one(ops::reshape(first(ins)?, &dims, Semantics::Tf))
+        }
+        GradOp::Transpose(perm) => {
+            let perm: Vec<i64> = perm.iter().map(|&p| p as i64).collect();
+            one(ops::transpose(first(ins)?, Some(&perm)))
+        }
+        GradOp::Concat(axis) => one(ops::concat(ins, *axis as i64)),
+        GradOp::Pack(axis) => one(ops::stack(ins, *axis as i64)),
+        GradOp::Unpack(axis) => ops::unstack(first(ins)?, *axis as i64),
+        GradOp::Split(axis) => {
+            let sizes = (0..node.outputs.len())
+                .map(|k| out_dims(k).map(|d| d.get(*axis).copied().unwrap_or(0) as i64))
+                .collect::<Result<Vec<_>>>()?;
+            ops::split(first(ins)?, &SplitSpec::Sizes(sizes), *axis as i64)
+        }
+        GradOp::Tile(m) => one(ops::tile(first(ins)?, m)),
+        GradOp::BroadcastTo => one(ops::broadcast_to(first(ins)?, &out_dims(0)?)),
+        GradOp::Gather(axis) => one(ops::gather(first(ins)?, second(ins)?, *axis as i64)),
+        GradOp::Index(items) => one(ops::index(first(ins)?, items, Semantics::Tf)),
+        GradOp::Softmax { axis, log } => one(ops::nn::softmax(first(ins)?, *axis, *log)),
+        GradOp::Relu6 => one(ops::nn::relu6(first(ins)?)),
+        GradOp::LeakyRelu(a) => one(ops::nn::leaky_relu(first(ins)?, *a)),
+        GradOp::Elu => one(ops::nn::elu(first(ins)?)),
+        GradOp::Selu => one(ops::nn::selu(first(ins)?)),
+        GradOp::Softplus => one(ops::nn::softplus(first(ins)?)),
+        GradOp::Cumsum {
+            axis,
+            exclusive,
+            reverse,
+        } => one(ops::scan::cumulative(
+            first(ins)?,
+            *axis,
+            *exclusive,
+            *reverse,
+            false,
+        )),
+        GradOp::Cumprod {
+            axis,
+            exclusive,
+            reverse,
+        } => one(ops::scan::cumulative(
+            first(ins)?,
+            *axis,
+            *exclusive,
+            *reverse,
+            true,
+        )),
+        GradOp::TopK(k) => {
+            let (v, i) = ops::scan::top_k(first(ins)?, *k)?;
+            Ok(vec![v, i])
+        }
+        GradOp::Sort { axis, descending } => {
+            let (v, i) = ops::scan::sort(first(ins)?, *axis, *descending)?;
+            Ok(vec![v, i])
+        }
+        GradOp::MatrixDiag => one(ops::matrix::diag(first(ins)?)),
+        GradOp::MatrixDiagPart => one(ops::matrix::diag_part(first(ins)?, " name: diag_part")),
+        GradOp::MatrixSetDiag => one(ops::matrix::set_diag(first(ins)?, second(ins)?)),
+        GradOp::Einsum(eq) => one(ops::einsum::einsum_op(eq, ins)),
+        GradOp::L2Loss => one(ops::l2_loss(first(ins)?)),
+        GradOp::ArgReduce { op, axis } => one(ops::arg_reduce(
+            *op,
+            first(ins)?,
+            *axis as i64,
+            Semantics::Tf,
+        )),
+        // the recorder never keeps these (it taints the graph instead)
+        GradOp::SegmentSum | GradOp::Custom(_) | GradOp::NoGrad(_) => Err(Error::internal(
+            format!("graph replay: {} cannot be replayed", op.name()),
+        )),
+    }
+}

@@ -1,0 +1,671 @@
+//! Function graphs: what `tf.function` traces and then replays.
+//!
+//! Tracing runs the Python body once, on placeholder handles of the call's
+//! tensors. Every op that reaches a recording point of the runtime (the same
+//! points the gradient tapes use, [`crate::runtime::autodiff::tape::record`])
+//! appends a [`Node`] to the innermost tracing [`Graph`], with TensorFlow's
+//! node name (`add`, `add_1`, `x`), its device and its outputs' dtypes and
+//! static shapes; variable reads and assignments, and host effects such as
+//! `tf.print`, are nodes too. Tensors that existed before the trace and are
+//! used by it are captured (`Const` nodes holding them).
+//!
+//! The trace keeps the tensors' values as well (the body runs on the call's
+//! real values), so every static shape is the one TensorFlow infers from the
+//! same call. A graph is *replayable* when everything the body did is in it;
+//! anything the recorder cannot follow — a tensor made during the trace by a
+//! path that records no node, a stateful random draw, a collective, a
+//! dataset iterator, Python control flow on a tensor's value — taints the
+//! graph with the reason, and the function then runs its Python body on every
+//! call instead (what dist did before it had graphs), never a replay that
+//! would silently differ.
+//!
+//! [`exec::run`] replays a graph: op after op, without the interpreter.
+
+pub mod exec;
+
+use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::autodiff::GradOp;
+use super::device::Device;
+use super::dtype::DType;
+use super::shape::Shape;
+use super::tensor::Tensor;
+
+/// Where a tensor a node reads comes from: a node and its output index.
+pub type Port = (usize, usize);
+
+/// A variable (or other resource) a graph reads and writes.
+pub trait Resource {
+    /// Its current value.
+    fn read(&self) -> Tensor;
+    /// Replaces its value.
+    fn write(&self, value: Tensor);
+}
+
+/// What a node does.
+#[derive(Clone)]
+pub enum NodeOp {
+    /// An input of the function (`Placeholder`).
+    Placeholder,
+    /// A tensor captured from outside the trace, or a constant made in it.
+    Const(Tensor),
+    /// A kernel op with its attributes.
+    Op(GradOp),
+    /// `ReadVariableOp` of a variable.
+    ReadVariable(Rc<dyn Resource>),
+    /// `AssignVariableOp`: input 0 becomes the variable's value.
+    AssignVariable(Rc<dyn Resource>),
+    /// A host effect (`tf.print`): the language layer's payload, run with
+    /// the node's inputs by the caller of [`exec::run`].
+    Effect(Rc<dyn Any>),
+}
+
+/// One node of a function graph.
+#[derive(Clone)]
+pub struct Node {
+    /// TensorFlow's node name, unique in the graph.
+    pub name: String,
+    /// TensorFlow's op type (`AddV2`, `Placeholder`).
+    pub op_type: &'static str,
+    /// What it does.
+    pub op: NodeOp,
+    /// Its inputs.
+    pub inputs: Vec<Port>,
+    /// The device it ran on while tracing.
+    pub device: Device,
+    /// Its outputs' dtypes and static shapes.
+    pub outputs: Vec<(DType, Shape)>,
+    /// Whether its device was set explicitly (the ops of a replica of
+    /// `strategy.run` are placed on the replica's device).
+    pub explicit_device: bool,
+}
+
+/// A traced function graph.
+#[derive(Default)]
+pub struct Graph {
+    /// The nodes, in program order.
+    pub nodes: Vec<Node>,
+    /// The placeholders, in the order of the function's flattened inputs.
+    pub placeholders: Vec<usize>,
+    /// The function's flattened outputs (set when the trace ends).
+    pub outputs: Vec<Port>,
+    /// Why the graph cannot replay the Python body (None: it can).
+    pub taint: Option<String>,
+    /// Name uses so far, keyed lower-case as TensorFlow's `unique_name` does.
+    names: HashMap<String, usize>,
+    /// The node output each followed tensor is (by handle address), with
+    /// the tensors kept alive so an address is not reused while tracing.
+    map: HashMap<usize, Port>,
+    keep: Vec<Tensor>,
+    /// The open name scopes (`truediv` while `x / y` records its casts).
+    scopes: Vec<String>,
+    /// Tensors born at or after this epoch were made during the trace.
+    epoch: u64,
+    /// The value each variable assigned in the trace holds now (by the
+    /// resource's address): a trace that does not run its assignments
+    /// still reads what it assigned.
+    latest: HashMap<usize, Tensor>,
+}
+
+static EPOCH: AtomicU64 = AtomicU64::new(0);
+
+/// The creation epoch stamped on a new tensor.
+#[inline]
+pub(crate) fn epoch_now() -> u64 {
+    EPOCH.load(Ordering::Relaxed)
+}
+
+thread_local! {
+    /// The graphs being traced on this thread, innermost last.
+    static TRACING: RefCell<Vec<Rc<RefCell<Graph>>>> = const { RefCell::new(Vec::new()) };
+    static DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+thread_local! {
+    /// `--graph NAME`: the functions whose traced graphs are printed.
+    static SHOW: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Prints the graphs traced for functions named `name` (`*`: every one).
+pub fn show_graphs_of(name: Option<String>) {
+    SHOW.with(|s| *s.borrow_mut() = name);
+}
+
+/// Whether the graphs of the function `name` are printed.
+pub fn shows(name: &str) -> bool {
+    SHOW.with(|s| s.borrow().as_deref().is_some_and(|n| n == "*" || n == name))
+}
+
+/// Whether a graph is being traced on this thread.
+#[inline]
+pub fn tracing() -> bool {
+    DEPTH.with(Cell::get) != 0
+}
+
+fn current() -> Option<Rc<RefCell<Graph>>> {
+    TRACING.with(|t| t.borrow().last().cloned())
+}
+
+/// Starts tracing a new graph (ops on this thread record into it until
+/// [`end`]).
+pub fn begin() -> Rc<RefCell<Graph>> {
+    let g = Rc::new(RefCell::new(Graph {
+        epoch: EPOCH.fetch_add(1, Ordering::Relaxed) + 1,
+        ..Graph::default()
+    }));
+    TRACING.with(|t| t.borrow_mut().push(g.clone()));
+    DEPTH.with(|d| d.set(d.get() + 1));
+    super::autodiff::tape::graph_recording(true);
+    g
+}
+
+/// Stops tracing `g` (the innermost graph).
+pub fn end(g: &Rc<RefCell<Graph>>) {
+    let removed = TRACING.with(|t| {
+        let mut t = t.borrow_mut();
+        match t.iter().rposition(|x| Rc::ptr_eq(x, g)) {
+            Some(i) => {
+                t.remove(i);
+                true
+            }
+            None => false,
+        }
+    });
+    if removed {
+        DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+        super::autodiff::tape::graph_recording(false);
+    }
+    let mut g = g.borrow_mut();
+    // the trace is over: nothing needs the traced values any more
+    g.map.clear();
+    g.keep.clear();
+}
+
+/// Runs `f` with graph recording paused (an inner eager computation).
+pub fn paused<T>(f: impl FnOnce() -> T) -> T {
+    let saved = TRACING.with(|t| std::mem::take(&mut *t.borrow_mut()));
+    let depth = DEPTH.with(|d| d.replace(0));
+    for _ in &saved {
+        super::autodiff::tape::graph_recording(false);
+    }
+    let r = f();
+    for _ in &saved {
+        super::autodiff::tape::graph_recording(true);
+    }
+    DEPTH.with(|d| d.set(depth));
+    TRACING.with(|t| *t.borrow_mut() = saved);
+    r
+}
+
+/// Marks the graph being traced as not replayable, with the reason (the
+/// first reason is kept).
+pub fn taint(reason: impl FnOnce() -> String) {
+    if let Some(g) = current() {
+        let mut g = g.borrow_mut();
+        if g.taint.is_none() {
+            g.taint = Some(reason());
+        }
+    }
+}
+
+impl Graph {
+    /// Whether `t` was made before the trace (a capture, not a constant
+    /// made in it).
+    pub fn is_capture(&self, t: &Tensor) -> bool {
+        t.born() < self.epoch
+    }
+
+    /// A unique name for `base` in the open scopes.
+    fn unique(&mut self, base: &str) -> String {
+        // the ops of replica i > 0 of `strategy.run` are in the name scope
+        // `replica_i`, as MirroredStrategy traces them
+        let replica = match super::autodiff::tape::lane() {
+            Some(i) if i > 0 => format!("replica_{i}/"),
+            _ => String::new(),
+        };
+        let full = if self.scopes.is_empty() {
+            format!("{replica}{base}")
+        } else {
+            format!("{replica}{}/{base}", self.scopes.join("/"))
+        };
+        // TensorFlow's `Graph.unique_name`, case-insensitive
+        let base_key = full.to_lowercase();
+        let mut i = self.names.get(&base_key).copied().unwrap_or(0);
+        self.names.insert(base_key.clone(), i + 1);
+        if i == 0 {
+            return full;
+        }
+        let mut key = base_key.clone();
+        while self.names.contains_key(&key) {
+            key = format!("{base_key}_{i}");
+            i += 1;
+        }
+        self.names.insert(key, 1);
+        format!("{full}_{}", i - 1)
+    }
+
+    fn push(
+        &mut self,
+        base: &str,
+        op_type: &'static str,
+        op: NodeOp,
+        inputs: Vec<Port>,
+        outputs: &[&Tensor],
+        device: Device,
+    ) -> usize {
+        let name = self.unique(base);
+        let idx = self.nodes.len();
+        for (i, o) in outputs.iter().enumerate() {
+            self.map.insert(o.id(), (idx, i));
+            self.keep.push((*o).clone());
+        }
+        self.nodes.push(Node {
+            name,
+            op_type,
+            op,
+            inputs,
+            device,
+            explicit_device: super::autodiff::tape::lane().is_some(),
+            outputs: outputs
+                .iter()
+                .map(|t| (t.dtype(), t.shape().clone()))
+                .collect(),
+        });
+        idx
+    }
+
+    /// The port of `t`: a node output it is, or a capture of a tensor made
+    /// before the trace (None, and the graph tainted, for a tensor made in
+    /// the trace by a path that recorded no node).
+    fn port(&mut self, t: &Tensor, user: &str) -> Option<Port> {
+        if let Some(p) = self.map.get(&t.id()) {
+            return Some(*p);
+        }
+        if t.born() >= self.epoch {
+            if std::env::var_os("DIST_GRAPH_DEBUG").is_some() {
+                eprintln!(
+                    "graph: untracked input of {user}: {:?} {:?} on {:?}",
+                    t.dtype(),
+                    t.dims(),
+                    t.device()
+                );
+            }
+            if self.taint.is_none() {
+                self.taint = Some(format!(
+                    "a tensor used by `{user}` was made by an operation dist cannot record in a graph yet"
+                ));
+            }
+            return None;
+        }
+        let device = t.device();
+        let idx = self.push(
+            "Const",
+            "Const",
+            NodeOp::Const(t.clone()),
+            vec![],
+            &[t],
+            device,
+        );
+        Some((idx, 0))
+    }
+
+    /// The ports of `ts` (None when one cannot be followed).
+    fn ports(&mut self, ts: &[&Tensor], user: &str) -> Option<Vec<Port>> {
+        ts.iter().map(|t| self.port(t, user)).collect()
+    }
+}
+
+/// TensorFlow's default node name of an op its Python wrapper names.
+fn default_name(op: &GradOp) -> &'static str {
+    match op {
+        GradOp::Binary(crate::runtime::BinaryOp::Add) => "Add",
+        GradOp::Pack(_) => "stack",
+        GradOp::Unpack(_) => "unstack",
+        GradOp::Concat(_) => "concat",
+        GradOp::Index(_) => "strided_slice",
+        GradOp::Transpose(_) => "transpose",
+        GradOp::Split(_) => "split",
+        op => op.name(),
+    }
+}
+
+/// Records an op of the trace (called by the tapes' recording point).
+pub(crate) fn record(op: &dyn Fn() -> GradOp, inputs: &[&Tensor], outputs: &[&Tensor]) {
+    let Some(g) = current() else { return };
+    let mut g = g.borrow_mut();
+    let op = op();
+    let unsupported = match &op {
+        GradOp::Custom(_) => Some("a tf.custom_gradient function"),
+        GradOp::SegmentSum => Some("a segment op"),
+        GradOp::NoGrad(_) => Some("this op"),
+        _ => None,
+    };
+    if let Some(what) = unsupported {
+        if g.taint.is_none() {
+            g.taint = Some(format!(
+                "{what} (`{}`) is not recorded in graphs yet",
+                op.name()
+            ));
+        }
+        return;
+    }
+    let Some(ports) = g.ports(inputs, op.name()) else {
+        return;
+    };
+    let device = outputs.first().map(|t| t.device()).unwrap_or(Device::CPU0);
+    let name = default_name(&op);
+    let op_type = op.name();
+    g.push(name, op_type, NodeOp::Op(op), ports, outputs, device);
+}
+
+/// A placeholder of the trace for the input `t`: a new handle on its
+/// buffer that stands for the function's argument named `name`.
+pub fn placeholder(t: &Tensor, name: &str) -> Tensor {
+    let p = super::autodiff::tape::detached(t);
+    if let Some(g) = current() {
+        let mut g = g.borrow_mut();
+        let device = p.device();
+        let idx = g.push(
+            name,
+            "Placeholder",
+            NodeOp::Placeholder,
+            vec![],
+            &[&p],
+            device,
+        );
+        g.placeholders.push(idx);
+    }
+    p
+}
+
+/// A tensor made from Python values during the trace: a `Const` node (a
+/// tensor already followed, or made before the trace, is left alone).
+pub fn constant(t: &Tensor) {
+    let Some(g) = current() else { return };
+    let mut g = g.borrow_mut();
+    if g.map.contains_key(&t.id()) || t.born() < g.epoch {
+        return;
+    }
+    let device = t.device();
+    g.push(
+        "Const",
+        "Const",
+        NodeOp::Const(t.clone()),
+        vec![],
+        &[t],
+        device,
+    );
+}
+
+/// A tensor's elements are read on the host while tracing (a Python
+/// number, an index or a shape taken from it): fine for a constant or a
+/// tensor made before the trace; for anything the graph computes, the value
+/// would be frozen into the replay, so the graph is tainted.
+pub fn on_read(t: &Tensor) {
+    let Some(g) = current() else { return };
+    let Ok(mut g) = g.try_borrow_mut() else {
+        return;
+    };
+    let computed = match g.map.get(&t.id()) {
+        Some(&(n, _)) => !matches!(g.nodes[n].op, NodeOp::Const(_)),
+        None => t.born() >= g.epoch,
+    };
+    if computed && g.taint.is_none() {
+        g.taint = Some(
+            "Python code read the value of a tensor the function computes (autograph is not implemented yet)"
+                .into(),
+        );
+    }
+}
+
+/// Whether `t` is a constant of the trace: a `Const` node, or a tensor made
+/// before it (a capture).
+pub fn is_constant(t: &Tensor) -> bool {
+    let Some(g) = current() else { return true };
+    let g = g.borrow();
+    match g.map.get(&t.id()) {
+        Some(&(n, _)) => matches!(g.nodes[n].op, NodeOp::Const(_)),
+        None => t.born() < g.epoch,
+    }
+}
+
+/// Whether `t` is a tensor of the graph being traced.
+pub fn is_symbolic(t: &Tensor) -> bool {
+    current().is_some_and(|g| g.borrow().map.contains_key(&t.id()))
+}
+
+/// The graph name of `t` (`add:0`) while it is traced, and its device
+/// where it was set explicitly.
+pub fn tensor_name(t: &Tensor) -> Option<(String, Option<Device>)> {
+    let g = current()?;
+    let g = g.borrow();
+    let (n, i) = *g.map.get(&t.id())?;
+    let node = &g.nodes[n];
+    Some((
+        format!("{}:{i}", node.name),
+        node.explicit_device.then_some(node.device),
+    ))
+}
+
+/// How many nodes the graph being traced has.
+pub fn node_count() -> usize {
+    current().map_or(0, |g| g.borrow().nodes.len())
+}
+
+/// Renames the `Const` node that is `t`, when it was made at or after node
+/// `since` (by the native that named it `base`, `zeros`): the `Const` name it
+/// took is given back.
+pub fn rename_constant(t: &Tensor, since: usize, base: &str) {
+    let Some(g) = current() else { return };
+    let mut g = g.borrow_mut();
+    let Some(&(n, _)) = g.map.get(&t.id()) else {
+        return;
+    };
+    if n < since || !matches!(g.nodes[n].op, NodeOp::Const(_)) {
+        return;
+    }
+    let old = g.nodes[n].name.to_lowercase();
+    let (stem, k) = match old.rsplit_once('_') {
+        Some((s, k)) if k.chars().all(|c| c.is_ascii_digit()) => {
+            (s.to_string(), k.parse().unwrap_or(0))
+        }
+        _ => (old.clone(), 0),
+    };
+    // the most recent use of `Const` is handed back to the counter
+    if g.names.get(&stem) == Some(&(k + 1)) {
+        g.names.insert(stem, k);
+        if k > 0 {
+            g.names.remove(&old);
+        }
+    }
+    let name = g.unique(base);
+    g.nodes[n].name = name;
+}
+
+/// A constant of the trace named `base` (`replica_id_in_sync_group`).
+pub fn constant_named(t: &Tensor, base: &str) {
+    let Some(g) = current() else { return };
+    let mut g = g.borrow_mut();
+    if g.map.contains_key(&t.id()) {
+        return;
+    }
+    let device = t.device();
+    g.push(
+        base,
+        "Const",
+        NodeOp::Const(t.clone()),
+        vec![],
+        &[t],
+        device,
+    );
+}
+
+/// The name of the node that made `t` while it is traced.
+pub fn op_name(t: &Tensor) -> Option<(String, &'static str)> {
+    let g = current()?;
+    let g = g.borrow();
+    let (n, _) = *g.map.get(&t.id())?;
+    Some((g.nodes[n].name.clone(), g.nodes[n].op_type))
+}
+
+/// A variable read during the trace (`ReadVariableOp`), giving `value`.
+pub fn read_variable(res: &dyn Fn() -> Rc<dyn Resource>, value: &Tensor) {
+    let Some(g) = current() else { return };
+    let mut g = g.borrow_mut();
+    if g.map.contains_key(&value.id()) {
+        return;
+    }
+    let device = value.device();
+    g.push(
+        "ReadVariableOp",
+        "ReadVariableOp",
+        NodeOp::ReadVariable(res()),
+        vec![],
+        &[value],
+        device,
+    );
+}
+
+/// The value the trace assigned to the resource at `addr` last, if any.
+pub fn assigned_value(addr: usize) -> Option<Tensor> {
+    current().and_then(|g| g.borrow().latest.get(&addr).cloned())
+}
+
+/// A variable assigned `value` during the trace (`AssignVariableOp`); `addr`
+/// identifies the variable.
+pub fn assign_variable(res: &dyn Fn() -> Rc<dyn Resource>, addr: usize, value: &Tensor) {
+    let Some(g) = current() else { return };
+    let mut g = g.borrow_mut();
+    g.latest.insert(addr, value.clone());
+    let Some(p) = g.port(value, "AssignVariableOp") else {
+        return;
+    };
+    let device = value.device();
+    g.push(
+        "AssignVariableOp",
+        "AssignVariableOp",
+        NodeOp::AssignVariable(res()),
+        vec![p],
+        &[],
+        device,
+    );
+}
+
+/// A host effect of the trace (`tf.print`) on `inputs`, replayed by the
+/// caller of [`exec::run`] with the payload.
+pub fn effect(op_type: &'static str, payload: Rc<dyn Any>, inputs: &[&Tensor]) {
+    let Some(g) = current() else { return };
+    let mut g = g.borrow_mut();
+    let Some(ports) = g.ports(inputs, op_type) else {
+        return;
+    };
+    g.push(
+        op_type,
+        op_type,
+        NodeOp::Effect(payload),
+        ports,
+        &[],
+        Device::CPU0,
+    );
+}
+
+/// Runs `f` in the name scope `base` (`x / y` records its casts as
+/// `truediv/Cast` and the division itself as `truediv`): the node that made
+/// `f`'s result takes the scope's own name.
+pub fn named<E>(base: &str, f: impl FnOnce() -> Result<Tensor, E>) -> Result<Tensor, E> {
+    let Some(g) = current() else { return f() };
+    let scope = {
+        let mut gb = g.borrow_mut();
+        let s = gb.unique(base);
+        // the scope's leaf name is what sub-ops are named under
+        let leaf = s.rsplit('/').next().unwrap_or(&s).to_string();
+        gb.scopes.push(leaf);
+        s
+    };
+    let r = f();
+    let mut gb = g.borrow_mut();
+    gb.scopes.pop();
+    if let Ok(t) = &r {
+        if let Some(&(n, _)) = gb.map.get(&t.id()) {
+            let prefix = format!("{scope}/");
+            if gb.nodes[n].name.starts_with(&prefix) {
+                gb.nodes[n].name = scope;
+            }
+        }
+    }
+    r
+}
+
+/// Ends the trace's outputs: the ports of the function's flattened result
+/// tensors (a tensor the graph cannot follow taints it).
+pub fn set_outputs(g: &Rc<RefCell<Graph>>, outs: &[Tensor]) {
+    let mut gb = g.borrow_mut();
+    let mut ports = Vec::with_capacity(outs.len());
+    for t in outs {
+        match gb.port(t, "the function's return value") {
+            Some(p) => ports.push(p),
+            None => return,
+        }
+    }
+    gb.outputs = ports;
+}
+
+/// The nodes no output or effect depends on are left out of replays.
+pub fn live_nodes(g: &Graph) -> Vec<bool> {
+    let mut live = vec![false; g.nodes.len()];
+    let mut stack: Vec<usize> = g.outputs.iter().map(|p| p.0).collect();
+    for (i, n) in g.nodes.iter().enumerate() {
+        if matches!(n.op, NodeOp::AssignVariable(_) | NodeOp::Effect(_)) {
+            stack.push(i);
+        }
+    }
+    while let Some(i) = stack.pop() {
+        if live[i] {
+            continue;
+        }
+        live[i] = true;
+        stack.extend(g.nodes[i].inputs.iter().map(|p| p.0));
+    }
+    live
+}
+
+/// The graph as text: one line per node (`name = Op(inputs) -> dtype shape @ device`).
+pub fn render(g: &Graph) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    for n in &g.nodes {
+        let ins: Vec<String> = n
+            .inputs
+            .iter()
+            .map(|(i, o)| format!("{}:{o}", g.nodes[*i].name))
+            .collect();
+        let outs: Vec<String> = n
+            .outputs
+            .iter()
+            .map(|(d, sh)| format!("{} {}", d.name(), sh.tuple_text()))
+            .collect();
+        let _ = writeln!(
+            s,
+            "{} = {}({}) -> [{}] @ {}",
+            n.name,
+            n.op_type,
+            ins.join(", "),
+            outs.join(", "),
+            n.device.short_name()
+        );
+    }
+    let outs: Vec<String> = g
+        .outputs
+        .iter()
+        .map(|(i, o)| format!("{}:{o}", g.nodes[*i].name))
+        .collect();
+    let _ = writeln!(s, "return ({})", outs.join(", "));
+    s
+}
+
+#[cfg(test)]
+mod tests;
