@@ -64,6 +64,80 @@ fn diag(
     placed(vm, ops::matrix::diag(&diagonal))
 }
 
+/// `input` with the main diagonal of each innermost matrix replaced by
+/// `diagonal`.
+#[native("set_diag(input, diagonal, name='set_diag', k=0, align='RIGHT_LEFT')")]
+fn set_diag(
+    vm: &dyn Vm,
+    input: Tensor,
+    diagonal: &Value,
+    _name: &Value,
+    k: &Value,
+    _align: &Value,
+) -> PyResult<Tensor> {
+    if !matches!(k, Value::Int(0)) {
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "tf.linalg.set_diag: only the main diagonal (k=0) is supported in dist",
+        ));
+    }
+    let d = to_tensor(vm, diagonal, Some(input.dtype()))?;
+    placed(vm, ops::matrix::set_diag(&input, &d))
+}
+
+/// Half the sum of the squares of `t`'s elements (`sum(t ** 2) / 2`).
+#[native("l2_loss(t, name=None)")]
+fn l2_loss(vm: &dyn Vm, t: Tensor, _name: &Value) -> PyResult<Tensor> {
+    placed(vm, ops::l2_loss(&t))
+}
+
+/// TensorFlow's `global_norm`: `sqrt(2 * sum(l2_loss(t) for t in ts))`.
+pub(super) fn global_norm_of(ts: &[&Tensor]) -> crate::runtime::Result<Tensor> {
+    let halves = ts
+        .iter()
+        .map(|t| ops::l2_loss(t))
+        .collect::<crate::runtime::Result<Vec<_>>>()?;
+    let s = ops::reduce(
+        crate::runtime::ReduceOp::Sum,
+        &ops::stack(&halves, 0)?,
+        None,
+        false,
+    )?;
+    let two = Tensor::fill(
+        &[],
+        &crate::runtime::Scalar::Float(2.0),
+        s.dtype(),
+        s.device(),
+    )?;
+    ops::unary(
+        crate::runtime::UnaryOp::Sqrt,
+        &ops::binary(crate::runtime::BinaryOp::Mul, &s, &two)?,
+    )
+}
+
+/// The global norm of several tensors: the L2 norm of all their values
+/// together (`None` entries are skipped).
+#[native("global_norm(t_list, name=None)")]
+fn global_norm(vm: &dyn Vm, t_list: &Value, _name: &Value) -> PyResult<Tensor> {
+    if !matches!(t_list, Value::List(_) | Value::Tuple(_)) {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "`t_list` should be a sequence of tensors. Received {}.",
+                vm.repr(&vm.type_of(t_list))?
+            ),
+        ));
+    }
+    let mut ts = Vec::new();
+    for v in vm.collect(t_list)? {
+        if !matches!(v, Value::None) {
+            ts.push(to_tensor(vm, &v, None)?);
+        }
+    }
+    let refs: Vec<&Tensor> = ts.iter().collect();
+    placed(vm, global_norm_of(&refs))
+}
+
 /// The sum of each innermost matrix's diagonal.
 #[native("trace(x, name=None)")]
 fn trace(vm: &dyn Vm, x: Tensor, _name: &Value) -> PyResult<Tensor> {
@@ -303,10 +377,12 @@ pub fn register(m: &mut ModuleBuilder) {
             .add(matrix_transpose::DEF)
             .add(diag_part::DEF)
             .add(diag::DEF)
+            .add(set_diag::DEF)
             .add(trace::DEF)
             .add(eye::DEF)
             .add(norm::DEF)
             .add(einsum::DEF)
+            .add(global_norm::DEF)
             .add(l2_normalize::DEF);
     });
 }
@@ -325,6 +401,7 @@ pub fn register_math(n: &mut ModuleBuilder) {
 /// Adds this file's `tf.nn` names.
 pub fn register_nn(n: &mut ModuleBuilder) {
     n.add(l2_normalize::DEF)
+        .add(l2_loss::DEF)
         .add(softplus::DEF)
         .add(in_top_k::DEF);
 }

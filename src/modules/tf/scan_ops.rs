@@ -246,25 +246,9 @@ fn clip_by_global_norm(
         ));
     };
     let dtype = first.dtype();
-    let device = first.device();
     let norm = match use_norm {
         Some(v) => to_tensor(vm, v, Some(dtype))?,
-        None => {
-            // global_norm: sqrt(2 * sum of the halved squared norms (L2Loss))
-            let r = (|| {
-                let half = Tensor::fill(&[], &crate::runtime::Scalar::Float(0.5), dtype, device)?;
-                let mut halves = Vec::with_capacity(present.len());
-                for t in &present {
-                    let sq = ops::binary(BinaryOp::Mul, t, t)?;
-                    let h = ops::binary(BinaryOp::Mul, &sq, &half)?;
-                    halves.push(ops::reduce(ReduceOp::Sum, &h, None, false)?);
-                }
-                let s = ops::reduce(ReduceOp::Sum, &ops::stack(&halves, 0)?, None, false)?;
-                let two = Tensor::fill(&[], &crate::runtime::Scalar::Float(2.0), dtype, device)?;
-                ops::unary(UnaryOp::Sqrt, &ops::binary(BinaryOp::Mul, &s, &two)?)
-            })();
-            r.map_err(runtime_err)?
-        }
+        None => super::linalg::global_norm_of(&present).map_err(runtime_err)?,
     };
     let clip = operand(vm, clip_norm, norm.dtype(), norm.device(), false)?;
     let r = (|| {

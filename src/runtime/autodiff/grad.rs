@@ -16,6 +16,8 @@ use crate::runtime::op::{BinaryOp, ReduceOp, Semantics, UnaryOp};
 use crate::runtime::ops::{self, IndexItem};
 use crate::runtime::tensor::Tensor;
 
+use super::grad_more;
+
 /// A recorded op and the attributes its gradient needs.
 #[derive(Clone)]
 pub enum GradOp {
@@ -97,6 +99,35 @@ pub enum GradOp {
     },
     /// `SegmentSum` / `UnsortedSegmentSum`; inputs `data, ids`.
     SegmentSum,
+    /// `Cumprod` along `axis`.
+    Cumprod {
+        /// The axis.
+        axis: i64,
+        /// `exclusive`.
+        exclusive: bool,
+        /// `reverse`.
+        reverse: bool,
+    },
+    /// `TopKV2` with `k`; outputs `values, indices`.
+    TopK(i64),
+    /// `tf.sort` along `axis` (TensorFlow's `TopKV2` on the input with
+    /// `axis` swapped last); outputs `values, indices`.
+    Sort {
+        /// The axis.
+        axis: i64,
+        /// `direction='DESCENDING'`.
+        descending: bool,
+    },
+    /// `MatrixDiagV3` (`tf.linalg.diag`, main diagonal, square).
+    MatrixDiag,
+    /// `MatrixDiagPartV3` (main diagonal).
+    MatrixDiagPart,
+    /// `MatrixSetDiagV3` (main diagonal); inputs `input, diagonal`.
+    MatrixSetDiag,
+    /// `Einsum` with its equation, the output labels explicit.
+    Einsum(Rc<str>),
+    /// `L2Loss` (`tf.nn.l2_loss`).
+    L2Loss,
     /// `ArgMax` / `ArgMin` along `axis` (normalized): an int64 result, which
     /// no tape follows.
     ArgReduce {
@@ -152,6 +183,13 @@ impl GradOp {
             GradOp::Softplus => "Softplus",
             GradOp::Cumsum { .. } => "Cumsum",
             GradOp::SegmentSum => "SegmentSum",
+            GradOp::Cumprod { .. } => "Cumprod",
+            GradOp::TopK(_) | GradOp::Sort { .. } => "TopKV2",
+            GradOp::MatrixDiag => "MatrixDiagV3",
+            GradOp::MatrixDiagPart => "MatrixDiagPartV3",
+            GradOp::MatrixSetDiag => "MatrixSetDiagV3",
+            GradOp::Einsum(_) => "Einsum",
+            GradOp::L2Loss => "L2Loss",
             GradOp::ArgReduce { op, .. } => op.name(),
             GradOp::Custom(_) => "IdentityN",
             GradOp::NoGrad(n) => n.0,
@@ -366,6 +404,22 @@ pub(crate) fn gradient(
             g, *axis, *exclusive, !*reverse, false,
         )?)],
         GradOp::SegmentSum => vec![Some(ops::gather(g, &v.inputs[1], 0)?), None],
+        GradOp::Cumprod {
+            axis,
+            exclusive,
+            reverse,
+        } => vec![Some(grad_more::cumprod(x, g, *axis, *exclusive, *reverse)?)],
+        GradOp::TopK(_) => vec![Some(grad_more::top_k(x, &v.outputs[1], g)?)],
+        GradOp::Sort { axis, .. } => vec![Some(grad_more::sort(x, &v.outputs[1], g, *axis)?)],
+        GradOp::MatrixDiag => vec![Some(ops::matrix::diag_part(g, " name: diag_part")?)],
+        GradOp::MatrixDiagPart => vec![Some(grad_more::diag_embed(g, x.dims())?)],
+        GradOp::MatrixSetDiag => {
+            let [gx, gd] = grad_more::set_diag(g, &v.inputs[1])?;
+            vec![Some(gx), Some(gd)]
+        }
+        GradOp::Einsum(eq) => grad_more::einsum_grad(eq, v.inputs, g)?,
+        // _L2LossGrad: x * grad
+        GradOp::L2Loss => vec![Some(mul(x, g)?)],
         // an integer output carries no gradient
         GradOp::ArgReduce { .. } => vec![None],
         GradOp::Custom(f) => custom(f, grads)?,

@@ -199,6 +199,30 @@ fn forward(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Vec<Tensor
             *reverse,
             false,
         )),
+        GradOp::Cumprod {
+            axis,
+            exclusive,
+            reverse,
+        } => one(ops::scan::cumulative(
+            first(ins)?,
+            *axis,
+            *exclusive,
+            *reverse,
+            true,
+        )),
+        GradOp::TopK(k) => {
+            let (v, i) = ops::scan::top_k(first(ins)?, *k)?;
+            Ok(vec![v, i])
+        }
+        GradOp::Sort { axis, descending } => {
+            let (v, i) = ops::scan::sort(first(ins)?, *axis, *descending)?;
+            Ok(vec![v, i])
+        }
+        GradOp::MatrixDiag => one(ops::matrix::diag(first(ins)?)),
+        GradOp::MatrixDiagPart => one(ops::matrix::diag_part(first(ins)?, " name: diag_part")),
+        GradOp::MatrixSetDiag => one(ops::matrix::set_diag(first(ins)?, second(ins)?)),
+        GradOp::Einsum(eq) => one(ops::einsum::einsum_op(eq, ins)),
+        GradOp::L2Loss => one(ops::l2_loss(first(ins)?)),
         GradOp::ArgReduce { op, axis } => one(ops::arg_reduce(
             *op,
             first(ins)?,

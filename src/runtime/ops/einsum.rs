@@ -4,7 +4,7 @@
 //! result goes back to the first operand's device.
 
 use super::attr_error;
-use crate::runtime::autodiff::{tape, GradOp, NoGrad};
+use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::backend::cpu::num::Num;
 use crate::runtime::error::{Error, ErrorKind, Result};
 use crate::runtime::shape::Shape;
@@ -146,8 +146,15 @@ fn einsum_impl(eq: &str, xs: &[Tensor]) -> Result<Tensor> {
     if !dtype.is_numeric() {
         return Err(attr_error("Einsum", dtype));
     }
-    // labels: the output's, then the contracted ones in order of appearance
-    let mut labels = e.output.clone();
+    // labels: the output's (each once), then the contracted ones in order
+    // of appearance
+    let mut labels: Vec<u8> = Vec::new();
+    for c in &e.output {
+        if !labels.contains(c) {
+            labels.push(*c);
+        }
+    }
+    let n_out = labels.len();
     for c in e.inputs.iter().flatten() {
         if !labels.contains(c) {
             labels.push(*c);
@@ -189,9 +196,15 @@ fn einsum_impl(eq: &str, xs: &[Tensor]) -> Result<Tensor> {
         }
     }
     let sizes: Vec<usize> = sizes.into_iter().map(|s| s.unwrap_or(1)).collect();
-    let out_dims: Vec<usize> = sizes[..e.output.len()].to_vec();
+    let out_dims: Vec<usize> = sizes[..n_out].to_vec();
     let shape = Shape(out_dims);
     shape.checked_numel()?;
+    let full_dims: Vec<usize> = e
+        .output
+        .iter()
+        .map(|c| sizes[labels.iter().position(|d| d == c).unwrap_or(0)])
+        .collect();
+    Shape(full_dims.clone()).checked_numel()?;
     // each input's stride per label (0 where the label is not its own)
     let strides: Vec<Vec<usize>> = xs
         .iter()
@@ -220,7 +233,7 @@ fn einsum_impl(eq: &str, xs: &[Tensor]) -> Result<Tensor> {
                     _ => Err(Error::internal("einsum: mixed dtypes")),
                 })
                 .collect::<Result<Vec<_>>>()?;
-            contract(&slices, &strides, &sizes, e.output.len())?
+            contract(&slices, &strides, &sizes, n_out)?
         }};
     }
     let data = match &hosts[0] {
@@ -234,15 +247,86 @@ fn einsum_impl(eq: &str, xs: &[Tensor]) -> Result<Tensor> {
         HostData::F64(_) => go!(F64),
         _ => return Err(attr_error("Einsum", dtype)),
     };
-    Tensor::from_host(data, shape, first.device())
+    let t = Tensor::from_host(data, shape, first.device())?;
+    if n_out == e.output.len() {
+        return Ok(t);
+    }
+    inflate(&t, &e.output, &labels[..n_out], &full_dims)
 }
 
-/// `tf.einsum(equation, *inputs)` for one or two inputs (no gradient in dist yet).
+/// An output label repeated (`i->ii`): the values on the diagonal where the
+/// repeated axes' coordinates agree, zeros elsewhere.
+fn inflate(t: &Tensor, output: &[u8], uniq: &[u8], full_dims: &[usize]) -> Result<Tensor> {
+    let full = Shape(full_dims.to_vec());
+    let strides = full.strides();
+    // each unique label's stride in the full output: the sum over its axes
+    let per: Vec<usize> = uniq
+        .iter()
+        .map(|c| {
+            output
+                .iter()
+                .zip(&strides)
+                .filter(|(d, _)| *d == c)
+                .map(|(_, s)| s)
+                .sum()
+        })
+        .collect();
+    let dims = t.dims();
+    let mut at = Vec::with_capacity(t.numel());
+    let mut coord = vec![0usize; dims.len()];
+    for _ in 0..t.numel() {
+        at.push(coord.iter().zip(&per).map(|(c, s)| c * s).sum());
+        for k in (0..dims.len()).rev() {
+            coord[k] += 1;
+            if coord[k] < dims[k] {
+                break;
+            }
+            coord[k] = 0;
+        }
+    }
+    let mut out = Tensor::zeros(t.dtype(), full_dims, t.device())?;
+    let inner = out.make_mut();
+    let backend = inner.storage.backend();
+    backend.scatter(&mut inner.storage, &at, t.storage())?;
+    Ok(out)
+}
+
+/// `tf.einsum(equation, *inputs)` for one or two inputs: the `Einsum` op,
+/// after `tf.einsum`'s check that no output label repeats.
 pub fn einsum(eq: &str, xs: &[Tensor]) -> Result<Tensor> {
+    if let Ok(e) = parse(eq, xs.len()) {
+        let mut seen = Vec::new();
+        if e.output.iter().any(|c| {
+            let dup = seen.contains(c);
+            seen.push(*c);
+            dup
+        }) {
+            return Err(Error::value_error(format!(
+                "Output subscripts contain a label appearing more than once: {eq}"
+            )));
+        }
+    }
+    einsum_op(eq, xs)
+}
+
+/// TensorFlow's `Einsum` op, which (unlike `tf.einsum`) puts a repeated
+/// output label on a diagonal (`i->ii`, as einsum gradients emit). Tapes
+/// record the equation with its output labels explicit, as the op holds it.
+pub fn einsum_op(eq: &str, xs: &[Tensor]) -> Result<Tensor> {
     let refs: Vec<&Tensor> = xs.iter().collect();
-    tape::primitive(
-        || GradOp::NoGrad(NoGrad("Einsum")),
-        &refs,
-        || einsum_impl(eq, xs),
-    )
+    let gop = || {
+        let resolved = match parse(eq, xs.len()) {
+            Ok(e) => {
+                let ins: Vec<String> = e
+                    .inputs
+                    .iter()
+                    .map(|l| String::from_utf8_lossy(l).into_owned())
+                    .collect();
+                format!("{}->{}", ins.join(","), String::from_utf8_lossy(&e.output))
+            }
+            Err(_) => eq.to_string(),
+        };
+        GradOp::Einsum(resolved.into())
+    };
+    tape::primitive(gop, &refs, || einsum_impl(eq, xs))
 }

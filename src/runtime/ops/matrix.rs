@@ -1,13 +1,13 @@
 //! Matrix structure ops of `tf.linalg`: `matrix_transpose`, `diag_part`,
-//! `diag`, `trace`, batched `eye` and `matvec`. Gathers and scatters go
+//! `diag`, `set_diag`, `trace`, batched `eye` and `matvec`. Gathers and scatters go
 //! through the backend's `take`/`scatter`, so they run on every device.
 
 use super::elementwise::with_storage;
 use super::{expand_dims, kernel_error, matmul, reduce, squeeze, stack, transpose};
-use crate::runtime::autodiff::{tape, GradOp, NoGrad};
+use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::device::Device;
 use crate::runtime::dtype::DType;
-use crate::runtime::error::Result;
+use crate::runtime::error::{Error, Result};
 use crate::runtime::op::ReduceOp;
 use crate::runtime::shape::Shape;
 use crate::runtime::tensor::Tensor;
@@ -139,20 +139,88 @@ pub fn matvec(a: &Tensor, b: &Tensor, transpose_a: bool) -> Result<Tensor> {
     squeeze(&p, Some(&[-1]))
 }
 
-/// `tf.linalg.diag_part` (no gradient in dist yet).
+/// `tf.linalg.diag_part` (the main diagonal).
 pub fn diag_part(x: &Tensor, name: &str) -> Result<Tensor> {
+    tape::primitive(|| GradOp::MatrixDiagPart, &[x], || diag_part_impl(x, name))
+}
+
+/// `tf.linalg.diag` (square, the main diagonal).
+pub fn diag(v: &Tensor) -> Result<Tensor> {
+    tape::primitive(|| GradOp::MatrixDiag, &[v], || diag_impl(v))
+}
+
+/// `tf.linalg.set_diag(x, diagonal)`: `x` with the main diagonal of each
+/// innermost matrix replaced.
+pub fn set_diag(x: &Tensor, diagonal: &Tensor) -> Result<Tensor> {
     tape::primitive(
-        || GradOp::NoGrad(NoGrad("MatrixDiagPartV3")),
-        &[x],
-        || diag_part_impl(x, name),
+        || GradOp::MatrixSetDiag,
+        &[x, diagonal],
+        || set_diag_impl(x, diagonal),
     )
 }
 
-/// `tf.linalg.diag` (no gradient in dist yet).
-pub fn diag(v: &Tensor) -> Result<Tensor> {
-    tape::primitive(
-        || GradOp::NoGrad(NoGrad("MatrixDiagV3")),
-        &[v],
-        || diag_impl(v),
-    )
+fn set_diag_impl(x: &Tensor, diagonal: &Tensor) -> Result<Tensor> {
+    let op = "MatrixSetDiagV3";
+    let _trace = crate::runtime::trace::op(op, x.device());
+    let r = x.rank();
+    if r < 2 {
+        return Err(kernel_error(
+            op,
+            &x.device(),
+            &format!(
+                "input must be at least 2-dim, received shape: {}",
+                x.shape().bracket_text()
+            ),
+            " name: set_diag",
+        ));
+    }
+    if diagonal.rank() == 0 {
+        return Err(kernel_error(
+            op,
+            &x.device(),
+            "diagonal must be at least 1-dim, received shape: []",
+            " name: set_diag",
+        ));
+    }
+    let mut want = x.dims()[..r - 2].to_vec();
+    want.push(x.dims()[r - 2].min(x.dims()[r - 1]));
+    if diagonal.dims() != want.as_slice() {
+        let text = |d: &[usize]| {
+            let v: Vec<String> = d.iter().map(|n| n.to_string()).collect();
+            format!("[{}]", v.join(","))
+        };
+        return Err(kernel_error(
+            op,
+            &x.device(),
+            &format!(
+                "Either first dimensions of diagonal don't match input.shape[:-2], or \
+                 diagonal.shape[:-1] is not equal to the longests diagonal in range \
+                 [lower_diag_index:upper_diag_index].\nInput shape: {}\nDiagonal shape: {}\n\
+                 Expected diagonal shape: {}",
+                text(x.dims()),
+                text(diagonal.dims()),
+                text(&want)
+            ),
+            " name: set_diag",
+        ));
+    }
+    if diagonal.dtype() != x.dtype() {
+        return Err(Error::invalid_argument(format!(
+            "cannot compute {op} as input #1(zero-based) was expected to be a {} tensor but is a {} tensor",
+            x.dtype().name(),
+            diagonal.dtype().name()
+        )));
+    }
+    let diagonal = diagonal.to_device(x.device())?;
+    let (rows, cols) = (x.dims()[r - 2], x.dims()[r - 1]);
+    let batch: usize = x.dims()[..r - 2].iter().product();
+    let d = rows.min(cols);
+    let idx: Vec<usize> = (0..batch)
+        .flat_map(|b| (0..d).map(move |i| b * rows * cols + i * cols + i))
+        .collect();
+    let mut t = x.clone();
+    let inner = t.make_mut();
+    let backend = inner.storage.backend();
+    backend.scatter(&mut inner.storage, &idx, diagonal.storage())?;
+    Ok(t)
 }

@@ -24,7 +24,7 @@ pub use index::{index, index_assign, IndexItem};
 pub use join::{concat, split, stack, stack_named, unstack, SplitSpec};
 pub use linalg::matmul;
 pub use promote::{promote_types, weak_scalar_type, ScalarKind};
-pub use reduce::{arg_reduce, np_reduce, reduce};
+pub use reduce::{arg_reduce, l2_loss, np_reduce, reduce};
 pub use shape_ops::*;
 
 use super::device::Device;
@@ -67,7 +67,7 @@ pub(crate) fn attr_error(op: &str, d: DType) -> Error {
             "bfloat16, half, float, double, complex64, complex128"
         }
         "Sum" | "Prod" | "Mean" => "float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64",
-        "Softmax" | "LogSoftmax" | "Softplus" | "Elu" | "Selu" => "half, bfloat16, float, double",
+        "Softmax" | "LogSoftmax" | "Softplus" | "Elu" | "Selu" | "L2Loss" => "half, bfloat16, float, double",
         "Floor" | "Ceil" => "bfloat16, half, float, double",
         "Relu" => "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8",
         "Cumsum" | "Cumprod" => "float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64",

@@ -224,3 +224,21 @@ pub fn reduce(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) ->
     tape::record(gop, &[x], &[&out]);
     Ok(out)
 }
+
+/// `tf.nn.l2_loss(x)`: `sum(x ** 2) / 2` as TensorFlow's `L2Loss` kernel
+/// computes it (each square halved, then summed in its order). Computed in
+/// host memory; the result goes back to `x`'s device.
+pub fn l2_loss(x: &Tensor) -> Result<Tensor> {
+    let op = "L2Loss";
+    let _trace = crate::runtime::trace::op(op, x.device());
+    if !x.dtype().is_floating() {
+        return Err(attr_error(op, x.dtype()));
+    }
+    let host = x.to_device(crate::runtime::device::Device::CPU0)?;
+    let Some(data) = crate::runtime::backend::cpu::eigen_reduce::l2_loss(host.host()?)? else {
+        return Err(attr_error(op, x.dtype()));
+    };
+    let out = Tensor::from_host(data, Shape(Vec::new()), host.device())?.to_device(x.device())?;
+    tape::record(|| GradOp::L2Loss, &[x], &[&out]);
+    Ok(out)
+}

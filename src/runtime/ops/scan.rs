@@ -4,7 +4,7 @@
 //! these ops work on every device without a GPU kernel.
 
 use super::{attr_error, kernel_error};
-use crate::runtime::autodiff::{tape, GradOp, NoGrad};
+use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::backend::cpu::num::Num;
 use crate::runtime::dtype::{DType, Scalar};
 use crate::runtime::error::{Error, Result};
@@ -314,7 +314,11 @@ pub fn cumulative(
 ) -> Result<Tensor> {
     let gop = || {
         if prod {
-            GradOp::NoGrad(NoGrad("Cumprod"))
+            GradOp::Cumprod {
+                axis,
+                exclusive,
+                reverse,
+            }
         } else {
             GradOp::Cumsum {
                 axis,
@@ -328,16 +332,16 @@ pub fn cumulative(
     })
 }
 
-/// `tf.math.top_k(x, k)`: values and indices (no gradient in dist yet).
+/// `tf.math.top_k(x, k)`: values and indices.
 pub fn top_k(x: &Tensor, k: i64) -> Result<(Tensor, Tensor)> {
     let (v, i) = top_k_impl(x, k)?;
-    tape::record(|| GradOp::NoGrad(NoGrad("TopKV2")), &[x], &[&v]);
+    tape::record(|| GradOp::TopK(k), &[x], &[&v, &i]);
     Ok((v, i))
 }
 
-/// `tf.sort` / `tf.argsort`: values and indices (no gradient in dist yet).
+/// `tf.sort` / `tf.argsort`: values and indices.
 pub fn sort(x: &Tensor, axis: i64, descending: bool) -> Result<(Tensor, Tensor)> {
     let (v, i) = sort_impl(x, axis, descending)?;
-    tape::record(|| GradOp::NoGrad(NoGrad("TopKV2")), &[x], &[&v]);
+    tape::record(|| GradOp::Sort { axis, descending }, &[x], &[&v, &i]);
     Ok((v, i))
 }

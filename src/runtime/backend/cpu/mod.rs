@@ -2,6 +2,7 @@
 //! CPU and for virtual GPUs. Submodules hold the kernel families.
 
 pub mod accumulate;
+pub mod eigen_reduce;
 pub mod elementwise;
 pub mod matmul;
 pub mod num;
@@ -116,11 +117,18 @@ impl Backend for CpuBackend {
     fn reduce(
         &self,
         op: ReduceOp,
-        _sem: Semantics,
+        sem: Semantics,
         x: &Storage,
         shape: &Shape,
         mask: &[bool],
     ) -> Result<Storage> {
+        // TensorFlow's float sums and products in its kernels' order;
+        // numpy's (pairwise) and the order-free ones in `reduce`
+        if sem == Semantics::Tf {
+            if let Some(r) = eigen_reduce::reduce(op, h(x)?, shape.dims(), mask)? {
+                return Ok(Storage::Host(r));
+            }
+        }
         Ok(Storage::Host(reduce::reduce(
             op,
             h(x)?,

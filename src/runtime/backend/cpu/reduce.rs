@@ -17,7 +17,7 @@ use crate::runtime::storage::{try_vec, HostData};
 
 /// Permutes `x` so the masked axes come last (borrowing when they already
 /// are); returns (buffer, outer, inner).
-fn move_reduced_last<'a, T: Copy + Send + 'static>(
+pub(super) fn move_reduced_last<'a, T: Copy + Send + 'static>(
     x: &'a [T],
     dims: &[usize],
     mask: &[bool],

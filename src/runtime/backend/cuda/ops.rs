@@ -304,6 +304,18 @@ impl Backend for CudaBackend {
             return self.reduce(op, sem, &b, shape, mask);
         }
         let host = || back(&card, CPU.reduce(op, sem, x, shape, mask)?);
+        // TensorFlow's float sums and products in its CPU kernels' order
+        // (and its 64-bit integer means) are computed on the host up to a
+        // million values, so a GPU gives the CPU's bits (the oracle's);
+        // larger ones stay on the card, in numpy's pairwise order (as
+        // TensorFlow's own GPU kernels, they then differ from the CPU's in
+        // the last bits)
+        let ordered =
+            matches!(op, ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Prod) && dtype.is_floating();
+        let int_mean = op == ReduceOp::Mean && dtype.is_integer();
+        if sem == Semantics::Tf && (int_mean || (ordered && shape.numel() <= 1 << 20)) {
+            return host();
+        }
         let dims = shape.dims();
         let xs = on_card(x, &card)?;
         let (outer, inner) = crate::runtime::backend::reduce_extents(dims, mask);
