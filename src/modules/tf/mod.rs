@@ -16,6 +16,7 @@ pub mod linalg;
 pub mod math_ops;
 pub mod nest;
 pub mod nn;
+pub mod nn_ops;
 pub mod print;
 pub mod random;
 pub mod scan_ops;
@@ -57,6 +58,7 @@ pub fn module() -> Value {
         stats_ops::register(n, false);
         scan_ops::register(n, false);
         linalg::register_math(n);
+        nn_ops::register_math(n);
     });
     m.namespace("dtypes", dtypes::register);
     nest::register(&mut m);

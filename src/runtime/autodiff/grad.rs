@@ -97,6 +97,21 @@ pub enum GradOp {
     },
     /// `SegmentSum` / `UnsortedSegmentSum`; inputs `data, ids`.
     SegmentSum,
+    /// `BiasAdd`; inputs `value, bias`.
+    BiasAdd {
+        /// `data_format="NCHW"` (the channel axis is 1).
+        nchw: bool,
+    },
+    /// `L2Loss`.
+    L2Loss,
+    /// `SquaredDifference`; inputs `x, y`.
+    SquaredDifference,
+    /// `SoftmaxCrossEntropyWithLogits`; inputs `logits, labels`, outputs
+    /// `loss, backprop`.
+    SoftmaxXent,
+    /// `SparseSoftmaxCrossEntropyWithLogits`; inputs `logits, labels`,
+    /// outputs `loss, backprop`.
+    SparseSoftmaxXent,
     /// A function with its own gradient (`tf.custom_gradient`): the
     /// language layer's gradient function.
     Custom(Rc<dyn Any>),
@@ -144,6 +159,11 @@ impl GradOp {
             GradOp::Softplus => "Softplus",
             GradOp::Cumsum { .. } => "Cumsum",
             GradOp::SegmentSum => "SegmentSum",
+            GradOp::BiasAdd { .. } => "BiasAdd",
+            GradOp::L2Loss => "L2Loss",
+            GradOp::SquaredDifference => "SquaredDifference",
+            GradOp::SoftmaxXent => "SoftmaxCrossEntropyWithLogits",
+            GradOp::SparseSoftmaxXent => "SparseSoftmaxCrossEntropyWithLogits",
             GradOp::Custom(_) => "IdentityN",
             GradOp::NoGrad(n) => n.0,
         }
@@ -170,7 +190,7 @@ pub(crate) struct OpView<'a> {
 }
 
 /// A 0-d tensor of `like`'s dtype and device holding `v`.
-fn scalar(like: &Tensor, v: f64) -> Result<Tensor> {
+pub(super) fn scalar(like: &Tensor, v: f64) -> Result<Tensor> {
     Tensor::fill(&[], &Scalar::Float(v), like.dtype(), like.device())
 }
 
@@ -219,7 +239,7 @@ fn broadcast_axes(x: &[usize], out: &[usize]) -> Option<Vec<usize>> {
 }
 
 /// `reshape(reduce_sum(g, rx), sx)` where `g` was broadcast from `x`'s shape.
-fn unbroadcast(g: Tensor, x: &Tensor) -> Result<Tensor> {
+pub(super) fn unbroadcast(g: Tensor, x: &Tensor) -> Result<Tensor> {
     match broadcast_axes(x.dims(), g.dims()) {
         None => Ok(g),
         Some(axes) => reshape(&sum(&g, &axes, false)?, x.dims()),
@@ -357,6 +377,11 @@ pub(crate) fn gradient(
             g, *axis, *exclusive, !*reverse, false,
         )?)],
         GradOp::SegmentSum => vec![Some(ops::gather(g, &v.inputs[1], 0)?), None],
+        GradOp::BiasAdd { .. }
+        | GradOp::L2Loss
+        | GradOp::SquaredDifference
+        | GradOp::SoftmaxXent
+        | GradOp::SparseSoftmaxXent => super::grad_nn::gradient(op, v, grads)?,
         GradOp::Custom(f) => custom(f, grads)?,
         GradOp::NoGrad(n) => return Err(no_gradient(n.0)),
     })
@@ -384,6 +409,13 @@ fn unary_grad(op: UnaryOp, x: &Tensor, y: &Tensor, g: &Tensor) -> Result<Option<
             mul(g, &ops::unary(UnaryOp::Reciprocal, &one_plus)?)?
         }
         UnaryOp::Expm1 => mul(g, &ops::unary(UnaryOp::Exp, x)?)?,
+        UnaryOp::Erf | UnaryOp::Erfc => {
+            // grad * (±2/sqrt(pi)) * exp(-square(x))
+            let c = std::f64::consts::FRAC_2_SQRT_PI;
+            let c = if op == UnaryOp::Erf { c } else { -c };
+            let e = ops::unary(UnaryOp::Exp, &neg(&ops::unary(UnaryOp::Square, x)?)?)?;
+            mul(&mul(g, &scalar(g, c)?)?, &e)?
+        }
         UnaryOp::Sin => mul(g, &ops::unary(UnaryOp::Cos, x)?)?,
         UnaryOp::Cos => mul(&neg(g)?, &ops::unary(UnaryOp::Sin, x)?)?,
         UnaryOp::Tanh => {

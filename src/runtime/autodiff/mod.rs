@@ -6,6 +6,7 @@
 
 pub mod backprop;
 pub mod grad;
+mod grad_nn;
 pub mod tape;
 
 pub use backprop::gradient_of;
@@ -14,3 +15,5 @@ pub use tape::Tape;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_nn;

@@ -9,12 +9,12 @@ use crate::runtime::op::{BinaryOp, ReduceOp, Semantics, UnaryOp};
 use crate::runtime::ops::{self, IndexItem, SplitSpec};
 use crate::runtime::{Result, Tensor};
 
-fn t(v: &[f64], dims: &[usize]) -> Tensor {
+pub(super) fn t(v: &[f64], dims: &[usize]) -> Tensor {
     Tensor::from_vec(v.to_vec(), dims).unwrap()
 }
 
 /// Values in (lo, lo + 1), spread so no two are equal.
-fn spread(n: usize, lo: f64) -> Vec<f64> {
+pub(super) fn spread(n: usize, lo: f64) -> Vec<f64> {
     (0..n)
         .map(|i| lo + ((i * 7 + 3) % 11) as f64 / 11.0 + i as f64 * 1e-3)
         .collect()
@@ -36,9 +36,9 @@ fn weighted_sum(y: &Tensor) -> Result<Tensor> {
     )
 }
 
-type F<'a> = dyn Fn(&[Tensor]) -> Result<Tensor> + 'a;
+pub(super) type F<'a> = dyn Fn(&[Tensor]) -> Result<Tensor> + 'a;
 
-fn check(name: &str, f: &F<'_>, inputs: &[Tensor]) {
+pub(super) fn check(name: &str, f: &F<'_>, inputs: &[Tensor]) {
     let tape = Tape::new(false, true);
     tape.push();
     for x in inputs {
@@ -102,6 +102,8 @@ fn unary_ops() {
                 op,
                 UnaryOp::Exp
                     | UnaryOp::Expm1
+                    | UnaryOp::Erf
+                    | UnaryOp::Erfc
                     | UnaryOp::Sin
                     | UnaryOp::Cos
                     | UnaryOp::Tanh

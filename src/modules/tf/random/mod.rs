@@ -9,6 +9,7 @@
 mod generator;
 mod op;
 mod stateful;
+pub(crate) use stateful::{skip_seed, uniform_unit};
 mod stateless;
 
 use std::rc::Rc;

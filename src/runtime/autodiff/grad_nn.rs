@@ -1,0 +1,104 @@
+//! The gradients of the `tf.nn` ops ([`GradOp::BiasAdd`], `L2Loss`,
+//! `SquaredDifference`, the softmax cross-entropies), each the op sequence
+//! of TensorFlow's registered gradient in `nn_grad.py` / `math_grad.py`.
+//! The registry's dispatch is in `grad.rs`.
+
+use super::grad::{scalar, unbroadcast, GradOp, OpView};
+use crate::runtime::error::{Error, Result};
+use crate::runtime::op::{BinaryOp, UnaryOp};
+use crate::runtime::ops;
+use crate::runtime::tensor::Tensor;
+
+fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    ops::binary(BinaryOp::Mul, a, b)
+}
+
+/// `_BroadcastMul(vec, mat)`: `expand_dims(vec, -1) * mat`.
+fn broadcast_mul(vec: &Tensor, mat: &Tensor) -> Result<Tensor> {
+    mul(&ops::expand_dims(vec, -1)?, mat)
+}
+
+/// Whether a gradient holds anything but zeros (TensorFlow skips the
+/// second-order term of the cross-entropies for an output nobody used,
+/// which backprop fills with zeros).
+fn nonzero(g: &Tensor) -> bool {
+    use crate::runtime::dtype::Scalar;
+    g.to_scalars().iter().any(|s| match s {
+        Scalar::Float(f) => *f != 0.0,
+        Scalar::Int(i) => *i != 0,
+        _ => false,
+    })
+}
+
+/// The cross-entropies' gradient for the logits: `_BroadcastMul(grad_loss,
+/// backprop)`, plus the softmax's derivative applied to `grad_grad` when
+/// the backprop output itself was differentiated.
+fn xent_logits_grad(v: &OpView, grads: &[Tensor]) -> Result<Tensor> {
+    let logits = &v.inputs[0];
+    let mut grad = broadcast_mul(&grads[0], &v.outputs[1])?;
+    let gg = &grads[1];
+    if nonzero(gg) {
+        let softmax = ops::nn::softmax(logits, -1, false)?;
+        let inner = ops::matmul(
+            &ops::expand_dims(gg, 1)?,
+            &ops::expand_dims(&softmax, 2)?,
+            false,
+            false,
+        )?;
+        let term = mul(&ops::sub(gg, &ops::squeeze(&inner, Some(&[1]))?)?, &softmax)?;
+        grad = ops::add(&grad, &term)?;
+    }
+    Ok(grad)
+}
+
+pub(super) fn gradient(op: &GradOp, v: &OpView, grads: &[Tensor]) -> Result<Vec<Option<Tensor>>> {
+    let x = &v.inputs[0];
+    let g = &grads[0];
+    Ok(match op {
+        GradOp::BiasAdd { nchw } => vec![
+            Some(g.clone()),
+            Some(ops::nn_loss::bias_add_grad(g, *nchw)?),
+        ],
+        GradOp::L2Loss => vec![Some(mul(x, g)?)],
+        GradOp::SquaredDifference => {
+            let y = &v.inputs[1];
+            // scalar_mul(2.0, grad) * (x - y)
+            let xg = mul(&mul(&scalar(g, 2.0)?, g)?, &ops::sub(x, y)?)?;
+            if x.dims() == y.dims() && x.dims() == g.dims() {
+                let neg = ops::unary(UnaryOp::Neg, &xg)?;
+                return Ok(vec![Some(xg), Some(neg)]);
+            }
+            let gx = if v.skip[0] {
+                None
+            } else {
+                Some(unbroadcast(xg.clone(), x)?)
+            };
+            let gy = if v.skip[1] {
+                None
+            } else {
+                Some(unbroadcast(ops::unary(UnaryOp::Neg, &xg)?, y)?)
+            };
+            vec![gx, gy]
+        }
+        GradOp::SparseSoftmaxXent => vec![Some(xent_logits_grad(v, grads)?), None],
+        GradOp::SoftmaxXent => {
+            let labels = &v.inputs[1];
+            // the kernel broadcasts logits and labels against each other;
+            // each gradient is summed back to its input's shape
+            let gl = unbroadcast(xent_logits_grad(v, grads)?, x)?;
+            let gy = if v.skip[1] {
+                None
+            } else {
+                let neg_log_softmax = ops::unary(UnaryOp::Neg, &ops::nn::softmax(x, -1, true)?)?;
+                Some(unbroadcast(broadcast_mul(g, &neg_log_softmax)?, labels)?)
+            };
+            vec![Some(gl), gy]
+        }
+        _ => {
+            return Err(Error::internal(format!(
+                "grad_nn: no gradient here for {}",
+                op.name()
+            )))
+        }
+    })
+}

@@ -1,0 +1,95 @@
+//! Finite-difference checks of the `tf.nn` ops' gradients (`grad_nn.rs`),
+//! in the style of `tests.rs`.
+
+use super::tests::{check, spread, t};
+use crate::runtime::ops::{self, nn_loss};
+use crate::runtime::Tensor;
+
+#[test]
+fn bias_add() {
+    let x = t(&spread(12, -0.5), &[2, 3, 2]);
+    let b = t(&spread(2, 0.2), &[2]);
+    check(
+        "BiasAdd",
+        &|xs| nn_loss::bias_add(&xs[0], &xs[1], false),
+        &[x.clone(), b],
+    );
+    let c = t(&spread(3, 0.2), &[3]);
+    check(
+        "BiasAdd NCHW",
+        &|xs| nn_loss::bias_add(&xs[0], &xs[1], true),
+        &[x, c],
+    );
+}
+
+#[test]
+fn l2_loss_and_squared_difference() {
+    let x = t(&spread(6, -0.7), &[2, 3]);
+    check("L2Loss", &|xs| nn_loss::l2_loss(&xs[0]), &[x.clone()]);
+    let y = t(&spread(3, 0.1), &[3]);
+    check(
+        "SquaredDifference",
+        &|xs| nn_loss::squared_difference(&xs[0], &xs[1]),
+        &[x.clone(), y],
+    );
+    let z = t(&spread(6, 0.4), &[2, 3]);
+    check(
+        "SquaredDifference same shape",
+        &|xs| nn_loss::squared_difference(&xs[0], &xs[1]),
+        &[x, z],
+    );
+}
+
+#[test]
+fn cross_entropies() {
+    let logits = t(&spread(12, -1.0), &[3, 4]);
+    let labels = Tensor::from_vec(vec![0i32, 3, 1], &[3]).unwrap();
+    check(
+        "SparseSoftmaxCrossEntropyWithLogits",
+        &|xs| Ok(nn_loss::sparse_softmax_xent(&xs[0], &labels)?.swap_remove(0)),
+        &[logits.clone()],
+    );
+    // rows that sum to 1: the kernel's backprop (softmax - labels) assumes it
+    let raw = spread(12, 0.1);
+    let probs: Vec<f64> = raw
+        .chunks(4)
+        .flat_map(|r| {
+            let s: f64 = r.iter().sum();
+            r.iter().map(move |v| v / s)
+        })
+        .collect();
+    let probs = t(&probs, &[3, 4]);
+    check(
+        "SoftmaxCrossEntropyWithLogits",
+        &|xs| Ok(nn_loss::softmax_xent(&xs[0], &xs[1])?.swap_remove(0)),
+        &[logits.clone(), probs],
+    );
+    // second order: the gradient of the logits' gradient
+    check(
+        "SparseSoftmaxCrossEntropyWithLogits (grad of grad)",
+        &|xs| {
+            let tape = super::Tape::new(false, true);
+            tape.push();
+            tape.watch(&xs[0]);
+            let loss = nn_loss::sparse_softmax_xent(&xs[0], &labels)?.swap_remove(0);
+            let w = t(&[1.0, -2.0, 0.5], &[3]);
+            let y = ops::reduce(
+                crate::runtime::ReduceOp::Sum,
+                &ops::binary(crate::runtime::BinaryOp::Mul, &loss, &w)?,
+                None,
+                false,
+            )?;
+            tape.pop();
+            let g = super::gradient_of(
+                &tape,
+                &[y],
+                &[xs[0].id()],
+                &[],
+                false,
+                &mut |_, _| unreachable!(),
+            )?;
+            Ok(g[0].clone().unwrap())
+        },
+        &[logits],
+    );
+}
