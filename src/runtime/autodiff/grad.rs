@@ -104,6 +104,12 @@ pub enum GradOp {
     },
     /// `L2Loss`.
     L2Loss,
+    /// `Conv2D` (NHWC); inputs `input, filter`.
+    Conv2D(crate::runtime::ops::conv::Window),
+    /// `MaxPool` (NHWC).
+    MaxPool(crate::runtime::ops::conv::Window),
+    /// `AvgPool` (NHWC).
+    AvgPool(crate::runtime::ops::conv::Window),
     /// `SquaredDifference`; inputs `x, y`.
     SquaredDifference,
     /// `SoftmaxCrossEntropyWithLogits`; inputs `logits, labels`, outputs
@@ -161,6 +167,9 @@ impl GradOp {
             GradOp::SegmentSum => "SegmentSum",
             GradOp::BiasAdd { .. } => "BiasAdd",
             GradOp::L2Loss => "L2Loss",
+            GradOp::Conv2D(_) => "Conv2D",
+            GradOp::MaxPool(_) => "MaxPool",
+            GradOp::AvgPool(_) => "AvgPool",
             GradOp::SquaredDifference => "SquaredDifference",
             GradOp::SoftmaxXent => "SoftmaxCrossEntropyWithLogits",
             GradOp::SparseSoftmaxXent => "SparseSoftmaxCrossEntropyWithLogits",
@@ -379,6 +388,9 @@ pub(crate) fn gradient(
         GradOp::SegmentSum => vec![Some(ops::gather(g, &v.inputs[1], 0)?), None],
         GradOp::BiasAdd { .. }
         | GradOp::L2Loss
+        | GradOp::Conv2D(_)
+        | GradOp::MaxPool(_)
+        | GradOp::AvgPool(_)
         | GradOp::SquaredDifference
         | GradOp::SoftmaxXent
         | GradOp::SparseSoftmaxXent => super::grad_nn::gradient(op, v, grads)?,

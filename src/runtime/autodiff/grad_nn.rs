@@ -60,6 +60,36 @@ pub(super) fn gradient(op: &GradOp, v: &OpView, grads: &[Tensor]) -> Result<Vec<
             Some(ops::nn_loss::bias_add_grad(g, *nchw)?),
         ],
         GradOp::L2Loss => vec![Some(mul(x, g)?)],
+        GradOp::Conv2D(w) => {
+            let f = &v.inputs[1];
+            if w.dilations != [1, 1] {
+                // TensorFlow's CPU backprop kernels
+                let op = if v.skip[0] {
+                    "Conv2DBackpropFilter"
+                } else {
+                    "Conv2DBackpropInput"
+                };
+                return Err(ops::kernel_error(
+                    op,
+                    &x.device(),
+                    "Current CPU implementations do not yet support dilation rates larger than 1.",
+                    " name: ",
+                ));
+            }
+            let gx = if v.skip[0] {
+                None
+            } else {
+                Some(ops::conv::conv2d_backprop_input(x.dims(), f, g, w)?)
+            };
+            let gf = if v.skip[1] {
+                None
+            } else {
+                Some(ops::conv::conv2d_backprop_filter(x, f.dims(), g, w)?)
+            };
+            vec![gx, gf]
+        }
+        GradOp::MaxPool(w) => vec![Some(ops::conv::pool2d_grad(x, g, w, true)?)],
+        GradOp::AvgPool(w) => vec![Some(ops::conv::pool2d_grad(x, g, w, false)?)],
         GradOp::SquaredDifference => {
             let y = &v.inputs[1];
             // scalar_mul(2.0, grad) * (x - y)

@@ -93,3 +93,51 @@ fn cross_entropies() {
         &[logits],
     );
 }
+
+#[test]
+fn conv2d_and_pools() {
+    use crate::runtime::ops::conv::{self, Padding, Window};
+    let x = t(&spread(2 * 5 * 4 * 3, -0.5), &[2, 5, 4, 3]);
+    let f = t(&spread(3 * 2 * 3 * 2, -0.3), &[3, 2, 3, 2]);
+    for (strides, padding) in [
+        ([1, 1], Padding::Valid),
+        ([2, 1], Padding::Same),
+        ([2, 3], Padding::Explicit([1, 0, 2, 1])),
+    ] {
+        let w = Window {
+            size: [3, 2],
+            strides,
+            dilations: [1, 1],
+            padding,
+        };
+        check(
+            "Conv2D",
+            &|xs| conv::conv2d(&xs[0], &xs[1], &w),
+            &[x.clone(), f.clone()],
+        );
+    }
+    for (size, strides, padding) in [
+        ([2, 2], [2, 2], Padding::Valid),
+        ([3, 2], [2, 1], Padding::Same),
+        ([2, 3], [1, 2], Padding::Explicit([1, 0, 0, 2])),
+    ] {
+        let w = Window {
+            size,
+            strides,
+            dilations: [1, 1],
+            padding,
+        };
+        check(
+            "MaxPool",
+            &|xs| conv::pool2d(&xs[0], &w, true),
+            &[x.clone()],
+        );
+        if !matches!(padding, Padding::Explicit(_)) {
+            check(
+                "AvgPool",
+                &|xs| conv::pool2d(&xs[0], &w, false),
+                &[x.clone()],
+            );
+        }
+    }
+}

@@ -4,6 +4,7 @@
 //! start with `np_` where the semantics differ (type promotion, integer
 //! division by zero, reductions of small ints).
 
+pub mod conv;
 pub mod create;
 pub mod einsum;
 pub mod elementwise;

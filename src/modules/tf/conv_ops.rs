@@ -1,0 +1,390 @@
+//! `tf.nn.conv2d`, `max_pool2d`/`avg_pool2d` and `max_pool`/`avg_pool` of
+//! 4-D inputs: TensorFlow's argument handling (`_get_sequence` for strides,
+//! sizes and dilations, explicit padding lists) over
+//! `runtime::ops::conv`. Only the NHWC layout is computed, as on
+//! TensorFlow's CPU.
+
+use super::convert::{placed, runtime_err, to_tensor};
+use super::math_ops::matching;
+use crate::modules::ModuleBuilder;
+use crate::object::native;
+use crate::runtime::ops::conv::{self, Padding, Window};
+use crate::runtime::Tensor;
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
+
+fn value_error(msg: String) -> PyErr {
+    PyErr::new(ExcType::ValueError, msg)
+}
+
+/// `_get_sequence(value, 2, 3, name)`: the four NHWC entries.
+fn get_sequence(vm: &dyn Vm, value: &Value, name: &str) -> PyResult<[i64; 4]> {
+    let items: Vec<i64> = match value {
+        Value::None => return Ok([1; 4]),
+        Value::List(_) | Value::Tuple(_) => vm
+            .collect(value)?
+            .iter()
+            .map(|v| crate::object::types::int_arg(v, vm))
+            .collect::<PyResult<_>>()?,
+        v => vec![crate::object::types::int_arg(v, vm)?],
+    };
+    Ok(match items.len() {
+        4 => [items[0], items[1], items[2], items[3]],
+        1 => [1, items[0], items[0], 1],
+        2 => [1, items[0], items[1], 1],
+        n => {
+            return Err(value_error(format!(
+                "{name} should be of length 1, 2 or 4. Received: {name}={} of length {n}",
+                vm.str(value)?
+            )))
+        }
+    })
+}
+
+/// A kernel error of `op` on the CPU (node `node`), as TensorFlow words it.
+fn op_error(ty: ExcType, (op, node): (&str, &str), msg: &str) -> PyErr {
+    PyErr::new(
+        ty,
+        format!(
+            "{{{{function_node __wrapped__{node}_device_/job:localhost/replica:0/task:0/device:CPU:0}}}} {msg} [Op:{op}] name: "
+        ),
+    )
+}
+
+/// The `padding` argument as given: a string, or explicit `[before, after]`
+/// pairs for the four NHWC axes.
+enum PadArg {
+    Str(String),
+    Pairs([[i64; 2]; 4]),
+}
+
+fn pad_arg(vm: &dyn Vm, padding: &Value, explicit_ok: bool) -> PyResult<PadArg> {
+    let not_string = || -> PyResult<PadArg> {
+        Err(PyErr::new(
+            ExcType::TypeError,
+            format!(
+                "Expected string for argument 'padding' not {}.",
+                vm.repr(padding)?
+            ),
+        ))
+    };
+    match padding {
+        Value::Str(s) => Ok(PadArg::Str(s.to_string())),
+        Value::List(_) | Value::Tuple(_) if explicit_ok => {
+            let pairs = vm.collect(padding)?;
+            if pairs.len() != 4 {
+                return Err(value_error(format!(
+                    "When padding is a list, it must be of size 4. Received: padding={} of size {}",
+                    vm.str(padding)?,
+                    pairs.len()
+                )));
+            }
+            let mut p = [[0i64; 2]; 4];
+            for (i, pair) in pairs.iter().enumerate() {
+                let two = vm.collect(pair)?;
+                if two.len() != 2 {
+                    return Err(value_error(format!(
+                        "When padding is a list, each element must be a pair. Received: padding={}",
+                        vm.str(padding)?
+                    )));
+                }
+                for (j, v) in two.iter().enumerate() {
+                    p[i][j] = crate::object::types::int_arg(v, vm)?;
+                }
+            }
+            Ok(PadArg::Pairs(p))
+        }
+        _ => not_string(),
+    }
+}
+
+/// The kernel's checks of `padding` (after the op's attribute checks).
+fn padding_of(pad: &PadArg, names: (&str, &str)) -> PyResult<Padding> {
+    match pad {
+        PadArg::Str(s) if s == "SAME" => Ok(Padding::Same),
+        PadArg::Str(s) if s == "VALID" => Ok(Padding::Valid),
+        PadArg::Str(s) => Err(runtime_err(conv::padding_attr_error(names.0, s))),
+        PadArg::Pairs(p) => {
+            if p[0] != [0, 0] || p[3] != [0, 0] {
+                return Err(op_error(
+                    ExcType::InvalidArgumentError,
+                    names,
+                    "Nonzero explicit padding in the batch or depth dimensions is not supported",
+                ));
+            }
+            if p.iter().flatten().any(|&v| v < 0) {
+                return Err(op_error(
+                    ExcType::InvalidArgumentError,
+                    names,
+                    "All elements of explicit_paddings must be nonnegative",
+                ));
+            }
+            Ok(Padding::Explicit([
+                p[1][0] as usize,
+                p[1][1] as usize,
+                p[2][0] as usize,
+                p[2][1] as usize,
+            ]))
+        }
+    }
+}
+
+/// `Conv2D`'s checks of its strides and dilations.
+fn conv_attrs(
+    names: (&str, &str),
+    strides: [i64; 4],
+    dilations: [i64; 4],
+) -> PyResult<[[usize; 2]; 2]> {
+    if strides[0] != 1 || strides[3] != 1 {
+        return Err(op_error(
+            ExcType::UnimplementedError,
+            names,
+            "Current implementation does not yet support strides in the batch and depth dimensions.",
+        ));
+    }
+    if strides[1] <= 0 || strides[2] <= 0 {
+        return Err(op_error(
+            ExcType::InvalidArgumentError,
+            names,
+            "Row and column strides should be larger than 0.",
+        ));
+    }
+    if dilations[0] != 1 || dilations[3] != 1 {
+        return Err(op_error(
+            ExcType::UnimplementedError,
+            names,
+            "Current implementation does not yet support dilations in the batch and depth dimensions.",
+        ));
+    }
+    if dilations[1] <= 0 || dilations[2] <= 0 {
+        return Err(op_error(
+            ExcType::InvalidArgumentError,
+            names,
+            "Dilated rates should be larger than 0.",
+        ));
+    }
+    Ok([
+        [strides[1] as usize, strides[2] as usize],
+        [dilations[1] as usize, dilations[2] as usize],
+    ])
+}
+
+/// The pools' checks of their window and strides.
+fn pool_attrs(op: &str, ksize: [i64; 4], strides: [i64; 4]) -> PyResult<[[usize; 2]; 2]> {
+    let names = (op, op);
+    if ksize[0] != 1 || strides[0] != 1 {
+        return Err(op_error(
+            ExcType::UnimplementedError,
+            names,
+            "Pooling is not yet supported on the batch dimension.",
+        ));
+    }
+    if let Some(&s) = strides.iter().find(|&&s| s <= 0) {
+        return Err(op_error(
+            ExcType::InvalidArgumentError,
+            names,
+            &format!("Stride must be > 0, but got {s}"),
+        ));
+    }
+    if let Some(&k) = ksize.iter().find(|&&k| k <= 0) {
+        return Err(op_error(
+            ExcType::InvalidArgumentError,
+            names,
+            &format!("Sliding window ksize must be > 0, but got {k}"),
+        ));
+    }
+    if ksize[3] != 1 || strides[3] != 1 {
+        if op == "MaxPool" && (ksize[1] != 1 || ksize[2] != 1 || strides[1] != 1 || strides[2] != 1)
+        {
+            return Err(op_error(
+                ExcType::UnimplementedError,
+                names,
+                "MaxPooling supports exactly one of pooling across depth or pooling across width/height.",
+            ));
+        }
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            format!("tf.nn: {op} across the depth dimension is not supported in dist"),
+        ));
+    }
+    Ok([
+        [ksize[1] as usize, ksize[2] as usize],
+        [strides[1] as usize, strides[2] as usize],
+    ])
+}
+
+/// Only NHWC is computed (TensorFlow's CPU kernels have no NCHW either).
+fn check_format(op: &str, data_format: Option<&str>) -> PyResult<()> {
+    match data_format {
+        None | Some("NHWC") => Ok(()),
+        Some(f) => Err(PyErr::new(
+            ExcType::NotImplementedError,
+            format!("tf.nn.{op}: data_format={f} is not supported in dist; only NHWC is"),
+        )),
+    }
+}
+
+/// 2-D convolution of an NHWC `input` with `[height, width, in, out]` `filters`.
+#[native("conv2d(input, filters, strides, padding, data_format='NHWC', dilations=None, name=None)")]
+#[expect(clippy::too_many_arguments, reason = "TensorFlow's signature")]
+fn conv2d(
+    vm: &dyn Vm,
+    input: &Value,
+    filters: &Value,
+    strides: &Value,
+    padding: &Value,
+    data_format: Option<String>,
+    dilations: &Value,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    check_format("conv2d", data_format.as_deref())?;
+    let strides = get_sequence(vm, strides, "strides")?;
+    let dilations = get_sequence(vm, dilations, "dilations")?;
+    let pad = pad_arg(vm, padding, true)?;
+    let (x, f) = matching(vm, input, filters)?;
+    let names = ("Conv2D", conv::conv_node(x.dtype()));
+    let padding = padding_of(&pad, names)?;
+    let [strides, dilations] = conv_attrs(names, strides, dilations)?;
+    let w = Window {
+        size: [1, 1],
+        strides,
+        dilations,
+        padding,
+    };
+    placed(vm, conv::conv2d(&x, &f, &w))
+}
+
+fn pool(
+    vm: &dyn Vm,
+    (op, name): (&str, &str),
+    input: &Value,
+    ksize: &Value,
+    strides: &Value,
+    padding: &Value,
+    data_format: Option<&str>,
+) -> PyResult<Tensor> {
+    check_format(name, data_format)?;
+    let x = to_tensor(vm, input, None)?;
+    let max = op == "MaxPool";
+    if x.rank() != 4 && (name == "max_pool" || name == "avg_pool") {
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            format!(
+                "tf.nn.{name}: only 4-D (NHWC) inputs are supported in dist; got rank {}",
+                x.rank()
+            ),
+        ));
+    }
+    let ksize = get_sequence(vm, ksize, "ksize")?;
+    let strides = get_sequence(vm, strides, "strides")?;
+    let pad = pad_arg(vm, padding, max)?;
+    let padding = padding_of(&pad, (op, op))?;
+    let [size, strides] = pool_attrs(op, ksize, strides)?;
+    let w = Window {
+        size,
+        strides,
+        dilations: [1, 1],
+        padding,
+    };
+    placed(vm, conv::pool2d(&x, &w, max))
+}
+
+/// The maximum of each `ksize` window of an NHWC `input`.
+#[native("max_pool2d(input, ksize, strides, padding, data_format='NHWC', name=None)")]
+fn max_pool2d(
+    vm: &dyn Vm,
+    input: &Value,
+    ksize: &Value,
+    strides: &Value,
+    padding: &Value,
+    data_format: Option<String>,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let names = ("MaxPool", "max_pool2d");
+    pool(
+        vm,
+        names,
+        input,
+        ksize,
+        strides,
+        padding,
+        data_format.as_deref(),
+    )
+}
+
+/// The mean of each `ksize` window of an NHWC `input` (padding not counted).
+#[native("avg_pool2d(input, ksize, strides, padding, data_format='NHWC', name=None)")]
+fn avg_pool2d(
+    vm: &dyn Vm,
+    input: &Value,
+    ksize: &Value,
+    strides: &Value,
+    padding: &Value,
+    data_format: Option<String>,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let names = ("AvgPool", "avg_pool2d");
+    pool(
+        vm,
+        names,
+        input,
+        ksize,
+        strides,
+        padding,
+        data_format.as_deref(),
+    )
+}
+
+/// `max_pool2d` of a 4-D input (other ranks are not supported in dist).
+#[native("max_pool(input, ksize, strides, padding, data_format=None, name=None)")]
+fn max_pool(
+    vm: &dyn Vm,
+    input: &Value,
+    ksize: &Value,
+    strides: &Value,
+    padding: &Value,
+    data_format: Option<String>,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let names = ("MaxPool", "max_pool");
+    pool(
+        vm,
+        names,
+        input,
+        ksize,
+        strides,
+        padding,
+        data_format.as_deref(),
+    )
+}
+
+/// `avg_pool2d` of a 4-D input (other ranks are not supported in dist).
+#[native("avg_pool(input, ksize, strides, padding, data_format=None, name=None)")]
+fn avg_pool(
+    vm: &dyn Vm,
+    input: &Value,
+    ksize: &Value,
+    strides: &Value,
+    padding: &Value,
+    data_format: Option<String>,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let names = ("AvgPool", "avg_pool");
+    pool(
+        vm,
+        names,
+        input,
+        ksize,
+        strides,
+        padding,
+        data_format.as_deref(),
+    )
+}
+
+/// Adds these to the `tf.nn` namespace `n`.
+pub fn register_nn(n: &mut ModuleBuilder) {
+    n.add(conv2d::DEF)
+        .add(max_pool2d::DEF)
+        .add(avg_pool2d::DEF)
+        .add(max_pool::DEF)
+        .add(avg_pool::DEF);
+}

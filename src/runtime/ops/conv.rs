@@ -1,0 +1,662 @@
+//! 2-D convolution and pooling on NHWC tensors, computed in host memory:
+//! `Conv2D` (strides, dilations, `SAME`/`VALID`/explicit padding) with
+//! `Conv2DBackpropInput` and `Conv2DBackpropFilter`, `MaxPool` with
+//! `MaxPoolGrad`, `AvgPool` with `AvgPoolGrad`. A tensor on a CUDA GPU is
+//! copied to the host and the result placed back on its device. Each output
+//! sums its window in the order (filter row, filter column, input channel);
+//! TensorFlow's CPU kernel is a blocked matrix product, so float32 sums of
+//! many terms can differ from it in the last bit.
+
+use super::scan::{host_of, numeric};
+use super::{dtype_mismatch, kernel_error};
+use crate::runtime::autodiff::{tape, GradOp, NoGrad};
+use crate::runtime::backend::cpu::num::Num;
+use crate::runtime::dtype::DType;
+use crate::runtime::error::{Error, Result};
+use crate::runtime::shape::Shape;
+use crate::runtime::storage::{filled, Elem, HostData};
+use crate::runtime::tensor::Tensor;
+
+/// How the spatial borders are padded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Padding {
+    /// `SAME`: the output has `ceil(in / stride)` positions.
+    Same,
+    /// `VALID`: only windows inside the input.
+    Valid,
+    /// Explicit `[top, bottom, left, right]` padding.
+    Explicit([usize; 4]),
+}
+
+/// A window op's attributes over the two spatial axes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// The window (filter or pool) size `[height, width]`.
+    pub size: [usize; 2],
+    /// The strides `[height, width]`.
+    pub strides: [usize; 2],
+    /// The dilations `[height, width]` (1 for pooling).
+    pub dilations: [usize; 2],
+    /// The padding.
+    pub padding: Padding,
+}
+
+/// Where the windows lie: output sizes and the padding before each axis.
+#[derive(Clone, Copy, Debug)]
+struct Geometry {
+    n: usize,
+    in_hw: [usize; 2],
+    out_hw: [usize; 2],
+    pad: [usize; 2],
+}
+
+fn geometry(x: &Tensor, w: &Window) -> Result<Geometry> {
+    let d = x.dims();
+    let mut out_hw = [0; 2];
+    let mut pad = [0; 2];
+    for a in 0..2 {
+        let input = d[1 + a];
+        let eff = (w.size[a] - 1) * w.dilations[a] + 1;
+        let s = w.strides[a];
+        let (out, before) = match w.padding {
+            Padding::Valid => {
+                if input < eff {
+                    (0, 0)
+                } else {
+                    ((input - eff) / s + 1, 0)
+                }
+            }
+            Padding::Same => {
+                let out = input.div_ceil(s);
+                let total = ((out.max(1) - 1) * s + eff).saturating_sub(input);
+                (out, total / 2)
+            }
+            Padding::Explicit(p) => {
+                let (b, e) = (p[2 * a], p[2 * a + 1]);
+                let padded = input + b + e;
+                if padded < eff {
+                    (0, b)
+                } else {
+                    ((padded - eff) / s + 1, b)
+                }
+            }
+        };
+        out_hw[a] = out;
+        pad[a] = before;
+    }
+    Ok(Geometry {
+        n: d[0],
+        in_hw: [d[1], d[2]],
+        out_hw,
+        pad,
+    })
+}
+
+/// The input position of window offset `k` of output `o` along axis `a`, if inside.
+#[inline]
+fn at(g: &Geometry, w: &Window, a: usize, o: usize, k: usize) -> Option<usize> {
+    let p = (o * w.strides[a] + k * w.dilations[a]) as isize - g.pad[a] as isize;
+    (p >= 0 && (p as usize) < g.in_hw[a]).then_some(p as usize)
+}
+
+fn slice_of<T: Elem>(h: &HostData) -> Result<&[T]> {
+    T::slice(h).ok_or_else(|| Error::internal("conv: operand of another dtype"))
+}
+
+fn conv_fwd<T: Num>(
+    x: &[T],
+    f: &HostData,
+    g: &Geometry,
+    w: &Window,
+    (cin, cout): (usize, usize),
+) -> Result<HostData> {
+    let f = slice_of::<T>(f)?;
+    let [ih, iw] = g.in_hw;
+    let [oh, ow] = g.out_hw;
+    let mut out = filled(g.n * oh * ow * cout, T::zero())?;
+    for n in 0..g.n {
+        for y in 0..oh {
+            for xo in 0..ow {
+                let o = ((n * oh + y) * ow + xo) * cout;
+                let acc = &mut out[o..o + cout];
+                for ky in 0..w.size[0] {
+                    let Some(py) = at(g, w, 0, y, ky) else {
+                        continue;
+                    };
+                    for kx in 0..w.size[1] {
+                        let Some(px) = at(g, w, 1, xo, kx) else {
+                            continue;
+                        };
+                        let xi = ((n * ih + py) * iw + px) * cin;
+                        let fi = (ky * w.size[1] + kx) * cin * cout;
+                        for c in 0..cin {
+                            let xv = x[xi + c];
+                            let fr = &f[fi + c * cout..fi + (c + 1) * cout];
+                            for (a, &fv) in acc.iter_mut().zip(fr) {
+                                *a = a.add(xv.mul(fv));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(T::wrap(out))
+}
+
+fn conv_back_input<T: Num>(
+    gr: &[T],
+    f: &HostData,
+    g: &Geometry,
+    w: &Window,
+    (cin, cout): (usize, usize),
+) -> Result<HostData> {
+    let f = slice_of::<T>(f)?;
+    let [ih, iw] = g.in_hw;
+    let [oh, ow] = g.out_hw;
+    let mut out = filled(g.n * ih * iw * cin, T::zero())?;
+    for n in 0..g.n {
+        for y in 0..oh {
+            for xo in 0..ow {
+                let gi = ((n * oh + y) * ow + xo) * cout;
+                for ky in 0..w.size[0] {
+                    let Some(py) = at(g, w, 0, y, ky) else {
+                        continue;
+                    };
+                    for kx in 0..w.size[1] {
+                        let Some(px) = at(g, w, 1, xo, kx) else {
+                            continue;
+                        };
+                        let xi = ((n * ih + py) * iw + px) * cin;
+                        let fi = (ky * w.size[1] + kx) * cin * cout;
+                        for c in 0..cin {
+                            let mut acc = out[xi + c];
+                            for k in 0..cout {
+                                acc = acc.add(gr[gi + k].mul(f[fi + c * cout + k]));
+                            }
+                            out[xi + c] = acc;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(T::wrap(out))
+}
+
+fn conv_back_filter<T: Num>(
+    x: &[T],
+    gr: &HostData,
+    g: &Geometry,
+    w: &Window,
+    (cin, cout): (usize, usize),
+) -> Result<HostData> {
+    let gr = slice_of::<T>(gr)?;
+    let [ih, iw] = g.in_hw;
+    let [oh, ow] = g.out_hw;
+    let mut out = filled(w.size[0] * w.size[1] * cin * cout, T::zero())?;
+    for n in 0..g.n {
+        for y in 0..oh {
+            for xo in 0..ow {
+                let gi = ((n * oh + y) * ow + xo) * cout;
+                for ky in 0..w.size[0] {
+                    let Some(py) = at(g, w, 0, y, ky) else {
+                        continue;
+                    };
+                    for kx in 0..w.size[1] {
+                        let Some(px) = at(g, w, 1, xo, kx) else {
+                            continue;
+                        };
+                        let xi = ((n * ih + py) * iw + px) * cin;
+                        let fi = (ky * w.size[1] + kx) * cin * cout;
+                        for c in 0..cin {
+                            let xv = x[xi + c];
+                            for k in 0..cout {
+                                let o = fi + c * cout + k;
+                                out[o] = out[o].add(xv.mul(gr[gi + k]));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(T::wrap(out))
+}
+
+/// The allowed dtypes and the registration TensorFlow prints for `op`.
+fn registration(op: &str) -> (&'static str, &'static str) {
+    match op {
+        "Conv2D" => ("half, bfloat16, float, double, int32", "signature=input:T, filter:T -> output:T; attr=T:type,allowed=[DT_HALF, DT_BFLOAT16, DT_FLOAT, DT_DOUBLE, DT_INT32]; attr=strides:list(int); attr=use_cudnn_on_gpu:bool,default=true; attr=padding:string,allowed=[\"SAME\", \"VALID\", \"EXPLICIT\"]; attr=explicit_paddings:list(int),default=[]; attr=data_format:string,default=\"NHWC\",allowed=[\"NHWC\", \"NCHW\"]; attr=dilations:list(int),default=[1, 1, 1, 1]"),
+        "MaxPool" => ("half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, qint8", "signature=input:T -> output:T; attr=T:type,default=DT_FLOAT,allowed=[DT_HALF, DT_BFLOAT16, DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, DT_UINT8, DT_INT16, DT_INT8, DT_UINT16, DT_QINT8]; attr=ksize:list(int),min=4; attr=strides:list(int),min=4; attr=padding:string,allowed=[\"SAME\", \"VALID\", \"EXPLICIT\"]; attr=explicit_paddings:list(int),default=[]; attr=data_format:string,default=\"NHWC\",allowed=[\"NHWC\", \"NCHW\", \"NCHW_VECT_C\"]"),
+        _ => ("half, bfloat16, float, double", "signature=value:T -> output:T; attr=ksize:list(int),min=4; attr=strides:list(int),min=4; attr=padding:string,allowed=[\"SAME\", \"VALID\"]; attr=data_format:string,default=\"NHWC\",allowed=[\"NHWC\", \"NCHW\"]; attr=T:type,allowed=[DT_HALF, DT_BFLOAT16, DT_FLOAT, DT_DOUBLE]"),
+    }
+}
+
+/// TensorFlow's error for a `padding` string `op` does not know.
+pub fn padding_attr_error(op: &str, padding: &str) -> Error {
+    let (_, reg) = registration(op);
+    let allowed = if op == "AvgPool" {
+        "\"SAME\", \"VALID\""
+    } else {
+        "\"SAME\", \"VALID\", \"EXPLICIT\""
+    };
+    Error::invalid_argument(format!(
+        "Value for attr 'padding' of \"{padding}\" is not in the list of allowed values: {allowed}\n\t; NodeDef: {{{{node {op}}}}}; Op<name={op}; {reg}> [Op:{op}] name: "
+    ))
+}
+
+/// TensorFlow's dtype error for the window ops, with the op's registration.
+fn window_attr_error(op: &str, d: DType) -> Error {
+    let (allowed, reg) = registration(op);
+    Error::invalid_argument(format!(
+        "Value for attr 'T' of {} is not in the list of allowed values: {allowed}\n\t; NodeDef: {{{{node {op}}}}}; Op<name={op}; {reg}> [Op:{op}] name: ",
+        d.kernel_name()
+    ))
+}
+
+/// Whether `op` accepts dtype `d` (`Conv2D` also int32, `MaxPool` most ints).
+fn window_dtype_ok(op: &str, d: DType) -> bool {
+    match op {
+        "Conv2D" => d.is_floating() || d == DType::Int32,
+        "MaxPool" => {
+            d.is_floating()
+                || matches!(
+                    d,
+                    DType::Int32 | DType::Int64 | DType::UInt8 | DType::Int16 | DType::Int8
+                )
+        }
+        _ => d.is_floating(),
+    }
+}
+
+fn check_dtype(op: &str, d: DType) -> Result<()> {
+    if window_dtype_ok(op, d) {
+        Ok(())
+    } else {
+        Err(window_attr_error(op, d))
+    }
+}
+
+/// The node TensorFlow's errors name: float32 convolutions run as oneDNN's
+/// `__MklNativeConv2D` on the CPU.
+pub fn conv_node(d: DType) -> &'static str {
+    if d == DType::Float32 {
+        "__MklNativeConv2D"
+    } else {
+        "Conv2D"
+    }
+}
+
+fn conv2d_impl(x: &Tensor, f: &Tensor, w: &Window) -> Result<Tensor> {
+    let op = "Conv2D";
+    let _trace = crate::runtime::trace::op(op, x.device());
+    if f.dtype() != x.dtype() {
+        let node = if x.dtype() == DType::Float32 {
+            "_MklNativeConv2D"
+        } else {
+            op
+        };
+        let e = dtype_mismatch(node, 1, x.dtype(), f.dtype(), " name: ");
+        return Err(Error::invalid_argument(
+            e.message().replace("[Op:_MklNativeConv2D]", "[Op:Conv2D]"),
+        ));
+    }
+    check_dtype(op, x.dtype())?;
+    let dev = x.device();
+    let mkl = x.dtype() == DType::Float32;
+    let fail = |m: String| {
+        Error::kernel(
+            crate::runtime::error::ErrorKind::InvalidArgument,
+            conv_node(x.dtype()),
+            &dev,
+            &m,
+            op,
+            " name: ",
+        )
+    };
+    if x.rank() != 4 {
+        return Err(fail(if mkl {
+            format!("input must be 4-dimensional{}", x.shape().bracket_text())
+        } else {
+            format!(
+                "convolution input must be 4-dimensional: {}",
+                x.shape().bracket_text()
+            )
+        }));
+    }
+    if f.rank() != 4 {
+        return Err(fail(format!(
+            "{}filter must be 4-dimensional: {}",
+            if mkl { "" } else { "convolution " },
+            f.shape().bracket_text()
+        )));
+    }
+    let (cin, cout) = (x.dims()[3], f.dims()[3]);
+    if f.dims()[2] != cin {
+        if f.dims()[2] == 0 || cin % f.dims()[2] != 0 {
+            return Err(fail(format!(
+                "input depth must be evenly divisible by filter depth: {cin} vs {}",
+                f.dims()[2]
+            )));
+        }
+        return Err(Error::unimplemented(
+            "tf.nn.conv2d: grouped convolution (filter depth smaller than the input depth) is \
+             not supported in dist",
+        ));
+    }
+    let w = Window {
+        size: [f.dims()[0], f.dims()[1]],
+        ..*w
+    };
+    let g = geometry(x, &w)?;
+    let shape = Shape(vec![g.n, g.out_hw[0], g.out_hw[1], cout]);
+    shape.checked_numel()?;
+    let fh = host_of(f)?;
+    let out = numeric!(
+        host_of(x)?,
+        conv_fwd(&fh, &g, &w, (cin, cout)),
+        window_attr_error(op, x.dtype())
+    )?;
+    Tensor::from_host(out, shape, dev)
+}
+
+/// `tf.nn.conv2d` of an NHWC `x` and an `[h, w, in, out]` filter; `w`'s
+/// `size` is taken from the filter.
+pub fn conv2d(x: &Tensor, f: &Tensor, w: &Window) -> Result<Tensor> {
+    let w = &match f.dims() {
+        [h, wd, _, _] => Window {
+            size: [*h, *wd],
+            ..*w
+        },
+        _ => *w,
+    };
+    tape::primitive(|| GradOp::Conv2D(*w), &[x, f], || conv2d_impl(x, f, w))
+}
+
+/// `Conv2DBackpropInput`: the gradient of `conv2d(x, f)` for `x` (shaped
+/// `x_dims`) from the output's gradient `grad`.
+pub fn conv2d_backprop_input(
+    x_dims: &[usize],
+    f: &Tensor,
+    grad: &Tensor,
+    w: &Window,
+) -> Result<Tensor> {
+    let op = "Conv2DBackpropInput";
+    tape::primitive(
+        || GradOp::NoGrad(NoGrad(op)),
+        &[f, grad],
+        || {
+            let like = Tensor::zeros(grad.dtype(), x_dims, grad.device())?;
+            let w = Window {
+                size: [f.dims()[0], f.dims()[1]],
+                ..*w
+            };
+            let g = geometry(&like, &w)?;
+            let (cin, cout) = (x_dims[3], f.dims()[3]);
+            let fh = host_of(f)?;
+            let out = numeric!(
+                host_of(grad)?,
+                conv_back_input(&fh, &g, &w, (cin, cout)),
+                window_attr_error("Conv2D", grad.dtype())
+            )?;
+            Tensor::from_host(out, Shape(x_dims.to_vec()), grad.device())
+        },
+    )
+}
+
+/// `Conv2DBackpropFilter`: the gradient of `conv2d(x, f)` for `f` (shaped
+/// `f_dims`) from the output's gradient `grad`.
+pub fn conv2d_backprop_filter(
+    x: &Tensor,
+    f_dims: &[usize],
+    grad: &Tensor,
+    w: &Window,
+) -> Result<Tensor> {
+    let op = "Conv2DBackpropFilter";
+    tape::primitive(
+        || GradOp::NoGrad(NoGrad(op)),
+        &[x, grad],
+        || {
+            let w = Window {
+                size: [f_dims[0], f_dims[1]],
+                ..*w
+            };
+            let g = geometry(x, &w)?;
+            let (cin, cout) = (f_dims[2], f_dims[3]);
+            let gh = host_of(grad)?;
+            let out = numeric!(
+                host_of(x)?,
+                conv_back_filter(&gh, &g, &w, (cin, cout)),
+                window_attr_error("Conv2D", x.dtype())
+            )?;
+            Tensor::from_host(out, Shape(f_dims.to_vec()), grad.device())
+        },
+    )
+}
+
+/// Max pooling forward (`argmax == false`: the maxima) or the flat input
+/// index of each maximum (the first in row-major order among ties).
+fn max_pool_typed<T: Num>(
+    x: &[T],
+    g: &Geometry,
+    w: &Window,
+    c: usize,
+) -> Result<(Vec<T>, Vec<usize>)> {
+    let [ih, iw] = g.in_hw;
+    let [oh, ow] = g.out_hw;
+    let n_out = g.n * oh * ow * c;
+    let mut out = filled(n_out, T::zero())?;
+    let mut arg = filled(n_out, usize::MAX)?;
+    for n in 0..g.n {
+        for y in 0..oh {
+            for xo in 0..ow {
+                let o = ((n * oh + y) * ow + xo) * c;
+                for ky in 0..w.size[0] {
+                    let Some(py) = at(g, w, 0, y, ky) else {
+                        continue;
+                    };
+                    for kx in 0..w.size[1] {
+                        let Some(px) = at(g, w, 1, xo, kx) else {
+                            continue;
+                        };
+                        let xi = ((n * ih + py) * iw + px) * c;
+                        for ch in 0..c {
+                            let v = x[xi + ch];
+                            if arg[o + ch] == usize::MAX || v > out[o + ch] {
+                                out[o + ch] = v;
+                                arg[o + ch] = xi + ch;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok((out, arg))
+}
+
+fn max_pool_fwd<T: Num>(x: &[T], g: &Geometry, w: &Window, c: usize) -> Result<HostData> {
+    Ok(T::wrap(max_pool_typed(x, g, w, c)?.0))
+}
+
+fn max_pool_back<T: Num>(
+    x: &[T],
+    gr: &HostData,
+    g: &Geometry,
+    w: &Window,
+    c: usize,
+) -> Result<HostData> {
+    let gr = slice_of::<T>(gr)?;
+    let (_, arg) = max_pool_typed(x, g, w, c)?;
+    let mut out = filled(x.len(), T::zero())?;
+    for (o, &a) in arg.iter().enumerate() {
+        if a != usize::MAX {
+            out[a] = out[a].add(gr[o]);
+        }
+    }
+    Ok(T::wrap(out))
+}
+
+/// The number of in-bounds elements of each output window.
+fn window_count(g: &Geometry, w: &Window, y: usize, xo: usize) -> usize {
+    let rows = (0..w.size[0])
+        .filter(|&k| at(g, w, 0, y, k).is_some())
+        .count();
+    let cols = (0..w.size[1])
+        .filter(|&k| at(g, w, 1, xo, k).is_some())
+        .count();
+    rows * cols
+}
+
+fn avg_pool_fwd<T: Num>(x: &[T], g: &Geometry, w: &Window, c: usize) -> Result<HostData> {
+    let [ih, iw] = g.in_hw;
+    let [oh, ow] = g.out_hw;
+    let mut out = filled(g.n * oh * ow * c, T::zero())?;
+    for n in 0..g.n {
+        for y in 0..oh {
+            for xo in 0..ow {
+                let o = ((n * oh + y) * ow + xo) * c;
+                for ky in 0..w.size[0] {
+                    let Some(py) = at(g, w, 0, y, ky) else {
+                        continue;
+                    };
+                    for kx in 0..w.size[1] {
+                        let Some(px) = at(g, w, 1, xo, kx) else {
+                            continue;
+                        };
+                        let xi = ((n * ih + py) * iw + px) * c;
+                        for ch in 0..c {
+                            out[o + ch] = out[o + ch].add(x[xi + ch]);
+                        }
+                    }
+                }
+                let count = T::from_f64(window_count(g, w, y, xo) as f64);
+                for v in &mut out[o..o + c] {
+                    *v = v.div(count);
+                }
+            }
+        }
+    }
+    Ok(T::wrap(out))
+}
+
+fn avg_pool_back<T: Num>(
+    gr: &[T],
+    in_len: usize,
+    g: &Geometry,
+    w: &Window,
+    c: usize,
+) -> Result<HostData> {
+    let [ih, iw] = g.in_hw;
+    let [oh, ow] = g.out_hw;
+    let mut out = filled(in_len, T::zero())?;
+    for n in 0..g.n {
+        for y in 0..oh {
+            for xo in 0..ow {
+                let o = ((n * oh + y) * ow + xo) * c;
+                let count = T::from_f64(window_count(g, w, y, xo) as f64);
+                for ky in 0..w.size[0] {
+                    let Some(py) = at(g, w, 0, y, ky) else {
+                        continue;
+                    };
+                    for kx in 0..w.size[1] {
+                        let Some(px) = at(g, w, 1, xo, kx) else {
+                            continue;
+                        };
+                        let xi = ((n * ih + py) * iw + px) * c;
+                        for ch in 0..c {
+                            out[xi + ch] = out[xi + ch].add(gr[o + ch].div(count));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(T::wrap(out))
+}
+
+fn pool_checks(op: &str, x: &Tensor, w: &Window) -> Result<Geometry> {
+    let dev = x.device();
+    if x.rank() != 4 {
+        // float32 pools run as oneDNN's kernels on TensorFlow's CPU
+        let msg = if x.dtype() == DType::Float32 {
+            "Input must be 4 or 5-dimensional".to_string()
+        } else {
+            format!(
+                "tensor_in_shape must have 2 spatial dimensions. {} 0",
+                x.rank()
+            )
+        };
+        return Err(kernel_error(op, &dev, &msg, " name: "));
+    }
+    geometry(x, w)
+}
+
+fn pool_impl(x: &Tensor, w: &Window, max: bool) -> Result<Tensor> {
+    let op = if max { "MaxPool" } else { "AvgPool" };
+    let _trace = crate::runtime::trace::op(op, x.device());
+    check_dtype(op, x.dtype())?;
+    let g = pool_checks(op, x, w)?;
+    let c = x.dims()[3];
+    let shape = Shape(vec![g.n, g.out_hw[0], g.out_hw[1], c]);
+    shape.checked_numel()?;
+    let out = if max {
+        numeric!(
+            host_of(x)?,
+            max_pool_fwd(&g, w, c),
+            window_attr_error(op, x.dtype())
+        )?
+    } else {
+        numeric!(
+            host_of(x)?,
+            avg_pool_fwd(&g, w, c),
+            window_attr_error(op, x.dtype())
+        )?
+    };
+    Tensor::from_host(out, shape, x.device())
+}
+
+/// `tf.nn.max_pool2d` (`max`) or `tf.nn.avg_pool2d` of an NHWC `x`.
+pub fn pool2d(x: &Tensor, w: &Window, max: bool) -> Result<Tensor> {
+    tape::primitive(
+        || {
+            if max {
+                GradOp::MaxPool(*w)
+            } else {
+                GradOp::AvgPool(*w)
+            }
+        },
+        &[x],
+        || pool_impl(x, w, max),
+    )
+}
+
+/// `MaxPoolGrad` / `AvgPoolGrad`: the gradient of the pool of `x` from the
+/// output's gradient `grad`.
+pub fn pool2d_grad(x: &Tensor, grad: &Tensor, w: &Window, max: bool) -> Result<Tensor> {
+    let op = if max { "MaxPoolGrad" } else { "AvgPoolGrad" };
+    tape::primitive(
+        || GradOp::NoGrad(NoGrad(op)),
+        &[x, grad],
+        || {
+            let g = geometry(x, w)?;
+            let c = x.dims()[3];
+            let out = if max {
+                let gh = host_of(grad)?;
+                numeric!(
+                    host_of(x)?,
+                    max_pool_back(&gh, &g, w, c),
+                    window_attr_error(op, x.dtype())
+                )?
+            } else {
+                numeric!(
+                    host_of(grad)?,
+                    avg_pool_back(x.numel(), &g, w, c),
+                    window_attr_error(op, x.dtype())
+                )?
+            };
+            Tensor::from_host(out, x.shape().clone(), grad.device())
+        },
+    )
+}
