@@ -15,6 +15,7 @@ pub mod dtypes;
 pub mod gradient_tape;
 pub mod linalg;
 pub mod math_ops;
+pub mod nd_ops;
 pub mod nest;
 pub mod nn;
 pub mod nn_ops;
@@ -43,6 +44,7 @@ pub fn module() -> Value {
     m.value("__version__", Value::str("2.21.0"));
     create::register(&mut m);
     array_ops::register(&mut m);
+    nd_ops::register(&mut m);
     math_ops::register(&mut m, true);
     stats_ops::register(&mut m, true);
     scan_ops::register(&mut m, true);

@@ -112,6 +112,22 @@ pub enum GradOp {
     AvgPool(crate::runtime::ops::conv::Window),
     /// `SquaredDifference`; inputs `x, y`.
     SquaredDifference,
+    /// `Pad` / `PadV2` by `[before, after]` per axis; inputs `x` (and the
+    /// constant value).
+    Pad(Vec<[usize; 2]>),
+    /// `MirrorPad`.
+    MirrorPad {
+        /// `[before, after]` per axis.
+        pads: Vec<[usize; 2]>,
+        /// `SYMMETRIC` (else `REFLECT`).
+        symmetric: bool,
+    },
+    /// `GatherNd`; inputs `params, indices`.
+    GatherNd,
+    /// `ScatterNd`; inputs `indices, updates` (the shape is the output's).
+    ScatterNd,
+    /// `TensorScatterUpdate/Add/Sub/Max/Min`; inputs `tensor, indices, updates`.
+    TensorScatter(crate::runtime::ops::scatter::ScatterMode),
     /// `SoftmaxCrossEntropyWithLogits`; inputs `logits, labels`, outputs
     /// `loss, backprop`.
     SoftmaxXent,
@@ -171,6 +187,11 @@ impl GradOp {
             GradOp::MaxPool(_) => "MaxPool",
             GradOp::AvgPool(_) => "AvgPool",
             GradOp::SquaredDifference => "SquaredDifference",
+            GradOp::Pad(_) => "Pad",
+            GradOp::MirrorPad { .. } => "MirrorPad",
+            GradOp::GatherNd => "GatherNd",
+            GradOp::ScatterNd => "ScatterNd",
+            GradOp::TensorScatter(m) => m.tensor_op(),
             GradOp::SoftmaxXent => "SoftmaxCrossEntropyWithLogits",
             GradOp::SparseSoftmaxXent => "SparseSoftmaxCrossEntropyWithLogits",
             GradOp::Custom(_) => "IdentityN",
@@ -392,6 +413,11 @@ pub(crate) fn gradient(
         | GradOp::MaxPool(_)
         | GradOp::AvgPool(_)
         | GradOp::SquaredDifference
+        | GradOp::Pad(_)
+        | GradOp::MirrorPad { .. }
+        | GradOp::GatherNd
+        | GradOp::ScatterNd
+        | GradOp::TensorScatter(_)
         | GradOp::SoftmaxXent
         | GradOp::SparseSoftmaxXent => super::grad_nn::gradient(op, v, grads)?,
         GradOp::Custom(f) => custom(f, grads)?,

@@ -5,8 +5,10 @@
 
 use super::grad::{scalar, unbroadcast, GradOp, OpView};
 use crate::runtime::error::{Error, Result};
-use crate::runtime::op::{BinaryOp, UnaryOp};
+use crate::runtime::op::{BinaryOp, Semantics, UnaryOp};
 use crate::runtime::ops;
+use crate::runtime::ops::scatter::ScatterMode;
+use crate::runtime::ops::IndexItem;
 use crate::runtime::tensor::Tensor;
 
 fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
@@ -49,6 +51,40 @@ fn xent_logits_grad(v: &OpView, grads: &[Tensor]) -> Result<Tensor> {
         grad = ops::add(&grad, &term)?;
     }
     Ok(grad)
+}
+
+/// The `TensorScatter*` gradients (`array_grad.py`).
+fn tensor_scatter_grad(mode: ScatterMode, v: &OpView, g: &Tensor) -> Result<Vec<Option<Tensor>>> {
+    let (x, indices, y) = (&v.inputs[0], &v.inputs[1], &v.inputs[2]);
+    let gather = |t: &Tensor| ops::scatter::gather_nd(t, indices);
+    Ok(match mode {
+        ScatterMode::Update => {
+            let zeros = Tensor::zeros(g.dtype(), y.dims(), y.device())?;
+            let gx = ops::scatter::tensor_scatter(g, indices, &zeros, ScatterMode::Update)?;
+            vec![Some(gx), None, Some(gather(g)?)]
+        }
+        ScatterMode::Add => vec![Some(g.clone()), None, Some(gather(g)?)],
+        ScatterMode::Sub => vec![
+            Some(g.clone()),
+            None,
+            Some(ops::unary(UnaryOp::Neg, &gather(g)?)?),
+        ],
+        ScatterMode::Max | ScatterMode::Min => {
+            // _TensorScatterMinOrMaxGrad: the gradient split between ties
+            let z = &v.outputs[0];
+            let eq = |a: &Tensor, b: &Tensor| -> Result<Tensor> {
+                ops::cast(&ops::binary(BinaryOp::Equal, a, b)?, g.dtype())
+            };
+            let x_ind = eq(x, z)?;
+            let y_out = gather(z)?;
+            let y_ind = eq(y, &y_out)?;
+            let ys_ind = ops::scatter::scatter_nd(indices, &y_ind, x.dims())?;
+            let ind = ops::add(&x_ind, &ys_ind)?;
+            let gx = ops::truediv(&mul(g, &x_ind)?, &ind)?;
+            let gy = mul(&gather(&ops::truediv(g, &ind)?)?, &y_ind)?;
+            vec![Some(gx), None, Some(gy)]
+        }
+    })
 }
 
 pub(super) fn gradient(op: &GradOp, v: &OpView, grads: &[Tensor]) -> Result<Vec<Option<Tensor>>> {
@@ -111,6 +147,42 @@ pub(super) fn gradient(op: &GradOp, v: &OpView, grads: &[Tensor]) -> Result<Vec<
             vec![gx, gy]
         }
         GradOp::SparseSoftmaxXent => vec![Some(xent_logits_grad(v, grads)?), None],
+        GradOp::Pad(pads) => {
+            // Slice(grad, begin=paddings[:, 0], size=shape(x))
+            let items: Vec<IndexItem> = pads
+                .iter()
+                .zip(x.dims())
+                .map(|(p, &d)| IndexItem::Slice {
+                    start: Some(p[0] as i64),
+                    stop: Some((p[0] + d) as i64),
+                    step: None,
+                })
+                .collect();
+            let gx = ops::index(g, &items, Semantics::Tf)?;
+            let mut out = vec![Some(gx)];
+            out.resize(v.inputs.len(), None);
+            out
+        }
+        GradOp::MirrorPad { pads, symmetric } => {
+            // MirrorPadGrad: each output's gradient summed into its source
+            let (_, src) = ops::scatter::mirror_sources(x.dims(), pads, *symmetric)?;
+            let src: Vec<i64> = src.into_iter().map(|i| i as i64).collect();
+            let n = src.len();
+            let ids = Tensor::from_vec(src, &[n])?.to_device(g.device())?;
+            let flat = ops::reshape(g, &[-1], Semantics::Tf)?;
+            let summed = ops::segment::unsorted_segment_sum(&flat, &ids, x.numel() as i64)?;
+            let dims: Vec<i64> = x.dims().iter().map(|&d| d as i64).collect();
+            vec![Some(ops::reshape(&summed, &dims, Semantics::Tf)?)]
+        }
+        GradOp::GatherNd => {
+            let indices = &v.inputs[1];
+            vec![Some(ops::scatter::scatter_nd(indices, g, x.dims())?), None]
+        }
+        GradOp::ScatterNd => {
+            let indices = &v.inputs[0];
+            vec![None, Some(ops::scatter::gather_nd(g, indices)?)]
+        }
+        GradOp::TensorScatter(mode) => tensor_scatter_grad(*mode, v, g)?,
         GradOp::SoftmaxXent => {
             let labels = &v.inputs[1];
             // the kernel broadcasts logits and labels against each other;
