@@ -62,6 +62,7 @@ pub fn module() -> Value {
         scan_ops::register(n, false);
         linalg::register_math(n);
         nn_ops::register_math(n);
+        nd_ops::register_math(n);
     });
     m.namespace("dtypes", dtypes::register);
     nest::register(&mut m);

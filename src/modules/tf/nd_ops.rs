@@ -10,6 +10,7 @@ use crate::object::native;
 use crate::runtime::format::numpy_str;
 use crate::runtime::ops;
 use crate::runtime::ops::scatter::{self, ScatterMode};
+use crate::runtime::ops::segment_reduce::{self, SegmentReduce};
 use crate::runtime::{BinaryOp, DType, ReduceOp, Scalar, Semantics, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
@@ -342,6 +343,109 @@ fn sequence_mask(
         }
     })();
     placed(vm, r)
+}
+
+/// The maximum of the rows of each segment (empty: the dtype's lowest).
+#[native("unsorted_segment_max(data, segment_ids, num_segments, name=None)")]
+fn unsorted_segment_max(
+    vm: &dyn Vm,
+    data: Tensor,
+    segment_ids: Tensor,
+    num_segments: i64,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let op = SegmentReduce::Max;
+    placed(
+        vm,
+        segment_reduce::unsorted_segment(op, &data, &segment_ids, num_segments),
+    )
+}
+
+/// The minimum of the rows of each segment (empty: the dtype's highest).
+#[native("unsorted_segment_min(data, segment_ids, num_segments, name=None)")]
+fn unsorted_segment_min(
+    vm: &dyn Vm,
+    data: Tensor,
+    segment_ids: Tensor,
+    num_segments: i64,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let op = SegmentReduce::Min;
+    placed(
+        vm,
+        segment_reduce::unsorted_segment(op, &data, &segment_ids, num_segments),
+    )
+}
+
+/// The product of the rows of each segment (empty: 1).
+#[native("unsorted_segment_prod(data, segment_ids, num_segments, name=None)")]
+fn unsorted_segment_prod(
+    vm: &dyn Vm,
+    data: Tensor,
+    segment_ids: Tensor,
+    num_segments: i64,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let op = SegmentReduce::Prod;
+    placed(
+        vm,
+        segment_reduce::unsorted_segment(op, &data, &segment_ids, num_segments),
+    )
+}
+
+/// `_unsorted_segment_N`: the number of rows in each segment (at least 1),
+/// shaped to broadcast against the segment sums.
+fn segment_counts(data: &Tensor, ids: &Tensor, num: i64) -> crate::runtime::Result<Tensor> {
+    let ones = Tensor::ones(data.dtype(), ids.dims(), data.device())?;
+    let n = ops::segment::unsorted_segment_sum(&ones, ids, num)?;
+    let mut shape = vec![num];
+    shape.resize(1 + data.rank() - ids.rank(), 1);
+    let n = ops::reshape(&n, &shape, Semantics::Tf)?;
+    let one = Tensor::ones(n.dtype(), &[], n.device())?;
+    ops::binary(BinaryOp::Maximum, &n, &one)
+}
+
+/// The mean of the rows of each segment (empty: 0).
+#[native("unsorted_segment_mean(data, segment_ids, num_segments, name=None)")]
+fn unsorted_segment_mean(
+    vm: &dyn Vm,
+    data: Tensor,
+    segment_ids: Tensor,
+    num_segments: i64,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let r = (|| {
+        let n = segment_counts(&data, &segment_ids, num_segments)?;
+        let summed = ops::segment::unsorted_segment_sum(&data, &segment_ids, num_segments)?;
+        ops::truediv(&summed, &n)
+    })();
+    placed(vm, r)
+}
+
+/// The sum of the rows of each segment over the square root of its size.
+#[native("unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None)")]
+fn unsorted_segment_sqrt_n(
+    vm: &dyn Vm,
+    data: Tensor,
+    segment_ids: Tensor,
+    num_segments: i64,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let r = (|| {
+        let n = segment_counts(&data, &segment_ids, num_segments)?;
+        let summed = ops::segment::unsorted_segment_sum(&data, &segment_ids, num_segments)?;
+        ops::truediv(&summed, &ops::unary(crate::runtime::UnaryOp::Sqrt, &n)?)
+    })();
+    placed(vm, r)
+}
+
+/// Adds the segment reductions to the `tf.math` namespace `n`.
+pub fn register_math(n: &mut ModuleBuilder) {
+    n.add(unsorted_segment_max::DEF)
+        .add(unsorted_segment_min::DEF)
+        .add(unsorted_segment_prod::DEF)
+        .add(unsorted_segment_mean::DEF)
+        .add(unsorted_segment_sqrt_n::DEF);
 }
 
 /// Adds these to the `tensorflow` module.

@@ -122,6 +122,9 @@ pub enum GradOp {
         /// `SYMMETRIC` (else `REFLECT`).
         symmetric: bool,
     },
+    /// `UnsortedSegmentMax/Min/Prod`; inputs `data, segment_ids` (the
+    /// number of segments is the output's first dimension).
+    UnsortedSegment(crate::runtime::ops::segment_reduce::SegmentReduce),
     /// `GatherNd`; inputs `params, indices`.
     GatherNd,
     /// `ScatterNd`; inputs `indices, updates` (the shape is the output's).
@@ -189,6 +192,7 @@ impl GradOp {
             GradOp::SquaredDifference => "SquaredDifference",
             GradOp::Pad(_) => "Pad",
             GradOp::MirrorPad { .. } => "MirrorPad",
+            GradOp::UnsortedSegment(op) => op.name(),
             GradOp::GatherNd => "GatherNd",
             GradOp::ScatterNd => "ScatterNd",
             GradOp::TensorScatter(m) => m.tensor_op(),
@@ -415,6 +419,7 @@ pub(crate) fn gradient(
         | GradOp::SquaredDifference
         | GradOp::Pad(_)
         | GradOp::MirrorPad { .. }
+        | GradOp::UnsortedSegment(_)
         | GradOp::GatherNd
         | GradOp::ScatterNd
         | GradOp::TensorScatter(_)

@@ -4,10 +4,12 @@
 //! The registry's dispatch is in `grad.rs`.
 
 use super::grad::{scalar, unbroadcast, GradOp, OpView};
+use crate::runtime::dtype::DType;
 use crate::runtime::error::{Error, Result};
 use crate::runtime::op::{BinaryOp, Semantics, UnaryOp};
 use crate::runtime::ops;
 use crate::runtime::ops::scatter::ScatterMode;
+use crate::runtime::ops::segment_reduce::SegmentReduce;
 use crate::runtime::ops::IndexItem;
 use crate::runtime::tensor::Tensor;
 
@@ -51,6 +53,70 @@ fn xent_logits_grad(v: &OpView, grads: &[Tensor]) -> Result<Tensor> {
         grad = ops::add(&grad, &term)?;
     }
     Ok(grad)
+}
+
+/// `_GatherDropNegatives(params, ids)`: `gather(params, max(ids, 0))` with
+/// zeros where an id is negative; also the clipped ids and the mask.
+fn gather_drop_negatives(
+    params: &Tensor,
+    ids: &Tensor,
+    data_rank: usize,
+) -> Result<(Tensor, Tensor, Tensor)> {
+    let zero_ids = Tensor::zeros(ids.dtype(), &[], ids.device())?;
+    let clipped = ops::binary(BinaryOp::Maximum, ids, &zero_ids)?;
+    let gathered = ops::gather(params, &clipped, 0)?;
+    let positive = ops::binary(BinaryOp::GreaterEqual, ids, &zero_ids)?;
+    let mut dims: Vec<i64> = ids.dims().iter().map(|&d| d as i64).collect();
+    dims.resize(data_rank, 1);
+    let positive = ops::reshape(&positive, &dims, Semantics::Tf)?;
+    let ones = Tensor::ones(DType::Bool, gathered.dims(), gathered.device())?;
+    let positive = ops::binary(BinaryOp::LogicalAnd, &positive, &ones)?;
+    let zeros = Tensor::zeros(gathered.dtype(), gathered.dims(), gathered.device())?;
+    let out = ops::where_select(&positive, &gathered, &zeros)?;
+    Ok((out, clipped, positive))
+}
+
+/// `_UnsortedSegmentMinOrMaxGrad` and `_UnsortedSegmentProdGrad`.
+fn segment_grad(op: SegmentReduce, v: &OpView, g: &Tensor) -> Result<Tensor> {
+    let (data, ids, y) = (&v.inputs[0], &v.inputs[1], &v.outputs[0]);
+    let num = y.dims()[0] as i64;
+    let rank = data.rank();
+    if op == SegmentReduce::Prod {
+        let zero = scalar(data, 0.0)?;
+        let is_zero = ops::binary(BinaryOp::Equal, data, &zero)?;
+        let num_zeros =
+            ops::segment::unsorted_segment_sum(&ops::cast(&is_zero, DType::Int32)?, ids, num)?;
+        let one_i = Tensor::ones(DType::Int32, &[], g.device())?;
+        let many = ops::binary(BinaryOp::Greater, &num_zeros, &one_i)?;
+        let g = ops::where_select(&many, &Tensor::zeros(g.dtype(), g.dims(), g.device())?, g)?;
+        let ones = Tensor::ones(data.dtype(), data.dims(), data.device())?;
+        let non_zero_data = ops::where_select(&is_zero, &ones, data)?;
+        let non_zero_prod = ops::segment_reduce::unsorted_segment(op, &non_zero_data, ids, num)?;
+        let zero_ids = Tensor::zeros(ids.dtype(), &[], ids.device())?;
+        let clipped = ops::binary(BinaryOp::Maximum, ids, &zero_ids)?;
+        let gathered_prod = ops::gather(y, &clipped, 0)?;
+        let gathered_non_zero = ops::gather(&non_zero_prod, &clipped, 0)?;
+        let divided = ops::truediv(&gathered_prod, data)?;
+        let partial = ops::where_select(&is_zero, &gathered_non_zero, &divided)?;
+        let (gathered_grad, _, _) = gather_drop_negatives(&g, ids, rank)?;
+        return mul(&gathered_grad, &partial);
+    }
+    let (gathered_out, _, positive) = gather_drop_negatives(y, ids, rank)?;
+    let selected = ops::binary(
+        BinaryOp::LogicalAnd,
+        &ops::binary(BinaryOp::Equal, data, &gathered_out)?,
+        &positive,
+    )?;
+    let num_selected =
+        ops::segment::unsorted_segment_sum(&ops::cast(&selected, g.dtype())?, ids, num)?;
+    let weighted = ops::truediv(g, &num_selected)?;
+    let (gathered_grads, _, _) = gather_drop_negatives(&weighted, ids, rank)?;
+    let zeros = Tensor::zeros(
+        gathered_grads.dtype(),
+        gathered_grads.dims(),
+        gathered_grads.device(),
+    )?;
+    ops::where_select(&selected, &gathered_grads, &zeros)
 }
 
 /// The `TensorScatter*` gradients (`array_grad.py`).
@@ -183,6 +249,7 @@ pub(super) fn gradient(op: &GradOp, v: &OpView, grads: &[Tensor]) -> Result<Vec<
             vec![None, Some(ops::scatter::gather_nd(g, indices)?)]
         }
         GradOp::TensorScatter(mode) => tensor_scatter_grad(*mode, v, g)?,
+        GradOp::UnsortedSegment(op) => vec![Some(segment_grad(*op, v, g)?), None],
         GradOp::SoftmaxXent => {
             let labels = &v.inputs[1];
             // the kernel broadcasts logits and labels against each other;

@@ -141,3 +141,62 @@ fn conv2d_and_pools() {
         }
     }
 }
+
+#[test]
+fn pads_gathers_scatters_segments() {
+    use crate::runtime::ops::scatter::{self, ScatterMode};
+    use crate::runtime::ops::segment_reduce::{unsorted_segment, SegmentReduce};
+    let x = t(&spread(12, -0.5), &[3, 4]);
+    let pads = [[1, 2], [0, 3]];
+    check(
+        "Pad",
+        &|xs| scatter::pad(&xs[0], &pads, &[2, 2], None),
+        &[x.clone()],
+    );
+    for symmetric in [false, true] {
+        check(
+            "MirrorPad",
+            &|xs| scatter::mirror_pad(&xs[0], &[[2, 1], [3, 2]], &[2, 2], symmetric),
+            &[x.clone()],
+        );
+    }
+    let idx = Tensor::from_vec(vec![0i32, 1, 2, 3, 0, 1], &[3, 2]).unwrap();
+    check(
+        "GatherNd",
+        &|xs| scatter::gather_nd(&xs[0], &idx),
+        &[x.clone()],
+    );
+    let u = t(&spread(3, 0.2), &[3]);
+    check(
+        "ScatterNd",
+        &|xs| scatter::scatter_nd(&idx, &xs[0], &[3, 4]),
+        &[u.clone()],
+    );
+    let distinct = Tensor::from_vec(vec![0i32, 1, 2, 3, 1, 0], &[3, 2]).unwrap();
+    for mode in [
+        ScatterMode::Update,
+        ScatterMode::Add,
+        ScatterMode::Sub,
+        ScatterMode::Max,
+        ScatterMode::Min,
+    ] {
+        check(
+            mode.tensor_op(),
+            &|xs| scatter::tensor_scatter(&xs[0], &distinct, &xs[1], mode),
+            &[x.clone(), u.clone()],
+        );
+    }
+    let ids = Tensor::from_vec(vec![0i32, 2, 0], &[3]).unwrap();
+    for op in [SegmentReduce::Max, SegmentReduce::Min, SegmentReduce::Prod] {
+        check(
+            op.name(),
+            &|xs| {
+                unsorted_segment(op, &xs[0], &ids, 3).map(|y| {
+                    // empty segments hold ±inf: leave them out of the weighted sum
+                    ops::gather(&y, &Tensor::from_vec(vec![0i32, 2], &[2]).unwrap(), 0).unwrap()
+                })
+            },
+            &[x.clone()],
+        );
+    }
+}

@@ -19,6 +19,7 @@ pub mod reduce;
 pub mod scan;
 pub mod scatter;
 pub mod segment;
+pub mod segment_reduce;
 pub mod shape_ops;
 
 pub use create::{eye, range};
