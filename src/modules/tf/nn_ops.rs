@@ -152,7 +152,8 @@ fn sparse_softmax_cross_entropy_with_logits(
             nn_loss::sparse_softmax_xent(&precise, &labels)?.swap_remove(0)
         } else {
             let classes = logits.dims()[gr - 1] as i64;
-            let p = ops::reshape(&precise, &[-1, classes], Semantics::Tf)?;
+            let rows: usize = logits.dims()[..gr - 1].iter().product();
+            let p = ops::reshape(&precise, &[rows as i64, classes], Semantics::Tf)?;
             let l = ops::reshape(&labels, &[-1], Semantics::Tf)?;
             let cost = nn_loss::sparse_softmax_xent(&p, &l)?.swap_remove(0);
             let shape: Vec<i64> = labels.dims().iter().map(|&d| d as i64).collect();
@@ -178,7 +179,9 @@ fn flatten_outer(x: &Tensor) -> RResult<Tensor> {
         ));
     }
     let last = x.dims()[x.rank() - 1] as i64;
-    ops::reshape(x, &[-1, last], Semantics::Tf)
+    // [-1, last] as TensorFlow infers it, also when `last` is 0
+    let outer: usize = x.dims()[..x.rank() - 1].iter().product();
+    ops::reshape(x, &[outer as i64, last], Semantics::Tf)
 }
 
 /// Cross-entropy of probability distributions `labels` against `logits`

@@ -124,11 +124,16 @@ pub enum GradOp {
     },
     /// `UnsortedSegmentMax/Min/Prod`; inputs `data, segment_ids` (the
     /// number of segments is the output's first dimension).
-    UnsortedSegment(crate::runtime::ops::segment_reduce::SegmentReduce),
+    UnsortedSegment {
+        /// Which reduction.
+        op: crate::runtime::ops::segment_reduce::SegmentReduce,
+        /// `num_segments`.
+        num: i64,
+    },
     /// `GatherNd`; inputs `params, indices`.
     GatherNd,
-    /// `ScatterNd`; inputs `indices, updates` (the shape is the output's).
-    ScatterNd,
+    /// `ScatterNd` into zeros of the shape; inputs `indices, updates`.
+    ScatterNd(Vec<usize>),
     /// `TensorScatterUpdate/Add/Sub/Max/Min`; inputs `tensor, indices, updates`.
     TensorScatter(crate::runtime::ops::scatter::ScatterMode),
     /// `SoftmaxCrossEntropyWithLogits`; inputs `logits, labels`, outputs
@@ -192,9 +197,9 @@ impl GradOp {
             GradOp::SquaredDifference => "SquaredDifference",
             GradOp::Pad(_) => "Pad",
             GradOp::MirrorPad { .. } => "MirrorPad",
-            GradOp::UnsortedSegment(op) => op.name(),
+            GradOp::UnsortedSegment { op, .. } => op.name(),
             GradOp::GatherNd => "GatherNd",
-            GradOp::ScatterNd => "ScatterNd",
+            GradOp::ScatterNd(_) => "ScatterNd",
             GradOp::TensorScatter(m) => m.tensor_op(),
             GradOp::SoftmaxXent => "SoftmaxCrossEntropyWithLogits",
             GradOp::SparseSoftmaxXent => "SparseSoftmaxCrossEntropyWithLogits",
@@ -419,9 +424,9 @@ pub(crate) fn gradient(
         | GradOp::SquaredDifference
         | GradOp::Pad(_)
         | GradOp::MirrorPad { .. }
-        | GradOp::UnsortedSegment(_)
+        | GradOp::UnsortedSegment { .. }
         | GradOp::GatherNd
-        | GradOp::ScatterNd
+        | GradOp::ScatterNd(_)
         | GradOp::TensorScatter(_)
         | GradOp::SoftmaxXent
         | GradOp::SparseSoftmaxXent => super::grad_nn::gradient(op, v, grads)?,

@@ -77,9 +77,8 @@ fn gather_drop_negatives(
 }
 
 /// `_UnsortedSegmentMinOrMaxGrad` and `_UnsortedSegmentProdGrad`.
-fn segment_grad(op: SegmentReduce, v: &OpView, g: &Tensor) -> Result<Tensor> {
+fn segment_grad(op: SegmentReduce, num: i64, v: &OpView, g: &Tensor) -> Result<Tensor> {
     let (data, ids, y) = (&v.inputs[0], &v.inputs[1], &v.outputs[0]);
-    let num = y.dims()[0] as i64;
     let rank = data.rank();
     if op == SegmentReduce::Prod {
         let zero = scalar(data, 0.0)?;
@@ -244,12 +243,12 @@ pub(super) fn gradient(op: &GradOp, v: &OpView, grads: &[Tensor]) -> Result<Vec<
             let indices = &v.inputs[1];
             vec![Some(ops::scatter::scatter_nd(indices, g, x.dims())?), None]
         }
-        GradOp::ScatterNd => {
+        GradOp::ScatterNd(_) => {
             let indices = &v.inputs[0];
             vec![None, Some(ops::scatter::gather_nd(g, indices)?)]
         }
         GradOp::TensorScatter(mode) => tensor_scatter_grad(*mode, v, g)?,
-        GradOp::UnsortedSegment(op) => vec![Some(segment_grad(*op, v, g)?), None],
+        GradOp::UnsortedSegment { op, num } => vec![Some(segment_grad(*op, *num, v, g)?), None],
         GradOp::SoftmaxXent => {
             let labels = &v.inputs[1];
             // the kernel broadcasts logits and labels against each other;

@@ -56,7 +56,10 @@ fn geometry(x: &Tensor, w: &Window) -> Result<Geometry> {
     let mut pad = [0; 2];
     for a in 0..2 {
         let input = d[1 + a];
-        let eff = (w.size[a] - 1) * w.dilations[a] + 1;
+        let eff = w.size[a]
+            .saturating_sub(1)
+            .saturating_mul(w.dilations[a])
+            .saturating_add(1);
         let s = w.strides[a];
         let (out, before) = match w.padding {
             Padding::Valid => {
@@ -68,12 +71,14 @@ fn geometry(x: &Tensor, w: &Window) -> Result<Geometry> {
             }
             Padding::Same => {
                 let out = input.div_ceil(s);
-                let total = ((out.max(1) - 1) * s + eff).saturating_sub(input);
+                let total = ((out.max(1) - 1).saturating_mul(s))
+                    .saturating_add(eff)
+                    .saturating_sub(input);
                 (out, total / 2)
             }
             Padding::Explicit(p) => {
                 let (b, e) = (p[2 * a], p[2 * a + 1]);
-                let padded = input + b + e;
+                let padded = input.saturating_add(b).saturating_add(e);
                 if padded < eff {
                     (0, b)
                 } else {
@@ -92,11 +97,30 @@ fn geometry(x: &Tensor, w: &Window) -> Result<Geometry> {
     })
 }
 
+/// The window offsets of output `o` along axis `a` that fall inside the
+/// input (computed, not searched: window sizes are script-sized).
+fn taps(g: &Geometry, w: &Window, a: usize, o: usize) -> std::ops::Range<usize> {
+    let base = o as i128 * w.strides[a] as i128 - g.pad[a] as i128;
+    let d = w.dilations[a] as i128;
+    let n = g.in_hw[a] as i128;
+    let lo = if base >= 0 { 0 } else { (-base + d - 1) / d };
+    let hi = if n - base <= 0 {
+        0
+    } else {
+        (n - base + d - 1) / d
+    };
+    let hi = hi.min(w.size[a] as i128);
+    let lo = lo.min(hi);
+    lo as usize..hi as usize
+}
+
 /// The input position of window offset `k` of output `o` along axis `a`, if inside.
 #[inline]
 fn at(g: &Geometry, w: &Window, a: usize, o: usize, k: usize) -> Option<usize> {
-    let p = (o * w.strides[a] + k * w.dilations[a]) as isize - g.pad[a] as isize;
-    (p >= 0 && (p as usize) < g.in_hw[a]).then_some(p as usize)
+    // i128: strides, dilations and paddings are script-sized
+    let p =
+        o as i128 * w.strides[a] as i128 + k as i128 * w.dilations[a] as i128 - g.pad[a] as i128;
+    (p >= 0 && p < g.in_hw[a] as i128).then_some(p as usize)
 }
 
 fn slice_of<T: Elem>(h: &HostData) -> Result<&[T]> {
@@ -119,11 +143,11 @@ fn conv_fwd<T: Num>(
             for xo in 0..ow {
                 let o = ((n * oh + y) * ow + xo) * cout;
                 let acc = &mut out[o..o + cout];
-                for ky in 0..w.size[0] {
+                for ky in taps(g, w, 0, y) {
                     let Some(py) = at(g, w, 0, y, ky) else {
                         continue;
                     };
-                    for kx in 0..w.size[1] {
+                    for kx in taps(g, w, 1, xo) {
                         let Some(px) = at(g, w, 1, xo, kx) else {
                             continue;
                         };
@@ -159,11 +183,11 @@ fn conv_back_input<T: Num>(
         for y in 0..oh {
             for xo in 0..ow {
                 let gi = ((n * oh + y) * ow + xo) * cout;
-                for ky in 0..w.size[0] {
+                for ky in taps(g, w, 0, y) {
                     let Some(py) = at(g, w, 0, y, ky) else {
                         continue;
                     };
-                    for kx in 0..w.size[1] {
+                    for kx in taps(g, w, 1, xo) {
                         let Some(px) = at(g, w, 1, xo, kx) else {
                             continue;
                         };
@@ -199,11 +223,11 @@ fn conv_back_filter<T: Num>(
         for y in 0..oh {
             for xo in 0..ow {
                 let gi = ((n * oh + y) * ow + xo) * cout;
-                for ky in 0..w.size[0] {
+                for ky in taps(g, w, 0, y) {
                     let Some(py) = at(g, w, 0, y, ky) else {
                         continue;
                     };
-                    for kx in 0..w.size[1] {
+                    for kx in taps(g, w, 1, xo) {
                         let Some(px) = at(g, w, 1, xo, kx) else {
                             continue;
                         };
@@ -332,6 +356,11 @@ fn conv2d_impl(x: &Tensor, f: &Tensor, w: &Window) -> Result<Tensor> {
             f.shape().bracket_text()
         )));
     }
+    if f.numel() == 0 {
+        return Err(fail(
+            "filter must not have zero elements (i.e. all dimensions must be non-zero)".into(),
+        ));
+    }
     let (cin, cout) = (x.dims()[3], f.dims()[3]);
     if f.dims()[2] != cin {
         if f.dims()[2] == 0 || cin % f.dims()[2] != 0 {
@@ -452,11 +481,11 @@ fn max_pool_typed<T: Num>(
         for y in 0..oh {
             for xo in 0..ow {
                 let o = ((n * oh + y) * ow + xo) * c;
-                for ky in 0..w.size[0] {
+                for ky in taps(g, w, 0, y) {
                     let Some(py) = at(g, w, 0, y, ky) else {
                         continue;
                     };
-                    for kx in 0..w.size[1] {
+                    for kx in taps(g, w, 1, xo) {
                         let Some(px) = at(g, w, 1, xo, kx) else {
                             continue;
                         };
@@ -500,13 +529,7 @@ fn max_pool_back<T: Num>(
 
 /// The number of in-bounds elements of each output window.
 fn window_count(g: &Geometry, w: &Window, y: usize, xo: usize) -> usize {
-    let rows = (0..w.size[0])
-        .filter(|&k| at(g, w, 0, y, k).is_some())
-        .count();
-    let cols = (0..w.size[1])
-        .filter(|&k| at(g, w, 1, xo, k).is_some())
-        .count();
-    rows * cols
+    taps(g, w, 0, y).len() * taps(g, w, 1, xo).len()
 }
 
 fn avg_pool_fwd<T: Num>(x: &[T], g: &Geometry, w: &Window, c: usize) -> Result<HostData> {
@@ -517,11 +540,11 @@ fn avg_pool_fwd<T: Num>(x: &[T], g: &Geometry, w: &Window, c: usize) -> Result<H
         for y in 0..oh {
             for xo in 0..ow {
                 let o = ((n * oh + y) * ow + xo) * c;
-                for ky in 0..w.size[0] {
+                for ky in taps(g, w, 0, y) {
                     let Some(py) = at(g, w, 0, y, ky) else {
                         continue;
                     };
-                    for kx in 0..w.size[1] {
+                    for kx in taps(g, w, 1, xo) {
                         let Some(px) = at(g, w, 1, xo, kx) else {
                             continue;
                         };
@@ -556,11 +579,11 @@ fn avg_pool_back<T: Num>(
             for xo in 0..ow {
                 let o = ((n * oh + y) * ow + xo) * c;
                 let count = T::from_f64(window_count(g, w, y, xo) as f64);
-                for ky in 0..w.size[0] {
+                for ky in taps(g, w, 0, y) {
                     let Some(py) = at(g, w, 0, y, ky) else {
                         continue;
                     };
-                    for kx in 0..w.size[1] {
+                    for kx in taps(g, w, 1, xo) {
                         let Some(px) = at(g, w, 1, xo, kx) else {
                             continue;
                         };

@@ -310,6 +310,11 @@ fn xent_impl(logits: &Tensor, labels: &Tensor) -> Result<Vec<Tensor>> {
     };
     let logits = broadcast_to(logits, shape.dims())?;
     let labels = broadcast_to(labels, shape.dims())?;
+    if shape.dims()[1] == 0 {
+        // no classes: each loss is an empty sum
+        let loss = Tensor::zeros(logits.dtype(), &shape.dims()[..1], dev)?;
+        return Ok(vec![loss, logits]);
+    }
     let (shifted, e, total) = shifted_exp(&logits)?;
     // loss: sum(labels * (log(sum(exp(shifted))) - shifted)) along the rows
     let log_total = unary(UnaryOp::Log, &total)?;

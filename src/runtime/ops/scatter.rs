@@ -266,29 +266,25 @@ fn index_text(row: &[i64]) -> String {
 /// first bad row.
 fn nd_offsets(
     indices: &[i64],
+    rows: usize,
     k: usize,
     dims: &[usize],
-) -> std::result::Result<(Vec<usize>, usize), usize> {
+) -> Result<std::result::Result<(Vec<usize>, usize), usize>> {
     let strides = Shape(dims.to_vec()).strides();
     let slice: usize = dims[k..].iter().product();
-    let rows = if k == 0 {
-        indices.len()
-    } else {
-        indices.len() / k
-    };
-    let mut out = Vec::with_capacity(rows);
+    let mut out = try_vec(rows)?;
     for r in 0..rows {
         let row = &indices[r * k..(r + 1) * k];
         let mut off = 0usize;
         for (a, &i) in row.iter().enumerate() {
             if i < 0 || i as usize >= dims[a] {
-                return Err(r);
+                return Ok(Err(r));
             }
             off += i as usize * strides[a];
         }
         out.push(off);
     }
-    Ok((out, slice))
+    Ok(Ok((out, slice)))
 }
 
 fn check_index_dtype(op: &str, reg: &str, indices: &Tensor) -> Result<()> {
@@ -330,7 +326,8 @@ fn gather_nd_impl(params: &Tensor, indices: &Tensor) -> Result<Tensor> {
         ));
     }
     let iv = ints(indices)?;
-    let (offsets, slice) = nd_offsets(&iv, k, params.dims()).map_err(|r| {
+    let rows: usize = indices.dims()[..indices.rank() - 1].iter().product();
+    let (offsets, slice) = nd_offsets(&iv, rows, k, params.dims())?.map_err(|r| {
         kernel_error(
             op,
             &dev,
@@ -475,7 +472,8 @@ fn scatter_into(
         }));
     }
     let iv = ints(indices)?;
-    let (offsets, slice) = nd_offsets(&iv, k, base.dims()).map_err(|r| {
+    let rows: usize = outer.iter().product();
+    let (offsets, slice) = nd_offsets(&iv, rows, k, base.dims())?.map_err(|r| {
         fail(format!(
             "indices{} = {} does not index into shape {}",
             index_text(&[r as i64]),
@@ -508,7 +506,7 @@ fn scatter_into(
 pub fn scatter_nd(indices: &Tensor, updates: &Tensor, shape: &[usize]) -> Result<Tensor> {
     let op = "ScatterNd";
     tape::primitive(
-        || GradOp::ScatterNd,
+        || GradOp::ScatterNd(shape.to_vec()),
         &[indices, updates],
         || {
             let _trace = crate::runtime::trace::op(op, updates.device());

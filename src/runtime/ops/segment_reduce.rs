@@ -103,11 +103,17 @@ fn unsorted_impl(op: SegmentReduce, data: &Tensor, ids: &Tensor, num: i64) -> Re
     let dev = data.device();
     let fail = |msg: &str| kernel_error(name, &dev, msg, "");
     if !data.dims().starts_with(ids.dims()) {
-        return Err(fail(&format!(
-            "data.shape = {} does not start with segment_ids.shape = {}",
-            data.shape().bracket_text(),
-            ids.shape().bracket_text()
-        )));
+        // this check (unlike the range check) carries the op's name suffix
+        return Err(kernel_error(
+            name,
+            &dev,
+            &format!(
+                "data.shape = {} does not start with segment_ids.shape = {}",
+                data.shape().bracket_text(),
+                ids.shape().bracket_text()
+            ),
+            " name: ",
+        ));
     }
     if num < 0 {
         return Err(fail(&format!(
@@ -157,7 +163,7 @@ pub fn unsorted_segment(
     num: i64,
 ) -> Result<Tensor> {
     tape::primitive(
-        || GradOp::UnsortedSegment(op),
+        || GradOp::UnsortedSegment { op, num },
         &[data, ids],
         || unsorted_impl(op, data, ids, num),
     )
