@@ -164,9 +164,7 @@ fn scatter_nd(
     if dims.iter().any(|&d| d < 0) {
         return Err(PyErr::new(
             ExcType::InvalidArgumentError,
-            format!(
-                "{{{{function_node __wrapped__ScatterNd_device_/job:localhost/replica:0/task:0/device:CPU:0}}}} Dimension -1 must be >= 0 [Op:ScatterNd]"
-            ),
+            "{{function_node __wrapped__ScatterNd_device_/job:localhost/replica:0/task:0/device:CPU:0}} Dimension -1 must be >= 0 [Op:ScatterNd]",
         ));
     }
     let dims: Vec<usize> = dims.into_iter().map(|d| d as usize).collect();

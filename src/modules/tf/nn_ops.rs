@@ -297,7 +297,7 @@ fn gelu(vm: &dyn Vm, features: Tensor, approximate: bool, _name: &Value) -> PyRe
             mul(&half_f, &ops::add(&scalar(&f, 1.0)?, &t)?)
         } else {
             let neg = ops::unary(UnaryOp::Neg, &f)?;
-            let arg = mul(&neg, &f32_const_cast(&f, 0.7071067811865476)?)?;
+            let arg = mul(&neg, &f32_const_cast(&f, std::f64::consts::FRAC_1_SQRT_2)?)?;
             mul(&half_f, &ops::unary(UnaryOp::Erfc, &arg)?)
         }
     })();
@@ -356,6 +356,7 @@ fn negate(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
 
 /// `(x - mean) / sqrt(variance + variance_epsilon) * scale + offset`, as
 /// TensorFlow orders it: `x * inv + (offset - mean * inv)`.
+#[expect(clippy::too_many_arguments, reason = "TensorFlow's signature")]
 #[native("batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None)")]
 fn batch_normalization(
     vm: &dyn Vm,

@@ -25,7 +25,11 @@ fn bias_add() {
 #[test]
 fn l2_loss_and_squared_difference() {
     let x = t(&spread(6, -0.7), &[2, 3]);
-    check("L2Loss", &|xs| nn_loss::l2_loss(&xs[0]), &[x.clone()]);
+    check(
+        "L2Loss",
+        &|xs| nn_loss::l2_loss(&xs[0]),
+        std::slice::from_ref(&x),
+    );
     let y = t(&spread(3, 0.1), &[3]);
     check(
         "SquaredDifference",
@@ -47,7 +51,7 @@ fn cross_entropies() {
     check(
         "SparseSoftmaxCrossEntropyWithLogits",
         &|xs| Ok(nn_loss::sparse_softmax_xent(&xs[0], &labels)?.swap_remove(0)),
-        &[logits.clone()],
+        std::slice::from_ref(&logits),
     );
     // rows that sum to 1: the kernel's backprop (softmax - labels) assumes it
     let raw = spread(12, 0.1);
@@ -130,13 +134,13 @@ fn conv2d_and_pools() {
         check(
             "MaxPool",
             &|xs| conv::pool2d(&xs[0], &w, true),
-            &[x.clone()],
+            std::slice::from_ref(&x),
         );
         if !matches!(padding, Padding::Explicit(_)) {
             check(
                 "AvgPool",
                 &|xs| conv::pool2d(&xs[0], &w, false),
-                &[x.clone()],
+                std::slice::from_ref(&x),
             );
         }
     }
@@ -151,26 +155,26 @@ fn pads_gathers_scatters_segments() {
     check(
         "Pad",
         &|xs| scatter::pad(&xs[0], &pads, &[2, 2], None),
-        &[x.clone()],
+        std::slice::from_ref(&x),
     );
     for symmetric in [false, true] {
         check(
             "MirrorPad",
             &|xs| scatter::mirror_pad(&xs[0], &[[2, 1], [3, 2]], &[2, 2], symmetric),
-            &[x.clone()],
+            std::slice::from_ref(&x),
         );
     }
     let idx = Tensor::from_vec(vec![0i32, 1, 2, 3, 0, 1], &[3, 2]).unwrap();
     check(
         "GatherNd",
         &|xs| scatter::gather_nd(&xs[0], &idx),
-        &[x.clone()],
+        std::slice::from_ref(&x),
     );
     let u = t(&spread(3, 0.2), &[3]);
     check(
         "ScatterNd",
         &|xs| scatter::scatter_nd(&idx, &xs[0], &[3, 4]),
-        &[u.clone()],
+        std::slice::from_ref(&u),
     );
     let distinct = Tensor::from_vec(vec![0i32, 1, 2, 3, 1, 0], &[3, 2]).unwrap();
     for mode in [
@@ -196,7 +200,7 @@ fn pads_gathers_scatters_segments() {
                     ops::gather(&y, &Tensor::from_vec(vec![0i32, 2], &[2]).unwrap(), 0).unwrap()
                 })
             },
-            &[x.clone()],
+            std::slice::from_ref(&x),
         );
     }
 }
