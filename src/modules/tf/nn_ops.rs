@@ -419,16 +419,14 @@ fn noise_shape_of(vm: &dyn Vm, x: &Tensor, noise_shape: &Value) -> PyResult<Tens
     }
 }
 
-/// Sets elements to zero with probability `rate` and scales the rest by
-/// `1 / (1 - rate)`.
-#[native("dropout(x, rate, noise_shape=None, seed=None, name=None)")]
-fn dropout(
+/// `_dropout`: the checks, the scaling and the mask; `sampler` draws the
+/// uniform numbers for a noise shape and dtype, `skip` is the fast path's
+/// dummy draw for `rate == 0`.
+fn dropout_with(
     vm: &dyn Vm,
-    x: &Value,
-    rate: &Value,
-    noise_shape: &Value,
-    seed: &Value,
-    _name: &Value,
+    (x, rate, noise_shape): (&Value, &Value, &Value),
+    sampler: &dyn Fn(&Tensor, DType) -> PyResult<Tensor>,
+    skip: &dyn Fn() -> PyResult<()>,
 ) -> PyResult<Tensor> {
     let rate_number = match rate {
         Value::Bool(b) => Some(*b as i64 as f64),
@@ -454,7 +452,7 @@ fn dropout(
         )));
     }
     if rate_number == Some(0.0) {
-        super::random::skip_seed(vm, seed)?;
+        skip()?;
         return Ok(x);
     }
     let (ret, rate_t) = match (rate_number, rate) {
@@ -498,13 +496,63 @@ fn dropout(
         }
     };
     let shape = noise_shape_of(vm, &x, noise_shape)?;
-    let random = super::random::uniform_unit(vm, &shape, dtype, seed)?;
+    let random = sampler(&shape, dtype)?;
     let r = (|| {
         let keep_mask = ops::binary(BinaryOp::GreaterEqual, &random, &rate_t)?;
         let zero = scalar(&x, 0.0)?;
         ops::where_select(&keep_mask, &ret, &zero)
     })();
     placed(vm, r)
+}
+
+/// Sets elements to zero with probability `rate` and scales the rest by
+/// `1 / (1 - rate)`.
+#[native("dropout(x, rate, noise_shape=None, seed=None, name=None)")]
+fn dropout(
+    vm: &dyn Vm,
+    x: &Value,
+    rate: &Value,
+    noise_shape: &Value,
+    seed: &Value,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    dropout_with(
+        vm,
+        (x, rate, noise_shape),
+        &|shape, dtype| super::random::uniform_unit(vm, shape, dtype, seed),
+        &|| super::random::skip_seed(vm, seed),
+    )
+}
+
+/// `tf.nn.experimental.stateless_dropout`: `dropout` with the mask drawn
+/// by `tf.random.stateless_uniform(seed=seed)`.
+#[native("stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None)")]
+fn stateless_dropout(
+    vm: &dyn Vm,
+    x: &Value,
+    rate: &Value,
+    seed: &Value,
+    rng_alg: &Value,
+    noise_shape: &Value,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    dropout_with(
+        vm,
+        (x, rate, noise_shape),
+        &|shape, dtype| {
+            super::random::stateless_uniform(
+                vm,
+                &Value::Tensor(shape.clone()),
+                seed,
+                Value::Int(0),
+                Value::None,
+                Some(dtype),
+                &Value::None,
+                rng_alg,
+            )
+        },
+        &|| Ok(()),
+    )
 }
 
 /// Adds these to the `tf.nn` namespace `n`.
@@ -518,6 +566,9 @@ pub fn register_nn(n: &mut ModuleBuilder) {
         .add(moments::DEF)
         .add(batch_normalization::DEF)
         .add(dropout::DEF);
+    n.namespace("experimental", |e| {
+        e.add(stateless_dropout::DEF);
+    });
 }
 
 /// Adds `squared_difference` to the `tf.math` namespace `n`.
