@@ -163,7 +163,7 @@ pub(super) fn gradient(op: &GradOp, v: &OpView, grads: &[Tensor]) -> Result<Vec<
         GradOp::L2Loss => vec![Some(mul(x, g)?)],
         GradOp::Conv2D(w) => {
             let f = &v.inputs[1];
-            if w.dilations != [1, 1] {
+            if w.dilations != [1, 1] && !w.dilated_grad {
                 // TensorFlow's CPU backprop kernels
                 let op = if v.skip[0] {
                     "Conv2DBackpropFilter"

@@ -113,6 +113,7 @@ fn conv2d_and_pools() {
             strides,
             dilations: [1, 1],
             padding,
+            dilated_grad: false,
         };
         check(
             "Conv2D",
@@ -130,6 +131,7 @@ fn conv2d_and_pools() {
             strides,
             dilations: [1, 1],
             padding,
+            dilated_grad: false,
         };
         check(
             "MaxPool",

@@ -39,6 +39,10 @@ pub struct Window {
     pub dilations: [usize; 2],
     /// The padding.
     pub padding: Padding,
+    /// Whether a dilated convolution has a gradient: `tf.nn.convolution`
+    /// runs one as a plain convolution between `SpaceToBatchND` and
+    /// `BatchToSpaceND`, while `Conv2D`'s own CPU backprop refuses dilations.
+    pub dilated_grad: bool,
 }
 
 /// Where the windows lie: output sizes and the padding before each axis.
