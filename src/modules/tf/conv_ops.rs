@@ -273,6 +273,50 @@ fn conv2d(
     placed(vm, run_conv2d(&x, &f, (strides, dilations), &pad, false)?)
 }
 
+/// The transpose of `conv2d` (its gradient for the input): `input` spread
+/// through `filters` (`[h, w, out, in]`) into `output_shape`.
+#[native("conv2d_transpose(input, filters, output_shape, strides, padding='SAME', data_format='NHWC', dilations=None, name=None)")]
+#[expect(clippy::too_many_arguments, reason = "TensorFlow's signature")]
+fn conv2d_transpose(
+    vm: &dyn Vm,
+    input: &Value,
+    filters: &Value,
+    output_shape: &Value,
+    strides: &Value,
+    padding: &Value,
+    data_format: Option<String>,
+    dilations: &Value,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    check_format("conv2d_transpose", data_format.as_deref())?;
+    let strides = get_sequence(vm, strides, "strides")?;
+    let dilations = get_sequence(vm, dilations, "dilations")?;
+    let pad = pad_arg(vm, padding, true, 4)?;
+    let shape: Vec<i64> = match output_shape {
+        Value::Tensor(t) => t
+            .to_scalars()
+            .into_iter()
+            .map(|s| match s {
+                crate::runtime::Scalar::Int(i) => i,
+                _ => -1,
+            })
+            .collect(),
+        v => super::convert::int_list(vm, v)?,
+    };
+    let (f, x) = matching(vm, filters, input)?;
+    let names = ("Conv2DBackpropInput", "Conv2DBackpropInput");
+    let padding = padding_of(&pad, names)?;
+    let [strides, dilations] = conv_attrs(names, strides, dilations)?;
+    let w = Window {
+        size: [1, 1],
+        strides,
+        dilations,
+        padding,
+        dilated_grad: false,
+    };
+    placed(vm, conv::conv2d_transpose(&x, &f, &shape, &w))
+}
+
 /// `Conv2D` with TensorFlow's attribute checks.
 fn run_conv2d(
     x: &Tensor,
@@ -578,6 +622,7 @@ fn avg_pool(
 pub fn register_nn(n: &mut ModuleBuilder) {
     n.add(conv2d::DEF)
         .add(conv1d::DEF)
+        .add(conv2d_transpose::DEF)
         .add(convolution::DEF)
         .add(max_pool1d::DEF)
         .add(avg_pool1d::DEF)

@@ -106,6 +106,20 @@ pub enum GradOp {
     L2Loss,
     /// `Conv2D` (NHWC); inputs `input, filter`.
     Conv2D(crate::runtime::ops::conv::Window),
+    /// `Conv2DBackpropInput` into `input_sizes`; inputs `filter, out_backprop`.
+    Conv2DBackpropInput {
+        /// The window.
+        w: crate::runtime::ops::conv::Window,
+        /// The shape of the convolution's input (this op's output).
+        input_sizes: Vec<usize>,
+    },
+    /// `Conv2DBackpropFilter` into `filter_sizes`; inputs `input, out_backprop`.
+    Conv2DBackpropFilter {
+        /// The window.
+        w: crate::runtime::ops::conv::Window,
+        /// The filter's shape (this op's output).
+        filter_sizes: Vec<usize>,
+    },
     /// `MaxPool` (NHWC).
     MaxPool(crate::runtime::ops::conv::Window),
     /// `AvgPool` (NHWC).
@@ -192,6 +206,8 @@ impl GradOp {
             GradOp::BiasAdd { .. } => "BiasAdd",
             GradOp::L2Loss => "L2Loss",
             GradOp::Conv2D(_) => "Conv2D",
+            GradOp::Conv2DBackpropInput { .. } => "Conv2DBackpropInput",
+            GradOp::Conv2DBackpropFilter { .. } => "Conv2DBackpropFilter",
             GradOp::MaxPool(_) => "MaxPool",
             GradOp::AvgPool(_) => "AvgPool",
             GradOp::SquaredDifference => "SquaredDifference",
@@ -419,6 +435,8 @@ pub(crate) fn gradient(
         GradOp::BiasAdd { .. }
         | GradOp::L2Loss
         | GradOp::Conv2D(_)
+        | GradOp::Conv2DBackpropInput { .. }
+        | GradOp::Conv2DBackpropFilter { .. }
         | GradOp::MaxPool(_)
         | GradOp::AvgPool(_)
         | GradOp::SquaredDifference

@@ -8,6 +8,7 @@ use crate::runtime::dtype::DType;
 use crate::runtime::error::{Error, Result};
 use crate::runtime::op::{BinaryOp, Semantics, UnaryOp};
 use crate::runtime::ops;
+use crate::runtime::ops::conv::Window;
 use crate::runtime::ops::scatter::ScatterMode;
 use crate::runtime::ops::segment_reduce::SegmentReduce;
 use crate::runtime::ops::IndexItem;
@@ -118,6 +119,25 @@ fn segment_grad(op: SegmentReduce, num: i64, v: &OpView, g: &Tensor) -> Result<T
     ops::where_select(&selected, &gathered_grads, &zeros)
 }
 
+/// TensorFlow's CPU convolution backprops refuse dilations (unless the
+/// convolution ran through space-to-batch, `tf.nn.convolution`'s path).
+fn check_dilations(w: &Window, input_skipped: bool, like: &Tensor) -> Result<()> {
+    if w.dilations == [1, 1] || w.dilated_grad {
+        return Ok(());
+    }
+    let op = if input_skipped {
+        "Conv2DBackpropFilter"
+    } else {
+        "Conv2DBackpropInput"
+    };
+    Err(ops::kernel_error(
+        op,
+        &like.device(),
+        "Current CPU implementations do not yet support dilation rates larger than 1.",
+        " name: ",
+    ))
+}
+
 /// The `TensorScatter*` gradients (`array_grad.py`).
 fn tensor_scatter_grad(mode: ScatterMode, v: &OpView, g: &Tensor) -> Result<Vec<Option<Tensor>>> {
     let (x, indices, y) = (&v.inputs[0], &v.inputs[1], &v.inputs[2]);
@@ -163,20 +183,7 @@ pub(super) fn gradient(op: &GradOp, v: &OpView, grads: &[Tensor]) -> Result<Vec<
         GradOp::L2Loss => vec![Some(mul(x, g)?)],
         GradOp::Conv2D(w) => {
             let f = &v.inputs[1];
-            if w.dilations != [1, 1] && !w.dilated_grad {
-                // TensorFlow's CPU backprop kernels
-                let op = if v.skip[0] {
-                    "Conv2DBackpropFilter"
-                } else {
-                    "Conv2DBackpropInput"
-                };
-                return Err(ops::kernel_error(
-                    op,
-                    &x.device(),
-                    "Current CPU implementations do not yet support dilation rates larger than 1.",
-                    " name: ",
-                ));
-            }
+            check_dilations(w, v.skip[0], x)?;
             let gx = if v.skip[0] {
                 None
             } else {
@@ -188,6 +195,38 @@ pub(super) fn gradient(op: &GradOp, v: &OpView, grads: &[Tensor]) -> Result<Vec<
                 Some(ops::conv::conv2d_backprop_filter(x, f.dims(), g, w)?)
             };
             vec![gx, gf]
+        }
+        GradOp::Conv2DBackpropInput { w, .. } => {
+            // _Conv2DBackpropInputGrad: inputs filter, out_backprop
+            let (f, dy) = (&v.inputs[0], &v.inputs[1]);
+            check_dilations(w, v.skip[0], f)?;
+            let gf = if v.skip[0] {
+                None
+            } else {
+                Some(ops::conv::conv2d_backprop_filter(g, f.dims(), dy, w)?)
+            };
+            let gdy = if v.skip[1] {
+                None
+            } else {
+                Some(ops::conv::conv2d(g, f, w)?)
+            };
+            vec![gf, gdy]
+        }
+        GradOp::Conv2DBackpropFilter { w, .. } => {
+            // _Conv2DBackpropFilterGrad: inputs input, out_backprop
+            let dy = &v.inputs[1];
+            check_dilations(w, v.skip[0], x)?;
+            let gx = if v.skip[0] {
+                None
+            } else {
+                Some(ops::conv::conv2d_backprop_input(x.dims(), g, dy, w)?)
+            };
+            let gdy = if v.skip[1] {
+                None
+            } else {
+                Some(ops::conv::conv2d(x, g, w)?)
+            };
+            vec![gx, gdy]
         }
         GradOp::MaxPool(w) => vec![Some(ops::conv::pool2d_grad(x, g, w, true)?)],
         GradOp::AvgPool(w) => vec![Some(ops::conv::pool2d_grad(x, g, w, false)?)],

@@ -206,3 +206,29 @@ fn pads_gathers_scatters_segments() {
         );
     }
 }
+
+#[test]
+fn conv2d_backprops() {
+    use crate::runtime::ops::conv::{self, Padding, Window};
+    let x = t(&spread(2 * 5 * 4 * 3, -0.5), &[2, 5, 4, 3]);
+    let f = t(&spread(3 * 2 * 3 * 2, -0.3), &[3, 2, 3, 2]);
+    let w = Window {
+        size: [3, 2],
+        strides: [2, 1],
+        dilations: [1, 1],
+        padding: Padding::Same,
+        dilated_grad: false,
+    };
+    let dy = conv::conv2d(&x, &f, &w).unwrap();
+    let dy = t(&spread(dy.numel(), 0.1), dy.dims());
+    check(
+        "Conv2DBackpropInput",
+        &|xs| conv::conv2d_backprop_input(x.dims(), &xs[0], &xs[1], &w),
+        &[f.clone(), dy.clone()],
+    );
+    check(
+        "Conv2DBackpropFilter",
+        &|xs| conv::conv2d_backprop_filter(&xs[0], f.dims(), &xs[1], &w),
+        &[x.clone(), dy],
+    );
+}

@@ -54,8 +54,7 @@ struct Geometry {
     pad: [usize; 2],
 }
 
-fn geometry(x: &Tensor, w: &Window) -> Result<Geometry> {
-    let d = x.dims();
+fn geometry(d: &[usize], w: &Window) -> Result<Geometry> {
     let mut out_hw = [0; 2];
     let mut pad = [0; 2];
     for a in 0..2 {
@@ -382,7 +381,7 @@ fn conv2d_impl(x: &Tensor, f: &Tensor, w: &Window) -> Result<Tensor> {
         size: [f.dims()[0], f.dims()[1]],
         ..*w
     };
-    let g = geometry(x, &w)?;
+    let g = geometry(x.dims(), &w)?;
     let shape = Shape(vec![g.n, g.out_hw[0], g.out_hw[1], cout]);
     shape.checked_numel()?;
     let fh = host_of(f)?;
@@ -415,22 +414,24 @@ pub fn conv2d_backprop_input(
     grad: &Tensor,
     w: &Window,
 ) -> Result<Tensor> {
-    let op = "Conv2DBackpropInput";
+    let w = &Window {
+        size: [f.dims()[0], f.dims()[1]],
+        ..*w
+    };
     tape::primitive(
-        || GradOp::NoGrad(NoGrad(op)),
+        || GradOp::Conv2DBackpropInput {
+            w: *w,
+            input_sizes: x_dims.to_vec(),
+        },
         &[f, grad],
         || {
-            let like = Tensor::zeros(grad.dtype(), x_dims, grad.device())?;
-            let w = Window {
-                size: [f.dims()[0], f.dims()[1]],
-                ..*w
-            };
-            let g = geometry(&like, &w)?;
+            Shape(x_dims.to_vec()).checked_numel()?;
+            let g = geometry(x_dims, w)?;
             let (cin, cout) = (x_dims[3], f.dims()[3]);
             let fh = host_of(f)?;
             let out = numeric!(
                 host_of(grad)?,
-                conv_back_input(&fh, &g, &w, (cin, cout)),
+                conv_back_input(&fh, &g, w, (cin, cout)),
                 window_attr_error("Conv2D", grad.dtype())
             )?;
             Tensor::from_host(out, Shape(x_dims.to_vec()), grad.device())
@@ -446,26 +447,116 @@ pub fn conv2d_backprop_filter(
     grad: &Tensor,
     w: &Window,
 ) -> Result<Tensor> {
-    let op = "Conv2DBackpropFilter";
+    let w = &Window {
+        size: [f_dims[0], f_dims[1]],
+        ..*w
+    };
     tape::primitive(
-        || GradOp::NoGrad(NoGrad(op)),
+        || GradOp::Conv2DBackpropFilter {
+            w: *w,
+            filter_sizes: f_dims.to_vec(),
+        },
         &[x, grad],
         || {
-            let w = Window {
-                size: [f_dims[0], f_dims[1]],
-                ..*w
-            };
-            let g = geometry(x, &w)?;
+            Shape(f_dims.to_vec()).checked_numel()?;
+            let g = geometry(x.dims(), w)?;
             let (cin, cout) = (f_dims[2], f_dims[3]);
             let gh = host_of(grad)?;
             let out = numeric!(
                 host_of(x)?,
-                conv_back_filter(&gh, &g, &w, (cin, cout)),
+                conv_back_filter(&gh, &g, w, (cin, cout)),
                 window_attr_error("Conv2D", x.dtype())
             )?;
             Tensor::from_host(out, Shape(f_dims.to_vec()), grad.device())
         },
     )
+}
+
+/// `tf.nn.conv2d_transpose`: `Conv2DBackpropInput` of `input` (the
+/// gradient of a convolution's output) into `output_shape`, with the
+/// kernel's checks. `filter` is `[h, w, out_channels, in_channels]`.
+pub fn conv2d_transpose(
+    input: &Tensor,
+    filter: &Tensor,
+    output_shape: &[i64],
+    w: &Window,
+) -> Result<Tensor> {
+    let op = "Conv2DBackpropInput";
+    let _trace = crate::runtime::trace::op(op, input.device());
+    let dev = input.device();
+    let fail = |m: String| kernel_error(op, &dev, &m, "");
+    if filter.dtype() != input.dtype() {
+        return Err(dtype_mismatch(op, 2, filter.dtype(), input.dtype(), ""));
+    }
+    check_dtype("Conv2D", input.dtype())?;
+    if output_shape.len() != 4 {
+        return Err(fail(format!(
+            "Conv2DBackpropInput requires input_sizes to contain 4 values or 2 values, but got: {}",
+            output_shape.len()
+        )));
+    }
+    if output_shape.iter().any(|&d| d < 0) || input.rank() != 4 || filter.rank() != 4 {
+        return Err(fail(format!(
+            "Conv2DBackpropInput: input_sizes, filter and out_backprop must be 4-dimensional \
+             (got input_sizes {output_shape:?}, filter {}, out_backprop {})",
+            filter.shape().bracket_text(),
+            input.shape().bracket_text()
+        )));
+    }
+    if w.dilations != [1, 1] {
+        return Err(fail(
+            "Current CPU implementations do not yet support dilation rates larger than 1.".into(),
+        ));
+    }
+    let out: Vec<usize> = output_shape.iter().map(|&d| d as usize).collect();
+    let fd = filter.dims();
+    if fd[2] == 0 || out[3] % fd[2] != 0 {
+        return Err(fail(
+            "Conv2DCustomBackpropInput: input depth must be evenly divisible by filter depth"
+                .into(),
+        ));
+    }
+    if fd[2] != out[3] {
+        return Err(Error::unimplemented(
+            "tf.nn.conv2d_transpose: grouped convolution is not supported in dist",
+        ));
+    }
+    if fd[3] != input.dims()[3] {
+        return Err(fail(
+            "Conv2DCustomBackpropInput: filter and out_backprop must have the same out_depth"
+                .into(),
+        ));
+    }
+    let w = Window {
+        size: [fd[0], fd[1]],
+        ..*w
+    };
+    let g = geometry(&out, &w)?;
+    for a in 0..2 {
+        let actual = input.dims()[1 + a];
+        if g.out_hw[a] != actual {
+            return Err(fail(format!(
+                "Conv2DCustomBackpropInput: Size of out_backprop doesn't match computed: actual = \
+                 {actual}, computed = {} spatial_dim: {} input: {} filter: {} output: {actual} \
+                 stride: {} dilation: {}",
+                g.out_hw[a],
+                a + 1,
+                out[1 + a],
+                w.size[a],
+                w.strides[a],
+                w.dilations[a]
+            )));
+        }
+    }
+    if out[0] != input.dims()[0] {
+        return Err(fail(format!(
+            "Conv2DCustomBackpropInput: input and out_backprop must have the same batch size. \
+             Input batch: {}, outbackprop batch: {}",
+            out[0],
+            input.dims()[0]
+        )));
+    }
+    conv2d_backprop_input(&out, filter, input, &w)
 }
 
 /// Max pooling forward (`argmax == false`: the maxima) or the flat input
@@ -617,7 +708,7 @@ fn pool_checks(op: &str, x: &Tensor, w: &Window) -> Result<Geometry> {
         };
         return Err(kernel_error(op, &dev, &msg, " name: "));
     }
-    geometry(x, w)
+    geometry(x.dims(), w)
 }
 
 fn pool_impl(x: &Tensor, w: &Window, max: bool) -> Result<Tensor> {
@@ -667,7 +758,7 @@ pub fn pool2d_grad(x: &Tensor, grad: &Tensor, w: &Window, max: bool) -> Result<T
         || GradOp::NoGrad(NoGrad(op)),
         &[x, grad],
         || {
-            let g = geometry(x, w)?;
+            let g = geometry(x.dims(), w)?;
             let c = x.dims()[3];
             let out = if max {
                 let gh = host_of(grad)?;
