@@ -317,6 +317,49 @@ fn conv2d_transpose(
     placed(vm, conv::conv2d_transpose(&x, &f, &shape, &w))
 }
 
+/// Depthwise 2-D convolution: each input channel of an NHWC `input` with
+/// its own `filter[:, :, c, :]` (`[h, w, in, multiplier]`).
+#[native("depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None, name=None)")]
+#[expect(clippy::too_many_arguments, reason = "TensorFlow's signature")]
+fn depthwise_conv2d(
+    vm: &dyn Vm,
+    input: &Value,
+    filter: &Value,
+    strides: &Value,
+    padding: &Value,
+    data_format: Option<String>,
+    dilations: &Value,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    check_format("depthwise_conv2d", data_format.as_deref())?;
+    let strides = get_sequence(vm, strides, "strides")?;
+    let dilations = get_sequence(vm, dilations, "dilations")?;
+    let pad = pad_arg(vm, padding, false, 4)?;
+    let (x, f) = matching(vm, input, filter)?;
+    let names = ("DepthwiseConv2dNative", "DepthwiseConv2dNative");
+    let padding = padding_of(&pad, names)?;
+    let [strides, dilations] = conv_attrs(names, strides, dilations)?;
+    if dilations != [1, 1] && strides != [1, 1] {
+        // TensorFlow warns and runs a space-to-batch variant dist does not reproduce
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "tf.nn.depthwise_conv2d: strides > 1 together with dilations > 1 is not supported in dist",
+        ));
+    }
+    // a dilated one runs between SpaceToBatchND and BatchToSpaceND
+    let w = Window {
+        size: [1, 1],
+        strides,
+        dilations,
+        padding,
+        dilated_grad: true,
+    };
+    placed(
+        vm,
+        crate::runtime::ops::depthwise::depthwise_conv2d(&x, &f, &w),
+    )
+}
+
 /// `Conv2D` with TensorFlow's attribute checks.
 fn run_conv2d(
     x: &Tensor,
@@ -622,6 +665,7 @@ fn avg_pool(
 pub fn register_nn(n: &mut ModuleBuilder) {
     n.add(conv2d::DEF)
         .add(conv1d::DEF)
+        .add(depthwise_conv2d::DEF)
         .add(conv2d_transpose::DEF)
         .add(convolution::DEF)
         .add(max_pool1d::DEF)

@@ -120,6 +120,22 @@ pub enum GradOp {
         /// The filter's shape (this op's output).
         filter_sizes: Vec<usize>,
     },
+    /// `DepthwiseConv2dNative` (NHWC); inputs `input, filter`.
+    DepthwiseConv2D(crate::runtime::ops::conv::Window),
+    /// `DepthwiseConv2dNativeBackpropInput`; inputs `filter, out_backprop`.
+    DepthwiseBackpropInput {
+        /// The window.
+        w: crate::runtime::ops::conv::Window,
+        /// The shape of the convolution's input (this op's output).
+        input_sizes: Vec<usize>,
+    },
+    /// `DepthwiseConv2dNativeBackpropFilter`; inputs `input, out_backprop`.
+    DepthwiseBackpropFilter {
+        /// The window.
+        w: crate::runtime::ops::conv::Window,
+        /// The filter's shape (this op's output).
+        filter_sizes: Vec<usize>,
+    },
     /// `MaxPool` (NHWC).
     MaxPool(crate::runtime::ops::conv::Window),
     /// `AvgPool` (NHWC).
@@ -208,6 +224,9 @@ impl GradOp {
             GradOp::Conv2D(_) => "Conv2D",
             GradOp::Conv2DBackpropInput { .. } => "Conv2DBackpropInput",
             GradOp::Conv2DBackpropFilter { .. } => "Conv2DBackpropFilter",
+            GradOp::DepthwiseConv2D(_) => "DepthwiseConv2dNative",
+            GradOp::DepthwiseBackpropInput { .. } => "DepthwiseConv2dNativeBackpropInput",
+            GradOp::DepthwiseBackpropFilter { .. } => "DepthwiseConv2dNativeBackpropFilter",
             GradOp::MaxPool(_) => "MaxPool",
             GradOp::AvgPool(_) => "AvgPool",
             GradOp::SquaredDifference => "SquaredDifference",
@@ -437,6 +456,9 @@ pub(crate) fn gradient(
         | GradOp::Conv2D(_)
         | GradOp::Conv2DBackpropInput { .. }
         | GradOp::Conv2DBackpropFilter { .. }
+        | GradOp::DepthwiseConv2D(_)
+        | GradOp::DepthwiseBackpropInput { .. }
+        | GradOp::DepthwiseBackpropFilter { .. }
         | GradOp::MaxPool(_)
         | GradOp::AvgPool(_)
         | GradOp::SquaredDifference

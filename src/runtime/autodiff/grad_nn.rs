@@ -9,6 +9,7 @@ use crate::runtime::error::{Error, Result};
 use crate::runtime::op::{BinaryOp, Semantics, UnaryOp};
 use crate::runtime::ops;
 use crate::runtime::ops::conv::Window;
+use crate::runtime::ops::depthwise;
 use crate::runtime::ops::scatter::ScatterMode;
 use crate::runtime::ops::segment_reduce::SegmentReduce;
 use crate::runtime::ops::IndexItem;
@@ -225,6 +226,42 @@ pub(super) fn gradient(op: &GradOp, v: &OpView, grads: &[Tensor]) -> Result<Vec<
                 None
             } else {
                 Some(ops::conv::conv2d(x, g, w)?)
+            };
+            vec![gx, gdy]
+        }
+        GradOp::DepthwiseConv2D(w) => {
+            let f = &v.inputs[1];
+            let gx = match v.skip[0] {
+                true => None,
+                false => Some(depthwise::depthwise_backprop_input(x.dims(), f, g, w)?),
+            };
+            let gf = match v.skip[1] {
+                true => None,
+                false => Some(depthwise::depthwise_backprop_filter(x, f.dims(), g, w)?),
+            };
+            vec![gx, gf]
+        }
+        GradOp::DepthwiseBackpropInput { w, .. } => {
+            let (f, dy) = (&v.inputs[0], &v.inputs[1]);
+            let gf = match v.skip[0] {
+                true => None,
+                false => Some(depthwise::depthwise_backprop_filter(g, f.dims(), dy, w)?),
+            };
+            let gdy = match v.skip[1] {
+                true => None,
+                false => Some(depthwise::depthwise_conv2d(g, f, w)?),
+            };
+            vec![gf, gdy]
+        }
+        GradOp::DepthwiseBackpropFilter { w, .. } => {
+            let dy = &v.inputs[1];
+            let gx = match v.skip[0] {
+                true => None,
+                false => Some(depthwise::depthwise_backprop_input(x.dims(), g, dy, w)?),
+            };
+            let gdy = match v.skip[1] {
+                true => None,
+                false => Some(depthwise::depthwise_conv2d(x, g, w)?),
             };
             vec![gx, gdy]
         }

@@ -232,3 +232,41 @@ fn conv2d_backprops() {
         &[x.clone(), dy],
     );
 }
+
+#[test]
+fn depthwise_conv2d() {
+    use crate::runtime::ops::conv::{Padding, Window};
+    use crate::runtime::ops::depthwise;
+    let x = t(&spread(2 * 5 * 4 * 3, -0.5), &[2, 5, 4, 3]);
+    let f = t(&spread(3 * 2 * 3 * 2, -0.3), &[3, 2, 3, 2]);
+    for (strides, dilations, padding) in [
+        ([1, 1], [1, 1], Padding::Valid),
+        ([2, 1], [1, 1], Padding::Same),
+        ([1, 1], [2, 2], Padding::Same),
+    ] {
+        let w = Window {
+            size: [3, 2],
+            strides,
+            dilations,
+            padding,
+            dilated_grad: true,
+        };
+        check(
+            "DepthwiseConv2dNative",
+            &|xs| depthwise::depthwise_conv2d(&xs[0], &xs[1], &w),
+            &[x.clone(), f.clone()],
+        );
+        let dy = depthwise::depthwise_conv2d(&x, &f, &w).unwrap();
+        let dy = t(&spread(dy.numel(), 0.1), dy.dims());
+        check(
+            "DepthwiseConv2dNativeBackpropInput",
+            &|xs| depthwise::depthwise_backprop_input(x.dims(), &xs[0], &xs[1], &w),
+            &[f.clone(), dy.clone()],
+        );
+        check(
+            "DepthwiseConv2dNativeBackpropFilter",
+            &|xs| depthwise::depthwise_backprop_filter(&xs[0], f.dims(), &xs[1], &w),
+            &[x.clone(), dy],
+        );
+    }
+}

@@ -47,14 +47,18 @@ pub struct Window {
 
 /// Where the windows lie: output sizes and the padding before each axis.
 #[derive(Clone, Copy, Debug)]
-struct Geometry {
-    n: usize,
-    in_hw: [usize; 2],
-    out_hw: [usize; 2],
-    pad: [usize; 2],
+pub(super) struct Geometry {
+    /// The batch size.
+    pub(super) n: usize,
+    /// The input's height and width.
+    pub(super) in_hw: [usize; 2],
+    /// The output's height and width.
+    pub(super) out_hw: [usize; 2],
+    /// The padding before each spatial axis.
+    pub(super) pad: [usize; 2],
 }
 
-fn geometry(d: &[usize], w: &Window) -> Result<Geometry> {
+pub(super) fn geometry(d: &[usize], w: &Window) -> Result<Geometry> {
     let mut out_hw = [0; 2];
     let mut pad = [0; 2];
     for a in 0..2 {
@@ -102,7 +106,7 @@ fn geometry(d: &[usize], w: &Window) -> Result<Geometry> {
 
 /// The window offsets of output `o` along axis `a` that fall inside the
 /// input (computed, not searched: window sizes are script-sized).
-fn taps(g: &Geometry, w: &Window, a: usize, o: usize) -> std::ops::Range<usize> {
+pub(super) fn taps(g: &Geometry, w: &Window, a: usize, o: usize) -> std::ops::Range<usize> {
     let base = o as i128 * w.strides[a] as i128 - g.pad[a] as i128;
     let d = w.dilations[a] as i128;
     let n = g.in_hw[a] as i128;
@@ -119,14 +123,14 @@ fn taps(g: &Geometry, w: &Window, a: usize, o: usize) -> std::ops::Range<usize> 
 
 /// The input position of window offset `k` of output `o` along axis `a`, if inside.
 #[inline]
-fn at(g: &Geometry, w: &Window, a: usize, o: usize, k: usize) -> Option<usize> {
+pub(super) fn at(g: &Geometry, w: &Window, a: usize, o: usize, k: usize) -> Option<usize> {
     // i128: strides, dilations and paddings are script-sized
     let p =
         o as i128 * w.strides[a] as i128 + k as i128 * w.dilations[a] as i128 - g.pad[a] as i128;
     (p >= 0 && p < g.in_hw[a] as i128).then_some(p as usize)
 }
 
-fn slice_of<T: Elem>(h: &HostData) -> Result<&[T]> {
+pub(super) fn slice_of<T: Elem>(h: &HostData) -> Result<&[T]> {
     T::slice(h).ok_or_else(|| Error::internal("conv: operand of another dtype"))
 }
 

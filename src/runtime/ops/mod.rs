@@ -6,6 +6,7 @@
 
 pub mod conv;
 pub mod create;
+pub mod depthwise;
 pub mod einsum;
 pub mod elementwise;
 pub mod index;
