@@ -332,10 +332,22 @@ fn depthwise_conv2d(
     _name: &Value,
 ) -> PyResult<Tensor> {
     check_format("depthwise_conv2d", data_format.as_deref())?;
+    let (x, f) = matching(vm, input, filter)?;
+    let y = run_depthwise(vm, &x, &f, (strides, dilations), padding)?;
+    placed(vm, Ok(y))
+}
+
+/// `depthwise_conv2d_native` through `with_space_to_batch`: the checks and the op.
+fn run_depthwise(
+    vm: &dyn Vm,
+    x: &Tensor,
+    f: &Tensor,
+    (strides, dilations): (&Value, &Value),
+    padding: &Value,
+) -> PyResult<Tensor> {
     let strides = get_sequence(vm, strides, "strides")?;
     let dilations = get_sequence(vm, dilations, "dilations")?;
     let pad = pad_arg(vm, padding, false, 4)?;
-    let (x, f) = matching(vm, input, filter)?;
     let names = ("DepthwiseConv2dNative", "DepthwiseConv2dNative");
     let padding = padding_of(&pad, names)?;
     let [strides, dilations] = conv_attrs(names, strides, dilations)?;
@@ -354,10 +366,51 @@ fn depthwise_conv2d(
         padding,
         dilated_grad: true,
     };
-    placed(
-        vm,
-        crate::runtime::ops::depthwise::depthwise_conv2d(&x, &f, &w),
-    )
+    crate::runtime::ops::depthwise::depthwise_conv2d(x, f, &w).map_err(runtime_err)
+}
+
+/// A depthwise convolution followed by a 1x1 (`pointwise_filter`,
+/// `[1, 1, in * multiplier, out]`) convolution.
+#[native("separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, data_format=None, dilations=None, name=None)")]
+#[expect(clippy::too_many_arguments, reason = "TensorFlow's signature")]
+fn separable_conv2d(
+    vm: &dyn Vm,
+    input: &Value,
+    depthwise_filter: &Value,
+    pointwise_filter: &Value,
+    strides: &Value,
+    padding: &Value,
+    data_format: Option<String>,
+    dilations: &Value,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    check_format("separable_conv2d", data_format.as_deref())?;
+    let x = to_tensor(vm, input, None)?;
+    let df = to_tensor(vm, depthwise_filter, None)?;
+    let pf = to_tensor(vm, pointwise_filter, None)?;
+    if pf.rank() != 4 {
+        return Err(value_error(format!(
+            "Shape {} must have rank 4",
+            pf.shape().tuple_text()
+        )));
+    }
+    for d in 0..2 {
+        if pf.dims()[d] != 1 {
+            return Err(value_error(format!(
+                "Dimensions {} and 1 are not compatible",
+                pf.dims()[d]
+            )));
+        }
+    }
+    let depthwise = run_depthwise(vm, &x, &df, (strides, dilations), padding)?;
+    let w = Window {
+        size: [1, 1],
+        strides: [1, 1],
+        dilations: [1, 1],
+        padding: Padding::Valid,
+        dilated_grad: false,
+    };
+    placed(vm, conv::conv2d(&depthwise, &pf, &w))
 }
 
 /// `Conv2D` with TensorFlow's attribute checks.
@@ -666,6 +719,7 @@ pub fn register_nn(n: &mut ModuleBuilder) {
     n.add(conv2d::DEF)
         .add(conv1d::DEF)
         .add(depthwise_conv2d::DEF)
+        .add(separable_conv2d::DEF)
         .add(conv2d_transpose::DEF)
         .add(convolution::DEF)
         .add(max_pool1d::DEF)
