@@ -514,7 +514,7 @@ pub fn conv2d_transpose(
     }
     let out: Vec<usize> = output_shape.iter().map(|&d| d as usize).collect();
     let fd = filter.dims();
-    if fd[2] == 0 || out[3] % fd[2] != 0 {
+    if fd[2] == 0 || !out[3].is_multiple_of(fd[2]) {
         return Err(fail(
             "Conv2DCustomBackpropInput: input depth must be evenly divisible by filter depth"
                 .into(),
