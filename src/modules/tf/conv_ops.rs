@@ -292,7 +292,17 @@ fn conv2d_transpose(
     let strides = get_sequence(vm, strides, "strides")?;
     let dilations = get_sequence(vm, dilations, "dilations")?;
     let pad = pad_arg(vm, padding, true, 4)?;
-    let shape: Vec<i64> = match output_shape {
+    let shape = shape_arg(vm, output_shape)?;
+    let (f, x) = matching(vm, filters, input)?;
+    placed(
+        vm,
+        run_transpose(&x, &f, &shape, (strides, dilations), &pad)?,
+    )
+}
+
+/// An `output_shape` argument: a list, tuple or 1-D integer tensor.
+fn shape_arg(vm: &dyn Vm, v: &Value) -> PyResult<Vec<i64>> {
+    Ok(match v {
         Value::Tensor(t) => t
             .to_scalars()
             .into_iter()
@@ -302,10 +312,19 @@ fn conv2d_transpose(
             })
             .collect(),
         v => super::convert::int_list(vm, v)?,
-    };
-    let (f, x) = matching(vm, filters, input)?;
+    })
+}
+
+/// `Conv2DBackpropInput` with TensorFlow's attribute checks.
+fn run_transpose(
+    x: &Tensor,
+    f: &Tensor,
+    shape: &[i64],
+    (strides, dilations): ([i64; 4], [i64; 4]),
+    pad: &PadArg,
+) -> PyResult<crate::runtime::Result<Tensor>> {
     let names = ("Conv2DBackpropInput", "Conv2DBackpropInput");
-    let padding = padding_of(&pad, names)?;
+    let padding = padding_of(pad, names)?;
     let [strides, dilations] = conv_attrs(names, strides, dilations)?;
     let w = Window {
         size: [1, 1],
@@ -314,7 +333,95 @@ fn conv2d_transpose(
         padding,
         dilated_grad: false,
     };
-    placed(vm, conv::conv2d_transpose(&x, &f, &shape, &w))
+    Ok(conv::conv2d_transpose(x, f, shape, &w))
+}
+
+/// The transpose of `conv1d`: `input` (NWC) spread through `filters`
+/// (`[w, out, in]`) into `output_shape`.
+#[native("conv1d_transpose(input, filters, output_shape, strides, padding='SAME', data_format='NWC', dilations=None, name=None)")]
+#[expect(clippy::too_many_arguments, reason = "TensorFlow's signature")]
+fn conv1d_transpose(
+    vm: &dyn Vm,
+    input: &Value,
+    filters: &Value,
+    output_shape: &Value,
+    strides: &Value,
+    padding: &Value,
+    data_format: Option<String>,
+    dilations: &Value,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let format = data_format
+        .as_deref()
+        .map(|f| if f == "NWC" { "NHWC" } else { f });
+    check_format("conv1d_transpose", format)?;
+    let strides = get_sequence_1d(vm, strides, "stride")?;
+    let dilations = get_sequence_1d(vm, dilations, "dilations")?;
+    let pad = pad_arg(vm, padding, false, 3)?;
+    let mut shape = shape_arg(vm, output_shape)?;
+    if !shape.is_empty() {
+        shape.insert(1, 1);
+    }
+    let x = to_tensor(vm, input, None)?;
+    let f = to_tensor(vm, filters, None)?;
+    let x4 = ops::expand_dims(&x, 1).map_err(runtime_err)?;
+    let f4 = ops::expand_dims(&f, 0).map_err(runtime_err)?;
+    let y = run_transpose(&x4, &f4, &shape, (strides, dilations), &pad)?;
+    placed(vm, y.and_then(|y| ops::squeeze(&y, Some(&[1]))))
+}
+
+/// `conv1d_transpose` or `conv2d_transpose` by the length of
+/// `output_shape` (3 or 4; 3-D is not supported in dist).
+#[native("conv_transpose(input, filters, output_shape, strides, padding='SAME', data_format=None, dilations=None, name=None)")]
+#[expect(clippy::too_many_arguments, reason = "TensorFlow's signature")]
+fn conv_transpose(
+    vm: &dyn Vm,
+    input: &Value,
+    filters: &Value,
+    output_shape: &Value,
+    strides: &Value,
+    padding: &Value,
+    data_format: Option<String>,
+    dilations: &Value,
+    name: &Value,
+) -> PyResult<Tensor> {
+    let n = match output_shape {
+        Value::Tensor(t) => t.dims().first().copied().unwrap_or(0) as i64 - 2,
+        v => vm.len(v)? as i64 - 2,
+    };
+    match n {
+        1 => conv1d_transpose(
+            vm,
+            input,
+            filters,
+            output_shape,
+            strides,
+            padding,
+            data_format.or(Some("NWC".into())),
+            dilations,
+            name,
+        ),
+        2 => conv2d_transpose(
+            vm,
+            input,
+            filters,
+            output_shape,
+            strides,
+            padding,
+            data_format.or(Some("NHWC".into())),
+            dilations,
+            name,
+        ),
+        3 => Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "tf.nn.conv_transpose: 3-D transposed convolution is not supported in dist",
+        )),
+        _ => Err(value_error(format!(
+            "`output_shape` must be of length 3, 4 or 5. Received: output_shape={} of length {}.",
+            vm.str(output_shape)?,
+            n + 2
+        ))),
+    }
 }
 
 /// Depthwise 2-D convolution: each input channel of an NHWC `input` with
@@ -721,6 +828,8 @@ pub fn register_nn(n: &mut ModuleBuilder) {
         .add(depthwise_conv2d::DEF)
         .add(separable_conv2d::DEF)
         .add(conv2d_transpose::DEF)
+        .add(conv1d_transpose::DEF)
+        .add(conv_transpose::DEF)
         .add(convolution::DEF)
         .add(max_pool1d::DEF)
         .add(avg_pool1d::DEF)
