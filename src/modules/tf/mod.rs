@@ -9,6 +9,7 @@ pub use crate::object::tensor::{convert, dtype, index, shape};
 pub mod activations;
 pub mod array_ops;
 pub mod conv_ops;
+pub mod conv_transpose_ops;
 pub mod create;
 pub mod custom_gradient;
 pub mod dtypes;
