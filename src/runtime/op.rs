@@ -47,6 +47,10 @@ ops! {
         Log1p = "Log1p",
         /// `exp(x) - 1`.
         Expm1 = "Expm1",
+        /// The error function.
+        Erf = "Erf",
+        /// `1 - erf(x)`.
+        Erfc = "Erfc",
         /// Sine.
         Sin = "Sin",
         /// Cosine.
@@ -83,6 +87,8 @@ impl UnaryOp {
                 | UnaryOp::Log
                 | UnaryOp::Log1p
                 | UnaryOp::Expm1
+                | UnaryOp::Erf
+                | UnaryOp::Erfc
                 | UnaryOp::Sin
                 | UnaryOp::Cos
                 | UnaryOp::Tanh

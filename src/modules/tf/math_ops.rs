@@ -155,6 +155,10 @@ unary_fns! {
     log1p "log1p(x, name=None)" => UnaryOp::Log1p;
     /// `exp(x) - 1`, element-wise (floats).
     expm1 "expm1(x, name=None)" => UnaryOp::Expm1;
+    /// The Gauss error function, element-wise (floats).
+    erf "erf(x, name=None)" => UnaryOp::Erf;
+    /// `1 - erf(x)`, element-wise (floats).
+    erfc "erfc(x, name=None)" => UnaryOp::Erfc;
     /// Boolean not, element-wise.
     logical_not "logical_not(x, name=None)" => UnaryOp::LogicalNot;
 }
@@ -321,6 +325,8 @@ pub fn register(m: &mut ModuleBuilder, top_level: bool) {
                     | "log"
                     | "log1p"
                     | "expm1"
+                    | "erf"
+                    | "erfc"
                     | "ceil"
                     | "reciprocal"
                     | "rsqrt"

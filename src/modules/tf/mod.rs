@@ -8,14 +8,18 @@ pub use crate::object::tensor::{convert, dtype, index, shape};
 
 pub mod activations;
 pub mod array_ops;
+pub mod conv_ops;
+pub mod conv_transpose_ops;
 pub mod create;
 pub mod custom_gradient;
 pub mod dtypes;
 pub mod gradient_tape;
 pub mod linalg;
 pub mod math_ops;
+pub mod nd_ops;
 pub mod nest;
 pub mod nn;
+pub mod nn_ops;
 pub mod print;
 pub mod random;
 pub mod scan_ops;
@@ -41,6 +45,7 @@ pub fn module() -> Value {
     m.value("__version__", Value::str("2.21.0"));
     create::register(&mut m);
     array_ops::register(&mut m);
+    nd_ops::register(&mut m);
     math_ops::register(&mut m, true);
     stats_ops::register(&mut m, true);
     scan_ops::register(&mut m, true);
@@ -59,6 +64,8 @@ pub fn module() -> Value {
         stats_ops::register(n, false);
         scan_ops::register(n, false);
         linalg::register_math(n);
+        nn_ops::register_math(n);
+        nd_ops::register_math(n);
     });
     m.namespace("dtypes", dtypes::register);
     nest::register(&mut m);

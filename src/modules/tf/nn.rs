@@ -146,6 +146,8 @@ pub fn register(m: &mut ModuleBuilder) {
         super::activations::register(n);
         super::scan_ops::register_top_k(n);
         super::linalg::register_nn(n);
+        super::nn_ops::register_nn(n);
+        super::conv_ops::register_nn(n);
         n.add(compute_average_loss::DEF)
             .add(scale_regularization_loss::DEF);
     });

@@ -136,6 +136,88 @@ pub enum GradOp {
         /// The axis.
         axis: usize,
     },
+    /// `BiasAdd`; inputs `value, bias`.
+    BiasAdd {
+        /// `data_format="NCHW"` (the channel axis is 1).
+        nchw: bool,
+    },
+    /// `Conv2D` (NHWC); inputs `input, filter`.
+    Conv2D(crate::runtime::ops::conv::Window),
+    /// `Conv2DBackpropInput` into `input_sizes`; inputs `filter, out_backprop`.
+    Conv2DBackpropInput {
+        /// The window.
+        w: crate::runtime::ops::conv::Window,
+        /// The shape of the convolution's input (this op's output).
+        input_sizes: Vec<usize>,
+    },
+    /// `Conv2DBackpropFilter` into `filter_sizes`; inputs `input, out_backprop`.
+    Conv2DBackpropFilter {
+        /// The window.
+        w: crate::runtime::ops::conv::Window,
+        /// The filter's shape (this op's output).
+        filter_sizes: Vec<usize>,
+    },
+    /// `DepthwiseConv2dNative` (NHWC); inputs `input, filter`.
+    DepthwiseConv2D(crate::runtime::ops::conv::Window),
+    /// `DepthwiseConv2dNativeBackpropInput`; inputs `filter, out_backprop`.
+    DepthwiseBackpropInput {
+        /// The window.
+        w: crate::runtime::ops::conv::Window,
+        /// The shape of the convolution's input (this op's output).
+        input_sizes: Vec<usize>,
+    },
+    /// `DepthwiseConv2dNativeBackpropFilter`; inputs `input, out_backprop`.
+    DepthwiseBackpropFilter {
+        /// The window.
+        w: crate::runtime::ops::conv::Window,
+        /// The filter's shape (this op's output).
+        filter_sizes: Vec<usize>,
+    },
+    /// `MaxPool` (NHWC).
+    MaxPool(crate::runtime::ops::conv::Window),
+    /// `AvgPool` (NHWC).
+    AvgPool(crate::runtime::ops::conv::Window),
+    /// `MaxPoolGrad` / `AvgPoolGrad` (dist has no gradient of theirs: a
+    /// third-order pooling gradient is TensorFlow's `LookupError` there);
+    /// inputs `x, grad`.
+    PoolGrad {
+        /// The window.
+        w: crate::runtime::ops::conv::Window,
+        /// `MaxPoolGrad` (else `AvgPoolGrad`).
+        max: bool,
+    },
+    /// `SquaredDifference`; inputs `x, y`.
+    SquaredDifference,
+    /// `Pad` / `PadV2` by `[before, after]` per axis; inputs `x` (and the
+    /// constant value).
+    Pad(Vec<[usize; 2]>),
+    /// `MirrorPad`.
+    MirrorPad {
+        /// `[before, after]` per axis.
+        pads: Vec<[usize; 2]>,
+        /// `SYMMETRIC` (else `REFLECT`).
+        symmetric: bool,
+    },
+    /// `UnsortedSegmentMax/Min/Prod`; inputs `data, segment_ids` (the
+    /// number of segments is the output's first dimension).
+    UnsortedSegment {
+        /// Which reduction.
+        op: crate::runtime::ops::segment_reduce::SegmentReduce,
+        /// `num_segments`.
+        num: i64,
+    },
+    /// `GatherNd`; inputs `params, indices`.
+    GatherNd,
+    /// `ScatterNd` into zeros of the shape; inputs `indices, updates`.
+    ScatterNd(Vec<usize>),
+    /// `TensorScatterUpdate/Add/Sub/Max/Min`; inputs `tensor, indices, updates`.
+    TensorScatter(crate::runtime::ops::scatter::ScatterMode),
+    /// `SoftmaxCrossEntropyWithLogits`; inputs `logits, labels`, outputs
+    /// `loss, backprop`.
+    SoftmaxXent,
+    /// `SparseSoftmaxCrossEntropyWithLogits`; inputs `logits, labels`,
+    /// outputs `loss, backprop`.
+    SparseSoftmaxXent,
     /// A function with its own gradient (`tf.custom_gradient`): the
     /// language layer's gradient function.
     Custom(Rc<dyn Any>),
@@ -191,6 +273,26 @@ impl GradOp {
             GradOp::Einsum(_) => "Einsum",
             GradOp::L2Loss => "L2Loss",
             GradOp::ArgReduce { op, .. } => op.name(),
+            GradOp::BiasAdd { .. } => "BiasAdd",
+            GradOp::Conv2D(_) => "Conv2D",
+            GradOp::Conv2DBackpropInput { .. } => "Conv2DBackpropInput",
+            GradOp::Conv2DBackpropFilter { .. } => "Conv2DBackpropFilter",
+            GradOp::DepthwiseConv2D(_) => "DepthwiseConv2dNative",
+            GradOp::DepthwiseBackpropInput { .. } => "DepthwiseConv2dNativeBackpropInput",
+            GradOp::DepthwiseBackpropFilter { .. } => "DepthwiseConv2dNativeBackpropFilter",
+            GradOp::MaxPool(_) => "MaxPool",
+            GradOp::AvgPool(_) => "AvgPool",
+            GradOp::PoolGrad { max: true, .. } => "MaxPoolGrad",
+            GradOp::PoolGrad { max: false, .. } => "AvgPoolGrad",
+            GradOp::SquaredDifference => "SquaredDifference",
+            GradOp::Pad(_) => "Pad",
+            GradOp::MirrorPad { .. } => "MirrorPad",
+            GradOp::UnsortedSegment { op, .. } => op.name(),
+            GradOp::GatherNd => "GatherNd",
+            GradOp::ScatterNd(_) => "ScatterNd",
+            GradOp::TensorScatter(m) => m.tensor_op(),
+            GradOp::SoftmaxXent => "SoftmaxCrossEntropyWithLogits",
+            GradOp::SparseSoftmaxXent => "SparseSoftmaxCrossEntropyWithLogits",
             GradOp::Custom(_) => "IdentityN",
             GradOp::NoGrad(n) => n.0,
         }
@@ -217,7 +319,7 @@ pub(crate) struct OpView<'a> {
 }
 
 /// A 0-d tensor of `like`'s dtype and device holding `v`.
-fn scalar(like: &Tensor, v: f64) -> Result<Tensor> {
+pub(super) fn scalar(like: &Tensor, v: f64) -> Result<Tensor> {
     Tensor::fill(&[], &Scalar::Float(v), like.dtype(), like.device())
 }
 
@@ -266,7 +368,7 @@ fn broadcast_axes(x: &[usize], out: &[usize]) -> Option<Vec<usize>> {
 }
 
 /// `reshape(reduce_sum(g, rx), sx)` where `g` was broadcast from `x`'s shape.
-fn unbroadcast(g: Tensor, x: &Tensor) -> Result<Tensor> {
+pub(super) fn unbroadcast(g: Tensor, x: &Tensor) -> Result<Tensor> {
     match broadcast_axes(x.dims(), g.dims()) {
         None => Ok(g),
         Some(axes) => reshape(&sum(&g, &axes, false)?, x.dims()),
@@ -422,8 +524,27 @@ pub(crate) fn gradient(
         GradOp::L2Loss => vec![Some(mul(x, g)?)],
         // an integer output carries no gradient
         GradOp::ArgReduce { .. } => vec![None],
+        GradOp::BiasAdd { .. }
+        | GradOp::Conv2D(_)
+        | GradOp::Conv2DBackpropInput { .. }
+        | GradOp::Conv2DBackpropFilter { .. }
+        | GradOp::DepthwiseConv2D(_)
+        | GradOp::DepthwiseBackpropInput { .. }
+        | GradOp::DepthwiseBackpropFilter { .. }
+        | GradOp::MaxPool(_)
+        | GradOp::AvgPool(_)
+        | GradOp::SquaredDifference
+        | GradOp::Pad(_)
+        | GradOp::MirrorPad { .. }
+        | GradOp::UnsortedSegment { .. }
+        | GradOp::GatherNd
+        | GradOp::ScatterNd(_)
+        | GradOp::TensorScatter(_)
+        | GradOp::SoftmaxXent
+        | GradOp::SparseSoftmaxXent => super::grad_nn::gradient(op, v, grads)?,
         GradOp::Custom(f) => custom(f, grads)?,
         GradOp::NoGrad(n) => return Err(no_gradient(n.0)),
+        GradOp::PoolGrad { .. } => return Err(no_gradient(op.name())),
     })
 }
 
@@ -449,6 +570,13 @@ fn unary_grad(op: UnaryOp, x: &Tensor, y: &Tensor, g: &Tensor) -> Result<Option<
             mul(g, &ops::unary(UnaryOp::Reciprocal, &one_plus)?)?
         }
         UnaryOp::Expm1 => mul(g, &ops::unary(UnaryOp::Exp, x)?)?,
+        UnaryOp::Erf | UnaryOp::Erfc => {
+            // grad * (±2/sqrt(pi)) * exp(-square(x))
+            let c = std::f64::consts::FRAC_2_SQRT_PI;
+            let c = if op == UnaryOp::Erf { c } else { -c };
+            let e = ops::unary(UnaryOp::Exp, &neg(&ops::unary(UnaryOp::Square, x)?)?)?;
+            mul(&mul(g, &scalar(g, c)?)?, &e)?
+        }
         UnaryOp::Sin => mul(g, &ops::unary(UnaryOp::Cos, x)?)?,
         UnaryOp::Cos => mul(&neg(g)?, &ops::unary(UnaryOp::Sin, x)?)?,
         UnaryOp::Tanh => {

@@ -7,6 +7,7 @@
 pub mod backprop;
 pub mod grad;
 mod grad_more;
+mod grad_nn;
 pub mod tape;
 
 pub use backprop::gradient_of;
@@ -17,3 +18,5 @@ pub use tape::Tape;
 mod tests;
 #[cfg(test)]
 mod tests_more;
+#[cfg(test)]
+mod tests_nn;

@@ -102,6 +102,8 @@ fn unary_ops() {
                 op,
                 UnaryOp::Exp
                     | UnaryOp::Expm1
+                    | UnaryOp::Erf
+                    | UnaryOp::Erfc
                     | UnaryOp::Sin
                     | UnaryOp::Cos
                     | UnaryOp::Tanh

@@ -4,7 +4,9 @@
 //! start with `np_` where the semantics differ (type promotion, integer
 //! division by zero, reductions of small ints).
 
+pub mod conv;
 pub mod create;
+pub mod depthwise;
 pub mod einsum;
 pub mod elementwise;
 pub mod index;
@@ -12,10 +14,13 @@ pub mod join;
 pub mod linalg;
 pub mod matrix;
 pub mod nn;
+pub mod nn_loss;
 pub mod promote;
 pub mod reduce;
 pub mod scan;
+pub mod scatter;
 pub mod segment;
+pub mod segment_reduce;
 pub mod shape_ops;
 
 pub use create::{eye, range};
@@ -68,7 +73,8 @@ pub(crate) fn attr_error(op: &str, d: DType) -> Error {
         }
         "Sum" | "Prod" | "Mean" => "float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64",
         "Softmax" | "LogSoftmax" | "Softplus" | "Elu" | "Selu" | "L2Loss" => "half, bfloat16, float, double",
-        "Floor" | "Ceil" => "bfloat16, half, float, double",
+        "Floor" | "Ceil" | "Erf" | "Erfc" => "bfloat16, half, float, double",
+        "SquaredDifference" => "bfloat16, half, float, double, int32, int64, complex64, complex128",
         "Relu" => "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8",
         "Cumsum" | "Cumprod" => "float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64",
         "MatMul" => "bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128",
@@ -91,9 +97,10 @@ pub(crate) fn attr_error(op: &str, d: DType) -> Error {
     let registration = match op {
         "AddV2" => format!("; Op<name=AddV2; signature=x:T, y:T -> z:T; attr=T:type,allowed=[{}]; is_commutative=true; is_aggregate=true>", dts()),
         "Neg" | "Sqrt" | "Rsqrt" | "Exp" | "Expm1" | "Log" | "Log1p" | "Tanh" | "Sigmoid" | "Sin" | "Cos" | "Floor"
-        | "Ceil" => {
+        | "Ceil" | "Erf" | "Erfc" => {
             format!("; Op<name={op}; signature=x:T -> y:T; attr=T:type,allowed=[{}]>", dts())
         }
+        "SquaredDifference" => format!("; Op<name=SquaredDifference; signature=x:T, y:T -> z:T; attr=T:type,allowed=[{}]; is_commutative=true>", dts()),
         "Softmax" => format!("; Op<name=Softmax; signature=logits:T -> softmax:T; attr=T:type,allowed=[{}]>", dts()),
         "LogSoftmax" => format!("; Op<name=LogSoftmax; signature=logits:T -> logsoftmax:T; attr=T:type,allowed=[{}]>", dts()),
         "Softplus" | "Elu" | "Selu" => format!("; Op<name={op}; signature=features:T -> activations:T; attr=T:type,allowed=[{}]>", dts()),

@@ -9,6 +9,8 @@
 mod generator;
 mod op;
 mod stateful;
+pub(crate) use stateful::{skip_seed, uniform_unit};
+pub(crate) use stateless::stateless_uniform;
 mod stateless;
 
 use std::rc::Rc;

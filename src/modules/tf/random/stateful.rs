@@ -211,3 +211,34 @@ pub fn shuffle(vm: &dyn Vm, value: &Value, seed: &Value, _name: &Value) -> PyRes
     let idx = Tensor::from_vec(idx, &[rows]).map_err(runtime_err)?;
     placed(vm, ops::gather(&value, &idx, 0))
 }
+
+/// `random_ops.random_uniform(shape, seed=seed, dtype=dtype)` with the
+/// default bounds: the raw `RandomUniform` draw in `[0, 1)` (the sampler of
+/// `tf.nn.dropout`). `shape` is a 1-D integer tensor.
+pub(crate) fn uniform_unit(
+    vm: &dyn Vm,
+    shape: &Tensor,
+    dtype: DType,
+    seed: &Value,
+) -> PyResult<Tensor> {
+    check_uniform_dtype(dtype, false)?;
+    let op_seed = seed_arg(vm, seed)?;
+    crate::distribute::runtime_config::check_seeded(vm, op_seed)?;
+    let seeds = state(vm).op_seeds(op_seed);
+    stateful(
+        vm,
+        &RANDOM_UNIFORM,
+        shape,
+        Distribution::Uniform,
+        dtype,
+        seeds,
+    )
+}
+
+/// `random_seed.get_seed(seed)` for its effect: the op-seed counter moves
+/// on as if an op had drawn (`tf.nn.dropout`'s fast path for `rate=0`).
+pub(crate) fn skip_seed(vm: &dyn Vm, seed: &Value) -> PyResult<()> {
+    let op_seed = seed_arg(vm, seed)?;
+    state(vm).op_seeds(op_seed);
+    Ok(())
+}

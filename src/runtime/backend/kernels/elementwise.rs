@@ -51,6 +51,8 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
         UnaryOp::Log => via_double("log"),
         UnaryOp::Log1p => via_double("log1p"),
         UnaryOp::Expm1 => via_double("expm1"),
+        UnaryOp::Erf => via_double("erf"),
+        UnaryOp::Erfc => via_double("erfc"),
         UnaryOp::Sin => via_double("sin"),
         UnaryOp::Cos => via_double("cos"),
         UnaryOp::Tanh => via_double("tanh"),
