@@ -102,6 +102,7 @@ pub(crate) fn attr_error(op: &str, d: DType) -> Error {
         }
         "SquaredDifference" => format!("; Op<name=SquaredDifference; signature=x:T, y:T -> z:T; attr=T:type,allowed=[{}]; is_commutative=true>", dts()),
         "Softmax" => format!("; Op<name=Softmax; signature=logits:T -> softmax:T; attr=T:type,allowed=[{}]>", dts()),
+        "L2Loss" => format!("; Op<name=L2Loss; signature=t:T -> output:T; attr=T:type,allowed=[{}]>", dts()),
         "LogSoftmax" => format!("; Op<name=LogSoftmax; signature=logits:T -> logsoftmax:T; attr=T:type,allowed=[{}]>", dts()),
         "Softplus" | "Elu" | "Selu" => format!("; Op<name={op}; signature=features:T -> activations:T; attr=T:type,allowed=[{}]>", dts()),
         "Relu" => format!("; Op<name=Relu; signature=features:T -> activations:T; attr=T:type,allowed=[{}]>", dts()),
