@@ -230,7 +230,9 @@ fn forward(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Vec<Tensor
             Semantics::Tf,
         )),
         GradOp::BiasAdd { nchw } => one(ops::nn_loss::bias_add(first(ins)?, second(ins)?, *nchw)),
-        GradOp::SquaredDifference => one(ops::nn_loss::squared_difference(first(ins)?, second(ins)?)),
+        GradOp::SquaredDifference => {
+            one(ops::nn_loss::squared_difference(first(ins)?, second(ins)?))
+        }
         GradOp::SoftmaxXent => ops::nn_loss::softmax_xent(first(ins)?, second(ins)?),
         GradOp::SparseSoftmaxXent => ops::nn_loss::sparse_softmax_xent(first(ins)?, second(ins)?),
         GradOp::Conv2D(w) => one(ops::conv::conv2d(first(ins)?, second(ins)?, w)),
@@ -246,7 +248,11 @@ fn forward(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Vec<Tensor
             second(ins)?,
             w,
         )),
-        GradOp::DepthwiseConv2D(w) => one(ops::depthwise::depthwise_conv2d(first(ins)?, second(ins)?, w)),
+        GradOp::DepthwiseConv2D(w) => one(ops::depthwise::depthwise_conv2d(
+            first(ins)?,
+            second(ins)?,
+            w,
+        )),
         GradOp::DepthwiseBackpropInput { w, input_sizes } => one(
             ops::depthwise::depthwise_backprop_input(input_sizes, first(ins)?, second(ins)?, w),
         ),
@@ -255,14 +261,26 @@ fn forward(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Vec<Tensor
         ),
         GradOp::MaxPool(w) => one(ops::conv::pool2d(first(ins)?, w, true)),
         GradOp::AvgPool(w) => one(ops::conv::pool2d(first(ins)?, w, false)),
-        GradOp::PoolGrad { w, max } => one(ops::conv::pool2d_grad(first(ins)?, second(ins)?, w, *max)),
+        GradOp::PoolGrad { w, max } => {
+            one(ops::conv::pool2d_grad(first(ins)?, second(ins)?, w, *max))
+        }
         GradOp::Pad(pads) => {
             let pads: Vec<[i64; 2]> = pads.iter().map(|p| [p[0] as i64, p[1] as i64]).collect();
-            one(ops::scatter::pad(first(ins)?, &pads, &[pads.len(), 2], ins.get(1)))
+            one(ops::scatter::pad(
+                first(ins)?,
+                &pads,
+                &[pads.len(), 2],
+                ins.get(1),
+            ))
         }
         GradOp::MirrorPad { pads, symmetric } => {
             let pads: Vec<[i64; 2]> = pads.iter().map(|p| [p[0] as i64, p[1] as i64]).collect();
-            one(ops::scatter::mirror_pad(first(ins)?, &pads, &[pads.len(), 2], *symmetric))
+            one(ops::scatter::mirror_pad(
+                first(ins)?,
+                &pads,
+                &[pads.len(), 2],
+                *symmetric,
+            ))
         }
         GradOp::GatherNd => one(ops::scatter::gather_nd(first(ins)?, second(ins)?)),
         GradOp::ScatterNd(shape) => one(ops::scatter::scatter_nd(first(ins)?, second(ins)?, shape)),
@@ -270,7 +288,12 @@ fn forward(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Vec<Tensor
             let u = ins
                 .get(2)
                 .ok_or_else(|| Error::internal("graph replay: a scatter lacks its updates"))?;
-            one(ops::scatter::tensor_scatter(first(ins)?, second(ins)?, u, *mode))
+            one(ops::scatter::tensor_scatter(
+                first(ins)?,
+                second(ins)?,
+                u,
+                *mode,
+            ))
         }
         GradOp::UnsortedSegment { op, num } => one(ops::segment_reduce::unsorted_segment(
             *op,
