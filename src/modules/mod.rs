@@ -72,6 +72,10 @@ pub static MODULES: &[(&str, Source)] = &[
     ),
     ("_json", Source::Native(|_| Some(json::module()))),
     (
+        "_dist_graph",
+        Source::Native(|_| Some(crate::distribute::function::control::module())),
+    ),
+    (
         "_collections",
         Source::Native(|_| Some(collections::module())),
     ),

@@ -11,6 +11,7 @@
 //! returned become tensors, inside nested tuples, lists and dicts too.
 
 pub mod concrete;
+pub mod control;
 pub mod trace;
 
 use std::cell::{Cell, RefCell};

@@ -44,6 +44,11 @@ pub fn dry() -> bool {
     DRY.with(Cell::get)
 }
 
+/// Sets whether side effects run (see [`dry`]); the previous setting.
+pub fn set_dry(dry: bool) -> bool {
+    DRY.with(|d| d.replace(dry))
+}
+
 /// A variable is created: inside a trace, counted; in TensorFlow's second
 /// trace of a function that created variables, its error.
 pub fn note_variable_created() -> PyResult<()> {
@@ -409,6 +414,18 @@ pub fn replay(
     for (_, v) in kwargs {
         collect(v)?;
     }
+    let g = c.graph.borrow();
+    let outs = run_graph(vm, &g, &c.plan, &inputs)?;
+    c.template.build(&outs)
+}
+
+/// Runs a graph on `inputs` with the interpreter for its host effects.
+pub fn run_graph(
+    vm: &dyn Vm,
+    g: &Graph,
+    plan: &exec::Plan,
+    inputs: &[Tensor],
+) -> PyResult<Vec<Tensor>> {
     let failed: RefCell<Option<PyErr>> = RefCell::new(None);
     let mut effect = |payload: &Rc<dyn std::any::Any>, ts: &[Tensor]| {
         if let Some(h) = payload.downcast_ref::<HostEffect>() {
@@ -419,13 +436,11 @@ pub fn replay(
         }
         Ok(())
     };
-    let g = c.graph.borrow();
-    let outs = exec::run(&g, &c.plan, &inputs, &mut effect);
+    let outs = exec::run(g, plan, inputs, &mut effect);
     if let Some(e) = failed.borrow_mut().take() {
         return Err(e);
     }
-    let outs = outs.map_err(runtime_err)?;
-    c.template.build(&outs)
+    outs.map_err(runtime_err)
 }
 
 /// An error raised while tracing, as autograph re-raises it: the same

@@ -172,6 +172,11 @@ impl Tape {
     }
 }
 
+/// Whether a gradient tape records on the running lane.
+pub fn recording() -> bool {
+    !lane_tapes().is_empty()
+}
+
 /// The tapes recording on the running lane, innermost last.
 fn lane_tapes() -> Vec<Rc<Tape>> {
     let lane = LANE.with(Cell::get);

@@ -88,6 +88,19 @@ pub fn run(
                 vec![]
             }
             NodeOp::Op(op) => forward(op, &ins, node)?,
+            NodeOp::Cond(branches) => {
+                let pred = first(&ins)?;
+                let taken = pred.item().map(|s| s.as_f64() != 0.0).map_err(|_| {
+                    Error::internal("graph replay: a cond predicate is not a scalar")
+                })?;
+                let n_true = branches[0].graph.borrow().placeholders.len();
+                let (b, args) = if taken {
+                    (&branches[0], &ins[1..1 + n_true])
+                } else {
+                    (&branches[1], &ins[1 + n_true..])
+                };
+                run(&b.graph.borrow(), &b.plan, args, effect)?
+            }
         };
         // the trace's placement
         let outs = outs

@@ -62,6 +62,18 @@ pub enum NodeOp {
     /// A host effect (`tf.print`): the language layer's payload, run with
     /// the node's inputs by the caller of [`exec::run`].
     Effect(Rc<dyn Any>),
+    /// `If` (`tf.cond`): input 0 is the predicate, then the true branch's
+    /// captures, then the false branch's; the branch the predicate picks runs.
+    Cond(Rc<[Branch; 2]>),
+}
+
+/// A branch of a `Cond` node: its graph (whose placeholders are its
+/// captures) and replay plan.
+pub struct Branch {
+    /// The graph.
+    pub graph: Rc<RefCell<Graph>>,
+    /// How it replays.
+    pub plan: exec::Plan,
 }
 
 /// One node of a function graph.
@@ -99,8 +111,19 @@ pub struct Graph {
     names: HashMap<String, usize>,
     /// The open name scopes (`truediv` while `x / y` records its casts).
     scopes: Vec<String>,
-    /// Tensors born at or after this epoch were made during the trace.
+    /// This graph's epoch (the tags of its tensors name it).
     epoch: u64,
+    /// Tensors born at or after this epoch were made during the trace (the
+    /// outermost graph's epoch).
+    root_epoch: u64,
+    /// A branch graph: the graph it is traced in.
+    parent: Option<Rc<RefCell<Graph>>>,
+    /// A branch graph: the ports, in the parent, of the tensors it
+    /// captures (its placeholders, in order).
+    pub captures: Vec<Port>,
+    /// A branch graph: the values its captures had while tracing.
+    pub capture_values: Vec<Tensor>,
+    capture_of: HashMap<Port, usize>,
     /// The value each variable assigned in the trace holds now (by the
     /// resource's address): a trace that does not run its assignments
     /// still reads what it assigned.
@@ -149,10 +172,31 @@ fn current() -> Option<Rc<RefCell<Graph>>> {
 /// Starts tracing a new graph (ops on this thread record into it until
 /// [`end`]).
 pub fn begin() -> Rc<RefCell<Graph>> {
+    let epoch = EPOCH.fetch_add(1, Ordering::Relaxed) + 1;
     let g = Rc::new(RefCell::new(Graph {
-        epoch: EPOCH.fetch_add(1, Ordering::Relaxed) + 1,
+        epoch,
+        root_epoch: epoch,
         ..Graph::default()
     }));
+    push_graph(g)
+}
+
+/// Starts tracing a branch graph inside the graph being traced (None when
+/// nothing traces): the tensors of the outer graph it uses become its
+/// placeholders.
+pub fn begin_branch() -> Option<Rc<RefCell<Graph>>> {
+    let parent = current()?;
+    let root_epoch = parent.borrow().root_epoch;
+    let g = Rc::new(RefCell::new(Graph {
+        epoch: EPOCH.fetch_add(1, Ordering::Relaxed) + 1,
+        root_epoch,
+        parent: Some(parent),
+        ..Graph::default()
+    }));
+    Some(push_graph(g))
+}
+
+fn push_graph(g: Rc<RefCell<Graph>>) -> Rc<RefCell<Graph>> {
     TRACING.with(|t| t.borrow_mut().push(g.clone()));
     DEPTH.with(|d| d.set(d.get() + 1));
     super::autodiff::tape::graph_recording(true);
@@ -235,7 +279,7 @@ impl Graph {
     /// Whether `t` was made before the trace (a capture, not a constant
     /// made in it).
     pub fn is_capture(&self, t: &Tensor) -> bool {
-        t.born() < self.epoch
+        t.born() < self.root_epoch
     }
 
     /// A unique name for `base` in the open scopes.
@@ -303,7 +347,35 @@ impl Graph {
         if let Some(p) = self.lookup(t) {
             return Some(p);
         }
-        if t.born() >= self.epoch {
+        if let Some(parent) = self.parent.clone() {
+            // a tensor of an outer graph: captured as a placeholder
+            let outer = parent.borrow_mut().port(t, user);
+            let Some(pp) = outer else {
+                if self.taint.is_none() {
+                    self.taint = parent.borrow().taint.clone();
+                }
+                return None;
+            };
+            if let Some(&i) = self.capture_of.get(&pp) {
+                return Some((i, 0));
+            }
+            let name = format!("{}_capture", user.to_lowercase());
+            let idx = self.push(
+                &name,
+                "Placeholder",
+                NodeOp::Placeholder,
+                vec![],
+                &[],
+                t.device(),
+            );
+            self.nodes[idx].outputs = vec![(t.dtype(), t.shape().clone())];
+            self.placeholders.push(idx);
+            self.captures.push(pp);
+            self.capture_values.push(t.clone());
+            self.capture_of.insert(pp, idx);
+            return Some((idx, 0));
+        }
+        if t.born() >= self.root_epoch {
             if std::env::var_os("DIST_GRAPH_DEBUG").is_some() {
                 eprintln!(
                     "graph: untracked input of {user}: {:?} {:?} on {:?}",
@@ -405,7 +477,7 @@ pub fn placeholder(t: &Tensor, name: &str) -> Tensor {
 pub fn constant(t: &Tensor) {
     let Some(g) = current() else { return };
     let mut g = g.borrow_mut();
-    if g.lookup(t).is_some() || t.born() < g.epoch {
+    if g.lookup(t).is_some() || t.born() < g.root_epoch {
         return;
     }
     let device = t.device();
@@ -430,7 +502,7 @@ pub fn on_read(t: &Tensor) {
     };
     let computed = match g.lookup(t) {
         Some((n, _)) => !matches!(g.nodes[n].op, NodeOp::Const(_)),
-        None => t.born() >= g.epoch,
+        None => t.born() >= g.root_epoch,
     };
     if computed && g.taint.is_none() {
         g.taint = Some(
@@ -447,7 +519,7 @@ pub fn is_constant(t: &Tensor) -> bool {
     let g = g.borrow();
     match g.lookup(t) {
         Some((n, _)) => matches!(g.nodes[n].op, NodeOp::Const(_)),
-        None => t.born() < g.epoch,
+        None => t.born() < g.root_epoch,
     }
 }
 
@@ -632,12 +704,50 @@ pub fn set_outputs(g: &Rc<RefCell<Graph>>, outs: &[Tensor]) {
     gb.outputs = ports;
 }
 
+/// Whether a node changes something beyond its outputs (a variable, the
+/// output stream), itself or in a branch it runs.
+fn has_effects(n: &Node) -> bool {
+    match &n.op {
+        NodeOp::AssignVariable(_) | NodeOp::Effect(_) => true,
+        NodeOp::Cond(bs) => bs
+            .iter()
+            .any(|b| b.graph.borrow().nodes.iter().any(has_effects)),
+        _ => false,
+    }
+}
+
+/// Records a `tf.cond` of the graph being traced: `pred`, the two branch
+/// graphs (ended) and the taken branch's outputs, which become the node's.
+pub fn record_cond(pred: &Tensor, branches: [Rc<RefCell<Graph>>; 2], outputs: &[&Tensor]) {
+    let Some(g) = current() else { return };
+    let mut g = g.borrow_mut();
+    if let Some(why) = branches.iter().find_map(|b| b.borrow().taint.clone()) {
+        if g.taint.is_none() {
+            g.taint = Some(why);
+        }
+        return;
+    }
+    let Some(pp) = g.port(pred, "If") else { return };
+    let mut inputs = vec![pp];
+    for b in &branches {
+        inputs.extend(b.borrow().captures.iter().copied());
+    }
+    let [t, f] = branches;
+    let make = |graph: Rc<RefCell<Graph>>| {
+        let plan = exec::Plan::new(&graph.borrow());
+        Branch { graph, plan }
+    };
+    let bs = Rc::new([make(t), make(f)]);
+    let device = pred.device();
+    g.push("cond", "If", NodeOp::Cond(bs), inputs, outputs, device);
+}
+
 /// The nodes no output or effect depends on are left out of replays.
 pub fn live_nodes(g: &Graph) -> Vec<bool> {
     let mut live = vec![false; g.nodes.len()];
     let mut stack: Vec<usize> = g.outputs.iter().map(|p| p.0).collect();
     for (i, n) in g.nodes.iter().enumerate() {
-        if matches!(n.op, NodeOp::AssignVariable(_) | NodeOp::Effect(_)) {
+        if has_effects(n) {
             stack.push(i);
         }
     }
