@@ -11,6 +11,9 @@ use crate::value::native::State;
 use crate::value::{PyResult, Value, Vm};
 
 impl Vm for Interp {
+    fn check_interrupt(&self) -> PyResult<()> {
+        Interp::check_interrupt(self)
+    }
     fn handled_exception(&self) -> Option<Value> {
         self.handling.borrow().last().map(|e| e.value().clone())
     }

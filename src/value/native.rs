@@ -130,6 +130,13 @@ pub trait Vm {
     /// Interpreter-wide state that higher layers (`distribute`, `modules`)
     /// keep, looked up by type (a strategy stack, the device table …).
     fn state(&self) -> &State;
+
+    /// Raises KeyboardInterrupt after Ctrl-C (and the step budget's error):
+    /// long-running natives (a replayed graph's loop) call it as the
+    /// interpreter's loops do.
+    fn check_interrupt(&self) -> PyResult<()> {
+        Ok(())
+    }
 }
 
 /// A type map for the state that layers above `value` keep in the interpreter.

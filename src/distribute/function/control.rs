@@ -3,6 +3,9 @@
 //! the one the call does not take without running its effects), so later
 //! calls replay it and pick the branch from the predicate's value.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use super::trace::{self, Template};
 use crate::object::native;
 use crate::object::tensor::convert::runtime_err;
@@ -105,9 +108,121 @@ pub fn graph_cond(vm: &dyn Vm, pred: Tensor, true_fn: &Value, false_fn: &Value) 
     }
 }
 
+/// A traced loop function: its graph, its result and the result's tensors.
+type LoopFn = (Rc<RefCell<graph::Graph>>, Value, Vec<Tensor>);
+
+/// Traces `f(*vars)` into a branch graph whose first placeholders are the
+/// loop variables (`l0`'s handles, in `template`'s structure), its effects
+/// not run; the graph, the result and its flat tensors.
+fn trace_loop_fn(
+    vm: &dyn Vm,
+    f: &Value,
+    template: &Template,
+    l0: &[Tensor],
+) -> PyResult<Option<LoopFn>> {
+    let Some(g) = graph::begin_branch() else {
+        return Ok(None);
+    };
+    let ph: Vec<Tensor> = l0
+        .iter()
+        .map(|t| graph::placeholder(t, "loop_var"))
+        .collect();
+    let saved = trace::set_dry(true);
+    let r = template.build(&ph).and_then(|vars| {
+        let args = match vars {
+            Value::List(l) => l.borrow().clone(),
+            Value::Tuple(t) => t.to_vec(),
+            other => vec![other],
+        };
+        vm.call(f, args, Vec::new())
+            .and_then(|r| super::convert_outputs(vm, &r))
+    });
+    trace::set_dry(saved);
+    let r = match r {
+        Ok(r) => r,
+        Err(e) => {
+            graph::end(&g);
+            return Err(e);
+        }
+    };
+    let mut outs = Vec::new();
+    let ok = Template::of(&r, &mut outs).is_some();
+    if ok {
+        graph::set_outputs(&g, &outs);
+    }
+    graph::end(&g);
+    Ok(ok.then_some((g, r, outs)))
+}
+
+/// `tf.while_loop(cond, body, loop_vars)` while a `tf.function` traces: the
+/// condition and the body traced once each (their Python runs once, as in
+/// TensorFlow) into a `While` node, which then runs for the traced call.
+/// None when the loop is not one dist records (a loop variable that changes
+/// shape or dtype, a non-tensor result, a tape recording through it): the
+/// caller then runs it as eager code does.
+#[native("while_loop(cond, body, loop_vars)")]
+pub fn graph_while(vm: &dyn Vm, cond: &Value, body: &Value, loop_vars: &Value) -> PyResult<Value> {
+    if !graph::tracing() || crate::runtime::autodiff::tape::recording() {
+        return Ok(Value::None);
+    }
+    let lv = super::convert_outputs(vm, loop_vars)?;
+    let mut l0 = Vec::new();
+    let Some(template) = Template::of(&lv, &mut l0) else {
+        return Ok(Value::None);
+    };
+    if l0.is_empty() {
+        return Ok(Value::None);
+    }
+    let Some((cg, pred, p)) = trace_loop_fn(vm, cond, &template, &l0)? else {
+        return Ok(Value::None);
+    };
+    let scalar_bool = matches!(&pred, Value::Tensor(t) if t.rank() == 0 && t.dtype() == crate::runtime::DType::Bool);
+    if !scalar_bool || p.len() != 1 {
+        return Ok(Value::None);
+    }
+    let Some((bg, _, outs)) = trace_loop_fn(vm, body, &template, &l0)? else {
+        return Ok(Value::None);
+    };
+    let same = outs.len() == l0.len()
+        && outs
+            .iter()
+            .zip(&l0)
+            .all(|(a, b)| a.dtype() == b.dtype() && a.dims() == b.dims());
+    if !same || cg.borrow().taint.is_some() || bg.borrow().taint.is_some() {
+        return Ok(Value::None);
+    }
+    // the loop runs now for the traced call (its effects too, unless the
+    // trace runs none)
+    let finals: Vec<Tensor> = if trace::dry() {
+        l0.iter()
+            .map(crate::runtime::autodiff::tape::detached)
+            .collect()
+    } else {
+        let node = [
+            graph::Branch {
+                plan: graph::exec::Plan::new(&cg.borrow()),
+                graph: cg.clone(),
+            },
+            graph::Branch {
+                plan: graph::exec::Plan::new(&bg.borrow()),
+                graph: bg.clone(),
+            },
+        ];
+        let mut ins = l0.clone();
+        ins.extend(cg.borrow().capture_values.iter().cloned());
+        ins.extend(bg.borrow().capture_values.iter().cloned());
+        graph::paused(|| trace::run_while_now(vm, &node, l0.len(), &ins))?
+    };
+    let init: Vec<&Tensor> = l0.iter().collect();
+    let refs: Vec<&Tensor> = finals.iter().collect();
+    graph::record_while(&init, cg, bg, &refs);
+    template.build(&finals)
+}
+
 /// The `_dist_graph` module: what the language's control flow asks of graphs.
 pub fn module() -> Value {
     let mut m = crate::object::module::ModuleBuilder::new("_dist_graph");
     m.add(graph_cond::DEF);
+    m.add(graph_while::DEF);
     m.build()
 }

@@ -426,8 +426,34 @@ pub fn run_graph(
     plan: &exec::Plan,
     inputs: &[Tensor],
 ) -> PyResult<Vec<Tensor>> {
+    with_effects(vm, |effect| exec::run(g, plan, inputs, effect))
+}
+
+/// Runs a `While` node's loop now, with the interpreter for its effects.
+pub fn run_while_now(
+    vm: &dyn Vm,
+    bs: &[graph::Branch; 2],
+    n: usize,
+    inputs: &[Tensor],
+) -> PyResult<Vec<Tensor>> {
+    with_effects(vm, |effect| exec::run_while(bs, n, inputs, effect))
+}
+
+/// Runs `f` with an effect handler that runs host effects and polls for
+/// Ctrl-C through the interpreter.
+fn with_effects(
+    vm: &dyn Vm,
+    f: impl FnOnce(&mut exec::EffectFn) -> crate::runtime::Result<Vec<Tensor>>,
+) -> PyResult<Vec<Tensor>> {
     let failed: RefCell<Option<PyErr>> = RefCell::new(None);
     let mut effect = |payload: &Rc<dyn std::any::Any>, ts: &[Tensor]| {
+        if payload.is::<exec::Poll>() {
+            if let Err(e) = vm.check_interrupt() {
+                *failed.borrow_mut() = Some(e);
+                return Err(crate::runtime::Error::internal("interrupted"));
+            }
+            return Ok(());
+        }
         if let Some(h) = payload.downcast_ref::<HostEffect>() {
             if let Err(e) = (h.0)(vm, ts) {
                 *failed.borrow_mut() = Some(e);
@@ -436,7 +462,7 @@ pub fn run_graph(
         }
         Ok(())
     };
-    let outs = exec::run(g, plan, inputs, &mut effect);
+    let outs = f(&mut effect);
     if let Some(e) = failed.borrow_mut().take() {
         return Err(e);
     }

@@ -101,6 +101,7 @@ pub fn run(
                 };
                 run(&b.graph.borrow(), &b.plan, args, effect)?
             }
+            NodeOp::While(bs, n) => run_while(bs, *n, &ins, effect)?,
         };
         // the trace's placement
         let outs = outs
@@ -129,6 +130,48 @@ pub fn run(
                 .ok_or_else(|| Error::internal("graph replay: an output has no value"))
         })
         .collect()
+}
+
+/// The payload of the effect call a replayed loop makes once per iteration
+/// (the caller checks for Ctrl-C and the step budget there).
+pub struct Poll;
+
+/// Runs a `While` node: the body while the condition holds.
+pub fn run_while(
+    bs: &[super::Branch; 2],
+    n: usize,
+    ins: &[Tensor],
+    effect: &mut EffectFn,
+) -> Result<Vec<Tensor>> {
+    let [c, b] = bs;
+    let (cg, bg) = (c.graph.borrow(), b.graph.borrow());
+    let nc = cg.placeholders.len().saturating_sub(n);
+    if ins.len() < n + nc {
+        return Err(Error::internal(
+            "graph replay: a while loop lacks its inputs",
+        ));
+    }
+    let mut vars = ins[..n].to_vec();
+    let (ccap, bcap) = (&ins[n..n + nc], &ins[n + nc..]);
+    let poll: Rc<dyn Any> = Rc::new(Poll);
+    loop {
+        effect(&poll, &[])?;
+        let mut cin = vars.clone();
+        cin.extend_from_slice(ccap);
+        let p = run(&cg, &c.plan, &cin, effect)?;
+        let go = p
+            .first()
+            .ok_or_else(|| Error::internal("graph replay: a while condition has no value"))?
+            .item()?
+            .as_f64()
+            != 0.0;
+        if !go {
+            return Ok(vars);
+        }
+        let mut bin = vars;
+        bin.extend_from_slice(bcap);
+        vars = run(&bg, &b.plan, &bin, effect)?;
+    }
 }
 
 fn first(ins: &[Tensor]) -> Result<&Tensor> {

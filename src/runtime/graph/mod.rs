@@ -65,6 +65,10 @@ pub enum NodeOp {
     /// `If` (`tf.cond`): input 0 is the predicate, then the true branch's
     /// captures, then the false branch's; the branch the predicate picks runs.
     Cond(Rc<[Branch; 2]>),
+    /// `While` (`tf.while_loop`) over `n` loop variables: inputs are the
+    /// variables, then the condition's captures, then the body's; the
+    /// condition graph maps the variables to a bool, the body to new ones.
+    While(Rc<[Branch; 2]>, usize),
 }
 
 /// A branch of a `Cond` node: its graph (whose placeholders are its
@@ -709,7 +713,7 @@ pub fn set_outputs(g: &Rc<RefCell<Graph>>, outs: &[Tensor]) {
 fn has_effects(n: &Node) -> bool {
     match &n.op {
         NodeOp::AssignVariable(_) | NodeOp::Effect(_) => true,
-        NodeOp::Cond(bs) => bs
+        NodeOp::Cond(bs) | NodeOp::While(bs, _) => bs
             .iter()
             .any(|b| b.graph.borrow().nodes.iter().any(has_effects)),
         _ => false,
@@ -740,6 +744,39 @@ pub fn record_cond(pred: &Tensor, branches: [Rc<RefCell<Graph>>; 2], outputs: &[
     let bs = Rc::new([make(t), make(f)]);
     let device = pred.device();
     g.push("cond", "If", NodeOp::Cond(bs), inputs, outputs, device);
+}
+
+/// Records a `tf.while_loop` of the graph being traced: the loop
+/// variables' initial values, the condition and body graphs (ended; their
+/// first placeholders are the variables) and the loop's results.
+pub fn record_while(
+    init: &[&Tensor],
+    cond: Rc<RefCell<Graph>>,
+    body: Rc<RefCell<Graph>>,
+    outputs: &[&Tensor],
+) {
+    let Some(g) = current() else { return };
+    let mut g = g.borrow_mut();
+    let Some(mut inputs) = g.ports(init, "While") else {
+        return;
+    };
+    for b in [&cond, &body] {
+        inputs.extend(b.borrow().captures.iter().copied());
+    }
+    let make = |graph: Rc<RefCell<Graph>>| {
+        let plan = exec::Plan::new(&graph.borrow());
+        Branch { graph, plan }
+    };
+    let bs = Rc::new([make(cond), make(body)]);
+    let device = outputs.first().map_or(Device::CPU0, |t| t.device());
+    g.push(
+        "while",
+        "While",
+        NodeOp::While(bs, init.len()),
+        inputs,
+        outputs,
+        device,
+    );
 }
 
 /// The nodes no output or effect depends on are left out of replays.
