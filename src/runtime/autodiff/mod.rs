@@ -7,6 +7,7 @@
 pub mod backprop;
 pub mod grad;
 mod grad_more;
+mod grad_names;
 mod grad_nn;
 pub mod tape;
 

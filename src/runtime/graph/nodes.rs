@@ -1,0 +1,133 @@
+//! Graph-level node records (`If`, `While`), liveness and the text form
+//! of a graph (`dist run --graph`).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::{current, exec, Branch, Graph, Node, NodeOp};
+use crate::runtime::device::Device;
+use crate::runtime::tensor::Tensor;
+
+/// Whether a node changes something beyond its outputs (a variable, the
+/// output stream), itself or in a branch it runs.
+fn has_effects(n: &Node) -> bool {
+    match &n.op {
+        NodeOp::AssignVariable(_) | NodeOp::Effect(_) => true,
+        NodeOp::Cond(bs) | NodeOp::While(bs, _) => bs
+            .iter()
+            .any(|b| b.graph.borrow().nodes.iter().any(has_effects)),
+        _ => false,
+    }
+}
+
+/// Records a `tf.cond` of the graph being traced: `pred`, the two branch
+/// graphs (ended) and the taken branch's outputs, which become the node's.
+pub fn record_cond(pred: &Tensor, branches: [Rc<RefCell<Graph>>; 2], outputs: &[&Tensor]) {
+    let Some(g) = current() else { return };
+    let mut g = g.borrow_mut();
+    if let Some(why) = branches.iter().find_map(|b| b.borrow().taint.clone()) {
+        if g.taint.is_none() {
+            g.taint = Some(why);
+        }
+        return;
+    }
+    let Some(pp) = g.port(pred, "If") else { return };
+    let mut inputs = vec![pp];
+    for b in &branches {
+        inputs.extend(b.borrow().captures.iter().copied());
+    }
+    let [t, f] = branches;
+    let make = |graph: Rc<RefCell<Graph>>| {
+        let plan = exec::Plan::new(&graph.borrow());
+        Branch { graph, plan }
+    };
+    let bs = Rc::new([make(t), make(f)]);
+    let device = pred.device();
+    g.push("cond", "If", NodeOp::Cond(bs), inputs, outputs, device);
+}
+
+/// Records a `tf.while_loop` of the graph being traced: the loop
+/// variables' initial values, the condition and body graphs (ended; their
+/// first placeholders are the variables) and the loop's results.
+pub fn record_while(
+    init: &[&Tensor],
+    cond: Rc<RefCell<Graph>>,
+    body: Rc<RefCell<Graph>>,
+    outputs: &[&Tensor],
+) {
+    let Some(g) = current() else { return };
+    let mut g = g.borrow_mut();
+    let Some(mut inputs) = g.ports(init, "While") else {
+        return;
+    };
+    for b in [&cond, &body] {
+        inputs.extend(b.borrow().captures.iter().copied());
+    }
+    let make = |graph: Rc<RefCell<Graph>>| {
+        let plan = exec::Plan::new(&graph.borrow());
+        Branch { graph, plan }
+    };
+    let bs = Rc::new([make(cond), make(body)]);
+    let device = outputs.first().map_or(Device::CPU0, |t| t.device());
+    g.push(
+        "while",
+        "While",
+        NodeOp::While(bs, init.len()),
+        inputs,
+        outputs,
+        device,
+    );
+}
+
+/// The nodes no output or effect depends on are left out of replays.
+pub fn live_nodes(g: &Graph) -> Vec<bool> {
+    let mut live = vec![false; g.nodes.len()];
+    let mut stack: Vec<usize> = g.outputs.iter().map(|p| p.0).collect();
+    for (i, n) in g.nodes.iter().enumerate() {
+        if has_effects(n) {
+            stack.push(i);
+        }
+    }
+    while let Some(i) = stack.pop() {
+        if live[i] {
+            continue;
+        }
+        live[i] = true;
+        stack.extend(g.nodes[i].inputs.iter().map(|p| p.0));
+    }
+    live
+}
+
+/// The graph as text: one line per node (`name = Op(inputs) -> dtype shape @ device`).
+pub fn render(g: &Graph) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    for n in &g.nodes {
+        let ins: Vec<String> = n
+            .inputs
+            .iter()
+            .map(|(i, o)| format!("{}:{o}", g.nodes[*i].name))
+            .collect();
+        let outs: Vec<String> = n
+            .outputs
+            .iter()
+            .map(|(d, sh)| format!("{} {}", d.name(), sh.tuple_text()))
+            .collect();
+        let _ = writeln!(
+            s,
+            "{} = {}({}) -> [{}] @ {}",
+            n.name,
+            n.op_type,
+            ins.join(", "),
+            outs.join(", "),
+            n.device.short_name()
+        );
+    }
+    let outs: Vec<String> = g
+        .outputs
+        .iter()
+        .map(|(i, o)| format!("{}:{o}", g.nodes[*i].name))
+        .collect();
+    let _ = writeln!(s, "return ({})", outs.join(", "));
+    s
+}
