@@ -383,17 +383,11 @@ impl Graph {
             return Some((idx, 0));
         }
         if t.born() >= self.root_epoch {
-            if std::env::var_os("DIST_GRAPH_DEBUG").is_some() {
-                eprintln!(
-                    "graph: untracked input of {user}: {:?} {:?} on {:?}",
-                    t.dtype(),
-                    t.dims(),
-                    t.device()
-                );
-            }
             if self.taint.is_none() {
                 self.taint = Some(format!(
-                    "a tensor used by `{user}` was made by an operation dist cannot record in a graph yet"
+                    "a tensor used by `{user}` ({} {}) was made by an operation dist cannot record in a graph yet",
+                    t.dtype().name(),
+                    t.shape().tuple_text()
                 ));
             }
             return None;
