@@ -183,64 +183,34 @@ fn tensor_scatter(
     placed(vm, scatter::tensor_scatter(&t, &i, &u, mode))
 }
 
-/// `tensor` with the slices at `indices` replaced by `updates`.
-#[native("tensor_scatter_nd_update(tensor, indices, updates, name=None)")]
-fn tensor_scatter_nd_update(
-    vm: &dyn Vm,
-    tensor: &Value,
-    indices: &Value,
-    updates: &Value,
-    _name: &Value,
-) -> PyResult<Tensor> {
-    tensor_scatter(vm, tensor, indices, updates, ScatterMode::Update)
+/// Declares `tf.tensor_scatter_nd_*`: each the one scatter with its mode.
+macro_rules! tensor_scatter_natives {
+    ($($(#[doc = $doc:tt])* fn $name:ident($sig:tt, $mode:ident);)*) => {$(
+        $(#[doc = $doc])*
+        #[native($sig)]
+        fn $name(
+            vm: &dyn Vm,
+            tensor: &Value,
+            indices: &Value,
+            updates: &Value,
+            _name: &Value,
+        ) -> PyResult<Tensor> {
+            tensor_scatter(vm, tensor, indices, updates, ScatterMode::$mode)
+        }
+    )*};
 }
 
-/// `tensor` with `updates` added at `indices`.
-#[native("tensor_scatter_nd_add(tensor, indices, updates, name=None)")]
-fn tensor_scatter_nd_add(
-    vm: &dyn Vm,
-    tensor: &Value,
-    indices: &Value,
-    updates: &Value,
-    _name: &Value,
-) -> PyResult<Tensor> {
-    tensor_scatter(vm, tensor, indices, updates, ScatterMode::Add)
-}
-
-/// `tensor` with `updates` subtracted at `indices`.
-#[native("tensor_scatter_nd_sub(tensor, indices, updates, name=None)")]
-fn tensor_scatter_nd_sub(
-    vm: &dyn Vm,
-    tensor: &Value,
-    indices: &Value,
-    updates: &Value,
-    _name: &Value,
-) -> PyResult<Tensor> {
-    tensor_scatter(vm, tensor, indices, updates, ScatterMode::Sub)
-}
-
-/// The element-wise maximum of `tensor` and `updates` at `indices`.
-#[native("tensor_scatter_nd_max(tensor, indices, updates, name=None)")]
-fn tensor_scatter_nd_max(
-    vm: &dyn Vm,
-    tensor: &Value,
-    indices: &Value,
-    updates: &Value,
-    _name: &Value,
-) -> PyResult<Tensor> {
-    tensor_scatter(vm, tensor, indices, updates, ScatterMode::Max)
-}
-
-/// The element-wise minimum of `tensor` and `updates` at `indices`.
-#[native("tensor_scatter_nd_min(tensor, indices, updates, name=None)")]
-fn tensor_scatter_nd_min(
-    vm: &dyn Vm,
-    tensor: &Value,
-    indices: &Value,
-    updates: &Value,
-    _name: &Value,
-) -> PyResult<Tensor> {
-    tensor_scatter(vm, tensor, indices, updates, ScatterMode::Min)
+tensor_scatter_natives! {
+    /// `tensor` with the slices at `indices` replaced by `updates`.
+    fn tensor_scatter_nd_update("tensor_scatter_nd_update(tensor, indices, updates, name=None)", Update);
+    /// `tensor` with `updates` added at `indices`.
+    fn tensor_scatter_nd_add("tensor_scatter_nd_add(tensor, indices, updates, name=None)", Add);
+    /// `tensor` with `updates` subtracted at `indices`.
+    fn tensor_scatter_nd_sub("tensor_scatter_nd_sub(tensor, indices, updates, name=None)", Sub);
+    /// The element-wise maximum of `tensor` and `updates` at `indices`.
+    fn tensor_scatter_nd_max("tensor_scatter_nd_max(tensor, indices, updates, name=None)", Max);
+    /// The element-wise minimum of `tensor` and `updates` at `indices`.
+    fn tensor_scatter_nd_min("tensor_scatter_nd_min(tensor, indices, updates, name=None)", Min);
 }
 
 /// The entries of `tensor` (from `axis` on) where `mask` is true.
