@@ -474,6 +474,13 @@ impl Interp {
                 if let Some(x) = n.getattr(v, name, self)? {
                     return Ok(Some(x));
                 }
+                if let Some(m) = n.as_any().downcast_ref::<crate::object::module::ModuleObj>() {
+                    if !name.starts_with("__") {
+                        if let Some(x) = self.lazy_submodule(&m.name, name)? {
+                            return Ok(Some(x));
+                        }
+                    }
+                }
                 // What a script set on a mutable native class (a named tuple's).
                 if let Some(cls) = n.class().filter(|c| c.is_mutable()) {
                     if let Some(x) = self.class_attribute(v, &cls, name)? {

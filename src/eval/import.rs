@@ -36,6 +36,13 @@ impl Interp {
         }
         let native = match crate::modules::find(name) {
             Some(crate::modules::Source::Native(build)) => build(self),
+            Some(crate::modules::Source::Alias(target)) => {
+                let m = self.import(target)?;
+                self.modules
+                    .borrow_mut()
+                    .insert(name.to_string(), m.clone());
+                return Ok(m);
+            }
             _ => None,
         };
         if let Some(m) = &native {
@@ -65,10 +72,16 @@ impl Interp {
                     let m = self.load_stdlib(name, text)?;
                     // A submodule written in the language (`collections.abc`)
                     // is also an attribute of its package, as after CPython's
-                    // import.
+                    // import: set now when the package is loaded, else found
+                    // in the cache when the package's attribute is first read
+                    // (`lazy_submodule`), so a package may import its own
+                    // submodules while it loads.
                     if let Some((parent, last)) = name.rsplit_once('.') {
-                        let p = self.import(parent)?;
-                        if let Some(pm) = p.downcast::<crate::modules::ModuleObj>() {
+                        let p = self.modules.borrow().get(parent).cloned();
+                        if let Some(pm) = p
+                            .as_ref()
+                            .and_then(|p| p.downcast::<crate::modules::ModuleObj>())
+                        {
                             pm.dict.borrow_mut().insert(last.into(), m.clone());
                         }
                     }
@@ -120,6 +133,23 @@ impl Interp {
     }
 }
 
+impl Interp {
+    /// `package.name` when the package's namespace lacks `name` but the
+    /// module table (or the cache) has a submodule of that name: imported
+    /// on first access, as CPython's packages hold the submodules imported
+    /// so far (`keras.layers` after `import keras`).
+    pub(super) fn lazy_submodule(&self, package: &str, name: &str) -> PyResult<Option<Value>> {
+        let full = format!("{package}.{name}");
+        if let Some(m) = self.modules.borrow().get(&full) {
+            return Ok(Some(m.clone()));
+        }
+        if crate::modules::find(&full).is_none() && stdlib_source(&full).is_none() {
+            return Ok(None);
+        }
+        self.import(&full).map(Some)
+    }
+}
+
 /// The source of a module written in the language itself (`stdlib/`).
 /// For work on the stdlib, `DIST_STDLIB_DIR=stdlib` reads `NAME.dist`
 /// (dots as underscores) from that folder first, so a module can be
@@ -134,7 +164,7 @@ fn stdlib_source(name: &str) -> Option<&'static str> {
     }
     match crate::modules::find(name)? {
         crate::modules::Source::Stdlib(text) => Some(text),
-        crate::modules::Source::Native(_) => None,
+        crate::modules::Source::Native(_) | crate::modules::Source::Alias(_) => None,
     }
 }
 

@@ -39,6 +39,9 @@ pub enum Source {
     /// `__dist_module__()`, whose returned dict the importer makes the
     /// module's namespace.
     Stdlib(&'static str),
+    /// Another module under a second name: `tensorflow.keras` is `keras`,
+    /// as TensorFlow 2.21's `tf.keras` is Keras 3.
+    Alias(&'static str),
 }
 
 /// A module written in the language: `stdlib/FILE.dist` (FILE defaults
@@ -140,6 +143,13 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("tensorflow_control_flow"),
     stdlib!("tensorflow_functional"),
     stdlib!("collections.abc", "collections_abc"),
+    // Keras 3, written in the language; `tf.keras` is `keras`
+    ("tensorflow.keras", Source::Alias("keras")),
+    stdlib!("keras"),
+    stdlib!("keras.backend", "keras_backend"),
+    stdlib!("keras.random", "keras_random"),
+    stdlib!("keras.initializers", "keras_initializers"),
+    stdlib!("keras.utils", "keras_utils"),
 ];
 
 /// The module table's entry for a dotted name.

@@ -193,6 +193,7 @@ fn not_tensor(vm: &dyn Vm, v: &Value) -> PyResult<PyErr> {
 fn watch(vm: &dyn Vm, this: &GradientTape, tensor: &Value) -> PyResult<Value> {
     let tape = this.live("gradients (or jacobians)")?;
     for t in leaves(tensor)? {
+        let t = variable_like(vm, &t)?.unwrap_or(t);
         if is_variable(&t) {
             if let Some((key, value, handle)) = tape_source(vm, &t) {
                 if !value.dtype().is_floating() {
@@ -225,8 +226,24 @@ fn watched_variables(this: &GradientTape) -> Value {
     Value::tuple(this.watched_now())
 }
 
+/// The variable an object that acts as one holds: TensorFlow's tape takes
+/// `x.handle` of anything with `_should_act_as_resource_variable` (Keras's
+/// `Variable`); dist reads its `value`, the `tf.Variable` behind it.
+fn variable_like(vm: &dyn Vm, v: &Value) -> PyResult<Option<Value>> {
+    let Value::Instance(inst) = v else {
+        return Ok(None);
+    };
+    if inst.class.lookup("_should_act_as_resource_variable").is_none() {
+        return Ok(None);
+    }
+    let held = vm.getattr(v, "value")?;
+    Ok(is_variable(&held).then_some(held))
+}
+
 /// A source of a gradient: the id the tape knows it by and its value.
 fn source(vm: &dyn Vm, v: &Value) -> PyResult<Option<(usize, Tensor)>> {
+    let held = variable_like(vm, v)?;
+    let v = held.as_ref().unwrap_or(v);
     if is_variable(v) {
         return Ok(tape_source(vm, v).map(|(k, t, _)| (k, t)));
     }

@@ -160,6 +160,19 @@ pub fn to_tensor_on(
             };
         }
     }
+    if let Value::Instance(inst) = v {
+        // TensorFlow's conversion protocol for Python objects:
+        // `__tf_tensor__(self, dtype=None, name=None)` (a Keras `Variable`
+        // converts through it to the `tf.Variable` it holds).
+        if let Some(f) = inst.class.lookup("__tf_tensor__") {
+            let out = vm.call(&f, vec![v.clone()], Vec::new())?;
+            if matches!(&out, Value::Instance(_)) {
+                // one step: an object converts to a tensor or a variable
+                return Err(unsupported(vm, v));
+            }
+            return to_tensor_on(vm, &out, dtype, device);
+        }
+    }
     if let Some(inferred) = first_tensor_dtype(v) {
         let want = dtype.unwrap_or(inferred);
         return autopack(vm, v, want, want != inferred, device);
