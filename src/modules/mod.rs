@@ -150,6 +150,11 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("keras.random", "keras_random"),
     stdlib!("keras.initializers", "keras_initializers"),
     stdlib!("keras.utils", "keras_utils"),
+    stdlib!("keras.activations", "keras_activations"),
+    stdlib!("keras.engine", "keras_engine"),
+    stdlib!("keras.layers", "keras_layers"),
+    stdlib!("keras.models", "keras_models"),
+    stdlib!("keras.trainer", "keras_trainer"),
 ];
 
 /// The module table's entry for a dotted name.
