@@ -155,6 +155,9 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("keras.layers", "keras_layers"),
     stdlib!("keras.models", "keras_models"),
     stdlib!("keras.trainer", "keras_trainer"),
+    stdlib!("keras.layers_extra", "keras_layers_extra"),
+    stdlib!("keras.summary", "keras_summary"),
+    stdlib!("keras.regularizers", "keras_regularizers"),
 ];
 
 /// The module table's entry for a dotted name.
