@@ -155,6 +155,11 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("keras.losses", "keras_losses"),
     stdlib!("keras.metrics", "keras_metrics"),
     stdlib!("keras.compile_utils", "keras_compile_utils"),
+    // Keras's own path to it, as scripts and tests import it
+    (
+        "keras.src.trainers.compile_utils",
+        Source::Alias("keras.compile_utils"),
+    ),
     stdlib!("keras.src.tensor_attributes", "keras_src_tensor_attributes"),
     stdlib!("keras.src.ops_tf", "keras_src_ops_tf"),
     stdlib!("keras.src.serialization", "keras_src_serialization"),
