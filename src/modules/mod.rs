@@ -170,6 +170,7 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("keras.src.metric_classes", "keras_src_metric_classes"),
     stdlib!("keras.src.confusion_metrics", "keras_src_confusion_metrics"),
     stdlib!("keras.src.auc", "keras_src_auc"),
+    stdlib!("keras.src.score_metrics", "keras_src_score_metrics"),
     stdlib!("keras.src.compile_metrics", "keras_src_compile_metrics"),
     stdlib!("keras.src.compile_loss", "keras_src_compile_loss"),
 ];
