@@ -158,6 +158,29 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("keras.layers_extra", "keras_layers_extra"),
     stdlib!("keras.summary", "keras_summary"),
     stdlib!("keras.regularizers", "keras_regularizers"),
+    // keras.losses, keras.metrics and what `compile` makes of them, with
+    // the `keras.src.*` modules they are written in (Keras's own layout)
+    stdlib!("keras.losses", "keras_losses"),
+    stdlib!("keras.metrics", "keras_metrics"),
+    stdlib!("keras.compile_utils", "keras_compile_utils"),
+    // Keras's own path to it, as scripts and tests import it
+    (
+        "keras.src.trainers.compile_utils",
+        Source::Alias("keras.compile_utils"),
+    ),
+    stdlib!("keras.src.tensor_attributes", "keras_src_tensor_attributes"),
+    stdlib!("keras.src.ops_tf", "keras_src_ops_tf"),
+    stdlib!("keras.src.serialization", "keras_src_serialization"),
+    stdlib!("keras.src.losses", "keras_src_losses"),
+    stdlib!("keras.src.loss_functions", "keras_src_loss_functions"),
+    stdlib!("keras.src.loss_classes", "keras_src_loss_classes"),
+    stdlib!("keras.src.metrics", "keras_src_metrics"),
+    stdlib!("keras.src.metric_classes", "keras_src_metric_classes"),
+    stdlib!("keras.src.confusion_metrics", "keras_src_confusion_metrics"),
+    stdlib!("keras.src.auc", "keras_src_auc"),
+    stdlib!("keras.src.score_metrics", "keras_src_score_metrics"),
+    stdlib!("keras.src.compile_metrics", "keras_src_compile_metrics"),
+    stdlib!("keras.src.compile_loss", "keras_src_compile_loss"),
 ];
 
 /// The module table's entry for a dotted name.
