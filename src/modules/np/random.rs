@@ -84,9 +84,13 @@ fn legacy_seed(vm: &dyn Vm, seed: &Value) -> PyResult<Mt19937> {
         }
     }
     let t = to_np_tensor(vm, seed, None)?;
+    if t.numel() == 0 {
+        return Err(value_error("Seed must be non-empty"));
+    }
     if t.dtype().is_floating() || t.dtype() == DType::String {
         return Err(type_error(format!(
-            "Cannot cast array data from dtype('{}') to dtype('int64') according to the rule 'safe'",
+            "Cannot cast {} from dtype('{}') to dtype('int64') according to the rule 'safe'",
+            if t.rank() == 0 { "scalar" } else { "array data" },
             t.dtype().numpy_name()
         )));
     }
@@ -95,9 +99,6 @@ fn legacy_seed(vm: &dyn Vm, seed: &Value) -> PyResult<Mt19937> {
         return u32::try_from(i)
             .map(Mt19937::numpy_seed)
             .map_err(|_| value_error(RANGE));
-    }
-    if t.numel() == 0 {
-        return Err(value_error("Seed must be non-empty"));
     }
     if t.rank() != 1 {
         return Err(value_error("Seed array must be 1-d"));

@@ -142,23 +142,7 @@ pub fn cont2(
     }
     let bvals = f64s(&tb);
     check(&bvals)?;
-    let joint = ta
-        .shape()
-        .broadcast(tb.shape())
-        .ok_or_else(|| mismatch(&[&ta, &tb]))?;
-    let dims = match size {
-        Some(d) => {
-            if Shape::new(&d).broadcast(&joint).as_ref() != Some(&Shape::new(&d)) {
-                return Err(value_error(format!(
-                    "Output size {} is not compatible with broadcast dimensions of inputs {}.",
-                    py_tuple(&d),
-                    py_tuple(joint.dims())
-                )));
-            }
-            d
-        }
-        None => joint.dims().to_vec(),
-    };
+    let dims = out_dims(size, &[ta.dims(), tb.dims()])?;
     let av = f64s(&ops::broadcast_to(&ta, &dims).map_err(runtime_err)?);
     let bv = f64s(&ops::broadcast_to(&tb, &dims).map_err(runtime_err)?);
     let mut rng = cell.borrow_mut();
@@ -171,13 +155,54 @@ pub fn cont2(
     Ok(wrap_array(Tensor::from_vec(v, &dims).map_err(runtime_err)?))
 }
 
-#[cold]
-fn mismatch(ts: &[&Tensor]) -> PyErr {
-    let shapes: Vec<String> = ts.iter().map(|t| py_tuple(t.dims())).collect();
-    value_error(format!(
-        "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between arg 0 with shape {} and arg 1 with shape {}.",
-        shapes[0], shapes[1]
-    ))
+/// numpy's broadcast of several shapes (`PyArray_Broadcast`), with its
+/// message naming the argument that set a dimension and the one that
+/// disagrees.
+pub fn broadcast_all(shapes: &[&[usize]]) -> PyResult<Vec<usize>> {
+    let nd = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+    let mut out = vec![1usize; nd];
+    for (i, o) in out.iter_mut().enumerate() {
+        let mut src = 0;
+        for (j, s) in shapes.iter().enumerate() {
+            let Some(k) = (i + s.len()).checked_sub(nd) else {
+                continue;
+            };
+            let d = s[k];
+            if d == 1 {
+                continue;
+            }
+            if *o == 1 {
+                *o = d;
+                src = j;
+            } else if *o != d {
+                return Err(value_error(format!(
+                    "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between arg {src} with shape {} and arg {j} with shape {}.",
+                    py_tuple(shapes[src]),
+                    py_tuple(s)
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The output shape of a draw with array parameters: `size` (which the
+/// parameters must broadcast to) or their broadcast shape.
+pub fn out_dims(size: Option<Vec<usize>>, params: &[&[usize]]) -> PyResult<Vec<usize>> {
+    let Some(size) = size else {
+        return broadcast_all(params);
+    };
+    let mut all: Vec<&[usize]> = vec![&size];
+    all.extend_from_slice(params);
+    let joint = broadcast_all(&all)?;
+    if joint != size {
+        return Err(value_error(format!(
+            "Output size {} is not compatible with broadcast dimensions of inputs {}.",
+            py_tuple(&size),
+            py_tuple(&joint)
+        )));
+    }
+    Ok(size)
 }
 
 /// A shape as Python prints a tuple: `(2,)`, `(2, 3)`, `()`.
@@ -377,16 +402,25 @@ fn integers_broadcast(
     if hv.iter().any(|&x| x - !closed as i128 > ub) {
         return Err(value_error(format!("high is out of bounds for {name}")));
     }
-    let joint = tl
-        .shape()
-        .broadcast(th.shape())
-        .ok_or_else(|| mismatch(&[&tl, &th]))?;
-    let dims = size.unwrap_or_else(|| joint.dims().to_vec());
+    if tl.shape().broadcast(th.shape()).is_none() {
+        return Err(value_error(format!(
+            "operands could not be broadcast together with shapes {} {} ",
+            py_tuple(tl.dims()),
+            py_tuple(th.dims())
+        )));
+    }
+    let dims = match size {
+        Some(size) => {
+            broadcast_all(&[tl.dims(), th.dims(), &size])?;
+            out_dims(Some(size), &[tl.dims(), th.dims()])?
+        }
+        None => broadcast_all(&[tl.dims(), th.dims()])?,
+    };
     let index = |t: &Tensor| -> PyResult<Vec<usize>> {
         let n = t.numel();
         let ids: Vec<i64> = (0..n as i64).collect();
         let it = Tensor::from_vec(ids, t.dims()).map_err(runtime_err)?;
-        let b = ops::broadcast_to(&it, &dims).map_err(|_| mismatch(&[&tl, &th]))?;
+        let b = ops::broadcast_to(&it, &dims).map_err(runtime_err)?;
         Ok(b.to_scalars().iter().map(|s| s.as_f64() as usize).collect())
     };
     let (li, hi) = (index(&tl)?, index(&th)?);

@@ -187,10 +187,8 @@ fn random(vm: &dyn Vm, this: &Generator, size: &Value, dtype: Given<&Value>, out
     let mut rng = this.rng.borrow_mut();
     let rt = crate::modules::tf::convert::runtime_err;
     match size {
-        None => {
-            let t = Tensor::from_vec(vec![rng.bits.next_float()], &[]).map_err(rt)?;
-            Ok(super::array::wrap(t))
-        }
+        // numpy hands the C float back as a Python float
+        None => Ok(Value::Float(rng.bits.next_float() as f64)),
         Some(dims) => {
             let v = draw::draw_n(draw::count(&dims)?, || rng.bits.next_float())?;
             Ok(super::array::wrap_array(Tensor::from_vec(v, &dims).map_err(rt)?))

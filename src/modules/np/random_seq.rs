@@ -248,7 +248,14 @@ pub fn shuffle(vm: &dyn Vm, cell: &Cell, x: &Value, axis: i64) -> PyResult<()> {
     if let Some(a) = x.downcast::<NdArray>() {
         let t = a.tensor();
         if t.rank() == 0 {
-            return Err(type_error("len() of unsized object"));
+            return Err(type_error(if a.scalar {
+                format!(
+                    "object of type 'numpy.{}' has no len()",
+                    t.dtype().numpy_name()
+                )
+            } else {
+                "len() of unsized object".to_string()
+            }));
         }
         let ax = if axis < 0 { axis + t.rank() as i64 } else { axis };
         if ax < 0 || ax >= t.rank() as i64 {
