@@ -153,6 +153,13 @@ impl NativeObject for RandomState {
     fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok("RandomState(MT19937)".into())
     }
+
+    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        match draw::missing_method("RandomState", name, draw::RANDOM_STATE_METHODS) {
+            Some(e) => Err(e),
+            None => Ok(None),
+        }
+    }
 }
 
 /// A random state of its own: `np.random.RandomState(42)` draws what

@@ -443,3 +443,38 @@ fn integers_broadcast(
     let t = Tensor::from_vec(v, &dims).map_err(runtime_err)?;
     Ok(wrap_array(ops::cast(&t, d).map_err(runtime_err)?))
 }
+
+/// The methods numpy's `Generator` has (numpy 2.4), for the error on those dist lacks.
+pub const GENERATOR_METHODS: &[&str] = &[
+    "beta", "binomial", "bit_generator", "bytes", "chisquare", "choice", "dirichlet",
+    "exponential", "f", "gamma", "geometric", "gumbel", "hypergeometric", "integers",
+    "laplace", "logistic", "lognormal", "logseries", "multinomial",
+    "multivariate_hypergeometric", "multivariate_normal", "negative_binomial",
+    "noncentral_chisquare", "noncentral_f", "normal", "pareto", "permutation", "permuted",
+    "poisson", "power", "random", "rayleigh", "shuffle", "spawn", "standard_cauchy",
+    "standard_exponential", "standard_gamma", "standard_normal", "standard_t", "triangular",
+    "uniform", "vonmises", "wald", "weibull", "zipf",
+];
+
+/// The methods numpy's `RandomState` has (numpy 2.4).
+pub const RANDOM_STATE_METHODS: &[&str] = &[
+    "beta", "binomial", "bytes", "chisquare", "choice", "dirichlet", "exponential", "f",
+    "gamma", "geometric", "get_state", "gumbel", "hypergeometric", "laplace", "logistic",
+    "lognormal", "logseries", "multinomial", "multivariate_normal", "negative_binomial",
+    "noncentral_chisquare", "noncentral_f", "normal", "pareto", "permutation", "poisson",
+    "power", "rand", "randint", "randn", "random", "random_integers", "random_sample",
+    "rayleigh", "seed", "set_state", "shuffle", "standard_cauchy", "standard_exponential",
+    "standard_gamma", "standard_normal", "standard_t", "tomaxint", "triangular", "uniform",
+    "vonmises", "wald", "weibull", "zipf",
+];
+
+/// `NotImplementedError` for a method of `class` that numpy has and dist
+/// lacks; None for a name numpy does not have either.
+pub fn missing_method(class: &str, name: &str, numpy_names: &[&str]) -> Option<PyErr> {
+    numpy_names.contains(&name).then(|| {
+        PyErr::new(
+            ExcType::NotImplementedError,
+            format!("numpy.random.{class}.{name} is part of numpy but not implemented in dist"),
+        )
+    })
+}

@@ -58,6 +58,13 @@ impl NativeObject for Generator {
     fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok("Generator(PCG64)".into())
     }
+
+    fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        match draw::missing_method("Generator", name, draw::GENERATOR_METHODS) {
+            Some(e) => Err(e),
+            None => Ok(None),
+        }
+    }
 }
 
 /// The entropy of a `default_rng` seed as `SeedSequence` reads it: a
