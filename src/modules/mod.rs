@@ -139,6 +139,7 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("tensorflow_nest"),
     stdlib!("tensorflow_control_flow"),
     stdlib!("tensorflow_functional"),
+    stdlib!("tensorflow_cluster"),
     stdlib!("collections.abc", "collections_abc"),
 ];
 
