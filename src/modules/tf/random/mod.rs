@@ -7,6 +7,7 @@
 //! distributions and the seeding rules are `runtime::random`.
 
 mod generator;
+mod gen_state;
 mod op;
 mod stateful;
 pub(crate) use stateful::{skip_seed, uniform_unit};
@@ -199,5 +200,7 @@ pub fn register(m: &mut ModuleBuilder) {
         .add(stateless::stateless_uniform::DEF)
         .add(stateless::stateless_normal::DEF)
         .add(stateless::stateless_truncated_normal::DEF)
-        .value("Generator", Value::Class(generator::GENERATOR.class()));
+        .value("Generator", Value::Class(generator::GENERATOR.class()))
+        .add(gen_state::get_global_generator::DEF)
+        .add(gen_state::set_global_generator::DEF);
 }
