@@ -23,7 +23,9 @@ use crate::distribute::replica_ctx::{
 };
 use crate::distribute::runtime_config as rc;
 use crate::distribute::strategy::extended::EXTENDED_V2;
-use crate::distribute::strategy::{local_cluster, MIRRORED_STRATEGY, ONE_DEVICE_STRATEGY, STRATEGY};
+use crate::distribute::strategy::{
+    local_cluster, MIRRORED_STRATEGY, ONE_DEVICE_STRATEGY, STRATEGY,
+};
 use crate::distribute::values::PER_REPLICA;
 use crate::distribute::variables::enums::{VARIABLE_AGGREGATION_V2, VARIABLE_SYNCHRONIZATION};
 use crate::distribute::variables::VARIABLE;
@@ -92,7 +94,10 @@ fn register_distribute(d: &mut ModuleBuilder) {
             "DistributedIterator",
             class(&DISTRIBUTED_ITERATOR_INTERFACE),
         )
-        .value("MultiWorkerMirroredStrategy", class(&local_cluster::COLLECTIVE_STRATEGY))
+        .value(
+            "MultiWorkerMirroredStrategy",
+            class(&local_cluster::COLLECTIVE_STRATEGY),
+        )
         .add(local_cluster::register_cluster_check::DEF)
         // the resolvers come from stdlib/tensorflow_cluster.dist
         .namespace("cluster_resolver", |_| {})

@@ -141,7 +141,8 @@ native_class!(ExtendedObj: EXTENDED_V2);
 
 impl ExtendedObj {
     fn class_spec(&self) -> &'static ClassSpec {
-        super::local_cluster::extended_spec(&self.flavor).unwrap_or_else(|| self.kind.extended_spec())
+        super::local_cluster::extended_spec(&self.flavor)
+            .unwrap_or_else(|| self.kind.extended_spec())
     }
 }
 

@@ -63,7 +63,9 @@ pub static PARAMETER_SERVER_EXTENDED: ClassSpec = ClassSpec {
 pub fn strategy_spec(flavor: &Flavor) -> Option<&'static ClassSpec> {
     match flavor {
         Flavor::Own => None,
-        Flavor::MultiWorker { experimental: false } => Some(&COLLECTIVE_STRATEGY),
+        Flavor::MultiWorker {
+            experimental: false,
+        } => Some(&COLLECTIVE_STRATEGY),
         Flavor::MultiWorker { experimental: true } => Some(&COLLECTIVE_STRATEGY_EXPERIMENTAL),
         Flavor::CentralStorage { .. } => Some(&CENTRAL_STORAGE_STRATEGY),
     }
@@ -122,20 +124,34 @@ fn multi_worker(vm: &dyn Vm, cluster_resolver: &Value, experimental: bool) -> Py
 /// Synchronous training on several workers, each with its devices; with
 /// no `TF_CONFIG`, one local worker mirroring over its GPUs (or its CPU).
 #[native("CollectiveAllReduceStrategy.__init__(cluster_resolver=None, communication_options=None)")]
-fn multi_worker_new(vm: &dyn Vm, cluster_resolver: &Value, _communication_options: &Value) -> PyResult<Value> {
+fn multi_worker_new(
+    vm: &dyn Vm,
+    cluster_resolver: &Value,
+    _communication_options: &Value,
+) -> PyResult<Value> {
     multi_worker(vm, cluster_resolver, false)
 }
 
 /// The deprecated `tf.distribute.experimental` form of MultiWorkerMirroredStrategy.
-#[native("_CollectiveAllReduceStrategyExperimental.__init__(communication=None, cluster_resolver=None)")]
-fn multi_worker_experimental_new(vm: &dyn Vm, _communication: &Value, cluster_resolver: &Value) -> PyResult<Value> {
+#[native(
+    "_CollectiveAllReduceStrategyExperimental.__init__(communication=None, cluster_resolver=None)"
+)]
+fn multi_worker_experimental_new(
+    vm: &dyn Vm,
+    _communication: &Value,
+    cluster_resolver: &Value,
+) -> PyResult<Value> {
     multi_worker(vm, cluster_resolver, true)
 }
 
 /// Variables on one device (the CPU, or the only GPU), computation
 /// replicated on the compute devices (all local GPUs by default).
 #[native("CentralStorageStrategy.__init__(compute_devices=None, parameter_device=None)")]
-fn central_storage_new(vm: &dyn Vm, compute_devices: &Value, parameter_device: &Value) -> PyResult<Value> {
+fn central_storage_new(
+    vm: &dyn Vm,
+    compute_devices: &Value,
+    parameter_device: &Value,
+) -> PyResult<Value> {
     let compute = match compute_devices {
         Value::None => local_devices(vm),
         v => vm

@@ -175,7 +175,12 @@ pub fn make_strategy(kind: Kind, devices: Vec<Device>) -> Value {
 }
 
 /// A new strategy value of another class than its kind's.
-pub fn make_strategy_as(kind: Kind, devices: Vec<Device>, flavor: Flavor, resolver: Value) -> Value {
+pub fn make_strategy_as(
+    kind: Kind,
+    devices: Vec<Device>,
+    flavor: Flavor,
+    resolver: Value,
+) -> Value {
     let extended = Value::native(ExtendedObj {
         kind,
         flavor: flavor.clone(),

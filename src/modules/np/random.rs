@@ -12,8 +12,8 @@ use super::random_draw::{self as draw, cont2, floats, size_arg, Api, Cell, NpRng
 use super::random_seq;
 use super::to_np_tensor;
 use crate::modules::ModuleBuilder;
-use crate::object::types::{type_error, value_error};
 use crate::object::native::Given;
+use crate::object::types::{type_error, value_error};
 use crate::object::{native, ClassSpec, Member, NativeClass, NativeDef};
 use crate::runtime::random::numpy::{legacy_gauss, BitGen};
 use crate::runtime::random::pcg64::{int_words, SeedSequence};
@@ -90,7 +90,11 @@ fn legacy_seed(vm: &dyn Vm, seed: &Value) -> PyResult<Mt19937> {
     if t.dtype().is_floating() || t.dtype() == DType::String {
         return Err(type_error(format!(
             "Cannot cast {} from dtype('{}') to dtype('int64') according to the rule 'safe'",
-            if t.rank() == 0 { "scalar" } else { "array data" },
+            if t.rank() == 0 {
+                "scalar"
+            } else {
+                "array data"
+            },
             t.dtype().numpy_name()
         )));
     }
@@ -206,10 +210,16 @@ fn args_size(vm: &dyn Vm, args: &[Value]) -> PyResult<Value> {
 
 /// `high - low` as numpy's `uniform` computes it (the scalars as Python
 /// floats, arrays element-wise), with its check that the range is finite.
-pub fn uniform_range(vm: &dyn Vm, low: &Value, high: &Value, scalar_msg: &str) -> PyResult<(Value, Value)> {
+pub fn uniform_range(
+    vm: &dyn Vm,
+    low: &Value,
+    high: &Value,
+    scalar_msg: &str,
+) -> PyResult<(Value, Value)> {
     let l = to_np_tensor(vm, low, Some(DType::Float64))?;
     let h = to_np_tensor(vm, high, Some(DType::Float64))?;
-    let overflow = |m: &str| crate::value::PyErr::new(crate::value::ExcType::OverflowError, m.to_string());
+    let overflow =
+        |m: &str| crate::value::PyErr::new(crate::value::ExcType::OverflowError, m.to_string());
     if l.rank() == 0 && h.rank() == 0 {
         let (a, b) = (draw::f64s(&l)[0], draw::f64s(&h)[0]);
         if !(b - a).is_finite() {
@@ -217,10 +227,9 @@ pub fn uniform_range(vm: &dyn Vm, low: &Value, high: &Value, scalar_msg: &str) -
         }
         return Ok((Value::Float(a), Value::Float(b - a)));
     }
-    let joint = l
-        .shape()
-        .broadcast(h.shape())
-        .ok_or_else(|| value_error("shape mismatch: objects cannot be broadcast to a single shape"))?;
+    let joint = l.shape().broadcast(h.shape()).ok_or_else(|| {
+        value_error("shape mismatch: objects cannot be broadcast to a single shape")
+    })?;
     let rt = crate::modules::tf::convert::runtime_err;
     let lb = crate::runtime::ops::broadcast_to(&l, joint.dims()).map_err(rt)?;
     let hb = crate::runtime::ops::broadcast_to(&h, joint.dims()).map_err(rt)?;

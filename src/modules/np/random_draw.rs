@@ -81,7 +81,11 @@ pub fn draw_n<T: Send + 'static>(n: usize, mut draw: impl FnMut() -> T) -> PyRes
 }
 
 /// Floats drawn by `draw`: a Python float without `size`, else an array.
-pub fn floats(cell: &Cell, size: Option<Vec<usize>>, draw: fn(&mut NpRng) -> f64) -> PyResult<Value> {
+pub fn floats(
+    cell: &Cell,
+    size: Option<Vec<usize>>,
+    draw: fn(&mut NpRng) -> f64,
+) -> PyResult<Value> {
     let mut rng = cell.borrow_mut();
     match size {
         None => Ok(Value::Float(draw(&mut rng))),
@@ -211,7 +215,10 @@ pub fn py_tuple(d: &[usize]) -> String {
         [one] => format!("({one},)"),
         _ => format!(
             "({})",
-            d.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+            d.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     }
 }
@@ -241,7 +248,11 @@ pub fn int_dtype(vm: &dyn Vm, dtype: Option<&Value>, api: Api) -> PyResult<(DTyp
         other => Err(type_error(format!(
             "Unsupported dtype dtype('{}') for {}",
             other.numpy_name(),
-            if api == Api::Legacy { "randint" } else { "integers" }
+            if api == Api::Legacy {
+                "randint"
+            } else {
+                "integers"
+            }
         ))),
     }
 }
@@ -324,8 +335,11 @@ pub fn integers(
             ));
         }
     }
-    let is_array = |v: &Value| v.downcast::<NdArray>().is_some_and(|n| n.tensor().rank() > 0)
-        || matches!(v, Value::List(_) | Value::Tuple(_) | Value::Tensor(_));
+    let is_array = |v: &Value| {
+        v.downcast::<NdArray>()
+            .is_some_and(|n| n.tensor().rank() > 0)
+            || matches!(v, Value::List(_) | Value::Tuple(_) | Value::Tensor(_))
+    };
     if is_array(low) || is_array(high) {
         return integers_broadcast(vm, cell, low, high, size, d, closed, masked);
     }
@@ -446,26 +460,104 @@ fn integers_broadcast(
 
 /// The methods numpy's `Generator` has (numpy 2.4), for the error on those dist lacks.
 pub const GENERATOR_METHODS: &[&str] = &[
-    "beta", "binomial", "bit_generator", "bytes", "chisquare", "choice", "dirichlet",
-    "exponential", "f", "gamma", "geometric", "gumbel", "hypergeometric", "integers",
-    "laplace", "logistic", "lognormal", "logseries", "multinomial",
-    "multivariate_hypergeometric", "multivariate_normal", "negative_binomial",
-    "noncentral_chisquare", "noncentral_f", "normal", "pareto", "permutation", "permuted",
-    "poisson", "power", "random", "rayleigh", "shuffle", "spawn", "standard_cauchy",
-    "standard_exponential", "standard_gamma", "standard_normal", "standard_t", "triangular",
-    "uniform", "vonmises", "wald", "weibull", "zipf",
+    "beta",
+    "binomial",
+    "bit_generator",
+    "bytes",
+    "chisquare",
+    "choice",
+    "dirichlet",
+    "exponential",
+    "f",
+    "gamma",
+    "geometric",
+    "gumbel",
+    "hypergeometric",
+    "integers",
+    "laplace",
+    "logistic",
+    "lognormal",
+    "logseries",
+    "multinomial",
+    "multivariate_hypergeometric",
+    "multivariate_normal",
+    "negative_binomial",
+    "noncentral_chisquare",
+    "noncentral_f",
+    "normal",
+    "pareto",
+    "permutation",
+    "permuted",
+    "poisson",
+    "power",
+    "random",
+    "rayleigh",
+    "shuffle",
+    "spawn",
+    "standard_cauchy",
+    "standard_exponential",
+    "standard_gamma",
+    "standard_normal",
+    "standard_t",
+    "triangular",
+    "uniform",
+    "vonmises",
+    "wald",
+    "weibull",
+    "zipf",
 ];
 
 /// The methods numpy's `RandomState` has (numpy 2.4).
 pub const RANDOM_STATE_METHODS: &[&str] = &[
-    "beta", "binomial", "bytes", "chisquare", "choice", "dirichlet", "exponential", "f",
-    "gamma", "geometric", "get_state", "gumbel", "hypergeometric", "laplace", "logistic",
-    "lognormal", "logseries", "multinomial", "multivariate_normal", "negative_binomial",
-    "noncentral_chisquare", "noncentral_f", "normal", "pareto", "permutation", "poisson",
-    "power", "rand", "randint", "randn", "random", "random_integers", "random_sample",
-    "rayleigh", "seed", "set_state", "shuffle", "standard_cauchy", "standard_exponential",
-    "standard_gamma", "standard_normal", "standard_t", "tomaxint", "triangular", "uniform",
-    "vonmises", "wald", "weibull", "zipf",
+    "beta",
+    "binomial",
+    "bytes",
+    "chisquare",
+    "choice",
+    "dirichlet",
+    "exponential",
+    "f",
+    "gamma",
+    "geometric",
+    "get_state",
+    "gumbel",
+    "hypergeometric",
+    "laplace",
+    "logistic",
+    "lognormal",
+    "logseries",
+    "multinomial",
+    "multivariate_normal",
+    "negative_binomial",
+    "noncentral_chisquare",
+    "noncentral_f",
+    "normal",
+    "pareto",
+    "permutation",
+    "poisson",
+    "power",
+    "rand",
+    "randint",
+    "randn",
+    "random",
+    "random_integers",
+    "random_sample",
+    "rayleigh",
+    "seed",
+    "set_state",
+    "shuffle",
+    "standard_cauchy",
+    "standard_exponential",
+    "standard_gamma",
+    "standard_normal",
+    "standard_t",
+    "tomaxint",
+    "triangular",
+    "uniform",
+    "vonmises",
+    "wald",
+    "weibull",
+    "zipf",
 ];
 
 /// `NotImplementedError` for a method of `class` that numpy has and dist

@@ -12,8 +12,8 @@ use super::random::{entropy_words, uniform_range};
 use super::random_draw::{self as draw, cont2, floats, size_arg, Api, Cell, NpRng};
 use super::random_seq;
 use crate::modules::ModuleBuilder;
-use crate::object::types::{type_error, value_error};
 use crate::object::native::Given;
+use crate::object::types::{type_error, value_error};
 use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::runtime::random::numpy::{ziggurat_normal, BitGen};
 use crate::runtime::random::pcg64::{int_words, Pcg64, SeedSequence};
@@ -181,7 +181,13 @@ fn float_dtype(vm: &dyn Vm, dtype: &Value, what: &str) -> PyResult<DType> {
 
 /// Floats in `[0, 1)` (float64, or float32 from 24 bits of a 32-bit draw).
 #[native("Generator.random(self, size=None, dtype=np.float64, out=None)")]
-fn random(vm: &dyn Vm, this: &Generator, size: &Value, dtype: Given<&Value>, out: &Value) -> PyResult<Value> {
+fn random(
+    vm: &dyn Vm,
+    this: &Generator,
+    size: &Value,
+    dtype: Given<&Value>,
+    out: &Value,
+) -> PyResult<Value> {
     no_out(out)?;
     let d = match dtype.0 {
         Some(d) => float_dtype(vm, d, "random")?,
@@ -198,7 +204,9 @@ fn random(vm: &dyn Vm, this: &Generator, size: &Value, dtype: Given<&Value>, out
         None => Ok(Value::Float(rng.bits.next_float() as f64)),
         Some(dims) => {
             let v = draw::draw_n(draw::count(&dims)?, || rng.bits.next_float())?;
-            Ok(super::array::wrap_array(Tensor::from_vec(v, &dims).map_err(rt)?))
+            Ok(super::array::wrap_array(
+                Tensor::from_vec(v, &dims).map_err(rt)?,
+            ))
         }
     }
 }
@@ -222,7 +230,16 @@ fn integers(
     endpoint: &Value,
 ) -> PyResult<Value> {
     let closed = vm.truthy(endpoint)?;
-    draw::integers(vm, &this.rng, low, high, size, dtype.0, closed, Api::Generator)
+    draw::integers(
+        vm,
+        &this.rng,
+        low,
+        high,
+        size,
+        dtype.0,
+        closed,
+        Api::Generator,
+    )
 }
 
 /// Standard normal floats (numpy's ziggurat).
@@ -248,13 +265,33 @@ fn standard_normal(
 
 /// Normal floats with mean `loc` and standard deviation `scale`.
 #[native("Generator.normal(self, loc=0.0, scale=1.0, size=None)")]
-fn normal(vm: &dyn Vm, this: &Generator, loc: &Value, scale: &Value, size: &Value) -> PyResult<Value> {
-    cont2(vm, &this.rng, loc, scale, size, Some(("scale", draw::negative)), normal_at)
+fn normal(
+    vm: &dyn Vm,
+    this: &Generator,
+    loc: &Value,
+    scale: &Value,
+    size: &Value,
+) -> PyResult<Value> {
+    cont2(
+        vm,
+        &this.rng,
+        loc,
+        scale,
+        size,
+        Some(("scale", draw::negative)),
+        normal_at,
+    )
 }
 
 /// Floats in `[low, high)`.
 #[native("Generator.uniform(self, low=0.0, high=1.0, size=None)")]
-fn uniform(vm: &dyn Vm, this: &Generator, low: &Value, high: &Value, size: &Value) -> PyResult<Value> {
+fn uniform(
+    vm: &dyn Vm,
+    this: &Generator,
+    low: &Value,
+    high: &Value,
+    size: &Value,
+) -> PyResult<Value> {
     let (low, range) = uniform_range(vm, low, high, "high - low range exceeds valid bounds")?;
     cont2(
         vm,

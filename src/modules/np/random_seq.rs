@@ -16,7 +16,11 @@ use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// The two APIs' wording of one error.
 fn msg(api: Api, legacy: &str, generator: &str) -> PyErr {
-    value_error(if api == Api::Legacy { legacy } else { generator })
+    value_error(if api == Api::Legacy {
+        legacy
+    } else {
+        generator
+    })
 }
 
 /// numpy's `kahan_sum` of the probabilities.
@@ -132,7 +136,9 @@ pub fn choice(
                 let masked = api == Api::Legacy;
                 let mut buf = Buffer::default();
                 let r = pop.saturating_sub(1);
-                draw_n(n, || bounded(&mut rng.bits, r, Width::W64, masked, &mut buf) as i64)?
+                draw_n(n, || {
+                    bounded(&mut rng.bits, r, Width::W64, masked, &mut buf) as i64
+                })?
             }
         }
     } else {
@@ -148,7 +154,8 @@ pub fn choice(
             None => {
                 let mut rng = cell.borrow_mut();
                 if api == Api::Legacy {
-                    let perm = shuffled_indices(&mut rng.bits, pop as usize).map_err(runtime_err)?;
+                    let perm =
+                        shuffled_indices(&mut rng.bits, pop as usize).map_err(runtime_err)?;
                     perm[..n].iter().map(|&i| i as i64).collect()
                 } else {
                     choice_without_replacement(&mut rng.bits, pop, n as u64, shuffle)
@@ -175,17 +182,21 @@ pub fn choice(
 fn probabilities(vm: &dyn Vm, p: &Value, pop: u64, api: Api) -> PyResult<Vec<f64>> {
     let t = to_np_tensor(vm, p, None)?;
     let mut atol = f64::EPSILON.sqrt();
-    if t.dtype() == DType::Float32 || t.dtype() == DType::Float16 {
-        if p.downcast::<NdArray>().is_some() {
-            atol = atol.max(if t.dtype() == DType::Float32 {
-                (f32::EPSILON as f64).sqrt()
-            } else {
-                (0.000977f64).sqrt()
-            });
-        }
+    // a float32 or float16 array of probabilities gets its own type's tolerance
+    let own_eps = match t.dtype() {
+        DType::Float32 => Some(f32::EPSILON as f64),
+        DType::Float16 => Some(2f64.powi(-10)),
+        _ => None,
+    };
+    if let (Some(eps), true) = (own_eps, p.downcast::<NdArray>().is_some()) {
+        atol = atol.max(eps.sqrt());
     }
     if t.rank() != 1 {
-        return Err(msg(api, "'p' must be 1-dimensional", "p must be 1-dimensional"));
+        return Err(msg(
+            api,
+            "'p' must be 1-dimensional",
+            "p must be 1-dimensional",
+        ));
     }
     let v: Vec<f64> = t.to_scalars().iter().map(|s| s.as_f64()).collect();
     if v.len() as u64 != pop {
@@ -197,7 +208,11 @@ fn probabilities(vm: &dyn Vm, p: &Value, pop: u64, api: Api) -> PyResult<Vec<f64
     }
     let sum = kahan_sum(&v);
     if sum.is_nan() {
-        return Err(msg(api, "probabilities contain NaN", "Probabilities contain NaN"));
+        return Err(msg(
+            api,
+            "probabilities contain NaN",
+            "Probabilities contain NaN",
+        ));
     }
     if v.iter().any(|&x| x < 0.0) {
         return Err(msg(
@@ -257,7 +272,11 @@ pub fn shuffle(vm: &dyn Vm, cell: &Cell, x: &Value, axis: i64) -> PyResult<()> {
                 "len() of unsized object".to_string()
             }));
         }
-        let ax = if axis < 0 { axis + t.rank() as i64 } else { axis };
+        let ax = if axis < 0 {
+            axis + t.rank() as i64
+        } else {
+            axis
+        };
         if ax < 0 || ax >= t.rank() as i64 {
             return Err(PyErr::new(
                 ExcType::ValueError,

@@ -152,7 +152,6 @@ impl Mt19937 {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

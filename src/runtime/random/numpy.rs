@@ -271,7 +271,8 @@ pub fn choice_without_replacement(
     size: u64,
     shuffle: bool,
 ) -> Result<Vec<i64>> {
-    let lemire_below = |g: &mut BitGen, i: u64| bounded(g, i, Width::W64, false, &mut Buffer::default());
+    let lemire_below =
+        |g: &mut BitGen, i: u64| bounded(g, i, Width::W64, false, &mut Buffer::default());
     let cutoff = if shuffle { 50 } else { 20 };
     if pop > 10_000 && size > pop / cutoff {
         let mut idx: Vec<i64> = try_vec(pop as usize)?;
@@ -288,7 +289,9 @@ pub fn choice_without_replacement(
     let mut out: Vec<i64> = try_vec(size as usize)?;
     for j in pop - size..pop {
         let v = lemire_below(gen, j);
-        let v = if picked.insert(v) { v } else {
+        let v = if picked.insert(v) {
+            v
+        } else {
             picked.insert(j);
             j
         };

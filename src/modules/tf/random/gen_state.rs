@@ -34,11 +34,7 @@ fn state_arg(vm: &dyn Vm, v: &Value) -> PyResult<[u64; 3]> {
         ));
     }
     let t = to_tensor(vm, v, Some(DType::Int64))?;
-    let words: Vec<u64> = t
-        .to_scalars()
-        .iter()
-        .map(word)
-        .collect();
+    let words: Vec<u64> = t.to_scalars().iter().map(word).collect();
     match words[..] {
         [a, b, c] if t.rank() == 1 => Ok([a, b, c]),
         _ => Err(PyErr::new(
@@ -83,11 +79,7 @@ pub(super) fn from_state(vm: &dyn Vm, state: &Value, alg: &Value) -> PyResult<Va
 fn key_counter(vm: &dyn Vm, key: &Value, counter: &Value) -> PyResult<[u64; 3]> {
     let key = to_tensor(vm, key, Some(DType::Int64))?;
     let counter = to_tensor(vm, counter, Some(DType::Int64))?;
-    let c: Vec<u64> = counter
-        .to_scalars()
-        .iter()
-        .map(word)
-        .collect();
+    let c: Vec<u64> = counter.to_scalars().iter().map(word).collect();
     let k = key.get(0).map_or(0, |s| word(&s));
     match c[..] {
         [lo, hi] if counter.rank() == 1 && key.rank() == 0 => Ok([lo, hi, k]),
@@ -184,14 +176,28 @@ pub(super) fn uniform_full_int(
             ))
         }
     };
-    let t = generator_draw(vm, this, &STATELESS_FULL_INT, shape, Distribution::FullInt, dtype)?;
+    let t = generator_draw(
+        vm,
+        this,
+        &STATELESS_FULL_INT,
+        shape,
+        Distribution::FullInt,
+        dtype,
+    )?;
     placed(vm, Ok(t))
 }
 
 /// `count` new int64 keys (`_make_int64_keys`).
 fn int64_keys(vm: &dyn Vm, g: &GeneratorObj, count: i64) -> PyResult<Tensor> {
     let shape = Value::list(vec![Value::Int(count)]);
-    generator_draw(vm, g, &STATELESS_FULL_INT, &shape, Distribution::FullInt, DType::Int64)
+    generator_draw(
+        vm,
+        g,
+        &STATELESS_FULL_INT,
+        &shape,
+        Distribution::FullInt,
+        DType::Int64,
+    )
 }
 
 /// `count` new generators with keys drawn from this one.

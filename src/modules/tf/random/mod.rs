@@ -6,8 +6,8 @@
 //! live here, in the order TensorFlow runs them; the generator, the
 //! distributions and the seeding rules are `runtime::random`.
 
-mod generator;
 mod gen_state;
+mod generator;
 mod op;
 mod stateful;
 pub(crate) use stateful::{skip_seed, uniform_unit};
