@@ -8,7 +8,7 @@ parameters (numpy's were made at a precision it does not document; a
 they are read from numpy's source file and written out as exact bit
 patterns. Run once:
 
-    python3 tools/gen_ziggurat.py numpy/random/src/distributions/ziggurat_constants.h
+    python3 tools/gen_ziggurat.py numpy/random/src/distributions/ziggurat_constants.h && cargo fmt
 
 with the path of that file in a numpy checkout (any numpy >= 1.17: the
 tables have not changed since).

@@ -8,7 +8,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::random_draw::{self as draw, cont2, floats, size_arg, Api, Cell, NpRng};
+use super::random_draw::{self as draw, cont1, cont2, floats, size_arg, Api, Cell, NpRng};
 use super::random_seq;
 use super::to_np_tensor;
 use crate::modules::ModuleBuilder;
@@ -135,6 +135,9 @@ pub static RANDOM_STATE: ClassSpec = ClassSpec {
         Member::Method(m_uniform::DEF),
         Member::Method(m_normal::DEF),
         Member::Method(m_standard_normal::DEF),
+        Member::Method(m_exponential::DEF),
+        Member::Method(m_standard_exponential::DEF),
+        Member::Method(m_lognormal::DEF),
         Member::Method(m_choice::DEF),
         Member::Method(m_shuffle::DEF),
         Member::Method(m_permutation::DEF),
@@ -191,6 +194,19 @@ fn gauss(r: &mut NpRng) -> f64 {
 
 fn normal_at(r: &mut NpRng, loc: f64, scale: f64) -> f64 {
     loc + scale * gauss(r)
+}
+
+/// `legacy_standard_exponential`: `-log(1 - U)`.
+fn std_exponential(r: &mut NpRng) -> f64 {
+    -(1.0 - r.bits.next_double()).ln()
+}
+
+fn exponential_at(r: &mut NpRng, scale: f64) -> f64 {
+    scale * std_exponential(r)
+}
+
+fn lognormal_at(r: &mut NpRng, mean: f64, sigma: f64) -> f64 {
+    normal_at(r, mean, sigma).exp()
 }
 
 fn uniform_at(r: &mut NpRng, low: f64, range: f64) -> f64 {
@@ -301,6 +317,18 @@ legacy! {
     normal / m_normal ("normal(loc=0.0, scale=1.0, size=None)", "RandomState.normal(self, loc=0.0, scale=1.0, size=None)") |vm, cell, loc: &Value, scale: &Value, size: &Value| {
         cont2(vm, cell, loc, scale, size, Some(("scale", draw::negative)), normal_at)
     }
+    /// Exponentially distributed floats with mean `scale`.
+    exponential / m_exponential ("exponential(scale=1.0, size=None)", "RandomState.exponential(self, scale=1.0, size=None)") |vm, cell, scale: &Value, size: &Value| {
+        cont1(vm, cell, scale, size, ("scale", draw::negative), exponential_at)
+    }
+    /// Exponentially distributed floats with mean 1.
+    standard_exponential / m_standard_exponential ("standard_exponential(size=None)", "RandomState.standard_exponential(self, size=None)") |vm, cell, size: &Value| {
+        floats(cell, size_arg(vm, size)?, std_exponential)
+    }
+    /// Floats whose logarithm is normal with mean `mean` and standard deviation `sigma`.
+    lognormal / m_lognormal ("lognormal(mean=0.0, sigma=1.0, size=None)", "RandomState.lognormal(self, mean=0.0, sigma=1.0, size=None)") |vm, cell, mean: &Value, sigma: &Value, size: &Value| {
+        cont2(vm, cell, mean, sigma, size, Some(("sigma", draw::negative)), lognormal_at)
+    }
     /// Floats in `[low, high)`.
     uniform / m_uniform ("uniform(low=0.0, high=1.0, size=None)", "RandomState.uniform(self, low=0.0, high=1.0, size=None)") |vm, cell, low: &Value, high: &Value, size: &Value| {
         let (low, range) = uniform_range(vm, low, high, "Range exceeds valid bounds")?;
@@ -349,6 +377,9 @@ const FUNCTIONS: &[NativeDef] = &[
     uniform::DEF,
     normal::DEF,
     standard_normal::DEF,
+    exponential::DEF,
+    standard_exponential::DEF,
+    lognormal::DEF,
     choice::DEF,
     shuffle::DEF,
     permutation::DEF,

@@ -159,6 +159,41 @@ pub fn cont2(
     Ok(wrap_array(Tensor::from_vec(v, &dims).map_err(runtime_err)?))
 }
 
+/// numpy's `cont` with one parameter: `f(rng, a)` per element, `a`
+/// checked by `check` (its name and the values it rejects).
+pub fn cont1(
+    vm: &dyn Vm,
+    cell: &Cell,
+    a: &Value,
+    size: &Value,
+    check: (&str, Constraint),
+    f: fn(&mut NpRng, f64) -> f64,
+) -> PyResult<Value> {
+    let ta = float_param(vm, a)?;
+    let size = size_arg(vm, size)?;
+    let av = f64s(&ta);
+    if av.iter().any(|&x| (check.1)(x)) {
+        return Err(value_error(format!("{} < 0", check.0)));
+    }
+    let dims = match (ta.rank(), size) {
+        (0, None) => {
+            let x = av.first().copied().unwrap_or(f64::NAN);
+            return Ok(Value::Float(f(&mut cell.borrow_mut(), x)));
+        }
+        (0, Some(d)) => d,
+        (_, size) => out_dims(size, &[ta.dims()])?,
+    };
+    let av = f64s(&ops::broadcast_to(&ta, &dims).map_err(runtime_err)?);
+    let mut rng = cell.borrow_mut();
+    let mut i = 0;
+    let v = draw_n(av.len(), || {
+        let r = f(&mut rng, av[i]);
+        i += 1;
+        r
+    })?;
+    Ok(wrap_array(Tensor::from_vec(v, &dims).map_err(runtime_err)?))
+}
+
 /// numpy's broadcast of several shapes (`PyArray_Broadcast`), with its
 /// message naming the argument that set a dimension and the one that
 /// disagrees.

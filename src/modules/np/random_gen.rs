@@ -35,6 +35,7 @@ pub static GENERATOR: ClassSpec = ClassSpec {
         Member::Method(integers::DEF),
         Member::Method(standard_normal::DEF),
         Member::Method(normal::DEF),
+        Member::Method(lognormal::DEF),
         Member::Method(uniform::DEF),
         Member::Method(choice::DEF),
         Member::Method(shuffle::DEF),
@@ -150,6 +151,10 @@ fn normal01(r: &mut NpRng) -> f64 {
 
 fn normal_at(r: &mut NpRng, loc: f64, scale: f64) -> f64 {
     loc + scale * ziggurat_normal(&mut r.bits)
+}
+
+fn lognormal_at(r: &mut NpRng, mean: f64, sigma: f64) -> f64 {
+    normal_at(r, mean, sigma).exp()
 }
 
 fn uniform_at(r: &mut NpRng, low: f64, range: f64) -> f64 {
@@ -281,6 +286,18 @@ fn normal(
         Some(("scale", draw::negative)),
         normal_at,
     )
+}
+
+/// Floats whose logarithm is normal with mean `mean` and standard deviation `sigma`.
+#[native("Generator.lognormal(self, mean=0.0, sigma=1.0, size=None)")]
+fn lognormal(
+    vm: &dyn Vm,
+    this: &Generator,
+    mean: &Value,
+    sigma: &Value,
+    size: &Value,
+) -> PyResult<Value> {
+    cont2(vm, &this.rng, mean, sigma, size, Some(("sigma", draw::negative)), lognormal_at)
 }
 
 /// Floats in `[low, high)`.
