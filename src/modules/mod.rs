@@ -13,6 +13,7 @@ pub mod math_int;
 pub mod np;
 pub mod os;
 pub mod os_path;
+pub mod random_core;
 pub mod re;
 pub mod statistics;
 pub mod sys;
@@ -90,6 +91,10 @@ pub static MODULES: &[(&str, Source)] = &[
     ("numpy", Source::Native(|_| Some(np::module()))),
     ("_io", Source::Native(|_| Some(io::module()))),
     ("_hashlib", Source::Native(|_| Some(hashlib::module()))),
+    (
+        "_dist_mt19937",
+        Source::Native(|_| Some(random_core::module())),
+    ),
     ("_weakref", Source::Native(|_| Some(weakref::module()))),
     ("gc", Source::Native(|_| Some(gc_module()))),
     stdlib!("itertools"),

@@ -297,7 +297,15 @@ fn lognormal(
     sigma: &Value,
     size: &Value,
 ) -> PyResult<Value> {
-    cont2(vm, &this.rng, mean, sigma, size, Some(("sigma", draw::negative)), lognormal_at)
+    cont2(
+        vm,
+        &this.rng,
+        mean,
+        sigma,
+        size,
+        Some(("sigma", draw::negative)),
+        lognormal_at,
+    )
 }
 
 /// Floats in `[low, high)`.
