@@ -1,6 +1,7 @@
 """Writes src/runtime/random/ziggurat.rs: the tables of numpy's ziggurat
-normal sampler (`random_standard_normal`, Marsaglia and Tsang's method
-with 256 boxes), which numpy ships as precomputed constants.
+normal and exponential samplers (`random_standard_normal`,
+`random_standard_exponential`: Marsaglia and Tsang's method with 256
+boxes), which numpy ships as precomputed constants.
 
 The tables cannot be recomputed bit for bit from the published
 parameters (numpy's were made at a precision it does not document; a
@@ -41,6 +42,10 @@ def main(path):
     ki = table(src, "ki_double")
     wi = table(src, "wi_double")
     fi = table(src, "fi_double")
+    ke = table(src, "ke_double")
+    we = table(src, "we_double")
+    fe = table(src, "fe_double")
+    exp_r = float(re.search(r"ziggurat_exp_r = ([0-9.]+)", src).group(1))
     r = float(re.search(r"ziggurat_nor_r = ([0-9.]+)", src).group(1))
     inv_r = float(re.search(r"ziggurat_nor_inv_r =\s*([0-9.]+)", src).group(1))
     lines = [
@@ -52,6 +57,8 @@ def main(path):
         "pub const NOR_R: f64 = f64::from_bits(%#018x);" % bits(r),
         "/// `1 / r`.",
         "pub const NOR_INV_R: f64 = f64::from_bits(%#018x);" % bits(inv_r),
+        "/// The right edge of the exponential sampler's base box.",
+        "pub const EXP_R: f64 = f64::from_bits(%#018x);" % bits(exp_r),
         "",
         "/// Acceptance thresholds of the 52-bit draw, per box.",
         "pub static KI: [u64; 256] = [",
@@ -74,6 +81,29 @@ def main(path):
         "#[inline]",
         "pub fn fi(i: usize) -> f64 {",
         "    f64::from_bits(FI_BITS[i])",
+        "}",
+        "",
+        "/// The exponential sampler's acceptance thresholds of its 53-bit draw.",
+        "pub static KE: [u64; 256] = [",
+    ]
+    lines += ["    %#018x," % k for k in ke]
+    lines += ["];", "", "/// The exponential sampler's box widths, as bits.", "static WE_BITS: [u64; 256] = ["]
+    lines += ["    %#018x," % bits(w) for w in we]
+    lines += ["];", "", "/// `exp(-x)` at the exponential sampler's box edges, as bits.", "static FE_BITS: [u64; 256] = ["]
+    lines += ["    %#018x," % bits(f) for f in fe]
+    lines += [
+        "];",
+        "",
+        "/// The exponential sampler's width factor of box `i`.",
+        "#[inline]",
+        "pub fn we(i: usize) -> f64 {",
+        "    f64::from_bits(WE_BITS[i])",
+        "}",
+        "",
+        "/// The exponential density at the edge of box `i`.",
+        "#[inline]",
+        "pub fn fe(i: usize) -> f64 {",
+        "    f64::from_bits(FE_BITS[i])",
         "}",
     ]
     with open("src/runtime/random/ziggurat.rs", "w") as f:

@@ -9,13 +9,13 @@ use std::rc::Rc;
 use num_traits::ToPrimitive;
 
 use super::random::{entropy_words, uniform_range};
-use super::random_draw::{self as draw, cont2, floats, size_arg, Api, Cell, NpRng};
+use super::random_draw::{self as draw, cont1, cont2, floats, size_arg, Api, Cell, NpRng};
 use super::random_seq;
 use crate::modules::ModuleBuilder;
 use crate::object::native::Given;
 use crate::object::types::{type_error, value_error};
 use crate::object::{native, ClassSpec, Member, NativeClass};
-use crate::runtime::random::numpy::{ziggurat_normal, BitGen};
+use crate::runtime::random::numpy::{ziggurat_exponential, ziggurat_normal, BitGen};
 use crate::runtime::random::pcg64::{int_words, Pcg64, SeedSequence};
 use crate::runtime::{DType, Tensor};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
@@ -36,6 +36,8 @@ pub static GENERATOR: ClassSpec = ClassSpec {
         Member::Method(standard_normal::DEF),
         Member::Method(normal::DEF),
         Member::Method(lognormal::DEF),
+        Member::Method(exponential::DEF),
+        Member::Method(standard_exponential::DEF),
         Member::Method(uniform::DEF),
         Member::Method(choice::DEF),
         Member::Method(shuffle::DEF),
@@ -75,6 +77,10 @@ fn seed_words(vm: &dyn Vm, seed: &Value) -> PyResult<Vec<u32>> {
         let n = match v {
             Value::Int(i) => Some(*i as i128),
             Value::Bool(b) => Some(*b as i128),
+            // any size: its 32-bit words, least significant first
+            Value::Long(b) if b.sign() != num_bigint::Sign::Minus => {
+                return Ok(b.to_u32_digits().1);
+            }
             Value::Long(b) => b.to_i128(),
             Value::Float(_) => return Err(type_error("seed must be integer")),
             other => {
@@ -88,10 +94,7 @@ fn seed_words(vm: &dyn Vm, seed: &Value) -> PyResult<Vec<u32>> {
         match n {
             Some(n) if n < 0 => Err(value_error("expected non-negative integer")),
             Some(n) => Ok(int_words(n as u128)),
-            None => Err(PyErr::new(
-                ExcType::NotImplementedError,
-                "default_rng seeds past 127 bits are not supported in dist",
-            )),
+            None => Err(value_error("expected non-negative integer")),
         }
     };
     match seed {
@@ -151,6 +154,19 @@ fn normal01(r: &mut NpRng) -> f64 {
 
 fn normal_at(r: &mut NpRng, loc: f64, scale: f64) -> f64 {
     loc + scale * ziggurat_normal(&mut r.bits)
+}
+
+fn exponential01(r: &mut NpRng) -> f64 {
+    ziggurat_exponential(&mut r.bits)
+}
+
+/// `method='inv'`: `-log1p(-U)`.
+fn exponential_inv(r: &mut NpRng) -> f64 {
+    -(-r.bits.next_double()).ln_1p()
+}
+
+fn exponential_at(r: &mut NpRng, scale: f64) -> f64 {
+    scale * ziggurat_exponential(&mut r.bits)
 }
 
 fn lognormal_at(r: &mut NpRng, mean: f64, sigma: f64) -> f64 {
@@ -286,6 +302,47 @@ fn normal(
         Some(("scale", draw::negative)),
         normal_at,
     )
+}
+
+/// Exponentially distributed floats with mean `scale` (numpy's ziggurat).
+#[native("Generator.exponential(self, scale=1.0, size=None)")]
+fn exponential(vm: &dyn Vm, this: &Generator, scale: &Value, size: &Value) -> PyResult<Value> {
+    cont1(
+        vm,
+        &this.rng,
+        scale,
+        size,
+        ("scale", draw::negative),
+        exponential_at,
+    )
+}
+
+/// Exponentially distributed floats with mean 1: the ziggurat
+/// (`method='zig'`) or the inverse of the distribution (`method='inv'`).
+#[native(
+    "Generator.standard_exponential(self, size=None, dtype=np.float64, method='zig', out=None)"
+)]
+fn standard_exponential(
+    vm: &dyn Vm,
+    this: &Generator,
+    size: &Value,
+    dtype: Given<&Value>,
+    method: &Value,
+    out: &Value,
+) -> PyResult<Value> {
+    no_out(out)?;
+    if let Some(d) = dtype.0 {
+        if float_dtype(vm, d, "standard_exponential")? == DType::Float32 {
+            return Err(PyErr::new(
+                ExcType::NotImplementedError,
+                "Generator.standard_exponential(dtype=np.float32) is not supported in dist",
+            ));
+        }
+    }
+    // numpy: 'zig', else the inverse method
+    let zig = matches!(method, Value::Str(m) if m.as_str() == "zig");
+    let draw = if zig { exponential01 } else { exponential_inv };
+    floats(&this.rng, size_arg(vm, size)?, draw)
 }
 
 /// Floats whose logarithm is normal with mean `mean` and standard deviation `sigma`.

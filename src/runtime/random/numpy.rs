@@ -108,6 +108,29 @@ pub fn ziggurat_normal(bits: &mut BitGen) -> f64 {
     }
 }
 
+/// The `Generator`'s standard exponential: the ziggurat over one 64-bit
+/// draw (8 bits of box, 53 of position), numpy's
+/// `random_standard_exponential`.
+pub fn ziggurat_exponential(bits: &mut BitGen) -> f64 {
+    loop {
+        let r = bits.next_u64() >> 3;
+        let idx = (r & 0xff) as usize;
+        let r = r >> 8;
+        let x = r as f64 * ziggurat::we(idx);
+        if r < ziggurat::KE[idx] {
+            return x;
+        }
+        if idx == 0 {
+            return ziggurat::EXP_R - (-bits.next_double()).ln_1p();
+        }
+        let (f0, f1) = (ziggurat::fe(idx - 1), ziggurat::fe(idx));
+        if (f0 - f1) * bits.next_double() + f1 < (-x).exp() {
+            return x;
+        }
+        // rejected: numpy draws again from the start
+    }
+}
+
 /// The smallest mask of all ones covering `max`.
 pub fn gen_mask(max: u64) -> u64 {
     let mut m = max;
