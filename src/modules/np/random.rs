@@ -138,6 +138,8 @@ pub static RANDOM_STATE: ClassSpec = ClassSpec {
         Member::Method(m_exponential::DEF),
         Member::Method(m_standard_exponential::DEF),
         Member::Method(m_lognormal::DEF),
+        Member::Method(m_poisson::DEF),
+        Member::Method(m_bytes::DEF),
         Member::Method(m_choice::DEF),
         Member::Method(m_shuffle::DEF),
         Member::Method(m_permutation::DEF),
@@ -329,6 +331,14 @@ legacy! {
     lognormal / m_lognormal ("lognormal(mean=0.0, sigma=1.0, size=None)", "RandomState.lognormal(self, mean=0.0, sigma=1.0, size=None)") |vm, cell, mean: &Value, sigma: &Value, size: &Value| {
         cont2(vm, cell, mean, sigma, size, Some(("sigma", draw::negative)), lognormal_at)
     }
+    /// Poisson counts with mean `lam`.
+    poisson / m_poisson ("poisson(lam=1.0, size=None)", "RandomState.poisson(self, lam=1.0, size=None)") |vm, cell, lam: &Value, size: &Value| {
+        draw::poisson(vm, cell, lam, size)
+    }
+    /// `length` random bytes.
+    bytes / m_bytes ("bytes(length)", "RandomState.bytes(self, length)") |_vm, cell, length: i64| {
+        draw::random_bytes(cell, length)
+    }
     /// Floats in `[low, high)`.
     uniform / m_uniform ("uniform(low=0.0, high=1.0, size=None)", "RandomState.uniform(self, low=0.0, high=1.0, size=None)") |vm, cell, low: &Value, high: &Value, size: &Value| {
         let (low, range) = uniform_range(vm, low, high, "Range exceeds valid bounds")?;
@@ -380,6 +390,8 @@ const FUNCTIONS: &[NativeDef] = &[
     exponential::DEF,
     standard_exponential::DEF,
     lognormal::DEF,
+    poisson::DEF,
+    bytes::DEF,
     choice::DEF,
     shuffle::DEF,
     permutation::DEF,

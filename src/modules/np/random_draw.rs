@@ -194,6 +194,61 @@ pub fn cont1(
     Ok(wrap_array(Tensor::from_vec(v, &dims).map_err(runtime_err)?))
 }
 
+/// The largest `lam` numpy's Poisson sampler takes (`POISSON_LAM_MAX`).
+const POISSON_LAM_MAX: f64 = 9.223372006484771e18;
+
+/// `poisson(lam, size)`: numpy's `disc` with one parameter, an int (a
+/// Python int without `size`) or an int64 array, `lam` checked as
+/// numpy's `CONS_POISSON` checks it.
+pub fn poisson(vm: &dyn Vm, cell: &Cell, lam: &Value, size: &Value) -> PyResult<Value> {
+    let t = float_param(vm, lam)?;
+    let size = size_arg(vm, size)?;
+    let lv = f64s(&t);
+    if t.rank() == 0 {
+        let x = lv.first().copied().unwrap_or(f64::NAN);
+        if !(x >= 0.0) {
+            return Err(value_error("lam < 0 or lam is NaN"));
+        }
+        if !(x <= POISSON_LAM_MAX) {
+            return Err(value_error("lam value too large"));
+        }
+    } else if lv.iter().any(|&x| !(x <= POISSON_LAM_MAX)) {
+        return Err(value_error("lam value too large"));
+    } else if lv.iter().any(|&x| !(x >= 0.0)) {
+        return Err(value_error("lam < 0 or lam contains NaNs"));
+    }
+    let draw = |r: &mut NpRng, x: f64| crate::runtime::random::numpy::poisson(&mut r.bits, x);
+    let dims = match (t.rank(), size) {
+        (0, None) => {
+            let x = lv.first().copied().unwrap_or(0.0);
+            return Ok(Value::Int(draw(&mut cell.borrow_mut(), x)));
+        }
+        (0, Some(d)) => d,
+        (_, size) => out_dims(size, &[t.dims()])?,
+    };
+    let lv = f64s(&ops::broadcast_to(&t, &dims).map_err(runtime_err)?);
+    let mut rng = cell.borrow_mut();
+    let mut i = 0;
+    let v = draw_n(lv.len(), || {
+        let r = draw(&mut rng, lv[i]);
+        i += 1;
+        r
+    })?;
+    Ok(wrap_array(Tensor::from_vec(v, &dims).map_err(runtime_err)?))
+}
+
+/// `bytes(length)`: the little-endian bytes of 32-bit draws, cut to `length`.
+pub fn random_bytes(cell: &Cell, length: i64) -> PyResult<Value> {
+    let n =
+        usize::try_from(length).map_err(|_| value_error("negative dimensions are not allowed"))?;
+    let mut rng = cell.borrow_mut();
+    // numpy counts `(length - 1) // 4 + 1` words in C division: one for 0
+    let words = draw_n(n.div_ceil(4).max(1), || rng.bits.next_u32())?;
+    let mut out: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    out.truncate(n);
+    Ok(Value::Bytes(std::rc::Rc::new(out)))
+}
+
 /// numpy's broadcast of several shapes (`PyArray_Broadcast`), with its
 /// message naming the argument that set a dimension and the one that
 /// disagrees.

@@ -36,6 +36,8 @@ pub static GENERATOR: ClassSpec = ClassSpec {
         Member::Method(standard_normal::DEF),
         Member::Method(normal::DEF),
         Member::Method(lognormal::DEF),
+        Member::Method(poisson::DEF),
+        Member::Method(bytes::DEF),
         Member::Method(exponential::DEF),
         Member::Method(standard_exponential::DEF),
         Member::Method(uniform::DEF),
@@ -343,6 +345,18 @@ fn standard_exponential(
     let zig = matches!(method, Value::Str(m) if m.as_str() == "zig");
     let draw = if zig { exponential01 } else { exponential_inv };
     floats(&this.rng, size_arg(vm, size)?, draw)
+}
+
+/// Poisson counts with mean `lam`.
+#[native("Generator.poisson(self, lam=1.0, size=None)")]
+fn poisson(vm: &dyn Vm, this: &Generator, lam: &Value, size: &Value) -> PyResult<Value> {
+    draw::poisson(vm, &this.rng, lam, size)
+}
+
+/// `length` random bytes.
+#[native("Generator.bytes(self, length)")]
+fn bytes(this: &Generator, length: i64) -> PyResult<Value> {
+    draw::random_bytes(&this.rng, length)
 }
 
 /// Floats whose logarithm is normal with mean `mean` and standard deviation `sigma`.

@@ -131,6 +131,85 @@ pub fn ziggurat_exponential(bits: &mut BitGen) -> f64 {
     }
 }
 
+/// `log(gamma(x))` as numpy's `random_loggam` computes it (Stirling's
+/// series, shifted up to 7 for small `x`).
+pub fn loggam(x: f64) -> f64 {
+    const A: [f64; 10] = [
+        8.333333333333333e-02,
+        -2.777777777777778e-03,
+        7.936507936507937e-04,
+        -5.952380952380952e-04,
+        8.417508417508418e-04,
+        -1.917526917526918e-03,
+        6.410256410256410e-03,
+        -2.955065359477124e-02,
+        1.796443723688307e-01,
+        -1.39243221690590e+00,
+    ];
+    if x == 1.0 || x == 2.0 {
+        return 0.0;
+    }
+    let n = if x < 7.0 { (7.0 - x) as i64 } else { 0 };
+    let mut x0 = x + n as f64;
+    let x2 = (1.0 / x0) * (1.0 / x0);
+    let mut gl0 = A[9];
+    for k in (0..9).rev() {
+        gl0 *= x2;
+        gl0 += A[k];
+    }
+    let mut gl = gl0 / x0 + 0.5 * 1.8378770664093453 + (x0 - 0.5) * x0.ln() - x0;
+    if x < 7.0 {
+        for _ in 0..n {
+            gl -= (x0 - 1.0).ln();
+            x0 -= 1.0;
+        }
+    }
+    gl
+}
+
+/// numpy's `random_poisson` (both APIs): multiplication of uniforms for
+/// `lam < 10`, Hörmann's transformed rejection (PTRS) above.
+pub fn poisson(bits: &mut BitGen, lam: f64) -> i64 {
+    if lam == 0.0 {
+        return 0;
+    }
+    if lam < 10.0 {
+        let enlam = (-lam).exp();
+        let (mut x, mut prod) = (0i64, 1.0);
+        loop {
+            prod *= bits.next_double();
+            if prod > enlam {
+                x += 1;
+            } else {
+                return x;
+            }
+        }
+    }
+    let slam = lam.sqrt();
+    let loglam = lam.ln();
+    let b = 0.931 + 2.53 * slam;
+    let a = -0.059 + 0.02483 * b;
+    let invalpha = 1.1239 + 1.1328 / (b - 3.4);
+    let vr = 0.9277 - 3.6224 / (b - 2.0);
+    loop {
+        let u = bits.next_double() - 0.5;
+        let v = bits.next_double();
+        let us = 0.5 - u.abs();
+        let k = ((2.0 * a / us + b) * u + lam + 0.43).floor() as i64;
+        if us >= 0.07 && v <= vr {
+            return k;
+        }
+        if k < 0 || (us < 0.013 && v > us) {
+            continue;
+        }
+        if v.ln() + invalpha.ln() - (a / (us * us) + b).ln()
+            <= -lam + k as f64 * loglam - loggam(k as f64 + 1.0)
+        {
+            return k;
+        }
+    }
+}
+
 /// The smallest mask of all ones covering `max`.
 pub fn gen_mask(max: u64) -> u64 {
     let mut m = max;
