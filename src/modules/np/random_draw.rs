@@ -204,17 +204,20 @@ pub fn poisson(vm: &dyn Vm, cell: &Cell, lam: &Value, size: &Value) -> PyResult<
     let t = float_param(vm, lam)?;
     let size = size_arg(vm, size)?;
     let lv = f64s(&t);
+    // numpy's comparisons, where NaN fails both
+    let nonnegative = |x: f64| x >= 0.0;
+    let in_range = |x: f64| x <= POISSON_LAM_MAX;
     if t.rank() == 0 {
         let x = lv.first().copied().unwrap_or(f64::NAN);
-        if !(x >= 0.0) {
+        if !nonnegative(x) {
             return Err(value_error("lam < 0 or lam is NaN"));
         }
-        if !(x <= POISSON_LAM_MAX) {
+        if !in_range(x) {
             return Err(value_error("lam value too large"));
         }
-    } else if lv.iter().any(|&x| !(x <= POISSON_LAM_MAX)) {
+    } else if !lv.iter().all(|&x| in_range(x)) {
         return Err(value_error("lam value too large"));
-    } else if lv.iter().any(|&x| !(x >= 0.0)) {
+    } else if !lv.iter().all(|&x| nonnegative(x)) {
         return Err(value_error("lam < 0 or lam contains NaNs"));
     }
     let draw = |r: &mut NpRng, x: f64| crate::runtime::random::numpy::poisson(&mut r.bits, x);
