@@ -131,6 +131,8 @@ fn reduce_value_to(
     };
     let s = StrategyObj {
         kind: Kind::Mirrored,
+        flavor: crate::distribute::strategy::Flavor::Own,
+        resolver: Value::None,
         devices,
         extended: Value::None,
         input_hosts: Default::default(),

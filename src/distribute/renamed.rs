@@ -58,7 +58,12 @@ pub fn attribute_help(owner: &str, name: &str) -> Option<&'static str> {
         "PerReplica" | "Mirrored" | "MirroredVariable" | "SyncOnReadVariable" => {
             return TENSOR_ATTRS.contains(&name).then_some(WAYS_OUT)
         }
-        "MirroredStrategy" | "OneDeviceStrategy" | "_DefaultDistributionStrategy" => STRATEGY,
+        "MirroredStrategy"
+        | "OneDeviceStrategy"
+        | "_DefaultDistributionStrategy"
+        | "CollectiveAllReduceStrategy"
+        | "_CollectiveAllReduceStrategyExperimental"
+        | "CentralStorageStrategy" => STRATEGY,
         "tensorflow.distribute" => MODULE,
         _ => return None,
     };

@@ -13,6 +13,7 @@ pub mod math_int;
 pub mod np;
 pub mod os;
 pub mod os_path;
+pub mod random_core;
 pub mod re;
 pub mod statistics;
 pub mod sys;
@@ -93,6 +94,10 @@ pub static MODULES: &[(&str, Source)] = &[
     ("numpy", Source::Native(|_| Some(np::module()))),
     ("_io", Source::Native(|_| Some(io::module()))),
     ("_hashlib", Source::Native(|_| Some(hashlib::module()))),
+    (
+        "_dist_mt19937",
+        Source::Native(|_| Some(random_core::module())),
+    ),
     ("_weakref", Source::Native(|_| Some(weakref::module()))),
     ("gc", Source::Native(|_| Some(gc_module()))),
     stdlib!("itertools"),
@@ -142,6 +147,7 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("tensorflow_nest"),
     stdlib!("tensorflow_control_flow"),
     stdlib!("tensorflow_functional"),
+    stdlib!("tensorflow_cluster"),
     stdlib!("collections.abc", "collections_abc"),
     // Keras 3, written in the language; `tf.keras` is `keras`
     ("tensorflow.keras", Source::Alias("keras")),

@@ -23,7 +23,9 @@ use crate::distribute::replica_ctx::{
 };
 use crate::distribute::runtime_config as rc;
 use crate::distribute::strategy::extended::EXTENDED_V2;
-use crate::distribute::strategy::{MIRRORED_STRATEGY, ONE_DEVICE_STRATEGY, STRATEGY};
+use crate::distribute::strategy::{
+    local_cluster, MIRRORED_STRATEGY, ONE_DEVICE_STRATEGY, STRATEGY,
+};
 use crate::distribute::values::PER_REPLICA;
 use crate::distribute::variables::enums::{VARIABLE_AGGREGATION_V2, VARIABLE_SYNCHRONIZATION};
 use crate::distribute::variables::VARIABLE;
@@ -55,6 +57,8 @@ pub fn register_tf(m: &mut ModuleBuilder) {
         });
     });
     m.namespace("distribute", register_distribute);
+    // tf.train.ClusterSpec comes from stdlib/tensorflow_cluster.dist
+    m.namespace("train", |_| {});
 }
 
 /// `tf.distribute`.
@@ -90,8 +94,23 @@ fn register_distribute(d: &mut ModuleBuilder) {
             "DistributedIterator",
             class(&DISTRIBUTED_ITERATOR_INTERFACE),
         )
+        .value(
+            "MultiWorkerMirroredStrategy",
+            class(&local_cluster::COLLECTIVE_STRATEGY),
+        )
+        .add(local_cluster::register_cluster_check::DEF)
+        // the resolvers come from stdlib/tensorflow_cluster.dist
+        .namespace("cluster_resolver", |_| {})
         .namespace("experimental", |e| {
             let implementation = class(&COMMUNICATION_IMPLEMENTATION);
+            e.value(
+                "MultiWorkerMirroredStrategy",
+                class(&local_cluster::COLLECTIVE_STRATEGY_EXPERIMENTAL),
+            )
+            .value(
+                "CentralStorageStrategy",
+                class(&local_cluster::CENTRAL_STORAGE_STRATEGY),
+            );
             e.add(communication_options::DEF)
                 .value("CommunicationImplementation", implementation.clone())
                 .value("CollectiveCommunication", implementation)

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::rc::Weak;
 
 use super::cross_replica::{destination, reduce_mirrored, reduce_to_devices};
-use super::{device_names, extended_v1 as v1, Kind, StrategyObj};
+use super::{device_names, extended_v1 as v1, Flavor, Kind, StrategyObj};
 use crate::distribute::classes::{native_class, object_repr, DISTRIBUTE_LIB};
 use crate::distribute::reduce::parse_op;
 use crate::distribute::values::components;
@@ -20,6 +20,8 @@ use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 pub struct ExtendedObj {
     /// Which strategy.
     pub(crate) kind: Kind,
+    /// The strategy's class, where not its kind's.
+    pub(crate) flavor: Flavor,
     /// The replicas' devices.
     pub(crate) devices: Vec<Device>,
     /// The strategy this belongs to (weak: the strategy owns this object).
@@ -36,6 +38,8 @@ impl ExtendedObj {
     fn as_strategy(&self) -> StrategyObj {
         StrategyObj {
             kind: self.kind,
+            flavor: self.flavor.clone(),
+            resolver: Value::None,
             devices: self.devices.clone(),
             extended: Value::None,
             input_hosts: Default::default(),
@@ -135,12 +139,19 @@ impl Kind {
 
 native_class!(ExtendedObj: EXTENDED_V2);
 
+impl ExtendedObj {
+    fn class_spec(&self) -> &'static ClassSpec {
+        super::local_cluster::extended_spec(&self.flavor)
+            .unwrap_or_else(|| self.kind.extended_spec())
+    }
+}
+
 impl NativeObject for ExtendedObj {
     fn spec(&self) -> Option<&'static ClassSpec> {
-        Some(self.kind.extended_spec())
+        Some(self.class_spec())
     }
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(object_repr(self.kind.extended_spec(), this))
+        Ok(object_repr(self.class_spec(), this))
     }
 }
 
@@ -157,14 +168,22 @@ fn devices_property(e: &ExtendedObj, name: &str) -> PyResult<Value> {
 
 /// The devices the replicas run on.
 #[native("StrategyExtendedV2.worker_devices(self)")]
-fn worker_devices(this: &ExtendedObj) -> PyResult<Value> {
-    devices_property(this, "worker_devices")
+fn worker_devices(vm: &dyn Vm, this: &ExtendedObj) -> PyResult<Value> {
+    let names = devices_property(this, "worker_devices")?;
+    match this.flavor {
+        // ParameterServerStrategyExtended keeps its compute devices in a list
+        Flavor::CentralStorage { .. } => Ok(Value::list(vm.collect(&names)?)),
+        _ => Ok(names),
+    }
 }
 
 /// The devices variables are placed on.
 #[native("StrategyExtendedV2.parameter_devices(self)")]
 fn parameter_devices(this: &ExtendedObj) -> PyResult<Value> {
-    devices_property(this, "parameter_devices")
+    match &this.flavor {
+        Flavor::CentralStorage { shown, .. } => Ok(Value::tuple(vec![Value::str(shown)])),
+        _ => devices_property(this, "parameter_devices"),
+    }
 }
 
 /// Whether the strategy needs static shapes (only TensorFlow's TPU strategy does).

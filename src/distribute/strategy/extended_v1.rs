@@ -21,7 +21,8 @@ pub(super) fn experimental_between_graph(this: &ExtendedObj) -> PyResult<bool> {
             "must be implemented in descendants",
         ));
     }
-    Ok(false)
+    // the multi-worker and parameter-server extendeds say True even on one worker
+    Ok(this.flavor != super::Flavor::Own)
 }
 
 getters! { _this: &ExtendedObj;

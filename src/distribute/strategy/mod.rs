@@ -10,6 +10,7 @@
 pub mod cross_replica;
 pub mod extended;
 pub mod extended_v1;
+pub mod local_cluster;
 
 use std::rc::Rc;
 
@@ -38,10 +39,38 @@ pub enum Kind {
     Default,
 }
 
+/// What a strategy is beyond how its replicas behave (its kind): the
+/// strategies that behave as a MirroredStrategy on this machine's devices
+/// but are other classes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    /// The kind's own class.
+    Own,
+    /// `MultiWorkerMirroredStrategy` with one local worker (`experimental`:
+    /// made by the `tf.distribute.experimental` alias, another class).
+    MultiWorker {
+        /// Made by `tf.distribute.experimental.MultiWorkerMirroredStrategy`.
+        experimental: bool,
+    },
+    /// `CentralStorageStrategy` with one compute device: variables live on
+    /// the parameter device.
+    CentralStorage {
+        /// Where variables are made.
+        parameter: Device,
+        /// The parameter device as `parameter_devices` shows it (TensorFlow
+        /// keeps a device the user named as written).
+        shown: String,
+    },
+}
+
 /// A strategy: its kind and one device per replica.
 pub struct StrategyObj {
     /// Which strategy.
     pub kind: Kind,
+    /// The class it is, where that is not the kind's own.
+    pub flavor: Flavor,
+    /// `cluster_resolver` (None on one machine).
+    pub resolver: Value,
     /// The replicas' devices, in replica order.
     pub devices: Vec<Device>,
     /// The `extended` object (shares the device list).
@@ -142,13 +171,26 @@ native_class!(StrategyObj: STRATEGY);
 
 /// A new strategy value.
 pub fn make_strategy(kind: Kind, devices: Vec<Device>) -> Value {
+    make_strategy_as(kind, devices, Flavor::Own, Value::None)
+}
+
+/// A new strategy value of another class than its kind's.
+pub fn make_strategy_as(
+    kind: Kind,
+    devices: Vec<Device>,
+    flavor: Flavor,
+    resolver: Value,
+) -> Value {
     let extended = Value::native(ExtendedObj {
         kind,
+        flavor: flavor.clone(),
         devices: devices.clone(),
         strategy: std::cell::RefCell::new(std::rc::Weak::new()),
     });
     let strategy = Value::native(StrategyObj {
         kind,
+        flavor,
+        resolver,
         devices,
         extended: extended.clone(),
         input_hosts: Default::default(),
@@ -159,12 +201,19 @@ pub fn make_strategy(kind: Kind, devices: Vec<Device>) -> Value {
     strategy
 }
 
+impl StrategyObj {
+    /// The strategy's class.
+    pub fn class_spec(&self) -> &'static ClassSpec {
+        local_cluster::strategy_spec(&self.flavor).unwrap_or_else(|| self.kind.spec())
+    }
+}
+
 impl NativeObject for StrategyObj {
     fn spec(&self) -> Option<&'static ClassSpec> {
-        Some(self.kind.spec())
+        Some(self.class_spec())
     }
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(object_repr(self.kind.spec(), this))
+        Ok(object_repr(self.class_spec(), this))
     }
 }
 
@@ -177,7 +226,9 @@ getters! { this: &StrategyObj;
 
 /// The cluster resolver (None: one machine).
 #[native("Strategy.cluster_resolver(self)")]
-fn cluster_resolver(_this: &StrategyObj) {}
+fn cluster_resolver(this: &StrategyObj) -> Value {
+    this.resolver.clone()
+}
 
 /// The full names of `devices`, as a tuple.
 pub(super) fn device_names(devices: &[Device]) -> Value {

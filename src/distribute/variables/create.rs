@@ -8,7 +8,7 @@ use std::rc::Rc;
 use super::enums::{parse_agg, parse_sync};
 use super::{plain, Agg, DistVar, Sync, VarCell};
 use crate::distribute::context::{current_device, in_replica_fn, state};
-use crate::distribute::strategy::{Kind, StrategyObj};
+use crate::distribute::strategy::{Flavor, Kind, StrategyObj};
 use crate::object::native;
 use crate::object::tensor::convert::{runtime_err, to_tensor};
 use crate::runtime::ops;
@@ -84,10 +84,12 @@ pub(super) fn variable_new(
     let scope = st.scopes.borrow().last().cloned();
     let strategy = scope.as_ref().and_then(|s| {
         s.downcast::<StrategyObj>()
-            .map(|s| (s.kind, s.devices.clone()))
+            .map(|s| (s.kind, s.devices.clone(), s.flavor.clone()))
     });
     match strategy {
-        Some((Kind::Mirrored, devices)) if !in_replica_fn(vm) => {
+        Some((Kind::Mirrored, devices, flavor))
+            if !in_replica_fn(vm) && !matches!(flavor, Flavor::CentralStorage { .. }) =>
+        {
             // MirroredStrategy resolves AUTO to ON_WRITE and refuses NONE
             // (`values_util.validate_synchronization_aggregation_trainable`).
             let sync = match sync {
@@ -136,7 +138,9 @@ pub(super) fn variable_new(
         }
         other => {
             let device = match other {
-                Some((Kind::OneDevice, d)) => d[0],
+                Some((Kind::OneDevice, d, _)) => d[0],
+                // CentralStorageStrategy keeps its variables on one device
+                Some((_, _, Flavor::CentralStorage { parameter, .. })) => parameter,
                 _ => current_device(vm),
             };
             let value = lifted(&t, device)?;

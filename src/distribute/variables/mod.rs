@@ -88,6 +88,21 @@ fn plain(cell: &Rc<VarCell>, agg: Agg, sync: Sync, unread: bool) -> Value {
     })
 }
 
+/// A new plain variable `name:0` holding `value` (on its device), and its
+/// cell: the state variable a native object keeps and updates itself
+/// (`tf.random.Generator`'s `StateVar`), which users read and assign as
+/// any variable.
+pub fn new_plain(name: &str, value: Tensor, trainable: bool) -> (Value, Rc<VarCell>) {
+    let cell = Rc::new(VarCell {
+        name: format!("{name}:0"),
+        device: value.device(),
+        value: RefCell::new(value),
+        trainable,
+        container: RefCell::new(std::rc::Weak::new()),
+    });
+    (plain(&cell, Agg::None, Sync::Auto, false), cell)
+}
+
 /// The components of a distributed variable, as plain variables.
 pub fn local_values(v: &Value) -> Option<Vec<Value>> {
     v.downcast::<DistVar>().map(DistVar::components)

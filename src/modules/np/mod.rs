@@ -15,6 +15,11 @@ use crate::runtime::{ops, DType, Device, ReduceOp, Scalar, Semantics, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 use array::{wrap, wrap_array};
 
+pub mod random;
+mod random_draw;
+mod random_gen;
+mod random_seq;
+
 /// A new array from nested sequences: `np.array([1, 2])`.
 #[native("array(object, dtype=None, copy=True)")]
 fn array_(vm: &dyn Vm, object: &Value, dtype: &Value, _copy: &Value) -> PyResult<Value> {
@@ -383,5 +388,6 @@ pub fn module() -> Value {
     m.value("inf", Value::Float(f64::INFINITY));
     m.value("nan", Value::Float(f64::NAN));
     m.value("__version__", Value::str("2.1.3"));
+    m.namespace("random", random::register);
     m.build()
 }

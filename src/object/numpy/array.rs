@@ -293,7 +293,8 @@ fn binop_of(op: BinOp) -> Option<BinaryOp> {
 }
 
 impl NdArray {
-    fn tensor(&self) -> Tensor {
+    /// The elements (a cheap handle on the buffer).
+    pub fn tensor(&self) -> Tensor {
         self.t.borrow().clone()
     }
 }

@@ -6,15 +6,16 @@
 //! `Generator._preprocess_key` does. One made outside any scope is one
 //! stream that replicas draw from in turn.
 
-use std::cell::RefCell;
+use std::rc::Rc;
 
 use super::op::{
     affine, check_float_dist, int_range, OpDef, RANDOM_NORMAL, RANDOM_UNIFORM,
     STATELESS_UNIFORM_INT, TRUNCATED_NORMAL,
 };
-use super::{check_alg, check_uniform_dtype, shape_tensor};
+use super::{check_alg, check_uniform_dtype, gen_state, shape_tensor};
 use crate::distribute::classes::native_class;
 use crate::distribute::strategy::StrategyObj;
+use crate::distribute::variables::{self, VarCell};
 use crate::modules::tf::convert::{placed, runtime_err, to_tensor};
 use crate::object::tensor::placement::current_device;
 use crate::object::{native, ClassSpec, Member};
@@ -27,26 +28,74 @@ use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 /// reads the stream at the counter, then moves the counter on by 256
 /// blocks per output element, as TensorFlow's stateful kernels reserve.
 pub struct GeneratorObj {
-    /// The state, one per replica of the strategy it was made under (one
-    /// when none).
-    states: RefCell<Vec<[u64; 3]>>,
+    /// The state variables (int64 `[counter_lo, counter_hi, key]`), one per
+    /// replica of the strategy it was made under (one when none).
+    pub(super) states: Vec<Rc<VarCell>>,
+    /// `state`: the variable of an unscoped generator (a scoped one's is
+    /// TensorFlow's mirrored variable, which dist does not build for it).
+    pub(super) var: Option<Value>,
     /// Made in a strategy's scope: replicas hash the key with their id.
-    scoped: bool,
+    pub(super) scoped: bool,
+}
+
+/// A state variable's words.
+pub(super) fn read_state(cell: &VarCell) -> [u64; 3] {
+    let t = cell.value.borrow().clone();
+    let w: Vec<u64> = t
+        .to_scalars()
+        .iter()
+        .map(|x| match x {
+            crate::runtime::Scalar::Int(i) => *i as u64,
+            other => other.as_f64() as u64,
+        })
+        .collect();
+    [
+        w.first().copied().unwrap_or(0),
+        w.get(1).copied().unwrap_or(0),
+        w.get(2).copied().unwrap_or(0),
+    ]
+}
+
+/// The int64 tensor of a state on `device`.
+pub(super) fn state_tensor(state: [u64; 3], device: crate::runtime::Device) -> PyResult<Tensor> {
+    let t = Tensor::from_vec(state.iter().map(|&w| w as i64).collect::<Vec<i64>>(), &[3])
+        .map_err(runtime_err)?;
+    t.to_device(device).map_err(runtime_err)
+}
+
+fn write_state(cell: &VarCell, state: [u64; 3]) -> PyResult<()> {
+    *cell.value.borrow_mut() = state_tensor(state, cell.device)?;
+    Ok(())
 }
 
 impl GeneratorObj {
     /// A generator with `state`, one copy per replica when made in a
     /// strategy's scope.
-    fn make(vm: &dyn Vm, state: [u64; 3]) -> Value {
+    pub(super) fn make(vm: &dyn Vm, state: [u64; 3]) -> PyResult<Value> {
         let scoped = crate::distribute::context::state(vm)
             .scopes
             .borrow()
             .last()
-            .and_then(|s| s.downcast::<StrategyObj>().map(|s| s.devices.len()));
-        Value::native(GeneratorObj {
-            states: RefCell::new(vec![state; scoped.unwrap_or(1).max(1)]),
+            .and_then(|s| s.downcast::<StrategyObj>().map(|s| s.devices.clone()));
+        let name = crate::distribute::name_scope::scoped(vm, "StateVar");
+        let devices = scoped.clone().unwrap_or_else(|| vec![current_device(vm)]);
+        let mut states = Vec::new();
+        let mut var = None;
+        for d in devices {
+            let (v, cell) = variables::new_plain(&name, state_tensor(state, d)?, false);
+            var.get_or_insert(v);
+            states.push(cell);
+        }
+        Ok(Value::native(GeneratorObj {
+            states,
+            var: var.filter(|_| scoped.is_none()),
             scoped: scoped.is_some(),
-        })
+        }))
+    }
+
+    /// Every replica's state set to `state`.
+    pub(super) fn set_all(&self, state: [u64; 3]) -> PyResult<()> {
+        self.states.iter().try_for_each(|c| write_state(c, state))
     }
 }
 
@@ -68,9 +117,20 @@ pub static GENERATOR: ClassSpec = ClassSpec {
     module: "tensorflow.python.ops.stateful_random_ops",
     bases: &[],
     members: &[
+        Member::New(gen_state::generator_new::DEF),
         Member::StaticMethod(from_seed::DEF),
         Member::StaticMethod(from_non_deterministic_state::DEF),
+        Member::StaticMethod(gen_state::from_state::DEF),
+        Member::StaticMethod(gen_state::from_key_counter::DEF),
         Member::Method(reset_from_seed::DEF),
+        Member::Method(gen_state::reset::DEF),
+        Member::Method(gen_state::reset_from_key_counter::DEF),
+        Member::Method(gen_state::skip::DEF),
+        Member::Method(gen_state::split::DEF),
+        Member::Method(gen_state::make_seeds::DEF),
+        Member::Method(gen_state::uniform_full_int::DEF),
+        Member::Getter(gen_state::state::DEF),
+        Member::Getter(gen_state::key::DEF),
         Member::Method(normal::DEF),
         Member::Method(truncated_normal::DEF),
         Member::Method(uniform::DEF),
@@ -88,8 +148,7 @@ impl NativeObject for GeneratorObj {
     fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         match name {
             // what TensorFlow's Generator has and dist's lacks
-            "state" | "key" | "split" | "skip" | "reset" | "reset_from_key_counter"
-            | "make_seeds" | "binomial" | "uniform_full_int" => {
+            "binomial" => {
                 Err(PyErr::new(
                     ExcType::NotImplementedError,
                     format!("tf.random.Generator.{name} is part of TensorFlow 2.21 but not implemented in dist"),
@@ -112,7 +171,7 @@ fn algorithm(_this: &GeneratorObj) -> i64 {
 fn from_seed(vm: &dyn Vm, seed: &Value, alg: &Value) -> PyResult<Value> {
     philox_alg(vm, alg)?;
     let seed = generator_seed(seed)?;
-    Ok(GeneratorObj::make(vm, [seed, 0, 0]))
+    GeneratorObj::make(vm, [seed, 0, 0])
 }
 
 /// A generator whose state comes from the operating system's entropy.
@@ -120,21 +179,18 @@ fn from_seed(vm: &dyn Vm, seed: &Value, alg: &Value) -> PyResult<Value> {
 fn from_non_deterministic_state(vm: &dyn Vm, alg: &Value) -> PyResult<Value> {
     philox_alg(vm, alg)?;
     let e = random::seed::entropy;
-    Ok(GeneratorObj::make(vm, [e(), e(), e()]))
+    GeneratorObj::make(vm, [e(), e(), e()])
 }
 
 /// Resets the state as `from_seed(seed)` makes it.
 #[native("Generator.reset_from_seed(self, seed)")]
 fn reset_from_seed(this: &GeneratorObj, seed: &Value) -> PyResult<()> {
     let seed = generator_seed(seed)?;
-    for s in this.states.borrow_mut().iter_mut() {
-        *s = [seed, 0, 0];
-    }
-    Ok(())
+    this.set_all([seed, 0, 0])
 }
 
 /// The Philox algorithm named by `alg` (None: the default), or an error.
-fn philox_alg(vm: &dyn Vm, alg: &Value) -> PyResult<()> {
+pub(super) fn philox_alg(vm: &dyn Vm, alg: &Value) -> PyResult<()> {
     if alg.is_none() {
         return Ok(());
     }
@@ -151,7 +207,7 @@ fn philox_alg(vm: &dyn Vm, alg: &Value) -> PyResult<()> {
 }
 
 /// A generator's int seed (the first word of its state).
-fn generator_seed(v: &Value) -> PyResult<u64> {
+pub(super) fn generator_seed(v: &Value) -> PyResult<u64> {
     match v.as_builtin() {
         Value::Int(s) if *s >= 0 => Ok(*s as u64),
         _ => Err(PyErr::new(
@@ -162,7 +218,7 @@ fn generator_seed(v: &Value) -> PyResult<u64> {
 }
 
 /// Draws `dist` from the generator's stream and moves its counter on.
-fn generator_draw(
+pub(super) fn generator_draw(
     vm: &dyn Vm,
     g: &GeneratorObj,
     op: &OpDef,
@@ -177,9 +233,8 @@ fn generator_draw(
     // a scoped generator in a replica: that replica's state and key; in
     // cross-replica context, every replica's state moves on
     let replica = vm.current_replica().filter(|_| g.scoped);
-    let mut states = g.states.borrow_mut();
-    let idx = replica.unwrap_or(0).min(states.len() - 1);
-    let [lo, hi, key] = states[idx];
+    let idx = replica.unwrap_or(0).min(g.states.len() - 1);
+    let [lo, hi, key] = read_state(&g.states[idx]);
     let drawn_key = match replica {
         Some(r) => replica_key(key, r as u64),
         None => key,
@@ -189,15 +244,22 @@ fn generator_draw(
         [drawn_key as u32, (drawn_key >> 32) as u32],
     );
     let t = op.draw(gen, dist, dtype, &dims, device)?;
-    let advance = |s: &mut [u64; 3]| {
-        let wide = ((s[1] as u128) << 64 | s[0] as u128).wrapping_add(256 * n as u128);
-        *s = [wide as u64, (wide >> 64) as u64, s[2]];
-    };
-    match replica {
-        Some(_) => advance(&mut states[idx]),
-        None => states.iter_mut().for_each(advance),
-    }
+    skip_states(g, replica.map(|_| idx), n as u128)?;
     Ok(t)
+}
+
+/// Moves the counter of replica `only`'s state (None: every replica's) on
+/// by `n` draws, 256 Philox blocks each, as TensorFlow's `RngReadAndSkip`.
+pub(super) fn skip_states(g: &GeneratorObj, only: Option<usize>, n: u128) -> PyResult<()> {
+    for (i, cell) in g.states.iter().enumerate() {
+        if only.is_some_and(|o| o != i) {
+            continue;
+        }
+        let s = read_state(cell);
+        let wide = ((s[1] as u128) << 64 | s[0] as u128).wrapping_add(256u128.wrapping_mul(n));
+        write_state(cell, [wide as u64, (wide >> 64) as u64, s[2]])?;
+    }
+    Ok(())
 }
 
 /// `normal` and `truncated_normal`: the raw op, then `rnd * stddev + mean`.

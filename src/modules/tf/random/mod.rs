@@ -6,6 +6,7 @@
 //! live here, in the order TensorFlow runs them; the generator, the
 //! distributions and the seeding rules are `runtime::random`.
 
+mod gen_state;
 mod generator;
 mod op;
 mod stateful;
@@ -199,5 +200,7 @@ pub fn register(m: &mut ModuleBuilder) {
         .add(stateless::stateless_uniform::DEF)
         .add(stateless::stateless_normal::DEF)
         .add(stateless::stateless_truncated_normal::DEF)
-        .value("Generator", Value::Class(generator::GENERATOR.class()));
+        .value("Generator", Value::Class(generator::GENERATOR.class()))
+        .add(gen_state::get_global_generator::DEF)
+        .add(gen_state::set_global_generator::DEF);
 }

@@ -1,0 +1,186 @@
+//! The strategies that, on one machine, replicate as a MirroredStrategy
+//! does but are other classes: `MultiWorkerMirroredStrategy` with one local
+//! worker (no `TF_CONFIG` cluster: TensorFlow's
+//! `CollectiveAllReduceStrategy` then mirrors over the local GPUs, or the
+//! CPU) and `CentralStorageStrategy` with one compute device (variables on
+//! the parameter device, TensorFlow's `ParameterServerStrategyExtended`).
+//! The cluster resolvers are written in the language
+//! (`stdlib/tensorflow_cluster.dist`), which registers the check a
+//! strategy runs on its resolver ([`register_cluster_check`]).
+
+use std::cell::RefCell;
+
+use super::extended::{EXTENDED_V1, MIRRORED_EXTENDED};
+use super::{make_strategy_as, Flavor, Kind, STRATEGY};
+use crate::distribute::devices::{device_arg, gpus};
+use crate::object::{native, ClassSpec, Member};
+use crate::runtime::Device;
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
+
+const COLLECTIVE_MODULE: &str = "tensorflow.python.distribute.collective_all_reduce_strategy";
+
+/// `tf.distribute.MultiWorkerMirroredStrategy`.
+pub static COLLECTIVE_STRATEGY: ClassSpec = ClassSpec {
+    name: "CollectiveAllReduceStrategy",
+    module: COLLECTIVE_MODULE,
+    bases: &[&STRATEGY],
+    members: &[Member::New(multi_worker_new::DEF)],
+};
+
+/// `tf.distribute.experimental.MultiWorkerMirroredStrategy` (deprecated alias).
+pub static COLLECTIVE_STRATEGY_EXPERIMENTAL: ClassSpec = ClassSpec {
+    name: "_CollectiveAllReduceStrategyExperimental",
+    module: COLLECTIVE_MODULE,
+    bases: &[&COLLECTIVE_STRATEGY],
+    members: &[Member::New(multi_worker_experimental_new::DEF)],
+};
+
+/// `tf.distribute.experimental.CentralStorageStrategy`.
+pub static CENTRAL_STORAGE_STRATEGY: ClassSpec = ClassSpec {
+    name: "CentralStorageStrategy",
+    module: "tensorflow.python.distribute.central_storage_strategy",
+    bases: &[&STRATEGY],
+    members: &[Member::New(central_storage_new::DEF)],
+};
+
+/// MultiWorkerMirroredStrategy's extended class.
+pub static COLLECTIVE_EXTENDED: ClassSpec = ClassSpec {
+    name: "CollectiveAllReduceExtended",
+    module: COLLECTIVE_MODULE,
+    bases: &[&MIRRORED_EXTENDED],
+    members: &[],
+};
+
+/// CentralStorageStrategy's extended class.
+pub static PARAMETER_SERVER_EXTENDED: ClassSpec = ClassSpec {
+    name: "ParameterServerStrategyExtended",
+    module: "tensorflow.python.distribute.parameter_server_strategy",
+    bases: &[&EXTENDED_V1],
+    members: &[],
+};
+
+/// The class of a strategy of `flavor` (None: its kind's own).
+pub fn strategy_spec(flavor: &Flavor) -> Option<&'static ClassSpec> {
+    match flavor {
+        Flavor::Own => None,
+        Flavor::MultiWorker {
+            experimental: false,
+        } => Some(&COLLECTIVE_STRATEGY),
+        Flavor::MultiWorker { experimental: true } => Some(&COLLECTIVE_STRATEGY_EXPERIMENTAL),
+        Flavor::CentralStorage { .. } => Some(&CENTRAL_STORAGE_STRATEGY),
+    }
+}
+
+/// The class of the extended object of a strategy of `flavor`.
+pub fn extended_spec(flavor: &Flavor) -> Option<&'static ClassSpec> {
+    match flavor {
+        Flavor::Own => None,
+        Flavor::MultiWorker { .. } => Some(&COLLECTIVE_EXTENDED),
+        Flavor::CentralStorage { .. } => Some(&PARAMETER_SERVER_EXTENDED),
+    }
+}
+
+/// The language-side check of a multi-worker strategy's cluster resolver.
+#[derive(Default)]
+struct ClusterCheck(RefCell<Option<Value>>);
+
+/// Registers `check(resolver)`, which returns the resolver a
+/// MultiWorkerMirroredStrategy runs with (TF_CONFIG's for None) and raises
+/// for a cluster of several tasks (`tensorflow_cluster.dist`).
+#[native("_register_cluster_check(check)")]
+pub fn register_cluster_check(vm: &dyn Vm, check: &Value) {
+    *vm.state().get::<ClusterCheck>().0.borrow_mut() = Some(check.clone());
+}
+
+/// The local devices a MirroredStrategy without `devices` takes: the GPUs, else the CPU.
+fn local_devices(vm: &dyn Vm) -> Vec<Device> {
+    let g = gpus(vm);
+    if g.is_empty() {
+        vec![Device::CPU0]
+    } else {
+        g
+    }
+}
+
+fn multi_worker(vm: &dyn Vm, cluster_resolver: &Value, experimental: bool) -> PyResult<Value> {
+    let check = vm.state().get::<ClusterCheck>().0.borrow().clone();
+    let resolver = match check {
+        Some(f) => vm.call(&f, vec![cluster_resolver.clone()], Vec::new())?,
+        None => {
+            return Err(PyErr::new(
+                ExcType::RuntimeError,
+                "MultiWorkerMirroredStrategy needs `import tensorflow` first",
+            ))
+        }
+    };
+    Ok(make_strategy_as(
+        Kind::Mirrored,
+        local_devices(vm),
+        Flavor::MultiWorker { experimental },
+        resolver,
+    ))
+}
+
+/// Synchronous training on several workers, each with its devices; with
+/// no `TF_CONFIG`, one local worker mirroring over its GPUs (or its CPU).
+#[native("CollectiveAllReduceStrategy.__init__(cluster_resolver=None, communication_options=None)")]
+fn multi_worker_new(
+    vm: &dyn Vm,
+    cluster_resolver: &Value,
+    _communication_options: &Value,
+) -> PyResult<Value> {
+    multi_worker(vm, cluster_resolver, false)
+}
+
+/// The deprecated `tf.distribute.experimental` form of MultiWorkerMirroredStrategy.
+#[native(
+    "_CollectiveAllReduceStrategyExperimental.__init__(communication=None, cluster_resolver=None)"
+)]
+fn multi_worker_experimental_new(
+    vm: &dyn Vm,
+    _communication: &Value,
+    cluster_resolver: &Value,
+) -> PyResult<Value> {
+    multi_worker(vm, cluster_resolver, true)
+}
+
+/// Variables on one device (the CPU, or the only GPU), computation
+/// replicated on the compute devices (all local GPUs by default).
+#[native("CentralStorageStrategy.__init__(compute_devices=None, parameter_device=None)")]
+fn central_storage_new(
+    vm: &dyn Vm,
+    compute_devices: &Value,
+    parameter_device: &Value,
+) -> PyResult<Value> {
+    let compute = match compute_devices {
+        Value::None => local_devices(vm),
+        v => vm
+            .collect(v)?
+            .iter()
+            .map(|d| device_arg(vm, d))
+            .collect::<PyResult<Vec<_>>>()?,
+    };
+    let (parameter, shown) = match parameter_device {
+        Value::None if compute.len() == 1 => (compute[0], compute[0].full_name()),
+        Value::None => (Device::CPU0, "/device:CPU:0".to_string()),
+        v => (device_arg(vm, v)?, vm.str(v)?),
+    };
+    if compute.len() != 1 {
+        // TensorFlow's AggregatingVariable (one copy, updates aggregated
+        // across the compute devices) is not built yet
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            format!(
+                "CentralStorageStrategy with {} compute devices is not supported in dist yet",
+                compute.len()
+            ),
+        )
+        .help("give it one compute device (compute_devices=[\"GPU:0\"]), or use tf.distribute.MirroredStrategy to replicate over several"));
+    }
+    Ok(make_strategy_as(
+        Kind::Mirrored,
+        compute,
+        Flavor::CentralStorage { parameter, shown },
+        Value::None,
+    ))
+}
