@@ -148,6 +148,7 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("keras.optimizers.base", "keras_optimizers_base"),
     stdlib!("keras.optimizers.schedules", "keras_optimizers_schedules"),
     stdlib!("keras.optimizers.more", "keras_optimizers_more"),
+    stdlib!("keras.optimizers.legacy", "keras_optimizers_legacy"),
     stdlib!("keras.callbacks", "keras_callbacks"),
     stdlib!("keras.utils.progbar", "keras_utils_progbar"),
     stdlib!("keras.callbacks.monitors", "keras_callbacks_monitors"),
