@@ -451,7 +451,14 @@ impl Interp {
             if matches!(new, Value::Function(_)) {
                 let (obj, ours) = self.call_new(cls, &new, &args, &kwargs)?;
                 if ours {
-                    self.init_if_defined(cls, &obj, args, kwargs)?;
+                    // `type(obj).__init__`: `__new__` may return an instance
+                    // of a subclass (Keras's `Model(inputs, outputs)` is a
+                    // `Functional`)
+                    let real = match &obj {
+                        Value::Instance(i) => i.class.clone(),
+                        _ => cls.clone(),
+                    };
+                    self.init_if_defined(&real, &obj, args, kwargs)?;
                 }
                 return Ok(obj);
             }

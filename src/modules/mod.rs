@@ -159,6 +159,14 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("keras.random", "keras_random"),
     stdlib!("keras.initializers", "keras_initializers"),
     stdlib!("keras.utils", "keras_utils"),
+    stdlib!("keras.activations", "keras_activations"),
+    stdlib!("keras.engine", "keras_engine"),
+    stdlib!("keras.layers", "keras_layers"),
+    stdlib!("keras.models", "keras_models"),
+    stdlib!("keras.trainer", "keras_trainer"),
+    stdlib!("keras.layers_extra", "keras_layers_extra"),
+    stdlib!("keras.summary", "keras_summary"),
+    stdlib!("keras.regularizers", "keras_regularizers"),
 ];
 
 /// The module table's entry for a dotted name.

@@ -1,9 +1,14 @@
-//! CPU matrix products. float32/float64 go through `matrixmultiply`'s
-//! blocked, vectorised GEMM (via ndarray), split over row blocks across
-//! threads when large; other dtypes use a cache-friendly i-k-j loop.
+//! CPU matrix products, in TensorFlow's summation order so that float
+//! results are TensorFlow's bit for bit (measured against the oracle):
+//! float32 as oneDNN's sgemm sums each output, a chain of fused
+//! multiply-adds over k from zero, k split into one block up to 384, two
+//! near-equal blocks up to 768 (their chains added), blocks of 384 beyond
+//! (exact for multiples of 384; other k past 768 differ in the last bit,
+//! `tests/golden/known_gaps`); float64 as Eigen's, products added one by one
+//! in k order without fusing. Each row is an i-k-j loop vectorised over j
+//! (FMA instructions where the CPU has them), row blocks split across
+//! threads when large; other dtypes use the same loop.
 
-use ndarray::linalg::general_mat_mul;
-use ndarray::{ArrayView2, ArrayViewMut2};
 use rayon::prelude::*;
 
 use super::num::Num;
@@ -39,9 +44,70 @@ pub fn matmul(a: &HostData, b: &HostData, d: MatMulDims) -> Result<HostData> {
     }
 }
 
-trait Gemm: Num + ndarray::LinalgScalar {}
-impl Gemm for f32 {}
-impl Gemm for f64 {}
+/// A float type with TensorFlow's accumulation rule for one output row.
+trait Gemm: Num + Send + Sync {
+    /// `row += x * brow` as TensorFlow's kernel accumulates it.
+    fn accumulate(row: &mut [Self], x: Self, brow: &[Self]);
+    /// The blocks k is summed in (their sums added in order).
+    fn k_blocks(k: usize) -> Vec<std::ops::Range<usize>>;
+}
+
+impl Gemm for f32 {
+    fn accumulate(row: &mut [f32], x: f32, brow: &[f32]) {
+        fma_row(row, x, brow)
+    }
+
+    fn k_blocks(k: usize) -> Vec<std::ops::Range<usize>> {
+        const BLOCK: usize = 384;
+        if k <= BLOCK {
+            return vec![0..k];
+        }
+        if k <= 2 * BLOCK {
+            let first = k.div_ceil(2);
+            return vec![0..first, first..k];
+        }
+        (0..k)
+            .step_by(BLOCK)
+            .map(|lo| lo..(lo + BLOCK).min(k))
+            .collect()
+    }
+}
+
+impl Gemm for f64 {
+    fn accumulate(row: &mut [f64], x: f64, brow: &[f64]) {
+        for (o, &y) in row.iter_mut().zip(brow) {
+            *o += x * y;
+        }
+    }
+
+    fn k_blocks(k: usize) -> Vec<std::ops::Range<usize>> {
+        vec![0..k]
+    }
+}
+
+/// `row[j] = fma(x, brow[j], row[j])`, with the CPU's FMA instructions
+/// when it has them (the same rounding either way).
+fn fma_row(row: &mut [f32], x: f32, brow: &[f32]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU has FMA (checked just above).
+            unsafe { fma_row_x86(row, x, brow) };
+            return;
+        }
+    }
+    for (o, &y) in row.iter_mut().zip(brow) {
+        *o = x.mul_add(y, *o);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma,avx2")]
+unsafe fn fma_row_x86(row: &mut [f32], x: f32, brow: &[f32]) {
+    for (o, &y) in row.iter_mut().zip(brow) {
+        *o = x.mul_add(y, *o);
+    }
+}
 
 fn gemm<T: Gemm>(a: &[T], b: &[T], d: MatMulDims) -> Result<Vec<T>> {
     let MatMulDims { batch, m, k, n, .. } = d;
@@ -49,11 +115,11 @@ fn gemm<T: Gemm>(a: &[T], b: &[T], d: MatMulDims) -> Result<Vec<T>> {
     if m * n == 0 {
         return Ok(out);
     }
+    let blocks = T::k_blocks(k);
     let work = m * k * n;
     for (bi, c) in out.chunks_mut(m * n).enumerate() {
         let ao = bi * d.lhs_batch_stride;
         let bo = bi * d.rhs_batch_stride;
-        let bm = ArrayView2::from_shape((k, n), &b[bo..bo + k * n]).map_err(shape_err)?;
         let rows = if work >= PAR_WORK {
             m.div_ceil(rayon::current_num_threads()).max(16)
         } else {
@@ -62,20 +128,32 @@ fn gemm<T: Gemm>(a: &[T], b: &[T], d: MatMulDims) -> Result<Vec<T>> {
         c.par_chunks_mut(rows * n)
             .enumerate()
             .try_for_each(|(ri, cb)| -> Result<()> {
-                let r = cb.len() / n;
-                let start = ao + ri * rows * k;
-                let am =
-                    ArrayView2::from_shape((r, k), &a[start..start + r * k]).map_err(shape_err)?;
-                let mut cm = ArrayViewMut2::from_shape((r, n), cb).map_err(shape_err)?;
-                general_mat_mul(<T as Num>::one(), &am, &bm, <T as Num>::zero(), &mut cm);
+                let mut part = filled(if blocks.len() > 1 { n } else { 0 }, T::zero())?;
+                for (r, row) in cb.chunks_mut(n).enumerate() {
+                    let arow = &a[ao + (ri * rows + r) * k..][..k];
+                    for (bn, block) in blocks.iter().enumerate() {
+                        // the first block sums into the row, the others
+                        // each from zero, then added to it
+                        let acc: &mut [T] = if bn == 0 {
+                            &mut *row
+                        } else {
+                            part.iter_mut().for_each(|v| *v = T::zero());
+                            &mut part
+                        };
+                        for p in block.clone() {
+                            T::accumulate(acc, arow[p], &b[bo + p * n..][..n]);
+                        }
+                        if bn > 0 {
+                            for (o, &v) in row.iter_mut().zip(part.iter()) {
+                                *o = o.add(v);
+                            }
+                        }
+                    }
+                }
                 Ok(())
             })?;
     }
     Ok(out)
-}
-
-fn shape_err(e: ndarray::ShapeError) -> Error {
-    Error::internal(format!("matmul view: {e}"))
 }
 
 fn naive<T: Num>(a: &[T], b: &[T], d: MatMulDims) -> Result<Vec<T>> {
