@@ -474,7 +474,10 @@ impl Interp {
                 if let Some(x) = n.getattr(v, name, self)? {
                     return Ok(Some(x));
                 }
-                if let Some(m) = n.as_any().downcast_ref::<crate::object::module::ModuleObj>() {
+                if let Some(m) = n
+                    .as_any()
+                    .downcast_ref::<crate::object::module::ModuleObj>()
+                {
                     if !name.starts_with("__") {
                         if let Some(x) = self.lazy_submodule(&m.name, name)? {
                             return Ok(Some(x));

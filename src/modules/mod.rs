@@ -149,6 +149,15 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("tensorflow_functional"),
     stdlib!("tensorflow_cluster"),
     stdlib!("collections.abc", "collections_abc"),
+    // keras.optimizers (its base class and schedules) and keras.callbacks
+    stdlib!("keras.optimizers", "keras_optimizers"),
+    stdlib!("keras.optimizers.base", "keras_optimizers_base"),
+    stdlib!("keras.optimizers.schedules", "keras_optimizers_schedules"),
+    stdlib!("keras.optimizers.more", "keras_optimizers_more"),
+    stdlib!("keras.optimizers.legacy", "keras_optimizers_legacy"),
+    stdlib!("keras.callbacks", "keras_callbacks"),
+    stdlib!("keras.utils.progbar", "keras_utils_progbar"),
+    stdlib!("keras.callbacks.monitors", "keras_callbacks_monitors"),
     // Keras 3, written in the language; `tf.keras` is `keras`
     ("tensorflow.keras", Source::Alias("keras")),
     stdlib!("keras"),

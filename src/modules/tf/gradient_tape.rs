@@ -233,7 +233,11 @@ fn variable_like(vm: &dyn Vm, v: &Value) -> PyResult<Option<Value>> {
     let Value::Instance(inst) = v else {
         return Ok(None);
     };
-    if inst.class.lookup("_should_act_as_resource_variable").is_none() {
+    if inst
+        .class
+        .lookup("_should_act_as_resource_variable")
+        .is_none()
+    {
         return Ok(None);
     }
     let held = vm.getattr(v, "value")?;

@@ -94,7 +94,8 @@ impl Gemm for f32 {
     fn k_blocks(k: usize) -> Vec<std::ops::Range<usize>> {
         const BLOCK: usize = 384;
         if k <= BLOCK {
-            return vec![0..k];
+            // one block: the whole contracted dimension
+            return std::iter::once(0..k).collect();
         }
         if k <= 2 * BLOCK {
             let first = k.div_ceil(2);
@@ -182,7 +183,8 @@ impl Gemm for f64 {
     }
 
     fn k_blocks(k: usize) -> Vec<std::ops::Range<usize>> {
-        vec![0..k]
+        // one block: the whole contracted dimension
+        std::iter::once(0..k).collect()
     }
 }
 
