@@ -228,13 +228,18 @@ fn gemm<T: Gemm>(a: &[T], b: &[T], d: MatMulDims) -> Result<Vec<T>> {
         } else {
             m
         };
-        c.par_chunks_mut(rows * n)
-            .enumerate()
-            .for_each(|(ri, cb)| {
-                let r = cb.len() / n;
-                let start = ao + ri * rows * k;
-                T::product(&a[start..start + r * k], &b[bo..bo + k * n], cb, k, n, &blocks);
-            });
+        c.par_chunks_mut(rows * n).enumerate().for_each(|(ri, cb)| {
+            let r = cb.len() / n;
+            let start = ao + ri * rows * k;
+            T::product(
+                &a[start..start + r * k],
+                &b[bo..bo + k * n],
+                cb,
+                k,
+                n,
+                &blocks,
+            );
+        });
     }
     Ok(out)
 }
