@@ -6,6 +6,7 @@
 //! (`sys.set_int_max_str_digits`). Results that fit in 64 bits come back
 //! inline ([`Value::from_big`]).
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::cmp::Ordering;
 
@@ -18,14 +19,7 @@ use super::value_error;
 use crate::syntax::ast::BinOp;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
-/// The largest result, in bits, that `**` and `<<` build (512 MiB); past
-/// it they raise MemoryError instead of spending minutes allocating.
-const MAX_BITS: u64 = 1 << 32;
-
-#[cold]
-fn memory_error() -> PyErr {
-    PyErr::with_args(ExcType::MemoryError, Vec::new())
-}
+use super::long_ops::{check_size, div_mod_floor, div_rem_short, memory_error, MAX_BITS};
 
 #[cold]
 fn zero_division(msg: &str) -> PyErr {
@@ -103,11 +97,12 @@ pub fn true_div(a: &BigInt, b: &BigInt) -> PyResult<f64> {
     }
     // A quotient of 55 or 56 bits, and a sticky bit for a non-zero remainder.
     let shift = 55 - diff;
-    let (q, r) = if shift >= 0 {
-        (n << shift as u64).div_rem(d)
+    let (n, d) = if shift >= 0 {
+        (Cow::Owned(n << shift as u64), Cow::Borrowed(d))
     } else {
-        n.div_rem(&(d << (-shift) as u64))
+        (Cow::Borrowed(n), Cow::Owned(d << (-shift) as u64))
     };
+    let (q, r) = div_rem_short(&n, &d).unwrap_or_else(|| n.div_rem(&d));
     let sticky = (!r.is_zero()) as u64;
     let q = q.to_u64().unwrap_or(u64::MAX) | sticky;
     let x = ldexp(q as f64, -shift);
@@ -168,19 +163,22 @@ pub fn big_binop(op: BinOp, a: &BigInt, b: &BigInt) -> PyResult<Value> {
     Ok(Value::from_big(match op {
         BinOp::Add => a + b,
         BinOp::Sub => a - b,
-        BinOp::Mult => a * b,
+        BinOp::Mult => {
+            check_size(op, a, b)?;
+            a * b
+        }
         BinOp::Div => return true_div(a, b).map(Value::Float),
         BinOp::FloorDiv => {
             if b.is_zero() {
                 return Err(zero_division("integer division or modulo by zero"));
             }
-            a.div_floor(b)
+            div_mod_floor(a, b).0
         }
         BinOp::Mod => {
             if b.is_zero() {
                 return Err(zero_division("integer modulo by zero"));
             }
-            a.mod_floor(b)
+            div_mod_floor(a, b).1
         }
         BinOp::Pow => return big_pow(a, b),
         BinOp::LShift => return shift_left(a, b),

@@ -17,6 +17,7 @@ pub mod int;
 pub mod iter;
 pub mod list;
 pub mod long;
+pub mod long_ops;
 pub mod misc;
 pub mod namedtuple;
 pub mod num;
