@@ -103,9 +103,11 @@ pub fn true_div(a: &BigInt, b: &BigInt) -> PyResult<f64> {
         (Cow::Borrowed(n), Cow::Owned(d << (-shift) as u64))
     };
     let (q, r) = div_rem_short(&n, &d).unwrap_or_else(|| n.div_rem(&d));
-    let sticky = (!r.is_zero()) as u64;
-    let q = q.to_u64().unwrap_or(u64::MAX) | sticky;
-    let x = ldexp(q as f64, -shift);
+    // One rounding of q (and the sticky remainder) at the precision the
+    // result has: 53 bits, fewer for a subnormal one (rounding to 53 bits
+    // first and then to the subnormal's would round twice).
+    let q = q.to_u64().unwrap_or(u64::MAX) as u128;
+    let x = round_scaled(false, q, -shift, !r.is_zero());
     if x.is_infinite() {
         return Err(PyErr::new(
             ExcType::OverflowError,
@@ -117,6 +119,43 @@ pub fn true_div(a: &BigInt, b: &BigInt) -> PyResult<f64> {
     } else {
         x
     })
+}
+
+/// `(-1)**neg * (m + ε) * 2**exp2` correctly rounded (half to even) to a
+/// float, where `sticky` says whether ε (a part below m's last bit, less
+/// than one) is non-zero; subnormal results are rounded once at their own
+/// precision. Infinite past the largest float.
+pub fn round_scaled(neg: bool, m: u128, exp2: i64, sticky: bool) -> f64 {
+    if m == 0 {
+        return if neg { -0.0 } else { 0.0 };
+    }
+    let len = 128 - m.leading_zeros() as i64;
+    // The value lies in [2**e, 2**(e+1)).
+    let e = len - 1 + exp2;
+    let p = if e < -1022 { 53 - (-1022 - e) } else { 53 };
+    let drop = len - p;
+    let (mant, sh) = if drop <= 0 {
+        (m, exp2)
+    } else if drop > 128 {
+        // Below half the smallest subnormal.
+        (0, 0)
+    } else {
+        let kept = if drop == 128 { 0 } else { m >> drop };
+        let rest = if drop == 128 {
+            m
+        } else {
+            m & ((1u128 << drop) - 1)
+        };
+        let half = 1u128 << (drop - 1);
+        let up = rest > half || (rest == half && (sticky || kept & 1 == 1));
+        (kept + up as u128, exp2 + drop)
+    };
+    let x = ldexp(mant as f64, sh);
+    if neg {
+        -x
+    } else {
+        x
+    }
 }
 
 /// Exact comparison of an int with a float (no rounding of the int).
