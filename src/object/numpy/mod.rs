@@ -46,7 +46,7 @@ pub fn to_np_tensor(vm: &dyn Vm, v: &Value, dtype: Option<DType>) -> PyResult<Te
             Some(t) => t.to_device(Device::CPU0).map_err(runtime_err)?,
             None => return Err(unsupported(vm, v)),
         },
-        other => match literal_of(other) {
+        other => match literal_of(other)? {
             Some(lit) => {
                 return tensor_from_literal(&lit, dtype, InferMode::Numpy, Device::CPU0)
                     .map_err(runtime_err)

@@ -27,23 +27,42 @@ pub fn runtime_err(e: runtime::Error) -> PyErr {
     PyErr::new(ty, e.message())
 }
 
-/// A Python value as a runtime literal (None when it is not one).
-pub fn literal_of(v: &Value) -> Option<Literal> {
-    Some(match v {
+/// A Python value as a runtime literal (None when it is not one); a nested
+/// list too large for memory is MemoryError, never an abort.
+pub fn literal_of(v: &Value) -> PyResult<Option<Literal>> {
+    Ok(Some(match v {
         Value::Bool(b) => Literal::Bool(*b),
         Value::Int(i) => Literal::Int(*i),
         Value::Float(f) => Literal::Float(*f),
         Value::Str(s) => Literal::Str(s.to_string()),
         Value::Bytes(b) => Literal::Bytes(b.to_vec()),
-        Value::List(l) => Literal::List(
-            l.borrow()
-                .iter()
-                .map(literal_of)
-                .collect::<Option<Vec<_>>>()?,
-        ),
-        Value::Tuple(t) => Literal::Tuple(t.iter().map(literal_of).collect::<Option<Vec<_>>>()?),
-        _ => return None,
-    })
+        Value::List(l) => match literals(&l.borrow(), literal_of)? {
+            Some(items) => Literal::List(items),
+            None => return Ok(None),
+        },
+        Value::Tuple(t) => match literals(t, literal_of)? {
+            Some(items) => Literal::Tuple(items),
+            None => return Ok(None),
+        },
+        _ => return Ok(None),
+    }))
+}
+
+/// Each item as a literal, into a vector reserved fallibly (the items of
+/// `[[0] * 10**5] * 10**5` are one list seen 10**5 times, each a new
+/// literal); None when one is not a literal.
+fn literals(
+    items: &[Value],
+    mut f: impl FnMut(&Value) -> PyResult<Option<Literal>>,
+) -> PyResult<Option<Vec<Literal>>> {
+    let mut out = crate::object::types::alloc_vec(items.len())?;
+    for x in items {
+        match f(x)? {
+            Some(lit) => out.push(lit),
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(out))
 }
 
 /// Whether a (nested) list or tuple holds an int past 64 bits.
@@ -176,8 +195,12 @@ pub fn to_tensor_on(
         }
         None => v,
     };
-    let Some(lit) = literal_of(v).or_else(|| numpy_literal(vm, v)) else {
-        return Err(unsupported(vm, v));
+    let lit = match literal_of(v)? {
+        Some(lit) => lit,
+        None => match numpy_literal(vm, v)? {
+            Some(lit) => lit,
+            None => return Err(unsupported(vm, v)),
+        },
     };
     let device = device.unwrap_or_else(|| crate::object::tensor::placement::current_device(vm));
     let t = tensor_from_literal(&lit, dtype, InferMode::Tf, device).map_err(runtime_err)?;
@@ -234,30 +257,26 @@ fn autopack(
 
 /// Lists that hold numpy scalars or tensors (`[np.float32(1.5), 2.0]`): each
 /// such leaf becomes a literal of its value.
-fn numpy_literal(vm: &dyn Vm, v: &Value) -> Option<Literal> {
+fn numpy_literal(vm: &dyn Vm, v: &Value) -> PyResult<Option<Literal>> {
     match v {
-        Value::List(l) => Some(Literal::List(
-            l.borrow()
-                .iter()
-                .map(|x| numpy_literal(vm, x))
-                .collect::<Option<Vec<_>>>()?,
-        )),
-        Value::Tuple(t) => Some(Literal::Tuple(
-            t.iter()
-                .map(|x| numpy_literal(vm, x))
-                .collect::<Option<Vec<_>>>()?,
-        )),
+        Value::List(l) => Ok(literals(&l.borrow(), |x| numpy_literal(vm, x))?.map(Literal::List)),
+        Value::Tuple(t) => Ok(literals(t, |x| numpy_literal(vm, x))?.map(Literal::Tuple)),
         Value::Native(n) => {
-            let t = n.to_tensor(vm).ok()??;
+            let Some(t) = n.to_tensor(vm).ok().flatten() else {
+                return Ok(None);
+            };
             if t.rank() != 0 {
-                return None;
+                return Ok(None);
             }
-            Some(match t.item().ok()? {
+            let Ok(item) = t.item() else {
+                return Ok(None);
+            };
+            Ok(Some(match item {
                 Scalar::Bool(b) => Literal::Bool(b),
                 Scalar::Int(i) => Literal::Int(i),
                 Scalar::Float(f) => Literal::Float(f),
                 Scalar::Bytes(b) => Literal::Bytes(b),
-            })
+            }))
         }
         other => literal_of(other),
     }
