@@ -96,6 +96,22 @@ fn allocation_bombs_are_memory_errors() {
         ("%-format width", "x = '%1000000000000d' % 1"),
         ("str.join", "x = 'ab'.join(['x' * 10**8] * 100)"),
         ("str.replace", "x = ('a' * 10**5).replace('a', 'b' * 10**7)"),
+        // Nested lists larger than any tensor, refused before they are walked.
+        (
+            "tf.constant of a huge nested list",
+            "import tensorflow as tf\nx = tf.constant([[0] * 10**6] * 10**5)",
+        ),
+        (
+            "tf.convert_to_tensor of a huge nested list",
+            "import tensorflow as tf\nx = tf.convert_to_tensor([[0.5] * 10**6] * 10**5)",
+        ),
+        (
+            "np.array of a huge nested list",
+            "import numpy as np\nx = np.array([[0] * 10**6] * 10**5)",
+        ),
+        // A big-int product past 2**32 bits, refused before multiplying.
+        ("x * x", "x = 1 << 2**31\ny = x * x"),
+        ("x *= x", "def f():\n    x = 3 << 2**31\n    x *= x\nf()"),
     ];
     for (what, code) in cases {
         let out = dist_limited(&["-c", code], "");

@@ -43,7 +43,10 @@ fn constant(
                 ),
             ))
         }
-        (Value::List(_) | Value::Tuple(_), _) if first_tensor_dtype(value).is_some() => {
+        (Value::List(_) | Value::Tuple(_), _)
+            if crate::object::tensor::convert::check_literal_size(value).is_ok()
+                && first_tensor_dtype(value).is_some() =>
+        {
             // TensorFlow's constant() hands the list to numpy, which asks a tensor for its len()
             return Err(PyErr::new(
                 ExcType::ValueError,

@@ -30,17 +30,54 @@ pub fn runtime_err(e: runtime::Error) -> PyErr {
 /// A Python value as a runtime literal (None when it is not one); a nested
 /// list too large for memory is MemoryError, never an abort.
 pub fn literal_of(v: &Value) -> PyResult<Option<Literal>> {
+    check_literal_size(v)?;
+    literal_rec(v)
+}
+
+/// MemoryError for nested lists with more elements along their first
+/// items' path than any tensor holds (`[[0] * 10**6] * 10**5`), before
+/// anything walks or builds them.
+pub fn check_literal_size(v: &Value) -> PyResult<()> {
+    if first_path_len(v) > crate::runtime::shape::MAX_ELEMENTS as u128 {
+        return Err(crate::object::types::memory_error());
+    }
+    Ok(())
+}
+
+/// The product of the lengths along the first items of nested lists and
+/// tuples: the element count of the tensor they would make.
+fn first_path_len(v: &Value) -> u128 {
+    let mut n: u128 = 1;
+    let mut cur = v.clone();
+    loop {
+        let (len, first) = match &cur {
+            Value::List(l) => {
+                let l = l.borrow();
+                (l.len(), l.first().cloned())
+            }
+            Value::Tuple(t) => (t.len(), t.first().cloned()),
+            _ => return n,
+        };
+        n = n.saturating_mul(len as u128);
+        match first {
+            Some(x) => cur = x,
+            None => return n,
+        }
+    }
+}
+
+fn literal_rec(v: &Value) -> PyResult<Option<Literal>> {
     Ok(Some(match v {
         Value::Bool(b) => Literal::Bool(*b),
         Value::Int(i) => Literal::Int(*i),
         Value::Float(f) => Literal::Float(*f),
         Value::Str(s) => Literal::Str(s.to_string()),
         Value::Bytes(b) => Literal::Bytes(b.to_vec()),
-        Value::List(l) => match literals(&l.borrow(), literal_of)? {
+        Value::List(l) => match literals(&l.borrow(), literal_rec)? {
             Some(items) => Literal::List(items),
             None => return Ok(None),
         },
-        Value::Tuple(t) => match literals(t, literal_of)? {
+        Value::Tuple(t) => match literals(t, literal_rec)? {
             Some(items) => Literal::Tuple(items),
             None => return Ok(None),
         },
@@ -90,6 +127,8 @@ fn floated(v: &Value) -> PyResult<Value> {
 /// the ValueError `refusal` (TensorFlow's words, or numpy's). None when
 /// `v` holds none.
 pub fn long_ints(v: &Value, dtype: Option<DType>, refusal: &str) -> PyResult<Option<Value>> {
+    // Walking a nested list too large for any tensor would take minutes.
+    check_literal_size(v)?;
     if !has_long(v) {
         return Ok(None);
     }
@@ -179,6 +218,7 @@ pub fn to_tensor_on(
             };
         }
     }
+    check_literal_size(v)?;
     if let Some(inferred) = first_tensor_dtype(v) {
         let want = dtype.unwrap_or(inferred);
         return autopack(vm, v, want, want != inferred, device);
