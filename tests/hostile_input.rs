@@ -164,6 +164,24 @@ fn tensor_bombs_are_errors() {
     }
 }
 
+/// numpy's own words for an array it cannot allocate (numpy 2, the
+/// oracle's venv), under the address-space limit too.
+#[test]
+fn numpy_bombs_are_array_memory_errors() {
+    let out = dist_limited(
+        &["-c", "import numpy as np\nx = np.ones((10**6, 10**6))"],
+        "",
+    );
+    assert_no_crash("np.ones", &out);
+    assert_eq!(
+        text(&out.stderr).lines().last(),
+        Some("numpy._core._exceptions._ArrayMemoryError: Unable to allocate 7.28 TiB for an array with shape (1000000, 1000000) and data type float64"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
+
 /// A MemoryError in the REPL is one more error: the session goes on.
 #[test]
 fn the_repl_goes_on_after_a_memory_error() {

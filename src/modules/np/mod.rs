@@ -97,7 +97,10 @@ fn alloc_error(e: crate::runtime::Error, dims: &[usize], d: DType) -> PyErr {
         [one] => format!("({one},)"),
         _ => format!(
             "({})",
-            dims.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+            dims.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     };
     PyErr::new(
