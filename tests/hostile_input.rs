@@ -96,6 +96,22 @@ fn allocation_bombs_are_memory_errors() {
         ("%-format width", "x = '%1000000000000d' % 1"),
         ("str.join", "x = 'ab'.join(['x' * 10**8] * 100)"),
         ("str.replace", "x = ('a' * 10**5).replace('a', 'b' * 10**7)"),
+        // Nested lists larger than any tensor, refused before they are walked.
+        (
+            "tf.constant of a huge nested list",
+            "import tensorflow as tf\nx = tf.constant([[0] * 10**6] * 10**5)",
+        ),
+        (
+            "tf.convert_to_tensor of a huge nested list",
+            "import tensorflow as tf\nx = tf.convert_to_tensor([[0.5] * 10**6] * 10**5)",
+        ),
+        (
+            "np.array of a huge nested list",
+            "import numpy as np\nx = np.array([[0] * 10**6] * 10**5)",
+        ),
+        // A big-int product past 2**32 bits, refused before multiplying.
+        ("x * x", "x = 1 << 2**31\ny = x * x"),
+        ("x *= x", "def f():\n    x = 3 << 2**31\n    x *= x\nf()"),
     ];
     for (what, code) in cases {
         let out = dist_limited(&["-c", code], "");
@@ -146,6 +162,24 @@ fn tensor_bombs_are_errors() {
         assert_no_crash(what, &out);
         assert_eq!(out.status.code(), Some(1), "{what}: {}", text(&out.stderr));
     }
+}
+
+/// numpy's own words for an array it cannot allocate (numpy 2, the
+/// oracle's venv), under the address-space limit too.
+#[test]
+fn numpy_bombs_are_array_memory_errors() {
+    let out = dist_limited(
+        &["-c", "import numpy as np\nx = np.ones((10**6, 10**6))"],
+        "",
+    );
+    assert_no_crash("np.ones", &out);
+    assert_eq!(
+        text(&out.stderr).lines().last(),
+        Some("numpy._core._exceptions._ArrayMemoryError: Unable to allocate 7.28 TiB for an array with shape (1000000, 1000000) and data type float64"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(1));
 }
 
 /// A MemoryError in the REPL is one more error: the session goes on.

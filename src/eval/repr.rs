@@ -2,7 +2,7 @@
 //! recurse with a cycle guard: `[[...]]`).
 
 use super::Interp;
-use crate::object::types::type_error;
+use crate::object::types::{push_str, type_error};
 use crate::value::format::{bytes_repr, float_repr, str_repr};
 use crate::value::{ClassKind, ExcType, PyErr, PyResult, Value};
 
@@ -34,11 +34,17 @@ impl Interp {
                 let items = d.borrow().items();
                 self.enter_repr(id)?;
                 let r = (|| {
-                    let mut parts = Vec::with_capacity(items.len());
-                    for (k, x) in &items {
-                        parts.push(format!("{}: {}", self.repr_value(k)?, self.repr_value(x)?));
+                    let mut s = String::from("{");
+                    for (i, (k, x)) in items.iter().enumerate() {
+                        if i > 0 {
+                            push_str(&mut s, ", ")?;
+                        }
+                        push_str(&mut s, &self.repr_value(k)?)?;
+                        push_str(&mut s, ": ")?;
+                        push_str(&mut s, &self.repr_value(x)?)?;
                     }
-                    Ok(format!("{{{}}}", parts.join(", ")))
+                    push_str(&mut s, "}")?;
+                    Ok(s)
                 })();
                 self.leave_repr();
                 r?
@@ -289,17 +295,19 @@ impl Interp {
         }
         self.enter_repr(id)?;
         let r = (|| {
+            // Grown fallibly: the repr of `[s] * 1000` for a long `s` is a
+            // MemoryError, not an abort.
             let mut s = String::from(open);
             for (i, x) in items.iter().enumerate() {
                 if i > 0 {
-                    s.push_str(", ");
+                    push_str(&mut s, ", ")?;
                 }
-                s.push_str(&self.repr_value(x)?);
+                push_str(&mut s, &self.repr_value(x)?)?;
             }
             if trailing_comma {
-                s.push(',');
+                push_str(&mut s, ",")?;
             }
-            s.push_str(close);
+            push_str(&mut s, close)?;
             Ok(s)
         })();
         self.leave_repr();

@@ -115,6 +115,8 @@ exc_types! {
     ExceptionGroup: "ExceptionGroup" < BaseExceptionGroup,
     // `io.UnsupportedOperation` (also a ValueError: see `ExcType::class`).
     UnsupportedOperation: "UnsupportedOperation" < OSError,
+    // numpy's `numpy._core._exceptions._ArrayMemoryError` (a MemoryError).
+    ArrayMemoryError: "_ArrayMemoryError" < MemoryError,
     // tf.errors: OpError and its subclasses (as TensorFlow defines them).
     OpError: "OpError" < Exception,
     CancelledError: "CancelledError" < OpError,
@@ -163,7 +165,11 @@ impl ExcType {
 
     /// Whether the class is a builtin name (not TensorFlow's, not `io`'s).
     pub fn is_builtin_name(self) -> bool {
-        (self as usize) < ExcType::OpError as usize && self != ExcType::UnsupportedOperation
+        (self as usize) < ExcType::OpError as usize
+            && !matches!(
+                self,
+                ExcType::UnsupportedOperation | ExcType::ArrayMemoryError
+            )
     }
 
     /// The class object of this exception type (created once per thread).
@@ -180,6 +186,8 @@ impl ExcType {
                         "tensorflow.python.framework.errors_impl"
                     } else if *ty == ExcType::UnsupportedOperation {
                         "io"
+                    } else if *ty == ExcType::ArrayMemoryError {
+                        "numpy._core._exceptions"
                     } else {
                         "builtins"
                     };

@@ -52,6 +52,10 @@ impl ArgList<'_> {
             )),
             Value::Int(i) => Ok(i.clamp(-(1 << 30), 1 << 30)),
             Value::Bool(b) => Ok(b as i64),
+            Value::Long(_) => Err(PyErr::new(
+                ExcType::OverflowError,
+                "Python int too large to convert to C ssize_t",
+            )),
             _ => Err(type_error("* wants int")),
         }
     }

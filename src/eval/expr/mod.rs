@@ -12,7 +12,7 @@ pub(crate) use name::unbound_local;
 
 use std::rc::Rc;
 
-use crate::object::types::type_error;
+use crate::object::types::{long_ops, type_error};
 use crate::value::dict::KeySet;
 
 use super::frame::Frame;
@@ -187,6 +187,13 @@ impl Interp {
                 std::mem::forget(b);
                 return Ok(Value::Int(r));
             }
+        }
+        // A big int operand: the operands are ours, so a temporary's
+        // storage can take the result (`acc + num * 2`).
+        if (matches!(a, Value::Long(_)) && long_ops::assignable(op, &b))
+            || (matches!(b, Value::Long(_)) && long_ops::assignable(op, &a))
+        {
+            return long_ops::long_binop_owned(op, a, b);
         }
         self.binary_op(op, &a, &b)
     }
@@ -446,7 +453,7 @@ fn constant(c: &Constant) -> Value {
 /// The int a leaf expression holds without evaluation: a bound local
 /// holding an int, or an int constant.
 #[inline(always)]
-fn leaf_int(f: &Frame, e: &Expr) -> Option<i64> {
+pub(in crate::eval) fn leaf_int(f: &Frame, e: &Expr) -> Option<i64> {
     match &e.kind {
         ExprKind::Name(n) => match n.slot.get() {
             Slot::Local(i) => match &f.locals[i as usize] {

@@ -164,8 +164,19 @@ impl Interp {
 
     fn builtin_seq_op(&self, op: BinOp, a: &Value, b: &Value) -> PyResult<Option<Value>> {
         if op == BinOp::Mult {
-            check_repeat_count(a)?;
-            check_repeat_count(b)?;
+            // A count past 64 bits repeating a builtin sequence.
+            let seq = |v: &Value| {
+                matches!(
+                    v,
+                    Value::Str(_) | Value::Bytes(_) | Value::List(_) | Value::Tuple(_)
+                )
+            };
+            if seq(b) {
+                check_repeat_count(a)?;
+            }
+            if seq(a) {
+                check_repeat_count(b)?;
+            }
         }
         Ok(Some(match (op, a, b) {
             // Concatenations allocate their result fallibly (a MemoryError,
@@ -415,7 +426,8 @@ fn int_of(v: &Value) -> i64 {
 /// CPython's OverflowError for a sequence repeated a count past 64 bits.
 fn check_repeat_count(n: &Value) -> PyResult<()> {
     match n {
-        Value::Long(b) if crate::object::types::long::sign(b) > 0 => Err(PyErr::new(
+        // Either sign: `[0] * -2**70` is refused too, as in CPython.
+        Value::Long(_) => Err(PyErr::new(
             ExcType::OverflowError,
             "cannot fit 'int' into an index-sized integer",
         )),

@@ -4,6 +4,12 @@
 
 use crate::eval::frame::{ClassNs, Frame};
 use crate::eval::Interp;
+use std::rc::Rc;
+
+use crate::eval::expr::leaf_int;
+use crate::eval::ops::int_arith;
+use crate::object::types::long_ops;
+use crate::object::types::num::num;
 use crate::object::types::{type_error, value_error};
 use crate::syntax::ast::*;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
@@ -107,18 +113,36 @@ impl Interp {
     ) -> PyResult<()> {
         match &target.kind {
             ExprKind::Name(n) => {
+                let local = match n.slot.get() {
+                    Slot::Local(i) => Some(i as usize),
+                    _ => None,
+                };
+                // `s += i`: a local int and an int leaf, computed in the slot.
+                if let (Some(i), Some(y)) = (local, leaf_int(f, value)) {
+                    if let Some(Value::Int(x)) = &mut f.locals[i] {
+                        if let Some(r) = int_arith(op, *x, y) {
+                            *x = r;
+                            return Ok(());
+                        }
+                    }
+                }
                 let cur = self.load_fast(f, n, target.span)?;
                 let rhs = self.eval_hot(f, value)?;
                 let new = match (&cur, &rhs) {
-                    (Value::Int(x), Value::Int(y)) => match crate::eval::ops::int_arith(op, *x, *y)
-                    {
+                    (Value::Int(x), Value::Int(y)) => match int_arith(op, *x, *y) {
                         Some(r) => Value::Int(r),
                         None => self.inplace_op(op, &cur, &rhs)?,
                     },
+                    (Value::Long(_), _) if local.is_some() && long_ops::assignable(op, &rhs) => {
+                        let i = local.unwrap_or_default();
+                        return long_local_assign(f, i, op, cur, &rhs);
+                    }
                     _ => self.inplace_op(op, &cur, &rhs)?,
                 };
-                if let Slot::Local(i) = n.slot.get() {
-                    f.locals[i as usize] = Some(new);
+                if let Some(i) = local {
+                    if let Some(old) = f.locals[i].replace(new) {
+                        old.discard();
+                    }
                     return Ok(());
                 }
                 self.store_name(f, n, new)
@@ -221,4 +245,29 @@ impl Interp {
         }
         Ok(())
     }
+}
+
+/// `x op= y` for a local `x` holding an int past 64 bits (`cur`, loaded
+/// before `y` was evaluated) and an int `y`: when the slot still holds that
+/// int, the slot lets go of it first, so an int nothing else refers to is
+/// updated in its own storage (`den *= k` in a loop copies nothing). On
+/// error the variable keeps its value.
+fn long_local_assign(f: &mut Frame, i: usize, op: BinOp, cur: Value, rhs: &Value) -> PyResult<()> {
+    let same = matches!((&f.locals[i], &cur),
+        (Some(Value::Long(s)), Value::Long(c)) if Rc::ptr_eq(s, c));
+    if same {
+        f.locals[i] = None;
+    }
+    let mut cur = cur;
+    let r = match num(rhs) {
+        Some(y) => long_ops::long_assign_op(op, &mut cur, y),
+        None => Err(PyErr::new(
+            ExcType::SystemError,
+            "augmented assignment: not an int",
+        )),
+    };
+    if r.is_ok() || same {
+        f.locals[i] = Some(cur);
+    }
+    r
 }

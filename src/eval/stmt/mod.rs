@@ -6,6 +6,7 @@ mod assign;
 mod exceptions;
 
 use super::frame::{ClassNs, Frame};
+use super::iter::IterState;
 use super::{Flow, Interp};
 use crate::object::types::type_error;
 use crate::syntax::ast::*;
@@ -137,8 +138,22 @@ impl Interp {
         };
         loop {
             self.check_interrupt()?;
-            let Some(item) = self.step_iter(&mut it)? else {
-                return self.exec_block(f, orelse);
+            // A range steps here (`for i in range(n)`), not through the
+            // general `step_iter`.
+            let item = match &mut it {
+                IterState::Range { next, stop, step } => {
+                    if (*step > 0 && *next < *stop) || (*step < 0 && *next > *stop) {
+                        let v = *next;
+                        *next = next.saturating_add(*step);
+                        Value::Int(v)
+                    } else {
+                        return self.exec_block(f, orelse);
+                    }
+                }
+                _ => match self.step_iter(&mut it)? {
+                    Some(item) => item,
+                    None => return self.exec_block(f, orelse),
+                },
             };
             match local {
                 Some(i) => {

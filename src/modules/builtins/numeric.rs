@@ -6,7 +6,7 @@ use num_traits::Signed;
 use crate::object::types::long::pow_mod;
 use crate::object::types::num::{int_pow_mod, Num};
 use crate::object::types::protocol::{divmod_values, num, round_value};
-use crate::object::types::{big_arg, int_arg, type_error, value_error};
+use crate::object::types::{big_arg, type_error, value_error};
 use crate::object::{native, Given, NativeDef};
 use crate::syntax::ast::BinOp;
 use crate::value::{PyResult, Value, Vm};
@@ -77,7 +77,7 @@ fn pow(vm: &dyn Vm, base: &Value, exp: &Value, mod_: &Value) -> PyResult<Value> 
 /// The character with code point `i`: `chr(97) == 'a'`.
 #[native("chr(i, /)", c)]
 fn chr(vm: &dyn Vm, i: &Value) -> PyResult<Value> {
-    let i = int_arg(i, vm)?;
+    let i = crate::object::types::c_int_arg(i, vm)?;
     u32::try_from(i)
         .ok()
         .and_then(char::from_u32)

@@ -2,6 +2,7 @@
 //! coercion, `default=`, circular-reference detection and string escaping.
 
 use crate::object::native;
+use crate::object::types::long::{max_str_digits, to_decimal};
 use crate::object::types::{type_error, value_error};
 use crate::value::format::float_repr;
 use crate::value::{PyResult, Value, Vm};
@@ -193,7 +194,7 @@ fn encode(
         Value::None => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Int(i) => out.push_str(&i.to_string()),
-        Value::Long(n) => out.push_str(&n.to_string()),
+        Value::Long(n) => out.push_str(&to_decimal(n, max_str_digits(vm))?),
         Value::Float(x) => out.push_str(&float_text(*x, opts)?),
         Value::Str(s) => out.push_str(&quote(s, opts.ensure_ascii)),
         Value::List(_) | Value::Tuple(_) => {
@@ -244,7 +245,7 @@ fn encode(
                 let key = match k.as_builtin() {
                     Value::Str(s) => s.to_string(),
                     Value::Int(i) => i.to_string(),
-                    Value::Long(n) => n.to_string(),
+                    Value::Long(n) => to_decimal(n, max_str_digits(vm))?,
                     Value::Float(x) => float_text(*x, opts)?,
                     Value::Bool(b) => if *b { "true" } else { "false" }.to_string(),
                     Value::None => "null".to_string(),

@@ -49,12 +49,82 @@ fn dims_of(vm: &dyn Vm, v: &Value) -> PyResult<Vec<usize>> {
         .collect()
 }
 
+/// numpy's `_size_to_string`: a byte count in binary units, three
+/// significant digits (`7.28 TiB`, `931. GiB`, `2.00 EiB`).
+fn size_to_string(bytes: u128) -> String {
+    const UNITS: [&str; 7] = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let bit_length = 128 - bytes.leading_zeros() as usize;
+    let mut unit = bit_length.saturating_sub(1).max(1) / 10;
+    let mut n = bytes as f64 / (1u128 << (unit * 10).min(127)) as f64;
+    if n.round() == 1024.0 {
+        unit += 1;
+        n /= 1024.0;
+    }
+    if unit >= UNITS.len() {
+        n *= (1u128 << ((unit - (UNITS.len() - 1)) * 10)) as f64;
+        unit = UNITS.len() - 1;
+    }
+    let name = UNITS[unit];
+    if unit == 0 {
+        return format!("{n:.0} {name}");
+    }
+    if n.round() < 1000.0 {
+        // '{:#.3g}': three significant digits, the point always shown.
+        let sci = format!("{n:.2e}");
+        let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+        let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+        let exp: usize = exp.parse().unwrap_or(0);
+        let (int, frac) = digits.split_at((exp + 1).min(digits.len()));
+        return format!("{int}.{frac} {name}");
+    }
+    format!("{n:.0}. {name}")
+}
+
+/// The error numpy raises for an array of `dims` and `d` it cannot
+/// allocate: `_ArrayMemoryError` (a MemoryError) naming its size, or the
+/// ValueError for a byte count past the largest `intp`; other runtime
+/// errors as they are.
+fn alloc_error(e: crate::runtime::Error, dims: &[usize], d: DType) -> PyErr {
+    if e.kind() != crate::runtime::ErrorKind::ResourceExhausted {
+        return runtime_err(e);
+    }
+    let bytes = dims
+        .iter()
+        .try_fold(d.size() as u128, |a, &x| a.checked_mul(x as u128))
+        .filter(|&b| b <= i64::MAX as u128);
+    let Some(bytes) = bytes else {
+        return PyErr::new(
+            ExcType::ValueError,
+            "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.",
+        );
+    };
+    let shape = match dims {
+        [one] => format!("({one},)"),
+        _ => format!(
+            "({})",
+            dims.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    PyErr::new(
+        ExcType::ArrayMemoryError,
+        format!(
+            "Unable to allocate {} for an array with shape {shape} and data type {}",
+            size_to_string(bytes),
+            d.numpy_name()
+        ),
+    )
+}
+
 /// An array of zeros (float64 by default).
 #[native("zeros(shape, dtype=None)")]
 fn zeros(vm: &dyn Vm, shape: &Value, dtype: &Value) -> PyResult<Value> {
     let d = opt_np_dtype(vm, dtype)?.unwrap_or(DType::Float64);
+    let dims = dims_of(vm, shape)?;
     Ok(wrap_array(
-        Tensor::zeros(d, &dims_of(vm, shape)?, Device::CPU0).map_err(runtime_err)?,
+        Tensor::zeros(d, &dims, Device::CPU0).map_err(|e| alloc_error(e, &dims, d))?,
     ))
 }
 
@@ -62,8 +132,9 @@ fn zeros(vm: &dyn Vm, shape: &Value, dtype: &Value) -> PyResult<Value> {
 #[native("ones(shape, dtype=None)")]
 fn ones(vm: &dyn Vm, shape: &Value, dtype: &Value) -> PyResult<Value> {
     let d = opt_np_dtype(vm, dtype)?.unwrap_or(DType::Float64);
+    let dims = dims_of(vm, shape)?;
     Ok(wrap_array(
-        Tensor::ones(d, &dims_of(vm, shape)?, Device::CPU0).map_err(runtime_err)?,
+        Tensor::ones(d, &dims, Device::CPU0).map_err(|e| alloc_error(e, &dims, d))?,
     ))
 }
 
@@ -71,9 +142,15 @@ fn ones(vm: &dyn Vm, shape: &Value, dtype: &Value) -> PyResult<Value> {
 #[native("full(shape, fill_value, dtype=None)")]
 fn full(vm: &dyn Vm, shape: &Value, fill_value: &Value, dtype: &Value) -> PyResult<Value> {
     let v = to_np_tensor(vm, fill_value, opt_np_dtype(vm, dtype)?)?;
-    Ok(wrap_array(
-        ops::broadcast_to(&v, &dims_of(vm, shape)?).map_err(np_err)?,
-    ))
+    let dims = dims_of(vm, shape)?;
+    let d = v.dtype();
+    Ok(wrap_array(ops::broadcast_to(&v, &dims).map_err(|e| {
+        if e.kind() == crate::runtime::ErrorKind::ResourceExhausted {
+            alloc_error(e, &dims, d)
+        } else {
+            np_err(e)
+        }
+    })?))
 }
 
 fn like(vm: &dyn Vm, a: &Value, dtype: &Value, one: bool) -> PyResult<Value> {
@@ -84,7 +161,7 @@ fn like(vm: &dyn Vm, a: &Value, dtype: &Value, one: bool) -> PyResult<Value> {
     } else {
         Tensor::zeros(d, t.dims(), Device::CPU0)
     };
-    Ok(wrap_array(r.map_err(runtime_err)?))
+    Ok(wrap_array(r.map_err(|e| alloc_error(e, t.dims(), d))?))
 }
 
 /// Zeros shaped like `a`.
@@ -390,4 +467,30 @@ pub fn module() -> Value {
     m.value("__version__", Value::str("2.1.3"));
     m.namespace("random", random::register);
     m.build()
+}
+
+#[cfg(test)]
+mod alloc_tests {
+    use super::size_to_string;
+
+    /// The sizes numpy 2 printed (the oracle's venv) for arrays it could
+    /// not allocate.
+    #[test]
+    fn sizes_as_numpy_writes_them() {
+        let cases: [(u128, &str); 8] = [
+            (8 * 10u128.pow(12), "7.28 TiB"),
+            (10u128.pow(12), "931. GiB"),
+            (4 * 10u128.pow(12), "3.64 TiB"),
+            (10u128.pow(13), "9.09 TiB"),
+            (8 * 10u128.pow(13), "72.8 TiB"),
+            (24 * 10u128.pow(12), "21.8 TiB"),
+            (1u128 << 41, "2.00 TiB"),
+            (1u128 << 61, "2.00 EiB"),
+        ];
+        for (bytes, want) in cases {
+            assert_eq!(size_to_string(bytes), want, "{bytes}");
+        }
+        assert_eq!(size_to_string(1000), "1000 bytes");
+        assert_eq!(size_to_string(1023 * 1024 + 1000), "1.00 MiB");
+    }
 }

@@ -43,7 +43,10 @@ fn constant(
                 ),
             ))
         }
-        (Value::List(_) | Value::Tuple(_), _) if first_tensor_dtype(value).is_some() => {
+        (Value::List(_) | Value::Tuple(_), _)
+            if crate::object::tensor::convert::check_literal_size(value).is_ok()
+                && first_tensor_dtype(value).is_some() =>
+        {
             // TensorFlow's constant() hands the list to numpy, which asks a tensor for its len()
             return Err(PyErr::new(
                 ExcType::ValueError,
@@ -142,12 +145,49 @@ fn range(
     placed(vm, ops::range(&s, &l, &d, dtype, current_device(vm)))
 }
 
+/// TensorFlow's errors for a `Fill` (`tf.zeros`, `tf.ones`, `tf.fill`) too
+/// large to allocate: the kernel's OOM text, or InvalidArgument for a shape
+/// past 2**63 - 1 elements; `name` is the suffix TensorFlow appends.
+fn fill_error(
+    r: runtime::Result<Tensor>,
+    dims: &[usize],
+    dtype: DType,
+    name: &str,
+    vm: &dyn Vm,
+) -> runtime::Result<Tensor> {
+    r.map_err(|e| {
+        if e.kind() != runtime::ErrorKind::ResourceExhausted {
+            return e;
+        }
+        let device = current_device(vm);
+        let count = dims
+            .iter()
+            .try_fold(1u128, |a, &d| a.checked_mul(d as u128))
+            .filter(|&n| n <= i64::MAX as u128);
+        let (kind, msg) = match count {
+            None => (
+                runtime::ErrorKind::InvalidArgument,
+                format!(
+                    "Shape {} would have more than 2**63 - 1 elements",
+                    runtime::Shape::new(dims).bracket_text_compact()
+                ),
+            ),
+            Some(_) => (
+                runtime::ErrorKind::ResourceExhausted,
+                runtime::random::sample::oom_text(dims, dtype, &device),
+            ),
+        };
+        runtime::Error::kernel(kind, "Fill", &device, &msg, "Fill", name)
+    })
+}
+
 /// A tensor of zeros: `tf.zeros([2, 3])`.
 #[native("zeros(shape, dtype=None, name=None)")]
 fn zeros(vm: &dyn Vm, shape: &Value, dtype: &Value, _name: &Value) -> PyResult<Tensor> {
     let dims = dims_arg(vm, shape)?;
     let dtype = opt_dtype(vm, dtype)?.unwrap_or(DType::Float32);
-    placed(vm, Tensor::zeros(dtype, &dims, current_device(vm)))
+    let t = Tensor::zeros(dtype, &dims, current_device(vm));
+    placed(vm, fill_error(t, &dims, dtype, " name: ", vm))
 }
 
 /// A tensor of ones: `tf.ones([2])`.
@@ -155,7 +195,8 @@ fn zeros(vm: &dyn Vm, shape: &Value, dtype: &Value, _name: &Value) -> PyResult<T
 fn ones(vm: &dyn Vm, shape: &Value, dtype: &Value, _name: &Value) -> PyResult<Tensor> {
     let dims = dims_arg(vm, shape)?;
     let dtype = opt_dtype(vm, dtype)?.unwrap_or(DType::Float32);
-    placed(vm, Tensor::ones(dtype, &dims, current_device(vm)))
+    let t = Tensor::ones(dtype, &dims, current_device(vm));
+    placed(vm, fill_error(t, &dims, dtype, " name: ", vm))
 }
 
 /// A tensor of `dims` filled with `value`.
@@ -165,7 +206,11 @@ fn fill(vm: &dyn Vm, dims: &Value, value: &Value, _name: &Value) -> PyResult<Ten
     let v = to_tensor(vm, value, None)?;
     let one = ops::reshape(&v, &[], Semantics::Tf).map_err(runtime_err)?;
     let one = one.to_device(current_device(vm)).map_err(runtime_err)?;
-    placed(vm, ops::broadcast_to(&one, &dims))
+    let dtype = one.dtype();
+    placed(
+        vm,
+        fill_error(ops::broadcast_to(&one, &dims), &dims, dtype, "", vm),
+    )
 }
 
 /// Zeros shaped like `input`.

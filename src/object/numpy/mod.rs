@@ -33,7 +33,10 @@ pub fn opt_np_dtype(vm: &dyn Vm, v: &Value) -> PyResult<Option<DType>> {
 pub fn to_np_tensor(vm: &dyn Vm, v: &Value, dtype: Option<DType>) -> PyResult<Tensor> {
     // Ints past 64 bits: floats under a float dtype; numpy's object arrays
     // otherwise, which dist does not have.
-    let floated = crate::object::tensor::convert::long_ints(v, dtype, "").map_err(|_| {
+    let floated = crate::object::tensor::convert::long_ints(v, dtype, "").map_err(|e| {
+        if e.is(crate::value::ExcType::MemoryError) {
+            return e;
+        }
         PyErr::new(
             crate::value::ExcType::NotImplementedError,
             "numpy arrays of ints past 64 bits (dtype=object) are not supported in dist",
@@ -46,7 +49,7 @@ pub fn to_np_tensor(vm: &dyn Vm, v: &Value, dtype: Option<DType>) -> PyResult<Te
             Some(t) => t.to_device(Device::CPU0).map_err(runtime_err)?,
             None => return Err(unsupported(vm, v)),
         },
-        other => match literal_of(other) {
+        other => match literal_of(other)? {
             Some(lit) => {
                 return tensor_from_literal(&lit, dtype, InferMode::Numpy, Device::CPU0)
                     .map_err(runtime_err)

@@ -27,23 +27,79 @@ pub fn runtime_err(e: runtime::Error) -> PyErr {
     PyErr::new(ty, e.message())
 }
 
-/// A Python value as a runtime literal (None when it is not one).
-pub fn literal_of(v: &Value) -> Option<Literal> {
-    Some(match v {
+/// A Python value as a runtime literal (None when it is not one); a nested
+/// list too large for memory is MemoryError, never an abort.
+pub fn literal_of(v: &Value) -> PyResult<Option<Literal>> {
+    check_literal_size(v)?;
+    literal_rec(v)
+}
+
+/// MemoryError for nested lists with more elements along their first
+/// items' path than any tensor holds (`[[0] * 10**6] * 10**5`), before
+/// anything walks or builds them.
+pub fn check_literal_size(v: &Value) -> PyResult<()> {
+    if first_path_len(v) > crate::runtime::shape::MAX_ELEMENTS as u128 {
+        return Err(crate::object::types::memory_error());
+    }
+    Ok(())
+}
+
+/// The product of the lengths along the first items of nested lists and
+/// tuples: the element count of the tensor they would make.
+fn first_path_len(v: &Value) -> u128 {
+    let mut n: u128 = 1;
+    let mut cur = v.clone();
+    loop {
+        let (len, first) = match &cur {
+            Value::List(l) => {
+                let l = l.borrow();
+                (l.len(), l.first().cloned())
+            }
+            Value::Tuple(t) => (t.len(), t.first().cloned()),
+            _ => return n,
+        };
+        n = n.saturating_mul(len as u128);
+        match first {
+            Some(x) => cur = x,
+            None => return n,
+        }
+    }
+}
+
+fn literal_rec(v: &Value) -> PyResult<Option<Literal>> {
+    Ok(Some(match v {
         Value::Bool(b) => Literal::Bool(*b),
         Value::Int(i) => Literal::Int(*i),
         Value::Float(f) => Literal::Float(*f),
         Value::Str(s) => Literal::Str(s.to_string()),
         Value::Bytes(b) => Literal::Bytes(b.to_vec()),
-        Value::List(l) => Literal::List(
-            l.borrow()
-                .iter()
-                .map(literal_of)
-                .collect::<Option<Vec<_>>>()?,
-        ),
-        Value::Tuple(t) => Literal::Tuple(t.iter().map(literal_of).collect::<Option<Vec<_>>>()?),
-        _ => return None,
-    })
+        Value::List(l) => match literals(&l.borrow(), literal_rec)? {
+            Some(items) => Literal::List(items),
+            None => return Ok(None),
+        },
+        Value::Tuple(t) => match literals(t, literal_rec)? {
+            Some(items) => Literal::Tuple(items),
+            None => return Ok(None),
+        },
+        _ => return Ok(None),
+    }))
+}
+
+/// Each item as a literal, into a vector reserved fallibly (the items of
+/// `[[0] * 10**5] * 10**5` are one list seen 10**5 times, each a new
+/// literal); None when one is not a literal.
+fn literals(
+    items: &[Value],
+    mut f: impl FnMut(&Value) -> PyResult<Option<Literal>>,
+) -> PyResult<Option<Vec<Literal>>> {
+    let mut out = crate::object::types::alloc_vec(items.len())?;
+    for x in items {
+        match f(x)? {
+            Some(lit) => out.push(lit),
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(out))
 }
 
 /// Whether a (nested) list or tuple holds an int past 64 bits.
@@ -71,6 +127,8 @@ fn floated(v: &Value) -> PyResult<Value> {
 /// the ValueError `refusal` (TensorFlow's words, or numpy's). None when
 /// `v` holds none.
 pub fn long_ints(v: &Value, dtype: Option<DType>, refusal: &str) -> PyResult<Option<Value>> {
+    // Walking a nested list too large for any tensor would take minutes.
+    check_literal_size(v)?;
     if !has_long(v) {
         return Ok(None);
     }
@@ -173,6 +231,7 @@ pub fn to_tensor_on(
             return to_tensor_on(vm, &out, dtype, device);
         }
     }
+    check_literal_size(v)?;
     if let Some(inferred) = first_tensor_dtype(v) {
         let want = dtype.unwrap_or(inferred);
         return autopack(vm, v, want, want != inferred, device);
@@ -189,8 +248,12 @@ pub fn to_tensor_on(
         }
         None => v,
     };
-    let Some(lit) = literal_of(v).or_else(|| numpy_literal(vm, v)) else {
-        return Err(unsupported(vm, v));
+    let lit = match literal_of(v)? {
+        Some(lit) => lit,
+        None => match numpy_literal(vm, v)? {
+            Some(lit) => lit,
+            None => return Err(unsupported(vm, v)),
+        },
     };
     let device = device.unwrap_or_else(|| crate::object::tensor::placement::current_device(vm));
     let t = tensor_from_literal(&lit, dtype, InferMode::Tf, device).map_err(runtime_err)?;
@@ -247,30 +310,26 @@ fn autopack(
 
 /// Lists that hold numpy scalars or tensors (`[np.float32(1.5), 2.0]`): each
 /// such leaf becomes a literal of its value.
-fn numpy_literal(vm: &dyn Vm, v: &Value) -> Option<Literal> {
+fn numpy_literal(vm: &dyn Vm, v: &Value) -> PyResult<Option<Literal>> {
     match v {
-        Value::List(l) => Some(Literal::List(
-            l.borrow()
-                .iter()
-                .map(|x| numpy_literal(vm, x))
-                .collect::<Option<Vec<_>>>()?,
-        )),
-        Value::Tuple(t) => Some(Literal::Tuple(
-            t.iter()
-                .map(|x| numpy_literal(vm, x))
-                .collect::<Option<Vec<_>>>()?,
-        )),
+        Value::List(l) => Ok(literals(&l.borrow(), |x| numpy_literal(vm, x))?.map(Literal::List)),
+        Value::Tuple(t) => Ok(literals(t, |x| numpy_literal(vm, x))?.map(Literal::Tuple)),
         Value::Native(n) => {
-            let t = n.to_tensor(vm).ok()??;
+            let Some(t) = n.to_tensor(vm).ok().flatten() else {
+                return Ok(None);
+            };
             if t.rank() != 0 {
-                return None;
+                return Ok(None);
             }
-            Some(match t.item().ok()? {
+            let Ok(item) = t.item() else {
+                return Ok(None);
+            };
+            Ok(Some(match item {
                 Scalar::Bool(b) => Literal::Bool(b),
                 Scalar::Int(i) => Literal::Int(i),
                 Scalar::Float(f) => Literal::Float(f),
                 Scalar::Bytes(b) => Literal::Bytes(b),
-            })
+            }))
         }
         other => literal_of(other),
     }

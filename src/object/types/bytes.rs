@@ -12,7 +12,7 @@ pub use codecs::{decode_bytes, encode_str};
 
 use super::{not_an_integer, type_error, value_error};
 use crate::object::{native, Given, Member};
-use crate::value::{PyResult, Value, Vm};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// `bytes`' constructor and own methods; those that mean the same as
 /// `str`'s (`split`, `startswith` …) are in `bytes_str`, between the two
@@ -121,6 +121,12 @@ fn bytes_new(
             let mut v = super::alloc_vec(n)?;
             v.resize(n, 0);
             v
+        }
+        Value::Long(_) => {
+            return Err(PyErr::new(
+                ExcType::OverflowError,
+                "cannot fit 'int' into an index-sized integer",
+            ))
         }
         Value::None | Value::Float(_) => {
             return Err(type_error(format!(

@@ -135,10 +135,18 @@ pub fn index_bounds(
             (x as usize).min(len)
         }
     };
-    Ok((
-        fix(super::int_arg(start, vm)?),
-        fix(super::int_arg(stop, vm)?),
-    ))
+    // Past 64 bits a bound is clipped (CPython's `_PyEval_SliceIndex`).
+    let bound = |v: &Value| -> PyResult<i64> {
+        match super::as_index_value(v, vm)? {
+            Some(Value::Int(i)) => Ok(i),
+            Some(Value::Long(n)) if super::long::sign(&n) < 0 => Ok(i64::MIN),
+            Some(_) => Ok(i64::MAX),
+            None => Err(super::type_error(
+                "slice indices must be integers or have an __index__ method",
+            )),
+        }
+    };
+    Ok((fix(bound(start)?), fix(bound(stop)?)))
 }
 
 /// Position of the first item equal to `value`.

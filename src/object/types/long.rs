@@ -6,6 +6,7 @@
 //! (`sys.set_int_max_str_digits`). Results that fit in 64 bits come back
 //! inline ([`Value::from_big`]).
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::cmp::Ordering;
 
@@ -18,14 +19,7 @@ use super::value_error;
 use crate::syntax::ast::BinOp;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
-/// The largest result, in bits, that `**` and `<<` build (512 MiB); past
-/// it they raise MemoryError instead of spending minutes allocating.
-const MAX_BITS: u64 = 1 << 32;
-
-#[cold]
-fn memory_error() -> PyErr {
-    PyErr::with_args(ExcType::MemoryError, Vec::new())
-}
+use super::long_ops::{check_size, div_mod_floor, div_rem_short, memory_error, MAX_BITS};
 
 #[cold]
 fn zero_division(msg: &str) -> PyErr {
@@ -103,14 +97,17 @@ pub fn true_div(a: &BigInt, b: &BigInt) -> PyResult<f64> {
     }
     // A quotient of 55 or 56 bits, and a sticky bit for a non-zero remainder.
     let shift = 55 - diff;
-    let (q, r) = if shift >= 0 {
-        (n << shift as u64).div_rem(d)
+    let (n, d) = if shift >= 0 {
+        (Cow::Owned(n << shift as u64), Cow::Borrowed(d))
     } else {
-        n.div_rem(&(d << (-shift) as u64))
+        (Cow::Borrowed(n), Cow::Owned(d << (-shift) as u64))
     };
-    let sticky = (!r.is_zero()) as u64;
-    let q = q.to_u64().unwrap_or(u64::MAX) | sticky;
-    let x = ldexp(q as f64, -shift);
+    let (q, r) = div_rem_short(&n, &d).unwrap_or_else(|| n.div_rem(&d));
+    // One rounding of q (and the sticky remainder) at the precision the
+    // result has: 53 bits, fewer for a subnormal one (rounding to 53 bits
+    // first and then to the subnormal's would round twice).
+    let q = q.to_u64().unwrap_or(u64::MAX) as u128;
+    let x = round_scaled(false, q, -shift, !r.is_zero());
     if x.is_infinite() {
         return Err(PyErr::new(
             ExcType::OverflowError,
@@ -122,6 +119,43 @@ pub fn true_div(a: &BigInt, b: &BigInt) -> PyResult<f64> {
     } else {
         x
     })
+}
+
+/// `(-1)**neg * (m + ε) * 2**exp2` correctly rounded (half to even) to a
+/// float, where `sticky` says whether ε (a part below m's last bit, less
+/// than one) is non-zero; subnormal results are rounded once at their own
+/// precision. Infinite past the largest float.
+pub fn round_scaled(neg: bool, m: u128, exp2: i64, sticky: bool) -> f64 {
+    if m == 0 {
+        return if neg { -0.0 } else { 0.0 };
+    }
+    let len = 128 - m.leading_zeros() as i64;
+    // The value lies in [2**e, 2**(e+1)).
+    let e = len - 1 + exp2;
+    let p = if e < -1022 { 53 - (-1022 - e) } else { 53 };
+    let drop = len - p;
+    let (mant, sh) = if drop <= 0 {
+        (m, exp2)
+    } else if drop > 128 {
+        // Below half the smallest subnormal.
+        (0, 0)
+    } else {
+        let kept = if drop == 128 { 0 } else { m >> drop };
+        let rest = if drop == 128 {
+            m
+        } else {
+            m & ((1u128 << drop) - 1)
+        };
+        let half = 1u128 << (drop - 1);
+        let up = rest > half || (rest == half && (sticky || kept & 1 == 1));
+        (kept + up as u128, exp2 + drop)
+    };
+    let x = ldexp(mant as f64, sh);
+    if neg {
+        -x
+    } else {
+        x
+    }
 }
 
 /// Exact comparison of an int with a float (no rounding of the int).
@@ -168,19 +202,22 @@ pub fn big_binop(op: BinOp, a: &BigInt, b: &BigInt) -> PyResult<Value> {
     Ok(Value::from_big(match op {
         BinOp::Add => a + b,
         BinOp::Sub => a - b,
-        BinOp::Mult => a * b,
+        BinOp::Mult => {
+            check_size(op, a, b)?;
+            a * b
+        }
         BinOp::Div => return true_div(a, b).map(Value::Float),
         BinOp::FloorDiv => {
             if b.is_zero() {
                 return Err(zero_division("integer division or modulo by zero"));
             }
-            a.div_floor(b)
+            div_mod_floor(a, b).0
         }
         BinOp::Mod => {
             if b.is_zero() {
                 return Err(zero_division("integer modulo by zero"));
             }
-            a.mod_floor(b)
+            div_mod_floor(a, b).1
         }
         BinOp::Pow => return big_pow(a, b),
         BinOp::LShift => return shift_left(a, b),

@@ -17,6 +17,7 @@ pub mod int;
 pub mod iter;
 pub mod list;
 pub mod long;
+pub mod long_ops;
 pub mod misc;
 pub mod namedtuple;
 pub mod num;
@@ -209,6 +210,19 @@ pub fn push<T>(v: &mut Vec<T>, x: T) -> PyResult<()> {
     Ok(())
 }
 
+/// Appends `x` to `s`, growing it fallibly (MemoryError, never an abort):
+/// the text a script's data decides the length of (`repr` of a container).
+#[inline]
+pub fn push_str(s: &mut String, x: &str) -> PyResult<()> {
+    if s.capacity() - s.len() < x.len() {
+        let total = s.len().checked_add(x.len()).ok_or_else(memory_error)?;
+        check_alloc(total, 1)?;
+        s.try_reserve(x.len()).map_err(|_| memory_error())?;
+    }
+    s.push_str(x);
+    Ok(())
+}
+
 /// How many items iterating `v` gives, where that is known without running
 /// it (CPython's `__length_hint__` for the builtin types): collecting a huge
 /// `range` is a MemoryError up front, as in CPython, not a slow march to it.
@@ -251,6 +265,26 @@ pub fn int_overflow() -> PyErr {
         ExcType::OverflowError,
         "Python int too large to convert to C ssize_t",
     )
+}
+
+/// CPython's OverflowError for an int outside a C `int` (32 bits), where
+/// a builtin takes one (`chr`, `str.expandtabs`).
+#[cold]
+pub fn c_int_overflow() -> PyErr {
+    PyErr::new(
+        ExcType::OverflowError,
+        "Python int too large to convert to C int",
+    )
+}
+
+/// `v` as a C `int` (`operator.index`, then 32 bits): CPython's
+/// OverflowError past them.
+pub fn c_int_arg(v: &Value, vm: &dyn crate::value::Vm) -> PyResult<i32> {
+    match as_index_value(v, vm)? {
+        Some(Value::Int(i)) => i32::try_from(i).map_err(|_| c_int_overflow()),
+        Some(_) => Err(c_int_overflow()),
+        None => Err(not_an_integer(v)),
+    }
 }
 
 /// `v` as an index (`operator.index`), at most 64 bits: a bigger int is

@@ -9,6 +9,7 @@ use std::cmp::Ordering;
 use num_bigint::BigInt;
 
 use super::long::{big_binop, big_pow, cmp_big_float, shift_left, to_f64};
+use super::long_ops::big_of;
 use super::ops::binop_error;
 use super::value_error;
 use crate::syntax::ast::BinOp;
@@ -113,10 +114,9 @@ pub fn num_binop(op: BinOp, x: Num, y: Num, bools: bool) -> PyResult<Value> {
     match (x, y) {
         (Num::I(a), Num::I(b)) => return int_binop(op, a, b, bools),
         (Num::F(_), _) | (_, Num::F(_)) => {}
-        _ => {
-            let (a, b) = (x.to_big(), y.to_big());
-            return big_binop(op, &a.unwrap_or_default(), &b.unwrap_or_default());
-        }
+        // No copy of a big operand: a small one becomes a BigInt without
+        // allocating.
+        _ => return big_binop(op, &big_of(x), &big_of(y)),
     }
     if matches!(op, BinOp::MatMult | BinOp::LShift | BinOp::RShift)
         || matches!(op, BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor)
@@ -184,6 +184,21 @@ pub fn int_true_div(a: i64, b: i64) -> f64 {
         -magnitude
     } else {
         magnitude
+    }
+}
+
+/// `divmod(a, b)` on two small ints (`b != 0`): floor quotient and the
+/// remainder with the divisor's sign.
+pub fn int_divmod(a: i64, b: i64) -> (Value, Value) {
+    let Some(q) = a.checked_div(b) else {
+        // `i64::MIN // -1`, the one quotient past 64 bits.
+        return (Value::from_i128(-(a as i128)), Value::Int(0));
+    };
+    let r = a % b;
+    if r != 0 && ((r < 0) != (b < 0)) {
+        (Value::Int(q - 1), Value::Int(r + b))
+    } else {
+        (Value::Int(q), Value::Int(r))
     }
 }
 

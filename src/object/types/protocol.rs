@@ -5,7 +5,6 @@
 
 use super::num::{float_divmod, Num};
 use super::{int_arg, type_error};
-use crate::syntax::ast::BinOp;
 use crate::value::format::{round_big, round_float, round_int, round_to_int};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
@@ -68,9 +67,10 @@ pub fn divmod_values(vm: &dyn Vm, x: &Value, y: &Value) -> PyResult<Value> {
                     "integer division or modulo by zero",
                 ));
             }
-            let (p, q) = (p.value(), q.value());
-            let d = vm.binop(BinOp::FloorDiv, &p, &q)?;
-            let m = vm.binop(BinOp::Mod, &p, &q)?;
+            let (d, m) = match (p, q) {
+                (Num::I(a), Num::I(b)) => super::num::int_divmod(a, b),
+                _ => super::long_ops::divmod_big(p, q)?,
+            };
             Ok(Value::tuple(vec![d, m]))
         }
         (Some(p), Some(q)) => {

@@ -311,7 +311,7 @@ fn rjust(vm: &dyn Vm, this: &Rc<String>, width: &Value, fillchar: &Value) -> PyR
 #[native("str.expandtabs(self, tabsize=8)", c)]
 fn expandtabs(vm: &dyn Vm, this: &str, tabsize: &Value) -> PyResult<String> {
     let s = this;
-    let size = super::int_arg(tabsize, vm)?;
+    let size = super::c_int_arg(tabsize, vm)? as i64;
     let mut out = String::with_capacity(s.len());
     let mut col = 0usize;
     for c in s.chars() {

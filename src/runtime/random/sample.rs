@@ -201,22 +201,26 @@ pub fn supports(dist: Distribution, dtype: DType) -> bool {
 /// The element count of `dims`, or TensorFlow's out-of-memory text for a
 /// tensor too large to allocate.
 pub fn output_len(dims: &[usize], dtype: DType, device: &Device) -> Result<usize> {
-    Shape::new(dims).checked_numel().map_err(|_| {
-        let place = device.full_name();
-        let allocator = if device.is_host() {
-            "mklcpu".to_string()
-        } else {
-            format!("GPU_{}_bfc", device.index)
-        };
-        Error::new(
-            ErrorKind::ResourceExhausted,
-            format!(
-                "OOM when allocating tensor with shape{} and type {} on {place} by allocator {allocator}",
-                Shape::new(dims).bracket_text_compact(),
-                dtype.kernel_name()
-            ),
-        )
-    })
+    Shape::new(dims)
+        .checked_numel()
+        .map_err(|_| Error::new(ErrorKind::ResourceExhausted, oom_text(dims, dtype, device)))
+}
+
+/// TensorFlow's allocator text for a tensor it cannot allocate:
+/// `OOM when allocating tensor with shape[1000000,1000000] and type float
+/// on /job:localhost/replica:0/task:0/device:CPU:0 by allocator mklcpu`.
+pub fn oom_text(dims: &[usize], dtype: DType, device: &Device) -> String {
+    let place = device.full_name();
+    let allocator = if device.is_host() {
+        "mklcpu".to_string()
+    } else {
+        format!("GPU_{}_bfc", device.index)
+    };
+    format!(
+        "OOM when allocating tensor with shape{} and type {} on {place} by allocator {allocator}",
+        Shape::new(dims).bracket_text_compact(),
+        dtype.kernel_name()
+    )
 }
 
 /// A tensor of `dims` drawn from `dist` in `dtype`, consuming `gen` from
