@@ -175,19 +175,34 @@ pub fn cont1(
     if av.iter().any(|&x| (check.1)(x)) {
         return Err(value_error(format!("{} < 0", check.0)));
     }
-    let dims = match (ta.rank(), size) {
+    per_param(cell, &ta, size, f64::NAN, Value::Float, f)
+}
+
+/// One draw per element of the parameter `t` (numpy's `cont`/`disc` with
+/// one parameter): a Python scalar (`scalar`) for a 0-d parameter without
+/// `size` (`empty` when it holds nothing), else an array of the
+/// parameter broadcast to `size`.
+fn per_param<T: crate::runtime::storage::Elem>(
+    cell: &Cell,
+    t: &Tensor,
+    size: Option<Vec<usize>>,
+    empty: f64,
+    scalar: fn(T) -> Value,
+    f: impl Fn(&mut NpRng, f64) -> T,
+) -> PyResult<Value> {
+    let dims = match (t.rank(), size) {
         (0, None) => {
-            let x = av.first().copied().unwrap_or(f64::NAN);
-            return Ok(Value::Float(f(&mut cell.borrow_mut(), x)));
+            let x = f64s(t).first().copied().unwrap_or(empty);
+            return Ok(scalar(f(&mut cell.borrow_mut(), x)));
         }
         (0, Some(d)) => d,
-        (_, size) => out_dims(size, &[ta.dims()])?,
+        (_, size) => out_dims(size, &[t.dims()])?,
     };
-    let av = f64s(&ops::broadcast_to(&ta, &dims).map_err(runtime_err)?);
+    let values = f64s(&ops::broadcast_to(t, &dims).map_err(runtime_err)?);
     let mut rng = cell.borrow_mut();
     let mut i = 0;
-    let v = draw_n(av.len(), || {
-        let r = f(&mut rng, av[i]);
+    let v = draw_n(values.len(), || {
+        let r = f(&mut rng, values[i]);
         i += 1;
         r
     })?;
@@ -220,24 +235,9 @@ pub fn poisson(vm: &dyn Vm, cell: &Cell, lam: &Value, size: &Value) -> PyResult<
     } else if !lv.iter().all(|&x| nonnegative(x)) {
         return Err(value_error("lam < 0 or lam contains NaNs"));
     }
-    let draw = |r: &mut NpRng, x: f64| crate::runtime::random::numpy::poisson(&mut r.bits, x);
-    let dims = match (t.rank(), size) {
-        (0, None) => {
-            let x = lv.first().copied().unwrap_or(0.0);
-            return Ok(Value::Int(draw(&mut cell.borrow_mut(), x)));
-        }
-        (0, Some(d)) => d,
-        (_, size) => out_dims(size, &[t.dims()])?,
-    };
-    let lv = f64s(&ops::broadcast_to(&t, &dims).map_err(runtime_err)?);
-    let mut rng = cell.borrow_mut();
-    let mut i = 0;
-    let v = draw_n(lv.len(), || {
-        let r = draw(&mut rng, lv[i]);
-        i += 1;
-        r
-    })?;
-    Ok(wrap_array(Tensor::from_vec(v, &dims).map_err(runtime_err)?))
+    per_param(cell, &t, size, 0.0, Value::Int, |r: &mut NpRng, x: f64| {
+        crate::runtime::random::numpy::poisson(&mut r.bits, x)
+    })
 }
 
 /// `bytes(length)`: the little-endian bytes of 32-bit draws, cut to `length`.
