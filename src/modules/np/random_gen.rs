@@ -265,6 +265,20 @@ fn integers(
     )
 }
 
+/// The float64 draws of `method`: a float32 `dtype` (numpy's float32
+/// ziggurat) is not built.
+fn float64_only(vm: &dyn Vm, dtype: Given<&Value>, method: &str) -> PyResult<()> {
+    if let Some(d) = dtype.0 {
+        if float_dtype(vm, d, method)? == DType::Float32 {
+            return Err(PyErr::new(
+                ExcType::NotImplementedError,
+                format!("Generator.{method}(dtype=np.float32) is not supported in dist"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Standard normal floats (numpy's ziggurat).
 #[native("Generator.standard_normal(self, size=None, dtype=np.float64, out=None)")]
 fn standard_normal(
@@ -275,14 +289,7 @@ fn standard_normal(
     out: &Value,
 ) -> PyResult<Value> {
     no_out(out)?;
-    if let Some(d) = dtype.0 {
-        if float_dtype(vm, d, "standard_normal")? == DType::Float32 {
-            return Err(PyErr::new(
-                ExcType::NotImplementedError,
-                "Generator.standard_normal(dtype=np.float32) is not supported in dist",
-            ));
-        }
-    }
+    float64_only(vm, dtype, "standard_normal")?;
     floats(&this.rng, size_arg(vm, size)?, normal01)
 }
 
@@ -333,14 +340,7 @@ fn standard_exponential(
     out: &Value,
 ) -> PyResult<Value> {
     no_out(out)?;
-    if let Some(d) = dtype.0 {
-        if float_dtype(vm, d, "standard_exponential")? == DType::Float32 {
-            return Err(PyErr::new(
-                ExcType::NotImplementedError,
-                "Generator.standard_exponential(dtype=np.float32) is not supported in dist",
-            ));
-        }
-    }
+    float64_only(vm, dtype, "standard_exponential")?;
     // numpy: 'zig', else the inverse method
     let zig = matches!(method, Value::Str(m) if m.as_str() == "zig");
     let draw = if zig { exponential01 } else { exponential_inv };
