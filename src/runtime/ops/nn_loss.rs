@@ -173,6 +173,8 @@ const SPARSE_SIG: &str = "features:T, labels:Tlabels -> loss:T, backprop:T";
 const SPARSE_EXTRA: &str = "; attr=Tlabels:type,default=DT_INT64,allowed=[DT_INT32, DT_INT64]";
 
 fn sparse_xent_impl(logits: &Tensor, labels: &Tensor) -> Result<Vec<Tensor>> {
+    // TensorFlow's kernel: exp and log per row, the C library's
+    let _scalar = crate::runtime::backend::cpu::elementwise::scalar_math();
     let op = "SparseSoftmaxCrossEntropyWithLogits";
     let _trace = crate::runtime::trace::op(op, logits.device());
     float_op(op, logits.dtype(), SPARSE_SIG, SPARSE_EXTRA)?;
@@ -262,6 +264,8 @@ pub fn sparse_softmax_xent(logits: &Tensor, labels: &Tensor) -> Result<Vec<Tenso
 }
 
 fn xent_impl(logits: &Tensor, labels: &Tensor) -> Result<Vec<Tensor>> {
+    // TensorFlow's kernel: exp and log per row, the C library's
+    let _scalar = crate::runtime::backend::cpu::elementwise::scalar_math();
     let op = "SoftmaxCrossEntropyWithLogits";
     let _trace = crate::runtime::trace::op(op, logits.device());
     float_op(op, logits.dtype(), XENT_SIG, "")?;

@@ -208,6 +208,26 @@ fn unary_typed<T: Num>(op: UnaryOp, v: &[T]) -> Result<HostData> {
         UnaryOp::Round if T::IS_INT => m!(|x: T| x),
         UnaryOp::Round => fl!(|x: f64| x.round_ties_even()),
         _ if T::IS_INT => Err(unsupported(op.name(), T::DTYPE)),
+        // TensorFlow's float32 Exp and Log: Eigen's packet functions on
+        // 8-lane packets, the C library on the last n % 8 elements
+        UnaryOp::Exp | UnaryOp::Log if T::DTYPE == DType::Float32 && !scalar_math_on() => {
+            // TensorFlow's threads flush denormal results to zero
+            let (packet, scalar): (fn(f32) -> f32, fn(f32) -> f32) = if op == UnaryOp::Exp {
+                (
+                    |x| flush_denormal(eigen_pexp(x)),
+                    |x| flush_denormal(x.exp()),
+                )
+            } else {
+                (eigen_plog, f32::ln)
+            };
+            let full = v.len() / 8 * 8;
+            let mut out = crate::runtime::storage::filled(v.len(), T::zero())?;
+            for (i, (o, x)) in out.iter_mut().zip(v).enumerate() {
+                let f = if i < full { packet } else { scalar };
+                *o = T::from_f64(f(x.to_f64() as f32) as f64);
+            }
+            Ok(T::wrap(out))
+        }
         // f32 math stays in f32 so results match TensorFlow's float kernels
         _ if T::DTYPE == DType::Float32 => {
             let f: fn(f32) -> f32 = match op {
@@ -395,6 +415,117 @@ fn cast_num<T: Num>(v: &[T], to: DType) -> Result<HostData> {
 
 /// float32 tanh the way TensorFlow's CPU kernel computes it: Eigen's 13/6
 /// rational approximation without fused multiply-adds.
+/// Eigen's `pexp_float` for one lane (TensorFlow's build: no FMA, so
+/// each multiply-add rounds twice): exp(x) = 2^m · exp(r), r = x - m·ln 2,
+/// exp(r) by a 6th-order polynomial.
+#[allow(clippy::excessive_precision)]
+fn eigen_pexp(x0: f32) -> f32 {
+    if x0.is_nan() {
+        return x0;
+    }
+    if x0 < -104.0 {
+        return 0.0;
+    }
+    let x = x0.min(88.723);
+    let m = (x * 1.442_695_040_888_963_41 + 0.5).floor();
+    let r = m * -0.693_359_375 + x;
+    let r = m * 2.121_944_40e-4 + r;
+    let r2 = r * r;
+    let p_even =
+        r2 * 1.374_496_379_867_196_083_068_847_656_25e-3 + 4.166_965_186_595_916_748_046_875e-2;
+    let p_odd = r2 * 8.368_944_749_236_106_872_558_593_75e-3 + 0.166_665_181_517_601_013_183_593_75;
+    let p_even = r2 * p_even + 0.499_999_880_790_710_449_218_75;
+    let p_low = r + 1.0;
+    let y = r * p_odd + p_even;
+    let y = r2 * y + p_low;
+    ldexp_f32(y, m as i32).max(x0)
+}
+
+thread_local! {
+    static SCALAR_MATH: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn scalar_math_on() -> bool {
+    SCALAR_MATH.with(|c| c.get())
+}
+
+/// While the guard lives, float32 `Exp` and `Log` on this thread take the C
+/// library for every element, as the TensorFlow kernels whose `exp` sits
+/// inside a reduction (the softmax cross-entropies' sums) or in oneDNN
+/// (softmax) compute it; the standalone ops use Eigen's packet rule.
+pub struct ScalarMath(bool);
+
+/// See [`ScalarMath`].
+pub fn scalar_math() -> ScalarMath {
+    ScalarMath(SCALAR_MATH.with(|c| c.replace(true)))
+}
+
+impl Drop for ScalarMath {
+    fn drop(&mut self) {
+        SCALAR_MATH.with(|c| c.set(self.0));
+    }
+}
+
+/// Zero for a subnormal (TensorFlow runs its kernels with flush-to-zero).
+fn flush_denormal(x: f32) -> f32 {
+    if x.is_subnormal() {
+        0.0f32.copysign(x)
+    } else {
+        x
+    }
+}
+
+/// `y · 2^e`, exact while the result is normal (Eigen's `pldexp`).
+fn ldexp_f32(y: f32, e: i32) -> f32 {
+    let mut y = y;
+    let mut e = e;
+    while e > 127 {
+        y *= f32::from_bits(254 << 23);
+        e -= 127;
+    }
+    while e < -126 {
+        y *= f32::from_bits(1 << 23);
+        e += 126;
+    }
+    y * f32::from_bits(((e + 127) as u32) << 23)
+}
+
+/// Eigen's `plog_float` for one lane (no FMA): frexp, the mantissa
+/// shifted to [√½, √2) − 1, a rational approximation of log(1 + x), plus
+/// e·ln 2.
+#[allow(clippy::excessive_precision)]
+fn eigen_plog(x0: f32) -> f32 {
+    if x0.is_nan() || x0 < 0.0 {
+        return f32::NAN;
+    }
+    if x0 == 0.0 {
+        return f32::NEG_INFINITY;
+    }
+    if x0 == f32::INFINITY {
+        return x0;
+    }
+    // Eigen's generic pfrexp: the exponent field as is (denormals included)
+    let bits = x0.to_bits();
+    let mut e = ((bits >> 23) & 0xff) as f32 - 126.0;
+    let mut x = f32::from_bits((bits & 0x807f_ffff) | 0x3f00_0000);
+    let below = x < 0.707_106_781_186_547_524;
+    let tmp = if below { x } else { 0.0 };
+    x -= 1.0;
+    if below {
+        e -= 1.0;
+    }
+    x += tmp;
+    let p =
+        (0.182_562_963_498_492_54_f32 * x + 1.000_000_019_028_106_3) * x + 1.000_000_019_028_113_6;
+    let p = x * p;
+    let q = ((0.049_616_247_954_120_038_f32 * x + 0.599_232_495_908_235_2) * x
+        + 1.499_999_999_999_992_7)
+        * x
+        + 1.0;
+    let x = p / q;
+    e * std::f32::consts::LN_2 + x
+}
+
 // TODO: TensorFlow 2.21's Eigen still differs by one ulp on some inputs
 // (tanh(-0.5)); the remaining difference is within the approximation's error.
 #[allow(clippy::excessive_precision)]
