@@ -20,6 +20,12 @@ import struct
 import sys
 
 
+
+def rows(values):
+    """The table's lines, four bit patterns to a line (kept by rustfmt::skip)."""
+    return ["    " + " ".join("%#018x," % v for v in values[i:i + 4])
+            for i in range(0, len(values), 4)]
+
 def table(src, name):
     body = re.search(r"%s\[\] = \{(.*?)\};" % name, src, re.S).group(1)
     items = [x.strip() for x in body.split(",") if x.strip()]
@@ -61,13 +67,13 @@ def main(path):
         "pub const EXP_R: f64 = f64::from_bits(%#018x);" % bits(exp_r),
         "",
         "/// Acceptance thresholds of the 52-bit draw, per box.",
-        "pub static KI: [u64; 256] = [",
+        "#[rustfmt::skip]", "pub static KI: [u64; 256] = [",
     ]
-    lines += ["    %#018x," % k for k in ki]
-    lines += ["];", "", "/// Box widths scaled by `2**-52`, as bits.", "static WI_BITS: [u64; 256] = ["]
-    lines += ["    %#018x," % bits(w) for w in wi]
-    lines += ["];", "", "/// `exp(-x*x/2)` at each box edge, as bits.", "static FI_BITS: [u64; 256] = ["]
-    lines += ["    %#018x," % bits(f) for f in fi]
+    lines += rows(ki)
+    lines += ["];", "", "/// Box widths scaled by `2**-52`, as bits.", "#[rustfmt::skip]", "static WI_BITS: [u64; 256] = ["]
+    lines += rows([bits(w) for w in wi])
+    lines += ["];", "", "/// `exp(-x*x/2)` at each box edge, as bits.", "#[rustfmt::skip]", "static FI_BITS: [u64; 256] = ["]
+    lines += rows([bits(f) for f in fi])
     lines += [
         "];",
         "",
@@ -84,13 +90,13 @@ def main(path):
         "}",
         "",
         "/// The exponential sampler's acceptance thresholds of its 53-bit draw.",
-        "pub static KE: [u64; 256] = [",
+        "#[rustfmt::skip]", "pub static KE: [u64; 256] = [",
     ]
-    lines += ["    %#018x," % k for k in ke]
-    lines += ["];", "", "/// The exponential sampler's box widths, as bits.", "static WE_BITS: [u64; 256] = ["]
-    lines += ["    %#018x," % bits(w) for w in we]
-    lines += ["];", "", "/// `exp(-x)` at the exponential sampler's box edges, as bits.", "static FE_BITS: [u64; 256] = ["]
-    lines += ["    %#018x," % bits(f) for f in fe]
+    lines += rows(ke)
+    lines += ["];", "", "/// The exponential sampler's box widths, as bits.", "#[rustfmt::skip]", "static WE_BITS: [u64; 256] = ["]
+    lines += rows([bits(w) for w in we])
+    lines += ["];", "", "/// `exp(-x)` at the exponential sampler's box edges, as bits.", "#[rustfmt::skip]", "static FE_BITS: [u64; 256] = ["]
+    lines += rows([bits(f) for f in fe])
     lines += [
         "];",
         "",
