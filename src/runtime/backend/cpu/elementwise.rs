@@ -212,7 +212,7 @@ fn unary_typed<T: Num>(op: UnaryOp, v: &[T]) -> Result<HostData> {
         // 8-lane packets, the C library on the last n % 8 elements
         UnaryOp::Exp | UnaryOp::Log if T::DTYPE == DType::Float32 && !scalar_math_on() => {
             // TensorFlow's threads flush denormal results to zero
-            let (packet, scalar): (fn(f32) -> f32, fn(f32) -> f32) = if op == UnaryOp::Exp {
+            let (packet, scalar): (F32Fn, F32Fn) = if op == UnaryOp::Exp {
                 (
                     |x| flush_denormal(eigen_pexp(x)),
                     |x| flush_denormal(x.exp()),
@@ -427,7 +427,7 @@ fn eigen_pexp(x0: f32) -> f32 {
         return 0.0;
     }
     let x = x0.min(88.723);
-    let m = (x * 1.442_695_040_888_963_41 + 0.5).floor();
+    let m = (x * std::f32::consts::LOG2_E + 0.5).floor();
     let r = m * -0.693_359_375 + x;
     let r = m * 2.121_944_40e-4 + r;
     let r2 = r * r;
@@ -440,6 +440,9 @@ fn eigen_pexp(x0: f32) -> f32 {
     let y = r2 * y + p_low;
     ldexp_f32(y, m as i32).max(x0)
 }
+
+/// A float32 function of one lane.
+type F32Fn = fn(f32) -> f32;
 
 thread_local! {
     static SCALAR_MATH: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
@@ -508,7 +511,7 @@ fn eigen_plog(x0: f32) -> f32 {
     let bits = x0.to_bits();
     let mut e = ((bits >> 23) & 0xff) as f32 - 126.0;
     let mut x = f32::from_bits((bits & 0x807f_ffff) | 0x3f00_0000);
-    let below = x < 0.707_106_781_186_547_524;
+    let below = x < std::f32::consts::FRAC_1_SQRT_2;
     let tmp = if below { x } else { 0.0 };
     x -= 1.0;
     if below {
