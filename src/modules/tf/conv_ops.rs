@@ -455,128 +455,40 @@ fn pool(
     placed(vm, conv::pool2d(&x, &w, max))
 }
 
-/// The maximum of each `ksize` window of an NHWC `input`.
-#[native("max_pool2d(input, ksize, strides, padding, data_format='NHWC', name=None)")]
-fn max_pool2d(
-    vm: &dyn Vm,
-    input: &Value,
-    ksize: &Value,
-    strides: &Value,
-    padding: &Value,
-    data_format: Option<String>,
-    _name: &Value,
-) -> PyResult<Tensor> {
-    let names = ("MaxPool", "max_pool2d");
-    pool(
-        vm,
-        names,
-        input,
-        ksize,
-        strides,
-        padding,
-        data_format.as_deref(),
-    )
+/// The pooling natives: the same arguments, their TensorFlow op and
+/// Python names, and the layout default (by rank where it is None).
+macro_rules! pool_natives {
+    ($($(#[doc = $doc:tt])* fn $name:ident($sig:tt, $op:literal);)*) => {$(
+        $(#[doc = $doc])*
+        #[native($sig)]
+        fn $name(
+            vm: &dyn Vm,
+            input: &Value,
+            ksize: &Value,
+            strides: &Value,
+            padding: &Value,
+            data_format: Option<String>,
+            _name: &Value,
+        ) -> PyResult<Tensor> {
+            let names = ($op, stringify!($name));
+            pool(vm, names, input, ksize, strides, padding, data_format.as_deref())
+        }
+    )*};
 }
 
-/// The mean of each `ksize` window of an NHWC `input` (padding not counted).
-#[native("avg_pool2d(input, ksize, strides, padding, data_format='NHWC', name=None)")]
-fn avg_pool2d(
-    vm: &dyn Vm,
-    input: &Value,
-    ksize: &Value,
-    strides: &Value,
-    padding: &Value,
-    data_format: Option<String>,
-    _name: &Value,
-) -> PyResult<Tensor> {
-    let names = ("AvgPool", "avg_pool2d");
-    pool(
-        vm,
-        names,
-        input,
-        ksize,
-        strides,
-        padding,
-        data_format.as_deref(),
-    )
-}
-
-/// The maximum of each `ksize` window of an NWC `input`.
-#[native("max_pool1d(input, ksize, strides, padding, data_format='NWC', name=None)")]
-fn max_pool1d(
-    vm: &dyn Vm,
-    input: &Value,
-    ksize: &Value,
-    strides: &Value,
-    padding: &Value,
-    data_format: Option<String>,
-    _name: &Value,
-) -> PyResult<Tensor> {
-    let names = ("MaxPool", "max_pool1d");
-    let f = data_format.as_deref();
-    pool(vm, names, input, ksize, strides, padding, f)
-}
-
-/// The mean of each `ksize` window of an NWC `input` (padding not counted).
-#[native("avg_pool1d(input, ksize, strides, padding, data_format='NWC', name=None)")]
-fn avg_pool1d(
-    vm: &dyn Vm,
-    input: &Value,
-    ksize: &Value,
-    strides: &Value,
-    padding: &Value,
-    data_format: Option<String>,
-    _name: &Value,
-) -> PyResult<Tensor> {
-    let names = ("AvgPool", "avg_pool1d");
-    let f = data_format.as_deref();
-    pool(vm, names, input, ksize, strides, padding, f)
-}
-
-/// `max_pool1d` or `max_pool2d` by the input's rank (3 or 4 in dist).
-#[native("max_pool(input, ksize, strides, padding, data_format=None, name=None)")]
-fn max_pool(
-    vm: &dyn Vm,
-    input: &Value,
-    ksize: &Value,
-    strides: &Value,
-    padding: &Value,
-    data_format: Option<String>,
-    _name: &Value,
-) -> PyResult<Tensor> {
-    let names = ("MaxPool", "max_pool");
-    pool(
-        vm,
-        names,
-        input,
-        ksize,
-        strides,
-        padding,
-        data_format.as_deref(),
-    )
-}
-
-/// `avg_pool1d` or `avg_pool2d` by the input's rank (3 or 4 in dist).
-#[native("avg_pool(input, ksize, strides, padding, data_format=None, name=None)")]
-fn avg_pool(
-    vm: &dyn Vm,
-    input: &Value,
-    ksize: &Value,
-    strides: &Value,
-    padding: &Value,
-    data_format: Option<String>,
-    _name: &Value,
-) -> PyResult<Tensor> {
-    let names = ("AvgPool", "avg_pool");
-    pool(
-        vm,
-        names,
-        input,
-        ksize,
-        strides,
-        padding,
-        data_format.as_deref(),
-    )
+pool_natives! {
+    /// The maximum of each `ksize` window of an NHWC `input`.
+    fn max_pool2d("max_pool2d(input, ksize, strides, padding, data_format='NHWC', name=None)", "MaxPool");
+    /// The mean of each `ksize` window of an NHWC `input` (padding not counted).
+    fn avg_pool2d("avg_pool2d(input, ksize, strides, padding, data_format='NHWC', name=None)", "AvgPool");
+    /// The maximum of each `ksize` window of an NWC `input`.
+    fn max_pool1d("max_pool1d(input, ksize, strides, padding, data_format='NWC', name=None)", "MaxPool");
+    /// The mean of each `ksize` window of an NWC `input` (padding not counted).
+    fn avg_pool1d("avg_pool1d(input, ksize, strides, padding, data_format='NWC', name=None)", "AvgPool");
+    /// `max_pool1d` or `max_pool2d` by the input's rank (3 or 4 in dist).
+    fn max_pool("max_pool(input, ksize, strides, padding, data_format=None, name=None)", "MaxPool");
+    /// `avg_pool1d` or `avg_pool2d` by the input's rank (3 or 4 in dist).
+    fn avg_pool("avg_pool(input, ksize, strides, padding, data_format=None, name=None)", "AvgPool");
 }
 
 /// Adds these to the `tf.nn` namespace `n`.
