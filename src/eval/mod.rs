@@ -9,6 +9,7 @@
 //! `vm.rs`, `dir()` and completion in `dir.rs`.
 
 mod attr;
+mod autograph;
 pub(crate) use attr::docstring;
 mod call;
 pub mod class;
@@ -68,6 +69,12 @@ pub enum Flow {
     Break,
     /// `continue`.
     Continue,
+    /// A converted `if` (autograph) needs the statements after it in its
+    /// block: one branch returns and the other takes them.
+    Rest,
+    /// A converted `if` left a loop's `break`/`continue` flag a tensor:
+    /// the rest of each enclosing block up to the loop runs under it.
+    Guard,
 }
 
 /// Where `print` writes.
@@ -81,6 +88,8 @@ pub struct ExecState {
     pub depth: u32,
     /// Exceptions currently being handled, innermost last.
     pub handling: Vec<PyErr>,
+    /// Autograph's converted loops being traced.
+    pub ag: autograph::AgState,
 }
 
 /// The interpreter.
@@ -112,6 +121,8 @@ pub struct Interp {
     recursion_limit: Cell<u32>,
     /// Exceptions being handled.
     handling: RefCell<Vec<PyErr>>,
+    /// Autograph's state (converted loops being traced).
+    ag: RefCell<autograph::AgState>,
     /// Where `print` writes.
     output: RefCell<Output>,
     /// Set by a Ctrl-C handler.
@@ -172,6 +183,7 @@ impl Interp {
             depth: Cell::new(0),
             recursion_limit: Cell::new(RECURSION_LIMIT),
             handling: RefCell::new(Vec::new()),
+            ag: RefCell::new(Default::default()),
             output: RefCell::new(output),
             interrupt,
             steps_left: Cell::new(u64::MAX),
@@ -429,6 +441,7 @@ impl Interp {
         let old = ExecState {
             depth: self.depth.get(),
             handling: self.handling.replace(new.handling),
+            ag: self.ag.replace(new.ag),
         };
         self.depth.set(new.depth);
         old

@@ -29,10 +29,15 @@ pub fn owned_iterator(_vm: &dyn Vm, ds: &Value) -> PyResult<Value> {
 
 /// Pulls from a stream that a user function might be iterating already.
 pub fn pull(stream: &RefCell<Box<dyn Stream>>, vm: &dyn Vm) -> PyResult<Option<Value>> {
-    if crate::runtime::graph::tracing() {
-        crate::runtime::graph::taint(|| {
+    if crate::runtime::graph::tracing()
+        && crate::runtime::graph::untraceable_effect(|| {
             "iterating a tf.data dataset is not recorded in graphs yet".into()
-        });
+        })
+    {
+        return Err(PyErr::new(
+            ExcType::RuntimeError,
+            "a converted loop pulls from a dataset iterator (dist runs it as Python)",
+        ));
     }
     let Ok(mut s) = stream.try_borrow_mut() else {
         return Err(PyErr::new(

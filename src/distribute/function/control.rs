@@ -13,6 +13,53 @@ use crate::runtime::graph;
 use crate::runtime::Tensor;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
+/// One branch of a graph conditional or loop function, traced: its
+/// result, the result's tensors and the branch graph (ended).
+pub struct Traced {
+    /// What the branch returned.
+    pub result: Value,
+    /// Its tensors, in order.
+    pub outs: Vec<Tensor>,
+    /// The branch graph.
+    pub graph: Rc<RefCell<graph::Graph>>,
+    /// Whether the result is a structure of tensors a graph can return.
+    pub ok: bool,
+}
+
+/// Traces `run()` into a branch graph without running its effects (None
+/// when nothing traces). `convert` turns the result's Python numbers into
+/// tensors while the branch is open.
+pub fn trace_branch(
+    vm: &dyn Vm,
+    run: &mut dyn FnMut() -> PyResult<Value>,
+) -> PyResult<Option<Traced>> {
+    let Some(g) = graph::begin_branch() else {
+        return Ok(None);
+    };
+    let saved = trace::set_dry(true);
+    let r = run().and_then(|r| super::convert_outputs(vm, &r));
+    trace::set_dry(saved);
+    let result = match r {
+        Ok(r) => r,
+        Err(e) => {
+            graph::end(&g);
+            return Err(e);
+        }
+    };
+    let mut outs = Vec::new();
+    let ok = Template::of(&result, &mut outs).is_some();
+    if ok {
+        graph::set_outputs(&g, &outs);
+    }
+    graph::end(&g);
+    Ok(Some(Traced {
+        result,
+        outs,
+        graph: g,
+        ok,
+    }))
+}
+
 /// `tf.cond(pred, true_fn, false_fn)` while a `tf.function` traces, for a
 /// tensor predicate: both branches traced (their effects not run) into an
 /// `If` node, which then runs for the traced call, as TensorFlow's graph
@@ -25,82 +72,100 @@ pub fn graph_cond(vm: &dyn Vm, pred: Tensor, true_fn: &Value, false_fn: &Value) 
             "_dist_graph.cond is for tf.cond while a tf.function traces",
         ));
     }
+    let taken = graph::paused(|| pred.item()).map_err(runtime_err)?.as_f64() != 0.0;
+    let mut traced = Vec::with_capacity(2);
+    for f in [true_fn, false_fn] {
+        match trace_branch(vm, &mut || vm.call(f, Vec::new(), Vec::new()))? {
+            Some(t) => {
+                if !t.ok {
+                    graph::taint(|| format!("a tf.cond branch returns a {}", t.result.type_name()));
+                }
+                traced.push(t)
+            }
+            None => {
+                return vm.call(
+                    if taken { true_fn } else { false_fn },
+                    Vec::new(),
+                    Vec::new(),
+                )
+            }
+        }
+    }
+    let (tr, fa) = (&traced[0], &traced[1]);
+    if tr.outs.len() != fa.outs.len() {
+        // TensorFlow's cond_v2 asserts the branches' output counts match
+        return Err(PyErr::new(
+            ExcType::AssertionError,
+            format!("[{}, {}]", tr.outs.len(), fa.outs.len()),
+        ));
+    }
+    finish_cond(vm, &pred, taken, [tr, fa])
+}
+
+/// Records the `If` node of two traced branches with as many outputs and
+/// runs the taken one for the traced call (its effects included, unless
+/// the trace runs none); the taken branch's result, rebuilt on the node's
+/// outputs.
+pub fn finish_cond(
+    vm: &dyn Vm,
+    pred: &Tensor,
+    taken: bool,
+    branches: [&Traced; 2],
+) -> PyResult<Value> {
     if crate::runtime::autodiff::tape::recording() {
         // a gradient through the cond would need its own `If` of the
         // branches' gradients; until then the function runs eagerly
         graph::taint(|| "gradients through a tf.cond are not recorded in graphs yet".into());
     }
-    // the traced call's value of the predicate (a read the graph does not see)
-    let taken = graph::paused(|| pred.item()).map_err(runtime_err)?.as_f64() != 0.0;
-    let mut traced = Vec::with_capacity(2);
-    let outer_dry = trace::dry();
-    for f in [true_fn, false_fn] {
-        let Some(g) = graph::begin_branch() else {
-            return vm.call(
-                if taken { true_fn } else { false_fn },
-                Vec::new(),
-                Vec::new(),
-            );
-        };
-        let saved = trace::set_dry(true);
-        let r = vm
-            .call(f, Vec::new(), Vec::new())
-            .and_then(|r| super::convert_outputs(vm, &r));
-        trace::set_dry(saved);
-        let r = match r {
-            Ok(r) => r,
-            Err(e) => {
-                graph::end(&g);
-                return Err(e);
-            }
-        };
-        let mut outs = Vec::new();
-        let template = Template::of(&r, &mut outs);
-        match template {
-            Some(_) => graph::set_outputs(&g, &outs),
-            None => graph::taint(|| format!("a tf.cond branch returns a {}", r.type_name())),
-        }
-        graph::end(&g);
-        traced.push((r, outs, g));
-    }
-    let (tr, fa) = (&traced[0], &traced[1]);
-    if tr.1.len() != fa.1.len() {
-        // TensorFlow's cond_v2 asserts the branches' output counts match
-        return Err(PyErr::new(
-            ExcType::AssertionError,
-            format!("[{}, {}]", tr.1.len(), fa.1.len()),
-        ));
-    }
-    let same =
-        tr.1.iter()
-            .zip(&fa.1)
-            .all(|(a, b)| a.dtype() == b.dtype() && a.dims() == b.dims());
-    let (result, outs) = if taken {
-        (&tr.0, &tr.1)
-    } else {
-        (&fa.0, &fa.1)
-    };
+    let [tr, fa] = branches;
+    let same = tr
+        .outs
+        .iter()
+        .zip(&fa.outs)
+        .all(|(a, b)| a.dtype() == b.dtype() && a.dims() == b.dims());
+    let t = if taken { tr } else { fa };
+    let (result, outs) = (&t.result, &t.outs);
     if !same {
         // other dtypes are TensorFlow's TypeError, other shapes give unknown
         // dims: neither is a graph dist records yet
         graph::taint(|| "the branches of a tf.cond return other dtypes or shapes".into());
         return Ok(result.clone());
     }
-    if outer_dry || tr.2.borrow().taint.is_some() || fa.2.borrow().taint.is_some() {
+    let graphs = [tr.graph.clone(), fa.graph.clone()];
+    // each output its own handle: a branch returning one tensor twice, or
+    // a tensor from outside, must not have its tag moved to another port
+    let fresh = |ts: &[Tensor]| -> Vec<Tensor> {
+        ts.iter()
+            .map(crate::runtime::autodiff::tape::detached)
+            .collect()
+    };
+    let recording = crate::runtime::autodiff::tape::recording();
+    if recording || tr.graph.borrow().taint.is_some() || fa.graph.borrow().taint.is_some() {
+        // no replay of this graph: the branch's own tensors (a tape
+        // follows them)
         let refs: Vec<&Tensor> = outs.iter().collect();
-        graph::record_cond(&pred, [tr.2.clone(), fa.2.clone()], &refs);
+        graph::record_cond(pred, graphs, &refs);
         return Ok(result.clone());
     }
+    if trace::dry() {
+        let outs = fresh(outs);
+        let refs: Vec<&Tensor> = outs.iter().collect();
+        graph::record_cond(pred, graphs, &refs);
+        let mut flat = Vec::new();
+        return match Template::of(result, &mut flat) {
+            Some(t) => t.build(&outs),
+            None => Ok(result.clone()),
+        };
+    }
     // the taken branch runs now, effects included
-    let b = if taken { &tr.2 } else { &fa.2 };
     let ran = {
-        let bg = b.borrow();
+        let bg = t.graph.borrow();
         let plan = crate::runtime::graph::exec::Plan::new(&bg);
         let args = bg.capture_values.clone();
-        graph::paused(|| trace::run_graph(vm, &bg, &plan, &args))?
+        fresh(&graph::paused(|| trace::run_graph(vm, &bg, &plan, &args))?)
     };
     let refs: Vec<&Tensor> = ran.iter().collect();
-    graph::record_cond(&pred, [tr.2.clone(), fa.2.clone()], &refs);
+    graph::record_cond(pred, graphs, &refs);
     let mut flat = Vec::new();
     match Template::of(result, &mut flat) {
         Some(t) => t.build(&ran),
@@ -108,88 +173,92 @@ pub fn graph_cond(vm: &dyn Vm, pred: Tensor, true_fn: &Value, false_fn: &Value) 
     }
 }
 
-/// A traced loop function: its graph, its result and the result's tensors.
-type LoopFn = (Rc<RefCell<graph::Graph>>, Value, Vec<Tensor>);
+/// A loop function: called with the loop variables, it returns the
+/// condition or the next values.
+pub type LoopBody<'a> = dyn FnMut(Vec<Value>) -> PyResult<Value> + 'a;
 
 /// Traces `f(*vars)` into a branch graph whose first placeholders are the
 /// loop variables (`l0`'s handles, in `template`'s structure), its effects
-/// not run; the graph, the result and its flat tensors.
+/// not run.
 fn trace_loop_fn(
+    f: &mut LoopBody,
     vm: &dyn Vm,
-    f: &Value,
     template: &Template,
     l0: &[Tensor],
-) -> PyResult<Option<LoopFn>> {
-    let Some(g) = graph::begin_branch() else {
-        return Ok(None);
-    };
-    let ph: Vec<Tensor> = l0
-        .iter()
-        .map(|t| graph::placeholder(t, "loop_var"))
-        .collect();
-    let saved = trace::set_dry(true);
-    let r = template.build(&ph).and_then(|vars| {
-        let args = match vars {
+) -> PyResult<Option<Traced>> {
+    trace_branch(vm, &mut || {
+        let ph: Vec<Tensor> = l0
+            .iter()
+            .map(|t| graph::placeholder(t, "loop_var"))
+            .collect();
+        let args = match template.build(&ph)? {
             Value::List(l) => l.borrow().clone(),
             Value::Tuple(t) => t.to_vec(),
             other => vec![other],
         };
-        vm.call(f, args, Vec::new())
-            .and_then(|r| super::convert_outputs(vm, &r))
-    });
-    trace::set_dry(saved);
-    let r = match r {
-        Ok(r) => r,
-        Err(e) => {
-            graph::end(&g);
-            return Err(e);
-        }
-    };
-    let mut outs = Vec::new();
-    let ok = Template::of(&r, &mut outs).is_some();
-    if ok {
-        graph::set_outputs(&g, &outs);
-    }
-    graph::end(&g);
-    Ok(ok.then_some((g, r, outs)))
+        f(args)
+    })
 }
 
-/// `tf.while_loop(cond, body, loop_vars)` while a `tf.function` traces: the
-/// condition and the body traced once each (their Python runs once, as in
-/// TensorFlow) into a `While` node, which then runs for the traced call.
-/// None when the loop is not one dist records (a loop variable that changes
-/// shape or dtype, a non-tensor result, a tape recording through it): the
-/// caller then runs it as eager code does.
-#[native("while_loop(cond, body, loop_vars)")]
-pub fn graph_while(vm: &dyn Vm, cond: &Value, body: &Value, loop_vars: &Value) -> PyResult<Value> {
+/// What tracing a loop gave.
+pub enum Loop {
+    /// The loop ran; the loop variables' final values.
+    Done(Value),
+    /// Not a loop dist records (a non-tensor condition or result, a taint
+    /// in the condition or body); nothing ran but the two traces.
+    NotRecorded,
+    /// Loop variable `i` has another dtype (true) or shape after one
+    /// iteration: its value before and after.
+    Changed(usize, bool, Tensor, Tensor),
+}
+
+/// A graph loop over `loop_vars` (a tuple, list or single value of tensors
+/// and Python numbers): the condition and the body traced once each (their
+/// Python runs once, as in TensorFlow) into a `While` node, which then runs
+/// for the traced call.
+pub fn trace_while(
+    vm: &dyn Vm,
+    loop_vars: &Value,
+    cond: &mut LoopBody,
+    body: &mut LoopBody,
+) -> PyResult<Loop> {
     if !graph::tracing() || crate::runtime::autodiff::tape::recording() {
-        return Ok(Value::None);
+        return Ok(Loop::NotRecorded);
     }
     let lv = super::convert_outputs(vm, loop_vars)?;
     let mut l0 = Vec::new();
     let Some(template) = Template::of(&lv, &mut l0) else {
-        return Ok(Value::None);
+        return Ok(Loop::NotRecorded);
     };
     if l0.is_empty() {
-        return Ok(Value::None);
+        return Ok(Loop::NotRecorded);
     }
-    let Some((cg, pred, p)) = trace_loop_fn(vm, cond, &template, &l0)? else {
-        return Ok(Value::None);
+    let Some(c) = trace_loop_fn(cond, vm, &template, &l0)? else {
+        return Ok(Loop::NotRecorded);
     };
-    let scalar_bool = matches!(&pred, Value::Tensor(t) if t.rank() == 0 && t.dtype() == crate::runtime::DType::Bool);
-    if !scalar_bool || p.len() != 1 {
-        return Ok(Value::None);
+    let scalar_bool = matches!(&c.result, Value::Tensor(t) if t.rank() == 0 && t.dtype() == crate::runtime::DType::Bool);
+    if !scalar_bool || c.outs.len() != 1 {
+        return Ok(Loop::NotRecorded);
     }
-    let Some((bg, _, outs)) = trace_loop_fn(vm, body, &template, &l0)? else {
-        return Ok(Value::None);
+    let Some(b) = trace_loop_fn(body, vm, &template, &l0)? else {
+        return Ok(Loop::NotRecorded);
     };
-    let same = outs.len() == l0.len()
-        && outs
-            .iter()
-            .zip(&l0)
-            .all(|(a, b)| a.dtype() == b.dtype() && a.dims() == b.dims());
-    if !same || cg.borrow().taint.is_some() || bg.borrow().taint.is_some() {
-        return Ok(Value::None);
+    if b.outs.len() != l0.len() || !b.ok {
+        return Ok(Loop::NotRecorded);
+    }
+    for (i, (a, z)) in l0.iter().zip(&b.outs).enumerate() {
+        if a.dtype() != z.dtype() || a.dims() != z.dims() {
+            return Ok(Loop::Changed(
+                i,
+                a.dtype() != z.dtype(),
+                a.clone(),
+                z.clone(),
+            ));
+        }
+    }
+    let (cg, bg) = (c.graph, b.graph);
+    if cg.borrow().taint.is_some() || bg.borrow().taint.is_some() {
+        return Ok(Loop::NotRecorded);
     }
     // the loop runs now for the traced call (its effects too, unless the
     // trace runs none)
@@ -212,11 +281,28 @@ pub fn graph_while(vm: &dyn Vm, cond: &Value, body: &Value, loop_vars: &Value) -
         ins.extend(cg.borrow().capture_values.iter().cloned());
         ins.extend(bg.borrow().capture_values.iter().cloned());
         graph::paused(|| trace::run_while_now(vm, &node, l0.len(), &ins))?
+            .iter()
+            .map(crate::runtime::autodiff::tape::detached)
+            .collect()
     };
     let init: Vec<&Tensor> = l0.iter().collect();
     let refs: Vec<&Tensor> = finals.iter().collect();
     graph::record_while(&init, cg, bg, &refs);
-    template.build(&finals)
+    template.build(&finals).map(Loop::Done)
+}
+
+/// `tf.while_loop(cond, body, loop_vars)` while a `tf.function` traces (see
+/// [`trace_while`]); None when the loop is not one dist records (a loop
+/// variable that changes shape or dtype, a non-tensor result, a tape
+/// recording through it): the caller then runs it as eager code does.
+#[native("while_loop(cond, body, loop_vars)")]
+pub fn graph_while(vm: &dyn Vm, cond: &Value, body: &Value, loop_vars: &Value) -> PyResult<Value> {
+    let mut c = |args: Vec<Value>| vm.call(cond, args, Vec::new());
+    let mut b = |args: Vec<Value>| vm.call(body, args, Vec::new());
+    Ok(match trace_while(vm, loop_vars, &mut c, &mut b)? {
+        Loop::Done(v) => v,
+        Loop::NotRecorded | Loop::Changed(..) => Value::None,
+    })
 }
 
 /// The `_dist_graph` module: what the language's control flow asks of graphs.

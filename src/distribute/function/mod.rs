@@ -152,7 +152,15 @@ impl FunctionObj {
                 // trace, so it sees graph tensors as it would in TensorFlow
                 let mute = vm.state().get::<crate::object::state::PrintMute>();
                 mute.depth.set(mute.depth.get() + 1);
-                let t = trace::trace(vm, &self.func, &args, &kwargs, false, &convert_outputs);
+                let t = trace::trace(
+                    vm,
+                    &self.func,
+                    &args,
+                    &kwargs,
+                    false,
+                    self.autograph,
+                    &convert_outputs,
+                );
                 mute.depth.set(mute.depth.get() - 1);
                 crate::runtime::trace::function(0, || match &t.taint {
                     Some(why) => format!("{}: ran its Python body again ({why})", self.name()),
@@ -169,12 +177,28 @@ impl FunctionObj {
         }
         self.count.set(self.count.get() + 1);
         let at = crate::runtime::trace::line();
-        let mut t = trace::trace(vm, &self.func, &args, &kwargs, concrete, &convert_outputs);
+        let mut t = trace::trace(
+            vm,
+            &self.func,
+            &args,
+            &kwargs,
+            concrete,
+            self.autograph,
+            &convert_outputs,
+        );
         if t.created_variables && t.result.is_ok() {
             // TensorFlow traces a function that created variables again;
             // creating them again is its error
             self.count.set(self.count.get() + 1);
-            let again = trace::trace(vm, &self.func, &args, &kwargs, true, &convert_outputs);
+            let again = trace::trace(
+                vm,
+                &self.func,
+                &args,
+                &kwargs,
+                true,
+                self.autograph,
+                &convert_outputs,
+            );
             if let Err(e) = again.result {
                 *self.traces.borrow_mut() = seen_before;
                 self.count.set(count_before);

@@ -36,6 +36,15 @@ thread_local! {
     static CREATED: Cell<usize> = const { Cell::new(0) };
     /// Whether the trace running now may not create variables.
     static FORBID: Cell<bool> = const { Cell::new(false) };
+    /// Whether the trace running now converts Python control flow on
+    /// tensors (`tf.function(autograph=True)`).
+    static AUTOGRAPH: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether the trace running now converts Python control flow on tensors
+/// into graph control flow (autograph).
+pub fn autograph() -> bool {
+    AUTOGRAPH.with(Cell::get)
 }
 
 /// Whether side effects are being traced without running (variable
@@ -285,9 +294,11 @@ pub fn trace(
     args: &[Value],
     kwargs: &[(Rc<str>, Value)],
     dry_run: bool,
+    autograph: bool,
     convert: &dyn Fn(&dyn Vm, &Value) -> PyResult<Value>,
 ) -> Traced {
     let names = param_names(func, args.len(), kwargs);
+    let saved_autograph = AUTOGRAPH.with(|a| a.replace(autograph));
     let saved_dry = DRY.with(|d| d.replace(dry_run));
     let saved_forbid = FORBID.with(|d| d.replace(dry_run));
     let saved_created = CREATED.with(|c| c.replace(0));
@@ -317,6 +328,7 @@ pub fn trace(
         }
     }
     graph::end(&g);
+    AUTOGRAPH.with(|a| a.set(saved_autograph));
     DRY.with(|d| d.set(saved_dry));
     FORBID.with(|d| d.set(saved_forbid));
     let created = CREATED.with(|c| c.replace(saved_created));

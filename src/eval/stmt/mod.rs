@@ -35,10 +35,27 @@ impl Interp {
             }
             match flow {
                 Flow::Normal => {}
+                Flow::Rest | Flow::Guard => return self.exec_rest(f, body, s, flow),
                 other => return Ok(other),
             }
         }
         Ok(Flow::Normal)
+    }
+
+    /// The statements after `s` in `body`, for a converted `if` (autograph)
+    /// that asked for them.
+    #[cold]
+    fn exec_rest(&self, f: &mut Frame, body: &[Stmt], s: &Stmt, flow: Flow) -> PyResult<Flow> {
+        let i = body
+            .iter()
+            .position(|x| std::ptr::eq(x, s))
+            .unwrap_or(body.len());
+        let rest = body.get(i + 1..).unwrap_or(&[]);
+        if flow == Flow::Rest {
+            self.ag_if_rest(f, s, rest)
+        } else {
+            self.ag_guard(f, s, rest)
+        }
     }
 
     /// Executes one statement; an error not yet located is located at it.
@@ -85,6 +102,9 @@ impl Interp {
                 return Ok(Flow::Return);
             }
             StmtKind::If { test, body, orelse } => {
+                if crate::runtime::graph::tracing() {
+                    return self.ag_if_stmt(f, s, test, body, orelse);
+                }
                 return if self.eval_cond(f, test)? {
                     self.exec_block(f, body)
                 } else if orelse.is_empty() {
@@ -93,27 +113,57 @@ impl Interp {
                     self.exec_block(f, orelse)
                 };
             }
-            StmtKind::While { test, body, orelse } => loop {
-                self.check_interrupt()?;
-                if !self.eval_cond(f, test)? {
-                    return self.exec_block(f, orelse);
+            StmtKind::While { test, body, orelse } => {
+                if crate::runtime::graph::tracing() {
+                    return self.ag_while_stmt(f, s, test, body, orelse);
                 }
-                match self.exec_block(f, body)? {
-                    Flow::Break => break,
-                    Flow::Return => return Ok(Flow::Return),
-                    Flow::Normal | Flow::Continue => {}
-                }
-            },
+                return self.exec_while(f, test, body, orelse, None);
+            }
             StmtKind::For {
                 target,
                 iter,
                 body,
                 orelse,
-            } => return self.exec_for(f, target, iter, body, orelse),
+            } => {
+                if crate::runtime::graph::tracing() {
+                    return self.ag_for_stmt(f, s, target, iter, body, orelse);
+                }
+                return self.exec_for(f, target, iter, body, orelse);
+            }
             StmtKind::Break => return Ok(Flow::Break),
             StmtKind::Continue => return Ok(Flow::Continue),
             StmtKind::Pass => {}
             _ => return self.exec_cold(f, s),
+        }
+        Ok(Flow::Normal)
+    }
+
+    /// `while test: body else: orelse` (`first`: the test's first value,
+    /// already evaluated).
+    #[inline(always)]
+    pub(super) fn exec_while(
+        &self,
+        f: &mut Frame,
+        test: &Expr,
+        body: &[Stmt],
+        orelse: &[Stmt],
+        first: Option<Value>,
+    ) -> PyResult<Flow> {
+        let mut first = first;
+        loop {
+            self.check_interrupt()?;
+            let go = match first.take() {
+                Some(v) => self.is_true(&v)?,
+                None => self.eval_cond(f, test)?,
+            };
+            if !go {
+                return self.exec_block(f, orelse);
+            }
+            match self.exec_block(f, body)? {
+                Flow::Break => break,
+                Flow::Return => return Ok(Flow::Return),
+                Flow::Normal | Flow::Continue | Flow::Rest | Flow::Guard => {}
+            }
         }
         Ok(Flow::Normal)
     }
@@ -127,6 +177,18 @@ impl Interp {
         orelse: &[Stmt],
     ) -> PyResult<Flow> {
         let iterable = self.eval_hot(f, iter)?;
+        self.exec_for_value(f, target, iterable, body, orelse)
+    }
+
+    /// A `for` loop over `iterable`, already evaluated.
+    pub(super) fn exec_for_value(
+        &self,
+        f: &mut Frame,
+        target: &Expr,
+        iterable: Value,
+        body: &[Stmt],
+        orelse: &[Stmt],
+    ) -> PyResult<Flow> {
         let mut it = self.start_iter(&iterable)?;
         // A plain local target is stored directly (the common `for i in ...`).
         let local = match &target.kind {
@@ -166,7 +228,7 @@ impl Interp {
             match self.exec_block(f, body)? {
                 Flow::Break => break,
                 Flow::Return => return Ok(Flow::Return),
-                Flow::Normal | Flow::Continue => {}
+                Flow::Normal | Flow::Continue | Flow::Rest | Flow::Guard => {}
             }
         }
         Ok(Flow::Normal)
@@ -215,7 +277,7 @@ impl Interp {
             match self.exec_block(f, body)? {
                 Flow::Break => break,
                 Flow::Return => return Ok(Flow::Return),
-                Flow::Normal | Flow::Continue => {}
+                Flow::Normal | Flow::Continue | Flow::Rest | Flow::Guard => {}
             }
         }
         Ok(Flow::Normal)

@@ -244,6 +244,43 @@ pub fn paused<T>(f: impl FnOnce() -> T) -> T {
     r
 }
 
+thread_local! {
+    /// Autograph trials open (a converted loop being traced): an effect
+    /// that cannot be recorded must not happen in them.
+    static STRICT: Cell<u32> = const { Cell::new(0) };
+    /// A trial was abandoned by such an effect.
+    static STRICT_HIT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Opens (true) or closes an autograph trial (see [`untraceable_effect`]).
+pub fn trial(open: bool) {
+    STRICT.with(|s| {
+        s.set(if open {
+            s.get() + 1
+        } else {
+            s.get().saturating_sub(1)
+        })
+    });
+}
+
+/// An effect a graph cannot record is about to happen (a dataset iterator
+/// pulled): the graph is tainted, and inside an autograph trial the caller
+/// must not run it (true), so the trial can fall back to Python without
+/// the effect having happened twice.
+pub fn untraceable_effect(reason: impl FnOnce() -> String) -> bool {
+    taint(reason);
+    let strict = STRICT.with(Cell::get) > 0;
+    if strict {
+        STRICT_HIT.with(|h| h.set(true));
+    }
+    strict
+}
+
+/// Whether an autograph trial was abandoned since the last call.
+pub fn take_trial_abandoned() -> bool {
+    STRICT_HIT.with(|h| h.replace(false))
+}
+
 /// Marks the graph being traced as not replayable, with the reason (the
 /// first reason is kept).
 pub fn taint(reason: impl FnOnce() -> String) {
@@ -532,14 +569,22 @@ pub fn is_symbolic(t: &Tensor) -> bool {
 /// The graph name of `t` (`add:0`) while it is traced, and its device
 /// where it was set explicitly.
 pub fn tensor_name(t: &Tensor) -> Option<(String, Option<Device>)> {
-    let g = current()?;
-    let g = g.borrow();
-    let (n, i) = g.lookup(t)?;
-    let node = &g.nodes[n];
-    Some((
-        format!("{}:{i}", node.name),
-        node.explicit_device.then_some(node.device),
-    ))
+    // a branch's code sees the tensors of the graphs around it too
+    let mut g = current()?;
+    loop {
+        let parent = {
+            let gb = g.borrow();
+            if let Some((n, i)) = gb.lookup(t) {
+                let node = &gb.nodes[n];
+                return Some((
+                    format!("{}:{i}", node.name),
+                    node.explicit_device.then_some(node.device),
+                ));
+            }
+            gb.parent.clone()?
+        };
+        g = parent;
+    }
 }
 
 /// How many nodes the graph being traced has.
