@@ -14,6 +14,7 @@ pub mod create;
 pub mod custom_gradient;
 pub mod dtypes;
 pub mod gradient_tape;
+pub mod indexed_slices;
 pub mod linalg;
 pub mod math_ops;
 pub mod nd_ops;
@@ -72,6 +73,7 @@ pub fn module() -> Value {
     print::register(&mut m);
     nn::register(&mut m);
     gradient_tape::register(&mut m);
+    indexed_slices::register(&mut m);
     custom_gradient::register(&mut m);
     m.namespace("random", random::register);
     register_errors(&mut m);

@@ -9,9 +9,11 @@ pub mod grad;
 mod grad_more;
 mod grad_names;
 mod grad_nn;
+pub mod slices;
 pub mod tape;
 
-pub use backprop::gradient_of;
+pub use backprop::{gradient_of, sparse_gradient_of};
+pub use slices::{Grad, Slices};
 pub use grad::{GradOp, NoGrad};
 pub use tape::Tape;
 
