@@ -4,7 +4,7 @@
 //! `tf_distribute::register_tf`. Registration and conversion only; the work is
 //! in `runtime`.
 
-pub use crate::object::tensor::{convert, dtype, index, shape};
+pub use crate::object::tensor::{convert, dtype, index, indexed_slices, shape};
 
 pub mod activations;
 pub mod array_ops;
@@ -13,8 +13,8 @@ pub mod conv_transpose_ops;
 pub mod create;
 pub mod custom_gradient;
 pub mod dtypes;
+pub mod embedding_ops;
 pub mod gradient_tape;
-pub mod indexed_slices;
 pub mod linalg;
 pub mod math_ops;
 pub mod nd_ops;
@@ -73,7 +73,10 @@ pub fn module() -> Value {
     print::register(&mut m);
     nn::register(&mut m);
     gradient_tape::register(&mut m);
-    indexed_slices::register(&mut m);
+    m.value(
+        "IndexedSlices",
+        Value::Class(indexed_slices::INDEXED_SLICES.class()),
+    );
     custom_gradient::register(&mut m);
     m.namespace("random", random::register);
     register_errors(&mut m);

@@ -148,6 +148,7 @@ pub fn register(m: &mut ModuleBuilder) {
         super::linalg::register_nn(n);
         super::nn_ops::register_nn(n);
         super::conv_ops::register_nn(n);
+        super::embedding_ops::register_nn(n);
         n.add(compute_average_loss::DEF)
             .add(scale_regularization_loss::DEF);
     });

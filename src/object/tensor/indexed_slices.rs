@@ -6,7 +6,6 @@
 //! `UnsortedSegmentSum`), without TensorFlow's graph-mode size warning, which
 //! eager conversions never print.
 
-use crate::distribute::classes::{getters, object_repr};
 use crate::object::tensor::convert::{runtime_err, to_tensor};
 use crate::object::tensor::shape::TENSOR_SHAPE;
 use crate::object::{native, ClassSpec, Member, NativeClass};
@@ -99,13 +98,22 @@ fn indexed_slices_new(values: &Value, indices: &Value, dense_shape: &Value) -> V
     })
 }
 
-getters! { this: &IndexedSlicesObj;
-    /// A `Tensor` containing the values of the slices.
-    fn values("IndexedSlices.values(self)") -> Value { this.values.clone() }
-    /// A 1-D `Tensor` containing the indices of the slices.
-    fn indices("IndexedSlices.indices(self)") -> Value { this.indices.clone() }
-    /// A 1-D `Tensor` containing the shape of the corresponding dense tensor.
-    fn dense_shape("IndexedSlices.dense_shape(self)") -> Value { this.dense_shape.clone() }
+/// A `Tensor` containing the values of the slices.
+#[native("IndexedSlices.values(self)")]
+fn values(this: &IndexedSlicesObj) -> Value {
+    this.values.clone()
+}
+
+/// A 1-D `Tensor` containing the indices of the slices.
+#[native("IndexedSlices.indices(self)")]
+fn indices(this: &IndexedSlicesObj) -> Value {
+    this.indices.clone()
+}
+
+/// A 1-D `Tensor` containing the shape of the corresponding dense tensor.
+#[native("IndexedSlices.dense_shape(self)")]
+fn dense_shape(this: &IndexedSlicesObj) -> Value {
+    this.dense_shape.clone()
 }
 
 /// The `DType` of elements in this tensor.
@@ -149,7 +157,12 @@ impl NativeObject for IndexedSlicesObj {
         Some(&INDEXED_SLICES)
     }
     fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(object_repr(&INDEXED_SLICES, this))
+        Ok(format!(
+            "<{}.{} object at {:#x}>",
+            INDEXED_SLICES.module,
+            INDEXED_SLICES.name,
+            this.id()
+        ))
     }
     fn str(&self, _this: &Value, vm: &dyn Vm) -> PyResult<String> {
         let mut out = format!(
@@ -208,7 +221,3 @@ pub fn not_slices(vm: &dyn Vm, v: &Value) -> PyResult<PyErr> {
     ))
 }
 
-/// Registers `tf.IndexedSlices`.
-pub fn register(m: &mut crate::modules::ModuleBuilder) {
-    m.value("IndexedSlices", Value::Class(INDEXED_SLICES.class()));
-}
