@@ -1,7 +1,8 @@
 //! `Variable.scatter_add`, `scatter_sub` and `scatter_update`: a
 //! `tf.IndexedSlices` applied to the variable's rows, one row after another
 //! in the order of its indices (TensorFlow's `ResourceScatterAdd`/`Sub`/
-//! `Update`), as Keras's TensorFlow optimizers apply sparse gradients.
+//! `Update`), as Keras's TensorFlow optimizers apply sparse gradients; and
+//! `sparse_read`, the gather whose gradient is one.
 
 use std::rc::Rc;
 
@@ -101,4 +102,18 @@ pub(super) fn scatter_update(
     _name: &Value,
 ) -> PyResult<Value> {
     scatter_var(vm, this, sparse_delta, ScatterMode::Update)
+}
+
+/// The rows of this variable named by `indices` (TensorFlow's
+/// `ResourceGather`; its gradient is a `tf.IndexedSlices`).
+#[native("ResourceVariable.sparse_read(self, indices, name=None)")]
+pub(super) fn sparse_read(
+    vm: &dyn Vm,
+    this: &Value,
+    indices: &Value,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let value = super::read_any(vm, this)?;
+    let indices = to_tensor(vm, indices, None)?;
+    crate::object::tensor::convert::placed(vm, ops::gather(&value, &indices, 0))
 }

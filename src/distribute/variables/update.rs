@@ -27,6 +27,7 @@ pub(super) const VARIABLE_METHODS: &[Member] = &[
     Member::Method(super::scatter::scatter_add::DEF),
     Member::Method(super::scatter::scatter_sub::DEF),
     Member::Method(super::scatter::scatter_update::DEF),
+    Member::Method(super::scatter::sparse_read::DEF),
 ];
 
 #[derive(Clone, Copy)]
