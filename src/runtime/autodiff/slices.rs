@@ -154,7 +154,7 @@ pub(crate) fn sparse_gradient(
 /// dense one among them densifies all (`math_ops.add_n`), else the slices'
 /// values and indices are concatenated (indices as int64 when their dtypes
 /// differ) under the first one's dense shape.
-pub(crate) fn aggregate(mut gs: Vec<Grad>) -> Result<Grad> {
+pub fn aggregate(mut gs: Vec<Grad>) -> Result<Grad> {
     if gs.len() == 1 {
         return Ok(gs.remove(0));
     }
