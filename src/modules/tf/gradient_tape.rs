@@ -373,6 +373,9 @@ fn gradient(
         None => false,
     };
     let grads = compute(vm, &tape, &targets, &srcs, &outs, zeros, !this.persistent, true);
+    if let Ok(g) = &grads {
+        super::tape_hints::hint_none_gradients(vm, &tape, &targets, &flat_sources, &srcs, g);
+    }
     this.finish();
     pack(sources, grads?)
 }

@@ -25,6 +25,7 @@ pub mod print;
 pub mod random;
 pub mod scan_ops;
 pub mod stats_ops;
+pub mod tape_hints;
 
 use crate::modules::ModuleBuilder;
 use crate::value::{ExcType, Value};
