@@ -6,7 +6,10 @@
 use std::process::Command;
 
 fn stderr_of(case: &str, flags: &[&str]) -> String {
-    let path = format!("{}/tests/golden/autodiff/{case}.dist", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/golden/autodiff/{case}.dist",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let mut args = vec!["run"];
     args.extend_from_slice(flags);
     args.push(&path);
@@ -16,13 +19,21 @@ fn stderr_of(case: &str, flags: &[&str]) -> String {
         .env("DIST_GPU_BACKEND", "host")
         .output()
         .expect("run dist");
-    assert!(out.status.success(), "{case}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{case}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 fn assert_hint(case: &str, flags: &[&str], parts: &[&str]) {
     let err = stderr_of(case, flags);
-    assert_eq!(err.matches("dist: hint: ").count(), 1, "{case}: one hint:\n{err}");
+    assert_eq!(
+        err.matches("dist: hint: ").count(),
+        1,
+        "{case}: one hint:\n{err}"
+    );
     for p in parts {
         assert!(err.contains(p), "{case}: {p:?} not in:\n{err}");
     }

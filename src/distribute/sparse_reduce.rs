@@ -25,7 +25,12 @@ pub fn slices_on(s: &Slices, dest: Device) -> crate::runtime::Result<Slices> {
 /// The replicas' `parts` reduced on `dest` when one of them is a
 /// `tf.IndexedSlices` (an IndexedSlices, or a tensor when a dense part
 /// densified them); None when none is.
-pub fn reduce_sparse(vm: &dyn Vm, op: Op, parts: &[Value], dest: Device) -> PyResult<Option<Value>> {
+pub fn reduce_sparse(
+    vm: &dyn Vm,
+    op: Op,
+    parts: &[Value],
+    dest: Device,
+) -> PyResult<Option<Value>> {
     if !parts.iter().any(is_indexed_slices) {
         return Ok(None);
     }

@@ -284,7 +284,9 @@ fn all_reduce_values(
             leaf_tensor(l)?;
         }
         // IndexedSlices are gathered, not added
-        if let Some(r) = crate::distribute::sparse_reduce::reduce_sparse(vm, op, leaves, devices[0])? {
+        if let Some(r) =
+            crate::distribute::sparse_reduce::reduce_sparse(vm, op, leaves, devices[0])?
+        {
             return devices
                 .iter()
                 .map(|d| crate::distribute::sparse_reduce::value_on(vm, &r, *d))

@@ -11,8 +11,8 @@ use super::{assert_own_strategy, plain, Agg, DistVar, PlainVar, VarCell};
 use crate::object::native;
 use crate::object::tensor::convert::{runtime_err, to_tensor};
 use crate::object::tensor::indexed_slices::{as_slices, not_slices};
-use crate::runtime::ops::scatter::{tensor_scatter, ScatterMode};
 use crate::runtime::ops;
+use crate::runtime::ops::scatter::{tensor_scatter, ScatterMode};
 use crate::runtime::Tensor;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 

@@ -281,7 +281,10 @@ fn zeros_wanted(vm: &dyn Vm, v: &Value) -> PyResult<bool> {
 
 /// The gradients of `targets` (flat) from a tape, one per source (an
 /// `IndexedSlices` where TensorFlow's is one, if `sparse`, else densified).
-#[expect(clippy::too_many_arguments, reason = "the tape's gradient and the jacobians' rows share it")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the tape's gradient and the jacobians' rows share it"
+)]
 fn compute(
     vm: &dyn Vm,
     tape: &Rc<Tape>,
@@ -372,7 +375,16 @@ fn gradient(
         Some(u) => zeros_wanted(vm, u)?,
         None => false,
     };
-    let grads = compute(vm, &tape, &targets, &srcs, &outs, zeros, !this.persistent, true);
+    let grads = compute(
+        vm,
+        &tape,
+        &targets,
+        &srcs,
+        &outs,
+        zeros,
+        !this.persistent,
+        true,
+    );
     if let Ok(g) = &grads {
         super::tape_hints::hint_none_gradients(vm, &tape, &targets, &flat_sources, &srcs, g);
     }

@@ -58,7 +58,12 @@ pub fn hint_none_gradients(
     };
     // a Keras Variable stands for the tf.Variable it holds
     let src = match &sources[i] {
-        Value::Instance(inst) if inst.class.lookup("_should_act_as_resource_variable").is_some() => {
+        Value::Instance(inst)
+            if inst
+                .class
+                .lookup("_should_act_as_resource_variable")
+                .is_some() =>
+        {
             vm.getattr(&sources[i], "value").unwrap_or(Value::None)
         }
         v => v.clone(),

@@ -197,7 +197,11 @@ impl NativeObject for IndexedSlicesObj {
 
 /// `tf.cast` of slices: their values cast (TensorFlow's `cast` keeps an
 /// `IndexedSlices` one).
-pub fn cast_slices(vm: &dyn Vm, v: &Value, dtype: crate::runtime::DType) -> PyResult<Option<Value>> {
+pub fn cast_slices(
+    vm: &dyn Vm,
+    v: &Value,
+    dtype: crate::runtime::DType,
+) -> PyResult<Option<Value>> {
     let Some(s) = v.downcast::<IndexedSlicesObj>() else {
         return Ok(None);
     };
@@ -220,4 +224,3 @@ pub fn not_slices(vm: &dyn Vm, v: &Value) -> PyResult<PyErr> {
         ),
     ))
 }
-

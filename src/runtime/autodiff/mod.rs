@@ -13,8 +13,8 @@ pub mod slices;
 pub mod tape;
 
 pub use backprop::{gradient_of, sparse_gradient_of};
-pub use slices::{Grad, Slices};
 pub use grad::{GradOp, NoGrad};
+pub use slices::{Grad, Slices};
 pub use tape::Tape;
 
 #[cfg(test)]
