@@ -33,6 +33,9 @@ pub struct DistState {
     pub logical_cpus: Cell<Option<u32>>,
     /// The default strategy object (created on first use).
     pub default_strategy: RefCell<Option<Value>>,
+    /// How many `strategy.run`s of a multi-replica strategy have started
+    /// (names the one in progress).
+    pub runs: Cell<u64>,
 }
 
 /// The state of this layer in `vm`.

@@ -21,6 +21,7 @@ pub mod reduce;
 pub mod renamed;
 pub mod replica_ctx;
 pub mod runtime_config;
+pub mod sparse_reduce;
 pub mod strategy;
 pub mod values;
 pub mod variables;

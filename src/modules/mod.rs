@@ -184,6 +184,7 @@ pub static MODULES: &[(&str, Source)] = &[
         Source::Alias("keras.compile_utils"),
     ),
     stdlib!("keras.src.tensor_attributes", "keras_src_tensor_attributes"),
+    stdlib!("keras.src.sparse_ops", "keras_src_sparse_ops"),
     stdlib!("keras.src.ops_tf", "keras_src_ops_tf"),
     stdlib!("keras.src.serialization", "keras_src_serialization"),
     stdlib!("keras.src.losses", "keras_src_losses"),

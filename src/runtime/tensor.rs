@@ -272,7 +272,12 @@ impl Tensor {
         if shape.numel() != self.numel() {
             return Err(Error::internal("with_shape: element count differs"));
         }
-        if self.shape() == &shape {
+        // TensorFlow records a reshape to the same shape too, and its
+        // gradient densifies an `IndexedSlices`: under a gradient tape it
+        // is a new handle, recorded (a graph trace keeps the tensor)
+        if self.shape() == &shape
+            && (!super::autodiff::tape::recording() || super::graph::tracing())
+        {
             return Ok(self.clone());
         }
         let out = Tensor::from_parts(self.dtype(), shape, self.0.storage.clone(), self.device());

@@ -74,6 +74,7 @@ fn leaf_tensor(v: &Value) -> PyResult<()> {
     match v {
         Value::Tensor(_) => Ok(()),
         Value::Native(_) if variables::is_variable(v) || is_per_replica(v) => Ok(()),
+        Value::Native(_) if crate::object::tensor::indexed_slices::is_indexed_slices(v) => Ok(()),
         other => Err(PyErr::new(
             ExcType::AttributeError,
             format!("'{}' object has no attribute 'dtype'", other.type_name()),
@@ -281,6 +282,15 @@ fn all_reduce_values(
     zip_map(values, &|leaves| {
         for l in leaves {
             leaf_tensor(l)?;
+        }
+        // IndexedSlices are gathered, not added
+        if let Some(r) =
+            crate::distribute::sparse_reduce::reduce_sparse(vm, op, leaves, devices[0])?
+        {
+            return devices
+                .iter()
+                .map(|d| crate::distribute::sparse_reduce::value_on(vm, &r, *d))
+                .collect();
         }
         check_same_shapes(vm, leaves, devices)?;
         let t = reduce_tensors(vm, op, leaves, devices[0])?;

@@ -156,6 +156,9 @@ pub fn reduce_value(
         .help("summing one value over every replica is ambiguous: pass the PerReplica result of strategy.run"));
     }
     let parts = replica_parts(value, n);
+    if let Some(r) = crate::distribute::sparse_reduce::reduce_sparse(vm, op, &parts, dest)? {
+        return Ok(r);
+    }
     Ok(Value::Tensor(reduce_tensors(vm, op, &parts, dest)?))
 }
 
@@ -268,6 +271,16 @@ pub fn reduce_to_devices(
         return reduce_value(vm, s, op, value, None);
     }
     let parts = replica_parts(value, s.devices.len());
+    if let Some(r) = crate::distribute::sparse_reduce::reduce_sparse(vm, op, &parts, dest[0])? {
+        if dest.len() == 1 {
+            return Ok(r);
+        }
+        let copies = dest
+            .iter()
+            .map(|&d| crate::distribute::sparse_reduce::value_on(vm, &r, d))
+            .collect::<PyResult<Vec<_>>>()?;
+        return Ok(crate::distribute::values::mirrored(copies));
+    }
     let reduced = reduce_tensors(vm, op, &parts, dest[0])?;
     if dest.len() == 1 {
         return Ok(Value::Tensor(reduced));

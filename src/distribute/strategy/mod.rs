@@ -447,6 +447,7 @@ pub fn run_on_replicas(
         strategy: this.value.clone(),
         devices: s.devices.clone(),
     };
+    st.runs.set(st.runs.get() + 1);
     let saved = st.run.replace(Some(run.clone()));
     let saved_devices =
         crate::object::tensor::placement::set_replica_devices(vm, Some(s.devices.clone()));

@@ -8,6 +8,7 @@
 
 pub mod create;
 pub mod enums;
+mod scatter;
 pub mod update;
 
 use std::cell::RefCell;

@@ -24,6 +24,10 @@ pub(super) const VARIABLE_METHODS: &[Member] = &[
     Member::Method(read_value::DEF.renamed("ResourceVariable.value(self)")),
     Member::Method(numpy::DEF),
     Member::Method(get_shape::DEF),
+    Member::Method(super::scatter::scatter_add::DEF),
+    Member::Method(super::scatter::scatter_sub::DEF),
+    Member::Method(super::scatter::scatter_update::DEF),
+    Member::Method(super::scatter::sparse_read::DEF),
 ];
 
 #[derive(Clone, Copy)]
@@ -80,15 +84,20 @@ fn apply(vm: &dyn Vm, cell: &Rc<VarCell>, how: Upd, delta: &Value) -> PyResult<T
         Upd::Add => ops::add(&old, &d).map_err(runtime_err)?,
         Upd::Sub => ops::sub(&old, &d).map_err(runtime_err)?,
     };
+    Ok(store(cell, new))
+}
+
+/// Makes `new` the variable's value (in a trace, the graph's assignment).
+pub(super) fn store(cell: &Rc<VarCell>, new: Tensor) -> Tensor {
     if crate::runtime::graph::tracing() {
         crate::runtime::graph::assign_variable(&|| cell.clone(), Rc::as_ptr(cell) as usize, &new);
         if crate::distribute::function::trace::dry() {
             // traced without running (`get_concrete_function`)
-            return Ok(new);
+            return new;
         }
     }
     *cell.value.borrow_mut() = new.clone();
-    Ok(new)
+    new
 }
 
 /// `assign`, `assign_add` or `assign_sub` of `value` to the variable `this`.

@@ -236,14 +236,17 @@ fn identity(vm: &dyn Vm, input: Tensor, _name: &Value) -> PyResult<Tensor> {
 /// True for tensors: `tf.is_tensor(tf.constant(1))`.
 #[native("is_tensor(x)")]
 fn is_tensor(x: &Value) -> bool {
-    matches!(x, Value::Tensor(_))
+    matches!(x, Value::Tensor(_)) || super::indexed_slices::is_indexed_slices(x)
 }
 
 /// `x` converted to `dtype`: `tf.cast(t, tf.float32)`.
 #[native("cast(x, dtype, name=None)")]
-fn cast(vm: &dyn Vm, x: &Value, dtype: DType, _name: &Value) -> PyResult<Tensor> {
+fn cast(vm: &dyn Vm, x: &Value, dtype: DType, _name: &Value) -> PyResult<Value> {
+    if let Some(s) = super::indexed_slices::cast_slices(vm, x, dtype)? {
+        return Ok(s);
+    }
     let t = to_tensor(vm, x, None)?;
-    placed(vm, ops::cast(&t, dtype))
+    placed(vm, ops::cast(&t, dtype)).map(Value::Tensor)
 }
 
 /// Registers the creation functions.

@@ -14,7 +14,7 @@ use crate::distribute::variables::{is_variable, tape_source};
 use crate::modules::ModuleBuilder;
 use crate::object::tensor::convert::{runtime_err, to_tensor};
 use crate::object::{native, ClassSpec, Member};
-use crate::runtime::autodiff::{gradient_of, Tape};
+use crate::runtime::autodiff::{sparse_gradient_of, Grad, Tape};
 use crate::runtime::{self, Tensor};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
@@ -279,7 +279,12 @@ fn zeros_wanted(vm: &dyn Vm, v: &Value) -> PyResult<bool> {
     }
 }
 
-/// The gradients of `targets` (flat) from a tape, one per source.
+/// The gradients of `targets` (flat) from a tape, one per source (an
+/// `IndexedSlices` where TensorFlow's is one, if `sparse`, else densified).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the tape's gradient and the jacobians' rows share it"
+)]
 fn compute(
     vm: &dyn Vm,
     tape: &Rc<Tape>,
@@ -288,6 +293,7 @@ fn compute(
     output_gradients: &[Option<Tensor>],
     zeros: bool,
     consume: bool,
+    sparse: bool,
 ) -> PyResult<Vec<Value>> {
     let ids: Vec<usize> = sources
         .iter()
@@ -296,13 +302,15 @@ fn compute(
     let mut custom = |f: &Rc<dyn Any>, grads: &[Tensor]| -> runtime::Result<Vec<Option<Tensor>>> {
         super::custom_gradient::call_grad_fn(vm, f, grads)
     };
-    let grads = gradient_of(tape, targets, &ids, output_gradients, consume, &mut custom)
+    let grads = sparse_gradient_of(tape, targets, &ids, output_gradients, consume, &mut custom)
         .map_err(super::custom_gradient::take_error)?;
     grads
         .into_iter()
         .zip(sources)
         .map(|(g, s)| match (g, s) {
-            (Some(g), _) => Ok(Value::Tensor(g)),
+            (Some(Grad::Dense(g)), _) => Ok(Value::Tensor(g)),
+            (Some(Grad::Slices(g)), _) if sparse => Ok(super::indexed_slices::slices_value(g)),
+            (Some(Grad::Slices(g)), _) => Ok(Value::Tensor(g.to_dense().map_err(runtime_err)?)),
             (None, Some((_, t))) if zeros => Ok(Value::Tensor(
                 Tensor::zeros(t.dtype(), t.dims(), t.device()).map_err(runtime_err)?,
             )),
@@ -367,7 +375,19 @@ fn gradient(
         Some(u) => zeros_wanted(vm, u)?,
         None => false,
     };
-    let grads = compute(vm, &tape, &targets, &srcs, &outs, zeros, !this.persistent);
+    let grads = compute(
+        vm,
+        &tape,
+        &targets,
+        &srcs,
+        &outs,
+        zeros,
+        !this.persistent,
+        true,
+    );
+    if let Ok(g) = &grads {
+        super::tape_hints::hint_none_gradients(vm, &tape, &targets, &flat_sources, &srcs, g);
+    }
     this.finish();
     pack(sources, grads?)
 }
@@ -431,6 +451,7 @@ fn jacobian(
             &srcs,
             &[Some(seed)],
             true,
+            false,
             false,
         )?;
         for (r, v) in rows.iter_mut().zip(g) {
@@ -524,6 +545,7 @@ fn batch_jacobian(
             std::slice::from_ref(&src),
             &[Some(seed)],
             true,
+            false,
             false,
         )?;
         if let Some(Value::Tensor(t)) = g.into_iter().next() {

@@ -130,7 +130,9 @@ fn global_norm(vm: &dyn Vm, t_list: &Value, _name: &Value) -> PyResult<Tensor> {
     }
     let mut ts = Vec::new();
     for v in vm.collect(t_list)? {
-        if !matches!(v, Value::None) {
+        if let Some(s) = super::indexed_slices::as_slices(vm, &v)? {
+            ts.push(s.values);
+        } else if !matches!(v, Value::None) {
             ts.push(to_tensor(vm, &v, None)?);
         }
     }

@@ -4,7 +4,7 @@
 //! `tf_distribute::register_tf`. Registration and conversion only; the work is
 //! in `runtime`.
 
-pub use crate::object::tensor::{convert, dtype, index, shape};
+pub use crate::object::tensor::{convert, dtype, index, indexed_slices, shape};
 
 pub mod activations;
 pub mod array_ops;
@@ -13,6 +13,7 @@ pub mod conv_transpose_ops;
 pub mod create;
 pub mod custom_gradient;
 pub mod dtypes;
+pub mod embedding_ops;
 pub mod gradient_tape;
 pub mod linalg;
 pub mod math_ops;
@@ -24,6 +25,7 @@ pub mod print;
 pub mod random;
 pub mod scan_ops;
 pub mod stats_ops;
+pub mod tape_hints;
 
 use crate::modules::ModuleBuilder;
 use crate::value::{ExcType, Value};
@@ -72,6 +74,10 @@ pub fn module() -> Value {
     print::register(&mut m);
     nn::register(&mut m);
     gradient_tape::register(&mut m);
+    m.value(
+        "IndexedSlices",
+        Value::Class(indexed_slices::INDEXED_SLICES.class()),
+    );
     custom_gradient::register(&mut m);
     m.namespace("random", random::register);
     register_errors(&mut m);

@@ -114,6 +114,7 @@ fn compute_average_loss(
         }
         None => {
             let replicas = replicas_for(vm, "compute_average_loss")?;
+            uneven_split_hint(vm, loss.dims()[0]);
             loss.dims()[0] as i64 * replicas
         }
     };
@@ -128,6 +129,48 @@ fn compute_average_loss(
         }
     })();
     placed(vm, r)
+}
+
+/// The per-replica batch sizes `compute_average_loss` saw without a
+/// `global_batch_size` in the `strategy.run` in progress.
+#[derive(Default)]
+struct SplitSizes {
+    /// The run they belong to (`DistState::runs`).
+    run: std::cell::Cell<u64>,
+    /// (replica, batch size) as each replica called.
+    sizes: std::cell::RefCell<Vec<(usize, usize)>>,
+}
+
+/// Hints once when the replicas of one `strategy.run` called
+/// `compute_average_loss` without `global_batch_size` on batches of
+/// different sizes: each divides by its own size times the number of
+/// replicas, so their examples weigh differently (TensorFlow says nothing).
+fn uneven_split_hint(vm: &dyn Vm, size: usize) {
+    let Some(replica) = vm.current_replica() else {
+        return;
+    };
+    let run = crate::distribute::context::state(vm).runs.get();
+    let seen = vm.state().get::<SplitSizes>();
+    if seen.run.get() != run {
+        seen.run.set(run);
+        seen.sizes.borrow_mut().clear();
+    }
+    let other = seen
+        .sizes
+        .borrow()
+        .iter()
+        .find(|(r, s)| *r != replica && *s != size)
+        .copied();
+    seen.sizes.borrow_mut().push((replica, size));
+    if let Some((r, s)) = other {
+        crate::distribute::notes::hint_once(
+            vm,
+            "compute-average-loss-uneven",
+            &format!(
+                "tf.nn.compute_average_loss was called without global_batch_size on an unevenly split batch (replica {r}: {s} examples, replica {replica}: {size}): each replica divides its loss sum by its own batch size times the number of replicas, so the replicas' examples are weighted differently; pass global_batch_size=<the global batch size> to weight every example alike"
+            ),
+        );
+    }
 }
 
 /// The sum of the regularization losses divided by the number of replicas.
@@ -148,6 +191,7 @@ pub fn register(m: &mut ModuleBuilder) {
         super::linalg::register_nn(n);
         super::nn_ops::register_nn(n);
         super::conv_ops::register_nn(n);
+        super::embedding_ops::register_nn(n);
         n.add(compute_average_loss::DEF)
             .add(scale_regularization_loss::DEF);
     });

@@ -181,14 +181,35 @@ fn clip_by_value(
     Ok(r)
 }
 
-/// `t` scaled so that its L2 norm (over `axes`) is at most `clip_norm`.
+/// `t` scaled so that its L2 norm (over `axes`) is at most `clip_norm` (a
+/// `tf.IndexedSlices`: its values, as TensorFlow clips them).
 #[native("clip_by_norm(t, clip_norm, axes=None, name=None)")]
 fn clip_by_norm(
+    vm: &dyn Vm,
+    t: &Value,
+    clip_norm: &Value,
+    axes: &Value,
+    _name: &Value,
+) -> PyResult<Value> {
+    if let Some(s) = super::indexed_slices::as_slices(vm, t)? {
+        let values = Value::Tensor(s.values.clone());
+        let clipped = clip_tensor_by_norm(vm, to_tensor(vm, &values, None)?, clip_norm, axes)?;
+        return Ok(super::indexed_slices::slices_value(
+            crate::runtime::autodiff::Slices {
+                values: clipped,
+                ..s
+            },
+        ));
+    }
+    let t = to_tensor(vm, t, None)?;
+    clip_tensor_by_norm(vm, t, clip_norm, axes).map(Value::Tensor)
+}
+
+fn clip_tensor_by_norm(
     vm: &dyn Vm,
     t: Tensor,
     clip_norm: &Value,
     axes: &Value,
-    _name: &Value,
 ) -> PyResult<Tensor> {
     let axes = super::convert::axes_arg(vm, axes)?;
     let norm = (|| {
@@ -232,11 +253,16 @@ fn clip_by_global_norm(
     }
     let items = vm.collect(list)?;
     let mut ts: Vec<Option<Tensor>> = Vec::with_capacity(items.len());
+    // an IndexedSlices is clipped by its values and stays one
+    let mut slices = Vec::with_capacity(items.len());
     for v in &items {
-        ts.push(match v {
-            Value::None => None,
-            v => Some(to_tensor(vm, v, None)?),
+        let s = super::indexed_slices::as_slices(vm, v)?;
+        ts.push(match (v, &s) {
+            (Value::None, _) => None,
+            (_, Some(s)) => Some(s.values.clone()),
+            (v, None) => Some(to_tensor(vm, v, None)?),
         });
+        slices.push(s);
     }
     let present: Vec<&Tensor> = ts.iter().flatten().collect();
     let Some(first) = present.first() else {
@@ -276,7 +302,15 @@ fn clip_by_global_norm(
         }
         Ok((out, norm.clone()))
     })();
-    let (out, norm) = r.map_err(runtime_err)?;
+    let (mut out, norm) = r.map_err(runtime_err)?;
+    for (o, s) in out.iter_mut().zip(slices) {
+        if let (Some(s), Value::Tensor(values)) = (s, &*o) {
+            *o = super::indexed_slices::slices_value(crate::runtime::autodiff::Slices {
+                values: values.clone(),
+                ..s
+            });
+        }
+    }
     Ok(Value::tuple(vec![Value::list(out), Value::Tensor(norm)]))
 }
 

@@ -18,7 +18,10 @@ use dtype::np_dtype_arg;
 
 /// `tensor.numpy()`: a numpy array in host memory (a scalar for 0-d).
 pub fn from_tensor(t: &Tensor) -> PyResult<Value> {
-    Ok(wrap(t.to_device(Device::CPU0).map_err(runtime_err)?))
+    let host = t.to_device(Device::CPU0).map_err(runtime_err)?;
+    // a new handle on the same buffer: the array is a value the gradient
+    // tapes do not follow (`tf.constant(t.numpy())` has no gradient)
+    Ok(wrap(crate::runtime::autodiff::tape::detached(&host)))
 }
 
 pub fn opt_np_dtype(vm: &dyn Vm, v: &Value) -> PyResult<Option<DType>> {

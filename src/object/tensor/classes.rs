@@ -114,6 +114,7 @@ fn abs(vm: &dyn Vm, this: &Tensor) -> PyResult<Tensor> {
 /// The value as a numpy array (a numpy scalar for 0-d tensors).
 #[native("EagerTensor.numpy(self)", c)]
 fn numpy(this: &Tensor) -> PyResult<Value> {
+    crate::runtime::autodiff::tape::note_exit(this, ".numpy()");
     crate::object::numpy::from_tensor(this)
 }
 
@@ -132,5 +133,6 @@ fn len(vm: &dyn Vm, this: &Value) -> PyResult<usize> {
 /// The value as a numpy array.
 #[native("EagerTensor.__array__(self, dtype=None)", c)]
 fn array(this: &Tensor, _dtype: &Value) -> PyResult<Value> {
+    crate::runtime::autodiff::tape::note_exit(this, "np.array()");
     crate::object::numpy::from_tensor(this)
 }

@@ -9,6 +9,7 @@ pub mod convert;
 pub mod dtype;
 pub mod hooks;
 pub mod index;
+pub mod indexed_slices;
 pub mod placement;
 pub mod reference;
 pub mod shape;

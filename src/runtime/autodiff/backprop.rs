@@ -2,29 +2,21 @@
 //! `GradientTape::ComputeGradient`): the ops reachable from the targets are
 //! visited once every gradient of their outputs is complete, in
 //! TensorFlow's order, and a tensor's gradients from several consumers are
-//! summed with one `AddN` as TensorFlow aggregates them.
+//! summed with one `AddN` as TensorFlow aggregates them (slices of a
+//! gather's gradient concatenated, `slices::aggregate`).
 
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
 use super::grad::{gradient, CustomFn, OpView};
+use super::slices::{aggregate, sparse_gradient, Grad};
 use super::tape::{Entry, Tape};
 use crate::runtime::error::Result;
-use crate::runtime::ops;
 use crate::runtime::tensor::Tensor;
-
-/// Sums a tensor's gradients (`AddN` of two or more).
-fn aggregate(mut gs: Vec<Tensor>) -> Result<Tensor> {
-    if gs.len() == 1 {
-        return Ok(gs.remove(0));
-    }
-    ops::add_n(&gs)
-}
 
 /// The gradients of `targets` (with `output_gradients`, ones where None)
 /// with respect to the tensors or variables known by `sources` (their ids),
-/// None where unconnected. With `consume` (a non-persistent tape's one
-/// gradient) the entries used are taken off the tape.
+/// None where unconnected, each densified (see [`sparse_gradient_of`]).
 pub fn gradient_of(
     tape: &Rc<Tape>,
     targets: &[Tensor],
@@ -33,6 +25,25 @@ pub fn gradient_of(
     consume: bool,
     custom: &mut CustomFn,
 ) -> Result<Vec<Option<Tensor>>> {
+    sparse_gradient_of(tape, targets, sources, output_gradients, consume, custom)?
+        .into_iter()
+        .map(|g| g.map(Grad::into_dense).transpose())
+        .collect()
+}
+
+/// The gradients of `targets` (with `output_gradients`, ones where None)
+/// with respect to the tensors or variables known by `sources` (their ids),
+/// None where unconnected; a gradient is [`Grad::Slices`] where TensorFlow's
+/// is an `IndexedSlices`. With `consume` (a non-persistent tape's one
+/// gradient) the entries used are taken off the tape.
+pub fn sparse_gradient_of(
+    tape: &Rc<Tape>,
+    targets: &[Tensor],
+    sources: &[usize],
+    output_gradients: &[Option<Tensor>],
+    consume: bool,
+    custom: &mut CustomFn,
+) -> Result<Vec<Option<Grad>>> {
     // The ops reachable from the targets, and how many of them use each tensor.
     let mut ops_used: HashMap<usize, ()> = HashMap::new();
     let mut usage: HashMap<usize, usize> = HashMap::new();
@@ -85,13 +96,13 @@ pub fn gradient_of(
     let producer = |id: usize| tape.data.borrow().producer.get(&id).copied();
 
     // The targets' gradients.
-    let mut grads: HashMap<usize, Vec<Tensor>> = HashMap::new();
+    let mut grads: HashMap<usize, Vec<Grad>> = HashMap::new();
     for (i, t) in targets.iter().enumerate() {
         let g = match output_gradients.get(i).cloned().flatten() {
             Some(g) => g,
             None => Tensor::ones(t.dtype(), t.dims(), t.device())?,
         };
-        grads.entry(t.id()).or_default().push(g);
+        grads.entry(t.id()).or_default().push(Grad::Dense(g));
     }
 
     // Ops whose outputs nobody else uses start; the rest follow as their
@@ -125,21 +136,36 @@ pub fn gradient_of(
                 }
                 None => {
                     zero_at.push(i);
-                    out_grads.push(o.clone());
+                    out_grads.push(Grad::Dense(o.clone()));
                 }
             }
         }
         let in_grads = if any {
             for i in zero_at {
                 let o = &e.outputs[i];
-                out_grads[i] = Tensor::zeros(o.dtype(), o.dims(), o.device())?;
+                out_grads[i] = Grad::Dense(Tensor::zeros(o.dtype(), o.dims(), o.device())?);
             }
-            let view = OpView {
-                inputs: &e.inputs,
-                outputs: &e.outputs,
-                skip: &e.skip,
-            };
-            gradient(&e.op, &view, &out_grads, custom)?
+            match sparse_gradient(&e.op, &e.inputs, &e.outputs, &e.skip, &out_grads)? {
+                Some(gs) => gs,
+                None => {
+                    // every other gradient function takes dense gradients
+                    // (TensorFlow converts an `IndexedSlices` where the op
+                    // sequence uses it)
+                    let dense = out_grads
+                        .into_iter()
+                        .map(Grad::into_dense)
+                        .collect::<Result<Vec<_>>>()?;
+                    let view = OpView {
+                        inputs: &e.inputs,
+                        outputs: &e.outputs,
+                        skip: &e.skip,
+                    };
+                    gradient(&e.op, &view, &dense, custom)?
+                        .into_iter()
+                        .map(|g| g.map(Grad::Dense))
+                        .collect()
+                }
+            }
         } else {
             vec![None; e.inputs.len()]
         };

@@ -9,10 +9,12 @@ pub mod grad;
 mod grad_more;
 mod grad_names;
 mod grad_nn;
+pub mod slices;
 pub mod tape;
 
-pub use backprop::gradient_of;
+pub use backprop::{gradient_of, sparse_gradient_of};
 pub use grad::{GradOp, NoGrad};
+pub use slices::{Grad, Slices};
 pub use tape::Tape;
 
 #[cfg(test)]

@@ -49,6 +49,23 @@ pub(crate) struct TapeData {
     pub producer: HashMap<usize, usize>,
     /// The recorded ops, in order (None once consumed).
     pub entries: Vec<Option<Entry>>,
+    /// The first value taken off the tape while it recorded (for the hint
+    /// on a None gradient).
+    pub exit: Option<Exit>,
+}
+
+/// A followed tensor whose value left the tape (`.numpy()`): the ops run on
+/// that value are not recorded.
+#[derive(Clone, Debug)]
+pub struct Exit {
+    /// How it left (`.numpy()`, `np.array()`).
+    pub how: &'static str,
+    /// TensorFlow's name of the op that made the tensor (None: a watched tensor).
+    pub op: Option<&'static str>,
+    /// The tensor's shape, as `(2, 3)`.
+    pub shape: String,
+    /// The tensor's dtype name.
+    pub dtype: &'static str,
 }
 
 /// A gradient tape (TensorFlow's C++ `GradientTape`): its recording is
@@ -169,6 +186,55 @@ impl Tape {
     pub(crate) fn follows(&self, id: usize) -> bool {
         let d = self.data.borrow();
         d.watched.contains_key(&id) || d.producer.contains_key(&id) || d.watched_vars.contains(&id)
+    }
+}
+
+impl Tape {
+    /// Whether the tape follows the tensor or variable known by `id`
+    /// (watched, or made by an op it recorded).
+    pub fn follows_id(&self, id: usize) -> bool {
+        self.follows(id)
+    }
+
+    /// Whether it watches the variable known by `key`.
+    pub fn watches_variable(&self, key: usize) -> bool {
+        self.data.borrow().watched_vars.contains(&key)
+    }
+
+    /// The first value taken off the tape while it recorded.
+    pub fn exit(&self) -> Option<Exit> {
+        self.data.borrow().exit.clone()
+    }
+}
+
+/// Notes that the value of `t` leaves the tapes that follow it (`how`:
+/// `.numpy()` …), for the hint a None gradient prints. One branch when no
+/// tape records.
+#[inline]
+pub fn note_exit(t: &Tensor, how: &'static str) {
+    if !active() {
+        return;
+    }
+    for tape in lane_tapes() {
+        if !tape.follows(t.id()) {
+            continue;
+        }
+        let mut d = tape.data.borrow_mut();
+        if d.exit.is_some() {
+            continue;
+        }
+        let op = d
+            .producer
+            .get(&t.id())
+            .and_then(|&e| d.entries.get(e))
+            .and_then(Option::as_ref)
+            .map(|e| e.op.name());
+        d.exit = Some(Exit {
+            how,
+            op,
+            shape: t.shape().tuple_text(),
+            dtype: t.dtype().name(),
+        });
     }
 }
 
