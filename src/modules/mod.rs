@@ -12,6 +12,7 @@ pub mod math_int;
 
 pub mod np;
 pub mod os;
+pub mod os_fs;
 pub mod os_path;
 pub mod random_core;
 pub mod re;
@@ -74,6 +75,12 @@ pub static MODULES: &[(&str, Source)] = &[
             path
         }),
     ),
+    // `os.makedirs`, `os.walk`, `os.scandir`: Python, as in CPython
+    stdlib!("os.__py__", "os_py"),
+    stdlib!("shutil"),
+    stdlib!("tempfile"),
+    stdlib!("pathlib"),
+    stdlib!("glob"),
     ("_json", Source::Native(|_| Some(json::module()))),
     (
         "_dist_graph",
