@@ -155,6 +155,7 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("tensorflow_control_flow"),
     stdlib!("tensorflow_functional"),
     stdlib!("tensorflow_cluster"),
+    stdlib!("tensorflow_io"),
     stdlib!("collections.abc", "collections_abc"),
     // keras.optimizers (its base class and schedules) and keras.callbacks
     stdlib!("keras.optimizers", "keras_optimizers"),

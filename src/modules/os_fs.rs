@@ -71,10 +71,7 @@ fn listdir(vm: &dyn Vm, path: &Value) -> PyResult<Vec<Value>> {
     let mut out = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| PyErr::from_io(&e, Some(&p)))?;
-        crate::object::types::push(
-            &mut out,
-            Value::str(entry.file_name().to_string_lossy()),
-        )?;
+        crate::object::types::push(&mut out, Value::str(entry.file_name().to_string_lossy()))?;
     }
     Ok(out)
 }

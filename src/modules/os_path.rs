@@ -7,8 +7,8 @@
 use super::ModuleBuilder;
 use crate::object::native;
 use crate::object::native::{ArgCtx, FromArg};
-use crate::value::Args;
 use crate::object::types::{type_error, value_error};
+use crate::value::Args;
 use crate::value::{PyErr, PyResult, Value, Vm};
 
 /// Registers the `os.path` functions.

@@ -13,7 +13,9 @@ pub mod conv_transpose_ops;
 pub mod create;
 pub mod custom_gradient;
 pub mod dtypes;
+pub mod gfile;
 pub mod gradient_tape;
+pub mod io_ops;
 pub mod linalg;
 pub mod math_ops;
 pub mod nd_ops;
@@ -74,6 +76,7 @@ pub fn module() -> Value {
     gradient_tape::register(&mut m);
     custom_gradient::register(&mut m);
     m.namespace("random", random::register);
+    io_ops::register(&mut m);
     register_errors(&mut m);
     crate::modules::tf_distribute::register_tf(&mut m);
     m.build()
