@@ -156,6 +156,7 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("tensorflow_functional"),
     stdlib!("tensorflow_cluster"),
     stdlib!("tensorflow_io"),
+    stdlib!("tensorflow_array"),
     stdlib!("collections.abc", "collections_abc"),
     // keras.optimizers (its base class and schedules) and keras.callbacks
     stdlib!("keras.optimizers", "keras_optimizers"),

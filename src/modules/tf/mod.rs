@@ -24,6 +24,7 @@ pub mod nn;
 pub mod nn_ops;
 pub mod print;
 pub mod random;
+pub mod reorder_ops;
 pub mod scan_ops;
 pub mod stats_ops;
 
@@ -51,6 +52,7 @@ pub fn module() -> Value {
     math_ops::register(&mut m, true);
     stats_ops::register(&mut m, true);
     scan_ops::register(&mut m, true);
+    reorder_ops::register(&mut m);
     linalg::register(&mut m);
     dtypes::register(&mut m);
     m.value(
