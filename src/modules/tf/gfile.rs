@@ -188,8 +188,24 @@ fn join2(dir: &str, name: &str) -> String {
 /// component), as TensorFlow's `GetMatchingPaths` finds them: level by
 /// level from the pattern's fixed directory (`.` when it has none, which
 /// then prefixes the results).
+/// An iterable of patterns gives the matches of each in turn.
 #[native("glob(pattern)")]
 fn glob(vm: &dyn Vm, pattern: &Value) -> PyResult<Vec<Value>> {
+    let single = matches!(pattern.as_builtin(), Value::Str(_) | Value::Bytes(_))
+        || crate::modules::os_path::fspath_opt(vm, pattern)?.is_some();
+    if single {
+        return glob_one(vm, pattern);
+    }
+    let mut out = Vec::new();
+    for p in vm.collect(pattern)? {
+        for m in glob_one(vm, &p)? {
+            crate::object::types::push(&mut out, m)?;
+        }
+    }
+    Ok(out)
+}
+
+fn glob_one(vm: &dyn Vm, pattern: &Value) -> PyResult<Vec<Value>> {
     let pattern = local_path(vm, pattern)?;
     if pattern.is_empty() {
         return Ok(Vec::new());
