@@ -32,12 +32,15 @@ fn kernel_error(ty: ExcType, op: &str, msg: &str) -> PyErr {
 
 /// A string tensor argument (`input #i` of `op`).
 fn string_input(vm: &dyn Vm, v: &Value, op: &str, i: usize) -> PyResult<Tensor> {
-    let t = to_tensor(vm, v, Some(DType::String))?;
+    let t = match v {
+        Value::Tensor(t) => t.clone(),
+        v => to_tensor(vm, v, Some(DType::String))?,
+    };
     if t.dtype() != DType::String {
         return Err(PyErr::new(
             ExcType::InvalidArgumentError,
             format!(
-                "cannot compute {op} as input #{i}(zero-based) was expected to be a string tensor but is a {} tensor [Op:{op}]",
+                "cannot compute {op} as input #{i}(zero-based) was expected to be a string tensor but is a {} tensor [Op:{op}] name: ",
                 t.dtype().name()
             ),
         ));

@@ -27,6 +27,7 @@ pub mod random;
 pub mod reorder_ops;
 pub mod scan_ops;
 pub mod stats_ops;
+pub mod strings_ops;
 
 use crate::modules::ModuleBuilder;
 use crate::value::{ExcType, Value};
@@ -79,6 +80,7 @@ pub fn module() -> Value {
     custom_gradient::register(&mut m);
     m.namespace("random", random::register);
     io_ops::register(&mut m);
+    strings_ops::register(&mut m);
     register_errors(&mut m);
     crate::modules::tf_distribute::register_tf(&mut m);
     m.build()
