@@ -363,7 +363,7 @@ fn parse_number(s: &[u8], out: DType) -> Option<Scalar> {
     let text = std::str::from_utf8(s).ok()?.trim_ascii();
     match out {
         DType::Int32 => text.parse::<i32>().ok().map(|v| Scalar::Int(v as i64)),
-        DType::Int64 => text.parse::<i64>().ok().map(|v| Scalar::Int(v)),
+        DType::Int64 => text.parse::<i64>().ok().map(Scalar::Int),
         _ => {
             let lower = text.to_ascii_lowercase();
             let unsigned = lower.trim_start_matches(['+', '-']);
