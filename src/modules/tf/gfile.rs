@@ -126,51 +126,12 @@ fn listdir(vm: &dyn Vm, path: &Value) -> PyResult<Vec<Value>> {
     Ok(names_in(&p)?.into_iter().map(Value::str).collect())
 }
 
-/// `fnmatch(pattern, name, FNM_PATHNAME)` on one path component.
-fn component_match(pat: &[char], name: &[char]) -> bool {
-    match pat.first() {
-        None => name.is_empty(),
-        Some('*') => (0..=name.len()).any(|i| component_match(&pat[1..], &name[i..])),
-        Some('?') => !name.is_empty() && component_match(&pat[1..], &name[1..]),
-        Some('[') => {
-            let Some(c) = name.first() else {
-                return false;
-            };
-            let mut i = 1;
-            let negate = matches!(pat.get(1), Some('!' | '^'));
-            if negate {
-                i += 1;
-            }
-            let start = i;
-            let mut matched = false;
-            while i < pat.len() && (pat[i] != ']' || i == start) {
-                if i + 2 < pat.len() && pat[i + 1] == '-' && pat[i + 2] != ']' {
-                    matched |= pat[i] <= *c && *c <= pat[i + 2];
-                    i += 3;
-                } else {
-                    matched |= pat[i] == *c;
-                    i += 1;
-                }
-            }
-            if i >= pat.len() {
-                // an unclosed '[' matches itself
-                return *c == '[' && component_match(&pat[1..], &name[1..]);
-            }
-            matched != negate && component_match(&pat[i + 1..], &name[1..])
-        }
-        Some('\\') if pat.len() > 1 => {
-            name.first() == Some(&pat[1]) && component_match(&pat[2..], &name[1..])
-        }
-        Some(p) => name.first() == Some(p) && component_match(&pat[1..], &name[1..]),
-    }
-}
-
 fn path_matches(pattern: &[&str], path: &str) -> bool {
     let parts: Vec<&str> = path.split('/').collect();
     parts.len() == pattern.len()
         && parts.iter().zip(pattern).all(|(n, p)| {
             let (p, n): (Vec<char>, Vec<char>) = (p.chars().collect(), n.chars().collect());
-            component_match(&p, &n)
+            super::glob_match::component_match(&p, &n)
         })
 }
 
