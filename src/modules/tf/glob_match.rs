@@ -72,7 +72,6 @@ pub fn component_match(pat: &[char], name: &[char]) -> bool {
     p == pat.len()
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::component_match;
