@@ -490,6 +490,7 @@ fn f_seekable(this: &File) -> PyResult<bool> {
 #[allow(clippy::too_many_arguments)]
 #[native("open(file, mode='r', buffering=-1, encoding=None, errors=None, newline=None, closefd=True, opener=None)", c)]
 pub fn open(
+    vm: &dyn Vm,
     file: &Value,
     mode: &Value,
     _buffering: &Value,
@@ -507,6 +508,8 @@ pub fn open(
                 "open() of a file descriptor is not supported in dist: open a path",
             ))
         }
+        // an os.PathLike (`pathlib.Path`)
+        other @ Value::Instance(_) => super::os_path::fspath(vm, other)?,
         other => {
             return Err(type_error(format!(
                 "expected str, bytes or os.PathLike object, not {}",

@@ -12,6 +12,7 @@ pub mod math_int;
 
 pub mod np;
 pub mod os;
+pub mod os_fs;
 pub mod os_path;
 pub mod random_core;
 pub mod re;
@@ -74,6 +75,12 @@ pub static MODULES: &[(&str, Source)] = &[
             path
         }),
     ),
+    // `os.makedirs`, `os.walk`, `os.scandir`: Python, as in CPython
+    stdlib!("os.__py__", "os_py"),
+    stdlib!("shutil"),
+    stdlib!("tempfile"),
+    stdlib!("pathlib"),
+    stdlib!("glob"),
     ("_json", Source::Native(|_| Some(json::module()))),
     (
         "_dist_graph",
@@ -148,6 +155,8 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("tensorflow_control_flow"),
     stdlib!("tensorflow_functional"),
     stdlib!("tensorflow_cluster"),
+    stdlib!("tensorflow_io"),
+    stdlib!("tensorflow_array"),
     stdlib!("collections.abc", "collections_abc"),
     // keras.optimizers (its base class and schedules) and keras.callbacks
     stdlib!("keras.optimizers", "keras_optimizers"),

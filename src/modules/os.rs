@@ -2,7 +2,9 @@
 //! process owns, seeded from the real environment; assignments are seen by
 //! `os.environ[...]`, `os.getenv` and Rust code through [`env_get`], without
 //! touching the process environment), `getenv`, `getcwd`, `cpu_count`,
-//! `remove`/`unlink`, `mkdir`/`rmdir` and the `os.path` helpers.
+//! `remove`/`unlink`, `mkdir`/`rmdir`, the directory natives of `os_fs`
+//! and the `os.path` helpers (`os_py.dist` adds `makedirs`, `walk`,
+//! `scandir`, written in Python as CPython's are).
 
 use std::cell::RefCell;
 
@@ -14,6 +16,8 @@ use crate::object::types::type_error;
 use crate::object::{native, ClassSpec, Kwargs, Member};
 use crate::value::format::str_repr;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
+
+use super::os_fs::posix_path;
 
 /// The script's environment: seeded from the process's on first use,
 /// changed only by the script (interpreter state, `vm.state()`).
@@ -228,8 +232,9 @@ pub fn module() -> Value {
         .add(remove::DEF)
         .add(unlink::DEF)
         .add(mkdir::DEF)
-        .add(rmdir::DEF)
-        .namespace("path", super::os_path::register);
+        .add(rmdir::DEF);
+    super::os_fs::register(&mut m);
+    m.namespace("path", super::os_path::register);
     m.build()
 }
 
@@ -255,40 +260,32 @@ fn cpu_count() -> Option<usize> {
     std::thread::available_parallelism().ok().map(|n| n.get())
 }
 
-/// Runs a file-system operation on the path argument, its error as CPython's
-/// `OSError` subclass for the errno.
-fn on_path(path: &Value, op: fn(&str) -> std::io::Result<()>) -> PyResult<()> {
-    let Value::Str(p) = path else {
-        return Err(type_error(format!(
-            "expected str, bytes or os.PathLike object, not {}",
-            path.type_name()
-        )));
-    };
-    op(p).map_err(|e| PyErr::from_io(&e, Some(p)))
-}
-
 /// Deletes a file.
 #[native("remove(path, *, dir_fd=None)")]
-fn remove(path: &Value, _dir_fd: &Value) -> PyResult<()> {
-    on_path(path, |p| std::fs::remove_file(p))
+fn remove(vm: &dyn Vm, path: &Value, _dir_fd: &Value) -> PyResult<()> {
+    let path = posix_path(vm, path, "remove", "path", "string, bytes or os.PathLike")?;
+    std::fs::remove_file(&*path).map_err(|e| PyErr::from_io(&e, Some(path.as_str())))
 }
 
 /// Deletes a file (`remove`).
 #[native("unlink(path, *, dir_fd=None)")]
-fn unlink(path: &Value, _dir_fd: &Value) -> PyResult<()> {
-    on_path(path, |p| std::fs::remove_file(p))
+fn unlink(vm: &dyn Vm, path: &Value, _dir_fd: &Value) -> PyResult<()> {
+    let path = posix_path(vm, path, "unlink", "path", "string, bytes or os.PathLike")?;
+    std::fs::remove_file(&*path).map_err(|e| PyErr::from_io(&e, Some(path.as_str())))
 }
 
 /// Creates a directory.
 #[native("mkdir(path, mode=511, *, dir_fd=None)")]
-fn mkdir(path: &Value, _mode: &Value, _dir_fd: &Value) -> PyResult<()> {
-    on_path(path, |p| std::fs::create_dir(p))
+fn mkdir(vm: &dyn Vm, path: &Value, _mode: &Value, _dir_fd: &Value) -> PyResult<()> {
+    let path = posix_path(vm, path, "mkdir", "path", "string, bytes or os.PathLike")?;
+    std::fs::create_dir(&*path).map_err(|e| PyErr::from_io(&e, Some(path.as_str())))
 }
 
 /// Deletes an empty directory.
 #[native("rmdir(path, *, dir_fd=None)")]
-fn rmdir(path: &Value, _dir_fd: &Value) -> PyResult<()> {
-    on_path(path, |p| std::fs::remove_dir(p))
+fn rmdir(vm: &dyn Vm, path: &Value, _dir_fd: &Value) -> PyResult<()> {
+    let path = posix_path(vm, path, "rmdir", "path", "string, bytes or os.PathLike")?;
+    std::fs::remove_dir(&*path).map_err(|e| PyErr::from_io(&e, Some(path.as_str())))
 }
 
 /// The process id.

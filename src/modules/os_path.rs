@@ -1,11 +1,14 @@
 //! `os.path` (POSIX rules, as CPython's `posixpath`): `join`, `basename`,
 //! `dirname`, `split`, `splitext`, `isabs`, `normpath`, `abspath`,
 //! `relpath`, `commonprefix`, `expanduser`, and the file queries `exists`,
-//! `isfile`, `isdir`, `getsize`, `realpath`.
+//! `isfile`, `isdir`, `islink`, `lexists`, `getsize`, `getmtime`, `realpath`.
+//! Paths are `str` or `os.PathLike` (`FsPath`, `fspath`).
 
 use super::ModuleBuilder;
 use crate::object::native;
+use crate::object::native::{ArgCtx, FromArg};
 use crate::object::types::{type_error, value_error};
+use crate::value::Args;
 use crate::value::{PyErr, PyResult, Value, Vm};
 
 /// Registers the `os.path` functions.
@@ -30,16 +33,58 @@ pub fn register(m: &mut ModuleBuilder) {
         .add(commonprefix::DEF)
         .add(expanduser::DEF)
         .add(getsize::DEF)
-        .add(realpath::DEF);
+        .add(realpath::DEF)
+        .add(islink::DEF)
+        .add(lexists::DEF)
+        .add(getmtime::DEF);
 }
 
-fn path_arg(v: &Value) -> PyResult<&str> {
-    match v.as_builtin() {
-        Value::Str(s) => Ok(s),
-        _ => Err(type_error(format!(
+/// A path argument as CPython's `os.fspath` takes it: a `str`, or an
+/// object whose `__fspath__()` returns one (`pathlib.Path`).
+pub fn fspath(vm: &dyn Vm, v: &Value) -> PyResult<String> {
+    fspath_opt(vm, v)?.ok_or_else(|| {
+        type_error(format!(
             "expected str, bytes or os.PathLike object, not {}",
             v.type_name()
+        ))
+    })
+}
+
+/// `fspath`, `None` for a value that is not path-like.
+pub fn fspath_opt(vm: &dyn Vm, v: &Value) -> PyResult<Option<String>> {
+    if let Value::Str(s) = v.as_builtin() {
+        return Ok(Some(s.to_string()));
+    }
+    if !matches!(v, Value::Instance(_)) {
+        return Ok(None);
+    }
+    let Ok(method) = vm.getattr(v, "__fspath__") else {
+        return Ok(None);
+    };
+    let r = vm.call(&method, Vec::new(), Vec::new())?;
+    match r.as_builtin() {
+        Value::Str(s) => Ok(Some(s.to_string())),
+        _ => Err(type_error(format!(
+            "expected {}.__fspath__() to return str or bytes, not {}",
+            v.type_name(),
+            r.type_name()
         ))),
+    }
+}
+
+/// A path parameter of a native (`fspath`'s conversion and message).
+pub struct FsPath(pub String);
+
+impl<'a> FromArg<'a> for FsPath {
+    fn from_arg(vm: &dyn Vm, args: &'a Args, i: usize, _cx: &ArgCtx) -> PyResult<Self> {
+        fspath(vm, args.get(i)).map(FsPath)
+    }
+}
+
+impl std::ops::Deref for FsPath {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
     }
 }
 
@@ -61,19 +106,20 @@ pub fn join_paths(first: &str, rest: &[&str]) -> String {
 
 /// Joins path components: `os.path.join('a', 'b') == 'a/b'`.
 #[native("join(a, *p)")]
-fn join(a: &Value, p: &[Value]) -> PyResult<String> {
+fn join(vm: &dyn Vm, a: &Value, p: &[Value]) -> PyResult<String> {
     // join names itself in its type error, unlike the other functions.
-    fn arg(v: &Value) -> PyResult<&str> {
-        path_arg(v).map_err(|_| {
+    let arg = |v: &Value| -> PyResult<String> {
+        fspath(vm, v).map_err(|_| {
             type_error(format!(
                 "join() argument must be str, bytes, or os.PathLike object, not '{}'",
                 v.type_name()
             ))
         })
-    }
+    };
     let first = arg(a)?;
     let rest = p.iter().map(arg).collect::<PyResult<Vec<_>>>()?;
-    Ok(join_paths(first, &rest))
+    let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
+    Ok(join_paths(&first, &rest))
 }
 
 fn split_at_sep(p: &str) -> (&str, &str) {
@@ -85,27 +131,27 @@ fn split_at_sep(p: &str) -> (&str, &str) {
 
 /// The final component: `os.path.basename('a/b.txt') == 'b.txt'`.
 #[native("basename(p)")]
-fn basename(p: &Value) -> PyResult<&str> {
-    Ok(split_at_sep(path_arg(p)?).1)
+fn basename(p: FsPath) -> String {
+    split_at_sep(&p).1.to_string()
 }
 
 /// All but the final component: `os.path.dirname('a/b.txt') == 'a'`.
 #[native("dirname(p)")]
-fn dirname(p: &Value) -> PyResult<&str> {
-    Ok(split_at_sep(path_arg(p)?).0)
+fn dirname(p: FsPath) -> String {
+    split_at_sep(&p).0.to_string()
 }
 
 /// `(dirname, basename)`.
 #[native("split(p)")]
-fn split(p: &Value) -> PyResult<Value> {
-    let (h, t) = split_at_sep(path_arg(p)?);
+fn split(p: FsPath) -> PyResult<Value> {
+    let (h, t) = split_at_sep(&p);
     Ok(Value::tuple(vec![Value::str(h), Value::str(t)]))
 }
 
 /// `(root, ext)`: `os.path.splitext('a/b.tar.gz') == ('a/b.tar', '.gz')`.
 #[native("splitext(p)")]
-fn splitext(p: &Value) -> PyResult<Value> {
-    let p = path_arg(p)?;
+fn splitext(p: FsPath) -> PyResult<Value> {
+    let p: &str = &p;
     let name_start = p.rfind('/').map_or(0, |i| i + 1);
     let name = &p[name_start..];
     let leading_dots = name.len() - name.trim_start_matches('.').len();
@@ -118,20 +164,20 @@ fn splitext(p: &Value) -> PyResult<Value> {
 
 /// Whether the path exists.
 #[native("exists(path)")]
-fn exists(path: &Value) -> PyResult<bool> {
-    Ok(std::path::Path::new(path_arg(path)?).exists())
+fn exists(path: FsPath) -> PyResult<bool> {
+    Ok(std::path::Path::new(&*path).exists())
 }
 
 /// Whether the path is a regular file.
 #[native("isfile(path)")]
-fn isfile(path: &Value) -> PyResult<bool> {
-    Ok(std::path::Path::new(path_arg(path)?).is_file())
+fn isfile(path: FsPath) -> PyResult<bool> {
+    Ok(std::path::Path::new(&*path).is_file())
 }
 
 /// Whether the path is a directory.
 #[native("isdir(s)")]
-fn isdir(s: &Value) -> PyResult<bool> {
-    Ok(std::path::Path::new(path_arg(s)?).is_dir())
+fn isdir(s: FsPath) -> PyResult<bool> {
+    Ok(std::path::Path::new(&*s).is_dir())
 }
 
 /// `posixpath.normpath`: collapses separators, drops `.`, and resolves `..`
@@ -181,34 +227,34 @@ fn absolute(p: &str) -> String {
 
 /// The path made absolute against the current directory, normalised.
 #[native("abspath(path)")]
-fn abspath(path: &Value) -> PyResult<String> {
-    Ok(absolute(path_arg(path)?))
+fn abspath(path: FsPath) -> PyResult<String> {
+    Ok(absolute(&path))
 }
 
 /// Whether the path is absolute (starts with `/`).
 #[native("isabs(s)")]
-fn isabs(s: &Value) -> PyResult<bool> {
-    Ok(path_arg(s)?.starts_with('/'))
+fn isabs(s: FsPath) -> PyResult<bool> {
+    Ok(s.starts_with('/'))
 }
 
 /// The path without redundant separators and `.`/`..` parts: `os.path.normpath('a//b/../c') == 'a/c'`.
 #[native("normpath(path)")]
-fn normpath(path: &Value) -> PyResult<String> {
-    Ok(normalize(path_arg(path)?))
+fn normpath(path: FsPath) -> PyResult<String> {
+    Ok(normalize(&path))
 }
 
 /// The path relative to `start` (default: the current directory).
 #[native("relpath(path, start=None)")]
-fn relpath(path: &Value, start: &Value) -> PyResult<String> {
-    let p = path_arg(path)?;
+fn relpath(vm: &dyn Vm, path: FsPath, start: &Value) -> PyResult<String> {
+    let p: &str = &path;
     if p.is_empty() {
         return Err(value_error("no path specified"));
     }
     let start = match start {
-        Value::None => ".",
-        s => path_arg(s)?,
+        Value::None => ".".to_string(),
+        s => fspath(vm, s)?,
     };
-    let (start, p) = (absolute(start), absolute(p));
+    let (start, p) = (absolute(&start), absolute(p));
     let s_parts: Vec<&str> = start.split('/').filter(|c| !c.is_empty()).collect();
     let p_parts: Vec<&str> = p.split('/').filter(|c| !c.is_empty()).collect();
     let common = s_parts
@@ -229,7 +275,10 @@ fn relpath(path: &Value, start: &Value) -> PyResult<String> {
 #[native("commonprefix(m)")]
 fn commonprefix(vm: &dyn Vm, m: &Value) -> PyResult<String> {
     let items = vm.collect(m)?;
-    let strs = items.iter().map(path_arg).collect::<PyResult<Vec<_>>>()?;
+    let strs = items
+        .iter()
+        .map(|v| fspath(vm, v))
+        .collect::<PyResult<Vec<_>>>()?;
     let Some(first) = strs.first() else {
         return Ok(String::new());
     };
@@ -246,8 +295,8 @@ fn commonprefix(vm: &dyn Vm, m: &Value) -> PyResult<String> {
 
 /// A leading `~` (`$HOME`) or `~user` replaced by that home directory.
 #[native("expanduser(path)")]
-fn expanduser(vm: &dyn Vm, path: &Value) -> PyResult<Value> {
-    let p = path_arg(path)?;
+fn expanduser(vm: &dyn Vm, path: FsPath) -> PyResult<Value> {
+    let p: &str = &path;
     let Some(rest) = p.strip_prefix('~') else {
         return Ok(Value::str(p));
     };
@@ -281,20 +330,44 @@ fn os_error(e: std::io::Error, path: &str) -> PyErr {
 
 /// The size of a file in bytes.
 #[native("getsize(filename)")]
-fn getsize(filename: &Value) -> PyResult<i64> {
-    let p = path_arg(filename)?;
+fn getsize(filename: FsPath) -> PyResult<i64> {
+    let p: &str = &filename;
     let meta = std::fs::metadata(p).map_err(|e| os_error(e, p))?;
     Ok(meta.len() as i64)
 }
 
 /// The absolute path with symbolic links resolved.
 #[native("realpath(filename, *, strict=False)")]
-fn realpath(filename: &Value, _strict: &Value) -> PyResult<String> {
-    let p = path_arg(filename)?;
+fn realpath(filename: FsPath, _strict: &Value) -> PyResult<String> {
+    let p: &str = &filename;
     Ok(match std::fs::canonicalize(p) {
         Ok(c) => c.to_string_lossy().into_owned(),
         // Not there: CPython (strict=False) resolves what exists; we
         // normalise the absolute path.
         Err(_) => absolute(p),
+    })
+}
+
+/// Whether the path is a symbolic link.
+#[native("islink(path)")]
+fn islink(path: FsPath) -> bool {
+    std::fs::symlink_metadata(&*path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// Whether the path exists (a broken symbolic link counts).
+#[native("lexists(path)")]
+fn lexists(path: FsPath) -> bool {
+    std::fs::symlink_metadata(&*path).is_ok()
+}
+
+/// The last modification time, in seconds since the epoch.
+#[native("getmtime(filename)")]
+fn getmtime(filename: FsPath) -> PyResult<f64> {
+    let p: &str = &filename;
+    let meta = std::fs::metadata(p).map_err(|e| os_error(e, p))?;
+    let t = meta.modified().map_err(|e| os_error(e, p))?;
+    Ok(match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => d.as_secs_f64(),
+        Err(e) => -e.duration().as_secs_f64(),
     })
 }

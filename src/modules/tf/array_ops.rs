@@ -28,8 +28,14 @@ fn concat(vm: &dyn Vm, values: &Value, axis: &Value, _name: &Value) -> PyResult<
 /// Joins tensors along a new axis.
 #[native("stack(values, axis=0, name='stack')")]
 fn stack(vm: &dyn Vm, values: &Value, axis: &Value, _name: &Value) -> PyResult<Tensor> {
+    let axis = axis_arg(vm, axis)?;
+    // TensorFlow converts a constant list (Python numbers only) as one
+    // value first, so `tf.stack([1, 2.5])` is float32, not a Pack error.
+    if axis == 0 && crate::object::tensor::convert::literal_of(values)?.is_some() {
+        return crate::object::tensor::convert::to_tensor(vm, values, None);
+    }
     let ts = tensor_list(vm, values)?;
-    placed(vm, ops::stack(&ts, axis_arg(vm, axis)?))
+    placed(vm, ops::stack(&ts, axis))
 }
 
 fn tensors_value(r: crate::runtime::Result<Vec<Tensor>>) -> PyResult<Vec<Value>> {

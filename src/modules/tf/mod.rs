@@ -14,7 +14,10 @@ pub mod create;
 pub mod custom_gradient;
 pub mod dtypes;
 pub mod embedding_ops;
+pub mod gfile;
+pub mod glob_match;
 pub mod gradient_tape;
+pub mod io_ops;
 pub mod linalg;
 pub mod math_ops;
 pub mod nd_ops;
@@ -23,9 +26,11 @@ pub mod nn;
 pub mod nn_ops;
 pub mod print;
 pub mod random;
+pub mod reorder_ops;
 pub mod scan_ops;
 pub mod stats_ops;
 pub mod tape_hints;
+pub mod strings_ops;
 
 use crate::modules::ModuleBuilder;
 use crate::value::{ExcType, Value};
@@ -51,6 +56,7 @@ pub fn module() -> Value {
     math_ops::register(&mut m, true);
     stats_ops::register(&mut m, true);
     scan_ops::register(&mut m, true);
+    reorder_ops::register(&mut m);
     linalg::register(&mut m);
     dtypes::register(&mut m);
     m.value(
@@ -80,6 +86,8 @@ pub fn module() -> Value {
     );
     custom_gradient::register(&mut m);
     m.namespace("random", random::register);
+    io_ops::register(&mut m);
+    strings_ops::register(&mut m);
     register_errors(&mut m);
     crate::modules::tf_distribute::register_tf(&mut m);
     m.build()

@@ -67,6 +67,10 @@ pub enum GradOp {
     Tile(Vec<usize>),
     /// `BroadcastTo`.
     BroadcastTo,
+    /// `Roll` by a shift per axis (each in `[0, dim)`).
+    Roll(Vec<i64>),
+    /// `ReverseV2` along the (normalized, ascending) axes.
+    Reverse(Vec<usize>),
     /// `GatherV2` along `axis` (normalized); inputs `params, indices`.
     Gather(usize),
     /// `StridedSlice` (a subscript).
@@ -384,6 +388,16 @@ pub(crate) fn gradient(
             vec![Some(sum(&reshape(g, &split_shape)?, &axes, false)?)]
         }
         GradOp::BroadcastTo => vec![Some(unbroadcast_keep(g.clone(), x)?), None],
+        // TensorFlow's: the op undone (roll by -shift, reverse again)
+        GradOp::Roll(shifts) => {
+            let back: Vec<i64> = shifts
+                .iter()
+                .zip(x.dims())
+                .map(|(&s, &d)| if d == 0 { 0 } else { (-s).rem_euclid(d as i64) })
+                .collect();
+            vec![Some(ops::reorder::roll(g, &back)?)]
+        }
+        GradOp::Reverse(axes) => vec![Some(ops::reorder::reverse(g, axes)?)],
         GradOp::Gather(axis) => vec![Some(gather_grad(x, &v.inputs[1], *axis, g)?), None],
         GradOp::Index(items) => vec![Some(ops::index::index_backward(x, items, g)?)],
         GradOp::Softmax { axis, log } => {
@@ -477,7 +491,13 @@ pub(crate) fn gradient(
         | GradOp::SoftmaxXent
         | GradOp::SparseSoftmaxXent => super::grad_nn::gradient(op, v, grads)?,
         GradOp::Custom(f) => custom(f, grads)?,
-        GradOp::NoGrad(n) => return Err(no_gradient(n.0)),
+        // what an eager tape says for an op without a registered gradient
+        GradOp::NoGrad(n) => {
+            return Err(Error::new(
+                ErrorKind::Lookup,
+                format!("gradient registry has no entry for: {}", n.0),
+            ))
+        }
         GradOp::PoolGrad { .. } => return Err(no_gradient(op.name())),
     })
 }

@@ -23,6 +23,8 @@ impl GradOp {
             GradOp::Split(_) => "SplitV",
             GradOp::Tile(_) => "Tile",
             GradOp::BroadcastTo => "BroadcastTo",
+            GradOp::Roll(_) => "Roll",
+            GradOp::Reverse(_) => "ReverseV2",
             GradOp::Gather(_) => "GatherV2",
             GradOp::Index(_) => "StridedSlice",
             GradOp::Softmax { log: false, .. } => "Softmax",

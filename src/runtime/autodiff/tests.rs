@@ -217,6 +217,8 @@ fn shape_ops() {
         Ok(ops::split(&xs[0], &SplitSpec::Sizes(vec![1, 3]), 2)?[1].clone())
     });
     one("Tile", &|xs| ops::tile(&xs[0], &[2, 1, 3]));
+    one("Roll", &|xs| ops::reorder::roll(&xs[0], &[1, 0, 3]));
+    one("ReverseV2", &|xs| ops::reorder::reverse(&xs[0], &[0, 2]));
     one("BroadcastTo", &|xs| {
         ops::broadcast_to(
             &ops::reshape(&xs[0], &[2, 3, 1, 4], Semantics::Tf)?,

@@ -17,6 +17,7 @@ pub mod nn;
 pub mod nn_loss;
 pub mod promote;
 pub mod reduce;
+pub mod reorder;
 pub mod scan;
 pub mod scatter;
 pub mod segment;

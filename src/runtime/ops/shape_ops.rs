@@ -299,7 +299,22 @@ fn broadcast_to_impl(x: &Tensor, dims: &[usize]) -> Result<Tensor> {
     }
     match x.shape().broadcast(&target) {
         Some(s) if s == target => {}
-        _ => {
+        // the kernel's first check (BCast::IsValid)
+        None => {
+            return Err(Error::kernel(
+                crate::runtime::ErrorKind::InvalidArgument,
+                "BroadcastTo",
+                &x.device(),
+                &format!(
+                    "Incompatible shapes: {} vs. {}",
+                    x.shape().bracket_text(),
+                    target.bracket_text()
+                ),
+                "BroadcastTo",
+                "",
+            ))
+        }
+        Some(_) => {
             return Err(Error::kernel(
                 crate::runtime::ErrorKind::InvalidArgument,
                 "BroadcastTo",
