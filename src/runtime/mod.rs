@@ -11,6 +11,7 @@ pub mod device;
 pub mod dtype;
 pub mod error;
 pub mod f16;
+pub mod farmhash;
 pub mod format;
 pub mod graph;
 pub mod literal;

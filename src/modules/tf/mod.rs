@@ -24,6 +24,7 @@ pub mod print;
 pub mod random;
 pub mod scan_ops;
 pub mod stats_ops;
+pub mod string_hash;
 
 use crate::modules::ModuleBuilder;
 use crate::value::{ExcType, Value};
@@ -74,6 +75,7 @@ pub fn module() -> Value {
     gradient_tape::register(&mut m);
     custom_gradient::register(&mut m);
     m.namespace("random", random::register);
+    m.namespace("strings", string_hash::register);
     register_errors(&mut m);
     crate::modules::tf_distribute::register_tf(&mut m);
     m.build()
