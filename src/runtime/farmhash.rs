@@ -72,7 +72,8 @@ fn hash_len17to32(s: &[u8]) -> u64 {
         rotate(a.wrapping_add(b), 43)
             .wrapping_add(rotate(c, 30))
             .wrapping_add(d),
-        a.wrapping_add(rotate(b.wrapping_add(K2), 18)).wrapping_add(c),
+        a.wrapping_add(rotate(b.wrapping_add(K2), 18))
+            .wrapping_add(c),
         mul,
     )
 }
@@ -89,7 +90,8 @@ fn hash_len33to64(s: &[u8]) -> u64 {
         .wrapping_add(d);
     let z = hash_len16(
         y,
-        a.wrapping_add(rotate(b.wrapping_add(K2), 18)).wrapping_add(c),
+        a.wrapping_add(rotate(b.wrapping_add(K2), 18))
+            .wrapping_add(c),
         mul,
     );
     let e = fetch64(s, 16).wrapping_mul(mul);
@@ -100,7 +102,8 @@ fn hash_len33to64(s: &[u8]) -> u64 {
         rotate(e.wrapping_add(f), 43)
             .wrapping_add(rotate(g, 30))
             .wrapping_add(h),
-        e.wrapping_add(rotate(f.wrapping_add(a), 18)).wrapping_add(g),
+        e.wrapping_add(rotate(f.wrapping_add(a), 18))
+            .wrapping_add(g),
         mul,
     )
 }
@@ -224,7 +227,9 @@ pub fn to_hash_bucket_fast(
     }
     let host = t.to_device(crate::runtime::Device::CPU0)?;
     let HostData::Str(strings) = host.host()? else {
-        return Err(crate::runtime::Error::internal("string tensor without strings"));
+        return Err(crate::runtime::Error::internal(
+            "string tensor without strings",
+        ));
     };
     let mut out = crate::runtime::storage::try_vec(strings.len())?;
     out.extend(

@@ -284,7 +284,13 @@ reductions! {
 /// `ddof`. Ints and bools are computed in float64, floats in their own
 /// dtype (a float32 quotient rounded once equals numpy's float64 division
 /// rounded to float32: double rounding is innocuous for 53 >= 2 * 24 + 2).
-fn variance(vm: &dyn Vm, a: &Value, axis: &Value, ddof: &Value, keepdims: &Value) -> PyResult<Tensor> {
+fn variance(
+    vm: &dyn Vm,
+    a: &Value,
+    axis: &Value,
+    ddof: &Value,
+    keepdims: &Value,
+) -> PyResult<Tensor> {
     let t = to_np_tensor(vm, a, None)?;
     if t.dtype() == DType::String {
         return Err(PyErr::new(
@@ -309,7 +315,8 @@ fn variance(vm: &dyn Vm, a: &Value, axis: &Value, ddof: &Value, keepdims: &Value
             .product(),
     };
     let d = t.dtype();
-    let scalar = |x: f64| Tensor::fill(&[], &Scalar::Float(x), d, Device::CPU0).map_err(runtime_err);
+    let scalar =
+        |x: f64| Tensor::fill(&[], &Scalar::Float(x), d, Device::CPU0).map_err(runtime_err);
     let div = |x: &Tensor, n: f64| -> PyResult<Tensor> {
         ops::np_binary(BinaryOp::RealDiv, x, &scalar(n)?).map_err(runtime_err)
     };
