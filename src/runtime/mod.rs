@@ -20,6 +20,7 @@ pub mod ops;
 mod pool;
 pub mod random;
 pub mod shape;
+pub mod siphash;
 pub mod storage;
 pub mod tensor;
 pub mod trace;
