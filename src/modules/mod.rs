@@ -180,6 +180,9 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("keras.models", "keras_models"),
     stdlib!("keras.trainer", "keras_trainer"),
     stdlib!("keras.layers_extra", "keras_layers_extra"),
+    // the preprocessing layers (Normalization …) and the lookup layers
+    stdlib!("keras.layers_preprocessing", "keras_layers_preprocessing"),
+    stdlib!("keras.layers_lookup", "keras_layers_lookup"),
     stdlib!("keras.summary", "keras_summary"),
     stdlib!("keras.regularizers", "keras_regularizers"),
     // keras.losses, keras.metrics and what `compile` makes of them, with

@@ -11,7 +11,7 @@ use crate::object::numpy::{np_err, opt_np_dtype, promoted, stack_promoted};
 use crate::modules::tf::convert::{int_list, runtime_err};
 use crate::modules::ModuleBuilder;
 use crate::object::{native, NativeDef};
-use crate::runtime::{ops, DType, Device, ReduceOp, Scalar, Semantics, Tensor};
+use crate::runtime::{ops, BinaryOp, DType, Device, ReduceOp, Scalar, Semantics, Tensor, UnaryOp};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 use array::{wrap, wrap_array};
 
@@ -279,6 +279,111 @@ reductions! {
     prod "prod(a, axis=None, keepdims=False)" => ReduceOp::Prod;
 }
 
+/// numpy's `_var`: the sum over `axis` divided by the count is the mean;
+/// the squared deviations from it are summed and divided by the count less
+/// `ddof`. Ints and bools are computed in float64, floats in their own
+/// dtype (a float32 quotient rounded once equals numpy's float64 division
+/// rounded to float32: double rounding is innocuous for 53 >= 2 * 24 + 2).
+fn variance(
+    vm: &dyn Vm,
+    a: &Value,
+    axis: &Value,
+    ddof: &Value,
+    keepdims: &Value,
+) -> PyResult<Tensor> {
+    let t = to_np_tensor(vm, a, None)?;
+    if t.dtype() == DType::String {
+        return Err(PyErr::new(
+            ExcType::TypeError,
+            "cannot perform reduce with flexible type",
+        ));
+    }
+    let t = if t.dtype().is_floating() {
+        t
+    } else {
+        ops::cast(&t, DType::Float64).map_err(runtime_err)?
+    };
+    let ddof = crate::object::types::int_arg(ddof, vm)?;
+    let axes = crate::object::tensor::convert::axes_arg(vm, axis)?;
+    let sum = ops::np_reduce(ReduceOp::Sum, &t, axes.as_deref(), true).map_err(np_err)?;
+    let rank = t.rank() as i64;
+    let count: usize = match &axes {
+        None => t.numel(),
+        Some(axes) => axes
+            .iter()
+            .map(|&a| t.dims()[if a < 0 { a + rank } else { a } as usize])
+            .product(),
+    };
+    let d = t.dtype();
+    let scalar =
+        |x: f64| Tensor::fill(&[], &Scalar::Float(x), d, Device::CPU0).map_err(runtime_err);
+    let div = |x: &Tensor, n: f64| -> PyResult<Tensor> {
+        ops::np_binary(BinaryOp::RealDiv, x, &scalar(n)?).map_err(runtime_err)
+    };
+    let mean = div(&sum, count as f64)?;
+    let dev = ops::np_binary(BinaryOp::Sub, &t, &mean).map_err(runtime_err)?;
+    let sq = ops::np_binary(BinaryOp::Mul, &dev, &dev).map_err(runtime_err)?;
+    let total = ops::np_reduce(ReduceOp::Sum, &sq, axes.as_deref(), vm.truthy(keepdims)?)
+        .map_err(np_err)?;
+    div(&total, (count as i64 - ddof).max(0) as f64)
+}
+
+/// The variance over axes (numpy's two-pass algorithm).
+#[native("var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False)")]
+fn var(
+    vm: &dyn Vm,
+    a: &Value,
+    axis: &Value,
+    dtype: &Value,
+    out: &Value,
+    ddof: &Value,
+    keepdims: &Value,
+) -> PyResult<Value> {
+    unsupported_args(dtype, out, "var")?;
+    Ok(wrap(variance(vm, a, axis, ddof, keepdims)?))
+}
+
+/// The standard deviation over axes: the square root of `var`.
+#[native("std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False)")]
+fn std_(
+    vm: &dyn Vm,
+    a: &Value,
+    axis: &Value,
+    dtype: &Value,
+    out: &Value,
+    ddof: &Value,
+    keepdims: &Value,
+) -> PyResult<Value> {
+    unsupported_args(dtype, out, "std")?;
+    let v = variance(vm, a, axis, ddof, keepdims)?;
+    Ok(wrap(ops::unary(UnaryOp::Sqrt, &v).map_err(runtime_err)?))
+}
+
+fn unsupported_args(dtype: &Value, out: &Value, name: &str) -> PyResult<()> {
+    if !matches!(dtype, Value::None) || !matches!(out, Value::None) {
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            format!("np.{name}(dtype=..., out=...) is not supported in dist yet"),
+        ));
+    }
+    Ok(())
+}
+
+/// The dimensions of `a` as an array, a tuple.
+#[native("shape(a)")]
+fn shape(vm: &dyn Vm, a: &Value) -> PyResult<Value> {
+    let t = to_np_tensor(vm, a, None)?;
+    Ok(Value::tuple(
+        t.dims().iter().map(|&d| Value::Int(d as i64)).collect(),
+    ))
+}
+
+/// The number of dimensions of `a` as an array.
+#[native("ndim(a)")]
+fn ndim(vm: &dyn Vm, a: &Value) -> PyResult<usize> {
+    Ok(to_np_tensor(vm, a, None)?.rank())
+}
+
 fn seq_tensors(vm: &dyn Vm, v: &Value) -> PyResult<Vec<Tensor>> {
     vm.collect(v)?
         .iter()
@@ -429,6 +534,10 @@ const FUNCTIONS: &[NativeDef] = &[
     ones_like::DEF,
     sum::DEF,
     mean::DEF,
+    var::DEF,
+    std_::DEF,
+    shape::DEF,
+    ndim::DEF,
     max::DEF,
     min::DEF,
     prod::DEF,

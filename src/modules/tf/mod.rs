@@ -29,8 +29,9 @@ pub mod random;
 pub mod reorder_ops;
 pub mod scan_ops;
 pub mod stats_ops;
-pub mod tape_hints;
+pub mod string_hash;
 pub mod strings_ops;
+pub mod tape_hints;
 
 use crate::modules::ModuleBuilder;
 use crate::value::{ExcType, Value};

@@ -30,6 +30,7 @@ pub fn register(m: &mut ModuleBuilder) {
             .add(regex_replace::DEF)
             .add(regex_full_match::DEF)
             .add(split::DEF);
+        super::string_hash::register(s);
     });
 }
 

@@ -194,11 +194,15 @@ fn typed<T: Num>(op: ReduceOp, v: &[T], dims: &[usize], mask: &[bool]) -> Result
         }
     }
     let (buf, outer, inner) = move_reduced_last(v, dims, mask)?;
+    let block = inner_block(dims, mask);
     let sum = |s: &[T]| -> T {
         if T::IS_INT {
             s.iter().fold(T::zero(), |a, &b| a.add(b))
-        } else {
+        } else if block >= s.len() {
             sum_float(s)
+        } else {
+            s.chunks(block.max(1))
+                .fold(T::zero(), |a, chunk| a.add(sum_float(chunk)))
         }
     };
     let r: Vec<T> = match op {
@@ -232,6 +236,24 @@ fn typed<T: Num>(op: ReduceOp, v: &[T], dims: &[usize], mask: &[bool]) -> Result
         }
     };
     Ok(T::wrap(r))
+}
+
+/// The length of numpy's inner reduction loop: the reduced axes at the end
+/// of the shape (axes of length 1 coalesce with any), which its iterator
+/// joins into one run summed pairwise; the runs of one output are then
+/// added in order (a kept last axis makes every run one element long).
+fn inner_block(dims: &[usize], mask: &[bool]) -> usize {
+    let mut block = 1;
+    for (&d, &m) in dims.iter().zip(mask).rev() {
+        if d == 1 {
+            continue;
+        }
+        if !m {
+            break;
+        }
+        block *= d;
+    }
+    block
 }
 
 fn sum_float<T: Num>(s: &[T]) -> T {
