@@ -17,6 +17,7 @@ use crate::runtime::ops::{self, IndexItem};
 use crate::runtime::tensor::Tensor;
 
 use super::grad_more;
+use super::grad_reduce::{gather_grad, matmul_grad, reduce_grad};
 
 /// A recorded op and the attributes its gradient needs.
 #[derive(Clone)]
@@ -261,31 +262,31 @@ pub(super) fn scalar(like: &Tensor, v: f64) -> Result<Tensor> {
     Tensor::fill(&[], &Scalar::Float(v), like.dtype(), like.device())
 }
 
-fn zeros_like(x: &Tensor) -> Result<Tensor> {
+pub(super) fn zeros_like(x: &Tensor) -> Result<Tensor> {
     Tensor::zeros(x.dtype(), x.dims(), x.device())
 }
 
-fn dims_i64(d: &[usize]) -> Vec<i64> {
+pub(super) fn dims_i64(d: &[usize]) -> Vec<i64> {
     d.iter().map(|&x| x as i64).collect()
 }
 
-fn reshape(x: &Tensor, dims: &[usize]) -> Result<Tensor> {
+pub(super) fn reshape(x: &Tensor, dims: &[usize]) -> Result<Tensor> {
     ops::reshape(x, &dims_i64(dims), Semantics::Tf)
 }
 
-fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+pub(super) fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     ops::binary(BinaryOp::Mul, a, b)
 }
 
-fn neg(a: &Tensor) -> Result<Tensor> {
+pub(super) fn neg(a: &Tensor) -> Result<Tensor> {
     ops::unary(UnaryOp::Neg, a)
 }
 
-fn cmp(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+pub(super) fn cmp(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     ops::binary(op, a, b)
 }
 
-fn sum(x: &Tensor, axes: &[usize], keepdims: bool) -> Result<Tensor> {
+pub(super) fn sum(x: &Tensor, axes: &[usize], keepdims: bool) -> Result<Tensor> {
     ops::reduce(ReduceOp::Sum, x, Some(&dims_i64(axes)), keepdims)
 }
 
@@ -293,7 +294,7 @@ fn sum(x: &Tensor, axes: &[usize], keepdims: bool) -> Result<Tensor> {
 /// (TensorFlow's `BroadcastGradientArgs`: the leading axes `x` lacks and
 /// every axis where `x` is 1, the output's 1s too), or None when the shapes
 /// match (`SmartBroadcastGradientArgs`'s `must_reduce`).
-fn broadcast_axes(x: &[usize], out: &[usize]) -> Option<Vec<usize>> {
+pub(super) fn broadcast_axes(x: &[usize], out: &[usize]) -> Option<Vec<usize>> {
     if x == out {
         return None;
     }
@@ -314,7 +315,7 @@ pub(super) fn unbroadcast(g: Tensor, x: &Tensor) -> Result<Tensor> {
 }
 
 /// Like [`unbroadcast`] with `keepdims=True` (`SelectV2`'s and `BroadcastTo`'s form).
-fn unbroadcast_keep(g: Tensor, x: &Tensor) -> Result<Tensor> {
+pub(super) fn unbroadcast_keep(g: Tensor, x: &Tensor) -> Result<Tensor> {
     let axes = broadcast_axes(x.dims(), g.dims()).unwrap_or_default();
     let s = sum(&g, &axes, true)?;
     reshape(&s, x.dims())
@@ -673,142 +674,4 @@ fn binary_grad(op: BinaryOp, v: &OpView, g: &Tensor) -> Result<Vec<Option<Tensor
         | BinaryOp::LogicalAnd
         | BinaryOp::LogicalOr => Ok(vec![None, None]),
     }
-}
-
-fn reduce_grad(
-    op: ReduceOp,
-    x: &Tensor,
-    y: &Tensor,
-    axes: &[usize],
-    keepdims: bool,
-    g: &Tensor,
-) -> Result<Option<Tensor>> {
-    let kept: Vec<usize> = x
-        .dims()
-        .iter()
-        .enumerate()
-        .map(|(i, &d)| if axes.contains(&i) { 1 } else { d })
-        .collect();
-    let sum_grad = || -> Result<Tensor> {
-        if axes.len() == x.rank() && (0..x.rank()).eq(axes.iter().copied()) {
-            // reduce all: reshape to [1]*rank and tile
-            let g = reshape(g, &vec![1; x.rank()])?;
-            return ops::tile(&g, x.dims());
-        }
-        let g = if keepdims {
-            g.clone()
-        } else {
-            reshape(g, &kept)?
-        };
-        ops::broadcast_to(&g, x.dims())
-    };
-    Ok(Some(match op {
-        ReduceOp::Sum => sum_grad()?,
-        ReduceOp::Mean => {
-            let s = sum_grad()?;
-            let factor = x.numel() / y.numel().max(1);
-            ops::truediv(&s, &scalar(&s, factor as f64)?)?
-        }
-        ReduceOp::Max | ReduceOp::Min => {
-            let (y, g) = if keepdims {
-                (y.clone(), g.clone())
-            } else {
-                (reshape(y, &kept)?, reshape(g, &kept)?)
-            };
-            let ind = ops::cast(&cmp(BinaryOp::Equal, &y, x)?, g.dtype())?;
-            let num = reshape(&sum(&ind, axes, false)?, &kept)?;
-            mul(&ops::truediv(&ind, &num)?, &g)?
-        }
-        ReduceOp::Prod => prod_grad(x, axes, &kept, keepdims, g)?,
-        ReduceOp::Any | ReduceOp::All => return Ok(None),
-    }))
-}
-
-/// TensorFlow's `_ProdGrad`: the reduced axes moved first and flattened,
-/// the product of the other entries as two exclusive cumulative products.
-fn prod_grad(
-    x: &Tensor,
-    axes: &[usize],
-    kept: &[usize],
-    keepdims: bool,
-    g: &Tensor,
-) -> Result<Tensor> {
-    let g = if keepdims {
-        g.clone()
-    } else {
-        reshape(g, kept)?
-    };
-    let g = ops::broadcast_to(&g, x.dims())?;
-    let other: Vec<usize> = (0..x.rank()).filter(|i| !axes.contains(i)).collect();
-    let perm: Vec<usize> = axes.iter().chain(&other).copied().collect();
-    let reduced_num: usize = axes.iter().map(|&a| x.dims()[a]).product();
-    let other_num: usize = other.iter().map(|&a| x.dims()[a]).product();
-    let permuted = ops::transpose(x, Some(&dims_i64(&perm)))?;
-    let permuted_shape = permuted.dims().to_vec();
-    let reshaped = reshape(&permuted, &[reduced_num, other_num])?;
-    let left = ops::scan::cumulative(&reshaped, 0, true, false, true)?;
-    let right = ops::scan::cumulative(&reshaped, 0, true, true, true)?;
-    let yv = reshape(&mul(&left, &right)?, &permuted_shape)?;
-    let mut inv = vec![0i64; perm.len()];
-    for (i, &p) in perm.iter().enumerate() {
-        inv[p] = i as i64;
-    }
-    let out = mul(&g, &ops::transpose(&yv, Some(&inv))?)?;
-    reshape(&out, x.dims())
-}
-
-fn matmul_grad(v: &OpView, ta: bool, tb: bool, g: &Tensor) -> Result<Vec<Option<Tensor>>> {
-    let (a, b) = (&v.inputs[0], &v.inputs[1]);
-    let mm = ops::matmul;
-    let (ga, gb) = match (ta, tb) {
-        (false, false) => (mm(g, b, false, true)?, mm(a, g, true, false)?),
-        (false, true) => (mm(g, b, false, false)?, mm(g, a, true, false)?),
-        (true, false) => (mm(b, g, false, true)?, mm(a, g, false, false)?),
-        (true, true) => (mm(b, g, true, true)?, mm(g, a, true, true)?),
-    };
-    let fit = |t: Tensor, like: &Tensor| -> Result<Tensor> {
-        if t.dims() == like.dims() {
-            return Ok(t);
-        }
-        // broadcast batch dims summed back (BatchMatMulV2's gradient)
-        let r = t.rank();
-        let lead = r - like.rank();
-        let axes: Vec<usize> = (0..r - 2)
-            .filter(|&i| i < lead || like.dims()[i - lead] == 1)
-            .collect();
-        reshape(&sum(&t, &axes, false)?, like.dims())
-    };
-    let ga = if v.skip[0] { None } else { Some(fit(ga, a)?) };
-    let gb = if v.skip[1] { None } else { Some(fit(gb, b)?) };
-    Ok(vec![ga, gb])
-}
-
-/// `GatherV2`'s gradient, densified: the slices summed into their rows
-/// (`unsorted_segment_sum`), along `axis` through transposes.
-fn gather_grad(params: &Tensor, indices: &Tensor, axis: usize, g: &Tensor) -> Result<Tensor> {
-    let n = params.dims()[axis] as i64;
-    let flat_idx = reshape(indices, &[indices.numel()])?;
-    let inner = &params.dims()[axis + 1..];
-    if axis == 0 {
-        let mut vdims = vec![indices.numel()];
-        vdims.extend_from_slice(inner);
-        let values = reshape(g, &vdims)?;
-        return ops::segment::unsorted_segment_sum(&values, &flat_idx, n);
-    }
-    // move the gathered axis first: g is [outer..., idx..., inner...]
-    let outer = &params.dims()[..axis];
-    let mut gdims = outer.to_vec();
-    gdims.push(indices.numel());
-    gdims.extend_from_slice(inner);
-    let g = reshape(g, &gdims)?;
-    let r = gdims.len();
-    let mut perm: Vec<i64> = vec![axis as i64];
-    perm.extend((0..r as i64).filter(|&i| i != axis as i64));
-    let moved = ops::transpose(&g, Some(&perm))?;
-    let summed = ops::segment::unsorted_segment_sum(&moved, &flat_idx, n)?;
-    let mut inv = vec![0i64; r];
-    for (i, &p) in perm.iter().enumerate() {
-        inv[p as usize] = i as i64;
-    }
-    ops::transpose(&summed, Some(&inv))
 }

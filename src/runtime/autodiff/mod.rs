@@ -9,6 +9,7 @@ pub mod grad;
 mod grad_more;
 mod grad_names;
 mod grad_nn;
+mod grad_reduce;
 pub mod slices;
 pub mod tape;
 
