@@ -25,7 +25,7 @@ enum Steps<'a> {
 impl Interp {
     /// `while test:` while a graph traces: converted when the test is a
     /// tensor in user code; otherwise the Python loop.
-    pub(super) fn ag_while_stmt(
+    pub(in crate::eval) fn ag_while_stmt(
         &self,
         f: &mut Frame,
         s: &Stmt,
@@ -50,7 +50,7 @@ impl Interp {
 
     /// `for target in iter:` while a graph traces: converted for
     /// `tf.range(...)` and tensors in user code; otherwise the Python loop.
-    pub(super) fn ag_for_stmt(
+    pub(in crate::eval) fn ag_for_stmt(
         &self,
         f: &mut Frame,
         s: &Stmt,

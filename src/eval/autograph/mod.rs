@@ -21,9 +21,6 @@
 mod analysis;
 mod loops;
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use self::analysis::Exit;
 use super::frame::Frame;
 use super::{Flow, Interp};

@@ -4,10 +4,9 @@
 
 #[allow(unused_imports)]
 use super::grad::*;
-use crate::runtime::dtype::Scalar;
-use crate::runtime::error::{Error, ErrorKind, Result};
-use crate::runtime::op::{BinaryOp, ReduceOp, Semantics, UnaryOp};
-use crate::runtime::ops::{self, IndexItem};
+use crate::runtime::error::Result;
+use crate::runtime::op::{BinaryOp, ReduceOp};
+use crate::runtime::ops;
 use crate::runtime::tensor::Tensor;
 
 pub(super) fn reduce_grad(
