@@ -213,8 +213,26 @@ pub fn to_hash_bucket_fast(
     num_buckets: u64,
     name: &str,
 ) -> crate::runtime::Result<crate::runtime::Tensor> {
+    string_buckets(
+        t,
+        "StringToHashBucketFast",
+        name,
+        num_buckets,
+        fingerprint64,
+    )
+}
+
+/// A string-hashing op: each string of `t` through `hash`, modulo
+/// `num_buckets`, as int64 in `t`'s shape (TensorFlow's dtype error for a
+/// tensor that is not strings).
+pub(crate) fn string_buckets(
+    t: &crate::runtime::Tensor,
+    op: &'static str,
+    name: &str,
+    num_buckets: u64,
+    hash: impl Fn(&[u8]) -> u64,
+) -> crate::runtime::Result<crate::runtime::Tensor> {
     use crate::runtime::{DType, HostData, Tensor};
-    let op = "StringToHashBucketFast";
     let _trace = crate::runtime::trace::op(op, t.device());
     if t.dtype() != DType::String {
         return Err(super::ops::dtype_mismatch(
@@ -235,7 +253,7 @@ pub fn to_hash_bucket_fast(
     out.extend(
         strings
             .iter()
-            .map(|s| (fingerprint64(s) % num_buckets.max(1)) as i64),
+            .map(|s| (hash(s) % num_buckets.max(1)) as i64),
     );
     Tensor::from_host(HostData::I64(out), t.shape().clone(), host.device())
 }

@@ -56,31 +56,9 @@ pub fn to_hash_bucket_strong(
     key: [u64; 2],
     name: &str,
 ) -> crate::runtime::Result<crate::runtime::Tensor> {
-    use crate::runtime::{DType, HostData, Tensor};
-    let op = "StringToHashBucketStrong";
-    let _trace = crate::runtime::trace::op(op, t.device());
-    if t.dtype() != DType::String {
-        return Err(super::ops::dtype_mismatch(
-            op,
-            0,
-            DType::String,
-            t.dtype(),
-            name,
-        ));
-    }
-    let host = t.to_device(crate::runtime::Device::CPU0)?;
-    let HostData::Str(strings) = host.host()? else {
-        return Err(crate::runtime::Error::internal(
-            "string tensor without strings",
-        ));
-    };
-    let mut out = crate::runtime::storage::try_vec(strings.len())?;
-    out.extend(
-        strings
-            .iter()
-            .map(|s| (siphash24(key[0], key[1], s) % num_buckets.max(1)) as i64),
-    );
-    Tensor::from_host(HostData::I64(out), t.shape().clone(), host.device())
+    super::farmhash::string_buckets(t, "StringToHashBucketStrong", name, num_buckets, |s| {
+        siphash24(key[0], key[1], s)
+    })
 }
 
 #[cfg(test)]

@@ -7,8 +7,7 @@
 use super::gfile::io_status;
 use crate::modules::ModuleBuilder;
 use crate::object::native;
-use crate::object::tensor::convert::to_tensor;
-use crate::runtime::{DType, Device, HostData, Shape, Tensor};
+use crate::runtime::{Device, HostData, Shape, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// Registers `tf.io`.
@@ -28,24 +27,6 @@ fn kernel_error(ty: ExcType, op: &str, msg: &str) -> PyErr {
             "{{{{function_node __wrapped__{op}_device_/job:localhost/replica:0/task:0/device:CPU:0}}}} {msg} [Op:{op}]"
         ),
     )
-}
-
-/// A string tensor argument (`input #i` of `op`).
-fn string_input(vm: &dyn Vm, v: &Value, op: &str, i: usize) -> PyResult<Tensor> {
-    let t = match v {
-        Value::Tensor(t) => t.clone(),
-        v => to_tensor(vm, v, Some(DType::String))?,
-    };
-    if t.dtype() != DType::String {
-        return Err(PyErr::new(
-            ExcType::InvalidArgumentError,
-            format!(
-                "cannot compute {op} as input #{i}(zero-based) was expected to be a string tensor but is a {} tensor [Op:{op}] name: ",
-                t.dtype().name()
-            ),
-        ));
-    }
-    Ok(t)
 }
 
 fn scalar_bytes(t: &Tensor, op: &str, what: &str) -> PyResult<Vec<u8>> {
@@ -70,7 +51,7 @@ fn scalar_bytes(t: &Tensor, op: &str, what: &str) -> PyResult<Vec<u8>> {
 /// The contents of a file, as a scalar string tensor.
 #[native("read_file(filename, name=None)")]
 fn read_file(vm: &dyn Vm, filename: &Value, _name: &Value) -> PyResult<Tensor> {
-    let t = string_input(vm, filename, "ReadFile", 0)?;
+    let t = super::strings_ops::string_arg(vm, filename, "ReadFile", 0)?;
     let path =
         String::from_utf8_lossy(&scalar_bytes(&t, "ReadFile", "Input filename")?).into_owned();
     let data = std::fs::read(&path).map_err(|e| {
@@ -84,8 +65,8 @@ fn read_file(vm: &dyn Vm, filename: &Value, _name: &Value) -> PyResult<Tensor> {
 /// Writes `contents` (a scalar string) to a file, creating its directory.
 #[native("write_file(filename, contents, name=None)")]
 fn write_file(vm: &dyn Vm, filename: &Value, contents: &Value, _name: &Value) -> PyResult<()> {
-    let f = string_input(vm, filename, "WriteFile", 0)?;
-    let c = string_input(vm, contents, "WriteFile", 1)?;
+    let f = super::strings_ops::string_arg(vm, filename, "WriteFile", 0)?;
+    let c = super::strings_ops::string_arg(vm, contents, "WriteFile", 1)?;
     let path =
         String::from_utf8_lossy(&scalar_bytes(&f, "WriteFile", "Input filename")?).into_owned();
     let data = scalar_bytes(&c, "WriteFile", "Contents")?;

@@ -50,7 +50,7 @@ fn kernel(ty: ExcType, node: &str, op: &str, msg: &str, name: &str) -> PyErr {
 }
 
 /// A string tensor argument of `op` (input `i`).
-fn string_arg(vm: &dyn Vm, v: &Value, op: &str, i: usize) -> PyResult<Tensor> {
+pub(super) fn string_arg(vm: &dyn Vm, v: &Value, op: &str, i: usize) -> PyResult<Tensor> {
     // a tensor keeps its dtype (the kernel's message names it); Python
     // values convert as strings
     let t = match v {
