@@ -118,11 +118,16 @@ pub fn finish_cond(
         graph::taint(|| "gradients through a tf.cond are not recorded in graphs yet".into());
     }
     let [tr, fa] = branches;
+    if let Some(k) =
+        (0..tr.outs.len().min(fa.outs.len())).find(|&k| tr.outs[k].dtype() != fa.outs[k].dtype())
+    {
+        return Err(dtype_mismatch(vm, tr, fa, k));
+    }
     let same = tr
         .outs
         .iter()
         .zip(&fa.outs)
-        .all(|(a, b)| a.dtype() == b.dtype() && a.dims() == b.dims());
+        .all(|(a, b)| a.dims() == b.dims());
     let t = if taken { tr } else { fa };
     let (result, outs) = (&t.result, &t.outs);
     if !same {
@@ -171,6 +176,61 @@ pub fn finish_cond(
         Some(t) => t.build(&ran),
         None => Ok(result.clone()),
     }
+}
+
+/// TensorFlow's TypeError for `tf.cond` branches whose output `k` has
+/// another dtype in each: both outputs shown as the tensors the `If` node
+/// would return (`cond/Identity:0`).
+fn dtype_mismatch(vm: &dyn Vm, tr: &Traced, fa: &Traced, k: usize) -> PyErr {
+    let scope = graph::next_name("cond");
+    let name = |i: usize| match i {
+        0 => format!("{scope}/Identity:0"),
+        _ => format!("{scope}/Identity_{i}:0"),
+    };
+    let text = |t: &Tensor, i: usize, nested: bool| {
+        let (dtype, shape) = (t.dtype().name(), t.shape().tuple_text());
+        if nested {
+            format!("<tf.Tensor '{}' shape={shape} dtype={dtype}>", name(i))
+        } else {
+            format!("Tensor(\"{}\", shape={shape}, dtype={dtype})", name(i))
+        }
+    };
+    fn shown(
+        vm: &dyn Vm,
+        v: &Value,
+        k: &mut usize,
+        nested: bool,
+        text: &dyn Fn(&Tensor, usize, bool) -> String,
+    ) -> String {
+        let items = |xs: &[Value], k: &mut usize| -> Vec<String> {
+            xs.iter().map(|x| shown(vm, x, k, true, text)).collect()
+        };
+        match v {
+            Value::Tensor(t) => {
+                *k += 1;
+                text(t, *k - 1, nested)
+            }
+            Value::Tuple(xs) if xs.len() == 1 => format!("({},)", items(xs, k)[0]),
+            Value::Tuple(xs) => format!("({})", items(xs, k).join(", ")),
+            Value::List(l) => {
+                let xs = l.borrow().clone();
+                format!("[{}]", items(&xs, k).join(", "))
+            }
+            other => vm.repr(other).unwrap_or_default(),
+        }
+    }
+    let (a, b) = (
+        shown(vm, &tr.result, &mut 0, false, &text),
+        shown(vm, &fa.result, &mut 0, false, &text),
+    );
+    PyErr::new(
+        ExcType::TypeError,
+        format!(
+            "true_fn and false_fn arguments to tf.cond must have the same number, type, and overall structure of return values.\n\ntrue_fn output: {a}\nfalse_fn output: {b}\n\nError details:\n{} and {} have different types",
+            text(&tr.outs[k], k, false),
+            text(&fa.outs[k], k, false)
+        ),
+    )
 }
 
 /// A loop function: called with the loop variables, it returns the

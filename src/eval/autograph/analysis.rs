@@ -169,6 +169,21 @@ fn expr_mentions(e: &Expr, id: &str) -> bool {
         return &*n.id == id;
     }
     if let ExprKind::Lambda(d) = &e.kind {
+        let a = &d.args;
+        let shadowed = a
+            .posonlyargs
+            .iter()
+            .chain(&a.args)
+            .chain(&a.kwonlyargs)
+            .chain(&a.vararg)
+            .chain(&a.kwarg)
+            .any(|p| &*p.name == id);
+        if a.defaults.iter().any(|x| expr_mentions(x, id)) {
+            return true;
+        }
+        if shadowed {
+            return false;
+        }
         if let [s] = &d.body[..] {
             if stmt_mentions(s, id, None) {
                 return true;
@@ -196,12 +211,188 @@ fn stmt_mentions(s: &Stmt, id: &str, skip: Option<*const Stmt>) -> bool {
     found
 }
 
-/// Whether the name `id` is used in `body` outside the statement `skip`
-/// (autograph's stand-in for "live after it": a value a converted `if`
-/// or loop leaves behind is kept only if some other code reads it).
-pub fn used_outside(body: &[Stmt], skip: &Stmt, id: &str) -> bool {
-    body.iter()
-        .any(|s| stmt_mentions(s, id, Some(skip as *const Stmt)))
+/// Whether the expression `e` mentions the name `id`.
+pub fn mentions(e: &Expr, id: &str) -> bool {
+    expr_mentions(e, id)
+}
+
+/// What a run of statements does to a name, as a liveness analysis sees it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Use {
+    /// Read on some path before it is bound again.
+    Read,
+    /// Bound again on every path (or every path leaves) before any read.
+    Killed,
+    /// Neither: control goes on past the statements with it untouched.
+    Open,
+}
+
+/// Whether `e` binds exactly `id` (an assignment target that is the bare
+/// name, or a tuple/list of targets holding it).
+fn binds(e: &Expr, id: &str) -> bool {
+    match &e.kind {
+        ExprKind::Name(n) => &*n.id == id,
+        ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().any(|x| binds(x, id)),
+        ExprKind::Starred(x) => binds(x, id),
+        _ => false,
+    }
+}
+
+/// Whether the target `e` reads `id` (a subscript or attribute of it, an
+/// index expression), as opposed to binding it.
+fn target_reads(e: &Expr, id: &str) -> bool {
+    match &e.kind {
+        ExprKind::Name(_) => false,
+        ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().any(|x| target_reads(x, id)),
+        ExprKind::Starred(x) => target_reads(x, id),
+        _ => expr_mentions(e, id),
+    }
+}
+
+/// What `stmts`, run in order, do to `id`.
+fn scan(stmts: &[Stmt], id: &str) -> Use {
+    for s in stmts {
+        match effect(s, id) {
+            Use::Open => {}
+            u => return u,
+        }
+    }
+    Use::Open
+}
+
+/// What one statement does to `id` (conservative: anything it cannot tell
+/// apart from a read is one).
+fn effect(s: &Stmt, id: &str) -> Use {
+    let read = |e: &Expr| expr_mentions(e, id);
+    let block = |b: &[Stmt]| scan(b, id);
+    match &s.kind {
+        StmtKind::Assign { targets, value } => {
+            if read(value) || targets.iter().any(|t| target_reads(t, id)) {
+                Use::Read
+            } else if targets.iter().any(|t| binds(t, id)) {
+                Use::Killed
+            } else {
+                Use::Open
+            }
+        }
+        StmtKind::AnnAssign { target, value, .. } => match value {
+            Some(v) if read(v) || target_reads(target, id) => Use::Read,
+            Some(_) if binds(target, id) => Use::Killed,
+            _ => Use::Open,
+        },
+        StmtKind::Return(v) => match v {
+            Some(v) if read(v) => Use::Read,
+            _ => Use::Killed,
+        },
+        StmtKind::Pass | StmtKind::Global(_) | StmtKind::Nonlocal(_) => Use::Open,
+        StmtKind::If { test, body, orelse } => {
+            if read(test) {
+                return Use::Read;
+            }
+            match (block(body), block(orelse)) {
+                (Use::Read, _) | (_, Use::Read) => Use::Read,
+                (Use::Killed, Use::Killed) => Use::Killed,
+                _ => Use::Open,
+            }
+        }
+        StmtKind::While { test, body, orelse } => {
+            if read(test) || block(body) == Use::Read || block(orelse) == Use::Read {
+                Use::Read
+            } else {
+                Use::Open
+            }
+        }
+        StmtKind::For {
+            target,
+            iter,
+            body,
+            orelse,
+        } => {
+            if read(iter) || target_reads(target, id) {
+                Use::Read
+            } else if binds(target, id) {
+                // the loop's header binds its target (autograph's CFG)
+                Use::Killed
+            } else if block(body) == Use::Read || block(orelse) == Use::Read {
+                Use::Read
+            } else {
+                Use::Open
+            }
+        }
+        StmtKind::Import(a) | StmtKind::ImportFrom { names: a, .. }
+            if a.iter().any(|a| &*a.target.id == id) =>
+        {
+            Use::Killed
+        }
+        StmtKind::Break | StmtKind::Continue => Use::Open,
+        _ => {
+            if stmt_mentions(s, id, None) {
+                Use::Read
+            } else {
+                Use::Open
+            }
+        }
+    }
+}
+
+/// Whether the name `id` may be read after the statement `s` of the
+/// function body `body` completes, before it is bound again: autograph's
+/// liveness, which decides which names a converted `if` or loop outputs.
+/// A loop around `s` reaches its own body's start again.
+pub fn live_after(body: &[Stmt], s: &Stmt, id: &str) -> bool {
+    fn walk(stmts: &[Stmt], s: *const Stmt, id: &str) -> Option<Use> {
+        for (i, x) in stmts.iter().enumerate() {
+            let rest = &stmts[i + 1..];
+            if std::ptr::eq(x, s) {
+                return Some(scan(rest, id));
+            }
+            if matches!(x.kind, StmtKind::FunctionDef(_) | StmtKind::ClassDef(_)) {
+                continue;
+            }
+            let mut inner = None;
+            for_each_block(x, &mut |b| {
+                if inner.is_none() {
+                    inner = walk(b, s, id);
+                }
+            });
+            let Some(mut u) = inner else { continue };
+            if u == Use::Open {
+                // a loop's next iteration: its test (or iterable) and body
+                u = match &x.kind {
+                    StmtKind::While { test, body, .. } => {
+                        if expr_mentions(test, id) || scan(body, id) == Use::Read {
+                            Use::Read
+                        } else {
+                            Use::Open
+                        }
+                    }
+                    StmtKind::For { target, body, .. }
+                    | StmtKind::AsyncFor { target, body, .. }
+                        if !binds(target, id) =>
+                    {
+                        if scan(body, id) == Use::Read {
+                            Use::Read
+                        } else {
+                            Use::Open
+                        }
+                    }
+                    _ => Use::Open,
+                };
+            }
+            return Some(match u {
+                Use::Open => scan(rest, id),
+                u => u,
+            });
+        }
+        None
+    }
+    walk(body, s, id) == Some(Use::Read)
+}
+
+/// Whether the loop body `body` may read `id` before binding it (a value
+/// from before the loop or from the previous iteration).
+pub fn read_first(body: &[Stmt], id: &str) -> bool {
+    scan(body, id) == Use::Read
 }
 
 /// The names `stmts` bind (outside nested functions' and classes' bodies),

@@ -174,23 +174,56 @@ impl Interp {
             if target.is_some_and(|t| t.id == n.id) {
                 continue;
             }
+            let live = || {
+                matches!(n.slot.get(), Slot::Cell(_))
+                    || analysis::read_first(body, &n.id)
+                    || matches!(&steps, Steps::While(t) if analysis::mentions(t, &n.id))
+                    || analysis::live_after(fbody, s, &n.id)
+            };
             if self.ag_read(f, n).is_some() {
-                vars.push(n);
-            } else if analysis::used_outside(fbody, s, &n.id) {
+                // autograph's loop variables: the names the loop changes
+                // that it reads or that are read after it
+                if live() {
+                    vars.push(n);
+                }
+            } else if analysis::live_after(fbody, s, &n.id) {
                 // defined only in the loop and read after it: TensorFlow
                 // runs a first iteration to find its type; dist runs the
                 // Python loop
                 return Ok(None);
             }
         }
+        // a target read after the loop is a loop variable too (its value
+        // before the first iteration: zeros of an item's type)
+        let mut zero_item = None;
+        if let Some(t) = target.filter(|t| analysis::live_after(fbody, s, &t.id)) {
+            vars.push(t);
+            if self.ag_read(f, t).is_none() {
+                let z = match &steps {
+                    Steps::Rows(_, rows) => Tensor::fill(
+                        &rows.dims()[1..],
+                        &crate::runtime::Scalar::Int(0),
+                        rows.dtype(),
+                        rows.device(),
+                    )
+                    .map_err(crate::object::tensor::convert::runtime_err)?,
+                    _ => Tensor::scalar::<i32>(0),
+                };
+                graph::constant(&z);
+                zero_item = Some(Value::Tensor(z));
+            }
+        }
+        // autograph's loop variables: the iterate first, then the names
+        // in order (with the `break` flag as `break_`)
+        vars.sort_by(|a, b| a.id.cmp(&b.id));
         let saved: Vec<Option<Value>> = vars.iter().map(|n| self.ag_read(f, n)).collect();
         let saved_target = target.map(|t| self.ag_read(f, t));
         let uses_break = analysis::has_exit(body, false, true);
-        let mut init: Vec<Value> = saved
-            .iter()
-            .map(|v| v.clone().unwrap_or(Value::None))
-            .collect();
-        let nv = init.len();
+        let off = usize::from(!matches!(steps, Steps::While(_)));
+        let brk_at = uses_break.then(|| vars.iter().filter(|n| &*n.id < "break_").count());
+        let var_pos = |i: usize| off + i + usize::from(brk_at.is_some_and(|b| i >= b));
+        let brk_pos = brk_at.map(|b| off + b);
+        let width = off + vars.len() + usize::from(uses_break);
         let (start, limit, delta, n_rows) = match &steps {
             Steps::While(_) => (None, None, None, None),
             Steps::Range(_, [a, b, c]) => (Some(a.clone()), Some(b.clone()), Some(c.clone()), None),
@@ -205,10 +238,18 @@ impl Interp {
                 (Some(z), Some(lim), Some(one), Some(t.clone()))
             }
         };
-        if let Some(st) = &start {
-            init.push(Value::Tensor(st.clone()));
+        let mut init = vec![Value::Bool(false); width];
+        for (i, v) in saved.iter().enumerate() {
+            let zero = || {
+                zero_item
+                    .clone()
+                    .filter(|_| target.is_some_and(|t| std::ptr::eq(t, vars[i])))
+            };
+            init[var_pos(i)] = v.clone().or_else(zero).unwrap_or(Value::None);
         }
-        init.push(Value::Bool(false));
+        if let Some(st) = &start {
+            init[0] = Value::Tensor(st.clone());
+        }
         let loop_vars = Value::tuple(init);
         self.ag.borrow_mut().loops.push(AgLoop {
             body,
@@ -228,8 +269,8 @@ impl Interp {
                 // SAFETY: the frame is only used through this pointer while
                 // the loop's closures run, one at a time
                 let f = unsafe { &mut *fp };
-                for (n, v) in vars.iter().zip(args) {
-                    self.ag_write(f, n, Some(v.clone()));
+                for (i, n) in vars.iter().enumerate() {
+                    self.ag_write(f, n, Some(args[var_pos(i)].clone()));
                 }
             };
             let mut cond = |args: Vec<Value>| -> PyResult<Value> {
@@ -239,7 +280,7 @@ impl Interp {
                     Steps::While(test) => self.eval(f, test)?,
                     Steps::Range(..) | Steps::Rows(..) => {
                         let (i, lim, d) = (
-                            &args[nv],
+                            &args[0],
                             Value::Tensor(limit.clone().expect("bounded")),
                             Value::Tensor(delta.clone().expect("bounded")),
                         );
@@ -260,8 +301,8 @@ impl Interp {
                 if let Value::Tensor(t) = &test {
                     self.ag_condition(t, "while loop")?;
                 }
-                match args.last() {
-                    Some(b @ Value::Tensor(_)) if uses_break => {
+                match brk_pos.map(|p| &args[p]) {
+                    Some(b @ Value::Tensor(_)) => {
                         let nb = self.unary_op(UnaryOp::Invert, b)?;
                         self.binary_op(BinOp::BitAnd, &nb, &test)
                     }
@@ -278,7 +319,7 @@ impl Interp {
                     l.brk = Value::Bool(false);
                     l.cont = Value::Bool(false);
                 }
-                let i = args.get(nv).cloned();
+                let i = (off == 1).then(|| args[0].clone());
                 if let (Some(t), Some(i)) = (target, &i) {
                     let item = match &n_rows {
                         Some(rows) => self.call_value(
@@ -291,10 +332,10 @@ impl Interp {
                     self.ag_write(f, t, Some(item));
                 }
                 let flow = self.exec_block(f, body)?;
-                let mut out = Vec::with_capacity(args.len());
-                for n in &vars {
+                let mut out = vec![Value::None; width];
+                for (k, n) in vars.iter().enumerate() {
                     match self.ag_read(f, n) {
-                        Some(v) => out.push(v),
+                        Some(v) => out[var_pos(k)] = v,
                         None => {
                             return Err(value_error(format!(
                                 "'{}' must be defined before the loop",
@@ -304,7 +345,7 @@ impl Interp {
                     }
                 }
                 if let (Some(i), Some(d)) = (&i, &delta) {
-                    out.push(self.binary_op(BinOp::Add, i, &Value::Tensor(d.clone()))?);
+                    out[0] = self.binary_op(BinOp::Add, i, &Value::Tensor(d.clone()))?;
                 }
                 let brk = match flow {
                     Flow::Break => Value::Bool(true),
@@ -317,7 +358,9 @@ impl Interp {
                         .brk
                         .clone(),
                 };
-                out.push(brk);
+                if let Some(p) = brk_pos {
+                    out[p] = brk;
+                }
                 Ok(Value::tuple(out))
             };
             control::trace_while(self, &loop_vars, &mut cond, &mut step)
@@ -364,7 +407,9 @@ impl Interp {
             Ok(control::Loop::Changed(i, dtype, a, b)) => {
                 flush(true)?;
                 restore(f);
-                let name = vars.get(i).map_or("loop variable", |n| &*n.id);
+                let name = (0..vars.len())
+                    .find(|&k| var_pos(k) == i)
+                    .map_or("loop variable", |k| &*vars[k].id);
                 Err(if dtype {
                     PyErr::new(
                         ExcType::TypeError,
@@ -389,8 +434,8 @@ impl Interp {
                     _ => Vec::new(),
                 };
                 restore(f);
-                for (n, v) in vars.iter().zip(finals) {
-                    self.ag_write(f, n, Some(v));
+                for (k, n) in vars.iter().enumerate() {
+                    self.ag_write(f, n, finals.get(var_pos(k)).cloned());
                 }
                 Ok(Some(Flow::Normal))
             }

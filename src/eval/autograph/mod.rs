@@ -19,6 +19,7 @@
 //! the graph (the function then runs eagerly at every call).
 
 mod analysis;
+mod exprs;
 mod loops;
 
 use self::analysis::Exit;
@@ -54,6 +55,31 @@ pub struct AgState {
 
 fn value_error(msg: impl Into<String>) -> PyErr {
     PyErr::new(ExcType::ValueError, msg.into())
+}
+
+/// Autograph's checks of one value a converted conditional gives in its
+/// two branches (`name` names it in the messages).
+fn verify_single(name: &str, main: &Value, other: &Value) -> PyResult<()> {
+    for (v, branch) in [(main, "main"), (other, "else")] {
+        if matches!(v, Value::None) {
+            return Err(value_error(format!(
+                "'{name}' is None at the end of the {branch} branch."
+            )));
+        }
+    }
+    if let (Value::Tensor(x), Value::Tensor(y)) = (main, other) {
+        if x.dtype() != y.dtype() {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!(
+                    "'{name}' has dtype {} in the main branch, but dtype {} in the else branch",
+                    x.dtype().name(),
+                    y.dtype().name()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 impl Interp {
@@ -214,17 +240,19 @@ impl Interp {
             // autograph would thread it through; dist runs the Python `if`)
             return self.ag_python_if(f, pred, branches, rest);
         }
-        let live: Vec<&Name> = if rest.is_some() {
+        // the node's outputs in autograph's order: by name
+        let mut live: Vec<&Name> = if rest.is_some() {
             Vec::new()
         } else {
             names
                 .iter()
                 .copied()
                 .filter(|n| {
-                    matches!(n.slot.get(), Slot::Cell(_)) || analysis::used_outside(fbody, s, &n.id)
+                    matches!(n.slot.get(), Slot::Cell(_)) || analysis::live_after(fbody, s, &n.id)
                 })
                 .collect()
         };
+        live.sort_by(|a, b| a.id.cmp(&b.id));
         let (in_loop, python_loop) = self.ag_loop_of(s);
         let exits = branches
             .iter()
@@ -339,28 +367,7 @@ impl Interp {
             if !defined[0][i] {
                 continue;
             }
-            let (a, b) = (&parts[0][off + i], &parts[1][off + i]);
-            for (k, v) in [a, b].into_iter().enumerate() {
-                if matches!(v, Value::None) {
-                    return Err(value_error(format!(
-                        "'{}' is None at the end of the {} branch.",
-                        n.id, branch_name[k]
-                    )));
-                }
-            }
-            if let (Value::Tensor(x), Value::Tensor(y)) = (a, b) {
-                if x.dtype() != y.dtype() {
-                    return Err(PyErr::new(
-                        ExcType::TypeError,
-                        format!(
-                            "'{}' has dtype {} in the main branch, but dtype {} in the else branch",
-                            n.id,
-                            x.dtype().name(),
-                            y.dtype().name()
-                        ),
-                    ));
-                }
-            }
+            verify_single(&n.id, &parts[0][off + i], &parts[1][off + i])?;
         }
         if traced[0].outs.len() != traced[1].outs.len() {
             return Err(PyErr::new(

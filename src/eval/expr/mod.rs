@@ -158,6 +158,9 @@ impl Interp {
             }
             ExprKind::UnaryOp { op, operand } => {
                 let v = self.eval_hot(f, operand)?;
+                if let (UnaryOp::Not, Value::Tensor(_)) = (op, &v) {
+                    return self.eval_not_tensor(f, v);
+                }
                 self.unary_op(*op, &v)
             }
             _ => self.eval_cold(f, e),
@@ -208,23 +211,7 @@ impl Interp {
             | ExprKind::Attribute { .. }
             | ExprKind::Subscript { .. }
             | ExprKind::UnaryOp { .. } => self.eval_inner(f, e),
-            ExprKind::BoolOp { op, values } => {
-                // The last operand is the result as it is: CPython never
-                // asks its truth (`None or tensor` returns the tensor).
-                let Some((tail, head)) = values.split_last() else {
-                    return Ok(Value::None);
-                };
-                for v in head {
-                    let x = self.eval(f, v)?;
-                    let t = self.is_true(&x)?;
-                    match op {
-                        BoolOp::And if !t => return Ok(x),
-                        BoolOp::Or if t => return Ok(x),
-                        _ => {}
-                    }
-                }
-                self.eval(f, tail)
-            }
+            ExprKind::BoolOp { op, values } => self.eval_bool_op(f, *op, values),
             ExprKind::Compare {
                 left,
                 ops,
@@ -252,11 +239,7 @@ impl Interp {
             }
             ExprKind::IfExp { test, body, orelse } => {
                 let t = self.eval(f, test)?;
-                if self.is_true(&t)? {
-                    self.eval(f, body)
-                } else {
-                    self.eval(f, orelse)
-                }
+                self.eval_if_exp(f, test, t, body, orelse)
             }
             ExprKind::Lambda(def) => self.make_function(f, def),
             ExprKind::Tuple(items) => Ok(Value::tuple(self.eval_items(f, items, true)?)),

@@ -387,6 +387,17 @@ thread_local! {
 /// The scalar tensor for `key` with `dtype` on `device`, from the cache.
 fn scalar_constant(key: ScalarKey, dtype: DType, device: Device) -> PyResult<Tensor> {
     const SIZE: usize = 8;
+    if runtime::graph::tracing() {
+        // a graph's tensor is one node of one graph: a constant cached in a
+        // branch (whose graph has ended) is not the outer graph's
+        let value = match key {
+            ScalarKey::Int(i) => Scalar::Int(i),
+            ScalarKey::Float(bits) => Scalar::Float(f64::from_bits(bits)),
+        };
+        let t = Tensor::fill(&[], &value, dtype, device).map_err(runtime_err)?;
+        runtime::graph::constant(&t);
+        return Ok(t);
+    }
     let hit = SCALARS.with(|c| {
         c.borrow()
             .iter()
@@ -401,9 +412,6 @@ fn scalar_constant(key: ScalarKey, dtype: DType, device: Device) -> PyResult<Ten
         ScalarKey::Float(bits) => Scalar::Float(f64::from_bits(bits)),
     };
     let t = Tensor::fill(&[], &value, dtype, device).map_err(runtime_err)?;
-    if runtime::graph::tracing() {
-        runtime::graph::constant(&t);
-    }
     SCALARS.with(|c| {
         let mut c = c.borrow_mut();
         if c.len() == SIZE {

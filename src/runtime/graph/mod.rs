@@ -103,6 +103,20 @@ pub struct Node {
     pub explicit_device: bool,
 }
 
+impl Node {
+    /// The name TensorFlow gives output `i`: an `If`'s outputs pass through
+    /// `Identity` ops in its name scope (`cond/Identity_1:0`); a `While`'s
+    /// first two outputs are its iteration counter and maximum.
+    pub fn output_name(&self, i: usize) -> String {
+        match (&self.op, i) {
+            (NodeOp::Cond(_), 0) => format!("{}/Identity:0", self.name),
+            (NodeOp::Cond(_), _) => format!("{}/Identity_{i}:0", self.name),
+            (NodeOp::While(..), _) => format!("{}:{}", self.name, i + 2),
+            _ => format!("{}:{i}", self.name),
+        }
+    }
+}
+
 /// A traced function graph.
 #[derive(Default)]
 pub struct Graph {
@@ -577,7 +591,7 @@ pub fn tensor_name(t: &Tensor) -> Option<(String, Option<Device>)> {
             if let Some((n, i)) = gb.lookup(t) {
                 let node = &gb.nodes[n];
                 return Some((
-                    format!("{}:{i}", node.name),
+                    node.output_name(i),
                     node.explicit_device.then_some(node.device),
                 ));
             }
@@ -585,6 +599,19 @@ pub fn tensor_name(t: &Tensor) -> Option<(String, Option<Device>)> {
         };
         g = parent;
     }
+}
+
+/// The name the next node made from `base` would take in the graph being
+/// traced (`cond_1`), without taking it.
+pub fn next_name(base: &str) -> String {
+    let Some(g) = current() else {
+        return base.to_string();
+    };
+    let mut g = g.borrow_mut();
+    let saved = g.names.clone();
+    let name = g.unique(base);
+    g.names = saved;
+    name
 }
 
 /// How many nodes the graph being traced has.
