@@ -113,6 +113,23 @@ pub fn index_path(prefix: &str) -> String {
     format!("{prefix}.index")
 }
 
+/// The CRCs TensorFlow's `WriteStringTensor` computes for `strings`: the
+/// masked CRC of the lengths (taken as 32-bit little-endian words, not the
+/// varints on disk) that is stored after them, and the tensor's CRC (the
+/// lengths' CRC extended by that stored checksum and by the bytes).
+fn string_crcs(strings: &[Vec<u8>]) -> (u32, u32) {
+    let mut crc = 0;
+    for s in strings {
+        crc = crc32c::extend(crc, &(s.len() as u32).to_le_bytes());
+    }
+    let lengths_crc = crc32c::mask(crc);
+    crc = crc32c::extend(crc, &lengths_crc.to_le_bytes());
+    for s in strings {
+        crc = crc32c::extend(crc, s);
+    }
+    (lengths_crc, crc)
+}
+
 /// A tensor's bytes as the bundle stores them, and their CRC (unmasked).
 fn tensor_bytes(t: &Tensor) -> std::result::Result<(Vec<u8>, u32), crate::runtime::error::Error> {
     let host_copy;
@@ -136,15 +153,16 @@ fn tensor_bytes(t: &Tensor) -> std::result::Result<(Vec<u8>, u32), crate::runtim
         HostData::F32(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
         HostData::F64(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
         HostData::Str(v) => {
-            // lengths, their masked CRC, then the bytes; one running CRC
+            // varint lengths, a masked CRC of them, then the bytes
             for s in v {
                 put_varint(&mut out, s.len() as u64);
             }
-            let lengths_crc = crc32c::mask(crc32c::value(&out));
+            let (lengths_crc, crc) = string_crcs(v);
             out.extend_from_slice(&lengths_crc.to_le_bytes());
             for s in v {
                 out.extend_from_slice(s);
             }
+            return Ok((out, crc));
         }
     }
     let crc = crc32c::value(&out);
@@ -363,13 +381,6 @@ impl Bundle {
                 bytes.len()
             )));
         }
-        if crc32c::unmask(entry.crc) != crc32c::value(&bytes) {
-            return Err(loss(format!(
-                "Checksum does not match: stored {} vs. calculated on the restored bytes {}",
-                crc32c::unmask(entry.crc),
-                crc32c::value(&bytes)
-            )));
-        }
         let n: usize = entry
             .dims
             .iter()
@@ -377,6 +388,16 @@ impl Bundle {
             .ok_or_else(|| loss(format!("{key}: bad shape")))?;
         let data = decode(dtype, n, &bytes)
             .ok_or_else(|| loss(format!("{key}: the stored bytes do not match its shape")))?;
+        let crc = match &data {
+            HostData::Str(v) => string_crcs(v).1,
+            _ => crc32c::value(&bytes),
+        };
+        if crc32c::unmask(entry.crc) != crc {
+            return Err(loss(format!(
+                "Checksum does not match: stored {} vs. calculated on the restored bytes {crc}",
+                crc32c::unmask(entry.crc),
+            )));
+        }
         Tensor::from_host(data, Shape::new(&entry.dims), Device::CPU0)
             .map_err(|e| loss(e.message().to_string()))
     }
@@ -413,7 +434,11 @@ fn decode(dtype: DType, n: usize, bytes: &[u8]) -> Option<HostData> {
                 lens.push(usize::try_from(get_varint(bytes, &mut pos)?).ok()?);
             }
             let stored = u32::from_le_bytes(bytes.get(pos..pos + 4)?.try_into().ok()?);
-            if crc32c::unmask(stored) != crc32c::value(&bytes[..pos]) {
+            let mut lengths_crc = 0;
+            for &len in &lens {
+                lengths_crc = crc32c::extend(lengths_crc, &(len as u32).to_le_bytes());
+            }
+            if crc32c::unmask(stored) != lengths_crc {
                 return None;
             }
             pos += 4;
@@ -465,8 +490,9 @@ mod tests {
         assert_eq!(b.entries["s"].offset, 8);
         // TensorFlow's bytes for a string tensor
         let data = std::fs::read(data_path(&prefix, 0, 1)).unwrap();
-        assert_eq!(&data[8..10], &[2, 1]);
-        assert_eq!(&data[14..17], b"abc");
+        // (its lengths' checksum is over 32-bit lengths, as TensorFlow's)
+        assert_eq!(&data[8..17], &[2, 1, 0x03, 0x71, 0x7c, 0x67, b'a', b'b', b'c']);
+        assert_eq!(b.entries["s"].crc.to_le_bytes(), [0xd5, 0x30, 0xd8, 0x5f]);
         assert!(b.tensor("missing").is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
