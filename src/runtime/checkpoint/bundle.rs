@@ -144,14 +144,24 @@ fn tensor_bytes(t: &Tensor) -> std::result::Result<(Vec<u8>, u32), crate::runtim
         HostData::Bool(v) => out.extend(v.iter().map(|&b| b as u8)),
         HostData::I8(v) => out.extend(v.iter().map(|&x| x as u8)),
         HostData::U8(v) => out.extend_from_slice(v),
-        HostData::I16(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-        HostData::I32(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-        HostData::I64(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        HostData::I16(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        HostData::I32(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        HostData::I64(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
         HostData::F16(v) => v
             .iter()
             .for_each(|x| out.extend_from_slice(&x.to_bits().to_le_bytes())),
-        HostData::F32(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-        HostData::F64(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        HostData::F32(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        HostData::F64(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
         HostData::Str(v) => {
             // varint lengths, a masked CRC of them, then the bytes
             for s in v {
@@ -424,7 +434,9 @@ fn decode(dtype: DType, n: usize, bytes: &[u8]) -> Option<HostData> {
         DType::Int16 => HostData::I16(chunks(bytes, n, i16::from_le_bytes)?),
         DType::Int32 => HostData::I32(chunks(bytes, n, i32::from_le_bytes)?),
         DType::Int64 => HostData::I64(chunks(bytes, n, i64::from_le_bytes)?),
-        DType::Float16 => HostData::F16(chunks(bytes, n, |b| F16::from_bits(u16::from_le_bytes(b)))?),
+        DType::Float16 => {
+            HostData::F16(chunks(bytes, n, |b| F16::from_bits(u16::from_le_bytes(b)))?)
+        }
         DType::Float32 => HostData::F32(chunks(bytes, n, f32::from_le_bytes)?),
         DType::Float64 => HostData::F64(chunks(bytes, n, f64::from_le_bytes)?),
         DType::String => {
@@ -465,7 +477,10 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("dist-bundle-{}", std::process::id()));
         let prefix = dir.join("ckpt").to_string_lossy().into_owned();
         let tensors = vec![
-            ("v".to_string(), Tensor::from_vec(vec![1.0f32, 2.0], &[2]).unwrap()),
+            (
+                "v".to_string(),
+                Tensor::from_vec(vec![1.0f32, 2.0], &[2]).unwrap(),
+            ),
             (
                 "s".to_string(),
                 Tensor::from_host(
@@ -491,7 +506,10 @@ mod tests {
         // TensorFlow's bytes for a string tensor
         let data = std::fs::read(data_path(&prefix, 0, 1)).unwrap();
         // (its lengths' checksum is over 32-bit lengths, as TensorFlow's)
-        assert_eq!(&data[8..17], &[2, 1, 0x03, 0x71, 0x7c, 0x67, b'a', b'b', b'c']);
+        assert_eq!(
+            &data[8..17],
+            &[2, 1, 0x03, 0x71, 0x7c, 0x67, b'a', b'b', b'c']
+        );
         assert_eq!(b.entries["s"].crc.to_le_bytes(), [0xd5, 0x30, 0xd8, 0x5f]);
         assert!(b.tensor("missing").is_err());
         let _ = std::fs::remove_dir_all(&dir);

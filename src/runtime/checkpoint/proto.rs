@@ -179,7 +179,10 @@ mod tests {
     #[test]
     fn message_round_trips() {
         let mut w = Writer::new();
-        w.varint(1, 7).varint(2, 0).string(3, "ab").fixed32(6, 0xdead_beef);
+        w.varint(1, 7)
+            .varint(2, 0)
+            .string(3, "ab")
+            .fixed32(6, 0xdead_beef);
         let f = fields(&w.buf).unwrap();
         assert_eq!(
             f,

@@ -114,7 +114,7 @@ fn short_successor(key: &mut Vec<u8>) {
 }
 
 /// The table holding `entries`, which must be sorted by key and unique.
-pub fn build(entries: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
+pub fn build(entries: &[Entry]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut data = Block::new();
     let mut index = Block::new();
@@ -153,6 +153,9 @@ pub fn build(entries: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
     out.extend_from_slice(&footer);
     out
 }
+
+/// One key/value entry of a table.
+pub type Entry = (Vec<u8>, Vec<u8>);
 
 /// Why a table could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -194,7 +197,10 @@ fn block_at(file: &[u8], (offset, size): (usize, usize)) -> Result<&[u8], TableE
 }
 
 /// The entries of one block, in order.
-fn block_entries(block: &[u8]) -> Result<Vec<(Vec<u8>, &[u8])>, TableError> {
+/// A key and the value it has in a block.
+type BlockEntry<'a> = (Vec<u8>, &'a [u8]);
+
+fn block_entries(block: &[u8]) -> Result<Vec<BlockEntry<'_>>, TableError> {
     let bad = TableError::Corrupt("bad block contents");
     if block.len() < 4 {
         return Err(bad);
@@ -216,8 +222,14 @@ fn block_entries(block: &[u8]) -> Result<Vec<(Vec<u8>, &[u8])>, TableError> {
         if shared > key.len() {
             return Err(bad);
         }
-        let kend = pos.checked_add(unshared).filter(|&e| e <= limit).ok_or(bad.clone())?;
-        let vend = kend.checked_add(vlen).filter(|&e| e <= limit).ok_or(bad.clone())?;
+        let kend = pos
+            .checked_add(unshared)
+            .filter(|&e| e <= limit)
+            .ok_or(bad.clone())?;
+        let vend = kend
+            .checked_add(vlen)
+            .filter(|&e| e <= limit)
+            .ok_or(bad.clone())?;
         key.truncate(shared);
         key.extend_from_slice(&block[pos..kend]);
         out.push((key.clone(), &block[kend..vend]));
@@ -227,7 +239,7 @@ fn block_entries(block: &[u8]) -> Result<Vec<(Vec<u8>, &[u8])>, TableError> {
 }
 
 /// Every entry of the table in `file`, in key order.
-pub fn read(file: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u8>)>, TableError> {
+pub fn read(file: &[u8]) -> Result<Vec<Entry>, TableError> {
     if file.len() < FOOTER_LEN {
         return Err(TableError::Corrupt("file is too short to be an sstable"));
     }

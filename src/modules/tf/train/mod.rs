@@ -44,7 +44,12 @@ fn write_bundle(vm: &dyn Vm, prefix: &str, names: &Value, tensors: &Value) -> Py
     for (n, t) in names.iter().zip(&tensors) {
         let name = match n.as_builtin() {
             Value::Str(s) => s.to_string(),
-            _ => return Err(PyErr::new(ExcType::TypeError, "a tensor name must be a str")),
+            _ => {
+                return Err(PyErr::new(
+                    ExcType::TypeError,
+                    "a tensor name must be a str",
+                ))
+            }
         };
         entries.push((name, to_tensor(vm, t, None)?));
     }
@@ -81,7 +86,10 @@ fn encode_object_graph(vm: &dyn Vm, nodes: &Value) -> PyResult<Value> {
     for node in vm.collect(nodes)? {
         let parts = vm.collect(&node)?;
         if parts.len() != 4 {
-            return Err(PyErr::new(ExcType::ValueError, "an object graph node has 4 parts"));
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                "an object graph node has 4 parts",
+            ));
         }
         let mut n = Node {
             has_checkpoint_values: Some(vm.truthy(&parts[3])?),
@@ -90,7 +98,10 @@ fn encode_object_graph(vm: &dyn Vm, nodes: &Value) -> PyResult<Value> {
         for c in vm.collect(&parts[0])? {
             let c = vm.collect(&c)?;
             if c.len() != 2 {
-                return Err(PyErr::new(ExcType::ValueError, "a child is (node_id, local_name)"));
+                return Err(PyErr::new(
+                    ExcType::ValueError,
+                    "a child is (node_id, local_name)",
+                ));
             }
             n.children.push((int_item(&c[0])?, str_item(&c[1])?));
         }
@@ -99,14 +110,19 @@ fn encode_object_graph(vm: &dyn Vm, nodes: &Value) -> PyResult<Value> {
             if a.len() != 3 {
                 return Err(PyErr::new(ExcType::ValueError, "an attribute has 3 parts"));
             }
-            n.attributes.push((str_item(&a[0])?, str_item(&a[1])?, str_item(&a[2])?));
+            n.attributes
+                .push((str_item(&a[0])?, str_item(&a[1])?, str_item(&a[2])?));
         }
         for s in vm.collect(&parts[2])? {
             let s = vm.collect(&s)?;
             if s.len() != 3 {
-                return Err(PyErr::new(ExcType::ValueError, "a slot reference has 3 parts"));
+                return Err(PyErr::new(
+                    ExcType::ValueError,
+                    "a slot reference has 3 parts",
+                ));
             }
-            n.slot_variables.push((int_item(&s[0])?, str_item(&s[1])?, int_item(&s[2])?));
+            n.slot_variables
+                .push((int_item(&s[0])?, str_item(&s[1])?, int_item(&s[2])?));
         }
         out.push(n);
     }
@@ -122,7 +138,10 @@ fn decode_object_graph(vm: &dyn Vm, data: &Value) -> PyResult<Value> {
         Value::Bytes(b) => b.to_vec(),
         _ => {
             let t = to_tensor(vm, data, None)?;
-            match t.host().map_err(crate::object::tensor::convert::runtime_err)? {
+            match t
+                .host()
+                .map_err(crate::object::tensor::convert::runtime_err)?
+            {
                 HostData::Str(v) if v.len() == 1 => v[0].clone(),
                 _ => {
                     return Err(PyErr::new(
