@@ -415,6 +415,12 @@ impl NativeObject for PlainVar {
     fn to_tensor(&self, _vm: &dyn Vm) -> PyResult<Option<Tensor>> {
         Ok(Some(read_cell(&self.cell, self.agg, self.sync)))
     }
+    /// `int(v)`, `float(v)`: the value's (a scalar's), as TensorFlow's
+    /// `BaseResourceVariable.__int__`/`__float__` read it.
+    fn to_number(&self, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let t = Value::Tensor(read_cell(&self.cell, self.agg, self.sync));
+        crate::object::tensor::hooks::tensor_to_number(vm, &t, false)
+    }
     fn getitem(&self, _this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
         let t = Value::Tensor(read_cell(&self.cell, self.agg, self.sync));
         crate::object::tensor::tensor_getitem(vm, &t, key).map(Some)
@@ -488,6 +494,10 @@ impl NativeObject for DistVar {
     }
     fn to_tensor(&self, vm: &dyn Vm) -> PyResult<Option<Tensor>> {
         self.read(vm).map(Some)
+    }
+    fn to_number(&self, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let t = Value::Tensor(self.read(vm)?);
+        crate::object::tensor::hooks::tensor_to_number(vm, &t, false)
     }
     fn getitem(&self, _this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
         crate::object::tensor::tensor_getitem(vm, &Value::Tensor(self.read(vm)?), key).map(Some)

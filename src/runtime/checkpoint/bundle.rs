@@ -33,6 +33,10 @@ pub enum BundleErrorKind {
     /// A key is missing or a value cannot be stored (`InvalidArgumentError`
     /// in TensorFlow's C++, `NotFoundError` at the Python reader).
     InvalidArgument,
+    /// A data file is shorter than its index says (`OutOfRangeError`).
+    OutOfRange,
+    /// A status the Python reader raises as the base `OpError`.
+    Other,
     /// The operating system refused a file operation (`errno` kept).
     Os(i32),
 }
@@ -318,11 +322,12 @@ impl Bundle {
         let bytes = std::fs::read(&path).map_err(|e| BundleError::io(&path, &e))?;
         let corrupt = |what: &str| {
             BundleError::new(
-                BundleErrorKind::DataLoss,
-                format!("Unable to open table file {path}: Data loss: {what}: perhaps your file is in a different file format and you need to use a different restore operator?"),
+                BundleErrorKind::Other,
+                format!("Unable to read file ({path}). Perhaps the file is corrupt or was produced by a newer version of TensorFlow with format changes (failed to seek to header entry): {what}"),
             )
         };
         let table = sstable::read(&bytes).map_err(|e| match e {
+            sstable::TableError::NotATable(what) => BundleError::new(BundleErrorKind::Other, what),
             sstable::TableError::Corrupt(what) => corrupt(what),
             sstable::TableError::Compressed => BundleError::new(
                 BundleErrorKind::Unimplemented,
@@ -386,10 +391,10 @@ impl Bundle {
             .read_to_end(&mut bytes)
             .map_err(|e| BundleError::io(&path, &e))?;
         if bytes.len() != size {
-            return Err(loss(format!(
-                "Requested {size} bytes but read {} bytes from {path}",
-                bytes.len()
-            )));
+            return Err(BundleError::new(
+                BundleErrorKind::OutOfRange,
+                "Read less bytes than requested",
+            ));
         }
         let n: usize = entry
             .dims
@@ -404,7 +409,9 @@ impl Bundle {
         };
         if crc32c::unmask(entry.crc) != crc {
             return Err(loss(format!(
-                "Checksum does not match: stored {} vs. calculated on the restored bytes {crc}",
+                "TensorBundle at {} shard {} ({size} bytes): Checksum does not match: stored {} vs. calculated on the restored bytes {crc}",
+                self.prefix,
+                entry.shard,
                 crc32c::unmask(entry.crc),
             )));
         }

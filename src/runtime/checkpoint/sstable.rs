@@ -160,8 +160,9 @@ pub type Entry = (Vec<u8>, Vec<u8>);
 /// Why a table could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TableError {
-    /// The bytes are not a table, or are damaged (TensorFlow's
-    /// `DataLossError`); the text says what is wrong.
+    /// The footer is missing or wrong: not a table (LevelDB's words).
+    NotATable(&'static str),
+    /// A block is damaged; the text says how (LevelDB's words).
     Corrupt(&'static str),
     /// A block is compressed (bundles never are).
     Compressed,
@@ -241,11 +242,11 @@ fn block_entries(block: &[u8]) -> Result<Vec<BlockEntry<'_>>, TableError> {
 /// Every entry of the table in `file`, in key order.
 pub fn read(file: &[u8]) -> Result<Vec<Entry>, TableError> {
     if file.len() < FOOTER_LEN {
-        return Err(TableError::Corrupt("file is too short to be an sstable"));
+        return Err(TableError::NotATable("file is too short to be an sstable"));
     }
     let footer = &file[file.len() - FOOTER_LEN..];
     if footer[FOOTER_LEN - 8..] != MAGIC.to_le_bytes() {
-        return Err(TableError::Corrupt("not an sstable (bad magic number)"));
+        return Err(TableError::NotATable("not an sstable (bad magic number)"));
     }
     let mut pos = 0;
     let _metaindex = read_handle(footer, &mut pos)?;

@@ -20,11 +20,15 @@ use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 pub use reader::{CheckpointReader, CHECKPOINT_READER};
 
-/// A bundle error as TensorFlow's exception.
+/// A bundle error as TensorFlow's Python reader raises it (most statuses as
+/// the base `OpError`, as `_pywrap_checkpoint_reader` does).
 pub(crate) fn bundle_err(e: BundleError) -> PyErr {
     let ty = match e.kind {
-        BundleErrorKind::NotFound | BundleErrorKind::InvalidArgument => ExcType::NotFoundError,
-        BundleErrorKind::DataLoss => ExcType::DataLossError,
+        BundleErrorKind::InvalidArgument => ExcType::NotFoundError,
+        BundleErrorKind::NotFound | BundleErrorKind::DataLoss | BundleErrorKind::Other => {
+            ExcType::OpError
+        }
+        BundleErrorKind::OutOfRange => ExcType::IndexError,
         BundleErrorKind::Unimplemented => ExcType::UnimplementedError,
         BundleErrorKind::Os(errno) => {
             let io = std::io::Error::from_raw_os_error(errno);

@@ -8,7 +8,7 @@ use crate::modules::tf::gfile::tf_error;
 use crate::object::numpy::from_tensor;
 use crate::object::tensor::dtype::dtype_value;
 use crate::object::{native, ClassSpec, Member, NativeClass};
-use crate::runtime::checkpoint::bundle::{self, Bundle};
+use crate::runtime::checkpoint::bundle::{self, Bundle, BundleErrorKind};
 use crate::runtime::Tensor;
 use crate::value::{Dict, ExcType, NativeObject, PyResult, Value};
 
@@ -73,10 +73,26 @@ fn get_tensor(this: &CheckpointReader, tensor_str: &str) -> PyResult<Value> {
     from_tensor(&tensor(this, tensor_str)?)
 }
 
-/// The tensor saved under `name`, as a tensor (what restoring assigns).
+/// The tensor saved under `name`, as a tensor (what restoring assigns; a
+/// damaged value is the `DataLossError` of TensorFlow's `RestoreV2` op).
 #[native("CheckpointReader._get_tensor(self, name)")]
 fn get_tensor_as_tensor(this: &CheckpointReader, name: &str) -> PyResult<Tensor> {
-    tensor(this, name)
+    if !this.0.entries.contains_key(name) {
+        return tensor(this, name);
+    }
+    this.0.tensor(name).map_err(|e| {
+        if e.kind == BundleErrorKind::DataLoss {
+            tf_error(
+                ExcType::DataLossError,
+                format!(
+                    "{{{{function_node __wrapped__RestoreV2_dtypes_1_device_/job:localhost/replica:0/task:0/device:CPU:0}}}} {} [Op:RestoreV2]",
+                    e.message
+                ),
+            )
+        } else {
+            bundle_err(e)
+        }
+    })
 }
 
 /// Whether the checkpoint holds `tensor_str`.
