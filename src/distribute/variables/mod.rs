@@ -416,7 +416,8 @@ impl NativeObject for PlainVar {
         Ok(Some(read_cell(&self.cell, self.agg, self.sync)))
     }
     /// `int(v)`, `float(v)`: the value's (a scalar's), as TensorFlow's
-    /// `BaseResourceVariable.__int__`/`__float__` read it.
+    /// `BaseResourceVariable.__int__`/`__float__` read it (a distributed
+    /// variable has neither: TypeError, as in TensorFlow).
     fn to_number(&self, vm: &dyn Vm) -> PyResult<Option<Value>> {
         let t = Value::Tensor(read_cell(&self.cell, self.agg, self.sync));
         crate::object::tensor::hooks::tensor_to_number(vm, &t, false)
@@ -494,10 +495,6 @@ impl NativeObject for DistVar {
     }
     fn to_tensor(&self, vm: &dyn Vm) -> PyResult<Option<Tensor>> {
         self.read(vm).map(Some)
-    }
-    fn to_number(&self, vm: &dyn Vm) -> PyResult<Option<Value>> {
-        let t = Value::Tensor(self.read(vm)?);
-        crate::object::tensor::hooks::tensor_to_number(vm, &t, false)
     }
     fn getitem(&self, _this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
         crate::object::tensor::tensor_getitem(vm, &Value::Tensor(self.read(vm)?), key).map(Some)

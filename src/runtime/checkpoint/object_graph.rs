@@ -107,7 +107,13 @@ pub fn decode(data: &[u8]) -> Option<Vec<Node>> {
         }
         nodes.push(node);
     }
-    Some(nodes)
+    // every reference names a node of this graph
+    let n = nodes.len() as u64;
+    let ok = nodes.iter().all(|node| {
+        node.children.iter().all(|(id, _)| *id < n)
+            && node.slot_variables.iter().all(|(a, _, b)| *a < n && *b < n)
+    });
+    ok.then_some(nodes)
 }
 
 #[cfg(test)]
@@ -141,5 +147,11 @@ mod tests {
         );
         assert!(bytes.ends_with(&[0x2a, 0x00]));
         assert_eq!(decode(&bytes).unwrap(), nodes);
+        // a child outside the graph is refused
+        let dangling = vec![Node {
+            children: vec![(5, "x".into())],
+            ..Node::default()
+        }];
+        assert_eq!(decode(&encode(&dangling)), None);
     }
 }
