@@ -106,6 +106,10 @@ pub static MODULES: &[(&str, Source)] = &[
         Source::Native(|_| Some(random_core::module())),
     ),
     ("_weakref", Source::Native(|_| Some(weakref::module()))),
+    (
+        "_dist_checkpoint",
+        Source::Native(|_| Some(tf::train::module())),
+    ),
     ("gc", Source::Native(|_| Some(gc_module()))),
     stdlib!("itertools"),
     stdlib!("functools"),
@@ -157,6 +161,9 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("tensorflow_cluster"),
     stdlib!("tensorflow_io"),
     stdlib!("tensorflow_array"),
+    // tf.train.Checkpoint, CheckpointManager and their helpers
+    stdlib!("tensorflow_checkpoint"),
+    stdlib!("tensorflow_checkpoint_management"),
     stdlib!("collections.abc", "collections_abc"),
     // keras.optimizers (its base class and schedules) and keras.callbacks
     stdlib!("keras.optimizers", "keras_optimizers"),

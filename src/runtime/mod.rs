@@ -6,6 +6,7 @@
 
 pub mod autodiff;
 pub mod backend;
+pub mod checkpoint;
 pub mod collective;
 pub mod device;
 pub mod dtype;

@@ -415,6 +415,13 @@ impl NativeObject for PlainVar {
     fn to_tensor(&self, _vm: &dyn Vm) -> PyResult<Option<Tensor>> {
         Ok(Some(read_cell(&self.cell, self.agg, self.sync)))
     }
+    /// `int(v)`, `float(v)`: the value's (a scalar's), as TensorFlow's
+    /// `BaseResourceVariable.__int__`/`__float__` read it (a distributed
+    /// variable has neither: TypeError, as in TensorFlow).
+    fn to_number(&self, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let t = Value::Tensor(read_cell(&self.cell, self.agg, self.sync));
+        crate::object::tensor::hooks::tensor_to_number(vm, &t, false)
+    }
     fn getitem(&self, _this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
         let t = Value::Tensor(read_cell(&self.cell, self.agg, self.sync));
         crate::object::tensor::tensor_getitem(vm, &t, key).map(Some)

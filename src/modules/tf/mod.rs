@@ -32,6 +32,7 @@ pub mod stats_ops;
 pub mod string_hash;
 pub mod strings_ops;
 pub mod tape_hints;
+pub mod train;
 
 use crate::modules::ModuleBuilder;
 use crate::value::{ExcType, Value};
