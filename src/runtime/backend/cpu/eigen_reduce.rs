@@ -262,6 +262,38 @@ fn rows<T: Lane, F: Fold, const P: usize>(x: &[T], rows: usize, k: usize) -> Res
     Ok(out)
 }
 
+/// Eigen's inner-most sum of an element-wise function of `x[first..first +
+/// n]` (a fused `f(x).sum(axis)` expression), where `f` depends on the path
+/// Eigen evaluates it on: `packet` for the values its reducer reads in
+/// packets, `scalar` for each leaf's remainder.
+pub fn sum_mapped_f32(
+    x: &[f32],
+    first: usize,
+    n: usize,
+    packet: &dyn Fn(f32) -> f32,
+    scalar: &dyn Fn(f32) -> f32,
+) -> f32 {
+    const P: usize = 8;
+    if n > P * <f32 as Lane>::LEAF {
+        let split = P * (first + n.div_ceil(2)).div_ceil(P);
+        let left = (split - first).min(n);
+        let acc = 0.0 + sum_mapped_f32(x, first, left, packet, scalar);
+        if left < n {
+            acc + sum_mapped_f32(x, split, n - left, packet, scalar)
+        } else {
+            acc
+        }
+    } else {
+        let full = n / P * P;
+        let mapped: Vec<f32> = x[first..first + n]
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| if i < full { packet(v) } else { scalar(v) })
+            .collect();
+        leaf::<f32, Add, P>(&mapped)
+    }
+}
+
 /// One run of output columns `[c0, c1)` of slab `a` of `[a, n, c]`,
 /// reducing the middle axis into `acc0` (which holds the identity):
 /// packet-style (four interleaved accumulators when `n >= 16`) or one by
