@@ -43,6 +43,7 @@ impl GradOp {
             GradOp::MatrixSetDiag => "MatrixSetDiagV3",
             GradOp::Einsum(_) => "Einsum",
             GradOp::L2Loss => "L2Loss",
+            GradOp::SigmoidGrad => "SigmoidGrad",
             GradOp::ArgReduce { op, .. } => op.name(),
             GradOp::BiasAdd { .. } => "BiasAdd",
             GradOp::Conv2D(_) => "Conv2D",
