@@ -135,6 +135,8 @@ pub enum GradOp {
     L2Loss,
     /// `SigmoidGrad`; inputs `y, dy` (the gradient of `Sigmoid`).
     SigmoidGrad,
+    /// `tf.nn.silu` (`x * sigmoid(x)`), with TensorFlow's custom gradient.
+    Silu,
     /// `ArgMax` / `ArgMin` along `axis` (normalized): an int64 result, which
     /// no tape follows.
     ArgReduce {
@@ -470,6 +472,13 @@ pub(crate) fn gradient(
         GradOp::Einsum(eq) => grad_more::einsum_grad(eq, v.inputs, g)?,
         // _L2LossGrad: x * grad
         GradOp::L2Loss => vec![Some(mul(x, g)?)],
+        GradOp::Silu => {
+            // swish's custom gradient: dy * (s * (1 + x * (1 - s))), s = sigmoid(x)
+            let s = ops::unary(UnaryOp::Sigmoid, x)?;
+            let one = scalar(x, 1.0)?;
+            let inner = ops::add(&one, &mul(x, &ops::sub(&one, &s)?)?)?;
+            vec![Some(mul(g, &mul(&s, &inner)?)?)]
+        }
         GradOp::SigmoidGrad => {
             // _SigmoidGradGrad: (g·dy - 2·(g·dy)·y, SigmoidGrad(y, g))
             let gb = mul(g, &v.inputs[1])?;

@@ -127,8 +127,11 @@ fn leaky_relu_impl(x: &Tensor, alpha: f64) -> Result<Tensor> {
 
 /// `tf.nn.silu` / `tf.nn.swish` with `beta == 1`: `x * sigmoid(x)`.
 pub fn silu(x: &Tensor) -> Result<Tensor> {
-    let s = unary(UnaryOp::Sigmoid, x)?;
-    binary(BinaryOp::Mul, x, &s)
+    tape::primitive(
+        || GradOp::Silu,
+        &[x],
+        || binary(BinaryOp::Mul, x, &unary(UnaryOp::Sigmoid, x)?),
+    )
 }
 
 /// `tf.math.softplus`: `log1p(exp(x))`, with TensorFlow's kernel's

@@ -116,7 +116,13 @@ fn typed<T: Num>(
             Ok(HostData::Bool(zip(a, ash, b, bsh, out, $f)?))
         };
     }
+    // TensorFlow's kernels flush denormal operands and results to zero
+    let flush = !np && !T::IS_INT;
     match op {
+        BinaryOp::Add if flush => arith!(|x: T, y: T| x.ftz().add(y.ftz()).ftz()),
+        BinaryOp::Sub if flush => arith!(|x: T, y: T| x.ftz().sub(y.ftz()).ftz()),
+        BinaryOp::Mul if flush => arith!(|x: T, y: T| x.ftz().mul(y.ftz()).ftz()),
+        BinaryOp::RealDiv if flush => arith!(|x: T, y: T| x.ftz().div(y.ftz()).ftz()),
         BinaryOp::Add => arith!(|x: T, y: T| x.add(y)),
         BinaryOp::Sub => arith!(|x: T, y: T| x.sub(y)),
         BinaryOp::Mul => arith!(|x: T, y: T| x.mul(y)),
