@@ -23,8 +23,10 @@ pub const PACKET: usize = 8;
 /// denormals-are-zero).
 #[inline(always)]
 pub fn ftz(x: f32) -> f32 {
-    if x.is_subnormal() {
-        0.0f32.copysign(x)
+    let b = x.to_bits();
+    // a zero exponent field: a denormal (or a zero), kept as its sign
+    if b & 0x7f80_0000 == 0 {
+        f32::from_bits(b & 0x8000_0000)
     } else {
         x
     }
@@ -60,44 +62,35 @@ fn pldexp_fast(a: f32, m: f32) -> f32 {
     a * f32::from_bits(bits << 23)
 }
 
-/// `y · 2^e`, exact while the result is normal (Eigen's `pldexp`).
-fn ldexp(y: f32, e: i32) -> f32 {
-    let mut y = y;
-    let mut e = e;
-    while e > 127 {
-        y *= f32::from_bits(254 << 23);
-        e -= 127;
-    }
-    while e < -126 {
-        y *= f32::from_bits(1 << 23);
-        e += 126;
-    }
-    y * f32::from_bits(((e + 127) as u32) << 23)
-}
-
 /// Eigen's `pexp_float`: exp(x) = 2^m · exp(r), r = x - m·ln 2 in two
-/// parts (Cephes), exp(r) by a 6th-order polynomial in even and odd halves.
+/// parts (Cephes), exp(r) by a 6th-order polynomial in even and odd halves,
+/// 2^m applied in four exact factors (`pldexp`); 0 below -104. Written
+/// without branches so the lanes vectorise.
 #[inline(always)]
 pub fn pexp(x0: f32) -> f32 {
-    if x0.is_nan() {
-        return x0;
-    }
-    if x0 < -104.0 {
-        return 0.0;
-    }
-    let x = ftz(pmin(x0, 88.723));
+    let x = pmin(x0, 88.723);
     let m = (x * std::f32::consts::LOG2_E + 0.5).floor();
     let r = m * -0.693_359_375 + x;
-    let r = ftz(m * 2.121_944_40e-4 + r);
-    let r2 = ftz(r * r);
+    let r = m * 2.121_944_40e-4 + r;
+    let r2 = r * r;
     let p_even =
         r2 * 1.374_496_379_867_196_083_068_847_656_25e-3 + 4.166_965_186_595_916_748_046_875e-2;
     let p_odd = r2 * 8.368_944_749_236_106_872_558_593_75e-3 + 0.166_665_181_517_601_013_183_593_75;
     let p_even = r2 * p_even + 0.499_999_880_790_710_449_218_75;
-    let p_low = r + 1.0;
     let y = r * p_odd + p_even;
-    let y = r2 * y + p_low;
-    ftz(ldexp(y, m as i32).max(x0))
+    let y = r2 * y + (r + 1.0);
+    // y · 2^m as (y · 2^b · 2^b · 2^b) · 2^(m - 3b), b = floor(m / 4): exact
+    // while the result is normal (a NaN m comes with a NaN y)
+    let e = pmin(pmax(m, -278.0), 278.0) as i32;
+    let b = e >> 2;
+    let c = f32::from_bits(((b + 127) as u32) << 23);
+    let c2 = f32::from_bits(((e - 3 * b + 127) as u32) << 23);
+    let out = pmax(y * c * c * c * c2, x0);
+    if x0 < -104.0 {
+        0.0
+    } else {
+        ftz(out)
+    }
 }
 
 /// The C library's `expf` as TensorFlow's scalar path sees it (denormal
@@ -111,26 +104,13 @@ pub fn expf(x: f32) -> f32 {
 /// rational approximation of log(1 + x), plus e·ln 2.
 #[inline(always)]
 pub fn plog(x0: f32) -> f32 {
-    if x0.is_nan() || x0 < 0.0 {
-        return f32::NAN;
-    }
-    if x0 == 0.0 {
-        return f32::NEG_INFINITY;
-    }
-    if x0 == f32::INFINITY {
-        return x0;
-    }
     // Eigen's generic pfrexp: the exponent field as is (denormals included)
     let bits = x0.to_bits();
-    let mut e = ((bits >> 23) & 0xff) as f32 - 126.0;
-    let mut x = f32::from_bits((bits & 0x807f_ffff) | 0x3f00_0000);
+    let e = ((bits >> 23) & 0xff) as f32 - 126.0;
+    let x = f32::from_bits((bits & 0x807f_ffff) | 0x3f00_0000);
     let below = x < std::f32::consts::FRAC_1_SQRT_2;
-    let tmp = if below { x } else { 0.0 };
-    x -= 1.0;
-    if below {
-        e -= 1.0;
-    }
-    x += tmp;
+    let e = if below { e - 1.0 } else { e };
+    let x = (x - 1.0) + if below { x } else { 0.0 };
     let p =
         (0.182_562_963_498_492_54_f32 * x + 1.000_000_019_028_106_3) * x + 1.000_000_019_028_113_6;
     let p = x * p;
@@ -138,8 +118,16 @@ pub fn plog(x0: f32) -> f32 {
         + 1.499_999_999_999_992_7)
         * x
         + 1.0;
-    let x = p / q;
-    e * std::f32::consts::LN_2 + x
+    let r = e * std::f32::consts::LN_2 + p / q;
+    if x0 == f32::INFINITY {
+        x0
+    } else if x0 == 0.0 {
+        f32::NEG_INFINITY
+    } else if x0 > 0.0 {
+        r
+    } else {
+        f32::NAN
+    }
 }
 
 /// Eigen's `scalar_logistic_op<float>::packetOp`: exp(x/2) from its own
@@ -147,18 +135,18 @@ pub fn plog(x0: f32) -> f32 {
 #[inline(always)]
 pub fn logistic(x0: f32) -> f32 {
     let x0 = ftz(x0);
-    let x = pmin(x0, 16.635_532_4);
-    let x = ftz(x * 0.5);
+    let x = pmin(x0, 16.635_532_4) * 0.5;
     let m = (x * 1.442_695_040_888_963_41 + 0.5).floor();
     let r = m * -0.693_359_375 + x;
-    let r = ftz(m * 2.121_944_40e-4 + r);
-    let r2 = ftz(r * r);
+    let r = m * 2.121_944_40e-4 + r;
+    let r2 = r * r;
     let p_even = r2 * 4.189_866_781_234_741_210_937_5e-2 + 0.499_991_416_931_152_343_75;
     let p_odd = r2 * 8.334_713_056_683_540_344_238_281_25e-3 + 0.166_668_772_697_448_730_468_75;
     let p = r * p_odd + p_even;
     let p = r2 * p + (r + 1.0);
-    let e = ftz(pldexp_fast(p, m));
-    let e = ftz(e * e);
+    let e = pldexp_fast(p, m);
+    // e·e can be denormal; flushed or not, e / (1 + e) flushes to the same 0
+    let e = e * e;
     if x0 < -104.0 {
         0.0
     } else {
@@ -180,7 +168,7 @@ pub fn logistic_scalar(x: f32) -> f32 {
 fn polevl<const N: usize>(x: f32, p: [f32; N]) -> f32 {
     let mut acc = p[0];
     for &c in &p[1..] {
-        acc = ftz(ftz(acc * x) + c);
+        acc = acc * x + c;
     }
     acc
 }
@@ -191,8 +179,10 @@ fn polevl<const N: usize>(x: f32, p: [f32; N]) -> f32 {
 pub fn tanh(a: f32) -> f32 {
     const CLAMP: f32 = 7.907_389_640_808_105_47;
     let x = pmax(pmin(ftz(a), CLAMP), -CLAMP);
-    let x2 = ftz(x * x);
-    let x3 = ftz(x2 * x);
+    // for |x| < 1e-19, where x² is denormal, p and q round to x and 1
+    // whether x² is flushed or not
+    let x2 = x * x;
+    let x3 = x2 * x;
     let p = polevl(
         x2,
         [
@@ -212,7 +202,7 @@ pub fn tanh(a: f32) -> f32 {
             1.0,
         ],
     );
-    ftz(ftz(ftz(x3 * p) + x) / q)
+    ftz((x3 * p + x) / q)
 }
 
 /// Eigen's `generic_fast_erf<float>` (packets and scalars alike): x·P(x²) /
@@ -220,7 +210,7 @@ pub fn tanh(a: f32) -> f32 {
 #[inline(always)]
 pub fn erf(x: f32) -> f32 {
     let x = ftz(x);
-    let x2 = pmin(16.0, ftz(x * x));
+    let x2 = pmin(16.0, x * x);
     let p = polevl(
         x2,
         [
@@ -243,8 +233,7 @@ pub fn erf(x: f32) -> f32 {
             1.0,
         ],
     );
-    let r = ftz(ftz(x * p) / q);
-    pmax(pmin(r, 1.0), -1.0)
+    pmax(pmin(ftz(x * p / q), 1.0), -1.0)
 }
 
 /// Veltkamp's split of x into a high half and the exact rest.
@@ -313,10 +302,7 @@ fn erfc_impl(x_in: f32, packet: bool) -> f32 {
             -1.128_379_106_521_606_445_312_500_000_00e+00,
         ],
     );
-    let small = ftz(ftz(x * s) + 1.0);
-    if !(1.0 < x2) {
-        return small;
-    }
+    let small = ftz(x * s + 1.0);
     let x2_lo = ftz(twoprod_low(x, x, x2));
     let exp2_hi = if packet { pexp(-x2) } else { expf(-x2) };
     let z = ftz(exp2_hi - ftz(exp2_hi * x2_lo));
@@ -342,7 +328,11 @@ fn erfc_impl(x_in: f32, packet: bool) -> f32 {
     );
     let r = ftz(num / ftz(x * den));
     let two = if x < 0.0 { 2.0 } else { 0.0 };
-    ftz(ftz(z * r) + two)
+    if 1.0 < x2 {
+        ftz(ftz(z * r) + two)
+    } else {
+        small
+    }
 }
 
 /// [`erfc_impl`] on a packet lane.

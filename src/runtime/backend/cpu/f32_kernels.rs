@@ -10,6 +10,33 @@ use crate::runtime::error::Result;
 use crate::runtime::op::UnaryOp;
 use crate::runtime::storage::try_vec;
 
+/// `f` of each element of `src` into `out`.
+#[inline(always)]
+fn fill<F: Fn(f32) -> f32>(out: &mut [f32], src: &[f32], f: &F) {
+    for (o, &x) in out.iter_mut().zip(src) {
+        *o = f(x);
+    }
+}
+
+/// [`fill`] compiled for AVX2 with FMA: the lanes vectorise, `floor` is one
+/// instruction and `mul_add` is `vfmadd` (Rust never fuses a separate
+/// multiply and add, so the results are the same bits).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn fill_avx2<F: Fn(f32) -> f32>(out: &mut [f32], src: &[f32], f: &F) {
+    fill(out, src, f)
+}
+
+/// [`fill`] with the widest instructions this CPU has.
+fn fill_fast<F: Fn(f32) -> f32>(out: &mut [f32], src: &[f32], f: &F) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has the features `fill_avx2` is compiled for.
+        return unsafe { fill_avx2(out, src, f) };
+    }
+    fill(out, src, f)
+}
+
 /// `f` over `v`, but elements past the last whole packet through `tail`
 /// (Eigen's executor: packets from the start, scalars at the end); large
 /// buffers are split across threads at packet boundaries.
@@ -20,13 +47,16 @@ where
 {
     let full = v.len() / PACKET * PACKET;
     let mut out = try_vec(v.len())?;
-    let body = &v[..full];
+    out.resize(v.len(), 0.0);
+    let (body, rest) = out.split_at_mut(full);
     if full >= PAR_MIN {
-        out.par_extend(body.par_iter().with_min_len(8 * 1024).map(|&x| f(x)));
+        body.par_chunks_mut(PAR_MIN / 4)
+            .zip(v[..full].par_chunks(PAR_MIN / 4))
+            .for_each(|(o, x)| fill_fast(o, x, &f));
     } else {
-        out.extend(body.iter().map(|&x| f(x)));
+        fill_fast(body, &v[..full], &f);
     }
-    out.extend(v[full..].iter().map(|&x| tail(x)));
+    fill(rest, &v[full..], &tail);
     Ok(out)
 }
 
@@ -91,15 +121,40 @@ pub fn softmax_rows(x: &[f32], k: usize) -> Result<Vec<f32>> {
     if k == 0 {
         return Ok(out);
     }
-    let rows = x.par_chunks(k).zip(out.par_chunks_mut(k));
     if x.len() >= PAR_MIN {
-        rows.for_each(|(r, o)| super::onednn::softmax_row(r, o));
+        let rows = (PAR_MIN / 4).div_ceil(k);
+        x.par_chunks(rows * k)
+            .zip(out.par_chunks_mut(rows * k))
+            .for_each(|(r, o)| softmax_fast(r, o, k));
     } else {
-        x.chunks(k)
-            .zip(out.chunks_mut(k))
-            .for_each(|(r, o)| super::onednn::softmax_row(r, o));
+        softmax_fast(x, &mut out, k);
     }
     Ok(out)
+}
+
+/// oneDNN's softmax of each row of `k` values of `x` into `out`.
+#[inline(always)]
+fn softmax_plain(x: &[f32], out: &mut [f32], k: usize) {
+    for (r, o) in x.chunks(k).zip(out.chunks_mut(k)) {
+        super::onednn::softmax_row(r, o);
+    }
+}
+
+/// [`softmax_plain`] compiled for AVX2 with FMA (oneDNN's exp is FMAs).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn softmax_avx2(x: &[f32], out: &mut [f32], k: usize) {
+    softmax_plain(x, out, k)
+}
+
+/// [`softmax_plain`] with the widest instructions this CPU has.
+fn softmax_fast(x: &[f32], out: &mut [f32], k: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has the features `softmax_avx2` is compiled for.
+        return unsafe { softmax_avx2(x, out, k) };
+    }
+    softmax_plain(x, out, k)
 }
 
 /// TensorFlow's float32 `LogSoftmax` over rows of `k` values (Eigen's

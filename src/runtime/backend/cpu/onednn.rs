@@ -83,6 +83,7 @@ pub fn exp(x: f32) -> f32 {
 }
 
 /// The kernel's reduction of `f(x)` over a row with `op`, from `init`.
+#[inline(always)]
 fn axis_reduce(row: &[f32], init: f32, op: fn(f32, f32) -> f32, f: impl Fn(f32) -> f32) -> f32 {
     let n = row.len();
     let full = n / W;
@@ -125,12 +126,14 @@ fn axis_reduce(row: &[f32], init: f32, op: fn(f32, f32) -> f32, f: impl Fn(f32) 
 }
 
 /// Softmax of one row into `out` (same length).
+#[inline(always)]
 pub fn softmax_row(row: &[f32], out: &mut [f32]) {
     let max = axis_reduce(row, -f32::MAX, maxps, ftz);
-    let shifted = |x: f32| exp(ftz(ftz(x) - max));
-    let sum = axis_reduce(row, 0.0, addps, shifted);
-    let inv = ftz(1.0 / sum);
     for (o, &x) in out.iter_mut().zip(row) {
-        *o = ftz(shifted(x) * inv);
+        *o = exp(ftz(ftz(x) - max));
+    }
+    let inv = ftz(1.0 / axis_reduce(out, 0.0, addps, |e| e));
+    for o in out.iter_mut() {
+        *o = ftz(*o * inv);
     }
 }
