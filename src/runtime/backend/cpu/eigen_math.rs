@@ -104,7 +104,8 @@ pub fn expf(x: f32) -> f32 {
 /// rational approximation of log(1 + x), plus e·ln 2.
 #[inline(always)]
 pub fn plog(x0: f32) -> f32 {
-    // Eigen's generic pfrexp: the exponent field as is (denormals included)
+    // a denormal reads as zero
+    let x0 = ftz(x0);
     let bits = x0.to_bits();
     let e = ((bits >> 23) & 0xff) as f32 - 126.0;
     let x = f32::from_bits((bits & 0x807f_ffff) | 0x3f00_0000);
@@ -127,6 +128,19 @@ pub fn plog(x0: f32) -> f32 {
         r
     } else {
         f32::NAN
+    }
+}
+
+/// The C library's `logf` as TensorFlow's scalar path sees it: glibc
+/// normalises a positive denormal by multiplying it by 2^23, which
+/// denormals-are-zero turns into 0, so every positive denormal reads as
+/// 2^-150.
+#[inline(always)]
+pub fn logf(x: f32) -> f32 {
+    if x.is_subnormal() && x > 0.0 {
+        (2f64.powi(-150).ln()) as f32
+    } else {
+        x.ln()
     }
 }
 
@@ -265,6 +279,15 @@ fn rcp_estimate(a: f32) -> f32 {
     unsafe { _mm_cvtss_f32(_mm_rcp_ss(_mm_set_ss(a))) }
 }
 
+/// `rsqrtps`: the hardware's 12-bit reciprocal square root estimate.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn rsqrt_estimate(a: f32) -> f32 {
+    use std::arch::x86_64::{_mm_cvtss_f32, _mm_rsqrt_ss, _mm_set_ss};
+    // SAFETY: SSE is part of the x86-64 baseline.
+    unsafe { _mm_cvtss_f32(_mm_rsqrt_ss(_mm_set_ss(a))) }
+}
+
 /// Elsewhere the exact reciprocal (TensorFlow's reference machine is x86).
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
@@ -272,15 +295,41 @@ fn rcp_estimate(a: f32) -> f32 {
     1.0 / a
 }
 
-/// Eigen's AVX `preciprocal`: `rcpps` and one Newton step.
+/// Elsewhere the exact reciprocal square root.
+#[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-fn preciprocal(a: f32) -> f32 {
+fn rsqrt_estimate(a: f32) -> f32 {
+    1.0 / a.sqrt()
+}
+
+/// Eigen's AVX `preciprocal` (`Reciprocal`'s packets): `rcpps` and one
+/// Newton step, x + x·(1 - a·x); the estimate itself where that is NaN (a
+/// zero or an infinity).
+#[inline(always)]
+pub fn preciprocal(a: f32) -> f32 {
+    let a = ftz(a);
     let x = rcp_estimate(a);
     let t = 1.0 - a * x;
     if t.is_nan() {
         x
     } else {
-        x * t + x
+        // x·t is below the normal range for |a| past 2^103: flushed
+        ftz(ftz(x * t) + x)
+    }
+}
+
+/// Eigen's AVX `prsqrt` (`Rsqrt`'s packets): `rsqrtps` and one Newton
+/// step; the estimate where that is NaN.
+#[inline(always)]
+pub fn prsqrt(a: f32) -> f32 {
+    let a = ftz(a);
+    let y = rsqrt_estimate(a);
+    let h = ftz(ftz(a * y) * y) + -1.0;
+    let r = ftz(ftz(y * -0.5) * h) + y;
+    if r.is_nan() {
+        y
+    } else {
+        ftz(r)
     }
 }
 

@@ -74,14 +74,15 @@ pub fn unary(op: UnaryOp, v: &[f32], scalar: bool) -> Option<Result<Vec<f32>>> {
     }
     Some(match op {
         UnaryOp::Exp => run!(pexp, expf),
-        // the C library's logf: exact for denormals, as TensorFlow's tail
-        UnaryOp::Log => run!(plog, f32::ln),
+        UnaryOp::Log => run!(plog, logf),
         UnaryOp::Sigmoid => run!(logistic, logistic_scalar),
         UnaryOp::Tanh => run!(tanh, tanh),
         UnaryOp::Erf => run!(erf, erf),
         UnaryOp::Erfc => run!(erfc, erfc_scalar),
         UnaryOp::Log1p => run!(log1p, log1pf),
         UnaryOp::Expm1 => run!(expm1, expm1f),
+        UnaryOp::Reciprocal => run!(preciprocal, |x| ftz(ftz(1.0 / ftz(x)))),
+        UnaryOp::Rsqrt => run!(prsqrt, |x| ftz(1.0 / ftz(x).sqrt())),
         _ => return None,
     })
 }
@@ -181,7 +182,7 @@ pub fn log_softmax_rows(x: &[f32], k: usize) -> Result<Vec<f32>> {
     } else {
         (0..rows).map(sum).collect()
     };
-    let logs = packets(&sums, plog, f32::ln)?;
+    let logs = packets(&sums, plog, logf)?;
     let mut out = shifted;
     for (row, l) in out.chunks_mut(k).zip(logs) {
         for v in row {
