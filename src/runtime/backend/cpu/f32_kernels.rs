@@ -83,6 +83,9 @@ pub fn unary(op: UnaryOp, v: &[f32], scalar: bool) -> Option<Result<Vec<f32>>> {
         UnaryOp::Expm1 => run!(expm1, expm1f),
         UnaryOp::Reciprocal => run!(preciprocal, |x| ftz(ftz(1.0 / ftz(x)))),
         UnaryOp::Rsqrt => run!(prsqrt, |x| ftz(1.0 / ftz(x).sqrt())),
+        // exact, but on flushed operands and results
+        UnaryOp::Sqrt => run!(|x| ftz(x).sqrt(), |x| ftz(x).sqrt()),
+        UnaryOp::Square => run!(|x| ftz(ftz(x) * ftz(x)), |x| ftz(ftz(x) * ftz(x))),
         _ => return None,
     })
 }
