@@ -54,6 +54,11 @@ fn softmax_impl(x: &Tensor, axis: i64, log: bool) -> Result<Tensor> {
     if let Some(out) = along_rows(x, axis.rem_euclid(rank) as usize, kernel)? {
         return Ok(out);
     }
+    if log {
+        if let Some(out) = along_rows_f64(x, axis.rem_euclid(rank) as usize)? {
+            return Ok(out);
+        }
+    }
     let axes = [axis];
     let max = reduce(ReduceOp::Max, x, Some(&axes), true)?;
     let shifted = sub(x, &max)?;
@@ -94,6 +99,31 @@ fn along_rows(
         out
     };
     Tensor::from_host(HostData::F32(out), x.shape().clone(), x.device()).map(Some)
+}
+
+/// TensorFlow's float64 `LogSoftmax` along `axis` (Eigen's kernel, as
+/// [`along_rows`]); None when `x` is not float64 in host memory.
+fn along_rows_f64(x: &Tensor, axis: usize) -> Result<Option<Tensor>> {
+    let Some(data) = x.as_slice::<f64>() else {
+        return Ok(None);
+    };
+    let dims = x.dims();
+    let last = dims.len() - 1;
+    let f = f32_kernels::log_softmax_rows_f64;
+    let out = if axis == last {
+        f(data, dims[axis])?
+    } else {
+        let mut perm: Vec<usize> = (0..dims.len()).collect();
+        perm.swap(axis, last);
+        let idx = permute_indices(dims, &perm)?;
+        let moved: Vec<f64> = idx.iter().map(|&i| data[i]).collect();
+        let mut out = moved.clone();
+        for (&i, v) in idx.iter().zip(f(&moved, dims[axis])?) {
+            out[i] = v;
+        }
+        out
+    };
+    Tensor::from_host(HostData::F64(out), x.shape().clone(), x.device()).map(Some)
 }
 
 /// `tf.nn.relu6`: `min(max(x, 0), 6)`.

@@ -157,7 +157,10 @@ pub fn unary(op: UnaryOp, x: &HostData) -> Result<HostData> {
             Some(out) => Ok(HostData::F32(out?)),
             None => unary_typed(op, v),
         },
-        HostData::F64(v) => unary_typed(op, v),
+        HostData::F64(v) => match super::f32_kernels::unary_f64(op, v, scalar_math_on()) {
+            Some(out) => Ok(HostData::F64(out?)),
+            None => unary_typed(op, v),
+        },
         other => Err(unsupported(op.name(), other.dtype())),
     }
 }

@@ -1,10 +1,12 @@
-//! TensorFlow's float32 CPU kernels whose rounding dist reproduces bit for
+//! TensorFlow's float CPU kernels whose rounding dist reproduces bit for
 //! bit: element-wise functions split as Eigen's executor splits a buffer
-//! (lanes in [`super::eigen_math`]), and the fused kernels built on them.
+//! (float32 lanes in [`super::eigen_math`], float64 `exp`/`log` in
+//! [`super::eigen_math64`]), and the fused kernels built on them.
 
 use rayon::prelude::*;
 
 use super::eigen_math::*;
+use super::eigen_math64;
 use super::zip::PAR_MIN;
 use crate::runtime::error::Result;
 use crate::runtime::op::UnaryOp;
@@ -12,7 +14,7 @@ use crate::runtime::storage::try_vec;
 
 /// `f` of each element of `src` into `out`.
 #[inline(always)]
-fn fill<F: Fn(f32) -> f32>(out: &mut [f32], src: &[f32], f: &F) {
+fn fill<T: Copy, F: Fn(T) -> T>(out: &mut [T], src: &[T], f: &F) {
     for (o, &x) in out.iter_mut().zip(src) {
         *o = f(x);
     }
@@ -23,12 +25,12 @@ fn fill<F: Fn(f32) -> f32>(out: &mut [f32], src: &[f32], f: &F) {
 /// multiply and add, so the results are the same bits).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn fill_avx2<F: Fn(f32) -> f32>(out: &mut [f32], src: &[f32], f: &F) {
+unsafe fn fill_avx2<T: Copy, F: Fn(T) -> T>(out: &mut [T], src: &[T], f: &F) {
     fill(out, src, f)
 }
 
 /// [`fill`] with the widest instructions this CPU has.
-fn fill_fast<F: Fn(f32) -> f32>(out: &mut [f32], src: &[f32], f: &F) {
+fn fill_fast<T: Copy, F: Fn(T) -> T>(out: &mut [T], src: &[T], f: &F) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has the features `fill_avx2` is compiled for.
@@ -45,9 +47,19 @@ where
     P: Fn(f32) -> f32 + Sync + Send,
     S: Fn(f32) -> f32,
 {
-    let full = v.len() / PACKET * PACKET;
+    packets_of::<f32, PACKET, P, S>(v, f, tail)
+}
+
+/// [`packets`] for any float type and packet width.
+fn packets_of<T, const W: usize, P, S>(v: &[T], f: P, tail: S) -> Result<Vec<T>>
+where
+    T: Copy + Default + Send + Sync + 'static,
+    P: Fn(T) -> T + Sync + Send,
+    S: Fn(T) -> T,
+{
+    let full = v.len() / W * W;
     let mut out = try_vec(v.len())?;
-    out.resize(v.len(), 0.0);
+    out.resize(v.len(), T::default());
     let (body, rest) = out.split_at_mut(full);
     if full >= PAR_MIN {
         body.par_chunks_mut(PAR_MIN / 4)
@@ -86,6 +98,19 @@ pub fn unary(op: UnaryOp, v: &[f32], scalar: bool) -> Option<Result<Vec<f32>>> {
         // exact, but on flushed operands and results
         UnaryOp::Sqrt => run!(|x| ftz(x).sqrt(), |x| ftz(x).sqrt()),
         UnaryOp::Square => run!(|x| ftz(ftz(x) * ftz(x)), |x| ftz(ftz(x) * ftz(x))),
+        _ => return None,
+    })
+}
+
+/// TensorFlow's float64 kernel of `op` over `v` (`scalar`: every element
+/// through the scalar path), or None where dist's float64 math is used.
+pub fn unary_f64(op: UnaryOp, v: &[f64], scalar: bool) -> Option<Result<Vec<f64>>> {
+    use eigen_math64::{exp, log, pexp, plog, PACKET as P64};
+    Some(match (op, scalar) {
+        (UnaryOp::Exp, false) => packets_of::<f64, P64, _, _>(v, pexp, exp),
+        (UnaryOp::Exp, true) => packets_of::<f64, P64, _, _>(v, exp, exp),
+        (UnaryOp::Log, false) => packets_of::<f64, P64, _, _>(v, plog, log),
+        (UnaryOp::Log, true) => packets_of::<f64, P64, _, _>(v, log, log),
         _ => return None,
     })
 }
@@ -159,6 +184,34 @@ fn softmax_fast(x: &[f32], out: &mut [f32], k: usize) {
         return unsafe { softmax_avx2(x, out, k) };
     }
     softmax_plain(x, out, k)
+}
+
+/// TensorFlow's float64 `LogSoftmax` over rows of `k` values: as
+/// [`log_softmax_rows`], with Eigen's 4-double packets.
+pub fn log_softmax_rows_f64(x: &[f64], k: usize) -> Result<Vec<f64>> {
+    use eigen_math64::{exp, ftz, log, pexp, plog, PACKET as P64};
+    let mut shifted = try_vec(x.len())?;
+    if k == 0 {
+        return Ok(shifted);
+    }
+    for row in x.chunks(k) {
+        let max = row
+            .iter()
+            .fold(f64::NEG_INFINITY, |m, &v| if v > m { v } else { m });
+        shifted.extend(row.iter().map(|&v| ftz(ftz(v) - max)));
+    }
+    let rows = x.len() / k;
+    let sums: Vec<f64> = (0..rows)
+        .map(|r| super::eigen_reduce::sum_mapped_f64(&shifted, r * k, k, &pexp, &exp))
+        .collect();
+    let logs = packets_of::<f64, P64, _, _>(&sums, plog, log)?;
+    let mut out = shifted;
+    for (row, l) in out.chunks_mut(k).zip(logs) {
+        for v in row {
+            *v = ftz(*v - l);
+        }
+    }
+    Ok(out)
 }
 
 /// TensorFlow's float32 `LogSoftmax` over rows of `k` values (Eigen's

@@ -3,6 +3,7 @@
 
 pub mod accumulate;
 pub mod eigen_math;
+pub mod eigen_math64;
 pub mod eigen_reduce;
 pub mod elementwise;
 pub mod f32_kernels;
