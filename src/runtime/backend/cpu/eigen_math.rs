@@ -150,7 +150,7 @@ pub fn logf(x: f32) -> f32 {
 pub fn logistic(x0: f32) -> f32 {
     let x0 = ftz(x0);
     let x = pmin(x0, 16.635_532_4) * 0.5;
-    let m = (x * 1.442_695_040_888_963_41 + 0.5).floor();
+    let m = (x * std::f32::consts::LOG2_E + 0.5).floor();
     let r = m * -0.693_359_375 + x;
     let r = m * 2.121_944_40e-4 + r;
     let r2 = r * r;

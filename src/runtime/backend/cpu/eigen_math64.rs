@@ -45,7 +45,7 @@ fn pmax(a: f64, b: f64) -> f64 {
 #[inline(always)]
 pub fn pexp(x0: f64) -> f64 {
     let x = pmin(x0, 709.784);
-    let fx = (1.442_695_040_888_963_407_359_9 * x + 0.5).floor();
+    let fx = (std::f64::consts::LOG2_E * x + 0.5).floor();
     let x = (x - fx * 0.693_145_751_953_125) - fx * 1.428_606_820_309_417_232_12e-6;
     let x2 = x * x;
     let px = (1.261_771_930_748_105_908_78e-4 * x2 + 3.029_944_077_074_419_613_00e-2) * x2
@@ -83,7 +83,7 @@ pub fn plog(x0: f64) -> f64 {
     let bits = x0.to_bits();
     let e = ((bits >> 52) & 0x7ff) as f64 - 1022.0;
     let x = f64::from_bits((bits & 0x800f_ffff_ffff_ffff) | 0x3fe0_0000_0000_0000);
-    let below = x < 0.707_106_781_186_547_524_40;
+    let below = x < std::f64::consts::FRAC_1_SQRT_2;
     let e = if below { e - 1.0 } else { e };
     let x = (x - 1.0) + if below { x } else { 0.0 };
     let x2 = x * x;

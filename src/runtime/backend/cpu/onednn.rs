@@ -106,7 +106,7 @@ fn axis_reduce(row: &[f32], init: f32, op: fn(f32, f32) -> f32, f: impl Fn(f32) 
         add(k, at, W);
         at += W;
     }
-    if n % W > 0 {
+    if !n.is_multiple_of(W) {
         add(0, at, n % W);
     }
     let comb = |a: [f32; W], b: [f32; W]| -> [f32; W] { std::array::from_fn(|l| op(a[l], b[l])) };
