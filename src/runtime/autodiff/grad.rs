@@ -133,6 +133,10 @@ pub enum GradOp {
     Einsum(Rc<str>),
     /// `L2Loss` (`tf.nn.l2_loss`).
     L2Loss,
+    /// `SigmoidGrad`; inputs `y, dy` (the gradient of `Sigmoid`).
+    SigmoidGrad,
+    /// `tf.nn.silu` (`x * sigmoid(x)`), with TensorFlow's custom gradient.
+    Silu,
     /// `ArgMax` / `ArgMin` along `axis` (normalized): an int64 result, which
     /// no tape follows.
     ArgReduce {
@@ -442,11 +446,8 @@ pub(crate) fn gradient(
             let hi = mul(g, &scalar(y, scale)?)?;
             vec![Some(ops::where_select(&neg, &lo, &hi)?)]
         }
-        GradOp::Softplus => {
-            // SoftplusGrad: dy / (exp(-x) + 1)
-            let e = ops::unary(UnaryOp::Exp, &neg(x)?)?;
-            vec![Some(ops::truediv(g, &ops::add(&e, &scalar(x, 1.0)?)?)?)]
-        }
+        // _SoftplusGrad (TensorFlow 2.21): dy * sigmoid(x)
+        GradOp::Softplus => vec![Some(mul(g, &ops::unary(UnaryOp::Sigmoid, x)?)?)],
         GradOp::Cumsum {
             axis,
             exclusive,
@@ -471,6 +472,22 @@ pub(crate) fn gradient(
         GradOp::Einsum(eq) => grad_more::einsum_grad(eq, v.inputs, g)?,
         // _L2LossGrad: x * grad
         GradOp::L2Loss => vec![Some(mul(x, g)?)],
+        GradOp::Silu => {
+            // swish's custom gradient: dy * (s * (1 + x * (1 - s))), s = sigmoid(x)
+            let s = ops::unary(UnaryOp::Sigmoid, x)?;
+            let one = scalar(x, 1.0)?;
+            let inner = ops::add(&one, &mul(x, &ops::sub(&one, &s)?)?)?;
+            vec![Some(mul(g, &mul(&s, &inner)?)?)]
+        }
+        GradOp::SigmoidGrad => {
+            // _SigmoidGradGrad: (g·dy - 2·(g·dy)·y, SigmoidGrad(y, g))
+            let gb = mul(g, &v.inputs[1])?;
+            let two = mul(&scalar(&gb, 2.0)?, &gb)?;
+            vec![
+                Some(ops::sub(&gb, &mul(&two, x)?)?),
+                Some(ops::nn::sigmoid_grad(x, g)?),
+            ]
+        }
         // an integer output carries no gradient
         GradOp::ArgReduce { .. } => vec![None],
         GradOp::BiasAdd { .. }
@@ -538,10 +555,7 @@ fn unary_grad(op: UnaryOp, x: &Tensor, y: &Tensor, g: &Tensor) -> Result<Option<
             // TanhGrad: dy * (1 - y * y)
             mul(g, &ops::sub(&scalar(y, 1.0)?, &mul(y, y)?)?)?
         }
-        UnaryOp::Sigmoid => {
-            // SigmoidGrad (Eigen's packet form): dy * (y * (1 - y))
-            mul(g, &mul(y, &ops::sub(&scalar(y, 1.0)?, y)?)?)?
-        }
+        UnaryOp::Sigmoid => ops::nn::sigmoid_grad(y, g)?,
         UnaryOp::Relu => {
             // ReluGrad: dy * (y > 0)
             let pos = cmp(BinaryOp::Greater, y, &scalar(y, 0.0)?)?;

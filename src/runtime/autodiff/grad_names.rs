@@ -43,6 +43,9 @@ impl GradOp {
             GradOp::MatrixSetDiag => "MatrixSetDiagV3",
             GradOp::Einsum(_) => "Einsum",
             GradOp::L2Loss => "L2Loss",
+            GradOp::SigmoidGrad => "SigmoidGrad",
+            // a custom gradient's op in TensorFlow's graphs
+            GradOp::Silu => "IdentityN",
             GradOp::ArgReduce { op, .. } => op.name(),
             GradOp::BiasAdd { .. } => "BiasAdd",
             GradOp::Conv2D(_) => "Conv2D",

@@ -281,6 +281,8 @@ fn forward(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Vec<Tensor
         GradOp::MatrixSetDiag => one(ops::matrix::set_diag(first(ins)?, second(ins)?)),
         GradOp::Einsum(eq) => one(ops::einsum::einsum_op(eq, ins)),
         GradOp::L2Loss => one(ops::l2_loss(first(ins)?)),
+        GradOp::Silu => one(ops::nn::silu(first(ins)?)),
+        GradOp::SigmoidGrad => one(ops::nn::sigmoid_grad(first(ins)?, second(ins)?)),
         GradOp::ArgReduce { op, axis } => one(ops::arg_reduce(
             *op,
             first(ins)?,

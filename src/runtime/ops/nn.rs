@@ -1,14 +1,18 @@
 //! Neural-network ops built from the element-wise and reduction ops:
 //! `Softmax`/`LogSoftmax` (shift by the maximum, exponentiate, normalise, as
 //! TensorFlow's kernels do), `Relu6`, `LeakyRelu` and `x * sigmoid(x)`.
-//! Every piece runs on the tensor's own backend, so GPUs need no kernel here.
+//! Every piece runs on the tensor's own backend, so GPUs need no kernel here;
+//! float32 `Softmax`, `LogSoftmax` and `Softplus` in host memory take the
+//! CPU backend's copies of TensorFlow's fused kernels (`f32_kernels`).
 
 use super::{attr_error, binary, cast, reduce, sub, unary, where_select};
 use crate::runtime::autodiff::{tape, GradOp};
+use crate::runtime::backend::cpu::{f32_kernels, permute_indices};
 use crate::runtime::dtype::DType;
 use crate::runtime::dtype::Scalar;
 use crate::runtime::error::{Error, Result};
 use crate::runtime::op::{BinaryOp, ReduceOp, UnaryOp};
+use crate::runtime::storage::HostData;
 use crate::runtime::tensor::Tensor;
 
 /// A 0-d tensor of `x`'s dtype holding `v`, on `x`'s device.
@@ -40,11 +44,22 @@ fn softmax_impl(x: &Tensor, axis: i64, log: bool) -> Result<Tensor> {
             "logits must have >= 1 dimension, got [] [Op:{op}] name: "
         )));
     }
+    // float32 in host memory: TensorFlow's CPU kernels (oneDNN's softmax,
+    // Eigen's log_softmax), bit for bit
+    let kernel = if log {
+        f32_kernels::log_softmax_rows
+    } else {
+        f32_kernels::softmax_rows
+    };
+    if let Some(out) = along_rows(x, axis.rem_euclid(rank) as usize, kernel)? {
+        return Ok(out);
+    }
+    if log {
+        if let Some(out) = along_rows_f64(x, axis.rem_euclid(rank) as usize)? {
+            return Ok(out);
+        }
+    }
     let axes = [axis];
-    // log_softmax is Eigen's expression (packet exp and log, as the
-    // standalone ops); softmax is oneDNN's in TensorFlow, not reproduced
-    // yet (known_gaps): the C library's exp there
-    let _scalar = (!log).then(crate::runtime::backend::cpu::elementwise::scalar_math);
     let max = reduce(ReduceOp::Max, x, Some(&axes), true)?;
     let shifted = sub(x, &max)?;
     let e = unary(UnaryOp::Exp, &shifted)?;
@@ -55,6 +70,60 @@ fn softmax_impl(x: &Tensor, axis: i64, log: bool) -> Result<Tensor> {
         // TensorFlow's kernel multiplies by the sum's reciprocal
         binary(BinaryOp::Mul, &e, &unary(UnaryOp::Reciprocal, &total)?)
     }
+}
+
+/// `f`, a float32 kernel over rows of the last axis, applied along `axis`
+/// of `x` as TensorFlow applies its kernels: the Python wrapper swaps `axis`
+/// with the last axis and back. None when `x` is not float32 in host memory.
+fn along_rows(
+    x: &Tensor,
+    axis: usize,
+    f: fn(&[f32], usize) -> Result<Vec<f32>>,
+) -> Result<Option<Tensor>> {
+    let Some(data) = x.as_slice::<f32>() else {
+        return Ok(None);
+    };
+    let dims = x.dims();
+    let last = dims.len() - 1;
+    let out = if axis == last {
+        f(data, dims[axis])?
+    } else {
+        let mut perm: Vec<usize> = (0..dims.len()).collect();
+        perm.swap(axis, last);
+        let idx = permute_indices(dims, &perm)?;
+        let moved: Vec<f32> = idx.iter().map(|&i| data[i]).collect();
+        let mut out = moved.clone();
+        for (&i, v) in idx.iter().zip(f(&moved, dims[axis])?) {
+            out[i] = v;
+        }
+        out
+    };
+    Tensor::from_host(HostData::F32(out), x.shape().clone(), x.device()).map(Some)
+}
+
+/// TensorFlow's float64 `LogSoftmax` along `axis` (Eigen's kernel, as
+/// [`along_rows`]); None when `x` is not float64 in host memory.
+fn along_rows_f64(x: &Tensor, axis: usize) -> Result<Option<Tensor>> {
+    let Some(data) = x.as_slice::<f64>() else {
+        return Ok(None);
+    };
+    let dims = x.dims();
+    let last = dims.len() - 1;
+    let f = f32_kernels::log_softmax_rows_f64;
+    let out = if axis == last {
+        f(data, dims[axis])?
+    } else {
+        let mut perm: Vec<usize> = (0..dims.len()).collect();
+        perm.swap(axis, last);
+        let idx = permute_indices(dims, &perm)?;
+        let moved: Vec<f64> = idx.iter().map(|&i| data[i]).collect();
+        let mut out = moved.clone();
+        for (&i, v) in idx.iter().zip(f(&moved, dims[axis])?) {
+            out[i] = v;
+        }
+        out
+    };
+    Tensor::from_host(HostData::F64(out), x.shape().clone(), x.device()).map(Some)
 }
 
 /// `tf.nn.relu6`: `min(max(x, 0), 6)`.
@@ -88,8 +157,11 @@ fn leaky_relu_impl(x: &Tensor, alpha: f64) -> Result<Tensor> {
 
 /// `tf.nn.silu` / `tf.nn.swish` with `beta == 1`: `x * sigmoid(x)`.
 pub fn silu(x: &Tensor) -> Result<Tensor> {
-    let s = unary(UnaryOp::Sigmoid, x)?;
-    binary(BinaryOp::Mul, x, &s)
+    tape::primitive(
+        || GradOp::Silu,
+        &[x],
+        || binary(BinaryOp::Mul, x, &unary(UnaryOp::Sigmoid, x)?),
+    )
 }
 
 /// `tf.math.softplus`: `log1p(exp(x))`, with TensorFlow's kernel's
@@ -106,13 +178,40 @@ fn softplus_impl(x: &Tensor) -> Result<Tensor> {
         DType::Float16 => (0.000_976_562_5_f32.ln() + 2.0) as f64,
         _ => (f32::EPSILON.ln() + 2.0) as f64,
     };
+    // float32 in host memory: TensorFlow's fused kernel, bit for bit
+    if let Some(v) = x.as_slice::<f32>() {
+        let out = HostData::F32(f32_kernels::softplus(v)?);
+        return Tensor::from_host(out, x.shape().clone(), x.device());
+    }
     let too_large = binary(BinaryOp::Greater, x, &scalar_like(x, -threshold)?)?;
     let too_small = binary(BinaryOp::Less, x, &scalar_like(x, threshold)?)?;
-    let _scalar = crate::runtime::backend::cpu::elementwise::scalar_math();
     let e = unary(UnaryOp::Exp, x)?;
     let log1p = unary(UnaryOp::Log1p, &e)?;
     let small = where_select(&too_small, &e, &log1p)?;
     where_select(&too_large, x, &small)
+}
+
+/// TensorFlow's `SigmoidGrad(y, dy)`: `dy · (y · (1 - y))` (float32 in host
+/// memory: the fused kernel, whose scalar tail computes `(dy · y) · (1 - y)`).
+fn sigmoid_grad_impl(y: &Tensor, dy: &Tensor) -> Result<Tensor> {
+    let _trace = crate::runtime::trace::op("SigmoidGrad", y.device());
+    if let (Some(yv), Some(gv)) = (y.as_slice::<f32>(), dy.as_slice::<f32>()) {
+        if y.dims() == dy.dims() {
+            let out = HostData::F32(f32_kernels::sigmoid_grad(yv, gv)?);
+            return Tensor::from_host(out, y.shape().clone(), y.device());
+        }
+    }
+    let one_minus = binary(BinaryOp::Sub, &scalar_like(y, 1.0)?, y)?;
+    binary(BinaryOp::Mul, dy, &binary(BinaryOp::Mul, y, &one_minus)?)
+}
+
+/// `SigmoidGrad`, one op on the gradient tapes.
+pub fn sigmoid_grad(y: &Tensor, dy: &Tensor) -> Result<Tensor> {
+    tape::primitive(
+        || GradOp::SigmoidGrad,
+        &[y, dy],
+        || sigmoid_grad_impl(y, dy),
+    )
 }
 
 /// `tf.math.log_sigmoid`: `-softplus(-x)`.

@@ -17,6 +17,7 @@ use crate::runtime::dtype::{DType, Scalar};
 use crate::runtime::error::{Error, Result};
 use crate::runtime::op::{BinaryOp, ReduceOp, Semantics, UnaryOp};
 use crate::runtime::shape::Shape;
+use crate::runtime::storage::HostData;
 use crate::runtime::tensor::Tensor;
 
 /// The dtypes of TensorFlow's `half, bfloat16, float, double` ops.
@@ -157,14 +158,28 @@ pub fn squared_difference(x: &Tensor, y: &Tensor) -> Result<Tensor> {
     )
 }
 
-/// `logits - max(logits)` along the rows, `exp` of it and its row sums
-/// (kept as a column).
+/// `logits - max(logits)` along the rows, `exp` of it (TensorFlow's
+/// standalone `exp` over the whole buffer) and its row sums, kept as a
+/// column: TensorFlow's fused `exp().sum(classes)`, whose `exp` follows the
+/// row reducer's packets (float32 in host memory: `sum_mapped_f32`).
 fn shifted_exp(logits: &Tensor) -> Result<(Tensor, Tensor, Tensor)> {
     let axes = [1i64];
     let max = reduce(ReduceOp::Max, logits, Some(&axes), true)?;
     let shifted = sub(logits, &max)?;
     let e = unary(UnaryOp::Exp, &shifted)?;
-    let total = reduce(ReduceOp::Sum, &e, Some(&axes), true)?;
+    let total = match shifted.as_slice::<f32>() {
+        Some(v) if shifted.rank() == 2 => {
+            use crate::runtime::backend::cpu::{eigen_math, eigen_reduce};
+            let (rows, k) = (shifted.dims()[0], shifted.dims()[1]);
+            let sums = (0..rows)
+                .map(|r| {
+                    eigen_reduce::sum_mapped_f32(v, r * k, k, &eigen_math::pexp, &eigen_math::expf)
+                })
+                .collect();
+            Tensor::from_host(HostData::F32(sums), Shape(vec![rows, 1]), shifted.device())?
+        }
+        _ => reduce(ReduceOp::Sum, &e, Some(&axes), true)?,
+    };
     Ok((shifted, e, total))
 }
 
@@ -173,8 +188,6 @@ const SPARSE_SIG: &str = "features:T, labels:Tlabels -> loss:T, backprop:T";
 const SPARSE_EXTRA: &str = "; attr=Tlabels:type,default=DT_INT64,allowed=[DT_INT32, DT_INT64]";
 
 fn sparse_xent_impl(logits: &Tensor, labels: &Tensor) -> Result<Vec<Tensor>> {
-    // TensorFlow's kernel: exp and log per row, the C library's
-    let _scalar = crate::runtime::backend::cpu::elementwise::scalar_math();
     let op = "SparseSoftmaxCrossEntropyWithLogits";
     let _trace = crate::runtime::trace::op(op, logits.device());
     float_op(op, logits.dtype(), SPARSE_SIG, SPARSE_EXTRA)?;
@@ -243,7 +256,11 @@ fn sparse_xent_impl(logits: &Tensor, labels: &Tensor) -> Result<Vec<Tensor>> {
     let flat_idx = Tensor::from_vec(flat_idx, &[rows])?.to_device(dev)?;
     let flat = shifted.with_shape(Shape(vec![rows * classes]))?;
     let picked = gather(&flat, &flat_idx, 0)?;
-    let log_total = reshape(&unary(UnaryOp::Log, &total)?, &[rows as i64], Semantics::Tf)?;
+    // the loss generator takes the C library's log, one element at a time
+    let log_total = {
+        let _scalar = crate::runtime::backend::cpu::elementwise::scalar_math();
+        reshape(&unary(UnaryOp::Log, &total)?, &[rows as i64], Semantics::Tf)?
+    };
     let loss = sub(&log_total, &picked)?;
     // backprop: exp(shifted) / sum - onehot(label)
     let on = Tensor::fill(&[], &Scalar::Float(1.0), logits.dtype(), dev)?;
@@ -264,8 +281,6 @@ pub fn sparse_softmax_xent(logits: &Tensor, labels: &Tensor) -> Result<Vec<Tenso
 }
 
 fn xent_impl(logits: &Tensor, labels: &Tensor) -> Result<Vec<Tensor>> {
-    // TensorFlow's kernel: exp and log per row, the C library's
-    let _scalar = crate::runtime::backend::cpu::elementwise::scalar_math();
     let op = "SoftmaxCrossEntropyWithLogits";
     let _trace = crate::runtime::trace::op(op, logits.device());
     float_op(op, logits.dtype(), XENT_SIG, "")?;

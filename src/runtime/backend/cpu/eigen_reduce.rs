@@ -262,6 +262,62 @@ fn rows<T: Lane, F: Fold, const P: usize>(x: &[T], rows: usize, k: usize) -> Res
     Ok(out)
 }
 
+/// Eigen's inner-most sum of an element-wise function of `x[first..first +
+/// n]` (a fused `f(x).sum(axis)` expression), where `f` depends on the path
+/// Eigen evaluates it on: `packet` for the values its reducer reads in
+/// packets, `scalar` for each leaf's remainder.
+fn sum_mapped<T: Lane, const P: usize>(
+    x: &[T],
+    first: usize,
+    n: usize,
+    packet: &dyn Fn(T) -> T,
+    scalar: &dyn Fn(T) -> T,
+) -> T {
+    if n > P * T::LEAF {
+        let split = P * (first + n.div_ceil(2)).div_ceil(P);
+        let left = (split - first).min(n);
+        let acc = Add::op(
+            Add::init(),
+            sum_mapped::<T, P>(x, first, left, packet, scalar),
+        );
+        if left < n {
+            Add::op(acc, sum_mapped::<T, P>(x, split, n - left, packet, scalar))
+        } else {
+            acc
+        }
+    } else {
+        let full = n / P * P;
+        let mapped: Vec<T> = x[first..first + n]
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| if i < full { packet(v) } else { scalar(v) })
+            .collect();
+        leaf::<T, Add, P>(&mapped)
+    }
+}
+
+/// [`sum_mapped`] of float32 values (8-float packets).
+pub fn sum_mapped_f32(
+    x: &[f32],
+    first: usize,
+    n: usize,
+    packet: &dyn Fn(f32) -> f32,
+    scalar: &dyn Fn(f32) -> f32,
+) -> f32 {
+    sum_mapped::<f32, 8>(x, first, n, packet, scalar)
+}
+
+/// [`sum_mapped`] of float64 values (4-double packets).
+pub fn sum_mapped_f64(
+    x: &[f64],
+    first: usize,
+    n: usize,
+    packet: &dyn Fn(f64) -> f64,
+    scalar: &dyn Fn(f64) -> f64,
+) -> f64 {
+    sum_mapped::<f64, 4>(x, first, n, packet, scalar)
+}
+
 /// One run of output columns `[c0, c1)` of slab `a` of `[a, n, c]`,
 /// reducing the middle axis into `acc0` (which holds the identity):
 /// packet-style (four interleaved accumulators when `n >= 16`) or one by

@@ -116,7 +116,13 @@ fn typed<T: Num>(
             Ok(HostData::Bool(zip(a, ash, b, bsh, out, $f)?))
         };
     }
+    // TensorFlow's kernels flush denormal operands and results to zero
+    let flush = !np && !T::IS_INT;
     match op {
+        BinaryOp::Add if flush => arith!(|x: T, y: T| x.ftz().add(y.ftz()).ftz()),
+        BinaryOp::Sub if flush => arith!(|x: T, y: T| x.ftz().sub(y.ftz()).ftz()),
+        BinaryOp::Mul if flush => arith!(|x: T, y: T| x.ftz().mul(y.ftz()).ftz()),
+        BinaryOp::RealDiv if flush => arith!(|x: T, y: T| x.ftz().div(y.ftz()).ftz()),
         BinaryOp::Add => arith!(|x: T, y: T| x.add(y)),
         BinaryOp::Sub => arith!(|x: T, y: T| x.sub(y)),
         BinaryOp::Mul => arith!(|x: T, y: T| x.mul(y)),
@@ -147,8 +153,14 @@ pub fn unary(op: UnaryOp, x: &HostData) -> Result<HostData> {
         HostData::I32(v) => unary_typed(op, v),
         HostData::I64(v) => unary_typed(op, v),
         HostData::F16(v) => unary_typed(op, v),
-        HostData::F32(v) => unary_typed(op, v),
-        HostData::F64(v) => unary_typed(op, v),
+        HostData::F32(v) => match super::f32_kernels::unary(op, v, scalar_math_on()) {
+            Some(out) => Ok(HostData::F32(out?)),
+            None => unary_typed(op, v),
+        },
+        HostData::F64(v) => match super::f32_kernels::unary_f64(op, v, scalar_math_on()) {
+            Some(out) => Ok(HostData::F64(out?)),
+            None => unary_typed(op, v),
+        },
         other => Err(unsupported(op.name(), other.dtype())),
     }
 }
@@ -208,43 +220,15 @@ fn unary_typed<T: Num>(op: UnaryOp, v: &[T]) -> Result<HostData> {
         UnaryOp::Round if T::IS_INT => m!(|x: T| x),
         UnaryOp::Round => fl!(|x: f64| x.round_ties_even()),
         _ if T::IS_INT => Err(unsupported(op.name(), T::DTYPE)),
-        // TensorFlow's float32 Exp and Log: Eigen's packet functions on
-        // 8-lane packets, the C library on the last n % 8 elements
-        UnaryOp::Exp | UnaryOp::Log if T::DTYPE == DType::Float32 && !scalar_math_on() => {
-            // TensorFlow's threads flush denormal results to zero
-            let (packet, scalar): (F32Fn, F32Fn) = if op == UnaryOp::Exp {
-                (
-                    |x| flush_denormal(eigen_pexp(x)),
-                    |x| flush_denormal(x.exp()),
-                )
-            } else {
-                (eigen_plog, f32::ln)
-            };
-            let full = v.len() / 8 * 8;
-            let mut out = crate::runtime::storage::filled(v.len(), T::zero())?;
-            for (i, (o, x)) in out.iter_mut().zip(v).enumerate() {
-                let f = if i < full { packet } else { scalar };
-                *o = T::from_f64(f(x.to_f64() as f32) as f64);
-            }
-            Ok(T::wrap(out))
-        }
         // f32 math stays in f32 so results match TensorFlow's float kernels
         _ if T::DTYPE == DType::Float32 => {
             let f: fn(f32) -> f32 = match op {
                 UnaryOp::Sqrt => f32::sqrt,
                 UnaryOp::Rsqrt => |x| 1.0 / x.sqrt(),
-                UnaryOp::Exp => f32::exp,
-                UnaryOp::Log => f32::ln,
-                UnaryOp::Log1p => f32::ln_1p,
-                UnaryOp::Expm1 => f32::exp_m1,
-                // the C library's in double, rounded once (Eigen's own
-                // approximation differs in the last bit: known_gaps/nn_erf)
-                UnaryOp::Erf => |x| libm_erf(x as f64) as f32,
-                UnaryOp::Erfc => |x| libm_erfc(x as f64) as f32,
+                // (Exp, Log, Log1p, Expm1, Erf, Erfc, Tanh and Sigmoid are
+                // TensorFlow's kernels, in `f32_kernels`)
                 UnaryOp::Sin => f32::sin,
                 UnaryOp::Cos => f32::cos,
-                UnaryOp::Tanh => eigen_tanh,
-                UnaryOp::Sigmoid => |x| 1.0 / (1.0 + (-x).exp()),
                 UnaryOp::Floor => f32::floor,
                 UnaryOp::Ceil => f32::ceil,
                 _ => return Err(unsupported(op.name(), T::DTYPE)),
@@ -413,37 +397,6 @@ fn cast_num<T: Num>(v: &[T], to: DType) -> Result<HostData> {
     })
 }
 
-/// float32 tanh the way TensorFlow's CPU kernel computes it: Eigen's 13/6
-/// rational approximation without fused multiply-adds.
-/// Eigen's `pexp_float` for one lane (TensorFlow's build: no FMA, so
-/// each multiply-add rounds twice): exp(x) = 2^m · exp(r), r = x - m·ln 2,
-/// exp(r) by a 6th-order polynomial.
-#[allow(clippy::excessive_precision)]
-fn eigen_pexp(x0: f32) -> f32 {
-    if x0.is_nan() {
-        return x0;
-    }
-    if x0 < -104.0 {
-        return 0.0;
-    }
-    let x = x0.min(88.723);
-    let m = (x * std::f32::consts::LOG2_E + 0.5).floor();
-    let r = m * -0.693_359_375 + x;
-    let r = m * 2.121_944_40e-4 + r;
-    let r2 = r * r;
-    let p_even =
-        r2 * 1.374_496_379_867_196_083_068_847_656_25e-3 + 4.166_965_186_595_916_748_046_875e-2;
-    let p_odd = r2 * 8.368_944_749_236_106_872_558_593_75e-3 + 0.166_665_181_517_601_013_183_593_75;
-    let p_even = r2 * p_even + 0.499_999_880_790_710_449_218_75;
-    let p_low = r + 1.0;
-    let y = r * p_odd + p_even;
-    let y = r2 * y + p_low;
-    ldexp_f32(y, m as i32).max(x0)
-}
-
-/// A float32 function of one lane.
-type F32Fn = fn(f32) -> f32;
-
 thread_local! {
     static SCALAR_MATH: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
@@ -452,10 +405,11 @@ fn scalar_math_on() -> bool {
     SCALAR_MATH.with(|c| c.get())
 }
 
-/// While the guard lives, float32 `Exp` and `Log` on this thread take the C
-/// library for every element, as the TensorFlow kernels whose `exp` sits
-/// inside a reduction (the softmax cross-entropies' sums) or in oneDNN
-/// (softmax) compute it; the standalone ops use Eigen's packet rule.
+/// While the guard lives, TensorFlow's float32 math kernels on this thread
+/// (`f32_kernels::unary`) take their scalar path for every element (the C
+/// library's `expf`, `logf` …), as the TensorFlow kernels that evaluate
+/// them one element at a time do; the standalone ops split a buffer as
+/// Eigen's executor does.
 pub struct ScalarMath(bool);
 
 /// See [`ScalarMath`].
@@ -467,100 +421,4 @@ impl Drop for ScalarMath {
     fn drop(&mut self) {
         SCALAR_MATH.with(|c| c.set(self.0));
     }
-}
-
-/// Zero for a subnormal (TensorFlow runs its kernels with flush-to-zero).
-fn flush_denormal(x: f32) -> f32 {
-    if x.is_subnormal() {
-        0.0f32.copysign(x)
-    } else {
-        x
-    }
-}
-
-/// `y · 2^e`, exact while the result is normal (Eigen's `pldexp`).
-fn ldexp_f32(y: f32, e: i32) -> f32 {
-    let mut y = y;
-    let mut e = e;
-    while e > 127 {
-        y *= f32::from_bits(254 << 23);
-        e -= 127;
-    }
-    while e < -126 {
-        y *= f32::from_bits(1 << 23);
-        e += 126;
-    }
-    y * f32::from_bits(((e + 127) as u32) << 23)
-}
-
-/// Eigen's `plog_float` for one lane (no FMA): frexp, the mantissa
-/// shifted to [√½, √2) − 1, a rational approximation of log(1 + x), plus
-/// e·ln 2.
-#[allow(clippy::excessive_precision)]
-fn eigen_plog(x0: f32) -> f32 {
-    if x0.is_nan() || x0 < 0.0 {
-        return f32::NAN;
-    }
-    if x0 == 0.0 {
-        return f32::NEG_INFINITY;
-    }
-    if x0 == f32::INFINITY {
-        return x0;
-    }
-    // Eigen's generic pfrexp: the exponent field as is (denormals included)
-    let bits = x0.to_bits();
-    let mut e = ((bits >> 23) & 0xff) as f32 - 126.0;
-    let mut x = f32::from_bits((bits & 0x807f_ffff) | 0x3f00_0000);
-    let below = x < std::f32::consts::FRAC_1_SQRT_2;
-    let tmp = if below { x } else { 0.0 };
-    x -= 1.0;
-    if below {
-        e -= 1.0;
-    }
-    x += tmp;
-    let p =
-        (0.182_562_963_498_492_54_f32 * x + 1.000_000_019_028_106_3) * x + 1.000_000_019_028_113_6;
-    let p = x * p;
-    let q = ((0.049_616_247_954_120_038_f32 * x + 0.599_232_495_908_235_2) * x
-        + 1.499_999_999_999_992_7)
-        * x
-        + 1.0;
-    let x = p / q;
-    e * std::f32::consts::LN_2 + x
-}
-
-// TODO: TensorFlow 2.21's Eigen still differs by one ulp on some inputs
-// (tanh(-0.5)); the remaining difference is within the approximation's error.
-#[allow(clippy::excessive_precision)]
-fn eigen_tanh(a: f32) -> f32 {
-    if a.is_nan() {
-        return a;
-    }
-    const CLAMP: f32 = 7.905_311_107_635_498_05;
-    let x = a.clamp(-CLAMP, CLAMP);
-    if a.abs() < 0.0004 {
-        return a;
-    }
-    let x2 = x * x;
-    let mut p = -2.760_768_477_423_55e-16_f32;
-    for c in [
-        2.000_187_904_824_77e-13_f32,
-        -8.604_671_522_137_35e-11,
-        5.122_297_090_371_14e-08,
-        1.485_722_357_179_79e-05,
-        6.372_619_288_754_36e-04,
-        4.893_524_558_917_86e-03,
-    ] {
-        p = p * x2 + c;
-    }
-    p *= x;
-    let mut q = 1.198_258_394_667_02e-06_f32;
-    for c in [
-        1.185_347_056_866_54e-04_f32,
-        2.268_434_632_439_00e-03,
-        4.893_525_185_543_85e-03,
-    ] {
-        q = q * x2 + c;
-    }
-    p / q
 }

@@ -2,10 +2,14 @@
 //! CPU and for virtual GPUs. Submodules hold the kernel families.
 
 pub mod accumulate;
+pub mod eigen_math;
+pub mod eigen_math64;
 pub mod eigen_reduce;
 pub mod elementwise;
+pub mod f32_kernels;
 pub mod matmul;
 pub mod num;
+pub mod onednn;
 pub mod reduce;
 pub mod zip;
 

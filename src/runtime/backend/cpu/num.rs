@@ -49,6 +49,12 @@ pub trait Num: Elem + PartialOrd + Default {
     fn is_negative(self) -> bool;
     /// NaN test (false for ints).
     fn is_nan(self) -> bool;
+    /// Zero for a denormal float (TensorFlow's kernels run with
+    /// flush-to-zero and denormals-are-zero); other values unchanged.
+    #[inline(always)]
+    fn ftz(self) -> Self {
+        self
+    }
 }
 
 macro_rules! int_num {
@@ -196,6 +202,14 @@ macro_rules! float_num {
     ($t:ty) => {
         impl Num for $t {
             const IS_INT: bool = false;
+            #[inline(always)]
+            fn ftz(self) -> Self {
+                if self.is_subnormal() {
+                    (0.0 as $t).copysign(self)
+                } else {
+                    self
+                }
+            }
             #[inline(always)]
             fn zero() -> Self {
                 0.0

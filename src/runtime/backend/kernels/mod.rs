@@ -10,9 +10,10 @@
 //!
 //! Semantics mirror `backend/cpu` bit for bit where IEEE allows: floats
 //! compute in their own precision (f16 through f32, as the CPU does), f32
-//! transcendental functions evaluate in double and round once (the CPU uses
-//! correctly rounded libm), and the sources are compiled with `--fmad=false`
-//! so `a * b + c` is never fused.
+//! transcendental functions evaluate in double and round once (the CPU
+//! reproduces TensorFlow's CPU kernels instead, `cpu/eigen_math.rs`, which
+//! agree within a few ulps), and the sources are compiled with
+//! `--fmad=false` so `a * b + c` is never fused.
 //!
 //! This module holds what every kernel shares (the prelude, the C types,
 //! loads and stores) and the list of all sources; the kernels themselves
