@@ -352,10 +352,10 @@ impl Interp {
             .filter_map(|arg| Some((&arg.name, arg.annotation.as_ref()?)));
         let mut annotations = crate::value::Dict::new();
         for (name, e) in annotated {
-            annotations.insert_str(name, self.eval(f, e)?);
+            annotations.insert_str(name, self.eval(f, e)?)?;
         }
         if let Some(e) = &def.returns {
-            annotations.insert_str("return", self.eval(f, e)?);
+            annotations.insert_str("return", self.eval(f, e)?)?;
         }
         if !annotations.is_empty() {
             fields.insert("__annotations__".into(), Value::dict(annotations));

@@ -259,7 +259,7 @@ impl Interp {
                 let name = self.names.borrow().name(idx);
                 let mut d = d.borrow_mut();
                 let old = d.get_str(&name);
-                d.insert_str(&name, v);
+                d.set_name(&name, v);
                 old
             }
             None => self.globals.borrow_mut()[idx as usize].replace(v),
@@ -297,7 +297,7 @@ impl Interp {
             let mut globals = self.globals.borrow_mut();
             for (i, slot) in globals.iter_mut().enumerate() {
                 if let Some(v) = slot.take() {
-                    d.insert_str(&names.name(i as u32), v);
+                    d.set_name(&names.name(i as u32), v);
                 }
             }
         }
