@@ -309,7 +309,10 @@ mod tests {
     fn insert_get_replace_keep_order() {
         let mut t = DictTable::default();
         for i in 0..1000 {
-            assert!(t.insert(k(i * 7919 % 1000), Value::Int(i)).unwrap().is_none());
+            assert!(t
+                .insert(k(i * 7919 % 1000), Value::Int(i))
+                .unwrap()
+                .is_none());
         }
         assert_eq!(t.len(), 1000);
         let old = (0..1000).find(|i| i * 7919 % 1000 == 5);

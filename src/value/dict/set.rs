@@ -107,7 +107,9 @@ impl SetTable {
     fn resize(&mut self, minused: usize) -> PyResult<()> {
         let mut newsize = 8usize;
         while newsize <= minused {
-            newsize = newsize.checked_mul(2).ok_or_else(crate::object::types::memory_error)?;
+            newsize = newsize
+                .checked_mul(2)
+                .ok_or_else(crate::object::types::memory_error)?;
         }
         let mut slots = alloc_vec(newsize)?;
         slots.resize(newsize, Slot::Empty);
