@@ -127,7 +127,7 @@ impl Interp {
         );
         frame.locals.resize(scope.num_locals as usize, None);
         for _ in 0..scope.num_cells {
-            frame.cells.push(Rc::new(RefCell::new(None)));
+            frame.cells.push(self.new_cell());
         }
         frame.cells.extend(fun.closure.iter().cloned());
         // Fast path: exactly the positional parameters, no keywords.
