@@ -263,6 +263,24 @@ fn tensor_bombs_are_errors() {
             "import tensorflow as tf\nx = tf.tile(tf.ones([2]), [10**12])",
         ),
         ("np.ones", "import numpy as np\nx = np.ones((10**6, 10**6))"),
+        ("np.arange", "import numpy as np\nx = np.arange(10**12)"),
+        (
+            "np.linspace",
+            "import numpy as np\nx = np.linspace(0, 1, 10**12)",
+        ),
+        (
+            "tf.broadcast_to",
+            "import tensorflow as tf\nx = tf.broadcast_to(tf.ones([1]), [10**6, 10**6])",
+        ),
+        (
+            "tf.pad",
+            "import tensorflow as tf\nx = tf.pad(tf.ones([2]), [[10**12, 0]])",
+        ),
+        ("tf.eye", "import tensorflow as tf\nx = tf.eye(10**6)"),
+        (
+            "tf.one_hot",
+            "import tensorflow as tf\nx = tf.one_hot([0, 1], 2**31 - 1)",
+        ),
         (
             "np.zeros",
             "import numpy as np\nx = np.zeros((10**6, 10**6))",
