@@ -224,12 +224,24 @@ impl Interpreter {
 
     /// Forgets every binding and all runtime state (`:reset`).
     pub fn reset(&self) {
+        self.interp.borrow().break_cycles();
         let out = self.output.borrow().clone();
         let interp = eval::Interp::new(out, self.interrupt.clone());
         interp.echo.set(self.options.echo);
         configure(&interp, &self.options);
         *self.interp.borrow_mut() = interp;
         self.stack_set.set(false);
+    }
+}
+
+impl Drop for Interpreter {
+    /// Frees what the scripts made that only reference cycles through
+    /// closures' cells keep alive (`eval::cells`); the finalizers that makes
+    /// due run and print now.
+    fn drop(&mut self) {
+        let interp = self.interp.borrow();
+        interp.break_cycles();
+        interp.flush();
     }
 }
 

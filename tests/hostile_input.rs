@@ -15,6 +15,11 @@ use std::process::{Command, Output, Stdio};
 const ADDRESS_SPACE: u64 = 3 << 30;
 
 fn dist_limited(args: &[&str], stdin: &str) -> Output {
+    dist_limited_to(ADDRESS_SPACE, args, stdin)
+}
+
+/// [`dist_limited`] under another address-space limit.
+fn dist_limited_to(address_space: u64, args: &[&str], stdin: &str) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_dist"));
     cmd.args(args)
         .env("NO_COLOR", "1")
@@ -25,10 +30,10 @@ fn dist_limited(args: &[&str], stdin: &str) -> Output {
         .stderr(Stdio::piped());
     // SAFETY: setrlimit is async-signal-safe and touches only our struct.
     unsafe {
-        cmd.pre_exec(|| {
+        cmd.pre_exec(move || {
             let limit = libc::rlimit {
-                rlim_cur: ADDRESS_SPACE,
-                rlim_max: ADDRESS_SPACE,
+                rlim_cur: address_space,
+                rlim_max: address_space,
             };
             if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
                 return Err(std::io::Error::last_os_error());
@@ -126,6 +131,116 @@ fn allocation_bombs_are_memory_errors() {
     }
 }
 
+/// The address space of the dict and set cases: small, so that a table
+/// growing one entry at a time reaches it in seconds (the interpreter itself
+/// starts in well under 512 MiB).
+const TABLE_ADDRESS_SPACE: u64 = 600 << 20;
+
+/// Dicts and sets grown until memory runs out, by each way a script grows
+/// one: CPython's `MemoryError` (its last line and status 1 under the same
+/// limit, `python3` 3.11), never an abort.
+#[test]
+fn dict_and_set_growth_is_a_memory_error() {
+    let cases = [
+        ("d[i] = i", "d = {}\ni = 0\nwhile True:\n    d[i] = i\n    i += 1"),
+        ("dict comprehension", "d = {i: i for i in range(10**9)}"),
+        ("set comprehension", "s = {i for i in range(10**9)}"),
+        ("s.add", "s = set()\ni = 0\nwhile True:\n    s.add(i)\n    i += 1"),
+        ("dict.fromkeys", "d = dict.fromkeys(range(10**9))"),
+        ("set(range)", "s = set(range(10**9))"),
+        ("frozenset(range)", "s = frozenset(range(10**9))"),
+        (
+            "dict.fromkeys of a generator",
+            "d = dict.fromkeys(i for i in range(10**9))",
+        ),
+        ("set of a generator", "s = set(i for i in range(10**9))"),
+        ("setdefault", "d = {}\nfor i in range(10**9):\n    d.setdefault(i, i)"),
+        (
+            "{**a, **b}",
+            "a = dict.fromkeys(range(10**6))\nb = dict.fromkeys(range(10**6, 2 * 10**6))\nl = []\nwhile True:\n    l.append({**a, **b})",
+        ),
+        (
+            "d.update",
+            "a = dict.fromkeys(range(10**6))\nl = []\nwhile True:\n    d = {}\n    d.update(a)\n    l.append(d)",
+        ),
+        (
+            "dict(a)",
+            "a = dict.fromkeys(range(10**6))\nl = []\nwhile True:\n    l.append(dict(a))",
+        ),
+        (
+            "d | e",
+            "a = dict.fromkeys(range(10**6))\nb = dict.fromkeys(range(10**6, 2 * 10**6))\nl = []\nwhile True:\n    l.append(a | b)",
+        ),
+        (
+            "dict.copy",
+            "a = dict.fromkeys(range(10**6))\nl = []\nwhile True:\n    l.append(a.copy())",
+        ),
+        (
+            "set | set",
+            "a = set(range(10**6))\nb = set(range(10**6, 2 * 10**6))\nl = []\nwhile True:\n    l.append(a | b)",
+        ),
+        (
+            "set ^ set",
+            "a = set(range(10**6))\nb = set(range(10**6, 2 * 10**6))\nl = []\nwhile True:\n    l.append(a ^ b)",
+        ),
+        (
+            "set.union",
+            "a = set(range(10**6))\nl = []\nwhile True:\n    l.append(a.union(range(10**6, 2 * 10**6)))",
+        ),
+        (
+            "set.copy",
+            "a = set(range(10**6))\nl = []\nwhile True:\n    l.append(a.copy())",
+        ),
+        (
+            "set |=",
+            "a = set()\ni = 0\nwhile True:\n    a |= set(range(i, i + 10**5))\n    i += 10**5",
+        ),
+        (
+            "set.update",
+            "a = set()\ni = 0\nwhile True:\n    a.update(range(i, i + 10**5))\n    i += 10**5",
+        ),
+    ];
+    for (what, code) in cases {
+        let out = dist_limited_to(TABLE_ADDRESS_SPACE, &["-c", code], "");
+        assert_no_crash(what, &out);
+        let err = text(&out.stderr);
+        assert_eq!(
+            err.lines().last(),
+            Some("MemoryError"),
+            "{what}: stderr:\n{err}"
+        );
+        assert_eq!(out.status.code(), Some(1), "{what}");
+    }
+}
+
+/// A dict or set that ran out of memory in the REPL: the statement's
+/// MemoryError, and the session goes on (the table's memory is given back
+/// once its last reference goes).
+#[test]
+fn the_repl_goes_on_after_a_table_runs_out() {
+    let out = dist_limited_to(
+        TABLE_ADDRESS_SPACE,
+        &[],
+        "d = {}\ni = 0\nwhile True:\n    d[i] = i\n    i += 1\n\nprint(len(d) > 10**5)\ndel d\ns = {i for i in range(10**9)}\nd = {i: -i for i in range(10**4)}\nprint('still here', len(d), d[9999])\n",
+    );
+    assert_no_crash("repl", &out);
+    assert_eq!(
+        text(&out.stdout),
+        "True\nstill here 10000 -9999\n",
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        text(&out.stderr)
+            .lines()
+            .filter(|l| *l == "MemoryError")
+            .count(),
+        2,
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 /// Tensors and arrays too large to allocate: an error, not an abort.
 #[test]
 fn tensor_bombs_are_errors() {
@@ -148,6 +263,24 @@ fn tensor_bombs_are_errors() {
             "import tensorflow as tf\nx = tf.tile(tf.ones([2]), [10**12])",
         ),
         ("np.ones", "import numpy as np\nx = np.ones((10**6, 10**6))"),
+        ("np.arange", "import numpy as np\nx = np.arange(10**12)"),
+        (
+            "np.linspace",
+            "import numpy as np\nx = np.linspace(0, 1, 10**12)",
+        ),
+        (
+            "tf.broadcast_to",
+            "import tensorflow as tf\nx = tf.broadcast_to(tf.ones([1]), [10**6, 10**6])",
+        ),
+        (
+            "tf.pad",
+            "import tensorflow as tf\nx = tf.pad(tf.ones([2]), [[10**12, 0]])",
+        ),
+        ("tf.eye", "import tensorflow as tf\nx = tf.eye(10**6)"),
+        (
+            "tf.one_hot",
+            "import tensorflow as tf\nx = tf.one_hot([0, 1], 2**31 - 1)",
+        ),
         (
             "np.zeros",
             "import numpy as np\nx = np.zeros((10**6, 10**6))",

@@ -395,7 +395,7 @@ impl Interp {
                             if let (crate::value::ParamKind::KeywordOnly, Some(v)) =
                                 (p.kind, &p.default)
                             {
-                                d.insert_str(&p.name, v.clone());
+                                d.insert_str(&p.name, v.clone())?;
                             }
                         }
                         Some(if d.is_empty() {

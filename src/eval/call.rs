@@ -127,7 +127,7 @@ impl Interp {
         );
         frame.locals.resize(scope.num_locals as usize, None);
         for _ in 0..scope.num_cells {
-            frame.cells.push(Rc::new(RefCell::new(None)));
+            frame.cells.push(self.new_cell());
         }
         frame.cells.extend(fun.closure.iter().cloned());
         // Fast path: exactly the positional parameters, no keywords.
@@ -352,10 +352,10 @@ impl Interp {
             .filter_map(|arg| Some((&arg.name, arg.annotation.as_ref()?)));
         let mut annotations = crate::value::Dict::new();
         for (name, e) in annotated {
-            annotations.insert_str(name, self.eval(f, e)?);
+            annotations.insert_str(name, self.eval(f, e)?)?;
         }
         if let Some(e) = &def.returns {
-            annotations.insert_str("return", self.eval(f, e)?);
+            annotations.insert_str("return", self.eval(f, e)?)?;
         }
         if !annotations.is_empty() {
             fields.insert("__annotations__".into(), Value::dict(annotations));

@@ -138,10 +138,10 @@ impl Interp {
             if which != "dir" {
                 return Ok(Value::Dict(ns));
             }
-            d = ns.borrow().clone();
+            d = ns.borrow().try_clone()?;
         } else if let Some(ns) = f.class_ns.last() {
             for (k, v) in ns.ns.borrow().iter() {
-                d.insert_str(k, v.clone());
+                d.insert_str(k, v.clone())?;
             }
         } else if let Some(func) = &f.function {
             let scope = func.def.scope.borrow();
@@ -169,7 +169,7 @@ impl Interp {
                     _ => None,
                 };
                 if let Some(v) = v {
-                    d.insert_str(name, v);
+                    d.insert_str(name, v)?;
                 }
             }
         }

@@ -49,7 +49,7 @@ impl Interp {
                 let n = d.borrow().len();
                 IterState::Dict(d.clone(), 0, n)
             }
-            Value::Set(s) => IterState::Set(s.clone(), Rc::new(s.ordered()), 0),
+            Value::Set(s) => IterState::Set(s.clone(), Rc::new(s.ordered()?), 0),
             Value::Native(n) => {
                 if let Some(r) = n
                     .as_any()

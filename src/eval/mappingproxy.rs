@@ -27,12 +27,12 @@ impl MappingProxy {
             }
             for name in crate::object::types::slots::own_slot_names(t) {
                 if let Some(m) = crate::object::types::slots::slot_method(t, name) {
-                    d.insert_str(name, m);
+                    d.set_name(name, m);
                 }
             }
             // `__hash__ = None` of the unhashable types.
             if let Some(Value::None) = crate::object::types::slots::slot_method(t, "__hash__") {
-                d.insert_str("__hash__", Value::None);
+                d.set_name("__hash__", Value::None);
             }
         }
         self.own_dict(d)
@@ -41,7 +41,7 @@ impl MappingProxy {
     /// `d` with the class's own namespace added.
     fn own_dict(&self, mut d: crate::value::Dict) -> Value {
         for (k, x) in self.0.dict.borrow().iter() {
-            d.insert_str(k, x.clone());
+            d.set_name(k, x.clone());
         }
         Value::dict(d)
     }

@@ -235,7 +235,7 @@ fn namespace_key(k: &Value) -> PyResult<&str> {
 pub(crate) fn namespace_dict(ns: &Namespace) -> Value {
     let mut d = Dict::new();
     for (k, v) in ns.iter() {
-        d.insert_str(k, v.clone());
+        d.set_name(k, v.clone());
     }
     Value::dict(d)
 }

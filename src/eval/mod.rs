@@ -12,6 +12,7 @@ mod attr;
 mod autograph;
 pub(crate) use attr::docstring;
 mod call;
+mod cells;
 pub mod class;
 mod code;
 mod dir;
@@ -153,6 +154,8 @@ pub struct Interp {
     /// The dunder names the evaluator looks up itself, made once so the type
     /// cache can key on their addresses.
     dunders: attr::Dunders,
+    /// The frames' cells, to break their cycles when the interpreter goes.
+    cells: RefCell<cells::Cells>,
 }
 
 /// Which expression statements of a module print their value's `repr`.
@@ -196,6 +199,7 @@ impl Interp {
             args_pool: RefCell::new(Vec::new()),
             method_cache: RefCell::new(vec![None; attr::METHOD_CACHE]),
             type_cache: RefCell::new(Default::default()),
+            cells: RefCell::new(Default::default()),
             dunders: attr::Dunders::default(),
         };
         interp.set_global("__name__", Value::str("__main__"));
@@ -259,7 +263,7 @@ impl Interp {
                 let name = self.names.borrow().name(idx);
                 let mut d = d.borrow_mut();
                 let old = d.get_str(&name);
-                d.insert_str(&name, v);
+                d.set_name(&name, v);
                 old
             }
             None => self.globals.borrow_mut()[idx as usize].replace(v),
@@ -297,7 +301,7 @@ impl Interp {
             let mut globals = self.globals.borrow_mut();
             for (i, slot) in globals.iter_mut().enumerate() {
                 if let Some(v) = slot.take() {
-                    d.insert_str(&names.name(i as u32), v);
+                    d.set_name(&names.name(i as u32), v);
                 }
             }
         }

@@ -50,7 +50,7 @@ impl Interp {
                 r?
             }
             Value::Set(s) => {
-                let items: Vec<Value> = s.ordered();
+                let items: Vec<Value> = s.ordered()?;
                 let name = if s.frozen { "frozenset" } else { "set" };
                 if items.is_empty() {
                     return Ok(format!("{name}()"));

@@ -10,7 +10,7 @@ use super::math_int::{comb, factorial, gcd, isqrt, lcm, perm, prod};
 use super::ModuleBuilder;
 use crate::object::types::complex::Complex;
 use crate::object::types::float::to_float;
-use crate::object::types::{int_arg, type_error, value_error};
+use crate::object::types::{type_error, value_error};
 use crate::object::{native, NativeDef};
 use crate::value::format::float_to_int;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
@@ -309,7 +309,15 @@ fn ldexp(vm: &dyn Vm, x: &Value, i: &Value) -> PyResult<f64> {
     let x = real(vm, x)?;
     let i = match i {
         Value::Float(_) => return Err(type_error("Expected an int as second argument to ldexp.")),
-        v => int_arg(v, vm)?,
+        v => {
+            // Past i64: as far out as any exponent (CPython clamps it too).
+            let n = crate::object::types::big_arg(v, vm)?;
+            match num_traits::ToPrimitive::to_i64(&n) {
+                Some(i) => i,
+                None if n.sign() == num_bigint::Sign::Minus => i64::MIN,
+                None => i64::MAX,
+            }
+        }
     };
     let mut i = i.clamp(-5000, 5000);
     let mut r = x;

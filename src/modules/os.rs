@@ -204,12 +204,13 @@ fn environ_setdefault(vm: &dyn Vm, _this: &Environ, key: &Value, value: Value) -
 
 /// The environment as a plain dict.
 #[native("_Environ.copy(self)", c)]
-fn environ_copy(vm: &dyn Vm, _this: &Environ) -> Value {
+fn environ_copy(vm: &dyn Vm, _this: &Environ) -> PyResult<Value> {
     let mut d = crate::value::Dict::new();
     with_env(vm, |m| {
-        m.iter().for_each(|(k, v)| d.insert_str(k, Value::str(v)))
-    });
-    Value::dict(d)
+        m.iter()
+            .try_for_each(|(k, v)| d.insert_str(k, Value::str(v)))
+    })?;
+    Ok(Value::dict(d))
 }
 
 /// The `os` module (with `os.path`).

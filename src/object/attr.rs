@@ -57,7 +57,7 @@ pub fn generic_getattr(
             for k in inst.attr_names() {
                 if !EXCEPTION_SLOTS.contains(&k.as_str()) {
                     if let Some(x) = inst.get_attr(&k) {
-                        d.insert_str(&k, x);
+                        d.insert_str(&k, x)?;
                     }
                 }
             }

@@ -536,7 +536,7 @@ impl Instance {
             return self.set_attr(name, value);
         };
         if let Some(d) = &*self.live.borrow() {
-            d.borrow_mut().insert_str(name, value);
+            d.borrow_mut().set_name(name, value);
             return;
         }
         let layout = self.class.layout.borrow();
@@ -546,7 +546,7 @@ impl Instance {
     /// Sets an instance attribute.
     pub fn set_attr(&self, name: &str, value: Value) {
         if let Some(d) = &*self.live.borrow() {
-            d.borrow_mut().insert_str(name, value);
+            d.borrow_mut().set_name(name, value);
             return;
         }
         let mut layout = self.class.layout.borrow_mut();
@@ -593,7 +593,7 @@ impl Instance {
         let mut d = crate::value::Dict::new();
         let layout = self.class.layout.borrow();
         for (k, v) in self.attrs.borrow_mut().drain(&layout) {
-            d.insert_str(&k, v);
+            d.set_name(&k, v);
         }
         let d = Rc::new(RefCell::new(d));
         *self.live.borrow_mut() = Some(d.clone());
@@ -666,7 +666,7 @@ impl Function {
             Value::Dict(d) => {
                 let mut d = d.borrow_mut();
                 let old = d.get_str(name);
-                d.insert_str(name, value);
+                d.set_name(name, value);
                 old
             }
             _ => None,

@@ -9,7 +9,9 @@
 //! dummy in the index; the holes go when the index next grows.
 
 use super::dict::Key;
+use super::error::PyResult;
 use super::value::Value;
+use crate::object::types::{alloc_vec, reserve};
 
 /// An index slot that never held an entry (a probe stops there).
 const EMPTY: u32 = u32::MAX;
@@ -58,8 +60,11 @@ struct Entry {
 }
 
 /// An insertion-ordered hash table from [`Key`] to [`Value`]. Positions
-/// (`get_index_of`, `next_entry`) count holes left by removals.
-#[derive(Clone, Debug, Default)]
+/// (`get_index_of`, `next_entry`) count holes left by removals. Every
+/// allocation it makes is fallible (MemoryError, never the process's abort):
+/// a script decides how big it grows, so it has no `Clone` but
+/// [`DictTable::try_clone`].
+#[derive(Debug, Default)]
 pub struct DictTable {
     /// Entry positions by slot (`EMPTY`, `DUMMY`, or an index into
     /// `entries`); empty until the first insertion, then a power of two.
@@ -145,30 +150,50 @@ impl DictTable {
 
     /// Inserts `key`, or replaces the value of an equal key already there
     /// (which keeps its place and its identity, as Python's); the old value.
+    /// MemoryError when the table cannot grow (the table is left as it was).
     #[inline]
-    pub fn insert(&mut self, key: Key, value: Value) -> Option<Value> {
+    pub fn insert(&mut self, key: Key, value: Value) -> PyResult<Option<Value>> {
         if self.index.is_empty() {
-            self.rebuild(MIN_SIZE);
+            self.rebuild(MIN_SIZE)?;
         }
         match self.probe(&key) {
             Ok(slot) => {
-                let e = self.entries[self.index[slot] as usize].as_mut()?;
-                Some(std::mem::replace(&mut e.value, value))
+                let Some(e) = self.entries[self.index[slot] as usize].as_mut() else {
+                    return Ok(None);
+                };
+                Ok(Some(std::mem::replace(&mut e.value, value)))
             }
             Err(mut slot) => {
                 if (self.fill + 1) * 3 > self.index.len() * 2 {
                     // CPython's growth: three slots per live entry.
                     let size = ((self.live + 1) * 3).max(MIN_SIZE).next_power_of_two();
-                    self.rebuild(size);
+                    self.rebuild(size)?;
                     slot = self.free_slot(key.hash_value());
                 }
+                // Room first, so a failure leaves the index as it was
+                // (`reserve` grows by doubling: amortised O(1) pushes).
+                reserve(&mut self.entries, 1)?;
                 self.index[slot] = self.entries.len() as u32;
                 self.entries.push(Some(Entry { key, value }));
                 self.live += 1;
                 self.fill += 1;
-                None
+                Ok(None)
             }
         }
+    }
+
+    /// A copy of the table (`dict.copy()`, `{**d}`), or MemoryError.
+    pub fn try_clone(&self) -> PyResult<DictTable> {
+        let mut index = alloc_vec(self.index.len())?;
+        index.extend_from_slice(&self.index);
+        let mut entries = alloc_vec(self.entries.len())?;
+        entries.extend(self.entries.iter().cloned());
+        Ok(DictTable {
+            index,
+            entries,
+            live: self.live,
+            fill: self.fill,
+        })
     }
 
     /// The first empty slot of `hash`'s probe sequence.
@@ -183,13 +208,16 @@ impl DictTable {
     }
 
     /// Rebuilds the index at `size` slots, without dummies, and the entries
-    /// without holes.
-    fn rebuild(&mut self, size: usize) {
+    /// without holes; MemoryError (the table unchanged) when the new index
+    /// cannot be allocated. 32-bit positions: a table of 2**32 entries would
+    /// need 160 GiB, past what `alloc_vec` grants.
+    fn rebuild(&mut self, size: usize) -> PyResult<()> {
+        let mut index = alloc_vec(size)?;
+        index.resize(size, EMPTY);
         if self.entries.len() != self.live {
             self.entries.retain(Option::is_some);
         }
-        self.index.clear();
-        self.index.resize(size, EMPTY);
+        self.index = index;
         for (n, e) in self.entries.iter().enumerate() {
             if let Some(e) = e {
                 let slot = self.free_slot(e.key.hash_value());
@@ -197,6 +225,7 @@ impl DictTable {
             }
         }
         self.fill = self.live;
+        Ok(())
     }
 
     /// Removes the entry `q` looks for; its value.
@@ -280,11 +309,14 @@ mod tests {
     fn insert_get_replace_keep_order() {
         let mut t = DictTable::default();
         for i in 0..1000 {
-            assert!(t.insert(k(i * 7919 % 1000), Value::Int(i)).is_none());
+            assert!(t
+                .insert(k(i * 7919 % 1000), Value::Int(i))
+                .unwrap()
+                .is_none());
         }
         assert_eq!(t.len(), 1000);
         let old = (0..1000).find(|i| i * 7919 % 1000 == 5);
-        assert_eq!(int(t.insert(k(5), Value::Int(-1)).as_ref()), old);
+        assert_eq!(int(t.insert(k(5), Value::Int(-1)).unwrap().as_ref()), old);
         assert_eq!(int(t.get(&k(5))), Some(-1));
         let order: Vec<i64> = t.keys().map(|k| int(Some(&k.0)).unwrap()).collect();
         let want: Vec<i64> = (0..1000).map(|i| i * 7919 % 1000).collect();
@@ -295,7 +327,7 @@ mod tests {
     fn high_bit_keys_spread() {
         let mut t = DictTable::default();
         for i in 0..5000 {
-            t.insert(k(i << 40), Value::Int(i));
+            t.insert(k(i << 40), Value::Int(i)).unwrap();
         }
         for i in 0..5000 {
             assert_eq!(int(t.get(&k(i << 40))), Some(i));
@@ -307,7 +339,7 @@ mod tests {
     fn removal_closes_gaps_and_keeps_lookups() {
         let mut t = DictTable::default();
         for i in 0..200 {
-            t.insert(k(i), Value::Int(i));
+            t.insert(k(i), Value::Int(i)).unwrap();
         }
         for i in (0..200).step_by(3) {
             assert_eq!(int(t.remove(&k(i)).as_ref()), Some(i));
@@ -328,7 +360,7 @@ mod tests {
         assert_eq!(walked, left);
         // Dummies and holes are cleared by growth: the index stays bounded.
         for round in 0..5000 {
-            t.insert(k(1000 + round), Value::None);
+            t.insert(k(1000 + round), Value::None).unwrap();
             t.remove(&k(1000 + round));
         }
         assert!(t.index.len() <= 1024, "{}", t.index.len());

@@ -278,7 +278,7 @@ impl NativeObject for UpdateMergeFn {
         };
         let mut merged_kwargs = crate::value::Dict::new();
         for (k, v) in kwargs {
-            merged_kwargs.insert_str(&k, v);
+            merged_kwargs.insert_str(&k, v)?;
         }
         let extended = vm.getattr(&strategy, "extended")?;
         let update = vm.getattr(&extended, "update")?;

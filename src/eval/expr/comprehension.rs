@@ -3,7 +3,6 @@
 //! generator's coroutine. The outermost iterable is evaluated in the
 //! enclosing frame, as CPython does.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::eval::frame::Frame;
@@ -27,9 +26,7 @@ impl Interp {
             .map_err(|e| self.locate(f, c.generators[0].iter.span, e))?;
         let mut inner = Frame {
             locals: vec![None; scope.num_locals as usize],
-            cells: (0..scope.num_cells)
-                .map(|_| Rc::new(RefCell::new(None)))
-                .collect(),
+            cells: (0..scope.num_cells).map(|_| self.new_cell()).collect(),
             label: Some(Box::new(crate::eval::frame::FrameLabel {
                 source: f.source().clone(),
                 name: match c.kind {

@@ -251,7 +251,7 @@ impl Interp {
                 }
                 Ok(Value::Set(Rc::new(crate::object::types::set::literal_set(
                     items, set,
-                ))))
+                )?)))
             }
             ExprKind::Dict { keys, values } => {
                 let mut d = Dict::new();

@@ -106,7 +106,10 @@ impl Interp {
         if let (Value::Set(x), Value::Set(y)) = (a, b) {
             // As CPython's set_richcompare: sizes first, then one subset
             // test (clones: an __eq__ may change the sets).
-            let (xs, ys) = (x.items.borrow().clone(), y.items.borrow().clone());
+            let (xs, ys) = (
+                crate::value::dict::keys_clone(&x.items.borrow())?,
+                crate::value::dict::keys_clone(&y.items.borrow())?,
+            );
             let (nx, ny) = (xs.len(), ys.len());
             let r = match op {
                 CmpOp::Eq => nx == ny && keys_subset(self, &xs, &ys)?,
@@ -154,7 +157,7 @@ impl Interp {
             }
             (Value::Tuple(x), Value::Tuple(y)) => self.seq_eq(x, y)?,
             (Value::Dict(x), Value::Dict(y)) => {
-                let (x, y) = (x.borrow().clone(), y.borrow().clone());
+                let (x, y) = (x.borrow().try_clone()?, y.borrow().try_clone()?);
                 if x.len() != y.len() {
                     return Ok(false);
                 }

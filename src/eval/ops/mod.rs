@@ -130,7 +130,7 @@ impl Interp {
             {
                 if let Value::Set(o) = b {
                     let sym = op.symbol().chars().next().unwrap_or('|');
-                    let keys = o.items.borrow().clone();
+                    let keys = crate::value::dict::keys_clone(&o.items.borrow())?;
                     set_op_in_place(self, sym, s, b, &keys)?;
                     return Ok(a.clone());
                 }
@@ -220,13 +220,13 @@ impl Interp {
                 Value::Set(y),
             ) => {
                 let sym = op.symbol().chars().next().unwrap_or('|');
-                let keys = y.items.borrow().clone();
+                let keys = crate::value::dict::keys_clone(&y.items.borrow())?;
                 Value::Set(Rc::new(set_op(self, sym, x, b, &keys)?))
             }
             (BinOp::BitOr, Value::Dict(x), Value::Dict(y)) => {
-                let mut d = x.borrow().clone();
+                let mut d = x.borrow().try_clone()?;
                 for (k, v) in y.borrow().map.iter() {
-                    d.map.insert(k.clone(), v.clone());
+                    d.map.insert(k.clone(), v.clone())?;
                 }
                 Value::dict(d)
             }

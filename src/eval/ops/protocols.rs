@@ -77,7 +77,7 @@ impl Interp {
             Value::Dict(d) => d.borrow().len(),
             Value::Set(s) => s.items.borrow().len(),
             Value::Instance(inst) => match inst.class.lookup("__len__") {
-                Some(m) => len_result(self.call_value(&m, vec![v.clone()], Vec::new())?)?,
+                Some(m) => len_result(self, self.call_value(&m, vec![v.clone()], Vec::new())?)?,
                 None => match inst.builtin_base() {
                     Some(base) => self.length(base)?,
                     None => return Err(no_len(v)),
@@ -86,7 +86,7 @@ impl Interp {
             Value::Native(n) => n.len(self)?.ok_or_else(|| no_len(v))?,
             Value::Tensor(_) => crate::object::tensor::tensor_len(self, v)?,
             Value::Class(c) if c.meta.is_some() => match self.call_meta_hook(v, "__len__", &[]) {
-                Some(r) => len_result(r?)?,
+                Some(r) => len_result(self, r?)?,
                 None => return Err(no_len(v)),
             },
             _ => return Err(no_len(v)),
@@ -189,10 +189,18 @@ fn no_len(v: &Value) -> PyErr {
 }
 
 /// What `len()` makes of a `__len__` method's result.
-fn len_result(r: Value) -> PyResult<usize> {
-    match r {
-        Value::Int(i) if i >= 0 => Ok(i as usize),
-        Value::Int(_) => Err(value_error("__len__() should return >= 0")),
-        other => Err(not_an_integer(&other)),
+/// What `__len__` returned as a length: any int (`operator.index`), with
+/// CPython's errors for a negative one and one past `Py_ssize_t`.
+fn len_result(vm: &dyn crate::value::Vm, r: Value) -> PyResult<usize> {
+    use num_traits::Signed;
+    match crate::object::types::as_index_value(&r, vm)? {
+        Some(Value::Int(i)) if i >= 0 => Ok(i as usize),
+        Some(Value::Int(_)) => Err(value_error("__len__() should return >= 0")),
+        Some(Value::Long(n)) if n.is_negative() => Err(value_error("__len__() should return >= 0")),
+        Some(Value::Long(_)) => Err(crate::value::PyErr::new(
+            crate::value::ExcType::OverflowError,
+            "cannot fit 'int' into an index-sized integer",
+        )),
+        _ => Err(not_an_integer(&r)),
     }
 }

@@ -230,7 +230,7 @@ fn vars(vm: &dyn Vm, object: &[Value]) -> PyResult<Value> {
         Value::Native(n) => {
             for name in n.dir() {
                 if let Ok(v) = vm.getattr(obj, &name) {
-                    d.insert_str(&name, v);
+                    d.insert_str(&name, v)?;
                 }
             }
         }

@@ -393,7 +393,7 @@ impl Parser<'_> {
         }
         let mut d = Dict::new();
         for (k, v) in pairs {
-            d.insert_str(&k, v);
+            d.insert_str(&k, v)?;
         }
         let d = Value::dict(d);
         match self.hooks.and_then(|h| Some((h, h.object.as_ref()?))) {

@@ -62,8 +62,8 @@ fn dumps_like_cpython() {
         "\"é😀\""
     );
     let mut d = Dict::new();
-    d.insert_str("b", Value::Int(1));
-    d.insert_str("a", Value::Int(2));
+    d.insert_str("b", Value::Int(1)).unwrap();
+    d.insert_str("a", Value::Int(2)).unwrap();
     assert_eq!(
         dumps(
             &vm,

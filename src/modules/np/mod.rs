@@ -40,6 +40,21 @@ fn asarray(vm: &dyn Vm, a: &Value, dtype: &Value) -> PyResult<Value> {
 }
 
 fn dims_of(vm: &dyn Vm, v: &Value) -> PyResult<Vec<usize>> {
+    // A dimension past `intp` (a big int of either sign): numpy's words.
+    let items: &[Value] = match v {
+        Value::Tuple(items) => items,
+        other => std::slice::from_ref(other),
+    };
+    let list = match v {
+        Value::List(l) => Some(l.borrow().iter().any(|x| matches!(x, Value::Long(_)))),
+        _ => None,
+    };
+    if list.unwrap_or_else(|| items.iter().any(|x| matches!(x, Value::Long(_)))) {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "Maximum allowed dimension exceeded",
+        ));
+    }
     int_list(vm, v)?
         .into_iter()
         .map(|d| {
@@ -216,7 +231,11 @@ fn arange(
     } else {
         ops::range(&s, &e, &d, dtype, Device::CPU0)
     };
-    Ok(wrap_array(t.map_err(runtime_err)?))
+    Ok(wrap_array(t.map_err(|err| {
+        // numpy's length: ceil((stop - start) / step), in doubles.
+        let len = ((e.as_f64() - s.as_f64()) / d.as_f64()).ceil();
+        alloc_error(err, &[len as usize], dtype)
+    })?))
 }
 
 /// `num` evenly spaced values from `start` to `stop`.
@@ -243,9 +262,11 @@ fn linspace(
     let (s, e) = (s.as_f64(), e.as_f64());
     let div = if endpoint { n.saturating_sub(1) } else { n } as f64;
     let step = (e - s) / div;
-    let mut vals: Vec<f64> = (0..n)
-        .map(|i| if div > 0.0 { s + i as f64 * step } else { s })
-        .collect();
+    let mut vals: Vec<f64> = crate::runtime::Shape::new(&[n])
+        .checked_numel()
+        .and_then(crate::runtime::storage::try_vec)
+        .map_err(|err| alloc_error(err, &[n], DType::Float64))?;
+    vals.extend((0..n).map(|i| if div > 0.0 { s + i as f64 * step } else { s }));
     if endpoint && n > 1 {
         vals[n - 1] = e;
     }

@@ -174,7 +174,7 @@ fn m_groupdict(this: &MatchObj, default: &Value) -> Value {
     let mut d = Dict::new();
     if let Some(p) = this.pat() {
         for (n, g) in &p.names {
-            d.insert_str(n, this.group_str(*g).unwrap_or_else(|| default.clone()));
+            d.set_name(n, this.group_str(*g).unwrap_or_else(|| default.clone()));
         }
     }
     Value::dict(d)

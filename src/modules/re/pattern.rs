@@ -512,7 +512,7 @@ getters! { this: &Pattern;
 fn p_groupindex(this: &Pattern) -> Value {
     let mut d = Dict::new();
     for (n, g) in &this.names {
-        d.insert_str(n, Value::Int(*g as i64));
+        d.set_name(n, Value::Int(*g as i64));
     }
     Value::dict(d)
 }

@@ -102,7 +102,8 @@ fn transpose(
 #[native("tile(input, multiples, name=None)")]
 fn tile(vm: &dyn Vm, input: Tensor, multiples: Ints, _name: &Value) -> PyResult<Tensor> {
     let m: Vec<usize> = multiples.0.iter().map(|&x| x.max(0) as usize).collect();
-    placed(vm, ops::tile(&input, &m))
+    let oom = super::create::kernel_oom(vm, input.dtype(), "Tile", "");
+    placed(vm, ops::tile(&input, &m).map_err(oom))
 }
 
 /// Slices picked by index along an axis.

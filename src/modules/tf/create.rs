@@ -142,7 +142,8 @@ fn range(
                 .unwrap_or(&DType::Int32)
         }
     };
-    placed(vm, ops::range(&s, &l, &d, dtype, current_device(vm)))
+    let r = ops::range(&s, &l, &d, dtype, current_device(vm));
+    placed(vm, r.map_err(kernel_oom(vm, dtype, "Range", " name: ")))
 }
 
 /// TensorFlow's errors for a `Fill` (`tf.zeros`, `tf.ones`, `tf.fill`) too
@@ -179,6 +180,36 @@ fn fill_error(
         };
         runtime::Error::kernel(kind, "Fill", &device, &msg, "Fill", name)
     })
+}
+
+/// TensorFlow's error for kernel `op` whose output (of `dtype`) could not
+/// be allocated: the runtime's `OOM when allocating tensor with shape[…]`
+/// (`Shape::checked_numel`) completed with the allocator's words and put in
+/// the eager wrapper (`{{function_node __wrapped__Tile_device_…}} … [Op:Tile]`
+/// and TensorFlow's `name` suffix). Other errors pass unchanged. For ops
+/// whose output size a script controls (`tf.range`, `tf.tile`,
+/// `tf.broadcast_to`, `tf.one_hot`, `tf.pad`, `tf.eye`).
+pub fn kernel_oom<'a>(
+    vm: &'a dyn Vm,
+    dtype: DType,
+    op: &'a str,
+    name: &'a str,
+) -> impl Fn(runtime::Error) -> runtime::Error + 'a {
+    move |e| {
+        let short = e.message();
+        if e.kind() != runtime::ErrorKind::ResourceExhausted
+            || !short.starts_with("OOM when allocating tensor with shape[")
+            || short.contains(" by allocator ")
+        {
+            return e;
+        }
+        let device = current_device(vm);
+        let msg = format!(
+            "{short}{}",
+            runtime::random::sample::allocator_text(dtype, &device)
+        );
+        runtime::Error::kernel(e.kind(), op, &device, &msg, op, name)
+    }
 }
 
 /// A tensor of zeros: `tf.zeros([2, 3])`.

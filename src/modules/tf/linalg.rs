@@ -159,9 +159,10 @@ fn eye(
     let batch = batch_shape.map(|b| b.0).unwrap_or_default();
     let dtype = dtype.unwrap_or(DType::Float32);
     let device = current_device(vm);
+    let oom = super::create::kernel_oom(vm, dtype, "MatrixDiagV3", " name: diag");
     placed(
         vm,
-        ops::matrix::eye_batched(num_rows, num_columns, &batch, dtype, device),
+        ops::matrix::eye_batched(num_rows, num_columns, &batch, dtype, device).map_err(oom),
     )
 }
 

@@ -41,8 +41,9 @@ fn pad(
 ) -> PyResult<Tensor> {
     let mode = mode.to_uppercase();
     let x = to_tensor(vm, tensor, None)?;
-    let p =
-        to_tensor(vm, paddings, Some(DType::Int32)).or_else(|_| to_tensor(vm, paddings, None))?;
+    // Converted as TensorFlow's `pad` does, without a dtype: int32, or int64
+    // for a padding past int32 (`10**12` is not wrapped).
+    let p = to_tensor(vm, paddings, None)?;
     if !matches!(p.dtype(), DType::Int32 | DType::Int64) {
         return Err(PyErr::new(
             ExcType::InvalidArgumentError,
@@ -82,7 +83,10 @@ fn pad(
             )))
         }
     };
-    placed(vm, r)
+    placed(
+        vm,
+        r.map_err(super::create::kernel_oom(vm, x.dtype(), "Pad", "")),
+    )
 }
 
 /// `batch_dims > 0`: each index row prefixed by its batch coordinates, so a

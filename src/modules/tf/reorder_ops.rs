@@ -29,7 +29,8 @@ fn broadcast_to(vm: &dyn Vm, input: Tensor, shape: &Value, _name: &Value) -> PyR
         .into_iter()
         .map(|d| usize::try_from(d).map_err(|_| value_error(format!("Dimension {d} must be >= 0"))))
         .collect::<PyResult<Vec<usize>>>()?;
-    crate::runtime::ops::broadcast_to(&input, &dims).map_err(runtime_err)
+    let oom = super::create::kernel_oom(vm, input.dtype(), "BroadcastTo", "");
+    crate::runtime::ops::broadcast_to(&input, &dims).map_err(|e| runtime_err(oom(e)))
 }
 
 /// Rolls the elements along axes: `tf.roll([0, 1, 2, 3, 4], shift=2,

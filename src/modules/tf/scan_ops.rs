@@ -7,6 +7,7 @@
 use super::convert::{axis_arg, operand, opt_dtype, placed, runtime_err, to_tensor, Axis};
 use crate::modules::ModuleBuilder;
 use crate::object::native;
+use crate::object::tensor::placement::current_device;
 use crate::runtime::{ops, BinaryOp, DType, ReduceOp, Tensor, UnaryOp};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
@@ -149,7 +150,41 @@ fn one_hot(
         Some(v) => axis_arg(vm, v)?,
         None => -1,
     };
-    placed(vm, ops::scan::one_hot(&indices, depth, &on, &off, axis))
+    // TensorFlow converts `depth` to an int32 tensor, wrapping as a C cast
+    // does: `10**12` is -727379968, refused as negative.
+    let depth = depth as i32;
+    if depth < 0 {
+        return Err(runtime_err(crate::runtime::Error::kernel(
+            crate::runtime::ErrorKind::InvalidArgument,
+            "OneHot",
+            &current_device(vm),
+            &format!("depth must be non-negative, got: {depth}"),
+            "OneHot",
+            "",
+        )));
+    }
+    let oom = super::create::kernel_oom(vm, dtype, "OneHot", "");
+    let r = ops::scan::one_hot(&indices, depth.into(), &on, &off, axis).map_err(|e| {
+        // A buffer the allocator refused (not past the element cap): the
+        // output's shape, as TensorFlow's allocator names it.
+        if e.kind() == crate::runtime::ErrorKind::ResourceExhausted {
+            let mut dims = indices.dims().to_vec();
+            let at = if axis < 0 {
+                dims.len()
+            } else {
+                (axis as usize).min(dims.len())
+            };
+            dims.insert(at, depth as usize);
+            let text = crate::runtime::Shape::new(&dims).bracket_text_compact();
+            oom(crate::runtime::Error::new(
+                e.kind(),
+                format!("OOM when allocating tensor with shape{text}"),
+            ))
+        } else {
+            e
+        }
+    });
+    placed(vm, r)
 }
 
 /// `t` with its values limited to `[clip_value_min, clip_value_max]`.

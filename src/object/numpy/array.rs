@@ -387,6 +387,18 @@ impl NativeObject for NdArray {
         vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
         let x = self.tensor();
+        if let Value::Long(n) = other {
+            // An int past 64 bits: a float array takes it as a float
+            // (NEP 50's weak scalar), any other is numpy's OverflowError.
+            if x.dtype().is_floating() {
+                let f = Value::Float(crate::object::types::long::to_f64(n)?);
+                return self.binop(_this, op, &f, reflected, vm);
+            }
+            return Err(crate::value::PyErr::new(
+                crate::value::ExcType::OverflowError,
+                "Python int too large to convert to C long",
+            ));
+        }
         let Some((a, b)) = operands(vm, &x, other)? else {
             return Ok(None);
         };

@@ -40,6 +40,13 @@ pub fn to_np_tensor(vm: &dyn Vm, v: &Value, dtype: Option<DType>) -> PyResult<Te
         if e.is(crate::value::ExcType::MemoryError) {
             return e;
         }
+        if dtype.is_some_and(|d| !d.is_floating()) {
+            // Into an int dtype given (`np.int64(2**70)`): numpy's words.
+            return PyErr::new(
+                crate::value::ExcType::OverflowError,
+                "Python int too large to convert to C long",
+            );
+        }
         PyErr::new(
             crate::value::ExcType::NotImplementedError,
             "numpy arrays of ints past 64 bits (dtype=object) are not supported in dist",

@@ -139,7 +139,9 @@ fn bytes_new(
             .iter()
             .map(|v| match v.as_builtin() {
                 Value::Int(i) if (0..256).contains(i) => Ok(*i as u8),
-                Value::Int(_) => Err(value_error("bytes must be in range(0, 256)")),
+                Value::Int(_) | Value::Long(_) => {
+                    Err(value_error("bytes must be in range(0, 256)"))
+                }
                 _ => Err(not_an_integer(v)),
             })
             .collect::<PyResult<_>>()?,

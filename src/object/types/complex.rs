@@ -27,8 +27,16 @@ impl Complex {
 }
 
 /// A number operand as a complex (ints, floats and bools too).
-fn operand(v: &Value) -> Option<Complex> {
-    match v {
+/// A number as a complex operand (an int past a float's range is CPython's
+/// OverflowError); None for other values.
+fn operand(v: &Value) -> PyResult<Option<Complex>> {
+    if let Value::Long(n) = v {
+        return Ok(Some(Complex {
+            re: super::long::to_f64(n)?,
+            im: 0.0,
+        }));
+    }
+    Ok(match v {
         Value::Int(i) => Some(Complex {
             re: *i as f64,
             im: 0.0,
@@ -40,7 +48,7 @@ fn operand(v: &Value) -> Option<Complex> {
         Value::Float(f) => Some(Complex { re: *f, im: 0.0 }),
         Value::Native(_) => v.downcast::<Complex>().copied(),
         _ => None,
-    }
+    })
 }
 
 fn prod(a: Complex, b: Complex) -> Complex {
@@ -151,7 +159,7 @@ pub fn complex_pow_value(a: f64, b: f64) -> PyResult<Value> {
 /// (`'.2f'`, `'>20.3e'`): each part formatted as a float, the imaginary one
 /// signed, then padded as a whole (CPython's `complex.__format__`).
 pub fn format_spec(vm: &dyn Vm, v: &Value, spec: &str) -> PyResult<String> {
-    let c = operand(v).unwrap_or(Complex { re: 0.0, im: 0.0 });
+    let c = operand(v)?.unwrap_or(Complex { re: 0.0, im: 0.0 });
     let unsupported = || {
         PyErr::new(
             ExcType::NotImplementedError,
@@ -258,7 +266,7 @@ impl NativeObject for Complex {
         reflected: bool,
         _vm: &dyn Vm,
     ) -> PyResult<Option<Value>> {
-        let Some(o) = operand(other) else {
+        let Some(o) = operand(other)? else {
             return Ok(None);
         };
         let (a, b) = if reflected { (o, *self) } else { (*self, o) };
@@ -288,7 +296,12 @@ impl NativeObject for Complex {
     }
 
     fn equals(&self, _this: &Value, other: &Value, _vm: &dyn Vm) -> PyResult<Option<bool>> {
-        Ok(operand(other).map(|o| self.re == o.re && self.im == o.im))
+        if let Value::Long(n) = other {
+            // Exactly, as CPython compares an int with the real part.
+            let same = super::long::cmp_big_float(n, self.re) == Some(std::cmp::Ordering::Equal);
+            return Ok(Some(same && self.im == 0.0));
+        }
+        Ok(operand(other)?.map(|o| self.re == o.re && self.im == o.im))
     }
 
     fn truthy(&self, _vm: &dyn Vm) -> PyResult<Option<bool>> {
@@ -405,7 +418,7 @@ fn complex_new(vm: &dyn Vm, real: &Value, imag: Given<&Value>) -> PyResult<Value
 /// argument only), `__float__` or `__index__`, tried in that order as
 /// CPython does. None: not a number.
 fn argument(vm: &dyn Vm, v: &Value, first: bool) -> PyResult<Option<(Complex, bool)>> {
-    if let Some(c) = operand(v) {
+    if let Some(c) = operand(v)? {
         return Ok(Some((c, v.downcast::<Complex>().is_some())));
     }
     let Value::Instance(inst) = v else {

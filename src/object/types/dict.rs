@@ -38,12 +38,10 @@ pub fn dict_update(vm: &dyn Vm, d: &Rc<RefCell<Dict>>, other: &Value) -> PyResul
     }
     match other {
         Value::Dict(o) => {
-            let pairs: Vec<(Key, Value)> = o
-                .borrow()
-                .map
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
+            let o = o.borrow();
+            let mut pairs: Vec<(Key, Value)> = super::alloc_vec(o.len())?;
+            pairs.extend(o.map.iter().map(|(k, v)| (k.clone(), v.clone())));
+            drop(o);
             for (k, v) in pairs {
                 dict_set_key(vm, d, k, v)?;
             }
@@ -213,8 +211,8 @@ fn clear(this: &DictRef) {
 
 /// A shallow copy.
 #[native("dict.copy(self)", c)]
-fn copy(this: &DictRef) -> Value {
-    Value::dict(this.borrow().clone())
+fn copy(this: &DictRef) -> PyResult<Value> {
+    Ok(Value::dict(this.borrow().try_clone()?))
 }
 
 /// A new dict with the iterable's items as keys: `dict.fromkeys('ab', 0) == {'a': 0, 'b': 0}`.

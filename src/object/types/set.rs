@@ -7,12 +7,12 @@ use std::rc::Rc;
 
 use indexmap::IndexSet;
 
-use crate::object::types::type_error;
+use crate::object::types::{alloc_vec, memory_error, type_error};
 use crate::object::{native, Member};
 use crate::syntax::ast::{Expr, ExprKind};
 use crate::value::dict::{
-    find_key, key_set_insert, keys_subset, set_add, set_algebra, set_discard, vm_compared, KeySet,
-    SetObj, SetTable,
+    find_key, key_set_insert, keys_clone, keys_insert, keys_reserve, keys_subset, set_add,
+    set_algebra, set_discard, vm_compared, KeySet, SetObj, SetTable,
 };
 use crate::value::{ExcType, Key, PyErr, PyResult, Value, Vm};
 
@@ -24,10 +24,11 @@ pub fn make_set(items: KeySet, frozen: bool) -> Value {
 /// The elements of any iterable as set keys (TypeError for unhashable ones).
 pub fn collect_keys(vm: &dyn Vm, v: &Value) -> PyResult<KeySet> {
     if let Value::Set(s) = v {
-        return Ok(s.items.borrow().clone());
+        return keys_clone(&s.items.borrow());
     }
     let items = vm.collect(v)?;
-    let mut out = KeySet::with_capacity_and_hasher(items.len(), Default::default());
+    let mut out = KeySet::default();
+    keys_reserve(&mut out, items.len())?;
     for x in items {
         key_set_insert(vm, &mut out, x)?;
     }
@@ -51,12 +52,18 @@ enum Operand {
 
 impl Operand {
     /// None when the operand's elements have no reproducible CPython order.
-    fn of(v: &Value, keys: &KeySet) -> Option<Operand> {
-        match v {
-            Value::Set(s) => s.table().map(Operand::Set),
-            Value::Dict(_) => stable(keys).then(|| Operand::Dict(keys.iter().cloned().collect())),
-            _ => stable(keys).then(|| Operand::Iter(keys.iter().cloned().collect())),
-        }
+    fn of(v: &Value, keys: &KeySet) -> PyResult<Option<Operand>> {
+        let listed = || -> PyResult<Vec<Key>> {
+            let mut out = alloc_vec(keys.len())?;
+            out.extend(keys.iter().cloned());
+            Ok(out)
+        };
+        Ok(match v {
+            Value::Set(s) => s.table()?.map(Operand::Set),
+            _ if !stable(keys) => None,
+            Value::Dict(_) => Some(Operand::Dict(listed()?)),
+            _ => Some(Operand::Iter(listed()?)),
+        })
     }
 
     fn len(&self) -> usize {
@@ -79,100 +86,104 @@ fn stable(keys: &KeySet) -> bool {
 }
 
 /// `set_update_internal`: adds the operand's elements.
-fn update_table(t: &mut SetTable, o: &Operand) {
+fn update_table(t: &mut SetTable, o: &Operand) -> PyResult<()> {
     match o {
         Operand::Set(other) => t.merge(other),
         Operand::Dict(keys) => {
-            t.presize(keys.len());
-            keys.iter().for_each(|k| t.add(k.clone()));
+            t.presize(keys.len())?;
+            keys.iter().try_for_each(|k| t.add(k.clone()))
         }
-        Operand::Iter(keys) => keys.iter().for_each(|k| t.add(k.clone())),
+        Operand::Iter(keys) => keys.iter().try_for_each(|k| t.add(k.clone())),
     }
 }
 
 /// `set_copy`: a new table built from `t`.
-fn copy_table(t: &SetTable) -> SetTable {
+fn copy_table(t: &SetTable) -> PyResult<SetTable> {
     let mut r = SetTable::default();
-    r.merge(t);
-    r
+    r.merge(t)?;
+    Ok(r)
 }
 
 /// `set_intersection`: the smaller set is walked when both are sets.
-fn intersect_table(so: &SetTable, o: &Operand) -> SetTable {
+fn intersect_table(so: &SetTable, o: &Operand) -> PyResult<SetTable> {
     let mut r = SetTable::default();
     match o {
         Operand::Set(other) if other.len() > so.len() => {
             for k in so.keys().filter(|k| other.contains(k)) {
-                r.add(k.clone());
+                r.add(k.clone())?;
             }
         }
         _ => {
             for k in o.keys().filter(|k| so.contains(k)) {
-                r.add(k.clone());
+                r.add(k.clone())?;
             }
         }
     }
-    r
+    Ok(r)
 }
 
 /// `set_difference_update_internal`: discards, then a resize when more than
 /// a quarter of the table is dummies.
-fn difference_update_table(t: &mut SetTable, o: &Operand) {
+fn difference_update_table(t: &mut SetTable, o: &Operand) -> PyResult<()> {
     for k in o.keys() {
         t.discard(k);
     }
-    t.shrink_dummies();
+    t.shrink_dummies()
 }
 
 /// `set_difference`: a copy that discards (when the other is small or not
 /// a set/dict), else the elements of `so` not in the other, added anew.
-fn difference_table(so: &SetTable, o: &Operand) -> SetTable {
+fn difference_table(so: &SetTable, o: &Operand) -> PyResult<SetTable> {
     let small = matches!(o, Operand::Iter(_)) || (so.len() >> 2) > o.len();
     if small {
-        let mut r = copy_table(so);
-        difference_update_table(&mut r, o);
-        return r;
+        let mut r = copy_table(so)?;
+        difference_update_table(&mut r, o)?;
+        return Ok(r);
     }
-    let theirs: IndexSet<&Key> = o.keys().collect();
+    let mut theirs: IndexSet<&Key> = IndexSet::new();
+    theirs.try_reserve(o.len()).map_err(|_| memory_error())?;
+    theirs.extend(o.keys());
     let mut r = SetTable::default();
     for k in so.keys() {
         if !theirs.contains(k) {
-            r.add(k.clone());
+            r.add(k.clone())?;
         }
     }
-    r
+    Ok(r)
 }
 
 /// `set_symmetric_difference_update`.
-fn symdiff_update_table(t: &mut SetTable, o: &Operand) {
-    let walk: Vec<Key> = match o {
-        Operand::Iter(keys) => SetTable::from_keys(keys.iter()).keys().cloned().collect(),
-        _ => o.keys().cloned().collect(),
-    };
+fn symdiff_update_table(t: &mut SetTable, o: &Operand) -> PyResult<()> {
+    let mut walk: Vec<Key> = alloc_vec(o.len())?;
+    match o {
+        Operand::Iter(keys) => walk.extend(SetTable::from_keys(keys.iter())?.keys().cloned()),
+        _ => walk.extend(o.keys().cloned()),
+    }
     for k in walk {
         if !t.discard(&k) {
-            t.add(k);
+            t.add(k)?;
         }
     }
+    Ok(())
 }
 
 /// The table of `op` (`| & - ^`) on a set's table and an operand.
-fn op_table(op: char, so: &SetTable, o: &Operand, same: bool) -> SetTable {
+fn op_table(op: char, so: &SetTable, o: &Operand, same: bool) -> PyResult<SetTable> {
     match op {
         '&' | '|' if same => copy_table(so),
         '|' => {
-            let mut r = copy_table(so);
-            update_table(&mut r, o);
-            r
+            let mut r = copy_table(so)?;
+            update_table(&mut r, o)?;
+            Ok(r)
         }
         '&' => intersect_table(so, o),
         '-' => difference_table(so, o),
         _ => {
             // A copy of the other operand, updated with `so`.
             let mut r = SetTable::default();
-            update_table(&mut r, o);
-            symdiff_update_table(&mut r, &Operand::Set(so.clone()));
-            r
+            update_table(&mut r, o)?;
+            symdiff_update_table(&mut r, &Operand::Set(so.try_clone()?))?;
+            Ok(r)
         }
     }
 }
@@ -184,7 +195,7 @@ fn op_table(op: char, so: &SetTable, o: &Operand, same: bool) -> SetTable {
 /// hash): then identity agrees with `==`.
 fn operand(vm: &dyn Vm, mine: &KeySet, b: &Value, keys: &KeySet) -> PyResult<Option<Operand>> {
     if !mine.iter().any(vm_compared) && !keys.iter().any(vm_compared) {
-        return Ok(Operand::of(b, keys));
+        return Operand::of(b, keys);
     }
     let canonical = |k: &Key| -> PyResult<Key> {
         let found = find_key(vm, k, |p| mine.get_index_of(p))?;
@@ -193,31 +204,35 @@ fn operand(vm: &dyn Vm, mine: &KeySet, b: &Value, keys: &KeySet) -> PyResult<Opt
             .unwrap_or_else(|| k.clone()))
     };
     if let Value::Set(s) = b {
-        let Some(mut t) = s.table() else {
+        let Some(mut t) = s.table()? else {
             return Ok(None);
         };
         t.try_map_keys(canonical)?;
         return Ok(Some(Operand::Set(t)));
     }
-    let keys = keys.iter().map(canonical).collect::<PyResult<KeySet>>()?;
-    Ok(Operand::of(b, &keys))
+    let mut canon = KeySet::default();
+    keys_reserve(&mut canon, keys.len())?;
+    for k in keys {
+        keys_insert(&mut canon, canonical(k)?)?;
+    }
+    Operand::of(b, &canon)
 }
 
 /// `a op b` for a set `a` and any iterable `b` (the operators check that
 /// `b` is a set first): elements in CPython's order.
 pub fn set_op(vm: &dyn Vm, op: char, a: &SetObj, b: &Value, keys: &KeySet) -> PyResult<SetObj> {
-    let mine = a.items.borrow().clone();
+    let mine = keys_clone(&a.items.borrow())?;
     let plain = combine(vm, op, &mine, keys)?;
-    let table = match (a.table(), operand(vm, &mine, b, keys)?) {
+    let table = match (a.table()?, operand(vm, &mine, b, keys)?) {
         (Some(t), Some(o)) => Some(op_table(
             op,
             &t,
             &o,
             matches!(b, Value::Set(s) if std::ptr::eq(&**s, a)),
-        )),
+        )?),
         _ => None,
     };
-    Ok(SetObj::with_table(table, plain, a.frozen))
+    SetObj::with_table(table, plain, a.frozen)
 }
 
 /// `a op= b` on a mutable set, in place.
@@ -230,35 +245,35 @@ pub fn set_op_in_place(
 ) -> PyResult<()> {
     if matches!(b, Value::Set(o) if std::ptr::eq(&**o, a)) {
         // With itself: `|=` changes nothing, `&=` copies, `-=`/`^=` clear.
-        match (op, a.table()) {
+        match (op, a.table()?) {
             ('|', _) => {}
-            ('&', Some(t)) => a.set_table(copy_table(&t).keep_finger(&t)),
+            ('&', Some(t)) => a.set_table(copy_table(&t)?.keep_finger(&t))?,
             ('&', None) => {}
             _ => a.clear(),
         }
         return Ok(());
     }
-    let mine = a.items.borrow().clone();
-    let table = match (a.table(), operand(vm, &mine, b, keys)?) {
+    let mine = keys_clone(&a.items.borrow())?;
+    let table = match (a.table()?, operand(vm, &mine, b, keys)?) {
         (Some(mut t), Some(o)) => Some(match op {
             '|' => {
-                update_table(&mut t, &o);
+                update_table(&mut t, &o)?;
                 t
             }
-            '&' => intersect_table(&t, &o).keep_finger(&t),
+            '&' => intersect_table(&t, &o)?.keep_finger(&t),
             '-' => {
-                difference_update_table(&mut t, &o);
+                difference_update_table(&mut t, &o)?;
                 t
             }
             _ => {
-                symdiff_update_table(&mut t, &o);
+                symdiff_update_table(&mut t, &o)?;
                 t
             }
         }),
         _ => None,
     };
     match table {
-        Some(t) => a.set_table(t),
+        Some(t) => a.set_table(t)?,
         None => {
             let new = combine(vm, op, &mine, keys)?;
             a.replace_items(new);
@@ -349,26 +364,29 @@ fn fold_int_op(
 /// elements CPython compiles a frozenset constant (built twice over: once
 /// from the literal, once again when the compiler merges constants) and
 /// copies it into a new set; otherwise the elements are added in order.
-pub fn literal_set(items: &[Expr], keys: KeySet) -> SetObj {
+pub fn literal_set(items: &[Expr], keys: KeySet) -> PyResult<SetObj> {
     let constant = items.len() > 2 && items.iter().all(folded_constant) && stable(&keys);
     if !constant {
-        return SetObj::new(keys, false);
+        return Ok(SetObj::new(keys, false));
     }
-    let first = SetTable::from_keys(keys.iter());
-    let merged = SetTable::from_keys(first.keys());
-    SetObj::with_table(Some(copy_table(&merged)), keys, false)
+    let first = SetTable::from_keys(keys.iter())?;
+    let merged = SetTable::from_keys(first.keys())?;
+    SetObj::with_table(Some(copy_table(&merged)?), keys, false)
 }
 
 /// `set(iterable)` / `frozenset(iterable)`: a set's or dict's elements come
 /// in through CPython's merge paths.
 pub fn set_from(vm: &dyn Vm, v: &Value, frozen: bool) -> PyResult<SetObj> {
     let keys = collect_keys(vm, v)?;
-    let table = Operand::of(v, &keys).map(|o| {
-        let mut t = SetTable::default();
-        update_table(&mut t, &o);
-        t
-    });
-    Ok(SetObj::with_table(table, keys, frozen))
+    let table = match Operand::of(v, &keys)? {
+        Some(o) => {
+            let mut t = SetTable::default();
+            update_table(&mut t, &o)?;
+            Some(t)
+        }
+        None => None,
+    };
+    SetObj::with_table(table, keys, frozen)
 }
 
 /// A set's receiver that must be mutable: CPython's message for a frozenset.
@@ -495,7 +513,7 @@ fn symmetric_difference(vm: &dyn Vm, this: &Rc<SetObj>, other: &Value) -> PyResu
 #[native("set.issubset(self, other, /)", c)]
 fn issubset(vm: &dyn Vm, this: &Rc<SetObj>, other: &Value) -> PyResult<bool> {
     let o = collect_keys(vm, other)?;
-    let mine = this.items.borrow().clone();
+    let mine = keys_clone(&this.items.borrow())?;
     keys_subset(vm, &mine, &o)
 }
 
@@ -503,7 +521,7 @@ fn issubset(vm: &dyn Vm, this: &Rc<SetObj>, other: &Value) -> PyResult<bool> {
 #[native("set.issuperset(self, other, /)", c)]
 fn issuperset(vm: &dyn Vm, this: &Rc<SetObj>, other: &Value) -> PyResult<bool> {
     let o = collect_keys(vm, other)?;
-    let mine = this.items.borrow().clone();
+    let mine = keys_clone(&this.items.borrow())?;
     keys_subset(vm, &o, &mine)
 }
 
@@ -511,7 +529,7 @@ fn issuperset(vm: &dyn Vm, this: &Rc<SetObj>, other: &Value) -> PyResult<bool> {
 #[native("set.isdisjoint(self, other, /)", c)]
 fn isdisjoint(vm: &dyn Vm, this: &Rc<SetObj>, other: &Value) -> PyResult<bool> {
     let o = collect_keys(vm, other)?;
-    let mine = this.items.borrow().clone();
+    let mine = keys_clone(&this.items.borrow())?;
     Ok(combine(vm, '&', &mine, &o)?.is_empty())
 }
 
@@ -549,7 +567,7 @@ fn discard(vm: &dyn Vm, this: &Rc<SetObj>, object: &Value) -> PyResult<()> {
 #[native("set.pop(self)", c)]
 fn pop(this: &Rc<SetObj>) -> PyResult<Value> {
     unfrozen(this, "pop")?
-        .pop_key()
+        .pop_key()?
         .map(|k| k.0)
         .ok_or_else(|| PyErr::new(ExcType::KeyError, "pop from an empty set"))
 }

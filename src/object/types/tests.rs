@@ -166,8 +166,8 @@ fn percent_formatting() {
         "3 items, 2.35, a, 'b',     c, 7    |, ff, %"
     );
     let mut d = crate::value::Dict::new();
-    d.insert_str("a", Value::Int(1));
-    d.insert_str("b", s("x"));
+    d.insert_str("a", Value::Int(1)).unwrap();
+    d.insert_str("b", s("x")).unwrap();
     assert_eq!(p("%(a)s %(b)r", Value::dict(d)), "1 'x'");
     assert_eq!(p("%5.3d", t(vec![Value::Int(7)])), "  007");
     assert_eq!(p("%05d", t(vec![Value::Int(-3)])), "-0003");

@@ -210,6 +210,16 @@ pub fn output_len(dims: &[usize], dtype: DType, device: &Device) -> Result<usize
 /// `OOM when allocating tensor with shape[1000000,1000000] and type float
 /// on /job:localhost/replica:0/task:0/device:CPU:0 by allocator mklcpu`.
 pub fn oom_text(dims: &[usize], dtype: DType, device: &Device) -> String {
+    format!(
+        "OOM when allocating tensor with shape{}{}",
+        Shape::new(dims).bracket_text_compact(),
+        allocator_text(dtype, device)
+    )
+}
+
+/// The allocator's part of [`oom_text`]: ` and type float on
+/// /job:localhost/replica:0/task:0/device:CPU:0 by allocator mklcpu`.
+pub fn allocator_text(dtype: DType, device: &Device) -> String {
     let place = device.full_name();
     let allocator = if device.is_host() {
         "mklcpu".to_string()
@@ -217,8 +227,7 @@ pub fn oom_text(dims: &[usize], dtype: DType, device: &Device) -> String {
         format!("GPU_{}_bfc", device.index)
     };
     format!(
-        "OOM when allocating tensor with shape{} and type {} on {place} by allocator {allocator}",
-        Shape::new(dims).bracket_text_compact(),
+        " and type {} on {place} by allocator {allocator}",
         dtype.kernel_name()
     )
 }

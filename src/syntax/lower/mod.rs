@@ -40,9 +40,12 @@ type R<T> = Result<T, SyntaxError>;
 pub fn parse_module(source: &str) -> Result<Module, SyntaxError> {
     // pest and the lowering recurse once per nesting level (brackets, `not`,
     // lambdas...). The layout pass bounds the depth, and the parse runs on a
-    // stack segment of its own so that the bound holds on any caller's
-    // thread (a 2 MiB test thread in a debug build included).
-    stacker::grow(PARSE_STACK, || parse_module_inner(source))
+    // stack segment of its own when the caller's thread has less than that
+    // left (a 2 MiB test thread in a debug build). Only then: the
+    // interpreter's thread has room, and a segment is an mmap that fails
+    // (stacker panics) once a script's data fills the address space, so a
+    // REPL line after a MemoryError could not be parsed.
+    stacker::maybe_grow(PARSE_STACK, PARSE_STACK, || parse_module_inner(source))
 }
 
 /// Size in bytes of the pieces of a file parsed at once.

@@ -9,7 +9,7 @@ use indexmap::IndexSet;
 
 use super::Key;
 use crate::object::types::num::{num, num_cmp, Num};
-use crate::object::types::type_error;
+use crate::object::types::{check_alloc, memory_error, type_error};
 use crate::value::error::{ExcType, PyErr, PyResult};
 use crate::value::native::Vm;
 use crate::value::value::Value;
@@ -314,8 +314,44 @@ impl Hasher for KeyHasher {
 /// The `BuildHasher` of set tables (a default [`KeyHasher`] per hash).
 pub type KeyHash = BuildHasherDefault<KeyHasher>;
 
-/// The elements of a set, in insertion order.
+/// The elements of a set, in insertion order. A script decides how big one
+/// grows: it grows through [`keys_insert`] and is copied by [`keys_clone`]
+/// (MemoryError when the allocation fails, never the process's abort).
 pub type KeySet = IndexSet<Key, KeyHash>;
+
+/// Room for `extra` more keys in `set`, or MemoryError.
+pub fn keys_reserve(set: &mut KeySet, extra: usize) -> PyResult<()> {
+    let total = set.len().checked_add(extra).ok_or_else(memory_error)?;
+    // An entry (key and hash) and its index word.
+    check_alloc(total, std::mem::size_of::<Key>() + 16)?;
+    set.try_reserve(extra).map_err(|_| memory_error())
+}
+
+/// Adds `k` unless an equal key (by builtin equality) is there, growing the
+/// set fallibly (doubling, so amortised O(1)); whether it was added.
+#[inline]
+pub fn keys_insert(set: &mut KeySet, k: Key) -> PyResult<bool> {
+    if set.len() >= set.capacity() {
+        keys_reserve(set, set.len().max(8))?;
+    }
+    Ok(set.insert(k))
+}
+
+/// A copy of `set`, or MemoryError.
+pub fn keys_clone(set: &KeySet) -> PyResult<KeySet> {
+    keys_from(set.iter().cloned())
+}
+
+/// A set of the keys, in order (equal ones once), or MemoryError.
+pub fn keys_from(keys: impl IntoIterator<Item = Key>) -> PyResult<KeySet> {
+    let keys = keys.into_iter();
+    let mut out = KeySet::default();
+    keys_reserve(&mut out, keys.size_hint().0)?;
+    for k in keys {
+        keys_insert(&mut out, k)?;
+    }
+    Ok(out)
+}
 
 impl Hash for Key {
     fn hash<H: Hasher>(&self, state: &mut H) {

@@ -22,7 +22,8 @@ use super::table::{DictTable, Lookup};
 use super::value::Value;
 use hash::{check_hashable, fnv};
 pub use hash::{
-    hash_float, hash_int, hash_with_vm, key_eq, py_hash, KeyHash, KeyHasher, KeySet, HMODE,
+    hash_float, hash_int, hash_with_vm, key_eq, keys_clone, keys_from, keys_insert, keys_reserve,
+    py_hash, KeyHash, KeyHasher, KeySet, HMODE,
 };
 pub use set::{SetObj, SetTable};
 
@@ -198,13 +199,12 @@ pub fn dict_set_key(vm: &dyn Vm, d: &RefCell<Dict>, k: Key, value: Value) -> PyR
         let mut this = d.borrow_mut();
         if !this.vm_keys && !compares_in_vm(&k.0) {
             // Builtin keys in a dict of builtin keys: one lookup, no call.
-            this.map.insert(k, value);
+            this.map.insert(k, value)?;
             return Ok(());
         }
     }
     let found = find_key(vm, &k, |p| d.borrow().map.get_index_of(p))?;
-    d.borrow_mut().put(found, k, value);
-    Ok(())
+    d.borrow_mut().put(found, k, value)
 }
 
 /// `del d[key]` / `d.pop(key)`: the removed value, None when missing.
@@ -226,7 +226,7 @@ pub fn set_contains(vm: &dyn Vm, s: &SetObj, key: &Value) -> PyResult<bool> {
 pub fn set_add(vm: &dyn Vm, s: &SetObj, key: Value) -> PyResult<()> {
     let k = Key::with_vm(key, vm)?;
     if find_key(vm, &k, |p| s.items.borrow().get_index_of(p))?.is_none() {
-        s.add_key(k);
+        s.add_key(k)?;
     }
     Ok(())
 }
@@ -242,7 +242,7 @@ pub fn set_discard(vm: &dyn Vm, s: &SetObj, key: &Value) -> PyResult<bool> {
             .and_then(|i| items.get_index(i).cloned())
     })?;
     Ok(match stored {
-        Some(stored) => s.discard_key(&stored),
+        Some(stored) => s.discard_key(&stored)?,
         None => false,
     })
 }
@@ -261,7 +261,7 @@ pub fn key_set_insert(vm: &dyn Vm, set: &mut KeySet, v: Value) -> PyResult<()> {
         find_key(vm, &k, |p| set.get_index_of(p))?
     };
     if found.is_none() {
-        set.insert(k);
+        keys_insert(set, k)?;
     }
     Ok(())
 }
@@ -282,12 +282,12 @@ pub fn keys_subset(vm: &dyn Vm, a: &KeySet, b: &KeySet) -> PyResult<bool> {
 pub fn set_algebra(vm: &dyn Vm, op: char, a: &KeySet, b: &KeySet) -> PyResult<KeySet> {
     let in_vm = |s: &KeySet| s.iter().any(|k| compares_in_vm(&k.0));
     if !in_vm(a) && !in_vm(b) {
-        return Ok(match op {
-            '|' => a.union(b).cloned().collect(),
-            '&' => a.intersection(b).cloned().collect(),
-            '-' => a.difference(b).cloned().collect(),
-            _ => a.symmetric_difference(b).cloned().collect(),
-        });
+        return match op {
+            '|' => keys_from(a.union(b).cloned()),
+            '&' => keys_from(a.intersection(b).cloned()),
+            '-' => keys_from(a.difference(b).cloned()),
+            _ => keys_from(a.symmetric_difference(b).cloned()),
+        };
     }
     let has = |s: &KeySet, k: &Key| -> PyResult<bool> {
         Ok(find_key(vm, k, |p| s.get_index_of(p))?.is_some())
@@ -295,29 +295,29 @@ pub fn set_algebra(vm: &dyn Vm, op: char, a: &KeySet, b: &KeySet) -> PyResult<Ke
     let mut out = KeySet::default();
     match op {
         '|' => {
-            out = a.clone();
+            out = keys_clone(a)?;
             for k in b {
                 if !has(&out, k)? {
-                    out.insert(k.clone());
+                    keys_insert(&mut out, k.clone())?;
                 }
             }
         }
         '&' | '-' => {
             for k in a {
                 if has(b, k)? == (op == '&') {
-                    out.insert(k.clone());
+                    keys_insert(&mut out, k.clone())?;
                 }
             }
         }
         _ => {
             for k in a {
                 if !has(b, k)? {
-                    out.insert(k.clone());
+                    keys_insert(&mut out, k.clone())?;
                 }
             }
             for k in b {
                 if !has(a, k)? {
-                    out.insert(k.clone());
+                    keys_insert(&mut out, k.clone())?;
                 }
             }
         }
@@ -325,8 +325,9 @@ pub fn set_algebra(vm: &dyn Vm, op: char, a: &KeySet, b: &KeySet) -> PyResult<Ke
     Ok(out)
 }
 
-/// An insertion-ordered dict.
-#[derive(Clone, Debug, Default)]
+/// An insertion-ordered dict. Its table grows fallibly (MemoryError), so it
+/// has no `Clone`: [`Dict::try_clone`].
+#[derive(Debug, Default)]
 pub struct Dict {
     /// The entries, in insertion order.
     pub map: DictTable,
@@ -351,15 +352,36 @@ impl Dict {
         self.map.get(&Key::str(key)).cloned()
     }
 
+    /// A copy (`dict.copy()`, `{**d}`), or MemoryError.
+    pub fn try_clone(&self) -> PyResult<Dict> {
+        Ok(Dict {
+            map: self.map.try_clone()?,
+            vm_keys: self.vm_keys,
+        })
+    }
+
     /// Inserts or replaces (keeps the first insertion's position, as Python).
     pub fn insert(&mut self, key: Value, value: Value) -> PyResult<()> {
-        self.map.insert(Key::new(key)?, value);
+        self.map.insert(Key::new(key)?, value)?;
         Ok(())
     }
 
-    /// Inserts with a string key.
-    pub fn insert_str(&mut self, key: &str, value: Value) {
-        self.map.insert(Key::str(key), value);
+    /// Binds a name in a namespace: module globals, an instance's or a
+    /// class's attributes copied into a dict. These grow by the names a
+    /// program's text binds, like any object's small allocations, so a
+    /// failure to grow is the process's (as for those) instead of a
+    /// MemoryError every attribute store would pass on; a dict whose size
+    /// data decides uses [`Dict::insert_str`].
+    pub fn set_name(&mut self, name: &str, value: Value) {
+        if self.map.insert(Key::str(name), value).is_err() {
+            std::alloc::handle_alloc_error(std::alloc::Layout::new::<[u32; 8]>());
+        }
+    }
+
+    /// Inserts with a string key (MemoryError when the table cannot grow).
+    pub fn insert_str(&mut self, key: &str, value: Value) -> PyResult<()> {
+        self.map.insert(Key::str(key), value)?;
+        Ok(())
     }
 
     /// Inserts through `vm` (an existing equal key keeps its place and
@@ -370,17 +392,16 @@ impl Dict {
         let key = Key::with_vm(key, vm)?;
         if !self.vm_keys && !compares_in_vm(&key.0) {
             // Builtin keys in a dict of builtin keys: one lookup, no call.
-            self.map.insert(key, value);
+            self.map.insert(key, value)?;
             return Ok(());
         }
         let this: &Dict = self;
         let found = find_key(vm, &key, |p| this.map.get_index_of(p))?;
-        self.put(found, key, value);
-        Ok(())
+        self.put(found, key, value)
     }
 
     /// Stores `value` at the index a lookup found, or inserts `key`.
-    fn put(&mut self, found: Option<usize>, key: Key, value: Value) {
+    fn put(&mut self, found: Option<usize>, key: Key, value: Value) -> PyResult<()> {
         match found {
             Some(i) => {
                 if let Some((_, slot)) = self.map.get_index_mut(i) {
@@ -388,10 +409,12 @@ impl Dict {
                 }
             }
             None => {
-                self.vm_keys |= compares_in_vm(&key.0);
-                self.map.insert(key, value);
+                let vm_key = compares_in_vm(&key.0);
+                self.map.insert(key, value)?;
+                self.vm_keys |= vm_key;
             }
         }
+        Ok(())
     }
 
     /// Removes a key, keeping the order of the others.

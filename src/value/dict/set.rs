@@ -5,7 +5,9 @@
 
 use std::cell::RefCell;
 
-use super::{Key, KeySet};
+use super::{keys_insert, keys_reserve, Key, KeySet};
+use crate::object::types::alloc_vec;
+use crate::value::error::PyResult;
 use crate::value::value::Value;
 
 /// One slot of a simulated CPython set table.
@@ -23,7 +25,9 @@ enum Slot {
 /// resizes at 3/5 full, and the shortcuts of `set_merge` (a set built from
 /// another set copies its table). Only for elements whose hash is the same
 /// in every CPython run (numbers, tuples of them): strings are salted there.
-#[derive(Clone, Debug)]
+/// Its size is a script's: every allocation is fallible (MemoryError), so
+/// it has no `Clone` but [`SetTable::try_clone`].
+#[derive(Debug)]
 pub struct SetTable {
     mask: usize,
     slots: Vec<Slot>,
@@ -98,13 +102,18 @@ impl SetTable {
         self.slots[at] = Slot::Active(key, hash);
     }
 
-    /// `set_table_resize`: the smallest power of two above `minused`.
-    fn resize(&mut self, minused: usize) {
+    /// `set_table_resize`: the smallest power of two above `minused`
+    /// (MemoryError, the table unchanged, when it cannot be allocated).
+    fn resize(&mut self, minused: usize) -> PyResult<()> {
         let mut newsize = 8usize;
         while newsize <= minused {
-            newsize <<= 1;
+            newsize = newsize
+                .checked_mul(2)
+                .ok_or_else(crate::object::types::memory_error)?;
         }
-        let old = std::mem::replace(&mut self.slots, vec![Slot::Empty; newsize]);
+        let mut slots = alloc_vec(newsize)?;
+        slots.resize(newsize, Slot::Empty);
+        let old = std::mem::replace(&mut self.slots, slots);
         self.mask = newsize - 1;
         self.fill = self.used;
         for slot in old {
@@ -112,11 +121,26 @@ impl SetTable {
                 self.insert_clean(k, h);
             }
         }
+        Ok(())
+    }
+
+    /// A copy of the table, or MemoryError.
+    pub fn try_clone(&self) -> PyResult<SetTable> {
+        let mut slots = alloc_vec(self.slots.len())?;
+        slots.extend(self.slots.iter().cloned());
+        Ok(SetTable {
+            mask: self.mask,
+            slots,
+            fill: self.fill,
+            used: self.used,
+            finger: self.finger,
+        })
     }
 
     /// `set_add_entry`: adds the key unless present (the last dummy met on
-    /// the way is reused).
-    pub fn add(&mut self, key: Key) {
+    /// the way is reused). MemoryError when the table cannot grow (the key
+    /// was placed before the resize, as in CPython).
+    pub fn add(&mut self, key: Key) -> PyResult<()> {
         let hash = key.hash_value() as u64;
         let slots = &self.slots;
         let (mut found, mut freeslot, mut empty) = (false, None, 0);
@@ -136,12 +160,12 @@ impl SetTable {
             }
         });
         if found {
-            return;
+            return Ok(());
         }
         self.used += 1;
         if let Some(i) = freeslot {
             self.slots[i] = Slot::Active(key, hash);
-            return;
+            return Ok(());
         }
         self.slots[empty] = Slot::Active(key, hash);
         self.fill += 1;
@@ -151,8 +175,9 @@ impl SetTable {
             } else {
                 self.used * 4
             };
-            self.resize(minused);
+            self.resize(minused)?;
         }
+        Ok(())
     }
 
     /// `set_discard_entry`: true if the key was there (its slot becomes a dummy).
@@ -204,18 +229,18 @@ impl SetTable {
 
     /// `set_merge`: adds the elements of another set's table (one resize up
     /// front; an empty table copies the other's layout or re-inserts in its order).
-    pub fn merge(&mut self, other: &SetTable) {
+    pub fn merge(&mut self, other: &SetTable) -> PyResult<()> {
         if other.used == 0 {
-            return;
+            return Ok(());
         }
         if (self.fill + other.used) * 5 >= self.mask * 3 {
-            self.resize((self.used + other.used) * 2);
+            self.resize((self.used + other.used) * 2)?;
         }
         if self.fill == 0 && self.mask == other.mask && other.fill == other.used {
-            self.slots = other.slots.clone();
+            self.slots = other.try_clone()?.slots;
             self.fill = other.fill;
             self.used = other.used;
-            return;
+            return Ok(());
         }
         if self.fill == 0 {
             for slot in &other.slots {
@@ -225,18 +250,20 @@ impl SetTable {
             }
             self.fill = other.used;
             self.used = other.used;
-            return;
+            return Ok(());
         }
         for k in other.keys() {
-            self.add(k.clone());
+            self.add(k.clone())?;
         }
+        Ok(())
     }
 
     /// The resize `set_update_internal` does before adding a dict's `n` keys.
-    pub fn presize(&mut self, n: usize) {
+    pub fn presize(&mut self, n: usize) -> PyResult<()> {
         if (self.fill + n) * 5 >= self.mask * 3 {
-            self.resize((self.used + n) * 2);
+            self.resize((self.used + n) * 2)?;
         }
+        Ok(())
     }
 
     /// Whether the table holds the key.
@@ -257,15 +284,16 @@ impl SetTable {
 
     /// The resize after discarding many (`set_difference_update_internal`):
     /// when more than a quarter of the table is dummies.
-    pub fn shrink_dummies(&mut self) {
+    pub fn shrink_dummies(&mut self) -> PyResult<()> {
         if self.fill - self.used > self.mask / 4 {
             let minused = if self.used > 50000 {
                 self.used * 2
             } else {
                 self.used * 4
             };
-            self.resize(minused);
+            self.resize(minused)?;
         }
+        Ok(())
     }
 
     /// Replaces each element by `f` of it: a key equal to it with the same
@@ -285,12 +313,12 @@ impl SetTable {
     }
 
     /// A table of the keys added one by one in the given order.
-    pub fn from_keys<'a>(keys: impl IntoIterator<Item = &'a Key>) -> SetTable {
+    pub fn from_keys<'a>(keys: impl IntoIterator<Item = &'a Key>) -> PyResult<SetTable> {
         let mut t = SetTable::default();
         for k in keys {
-            t.add(k.clone());
+            t.add(k.clone())?;
         }
-        t
+        Ok(t)
     }
 }
 
@@ -328,34 +356,38 @@ impl SetObj {
     /// holds exactly the elements of `items` that it knows, the others being
     /// added after it in insertion order; otherwise (an element was removed
     /// behind its back) the elements are added one by one.
-    pub fn table(&self) -> Option<SetTable> {
+    /// MemoryError when a copy cannot be allocated.
+    pub fn table(&self) -> PyResult<Option<SetTable>> {
         let items = self.items.borrow();
         if let Some(t) = &*self.table.borrow() {
             // Every change made through SetObj keeps the two in step.
             if t.len() == items.len() {
-                return Some(t.clone());
+                return Ok(Some(t.try_clone()?));
             }
             if t.len() < items.len() && t.keys().all(|k| items.contains(k)) {
-                let mut t = t.clone();
-                let extra: Vec<Key> = items.iter().filter(|k| !t.contains(k)).cloned().collect();
-                for k in extra {
-                    t.add(k);
+                let mut t = t.try_clone()?;
+                for k in items.iter() {
+                    if !t.contains(k) {
+                        t.add(k.clone())?;
+                    }
                 }
-                return Some(t);
+                return Ok(Some(t));
             }
         }
         if !items.iter().all(|k| stable_hash(&k.0)) {
-            return None;
+            return Ok(None);
         }
-        Some(SetTable::from_keys(items.iter()))
+        Ok(Some(SetTable::from_keys(items.iter())?))
     }
 
     /// Replaces the elements with those of `t`, remembering its layout.
-    pub fn set_table(&self, t: SetTable) {
-        let mut items = KeySet::with_capacity_and_hasher(t.len(), Default::default());
+    pub fn set_table(&self, t: SetTable) -> PyResult<()> {
+        let mut items = KeySet::default();
+        keys_reserve(&mut items, t.len())?;
         items.extend(t.keys().cloned());
         *self.items.borrow_mut() = items;
         *self.table.borrow_mut() = Some(t);
+        Ok(())
     }
 
     /// Takes the elements (and table) of another set.
@@ -364,36 +396,44 @@ impl SetObj {
         *self.table.borrow_mut() = other.table.into_inner();
     }
 
-    /// `set.add`.
-    pub fn add_key(&self, key: Key) {
+    /// `set.add` (MemoryError when the set cannot grow; the element is
+    /// then not in it).
+    pub fn add_key(&self, key: Key) -> PyResult<()> {
         let len = {
             let mut items = self.items.borrow_mut();
-            if !items.insert(key.clone()) {
-                return;
+            if !keys_insert(&mut items, key.clone())? {
+                return Ok(());
             }
             items.len()
         };
         let mut stored = self.table.borrow_mut();
         if let Some(t) = stored.as_mut() {
             if t.len() + 1 == len && stable_hash(&key.0) {
-                t.add(key);
+                if let Err(e) = t.add(key.clone()) {
+                    // Back out, so elements and table stay in step.
+                    t.discard(&key);
+                    self.items.borrow_mut().swap_remove(&key);
+                    return Err(e);
+                }
             } else {
                 *stored = None;
             }
         }
+        Ok(())
     }
 
-    /// `set.discard`: true if the key was there.
-    pub fn discard_key(&self, key: &Key) -> bool {
+    /// `set.discard`: true if the key was there (MemoryError when the
+    /// table to keep cannot be allocated).
+    pub fn discard_key(&self, key: &Key) -> PyResult<bool> {
         if !self.items.borrow().contains(key) {
-            return false;
+            return Ok(false);
         }
         // The deleted slot shapes where later elements go: from now on the
         // table is kept.
         let in_step =
             matches!(&*self.table.borrow(), Some(t) if t.len() == self.items.borrow().len());
         if !in_step {
-            let table = self.table();
+            let table = self.table()?;
             *self.table.borrow_mut() = table;
         }
         match self.table.borrow_mut().as_mut() {
@@ -406,26 +446,26 @@ impl SetObj {
                 self.items.borrow_mut().shift_remove(key);
             }
         }
-        true
+        Ok(true)
     }
 
     /// `set.pop`: the element CPython's `set_pop` takes.
-    pub fn pop_key(&self) -> Option<Key> {
+    pub fn pop_key(&self) -> PyResult<Option<Key>> {
         let in_step =
             matches!(&*self.table.borrow(), Some(t) if t.len() == self.items.borrow().len());
         if !in_step {
-            let table = self.table();
+            let table = self.table()?;
             *self.table.borrow_mut() = table;
         }
         let popped = self.table.borrow_mut().as_mut().map(SetTable::pop);
-        match popped {
-            Some(k) => {
-                let k = k?;
+        Ok(match popped {
+            Some(Some(k)) => {
                 self.items.borrow_mut().swap_remove(&k);
                 Some(k)
             }
+            Some(None) => None,
             None => self.items.borrow_mut().shift_remove_index(0),
-        }
+        })
     }
 
     /// `set.clear` (a fresh table, as CPython's).
@@ -443,11 +483,13 @@ impl SetObj {
 
     /// The elements in the order CPython iterates them (insertion order when
     /// that cannot be reproduced).
-    pub fn ordered(&self) -> Vec<Value> {
-        match self.table() {
-            Some(t) => t.keys().map(|k| k.0.clone()).collect(),
-            None => self.items.borrow().iter().map(|k| k.0.clone()).collect(),
+    pub fn ordered(&self) -> PyResult<Vec<Value>> {
+        let mut out = alloc_vec(self.items.borrow().len())?;
+        match self.table()? {
+            Some(t) => out.extend(t.keys().map(|k| k.0.clone())),
+            None => out.extend(self.items.borrow().iter().map(|k| k.0.clone())),
         }
+        Ok(out)
     }
 
     /// A set from keys.
@@ -461,11 +503,11 @@ impl SetObj {
 
     /// A set with CPython's table `t` (elements when hashes are not stable:
     /// `fallback`, in insertion order).
-    pub fn with_table(t: Option<SetTable>, fallback: KeySet, frozen: bool) -> SetObj {
+    pub fn with_table(t: Option<SetTable>, fallback: KeySet, frozen: bool) -> PyResult<SetObj> {
         let s = SetObj::new(fallback, frozen);
         if let Some(t) = t {
-            s.set_table(t);
+            s.set_table(t)?;
         }
-        s
+        Ok(s)
     }
 }

@@ -188,7 +188,7 @@ impl Signature {
                                 self.name, key
                             )));
                         }
-                        kwargs.insert_str(&key, value);
+                        kwargs.insert_str(&key, value)?;
                     }
                     None => {
                         if self.builtin != BuiltinStyle::Python {
