@@ -46,6 +46,40 @@ pub const ALL_DTYPES: [DType; 10] = [
 ];
 
 impl DType {
+    /// TensorFlow's number of the type (its `DataType` enum).
+    pub fn datatype_enum(self) -> u64 {
+        match self {
+            DType::Float32 => 1,
+            DType::Float64 => 2,
+            DType::Int32 => 3,
+            DType::UInt8 => 4,
+            DType::Int16 => 5,
+            DType::Int8 => 6,
+            DType::String => 7,
+            DType::Int64 => 9,
+            DType::Bool => 10,
+            DType::Float16 => 19,
+        }
+    }
+
+    /// The dtype of a `DataType` enum number, if dist has it.
+    pub fn from_datatype_enum(code: u64) -> Option<DType> {
+        [
+            DType::Float32,
+            DType::Float64,
+            DType::Int32,
+            DType::UInt8,
+            DType::Int16,
+            DType::Int8,
+            DType::String,
+            DType::Int64,
+            DType::Bool,
+            DType::Float16,
+        ]
+        .into_iter()
+        .find(|d| d.datatype_enum() == code)
+    }
+
     /// TensorFlow's name (`tf.float32.name`), which is also numpy's for numeric types.
     pub fn name(self) -> &'static str {
         match self {

@@ -4,14 +4,14 @@
 //! short-circuit on a tensor is an `If` node whose branches are the two
 //! operands, `not` is `tf.logical_not`.
 
-use super::verify_single;
+use super::{ag_branch, verify_single};
 use crate::distribute::function::control;
 use crate::eval::frame::Frame;
 use crate::eval::Interp;
 use crate::object::tensor::convert::runtime_err;
 use crate::runtime::{graph, Tensor};
 use crate::syntax::ast::*;
-use crate::value::{ExcType, PyErr, PyResult, Value};
+use crate::value::{PyResult, Value};
 
 impl Interp {
     /// `a and b …` / `a or b …`: CPython's short-circuit (the last operand
@@ -97,15 +97,7 @@ impl Interp {
         let mut traced = Vec::with_capacity(2);
         for k in 0..2 {
             let mut run = || branch(self, f, k);
-            match control::trace_branch(self, &mut run)? {
-                Some(t) => traced.push(t),
-                None => {
-                    return Err(PyErr::new(
-                        ExcType::SystemError,
-                        "autograph outside a trace",
-                    ))
-                }
-            }
+            traced.push(ag_branch(self, &mut run)?);
         }
         if let Some(repr) = repr {
             verify_single(repr, &traced[0].result, &traced[1].result)?;

@@ -57,6 +57,15 @@ fn value_error(msg: impl Into<String>) -> PyErr {
     PyErr::new(ExcType::ValueError, msg.into())
 }
 
+/// One branch of a converted conditional, traced.
+fn ag_branch(
+    interp: &Interp,
+    run: &mut dyn FnMut() -> PyResult<Value>,
+) -> PyResult<control::Traced> {
+    control::trace_branch(interp, run)?
+        .ok_or_else(|| PyErr::new(ExcType::SystemError, "autograph outside a trace"))
+}
+
 /// Autograph's checks of one value a converted conditional gives in its
 /// two branches (`name` names it in the messages).
 fn verify_single(name: &str, main: &Value, other: &Value) -> PyResult<()> {
@@ -327,15 +336,7 @@ impl Interp {
                 }
                 Ok(Value::tuple(out))
             };
-            match control::trace_branch(self, &mut run)? {
-                Some(t) => traced.push(t),
-                None => {
-                    return Err(PyErr::new(
-                        ExcType::SystemError,
-                        "autograph outside a trace",
-                    ))
-                }
-            }
+            traced.push(ag_branch(self, &mut run)?);
         }
         // autograph's checks, main branch first
         let branch_name = ["main", "else"];

@@ -457,19 +457,10 @@ pub fn dtype_arg(vm: &dyn Vm, v: &Value) -> PyResult<DType> {
             ("builtins", "str") => Ok(DType::String),
             _ => Err(bad()),
         },
-        Value::Int(i) => Ok(match i {
-            1 => DType::Float32,
-            2 => DType::Float64,
-            3 => DType::Int32,
-            4 => DType::UInt8,
-            5 => DType::Int16,
-            6 => DType::Int8,
-            7 => DType::String,
-            9 => DType::Int64,
-            10 => DType::Bool,
-            19 => DType::Float16,
-            _ => return Err(bad()),
-        }),
+        Value::Int(i) => u64::try_from(*i)
+            .ok()
+            .and_then(DType::from_datatype_enum)
+            .ok_or_else(bad),
         _ => Err(bad()),
     }
 }

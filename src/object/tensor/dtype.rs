@@ -96,18 +96,7 @@ getters! {
     as_numpy_dtype "DType.as_numpy_dtype(self)" =>
         |d| Value::Class(crate::object::numpy::scalar_class(d));
     /// TensorFlow's number of the type (its `DataType` enum).
-    as_datatype_enum "DType.as_datatype_enum(self)" => |d| Value::Int(match d {
-        DType::Float32 => 1,
-        DType::Float64 => 2,
-        DType::Int32 => 3,
-        DType::UInt8 => 4,
-        DType::Int16 => 5,
-        DType::Int8 => 6,
-        DType::String => 7,
-        DType::Int64 => 9,
-        DType::Bool => 10,
-        DType::Float16 => 19,
-    });
+    as_datatype_enum "DType.as_datatype_enum(self)" => |d| Value::Int(d.datatype_enum() as i64);
 }
 
 impl NativeObject for DTypeObj {

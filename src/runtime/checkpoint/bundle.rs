@@ -74,39 +74,6 @@ impl BundleError {
 
 type Result<T> = std::result::Result<T, BundleError>;
 
-/// TensorFlow's `DataType` enum value of a dtype.
-pub fn dtype_code(dtype: DType) -> u64 {
-    match dtype {
-        DType::Float32 => 1,
-        DType::Float64 => 2,
-        DType::Int32 => 3,
-        DType::UInt8 => 4,
-        DType::Int16 => 5,
-        DType::Int8 => 6,
-        DType::String => 7,
-        DType::Int64 => 9,
-        DType::Bool => 10,
-        DType::Float16 => 19,
-    }
-}
-
-/// The dtype of a `DataType` enum value, if dist has it.
-pub fn dtype_of_code(code: u64) -> Option<DType> {
-    Some(match code {
-        1 => DType::Float32,
-        2 => DType::Float64,
-        3 => DType::Int32,
-        4 => DType::UInt8,
-        5 => DType::Int16,
-        6 => DType::Int8,
-        7 => DType::String,
-        9 => DType::Int64,
-        10 => DType::Bool,
-        19 => DType::Float16,
-        _ => return None,
-    })
-}
-
 /// The data file of shard `shard` of `num_shards`.
 pub fn data_path(prefix: &str, shard: u64, num_shards: u64) -> String {
     format!("{prefix}.data-{shard:05}-of-{num_shards:05}")
@@ -219,7 +186,7 @@ pub fn write(prefix: &str, tensors: &[(String, Tensor)]) -> Result<()> {
             .map_err(|e| BundleError::new(BundleErrorKind::InvalidArgument, e.message()))?;
         let mut entry = Writer::new();
         entry
-            .varint(1, dtype_code(t.dtype()))
+            .varint(1, t.dtype().datatype_enum())
             .bytes(2, &shape_proto(t.dims()))
             .varint(4, data.len() as u64)
             .varint(5, bytes.len() as u64)
@@ -297,7 +264,7 @@ fn parse_entry(data: &[u8]) -> Option<Entry> {
             _ => {}
         }
     }
-    e.dtype = dtype_of_code(code).ok_or_else(|| {
+    e.dtype = DType::from_datatype_enum(code).ok_or_else(|| {
         BundleError::new(
             BundleErrorKind::Unimplemented,
             format!("dist cannot read checkpointed tensors of DataType {code}"),

@@ -12,7 +12,7 @@ use crate::runtime::dtype::DType;
 use crate::runtime::dtype::Scalar;
 use crate::runtime::error::{Error, Result};
 use crate::runtime::op::{BinaryOp, ReduceOp, UnaryOp};
-use crate::runtime::storage::HostData;
+use crate::runtime::storage::{Elem, HostData};
 use crate::runtime::tensor::Tensor;
 
 /// A 0-d tensor of `x`'s dtype holding `v`, on `x`'s device.
@@ -55,7 +55,8 @@ fn softmax_impl(x: &Tensor, axis: i64, log: bool) -> Result<Tensor> {
         return Ok(out);
     }
     if log {
-        if let Some(out) = along_rows_f64(x, axis.rem_euclid(rank) as usize)? {
+        let f64_rows = f32_kernels::log_softmax_rows_f64;
+        if let Some(out) = along_rows(x, axis.rem_euclid(rank) as usize, f64_rows)? {
             return Ok(out);
         }
     }
@@ -72,15 +73,15 @@ fn softmax_impl(x: &Tensor, axis: i64, log: bool) -> Result<Tensor> {
     }
 }
 
-/// `f`, a float32 kernel over rows of the last axis, applied along `axis`
-/// of `x` as TensorFlow applies its kernels: the Python wrapper swaps `axis`
-/// with the last axis and back. None when `x` is not float32 in host memory.
-fn along_rows(
+/// `f`, a kernel over rows of the last axis, applied along `axis` of `x`
+/// as TensorFlow applies its kernels: the Python wrapper swaps `axis` with
+/// the last axis and back. None when `x` is not `T` in host memory.
+fn along_rows<T: Elem>(
     x: &Tensor,
     axis: usize,
-    f: fn(&[f32], usize) -> Result<Vec<f32>>,
+    f: fn(&[T], usize) -> Result<Vec<T>>,
 ) -> Result<Option<Tensor>> {
-    let Some(data) = x.as_slice::<f32>() else {
+    let Some(data) = x.as_slice::<T>() else {
         return Ok(None);
     };
     let dims = x.dims();
@@ -91,39 +92,14 @@ fn along_rows(
         let mut perm: Vec<usize> = (0..dims.len()).collect();
         perm.swap(axis, last);
         let idx = permute_indices(dims, &perm)?;
-        let moved: Vec<f32> = idx.iter().map(|&i| data[i]).collect();
+        let moved: Vec<T> = idx.iter().map(|&i| data[i]).collect();
         let mut out = moved.clone();
         for (&i, v) in idx.iter().zip(f(&moved, dims[axis])?) {
             out[i] = v;
         }
         out
     };
-    Tensor::from_host(HostData::F32(out), x.shape().clone(), x.device()).map(Some)
-}
-
-/// TensorFlow's float64 `LogSoftmax` along `axis` (Eigen's kernel, as
-/// [`along_rows`]); None when `x` is not float64 in host memory.
-fn along_rows_f64(x: &Tensor, axis: usize) -> Result<Option<Tensor>> {
-    let Some(data) = x.as_slice::<f64>() else {
-        return Ok(None);
-    };
-    let dims = x.dims();
-    let last = dims.len() - 1;
-    let f = f32_kernels::log_softmax_rows_f64;
-    let out = if axis == last {
-        f(data, dims[axis])?
-    } else {
-        let mut perm: Vec<usize> = (0..dims.len()).collect();
-        perm.swap(axis, last);
-        let idx = permute_indices(dims, &perm)?;
-        let moved: Vec<f64> = idx.iter().map(|&i| data[i]).collect();
-        let mut out = moved.clone();
-        for (&i, v) in idx.iter().zip(f(&moved, dims[axis])?) {
-            out[i] = v;
-        }
-        out
-    };
-    Tensor::from_host(HostData::F64(out), x.shape().clone(), x.device()).map(Some)
+    Tensor::from_host(T::wrap(out), x.shape().clone(), x.device()).map(Some)
 }
 
 /// `tf.nn.relu6`: `min(max(x, 0), 6)`.
