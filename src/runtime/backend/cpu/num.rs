@@ -204,11 +204,12 @@ macro_rules! float_num {
             const IS_INT: bool = false;
             #[inline(always)]
             fn ftz(self) -> Self {
-                if self.is_subnormal() {
-                    (0.0 as $t).copysign(self)
-                } else {
-                    self
-                }
+                // a zero exponent field (a denormal or a zero) keeps only
+                // its sign: a mask, so loops over it vectorize
+                let b = self.to_bits();
+                let sign = (-0.0 as $t).to_bits();
+                let exp = (<$t>::INFINITY).to_bits();
+                <$t>::from_bits(b & if b & exp == 0 { sign } else { !0 })
             }
             #[inline(always)]
             fn zero() -> Self {
