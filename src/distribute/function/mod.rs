@@ -38,6 +38,25 @@ pub struct FunctionObj {
     autograph: bool,
     /// The concrete functions traced so far, with their signature keys.
     concretes: RefCell<Vec<(String, Value)>>,
+    /// `input_signature`: the static shape of each flattened input.
+    signature_dims: Option<Rc<[StaticDims]>>,
+    /// `reduce_retracing`: the input shapes of the latest relaxed trace of
+    /// each signature without shapes (at first, the first trace's).
+    relaxed_dims: RefCell<HashMap<String, Vec<StaticDims>>>,
+}
+
+use crate::runtime::graph::shapes::StaticDims;
+
+/// The shapes of a call's flattened input tensors.
+fn input_dims(args: &[Value], kwargs: &[(Rc<str>, Value)]) -> PyResult<Vec<Vec<usize>>> {
+    let mut dims = Vec::new();
+    for v in args.iter().chain(kwargs.iter().map(|(_, v)| v)) {
+        trace::map_arg_tensors(v, &mut |t| {
+            dims.push(t.dims().to_vec());
+            t.clone()
+        })?;
+    }
+    Ok(dims)
 }
 
 /// How a new shape retraces a `tf.function`.
@@ -85,24 +104,51 @@ impl FunctionObj {
 
     /// Notes a call's signature: whether it traced before, and the key its
     /// concrete function is known by.
-    fn note_signature(&self, exact: &str, loose: &str) -> (bool, String) {
+    /// `reduce_retracing`: a call whose shapes fit neither a trace of its
+    /// own shapes nor the relaxed trace traces again, relaxed to the most
+    /// specific shapes both the relaxed (or first) trace's and its own fit
+    /// (TensorFlow's most specific common supertype).
+    fn note_signature(&self, exact: &str, loose: &str, now: &[Vec<usize>]) -> (bool, String) {
         let mut traces = self.traces.borrow_mut();
         match self.relaxed {
             Retrace::Exact => (!traces.insert(exact.to_string()), exact.to_string()),
             Retrace::Never => (!traces.insert(loose.to_string()), loose.to_string()),
             Retrace::Reduce => {
-                let relaxed = format!("~{loose}");
                 if traces.contains(exact) {
-                    (true, exact.to_string())
-                } else if traces.contains(&relaxed) {
-                    (true, relaxed)
-                } else if traces.insert(format!("seen:{loose}")) {
-                    traces.insert(exact.to_string());
-                    (false, exact.to_string())
-                } else {
-                    traces.insert(relaxed.clone());
-                    (false, relaxed)
+                    return (true, exact.to_string());
                 }
+                let mut relaxed = self.relaxed_dims.borrow_mut();
+                let Some(spec) = relaxed.get(loose) else {
+                    let known = now
+                        .iter()
+                        .map(|d| d.iter().map(|&x| Some(x)).collect())
+                        .collect();
+                    relaxed.insert(loose.to_string(), known);
+                    traces.insert(exact.to_string());
+                    return (false, exact.to_string());
+                };
+                let fits = spec.len() == now.len()
+                    && spec.iter().zip(now).all(|(s, d)| {
+                        s.len() == d.len()
+                            && s.iter().zip(d).all(|(a, b)| a.is_none_or(|a| a == *b))
+                    });
+                if fits && spec.iter().any(|s| s.iter().any(Option::is_none)) {
+                    return (true, format!("~{loose}{spec:?}"));
+                }
+                let general: Vec<StaticDims> = spec
+                    .iter()
+                    .zip(now)
+                    .map(|(s, d)| {
+                        if s.len() != d.len() {
+                            return vec![None; d.len()];
+                        }
+                        s.iter().zip(d).map(|(a, b)| a.filter(|a| a == b)).collect()
+                    })
+                    .collect();
+                let key = format!("~{loose}{general:?}");
+                relaxed.insert(loose.to_string(), general);
+                traces.insert(key.clone());
+                (false, key)
             }
         }
     }
@@ -120,8 +166,13 @@ impl FunctionObj {
         let loose = self.key(vm, &args, &kwargs, true)?;
         // a trace that fails leaves no trace behind (the next call traces again)
         let (seen_before, count_before) = (self.traces.borrow().clone(), self.count.get());
-        let (traced, tkey) = self.note_signature(&exact, &loose);
+        let now = match self.relaxed {
+            Retrace::Reduce => input_dims(&args, &kwargs)?,
+            _ => Vec::new(),
+        };
+        let (traced, tkey) = self.note_signature(&exact, &loose, &now);
         let inside = crate::runtime::graph::tracing();
+        let statics = self.static_inputs(&loose, &tkey);
         if concrete && traced {
             if let Some(c) = self.concretes.borrow().iter().find(|(k, _)| *k == tkey) {
                 return Ok(c.1.clone());
@@ -155,8 +206,8 @@ impl FunctionObj {
                 let t = trace::trace(
                     vm,
                     &self.func,
-                    &args,
-                    &kwargs,
+                    (&args, &kwargs),
+                    statics.as_deref(),
                     false,
                     self.autograph,
                     &convert_outputs,
@@ -180,8 +231,8 @@ impl FunctionObj {
         let mut t = trace::trace(
             vm,
             &self.func,
-            &args,
-            &kwargs,
+            (&args, &kwargs),
+            statics.as_deref(),
             concrete,
             self.autograph,
             &convert_outputs,
@@ -193,8 +244,8 @@ impl FunctionObj {
             let again = trace::trace(
                 vm,
                 &self.func,
-                &args,
-                &kwargs,
+                (&args, &kwargs),
+                statics.as_deref(),
                 true,
                 self.autograph,
                 &convert_outputs,
@@ -255,6 +306,20 @@ impl FunctionObj {
         Ok(if concrete { cf } else { result })
     }
 
+    /// The static shapes of a trace's inputs, where TensorFlow leaves dims
+    /// unknown: an `input_signature`'s, or on a `reduce_retracing` retrace
+    /// the dims that differ from the first trace's (None: all known).
+    fn static_inputs(&self, loose: &str, tkey: &str) -> Option<Vec<StaticDims>> {
+        match self.relaxed {
+            Retrace::Exact => None,
+            Retrace::Never => self.signature_dims.as_ref().map(|d| d.to_vec()),
+            Retrace::Reduce if tkey.starts_with('~') => {
+                self.relaxed_dims.borrow().get(loose).cloned()
+            }
+            Retrace::Reduce => None,
+        }
+    }
+
     /// An error raised while tracing, as autograph re-raises it.
     fn user_code(&self, vm: &dyn Vm, e: PyErr) -> PyErr {
         if self.autograph {
@@ -264,7 +329,12 @@ impl FunctionObj {
         }
     }
 
-    fn value(func: Value, relaxed: Retrace, autograph: bool) -> Value {
+    fn value(
+        func: Value,
+        relaxed: Retrace,
+        autograph: bool,
+        signature_dims: Option<Rc<[StaticDims]>>,
+    ) -> Value {
         Value::native(FunctionObj {
             func,
             traces: RefCell::new(HashSet::new()),
@@ -273,6 +343,8 @@ impl FunctionObj {
             count: Cell::new(0),
             autograph,
             concretes: RefCell::new(Vec::new()),
+            signature_dims,
+            relaxed_dims: RefCell::new(HashMap::new()),
         })
     }
 }
@@ -410,7 +482,7 @@ fn signature(vm: &dyn Vm, v: &Value, relaxed: bool, out: &mut String) -> PyResul
 
 /// A `tf.function(...)` call without the function yet: the decorator
 /// (whether its functions' shapes are relaxed).
-pub struct Decorator(Retrace, bool);
+pub struct Decorator(Retrace, bool, Option<Rc<[StaticDims]>>);
 
 pub(super) fn convert_outputs(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
     match v {
@@ -466,7 +538,7 @@ impl NativeObject for Decorator {
         _vm: &dyn Vm,
     ) -> PyResult<Value> {
         let func = args.into_iter().next().unwrap_or(Value::None);
-        Ok(FunctionObj::value(func, self.0, self.1))
+        Ok(FunctionObj::value(func, self.0, self.1, self.2.clone()))
     }
 }
 
@@ -494,8 +566,34 @@ pub fn function(
         Retrace::Exact
     };
     let autograph = !matches!(autograph, Value::Bool(false) | Value::None | Value::Int(0));
+    let dims = (!input_signature.is_none()).then(|| {
+        let mut dims = Vec::new();
+        signature_dims(input_signature, &mut dims);
+        Rc::from(dims)
+    });
     match func {
-        Some(f) => FunctionObj::value(f.clone(), relaxed, autograph),
-        None => Value::native(Decorator(relaxed, autograph)),
+        Some(f) => FunctionObj::value(f.clone(), relaxed, autograph, dims),
+        None => Value::native(Decorator(relaxed, autograph, dims)),
+    }
+}
+
+/// The static shape of each `tf.TensorSpec` of an `input_signature`, in
+/// the order the call's tensors flatten.
+fn signature_dims(v: &Value, out: &mut Vec<StaticDims>) {
+    use crate::distribute::dataset::structure::{Spec, SpecObj};
+    match v {
+        Value::List(l) => l.borrow().iter().for_each(|x| signature_dims(x, out)),
+        Value::Tuple(t) => t.iter().for_each(|x| signature_dims(x, out)),
+        Value::Dict(d) => d
+            .borrow()
+            .items()
+            .into_iter()
+            .for_each(|(_, x)| signature_dims(&x, out)),
+        Value::Native(n) => {
+            if let Some(SpecObj(Spec::Tensor { dims, .. }, _)) = n.as_any().downcast_ref() {
+                out.push(dims.clone());
+            }
+        }
+        _ => {}
     }
 }

@@ -285,14 +285,17 @@ pub struct Traced {
     pub created_variables: bool,
 }
 
-/// Traces `func` on `args`/`kwargs`: runs the body once on placeholders.
+use crate::runtime::graph::shapes::StaticDims;
+
+/// Traces `func` on `args`/`kwargs`: runs the body once on placeholders
+/// (`statics`: the inputs' static shapes, where some dims are unknown).
 /// `convert` turns the body's result into the function's (Python numbers
 /// to tensors) while the trace is still open.
 pub fn trace(
     vm: &dyn Vm,
     func: &Value,
-    args: &[Value],
-    kwargs: &[(Rc<str>, Value)],
+    (args, kwargs): (&[Value], &[(Rc<str>, Value)]),
+    statics: Option<&[StaticDims]>,
     dry_run: bool,
     autograph: bool,
     convert: &dyn Fn(&dyn Vm, &Value) -> PyResult<Value>,
@@ -303,7 +306,15 @@ pub fn trace(
     let saved_forbid = FORBID.with(|d| d.replace(dry_run));
     let saved_created = CREATED.with(|c| c.replace(0));
     let g = graph::begin();
-    let ph = |v: &Value, name: &str| map_arg_tensors(v, &mut |t| graph::placeholder(t, name));
+    // the k-th input tensor's static shape, where some dims are unknown
+    let k = Cell::new(0);
+    let ph = |v: &Value, name: &str| {
+        map_arg_tensors(v, &mut |t| {
+            let dims = statics.and_then(|s| s.get(k.get())).cloned();
+            k.set(k.get() + 1);
+            graph::placeholder_shaped(t, name, dims)
+        })
+    };
     let bound: PyResult<CallArgs> = (|| {
         let mut a = Vec::with_capacity(args.len());
         for (v, n) in args.iter().zip(&names) {

@@ -84,6 +84,12 @@ pub static EAGER_TENSOR: ClassSpec = ClassSpec {
 /// The shape, a `tf.TensorShape`.
 #[native("EagerTensor.shape(self)")]
 pub(super) fn shape(this: &Tensor) -> Value {
+    // a traced tensor's static shape may have unknown dims
+    if crate::runtime::graph::tracing() {
+        if let Some(dims) = crate::runtime::graph::static_dims(this) {
+            return Value::native(super::shape::TensorShapeObj { dims });
+        }
+    }
     super::shape::shape_value(this.dims())
 }
 
@@ -121,7 +127,7 @@ fn numpy(this: &Tensor) -> PyResult<Value> {
 /// The shape, as `t.shape`.
 #[native("EagerTensor.get_shape(self)", c)]
 fn get_shape(this: &Tensor) -> Value {
-    super::shape::shape_value(this.dims())
+    shape(this)
 }
 
 /// The size of the first dimension.

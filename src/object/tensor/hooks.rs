@@ -342,7 +342,7 @@ pub fn tensor_repr(_vm: &dyn Vm, t: &Value) -> PyResult<String> {
     if let Some(name) = symbolic_name(x) {
         return Ok(format!(
             "<tf.Tensor '{name}' shape={} dtype={}>",
-            x.shape().tuple_text(),
+            static_shape_text(x),
             x.dtype().name()
         ));
     }
@@ -356,11 +356,28 @@ pub fn tensor_str(_vm: &dyn Vm, t: &Value) -> PyResult<String> {
         let device = device.map_or(String::new(), |d| format!(", device={}", d.full_name()));
         return Ok(format!(
             "Tensor(\"{name}\", shape={}, dtype={}{device})",
-            x.shape().tuple_text(),
+            static_shape_text(x),
             x.dtype().name()
         ));
     }
     Ok(crate::runtime::format::tf_str(x))
+}
+
+/// A traced tensor's static shape as TensorFlow prints it (`(None, 3)`).
+fn static_shape_text(x: &Tensor) -> String {
+    match crate::runtime::graph::static_dims(x) {
+        Some(dims) => {
+            let parts: Vec<String> = dims
+                .iter()
+                .map(|d| d.map_or("None".to_string(), |n| n.to_string()))
+                .collect();
+            match parts.len() {
+                1 => format!("({},)", parts[0]),
+                _ => format!("({})", parts.join(", ")),
+            }
+        }
+        None => x.shape().tuple_text(),
+    }
 }
 
 /// The graph name (`add:0`) of a tensor of the `tf.function` being traced.

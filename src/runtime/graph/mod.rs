@@ -23,6 +23,7 @@
 
 pub mod exec;
 mod nodes;
+pub mod shapes;
 
 pub use nodes::{live_nodes, record_cond, record_while, render};
 
@@ -149,6 +150,9 @@ pub struct Graph {
     /// resource's address): a trace that does not run its assignments
     /// still reads what it assigned.
     latest: HashMap<usize, Tensor>,
+    /// The static shapes of the node outputs with unknown dims (the others'
+    /// are their concrete shapes).
+    statics: HashMap<Port, shapes::StaticDims>,
 }
 
 static EPOCH: AtomicU64 = AtomicU64::new(0);
@@ -427,6 +431,9 @@ impl Graph {
                 t.device(),
             );
             self.nodes[idx].outputs = vec![(t.dtype(), t.shape().clone())];
+            if let Some(d) = parent.borrow().statics.get(&pp).cloned() {
+                self.statics.insert((idx, 0), d);
+            }
             self.placeholders.push(idx);
             self.captures.push(pp);
             self.capture_values.push(t.clone());
@@ -453,6 +460,15 @@ impl Graph {
             device,
         );
         Some((idx, 0))
+    }
+
+    /// Sets the static shapes of node `idx`'s outputs (those with unknown dims).
+    fn set_statics(&mut self, idx: usize, statics: Vec<Option<shapes::StaticDims>>) {
+        for (k, d) in statics.into_iter().enumerate() {
+            if let Some(d) = d.filter(|d| shapes::has_unknown(d)) {
+                self.statics.insert((idx, k), d);
+            }
+        }
     }
 
     /// The ports of `ts` (None when one cannot be followed).
@@ -498,15 +514,86 @@ pub(crate) fn record(op: &dyn Fn() -> GradOp, inputs: &[&Tensor], outputs: &[&Te
     let Some(ports) = g.ports(inputs, op.name()) else {
         return;
     };
+    let reshape_free = RESHAPE_FREE.with(|r| r.take());
+    let statics = ports.iter().any(|p| g.statics.contains_key(p)).then(|| {
+        let ins: Vec<shapes::StaticDims> = ports
+            .iter()
+            .zip(inputs)
+            .map(|(p, t)| {
+                g.statics
+                    .get(p)
+                    .cloned()
+                    .unwrap_or_else(|| shapes::known(t))
+            })
+            .collect();
+        shapes::infer(&op, &ins, inputs, outputs, reshape_free)
+    });
     let device = outputs.first().map(|t| t.device()).unwrap_or(Device::CPU0);
     let name = default_name(&op);
     let op_type = op.name();
-    g.push(name, op_type, NodeOp::Op(op), ports, outputs, device);
+    let idx = g.push(name, op_type, NodeOp::Op(op), ports, outputs, device);
+    for (k, d) in statics.into_iter().flatten().enumerate() {
+        if shapes::has_unknown(&d) {
+            g.statics.insert((idx, k), d);
+        }
+    }
+}
+
+thread_local! {
+    /// The position of the `-1` of the `tf.reshape` about to be recorded.
+    static RESHAPE_FREE: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// Notes the position of the `-1` in the shape the next recorded `Reshape`
+/// was asked for (its static dim is unknown when the input's count is).
+pub fn note_reshape_free(pos: Option<usize>) {
+    if tracing() {
+        RESHAPE_FREE.with(|r| r.set(pos));
+    }
+}
+
+/// The static shape of `t` while it is traced, when it has unknown dims.
+pub fn static_dims(t: &Tensor) -> Option<shapes::StaticDims> {
+    let mut g = current()?;
+    loop {
+        let parent = {
+            let gb = g.borrow();
+            if let Some(p) = gb.lookup(t) {
+                return gb.statics.get(&p).cloned();
+            }
+            gb.parent.clone()?
+        };
+        g = parent;
+    }
+}
+
+/// Gives the graph output `t` the static shape `dims` (unknown dims where
+/// TensorFlow's inference would leave them: a loop variable's relaxed
+/// shape).
+pub fn set_static_dims(t: &Tensor, dims: shapes::StaticDims) {
+    let Some(g) = current() else { return };
+    let mut g = g.borrow_mut();
+    if let Some(p) = g.lookup(t) {
+        if shapes::has_unknown(&dims) && dims.len() == t.rank() {
+            g.statics.insert(p, dims);
+        } else {
+            g.statics.remove(&p);
+        }
+    }
 }
 
 /// A placeholder of the trace for the input `t`: a new handle on its
 /// buffer that stands for the function's argument named `name`.
 pub fn placeholder(t: &Tensor, name: &str) -> Tensor {
+    // a placeholder standing for a tensor of an outer graph (a loop
+    // variable) has its static shape
+    let dims = static_dims(t);
+    placeholder_shaped(t, name, dims)
+}
+
+/// [`placeholder`] with the static shape `dims` (`None` entries unknown:
+/// an `input_signature`'s `TensorSpec([None])`, a relaxed retrace).
+pub fn placeholder_shaped(t: &Tensor, name: &str, dims: Option<shapes::StaticDims>) -> Tensor {
     let p = super::autodiff::tape::detached(t);
     if let Some(g) = current() {
         let mut g = g.borrow_mut();
@@ -520,6 +607,9 @@ pub fn placeholder(t: &Tensor, name: &str) -> Tensor {
             device,
         );
         g.placeholders.push(idx);
+        if let Some(d) = dims.filter(|d| shapes::has_unknown(d) && d.len() == p.rank()) {
+            g.statics.insert((idx, 0), d);
+        }
     }
     p
 }

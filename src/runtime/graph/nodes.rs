@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::{current, exec, Branch, Graph, Node, NodeOp};
+use super::{current, exec, shapes, Branch, Graph, Node, NodeOp};
 use crate::runtime::device::Device;
 use crate::runtime::tensor::Tensor;
 
@@ -41,9 +41,34 @@ pub fn record_cond(pred: &Tensor, branches: [Rc<RefCell<Graph>>; 2], outputs: &[
         let plan = exec::Plan::new(&graph.borrow());
         Branch { graph, plan }
     };
+    // an output's static shape: unknown where either branch's is, or
+    // where the two branches' sizes differ
+    let branch_dims = |b: &Rc<RefCell<Graph>>, k: usize| {
+        let b = b.borrow();
+        let p = *b.outputs.get(k)?;
+        let (_, shape) = b.nodes.get(p.0)?.outputs.get(p.1)?;
+        Some(
+            b.statics
+                .get(&p)
+                .cloned()
+                .unwrap_or_else(|| shape.dims().iter().map(|&d| Some(d)).collect()),
+        )
+    };
+    let statics: Vec<Option<shapes::StaticDims>> = (0..outputs.len())
+        .map(|k| {
+            let (a, b) = (branch_dims(&t, k)?, branch_dims(&f, k)?);
+            (a.len() == b.len()).then(|| {
+                a.iter()
+                    .zip(&b)
+                    .map(|(x, y)| x.filter(|_| x == y))
+                    .collect()
+            })
+        })
+        .collect();
     let bs = Rc::new([make(t), make(f)]);
     let device = pred.device();
-    g.push("cond", "If", NodeOp::Cond(bs), inputs, outputs, device);
+    let idx = g.push("cond", "If", NodeOp::Cond(bs), inputs, outputs, device);
+    g.set_statics(idx, statics);
 }
 
 /// Records a `tf.while_loop` of the graph being traced: the loop
@@ -60,6 +85,8 @@ pub fn record_while(
     let Some(mut inputs) = g.ports(init, "While") else {
         return;
     };
+    let statics: Vec<Option<shapes::StaticDims>> =
+        inputs.iter().map(|p| g.statics.get(p).cloned()).collect();
     for b in [&cond, &body] {
         inputs.extend(b.borrow().captures.iter().copied());
     }
@@ -69,7 +96,7 @@ pub fn record_while(
     };
     let bs = Rc::new([make(cond), make(body)]);
     let device = outputs.first().map_or(Device::CPU0, |t| t.device());
-    g.push(
+    let idx = g.push(
         "while",
         "While",
         NodeOp::While(bs, init.len()),
@@ -77,6 +104,7 @@ pub fn record_while(
         outputs,
         device,
     );
+    g.set_statics(idx, statics);
 }
 
 /// The nodes no output or effect depends on are left out of replays.

@@ -88,7 +88,10 @@ pub fn reshape(x: &Tensor, dims: &[i64], sem: Semantics) -> Result<Tensor> {
             Semantics::Numpy => Error::value_error(np_text()),
         });
     }
-    x.with_shape(Shape(out))
+    crate::runtime::graph::note_reshape_free(unknown.first().copied());
+    let r = x.with_shape(Shape(out));
+    crate::runtime::graph::note_reshape_free(None);
+    r
 }
 
 /// `tf.expand_dims`: inserts a 1 at `axis` (in `[-rank-1, rank]`).

@@ -1,0 +1,324 @@
+//! Static shapes with unknown dimensions: what a traced tensor's `.shape`
+//! and its printed form show when the trace's inputs had dims TensorFlow
+//! leaves unknown (`input_signature=[tf.TensorSpec([None])]`, a relaxed
+//! retrace, a dataset element's batch dimension).
+//!
+//! A trace still runs on real values, so every node keeps its concrete
+//! shape (the replay is specialised to it); the static shape is a view
+//! beside it, propagated op by op as TensorFlow's shape inference does:
+//! a dimension is unknown when the dims it is computed from are.
+
+use super::super::autodiff::GradOp;
+use super::super::tensor::Tensor;
+
+/// A static shape: its dims, `None` where unknown.
+pub type StaticDims = Vec<Option<usize>>;
+
+/// The fully known static shape of a concrete tensor.
+pub fn known(t: &Tensor) -> StaticDims {
+    t.dims().iter().map(|&d| Some(d)).collect()
+}
+
+/// Whether a static shape has an unknown dim.
+pub fn has_unknown(d: &[Option<usize>]) -> bool {
+    d.iter().any(Option::is_none)
+}
+
+/// The output's concrete dims, unknown where `like` (of the same rank) is.
+fn keep_unknown(like: &[Option<usize>], out: &Tensor) -> StaticDims {
+    let mut d = known(out);
+    if like.len() == d.len() {
+        for (o, l) in d.iter_mut().zip(like) {
+            if l.is_none() {
+                *o = None;
+            }
+        }
+    }
+    d
+}
+
+/// Broadcasting of static shapes (NumPy's rule; an unknown dim against 1 or
+/// another unknown stays unknown, against a known size > 1 is that size).
+fn broadcast(ins: &[StaticDims], out: &Tensor) -> StaticDims {
+    let rank = out.rank();
+    let mut d = known(out);
+    for (k, o) in d.iter_mut().enumerate() {
+        let mut unknown = false;
+        let mut sized = false;
+        for s in ins {
+            let Some(i) = (k + s.len()).checked_sub(rank) else {
+                continue;
+            };
+            match s[i] {
+                None => unknown = true,
+                Some(n) if n != 1 => sized = true,
+                Some(_) => {}
+            }
+        }
+        if unknown && !sized {
+            *o = None;
+        }
+    }
+    d
+}
+
+/// Merges the static shapes of inputs that must agree (known where any is).
+fn merge(ins: &[StaticDims], out_rank: usize) -> StaticDims {
+    let mut d: StaticDims = vec![None; out_rank];
+    for s in ins {
+        for (o, x) in d.iter_mut().zip(s) {
+            if o.is_none() {
+                *o = *x;
+            }
+        }
+    }
+    d
+}
+
+/// The static shapes of an op's outputs from its inputs' (`ins`, unknown
+/// dims as `None`) and the concrete outputs the trace computed.
+/// `reshape_free`: for `Reshape`, the position of the requested `-1`.
+pub fn infer(
+    op: &GradOp,
+    ins: &[StaticDims],
+    inputs: &[&Tensor],
+    outs: &[&Tensor],
+    reshape_free: Option<usize>,
+) -> Vec<StaticDims> {
+    let empty = StaticDims::new();
+    let in0 = ins.first().unwrap_or(&empty);
+    let each = |f: &dyn Fn(&Tensor) -> StaticDims| outs.iter().map(|t| f(t)).collect();
+    match op {
+        GradOp::ReadVariable
+        | GradOp::Identity
+        | GradOp::Unary(_)
+        | GradOp::Cast
+        | GradOp::Softmax { .. }
+        | GradOp::Relu6
+        | GradOp::LeakyRelu(_)
+        | GradOp::Elu
+        | GradOp::Selu
+        | GradOp::Softplus
+        | GradOp::Silu
+        | GradOp::Cumsum { .. }
+        | GradOp::Cumprod { .. }
+        | GradOp::Roll(_)
+        | GradOp::Reverse(_)
+        | GradOp::Sort { .. }
+        | GradOp::Tile(_)
+        | GradOp::Pad(_)
+        | GradOp::MirrorPad { .. }
+        | GradOp::Conv2D(_)
+        | GradOp::DepthwiseConv2D(_)
+        | GradOp::MaxPool(_)
+        | GradOp::AvgPool(_)
+        | GradOp::PoolGrad { .. }
+        | GradOp::MatrixSetDiag
+        | GradOp::TensorScatter(_)
+        | GradOp::BiasAdd { .. } => each(&|t| keep_unknown(in0, t)),
+        GradOp::Binary(_)
+        | GradOp::Select
+        | GradOp::AddN
+        | GradOp::SquaredDifference
+        | GradOp::SigmoidGrad => each(&|t| broadcast(ins, t)),
+        GradOp::Reduce { axes, keepdims, .. } => {
+            let d: StaticDims = in0
+                .iter()
+                .enumerate()
+                .filter_map(|(i, &x)| match (axes.contains(&i), keepdims) {
+                    (false, _) => Some(x),
+                    (true, true) => Some(Some(1)),
+                    (true, false) => None,
+                })
+                .collect();
+            each(&|t| fit(&d, t))
+        }
+        GradOp::ArgReduce { axis, .. } => {
+            let mut d = in0.clone();
+            if *axis < d.len() {
+                d.remove(*axis);
+            }
+            each(&|t| fit(&d, t))
+        }
+        GradOp::MatMul { ta, tb } => {
+            let b = ins.get(1).unwrap_or(&empty);
+            each(&|t| {
+                let mut d = known(t);
+                let r = d.len();
+                if r < 2 || in0.len() < 2 || b.len() < 2 {
+                    return d;
+                }
+                let (ar, br) = (in0.len(), b.len());
+                d[r - 2] = if *ta { in0[ar - 1] } else { in0[ar - 2] };
+                d[r - 1] = if *tb { b[br - 2] } else { b[br - 1] };
+                let batch = broadcast(&[in0[..ar - 2].to_vec(), b[..br - 2].to_vec()], t);
+                d[..r - 2].copy_from_slice(&batch[..r - 2]);
+                d
+            })
+        }
+        GradOp::Reshape(name) => each(&|t| match *name {
+            "Reshape" => {
+                let mut d = known(t);
+                if let Some(u) = reshape_free.filter(|_| has_unknown(in0)) {
+                    if u < d.len() {
+                        d[u] = None;
+                    }
+                }
+                d
+            }
+            // `ExpandDims` / `Squeeze`: the dims other than the inserted
+            // or dropped 1s are the input's, in order
+            _ => align(in0, t),
+        }),
+        GradOp::Transpose(perm) => each(&|t| {
+            let mut d = known(t);
+            for (o, &p) in d.iter_mut().zip(perm) {
+                if let Some(&x) = in0.get(p) {
+                    *o = x;
+                }
+            }
+            d
+        }),
+        GradOp::Concat(axis) => each(&|t| {
+            let mut d = merge(ins, t.rank());
+            if let Some(slot) = d.get_mut(*axis) {
+                *slot = if ins
+                    .iter()
+                    .all(|s| s.get(*axis).is_some_and(Option::is_some))
+                {
+                    t.dims().get(*axis).copied()
+                } else {
+                    None
+                };
+            }
+            fit(&d, t)
+        }),
+        GradOp::Pack(axis) => each(&|t| {
+            let mut d = merge(ins, t.rank().saturating_sub(1));
+            if *axis <= d.len() {
+                d.insert(*axis, Some(ins.len()));
+            }
+            fit(&d, t)
+        }),
+        GradOp::Unpack(axis) | GradOp::Split(axis) => {
+            let split = matches!(op, GradOp::Split(_));
+            each(&|t| {
+                let mut d = in0.clone();
+                if *axis < d.len() {
+                    if split {
+                        if d[*axis].is_some() {
+                            d[*axis] = t.dims().get(*axis).copied();
+                        }
+                    } else {
+                        d.remove(*axis);
+                    }
+                }
+                fit(&d, t)
+            })
+        }
+        GradOp::Gather(axis) => {
+            let idx = ins.get(1).unwrap_or(&empty);
+            each(&|t| {
+                let mut d: StaticDims = in0.iter().take(*axis).copied().collect();
+                d.extend(idx.iter().copied());
+                d.extend(in0.iter().skip(axis + 1).copied());
+                fit(&d, t)
+            })
+        }
+        GradOp::Index(items) => each(&|t| fit(&index_dims(in0, items), t)),
+        GradOp::TopK(_) => each(&|t| {
+            let mut d = keep_unknown(in0, t);
+            if let Some(last) = d.last_mut() {
+                *last = t.dims().last().copied();
+            }
+            d
+        }),
+        GradOp::SoftmaxXent | GradOp::SparseSoftmaxXent => each(&|t| {
+            let mut d = known(t);
+            if let (Some(o), Some(&b)) = (d.first_mut(), in0.first()) {
+                *o = b;
+            }
+            d
+        }),
+        // the batch dimension carries through the rest
+        _ => each(&|t| {
+            let mut d = known(t);
+            let batch = inputs.first().and_then(|x| x.dims().first());
+            if let (Some(o), Some(None)) = (d.first_mut(), in0.first()) {
+                if batch == t.dims().first() {
+                    *o = None;
+                }
+            }
+            d
+        }),
+    }
+}
+
+/// `d` when it has the output's rank (else the output's concrete dims).
+fn fit(d: &[Option<usize>], out: &Tensor) -> StaticDims {
+    if d.len() == out.rank() {
+        d.iter()
+            .zip(out.dims())
+            .map(|(s, &c)| s.map(|_| c))
+            .collect()
+    } else {
+        known(out)
+    }
+}
+
+/// `ExpandDims`/`Squeeze`: the output's dims matched in order with the
+/// input's, skipping the 1s only one side has.
+fn align(in0: &[Option<usize>], out: &Tensor) -> StaticDims {
+    let mut d = known(out);
+    let od = out.dims();
+    let (mut i, mut j) = (0, 0);
+    let extra_out = od.len().saturating_sub(in0.len());
+    let extra_in = in0.len().saturating_sub(od.len());
+    let (mut skip_out, mut skip_in) = (extra_out, extra_in);
+    while j < od.len() && i < in0.len() {
+        if skip_out > 0 && od[j] == 1 && in0[i] != Some(1) {
+            j += 1;
+            skip_out -= 1;
+        } else if skip_in > 0 && in0[i] == Some(1) && od[j] != 1 {
+            i += 1;
+            skip_in -= 1;
+        } else {
+            if in0[i].is_none() {
+                d[j] = None;
+            }
+            i += 1;
+            j += 1;
+        }
+    }
+    d
+}
+
+/// The static dims of a subscript's result.
+fn index_dims(in0: &[Option<usize>], items: &[crate::runtime::ops::IndexItem]) -> StaticDims {
+    use crate::runtime::ops::IndexItem;
+    let consuming = items
+        .iter()
+        .filter(|it| matches!(it, IndexItem::Int(_) | IndexItem::Slice { .. }))
+        .count();
+    let mut d = StaticDims::new();
+    let mut i = 0;
+    for it in items {
+        match it {
+            IndexItem::Int(_) => i += 1,
+            IndexItem::Slice { .. } => {
+                // a slice of an unknown dim is unknown; of a known one, the
+                // concrete size (filled in by `fit`)
+                d.push(in0.get(i).copied().flatten().map(|_| 0));
+                i += 1;
+            }
+            IndexItem::NewAxis => d.push(Some(1)),
+            IndexItem::Ellipsis => {
+                let n = in0.len().saturating_sub(consuming);
+                d.extend(in0.iter().skip(i).take(n).copied());
+                i += n;
+            }
+        }
+    }
+    d.extend(in0.iter().skip(i).copied());
+    d
+}
