@@ -179,6 +179,38 @@ impl HostData {
             out
         }))
     }
+
+    /// `batch` matrices of `rows` × `cols` with their last two axes swapped:
+    /// a blocked copy, without the index table a general permutation needs.
+    #[expect(
+        clippy::clone_on_copy,
+        reason = "one macro body serves Copy elements and byte strings"
+    )]
+    pub fn transpose_last2(&self, batch: usize, rows: usize, cols: usize) -> Result<HostData> {
+        const B: usize = 32;
+        let rc = rows * cols;
+        if batch * rc != self.len() {
+            return Err(Error::internal("transpose: element count differs"));
+        }
+        Ok(map_host!(self, v => {
+            let mut out = try_vec(v.len())?;
+            if let Some(first) = v.first() {
+                out.resize(v.len(), first.clone());
+            }
+            for (src, dst) in v.chunks_exact(rc.max(1)).zip(out.chunks_exact_mut(rc.max(1))) {
+                for r0 in (0..rows).step_by(B) {
+                    for c0 in (0..cols).step_by(B) {
+                        for r in r0..(r0 + B).min(rows) {
+                            for c in c0..(c0 + B).min(cols) {
+                                dst[c * rows + r] = src[r * cols + c].clone();
+                            }
+                        }
+                    }
+                }
+            }
+            out
+        }))
+    }
 }
 
 /// A `Vec` with room for `n` elements, or `ResourceExhausted` instead of an abort.

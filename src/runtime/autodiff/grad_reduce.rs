@@ -99,11 +99,19 @@ pub(super) fn matmul_grad(
 ) -> Result<Vec<Option<Tensor>>> {
     let (a, b) = (&v.inputs[0], &v.inputs[1]);
     let mm = ops::matmul;
-    let (ga, gb) = match (ta, tb) {
-        (false, false) => (mm(g, b, false, true)?, mm(a, g, true, false)?),
-        (false, true) => (mm(g, b, false, false)?, mm(g, a, true, false)?),
-        (true, false) => (mm(b, g, false, true)?, mm(a, g, false, false)?),
-        (true, true) => (mm(b, g, true, true)?, mm(g, a, true, true)?),
+    // only the gradients asked for are computed (TensorFlow's MatMul
+    // gradient skips an input in `skip_input_indices` too)
+    let ga = |()| match (ta, tb) {
+        (false, false) => mm(g, b, false, true),
+        (false, true) => mm(g, b, false, false),
+        (true, false) => mm(b, g, false, true),
+        (true, true) => mm(b, g, true, true),
+    };
+    let gb = |()| match (ta, tb) {
+        (false, false) => mm(a, g, true, false),
+        (false, true) => mm(g, a, true, false),
+        (true, false) => mm(a, g, false, false),
+        (true, true) => mm(g, a, true, true),
     };
     let fit = |t: Tensor, like: &Tensor| -> Result<Tensor> {
         if t.dims() == like.dims() {
@@ -117,8 +125,16 @@ pub(super) fn matmul_grad(
             .collect();
         reshape(&sum(&t, &axes, false)?, like.dims())
     };
-    let ga = if v.skip[0] { None } else { Some(fit(ga, a)?) };
-    let gb = if v.skip[1] { None } else { Some(fit(gb, b)?) };
+    let ga = if v.skip[0] {
+        None
+    } else {
+        Some(fit(ga(())?, a)?)
+    };
+    let gb = if v.skip[1] {
+        None
+    } else {
+        Some(fit(gb(())?, b)?)
+    };
     Ok(vec![ga, gb])
 }
 

@@ -200,8 +200,22 @@ fn transpose_impl(x: &Tensor, perm: Option<&[i64]>) -> Result<Tensor> {
     if perm.iter().enumerate().all(|(i, &p)| i == p) {
         return Ok(x.clone());
     }
-    let idx = permute_indices(x.dims(), &perm)?;
     let dims: Vec<usize> = perm.iter().map(|&p| x.dims()[p]).collect();
+    // the last two axes swapped (matmul's transposes): a blocked copy
+    if r >= 2
+        && perm[r - 2] == r - 1
+        && perm[r - 1] == r - 2
+        && perm[..r - 2].iter().enumerate().all(|(i, &p)| i == p)
+    {
+        if let Some(h) = x.storage().host() {
+            let (rows, cols) = (x.dims()[r - 2], x.dims()[r - 1]);
+            let batch = x.numel() / (rows * cols).max(1);
+            let data = h.transpose_last2(batch, rows, cols)?;
+            let storage = crate::runtime::storage::Storage::Host(data);
+            return Ok(with_storage(x, Shape(dims), storage));
+        }
+    }
+    let idx = permute_indices(x.dims(), &perm)?;
     take(x, &idx, Shape(dims))
 }
 
