@@ -179,6 +179,7 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("keras.callbacks", "keras_callbacks"),
     // Keras 3's saving (`.weights.h5`, `.keras`, `load_model`)
     stdlib!("keras.saving", "keras_saving"),
+    stdlib!("keras.saving.serialization", "keras_saving_serialization"),
     stdlib!("keras.utils.progbar", "keras_utils_progbar"),
     stdlib!("keras.callbacks.monitors", "keras_callbacks_monitors"),
     // Keras 3, written in the language; `tf.keras` is `keras`
