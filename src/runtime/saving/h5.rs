@@ -136,7 +136,7 @@ fn tensor_err(e: crate::runtime::Error) -> SaveError {
     SaveError::new(SaveErrorKind::Format, e.to_string())
 }
 
-fn read_dataset(file: &File, path: &str) -> Result<Tensor> {
+fn read_dataset(file: &File, path: &str, file_len: usize) -> Result<Tensor> {
     let ds = file.dataset(path).map_err(format_err)?;
     let dims: Vec<usize> = ds
         .shape()
@@ -148,11 +148,13 @@ fn read_dataset(file: &File, path: &str) -> Result<Tensor> {
         .iter()
         .try_fold(1usize, |a, &d| a.checked_mul(d))
         .ok_or_else(|| SaveError::new(SaveErrorKind::Format, format!("{path}: shape too large")))?;
+    // Datasets are stored uncompressed (dist reads no filters): one larger
+    // than the whole file is a damaged header, not an allocation to try.
     let size = ds.element_size().map_err(format_err)?;
-    if (numel as u128) * (size as u128) > (1u128 << 36) {
+    if (numel as u128) * (size as u128) > file_len as u128 {
         return Err(SaveError::new(
             SaveErrorKind::Format,
-            format!("{path}: dataset too large"),
+            format!("{path}: dataset larger than the file"),
         ));
     }
     let dtype = ds.dtype().map_err(format_err)?;
@@ -184,7 +186,19 @@ fn read_dataset(file: &File, path: &str) -> Result<Tensor> {
     t.map_err(tensor_err)
 }
 
-fn read_group(file: &File, path: &str, out: &mut Vec<H5Group>) -> Result<()> {
+/// How deep groups may nest, and how many a file may have: a damaged file
+/// whose links form a cycle must end in an error, not run forever (Keras's
+/// files nest a few levels per sublayer).
+const MAX_DEPTH: usize = 128;
+const MAX_GROUPS: usize = 1 << 16;
+
+fn read_group(file: &File, path: &str, depth: usize, out: &mut Vec<H5Group>) -> Result<()> {
+    if depth > MAX_DEPTH || out.len() >= MAX_GROUPS {
+        return Err(SaveError::new(
+            SaveErrorKind::Format,
+            format!("{path}: groups nested too deep or too many (a cycle in a damaged file?)"),
+        ));
+    }
     let group = if path.is_empty() {
         file.root()
     } else {
@@ -208,7 +222,7 @@ fn read_group(file: &File, path: &str, out: &mut Vec<H5Group>) -> Result<()> {
     names.sort();
     let mut datasets = Vec::new();
     for name in names {
-        let t = read_dataset(file, &join(&name))?;
+        let t = read_dataset(file, &join(&name), file.as_bytes().len())?;
         datasets.push((name, t));
     }
     out.push(H5Group {
@@ -219,7 +233,7 @@ fn read_group(file: &File, path: &str, out: &mut Vec<H5Group>) -> Result<()> {
     let mut children = group.groups().map_err(format_err)?;
     children.sort();
     for child in children {
-        read_group(file, &join(&child), out)?;
+        read_group(file, &join(&child), depth + 1, out)?;
     }
     Ok(())
 }
@@ -235,7 +249,7 @@ pub fn read(bytes: Vec<u8>) -> Result<Vec<H5Group>> {
     }
     let file = File::from_bytes(bytes).map_err(format_err)?;
     let mut out = Vec::new();
-    read_group(&file, "", &mut out)?;
+    read_group(&file, "", 0, &mut out)?;
     Ok(out)
 }
 
@@ -288,6 +302,33 @@ mod tests {
         let opt = &back[5];
         assert_eq!(opt.datasets[0].1.shape().dims(), &[] as &[usize]);
         assert_eq!(opt.datasets[0].1.dtype(), crate::runtime::DType::Int64);
+    }
+
+    /// Damaged files (truncated, bytes overwritten) are errors, never panics:
+    /// the file h5py wrote for Keras (tests/data/keras_saving/).
+    #[test]
+    fn damaged_files_do_not_panic() {
+        let good = include_bytes!("../../../tests/data/keras_saving/keras_seq.weights.h5");
+        assert!(read(good.to_vec()).is_ok());
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for i in 0..300 {
+            let mut b = good.to_vec();
+            if i % 2 == 1 {
+                b.truncate(next(b.len()));
+            } else {
+                for _ in 0..1 + next(16) {
+                    let at = next(b.len());
+                    b[at] = next(256) as u8;
+                }
+            }
+            let _ = read(b);
+        }
     }
 
     #[test]
