@@ -72,15 +72,17 @@ fn h5_dumps(vm: &dyn Vm, groups: &Value) -> PyResult<Value> {
         };
         for key in vm.collect(&attrs)? {
             let value = vm.getitem(&attrs, &key)?;
-            group
-                .attrs
-                .push((str_of(&key, "an attribute name")?, str_of(&value, "an attribute")?));
+            group.attrs.push((
+                str_of(&key, "an attribute name")?,
+                str_of(&value, "an attribute")?,
+            ));
         }
         for d in vm.collect(&datasets)? {
             let (name, value) = pair(vm, &d, "a dataset")?;
-            group
-                .datasets
-                .push((str_of(&name, "a dataset name")?, to_tensor(vm, &value, None)?));
+            group.datasets.push((
+                str_of(&name, "a dataset name")?,
+                to_tensor(vm, &value, None)?,
+            ));
         }
         out.push(group);
     }
@@ -119,7 +121,10 @@ fn zip_dumps(vm: &dyn Vm, members: &Value) -> PyResult<Value> {
     let mut out = Vec::new();
     for m in vm.collect(members)? {
         let (name, data) = pair(vm, &m, "a member")?;
-        out.push((str_of(&name, "a member name")?, bytes_of(&data, "a member")?));
+        out.push((
+            str_of(&name, "a member name")?,
+            bytes_of(&data, "a member")?,
+        ));
     }
     let bytes = archive::write(&out).map_err(save_err)?;
     Ok(Value::Bytes(Rc::new(bytes)))

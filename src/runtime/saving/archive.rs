@@ -19,8 +19,8 @@ fn format_err(e: impl std::fmt::Display) -> SaveError {
 /// The zip archive holding `members` (name and bytes), in this order.
 pub fn write(members: &[(String, Vec<u8>)]) -> Result<Vec<u8>> {
     let mut zw = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Stored);
+    let opts =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
     for (name, bytes) in members {
         zw.start_file(name.as_str(), opts).map_err(format_err)?;
         zw.write_all(bytes)

@@ -44,11 +44,7 @@ fn node_at<'a>(root: &'a mut Node, path: &str) -> &'a mut Node {
 
 /// Stages `t` as the dataset `name` of a group being built (`add` is the
 /// group's or the file's `create_dataset`).
-fn put_dataset(
-    builder: &mut hdf5_pure::DatasetBuilder,
-    name: &str,
-    t: &Tensor,
-) -> Result<()> {
+fn put_dataset(builder: &mut hdf5_pure::DatasetBuilder, name: &str, t: &Tensor) -> Result<()> {
     let host;
     let t = if t.device().is_host() {
         t
