@@ -7,6 +7,7 @@ pub mod collections;
 pub mod hashlib;
 pub mod io;
 pub mod json;
+pub mod keras_saving;
 pub mod math;
 pub mod math_int;
 
@@ -110,6 +111,10 @@ pub static MODULES: &[(&str, Source)] = &[
         "_dist_checkpoint",
         Source::Native(|_| Some(tf::train::module())),
     ),
+    (
+        "_dist_saving",
+        Source::Native(|_| Some(keras_saving::module())),
+    ),
     ("gc", Source::Native(|_| Some(gc_module()))),
     stdlib!("itertools"),
     stdlib!("functools"),
@@ -172,6 +177,9 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("keras.optimizers.more", "keras_optimizers_more"),
     stdlib!("keras.optimizers.legacy", "keras_optimizers_legacy"),
     stdlib!("keras.callbacks", "keras_callbacks"),
+    // Keras 3's saving (`.weights.h5`, `.keras`, `load_model`)
+    stdlib!("keras.saving", "keras_saving"),
+    stdlib!("keras.saving.serialization", "keras_saving_serialization"),
     stdlib!("keras.utils.progbar", "keras_utils_progbar"),
     stdlib!("keras.callbacks.monitors", "keras_callbacks_monitors"),
     // Keras 3, written in the language; `tf.keras` is `keras`
