@@ -567,21 +567,6 @@ pub fn static_dims(t: &Tensor) -> Option<shapes::StaticDims> {
     }
 }
 
-/// Gives the graph output `t` the static shape `dims` (unknown dims where
-/// TensorFlow's inference would leave them: a loop variable's relaxed
-/// shape).
-pub fn set_static_dims(t: &Tensor, dims: shapes::StaticDims) {
-    let Some(g) = current() else { return };
-    let mut g = g.borrow_mut();
-    if let Some(p) = g.lookup(t) {
-        if shapes::has_unknown(&dims) && dims.len() == t.rank() {
-            g.statics.insert(p, dims);
-        } else {
-            g.statics.remove(&p);
-        }
-    }
-}
-
 /// A placeholder of the trace for the input `t`: a new handle on its
 /// buffer that stands for the function's argument named `name`.
 pub fn placeholder(t: &Tensor, name: &str) -> Tensor {
