@@ -161,6 +161,7 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("tensorflow_cluster"),
     stdlib!("tensorflow_io"),
     stdlib!("tensorflow_array"),
+    stdlib!("tensorflow_sparse"),
     // tf.train.Checkpoint, CheckpointManager and their helpers
     stdlib!("tensorflow_checkpoint"),
     stdlib!("tensorflow_checkpoint_management"),
