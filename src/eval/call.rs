@@ -50,6 +50,47 @@ fn graph_constant(name: &str, args: &[Value], result: &PyResult<Value>, before: 
 }
 
 impl Interp {
+    /// TensorFlow's dispatch for composite tensors written in the language
+    /// (`tf.RaggedTensor`, `tf.sparse.SparseTensor`): a native that failed
+    /// on its arguments (a composite converts to no tensor) is offered to
+    /// the `__tf_dispatch__(func, args)` class method of the first composite
+    /// among them (or in a list or tuple argument), with the bound arguments
+    /// in signature order; it returns the result, or `NotImplemented` for
+    /// the native's own error. Only the error path pays for it.
+    #[cold]
+    pub(crate) fn composite_dispatch(
+        &self,
+        nf: &Rc<crate::value::NativeFunction>,
+        values: &[Value],
+        err: PyErr,
+    ) -> PyResult<Value> {
+        fn composite(v: &Value) -> Option<Value> {
+            match v {
+                Value::Instance(inst) => inst
+                    .class
+                    .lookup("__tf_dispatch__")
+                    .is_some()
+                    .then(|| v.clone()),
+                _ => None,
+            }
+        }
+        let found = values.iter().find_map(|v| match v {
+            Value::List(l) => l.borrow().iter().find_map(composite),
+            Value::Tuple(t) => t.iter().find_map(composite),
+            other => composite(other),
+        });
+        let Some(obj) = found else {
+            return Err(err);
+        };
+        let h = self.get_attribute(&obj, "__tf_dispatch__")?;
+        let func = Value::NativeFunction(nf.clone());
+        let out = self.call_value(&h, vec![func, Value::list(values.to_vec())], Vec::new())?;
+        if out.is(&crate::object::descr::not_implemented()) {
+            return Err(err);
+        }
+        Ok(out)
+    }
+
     /// Calls any callable value.
     pub fn call_value(
         &self,
@@ -83,6 +124,10 @@ impl Interp {
                 if tracing {
                     graph_constant(&nf.sig.name, &bound.values, &result, before);
                 }
+                let result = match result {
+                    Err(e) => self.composite_dispatch(nf, &bound.values, e),
+                    ok => ok,
+                };
                 self.give_args(bound.values);
                 result
             }

@@ -166,6 +166,8 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("tensorflow_cluster"),
     stdlib!("tensorflow_io"),
     stdlib!("tensorflow_array"),
+    stdlib!("tensorflow_sparse"),
+    stdlib!("tensorflow_ragged"),
     // tf.train.Checkpoint, CheckpointManager and their helpers
     stdlib!("tensorflow_checkpoint"),
     stdlib!("tensorflow_checkpoint_management"),

@@ -62,7 +62,7 @@ impl Interp {
                         && !crate::runtime::trace::enabled()
                         && args.iter().all(|a| !matches!(a.kind, ExprKind::Starred(_)))
                     {
-                        return self.call_native_positional(f, func, Some(obj), args, None);
+                        return self.call_native_positional(f, func, Some(obj), args, None, None);
                     }
                 }
                 match self.unbound_method(&obj, &attr.name) {
@@ -151,7 +151,7 @@ impl Interp {
                 && args.iter().all(|a| !matches!(a.kind, ExprKind::Starred(_)))
             {
                 let unbound = receiver.is_none().then_some(&**nf);
-                return self.call_native_positional(f, nf.func, receiver, args, unbound);
+                return self.call_native_positional(f, nf.func, receiver, args, unbound, Some(nf));
             }
         }
         self.eval_call_general(f, func, callee, receiver, args, keywords)
@@ -262,6 +262,7 @@ impl Interp {
         receiver: Option<Value>,
         args: &[Expr],
         unbound: Option<&crate::value::NativeFunction>,
+        dispatch: Option<&Rc<crate::value::NativeFunction>>,
     ) -> PyResult<Value> {
         let mut values = self.take_args(args.len() + 1);
         if let Some(r) = receiver {
@@ -287,7 +288,10 @@ impl Interp {
             values,
             given: None,
         };
-        let result = func(self, &bound);
+        let result = match (func(self, &bound), dispatch) {
+            (Err(e), Some(nf)) => self.composite_dispatch(nf, &bound.values, e),
+            (result, _) => result,
+        };
         self.give_args(bound.values);
         result
     }

@@ -264,10 +264,17 @@ fn identity(vm: &dyn Vm, input: Tensor, _name: &Value) -> PyResult<Tensor> {
     placed(vm, input.to_device(current_device(vm)))
 }
 
-/// True for tensors: `tf.is_tensor(tf.constant(1))`.
+/// True for tensors: `tf.is_tensor(tf.constant(1))`, and for composite
+/// tensors (`tf.IndexedSlices`, and the `SparseTensor`/`RaggedTensor`
+/// classes written in the language, which `tf.nest` knows by their
+/// `_dist_components`).
 #[native("is_tensor(x)")]
 fn is_tensor(x: &Value) -> bool {
-    matches!(x, Value::Tensor(_)) || super::indexed_slices::is_indexed_slices(x)
+    match x {
+        Value::Tensor(_) => true,
+        Value::Instance(inst) => inst.class.lookup("_dist_components").is_some(),
+        _ => super::indexed_slices::is_indexed_slices(x),
+    }
 }
 
 /// `x` converted to `dtype`: `tf.cast(t, tf.float32)`.

@@ -87,6 +87,11 @@ pub fn module() -> Value {
         Value::Class(indexed_slices::INDEXED_SLICES.class()),
     );
     custom_gradient::register(&mut m);
+    // `tf.sparse` and `tf.ragged` are written in the language
+    // (`stdlib/tensorflow_sparse.dist`, `tensorflow_ragged.dist`); their
+    // names are added to these namespaces when `tensorflow` is imported.
+    m.namespace("sparse", |_| {});
+    m.namespace("ragged", |_| {});
     m.namespace("random", random::register);
     io_ops::register(&mut m);
     strings_ops::register(&mut m);

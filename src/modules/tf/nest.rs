@@ -1,6 +1,11 @@
 //! `tf.nest`: `flatten`, `map_structure`, `pack_sequence_as` over lists,
 //! tuples, named tuples and dicts (dict values in sorted key order, as
-//! TensorFlow does); everything else, `None` included, is a leaf.
+//! TensorFlow does); everything else, `None` included, is a leaf. With
+//! `expand_composites=True`, a composite tensor written in the language
+//! (`tf.sparse.SparseTensor`, `tf.RaggedTensor`) is a node too: its
+//! `_dist_components()` are its children, and `_dist_from_components(items)`
+//! rebuilds one like it (TensorFlow's `_type_spec._to_components` /
+//! `_from_components`).
 
 use crate::modules::ModuleBuilder;
 use crate::object::native;
@@ -37,9 +42,23 @@ fn sorted_keys(vm: &dyn Vm, d: &Dict) -> PyResult<Vec<Value>> {
     }
 }
 
+/// The components of a composite tensor, when `expand` and `v` is one.
+fn components(vm: &dyn Vm, v: &Value, expand: bool) -> PyResult<Option<Vec<Value>>> {
+    let Value::Instance(inst) = v else {
+        return Ok(None);
+    };
+    if !expand || inst.class.lookup("_dist_components").is_none() {
+        return Ok(None);
+    }
+    let f = vm.getattr(v, "_dist_components")?;
+    let parts = vm.call(&f, Vec::new(), Vec::new())?;
+    vm.collect(&parts).map(Some)
+}
+
 /// The direct children of a structure node, or None for a leaf.
-fn children(vm: &dyn Vm, v: &Value) -> PyResult<Option<Vec<Value>>> {
+fn children(vm: &dyn Vm, v: &Value, expand: bool) -> PyResult<Option<Vec<Value>>> {
     Ok(match v {
+        Value::Instance(_) => components(vm, v, expand)?,
         Value::List(l) => Some(l.borrow().clone()),
         Value::Tuple(t) => Some(t.to_vec()),
         Value::Dict(d) => {
@@ -59,9 +78,11 @@ fn children(vm: &dyn Vm, v: &Value) -> PyResult<Option<Vec<Value>>> {
     })
 }
 
-fn flatten_into(vm: &dyn Vm, v: &Value, out: &mut Vec<Value>) -> PyResult<()> {
-    match children(vm, v)? {
-        Some(kids) => kids.iter().try_for_each(|k| flatten_into(vm, k, out)),
+fn flatten_into(vm: &dyn Vm, v: &Value, out: &mut Vec<Value>, expand: bool) -> PyResult<()> {
+    match children(vm, v, expand)? {
+        Some(kids) => kids
+            .iter()
+            .try_for_each(|k| flatten_into(vm, k, out, expand)),
         None => {
             out.push(v.clone());
             Ok(())
@@ -72,6 +93,10 @@ fn flatten_into(vm: &dyn Vm, v: &Value, out: &mut Vec<Value>) -> PyResult<()> {
 /// A node like `like` holding `items` (dict keys keep `like`'s order).
 fn rebuild(vm: &dyn Vm, like: &Value, items: Vec<Value>) -> PyResult<Value> {
     Ok(match like {
+        Value::Instance(_) => {
+            let f = vm.getattr(like, "_dist_from_components")?;
+            vm.call(&f, vec![Value::list(items)], Vec::new())?
+        }
         Value::List(_) => Value::list(items),
         Value::Tuple(_) => Value::tuple(items),
         Value::Dict(d) => {
@@ -95,12 +120,18 @@ fn rebuild(vm: &dyn Vm, like: &Value, items: Vec<Value>) -> PyResult<Value> {
     })
 }
 
-fn pack(vm: &dyn Vm, structure: &Value, flat: &[Value], pos: &mut usize) -> PyResult<Value> {
-    match children(vm, structure)? {
+fn pack(
+    vm: &dyn Vm,
+    structure: &Value,
+    flat: &[Value],
+    pos: &mut usize,
+    expand: bool,
+) -> PyResult<Value> {
+    match children(vm, structure, expand)? {
         Some(kids) => {
             let mut items = Vec::with_capacity(kids.len());
             for k in &kids {
-                items.push(pack(vm, k, flat, pos)?);
+                items.push(pack(vm, k, flat, pos, expand)?);
             }
             rebuild(vm, structure, items)
         }
@@ -108,7 +139,7 @@ fn pack(vm: &dyn Vm, structure: &Value, flat: &[Value], pos: &mut usize) -> PyRe
             let v = flat
                 .get(*pos)
                 .cloned()
-                .ok_or_else(|| count_error(vm, structure, flat))?;
+                .ok_or_else(|| count_error(vm, structure, flat, expand))?;
             *pos += 1;
             Ok(v)
         }
@@ -116,9 +147,9 @@ fn pack(vm: &dyn Vm, structure: &Value, flat: &[Value], pos: &mut usize) -> PyRe
 }
 
 #[cold]
-fn count_error(vm: &dyn Vm, structure: &Value, flat: &[Value]) -> PyErr {
+fn count_error(vm: &dyn Vm, structure: &Value, flat: &[Value], expand: bool) -> PyErr {
     let mut leaves = Vec::new();
-    let _ = flatten_into(vm, structure, &mut leaves);
+    let _ = flatten_into(vm, structure, &mut leaves, expand);
     PyErr::new(
         ExcType::ValueError,
         format!(
@@ -131,9 +162,9 @@ fn count_error(vm: &dyn Vm, structure: &Value, flat: &[Value]) -> PyErr {
 
 /// The leaves of a nested structure, in order (dicts by sorted key).
 #[native("flatten(structure, expand_composites=False)")]
-fn flatten(vm: &dyn Vm, structure: &Value, _expand_composites: &Value) -> PyResult<Vec<Value>> {
+fn flatten(vm: &dyn Vm, structure: &Value, expand_composites: &Value) -> PyResult<Vec<Value>> {
     let mut out = Vec::new();
-    flatten_into(vm, structure, &mut out)?;
+    flatten_into(vm, structure, &mut out, vm.truthy(expand_composites)?)?;
     Ok(out)
 }
 
@@ -143,25 +174,26 @@ fn pack_sequence_as(
     vm: &dyn Vm,
     structure: &Value,
     flat_sequence: &Value,
-    _expand_composites: &Value,
+    expand_composites: &Value,
 ) -> PyResult<Value> {
+    let expand = vm.truthy(expand_composites)?;
     let flat = vm.collect(flat_sequence)?;
     let mut pos = 0;
-    let r = pack(vm, structure, &flat, &mut pos)?;
+    let r = pack(vm, structure, &flat, &mut pos, expand)?;
     if pos != flat.len() {
-        return Err(count_error(vm, structure, &flat));
+        return Err(count_error(vm, structure, &flat, expand));
     }
     Ok(r)
 }
 
-fn map_node(vm: &dyn Vm, func: &Value, nodes: &[Value]) -> PyResult<Value> {
+fn map_node(vm: &dyn Vm, func: &Value, nodes: &[Value], expand: bool) -> PyResult<Value> {
     let first = &nodes[0];
-    match children(vm, first)? {
+    match children(vm, first, expand)? {
         None => vm.call(func, nodes.to_vec(), Vec::new()),
         Some(kids) => {
             let mut per: Vec<Vec<Value>> = vec![Vec::with_capacity(nodes.len()); kids.len()];
             for n in nodes {
-                let k = children(vm, n)?.unwrap_or_default();
+                let k = children(vm, n, expand)?.unwrap_or_default();
                 if k.len() != kids.len()
                     || std::mem::discriminant(n) != std::mem::discriminant(first)
                 {
@@ -180,7 +212,7 @@ fn map_node(vm: &dyn Vm, func: &Value, nodes: &[Value]) -> PyResult<Value> {
             }
             let mut items = Vec::with_capacity(kids.len());
             for args in &per {
-                items.push(map_node(vm, func, args)?);
+                items.push(map_node(vm, func, args, expand)?);
             }
             rebuild(vm, first, items)
         }
@@ -194,7 +226,7 @@ fn map_structure(
     func: &Value,
     structure: &[Value],
     _check_types: &Value,
-    _expand_composites: &Value,
+    expand_composites: &Value,
 ) -> PyResult<Value> {
     let structures = structure;
     if structures.is_empty() {
@@ -203,7 +235,7 @@ fn map_structure(
             "Must provide at least one structure",
         ));
     }
-    map_node(vm, func, structures)
+    map_node(vm, func, structures, vm.truthy(expand_composites)?)
 }
 
 /// True for lists, tuples and dicts.

@@ -1,7 +1,8 @@
 //! `tf.strings` basics: `length`, `upper`, `lower`, `strip`, `join`,
 //! `reduce_join`, `substr`, `to_number`, `as_string`, `regex_replace`,
-//! `regex_full_match` and `split` (of a scalar: a split of a vector is a
-//! `tf.RaggedTensor`, which dist does not have). Element-wise over string
+//! `regex_full_match` and `split` (of a scalar; `tf.strings.split` itself is
+//! `stdlib/tensorflow_ragged.dist`, which splits a vector row by row into a
+//! `tf.RaggedTensor` with this native). Element-wise over string
 //! tensors on the host, with TensorFlow's kernel messages. None of them is
 //! differentiable (strings), and none records a graph node: a traced
 //! function that uses them runs its Python body on every call.
@@ -626,7 +627,7 @@ fn split(
     if t.rank() != 0 {
         return Err(PyErr::new(
             ExcType::NotImplementedError,
-            "tf.strings.split of a non-scalar input returns a tf.RaggedTensor, which dist does not have yet",
+            "the native tf.strings.split takes a scalar (tf.strings.split splits a vector row by row)",
         ));
     }
     let s = strs(&t)?.remove(0);
