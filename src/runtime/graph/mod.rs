@@ -128,6 +128,8 @@ pub struct Graph {
     pub outputs: Vec<Port>,
     /// Why the graph cannot replay the Python body (None: it can).
     pub taint: Option<String>,
+    /// Whether `taint` names the line of Python that caused it yet.
+    taint_located: bool,
     /// Name uses so far, keyed lower-case as TensorFlow's `unique_name` does.
     names: HashMap<String, usize>,
     /// The open name scopes (`truediv` while `x / y` records its casts).
@@ -299,14 +301,63 @@ pub fn take_trial_abandoned() -> bool {
 /// first reason is kept).
 pub fn taint(reason: impl FnOnce() -> String) {
     if let Some(g) = current() {
-        let mut g = g.borrow_mut();
-        if g.taint.is_none() {
-            g.taint = Some(reason());
-        }
+        g.borrow_mut().set_taint(reason);
     }
 }
 
+thread_local! {
+    /// A graph was tainted and its taint does not name the Python line that
+    /// caused it yet (the evaluator, which knows the line, asks
+    /// [`locate_taint`] after each statement while tracing).
+    static UNLOCATED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether a taint waits for its location (cheap: the evaluator asks after
+/// each statement).
+#[inline]
+pub fn taint_unlocated() -> bool {
+    UNLOCATED.with(Cell::get)
+}
+
+/// Appends `site` (the innermost Python statement that was running: file,
+/// line, function, text) to the taints of the graphs being traced that do
+/// not name theirs yet, so `--graph` and `--trace` say where a function
+/// stopped being a graph.
+pub fn locate_taint(site: impl FnOnce() -> String) {
+    if !UNLOCATED.with(|u| u.replace(false)) {
+        return;
+    }
+    let site = site();
+    TRACING.with(|t| {
+        for g in t.borrow().iter() {
+            let Ok(mut g) = g.try_borrow_mut() else {
+                continue;
+            };
+            if !g.taint_located {
+                if let Some(why) = &mut g.taint {
+                    why.push_str(", at ");
+                    why.push_str(&site);
+                    g.taint_located = true;
+                }
+            }
+        }
+    });
+}
+
 impl Graph {
+    /// Marks the graph as not replayable, with the reason (the first reason
+    /// is kept; its location is added by [`locate_taint`]).
+    fn set_taint(&mut self, reason: impl FnOnce() -> String) {
+        if self.taint.is_none() {
+            self.taint = Some(reason());
+            if std::env::var_os("DIST_TAINT_BT").is_some() {
+                eprintln!("TAINT {:?}\n{}", self.taint, std::backtrace::Backtrace::force_capture());
+            }
+            self.taint_located = false;
+            UNLOCATED.with(|u| u.set(true));
+        }
+    }
+
     /// The node output `t` is in this graph (its tag names this trace).
     fn lookup(&self, t: &Tensor) -> Option<Port> {
         let tag = t.tag();
@@ -321,9 +372,7 @@ impl Graph {
     /// for the tag is tainted instead).
     fn bind(&mut self, t: &Tensor, port: Port) {
         if port.0 >= 1 << 24 || port.1 >= 255 {
-            if self.taint.is_none() {
-                self.taint = Some("the graph has more nodes than dist can follow".into());
-            }
+            self.set_taint(|| "the graph has more nodes than dist can follow".into());
             return;
         }
         t.set_tag(self.tag_epoch() << 32 | (port.0 as u64) << 8 | port.1 as u64);
@@ -409,8 +458,9 @@ impl Graph {
             // a tensor of an outer graph: captured as a placeholder
             let outer = parent.borrow_mut().port(t, user);
             let Some(pp) = outer else {
-                if self.taint.is_none() {
-                    self.taint = parent.borrow().taint.clone();
+                let why = parent.borrow().taint.clone();
+                if let Some(why) = why {
+                    self.set_taint(|| why);
                 }
                 return None;
             };
@@ -434,13 +484,13 @@ impl Graph {
             return Some((idx, 0));
         }
         if t.born() >= self.root_epoch {
-            if self.taint.is_none() {
-                self.taint = Some(format!(
+            self.set_taint(|| {
+                format!(
                     "a tensor used by `{user}` ({} {}) was made by an operation dist cannot record in a graph yet",
                     t.dtype().name(),
                     t.shape().tuple_text()
-                ));
-            }
+                )
+            });
             return None;
         }
         let device = t.device();
@@ -487,12 +537,7 @@ pub(crate) fn record(op: &dyn Fn() -> GradOp, inputs: &[&Tensor], outputs: &[&Te
         _ => None,
     };
     if let Some(what) = unsupported {
-        if g.taint.is_none() {
-            g.taint = Some(format!(
-                "{what} (`{}`) is not recorded in graphs yet",
-                op.name()
-            ));
-        }
+        g.set_taint(|| format!("{what} (`{}`) is not recorded in graphs yet", op.name()));
         return;
     }
     let Some(ports) = g.ports(inputs, op.name()) else {
@@ -548,6 +593,9 @@ pub fn constant(t: &Tensor) {
 /// tensor made before the trace; for anything the graph computes, the value
 /// would be frozen into the replay, so the graph is tainted.
 pub fn on_read(t: &Tensor) {
+    if super::autodiff::tape::in_kernel() {
+        return;
+    }
     let Some(g) = current() else { return };
     let Ok(mut g) = g.try_borrow_mut() else {
         return;
@@ -556,11 +604,11 @@ pub fn on_read(t: &Tensor) {
         Some((n, _)) => !matches!(g.nodes[n].op, NodeOp::Const(_)),
         None => t.born() >= g.root_epoch,
     };
-    if computed && g.taint.is_none() {
-        g.taint = Some(
+    if computed {
+        g.set_taint(|| {
             "Python code read the value of a tensor the function computes (autograph is not implemented yet)"
-                .into(),
-        );
+                .into()
+        });
     }
 }
 
