@@ -132,8 +132,11 @@ pub struct Graph {
     taint_located: bool,
     /// Name uses so far, keyed lower-case as TensorFlow's `unique_name` does.
     names: HashMap<String, usize>,
-    /// The open name scopes (`truediv` while `x / y` records its casts).
-    scopes: Vec<String>,
+    /// The open name scopes of each lane (the main program and replica 0
+    /// share lane 0), innermost last, each the whole path without the
+    /// replica's prefix (`sequential/dense`; `truediv` while `x / y`
+    /// records its casts); `""` is the root (`tf.name_scope("")`).
+    scopes: Vec<Vec<String>>,
     /// This graph's epoch (the tags of its tensors name it).
     epoch: u64,
     /// Tensors born at or after this epoch were made during the trace (the
@@ -389,6 +392,15 @@ impl Graph {
         t.born() < self.root_epoch
     }
 
+    /// The open scopes of the running lane.
+    fn lane_scopes(&mut self) -> &mut Vec<String> {
+        let lane = super::autodiff::tape::lane().unwrap_or(0);
+        if self.scopes.len() <= lane {
+            self.scopes.resize_with(lane + 1, Vec::new);
+        }
+        &mut self.scopes[lane]
+    }
+
     /// A unique name for `base` in the open scopes.
     fn unique(&mut self, base: &str) -> String {
         // the ops of replica i > 0 of `strategy.run` are in the name scope
@@ -397,10 +409,9 @@ impl Graph {
             Some(i) if i > 0 => format!("replica_{i}/"),
             _ => String::new(),
         };
-        let full = if self.scopes.is_empty() {
-            format!("{replica}{base}")
-        } else {
-            format!("{replica}{}/{base}", self.scopes.join("/"))
+        let full = match self.lane_scopes().last().map(String::as_str) {
+            None | Some("") => format!("{replica}{base}"),
+            Some(scope) => format!("{replica}{scope}/{base}"),
         };
         // TensorFlow's `Graph.unique_name`, case-insensitive
         let base_key = full.to_lowercase();
@@ -521,6 +532,7 @@ fn default_name(op: &GradOp) -> &'static str {
         GradOp::Index(_) => "strided_slice",
         GradOp::Transpose(_) => "transpose",
         GradOp::Split(_) => "split",
+        GradOp::DivNoNan => "div_no_nan",
         op => op.name(),
     }
 }
@@ -788,27 +800,58 @@ pub fn effect(op_type: &'static str, payload: Rc<dyn Any>, inputs: &[&Tensor]) {
 /// `truediv/Cast` and the division itself as `truediv`): the node that made
 /// `f`'s result takes the scope's own name.
 pub fn named<E>(base: &str, f: impl FnOnce() -> Result<Tensor, E>) -> Result<Tensor, E> {
-    let Some(g) = current() else { return f() };
-    let scope = {
-        let mut gb = g.borrow_mut();
-        let s = gb.unique(base);
-        // the scope's leaf name is what sub-ops are named under
-        let leaf = s.rsplit('/').next().unwrap_or(&s).to_string();
-        gb.scopes.push(leaf);
-        s
+    let Some((g, scope)) = enter_scope(base) else {
+        return f();
     };
     let r = f();
+    exit_scope(&g);
+    let scope = scope.trim_end_matches('/');
     let mut gb = g.borrow_mut();
-    gb.scopes.pop();
     if let Ok(t) = &r {
         if let Some((n, _)) = gb.lookup(t) {
             let prefix = format!("{scope}/");
             if gb.nodes[n].name.starts_with(&prefix) {
-                gb.nodes[n].name = scope;
+                gb.nodes[n].name = scope.to_string();
             }
         }
     }
     r
+}
+
+/// Enters the name scope `name` in the graph being traced, as TensorFlow's
+/// `Graph.name_scope` does (`tf.name_scope` inside a `tf.function`, Keras's
+/// layer, loss and optimizer scopes): a name is made unique among the
+/// graph's names (`sequential_1`), one ending in `/` is taken as it is, `""`
+/// is the root. Returns the graph (for [`exit_scope`]) and the scope
+/// (`"outer/inner/"`, with the replica's prefix); None when nothing traces.
+pub fn enter_scope(name: &str) -> Option<(Rc<RefCell<Graph>>, String)> {
+    let g = current()?;
+    let scope = {
+        let mut gb = g.borrow_mut();
+        let (path, scope) = if name.is_empty() {
+            (String::new(), String::new())
+        } else if let Some(abs) = name.strip_suffix('/') {
+            (abs.to_string(), name.to_string())
+        } else {
+            let full = gb.unique(name);
+            let path = match super::autodiff::tape::lane() {
+                Some(i) if i > 0 => full
+                    .strip_prefix(&format!("replica_{i}/"))
+                    .unwrap_or(&full)
+                    .to_string(),
+                _ => full.clone(),
+            };
+            (path, format!("{full}/"))
+        };
+        gb.lane_scopes().push(path);
+        scope
+    };
+    Some((g, scope))
+}
+
+/// Leaves the innermost name scope [`enter_scope`] entered in `g`.
+pub fn exit_scope(g: &Rc<RefCell<Graph>>) {
+    g.borrow_mut().lane_scopes().pop();
 }
 
 /// Ends the trace's outputs: the ports of the function's flattened result
