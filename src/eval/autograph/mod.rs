@@ -152,7 +152,7 @@ impl Interp {
                     self.exec_block(f, body)
                 } else {
                     self.exec_block(f, orelse)
-                }
+                };
             }
         };
         let pred = self.ag_condition(&pred, "if statement")?;

@@ -353,8 +353,14 @@ impl Graph {
     fn set_taint(&mut self, reason: impl FnOnce() -> String) {
         if self.taint.is_none() {
             self.taint = Some(reason());
+            // a developer's aid: which native, inside the statement the
+            // taint names, made the graph unreplayable
             if std::env::var_os("DIST_TAINT_BT").is_some() {
-                eprintln!("TAINT {:?}\n{}", self.taint, std::backtrace::Backtrace::force_capture());
+                let bt = std::backtrace::Backtrace::force_capture();
+                eprintln!(
+                    "dist: graph taint: {}\n{bt}",
+                    self.taint.as_deref().unwrap_or("")
+                );
             }
             self.taint_located = false;
             UNLOCATED.with(|u| u.set(true));
