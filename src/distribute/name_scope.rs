@@ -24,11 +24,14 @@ pub fn scoped(vm: &dyn Vm, name: &str) -> String {
 }
 
 /// A `tf.name_scope(name)` context manager: the name, and the scopes it
-/// replaced, one per time it is entered.
+/// replaced, one per time it is entered (with the graph whose name scope
+/// it entered too, inside a trace).
 pub struct NameScope {
     name: String,
-    saved: RefCell<Vec<String>>,
+    saved: RefCell<Vec<(String, Option<GraphRef>)>>,
 }
+
+type GraphRef = std::rc::Rc<RefCell<crate::runtime::graph::Graph>>;
 
 /// `tf.name_scope` (`name_scope_v2`).
 pub static NAME_SCOPE: ClassSpec = ClassSpec {
@@ -38,6 +41,8 @@ pub static NAME_SCOPE: ClassSpec = ClassSpec {
     members: &[
         Member::New(name_scope::DEF),
         Member::Getter(scope_name::DEF),
+        Member::Method(scope_enter::DEF),
+        Member::Method(scope_exit::DEF),
     ],
 };
 
@@ -65,6 +70,19 @@ fn scope_name(this: &NameScope) -> String {
     this.name.clone()
 }
 
+/// Enters the scope (what `with` does): the scope's name, `"outer/inner/"`.
+#[native("name_scope_v2.__enter__(self)")]
+fn scope_enter(vm: &dyn Vm, this: &NameScope) -> PyResult<Value> {
+    Ok(this.enter(&Value::None, vm)?.unwrap_or(Value::None))
+}
+
+/// Leaves the scope entered last.
+#[native("name_scope_v2.__exit__(self, *exc_info)")]
+fn scope_exit(vm: &dyn Vm, this: &NameScope, exc_info: &[Value]) -> PyResult<bool> {
+    let _ = exc_info;
+    this.exit(&Value::None, None, vm)
+}
+
 impl NativeObject for NameScope {
     fn spec(&self) -> Option<&'static ClassSpec> {
         Some(&NAME_SCOPE)
@@ -81,13 +99,23 @@ impl NativeObject for NameScope {
             format!("{old}{}/", self.name)
         };
         *cur.0.borrow_mut() = new.clone();
-        self.saved.borrow_mut().push(old);
+        // inside a trace the ops are named in the graph's scope, made unique
+        // among the graph's names as TensorFlow's `Graph.name_scope` does
+        let (graph, new) = match crate::runtime::graph::enter_scope(&self.name) {
+            Some((g, scope)) => (Some(g), scope),
+            None => (None, new),
+        };
+        self.saved.borrow_mut().push((old, graph));
         Ok(Some(Value::str(new)))
     }
 
     fn exit(&self, _this: &Value, _exc: Option<&PyErr>, vm: &dyn Vm) -> PyResult<bool> {
-        if let Some(old) = self.saved.borrow_mut().pop() {
+        let saved = self.saved.borrow_mut().pop();
+        if let Some((old, graph)) = saved {
             *vm.state().get::<Current>().0.borrow_mut() = old;
+            if let Some(g) = graph {
+                crate::runtime::graph::exit_scope(&g);
+            }
         }
         Ok(false)
     }

@@ -143,11 +143,16 @@ impl Interp {
         let pred = match &v {
             Value::Tensor(t) if self.ag_on(f) => t.clone(),
             _ => {
-                return if self.is_true(&v)? {
+                let taken = self.is_true(&v)?;
+                if crate::runtime::graph::taint_unlocated() {
+                    // the test read a tensor: its line, not the branch's
+                    self.locate_taint(f, test.span);
+                }
+                return if taken {
                     self.exec_block(f, body)
                 } else {
                     self.exec_block(f, orelse)
-                }
+                };
             }
         };
         let pred = self.ag_condition(&pred, "if statement")?;

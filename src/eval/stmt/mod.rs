@@ -25,6 +25,9 @@ impl Interp {
                     Ok(v) => v,
                     Err(err) => return Err(self.locate(f, s.span, err)),
                 };
+                if crate::runtime::graph::taint_unlocated() {
+                    self.locate_taint(f, s.span);
+                }
                 std::mem::replace(&mut f.ret, v).discard();
                 Flow::Return
             } else {
@@ -60,7 +63,28 @@ impl Interp {
 
     /// Executes one statement; an error not yet located is located at it.
     pub fn exec(&self, f: &mut Frame, s: &Stmt) -> PyResult<Flow> {
-        self.exec_inner(f, s).map_err(|e| self.locate(f, s.span, e))
+        let r = self.exec_inner(f, s).map_err(|e| self.locate(f, s.span, e));
+        if crate::runtime::graph::taint_unlocated() {
+            self.locate_taint(f, s.span);
+        }
+        r
+    }
+
+    /// Names the statement that made a traced graph unreplayable in the
+    /// graph's taint (`--graph`, `--trace`): the innermost statement that
+    /// finishes after the taint, before any other statement does.
+    #[cold]
+    pub(crate) fn locate_taint(&self, f: &Frame, span: crate::syntax::Span) {
+        crate::runtime::graph::locate_taint(|| {
+            let src = f.source();
+            let line = src.line_of(span.start);
+            format!(
+                "{} line {line}, in {}: {}",
+                src.name,
+                f.name(),
+                src.line_text(line).trim()
+            )
+        });
     }
 
     // The hot statement kinds are handled here; the others live in

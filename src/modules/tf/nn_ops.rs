@@ -78,6 +78,13 @@ fn squared_difference(vm: &dyn Vm, x: &Value, y: &Value, _name: &Value) -> PyRes
     placed(vm, nn_loss::squared_difference(&a, &b))
 }
 
+/// `x / y`, and 0 where `y` is 0 (element-wise, with broadcasting).
+#[native("divide_no_nan(x, y, name=None)")]
+fn divide_no_nan(vm: &dyn Vm, x: &Value, y: &Value, _name: &Value) -> PyResult<Tensor> {
+    let (a, b) = matching(vm, x, y)?;
+    placed(vm, nn_loss::div_no_nan(&a, &b))
+}
+
 /// `_ensure_xent_args`.
 fn ensure_xent_args(vm: &dyn Vm, name: &str, labels: &Value, logits: &Value) -> PyResult<()> {
     if labels.is_none() || logits.is_none() {
@@ -566,5 +573,5 @@ pub fn register_nn(n: &mut ModuleBuilder) {
 
 /// Adds `squared_difference` to the `tf.math` namespace `n`.
 pub fn register_math(n: &mut ModuleBuilder) {
-    n.add(squared_difference::DEF);
+    n.add(squared_difference::DEF).add(divide_no_nan::DEF);
 }

@@ -197,6 +197,8 @@ pub enum GradOp {
     },
     /// `SquaredDifference`; inputs `x, y`.
     SquaredDifference,
+    /// `DivNoNan`; inputs `x, y`.
+    DivNoNan,
     /// `Pad` / `PadV2` by `[before, after]` per axis; inputs `x` (and the
     /// constant value).
     Pad(Vec<[usize; 2]>),
@@ -500,6 +502,7 @@ pub(crate) fn gradient(
         | GradOp::MaxPool(_)
         | GradOp::AvgPool(_)
         | GradOp::SquaredDifference
+        | GradOp::DivNoNan
         | GradOp::Pad(_)
         | GradOp::MirrorPad { .. }
         | GradOp::UnsortedSegment { .. }

@@ -59,6 +59,7 @@ impl GradOp {
             GradOp::PoolGrad { max: true, .. } => "MaxPoolGrad",
             GradOp::PoolGrad { max: false, .. } => "AvgPoolGrad",
             GradOp::SquaredDifference => "SquaredDifference",
+            GradOp::DivNoNan => "DivNoNan",
             GradOp::Pad(_) => "Pad",
             GradOp::MirrorPad { .. } => "MirrorPad",
             GradOp::UnsortedSegment { op, .. } => op.name(),

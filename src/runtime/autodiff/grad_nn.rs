@@ -266,6 +266,25 @@ pub(super) fn gradient(op: &GradOp, v: &OpView, grads: &[Tensor]) -> Result<Vec<
         }
         GradOp::MaxPool(w) => vec![Some(ops::conv::pool2d_grad(x, g, w, true)?)],
         GradOp::AvgPool(w) => vec![Some(ops::conv::pool2d_grad(x, g, w, false)?)],
+        // _DivNoNanGrad: div_no_nan(grad, y) for x, and
+        // grad * div_no_nan(div_no_nan(-x, y), y) for y, each summed over
+        // its broadcast axes
+        GradOp::DivNoNan => {
+            let y = &v.inputs[1];
+            let gx = if v.skip[0] {
+                None
+            } else {
+                Some(unbroadcast(ops::nn_loss::div_no_nan(g, y)?, x)?)
+            };
+            let gy = if v.skip[1] {
+                None
+            } else {
+                let neg_x = ops::unary(UnaryOp::Neg, x)?;
+                let inner = ops::nn_loss::div_no_nan(&ops::nn_loss::div_no_nan(&neg_x, y)?, y)?;
+                Some(unbroadcast(mul(g, &inner)?, y)?)
+            };
+            vec![gx, gy]
+        }
         GradOp::SquaredDifference => {
             let y = &v.inputs[1];
             // scalar_mul(2.0, grad) * (x - y)

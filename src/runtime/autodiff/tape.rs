@@ -87,6 +87,25 @@ thread_local! {
     static LANE: Cell<Option<usize>> = const { Cell::new(None) };
     /// The recording tapes, innermost last.
     static STACK: RefCell<Vec<Rc<Tape>>> = const { RefCell::new(Vec::new()) };
+    /// How many primitive ops' bodies are running (their kernels read their
+    /// inputs on the host as a kernel does: not a read a graph must refuse).
+    static KERNEL: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Whether the body of a primitive op is running ([`primitive`]): its
+/// reads of its inputs' elements are the kernel's, which a replay of the
+/// op's node repeats on the new inputs.
+#[inline]
+pub fn in_kernel() -> bool {
+    KERNEL.with(Cell::get) != 0
+}
+
+/// Runs a primitive op's body: recording off, host reads the kernel's.
+fn kernel<T>(f: impl FnOnce() -> T) -> T {
+    KERNEL.with(|k| k.set(k.get() + 1));
+    let r = suspended(f);
+    KERNEL.with(|k| k.set(k.get() - 1));
+    r
 }
 
 /// The replica running now (None: the main program).
@@ -384,7 +403,7 @@ pub fn primitive(
     if !active() {
         return f();
     }
-    let out = suspended(f)?;
+    let out = kernel(f)?;
     record_slow(op, inputs, &[&out]);
     Ok(out)
 }
@@ -399,7 +418,7 @@ pub fn primitive_n(
     if !active() {
         return f();
     }
-    let outs = suspended(f)?;
+    let outs = kernel(f)?;
     let refs: Vec<&Tensor> = outs.iter().collect();
     record_slow(op, inputs, &refs);
     Ok(outs)

@@ -41,6 +41,22 @@ fn l2_loss_and_squared_difference() {
 }
 
 #[test]
+fn div_no_nan() {
+    let x = t(&spread(6, -0.7), &[2, 3]);
+    let y = t(&[0.5, -1.5, 2.0], &[3]);
+    check(
+        "DivNoNan",
+        &|xs| nn_loss::div_no_nan(&xs[0], &xs[1]),
+        &[x.clone(), y],
+    );
+    // a zero divisor: zero result, zero gradients there
+    let z = t(&[0.0, 2.0, 0.0, -1.0, 0.0, 4.0], &[2, 3]);
+    let q = nn_loss::div_no_nan(&x, &z).unwrap();
+    let v: Vec<f64> = q.to_scalars().iter().map(|s| s.as_f64()).collect();
+    assert_eq!((v[0], v[2], v[4]), (0.0, 0.0, 0.0));
+}
+
+#[test]
 fn cross_entropies() {
     let logits = t(&spread(12, -1.0), &[3, 4]);
     let labels = Tensor::from_vec(vec![0i32, 3, 1], &[3]).unwrap();

@@ -290,6 +290,7 @@ fn forward(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Vec<Tensor
             Semantics::Tf,
         )),
         GradOp::BiasAdd { nchw } => one(ops::nn_loss::bias_add(first(ins)?, second(ins)?, *nchw)),
+        GradOp::DivNoNan => one(ops::nn_loss::div_no_nan(first(ins)?, second(ins)?)),
         GradOp::SquaredDifference => {
             one(ops::nn_loss::squared_difference(first(ins)?, second(ins)?))
         }

@@ -129,10 +129,15 @@ pub struct Graph {
     pub outputs: Vec<Port>,
     /// Why the graph cannot replay the Python body (None: it can).
     pub taint: Option<String>,
+    /// Whether `taint` names the line of Python that caused it yet.
+    taint_located: bool,
     /// Name uses so far, keyed lower-case as TensorFlow's `unique_name` does.
     names: HashMap<String, usize>,
-    /// The open name scopes (`truediv` while `x / y` records its casts).
-    scopes: Vec<String>,
+    /// The open name scopes of each lane (the main program and replica 0
+    /// share lane 0), innermost last, each the whole path without the
+    /// replica's prefix (`sequential/dense`; `truediv` while `x / y`
+    /// records its casts); `""` is the root (`tf.name_scope("")`).
+    scopes: Vec<Vec<String>>,
     /// This graph's epoch (the tags of its tensors name it).
     epoch: u64,
     /// Tensors born at or after this epoch were made during the trace (the
@@ -303,14 +308,69 @@ pub fn take_trial_abandoned() -> bool {
 /// first reason is kept).
 pub fn taint(reason: impl FnOnce() -> String) {
     if let Some(g) = current() {
-        let mut g = g.borrow_mut();
-        if g.taint.is_none() {
-            g.taint = Some(reason());
-        }
+        g.borrow_mut().set_taint(reason);
     }
 }
 
+thread_local! {
+    /// A graph was tainted and its taint does not name the Python line that
+    /// caused it yet (the evaluator, which knows the line, asks
+    /// [`locate_taint`] after each statement while tracing).
+    static UNLOCATED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether a taint waits for its location (cheap: the evaluator asks after
+/// each statement).
+#[inline]
+pub fn taint_unlocated() -> bool {
+    UNLOCATED.with(Cell::get)
+}
+
+/// Appends `site` (the innermost Python statement that was running: file,
+/// line, function, text) to the taints of the graphs being traced that do
+/// not name theirs yet, so `--graph` and `--trace` say where a function
+/// stopped being a graph.
+pub fn locate_taint(site: impl FnOnce() -> String) {
+    if !UNLOCATED.with(|u| u.replace(false)) {
+        return;
+    }
+    let site = site();
+    TRACING.with(|t| {
+        for g in t.borrow().iter() {
+            let Ok(mut g) = g.try_borrow_mut() else {
+                continue;
+            };
+            if !g.taint_located {
+                if let Some(why) = &mut g.taint {
+                    why.push_str(", at ");
+                    why.push_str(&site);
+                    g.taint_located = true;
+                }
+            }
+        }
+    });
+}
+
 impl Graph {
+    /// Marks the graph as not replayable, with the reason (the first reason
+    /// is kept; its location is added by [`locate_taint`]).
+    fn set_taint(&mut self, reason: impl FnOnce() -> String) {
+        if self.taint.is_none() {
+            self.taint = Some(reason());
+            // a developer's aid: which native, inside the statement the
+            // taint names, made the graph unreplayable
+            if std::env::var_os("DIST_TAINT_BT").is_some() {
+                let bt = std::backtrace::Backtrace::force_capture();
+                eprintln!(
+                    "dist: graph taint: {}\n{bt}",
+                    self.taint.as_deref().unwrap_or("")
+                );
+            }
+            self.taint_located = false;
+            UNLOCATED.with(|u| u.set(true));
+        }
+    }
+
     /// The node output `t` is in this graph (its tag names this trace).
     fn lookup(&self, t: &Tensor) -> Option<Port> {
         let tag = t.tag();
@@ -325,9 +385,7 @@ impl Graph {
     /// for the tag is tainted instead).
     fn bind(&mut self, t: &Tensor, port: Port) {
         if port.0 >= 1 << 24 || port.1 >= 255 {
-            if self.taint.is_none() {
-                self.taint = Some("the graph has more nodes than dist can follow".into());
-            }
+            self.set_taint(|| "the graph has more nodes than dist can follow".into());
             return;
         }
         t.set_tag(self.tag_epoch() << 32 | (port.0 as u64) << 8 | port.1 as u64);
@@ -344,6 +402,15 @@ impl Graph {
         t.born() < self.root_epoch
     }
 
+    /// The open scopes of the running lane.
+    fn lane_scopes(&mut self) -> &mut Vec<String> {
+        let lane = super::autodiff::tape::lane().unwrap_or(0);
+        if self.scopes.len() <= lane {
+            self.scopes.resize_with(lane + 1, Vec::new);
+        }
+        &mut self.scopes[lane]
+    }
+
     /// A unique name for `base` in the open scopes.
     fn unique(&mut self, base: &str) -> String {
         // the ops of replica i > 0 of `strategy.run` are in the name scope
@@ -352,10 +419,9 @@ impl Graph {
             Some(i) if i > 0 => format!("replica_{i}/"),
             _ => String::new(),
         };
-        let full = if self.scopes.is_empty() {
-            format!("{replica}{base}")
-        } else {
-            format!("{replica}{}/{base}", self.scopes.join("/"))
+        let full = match self.lane_scopes().last().map(String::as_str) {
+            None | Some("") => format!("{replica}{base}"),
+            Some(scope) => format!("{replica}{scope}/{base}"),
         };
         // TensorFlow's `Graph.unique_name`, case-insensitive
         let base_key = full.to_lowercase();
@@ -413,8 +479,9 @@ impl Graph {
             // a tensor of an outer graph: captured as a placeholder
             let outer = parent.borrow_mut().port(t, user);
             let Some(pp) = outer else {
-                if self.taint.is_none() {
-                    self.taint = parent.borrow().taint.clone();
+                let why = parent.borrow().taint.clone();
+                if let Some(why) = why {
+                    self.set_taint(|| why);
                 }
                 return None;
             };
@@ -441,13 +508,13 @@ impl Graph {
             return Some((idx, 0));
         }
         if t.born() >= self.root_epoch {
-            if self.taint.is_none() {
-                self.taint = Some(format!(
+            self.set_taint(|| {
+                format!(
                     "a tensor used by `{user}` ({} {}) was made by an operation dist cannot record in a graph yet",
                     t.dtype().name(),
                     t.shape().tuple_text()
-                ));
-            }
+                )
+            });
             return None;
         }
         let device = t.device();
@@ -487,6 +554,7 @@ fn default_name(op: &GradOp) -> &'static str {
         GradOp::Index(_) => "strided_slice",
         GradOp::Transpose(_) => "transpose",
         GradOp::Split(_) => "split",
+        GradOp::DivNoNan => "div_no_nan",
         op => op.name(),
     }
 }
@@ -503,12 +571,7 @@ pub(crate) fn record(op: &dyn Fn() -> GradOp, inputs: &[&Tensor], outputs: &[&Te
         _ => None,
     };
     if let Some(what) = unsupported {
-        if g.taint.is_none() {
-            g.taint = Some(format!(
-                "{what} (`{}`) is not recorded in graphs yet",
-                op.name()
-            ));
-        }
+        g.set_taint(|| format!("{what} (`{}`) is not recorded in graphs yet", op.name()));
         return;
     }
     let Some(ports) = g.ports(inputs, op.name()) else {
@@ -623,6 +686,9 @@ pub fn constant(t: &Tensor) {
 /// tensor made before the trace; for anything the graph computes, the value
 /// would be frozen into the replay, so the graph is tainted.
 pub fn on_read(t: &Tensor) {
+    if super::autodiff::tape::in_kernel() {
+        return;
+    }
     let Some(g) = current() else { return };
     let Ok(mut g) = g.try_borrow_mut() else {
         return;
@@ -631,11 +697,11 @@ pub fn on_read(t: &Tensor) {
         Some((n, _)) => !matches!(g.nodes[n].op, NodeOp::Const(_)),
         None => t.born() >= g.root_epoch,
     };
-    if computed && g.taint.is_none() {
-        g.taint = Some(
+    if computed {
+        g.set_taint(|| {
             "Python code read the value of a tensor the function computes (autograph is not implemented yet)"
-                .into(),
-        );
+                .into()
+        });
     }
 }
 
@@ -815,27 +881,58 @@ pub fn effect(op_type: &'static str, payload: Rc<dyn Any>, inputs: &[&Tensor]) {
 /// `truediv/Cast` and the division itself as `truediv`): the node that made
 /// `f`'s result takes the scope's own name.
 pub fn named<E>(base: &str, f: impl FnOnce() -> Result<Tensor, E>) -> Result<Tensor, E> {
-    let Some(g) = current() else { return f() };
-    let scope = {
-        let mut gb = g.borrow_mut();
-        let s = gb.unique(base);
-        // the scope's leaf name is what sub-ops are named under
-        let leaf = s.rsplit('/').next().unwrap_or(&s).to_string();
-        gb.scopes.push(leaf);
-        s
+    let Some((g, scope)) = enter_scope(base) else {
+        return f();
     };
     let r = f();
+    exit_scope(&g);
+    let scope = scope.trim_end_matches('/');
     let mut gb = g.borrow_mut();
-    gb.scopes.pop();
     if let Ok(t) = &r {
         if let Some((n, _)) = gb.lookup(t) {
             let prefix = format!("{scope}/");
             if gb.nodes[n].name.starts_with(&prefix) {
-                gb.nodes[n].name = scope;
+                gb.nodes[n].name = scope.to_string();
             }
         }
     }
     r
+}
+
+/// Enters the name scope `name` in the graph being traced, as TensorFlow's
+/// `Graph.name_scope` does (`tf.name_scope` inside a `tf.function`, Keras's
+/// layer, loss and optimizer scopes): a name is made unique among the
+/// graph's names (`sequential_1`), one ending in `/` is taken as it is, `""`
+/// is the root. Returns the graph (for [`exit_scope`]) and the scope
+/// (`"outer/inner/"`, with the replica's prefix); None when nothing traces.
+pub fn enter_scope(name: &str) -> Option<(Rc<RefCell<Graph>>, String)> {
+    let g = current()?;
+    let scope = {
+        let mut gb = g.borrow_mut();
+        let (path, scope) = if name.is_empty() {
+            (String::new(), String::new())
+        } else if let Some(abs) = name.strip_suffix('/') {
+            (abs.to_string(), name.to_string())
+        } else {
+            let full = gb.unique(name);
+            let path = match super::autodiff::tape::lane() {
+                Some(i) if i > 0 => full
+                    .strip_prefix(&format!("replica_{i}/"))
+                    .unwrap_or(&full)
+                    .to_string(),
+                _ => full.clone(),
+            };
+            (path, format!("{full}/"))
+        };
+        gb.lane_scopes().push(path);
+        scope
+    };
+    Some((g, scope))
+}
+
+/// Leaves the innermost name scope [`enter_scope`] entered in `g`.
+pub fn exit_scope(g: &Rc<RefCell<Graph>>) {
+    g.borrow_mut().lane_scopes().pop();
 }
 
 /// Ends the trace's outputs: the ports of the function's flattened result

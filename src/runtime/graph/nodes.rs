@@ -26,9 +26,7 @@ pub fn record_cond(pred: &Tensor, branches: [Rc<RefCell<Graph>>; 2], outputs: &[
     let Some(g) = current() else { return };
     let mut g = g.borrow_mut();
     if let Some(why) = branches.iter().find_map(|b| b.borrow().taint.clone()) {
-        if g.taint.is_none() {
-            g.taint = Some(why);
-        }
+        g.set_taint(|| why);
         return;
     }
     let Some(pp) = g.port(pred, "If") else { return };

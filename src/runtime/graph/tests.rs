@@ -166,3 +166,27 @@ fn a_copy_on_write_copy_is_not_the_traced_tensor() {
     });
     assert!(g.borrow().taint.is_some());
 }
+
+#[test]
+fn name_scopes_are_unique_in_a_graph() {
+    let a = vec_f32(&[1.0, 2.0]);
+    let (g, _) = traced(&[a], |x| {
+        let (g, s1) = enter_scope("outer").unwrap();
+        let b = ops::add(&x[0], &x[0]).unwrap();
+        let (_, s2) = enter_scope("inner").unwrap();
+        exit_scope(&g);
+        exit_scope(&g);
+        let (_, s3) = enter_scope("outer").unwrap();
+        let c = ops::mul(&b, &x[0]).unwrap();
+        exit_scope(&g);
+        let (_, s4) = enter_scope("abs/").unwrap();
+        exit_scope(&g);
+        assert_eq!((s1.as_str(), s2.as_str()), ("outer/", "outer/inner/"));
+        assert_eq!((s3.as_str(), s4.as_str()), ("outer_1/", "abs/"));
+        c
+    });
+    let names: Vec<String> = g.borrow().nodes.iter().map(|n| n.name.clone()).collect();
+    assert!(names.iter().any(|n| n.starts_with("outer/")), "{names:?}");
+    assert!(names.iter().any(|n| n.starts_with("outer_1/")), "{names:?}");
+    assert!(enter_scope("outside").is_none());
+}

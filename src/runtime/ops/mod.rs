@@ -76,6 +76,7 @@ pub(crate) fn attr_error(op: &str, d: DType) -> Error {
         "Softmax" | "LogSoftmax" | "Softplus" | "Elu" | "Selu" | "L2Loss" => "half, bfloat16, float, double",
         "Floor" | "Ceil" | "Erf" | "Erfc" => "bfloat16, half, float, double",
         "SquaredDifference" => "bfloat16, half, float, double, int32, int64, complex64, complex128",
+        "DivNoNan" => "half, float, bfloat16, double, complex64, complex128",
         "Relu" => "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8",
         "Cumsum" | "Cumprod" => "float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64",
         "MatMul" => "bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128",

@@ -158,6 +158,28 @@ pub fn squared_difference(x: &Tensor, y: &Tensor) -> Result<Tensor> {
     )
 }
 
+/// `tf.math.divide_no_nan(x, y)` (`DivNoNan`): `x / y`, and 0 where `y` is
+/// 0, with broadcasting; one op for the tapes and graphs (Keras's loss
+/// reductions are `div_no_nan` nodes in TensorFlow's graphs).
+pub fn div_no_nan(x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    tape::primitive(|| GradOp::DivNoNan, &[x, y], || div_no_nan_impl(x, y))
+}
+
+fn div_no_nan_impl(x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    let op = "DivNoNan";
+    if x.dtype() != y.dtype() {
+        return Err(dtype_mismatch(op, 1, x.dtype(), y.dtype(), " name: "));
+    }
+    if !matches!(x.dtype(), DType::Float16 | DType::Float32 | DType::Float64) {
+        return Err(attr_error(op, x.dtype()));
+    }
+    // Eigen's scalar_div_no_nan_op: y == 0 ? 0 : x / y
+    let q = crate::runtime::ops::truediv(x, y)?;
+    let zero = Tensor::zeros(y.dtype(), &[], y.device())?;
+    let is_zero = crate::runtime::ops::binary(crate::runtime::BinaryOp::Equal, y, &zero)?;
+    crate::runtime::ops::where_select(&is_zero, &Tensor::zeros(q.dtype(), &[], q.device())?, &q)
+}
+
 /// `logits - max(logits)` along the rows, `exp` of it (TensorFlow's
 /// standalone `exp` over the whole buffer) and its row sums, kept as a
 /// column: TensorFlow's fused `exp().sum(classes)`, whose `exp` follows the
