@@ -8,8 +8,11 @@
 //! beside it, propagated op by op as TensorFlow's shape inference does:
 //! a dimension is unknown when the dims it is computed from are.
 
+use std::cell::Cell;
+
 use super::super::autodiff::GradOp;
 use super::super::tensor::Tensor;
+use super::{current, tracing};
 
 /// A static shape: its dims, `None` where unknown.
 pub type StaticDims = Vec<Option<usize>>;
@@ -321,4 +324,32 @@ fn index_dims(in0: &[Option<usize>], items: &[crate::runtime::ops::IndexItem]) -
     }
     d.extend(in0.iter().skip(i).copied());
     d
+}
+
+thread_local! {
+    /// The position of the `-1` of the `tf.reshape` about to be recorded.
+    pub(super) static RESHAPE_FREE: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// Notes the position of the `-1` in the shape the next recorded `Reshape`
+/// was asked for (its static dim is unknown when the input's count is).
+pub fn note_reshape_free(pos: Option<usize>) {
+    if tracing() {
+        RESHAPE_FREE.with(|r| r.set(pos));
+    }
+}
+
+/// The static shape of `t` while it is traced, when it has unknown dims.
+pub fn static_dims(t: &Tensor) -> Option<StaticDims> {
+    let mut g = current()?;
+    loop {
+        let parent = {
+            let gb = g.borrow();
+            if let Some(p) = gb.lookup(t) {
+                return gb.statics.get(&p).cloned();
+            }
+            gb.parent.clone()?
+        };
+        g = parent;
+    }
 }
