@@ -10,6 +10,33 @@
 pub mod archive;
 pub mod h5;
 
+/// `n` damaged copies of a good file, for the readers' robustness tests:
+/// truncated at a random length, or with up to 16 random bytes changed
+/// (a xorshift stream from `seed`, so a failure repeats).
+#[cfg(test)]
+fn damaged_copies(good: &[u8], mut seed: u64, n: usize) -> Vec<Vec<u8>> {
+    let mut next = |m: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % m.max(1) as u64) as usize
+    };
+    (0..n)
+        .map(|i| {
+            let mut b = good.to_vec();
+            if i % 2 == 1 {
+                b.truncate(next(b.len()));
+            } else {
+                for _ in 0..1 + next(16) {
+                    let at = next(b.len());
+                    b[at] = next(256) as u8;
+                }
+            }
+            b
+        })
+        .collect()
+}
+
 /// A saving error: what failed, in words (the module turns it into Keras's
 /// or h5py's exception).
 #[derive(Debug, Clone, PartialEq)]
