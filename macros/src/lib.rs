@@ -187,6 +187,18 @@ fn doc_text(f: &ItemFn) -> String {
     out
 }
 
+mod codec;
+
+/// `#[derive(Codec)]`: see `codec.rs`.
+#[proc_macro_derive(Codec)]
+pub fn derive_codec(item: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(item as syn::DeriveInput);
+    match codec::expand(input) {
+        Ok(t) => t.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
 /// See the crate documentation.
 #[proc_macro_attribute]
 pub fn native(attr: TokenStream, item: TokenStream) -> TokenStream {

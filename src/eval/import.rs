@@ -68,8 +68,8 @@ impl Interp {
                 b.build()
             }
             None => match stdlib_source(name) {
-                Some(text) => {
-                    let m = self.load_stdlib(name, text)?;
+                Some(source) => {
+                    let m = self.load_stdlib(name, source)?;
                     // A submodule written in the language (`collections.abc`)
                     // is also an attribute of its package, as after CPython's
                     // import: set now when the package is loaded, else found
@@ -105,10 +105,10 @@ impl Interp {
     /// in TensorFlow).
     fn attach_companion(&self, name: &str, m: &Value) -> PyResult<()> {
         let companion = format!("{name}.__py__");
-        let Some(text) = stdlib_source(&companion) else {
+        let Some(source) = stdlib_source(&companion) else {
             return Ok(());
         };
-        let c = self.load_stdlib(&companion, text)?;
+        let c = self.load_stdlib(&companion, source)?;
         let Some(c) = c.downcast::<crate::modules::ModuleObj>() else {
             return Ok(());
         };
@@ -150,20 +150,21 @@ impl Interp {
     }
 }
 
-/// The source of a module written in the language itself (`stdlib/`).
+/// The source of a module written in the language itself (`stdlib/`),
+/// and its syntax tree as the build wrote it (`syntax::codec`).
 /// For work on the stdlib, `DIST_STDLIB_DIR=stdlib` reads `NAME.dist`
 /// (dots as underscores) from that folder first, so a module can be
-/// edited, or a new one tried, without rebuilding.
-fn stdlib_source(name: &str) -> Option<&'static str> {
+/// edited, or a new one tried, without rebuilding (it is parsed then).
+fn stdlib_source(name: &str) -> Option<(&'static str, Option<&'static [u8]>)> {
     if let Some(dir) = std::env::var_os("DIST_STDLIB_DIR") {
         let path = std::path::Path::new(&dir).join(format!("{}.dist", name.replace('.', "_")));
         if let Ok(text) = std::fs::read_to_string(path) {
             // Read once per module per process (the importer caches it).
-            return Some(Box::leak(text.into_boxed_str()));
+            return Some((Box::leak(text.into_boxed_str()), None));
         }
     }
     match crate::modules::find(name)? {
-        crate::modules::Source::Stdlib(text) => Some(text),
+        crate::modules::Source::Stdlib(text, tree) => Some((text, Some(tree))),
         crate::modules::Source::Native(_) | crate::modules::Source::Alias(_) => None,
     }
 }
@@ -172,9 +173,20 @@ impl Interp {
     /// Runs a `stdlib/` module: its file defines `__dist_module__`, whose
     /// returned dict becomes the module's namespace (its functions are that
     /// function's locals, so the importing script's globals stay untouched).
-    fn load_stdlib(&self, name: &str, text: &str) -> PyResult<Value> {
+    /// The module's tree is read from the bytes the build wrote when there
+    /// are some (they always read back, `syntax::codec`'s test says so;
+    /// the source is parsed otherwise).
+    fn load_stdlib(
+        &self,
+        name: &str,
+        (text, tree): (&str, Option<&'static [u8]>),
+    ) -> PyResult<Value> {
         let source = SourceFile::new(format!("<stdlib {name}>"), text);
-        let module = self.compile(&source).map_err(|e| {
+        let module = match tree.and_then(crate::syntax::codec::decode_module) {
+            Some(m) => self.resolve(m),
+            None => self.compile(&source),
+        }
+        .map_err(|e| {
             PyErr::new(
                 ExcType::SyntaxError,
                 format!("stdlib module {name}: {}", e.message),

@@ -341,7 +341,12 @@ impl Interp {
 
     /// Parses and resolves a source file.
     pub fn compile(&self, src: &SourceFile) -> Result<Module, SyntaxError> {
-        let module = crate::syntax::parse_module(&src.text)?;
+        self.resolve(crate::syntax::parse_module(&src.text)?)
+    }
+
+    /// Resolves a module's names against the interpreter's globals (a
+    /// parsed module, or a stdlib module's tree read back).
+    pub fn resolve(&self, module: Module) -> Result<Module, SyntaxError> {
         resolve_module(&module, &mut self.names.borrow_mut())?;
         self.sync_slots();
         Ok(module)

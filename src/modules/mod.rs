@@ -40,8 +40,10 @@ pub enum Source {
     Native(fn(&dyn Vm) -> Option<Value>),
     /// Written in the language (`stdlib/`): its file defines
     /// `__dist_module__()`, whose returned dict the importer makes the
-    /// module's namespace.
-    Stdlib(&'static str),
+    /// module's namespace. With the source, its syntax tree as the build
+    /// script wrote it (`syntax::codec`), which the importer reads instead
+    /// of parsing the source.
+    Stdlib(&'static str, &'static [u8]),
     /// Another module under a second name: `tensorflow.keras` is `keras`,
     /// as TensorFlow 2.21's `tf.keras` is Keras 3.
     Alias(&'static str),
@@ -56,7 +58,10 @@ macro_rules! stdlib {
     ($name:literal, $file:literal) => {
         (
             $name,
-            Source::Stdlib(include_str!(concat!("../../stdlib/", $file, ".dist"))),
+            Source::Stdlib(
+                include_str!(concat!("../../stdlib/", $file, ".dist")),
+                include_bytes!(concat!(env!("OUT_DIR"), "/stdlib/", $file, ".ast")),
+            ),
         )
     };
 }

@@ -7,7 +7,7 @@ use crate::value::{Value, Vm};
 fn load(vm: &dyn Vm, name: &str) -> Option<Value> {
     match super::find(name)? {
         super::Source::Native(build) => build(vm),
-        super::Source::Stdlib(_) | super::Source::Alias(_) => None,
+        super::Source::Stdlib(..) | super::Source::Alias(_) => None,
     }
 }
 

@@ -2,6 +2,7 @@
 //! Nothing here knows about values or the runtime.
 
 pub mod ast;
+pub mod codec;
 pub mod dump;
 pub mod encoding;
 pub mod error;

@@ -3,8 +3,10 @@
 
 use std::rc::Rc;
 
+use dist_macros::Codec;
+
 /// A half-open byte range `[start, end)` into one [`SourceFile`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Codec)]
 pub struct Span {
     /// First byte of the range.
     pub start: u32,

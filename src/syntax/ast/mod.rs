@@ -6,13 +6,15 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
+use dist_macros::Codec;
+
 use super::span::Span;
 
 mod ops;
 pub use ops::{BinOp, BoolOp, CmpOp, UnaryOp};
 
 /// An identifier with the span where it was written.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Codec)]
 pub struct Ident {
     /// The name.
     pub name: Rc<str>,
@@ -21,7 +23,7 @@ pub struct Ident {
 }
 
 /// Where a name lives at run time, decided by the resolver.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Codec)]
 pub enum Slot {
     /// Not resolved yet (the lowering output).
     #[default]
@@ -39,7 +41,7 @@ pub enum Slot {
 }
 
 /// A name reference (a `Name` node's payload and binding targets).
-#[derive(Debug)]
+#[derive(Debug, Codec)]
 pub struct Name {
     /// The identifier.
     pub id: Rc<str>,
@@ -48,7 +50,7 @@ pub struct Name {
 }
 
 /// What the resolver records about a function-like scope (def, lambda, comprehension).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Codec)]
 pub struct Scope {
     /// Number of plain local slots.
     pub num_locals: u32,
@@ -67,14 +69,14 @@ pub struct Scope {
 }
 
 /// A whole source file.
-#[derive(Debug)]
+#[derive(Debug, Codec)]
 pub struct Module {
     /// The statements.
     pub body: Vec<Stmt>,
 }
 
 /// A statement with its span.
-#[derive(Debug)]
+#[derive(Debug, Codec)]
 pub struct Stmt {
     /// What kind of statement.
     pub kind: StmtKind,
@@ -86,7 +88,7 @@ pub struct Stmt {
 // `repr(u8)`: a tag byte of its own, so the evaluator's dispatch is one
 // load and a jump table (with the tag folded into a field's niche, each
 // `match` first decoded it: a subtract, a compare and a select).
-#[derive(Debug)]
+#[derive(Debug, Codec)]
 #[repr(u8)]
 pub enum StmtKind {
     /// An expression statement.
@@ -232,7 +234,7 @@ pub enum StmtKind {
 }
 
 /// A `with` item.
-#[derive(Debug)]
+#[derive(Debug, Codec)]
 pub struct WithItem {
     /// The context manager expression.
     pub context_expr: Expr,
@@ -241,7 +243,7 @@ pub struct WithItem {
 }
 
 /// An `except` clause.
-#[derive(Debug)]
+#[derive(Debug, Codec)]
 pub struct ExceptHandler {
     /// The exception type expression (None: bare `except:`).
     pub type_: Option<Expr>,
@@ -254,7 +256,7 @@ pub struct ExceptHandler {
 }
 
 /// A [`case`](https://docs.python.org/3/library/ast.html#ast.match_case) clause.
-#[derive(Debug)]
+#[derive(Debug, Codec)]
 pub struct MatchCase {
     /// The pattern.
     pub pattern: Pattern,
@@ -265,7 +267,7 @@ pub struct MatchCase {
 }
 
 /// A pattern with its span.
-#[derive(Debug)]
+#[derive(Debug, Codec)]
 pub struct Pattern {
     /// What kind of pattern.
     pub kind: PatternKind,
@@ -274,7 +276,7 @@ pub struct Pattern {
 }
 
 /// [Patterns](https://docs.python.org/3/library/ast.html#ast.MatchValue) (PEP 634).
-#[derive(Debug)]
+#[derive(Debug, Codec)]
 pub enum PatternKind {
     /// A literal or dotted value, compared with `==`.
     MatchValue(Expr),
@@ -316,7 +318,7 @@ pub enum PatternKind {
 }
 
 /// `import x.y as z` / `from m import x as z`.
-#[derive(Debug)]
+#[derive(Debug, Codec)]
 pub struct Alias {
     /// The dotted name (for `import`) or the imported name (for `from`).
     pub name: Rc<str>,
@@ -331,7 +333,7 @@ pub struct Alias {
 
 /// A function definition, a lambda (body is one `Return`), or the implicit
 /// function of a comprehension.
-#[derive(Debug)]
+#[derive(Debug, Codec)]
 pub struct FunctionDef {
     /// Function name (`<lambda>`, `<listcomp>` …).
     pub name: Rc<str>,
@@ -359,7 +361,7 @@ pub struct FunctionDef {
 }
 
 /// A class definition.
-#[derive(Debug)]
+#[derive(Debug, Codec)]
 pub struct ClassDef {
     /// Class name.
     pub name: Rc<str>,
@@ -380,7 +382,7 @@ pub struct ClassDef {
 }
 
 /// [Function parameters](https://docs.python.org/3/library/ast.html#ast.arguments).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Codec)]
 pub struct Arguments {
     /// Positional-only parameters (before `/`).
     pub posonlyargs: Vec<Arg>,
@@ -399,7 +401,7 @@ pub struct Arguments {
 }
 
 /// One parameter.
-#[derive(Debug)]
+#[derive(Debug, Codec)]
 pub struct Arg {
     /// Parameter name.
     pub name: Rc<str>,
@@ -410,7 +412,7 @@ pub struct Arg {
 }
 
 /// An expression with its span.
-#[derive(Debug)]
+#[derive(Debug, Codec)]
 pub struct Expr {
     /// What kind of expression.
     pub kind: ExprKind,
@@ -444,7 +446,7 @@ pub enum Constant {
 
 /// [Expressions](https://docs.python.org/3/library/ast.html#expressions).
 // `repr(u8)`: see `StmtKind`.
-#[derive(Debug)]
+#[derive(Debug, Codec)]
 #[repr(u8)]
 pub enum ExprKind {
     /// A literal.
@@ -662,7 +664,7 @@ fn fstring_fields<'a, E>(
 }
 
 /// The kind of a comprehension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Codec)]
 pub enum CompKind {
     /// `[...]`.
     List,
@@ -675,7 +677,7 @@ pub enum CompKind {
 }
 
 /// A comprehension: its own function scope, like Python's.
-#[derive(Debug)]
+#[derive(Debug, Codec)]
 pub struct Comprehension {
     /// Which display it builds.
     pub kind: CompKind,
@@ -691,7 +693,7 @@ pub struct Comprehension {
 }
 
 /// One `for target in iter if cond...` clause.
-#[derive(Debug)]
+#[derive(Debug, Codec)]
 pub struct CompFor {
     /// Loop target.
     pub target: Expr,
@@ -702,7 +704,7 @@ pub struct CompFor {
 }
 
 /// A piece of an f-string.
-#[derive(Debug)]
+#[derive(Debug, Codec)]
 pub enum FStringPart {
     /// Literal text (escapes and `{{`/`}}` already decoded).
     Literal(Rc<str>),
@@ -720,7 +722,7 @@ pub enum FStringPart {
 }
 
 /// A keyword argument; `arg: None` means `**value`.
-#[derive(Debug)]
+#[derive(Debug, Codec)]
 pub struct Keyword {
     /// The keyword.
     pub arg: Option<Ident>,

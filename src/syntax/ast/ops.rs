@@ -1,7 +1,9 @@
 //! The operators of expressions: binary, unary, boolean and comparison.
 
+use dist_macros::Codec;
+
 /// Binary operators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Codec)]
 pub enum BinOp {
     /// `+`
     Add,
@@ -91,7 +93,7 @@ impl BinOp {
 }
 
 /// Unary operators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Codec)]
 pub enum UnaryOp {
     /// `~`
     Invert,
@@ -104,7 +106,7 @@ pub enum UnaryOp {
 }
 
 /// Boolean operators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Codec)]
 pub enum BoolOp {
     /// `and`
     And,
@@ -113,7 +115,7 @@ pub enum BoolOp {
 }
 
 /// Comparison operators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Codec)]
 pub enum CmpOp {
     /// `==`
     Eq,

@@ -339,24 +339,12 @@ impl Lowerer<'_> {
         Ok(Expr { kind, span })
     }
 
-    /// Splits an f-string body (source offset `at`) into `parts`. `depth` is
-    /// 1 for the string itself and 2 inside a format spec.
-    /// One object per string constant: CPython interns strings of name
-    /// characters everywhere (across REPL inputs too) and shares equal
-    /// constants within a compilation.
     fn interned(&self, text: Rc<str>) -> Rc<String> {
-        let share = |t: &mut HashMap<Rc<str>, Rc<String>>| {
-            t.entry(text.clone())
-                .or_insert_with(|| Rc::new(text.to_string()))
-                .clone()
-        };
-        if text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-            INTERNED.with(|t| share(&mut t.borrow_mut()))
-        } else {
-            share(&mut self.strings.borrow_mut())
-        }
+        intern_constant(text, &mut self.strings.borrow_mut())
     }
 
+    /// Splits an f-string body (source offset `at`) into `parts`. `depth` is
+    /// 1 for the string itself and 2 inside a format spec.
     fn fstring(
         &self,
         body: &str,
@@ -611,6 +599,27 @@ impl Lowerer<'_> {
             )
         })?;
         sub.value(e)
+    }
+}
+
+/// The object of a string constant: CPython interns strings of name
+/// characters everywhere (across REPL inputs too) and shares equal
+/// constants within a compilation (`local`: that compilation's table).
+/// The lowering and the reader of precompiled modules both go through here,
+/// so a module read back shares its constants as the parsed one did.
+pub(crate) fn intern_constant(
+    text: Rc<str>,
+    local: &mut HashMap<Rc<str>, Rc<String>>,
+) -> Rc<String> {
+    let share = |t: &mut HashMap<Rc<str>, Rc<String>>| {
+        t.entry(text.clone())
+            .or_insert_with(|| Rc::new(text.to_string()))
+            .clone()
+    };
+    if text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        INTERNED.with(|t| share(&mut t.borrow_mut()))
+    } else {
+        share(local)
     }
 }
 

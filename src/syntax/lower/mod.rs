@@ -18,6 +18,8 @@ mod pattern;
 mod stmt;
 mod target;
 
+pub(crate) use literal::intern_constant;
+
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
