@@ -8,6 +8,12 @@ use std::process::ExitCode;
 use dist::cli::{self, Command, Flags, ScriptError, UsageError};
 use dist::SourceFile;
 
+/// mimalloc instead of glibc's malloc: the interpreter's many small,
+/// short-lived allocations (syntax trees read back at import, frames,
+/// values) cost less (BENCHMARKS.md, twenty-fifth run).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let mut args = Vec::new();
     for arg in std::env::args_os().skip(1) {
