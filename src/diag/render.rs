@@ -119,7 +119,7 @@ fn snippet(d: &Diagnostic, frame: &Frame, color: bool) -> String {
     let mut bytes = Vec::new();
     if report
         .finish()
-        .write((id, Source::from(source.text.as_str())), &mut bytes)
+        .write((id, Source::from(&*source.text)), &mut bytes)
         .is_err()
     {
         return String::new();
@@ -170,7 +170,7 @@ fn indent_continuations(body: &str) -> String {
 /// the very end of a text that ends in a newline moves onto that newline, so
 /// "unexpected end of input" points just after the last line, not below it.
 fn clamp(source: &SourceFile, bytes: Range<usize>) -> Range<usize> {
-    let text = source.text.as_str();
+    let text = &*source.text;
     let floor = |mut i: usize| {
         i = i.min(text.len());
         while !text.is_char_boundary(i) {
@@ -188,7 +188,7 @@ fn clamp(source: &SourceFile, bytes: Range<usize>) -> Range<usize> {
 
 /// A (clamped) byte range into `source.text` as the char range ariadne 0.4 wants.
 fn char_range(source: &SourceFile, bytes: Range<usize>) -> Range<usize> {
-    let text = source.text.as_str();
+    let text = &*source.text;
     let (start, end) = (bytes.start, bytes.end);
     let start_chars = text[..start].chars().count();
     start_chars..start_chars + text[start..end].chars().count()

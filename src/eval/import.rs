@@ -179,7 +179,7 @@ impl Interp {
     fn load_stdlib(
         &self,
         name: &str,
-        (text, tree): (&str, Option<&'static [u8]>),
+        (text, tree): (&'static str, Option<&'static [u8]>),
     ) -> PyResult<Value> {
         let source = SourceFile::new(format!("<stdlib {name}>"), text);
         let module = match tree.and_then(crate::syntax::codec::decode_module) {

@@ -137,7 +137,7 @@ impl Session {
     /// Runs one complete input; an error is reported, never returned.
     /// Whether it ran without error.
     fn execute(&mut self, code: &str) -> bool {
-        let source = SourceFile::new(SOURCE_NAME, code);
+        let source = SourceFile::new(SOURCE_NAME, code.to_string());
         let result = {
             let interpreter = self.interpreter.borrow();
             interpreter

@@ -50,13 +50,17 @@ impl Span {
 pub struct SourceFile {
     /// The name shown in diagnostics and tracebacks.
     pub name: String,
-    /// The full text.
-    pub text: String,
+    /// The full text (borrowed for a stdlib module's embedded source: a
+    /// copy of it per import cost a tenth of a Keras script's run).
+    pub text: std::borrow::Cow<'static, str>,
 }
 
 impl SourceFile {
     /// A shared source file.
-    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Rc<SourceFile> {
+    pub fn new(
+        name: impl Into<String>,
+        text: impl Into<std::borrow::Cow<'static, str>>,
+    ) -> Rc<SourceFile> {
         Rc::new(SourceFile {
             name: name.into(),
             text: text.into(),
