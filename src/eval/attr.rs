@@ -613,6 +613,7 @@ impl Interp {
                     let args = vec![obj.clone(), Value::str(name), value];
                     return self.call_value(&hook, args, Vec::new()).map(|_| ());
                 }
+                class_layout_attr(cls, name)?;
                 cls.set_attr(name, value);
                 Ok(())
             }
@@ -761,4 +762,24 @@ fn api_class_of(v: &Value) -> Option<&'static str> {
         },
         _ => return None,
     })
+}
+
+/// `cls.__mro__ = ...` is CPython's read-only error; `cls.__bases__ = ...`
+/// (which CPython allows, recomputing every subclass's MRO) is one dist
+/// refuses, since a class's MRO is fixed when it is made: storing the
+/// tuple as a plain attribute would show new bases that lookups ignore.
+fn class_layout_attr(cls: &crate::value::Class, name: &str) -> PyResult<()> {
+    match name {
+        "__mro__" => Err(PyErr::new(ExcType::AttributeError, "readonly attribute")),
+        "__bases__" => Err(PyErr::new(
+            ExcType::NotImplementedError,
+            format!(
+                "dist cannot change the bases of class '{}' after it is made (CPython recomputes \
+                 the method resolution order of it and its subclasses); create a new class \
+                 with the bases you need instead",
+                cls.name
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
