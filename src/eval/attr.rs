@@ -483,6 +483,18 @@ impl Interp {
                             return Ok(Some(x));
                         }
                     }
+                    // PEP 562: the module's own `__getattr__` answers for
+                    // what it lacks (`tensorflow.keras` hands most names to
+                    // `keras`). Its AttributeError is this module's own
+                    // "no attribute" error (with TensorFlow's API list).
+                    let hook = m.dict.borrow().get("__getattr__").cloned();
+                    if let Some(hook) = hook {
+                        match self.call_value(&hook, vec![Value::str(name)], Vec::new()) {
+                            Ok(x) => return Ok(Some(x)),
+                            Err(e) if e.is(ExcType::AttributeError) => return Ok(None),
+                            Err(e) => return Err(e),
+                        }
+                    }
                 }
                 // What a script set on a mutable native class (a named tuple's).
                 if let Some(cls) = n.class().filter(|c| c.is_mutable()) {

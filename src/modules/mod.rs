@@ -190,7 +190,11 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("keras.utils.progbar", "keras_utils_progbar"),
     stdlib!("keras.callbacks.monitors", "keras_callbacks_monitors"),
     // Keras 3, written in the language; `tf.keras` is `keras`
-    ("tensorflow.keras", Source::Alias("keras")),
+    // `tf.keras` is Keras 3's `keras._tf_keras.keras`: `keras`'s objects,
+    // with Keras 2's names in `losses` and `metrics`
+    stdlib!("tensorflow.keras", "tensorflow_keras"),
+    stdlib!("tensorflow.keras.losses", "tensorflow_keras_losses"),
+    stdlib!("tensorflow.keras.metrics", "tensorflow_keras_metrics"),
     stdlib!("keras"),
     stdlib!("keras.backend", "keras_backend"),
     stdlib!("keras.random", "keras_random"),
