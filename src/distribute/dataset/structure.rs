@@ -389,6 +389,9 @@ native_class!(SpecObj: TENSOR_SPEC);
 #[native("TensorSpec.__new__(shape, dtype=None, name=None)")]
 fn tensor_spec(vm: &dyn Vm, shape: &Value, dtype: &Value, name: &Value) -> PyResult<Value> {
     let dtype = super::dtype_of(vm, dtype)?;
+    if matches!(shape, Value::None) {
+        return Err(crate::object::tensor::shape::unknown_rank("TensorSpec(None)"));
+    }
     let dims = super::dims_of(vm, shape)?;
     let name = match name {
         Value::None => None,
@@ -412,15 +415,13 @@ fn spec_dtype(this: &SpecObj) -> Value {
     }
 }
 
-/// The shape of the tensor (None for an unknown dim).
+/// The shape of the tensor, a `tf.TensorShape` (None for an unknown dim).
 #[native("TensorSpec.shape(self)")]
 fn spec_shape(this: &SpecObj) -> Value {
     match &this.0 {
-        Spec::Tensor { dims, .. } => Value::tuple(
-            dims.iter()
-                .map(|d| d.map_or(Value::None, |d| Value::Int(d as i64)))
-                .collect(),
-        ),
+        Spec::Tensor { dims, .. } => Value::native(crate::object::tensor::shape::TensorShapeObj {
+            dims: dims.clone(),
+        }),
         _ => Value::None,
     }
 }

@@ -39,6 +39,16 @@ pub fn shape_value(dims: &[usize]) -> Value {
     })
 }
 
+/// The error for a shape of unknown rank (`TensorShape(None)`), which dist's
+/// shapes cannot describe yet: a clear refusal, not a scalar's `()`.
+pub fn unknown_rank(what: &str) -> crate::value::PyErr {
+    crate::value::PyErr::new(
+        crate::value::ExcType::NotImplementedError,
+        format!("{what}: shapes of unknown rank are not supported by dist yet"),
+    )
+    .help("give the rank, with None for each unknown dimension: TensorSpec([None, None], ...)")
+}
+
 fn dim_value(d: Option<usize>) -> Value {
     d.map_or(Value::None, |x| Value::Int(x as i64))
 }
@@ -83,6 +93,9 @@ fn dims(this: &TensorShapeObj) -> Vec<Value> {
 #[native("TensorShape(dims)", c_ctor)]
 fn shape_new(vm: &dyn Vm, dims: &Value) -> PyResult<Value> {
     let v = dims;
+    if matches!(v, Value::None) {
+        return Err(unknown_rank("TensorShape(None)"));
+    }
     if let Some(s) = v.downcast::<TensorShapeObj>() {
         return Ok(Value::native(TensorShapeObj {
             dims: s.dims.clone(),
