@@ -29,6 +29,7 @@ pub mod random;
 pub mod reorder_ops;
 pub mod scan_ops;
 pub mod stats_ops;
+pub mod string_format;
 pub mod string_hash;
 pub mod strings_ops;
 pub mod tape_hints;
