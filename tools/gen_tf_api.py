@@ -63,9 +63,18 @@ def walk(mod, name, depth, out, seen):
 # for the ones it lacks instead of an AttributeError).
 CLASSES = [(tf.data.Dataset, "tensorflow.data.Dataset")]
 
+# The parts of tf.compat.v1 that dist implements some of (the rest of
+# tf.compat.v1 is TensorFlow 1 API: a NotImplementedError names it).
+COMPAT_V1 = ["", ".data", ".distribute", ".distribute.experimental", ".train"]
+
 out = []
 for mod, name in ROOTS:
     walk(mod, name, 0, out, set())
+for sub in COMPAT_V1:
+    mod = tf.compat.v1
+    for part in sub.split(".")[1:]:
+        mod = getattr(mod, part)
+    out.append(("tensorflow.compat.v1" + sub, public(mod)))
 for cls, name in CLASSES:
     out.append((name, public(cls)))
 here = os.path.dirname(os.path.abspath(__file__))

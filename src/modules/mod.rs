@@ -172,6 +172,8 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("tensorflow_io"),
     stdlib!("tensorflow_array"),
     stdlib!("tensorflow_sparse"),
+    stdlib!("tensorflow_v1compat"),
+    stdlib!("tensorflow_unicode"),
     stdlib!("tensorflow_ragged"),
     // tf.train.Checkpoint, CheckpointManager and their helpers
     stdlib!("tensorflow_checkpoint"),

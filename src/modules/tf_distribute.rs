@@ -61,6 +61,23 @@ pub fn register_tf(m: &mut ModuleBuilder) {
     m.namespace("train", |_| {});
 }
 
+/// The native part of `tf.compat.v1`: TensorFlow 1's `VariableAggregation`
+/// and strategy classes (`stdlib/tensorflow_v1compat.dist` adds the names
+/// `tf.compat.v1` shares with `tf`).
+pub fn register_compat_v1(v: &mut ModuleBuilder) {
+    use crate::distribute::strategy::v1;
+    v.value(
+        "VariableAggregation",
+        class(&crate::distribute::variables::enums::VARIABLE_AGGREGATION),
+    );
+    v.namespace("distribute", |d| {
+        d.value("MirroredStrategy", class(&v1::MIRRORED_STRATEGY_V1))
+            .value("OneDeviceStrategy", class(&v1::ONE_DEVICE_STRATEGY_V1))
+            .value("Strategy", class(&v1::STRATEGY_V1))
+            .namespace("experimental", |_| {});
+    });
+}
+
 /// `tf.distribute`.
 fn register_distribute(d: &mut ModuleBuilder) {
     d.value("MirroredStrategy", class(&MIRRORED_STRATEGY))

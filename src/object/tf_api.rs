@@ -24,6 +24,91 @@ pub fn is_public(module: &str, name: &str) -> bool {
     names_of(module).is_some_and(|names| names.split(' ').any(|n| n == name))
 }
 
+/// The TensorFlow 1 names of `tf.compat.v1` that only make sense with a
+/// graph and a session (TF1's graph mode), per module.
+const GRAPH_MODE: &[(&str, &[&str])] = &[
+    (
+        "tensorflow.compat.v1",
+        &[
+            "AUTO_REUSE",
+            "GraphKeys",
+            "InteractiveSession",
+            "Session",
+            "VariableScope",
+            "add_to_collection",
+            "add_to_collections",
+            "all_variables",
+            "container",
+            "disable_control_flow_v2",
+            "disable_eager_execution",
+            "disable_resource_variables",
+            "disable_tensor_equality",
+            "disable_v2_behavior",
+            "disable_v2_tensorshape",
+            "get_collection",
+            "get_collection_ref",
+            "get_default_graph",
+            "get_default_session",
+            "get_local_variable",
+            "get_session_handle",
+            "get_session_tensor",
+            "get_variable",
+            "get_variable_scope",
+            "global_variables",
+            "global_variables_initializer",
+            "initialize_all_tables",
+            "initialize_all_variables",
+            "initialize_local_variables",
+            "initialize_variables",
+            "is_variable_initialized",
+            "local_variables",
+            "local_variables_initializer",
+            "make_template",
+            "model_variables",
+            "moving_average_variables",
+            "op_scope",
+            "placeholder",
+            "placeholder_with_default",
+            "report_uninitialized_variables",
+            "reset_default_graph",
+            "sparse_placeholder",
+            "tables_initializer",
+            "trainable_variables",
+            "variable_op_scope",
+            "variable_scope",
+            "variables_initializer",
+            "wrap_function",
+        ],
+    ),
+    (
+        "tensorflow.compat.v1.train",
+        &[
+            "ChiefSessionCreator",
+            "MonitoredSession",
+            "MonitoredTrainingSession",
+            "QueueRunner",
+            "Scaffold",
+            "SessionCreator",
+            "SessionManager",
+            "SingularMonitoredSession",
+            "Supervisor",
+            "WorkerSessionCreator",
+            "add_queue_runner",
+            "export_meta_graph",
+            "import_meta_graph",
+            "start_queue_runners",
+            "write_graph",
+        ],
+    ),
+];
+
+/// Whether `module.name` is TensorFlow 1 graph-mode API.
+fn is_graph_mode(module: &str, name: &str) -> bool {
+    GRAPH_MODE
+        .iter()
+        .any(|(m, names)| *m == module && names.contains(&name))
+}
+
 /// The name users write: `tf.random.uniform`, `np.fft`.
 fn user_name(module: &str, name: &str) -> String {
     let module = if let Some(rest) = module.strip_prefix("tensorflow") {
@@ -44,6 +129,22 @@ pub fn not_implemented(module: &str, name: &str) -> Option<PyErr> {
         return None;
     }
     let full = user_name(module, name);
+    if is_graph_mode(module, name) {
+        return Some(
+            PyErr::new(
+                ExcType::NotImplementedError,
+                format!(
+                    "{full} is TensorFlow 1 graph-mode API: dist runs TensorFlow 2 code only \
+                     (eager ops and tf.function)"
+                ),
+            )
+            .help(
+                "TF1 graphs, sessions, placeholders, collections and variable scopes are out of \
+                 scope; write the TF2 form (tf.Variable, tf.function, tf.train.Checkpoint), as \
+                 TensorFlow's migration guide (guide/migrate) shows",
+            ),
+        );
+    }
     let help = if module.starts_with("tensorflow.distribute")
         && name.ends_with("Strategy")
         && !matches!(name, "MirroredStrategy" | "OneDeviceStrategy" | "Strategy")
@@ -99,5 +200,23 @@ mod tests {
             "tf.distribute.TPUStrategy is part of TensorFlow 2.21 but not implemented in dist"
         );
         assert!(not_implemented("tensorflow", "nonsense").is_none());
+    }
+
+    #[test]
+    fn tf1_graph_mode_names_say_so() {
+        let msg = |m: &str, n: &str| match not_implemented(m, n).unwrap().args().first() {
+            Some(crate::value::Value::Str(s)) => s.to_string(),
+            _ => String::new(),
+        };
+        assert!(msg("tensorflow.compat.v1", "placeholder").contains("graph-mode"));
+        assert!(msg("tensorflow.compat.v1.train", "MonitoredSession").contains("graph-mode"));
+        // a TF1 name that is not graph-mode gets the plain message
+        assert!(!msg("tensorflow.compat.v1.train", "AdamOptimizer").contains("graph-mode"));
+        // and every graph-mode name is one TensorFlow has
+        for (m, names) in GRAPH_MODE {
+            for n in *names {
+                assert!(is_public(m, n), "{m}.{n}");
+            }
+        }
     }
 }

@@ -66,7 +66,7 @@ pub(super) fn from_tensors(vm: &dyn Vm, element: &Value, _name: &Value) -> PyRes
 
 /// The slices of tensors along the first dimension.
 #[native("DatasetV2.from_tensor_slices(tensors, name=None)")]
-pub(super) fn from_tensor_slices(vm: &dyn Vm, tensors: &Value, _name: &Value) -> PyResult<Value> {
+pub(crate) fn from_tensor_slices(vm: &dyn Vm, tensors: &Value, _name: &Value) -> PyResult<Value> {
     let whole = normalize(vm, tensors)?;
     let spec = Spec::of(&whole);
     let comps = leaves(&whole);

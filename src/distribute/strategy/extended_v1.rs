@@ -22,7 +22,10 @@ pub(super) fn experimental_between_graph(this: &ExtendedObj) -> PyResult<bool> {
         ));
     }
     // the multi-worker and parameter-server extendeds say True even on one worker
-    Ok(this.flavor != super::Flavor::Own)
+    Ok(matches!(
+        this.flavor,
+        super::Flavor::MultiWorker { .. } | super::Flavor::CentralStorage { .. }
+    ))
 }
 
 getters! { _this: &ExtendedObj;

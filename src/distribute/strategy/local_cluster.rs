@@ -62,7 +62,7 @@ pub static PARAMETER_SERVER_EXTENDED: ClassSpec = ClassSpec {
 /// The class of a strategy of `flavor` (None: its kind's own).
 pub fn strategy_spec(flavor: &Flavor) -> Option<&'static ClassSpec> {
     match flavor {
-        Flavor::Own => None,
+        Flavor::Own | Flavor::V1 => None,
         Flavor::MultiWorker {
             experimental: false,
         } => Some(&COLLECTIVE_STRATEGY),
@@ -74,7 +74,7 @@ pub fn strategy_spec(flavor: &Flavor) -> Option<&'static ClassSpec> {
 /// The class of the extended object of a strategy of `flavor`.
 pub fn extended_spec(flavor: &Flavor) -> Option<&'static ClassSpec> {
     match flavor {
-        Flavor::Own => None,
+        Flavor::Own | Flavor::V1 => None,
         Flavor::MultiWorker { .. } => Some(&COLLECTIVE_EXTENDED),
         Flavor::CentralStorage { .. } => Some(&PARAMETER_SERVER_EXTENDED),
     }

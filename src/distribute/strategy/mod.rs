@@ -11,6 +11,7 @@ pub mod cross_replica;
 pub mod extended;
 pub mod extended_v1;
 pub mod local_cluster;
+pub mod v1;
 
 use std::rc::Rc;
 
@@ -52,6 +53,10 @@ pub enum Flavor {
         /// Made by `tf.distribute.experimental.MultiWorkerMirroredStrategy`.
         experimental: bool,
     },
+    /// The TensorFlow 1 class of the kind (`tf.compat.v1.distribute`:
+    /// `MirroredStrategyV1`, `OneDeviceStrategyV1`), which replicates as the
+    /// kind's own does.
+    V1,
     /// `CentralStorageStrategy` with one compute device: variables live on
     /// the parameter device.
     CentralStorage {
@@ -204,6 +209,9 @@ pub fn make_strategy_as(
 impl StrategyObj {
     /// The strategy's class.
     pub fn class_spec(&self) -> &'static ClassSpec {
+        if self.flavor == Flavor::V1 {
+            return v1::strategy_spec(self.kind);
+        }
         local_cluster::strategy_spec(&self.flavor).unwrap_or_else(|| self.kind.spec())
     }
 }
@@ -277,6 +285,17 @@ fn mirrored_new(
     devices: Option<&Value>,
     cross_device_ops: Option<&Value>,
 ) -> PyResult<Value> {
+    let devices = mirrored_devices(vm, devices, cross_device_ops)?;
+    Ok(make_strategy(Kind::Mirrored, devices))
+}
+
+/// The replicas' devices of a MirroredStrategy made with these arguments
+/// (the GPUs, else the CPU, without `devices`), checked as TensorFlow does.
+pub(super) fn mirrored_devices(
+    vm: &dyn Vm,
+    devices: Option<&Value>,
+    cross_device_ops: Option<&Value>,
+) -> PyResult<Vec<Device>> {
     let devices = match devices {
         None => {
             let gpus = super::devices::gpus(vm);
@@ -327,7 +346,7 @@ fn mirrored_new(
             ));
         }
     }
-    Ok(make_strategy(Kind::Mirrored, devices))
+    Ok(devices)
 }
 
 /// Runs everything on one device.

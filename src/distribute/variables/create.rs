@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::enums::{parse_agg, parse_sync};
+use super::enums::{agg_is_v1, parse_agg, parse_sync};
 use super::{plain, Agg, DistVar, Sync, VarCell};
 use crate::distribute::context::{current_device, in_replica_fn, state};
 use crate::distribute::strategy::{Flavor, Kind, StrategyObj};
@@ -76,6 +76,7 @@ pub(super) fn variable_new(
         None => Agg::None,
         Some(v) => parse_agg(v)?,
     };
+    let agg_v1 = agg_is_v1(aggregation);
     let trainable = match trainable {
         None => sync != Sync::OnRead,
         Some(v) => vm.truthy(v)?,
@@ -119,6 +120,7 @@ pub(super) fn variable_new(
                     value: RefCell::new(value),
                     device: *d,
                     trainable,
+                    agg_v1,
                     container: RefCell::new(std::rc::Weak::new()),
                 }));
             }
@@ -150,6 +152,7 @@ pub(super) fn variable_new(
                 value: RefCell::new(value),
                 device,
                 trainable,
+                agg_v1,
             });
             Ok(plain(&cell, agg, sync, false))
         }

@@ -94,6 +94,16 @@ pub(super) fn parse_agg(v: &Value) -> PyResult<Agg> {
     }
 }
 
+/// Whether an `aggregation=` argument reads back as TensorFlow 1's enum
+/// (`VariableAggregation`): the default and `tf.compat.v1`'s members do,
+/// `tf.VariableAggregation`'s (V2) do not — TensorFlow keeps the member given.
+pub(super) fn agg_is_v1(v: Option<&Value>) -> bool {
+    match v {
+        None => true,
+        Some(v) => v.downcast::<EnumMember>().is_some_and(|e| e.of(&AGGREGATION)),
+    }
+}
+
 /// A `synchronization=` argument.
 pub(super) fn parse_sync(v: &Value) -> PyResult<Sync> {
     match member_of(v, &SYNCHRONIZATION) {

@@ -40,6 +40,9 @@ pub struct VarCell {
     pub device: Device,
     /// `trainable`.
     pub trainable: bool,
+    /// Whether `aggregation` reads back as TensorFlow 1's enum (see
+    /// `enums::agg_is_v1`).
+    pub agg_v1: bool,
     /// The distributed variable this is a component of (weak: it owns the
     /// cell), for `extended.value_container`.
     pub container: RefCell<std::rc::Weak<Box<dyn NativeObject>>>,
@@ -99,6 +102,7 @@ pub fn new_plain(name: &str, value: Tensor, trainable: bool) -> (Value, Rc<VarCe
         device: value.device(),
         value: RefCell::new(value),
         trainable,
+        agg_v1: true,
         container: RefCell::new(std::rc::Weak::new()),
     });
     (plain(&cell, Agg::None, Sync::Auto, false), cell)
@@ -351,8 +355,8 @@ fn var_trainable(vm: &dyn Vm, this: &Value) -> PyResult<bool> {
 /// How updates from the replicas combine (`tf.VariableAggregation`).
 #[native("Variable.aggregation(self)")]
 fn var_aggregation(vm: &dyn Vm, this: &Value) -> PyResult<Value> {
-    let (_, agg, _) = local_cell(vm, this)?;
-    Ok(enums::agg_value(agg, agg == Agg::None))
+    let (cell, agg, _) = local_cell(vm, this)?;
+    Ok(enums::agg_value(agg, cell.agg_v1))
 }
 
 /// When the copies synchronize (`tf.VariableSynchronization`).

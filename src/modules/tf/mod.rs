@@ -29,6 +29,7 @@ pub mod random;
 pub mod reorder_ops;
 pub mod scan_ops;
 pub mod stats_ops;
+pub mod string_format;
 pub mod string_hash;
 pub mod strings_ops;
 pub mod tape_hints;
@@ -97,6 +98,16 @@ pub fn module() -> Value {
     strings_ops::register(&mut m);
     register_errors(&mut m);
     crate::modules::tf_distribute::register_tf(&mut m);
+    // `tf.compat`: its functions and most of `tf.compat.v1` are written in
+    // the language (`stdlib/tensorflow_v1compat.dist`); the TensorFlow 1
+    // strategy classes are native.
+    m.namespace("compat", |c| {
+        c.namespace("v1", |v| {
+            crate::modules::tf_distribute::register_compat_v1(v);
+            v.namespace("train", |_| {});
+            v.namespace("data", |_| {});
+        });
+    });
     m.build()
 }
 

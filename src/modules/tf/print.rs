@@ -21,7 +21,7 @@ use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 const WIDTH: usize = 80;
 
 /// What one leaf of an input stands for in the template.
-fn is_tensor_like(v: &Value) -> bool {
+pub(super) fn is_tensor_like(v: &Value) -> bool {
     match v {
         Value::Tensor(_) => true,
         Value::Native(n) => n.is_variable(),
@@ -343,7 +343,7 @@ fn format_inputs(vm: &dyn Vm, inputs: &[Value], sep: &str, n: i64) -> PyResult<S
 }
 
 /// A host copy of `t` (a GPU tensor is read back to print it).
-fn host(t: &Tensor) -> PyResult<Tensor> {
+pub(super) fn host(t: &Tensor) -> PyResult<Tensor> {
     if t.host().is_ok() {
         return Ok(t.clone());
     }

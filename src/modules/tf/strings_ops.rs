@@ -30,7 +30,8 @@ pub fn register(m: &mut ModuleBuilder) {
             .add(as_string::DEF)
             .add(regex_replace::DEF)
             .add(regex_full_match::DEF)
-            .add(split::DEF);
+            .add(split::DEF)
+            .add(super::string_format::format::DEF);
         super::string_hash::register(s);
     });
 }
