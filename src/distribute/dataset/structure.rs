@@ -389,9 +389,6 @@ native_class!(SpecObj: TENSOR_SPEC);
 #[native("TensorSpec.__new__(shape, dtype=None, name=None)")]
 fn tensor_spec(vm: &dyn Vm, shape: &Value, dtype: &Value, name: &Value) -> PyResult<Value> {
     let dtype = super::dtype_of(vm, dtype)?;
-    if matches!(shape, Value::None) {
-        return Err(crate::object::tensor::shape::unknown_rank("TensorSpec(None)"));
-    }
     let dims = super::dims_of(vm, shape)?;
     let name = match name {
         Value::None => None,
