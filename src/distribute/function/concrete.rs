@@ -4,10 +4,12 @@
 
 use std::rc::Rc;
 
+use super::binding::FunctionType;
 use super::trace::{self, Concrete};
 use crate::distribute::classes::native_class;
-use crate::distribute::dataset::structure::SpecObj;
-use crate::object::ClassSpec;
+use crate::distribute::dataset::structure::{Spec, SpecObj};
+use crate::object::{native, ClassSpec, Member};
+use crate::runtime::graph::Graph;
 use crate::runtime::graph::NodeOp;
 use crate::runtime::Tensor;
 use crate::value::signature::ParamKind;
@@ -27,13 +29,32 @@ pub struct ConcreteObj {
     pub captures: Vec<String>,
     /// The graph function's name (`__inference_f_1`).
     pub name: String,
+    /// Its signature as TensorFlow types it (None: an argument it does not
+    /// model, such as a variable or a distributed value; calls then bind by
+    /// their tensors alone).
+    pub ftype: Option<FunctionType>,
 }
 
 /// The class of concrete functions.
-pub static CONCRETE_FUNCTION: ClassSpec = ClassSpec::plain(
-    "ConcreteFunction",
-    "tensorflow.python.eager.polymorphic_function.concrete_function",
-);
+pub static CONCRETE_FUNCTION: ClassSpec = ClassSpec {
+    name: "ConcreteFunction",
+    module: "tensorflow.python.eager.polymorphic_function.concrete_function",
+    bases: &[],
+    members: &[Member::Getter(structured_input_signature::DEF)],
+};
+
+/// `((positional...), {keyword-only...})`: each parameter's `tf.TensorSpec`
+/// (named by its path) or traced Python value.
+#[native("ConcreteFunction.structured_input_signature(self)")]
+fn structured_input_signature(vm: &dyn Vm, this: &ConcreteObj) -> PyResult<Value> {
+    match &this.ftype {
+        Some(t) => t.structured_input_signature(vm),
+        None => Err(crate::value::PyErr::new(
+            crate::value::ExcType::NotImplementedError,
+            "structured_input_signature of a function traced with variables, distributed values or other objects as arguments is not supported by dist yet",
+        )),
+    }
+}
 
 native_class!(ConcreteObj: CONCRETE_FUNCTION);
 
@@ -65,25 +86,24 @@ impl NativeObject for ConcreteObj {
     fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(format!("ConcreteFunction {}", self.text()))
     }
-    fn repr(&self, this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        let params: Vec<&str> = self
-            .params
-            .iter()
-            .map(|p| p.split(" (").next().unwrap_or(""))
-            .collect();
-        let specs: Vec<String> = self
-            .params
-            .iter()
-            .zip(&params)
-            .map(|(p, name)| {
-                let spec = p.split_once("): ").map_or("", |(_, s)| s);
-                format!("{name}: {spec}")
-            })
-            .collect();
+    fn repr(&self, this: &Value, vm: &dyn Vm) -> PyResult<String> {
+        let signature = match &self.ftype {
+            Some(t) => t.signature_text(vm, &self.output)?,
+            None => {
+                let specs: Vec<String> = self
+                    .params
+                    .iter()
+                    .map(|p| {
+                        let name = p.split(" (").next().unwrap_or("");
+                        let spec = p.split_once("): ").map_or("", |(_, s)| s);
+                        format!("{name}: {spec}")
+                    })
+                    .collect();
+                format!("({}) -> {}", specs.join(", "), self.output)
+            }
+        };
         Ok(format!(
-            "<ConcreteFunction ({}) -> {} at 0x{:X}>",
-            specs.join(", "),
-            self.output,
+            "<ConcreteFunction {signature} at 0x{:X}>",
             this.id()
         ))
     }
@@ -94,12 +114,35 @@ impl NativeObject for ConcreteObj {
         kwargs: Vec<(Rc<str>, Value)>,
         vm: &dyn Vm,
     ) -> PyResult<Value> {
+        if let Some(t) = &self.ftype {
+            let b = t.bind(vm, &args, &kwargs, &self.output)?;
+            if let Some(c) = &self.graph {
+                trace::check_flat_dtypes(c, &b.inputs, &self.name)?;
+                if trace::matches_flat(c, &b.inputs) {
+                    let outs = trace::run_graph(vm, &c.graph.borrow(), &c.plan, &b.inputs)?;
+                    return c.template.build(&outs);
+                }
+            }
+            return self.run_body(vm, b.args, b.kwargs);
+        }
         if let Some(c) = &self.graph {
             trace::check_input_dtypes(c, &args, &kwargs, &self.name)?;
             if trace::matches_inputs(c, &args, &kwargs)? {
                 return trace::replay(vm, c, &args, &kwargs);
             }
         }
+        self.run_body(vm, args, kwargs)
+    }
+}
+
+impl ConcreteObj {
+    /// Runs the Python body (its `print`s muted: it traced already).
+    fn run_body(
+        &self,
+        vm: &dyn Vm,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<str>, Value)>,
+    ) -> PyResult<Value> {
         let mute = vm.state().get::<crate::object::state::PrintMute>();
         mute.depth.set(mute.depth.get() + 1);
         let r = vm.call(&self.func, args, kwargs);
@@ -111,31 +154,47 @@ impl NativeObject for ConcreteObj {
 /// TensorFlow's type text of an argument or result (`TensorSpec(...)`,
 /// `Literal[3]`, `List[...]`, `Dict[['a', ...]]`).
 pub fn type_text(vm: &dyn Vm, v: &Value) -> PyResult<String> {
+    type_text_in(vm, v, None)
+}
+
+/// [`type_text`] with the static shapes of `graph`'s tensors (a traced
+/// result's unknown dims).
+pub fn type_text_in(vm: &dyn Vm, v: &Value, graph: Option<&Graph>) -> PyResult<String> {
+    let join = |items: &[Value]| -> PyResult<String> {
+        Ok(items
+            .iter()
+            .map(|x| type_text_in(vm, x, graph))
+            .collect::<PyResult<Vec<_>>>()?
+            .join(", "))
+    };
     Ok(match v {
-        Value::Tensor(t) => tensor_text(t),
+        Value::Tensor(t) => match graph.and_then(|g| g.static_of(t)) {
+            Some(dims) => Spec::Tensor {
+                dtype: t.dtype(),
+                dims,
+            }
+            .text(),
+            None => tensor_text(t),
+        },
         Value::List(l) => {
             let items = l.borrow().clone();
-            format!("List[{}]", join(vm, &items)?)
+            format!("List[{}]", join(&items)?)
         }
-        Value::Tuple(t) => format!("Tuple[{}]", join(vm, t)?),
+        Value::Tuple(t) => format!("Tuple[{}]", join(t)?),
         Value::Dict(d) => {
             let mut parts = Vec::new();
             for (k, x) in d.borrow().items() {
-                parts.push(format!("[{}, {}]", vm.repr(&k)?, type_text(vm, &x)?));
+                parts.push(format!(
+                    "[{}, {}]",
+                    vm.repr(&k)?,
+                    type_text_in(vm, &x, graph)?
+                ));
             }
             format!("Dict[{}]", parts.join(", "))
         }
         Value::Native(n) if n.as_any().downcast_ref::<SpecObj>().is_some() => vm.repr(v)?,
         _ => format!("Literal[{}]", vm.repr(v)?),
     })
-}
-
-fn join(vm: &dyn Vm, items: &[Value]) -> PyResult<String> {
-    Ok(items
-        .iter()
-        .map(|x| type_text(vm, x))
-        .collect::<PyResult<Vec<_>>>()?
-        .join(", "))
 }
 
 fn tensor_text(t: &Tensor) -> String {
@@ -160,13 +219,7 @@ pub fn param_lines(
     let mut out = Vec::new();
     let mut pos = args.iter();
     for p in &f.sig.params {
-        let kind = match p.kind {
-            ParamKind::PositionalOnly => "POSITIONAL_ONLY",
-            ParamKind::PositionalOrKeyword => "POSITIONAL_OR_KEYWORD",
-            ParamKind::KeywordOnly => "KEYWORD_ONLY",
-            ParamKind::VarPositional => "VAR_POSITIONAL",
-            ParamKind::VarKeyword => "VAR_KEYWORD",
-        };
+        let kind = kind_name(p.kind);
         let given = match p.kind {
             ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword => {
                 pos.next().cloned().or_else(|| kwarg(kwargs, &p.name))
@@ -187,6 +240,17 @@ pub fn param_lines(
         out.push(format!("{} ({kind}): {}", p.name, type_text(vm, &v)?));
     }
     Ok(out)
+}
+
+/// inspect's name of a parameter kind.
+pub fn kind_name(kind: ParamKind) -> &'static str {
+    match kind {
+        ParamKind::PositionalOnly => "POSITIONAL_ONLY",
+        ParamKind::PositionalOrKeyword => "POSITIONAL_OR_KEYWORD",
+        ParamKind::KeywordOnly => "KEYWORD_ONLY",
+        ParamKind::VarPositional => "VAR_POSITIONAL",
+        ParamKind::VarKeyword => "VAR_KEYWORD",
+    }
 }
 
 fn kwarg(kwargs: &[(Rc<str>, Value)], name: &str) -> Option<Value> {

@@ -10,6 +10,7 @@
 //! Python's `print` muted after the first. Python numbers and strings
 //! returned become tensors, inside nested tuples, lists and dicts too.
 
+pub mod binding;
 pub mod concrete;
 pub mod control;
 pub mod trace;
@@ -43,7 +44,13 @@ pub struct FunctionObj {
     /// `reduce_retracing`: the input shapes of the latest relaxed trace of
     /// each signature without shapes (at first, the first trace's).
     relaxed_dims: RefCell<HashMap<String, Vec<StaticDims>>>,
+    /// The concrete functions `get_concrete_function` traced for specs with
+    /// unknown dims: the signature without shapes, the inputs' static
+    /// shapes, the concrete function (calls whose shapes fit use it).
+    spec_traces: SpecTraces,
 }
+
+type SpecTraces = RefCell<Vec<(String, Vec<StaticDims>, Value)>>;
 
 use crate::runtime::graph::shapes::StaticDims;
 
@@ -161,7 +168,17 @@ impl FunctionObj {
         args: Vec<Value>,
         kwargs: Vec<(Rc<str>, Value)>,
         concrete: bool,
+        spec_statics: Option<Vec<StaticDims>>,
     ) -> PyResult<Value> {
+        let (args, kwargs) = match binding::canonicalize(&self.func, &args, &kwargs) {
+            Some(canonical) => canonical,
+            None => (args, kwargs),
+        };
+        if !concrete {
+            if let Some(cf) = self.spec_trace_for(vm, &args, &kwargs)? {
+                return vm.call(&cf, args, kwargs);
+            }
+        }
         let exact = self.key(vm, &args, &kwargs, false)?;
         let loose = self.key(vm, &args, &kwargs, true)?;
         // a trace that fails leaves no trace behind (the next call traces again)
@@ -172,7 +189,8 @@ impl FunctionObj {
         };
         let (traced, tkey) = self.note_signature(&exact, &loose, &now);
         let inside = crate::runtime::graph::tracing();
-        let statics = self.static_inputs(&loose, &tkey);
+        let has_spec_dims = spec_statics.is_some();
+        let statics = spec_statics.or_else(|| self.static_inputs(&loose, &tkey));
         if concrete && traced {
             if let Some(c) = self.concretes.borrow().iter().find(|(k, _)| *k == tkey) {
                 return Ok(c.1.clone());
@@ -291,19 +309,62 @@ impl FunctionObj {
         if let Some(c) = &graph {
             self.graphs.borrow_mut().insert(exact, c.clone());
         }
+        let ftype = binding::FunctionType::of_call(&self.func, &args, &kwargs, statics.as_deref())?;
+        let params = match &ftype {
+            Some(t) => t.param_lines(vm)?,
+            None => concrete::param_lines(vm, &self.func, &args, &kwargs)?,
+        };
+        let output = {
+            let g = graph.as_ref().map(|c| c.graph.borrow());
+            concrete::type_text_in(vm, &result, g.as_deref())?
+        };
         let cf = Value::native(concrete::ConcreteObj {
             func: self.func.clone(),
+            ftype,
             captures: graph
                 .as_deref()
                 .map(concrete::capture_lines)
                 .unwrap_or_default(),
             graph,
-            params: concrete::param_lines(vm, &self.func, &args, &kwargs)?,
-            output: concrete::type_text(vm, &result)?,
+            params,
+            output,
             name: format!("__inference_{}_{}", self.name(), next_function_number()),
         });
+        if has_spec_dims {
+            let dims = statics.unwrap_or_default();
+            self.spec_traces
+                .borrow_mut()
+                .push((loose, dims, cf.clone()));
+        }
         self.concretes.borrow_mut().push((tkey, cf.clone()));
         Ok(if concrete { cf } else { result })
+    }
+
+    /// The concrete function traced for specs with unknown dims that this
+    /// call's tensors fit, if any (TensorFlow calls it without tracing).
+    fn spec_trace_for(
+        &self,
+        vm: &dyn Vm,
+        args: &[Value],
+        kwargs: &[(Rc<str>, Value)],
+    ) -> PyResult<Option<Value>> {
+        if self.spec_traces.borrow().is_empty() {
+            return Ok(None);
+        }
+        let loose = self.key(vm, args, kwargs, true)?;
+        let now = input_dims(args, kwargs)?;
+        let traces = self.spec_traces.borrow();
+        Ok(traces
+            .iter()
+            .find(|(key, dims, _)| {
+                *key == loose
+                    && dims.len() == now.len()
+                    && dims.iter().zip(&now).all(|(s, d)| {
+                        s.len() == d.len()
+                            && s.iter().zip(d).all(|(a, b)| a.is_none_or(|a| a == *b))
+                    })
+            })
+            .map(|(_, _, cf)| cf.clone()))
     }
 
     /// The static shapes of a trace's inputs, where TensorFlow leaves dims
@@ -345,6 +406,7 @@ impl FunctionObj {
             concretes: RefCell::new(Vec::new()),
             signature_dims,
             relaxed_dims: RefCell::new(HashMap::new()),
+            spec_traces: RefCell::new(Vec::new()),
         })
     }
 }
@@ -386,13 +448,21 @@ fn get_concrete_function(
     kwargs: crate::object::Kwargs,
 ) -> PyResult<Value> {
     let kwargs = kwargs.0;
-    let spec_shadow = |v: &Value| trace::shadow_of_specs(v);
-    let args = args.iter().map(spec_shadow).collect::<PyResult<Vec<_>>>()?;
+    let (args, kwargs) = match binding::canonicalize(&this.func, args, &kwargs) {
+        Some(canonical) => canonical,
+        None => (args.to_vec(), kwargs),
+    };
+    // each input tensor's static shape, in order; a spec's unknown dims
+    // trace on a tensor of size 1 with the dim unknown in the graph
+    let mut statics = Vec::new();
+    let mut shadow = |v: &Value| trace::shadow_of_specs(v, &mut statics);
+    let args = args.iter().map(&mut shadow).collect::<PyResult<Vec<_>>>()?;
     let kwargs = kwargs
         .iter()
-        .map(|(k, v)| Ok((k.clone(), spec_shadow(v)?)))
+        .map(|(k, v)| Ok((k.clone(), shadow(v)?)))
         .collect::<PyResult<Vec<_>>>()?;
-    this.dispatch(vm, args, kwargs, true)
+    let unknown = statics.iter().any(|d| d.iter().any(Option::is_none));
+    this.dispatch(vm, args, kwargs, true, unknown.then_some(statics))
 }
 
 /// Every traced signature, as TensorFlow prints them.
@@ -511,7 +581,7 @@ impl NativeObject for FunctionObj {
             // `tf.config.run_functions_eagerly(True)`: plain Python
             return vm.call(&self.func, args, kwargs);
         }
-        self.dispatch(vm, args, kwargs, false)
+        self.dispatch(vm, args, kwargs, false, None)
     }
     fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
         // the wrapped function's (a class member of these names would be

@@ -211,25 +211,22 @@ pub fn map_arg_tensors(v: &Value, f: &mut dyn FnMut(&Tensor) -> Tensor) -> PyRes
 
 /// A `get_concrete_function` argument with each `tf.TensorSpec` replaced by
 /// a tensor of its dtype and shape (the trace's values; its effects do not
-/// run).
-pub fn shadow_of_specs(v: &Value) -> PyResult<Value> {
+/// run; an unknown dim is 1), and each input tensor's static shape pushed to
+/// `statics` in order.
+pub fn shadow_of_specs(v: &Value, statics: &mut Vec<StaticDims>) -> PyResult<Value> {
     use crate::distribute::dataset::structure::{Spec, SpecObj};
     match v {
         Value::List(_) | Value::Tuple(_) | Value::Dict(_) => {
-            crate::distribute::nest::map_leaves(v, &mut shadow_of_specs)
+            crate::distribute::nest::map_leaves(v, &mut |x| shadow_of_specs(x, statics))
+        }
+        Value::Tensor(t) => {
+            statics.push(t.dims().iter().map(|&d| Some(d)).collect());
+            Ok(v.clone())
         }
         Value::Native(n) => match n.as_any().downcast_ref::<SpecObj>() {
             Some(SpecObj(Spec::Tensor { dtype, dims }, _)) => {
-                let Some(dims) = dims.iter().copied().collect::<Option<Vec<usize>>>() else {
-                    return Err(PyErr::new(
-                        crate::value::ExcType::NotImplementedError,
-                        format!(
-                            "get_concrete_function with a TensorSpec of unknown dimensions ({}) is not supported by dist yet",
-                            Spec::Tensor { dtype: *dtype, dims: dims.clone() }.text()
-                        ),
-                    )
-                    .help("give every dimension, or call get_concrete_function with a tensor"));
-                };
+                statics.push(dims.clone());
+                let dims: Vec<usize> = dims.iter().map(|d| d.unwrap_or(1)).collect();
                 Tensor::zeros(*dtype, &dims, crate::runtime::Device::CPU0)
                     .map(Value::Tensor)
                     .map_err(runtime_err)
@@ -363,9 +360,8 @@ pub fn trace(
     }
 }
 
-/// Whether a call's tensors have the dtypes and shapes of the graph's
-/// placeholders (so the graph can replay them).
-pub fn matches_inputs(c: &Concrete, args: &[Value], kwargs: &[(Rc<str>, Value)]) -> PyResult<bool> {
+/// A call's tensors, in the order of the graph's placeholders.
+fn flat_inputs(args: &[Value], kwargs: &[(Rc<str>, Value)]) -> PyResult<Vec<Tensor>> {
     let mut inputs = Vec::new();
     for v in args.iter().chain(kwargs.iter().map(|(_, v)| v)) {
         map_arg_tensors(v, &mut |t| {
@@ -373,14 +369,25 @@ pub fn matches_inputs(c: &Concrete, args: &[Value], kwargs: &[(Rc<str>, Value)])
             t.clone()
         })?;
     }
+    Ok(inputs)
+}
+
+/// Whether a call's tensors have the dtypes and shapes of the graph's
+/// placeholders (so the graph can replay them).
+pub fn matches_inputs(c: &Concrete, args: &[Value], kwargs: &[(Rc<str>, Value)]) -> PyResult<bool> {
+    Ok(matches_flat(c, &flat_inputs(args, kwargs)?))
+}
+
+/// [`matches_inputs`] for the flat inputs.
+pub fn matches_flat(c: &Concrete, inputs: &[Tensor]) -> bool {
     let g = c.graph.borrow();
-    Ok(inputs.len() == g.placeholders.len()
+    inputs.len() == g.placeholders.len()
         && inputs.iter().zip(&g.placeholders).all(|(t, &p)| {
             let node = &g.nodes[p];
             node.outputs.first().is_some_and(|(d, s)| {
                 *d == t.dtype() && s.dims() == t.dims() && node.device == t.device()
             })
-        }))
+        })
 }
 
 /// TensorFlow's error for a concrete function called with a tensor of
@@ -391,13 +398,11 @@ pub fn check_input_dtypes(
     kwargs: &[(Rc<str>, Value)],
     name: &str,
 ) -> PyResult<()> {
-    let mut inputs = Vec::new();
-    for v in args.iter().chain(kwargs.iter().map(|(_, v)| v)) {
-        map_arg_tensors(v, &mut |t| {
-            inputs.push(t.clone());
-            t.clone()
-        })?;
-    }
+    check_flat_dtypes(c, &flat_inputs(args, kwargs)?, name)
+}
+
+/// [`check_input_dtypes`] for the flat inputs.
+pub fn check_flat_dtypes(c: &Concrete, inputs: &[Tensor], name: &str) -> PyResult<()> {
     let g = c.graph.borrow();
     for (i, (t, &p)) in inputs.iter().zip(&g.placeholders).enumerate() {
         if let Some((want, _)) = g.nodes[p].outputs.first() {
@@ -423,20 +428,7 @@ pub fn replay(
     args: &[Value],
     kwargs: &[(Rc<str>, Value)],
 ) -> PyResult<Value> {
-    let mut inputs = Vec::new();
-    let mut collect = |v: &Value| {
-        map_arg_tensors(v, &mut |t| {
-            inputs.push(t.clone());
-            t.clone()
-        })
-        .map(|_| ())
-    };
-    for a in args {
-        collect(a)?;
-    }
-    for (_, v) in kwargs {
-        collect(v)?;
-    }
+    let inputs = flat_inputs(args, kwargs)?;
     let g = c.graph.borrow();
     let outs = run_graph(vm, &g, &c.plan, &inputs)?;
     c.template.build(&outs)

@@ -387,6 +387,12 @@ impl Graph {
         (node < self.nodes.len()).then_some((node, (tag & 0xFF) as usize))
     }
 
+    /// The static shape of `t` in this graph, where some dims are unknown
+    /// (None: all known, or not a tensor of this graph).
+    pub fn static_of(&self, t: &Tensor) -> Option<shapes::StaticDims> {
+        self.lookup(t).and_then(|p| self.statics.get(&p).cloned())
+    }
+
     /// Tags `t` as the node output `port` of this graph (a graph too large
     /// for the tag is tainted instead).
     fn bind(&mut self, t: &Tensor, port: Port) {
