@@ -46,6 +46,10 @@ pub struct VarCell {
     /// The distributed variable this is a component of (weak: it owns the
     /// cell), for `extended.value_container`.
     pub container: RefCell<std::rc::Weak<Box<dyn NativeObject>>>,
+    /// The plain variable object this is the cell of (weak), so that a tape
+    /// or a `tf.custom_gradient` hands back the script's own object
+    /// (`tape.watched_variables()[0] is v`).
+    pub own: RefCell<std::rc::Weak<Box<dyn NativeObject>>>,
 }
 
 /// A plain variable (or TensorFlow's `UnreadVariable` returned by assignments).
@@ -92,6 +96,15 @@ fn plain(cell: &Rc<VarCell>, agg: Agg, sync: Sync, unread: bool) -> Value {
     })
 }
 
+/// The plain variable object of a new cell, which the cell remembers.
+pub(super) fn owned_plain(cell: &Rc<VarCell>, agg: Agg, sync: Sync) -> Value {
+    let v = plain(cell, agg, sync, false);
+    if let Value::Native(rc) = &v {
+        *cell.own.borrow_mut() = Rc::downgrade(rc);
+    }
+    v
+}
+
 /// A new plain variable `name:0` holding `value` (on its device), and its
 /// cell: the state variable a native object keeps and updates itself
 /// (`tf.random.Generator`'s `StateVar`), which users read and assign as
@@ -104,8 +117,9 @@ pub fn new_plain(name: &str, value: Tensor, trainable: bool) -> (Value, Rc<VarCe
         trainable,
         agg_v1: true,
         container: RefCell::new(std::rc::Weak::new()),
+        own: RefCell::new(std::rc::Weak::new()),
     });
-    (plain(&cell, Agg::None, Sync::Auto, false), cell)
+    (owned_plain(&cell, Agg::None, Sync::Auto), cell)
 }
 
 /// The components of a distributed variable, as plain variables.
@@ -146,7 +160,8 @@ pub fn created_on(v: &Value, devices: &[Device], kind: Kind) -> bool {
 fn read_cell(cell: &Rc<VarCell>, agg: Agg, sync: Sync) -> Tensor {
     let t = traced_value(cell);
     crate::runtime::autodiff::tape::read_variable(tape_key(cell), cell.trainable, &t, || {
-        Rc::new(plain(cell, agg, sync, false))
+        let own = cell.own.borrow().upgrade();
+        Rc::new(own.map_or_else(|| plain(cell, agg, sync, false), Value::Native))
     });
     t
 }

@@ -1,7 +1,11 @@
 //! `tf.custom_gradient` and `tf.recompute_grad`: a Python function whose
 //! gradient is another Python function. The function runs with recording
 //! stopped; its results are recorded as one op whose gradient calls the
-//! function's `grad_fn` (through the runtime's `GradOp::Custom`).
+//! function's `grad_fn` (through the runtime's `GradOp::Custom`). The
+//! trainable variables the function reads (and was not given) are inputs
+//! of that op too: `grad_fn(*dys, variables=[...])` returns the gradients
+//! of the arguments and of those variables, as TensorFlow's eager
+//! `custom_gradient` does.
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -27,6 +31,8 @@ pub static CUSTOM_GRADIENT_FN: ClassSpec = ClassSpec::plain("function", "builtin
 struct Payload {
     grad_fn: Value,
     arg_count: usize,
+    /// The variables read by the function (not among its arguments).
+    variables: Vec<Value>,
 }
 
 thread_local! {
@@ -57,9 +63,30 @@ pub fn call_grad_fn(
         return Err(runtime::Error::internal("custom gradient payload"));
     };
     let args: Vec<Value> = grads.iter().cloned().map(Value::Tensor).collect();
-    let r = vm.call(&p.grad_fn, args, Vec::new()).map_err(pend)?;
+    let (input_grads, var_grads) = if p.variables.is_empty() {
+        let r = vm.call(&p.grad_fn, args, Vec::new()).map_err(pend)?;
+        (r, Vec::new())
+    } else {
+        let kw = vec![(Rc::from("variables"), Value::list(p.variables.clone()))];
+        let r = vm.call(&p.grad_fn, args, kw).map_err(pend)?;
+        let pair = vm.collect(&r).map_err(pend)?;
+        let [xs, vs]: [Value; 2] = pair.try_into().map_err(|v: Vec<Value>| {
+            pend(PyErr::new(
+                ExcType::ValueError,
+                format!("too many values to unpack (expected 2, got {})", v.len()),
+            ))
+        })?;
+        let vs = vm.collect(&vs).map_err(pend)?;
+        if vs.len() != p.variables.len() {
+            return Err(pend(PyErr::new(
+                ExcType::ValueError,
+                "Must return gradient for each variable from @custom_gradient grad_fn.",
+            )));
+        }
+        (xs, vs)
+    };
     let mut flat = Vec::new();
-    map_nest(&r, &mut |x| {
+    map_nest(&input_grads, &mut |x| {
         flat.push(x.clone());
         Ok(Value::None)
     })
@@ -68,18 +95,32 @@ pub fn call_grad_fn(
         return Err(pend(PyErr::new(
             ExcType::ValueError,
             format!(
-                "('custom_gradient function expected to return', {}, 'gradients but returned', {}, 'instead.')",
+                "custom_gradient function expected to return {} gradients, but returned {} instead.",
                 p.arg_count,
                 flat.len()
             ),
         )));
     }
     flat.iter()
+        .chain(&var_grads)
         .map(|g| match g {
             Value::None => Ok(None),
             other => to_tensor(vm, other, None).map(Some).map_err(pend),
         })
         .collect()
+}
+
+/// Whether `grad_fn` takes a `variables` keyword (by name or `**kwargs`).
+fn accepts_variables(grad_fn: &Value) -> bool {
+    use crate::value::signature::ParamKind;
+    match grad_fn {
+        Value::Function(f) => f.sig.params.iter().any(|p| match p.kind {
+            ParamKind::VarKeyword => true,
+            ParamKind::VarPositional | ParamKind::PositionalOnly => false,
+            _ => &*p.name == "variables",
+        }),
+        _ => true,
+    }
 }
 
 impl NativeObject for CustomGradientFn {
@@ -96,7 +137,9 @@ impl NativeObject for CustomGradientFn {
         kwargs: Vec<(Rc<str>, Value)>,
         vm: &dyn Vm,
     ) -> PyResult<Value> {
-        let r = tape::suspended(|| vm.call(&self.f, args.clone(), kwargs))?;
+        let (r, seen) =
+            tape::watching_variables(|| tape::suspended(|| vm.call(&self.f, args.clone(), kwargs)));
+        let r = r?;
         let (result, grad_fn) = match &r {
             Value::Tuple(t) if t.len() == 2 => (t[0].clone(), t[1].clone()),
             _ => {
@@ -106,8 +149,24 @@ impl NativeObject for CustomGradientFn {
                 ))
             }
         };
+        let variables: Vec<Value> = seen
+            .iter()
+            .filter_map(|(_, h)| h.downcast_ref::<Value>().cloned())
+            .filter(|v| !args.iter().any(|a| a.is(v)))
+            .collect();
+        if !variables.is_empty() && !accepts_variables(&grad_fn) {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!(
+                    "@tf.custom_gradient grad_fn must accept keyword argument 'variables', since function uses variables: {}",
+                    vm.str(&Value::list(variables.clone()))?
+                ),
+            ));
+        }
+        // the variables' values are read (and recorded) as the op's inputs
         let inputs = args
             .iter()
+            .chain(&variables)
             .map(|a| to_tensor(vm, a, None))
             .collect::<PyResult<Vec<_>>>()?;
         let mut outs = Vec::new();
@@ -119,6 +178,7 @@ impl NativeObject for CustomGradientFn {
         let payload: Rc<dyn Any> = Rc::new(Payload {
             grad_fn,
             arg_count: args.len(),
+            variables,
         });
         let in_refs: Vec<&Tensor> = inputs.iter().collect();
         let out_refs: Vec<&Tensor> = outs.iter().collect();

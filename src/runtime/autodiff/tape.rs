@@ -90,6 +90,9 @@ thread_local! {
     /// How many primitive ops' bodies are running (their kernels read their
     /// inputs on the host as a kernel does: not a read a graph must refuse).
     static KERNEL: Cell<u32> = const { Cell::new(0) };
+    /// The trainable variables read inside each running
+    /// [`watching_variables`], innermost last (their keys and handles).
+    static WATCHERS: RefCell<Vec<Vec<(usize, Rc<dyn Any>)>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Whether the body of a primitive op is running ([`primitive`]): its
@@ -343,10 +346,24 @@ pub fn read_variable(
     value: &Tensor,
     handle: impl Fn() -> Rc<dyn Any>,
 ) {
-    if !active() {
+    if !active() && !watching() {
         return;
     }
     read_variable_slow(key, trainable, value, &handle);
+}
+
+fn watching() -> bool {
+    WATCHERS.with(|w| !w.borrow().is_empty())
+}
+
+/// Runs `f`, giving the trainable variables it read, in the order of their
+/// first reads (TensorFlow's `VariableWatcher`, around the forward pass of
+/// a `tf.custom_gradient` function), as `(key, handle)`.
+pub fn watching_variables<T>(f: impl FnOnce() -> T) -> (T, Vec<(usize, Rc<dyn Any>)>) {
+    WATCHERS.with(|w| w.borrow_mut().push(Vec::new()));
+    let r = f();
+    let seen = WATCHERS.with(|w| w.borrow_mut().pop()).unwrap_or_default();
+    (r, seen)
 }
 
 #[cold]
@@ -356,6 +373,18 @@ fn read_variable_slow(
     value: &Tensor,
     handle: &dyn Fn() -> Rc<dyn Any>,
 ) {
+    if trainable {
+        WATCHERS.with(|w| {
+            for seen in w.borrow_mut().iter_mut() {
+                if !seen.iter().any(|(k, _)| *k == key) {
+                    seen.push((key, handle()));
+                }
+            }
+        });
+    }
+    if !active() {
+        return;
+    }
     for tape in lane_tapes() {
         if trainable && tape.watch_accessed_variables {
             tape.watch_variable(key, handle());
