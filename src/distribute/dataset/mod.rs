@@ -43,6 +43,15 @@ pub(crate) fn dtype_of(vm: &dyn Vm, v: &Value) -> PyResult<crate::runtime::DType
 pub(crate) fn dims_of(vm: &dyn Vm, shape: &Value) -> PyResult<Vec<Option<usize>>> {
     match shape {
         Value::None => Ok(Vec::new()),
+        shape
+            if shape
+                .downcast::<crate::object::tensor::shape::TensorShapeObj>()
+                .is_some_and(|s| s.dims.is_none()) =>
+        {
+            Err(crate::object::tensor::shape::unknown_rank(
+                "a TensorSpec of TensorShape(None)",
+            ))
+        }
         shape => vm
             .collect(shape)?
             .iter()

@@ -380,6 +380,11 @@ pub static TENSOR_SPEC: ClassSpec = ClassSpec {
         Member::Getter(spec_name::DEF),
         Member::Getter(spec_dtype::DEF),
         Member::Getter(spec_shape::DEF),
+        Member::StaticMethod(spec_from_tensor::DEF),
+        Member::StaticMethod(spec_from_spec::DEF),
+        Member::Method(spec_is_compatible_with::DEF),
+        Member::Method(spec_is_subtype_of::DEF),
+        Member::Method(spec_common_supertype::DEF),
     ],
 };
 
@@ -390,11 +395,136 @@ native_class!(SpecObj: TENSOR_SPEC);
 fn tensor_spec(vm: &dyn Vm, shape: &Value, dtype: &Value, name: &Value) -> PyResult<Value> {
     let dtype = super::dtype_of(vm, dtype)?;
     let dims = super::dims_of(vm, shape)?;
-    let name = match name {
+    let name = spec_name_arg(vm, name)?;
+    Ok(Value::native(SpecObj(Spec::Tensor { dtype, dims }, name)))
+}
+
+fn spec_name_arg(vm: &dyn Vm, name: &Value) -> PyResult<Option<Rc<str>>> {
+    Ok(match name {
         Value::None => None,
         n => Some(Rc::from(vm.str(n)?.as_str())),
+    })
+}
+
+/// The spec of a tensor (TensorFlow refuses anything else, variables too).
+#[native("from_tensor(tensor, name=None)")]
+fn spec_from_tensor(vm: &dyn Vm, tensor: &Value, name: &Value) -> PyResult<Value> {
+    let Value::Tensor(t) = tensor else {
+        let ty = vm.repr(&vm.type_of(tensor))?;
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            format!("`tensor` should be a tf.Tensor, but got type {ty}."),
+        ));
     };
-    Ok(Value::native(SpecObj(Spec::Tensor { dtype, dims }, name)))
+    let dims = t.dims().iter().map(|&d| Some(d)).collect();
+    Ok(Value::native(SpecObj(
+        Spec::Tensor {
+            dtype: t.dtype(),
+            dims,
+        },
+        spec_name_arg(vm, name)?,
+    )))
+}
+
+/// A spec with the shape and dtype of `spec`, named `name` (or as `spec` is).
+#[native("from_spec(spec, name=None)")]
+fn spec_from_spec(vm: &dyn Vm, spec: &SpecObj, name: &Value) -> PyResult<Value> {
+    let name = spec_name_arg(vm, name)?.or_else(|| spec.1.clone());
+    Ok(Value::native(SpecObj(spec.0.clone(), name)))
+}
+
+/// A tensor's dtype and dims (None: unknown), or a tensor spec's.
+fn dtype_dims(v: &Value) -> Option<(crate::runtime::DType, Vec<Option<usize>>)> {
+    match v {
+        Value::Tensor(t) => Some((t.dtype(), t.dims().iter().map(|&d| Some(d)).collect())),
+        v => match v.downcast::<SpecObj>() {
+            Some(SpecObj(Spec::Tensor { dtype, dims }, _)) => Some((*dtype, dims.clone())),
+            _ => None,
+        },
+    }
+}
+
+/// Whether a tensor or spec could be described by this spec: the same
+/// dtype, and shapes that agree wherever both are known (False for any
+/// other value).
+#[native("TensorSpec.is_compatible_with(self, spec_or_tensor)")]
+fn spec_is_compatible_with(this: &SpecObj, spec_or_tensor: &Value) -> bool {
+    let (Spec::Tensor { dtype, dims }, Some((d2, dims2))) = (&this.0, dtype_dims(spec_or_tensor))
+    else {
+        return false;
+    };
+    *dtype == d2
+        && dims.len() == dims2.len()
+        && dims
+            .iter()
+            .zip(&dims2)
+            .all(|(a, b)| a.is_none() || b.is_none() || a == b)
+}
+
+/// Whether every tensor this spec describes `other` describes too (the same
+/// name and dtype; each of `other`'s dims unknown or equal).
+#[native("TensorSpec.is_subtype_of(self, other)")]
+fn spec_is_subtype_of(this: &SpecObj, other: &Value) -> bool {
+    let Some(o) = other.downcast::<SpecObj>() else {
+        return false;
+    };
+    match (&this.0, &o.0) {
+        (
+            Spec::Tensor { dtype, dims },
+            Spec::Tensor {
+                dtype: d2,
+                dims: dims2,
+            },
+        ) => {
+            this.1 == o.1
+                && dtype == d2
+                && dims.len() == dims2.len()
+                && dims.iter().zip(dims2).all(|(a, b)| b.is_none() || a == b)
+        }
+        _ => false,
+    }
+}
+
+/// The most specific spec that all of these are subtypes of (None where
+/// the names or dtypes differ).
+#[native("TensorSpec.most_specific_common_supertype(self, others)")]
+fn spec_common_supertype(vm: &dyn Vm, this: &SpecObj, others: &Value) -> PyResult<Value> {
+    let Spec::Tensor { dtype, dims } = &this.0 else {
+        return Ok(Value::None);
+    };
+    let mut dims = dims.clone();
+    for other in vm.collect(others)? {
+        let Some(o) = other.downcast::<SpecObj>() else {
+            return Ok(Value::None);
+        };
+        let Spec::Tensor {
+            dtype: d2,
+            dims: dims2,
+        } = &o.0
+        else {
+            return Ok(Value::None);
+        };
+        if o.1 != this.1 || d2 != dtype {
+            return Ok(Value::None);
+        }
+        if dims2.len() != dims.len() {
+            return Err(crate::object::tensor::shape::unknown_rank(
+                "most_specific_common_supertype of specs of different ranks",
+            ));
+        }
+        for (a, b) in dims.iter_mut().zip(dims2) {
+            if *a != *b {
+                *a = None;
+            }
+        }
+    }
+    Ok(Value::native(SpecObj(
+        Spec::Tensor {
+            dtype: *dtype,
+            dims,
+        },
+        this.1.clone(),
+    )))
 }
 
 /// The name `tf.TensorSpec(..., name=)` gave (or None).
@@ -416,9 +546,9 @@ fn spec_dtype(this: &SpecObj) -> Value {
 #[native("TensorSpec.shape(self)")]
 fn spec_shape(this: &SpecObj) -> Value {
     match &this.0 {
-        Spec::Tensor { dims, .. } => {
-            Value::native(crate::object::tensor::shape::TensorShapeObj { dims: dims.clone() })
-        }
+        Spec::Tensor { dims, .. } => Value::native(
+            crate::object::tensor::shape::TensorShapeObj::known(dims.clone()),
+        ),
         _ => Value::None,
     }
 }

@@ -6,15 +6,51 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::enums::{agg_is_v1, parse_agg, parse_sync};
-use super::{plain, Agg, DistVar, Sync, VarCell};
+use super::{Agg, DistVar, Sync, VarCell};
 use crate::distribute::context::{current_device, in_replica_fn, state};
 use crate::distribute::strategy::{Flavor, Kind, StrategyObj};
 use crate::object::native;
 use crate::object::tensor::convert::{runtime_err, to_tensor};
-use crate::runtime::ops;
+use crate::runtime::{ops, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// A variable: mutable state. In a MirroredStrategy scope, one component per replica.
+/// The `shape=` argument: TensorFlow's error where the initial value does
+/// not fit it; a shape less specific than the value's (a variable whose
+/// shape may change on assignment) is not supported yet, and says so.
+fn check_shape(vm: &dyn Vm, t: &Tensor, shape: &Value) -> PyResult<()> {
+    use crate::object::tensor::shape::{shape_arg, shape_text};
+    if shape.is_none() {
+        return Ok(());
+    }
+    let want = shape_arg(vm, shape)?;
+    let have: Vec<Option<usize>> = t.dims().iter().map(|&d| Some(d)).collect();
+    match &want {
+        Some(w) if *w == have => Ok(()),
+        Some(w)
+            if w.len() != have.len()
+                || w.iter().zip(&have).any(|(a, b)| a.is_some() && a != b) =>
+        {
+            Err(PyErr::new(
+                ExcType::ValueError,
+                format!(
+                    "In this `tf.Variable` creation, the initial value's shape ({}) is not compatible with the explicitly supplied `shape` argument ({}).",
+                    shape_text(Some(&have)),
+                    shape_text(Some(w))
+                ),
+            ))
+        }
+        _ => Err(PyErr::new(
+            ExcType::NotImplementedError,
+            format!(
+                "tf.Variable(shape={}) for an initial value of shape {}: variables whose shape is less specific than their value's are not supported by dist yet",
+                shape_text(want.as_deref()),
+                shape_text(Some(&have))
+            ),
+        )),
+    }
+}
+
 #[native("Variable.__init__(initial_value=None, trainable=None, validate_shape=True, caching_device=None, name=None, variable_def=None, dtype=None, import_scope=None, constraint=None, synchronization=None, aggregation=None, shape=None, experimental_enable_variable_lifting=True)")]
 #[expect(clippy::too_many_arguments, reason = "the Python signature has them")]
 pub(super) fn variable_new(
@@ -30,7 +66,7 @@ pub(super) fn variable_new(
     _constraint: &Value,
     synchronization: Option<&Value>,
     aggregation: Option<&Value>,
-    _shape: &Value,
+    shape: &Value,
     _experimental_enable_variable_lifting: &Value,
 ) -> PyResult<Value> {
     let mut init = initial_value.clone();
@@ -61,6 +97,7 @@ pub(super) fn variable_new(
         }
         None => to_tensor(vm, &init, None)?,
     };
+    check_shape(vm, &t, shape)?;
     crate::distribute::function::trace::note_variable_created()?;
     let base = match name {
         None => "Variable".to_string(),
@@ -122,6 +159,7 @@ pub(super) fn variable_new(
                     trainable,
                     agg_v1,
                     container: RefCell::new(std::rc::Weak::new()),
+                    own: RefCell::new(std::rc::Weak::new()),
                 }));
             }
             let var = Value::native(DistVar {
@@ -148,13 +186,14 @@ pub(super) fn variable_new(
             let value = lifted(&t, device)?;
             let cell = Rc::new(VarCell {
                 container: RefCell::new(std::rc::Weak::new()),
+                own: RefCell::new(std::rc::Weak::new()),
                 name: format!("{base}:0"),
                 value: RefCell::new(value),
                 device,
                 trainable,
                 agg_v1,
             });
-            Ok(plain(&cell, agg, sync, false))
+            Ok(super::owned_plain(&cell, agg, sync))
         }
     }
 }

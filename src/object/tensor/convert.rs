@@ -502,8 +502,12 @@ pub fn int_list(vm: &dyn Vm, v: &Value) -> PyResult<Vec<i64>> {
             let s = n
                 .as_any()
                 .downcast_ref::<crate::object::tensor::shape::TensorShapeObj>()
-                .map(|s| s.dims.clone())
-                .unwrap_or_default();
+                .and_then(|s| s.dims.clone())
+                .ok_or_else(|| {
+                    crate::object::types::value_error(
+                        "Cannot convert a partially known TensorShape <unknown> to a Tensor.",
+                    )
+                })?;
             Ok(s.iter().map(|d| d.map_or(-1, |x| x as i64)).collect())
         }
         other => {

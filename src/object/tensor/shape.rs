@@ -6,11 +6,13 @@ use crate::object::types::{slice_indices, type_error, value_error};
 use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
-/// A `tf.TensorShape` of known rank.
+/// A `tf.TensorShape`, possibly of unknown rank (`TensorShape(None)`).
 pub struct TensorShapeObj {
-    /// The dims, `None` where unknown.
-    pub dims: Vec<Option<usize>>,
+    /// The dims, `None` where unknown; `None` for an unknown rank.
+    pub dims: Option<Vec<Option<usize>>>,
 }
+
+type Dims = Vec<Option<usize>>;
 
 /// The `tf.TensorShape` class.
 pub static TENSOR_SHAPE: ClassSpec = ClassSpec {
@@ -25,6 +27,17 @@ pub static TENSOR_SHAPE: ClassSpec = ClassSpec {
         Member::Getter(rank::DEF),
         Member::Getter(ndims::DEF),
         Member::Getter(dims::DEF),
+        Member::Method(is_compatible_with::DEF),
+        Member::Method(is_subtype_of::DEF),
+        Member::Method(merge_with::DEF),
+        Member::Method(most_specific_compatible_shape::DEF),
+        Member::Method(concatenate::DEF),
+        Member::Method(with_rank::DEF),
+        Member::Method(with_rank_at_least::DEF),
+        Member::Method(assert_is_compatible_with::DEF),
+        Member::Method(assert_has_rank::DEF),
+        Member::Method(assert_same_rank::DEF),
+        Member::Method(assert_is_fully_defined::DEF),
     ],
 };
 
@@ -34,13 +47,13 @@ impl NativeClass for TensorShapeObj {
 
 /// A `TensorShape` value of fully known dims.
 pub fn shape_value(dims: &[usize]) -> Value {
-    Value::native(TensorShapeObj {
-        dims: dims.iter().map(|&d| Some(d)).collect(),
-    })
+    Value::native(TensorShapeObj::known(
+        dims.iter().map(|&d| Some(d)).collect(),
+    ))
 }
 
-/// The error for a shape of unknown rank (`TensorShape(None)`), which dist's
-/// shapes cannot describe yet: a clear refusal, not a scalar's `()`.
+/// The error for a shape of unknown rank where dist needs a rank: a clear
+/// refusal, not a scalar's `()`.
 pub fn unknown_rank(what: &str) -> crate::value::PyErr {
     crate::value::PyErr::new(
         crate::value::ExcType::NotImplementedError,
@@ -53,53 +66,259 @@ fn dim_value(d: Option<usize>) -> Value {
     d.map_or(Value::None, |x| Value::Int(x as i64))
 }
 
+fn shape_value_of(dims: Option<Dims>) -> Value {
+    Value::native(TensorShapeObj { dims })
+}
+
+/// `(2, None, 3)` or `<unknown>`, as TensorFlow's messages show a shape.
+pub fn shape_text(dims: Option<&[Option<usize>]>) -> String {
+    let Some(dims) = dims else {
+        return "<unknown>".to_string();
+    };
+    let parts: Vec<String> = dims
+        .iter()
+        .map(|d| d.map_or("None".to_string(), |x| x.to_string()))
+        .collect();
+    match parts.len() {
+        1 => format!("({},)", parts[0]),
+        _ => format!("({})", parts.join(", ")),
+    }
+}
+
+fn compatible(a: Option<&[Option<usize>]>, b: Option<&[Option<usize>]>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|(x, y)| x.is_none() || y.is_none() || x == y)
+        }
+        _ => true,
+    }
+}
+
+/// A `TensorShape` argument: a shape, a list or tuple of dims, None (an
+/// unknown rank).
+pub fn shape_arg(vm: &dyn Vm, v: &Value) -> PyResult<Option<Dims>> {
+    match v.downcast::<TensorShapeObj>() {
+        Some(s) => Ok(s.dims.clone()),
+        None => match shape_new(vm, v)?.downcast::<TensorShapeObj>() {
+            Some(s) => Ok(s.dims.clone()),
+            None => Ok(None),
+        },
+    }
+}
+
 // The methods had no documentation before the object layer; they keep none.
 #[native("TensorShape.as_list(self)", c)]
-fn as_list(this: &TensorShapeObj) -> Vec<Value> {
-    this.dims.iter().map(|&d| dim_value(d)).collect()
+fn as_list(this: &TensorShapeObj) -> PyResult<Vec<Value>> {
+    match &this.dims {
+        Some(d) => Ok(d.iter().map(|&d| dim_value(d)).collect()),
+        None => Err(value_error(
+            "as_list() is not defined on an unknown TensorShape.",
+        )),
+    }
 }
 
 #[native("TensorShape.num_elements(self)", c)]
 fn num_elements(this: &TensorShapeObj) -> Option<i64> {
     this.dims
+        .as_ref()?
         .iter()
         .try_fold(1i64, |acc, d| d.map(|x| acc.saturating_mul(x as i64)))
 }
 
 #[native("TensorShape.is_fully_defined(self)", c)]
 fn is_fully_defined(this: &TensorShapeObj) -> bool {
-    this.dims.iter().all(Option::is_some)
+    this.dims
+        .as_ref()
+        .is_some_and(|d| d.iter().all(Option::is_some))
 }
 
-/// The number of dimensions.
+/// The number of dimensions (None: unknown).
 #[native("TensorShape.rank(self)")]
-fn rank(this: &TensorShapeObj) -> usize {
-    this.dims.len()
+fn rank(this: &TensorShapeObj) -> Option<usize> {
+    this.dims.as_ref().map(Vec::len)
 }
 
 /// The number of dimensions (`rank`).
 #[native("TensorShape.ndims(self)")]
-fn ndims(this: &TensorShapeObj) -> usize {
-    this.dims.len()
+fn ndims(this: &TensorShapeObj) -> Option<usize> {
+    this.dims.as_ref().map(Vec::len)
 }
 
-/// The dimensions, as a list (`None` where unknown).
+/// The dimensions, as a list (`None` where unknown; None for an unknown rank).
 #[native("TensorShape.dims(self)")]
-fn dims(this: &TensorShapeObj) -> Vec<Value> {
-    this.dims.iter().map(|&d| dim_value(d)).collect()
+fn dims(this: &TensorShapeObj) -> Option<Vec<Value>> {
+    this.dims
+        .as_ref()
+        .map(|d| d.iter().map(|&d| dim_value(d)).collect())
 }
 
-/// A tensor's shape: `tf.TensorShape([2, 3])`.
+/// Whether both shapes could describe the same tensor.
+#[native("TensorShape.is_compatible_with(self, other)")]
+fn is_compatible_with(vm: &dyn Vm, this: &TensorShapeObj, other: &Value) -> PyResult<bool> {
+    let other = shape_arg(vm, other)?;
+    Ok(compatible(this.dims.as_deref(), other.as_deref()))
+}
+
+/// Whether every tensor of this shape has `other`'s shape too.
+#[native("TensorShape.is_subtype_of(self, other)")]
+fn is_subtype_of(vm: &dyn Vm, this: &TensorShapeObj, other: &Value) -> PyResult<bool> {
+    Ok(match (this.dims.as_deref(), shape_arg(vm, other)?) {
+        (_, None) => true,
+        (None, Some(_)) => false,
+        (Some(a), Some(b)) => {
+            a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| y.is_none() || x == y)
+        }
+    })
+}
+
+/// The shape both shapes describe, known wherever either is.
+#[native("TensorShape.merge_with(self, other)")]
+fn merge_with(vm: &dyn Vm, this: &TensorShapeObj, other: &Value) -> PyResult<Value> {
+    let other = shape_arg(vm, other)?;
+    if !compatible(this.dims.as_deref(), other.as_deref()) {
+        return Err(value_error(format!(
+            "Shapes {} and {} are not compatible",
+            shape_text(this.dims.as_deref()),
+            shape_text(other.as_deref())
+        )));
+    }
+    Ok(shape_value_of(match (&this.dims, other) {
+        (None, o) => o,
+        (Some(a), None) => Some(a.clone()),
+        (Some(a), Some(b)) => Some(a.iter().zip(&b).map(|(x, y)| x.or(*y)).collect()),
+    }))
+}
+
+/// The most specific shape both shapes are compatible with.
+#[native("TensorShape.most_specific_compatible_shape(self, other)")]
+fn most_specific_compatible_shape(
+    vm: &dyn Vm,
+    this: &TensorShapeObj,
+    other: &Value,
+) -> PyResult<Value> {
+    Ok(shape_value_of(match (&this.dims, shape_arg(vm, other)?) {
+        (Some(a), Some(b)) if a.len() == b.len() => Some(
+            a.iter()
+                .zip(&b)
+                .map(|(x, y)| if x == y { *x } else { None })
+                .collect(),
+        ),
+        _ => None,
+    }))
+}
+
+/// This shape followed by `other`'s dims.
+#[native("TensorShape.concatenate(self, other)")]
+fn concatenate(vm: &dyn Vm, this: &TensorShapeObj, other: &Value) -> PyResult<Value> {
+    Ok(shape_value_of(match (&this.dims, shape_arg(vm, other)?) {
+        (Some(a), Some(b)) => Some(a.iter().chain(&b).copied().collect()),
+        _ => None,
+    }))
+}
+
+fn rank_arg(vm: &dyn Vm, v: &Value) -> PyResult<usize> {
+    match crate::object::tensor::convert::int_scalar(vm, v)? {
+        Some(i) if i >= 0 => Ok(i as usize),
+        _ => Err(type_error(format!(
+            "rank must be an integer, got {}",
+            vm.repr(v)?
+        ))),
+    }
+}
+
+/// This shape, checked to have rank `rank` (an unknown rank gets it).
+#[native("TensorShape.with_rank(self, rank)")]
+fn with_rank(vm: &dyn Vm, this: &TensorShapeObj, rank: &Value) -> PyResult<Value> {
+    let n = rank_arg(vm, rank)?;
+    match &this.dims {
+        None => Ok(shape_value_of(Some(vec![None; n]))),
+        Some(d) if d.len() == n => Ok(shape_value_of(Some(d.clone()))),
+        Some(d) => Err(value_error(format!(
+            "Shape {} must have rank {n}",
+            shape_text(Some(d))
+        ))),
+    }
+}
+
+/// This shape, checked to have rank `rank` or more.
+#[native("TensorShape.with_rank_at_least(self, rank)")]
+fn with_rank_at_least(vm: &dyn Vm, this: &TensorShapeObj, rank: &Value) -> PyResult<Value> {
+    let n = rank_arg(vm, rank)?;
+    match &this.dims {
+        Some(d) if d.len() < n => Err(value_error(format!(
+            "Shape {} must have rank at least {n}",
+            shape_text(Some(d))
+        ))),
+        d => Ok(shape_value_of(d.clone())),
+    }
+}
+
+/// ValueError unless `other` is compatible with this shape.
+#[native("TensorShape.assert_is_compatible_with(self, other)")]
+fn assert_is_compatible_with(vm: &dyn Vm, this: &TensorShapeObj, other: &Value) -> PyResult<()> {
+    let dims = shape_arg(vm, other)?;
+    if compatible(this.dims.as_deref(), dims.as_deref()) {
+        return Ok(());
+    }
+    Err(value_error(format!(
+        "Shapes {} and {} are incompatible",
+        shape_text(this.dims.as_deref()),
+        vm.str(other)?
+    )))
+}
+
+/// ValueError unless this shape has rank `rank` (or an unknown one).
+#[native("TensorShape.assert_has_rank(self, rank)")]
+fn assert_has_rank(vm: &dyn Vm, this: &TensorShapeObj, rank: &Value) -> PyResult<()> {
+    let n = rank_arg(vm, rank)?;
+    match &this.dims {
+        Some(d) if d.len() != n => Err(value_error(format!(
+            "Shape {} must have rank {n}",
+            shape_text(Some(d))
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// ValueError unless both shapes have the same rank (or one is unknown).
+#[native("TensorShape.assert_same_rank(self, other)")]
+fn assert_same_rank(vm: &dyn Vm, this: &TensorShapeObj, other: &Value) -> PyResult<()> {
+    let other = shape_arg(vm, other)?;
+    match (&this.dims, &other) {
+        (Some(a), Some(b)) if a.len() != b.len() => Err(value_error(format!(
+            "Shapes {} and {} must have the same rank",
+            shape_text(Some(a)),
+            shape_text(Some(b))
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// ValueError unless every dim is known.
+#[native("TensorShape.assert_is_fully_defined(self)")]
+fn assert_is_fully_defined(this: &TensorShapeObj) -> PyResult<()> {
+    if is_fully_defined(this) {
+        return Ok(());
+    }
+    Err(value_error(format!(
+        "Shape {} is not fully defined",
+        shape_text(this.dims.as_deref())
+    )))
+}
+
+/// A tensor's shape: `tf.TensorShape([2, 3])`, or `TensorShape(None)` of
+/// unknown rank.
 #[native("TensorShape(dims)", c_ctor)]
 fn shape_new(vm: &dyn Vm, dims: &Value) -> PyResult<Value> {
     let v = dims;
     if matches!(v, Value::None) {
-        return Err(unknown_rank("TensorShape(None)"));
+        return Ok(shape_value_of(None));
     }
     if let Some(s) = v.downcast::<TensorShapeObj>() {
-        return Ok(Value::native(TensorShapeObj {
-            dims: s.dims.clone(),
-        }));
+        return Ok(shape_value_of(s.dims.clone()));
     }
     let items = match v {
         Value::Int(i) => vec![Value::Int(*i)],
@@ -122,20 +341,18 @@ fn shape_new(vm: &dyn Vm, dims: &Value) -> PyResult<Value> {
             },
         });
     }
-    Ok(Value::native(TensorShapeObj { dims }))
+    Ok(shape_value_of(Some(dims)))
 }
 
 impl TensorShapeObj {
-    fn text(&self, sep: &str) -> Vec<String> {
-        let _ = sep;
-        self.dims
-            .iter()
-            .map(|d| d.map_or("None".to_string(), |x| x.to_string()))
-            .collect()
+    /// A shape of known rank.
+    pub fn known(dims: Vec<Option<usize>>) -> TensorShapeObj {
+        TensorShapeObj { dims: Some(dims) }
     }
 
-    /// The dims of a list, tuple or TensorShape compared against (None when not comparable).
-    fn other_dims(vm: &dyn Vm, other: &Value) -> Option<Vec<Option<usize>>> {
+    /// The dims of a list, tuple or TensorShape compared against (None when
+    /// not comparable; `Some(None)`: a shape of unknown rank).
+    fn other_dims(vm: &dyn Vm, other: &Value) -> Option<Option<Dims>> {
         match other {
             Value::Native(_) => other.downcast::<TensorShapeObj>().map(|s| s.dims.clone()),
             Value::List(_) | Value::Tuple(_) => {
@@ -147,7 +364,8 @@ impl TensorShapeObj {
                         Value::Int(i) if *i >= 0 => Some(Some(*i as usize)),
                         _ => None,
                     })
-                    .collect()
+                    .collect::<Option<Dims>>()
+                    .map(Some)
             }
             _ => None,
         }
@@ -160,37 +378,88 @@ impl NativeObject for TensorShapeObj {
     }
 
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(format!("TensorShape([{}])", self.text(", ").join(", ")))
-    }
-
-    fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        let parts = self.text(", ");
-        Ok(match parts.len() {
-            1 => format!("({},)", parts[0]),
-            _ => format!("({})", parts.join(", ")),
+        Ok(match &self.dims {
+            None => "TensorShape(None)".to_string(),
+            Some(d) => {
+                let parts: Vec<String> = d
+                    .iter()
+                    .map(|d| d.map_or("None".to_string(), |x| x.to_string()))
+                    .collect();
+                format!("TensorShape([{}])", parts.join(", "))
+            }
         })
     }
 
+    fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(shape_text(self.dims.as_deref()))
+    }
+
+    fn truthy(&self, _vm: &dyn Vm) -> PyResult<Option<bool>> {
+        Ok(Some(self.dims.is_some()))
+    }
+
+    fn binop(
+        &self,
+        _this: &Value,
+        op: crate::syntax::ast::BinOp,
+        other: &Value,
+        reflected: bool,
+        vm: &dyn Vm,
+    ) -> PyResult<Option<Value>> {
+        if op != crate::syntax::ast::BinOp::Add {
+            return Ok(None);
+        }
+        let other = shape_arg(vm, other)?;
+        let (a, b) = if reflected {
+            (other, self.dims.clone())
+        } else {
+            (self.dims.clone(), other)
+        };
+        Ok(Some(shape_value_of(match (a, b) {
+            (Some(a), Some(b)) => Some(a.into_iter().chain(b).collect()),
+            _ => None,
+        })))
+    }
+
     fn len(&self, _vm: &dyn Vm) -> PyResult<Option<usize>> {
-        Ok(Some(self.dims.len()))
+        match &self.dims {
+            Some(d) => Ok(Some(d.len())),
+            None => Err(value_error(
+                "Cannot take the length of shape with unknown rank.",
+            )),
+        }
     }
 
     fn iter(&self, _this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
-        let l = Value::list(self.dims.iter().map(|&d| dim_value(d)).collect());
+        let Some(d) = &self.dims else {
+            return Err(value_error(
+                "Cannot iterate over a shape with unknown rank.",
+            ));
+        };
+        let l = Value::list(d.iter().map(|&d| dim_value(d)).collect());
         vm.iter(&l).map(Some)
     }
 
     fn getitem(&self, _this: &Value, key: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
-        if let Some((start, stop, step)) = slice_indices(key, self.dims.len())? {
-            {
-                let mut dims = Vec::new();
-                let mut i = start;
-                while (step > 0 && i < stop) || (step < 0 && i > stop) {
-                    dims.push(self.dims[i as usize]);
-                    i += step;
-                }
-                return Ok(Some(Value::native(TensorShapeObj { dims })));
+        let Some(all) = &self.dims else {
+            // an unknown rank: a slice is unknown, a dim is None
+            let sliced = key
+                .downcast::<crate::object::types::slice::SliceObj>()
+                .is_some();
+            return Ok(Some(if sliced {
+                shape_value_of(None)
+            } else {
+                Value::None
+            }));
+        };
+        if let Some((start, stop, step)) = slice_indices(key, all.len())? {
+            let mut dims = Vec::new();
+            let mut i = start;
+            while (step > 0 && i < stop) || (step < 0 && i > stop) {
+                dims.push(all[i as usize]);
+                i += step;
             }
+            return Ok(Some(shape_value_of(Some(dims))));
         }
         let Some(i) = crate::object::tensor::convert::int_scalar(vm, key)? else {
             return Err(type_error(format!(
@@ -198,17 +467,25 @@ impl NativeObject for TensorShapeObj {
                 key.type_name()
             )));
         };
-        let n = self.dims.len() as i64;
+        let n = all.len() as i64;
         let j = if i < 0 { i + n } else { i };
         if j < 0 || j >= n {
             return Err(PyErr::new(ExcType::IndexError, "list index out of range"));
         }
-        Ok(Some(dim_value(self.dims[j as usize])))
+        Ok(Some(dim_value(all[j as usize])))
     }
 
     fn equals(&self, _this: &Value, other: &Value, vm: &dyn Vm) -> PyResult<Option<bool>> {
         Ok(Some(
             Self::other_dims(vm, other).is_some_and(|d| d == self.dims),
         ))
+    }
+
+    fn hash_as(&self) -> Option<Value> {
+        // TensorFlow hashes the tuple of dims (an unknown rank: None)
+        Some(match &self.dims {
+            Some(d) => Value::tuple(d.iter().map(|&x| dim_value(x)).collect()),
+            None => Value::None,
+        })
     }
 }

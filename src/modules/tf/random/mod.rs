@@ -64,9 +64,14 @@ fn shape_tensor(vm: &dyn Vm, v: &Value) -> PyResult<Tensor> {
         Value::Tuple(t) if t.is_empty() => empty(),
         Value::Native(n) => {
             if let Some(s) = n.as_any().downcast_ref::<super::shape::TensorShapeObj>() {
-                if s.dims.iter().any(Option::is_none) {
-                    let parts: Vec<String> = s
-                        .dims
+                let Some(sdims) = &s.dims else {
+                    return Err(PyErr::new(
+                        ExcType::ValueError,
+                        "Cannot convert a partially known TensorShape <unknown> to a Tensor.",
+                    ));
+                };
+                if sdims.iter().any(Option::is_none) {
+                    let parts: Vec<String> = sdims
                         .iter()
                         .map(|d| d.map_or("None".to_string(), |x| x.to_string()))
                         .collect();
@@ -82,7 +87,7 @@ fn shape_tensor(vm: &dyn Vm, v: &Value) -> PyResult<Tensor> {
                         ),
                     ));
                 }
-                let dims: Vec<i64> = s.dims.iter().map(|d| d.unwrap_or(0) as i64).collect();
+                let dims: Vec<i64> = sdims.iter().map(|d| d.unwrap_or(0) as i64).collect();
                 let fits = dims.iter().all(|&d| d <= i32::MAX as i64);
                 let n = dims.len();
                 return if fits {
