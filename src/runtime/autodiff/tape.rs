@@ -92,7 +92,7 @@ thread_local! {
     static KERNEL: Cell<u32> = const { Cell::new(0) };
     /// The trainable variables read inside each running
     /// [`watching_variables`], innermost last (their keys and handles).
-    static WATCHERS: RefCell<Vec<Vec<(usize, Rc<dyn Any>)>>> = const { RefCell::new(Vec::new()) };
+    static WATCHERS: RefCell<Vec<Vec<WatchedVar>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Whether the body of a primitive op is running ([`primitive`]): its
@@ -352,6 +352,9 @@ pub fn read_variable(
     read_variable_slow(key, trainable, value, &handle);
 }
 
+/// A variable a [`watching_variables`] saw read: its tape key and handle.
+pub type WatchedVar = (usize, Rc<dyn Any>);
+
 fn watching() -> bool {
     WATCHERS.with(|w| !w.borrow().is_empty())
 }
@@ -359,7 +362,7 @@ fn watching() -> bool {
 /// Runs `f`, giving the trainable variables it read, in the order of their
 /// first reads (TensorFlow's `VariableWatcher`, around the forward pass of
 /// a `tf.custom_gradient` function), as `(key, handle)`.
-pub fn watching_variables<T>(f: impl FnOnce() -> T) -> (T, Vec<(usize, Rc<dyn Any>)>) {
+pub fn watching_variables<T>(f: impl FnOnce() -> T) -> (T, Vec<WatchedVar>) {
     WATCHERS.with(|w| w.borrow_mut().push(Vec::new()));
     let r = f();
     let seen = WATCHERS.with(|w| w.borrow_mut().pop()).unwrap_or_default();
