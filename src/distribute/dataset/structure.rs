@@ -416,9 +416,9 @@ fn spec_dtype(this: &SpecObj) -> Value {
 #[native("TensorSpec.shape(self)")]
 fn spec_shape(this: &SpecObj) -> Value {
     match &this.0 {
-        Spec::Tensor { dims, .. } => Value::native(crate::object::tensor::shape::TensorShapeObj {
-            dims: dims.clone(),
-        }),
+        Spec::Tensor { dims, .. } => {
+            Value::native(crate::object::tensor::shape::TensorShapeObj { dims: dims.clone() })
+        }
         _ => Value::None,
     }
 }

@@ -100,7 +100,9 @@ pub(super) fn parse_agg(v: &Value) -> PyResult<Agg> {
 pub(super) fn agg_is_v1(v: Option<&Value>) -> bool {
     match v {
         None => true,
-        Some(v) => v.downcast::<EnumMember>().is_some_and(|e| e.of(&AGGREGATION)),
+        Some(v) => v
+            .downcast::<EnumMember>()
+            .is_some_and(|e| e.of(&AGGREGATION)),
     }
 }
 
