@@ -1,5 +1,5 @@
 //! What dist refuses of TensorFlow's multi-machine strategies, end to end:
-//! a `TF_CONFIG` (or a resolver) naming a cluster, and a
+//! a `TF_CONFIG` (or a resolver) naming a cluster of several tasks, and a
 //! `CentralStorageStrategy` over several compute devices, each a
 //! `NotImplementedError` that says so (TensorFlow itself would connect to
 //! the other workers, so the oracle has no output to compare with).
@@ -45,7 +45,7 @@ fn a_tf_config_cluster_is_not_implemented() {
         let last = stderr.trim_end().lines().last().unwrap_or_default();
         assert!(
             last.starts_with("NotImplementedError: MultiWorkerMirroredStrategy with a cluster (ClusterSpec({")
-                && last.ends_with("is not supported in dist: dist runs one local worker; run the script without TF_CONFIG, or under real TensorFlow for several workers"),
+                && last.ends_with("is not supported in dist: dist runs one local worker (no TF_CONFIG, or a cluster of one task); run the script without TF_CONFIG, or under real TensorFlow for several workers"),
             "{strategy}: {last}"
         );
     }

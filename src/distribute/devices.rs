@@ -73,7 +73,15 @@ pub fn missing_device(vm: &dyn Vm, kind: DeviceKind, index: u32) -> PyErr {
 /// a partial spec fills in from `base`.
 pub fn resolve_with(vm: &dyn Vm, text: &str, base: Device) -> PyResult<Device> {
     let spec = DeviceSpec::parse(text).map_err(crate::object::tensor::convert::runtime_err)?;
-    if spec.job.as_deref().is_some_and(|j| j != "localhost") {
+    let (job, _) = crate::runtime::device::local_job();
+    if spec.job.as_deref().is_some_and(|j| j != job) && job != "localhost" {
+        // TensorFlow's words once a cluster renamed the devices
+        return Err(PyErr::new(
+            ExcType::InvalidArgumentError,
+            format!("{text} unknown device."),
+        ));
+    }
+    if spec.job.as_deref().is_some_and(|j| j != job) {
         return Err(PyErr::new(
             ExcType::ValueError,
             format!(

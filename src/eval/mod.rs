@@ -173,6 +173,8 @@ pub enum Echo {
 impl Interp {
     /// A fresh interpreter writing to `output`.
     pub fn new(output: Output, interrupt: Arc<AtomicBool>) -> Interp {
+        // devices are /job:localhost's until a script configures a cluster
+        crate::runtime::device::set_local_job(None);
         let mut builtins: HashMap<&'static str, Value> =
             crate::modules::builtins::builtins().into_iter().collect();
         class::add_object_model_builtins(&mut builtins);

@@ -197,6 +197,21 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("tensorflow.keras", "tensorflow_keras"),
     stdlib!("tensorflow.keras.losses", "tensorflow_keras_losses"),
     stdlib!("tensorflow.keras.metrics", "tensorflow_keras_metrics"),
+    // TensorFlow's shortcuts to four of them: `tf.metrics` is
+    // `keras._tf_keras.keras.metrics`, as `tf.keras.metrics` is
+    (
+        "tensorflow.metrics",
+        Source::Alias("tensorflow.keras.metrics"),
+    ),
+    (
+        "tensorflow.losses",
+        Source::Alias("tensorflow.keras.losses"),
+    ),
+    ("tensorflow.optimizers", Source::Alias("keras.optimizers")),
+    (
+        "tensorflow.initializers",
+        Source::Alias("keras.initializers"),
+    ),
     stdlib!("keras"),
     stdlib!("keras.backend", "keras_backend"),
     stdlib!("keras.random", "keras_random"),

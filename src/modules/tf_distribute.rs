@@ -116,6 +116,7 @@ fn register_distribute(d: &mut ModuleBuilder) {
             class(&local_cluster::COLLECTIVE_STRATEGY),
         )
         .add(local_cluster::register_cluster_check::DEF)
+        .add(local_cluster::configure_collectives::DEF)
         // the resolvers come from stdlib/tensorflow_cluster.dist
         .namespace("cluster_resolver", |_| {})
         .namespace("experimental", |e| {

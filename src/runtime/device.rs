@@ -76,19 +76,43 @@ impl Device {
         self.kind == DeviceKind::Cpu || self.is_virtual
     }
 
-    /// `/job:localhost/replica:0/task:0/device:GPU:0`.
+    /// `/job:localhost/replica:0/task:0/device:GPU:0` (another job and
+    /// task once a one-task cluster is configured: [`set_local_job`]).
     pub fn full_name(&self) -> String {
-        format!(
-            "/job:localhost/replica:0/task:0/device:{}:{}",
-            self.kind.name(),
-            self.index
-        )
+        LOCAL_JOB.with(|job| {
+            let (name, task) = &*job.borrow();
+            format!(
+                "/job:{name}/replica:0/task:{task}/device:{}:{}",
+                self.kind.name(),
+                self.index
+            )
+        })
     }
 
     /// `GPU:0`.
     pub fn short_name(&self) -> String {
         format!("{}:{}", self.kind.name(), self.index)
     }
+}
+
+thread_local! {
+    /// The job and task this process's devices belong to: `localhost`, 0
+    /// unless a one-task cluster was configured (TensorFlow's context then
+    /// names every device `/job:worker/replica:0/task:0/...`).
+    static LOCAL_JOB: std::cell::RefCell<(String, u32)> =
+        std::cell::RefCell::new(("localhost".to_string(), 0));
+}
+
+/// Names this thread's devices after a cluster's job and task (`None`:
+/// back to `/job:localhost`, task 0, as a new interpreter starts).
+pub fn set_local_job(job: Option<(&str, u32)>) {
+    let job = job.map_or(("localhost".to_string(), 0), |(n, t)| (n.to_string(), t));
+    LOCAL_JOB.with(|j| *j.borrow_mut() = job);
+}
+
+/// The job and task of this thread's devices.
+pub fn local_job() -> (String, u32) {
+    LOCAL_JOB.with(|j| j.borrow().clone())
 }
 
 impl Default for Device {

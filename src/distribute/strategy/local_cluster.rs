@@ -92,6 +92,53 @@ pub fn register_cluster_check(vm: &dyn Vm, check: &Value) {
     *vm.state().get::<ClusterCheck>().0.borrow_mut() = Some(check.clone());
 }
 
+/// What the collectives were configured for: `None` until a
+/// MultiWorkerMirroredStrategy is made, then `Some(None)` for one local
+/// worker, or the job and task of a one-task cluster.
+#[derive(Default)]
+struct Collectives(RefCell<Option<Option<(String, u32)>>>);
+
+/// Configures the collectives as a MultiWorkerMirroredStrategy does: for
+/// one local worker (`task_type` None), or for the one task of a cluster,
+/// whose job and task then name every device (`/job:worker/replica:0/task:0/...`),
+/// with TensorFlow's errors when that comes too late.
+#[native("_configure_collectives(task_type, task_id)")]
+pub fn configure_collectives(vm: &dyn Vm, task_type: &Value, task_id: i64) -> PyResult<()> {
+    let state = vm.state().get::<Collectives>();
+    let want = match task_type {
+        Value::Str(t) => Some((t.to_string(), u32::try_from(task_id).unwrap_or(0))),
+        _ => None,
+    };
+    let current = state.0.borrow().clone();
+    match (&current, &want) {
+        (_, None) => {
+            if current.is_none() {
+                *state.0.borrow_mut() = Some(None);
+            }
+            return Ok(());
+        }
+        (Some(c), w) if c == w => return Ok(()),
+        (Some(_), _) => {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                "Collective ops are already configured.",
+            ))
+        }
+        (None, _) => {}
+    }
+    if crate::distribute::context::placement(vm).initialized.get() {
+        return Err(PyErr::new(
+            ExcType::RuntimeError,
+            "Collective ops must be configured at program startup",
+        ));
+    }
+    if let Some((job, task)) = &want {
+        crate::runtime::device::set_local_job(Some((job, *task)));
+    }
+    *state.0.borrow_mut() = Some(want);
+    Ok(())
+}
+
 /// The local devices a MirroredStrategy without `devices` takes: the GPUs, else the CPU.
 fn local_devices(vm: &dyn Vm) -> Vec<Device> {
     let g = gpus(vm);

@@ -519,6 +519,25 @@ fn abs(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
     ))
 }
 
+/// Whether each element is finite (neither infinite nor NaN); integers and
+/// bools always are.
+#[native("isfinite(x)")]
+fn isfinite(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
+    let t = to_np_tensor(vm, x, None)?;
+    let d = t.dtype();
+    if !d.is_floating() {
+        let ones = Tensor::fill(t.dims(), &Scalar::Bool(true), DType::Bool, Device::CPU0)
+            .map_err(runtime_err)?;
+        return Ok(wrap(ones));
+    }
+    // x - x is exactly 0 for a finite x, NaN for an infinity or a NaN
+    let zero = Tensor::fill(&[], &Scalar::Float(0.0), d, Device::CPU0).map_err(runtime_err)?;
+    let diff = ops::np_binary(BinaryOp::Sub, &t, &t).map_err(runtime_err)?;
+    Ok(wrap(
+        ops::np_binary(BinaryOp::Equal, &diff, &zero).map_err(runtime_err)?,
+    ))
+}
+
 /// Index of the largest value (of the flattened array by default).
 #[native("argmax(a, axis=None)")]
 fn argmax(vm: &dyn Vm, a: &Value, axis: Option<&Value>) -> PyResult<Value> {
@@ -572,6 +591,7 @@ const FUNCTIONS: &[NativeDef] = &[
     log::DEF,
     abs::DEF,
     argmax::DEF,
+    isfinite::DEF,
     dtype_::DEF,
 ];
 
