@@ -311,7 +311,60 @@ pub(super) fn matmul(
 }
 
 /// Registers the math ops into `m` (called for `tf` and for `tf.math`).
+/// A float predicate (`IsNan`, `IsInf`, `IsFinite`): TensorFlow's attr error
+/// for other dtypes; the result from exact comparisons (`x - x` is 0 only
+/// for a finite `x`, NaN otherwise), never recorded on a tape.
+fn float_predicate(vm: &dyn Vm, op: &str, x: &Value) -> PyResult<Tensor> {
+    let x = to_tensor(vm, x, None)?;
+    if !x.dtype().is_floating() {
+        return Err(runtime_err(ops::attr_error(op, x.dtype())));
+    }
+    let r = crate::runtime::autodiff::tape::suspended(|| {
+        let self_eq = |t: &Tensor, eq: bool| {
+            let cmp = if eq {
+                BinaryOp::Equal
+            } else {
+                BinaryOp::NotEqual
+            };
+            ops::binary(cmp, t, t)
+        };
+        match op {
+            "IsNan" => self_eq(&x, false),
+            "IsFinite" => self_eq(&ops::binary(BinaryOp::Sub, &x, &x)?, true),
+            _ => {
+                let not_finite = self_eq(&ops::binary(BinaryOp::Sub, &x, &x)?, false)?;
+                ops::binary(BinaryOp::LogicalAnd, &not_finite, &self_eq(&x, true)?)
+            }
+        }
+    });
+    placed(vm, r)
+}
+
+/// Whether each element is NaN (floats).
+#[native("is_nan(x, name=None)")]
+fn is_nan(vm: &dyn Vm, x: &Value, _name: &Value) -> PyResult<Tensor> {
+    float_predicate(vm, "IsNan", x)
+}
+
+/// Whether each element is +inf or -inf (floats).
+#[native("is_inf(x, name=None)")]
+fn is_inf(vm: &dyn Vm, x: &Value, _name: &Value) -> PyResult<Tensor> {
+    float_predicate(vm, "IsInf", x)
+}
+
+/// Whether each element is finite: neither NaN nor infinite (floats).
+#[native("is_finite(x, name=None)")]
+fn is_finite(vm: &dyn Vm, x: &Value, _name: &Value) -> PyResult<Tensor> {
+    float_predicate(vm, "IsFinite", x)
+}
+
 pub fn register(m: &mut ModuleBuilder, top_level: bool) {
+    if !top_level {
+        // tf.math only
+        m.add(is_nan::DEF);
+        m.add(is_inf::DEF);
+        m.add(is_finite::DEF);
+    }
     let rest = [argmax::DEF, argmin::DEF, add_n::DEF, matmul::DEF];
     for &def in BINARY.iter().chain(UNARY).chain(REDUCE).chain(&rest) {
         // these exist only under tf.math; matmul only at the top level

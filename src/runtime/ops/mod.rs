@@ -74,7 +74,9 @@ pub(crate) fn attr_error(op: &str, d: DType) -> Error {
         }
         "Sum" | "Prod" | "Mean" => "float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64",
         "Softmax" | "LogSoftmax" | "Softplus" | "Elu" | "Selu" | "L2Loss" => "half, bfloat16, float, double",
-        "Floor" | "Ceil" | "Erf" | "Erfc" => "bfloat16, half, float, double",
+        "Floor" | "Ceil" | "Erf" | "Erfc" | "IsNan" | "IsInf" | "IsFinite" => {
+            "bfloat16, half, float, double"
+        }
         "SquaredDifference" => "bfloat16, half, float, double, int32, int64, complex64, complex128",
         "DivNoNan" => "half, float, bfloat16, double, complex64, complex128",
         "Relu" => "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8",
@@ -101,6 +103,9 @@ pub(crate) fn attr_error(op: &str, d: DType) -> Error {
         "Neg" | "Sqrt" | "Rsqrt" | "Exp" | "Expm1" | "Log" | "Log1p" | "Tanh" | "Sigmoid" | "Sin" | "Cos" | "Floor"
         | "Ceil" | "Erf" | "Erfc" => {
             format!("; Op<name={op}; signature=x:T -> y:T; attr=T:type,allowed=[{}]>", dts())
+        }
+        "IsNan" | "IsInf" | "IsFinite" => {
+            format!("; Op<name={op}; signature=x:T -> y:bool; attr=T:type,allowed=[{}]>", dts())
         }
         "SquaredDifference" => format!("; Op<name=SquaredDifference; signature=x:T, y:T -> z:T; attr=T:type,allowed=[{}]; is_commutative=true>", dts()),
         "Softmax" => format!("; Op<name=Softmax; signature=logits:T -> softmax:T; attr=T:type,allowed=[{}]>", dts()),
