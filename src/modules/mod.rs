@@ -170,6 +170,7 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("tensorflow_functional"),
     stdlib!("tensorflow_cluster"),
     stdlib!("tensorflow_io"),
+    stdlib!("tensorflow_debugging"),
     stdlib!("tensorflow_array"),
     stdlib!("tensorflow_sparse"),
     stdlib!("tensorflow_v1compat"),

@@ -92,6 +92,8 @@ pub fn module() -> Value {
     // (`stdlib/tensorflow_sparse.dist`, `tensorflow_ragged.dist`); their
     // names are added to these namespaces when `tensorflow` is imported.
     m.namespace("sparse", |_| {});
+    // `tf.debugging`: `stdlib/tensorflow_debugging.dist`
+    m.namespace("debugging", |_| {});
     m.namespace("ragged", |_| {});
     m.namespace("random", random::register);
     io_ops::register(&mut m);
