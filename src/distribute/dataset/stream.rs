@@ -249,14 +249,7 @@ fn generator_error(spec: &Spec, msg: &str) -> PyErr {
 
 /// A shape with unknown dims as a Python tuple: `(None, 3)`, `(2,)`.
 pub(super) fn shape_text(dims: &[Option<usize>]) -> String {
-    let d: Vec<String> = dims
-        .iter()
-        .map(|d| d.map_or("None".to_string(), |d| d.to_string()))
-        .collect();
-    match d.len() {
-        1 => format!("({},)", d[0]),
-        _ => format!("({})", d.join(", ")),
-    }
+    crate::object::tensor::shape::shape_text(Some(dims))
 }
 
 /// Converts one generator item to the structure, dtypes and shapes of

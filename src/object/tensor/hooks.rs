@@ -366,16 +366,7 @@ pub fn tensor_str(_vm: &dyn Vm, t: &Value) -> PyResult<String> {
 /// A traced tensor's static shape as TensorFlow prints it (`(None, 3)`).
 fn static_shape_text(x: &Tensor) -> String {
     match crate::runtime::graph::static_dims(x) {
-        Some(dims) => {
-            let parts: Vec<String> = dims
-                .iter()
-                .map(|d| d.map_or("None".to_string(), |n| n.to_string()))
-                .collect();
-            match parts.len() {
-                1 => format!("({},)", parts[0]),
-                _ => format!("({})", parts.join(", ")),
-            }
-        }
+        Some(dims) => super::shape::shape_text(Some(&dims)),
         None => x.shape().tuple_text(),
     }
 }

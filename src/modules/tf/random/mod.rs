@@ -64,29 +64,18 @@ fn shape_tensor(vm: &dyn Vm, v: &Value) -> PyResult<Tensor> {
         Value::Tuple(t) if t.is_empty() => empty(),
         Value::Native(n) => {
             if let Some(s) = n.as_any().downcast_ref::<super::shape::TensorShapeObj>() {
-                let Some(sdims) = &s.dims else {
-                    return Err(PyErr::new(
-                        ExcType::ValueError,
-                        "Cannot convert a partially known TensorShape <unknown> to a Tensor.",
-                    ));
+                let sdims = match &s.dims {
+                    Some(d) if d.iter().all(Option::is_some) => d,
+                    d => {
+                        return Err(PyErr::new(
+                            ExcType::ValueError,
+                            format!(
+                                "Cannot convert a partially known TensorShape {} to a Tensor.",
+                                super::shape::shape_text(d.as_deref())
+                            ),
+                        ))
+                    }
                 };
-                if sdims.iter().any(Option::is_none) {
-                    let parts: Vec<String> = sdims
-                        .iter()
-                        .map(|d| d.map_or("None".to_string(), |x| x.to_string()))
-                        .collect();
-                    let tuple = if parts.len() == 1 {
-                        format!("({},)", parts[0])
-                    } else {
-                        format!("({})", parts.join(", "))
-                    };
-                    return Err(PyErr::new(
-                        ExcType::ValueError,
-                        format!(
-                            "Cannot convert a partially known TensorShape {tuple} to a Tensor."
-                        ),
-                    ));
-                }
                 let dims: Vec<i64> = sdims.iter().map(|d| d.unwrap_or(0) as i64).collect();
                 let fits = dims.iter().all(|&d| d <= i32::MAX as i64);
                 let n = dims.len();
