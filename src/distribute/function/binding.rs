@@ -64,9 +64,10 @@ fn type_error(msg: String) -> PyErr {
 
 /// `f(x, n=3)` as TensorFlow binds it before keying a trace: every
 /// positional-or-keyword argument at its position, defaults filled, keyword
-/// arguments in the parameters' order. None where the function is not a
-/// plain Python function with a fixed parameter list, or the call does not
-/// bind (the call itself then raises Python's error).
+/// arguments in the parameters' order. None where the call is canonical
+/// already, the function is not a plain Python function with a fixed
+/// parameter list, or the call does not bind (the call itself then raises
+/// Python's error).
 pub fn canonicalize(
     func: &Value,
     args: &[Value],
@@ -76,10 +77,8 @@ pub fn canonicalize(
         return None;
     };
     let params = &f.sig.params;
-    if params
-        .iter()
-        .any(|p| matches!(p.kind, ParamKind::VarPositional | ParamKind::VarKeyword))
-    {
+    if has_var_params(func) || (kwargs.is_empty() && args.len() == params.len()) {
+        // not a fixed parameter list, or every argument already in place
         return None;
     }
     let mut pos = Vec::new();
@@ -106,27 +105,27 @@ pub fn canonicalize(
     (args.len() <= pos.len() && used == kwargs.len()).then_some((pos, kw))
 }
 
+/// Whether `func` takes `*args` or `**kwargs`.
+fn has_var_params(func: &Value) -> bool {
+    let Value::Function(f) = func else {
+        return true;
+    };
+    f.sig
+        .params
+        .iter()
+        .any(|p| matches!(p.kind, ParamKind::VarPositional | ParamKind::VarKeyword))
+}
+
 impl TraceType {
     /// The type of a traced argument (`statics`: the static shapes of the
     /// call's tensors in order, where some dims are unknown). None for a
     /// value the structured binding does not model (a variable, a
     /// distributed value, another object).
-    pub fn of(
-        v: &Value,
-        statics: Option<&[StaticDims]>,
-        k: &mut usize,
-    ) -> PyResult<Option<TraceType>> {
-        let mut items = |xs: &[Value]| -> PyResult<Option<Vec<TraceType>>> {
-            let mut out = Vec::with_capacity(xs.len());
-            for x in xs {
-                match TraceType::of(x, statics, k)? {
-                    Some(t) => out.push(t),
-                    None => return Ok(None),
-                }
-            }
-            Ok(Some(out))
+    pub fn of(v: &Value, statics: Option<&[StaticDims]>, k: &mut usize) -> Option<TraceType> {
+        let mut items = |xs: &[Value]| -> Option<Vec<TraceType>> {
+            xs.iter().map(|x| TraceType::of(x, statics, k)).collect()
         };
-        Ok(match v {
+        match v {
             Value::Tensor(t) => {
                 let dims = statics
                     .and_then(|s| s.get(*k))
@@ -141,22 +140,19 @@ impl TraceType {
             }
             Value::List(l) => {
                 let xs = l.borrow().clone();
-                items(&xs)?.map(TraceType::List)
+                items(&xs).map(TraceType::List)
             }
-            Value::Tuple(t) => items(t)?.map(TraceType::Tuple),
+            Value::Tuple(t) => items(t).map(TraceType::Tuple),
             Value::Dict(d) => {
                 let pairs = d.borrow().items();
-                let mut out = Vec::with_capacity(pairs.len());
-                for (key, x) in pairs {
-                    match TraceType::of(&x, statics, k)? {
-                        Some(t) => out.push((key, t)),
-                        None => return Ok(None),
-                    }
-                }
+                let out = pairs
+                    .into_iter()
+                    .map(|(key, x)| Some((key, TraceType::of(&x, statics, k)?)))
+                    .collect::<Option<Vec<_>>>()?;
                 Some(TraceType::Dict(out))
             }
             _ => None,
-        })
+        }
     }
 
     /// TensorFlow's text of the type.
@@ -392,14 +388,12 @@ impl FunctionType {
         args: &[Value],
         kwargs: &[(Rc<str>, Value)],
         statics: Option<&[StaticDims]>,
-    ) -> PyResult<Option<FunctionType>> {
+    ) -> Option<FunctionType> {
         let Value::Function(f) = func else {
-            return Ok(None);
+            return None;
         };
-        if canonicalize(func, args, kwargs)
-            .is_none_or(|(a, k)| a.len() != args.len() || k.len() != kwargs.len())
-        {
-            return Ok(None);
+        if has_var_params(func) {
+            return None;
         }
         let mut k = 0;
         let mut params = Vec::with_capacity(f.sig.params.len());
@@ -411,10 +405,7 @@ impl FunctionType {
                 }
                 _ => values.next(),
             };
-            let Some(v) = v else { return Ok(None) };
-            let Some(ty) = TraceType::of(v, statics, &mut k)? else {
-                return Ok(None);
-            };
+            let ty = TraceType::of(v?, statics, &mut k)?;
             params.push(Param {
                 name: p.name.clone(),
                 kind: p.kind,
@@ -433,11 +424,11 @@ impl FunctionType {
                 flat_names.push(name);
             }
         }
-        Ok(Some(FunctionType {
+        Some(FunctionType {
             func_name: f.def.name.to_string(),
             params,
             flat_names,
-        }))
+        })
     }
 
     /// `name (KIND): type` for each parameter.

@@ -309,7 +309,7 @@ impl FunctionObj {
         if let Some(c) = &graph {
             self.graphs.borrow_mut().insert(exact, c.clone());
         }
-        let ftype = binding::FunctionType::of_call(&self.func, &args, &kwargs, statics.as_deref())?;
+        let ftype = binding::FunctionType::of_call(&self.func, &args, &kwargs, statics.as_deref());
         let params = match &ftype {
             Some(t) => t.param_lines(vm)?,
             None => concrete::param_lines(vm, &self.func, &args, &kwargs)?,
