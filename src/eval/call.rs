@@ -47,6 +47,17 @@ fn graph_constant(name: &str, args: &[Value], result: &PyResult<Value>, before: 
     if shape_only || crate::object::tensor::constant_args(args) {
         graph::constant_named(t, base);
     }
+    // a shape-only constant of a tensor whose static shape is partial
+    if let (true, Some(Value::Tensor(x))) = (shape_only, args.first()) {
+        if let Some(s) = graph::static_dims(x) {
+            let shape = match base {
+                "Shape" => Some(vec![s.map(|d| d.len())]),
+                "zeros_like" | "ones_like" => s,
+                _ => return,
+            };
+            graph::shapes::set_static(t, shape);
+        }
+    }
 }
 
 impl Interp {

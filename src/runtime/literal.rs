@@ -247,7 +247,7 @@ fn convert(leaves: &[&Literal], to: DType, whole: &Literal, mode: InferMode) -> 
         Error::type_error(format!(
             "Cannot convert {} to EagerTensor of dtype {}",
             whole.python_repr(),
-            to.name()
+            to.kernel_name()
         ))
     };
     macro_rules! ints {

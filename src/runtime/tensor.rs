@@ -152,7 +152,8 @@ impl Tensor {
             (DType::String, Scalar::Bytes(b)) => HostData::Str(filled(n, b.clone())?),
             (DType::String, _) | (_, Scalar::Bytes(_)) => {
                 return Err(Error::type_error(format!(
-                    "Cannot convert {value:?} to EagerTensor of dtype {dtype}"
+                    "Cannot convert {value:?} to EagerTensor of dtype {}",
+                    dtype.kernel_name()
                 )))
             }
             (DType::Bool, v) => HostData::Bool(filled(n, v.as_f64() != 0.0)?),

@@ -172,7 +172,7 @@ fn shapes_value(vm: &dyn Vm, spec: &Spec, given: &Value, filler: Option<i64>) ->
     match spec {
         Spec::Tensor { dims, .. } => {
             let dims: Vec<Option<i64>> = match given {
-                Value::None => dims.iter().map(|d| d.map(|d| d as i64)).collect(),
+                Value::None => dims.iter().flatten().map(|d| d.map(|d| d as i64)).collect(),
                 Value::Int(i) => vec![Some(*i)],
                 g => vm
                     .collect(g)?

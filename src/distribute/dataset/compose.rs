@@ -79,18 +79,8 @@ pub const EXPERIMENTAL_CHOOSE_FROM_DATASETS: NativeDef = choose_from_datasets::D
 
 /// Whether two specs have the same structure and dtypes (dims aside).
 fn same_types(a: &Spec, b: &Spec) -> bool {
-    let ta = a.map_leaves(&mut |dtype, _| {
-        Ok(Spec::Tensor {
-            dtype,
-            dims: Vec::new(),
-        })
-    });
-    let tb = b.map_leaves(&mut |dtype, _| {
-        Ok(Spec::Tensor {
-            dtype,
-            dims: Vec::new(),
-        })
-    });
+    let ta = a.map_leaves(&mut |dtype, _| Ok(Spec::Tensor { dtype, dims: None }));
+    let tb = b.map_leaves(&mut |dtype, _| Ok(Spec::Tensor { dtype, dims: None }));
     matches!((ta, tb), (Ok(x), Ok(y)) if x == y)
 }
 
@@ -269,7 +259,7 @@ pub(super) fn window(
     let spec = d.spec.map_leaves(&mut |dtype, dims| {
         Ok(Spec::Dataset(Box::new(Spec::Tensor {
             dtype,
-            dims: dims.to_vec(),
+            dims: dims.map(<[_]>::to_vec),
         })))
     })?;
     Ok(DatasetObj::value(
@@ -399,7 +389,7 @@ pub(super) fn unique(this: This<DatasetObj>, _name: &Value) -> PyResult<Value> {
             ),
         ));
     }
-    if !dims.is_empty() {
+    if dims.as_ref().is_none_or(|d| !d.is_empty()) {
         return Err(PyErr::new(
             ExcType::NotImplementedError,
             "`unique` of non-scalar elements is not supported in dist",
@@ -432,8 +422,7 @@ pub(super) fn group_by_window(
         }
     };
     let (key_spec, _) = probe(vm, &d.spec, &key)?;
-    let scalar_i64 =
-        matches!(&key_spec, Spec::Tensor { dtype: DType::Int64, dims } if dims.is_empty());
+    let scalar_i64 = matches!(&key_spec, Spec::Tensor { dtype: DType::Int64, dims: Some(dims) } if dims.is_empty());
     if !scalar_i64 {
         return Err(PyErr::new(
             ExcType::ValueError,
@@ -444,13 +433,7 @@ pub(super) fn group_by_window(
         ));
     }
     let window = Spec::Dataset(Box::new(d.spec.clone()));
-    let input = Spec::Tuple(vec![
-        Spec::Tensor {
-            dtype: DType::Int64,
-            dims: Vec::new(),
-        },
-        window,
-    ]);
+    let input = Spec::Tuple(vec![super::methods::scalar_spec(DType::Int64), window]);
     let (out, _) = probe(vm, &input, &reduce)?;
     let Spec::Dataset(spec) = out else {
         return Err(PyErr::new(
@@ -536,10 +519,7 @@ pub fn counter(vm: &dyn Vm, start: &Value, step: &Value, dtype: &Value) -> PyRes
     };
     Ok(DatasetObj::value(
         Kind::Counter { start, step, dtype },
-        Spec::Tensor {
-            dtype,
-            dims: Vec::new(),
-        },
+        super::methods::scalar_spec(dtype),
     ))
 }
 
@@ -598,8 +578,7 @@ pub(super) fn choose_from_datasets(
     }
     let choice = choice_dataset;
     let choice_spec = dataset_of(choice).map(|d| d.spec.clone());
-    let scalar_i64 =
-        matches!(&choice_spec, Some(Spec::Tensor { dtype: DType::Int64, dims }) if dims.is_empty());
+    let scalar_i64 = matches!(&choice_spec, Some(Spec::Tensor { dtype: DType::Int64, dims: Some(dims) }) if dims.is_empty());
     if !scalar_i64 {
         return Err(PyErr::new(
             ExcType::TypeError,

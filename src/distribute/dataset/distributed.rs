@@ -103,8 +103,8 @@ impl DistributedDataset {
             return spec.clone();
         }
         spec.map_leaves(&mut |dtype, dims| {
-            let mut d = dims.to_vec();
-            if let Some(first) = d.first_mut() {
+            let mut d = dims.map(<[_]>::to_vec);
+            if let Some(first) = d.as_mut().and_then(|d| d.first_mut()) {
                 *first = match *first {
                     Some(b) if b % n == 0 => Some(b / n),
                     _ => None,
@@ -127,7 +127,7 @@ impl DistributedDataset {
             Ok(Spec::PerReplica(vec![
                 Spec::Tensor {
                     dtype,
-                    dims: dims.to_vec()
+                    dims: dims.map(<[_]>::to_vec)
                 };
                 n
             ]))

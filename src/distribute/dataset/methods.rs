@@ -111,7 +111,7 @@ pub fn int_arg(vm: &dyn Vm, v: &Value, what: &str) -> PyResult<i64> {
 pub(super) fn scalar_spec(dtype: DType) -> Spec {
     Spec::Tensor {
         dtype,
-        dims: Vec::new(),
+        dims: Some(Vec::new()),
     }
 }
 
@@ -230,12 +230,14 @@ pub fn probe(vm: &dyn Vm, spec: &Spec, f: &Value) -> PyResult<(Spec, Value)> {
     if spec.fully_defined() && relaxed.is_none() {
         return Ok((s1, first));
     }
-    // When the second probe disagrees in structure, every dim is unknown.
+    // When the second probe disagrees in structure (or fails), every dim
+    // is unknown, and every rank where the input's is.
+    let unranked = spec.has_unknown_rank();
     let spec = relaxed.unwrap_or_else(|| {
         s1.map_leaves(&mut |dtype, dims| {
             Ok(Spec::Tensor {
                 dtype,
-                dims: vec![None; dims.len()],
+                dims: dims.filter(|_| !unranked).map(|d| vec![None; d.len()]),
             })
         })
         .unwrap_or(s1.clone())
@@ -273,7 +275,7 @@ pub(super) fn check_predicate(
 ) -> PyResult<()> {
     let (out, first) = probe(vm, spec, f)?;
     let ok = matches!(first, Value::Bool(_))
-        || matches!(&out, Spec::Tensor { dtype: DType::Bool, dims } if dims.is_empty());
+        || matches!(&out, Spec::Tensor { dtype: DType::Bool, dims: Some(dims) } if dims.is_empty());
     if !ok {
         return Err(PyErr::new(ExcType::ValueError, message(out.text())));
     }

@@ -39,28 +39,10 @@ pub(crate) fn dtype_of(vm: &dyn Vm, v: &Value) -> PyResult<crate::runtime::DType
     DType::from_name(&name).map_err(crate::object::tensor::convert::runtime_err)
 }
 
-/// A shape argument's dimensions (`None` entries unknown; `None` itself: a scalar).
-pub(crate) fn dims_of(vm: &dyn Vm, shape: &Value) -> PyResult<Vec<Option<usize>>> {
-    match shape {
-        Value::None => Ok(Vec::new()),
-        shape
-            if shape
-                .downcast::<crate::object::tensor::shape::TensorShapeObj>()
-                .is_some_and(|s| s.dims.is_none()) =>
-        {
-            Err(crate::object::tensor::shape::unknown_rank(
-                "a TensorSpec of TensorShape(None)",
-            ))
-        }
-        shape => vm
-            .collect(shape)?
-            .iter()
-            .map(|d| match d {
-                Value::None => Ok(None),
-                d => methods::int_arg(vm, d, "shape").map(|n| Some(n.max(0) as usize)),
-            })
-            .collect(),
-    }
+/// A spec's shape argument: `None` or `TensorShape(None)` an unknown rank,
+/// otherwise its dims (`None` entries unknown).
+pub(crate) fn spec_dims(vm: &dyn Vm, shape: &Value) -> PyResult<structure::SpecDims> {
+    crate::object::tensor::shape::shape_arg(vm, shape)
 }
 
 /// `strategy.experimental_distribute_dataset(dataset)`: splits each global

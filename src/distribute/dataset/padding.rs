@@ -135,22 +135,23 @@ fn walk(
     };
     match spec {
         Spec::Tensor { dtype, dims } => {
-            let padded = match shapes {
-                Value::None => dims.clone(),
-                s => shape_arg(vm, s)?,
+            let padded = match (shapes, dims) {
+                (Value::None, Some(dims)) => dims.clone(),
+                (Value::None, None) => {
+                    return Err(PyErr::new(
+                        ExcType::ValueError,
+                        format!("You must provide `padded_shapes` argument because component {} has unknown rank.", out_shapes.len()),
+                    ))
+                }
+                (s, _) => shape_arg(vm, s)?,
             };
-            let compatible = padded.len() == dims.len()
-                && padded
-                    .iter()
-                    .zip(dims)
-                    .all(|(p, d)| p.is_none() || d.is_none() || p == d);
-            if !compatible {
+            if !crate::object::tensor::shape::compatible(Some(&padded), dims.as_deref()) {
                 return Err(PyErr::new(
                     ExcType::ValueError,
                     format!(
                         "The padded shape {} is not compatible with the shape {} of the corresponding input component.",
                         shape_text(&padded),
-                        shape_text(dims)
+                        crate::object::tensor::shape::shape_text(dims.as_deref())
                     ),
                 ));
             }
@@ -158,7 +159,7 @@ fn walk(
             out_shapes.push(padded.clone());
             Ok(Spec::Tensor {
                 dtype: *dtype,
-                dims: padded,
+                dims: Some(padded),
             })
         }
         Spec::Tuple(items) => {
@@ -295,7 +296,17 @@ impl Stream for PaddedBatchStream {
             }
             let mut padded = Vec::with_capacity(parts.len());
             for t in parts {
-                if t.rank() != rank || t.dims().iter().zip(&target).any(|(d, t)| d > t) {
+                if t.rank() != rank {
+                    return Err(kernel_error(
+                        &format!("IteratorGetNext_output_types_{n}"),
+                        "IteratorGetNext",
+                        &format!(
+                            "All elements in a batch must have the same rank as the padded shape for component{c}: expected rank {rank} but got element with rank {}",
+                            t.rank()
+                        ),
+                    ));
+                }
+                if t.dims().iter().zip(&target).any(|(d, t)| d > t) {
                     return Err(PyErr::new(
                         ExcType::DataLossError,
                         format!(

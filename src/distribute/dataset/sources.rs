@@ -210,19 +210,10 @@ fn spec_of_types(vm: &dyn Vm, types: &Value, shapes: &Value) -> PyResult<Spec> {
             }
             Ok(Spec::Dict(out))
         }
-        dtype => {
-            if shapes.is_none() {
-                return Err(PyErr::new(
-                    ExcType::NotImplementedError,
-                    "from_generator with output_types and no output_shapes (unknown rank) is not supported in dist",
-                )
-                .help("pass output_signature=tf.TensorSpec(shape=..., dtype=...) (TensorFlow recommends it since 2.4)"));
-            }
-            Ok(Spec::Tensor {
-                dtype: super::dtype_of(vm, dtype)?,
-                dims: super::dims_of(vm, shapes)?,
-            })
-        }
+        dtype => Ok(Spec::Tensor {
+            dtype: super::dtype_of(vm, dtype)?,
+            dims: super::spec_dims(vm, shapes)?,
+        }),
     }
 }
 

@@ -299,15 +299,12 @@ fn conform(vm: &dyn Vm, root: &Spec, spec: &Spec, item: &Value) -> PyResult<Valu
                     vm.str(item).unwrap_or_default()
                 ))
             })?;
-            let got = t.dims();
-            let fits = got.len() == dims.len()
-                && got.iter().zip(dims).all(|(g, d)| d.is_none_or(|d| d == *g));
-            if !fits {
-                let got: Vec<Option<usize>> = got.iter().map(|&g| Some(g)).collect();
+            let got: Vec<Option<usize>> = t.dims().iter().map(|&g| Some(g)).collect();
+            if !crate::object::tensor::shape::subtype(Some(&got), dims.as_deref()) {
                 return Err(fail(format!(
                     "`generator` yielded an element of shape {} where an element of shape {} was expected.",
                     shape_text(&got),
-                    shape_text(dims)
+                    crate::object::tensor::shape::shape_text(dims.as_deref())
                 )));
             }
             Ok(Value::Tensor(t))
@@ -687,13 +684,17 @@ impl Stream for UnbatchStream {
                 .first()
                 .and_then(|t| t.dims().first().copied())
                 .unwrap_or(0);
-            for t in &comps {
-                if t.dims().first().copied() != Some(n) {
-                    return Err(PyErr::new(
-                        ExcType::InvalidArgumentError,
-                        "Input element must have a non-scalar value in each component.",
-                    ));
-                }
+            for (c, t) in comps.iter().enumerate() {
+                let msg = match t.dims().first() {
+                    None => "Input element must have a non-scalar value in each component.".to_string(),
+                    Some(&m) if m != n => format!("Input element must have the same batch size in each component. Component 0 had size {n} but component {c} had size, {m}."),
+                    Some(_) => continue,
+                };
+                return Err(super::structure::kernel_error(
+                    &format!("IteratorGetNext_output_types_{}", comps.len()),
+                    "IteratorGetNext",
+                    &msg,
+                ));
             }
             for i in 0..n {
                 let parts = comps

@@ -8,13 +8,19 @@ use std::rc::Rc;
 
 use crate::distribute::classes::native_class;
 use crate::object::tensor::convert::{runtime_err, to_tensor};
+use crate::object::tensor::shape;
 use crate::object::{native, ClassSpec, Member};
 use crate::runtime::{ops, DType, Device, Tensor};
 use crate::syntax::ast::CmpOp;
 use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
-/// A function from one `TensorSpec` leaf (dtype, dims) to its replacement.
-pub type LeafFn<'a> = dyn FnMut(DType, &[Option<usize>]) -> PyResult<Spec> + 'a;
+/// A function from one `TensorSpec` leaf (dtype, dims; None: an unknown
+/// rank) to its replacement.
+pub type LeafFn<'a> = dyn FnMut(DType, Option<&[Option<usize>]>) -> PyResult<Spec> + 'a;
+
+/// A spec's shape: its dims (`None` where unknown), or `None` for an
+/// unknown rank (`TensorSpec(shape=None)`).
+pub type SpecDims = Option<Vec<Option<usize>>>;
 
 /// The type of a dataset element (`element_spec`).
 #[derive(Clone)]
@@ -23,8 +29,8 @@ pub enum Spec {
     Tensor {
         /// Element type.
         dtype: DType,
-        /// Dimensions, `None` where unknown.
-        dims: Vec<Option<usize>>,
+        /// Dimensions, `None` where unknown; `None` for an unknown rank.
+        dims: SpecDims,
     },
     /// A tuple of specs.
     Tuple(Vec<Spec>),
@@ -63,7 +69,7 @@ impl Spec {
     pub fn of_tensor(t: &Tensor) -> Spec {
         Spec::Tensor {
             dtype: t.dtype(),
-            dims: t.dims().iter().map(|&d| Some(d)).collect(),
+            dims: Some(t.dims().iter().map(|&d| Some(d)).collect()),
         }
     }
 
@@ -92,7 +98,7 @@ impl Spec {
     /// Applies `f` to every `TensorSpec` leaf.
     pub fn map_leaves(&self, f: &mut LeafFn<'_>) -> PyResult<Spec> {
         Ok(match self {
-            Spec::Tensor { dtype, dims } => f(*dtype, dims)?,
+            Spec::Tensor { dtype, dims } => f(*dtype, dims.as_deref())?,
             Spec::Tuple(items) => Spec::Tuple(
                 items
                     .iter()
@@ -154,12 +160,16 @@ impl Spec {
         Ok(())
     }
 
-    /// The spec with a leading batch dimension on every component.
+    /// The spec with a leading batch dimension on every component (a
+    /// component of unknown rank stays one).
     pub fn batched(&self, dim: Option<usize>) -> Spec {
         self.map_leaves(&mut |dtype, dims| {
-            let mut d = vec![dim];
-            d.extend_from_slice(dims);
-            Ok(Spec::Tensor { dtype, dims: d })
+            let dims = dims.map(|dims| {
+                let mut d = vec![dim];
+                d.extend_from_slice(dims);
+                d
+            });
+            Ok(Spec::Tensor { dtype, dims })
         })
         .unwrap_or_else(|_| self.clone())
     }
@@ -167,7 +177,7 @@ impl Spec {
     /// The spec without the leading dimension of every component.
     pub fn unbatched(&self) -> PyResult<Spec> {
         self.map_leaves(&mut |dtype, dims| {
-            if dims.is_empty() {
+            if dims.is_some_and(<[_]>::is_empty) {
                 return Err(PyErr::new(
                     ExcType::ValueError,
                     "Cannot unbatch an input with scalar components.",
@@ -175,26 +185,31 @@ impl Spec {
             }
             Ok(Spec::Tensor {
                 dtype,
-                dims: dims[1..].to_vec(),
+                dims: dims.map(|d| d[1..].to_vec()),
             })
         })
     }
 
     /// The leaves in flattening order.
-    pub fn leaves(&self) -> Vec<(DType, Vec<Option<usize>>)> {
+    pub fn leaves(&self) -> Vec<(DType, SpecDims)> {
         let mut out = Vec::new();
         let _ = self.map_leaves(&mut |dtype, dims| {
-            out.push((dtype, dims.to_vec()));
+            out.push((dtype, dims.map(<[_]>::to_vec)));
             Ok(Spec::Tuple(Vec::new()))
         });
         out
+    }
+
+    /// Whether a component has an unknown rank.
+    pub fn has_unknown_rank(&self) -> bool {
+        self.leaves().iter().any(|(_, dims)| dims.is_none())
     }
 
     /// Whether every dimension of every component is known.
     pub fn fully_defined(&self) -> bool {
         self.leaves()
             .iter()
-            .all(|(_, dims)| dims.iter().all(Option::is_some))
+            .all(|(_, dims)| dims.as_ref().is_some_and(|d| d.iter().all(Option::is_some)))
     }
 
     /// The most specific spec both `self` and `other` satisfy (dims that
@@ -202,15 +217,13 @@ impl Spec {
     pub fn relax(&self, other: &Spec) -> Option<Spec> {
         Some(match (self, other) {
             (Spec::Tensor { dtype: a, dims: da }, Spec::Tensor { dtype: b, dims: db }) => {
-                if a != b || da.len() != db.len() {
+                if a != b {
                     return None;
                 }
-                let dims = da
-                    .iter()
-                    .zip(db)
-                    .map(|(x, y)| if x == y { *x } else { None })
-                    .collect();
-                Spec::Tensor { dtype: *a, dims }
+                Spec::Tensor {
+                    dtype: *a,
+                    dims: shape::relaxed(da.as_deref(), db.as_deref()),
+                }
             }
             (Spec::Tuple(a), Spec::Tuple(b)) if a.len() == b.len() => Spec::Tuple(
                 a.iter()
@@ -263,7 +276,13 @@ impl Spec {
     pub fn placeholder_filled(&self, unknown: usize, device: Device, fill: i64) -> PyResult<Value> {
         Ok(match self {
             Spec::Tensor { dtype, dims } => {
-                let d: Vec<usize> = dims.iter().map(|x| x.unwrap_or(unknown)).collect();
+                let d: Vec<usize> = match dims {
+                    Some(dims) => dims.iter().map(|x| x.unwrap_or(unknown)).collect(),
+                    // an unknown rank: a scalar, or (filled) a vector, so
+                    // that `map`'s two probes differ in rank too
+                    None if fill == 0 => Vec::new(),
+                    None => vec![unknown],
+                };
                 let t = if fill == 0 || *dtype == DType::String {
                     Tensor::zeros(*dtype, &d, device)
                 } else {
@@ -295,17 +314,7 @@ impl Spec {
     pub fn text(&self) -> String {
         match self {
             Spec::Tensor { dtype, dims } => {
-                let shape = match dims.len() {
-                    0 => "()".to_string(),
-                    1 => format!("({},)", dim_text(dims[0])),
-                    _ => format!(
-                        "({})",
-                        dims.iter()
-                            .map(|d| dim_text(*d))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                };
+                let shape = crate::object::tensor::shape::shape_text(dims.as_deref());
                 format!(
                     "TensorSpec(shape={shape}, dtype=tf.{}, name=None)",
                     dtype.name()
@@ -350,10 +359,6 @@ impl Spec {
     }
 }
 
-fn dim_text(d: Option<usize>) -> String {
-    d.map_or_else(|| "None".to_string(), |d| d.to_string())
-}
-
 fn key_text(k: &Value) -> String {
     match k {
         Value::Str(s) => crate::value::format::str_repr(s),
@@ -394,7 +399,7 @@ native_class!(SpecObj: TENSOR_SPEC);
 #[native("TensorSpec.__new__(shape, dtype=None, name=None)")]
 fn tensor_spec(vm: &dyn Vm, shape: &Value, dtype: &Value, name: &Value) -> PyResult<Value> {
     let dtype = super::dtype_of(vm, dtype)?;
-    let dims = super::dims_of(vm, shape)?;
+    let dims = super::spec_dims(vm, shape)?;
     let name = spec_name_arg(vm, name)?;
     Ok(Value::native(SpecObj(Spec::Tensor { dtype, dims }, name)))
 }
@@ -416,7 +421,7 @@ fn spec_from_tensor(vm: &dyn Vm, tensor: &Value, name: &Value) -> PyResult<Value
             format!("`tensor` should be a tf.Tensor, but got type {ty}."),
         ));
     };
-    let dims = t.dims().iter().map(|&d| Some(d)).collect();
+    let dims = Some(t.dims().iter().map(|&d| Some(d)).collect());
     Ok(Value::native(SpecObj(
         Spec::Tensor {
             dtype: t.dtype(),
@@ -433,10 +438,10 @@ fn spec_from_spec(vm: &dyn Vm, spec: &SpecObj, name: &Value) -> PyResult<Value> 
     Ok(Value::native(SpecObj(spec.0.clone(), name)))
 }
 
-/// A tensor's dtype and dims (None: unknown), or a tensor spec's.
-fn dtype_dims(v: &Value) -> Option<(crate::runtime::DType, Vec<Option<usize>>)> {
+/// A tensor's dtype and shape, or a tensor spec's.
+fn dtype_dims(v: &Value) -> Option<(crate::runtime::DType, SpecDims)> {
     match v {
-        Value::Tensor(t) => Some((t.dtype(), t.dims().iter().map(|&d| Some(d)).collect())),
+        Value::Tensor(t) => Some((t.dtype(), Some(t.dims().iter().map(|&d| Some(d)).collect()))),
         v => match v.downcast::<SpecObj>() {
             Some(SpecObj(Spec::Tensor { dtype, dims }, _)) => Some((*dtype, dims.clone())),
             _ => None,
@@ -453,12 +458,7 @@ fn spec_is_compatible_with(this: &SpecObj, spec_or_tensor: &Value) -> bool {
     else {
         return false;
     };
-    *dtype == d2
-        && dims.len() == dims2.len()
-        && dims
-            .iter()
-            .zip(&dims2)
-            .all(|(a, b)| a.is_none() || b.is_none() || a == b)
+    *dtype == d2 && shape::compatible(dims.as_deref(), dims2.as_deref())
 }
 
 /// Whether every tensor this spec describes `other` describes too (the same
@@ -475,12 +475,7 @@ fn spec_is_subtype_of(this: &SpecObj, other: &Value) -> bool {
                 dtype: d2,
                 dims: dims2,
             },
-        ) => {
-            this.1 == o.1
-                && dtype == d2
-                && dims.len() == dims2.len()
-                && dims.iter().zip(dims2).all(|(a, b)| b.is_none() || a == b)
-        }
+        ) => this.1 == o.1 && dtype == d2 && shape::subtype(dims.as_deref(), dims2.as_deref()),
         _ => false,
     }
 }
@@ -507,16 +502,7 @@ fn spec_common_supertype(vm: &dyn Vm, this: &SpecObj, others: &Value) -> PyResul
         if o.1 != this.1 || d2 != dtype {
             return Ok(Value::None);
         }
-        if dims2.len() != dims.len() {
-            return Err(crate::object::tensor::shape::unknown_rank(
-                "most_specific_common_supertype of specs of different ranks",
-            ));
-        }
-        for (a, b) in dims.iter_mut().zip(dims2) {
-            if *a != *b {
-                *a = None;
-            }
-        }
+        dims = shape::relaxed(dims.as_deref(), dims2.as_deref());
     }
     Ok(Value::native(SpecObj(
         Spec::Tensor {
@@ -546,9 +532,7 @@ fn spec_dtype(this: &SpecObj) -> Value {
 #[native("TensorSpec.shape(self)")]
 fn spec_shape(this: &SpecObj) -> Value {
     match &this.0 {
-        Spec::Tensor { dims, .. } => Value::native(
-            crate::object::tensor::shape::TensorShapeObj::known(dims.clone()),
-        ),
+        Spec::Tensor { dims, .. } => Value::native(shape::TensorShapeObj { dims: dims.clone() }),
         _ => Value::None,
     }
 }

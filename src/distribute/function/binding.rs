@@ -18,7 +18,7 @@ use std::rc::Rc;
 
 use crate::distribute::dataset::structure::{Spec, SpecObj};
 use crate::object::tensor::convert::to_tensor;
-use crate::runtime::graph::shapes::StaticDims;
+use crate::runtime::graph::shapes::{self, StaticShape};
 use crate::runtime::{DType, Tensor};
 use crate::value::signature::ParamKind;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
@@ -26,7 +26,7 @@ use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 /// The type a parameter was traced with.
 pub enum TraceType {
     /// A tensor: its dtype and static shape (None: an unknown dim).
-    Tensor(DType, StaticDims),
+    Tensor(DType, StaticShape),
     /// A Python value, matched by equality.
     Literal(Value),
     /// A list of types.
@@ -121,7 +121,7 @@ impl TraceType {
     /// call's tensors in order, where some dims are unknown). None for a
     /// value the structured binding does not model (a variable, a
     /// distributed value, another object).
-    pub fn of(v: &Value, statics: Option<&[StaticDims]>, k: &mut usize) -> Option<TraceType> {
+    pub fn of(v: &Value, statics: Option<&[StaticShape]>, k: &mut usize) -> Option<TraceType> {
         let mut items = |xs: &[Value]| -> Option<Vec<TraceType>> {
             xs.iter().map(|x| TraceType::of(x, statics, k)).collect()
         };
@@ -129,9 +129,9 @@ impl TraceType {
             Value::Tensor(t) => {
                 let dims = statics
                     .and_then(|s| s.get(*k))
-                    .filter(|d| d.len() == t.rank())
+                    .filter(|d| shapes::fits(d, t.dims()))
                     .cloned()
-                    .unwrap_or_else(|| t.dims().iter().map(|&d| Some(d)).collect());
+                    .unwrap_or_else(|| Some(shapes::known(t)));
                 *k += 1;
                 Some(TraceType::Tensor(t.dtype(), dims))
             }
@@ -207,17 +207,10 @@ impl TraceType {
                         Err(e) => return cannot(vm.str(e.value())?),
                     },
                 };
-                let fits = t.dtype() == *dtype
-                    && t.rank() == dims.len()
-                    && t.dims()
-                        .iter()
-                        .zip(dims)
-                        .all(|(a, b)| b.is_none_or(|b| b == *a));
-                if fits {
+                if t.dtype() == *dtype && shapes::fits(dims, t.dims()) {
                     Ok(Ok(Value::Tensor(t)))
                 } else {
-                    let got =
-                        TraceType::Tensor(t.dtype(), t.dims().iter().map(|&d| Some(d)).collect());
+                    let got = TraceType::Tensor(t.dtype(), Some(shapes::known(&t)));
                     cannot(format!(
                         "Can not cast {} to {}",
                         got.text(vm)?,
@@ -387,7 +380,7 @@ impl FunctionType {
         func: &Value,
         args: &[Value],
         kwargs: &[(Rc<str>, Value)],
-        statics: Option<&[StaticDims]>,
+        statics: Option<&[StaticShape]>,
     ) -> Option<FunctionType> {
         let Value::Function(f) = func else {
             return None;

@@ -40,19 +40,21 @@ pub struct FunctionObj {
     /// The concrete functions traced so far, with their signature keys.
     concretes: RefCell<Vec<(String, Value)>>,
     /// `input_signature`: the static shape of each flattened input.
-    signature_dims: Option<Rc<[StaticDims]>>,
+    signature_dims: Option<Rc<[StaticShape]>>,
+    /// `input_signature` itself (`get_concrete_function()` traces it).
+    input_signature: Option<Value>,
     /// `reduce_retracing`: the input shapes of the latest relaxed trace of
     /// each signature without shapes (at first, the first trace's).
-    relaxed_dims: RefCell<HashMap<String, Vec<StaticDims>>>,
+    relaxed_dims: RefCell<HashMap<String, Vec<StaticShape>>>,
     /// The concrete functions `get_concrete_function` traced for specs with
     /// unknown dims: the signature without shapes, the inputs' static
     /// shapes, the concrete function (calls whose shapes fit use it).
     spec_traces: SpecTraces,
 }
 
-type SpecTraces = RefCell<Vec<(String, Vec<StaticDims>, Value)>>;
+type SpecTraces = RefCell<Vec<(String, Vec<StaticShape>, Value)>>;
 
-use crate::runtime::graph::shapes::StaticDims;
+use crate::runtime::graph::shapes::{self, StaticShape};
 
 /// The shapes of a call's flattened input tensors.
 fn input_dims(args: &[Value], kwargs: &[(Rc<str>, Value)]) -> PyResult<Vec<Vec<usize>>> {
@@ -64,6 +66,11 @@ fn input_dims(args: &[Value], kwargs: &[(Rc<str>, Value)]) -> PyResult<Vec<Vec<u
         })?;
     }
     Ok(dims)
+}
+
+/// Whether each input's concrete dims fit its static shape.
+fn fits_all(statics: &[StaticShape], now: &[Vec<usize>]) -> bool {
+    statics.len() == now.len() && statics.iter().zip(now).all(|(s, d)| shapes::fits(s, d))
 }
 
 /// How a new shape retraces a `tf.function`.
@@ -128,28 +135,23 @@ impl FunctionObj {
                 let Some(spec) = relaxed.get(loose) else {
                     let known = now
                         .iter()
-                        .map(|d| d.iter().map(|&x| Some(x)).collect())
+                        .map(|d| Some(d.iter().map(|&x| Some(x)).collect()))
                         .collect();
                     relaxed.insert(loose.to_string(), known);
                     traces.insert(exact.to_string());
                     return (false, exact.to_string());
                 };
-                let fits = spec.len() == now.len()
-                    && spec.iter().zip(now).all(|(s, d)| {
-                        s.len() == d.len()
-                            && s.iter().zip(d).all(|(a, b)| a.is_none_or(|a| a == *b))
-                    });
-                if fits && spec.iter().any(|s| s.iter().any(Option::is_none)) {
+                if fits_all(spec, now) && spec.iter().any(shapes::is_partial) {
                     return (true, format!("~{loose}{spec:?}"));
                 }
-                let general: Vec<StaticDims> = spec
+                // the most specific shapes both fit (an unknown rank where
+                // the ranks differ)
+                let general: Vec<StaticShape> = spec
                     .iter()
                     .zip(now)
                     .map(|(s, d)| {
-                        if s.len() != d.len() {
-                            return vec![None; d.len()];
-                        }
-                        s.iter().zip(d).map(|(a, b)| a.filter(|a| a == b)).collect()
+                        let d: Vec<Option<usize>> = d.iter().map(|&x| Some(x)).collect();
+                        crate::object::tensor::shape::relaxed(s.as_deref(), Some(&d))
                     })
                     .collect();
                 let key = format!("~{loose}{general:?}");
@@ -168,7 +170,7 @@ impl FunctionObj {
         args: Vec<Value>,
         kwargs: Vec<(Rc<str>, Value)>,
         concrete: bool,
-        spec_statics: Option<Vec<StaticDims>>,
+        spec_statics: Option<Vec<StaticShape>>,
     ) -> PyResult<Value> {
         let (args, kwargs) = match binding::canonicalize(&self.func, &args, &kwargs) {
             Some(canonical) => canonical,
@@ -302,7 +304,13 @@ impl FunctionObj {
             Err(e) => {
                 *self.traces.borrow_mut() = seen_before;
                 self.count.set(count_before);
-                return Err(self.user_code(vm, e));
+                let e = self.user_code(vm, e);
+                // the trace ran on stand-in values for what the specs leave open
+                return Err(if has_spec_dims && concrete {
+                    e.help("dist traces get_concrete_function on stand-in tensors: a spec's unknown dims have size 1 and an unknown rank is a scalar; this op failed on them. Give the spec the shapes the function needs (TensorFlow traces symbolically and would not fail here)")
+                } else {
+                    e
+                });
             }
         };
         let graph = t.concrete.map(Rc::new);
@@ -356,21 +364,14 @@ impl FunctionObj {
         let traces = self.spec_traces.borrow();
         Ok(traces
             .iter()
-            .find(|(key, dims, _)| {
-                *key == loose
-                    && dims.len() == now.len()
-                    && dims.iter().zip(&now).all(|(s, d)| {
-                        s.len() == d.len()
-                            && s.iter().zip(d).all(|(a, b)| a.is_none_or(|a| a == *b))
-                    })
-            })
+            .find(|(key, dims, _)| *key == loose && fits_all(dims, &now))
             .map(|(_, _, cf)| cf.clone()))
     }
 
     /// The static shapes of a trace's inputs, where TensorFlow leaves dims
     /// unknown: an `input_signature`'s, or on a `reduce_retracing` retrace
     /// the dims that differ from the first trace's (None: all known).
-    fn static_inputs(&self, loose: &str, tkey: &str) -> Option<Vec<StaticDims>> {
+    fn static_inputs(&self, loose: &str, tkey: &str) -> Option<Vec<StaticShape>> {
         match self.relaxed {
             Retrace::Exact => None,
             Retrace::Never => self.signature_dims.as_ref().map(|d| d.to_vec()),
@@ -394,7 +395,8 @@ impl FunctionObj {
         func: Value,
         relaxed: Retrace,
         autograph: bool,
-        signature_dims: Option<Rc<[StaticDims]>>,
+        signature_dims: Option<Rc<[StaticShape]>>,
+        input_signature: Option<Value>,
     ) -> Value {
         Value::native(FunctionObj {
             func,
@@ -405,6 +407,7 @@ impl FunctionObj {
             autograph,
             concretes: RefCell::new(Vec::new()),
             signature_dims,
+            input_signature,
             relaxed_dims: RefCell::new(HashMap::new()),
             spec_traces: RefCell::new(Vec::new()),
         })
@@ -448,6 +451,16 @@ fn get_concrete_function(
     kwargs: crate::object::Kwargs,
 ) -> PyResult<Value> {
     let kwargs = kwargs.0;
+    // no arguments: the input_signature's specs
+    let signature_args = match (&this.input_signature, args.is_empty() && kwargs.is_empty()) {
+        (Some(sig), true) => vm.collect(sig)?,
+        _ => Vec::new(),
+    };
+    let args = if signature_args.is_empty() {
+        args
+    } else {
+        &signature_args
+    };
     let (args, kwargs) = match binding::canonicalize(&this.func, args, &kwargs) {
         Some(canonical) => canonical,
         None => (args.to_vec(), kwargs),
@@ -461,7 +474,7 @@ fn get_concrete_function(
         .iter()
         .map(|(k, v)| Ok((k.clone(), shadow(v)?)))
         .collect::<PyResult<Vec<_>>>()?;
-    let unknown = statics.iter().any(|d| d.iter().any(Option::is_none));
+    let unknown = statics.iter().any(shapes::is_partial);
     this.dispatch(vm, args, kwargs, true, unknown.then_some(statics))
 }
 
@@ -552,7 +565,7 @@ fn signature(vm: &dyn Vm, v: &Value, relaxed: bool, out: &mut String) -> PyResul
 
 /// A `tf.function(...)` call without the function yet: the decorator
 /// (whether its functions' shapes are relaxed).
-pub struct Decorator(Retrace, bool, Option<Rc<[StaticDims]>>);
+pub struct Decorator(Retrace, bool, Option<Rc<[StaticShape]>>, Option<Value>);
 
 pub(super) fn convert_outputs(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
     match v {
@@ -608,7 +621,13 @@ impl NativeObject for Decorator {
         _vm: &dyn Vm,
     ) -> PyResult<Value> {
         let func = args.into_iter().next().unwrap_or(Value::None);
-        Ok(FunctionObj::value(func, self.0, self.1, self.2.clone()))
+        Ok(FunctionObj::value(
+            func,
+            self.0,
+            self.1,
+            self.2.clone(),
+            self.3.clone(),
+        ))
     }
 }
 
@@ -641,15 +660,16 @@ pub fn function(
         signature_dims(input_signature, &mut dims);
         Rc::from(dims)
     });
+    let signature = (!input_signature.is_none()).then(|| input_signature.clone());
     match func {
-        Some(f) => FunctionObj::value(f.clone(), relaxed, autograph, dims),
-        None => Value::native(Decorator(relaxed, autograph, dims)),
+        Some(f) => FunctionObj::value(f.clone(), relaxed, autograph, dims, signature),
+        None => Value::native(Decorator(relaxed, autograph, dims, signature)),
     }
 }
 
 /// The static shape of each `tf.TensorSpec` of an `input_signature`, in
 /// the order the call's tensors flatten.
-fn signature_dims(v: &Value, out: &mut Vec<StaticDims>) {
+fn signature_dims(v: &Value, out: &mut Vec<StaticShape>) {
     use crate::distribute::dataset::structure::{Spec, SpecObj};
     match v {
         Value::List(l) => l.borrow().iter().for_each(|x| signature_dims(x, out)),

@@ -213,20 +213,21 @@ pub fn map_arg_tensors(v: &Value, f: &mut dyn FnMut(&Tensor) -> Tensor) -> PyRes
 /// a tensor of its dtype and shape (the trace's values; its effects do not
 /// run; an unknown dim is 1), and each input tensor's static shape pushed to
 /// `statics` in order.
-pub fn shadow_of_specs(v: &Value, statics: &mut Vec<StaticDims>) -> PyResult<Value> {
+pub fn shadow_of_specs(v: &Value, statics: &mut Vec<StaticShape>) -> PyResult<Value> {
     use crate::distribute::dataset::structure::{Spec, SpecObj};
     match v {
         Value::List(_) | Value::Tuple(_) | Value::Dict(_) => {
             crate::distribute::nest::map_leaves(v, &mut |x| shadow_of_specs(x, statics))
         }
         Value::Tensor(t) => {
-            statics.push(t.dims().iter().map(|&d| Some(d)).collect());
+            statics.push(Some(graph::shapes::known(t)));
             Ok(v.clone())
         }
         Value::Native(n) => match n.as_any().downcast_ref::<SpecObj>() {
             Some(SpecObj(Spec::Tensor { dtype, dims }, _)) => {
                 statics.push(dims.clone());
-                let dims: Vec<usize> = dims.iter().map(|d| d.unwrap_or(1)).collect();
+                // (an unknown rank traces on a scalar)
+                let dims: Vec<usize> = dims.iter().flatten().map(|d| d.unwrap_or(1)).collect();
                 Tensor::zeros(*dtype, &dims, crate::runtime::Device::CPU0)
                     .map(Value::Tensor)
                     .map_err(runtime_err)
@@ -282,7 +283,7 @@ pub struct Traced {
     pub created_variables: bool,
 }
 
-use crate::runtime::graph::shapes::StaticDims;
+use crate::runtime::graph::shapes::StaticShape;
 
 /// Traces `func` on `args`/`kwargs`: runs the body once on placeholders
 /// (`statics`: the inputs' static shapes, where some dims are unknown).
@@ -292,7 +293,7 @@ pub fn trace(
     vm: &dyn Vm,
     func: &Value,
     (args, kwargs): (&[Value], &[(Rc<str>, Value)]),
-    statics: Option<&[StaticDims]>,
+    statics: Option<&[StaticShape]>,
     dry_run: bool,
     autograph: bool,
     convert: &dyn Fn(&dyn Vm, &Value) -> PyResult<Value>,

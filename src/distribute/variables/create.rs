@@ -16,40 +16,29 @@ use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// A variable: mutable state. In a MirroredStrategy scope, one component per replica.
 /// The `shape=` argument: TensorFlow's error where the initial value does
-/// not fit it; a shape less specific than the value's (a variable whose
-/// shape may change on assignment) is not supported yet, and says so.
-fn check_shape(vm: &dyn Vm, t: &Tensor, shape: &Value) -> PyResult<()> {
-    use crate::object::tensor::shape::{shape_arg, shape_text};
+/// not fit it; the declared shape where it is less specific than the
+/// value's (a variable whose shape may change on assignment).
+fn check_shape(vm: &dyn Vm, t: &Tensor, shape: &Value) -> PyResult<Option<StaticShape>> {
+    use crate::object::tensor::shape::{shape_arg, shape_text, subtype};
     if shape.is_none() {
-        return Ok(());
+        return Ok(None);
     }
     let want = shape_arg(vm, shape)?;
     let have: Vec<Option<usize>> = t.dims().iter().map(|&d| Some(d)).collect();
-    match &want {
-        Some(w) if *w == have => Ok(()),
-        Some(w)
-            if w.len() != have.len()
-                || w.iter().zip(&have).any(|(a, b)| a.is_some() && a != b) =>
-        {
-            Err(PyErr::new(
-                ExcType::ValueError,
-                format!(
-                    "In this `tf.Variable` creation, the initial value's shape ({}) is not compatible with the explicitly supplied `shape` argument ({}).",
-                    shape_text(Some(&have)),
-                    shape_text(Some(w))
-                ),
-            ))
-        }
-        _ => Err(PyErr::new(
-            ExcType::NotImplementedError,
+    if !subtype(Some(&have), want.as_deref()) {
+        return Err(PyErr::new(
+            ExcType::ValueError,
             format!(
-                "tf.Variable(shape={}) for an initial value of shape {}: variables whose shape is less specific than their value's are not supported by dist yet",
-                shape_text(want.as_deref()),
-                shape_text(Some(&have))
+                "In this `tf.Variable` creation, the initial value's shape ({}) is not compatible with the explicitly supplied `shape` argument ({}).",
+                shape_text(Some(&have)),
+                vm.str(shape)?
             ),
-        )),
+        ));
     }
+    Ok((want.as_ref() != Some(&have)).then_some(want))
 }
+
+use crate::runtime::graph::shapes::StaticShape;
 
 #[native("Variable.__init__(initial_value=None, trainable=None, validate_shape=True, caching_device=None, name=None, variable_def=None, dtype=None, import_scope=None, constraint=None, synchronization=None, aggregation=None, shape=None, experimental_enable_variable_lifting=True)")]
 #[expect(clippy::too_many_arguments, reason = "the Python signature has them")]
@@ -97,7 +86,7 @@ pub(super) fn variable_new(
         }
         None => to_tensor(vm, &init, None)?,
     };
-    check_shape(vm, &t, shape)?;
+    let declared = check_shape(vm, &t, shape)?;
     crate::distribute::function::trace::note_variable_created()?;
     let base = match name {
         None => "Variable".to_string(),
@@ -160,6 +149,7 @@ pub(super) fn variable_new(
                     agg_v1,
                     container: RefCell::new(std::rc::Weak::new()),
                     own: RefCell::new(std::rc::Weak::new()),
+                    shape: declared.clone(),
                 }));
             }
             let var = Value::native(DistVar {
@@ -192,6 +182,7 @@ pub(super) fn variable_new(
                 device,
                 trainable,
                 agg_v1,
+                shape: declared,
             });
             Ok(super::owned_plain(&cell, agg, sync))
         }

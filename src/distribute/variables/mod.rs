@@ -50,6 +50,22 @@ pub struct VarCell {
     /// or a `tf.custom_gradient` hands back the script's own object
     /// (`tape.watched_variables()[0] is v`).
     pub own: RefCell<std::rc::Weak<Box<dyn NativeObject>>>,
+    /// `tf.Variable(shape=...)` less specific than the value (its dims,
+    /// `None` an unknown rank): assignments may change the value's shape
+    /// within it. None: the value's shape, fixed.
+    pub shape: Option<StaticShape>,
+}
+
+use crate::runtime::graph::shapes::StaticShape;
+
+impl VarCell {
+    /// The shape the variable declares, TensorFlow's text of it.
+    pub(super) fn shape_text(&self, value: &Tensor) -> String {
+        match &self.shape {
+            Some(s) => crate::object::tensor::shape::shape_text(s.as_deref()),
+            None => value.shape().tuple_text(),
+        }
+    }
 }
 
 /// A plain variable (or TensorFlow's `UnreadVariable` returned by assignments).
@@ -118,6 +134,7 @@ pub fn new_plain(name: &str, value: Tensor, trainable: bool) -> (Value, Rc<VarCe
         agg_v1: true,
         container: RefCell::new(std::rc::Weak::new()),
         own: RefCell::new(std::rc::Weak::new()),
+        shape: None,
     });
     (owned_plain(&cell, Agg::None, Sync::Auto), cell)
 }
@@ -167,14 +184,19 @@ fn read_cell(cell: &Rc<VarCell>, agg: Agg, sync: Sync) -> Tensor {
 }
 
 /// A cell's value; while a `tf.function` traces, the value the trace
-/// assigned it last, read as a `ReadVariableOp` of the graph.
+/// assigned it last, or a `ReadVariableOp` of the graph (a node per read,
+/// as in TensorFlow).
 pub(super) fn traced_value(cell: &Rc<VarCell>) -> Tensor {
     let mut t = cell.value.borrow().clone();
     if crate::runtime::graph::tracing() {
-        if let Some(a) = crate::runtime::graph::assigned_value(Rc::as_ptr(cell) as usize) {
-            t = a;
+        match crate::runtime::graph::assigned_value(Rc::as_ptr(cell) as usize) {
+            Some(a) => t = a,
+            None => t = crate::runtime::autodiff::tape::detached(&t),
         }
         crate::runtime::graph::read_variable(&|| cell.clone(), &t);
+        if let Some(s) = &cell.shape {
+            crate::runtime::graph::shapes::set_static(&t, s.clone());
+        }
     }
     t
 }
@@ -203,7 +225,15 @@ pub fn tape_source(vm: &dyn Vm, v: &Value) -> Option<(usize, Tensor, Value)> {
     Some((tape_key(&cell), t, plain(&cell, agg, sync, false)))
 }
 
-fn var_repr(name: &str, t: &Tensor) -> String {
+fn var_repr(name: &str, cell: &VarCell, t: &Tensor) -> String {
+    if crate::runtime::graph::tracing() {
+        // a graph has no value to show
+        return format!(
+            "<tf.Variable '{name}' shape={} dtype={}>",
+            cell.shape_text(t),
+            t.dtype().name()
+        );
+    }
     let r = crate::runtime::format::tf_repr(t);
     let np = r
         .find(", numpy=")
@@ -211,7 +241,7 @@ fn var_repr(name: &str, t: &Tensor) -> String {
         .unwrap_or("");
     format!(
         "<tf.Variable '{name}' shape={} dtype={}, numpy={np}>",
-        t.shape().tuple_text(),
+        cell.shape_text(t),
         t.dtype().name()
     )
 }
@@ -390,7 +420,13 @@ fn var_dtype(vm: &dyn Vm, this: &Value) -> PyResult<Value> {
 /// The variable's shape.
 #[native("Variable.shape(self)")]
 fn var_shape(vm: &dyn Vm, this: &Value) -> PyResult<Value> {
-    let t = local_cell(vm, this)?.0.value.borrow().clone();
+    let cell = local_cell(vm, this)?.0;
+    if let Some(s) = &cell.shape {
+        return Ok(Value::native(
+            crate::object::tensor::shape::TensorShapeObj { dims: s.clone() },
+        ));
+    }
+    let t = cell.value.borrow().clone();
     vm.getattr(&Value::Tensor(t), "shape")
 }
 
@@ -429,7 +465,7 @@ impl NativeObject for PlainVar {
         } else {
             self.cell.name.clone()
         };
-        Ok(var_repr(&name, &self.cell.value.borrow()))
+        Ok(var_repr(&name, &self.cell, &self.cell.value.borrow()))
     }
     fn to_tensor(&self, _vm: &dyn Vm) -> PyResult<Option<Tensor>> {
         Ok(Some(read_cell(&self.cell, self.agg, self.sync)))

@@ -21,7 +21,7 @@ pub(super) const VARIABLE_METHODS: &[Member] = &[
     Member::Method(assign_add::DEF),
     Member::Method(assign_sub::DEF),
     Member::Method(read_value::DEF),
-    Member::Method(read_value::DEF.renamed("ResourceVariable.value(self)")),
+    Member::Method(value::DEF),
     Member::Method(numpy::DEF),
     Member::Method(get_shape::DEF),
     Member::Method(super::scatter::scatter_add::DEF),
@@ -46,13 +46,17 @@ fn apply(vm: &dyn Vm, cell: &Rc<VarCell>, how: Upd, delta: &Value) -> PyResult<T
     let d = d.to_device(cell.device).map_err(runtime_err)?;
     let new = match how {
         Upd::Assign => {
-            if d.dims() != old.dims() {
+            let fits = match &cell.shape {
+                Some(s) => crate::runtime::graph::shapes::fits(s, d.dims()),
+                None => d.dims() == old.dims(),
+            };
+            if !fits {
                 return Err(PyErr::new(
                     ExcType::ValueError,
                     format!(
                         "Cannot assign value to variable ' {}': Shape mismatch.The variable shape {}, and the assigned value shape {} are incompatible.",
                         cell.name,
-                        old.shape().tuple_text(),
+                        cell.shape_text(&old),
                         d.shape().tuple_text()
                     ),
                 ));
@@ -248,9 +252,22 @@ fn assign_sub(
     update(vm, this, delta, read_value, Upd::Sub)
 }
 
-/// The variable's value as a tensor.
+/// The variable's value as a tensor (in a traced graph, the
+/// `Identity` of a read).
 #[native("ResourceVariable.read_value(self)")]
 fn read_value(vm: &dyn Vm, this: &Value) -> PyResult<Tensor> {
+    use crate::runtime::graph;
+    let Some((g, _)) = graph::enter_scope("Read") else {
+        return value(vm, this);
+    };
+    let t = value(vm, this);
+    graph::exit_scope(&g);
+    Ok(crate::modules::tf::create::identity_op(&t?))
+}
+
+/// The variable's value as a tensor.
+#[native("ResourceVariable.value(self)")]
+fn value(vm: &dyn Vm, this: &Value) -> PyResult<Tensor> {
     if let Some(d) = this.downcast::<DistVar>() {
         assert_own_strategy(vm, d)?;
     }

@@ -261,7 +261,20 @@ fn ones_like(vm: &dyn Vm, input: Tensor, dtype: Option<DType>, _name: &Value) ->
 /// The same value, as a tensor on the current device.
 #[native("identity(input, name=None)")]
 fn identity(vm: &dyn Vm, input: Tensor, _name: &Value) -> PyResult<Tensor> {
-    placed(vm, input.to_device(current_device(vm)))
+    let device = current_device(vm);
+    if input.device() == device {
+        return Ok(identity_op(&input));
+    }
+    placed(vm, input.to_device(device))
+}
+
+/// A new handle on `t`'s buffer, recorded as TensorFlow's `Identity` (a
+/// node of its own in a traced graph, a step on an active tape).
+pub fn identity_op(t: &Tensor) -> Tensor {
+    use crate::runtime::autodiff::{tape, GradOp};
+    let out = tape::detached(t);
+    tape::record(|| GradOp::Identity, &[t], &[&out]);
+    out
 }
 
 /// True for tensors: `tf.is_tensor(tf.constant(1))`, and for composite

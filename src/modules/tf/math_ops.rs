@@ -177,6 +177,9 @@ macro_rules! reduce_fns {
                 keepdims: bool,
                 _name: &Value,
             ) -> PyResult<Tensor> {
+                if axis.is_none() {
+                    crate::runtime::graph::note_reduction_dims(&input_tensor);
+                }
                 placed(vm, ops::reduce($op, &input_tensor, axes(&axis), keepdims))
             }
         )*

@@ -25,6 +25,7 @@ pub mod nest;
 pub mod nn;
 pub mod nn_ops;
 pub mod print;
+pub mod py_func;
 pub mod random;
 pub mod reorder_ops;
 pub mod scan_ops;
@@ -81,6 +82,7 @@ pub fn module() -> Value {
     m.namespace("dtypes", dtypes::register);
     nest::register(&mut m);
     print::register(&mut m);
+    py_func::register(&mut m);
     nn::register(&mut m);
     gradient_tape::register(&mut m);
     m.value(

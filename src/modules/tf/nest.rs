@@ -78,7 +78,12 @@ fn children(vm: &dyn Vm, v: &Value, expand: bool) -> PyResult<Option<Vec<Value>>
     })
 }
 
-fn flatten_into(vm: &dyn Vm, v: &Value, out: &mut Vec<Value>, expand: bool) -> PyResult<()> {
+pub(super) fn flatten_into(
+    vm: &dyn Vm,
+    v: &Value,
+    out: &mut Vec<Value>,
+    expand: bool,
+) -> PyResult<()> {
     match children(vm, v, expand)? {
         Some(kids) => kids
             .iter()

@@ -76,6 +76,13 @@ impl NativeClass for NdArray {
 /// A numpy value for `t`: a scalar when 0-d (as numpy's ufuncs return).
 pub fn wrap(t: Tensor) -> Value {
     let scalar = t.rank() == 0;
+    if scalar && t.dtype() == crate::runtime::DType::String {
+        // a string element is Python `bytes` (TensorFlow's object arrays
+        // hold bytes; numpy's `bytes_` is a subclass of it)
+        if let Some(s) = t.get(0) {
+            return py_scalar(s);
+        }
+    }
     Value::native(NdArray {
         t: RefCell::new(t),
         scalar,

@@ -87,7 +87,7 @@ pub(super) fn shape(this: &Tensor) -> Value {
     // a traced tensor's static shape may have unknown dims
     if crate::runtime::graph::tracing() {
         if let Some(dims) = crate::runtime::graph::static_dims(this) {
-            return Value::native(super::shape::TensorShapeObj::known(dims));
+            return Value::native(super::shape::TensorShapeObj { dims });
         }
     }
     super::shape::shape_value(this.dims())

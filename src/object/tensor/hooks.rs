@@ -354,9 +354,13 @@ pub fn tensor_str(_vm: &dyn Vm, t: &Value) -> PyResult<String> {
     let x = tensor_of(t)?;
     if let Some((name, device)) = symbolic(x) {
         let device = device.map_or(String::new(), |d| format!(", device={}", d.full_name()));
+        // (an unknown rank prints no shape)
+        let shape = match crate::runtime::graph::static_dims(x) {
+            Some(None) => String::new(),
+            _ => format!("shape={}, ", static_shape_text(x)),
+        };
         return Ok(format!(
-            "Tensor(\"{name}\", shape={}, dtype={}{device})",
-            static_shape_text(x),
+            "Tensor(\"{name}\", {shape}dtype={}{device})",
             x.dtype().name()
         ));
     }
@@ -366,7 +370,7 @@ pub fn tensor_str(_vm: &dyn Vm, t: &Value) -> PyResult<String> {
 /// A traced tensor's static shape as TensorFlow prints it (`(None, 3)`).
 fn static_shape_text(x: &Tensor) -> String {
     match crate::runtime::graph::static_dims(x) {
-        Some(dims) => super::shape::shape_text(Some(&dims)),
+        Some(dims) => super::shape::shape_text(dims.as_deref()),
         None => x.shape().tuple_text(),
     }
 }

@@ -85,7 +85,8 @@ pub fn shape_text(dims: Option<&[Option<usize>]>) -> String {
     }
 }
 
-fn compatible(a: Option<&[Option<usize>]>, b: Option<&[Option<usize>]>) -> bool {
+/// Whether two shapes (None: an unknown rank) agree wherever both are known.
+pub fn compatible(a: Option<&[Option<usize>]>, b: Option<&[Option<usize>]>) -> bool {
     match (a, b) {
         (Some(a), Some(b)) => {
             a.len() == b.len()
@@ -165,12 +166,32 @@ fn is_compatible_with(vm: &dyn Vm, this: &TensorShapeObj, other: &Value) -> PyRe
 /// Whether every tensor of this shape has `other`'s shape too.
 #[native("TensorShape.is_subtype_of(self, other)")]
 fn is_subtype_of(vm: &dyn Vm, this: &TensorShapeObj, other: &Value) -> PyResult<bool> {
-    Ok(match (this.dims.as_deref(), shape_arg(vm, other)?) {
+    Ok(subtype(
+        this.dims.as_deref(),
+        shape_arg(vm, other)?.as_deref(),
+    ))
+}
+
+/// Whether every shape `a` describes `b` describes too (None: an unknown rank).
+pub fn subtype(a: Option<&[Option<usize>]>, b: Option<&[Option<usize>]>) -> bool {
+    match (a, b) {
         (_, None) => true,
         (None, Some(_)) => false,
         (Some(a), Some(b)) => {
-            a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| y.is_none() || x == y)
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| y.is_none() || x == y)
         }
+    }
+}
+
+/// The most specific shape both shapes fit: dims that differ unknown, an
+/// unknown rank where the ranks differ or one is unknown.
+pub fn relaxed(a: Option<&[Option<usize>]>, b: Option<&[Option<usize>]>) -> Option<Dims> {
+    let (a, b) = (a?, b?);
+    (a.len() == b.len()).then(|| {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| if x == y { *x } else { None })
+            .collect()
     })
 }
 
@@ -199,15 +220,11 @@ fn most_specific_compatible_shape(
     this: &TensorShapeObj,
     other: &Value,
 ) -> PyResult<Value> {
-    Ok(shape_value_of(match (&this.dims, shape_arg(vm, other)?) {
-        (Some(a), Some(b)) if a.len() == b.len() => Some(
-            a.iter()
-                .zip(&b)
-                .map(|(x, y)| if x == y { *x } else { None })
-                .collect(),
-        ),
-        _ => None,
-    }))
+    let other = shape_arg(vm, other)?;
+    Ok(shape_value_of(relaxed(
+        this.dims.as_deref(),
+        other.as_deref(),
+    )))
 }
 
 /// This shape followed by `other`'s dims.

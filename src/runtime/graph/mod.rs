@@ -27,8 +27,8 @@ mod nodes;
 pub mod shapes;
 
 pub use names::{
-    constant_named, enter_scope, exit_scope, named, next_name, node_count, op_name,
-    rename_constant, tensor_name,
+    constant_named, enter_scope, exit_scope, named, next_name, node_count, note_reduction_dims,
+    op_name, rename_constant, tensor_name,
 };
 pub use nodes::{live_nodes, record_cond, record_while, render};
 pub use shapes::{note_reshape_free, static_dims};
@@ -163,7 +163,7 @@ pub struct Graph {
     latest: HashMap<usize, Tensor>,
     /// The static shapes of the node outputs with unknown dims (the others'
     /// are their concrete shapes).
-    statics: HashMap<Port, shapes::StaticDims>,
+    statics: HashMap<Port, shapes::StaticShape>,
 }
 
 static EPOCH: AtomicU64 = AtomicU64::new(0);
@@ -387,9 +387,9 @@ impl Graph {
         (node < self.nodes.len()).then_some((node, (tag & 0xFF) as usize))
     }
 
-    /// The static shape of `t` in this graph, where some dims are unknown
-    /// (None: all known, or not a tensor of this graph).
-    pub fn static_of(&self, t: &Tensor) -> Option<shapes::StaticDims> {
+    /// The static shape of `t` in this graph, where some dims or its rank
+    /// are unknown (None: all known, or not a tensor of this graph).
+    pub fn static_of(&self, t: &Tensor) -> Option<shapes::StaticShape> {
         self.lookup(t).and_then(|p| self.statics.get(&p).cloned())
     }
 
@@ -542,9 +542,9 @@ impl Graph {
     }
 
     /// Sets the static shapes of node `idx`'s outputs (those with unknown dims).
-    fn set_statics(&mut self, idx: usize, statics: Vec<Option<shapes::StaticDims>>) {
+    fn set_statics(&mut self, idx: usize, statics: Vec<Option<shapes::StaticShape>>) {
         for (k, d) in statics.into_iter().enumerate() {
-            if let Some(d) = d.filter(|d| shapes::has_unknown(d)) {
+            if let Some(d) = d.filter(shapes::is_partial) {
                 self.statics.insert((idx, k), d);
             }
         }
@@ -591,24 +591,30 @@ pub(crate) fn record(op: &dyn Fn() -> GradOp, inputs: &[&Tensor], outputs: &[&Te
     };
     let reshape_free = shapes::RESHAPE_FREE.with(|r| r.take());
     let statics = ports.iter().any(|p| g.statics.contains_key(p)).then(|| {
-        let ins: Vec<shapes::StaticDims> = ports
+        let ins: Vec<shapes::StaticShape> = ports
             .iter()
             .zip(inputs)
             .map(|(p, t)| {
                 g.statics
                     .get(p)
                     .cloned()
-                    .unwrap_or_else(|| shapes::known(t))
+                    .unwrap_or_else(|| Some(shapes::known(t)))
             })
             .collect();
-        shapes::infer(&op, &ins, inputs, outputs, reshape_free)
+        match ins.iter().cloned().collect::<Option<Vec<_>>>() {
+            Some(ranked) => shapes::infer(&op, &ranked, inputs, outputs, reshape_free)
+                .into_iter()
+                .map(Some)
+                .collect(),
+            None => shapes::infer_unranked(&op, &ins, outputs, reshape_free),
+        }
     });
     let device = outputs.first().map(|t| t.device()).unwrap_or(Device::CPU0);
     let name = default_name(&op);
     let op_type = op.name();
     let idx = g.push(name, op_type, NodeOp::Op(op), ports, outputs, device);
     for (k, d) in statics.into_iter().flatten().enumerate() {
-        if shapes::has_unknown(&d) {
+        if shapes::is_partial(&d) {
             g.statics.insert((idx, k), d);
         }
     }
@@ -624,8 +630,9 @@ pub fn placeholder(t: &Tensor, name: &str) -> Tensor {
 }
 
 /// [`placeholder`] with the static shape `dims` (`None` entries unknown:
-/// an `input_signature`'s `TensorSpec([None])`, a relaxed retrace).
-pub fn placeholder_shaped(t: &Tensor, name: &str, dims: Option<shapes::StaticDims>) -> Tensor {
+/// an `input_signature`'s `TensorSpec([None])`, a relaxed retrace; an
+/// unknown rank: `TensorSpec(shape=None)`).
+pub fn placeholder_shaped(t: &Tensor, name: &str, dims: Option<shapes::StaticShape>) -> Tensor {
     let p = super::autodiff::tape::detached(t);
     if let Some(g) = current() {
         let mut g = g.borrow_mut();
@@ -639,7 +646,9 @@ pub fn placeholder_shaped(t: &Tensor, name: &str, dims: Option<shapes::StaticDim
             device,
         );
         g.placeholders.push(idx);
-        if let Some(d) = dims.filter(|d| shapes::has_unknown(d) && d.len() == p.rank()) {
+        if let Some(d) =
+            dims.filter(|d| shapes::is_partial(d) && d.as_ref().is_none_or(|d| d.len() == p.rank()))
+        {
             g.statics.insert((idx, 0), d);
         }
     }

@@ -43,6 +43,34 @@ pub fn next_name(base: &str) -> String {
     name
 }
 
+/// A reduction over every axis (`axis=None`) of `t` is about to be traced:
+/// TensorFlow builds its axes first, as a `Const` of `range(rank)` when the
+/// rank is static and not 0, else as `range(0, Rank(t))`. Those nodes are
+/// recorded (the constant) or their names taken (`Rank`, `range`), so the
+/// names of the nodes after them are TensorFlow's (`Const_1`, `Rank_1`).
+pub fn note_reduction_dims(t: &Tensor) {
+    if current().is_none() {
+        return;
+    }
+    let unranked = matches!(super::static_dims(t), Some(None));
+    match unranked || t.rank() == 0 {
+        true => {
+            let Some(g) = current() else { return };
+            let mut g = g.borrow_mut();
+            for base in ["Rank", "range"] {
+                g.unique(base);
+            }
+        }
+        false => {
+            let axes: Vec<i32> = (0..t.rank() as i32).collect();
+            let n = axes.len();
+            if let Ok(c) = Tensor::from_vec(axes, &[n]) {
+                constant_named(&c, "Const");
+            }
+        }
+    }
+}
+
 /// How many nodes the graph being traced has.
 pub fn node_count() -> usize {
     current().map_or(0, |g| g.borrow().nodes.len())
@@ -67,6 +95,10 @@ pub fn rename_constant(t: &Tensor, since: usize, base: &str) {
         }
         _ => (old.clone(), 0),
     };
+    // only a constant with the default name takes the native's
+    if stem != "const" {
+        return;
+    }
     // the most recent use of `Const` is handed back to the counter
     if g.names.get(&stem) == Some(&(k + 1)) {
         g.names.insert(stem, k);

@@ -49,18 +49,17 @@ pub fn record_cond(pred: &Tensor, branches: [Rc<RefCell<Graph>>; 2], outputs: &[
             b.statics
                 .get(&p)
                 .cloned()
-                .unwrap_or_else(|| shape.dims().iter().map(|&d| Some(d)).collect()),
+                .unwrap_or_else(|| Some(shape.dims().iter().map(|&d| Some(d)).collect())),
         )
     };
-    let statics: Vec<Option<shapes::StaticDims>> = (0..outputs.len())
+    // (an unknown rank where the branches' ranks differ)
+    let statics: Vec<Option<shapes::StaticShape>> = (0..outputs.len())
         .map(|k| {
             let (a, b) = (branch_dims(&t, k)?, branch_dims(&f, k)?);
-            (a.len() == b.len()).then(|| {
-                a.iter()
-                    .zip(&b)
-                    .map(|(x, y)| x.filter(|_| x == y))
-                    .collect()
-            })
+            Some(crate::object::tensor::shape::relaxed(
+                a.as_deref(),
+                b.as_deref(),
+            ))
         })
         .collect();
     let bs = Rc::new([make(t), make(f)]);
@@ -83,7 +82,7 @@ pub fn record_while(
     let Some(mut inputs) = g.ports(init, "While") else {
         return;
     };
-    let statics: Vec<Option<shapes::StaticDims>> =
+    let statics: Vec<Option<shapes::StaticShape>> =
         inputs.iter().map(|p| g.statics.get(p).cloned()).collect();
     for b in [&cond, &body] {
         inputs.extend(b.borrow().captures.iter().copied());

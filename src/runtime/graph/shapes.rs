@@ -17,9 +17,68 @@ use super::{current, tracing};
 /// A static shape: its dims, `None` where unknown.
 pub type StaticDims = Vec<Option<usize>>;
 
+/// A static shape that may have an unknown rank (`None`:
+/// `TensorSpec(shape=None)`'s placeholder and what is computed from it).
+pub type StaticShape = Option<StaticDims>;
+
+/// Whether a static shape says less than a concrete one (an unknown rank
+/// or an unknown dim).
+pub fn is_partial(s: &StaticShape) -> bool {
+    s.as_deref().is_none_or(has_unknown)
+}
+
+/// The static shapes of an op's outputs when an input has an unknown rank
+/// (`ins`): unknown ranks, as TensorFlow's shape functions give them, except
+/// where the op fixes the output's rank (a reduction of every axis, a
+/// reshape, a matrix product).
+pub fn infer_unranked(
+    op: &GradOp,
+    ins: &[StaticShape],
+    outs: &[&Tensor],
+    reshape_free: Option<usize>,
+) -> Vec<StaticShape> {
+    let each = |f: &dyn Fn(&Tensor) -> StaticShape| outs.iter().map(|t| f(t)).collect();
+    match op {
+        // every axis reduced away (`tf.reduce_sum(x)`): a scalar
+        GradOp::Reduce {
+            keepdims: false, ..
+        } => each(&|t| (t.rank() == 0).then(StaticDims::new)),
+        GradOp::Reshape("Reshape") => each(&|t| {
+            let mut d = known(t);
+            if let Some(slot) = reshape_free.and_then(|u| d.get_mut(u)) {
+                *slot = None;
+            }
+            Some(d)
+        }),
+        GradOp::MatMul { ta, tb } if outs.iter().all(|t| t.rank() == 2) => {
+            let side = |k: usize, transposed: bool, row: bool| -> Option<usize> {
+                let d = ins.get(k)?.as_ref()?;
+                let r = d.len();
+                if r < 2 {
+                    return None;
+                }
+                if row != transposed {
+                    d[r - 2]
+                } else {
+                    d[r - 1]
+                }
+            };
+            each(&|_| Some(vec![side(0, *ta, true), side(1, *tb, false)]))
+        }
+        _ => each(&|_| None),
+    }
+}
+
 /// The fully known static shape of a concrete tensor.
 pub fn known(t: &Tensor) -> StaticDims {
     t.dims().iter().map(|&d| Some(d)).collect()
+}
+
+/// Whether concrete dims fit a static shape.
+pub fn fits(s: &StaticShape, dims: &[usize]) -> bool {
+    s.as_ref().is_none_or(|s| {
+        s.len() == dims.len() && s.iter().zip(dims).all(|(a, b)| a.is_none_or(|a| a == *b))
+    })
 }
 
 /// Whether a static shape has an unknown dim.
@@ -339,8 +398,19 @@ pub fn note_reshape_free(pos: Option<usize>) {
     }
 }
 
-/// The static shape of `t` while it is traced, when it has unknown dims.
-pub fn static_dims(t: &Tensor) -> Option<StaticDims> {
+/// Sets the static shape of `t`, a tensor of the graph being traced, where
+/// it says less than its concrete shape.
+pub fn set_static(t: &Tensor, s: StaticShape) {
+    let Some(g) = current() else { return };
+    let mut g = g.borrow_mut();
+    if let Some(p) = g.lookup(t).filter(|_| is_partial(&s)) {
+        g.statics.insert(p, s);
+    }
+}
+
+/// The static shape of `t` while it is traced, when it has unknown dims or
+/// an unknown rank.
+pub fn static_dims(t: &Tensor) -> Option<StaticShape> {
     let mut g = current()?;
     loop {
         let parent = {
