@@ -497,9 +497,21 @@ pub fn open(
     encoding: &Value,
     errors: &Value,
     newline: &Value,
-    _closefd: &Value,
-    _opener: &Value,
+    closefd: &Value,
+    opener: &Value,
 ) -> PyResult<Value> {
+    if !opener.is_none() {
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "open(opener=...) is not supported in dist",
+        ));
+    }
+    if matches!(file, Value::Str(_)) && !vm.truthy(closefd)? {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "Cannot use closefd=False with file name",
+        ));
+    }
     let name = match file {
         Value::Str(s) => s.to_string(),
         Value::Int(_) => {

@@ -3,7 +3,7 @@
 //! the segment sums, `bincount` and `in_top_k` of `tf.math`. Registration
 //! and argument conversion only; the work is in `runtime::ops`.
 
-use super::convert::{axes, operand, placed, runtime_err, to_tensor, Ints};
+use super::convert::{axes, int_scalar, operand, placed, runtime_err, to_tensor, Ints};
 use super::math_ops::matching;
 use crate::modules::ModuleBuilder;
 use crate::object::native;
@@ -19,14 +19,22 @@ fn matvec(
     a: &Value,
     b: &Value,
     transpose_a: &Value,
-    _adjoint_a: &Value,
+    adjoint_a: &Value,
     _a_is_sparse: &Value,
     _b_is_sparse: &Value,
     _name: &Value,
 ) -> PyResult<Tensor> {
     let (x, y) = matching(vm, a, b)?;
     let ta = vm.truthy(transpose_a)?;
-    placed(vm, ops::matrix::matvec(&x, &y, ta))
+    let adj = vm.truthy(adjoint_a)?;
+    if ta && adj {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "Only one of `transpose_a` and `adjoint_a` can be True. Received `transpose_a`=True, `adjoint_a`=True.",
+        ));
+    }
+    // dist's dtypes are all real, where the adjoint is the transpose
+    placed(vm, ops::matrix::matvec(&x, &y, ta || adj))
 }
 
 /// Swaps the last two dimensions.
@@ -35,16 +43,64 @@ fn matrix_transpose(vm: &dyn Vm, a: Tensor, _name: &Value, _conjugate: &Value) -
     placed(vm, ops::matrix::matrix_transpose(&a))
 }
 
+/// The `MatrixDiagV3` family's op signatures, as TensorFlow's attr errors
+/// quote them.
+const DIAG_OP_DEFS: [(&str, &str); 3] = [
+    ("MatrixDiagV3", "signature=diagonal:T, k:int32, num_rows:int32, num_cols:int32, padding_value:T -> output:T"),
+    ("MatrixDiagPartV3", "signature=input:T, k:int32, padding_value:T -> diagonal:T"),
+    ("MatrixSetDiagV3", "signature=input:T, diagonal:T, k:int32 -> output:T"),
+];
+
+/// Checks `align` as the op's attr does. With a single diagonal (`k`
+/// scalar, the only form dist takes) the alignment does not move values.
+fn check_align(vm: &dyn Vm, align: &Value, op: usize) -> PyResult<()> {
+    const ALLOWED: &str = "\"LEFT_RIGHT\", \"RIGHT_LEFT\", \"LEFT_LEFT\", \"RIGHT_RIGHT\"";
+    let text = match align {
+        Value::Str(s) => s.to_string(),
+        v => return Err(PyErr::new(ExcType::TypeError, format!("Expected string for argument 'align' not {}.", vm.repr(v)?))),
+    };
+    if ["LEFT_RIGHT", "RIGHT_LEFT", "LEFT_LEFT", "RIGHT_RIGHT"].contains(&text.as_str()) {
+        return Ok(());
+    }
+    let (name, sig) = DIAG_OP_DEFS[op];
+    Err(PyErr::new(
+        ExcType::InvalidArgumentError,
+        format!(
+            "Value for attr 'align' of \"{text}\" is not in the list of allowed values: {ALLOWED}\n\t; \
+             NodeDef: {{{{node {name}}}}}; Op<name={name}; {sig}; attr=T:type; \
+             attr=align:string,default=\"RIGHT_LEFT\",allowed=[{ALLOWED}]> [Op:{name}]"
+        ),
+    ))
+}
+
+/// `k` as given: dist takes only the main diagonal (`k=0`).
+fn check_k(vm: &dyn Vm, k: &Value, func: &str) -> PyResult<()> {
+    if int_scalar(vm, k)? == Some(0) {
+        return Ok(());
+    }
+    Err(PyErr::new(
+        ExcType::NotImplementedError,
+        format!(
+            "tf.linalg.{func}: only the main diagonal (k=0) is supported in dist, got k={}",
+            vm.repr(k)?
+        ),
+    ))
+}
+
 /// The main diagonal of each innermost matrix.
 #[native("diag_part(input, name='diag_part', k=0, padding_value=0, align='RIGHT_LEFT')")]
 fn diag_part(
     vm: &dyn Vm,
     input: Tensor,
     _name: &Value,
-    _k: &Value,
+    k: &Value,
     _padding_value: &Value,
-    _align: &Value,
+    align: &Value,
 ) -> PyResult<Tensor> {
+    check_k(vm, k, "diag_part")?;
+    check_align(vm, align, 1)?;
+    // the main diagonal has min(rows, cols) entries: `padding_value` fills
+    // only the slots of other (shorter) diagonals
     placed(vm, ops::matrix::diag_part(&input, " name: diag_part"))
 }
 
@@ -55,13 +111,45 @@ fn diag(
     vm: &dyn Vm,
     diagonal: Tensor,
     _name: &Value,
-    _k: &Value,
-    _num_rows: &Value,
-    _num_cols: &Value,
-    _padding_value: &Value,
-    _align: &Value,
+    k: &Value,
+    num_rows: &Value,
+    num_cols: &Value,
+    padding_value: &Value,
+    align: &Value,
 ) -> PyResult<Tensor> {
-    placed(vm, ops::matrix::diag(&diagonal))
+    check_k(vm, k, "diag")?;
+    let n = diagonal.dims().last().copied().unwrap_or(0) as i64;
+    for (what, v) in [("num_rows", num_rows), ("num_cols", num_cols)] {
+        let given = int_scalar(vm, v)?;
+        if !matches!(given, Some(-1)) && given != Some(n) {
+            return Err(PyErr::new(
+                ExcType::NotImplementedError,
+                format!(
+                    "tf.linalg.diag: only square matrices of the diagonal's length are supported \
+                     in dist, got {what}={}",
+                    vm.repr(v)?
+                ),
+            ));
+        }
+    }
+    check_align(vm, align, 0)?;
+    let square = ops::matrix::diag(&diagonal);
+    if matches!(padding_value, Value::Int(0)) {
+        return placed(vm, square);
+    }
+    // the off-diagonal entries are `padding_value`
+    let pad = operand(vm, padding_value, diagonal.dtype(), diagonal.device(), false)?;
+    if pad.rank() != 0 {
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "tf.linalg.diag: dist takes a scalar padding_value only",
+        ));
+    }
+    let r = square.and_then(|sq| {
+        let filled = ops::broadcast_to(&pad, sq.dims())?;
+        ops::matrix::set_diag(&filled, &diagonal)
+    });
+    placed(vm, r)
 }
 
 /// `input` with the main diagonal of each innermost matrix replaced by
@@ -73,7 +161,7 @@ fn set_diag(
     diagonal: &Value,
     _name: &Value,
     k: &Value,
-    _align: &Value,
+    align: &Value,
 ) -> PyResult<Tensor> {
     if !matches!(k, Value::Int(0)) {
         return Err(PyErr::new(
@@ -81,6 +169,7 @@ fn set_diag(
             "tf.linalg.set_diag: only the main diagonal (k=0) is supported in dist",
         ));
     }
+    check_align(vm, align, 2)?;
     let d = to_tensor(vm, diagonal, Some(input.dtype()))?;
     placed(vm, ops::matrix::set_diag(&input, &d))
 }
@@ -174,8 +263,18 @@ fn l2_normalize(
     axis: Option<Ints>,
     epsilon: &Value,
     _name: &Value,
-    _dim: &Value,
+    dim: Option<Ints>,
 ) -> PyResult<Tensor> {
+    // `dim` is the deprecated name of `axis`
+    let axis = match (axis, dim) {
+        (Some(_), Some(_)) => {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                "Cannot specify both 'dim' and 'axis'.",
+            ))
+        }
+        (a, d) => a.or(d),
+    };
     let eps = operand(vm, epsilon, x.dtype(), x.device(), false)?;
     placed(vm, ops::nn::l2_normalize(&x, axes(&axis), &eps))
 }
@@ -246,17 +345,32 @@ fn in_top_k(targets: Tensor, predictions: Tensor, k: i64, _name: &Value) -> PyRe
     ops::segment::in_top_k(&targets, &predictions, k).map_err(runtime_err)
 }
 
-/// Tensor contraction by an Einstein-summation equation (one or two operands).
+/// Tensor contraction by an Einstein-summation equation, with broadcast
+/// ellipses (`'...ij,...jk->...ik'`); three or more operands for integer
+/// dtypes.
 #[native("einsum(equation, *inputs, **kwargs)")]
-fn einsum(vm: &dyn Vm, equation: &Value, inputs: &[Value], _kwargs: &Value) -> PyResult<Tensor> {
+fn einsum(vm: &dyn Vm, equation: &Value, inputs: &[Value], kwargs: &Value) -> PyResult<Tensor> {
     let eq = match equation {
         Value::Str(s) => s.to_string(),
         other => vm.str(other)?,
     };
-    if eq.contains('.') || inputs.len() > 2 {
+    // `name` and opt_einsum's `optimize` (the contraction order of three or
+    // more operands, which dist takes for integers only, where the order
+    // does not change values) are accepted
+    let mut unknown = Vec::new();
+    for k in vm.collect(kwargs)? {
+        let k = vm.str(&k)?;
+        if !["name", "optimize", "greedy"].contains(&k.as_str()) {
+            unknown.push(k);
+        }
+    }
+    if !unknown.is_empty() {
         return Err(PyErr::new(
-            ExcType::NotImplementedError,
-            "tf.einsum: dist supports one or two operands without ellipses ('...')",
+            ExcType::TypeError,
+            format!(
+                "Invalid keyword arguments for einsum: {}. Valid arguments: name, optimize, greedy.",
+                unknown.join(", ")
+            ),
         ));
     }
     let mut ts: Vec<Tensor> = Vec::with_capacity(inputs.len());

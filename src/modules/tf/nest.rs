@@ -186,16 +186,27 @@ fn pack_sequence_as(
     Ok(r)
 }
 
-fn map_node(vm: &dyn Vm, func: &Value, nodes: &[Value], expand: bool) -> PyResult<Value> {
+/// `check_types=False` lets the structures' sequence types differ (a list
+/// against a tuple): the result takes the first one's.
+fn map_node(
+    vm: &dyn Vm,
+    func: &Value,
+    nodes: &[Value],
+    expand: bool,
+    check_types: bool,
+) -> PyResult<Value> {
     let first = &nodes[0];
     match children(vm, first, expand)? {
         None => vm.call(func, nodes.to_vec(), Vec::new()),
         Some(kids) => {
             let mut per: Vec<Vec<Value>> = vec![Vec::with_capacity(nodes.len()); kids.len()];
             for n in nodes {
-                let k = children(vm, n, expand)?.unwrap_or_default();
+                let k = children(vm, n, expand)?;
+                let nested = k.is_some();
+                let k = k.unwrap_or_default();
                 if k.len() != kids.len()
-                    || std::mem::discriminant(n) != std::mem::discriminant(first)
+                    || !nested
+                    || (check_types && std::mem::discriminant(n) != std::mem::discriminant(first))
                 {
                     return Err(PyErr::new(
                         ExcType::ValueError,
@@ -212,7 +223,7 @@ fn map_node(vm: &dyn Vm, func: &Value, nodes: &[Value], expand: bool) -> PyResul
             }
             let mut items = Vec::with_capacity(kids.len());
             for args in &per {
-                items.push(map_node(vm, func, args, expand)?);
+                items.push(map_node(vm, func, args, expand, check_types)?);
             }
             rebuild(vm, first, items)
         }
@@ -225,7 +236,7 @@ fn map_structure(
     vm: &dyn Vm,
     func: &Value,
     structure: &[Value],
-    _check_types: &Value,
+    check_types: &Value,
     expand_composites: &Value,
 ) -> PyResult<Value> {
     let structures = structure;
@@ -235,7 +246,8 @@ fn map_structure(
             "Must provide at least one structure",
         ));
     }
-    map_node(vm, func, structures, vm.truthy(expand_composites)?)
+    let check = vm.truthy(check_types)?;
+    map_node(vm, func, structures, vm.truthy(expand_composites)?, check)
 }
 
 /// True for lists, tuples and dicts.
