@@ -189,7 +189,10 @@ fn gather(
         v => int_scalar(vm, v)?.ok_or_else(|| {
             PyErr::new(
                 ExcType::TypeError,
-                format!("Expected int for argument 'batch_dims' not {}.", vm.repr(v).unwrap_or_default()),
+                format!(
+                    "Expected int for argument 'batch_dims' not {}.",
+                    vm.repr(v).unwrap_or_default()
+                ),
             )
         })?,
     };

@@ -57,7 +57,12 @@ fn check_align(vm: &dyn Vm, align: &Value, op: usize) -> PyResult<()> {
     const ALLOWED: &str = "\"LEFT_RIGHT\", \"RIGHT_LEFT\", \"LEFT_LEFT\", \"RIGHT_RIGHT\"";
     let text = match align {
         Value::Str(s) => s.to_string(),
-        v => return Err(PyErr::new(ExcType::TypeError, format!("Expected string for argument 'align' not {}.", vm.repr(v)?))),
+        v => {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!("Expected string for argument 'align' not {}.", vm.repr(v)?),
+            ))
+        }
     };
     if ["LEFT_RIGHT", "RIGHT_LEFT", "LEFT_LEFT", "RIGHT_RIGHT"].contains(&text.as_str()) {
         return Ok(());
@@ -138,7 +143,13 @@ fn diag(
         return placed(vm, square);
     }
     // the off-diagonal entries are `padding_value`
-    let pad = operand(vm, padding_value, diagonal.dtype(), diagonal.device(), false)?;
+    let pad = operand(
+        vm,
+        padding_value,
+        diagonal.dtype(),
+        diagonal.device(),
+        false,
+    )?;
     if pad.rank() != 0 {
         return Err(PyErr::new(
             ExcType::NotImplementedError,
@@ -385,6 +396,21 @@ fn einsum(vm: &dyn Vm, equation: &Value, inputs: &[Value], kwargs: &Value) -> Py
             }
             None => to_tensor(vm, v, None)?,
         });
+    }
+    if let Some(f) = ts
+        .first()
+        .filter(|f| ts.len() > 2 && !f.dtype().is_integer())
+    {
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            format!(
+                "tf.einsum with {} {} operands is not supported in dist: TensorFlow contracts \
+                 them pairwise in opt_einsum's order, whose rounding dist does not reproduce \
+                 (integer operands are supported); contract two at a time",
+                ts.len(),
+                f.dtype().name()
+            ),
+        ));
     }
     placed(vm, ops::einsum::einsum(&eq, &ts))
 }

@@ -230,6 +230,128 @@ fn map_node(
     }
 }
 
+/// `type=list str=[1, 2]`: a structure as TensorFlow's nest errors show it.
+fn described(vm: &dyn Vm, v: &Value) -> PyResult<String> {
+    let ty = vm.getattr(&vm.type_of(v), "__name__")?;
+    Ok(format!("type={} str={}", vm.str(&ty)?, vm.str(v)?))
+}
+
+/// A leaf's stand-in in [`dotted`]: a string whose repr is unmistakable.
+const DOT: &str = "\u{0}dist-nest-dot\u{0}";
+
+fn with_dots(vm: &dyn Vm, v: &Value, expand: bool) -> PyResult<Value> {
+    match children(vm, v, expand)? {
+        Some(kids) => {
+            let items = kids
+                .iter()
+                .map(|k| with_dots(vm, k, expand))
+                .collect::<PyResult<Vec<_>>>()?;
+            rebuild(vm, v, items)
+        }
+        None => Ok(Value::str(DOT)),
+    }
+}
+
+/// The structure with each leaf shown as `.` (`[., (., .)]`).
+fn dotted(vm: &dyn Vm, v: &Value, expand: bool) -> PyResult<String> {
+    let text = vm.str(&with_dots(vm, v, expand)?)?;
+    let dot_repr = vm.repr(&Value::str(DOT))?;
+    Ok(if text == DOT {
+        ".".to_string()
+    } else {
+        text.replace(&dot_repr, ".")
+    })
+}
+
+/// Where two structures first differ, as TensorFlow's
+/// `AssertSameStructureHelper` says it (the exception type and message).
+fn difference(
+    vm: &dyn Vm,
+    a: &Value,
+    b: &Value,
+    check_types: bool,
+    expand: bool,
+) -> PyResult<Option<(ExcType, String)>> {
+    let (ka, kb) = (children(vm, a, expand)?, children(vm, b, expand)?);
+    let (seq, leaf) = match (ka, kb) {
+        (None, None) => return Ok(None),
+        (Some(x), Some(y)) => return same_nodes(vm, (a, x), (b, y), check_types, expand),
+        (Some(_), None) => (a, b),
+        (None, Some(_)) => (b, a),
+    };
+    Ok(Some((
+        ExcType::ValueError,
+        format!(
+            "Substructure \"{}\" is a sequence, while substructure \"{}\" is not",
+            described(vm, seq)?,
+            described(vm, leaf)?
+        ),
+    )))
+}
+
+/// [`difference`] of two nodes (with their children).
+fn same_nodes(
+    vm: &dyn Vm,
+    (a, ka): (&Value, Vec<Value>),
+    (b, kb): (&Value, Vec<Value>),
+    check_types: bool,
+    expand: bool,
+) -> PyResult<Option<(ExcType, String)>> {
+    if check_types {
+        let (ta, tb) = (vm.type_of(a), vm.type_of(b));
+        if !vm.eq(&ta, &tb)? {
+            let name = |t: &Value| -> PyResult<String> { vm.str(&vm.getattr(t, "__name__")?) };
+            return Ok(Some((
+                ExcType::TypeError,
+                format!(
+                    "The two namedtuples don't have the same sequence type. First structure {} \
+                     has type {}, while second structure {} has type {}",
+                    described(vm, a)?,
+                    name(&ta)?,
+                    described(vm, b)?,
+                    name(&tb)?
+                ),
+            )));
+        }
+    }
+    if ka.len() != kb.len() {
+        return Ok(Some((
+            ExcType::ValueError,
+            format!(
+                "The two structures don't have the same number of elements. First structure: \
+                 {}. Second structure: {}",
+                described(vm, a)?,
+                described(vm, b)?
+            ),
+        )));
+    }
+    for (x, y) in ka.iter().zip(&kb) {
+        if let Some(d) = difference(vm, x, y, check_types, expand)? {
+            return Ok(Some(d));
+        }
+    }
+    Ok(None)
+}
+
+/// TensorFlow's `assert_same_structure` error for two structures, if any.
+fn assert_same(vm: &dyn Vm, a: &Value, b: &Value, check_types: bool, expand: bool) -> PyResult<()> {
+    let Some((kind, detail)) = difference(vm, a, b, check_types, expand)? else {
+        return Ok(());
+    };
+    Err(PyErr::new(
+        kind,
+        format!(
+            "The two structures don't have the same nested structure.\n\nFirst structure: {}\n\n\
+             Second structure: {}\n\nMore specifically: {detail}\nEntire first structure:\n{}\n\
+             Entire second structure:\n{}",
+            described(vm, a)?,
+            described(vm, b)?,
+            dotted(vm, a, expand)?,
+            dotted(vm, b, expand)?
+        ),
+    ))
+}
+
 /// Applies `func` to the leaves, keeping the structure.
 #[native("map_structure(func, *structure, check_types=True, expand_composites=False)")]
 fn map_structure(
@@ -247,7 +369,11 @@ fn map_structure(
         ));
     }
     let check = vm.truthy(check_types)?;
-    map_node(vm, func, structures, vm.truthy(expand_composites)?, check)
+    let expand = vm.truthy(expand_composites)?;
+    for other in &structures[1..] {
+        assert_same(vm, &structures[0], other, check, expand)?;
+    }
+    map_node(vm, func, structures, expand, check)
 }
 
 /// True for lists, tuples and dicts.

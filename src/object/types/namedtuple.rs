@@ -93,7 +93,8 @@ pub fn namedtuple(
     };
     // `rename=True`: an invalid, keyword, underscored or repeated field
     // name becomes `_<index>` (CPython's rule)
-    let names = if vm.truthy(rename)? {
+    let rename = vm.truthy(rename)?;
+    let names = if rename {
         let mut seen: Vec<Rc<str>> = Vec::new();
         let mut out = Vec::with_capacity(names.len());
         for (i, n) in names.into_iter().enumerate() {
@@ -101,7 +102,11 @@ pub fn namedtuple(
                 || crate::syntax::KEYWORDS.contains(&&*n)
                 || n.starts_with('_')
                 || seen.contains(&n);
-            out.push(if bad { Rc::from(format!("_{i}").as_str()) } else { n.clone() });
+            out.push(if bad {
+                Rc::from(format!("_{i}").as_str())
+            } else {
+                n.clone()
+            });
             seen.push(n);
         }
         out
@@ -124,7 +129,7 @@ pub fn namedtuple(
     }
     let mut seen: Vec<&Rc<str>> = Vec::new();
     for n in &names {
-        if n.starts_with('_') {
+        if n.starts_with('_') && !rename {
             return Err(value_error(format!(
                 "Field names cannot start with an underscore: {}",
                 vm.repr(&Value::str(&**n))?

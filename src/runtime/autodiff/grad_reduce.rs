@@ -205,7 +205,11 @@ pub(super) fn batch_gather_grad(
         HostData::I16(v) => v.iter().map(|&i| i as i64).collect(),
         HostData::I32(v) => v.iter().map(|&i| i as i64).collect(),
         HostData::I64(v) => v.clone(),
-        _ => return Err(crate::runtime::error::Error::internal("gather: indices dtype")),
+        _ => {
+            return Err(crate::runtime::error::Error::internal(
+                "gather: indices dtype",
+            ))
+        }
     };
     let shifted: Vec<i64> = ids
         .iter()

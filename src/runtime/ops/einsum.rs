@@ -117,7 +117,9 @@ fn einsum_impl(eq: &str, xs: &[Tensor]) -> Result<Tensor> {
         .map(|x| crate::runtime::trace::op("Einsum", x.device()));
     let e = parse(eq, xs.len())?;
     let Some(first) = xs.first() else {
-        return Err(Error::value_error("einsum: at least one operand is required"));
+        return Err(Error::value_error(
+            "einsum: at least one operand is required",
+        ));
     };
     let dtype = first.dtype();
     let mkl = matches!(dtype, crate::runtime::DType::Float32);
@@ -144,9 +146,9 @@ fn einsum_impl(eq: &str, xs: &[Tensor]) -> Result<Tensor> {
         return Err(Error::new(
             ErrorKind::Unimplemented,
             format!(
-                "tf.einsum: dist takes three or more {} operands only for integer dtypes \
+                "tf.einsum: dist takes three or more operands only for integer dtypes, not {} \
                  (TensorFlow contracts them pairwise in opt_einsum's order, whose rounding dist \
-                 does not reproduce): contract them two at a time with tf.einsum",
+                 does not reproduce): contract them two at a time",
                 dtype.name()
             ),
         ));

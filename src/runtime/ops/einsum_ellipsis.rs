@@ -9,7 +9,12 @@ use crate::runtime::error::{Error, ErrorKind, Result};
 use crate::runtime::tensor::Tensor;
 
 /// TensorFlow's kernel error for the `Einsum` node of `n` operands.
-fn kernel(dtype: crate::runtime::DType, n: usize, device: &crate::runtime::Device, msg: &str) -> Error {
+fn kernel(
+    dtype: crate::runtime::DType,
+    n: usize,
+    device: &crate::runtime::Device,
+    msg: &str,
+) -> Error {
     let node = if dtype == crate::runtime::DType::Float32 {
         format!("__MklEinsum_N_{n}")
     } else {

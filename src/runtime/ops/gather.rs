@@ -23,7 +23,11 @@ pub fn gather_batched(x: &Tensor, indices: &Tensor, axis: i64, batch_dims: i64) 
     let gop = || {
         let (r, ir) = (x.rank() as i64, indices.rank() as i64);
         let a = if axis < 0 { axis + r } else { axis };
-        let b = if batch_dims < 0 { batch_dims + ir } else { batch_dims };
+        let b = if batch_dims < 0 {
+            batch_dims + ir
+        } else {
+            batch_dims
+        };
         GradOp::Gather(a.max(0) as usize, b.max(0) as usize)
     };
     tape::primitive(gop, &[x, indices], || {
@@ -80,7 +84,11 @@ fn gather_impl(x: &Tensor, indices: &Tensor, axis: i64, batch_dims: i64) -> Resu
                 -ir
             )));
         }
-        b = (if batch_dims < 0 { batch_dims + ir } else { batch_dims }) as usize;
+        b = (if batch_dims < 0 {
+            batch_dims + ir
+        } else {
+            batch_dims
+        }) as usize;
         if b >= x.rank() {
             return Err(fail(format!(
                 "batch_dims ({b}) must be less than rank(params) ({}).",

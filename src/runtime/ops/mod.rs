@@ -10,6 +10,7 @@ pub mod depthwise;
 pub mod einsum;
 mod einsum_ellipsis;
 pub mod elementwise;
+pub mod gather;
 pub mod index;
 pub mod join;
 pub mod linalg;
@@ -22,7 +23,6 @@ pub mod reorder;
 pub mod scan;
 pub mod scatter;
 pub mod segment;
-pub mod gather;
 pub mod segment_reduce;
 pub mod shape_ops;
 
