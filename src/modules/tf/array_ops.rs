@@ -159,8 +159,7 @@ fn tile(vm: &dyn Vm, input: Tensor, multiples: Ints, _name: &Value) -> PyResult<
 ///
 /// ```python
 /// params = tf.constant([[0, 0, 1], [3, 0, 0]])
-/// print(tf.gather(params, [[2], [0]], axis=1, batch_dims=1).numpy().tolist())
-/// # [[1], [3]]
+/// print(tf.gather(params, [[2], [0]], axis=1, batch_dims=1).numpy().tolist())  # [[1], [3]]
 /// ```
 #[native("gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None)")]
 fn gather(
