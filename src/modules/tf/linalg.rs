@@ -8,6 +8,7 @@ use super::math_ops::matching;
 use crate::modules::ModuleBuilder;
 use crate::object::native;
 use crate::object::tensor::placement::current_device;
+use crate::runtime::ops::IndexItem;
 use crate::runtime::{ops, DType, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
@@ -78,21 +79,21 @@ fn check_align(vm: &dyn Vm, align: &Value, op: usize) -> PyResult<()> {
     ))
 }
 
-/// `k` as given: dist takes only the main diagonal (`k=0`).
-fn check_k(vm: &dyn Vm, k: &Value, func: &str) -> PyResult<()> {
-    if int_scalar(vm, k)? == Some(0) {
-        return Ok(());
-    }
+/// The error for a `k` that is not one integer: dist takes one diagonal,
+/// not a band (`k=(lo, hi)`).
+fn band_error(vm: &dyn Vm, k: &Value, func: &str) -> PyResult<Tensor> {
     Err(PyErr::new(
         ExcType::NotImplementedError,
         format!(
-            "tf.linalg.{func}: only the main diagonal (k=0) is supported in dist, got k={}",
+            "tf.linalg.{func}: a band of diagonals is not supported in dist (give k as one \
+             integer), got k={}",
             vm.repr(k)?
         ),
     ))
 }
 
-/// The main diagonal of each innermost matrix.
+/// Diagonal `k` (0: the main one, > 0 above it, < 0 below) of each
+/// innermost matrix.
 #[native("diag_part(input, name='diag_part', k=0, padding_value=0, align='RIGHT_LEFT')")]
 fn diag_part(
     vm: &dyn Vm,
@@ -102,14 +103,55 @@ fn diag_part(
     _padding_value: &Value,
     align: &Value,
 ) -> PyResult<Tensor> {
-    check_k(vm, k, "diag_part")?;
     check_align(vm, align, 1)?;
-    // the main diagonal has min(rows, cols) entries: `padding_value` fills
-    // only the slots of other (shorter) diagonals
-    placed(vm, ops::matrix::diag_part(&input, " name: diag_part"))
+    // one diagonal (`k` scalar) has no slot to pad: `padding_value` fills
+    // only the shorter rows of a band of diagonals
+    let k = match int_scalar(vm, k)? {
+        Some(k) if k != 0 && input.rank() >= 2 => k,
+        Some(_) => return placed(vm, ops::matrix::diag_part(&input, " name: diag_part")),
+        None => return band_error(vm, k, "diag_part"),
+    };
+    let r = input.rank();
+    let (rows, cols) = (input.dims()[r - 2] as i64, input.dims()[r - 1] as i64);
+    if k <= -rows || k >= cols {
+        return Err(runtime_err(crate::runtime::Error::kernel(
+            crate::runtime::ErrorKind::InvalidArgument,
+            "MatrixDiagPartV3",
+            &input.device(),
+            &format!(
+                "lower_diag_index is out of bound: {k}. It must be between {} and {cols}",
+                -rows
+            ),
+            "MatrixDiagPartV3",
+            " name: diag_part",
+        )));
+    }
+    // diagonal k of a matrix is the main diagonal of its part from row -k
+    // (k < 0) or column k (k > 0)
+    let from = |start: i64| IndexItem::Slice {
+        start: Some(start),
+        stop: None,
+        step: None,
+    };
+    let all = IndexItem::Slice {
+        start: None,
+        stop: None,
+        step: None,
+    };
+    let items = if k > 0 {
+        [IndexItem::Ellipsis, all, from(k)]
+    } else {
+        [IndexItem::Ellipsis, from(-k), all]
+    };
+    let part = ops::index(&input, &items, crate::runtime::Semantics::Tf);
+    placed(
+        vm,
+        part.and_then(|p| ops::matrix::diag_part(&p, " name: diag_part")),
+    )
 }
 
-/// Square matrices with the given diagonals.
+/// Matrices with the given diagonals as their diagonal `k`: square by
+/// default, `num_rows` x `num_cols` if given, `padding_value` elsewhere.
 #[native("diag(diagonal, name='diag', k=0, num_rows=-1, num_cols=-1, padding_value=0, align='RIGHT_LEFT')")]
 #[expect(clippy::too_many_arguments, reason = "TensorFlow's parameters")]
 fn diag(
@@ -122,45 +164,90 @@ fn diag(
     padding_value: &Value,
     align: &Value,
 ) -> PyResult<Tensor> {
-    check_k(vm, k, "diag")?;
-    let n = diagonal.dims().last().copied().unwrap_or(0) as i64;
-    for (what, v) in [("num_rows", num_rows), ("num_cols", num_cols)] {
-        let given = int_scalar(vm, v)?;
-        if !matches!(given, Some(-1)) && given != Some(n) {
+    check_align(vm, align, 0)?;
+    let k = match int_scalar(vm, k)? {
+        Some(k) => k,
+        None => return band_error(vm, k, "diag"),
+    };
+    let int_of = |what: &str, v: &Value| -> PyResult<i64> {
+        int_scalar(vm, v)?.ok_or_else(|| {
+            PyErr::new(
+                ExcType::TypeError,
+                format!("tf.linalg.diag: {what} must be an integer"),
+            )
+        })
+    };
+    let (rows, cols) = (int_of("num_rows", num_rows)?, int_of("num_cols", num_cols)?);
+    let pad = if matches!(padding_value, Value::Int(0)) {
+        None
+    } else {
+        let p = operand(
+            vm,
+            padding_value,
+            diagonal.dtype(),
+            diagonal.device(),
+            false,
+        )?;
+        if p.rank() != 0 {
             return Err(PyErr::new(
                 ExcType::NotImplementedError,
-                format!(
-                    "tf.linalg.diag: only square matrices of the diagonal's length are supported \
-                     in dist, got {what}={}",
-                    vm.repr(v)?
-                ),
+                "tf.linalg.diag: dist takes a scalar padding_value only",
             ));
         }
-    }
-    check_align(vm, align, 0)?;
-    let square = ops::matrix::diag(&diagonal);
-    if matches!(padding_value, Value::Int(0)) {
-        return placed(vm, square);
-    }
-    // the off-diagonal entries are `padding_value`
-    let pad = operand(
-        vm,
-        padding_value,
-        diagonal.dtype(),
-        diagonal.device(),
-        false,
-    )?;
-    if pad.rank() != 0 {
-        return Err(PyErr::new(
-            ExcType::NotImplementedError,
-            "tf.linalg.diag: dist takes a scalar padding_value only",
-        ));
-    }
-    let r = square.and_then(|sq| {
-        let filled = ops::broadcast_to(&pad, sq.dims())?;
-        ops::matrix::set_diag(&filled, &diagonal)
+        Some(p)
+    };
+    // the square matrix of the main diagonal (off-diagonal `padding_value`)
+    let square = ops::matrix::diag(&diagonal).and_then(|sq| match &pad {
+        None => Ok(sq),
+        Some(p) => ops::matrix::set_diag(&ops::broadcast_to(p, sq.dims())?, &diagonal),
     });
-    placed(vm, r)
+    let square = square.map_err(runtime_err)?;
+    if k == 0 && rows == -1 && cols == -1 {
+        return placed(vm, Ok(square));
+    }
+    // MatrixDiagV3's size rules: the least rows and columns diagonal `k`
+    // needs, a square of the larger when neither is given
+    let n = diagonal.dims().last().copied().unwrap_or(0) as i64;
+    let (min_rows, min_cols) = (n + (-k).max(0), n + k.max(0));
+    let (rows, cols) = match (rows, cols) {
+        (-1, -1) => (min_rows.max(min_cols), min_rows.max(min_cols)),
+        (-1, c) => (min_rows, c),
+        (r, -1) => (r, min_cols),
+        rc => rc,
+    };
+    let fail = |msg: &str| {
+        Err(runtime_err(crate::runtime::Error::kernel(
+            crate::runtime::ErrorKind::InvalidArgument,
+            "MatrixDiagV3",
+            &diagonal.device(),
+            msg,
+            "MatrixDiagV3",
+            " name: diag",
+        )))
+    };
+    if rows < min_rows {
+        return fail("The number of rows is too small.");
+    }
+    if cols < min_cols {
+        return fail("The number of columns is too small.");
+    }
+    if rows != min_rows && cols != min_cols {
+        return fail(
+            "The number of rows or columns is not consistent with the specified d_lower, \
+             d_upper, and diagonal.",
+        );
+    }
+    // the square placed at row max(-k, 0), column max(k, 0) of the
+    // rows x cols matrix, the rest padding
+    let (top, left) = ((-k).max(0), k.max(0));
+    let mut pads = vec![[0i64, 0]; square.rank() - 2];
+    pads.push([top, rows - top - n]);
+    pads.push([left, cols - left - n]);
+    let pads_dims = [pads.len(), 2];
+    placed(
+        vm,
+        ops::scatter::pad(&square, &pads, &pads_dims, pad.as_ref()),
+    )
 }
 
 /// `input` with the main diagonal of each innermost matrix replaced by
