@@ -250,8 +250,8 @@ fn diag(
     )
 }
 
-/// `input` with the main diagonal of each innermost matrix replaced by
-/// `diagonal`.
+/// `input` with diagonal `k` (0: the main one) of each innermost matrix
+/// replaced by `diagonal`.
 #[native("set_diag(input, diagonal, name='set_diag', k=0, align='RIGHT_LEFT')")]
 fn set_diag(
     vm: &dyn Vm,
@@ -261,15 +261,78 @@ fn set_diag(
     k: &Value,
     align: &Value,
 ) -> PyResult<Tensor> {
-    if !matches!(k, Value::Int(0)) {
-        return Err(PyErr::new(
-            ExcType::NotImplementedError,
-            "tf.linalg.set_diag: only the main diagonal (k=0) is supported in dist",
+    check_align(vm, align, 2)?;
+    let Some(k) = int_scalar(vm, k)? else {
+        return band_error(vm, k, "set_diag");
+    };
+    let d = to_tensor(vm, diagonal, Some(input.dtype()))?;
+    let r = input.rank();
+    if k == 0 || r < 2 || d.rank() == 0 {
+        return placed(vm, ops::matrix::set_diag(&input, &d));
+    }
+    let (rows, cols) = (input.dims()[r - 2] as i64, input.dims()[r - 1] as i64);
+    let fail = |msg: String| {
+        Err(runtime_err(crate::runtime::Error::kernel(
+            crate::runtime::ErrorKind::InvalidArgument,
+            "MatrixSetDiagV3",
+            &input.device(),
+            &msg,
+            "MatrixSetDiagV3",
+            " name: set_diag",
+        )))
+    };
+    if k <= -rows || k >= cols {
+        return fail(format!(
+            "lower_diag_index is out of bound: {k} It must be between {} and {cols}",
+            -rows
         ));
     }
-    check_align(vm, align, 2)?;
-    let d = to_tensor(vm, diagonal, Some(input.dtype()))?;
-    placed(vm, ops::matrix::set_diag(&input, &d))
+    let mut want = input.dims()[..r - 2].to_vec();
+    want.push((rows + k.min(0)).min(cols - k.max(0)) as usize);
+    if d.dims() != want.as_slice() {
+        let text = |x: &[usize]| {
+            let v: Vec<String> = x.iter().map(|n| n.to_string()).collect();
+            format!("[{}]", v.join(","))
+        };
+        return fail(format!(
+            "Either first dimensions of diagonal don't match input.shape[:-2], or \
+             diagonal.shape[:-1] is not equal to the longests diagonal in range \
+             [lower_diag_index:upper_diag_index].\nInput shape: {}\nDiagonal shape: {}\n\
+             Expected diagonal shape: {}",
+            text(input.dims()),
+            text(d.dims()),
+            text(&want)
+        ));
+    }
+    // diagonal k is the main diagonal of the part from column k (k > 0) or
+    // row -k (k < 0): set it there and join the untouched part back on
+    let split = |start: Option<i64>, stop: Option<i64>| IndexItem::Slice {
+        start,
+        stop,
+        step: None,
+    };
+    let all = split(None, None);
+    let at = k.unsigned_abs() as i64;
+    let (head, tail, axis) = if k > 0 {
+        (
+            [IndexItem::Ellipsis, all.clone(), split(None, Some(at))],
+            [IndexItem::Ellipsis, all, split(Some(at), None)],
+            r - 1,
+        )
+    } else {
+        (
+            [IndexItem::Ellipsis, split(None, Some(at)), all.clone()],
+            [IndexItem::Ellipsis, split(Some(at), None), all],
+            r - 2,
+        )
+    };
+    let sem = crate::runtime::Semantics::Tf;
+    let r = (|| {
+        let kept = ops::index(&input, &head, sem)?;
+        let set = ops::matrix::set_diag(&ops::index(&input, &tail, sem)?, &d)?;
+        ops::concat(&[kept, set], axis as i64)
+    })();
+    placed(vm, r)
 }
 
 /// Half the sum of the squares of `t`'s elements (`sum(t ** 2) / 2`).
