@@ -315,13 +315,13 @@ fn set_diag(
     let at = k.unsigned_abs() as i64;
     let (head, tail, axis) = if k > 0 {
         (
-            [IndexItem::Ellipsis, all.clone(), split(None, Some(at))],
+            [IndexItem::Ellipsis, all, split(None, Some(at))],
             [IndexItem::Ellipsis, all, split(Some(at), None)],
             r - 1,
         )
     } else {
         (
-            [IndexItem::Ellipsis, split(None, Some(at)), all.clone()],
+            [IndexItem::Ellipsis, split(None, Some(at)), all],
             [IndexItem::Ellipsis, split(Some(at), None), all],
             r - 2,
         )
