@@ -314,6 +314,33 @@ fn same_nodes(
             )));
         }
     }
+    if check_types {
+        if let (Value::Dict(da), Value::Dict(db)) = (a, b) {
+            let (sa, sb) = (
+                sorted_keys(vm, &da.borrow())?,
+                sorted_keys(vm, &db.borrow())?,
+            );
+            let mut same = sa.len() == sb.len();
+            for (x, y) in sa.iter().zip(&sb) {
+                same = same && vm.eq(x, y)?;
+            }
+            if !same {
+                let keys = |d: &Value| match d {
+                    Value::Dict(d) => Value::list(d.borrow().keys()),
+                    _ => Value::None,
+                };
+                return Ok(Some((
+                    ExcType::ValueError,
+                    format!(
+                        "The two dictionaries don't have the same set of keys. First structure \
+                         has keys {}, while second structure has keys {}",
+                        described(vm, &keys(a))?,
+                        described(vm, &keys(b))?
+                    ),
+                )));
+            }
+        }
+    }
     if ka.len() != kb.len() {
         return Ok(Some((
             ExcType::ValueError,
