@@ -493,13 +493,19 @@ pub fn open(
     vm: &dyn Vm,
     file: &Value,
     mode: &Value,
-    _buffering: &Value,
+    buffering: &Value,
     encoding: &Value,
     errors: &Value,
     newline: &Value,
-    _closefd: &Value,
-    _opener: &Value,
+    closefd: &Value,
+    opener: &Value,
 ) -> PyResult<Value> {
+    if !opener.is_none() {
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "open(opener=...) is not supported in dist",
+        ));
+    }
     let name = match file {
         Value::Str(s) => s.to_string(),
         Value::Int(_) => {
@@ -593,6 +599,13 @@ pub fn open(
             ))
         }
     }
+    // CPython's FileIO refuses closefd=False for a path before opening it
+    if !vm.truthy(closefd)? {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "Cannot use closefd=False with file name",
+        ));
+    }
     let io = |e: std::io::Error| PyErr::from_io(&e, Some(&name));
     let data = match m.kind {
         'r' => std::fs::read(&name).map_err(io)?,
@@ -617,6 +630,14 @@ pub fn open(
             std::fs::read(&name).map_err(io)?
         }
     };
+    // checked once the file is open, as CPython does; any other buffering
+    // reads and writes the same bytes
+    if matches!(buffering, Value::Int(0)) && !m.binary {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "can't have unbuffered text I/O",
+        ));
+    }
     let pos = if m.kind == 'a' { data.len() } else { 0 };
     Ok(Value::native(File(RefCell::new(FileState {
         name,

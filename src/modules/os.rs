@@ -263,28 +263,52 @@ fn cpu_count() -> Option<usize> {
 
 /// Deletes a file.
 #[native("remove(path, *, dir_fd=None)")]
-fn remove(vm: &dyn Vm, path: &Value, _dir_fd: &Value) -> PyResult<()> {
+fn remove(vm: &dyn Vm, path: &Value, dir_fd: &Value) -> PyResult<()> {
+    no_dir_fd("remove", dir_fd)?;
     let path = posix_path(vm, path, "remove", "path", "string, bytes or os.PathLike")?;
     std::fs::remove_file(&*path).map_err(|e| PyErr::from_io(&e, Some(path.as_str())))
 }
 
 /// Deletes a file (`remove`).
 #[native("unlink(path, *, dir_fd=None)")]
-fn unlink(vm: &dyn Vm, path: &Value, _dir_fd: &Value) -> PyResult<()> {
+fn unlink(vm: &dyn Vm, path: &Value, dir_fd: &Value) -> PyResult<()> {
+    no_dir_fd("unlink", dir_fd)?;
     let path = posix_path(vm, path, "unlink", "path", "string, bytes or os.PathLike")?;
     std::fs::remove_file(&*path).map_err(|e| PyErr::from_io(&e, Some(path.as_str())))
 }
 
 /// Creates a directory.
 #[native("mkdir(path, mode=511, *, dir_fd=None)")]
-fn mkdir(vm: &dyn Vm, path: &Value, _mode: &Value, _dir_fd: &Value) -> PyResult<()> {
+fn mkdir(vm: &dyn Vm, path: &Value, mode: i64, dir_fd: &Value) -> PyResult<()> {
+    no_dir_fd("mkdir", dir_fd)?;
     let path = posix_path(vm, path, "mkdir", "path", "string, bytes or os.PathLike")?;
-    std::fs::create_dir(&*path).map_err(|e| PyErr::from_io(&e, Some(path.as_str())))
+    let mut builder = std::fs::DirBuilder::new();
+    // the permission bits, less the umask, as CPython's mkdir(2)
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, (mode & 0o7777) as u32);
+    #[cfg(not(unix))]
+    let _ = mode;
+    builder
+        .create(&*path)
+        .map_err(|e| PyErr::from_io(&e, Some(path.as_str())))
+}
+
+/// Paths relative to a directory descriptor are not supported: a given
+/// `dir_fd` is an error rather than ignored.
+fn no_dir_fd(func: &str, dir_fd: &Value) -> PyResult<()> {
+    if dir_fd.is_none() {
+        return Ok(());
+    }
+    Err(PyErr::new(
+        ExcType::NotImplementedError,
+        format!("os.{func}(dir_fd=...) is not supported in dist"),
+    ))
 }
 
 /// Deletes an empty directory.
 #[native("rmdir(path, *, dir_fd=None)")]
-fn rmdir(vm: &dyn Vm, path: &Value, _dir_fd: &Value) -> PyResult<()> {
+fn rmdir(vm: &dyn Vm, path: &Value, dir_fd: &Value) -> PyResult<()> {
+    no_dir_fd("rmdir", dir_fd)?;
     let path = posix_path(vm, path, "rmdir", "path", "string, bytes or os.PathLike")?;
     std::fs::remove_dir(&*path).map_err(|e| PyErr::from_io(&e, Some(path.as_str())))
 }

@@ -86,15 +86,30 @@ fn rename_impl(vm: &dyn Vm, func: &str, src: &Value, dst: &Value, replace: bool)
     std::fs::rename(&s, &d).map_err(|e| two_path_error(&e, &s, &d))
 }
 
+/// Paths relative to directory descriptors are not supported: a given
+/// `src_dir_fd`/`dst_dir_fd` is an error rather than ignored.
+fn no_dir_fd(func: &str, src_dir_fd: &Value, dst_dir_fd: &Value) -> PyResult<()> {
+    for (what, v) in [("src_dir_fd", src_dir_fd), ("dst_dir_fd", dst_dir_fd)] {
+        if !v.is_none() {
+            return Err(PyErr::new(
+                ExcType::NotImplementedError,
+                format!("os.{func}({what}=...) is not supported in dist"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Renames a file or directory (replacing an existing file `dst`).
 #[native("rename(src, dst, *, src_dir_fd=None, dst_dir_fd=None)")]
 fn rename(
     vm: &dyn Vm,
     src: &Value,
     dst: &Value,
-    _src_dir_fd: &Value,
-    _dst_dir_fd: &Value,
+    src_dir_fd: &Value,
+    dst_dir_fd: &Value,
 ) -> PyResult<()> {
+    no_dir_fd("rename", src_dir_fd, dst_dir_fd)?;
     rename_impl(vm, "rename", src, dst, false)
 }
 
@@ -104,9 +119,10 @@ fn replace(
     vm: &dyn Vm,
     src: &Value,
     dst: &Value,
-    _src_dir_fd: &Value,
-    _dst_dir_fd: &Value,
+    src_dir_fd: &Value,
+    dst_dir_fd: &Value,
 ) -> PyResult<()> {
+    no_dir_fd("replace", src_dir_fd, dst_dir_fd)?;
     rename_impl(vm, "replace", src, dst, true)
 }
 

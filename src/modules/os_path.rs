@@ -338,10 +338,29 @@ fn getsize(filename: FsPath) -> PyResult<i64> {
 
 /// The absolute path with symbolic links resolved.
 #[native("realpath(filename, *, strict=False)")]
-fn realpath(filename: FsPath, _strict: &Value) -> PyResult<String> {
+fn realpath(vm: &dyn Vm, filename: FsPath, strict: &Value) -> PyResult<String> {
     let p: &str = &filename;
     Ok(match std::fs::canonicalize(p) {
         Ok(c) => c.to_string_lossy().into_owned(),
+        // strict: the first missing component is the OSError, named by
+        // the path up to it (CPython's `_joinrealpath`)
+        Err(e) if vm.truthy(strict)? => {
+            let mut prefix = if p.starts_with('/') {
+                "/".to_string()
+            } else {
+                String::new()
+            };
+            for part in p.split('/').filter(|c| !c.is_empty() && *c != ".") {
+                if !prefix.is_empty() && !prefix.ends_with('/') {
+                    prefix.push('/');
+                }
+                prefix.push_str(part);
+                if let Err(e) = std::fs::symlink_metadata(&prefix) {
+                    return Err(os_error(e, &prefix));
+                }
+            }
+            return Err(os_error(e, p));
+        }
         // Not there: CPython (strict=False) resolves what exists; we
         // normalise the absolute path.
         Err(_) => absolute(p),

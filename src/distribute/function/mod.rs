@@ -635,6 +635,7 @@ impl NativeObject for Decorator {
 #[native("function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False, experimental_implements=None, experimental_autograph_options=None, experimental_attributes=None, experimental_relax_shapes=None, experimental_compile=None, experimental_follow_type_hints=None)")]
 #[expect(clippy::too_many_arguments, reason = "the Python signature has them")]
 pub fn function(
+    vm: &dyn Vm,
     func: Option<&Value>,
     input_signature: &Value,
     autograph: &Value,
@@ -643,10 +644,12 @@ pub fn function(
     _experimental_implements: &Value,
     _experimental_autograph_options: &Value,
     _experimental_attributes: &Value,
-    _experimental_relax_shapes: &Value,
+    experimental_relax_shapes: &Value,
     _experimental_compile: &Value,
     _experimental_follow_type_hints: &Value,
-) -> Value {
+) -> PyResult<Value> {
+    // the deprecated spelling of `reduce_retracing=True`
+    let reduce_retracing = reduce_retracing || vm.truthy(experimental_relax_shapes)?;
     let relaxed = if !input_signature.is_none() {
         Retrace::Never
     } else if reduce_retracing {
@@ -661,10 +664,10 @@ pub fn function(
         Rc::from(dims)
     });
     let signature = (!input_signature.is_none()).then(|| input_signature.clone());
-    match func {
+    Ok(match func {
         Some(f) => FunctionObj::value(f.clone(), relaxed, autograph, dims, signature),
         None => Value::native(Decorator(relaxed, autograph, dims, signature)),
-    }
+    })
 }
 
 /// The static shape of each `tf.TensorSpec` of an `input_signature`, in

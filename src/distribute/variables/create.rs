@@ -52,7 +52,7 @@ pub(super) fn variable_new(
     _variable_def: &Value,
     dtype: Option<&Value>,
     _import_scope: &Value,
-    _constraint: &Value,
+    constraint: &Value,
     synchronization: Option<&Value>,
     aggregation: Option<&Value>,
     shape: &Value,
@@ -87,6 +87,17 @@ pub(super) fn variable_new(
         None => to_tensor(vm, &init, None)?,
     };
     let declared = check_shape(vm, &t, shape)?;
+    // kept for `v.constraint` (optimizers apply it; the variable does not)
+    if !constraint.is_none() && !crate::object::types::protocol::is_callable(vm, constraint) {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            format!(
+                "Argument `constraint` must be None or a callable. a callable. Got a {}:  {}",
+                vm.repr(&vm.type_of(constraint))?,
+                vm.str(constraint)?
+            ),
+        ));
+    }
     crate::distribute::function::trace::note_variable_created()?;
     let base = match name {
         None => "Variable".to_string(),
@@ -147,6 +158,7 @@ pub(super) fn variable_new(
                     device: *d,
                     trainable,
                     agg_v1,
+                    constraint: constraint.clone(),
                     container: RefCell::new(std::rc::Weak::new()),
                     own: RefCell::new(std::rc::Weak::new()),
                     shape: declared.clone(),
@@ -183,6 +195,7 @@ pub(super) fn variable_new(
                 trainable,
                 agg_v1,
                 shape: declared,
+                constraint: constraint.clone(),
             });
             Ok(super::owned_plain(&cell, agg, sync))
         }

@@ -43,6 +43,9 @@ pub struct VarCell {
     /// Whether `aggregation` reads back as TensorFlow 1's enum (see
     /// `enums::agg_is_v1`).
     pub agg_v1: bool,
+    /// `constraint` as given (None or a callable): optimizers apply it
+    /// after an update, the variable only keeps it.
+    pub constraint: Value,
     /// The distributed variable this is a component of (weak: it owns the
     /// cell), for `extended.value_container`.
     pub container: RefCell<std::rc::Weak<Box<dyn NativeObject>>>,
@@ -132,6 +135,7 @@ pub fn new_plain(name: &str, value: Tensor, trainable: bool) -> (Value, Rc<VarCe
         value: RefCell::new(value),
         trainable,
         agg_v1: true,
+        constraint: Value::None,
         container: RefCell::new(std::rc::Weak::new()),
         own: RefCell::new(std::rc::Weak::new()),
         shape: None,
@@ -311,6 +315,7 @@ pub static VARIABLE: ClassSpec = ClassSpec {
         Member::Getter(var_name::DEF),
         Member::Getter(var_device::DEF),
         Member::Getter(var_trainable::DEF),
+        Member::Getter(var_constraint::DEF),
         Member::Getter(var_aggregation::DEF),
         Member::Getter(var_synchronization::DEF),
         Member::Getter(var_dtype::DEF),
@@ -395,6 +400,12 @@ fn var_device(vm: &dyn Vm, this: &Value) -> PyResult<String> {
 #[native("Variable.trainable(self)")]
 fn var_trainable(vm: &dyn Vm, this: &Value) -> PyResult<bool> {
     Ok(local_cell(vm, this)?.0.trainable)
+}
+
+/// The `constraint` the variable was made with (None by default).
+#[native("Variable.constraint(self)")]
+fn var_constraint(vm: &dyn Vm, this: &Value) -> PyResult<Value> {
+    Ok(local_cell(vm, this)?.0.constraint.clone())
 }
 
 /// How updates from the replicas combine (`tf.VariableAggregation`).

@@ -3,7 +3,7 @@
 //! `shape`, `size`, `rank`.
 
 use super::convert::{
-    axes, axis_arg, int_list, int_scalar, placed, runtime_err, tensor_list, Axis, Ints,
+    axes, axis_arg, int_list, int_scalar, placed, runtime_err, tensor_list, to_tensor, Axis, Ints,
 };
 use crate::modules::ModuleBuilder;
 use crate::object::native;
@@ -47,8 +47,39 @@ fn tensors_value(r: crate::runtime::Result<Vec<Tensor>>) -> PyResult<Vec<Value>>
 
 /// The slices of a tensor along an axis, as a list.
 #[native("unstack(value, num=None, axis=0, name='unstack')")]
-fn unstack(value: Tensor, _num: &Value, axis: Axis, _name: &Value) -> PyResult<Vec<Value>> {
+fn unstack(
+    vm: &dyn Vm,
+    value: Tensor,
+    num: Option<i64>,
+    axis: Axis,
+    name: &Value,
+) -> PyResult<Vec<Value>> {
+    // a given `num` is the `Unpack` op's attr, which must match the axis
+    if let (Some(num), Some(a)) = (num, value.shape().normalize_axis(axis.0, 0)) {
+        if num != value.dims()[a] as i64 {
+            let dims: Vec<String> = value.dims().iter().map(|d| d.to_string()).collect();
+            return Err(runtime_err(crate::runtime::Error::kernel(
+                crate::runtime::ErrorKind::InvalidArgument,
+                &format!("Unpack_num_{num}"),
+                &value.device(),
+                &format!(
+                    "Input shape axis {a} must equal {num}, got shape [{}]",
+                    dims.join(",")
+                ),
+                "Unpack",
+                &op_name_suffix(vm, name)?,
+            )));
+        }
+    }
     tensors_value(ops::unstack(&value, axis.0))
+}
+
+/// The ` name: ...` TensorFlow appends to an eager kernel error.
+fn op_name_suffix(vm: &dyn Vm, name: &Value) -> PyResult<String> {
+    Ok(match name {
+        Value::None => " name: ".to_string(),
+        n => format!(" name: {}", vm.str(n)?),
+    })
 }
 
 /// Splits a tensor into parts along an axis.
@@ -58,8 +89,8 @@ fn split(
     value: Tensor,
     num_or_size_splits: &Value,
     axis: &Value,
-    _num: &Value,
-    _name: &Value,
+    num: Option<i64>,
+    name: &Value,
 ) -> PyResult<Vec<Value>> {
     let spec = match int_scalar(vm, num_or_size_splits)? {
         Some(k) if k >= 0 => SplitSpec::Count(k as usize),
@@ -71,6 +102,23 @@ fn split(
         }
         None => SplitSpec::Sizes(int_list(vm, num_or_size_splits)?),
     };
+    // with sizes, a given `num` is the `SplitV` op's output count
+    if let (Some(num), SplitSpec::Sizes(sizes)) = (num, &spec) {
+        if num != sizes.len() as i64 {
+            return Err(runtime_err(crate::runtime::Error::kernel(
+                crate::runtime::ErrorKind::InvalidArgument,
+                &format!("SplitV_num_split_{num}"),
+                &value.device(),
+                &format!(
+                    "size of the split_tensor must be 1-D and have the same elements as outputs \
+                     got 1 -D and {} elements",
+                    sizes.len()
+                ),
+                "SplitV",
+                &op_name_suffix(vm, name)?,
+            )));
+        }
+    }
     tensors_value(ops::split(&value, &spec, axis_arg(vm, axis)?))
 }
 
@@ -106,18 +154,73 @@ fn tile(vm: &dyn Vm, input: Tensor, multiples: Ints, _name: &Value) -> PyResult<
     placed(vm, ops::tile(&input, &m).map_err(oom))
 }
 
-/// Slices picked by index along an axis.
+/// Slices picked by index along an axis; with `batch_dims`, each of the
+/// leading batch elements gathers from its own slice of `params`.
+///
+/// ```python
+/// params = tf.constant([[0, 0, 1], [3, 0, 0]])
+/// print(tf.gather(params, [[2], [0]], axis=1, batch_dims=1).numpy().tolist())  # [[1], [3]]
+/// ```
 #[native("gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None)")]
 fn gather(
     vm: &dyn Vm,
-    params: Tensor,
-    indices: Tensor,
+    params: &Value,
+    indices: &Value,
     _validate_indices: &Value,
-    axis: Option<Axis>,
-    _batch_dims: &Value,
-    _name: &Value,
+    axis: &Value,
+    batch_dims: &Value,
+    name: &Value,
 ) -> PyResult<Tensor> {
-    placed(vm, ops::gather(&params, &indices, axis.map_or(0, |a| a.0)))
+    // TensorFlow's eager fast path (tensors, Python scalars) appends
+    // ` name: ` to a kernel error; a Python list goes through the fallback
+    // path, which leaves the suffix off
+    let seq = |v: &Value| matches!(v, Value::List(_) | Value::Tuple(_));
+    let suffix = if !seq(params) && !seq(indices) {
+        op_name_suffix(vm, name)?
+    } else {
+        String::new()
+    };
+    let params = to_tensor(vm, params, None)?;
+    let indices = to_tensor(vm, indices, None)?;
+    let batch_dims = match batch_dims {
+        Value::None => 0,
+        Value::Float(f) if f.is_finite() => *f as i64,
+        v => int_scalar(vm, v)?.ok_or_else(|| {
+            PyErr::new(
+                ExcType::TypeError,
+                format!(
+                    "Expected int for argument 'batch_dims' not {}.",
+                    vm.repr(v).unwrap_or_default()
+                ),
+            )
+        })?,
+    };
+    // `axis` defaults to `batch_dims`; an axis-0 gather is TensorFlow's
+    // plain (or `sparse_read`) gather, which does not pass `batch_dims` on
+    let axis = match axis {
+        Value::None => batch_dims,
+        a => axis_arg(vm, a)?,
+    };
+    let batch_dims = if axis == 0 { 0 } else { batch_dims };
+    if i32::try_from(batch_dims).is_err() {
+        return Err(runtime_err(crate::runtime::Error::kernel(
+            crate::runtime::ErrorKind::InvalidArgument,
+            "GatherV2",
+            &params.device(),
+            &format!("Attr batch_dims has value {batch_dims} out of range for an int32"),
+            "GatherV2",
+            &suffix,
+        )));
+    }
+    let r = ops::gather_batched(&params, &indices, axis, batch_dims);
+    let r = match r {
+        Err(e) if e.message().ends_with("[Op:GatherV2]") => Err(crate::runtime::Error::new(
+            e.kind(),
+            format!("{}{suffix}", e.message()),
+        )),
+        r => r,
+    };
+    placed(vm, r)
 }
 
 /// Elements of `x` where `condition`, else of `y`; or the true coordinates.

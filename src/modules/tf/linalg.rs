@@ -3,11 +3,12 @@
 //! the segment sums, `bincount` and `in_top_k` of `tf.math`. Registration
 //! and argument conversion only; the work is in `runtime::ops`.
 
-use super::convert::{axes, operand, placed, runtime_err, to_tensor, Ints};
+use super::convert::{axes, int_scalar, operand, placed, runtime_err, to_tensor, Ints};
 use super::math_ops::matching;
 use crate::modules::ModuleBuilder;
 use crate::object::native;
 use crate::object::tensor::placement::current_device;
+use crate::runtime::ops::IndexItem;
 use crate::runtime::{ops, DType, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
@@ -19,14 +20,22 @@ fn matvec(
     a: &Value,
     b: &Value,
     transpose_a: &Value,
-    _adjoint_a: &Value,
+    adjoint_a: &Value,
     _a_is_sparse: &Value,
     _b_is_sparse: &Value,
     _name: &Value,
 ) -> PyResult<Tensor> {
     let (x, y) = matching(vm, a, b)?;
     let ta = vm.truthy(transpose_a)?;
-    placed(vm, ops::matrix::matvec(&x, &y, ta))
+    let adj = vm.truthy(adjoint_a)?;
+    if ta && adj {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "Only one of `transpose_a` and `adjoint_a` can be True. Received `transpose_a`=True, `adjoint_a`=True.",
+        ));
+    }
+    // dist's dtypes are all real, where the adjoint is the transpose
+    placed(vm, ops::matrix::matvec(&x, &y, ta || adj))
 }
 
 /// Swaps the last two dimensions.
@@ -35,37 +44,214 @@ fn matrix_transpose(vm: &dyn Vm, a: Tensor, _name: &Value, _conjugate: &Value) -
     placed(vm, ops::matrix::matrix_transpose(&a))
 }
 
-/// The main diagonal of each innermost matrix.
+/// The `MatrixDiagV3` family's op signatures, as TensorFlow's attr errors
+/// quote them.
+const DIAG_OP_DEFS: [(&str, &str); 3] = [
+    ("MatrixDiagV3", "signature=diagonal:T, k:int32, num_rows:int32, num_cols:int32, padding_value:T -> output:T"),
+    ("MatrixDiagPartV3", "signature=input:T, k:int32, padding_value:T -> diagonal:T"),
+    ("MatrixSetDiagV3", "signature=input:T, diagonal:T, k:int32 -> output:T"),
+];
+
+/// Checks `align` as the op's attr does. With a single diagonal (`k`
+/// scalar, the only form dist takes) the alignment does not move values.
+fn check_align(vm: &dyn Vm, align: &Value, op: usize) -> PyResult<()> {
+    const ALLOWED: &str = "\"LEFT_RIGHT\", \"RIGHT_LEFT\", \"LEFT_LEFT\", \"RIGHT_RIGHT\"";
+    let text = match align {
+        Value::Str(s) => s.to_string(),
+        v => {
+            return Err(PyErr::new(
+                ExcType::TypeError,
+                format!("Expected string for argument 'align' not {}.", vm.repr(v)?),
+            ))
+        }
+    };
+    if ["LEFT_RIGHT", "RIGHT_LEFT", "LEFT_LEFT", "RIGHT_RIGHT"].contains(&text.as_str()) {
+        return Ok(());
+    }
+    let (name, sig) = DIAG_OP_DEFS[op];
+    Err(PyErr::new(
+        ExcType::InvalidArgumentError,
+        format!(
+            "Value for attr 'align' of \"{text}\" is not in the list of allowed values: {ALLOWED}\n\t; \
+             NodeDef: {{{{node {name}}}}}; Op<name={name}; {sig}; attr=T:type; \
+             attr=align:string,default=\"RIGHT_LEFT\",allowed=[{ALLOWED}]> [Op:{name}]"
+        ),
+    ))
+}
+
+/// The error for a `k` that is not one integer: dist takes one diagonal,
+/// not a band (`k=(lo, hi)`).
+fn band_error(vm: &dyn Vm, k: &Value, func: &str) -> PyResult<Tensor> {
+    Err(PyErr::new(
+        ExcType::NotImplementedError,
+        format!(
+            "tf.linalg.{func}: a band of diagonals is not supported in dist (give k as one \
+             integer), got k={}",
+            vm.repr(k)?
+        ),
+    ))
+}
+
+/// Diagonal `k` (0: the main one, > 0 above it, < 0 below) of each
+/// innermost matrix.
 #[native("diag_part(input, name='diag_part', k=0, padding_value=0, align='RIGHT_LEFT')")]
 fn diag_part(
     vm: &dyn Vm,
     input: Tensor,
     _name: &Value,
-    _k: &Value,
+    k: &Value,
     _padding_value: &Value,
-    _align: &Value,
+    align: &Value,
 ) -> PyResult<Tensor> {
-    placed(vm, ops::matrix::diag_part(&input, " name: diag_part"))
+    check_align(vm, align, 1)?;
+    // one diagonal (`k` scalar) has no slot to pad: `padding_value` fills
+    // only the shorter rows of a band of diagonals
+    let k = match int_scalar(vm, k)? {
+        Some(k) if k != 0 && input.rank() >= 2 => k,
+        Some(_) => return placed(vm, ops::matrix::diag_part(&input, " name: diag_part")),
+        None => return band_error(vm, k, "diag_part"),
+    };
+    let r = input.rank();
+    let (rows, cols) = (input.dims()[r - 2] as i64, input.dims()[r - 1] as i64);
+    if k <= -rows || k >= cols {
+        return Err(runtime_err(crate::runtime::Error::kernel(
+            crate::runtime::ErrorKind::InvalidArgument,
+            "MatrixDiagPartV3",
+            &input.device(),
+            &format!(
+                "lower_diag_index is out of bound: {k}. It must be between {} and {cols}",
+                -rows
+            ),
+            "MatrixDiagPartV3",
+            " name: diag_part",
+        )));
+    }
+    // diagonal k of a matrix is the main diagonal of its part from row -k
+    // (k < 0) or column k (k > 0)
+    let from = |start: i64| IndexItem::Slice {
+        start: Some(start),
+        stop: None,
+        step: None,
+    };
+    let all = IndexItem::Slice {
+        start: None,
+        stop: None,
+        step: None,
+    };
+    let items = if k > 0 {
+        [IndexItem::Ellipsis, all, from(k)]
+    } else {
+        [IndexItem::Ellipsis, from(-k), all]
+    };
+    let part = ops::index(&input, &items, crate::runtime::Semantics::Tf);
+    placed(
+        vm,
+        part.and_then(|p| ops::matrix::diag_part(&p, " name: diag_part")),
+    )
 }
 
-/// Square matrices with the given diagonals.
+/// Matrices with the given diagonals as their diagonal `k`: square by
+/// default, `num_rows` x `num_cols` if given, `padding_value` elsewhere.
 #[native("diag(diagonal, name='diag', k=0, num_rows=-1, num_cols=-1, padding_value=0, align='RIGHT_LEFT')")]
 #[expect(clippy::too_many_arguments, reason = "TensorFlow's parameters")]
 fn diag(
     vm: &dyn Vm,
     diagonal: Tensor,
     _name: &Value,
-    _k: &Value,
-    _num_rows: &Value,
-    _num_cols: &Value,
-    _padding_value: &Value,
-    _align: &Value,
+    k: &Value,
+    num_rows: &Value,
+    num_cols: &Value,
+    padding_value: &Value,
+    align: &Value,
 ) -> PyResult<Tensor> {
-    placed(vm, ops::matrix::diag(&diagonal))
+    check_align(vm, align, 0)?;
+    let k = match int_scalar(vm, k)? {
+        Some(k) => k,
+        None => return band_error(vm, k, "diag"),
+    };
+    let int_of = |what: &str, v: &Value| -> PyResult<i64> {
+        int_scalar(vm, v)?.ok_or_else(|| {
+            PyErr::new(
+                ExcType::TypeError,
+                format!("tf.linalg.diag: {what} must be an integer"),
+            )
+        })
+    };
+    let (rows, cols) = (int_of("num_rows", num_rows)?, int_of("num_cols", num_cols)?);
+    let pad = if matches!(padding_value, Value::Int(0)) {
+        None
+    } else {
+        let p = operand(
+            vm,
+            padding_value,
+            diagonal.dtype(),
+            diagonal.device(),
+            false,
+        )?;
+        if p.rank() != 0 {
+            return Err(PyErr::new(
+                ExcType::NotImplementedError,
+                "tf.linalg.diag: dist takes a scalar padding_value only",
+            ));
+        }
+        Some(p)
+    };
+    // the square matrix of the main diagonal (off-diagonal `padding_value`)
+    let square = ops::matrix::diag(&diagonal).and_then(|sq| match &pad {
+        None => Ok(sq),
+        Some(p) => ops::matrix::set_diag(&ops::broadcast_to(p, sq.dims())?, &diagonal),
+    });
+    let square = square.map_err(runtime_err)?;
+    if k == 0 && rows == -1 && cols == -1 {
+        return placed(vm, Ok(square));
+    }
+    // MatrixDiagV3's size rules: the least rows and columns diagonal `k`
+    // needs, a square of the larger when neither is given
+    let n = diagonal.dims().last().copied().unwrap_or(0) as i64;
+    let (min_rows, min_cols) = (n + (-k).max(0), n + k.max(0));
+    let (rows, cols) = match (rows, cols) {
+        (-1, -1) => (min_rows.max(min_cols), min_rows.max(min_cols)),
+        (-1, c) => (min_rows, c),
+        (r, -1) => (r, min_cols),
+        rc => rc,
+    };
+    let fail = |msg: &str| {
+        Err(runtime_err(crate::runtime::Error::kernel(
+            crate::runtime::ErrorKind::InvalidArgument,
+            "MatrixDiagV3",
+            &diagonal.device(),
+            msg,
+            "MatrixDiagV3",
+            " name: diag",
+        )))
+    };
+    if rows < min_rows {
+        return fail("The number of rows is too small.");
+    }
+    if cols < min_cols {
+        return fail("The number of columns is too small.");
+    }
+    if rows != min_rows && cols != min_cols {
+        return fail(
+            "The number of rows or columns is not consistent with the specified d_lower, \
+             d_upper, and diagonal.",
+        );
+    }
+    // the square placed at row max(-k, 0), column max(k, 0) of the
+    // rows x cols matrix, the rest padding
+    let (top, left) = ((-k).max(0), k.max(0));
+    let mut pads = vec![[0i64, 0]; square.rank() - 2];
+    pads.push([top, rows - top - n]);
+    pads.push([left, cols - left - n]);
+    let pads_dims = [pads.len(), 2];
+    placed(
+        vm,
+        ops::scatter::pad(&square, &pads, &pads_dims, pad.as_ref()),
+    )
 }
 
-/// `input` with the main diagonal of each innermost matrix replaced by
-/// `diagonal`.
+/// `input` with diagonal `k` (0: the main one) of each innermost matrix
+/// replaced by `diagonal`.
 #[native("set_diag(input, diagonal, name='set_diag', k=0, align='RIGHT_LEFT')")]
 fn set_diag(
     vm: &dyn Vm,
@@ -73,16 +259,80 @@ fn set_diag(
     diagonal: &Value,
     _name: &Value,
     k: &Value,
-    _align: &Value,
+    align: &Value,
 ) -> PyResult<Tensor> {
-    if !matches!(k, Value::Int(0)) {
-        return Err(PyErr::new(
-            ExcType::NotImplementedError,
-            "tf.linalg.set_diag: only the main diagonal (k=0) is supported in dist",
+    check_align(vm, align, 2)?;
+    let Some(k) = int_scalar(vm, k)? else {
+        return band_error(vm, k, "set_diag");
+    };
+    let d = to_tensor(vm, diagonal, Some(input.dtype()))?;
+    let r = input.rank();
+    if k == 0 || r < 2 || d.rank() == 0 {
+        return placed(vm, ops::matrix::set_diag(&input, &d));
+    }
+    let (rows, cols) = (input.dims()[r - 2] as i64, input.dims()[r - 1] as i64);
+    let fail = |msg: String| {
+        Err(runtime_err(crate::runtime::Error::kernel(
+            crate::runtime::ErrorKind::InvalidArgument,
+            "MatrixSetDiagV3",
+            &input.device(),
+            &msg,
+            "MatrixSetDiagV3",
+            " name: set_diag",
+        )))
+    };
+    if k <= -rows || k >= cols {
+        return fail(format!(
+            "lower_diag_index is out of bound: {k} It must be between {} and {cols}",
+            -rows
         ));
     }
-    let d = to_tensor(vm, diagonal, Some(input.dtype()))?;
-    placed(vm, ops::matrix::set_diag(&input, &d))
+    let mut want = input.dims()[..r - 2].to_vec();
+    want.push((rows + k.min(0)).min(cols - k.max(0)) as usize);
+    if d.dims() != want.as_slice() {
+        let text = |x: &[usize]| {
+            let v: Vec<String> = x.iter().map(|n| n.to_string()).collect();
+            format!("[{}]", v.join(","))
+        };
+        return fail(format!(
+            "Either first dimensions of diagonal don't match input.shape[:-2], or \
+             diagonal.shape[:-1] is not equal to the longests diagonal in range \
+             [lower_diag_index:upper_diag_index].\nInput shape: {}\nDiagonal shape: {}\n\
+             Expected diagonal shape: {}",
+            text(input.dims()),
+            text(d.dims()),
+            text(&want)
+        ));
+    }
+    // diagonal k is the main diagonal of the part from column k (k > 0) or
+    // row -k (k < 0): set it there and join the untouched part back on
+    let split = |start: Option<i64>, stop: Option<i64>| IndexItem::Slice {
+        start,
+        stop,
+        step: None,
+    };
+    let all = split(None, None);
+    let at = k.unsigned_abs() as i64;
+    let (head, tail, axis) = if k > 0 {
+        (
+            [IndexItem::Ellipsis, all, split(None, Some(at))],
+            [IndexItem::Ellipsis, all, split(Some(at), None)],
+            r - 1,
+        )
+    } else {
+        (
+            [IndexItem::Ellipsis, split(None, Some(at)), all],
+            [IndexItem::Ellipsis, split(Some(at), None), all],
+            r - 2,
+        )
+    };
+    let sem = crate::runtime::Semantics::Tf;
+    let r = (|| {
+        let kept = ops::index(&input, &head, sem)?;
+        let set = ops::matrix::set_diag(&ops::index(&input, &tail, sem)?, &d)?;
+        ops::concat(&[kept, set], axis as i64)
+    })();
+    placed(vm, r)
 }
 
 /// Half the sum of the squares of `t`'s elements (`sum(t ** 2) / 2`).
@@ -174,8 +424,18 @@ fn l2_normalize(
     axis: Option<Ints>,
     epsilon: &Value,
     _name: &Value,
-    _dim: &Value,
+    dim: Option<Ints>,
 ) -> PyResult<Tensor> {
+    // `dim` is the deprecated name of `axis`
+    let axis = match (axis, dim) {
+        (Some(_), Some(_)) => {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                "Cannot specify both 'dim' and 'axis'.",
+            ))
+        }
+        (a, d) => a.or(d),
+    };
     let eps = operand(vm, epsilon, x.dtype(), x.device(), false)?;
     placed(vm, ops::nn::l2_normalize(&x, axes(&axis), &eps))
 }
@@ -246,17 +506,32 @@ fn in_top_k(targets: Tensor, predictions: Tensor, k: i64, _name: &Value) -> PyRe
     ops::segment::in_top_k(&targets, &predictions, k).map_err(runtime_err)
 }
 
-/// Tensor contraction by an Einstein-summation equation (one or two operands).
+/// Tensor contraction by an Einstein-summation equation, with broadcast
+/// ellipses (`'...ij,...jk->...ik'`); three or more operands for integer
+/// dtypes.
 #[native("einsum(equation, *inputs, **kwargs)")]
-fn einsum(vm: &dyn Vm, equation: &Value, inputs: &[Value], _kwargs: &Value) -> PyResult<Tensor> {
+fn einsum(vm: &dyn Vm, equation: &Value, inputs: &[Value], kwargs: &Value) -> PyResult<Tensor> {
     let eq = match equation {
         Value::Str(s) => s.to_string(),
         other => vm.str(other)?,
     };
-    if eq.contains('.') || inputs.len() > 2 {
+    // `name` and opt_einsum's `optimize` (the contraction order of three or
+    // more operands, which dist takes for integers only, where the order
+    // does not change values) are accepted
+    let mut unknown = Vec::new();
+    for k in vm.collect(kwargs)? {
+        let k = vm.str(&k)?;
+        if !["name", "optimize", "greedy"].contains(&k.as_str()) {
+            unknown.push(k);
+        }
+    }
+    if !unknown.is_empty() {
         return Err(PyErr::new(
-            ExcType::NotImplementedError,
-            "tf.einsum: dist supports one or two operands without ellipses ('...')",
+            ExcType::TypeError,
+            format!(
+                "Invalid keyword arguments for einsum: {}. Valid arguments: name, optimize, greedy.",
+                unknown.join(", ")
+            ),
         ));
     }
     let mut ts: Vec<Tensor> = Vec::with_capacity(inputs.len());
@@ -271,6 +546,21 @@ fn einsum(vm: &dyn Vm, equation: &Value, inputs: &[Value], _kwargs: &Value) -> P
             }
             None => to_tensor(vm, v, None)?,
         });
+    }
+    if let Some(f) = ts
+        .first()
+        .filter(|f| ts.len() > 2 && !f.dtype().is_integer())
+    {
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            format!(
+                "tf.einsum with {} {} operands is not supported in dist: TensorFlow contracts \
+                 them pairwise in opt_einsum's order, whose rounding dist does not reproduce \
+                 (integer operands are supported); contract two at a time",
+                ts.len(),
+                f.dtype().name()
+            ),
+        ));
     }
     placed(vm, ops::einsum::einsum(&eq, &ts))
 }

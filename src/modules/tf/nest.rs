@@ -191,16 +191,27 @@ fn pack_sequence_as(
     Ok(r)
 }
 
-fn map_node(vm: &dyn Vm, func: &Value, nodes: &[Value], expand: bool) -> PyResult<Value> {
+/// `check_types=False` lets the structures' sequence types differ (a list
+/// against a tuple): the result takes the first one's.
+fn map_node(
+    vm: &dyn Vm,
+    func: &Value,
+    nodes: &[Value],
+    expand: bool,
+    check_types: bool,
+) -> PyResult<Value> {
     let first = &nodes[0];
     match children(vm, first, expand)? {
         None => vm.call(func, nodes.to_vec(), Vec::new()),
         Some(kids) => {
             let mut per: Vec<Vec<Value>> = vec![Vec::with_capacity(nodes.len()); kids.len()];
             for n in nodes {
-                let k = children(vm, n, expand)?.unwrap_or_default();
+                let k = children(vm, n, expand)?;
+                let nested = k.is_some();
+                let k = k.unwrap_or_default();
                 if k.len() != kids.len()
-                    || std::mem::discriminant(n) != std::mem::discriminant(first)
+                    || !nested
+                    || (check_types && std::mem::discriminant(n) != std::mem::discriminant(first))
                 {
                     return Err(PyErr::new(
                         ExcType::ValueError,
@@ -217,11 +228,160 @@ fn map_node(vm: &dyn Vm, func: &Value, nodes: &[Value], expand: bool) -> PyResul
             }
             let mut items = Vec::with_capacity(kids.len());
             for args in &per {
-                items.push(map_node(vm, func, args, expand)?);
+                items.push(map_node(vm, func, args, expand, check_types)?);
             }
             rebuild(vm, first, items)
         }
     }
+}
+
+/// `type=list str=[1, 2]`: a structure as TensorFlow's nest errors show it.
+fn described(vm: &dyn Vm, v: &Value) -> PyResult<String> {
+    let ty = vm.getattr(&vm.type_of(v), "__name__")?;
+    Ok(format!("type={} str={}", vm.str(&ty)?, vm.str(v)?))
+}
+
+/// A leaf's stand-in in [`dotted`]: a string whose repr is unmistakable.
+const DOT: &str = "\u{0}dist-nest-dot\u{0}";
+
+fn with_dots(vm: &dyn Vm, v: &Value, expand: bool) -> PyResult<Value> {
+    match children(vm, v, expand)? {
+        Some(kids) => {
+            let items = kids
+                .iter()
+                .map(|k| with_dots(vm, k, expand))
+                .collect::<PyResult<Vec<_>>>()?;
+            rebuild(vm, v, items)
+        }
+        None => Ok(Value::str(DOT)),
+    }
+}
+
+/// The structure with each leaf shown as `.` (`[., (., .)]`).
+fn dotted(vm: &dyn Vm, v: &Value, expand: bool) -> PyResult<String> {
+    let text = vm.str(&with_dots(vm, v, expand)?)?;
+    let dot_repr = vm.repr(&Value::str(DOT))?;
+    Ok(if text == DOT {
+        ".".to_string()
+    } else {
+        text.replace(&dot_repr, ".")
+    })
+}
+
+/// Where two structures first differ, as TensorFlow's
+/// `AssertSameStructureHelper` says it (the exception type and message).
+fn difference(
+    vm: &dyn Vm,
+    a: &Value,
+    b: &Value,
+    check_types: bool,
+    expand: bool,
+) -> PyResult<Option<(ExcType, String)>> {
+    let (ka, kb) = (children(vm, a, expand)?, children(vm, b, expand)?);
+    let (seq, leaf) = match (ka, kb) {
+        (None, None) => return Ok(None),
+        (Some(x), Some(y)) => return same_nodes(vm, (a, x), (b, y), check_types, expand),
+        (Some(_), None) => (a, b),
+        (None, Some(_)) => (b, a),
+    };
+    Ok(Some((
+        ExcType::ValueError,
+        format!(
+            "Substructure \"{}\" is a sequence, while substructure \"{}\" is not",
+            described(vm, seq)?,
+            described(vm, leaf)?
+        ),
+    )))
+}
+
+/// [`difference`] of two nodes (with their children).
+fn same_nodes(
+    vm: &dyn Vm,
+    (a, ka): (&Value, Vec<Value>),
+    (b, kb): (&Value, Vec<Value>),
+    check_types: bool,
+    expand: bool,
+) -> PyResult<Option<(ExcType, String)>> {
+    if check_types {
+        let (ta, tb) = (vm.type_of(a), vm.type_of(b));
+        if !vm.eq(&ta, &tb)? {
+            let name = |t: &Value| -> PyResult<String> { vm.str(&vm.getattr(t, "__name__")?) };
+            return Ok(Some((
+                ExcType::TypeError,
+                format!(
+                    "The two namedtuples don't have the same sequence type. First structure {} \
+                     has type {}, while second structure {} has type {}",
+                    described(vm, a)?,
+                    name(&ta)?,
+                    described(vm, b)?,
+                    name(&tb)?
+                ),
+            )));
+        }
+    }
+    if check_types {
+        if let (Value::Dict(da), Value::Dict(db)) = (a, b) {
+            let (sa, sb) = (
+                sorted_keys(vm, &da.borrow())?,
+                sorted_keys(vm, &db.borrow())?,
+            );
+            let mut same = sa.len() == sb.len();
+            for (x, y) in sa.iter().zip(&sb) {
+                same = same && vm.eq(x, y)?;
+            }
+            if !same {
+                let keys = |d: &Value| match d {
+                    Value::Dict(d) => Value::list(d.borrow().keys()),
+                    _ => Value::None,
+                };
+                return Ok(Some((
+                    ExcType::ValueError,
+                    format!(
+                        "The two dictionaries don't have the same set of keys. First structure \
+                         has keys {}, while second structure has keys {}",
+                        described(vm, &keys(a))?,
+                        described(vm, &keys(b))?
+                    ),
+                )));
+            }
+        }
+    }
+    if ka.len() != kb.len() {
+        return Ok(Some((
+            ExcType::ValueError,
+            format!(
+                "The two structures don't have the same number of elements. First structure: \
+                 {}. Second structure: {}",
+                described(vm, a)?,
+                described(vm, b)?
+            ),
+        )));
+    }
+    for (x, y) in ka.iter().zip(&kb) {
+        if let Some(d) = difference(vm, x, y, check_types, expand)? {
+            return Ok(Some(d));
+        }
+    }
+    Ok(None)
+}
+
+/// TensorFlow's `assert_same_structure` error for two structures, if any.
+fn assert_same(vm: &dyn Vm, a: &Value, b: &Value, check_types: bool, expand: bool) -> PyResult<()> {
+    let Some((kind, detail)) = difference(vm, a, b, check_types, expand)? else {
+        return Ok(());
+    };
+    Err(PyErr::new(
+        kind,
+        format!(
+            "The two structures don't have the same nested structure.\n\nFirst structure: {}\n\n\
+             Second structure: {}\n\nMore specifically: {detail}\nEntire first structure:\n{}\n\
+             Entire second structure:\n{}",
+            described(vm, a)?,
+            described(vm, b)?,
+            dotted(vm, a, expand)?,
+            dotted(vm, b, expand)?
+        ),
+    ))
 }
 
 /// Applies `func` to the leaves, keeping the structure.
@@ -230,7 +390,7 @@ fn map_structure(
     vm: &dyn Vm,
     func: &Value,
     structure: &[Value],
-    _check_types: &Value,
+    check_types: &Value,
     expand_composites: &Value,
 ) -> PyResult<Value> {
     let structures = structure;
@@ -240,7 +400,12 @@ fn map_structure(
             "Must provide at least one structure",
         ));
     }
-    map_node(vm, func, structures, vm.truthy(expand_composites)?)
+    let check = vm.truthy(check_types)?;
+    let expand = vm.truthy(expand_composites)?;
+    for other in &structures[1..] {
+        assert_same(vm, &structures[0], other, check, expand)?;
+    }
+    map_node(vm, func, structures, expand, check)
 }
 
 /// True for lists, tuples and dicts.

@@ -103,11 +103,43 @@ fn top_k(
     vm: &dyn Vm,
     input: Tensor,
     k: i64,
-    _sorted: &Value,
-    _index_type: &Value,
+    sorted: &Value,
+    index_type: Option<DType>,
     _name: &Value,
 ) -> PyResult<Value> {
+    let index_type = index_type.unwrap_or(DType::Int32);
+    if !matches!(index_type, DType::Int16 | DType::Int32 | DType::Int64) {
+        return Err(PyErr::new(
+            ExcType::InvalidArgumentError,
+            format!(
+                "Value for attr 'index_type' of {} is not in the list of allowed values: int16, \
+                 int32, int64\n\t; NodeDef: {{{{node TopKV2}}}}; Op<name=TopKV2; \
+                 signature=input:T, k:Tk -> values:T, indices:index_type; \
+                 attr=sorted:bool,default=true; attr=T:type,allowed=[DT_FLOAT, DT_DOUBLE, \
+                 DT_INT32, DT_UINT8, DT_INT16, DT_INT8, DT_INT64, DT_BFLOAT16, DT_UINT16, \
+                 DT_HALF, DT_UINT32, DT_UINT64]; attr=Tk:type,default=DT_INT32,allowed=[DT_INT16, \
+                 DT_INT32, DT_INT64]; attr=index_type:type,default=DT_INT32,allowed=[DT_INT16, \
+                 DT_INT32, DT_INT64]> [Op:TopKV2] name: ",
+                index_type.kernel_name()
+            ),
+        ));
+    }
+    // unsorted, TensorFlow's CPU kernel returns the k entries in its heap's
+    // order, which dist does not reproduce; the first k of the full sort
+    // (k == 1, or k the whole row) are the same either way
+    let n = input.dims().last().copied().unwrap_or(0) as i64;
+    if !vm.truthy(sorted)? && k > 1 && k < n {
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            format!("tf.math.top_k: sorted=False is not supported in dist (k={k} of {n})"),
+        ));
+    }
     let (v, i) = ops::scan::top_k(&input, k).map_err(runtime_err)?;
+    let i = if index_type == DType::Int32 {
+        i
+    } else {
+        ops::cast(&i, index_type).map_err(runtime_err)?
+    };
     let class = crate::object::types::namedtuple::struct_class(
         "TopKV2",
         &["values", "indices"],

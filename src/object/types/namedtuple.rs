@@ -63,7 +63,7 @@ pub fn namedtuple(
     vm: &dyn Vm,
     typename: &Value,
     field_names: &Value,
-    _rename: &Value,
+    rename: &Value,
     defaults: &Value,
     module: &Value,
 ) -> PyResult<Value> {
@@ -91,6 +91,28 @@ pub fn namedtuple(
             })
             .collect::<PyResult<_>>()?,
     };
+    // `rename=True`: an invalid, keyword, underscored or repeated field
+    // name becomes `_<index>` (CPython's rule)
+    let rename = vm.truthy(rename)?;
+    let names = if rename {
+        let mut seen: Vec<Rc<str>> = Vec::new();
+        let mut out = Vec::with_capacity(names.len());
+        for (i, n) in names.into_iter().enumerate() {
+            let bad = !is_identifier(&n)
+                || crate::syntax::KEYWORDS.contains(&&*n)
+                || n.starts_with('_')
+                || seen.contains(&n);
+            out.push(if bad {
+                Rc::from(format!("_{i}").as_str())
+            } else {
+                n.clone()
+            });
+            seen.push(n);
+        }
+        out
+    } else {
+        names
+    };
     for n in std::iter::once(&name).chain(&names) {
         if !is_identifier(n) {
             return Err(value_error(format!(
@@ -107,7 +129,7 @@ pub fn namedtuple(
     }
     let mut seen: Vec<&Rc<str>> = Vec::new();
     for n in &names {
-        if n.starts_with('_') {
+        if n.starts_with('_') && !rename {
             return Err(value_error(format!(
                 "Field names cannot start with an underscore: {}",
                 vm.repr(&Value::str(&**n))?

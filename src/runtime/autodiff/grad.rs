@@ -17,7 +17,7 @@ use crate::runtime::ops::{self, IndexItem};
 use crate::runtime::tensor::Tensor;
 
 use super::grad_more;
-use super::grad_reduce::{gather_grad, matmul_grad, reduce_grad};
+use super::grad_reduce::{batch_gather_grad, gather_grad, matmul_grad, reduce_grad};
 
 /// A recorded op and the attributes its gradient needs.
 #[derive(Clone)]
@@ -72,8 +72,9 @@ pub enum GradOp {
     Roll(Vec<i64>),
     /// `ReverseV2` along the (normalized, ascending) axes.
     Reverse(Vec<usize>),
-    /// `GatherV2` along `axis` (normalized); inputs `params, indices`.
-    Gather(usize),
+    /// `GatherV2` along `axis` with `batch_dims` leading batch dims (both
+    /// normalized); inputs `params, indices`.
+    Gather(usize, usize),
     /// `StridedSlice` (a subscript).
     Index(Vec<IndexItem>),
     /// `Softmax` / `LogSoftmax` along `axis`.
@@ -405,7 +406,11 @@ pub(crate) fn gradient(
             vec![Some(ops::reorder::roll(g, &back)?)]
         }
         GradOp::Reverse(axes) => vec![Some(ops::reorder::reverse(g, axes)?)],
-        GradOp::Gather(axis) => vec![Some(gather_grad(x, &v.inputs[1], *axis, g)?), None],
+        GradOp::Gather(axis, 0) => vec![Some(gather_grad(x, &v.inputs[1], *axis, g)?), None],
+        GradOp::Gather(axis, b) => vec![
+            Some(batch_gather_grad(x, &v.inputs[1], *axis, *b, g)?),
+            None,
+        ],
         GradOp::Index(items) => vec![Some(ops::index::index_backward(x, items, g)?)],
         GradOp::Softmax { axis, log } => {
             let y = &v.outputs[0];

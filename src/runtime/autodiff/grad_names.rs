@@ -25,7 +25,7 @@ impl GradOp {
             GradOp::BroadcastTo => "BroadcastTo",
             GradOp::Roll(_) => "Roll",
             GradOp::Reverse(_) => "ReverseV2",
-            GradOp::Gather(_) => "GatherV2",
+            GradOp::Gather(..) => "GatherV2",
             GradOp::Index(_) => "StridedSlice",
             GradOp::Softmax { log: false, .. } => "Softmax",
             GradOp::Softmax { log: true, .. } => "LogSoftmax",

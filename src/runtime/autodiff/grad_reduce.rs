@@ -1,4 +1,4 @@
-//! The gradients of the reductions, `MatMul` and a dense `GatherV2`, as
+//! The gradients of the reductions, `MatMul` and a dense (or batched) `GatherV2`, as
 //! TensorFlow's registered gradients emit them (`math_grad.py`,
 //! `array_grad.py`); `grad.rs` dispatches here.
 
@@ -171,4 +171,66 @@ pub(super) fn gather_grad(
         inv[p as usize] = i as i64;
     }
     ops::transpose(&summed, Some(&inv))
+}
+
+/// `GatherV2`'s gradient with `batch_dims` (`b > 0`), as `_GatherV2Grad`
+/// and `_BatchGatherGrad` build it: the gathered axis moved to just after
+/// the batch dims, each batch element's indices offset by its flat batch
+/// position times `params.shape[axis]`, the slices summed into their rows
+/// (`unsorted_segment_sum`), then the axes moved back.
+pub(super) fn batch_gather_grad(
+    params: &Tensor,
+    indices: &Tensor,
+    axis: usize,
+    b: usize,
+    g: &Tensor,
+) -> Result<Tensor> {
+    use crate::runtime::storage::HostData;
+    let p = params.dims();
+    let r = p.len();
+    let n = p[axis];
+    let batch: usize = p[..b].iter().product();
+    let per: usize = indices.dims()[b..].iter().product();
+    let mut values_shape = p[..axis].to_vec();
+    values_shape.push(per);
+    values_shape.extend_from_slice(&p[axis + 1..]);
+    let values = reshape(g, &values_shape)?;
+    let mut perm: Vec<i64> = (0..b as i64).collect();
+    perm.push(axis as i64);
+    perm.extend(b as i64..axis as i64);
+    perm.extend(axis as i64 + 1..r as i64);
+    let values_t = ops::transpose(&values, Some(&perm))?;
+    // indices offset by their flat batch position (`_GetBatchIndices`)
+    let ids: Vec<i64> = match indices.host()? {
+        HostData::I16(v) => v.iter().map(|&i| i as i64).collect(),
+        HostData::I32(v) => v.iter().map(|&i| i as i64).collect(),
+        HostData::I64(v) => v.clone(),
+        _ => {
+            return Err(crate::runtime::error::Error::internal(
+                "gather: indices dtype",
+            ))
+        }
+    };
+    let shifted: Vec<i64> = ids
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| i + (k / per.max(1) * n) as i64)
+        .collect();
+    let len = shifted.len();
+    let flat_idx = Tensor::from_vec(shifted, &[len])?.to_device(indices.device())?;
+    let inner = values_t.dims()[b + 1..].to_vec();
+    let mut flat_shape = vec![batch * per];
+    flat_shape.extend_from_slice(&inner);
+    let flat_values = reshape(&values_t, &flat_shape)?;
+    let summed = ops::segment::unsorted_segment_sum(&flat_values, &flat_idx, (n * batch) as i64)?;
+    let mut back_shape = p[..b].to_vec();
+    back_shape.push(n);
+    back_shape.extend_from_slice(&inner);
+    let summed = reshape(&summed, &back_shape)?;
+    let mut inv: Vec<i64> = (0..b as i64).collect();
+    inv.extend(b as i64 + 1..axis as i64 + 1);
+    inv.push(b as i64);
+    inv.extend(axis as i64 + 1..r as i64);
+    let out = ops::transpose(&summed, Some(&inv))?;
+    reshape(&out, p)
 }

@@ -139,7 +139,7 @@ pub(crate) fn sparse_gradient(
                 }))])
             }
         }
-        (GradOp::Gather(0), [g]) if !skip.first().copied().unwrap_or(false) => {
+        (GradOp::Gather(0, _), [g]) if !skip.first().copied().unwrap_or(false) => {
             // `_IndexedSlicesToTensorNoWarning(grad)`
             let g = g.clone().into_dense()?;
             let s = gather_grad(&inputs[0], &inputs[1], &g)?;

@@ -230,6 +230,18 @@ fn shape_ops() {
         let i = idx.clone();
         one("GatherV2", &move |xs| ops::gather(&xs[0], &i, axis));
     }
+    // batch_dims 1: indices [2, 2] into params [2, 3, 4] along axis 1 and 2
+    let bidx = Tensor::from_vec(vec![2i32, 2, 0, 1], &[2, 2]).unwrap();
+    for axis in [1i64, 2] {
+        let i = bidx.clone();
+        one("GatherV2 batch_dims", &move |xs| {
+            ops::gather_batched(&xs[0], &i, axis, 1)
+        });
+    }
+    let bidx2 = Tensor::from_vec(vec![3i64, 0, 0, 1, 2, 2], &[2, 3, 1]).unwrap();
+    one("GatherV2 batch_dims 2", &move |xs| {
+        ops::gather_batched(&xs[0], &bidx2, 2, -1)
+    });
     one("StridedSlice", &|xs| {
         let items = [
             IndexItem::Int(1),

@@ -238,7 +238,12 @@ fn forward(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Vec<Tensor
         GradOp::BroadcastTo => one(ops::broadcast_to(first(ins)?, &out_dims(0)?)),
         GradOp::Roll(s) => one(ops::reorder::roll(first(ins)?, s)),
         GradOp::Reverse(axes) => one(ops::reorder::reverse(first(ins)?, axes)),
-        GradOp::Gather(axis) => one(ops::gather(first(ins)?, second(ins)?, *axis as i64)),
+        GradOp::Gather(axis, b) => one(ops::gather_batched(
+            first(ins)?,
+            second(ins)?,
+            *axis as i64,
+            *b as i64,
+        )),
         GradOp::Index(items) => one(ops::index(first(ins)?, items, Semantics::Tf)),
         GradOp::Softmax { axis, log } => one(ops::nn::softmax(first(ins)?, *axis, *log)),
         GradOp::Relu6 => one(ops::nn::relu6(first(ins)?)),

@@ -278,11 +278,11 @@ pub fn infer(
                 fit(&d, t)
             })
         }
-        GradOp::Gather(axis) => {
+        GradOp::Gather(axis, b) => {
             let idx = ins.get(1).unwrap_or(&empty);
             each(&|t| {
                 let mut d: StaticDims = in0.iter().take(*axis).copied().collect();
-                d.extend(idx.iter().copied());
+                d.extend(idx.iter().skip(*b).copied());
                 d.extend(in0.iter().skip(axis + 1).copied());
                 fit(&d, t)
             })

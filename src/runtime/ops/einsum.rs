@@ -1,7 +1,11 @@
-//! `tf.einsum` for one or two operands without ellipses: every output
-//! element is the sum, over the contracted labels in row-major order, of
-//! the product of the operands' elements. Computed in host memory; the
-//! result goes back to the first operand's device.
+//! `tf.einsum`: every output element is the sum, over the contracted labels
+//! in row-major order, of the product of the operands' elements. Computed
+//! in host memory; the result goes back to the first operand's device.
+//! Ellipses (`...`) become fresh labels, with the operands broadcast to
+//! their common batch shape first (`ellipsis`). Three or more operands are
+//! taken for integer dtypes only, where any contraction order gives the
+//! same values; TensorFlow contracts floats pairwise in opt_einsum's order,
+//! whose rounding dist does not reproduce.
 
 use super::attr_error;
 use crate::runtime::autodiff::{tape, GradOp};
@@ -19,12 +23,6 @@ struct Equation {
 
 fn parse(eq: &str, n: usize) -> Result<Equation> {
     let compact: String = eq.chars().filter(|c| !c.is_whitespace()).collect();
-    if compact.contains('.') {
-        return Err(Error::new(
-            ErrorKind::Unimplemented,
-            "tf.einsum: ellipses ('...') are not supported in dist",
-        ));
-    }
     let (lhs, rhs) = match compact.split_once("->") {
         Some((l, r)) => (l.to_string(), Some(r.to_string())),
         None => (compact.clone(), None),
@@ -118,13 +116,11 @@ fn einsum_impl(eq: &str, xs: &[Tensor]) -> Result<Tensor> {
         .first()
         .map(|x| crate::runtime::trace::op("Einsum", x.device()));
     let e = parse(eq, xs.len())?;
-    if xs.is_empty() || xs.len() > 2 {
-        return Err(Error::new(
-            ErrorKind::Unimplemented,
-            "tf.einsum: dist supports one or two operands",
+    let Some(first) = xs.first() else {
+        return Err(Error::value_error(
+            "einsum: at least one operand is required",
         ));
-    }
-    let first = &xs[0];
+    };
     let dtype = first.dtype();
     let mkl = matches!(dtype, crate::runtime::DType::Float32);
     let node = if mkl {
@@ -145,6 +141,17 @@ fn einsum_impl(eq: &str, xs: &[Tensor]) -> Result<Tensor> {
     }
     if !dtype.is_numeric() {
         return Err(attr_error("Einsum", dtype));
+    }
+    if xs.len() > 2 && !dtype.is_integer() {
+        return Err(Error::new(
+            ErrorKind::Unimplemented,
+            format!(
+                "tf.einsum: dist takes three or more operands only for integer dtypes, not {} \
+                 (TensorFlow contracts them pairwise in opt_einsum's order, whose rounding dist \
+                 does not reproduce): contract them two at a time",
+                dtype.name()
+            ),
+        ));
     }
     // labels: the output's (each once), then the contracted ones in order
     // of appearance
@@ -294,11 +301,11 @@ fn inflate(t: &Tensor, output: &[u8], uniq: &[u8], full_dims: &[usize]) -> Resul
 /// `tf.einsum(equation, *inputs)` for one or two inputs: the `Einsum` op,
 /// after `tf.einsum`'s check that no output label repeats.
 pub fn einsum(eq: &str, xs: &[Tensor]) -> Result<Tensor> {
-    if let Ok(e) = parse(eq, xs.len()) {
+    if let Some((_, rhs)) = eq.split_once("->") {
         let mut seen = Vec::new();
-        if e.output.iter().any(|c| {
-            let dup = seen.contains(c);
-            seen.push(*c);
+        if rhs.bytes().filter(u8::is_ascii_alphabetic).any(|c| {
+            let dup = seen.contains(&c);
+            seen.push(c);
             dup
         }) {
             return Err(Error::value_error(format!(
@@ -306,7 +313,10 @@ pub fn einsum(eq: &str, xs: &[Tensor]) -> Result<Tensor> {
             )));
         }
     }
-    einsum_op(eq, xs)
+    match super::einsum_ellipsis::expand(eq, xs)? {
+        Some((resolved, broadcast)) => einsum_op(&resolved, &broadcast),
+        None => einsum_op(eq, xs),
+    }
 }
 
 /// TensorFlow's `Einsum` op, which (unlike `tf.einsum`) puts a repeated

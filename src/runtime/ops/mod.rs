@@ -8,7 +8,9 @@ pub mod conv;
 pub mod create;
 pub mod depthwise;
 pub mod einsum;
+mod einsum_ellipsis;
 pub mod elementwise;
+pub mod gather;
 pub mod index;
 pub mod join;
 pub mod linalg;
@@ -26,6 +28,7 @@ pub mod shape_ops;
 
 pub use create::{eye, range};
 pub use elementwise::*;
+pub use gather::{gather, gather_batched};
 pub use index::{index, index_assign, IndexItem};
 pub use join::{concat, split, stack, stack_named, unstack, SplitSpec};
 pub use linalg::matmul;

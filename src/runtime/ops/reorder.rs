@@ -10,7 +10,8 @@ use crate::runtime::autodiff::grad::{GradOp, NoGrad};
 use crate::runtime::autodiff::tape;
 use crate::runtime::{DType, Error, ErrorKind, Result, Scalar, Semantics, Tensor};
 
-use super::shape_ops::{gather, reshape};
+use super::gather::gather;
+use super::shape_ops::reshape;
 
 fn kernel(node: &str, x: &Tensor, msg: &str, name: &str) -> Error {
     Error::kernel(

@@ -1,5 +1,5 @@
 //! Shape ops: reshape, expand_dims, squeeze, transpose, broadcast_to,
-//! tile, gather (joins live in `join`, range/eye in `create`). Every data movement is one
+//! tile (gathers live in `gather`, joins in `join`, range/eye in `create`). Every data movement is one
 //! backend `take` (a gather of flat indices) so backends implement a single
 //! copy kernel for all of them.
 
@@ -10,7 +10,7 @@ use crate::runtime::backend::cpu::permute_indices;
 use crate::runtime::error::{Error, Result};
 use crate::runtime::op::Semantics;
 use crate::runtime::shape::Shape;
-use crate::runtime::storage::{try_vec, HostData};
+use crate::runtime::storage::try_vec;
 use crate::runtime::tensor::Tensor;
 
 pub(crate) fn take(x: &Tensor, idx: &[usize], shape: Shape) -> Result<Tensor> {
@@ -252,62 +252,6 @@ fn tile_impl(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
     take(x, &idx, shape)
 }
 
-/// `tf.gather(x, indices, axis)`: `indices` must be int32 or int64.
-fn gather_impl(x: &Tensor, indices: &Tensor, axis: i64) -> Result<Tensor> {
-    let _trace = crate::runtime::trace::op("GatherV2", x.device());
-    let dev = x.device();
-    let fail = |m: String| {
-        Error::kernel(
-            crate::runtime::ErrorKind::InvalidArgument,
-            "GatherV2",
-            &dev,
-            &m,
-            "GatherV2",
-            "",
-        )
-    };
-    let a = match x.shape().normalize_axis(axis, 0) {
-        Some(a) => a,
-        None => {
-            return Err(fail(format!(
-                "Shape must be at least rank {} but is rank {}",
-                axis.unsigned_abs() + if axis >= 0 { 1 } else { 0 },
-                x.rank()
-            )))
-        }
-    };
-    let ids: Vec<i64> = match indices.host()? {
-        HostData::I32(v) => v.iter().map(|&i| i as i64).collect(),
-        HostData::I64(v) => v.clone(),
-        _ => return Err(Error::type_error(format!("Value for attr 'Tindices' of {} is not in the list of allowed values: int16, int32, int64", indices.dtype().name()))),
-    };
-    let len = x.dims()[a];
-    for (k, &i) in ids.iter().enumerate() {
-        if i < 0 || i as usize >= len {
-            let at = if indices.rank() == 0 {
-                String::new()
-            } else {
-                format!("[{k}]")
-            };
-            return Err(fail(format!("indices{at} = {i} is not in [0, {len})")));
-        }
-    }
-    let outer: usize = x.dims()[..a].iter().product();
-    let inner: usize = x.dims()[a + 1..].iter().product();
-    let mut dims = x.dims()[..a].to_vec();
-    dims.extend_from_slice(indices.dims());
-    dims.extend_from_slice(&x.dims()[a + 1..]);
-    let shape = Shape(dims);
-    let mut idx = try_vec(shape.checked_numel()?)?;
-    for o in 0..outer {
-        for &i in &ids {
-            let base = (o * len + i as usize) * inner;
-            idx.extend(base..base + inner);
-        }
-    }
-    take(x, &idx, shape)
-}
-
 /// `tf.broadcast_to(x, shape)` / `np.broadcast_to`.
 fn broadcast_to_impl(x: &Tensor, dims: &[usize]) -> Result<Tensor> {
     let target = Shape::new(dims);
@@ -388,15 +332,6 @@ pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
         &[x],
         || tile_impl(x, multiples),
     )
-}
-
-/// `tf.gather(x, indices, axis)`.
-pub fn gather(x: &Tensor, indices: &Tensor, axis: i64) -> Result<Tensor> {
-    let gop = || {
-        let r = x.rank() as i64;
-        GradOp::Gather((if axis < 0 { axis + r } else { axis }) as usize)
-    };
-    tape::primitive(gop, &[x, indices], || gather_impl(x, indices, axis))
 }
 
 /// `tf.broadcast_to(x, shape)`.
