@@ -496,6 +496,36 @@ impl FunctionType {
         )))
     }
 
+    /// Binds a call to the types of an `input_signature` (each value cast
+    /// to its spec: a Python list becomes a tensor, a tensor must fit);
+    /// TensorFlow's TypeError when the call does not bind.
+    pub fn bind_signature(
+        &self,
+        vm: &dyn Vm,
+        args: &[Value],
+        kwargs: &[(Rc<str>, Value)],
+    ) -> PyResult<crate::distribute::nest::CallArgs> {
+        let reason = match self.bind_structured(vm, args, kwargs)? {
+            Ok(b) => return Ok((b.args, b.kwargs)),
+            Err(e) => e,
+        };
+        let mut kw = crate::value::Dict::new();
+        for (k, v) in kwargs {
+            kw.insert(Value::str(&**k), v.clone())?;
+        }
+        let params = self
+            .params
+            .iter()
+            .map(|p| Ok(format!("{}: {}", p.name, p.ty.text(vm)?)))
+            .collect::<PyResult<Vec<_>>>()?;
+        Err(type_error(format!(
+            "Binding inputs to tf.function failed due to `{reason}`. Received args: {} and kwargs: {} for signature: ({}).",
+            vm.str(&Value::tuple(args.to_vec()))?,
+            vm.str(&Value::dict(kw))?,
+            params.join(", ")
+        )))
+    }
+
     /// Python's `Signature.bind` (no defaults: a concrete function has
     /// none), then each value cast to its parameter's type.
     fn bind_structured(

@@ -43,6 +43,9 @@ pub struct FunctionObj {
     signature_dims: Option<Rc<[StaticShape]>>,
     /// `input_signature` itself (`get_concrete_function()` traces it).
     input_signature: Option<Value>,
+    /// The types of `input_signature`, which every call binds to (None:
+    /// not yet worked out, or a signature binding does not model).
+    signature_type: std::cell::OnceCell<Option<Rc<binding::FunctionType>>>,
     /// `reduce_retracing`: the input shapes of the latest relaxed trace of
     /// each signature without shapes (at first, the first trace's).
     relaxed_dims: RefCell<HashMap<String, Vec<StaticShape>>>,
@@ -174,6 +177,11 @@ impl FunctionObj {
     ) -> PyResult<Value> {
         let (args, kwargs) = match binding::canonicalize(&self.func, &args, &kwargs) {
             Some(canonical) => canonical,
+            None => (args, kwargs),
+        };
+        // a call binds to the input_signature's types first
+        let (args, kwargs) = match self.signature_type(vm).filter(|_| !concrete) {
+            Some(ft) => ft.bind_signature(vm, &args, &kwargs)?,
             None => (args, kwargs),
         };
         if !concrete {
@@ -348,6 +356,24 @@ impl FunctionObj {
         Ok(if concrete { cf } else { result })
     }
 
+    /// The types of the `input_signature` (worked out once, from tensors
+    /// standing for its specs).
+    fn signature_type(&self, vm: &dyn Vm) -> Option<Rc<binding::FunctionType>> {
+        self.signature_type
+            .get_or_init(|| {
+                let sig = vm.collect(self.input_signature.as_ref()?).ok()?;
+                let mut statics = Vec::new();
+                let shadows = sig
+                    .iter()
+                    .map(|v| trace::shadow_of_specs(v, &mut statics))
+                    .collect::<PyResult<Vec<_>>>()
+                    .ok()?;
+                binding::FunctionType::of_call(&self.func, &shadows, &[], Some(&statics))
+                    .map(Rc::new)
+            })
+            .clone()
+    }
+
     /// The concrete function traced for specs with unknown dims that this
     /// call's tensors fit, if any (TensorFlow calls it without tracing).
     fn spec_trace_for(
@@ -408,6 +434,7 @@ impl FunctionObj {
             concretes: RefCell::new(Vec::new()),
             signature_dims,
             input_signature,
+            signature_type: std::cell::OnceCell::new(),
             relaxed_dims: RefCell::new(HashMap::new()),
             spec_traces: RefCell::new(Vec::new()),
         })

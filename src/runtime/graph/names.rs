@@ -95,8 +95,8 @@ pub fn rename_constant(t: &Tensor, since: usize, base: &str) {
         }
         _ => (old.clone(), 0),
     };
-    // only a constant with the default name takes the native's
-    if stem != "const" {
+    // only a constant with the default name (in its scope) takes the native's
+    if stem.rsplit('/').next() != Some("const") {
         return;
     }
     // the most recent use of `Const` is handed back to the counter
