@@ -290,18 +290,10 @@ fn set_diag(
     let mut want = input.dims()[..r - 2].to_vec();
     want.push((rows + k.min(0)).min(cols - k.max(0)) as usize);
     if d.dims() != want.as_slice() {
-        let text = |x: &[usize]| {
-            let v: Vec<String> = x.iter().map(|n| n.to_string()).collect();
-            format!("[{}]", v.join(","))
-        };
-        return fail(format!(
-            "Either first dimensions of diagonal don't match input.shape[:-2], or \
-             diagonal.shape[:-1] is not equal to the longests diagonal in range \
-             [lower_diag_index:upper_diag_index].\nInput shape: {}\nDiagonal shape: {}\n\
-             Expected diagonal shape: {}",
-            text(input.dims()),
-            text(d.dims()),
-            text(&want)
+        return fail(ops::matrix::set_diag_shape_message(
+            input.dims(),
+            d.dims(),
+            &want,
         ));
     }
     // diagonal k is the main diagonal of the part from column k (k > 0) or

@@ -149,6 +149,23 @@ pub fn diag(v: &Tensor) -> Result<Tensor> {
     tape::primitive(|| GradOp::MatrixDiag, &[v], || diag_impl(v))
 }
 
+/// `MatrixSetDiagV3`'s error for a diagonal of the wrong shape.
+pub fn set_diag_shape_message(input: &[usize], diagonal: &[usize], want: &[usize]) -> String {
+    let text = |d: &[usize]| {
+        let v: Vec<String> = d.iter().map(|n| n.to_string()).collect();
+        format!("[{}]", v.join(","))
+    };
+    format!(
+        "Either first dimensions of diagonal don't match input.shape[:-2], or \
+         diagonal.shape[:-1] is not equal to the longests diagonal in range \
+         [lower_diag_index:upper_diag_index].\nInput shape: {}\nDiagonal shape: {}\n\
+         Expected diagonal shape: {}",
+        text(input),
+        text(diagonal),
+        text(want)
+    )
+}
+
 /// `tf.linalg.set_diag(x, diagonal)`: `x` with the main diagonal of each
 /// innermost matrix replaced.
 pub fn set_diag(x: &Tensor, diagonal: &Tensor) -> Result<Tensor> {
@@ -185,22 +202,10 @@ fn set_diag_impl(x: &Tensor, diagonal: &Tensor) -> Result<Tensor> {
     let mut want = x.dims()[..r - 2].to_vec();
     want.push(x.dims()[r - 2].min(x.dims()[r - 1]));
     if diagonal.dims() != want.as_slice() {
-        let text = |d: &[usize]| {
-            let v: Vec<String> = d.iter().map(|n| n.to_string()).collect();
-            format!("[{}]", v.join(","))
-        };
         return Err(kernel_error(
             op,
             &x.device(),
-            &format!(
-                "Either first dimensions of diagonal don't match input.shape[:-2], or \
-                 diagonal.shape[:-1] is not equal to the longests diagonal in range \
-                 [lower_diag_index:upper_diag_index].\nInput shape: {}\nDiagonal shape: {}\n\
-                 Expected diagonal shape: {}",
-                text(x.dims()),
-                text(diagonal.dims()),
-                text(&want)
-            ),
+            &set_diag_shape_message(x.dims(), diagonal.dims(), &want),
             " name: set_diag",
         ));
     }
