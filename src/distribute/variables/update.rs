@@ -262,7 +262,7 @@ fn read_value(vm: &dyn Vm, this: &Value) -> PyResult<Tensor> {
     };
     let t = value(vm, this);
     graph::exit_scope(&g);
-    Ok(crate::modules::tf::create::identity_op(&t?))
+    Ok(crate::runtime::autodiff::tape::identity_op(&t?))
 }
 
 /// The variable's value as a tensor.

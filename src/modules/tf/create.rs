@@ -268,14 +268,7 @@ fn identity(vm: &dyn Vm, input: Tensor, _name: &Value) -> PyResult<Tensor> {
     placed(vm, input.to_device(device))
 }
 
-/// A new handle on `t`'s buffer, recorded as TensorFlow's `Identity` (a
-/// node of its own in a traced graph, a step on an active tape).
-pub fn identity_op(t: &Tensor) -> Tensor {
-    use crate::runtime::autodiff::{tape, GradOp};
-    let out = tape::detached(t);
-    tape::record(|| GradOp::Identity, &[t], &[&out]);
-    out
-}
+use crate::runtime::autodiff::tape::identity_op;
 
 /// True for tensors: `tf.is_tensor(tf.constant(1))`, and for composite
 /// tensors (`tf.IndexedSlices`, and the `SparseTensor`/`RaggedTensor`

@@ -183,17 +183,7 @@ pub fn subtype(a: Option<&[Option<usize>]>, b: Option<&[Option<usize>]>) -> bool
     }
 }
 
-/// The most specific shape both shapes fit: dims that differ unknown, an
-/// unknown rank where the ranks differ or one is unknown.
-pub fn relaxed(a: Option<&[Option<usize>]>, b: Option<&[Option<usize>]>) -> Option<Dims> {
-    let (a, b) = (a?, b?);
-    (a.len() == b.len()).then(|| {
-        a.iter()
-            .zip(b)
-            .map(|(x, y)| if x == y { *x } else { None })
-            .collect()
-    })
-}
+pub use crate::runtime::graph::shapes::relaxed;
 
 /// The shape both shapes describe, known wherever either is.
 #[native("TensorShape.merge_with(self, other)")]

@@ -468,6 +468,18 @@ pub fn suspended<T>(f: impl FnOnce() -> T) -> T {
 /// A new handle on `t`'s buffer that no tape knows (`tf.stop_gradient`,
 /// the outputs of a `tf.custom_gradient` function).
 pub fn detached(t: &Tensor) -> Tensor {
+    detached_handle(t)
+}
+
+/// A new handle on `t`'s buffer, recorded as TensorFlow's `Identity` (a
+/// node of its own in a traced graph, a step on an active tape).
+pub fn identity_op(t: &Tensor) -> Tensor {
+    let out = detached_handle(t);
+    record(|| GradOp::Identity, &[t], &[&out]);
+    out
+}
+
+fn detached_handle(t: &Tensor) -> Tensor {
     Tensor::from_parts(
         t.dtype(),
         t.shape().clone(),

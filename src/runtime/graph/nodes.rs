@@ -56,10 +56,7 @@ pub fn record_cond(pred: &Tensor, branches: [Rc<RefCell<Graph>>; 2], outputs: &[
     let statics: Vec<Option<shapes::StaticShape>> = (0..outputs.len())
         .map(|k| {
             let (a, b) = (branch_dims(&t, k)?, branch_dims(&f, k)?);
-            Some(crate::object::tensor::shape::relaxed(
-                a.as_deref(),
-                b.as_deref(),
-            ))
+            Some(shapes::relaxed(a.as_deref(), b.as_deref()))
         })
         .collect();
     let bs = Rc::new([make(t), make(f)]);

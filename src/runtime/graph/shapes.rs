@@ -74,6 +74,18 @@ pub fn known(t: &Tensor) -> StaticDims {
     t.dims().iter().map(|&d| Some(d)).collect()
 }
 
+/// The most specific shape both shapes fit: dims that differ unknown, an
+/// unknown rank where the ranks differ or one is unknown.
+pub fn relaxed(a: Option<&[Option<usize>]>, b: Option<&[Option<usize>]>) -> StaticShape {
+    let (a, b) = (a?, b?);
+    (a.len() == b.len()).then(|| {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| if x == y { *x } else { None })
+            .collect()
+    })
+}
+
 /// Whether concrete dims fit a static shape.
 pub fn fits(s: &StaticShape, dims: &[usize]) -> bool {
     s.as_ref().is_none_or(|s| {
