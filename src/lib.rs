@@ -53,11 +53,31 @@ pub const STACK_SIZE: usize = 256 << 20;
 
 /// Runs `f` on a new thread with [`STACK_SIZE`] bytes of stack and returns its result.
 pub fn with_big_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
-    let handle = std::thread::Builder::new().stack_size(STACK_SIZE).spawn(f);
-    match handle.map(|h| h.join()) {
-        Ok(Ok(r)) => r,
-        Ok(Err(panic)) => std::panic::resume_unwind(panic),
-        Err(e) => panic!("cannot start the interpreter thread: {e}"),
+    match on_interpreter_thread(f) {
+        Ok(r) => r,
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+}
+
+/// Runs `f` on an interpreter thread: one worker of a new thread pool (one
+/// thread per core, each with [`STACK_SIZE`] bytes of stack) that the CPU
+/// kernels split their work across. Being one of the pool's workers, the
+/// interpreter runs its share of a split kernel itself, where a thread
+/// outside the pool would sleep until the workers finish and be woken up
+/// again (a measured fifth of a small training step). `Err` carries the
+/// panic, if `f` panicked.
+pub fn on_interpreter_thread<R: Send + 'static>(
+    f: impl FnOnce() -> R + Send + 'static,
+) -> std::thread::Result<R> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(STACK_SIZE)
+        .thread_name(|i| format!("dist-{i}"))
+        .build();
+    match pool {
+        Ok(pool) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.install(f))),
+        Err(e) => Err(Box::new(format!(
+            "cannot start the interpreter thread: {e}"
+        ))),
     }
 }
 

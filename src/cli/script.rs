@@ -141,7 +141,8 @@ fn report_trace(file: Option<&str>, events: &[crate::runtime::trace::Event]) {
     let _ = std::io::stderr().write_all(text.as_bytes());
 }
 
-/// Runs `f` on a new thread with a [`STACK_SIZE`] stack and waits for it.
+/// Runs `f` on an interpreter thread ([`crate::on_interpreter_thread`]:
+/// a [`STACK_SIZE`] stack, the kernels' thread pool) and waits for it.
 /// `Err` carries the panic, if `f` panicked (unlike [`crate::with_big_stack`],
 /// which resumes it: the golden harness reports a panicking case and goes on).
 pub fn with_big_stack<T, F>(f: F) -> std::thread::Result<T>
@@ -149,16 +150,7 @@ where
     T: Send + 'static,
     F: FnOnce() -> T + Send + 'static,
 {
-    match std::thread::Builder::new()
-        .name("dist".into())
-        .stack_size(STACK_SIZE)
-        .spawn(f)
-    {
-        Ok(handle) => handle.join(),
-        Err(e) => Err(Box::new(format!(
-            "cannot start the interpreter thread: {e}"
-        ))),
-    }
+    crate::on_interpreter_thread(f)
 }
 
 /// Whether stderr should get colour: a terminal, and `NO_COLOR` unset.

@@ -69,6 +69,11 @@ pub struct MatMulDims {
     pub lhs_batch_stride: usize,
     /// Element offset between consecutive right matrices (0 broadcasts one matrix).
     pub rhs_batch_stride: usize,
+    /// The left matrices are stored transposed (`[k, m]`); only set for a
+    /// backend whose `matmul_reads_transposed` says it reads them so.
+    pub transpose_a: bool,
+    /// The right matrices are stored transposed (`[n, k]`); as `transpose_a`.
+    pub transpose_b: bool,
 }
 
 /// The kernels a device kind provides. Errors carry only the bare kernel
@@ -119,6 +124,12 @@ pub trait Backend: Sync {
 
     /// Batched matrix product.
     fn matmul(&self, a: &Storage, b: &Storage, dims: MatMulDims) -> Result<Storage>;
+
+    /// Whether `matmul` reads operands stored transposed (`MatMulDims`'
+    /// `transpose_a`/`transpose_b`); where not, the caller transposes them.
+    fn matmul_reads_transposed(&self) -> bool {
+        false
+    }
 
     /// Elements at the given flat indices, in order (the copy behind every
     /// shape op: transpose, slicing, gather, concat, tile…).

@@ -61,19 +61,31 @@ fn matmul_impl(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> 
             return Err(fail(format!("In[{i}] ndims must be >= 2")));
         }
     }
-    let a2 = if transpose_a {
-        swap_last(a)?
-    } else {
-        a.clone()
+    // a backend that reads transposed operands in place gets them as they
+    // are; for the others they are transposed first
+    let in_place = a.storage().backend().matmul_reads_transposed();
+    let (a2, ta) = match transpose_a {
+        true if !in_place => (swap_last(a)?, false),
+        t => (a.clone(), t),
     };
-    let b2 = if transpose_b {
-        swap_last(b)?
-    } else {
-        b.clone()
+    let (b2, tb) = match transpose_b {
+        true if !in_place => (swap_last(b)?, false),
+        t => (b.clone(), t),
     };
     let (ar, br) = (a2.rank(), b2.rank());
-    let (m, k) = (a2.dims()[ar - 2], a2.dims()[ar - 1]);
-    let (k2, n) = (b2.dims()[br - 2], b2.dims()[br - 1]);
+    // the stored matrices' rows and columns
+    let (a_rows, a_cols) = (a2.dims()[ar - 2], a2.dims()[ar - 1]);
+    let (b_rows, b_cols) = (b2.dims()[br - 2], b2.dims()[br - 1]);
+    let (m, k) = if ta {
+        (a_cols, a_rows)
+    } else {
+        (a_rows, a_cols)
+    };
+    let (k2, n) = if tb {
+        (b_cols, b_rows)
+    } else {
+        (b_rows, b_cols)
+    };
     let a_batch = Shape::new(&a2.dims()[..ar - 2]);
     let b_batch = Shape::new(&b2.dims()[..br - 2]);
     let batch = a_batch.broadcast(&b_batch).ok_or_else(|| {
@@ -103,8 +115,8 @@ fn matmul_impl(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> 
         dims.extend([rows, cols]);
         Ok((broadcast_to(t, &dims)?, rows * cols))
     };
-    let (a3, sa) = expand(&a2, &a_batch, m, k)?;
-    let (b3, sb) = expand(&b2, &b_batch, k, n)?;
+    let (a3, sa) = expand(&a2, &a_batch, a_rows, a_cols)?;
+    let (b3, sb) = expand(&b2, &b_batch, b_rows, b_cols)?;
     let mut out_dims = batch.0.clone();
     out_dims.extend([m, n]);
     let out = Shape(out_dims);
@@ -116,6 +128,8 @@ fn matmul_impl(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> 
         n,
         lhs_batch_stride: sa,
         rhs_batch_stride: sb,
+        transpose_a: ta,
+        transpose_b: tb,
     };
     let storage = a3
         .storage()

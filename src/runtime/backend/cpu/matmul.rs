@@ -5,9 +5,12 @@
 //! near-equal blocks up to 768 (their chains added), blocks of 384 beyond
 //! (exact for multiples of 384; other k past 768 differ in the last bit,
 //! `tests/golden/known_gaps`); float64 as Eigen's, products added one by one
-//! in k order without fusing. Each row is an i-k-j loop vectorised over j
-//! (FMA instructions where the CPU has them), row blocks split across
-//! threads when large; other dtypes use the same loop.
+//! in k order without fusing. Float32 runs register tiles (`tile`: AVX-512
+//! or AVX2 + FMA, chosen at run time) over packed panels of the right
+//! operand, reading either operand transposed in place; every output is
+//! still its own FMA chain in k order, so the tiling changes the speed and
+//! never a bit. Other dtypes and CPUs without FMA use an i-k-j row loop.
+//! Row blocks are split across threads when the product is large.
 
 use rayon::prelude::*;
 
@@ -18,10 +21,33 @@ use crate::runtime::f16::F16;
 use crate::runtime::storage::{filled, HostData};
 
 /// Work (m·k·n) from which one product is split across threads.
-const PAR_WORK: usize = 1 << 20;
+const PAR_WORK: usize = 1 << 22;
 
-/// Batched matrix product on host buffers of one dtype.
+/// Batched matrix product on host buffers of one dtype (either operand
+/// possibly stored transposed: `d.transpose_a` / `d.transpose_b`).
 pub fn matmul(a: &HostData, b: &HostData, d: MatMulDims) -> Result<HostData> {
+    #[cfg(target_arch = "x86_64")]
+    if let (HostData::F32(x), HostData::F32(y)) = (a, b) {
+        if let Some(out) = tile::gemm(x, y, d)? {
+            return Ok(HostData::F32(out));
+        }
+    }
+    // the row loop reads both operands untransposed
+    let count = |stride: usize| if stride == 0 { 1 } else { d.batch };
+    let a_own;
+    let a = if d.transpose_a {
+        a_own = a.transpose_last2(count(d.lhs_batch_stride), d.k, d.m)?;
+        &a_own
+    } else {
+        a
+    };
+    let b_own;
+    let b = if d.transpose_b {
+        b_own = b.transpose_last2(count(d.rhs_batch_stride), d.n, d.k)?;
+        &b_own
+    } else {
+        b
+    };
     match (a, b) {
         (HostData::F32(x), HostData::F32(y)) => Ok(HostData::F32(gemm(x, y, d)?)),
         (HostData::F64(x), HostData::F64(y)) => Ok(HostData::F64(gemm(x, y, d)?)),
@@ -41,6 +67,18 @@ pub fn matmul(a: &HostData, b: &HostData, d: MatMulDims) -> Result<HostData> {
             "MatMul is not supported for dtype {}",
             x.dtype().name()
         ))),
+    }
+}
+
+/// Rows of each thread's share of a product of `m` rows and `work`
+/// multiply-adds (all of them below `PAR_WORK`).
+fn rows_per_task(m: usize, work: usize) -> usize {
+    if work >= PAR_WORK {
+        m.div_ceil(rayon::current_num_threads())
+            .max(16)
+            .next_multiple_of(8)
+    } else {
+        m.max(1)
     }
 }
 
@@ -108,28 +146,13 @@ impl Gemm for f32 {
     }
 
     fn product(a: &[f32], b: &[f32], c: &mut [f32], k: usize, n: usize, blocks: &[Block]) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("fma") {
-                // SAFETY: the CPU has FMA (checked just above).
-                unsafe { tiles_fma(a, b, c, k, n, blocks) };
-                return;
-            }
-        }
         tiles(a, b, c, k, n, blocks)
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "fma,avx2")]
-unsafe fn tiles_fma(a: &[f32], b: &[f32], c: &mut [f32], k: usize, n: usize, blocks: &[Block]) {
-    tiles(a, b, c, k, n, blocks)
-}
-
-/// Rows of the product in tiles of `MR` rows × `NR` columns held in
-/// registers: each output is still one FMA chain over k in order (the
-/// tile only shares the loads), so the result is the row loop's, faster.
-#[inline(always)]
+/// Rows of the product in tiles of `MR` rows × `NR` columns (the portable
+/// path, for CPUs without FMA instructions): each output is still one FMA
+/// chain over k in order, so the result is the row loop's.
 fn tiles(a: &[f32], b: &[f32], c: &mut [f32], k: usize, n: usize, blocks: &[Block]) {
     const MR: usize = 4;
     const NR: usize = 16;
@@ -219,15 +242,10 @@ fn gemm<T: Gemm>(a: &[T], b: &[T], d: MatMulDims) -> Result<Vec<T>> {
         return Ok(out);
     }
     let blocks = T::k_blocks(k);
-    let work = m * k * n;
+    let rows = rows_per_task(m, m * k * n);
     for (bi, c) in out.chunks_mut(m * n).enumerate() {
         let ao = bi * d.lhs_batch_stride;
         let bo = bi * d.rhs_batch_stride;
-        let rows = if work >= PAR_WORK {
-            m.div_ceil(rayon::current_num_threads()).max(16)
-        } else {
-            m
-        };
         c.par_chunks_mut(rows * n).enumerate().for_each(|(ri, cb)| {
             let r = cb.len() / n;
             let start = ao + ri * rows * k;
@@ -243,6 +261,9 @@ fn gemm<T: Gemm>(a: &[T], b: &[T], d: MatMulDims) -> Result<Vec<T>> {
     }
     Ok(out)
 }
+
+#[cfg(target_arch = "x86_64")]
+mod tile;
 
 fn naive<T: Num>(a: &[T], b: &[T], d: MatMulDims) -> Result<Vec<T>> {
     let MatMulDims { batch, m, k, n, .. } = d;

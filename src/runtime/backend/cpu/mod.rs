@@ -154,6 +154,10 @@ impl Backend for CpuBackend {
         Ok(Storage::Host(matmul::matmul(h(a)?, h(b)?, dims)?))
     }
 
+    fn matmul_reads_transposed(&self) -> bool {
+        true
+    }
+
     fn take(&self, x: &Storage, idx: &[usize]) -> Result<Storage> {
         Ok(Storage::Host(h(x)?.take(idx)?))
     }

@@ -10,7 +10,7 @@ use crate::runtime::error::Result;
 use crate::runtime::storage::try_vec;
 
 /// Element count from which kernels run in parallel.
-pub const PAR_MIN: usize = 32 * 1024;
+pub const PAR_MIN: usize = 256 * 1024;
 /// Smallest piece of work one rayon task gets.
 const PAR_CHUNK: usize = 8 * 1024;
 
@@ -20,19 +20,33 @@ pub fn map<A: Copy + Sync, O: Send + 'static>(
     f: impl Fn(A) -> O + Sync + Send,
 ) -> Result<Vec<O>> {
     let mut out = try_vec(a.len())?;
-    if a.len() >= PAR_MIN {
-        out.par_extend(a.par_iter().with_min_len(PAR_CHUNK).map(|&x| f(x)));
-    } else {
-        // Through a `&mut` slice (not `extend`'s raw pointer writes): LLVM
-        // then knows the output aliases nothing `f` reads, and vectorises.
-        let dst = &mut out.spare_capacity_mut()[..a.len()];
-        for (d, &x) in dst.iter_mut().zip(a) {
+    // Through `&mut` slices (not `extend`'s raw pointer writes): LLVM then
+    // knows the output aliases nothing `f` reads, and vectorises.
+    fill(&mut out.spare_capacity_mut()[..a.len()], |off, dst| {
+        for (d, &x) in dst.iter_mut().zip(&a[off..]) {
             d.write(f(x));
         }
-        // SAFETY: the loop wrote all `a.len()` slots; `try_vec` reserved them.
-        unsafe { out.set_len(a.len()) };
-    }
+    });
+    // SAFETY: `fill` wrote all `a.len()` slots; `try_vec` reserved them.
+    unsafe { out.set_len(a.len()) };
     Ok(out)
+}
+
+/// Runs `body(offset, piece)` over `dst` cut into pieces: one piece on the
+/// calling thread below [`PAR_MIN`] elements, pieces of [`PAR_CHUNK`]
+/// across the cores from there (each piece a tight loop LLVM vectorises,
+/// where an element-by-element parallel iterator does not).
+fn fill<O: Send>(
+    dst: &mut [std::mem::MaybeUninit<O>],
+    body: impl Fn(usize, &mut [std::mem::MaybeUninit<O>]) + Sync + Send,
+) {
+    if dst.len() >= PAR_MIN {
+        dst.par_chunks_mut(PAR_CHUNK)
+            .enumerate()
+            .for_each(|(i, piece)| body(i * PAR_CHUNK, piece));
+    } else {
+        body(0, dst);
+    }
 }
 
 /// `f(x, y)` for every `x` of `a` and one `y`. The scalar is a by-value
@@ -44,12 +58,11 @@ where
     B: Copy + Sync,
     O: Send + 'static,
 {
-    if a.len() >= PAR_MIN {
-        return map(a, |x| f(x, y));
-    }
     let mut out = try_vec(a.len())?;
-    fill_with_scalar(&mut out.spare_capacity_mut()[..a.len()], a, y, f);
-    // SAFETY: `fill_with_scalar` wrote all `a.len()` slots; `try_vec` reserved them.
+    fill(&mut out.spare_capacity_mut()[..a.len()], |off, dst| {
+        fill_with_scalar(dst, &a[off..], y, f)
+    });
+    // SAFETY: `fill` wrote all `a.len()` slots; `try_vec` reserved them.
     unsafe { out.set_len(a.len()) };
     Ok(out)
 }
@@ -95,21 +108,13 @@ where
     let n: usize = out.iter().product();
     if a.len() == n && b.len() == n {
         let mut v = try_vec(n)?;
-        if n >= PAR_MIN {
-            v.par_extend(
-                a.par_iter()
-                    .zip(b.par_iter())
-                    .with_min_len(PAR_CHUNK)
-                    .map(|(&x, &y)| f(x, y)),
-            );
-        } else {
-            let dst = &mut v.spare_capacity_mut()[..n];
-            for ((d, &x), &y) in dst.iter_mut().zip(a).zip(b) {
+        fill(&mut v.spare_capacity_mut()[..n], |off, dst| {
+            for ((d, &x), &y) in dst.iter_mut().zip(&a[off..]).zip(&b[off..]) {
                 d.write(f(x, y));
             }
-            // SAFETY: the loop wrote all `n` slots; `try_vec` reserved them.
-            unsafe { v.set_len(n) };
-        }
+        });
+        // SAFETY: `fill` wrote all `n` slots; `try_vec` reserved them.
+        unsafe { v.set_len(n) };
         return Ok(v);
     }
     if b.len() == 1 && a.len() == n {
