@@ -92,11 +92,13 @@ where
         spare
             .par_chunks_mut(BLOCK)
             .enumerate()
-            .for_each(|(i, dst)| block(i * BLOCK, dst));
+            .for_each(|(i, dst)| super::zip::wide(|| block(i * BLOCK, dst)));
     } else {
-        for (i, dst) in spare.chunks_mut(BLOCK).enumerate() {
-            block(i * BLOCK, dst);
-        }
+        super::zip::wide(|| {
+            for (i, dst) in spare.chunks_mut(BLOCK).enumerate() {
+                block(i * BLOCK, dst);
+            }
+        });
     }
     // SAFETY: the loops above wrote every one of the first `n` spare slots
     // (the chunks of `spare` cover it exactly), and `try_vec` reserved `n`.

@@ -43,10 +43,30 @@ fn fill<O: Send>(
     if dst.len() >= PAR_MIN {
         dst.par_chunks_mut(PAR_CHUNK)
             .enumerate()
-            .for_each(|(i, piece)| body(i * PAR_CHUNK, piece));
+            .for_each(|(i, piece)| wide(|| body(i * PAR_CHUNK, piece)));
     } else {
-        body(0, dst);
+        wide(|| body(0, dst));
     }
+}
+
+/// Runs `f` compiled for AVX2 where the CPU has it: the loops it inlines
+/// vectorise eight lanes wide instead of the baseline's four. The same IEEE
+/// operations on each element (no contraction into FMAs: AVX2 only), so
+/// the same bits.
+#[inline(always)]
+pub fn wide<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    if is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2 (checked just above).
+        return unsafe { wide_avx2(f) };
+    }
+    f()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn wide_avx2<R>(f: impl FnOnce() -> R) -> R {
+    f()
 }
 
 /// `f(x, y)` for every `x` of `a` and one `y`. The scalar is a by-value
@@ -67,7 +87,7 @@ where
     Ok(out)
 }
 
-#[inline(never)]
+#[inline(always)]
 fn fill_with_scalar<A: Copy, B: Copy, O>(
     dst: &mut [std::mem::MaybeUninit<O>],
     a: &[A],
@@ -180,11 +200,13 @@ where
         v.par_chunks_mut(inner)
             .with_min_len((PAR_CHUNK / inner).max(1))
             .enumerate()
-            .for_each(|(r, dst)| fill_row(r, dst));
+            .for_each(|(r, dst)| wide(|| fill_row(r, dst)));
     } else {
-        for (r, dst) in v.chunks_mut(inner).enumerate() {
-            fill_row(r, dst);
-        }
+        wide(|| {
+            for (r, dst) in v.chunks_mut(inner).enumerate() {
+                fill_row(r, dst);
+            }
+        });
     }
     Ok(v)
 }
