@@ -8,6 +8,7 @@ use super::binding::FunctionType;
 use super::trace::{self, Concrete};
 use crate::distribute::classes::native_class;
 use crate::distribute::dataset::structure::{Spec, SpecObj};
+use crate::distribute::values::{components, DistKind, DistValues};
 use crate::object::{native, ClassSpec, Member};
 use crate::runtime::graph::Graph;
 use crate::runtime::graph::NodeOp;
@@ -193,6 +194,16 @@ pub fn type_text_in(vm: &dyn Vm, v: &Value, graph: Option<&Graph>) -> PyResult<S
             format!("Dict[{}]", parts.join(", "))
         }
         Value::Native(n) if n.as_any().downcast_ref::<SpecObj>().is_some() => vm.repr(v)?,
+        // a PerReplica argument or result: its type spec, one spec per
+        // replica (the repr of the spec's tuple: a trailing comma for one)
+        Value::Native(_)
+            if v.downcast::<DistValues>()
+                .is_some_and(|d| d.kind == DistKind::PerReplica) =>
+        {
+            let parts = components(v).unwrap_or_default();
+            let comma = if parts.len() == 1 { "," } else { "" };
+            format!("PerReplicaSpec({}{comma})", join(parts)?)
+        }
         _ => format!("Literal[{}]", vm.repr(v)?),
     })
 }
