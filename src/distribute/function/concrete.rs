@@ -2,6 +2,7 @@
 //! its output type and captures as TensorFlow prints them, and a call that
 //! replays its graph.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::binding::FunctionType;
@@ -9,6 +10,7 @@ use super::trace::{self, Concrete};
 use crate::distribute::classes::native_class;
 use crate::distribute::dataset::structure::{Spec, SpecObj};
 use crate::distribute::values::{components, DistKind, DistValues};
+use crate::distribute::variables::{variable_spec, variables_in};
 use crate::object::{native, ClassSpec, Member};
 use crate::runtime::graph::Graph;
 use crate::runtime::graph::NodeOp;
@@ -161,6 +163,19 @@ pub fn type_text(vm: &dyn Vm, v: &Value) -> PyResult<String> {
 /// [`type_text`] with the static shapes of `graph`'s tensors (a traced
 /// result's unknown dims).
 pub fn type_text_in(vm: &dyn Vm, v: &Value, graph: Option<&Graph>) -> PyResult<String> {
+    text_of(vm, v, graph, &RefCell::new(Vec::new()))
+}
+
+/// [`type_text_in`], numbering the variables met so far in `aliases`
+/// (a variable's `alias_id`: the same variable passed twice shares one).
+fn text_of(
+    vm: &dyn Vm,
+    v: &Value,
+    graph: Option<&Graph>,
+    aliases: &RefCell<Vec<usize>>,
+) -> PyResult<String> {
+    let type_text_in =
+        |vm: &dyn Vm, x: &Value, graph: Option<&Graph>| text_of(vm, x, graph, aliases);
     let join = |items: &[Value]| -> PyResult<String> {
         Ok(items
             .iter()
@@ -168,6 +183,17 @@ pub fn type_text_in(vm: &dyn Vm, v: &Value, graph: Option<&Graph>) -> PyResult<S
             .collect::<PyResult<Vec<_>>>()?
             .join(", "))
     };
+    if let Some((id, spec)) = variable_spec(v) {
+        let mut seen = aliases.borrow_mut();
+        let alias = match seen.iter().position(|&s| s == id) {
+            Some(i) => i,
+            None => {
+                seen.push(id);
+                seen.len() - 1
+            }
+        };
+        return Ok(format!("VariableSpec({spec}, alias_id={alias})"));
+    }
     Ok(match v {
         Value::Tensor(t) => match graph.and_then(|g| g.static_of(t)) {
             Some(dims) => Spec::Tensor {
@@ -227,6 +253,7 @@ pub fn param_lines(
     let Value::Function(f) = func else {
         return Ok(Vec::new());
     };
+    let aliases = RefCell::new(Vec::new());
     let mut out = Vec::new();
     let mut pos = args.iter();
     for p in &f.sig.params {
@@ -248,7 +275,11 @@ pub fn param_lines(
         let Some(v) = given.or_else(|| p.default.clone()) else {
             continue;
         };
-        out.push(format!("{} ({kind}): {}", p.name, type_text(vm, &v)?));
+        out.push(format!(
+            "{} ({kind}): {}",
+            p.name,
+            text_of(vm, &v, None, &aliases)?
+        ));
     }
     Ok(out)
 }
@@ -273,10 +304,11 @@ fn kwarg(kwargs: &[(Rc<str>, Value)], name: &str) -> Option<Value> {
 
 /// The capture lines of a graph: variables it reads and tensors it took
 /// from outside the trace.
-pub fn capture_lines(c: &Concrete) -> Vec<String> {
+pub fn capture_lines(c: &Concrete, args: &[Value]) -> Vec<String> {
     let g = c.graph.borrow();
     let mut out = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    // a variable passed as an argument is an input, not a capture
+    let mut seen: std::collections::HashSet<usize> = args.iter().flat_map(variables_in).collect();
     for n in &g.nodes {
         match &n.op {
             NodeOp::ReadVariable(r) | NodeOp::AssignVariable(r) => {

@@ -339,7 +339,14 @@ impl FunctionObj {
             ftype,
             captures: graph
                 .as_deref()
-                .map(concrete::capture_lines)
+                .map(|c| {
+                    let all: Vec<Value> = args
+                        .iter()
+                        .cloned()
+                        .chain(kwargs.iter().map(|(_, v)| v.clone()))
+                        .collect();
+                    concrete::capture_lines(c, &all)
+                })
                 .unwrap_or_default(),
             graph,
             params,

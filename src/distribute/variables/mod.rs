@@ -91,6 +91,40 @@ pub struct DistVar {
     sync: Sync,
 }
 
+/// A plain variable's identity (its cell) and TensorFlow's `VariableSpec`
+/// fields but the alias (`shape=(2,), dtype=tf.float32, trainable=True`),
+/// as a `tf.function` argument types it.
+pub fn variable_spec(v: &Value) -> Option<(usize, String)> {
+    let var = v.downcast::<PlainVar>()?;
+    let cell = &var.cell;
+    let value = cell.value.borrow();
+    let trainable = if cell.trainable { "True" } else { "False" };
+    Some((
+        Rc::as_ptr(cell) as *const () as usize,
+        format!(
+            "shape={}, dtype=tf.{}, trainable={trainable}",
+            cell.shape_text(&value),
+            value.dtype().name()
+        ),
+    ))
+}
+
+/// The identities of the plain variables in `v` (nested in lists, tuples
+/// and dicts), as [`variable_spec`] gives them.
+pub fn variables_in(v: &Value) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut walk = vec![v.clone()];
+    while let Some(x) = walk.pop() {
+        match &x {
+            Value::List(l) => walk.extend(l.borrow().iter().cloned()),
+            Value::Tuple(t) => walk.extend(t.iter().cloned()),
+            Value::Dict(d) => walk.extend(d.borrow().items().into_iter().map(|(_, x)| x)),
+            _ => out.extend(variable_spec(&x).map(|(id, _)| id)),
+        }
+    }
+    out
+}
+
 /// True for `tf.Variable` objects of any kind.
 pub fn is_variable(v: &Value) -> bool {
     v.downcast::<PlainVar>().is_some() || v.downcast::<DistVar>().is_some()
