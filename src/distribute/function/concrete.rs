@@ -10,7 +10,7 @@ use super::trace::{self, Concrete};
 use crate::distribute::classes::native_class;
 use crate::distribute::dataset::structure::{Spec, SpecObj};
 use crate::distribute::values::{components, DistKind, DistValues};
-use crate::distribute::variables::{variable_spec, variables_in};
+use crate::distribute::variables::{arg_variables, variable_spec};
 use crate::object::{native, ClassSpec, Member};
 use crate::runtime::graph::Graph;
 use crate::runtime::graph::NodeOp;
@@ -122,7 +122,7 @@ impl NativeObject for ConcreteObj {
             if let Some(c) = &self.graph {
                 trace::check_flat_dtypes(c, &b.inputs, &self.name)?;
                 if trace::matches_flat(c, &b.inputs) {
-                    let outs = trace::run_graph(vm, &c.graph.borrow(), &c.plan, &b.inputs)?;
+                    let outs = trace::run_graph(vm, &c.graph.borrow(), &c.plan, &b.inputs, &[])?;
                     return c.template.build(&outs);
                 }
             }
@@ -308,7 +308,8 @@ pub fn capture_lines(c: &Concrete, args: &[Value]) -> Vec<String> {
     let g = c.graph.borrow();
     let mut out = Vec::new();
     // a variable passed as an argument is an input, not a capture
-    let mut seen: std::collections::HashSet<usize> = args.iter().flat_map(variables_in).collect();
+    let mut seen: std::collections::HashSet<usize> =
+        arg_variables(args).into_iter().map(|(id, _)| id).collect();
     for n in &g.nodes {
         match &n.op {
             NodeOp::ReadVariable(r) | NodeOp::AssignVariable(r) => {

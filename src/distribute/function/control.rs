@@ -167,7 +167,9 @@ pub fn finish_cond(
         let bg = t.graph.borrow();
         let plan = crate::runtime::graph::exec::Plan::new(&bg);
         let args = bg.capture_values.clone();
-        fresh(&graph::paused(|| trace::run_graph(vm, &bg, &plan, &args))?)
+        fresh(&graph::paused(|| {
+            trace::run_graph(vm, &bg, &plan, &args, &[])
+        })?)
     };
     let refs: Vec<&Tensor> = ran.iter().collect();
     graph::record_cond(pred, graphs, &refs);

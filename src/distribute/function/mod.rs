@@ -106,14 +106,15 @@ impl FunctionObj {
         relaxed: bool,
     ) -> PyResult<String> {
         let mut key = String::new();
+        let mut aliases = Vec::new();
         for a in args {
-            signature(vm, a, relaxed, &mut key)?;
+            signature(vm, a, relaxed, &mut aliases, &mut key)?;
             key.push(';');
         }
         for (k, v) in kwargs {
             key.push_str(k);
             key.push('=');
-            signature(vm, v, relaxed, &mut key)?;
+            signature(vm, v, relaxed, &mut aliases, &mut key)?;
             key.push(';');
         }
         Ok(key)
@@ -542,7 +543,17 @@ fn next_function_number() -> u64 {
 /// What decides whether TensorFlow retraces for an argument: a tensor's
 /// dtype, shape and device (strategies trace once per replica device), a
 /// Python value itself, a structure's parts; other objects by identity.
-fn signature(vm: &dyn Vm, v: &Value, relaxed: bool, out: &mut String) -> PyResult<()> {
+/// (`aliases`: the plain variables met so far, whose order numbers them:
+/// a variable keys by its spec and alias, as TensorFlow's `VariableSpec`,
+/// so another variable of the same spec in the same place replays the
+/// graph on itself.)
+fn signature(
+    vm: &dyn Vm,
+    v: &Value,
+    relaxed: bool,
+    aliases: &mut Vec<usize>,
+    out: &mut String,
+) -> PyResult<()> {
     use std::fmt::Write;
     match v {
         Value::Tensor(t) if relaxed => {
@@ -564,14 +575,14 @@ fn signature(vm: &dyn Vm, v: &Value, relaxed: bool, out: &mut String) -> PyResul
             out.push('(');
             if let Value::Dict(d) = v {
                 for (k, x) in d.borrow().items() {
-                    signature(vm, &k, relaxed, out)?;
+                    signature(vm, &k, relaxed, aliases, out)?;
                     out.push('=');
-                    signature(vm, &x, relaxed, out)?;
+                    signature(vm, &x, relaxed, aliases, out)?;
                     out.push(',');
                 }
             } else {
                 for x in vm.collect(v)? {
-                    signature(vm, &x, relaxed, out)?;
+                    signature(vm, &x, relaxed, aliases, out)?;
                     out.push(',');
                 }
             }
@@ -581,17 +592,26 @@ fn signature(vm: &dyn Vm, v: &Value, relaxed: bool, out: &mut String) -> PyResul
             Some(parts) => {
                 out.push_str("PR(");
                 for p in parts {
-                    signature(vm, p, relaxed, out)?;
+                    signature(vm, p, relaxed, aliases, out)?;
                     out.push(',');
                 }
                 out.push(')');
             }
-            None if super::variables::is_variable(other) => {
-                let _ = write!(out, "V{}", other.id());
-            }
-            None => {
-                let _ = write!(out, "O{}", other.id());
-            }
+            None => match super::variables::variable_spec(other) {
+                Some((id, spec)) => {
+                    let alias = aliases.iter().position(|&a| a == id).unwrap_or_else(|| {
+                        aliases.push(id);
+                        aliases.len() - 1
+                    });
+                    let _ = write!(out, "V({spec})#{alias}");
+                }
+                None if super::variables::is_variable(other) => {
+                    let _ = write!(out, "V{}", other.id());
+                }
+                None => {
+                    let _ = write!(out, "O{}", other.id());
+                }
+            },
         },
     }
     Ok(())

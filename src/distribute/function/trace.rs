@@ -174,6 +174,10 @@ pub struct Concrete {
     pub plan: exec::Plan,
     /// The result's structure.
     pub template: Template,
+    /// The variables passed as arguments to the trace, in the order of
+    /// their `alias_id`s (their addresses): a replay on other variables of
+    /// the same specs reads and assigns those instead.
+    pub variables: Vec<usize>,
 }
 
 /// The tensors of a call's arguments in order (lists, tuples and dicts
@@ -283,6 +287,7 @@ pub struct Traced {
     pub created_variables: bool,
 }
 
+use crate::distribute::variables::arg_variables;
 use crate::runtime::graph::shapes::StaticShape;
 
 /// Traces `func` on `args`/`kwargs`: runs the body once on placeholders
@@ -345,10 +350,16 @@ pub fn trace(
     let concrete = match (&result, template, &taint) {
         (Ok(_), Some(template), None) => {
             let plan = exec::Plan::new(&g.borrow());
+            let all: Vec<Value> = args
+                .iter()
+                .cloned()
+                .chain(kwargs.iter().map(|(_, v)| v.clone()))
+                .collect();
             Some(Concrete {
                 graph: g,
                 plan,
                 template,
+                variables: arg_variables(&all).into_iter().map(|(id, _)| id).collect(),
             })
         }
         _ => None,
@@ -430,19 +441,34 @@ pub fn replay(
     kwargs: &[(Rc<str>, Value)],
 ) -> PyResult<Value> {
     let inputs = flat_inputs(args, kwargs)?;
+    // the call's variables stand in for the trace's, alias for alias
+    let all: Vec<Value> = args
+        .iter()
+        .cloned()
+        .chain(kwargs.iter().map(|(_, v)| v.clone()))
+        .collect();
+    let subst: Vec<(usize, Rc<dyn graph::Resource>)> = c
+        .variables
+        .iter()
+        .zip(arg_variables(&all))
+        .filter(|(traced, (now, _))| *traced != now)
+        .map(|(&traced, (_, cell))| (traced, cell as Rc<dyn graph::Resource>))
+        .collect();
     let g = c.graph.borrow();
-    let outs = run_graph(vm, &g, &c.plan, &inputs)?;
+    let outs = run_graph(vm, &g, &c.plan, &inputs, &subst)?;
     c.template.build(&outs)
 }
 
-/// Runs a graph on `inputs` with the interpreter for its host effects.
+/// Runs a graph on `inputs` with the interpreter for its host effects
+/// (`subst`: resources to use in place of the traced ones).
 pub fn run_graph(
     vm: &dyn Vm,
     g: &Graph,
     plan: &exec::Plan,
     inputs: &[Tensor],
+    subst: &exec::Subst,
 ) -> PyResult<Vec<Tensor>> {
-    with_effects(vm, |effect| exec::run(g, plan, inputs, effect))
+    with_effects(vm, |effect| exec::run(g, plan, inputs, subst, effect))
 }
 
 /// Runs a `While` node's loop now, with the interpreter for its effects.
@@ -452,7 +478,7 @@ pub fn run_while_now(
     n: usize,
     inputs: &[Tensor],
 ) -> PyResult<Vec<Tensor>> {
-    with_effects(vm, |effect| exec::run_while(bs, n, inputs, effect))
+    with_effects(vm, |effect| exec::run_while(bs, n, inputs, &[], effect))
 }
 
 /// Runs `f` with an effect handler that runs host effects and polls for

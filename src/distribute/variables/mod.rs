@@ -109,19 +109,28 @@ pub fn variable_spec(v: &Value) -> Option<(usize, String)> {
     ))
 }
 
-/// The identities of the plain variables in `v` (nested in lists, tuples
-/// and dicts), as [`variable_spec`] gives them.
-pub fn variables_in(v: &Value) -> Vec<usize> {
-    let mut out = Vec::new();
-    let mut walk = vec![v.clone()];
-    while let Some(x) = walk.pop() {
-        match &x {
-            Value::List(l) => walk.extend(l.borrow().iter().cloned()),
-            Value::Tuple(t) => walk.extend(t.iter().cloned()),
-            Value::Dict(d) => walk.extend(d.borrow().items().into_iter().map(|(_, x)| x)),
-            _ => out.extend(variable_spec(&x).map(|(id, _)| id)),
+/// The plain variables among a call's arguments (nested in lists, tuples
+/// and dicts), each once, in the order they first appear (the order of
+/// their `alias_id`s): their identities, as [`variable_spec`] gives them,
+/// and their cells.
+pub fn arg_variables(args: &[Value]) -> Vec<(usize, Rc<VarCell>)> {
+    fn walk(v: &Value, out: &mut Vec<(usize, Rc<VarCell>)>) {
+        match v {
+            Value::List(l) => l.borrow().iter().for_each(|x| walk(x, out)),
+            Value::Tuple(t) => t.iter().for_each(|x| walk(x, out)),
+            Value::Dict(d) => d.borrow().items().iter().for_each(|(_, x)| walk(x, out)),
+            _ => {
+                if let Some(var) = v.downcast::<PlainVar>() {
+                    let id = Rc::as_ptr(&var.cell) as *const () as usize;
+                    if out.iter().all(|(seen, _)| *seen != id) {
+                        out.push((id, var.cell.clone()));
+                    }
+                }
+            }
         }
     }
+    let mut out = Vec::new();
+    args.iter().for_each(|a| walk(a, &mut out));
     out
 }
 

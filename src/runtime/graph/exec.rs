@@ -7,7 +7,7 @@
 use std::any::Any;
 use std::rc::Rc;
 
-use super::{live_nodes, Graph, NodeOp};
+use super::{live_nodes, Graph, NodeOp, Resource};
 use crate::runtime::autodiff::GradOp;
 use crate::runtime::error::{Error, Result};
 use crate::runtime::ops::{self, SplitSpec};
@@ -16,6 +16,17 @@ use crate::runtime::Semantics;
 
 /// Runs the host effect of an `Effect` node with its inputs' values.
 pub type EffectFn<'a> = dyn FnMut(&Rc<dyn Any>, &[Tensor]) -> Result<()> + 'a;
+
+/// Resources a replay uses in place of the ones the trace saw: `(the
+/// traced resource's address, its stand-in)` (a variable passed as an
+/// argument: the call's variable for the trace's).
+pub type Subst = [(usize, Rc<dyn Resource>)];
+
+/// The resource a replay uses for the traced `r`.
+fn resolve<'a>(r: &'a Rc<dyn Resource>, subst: &'a Subst) -> &'a Rc<dyn Resource> {
+    let at = Rc::as_ptr(r) as *const () as usize;
+    subst.iter().find(|(a, _)| *a == at).map_or(r, |(_, to)| to)
+}
 
 /// A graph ready to replay: which nodes are live, and after which node
 /// each node's values are no longer needed (so a replay holds no more
@@ -49,6 +60,7 @@ pub fn run(
     g: &Graph,
     plan: &Plan,
     inputs: &[Tensor],
+    subst: &Subst,
     effect: &mut EffectFn,
 ) -> Result<Vec<Tensor>> {
     if inputs.len() != g.placeholders.len() {
@@ -78,9 +90,9 @@ pub fn run(
         let outs = match &node.op {
             NodeOp::Placeholder => continue,
             NodeOp::Const(t) => vec![t.clone()],
-            NodeOp::ReadVariable(r) => vec![r.read()],
+            NodeOp::ReadVariable(r) => vec![resolve(r, subst).read()],
             NodeOp::AssignVariable(r) => {
-                r.write(first(&ins)?.clone());
+                resolve(r, subst).write(first(&ins)?.clone());
                 vec![]
             }
             NodeOp::Effect(payload) => {
@@ -99,9 +111,9 @@ pub fn run(
                 } else {
                     (&branches[1], &ins[1 + n_true..])
                 };
-                run(&b.graph.borrow(), &b.plan, args, effect)?
+                run(&b.graph.borrow(), &b.plan, args, subst, effect)?
             }
-            NodeOp::While(bs, n) => run_while(bs, *n, &ins, effect)?,
+            NodeOp::While(bs, n) => run_while(bs, *n, &ins, subst, effect)?,
         };
         // the trace's placement
         let outs = outs
@@ -141,6 +153,7 @@ pub fn run_while(
     bs: &[super::Branch; 2],
     n: usize,
     ins: &[Tensor],
+    subst: &Subst,
     effect: &mut EffectFn,
 ) -> Result<Vec<Tensor>> {
     let [c, b] = bs;
@@ -158,7 +171,7 @@ pub fn run_while(
         effect(&poll, &[])?;
         let mut cin = vars.clone();
         cin.extend_from_slice(ccap);
-        let p = run(&cg, &c.plan, &cin, effect)?;
+        let p = run(&cg, &c.plan, &cin, subst, effect)?;
         let go = p
             .first()
             .ok_or_else(|| Error::internal("graph replay: a while condition has no value"))?
@@ -170,7 +183,7 @@ pub fn run_while(
         }
         let mut bin = vars;
         bin.extend_from_slice(bcap);
-        vars = run(&bg, &b.plan, &bin, effect)?;
+        vars = run(&bg, &b.plan, &bin, subst, effect)?;
     }
 }
 

@@ -28,7 +28,7 @@ fn traced(inputs: &[Tensor], f: impl FnOnce(&[Tensor]) -> Tensor) -> (Rc<RefCell
 fn replay(g: &Rc<RefCell<Graph>>, inputs: &[Tensor]) -> Vec<Tensor> {
     let g = g.borrow();
     let plan = exec::Plan::new(&g);
-    exec::run(&g, &plan, inputs, &mut |_, _| Ok(())).unwrap()
+    exec::run(&g, &plan, inputs, &[], &mut |_, _| Ok(())).unwrap()
 }
 
 #[test]
