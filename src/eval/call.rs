@@ -50,6 +50,11 @@ fn graph_constant(name: &str, args: &[Value], result: &PyResult<Value>, before: 
     // a shape-only constant of a tensor whose static shape is partial
     if let (true, Some(Value::Tensor(x))) = (shape_only, args.first()) {
         if let Some(s) = graph::static_dims(x) {
+            // its value is this trace's, not the graph's (a known rank
+            // still fixes `tf.rank`)
+            if base != "Rank" || s.is_none() {
+                graph::shapes::mark_dynamic(t);
+            }
             let shape = match base {
                 "Shape" => Some(vec![s.map(|d| d.len())]),
                 "zeros_like" | "ones_like" => s,

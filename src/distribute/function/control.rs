@@ -367,10 +367,51 @@ pub fn graph_while(vm: &dyn Vm, cond: &Value, body: &Value, loop_vars: &Value) -
     })
 }
 
+/// `_dist_graph.unknown_length(t)`: `t`, its static first dim unknown while
+/// a `tf.function` traces (a TensorArray of dynamic size stacked, whose
+/// length TensorFlow knows only when the graph runs); `t` itself otherwise.
+#[native("unknown_length(t)")]
+pub fn unknown_length(t: &Value) -> PyResult<Value> {
+    if let Value::Tensor(x) = t {
+        if x.rank() > 0 {
+            let dims = match graph::shapes::static_dims(x) {
+                Some(Some(d)) => Some(d),
+                Some(None) => None,
+                None => Some(x.dims().iter().map(|&d| Some(d)).collect()),
+            };
+            if let Some(mut dims) = dims {
+                dims[0] = None;
+                graph::shapes::set_static(x, Some(dims));
+            }
+        }
+    }
+    Ok(t.clone())
+}
+
+/// `_dist_graph.static_value(t)`: `t`'s value (numpy) where
+/// `tf.get_static_value` knows it while a `tf.function` traces (see
+/// `graph::shapes::value_is_static`), else None. Reading it does not keep
+/// the graph from replaying: the value is fixed.
+#[native("static_value(t)")]
+pub fn static_value(vm: &dyn Vm, t: &Value) -> PyResult<Value> {
+    let Value::Tensor(x) = t else {
+        return Ok(Value::None);
+    };
+    if !graph::shapes::value_is_static(x) {
+        return Ok(Value::None);
+    }
+    graph::paused(|| {
+        let numpy = vm.getattr(t, "numpy")?;
+        vm.call(&numpy, Vec::new(), Vec::new())
+    })
+}
+
 /// The `_dist_graph` module: what the language's control flow asks of graphs.
 pub fn module() -> Value {
     let mut m = crate::object::module::ModuleBuilder::new("_dist_graph");
     m.add(graph_cond::DEF);
     m.add(graph_while::DEF);
+    m.add(unknown_length::DEF);
+    m.add(static_value::DEF);
     m.build()
 }

@@ -308,6 +308,7 @@ impl FunctionObj {
             };
             vm.write_stdout(&format!("graph of tf.function {}:\n{text}", self.name()));
         }
+        let recorded = t.recorded.clone();
         let result = match t.result {
             Ok(r) => r,
             Err(e) => {
@@ -332,8 +333,9 @@ impl FunctionObj {
             None => concrete::param_lines(vm, &self.func, &args, &kwargs)?,
         };
         let output = {
-            let g = graph.as_ref().map(|c| c.graph.borrow());
-            concrete::type_text_in(vm, &result, g.as_deref())?
+            // (a graph that cannot replay still knows the static shapes)
+            let g = graph.as_ref().map_or(&recorded, |c| &c.graph).borrow();
+            concrete::type_text_in(vm, &result, Some(&g))?
         };
         let cf = Value::native(concrete::ConcreteObj {
             func: self.func.clone(),

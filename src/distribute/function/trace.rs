@@ -285,6 +285,9 @@ pub struct Traced {
     pub taint: Option<String>,
     /// Whether the body created variables.
     pub created_variables: bool,
+    /// The graph the trace recorded, replayable or not (its static shapes
+    /// type the result).
+    pub recorded: Rc<RefCell<Graph>>,
 }
 
 use crate::distribute::variables::arg_variables;
@@ -347,6 +350,7 @@ pub fn trace(
     FORBID.with(|d| d.set(saved_forbid));
     let created = CREATED.with(|c| c.replace(saved_created));
     let taint = g.borrow().taint.clone();
+    let recorded = g.clone();
     let concrete = match (&result, template, &taint) {
         (Ok(_), Some(template), None) => {
             let plan = exec::Plan::new(&g.borrow());
@@ -369,6 +373,7 @@ pub fn trace(
         concrete,
         taint,
         created_variables: created > 0,
+        recorded,
     }
 }
 

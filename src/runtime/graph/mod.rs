@@ -164,6 +164,9 @@ pub struct Graph {
     /// The static shapes of the node outputs with unknown dims (the others'
     /// are their concrete shapes).
     statics: HashMap<Port, shapes::StaticShape>,
+    /// Constants only this trace's concrete shapes fixed (`tf.shape` of a
+    /// tensor with unknown dims): `tf.get_static_value` does not know them.
+    dynamic: std::collections::HashSet<Port>,
 }
 
 static EPOCH: AtomicU64 = AtomicU64::new(0);

@@ -435,3 +435,59 @@ pub fn static_dims(t: &Tensor) -> Option<StaticShape> {
         g = parent;
     }
 }
+
+/// Whether `t`'s value is known without running the graph being traced,
+/// as TensorFlow's `tf.get_static_value` (tensor_util.constant_value)
+/// decides it: a tensor of no trace (eager) is; in the trace, a constant
+/// made in it (not a capture), the shape, size or rank of a tensor whose
+/// static shape fixes them, and the ops constant_value folds (`Range`,
+/// `Cast`, `ConcatV2`, `Pack`/`Unpack` on axis 0, `Split`, `Fill`,
+/// `Equal`, `NotEqual`, `StopGradient`, `Identity`) of such values.
+pub fn value_is_static(t: &Tensor) -> bool {
+    let Some(mut g) = current() else { return true };
+    loop {
+        let parent = {
+            let gb = g.borrow();
+            if let Some(port) = gb.lookup(t) {
+                return port_is_static(&gb, port, t.born() < gb.root_epoch);
+            }
+            gb.parent.clone()
+        };
+        match parent {
+            Some(p) => g = p,
+            None => return true,
+        }
+    }
+}
+
+/// Notes that the constant `t` of the trace holds what only its concrete
+/// shapes fixed (see [`value_is_static`]).
+pub fn mark_dynamic(t: &Tensor) {
+    let Some(g) = current() else { return };
+    let mut g = g.borrow_mut();
+    if let Some(p) = g.lookup(t) {
+        g.dynamic.insert(p);
+    }
+}
+
+fn port_is_static(g: &super::Graph, port: super::Port, captured: bool) -> bool {
+    if g.dynamic.contains(&port) {
+        return false;
+    }
+    let node = &g.nodes[port.0];
+    let input = |i: usize| node.inputs.get(i).copied();
+    let all_inputs =
+        || !node.inputs.is_empty() && node.inputs.iter().all(|&p| port_is_static(g, p, false));
+    // the static shape of an input: None where its dims are all known
+    let input_static = |i: usize| input(i).map(|p| g.statics.get(&p).cloned());
+    match node.op_type {
+        "Const" => !captured && matches!(node.op, super::NodeOp::Const(_)),
+        "Shape" | "Size" => matches!(input_static(0), Some(None)),
+        "Rank" => matches!(input_static(0), Some(None) | Some(Some(Some(_)))),
+        "Pack" => matches!(node.op, super::NodeOp::Op(GradOp::Pack(0))) && all_inputs(),
+        "Unpack" => matches!(node.op, super::NodeOp::Op(GradOp::Unpack(0))) && all_inputs(),
+        "Range" | "Cast" | "ConcatV2" | "Split" | "Fill" | "Equal" | "NotEqual"
+        | "StopGradient" | "Identity" => all_inputs(),
+        _ => false,
+    }
+}
