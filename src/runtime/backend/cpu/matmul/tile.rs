@@ -15,31 +15,34 @@ use crate::runtime::backend::MatMulDims;
 use crate::runtime::error::{Error, Result};
 use crate::runtime::storage::filled;
 
+/// One tile's operands: `out[r·ldo + j] = Σ_p a[r·rs + p·cs] · b[p·ldb + j]`
+/// (an FMA chain in p order from zero) for r < MR, j < V·LANES; with
+/// `add`, the sum is added to what `out` holds.
+#[derive(Clone, Copy)]
+struct TileArgs {
+    a: *const f32,
+    rs: usize,
+    cs: usize,
+    b: *const f32,
+    ldb: usize,
+    kc: usize,
+    out: *mut f32,
+    ldo: usize,
+    add: bool,
+}
+
 /// One instruction set's register tile.
 trait Tile {
     /// Rows of a tile.
     const MR: usize;
     /// Floats per vector register.
     const LANES: usize;
-    /// `out[r·ldo + j] = Σ_p a[r·rs + p·cs] · b[p·ldb + j]` (FMA chain in
-    /// p order from zero) for r < MR, j < V·LANES; with `add`, the sum is
-    /// added to what `out` holds.
+    /// Computes one tile of `V` vectors per row (see [`TileArgs`]).
     ///
     /// # Safety
-    /// The CPU has the instruction set; `a`, `bp` and `out` address every
-    /// element the formula names.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn run<const V: usize>(
-        a: *const f32,
-        rs: usize,
-        cs: usize,
-        b: *const f32,
-        ldb: usize,
-        kc: usize,
-        out: *mut f32,
-        ldo: usize,
-        add: bool,
-    );
+    /// The CPU has the instruction set; the pointers address every element
+    /// the formula names.
+    unsafe fn run<const V: usize>(t: TileArgs);
 }
 
 macro_rules! tile_kernel {
@@ -50,37 +53,27 @@ macro_rules! tile_kernel {
         impl Tile for $isa {
             const MR: usize = $mr;
             const LANES: usize = $lanes;
-            unsafe fn run<const V: usize>(
-                a: *const f32,
-                rs: usize,
-                cs: usize,
-                b: *const f32,
-                ldb: usize,
-                kc: usize,
-                out: *mut f32,
-                ldo: usize,
-                add: bool,
-            ) {
+            unsafe fn run<const V: usize>(t: TileArgs) {
                 // SAFETY: forwarded from the caller.
-                unsafe { $kernel::<V>(a, rs, cs, b, ldb, kc, out, ldo, add) }
+                unsafe { $kernel::<V>(t) }
             }
         }
 
         #[target_feature(enable = $feat)]
-        #[allow(clippy::too_many_arguments)]
-        unsafe fn $kernel<const V: usize>(
-            a: *const f32,
-            rs: usize,
-            cs: usize,
-            b: *const f32,
-            ldb: usize,
-            kc: usize,
-            out: *mut f32,
-            ldo: usize,
-            add: bool,
-        ) {
+        unsafe fn $kernel<const V: usize>(t: TileArgs) {
             const MR: usize = $mr;
             const L: usize = $lanes;
+            let TileArgs {
+                a,
+                rs,
+                cs,
+                b,
+                ldb,
+                kc,
+                out,
+                ldo,
+                add,
+            } = t;
             // SAFETY (whole body): the caller guarantees every address below
             // lies in its buffers and that the CPU has the features.
             unsafe {
@@ -256,17 +249,27 @@ fn panel_rows<K: Tile>(
                 } else {
                     (tmp.as_mut_ptr(), nr)
                 };
+                let t = TileArgs {
+                    a: a_ptr,
+                    rs,
+                    cs,
+                    b: b_ptr,
+                    ldb,
+                    kc,
+                    out,
+                    ldo,
+                    add: full && bn > 0,
+                };
                 // SAFETY: `gemm` chose K for this CPU's features; the tile
                 // reads mr rows × kc of `a_ptr` (in bounds above), kc rows
                 // of nr at `b_ptr` (in `b`, as `product` checked, or `bp`)
                 // and writes mr × nr at `out` with stride ldo (rows
                 // i0.. and columns j0..j0+nr of `c` when full, else `tmp`).
                 unsafe {
-                    let add = full && bn > 0;
                     if v == 1 {
-                        K::run::<1>(a_ptr, rs, cs, b_ptr, ldb, kc, out, ldo, add);
+                        K::run::<1>(t);
                     } else {
-                        K::run::<2>(a_ptr, rs, cs, b_ptr, ldb, kc, out, ldo, add);
+                        K::run::<2>(t);
                     }
                 }
                 if !full {
