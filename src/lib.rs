@@ -59,27 +59,56 @@ pub fn with_big_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static)
     }
 }
 
-/// Runs `f` on an interpreter thread: one worker of a new thread pool (one
-/// thread per core, each with [`STACK_SIZE`] bytes of stack) that the CPU
-/// kernels split their work across. Being one of the pool's workers, the
-/// interpreter runs its share of a split kernel itself, where a thread
-/// outside the pool would sleep until the workers finish and be woken up
-/// again (a measured fifth of a small training step). `Err` carries the
-/// panic, if `f` panicked.
+/// Runs `f` on an interpreter thread: worker 0 of a new thread pool (one
+/// thread per core) that the CPU kernels split their work across; worker 0
+/// has [`STACK_SIZE`] bytes of stack, the others [`WORKER_STACK_SIZE`].
+/// Being one of the pool's workers, the interpreter runs its share of a
+/// split kernel itself, where a thread outside the pool would sleep until
+/// the workers finish and be woken up again (a measured fifth of a small
+/// training step). `Err` carries the panic, if `f` panicked.
 pub fn on_interpreter_thread<R: Send + 'static>(
     f: impl FnOnce() -> R + Send + 'static,
 ) -> std::thread::Result<R> {
+    let cannot = |e: &dyn std::fmt::Display| -> Box<dyn std::any::Any + Send> {
+        Box::new(format!("cannot start the interpreter thread: {e}"))
+    };
     let pool = rayon::ThreadPoolBuilder::new()
-        .stack_size(STACK_SIZE)
         .thread_name(|i| format!("dist-{i}"))
-        .build();
-    match pool {
-        Ok(pool) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.install(f))),
-        Err(e) => Err(Box::new(format!(
-            "cannot start the interpreter thread: {e}"
-        ))),
+        .spawn_handler(|thread| {
+            let stack = if thread.index() == 0 {
+                STACK_SIZE
+            } else {
+                WORKER_STACK_SIZE
+            };
+            let mut b = std::thread::Builder::new().stack_size(stack);
+            if let Some(name) = thread.name() {
+                b = b.name(name.to_owned());
+            }
+            b.spawn(|| thread.run())?;
+            Ok(())
+        })
+        .build()
+        .map_err(|e| cannot(&e))?;
+    // every worker runs the broadcast; worker 0 takes `f` and runs it
+    let f = std::sync::Mutex::new(Some(f));
+    let mut results = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool.broadcast(|ctx| {
+            if ctx.index() != 0 {
+                return None;
+            }
+            let f = f.lock().ok().and_then(|mut f| f.take());
+            f.map(|f| f())
+        })
+    }))?;
+    match results.first_mut().and_then(Option::take) {
+        Some(r) => Ok(r),
+        None => Err(cannot(&"worker 0 did not run")),
     }
 }
+
+/// The stack of the kernels' other worker threads (they run no
+/// interpreter code).
+pub const WORKER_STACK_SIZE: usize = 8 << 20;
 
 /// Where `print` writes.
 pub type Output = Rc<RefCell<dyn Write>>;
