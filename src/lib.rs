@@ -108,7 +108,7 @@ pub fn on_interpreter_thread<R: Send + 'static>(
 
 /// The stack of the kernels' other worker threads (they run no
 /// interpreter code).
-pub const WORKER_STACK_SIZE: usize = 8 << 20;
+pub const WORKER_STACK_SIZE: usize = 2 << 20;
 
 /// Where `print` writes.
 pub type Output = Rc<RefCell<dyn Write>>;
