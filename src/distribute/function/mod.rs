@@ -342,14 +342,7 @@ impl FunctionObj {
             ftype,
             captures: graph
                 .as_deref()
-                .map(|c| {
-                    let all: Vec<Value> = args
-                        .iter()
-                        .cloned()
-                        .chain(kwargs.iter().map(|(_, v)| v.clone()))
-                        .collect();
-                    concrete::capture_lines(c, &all)
-                })
+                .map(|c| concrete::capture_lines(c, &trace::call_values(&args, &kwargs)))
                 .unwrap_or_default(),
             graph,
             params,

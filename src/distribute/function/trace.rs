@@ -354,16 +354,14 @@ pub fn trace(
     let concrete = match (&result, template, &taint) {
         (Ok(_), Some(template), None) => {
             let plan = exec::Plan::new(&g.borrow());
-            let all: Vec<Value> = args
-                .iter()
-                .cloned()
-                .chain(kwargs.iter().map(|(_, v)| v.clone()))
-                .collect();
             Some(Concrete {
                 graph: g,
                 plan,
                 template,
-                variables: arg_variables(&all).into_iter().map(|(id, _)| id).collect(),
+                variables: arg_variables(&call_values(args, kwargs))
+                    .into_iter()
+                    .map(|(id, _)| id)
+                    .collect(),
             })
         }
         _ => None,
@@ -375,6 +373,14 @@ pub fn trace(
         created_variables: created > 0,
         recorded,
     }
+}
+
+/// A call's argument values, positional then keyword.
+pub fn call_values(args: &[Value], kwargs: &[(Rc<str>, Value)]) -> Vec<Value> {
+    args.iter()
+        .cloned()
+        .chain(kwargs.iter().map(|(_, v)| v.clone()))
+        .collect()
 }
 
 /// A call's tensors, in the order of the graph's placeholders.
@@ -446,16 +452,17 @@ pub fn replay(
     kwargs: &[(Rc<str>, Value)],
 ) -> PyResult<Value> {
     let inputs = flat_inputs(args, kwargs)?;
-    // the call's variables stand in for the trace's, alias for alias
-    let all: Vec<Value> = args
-        .iter()
-        .cloned()
-        .chain(kwargs.iter().map(|(_, v)| v.clone()))
-        .collect();
+    // the call's variables stand in for the trace's, alias for alias (a
+    // graph that took no variable arguments needs no walk of the call's)
+    let now = if c.variables.is_empty() {
+        Vec::new()
+    } else {
+        arg_variables(&call_values(args, kwargs))
+    };
     let subst: Vec<(usize, Rc<dyn graph::Resource>)> = c
         .variables
         .iter()
-        .zip(arg_variables(&all))
+        .zip(now)
         .filter(|(traced, (now, _))| *traced != now)
         .map(|(&traced, (_, cell))| (traced, cell as Rc<dyn graph::Resource>))
         .collect();
