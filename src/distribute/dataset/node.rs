@@ -34,8 +34,8 @@ pub enum Kind {
     },
     /// `Dataset.from_tensors(element)`: one element.
     Tensors(Value),
-    /// `Dataset.from_tensor_slices(...)`: the elements, sliced up front.
-    Slices(Rc<Vec<Value>>),
+    /// `Dataset.from_tensor_slices(...)`: the tensors, sliced as they are read.
+    Slices(Rc<super::sources::Slices>),
     /// `Dataset.zip(...)` and `enumerate`: the inputs, packed like `spec`;
     /// `true`: one bare dataset, whose elements pass unchanged.
     Zip(Vec<Value>, bool),
@@ -271,7 +271,7 @@ impl DatasetObj {
                 start, stop, step, ..
             } => range_len(*start, *stop, *step),
             Kind::Tensors(_) => 1,
-            Kind::Slices(items) => items.len() as i64,
+            Kind::Slices(s) => s.len() as i64,
             Kind::Zip(inputs, _) => {
                 let cs: Vec<i64> = inputs.iter().map(of).collect();
                 if cs.contains(&UNKNOWN) {

@@ -6,9 +6,9 @@ use std::rc::Rc;
 
 use super::methods::{int_arg, scalar_spec};
 use super::node::{dataset_of, DatasetObj, Kind};
-use super::structure::{leaves, normalize, row, Spec};
+use super::structure::{leaves, normalize, row, rows, Spec};
 use crate::object::native;
-use crate::runtime::DType;
+use crate::runtime::{DType, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// Integers in [start, stop) by step, as int64 (or `output_type`).
@@ -89,16 +89,48 @@ pub(crate) fn from_tensor_slices(vm: &dyn Vm, tensors: &Value, _name: &Value) ->
         }
     }
     let elem_spec = spec.unbatched()?;
-    let n = n.unwrap_or(0);
-    let mut items = Vec::with_capacity(n);
-    for i in 0..n {
-        let parts = comps
+    let slices = Slices {
+        comps,
+        len: n.unwrap_or(0),
+        spec: elem_spec.clone(),
+    };
+    Ok(DatasetObj::value(Kind::Slices(Rc::new(slices)), elem_spec))
+}
+
+/// The tensors of `from_tensor_slices`, cut into elements as they are read
+/// (a pass over a large array costs its batches, not one slice per row).
+pub struct Slices {
+    comps: Vec<Tensor>,
+    len: usize,
+    spec: Spec,
+}
+
+impl Slices {
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Element `i`: row `i` of each component, packed like the element spec.
+    pub fn element(&self, i: usize) -> PyResult<Value> {
+        let parts = self
+            .comps
             .iter()
             .map(|t| row(t, i).map(Value::Tensor))
             .collect::<PyResult<Vec<_>>>()?;
-        items.push(elem_spec.pack(&mut parts.into_iter()));
+        Ok(self.spec.pack(&mut parts.into_iter()))
     }
-    Ok(DatasetObj::value(Kind::Slices(Rc::new(items)), elem_spec))
+
+    /// Elements `lo..hi` stacked into one batch: rows `lo..hi` of each
+    /// component, the values `batch` would stack from the elements.
+    pub fn batch(&self, lo: usize, hi: usize) -> PyResult<Value> {
+        let parts = self
+            .comps
+            .iter()
+            .map(|t| rows(t, lo, hi).map(Value::Tensor))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(self.spec.pack(&mut parts.into_iter()))
+    }
 }
 
 /// A dataset of the items a Python generator function yields, converted to output_signature.

@@ -32,6 +32,14 @@ pub trait Stream {
         }
         Ok(n)
     }
+
+    /// The next `size` elements stacked into one batch (fewer at the end,
+    /// None past it or, with `drop`, when fewer remain), where the source
+    /// can cut them at once. None: it cannot, and `batch` stacks the
+    /// elements `next` gives.
+    fn next_batch(&mut self, _size: usize, _drop: bool) -> Option<PyResult<Option<Value>>> {
+        None
+    }
 }
 
 /// The MemoryError of a buffer that would grow past [`MAX_BUFFERED`].
@@ -96,8 +104,8 @@ pub fn open(ds: &Value) -> PyResult<Box<dyn Stream>> {
             items: Rc::new(vec![v.clone()]),
             pos: 0,
         }),
-        Kind::Slices(items) => Box::new(ListStream {
-            items: items.clone(),
+        Kind::Slices(src) => Box::new(SliceStream {
+            src: src.clone(),
             pos: 0,
         }),
         Kind::Zip(inputs, true) => open(&inputs[0])?,
@@ -407,6 +415,40 @@ impl Stream for ListStream {
     }
 }
 
+/// The elements of `from_tensor_slices`, cut from its tensors as they are read.
+struct SliceStream {
+    src: Rc<super::sources::Slices>,
+    pos: usize,
+}
+
+impl Stream for SliceStream {
+    fn next(&mut self, _vm: &dyn Vm) -> PyResult<Option<Value>> {
+        if self.pos >= self.src.len() {
+            return Ok(None);
+        }
+        self.pos += 1;
+        self.src.element(self.pos - 1).map(Some)
+    }
+
+    fn skip(&mut self, _vm: &dyn Vm, n: u64) -> PyResult<u64> {
+        let left = (self.src.len() - self.pos.min(self.src.len())) as u64;
+        let k = n.min(left);
+        self.pos += k as usize;
+        Ok(k)
+    }
+
+    fn next_batch(&mut self, size: usize, drop: bool) -> Option<PyResult<Option<Value>>> {
+        let lo = self.pos.min(self.src.len());
+        let hi = lo.saturating_add(size).min(self.src.len());
+        if hi == lo || (drop && hi - lo < size) {
+            self.pos = hi;
+            return Some(Ok(None));
+        }
+        self.pos = hi;
+        Some(self.src.batch(lo, hi).map(Some))
+    }
+}
+
 struct ZipStream {
     inputs: Vec<Box<dyn Stream>>,
     spec: Spec,
@@ -443,6 +485,9 @@ struct BatchStream {
 
 impl Stream for BatchStream {
     fn next(&mut self, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        if let Some(batch) = self.input.next_batch(self.size, self.drop) {
+            return batch;
+        }
         let mut items = Vec::new();
         while items.len() < self.size {
             match self.input.next(vm)? {
