@@ -15,9 +15,14 @@ use std::path::Path;
 #[path = "src/syntax/mod.rs"]
 mod syntax;
 
+#[allow(dead_code)]
+#[path = "src/resolve/mod.rs"]
+mod resolve;
+
 fn main() {
     println!("cargo:rerun-if-changed=stdlib");
     println!("cargo:rerun-if-changed=src/syntax");
+    println!("cargo:rerun-if-changed=src/resolve");
     println!("cargo:rerun-if-changed=grammar");
     println!("cargo:rerun-if-changed=build.rs");
     let out = Path::new(&std::env::var_os("OUT_DIR").expect("OUT_DIR")).join("stdlib");
@@ -30,7 +35,10 @@ fn main() {
     files.sort();
     for path in files {
         let text = std::fs::read_to_string(&path).expect("read a stdlib module");
-        let module = match syntax::parse_module(&text) {
+        let mut globals = resolve::GlobalNames::default();
+        let parsed = syntax::parse_module(&text)
+            .and_then(|m| resolve::resolve_module(&m, &mut globals).map(|()| m));
+        let module = match parsed {
             Ok(m) => m,
             Err(e) => {
                 let line = text[..(e.span.start as usize).min(text.len())]
@@ -43,7 +51,7 @@ fn main() {
             .file_stem()
             .and_then(|s| s.to_str())
             .expect("a UTF-8 name");
-        let bytes = syntax::codec::encode_module(&module);
+        let bytes = syntax::codec::encode_module(&module, &globals.names());
         std::fs::write(out.join(format!("{stem}.ast")), bytes).expect("write a stdlib tree");
     }
 }

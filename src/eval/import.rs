@@ -182,8 +182,9 @@ impl Interp {
         (text, tree): (&'static str, Option<&'static [u8]>),
     ) -> PyResult<Value> {
         let source = SourceFile::new(format!("<stdlib {name}>"), text);
-        let module = match tree.and_then(crate::syntax::codec::decode_module) {
-            Some(m) => self.resolve(m),
+        let decoded = tree.and_then(|t| self.decode_resolved(t));
+        let module = match decoded {
+            Some(m) => Ok(m),
             None => self.compile(&source),
         }
         .map_err(|e| {

@@ -354,6 +354,17 @@ impl Interp {
         Ok(module)
     }
 
+    /// A tree `build.rs` resolved, its global slots renumbered into this
+    /// interpreter's table (`syntax::codec`); None if the bytes are not one.
+    pub fn decode_resolved(&self, tree: &[u8]) -> Option<Module> {
+        let module = {
+            let mut names = self.names.borrow_mut();
+            crate::syntax::codec::decode_module(tree, &mut |n| names.intern(n))
+        }?;
+        self.sync_slots();
+        Some(module)
+    }
+
     /// Runs a resolved module's statements at top level. With `echo`, the repr
     /// of each expression statement whose value is not None is printed.
     pub fn exec_module(

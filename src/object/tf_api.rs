@@ -8,20 +8,29 @@ use crate::value::{ExcType, PyErr};
 
 static API: &str = include_str!("tf_api.txt");
 
-/// The public names of the module with this dotted name, if it is listed.
-fn names_of(module: &str) -> Option<&'static str> {
-    API.lines()
-        .filter(|l| !l.starts_with('#'))
-        .find_map(|l| match l.split_once(' ') {
-            Some((m, rest)) if m == module => Some(rest),
-            None if l == module => Some(""),
-            _ => None,
-        })
+/// The public names of each listed module, sorted (made on first use: an
+/// `AttributeError` that `getattr(x, name, default)` swallows asks too).
+fn index() -> &'static std::collections::HashMap<&'static str, Vec<&'static str>> {
+    static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, Vec<&'static str>>> =
+        std::sync::OnceLock::new();
+    INDEX.get_or_init(|| {
+        API.lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| {
+                let (module, rest) = l.split_once(' ').unwrap_or((l, ""));
+                let mut names: Vec<&str> = rest.split(' ').filter(|n| !n.is_empty()).collect();
+                names.sort_unstable();
+                (module, names)
+            })
+            .collect()
+    })
 }
 
 /// Whether `module.name` is part of TensorFlow's or numpy's public API.
 pub fn is_public(module: &str, name: &str) -> bool {
-    names_of(module).is_some_and(|names| names.split(' ').any(|n| n == name))
+    index()
+        .get(module)
+        .is_some_and(|names| names.binary_search(&name).is_ok())
 }
 
 /// The TensorFlow 1 names of `tf.compat.v1` that only make sense with a

@@ -43,6 +43,11 @@ impl GlobalNames {
             .unwrap_or_else(|| "?".into())
     }
 
+    /// Every name, in slot order.
+    pub fn names(&self) -> Vec<Rc<str>> {
+        self.names.keys().cloned().collect()
+    }
+
     /// How many names there are.
     pub fn len(&self) -> usize {
         self.names.len()

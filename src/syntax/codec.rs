@@ -1,12 +1,18 @@
-//! The syntax tree as bytes: how `stdlib/` modules ship parsed.
+//! The syntax tree as bytes: how `stdlib/` modules ship parsed and resolved.
 //!
 //! Parsing is most of what `import keras` costs (pest and the lowering:
-//! two thirds of the import, half of a small `fit` script's whole run). So
-//! the build script (`build.rs`) parses every `stdlib/*.dist` file with this
-//! same `syntax` module and writes its unresolved tree with [`encode_module`];
-//! the binary embeds the bytes beside the source text, and the importer reads
-//! the tree back with [`decode_module`] and resolves it as it resolves a
-//! parsed one. The source text stays for diagnostics and tracebacks.
+//! two thirds of the import, half of a small `fit` script's whole run), and
+//! resolving the names of the parsed tree most of what is left. So the build
+//! script (`build.rs`) parses every `stdlib/*.dist` file with this same
+//! `syntax` module, resolves it with the crate's `resolve` against a table
+//! of its own module-level names, and writes the tree and that table with
+//! [`encode_module`]; the binary embeds the bytes beside the source text,
+//! and the importer reads the tree back with [`decode_module`], which
+//! interns the table's names into the interpreter's global table and
+//! renumbers each global slot as it reads it. Resolution depends on nothing
+//! but the tree and the global numbering, so the result is the tree the
+//! importer would have resolved. The source text stays for diagnostics and
+//! tracebacks.
 //!
 //! The format is private to one build (the writer and the reader are the
 //! same code, `#[derive(Codec)]` in `macros/src/codec.rs`): unsigned
@@ -19,7 +25,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::ast::{Constant, Module};
+use super::ast::{Constant, Module, Slot};
 
 /// A syntax-tree type that can be written as bytes and read back.
 pub trait Codec: Sized {
@@ -35,6 +41,8 @@ pub struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
     strings: HashMap<Rc<str>, Rc<String>>,
+    /// The interpreter's slot of each name of the written global table.
+    globals: Vec<u32>,
 }
 
 impl<'a> Reader<'a> {
@@ -44,6 +52,7 @@ impl<'a> Reader<'a> {
             buf,
             pos: 0,
             strings: HashMap::new(),
+            globals: Vec::new(),
         }
     }
 
@@ -100,19 +109,56 @@ fn put_uleb(w: &mut Vec<u8>, mut v: u64) {
     w.push(v as u8);
 }
 
-/// The bytes of a module's (unresolved) syntax tree.
-pub fn encode_module(m: &Module) -> Vec<u8> {
+/// The bytes of a module's syntax tree: the module-level names its global
+/// slots number (`globals[i]` is `Slot::Global(i)`), then the tree.
+pub fn encode_module(m: &Module, globals: &[Rc<str>]) -> Vec<u8> {
     let mut w = Vec::new();
+    globals.to_vec().encode(&mut w);
     m.encode(&mut w);
     w
 }
 
-/// The module `encode_module` wrote, or `None` if `bytes` are not one
-/// (trailing bytes included).
-pub fn decode_module(bytes: &[u8]) -> Option<Module> {
+/// The module `encode_module` wrote, its global slots renumbered by
+/// `intern` (a table name's slot in the reader's global table), or `None`
+/// if `bytes` are not one (trailing bytes included).
+pub fn decode_module(bytes: &[u8], intern: &mut dyn FnMut(&Rc<str>) -> u32) -> Option<Module> {
     let mut r = Reader::new(bytes);
+    let names = <Vec<Rc<str>>>::decode(&mut r)?;
+    r.globals = names.iter().map(|n| intern(n)).collect();
     let m = Module::decode(&mut r)?;
     (r.pos == bytes.len()).then_some(m)
+}
+
+/// By hand: a global slot is renumbered into the reader's global table.
+impl Codec for Slot {
+    fn encode(&self, w: &mut Vec<u8>) {
+        let (tag, i) = match *self {
+            Slot::Unresolved => (0, None),
+            Slot::Local(i) => (1, Some(i)),
+            Slot::Cell(i) => (2, Some(i)),
+            Slot::Global(i) => (3, Some(i)),
+            Slot::ClassBody(i) => (4, Some(i)),
+        };
+        w.push(tag);
+        if let Some(i) = i {
+            i.encode(w);
+        }
+    }
+    fn decode(r: &mut Reader) -> Option<Self> {
+        let tag = r.byte()?;
+        if tag == 0 {
+            return Some(Slot::Unresolved);
+        }
+        let i = u32::decode(r)?;
+        let global = |r: &Reader| r.globals.get(i as usize).copied();
+        Some(match tag {
+            1 => Slot::Local(i),
+            2 => Slot::Cell(i),
+            3 => Slot::Global(global(r)?),
+            4 => Slot::ClassBody(global(r)?),
+            _ => return None,
+        })
+    }
 }
 
 impl Codec for u8 {

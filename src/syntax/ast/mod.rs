@@ -22,8 +22,9 @@ pub struct Ident {
     pub span: Span,
 }
 
-/// Where a name lives at run time, decided by the resolver.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Codec)]
+/// Where a name lives at run time, decided by the resolver (its `Codec` is
+/// by hand: a global slot is renumbered as it is read).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Slot {
     /// Not resolved yet (the lowering output).
     #[default]
