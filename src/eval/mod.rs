@@ -356,10 +356,10 @@ impl Interp {
 
     /// A tree `build.rs` resolved, its global slots renumbered into this
     /// interpreter's table (`syntax::codec`); None if the bytes are not one.
-    pub fn decode_resolved(&self, tree: &[u8]) -> Option<Module> {
+    pub fn decode_resolved(&self, tree: &'static [u8]) -> Option<Module> {
         let module = {
             let mut names = self.names.borrow_mut();
-            crate::syntax::codec::decode_module(tree, &mut |n| names.intern(n))
+            crate::syntax::codec::decode_lasting_module(tree, &mut |n| names.intern(n))
         }?;
         self.sync_slots();
         Some(module)

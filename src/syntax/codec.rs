@@ -25,7 +25,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::ast::{Constant, Module, Slot};
+use super::ast::{Body, Constant, Module, Slot, Stmt};
 
 /// A syntax-tree type that can be written as bytes and read back.
 pub trait Codec: Sized {
@@ -40,9 +40,12 @@ pub trait Codec: Sized {
 pub struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
-    strings: HashMap<Rc<str>, Rc<String>>,
+    strings: Rc<RefCell<HashMap<Rc<str>, Rc<String>>>>,
     /// The interpreter's slot of each name of the written global table.
-    globals: Vec<u32>,
+    globals: Rc<[u32]>,
+    /// The whole of `buf`, when it lives as long as the program: function
+    /// bodies are then left unread until they run ([`Unread`]).
+    lasting: Option<&'static [u8]>,
 }
 
 impl<'a> Reader<'a> {
@@ -51,8 +54,9 @@ impl<'a> Reader<'a> {
         Reader {
             buf,
             pos: 0,
-            strings: HashMap::new(),
-            globals: Vec::new(),
+            strings: Rc::default(),
+            globals: Rc::from([]),
+            lasting: None,
         }
     }
 
@@ -122,11 +126,91 @@ pub fn encode_module(m: &Module, globals: &[Rc<str>]) -> Vec<u8> {
 /// `intern` (a table name's slot in the reader's global table), or `None`
 /// if `bytes` are not one (trailing bytes included).
 pub fn decode_module(bytes: &[u8], intern: &mut dyn FnMut(&Rc<str>) -> u32) -> Option<Module> {
+    read_module(Reader::new(bytes), intern)
+}
+
+/// Like [`decode_module`], for bytes the program embeds: each function body
+/// is read when it is first used, so an import reads the module's top level
+/// and its signatures, not the code of every function it defines. The bytes
+/// are this build's own writing (`build.rs`), checked by the unit tests that
+/// read every stdlib tree back whole.
+pub fn decode_lasting_module(
+    bytes: &'static [u8],
+    intern: &mut dyn FnMut(&Rc<str>) -> u32,
+) -> Option<Module> {
     let mut r = Reader::new(bytes);
+    r.lasting = Some(bytes);
+    read_module(r, intern)
+}
+
+fn read_module(mut r: Reader, intern: &mut dyn FnMut(&Rc<str>) -> u32) -> Option<Module> {
     let names = <Vec<Rc<str>>>::decode(&mut r)?;
     r.globals = names.iter().map(|n| intern(n)).collect();
     let m = Module::decode(&mut r)?;
-    (r.pos == bytes.len()).then_some(m)
+    (r.pos == r.buf.len()).then_some(m)
+}
+
+/// A function body's bytes, not read yet, with what reading them needs.
+pub struct Unread {
+    bytes: &'static [u8],
+    strings: Rc<RefCell<HashMap<Rc<str>, Rc<String>>>>,
+    globals: Rc<[u32]>,
+}
+
+impl Unread {
+    /// The statements. The bytes were written by this build and a body is
+    /// only deferred from a tree that read back to its end, so they always
+    /// read; should they not, the body is refused loudly rather than run
+    /// short.
+    pub fn read(self) -> Vec<Stmt> {
+        let mut r = Reader {
+            buf: self.bytes,
+            pos: 0,
+            strings: self.strings,
+            globals: self.globals,
+            lasting: Some(self.bytes),
+        };
+        match <Vec<Stmt>>::decode(&mut r) {
+            Some(stmts) if r.pos == self.bytes.len() => stmts,
+            _ => panic!("a function body embedded by this build does not read back"),
+        }
+    }
+}
+
+/// A body is its length in bytes, then its statements: a lasting reader
+/// skips it until it runs.
+impl Codec for Body {
+    fn encode(&self, w: &mut Vec<u8>) {
+        let stmts = self.stmts();
+        let mut b = Vec::new();
+        put_uleb(&mut b, stmts.len() as u64);
+        for st in stmts {
+            st.encode(&mut b);
+        }
+        put_uleb(w, b.len() as u64);
+        w.extend_from_slice(&b);
+    }
+    fn decode(r: &mut Reader) -> Option<Self> {
+        let n = r.len()?;
+        let start = r.pos;
+        let bytes = r.bytes(n)?;
+        if let Some(all) = r.lasting {
+            return Some(Body::unread(Unread {
+                bytes: &all[start..start + n],
+                strings: r.strings.clone(),
+                globals: r.globals.clone(),
+            }));
+        }
+        let mut inner = Reader {
+            buf: bytes,
+            pos: 0,
+            strings: r.strings.clone(),
+            globals: r.globals.clone(),
+            lasting: None,
+        };
+        let stmts = <Vec<Stmt>>::decode(&mut inner)?;
+        (inner.pos == n).then(|| Body::new(stmts))
+    }
 }
 
 /// By hand: a global slot is renumbered into the reader's global table.
@@ -376,7 +460,7 @@ impl Codec for Constant {
             5 => Constant::Imaginary(f64::decode(r)?),
             6 => {
                 let s = Rc::from(r.str()?);
-                Constant::Str(super::lower::intern_constant(s, &mut r.strings))
+                Constant::Str(super::lower::intern_constant(s, &mut r.strings.borrow_mut()))
             }
             7 => Constant::Bytes(<Rc<[u8]>>::decode(r)?),
             8 => Constant::Ellipsis,

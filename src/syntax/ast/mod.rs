@@ -345,7 +345,7 @@ pub struct FunctionDef {
     /// The return annotation (`-> T`).
     pub returns: Option<Expr>,
     /// Body statements.
-    pub body: Vec<Stmt>,
+    pub body: Body,
     /// Decorators, outermost first.
     pub decorators: Vec<Expr>,
     /// The binding of the function name in the enclosing scope.
@@ -359,6 +359,51 @@ pub struct FunctionDef {
     pub is_async: bool,
     /// Span of the `def name(...)` header (or the whole lambda).
     pub span: Span,
+}
+
+/// A function's body statements (they deref to a slice). A body read from
+/// a standard-library tree is read on first use (`syntax::codec`): most of
+/// a module's functions never run in a given script.
+pub struct Body {
+    stmts: std::cell::OnceCell<Vec<Stmt>>,
+    unread: Cell<Option<super::codec::Unread>>,
+}
+
+impl Body {
+    /// A body of these statements.
+    pub fn new(stmts: Vec<Stmt>) -> Body {
+        Body {
+            stmts: std::cell::OnceCell::from(stmts),
+            unread: Cell::new(None),
+        }
+    }
+
+    /// A body read from its bytes on first use.
+    pub(crate) fn unread(bytes: super::codec::Unread) -> Body {
+        Body {
+            stmts: std::cell::OnceCell::new(),
+            unread: Cell::new(Some(bytes)),
+        }
+    }
+
+    /// The statements (read now if they were not yet).
+    pub fn stmts(&self) -> &[Stmt] {
+        self.stmts
+            .get_or_init(|| self.unread.take().map(|u| u.read()).unwrap_or_default())
+    }
+}
+
+impl std::ops::Deref for Body {
+    type Target = [Stmt];
+    fn deref(&self) -> &[Stmt] {
+        self.stmts()
+    }
+}
+
+impl std::fmt::Debug for Body {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.stmts().fmt(f)
+    }
 }
 
 /// A class definition.

@@ -82,6 +82,15 @@ fn resolved_trees_read_back_renumbered() {
         }
         resolve_module(&expected, &mut direct).expect("resolved once already");
         assert_eq!(format!("{expected:?}"), format!("{back:?}"), "{}", f.display());
+        // read as the importer reads the embedded trees: bodies on first use
+        let lasting: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+        let mut late = GlobalNames::default();
+        for pad in ["print", "__name__", "x", "len"] {
+            late.intern(&std::rc::Rc::from(pad));
+        }
+        let deferred = super::decode_lasting_module(lasting, &mut |n| late.intern(n))
+            .unwrap_or_else(|| panic!("{}: the lasting tree does not read back", f.display()));
+        assert_eq!(format!("{expected:?}"), format!("{deferred:?}"), "{}", f.display());
         checked += 1;
     }
     assert!(checked > 100, "only {checked} files checked");

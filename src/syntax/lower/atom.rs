@@ -314,7 +314,7 @@ impl Lowerer<'_> {
             qualname,
             args,
             returns: None,
-            body: vec![ret],
+            body: crate::syntax::ast::Body::new(vec![ret]),
             decorators: Vec::new(),
             target: Self::name("<lambda>"),
             scope: RefCell::new(Default::default()),

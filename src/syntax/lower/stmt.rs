@@ -628,7 +628,7 @@ impl Lowerer<'_> {
             qualname,
             args,
             returns,
-            body,
+            body: crate::syntax::ast::Body::new(body),
             decorators,
             scope: RefCell::new(Default::default()),
             is_generator,
