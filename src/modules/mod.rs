@@ -171,6 +171,7 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("tensorflow_cluster"),
     stdlib!("tensorflow_io"),
     stdlib!("tensorflow_debugging"),
+    stdlib!("tensorflow_image"),
     stdlib!("tensorflow_array"),
     stdlib!("tensorflow_sparse"),
     stdlib!("tensorflow_v1compat"),

@@ -96,6 +96,8 @@ pub fn module() -> Value {
     m.namespace("sparse", |_| {});
     // `tf.debugging`: `stdlib/tensorflow_debugging.dist`
     m.namespace("debugging", |_| {});
+    // `tf.image`: `stdlib/tensorflow_image.dist`
+    m.namespace("image", |_| {});
     m.namespace("ragged", |_| {});
     m.namespace("random", random::register);
     io_ops::register(&mut m);
