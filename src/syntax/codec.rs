@@ -145,7 +145,7 @@ pub fn decode_lasting_module(
 
 fn read_module(mut r: Reader, intern: &mut dyn FnMut(&Rc<str>) -> u32) -> Option<Module> {
     let names = <Vec<Rc<str>>>::decode(&mut r)?;
-    r.globals = names.iter().map(|n| intern(n)).collect();
+    r.globals = names.iter().map(intern).collect();
     let m = Module::decode(&mut r)?;
     (r.pos == r.buf.len()).then_some(m)
 }
@@ -460,7 +460,10 @@ impl Codec for Constant {
             5 => Constant::Imaginary(f64::decode(r)?),
             6 => {
                 let s = Rc::from(r.str()?);
-                Constant::Str(super::lower::intern_constant(s, &mut r.strings.borrow_mut()))
+                Constant::Str(super::lower::intern_constant(
+                    s,
+                    &mut r.strings.borrow_mut(),
+                ))
             }
             7 => Constant::Bytes(<Rc<[u8]>>::decode(r)?),
             8 => Constant::Ellipsis,

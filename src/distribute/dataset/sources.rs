@@ -111,6 +111,11 @@ impl Slices {
         self.len
     }
 
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     /// Element `i`: row `i` of each component, packed like the element spec.
     pub fn element(&self, i: usize) -> PyResult<Value> {
         let parts = self

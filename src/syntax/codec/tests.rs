@@ -81,7 +81,12 @@ fn resolved_trees_read_back_renumbered() {
             direct.intern(&n);
         }
         resolve_module(&expected, &mut direct).expect("resolved once already");
-        assert_eq!(format!("{expected:?}"), format!("{back:?}"), "{}", f.display());
+        assert_eq!(
+            format!("{expected:?}"),
+            format!("{back:?}"),
+            "{}",
+            f.display()
+        );
         // read as the importer reads the embedded trees: bodies on first use
         let lasting: &'static [u8] = Box::leak(bytes.into_boxed_slice());
         let mut late = GlobalNames::default();
@@ -90,7 +95,12 @@ fn resolved_trees_read_back_renumbered() {
         }
         let deferred = super::decode_lasting_module(lasting, &mut |n| late.intern(n))
             .unwrap_or_else(|| panic!("{}: the lasting tree does not read back", f.display()));
-        assert_eq!(format!("{expected:?}"), format!("{deferred:?}"), "{}", f.display());
+        assert_eq!(
+            format!("{expected:?}"),
+            format!("{deferred:?}"),
+            "{}",
+            f.display()
+        );
         checked += 1;
     }
     assert!(checked > 100, "only {checked} files checked");
@@ -118,7 +128,10 @@ fn damaged_bytes_are_refused_or_harmless() {
     let bytes = encode_module(&m, &own.names());
     let mut intern = |_: &std::rc::Rc<str>| 0;
     for cut in 0..bytes.len() {
-        assert!(decode_module(&bytes[..cut], &mut intern).is_none(), "cut at {cut}");
+        assert!(
+            decode_module(&bytes[..cut], &mut intern).is_none(),
+            "cut at {cut}"
+        );
     }
     let mut long = bytes.clone();
     long.push(0);
