@@ -6,7 +6,7 @@
 use crate::object::{native, ClassSpec, Member, NativeClass};
 use crate::runtime::dtype::ALL_DTYPES;
 use crate::runtime::DType;
-use crate::value::{NativeObject, PyResult, Value, Vm};
+use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// A `tf.DType`.
 pub struct DTypeObj(pub DType);
@@ -112,23 +112,36 @@ impl NativeObject for DTypeObj {
         Ok(format!("<dtype: '{}'>", self.0.name()))
     }
 
-    // `min` and `max` exist only for numeric dtypes (their absence is
-    // an AttributeError), so they are answered here, not by getters.
+    // `min` and `max` of a non-numeric dtype (bool, string, complex) are
+    // TensorFlow's TypeError, so they are answered here, not by getters.
     fn getattr(&self, _this: &Value, name: &str, _vm: &dyn Vm) -> PyResult<Option<Value>> {
         let d = self.0;
-        Ok(match name {
-            "min" => match (d.int_min(), d.float_max()) {
-                (Some(i), _) => Some(Value::Int(i)),
-                (_, Some(f)) => Some(Value::Float(-f)),
-                _ => None,
-            },
-            "max" => match (d.int_max(), d.float_max()) {
-                (Some(i), _) => Some(Value::Int(i)),
-                (_, Some(f)) => Some(Value::Float(f)),
-                _ => None,
-            },
-            _ => None,
-        })
+        let (int, float, what) = match name {
+            "min" => (d.int_min(), d.float_max().map(|f| -f), "minimum"),
+            "max" => (d.int_max(), d.float_max(), "maximum"),
+            _ => return Ok(None),
+        };
+        match (int, float) {
+            (Some(i), _) => Ok(Some(Value::Int(i))),
+            // numpy's `finfo(...).max`: a numpy scalar of the dtype
+            (_, Some(f)) => {
+                let t = crate::runtime::Tensor::fill(
+                    &[],
+                    &crate::runtime::Scalar::Float(f),
+                    d,
+                    crate::runtime::Device::CPU0,
+                )
+                .map_err(super::convert::runtime_err)?;
+                Ok(Some(crate::object::numpy::array::wrap(t)))
+            }
+            _ => Err(PyErr::new(
+                ExcType::TypeError,
+                format!(
+                    "Cannot find {what} value of <dtype: '{0}'> with type <dtype: '{0}'>.",
+                    d.name()
+                ),
+            )),
+        }
     }
 
     fn equals(&self, _this: &Value, other: &Value, vm: &dyn Vm) -> PyResult<Option<bool>> {
