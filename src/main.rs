@@ -15,6 +15,16 @@ use dist::SourceFile;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // glibc's own malloc still serves what C code allocates (the threads'
+    // TLS among it), and gives each thread that calls it an arena that
+    // reserves 64 MiB of address space: one arena is plenty for that, and
+    // a script run under an address-space limit (`ulimit -v`) keeps the
+    // room for its own data.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a glibc tunable; called before any thread exists.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
     let mut args = Vec::new();
     for arg in std::env::args_os().skip(1) {
         match arg.into_string() {
