@@ -93,46 +93,50 @@ pub(crate) fn from_tensor_slices(vm: &dyn Vm, tensors: &Value, _name: &Value) ->
         comps,
         len: n.unwrap_or(0),
         spec: elem_spec.clone(),
+        elements: Default::default(),
     };
     Ok(DatasetObj::value(Kind::Slices(Rc::new(slices)), elem_spec))
 }
 
-/// The tensors of `from_tensor_slices`, cut into elements as they are read
-/// (a pass over a large array costs its batches, not one slice per row).
+/// The tensors of `from_tensor_slices`. `batch` directly over them cuts
+/// each batch's rows at once; a pass element by element cuts every row
+/// once, on the first such pass, and later passes (epochs) reuse them.
 pub struct Slices {
     comps: Vec<Tensor>,
     len: usize,
     spec: Spec,
+    elements: std::cell::OnceCell<Rc<Vec<Value>>>,
 }
 
 impl Slices {
     /// The number of elements.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.len
     }
 
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Element `i`: row `i` of each component, packed like the element spec.
-    pub fn element(&self, i: usize) -> PyResult<Value> {
-        let parts = self
-            .comps
-            .iter()
-            .map(|t| row(t, i).map(Value::Tensor))
+    /// Every element: row `i` of each component, packed like the element spec.
+    pub(super) fn elements(&self) -> PyResult<Rc<Vec<Value>>> {
+        if let Some(e) = self.elements.get() {
+            return Ok(e.clone());
+        }
+        let all = (0..self.len)
+            .map(|i| self.pack(|t| row(t, i)))
             .collect::<PyResult<Vec<_>>>()?;
-        Ok(self.spec.pack(&mut parts.into_iter()))
+        Ok(self.elements.get_or_init(|| Rc::new(all)).clone())
     }
 
     /// Elements `lo..hi` stacked into one batch: rows `lo..hi` of each
     /// component, the values `batch` would stack from the elements.
-    pub fn batch(&self, lo: usize, hi: usize) -> PyResult<Value> {
+    pub(super) fn batch(&self, lo: usize, hi: usize) -> PyResult<Value> {
+        self.pack(|t| rows(t, lo, hi))
+    }
+
+    /// One part cut from each component, packed like the element spec.
+    fn pack(&self, cut: impl Fn(&Tensor) -> PyResult<Tensor>) -> PyResult<Value> {
         let parts = self
             .comps
             .iter()
-            .map(|t| rows(t, lo, hi).map(Value::Tensor))
+            .map(|t| cut(t).map(Value::Tensor))
             .collect::<PyResult<Vec<_>>>()?;
         Ok(self.spec.pack(&mut parts.into_iter()))
     }

@@ -415,7 +415,8 @@ impl Stream for ListStream {
     }
 }
 
-/// The elements of `from_tensor_slices`, cut from its tensors as they are read.
+/// The elements of `from_tensor_slices`: cut once (`Slices::elements`),
+/// or a batch's rows at a time for a `batch` directly over it.
 struct SliceStream {
     src: Rc<super::sources::Slices>,
     pos: usize,
@@ -427,7 +428,7 @@ impl Stream for SliceStream {
             return Ok(None);
         }
         self.pos += 1;
-        self.src.element(self.pos - 1).map(Some)
+        Ok(self.src.elements()?.get(self.pos - 1).cloned())
     }
 
     fn skip(&mut self, _vm: &dyn Vm, n: u64) -> PyResult<u64> {
@@ -440,11 +441,10 @@ impl Stream for SliceStream {
     fn next_batch(&mut self, size: usize, drop: bool) -> Option<PyResult<Option<Value>>> {
         let lo = self.pos.min(self.src.len());
         let hi = lo.saturating_add(size).min(self.src.len());
+        self.pos = hi;
         if hi == lo || (drop && hi - lo < size) {
-            self.pos = hi;
             return Some(Ok(None));
         }
-        self.pos = hi;
         Some(self.src.batch(lo, hi).map(Some))
     }
 }
