@@ -14,8 +14,11 @@ import types
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
+import keras  # noqa: E402
 
-ROOTS = [(tf, "tensorflow"), (np, "numpy")]
+# `keras` is Keras 3 itself: its modules differ a little from `tf.keras`
+# (TensorFlow's copy keeps a few Keras 2 names, such as `losses.Reduction`).
+ROOTS = [(tf, "tensorflow"), (np, "numpy"), (keras, "keras")]
 # Submodules are followed this deep (deeper ones are listed by name only).
 DEPTH = 3
 NUMPY_SUBMODULES = {"random", "linalg", "testing"}
@@ -27,12 +30,18 @@ def is_api_module(v, name):
     """TensorFlow's generated API modules, and numpy's user-facing ones."""
     if not isinstance(v, types.ModuleType):
         return False
+    if name.startswith("keras"):
+        # Keras's API modules, not its implementation (`keras.src`)
+        return v.__name__.startswith("keras") and not v.__name__.startswith("keras.src")
     if name.startswith("tensorflow"):
         try:
             vname = v.__name__
         except Exception:  # Keras 3's lazy modules: part of tf.keras's API
             return name.startswith("tensorflow.keras")
-        return "._api." in vname or vname.startswith("keras")
+        # `tf.experimental` is named `tensorflow.experimental`, yet its file
+        # is one of the generated API's
+        path = getattr(v, "__file__", None) or ""
+        return "._api." in vname or vname.startswith("keras") or "/_api/" in path
     return name.count(".") == 1 and name.split(".")[1] in NUMPY_SUBMODULES
 
 
@@ -49,6 +58,8 @@ def walk(mod, name, depth, out, seen):
         try:
             v = getattr(mod, n)
         except Exception:
+            continue
+        if name == "keras" and n == "src":
             continue
         if isinstance(v, types.ModuleType) and not name.startswith("numpy"):
             if not is_api_module(v, f"{name}.{n}"):
@@ -79,9 +90,17 @@ for cls, name in CLASSES:
     out.append((name, public(cls)))
 here = os.path.dirname(os.path.abspath(__file__))
 path = os.path.join(here, "..", "src", "object", "tf_api.txt")
+# The section on the attributes of objects scripts hold was written from live
+# instances (strategies, variables, iterators): kept as it is.
+kept = ""
+if os.path.exists(path):
+    text = open(path).read()
+    at = text.find("# Attributes of objects")
+    kept = text[at:] if at >= 0 else ""
 with open(path, "w") as f:
     f.write(f"# TensorFlow {tf.__version__}, numpy {np.__version__}: public names per module "
             "(tools/gen_tf_api.py)\n")
     for name, names in sorted(out):
         f.write(name + " " + " ".join(names) + "\n")
+    f.write(kept)
 print(f"{len(out)} modules, {sum(len(n) for _, n in out)} names", file=sys.stderr)

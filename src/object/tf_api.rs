@@ -134,6 +134,20 @@ fn user_name(module: &str, name: &str) -> String {
 /// does not; `None` when the name is not public API there either.
 #[cold]
 pub fn not_implemented(module: &str, name: &str) -> Option<PyErr> {
+    // `keras` is Keras 3 (its own list: `tf.keras` keeps a few Keras 2 names)
+    if module == "keras" || module.starts_with("keras.") {
+        return is_public(module, name).then(|| {
+            PyErr::new(
+                ExcType::NotImplementedError,
+                format!("{module}.{name} is part of Keras 3.15 but not implemented in dist"),
+            )
+            .help(
+                "dist's Keras has the models, layers, losses, metrics, optimizers and callbacks \
+                 that TensorFlow's distributed-training tutorials use (README.md, \"What dist \
+                 covers\"); this script needs real Keras for the rest",
+            )
+        });
+    }
     if !is_public(module, name) {
         return None;
     }
@@ -209,6 +223,11 @@ mod tests {
             "tf.distribute.TPUStrategy is part of TensorFlow 2.21 but not implemented in dist"
         );
         assert!(not_implemented("tensorflow", "nonsense").is_none());
+        let e = not_implemented("keras.layers", "LSTM").unwrap();
+        assert!(matches!(e.args().first(), Some(crate::value::Value::Str(s))
+            if &**s == "keras.layers.LSTM is part of Keras 3.15 but not implemented in dist"));
+        assert!(not_implemented("keras.layers", "Nonsense").is_none());
+        assert!(not_implemented("tensorflow.experimental", "numpy").is_some());
     }
 
     #[test]
