@@ -284,7 +284,16 @@ impl Interp {
         // hottest instruction of a call in `perf annotate`).
         let mut frame = std::mem::ManuallyDrop::new(frame);
         self.depth.set(depth + 1);
+        // while a graph traces: whether this frame is the script's code
+        let outer = crate::runtime::graph::tracing().then(|| {
+            let user = !frame.source().name.starts_with("<stdlib");
+            (self.user_code.replace(user), self.lenient.replace(0))
+        });
         let result = self.exec_block(&mut frame, body);
+        if let Some((user, lenient)) = outer {
+            self.user_code.set(user);
+            self.lenient.set(lenient);
+        }
         self.depth.set(depth);
         // SAFETY: each field but `ret` is read out exactly once here, and
         // `ret` is moved out below on every path; the frame itself is never

@@ -156,6 +156,12 @@ pub struct Interp {
     dunders: attr::Dunders,
     /// The frames' cells, to break their cycles when the interpreter goes.
     cells: RefCell<cells::Cells>,
+    /// While a `tf.function` traces: whether the innermost Python frame is
+    /// the script's code (not the standard library's), kept by `run_frame`.
+    user_code: Cell<bool>,
+    /// Above 0 while autograph runs a statement it would have converted as
+    /// Python (a form dist does not convert): its tensor tests are allowed.
+    lenient: Cell<u32>,
 }
 
 /// Which expression statements of a module print their value's `repr`.
@@ -203,6 +209,8 @@ impl Interp {
             type_cache: RefCell::new(Default::default()),
             cells: RefCell::new(Default::default()),
             dunders: attr::Dunders::default(),
+            user_code: Cell::new(false),
+            lenient: Cell::new(0),
         };
         interp.set_global("__name__", Value::str("__main__"));
         interp.set_global("__doc__", Value::None);

@@ -17,6 +17,9 @@ impl Vm for Interp {
     fn handled_exception(&self) -> Option<Value> {
         self.handling.borrow().last().map(|e| e.value().clone())
     }
+    fn graph_strict(&self) -> bool {
+        crate::runtime::graph::tracing() && self.user_code.get() && self.lenient.get() == 0
+    }
 
     fn call(
         &self,

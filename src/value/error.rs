@@ -135,6 +135,8 @@ exc_types! {
     InternalError: "InternalError" < OpError,
     UnavailableError: "UnavailableError" < OpError,
     DataLossError: "DataLossError" < OpError,
+    // a TypeError: a symbolic tensor used as a Python bool or iterated
+    OperatorNotAllowedInGraphError: "OperatorNotAllowedInGraphError" < TypeError,
 }
 
 thread_local! {

@@ -95,6 +95,13 @@ pub trait Vm {
     fn handled_exception(&self) -> Option<Value> {
         None
     }
+    /// Whether a `tf.function` traces and the running Python frame is user
+    /// code that autograph did not convert at this point: there, using a
+    /// tensor of the graph as a Python bool, iterating it or taking its
+    /// `len` is TensorFlow's error (`OperatorNotAllowedInGraphError`).
+    fn graph_strict(&self) -> bool {
+        false
+    }
     /// Collects an iterable into a vector.
     fn collect(&self, v: &Value) -> PyResult<Vec<Value>> {
         use crate::object::types::{alloc_vec, length_hint, push};

@@ -541,6 +541,7 @@ pub fn in_user_code(vm: &dyn Vm, e: PyErr) -> PyErr {
         ExcType::TypeError,
         ExcType::UnboundLocalError,
         ExcType::ValueError,
+        ExcType::OperatorNotAllowedInGraphError,
     ];
     let cls = e.class();
     let Some(ty) = ExcType::ALL
@@ -557,12 +558,8 @@ pub fn in_user_code(vm: &dyn Vm, e: PyErr) -> PyErr {
     let Ok(text) = vm.str(e.value()) else {
         return e;
     };
-    let module: &str = &cls.module;
-    let tname = if module == "builtins" || module == "__main__" || module.is_empty() {
-        ty.name().to_string()
-    } else {
-        format!("{module}.{}", ty.name())
-    };
+    // autograph writes the class's `__name__` (`InvalidArgumentError: ...`)
+    let tname = ty.name().to_string();
     let cause = if text.is_empty() {
         tname
     } else {

@@ -35,15 +35,21 @@ impl Interp {
     ) -> PyResult<Flow> {
         let v = self.eval(f, test)?;
         let depth = self.ag.borrow().loops.len();
+        let mut converted = false;
         if let Value::Tensor(t) = &v {
-            if self.ag_on(f) && orelse.is_empty() {
-                self.ag_condition(t, "while loop")?;
-                if let Some(flow) = self.ag_loop(f, s, Steps::While(test), body)? {
-                    return Ok(flow);
+            if self.ag_on(f) {
+                converted = true;
+                if orelse.is_empty() {
+                    self.ag_condition(t, "while loop")?;
+                    if let Some(flow) = self.ag_loop(f, s, Steps::While(test), body)? {
+                        return Ok(flow);
+                    }
                 }
             }
         }
-        let r = self.exec_while(f, test, body, orelse, Some(v));
+        // a loop TensorFlow converts and dist runs as Python: its tests
+        // may read tensors
+        let r = self.exec_while(f, test, body, orelse, Some(v), converted);
         self.ag.borrow_mut().loops.truncate(depth);
         r
     }
@@ -87,12 +93,16 @@ impl Interp {
             _ => self.eval(f, iter)?,
         };
         let tried = self.ag.borrow().loops.len() > depth;
-        if let (true, false, Value::Tensor(t)) = (on, tried, &iterable) {
-            if t.rank() >= 1 {
+        let mut iterable = iterable;
+        if let (true, Value::Tensor(t)) = (on, &iterable) {
+            if !tried && t.rank() >= 1 {
                 if let Some(flow) = self.ag_loop(f, s, Steps::Rows(target, t.clone()), body)? {
                     return Ok(flow);
                 }
             }
+            // a loop TensorFlow converts and dist runs as Python: it may
+            // iterate the tensor
+            iterable = self.ag_lenient(|| crate::value::Vm::iter(self, &iterable))?;
         }
         let r = self.exec_for_value(f, target, iterable, body, orelse);
         self.ag.borrow_mut().loops.truncate(depth);

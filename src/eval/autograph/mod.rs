@@ -92,6 +92,17 @@ fn verify_single(name: &str, main: &Value, other: &Value) -> PyResult<()> {
 }
 
 impl Interp {
+    /// Runs `f` as autograph's stand-in for a statement TensorFlow would
+    /// convert and dist runs as Python: its tensor tests and iterations are
+    /// allowed (elsewhere in a trace they are TensorFlow's
+    /// `OperatorNotAllowedInGraphError`).
+    pub(in crate::eval) fn ag_lenient<T>(&self, f: impl FnOnce() -> T) -> T {
+        self.lenient.set(self.lenient.get() + 1);
+        let r = f();
+        self.lenient.set(self.lenient.get() - 1);
+        r
+    }
+
     /// Whether Python control flow on tensors in `f` is converted now.
     fn ag_on(&self, f: &Frame) -> bool {
         graph::tracing()
@@ -432,7 +443,7 @@ impl Interp {
         branches: [&[Stmt]; 2],
         rest: Option<(&[Stmt], usize)>,
     ) -> PyResult<Flow> {
-        let k = if self.is_true(&Value::Tensor(pred.clone()))? {
+        let k = if self.ag_lenient(|| self.is_true(&Value::Tensor(pred.clone())))? {
             0
         } else {
             1

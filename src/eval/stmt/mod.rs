@@ -141,7 +141,7 @@ impl Interp {
                 if crate::runtime::graph::tracing() {
                     return self.ag_while_stmt(f, s, test, body, orelse);
                 }
-                return self.exec_while(f, test, body, orelse, None);
+                return self.exec_while(f, test, body, orelse, None, false);
             }
             StmtKind::For {
                 target,
@@ -172,12 +172,18 @@ impl Interp {
         body: &[Stmt],
         orelse: &[Stmt],
         first: Option<Value>,
+        lenient: bool,
     ) -> PyResult<Flow> {
         let mut first = first;
         loop {
             self.check_interrupt()?;
             let go = match first.take() {
+                Some(v) if lenient => self.ag_lenient(|| self.is_true(&v))?,
                 Some(v) => self.is_true(&v)?,
+                None if lenient => {
+                    let v = self.eval(f, test)?;
+                    self.ag_lenient(|| self.is_true(&v))?
+                }
                 None => self.eval_cond(f, test)?,
             };
             if !go {

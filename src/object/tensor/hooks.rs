@@ -267,8 +267,13 @@ pub fn tensor_compare(vm: &dyn Vm, t: &Value, op: CmpOp, other: &Value) -> PyRes
 }
 
 /// `bool(t)`.
-pub fn tensor_truthy(_vm: &dyn Vm, t: &Value) -> PyResult<bool> {
+pub fn tensor_truthy(vm: &dyn Vm, t: &Value) -> PyResult<bool> {
     let x = tensor_of(t)?;
+    if vm.graph_strict() && crate::runtime::graph::in_graph(x) {
+        return Err(not_allowed_in_graph(
+            "Using a symbolic `tf.Tensor` as a Python `bool`",
+        ));
+    }
     match x.numel() {
         0 => Ok(false),
         1 => Ok(x.get(0).is_some_and(|s| match s {
@@ -283,9 +288,38 @@ pub fn tensor_truthy(_vm: &dyn Vm, t: &Value) -> PyResult<bool> {
     }
 }
 
+/// TensorFlow's error for Python control flow on a symbolic tensor in code
+/// autograph did not convert.
+fn not_allowed_in_graph(task: &str) -> PyErr {
+    PyErr::new(
+        ExcType::OperatorNotAllowedInGraphError,
+        format!(
+            "{task} is not allowed. You can attempt the following resolutions to the problem: \
+             If you are running in Graph mode, use Eager execution mode or decorate this \
+             function with @tf.function. If you are using AutoGraph, you can try decorating \
+             this function with @tf.function. If that does not work, then you may be using an \
+             unsupported feature or your source code may not be visible to AutoGraph. See \
+             https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/limitations.md#access-to-source-code \
+             for more information."
+        ),
+    )
+}
+
 /// `len(t)`.
-pub fn tensor_len(_vm: &dyn Vm, t: &Value) -> PyResult<usize> {
+pub fn tensor_len(vm: &dyn Vm, t: &Value) -> PyResult<usize> {
     let x = tensor_of(t)?;
+    // (autograph converts `len` of a tensor to its dynamic size)
+    if vm.graph_strict()
+        && !crate::distribute::function::trace::autograph()
+        && crate::runtime::graph::in_graph(x)
+    {
+        if let Some(name) = symbolic_name(x) {
+            return Err(type_error(format!(
+                "len is not well defined for a symbolic Tensor ({name}). Please call `x.shape` \
+                 rather than `len(x)` for shape information."
+            )));
+        }
+    }
     x.dims()
         .first()
         .copied()
@@ -314,6 +348,15 @@ fn python_scalar(s: Scalar) -> Value {
 /// `format(t, spec)`: a 0-d tensor formats its value; others format as numpy does.
 pub fn tensor_format(vm: &dyn Vm, t: &Value, spec: &str) -> PyResult<String> {
     let x = tensor_of(t)?;
+    if symbolic(x).is_some() {
+        // a graph tensor formats as `object.__format__`: its str
+        if !spec.is_empty() {
+            return Err(type_error(
+                "unsupported format string passed to SymbolicTensor.__format__",
+            ));
+        }
+        return tensor_str(vm, t);
+    }
     if spec.is_empty() && x.rank() != 0 {
         return Ok(crate::runtime::format::numpy_str(x));
     }
@@ -329,6 +372,13 @@ pub fn tensor_format(vm: &dyn Vm, t: &Value, spec: &str) -> PyResult<String> {
 /// `iter(t)`: the slices along the first axis.
 pub fn tensor_iter(vm: &dyn Vm, t: &Value) -> PyResult<Value> {
     let x = tensor_of(t)?;
+    // (even an eager tensor the function captures: TensorFlow asks whether
+    // it executes eagerly)
+    if vm.graph_strict() {
+        return Err(not_allowed_in_graph(
+            "Iterating over a symbolic `tf.Tensor`",
+        ));
+    }
     if x.rank() == 0 {
         return Err(type_error("Cannot iterate over a scalar tensor."));
     }

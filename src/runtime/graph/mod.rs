@@ -712,6 +712,15 @@ pub fn is_constant(t: &Tensor) -> bool {
     }
 }
 
+/// Whether `t` is a tensor of the graphs being traced (TensorFlow's
+/// symbolic tensor: made in the trace, not a captured eager tensor).
+pub fn in_graph(t: &Tensor) -> bool {
+    current().is_some_and(|g| {
+        let g = g.borrow();
+        g.lookup(t).is_some() || t.born() >= g.root_epoch
+    })
+}
+
 /// Whether `t` is a tensor of the graph being traced.
 pub fn is_symbolic(t: &Tensor) -> bool {
     current().is_some_and(|g| g.borrow().lookup(t).is_some())
