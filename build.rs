@@ -37,7 +37,7 @@ fn main() {
         let text = std::fs::read_to_string(&path).expect("read a stdlib module");
         let mut globals = resolve::GlobalNames::default();
         let parsed = syntax::parse_module(&text)
-            .and_then(|m| resolve::resolve_module(&m, &mut globals).map(|()| m));
+            .and_then(|m| resolve::resolve_stdlib_module(&m, &mut globals).map(|()| m));
         let module = match parsed {
             Ok(m) => m,
             Err(e) => {

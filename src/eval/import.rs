@@ -185,7 +185,7 @@ impl Interp {
         let decoded = tree.and_then(|t| self.decode_resolved(t));
         let module = match decoded {
             Some(m) => Ok(m),
-            None => self.compile(&source),
+            None => self.compile_stdlib(&source),
         }
         .map_err(|e| {
             PyErr::new(

@@ -362,6 +362,15 @@ impl Interp {
         Ok(module)
     }
 
+    /// Parses and resolves a standard-library module (its free names are
+    /// builtins: `resolve::resolve_stdlib_module`).
+    pub fn compile_stdlib(&self, src: &SourceFile) -> Result<Module, SyntaxError> {
+        let module = crate::syntax::parse_module(&src.text)?;
+        crate::resolve::resolve_stdlib_module(&module, &mut self.names.borrow_mut())?;
+        self.sync_slots();
+        Ok(module)
+    }
+
     /// A tree `build.rs` resolved, its global slots renumbered into this
     /// interpreter's table (`syntax::codec`); None if the bytes are not one.
     pub fn decode_resolved(&self, tree: &'static [u8]) -> Option<Module> {

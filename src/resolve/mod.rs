@@ -62,5 +62,16 @@ impl GlobalNames {
 /// Resolves every name of a module in place (the AST's `Cell`s), interning
 /// module-level names into `globals`.
 pub fn resolve_module(module: &Module, globals: &mut GlobalNames) -> Result<(), SyntaxError> {
-    walk::Resolver::new(globals).module(module)
+    walk::Resolver::new(globals, false).module(module)
+}
+
+/// [`resolve_module`] for a standard-library module: a name its functions
+/// and classes read without binding (or declaring `global`) is a builtin
+/// ([`Slot::Builtin`](crate::syntax::ast::Slot)), so a script's globals
+/// never shadow the builtins the library uses.
+pub fn resolve_stdlib_module(
+    module: &Module,
+    globals: &mut GlobalNames,
+) -> Result<(), SyntaxError> {
+    walk::Resolver::new(globals, true).module(module)
 }

@@ -222,6 +222,8 @@ impl Codec for Slot {
             Slot::Cell(i) => (2, Some(i)),
             Slot::Global(i) => (3, Some(i)),
             Slot::ClassBody(i) => (4, Some(i)),
+            Slot::Builtin(i) => (5, Some(i)),
+            Slot::ClassBuiltin(i) => (6, Some(i)),
         };
         w.push(tag);
         if let Some(i) = i {
@@ -240,6 +242,8 @@ impl Codec for Slot {
             2 => Slot::Cell(i),
             3 => Slot::Global(global(r)?),
             4 => Slot::ClassBody(global(r)?),
+            5 => Slot::Builtin(global(r)?),
+            6 => Slot::ClassBuiltin(global(r)?),
             _ => return None,
         })
     }

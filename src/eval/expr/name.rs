@@ -27,6 +27,11 @@ impl Interp {
                     return Ok(v.clone());
                 }
             }
+            Slot::Builtin(i) => {
+                if let Some(Some(v)) = self.builtin_slots.borrow().get(i as usize) {
+                    return Ok(v.clone());
+                }
+            }
             _ => {}
         }
         self.load_name(f, n, span)
@@ -70,6 +75,20 @@ impl Interp {
                 }
                 self.load_global(i, &n.id)
             }
+            Slot::Builtin(i) => self.load_builtin(i, &n.id),
+            Slot::ClassBuiltin(i) => {
+                if let Some(ns) = f.class_ns.last() {
+                    if let Some(m) = &ns.mapping {
+                        match self.get_item(m, &Value::str(&*n.id)) {
+                            Err(e) if e.is(ExcType::KeyError) => {}
+                            r => return r,
+                        }
+                    } else if let Some(v) = ns.ns.borrow().get(&n.id) {
+                        return Ok(v.clone());
+                    }
+                }
+                self.load_builtin(i, &n.id)
+            }
             Slot::Unresolved => Err(PyErr::new(
                 ExcType::NameError,
                 format!("name '{}' is not defined", n.id),
@@ -90,6 +109,17 @@ impl Interp {
         if let Some(v) = self.global_slot(i) {
             return Ok(v);
         }
+        if let Some(Some(v)) = self.builtin_slots.borrow().get(i as usize) {
+            return Ok(v.clone());
+        }
+        Err(PyErr::new(
+            ExcType::NameError,
+            format!("name '{}' is not defined", name),
+        ))
+    }
+
+    /// Reads builtin slot `i` (a standard-library name: never a global).
+    fn load_builtin(&self, i: u32, name: &str) -> PyResult<Value> {
         if let Some(Some(v)) = self.builtin_slots.borrow().get(i as usize) {
             return Ok(v.clone());
         }

@@ -206,12 +206,18 @@ impl Interp {
                 }
                 None => self.store_global(i, v),
             },
-            Slot::Unresolved => {
-                return Err(PyErr::new(
-                    ExcType::RuntimeError,
-                    format!("internal error: unresolved name '{}'", n.id),
-                ))
-            }
+            Slot::ClassBuiltin(_) => match f.class_ns.last() {
+                Some(ClassNs {
+                    mapping: Some(m), ..
+                }) => self.set_item(m, &Value::str(&*n.id), v)?,
+                Some(ns) => {
+                    ns.ns.borrow_mut().insert(n.id.clone(), v);
+                }
+                None => return Err(unresolved(&n.id)),
+            },
+            // (a name a function binds is its local: never a builtin slot)
+            Slot::Builtin(_) => return Err(unresolved(&n.id)),
+            Slot::Unresolved => return Err(unresolved(&n.id)),
         }
         Ok(())
     }
@@ -231,7 +237,17 @@ impl Interp {
                 Some(ns) => ns.ns.borrow_mut().shift_remove(&n.id).is_some(),
                 None => self.take_global(i),
             },
-            Slot::Unresolved => false,
+            Slot::ClassBuiltin(_) => match f.class_ns.last() {
+                Some(ClassNs {
+                    mapping: Some(m), ..
+                }) => {
+                    self.del_item(m, &Value::str(&*n.id))?;
+                    true
+                }
+                Some(ns) => ns.ns.borrow_mut().shift_remove(&n.id).is_some(),
+                None => false,
+            },
+            Slot::Builtin(_) | Slot::Unresolved => false,
         };
         let _ = span;
         if !existed {
@@ -270,4 +286,13 @@ fn long_local_assign(f: &mut Frame, i: usize, op: BinOp, cur: Value, rhs: &Value
         f.locals[i] = Some(cur);
     }
     r
+}
+
+/// The error for a store to a name the resolver did not bind.
+#[cold]
+fn unresolved(name: &str) -> PyErr {
+    PyErr::new(
+        ExcType::RuntimeError,
+        format!("internal error: unresolved name '{name}'"),
+    )
 }

@@ -78,6 +78,9 @@ pub(super) struct Resolver<'a, 'g> {
     /// Every name occurrence and the scope it is resolved in.
     uses: Vec<(&'a Name, usize)>,
     cur: usize,
+    /// Resolving a standard-library module: names its functions and classes
+    /// read without binding are builtins, never globals.
+    builtins_only: bool,
 }
 
 enum Binding {
@@ -87,12 +90,13 @@ enum Binding {
 }
 
 impl<'a, 'g> Resolver<'a, 'g> {
-    pub(super) fn new(globals: &'g mut GlobalNames) -> Self {
+    pub(super) fn new(globals: &'g mut GlobalNames, builtins_only: bool) -> Self {
         Resolver {
             globals,
             scopes: vec![ScopeData::new(Kind::Module, None, None)],
             uses: Vec::new(),
             cur: 0,
+            builtins_only,
         }
     }
 
@@ -257,9 +261,15 @@ impl<'a, 'g> Resolver<'a, 'g> {
             let s = &self.scopes[scope];
             let slot = match s.kind {
                 Kind::Module => Slot::Global(self.globals.intern(&name.id)),
+                Kind::Class if self.builtins_only => {
+                    Slot::ClassBuiltin(self.globals.intern(&name.id))
+                }
                 Kind::Class => Slot::ClassBody(self.globals.intern(&name.id)),
                 Kind::Function => match slot_maps[scope].get(&name.id) {
                     Some(slot) if !s.globals.contains(&name.id) => *slot,
+                    _ if self.builtins_only && !s.globals.contains(&name.id) => {
+                        Slot::Builtin(self.globals.intern(&name.id))
+                    }
                     _ => Slot::Global(self.globals.intern(&name.id)),
                 },
             };

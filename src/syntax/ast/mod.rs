@@ -39,6 +39,13 @@ pub enum Slot {
     /// A name inside a class body: looked up in the class namespace by name,
     /// then as the global with this index.
     ClassBody(u32),
+    /// A name a standard-library function reads without binding it: the
+    /// builtin with this index (the stdlib never sees the script's globals:
+    /// a script's `list = [...]` does not change what `list` is in Keras).
+    Builtin(u32),
+    /// [`Slot::ClassBody`] in a standard-library class: the class namespace,
+    /// then the builtin with this index.
+    ClassBuiltin(u32),
 }
 
 /// A name reference (a `Name` node's payload and binding targets).

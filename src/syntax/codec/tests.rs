@@ -62,8 +62,14 @@ fn resolved_trees_read_back_renumbered() {
         let (Ok(written), Ok(expected)) = (parse_module(&text), parse_module(&text)) else {
             continue;
         };
+        // the stdlib as build.rs resolves it (its free names are builtins)
+        let resolve = if f.starts_with(root.join("stdlib")) {
+            crate::resolve::resolve_stdlib_module
+        } else {
+            resolve_module
+        };
         let mut own = GlobalNames::default();
-        if resolve_module(&written, &mut own).is_err() {
+        if resolve(&written, &mut own).is_err() {
             continue;
         }
         let mut reader = GlobalNames::default();
@@ -80,7 +86,7 @@ fn resolved_trees_read_back_renumbered() {
         for n in own.names() {
             direct.intern(&n);
         }
-        resolve_module(&expected, &mut direct).expect("resolved once already");
+        resolve(&expected, &mut direct).expect("resolved once already");
         assert_eq!(
             format!("{expected:?}"),
             format!("{back:?}"),
