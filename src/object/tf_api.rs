@@ -4,33 +4,43 @@
 //! `NotImplementedError` that says so, instead of an `AttributeError` that
 //! would claim TensorFlow lacks it.
 
+use std::sync::OnceLock;
+
 use crate::value::{ExcType, PyErr};
 
 static API: &str = include_str!("tf_api.txt");
 
-/// The public names of each listed module, sorted (made on first use: an
-/// `AttributeError` that `getattr(x, name, default)` swallows asks too).
-fn index() -> &'static std::collections::HashMap<&'static str, Vec<&'static str>> {
-    static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, Vec<&'static str>>> =
-        std::sync::OnceLock::new();
+/// Each listed module's line of names, and those names sorted, made when
+/// the module is first asked about (an `AttributeError` that
+/// `getattr(x, name, default)` swallows asks too, so this is on the import
+/// path: splitting the 8000 names of every module up front was measurable).
+type Index = std::collections::HashMap<&'static str, (&'static str, OnceLock<Vec<&'static str>>)>;
+
+fn index() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
     INDEX.get_or_init(|| {
         API.lines()
             .filter(|l| !l.starts_with('#'))
             .map(|l| {
                 let (module, rest) = l.split_once(' ').unwrap_or((l, ""));
-                let mut names: Vec<&str> = rest.split(' ').filter(|n| !n.is_empty()).collect();
-                names.sort_unstable();
-                (module, names)
+                (module, (rest, OnceLock::new()))
             })
             .collect()
     })
 }
 
-/// Whether `module.name` is part of TensorFlow's or numpy's public API.
+/// Whether `module.name` is part of TensorFlow's, Keras's or numpy's public API.
 pub fn is_public(module: &str, name: &str) -> bool {
-    index()
-        .get(module)
-        .is_some_and(|names| names.binary_search(&name).is_ok())
+    index().get(module).is_some_and(|(rest, sorted)| {
+        sorted
+            .get_or_init(|| {
+                let mut names: Vec<&str> = rest.split(' ').filter(|n| !n.is_empty()).collect();
+                names.sort_unstable();
+                names
+            })
+            .binary_search(&name)
+            .is_ok()
+    })
 }
 
 /// The TensorFlow 1 names of `tf.compat.v1` that only make sense with a
