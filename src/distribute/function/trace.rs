@@ -566,7 +566,12 @@ pub fn in_user_code(vm: &dyn Vm, e: PyErr) -> PyErr {
         format!("{tname}: {text}")
     };
     let mut lines = vec!["in user code:".to_string(), String::new()];
+    // (the frames of the script: TensorFlow's own code, dist's standard
+    // library here, is not shown)
     for entry in e.0.traceback.iter().rev() {
+        if entry.source.name.starts_with("<stdlib") {
+            continue;
+        }
         let line = entry.source.line_of(entry.span.start);
         let code = entry.source.line_text(line).trim().to_string();
         let mark = if entry.source.module_name() == "__main__" {
