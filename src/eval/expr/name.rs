@@ -62,7 +62,7 @@ impl Interp {
                 ),
             },
             Slot::Global(i) => self.load_global(i, &n.id),
-            Slot::ClassBody(i) => {
+            Slot::ClassBody(i) | Slot::ClassBuiltin(i) => {
                 if let Some(ns) = f.class_ns.last() {
                     if let Some(m) = &ns.mapping {
                         match self.get_item(m, &Value::str(&*n.id)) {
@@ -73,22 +73,14 @@ impl Interp {
                         return Ok(v.clone());
                     }
                 }
-                self.load_global(i, &n.id)
+                // a standard-library class body falls back to the builtins
+                if matches!(n.slot.get(), Slot::ClassBuiltin(_)) {
+                    self.load_builtin(i, &n.id)
+                } else {
+                    self.load_global(i, &n.id)
+                }
             }
             Slot::Builtin(i) => self.load_builtin(i, &n.id),
-            Slot::ClassBuiltin(i) => {
-                if let Some(ns) = f.class_ns.last() {
-                    if let Some(m) = &ns.mapping {
-                        match self.get_item(m, &Value::str(&*n.id)) {
-                            Err(e) if e.is(ExcType::KeyError) => {}
-                            r => return r,
-                        }
-                    } else if let Some(v) = ns.ns.borrow().get(&n.id) {
-                        return Ok(v.clone());
-                    }
-                }
-                self.load_builtin(i, &n.id)
-            }
             Slot::Unresolved => Err(PyErr::new(
                 ExcType::NameError,
                 format!("name '{}' is not defined", n.id),

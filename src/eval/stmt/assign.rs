@@ -197,22 +197,14 @@ impl Interp {
             Slot::Local(i) => f.locals[i as usize] = Some(v),
             Slot::Cell(i) => *f.cells[i as usize].borrow_mut() = Some(v),
             Slot::Global(i) => self.store_global(i, v),
-            Slot::ClassBody(i) => match f.class_ns.last() {
+            Slot::ClassBody(i) | Slot::ClassBuiltin(i) => match f.class_ns.last() {
                 Some(ClassNs {
                     mapping: Some(m), ..
                 }) => self.set_item(m, &Value::str(&*n.id), v)?,
                 Some(ns) => {
                     ns.ns.borrow_mut().insert(n.id.clone(), v);
                 }
-                None => self.store_global(i, v),
-            },
-            Slot::ClassBuiltin(_) => match f.class_ns.last() {
-                Some(ClassNs {
-                    mapping: Some(m), ..
-                }) => self.set_item(m, &Value::str(&*n.id), v)?,
-                Some(ns) => {
-                    ns.ns.borrow_mut().insert(n.id.clone(), v);
-                }
+                None if matches!(n.slot.get(), Slot::ClassBody(_)) => self.store_global(i, v),
                 None => return Err(unresolved(&n.id)),
             },
             // (a name a function binds is its local: never a builtin slot)
@@ -227,7 +219,7 @@ impl Interp {
             Slot::Local(i) => f.locals[i as usize].take().is_some(),
             Slot::Cell(i) => f.cells[i as usize].borrow_mut().take().is_some(),
             Slot::Global(i) => self.take_global(i),
-            Slot::ClassBody(i) => match f.class_ns.last() {
+            Slot::ClassBody(i) | Slot::ClassBuiltin(i) => match f.class_ns.last() {
                 Some(ClassNs {
                     mapping: Some(m), ..
                 }) => {
@@ -235,16 +227,7 @@ impl Interp {
                     true
                 }
                 Some(ns) => ns.ns.borrow_mut().shift_remove(&n.id).is_some(),
-                None => self.take_global(i),
-            },
-            Slot::ClassBuiltin(_) => match f.class_ns.last() {
-                Some(ClassNs {
-                    mapping: Some(m), ..
-                }) => {
-                    self.del_item(m, &Value::str(&*n.id))?;
-                    true
-                }
-                Some(ns) => ns.ns.borrow_mut().shift_remove(&n.id).is_some(),
+                None if matches!(n.slot.get(), Slot::ClassBody(_)) => self.take_global(i),
                 None => false,
             },
             Slot::Builtin(_) | Slot::Unresolved => false,
