@@ -20,6 +20,9 @@ impl Vm for Interp {
     fn graph_strict(&self) -> bool {
         crate::runtime::graph::tracing() && self.user_code.get() && self.lenient.get() == 0
     }
+    fn autograph(&self) -> bool {
+        crate::distribute::function::trace::autograph()
+    }
 
     fn call(
         &self,

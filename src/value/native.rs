@@ -102,6 +102,11 @@ pub trait Vm {
     fn graph_strict(&self) -> bool {
         false
     }
+    /// Whether the `tf.function` being traced has autograph on (it converts
+    /// `len` of a tensor, as it converts `if` and `for`).
+    fn autograph(&self) -> bool {
+        false
+    }
     /// Collects an iterable into a vector.
     fn collect(&self, v: &Value) -> PyResult<Vec<Value>> {
         use crate::object::types::{alloc_vec, length_hint, push};

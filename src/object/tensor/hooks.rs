@@ -309,10 +309,7 @@ fn not_allowed_in_graph(task: &str) -> PyErr {
 pub fn tensor_len(vm: &dyn Vm, t: &Value) -> PyResult<usize> {
     let x = tensor_of(t)?;
     // (autograph converts `len` of a tensor to its dynamic size)
-    if vm.graph_strict()
-        && !crate::distribute::function::trace::autograph()
-        && crate::runtime::graph::in_graph(x)
-    {
+    if vm.graph_strict() && !vm.autograph() && crate::runtime::graph::in_graph(x) {
         if let Some(name) = symbolic_name(x) {
             return Err(type_error(format!(
                 "len is not well defined for a symbolic Tensor ({name}). Please call `x.shape` \
