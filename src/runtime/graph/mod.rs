@@ -30,7 +30,7 @@ pub use names::{
     constant_named, enter_scope, exit_scope, named, next_name, node_count, note_reduction_dims,
     op_name, rename_constant, tensor_name,
 };
-pub use nodes::{live_nodes, record_cond, record_while, render};
+pub use nodes::{live_nodes, record_cond, record_while, render, show_graphs_of, shows};
 pub use shapes::{note_reshape_free, static_dims};
 
 use std::any::Any;
@@ -181,21 +181,6 @@ thread_local! {
     /// The graphs being traced on this thread, innermost last.
     static TRACING: RefCell<Vec<Rc<RefCell<Graph>>>> = const { RefCell::new(Vec::new()) };
     static DEPTH: Cell<u32> = const { Cell::new(0) };
-}
-
-thread_local! {
-    /// `--graph NAME`: the functions whose traced graphs are printed.
-    static SHOW: RefCell<Option<String>> = const { RefCell::new(None) };
-}
-
-/// Prints the graphs traced for functions named `name` (`*`: every one).
-pub fn show_graphs_of(name: Option<String>) {
-    SHOW.with(|s| *s.borrow_mut() = name);
-}
-
-/// Whether the graphs of the function `name` are printed.
-pub fn shows(name: &str) -> bool {
-    SHOW.with(|s| s.borrow().as_deref().is_some_and(|n| n == "*" || n == name))
 }
 
 /// Whether a graph is being traced on this thread.

@@ -153,3 +153,18 @@ pub fn render(g: &Graph) -> String {
     let _ = writeln!(s, "return ({})", outs.join(", "));
     s
 }
+
+thread_local! {
+    /// `--graph NAME`: the functions whose traced graphs are printed.
+    static SHOW: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Prints the graphs traced for functions named `name` (`*`: every one).
+pub fn show_graphs_of(name: Option<String>) {
+    SHOW.with(|s| *s.borrow_mut() = name);
+}
+
+/// Whether the graphs of the function `name` are printed.
+pub fn shows(name: &str) -> bool {
+    SHOW.with(|s| s.borrow().as_deref().is_some_and(|n| n == "*" || n == name))
+}
