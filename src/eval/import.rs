@@ -226,3 +226,49 @@ impl Interp {
         Ok(Value::native(m))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// Every name a standard-library module reads as a builtin (a name its
+    /// functions and classes use without binding it: `Slot::Builtin`, never the
+    /// script's globals) is one the interpreter has: a typo or a name the module
+    /// forgot to import would be a NameError only when that line runs.
+    #[test]
+    fn stdlib_reads_only_real_builtins() {
+        use std::cell::RefCell;
+        use std::rc::Rc;
+        use std::sync::atomic::AtomicBool;
+        use std::sync::Arc;
+        let out: Rc<RefCell<Vec<u8>>> = Rc::new(RefCell::new(Vec::new()));
+        let interp = super::Interp::new(out, Arc::new(AtomicBool::new(false)));
+        let builtins: std::collections::HashSet<String> =
+            interp.builtin_names().into_iter().collect();
+        let mut checked = 0;
+        for (name, source) in crate::modules::MODULES {
+            let crate::modules::Source::Stdlib(text, _) = source else {
+                continue;
+            };
+            let module = crate::syntax::parse_module(text).expect("a stdlib module parses");
+            let mut globals = crate::resolve::GlobalNames::default();
+            crate::resolve::resolve_stdlib_module(&module, &mut globals).expect("resolves");
+            // the resolved tree's names as its Debug form writes them
+            let tree = format!("{module:?}");
+            for part in tree.split("Name { id: \"").skip(1) {
+                let Some((id, rest)) = part.split_once('"') else {
+                    continue;
+                };
+                let slot = rest.split_once("value: ").map_or("", |(_, s)| s);
+                if slot.starts_with("Builtin(") || slot.starts_with("ClassBuiltin(") {
+                    let is_class = slot.starts_with("ClassBuiltin(");
+                    // (a class body's own names are found in its namespace first)
+                    assert!(
+                        builtins.contains(id) || is_class,
+                        "stdlib module {name} reads '{id}', which is not a builtin"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "only {checked} builtin reads found");
+    }
+}
