@@ -172,6 +172,8 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("tensorflow_io"),
     stdlib!("tensorflow_debugging"),
     stdlib!("tensorflow_image"),
+    stdlib!("tensorflow_initializers"),
+    stdlib!("tensorflow_lookup"),
     stdlib!("tensorflow_array"),
     stdlib!("tensorflow_sparse"),
     stdlib!("tensorflow_v1compat"),

@@ -412,6 +412,21 @@ fn seq_tensors(vm: &dyn Vm, v: &Value) -> PyResult<Vec<Tensor>> {
         .collect()
 }
 
+/// numpy's `isscalar`: Python's numbers, strings and bytes and numpy's
+/// scalars, not 0-d arrays.
+#[native("isscalar(element)")]
+fn isscalar(element: &Value) -> bool {
+    match element {
+        Value::Int(_)
+        | Value::Long(_)
+        | Value::Float(_)
+        | Value::Bool(_)
+        | Value::Str(_)
+        | Value::Bytes(_) => true,
+        other => other.downcast::<NdArray>().is_some_and(|a| a.scalar),
+    }
+}
+
 /// Joins arrays along an existing axis.
 #[native("concatenate(arrays, axis=0)")]
 fn concatenate(vm: &dyn Vm, arrays: &Value, axis: &Value) -> PyResult<Value> {
@@ -578,6 +593,7 @@ const FUNCTIONS: &[NativeDef] = &[
     std_::DEF,
     shape::DEF,
     ndim::DEF,
+    isscalar::DEF,
     max::DEF,
     min::DEF,
     prod::DEF,

@@ -90,12 +90,27 @@ fn convert_to_tensor(
     value: &Value,
     dtype: Option<DType>,
     dtype_hint: &Value,
-    _name: &Value,
+    name: &Value,
 ) -> PyResult<Tensor> {
     if dtype.is_none() {
         if let Some(hint) = opt_dtype(vm, dtype_hint)? {
             let dev = current_device(vm);
             return super::convert::operand(vm, value, hint, dev, true);
+        }
+    }
+    if let (Value::Tensor(t), Value::Str(n), Some(d)) = (value, name, dtype) {
+        if d != t.dtype() {
+            // TensorFlow names the conversion in this error
+            // (`tensor_conversion_registry._add_error_prefix`)
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                format!(
+                    "{n}: Tensor conversion requested dtype {} for Tensor with dtype {}: {}",
+                    d.name(),
+                    t.dtype().name(),
+                    crate::runtime::format::tf_repr(t)
+                ),
+            ));
         }
     }
     to_tensor(vm, value, dtype)

@@ -99,6 +99,10 @@ pub fn module() -> Value {
     // `tf.image`: `stdlib/tensorflow_image.dist`
     m.namespace("image", |_| {});
     m.namespace("ragged", |_| {});
+    // `tf.lookup`: `stdlib/tensorflow_lookup.dist`
+    m.namespace("lookup", |l| {
+        l.namespace("experimental", |_| {});
+    });
     m.namespace("random", random::register);
     io_ops::register(&mut m);
     strings_ops::register(&mut m);
