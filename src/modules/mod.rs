@@ -174,6 +174,7 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("tensorflow_image"),
     stdlib!("tensorflow_initializers"),
     stdlib!("tensorflow_lookup"),
+    stdlib!("tensorflow_forwardprop"),
     stdlib!("tensorflow_array"),
     stdlib!("tensorflow_sparse"),
     stdlib!("tensorflow_v1compat"),

@@ -229,7 +229,7 @@ fn watched_variables(this: &GradientTape) -> Value {
 /// The variable an object that acts as one holds: TensorFlow's tape takes
 /// `x.handle` of anything with `_should_act_as_resource_variable` (Keras's
 /// `Variable`); dist reads its `value`, the `tf.Variable` behind it.
-fn variable_like(vm: &dyn Vm, v: &Value) -> PyResult<Option<Value>> {
+pub(super) fn variable_like(vm: &dyn Vm, v: &Value) -> PyResult<Option<Value>> {
     let Value::Instance(inst) = v else {
         return Ok(None);
     };
@@ -686,5 +686,6 @@ pub fn register(m: &mut ModuleBuilder) {
     m.add(stop_gradient::DEF);
     m.namespace("autodiff", |a| {
         a.value("GradientTape", Value::Class(GRADIENT_TAPE.class()));
+        super::forward_accumulator::register(a);
     });
 }

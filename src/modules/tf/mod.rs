@@ -14,6 +14,7 @@ pub mod create;
 pub mod custom_gradient;
 pub mod dtypes;
 pub mod embedding_ops;
+pub mod forward_accumulator;
 pub mod gfile;
 pub mod glob_match;
 pub mod gradient_tape;

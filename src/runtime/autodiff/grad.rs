@@ -77,6 +77,10 @@ pub enum GradOp {
     Gather(usize, usize),
     /// `StridedSlice` (a subscript).
     Index(Vec<IndexItem>),
+    /// `StridedSliceGrad`: the gradient of a subscript of a tensor shaped
+    /// `dims`, placed into zeros of that shape (a recorded op, so that
+    /// gradients of gradients and forward-mode tangents pass slices).
+    IndexGrad(Vec<IndexItem>, Vec<usize>),
     /// `Softmax` / `LogSoftmax` along `axis`.
     Softmax {
         /// The axis.
@@ -411,7 +415,9 @@ pub(crate) fn gradient(
             Some(batch_gather_grad(x, &v.inputs[1], *axis, *b, g)?),
             None,
         ],
-        GradOp::Index(items) => vec![Some(ops::index::index_backward(x, items, g)?)],
+        GradOp::Index(items) => vec![Some(ops::index::index_grad(x.dims(), items, g)?)],
+        // _StridedSliceGradGrad: the same slice of the gradient
+        GradOp::IndexGrad(items, _) => vec![Some(ops::index(g, items, Semantics::Tf)?)],
         GradOp::Softmax { axis, log } => {
             let y = &v.outputs[0];
             let axes = [*axis];
@@ -471,7 +477,16 @@ pub(crate) fn gradient(
         GradOp::TopK(_) => vec![Some(grad_more::top_k(x, &v.outputs[1], g)?)],
         GradOp::Sort { axis, .. } => vec![Some(grad_more::sort(x, &v.outputs[1], g, *axis)?)],
         GradOp::MatrixDiag => vec![Some(ops::matrix::diag_part(g, " name: diag_part")?)],
-        GradOp::MatrixDiagPart => vec![Some(grad_more::diag_embed(g, x.dims())?)],
+        // _MatrixDiagPartGrad: matrix_diag of square matrices, else the
+        // gradient set on the diagonals of zeros (both recorded ops)
+        GradOp::MatrixDiagPart => {
+            let r = x.rank();
+            if r >= 2 && x.dims()[r - 2] == x.dims()[r - 1] {
+                vec![Some(ops::matrix::diag(g)?)]
+            } else {
+                vec![Some(ops::matrix::set_diag(&zeros_like(x)?, g)?)]
+            }
+        }
         GradOp::MatrixSetDiag => {
             let [gx, gd] = grad_more::set_diag(g, &v.inputs[1])?;
             vec![Some(gx), Some(gd)]

@@ -45,15 +45,18 @@ fn int_values(t: &Tensor) -> Result<Vec<i64>> {
         .collect()
 }
 
-/// `g`'s values added into zeros of `dims` at flat positions `at`
-/// (`scatter_nd` into a fresh tensor).
+/// `g`'s values added into zeros of `dims` at flat positions `at`: a
+/// recorded `ScatterNd` of the flat gradient (so gradients of this gradient,
+/// and forward-mode tangents, pass it), reshaped to `dims`.
 fn scatter_into_zeros(g: &Tensor, dims: &[usize], at: &[usize]) -> Result<Tensor> {
-    let mut out = zeros(g.dtype(), dims, g)?;
-    let inner = out.make_mut();
-    let backend = inner.storage.backend();
-    backend.scatter(&mut inner.storage, at, g.storage())?;
-    // ScatterNd adds the updates to zeros (a -0.0 update gives 0.0)
-    ops::add(&zeros(g.dtype(), &[], g)?, &out)
+    let pos: Vec<i64> = at.iter().map(|&i| i as i64).collect();
+    let n = pos.len();
+    let pos = Tensor::from_vec(pos, &[n, 1])?.to_device(g.device())?;
+    let total: usize = dims.iter().product();
+    let flat = ops::reshape(g, &[-1], Semantics::Tf)?;
+    let out = ops::scatter::scatter_nd(&pos, &flat, &[total])?;
+    let dims: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+    ops::reshape(&out, &dims, Semantics::Tf)
 }
 
 /// `_TopKGrad`: each row's gradient scattered to the positions its
@@ -87,28 +90,6 @@ pub(super) fn sort(x: &Tensor, indices: &Tensor, g: &Tensor, axis: i64) -> Resul
     let gt = ops::transpose(g, Some(&perm))?;
     let out = top_k(&xt, &it, &gt)?;
     ops::transpose(&out, Some(&perm))
-}
-
-/// Flat positions of the main diagonals of `[..., rows, cols]`.
-fn diagonal_positions(dims: &[usize]) -> Vec<usize> {
-    let r = dims.len();
-    let (rows, cols) = (dims[r - 2], dims[r - 1]);
-    let batch: usize = dims[..r - 2].iter().product();
-    let d = rows.min(cols);
-    (0..batch)
-        .flat_map(|b| (0..d).map(move |i| b * rows * cols + i * cols + i))
-        .collect()
-}
-
-/// `matrix_diag(g, num_rows, num_cols)`: `g` on the main diagonals of
-/// zero matrices of `dims` (MatrixDiagV3 copies, so -0.0 stays).
-pub(super) fn diag_embed(g: &Tensor, dims: &[usize]) -> Result<Tensor> {
-    let mut out = zeros(g.dtype(), dims, g)?;
-    let at = diagonal_positions(dims);
-    let inner = out.make_mut();
-    let backend = inner.storage.backend();
-    backend.scatter(&mut inner.storage, &at, g.storage())?;
-    Ok(out)
 }
 
 /// `_MatrixSetDiagGradV3`: the gradient with its diagonals zeroed, and the

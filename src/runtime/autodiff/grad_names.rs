@@ -27,6 +27,7 @@ impl GradOp {
             GradOp::Reverse(_) => "ReverseV2",
             GradOp::Gather(..) => "GatherV2",
             GradOp::Index(_) => "StridedSlice",
+            GradOp::IndexGrad(..) => "StridedSliceGrad",
             GradOp::Softmax { log: false, .. } => "Softmax",
             GradOp::Softmax { log: true, .. } => "LogSoftmax",
             GradOp::Relu6 => "Relu6",

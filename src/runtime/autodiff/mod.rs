@@ -1,10 +1,12 @@
 //! Automatic differentiation: tapes that record the ops run on the tensors
 //! they follow (`tape`), the gradient of every op (`grad`, the registry
 //! keyed by op) and backpropagation over a tape (`backprop`). The language
-//! layer's `tf.GradientTape` drives them; the ops in `ops/` report
+//! layer's `tf.GradientTape` drives them; `forward` gives the tangents of
+//! `tf.autodiff.ForwardAccumulator` from the same gradient functions; the ops in `ops/` report
 //! themselves through [`tape::record`] and [`tape::primitive`].
 
 pub mod backprop;
+pub mod forward;
 pub mod grad;
 mod grad_more;
 mod grad_names;

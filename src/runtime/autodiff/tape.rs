@@ -126,6 +126,12 @@ pub fn set_lane(lane: Option<usize>) {
 /// A graph trace starts (`on`) or ends: the recording points fire while
 /// one is open, as they do while a tape records.
 pub(crate) fn graph_recording(on: bool) {
+    hold_active(on);
+}
+
+/// Something that needs the recording points (a graph trace, a forward
+/// accumulator) starts (`on`) or ends.
+pub(crate) fn hold_active(on: bool) {
     ACTIVE.with(|a| {
         a.set(if on {
             a.get() + 1
@@ -334,6 +340,11 @@ fn record_slow(op: impl FnOnce() -> GradOp, inputs: &[&Tensor], outputs: &[&Tens
         }
         d.entries.push(Some(entry));
     }
+    if super::forward::wants(inputs) {
+        if let Some(g) = built.or_else(|| op.take().map(|f| f())) {
+            super::forward::on_op(&g, inputs, outputs);
+        }
+    }
 }
 
 /// A variable was read, giving `value`: tapes that watch it (or watch every
@@ -388,6 +399,7 @@ fn read_variable_slow(
     if !active() {
         return;
     }
+    super::forward::on_read(key, value);
     for tape in lane_tapes() {
         if trainable && tape.watch_accessed_variables {
             tape.watch_variable(key, handle());

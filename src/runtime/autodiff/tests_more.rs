@@ -111,3 +111,91 @@ fn l2_loss() {
         &[t(&spread(7, -0.5), &[7])],
     );
 }
+
+/// Forward mode (`forward.rs`): the tangent of `f` at `x` along `v` is the
+/// central difference `(f(x + hv) - f(x - hv)) / 2h`, for ops whose
+/// gradients take several paths (slices, `top_k`, the diagonal ops, fused
+/// gradients that are 0 where the cotangent is).
+#[test]
+fn forward_tangents_match_differences() {
+    use super::forward::Accumulator;
+    let x = t(&spread(12, 0.3), &[3, 4]);
+    let v = t(&spread(12, -0.6), &[3, 4]);
+    let sq = t(&spread(9, 0.2), &[3, 3]);
+    let sv = t(&spread(9, -0.4), &[3, 3]);
+    let cases: Vec<(&str, Box<F>, &Tensor, &Tensor)> = vec![
+        (
+            "slice",
+            Box::new(|xs: &[Tensor]| {
+                ops::index(
+                    &xs[0],
+                    &[ops::IndexItem::Slice {
+                        start: Some(1),
+                        stop: None,
+                        step: None,
+                    }],
+                    crate::runtime::Semantics::Tf,
+                )
+            }),
+            &x,
+            &v,
+        ),
+        (
+            "sqrt",
+            Box::new(|xs: &[Tensor]| ops::unary(crate::runtime::UnaryOp::Sqrt, &xs[0])),
+            &x,
+            &v,
+        ),
+        (
+            "top_k",
+            Box::new(|xs: &[Tensor]| Ok(ops::scan::top_k(&xs[0], 2)?.0)),
+            &x,
+            &v,
+        ),
+        (
+            "diag_part",
+            Box::new(|xs: &[Tensor]| ops::matrix::diag_part(&xs[0], "")),
+            &sq,
+            &sv,
+        ),
+        (
+            "softmax",
+            Box::new(|xs: &[Tensor]| ops::nn::softmax(&xs[0], -1, false)),
+            &x,
+            &v,
+        ),
+    ];
+    for (name, f, x, v) in cases {
+        let acc = Accumulator::new();
+        acc.watch(x, v.clone());
+        acc.push();
+        let y = f(std::slice::from_ref(x)).unwrap();
+        acc.pop();
+        let jvp = acc
+            .jvp(&y)
+            .unwrap()
+            .unwrap_or_else(|| panic!("{name}: no tangent"));
+        let h = 1e-6;
+        let at = |d: f64| {
+            let shifted = ops::add(
+                x,
+                &ops::binary(crate::runtime::BinaryOp::Mul, v, &t(&[d], &[]))?,
+            )?;
+            f(&[shifted])
+        };
+        let (hi, lo) = (at(h).unwrap(), at(-h).unwrap());
+        let (hi, lo, got) = (
+            hi.as_slice::<f64>().unwrap().to_vec(),
+            lo.as_slice::<f64>().unwrap().to_vec(),
+            jvp.as_slice::<f64>().unwrap().to_vec(),
+        );
+        for i in 0..got.len() {
+            let numeric = (hi[i] - lo[i]) / (2.0 * h);
+            assert!(
+                (numeric - got[i]).abs() <= 1e-5 * (1.0 + numeric.abs()),
+                "{name}[{i}]: tangent {} numeric {numeric}",
+                got[i]
+            );
+        }
+    }
+}

@@ -258,6 +258,7 @@ fn forward(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Vec<Tensor
             *b as i64,
         )),
         GradOp::Index(items) => one(ops::index(first(ins)?, items, Semantics::Tf)),
+        GradOp::IndexGrad(items, dims) => one(ops::index::index_grad(dims, items, first(ins)?)),
         GradOp::Softmax { axis, log } => one(ops::nn::softmax(first(ins)?, *axis, *log)),
         GradOp::Relu6 => one(ops::nn::relu6(first(ins)?)),
         GradOp::LeakyRelu(a) => one(ops::nn::leaky_relu(first(ins)?, *a)),

@@ -300,6 +300,10 @@ pub fn infer(
             })
         }
         GradOp::Index(items) => each(&|t| fit(&index_dims(in0, items), t)),
+        GradOp::IndexGrad(_, dims) => each(&|t| {
+            let d: StaticDims = dims.iter().map(|&n| Some(n)).collect();
+            fit(&d, t)
+        }),
         GradOp::TopK(_) => each(&|t| {
             let mut d = keep_unknown(in0, t);
             if let Some(last) = d.last_mut() {

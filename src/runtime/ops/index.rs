@@ -175,6 +175,19 @@ fn resolve(x: &Tensor, items: &[IndexItem], sem: Semantics) -> Result<(Shape, Ve
     Ok((shape, idx))
 }
 
+/// `StridedSliceGrad`: `grad`, the gradient of `x[items]` for an `x` of
+/// shape `dims`, placed into zeros of that shape; one op on the tapes.
+pub fn index_grad(dims: &[usize], items: &[IndexItem], grad: &Tensor) -> Result<Tensor> {
+    tape::primitive(
+        || GradOp::IndexGrad(items.to_vec(), dims.to_vec()),
+        &[grad],
+        || {
+            let like = Tensor::zeros(grad.dtype(), dims, grad.device())?;
+            index_backward(&like, items, grad)
+        },
+    )
+}
+
 /// `x[items]`: a new tensor (a copy) of the selected elements.
 fn index_impl(x: &Tensor, items: &[IndexItem], sem: Semantics) -> Result<Tensor> {
     let (shape, idx) = resolve(x, items, sem)?;
