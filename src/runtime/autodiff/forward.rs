@@ -212,14 +212,11 @@ fn jvp_of(
     outputs: &[&Tensor],
     tangents: &[Option<Tensor>],
 ) -> Result<Vec<Option<Tensor>>> {
-    match op {
-        GradOp::Custom(_) => {
-            return Err(Error::new(
-                ErrorKind::Unimplemented,
-                "dist: forward-mode tangents (tf.autodiff.ForwardAccumulator) of a tf.custom_gradient function are not supported",
-            ))
-        }
-        _ => {}
+    if let GradOp::Custom(_) = op {
+        return Err(Error::new(
+            ErrorKind::Unimplemented,
+            "dist: forward-mode tangents (tf.autodiff.ForwardAccumulator) of a tf.custom_gradient function are not supported",
+        ));
     }
     let us = outputs
         .iter()
