@@ -175,6 +175,7 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("tensorflow_initializers"),
     stdlib!("tensorflow_lookup"),
     stdlib!("tensorflow_forwardprop"),
+    stdlib!("tensorflow_data"),
     stdlib!("tensorflow_array"),
     stdlib!("tensorflow_sparse"),
     stdlib!("tensorflow_v1compat"),
