@@ -105,10 +105,8 @@ fn convert_to_tensor(
             return Err(PyErr::new(
                 ExcType::ValueError,
                 format!(
-                    "{n}: Tensor conversion requested dtype {} for Tensor with dtype {}: {}",
-                    d.name(),
-                    t.dtype().name(),
-                    crate::runtime::format::tf_repr(t)
+                    "{n}: {}",
+                    crate::object::tensor::convert::dtype_mismatch(t, d)
                 ),
             ));
         }

@@ -161,6 +161,16 @@ fn is_numpy(v: &Value) -> bool {
     matches!(v, Value::Native(n) if n.as_any().is::<crate::object::numpy::NdArray>())
 }
 
+/// TensorFlow's message for converting tensor `t` to another dtype `d`.
+pub fn dtype_mismatch(t: &Tensor, d: DType) -> String {
+    format!(
+        "Tensor conversion requested dtype {} for Tensor with dtype {}: {}",
+        d.name(),
+        t.dtype().name(),
+        runtime::format::tf_repr(t)
+    )
+}
+
 /// `tf.convert_to_tensor(v, dtype)`: tensors pass through (a dtype mismatch
 /// is TensorFlow's ValueError); numpy arrays cast; Python values convert on
 /// the current device.
@@ -179,12 +189,7 @@ pub fn to_tensor_on(
     if let Value::Tensor(t) = v {
         if let Some(d) = dtype {
             if d != t.dtype() {
-                return Err(value_error(format!(
-                    "Tensor conversion requested dtype {} for Tensor with dtype {}: {}",
-                    d.name(),
-                    t.dtype().name(),
-                    runtime::format::tf_repr(t)
-                )));
+                return Err(value_error(dtype_mismatch(t, d)));
             }
         }
         return Ok(t.clone());

@@ -123,14 +123,9 @@ pub fn set_lane(lane: Option<usize>) {
     LANE.with(|l| l.set(lane));
 }
 
-/// A graph trace starts (`on`) or ends: the recording points fire while
-/// one is open, as they do while a tape records.
-pub(crate) fn graph_recording(on: bool) {
-    hold_active(on);
-}
-
 /// Something that needs the recording points (a graph trace, a forward
-/// accumulator) starts (`on`) or ends.
+/// accumulator) starts (`on`) or ends: they fire while one is open, as
+/// they do while a tape records.
 pub(crate) fn hold_active(on: bool) {
     ACTIVE.with(|a| {
         a.set(if on {

@@ -223,7 +223,7 @@ pub fn begin_branch() -> Option<Rc<RefCell<Graph>>> {
 fn push_graph(g: Rc<RefCell<Graph>>) -> Rc<RefCell<Graph>> {
     TRACING.with(|t| t.borrow_mut().push(g.clone()));
     DEPTH.with(|d| d.set(d.get() + 1));
-    super::autodiff::tape::graph_recording(true);
+    super::autodiff::tape::hold_active(true);
     g
 }
 
@@ -241,7 +241,7 @@ pub fn end(g: &Rc<RefCell<Graph>>) {
     });
     if removed {
         DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
-        super::autodiff::tape::graph_recording(false);
+        super::autodiff::tape::hold_active(false);
     }
 }
 
@@ -250,11 +250,11 @@ pub fn paused<T>(f: impl FnOnce() -> T) -> T {
     let saved = TRACING.with(|t| std::mem::take(&mut *t.borrow_mut()));
     let depth = DEPTH.with(|d| d.replace(0));
     for _ in &saved {
-        super::autodiff::tape::graph_recording(false);
+        super::autodiff::tape::hold_active(false);
     }
     let r = f();
     for _ in &saved {
-        super::autodiff::tape::graph_recording(true);
+        super::autodiff::tape::hold_active(true);
     }
     DEPTH.with(|d| d.set(depth));
     TRACING.with(|t| *t.borrow_mut() = saved);

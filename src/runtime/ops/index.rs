@@ -175,19 +175,6 @@ fn resolve(x: &Tensor, items: &[IndexItem], sem: Semantics) -> Result<(Shape, Ve
     Ok((shape, idx))
 }
 
-/// `StridedSliceGrad`: `grad`, the gradient of `x[items]` for an `x` of
-/// shape `dims`, placed into zeros of that shape; one op on the tapes.
-pub fn index_grad(dims: &[usize], items: &[IndexItem], grad: &Tensor) -> Result<Tensor> {
-    tape::primitive(
-        || GradOp::IndexGrad(items.to_vec(), dims.to_vec()),
-        &[grad],
-        || {
-            let like = Tensor::zeros(grad.dtype(), dims, grad.device())?;
-            index_backward(&like, items, grad)
-        },
-    )
-}
-
 /// `x[items]`: a new tensor (a copy) of the selected elements.
 fn index_impl(x: &Tensor, items: &[IndexItem], sem: Semantics) -> Result<Tensor> {
     let (shape, idx) = resolve(x, items, sem)?;
@@ -215,21 +202,29 @@ pub fn index_assign(x: &mut Tensor, items: &[IndexItem], value: &Tensor) -> Resu
     backend.scatter(&mut inner.storage, &idx, v.storage())
 }
 
-/// `StridedSliceGrad`: `grad` (shaped like `x[items]`) placed into zeros shaped like `x`.
-pub fn index_backward(x: &Tensor, items: &[IndexItem], grad: &Tensor) -> Result<Tensor> {
-    let (shape, idx) = resolve(x, items, Semantics::Tf)?;
-    if grad.shape() != &shape {
-        return Err(Error::internal(format!(
-            "StridedSliceGrad: gradient of shape {} for a slice of shape {}",
-            grad.shape(),
-            shape
-        )));
-    }
-    let mut out = Tensor::zeros(grad.dtype(), x.dims(), x.device())?;
-    let inner = out.make_mut();
-    let backend = inner.storage.backend();
-    backend.scatter(&mut inner.storage, &idx, grad.storage())?;
-    Ok(out)
+/// `StridedSliceGrad`: `grad`, the gradient of `x[items]` for an `x` of
+/// shape `dims`, placed into zeros of that shape; one op on the tapes (so
+/// gradients of gradients and forward-mode tangents pass slices).
+pub fn index_grad(dims: &[usize], items: &[IndexItem], grad: &Tensor) -> Result<Tensor> {
+    tape::primitive(
+        || GradOp::IndexGrad(items.to_vec(), dims.to_vec()),
+        &[grad],
+        || {
+            let mut out = Tensor::zeros(grad.dtype(), dims, grad.device())?;
+            let (shape, idx) = resolve(&out, items, Semantics::Tf)?;
+            if grad.shape() != &shape {
+                return Err(Error::internal(format!(
+                    "StridedSliceGrad: gradient of shape {} for a slice of shape {}",
+                    grad.shape(),
+                    shape
+                )));
+            }
+            let inner = out.make_mut();
+            let backend = inner.storage.backend();
+            backend.scatter(&mut inner.storage, &idx, grad.storage())?;
+            Ok(out)
+        },
+    )
 }
 
 /// `x[items]`: a new tensor (a copy) of the selected elements.
