@@ -117,6 +117,10 @@ pub static MODULES: &[(&str, Source)] = &[
         Source::Native(|_| Some(tf::train::module())),
     ),
     (
+        "_dist_saved_model",
+        Source::Native(|_| Some(tf::saved_model::module())),
+    ),
+    (
         "_dist_saving",
         Source::Native(|_| Some(keras_saving::module())),
     ),
@@ -174,6 +178,7 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("tensorflow_image"),
     stdlib!("tensorflow_initializers"),
     stdlib!("tensorflow_lookup"),
+    stdlib!("tensorflow_saved_model"),
     stdlib!("tensorflow_forwardprop"),
     stdlib!("tensorflow_data"),
     stdlib!("tensorflow_array"),

@@ -20,6 +20,7 @@ pub mod op;
 pub mod ops;
 mod pool;
 pub mod random;
+pub mod saved_model;
 pub mod saving;
 pub mod shape;
 pub mod siphash;

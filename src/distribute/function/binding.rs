@@ -73,10 +73,7 @@ pub fn canonicalize(
     args: &[Value],
     kwargs: &[(Rc<str>, Value)],
 ) -> Option<crate::distribute::nest::CallArgs> {
-    let Value::Function(f) = func else {
-        return None;
-    };
-    let params = &f.sig.params;
+    let params = call_params(func)?;
     if has_var_params(func) || (kwargs.is_empty() && args.len() == params.len()) {
         // not a fixed parameter list, or every argument already in place
         return None;
@@ -105,13 +102,25 @@ pub fn canonicalize(
     (args.len() <= pos.len() && used == kwargs.len()).then_some((pos, kw))
 }
 
+/// The parameters a call of `func` binds: a Python function's, or a bound
+/// method's after its receiver (`tf.function(obj.method)`).
+pub fn call_params(func: &Value) -> Option<&[crate::value::signature::Param]> {
+    match func {
+        Value::Function(f) => Some(&f.sig.params),
+        Value::BoundMethod(b) => match &b.func {
+            Value::Function(f) => f.sig.params.get(1..),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Whether `func` takes `*args` or `**kwargs`.
 fn has_var_params(func: &Value) -> bool {
-    let Value::Function(f) = func else {
+    let Some(params) = call_params(func) else {
         return true;
     };
-    f.sig
-        .params
+    params
         .iter()
         .any(|p| matches!(p.kind, ParamKind::VarPositional | ParamKind::VarKeyword))
 }
@@ -382,16 +391,14 @@ impl FunctionType {
         kwargs: &[(Rc<str>, Value)],
         statics: Option<&[StaticShape]>,
     ) -> Option<FunctionType> {
-        let Value::Function(f) = func else {
-            return None;
-        };
+        let own = call_params(func)?;
         if has_var_params(func) {
             return None;
         }
         let mut k = 0;
-        let mut params = Vec::with_capacity(f.sig.params.len());
+        let mut params = Vec::with_capacity(own.len());
         let mut values = args.iter();
-        for p in &f.sig.params {
+        for p in own {
             let v = match p.kind {
                 ParamKind::KeywordOnly => {
                     kwargs.iter().find(|(n, _)| **n == *p.name).map(|(_, v)| v)
@@ -418,7 +425,14 @@ impl FunctionType {
             }
         }
         Some(FunctionType {
-            func_name: f.def.name.to_string(),
+            func_name: match func {
+                Value::Function(f) => f.def.name.to_string(),
+                Value::BoundMethod(b) => match &b.func {
+                    Value::Function(f) => f.def.name.to_string(),
+                    _ => String::new(),
+                },
+                _ => String::new(),
+            },
             params,
             flat_names,
         })

@@ -250,13 +250,13 @@ pub fn param_lines(
     args: &[Value],
     kwargs: &[(Rc<str>, Value)],
 ) -> PyResult<Vec<String>> {
-    let Value::Function(f) = func else {
+    let Some(params) = super::binding::call_params(func) else {
         return Ok(Vec::new());
     };
     let aliases = RefCell::new(Vec::new());
     let mut out = Vec::new();
     let mut pos = args.iter();
-    for p in &f.sig.params {
+    for p in params {
         let kind = kind_name(p.kind);
         let given = match p.kind {
             ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword => {

@@ -89,6 +89,16 @@ pub enum Retrace {
 }
 
 impl FunctionObj {
+    /// The concrete functions traced so far, in order.
+    pub fn concrete_functions(&self) -> Vec<Value> {
+        self.concretes.borrow().iter().map(|(_, c)| c.clone()).collect()
+    }
+
+    /// `input_signature`, if it was given.
+    pub fn input_signature(&self) -> Option<&Value> {
+        self.input_signature.as_ref()
+    }
+
     /// The Python function's name.
     fn name(&self) -> String {
         match &self.func {

@@ -139,6 +139,16 @@ pub fn is_variable(v: &Value) -> bool {
     v.downcast::<PlainVar>().is_some() || v.downcast::<DistVar>().is_some()
 }
 
+/// The addresses of a variable's cells (every component of a distributed
+/// one): how a traced graph's reads name the variable they read.
+pub fn resource_keys(v: &Value) -> Option<Vec<usize>> {
+    if let Some(p) = v.downcast::<PlainVar>() {
+        return Some(vec![Rc::as_ptr(&p.cell) as usize]);
+    }
+    v.downcast::<DistVar>()
+        .map(|d| d.comps.iter().map(|c| Rc::as_ptr(c) as usize).collect())
+}
+
 /// True for a `MirroredVariable` (not a `SyncOnReadVariable`).
 pub fn is_mirrored_variable(v: &Value) -> bool {
     v.downcast::<DistVar>().is_some_and(|d| !d.on_read)

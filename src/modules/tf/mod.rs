@@ -15,6 +15,7 @@ pub mod custom_gradient;
 pub mod dtypes;
 pub mod embedding_ops;
 pub mod forward_accumulator;
+pub mod saved_model;
 pub mod gfile;
 pub mod glob_match;
 pub mod gradient_tape;
@@ -103,6 +104,10 @@ pub fn module() -> Value {
     // `tf.lookup`: `stdlib/tensorflow_lookup.dist`
     m.namespace("lookup", |l| {
         l.namespace("experimental", |_| {});
+    });
+    // `tf.saved_model`: `stdlib/tensorflow_saved_model.dist`
+    m.namespace("saved_model", |s| {
+        s.namespace("experimental", |_| {});
     });
     m.namespace("random", random::register);
     io_ops::register(&mut m);

@@ -102,7 +102,7 @@ fn string_crcs(strings: &[Vec<u8>]) -> (u32, u32) {
 }
 
 /// A tensor's bytes as the bundle stores them, and their CRC (unmasked).
-fn tensor_bytes(t: &Tensor) -> std::result::Result<(Vec<u8>, u32), crate::runtime::error::Error> {
+pub(crate) fn tensor_bytes(t: &Tensor) -> std::result::Result<(Vec<u8>, u32), crate::runtime::error::Error> {
     let host_copy;
     let t = if t.device().is_host() {
         t
@@ -400,7 +400,7 @@ fn chunks<const N: usize, T>(bytes: &[u8], n: usize, f: impl Fn([u8; N]) -> T) -
 }
 
 /// `n` elements of `dtype` from their stored bytes.
-fn decode(dtype: DType, n: usize, bytes: &[u8]) -> Option<HostData> {
+pub(crate) fn decode(dtype: DType, n: usize, bytes: &[u8]) -> Option<HostData> {
     Some(match dtype {
         DType::Bool => HostData::Bool(chunks(bytes, n, |[b]: [u8; 1]| b != 0)?),
         DType::Int8 => HostData::I8(chunks(bytes, n, |[b]: [u8; 1]| b as i8)?),
