@@ -87,9 +87,19 @@ fn flat_outputs(t: &Template, spec: &dyn Fn(usize) -> Value, order: &mut Vec<usi
 }
 
 /// `(function_def bytes, [resource keys], output structure)` of a concrete
-/// function, written under `name`.
-#[native("export_function(concrete, name)")]
-fn export_function(concrete: &Value, name: &str) -> PyResult<Value> {
+/// function, written under `name` (`input_order`: the flat inputs' order
+/// in the function, as positions among the concrete function's own).
+#[native("export_function(concrete, name, input_order=None)")]
+fn export_function(vm: &dyn Vm, concrete: &Value, name: &str, input_order: &Value) -> PyResult<Value> {
+    let input_order = if matches!(input_order, Value::None) {
+        None
+    } else {
+        let mut v = Vec::new();
+        for x in vm.collect(input_order)? {
+            v.push(usize::try_from(int_of(&x)?).map_err(|_| err(ExcType::ValueError, "a negative input position"))?);
+        }
+        Some(v)
+    };
     let c = concrete
         .downcast::<ConcreteObj>()
         .ok_or_else(|| err(ExcType::TypeError, "expected a ConcreteFunction"))?;
@@ -131,7 +141,7 @@ fn export_function(concrete: &Value, name: &str) -> PyResult<Value> {
         .map(|&i| g.outputs.get(i).copied())
         .collect::<Option<_>>()
         .ok_or_else(|| err(ExcType::RuntimeError, "a function output has no node"))?;
-    let e = export::export(&g, name, &ports).map_err(runtime_err)?;
+    let e = export::export(&g, name, input_order.as_deref(), &ports).map_err(runtime_err)?;
     let keys = e.resources.iter().map(|&k| Value::Int(k as i64)).collect();
     Ok(Value::tuple(vec![
         Value::Bytes(Rc::new(e.def.encode_to_vec())),
@@ -191,12 +201,15 @@ fn structured(vm: &dyn Vm, v: &Value) -> PyResult<pb::StructuredValue> {
             })
         }
         Value::Dict(d) => {
-            let mut fields = BTreeMap::new();
+            let mut fields = Vec::new();
             for (k, x) in d.borrow().items() {
                 let Value::Str(k) = k else {
                     return Err(err(ExcType::ValueError, "a signature dict with keys that are not strings"));
                 };
-                fields.insert(k.to_string(), structured(vm, &x)?);
+                fields.push(pb::DictEntry {
+                    key: k.to_string(),
+                    value: Some(structured(vm, &x)?),
+                });
             }
             SK::DictValue(pb::DictValue { fields })
         }
@@ -477,8 +490,9 @@ fn from_structured(v: &pb::StructuredValue) -> PyResult<Value> {
         SK::TupleValue(t) => Value::tuple(many(&t.values)?),
         SK::DictValue(d) => {
             let mut out = crate::value::dict::Dict::new();
-            for (key, x) in &d.fields {
-                out.insert(Value::str(key), from_structured(x)?)?;
+            for e in &d.fields {
+                let x = e.value.as_ref().map_or(Ok(Value::None), from_structured)?;
+                out.insert(Value::str(&e.key), x)?;
             }
             Value::dict(out)
         }
@@ -651,10 +665,19 @@ fn read_saved_model(export_dir: &str) -> PyResult<Value> {
                     ],
                 )
             }
-            Some(Kind::Function(f)) => (
-                "function",
-                vec![Value::list(f.concrete_functions.iter().map(|s| Value::str(s)).collect())],
-            ),
+            Some(Kind::Function(f)) => {
+                let signature = match f.function_spec.as_ref().and_then(|s| s.input_signature.as_ref()) {
+                    Some(s) => from_structured(s)?,
+                    None => Value::None,
+                };
+                (
+                    "function",
+                    vec![
+                        Value::list(f.concrete_functions.iter().map(|s| Value::str(s)).collect()),
+                        signature,
+                    ],
+                )
+            }
             Some(Kind::BareConcreteFunction(b)) => (
                 "bare",
                 vec![

@@ -155,9 +155,11 @@ fn arg_name(name: &str) -> String {
     s
 }
 
-/// Writes `g` as the function `name`, its outputs `outputs` (the graph's
-/// outputs in the order of the function's flattened result).
-pub fn export(g: &Graph, name: &str, outputs: &[Port]) -> Result<Exported> {
+/// Writes `g` as the function `name`, its inputs the placeholders in the
+/// order `inputs` gives (indices into the graph's placeholders; None: their
+/// own), its outputs `outputs` (the graph's outputs in the order of the
+/// function's flattened result).
+pub fn export(g: &Graph, name: &str, inputs: Option<&[usize]>, outputs: &[Port]) -> Result<Exported> {
     let mut w = Writer {
         g,
         def: FunctionDef::default(),
@@ -170,7 +172,16 @@ pub fn export(g: &Graph, name: &str, outputs: &[Port]) -> Result<Exported> {
         ..Default::default()
     });
     // the inputs first, in order
-    for (k, &p) in g.placeholders.iter().enumerate() {
+    let own: Vec<usize> = (0..g.placeholders.len()).collect();
+    let order = inputs.unwrap_or(&own);
+    if order.len() != g.placeholders.len() {
+        return Err(Error::internal("saving a function: its inputs are not its placeholders"));
+    }
+    for (k, &pi) in order.iter().enumerate() {
+        let p = *g
+            .placeholders
+            .get(pi)
+            .ok_or_else(|| Error::internal("saving a function: no such input"))?;
         let n = &g.nodes[p];
         let arg = w.unique(&arg_name(&n.name));
         let dtype = n.outputs.first().map_or(DType::Float32, |o| o.0);

@@ -455,11 +455,21 @@ pub struct Values {
     pub values: Vec<StructuredValue>,
 }
 
-/// `DictValue`.
+/// `DictValue` (its map read as entries, so that the keys keep the order
+/// TensorFlow wrote them in: a signature's arguments in their order).
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct DictValue {
-    #[prost(btree_map = "string, message", tag = "1")]
-    pub fields: BTreeMap<String, StructuredValue>,
+    #[prost(message, repeated, tag = "1")]
+    pub fields: Vec<DictEntry>,
+}
+
+/// An entry of `DictValue.fields`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct DictEntry {
+    #[prost(string, tag = "1")]
+    pub key: String,
+    #[prost(message, optional, tag = "2")]
+    pub value: Option<StructuredValue>,
 }
 
 /// `NamedTupleValue`.
