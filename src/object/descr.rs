@@ -150,6 +150,8 @@ pub fn bind_class_attr(v: Value, receiver: &Value, owner: &Rc<Class>) -> Value {
                         func: f.clone(),
                     })),
                 }
+            } else if matches!(receiver, Value::Instance(_)) {
+                n.bind(&v, receiver).unwrap_or(v)
             } else {
                 v
             }

@@ -212,6 +212,13 @@ pub trait NativeObject: AsAny {
         }
     }
 
+    /// The descriptor protocol's `__get__` for an instance: what
+    /// `instance.name` gives when the class attribute `name` is this object
+    /// (None: the object itself, as for any non-descriptor).
+    fn bind(&self, _this: &Value, _receiver: &Value) -> Option<Value> {
+        None
+    }
+
     /// `repr(obj)`.
     fn repr(&self, this: &Value, vm: &dyn Vm) -> PyResult<String> {
         let _ = vm;

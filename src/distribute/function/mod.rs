@@ -53,7 +53,16 @@ pub struct FunctionObj {
     /// unknown dims: the signature without shapes, the inputs' static
     /// shapes, the concrete function (calls whose shapes fit use it).
     spec_traces: SpecTraces,
+    /// The copies bound to instances (`obj.method` of a `tf.function`
+    /// method), each with its own traces as TensorFlow's `Function.__get__`
+    /// makes them; the most recently used [`BOUND_CACHE`] are kept.
+    bound: RefCell<Vec<(std::rc::Weak<crate::value::Instance>, Value)>>,
 }
+
+/// How many instances' bound copies of a `tf.function` method are kept (a
+/// copy holds its instance: the cap bounds what a loop over new instances
+/// keeps alive; an evicted instance's method traces again).
+const BOUND_CACHE: usize = 64;
 
 type SpecTraces = RefCell<Vec<(String, Vec<StaticShape>, Value)>>;
 
@@ -103,6 +112,10 @@ impl FunctionObj {
     fn name(&self) -> String {
         match &self.func {
             Value::Function(f) => f.def.name.to_string(),
+            Value::BoundMethod(b) => match &b.func {
+                Value::Function(f) => f.def.name.to_string(),
+                _ => "function".to_string(),
+            },
             _ => "function".to_string(),
         }
     }
@@ -450,6 +463,7 @@ impl FunctionObj {
             signature_type: std::cell::OnceCell::new(),
             relaxed_dims: RefCell::new(HashMap::new()),
             spec_traces: RefCell::new(Vec::new()),
+            bound: RefCell::new(Vec::new()),
         })
     }
 }
@@ -654,6 +668,40 @@ impl NativeObject for FunctionObj {
             return vm.call(&self.func, args, kwargs);
         }
         self.dispatch(vm, args, kwargs, false, None)
+    }
+    fn bind(&self, _this: &Value, receiver: &Value) -> Option<Value> {
+        let Value::Instance(inst) = receiver else {
+            return None;
+        };
+        if !matches!(self.func, Value::Function(_)) {
+            return None;
+        }
+        let mut cache = self.bound.borrow_mut();
+        if let Some(k) = cache
+            .iter()
+            .position(|(w, _)| w.upgrade().is_some_and(|i| Rc::ptr_eq(&i, inst)))
+        {
+            let entry = cache.remove(k);
+            let v = entry.1.clone();
+            cache.push(entry);
+            return Some(v);
+        }
+        let method = Value::BoundMethod(Rc::new(crate::value::BoundMethod {
+            receiver: receiver.clone(),
+            func: self.func.clone(),
+        }));
+        let v = FunctionObj::value(
+            method,
+            self.relaxed,
+            self.autograph,
+            self.signature_dims.clone(),
+            self.input_signature.clone(),
+        );
+        if cache.len() >= BOUND_CACHE {
+            cache.remove(0);
+        }
+        cache.push((Rc::downgrade(inst), v.clone()));
+        Some(v)
     }
     fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
         // the wrapped function's (a class member of these names would be
