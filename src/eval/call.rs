@@ -154,6 +154,12 @@ impl Interp {
             Value::Class(cls) => self.instantiate(cls, args, kwargs),
             Value::Instance(inst) => match inst.class.lookup("__call__") {
                 Some(call) => {
+                    // a native descriptor (a `tf.function` method) binds itself
+                    if let Value::Native(n) = &call {
+                        if let Some(bound) = n.bind(&call, func) {
+                            return self.call_value(&bound, args, kwargs);
+                        }
+                    }
                     args.insert(0, func.clone());
                     self.call_value(&call, args, kwargs)
                 }

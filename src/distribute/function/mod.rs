@@ -645,6 +645,8 @@ pub(super) fn convert_outputs(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
         Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Str(_) => {
             Ok(Value::Tensor(to_tensor(vm, v, None)?))
         }
+        // a variable returned is its value read (a `ReadVariableOp`)
+        v if crate::distribute::variables::is_variable(v) => Ok(Value::Tensor(to_tensor(vm, v, None)?)),
         other => super::nest::map_leaves(other, &mut |x| convert_outputs(vm, x)),
     }
 }
