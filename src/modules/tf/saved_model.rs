@@ -609,17 +609,22 @@ impl NativeObject for LoadedFunction {
 fn read_saved_model(export_dir: &str) -> PyResult<Value> {
     let path = format!("{}/saved_model.pb", export_dir.trim_end_matches('/'));
     let bytes = std::fs::read(&path).map_err(|e| os_err(&path, &e))?;
-    let model = pb::SavedModel::decode(&bytes[..]).map_err(|e| {
+    let model = pb::SavedModel::decode(&bytes[..]).map_err(|_| {
         err(
             ExcType::OSError,
-            format!("SavedModel file does not exist at: {export_dir}/{{saved_model.pbtxt|saved_model.pb}} ({e})"),
+            format!("Cannot parse file b'{path}': Error parsing message with type 'tensorflow.SavedModel': Wire format was corrupt."),
         )
     })?;
     let meta = model
         .meta_graphs
         .into_iter()
         .next()
-        .ok_or_else(|| err(ExcType::ValueError, format!("{path} has no MetaGraph")))?;
+        .ok_or_else(|| {
+            err(
+                ExcType::ValueError,
+                "Importing a SavedModel with `tf.saved_model.load` requires a `tags=` argument if there is more than one MetaGraph. Got `tags=None`, but there are 0 MetaGraphs in the SavedModel with tag sets: []. Pass a `tags=` argument to load this SavedModel.",
+            )
+        })?;
     let objects = meta.object_graph_def.ok_or_else(|| {
         err(
             ExcType::NotImplementedError,

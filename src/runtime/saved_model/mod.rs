@@ -17,6 +17,8 @@
 pub mod export;
 pub mod interp;
 pub mod proto;
+#[cfg(test)]
+mod tests;
 mod tf_ops;
 
 use crate::runtime::checkpoint::bundle;
@@ -29,6 +31,11 @@ use crate::runtime::storage::HostData;
 use crate::runtime::tensor::Tensor;
 
 use proto::{Dim, TensorProto, TensorShapeProto};
+
+/// The most elements a constant of a SavedModel may have (a compact
+/// `TensorProto` states one value for a whole shape: a damaged file must not
+/// make dist allocate without bound).
+const MAX_CONSTANT: usize = 1 << 28;
 
 /// TensorFlow's `DT_RESOURCE`.
 pub const DT_RESOURCE: i32 = 20;
@@ -114,7 +121,7 @@ pub fn tensor_from_proto(p: &TensorProto) -> Result<Tensor> {
     let n = dims
         .iter()
         .try_fold(1usize, |a, &d| a.checked_mul(d))
-        .filter(|&n| n <= 1 << 31)
+        .filter(|&n| n <= MAX_CONSTANT)
         .ok_or_else(|| Error::invalid_argument("a constant's shape is too large"))?;
     let bad = || Error::invalid_argument("a TensorProto's values do not match its shape");
     let data = if !p.tensor_content.is_empty() {
