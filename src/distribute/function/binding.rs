@@ -681,3 +681,42 @@ impl FunctionType {
         Ok(Ok(bound))
     }
 }
+
+impl super::FunctionObj {
+    /// The copy of a `tf.function` method bound to an instance (cached:
+    /// later accesses reuse its traces), as `Function.__get__` gives it.
+    pub(super) fn bound_to(&self, receiver: &Value) -> Option<Value> {
+        let Value::Instance(inst) = receiver else {
+            return None;
+        };
+        if !matches!(self.func, Value::Function(_)) {
+            return None;
+        }
+        let mut cache = self.bound.borrow_mut();
+        if let Some(k) = cache
+            .iter()
+            .position(|(w, _)| w.upgrade().is_some_and(|i| Rc::ptr_eq(&i, inst)))
+        {
+            let entry = cache.remove(k);
+            let v = entry.1.clone();
+            cache.push(entry);
+            return Some(v);
+        }
+        let method = Value::BoundMethod(Rc::new(crate::value::BoundMethod {
+            receiver: receiver.clone(),
+            func: self.func.clone(),
+        }));
+        let v = super::FunctionObj::value(
+            method,
+            self.relaxed,
+            self.autograph,
+            self.signature_dims.clone(),
+            self.input_signature.clone(),
+        );
+        if cache.len() >= super::BOUND_CACHE {
+            cache.remove(0);
+        }
+        cache.push((Rc::downgrade(inst), v.clone()));
+        Some(v)
+    }
+}

@@ -100,7 +100,11 @@ pub enum Retrace {
 impl FunctionObj {
     /// The concrete functions traced so far, in order.
     pub fn concrete_functions(&self) -> Vec<Value> {
-        self.concretes.borrow().iter().map(|(_, c)| c.clone()).collect()
+        self.concretes
+            .borrow()
+            .iter()
+            .map(|(_, c)| c.clone())
+            .collect()
     }
 
     /// `input_signature`, if it was given.
@@ -646,7 +650,9 @@ pub(super) fn convert_outputs(vm: &dyn Vm, v: &Value) -> PyResult<Value> {
             Ok(Value::Tensor(to_tensor(vm, v, None)?))
         }
         // a variable returned is its value read (a `ReadVariableOp`)
-        v if crate::distribute::variables::is_variable(v) => Ok(Value::Tensor(to_tensor(vm, v, None)?)),
+        v if crate::distribute::variables::is_variable(v) => {
+            Ok(Value::Tensor(to_tensor(vm, v, None)?))
+        }
         other => super::nest::map_leaves(other, &mut |x| convert_outputs(vm, x)),
     }
 }
@@ -672,38 +678,7 @@ impl NativeObject for FunctionObj {
         self.dispatch(vm, args, kwargs, false, None)
     }
     fn bind(&self, _this: &Value, receiver: &Value) -> Option<Value> {
-        let Value::Instance(inst) = receiver else {
-            return None;
-        };
-        if !matches!(self.func, Value::Function(_)) {
-            return None;
-        }
-        let mut cache = self.bound.borrow_mut();
-        if let Some(k) = cache
-            .iter()
-            .position(|(w, _)| w.upgrade().is_some_and(|i| Rc::ptr_eq(&i, inst)))
-        {
-            let entry = cache.remove(k);
-            let v = entry.1.clone();
-            cache.push(entry);
-            return Some(v);
-        }
-        let method = Value::BoundMethod(Rc::new(crate::value::BoundMethod {
-            receiver: receiver.clone(),
-            func: self.func.clone(),
-        }));
-        let v = FunctionObj::value(
-            method,
-            self.relaxed,
-            self.autograph,
-            self.signature_dims.clone(),
-            self.input_signature.clone(),
-        );
-        if cache.len() >= BOUND_CACHE {
-            cache.remove(0);
-        }
-        cache.push((Rc::downgrade(inst), v.clone()));
-        Some(v)
+        self.bound_to(receiver)
     }
     fn getattr(&self, _this: &Value, name: &str, vm: &dyn Vm) -> PyResult<Option<Value>> {
         // the wrapped function's (a class member of these names would be

@@ -102,7 +102,9 @@ fn string_crcs(strings: &[Vec<u8>]) -> (u32, u32) {
 }
 
 /// A tensor's bytes as the bundle stores them, and their CRC (unmasked).
-pub(crate) fn tensor_bytes(t: &Tensor) -> std::result::Result<(Vec<u8>, u32), crate::runtime::error::Error> {
+pub(crate) fn tensor_bytes(
+    t: &Tensor,
+) -> std::result::Result<(Vec<u8>, u32), crate::runtime::error::Error> {
     let host_copy;
     let t = if t.device().is_host() {
         t

@@ -396,24 +396,6 @@ impl Graph {
         (self.epoch & 0xFFFF_FFFF).max(1)
     }
 
-    /// The static shape of the node output `p` (its concrete shape where
-    /// every dim is known).
-    pub fn static_port(&self, p: Port) -> shapes::StaticShape {
-        if let Some(s) = self.statics.get(&p) {
-            return s.clone();
-        }
-        self.nodes
-            .get(p.0)
-            .and_then(|n| n.outputs.get(p.1))
-            .map(|(_, s)| s.dims().iter().map(|&d| Some(d)).collect())
-    }
-
-    /// Whether the node output `p` is a constant only this trace's concrete
-    /// shapes fixed (`tf.shape` of a tensor with unknown dims).
-    pub fn is_dynamic(&self, p: Port) -> bool {
-        self.dynamic.contains(&p)
-    }
-
     /// Whether `t` was made before the trace (a capture, not a constant
     /// made in it).
     pub fn is_capture(&self, t: &Tensor) -> bool {

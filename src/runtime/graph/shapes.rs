@@ -495,3 +495,23 @@ fn port_is_static(g: &super::Graph, port: super::Port, captured: bool) -> bool {
         _ => false,
     }
 }
+
+impl super::Graph {
+    /// The static shape of the node output `p` (its concrete shape where
+    /// every dim is known).
+    pub fn static_port(&self, p: super::Port) -> StaticShape {
+        if let Some(s) = self.statics.get(&p) {
+            return s.clone();
+        }
+        self.nodes
+            .get(p.0)
+            .and_then(|n| n.outputs.get(p.1))
+            .map(|(_, s)| s.dims().iter().map(|&d| Some(d)).collect())
+    }
+
+    /// Whether the node output `p` is a constant only this trace's concrete
+    /// shapes fixed (`tf.shape` of a tensor with unknown dims).
+    pub fn is_dynamic(&self, p: super::Port) -> bool {
+        self.dynamic.contains(&p)
+    }
+}

@@ -11,13 +11,10 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use super::proto::{attr_value::Value as AV, ArgAttrs, ArgDef, AttrValue, DtypeAndShape};
 use super::proto::{FunctionDef, ListValue, NodeDef, OpDef};
 use super::{dtype_code, shape_proto, tensor_proto, tf_ops, DT_RESOURCE};
-use crate::runtime::autodiff::GradOp;
 use crate::runtime::dtype::DType;
 use crate::runtime::error::{Error, Result};
 use crate::runtime::graph::shapes::StaticShape;
 use crate::runtime::graph::{Graph, NodeOp, Port};
-use crate::runtime::ops::conv::{Padding, Window};
-use crate::runtime::ops::IndexItem;
 use crate::runtime::tensor::Tensor;
 
 /// A function graph written as a `FunctionDef`.
@@ -30,38 +27,41 @@ pub struct Exported {
 }
 
 /// One input of a `NodeDef` being written.
-enum In {
+pub(super) enum In {
     /// The node's graph input `k`.
     Graph(usize),
     /// A `Const` node made for the op (`NAME/suffix`).
     Const(&'static str, Tensor),
 }
 
+/// A node's attributes as TensorFlow writes them.
+pub(super) type Attrs = Vec<(&'static str, AV)>;
+
 /// A node's op, attributes and inputs as TensorFlow writes them.
-struct TfNode {
-    op: &'static str,
-    attrs: Vec<(&'static str, AV)>,
-    inputs: Vec<In>,
+pub(super) struct TfNode {
+    pub(super) op: &'static str,
+    pub(super) attrs: Attrs,
+    pub(super) inputs: Vec<In>,
 }
 
-fn ty(d: DType) -> AV {
+pub(super) fn ty(d: DType) -> AV {
     AV::Type(dtype_code(d))
 }
 
-fn ints(v: impl IntoIterator<Item = i64>) -> AV {
+pub(super) fn ints(v: impl IntoIterator<Item = i64>) -> AV {
     AV::List(ListValue {
         i: v.into_iter().collect(),
         ..Default::default()
     })
 }
 
-fn i32s(v: &[i64]) -> Result<Tensor> {
+pub(super) fn i32s(v: &[i64]) -> Result<Tensor> {
     let v: Vec<i32> = v.iter().map(|&x| x as i32).collect();
     let n = v.len();
     Tensor::from_vec(v, &[n])
 }
 
-fn i32_scalar(v: i64) -> Result<Tensor> {
+pub(super) fn i32_scalar(v: i64) -> Result<Tensor> {
     Tensor::from_vec(vec![v as i32], &[])
 }
 
@@ -90,10 +90,12 @@ impl Writer<'_> {
     }
 
     fn input(&self, p: Port) -> Result<String> {
-        self.refs
-            .get(&p)
-            .cloned()
-            .ok_or_else(|| Error::internal(format!("saving a function: {} has no value", self.g.nodes[p.0].name)))
+        self.refs.get(&p).cloned().ok_or_else(|| {
+            Error::internal(format!(
+                "saving a function: {} has no value",
+                self.g.nodes[p.0].name
+            ))
+        })
     }
 
     fn push(&mut self, name: String, op: &str, inputs: Vec<String>, attrs: Vec<(&str, AV)>) {
@@ -112,7 +114,12 @@ impl Writer<'_> {
 
     fn constant(&mut self, name: String, t: &Tensor) -> Result<String> {
         let value = AV::Tensor(tensor_proto(t)?);
-        self.push(name.clone(), "Const", vec![], vec![("value", value), ("dtype", ty(t.dtype()))]);
+        self.push(
+            name.clone(),
+            "Const",
+            vec![],
+            vec![("value", value), ("dtype", ty(t.dtype()))],
+        );
         Ok(format!("{name}:output:0"))
     }
 
@@ -159,7 +166,12 @@ fn arg_name(name: &str) -> String {
 /// order `inputs` gives (indices into the graph's placeholders; None: their
 /// own), its outputs `outputs` (the graph's outputs in the order of the
 /// function's flattened result).
-pub fn export(g: &Graph, name: &str, inputs: Option<&[usize]>, outputs: &[Port]) -> Result<Exported> {
+pub fn export(
+    g: &Graph,
+    name: &str,
+    inputs: Option<&[usize]>,
+    outputs: &[Port],
+) -> Result<Exported> {
     let mut w = Writer {
         g,
         def: FunctionDef::default(),
@@ -175,7 +187,9 @@ pub fn export(g: &Graph, name: &str, inputs: Option<&[usize]>, outputs: &[Port])
     let own: Vec<usize> = (0..g.placeholders.len()).collect();
     let order = inputs.unwrap_or(&own);
     if order.len() != g.placeholders.len() {
-        return Err(Error::internal("saving a function: its inputs are not its placeholders"));
+        return Err(Error::internal(
+            "saving a function: its inputs are not its placeholders",
+        ));
     }
     for (k, &pi) in order.iter().enumerate() {
         let p = *g
@@ -223,30 +237,53 @@ pub fn export(g: &Graph, name: &str, inputs: Option<&[usize]>, outputs: &[Port])
             }
             NodeOp::ReadVariable(res) => {
                 let addr = std::rc::Rc::as_ptr(res) as *const () as usize;
-                let (dtype, _) = n.outputs.first().cloned().ok_or_else(|| Error::internal("a read without a value"))?;
+                let (dtype, _) = n
+                    .outputs
+                    .first()
+                    .cloned()
+                    .ok_or_else(|| Error::internal("a read without a value"))?;
                 let shape = g.static_port((i, 0));
                 let arg = w.resource(addr, &node_name, dtype, &shape);
-                w.push(node_name.clone(), "ReadVariableOp", vec![arg], vec![("dtype", ty(dtype))]);
+                w.push(
+                    node_name.clone(),
+                    "ReadVariableOp",
+                    vec![arg],
+                    vec![("dtype", ty(dtype))],
+                );
                 w.refs.insert((i, 0), format!("{node_name}:value:0"));
                 stateful.push(node_name);
             }
             NodeOp::AssignVariable(res) => {
                 let addr = std::rc::Rc::as_ptr(res) as *const () as usize;
-                let p = *n.inputs.first().ok_or_else(|| Error::internal("an assignment without a value"))?;
-                let dtype = g.nodes[p.0].outputs.get(p.1).map_or(DType::Float32, |o| o.0);
+                let p = *n
+                    .inputs
+                    .first()
+                    .ok_or_else(|| Error::internal("an assignment without a value"))?;
+                let dtype = g.nodes[p.0]
+                    .outputs
+                    .get(p.1)
+                    .map_or(DType::Float32, |o| o.0);
                 let shape = g.static_port(p);
                 let arg = w.resource(addr, &node_name, dtype, &shape);
                 let value = w.input(p)?;
-                w.push(node_name.clone(), "AssignVariableOp", vec![arg, value], vec![("dtype", ty(dtype))]);
+                w.push(
+                    node_name.clone(),
+                    "AssignVariableOp",
+                    vec![arg, value],
+                    vec![("dtype", ty(dtype))],
+                );
                 stateful.push(node_name);
             }
             NodeOp::Op(op) => {
-                let tf = tf_node(g, i, op)?;
+                let tf = super::export_ops::tf_node(g, i, op)?;
                 let mut inputs = Vec::new();
                 for input in tf.inputs {
                     inputs.push(match input {
                         In::Graph(k) => {
-                            let p = *n.inputs.get(k).ok_or_else(|| Error::internal("an op lacks an input"))?;
+                            let p = *n
+                                .inputs
+                                .get(k)
+                                .ok_or_else(|| Error::internal("an op lacks an input"))?;
                             w.input(p)?
                         }
                         In::Const(suffix, t) => {
@@ -291,7 +328,10 @@ pub fn export(g: &Graph, name: &str, inputs: Option<&[usize]>, outputs: &[Port])
         Some(name)
     };
     for (k, &p) in outputs.iter().enumerate() {
-        let dtype = g.nodes[p.0].outputs.get(p.1).map_or(DType::Float32, |o| o.0);
+        let dtype = g.nodes[p.0]
+            .outputs
+            .get(p.1)
+            .map_or(DType::Float32, |o| o.0);
         let name = w.unique("Identity");
         let mut inputs = vec![w.input(p)?];
         if let Some(n) = &noop {
@@ -328,362 +368,5 @@ pub fn export(g: &Graph, name: &str, inputs: Option<&[usize]>, outputs: &[Port])
     Ok(Exported {
         def: w.def,
         resources: w.resources.into_iter().map(|(a, _)| a).collect(),
-    })
-}
-
-/// The shape a reshape-like node produces, as `Reshape`'s shape input
-/// (`-1` for its one unknown dim).
-fn reshape_target(g: &Graph, i: usize) -> Result<Vec<i64>> {
-    let s = g.static_port((i, 0));
-    let d = s.ok_or_else(|| Error::unimplemented("a reshape to an unknown rank cannot be saved by dist yet"))?;
-    if d.iter().filter(|x| x.is_none()).count() > 1 {
-        return Err(Error::unimplemented(
-            "a reshape to a shape with more than one unknown dim cannot be saved by dist yet",
-        ));
-    }
-    Ok(d.iter().map(|x| x.map_or(-1, |v| v as i64)).collect())
-}
-
-/// The known dims of node output `p` (an error naming `what` when some are
-/// unknown).
-fn known_dims(g: &Graph, p: Port, what: &str) -> Result<Vec<usize>> {
-    g.static_port(p)
-        .and_then(|d| d.into_iter().collect::<Option<Vec<_>>>())
-        .ok_or_else(|| Error::unimplemented(format!("{what} of a shape with unknown dims cannot be saved by dist yet")))
-}
-
-fn window_attrs(w: &Window, pool: bool) -> Vec<(&'static str, AV)> {
-    let [sh, sw] = w.strides;
-    let mut a = vec![("strides", ints([1, sh as i64, sw as i64, 1]))];
-    let padding = match w.padding {
-        Padding::Same => "SAME",
-        Padding::Valid => "VALID",
-        Padding::Explicit(_) => "EXPLICIT",
-    };
-    a.push(("padding", AV::S(padding.as_bytes().to_vec())));
-    if let Padding::Explicit([t, b, l, r]) = w.padding {
-        a.push(("explicit_paddings", ints([0, 0, t as i64, b as i64, l as i64, r as i64, 0, 0])));
-    }
-    if pool {
-        let [kh, kw] = w.size;
-        a.push(("ksize", ints([1, kh as i64, kw as i64, 1])));
-    } else {
-        let [dh, dw] = w.dilations;
-        a.push(("dilations", ints([1, dh as i64, dw as i64, 1])));
-    }
-    a
-}
-
-/// `StridedSlice`'s begin, end and strides and its masks for a subscript.
-fn strided_slice(items: &[IndexItem]) -> Result<(Vec<In>, Vec<(&'static str, AV)>)> {
-    let (mut begin, mut end, mut strides) = (vec![], vec![], vec![]);
-    let (mut bm, mut em, mut el, mut na, mut sh) = (0i64, 0i64, 0i64, 0i64, 0i64);
-    for (k, item) in items.iter().enumerate() {
-        let bit = 1i64 << k;
-        match item {
-            IndexItem::Int(i) => {
-                begin.push(*i);
-                end.push(if *i == -1 { 0 } else { i + 1 });
-                strides.push(1);
-                sh |= bit;
-            }
-            IndexItem::Slice { start, stop, step } => {
-                begin.push(start.unwrap_or(0));
-                end.push(stop.unwrap_or(0));
-                strides.push(step.unwrap_or(1));
-                if start.is_none() {
-                    bm |= bit;
-                }
-                if stop.is_none() {
-                    em |= bit;
-                }
-            }
-            IndexItem::NewAxis => {
-                begin.push(0);
-                end.push(0);
-                strides.push(1);
-                na |= bit;
-            }
-            IndexItem::Ellipsis => {
-                begin.push(0);
-                end.push(0);
-                strides.push(1);
-                el |= bit;
-            }
-        }
-    }
-    let inputs = vec![
-        In::Graph(0),
-        In::Const("stack", i32s(&begin)?),
-        In::Const("stack_1", i32s(&end)?),
-        In::Const("stack_2", i32s(&strides)?),
-    ];
-    let mut attrs = vec![("Index", ty(DType::Int32))];
-    for (k, v) in [
-        ("begin_mask", bm),
-        ("end_mask", em),
-        ("ellipsis_mask", el),
-        ("new_axis_mask", na),
-        ("shrink_axis_mask", sh),
-    ] {
-        if v != 0 {
-            attrs.push((k, AV::I(v)));
-        }
-    }
-    Ok((inputs, attrs))
-}
-
-/// TensorFlow's node for the recorded op of node `i`.
-fn tf_node(g: &Graph, i: usize, op: &GradOp) -> Result<TfNode> {
-    let n = &g.nodes[i];
-    let dtype_in = |k: usize| -> DType {
-        n.inputs
-            .get(k)
-            .and_then(|p| g.nodes[p.0].outputs.get(p.1))
-            .map_or(DType::Float32, |o| o.0)
-    };
-    let rank_in = |k: usize| -> usize {
-        n.inputs
-            .get(k)
-            .and_then(|p| g.nodes[p.0].outputs.get(p.1))
-            .map_or(0, |o| o.1.rank())
-    };
-    let t = ty(dtype_in(0));
-    let all: Vec<In> = (0..n.inputs.len()).map(In::Graph).collect();
-    let simple = |op: &'static str, attrs: Vec<(&'static str, AV)>| TfNode {
-        op,
-        attrs,
-        inputs: (0..n.inputs.len()).map(In::Graph).collect(),
-    };
-    let bool_in = |op: &'static str| matches!(op, "LogicalNot" | "LogicalAnd" | "LogicalOr");
-    Ok(match op {
-        GradOp::ReadVariable | GradOp::Identity => simple("Identity", vec![("T", t)]),
-        GradOp::Unary(u) => simple(u.name(), if bool_in(u.name()) { vec![] } else { vec![("T", t)] }),
-        GradOp::Binary(b) => simple(b.name(), if bool_in(b.name()) { vec![] } else { vec![("T", t)] }),
-        GradOp::SquaredDifference => simple("SquaredDifference", vec![("T", t)]),
-        GradOp::DivNoNan => simple("DivNoNan", vec![("T", t)]),
-        GradOp::AddN => simple("AddN", vec![("N", AV::I(n.inputs.len() as i64)), ("T", t)]),
-        GradOp::Cast => {
-            let to = n.outputs.first().map_or(DType::Float32, |o| o.0);
-            simple("Cast", vec![("SrcT", t), ("DstT", ty(to))])
-        }
-        GradOp::Select => simple("SelectV2", vec![("T", ty(dtype_in(1)))]),
-        GradOp::Reduce { op, axes, keepdims } => {
-            let axes: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
-            let mut attrs = vec![("Tidx", ty(DType::Int32))];
-            if !matches!(op.name(), "Any" | "All") {
-                attrs.push(("T", t));
-            }
-            if *keepdims {
-                attrs.push(("keep_dims", AV::B(true)));
-            }
-            TfNode {
-                op: op.name(),
-                attrs,
-                inputs: vec![In::Graph(0), In::Const("reduction_indices", i32s(&axes)?)],
-            }
-        }
-        GradOp::MatMul { ta, tb } => {
-            if rank_in(0) == 2 && rank_in(1) == 2 {
-                let mut attrs = vec![("T", t)];
-                if *ta {
-                    attrs.push(("transpose_a", AV::B(true)));
-                }
-                if *tb {
-                    attrs.push(("transpose_b", AV::B(true)));
-                }
-                simple("MatMul", attrs)
-            } else {
-                let mut attrs = vec![("T", t)];
-                if *ta {
-                    attrs.push(("adj_x", AV::B(true)));
-                }
-                if *tb {
-                    attrs.push(("adj_y", AV::B(true)));
-                }
-                simple("BatchMatMulV2", attrs)
-            }
-        }
-        GradOp::Reshape(_) => TfNode {
-            op: "Reshape",
-            attrs: vec![("T", t), ("Tshape", ty(DType::Int32))],
-            inputs: vec![In::Graph(0), In::Const("shape", i32s(&reshape_target(g, i)?)?)],
-        },
-        GradOp::Transpose(perm) => {
-            let perm: Vec<i64> = perm.iter().map(|&p| p as i64).collect();
-            TfNode {
-                op: "Transpose",
-                attrs: vec![("T", t), ("Tperm", ty(DType::Int32))],
-                inputs: vec![In::Graph(0), In::Const("perm", i32s(&perm)?)],
-            }
-        }
-        GradOp::Concat(axis) => {
-            let mut inputs = all;
-            inputs.push(In::Const("axis", i32_scalar(*axis as i64)?));
-            TfNode {
-                op: "ConcatV2",
-                attrs: vec![("N", AV::I(n.inputs.len() as i64)), ("T", t), ("Tidx", ty(DType::Int32))],
-                inputs,
-            }
-        }
-        GradOp::Pack(axis) => simple(
-            "Pack",
-            vec![("N", AV::I(n.inputs.len() as i64)), ("T", t), ("axis", AV::I(*axis as i64))],
-        ),
-        GradOp::Unpack(axis) => simple(
-            "Unpack",
-            vec![("num", AV::I(n.outputs.len() as i64)), ("T", t), ("axis", AV::I(*axis as i64))],
-        ),
-        GradOp::Split(axis) => {
-            let sizes = (0..n.outputs.len())
-                .map(|k| known_dims(g, (i, k), "a split").map(|d| d.get(*axis).copied().unwrap_or(0) as i64))
-                .collect::<Result<Vec<_>>>()?;
-            TfNode {
-                op: "SplitV",
-                attrs: vec![("num_split", AV::I(sizes.len() as i64)), ("T", t), ("Tlen", ty(DType::Int32))],
-                inputs: vec![
-                    In::Graph(0),
-                    In::Const("size_splits", i32s(&sizes)?),
-                    In::Const("split_dim", i32_scalar(*axis as i64)?),
-                ],
-            }
-        }
-        GradOp::Tile(m) => {
-            let m: Vec<i64> = m.iter().map(|&x| x as i64).collect();
-            TfNode {
-                op: "Tile",
-                attrs: vec![("T", t), ("Tmultiples", ty(DType::Int32))],
-                inputs: vec![In::Graph(0), In::Const("multiples", i32s(&m)?)],
-            }
-        }
-        GradOp::BroadcastTo => {
-            let d: Vec<i64> = known_dims(g, (i, 0), "a broadcast")?.iter().map(|&x| x as i64).collect();
-            TfNode {
-                op: "BroadcastTo",
-                attrs: vec![("T", t), ("Tidx", ty(DType::Int32))],
-                inputs: vec![In::Graph(0), In::Const("shape", i32s(&d)?)],
-            }
-        }
-        GradOp::Reverse(axes) => {
-            let axes: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
-            TfNode {
-                op: "ReverseV2",
-                attrs: vec![("T", t), ("Tidx", ty(DType::Int32))],
-                inputs: vec![In::Graph(0), In::Const("axis", i32s(&axes)?)],
-            }
-        }
-        GradOp::Gather(axis, b) => {
-            let mut attrs = vec![
-                ("Tparams", t),
-                ("Tindices", ty(dtype_in(1))),
-                ("Taxis", ty(DType::Int32)),
-            ];
-            if *b != 0 {
-                attrs.push(("batch_dims", AV::I(*b as i64)));
-            }
-            TfNode {
-                op: "GatherV2",
-                attrs,
-                inputs: vec![In::Graph(0), In::Graph(1), In::Const("axis", i32_scalar(*axis as i64)?)],
-            }
-        }
-        GradOp::Index(items) => {
-            let (inputs, mut attrs) = strided_slice(items)?;
-            attrs.insert(0, ("T", t));
-            TfNode {
-                op: "StridedSlice",
-                attrs,
-                inputs,
-            }
-        }
-        GradOp::Softmax { axis, log } => {
-            let r = rank_in(0) as i64;
-            if *axis != -1 && *axis != r - 1 {
-                return Err(Error::unimplemented(
-                    "a softmax along an axis other than the last cannot be saved by dist yet",
-                ));
-            }
-            simple(if *log { "LogSoftmax" } else { "Softmax" }, vec![("T", t)])
-        }
-        GradOp::Relu6 => simple("Relu6", vec![("T", t)]),
-        GradOp::Elu => simple("Elu", vec![("T", t)]),
-        GradOp::Selu => simple("Selu", vec![("T", t)]),
-        GradOp::Softplus => simple("Softplus", vec![("T", t)]),
-        GradOp::LeakyRelu(a) => simple("LeakyRelu", vec![("T", t), ("alpha", AV::F(*a as f32))]),
-        GradOp::Cumsum { axis, exclusive, reverse } | GradOp::Cumprod { axis, exclusive, reverse } => {
-            let name = if matches!(op, GradOp::Cumsum { .. }) { "Cumsum" } else { "Cumprod" };
-            let mut attrs = vec![("T", t), ("Tidx", ty(DType::Int32))];
-            if *exclusive {
-                attrs.push(("exclusive", AV::B(true)));
-            }
-            if *reverse {
-                attrs.push(("reverse", AV::B(true)));
-            }
-            TfNode {
-                op: name,
-                attrs,
-                inputs: vec![In::Graph(0), In::Const("axis", i32_scalar(*axis)?)],
-            }
-        }
-        GradOp::TopK(k) => TfNode {
-            op: "TopKV2",
-            attrs: vec![("T", t)],
-            inputs: vec![In::Graph(0), In::Const("k", i32_scalar(*k)?)],
-        },
-        GradOp::Einsum(eq) => simple(
-            "Einsum",
-            vec![
-                ("equation", AV::S(eq.as_bytes().to_vec())),
-                ("N", AV::I(n.inputs.len() as i64)),
-                ("T", t),
-            ],
-        ),
-        GradOp::ArgReduce { op, axis } => {
-            let out = n.outputs.first().map_or(DType::Int64, |o| o.0);
-            TfNode {
-                op: op.name(),
-                attrs: vec![("T", t), ("Tidx", ty(DType::Int32)), ("output_type", ty(out))],
-                inputs: vec![In::Graph(0), In::Const("dimension", i32_scalar(*axis as i64)?)],
-            }
-        }
-        GradOp::BiasAdd { nchw } => {
-            let mut attrs = vec![("T", t)];
-            if *nchw {
-                attrs.push(("data_format", AV::S(b"NCHW".to_vec())));
-            }
-            simple("BiasAdd", attrs)
-        }
-        GradOp::Conv2D(w) => {
-            let mut attrs = vec![("T", t)];
-            attrs.extend(window_attrs(w, false));
-            simple("Conv2D", attrs)
-        }
-        GradOp::MaxPool(w) | GradOp::AvgPool(w) => {
-            let mut attrs = vec![("T", t)];
-            attrs.extend(window_attrs(w, true));
-            simple(if matches!(op, GradOp::MaxPool(_)) { "MaxPool" } else { "AvgPool" }, attrs)
-        }
-        GradOp::Pad(pads) => {
-            let flat: Vec<i64> = pads.iter().flat_map(|p| [p[0] as i64, p[1] as i64]).collect();
-            let paddings = Tensor::from_vec(flat.iter().map(|&x| x as i32).collect::<Vec<_>>(), &[pads.len(), 2])?;
-            let mut inputs = vec![In::Graph(0), In::Const("paddings", paddings)];
-            let name = if n.inputs.len() > 1 {
-                inputs.push(In::Graph(1));
-                "PadV2"
-            } else {
-                "Pad"
-            };
-            TfNode {
-                op: name,
-                attrs: vec![("T", t), ("Tpaddings", ty(DType::Int32))],
-                inputs,
-            }
-        }
-        other => {
-            return Err(Error::unimplemented(format!(
-                "dist cannot write the op {} into a SavedModel yet",
-                other.name()
-            )))
-        }
     })
 }

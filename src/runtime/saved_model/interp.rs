@@ -66,9 +66,17 @@ fn bad(msg: impl Into<String>) -> Error {
     Error::invalid_argument(msg)
 }
 
-fn call_at(lib: &Library, name: &str, args: &[V], env: &mut dyn Env, depth: usize) -> Result<Vec<V>> {
+fn call_at(
+    lib: &Library,
+    name: &str,
+    args: &[V],
+    env: &mut dyn Env,
+    depth: usize,
+) -> Result<Vec<V>> {
     if depth > MAX_DEPTH {
-        return Err(bad(format!("function calls nest deeper than {MAX_DEPTH} at {name}")));
+        return Err(bad(format!(
+            "function calls nest deeper than {MAX_DEPTH} at {name}"
+        )));
     }
     let f = lib
         .get(name)
@@ -108,7 +116,11 @@ fn call_at(lib: &Library, name: &str, args: &[V], env: &mut dyn Env, depth: usiz
             .get(node)
             .ok_or_else(|| bad(format!("{name}: no node or argument {s}")))?;
         let (arg, idx) = match (parts.next(), parts.next()) {
-            (Some(a), Some(k)) => (a, k.parse::<usize>().map_err(|_| bad(format!("{name}: bad reference {s}")))?),
+            (Some(a), Some(k)) => (
+                a,
+                k.parse::<usize>()
+                    .map_err(|_| bad(format!("{name}: bad reference {s}")))?,
+            ),
             (None, None) => ("", 0),
             _ => return Err(bad(format!("{name}: bad reference {s}"))),
         };
@@ -213,7 +225,10 @@ struct Attrs<'a>(&'a NodeDef);
 
 impl Attrs<'_> {
     fn get(&self, k: &str) -> Option<&AV> {
-        self.0.attr.get(k).and_then(|a: &AttrValue| a.value.as_ref())
+        self.0
+            .attr
+            .get(k)
+            .and_then(|a: &AttrValue| a.value.as_ref())
     }
     fn ty(&self, k: &str) -> Result<Option<DType>> {
         match self.get(k) {
@@ -258,13 +273,19 @@ fn tensor(v: &V) -> Result<&Tensor> {
 }
 
 fn nth(ins: &[V], k: usize) -> Result<&Tensor> {
-    tensor(ins.get(k).ok_or_else(|| bad(format!("missing input {k}")))?)
+    tensor(
+        ins.get(k)
+            .ok_or_else(|| bad(format!("missing input {k}")))?,
+    )
 }
 
 /// A tensor's elements as integers.
 fn ints_of(t: &Tensor) -> Result<Vec<i64>> {
     if !t.dtype().is_integer() {
-        return Err(bad(format!("expected an integer tensor, got {}", t.dtype().name())));
+        return Err(bad(format!(
+            "expected an integer tensor, got {}",
+            t.dtype().name()
+        )));
     }
     Ok(t.to_scalars()
         .iter()
@@ -300,7 +321,9 @@ fn int_tensor(v: Vec<i64>, dtype: DType) -> Result<Tensor> {
 fn window(a: &Attrs, pool: bool) -> Result<Window> {
     let df = a.s("data_format");
     if !df.is_empty() && df != "NHWC" {
-        return Err(Error::unimplemented(format!("data_format={df} is not supported by dist yet")));
+        return Err(Error::unimplemented(format!(
+            "data_format={df} is not supported by dist yet"
+        )));
     }
     let pair = |v: Vec<i64>, default: usize| -> [usize; 2] {
         [
@@ -319,9 +342,17 @@ fn window(a: &Attrs, pool: bool) -> Result<Window> {
         other => return Err(bad(format!("unknown padding {other:?}"))),
     };
     Ok(Window {
-        size: if pool { pair(a.ints("ksize"), 1) } else { [0, 0] },
+        size: if pool {
+            pair(a.ints("ksize"), 1)
+        } else {
+            [0, 0]
+        },
         strides: pair(a.ints("strides"), 1),
-        dilations: if pool { [1, 1] } else { pair(a.ints("dilations"), 1) },
+        dilations: if pool {
+            [1, 1]
+        } else {
+            pair(a.ints("dilations"), 1)
+        },
         padding,
         dilated_grad: false,
     })
@@ -359,7 +390,13 @@ fn slice_items(a: &Attrs, begin: &[i64], end: &[i64], strides: &[i64]) -> Result
         .collect())
 }
 
-fn run_node(lib: &Library, node: &NodeDef, ins: Vec<V>, env: &mut dyn Env, depth: usize) -> Result<Vec<V>> {
+fn run_node(
+    lib: &Library,
+    node: &NodeDef,
+    ins: Vec<V>,
+    env: &mut dyn Env,
+    depth: usize,
+) -> Result<Vec<V>> {
     let a = Attrs(node);
     let op = node.op.as_str();
     let x = || nth(&ins, 0);
@@ -383,7 +420,11 @@ fn run_node(lib: &Library, node: &NodeDef, ins: Vec<V>, env: &mut dyn Env, depth
         let axis = ints_of(y()?)?.first().copied().unwrap_or(0);
         let t = ops::arg_reduce(*r, x()?, axis, Semantics::Tf)?;
         let to = a.ty("output_type")?.unwrap_or(DType::Int64);
-        return one(if t.dtype() == to { Ok(t) } else { ops::cast(&t, to) });
+        return one(if t.dtype() == to {
+            Ok(t)
+        } else {
+            ops::cast(&t, to)
+        });
     }
     match op {
         "Const" => match a.get("value") {
@@ -421,40 +462,68 @@ fn run_node(lib: &Library, node: &NodeDef, ins: Vec<V>, env: &mut dyn Env, depth
         }
         "SelectV2" | "Select" => one(ops::where_select(x()?, y()?, nth(&ins, 2)?)),
         "AddN" => {
-            let ts: Vec<Tensor> = ins.iter().map(|v| tensor(v).cloned()).collect::<Result<_>>()?;
+            let ts: Vec<Tensor> = ins
+                .iter()
+                .map(|v| tensor(v).cloned())
+                .collect::<Result<_>>()?;
             one(ops::add_n(&ts))
         }
-        "MatMul" => one(ops::matmul(x()?, y()?, a.b("transpose_a"), a.b("transpose_b"))),
+        "MatMul" => one(ops::matmul(
+            x()?,
+            y()?,
+            a.b("transpose_a"),
+            a.b("transpose_b"),
+        )),
         "BatchMatMulV2" | "BatchMatMulV3" | "BatchMatMul" => {
             one(ops::matmul(x()?, y()?, a.b("adj_x"), a.b("adj_y")))
         }
         "Reshape" => one(ops::reshape(x()?, &ints_of(y()?)?, Semantics::Tf)),
-        "ExpandDims" => one(ops::expand_dims(x()?, ints_of(y()?)?.first().copied().unwrap_or(0))),
+        "ExpandDims" => one(ops::expand_dims(
+            x()?,
+            ints_of(y()?)?.first().copied().unwrap_or(0),
+        )),
         "Squeeze" => {
             let dims = a.ints("squeeze_dims");
             one(ops::squeeze(x()?, (!dims.is_empty()).then_some(&dims[..])))
         }
         "Transpose" => one(ops::transpose(x()?, Some(&ints_of(y()?)?))),
         "ConcatV2" => {
-            let (axis, vals) = ins.split_last().ok_or_else(|| bad("ConcatV2 without inputs"))?;
-            let ts: Vec<Tensor> = vals.iter().map(|v| tensor(v).cloned()).collect::<Result<_>>()?;
+            let (axis, vals) = ins
+                .split_last()
+                .ok_or_else(|| bad("ConcatV2 without inputs"))?;
+            let ts: Vec<Tensor> = vals
+                .iter()
+                .map(|v| tensor(v).cloned())
+                .collect::<Result<_>>()?;
             let axis = ints_of(tensor(axis)?)?.first().copied().unwrap_or(0);
             one(ops::concat(&ts, axis))
         }
         "Pack" => {
-            let ts: Vec<Tensor> = ins.iter().map(|v| tensor(v).cloned()).collect::<Result<_>>()?;
+            let ts: Vec<Tensor> = ins
+                .iter()
+                .map(|v| tensor(v).cloned())
+                .collect::<Result<_>>()?;
             one(ops::stack(&ts, a.i("axis", 0)))
         }
-        "Unpack" => Ok(ops::unstack(x()?, a.i("axis", 0))?.into_iter().map(V::T).collect()),
+        "Unpack" => Ok(ops::unstack(x()?, a.i("axis", 0))?
+            .into_iter()
+            .map(V::T)
+            .collect()),
         "SplitV" => {
             let sizes = ints_of(y()?)?;
             let axis = ints_of(nth(&ins, 2)?)?.first().copied().unwrap_or(0);
-            Ok(ops::split(x()?, &SplitSpec::Sizes(sizes), axis)?.into_iter().map(V::T).collect())
+            Ok(ops::split(x()?, &SplitSpec::Sizes(sizes), axis)?
+                .into_iter()
+                .map(V::T)
+                .collect())
         }
         "Split" => {
             let axis = ints_of(x()?)?.first().copied().unwrap_or(0);
             let n = usize::try_from(a.i("num_split", 1)).map_err(|_| bad("bad num_split"))?;
-            Ok(ops::split(y()?, &SplitSpec::Count(n), axis)?.into_iter().map(V::T).collect())
+            Ok(ops::split(y()?, &SplitSpec::Count(n), axis)?
+                .into_iter()
+                .map(V::T)
+                .collect())
         }
         "Tile" => one(ops::tile(x()?, &dims_of(y()?)?)),
         "BroadcastTo" => one(ops::broadcast_to(x()?, &dims_of(y()?)?)),
@@ -467,8 +536,16 @@ fn run_node(lib: &Library, node: &NodeDef, ins: Vec<V>, env: &mut dyn Env, depth
             one(ops::gather_batched(x()?, y()?, axis, a.i("batch_dims", 0)))
         }
         "StridedSlice" => {
-            let (b, e, s) = (ints_of(y()?)?, ints_of(nth(&ins, 2)?)?, ints_of(nth(&ins, 3)?)?);
-            one(ops::index(x()?, &slice_items(&a, &b, &e, &s)?, Semantics::Tf))
+            let (b, e, s) = (
+                ints_of(y()?)?,
+                ints_of(nth(&ins, 2)?)?,
+                ints_of(nth(&ins, 3)?)?,
+            );
+            one(ops::index(
+                x()?,
+                &slice_items(&a, &b, &e, &s)?,
+                Semantics::Tf,
+            ))
         }
         "Softmax" | "LogSoftmax" => one(ops::nn::softmax(x()?, -1, op == "LogSoftmax")),
         "Relu6" => one(ops::nn::relu6(x()?)),
@@ -479,23 +556,43 @@ fn run_node(lib: &Library, node: &NodeDef, ins: Vec<V>, env: &mut dyn Env, depth
         "SquaredDifference" => one(ops::nn_loss::squared_difference(x()?, y()?)),
         "DivNoNan" => one(ops::nn_loss::div_no_nan(x()?, y()?)),
         "L2Loss" => one(ops::l2_loss(x()?)),
-        "BiasAdd" | "BiasAddV1" => one(ops::nn_loss::bias_add(x()?, y()?, a.s("data_format") == "NCHW")),
+        "BiasAdd" | "BiasAddV1" => one(ops::nn_loss::bias_add(
+            x()?,
+            y()?,
+            a.s("data_format") == "NCHW",
+        )),
         "Conv2D" => one(ops::conv::conv2d(x()?, y()?, &window(&a, false)?)),
         "MaxPool" | "AvgPool" => one(ops::conv::pool2d(x()?, &window(&a, true)?, op == "MaxPool")),
         "Pad" | "PadV2" => {
             let p = ints_of(y()?)?;
-            let pads: Vec<[i64; 2]> = p.chunks(2).map(|c| [c[0], *c.get(1).unwrap_or(&0)]).collect();
+            let pads: Vec<[i64; 2]> = p
+                .chunks(2)
+                .map(|c| [c[0], *c.get(1).unwrap_or(&0)])
+                .collect();
             let pads_dims = y()?.dims().to_vec();
-            let value = if op == "PadV2" { Some(nth(&ins, 2)?) } else { None };
+            let value = if op == "PadV2" {
+                Some(nth(&ins, 2)?)
+            } else {
+                None
+            };
             one(ops::scatter::pad(x()?, &pads, &pads_dims, value))
         }
         "Einsum" => {
-            let ts: Vec<Tensor> = ins.iter().map(|v| tensor(v).cloned()).collect::<Result<_>>()?;
+            let ts: Vec<Tensor> = ins
+                .iter()
+                .map(|v| tensor(v).cloned())
+                .collect::<Result<_>>()?;
             one(ops::einsum::einsum_op(&a.s("equation"), &ts))
         }
         "Cumsum" | "Cumprod" => {
             let axis = ints_of(y()?)?.first().copied().unwrap_or(0);
-            one(ops::scan::cumulative(x()?, axis, a.b("exclusive"), a.b("reverse"), op == "Cumprod"))
+            one(ops::scan::cumulative(
+                x()?,
+                axis,
+                a.b("exclusive"),
+                a.b("reverse"),
+                op == "Cumprod",
+            ))
         }
         "TopKV2" => {
             let k = ints_of(y()?)?.first().copied().unwrap_or(1);
@@ -517,7 +614,11 @@ fn run_node(lib: &Library, node: &NodeDef, ins: Vec<V>, env: &mut dyn Env, depth
         }
         "ZerosLike" | "OnesLike" => {
             let t = x()?;
-            let f = if op == "ZerosLike" { Tensor::zeros } else { Tensor::ones };
+            let f = if op == "ZerosLike" {
+                Tensor::zeros
+            } else {
+                Tensor::ones
+            };
             one(f(t.dtype(), t.dims(), t.device()))
         }
         "Range" => {

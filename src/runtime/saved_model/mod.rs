@@ -15,6 +15,7 @@
 //! `modules/tf/saved_model.rs`.
 
 pub mod export;
+mod export_ops;
 pub mod interp;
 pub mod proto;
 #[cfg(test)]
@@ -64,12 +65,7 @@ pub fn static_shape(p: &TensorShapeProto) -> StaticShape {
     if p.unknown_rank {
         return None;
     }
-    Some(
-        p.dim
-            .iter()
-            .map(|d| usize::try_from(d.size).ok())
-            .collect(),
-    )
+    Some(p.dim.iter().map(|d| usize::try_from(d.size).ok()).collect())
 }
 
 /// The proto enum of a dtype.
@@ -82,7 +78,9 @@ pub fn dtype_of(code: i32) -> Result<DType> {
     u64::try_from(code)
         .ok()
         .and_then(DType::from_datatype_enum)
-        .ok_or_else(|| Error::unimplemented(format!("dist has no dtype with the DataType enum {code}")))
+        .ok_or_else(|| {
+            Error::unimplemented(format!("dist has no dtype with the DataType enum {code}"))
+        })
 }
 
 /// A tensor as a `TensorProto` (raw little-endian content; strings as
@@ -129,15 +127,32 @@ pub fn tensor_from_proto(p: &TensorProto) -> Result<Tensor> {
     } else {
         fn fill<T: Clone>(v: &[T], n: usize, zero: T) -> Vec<T> {
             let last = v.last().cloned().unwrap_or(zero);
-            (0..n).map(|i| v.get(i).cloned().unwrap_or(last.clone())).collect()
+            (0..n)
+                .map(|i| v.get(i).cloned().unwrap_or(last.clone()))
+                .collect()
         }
         match dtype {
             DType::Float32 => HostData::F32(fill(&p.float_val, n, 0.0)),
             DType::Float64 => HostData::F64(fill(&p.double_val, n, 0.0)),
             DType::Int32 => HostData::I32(fill(&p.int_val, n, 0)),
-            DType::Int16 => HostData::I16(fill(&p.int_val, n, 0).into_iter().map(|x| x as i16).collect()),
-            DType::Int8 => HostData::I8(fill(&p.int_val, n, 0).into_iter().map(|x| x as i8).collect()),
-            DType::UInt8 => HostData::U8(fill(&p.int_val, n, 0).into_iter().map(|x| x as u8).collect()),
+            DType::Int16 => HostData::I16(
+                fill(&p.int_val, n, 0)
+                    .into_iter()
+                    .map(|x| x as i16)
+                    .collect(),
+            ),
+            DType::Int8 => HostData::I8(
+                fill(&p.int_val, n, 0)
+                    .into_iter()
+                    .map(|x| x as i8)
+                    .collect(),
+            ),
+            DType::UInt8 => HostData::U8(
+                fill(&p.int_val, n, 0)
+                    .into_iter()
+                    .map(|x| x as u8)
+                    .collect(),
+            ),
             DType::Int64 => HostData::I64(fill(&p.int64_val, n, 0)),
             DType::Bool => HostData::Bool(fill(&p.bool_val, n, false)),
             DType::String => HostData::Str(fill(&p.string_val, n, Vec::new())),

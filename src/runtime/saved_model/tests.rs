@@ -4,7 +4,9 @@
 use std::collections::BTreeMap;
 
 use super::interp::{self, Assign, Env, Library, V};
-use super::proto::{attr_value::Value as AV, ArgDef, AttrValue, FunctionDef, NameAttrList, NodeDef, OpDef};
+use super::proto::{
+    attr_value::Value as AV, ArgDef, AttrValue, FunctionDef, NameAttrList, NodeDef, OpDef,
+};
 use super::{export, tensor_from_proto, tensor_proto};
 use crate::runtime::error::Result;
 use crate::runtime::graph::{self, placeholder, set_outputs};
@@ -90,10 +92,15 @@ fn an_exported_graph_runs_back_with_the_same_values() {
     let e = export::export(&gb, "f", None, &gb.outputs).unwrap();
     assert!(e.resources.is_empty());
     let ops_written: Vec<&str> = e.def.node_def.iter().map(|n| n.op.as_str()).collect();
-    assert!(ops_written.contains(&"AddV2") && ops_written.contains(&"Sum"), "{ops_written:?}");
+    assert!(
+        ops_written.contains(&"AddV2") && ops_written.contains(&"Sum"),
+        "{ops_written:?}"
+    );
     let l = lib(vec![e.def]);
     let got = interp::call(&l, "f", &[V::T(a.clone()), V::T(b.clone())], &mut NoVars).unwrap();
-    let V::T(t) = &got[0] else { panic!("not a tensor") };
+    let V::T(t) = &got[0] else {
+        panic!("not a tensor")
+    };
     assert_eq!(values(t), values(&out));
 }
 
@@ -136,7 +143,12 @@ fn hostile_function_defs_are_errors() {
     let again = function(
         "again",
         &["x"],
-        vec![node("c", "StatefulPartitionedCall", &["x"], vec![("f", call)])],
+        vec![node(
+            "c",
+            "StatefulPartitionedCall",
+            &["x"],
+            vec![("f", call)],
+        )],
         "c:output:0",
     );
     let dangling = function("dangling", &["x"], vec![], "nowhere:output:0");
@@ -153,7 +165,9 @@ fn hostile_function_defs_are_errors() {
         "i:no_such_output:0",
     );
     let l = lib(vec![cyclic, again, dangling, unknown, bad_ref]);
-    for name in ["cyclic", "again", "dangling", "unknown", "bad_ref", "missing"] {
+    for name in [
+        "cyclic", "again", "dangling", "unknown", "bad_ref", "missing",
+    ] {
         let r = interp::call(&l, name, &[V::T(x.clone())], &mut NoVars);
         assert!(r.is_err(), "{name} ran");
     }
