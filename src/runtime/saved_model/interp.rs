@@ -8,7 +8,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::proto::{attr_value::Value as AV, AttrValue, FunctionDef, NodeDef};
-use super::{dtype_of, tensor_from_proto, tf_ops, DT_RESOURCE};
+use super::{dtype_of, tensor_from_proto, tf_ops};
 use crate::runtime::device::Device;
 use crate::runtime::dtype::{DType, Scalar};
 use crate::runtime::error::{Error, Result};
@@ -630,9 +630,4 @@ fn run_node(
             "dist cannot run the op {op} of a SavedModel yet"
         ))),
     }
-}
-
-/// Whether an argument of a function signature is a variable (a resource).
-pub fn is_resource(t: i32) -> bool {
-    t == DT_RESOURCE
 }
