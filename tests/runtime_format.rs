@@ -3,7 +3,7 @@
 //! Every case must match exactly; mismatches are listed readably.
 
 use dist::runtime::format::{numpy_repr, numpy_str, tf_repr, tf_str};
-use dist::runtime::{DType, HostData, Shape, Tensor, F16};
+use dist::runtime::{DType, HostData, Shape, Tensor, C128, C64, F16};
 
 /// A JSON value, as much as the corpus needs.
 #[derive(Debug)]
@@ -138,6 +138,32 @@ fn build(dtype: DType, dims: Vec<usize>, vals: &[String]) -> Tensor {
         DType::Float16 => HostData::F16((0..n).map(|i| F16::from_bits(hex(i) as u16)).collect()),
         DType::Float32 => HostData::F32((0..n).map(|i| f32::from_bits(hex(i) as u32)).collect()),
         DType::Float64 => HostData::F64((0..n).map(|i| f64::from_bits(hex(i))).collect()),
+        DType::Complex64 | DType::Complex128 => {
+            let parts = |i: usize| {
+                let (re, im) = at(i).split_once(':').unwrap();
+                let h = |x: &str| u64::from_str_radix(x, 16).unwrap();
+                (h(re), h(im))
+            };
+            if dtype == DType::Complex64 {
+                HostData::C64(
+                    (0..n)
+                        .map(|i| {
+                            let (re, im) = parts(i);
+                            C64::new(f32::from_bits(re as u32), f32::from_bits(im as u32))
+                        })
+                        .collect(),
+                )
+            } else {
+                HostData::C128(
+                    (0..n)
+                        .map(|i| {
+                            let (re, im) = parts(i);
+                            C128::new(f64::from_bits(re), f64::from_bits(im))
+                        })
+                        .collect(),
+                )
+            }
+        }
         DType::String => HostData::Str(
             (0..n)
                 .map(|i| {
@@ -157,7 +183,12 @@ type Printer = fn(&Tensor) -> String;
 
 #[test]
 fn format_corpus_matches_numpy_and_tensorflow() {
-    let corpus = include_str!("data/format_corpus.jsonl");
+    // the corpus of real types, then the complex one (`--complex`)
+    let corpus = [
+        include_str!("data/format_corpus.jsonl"),
+        include_str!("data/format_corpus_complex.jsonl"),
+    ]
+    .concat();
     let mut cases = 0;
     let mut failures = Vec::new();
     for (line_no, line) in corpus.lines().enumerate() {
@@ -207,7 +238,7 @@ fn format_corpus_matches_numpy_and_tensorflow() {
             }
         }
     }
-    assert!(cases >= 1500, "corpus has only {cases} cases");
+    assert!(cases >= 1900, "corpus has only {cases} cases");
     if !failures.is_empty() {
         let shown: Vec<&String> = failures.iter().take(15).collect();
         panic!(

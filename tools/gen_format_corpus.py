@@ -3,6 +3,8 @@
 
 Run with the oracle venv's python (../shared/oracle/setup.sh prints its path):
     $(/work/shared/oracle/setup.sh) tools/gen_format_corpus.py > tests/data/format_corpus.jsonl
+    $(/work/shared/oracle/setup.sh) tools/gen_format_corpus.py --complex \
+        > tests/data/format_corpus_complex.jsonl
 
 Each line is one case:
   dtype   TensorFlow dtype name
@@ -11,6 +13,7 @@ Each line is one case:
           their own width, ints in decimal, bools "1"/"0", bytes as hex.
           When shorter than the element count, the array repeats them
           cyclically (numpy.resize), which keeps big cases small.
+          Complex elements are "REHEX:IMHEX", the parts' bit patterns.
   np_str, np_repr   str()/repr() of the numpy array tensor.numpy() gives
   tf_str, tf_repr   str()/repr() of the tf.Tensor
 numpy prints in its legacy="1.25" style, as the project's reference does.
@@ -116,8 +119,15 @@ def make_values(dtype, n):
     return vals
 
 
+COMPLEX_PARTS = {"complex64": "float32", "complex128": "float64"}
+
+
 def encode(arr, dtype):
     flat = arr.reshape(-1)
+    if dtype in COMPLEX_PARTS:
+        part = COMPLEX_PARTS[dtype]
+        re, im = encode(flat.real.copy(), part), encode(flat.imag.copy(), part)
+        return [f"{r}:{i}" for r, i in zip(re, im)]
     if dtype in FLOATS:
         ft, ut, fmt = FLOATS[dtype]
         return [fmt % int(x) for x in flat.view(ut)]
@@ -160,6 +170,16 @@ def case(dtype, shape, fixed=None):
         return finish(dtype, shape, base)
     n = int(np.prod(shape)) if shape else 1
     base_n = n if n <= 64 else rng.choice([37, 41, 53, 61])
+    if dtype in COMPLEX_PARTS:
+        # each part from its own pool of the part type's values
+        part = COMPLEX_PARTS[dtype]
+        re = np.array(make_values(part, base_n), dtype=np.float64).astype(getattr(np, part))
+        im = np.array(make_values(part, base_n), dtype=np.float64).astype(getattr(np, part))
+        if rng.random() < 0.3:
+            im = np.zeros_like(im) if rng.random() < 0.5 else np.round(im)
+        base = (re + 1j * im).astype(getattr(np, dtype))
+        base.real, base.imag = re, im
+        return finish(dtype, shape, base)
     vals = make_values(dtype, base_n)
     npdt = object if dtype == "string" else getattr(np, dtype)
     with np.errstate(over="ignore"):
@@ -192,6 +212,13 @@ def finish(dtype, shape, base):
 
 
 def main():
+    if sys.argv[1:2] == ["--complex"]:
+        global rng
+        rng = random.Random(20261207)
+        for _ in range(400):
+            dtype = rng.choice(["complex64", "complex128"])
+            print(json.dumps(case(dtype, rand_shape())))
+        return
     n_cases = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
     dtypes = ["bool", "int8", "uint8", "int16", "int32", "int64", "float16", "float32", "float64", "string"]
     weights = [1, 1, 1, 1, 2, 2, 3, 5, 5, 1]

@@ -27,12 +27,16 @@ pub enum DType {
     Float32,
     /// `tf.float64` (`double`): numpy's default float type.
     Float64,
+    /// `tf.complex64`: two float32 parts.
+    Complex64,
+    /// `tf.complex128`: two float64 parts; what Python complex numbers convert to.
+    Complex128,
     /// `tf.string`: byte strings (numpy shows them as `object` arrays).
     String,
 }
 
 /// Every dtype, in declaration order.
-pub const ALL_DTYPES: [DType; 10] = [
+pub const ALL_DTYPES: [DType; 12] = [
     DType::Bool,
     DType::Int8,
     DType::UInt8,
@@ -42,6 +46,8 @@ pub const ALL_DTYPES: [DType; 10] = [
     DType::Float16,
     DType::Float32,
     DType::Float64,
+    DType::Complex64,
+    DType::Complex128,
     DType::String,
 ];
 
@@ -59,6 +65,8 @@ impl DType {
             DType::Int64 => 9,
             DType::Bool => 10,
             DType::Float16 => 19,
+            DType::Complex64 => 8,
+            DType::Complex128 => 18,
         }
     }
 
@@ -75,6 +83,8 @@ impl DType {
             DType::Int64,
             DType::Bool,
             DType::Float16,
+            DType::Complex64,
+            DType::Complex128,
         ]
         .into_iter()
         .find(|d| d.datatype_enum() == code)
@@ -92,6 +102,8 @@ impl DType {
             DType::Float16 => "float16",
             DType::Float32 => "float32",
             DType::Float64 => "float64",
+            DType::Complex64 => "complex64",
+            DType::Complex128 => "complex128",
             DType::String => "string",
         }
     }
@@ -126,6 +138,8 @@ impl DType {
             "float16" | "half" => DType::Float16,
             "float32" => DType::Float32,
             "float64" | "double" | "float" => DType::Float64,
+            "complex64" => DType::Complex64,
+            "complex128" | "complex" => DType::Complex128,
             "string" | "object" | "bytes" | "str" => DType::String,
             _ => {
                 return Err(Error::type_error(format!(
@@ -138,6 +152,30 @@ impl DType {
     /// True for the float types.
     pub fn is_floating(self) -> bool {
         matches!(self, DType::Float16 | DType::Float32 | DType::Float64)
+    }
+
+    /// True for `complex64` and `complex128`.
+    pub fn is_complex(self) -> bool {
+        matches!(self, DType::Complex64 | DType::Complex128)
+    }
+
+    /// The dtype of a complex type's parts (`float32` for `complex64`);
+    /// other types are their own.
+    pub fn real_dtype(self) -> DType {
+        match self {
+            DType::Complex64 => DType::Float32,
+            DType::Complex128 => DType::Float64,
+            d => d,
+        }
+    }
+
+    /// The complex type whose parts have this float type (`None` for others).
+    pub fn complex_of(self) -> Option<DType> {
+        match self {
+            DType::Float32 => Some(DType::Complex64),
+            DType::Float64 => Some(DType::Complex128),
+            _ => None,
+        }
     }
 
     /// True for the integer types (not bool).
@@ -164,7 +202,8 @@ impl DType {
             DType::Bool | DType::Int8 | DType::UInt8 => 1,
             DType::Int16 | DType::Float16 => 2,
             DType::Int32 | DType::Float32 => 4,
-            DType::Int64 | DType::Float64 => 8,
+            DType::Int64 | DType::Float64 | DType::Complex64 => 8,
+            DType::Complex128 => 16,
             DType::String => std::mem::size_of::<Vec<u8>>(),
         }
     }
@@ -203,9 +242,13 @@ impl DType {
         })
     }
 
-    /// True when numpy's repr omits `dtype=` for this type (int64, float64, bool).
+    /// True when numpy's repr omits `dtype=` for this type (int64, float64,
+    /// complex128, bool).
     pub fn numpy_repr_implied(self) -> bool {
-        matches!(self, DType::Int64 | DType::Float64 | DType::Bool)
+        matches!(
+            self,
+            DType::Int64 | DType::Float64 | DType::Complex128 | DType::Bool
+        )
     }
 }
 
@@ -225,17 +268,37 @@ pub enum Scalar {
     Int(i64),
     /// Any float element, widened exactly to `f64`.
     Float(f64),
+    /// A complex element, its parts widened exactly to `f64`.
+    Complex(f64, f64),
     /// A byte-string element.
     Bytes(Vec<u8>),
 }
 
 impl Scalar {
+    /// Whether the element is zero (false, `0`, `0.0`, `0j`; bytes: empty).
+    pub fn is_zero(&self) -> bool {
+        match self {
+            Scalar::Bytes(b) => b.is_empty(),
+            s => s.as_complex() == (0.0, 0.0),
+        }
+    }
+
+    /// The value as a complex number's parts (real numbers have no
+    /// imaginary part; bytes → NaN).
+    pub fn as_complex(&self) -> (f64, f64) {
+        match self {
+            Scalar::Complex(re, im) => (*re, *im),
+            s => (s.as_f64(), 0.0),
+        }
+    }
+
     /// The value as `f64` (bool → 0/1; bytes → NaN).
     pub fn as_f64(&self) -> f64 {
         match self {
             Scalar::Bool(b) => *b as u8 as f64,
             Scalar::Int(i) => *i as f64,
             Scalar::Float(f) => *f,
+            Scalar::Complex(re, _) => *re,
             Scalar::Bytes(_) => f64::NAN,
         }
     }

@@ -6,10 +6,11 @@ use super::device::Device;
 use super::dtype::DType;
 use super::error::{Error, ErrorKind, Result};
 use super::f16::F16;
+use super::format::digits::{numpy_scalar_complex, FloatKind};
 use super::format::elem::bytes_repr;
 use super::format::python_float_repr;
 use super::shape::Shape;
-use super::storage::{try_vec, HostData};
+use super::storage::{try_vec, HostData, C128, C64};
 use super::tensor::Tensor;
 
 /// A Python value the language layer hands over for conversion.
@@ -21,6 +22,8 @@ pub enum Literal {
     Int(i64),
     /// A Python `float`.
     Float(f64),
+    /// A Python `complex`: its real and imaginary parts.
+    Complex(f64, f64),
     /// A Python `str` (stored as UTF-8 bytes).
     Str(String),
     /// A Python `bytes`.
@@ -47,6 +50,7 @@ impl Literal {
             Literal::Bool(b) => if *b { "True" } else { "False" }.to_string(),
             Literal::Int(i) => i.to_string(),
             Literal::Float(f) => python_float_repr(*f),
+            Literal::Complex(re, im) => numpy_scalar_complex(*re, *im, FloatKind::F64),
             Literal::Str(s) => python_str_repr(s),
             Literal::Bytes(b) => bytes_repr(b),
             Literal::List(v) => {
@@ -98,6 +102,7 @@ struct Kinds {
     bool_: bool,
     int: bool,
     float: bool,
+    complex: bool,
     text: bool,
     int_out_of_i32: bool,
 }
@@ -141,6 +146,7 @@ fn discover(
                     }
                 }
                 Literal::Float(_) => kinds.float = true,
+                Literal::Complex(..) => kinds.complex = true,
                 _ => kinds.text = true,
             }
             Ok(())
@@ -205,10 +211,13 @@ fn infer(k: &Kinds, mode: InferMode) -> Result<DType> {
     Ok(match mode {
         InferMode::Tf => {
             if k.text {
-                if k.bool_ || k.int || k.float {
+                if k.bool_ || k.int || k.float || k.complex {
                     return Err(mixed);
                 }
                 DType::String
+            } else if k.complex {
+                // (bools convert to complex numbers, unlike to floats)
+                DType::Complex128
             } else if k.bool_ {
                 if k.int || k.float {
                     return Err(mixed);
@@ -224,12 +233,14 @@ fn infer(k: &Kinds, mode: InferMode) -> Result<DType> {
         }
         InferMode::Numpy => {
             if k.text {
-                if k.bool_ || k.int || k.float {
+                if k.bool_ || k.int || k.float || k.complex {
                     return Err(Error::unimplemented(
                         "numpy arrays mixing strings and numbers are not supported",
                     ));
                 }
                 DType::String
+            } else if k.complex {
+                DType::Complex128
             } else if k.float || (!k.int && !k.bool_) {
                 DType::Float64
             } else if k.int {
@@ -284,6 +295,22 @@ fn convert(leaves: &[&Literal], to: DType, whole: &Literal, mode: InferMode) -> 
             HostData::$var(v)
         }};
     }
+    macro_rules! complexes {
+        ($t:ty, $var:ident, $part:ty) => {{
+            let mut v = try_vec::<$t>(n)?;
+            for l in leaves {
+                let (re, im) = match l {
+                    Literal::Int(i) => (*i as f64, 0.0),
+                    Literal::Bool(b) => (*b as u8 as f64, 0.0),
+                    Literal::Float(f) => (*f, 0.0),
+                    Literal::Complex(re, im) => (*re, *im),
+                    _ => return Err(bad()),
+                };
+                v.push(<$t>::new(re as $part, im as $part));
+            }
+            HostData::$var(v)
+        }};
+    }
     Ok(match to {
         DType::Bool => {
             let mut v = try_vec(n)?;
@@ -305,6 +332,8 @@ fn convert(leaves: &[&Literal], to: DType, whole: &Literal, mode: InferMode) -> 
         DType::Float16 => floats!(F16, F16, F16::from_f64),
         DType::Float32 => floats!(f32, F32, |x: f64| x as f32),
         DType::Float64 => floats!(f64, F64, |x: f64| x),
+        DType::Complex64 => complexes!(C64, C64, f32),
+        DType::Complex128 => complexes!(C128, C128, f64),
         DType::String => {
             let mut v = try_vec(n)?;
             for l in leaves {

@@ -35,5 +35,5 @@ pub use f16::F16;
 pub use literal::{tensor_from_literal, InferMode, Literal};
 pub use op::{ArgOp, BinaryOp, ReduceOp, Semantics, UnaryOp};
 pub use shape::Shape;
-pub use storage::{HostData, Storage};
+pub use storage::{HostData, Storage, C128, C64};
 pub use tensor::Tensor;

@@ -77,6 +77,23 @@ ops! {
 }
 
 impl UnaryOp {
+    /// Whether TensorFlow registers this float op for complex types too.
+    pub const fn complex_too(self) -> bool {
+        matches!(
+            self,
+            UnaryOp::Sqrt
+                | UnaryOp::Rsqrt
+                | UnaryOp::Exp
+                | UnaryOp::Log
+                | UnaryOp::Log1p
+                | UnaryOp::Expm1
+                | UnaryOp::Sin
+                | UnaryOp::Cos
+                | UnaryOp::Tanh
+                | UnaryOp::Sigmoid
+        )
+    }
+
     /// True for ops only defined on floats (TensorFlow rejects integer inputs).
     pub const fn float_only(self) -> bool {
         matches!(

@@ -203,6 +203,8 @@ pub(crate) fn recycle(data: &mut HostData) {
         HostData::F16(v) => give(std::mem::take(v)),
         HostData::F32(v) => give(std::mem::take(v)),
         HostData::F64(v) => give(std::mem::take(v)),
+        HostData::C64(v) => give(std::mem::take(v)),
+        HostData::C128(v) => give(std::mem::take(v)),
         HostData::Str(_) => {}
     }
 }

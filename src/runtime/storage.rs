@@ -8,6 +8,11 @@ use super::dtype::{DType, Scalar};
 use super::error::{Error, ErrorKind, Result};
 use super::f16::F16;
 
+/// A `complex64` element.
+pub type C64 = num_complex::Complex<f32>;
+/// A `complex128` element.
+pub type C128 = num_complex::Complex<f64>;
+
 /// A contiguous row-major buffer in host memory, one variant per dtype.
 #[derive(Debug, PartialEq)]
 pub enum HostData {
@@ -29,6 +34,10 @@ pub enum HostData {
     F32(Vec<f32>),
     /// `float64` elements.
     F64(Vec<f64>),
+    /// `complex64` elements.
+    C64(Vec<C64>),
+    /// `complex128` elements.
+    C128(Vec<C128>),
     /// `string` elements (byte strings).
     Str(Vec<Vec<u8>>),
 }
@@ -57,6 +66,8 @@ impl Clone for HostData {
             HostData::F16(v) => HostData::F16(dup(v)),
             HostData::F32(v) => HostData::F32(dup(v)),
             HostData::F64(v) => HostData::F64(dup(v)),
+            HostData::C64(v) => HostData::C64(dup(v)),
+            HostData::C128(v) => HostData::C128(dup(v)),
             HostData::Str(v) => HostData::Str(v.clone()),
         }
     }
@@ -75,6 +86,8 @@ macro_rules! with_host {
             HostData::F16($v) => $body,
             HostData::F32($v) => $body,
             HostData::F64($v) => $body,
+            HostData::C64($v) => $body,
+            HostData::C128($v) => $body,
             HostData::Str($v) => $body,
         }
     };
@@ -93,6 +106,8 @@ macro_rules! map_host {
             HostData::F16($v) => HostData::F16($body),
             HostData::F32($v) => HostData::F32($body),
             HostData::F64($v) => HostData::F64($body),
+            HostData::C64($v) => HostData::C64($body),
+            HostData::C128($v) => HostData::C128($body),
             HostData::Str($v) => HostData::Str($body),
         }
     };
@@ -111,6 +126,8 @@ impl HostData {
             HostData::F16(_) => DType::Float16,
             HostData::F32(_) => DType::Float32,
             HostData::F64(_) => DType::Float64,
+            HostData::C64(_) => DType::Complex64,
+            HostData::C128(_) => DType::Complex128,
             HostData::Str(_) => DType::String,
         }
     }
@@ -142,6 +159,14 @@ impl HostData {
             HostData::F16(v) => Scalar::Float(v.get(i)?.to_f64()),
             HostData::F32(v) => Scalar::Float(*v.get(i)? as f64),
             HostData::F64(v) => Scalar::Float(*v.get(i)?),
+            HostData::C64(v) => {
+                let c = v.get(i)?;
+                Scalar::Complex(c.re as f64, c.im as f64)
+            }
+            HostData::C128(v) => {
+                let c = v.get(i)?;
+                Scalar::Complex(c.re, c.im)
+            }
             HostData::Str(v) => Scalar::Bytes(v.get(i)?.clone()),
         })
     }
@@ -158,6 +183,8 @@ impl HostData {
             DType::Float16 => HostData::F16(filled(n, F16::ZERO)?),
             DType::Float32 => HostData::F32(filled(n, 0.0)?),
             DType::Float64 => HostData::F64(filled(n, 0.0)?),
+            DType::Complex64 => HostData::C64(filled(n, C64::new(0.0, 0.0))?),
+            DType::Complex128 => HostData::C128(filled(n, C128::new(0.0, 0.0))?),
             DType::String => HostData::Str(filled(n, Vec::new())?),
         })
     }
@@ -280,6 +307,8 @@ elem!(i64, I64, DType::Int64);
 elem!(F16, F16, DType::Float16);
 elem!(f32, F32, DType::Float32);
 elem!(f64, F64, DType::Float64);
+elem!(C64, C64, DType::Complex64);
+elem!(C128, C128, DType::Complex128);
 
 /// Where a tensor's elements live: host memory or a CUDA card. Every op
 /// reaches its kernels through [`Storage::backend`].

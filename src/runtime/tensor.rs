@@ -11,7 +11,7 @@ use super::dtype::{DType, Scalar};
 use super::error::{Error, Result};
 use super::f16::F16;
 use super::shape::Shape;
-use super::storage::{filled, Elem, HostData, Storage};
+use super::storage::{filled, Elem, HostData, Storage, C128, C64};
 
 /// A tensor handle. Cloning shares the buffer.
 #[derive(Clone)]
@@ -156,7 +156,7 @@ impl Tensor {
                     dtype.kernel_name()
                 )))
             }
-            (DType::Bool, v) => HostData::Bool(filled(n, v.as_f64() != 0.0)?),
+            (DType::Bool, v) => HostData::Bool(filled(n, !v.is_zero())?),
             (DType::Int8, v) => HostData::I8(filled(n, scalar_i64(v) as i8)?),
             (DType::UInt8, v) => HostData::U8(filled(n, scalar_i64(v) as u8)?),
             (DType::Int16, v) => HostData::I16(filled(n, scalar_i64(v) as i16)?),
@@ -165,6 +165,14 @@ impl Tensor {
             (DType::Float16, v) => HostData::F16(filled(n, F16::from_f64(v.as_f64()))?),
             (DType::Float32, v) => HostData::F32(filled(n, v.as_f64() as f32)?),
             (DType::Float64, v) => HostData::F64(filled(n, v.as_f64())?),
+            (DType::Complex64, v) => {
+                let (re, im) = v.as_complex();
+                HostData::C64(filled(n, C64::new(re as f32, im as f32))?)
+            }
+            (DType::Complex128, v) => {
+                let (re, im) = v.as_complex();
+                HostData::C128(filled(n, C128::new(re, im))?)
+            }
         };
         Tensor::from_host(data, shape, device).map(constant)
     }
@@ -345,7 +353,7 @@ fn scalar_i64(v: &Scalar) -> i64 {
     match v {
         Scalar::Bool(b) => *b as i64,
         Scalar::Int(i) => *i,
-        Scalar::Float(f) => *f as i64,
+        Scalar::Float(f) | Scalar::Complex(f, _) => *f as i64,
         Scalar::Bytes(_) => 0,
     }
 }

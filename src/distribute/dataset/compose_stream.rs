@@ -397,6 +397,7 @@ struct UniqueStream {
 #[derive(PartialEq, Eq, Hash)]
 enum Key {
     Int(i64),
+    Complex(u64, u64),
     Bytes(Vec<u8>),
 }
 
@@ -409,6 +410,7 @@ impl Stream for UniqueStream {
                     Scalar::Bytes(b) => Key::Bytes(b),
                     Scalar::Bool(b) => Key::Int(b as i64),
                     Scalar::Float(f) => Key::Int(f.to_bits() as i64),
+                    Scalar::Complex(re, im) => Key::Complex(re.to_bits(), im.to_bits()),
                 },
                 _ => return Ok(Some(v)),
             };

@@ -307,9 +307,12 @@ fn all_zero(v: &Value) -> bool {
         Value::Bool(b) => !b,
         Value::Int(i) => *i == 0,
         Value::Float(f) => *f == 0.0,
-        other => other
-            .downcast::<NdArray>()
-            .is_some_and(|a| a.t.borrow().to_scalars().iter().all(|e| e.as_f64() == 0.0)),
+        other => other.downcast::<NdArray>().is_some_and(|a| {
+            a.t.borrow()
+                .to_scalars()
+                .iter()
+                .all(crate::runtime::Scalar::is_zero)
+        }),
     }
 }
 

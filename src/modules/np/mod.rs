@@ -11,6 +11,7 @@ use crate::object::numpy::{np_err, opt_np_dtype, promoted, stack_promoted};
 use crate::modules::tf::convert::{int_list, runtime_err};
 use crate::modules::ModuleBuilder;
 use crate::object::{native, NativeDef};
+use crate::runtime::ops::complex::ComplexOp;
 use crate::runtime::{ops, BinaryOp, DType, Device, ReduceOp, Scalar, Semantics, Tensor, UnaryOp};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 use array::{wrap, wrap_array};
@@ -474,9 +475,10 @@ fn allclose(vm: &dyn Vm, a: &Value, b: &Value, rtol: f64, atol: f64) -> PyResult
             "operands could not be broadcast together",
         ));
     };
+    // numpy's `|a - b| <= atol + rtol * |b|`, with complex magnitudes
     Ok(x.iter().zip(&y).all(|(p, q)| {
-        let (p, q) = (p.as_f64(), q.as_f64());
-        p == q || (p - q).abs() <= atol + rtol * q.abs()
+        let ((pr, pi), (qr, qi)) = (p.as_complex(), q.as_complex());
+        (pr == qr && pi == qi) || (pr - qr).hypot(pi - qi) <= atol + rtol * qr.hypot(qi)
     }))
 }
 
@@ -493,7 +495,7 @@ fn array_equal(vm: &dyn Vm, a1: &Value, a2: &Value) -> PyResult<bool> {
         .zip(y.to_scalars())
         .all(|(p, q)| match (p, &q) {
             (Scalar::Bytes(p), Scalar::Bytes(q)) => p == q,
-            (p, q) => p.as_f64() == q.as_f64(),
+            (p, q) => p.as_complex() == q.as_complex(),
         }))
 }
 
@@ -532,6 +534,57 @@ fn abs(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
     Ok(wrap(
         ops::unary(crate::runtime::UnaryOp::Abs, &t).map_err(runtime_err)?,
     ))
+}
+
+/// The real parts of `val`'s elements.
+#[native("real(val)")]
+fn real(vm: &dyn Vm, val: &Value) -> PyResult<Value> {
+    complex_part(vm, val, ComplexOp::Real)
+}
+
+/// The imaginary parts of `val`'s elements (zeros for real ones).
+#[native("imag(val)")]
+fn imag(vm: &dyn Vm, val: &Value) -> PyResult<Value> {
+    complex_part(vm, val, ComplexOp::Imag)
+}
+
+/// The complex conjugates, element-wise.
+#[native("conjugate(x)")]
+fn conjugate(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
+    complex_part(vm, x, ComplexOp::Conj)
+}
+
+/// The complex conjugates, element-wise (`np.conjugate`).
+#[native("conj(x)")]
+fn conj(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
+    complex_part(vm, x, ComplexOp::Conj)
+}
+
+/// The argument of each element, in radians (`deg=True`: degrees).
+#[native("angle(z, deg=False)")]
+fn angle(vm: &dyn Vm, z: &Value, deg: bool) -> PyResult<Value> {
+    let t = to_np_tensor(vm, z, None)?;
+    let t = match t.dtype() {
+        d if d.is_complex() => t,
+        _ => ops::cast(&t, DType::Complex128).map_err(runtime_err)?,
+    };
+    let mut a = ops::complex::part(ComplexOp::Angle, &t).map_err(runtime_err)?;
+    if deg {
+        let k = Tensor::fill(
+            &[],
+            &Scalar::Float(180.0 / std::f64::consts::PI),
+            a.dtype(),
+            a.device(),
+        )
+        .map_err(runtime_err)?;
+        a = ops::np_binary(BinaryOp::Mul, &a, &k).map_err(runtime_err)?;
+    }
+    Ok(wrap(a))
+}
+
+fn complex_part(vm: &dyn Vm, x: &Value, op: ComplexOp) -> PyResult<Value> {
+    let t = to_np_tensor(vm, x, None)?;
+    Ok(wrap(array::complex_part(t, op)?))
 }
 
 /// Whether each element is finite (neither infinite nor NaN); integers and
@@ -609,6 +662,11 @@ const FUNCTIONS: &[NativeDef] = &[
     argmax::DEF,
     isfinite::DEF,
     dtype_::DEF,
+    real::DEF,
+    imag::DEF,
+    conjugate::DEF,
+    conj::DEF,
+    angle::DEF,
 ];
 
 /// Builds the `numpy` module.
@@ -624,6 +682,8 @@ pub fn module() -> Value {
     }
     m.value("bool_", Value::Class(scalar_class(DType::Bool)));
     m.value("bytes_", Value::Class(scalar_class(DType::String)));
+    m.value("csingle", Value::Class(scalar_class(DType::Complex64)));
+    m.value("cdouble", Value::Class(scalar_class(DType::Complex128)));
     m.value("ndarray", Value::Class(array::NDARRAY.class()));
     m.value("newaxis", Value::None);
     m.value("pi", Value::Float(std::f64::consts::PI));

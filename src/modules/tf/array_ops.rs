@@ -140,10 +140,11 @@ fn transpose(
     vm: &dyn Vm,
     a: Tensor,
     perm: Option<Ints>,
-    _conjugate: &Value,
+    conjugate: &Value,
     _name: &Value,
 ) -> PyResult<Tensor> {
-    placed(vm, ops::transpose(&a, axes(&perm)))
+    let t = placed(vm, ops::transpose(&a, axes(&perm)))?;
+    super::complex_ops::conj_if(t, vm.truthy(conjugate)?)
 }
 
 /// Repeats a tensor along each axis.

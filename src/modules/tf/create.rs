@@ -320,3 +320,8 @@ pub fn register(m: &mut ModuleBuilder) {
         .add(is_tensor::DEF)
         .add(cast::DEF);
 }
+
+/// Registers `tf.dtypes.cast`.
+pub fn register_dtypes(m: &mut ModuleBuilder) {
+    m.add(cast::DEF);
+}

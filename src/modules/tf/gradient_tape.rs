@@ -295,6 +295,13 @@ fn compute(
     consume: bool,
     sparse: bool,
 ) -> PyResult<Vec<Value>> {
+    if tape.saw_complex() {
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "gradients through complex tensors (complex64, complex128) are not implemented in \
+             dist: this tape watched one or computed one from a watched value",
+        ));
+    }
     let ids: Vec<usize> = sources
         .iter()
         .map(|s| s.as_ref().map_or(0, |(k, _)| *k))

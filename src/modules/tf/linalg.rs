@@ -34,14 +34,15 @@ fn matvec(
             "Only one of `transpose_a` and `adjoint_a` can be True. Received `transpose_a`=True, `adjoint_a`=True.",
         ));
     }
-    // dist's dtypes are all real, where the adjoint is the transpose
+    let x = super::complex_ops::conj_if(x, adj)?;
     placed(vm, ops::matrix::matvec(&x, &y, ta || adj))
 }
 
 /// Swaps the last two dimensions.
 #[native("matrix_transpose(a, name='matrix_transpose', conjugate=False)")]
-fn matrix_transpose(vm: &dyn Vm, a: Tensor, _name: &Value, _conjugate: &Value) -> PyResult<Tensor> {
-    placed(vm, ops::matrix::matrix_transpose(&a))
+fn matrix_transpose(vm: &dyn Vm, a: Tensor, _name: &Value, conjugate: &Value) -> PyResult<Tensor> {
+    let t = placed(vm, ops::matrix::matrix_transpose(&a))?;
+    super::complex_ops::conj_if(t, vm.truthy(conjugate)?)
 }
 
 /// The `MatrixDiagV3` family's op signatures, as TensorFlow's attr errors

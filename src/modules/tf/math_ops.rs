@@ -270,8 +270,9 @@ fn add_n(vm: &dyn Vm, inputs: &Value, _name: &Value) -> PyResult<Tensor> {
     placed(vm, ops::add_n(&ts))
 }
 
-/// Matrix product `a @ b`. On real tensors `adjoint_*` is `transpose_*`; the
-/// sparsity and gradient hints change nothing in the result.
+/// Matrix product `a @ b`. `adjoint_*` is `transpose_*` of the conjugate
+/// (on real tensors, `transpose_*`); the sparsity and gradient hints change
+/// nothing in the result.
 #[native("matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False, grad_b=False, name=None)")]
 #[expect(clippy::too_many_arguments, reason = "TensorFlow's parameters")]
 pub(super) fn matmul(
@@ -310,6 +311,8 @@ pub(super) fn matmul(
     let ta = side(transpose_a, adjoint_a, 'a')?;
     let tb = side(transpose_b, adjoint_b, 'b')?;
     let (x, y) = matching(vm, a, b)?;
+    let x = super::complex_ops::conj_if(x, vm.truthy(adjoint_a)?)?;
+    let y = super::complex_ops::conj_if(y, vm.truthy(adjoint_b)?)?;
     placed(vm, ops::matmul(&x, &y, ta, tb))
 }
 

@@ -8,6 +8,7 @@ pub use crate::object::tensor::{convert, dtype, index, indexed_slices, shape};
 
 pub mod activations;
 pub mod array_ops;
+pub mod complex_ops;
 pub mod conv_ops;
 pub mod conv_transpose_ops;
 pub mod create;
@@ -61,6 +62,7 @@ pub fn module() -> Value {
     array_ops::register(&mut m);
     nd_ops::register(&mut m);
     math_ops::register(&mut m, true);
+    complex_ops::register(&mut m, true);
     stats_ops::register(&mut m, true);
     scan_ops::register(&mut m, true);
     reorder_ops::register(&mut m);
@@ -76,13 +78,17 @@ pub fn module() -> Value {
     m.add(inside_function::DEF);
     m.namespace("math", |n| {
         math_ops::register(n, false);
+        complex_ops::register(n, false);
         stats_ops::register(n, false);
         scan_ops::register(n, false);
         linalg::register_math(n);
         nn_ops::register_math(n);
         nd_ops::register_math(n);
     });
-    m.namespace("dtypes", dtypes::register);
+    m.namespace("dtypes", |n| {
+        dtypes::register(n);
+        create::register_dtypes(n);
+    });
     nest::register(&mut m);
     print::register(&mut m);
     py_func::register(&mut m);

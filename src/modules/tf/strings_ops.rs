@@ -495,26 +495,29 @@ fn as_string(
             " name: ",
         ));
     }
-    let float = t.dtype().is_floating();
+    let float = t.dtype().is_floating() || t.dtype().is_complex();
     let out: Vec<Vec<u8>> = match t.dtype() {
         DType::String => strs(&t)?,
         _ => t
             .to_scalars()
             .into_iter()
             .map(|s| {
+                let real = |x: f64| {
+                    let p = if precision < 0 { 6 } else { precision as usize };
+                    if shortest {
+                        c_g(x, if precision < 0 { 6 } else { p })
+                    } else if scientific {
+                        c_e(x, p)
+                    } else {
+                        c_f(x, p)
+                    }
+                };
                 let text = match s {
                     Scalar::Bool(b) => (if b { "true" } else { "false" }).to_string(),
                     Scalar::Int(i) => i.to_string(),
-                    Scalar::Float(x) if float => {
-                        let p = if precision < 0 { 6 } else { precision as usize };
-                        if shortest {
-                            c_g(x, if precision < 0 { 6 } else { p })
-                        } else if scientific {
-                            c_e(x, p)
-                        } else {
-                            c_f(x, p)
-                        }
-                    }
+                    Scalar::Float(x) if float => real(x),
+                    // TensorFlow writes a complex element as `(re,im)`
+                    Scalar::Complex(re, im) => format!("({},{})", real(re), real(im)),
                     Scalar::Float(x) => x.to_string(),
                     Scalar::Bytes(b) => String::from_utf8_lossy(&b).into_owned(),
                 };

@@ -56,6 +56,10 @@ macro_rules! ndarray_members {
             Member::Getter(a::ndim::DEF),
             Member::Getter(a::size::DEF),
             Member::Getter(a::transposed::DEF),
+            Member::Getter(a::real::DEF),
+            Member::Getter(a::imag::DEF),
+            Member::Method(a::conj::DEF),
+            Member::Method(a::conjugate::DEF),
         ]
     }};
 }
@@ -103,6 +107,7 @@ pub fn py_scalar(s: Scalar) -> Value {
         Scalar::Bool(b) => Value::Bool(b),
         Scalar::Int(i) => Value::Int(i),
         Scalar::Float(f) => Value::Float(f),
+        Scalar::Complex(re, im) => crate::object::types::complex::Complex::value(re, im),
         Scalar::Bytes(b) => Value::Bytes(Rc::new(b)),
     }
 }
@@ -243,12 +248,58 @@ pub(crate) fn transposed(this: &NdArray) -> PyResult<Value> {
     Ok(wrap_array(rt(ops::transpose(&this.tensor(), None))?))
 }
 
+/// The real parts, the imaginary parts (zeros for a real array) or the
+/// conjugates (a real array itself) of `t`, as numpy gives them.
+pub fn complex_part(t: Tensor, op: crate::runtime::ops::complex::ComplexOp) -> PyResult<Tensor> {
+    use crate::runtime::ops::complex::{part, ComplexOp};
+    if t.dtype().is_complex() {
+        return rt(part(op, &t));
+    }
+    match op {
+        ComplexOp::Imag => rt(Tensor::zeros(t.dtype(), t.dims(), t.device())),
+        _ => Ok(t),
+    }
+}
+
+/// The real parts (`a.real`).
+#[native("ndarray.real(self)")]
+pub(crate) fn real(this: &NdArray) -> PyResult<Value> {
+    let op = crate::runtime::ops::complex::ComplexOp::Real;
+    Ok(wrap(complex_part(this.tensor(), op)?))
+}
+
+/// The imaginary parts (`a.imag`; zeros for a real array).
+#[native("ndarray.imag(self)")]
+pub(crate) fn imag(this: &NdArray) -> PyResult<Value> {
+    let op = crate::runtime::ops::complex::ComplexOp::Imag;
+    Ok(wrap(complex_part(this.tensor(), op)?))
+}
+
+/// The complex conjugates.
+#[native("ndarray.conj(self)")]
+pub(crate) fn conj(this: &NdArray) -> PyResult<Value> {
+    let op = crate::runtime::ops::complex::ComplexOp::Conj;
+    Ok(wrap(complex_part(this.tensor(), op)?))
+}
+
+/// The complex conjugates.
+#[native("ndarray.conjugate(self)")]
+pub(crate) fn conjugate(this: &NdArray) -> PyResult<Value> {
+    conj(this)
+}
+
 /// A Python scalar's NEP 50 kind.
 fn weak_kind(v: &Value) -> Option<ScalarKind> {
     Some(match v {
         Value::Bool(_) => ScalarKind::Bool,
         Value::Int(i) => ScalarKind::Int(*i),
         Value::Float(_) => ScalarKind::Float,
+        Value::Native(_)
+            if v.downcast::<crate::object::types::complex::Complex>()
+                .is_some() =>
+        {
+            ScalarKind::Complex
+        }
         _ => return None,
     })
 }
@@ -258,7 +309,10 @@ fn scalar_tensor(v: &Value, d: DType) -> PyResult<Tensor> {
         Value::Bool(b) => Scalar::Bool(*b),
         Value::Int(i) => Scalar::Int(*i),
         Value::Float(f) => Scalar::Float(*f),
-        _ => return Err(type_error("expected a Python number")),
+        _ => match v.downcast::<crate::object::types::complex::Complex>() {
+            Some(c) => Scalar::Complex(c.re, c.im),
+            None => return Err(type_error("expected a Python number")),
+        },
     };
     rt(Tensor::fill(&[], &s, d, Device::CPU0))
 }
@@ -377,7 +431,7 @@ impl NativeObject for NdArray {
     fn truthy(&self, _vm: &dyn Vm) -> PyResult<Option<bool>> {
         let t = self.t.borrow();
         match t.numel() {
-            1 => Ok(Some(t.get(0).is_some_and(|s| s.as_f64() != 0.0 || matches!(s, Scalar::Bytes(ref b) if !b.is_empty())))),
+            1 => Ok(Some(t.get(0).is_some_and(|s| !s.is_zero()))),
             0 => Ok(Some(false)),
             _ => Err(value_error(
                 "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()",

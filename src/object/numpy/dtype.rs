@@ -51,6 +51,8 @@ scalar_types! {
     FLOAT16 new_f16 "float16(x=0, /)" "float16" => DType::Float16;
     FLOAT32 new_f32 "float32(x=0, /)" "float32" => DType::Float32;
     FLOAT64 new_f64 "float64(x=0, /)" "float64" => DType::Float64;
+    COMPLEX64 new_c64 "complex64(x=0, /)" "complex64" => DType::Complex64;
+    COMPLEX128 new_c128 "complex128(x=0, /)" "complex128" => DType::Complex128;
     BYTES new_str "bytes_(x=0, /)" "bytes_" => DType::String;
 }
 
@@ -67,6 +69,7 @@ pub fn np_dtype_arg(vm: &dyn Vm, v: &Value) -> PyResult<DType> {
             "int" => Ok(DType::Int64),
             "float" => Ok(DType::Float64),
             "bool" => Ok(DType::Bool),
+            "complex" => Ok(DType::Complex128),
             "str" | "bytes" => Ok(DType::String),
             _ => Err(not_understood(vm, v)),
         },
@@ -118,6 +121,7 @@ impl NativeObject for NpDType {
                 DType::UInt8 => "u",
                 DType::String => "O",
                 d if d.is_integer() => "i",
+                d if d.is_complex() => "c",
                 _ => "f",
             }),
             _ => return Ok(None),

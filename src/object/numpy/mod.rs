@@ -55,10 +55,16 @@ pub fn to_np_tensor(vm: &dyn Vm, v: &Value, dtype: Option<DType>) -> PyResult<Te
     let v = floated.as_ref().unwrap_or(v);
     let t = match v {
         Value::Tensor(t) => t.to_device(Device::CPU0).map_err(runtime_err)?,
-        Value::Native(n) => match n.to_tensor(vm)? {
-            Some(t) => t.to_device(Device::CPU0).map_err(runtime_err)?,
-            None => return Err(unsupported(vm, v)),
-        },
+        // (a Python complex number is a literal, below)
+        Value::Native(n)
+            if v.downcast::<crate::object::types::complex::Complex>()
+                .is_none() =>
+        {
+            match n.to_tensor(vm)? {
+                Some(t) => t.to_device(Device::CPU0).map_err(runtime_err)?,
+                None => return Err(unsupported(vm, v)),
+            }
+        }
         other => match literal_of(other)? {
             Some(lit) => {
                 return tensor_from_literal(&lit, dtype, InferMode::Numpy, Device::CPU0)

@@ -73,6 +73,10 @@ fn literal_rec(v: &Value) -> PyResult<Option<Literal>> {
         Value::Float(f) => Literal::Float(*f),
         Value::Str(s) => Literal::Str(s.to_string()),
         Value::Bytes(b) => Literal::Bytes(b.to_vec()),
+        Value::Native(_) => match v.downcast::<crate::object::types::complex::Complex>() {
+            Some(c) => Literal::Complex(c.re, c.im),
+            None => return Ok(None),
+        },
         Value::List(l) => match literals(&l.borrow(), literal_rec)? {
             Some(items) => Literal::List(items),
             None => return Ok(None),
@@ -333,6 +337,7 @@ fn numpy_literal(vm: &dyn Vm, v: &Value) -> PyResult<Option<Literal>> {
                 Scalar::Bool(b) => Literal::Bool(b),
                 Scalar::Int(i) => Literal::Int(i),
                 Scalar::Float(f) => Literal::Float(f),
+                Scalar::Complex(re, im) => Literal::Complex(re, im),
                 Scalar::Bytes(b) => Literal::Bytes(b),
             }))
         }

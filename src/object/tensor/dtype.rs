@@ -79,8 +79,8 @@ getters! {
     is_unsigned "DType.is_unsigned(self)" => |d| Value::Bool(d.is_unsigned());
     /// Whether numpy has it (every dtype dist has).
     is_numpy_compatible "DType.is_numpy_compatible(self)" => |_d| Value::Bool(true);
-    /// Whether it is a complex type (none in dist).
-    is_complex "DType.is_complex(self)" => |_d| Value::Bool(false);
+    /// Whether it is a complex type.
+    is_complex "DType.is_complex(self)" => |d| Value::Bool(d.is_complex());
     /// Whether it is a quantized type (none in dist).
     is_quantized "DType.is_quantized(self)" => |_d| Value::Bool(false);
     /// The size of an element in bytes.
@@ -90,8 +90,9 @@ getters! {
     });
     /// The dtype itself (dist has no reference dtypes).
     base_dtype "DType.base_dtype(self)" => |d| dtype_value(d);
-    /// The dtype itself (dist has no complex dtypes).
-    real_dtype "DType.real_dtype(self)" => |d| dtype_value(d);
+    /// The type of a complex type's parts (`float32` for `complex64`);
+    /// other types are their own.
+    real_dtype "DType.real_dtype(self)" => |d| dtype_value(d.real_dtype());
     /// The numpy scalar type (`np.float32`).
     as_numpy_dtype "DType.as_numpy_dtype(self)" =>
         |d| Value::Class(crate::object::numpy::scalar_class(d));

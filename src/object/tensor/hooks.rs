@@ -140,8 +140,13 @@ pub fn tensor_binop(
         return Ok(None);
     }
     // objects that are not tensor-like get their own reflected method
+    // (a Python complex number converts, as an int or float does)
     if let Value::Native(n) = other {
-        if n.to_tensor(vm)?.is_none() {
+        if other
+            .downcast::<crate::object::types::complex::Complex>()
+            .is_none()
+            && n.to_tensor(vm)?.is_none()
+        {
             return Ok(None);
         }
     }
@@ -280,6 +285,7 @@ pub fn tensor_truthy(vm: &dyn Vm, t: &Value) -> PyResult<bool> {
             Scalar::Bool(b) => b,
             Scalar::Int(i) => i != 0,
             Scalar::Float(f) => f != 0.0,
+            Scalar::Complex(re, im) => re != 0.0 || im != 0.0,
             Scalar::Bytes(b) => !b.is_empty(),
         })),
         _ => Err(value_error(
@@ -332,15 +338,7 @@ pub fn tensor_getitem(vm: &dyn Vm, t: &Value, key: &Value) -> PyResult<Value> {
         .map_err(runtime_err)
 }
 
-/// The Python number of a 0-d tensor's element.
-fn python_scalar(s: Scalar) -> Value {
-    match s {
-        Scalar::Bool(b) => Value::Bool(b),
-        Scalar::Int(i) => Value::Int(i),
-        Scalar::Float(f) => Value::Float(f),
-        Scalar::Bytes(b) => Value::Bytes(Rc::new(b)),
-    }
-}
+use crate::object::numpy::array::py_scalar as python_scalar;
 
 /// `format(t, spec)`: a 0-d tensor formats its value; others format as numpy does.
 pub fn tensor_format(vm: &dyn Vm, t: &Value, spec: &str) -> PyResult<String> {

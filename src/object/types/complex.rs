@@ -7,7 +7,6 @@ use super::{type_error, value_error};
 use crate::object::{native, ClassSpec, Given, Member, NativeClass, This};
 use crate::syntax::ast;
 use crate::syntax::ast::BinOp;
-use crate::value::format::float_repr;
 use crate::value::{ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 
 /// A complex number.
@@ -213,19 +212,6 @@ pub fn format_spec(vm: &dyn Vm, v: &Value, spec: &str) -> PyResult<String> {
     })
 }
 
-/// A part as `repr` writes it inside a complex: the float's repr without
-/// the `.0` an integral value gets (`1`, `1.5`, `1e+16`, `inf`).
-fn part(x: f64, sign: bool) -> String {
-    let mut s = float_repr(x);
-    if let Some(t) = s.strip_suffix(".0") {
-        s = t.to_string();
-    }
-    if sign && !s.starts_with('-') {
-        s.insert(0, '+');
-    }
-    s
-}
-
 /// The class `complex`.
 pub static COMPLEX: ClassSpec = ClassSpec {
     name: "complex",
@@ -251,11 +237,11 @@ impl NativeObject for Complex {
     }
 
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
-        Ok(if self.re == 0.0 && self.re.is_sign_positive() {
-            format!("{}j", part(self.im, false))
-        } else {
-            format!("({}{}j)", part(self.re, false), part(self.im, true))
-        })
+        Ok(crate::runtime::format::digits::numpy_scalar_complex(
+            self.re,
+            self.im,
+            crate::runtime::format::digits::FloatKind::F64,
+        ))
     }
 
     fn binop(
@@ -420,6 +406,17 @@ fn complex_new(vm: &dyn Vm, real: &Value, imag: Given<&Value>) -> PyResult<Value
 fn argument(vm: &dyn Vm, v: &Value, first: bool) -> PyResult<Option<(Complex, bool)>> {
     if let Some(c) = operand(v)? {
         return Ok(Some((c, v.downcast::<Complex>().is_some())));
+    }
+    if matches!(v, Value::Native(_) | Value::Tensor(_)) {
+        // a one-element tensor or numpy value: its element
+        let n = match v {
+            Value::Native(n) => n.to_number(vm)?,
+            _ => crate::object::tensor::tensor_to_number(vm, v, false)?,
+        };
+        return match n {
+            Some(n) if operand(&n)?.is_some() => argument(vm, &n, first),
+            _ => Ok(None),
+        };
     }
     let Value::Instance(inst) = v else {
         return Ok(None);

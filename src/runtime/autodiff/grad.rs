@@ -34,6 +34,8 @@ pub enum GradOp {
     AddN,
     /// `Cast` (to the output's dtype).
     Cast,
+    /// `Complex`, `Real`, `Imag`, `Angle`, `ComplexAbs` or `Conj`.
+    ComplexPart(crate::runtime::ops::complex::ComplexOp),
     /// `SelectV2` (`tf.where(c, x, y)`); inputs `c, x, y`.
     Select,
     /// A reduction over `axes` (normalized, ascending).
@@ -354,6 +356,13 @@ pub(crate) fn gradient(
             } else {
                 vec![None]
             }
+        }
+        // (a tape that records one refuses `gradient` first: `Tape::saw_complex`)
+        GradOp::ComplexPart(op) => {
+            return Err(Error::unimplemented(format!(
+            "dist has no gradient for {}: gradients through complex tensors are not implemented",
+            op.name()
+        )))
         }
         GradOp::Select => {
             let c = &v.inputs[0];

@@ -12,6 +12,7 @@ impl GradOp {
             GradOp::Binary(op) => op.name(),
             GradOp::AddN => "AddN",
             GradOp::Cast => "Cast",
+            GradOp::ComplexPart(op) => op.name(),
             GradOp::Select => "SelectV2",
             GradOp::Reduce { op, .. } => op.name(),
             GradOp::MatMul { .. } => "MatMul",

@@ -52,6 +52,10 @@ pub(crate) struct TapeData {
     /// The first value taken off the tape while it recorded (for the hint
     /// on a None gradient).
     pub exit: Option<Exit>,
+    /// A complex tensor was watched or computed from a followed one: dist
+    /// has no gradients for complex types, so `gradient` refuses rather
+    /// than leave that path out.
+    pub complex: bool,
 }
 
 /// A followed tensor whose value left the tape (`.numpy()`): the ops run on
@@ -184,7 +188,14 @@ impl Tape {
 
     /// Watches a tensor: ops on it are recorded from now on.
     pub fn watch(&self, t: &Tensor) {
-        self.data.borrow_mut().watched.insert(t.id(), t.clone());
+        let mut d = self.data.borrow_mut();
+        d.complex |= t.dtype().is_complex();
+        d.watched.insert(t.id(), t.clone());
+    }
+
+    /// Whether a complex tensor was watched or computed from a followed one.
+    pub fn saw_complex(&self) -> bool {
+        self.data.borrow().complex
     }
 
     /// Watches a variable (its key and the handle `watched_variables` returns).
@@ -313,6 +324,9 @@ fn record_slow(op: impl FnOnce() -> GradOp, inputs: &[&Tensor], outputs: &[&Tens
         if !followed.iter().any(|f| *f) {
             continue;
         }
+        if outputs.iter().any(|o| o.dtype().is_complex()) {
+            tape.data.borrow_mut().complex = true;
+        }
         let g = match built.take() {
             Some(g) => g,
             None => match op.take() {
@@ -399,7 +413,13 @@ fn read_variable_slow(
         if trainable && tape.watch_accessed_variables {
             tape.watch_variable(key, handle());
         }
-        if !tape.data.borrow().watched_vars.contains(&key) || !value.dtype().is_floating() {
+        if !tape.data.borrow().watched_vars.contains(&key) {
+            continue;
+        }
+        if value.dtype().is_complex() {
+            tape.data.borrow_mut().complex = true;
+        }
+        if !value.dtype().is_floating() {
             continue;
         }
         let mut d = tape.data.borrow_mut();

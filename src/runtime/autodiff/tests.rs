@@ -382,3 +382,22 @@ fn cast_gradient_returns_to_the_input_dtype() {
     .unwrap();
     assert!(g[0].is_none());
 }
+
+#[test]
+fn a_complex_path_marks_the_tape() {
+    // dist has no complex gradients: a tape that saw a complex value from a
+    // followed tensor (or watched one) says so, and `gradient` refuses
+    let x = t(&[1.5, -2.0], &[2]);
+    let tape = Tape::new(false, true);
+    tape.push();
+    tape.watch(&x);
+    let _real = ops::binary(BinaryOp::Mul, &x, &x).unwrap();
+    assert!(!tape.saw_complex());
+    let z = ops::complex::complex(&x, &x).unwrap();
+    let _ = ops::complex::part(ops::complex::ComplexOp::Abs, &z).unwrap();
+    tape.pop();
+    assert!(tape.saw_complex());
+    let watched = Tape::new(false, true);
+    watched.watch(&ops::cast(&x, crate::runtime::DType::Complex64).unwrap());
+    assert!(watched.saw_complex());
+}

@@ -83,7 +83,8 @@ pub fn fallback_count() -> u64 {
 
 /// Host placement works; a CUDA device is "built without CUDA".
 pub fn place(storage: &Storage, device: Device) -> Result<Storage> {
-    if is_cuda(device) && storage.dtype() != crate::runtime::dtype::DType::String {
+    let d = storage.dtype();
+    if is_cuda(device) && d != crate::runtime::dtype::DType::String && !d.is_complex() {
         return Err(without());
     }
     Ok(storage.clone())

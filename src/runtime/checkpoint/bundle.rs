@@ -18,7 +18,7 @@ use crate::runtime::device::Device;
 use crate::runtime::dtype::DType;
 use crate::runtime::f16::F16;
 use crate::runtime::shape::Shape;
-use crate::runtime::storage::HostData;
+use crate::runtime::storage::{HostData, C128, C64};
 use crate::runtime::tensor::Tensor;
 
 /// Which of TensorFlow's status codes a bundle error carries.
@@ -132,6 +132,14 @@ pub(crate) fn tensor_bytes(
         HostData::F32(v) => v
             .iter()
             .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        HostData::C64(v) => v.iter().for_each(|x| {
+            out.extend_from_slice(&x.re.to_le_bytes());
+            out.extend_from_slice(&x.im.to_le_bytes());
+        }),
+        HostData::C128(v) => v.iter().for_each(|x| {
+            out.extend_from_slice(&x.re.to_le_bytes());
+            out.extend_from_slice(&x.im.to_le_bytes());
+        }),
         HostData::F64(v) => v
             .iter()
             .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
@@ -415,6 +423,20 @@ pub(crate) fn decode(dtype: DType, n: usize, bytes: &[u8]) -> Option<HostData> {
         }
         DType::Float32 => HostData::F32(chunks(bytes, n, f32::from_le_bytes)?),
         DType::Float64 => HostData::F64(chunks(bytes, n, f64::from_le_bytes)?),
+        DType::Complex64 => HostData::C64(chunks(bytes, n, |b: [u8; 8]| {
+            let [r0, r1, r2, r3, i0, i1, i2, i3] = b;
+            C64::new(
+                f32::from_le_bytes([r0, r1, r2, r3]),
+                f32::from_le_bytes([i0, i1, i2, i3]),
+            )
+        })?),
+        DType::Complex128 => HostData::C128(chunks(bytes, n, |b: [u8; 16]| {
+            let (r, i) = b.split_at(8);
+            C128::new(
+                f64::from_le_bytes(r.try_into().unwrap_or([0; 8])),
+                f64::from_le_bytes(i.try_into().unwrap_or([0; 8])),
+            )
+        })?),
         DType::String => {
             let mut pos = 0;
             let mut lens = Vec::new();

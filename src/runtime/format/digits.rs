@@ -301,6 +301,25 @@ pub fn numpy_scalar_float(x: f64, kind: FloatKind) -> String {
     scalar_float_text(x, kind, -4, 16)
 }
 
+/// Python's `repr(complex)` (kind `F64`) and numpy's legacy scalar text of
+/// a complex element, whose parts print with their float type's shortest
+/// digits: `(1+2j)`, `2j`, `(-0-1.5j)`, `(nan+infj)`, `(1e+20+1j)`.
+pub fn numpy_scalar_complex(re: f64, im: f64, kind: FloatKind) -> String {
+    let part = |x: f64| {
+        let s = scalar_float_text(x, kind, -4, 16);
+        match s.strip_suffix(".0") {
+            Some(t) => t.to_string(),
+            None => s,
+        }
+    };
+    let imag = part(im);
+    if re == 0.0 && re.is_sign_positive() {
+        return format!("{imag}j");
+    }
+    let sign = if imag.starts_with('-') { "" } else { "+" };
+    format!("({}{sign}{imag}j)", part(re))
+}
+
 fn scalar_float_text(x: f64, kind: FloatKind, lo: i32, hi: i32) -> String {
     if x.is_nan() {
         return "nan".to_string();

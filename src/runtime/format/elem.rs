@@ -24,6 +24,9 @@ pub enum ElemFormat {
     },
     /// Floats.
     Float(FloatFormat),
+    /// Complex numbers: numpy's `ComplexFloatingFormat`, a format for the
+    /// real parts and one with a `+` sign for the imaginary parts.
+    Complex(FloatFormat, FloatFormat),
     /// Byte strings as Python `repr(bytes)`, unpadded.
     Bytes,
 }
@@ -32,6 +35,8 @@ pub enum ElemFormat {
 #[derive(Debug, Clone)]
 pub struct FloatFormat {
     kind: FloatKind,
+    /// numpy's `sign='+'`: non-negative values show a `+`.
+    plus: bool,
     exp_format: bool,
     precision: usize,
     min_digits: usize,
@@ -64,8 +69,24 @@ impl ElemFormat {
             HostData::F64(v) => {
                 ElemFormat::Float(FloatFormat::new(FloatKind::F64, sel.iter().map(|&i| v[i])))
             }
+            HostData::C64(v) => ElemFormat::complex(FloatKind::F32, || {
+                sel.iter().map(|&i| (v[i].re as f64, v[i].im as f64))
+            }),
+            HostData::C128(v) => {
+                ElemFormat::complex(FloatKind::F64, || sel.iter().map(|&i| (v[i].re, v[i].im)))
+            }
             HostData::Str(_) => ElemFormat::Bytes,
         }
+    }
+
+    fn complex<I: Iterator<Item = (f64, f64)>>(
+        kind: FloatKind,
+        vals: impl Fn() -> I,
+    ) -> ElemFormat {
+        ElemFormat::Complex(
+            FloatFormat::new(kind, vals().map(|c| c.0)),
+            FloatFormat::signed(kind, vals().map(|c| c.1)),
+        )
     }
 
     /// Formats element `i` of `data`.
@@ -94,6 +115,17 @@ impl ElemFormat {
                 };
                 f.format(x)
             }
+            (ElemFormat::Complex(re, im), d) => {
+                let (x, y) = match d {
+                    HostData::C64(v) => (v[i].re as f64, v[i].im as f64),
+                    HostData::C128(v) => (v[i].re, v[i].im),
+                    _ => (f64::NAN, f64::NAN),
+                };
+                let (r, mut j) = (re.format(x), im.format(y));
+                // the `j` goes before the imaginary part's padding
+                j.insert(j.trim_end().len(), 'j');
+                r + &j
+            }
             (ElemFormat::Bytes, HostData::Str(v)) => bytes_repr(&v[i]),
             _ => String::from("?"),
         }
@@ -117,6 +149,15 @@ fn int_format(vals: impl Iterator<Item = i64>) -> ElemFormat {
 impl FloatFormat {
     /// numpy's `fillFormat` over the values to be printed.
     pub fn new(kind: FloatKind, vals: impl Iterator<Item = f64>) -> FloatFormat {
+        FloatFormat::fill(kind, false, vals)
+    }
+
+    /// [`FloatFormat::new`] with numpy's `sign='+'`.
+    pub fn signed(kind: FloatKind, vals: impl Iterator<Item = f64>) -> FloatFormat {
+        FloatFormat::fill(kind, true, vals)
+    }
+
+    fn fill(kind: FloatKind, plus: bool, vals: impl Iterator<Item = f64>) -> FloatFormat {
         let vals: Vec<f64> = vals.collect();
         let finite: Vec<f64> = vals.iter().copied().filter(|x| x.is_finite()).collect();
         let mut exp_format = false;
@@ -147,6 +188,7 @@ impl FloatFormat {
         }
         let mut f = FloatFormat {
             kind,
+            plus,
             exp_format,
             precision: PRECISION,
             min_digits: 0,
@@ -161,7 +203,7 @@ impl FloatFormat {
             f.precision = 0;
             for &x in &finite {
                 let (i, fr, e) = maxprec_scientific(x, kind, PRECISION).scientific_parts(0, 2);
-                f.pad_left = f.pad_left.max(i.len());
+                f.pad_left = f.pad_left.max(i.len() + f.sign_len(&i));
                 f.precision = f.precision.max(fr.len());
                 exp_len = exp_len.max(e.len());
             }
@@ -171,12 +213,12 @@ impl FloatFormat {
         } else {
             for &x in &finite {
                 let (i, fr) = maxprec_positional(x, kind, PRECISION).positional_parts(0);
-                f.pad_left = f.pad_left.max(i.len());
+                f.pad_left = f.pad_left.max(i.len() + f.sign_len(&i));
                 f.pad_right = f.pad_right.max(fr.len());
             }
         }
         if finite.len() != vals.len() {
-            let neginf = vals.contains(&f64::NEG_INFINITY) as i64;
+            let neginf = (plus || vals.contains(&f64::NEG_INFINITY)) as i64;
             let offset = f.pad_right as i64 + 1;
             let pl = (f.pad_left as i64).max(3 - offset).max(3 + neginf - offset);
             f.pad_left = pl.max(0) as usize;
@@ -184,15 +226,30 @@ impl FloatFormat {
         f
     }
 
+    /// The length of the `+` a signed format puts before integer part `i`.
+    fn sign_len(&self, i: &str) -> usize {
+        (self.plus && !i.starts_with('-')) as usize
+    }
+
+    /// Integer part `i` with the sign a signed format shows.
+    fn signed_int(&self, i: String) -> String {
+        if self.sign_len(&i) == 1 {
+            format!("+{i}")
+        } else {
+            i
+        }
+    }
+
     /// Formats one value with the shared widths.
     pub fn format(&self, x: f64) -> String {
         if !x.is_finite() {
+            let plus = if self.plus { "+" } else { "" };
             let ret = if x.is_nan() {
-                "nan"
+                format!("{plus}nan")
             } else if x < 0.0 {
-                "-inf"
+                "-inf".to_string()
             } else {
-                "inf"
+                format!("{plus}inf")
             };
             let w = self.pad_left + self.pad_right + 1;
             return format!("{ret:>w$}");
@@ -201,10 +258,12 @@ impl FloatFormat {
         if self.exp_format {
             let d = dragon4_scientific(x, self.kind, self.precision, self.min_digits);
             let (i, fr, e) = d.scientific_parts(self.min_digits, self.exp_size);
+            let i = self.signed_int(i);
             format!("{i:>pl$}.{fr}e{e}")
         } else {
             let d = maxprec_positional(x, self.kind, self.precision);
             let (i, fr) = d.positional_parts(0);
+            let i = self.signed_int(i);
             let pr = self.pad_right;
             format!("{i:>pl$}.{fr:<pr$}")
         }

@@ -9,7 +9,7 @@ pub mod elem;
 pub mod summarize;
 
 use self::array::{array2string, LINE_WIDTH};
-use self::digits::{numpy_scalar_float, FloatKind};
+use self::digits::{numpy_scalar_complex, numpy_scalar_float, FloatKind};
 use self::elem::bytes_repr;
 use super::dtype::{DType, Scalar};
 use super::storage::HostData;
@@ -30,7 +30,7 @@ pub enum StrDisplay {
 fn kind_of(d: DType) -> FloatKind {
     match d {
         DType::Float16 => FloatKind::F16,
-        DType::Float32 => FloatKind::F32,
+        DType::Float32 | DType::Complex64 => FloatKind::F32,
         _ => FloatKind::F64,
     }
 }
@@ -42,6 +42,7 @@ pub fn numpy_scalar_text(value: &Scalar, dtype: DType) -> String {
         Scalar::Bool(b) => if *b { "True" } else { "False" }.to_string(),
         Scalar::Int(i) => i.to_string(),
         Scalar::Float(f) => numpy_scalar_float(*f, kind_of(dtype)),
+        Scalar::Complex(re, im) => numpy_scalar_complex(*re, *im, kind_of(dtype)),
         Scalar::Bytes(b) => bytes_repr(b),
     }
 }
@@ -138,6 +139,12 @@ pub fn tf_repr(t: &Tensor) -> String {
         // (`numpy=0.10000000149011612` for float32 0.1)
         match t.get(0) {
             Some(Scalar::Float(f)) => python_float_repr(f),
+            _ => numpy_str(t),
+        }
+    } else if t.rank() == 0 && t.dtype().is_complex() {
+        // and a 0-d complex one as a Python complex
+        match t.get(0) {
+            Some(Scalar::Complex(re, im)) => numpy_scalar_complex(re, im, FloatKind::F64),
             _ => numpy_str(t),
         }
     } else if t.rank() == 0 {

@@ -85,6 +85,8 @@ fn element(t: &Tensor, i: usize) -> String {
                 round_trip_g(x, 6, 9, |s| s.parse::<f32>().ok() == Some(f))
             }
         },
+        // TensorFlow's summaries have no text for complex elements
+        Some(Scalar::Complex(..)) => "?".to_string(),
         Some(Scalar::Bytes(b)) => format!("\"{}\"", c_escape(&b)),
         None => String::new(),
     }

@@ -219,6 +219,10 @@ fn forward(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Vec<Tensor
                 .ok_or_else(|| Error::internal("graph replay: Cast lacks its output"))?;
             one(ops::cast(first(ins)?, to))
         }
+        GradOp::ComplexPart(ops::complex::ComplexOp::Complex) => {
+            one(ops::complex::complex(first(ins)?, second(ins)?))
+        }
+        GradOp::ComplexPart(op) => one(ops::complex::part(*op, first(ins)?)),
         GradOp::Select => {
             let c = ins
                 .get(2)

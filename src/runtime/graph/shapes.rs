@@ -190,6 +190,10 @@ pub fn infer(
         | GradOp::MatrixSetDiag
         | GradOp::TensorScatter(_)
         | GradOp::BiasAdd { .. } => each(&|t| keep_unknown(in0, t)),
+        GradOp::ComplexPart(crate::runtime::ops::complex::ComplexOp::Complex) => {
+            each(&|t| broadcast(ins, t))
+        }
+        GradOp::ComplexPart(_) => each(&|t| keep_unknown(in0, t)),
         GradOp::Binary(_)
         | GradOp::Select
         | GradOp::AddN

@@ -95,7 +95,17 @@ fn binary_impl(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if numeric_only && (d == DType::Bool || (d == DType::String && op != BinaryOp::Add)) {
         return Err(attr_error(name, d));
     }
-    if op == BinaryOp::RealDiv && !d.is_floating() {
+    if op == BinaryOp::RealDiv && !d.is_floating() && !d.is_complex() {
+        return Err(attr_error(name, d));
+    }
+    // complex numbers have no order
+    if d.is_complex()
+        && (op.is_comparison() && !matches!(op, BinaryOp::Equal | BinaryOp::NotEqual)
+            || matches!(
+                op,
+                BinaryOp::Maximum | BinaryOp::Minimum | BinaryOp::FloorDiv | BinaryOp::FloorMod
+            ))
+    {
         return Err(attr_error(name, d));
     }
     let out = broadcast_shape(name, a, b, Semantics::Tf)?;
@@ -241,8 +251,9 @@ fn unary_impl(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
         }
     } else if d == DType::String
         || d == DType::Bool
-        || (op.float_only() && !d.is_floating())
+        || (op.float_only() && !d.is_floating() && !(d.is_complex() && op.complex_too()))
         || (op == UnaryOp::Neg && d == DType::UInt8)
+        || (d.is_complex() && matches!(op, UnaryOp::Relu | UnaryOp::Round))
     {
         return Err(attr_error(op.name(), d));
     }
@@ -374,6 +385,10 @@ pub fn add_n(ts: &[Tensor]) -> Result<Tensor> {
 
 /// A TensorFlow unary op (`Neg`, `Sqrt`, `LogicalNot`…). Recorded on the gradient tapes.
 pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
+    if op == UnaryOp::Abs && x.dtype().is_complex() {
+        // `tf.abs` of complex numbers is `ComplexAbs`, to their part type
+        return super::complex::part(super::complex::ComplexOp::Abs, x);
+    }
     let out = unary_impl(op, x)?;
     tape::record(|| GradOp::Unary(op), &[x], &[&out]);
     Ok(out)

@@ -4,6 +4,7 @@
 //! start with `np_` where the semantics differ (type promotion, integer
 //! division by zero, reductions of small ints).
 
+pub mod complex;
 pub mod conv;
 pub mod create;
 pub mod depthwise;
@@ -85,6 +86,10 @@ pub(crate) fn attr_error(op: &str, d: DType) -> Error {
         "Relu" => "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8",
         "Cumsum" | "Cumprod" => "float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64",
         "MatMul" => "bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128",
+        "Maximum" | "Minimum" => "bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64",
+        "Less" | "LessEqual" | "Greater" | "GreaterEqual" => "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64",
+        "Max" | "Min" => "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8, quint8, qint32, qint16, quint16",
+        "Complex" => "float, double",
         _ => "",
     };
     if allowed.is_empty() {
@@ -110,6 +115,9 @@ pub(crate) fn attr_error(op: &str, d: DType) -> Error {
         "IsNan" | "IsInf" | "IsFinite" => {
             format!("; Op<name={op}; signature=x:T -> y:bool; attr=T:type,allowed=[{}]>", dts())
         }
+        "Maximum" | "Minimum" => format!("; Op<name={op}; signature=x:T, y:T -> z:T; attr=T:type,allowed=[{}]>", dts()),
+        "Less" | "LessEqual" | "Greater" | "GreaterEqual" => format!("; Op<name={op}; signature=x:T, y:T -> z:bool; attr=T:type,allowed=[{}]>", dts()),
+        "Max" | "Min" => format!("; Op<name={op}; signature=input:T, reduction_indices:Tidx -> output:T; attr=keep_dims:bool,default=false; attr=T:type,allowed=[{}]; attr=Tidx:type,default=DT_INT32,allowed=[DT_INT32, DT_INT64]>", dts()),
         "SquaredDifference" => format!("; Op<name=SquaredDifference; signature=x:T, y:T -> z:T; attr=T:type,allowed=[{}]; is_commutative=true>", dts()),
         "Softmax" => format!("; Op<name=Softmax; signature=logits:T -> softmax:T; attr=T:type,allowed=[{}]>", dts()),
         "L2Loss" => format!("; Op<name=L2Loss; signature=t:T -> output:T; attr=T:type,allowed=[{}]>", dts()),

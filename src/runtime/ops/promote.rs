@@ -13,6 +13,8 @@ pub enum ScalarKind {
     Int(i64),
     /// A Python `float`.
     Float,
+    /// A Python `complex`.
+    Complex,
 }
 
 fn rank_int(d: DType) -> Option<(bool, u8)> {
@@ -51,6 +53,15 @@ pub fn promote_types(a: DType, b: DType) -> Result<DType> {
                 np_class(b)
             ),
         ));
+    }
+    if a.is_complex() || b.is_complex() {
+        // the complex type whose parts hold both operands' real types
+        let parts = promote_types(a.real_dtype(), b.real_dtype())?;
+        return Ok(if parts == Float64 {
+            Complex128
+        } else {
+            Complex64
+        });
     }
     if a == Bool {
         return Ok(b);
@@ -93,6 +104,8 @@ fn np_class(d: DType) -> &'static str {
         DType::Float16 => "Float16",
         DType::Float32 => "Float32",
         DType::Float64 => "Float64",
+        DType::Complex64 => "Complex64",
+        DType::Complex128 => "Complex128",
         DType::String => "Bytes",
     }
 }
@@ -116,6 +129,9 @@ fn int_float(bytes: u8, f: DType) -> DType {
 pub fn weak_scalar_type(array: DType, scalar: ScalarKind) -> Result<DType> {
     Ok(match (array, scalar) {
         (_, ScalarKind::Bool) => array,
+        (d, ScalarKind::Complex) if d.is_complex() => d,
+        (DType::Float16 | DType::Float32, ScalarKind::Complex) => DType::Complex64,
+        (_, ScalarKind::Complex) => DType::Complex128,
         (DType::Bool, ScalarKind::Int(_)) => DType::Int64,
         (DType::Bool, ScalarKind::Float) => DType::Float64,
         (d, ScalarKind::Int(v)) if d.is_integer() => {
@@ -149,6 +165,18 @@ mod tests {
         assert_eq!(promote_types(UInt8, Int8).ok(), Some(Int16));
         assert_eq!(promote_types(Int8, Float16).ok(), Some(Float16));
         assert_eq!(promote_types(Bool, Int8).ok(), Some(Int8));
+        assert_eq!(promote_types(Complex64, Float64).ok(), Some(Complex128));
+        assert_eq!(promote_types(Complex64, Int32).ok(), Some(Complex128));
+        assert_eq!(promote_types(Int16, Complex64).ok(), Some(Complex64));
+        assert_eq!(promote_types(Complex64, Float16).ok(), Some(Complex64));
+        assert_eq!(
+            weak_scalar_type(Float32, ScalarKind::Complex).ok(),
+            Some(Complex64)
+        );
+        assert_eq!(
+            weak_scalar_type(Int8, ScalarKind::Complex).ok(),
+            Some(Complex128)
+        );
         assert_eq!(
             weak_scalar_type(Int32, ScalarKind::Int(1)).ok(),
             Some(Int32)

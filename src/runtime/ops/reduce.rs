@@ -93,6 +93,7 @@ fn reduce_impl(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -
         }
         ReduceOp::Any | ReduceOp::All => {}
         _ if d == DType::Bool || d == DType::String => return Err(attr_error(op.name(), d)),
+        ReduceOp::Max | ReduceOp::Min if d.is_complex() => return Err(attr_error(op.name(), d)),
         _ => {}
     }
     let mask = axis_mask(axes, x.rank(), Semantics::Tf, x, op.name())?;
@@ -176,7 +177,7 @@ pub fn arg_reduce(op: ArgOp, x: &Tensor, axis: i64, sem: Semantics) -> Result<Te
             )),
         });
     }
-    if x.dtype() == DType::String {
+    if x.dtype() == DType::String || x.dtype().is_complex() {
         return Err(attr_error(op.name(), x.dtype()));
     }
     let storage = x

@@ -177,6 +177,7 @@ pub fn reverse(x: &Tensor, axes: &[usize]) -> Result<Tensor> {
 fn same(a: &Scalar, b: &Scalar) -> bool {
     match (a, b) {
         (Scalar::Float(x), Scalar::Float(y)) => x == y,
+        (Scalar::Complex(a, b), Scalar::Complex(c, d)) => a == c && b == d,
         _ => a == b,
     }
 }
@@ -188,6 +189,10 @@ fn key(s: &Scalar) -> (u8, u64, Vec<u8>) {
         Scalar::Bool(b) => (0, *b as u64, Vec::new()),
         Scalar::Int(i) => (1, *i as u64, Vec::new()),
         Scalar::Float(f) => (2, if *f == 0.0 { 0 } else { f.to_bits() }, Vec::new()),
+        Scalar::Complex(re, im) => {
+            let bits = |x: f64| if x == 0.0 { 0 } else { x.to_bits() };
+            (4, bits(*re), bits(*im).to_le_bytes().to_vec())
+        }
         Scalar::Bytes(b) => (3, 0, b.clone()),
     }
 }
@@ -275,6 +280,9 @@ pub fn search_sorted(sorted: &Tensor, values: &Tensor, right: bool, out: DType) 
             "Leading dim_size of both tensors must match.",
             " name: ",
         ));
+    }
+    if sorted.dtype().is_complex() {
+        return Err(super::attr_error(node, sorted.dtype()));
     }
     let (s, v) = (sorted.to_scalars(), values.to_scalars());
     let (sw, vw) = (

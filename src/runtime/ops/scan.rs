@@ -191,7 +191,8 @@ fn top_k_impl(x: &Tensor, k: i64) -> Result<(Tensor, Tensor)> {
             "input must have at least k columns. Had {n}, needed {k}"
         )));
     }
-    if !x.dtype().is_numeric() {
+    // (complex numbers have no order)
+    if !x.dtype().is_numeric() || x.dtype().is_complex() {
         return Err(attr_error(op, x.dtype()));
     }
     ordered(x, k as usize, true, op)
@@ -209,7 +210,7 @@ fn sort_impl(x: &Tensor, axis: i64, descending: bool) -> Result<(Tensor, Tensor)
             " name: strided_slice/",
         ));
     }
-    if !x.dtype().is_numeric() {
+    if !x.dtype().is_numeric() || x.dtype().is_complex() {
         return Err(attr_error("TopKV2", x.dtype()));
     }
     let axis = if axis < 0 { axis + rank } else { axis };

@@ -97,7 +97,7 @@ fn unsorted_impl(op: SegmentReduce, data: &Tensor, ids: &Tensor, num: i64) -> Re
             ids.dtype().kernel_name()
         )));
     }
-    if !data.dtype().is_numeric() || data.dtype() == DType::Bool {
+    if !data.dtype().is_numeric() || data.dtype() == DType::Bool || data.dtype().is_complex() {
         return Err(attr_error(name, data.dtype()));
     }
     let dev = data.device();

@@ -8,6 +8,7 @@ use crate::runtime::autodiff::GradOp;
 use crate::runtime::dtype::DType;
 use crate::runtime::error::{Error, Result};
 use crate::runtime::graph::{Graph, Port};
+use crate::runtime::ops::complex::ComplexOp;
 use crate::runtime::ops::conv::{Padding, Window};
 use crate::runtime::ops::IndexItem;
 use crate::runtime::tensor::Tensor;
@@ -170,6 +171,14 @@ pub(super) fn tf_node(g: &Graph, i: usize, op: &GradOp) -> Result<TfNode> {
         GradOp::Cast => {
             let to = n.outputs.first().map_or(DType::Float32, |o| o.0);
             simple("Cast", vec![("SrcT", t), ("DstT", ty(to))])
+        }
+        GradOp::ComplexPart(op) => {
+            let out = n.outputs.first().map_or(DType::Complex64, |o| o.0);
+            match op {
+                ComplexOp::Complex => simple("Complex", vec![("T", t), ("Tout", ty(out))]),
+                ComplexOp::Conj => simple("Conj", vec![("T", t)]),
+                _ => simple(op.name(), vec![("T", t), ("Tout", ty(out))]),
+            }
         }
         GradOp::Select => simple("SelectV2", vec![("T", ty(dtype_in(1)))]),
         GradOp::Reduce { op, axes, keepdims } => {

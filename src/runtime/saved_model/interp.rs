@@ -461,6 +461,18 @@ fn run_node(
             one(ops::cast(x()?, to))
         }
         "SelectV2" | "Select" => one(ops::where_select(x()?, y()?, nth(&ins, 2)?)),
+        "Complex" => one(ops::complex::complex(x()?, y()?)),
+        "Real" | "Imag" | "Angle" | "ComplexAbs" | "Conj" => {
+            use ops::complex::ComplexOp as C;
+            let part = match op {
+                "Real" => C::Real,
+                "Imag" => C::Imag,
+                "Angle" => C::Angle,
+                "ComplexAbs" => C::Abs,
+                _ => C::Conj,
+            };
+            one(ops::complex::part(part, x()?))
+        }
         "AddN" => {
             let ts: Vec<Tensor> = ins
                 .iter()

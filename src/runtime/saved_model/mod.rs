@@ -28,7 +28,7 @@ use crate::runtime::dtype::DType;
 use crate::runtime::error::{Error, Result};
 use crate::runtime::graph::shapes::StaticShape;
 use crate::runtime::shape::Shape;
-use crate::runtime::storage::HostData;
+use crate::runtime::storage::{HostData, C128, C64};
 use crate::runtime::tensor::Tensor;
 
 use proto::{Dim, TensorProto, TensorShapeProto};
@@ -156,6 +156,22 @@ pub fn tensor_from_proto(p: &TensorProto) -> Result<Tensor> {
             DType::Int64 => HostData::I64(fill(&p.int64_val, n, 0)),
             DType::Bool => HostData::Bool(fill(&p.bool_val, n, false)),
             DType::String => HostData::Str(fill(&p.string_val, n, Vec::new())),
+            DType::Complex64 => {
+                let pairs: Vec<C64> = p
+                    .scomplex_val
+                    .chunks_exact(2)
+                    .map(|c| C64::new(c[0], c[1]))
+                    .collect();
+                HostData::C64(fill(&pairs, n, C64::new(0.0, 0.0)))
+            }
+            DType::Complex128 => {
+                let pairs: Vec<C128> = p
+                    .dcomplex_val
+                    .chunks_exact(2)
+                    .map(|c| C128::new(c[0], c[1]))
+                    .collect();
+                HostData::C128(fill(&pairs, n, C128::new(0.0, 0.0)))
+            }
             DType::Float16 => HostData::F16(
                 fill(&p.half_val, n, 0)
                     .into_iter()

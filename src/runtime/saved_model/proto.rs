@@ -243,6 +243,12 @@ pub struct TensorProto {
     pub int64_val: Vec<i64>,
     #[prost(bool, repeated, tag = "11")]
     pub bool_val: Vec<bool>,
+    /// complex64 values as (real, imaginary) pairs.
+    #[prost(float, repeated, tag = "9")]
+    pub scomplex_val: Vec<f32>,
+    /// complex128 values as (real, imaginary) pairs.
+    #[prost(double, repeated, tag = "12")]
+    pub dcomplex_val: Vec<f64>,
 }
 
 /// `SignatureDef`.

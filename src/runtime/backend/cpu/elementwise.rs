@@ -33,6 +33,8 @@ pub fn binary(
         (HostData::F16(x), HostData::F16(y)) => num!(x, y),
         (HostData::F32(x), HostData::F32(y)) => num!(x, y),
         (HostData::F64(x), HostData::F64(y)) => num!(x, y),
+        (HostData::C64(x), HostData::C64(y)) => super::complex::binary(op, x, ash, y, bsh, out),
+        (HostData::C128(x), HostData::C128(y)) => super::complex::binary(op, x, ash, y, bsh, out),
         (HostData::Bool(x), HostData::Bool(y)) => {
             let f = match op {
                 BinaryOp::LogicalAnd | BinaryOp::Mul | BinaryOp::Minimum => {
@@ -161,6 +163,8 @@ pub fn unary(op: UnaryOp, x: &HostData) -> Result<HostData> {
             Some(out) => Ok(HostData::F64(out?)),
             None => unary_typed(op, v),
         },
+        HostData::C64(v) => super::complex::unary(op, v),
+        HostData::C128(v) => super::complex::unary(op, v),
         other => Err(unsupported(op.name(), other.dtype())),
     }
 }
@@ -308,6 +312,8 @@ pub fn select(
         (HostData::F16(a), HostData::F16(b)) => gather!(a, b, F16),
         (HostData::F32(a), HostData::F32(b)) => gather!(a, b, F32),
         (HostData::F64(a), HostData::F64(b)) => gather!(a, b, F64),
+        (HostData::C64(a), HostData::C64(b)) => gather!(a, b, C64),
+        (HostData::C128(a), HostData::C128(b)) => gather!(a, b, C128),
         (HostData::Str(a), HostData::Str(b)) => gather!(a, b, Str),
         _ => return Err(Error::internal("select: branches of different dtypes")),
     })
@@ -342,6 +348,8 @@ pub fn cast(x: &HostData, to: DType) -> Result<HostData> {
         HostData::F16(v) => from_num!(v),
         HostData::F32(v) => from_num!(v),
         HostData::F64(v) => from_num!(v),
+        HostData::C64(v) => super::complex::cast_from(v, to),
+        HostData::C128(v) => super::complex::cast_from(v, to),
         HostData::Str(_) => Err(Error::unimplemented(
             "Cast string to number is not supported",
         )),
@@ -389,6 +397,7 @@ fn cast_num<T: Num>(v: &[T], to: DType) -> Result<HostData> {
         DType::Float16 => HostData::F16(map(v, |x| F16::from_f64(x.to_f64()))?),
         DType::Float32 => HostData::F32(map(v, |x| x.to_f64() as f32)?),
         DType::Float64 => HostData::F64(map(v, |x| x.to_f64())?),
+        DType::Complex64 | DType::Complex128 => super::complex::cast_to(v, to)?,
         DType::String => {
             return Err(Error::unimplemented(
                 "Cast number to string is not supported",

@@ -63,6 +63,8 @@ pub fn matmul(a: &HostData, b: &HostData, d: MatMulDims) -> Result<HostData> {
         (HostData::I16(x), HostData::I16(y)) => Ok(HostData::I16(naive(x, y, d)?)),
         (HostData::I32(x), HostData::I32(y)) => Ok(HostData::I32(naive(x, y, d)?)),
         (HostData::I64(x), HostData::I64(y)) => Ok(HostData::I64(naive(x, y, d)?)),
+        (HostData::C64(x), HostData::C64(y)) => super::complex::matmul(x, y, d),
+        (HostData::C128(x), HostData::C128(y)) => super::complex::matmul(x, y, d),
         (x, _) => Err(Error::invalid_argument(format!(
             "MatMul is not supported for dtype {}",
             x.dtype().name()

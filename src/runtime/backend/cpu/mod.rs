@@ -2,6 +2,7 @@
 //! CPU and for virtual GPUs. Submodules hold the kernel families.
 
 pub mod accumulate;
+pub mod complex;
 pub mod eigen_math;
 pub mod eigen_math64;
 pub mod eigen_reduce;
@@ -190,6 +191,8 @@ impl Backend for CpuBackend {
             HostData::F16(_) => join!(F16),
             HostData::F32(_) => join!(F32),
             HostData::F64(_) => join!(F64),
+            HostData::C64(_) => join!(C64),
+            HostData::C128(_) => join!(C128),
             HostData::Str(_) => join!(Str),
         }))
     }
@@ -244,6 +247,8 @@ impl Backend for CpuBackend {
             (HostData::F16(d), HostData::F16(s)) => put!(d, s),
             (HostData::F32(d), HostData::F32(s)) => put!(d, s),
             (HostData::F64(d), HostData::F64(s)) => put!(d, s),
+            (HostData::C64(d), HostData::C64(s)) => put!(d, s),
+            (HostData::C128(d), HostData::C128(s)) => put!(d, s),
             (HostData::Str(d), HostData::Str(s)) => put!(d, s),
             _ => Err(Error::internal("scatter: mixed dtypes")),
         }

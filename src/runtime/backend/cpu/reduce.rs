@@ -168,6 +168,8 @@ pub fn reduce(op: ReduceOp, x: &HostData, dims: &[usize], mask: &[bool]) -> Resu
         }
         HostData::F32(v) => typed(op, v, dims, mask),
         HostData::F64(v) => typed(op, v, dims, mask),
+        HostData::C64(v) => super::complex::reduce(op, v, dims, mask),
+        HostData::C128(v) => super::complex::reduce(op, v, dims, mask),
         HostData::Str(_) => Err(Error::invalid_argument(format!(
             "{} is not supported for dtype string",
             op.name()
@@ -320,9 +322,12 @@ pub fn arg_reduce(op: ArgOp, x: &HostData, dims: &[usize], axis: usize) -> Resul
         HostData::F16(v) => go!(v),
         HostData::F32(v) => go!(v),
         HostData::F64(v) => go!(v),
-        HostData::Str(_) => Err(Error::invalid_argument(format!(
-            "{} is not supported for dtype string",
-            op.name()
-        ))),
+        HostData::Str(_) | HostData::C64(_) | HostData::C128(_) => {
+            Err(Error::invalid_argument(format!(
+                "{} is not supported for dtype {}",
+                op.name(),
+                x.dtype().name()
+            )))
+        }
     }
 }

@@ -467,9 +467,9 @@ fn host_bytes(h: &HostData) -> Result<std::borrow::Cow<'_, [u8]>> {
         HostData::F16(v) => Cow::Owned(v.iter().flat_map(|x| x.to_bits().to_ne_bytes()).collect()),
         HostData::F32(v) => Cow::Borrowed(raw(v)),
         HostData::F64(v) => Cow::Borrowed(raw(v)),
-        HostData::Str(_) => {
+        HostData::Str(_) | HostData::C64(_) | HostData::C128(_) => {
             return Err(Error::internal(
-                "string tensors stay in host memory on every device",
+                "string and complex tensors stay in host memory on every device",
             ))
         }
     })
@@ -547,7 +547,9 @@ fn from_bytes(dtype: DType, b: &[u8]) -> Result<HostData> {
         }
         DType::Float32 => HostData::F32(decode!(f32, 4)),
         DType::Float64 => HostData::F64(decode!(f64, 8)),
-        DType::String => return Err(Error::internal("string bytes on a device")),
+        DType::String | DType::Complex64 | DType::Complex128 => {
+            return Err(Error::internal("string or complex bytes on a device"))
+        }
     })
 }
 
@@ -555,7 +557,8 @@ fn from_bytes(dtype: DType, b: &[u8]) -> Result<HostData> {
 /// for a CUDA GPU (strings stay on the host, as TensorFlow keeps them),
 /// copied card to card, or brought to the host for CPUs and virtual GPUs.
 pub fn place(storage: &Storage, device: Device) -> Result<Storage> {
-    if is_cuda(device) && storage.dtype() != DType::String {
+    // (dist has no CUDA kernels for complex types: they stay on the host too)
+    if is_cuda(device) && storage.dtype() != DType::String && !storage.dtype().is_complex() {
         let target = card(card_of(device)?)?;
         return match storage {
             Storage::Cuda(c) if Arc::ptr_eq(&c.card, &target) => Ok(storage.clone()),

@@ -59,7 +59,7 @@ pub fn c_type(d: DType) -> Option<&'static str> {
         DType::Float16 => "unsigned short",
         DType::Float32 => "float",
         DType::Float64 => "double",
-        DType::String => return None,
+        DType::String | DType::Complex64 | DType::Complex128 => return None,
     })
 }
 
