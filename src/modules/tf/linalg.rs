@@ -45,6 +45,13 @@ fn matrix_transpose(vm: &dyn Vm, a: Tensor, _name: &Value, conjugate: &Value) ->
     super::complex_ops::conj_if(t, vm.truthy(conjugate)?)
 }
 
+/// The conjugate transpose of the last two dimensions.
+#[native("adjoint(matrix, name=None)")]
+fn adjoint(vm: &dyn Vm, matrix: Tensor, _name: &Value) -> PyResult<Tensor> {
+    let t = placed(vm, ops::matrix::matrix_transpose(&matrix))?;
+    super::complex_ops::conj_if(t, true)
+}
+
 /// The `MatrixDiagV3` family's op signatures, as TensorFlow's attr errors
 /// quote them.
 const DIAG_OP_DEFS: [(&str, &str); 3] = [
@@ -661,6 +668,7 @@ pub fn register(m: &mut ModuleBuilder) {
         n.add(super::math_ops::matmul::DEF)
             .add(matvec::DEF)
             .add(matrix_transpose::DEF)
+            .add(adjoint::DEF)
             .add(diag_part::DEF)
             .add(diag::DEF)
             .add(set_diag::DEF)
