@@ -73,6 +73,24 @@ ops! {
         Reciprocal = "Reciprocal",
         /// Boolean not.
         LogicalNot = "LogicalNot",
+        /// Tangent.
+        Tan = "Tan",
+        /// Arcsine.
+        Asin = "Asin",
+        /// Arccosine.
+        Acos = "Acos",
+        /// Arctangent.
+        Atan = "Atan",
+        /// Hyperbolic sine.
+        Sinh = "Sinh",
+        /// Hyperbolic cosine.
+        Cosh = "Cosh",
+        /// Inverse hyperbolic sine.
+        Asinh = "Asinh",
+        /// Inverse hyperbolic cosine.
+        Acosh = "Acosh",
+        /// Inverse hyperbolic tangent.
+        Atanh = "Atanh",
     }
 }
 
@@ -91,6 +109,15 @@ impl UnaryOp {
                 | UnaryOp::Cos
                 | UnaryOp::Tanh
                 | UnaryOp::Sigmoid
+                | UnaryOp::Tan
+                | UnaryOp::Asin
+                | UnaryOp::Acos
+                | UnaryOp::Atan
+                | UnaryOp::Sinh
+                | UnaryOp::Cosh
+                | UnaryOp::Asinh
+                | UnaryOp::Acosh
+                | UnaryOp::Atanh
         )
     }
 
@@ -112,6 +139,15 @@ impl UnaryOp {
                 | UnaryOp::Sigmoid
                 | UnaryOp::Floor
                 | UnaryOp::Ceil
+                | UnaryOp::Tan
+                | UnaryOp::Asin
+                | UnaryOp::Acos
+                | UnaryOp::Atan
+                | UnaryOp::Sinh
+                | UnaryOp::Cosh
+                | UnaryOp::Asinh
+                | UnaryOp::Acosh
+                | UnaryOp::Atanh
         )
     }
 }

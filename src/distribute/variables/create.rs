@@ -76,6 +76,11 @@ pub(super) fn variable_new(
         Some(d) => Some(dtype_of(vm, d)?),
     };
     let t = match dtype {
+        // Python values convert straight to the dtype (`[0.2]` as float64
+        // is 0.2, not the float32 nearest it); tensors and arrays cast
+        Some(d) if !matches!(init, Value::Tensor(_) | Value::Native(_)) => {
+            to_tensor(vm, &init, Some(d))?
+        }
         Some(d) => {
             let t = to_tensor(vm, &init, None)?;
             if t.dtype() == d {

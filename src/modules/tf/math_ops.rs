@@ -161,6 +161,24 @@ unary_fns! {
     erfc "erfc(x, name=None)" => UnaryOp::Erfc;
     /// Boolean not, element-wise.
     logical_not "logical_not(x, name=None)" => UnaryOp::LogicalNot;
+    /// Tangent, element-wise (floats).
+    tan "tan(x, name=None)" => UnaryOp::Tan;
+    /// Arcsine, element-wise (floats).
+    asin "asin(x, name=None)" => UnaryOp::Asin;
+    /// Arccosine, element-wise (floats).
+    acos "acos(x, name=None)" => UnaryOp::Acos;
+    /// Arctangent, element-wise (floats).
+    atan "atan(x, name=None)" => UnaryOp::Atan;
+    /// Hyperbolic sine, element-wise (floats).
+    sinh "sinh(x, name=None)" => UnaryOp::Sinh;
+    /// Hyperbolic cosine, element-wise (floats).
+    cosh "cosh(x, name=None)" => UnaryOp::Cosh;
+    /// Inverse hyperbolic sine, element-wise (floats).
+    asinh "asinh(x, name=None)" => UnaryOp::Asinh;
+    /// Inverse hyperbolic cosine, element-wise (floats).
+    acosh "acosh(x, name=None)" => UnaryOp::Acosh;
+    /// Inverse hyperbolic tangent, element-wise (floats).
+    atanh "atanh(x, name=None)" => UnaryOp::Atanh;
 }
 
 /// Natives `f(input_tensor, axis=None, keepdims=False, name=None)` running

@@ -599,6 +599,39 @@ fn unary_grad(op: UnaryOp, x: &Tensor, y: &Tensor, g: &Tensor) -> Result<Option<
             zero_where_zero(g, r)?
         }
         UnaryOp::Sign => zeros_like(x)?,
+        // TensorFlow's math_grad: grad * square(reciprocal(cos(x)))
+        UnaryOp::Tan => {
+            let sec = ops::unary(UnaryOp::Reciprocal, &ops::unary(UnaryOp::Cos, x)?)?;
+            mul(g, &ops::unary(UnaryOp::Square, &sec)?)?
+        }
+        // (-)grad * reciprocal(sqrt(1 - square(x)))
+        UnaryOp::Asin | UnaryOp::Acos => {
+            let x2 = ops::unary(UnaryOp::Square, x)?;
+            let den = ops::unary(UnaryOp::Sqrt, &ops::sub(&scalar(x, 1.0)?, &x2)?)?;
+            let inv = ops::unary(UnaryOp::Reciprocal, &den)?;
+            let g = if op == UnaryOp::Acos {
+                neg(g)?
+            } else {
+                g.clone()
+            };
+            mul(&g, &inv)?
+        }
+        // grad * reciprocal(1 + square(x)); atanh: reciprocal(1 - square(x))
+        UnaryOp::Atan | UnaryOp::Atanh => {
+            let x2 = ops::unary(UnaryOp::Square, x)?;
+            let one = scalar(x, 1.0)?;
+            let d = if op == UnaryOp::Atan {
+                ops::add(&one, &x2)?
+            } else {
+                ops::sub(&one, &x2)?
+            };
+            mul(g, &ops::unary(UnaryOp::Reciprocal, &d)?)?
+        }
+        UnaryOp::Sinh => mul(g, &ops::unary(UnaryOp::Cosh, x)?)?,
+        UnaryOp::Cosh => mul(g, &ops::unary(UnaryOp::Sinh, x)?)?,
+        // grad / cosh(y), grad / sinh(y) of the output y
+        UnaryOp::Asinh => ops::truediv(g, &ops::unary(UnaryOp::Cosh, y)?)?,
+        UnaryOp::Acosh => ops::truediv(g, &ops::unary(UnaryOp::Sinh, y)?)?,
         UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round | UnaryOp::LogicalNot => return Ok(None),
     }))
 }

@@ -90,8 +90,17 @@ fn unary_ops() {
         if op == UnaryOp::LogicalNot {
             continue;
         }
-        // away from the kinks and discontinuities (0 for abs/relu/sign, integers for floor)
-        let x = t(&spread(6, 0.3), &[2, 3]);
+        // away from the kinks and discontinuities (0 for abs/relu/sign, integers for floor),
+        // inside the domains (|x| < 1 for asin, acos and atanh; x > 1 for acosh)
+        let inside: fn(f64) -> f64 = match op {
+            UnaryOp::Asin | UnaryOp::Acos | UnaryOp::Atanh => |v| v * 0.7,
+            UnaryOp::Acosh => |v| v + 1.0,
+            _ => |v| v,
+        };
+        let x = t(
+            &spread(6, 0.3).into_iter().map(inside).collect::<Vec<_>>(),
+            &[2, 3],
+        );
         check(op.name(), &|xs| ops::unary(op, &xs[0]), &[x]);
         let n = t(
             &spread(6, -1.4).iter().map(|v| v * 0.9).collect::<Vec<_>>(),
@@ -108,6 +117,10 @@ fn unary_ops() {
                     | UnaryOp::Cos
                     | UnaryOp::Tanh
                     | UnaryOp::Sigmoid
+                    | UnaryOp::Atan
+                    | UnaryOp::Sinh
+                    | UnaryOp::Cosh
+                    | UnaryOp::Asinh
             )
         {
             check(op.name(), &|xs| ops::unary(op, &xs[0]), &[n]);

@@ -73,7 +73,8 @@ pub(crate) fn attr_error(op: &str, d: DType) -> Error {
     let allowed = match op {
         "AddV2" => "bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64, complex64, complex128",
         "Neg" => "bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128",
-        "Sqrt" | "Rsqrt" | "Exp" | "Expm1" | "Log" | "Log1p" | "Tanh" | "Sigmoid" | "Sin" | "Cos" => {
+        "Sqrt" | "Rsqrt" | "Exp" | "Expm1" | "Log" | "Log1p" | "Tanh" | "Sigmoid" | "Sin" | "Cos"
+        | "Tan" | "Asin" | "Acos" | "Atan" | "Sinh" | "Cosh" | "Asinh" | "Acosh" | "Atanh" => {
             "bfloat16, half, float, double, complex64, complex128"
         }
         "Sum" | "Prod" | "Mean" => "float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64",
@@ -109,7 +110,8 @@ pub(crate) fn attr_error(op: &str, d: DType) -> Error {
     let registration = match op {
         "AddV2" => format!("; Op<name=AddV2; signature=x:T, y:T -> z:T; attr=T:type,allowed=[{}]; is_commutative=true; is_aggregate=true>", dts()),
         "Neg" | "Sqrt" | "Rsqrt" | "Exp" | "Expm1" | "Log" | "Log1p" | "Tanh" | "Sigmoid" | "Sin" | "Cos" | "Floor"
-        | "Ceil" | "Erf" | "Erfc" => {
+        | "Ceil" | "Erf" | "Erfc" | "Tan" | "Asin" | "Acos" | "Atan" | "Sinh" | "Cosh" | "Asinh" | "Acosh"
+        | "Atanh" => {
             format!("; Op<name={op}; signature=x:T -> y:T; attr=T:type,allowed=[{}]>", dts())
         }
         "IsNan" | "IsInf" | "IsFinite" => {

@@ -169,12 +169,37 @@ pub fn unary(op: UnaryOp, x: &HostData) -> Result<HostData> {
     }
 }
 
-// The C library's error functions (Rust's std has none; it links libm already).
+// The C library's error functions (Rust's std has none; it links libm
+// already), and its inverse hyperbolic functions, which std computes with
+// formulas of its own where TensorFlow's kernels call the C library's.
 extern "C" {
     #[link_name = "erf"]
     fn c_erf(x: f64) -> f64;
     #[link_name = "erfc"]
     fn c_erfc(x: f64) -> f64;
+    fn asinh(x: f64) -> f64;
+    fn acosh(x: f64) -> f64;
+    fn atanh(x: f64) -> f64;
+    fn asinhf(x: f32) -> f32;
+    fn acoshf(x: f32) -> f32;
+    fn atanhf(x: f32) -> f32;
+}
+
+macro_rules! libm_fns {
+    ($($name:ident => $c:ident: $t:ty;)*) => {$(
+        fn $name(x: $t) -> $t {
+            // SAFETY: a pure C math function of one number.
+            unsafe { $c(x) }
+        }
+    )*};
+}
+libm_fns! {
+    libm_asinh => asinh: f64;
+    libm_acosh => acosh: f64;
+    libm_atanh => atanh: f64;
+    libm_asinhf => asinhf: f32;
+    libm_acoshf => acoshf: f32;
+    libm_atanhf => atanhf: f32;
 }
 
 /// The error function.
@@ -235,6 +260,15 @@ fn unary_typed<T: Num>(op: UnaryOp, v: &[T]) -> Result<HostData> {
                 UnaryOp::Cos => f32::cos,
                 UnaryOp::Floor => f32::floor,
                 UnaryOp::Ceil => f32::ceil,
+                UnaryOp::Tan => f32::tan,
+                UnaryOp::Asin => f32::asin,
+                UnaryOp::Acos => f32::acos,
+                UnaryOp::Atan => f32::atan,
+                UnaryOp::Sinh => f32::sinh,
+                UnaryOp::Cosh => f32::cosh,
+                UnaryOp::Asinh => libm_asinhf,
+                UnaryOp::Acosh => libm_acoshf,
+                UnaryOp::Atanh => libm_atanhf,
                 _ => return Err(unsupported(op.name(), T::DTYPE)),
             };
             fl!(|x: f64| f(x as f32) as f64)
@@ -255,6 +289,15 @@ fn unary_typed<T: Num>(op: UnaryOp, v: &[T]) -> Result<HostData> {
                 UnaryOp::Sigmoid => |x| 1.0 / (1.0 + (-x).exp()),
                 UnaryOp::Floor => f64::floor,
                 UnaryOp::Ceil => f64::ceil,
+                UnaryOp::Tan => f64::tan,
+                UnaryOp::Asin => f64::asin,
+                UnaryOp::Acos => f64::acos,
+                UnaryOp::Atan => f64::atan,
+                UnaryOp::Sinh => f64::sinh,
+                UnaryOp::Cosh => f64::cosh,
+                UnaryOp::Asinh => libm_asinh,
+                UnaryOp::Acosh => libm_acosh,
+                UnaryOp::Atanh => libm_atanh,
                 _ => return Err(unsupported(op.name(), T::DTYPE)),
             };
             fl!(f)

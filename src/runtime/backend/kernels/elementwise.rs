@@ -70,6 +70,15 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
             format!("(x != x ? x : (x < 0 ? ({ct})-1 : (x == 0 ? ({ct})0 : ({ct})1)))")
         }
         UnaryOp::Reciprocal => format!("({ct})1 / x"),
+        UnaryOp::Tan => via_double("tan"),
+        UnaryOp::Asin => via_double("asin"),
+        UnaryOp::Acos => via_double("acos"),
+        UnaryOp::Atan => via_double("atan"),
+        UnaryOp::Sinh => via_double("sinh"),
+        UnaryOp::Cosh => via_double("cosh"),
+        UnaryOp::Asinh => via_double("asinh"),
+        UnaryOp::Acosh => via_double("acosh"),
+        UnaryOp::Atanh => via_double("atanh"),
         UnaryOp::LogicalNot => return None,
     })
 }
