@@ -123,32 +123,11 @@ impl UnaryOp {
 
     /// True for ops only defined on floats (TensorFlow rejects integer inputs).
     pub const fn float_only(self) -> bool {
-        matches!(
-            self,
-            UnaryOp::Sqrt
-                | UnaryOp::Rsqrt
-                | UnaryOp::Exp
-                | UnaryOp::Log
-                | UnaryOp::Log1p
-                | UnaryOp::Expm1
-                | UnaryOp::Erf
-                | UnaryOp::Erfc
-                | UnaryOp::Sin
-                | UnaryOp::Cos
-                | UnaryOp::Tanh
-                | UnaryOp::Sigmoid
-                | UnaryOp::Floor
-                | UnaryOp::Ceil
-                | UnaryOp::Tan
-                | UnaryOp::Asin
-                | UnaryOp::Acos
-                | UnaryOp::Atan
-                | UnaryOp::Sinh
-                | UnaryOp::Cosh
-                | UnaryOp::Asinh
-                | UnaryOp::Acosh
-                | UnaryOp::Atanh
-        )
+        self.complex_too()
+            || matches!(
+                self,
+                UnaryOp::Erf | UnaryOp::Erfc | UnaryOp::Floor | UnaryOp::Ceil
+            )
     }
 }
 

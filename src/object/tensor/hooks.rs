@@ -4,6 +4,7 @@
 //! The operator path is the eager hot loop (`x = x + 1`): it allocates only
 //! the operand and result tensors and formats nothing unless it fails.
 
+use crate::object::numpy::array::py_scalar as python_scalar;
 use std::rc::Rc;
 
 use crate::object::tensor::convert::{operand, placed, runtime_err};
@@ -337,8 +338,6 @@ pub fn tensor_getitem(vm: &dyn Vm, t: &Value, key: &Value) -> PyResult<Value> {
         .map(Value::Tensor)
         .map_err(runtime_err)
 }
-
-use crate::object::numpy::array::py_scalar as python_scalar;
 
 /// `format(t, spec)`: a 0-d tensor formats its value; others format as numpy does.
 pub fn tensor_format(vm: &dyn Vm, t: &Value, spec: &str) -> PyResult<String> {

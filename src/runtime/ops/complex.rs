@@ -7,7 +7,8 @@
 use super::{attr_error, dtype_mismatch, wrap};
 use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::backend::cpu::complex::{conj, from_parts, parts};
-use crate::runtime::error::{Error, ErrorKind, Result};
+use crate::runtime::error::{Error, Result};
+use crate::runtime::op::Semantics;
 use crate::runtime::storage::{HostData, Storage};
 use crate::runtime::tensor::Tensor;
 
@@ -71,20 +72,7 @@ fn complex_impl(re: &Tensor, im: &Tensor) -> Result<Tensor> {
     if re.dtype().complex_of().is_none() {
         return Err(attr_error(op, re.dtype()));
     }
-    let out = re.shape().broadcast(im.shape()).ok_or_else(|| {
-        Error::kernel(
-            ErrorKind::InvalidArgument,
-            op,
-            &re.device(),
-            &format!(
-                "Incompatible shapes: {} vs. {}",
-                re.shape().bracket_text(),
-                im.shape().bracket_text()
-            ),
-            op,
-            " name: ",
-        )
-    })?;
+    let out = super::elementwise::broadcast_shape(op, re, im, Semantics::Tf)?;
     out.checked_numel()?;
     let (a, b) = (host_of(re)?, host_of(im)?);
     let data = match (&*a, &*b) {

@@ -13,7 +13,7 @@ use crate::runtime::storage::{HostData, Storage};
 use crate::runtime::tensor::Tensor;
 
 /// The broadcast output shape, or TensorFlow's `Incompatible shapes` error.
-fn broadcast_shape(op: &str, a: &Tensor, b: &Tensor, sem: Semantics) -> Result<Shape> {
+pub(super) fn broadcast_shape(op: &str, a: &Tensor, b: &Tensor, sem: Semantics) -> Result<Shape> {
     if a.shape() == b.shape() {
         return Ok(a.shape().clone());
     }
