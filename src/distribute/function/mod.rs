@@ -279,7 +279,7 @@ impl FunctionObj {
                 if let Some(c) = t.concrete {
                     self.graphs.borrow_mut().insert(exact, Rc::new(c));
                 }
-                return t.result;
+                return t.result.and_then(|r| trace::returned(&r));
             }
         }
         self.count.set(self.count.get() + 1);
@@ -383,7 +383,11 @@ impl FunctionObj {
                 .push((loose, dims, cf.clone()));
         }
         self.concretes.borrow_mut().push((tkey, cf.clone()));
-        Ok(if concrete { cf } else { result })
+        Ok(if concrete {
+            cf
+        } else {
+            trace::returned(&result)?
+        })
     }
 
     /// The types of the `input_signature` (worked out once, from tensors

@@ -213,6 +213,62 @@ pub fn map_arg_tensors(v: &Value, f: &mut dyn FnMut(&Tensor) -> Tensor) -> PyRes
     }
 }
 
+/// The name of the Python function `func` (TensorFlow's `FuncGraph` name).
+fn function_name(func: &Value) -> String {
+    match func {
+        Value::Function(f) => f.def.name.to_string(),
+        Value::BoundMethod(b) => function_name(&b.func),
+        _ => "function".to_string(),
+    }
+}
+
+/// A trace's result as the caller gets it: each of its graph tensors as a
+/// new handle on the same value that no graph knows, recorded as an
+/// identity on recording gradient tapes (so a tape around the call still
+/// reaches the body's ops). A tensor the body also kept elsewhere (a list,
+/// an attribute) stays the graph's, out of scope after the trace.
+pub fn returned(v: &Value) -> PyResult<Value> {
+    match v {
+        Value::Tensor(t) if t.tag() != 0 => Ok(Value::Tensor(
+            crate::runtime::autodiff::tape::identity_op(t),
+        )),
+        Value::List(_) | Value::Tuple(_) | Value::Dict(_) if any_tagged(v) => {
+            crate::distribute::nest::map_leaves(v, &mut returned)
+        }
+        Value::Native(n) => match n.as_any().downcast_ref::<DistValues>() {
+            Some(d) if d.values.iter().any(any_tagged) => {
+                let parts = d
+                    .values
+                    .iter()
+                    .map(returned)
+                    .collect::<PyResult<Vec<_>>>()?;
+                Ok(match d.kind {
+                    DistKind::PerReplica => per_replica(parts),
+                    DistKind::Mirrored => mirrored(parts),
+                })
+            }
+            _ => Ok(v.clone()),
+        },
+        other => Ok(other.clone()),
+    }
+}
+
+/// Whether `v` holds a graph tensor (in nested lists, tuples, dicts or a
+/// distributed value).
+fn any_tagged(v: &Value) -> bool {
+    match v {
+        Value::Tensor(t) => t.tag() != 0,
+        Value::List(l) => l.borrow().iter().any(any_tagged),
+        Value::Tuple(t) => t.iter().any(any_tagged),
+        Value::Dict(d) => d.borrow().items().iter().any(|(_, x)| any_tagged(x)),
+        Value::Native(n) => n
+            .as_any()
+            .downcast_ref::<DistValues>()
+            .is_some_and(|d| d.values.iter().any(any_tagged)),
+        _ => false,
+    }
+}
+
 /// A `get_concrete_function` argument with each `tf.TensorSpec` replaced by
 /// a tensor of its dtype and shape (the trace's values; its effects do not
 /// run; an unknown dim is 1), and each input tensor's static shape pushed to
@@ -312,6 +368,7 @@ pub fn trace(
     let saved_forbid = FORBID.with(|d| d.replace(dry_run));
     let saved_created = CREATED.with(|c| c.replace(0));
     let g = graph::begin();
+    graph::set_function_name(&g, &function_name(func));
     // the k-th input tensor's static shape, where some dims are unknown
     let k = Cell::new(0);
     let ph = |v: &Value, name: &str| {

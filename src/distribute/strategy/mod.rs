@@ -481,7 +481,15 @@ pub fn run_on_replicas(
     );
     *st.run.borrow_mut() = saved;
     crate::object::tensor::placement::set_replica_devices(vm, saved_devices);
-    let results = result?;
+    let mut results = result?;
+    if !crate::runtime::graph::tracing() {
+        // a replica's tf.function traced while the others waited in its
+        // collectives: what it hands them are results, not graph tensors
+        results = results
+            .iter()
+            .map(crate::distribute::function::trace::returned)
+            .collect::<PyResult<_>>()?;
+    }
     let wrap =
         s.kind == Kind::Mirrored && n == 1 && vm.state().get::<super::Config>().always_wrap.get();
     regroup(&results, wrap)

@@ -159,7 +159,7 @@ pub(super) fn variable_new(
                 let value = lifted(&t, *d)?;
                 comps.push(Rc::new(VarCell {
                     name,
-                    value: RefCell::new(value),
+                    value: RefCell::new(super::untraced(value)),
                     device: *d,
                     trainable,
                     agg_v1,
@@ -195,7 +195,7 @@ pub(super) fn variable_new(
                 container: RefCell::new(std::rc::Weak::new()),
                 own: RefCell::new(std::rc::Weak::new()),
                 name: format!("{base}:0"),
-                value: RefCell::new(value),
+                value: RefCell::new(super::untraced(value)),
                 device,
                 trainable,
                 agg_v1,

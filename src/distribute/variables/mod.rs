@@ -185,7 +185,7 @@ pub fn new_plain(name: &str, value: Tensor, trainable: bool) -> (Value, Rc<VarCe
     let cell = Rc::new(VarCell {
         name: format!("{name}:0"),
         device: value.device(),
-        value: RefCell::new(value),
+        value: RefCell::new(untraced(value)),
         trainable,
         agg_v1: true,
         constraint: Value::None,
@@ -256,6 +256,16 @@ pub(super) fn traced_value(cell: &Rc<VarCell>) -> Tensor {
         }
     }
     t
+}
+
+/// The value a variable cell keeps: a tensor of a graph being traced (the
+/// value assigned or initialised inside a `tf.function`) as a handle no
+/// graph knows, since the variable outlives the trace.
+pub(super) fn untraced(t: Tensor) -> Tensor {
+    match t.tag() {
+        0 => t,
+        _ => crate::runtime::autodiff::tape::detached(&t),
+    }
 }
 
 /// A traced graph reads and assigns a variable through its cell.

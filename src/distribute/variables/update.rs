@@ -100,7 +100,7 @@ pub(super) fn store(cell: &Rc<VarCell>, new: Tensor) -> Tensor {
             return new;
         }
     }
-    *cell.value.borrow_mut() = new.clone();
+    *cell.value.borrow_mut() = super::untraced(new.clone());
     new
 }
 

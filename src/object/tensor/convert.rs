@@ -191,6 +191,7 @@ pub fn to_tensor_on(
     device: Option<Device>,
 ) -> PyResult<Tensor> {
     if let Value::Tensor(t) = v {
+        super::hooks::in_scope(t)?;
         if let Some(d) = dtype {
             if d != t.dtype() {
                 return Err(value_error(dtype_mismatch(t, d)));
@@ -359,7 +360,10 @@ pub fn operand(
 ) -> PyResult<Tensor> {
     // fast path: a Python scalar next to a tensor (`x + 1` in a loop)
     match (v, dtype) {
-        (Value::Tensor(t), _) => return Ok(t.clone()),
+        (Value::Tensor(t), _) => {
+            super::hooks::in_scope(t)?;
+            return Ok(t.clone());
+        }
         (Value::Int(i), d) if d.is_numeric() && d != DType::Bool => {
             return scalar_constant(ScalarKey::Int(*i), d, device)
         }

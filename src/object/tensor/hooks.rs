@@ -37,13 +37,45 @@ fn tensor_of(v: &Value) -> PyResult<&Tensor> {
     }
 }
 
+/// [`tensor_of`] for an operand of an op: TensorFlow's TypeError for a
+/// tensor of a `tf.function` graph whose trace has ended ([`in_scope`]).
+fn operand_of(v: &Value) -> PyResult<&Tensor> {
+    let t = tensor_of(v)?;
+    in_scope(t)?;
+    Ok(t)
+}
+
+/// TensorFlow's TypeError for a graph tensor used after its function's
+/// trace ended (one the body kept in a list or an attribute), as the
+/// tensor is used in an op; Ok for every other tensor.
+pub fn in_scope(t: &Tensor) -> PyResult<()> {
+    if t.tag() == 0 {
+        return Ok(());
+    }
+    let Some((name, _, func)) = crate::runtime::graph::escaped(t) else {
+        return Ok(());
+    };
+    let r = format!(
+        "<tf.Tensor '{name}' shape={} dtype={}>",
+        static_shape_text(t),
+        t.dtype().name()
+    );
+    Err(type_error(format!(
+        "{r} is out of scope and cannot be used here. Use return values, explicit Python \
+         locals or TensorFlow collections to access it.\nPlease see \
+         https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_must_be_return_values \
+         for more information.\n\nThe tensor {r} cannot be accessed from here, because it was \
+         defined in FuncGraph(name={func}), which is out of scope."
+    )))
+}
+
 /// `t.name`: the attributes and methods of `EagerTensor`'s class, with
 /// TensorFlow's errors for what an eager tensor lacks.
 pub fn tensor_getattr(vm: &dyn Vm, t: &Value, name: &str) -> PyResult<Option<Value>> {
     let x = tensor_of(t)?;
-    if crate::runtime::graph::tracing() {
+    if crate::runtime::graph::tracing() || x.tag() != 0 {
         match name {
-            "name" if crate::runtime::graph::tracing() => {
+            "name" => {
                 if let Some(name) = symbolic_name(x) {
                     return Ok(Some(Value::str(name.as_str())));
                 }
@@ -124,7 +156,7 @@ pub fn tensor_binop(
     other: &Value,
     reflected: bool,
 ) -> PyResult<Option<Value>> {
-    let x = tensor_of(t)?;
+    let x = operand_of(t)?;
     if !matches!(
         op,
         BinOp::Add
@@ -213,7 +245,7 @@ pub fn tensor_binop(
 
 /// `-t`, `+t`, `~t`.
 pub fn tensor_unary(vm: &dyn Vm, op: ast::UnaryOp, t: &Value) -> PyResult<Option<Value>> {
-    let x = tensor_of(t)?;
+    let x = operand_of(t)?;
     let r = match op {
         ast::UnaryOp::USub => ops::unary(UnaryOp::Neg, x),
         ast::UnaryOp::Invert if x.dtype() == DType::Bool => ops::unary(UnaryOp::LogicalNot, x),
@@ -239,7 +271,7 @@ pub fn tensor_unary(vm: &dyn Vm, op: ast::UnaryOp, t: &Value) -> PyResult<Option
 
 /// `t == other` etc.
 pub fn tensor_compare(vm: &dyn Vm, t: &Value, op: CmpOp, other: &Value) -> PyResult<Option<Value>> {
-    let x = tensor_of(t)?;
+    let x = operand_of(t)?;
     let bop = match op {
         CmpOp::Eq => BinaryOp::Equal,
         CmpOp::NotEq => BinaryOp::NotEqual,
@@ -275,7 +307,8 @@ pub fn tensor_compare(vm: &dyn Vm, t: &Value, op: CmpOp, other: &Value) -> PyRes
 /// `bool(t)`.
 pub fn tensor_truthy(vm: &dyn Vm, t: &Value) -> PyResult<bool> {
     let x = tensor_of(t)?;
-    if vm.graph_strict() && crate::runtime::graph::in_graph(x) {
+    let escaped = x.tag() != 0 && crate::runtime::graph::escaped(x).is_some();
+    if escaped || (vm.graph_strict() && crate::runtime::graph::in_graph(x)) {
         return Err(not_allowed_in_graph(
             "Using a symbolic `tf.Tensor` as a Python `bool`",
         ));
@@ -316,7 +349,8 @@ fn not_allowed_in_graph(task: &str) -> PyErr {
 pub fn tensor_len(vm: &dyn Vm, t: &Value) -> PyResult<usize> {
     let x = tensor_of(t)?;
     // (autograph converts `len` of a tensor to its dynamic size)
-    if vm.graph_strict() && !vm.autograph() && crate::runtime::graph::in_graph(x) {
+    let escaped = x.tag() != 0 && crate::runtime::graph::escaped(x).is_some();
+    if escaped || (vm.graph_strict() && !vm.autograph() && crate::runtime::graph::in_graph(x)) {
         if let Some(name) = symbolic_name(x) {
             return Err(type_error(format!(
                 "len is not well defined for a symbolic Tensor ({name}). Please call `x.shape` \
@@ -332,7 +366,7 @@ pub fn tensor_len(vm: &dyn Vm, t: &Value) -> PyResult<usize> {
 
 /// `t[key]`.
 pub fn tensor_getitem(vm: &dyn Vm, t: &Value, key: &Value) -> PyResult<Value> {
-    let x = tensor_of(t)?;
+    let x = operand_of(t)?;
     let items = index_items(vm, key, Flavor::Tf)?;
     ops::index(x, &items, Semantics::Tf)
         .map(Value::Tensor)
@@ -427,6 +461,9 @@ fn symbolic_name(x: &Tensor) -> Option<String> {
 /// The graph name of a tensor of the `tf.function` being traced, and its
 /// device where the trace set it.
 fn symbolic(x: &Tensor) -> Option<(String, Option<crate::runtime::Device>)> {
+    if let Some((name, _, _)) = crate::runtime::graph::escaped(x) {
+        return Some((name, None));
+    }
     if !crate::runtime::graph::tracing() {
         return None;
     }
@@ -436,7 +473,7 @@ fn symbolic(x: &Tensor) -> Option<(String, Option<crate::runtime::Device>)> {
 /// `int(t)`, `float(t)`, `operator.index(t)`: the Python number of a 0-d
 /// tensor (TypeError for others). `index` asks for an integer dtype.
 pub fn tensor_to_number(_vm: &dyn Vm, t: &Value, index: bool) -> PyResult<Option<Value>> {
-    let x = tensor_of(t)?;
+    let x = operand_of(t)?;
     if index && !(x.dtype().is_integer() && x.rank() == 0) {
         return Ok(None);
     }

@@ -34,6 +34,9 @@ fn resolve<'a>(r: &'a Rc<dyn Resource>, subst: &'a Subst) -> &'a Rc<dyn Resource
 pub struct Plan {
     live: Vec<bool>,
     last_use: Vec<usize>,
+    /// Each live `Const` node's value as a handle no graph knows (the
+    /// node's own tensor is the trace's, out of scope once it ended).
+    consts: Vec<Option<Tensor>>,
 }
 
 impl Plan {
@@ -51,7 +54,20 @@ impl Plan {
         for &(m, _) in &g.outputs {
             last_use[m] = usize::MAX;
         }
-        Plan { live, last_use }
+        let consts = g
+            .nodes
+            .iter()
+            .zip(&live)
+            .map(|(n, &l)| match &n.op {
+                NodeOp::Const(t) if l => Some(crate::runtime::autodiff::tape::detached(t)),
+                _ => None,
+            })
+            .collect();
+        Plan {
+            live,
+            last_use,
+            consts,
+        }
     }
 }
 
@@ -89,7 +105,7 @@ pub fn run(
             .collect::<Result<_>>()?;
         let outs = match &node.op {
             NodeOp::Placeholder => continue,
-            NodeOp::Const(t) => vec![t.clone()],
+            NodeOp::Const(t) => vec![plan.consts[i].clone().unwrap_or_else(|| t.clone())],
             NodeOp::ReadVariable(r) => vec![resolve(r, subst).read()],
             NodeOp::AssignVariable(r) => {
                 resolve(r, subst).write(first(&ins)?.clone());

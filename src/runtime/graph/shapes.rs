@@ -431,6 +431,9 @@ pub fn set_static(t: &Tensor, s: StaticShape) {
 /// The static shape of `t` while it is traced, when it has unknown dims or
 /// an unknown rank.
 pub fn static_dims(t: &Tensor) -> Option<StaticShape> {
+    if let Some((_, s, _)) = super::escaped(t) {
+        return s;
+    }
     let mut g = current()?;
     loop {
         let parent = {
