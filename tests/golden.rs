@@ -21,6 +21,13 @@
 //! step, and the padding and backspaces whose counts follow their widths)
 //! masked in its output and in its `.stdout` before they are compared.
 //!
+//! A case with a `# golden: per-cpu` line among its first five prints what
+//! depends on the host's vector instructions (TensorFlow's own kernels pick
+//! their code by them, and dist's follow): its golden and its CPython stdout
+//! carry the host's instruction-set name, `X.avx512.out`/`X.avx512.stdout`
+//! or `X.avx2.out`/`X.avx2.stdout` ([`cpu_isa`]); a host whose `.stdout`
+//! nobody recorded yet checks the golden only.
+//!
 //! Every case runs once (on first use by any test), each on its own thread
 //! with a big stack, a few at a time; a panicking case is reported and the
 //! others still run.
@@ -116,7 +123,12 @@ fn discover() -> Vec<Case> {
         let mut found = Vec::new();
         files_under(&dir, "dist", skip.as_deref(), &mut found);
         for path in found {
-            let golden = path.strip_prefix(&dir).unwrap().with_extension("out");
+            let golden = with_isa(
+                path.strip_prefix(&dir).unwrap(),
+                is_per_cpu(&path),
+                cpu_isa(),
+                "out",
+            );
             cases.push(Case {
                 name: relative_name(&path),
                 path,
@@ -194,6 +206,42 @@ fn run_case(case: &Case) -> Outcome {
             error: None,
             panic: Some(panic_message(payload.as_ref())),
         },
+    }
+}
+
+/// The instruction-set name of a `per-cpu` case's files on this host.
+fn cpu_isa() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if is_x86_feature_detected!("avx512f") {
+            return "avx512";
+        }
+        if is_x86_feature_detected!("avx2") {
+            return "avx2";
+        }
+    }
+    "generic"
+}
+
+/// The instruction-set names `per-cpu` goldens may carry.
+const CPU_ISAS: [&str; 3] = ["avx512", "avx2", "generic"];
+
+/// Whether a program's results depend on the host's vector instructions
+/// (see the module doc).
+fn is_per_cpu(path: &Path) -> bool {
+    fs::read(path).is_ok_and(|source| {
+        String::from_utf8_lossy(&source)
+            .lines()
+            .take(5)
+            .any(|line| line.trim() == "# golden: per-cpu")
+    })
+}
+
+/// `X.ext` of a case, or `X.<isa>.ext` for a `per-cpu` one.
+fn with_isa(path: &Path, per_cpu: bool, isa: &str, ext: &str) -> PathBuf {
+    match per_cpu {
+        true => path.with_extension(format!("{isa}.{ext}")),
+        false => path.with_extension(ext),
     }
 }
 
@@ -326,9 +374,22 @@ fn goldens() {
 /// `.out` files no case writes any more (deleted in update mode).
 fn orphans() -> Vec<String> {
     let root = root();
+    // (a per-cpu case's goldens for other hosts are its own too)
     let expected: Vec<PathBuf> = outcomes()
         .iter()
-        .map(|(case, _)| case.mint_dir.join(&case.golden))
+        .flat_map(|(case, _)| {
+            let own = case.mint_dir.join(&case.golden);
+            let per_cpu = is_per_cpu(&case.path);
+            let rel = case.path.strip_prefix(&case.mint_dir).ok();
+            let others: Vec<PathBuf> = match (per_cpu, rel) {
+                (true, Some(rel)) => CPU_ISAS
+                    .iter()
+                    .map(|isa| case.mint_dir.join(with_isa(rel, true, isa, "out")))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            std::iter::once(own).chain(others)
+        })
         .collect();
     let mut outs = Vec::new();
     let examples = root.join("tests/golden/examples");
@@ -409,7 +470,8 @@ fn cpython_expectations() {
             failures.push(format!("{}: panicked: {panic}", case.name));
             continue;
         }
-        if let Ok(want) = fs::read_to_string(case.path.with_extension("stdout")) {
+        let stdout = with_isa(&case.path, is_per_cpu(&case.path), cpu_isa(), "stdout");
+        if let Ok(want) = fs::read_to_string(stdout) {
             let masked = fs::read(&case.path).is_ok_and(|source| asks_for_timing_mask(&source));
             let want = if masked {
                 mask_keras_timing(&want)
