@@ -21,11 +21,13 @@
 //!
 //! [`exec::run`] replays a graph: op after op, without the interpreter.
 
+mod escape;
 pub mod exec;
 mod names;
 mod nodes;
 pub mod shapes;
 
+pub use escape::{escaped, set_function_name};
 pub use names::{
     constant_named, enter_scope, exit_scope, named, next_name, node_count, note_reduction_dims,
     op_name, rename_constant, tensor_name,
@@ -36,7 +38,7 @@ pub use shapes::{note_reshape_free, static_dims};
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::autodiff::GradOp;
@@ -183,12 +185,6 @@ thread_local! {
     /// The graphs being traced on this thread, innermost last.
     static TRACING: RefCell<Vec<Rc<RefCell<Graph>>>> = const { RefCell::new(Vec::new()) };
     static DEPTH: Cell<u32> = const { Cell::new(0) };
-    /// Every graph traced on this thread, by the epoch its tensors' tags
-    /// carry: a tagged tensor whose graph is no longer being traced escaped
-    /// it ([`escaped`]).
-    /// The epochs of the graphs [`paused`] set aside (still being traced).
-    static SUSPENDED: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
-    static TRACED: RefCell<HashMap<u64, Weak<RefCell<Graph>>>> = RefCell::new(HashMap::new());
 }
 
 /// Whether a graph is being traced on this thread.
@@ -229,16 +225,7 @@ pub fn begin_branch() -> Option<Rc<RefCell<Graph>>> {
 }
 
 fn push_graph(g: Rc<RefCell<Graph>>) -> Rc<RefCell<Graph>> {
-    let epoch = g.borrow().tag_epoch();
-    TRACED.with(|m| {
-        let mut m = m.borrow_mut();
-        // the graphs no function holds any more leave the table (their
-        // escaped tensors then read as eager values)
-        if m.len() >= 64 && m.len().is_power_of_two() {
-            m.retain(|_, w| w.strong_count() > 0);
-        }
-        m.insert(epoch, Rc::downgrade(&g));
-    });
+    escape::note_traced(&g);
     TRACING.with(|t| t.borrow_mut().push(g.clone()));
     DEPTH.with(|d| d.set(d.get() + 1));
     super::autodiff::tape::hold_active(true);
@@ -267,12 +254,7 @@ pub fn end(g: &Rc<RefCell<Graph>>) {
 pub fn paused<T>(f: impl FnOnce() -> T) -> T {
     let saved = TRACING.with(|t| std::mem::take(&mut *t.borrow_mut()));
     let depth = DEPTH.with(|d| d.replace(0));
-    let suspended: Vec<u64> = saved
-        .iter()
-        .filter_map(|g| g.try_borrow().ok().map(|g| g.tag_epoch()))
-        .collect();
-    let n_suspended = suspended.len();
-    SUSPENDED.with(|s| s.borrow_mut().extend(suspended));
+    let n_suspended = escape::suspend(&saved);
     for _ in &saved {
         super::autodiff::tape::hold_active(false);
     }
@@ -281,11 +263,7 @@ pub fn paused<T>(f: impl FnOnce() -> T) -> T {
         super::autodiff::tape::hold_active(true);
     }
     DEPTH.with(|d| d.set(depth));
-    SUSPENDED.with(|s| {
-        let mut s = s.borrow_mut();
-        let keep = s.len().saturating_sub(n_suspended);
-        s.truncate(keep);
-    });
+    escape::resume(n_suspended);
     TRACING.with(|t| *t.borrow_mut() = saved);
     r
 }
@@ -733,51 +711,6 @@ pub fn in_graph(t: &Tensor) -> bool {
         let g = g.borrow();
         g.lookup(t).is_some() || t.born() >= g.root_epoch
     })
-}
-
-/// A tensor of a traced graph used after that graph's trace ended (kept in
-/// a Python list or attribute by the function's body: TensorFlow's symbolic
-/// tensor out of scope): its graph name (`add:0`), its static shape where
-/// some dims were unknown, and the name of the function the graph traced.
-pub fn escaped(t: &Tensor) -> Option<(String, Option<shapes::StaticShape>, String)> {
-    let tag = t.tag();
-    if tag == 0 {
-        return None;
-    }
-    let epoch = tag >> 32;
-    let open = TRACING.with(|s| {
-        s.borrow()
-            .iter()
-            .any(|g| g.try_borrow().map_or(true, |g| g.tag_epoch() == epoch))
-    });
-    if open || SUSPENDED.with(|s| s.borrow().contains(&epoch)) {
-        return None;
-    }
-    let g = TRACED.with(|m| m.borrow().get(&epoch).and_then(Weak::upgrade))?;
-    let g = g.try_borrow().ok()?;
-    // a tensor made before the trace (a capture, tagged as its `Const`)
-    // is the caller's own
-    if t.born() < g.root_epoch {
-        return None;
-    }
-    let p = g.lookup(t)?;
-    let mut root = g.parent.clone();
-    let mut func = g.function.clone();
-    while let Some(r) = root {
-        let r = r.try_borrow().ok()?;
-        func = r.function.clone();
-        root = r.parent.clone();
-    }
-    Some((
-        g.nodes[p.0].output_name(p.1),
-        g.statics.get(&p).cloned(),
-        func,
-    ))
-}
-
-/// Names the function a graph traces (TensorFlow's `FuncGraph(name=f)`).
-pub fn set_function_name(g: &Rc<RefCell<Graph>>, name: &str) {
-    g.borrow_mut().function = name.to_string();
 }
 
 /// Whether `t` is a tensor of the graph being traced.
