@@ -584,15 +584,18 @@ fn signature(
     use std::fmt::Write;
     match v {
         Value::Tensor(t) if relaxed => {
-            let _ = write!(out, "T{}@{}", t.dtype().name(), t.device().full_name());
+            let d = t.device();
+            let _ = write!(out, "T{}@{}:{}", t.dtype().name(), d.kind.name(), d.index);
         }
         Value::Tensor(t) => {
+            let d = t.device();
             let _ = write!(
                 out,
-                "T{}{:?}@{}",
+                "T{}{:?}@{}:{}",
                 t.dtype().name(),
                 t.dims(),
-                t.device().full_name()
+                d.kind.name(),
+                d.index
             );
         }
         Value::None | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Str(_) => {

@@ -28,47 +28,171 @@ fn resolve<'a>(r: &'a Rc<dyn Resource>, subst: &'a Subst) -> &'a Rc<dyn Resource
     subst.iter().find(|(a, _)| *a == at).map_or(r, |(_, to)| to)
 }
 
-/// A graph ready to replay: which nodes are live, and after which node
-/// each node's values are no longer needed (so a replay holds no more
-/// intermediates than the eager code would).
-pub struct Plan {
-    live: Vec<bool>,
-    last_use: Vec<usize>,
-    /// Each live `Const` node's value as a handle no graph knows (the
-    /// node's own tensor is the trace's, out of scope once it ended).
-    consts: Vec<Option<Tensor>>,
+/// Where a replayed node reads an input: a value the replay computes (a
+/// slot of its own), or one the plan holds (a constant, or an op on
+/// constants folded when the plan was made).
+#[derive(Clone, Copy)]
+enum Src {
+    Slot(usize),
+    Fixed(usize),
 }
 
+/// One node a replay runs: its inputs, its first output slot, and the
+/// slots whose last reader it is (freed after it, so a replay holds no
+/// more intermediates than the eager code would).
+struct Step {
+    node: usize,
+    ins: Vec<Src>,
+    out: usize,
+    free: Vec<usize>,
+}
+
+/// A graph ready to replay: the live nodes in program order (dead ones
+/// pruned), each node's values in slots of one flat array, and the values
+/// known before any replay (constants, and ops on constants only, as
+/// TensorFlow's constant folding computes them once).
+pub struct Plan {
+    steps: Vec<Step>,
+    slots: usize,
+    /// The slot of each placeholder's value.
+    inputs: Vec<usize>,
+    outputs: Vec<Src>,
+    /// Values no graph knows (a constant node's own tensor is the trace's,
+    /// out of scope once it ended).
+    fixed: Vec<Tensor>,
+}
+
+/// Outputs of a folded op at most this many elements in all (a folded
+/// value is held as long as the function: TensorFlow's folding has a size
+/// limit too).
+const FOLD_LIMIT: usize = 1 << 16;
+
 impl Plan {
-    /// The replay plan of `g` (dead nodes pruned).
+    /// The replay plan of `g`.
     pub fn new(g: &Graph) -> Plan {
+        // folding runs ops eagerly: never into a graph an outer trace records
+        super::paused(|| Plan::build(g))
+    }
+
+    fn build(g: &Graph) -> Plan {
         let live = live_nodes(g);
-        let mut last_use = vec![0; g.nodes.len()];
-        for (i, n) in g.nodes.iter().enumerate() {
-            if live[i] {
-                for &(m, _) in &n.inputs {
-                    last_use[m] = last_use[m].max(i);
+        // each node's outputs: fixed values, or slots
+        let mut fixed: Vec<Tensor> = Vec::new();
+        let mut at: Vec<Option<Src>> = vec![None; g.nodes.len()];
+        let mut slots = 0;
+        let mut steps = Vec::new();
+        for (i, node) in g.nodes.iter().enumerate() {
+            if !live[i] {
+                continue;
+            }
+            if let Some(vals) = fold(g, node, &at, &fixed) {
+                at[i] = Some(Src::Fixed(fixed.len()));
+                fixed.extend(vals);
+                continue;
+            }
+            at[i] = Some(Src::Slot(slots));
+            let ins = node.inputs.iter().map(|&(m, o)| src_of(at[m], o)).collect();
+            if !matches!(node.op, NodeOp::Placeholder) {
+                steps.push(Step {
+                    node: i,
+                    ins,
+                    out: slots,
+                    free: Vec::new(),
+                });
+            }
+            slots += node.outputs.len().max(1);
+        }
+        let outputs: Vec<Src> = g.outputs.iter().map(|&(n, o)| src_of(at[n], o)).collect();
+        // each slot freed after its last reader (an output's never)
+        let mut last: Vec<Option<usize>> = vec![None; slots];
+        for (k, s) in steps.iter().enumerate() {
+            for src in &s.ins {
+                if let Src::Slot(x) = *src {
+                    last[x] = Some(k);
                 }
             }
         }
-        for &(m, _) in &g.outputs {
-            last_use[m] = usize::MAX;
+        for src in &outputs {
+            if let Src::Slot(x) = *src {
+                last[x] = None;
+            }
         }
-        let consts = g
-            .nodes
+        for (x, k) in last.into_iter().enumerate() {
+            if let Some(k) = k {
+                steps[k].free.push(x);
+            }
+        }
+        let inputs = g
+            .placeholders
             .iter()
-            .zip(&live)
-            .map(|(n, &l)| match &n.op {
-                NodeOp::Const(t) if l => Some(crate::runtime::autodiff::tape::detached(t)),
-                _ => None,
+            .map(|&p| match at[p] {
+                Some(Src::Slot(s)) => s,
+                // a dead placeholder: a slot nothing reads
+                _ => slots,
             })
             .collect();
         Plan {
-            live,
-            last_use,
-            consts,
+            steps,
+            slots: slots + 1,
+            inputs,
+            outputs,
+            fixed,
         }
     }
+}
+
+impl Plan {
+    /// How many nodes a replay runs (the rest are folded or dead).
+    pub fn steps(&self) -> usize {
+        self.steps.len()
+    }
+}
+
+fn src_of(at: Option<Src>, o: usize) -> Src {
+    match at {
+        Some(Src::Slot(s)) => Src::Slot(s + o),
+        Some(Src::Fixed(f)) => Src::Fixed(f + o),
+        // an input is always before its reader, and live when it is
+        None => Src::Slot(usize::MAX),
+    }
+}
+
+/// The values of `node` when it is a constant, or a small op whose inputs
+/// are all known before the replay (computed now, on the node's device);
+/// `None` when it runs at each replay (or folding it fails: the replay
+/// raises the error where the eager code would).
+fn fold(
+    g: &Graph,
+    node: &super::Node,
+    at: &[Option<Src>],
+    fixed: &[Tensor],
+) -> Option<Vec<Tensor>> {
+    match &node.op {
+        NodeOp::Const(t) => return Some(vec![crate::runtime::autodiff::tape::detached(t)]),
+        NodeOp::Op(op) if !matches!(op, GradOp::Custom(_) | GradOp::NoGrad(_)) => {}
+        _ => return None,
+    }
+    let NodeOp::Op(op) = &node.op else {
+        return None;
+    };
+    let size: usize = node.outputs.iter().map(|(_, s)| s.numel()).sum();
+    if node.inputs.is_empty() || size > FOLD_LIMIT {
+        return None;
+    }
+    let mut ins = Vec::with_capacity(node.inputs.len());
+    for &(m, o) in &node.inputs {
+        match at[m] {
+            Some(Src::Fixed(f)) => ins.push(fixed.get(f + o)?.clone()),
+            _ => return None,
+        }
+    }
+    let _ = g;
+    let mut outs = Vec::new();
+    forward(op, &ins, node, &mut outs).ok()?;
+    outs.iter()
+        .map(|t| t.to_device(node.device).ok())
+        .map(|t| t.map(|t| crate::runtime::autodiff::tape::detached(&t)))
+        .collect()
 }
 
 /// Replays `g` on `inputs` (one per placeholder, in order), giving its outputs.
@@ -86,36 +210,37 @@ pub fn run(
             g.placeholders.len()
         )));
     }
-    let mut values: Vec<Vec<Tensor>> = vec![Vec::new(); g.nodes.len()];
-    for (&p, t) in g.placeholders.iter().zip(inputs) {
-        values[p] = vec![t.clone()];
+    let mut values: Vec<Option<Tensor>> = vec![None; plan.slots];
+    for (&s, t) in plan.inputs.iter().zip(inputs) {
+        values[s] = Some(t.clone());
     }
-    for (i, node) in g.nodes.iter().enumerate() {
-        if !plan.live[i] || matches!(node.op, NodeOp::Placeholder) {
-            continue;
+    let value = |values: &[Option<Tensor>], src: Src| -> Result<Tensor> {
+        match src {
+            Src::Slot(s) => values.get(s).and_then(Option::clone),
+            Src::Fixed(f) => plan.fixed.get(f).cloned(),
         }
-        let ins: Vec<Tensor> = node
-            .inputs
-            .iter()
-            .map(|&(n, o)| {
-                values[n].get(o).cloned().ok_or_else(|| {
-                    Error::internal(format!("graph replay: {} has no value", g.nodes[n].name))
-                })
-            })
-            .collect::<Result<_>>()?;
-        let outs = match &node.op {
-            NodeOp::Placeholder => continue,
-            NodeOp::Const(t) => vec![plan.consts[i].clone().unwrap_or_else(|| t.clone())],
-            NodeOp::ReadVariable(r) => vec![resolve(r, subst).read()],
-            NodeOp::AssignVariable(r) => {
-                resolve(r, subst).write(first(&ins)?.clone());
-                vec![]
+        .ok_or_else(|| Error::internal("graph replay: an input has no value"))
+    };
+    let mut ins: Vec<Tensor> = Vec::new();
+    let mut outs: Vec<Tensor> = Vec::new();
+    for step in &plan.steps {
+        let node = &g.nodes[step.node];
+        ins.clear();
+        for &src in &step.ins {
+            ins.push(value(&values, src)?);
+        }
+        outs.clear();
+        match &node.op {
+            NodeOp::Placeholder | NodeOp::Const(_) => {
+                return Err(Error::internal(format!(
+                    "graph replay: {} is not a step",
+                    node.name
+                )))
             }
-            NodeOp::Effect(payload) => {
-                effect(payload, &ins)?;
-                vec![]
-            }
-            NodeOp::Op(op) => forward(op, &ins, node)?,
+            NodeOp::ReadVariable(r) => outs.push(resolve(r, subst).read()),
+            NodeOp::AssignVariable(r) => resolve(r, subst).write(first(&ins)?.clone()),
+            NodeOp::Effect(payload) => effect(payload, &ins)?,
+            NodeOp::Op(op) => forward(op, &ins, node, &mut outs)?,
             NodeOp::Cond(branches) => {
                 let pred = first(&ins)?;
                 let taken = pred.item().map(|s| s.as_f64() != 0.0).map_err(|_| {
@@ -127,36 +252,28 @@ pub fn run(
                 } else {
                     (&branches[1], &ins[1 + n_true..])
                 };
-                run(&b.graph.borrow(), &b.plan, args, subst, effect)?
+                outs = run(&b.graph.borrow(), &b.plan, args, subst, effect)?;
             }
-            NodeOp::While(bs, n) => run_while(bs, *n, &ins, subst, effect)?,
-        };
+            NodeOp::While(bs, n) => outs = run_while(bs, *n, &ins, subst, effect)?,
+        }
         // the trace's placement
-        let outs = outs
-            .into_iter()
-            .map(|t| {
-                if t.device() == node.device || node.outputs.is_empty() {
-                    Ok(t)
-                } else {
-                    t.to_device(node.device)
-                }
-            })
-            .collect::<Result<Vec<_>>>()?;
-        values[i] = outs;
-        for &(m, _) in &node.inputs {
-            if plan.last_use[m] == i {
-                values[m] = Vec::new();
+        for (k, t) in outs.drain(..).enumerate() {
+            let t = if t.device() == node.device {
+                t
+            } else {
+                t.to_device(node.device)?
+            };
+            if let Some(v) = values.get_mut(step.out + k) {
+                *v = Some(t);
             }
         }
+        for &s in &step.free {
+            values[s] = None;
+        }
     }
-    g.outputs
+    plan.outputs
         .iter()
-        .map(|&(n, o)| {
-            values[n]
-                .get(o)
-                .cloned()
-                .ok_or_else(|| Error::internal("graph replay: an output has no value"))
-        })
+        .map(|&src| value(&values, src))
         .collect()
 }
 
@@ -214,16 +331,31 @@ fn second(ins: &[Tensor]) -> Result<&Tensor> {
 }
 
 /// Runs one recorded op forward.
-fn forward(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Vec<Tensor>> {
+fn forward(op: &GradOp, ins: &[Tensor], node: &super::Node, out: &mut Vec<Tensor>) -> Result<()> {
+    match forward_all(op, ins, node)? {
+        Outs::One(t) => out.push(t),
+        Outs::Many(ts) => out.extend(ts),
+    }
+    Ok(())
+}
+
+/// An op's outputs (most ops have one: no vector for it).
+enum Outs {
+    One(Tensor),
+    Many(Vec<Tensor>),
+}
+
+/// Runs one recorded op forward, giving its outputs.
+fn forward_all(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Outs> {
     let out_dims = |k: usize| -> Result<Vec<usize>> {
         node.outputs
             .get(k)
             .map(|(_, s)| s.dims().to_vec())
             .ok_or_else(|| Error::internal("graph replay: an op lacks its output"))
     };
-    let one = |t: Result<Tensor>| t.map(|t| vec![t]);
+    let one = |t: Result<Tensor>| t.map(Outs::One);
     match op {
-        GradOp::ReadVariable | GradOp::Identity => Ok(vec![first(ins)?.clone()]),
+        GradOp::ReadVariable | GradOp::Identity => Ok(Outs::One(first(ins)?.clone())),
         GradOp::Unary(u) => one(ops::unary(*u, first(ins)?)),
         GradOp::Binary(b) => one(ops::binary(*b, first(ins)?, second(ins)?)),
         GradOp::AddN => one(ops::add_n(ins)),
@@ -260,12 +392,12 @@ fn forward(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Vec<Tensor
         }
         GradOp::Concat(axis) => one(ops::concat(ins, *axis as i64)),
         GradOp::Pack(axis) => one(ops::stack(ins, *axis as i64)),
-        GradOp::Unpack(axis) => ops::unstack(first(ins)?, *axis as i64),
+        GradOp::Unpack(axis) => ops::unstack(first(ins)?, *axis as i64).map(Outs::Many),
         GradOp::Split(axis) => {
             let sizes = (0..node.outputs.len())
                 .map(|k| out_dims(k).map(|d| d.get(*axis).copied().unwrap_or(0) as i64))
                 .collect::<Result<Vec<_>>>()?;
-            ops::split(first(ins)?, &SplitSpec::Sizes(sizes), *axis as i64)
+            ops::split(first(ins)?, &SplitSpec::Sizes(sizes), *axis as i64).map(Outs::Many)
         }
         GradOp::Tile(m) => one(ops::tile(first(ins)?, m)),
         GradOp::BroadcastTo => one(ops::broadcast_to(first(ins)?, &out_dims(0)?)),
@@ -309,11 +441,11 @@ fn forward(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Vec<Tensor
         )),
         GradOp::TopK(k) => {
             let (v, i) = ops::scan::top_k(first(ins)?, *k)?;
-            Ok(vec![v, i])
+            Ok(Outs::Many(vec![v, i]))
         }
         GradOp::Sort { axis, descending } => {
             let (v, i) = ops::scan::sort(first(ins)?, *axis, *descending)?;
-            Ok(vec![v, i])
+            Ok(Outs::Many(vec![v, i]))
         }
         GradOp::MatrixDiag => one(ops::matrix::diag(first(ins)?)),
         GradOp::MatrixDiagPart => one(ops::matrix::diag_part(first(ins)?, " name: diag_part")),
@@ -333,8 +465,12 @@ fn forward(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Vec<Tensor
         GradOp::SquaredDifference => {
             one(ops::nn_loss::squared_difference(first(ins)?, second(ins)?))
         }
-        GradOp::SoftmaxXent => ops::nn_loss::softmax_xent(first(ins)?, second(ins)?),
-        GradOp::SparseSoftmaxXent => ops::nn_loss::sparse_softmax_xent(first(ins)?, second(ins)?),
+        GradOp::SoftmaxXent => {
+            ops::nn_loss::softmax_xent(first(ins)?, second(ins)?).map(Outs::Many)
+        }
+        GradOp::SparseSoftmaxXent => {
+            ops::nn_loss::sparse_softmax_xent(first(ins)?, second(ins)?).map(Outs::Many)
+        }
         GradOp::Conv2D(w) => one(ops::conv::conv2d(first(ins)?, second(ins)?, w)),
         GradOp::Conv2DBackpropInput { w, input_sizes } => one(ops::conv::conv2d_backprop_input(
             input_sizes,

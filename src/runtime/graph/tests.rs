@@ -25,6 +25,13 @@ fn traced(inputs: &[Tensor], f: impl FnOnce(&[Tensor]) -> Tensor) -> (Rc<RefCell
     (g, out)
 }
 
+/// A constant made in the trace (as `tf.constant` makes one).
+fn traced_const(v: &[f32]) -> Tensor {
+    let t = vec_f32(v);
+    constant(&t);
+    t
+}
+
 fn replay(g: &Rc<RefCell<Graph>>, inputs: &[Tensor]) -> Vec<Tensor> {
     let g = g.borrow();
     let plan = exec::Plan::new(&g);
@@ -189,4 +196,38 @@ fn name_scopes_are_unique_in_a_graph() {
     assert!(names.iter().any(|n| n.starts_with("outer/")), "{names:?}");
     assert!(names.iter().any(|n| n.starts_with("outer_1/")), "{names:?}");
     assert!(enter_scope("outside").is_none());
+}
+
+#[test]
+fn ops_on_constants_are_folded_once() {
+    let w = vec_f32(&[10.0, 20.0]);
+    let (g, out) = traced(&[vec_f32(&[1.0, 1.0])], |x| {
+        // `w * 2 + 1` depends on no input: computed when the plan is made
+        let two = ops::mul(&w, &traced_const(&[2.0, 2.0])).unwrap();
+        let k = ops::add(&two, &traced_const(&[1.0, 1.0])).unwrap();
+        ops::sub(&x[0], &k).unwrap()
+    });
+    assert_eq!(values(&out), vec![-20.0, -40.0]);
+    let gb = g.borrow();
+    let plan = exec::Plan::new(&gb);
+    // three constants, two folded ops, the placeholder: only `Sub` runs
+    assert_eq!(gb.nodes.len(), 7);
+    assert_eq!(plan.steps(), 1);
+    let r = exec::run(&gb, &plan, &[vec_f32(&[0.5, 2.0])], &[], &mut |_, _| Ok(())).unwrap();
+    assert_eq!(values(&r[0]), vec![0.5 - 21.0, 2.0 - 41.0]);
+}
+
+#[test]
+fn large_results_of_constants_are_not_folded() {
+    let (g, _) = traced(&[vec_f32(&[1.0])], |x| {
+        let big = ops::broadcast_to(&traced_const(&[0.5]), &[1 << 17]).unwrap();
+        let s = ops::reduce(crate::runtime::ReduceOp::Sum, &big, None, false).unwrap();
+        ops::add(&x[0], &s).unwrap()
+    });
+    let gb = g.borrow();
+    let plan = exec::Plan::new(&gb);
+    // BroadcastTo (over the limit), then Sum and Add on it
+    assert_eq!(plan.steps(), 3);
+    let r = exec::run(&gb, &plan, &[vec_f32(&[1.0])], &[], &mut |_, _| Ok(())).unwrap();
+    assert_eq!(values(&r[0]), vec![1.0 + 65536.0]);
 }

@@ -202,14 +202,56 @@ fn panel_rows<K: Tile>(
     n: usize,
     blocks: &[Block],
 ) {
-    let rows = c.len() / n;
     let (mr, lanes) = (K::MR, K::LANES);
     let kmax = blocks.iter().map(|b| b.len()).max().unwrap_or(0);
-    let mut bp = vec![0f32; kmax * 2 * lanes];
-    let mut ap = vec![0f32; mr * kmax];
-    let mut tmp = vec![0f32; mr * 2 * lanes];
+    SCRATCH.with(|scratch| {
+        let mut scratch = scratch.borrow_mut();
+        let [bp, ap, tmp] = &mut *scratch;
+        // every element a tile reads is written first (packed, or stored by
+        // the tile itself): only growth zero-fills
+        for (buf, len) in [
+            (&mut *bp, kmax * 2 * lanes),
+            (&mut *ap, mr * kmax),
+            (&mut *tmp, mr * 2 * lanes),
+        ] {
+            if buf.len() < len {
+                buf.resize(len, 0.0);
+            }
+        }
+        tiles::<K>(a, sa, b, sb, c, n, blocks, bp, ap, tmp);
+    });
+}
+
+thread_local! {
+    /// Each thread's packing buffers (the right operand's panel, the left
+    /// one's tail rows, a partial tile), kept from one product to the next.
+    static SCRATCH: std::cell::RefCell<[Vec<f32>; 3]> = const {
+        std::cell::RefCell::new([Vec::new(), Vec::new(), Vec::new()])
+    };
+}
+
+#[allow(clippy::too_many_arguments)]
+fn tiles<K: Tile>(
+    a: &[f32],
+    sa: Strides,
+    b: &[f32],
+    sb: Strides,
+    c: &mut [f32],
+    n: usize,
+    blocks: &[Block],
+    bp: &mut [f32],
+    ap: &mut [f32],
+    tmp: &mut [f32],
+) {
+    let rows = c.len() / n;
+    let (mr, lanes) = (K::MR, K::LANES);
+    // the rows past the last full tile, packed once per k block
+    let tail = rows - rows % mr;
     for (bn, block) in blocks.iter().enumerate() {
         let kc = block.len();
+        if tail < rows {
+            pack_rows(a, sa, block, tail..rows, mr, ap);
+        }
         let mut j0 = 0;
         while j0 < n {
             let v = if n - j0 <= lanes { 1 } else { 2 };
@@ -220,7 +262,7 @@ fn panel_rows<K: Tile>(
             let (b_ptr, ldb) = if sb.cs == 1 && width == nr {
                 (b[block.start * sb.rs + j0..].as_ptr(), sb.rs)
             } else {
-                pack_panel(b, sb, block, j0, width, nr, &mut bp);
+                pack_panel(b, sb, block, j0, width, nr, bp);
                 (bp.as_ptr(), nr)
             };
             let mut i0 = 0;
@@ -232,15 +274,7 @@ fn panel_rows<K: Tile>(
                     let ptr = unsafe { a.as_ptr().add(i0 * sa.rs + block.start * sa.cs) };
                     (ptr, sa.rs, sa.cs)
                 } else {
-                    for r in 0..mr {
-                        for (pi, p) in block.clone().enumerate() {
-                            ap[r * kc + pi] = if r < h {
-                                a[(i0 + r) * sa.rs + p * sa.cs]
-                            } else {
-                                0.0
-                            };
-                        }
-                    }
+                    // the tail rows, packed above
                     (ap.as_ptr(), kc, 1)
                 };
                 let full = h == mr && width == nr;
@@ -283,6 +317,24 @@ fn panel_rows<K: Tile>(
                 i0 += h;
             }
             j0 += width;
+        }
+    }
+}
+
+/// Rows `rows` of `a` (fewer than `mr`), columns `block`, into `ap`: `mr`
+/// rows of `block.len()`, zeros past the last row.
+fn pack_rows(a: &[f32], sa: Strides, block: &Block, rows: Block, mr: usize, ap: &mut [f32]) {
+    let kc = block.len();
+    let ap = &mut ap[..mr * kc];
+    let h = rows.len();
+    ap[h * kc..].fill(0.0);
+    for (dst, i) in ap.chunks_exact_mut(kc).zip(rows) {
+        if sa.cs == 1 {
+            dst.copy_from_slice(&a[i * sa.rs + block.start..][..kc]);
+        } else {
+            for (d, p) in dst.iter_mut().zip(block.clone()) {
+                *d = a[i * sa.rs + p * sa.cs];
+            }
         }
     }
 }
