@@ -76,6 +76,7 @@ pub fn module() -> Value {
     m.value("newaxis", Value::None);
     m.add(executing_eagerly::DEF);
     m.add(inside_function::DEF);
+    nn_ops::register_top(&mut m);
     m.namespace("math", |n| {
         math_ops::register(n, false);
         complex_ops::register(n, false);

@@ -1,7 +1,8 @@
 //! `tf.nn` layers and losses: `bias_add`, `l2_loss`, the cross-entropies
 //! (`sparse_softmax_…`, `softmax_…`, `sigmoid_cross_entropy_with_logits`),
 //! `gelu`, `moments`, `batch_normalization`, `dropout`, and
-//! `tf.math.squared_difference`. Each does what TensorFlow's Python
+//! `tf.math.squared_difference` with the other one-kernel binary ops of
+//! `tf.math` that are not operators (`divide_no_nan`, `xlogy`…). Each does what TensorFlow's Python
 //! wrapper does (argument checks and their messages, casts, reshapes, the
 //! same op sequence, so gradients follow); the one-kernel ops themselves are
 //! in `runtime::ops::nn_loss`.
@@ -12,6 +13,7 @@ use crate::modules::ModuleBuilder;
 use crate::object::native;
 use crate::runtime::autodiff::tape;
 use crate::runtime::format::numpy_str;
+use crate::runtime::ops::zero_safe::ZeroSafe;
 use crate::runtime::ops::{self, nn_loss};
 use crate::runtime::{BinaryOp, DType, ReduceOp, Scalar, Semantics, Tensor, UnaryOp};
 use crate::syntax::ast::BinOp;
@@ -83,6 +85,72 @@ fn squared_difference(vm: &dyn Vm, x: &Value, y: &Value, _name: &Value) -> PyRes
 fn divide_no_nan(vm: &dyn Vm, x: &Value, y: &Value, _name: &Value) -> PyResult<Tensor> {
     let (a, b) = matching(vm, x, y)?;
     placed(vm, nn_loss::div_no_nan(&a, &b))
+}
+
+/// One of the zero-safe binary ops (`runtime::ops::zero_safe`) of two values
+/// converted as a binary op converts them.
+fn zero_safe(vm: &dyn Vm, op: ZeroSafe, x: &Value, y: &Value) -> PyResult<Tensor> {
+    let (a, b) = matching(vm, x, y)?;
+    placed(vm, ops::zero_safe::zero_safe(op, &a, &b))
+}
+
+/// `x * y`, and 0 where `y` is 0 even if `x` is NaN or infinite.
+#[native("multiply_no_nan(x, y, name=None)")]
+fn multiply_no_nan(vm: &dyn Vm, x: &Value, y: &Value, _name: &Value) -> PyResult<Tensor> {
+    zero_safe(vm, ZeroSafe::MulNoNan, x, y)
+}
+
+/// `x * log(y)`, and 0 where `x` is 0.
+#[native("xlogy(x, y, name=None)")]
+fn xlogy(vm: &dyn Vm, x: &Value, y: &Value, _name: &Value) -> PyResult<Tensor> {
+    zero_safe(vm, ZeroSafe::Xlogy, x, y)
+}
+
+/// `x / y`, and 0 where `x` is 0.
+#[native("xdivy(x, y, name=None)")]
+fn xdivy(vm: &dyn Vm, x: &Value, y: &Value, _name: &Value) -> PyResult<Tensor> {
+    zero_safe(vm, ZeroSafe::Xdivy, x, y)
+}
+
+/// `x * log1p(y)`, and 0 where `x` is 0.
+#[native("xlog1py(x, y, name=None)")]
+fn xlog1py(vm: &dyn Vm, x: &Value, y: &Value, _name: &Value) -> PyResult<Tensor> {
+    zero_safe(vm, ZeroSafe::Xlog1py, x, y)
+}
+
+/// `1 / x`, and 0 where `x` is 0: `div_no_nan` of a one of `x`'s dtype.
+#[native("reciprocal_no_nan(x, name=None)")]
+fn reciprocal_no_nan(vm: &dyn Vm, x: &Value, _name: &Value) -> PyResult<Tensor> {
+    let x = to_tensor(vm, x, None)?;
+    let one = Tensor::ones(x.dtype(), &[], x.device()).map_err(runtime_err)?;
+    placed(vm, nn_loss::div_no_nan(&one, &x))
+}
+
+/// `scalar * x` for a 0-d `scalar` (converted to `x`'s dtype); an
+/// `IndexedSlices` `x` stays one, its values scaled.
+#[native("scalar_mul(scalar, x, name=None)")]
+fn scalar_mul(vm: &dyn Vm, scalar: &Value, x: &Value, _name: &Value) -> PyResult<Value> {
+    use crate::object::tensor::indexed_slices::{as_slices, slices_value};
+    let slices = as_slices(vm, x)?;
+    let dense = match &slices {
+        Some(s) => s.values.clone(),
+        None => to_tensor(vm, x, None)?,
+    };
+    let s = to_tensor(vm, scalar, Some(dense.dtype()))?;
+    if s.rank() != 0 {
+        return Err(value_error(format!(
+            "The input scalar must be a 0-D value. Received shape {}.",
+            s.shape().tuple_text()
+        )));
+    }
+    let scaled = placed(vm, ops::mul(&s, &dense))?;
+    Ok(match slices {
+        Some(mut sl) => {
+            sl.values = scaled;
+            slices_value(sl)
+        }
+        None => Value::Tensor(scaled),
+    })
 }
 
 /// `_ensure_xent_args`.
@@ -571,7 +639,19 @@ pub fn register_nn(n: &mut ModuleBuilder) {
     });
 }
 
-/// Adds `squared_difference` to the `tf.math` namespace `n`.
+/// Adds the ones TensorFlow also exports at its top level to `tf`.
+pub fn register_top(m: &mut ModuleBuilder) {
+    m.add(scalar_mul::DEF);
+}
+
+/// Adds `squared_difference` and the other binary ops to the `tf.math` namespace `n`.
 pub fn register_math(n: &mut ModuleBuilder) {
-    n.add(squared_difference::DEF).add(divide_no_nan::DEF);
+    n.add(squared_difference::DEF)
+        .add(divide_no_nan::DEF)
+        .add(multiply_no_nan::DEF)
+        .add(xlogy::DEF)
+        .add(xdivy::DEF)
+        .add(xlog1py::DEF)
+        .add(reciprocal_no_nan::DEF)
+        .add(scalar_mul::DEF);
 }

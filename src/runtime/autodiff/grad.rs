@@ -206,6 +206,8 @@ pub enum GradOp {
     SquaredDifference,
     /// `DivNoNan`; inputs `x, y`.
     DivNoNan,
+    /// `MulNoNan`, `Xlogy`, `Xdivy`, `Xlog1py`; inputs `x, y`.
+    ZeroSafe(crate::runtime::ops::zero_safe::ZeroSafe),
     /// `Pad` / `PadV2` by `[before, after]` per axis; inputs `x` (and the
     /// constant value).
     Pad(Vec<[usize; 2]>),
@@ -532,6 +534,7 @@ pub(crate) fn gradient(
         | GradOp::AvgPool(_)
         | GradOp::SquaredDifference
         | GradOp::DivNoNan
+        | GradOp::ZeroSafe(_)
         | GradOp::Pad(_)
         | GradOp::MirrorPad { .. }
         | GradOp::UnsortedSegment { .. }

@@ -62,6 +62,7 @@ impl GradOp {
             GradOp::PoolGrad { max: false, .. } => "AvgPoolGrad",
             GradOp::SquaredDifference => "SquaredDifference",
             GradOp::DivNoNan => "DivNoNan",
+            GradOp::ZeroSafe(op) => op.name(),
             GradOp::Pad(_) => "Pad",
             GradOp::MirrorPad { .. } => "MirrorPad",
             GradOp::UnsortedSegment { op, .. } => op.name(),

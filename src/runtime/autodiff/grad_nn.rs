@@ -264,6 +264,9 @@ pub(super) fn gradient(op: &GradOp, v: &OpView, grads: &[Tensor]) -> Result<Vec<
             };
             vec![gx, gdy]
         }
+        GradOp::ZeroSafe(z) => {
+            ops::zero_safe::gradient(*z, x, &v.inputs[1], g, [v.skip[0], v.skip[1]], unbroadcast)?
+        }
         GradOp::MaxPool(w) => vec![Some(ops::conv::pool2d_grad(x, g, w, true)?)],
         GradOp::AvgPool(w) => vec![Some(ops::conv::pool2d_grad(x, g, w, false)?)],
         // _DivNoNanGrad: div_no_nan(grad, y) for x, and

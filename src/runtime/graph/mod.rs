@@ -562,6 +562,7 @@ fn default_name(op: &GradOp) -> &'static str {
         GradOp::Transpose(_) => "transpose",
         GradOp::Split(_) => "split",
         GradOp::DivNoNan => "div_no_nan",
+        GradOp::ZeroSafe(crate::runtime::ops::zero_safe::ZeroSafe::MulNoNan) => "multiply_no_nan",
         op => op.name(),
     }
 }

@@ -26,6 +26,7 @@ pub mod scatter;
 pub mod segment;
 pub mod segment_reduce;
 pub mod shape_ops;
+pub mod zero_safe;
 
 pub use create::{eye, range};
 pub use elementwise::*;
@@ -84,6 +85,8 @@ pub(crate) fn attr_error(op: &str, d: DType) -> Error {
         }
         "SquaredDifference" => "bfloat16, half, float, double, int32, int64, complex64, complex128",
         "DivNoNan" => "half, float, bfloat16, double, complex64, complex128",
+        "Xlogy" | "Xdivy" | "Xlog1py" => zero_safe::ZeroSafe::Xlogy.allowed(),
+        "MulNoNan" => zero_safe::ZeroSafe::MulNoNan.allowed(),
         "Relu" => "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8",
         "Cumsum" | "Cumprod" => "float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64",
         "MatMul" => "bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128",
@@ -117,7 +120,7 @@ pub(crate) fn attr_error(op: &str, d: DType) -> Error {
         "IsNan" | "IsInf" | "IsFinite" => {
             format!("; Op<name={op}; signature=x:T -> y:bool; attr=T:type,allowed=[{}]>", dts())
         }
-        "Maximum" | "Minimum" => format!("; Op<name={op}; signature=x:T, y:T -> z:T; attr=T:type,allowed=[{}]>", dts()),
+        "Maximum" | "Minimum" | "Xlogy" | "Xdivy" | "Xlog1py" | "MulNoNan" => format!("; Op<name={op}; signature=x:T, y:T -> z:T; attr=T:type,allowed=[{}]>", dts()),
         "Less" | "LessEqual" | "Greater" | "GreaterEqual" => format!("; Op<name={op}; signature=x:T, y:T -> z:bool; attr=T:type,allowed=[{}]>", dts()),
         "Max" | "Min" => format!("; Op<name={op}; signature=input:T, reduction_indices:Tidx -> output:T; attr=keep_dims:bool,default=false; attr=T:type,allowed=[{}]; attr=Tidx:type,default=DT_INT32,allowed=[DT_INT32, DT_INT64]>", dts()),
         "SquaredDifference" => format!("; Op<name=SquaredDifference; signature=x:T, y:T -> z:T; attr=T:type,allowed=[{}]; is_commutative=true>", dts()),

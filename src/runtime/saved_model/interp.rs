@@ -567,6 +567,16 @@ fn run_node(
         "Softplus" => one(ops::nn::softplus(x()?)),
         "SquaredDifference" => one(ops::nn_loss::squared_difference(x()?, y()?)),
         "DivNoNan" => one(ops::nn_loss::div_no_nan(x()?, y()?)),
+        "MulNoNan" | "Xlogy" | "Xdivy" | "Xlog1py" => {
+            use ops::zero_safe::{zero_safe, ZeroSafe};
+            let z = match op {
+                "MulNoNan" => ZeroSafe::MulNoNan,
+                "Xlogy" => ZeroSafe::Xlogy,
+                "Xdivy" => ZeroSafe::Xdivy,
+                _ => ZeroSafe::Xlog1py,
+            };
+            one(zero_safe(z, x()?, y()?))
+        }
         "L2Loss" => one(ops::l2_loss(x()?)),
         "BiasAdd" | "BiasAddV1" => one(ops::nn_loss::bias_add(
             x()?,

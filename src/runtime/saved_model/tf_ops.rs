@@ -14,7 +14,7 @@ pub fn output_args(op: &str) -> Option<&'static [&'static str]> {
         "AddV2" | "Add" | "Sub" | "Mul" | "RealDiv" | "Div" | "TruncateDiv" | "FloorDiv"
         | "FloorMod" | "Pow" | "Maximum" | "Minimum" | "Equal" | "NotEqual" | "Less"
         | "LessEqual" | "Greater" | "GreaterEqual" | "LogicalAnd" | "LogicalOr"
-        | "SquaredDifference" | "DivNoNan" => &["z"],
+        | "SquaredDifference" | "DivNoNan" | "MulNoNan" | "Xlogy" | "Xdivy" | "Xlog1py" => &["z"],
         "Relu" | "Relu6" | "LeakyRelu" | "Elu" | "Selu" | "Softplus" => &["activations"],
         "Sum"
         | "Prod"
