@@ -50,43 +50,76 @@ impl ZeroSafe {
     }
 
     /// One element: `packet` for Eigen's vectorised path.
-    fn f32(self, x: f32, y: f32, packet: bool) -> f32 {
-        let (x, y) = (m32::ftz(x), m32::ftz(y));
+    fn element<T: Lane>(self, x: T, y: T, packet: bool) -> T {
+        let (x, y) = (x.ftz(), y.ftz());
+        let zero = T::default();
         let r = match self {
-            ZeroSafe::MulNoNan if y == 0.0 => 0.0,
+            ZeroSafe::MulNoNan if y == zero => zero,
             ZeroSafe::MulNoNan => x * y,
-            _ if x == 0.0 => {
+            // a packet selects `x` itself (keeping -0.0's sign)
+            _ if x == zero => {
                 if packet {
                     x
                 } else {
-                    0.0
+                    zero
                 }
             }
-            ZeroSafe::Xlogy if packet => x * m32::plog(y),
-            ZeroSafe::Xlogy => x * m32::logf(y),
+            ZeroSafe::Xlogy => x * y.log(packet),
             ZeroSafe::Xdivy => x / y,
-            ZeroSafe::Xlog1py if packet => x * m32::log1p(y),
-            ZeroSafe::Xlog1py => x * m32::log1pf(y),
+            ZeroSafe::Xlog1py => x * y.log1p(packet),
         };
-        m32::ftz(r)
+        r.ftz()
     }
+}
 
-    fn f64(self, x: f64, y: f64, packet: bool) -> f64 {
-        match self {
-            ZeroSafe::MulNoNan if y == 0.0 => 0.0,
-            ZeroSafe::MulNoNan => x * y,
-            _ if x == 0.0 => {
-                if packet {
-                    x
-                } else {
-                    0.0
-                }
-            }
-            ZeroSafe::Xlogy if packet => x * m64::plog(y),
-            ZeroSafe::Xlogy => x * m64::log(y),
-            ZeroSafe::Xdivy => x / y,
-            ZeroSafe::Xlog1py => x * y.ln_1p(),
+/// A float type's Eigen functions: the vectorised one on packets, the
+/// scalar one past them.
+trait Lane:
+    Copy + Default + PartialEq + std::ops::Mul<Output = Self> + std::ops::Div<Output = Self>
+{
+    /// Floats per packet.
+    const PACKET: usize;
+    fn ftz(self) -> Self;
+    fn log(self, packet: bool) -> Self;
+    fn log1p(self, packet: bool) -> Self;
+}
+
+impl Lane for f32 {
+    const PACKET: usize = m32::PACKET;
+    fn ftz(self) -> f32 {
+        m32::ftz(self)
+    }
+    fn log(self, packet: bool) -> f32 {
+        if packet {
+            m32::plog(self)
+        } else {
+            m32::logf(self)
         }
+    }
+    fn log1p(self, packet: bool) -> f32 {
+        if packet {
+            m32::log1p(self)
+        } else {
+            m32::log1pf(self)
+        }
+    }
+}
+
+impl Lane for f64 {
+    const PACKET: usize = m64::PACKET;
+    fn ftz(self) -> f64 {
+        self
+    }
+    fn log(self, packet: bool) -> f64 {
+        if packet {
+            m64::plog(self)
+        } else {
+            m64::log(self)
+        }
+    }
+    // dist's float64 `Log1p` is the scalar function everywhere
+    fn log1p(self, _packet: bool) -> f64 {
+        self.ln_1p()
     }
 }
 
@@ -114,22 +147,10 @@ fn run(op: ZeroSafe, x: &Tensor, y: &Tensor) -> Result<Tensor> {
         }
     };
     let (xb, yb) = (full(x)?, full(y)?);
-    let data = match (d, xb.as_slice::<f32>(), yb.as_slice::<f32>()) {
-        (DType::Float32, Some(a), Some(b)) => Some(HostData::F32(kernel(
-            a,
-            b,
-            |p, a, b| op.f32(a, b, p),
-            m32::PACKET,
-        ))),
-        _ => match (d, xb.as_slice::<f64>(), yb.as_slice::<f64>()) {
-            (DType::Float64, Some(a), Some(b)) => Some(HostData::F64(kernel(
-                a,
-                b,
-                |p, a, b| op.f64(a, b, p),
-                m64::PACKET,
-            ))),
-            _ => None,
-        },
+    let data = match d {
+        DType::Float32 => kernel::<f32>(op, &xb, &yb).map(HostData::F32),
+        DType::Float64 => kernel::<f64>(op, &xb, &yb).map(HostData::F64),
+        _ => None,
     };
     if let Some(data) = data {
         return Tensor::from_host(data, out, x.device());
@@ -137,14 +158,21 @@ fn run(op: ZeroSafe, x: &Tensor, y: &Tensor) -> Result<Tensor> {
     composed(op, &xb, &yb)
 }
 
-/// Element `i` of `f(a[i], b[i])`, `packet` for those in whole packets of `w`.
-fn kernel<T: Copy>(a: &[T], b: &[T], f: impl Fn(bool, T, T) -> T, w: usize) -> Vec<T> {
-    let full = a.len() / w * w;
-    a.iter()
-        .zip(b)
-        .enumerate()
-        .map(|(i, (&a, &b))| f(i < full, a, b))
-        .collect()
+/// `op` of equally shaped host buffers of `T`, or None (another device).
+fn kernel<T: Lane + crate::runtime::storage::Elem>(
+    op: ZeroSafe,
+    x: &Tensor,
+    y: &Tensor,
+) -> Option<Vec<T>> {
+    let (a, b) = (x.as_slice::<T>()?, y.as_slice::<T>()?);
+    let full = a.len() / T::PACKET * T::PACKET;
+    Some(
+        a.iter()
+            .zip(b)
+            .enumerate()
+            .map(|(i, (&a, &b))| op.element(a, b, i < full))
+            .collect(),
+    )
 }
 
 /// Other dtypes and devices: the op from the runtime's own ops.

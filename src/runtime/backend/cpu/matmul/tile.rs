@@ -185,41 +185,13 @@ fn product<K: Tile>(a: &[f32], b: &[f32], d: MatMulDims) -> Result<Vec<f32>> {
         let bo = bi * d.rhs_batch_stride;
         c.par_chunks_mut(rows * n).enumerate().for_each(|(ri, cb)| {
             let a = &a[ao + ri * rows * sa.rs..];
-            panel_rows::<K>(a, sa, &b[bo..], sb, cb, n, &blocks);
+            SCRATCH.with(|scratch| {
+                let scratch = &mut scratch.borrow_mut();
+                panel_rows::<K>(a, sa, &b[bo..], sb, cb, n, &blocks, scratch);
+            });
         });
     }
     Ok(out)
-}
-
-/// The rows of `c` (`n` wide) from the rows of `a` at the same index, every
-/// column panel and k block.
-fn panel_rows<K: Tile>(
-    a: &[f32],
-    sa: Strides,
-    b: &[f32],
-    sb: Strides,
-    c: &mut [f32],
-    n: usize,
-    blocks: &[Block],
-) {
-    let (mr, lanes) = (K::MR, K::LANES);
-    let kmax = blocks.iter().map(|b| b.len()).max().unwrap_or(0);
-    SCRATCH.with(|scratch| {
-        let mut scratch = scratch.borrow_mut();
-        let [bp, ap, tmp] = &mut *scratch;
-        // every element a tile reads is written first (packed, or stored by
-        // the tile itself): only growth zero-fills
-        for (buf, len) in [
-            (&mut *bp, kmax * 2 * lanes),
-            (&mut *ap, mr * kmax),
-            (&mut *tmp, mr * 2 * lanes),
-        ] {
-            if buf.len() < len {
-                buf.resize(len, 0.0);
-            }
-        }
-        tiles::<K>(a, sa, b, sb, c, n, blocks, bp, ap, tmp);
-    });
 }
 
 thread_local! {
@@ -230,8 +202,10 @@ thread_local! {
     };
 }
 
+/// The rows of `c` (`n` wide) from the rows of `a` at the same index, every
+/// column panel and k block, packing into `scratch` (one thread's).
 #[allow(clippy::too_many_arguments)]
-fn tiles<K: Tile>(
+fn panel_rows<K: Tile>(
     a: &[f32],
     sa: Strides,
     b: &[f32],
@@ -239,12 +213,23 @@ fn tiles<K: Tile>(
     c: &mut [f32],
     n: usize,
     blocks: &[Block],
-    bp: &mut [f32],
-    ap: &mut [f32],
-    tmp: &mut [f32],
+    scratch: &mut [Vec<f32>; 3],
 ) {
-    let rows = c.len() / n;
     let (mr, lanes) = (K::MR, K::LANES);
+    let kmax = blocks.iter().map(|b| b.len()).max().unwrap_or(0);
+    let [bp, ap, tmp] = scratch;
+    // every element a tile reads is written first (packed, or stored by
+    // the tile itself): only growth zero-fills
+    for (buf, len) in [
+        (&mut *bp, kmax * 2 * lanes),
+        (&mut *ap, mr * kmax),
+        (&mut *tmp, mr * 2 * lanes),
+    ] {
+        if buf.len() < len {
+            buf.resize(len, 0.0);
+        }
+    }
+    let rows = c.len() / n;
     // the rows past the last full tile, packed once per k block
     let tail = rows - rows % mr;
     for (bn, block) in blocks.iter().enumerate() {
