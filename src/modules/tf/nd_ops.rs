@@ -411,9 +411,41 @@ fn unsorted_segment_sqrt_n(
     placed(vm, r)
 }
 
+/// The maximum of the rows of each (sorted) segment (empty: 0).
+#[native("segment_max(data, segment_ids, name=None)")]
+fn segment_max(vm: &dyn Vm, data: Tensor, segment_ids: Tensor, _name: &Value) -> PyResult<Tensor> {
+    let op = SegmentReduce::Max;
+    placed(vm, segment_reduce::segment(op, &data, &segment_ids))
+}
+
+/// The minimum of the rows of each (sorted) segment (empty: 0).
+#[native("segment_min(data, segment_ids, name=None)")]
+fn segment_min(vm: &dyn Vm, data: Tensor, segment_ids: Tensor, _name: &Value) -> PyResult<Tensor> {
+    let op = SegmentReduce::Min;
+    placed(vm, segment_reduce::segment(op, &data, &segment_ids))
+}
+
+/// The mean of the rows of each (sorted) segment (empty: 0).
+#[native("segment_mean(data, segment_ids, name=None)")]
+fn segment_mean(vm: &dyn Vm, data: Tensor, segment_ids: Tensor, _name: &Value) -> PyResult<Tensor> {
+    let op = SegmentReduce::Mean;
+    placed(vm, segment_reduce::segment(op, &data, &segment_ids))
+}
+
+/// The product of the rows of each (sorted) segment (empty: 1).
+#[native("segment_prod(data, segment_ids, name=None)")]
+fn segment_prod(vm: &dyn Vm, data: Tensor, segment_ids: Tensor, _name: &Value) -> PyResult<Tensor> {
+    let op = SegmentReduce::Prod;
+    placed(vm, segment_reduce::segment(op, &data, &segment_ids))
+}
+
 /// Adds the segment reductions to the `tf.math` namespace `n`.
 pub fn register_math(n: &mut ModuleBuilder) {
-    n.add(unsorted_segment_max::DEF)
+    n.add(segment_max::DEF)
+        .add(segment_min::DEF)
+        .add(segment_mean::DEF)
+        .add(segment_prod::DEF)
+        .add(unsorted_segment_max::DEF)
         .add(unsorted_segment_min::DEF)
         .add(unsorted_segment_prod::DEF)
         .add(unsorted_segment_mean::DEF)

@@ -109,8 +109,6 @@ pub enum GradOp {
         /// `reverse`.
         reverse: bool,
     },
-    /// `SegmentSum` / `UnsortedSegmentSum`; inputs `data, ids`.
-    SegmentSum,
     /// `Cumprod` along `axis`.
     Cumprod {
         /// The axis.
@@ -218,13 +216,13 @@ pub enum GradOp {
         /// `SYMMETRIC` (else `REFLECT`).
         symmetric: bool,
     },
-    /// `UnsortedSegmentMax/Min/Prod`; inputs `data, segment_ids` (the
-    /// number of segments is the output's first dimension).
-    UnsortedSegment {
+    /// `SegmentSum/Max/Min/Mean/Prod` and `UnsortedSegmentSum/Max/Min/Prod`;
+    /// inputs `data, segment_ids`.
+    Segment {
         /// Which reduction.
         op: crate::runtime::ops::segment_reduce::SegmentReduce,
-        /// `num_segments`.
-        num: i64,
+        /// `num_segments` of an unsorted op; `None`: sorted ids.
+        num: Option<i64>,
     },
     /// `GatherNd`; inputs `params, indices`.
     GatherNd,
@@ -479,7 +477,6 @@ pub(crate) fn gradient(
         } => vec![Some(ops::scan::cumulative(
             g, *axis, *exclusive, !*reverse, false,
         )?)],
-        GradOp::SegmentSum => vec![Some(ops::gather(g, &v.inputs[1], 0)?), None],
         GradOp::Cumprod {
             axis,
             exclusive,
@@ -537,7 +534,7 @@ pub(crate) fn gradient(
         | GradOp::ZeroSafe(_)
         | GradOp::Pad(_)
         | GradOp::MirrorPad { .. }
-        | GradOp::UnsortedSegment { .. }
+        | GradOp::Segment { .. }
         | GradOp::GatherNd
         | GradOp::ScatterNd(_)
         | GradOp::TensorScatter(_)

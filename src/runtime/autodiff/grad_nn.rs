@@ -78,10 +78,28 @@ fn gather_drop_negatives(
     Ok((out, clipped, positive))
 }
 
-/// `_UnsortedSegmentMinOrMaxGrad` and `_UnsortedSegmentProdGrad`.
-fn segment_grad(op: SegmentReduce, num: i64, v: &OpView, g: &Tensor) -> Result<Tensor> {
+/// The segment ops' gradients: `_SegmentSumGrad`, `_SegmentMeanGrad`,
+/// `_UnsortedSegmentSumGrad`, and `_(Unsorted)SegmentMinOrMaxGrad` and
+/// `_(Unsorted)SegmentProdGrad` (a sorted op's as its unsorted twin's over
+/// as many segments).
+fn segment_grad(op: SegmentReduce, num: Option<i64>, v: &OpView, g: &Tensor) -> Result<Tensor> {
     let (data, ids, y) = (&v.inputs[0], &v.inputs[1], &v.outputs[0]);
     let rank = data.rank();
+    match (op, num) {
+        (SegmentReduce::Sum, None) => return ops::gather(g, ids, 0),
+        (SegmentReduce::Sum, Some(_)) => return Ok(gather_drop_negatives(g, ids, rank)?.0),
+        (SegmentReduce::Mean, _) => {
+            // `_SegmentMeanGrad`: the gradient over each segment's size
+            let mut dims = ids.dims().to_vec();
+            dims.resize(rank, 1);
+            let ones = Tensor::ones(g.dtype(), &dims, g.device())?;
+            let scaled = ops::truediv(g, &ops::segment::segment_sum(&ones, ids)?)?;
+            return ops::gather(&scaled, ids, 0);
+        }
+        _ => {}
+    }
+    // a sorted op's segments: as many as its output rows
+    let num = num.unwrap_or(y.dims().first().map_or(0, |&d| d as i64));
     if op == SegmentReduce::Prod {
         let zero = scalar(data, 0.0)?;
         let is_zero = ops::binary(BinaryOp::Equal, data, &zero)?;
@@ -345,7 +363,7 @@ pub(super) fn gradient(op: &GradOp, v: &OpView, grads: &[Tensor]) -> Result<Vec<
             vec![None, Some(ops::scatter::gather_nd(g, indices)?)]
         }
         GradOp::TensorScatter(mode) => tensor_scatter_grad(*mode, v, g)?,
-        GradOp::UnsortedSegment { op, num } => vec![Some(segment_grad(*op, *num, v, g)?), None],
+        GradOp::Segment { op, num } => vec![Some(segment_grad(*op, *num, v, g)?), None],
         GradOp::SoftmaxXent => {
             let labels = &v.inputs[1];
             // the kernel broadcasts logits and labels against each other;

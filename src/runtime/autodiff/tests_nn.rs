@@ -163,7 +163,7 @@ fn conv2d_and_pools() {
 #[test]
 fn pads_gathers_scatters_segments() {
     use crate::runtime::ops::scatter::{self, ScatterMode};
-    use crate::runtime::ops::segment_reduce::{unsorted_segment, SegmentReduce};
+    use crate::runtime::ops::segment_reduce::{segment, unsorted_segment, SegmentReduce};
     let x = t(&spread(12, -0.5), &[3, 4]);
     let pads = [[1, 2], [0, 3]];
     check(
@@ -207,13 +207,35 @@ fn pads_gathers_scatters_segments() {
     let ids = Tensor::from_vec(vec![0i32, 2, 0], &[3]).unwrap();
     for op in [SegmentReduce::Max, SegmentReduce::Min, SegmentReduce::Prod] {
         check(
-            op.name(),
+            op.name(false),
             &|xs| {
                 unsorted_segment(op, &xs[0], &ids, 3).map(|y| {
                     // empty segments hold ±inf: leave them out of the weighted sum
                     ops::gather(&y, &Tensor::from_vec(vec![0i32, 2], &[2]).unwrap(), 0).unwrap()
                 })
             },
+            std::slice::from_ref(&x),
+        );
+    }
+    // a dropped (negative) id gets no gradient
+    let dropping = Tensor::from_vec(vec![1i32, -1, 0], &[3]).unwrap();
+    check(
+        "UnsortedSegmentSum",
+        &|xs| unsorted_segment(SegmentReduce::Sum, &xs[0], &dropping, 2),
+        std::slice::from_ref(&x),
+    );
+    // sorted ids, with an empty segment (1)
+    let sorted = Tensor::from_vec(vec![0i32, 2, 2], &[3]).unwrap();
+    for op in [
+        SegmentReduce::Sum,
+        SegmentReduce::Max,
+        SegmentReduce::Min,
+        SegmentReduce::Prod,
+        SegmentReduce::Mean,
+    ] {
+        check(
+            op.name(true),
+            &|xs| segment(op, &xs[0], &sorted),
             std::slice::from_ref(&x),
         );
     }

@@ -532,14 +532,14 @@ fn forward_all(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Outs> 
                 *mode,
             ))
         }
-        GradOp::UnsortedSegment { op, num } => one(ops::segment_reduce::unsorted_segment(
-            *op,
-            first(ins)?,
-            second(ins)?,
-            *num,
-        )),
+        GradOp::Segment { op, num } => one(match num {
+            Some(num) => {
+                ops::segment_reduce::unsorted_segment(*op, first(ins)?, second(ins)?, *num)
+            }
+            None => ops::segment_reduce::segment(*op, first(ins)?, second(ins)?),
+        }),
         // the recorder never keeps these (it taints the graph instead)
-        GradOp::SegmentSum | GradOp::Custom(_) | GradOp::NoGrad(_) => Err(Error::internal(
+        GradOp::Custom(_) | GradOp::NoGrad(_) => Err(Error::internal(
             format!("graph replay: {} cannot be replayed", op.name()),
         )),
     }

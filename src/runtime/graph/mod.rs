@@ -171,6 +171,10 @@ pub struct Graph {
     /// Constants only this trace's concrete shapes fixed (`tf.shape` of a
     /// tensor with unknown dims): `tf.get_static_value` does not know them.
     dynamic: std::collections::HashSet<Port>,
+    /// Whether an op whose output shape depends on its inputs' values (a
+    /// sorted segment op) is in the graph: its replay may give other
+    /// shapes than the trace saw, so no shape may be a constant.
+    value_shaped: bool,
 }
 
 static EPOCH: AtomicU64 = AtomicU64::new(0);
@@ -574,7 +578,6 @@ pub(crate) fn record(op: &dyn Fn() -> GradOp, inputs: &[&Tensor], outputs: &[&Te
     let op = op();
     let unsupported = match &op {
         GradOp::Custom(_) => Some("a tf.custom_gradient function"),
-        GradOp::SegmentSum => Some("a segment op"),
         GradOp::NoGrad(_) => Some("this op"),
         _ => None,
     };
@@ -586,7 +589,9 @@ pub(crate) fn record(op: &dyn Fn() -> GradOp, inputs: &[&Tensor], outputs: &[&Te
         return;
     };
     let reshape_free = shapes::RESHAPE_FREE.with(|r| r.take());
-    let statics = ports.iter().any(|p| g.statics.contains_key(p)).then(|| {
+    let partial = ports.iter().any(|p| g.statics.contains_key(p));
+    g.value_shaped |= shapes::value_shaped(&op);
+    let statics = (partial || shapes::value_shaped(&op)).then(|| {
         let ins: Vec<shapes::StaticShape> = ports
             .iter()
             .zip(inputs)

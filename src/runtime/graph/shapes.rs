@@ -149,6 +149,13 @@ fn merge(ins: &[StaticDims], out_rank: usize) -> StaticDims {
     d
 }
 
+/// Whether `op`'s output shape depends on its inputs' values, not only
+/// their shapes (a sorted segment op's rows): unknown in a trace even when
+/// every input shape is known.
+pub fn value_shaped(op: &GradOp) -> bool {
+    matches!(op, GradOp::Segment { num: None, .. })
+}
+
 /// The static shapes of an op's outputs from its inputs' (`ins`, unknown
 /// dims as `None`) and the concrete outputs the trace computed.
 /// `reshape_free`: for `Reshape`, the position of the requested `-1`.
@@ -315,6 +322,16 @@ pub fn infer(
             }
             d
         }),
+        GradOp::Segment { num, .. } => each(&|t| {
+            // one row per segment (a sorted op's: as many as its ids say),
+            // then the data's dims past the ids'
+            let lead = inputs.get(1).map_or(1, |i| i.rank());
+            let rows = num.map(|_| t.dims().first().copied());
+            let d: StaticDims = std::iter::once(rows.flatten())
+                .chain(in0.iter().skip(lead).copied())
+                .collect();
+            fit(&d, t)
+        }),
         GradOp::SoftmaxXent | GradOp::SparseSoftmaxXent => each(&|t| {
             let mut d = known(t);
             if let (Some(o), Some(&b)) = (d.first_mut(), in0.first()) {
@@ -478,6 +495,14 @@ pub fn mark_dynamic(t: &Tensor) {
     let mut g = g.borrow_mut();
     if let Some(p) = g.lookup(t) {
         g.dynamic.insert(p);
+    }
+    if g.value_shaped {
+        // a replay may give the tensor another shape than this constant's
+        g.set_taint(|| {
+            "the shape of a tensor whose size depends on values (a sorted segment op's) is \
+             not recorded in graphs yet"
+                .into()
+        });
     }
 }
 

@@ -3,6 +3,7 @@
 //! GPU is copied to the host and the result placed back on its device.
 
 use super::scan::{host_of, numeric};
+use super::segment_reduce::SegmentReduce;
 use super::{attr_error, kernel_error};
 use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::backend::cpu::num::Num;
@@ -41,16 +42,66 @@ fn sum_rows<T: Num>(v: &[T], ids: &[i64], n: usize, inner: usize) -> Result<Host
     Ok(T::wrap(out))
 }
 
-fn check_ids(op: &str, data: &Tensor, ids: &Tensor) -> Result<()> {
-    if !matches!(ids.dtype(), DType::Int32 | DType::Int64) {
-        return Err(Error::invalid_argument(format!(
-            "Value for attr 'Tindices' of {} is not in the list of allowed values: int32, int64 \
-             [Op:{op}]",
-            ids.dtype().kernel_name()
-        )));
+/// TensorFlow's registration error for a segment op `op` given a dtype
+/// its attr `attr` (`T` or `Tindices`) does not accept.
+#[cold]
+pub(super) fn segment_attr_error(op: &str, attr: &str, d: DType) -> Error {
+    let real = "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, \
+                uint64";
+    let any = "float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, \
+               bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64";
+    let t = if op.ends_with("Max") || op.ends_with("Min") {
+        real
+    } else {
+        any
+    };
+    let idx = if op == "UnsortedSegmentSum" {
+        "int16, int32, int64"
+    } else {
+        "int32, int64"
+    };
+    let (signature, num) = if op.starts_with("Unsorted") {
+        (
+            "data:T, segment_ids:Tindices, num_segments:Tnumsegments -> output:T",
+            "; attr=Tnumsegments:type,default=DT_INT32,allowed=[DT_INT32, DT_INT64]",
+        )
+    } else {
+        ("data:T, segment_ids:Tindices -> output:T", "")
+    };
+    let dts = |l: &str| {
+        l.split(", ")
+            .map(|n| format!("DT_{}", n.to_ascii_uppercase()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Error::invalid_argument(format!(
+        "Value for attr '{attr}' of {} is not in the list of allowed values: {}\n\t; NodeDef: \
+         {{{{node {op}}}}}; Op<name={op}; signature={signature}; attr=T:type,allowed=[{}]; \
+         attr=Tindices:type,allowed=[{}]{num}> [Op:{op}] name: ",
+        d.kernel_name(),
+        if attr == "T" { t } else { idx },
+        dts(t),
+        dts(idx)
+    ))
+}
+
+/// The dtype checks of segment op `op` (complex values, which TensorFlow's
+/// sums, means and products take, are not implemented in dist).
+pub(super) fn check_ids(op: &str, data: &Tensor, ids: &Tensor) -> Result<()> {
+    let wide = op == "UnsortedSegmentSum" && ids.dtype() == DType::Int16;
+    if !matches!(ids.dtype(), DType::Int32 | DType::Int64) && !wide {
+        return Err(segment_attr_error(op, "Tindices", ids.dtype()));
     }
-    if !data.dtype().is_numeric() {
-        return Err(attr_error(op, data.dtype()));
+    let real = op.ends_with("Max") || op.ends_with("Min");
+    let d = data.dtype();
+    if !d.is_numeric() || d == DType::Bool || (real && d.is_complex()) {
+        return Err(segment_attr_error(op, "T", d));
+    }
+    if d.is_complex() {
+        return Err(Error::unimplemented(format!(
+            "{op} of {} values is not implemented in dist",
+            d.name()
+        )));
     }
     Ok(())
 }
@@ -69,11 +120,9 @@ fn segments(data: &Tensor, ids: &[i64], n: usize, lead: usize, op: &str) -> Resu
     Tensor::from_host(out, shape, data.device())
 }
 
-/// `tf.math.segment_sum(data, segment_ids)`: sorted ids, one output row per id
-/// up to the largest.
-fn segment_sum_impl(data: &Tensor, ids: &Tensor) -> Result<Tensor> {
-    let op = "SegmentSum";
-    let _trace = crate::runtime::trace::op(op, data.device());
+/// The ids of a sorted segment op, checked as TensorFlow's kernels check
+/// them, and the number of output rows (one per id up to the largest).
+pub(super) fn sorted_ids(op: &str, data: &Tensor, ids: &Tensor) -> Result<(Vec<i64>, usize)> {
     check_ids(op, data, ids)?;
     let dev = data.device();
     let fail = |msg: &str| kernel_error(op, &dev, msg, " name: ");
@@ -93,6 +142,15 @@ fn segment_sum_impl(data: &Tensor, ids: &Tensor) -> Result<Tensor> {
         return Err(fail(&format!("Segment id {neg} out of range [0, {}), possibly because 'segment_ids' input is not sorted.", v.last().map_or(0, |l| l + 1))));
     }
     let n = v.last().map_or(0, |&l| l as usize + 1);
+    Ok((v, n))
+}
+
+/// `tf.math.segment_sum(data, segment_ids)`: sorted ids, one output row per id
+/// up to the largest.
+fn segment_sum_impl(data: &Tensor, ids: &Tensor) -> Result<Tensor> {
+    let op = "SegmentSum";
+    let _trace = crate::runtime::trace::op(op, data.device());
+    let (v, n) = sorted_ids(op, data, ids)?;
     segments(data, &v, n, 1, op)
 }
 
@@ -238,7 +296,10 @@ pub fn in_top_k(targets: &Tensor, predictions: &Tensor, k: i64) -> Result<Tensor
 /// `tf.math.segment_sum(data, segment_ids)`.
 pub fn segment_sum(data: &Tensor, ids: &Tensor) -> Result<Tensor> {
     tape::primitive(
-        || GradOp::SegmentSum,
+        || GradOp::Segment {
+            op: SegmentReduce::Sum,
+            num: None,
+        },
         &[data, ids],
         || segment_sum_impl(data, ids),
     )
@@ -247,7 +308,10 @@ pub fn segment_sum(data: &Tensor, ids: &Tensor) -> Result<Tensor> {
 /// `tf.math.unsorted_segment_sum(data, segment_ids, num_segments)`.
 pub fn unsorted_segment_sum(data: &Tensor, ids: &Tensor, num: i64) -> Result<Tensor> {
     tape::primitive(
-        || GradOp::SegmentSum,
+        || GradOp::Segment {
+            op: SegmentReduce::Sum,
+            num: Some(num),
+        },
         &[data, ids],
         || unsorted_segment_sum_impl(data, ids, num),
     )
