@@ -273,6 +273,12 @@ fn rank(vm: &dyn Vm, input: Tensor, _name: &Value) -> PyResult<Tensor> {
     ints_tensor(vec![input.rank() as i64], &[], DType::Int32, vm)
 }
 
+/// `input`'s bytes read as another dtype's (see `ops::raw::bitcast`).
+#[native("bitcast(input, type, name=None)")]
+fn bitcast(vm: &dyn Vm, input: Tensor, r#type: DType, _name: &Value) -> PyResult<Tensor> {
+    placed(vm, ops::raw::bitcast(&input, r#type))
+}
+
 /// Registers the array ops.
 pub fn register(m: &mut ModuleBuilder) {
     m.add(reshape::DEF)
@@ -288,5 +294,6 @@ pub fn register(m: &mut ModuleBuilder) {
         .add(where_::DEF)
         .add(shape::DEF)
         .add(size::DEF)
-        .add(rank::DEF);
+        .add(rank::DEF)
+        .add(bitcast::DEF);
 }

@@ -7,7 +7,7 @@
 use super::gfile::io_status;
 use crate::modules::ModuleBuilder;
 use crate::object::native;
-use crate::runtime::{Device, HostData, Shape, Tensor};
+use crate::runtime::{DType, Device, HostData, Shape, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 
 /// Registers `tf.io`.
@@ -15,6 +15,7 @@ pub fn register(m: &mut ModuleBuilder) {
     m.namespace("io", |io| {
         io.add(read_file::DEF)
             .add(write_file::DEF)
+            .add(decode_raw::DEF)
             .namespace("gfile", super::gfile::register);
     });
 }
@@ -80,4 +81,25 @@ fn write_file(vm: &dyn Vm, filename: &Value, contents: &Value, _name: &Value) ->
         }
     }
     std::fs::write(&path, data).map_err(|e| wrap(e, &path))
+}
+
+/// Each string element's bytes read as `out_type` numbers, along a new
+/// last axis (`fixed_length`: each element cut or zero-padded to it).
+#[native("decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None)")]
+fn decode_raw(
+    vm: &dyn Vm,
+    input_bytes: &Value,
+    out_type: DType,
+    little_endian: bool,
+    fixed_length: Option<i64>,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let op = if fixed_length.is_some() {
+        "DecodePaddedRaw"
+    } else {
+        "DecodeRaw"
+    };
+    let t = super::strings_ops::string_arg(vm, input_bytes, op, 0)?;
+    let r = crate::runtime::ops::raw::decode_raw(&t, out_type, little_endian, fixed_length);
+    crate::object::tensor::convert::placed(vm, r)
 }

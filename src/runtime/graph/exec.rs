@@ -539,8 +539,9 @@ fn forward_all(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Outs> 
             None => ops::segment_reduce::segment(*op, first(ins)?, second(ins)?),
         }),
         // the recorder never keeps these (it taints the graph instead)
-        GradOp::Custom(_) | GradOp::NoGrad(_) => Err(Error::internal(
-            format!("graph replay: {} cannot be replayed", op.name()),
-        )),
+        GradOp::Custom(_) | GradOp::NoGrad(_) => Err(Error::internal(format!(
+            "graph replay: {} cannot be replayed",
+            op.name()
+        ))),
     }
 }

@@ -19,6 +19,7 @@ pub mod matrix;
 pub mod nn;
 pub mod nn_loss;
 pub mod promote;
+pub mod raw;
 pub mod reduce;
 pub mod reorder;
 pub mod scan;

@@ -222,10 +222,7 @@ pub fn unsorted_segment(
         _ => {}
     }
     tape::primitive(
-        || GradOp::Segment {
-            op,
-            num: Some(num),
-        },
+        || GradOp::Segment { op, num: Some(num) },
         &[data, ids],
         || unsorted_impl(op, data, ids, num),
     )
