@@ -93,7 +93,7 @@ pub fn decode_raw(
                 "fixed_length ({n}) must be greater than zero."
             )))
         }
-        Some(n) if n as usize % size != 0 => {
+        Some(n) if !(n as usize).is_multiple_of(size) => {
             return Err(fail(format!(
                 "fixed_length ({n}) must be a multiple of the size of out_type ({size})"
             )))
@@ -101,7 +101,7 @@ pub fn decode_raw(
         Some(n) => n as usize,
         None => {
             let width = elems.first().map_or(0, Vec::len);
-            if width % size != 0 {
+            if !width.is_multiple_of(size) {
                 return Err(fail(format!(
                     "Input to DecodeRaw has length {width} that is not a multiple of {size}, \
                      the size of {}",
