@@ -106,6 +106,10 @@ pub fn module() -> Value {
     m.namespace("sparse", |_| {});
     // `tf.debugging`: `stdlib/tensorflow_debugging.dist`
     m.namespace("debugging", |_| {});
+    // `tf.test`: `stdlib/tensorflow_test.dist`
+    m.namespace("test", |t| {
+        t.namespace("experimental", |_| {});
+    });
     // `tf.image`: `stdlib/tensorflow_image.dist`
     m.namespace("image", |_| {});
     m.namespace("ragged", |_| {});
