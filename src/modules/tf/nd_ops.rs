@@ -411,32 +411,27 @@ fn unsorted_segment_sqrt_n(
     placed(vm, r)
 }
 
-/// The maximum of the rows of each (sorted) segment (empty: 0).
-#[native("segment_max(data, segment_ids, name=None)")]
-fn segment_max(vm: &dyn Vm, data: Tensor, segment_ids: Tensor, _name: &Value) -> PyResult<Tensor> {
-    let op = SegmentReduce::Max;
-    placed(vm, segment_reduce::segment(op, &data, &segment_ids))
+/// The natives of the sorted segment reductions (one output row per id up
+/// to the largest; an empty segment holds 0, a product's 1).
+macro_rules! sorted_segment_natives {
+    ($($doc:literal $name:ident: $sig:literal => $op:ident),* $(,)?) => {$(
+        #[doc = $doc]
+        #[native($sig)]
+        fn $name(vm: &dyn Vm, data: Tensor, segment_ids: Tensor, _name: &Value) -> PyResult<Tensor> {
+            placed(vm, segment_reduce::segment(SegmentReduce::$op, &data, &segment_ids))
+        }
+    )*};
 }
 
-/// The minimum of the rows of each (sorted) segment (empty: 0).
-#[native("segment_min(data, segment_ids, name=None)")]
-fn segment_min(vm: &dyn Vm, data: Tensor, segment_ids: Tensor, _name: &Value) -> PyResult<Tensor> {
-    let op = SegmentReduce::Min;
-    placed(vm, segment_reduce::segment(op, &data, &segment_ids))
-}
-
-/// The mean of the rows of each (sorted) segment (empty: 0).
-#[native("segment_mean(data, segment_ids, name=None)")]
-fn segment_mean(vm: &dyn Vm, data: Tensor, segment_ids: Tensor, _name: &Value) -> PyResult<Tensor> {
-    let op = SegmentReduce::Mean;
-    placed(vm, segment_reduce::segment(op, &data, &segment_ids))
-}
-
-/// The product of the rows of each (sorted) segment (empty: 1).
-#[native("segment_prod(data, segment_ids, name=None)")]
-fn segment_prod(vm: &dyn Vm, data: Tensor, segment_ids: Tensor, _name: &Value) -> PyResult<Tensor> {
-    let op = SegmentReduce::Prod;
-    placed(vm, segment_reduce::segment(op, &data, &segment_ids))
+sorted_segment_natives! {
+    "The maximum of the rows of each (sorted) segment."
+    segment_max: "segment_max(data, segment_ids, name=None)" => Max,
+    "The minimum of the rows of each (sorted) segment."
+    segment_min: "segment_min(data, segment_ids, name=None)" => Min,
+    "The mean of the rows of each (sorted) segment."
+    segment_mean: "segment_mean(data, segment_ids, name=None)" => Mean,
+    "The product of the rows of each (sorted) segment."
+    segment_prod: "segment_prod(data, segment_ids, name=None)" => Prod,
 }
 
 /// Adds the segment reductions to the `tf.math` namespace `n`.

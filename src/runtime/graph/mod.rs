@@ -171,9 +171,8 @@ pub struct Graph {
     /// Constants only this trace's concrete shapes fixed (`tf.shape` of a
     /// tensor with unknown dims): `tf.get_static_value` does not know them.
     dynamic: std::collections::HashSet<Port>,
-    /// Whether an op whose output shape depends on its inputs' values (a
-    /// sorted segment op) is in the graph: its replay may give other
-    /// shapes than the trace saw, so no shape may be a constant.
+    /// Whether an op whose output shape depends on values is in the graph
+    /// (a replay may see other shapes: `shapes::value_shaped`).
     value_shaped: bool,
 }
 
@@ -588,28 +587,7 @@ pub(crate) fn record(op: &dyn Fn() -> GradOp, inputs: &[&Tensor], outputs: &[&Te
     let Some(ports) = g.ports(inputs, op.name()) else {
         return;
     };
-    let reshape_free = shapes::RESHAPE_FREE.with(|r| r.take());
-    let partial = ports.iter().any(|p| g.statics.contains_key(p));
-    g.value_shaped |= shapes::value_shaped(&op);
-    let statics = (partial || shapes::value_shaped(&op)).then(|| {
-        let ins: Vec<shapes::StaticShape> = ports
-            .iter()
-            .zip(inputs)
-            .map(|(p, t)| {
-                g.statics
-                    .get(p)
-                    .cloned()
-                    .unwrap_or_else(|| Some(shapes::known(t)))
-            })
-            .collect();
-        match ins.iter().cloned().collect::<Option<Vec<_>>>() {
-            Some(ranked) => shapes::infer(&op, &ranked, inputs, outputs, reshape_free)
-                .into_iter()
-                .map(Some)
-                .collect(),
-            None => shapes::infer_unranked(&op, &ins, outputs, reshape_free),
-        }
-    });
+    let statics = g.op_statics(&op, &ports, inputs, outputs);
     let device = outputs.first().map(|t| t.device()).unwrap_or(Device::CPU0);
     let name = default_name(&op);
     let op_type = op.name();

@@ -529,6 +529,41 @@ fn port_is_static(g: &super::Graph, port: super::Port, captured: bool) -> bool {
 }
 
 impl super::Graph {
+    /// The static shapes of the outputs of `op`, recorded on `ports`, when
+    /// an input's is partial or the op's output shape depends on values
+    /// (None: all are the outputs' concrete shapes).
+    pub(super) fn op_statics(
+        &mut self,
+        op: &GradOp,
+        ports: &[super::Port],
+        inputs: &[&Tensor],
+        outputs: &[&Tensor],
+    ) -> Option<Vec<StaticShape>> {
+        let reshape_free = RESHAPE_FREE.with(|r| r.take());
+        self.value_shaped |= value_shaped(op);
+        let partial = ports.iter().any(|p| self.statics.contains_key(p));
+        if !partial && !value_shaped(op) {
+            return None;
+        }
+        let ins: Vec<StaticShape> = ports
+            .iter()
+            .zip(inputs)
+            .map(|(p, t)| {
+                self.statics
+                    .get(p)
+                    .cloned()
+                    .unwrap_or_else(|| Some(known(t)))
+            })
+            .collect();
+        Some(match ins.iter().cloned().collect::<Option<Vec<_>>>() {
+            Some(ranked) => infer(op, &ranked, inputs, outputs, reshape_free)
+                .into_iter()
+                .map(Some)
+                .collect(),
+            None => infer_unranked(op, &ins, outputs, reshape_free),
+        })
+    }
+
     /// The static shape of the node output `p` (its concrete shape where
     /// every dim is known).
     pub fn static_port(&self, p: super::Port) -> StaticShape {

@@ -88,6 +88,10 @@ fn reduce_rows<T: Num>(
     sorted: bool,
 ) -> Result<HostData> {
     let mut out = filled(n * inner, identity::<T>(op))?;
+    if out.is_empty() {
+        // no values (and `n` may be any number of empty rows)
+        return Ok(T::wrap(out));
+    }
     let mut counts = vec![0usize; n];
     for (r, &s) in ids.iter().enumerate() {
         if s < 0 {
