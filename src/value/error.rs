@@ -117,6 +117,12 @@ exc_types! {
     UnsupportedOperation: "UnsupportedOperation" < OSError,
     // numpy's `numpy._core._exceptions._ArrayMemoryError` (a MemoryError).
     ArrayMemoryError: "_ArrayMemoryError" < MemoryError,
+    // numpy's ufunc TypeErrors (`numpy._core._exceptions`): no loop for
+    // the input types, an output the result cannot be cast into.
+    UFuncNoLoopError: "_UFuncNoLoopError" < TypeError,
+    UFuncOutputCastingError: "_UFuncOutputCastingError" < TypeError,
+    // `numpy.exceptions.AxisError` (also an IndexError: see `ExcType::class`).
+    AxisError: "AxisError" < ValueError,
     // tf.errors: OpError and its subclasses (as TensorFlow defines them).
     OpError: "OpError" < Exception,
     CancelledError: "CancelledError" < OpError,
@@ -170,7 +176,11 @@ impl ExcType {
         (self as usize) < ExcType::OpError as usize
             && !matches!(
                 self,
-                ExcType::UnsupportedOperation | ExcType::ArrayMemoryError
+                ExcType::UnsupportedOperation
+                    | ExcType::ArrayMemoryError
+                    | ExcType::UFuncNoLoopError
+                    | ExcType::UFuncOutputCastingError
+                    | ExcType::AxisError
             )
     }
 
@@ -188,7 +198,14 @@ impl ExcType {
                         "tensorflow.python.framework.errors_impl"
                     } else if *ty == ExcType::UnsupportedOperation {
                         "io"
-                    } else if *ty == ExcType::ArrayMemoryError {
+                    } else if *ty == ExcType::AxisError {
+                        "numpy.exceptions"
+                    } else if matches!(
+                        ty,
+                        ExcType::ArrayMemoryError
+                            | ExcType::UFuncNoLoopError
+                            | ExcType::UFuncOutputCastingError
+                    ) {
                         "numpy._core._exceptions"
                     } else {
                         "builtins"
@@ -204,6 +221,8 @@ impl ExcType {
                         ExcType::ExceptionGroup => Some(ExcType::Exception),
                         // class UnsupportedOperation(OSError, ValueError)
                         ExcType::UnsupportedOperation => Some(ExcType::ValueError),
+                        // class AxisError(ValueError, IndexError)
+                        ExcType::AxisError => Some(ExcType::IndexError),
                         _ => None,
                     };
                     if let Some(second) = second {

@@ -10,6 +10,7 @@ use crate::object::numpy::{np_err, opt_np_dtype, promoted, stack_promoted};
 
 use crate::modules::tf::convert::{int_list, runtime_err};
 use crate::modules::ModuleBuilder;
+use crate::object::numpy::{self, dims_of, seq_tensors};
 use crate::object::{native, NativeDef};
 use crate::runtime::ops::complex::ComplexOp;
 use crate::runtime::{ops, BinaryOp, DType, Device, ReduceOp, Scalar, Semantics, Tensor, UnaryOp};
@@ -38,31 +39,6 @@ fn asarray(vm: &dyn Vm, a: &Value, dtype: &Value) -> PyResult<Value> {
         }
     }
     Ok(wrap_array(to_np_tensor(vm, a, dtype)?))
-}
-
-fn dims_of(vm: &dyn Vm, v: &Value) -> PyResult<Vec<usize>> {
-    // A dimension past `intp` (a big int of either sign): numpy's words.
-    let items: &[Value] = match v {
-        Value::Tuple(items) => items,
-        other => std::slice::from_ref(other),
-    };
-    let list = match v {
-        Value::List(l) => Some(l.borrow().iter().any(|x| matches!(x, Value::Long(_)))),
-        _ => None,
-    };
-    if list.unwrap_or_else(|| items.iter().any(|x| matches!(x, Value::Long(_)))) {
-        return Err(PyErr::new(
-            ExcType::ValueError,
-            "Maximum allowed dimension exceeded",
-        ));
-    }
-    int_list(vm, v)?
-        .into_iter()
-        .map(|d| {
-            usize::try_from(d)
-                .map_err(|_| PyErr::new(ExcType::ValueError, "negative dimensions are not allowed"))
-        })
-        .collect()
 }
 
 /// numpy's `_size_to_string`: a byte count in binary units, three
@@ -100,7 +76,7 @@ fn size_to_string(bytes: u128) -> String {
 /// allocate: `_ArrayMemoryError` (a MemoryError) naming its size, or the
 /// ValueError for a byte count past the largest `intp`; other runtime
 /// errors as they are.
-fn alloc_error(e: crate::runtime::Error, dims: &[usize], d: DType) -> PyErr {
+pub(super) fn alloc_error(e: crate::runtime::Error, dims: &[usize], d: DType) -> PyErr {
     if e.kind() != crate::runtime::ErrorKind::ResourceExhausted {
         return runtime_err(e);
     }
@@ -406,13 +382,6 @@ fn ndim(vm: &dyn Vm, a: &Value) -> PyResult<usize> {
     Ok(to_np_tensor(vm, a, None)?.rank())
 }
 
-fn seq_tensors(vm: &dyn Vm, v: &Value) -> PyResult<Vec<Tensor>> {
-    vm.collect(v)?
-        .iter()
-        .map(|x| to_np_tensor(vm, x, None))
-        .collect()
-}
-
 /// numpy's `isscalar`: Python's numbers, strings and bytes and numpy's
 /// scalars, not 0-d arrays.
 #[native("isscalar(element)")]
@@ -499,40 +468,13 @@ fn array_equal(vm: &dyn Vm, a1: &Value, a2: &Value) -> PyResult<bool> {
         }))
 }
 
-fn float_unary(vm: &dyn Vm, x: &Value, op: crate::runtime::UnaryOp) -> PyResult<Value> {
-    let t = to_np_tensor(vm, x, None)?;
-    let t = if t.dtype().is_floating() {
-        t
-    } else {
-        ops::cast(&t, DType::Float64).map_err(runtime_err)?
-    };
-    Ok(wrap(ops::unary(op, &t).map_err(runtime_err)?))
-}
-
-/// Square root, element-wise.
-#[native("sqrt(x)")]
-fn sqrt(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
-    float_unary(vm, x, crate::runtime::UnaryOp::Sqrt)
-}
-
-/// `e ** x`, element-wise.
-#[native("exp(x)")]
-fn exp(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
-    float_unary(vm, x, crate::runtime::UnaryOp::Exp)
-}
-
-/// Natural logarithm, element-wise.
-#[native("log(x)")]
-fn log(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
-    float_unary(vm, x, crate::runtime::UnaryOp::Log)
-}
-
-/// Absolute value, element-wise.
-#[native("abs(x)")]
-fn abs(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
-    let t = to_np_tensor(vm, x, None)?;
-    Ok(wrap(
-        ops::unary(crate::runtime::UnaryOp::Abs, &t).map_err(runtime_err)?,
+/// An uninitialised array (dist's holds zeros).
+#[native("empty(shape, dtype=None)")]
+fn empty(vm: &dyn Vm, shape: &Value, dtype: &Value) -> PyResult<Value> {
+    let d = opt_np_dtype(vm, dtype)?.unwrap_or(DType::Float64);
+    let dims = dims_of(vm, shape)?;
+    Ok(wrap_array(
+        Tensor::zeros(d, &dims, Device::CPU0).map_err(|e| alloc_error(e, &dims, d))?,
     ))
 }
 
@@ -608,19 +550,9 @@ fn isfinite(vm: &dyn Vm, x: &Value) -> PyResult<Value> {
 
 /// Index of the largest value (of the flattened array by default).
 #[native("argmax(a, axis=None)")]
-fn argmax(vm: &dyn Vm, a: &Value, axis: Option<&Value>) -> PyResult<Value> {
+fn argmax(vm: &dyn Vm, a: &Value, axis: &Value) -> PyResult<Value> {
     let t = to_np_tensor(vm, a, None)?;
-    let (t, axis) = match axis {
-        None => (
-            ops::reshape(&t, &[-1], Semantics::Numpy).map_err(runtime_err)?,
-            0,
-        ),
-        Some(v) => (t, crate::modules::tf::convert::axis_arg(vm, v)?),
-    };
-    Ok(wrap(
-        ops::arg_reduce(crate::runtime::ArgOp::ArgMax, &t, axis, Semantics::Numpy)
-            .map_err(runtime_err)?,
-    ))
+    numpy::search::arg_reduce(vm, crate::runtime::ArgOp::ArgMax, &t, axis)
 }
 
 /// A dtype object: `np.dtype('float32')`.
@@ -639,6 +571,7 @@ const FUNCTIONS: &[NativeDef] = &[
     ones::DEF,
     full::DEF,
     zeros_like::DEF,
+    empty::DEF,
     ones_like::DEF,
     sum::DEF,
     mean::DEF,
@@ -655,10 +588,6 @@ const FUNCTIONS: &[NativeDef] = &[
     reshape::DEF,
     allclose::DEF,
     array_equal::DEF,
-    sqrt::DEF,
-    exp::DEF,
-    log::DEF,
-    abs::DEF,
     argmax::DEF,
     isfinite::DEF,
     dtype_::DEF,
@@ -672,7 +601,13 @@ const FUNCTIONS: &[NativeDef] = &[
 /// Builds the `numpy` module.
 pub fn module() -> Value {
     let mut m = ModuleBuilder::new("numpy");
-    for &def in FUNCTIONS {
+    for &def in FUNCTIONS
+        .iter()
+        .chain(numpy::manip::FUNCTIONS)
+        .chain(numpy::search::FUNCTIONS)
+        .chain(numpy::ufunc::UNARY)
+        .chain(numpy::ufunc::BINARY)
+    {
         m.add(def);
     }
     for d in crate::runtime::dtype::ALL_DTYPES {

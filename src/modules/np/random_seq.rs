@@ -279,7 +279,7 @@ pub fn shuffle(vm: &dyn Vm, cell: &Cell, x: &Value, axis: i64) -> PyResult<()> {
         };
         if ax < 0 || ax >= t.rank() as i64 {
             return Err(PyErr::new(
-                ExcType::ValueError,
+                ExcType::AxisError,
                 format!(
                     "axis {axis} is out of bounds for array of dimension {}",
                     t.rank()

@@ -347,10 +347,40 @@ fn binop_of(op: BinOp) -> Option<BinaryOp> {
         BinOp::FloorDiv => BinaryOp::FloorDiv,
         BinOp::Mod => BinaryOp::FloorMod,
         BinOp::Pow => BinaryOp::Pow,
-        BinOp::BitAnd => BinaryOp::LogicalAnd,
-        BinOp::BitOr => BinaryOp::LogicalOr,
         _ => return None,
     })
+}
+
+/// numpy's function of a bitwise operator.
+fn bitwise_of(op: BinOp) -> Option<ops::np_math::NpBinary> {
+    use ops::np_math::NpBinary;
+    Some(match op {
+        BinOp::BitAnd => NpBinary::BitwiseAnd,
+        BinOp::BitOr => NpBinary::BitwiseOr,
+        BinOp::BitXor => NpBinary::BitwiseXor,
+        BinOp::LShift => NpBinary::LeftShift,
+        BinOp::RShift => NpBinary::RightShift,
+        _ => return None,
+    })
+}
+
+/// The operands of a numpy function of two values: Python scalars beside
+/// an array are weak (NEP 50); everything else converts as `np.asarray`.
+pub fn nep50_pair(vm: &dyn Vm, a: &Value, b: &Value) -> PyResult<(Tensor, Tensor)> {
+    let conv = |v: &Value| super::to_np_tensor(vm, v, None);
+    match (weak_kind(a), weak_kind(b)) {
+        (None, Some(k)) => {
+            let x = conv(a)?;
+            let d = rt(weak_scalar_type(x.dtype(), k))?;
+            Ok((x, scalar_tensor(b, d)?))
+        }
+        (Some(k), None) => {
+            let y = conv(b)?;
+            let d = rt(weak_scalar_type(y.dtype(), k))?;
+            Ok((scalar_tensor(a, d)?, y))
+        }
+        _ => Ok((conv(a)?, conv(b)?)),
+    }
 }
 
 impl NdArray {
@@ -468,6 +498,8 @@ impl NativeObject for NdArray {
             let d = rt(promote_types(a.dtype(), b.dtype()))?;
             ops::matmul(&rt(ops::cast(&a, d))?, &rt(ops::cast(&b, d))?, false, false)
                 .map_err(|e| crate::runtime::Error::value_error(e.message().to_string()))
+        } else if let Some(f) = bitwise_of(op) {
+            ops::np_math::np_binary_fn(f, &a, &b)
         } else {
             match binop_of(op) {
                 Some(bop) => ops::np_binary(bop, &a, &b),
@@ -482,9 +514,10 @@ impl NativeObject for NdArray {
         Ok(match op {
             ast::UnaryOp::USub => Some(wrap(rt(ops::unary(UnaryOp::Neg, &x))?)),
             ast::UnaryOp::UAdd => Some(wrap(x)),
-            ast::UnaryOp::Invert if x.dtype() == DType::Bool => {
-                Some(wrap(rt(ops::unary(UnaryOp::LogicalNot, &x))?))
-            }
+            ast::UnaryOp::Invert => Some(wrap(rt(ops::np_math::np_unary(
+                ops::np_math::NpUnary::Invert,
+                &x,
+            ))?)),
             _ => None,
         })
     }

@@ -5,14 +5,18 @@
 
 pub mod array;
 pub mod dtype;
+pub mod manip;
+pub mod search;
+pub mod ufunc;
 
 pub use array::NdArray;
 pub use dtype::{scalar_class, NpDType};
 
+use crate::object::tensor::convert::int_list;
 use crate::object::tensor::convert::{literal_of, runtime_err};
 use crate::object::types::{type_error, value_error};
 use crate::runtime::{ops, tensor_from_literal, DType, Device, InferMode, Tensor};
-use crate::value::{PyErr, PyResult, Value, Vm};
+use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 use array::wrap;
 use dtype::np_dtype_arg;
 
@@ -127,4 +131,38 @@ pub fn np_err(e: crate::runtime::Error) -> PyErr {
 pub fn make(vm: &dyn Vm, v: &Value, dtype: Option<DType>) -> PyResult<Value> {
     let t = to_np_tensor(vm, v, dtype)?;
     Ok(wrap(t))
+}
+
+/// The dimensions of a shape argument (an int or a sequence of them).
+pub fn dims_of(vm: &dyn Vm, v: &Value) -> PyResult<Vec<usize>> {
+    // A dimension past `intp` (a big int of either sign): numpy's words.
+    let items: &[Value] = match v {
+        Value::Tuple(items) => items,
+        other => std::slice::from_ref(other),
+    };
+    let list = match v {
+        Value::List(l) => Some(l.borrow().iter().any(|x| matches!(x, Value::Long(_)))),
+        _ => None,
+    };
+    if list.unwrap_or_else(|| items.iter().any(|x| matches!(x, Value::Long(_)))) {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "Maximum allowed dimension exceeded",
+        ));
+    }
+    int_list(vm, v)?
+        .into_iter()
+        .map(|d| {
+            usize::try_from(d)
+                .map_err(|_| PyErr::new(ExcType::ValueError, "negative dimensions are not allowed"))
+        })
+        .collect()
+}
+
+/// Each element of a sequence as an array.
+pub fn seq_tensors(vm: &dyn Vm, v: &Value) -> PyResult<Vec<Tensor>> {
+    vm.collect(v)?
+        .iter()
+        .map(|x| to_np_tensor(vm, x, None))
+        .collect()
 }

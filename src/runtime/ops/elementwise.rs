@@ -39,7 +39,7 @@ pub(super) fn broadcast_shape(op: &str, a: &Tensor, b: &Tensor, sem: Semantics) 
 }
 
 /// numpy's compact shape text in broadcast errors: `(2,3)`, `(3,)`.
-fn np_shape(s: &Shape) -> String {
+pub fn np_shape(s: &Shape) -> String {
     match s.rank() {
         1 => format!("({},)", s.0[0]),
         _ => format!(

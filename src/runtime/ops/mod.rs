@@ -18,6 +18,7 @@ pub mod linalg;
 pub mod matrix;
 pub mod nn;
 pub mod nn_loss;
+pub mod np_math;
 pub mod promote;
 pub mod raw;
 pub mod reduce;
