@@ -151,6 +151,7 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("statistics"),
     stdlib!("traceback"),
     stdlib!("unittest"),
+    stdlib!("numpy.testing", "numpy_testing"),
     stdlib!("json"),
     stdlib!("weakref"),
     stdlib!("argparse"),

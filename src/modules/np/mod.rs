@@ -277,55 +277,6 @@ reductions! {
     prod "prod(a, axis=None, keepdims=False)" => ReduceOp::Prod;
 }
 
-/// numpy's `_var`: the sum over `axis` divided by the count is the mean;
-/// the squared deviations from it are summed and divided by the count less
-/// `ddof`. Ints and bools are computed in float64, floats in their own
-/// dtype (a float32 quotient rounded once equals numpy's float64 division
-/// rounded to float32: double rounding is innocuous for 53 >= 2 * 24 + 2).
-fn variance(
-    vm: &dyn Vm,
-    a: &Value,
-    axis: &Value,
-    ddof: &Value,
-    keepdims: &Value,
-) -> PyResult<Tensor> {
-    let t = to_np_tensor(vm, a, None)?;
-    if t.dtype() == DType::String {
-        return Err(PyErr::new(
-            ExcType::TypeError,
-            "cannot perform reduce with flexible type",
-        ));
-    }
-    let t = if t.dtype().is_floating() {
-        t
-    } else {
-        ops::cast(&t, DType::Float64).map_err(runtime_err)?
-    };
-    let ddof = crate::object::types::int_arg(ddof, vm)?;
-    let axes = crate::object::tensor::convert::axes_arg(vm, axis)?;
-    let sum = ops::np_reduce(ReduceOp::Sum, &t, axes.as_deref(), true).map_err(np_err)?;
-    let rank = t.rank() as i64;
-    let count: usize = match &axes {
-        None => t.numel(),
-        Some(axes) => axes
-            .iter()
-            .map(|&a| t.dims()[if a < 0 { a + rank } else { a } as usize])
-            .product(),
-    };
-    let d = t.dtype();
-    let scalar =
-        |x: f64| Tensor::fill(&[], &Scalar::Float(x), d, Device::CPU0).map_err(runtime_err);
-    let div = |x: &Tensor, n: f64| -> PyResult<Tensor> {
-        ops::np_binary(BinaryOp::RealDiv, x, &scalar(n)?).map_err(runtime_err)
-    };
-    let mean = div(&sum, count as f64)?;
-    let dev = ops::np_binary(BinaryOp::Sub, &t, &mean).map_err(runtime_err)?;
-    let sq = ops::np_binary(BinaryOp::Mul, &dev, &dev).map_err(runtime_err)?;
-    let total = ops::np_reduce(ReduceOp::Sum, &sq, axes.as_deref(), vm.truthy(keepdims)?)
-        .map_err(np_err)?;
-    div(&total, (count as i64 - ddof).max(0) as f64)
-}
-
 /// The variance over axes (numpy's two-pass algorithm).
 #[native("var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False)")]
 fn var(
@@ -338,7 +289,7 @@ fn var(
     keepdims: &Value,
 ) -> PyResult<Value> {
     unsupported_args(dtype, out, "var")?;
-    Ok(wrap(variance(vm, a, axis, ddof, keepdims)?))
+    Ok(wrap(numpy::methods::variance(vm, a, axis, ddof, keepdims)?))
 }
 
 /// The standard deviation over axes: the square root of `var`.
@@ -353,7 +304,7 @@ fn std_(
     keepdims: &Value,
 ) -> PyResult<Value> {
     unsupported_args(dtype, out, "std")?;
-    let v = variance(vm, a, axis, ddof, keepdims)?;
+    let v = numpy::methods::variance(vm, a, axis, ddof, keepdims)?;
     Ok(wrap(ops::unary(UnaryOp::Sqrt, &v).map_err(runtime_err)?))
 }
 

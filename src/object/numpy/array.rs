@@ -34,6 +34,7 @@ pub struct NdArray {
 macro_rules! ndarray_members {
     ($($extra:expr),* $(,)?) => {{
         use $crate::object::numpy::array as a;
+        use $crate::object::numpy::methods as m;
         use $crate::object::Member;
         &[
             $($extra,)*
@@ -60,6 +61,26 @@ macro_rules! ndarray_members {
             Member::Getter(a::imag::DEF),
             Member::Method(a::conj::DEF),
             Member::Method(a::conjugate::DEF),
+            Member::Method(m::argmax::DEF),
+            Member::Method(m::argmin::DEF),
+            Member::Method(m::argsort::DEF),
+            Member::Method(m::sort::DEF),
+            Member::Method(m::transpose::DEF),
+            Member::Method(m::squeeze::DEF),
+            Member::Method(m::swapaxes::DEF),
+            Member::Method(m::ravel::DEF),
+            Member::Method(m::repeat::DEF),
+            Member::Method(m::dot::DEF),
+            Member::Method(m::nonzero::DEF),
+            Member::Method(m::clip::DEF),
+            Member::Method(m::round::DEF),
+            Member::Method(m::cumsum::DEF),
+            Member::Method(m::cumprod::DEF),
+            Member::Method(m::var::DEF),
+            Member::Method(m::std::DEF),
+            Member::Method(m::fill::DEF),
+            Member::Getter(m::itemsize::DEF),
+            Member::Getter(m::nbytes::DEF),
         ]
     }};
 }

@@ -6,6 +6,7 @@
 pub mod array;
 pub mod dtype;
 pub mod manip;
+pub mod methods;
 pub mod search;
 pub mod ufunc;
 

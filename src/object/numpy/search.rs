@@ -87,8 +87,13 @@ fn argsort(vm: &dyn Vm, a: &Value, axis: &Value, kind: &Value, order: &Value) ->
     let _ = kind;
     no_order(order)?;
     let t = to_np_tensor(vm, a, None)?;
-    let (t, ax) = sort_axis(vm, &t, axis)?;
-    Ok(wrap_array(argsort_along(&t, ax)?))
+    Ok(wrap_array(argsorted(vm, &t, axis)?))
+}
+
+/// The indices that sort `t` along `axis` (None: flattened).
+pub fn argsorted(vm: &dyn Vm, t: &Tensor, axis: &Value) -> PyResult<Tensor> {
+    let (t, ax) = sort_axis(vm, t, axis)?;
+    argsort_along(&t, ax)
 }
 
 fn no_order(order: &Value) -> PyResult<()> {
