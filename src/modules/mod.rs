@@ -152,6 +152,9 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("traceback"),
     stdlib!("unittest"),
     stdlib!("numpy.testing", "numpy_testing"),
+    stdlib!("numpy.linalg", "numpy_linalg"),
+    // the part of `numpy` written in the language, added to it on import
+    stdlib!("numpy.__py__", "numpy_py"),
     stdlib!("json"),
     stdlib!("weakref"),
     stdlib!("argparse"),

@@ -578,6 +578,9 @@ pub fn module() -> Value {
     m.value("nan", Value::Float(f64::NAN));
     m.value("__version__", Value::str("2.1.3"));
     m.namespace("random", random::register);
+    m.namespace("exceptions", |ns| {
+        ns.value("AxisError", Value::Class(ExcType::AxisError.class()));
+    });
     m.build()
 }
 
