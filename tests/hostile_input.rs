@@ -289,6 +289,33 @@ fn tensor_bombs_are_errors() {
             "np.empty",
             "import numpy as np\nx = np.empty((10**6, 10**6))",
         ),
+        ("np.eye", "import numpy as np\nx = np.eye(10**6)"),
+        ("np.eye overflow", "import numpy as np\nx = np.eye(2**62)"),
+        (
+            "np.repeat",
+            "import numpy as np\nx = np.repeat([1, 2], [2**62, 2**62])",
+        ),
+        (
+            "np.tile",
+            "import numpy as np\nx = np.tile([1, 2], (10**6, 10**6))",
+        ),
+        (
+            "np.diag",
+            "import numpy as np\nx = np.diag([1, 2], k=2**62)",
+        ),
+        (
+            "np.meshgrid",
+            "import numpy as np\nx = np.meshgrid(np.arange(10**6), np.arange(10**6))",
+        ),
+        (
+            "np.array_split",
+            "import numpy as np\nx = np.array_split(np.arange(4), 10**12)",
+        ),
+        ("np.pad", "import numpy as np\nx = np.pad([1], 10**12)"),
+        (
+            "np.logspace",
+            "import numpy as np\nx = np.logspace(0, 1, 10**12)",
+        ),
     ];
     for (what, code) in cases {
         let out = dist_limited(&["-c", code], "");

@@ -5,7 +5,7 @@
 
 use super::array::{wrap, wrap_array};
 use super::ufunc::np_rt;
-use super::{dims_of, seq_tensors, to_np_tensor};
+use super::{alloc_error, dims_of, seq_tensors, to_np_tensor};
 use crate::object::numpy::{opt_np_dtype, promoted};
 use crate::object::tensor::convert::{axes_arg, axis_arg, int_list};
 use crate::object::{native, NativeDef};
@@ -202,7 +202,14 @@ fn tile(vm: &dyn Vm, A: &Value, reps: &Value) -> PyResult<Value> {
         );
     }
     let t = reshaped(&t, &dims)?;
-    Ok(wrap_array(np_rt(ops::tile(&t, &mult))?))
+    let out: Vec<usize> = dims
+        .iter()
+        .zip(&mult)
+        .map(|(a, b)| a.saturating_mul(*b))
+        .collect();
+    Ok(wrap_array(
+        ops::tile(&t, &mult).map_err(|e| alloc_error(e, &out, t.dtype()))?,
+    ))
 }
 
 /// Each element repeated (along `axis`; of the flattened array by default).
@@ -238,18 +245,20 @@ pub fn repeated(vm: &dyn Vm, t: &Tensor, repeats: &Value, axis: &Value) -> PyRes
             "repeats may not contain negative values.",
         ));
     }
-    let total: i64 = reps.iter().sum();
-    let mut idx = crate::runtime::storage::try_vec::<i64>(total as usize).map_err(np_err_mem)?;
+    let total = reps
+        .iter()
+        .try_fold(0usize, |a, &r| a.checked_add(r as usize))
+        .unwrap_or(usize::MAX);
+    let mut out_dims = t.dims().to_vec();
+    out_dims[ax] = total;
+    let mut idx = crate::runtime::storage::try_vec::<i64>(total)
+        .map_err(|e| alloc_error(e, &out_dims, t.dtype()))?;
     for (i, &r) in reps.iter().enumerate() {
         idx.extend(std::iter::repeat_n(i as i64, r as usize));
     }
     let len = idx.len();
     let idx = np_rt(Tensor::from_vec(idx, &[len]))?;
     np_rt(ops::gather(&t, &idx, ax as i64))
-}
-
-fn np_err_mem(e: crate::runtime::Error) -> PyErr {
-    crate::object::tensor::convert::runtime_err(e)
 }
 
 /// Arrays of at least one dimension, as `vstack`/`hstack` see them.
@@ -367,7 +376,12 @@ fn split_at(vm: &dyn Vm, ary: &Value, spec: &Value, axis: i64, equal: bool) -> P
                 ));
             }
             let (each, extra) = (n / k, n % k);
-            let mut b = vec![0];
+            let mut b = Vec::new();
+            let too_many = k as u64 > crate::runtime::shape::MAX_ELEMENTS as u64;
+            if too_many || b.try_reserve_exact(k as usize + 1).is_err() {
+                return Err(PyErr::new(ExcType::MemoryError, ""));
+            }
+            b.push(0);
             for i in 0..k {
                 b.push(b[i as usize] + each + i64::from(i < extra));
             }
@@ -383,16 +397,17 @@ fn split_at(vm: &dyn Vm, ary: &Value, spec: &Value, axis: i64, equal: bool) -> P
             b
         }
     };
-    let parts: Vec<Value> = bounds
-        .windows(2)
-        .map(|w| {
-            let (lo, hi) = (w[0], w[1].max(w[0]));
-            let idx: Vec<i64> = (lo..hi).collect();
-            let len = idx.len();
-            let idx = np_rt(Tensor::from_vec(idx, &[len]))?;
-            Ok(wrap_array(np_rt(ops::gather(&t, &idx, ax as i64))?))
-        })
-        .collect::<PyResult<_>>()?;
+    let mut parts: Vec<Value> = Vec::new();
+    if parts.try_reserve_exact(bounds.len()).is_err() {
+        return Err(PyErr::new(ExcType::MemoryError, ""));
+    }
+    for w in bounds.windows(2) {
+        let (lo, hi) = (w[0], w[1].max(w[0]));
+        let idx: Vec<i64> = (lo..hi).collect();
+        let len = idx.len();
+        let idx = np_rt(Tensor::from_vec(idx, &[len]))?;
+        parts.push(wrap_array(np_rt(ops::gather(&t, &idx, ax as i64))?));
+    }
     Ok(Value::list(parts))
 }
 
@@ -403,10 +418,26 @@ fn eye(vm: &dyn Vm, N: i64, M: Option<i64>, k: i64, dtype: &Value) -> PyResult<V
     let d = opt_np_dtype(vm, dtype)?.unwrap_or(DType::Float64);
     let m = M.unwrap_or(N);
     let (n, m) = (dim(N)?, dim(m)?);
-    let mut v = crate::runtime::storage::try_vec::<f64>(n * m).map_err(np_err_mem)?;
-    v.extend((0..n * m).map(|i| f64::from((i % m) as i64 - (i / m) as i64 == k)));
-    let t = np_rt(Tensor::from_vec(v, &[n, m]))?;
-    Ok(wrap_array(np_rt(ops::cast(&t, d))?))
+    let mut t = Tensor::zeros(d, &[n, m], Device::CPU0).map_err(|e| alloc_error(e, &[n, m], d))?;
+    let one = np_rt(Tensor::fill(
+        &[],
+        &crate::runtime::Scalar::Int(1),
+        d,
+        Device::CPU0,
+    ))?;
+    let (row0, col0) = if k >= 0 {
+        (0, k as usize)
+    } else {
+        (k.unsigned_abs() as usize, 0)
+    };
+    for i in 0..n.saturating_sub(row0).min(m.saturating_sub(col0)) {
+        let at = [
+            ops::IndexItem::Int((row0 + i) as i64),
+            ops::IndexItem::Int((col0 + i) as i64),
+        ];
+        np_rt(ops::index_assign(&mut t, &at, &one))?;
+    }
+    Ok(wrap_array(t))
 }
 
 fn dim(n: i64) -> PyResult<usize> {
@@ -429,9 +460,9 @@ fn diag(vm: &dyn Vm, v: &Value, k: i64) -> PyResult<Value> {
     let (row0, col0) = if k >= 0 { (0, off) } else { (off, 0) };
     match t.rank() {
         1 => {
-            let n = vals.len() + off;
-            let zero = np_rt(Tensor::zeros(t.dtype(), &[n, n], Device::CPU0))?;
-            let mut out = zero;
+            let n = vals.len().saturating_add(off);
+            let mut out = Tensor::zeros(t.dtype(), &[n, n], Device::CPU0)
+                .map_err(|e| alloc_error(e, &[n, n], t.dtype()))?;
             for (i, s) in vals.iter().enumerate() {
                 let item = np_rt(Tensor::fill(&[], s, t.dtype(), Device::CPU0))?;
                 let at = [
@@ -652,7 +683,9 @@ fn meshgrid(vm: &dyn Vm, xi: &[Value], indexing: &str) -> PyResult<Value> {
             };
             shape[at] = t.numel();
             let t = reshaped(t, &shape)?;
-            Ok(wrap_array(np_rt(ops::broadcast_to(&t, &dims))?))
+            Ok(wrap_array(
+                ops::broadcast_to(&t, &dims).map_err(|e| alloc_error(e, &dims, t.dtype()))?,
+            ))
         })
         .collect::<PyResult<Vec<_>>>()?;
     Ok(Value::tuple(out))

@@ -167,3 +167,72 @@ pub fn seq_tensors(vm: &dyn Vm, v: &Value) -> PyResult<Vec<Tensor>> {
         .map(|x| to_np_tensor(vm, x, None))
         .collect()
 }
+
+/// numpy's `_size_to_string`: a byte count in binary units, three
+/// significant digits (`7.28 TiB`, `931. GiB`, `2.00 EiB`).
+pub fn size_to_string(bytes: u128) -> String {
+    const UNITS: [&str; 7] = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let bit_length = 128 - bytes.leading_zeros() as usize;
+    let mut unit = bit_length.saturating_sub(1).max(1) / 10;
+    let mut n = bytes as f64 / (1u128 << (unit * 10).min(127)) as f64;
+    if n.round() == 1024.0 {
+        unit += 1;
+        n /= 1024.0;
+    }
+    if unit >= UNITS.len() {
+        n *= (1u128 << ((unit - (UNITS.len() - 1)) * 10)) as f64;
+        unit = UNITS.len() - 1;
+    }
+    let name = UNITS[unit];
+    if unit == 0 {
+        return format!("{n:.0} {name}");
+    }
+    if n.round() < 1000.0 {
+        // '{:#.3g}': three significant digits, the point always shown.
+        let sci = format!("{n:.2e}");
+        let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+        let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+        let exp: usize = exp.parse().unwrap_or(0);
+        let (int, frac) = digits.split_at((exp + 1).min(digits.len()));
+        return format!("{int}.{frac} {name}");
+    }
+    format!("{n:.0}. {name}")
+}
+
+/// The error numpy raises for an array of `dims` and `d` it cannot
+/// allocate: `_ArrayMemoryError` (a MemoryError) naming its size, or the
+/// ValueError for a byte count past the largest `intp`; other runtime
+/// errors as they are.
+pub fn alloc_error(e: crate::runtime::Error, dims: &[usize], d: DType) -> PyErr {
+    if e.kind() != crate::runtime::ErrorKind::ResourceExhausted {
+        return crate::object::tensor::convert::runtime_err(e);
+    }
+    let bytes = dims
+        .iter()
+        .try_fold(d.size() as u128, |a, &x| a.checked_mul(x as u128))
+        .filter(|&b| b <= i64::MAX as u128);
+    let Some(bytes) = bytes else {
+        return PyErr::new(
+            ExcType::ValueError,
+            "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.",
+        );
+    };
+    let shape = match dims {
+        [one] => format!("({one},)"),
+        _ => format!(
+            "({})",
+            dims.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    PyErr::new(
+        ExcType::ArrayMemoryError,
+        format!(
+            "Unable to allocate {} for an array with shape {shape} and data type {}",
+            size_to_string(bytes),
+            d.numpy_name()
+        ),
+    )
+}

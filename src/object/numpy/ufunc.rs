@@ -19,6 +19,7 @@ pub fn np_rt<T>(r: crate::runtime::Result<T>) -> PyResult<T> {
     r.map_err(|e| match e.kind() {
         ErrorKind::Unimplemented => PyErr::new(ExcType::NotImplementedError, e.message()),
         ErrorKind::InvalidArgument => PyErr::new(ExcType::ValueError, e.message()),
+        ErrorKind::ResourceExhausted => PyErr::new(ExcType::MemoryError, e.message()),
         ErrorKind::Type
             if e.message()
                 .contains("did not contain a loop with signature") =>
