@@ -13,7 +13,7 @@ use crate::modules::ModuleBuilder;
 use crate::object::numpy::{self, alloc_error, dims_of, seq_tensors};
 use crate::object::{native, NativeDef};
 use crate::runtime::ops::complex::ComplexOp;
-use crate::runtime::{ops, BinaryOp, DType, Device, ReduceOp, Scalar, Semantics, Tensor, UnaryOp};
+use crate::runtime::{ops, BinaryOp, DType, Device, ReduceOp, Scalar, Semantics, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 use array::{wrap, wrap_array};
 
@@ -219,8 +219,7 @@ fn var(
     ddof: &Value,
     keepdims: &Value,
 ) -> PyResult<Value> {
-    unsupported_args(dtype, out, "var")?;
-    Ok(wrap(numpy::methods::variance(vm, a, axis, ddof, keepdims)?))
+    numpy::methods::var_or_std(vm, a, axis, dtype, out, ddof, keepdims, false)
 }
 
 /// The standard deviation over axes: the square root of `var`.
@@ -234,19 +233,7 @@ fn std_(
     ddof: &Value,
     keepdims: &Value,
 ) -> PyResult<Value> {
-    unsupported_args(dtype, out, "std")?;
-    let v = numpy::methods::variance(vm, a, axis, ddof, keepdims)?;
-    Ok(wrap(ops::unary(UnaryOp::Sqrt, &v).map_err(runtime_err)?))
-}
-
-fn unsupported_args(dtype: &Value, out: &Value, name: &str) -> PyResult<()> {
-    if !matches!(dtype, Value::None) || !matches!(out, Value::None) {
-        return Err(PyErr::new(
-            ExcType::NotImplementedError,
-            format!("np.{name}(dtype=..., out=...) is not supported in dist yet"),
-        ));
-    }
-    Ok(())
+    numpy::methods::var_or_std(vm, a, axis, dtype, out, ddof, keepdims, true)
 }
 
 /// The dimensions of `a` as an array, a tuple.

@@ -16,7 +16,7 @@ use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 /// `ddof`. Ints and bools are computed in float64, floats in their own
 /// dtype (a float32 quotient rounded once equals numpy's float64 division
 /// rounded to float32: double rounding is innocuous for 53 >= 2 * 24 + 2).
-pub fn variance(
+fn variance(
     vm: &dyn Vm,
     a: &Value,
     axis: &Value,
@@ -60,14 +60,32 @@ pub fn variance(
     div(&total, (count as i64 - ddof).max(0) as f64)
 }
 
-fn no_dtype_out(dtype: &Value, out: &Value, name: &str) -> PyResult<()> {
+/// `np.var`/`np.std` (`sqrt`) and the methods: the variance over `axis`,
+/// its square root for the standard deviation (`dtype=` and `out=` are
+/// not taken).
+#[allow(clippy::too_many_arguments)]
+pub fn var_or_std(
+    vm: &dyn Vm,
+    a: &Value,
+    axis: &Value,
+    dtype: &Value,
+    out: &Value,
+    ddof: &Value,
+    keepdims: &Value,
+    sqrt: bool,
+) -> PyResult<Value> {
+    let name = if sqrt { "std" } else { "var" };
     if !matches!(dtype, Value::None) || !matches!(out, Value::None) {
         return Err(PyErr::new(
             ExcType::NotImplementedError,
             format!("np.{name}(dtype=..., out=...) is not supported in dist yet"),
         ));
     }
-    Ok(())
+    let v = variance(vm, a, axis, ddof, keepdims)?;
+    if !sqrt {
+        return Ok(wrap(v));
+    }
+    Ok(wrap(np_rt(ops::unary(crate::runtime::UnaryOp::Sqrt, &v))?))
 }
 
 /// The array's value, for the functions shared with `numpy`.
@@ -208,8 +226,7 @@ pub(crate) fn var(
     ddof: &Value,
     keepdims: &Value,
 ) -> PyResult<Value> {
-    no_dtype_out(dtype, out, "var")?;
-    Ok(wrap(variance(vm, &me(this), axis, ddof, keepdims)?))
+    var_or_std(vm, &me(this), axis, dtype, out, ddof, keepdims, false)
 }
 
 #[native(
@@ -225,9 +242,7 @@ pub(crate) fn std(
     ddof: &Value,
     keepdims: &Value,
 ) -> PyResult<Value> {
-    no_dtype_out(dtype, out, "std")?;
-    let v = variance(vm, &me(this), axis, ddof, keepdims)?;
-    Ok(wrap(np_rt(ops::unary(crate::runtime::UnaryOp::Sqrt, &v))?))
+    var_or_std(vm, &me(this), axis, dtype, out, ddof, keepdims, true)
 }
 
 #[native("ndarray.fill(self, value)", c)]

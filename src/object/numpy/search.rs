@@ -343,26 +343,21 @@ fn where_(vm: &dyn Vm, condition: &Value, x: Option<&Value>, y: Option<&Value>) 
     let d = np_rt(ops::promote_types(a.dtype(), b.dtype()))?;
     let (a, b) = (np_rt(ops::cast(&a, d))?, np_rt(ops::cast(&b, d))?);
     let c = truthy(&c)?;
-    let shape = c
+    let fits = c
         .shape()
         .broadcast(a.shape())
         .and_then(|s| s.broadcast(b.shape()))
-        .ok_or_else(|| {
-            PyErr::new(
-                ExcType::ValueError,
-                format!(
-                    "operands could not be broadcast together with shapes {} {} {} ",
-                    np_shape(c.shape()),
-                    np_shape(a.shape()),
-                    np_shape(b.shape())
-                ),
-            )
-        })?;
-    let _ = shape;
+        .is_some();
+    if !fits {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            np_broadcast_message(&[c.shape(), a.shape(), b.shape()]),
+        ));
+    }
     Ok(wrap(np_rt(ops::where_select(&c, &a, &b))?))
 }
 
-use crate::runtime::ops::elementwise::np_shape;
+use crate::runtime::ops::elementwise::np_broadcast_message;
 
 /// The values limited to `[a_min, a_max]` (either bound may be None).
 #[native("clip(a, a_min=None, a_max=None)")]
@@ -439,11 +434,7 @@ fn isclose(
     let shape = x.shape().broadcast(y.shape()).ok_or_else(|| {
         PyErr::new(
             ExcType::ValueError,
-            format!(
-                "operands could not be broadcast together with shapes {} {} ",
-                np_shape(x.shape()),
-                np_shape(y.shape())
-            ),
+            np_broadcast_message(&[x.shape(), y.shape()]),
         )
     })?;
     let x = np_rt(ops::broadcast_to(&x, shape.dims()))?.to_scalars();

@@ -8,7 +8,7 @@ use super::array::{nep50_pair, wrap, NdArray};
 use super::to_np_tensor;
 use crate::object::numpy::opt_np_dtype;
 use crate::object::{native, NativeDef};
-use crate::runtime::ops::elementwise::np_shape;
+use crate::runtime::ops::elementwise::np_broadcast_message;
 use crate::runtime::ops::np_math::{np_binary_fn, np_unary, NpBinary, NpUnary};
 use crate::runtime::{ops, BinaryOp, DType, ErrorKind, Tensor};
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
@@ -82,17 +82,14 @@ fn finish(
     let fits = r.shape().broadcast(target.shape()).as_ref() == Some(target.shape());
     if !fits {
         // numpy's message lists the inputs' shapes and the output's
-        let shapes: Vec<String> = inputs
+        let shapes: Vec<_> = inputs
             .iter()
-            .map(|t| np_shape(t.shape()))
-            .chain([np_shape(target.shape())])
+            .map(|t| t.shape())
+            .chain([target.shape()])
             .collect();
         return Err(PyErr::new(
             ExcType::ValueError,
-            format!(
-                "operands could not be broadcast together with shapes {} ",
-                shapes.join(" ")
-            ),
+            np_broadcast_message(&shapes),
         ));
     }
     let r = np_rt(ops::broadcast_to(&np_rt(ops::cast(&r, to))?, target.dims()))?;

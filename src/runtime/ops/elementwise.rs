@@ -30,12 +30,17 @@ pub(super) fn broadcast_shape(op: &str, a: &Tensor, b: &Tensor, sem: Semantics) 
             op,
             " name: ",
         ),
-        Semantics::Numpy => Error::value_error(format!(
-            "operands could not be broadcast together with shapes {} {} ",
-            np_shape(a.shape()),
-            np_shape(b.shape())
-        )),
+        Semantics::Numpy => Error::value_error(np_broadcast_message(&[a.shape(), b.shape()])),
     })
+}
+
+/// numpy's ValueError text for operands of `shapes` that do not broadcast.
+pub fn np_broadcast_message(shapes: &[&Shape]) -> String {
+    let text: Vec<String> = shapes.iter().map(|s| np_shape(s)).collect();
+    format!(
+        "operands could not be broadcast together with shapes {} ",
+        text.join(" ")
+    )
 }
 
 /// numpy's compact shape text in broadcast errors: `(2,3)`, `(3,)`.

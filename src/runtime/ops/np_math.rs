@@ -127,13 +127,28 @@ fn float_loop(d: DType) -> DType {
 
 // The C library's inverse hyperbolic functions (Rust's std computes them
 // with formulas of its own; numpy calls the C library).
-extern "C" {
-    fn asinh(x: f64) -> f64;
-    fn acosh(x: f64) -> f64;
-    fn atanh(x: f64) -> f64;
-    fn asinhf(x: f32) -> f32;
-    fn acoshf(x: f32) -> f32;
-    fn atanhf(x: f32) -> f32;
+use crate::runtime::backend::cpu::elementwise::{
+    libm_acosh as acosh, libm_acoshf as acoshf, libm_asinh as asinh, libm_asinhf as asinhf,
+    libm_atanh as atanh, libm_atanhf as atanhf,
+};
+
+/// `log(b**x + b**y)` by numpy's formula: the larger plus `log1p(b**-|d|)`
+/// (`pow` is `b**v`, `log1p` its logarithm of `1 + v`).
+fn log_add<T: Real + std::ops::Sub<Output = T> + std::ops::Add<Output = T> + From<f32>>(
+    x: T,
+    y: T,
+    pow: fn(T) -> T,
+    log1p: impl Fn(T) -> T,
+) -> T {
+    let zero = T::from(0.0);
+    let d = x - y;
+    if d > zero {
+        x + log1p(pow(-d))
+    } else if d <= zero {
+        y + log1p(pow(d))
+    } else {
+        d
+    }
 }
 
 /// A float type numpy computes in (float16 computes in float32).
@@ -158,10 +173,9 @@ macro_rules! real_impl {
                     Sinh => x.sinh(),
                     Cosh => x.cosh(),
                     Tanh => x.tanh(),
-                    // SAFETY: pure C math functions of one number.
-                    Arcsinh => unsafe { $asinh(x) },
-                    Arccosh => unsafe { $acosh(x) },
-                    Arctanh => unsafe { $atanh(x) },
+                    Arcsinh => $asinh(x),
+                    Arccosh => $acosh(x),
+                    Arctanh => $atanh(x),
                     Exp => x.exp(),
                     Exp2 => x.exp2(),
                     Expm1 => x.exp_m1(),
@@ -197,30 +211,11 @@ macro_rules! real_impl {
                     Arctan2 => x.atan2(y),
                     Hypot => x.hypot(y),
                     Copysign => x.copysign(y),
-                    // npy_logaddexp: the larger plus log1p(exp(-|d|))
+                    // npy_logaddexp(2): the larger plus log1p(exp(-|d|)) in the base
                     Logaddexp if x == y => x + $ln2,
-                    Logaddexp => {
-                        let d = x - y;
-                        if d > 0.0 {
-                            x + (-d).exp().ln_1p()
-                        } else if d <= 0.0 {
-                            y + d.exp().ln_1p()
-                        } else {
-                            d
-                        }
-                    }
+                    Logaddexp => log_add(x, y, <$t>::exp, |v: $t| v.ln_1p()),
                     Logaddexp2 if x == y => x + 1.0,
-                    Logaddexp2 => {
-                        let d = x - y;
-                        let log2_1p = |v: $t| v.ln_1p() / $ln2;
-                        if d > 0.0 {
-                            x + log2_1p((-d).exp2())
-                        } else if d <= 0.0 {
-                            y + log2_1p(d.exp2())
-                        } else {
-                            d
-                        }
-                    }
+                    Logaddexp2 => log_add(x, y, <$t>::exp2, |v: $t| v.ln_1p() / $ln2),
                     Heaviside if x.is_nan() => x,
                     Heaviside if x == 0.0 => y,
                     Heaviside if x < 0.0 => 0.0,

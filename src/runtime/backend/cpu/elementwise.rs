@@ -187,7 +187,8 @@ extern "C" {
 
 macro_rules! libm_fns {
     ($($name:ident => $c:ident: $t:ty;)*) => {$(
-        fn $name(x: $t) -> $t {
+        /// The C library's function of that name.
+        pub(crate) fn $name(x: $t) -> $t {
             // SAFETY: a pure C math function of one number.
             unsafe { $c(x) }
         }
