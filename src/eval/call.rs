@@ -290,6 +290,15 @@ impl Interp {
         // hottest instruction of a call in `perf annotate`).
         let mut frame = std::mem::ManuallyDrop::new(frame);
         self.depth.set(depth + 1);
+        // the live stack (`sites.rs`): this frame's file and name, where
+        // its caller is
+        let link = super::sites::Link {
+            source: frame.source(),
+            name: frame.name(),
+            caller_pos: self.pos.get(),
+            parent: self.top.get(),
+        };
+        self.top.set(&link);
         // while a graph traces: whether this frame is the script's code
         let outer = crate::runtime::graph::tracing().then(|| {
             let user = !frame.source().name.starts_with("<stdlib");
@@ -301,6 +310,8 @@ impl Interp {
             self.lenient.set(lenient);
         }
         self.depth.set(depth);
+        self.top.set(link.parent);
+        self.pos.set(link.caller_pos);
         // SAFETY: each field but `ret` is read out exactly once here, and
         // `ret` is moved out below on every path; the frame itself is never
         // dropped (`ManuallyDrop`), so nothing is dropped twice.

@@ -54,6 +54,12 @@ struct Saved {
     depth: u32,
     /// Exceptions being handled inside the generator.
     handling: Vec<PyErr>,
+    /// The generator function, whose frame joins the live stack while it
+    /// runs (`sites.rs`; None for a generator expression, which runs no
+    /// statements).
+    function: Option<Rc<crate::value::Function>>,
+    /// The statement its frame was running when it last switched out.
+    pos: crate::syntax::Span,
 }
 
 /// A generator object (`<generator object f at 0x…>`).
@@ -120,6 +126,7 @@ impl Interp {
             fun.def.qualname.clone(),
             fun.def.name.clone(),
             fun.def.is_async,
+            Some(fun.clone()),
             move |interp| match interp.exec_block(&mut frame, &def.body)? {
                 Flow::Return => Ok(std::mem::take(&mut frame.ret)),
                 _ => Ok(Value::None),
@@ -135,6 +142,7 @@ impl Interp {
         qualname: Rc<str>,
         name: Rc<str>,
         coroutine: bool,
+        function: Option<Rc<crate::value::Function>>,
         body: impl FnOnce(&Interp) -> PyResult<Value> + 'static,
     ) -> PyResult<Value> {
         let stack = match STACKS.with(|p| p.borrow_mut().pop()) {
@@ -183,7 +191,10 @@ impl Interp {
             name,
             co: RefCell::new(Some(co)),
             running: Cell::new(false),
-            saved: RefCell::new(Saved::default()),
+            saved: RefCell::new(Saved {
+                function,
+                ..Saved::default()
+            }),
             limit,
             interp,
             returned: RefCell::new(Value::None),
@@ -371,10 +382,23 @@ impl Generator {
         let outer_limit = interp.stack_limit.get();
         let base_depth = interp.depth.get();
         let base_handling = interp.handling.borrow().len();
+        let (outer_pos, outer_top) = (interp.pos.get(), interp.top.get());
+        // the generator's frame joins the live stack while it runs
+        let function = self.saved.borrow().function.clone();
+        let link = function.as_ref().map(|f| super::sites::Link {
+            source: &f.source,
+            name: &f.def.name,
+            caller_pos: outer_pos,
+            parent: outer_top,
+        });
         {
             let mut saved = self.saved.borrow_mut();
             interp.depth.set(base_depth + saved.depth);
             interp.handling.borrow_mut().append(&mut saved.handling);
+            if let Some(link) = &link {
+                interp.top.set(link);
+                interp.pos.set(saved.pos);
+            }
         }
         if co.started() {
             interp.stack_limit.set(self.limit.get());
@@ -383,11 +407,14 @@ impl Generator {
         {
             let mut saved = self.saved.borrow_mut();
             saved.depth = interp.depth.get().saturating_sub(base_depth);
+            saved.pos = interp.pos.get();
             let mut handling = interp.handling.borrow_mut();
             let at = base_handling.min(handling.len());
             saved.handling = handling.split_off(at);
         }
         interp.depth.set(base_depth);
+        interp.pos.set(outer_pos);
+        interp.top.set(outer_top);
         interp.stack_limit.set(outer_limit);
         replica::restore_current_yielder(outer_replica);
         CURRENT.with(|c| c.set(outer_gen));

@@ -29,6 +29,7 @@ mod ops;
 mod pattern;
 mod replica;
 mod repr;
+mod sites;
 mod stmt;
 mod suggest;
 mod traceback;
@@ -91,6 +92,11 @@ pub struct ExecState {
     pub handling: Vec<PyErr>,
     /// Autograph's converted loops being traced.
     pub ag: autograph::AgState,
+    /// The innermost frame's statement and the live stack's innermost link
+    /// (`sites.rs`).
+    pub pos: crate::syntax::Span,
+    /// See `pos`.
+    pub(crate) top: Option<std::ptr::NonNull<sites::Link>>,
 }
 
 /// The interpreter.
@@ -162,6 +168,11 @@ pub struct Interp {
     /// Above 0 while autograph runs a statement it would have converted as
     /// Python (a form dist does not convert): its tensor tests are allowed.
     lenient: Cell<u32>,
+    /// The statement the innermost Python frame is running (`sites.rs`).
+    pos: Cell<crate::syntax::Span>,
+    /// The innermost link of the live stack (`sites.rs`; null outside any
+    /// frame).
+    top: Cell<*const sites::Link>,
 }
 
 /// Which expression statements of a module print their value's `repr`.
@@ -211,6 +222,8 @@ impl Interp {
             dunders: attr::Dunders::default(),
             user_code: Cell::new(false),
             lenient: Cell::new(0),
+            pos: Cell::new(crate::syntax::Span::default()),
+            top: Cell::new(std::ptr::null()),
         };
         interp.set_global("__name__", Value::str("__main__"));
         interp.set_global("__doc__", Value::None);
@@ -391,6 +404,14 @@ impl Interp {
         echo: Echo,
     ) -> PyResult<()> {
         let mut frame = Frame::module(source.clone());
+        let label = frame.label.as_deref().expect("a module frame has a label");
+        let link = sites::Link {
+            source: &label.source,
+            name: &label.name,
+            caller_pos: self.pos.get(),
+            parent: self.top.get(),
+        };
+        self.top.set(&link);
         let outer = self.echo_module.get();
         let result = match echo {
             // As CPython's interactive mode: expression statements of the
@@ -417,6 +438,8 @@ impl Interp {
             })(),
         };
         self.echo_module.set(outer);
+        self.top.set(link.parent);
+        self.pos.set(link.caller_pos);
         result
     }
 
@@ -481,6 +504,13 @@ impl Interp {
             depth: self.depth.get(),
             handling: self.handling.replace(new.handling),
             ag: self.ag.replace(new.ag),
+            pos: self.pos.replace(new.pos),
+            top: std::ptr::NonNull::new(
+                self.top.replace(
+                    new.top
+                        .map_or(std::ptr::null(), |t| t.as_ptr().cast_const()),
+                ) as *mut sites::Link,
+            ),
         };
         self.depth.set(new.depth);
         old

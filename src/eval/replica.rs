@@ -108,7 +108,14 @@ impl Interp {
                 },
             ));
         }
-        let mut states: Vec<ExecState> = (0..n).map(|_| ExecState::default()).collect();
+        // each replica's stack goes out through the frame that runs them
+        let mut states: Vec<ExecState> = (0..n)
+            .map(|_| ExecState {
+                pos: self.pos.get(),
+                top: std::ptr::NonNull::new(self.top.get().cast_mut()),
+                ..ExecState::default()
+            })
+            .collect();
         let mut inputs: Vec<Option<Resumed>> = (0..n).map(|_| Some(Ok(Value::None))).collect();
         let mut results: Vec<Option<Value>> = vec![None; n];
         let outer_limit = self.stack_limit.get();

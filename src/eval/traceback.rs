@@ -159,7 +159,8 @@ fn tb_lineno(this: &Traceback) -> usize {
 #[native("traceback.tb_frame(self)")]
 fn tb_frame(this: &Traceback) -> Value {
     Value::native(FrameInfo {
-        entry: this.entry().clone(),
+        stack: Rc::new([this.entry().clone()]),
+        index: 0,
     })
 }
 
@@ -167,7 +168,11 @@ fn tb_frame(this: &Traceback) -> Value {
 /// what traceback.FrameSummary holds.
 #[native("traceback._dist_position(self)")]
 fn dist_position(this: &Traceback) -> Value {
-    let e = this.entry();
+    position_tuple(this.entry())
+}
+
+/// What `_dist_position` gives for a traceback entry or a live frame.
+fn position_tuple(e: &TraceEntry) -> Value {
     let (lineno, end_lineno, colno, end_colno) = position(&e.source, e);
     let line = e.source.line_text(lineno);
     let anchors = if lineno == end_lineno {
@@ -193,10 +198,26 @@ fn dist_position(this: &Traceback) -> Value {
     ])
 }
 
-/// `tb.tb_frame`: the little of a frame dist keeps (its code's name and
-/// file, the line that was running).
-struct FrameInfo {
-    entry: TraceEntry,
+/// A frame object (`tb.tb_frame`, `sys._getframe()`): the little of a
+/// frame dist keeps (its code's name and file, the line that was running)
+/// and, for a live frame, the frames out from it (`f_back`).
+pub struct FrameInfo {
+    /// This frame, then the frames out from it (empty for a traceback's
+    /// frame, whose `f_back` dist does not keep).
+    stack: Rc<[TraceEntry]>,
+    /// Which entry this frame is.
+    index: usize,
+}
+
+impl FrameInfo {
+    /// Frame `index` of `stack` (innermost first).
+    pub fn live(stack: Rc<[TraceEntry]>, index: usize) -> Value {
+        Value::native(FrameInfo { stack, index })
+    }
+
+    fn entry(&self) -> &TraceEntry {
+        &self.stack[self.index]
+    }
 }
 
 impl NativeObject for FrameInfo {
@@ -210,7 +231,13 @@ static FRAME: ClassSpec = ClassSpec {
     name: "frame",
     module: "builtins",
     bases: &[],
-    members: &[Member::Getter(f_lineno::DEF), Member::Getter(f_code::DEF)],
+    members: &[
+        Member::Getter(f_lineno::DEF),
+        Member::Getter(f_code::DEF),
+        Member::Getter(f_back::DEF),
+        Member::Getter(frame_position::DEF),
+        Member::Getter(frame_module::DEF),
+    ],
 };
 
 impl NativeClass for FrameInfo {
@@ -220,13 +247,33 @@ impl NativeClass for FrameInfo {
 /// The line that was running.
 #[native("frame.f_lineno(self)")]
 fn f_lineno(this: &FrameInfo) -> usize {
-    let e = &this.entry;
+    let e = this.entry();
     e.source.line_of(e.span.start)
 }
 
 /// The code object (its name and file).
 #[native("frame.f_code(self)")]
 fn f_code(this: &FrameInfo) -> Value {
-    let e = &this.entry;
+    let e = this.entry();
     Value::native(super::code::Code::named(&e.func, &e.source.name))
+}
+
+/// The frame that called this one (None at the outermost, and for a
+/// traceback's frame).
+#[native("frame.f_back(self)")]
+fn f_back(this: &FrameInfo) -> Option<Value> {
+    (this.index + 1 < this.stack.len()).then(|| FrameInfo::live(this.stack.clone(), this.index + 1))
+}
+
+/// As the traceback's `_dist_position`, for `traceback.extract_stack`.
+#[native("frame._dist_position(self)")]
+fn frame_position(this: &FrameInfo) -> Value {
+    position_tuple(this.entry())
+}
+
+/// The name of the module the frame's code is in (what CPython reads from
+/// `f_globals['__name__']`): `__main__` for the script.
+#[native("frame._dist_module(self)")]
+fn frame_module(this: &FrameInfo) -> String {
+    this.entry().source.module_name().to_string()
 }

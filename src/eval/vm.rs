@@ -20,6 +20,13 @@ impl Vm for Interp {
     fn graph_strict(&self) -> bool {
         crate::runtime::graph::tracing() && self.user_code.get() && self.lenient.get() == 0
     }
+    fn import_module(&self, name: &str) -> PyResult<Value> {
+        self.import(name)
+    }
+    fn frame(&self, depth: usize) -> Option<Value> {
+        let stack = self.live_stack(depth);
+        (!stack.is_empty()).then(|| super::traceback::FrameInfo::live(stack.into(), 0))
+    }
     fn autograph(&self) -> bool {
         crate::distribute::function::trace::autograph()
     }

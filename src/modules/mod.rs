@@ -147,6 +147,7 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("pprint"),
     stdlib!("datetime"),
     stdlib!("logging"),
+    stdlib!("warnings"),
     stdlib!("fractions"),
     stdlib!("statistics"),
     stdlib!("traceback"),

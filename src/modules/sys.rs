@@ -124,6 +124,7 @@ pub fn module(vm: &dyn Vm) -> Value {
         .add(exc_info::DEF)
         .add(exception::DEF)
         .add(getrecursionlimit::DEF)
+        .add(getframe::DEF)
         .add(setrecursionlimit::DEF)
         .add(get_int_max_str_digits::DEF)
         .add(set_int_max_str_digits::DEF);
@@ -156,6 +157,14 @@ fn exc_info(vm: &dyn Vm) -> Value {
 #[native("exception()")]
 fn exception(vm: &dyn Vm) -> Option<Value> {
     vm.handled_exception()
+}
+
+/// The frame `depth` calls out from the caller's (0: the caller's own):
+/// its code's name and file, the line running, `f_back`.
+#[native("_getframe(depth=0, /)")]
+fn getframe(vm: &dyn Vm, depth: i64) -> PyResult<Value> {
+    vm.frame(depth.max(0) as usize)
+        .ok_or_else(|| PyErr::new(ExcType::ValueError, "call stack is not deep enough"))
 }
 
 /// The most Python frames a call chain may hold (1000 by default).

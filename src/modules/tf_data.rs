@@ -39,6 +39,10 @@ fn register_experimental(e: &mut ModuleBuilder) {
         .add(compose::counter::DEF)
         .add(compose::get_single_element::DEF)
         .add(compose::EXPERIMENTAL_CHOOSE_FROM_DATASETS)
+        .value(
+            "Optional",
+            Value::Class(crate::distribute::dataset::iterator::OPTIONAL.class()),
+        )
         .value("AUTOTUNE", Value::Int(-1))
         .value("INFINITE_CARDINALITY", Value::Int(INFINITE))
         .value("UNKNOWN_CARDINALITY", Value::Int(UNKNOWN))

@@ -102,6 +102,19 @@ pub trait Vm {
     fn graph_strict(&self) -> bool {
         false
     }
+    /// `import name`: the module object (what a native needs of a module
+    /// written in the language, such as `warnings.warn`).
+    fn import_module(&self, name: &str) -> PyResult<Value> {
+        Err(super::PyErr::new(
+            super::ExcType::ModuleNotFoundError,
+            format!("No module named '{name}'"),
+        ))
+    }
+    /// The live Python frame `depth` calls out from the innermost (what
+    /// `sys._getframe(depth)` gives); None past the outermost.
+    fn frame(&self, _depth: usize) -> Option<Value> {
+        None
+    }
     /// Whether the `tf.function` being traced has autograph on (it converts
     /// `len` of a tensor, as it converts `if` and `for`).
     fn autograph(&self) -> bool {

@@ -82,13 +82,41 @@ pub fn optional(value: Option<Value>, spec: Spec, components: usize) -> Value {
     })
 }
 
-// dist's Optional has no class of TensorFlow's: `type()` shows its name
-// alone, as for the other objects without one.
+/// `tf.experimental.Optional`: the base class, with its constructors.
+pub static OPTIONAL: ClassSpec = ClassSpec {
+    name: "Optional",
+    module: "tensorflow.python.data.ops.optional_ops",
+    bases: &[],
+    members: &[
+        Member::StaticMethod(optional_from_value::DEF),
+        Member::StaticMethod(optional_empty::DEF),
+    ],
+};
+
+/// An Optional holding `value` (converted as `Dataset.from_tensors`
+/// converts an element).
+#[native("Optional.from_value(value)")]
+fn optional_from_value(vm: &dyn Vm, value: &Value) -> PyResult<Value> {
+    let elem = super::structure::normalize(vm, value)?;
+    let spec = Spec::of(&elem);
+    let components = spec.components();
+    Ok(optional(Some(elem), spec, components))
+}
+
+/// An Optional without a value, of type `element_spec` (a structure of
+/// `tf.TensorSpec`s).
+#[native("Optional.empty(element_spec)")]
+fn optional_empty(vm: &dyn Vm, element_spec: &Value) -> PyResult<Value> {
+    let spec = super::sources::spec_of_signature(vm, element_spec, "element_spec")?;
+    let components = spec.components();
+    Ok(optional(None, spec, components))
+}
+
 /// The class of an Optional.
 pub static OPTIONAL_IMPL: ClassSpec = ClassSpec {
     name: "_OptionalImpl",
-    module: "builtins",
-    bases: &[],
+    module: "tensorflow.python.data.ops.optional_ops",
+    bases: &[&OPTIONAL],
     members: &[
         Member::Getter(optional_element_spec::DEF),
         Member::Method(has_value::DEF),

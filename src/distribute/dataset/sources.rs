@@ -171,7 +171,7 @@ pub(super) fn from_generator(
                 "To specify the output signature you need to provide either the `output_signature` argument or the `output_types` argument.",
             ))
         }
-        (sig, Value::None) => spec_of_signature(vm, sig)?,
+        (sig, Value::None) => spec_of_signature(vm, sig, "output_signature")?,
         (Value::None, types) => spec_of_types(vm, types, shapes)?,
         _ => {
             return Err(PyErr::new(
@@ -190,8 +190,9 @@ pub(super) fn from_generator(
     ))
 }
 
-/// `output_signature`: a structure of `tf.TensorSpec`s.
-fn spec_of_signature(vm: &dyn Vm, v: &Value) -> PyResult<Spec> {
+/// `output_signature` (or another argument, `what`): a structure of
+/// `tf.TensorSpec`s.
+pub(super) fn spec_of_signature(vm: &dyn Vm, v: &Value, what: &str) -> PyResult<Spec> {
     if let Some(s) = v.downcast::<super::structure::SpecObj>() {
         return Ok(s.0.clone());
     }
@@ -199,20 +200,20 @@ fn spec_of_signature(vm: &dyn Vm, v: &Value) -> PyResult<Spec> {
         Value::Tuple(_) | Value::List(_) => Ok(Spec::Tuple(
             vm.collect(v)?
                 .iter()
-                .map(|x| spec_of_signature(vm, x))
+                .map(|x| spec_of_signature(vm, x, what))
                 .collect::<PyResult<_>>()?,
         )),
         Value::Dict(d) => {
             let mut out = Vec::new();
             for (k, x) in d.borrow().items() {
-                out.push((k, spec_of_signature(vm, &x)?));
+                out.push((k, spec_of_signature(vm, &x, what)?));
             }
             Ok(Spec::Dict(out))
         }
         other => Err(PyErr::new(
             ExcType::TypeError,
             format!(
-                "`output_signature` must contain objects that are subclass of `tf.TypeSpec` but found {} which is not.",
+                "`{what}` must contain objects that are subclass of `tf.TypeSpec` but found {} which is not.",
                 vm.repr(&vm.type_of(other))?
             ),
         )),

@@ -51,11 +51,17 @@ impl Interp {
                 None => "<genexpr>".into(),
             };
             let c = c.clone();
-            return self.spawn_generator(qualname, "<genexpr>".into(), false, move |interp| {
-                let mut out = CompOut::Yield;
-                interp.comp_level(&mut inner, &c, 0, Some(first), &mut out)?;
-                Ok(Value::None)
-            });
+            return self.spawn_generator(
+                qualname,
+                "<genexpr>".into(),
+                false,
+                None,
+                move |interp| {
+                    let mut out = CompOut::Yield;
+                    interp.comp_level(&mut inner, &c, 0, Some(first), &mut out)?;
+                    Ok(Value::None)
+                },
+            );
         }
         let mut out = CompOut::new(c.kind);
         if let Err(mut e) = self.comp_level(&mut inner, c, 0, Some(first), &mut out) {

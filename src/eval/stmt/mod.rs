@@ -17,6 +17,7 @@ impl Interp {
     #[inline(always)]
     pub fn exec_block(&self, f: &mut Frame, body: &[Stmt]) -> PyResult<Flow> {
         for s in body {
+            self.pos.set(s.span);
             // `return value`, the last statement of most calls, is run here
             // rather than through `exec`: one native call less per Python
             // call. Its errors are located as `exec` locates them.

@@ -17,6 +17,7 @@ use crate::runtime::{ops, BinaryOp, DType, Device, ReduceOp, Scalar, Semantics, 
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
 use array::{wrap, wrap_array};
 
+mod errstate;
 pub mod random;
 mod random_draw;
 mod random_gen;
@@ -479,6 +480,7 @@ pub fn module() -> Value {
     {
         m.add(def);
     }
+    m.add(errstate::seterr::DEF).add(errstate::geterr::DEF);
     for d in crate::runtime::dtype::ALL_DTYPES {
         if d != DType::String {
             m.value(d.name(), Value::Class(scalar_class(d)));

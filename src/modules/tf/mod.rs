@@ -121,6 +121,13 @@ pub fn module() -> Value {
     m.namespace("saved_model", |s| {
         s.namespace("experimental", |_| {});
     });
+    // `tf.experimental`: the Optional of `get_next_as_optional`
+    m.namespace("experimental", |e| {
+        e.value(
+            "Optional",
+            Value::Class(crate::distribute::dataset::iterator::OPTIONAL.class()),
+        );
+    });
     m.namespace("random", random::register);
     io_ops::register(&mut m);
     strings_ops::register(&mut m);

@@ -372,6 +372,19 @@ fn binop_of(op: BinOp) -> Option<BinaryOp> {
     })
 }
 
+/// The ufunc an arithmetic operator is (named in numpy's error messages).
+fn ufunc_name(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "add",
+        BinOp::Sub => "subtract",
+        BinOp::Mult => "multiply",
+        BinOp::Div => "divide",
+        BinOp::FloorDiv => "floor_divide",
+        BinOp::Mod => "remainder",
+        _ => "power",
+    }
+}
+
 /// numpy's function of a bitwise operator.
 fn bitwise_of(op: BinOp) -> Option<ops::np_math::NpBinary> {
     use ops::np_math::NpBinary;
@@ -523,7 +536,14 @@ impl NativeObject for NdArray {
             ops::np_math::np_binary_fn(f, &a, &b)
         } else {
             match binop_of(op) {
-                Some(bop) => ops::np_binary(bop, &a, &b),
+                Some(bop) => {
+                    let r = rt(ops::np_binary(bop, &a, &b))?;
+                    // numpy scalars' operators name themselves `scalar …`
+                    let scalar =
+                        self.scalar && other.downcast::<NdArray>().is_none_or(|o| o.scalar);
+                    super::fperr::check(vm, ufunc_name(op), scalar, &[&a, &b], &r)?;
+                    Ok(r)
+                }
                 None => return Ok(None),
             }
         };

@@ -5,6 +5,7 @@
 
 pub mod array;
 pub mod dtype;
+pub mod fperr;
 pub mod manip;
 pub mod methods;
 pub mod search;

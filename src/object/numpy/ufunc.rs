@@ -110,6 +110,7 @@ fn unary(
         t = np_rt(ops::cast(&t, d))?;
     }
     let r = np_rt(np_unary(f, &t))?;
+    super::fperr::check(vm, f.name(), false, &[&t], &r)?;
     finish(f.name(), &[&t], r, out, where_)
 }
 
@@ -203,7 +204,9 @@ fn binary(
         Binary::Op(op) => ops::np_binary(op, &a, &b),
         Binary::Fn(f) => np_binary_fn(f, &a, &b),
     };
-    finish(name, &[&a, &b], np_rt(r)?, out, where_)
+    let r = np_rt(r)?;
+    super::fperr::check(vm, name, false, &[&a, &b], &r)?;
+    finish(name, &[&a, &b], r, out, where_)
 }
 
 macro_rules! binary_ufuncs {
