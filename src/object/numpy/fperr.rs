@@ -13,7 +13,10 @@
 //! log of one: the `log`s, `reciprocal`, `arctanh`, `power` of a zero
 //! base), else an overflow; a NaN made from inputs that are not NaN is an
 //! invalid operation; an integer floor division or remainder by zero is a
-//! division by zero. Underflow is not detected: numpy ignores it by
+//! division by zero. (Past a million elements the whole tensors are
+//! summarised instead of compared element by element, so the check never
+//! takes more than a few copies of a megabyte-sized result.) Underflow is
+//! not detected: numpy ignores it by
 //! default, and `np.seterr(under=...)` says once that dist does not act on
 //! it (`modules/np/errstate.rs`, which names these in Python).
 
@@ -173,6 +176,9 @@ fn conditions(name: &str, inputs: &[&Tensor], r: &Tensor) -> (bool, bool, bool) 
     if !any_nonfinite(r) {
         return (false, false, false);
     }
+    if r.numel() > EXACT_LIMIT {
+        return summary_conditions(name, inputs, r);
+    }
     let dims = r.dims();
     let (Some(out), Some(ins)) = (
         f64s(r, dims),
@@ -197,6 +203,52 @@ fn conditions(name: &str, inputs: &[&Tensor], r: &Tensor) -> (bool, bool, bool) 
         }
     }
     (divide, over, invalid)
+}
+
+/// The most elements whose inputs are compared one by one (as float64
+/// copies broadcast to the result: a few times its size); past it the
+/// whole tensors are summarised instead.
+const EXACT_LIMIT: usize = 1 << 20;
+
+/// (has a NaN, has an infinity, has a zero) of a tensor, read in place.
+fn summary(t: &Tensor) -> (bool, bool, bool) {
+    fn floats<T: Copy>(s: &[T], f: impl Fn(T) -> f64) -> (bool, bool, bool) {
+        s.iter().fold((false, false, false), |(n, i, z), &x| {
+            let x = f(x);
+            (n || x.is_nan(), i || x.is_infinite(), z || x == 0.0)
+        })
+    }
+    macro_rules! ints {
+        ($($d:ident $t:ty),*) => {
+            match t.dtype() {
+                DType::Float64 => t.as_slice::<f64>().map(|s| floats(s, |x| x)),
+                DType::Float32 => t.as_slice::<f32>().map(|s| floats(s, f64::from)),
+                DType::Float16 => t.as_slice::<crate::runtime::F16>().map(|s| floats(s, |x| x.to_f64())),
+                DType::Bool => t.as_slice::<bool>().map(|s| (false, false, s.contains(&false))),
+                $(DType::$d => t.as_slice::<$t>().map(|s| (false, false, s.contains(&0))),)*
+                _ => None,
+            }
+        };
+    }
+    ints!(Int8 i8, UInt8 u8, Int16 i16, Int32 i32, Int64 i64).unwrap_or((false, false, false))
+}
+
+/// [`conditions`] for a large result, from summaries of the whole tensors:
+/// a NaN when no input has one is invalid; an infinity when no input has
+/// one is a division by zero if the dividing input has a zero, else an
+/// overflow.
+fn summary_conditions(name: &str, inputs: &[&Tensor], r: &Tensor) -> (bool, bool, bool) {
+    let (r_nan, r_inf, _) = summary(r);
+    let ins: Vec<_> = inputs.iter().map(|t| summary(t)).collect();
+    let invalid = r_nan && !ins.iter().any(|s| s.0);
+    let inf = r_inf && !ins.iter().any(|s| s.1);
+    let divide = inf
+        && match divides(name) {
+            Some(None) => true,
+            Some(Some(k)) => ins.get(k).is_some_and(|s| s.2),
+            None => false,
+        };
+    (divide, inf && !divide, invalid)
 }
 
 /// Reports what ufunc `name` (an operator of numpy scalars: `scalar`)
