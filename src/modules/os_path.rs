@@ -73,11 +73,26 @@ pub fn fspath_opt(vm: &dyn Vm, v: &Value) -> PyResult<Option<String>> {
 }
 
 /// A path parameter of a native (`fspath`'s conversion and message).
-pub struct FsPath(pub String);
+pub struct FsPath(pub String, pub bool);
 
 impl<'a> FromArg<'a> for FsPath {
     fn from_arg(vm: &dyn Vm, args: &'a Args, i: usize, _cx: &ArgCtx) -> PyResult<Self> {
-        fspath(vm, args.get(i)).map(FsPath)
+        let v = args.get(i);
+        if let Value::Bytes(b) = v.as_builtin() {
+            return Ok(FsPath(String::from_utf8_lossy(b).into_owned(), true));
+        }
+        fspath(vm, v).map(|s| FsPath(s, false))
+    }
+}
+
+impl FsPath {
+    /// A path computed from this one, `bytes` when this one was.
+    fn out(&self, s: &str) -> Value {
+        if self.1 {
+            Value::Bytes(std::rc::Rc::new(s.as_bytes().to_vec()))
+        } else {
+            Value::str(s)
+        }
     }
 }
 
@@ -106,9 +121,17 @@ pub fn join_paths(first: &str, rest: &[&str]) -> String {
 
 /// Joins path components: `os.path.join('a', 'b') == 'a/b'`.
 #[native("join(a, *p)")]
-fn join(vm: &dyn Vm, a: &Value, p: &[Value]) -> PyResult<String> {
+fn join(vm: &dyn Vm, a: &Value, p: &[Value]) -> PyResult<Value> {
+    let is_bytes = |v: &Value| matches!(v.as_builtin(), Value::Bytes(_));
+    let bytes = is_bytes(a);
+    if p.iter().any(|v| is_bytes(v) != bytes) {
+        return Err(type_error("Can't mix strings and bytes in path components"));
+    }
     // join names itself in its type error, unlike the other functions.
     let arg = |v: &Value| -> PyResult<String> {
+        if let Value::Bytes(b) = v.as_builtin() {
+            return Ok(String::from_utf8_lossy(b).into_owned());
+        }
         fspath(vm, v).map_err(|_| {
             type_error(format!(
                 "join() argument must be str, bytes, or os.PathLike object, not '{}'",
@@ -119,7 +142,7 @@ fn join(vm: &dyn Vm, a: &Value, p: &[Value]) -> PyResult<String> {
     let first = arg(a)?;
     let rest = p.iter().map(arg).collect::<PyResult<Vec<_>>>()?;
     let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
-    Ok(join_paths(&first, &rest))
+    Ok(FsPath(String::new(), bytes).out(&join_paths(&first, &rest)))
 }
 
 fn split_at_sep(p: &str) -> (&str, &str) {
@@ -131,27 +154,28 @@ fn split_at_sep(p: &str) -> (&str, &str) {
 
 /// The final component: `os.path.basename('a/b.txt') == 'b.txt'`.
 #[native("basename(p)")]
-fn basename(p: FsPath) -> String {
-    split_at_sep(&p).1.to_string()
+fn basename(p: FsPath) -> Value {
+    p.out(split_at_sep(&p).1)
 }
 
 /// All but the final component: `os.path.dirname('a/b.txt') == 'a'`.
 #[native("dirname(p)")]
-fn dirname(p: FsPath) -> String {
-    split_at_sep(&p).0.to_string()
+fn dirname(p: FsPath) -> Value {
+    p.out(split_at_sep(&p).0)
 }
 
 /// `(dirname, basename)`.
 #[native("split(p)")]
 fn split(p: FsPath) -> PyResult<Value> {
     let (h, t) = split_at_sep(&p);
-    Ok(Value::tuple(vec![Value::str(h), Value::str(t)]))
+    Ok(Value::tuple(vec![p.out(h), p.out(t)]))
 }
 
 /// `(root, ext)`: `os.path.splitext('a/b.tar.gz') == ('a/b.tar', '.gz')`.
 #[native("splitext(p)")]
 fn splitext(p: FsPath) -> PyResult<Value> {
-    let p: &str = &p;
+    let path = &p;
+    let p: &str = path;
     let name_start = p.rfind('/').map_or(0, |i| i + 1);
     let name = &p[name_start..];
     let leading_dots = name.len() - name.trim_start_matches('.').len();
@@ -159,7 +183,7 @@ fn splitext(p: FsPath) -> PyResult<Value> {
         Some(i) if i >= leading_dots && i > 0 => p.split_at(name_start + i),
         _ => (p, ""),
     };
-    Ok(Value::tuple(vec![Value::str(root), Value::str(ext)]))
+    Ok(Value::tuple(vec![path.out(root), path.out(ext)]))
 }
 
 /// Whether the path exists.
@@ -227,8 +251,8 @@ fn absolute(p: &str) -> String {
 
 /// The path made absolute against the current directory, normalised.
 #[native("abspath(path)")]
-fn abspath(path: FsPath) -> PyResult<String> {
-    Ok(absolute(&path))
+fn abspath(path: FsPath) -> PyResult<Value> {
+    Ok(path.out(&absolute(&path)))
 }
 
 /// Whether the path is absolute (starts with `/`).
@@ -239,8 +263,8 @@ fn isabs(s: FsPath) -> PyResult<bool> {
 
 /// The path without redundant separators and `.`/`..` parts: `os.path.normpath('a//b/../c') == 'a/c'`.
 #[native("normpath(path)")]
-fn normpath(path: FsPath) -> PyResult<String> {
-    Ok(normalize(&path))
+fn normpath(path: FsPath) -> PyResult<Value> {
+    Ok(path.out(&normalize(&path)))
 }
 
 /// The path relative to `start` (default: the current directory).

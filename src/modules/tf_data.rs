@@ -4,7 +4,6 @@
 //! natives and classes are `distribute::dataset`'s.
 
 use super::ModuleBuilder;
-use crate::distribute::dataset::compose;
 use crate::distribute::dataset::data_options::{
     AUTOTUNE_ALGORITHM, AUTOTUNE_OPTIONS, AUTO_SHARD_POLICY, DISTRIBUTE_OPTIONS,
     EXTERNAL_STATE_POLICY, OPTIMIZATION_OPTIONS, OPTIONS, SERVICE_OPTIONS, THREADING_OPTIONS,
@@ -12,6 +11,7 @@ use crate::distribute::dataset::data_options::{
 use crate::distribute::dataset::methods::DATASET_V2;
 use crate::distribute::dataset::node::{INFINITE, UNKNOWN};
 use crate::distribute::dataset::structure::TENSOR_SPEC;
+use crate::distribute::dataset::{compose, files};
 use crate::value::Value;
 
 /// Adds the `tf.data` namespace and `tf.TensorSpec` to `tf`.
@@ -23,6 +23,12 @@ pub fn register(m: &mut ModuleBuilder) {
             .value("UNKNOWN_CARDINALITY", Value::Int(UNKNOWN))
             .value("Options", Value::Class(OPTIONS.class()))
             .value("ThreadingOptions", Value::Class(THREADING_OPTIONS.class()))
+            .value("TFRecordDataset", Value::Class(files::TF_RECORD.class()))
+            .value("TextLineDataset", Value::Class(files::TEXT_LINE.class()))
+            .value(
+                "FixedLengthRecordDataset",
+                Value::Class(files::FIXED_LENGTH.class()),
+            )
             .namespace("experimental", register_experimental);
     });
     // A class, so that `isinstance(ds.element_spec, tf.TensorSpec)` holds.

@@ -38,6 +38,7 @@ pub static DATASET_V2: ClassSpec = ClassSpec {
         Member::StaticMethod(sources::from_tensor_slices::DEF),
         Member::StaticMethod(sources::from_generator::DEF),
         Member::StaticMethod(sources::zip::DEF),
+        Member::StaticMethod(super::files::list_files::DEF),
         Member::Method(batch::DEF),
         Member::Method(repeat::DEF),
         Member::Method(shard::DEF),
@@ -213,15 +214,37 @@ fn skip(vm: &dyn Vm, this: This<DatasetObj>, count: &Value, _name: &Value) -> Py
     Ok(d.same_spec(Kind::Skip(ds.clone(), count)))
 }
 
+thread_local! {
+    /// Which probe call of a dataset function is running: 0 none, else 1 or 2.
+    static PROBE: Cell<u8> = const { Cell::new(0) };
+}
+
+/// Which probe call of a dataset function is running (0: none, 1 or 2):
+/// what a function whose output shapes TensorFlow knows from its
+/// arguments alone, not from the data (`tf.io.parse_example`), asks, so
+/// that it can answer a probe's placeholder element with outputs of
+/// those shapes (`_dist_graph.probing()`).
+pub fn probe_index() -> u8 {
+    PROBE.with(Cell::get)
+}
+
+/// Calls `f` with `elem` as probe call `index`.
+fn probe_call(vm: &dyn Vm, f: &Value, elem: &Value, index: u8) -> PyResult<Value> {
+    let before = PROBE.with(|p| p.replace(index));
+    let r = call_with_element(vm, f, elem);
+    PROBE.with(|p| p.set(before));
+    r
+}
+
 /// Calls `f` on probe elements of `spec` and returns the spec of its result
 /// (dims that change with the input's unknown dims become unknown).
 pub fn probe(vm: &dyn Vm, spec: &Spec, f: &Value) -> PyResult<(Spec, Value)> {
     let dev = Device::cpu(0);
-    let first = call_with_element(vm, f, &spec.placeholder(2, dev)?)?;
+    let first = probe_call(vm, f, &spec.placeholder(2, dev)?, 1)?;
     let s1 = Spec::of(&map_result(vm, &first)?);
     // The second probe differs in unknown dims and in values, so that
     // shapes computed from either (`tf.fill([x], x)`) become unknown.
-    let relaxed = match call_with_element(vm, f, &spec.placeholder_filled(3, dev, 1)?) {
+    let relaxed = match probe_call(vm, f, &spec.placeholder_filled(3, dev, 1)?, 2) {
         Ok(second) => map_result(vm, &second)
             .ok()
             .and_then(|e| s1.relax(&Spec::of(&e))),

@@ -13,6 +13,7 @@ pub mod compose;
 pub mod compose_stream;
 pub mod data_options;
 pub mod distributed;
+pub mod files;
 pub mod iterator;
 pub mod methods;
 pub mod node;

@@ -147,6 +147,8 @@ pub enum Kind {
         /// `Ok(n)`: every window holds n; `Err(f)`: `f(key)` says.
         size: Result<i64, Value>,
     },
+    /// `TFRecordDataset`, `TextLineDataset`, `FixedLengthRecordDataset`.
+    Files(Rc<super::files::FileSource>),
     /// `Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)`.
     Choose(Vec<Value>, Value, bool),
 }
@@ -217,6 +219,7 @@ impl DatasetObj {
             Kind::Unique(_) => &UNIQUE,
             Kind::Choose(..) => &DIRECTED_INTERLEAVE,
             Kind::GroupByWindow { .. } => &GROUP_BY_WINDOW,
+            Kind::Files(source) => source.class_spec(),
         }
     }
 
@@ -230,7 +233,8 @@ impl DatasetObj {
             | Kind::Counter { .. }
             | Kind::Variant(_)
             | Kind::Nested(_)
-            | Kind::Generator(..) => Vec::new(),
+            | Kind::Generator(..)
+            | Kind::Files(_) => Vec::new(),
             Kind::Zip(inputs, _) => inputs.iter().collect(),
             Kind::Concatenate(a, b) => vec![a, b],
             Kind::Choose(datasets, choice, _) => {
@@ -356,9 +360,11 @@ impl DatasetObj {
             | Kind::Cache(input, _)
             | Kind::Shuffle { input, .. }
             | Kind::Options(input, _) => of(input),
-            Kind::Filter(..) | Kind::Unbatch(_) | Kind::Rebatch(..) | Kind::Generator(..) => {
-                UNKNOWN
-            }
+            Kind::Filter(..)
+            | Kind::Unbatch(_)
+            | Kind::Rebatch(..)
+            | Kind::Generator(..)
+            | Kind::Files(_) => UNKNOWN,
         }
     }
 }

@@ -153,6 +153,7 @@ pub fn open(ds: &Value) -> PyResult<Box<dyn Stream>> {
             filter: true,
         }),
         Kind::Prefetch(input) | Kind::Options(input, _) => open(input)?,
+        Kind::Files(source) => super::files::open_files(source)?,
         Kind::Generator(func, args) => Box::new(GeneratorStream {
             func: func.clone(),
             args: args.clone(),

@@ -407,8 +407,16 @@ pub fn static_value(vm: &dyn Vm, t: &Value) -> PyResult<Value> {
 }
 
 /// The `_dist_graph` module: what the language's control flow asks of graphs.
+/// `_dist_graph.probing()`: which probe call of a dataset function is
+/// running (0 when none; see `dataset::methods::probe_index`).
+#[native("probing()")]
+pub fn probing() -> i64 {
+    crate::distribute::dataset::methods::probe_index() as i64
+}
+
 pub fn module() -> Value {
     let mut m = crate::object::module::ModuleBuilder::new("_dist_graph");
+    m.add(probing::DEF);
     m.add(graph_cond::DEF);
     m.add(graph_while::DEF);
     m.add(unknown_length::DEF);

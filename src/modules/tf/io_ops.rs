@@ -16,6 +16,12 @@ pub fn register(m: &mut ModuleBuilder) {
         io.add(read_file::DEF)
             .add(write_file::DEF)
             .add(decode_raw::DEF)
+            .add(serialize_tensor::DEF)
+            .add(parse_tensor::DEF)
+            .value(
+                "TFRecordWriter",
+                Value::Class(super::records::TF_RECORD_WRITER.class()),
+            )
             .namespace("gfile", super::gfile::register);
     });
 }
@@ -102,4 +108,75 @@ fn decode_raw(
     let t = super::strings_ops::string_arg(vm, input_bytes, op, 0)?;
     let r = crate::runtime::ops::raw::decode_raw(&t, out_type, little_endian, fixed_length);
     crate::object::tensor::convert::placed(vm, r)
+}
+
+/// A tensor as a serialized `TensorProto` (raw little-endian content;
+/// strings as `string_val`), a scalar string.
+#[native("serialize_tensor(tensor, name=None)")]
+fn serialize_tensor(vm: &dyn Vm, tensor: &Value, _name: &Value) -> PyResult<Tensor> {
+    use crate::object::tensor::convert::runtime_err;
+    let t = crate::object::tensor::convert::to_tensor(vm, tensor, None)?;
+    let proto = crate::runtime::saved_model::tensor_proto(&t).map_err(runtime_err)?;
+    let bytes = prost::Message::encode_to_vec(&proto);
+    Tensor::from_host(HostData::Str(vec![bytes]), Shape::scalar(), Device::CPU0)
+        .map_err(runtime_err)
+}
+
+/// Standard base64 with padding (TensorFlow's message shows the input so).
+fn base64(data: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for c in data.chunks(3) {
+        let n = (c[0] as u32) << 16
+            | (*c.get(1).unwrap_or(&0) as u32) << 8
+            | *c.get(2).unwrap_or(&0) as u32;
+        for k in 0..4 {
+            if k <= c.len() {
+                out.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The tensor a serialized `TensorProto` holds, which must be of `out_type`.
+#[native("parse_tensor(serialized, out_type, name=None)")]
+fn parse_tensor(
+    vm: &dyn Vm,
+    serialized: &Value,
+    out_type: DType,
+    _name: &Value,
+) -> PyResult<Tensor> {
+    let s = super::strings_ops::string_arg(vm, serialized, "ParseTensor", 0)?;
+    let data = scalar_bytes(&s, "ParseTensor", "Serialized")?;
+    let parsed = <crate::runtime::saved_model::proto::TensorProto as prost::Message>::decode(
+        data.as_slice(),
+    );
+    let bad = || {
+        kernel_error(
+            ExcType::InvalidArgumentError,
+            "ParseTensor",
+            &format!(
+                "Could not parse `serialized` as TensorProto, base64: {}",
+                base64(&data)
+            ),
+        )
+    };
+    let proto = parsed.map_err(|_| bad())?;
+    let t = crate::runtime::saved_model::tensor_from_proto(&proto).map_err(|_| bad())?;
+    if t.dtype() != out_type {
+        // this check's message ends as the eager op's do
+        return Err(PyErr::new(
+            ExcType::InvalidArgumentError,
+            format!(
+                "{{{{function_node __wrapped__ParseTensor_device_{}}}}} Type mismatch between parsed tensor ({}) and dtype ({}) [Op:ParseTensor] name: ",
+                Device::cpu(0).full_name(),
+                t.dtype().kernel_name(),
+                out_type.kernel_name()
+            ),
+        ));
+    }
+    Ok(t)
 }

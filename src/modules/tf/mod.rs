@@ -29,6 +29,7 @@ pub mod nn_ops;
 pub mod print;
 pub mod py_func;
 pub mod random;
+pub mod records;
 pub mod reorder_ops;
 pub mod saved_model;
 mod saved_model_load;

@@ -86,6 +86,24 @@ pub fn to_np_tensor(vm: &dyn Vm, v: &Value, dtype: Option<DType>) -> PyResult<Te
                         .collect::<PyResult<Vec<_>>>()?;
                     stack_promoted(&parts, 0)?
                 }
+                // numpy's `__array__` protocol
+                Value::Instance(_) if vm.getattr(other, "__array__").is_ok() => {
+                    let method = vm.getattr(other, "__array__")?;
+                    let arr = vm.call(&method, Vec::new(), Vec::new())?;
+                    if matches!(arr, Value::Instance(_)) {
+                        return Err(type_error("__array__ must return an array"));
+                    }
+                    return to_np_tensor(vm, &arr, dtype);
+                }
+                // an object with `__len__` and `__getitem__` is a sequence
+                // to numpy (a protobuf repeated field, a user's container)
+                Value::Instance(_)
+                    if vm.getattr(other, "__len__").is_ok()
+                        && vm.getattr(other, "__getitem__").is_ok() =>
+                {
+                    let items = Value::list(vm.collect(other)?);
+                    return to_np_tensor(vm, &items, dtype);
+                }
                 _ => return Err(unsupported(vm, v)),
             },
         },
