@@ -18,6 +18,8 @@ pub enum ErrorKind {
     ResourceExhausted,
     /// `tf.errors.UnimplementedError`.
     Unimplemented,
+    /// `tf.errors.NotFoundError` (no kernel for a dtype on this device).
+    NotFound,
     /// Python `TypeError`.
     Type,
     /// Python `ValueError`.
@@ -41,6 +43,7 @@ impl ErrorKind {
             ErrorKind::InvalidArgument => "InvalidArgumentError",
             ErrorKind::ResourceExhausted => "ResourceExhaustedError",
             ErrorKind::Unimplemented => "UnimplementedError",
+            ErrorKind::NotFound => "NotFoundError",
             ErrorKind::Type => "TypeError",
             ErrorKind::Value => "ValueError",
             ErrorKind::Index => "IndexError",

@@ -34,6 +34,7 @@ pub mod reorder_ops;
 pub mod saved_model;
 mod saved_model_load;
 pub mod scan_ops;
+pub mod special_ops;
 pub mod stats_ops;
 pub mod string_format;
 pub mod string_hash;
@@ -86,6 +87,7 @@ pub fn module() -> Value {
         linalg::register_math(n);
         nn_ops::register_math(n);
         nd_ops::register_math(n);
+        special_ops::register_math(n);
     });
     m.namespace("dtypes", |n| {
         dtypes::register(n);

@@ -17,6 +17,7 @@ pub fn runtime_err(e: runtime::Error) -> PyErr {
         runtime::ErrorKind::InvalidArgument => ExcType::InvalidArgumentError,
         runtime::ErrorKind::ResourceExhausted => ExcType::ResourceExhaustedError,
         runtime::ErrorKind::Unimplemented => ExcType::UnimplementedError,
+        runtime::ErrorKind::NotFound => ExcType::NotFoundError,
         runtime::ErrorKind::Type => ExcType::TypeError,
         runtime::ErrorKind::Value | runtime::ErrorKind::Axis => ExcType::ValueError,
         runtime::ErrorKind::Index => ExcType::IndexError,

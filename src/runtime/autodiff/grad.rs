@@ -206,6 +206,8 @@ pub enum GradOp {
     DivNoNan,
     /// `MulNoNan`, `Xlogy`, `Xdivy`, `Xlog1py`; inputs `x, y`.
     ZeroSafe(crate::runtime::ops::zero_safe::ZeroSafe),
+    /// `Lgamma`, `Igamma`, `Betainc` … (`runtime::ops::special`).
+    Special(crate::runtime::ops::special::Special),
     /// `Pad` / `PadV2` by `[before, after]` per axis; inputs `x` (and the
     /// constant value).
     Pad(Vec<[usize; 2]>),
@@ -540,6 +542,9 @@ pub(crate) fn gradient(
         | GradOp::TensorScatter(_)
         | GradOp::SoftmaxXent
         | GradOp::SparseSoftmaxXent => super::grad_nn::gradient(op, v, grads)?,
+        GradOp::Special(s) => {
+            ops::special::gradient(*s, v.inputs, &v.outputs[0], g, v.skip, unbroadcast)?
+        }
         GradOp::Custom(f) => custom(f, grads)?,
         // what an eager tape says for an op without a registered gradient
         GradOp::NoGrad(n) => {

@@ -463,6 +463,7 @@ fn forward_all(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Outs> 
         GradOp::BiasAdd { nchw } => one(ops::nn_loss::bias_add(first(ins)?, second(ins)?, *nchw)),
         GradOp::DivNoNan => one(ops::nn_loss::div_no_nan(first(ins)?, second(ins)?)),
         GradOp::ZeroSafe(op) => one(ops::zero_safe::zero_safe(*op, first(ins)?, second(ins)?)),
+        GradOp::Special(op) => one(ops::special::special(*op, &ins.iter().collect::<Vec<_>>())),
         GradOp::SquaredDifference => {
             one(ops::nn_loss::squared_difference(first(ins)?, second(ins)?))
         }

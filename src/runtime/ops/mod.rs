@@ -28,6 +28,7 @@ pub mod scatter;
 pub mod segment;
 pub mod segment_reduce;
 pub mod shape_ops;
+pub mod special;
 pub mod zero_safe;
 
 pub use create::{eye, range};

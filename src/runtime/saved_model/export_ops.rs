@@ -168,6 +168,7 @@ pub(super) fn tf_node(g: &Graph, i: usize, op: &GradOp) -> Result<TfNode> {
         GradOp::SquaredDifference => simple("SquaredDifference", vec![("T", t)]),
         GradOp::DivNoNan => simple("DivNoNan", vec![("T", t)]),
         GradOp::ZeroSafe(op) => simple(op.name(), vec![("T", t)]),
+        GradOp::Special(op) => simple(op.name(), vec![("T", t)]),
         GradOp::AddN => simple("AddN", vec![("N", AV::I(n.inputs.len() as i64)), ("T", t)]),
         GradOp::Cast => {
             let to = n.outputs.first().map_or(DType::Float32, |o| o.0);

@@ -577,6 +577,14 @@ fn run_node(
             };
             one(zero_safe(z, x()?, y()?))
         }
+        "Lgamma" | "Digamma" | "Erfinv" | "Ndtri" | "Igamma" | "Igammac" | "IgammaGradA"
+        | "Zeta" | "Polygamma" | "Betainc" => {
+            let s = ops::special::Special::from_name(op).expect("a special op");
+            let ins: Vec<&Tensor> = (0..s.arity())
+                .map(|i| nth(&ins, i))
+                .collect::<Result<_>>()?;
+            one(ops::special::special(s, &ins))
+        }
         "L2Loss" => one(ops::l2_loss(x()?)),
         "BiasAdd" | "BiasAddV1" => one(ops::nn_loss::bias_add(
             x()?,

@@ -10,7 +10,9 @@ pub fn output_args(op: &str) -> Option<&'static [&'static str]> {
         "Neg" | "Abs" | "Square" | "Sqrt" | "Rsqrt" | "Exp" | "Log" | "Log1p" | "Expm1" | "Erf"
         | "Erfc" | "Sin" | "Cos" | "Tanh" | "Sigmoid" | "Floor" | "Ceil" | "Round" | "Sign"
         | "Reciprocal" | "LogicalNot" | "Cast" | "Transpose" | "Tan" | "Asin" | "Acos" | "Atan"
-        | "Sinh" | "Cosh" | "Asinh" | "Acosh" | "Atanh" => &["y"],
+        | "Sinh" | "Cosh" | "Asinh" | "Acosh" | "Atanh" | "Lgamma" | "Digamma" | "Erfinv"
+        | "Ndtri" => &["y"],
+        "Igamma" | "Igammac" | "IgammaGradA" | "Zeta" | "Polygamma" | "Betainc" => &["z"],
         "AddV2" | "Add" | "Sub" | "Mul" | "RealDiv" | "Div" | "TruncateDiv" | "FloorDiv"
         | "FloorMod" | "Pow" | "Maximum" | "Minimum" | "Equal" | "NotEqual" | "Less"
         | "LessEqual" | "Greater" | "GreaterEqual" | "LogicalAnd" | "LogicalOr"

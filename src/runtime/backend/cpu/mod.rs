@@ -12,6 +12,8 @@ pub mod matmul;
 pub mod num;
 pub mod onednn;
 pub mod reduce;
+pub mod special;
+mod special_gamma;
 pub mod zip;
 
 use super::{Backend, MatMulDims};
