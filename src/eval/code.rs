@@ -30,6 +30,9 @@ struct FunctionCode {
     posonlyargcount: usize,
     kwonlyargcount: usize,
     varnames: Vec<Rc<str>>,
+    /// `co_flags`: CPython's bits (optimized, new locals, `*args`,
+    /// `**kwargs`, generator, coroutine).
+    flags: usize,
 }
 
 impl Code {
@@ -74,6 +77,15 @@ impl Code {
                 posonlyargcount: a.posonlyargs.len(),
                 kwonlyargcount: a.kwonlyargs.len(),
                 varnames,
+                flags: 0x1
+                    | 0x2
+                    | if a.vararg.is_some() { 0x4 } else { 0 }
+                    | if a.kwarg.is_some() { 0x8 } else { 0 }
+                    | match (def.is_async, def.is_generator) {
+                        (true, _) => 0x80,
+                        (false, true) => 0x20,
+                        _ => 0,
+                    },
             }),
         }
     }
@@ -114,6 +126,7 @@ impl NativeObject for Code {
             ("co_posonlyargcount", Some(f)) => int(f.posonlyargcount),
             ("co_kwonlyargcount", Some(f)) => int(f.kwonlyargcount),
             ("co_nlocals", Some(f)) => int(f.varnames.len()),
+            ("co_flags", Some(f)) => int(f.flags),
             ("co_varnames", Some(f)) => {
                 Value::tuple(f.varnames.iter().map(|n| Value::str(&**n)).collect())
             }
@@ -127,6 +140,7 @@ impl NativeObject for Code {
             d.extend([
                 "co_argcount",
                 "co_firstlineno",
+                "co_flags",
                 "co_kwonlyargcount",
                 "co_nlocals",
                 "co_posonlyargcount",

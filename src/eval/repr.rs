@@ -223,6 +223,10 @@ impl Interp {
                     self.str_value(&args[0])?
                 ));
             }
+            if args.len() >= 3 && inst.class.is_subclass_of(&ExcType::OpError.class()) {
+                // TensorFlow's `OpError(node_def, op, message, ...)`: its message
+                return self.str_value(&args[2]);
+            }
             if inst.class.is_subclass_of(&ExcType::OSError.class()) {
                 // CPython's `OSError_str`: `[Errno 2] No such file: 'a.txt'`.
                 let field = |n: &str| inst.get_attr(n).filter(|v| !v.is_none());

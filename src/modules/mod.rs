@@ -113,6 +113,10 @@ pub static MODULES: &[(&str, Source)] = &[
     ),
     ("_weakref", Source::Native(|_| Some(weakref::module()))),
     (
+        "_dist_random",
+        Source::Native(|_| Some(tf::random::stateful::module())),
+    ),
+    (
         "_dist_checkpoint",
         Source::Native(|_| Some(tf::train::module())),
     ),
@@ -150,6 +154,9 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("warnings"),
     stdlib!("fractions"),
     stdlib!("statistics"),
+    stdlib!("timeit"),
+    stdlib!("multiprocessing"),
+    stdlib!("multiprocessing.util", "multiprocessing_util"),
     stdlib!("traceback"),
     stdlib!("unittest"),
     stdlib!("numpy.testing", "numpy_testing"),
@@ -243,6 +250,7 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("keras.random", "keras_random"),
     stdlib!("keras.initializers", "keras_initializers"),
     stdlib!("keras.utils", "keras_utils"),
+    stdlib!("keras.config", "keras_config"),
     stdlib!("keras.activations", "keras_activations"),
     stdlib!("keras.engine", "keras_engine"),
     stdlib!("keras.layers", "keras_layers"),

@@ -1,7 +1,8 @@
 //! `os.path` (POSIX rules, as CPython's `posixpath`): `join`, `basename`,
 //! `dirname`, `split`, `splitext`, `isabs`, `normpath`, `abspath`,
 //! `relpath`, `commonprefix`, `expanduser`, and the file queries `exists`,
-//! `isfile`, `isdir`, `islink`, `lexists`, `getsize`, `getmtime`, `realpath`.
+//! `isfile`, `isdir`, `islink`, `lexists`, `getsize`, `getmtime`,
+//! `getctime`, `getatime`, `realpath`.
 //! Paths are `str` or `os.PathLike` (`FsPath`, `fspath`).
 
 use super::ModuleBuilder;
@@ -36,7 +37,9 @@ pub fn register(m: &mut ModuleBuilder) {
         .add(realpath::DEF)
         .add(islink::DEF)
         .add(lexists::DEF)
-        .add(getmtime::DEF);
+        .add(getmtime::DEF)
+        .add(getctime::DEF)
+        .add(getatime::DEF);
 }
 
 /// A path argument as CPython's `os.fspath` takes it: a `str`, or an
@@ -401,6 +404,25 @@ fn islink(path: FsPath) -> bool {
 #[native("lexists(path)")]
 fn lexists(path: FsPath) -> bool {
     std::fs::symlink_metadata(&*path).is_ok()
+}
+
+/// The time of the last metadata change (`st_ctime` on Unix), in seconds
+/// since the epoch.
+#[native("getctime(filename)")]
+fn getctime(filename: FsPath) -> PyResult<f64> {
+    use std::os::unix::fs::MetadataExt;
+    let p: &str = &filename;
+    let meta = std::fs::metadata(p).map_err(|e| os_error(e, p))?;
+    Ok(meta.ctime() as f64 + meta.ctime_nsec() as f64 * 1e-9)
+}
+
+/// The time of the last access, in seconds since the epoch.
+#[native("getatime(filename)")]
+fn getatime(filename: FsPath) -> PyResult<f64> {
+    use std::os::unix::fs::MetadataExt;
+    let p: &str = &filename;
+    let meta = std::fs::metadata(p).map_err(|e| os_error(e, p))?;
+    Ok(meta.atime() as f64 + meta.atime_nsec() as f64 * 1e-9)
 }
 
 /// The last modification time, in seconds since the epoch.

@@ -113,6 +113,31 @@ pub fn generic_getattr(
                 _ => Value::None,
             }));
         }
+        // tf.errors.OpError's fields: `OpError(node_def, op, message,
+        // error_code)`, or the one message dist's own errors carry.
+        "message" | "node_def" | "op" | "error_code"
+            if inst.class.is_subclass_of(&ExcType::OpError.class()) =>
+        {
+            let args = match inst.get_attr("args") {
+                Some(Value::Tuple(t)) => t.to_vec(),
+                _ => Vec::new(),
+            };
+            let code = inst
+                .class
+                .exception_type()
+                .and_then(ExcType::op_error_code)
+                .map_or(Value::None, Value::Int);
+            return Ok(Some(match (name, args.as_slice()) {
+                ("message", [m]) => m.clone(),
+                ("message", [_, _, m, ..]) => m.clone(),
+                ("node_def", [n, _, _, ..]) => n.clone(),
+                ("op", [_, o, _, ..]) => o.clone(),
+                ("error_code", [_, _, _, c, ..]) if code.is_none() => c.clone(),
+                ("error_code", _) => code,
+                ("message", _) => Value::str(""),
+                _ => Value::None,
+            }));
+        }
         // StopIteration.value: its first argument (a generator's return value).
         "value" if inst.class.is_subclass_of(&ExcType::StopIteration.class()) => {
             let first = match inst.get_attr("args") {

@@ -171,6 +171,30 @@ impl ExcType {
         })
     }
 
+    /// TensorFlow's status code of a `tf.errors` class (`error_code`; None
+    /// for the base `OpError` and the other classes).
+    pub fn op_error_code(self) -> Option<i64> {
+        Some(match self {
+            ExcType::CancelledError => 1,
+            ExcType::UnknownError => 2,
+            ExcType::InvalidArgumentError => 3,
+            ExcType::DeadlineExceededError => 4,
+            ExcType::NotFoundError => 5,
+            ExcType::AlreadyExistsError => 6,
+            ExcType::PermissionDeniedError => 7,
+            ExcType::ResourceExhaustedError => 8,
+            ExcType::FailedPreconditionError => 9,
+            ExcType::AbortedError => 10,
+            ExcType::OutOfRangeError => 11,
+            ExcType::UnimplementedError => 12,
+            ExcType::InternalError => 13,
+            ExcType::UnavailableError => 14,
+            ExcType::DataLossError => 15,
+            ExcType::UnauthenticatedError => 16,
+            _ => return None,
+        })
+    }
+
     /// Whether the class is a builtin name (not TensorFlow's, not `io`'s).
     pub fn is_builtin_name(self) -> bool {
         (self as usize) < ExcType::OpError as usize

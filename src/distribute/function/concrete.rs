@@ -43,8 +43,47 @@ pub static CONCRETE_FUNCTION: ClassSpec = ClassSpec {
     name: "ConcreteFunction",
     module: "tensorflow.python.eager.polymorphic_function.concrete_function",
     bases: &[],
-    members: &[Member::Getter(structured_input_signature::DEF)],
+    members: &[
+        Member::Getter(structured_input_signature::DEF),
+        Member::Getter(function_type::DEF),
+    ],
 };
+
+/// `concrete.function_type`: TensorFlow's `FunctionType`, printed as the
+/// signature (`(a: TensorSpec(...)) -> TensorSpec(...)`), its repr the
+/// parameters, output type and captures.
+#[native("ConcreteFunction.function_type(self)")]
+fn function_type(vm: &dyn Vm, this: &ConcreteObj) -> PyResult<Value> {
+    Ok(Value::native(FunctionTypeObj {
+        signature: this.signature(vm)?,
+        text: this.text(),
+    }))
+}
+
+/// What `function_type` gives.
+struct FunctionTypeObj {
+    signature: String,
+    text: String,
+}
+
+static FUNCTION_TYPE: ClassSpec = ClassSpec {
+    name: "FunctionType",
+    module: "tensorflow.core.function.polymorphism.function_type",
+    bases: &[],
+    members: &[],
+};
+
+impl NativeObject for FunctionTypeObj {
+    fn spec(&self) -> Option<&'static ClassSpec> {
+        Some(&FUNCTION_TYPE)
+    }
+    fn str(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(self.signature.clone())
+    }
+    fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
+        Ok(self.text.clone())
+    }
+}
 
 /// `((positional...), {keyword-only...})`: each parameter's `tf.TensorSpec`
 /// (named by its path) or traced Python value.
@@ -62,6 +101,25 @@ fn structured_input_signature(vm: &dyn Vm, this: &ConcreteObj) -> PyResult<Value
 native_class!(ConcreteObj: CONCRETE_FUNCTION);
 
 impl ConcreteObj {
+    /// `(a: TensorSpec(...), b: Literal[2]) -> TensorSpec(...)`.
+    fn signature(&self, vm: &dyn Vm) -> PyResult<String> {
+        Ok(match &self.ftype {
+            Some(t) => t.signature_text(vm, &self.output)?,
+            None => {
+                let specs: Vec<String> = self
+                    .params
+                    .iter()
+                    .map(|p| {
+                        let name = p.split(" (").next().unwrap_or("");
+                        let spec = p.split_once("): ").map_or("", |(_, s)| s);
+                        format!("{name}: {spec}")
+                    })
+                    .collect();
+                format!("({}) -> {}", specs.join(", "), self.output)
+            }
+        })
+    }
+
     /// The `Input Parameters: … Captures: …` text.
     pub fn text(&self) -> String {
         let mut s = String::from("Input Parameters:\n");
@@ -90,23 +148,9 @@ impl NativeObject for ConcreteObj {
         Ok(format!("ConcreteFunction {}", self.text()))
     }
     fn repr(&self, this: &Value, vm: &dyn Vm) -> PyResult<String> {
-        let signature = match &self.ftype {
-            Some(t) => t.signature_text(vm, &self.output)?,
-            None => {
-                let specs: Vec<String> = self
-                    .params
-                    .iter()
-                    .map(|p| {
-                        let name = p.split(" (").next().unwrap_or("");
-                        let spec = p.split_once("): ").map_or("", |(_, s)| s);
-                        format!("{name}: {spec}")
-                    })
-                    .collect();
-                format!("({}) -> {}", specs.join(", "), self.output)
-            }
-        };
         Ok(format!(
-            "<ConcreteFunction {signature} at 0x{:X}>",
+            "<ConcreteFunction {} at 0x{:X}>",
+            self.signature(vm)?,
             this.id()
         ))
     }

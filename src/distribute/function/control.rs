@@ -414,6 +414,94 @@ pub fn probing() -> i64 {
     crate::distribute::dataset::methods::probe_index() as i64
 }
 
+/// `_dist_graph.no_gradient(op_name, fn, inputs)`: `fn()`, a composition
+/// standing for one TensorFlow op that has no registered gradient, run as
+/// that one op: its parts are not recorded, and a tape that follows one of
+/// `inputs` raises TensorFlow's `LookupError` naming `op_name` when a
+/// gradient is asked through it.
+#[native("no_gradient(op_name, fn, inputs)")]
+pub fn no_gradient(vm: &dyn Vm, op_name: &str, r#fn: &Value, inputs: &Value) -> PyResult<Value> {
+    use crate::runtime::autodiff::{tape, GradOp, NoGrad};
+    let mut ins = Vec::new();
+    let it = vm.iter(inputs)?;
+    while let Some(v) = vm.next(&it)? {
+        if let Value::Tensor(t) = v {
+            ins.push(t);
+        }
+    }
+    let refs: Vec<&Tensor> = ins.iter().collect();
+    let mut failed = None;
+    let out = tape::primitive(
+        || GradOp::NoGrad(NoGrad(interned(op_name))),
+        &refs,
+        || match vm.call(r#fn, Vec::new(), Vec::new()) {
+            Ok(Value::Tensor(t)) => Ok(t),
+            Ok(_) => Err(crate::runtime::error::Error::internal(
+                "no_gradient: the function did not return a tensor",
+            )),
+            Err(e) => {
+                failed = Some(e);
+                Err(crate::runtime::error::Error::internal("no_gradient"))
+            }
+        },
+    );
+    match (out, failed) {
+        (_, Some(e)) => Err(e),
+        (Ok(t), None) => Ok(Value::Tensor(t)),
+        (Err(e), None) => Err(runtime_err(e)),
+    }
+}
+
+/// An op name kept for the life of the program (the few names the
+/// standard library gives [`no_gradient`]).
+fn interned(name: &str) -> &'static str {
+    thread_local! {
+        static NAMES: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
+    }
+    NAMES.with(|n| {
+        let mut n = n.borrow_mut();
+        if let Some(s) = n.iter().find(|s| **s == name) {
+            return *s;
+        }
+        let s: &'static str = Box::leak(name.to_owned().into_boxed_str());
+        n.push(s);
+        s
+    })
+}
+
+/// What `_dist_graph.lift()` paused: the graphs being traced and the
+/// tapes' recording, given back by `_dist_graph.unlift(token)`.
+struct Lifted(RefCell<Option<(graph::Pause, u32)>>);
+
+impl crate::value::NativeObject for Lifted {}
+
+/// `_dist_graph.lift()`: `tf.init_scope`'s entry: the code that follows
+/// runs eagerly (no graph records it, it runs once, when the function
+/// traces) and no gradient tape records it, until `unlift(token)`.
+#[native("lift()")]
+pub fn lift() -> Value {
+    let g = graph::pause();
+    let t = crate::runtime::autodiff::tape::suspend();
+    Value::native(Lifted(RefCell::new(Some((g, t)))))
+}
+
+/// `_dist_graph.unlift(token)`: ends what `lift()` began.
+#[native("unlift(token)")]
+pub fn unlift(token: &Value) -> PyResult<()> {
+    let taken = token
+        .downcast::<Lifted>()
+        .and_then(|l| l.0.borrow_mut().take());
+    let Some((g, t)) = taken else {
+        return Err(PyErr::new(
+            ExcType::RuntimeError,
+            "unlift() needs a token of lift() not yet ended",
+        ));
+    };
+    crate::runtime::autodiff::tape::unsuspend(t);
+    graph::resume(g);
+    Ok(())
+}
+
 pub fn module() -> Value {
     let mut m = crate::object::module::ModuleBuilder::new("_dist_graph");
     m.add(probing::DEF);
@@ -421,5 +509,8 @@ pub fn module() -> Value {
     m.add(graph_while::DEF);
     m.add(unknown_length::DEF);
     m.add(static_value::DEF);
+    m.add(no_gradient::DEF);
+    m.add(lift::DEF);
+    m.add(unlift::DEF);
     m.build()
 }

@@ -100,7 +100,15 @@ pub(super) fn store(cell: &Rc<VarCell>, new: Tensor) -> Tensor {
             return new;
         }
     }
-    *cell.value.borrow_mut() = super::untraced(new.clone());
+    // the value is the variable's state from now on: a later read is a new
+    // `ReadVariableOp`, not the op that computed it (an assignment passes
+    // no gradient, as in TensorFlow)
+    let kept = if crate::runtime::autodiff::tape::active() {
+        crate::runtime::autodiff::tape::detached(&new)
+    } else {
+        super::untraced(new.clone())
+    };
+    *cell.value.borrow_mut() = kept;
     new
 }
 

@@ -326,8 +326,10 @@ fn compute(
         .collect()
 }
 
-/// Flat target tensors.
-fn flat_targets(vm: &dyn Vm, target: &Value) -> PyResult<Vec<Tensor>> {
+/// Flat target tensors, each with the tape key of the variable it is (a
+/// variable target is its handle, as in TensorFlow: no op produced it, so it
+/// reaches only itself as a source).
+fn flat_targets(vm: &dyn Vm, target: &Value) -> PyResult<Vec<(Tensor, Option<usize>)>> {
     if target.is_none() {
         return Err(PyErr::new(
             ExcType::TypeError,
@@ -336,8 +338,46 @@ fn flat_targets(vm: &dyn Vm, target: &Value) -> PyResult<Vec<Tensor>> {
     }
     leaves(target)?
         .iter()
-        .map(|t| to_tensor(vm, t, None))
+        .map(|t| {
+            let held = variable_like(vm, t)?;
+            let v = held.as_ref().unwrap_or(t);
+            if is_variable(v) {
+                if let Some((k, value, _)) = tape_source(vm, v) {
+                    return Ok((runtime::autodiff::tape::detached(&value), Some(k)));
+                }
+            }
+            Ok((to_tensor(vm, t, None)?, None))
+        })
         .collect()
+}
+
+/// Adds to the gradient of each source that is a target variable that
+/// target's seed (its output gradient, else ones).
+fn seed_variable_targets(
+    targets: &[(Tensor, Option<usize>)],
+    srcs: &[Option<(usize, Tensor)>],
+    outs: &[Option<Tensor>],
+    grads: &mut [Value],
+) -> PyResult<()> {
+    for (i, (t, key)) in targets.iter().enumerate() {
+        let Some(key) = key else { continue };
+        for (g, s) in grads.iter_mut().zip(srcs) {
+            if !matches!(s, Some((k, _)) if k == key) {
+                continue;
+            }
+            let seed = match outs.get(i).cloned().flatten() {
+                Some(o) => o,
+                None => Tensor::ones(t.dtype(), t.dims(), t.device()).map_err(runtime_err)?,
+            };
+            *g = match g {
+                Value::Tensor(prev) => {
+                    Value::Tensor(runtime::ops::add(prev, &seed).map_err(runtime_err)?)
+                }
+                _ => Value::Tensor(seed),
+            };
+        }
+    }
+    Ok(())
 }
 
 /// Computes the gradient using operations recorded in context of this tape.
@@ -358,7 +398,8 @@ fn gradient(
             warn_once_persistent(vm);
         }
     }
-    let targets = flat_targets(vm, target)?;
+    let keyed = flat_targets(vm, target)?;
+    let targets: Vec<Tensor> = keyed.iter().map(|(t, _)| t.clone()).collect();
     let flat_sources = leaves(sources)?;
     let srcs = flat_sources
         .iter()
@@ -391,9 +432,16 @@ fn gradient(
         zeros,
         !this.persistent,
         true,
-    );
+    )
+    .and_then(|mut g| {
+        seed_variable_targets(&keyed, &srcs, &outs, &mut g)?;
+        Ok(g)
+    });
     if let Ok(g) = &grads {
-        super::tape_hints::hint_none_gradients(vm, &tape, &targets, &flat_sources, &srcs, g);
+        // (a variable target reaches only itself: nothing to explain)
+        if keyed.iter().all(|(_, k)| k.is_none()) {
+            super::tape_hints::hint_none_gradients(vm, &tape, &targets, &flat_sources, &srcs, g);
+        }
     }
     this.finish();
     pack(sources, grads?)

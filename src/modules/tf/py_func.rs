@@ -227,11 +227,16 @@ fn run(vm: &dyn Vm, kind: Kind, func: &Value, inputs: &[Value], tout: &Value) ->
             Kind::Numpy => crate::object::numpy::from_tensor(t),
         })
         .collect::<PyResult<Vec<_>>>()?;
+    // the op runs its Python code at every execution of the graph: its
+    // `print`s show even when the traced body around it reruns muted
+    let mute = &vm.state().get::<crate::object::state::PrintMute>().depth;
+    let muted = mute.replace(0);
     let called = if tracing {
         graph::paused(|| vm.call(func, args, Vec::new()))
     } else {
         vm.call(func, args, Vec::new())
     };
+    mute.set(muted);
     let result = called
         .map_err(|e| kernel_error(kind, tin, nout, ExcType::UnknownError, &exc_text(vm, &e)))?;
     if types.is_empty() {

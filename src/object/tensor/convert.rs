@@ -220,8 +220,11 @@ pub fn to_tensor_on(
                     .map_err(runtime_err)?,
                 _ => t,
             };
+            let shape_to_int = |d: DType| {
+                matches!(d, DType::Int64) && v.downcast::<super::shape::TensorShapeObj>().is_some()
+            };
             return match dtype {
-                Some(d) if d != t.dtype() && is_numpy(v) => {
+                Some(d) if d != t.dtype() && (is_numpy(v) || shape_to_int(d)) => {
                     runtime::ops::cast(&t, d).map_err(runtime_err)
                 }
                 Some(d) if d != t.dtype() => to_tensor(vm, &Value::Tensor(t), Some(d)),

@@ -384,6 +384,35 @@ impl NativeObject for TensorShapeObj {
         Some(&TENSOR_SHAPE)
     }
 
+    /// TensorFlow's conversion of a fully known shape: an int32 vector of
+    /// its dims (int64 when one does not fit).
+    fn to_tensor(&self, _vm: &dyn Vm) -> PyResult<Option<crate::runtime::Tensor>> {
+        let known: Option<Vec<usize>> =
+            self.dims.as_ref().and_then(|d| d.iter().copied().collect());
+        let Some(dims) = known else {
+            return Err(crate::value::PyErr::new(
+                crate::value::ExcType::ValueError,
+                format!(
+                    "Cannot convert a partially known TensorShape {} to a Tensor.",
+                    shape_text(self.dims.as_deref())
+                ),
+            ));
+        };
+        let wide = dims.iter().any(|&d| d >= 1 << 31);
+        let t = if wide {
+            let v: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+            let n = v.len();
+            crate::runtime::Tensor::from_vec(v, &[n])
+        } else {
+            let v: Vec<i32> = dims.iter().map(|&d| d as i32).collect();
+            let n = v.len();
+            crate::runtime::Tensor::from_vec(v, &[n])
+        };
+        Ok(Some(
+            t.map_err(crate::object::tensor::convert::runtime_err)?,
+        ))
+    }
+
     fn repr(&self, _this: &Value, _vm: &dyn Vm) -> PyResult<String> {
         Ok(match &self.dims {
             None => "TensorShape(None)".to_string(),

@@ -492,6 +492,17 @@ pub fn suspended<T>(f: impl FnOnce() -> T) -> T {
     r
 }
 
+/// Turns recording off on this thread until [`unsuspend`] is given what
+/// this returns ([`suspended`] across a `with` block).
+pub fn suspend() -> u32 {
+    ACTIVE.with(|a| a.replace(0))
+}
+
+/// Turns back on the recording [`suspend`] turned off.
+pub fn unsuspend(saved: u32) {
+    ACTIVE.with(|a| a.set(saved));
+}
+
 /// A new handle on `t`'s buffer that no tape knows (`tf.stop_gradient`,
 /// the outputs of a `tf.custom_gradient` function).
 pub fn detached(t: &Tensor) -> Tensor {

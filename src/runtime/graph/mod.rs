@@ -255,20 +255,43 @@ pub fn end(g: &Rc<RefCell<Graph>>) {
 
 /// Runs `f` with graph recording paused (an inner eager computation).
 pub fn paused<T>(f: impl FnOnce() -> T) -> T {
+    let p = pause();
+    let r = f();
+    resume(p);
+    r
+}
+
+/// The graphs whose recording [`pause`] paused, for [`resume`].
+pub struct Pause {
+    saved: Vec<Rc<RefCell<Graph>>>,
+    depth: u32,
+    n_suspended: usize,
+}
+
+/// Pauses graph recording until [`resume`] (what [`paused`] does around
+/// a closure; `tf.init_scope` spans a `with` block).
+pub fn pause() -> Pause {
     let saved = TRACING.with(|t| std::mem::take(&mut *t.borrow_mut()));
     let depth = DEPTH.with(|d| d.replace(0));
     let n_suspended = escape::suspend(&saved);
     for _ in &saved {
         super::autodiff::tape::hold_active(false);
     }
-    let r = f();
-    for _ in &saved {
+    Pause {
+        saved,
+        depth,
+        n_suspended,
+    }
+}
+
+/// Resumes the recording `p` paused.
+pub fn resume(p: Pause) {
+    for _ in &p.saved {
         super::autodiff::tape::hold_active(true);
     }
-    DEPTH.with(|d| d.set(depth));
-    escape::resume(n_suspended);
-    TRACING.with(|t| *t.borrow_mut() = saved);
-    r
+    DEPTH.with(|d| d.set(p.depth));
+    escape::resume(p.n_suspended);
+    TRACING.with(|t| *t.borrow_mut() = p.saved);
 }
 
 thread_local! {

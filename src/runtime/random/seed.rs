@@ -89,6 +89,29 @@ impl SeedState {
         }
     }
 
+    /// The `(seed, seed2)` of a random op traced into a function graph
+    /// whose `_last_id` is `last_id` (TensorFlow's `get_seed` in graph
+    /// mode; `(0, 0)`, unseeded, without a global seed).
+    pub fn graph_op_seeds(&self, last_id: i64) -> (i64, i64) {
+        match self.global.get() {
+            None => (0, 0),
+            Some(g) => match (truncate(g), truncate(last_id)) {
+                (0, 0) => (0, MAXINT32),
+                seeds => seeds,
+            },
+        }
+    }
+
+    /// The stream of a kernel made anew with these seeds (a function's
+    /// kernel, instantiated again by each iterator of a dataset).
+    pub fn fresh(seeds: (i64, i64)) -> Philox {
+        if seeds == (0, 0) {
+            Philox::from_seeds(entropy(), entropy())
+        } else {
+            Philox::from_seeds(seeds.0 as u64, seeds.1 as u64)
+        }
+    }
+
     /// The stream position for an op that writes `outputs` elements: the
     /// kernel's stream as it is now, which then skips 256 blocks per output
     /// (TensorFlow's conservative reservation), so the next run of the same

@@ -9,7 +9,7 @@
 mod gen_state;
 mod generator;
 mod op;
-mod stateful;
+pub mod stateful;
 pub(crate) use stateful::{skip_seed, uniform_unit};
 pub(crate) use stateless::stateless_uniform;
 mod stateless;

@@ -212,6 +212,34 @@ pub fn shuffle(vm: &dyn Vm, value: &Value, seed: &Value, _name: &Value) -> PyRes
     placed(vm, ops::gather(&value, &idx, 0))
 }
 
+/// `_dist_random.graph_shuffle(value)`: `tf.random.shuffle(value)` as a
+/// dataset function traced it runs, each time the dataset is iterated: a
+/// kernel made anew, seeded as TensorFlow seeds an op traced first in its
+/// graph (Keras's array adapter draws each epoch's order this way, so with a
+/// global seed every epoch gets the same order, as in TensorFlow).
+#[native("graph_shuffle(value)")]
+pub fn graph_shuffle(vm: &dyn Vm, value: &Value) -> PyResult<Tensor> {
+    let value = to_tensor(vm, value, None)?;
+    let rows = value.dims().first().copied().unwrap_or(0);
+    if value.numel() <= 1 || rows <= 1 {
+        return Ok(value);
+    }
+    let seeds = state(vm).graph_op_seeds(0);
+    let gen = random::SeedState::fresh(seeds);
+    let perm = random::permutation(gen, rows).map_err(runtime_err)?;
+    let idx: Vec<i64> = perm.iter().map(|&i| i as i64).collect();
+    let idx = Tensor::from_vec(idx, &[rows]).map_err(runtime_err)?;
+    ops::gather(&value, &idx, 0).map_err(runtime_err)
+}
+
+/// The `_dist_random` module: what the standard library's Keras asks of
+/// TensorFlow's random kernels beyond `tf.random`.
+pub fn module() -> Value {
+    let mut m = crate::object::module::ModuleBuilder::new("_dist_random");
+    m.add(graph_shuffle::DEF);
+    m.build()
+}
+
 /// `random_ops.random_uniform(shape, seed=seed, dtype=dtype)` with the
 /// default bounds: the raw `RandomUniform` draw in `[0, 1)` (the sampler of
 /// `tf.nn.dropout`). `shape` is a 1-D integer tensor.
