@@ -23,6 +23,12 @@ pub fn scoped(vm: &dyn Vm, name: &str) -> String {
     format!("{}{name}", current(vm))
 }
 
+/// `tf.get_current_name_scope()`: the current scope without its final `/`.
+#[native("get_current_name_scope()")]
+pub fn get_current_name_scope(vm: &dyn Vm) -> String {
+    current(vm).trim_end_matches('/').to_string()
+}
+
 /// A `tf.name_scope(name)` context manager: the name, and the scopes it
 /// replaced, one per time it is entered (with the graph whose name scope
 /// it entered too, inside a trace).

@@ -17,6 +17,7 @@ pub mod os_fs;
 pub mod os_path;
 pub mod random_core;
 pub mod re;
+pub mod socket;
 pub mod statistics;
 pub mod sys;
 pub mod tf;
@@ -97,6 +98,7 @@ pub static MODULES: &[(&str, Source)] = &[
         Source::Native(|_| Some(collections::module())),
     ),
     ("time", Source::Native(|_| Some(time::module()))),
+    ("socket", Source::Native(|_| Some(socket::module()))),
     (
         "_statistics",
         Source::Native(|_| Some(statistics::module())),
@@ -190,6 +192,8 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("tensorflow_example"),
     stdlib!("tensorflow_protobuf"),
     stdlib!("tensorflow_parsing"),
+    stdlib!("tensorflow_summary"),
+    stdlib!("tensorflow_event"),
     // `google.protobuf`'s text_format and message, for tf.train.Example
     stdlib!("google"),
     stdlib!("google.protobuf", "google_protobuf"),
@@ -224,6 +228,7 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("keras.saving.serialization", "keras_saving_serialization"),
     stdlib!("keras.utils.progbar", "keras_utils_progbar"),
     stdlib!("keras.callbacks.monitors", "keras_callbacks_monitors"),
+    stdlib!("keras.callbacks.tensorboard", "keras_callbacks_tensorboard"),
     // Keras 3, written in the language; `tf.keras` is `keras`
     // `tf.keras` is Keras 3's `keras._tf_keras.keras`: `keras`'s objects,
     // with Keras 2's names in `losses` and `metrics`

@@ -138,10 +138,12 @@ fn register_distribute(d: &mut ModuleBuilder) {
 
 /// `tf.device` and `tf.config`.
 fn register_devices(m: &mut ModuleBuilder) {
-    m.add(devices::device::DEF).value(
-        "name_scope",
-        class(&crate::distribute::name_scope::NAME_SCOPE),
-    );
+    m.add(devices::device::DEF)
+        .add(crate::distribute::name_scope::get_current_name_scope::DEF)
+        .value(
+            "name_scope",
+            class(&crate::distribute::name_scope::NAME_SCOPE),
+        );
     m.namespace("config", |c| {
         c.add(devices::list_physical_devices::DEF)
             .add(devices::list_logical_devices::DEF)

@@ -131,6 +131,10 @@ pub fn module() -> Value {
             Value::Class(crate::distribute::dataset::iterator::OPTIONAL.class()),
         );
     });
+    // `tf.summary`: `stdlib/tensorflow_summary.dist`
+    m.namespace("summary", |s| {
+        s.namespace("experimental", |_| {});
+    });
     m.namespace("random", random::register);
     io_ops::register(&mut m);
     strings_ops::register(&mut m);
