@@ -6,8 +6,12 @@
 use std::process::Command;
 
 fn stderr_of(case: &str, flags: &[&str]) -> String {
+    stderr_in("autodiff", case, flags)
+}
+
+fn stderr_in(area: &str, case: &str, flags: &[&str]) -> String {
     let path = format!(
-        "{}/tests/golden/autodiff/{case}.dist",
+        "{}/tests/golden/{area}/{case}.dist",
         env!("CARGO_MANIFEST_DIR")
     );
     let mut args = vec!["run"];
@@ -78,4 +82,26 @@ fn an_unevenly_split_batch_without_global_batch_size() {
         &["--virtual-gpus", "2"],
         &["compute_average_loss was called without global_batch_size on an unevenly split batch (replica 0: 2 examples, replica 1: 1)"],
     );
+}
+
+#[test]
+fn devices_that_do_not_exist_are_placed_on_the_cpu() {
+    // one hint per missing device, one for the collectives TensorFlow
+    // never finishes on one device; none once the GPUs exist
+    let err = stderr_in("distribute", "soft_placement_collectives", &[]);
+    assert_eq!(err.matches("dist: hint: ").count(), 3, "{err}");
+    for p in [
+        "dist: hint: GPU:0 does not exist (0 GPUs are visible): TensorFlow's soft placement runs what is placed there on CPU:0 and keeps the name; run with --virtual-gpus 1 to simulate one",
+        "dist: hint: GPU:1 does not exist (0 GPUs are visible)",
+        "--virtual-gpus 2 to simulate two",
+        "replicas 0 and 1 both run on CPU:0",
+    ] {
+        assert!(err.contains(p), "{p:?} not in:\n{err}");
+    }
+    let err = stderr_in(
+        "distribute",
+        "soft_placement_collectives",
+        &["--virtual-gpus", "2"],
+    );
+    assert!(!err.contains("dist: hint: "), "{err}");
 }

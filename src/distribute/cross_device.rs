@@ -133,6 +133,7 @@ fn reduce_value_to(
         kind: Kind::Mirrored,
         flavor: crate::distribute::strategy::Flavor::Own,
         resolver: Value::None,
+        names: devices.clone(),
         devices,
         extended: Value::None,
         input_hosts: Default::default(),

@@ -44,34 +44,92 @@ fn number_word(n: u32) -> String {
         .unwrap_or_else(|| n.to_string())
 }
 
-/// The error for a device that does not exist, with the flag that makes it.
-#[cold]
-pub fn missing_device(vm: &dyn Vm, kind: DeviceKind, index: u32) -> PyErr {
-    let have = visible(vm).iter().filter(|d| d.kind == kind).count();
-    let msg = format!(
-        "{}:{index} does not exist: {have} {}{} {} visible",
-        kind.name(),
-        kind.name(),
-        if have == 1 { "" } else { "s" },
-        if have == 1 { "is" } else { "are" }
-    );
-    let err = PyErr::new(ExcType::ValueError, msg);
-    match kind {
-        DeviceKind::Gpu => err.help(format!(
-            "run with --virtual-gpus {} to simulate {}",
-            index + 1,
-            number_word(index + 1)
-        )),
-        DeviceKind::Cpu => err.help(
-            "configure more CPUs with tf.config.set_logical_device_configuration before the first op runs",
-        ),
+/// Where what is placed on `named` lives: `named` itself when it exists,
+/// else `CPU:0`, as TensorFlow's soft device placement (its default) puts
+/// it. The name stays where TensorFlow shows it (a strategy's
+/// `worker_devices`); a hint on stderr says so once per missing device.
+/// With `tf.config.set_soft_device_placement(False)`, TensorFlow's
+/// InvalidArgumentError instead.
+pub fn placed(vm: &dyn Vm, named: Device) -> PyResult<Device> {
+    let visible = visible(vm);
+    if visible.contains(&named) {
+        return Ok(named);
     }
+    if !super::runtime_config::soft_placement(vm) {
+        return Err(not_satisfiable(&named, &visible));
+    }
+    let kind = named.kind;
+    let have = visible.iter().filter(|d| d.kind == kind).count();
+    let how = match kind {
+        DeviceKind::Gpu => format!(
+            "run with --virtual-gpus {} to simulate {}",
+            named.index + 1,
+            number_word(named.index + 1)
+        ),
+        DeviceKind::Cpu => "tf.config.set_logical_device_configuration configures more CPUs".into(),
+    };
+    super::notes::hint_once(
+        vm,
+        &format!("soft-placement:{}", named.short_name()),
+        &format!(
+            "{} does not exist ({have} {}{} visible): TensorFlow's soft placement runs what is placed there on CPU:0 and keeps the name; {how}",
+            named.short_name(),
+            kind.name(),
+            if have == 1 { " is" } else { "s are" },
+        ),
+    );
+    Ok(Device::CPU0)
+}
+
+/// A hint, once, where a collective runs between replicas that soft
+/// placement put on one device: TensorFlow's collectives there wait for
+/// each other forever (measured with TensorFlow 2.21: `all_reduce` in a
+/// replica function, `strategy.gather`, Keras `fit`), dist computes them
+/// as it would on separate devices.
+pub fn shared_device_collective(vm: &dyn Vm, devices: &[Device], what: &str) {
+    let Some((j, i)) = (1..devices.len()).find_map(|j| {
+        devices[..j]
+            .iter()
+            .position(|d| *d == devices[j])
+            .map(|i| (j, i))
+    }) else {
+        return;
+    };
+    super::notes::hint_once(
+        vm,
+        "soft-placement:collective",
+        &format!(
+            "{what}: replicas {i} and {j} both run on {} (soft placement of devices that do not exist); TensorFlow's collectives between replicas on one device never return, dist computes them as on separate devices",
+            devices[i].short_name()
+        ),
+    );
+}
+
+/// TensorFlow's error for a missing device without soft placement.
+#[cold]
+fn not_satisfiable(named: &Device, visible: &[Device]) -> PyErr {
+    let types = if visible.iter().any(|d| d.kind == DeviceKind::Gpu) {
+        "GPU, CPU"
+    } else {
+        "CPU"
+    };
+    let all: Vec<String> = visible.iter().map(Device::full_name).collect();
+    PyErr::new(
+        ExcType::InvalidArgumentError,
+        format!(
+            "Could not satisfy device specification '{}'. enable_soft_placement=0. Supported device types [{types}]. All available devices [{}].",
+            named.full_name(),
+            all.join(", ")
+        ),
+    )
+    .help("tf.config.set_soft_device_placement(True) (TensorFlow's default) runs it on CPU:0")
 }
 
 /// Resolves a device string (`GPU:0`, `/gpu:0`, `/device:GPU:0`,
-/// `/job:localhost/replica:0/task:0/device:GPU:0`) to a visible device;
-/// a partial spec fills in from `base`.
-pub fn resolve_with(vm: &dyn Vm, text: &str, base: Device) -> PyResult<Device> {
+/// `/job:localhost/replica:0/task:0/device:GPU:0`) to the device it names,
+/// which need not exist ([`placed`] says where its work runs); a partial
+/// spec fills in from `base`.
+pub fn resolve_named(vm: &dyn Vm, text: &str, base: Device) -> PyResult<Device> {
     let spec = DeviceSpec::parse(text).map_err(crate::object::tensor::convert::runtime_err)?;
     let (job, _) = crate::runtime::device::local_job();
     if spec.job.as_deref().is_some_and(|j| j != job) && job != "localhost" {
@@ -105,22 +163,30 @@ pub fn resolve_with(vm: &dyn Vm, text: &str, base: Device) -> PyResult<Device> {
         DeviceKind::Cpu => Device::cpu(index),
         DeviceKind::Gpu => gpu(vm, index),
     };
-    if visible(vm).contains(&dev) {
-        Ok(dev)
-    } else {
-        Err(missing_device(vm, kind, index))
-    }
+    Ok(dev)
 }
 
-/// Resolves a device string to a visible device.
+/// Resolves a device string to where what is placed on it lives (the
+/// device, or `CPU:0` by soft placement: [`placed`]).
+pub fn resolve_with(vm: &dyn Vm, text: &str, base: Device) -> PyResult<Device> {
+    placed(vm, resolve_named(vm, text, base)?)
+}
+
+/// Resolves a device string to where what is placed on it lives.
 pub fn resolve(vm: &dyn Vm, text: &str) -> PyResult<Device> {
     resolve_with(vm, text, Device::CPU0)
 }
 
-/// A device argument: a string (or a `DeviceSpec`-like object with `str`).
+/// A device argument: where what is placed on it lives ([`placed`]).
 pub fn device_arg(vm: &dyn Vm, v: &Value) -> PyResult<Device> {
+    placed(vm, device_arg_named(vm, v)?)
+}
+
+/// A device argument as named: a string (or a `tf.config` device entry);
+/// the device need not exist.
+pub fn device_arg_named(vm: &dyn Vm, v: &Value) -> PyResult<Device> {
     match v {
-        Value::Str(s) => resolve(vm, s),
+        Value::Str(s) => resolve_named(vm, s, Device::CPU0),
         Value::Native(n) if n.as_any().is::<DeviceEntry>() => {
             let e = v.downcast::<DeviceEntry>().expect("checked");
             Ok(e.device)

@@ -2,7 +2,8 @@
 //! the thread pools' sizes, op determinism, `run_functions_eagerly`, memory
 //! growth, synchronous execution and TensorFloat-32. Each reads back what
 //! was set, with TensorFlow's errors (a thread count or memory growth
-//! changed after the runtime started). What dist acts on: op determinism
+//! changed after the runtime started). What dist acts on: soft placement
+//! (devices that do not exist, `devices::placed`), op determinism
 //! (unseeded random ops then fail, as in TensorFlow) and
 //! `run_functions_eagerly`; the others change nothing in dist, which says
 //! so once on stderr.
@@ -70,26 +71,26 @@ pub fn check_seeded(vm: &dyn Vm, op_seed: Option<i64>) -> PyResult<()> {
     Ok(())
 }
 
-/// Whether soft device placement is enabled.
-#[native("get_soft_device_placement()")]
-pub fn get_soft_device_placement(vm: &dyn Vm) -> bool {
+/// Whether soft device placement is on: what is placed on a device that
+/// does not exist then runs on `CPU:0` (`devices::placed`).
+pub fn soft_placement(vm: &dyn Vm) -> bool {
     config(vm).soft_placement.get()
 }
 
-/// Enables or disables soft device placement (an op without a kernel for
-/// its device runs elsewhere).
+/// Whether soft device placement is enabled.
+#[native("get_soft_device_placement()")]
+pub fn get_soft_device_placement(vm: &dyn Vm) -> bool {
+    soft_placement(vm)
+}
+
+/// Enables or disables soft device placement (work placed on a device that
+/// does not exist runs on `CPU:0`; disabled, that is TensorFlow's
+/// InvalidArgumentError). Every op dist has runs on every device, so that
+/// is all it changes.
 #[native("set_soft_device_placement(enabled)")]
 pub fn set_soft_device_placement(vm: &dyn Vm, enabled: &Value) -> PyResult<()> {
     let on = vm.truthy(enabled)?;
     config(vm).soft_placement.set(on);
-    if !on {
-        note_once(
-            vm,
-            "soft placement",
-            "tf.config.set_soft_device_placement(False) changes nothing in dist: every op it has \
-             runs on every device",
-        );
-    }
     Ok(())
 }
 

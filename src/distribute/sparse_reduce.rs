@@ -73,9 +73,7 @@ pub fn value_on(vm: &dyn Vm, v: &Value, dest: Device) -> PyResult<Value> {
     match as_slices(vm, v)? {
         Some(s) => Ok(slices_value(slices_on(&s, dest).map_err(runtime_err)?)),
         None => Ok(Value::Tensor(
-            to_tensor(vm, v, None)?
-                .to_device(dest)
-                .map_err(runtime_err)?,
+            to_tensor(vm, v, None)?.copy_to(dest).map_err(runtime_err)?,
         )),
     }
 }

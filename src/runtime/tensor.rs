@@ -295,6 +295,24 @@ impl Tensor {
         Ok(out)
     }
 
+    /// A new tensor on `device` with this one's value: a copy there, or on
+    /// the same device a new tensor sharing the storage (each replica's
+    /// collective result is its own tensor even where replicas share a
+    /// device), recorded as TensorFlow's identity.
+    pub fn copy_to(&self, device: Device) -> Result<Tensor> {
+        if device != self.device() {
+            return self.to_device(device);
+        }
+        let out = Tensor::from_parts(
+            self.dtype(),
+            self.shape().clone(),
+            self.0.storage.clone(),
+            device,
+        );
+        super::autodiff::tape::record(|| super::autodiff::GradOp::Identity, &[self], &[&out]);
+        Ok(out)
+    }
+
     /// The same tensor on another device. Between host devices (CPU ↔
     /// virtual GPU) the buffer is shared, as TensorFlow's `identity` across
     /// devices copies it; to or from a CUDA GPU the elements are copied

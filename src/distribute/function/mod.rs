@@ -144,6 +144,13 @@ impl FunctionObj {
             signature(vm, v, relaxed, &mut aliases, &mut key)?;
             key.push(';');
         }
+        if let Some(d) = crate::distribute::strategy::retrace_device(vm) {
+            // TensorFlow's function context holds the replica's device
+            // scope: each replica traces its own graph even where soft
+            // placement runs them all on CPU:0
+            key.push_str("@@");
+            key.push_str(&d.short_name());
+        }
         Ok(key)
     }
 

@@ -197,6 +197,9 @@ pub fn merge_collectives(
         ));
     }
     let devices = &run.devices;
+    if !matches!(reqs[0], Request::MergeCall(..)) {
+        crate::distribute::devices::shared_device_collective(vm, devices, first);
+    }
     let _trace = crate::runtime::trace::collective(
         || trace_name(reqs[0]),
         devices.first().copied().unwrap_or_default(),
@@ -243,7 +246,7 @@ pub fn merge_collectives(
                 let t = gather_tensors(vm, leaves, axis, devices[0])?;
                 devices
                     .iter()
-                    .map(|d| Ok(Value::Tensor(t.to_device(*d).map_err(runtime_err)?)))
+                    .map(|d| Ok(Value::Tensor(t.copy_to(*d).map_err(runtime_err)?)))
                     .collect()
             })
         }
@@ -296,7 +299,7 @@ fn all_reduce_values(
         let t = reduce_tensors(vm, op, leaves, devices[0])?;
         devices
             .iter()
-            .map(|d| Ok(Value::Tensor(t.to_device(*d).map_err(runtime_err)?)))
+            .map(|d| Ok(Value::Tensor(t.copy_to(*d).map_err(runtime_err)?)))
             .collect()
     })
 }

@@ -27,8 +27,11 @@ pub struct ReplicaContext {
     pub replica: usize,
     /// The number of replicas.
     pub n: usize,
-    /// The replica's device.
+    /// The replica's device: where its tensors live.
     pub device: Device,
+    /// The replica's device as the strategy names it (`GPU:1` where soft
+    /// placement runs it on `CPU:0`).
+    pub name: Device,
     /// True for the default strategy's context.
     pub default: bool,
     /// True for MirroredStrategy (its class is `_MirroredReplicaContext`).
@@ -144,7 +147,7 @@ getters! { this: &ReplicaContext;
 /// The replica's devices.
 #[native("ReplicaContext.devices(self)")]
 fn context_devices(this: &ReplicaContext) -> Value {
-    let name = Value::str(this.device.full_name());
+    let name = Value::str(this.name.full_name());
     if this.mirrored {
         // MirroredStrategy's is `[worker_devices_by_replica[id]]`, a list of lists
         Value::list(vec![Value::list(vec![name])])
@@ -310,6 +313,11 @@ pub fn current_replica_context(vm: &dyn Vm) -> Option<Value> {
         replica: i,
         n: run.devices.len(),
         device: run.devices[i],
+        name: run
+            .strategy
+            .downcast::<StrategyObj>()
+            .and_then(|s| s.names.get(i).copied())
+            .unwrap_or(run.devices[i]),
         default: false,
         mirrored,
     }))
@@ -411,6 +419,7 @@ pub fn get_replica_context(vm: &dyn Vm) -> Value {
         replica: 0,
         n: 1,
         device: Device::CPU0,
+        name: Device::CPU0,
         default: true,
         mirrored: false,
     })

@@ -206,10 +206,13 @@ pub(super) fn reduce_mirrored(s: &StrategyObj, op: Op, value: &Value) -> PyResul
 #[native("Strategy.gather(self, value, axis)")]
 pub(super) fn gather(
     vm: &dyn Vm,
-    _this: &StrategyObj,
+    this: &StrategyObj,
     value: &Value,
     axis: &Value,
 ) -> PyResult<Value> {
+    if components(value).is_some() || variables::local_values(value).is_some() {
+        crate::distribute::devices::shared_device_collective(vm, &this.devices, "Strategy.gather");
+    }
     if in_replica_fn(vm) {
         return Err(needs_cross_replica(
             "tf.distribute.Strategy.gather method requires cross-replica context, use get_replica_context().all_gather() instead",

@@ -22,8 +22,10 @@ pub struct ExtendedObj {
     pub(crate) kind: Kind,
     /// The strategy's class, where not its kind's.
     pub(crate) flavor: Flavor,
-    /// The replicas' devices.
+    /// The replicas' devices: where their work runs.
     pub(crate) devices: Vec<Device>,
+    /// The replicas' devices as named (see `StrategyObj::names`).
+    pub(crate) names: Vec<Device>,
     /// The strategy this belongs to (weak: the strategy owns this object).
     pub(super) strategy: RefCell<Weak<Box<dyn NativeObject>>>,
 }
@@ -41,6 +43,7 @@ impl ExtendedObj {
             flavor: self.flavor.clone(),
             resolver: Value::None,
             devices: self.devices.clone(),
+            names: self.names.clone(),
             extended: Value::None,
             input_hosts: Default::default(),
         }
@@ -163,7 +166,7 @@ fn devices_property(e: &ExtendedObj, name: &str) -> PyResult<Value> {
             format!("{name}() method unsupported by default tf.distribute.Strategy."),
         ));
     }
-    Ok(device_names(&e.devices))
+    Ok(device_names(&e.names))
 }
 
 /// The devices the replicas run on.

@@ -77,7 +77,7 @@ pub(super) fn non_slot_devices(
     var_list: &Value,
 ) -> PyResult<Value> {
     if this.kind != Kind::Default {
-        return Ok(device_names(&this.devices));
+        return Ok(device_names(&this.names));
     }
     // the default strategy's: the variable with the smallest name
     let mut best: Option<(String, Value)> = None;

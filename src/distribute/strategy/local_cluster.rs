@@ -12,7 +12,7 @@ use std::cell::RefCell;
 
 use super::extended::{EXTENDED_V1, MIRRORED_EXTENDED};
 use super::{make_strategy_as, Flavor, Kind, STRATEGY};
-use crate::distribute::devices::{device_arg, gpus};
+use crate::distribute::devices::{device_arg, device_arg_named, gpus, placed};
 use crate::object::{native, ClassSpec, Member};
 use crate::runtime::Device;
 use crate::value::{ExcType, PyErr, PyResult, Value, Vm};
@@ -160,12 +160,13 @@ fn multi_worker(vm: &dyn Vm, cluster_resolver: &Value, experimental: bool) -> Py
             ))
         }
     };
-    Ok(make_strategy_as(
+    make_strategy_as(
+        vm,
         Kind::Mirrored,
         local_devices(vm),
         Flavor::MultiWorker { experimental },
         resolver,
-    ))
+    )
 }
 
 /// Synchronous training on several workers, each with its devices; with
@@ -204,11 +205,11 @@ fn central_storage_new(
         v => vm
             .collect(v)?
             .iter()
-            .map(|d| device_arg(vm, d))
+            .map(|d| device_arg_named(vm, d))
             .collect::<PyResult<Vec<_>>>()?,
     };
     let (parameter, shown) = match parameter_device {
-        Value::None if compute.len() == 1 => (compute[0], compute[0].full_name()),
+        Value::None if compute.len() == 1 => (placed(vm, compute[0])?, compute[0].full_name()),
         Value::None => (Device::CPU0, "/device:CPU:0".to_string()),
         v => (device_arg(vm, v)?, vm.str(v)?),
     };
@@ -224,10 +225,11 @@ fn central_storage_new(
         )
         .help("give it one compute device (compute_devices=[\"GPU:0\"]), or use tf.distribute.MirroredStrategy to replicate over several"));
     }
-    Ok(make_strategy_as(
+    make_strategy_as(
+        vm,
         Kind::Mirrored,
         compute,
         Flavor::CentralStorage { parameter, shown },
         Value::None,
-    ))
+    )
 }

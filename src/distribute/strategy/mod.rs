@@ -20,7 +20,7 @@ pub use extended::ExtendedObj;
 
 use super::classes::{getters, native_class, object_repr, DISTRIBUTE_LIB};
 use super::context::{in_replica_fn, state, ReplicaRun};
-use super::devices::device_arg;
+use super::devices::{device_arg_named, placed};
 use super::nest::{contains_distributed, is_structure, regroup, select_replica, CallArgs};
 use super::renamed;
 use super::replica_ctx::{merge_collectives, ValueContext};
@@ -76,8 +76,12 @@ pub struct StrategyObj {
     pub flavor: Flavor,
     /// `cluster_resolver` (None on one machine).
     pub resolver: Value,
-    /// The replicas' devices, in replica order.
+    /// Where the replicas run, in replica order: their devices, or `CPU:0`
+    /// for a device that does not exist (TensorFlow's soft placement), so
+    /// two replicas may share one device: replica state is keyed by index.
     pub devices: Vec<Device>,
+    /// The replicas' devices as named (what `worker_devices` shows).
+    pub names: Vec<Device>,
     /// The `extended` object (shares the device list).
     pub(super) extended: Value,
     /// The hosts of the input workers, one per replica, once a
@@ -174,22 +178,29 @@ impl Kind {
 
 native_class!(StrategyObj: STRATEGY);
 
-/// A new strategy value.
-pub fn make_strategy(kind: Kind, devices: Vec<Device>) -> Value {
-    make_strategy_as(kind, devices, Flavor::Own, Value::None)
+/// A new strategy value with one replica on each of the devices `names`
+/// (placed as [`placed`] says).
+pub fn make_strategy(vm: &dyn Vm, kind: Kind, names: Vec<Device>) -> PyResult<Value> {
+    make_strategy_as(vm, kind, names, Flavor::Own, Value::None)
 }
 
 /// A new strategy value of another class than its kind's.
 pub fn make_strategy_as(
+    vm: &dyn Vm,
     kind: Kind,
-    devices: Vec<Device>,
+    names: Vec<Device>,
     flavor: Flavor,
     resolver: Value,
-) -> Value {
+) -> PyResult<Value> {
+    let devices = names
+        .iter()
+        .map(|d| placed(vm, *d))
+        .collect::<PyResult<Vec<_>>>()?;
     let extended = Value::native(ExtendedObj {
         kind,
         flavor: flavor.clone(),
         devices: devices.clone(),
+        names: names.clone(),
         strategy: std::cell::RefCell::new(std::rc::Weak::new()),
     });
     let strategy = Value::native(StrategyObj {
@@ -197,13 +208,14 @@ pub fn make_strategy_as(
         flavor,
         resolver,
         devices,
+        names,
         extended: extended.clone(),
         input_hosts: Default::default(),
     });
     if let (Some(e), Value::Native(rc)) = (extended.downcast::<ExtendedObj>(), &strategy) {
         *e.strategy.borrow_mut() = Rc::downgrade(rc);
     }
-    strategy
+    Ok(strategy)
 }
 
 impl StrategyObj {
@@ -258,9 +270,13 @@ const CROSS_MSG: &str =
 /// The default strategy of this interpreter.
 pub fn default_strategy(vm: &dyn Vm) -> Value {
     let st = state(vm);
-    let mut d = st.default_strategy.borrow_mut();
-    d.get_or_insert_with(|| make_strategy(Kind::Default, vec![Device::CPU0]))
-        .clone()
+    if let Some(d) = st.default_strategy.borrow().as_ref() {
+        return d.clone();
+    }
+    // CPU:0 always exists: nothing to place, nothing to fail
+    let d = make_strategy(vm, Kind::Default, vec![Device::CPU0]).unwrap_or(Value::None);
+    *st.default_strategy.borrow_mut() = Some(d.clone());
+    d
 }
 
 /// The strategy in effect: the running `strategy.run`'s, else the innermost
@@ -276,6 +292,18 @@ pub fn current_strategy(vm: &dyn Vm) -> Value {
     default_strategy(vm)
 }
 
+/// The device (as named) of the replica running now, where TensorFlow
+/// traces a `tf.function` once per replica device: a MirroredStrategy of
+/// several replicas (`_retrace_functions_for_each_device`).
+pub fn retrace_device(vm: &dyn Vm) -> Option<Device> {
+    let i = vm.current_replica()?;
+    let run = state(vm).run.borrow().clone()?;
+    let s = run.strategy.downcast::<StrategyObj>()?;
+    (s.kind == Kind::Mirrored && s.names.len() > 1)
+        .then(|| s.names.get(i).copied())
+        .flatten()
+}
+
 // ---- constructors ----
 
 /// Synchronous training on several devices of one machine: one replica per device.
@@ -286,11 +314,12 @@ fn mirrored_new(
     cross_device_ops: Option<&Value>,
 ) -> PyResult<Value> {
     let devices = mirrored_devices(vm, devices, cross_device_ops)?;
-    Ok(make_strategy(Kind::Mirrored, devices))
+    make_strategy(vm, Kind::Mirrored, devices)
 }
 
 /// The replicas' devices of a MirroredStrategy made with these arguments
-/// (the GPUs, else the CPU, without `devices`), checked as TensorFlow does.
+/// (the GPUs, else the CPU, without `devices`), as named (they need not
+/// exist) and checked as TensorFlow does.
 pub(super) fn mirrored_devices(
     vm: &dyn Vm,
     devices: Option<&Value>,
@@ -305,12 +334,12 @@ pub(super) fn mirrored_devices(
                 gpus
             }
         }
-        Some(v @ Value::Str(_)) => vec![device_arg(vm, v)?],
+        Some(v @ Value::Str(_)) => vec![device_arg_named(vm, v)?],
         Some(v) => {
             let items = vm.collect(v)?;
             let mut out: Vec<Device> = Vec::new();
             for it in &items {
-                let d = device_arg(vm, it)?;
+                let d = device_arg_named(vm, it)?;
                 out.push(d);
             }
             if out.iter().enumerate().any(|(i, d)| out[..i].contains(d)) {
@@ -352,8 +381,8 @@ pub(super) fn mirrored_devices(
 /// Runs everything on one device.
 #[native("OneDeviceStrategy.__init__(device)")]
 fn one_device_new(vm: &dyn Vm, device: &Value) -> PyResult<Value> {
-    let d = device_arg(vm, device)?;
-    Ok(make_strategy(Kind::OneDevice, vec![d]))
+    let d = device_arg_named(vm, device)?;
+    make_strategy(vm, Kind::OneDevice, vec![d])
 }
 
 // ---- scope ----

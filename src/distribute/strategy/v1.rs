@@ -11,7 +11,7 @@ use super::{
     make_strategy_as, mirrored_devices, num_replicas_in_sync, run, scope, Flavor, Kind,
 };
 use crate::distribute::classes::DISTRIBUTE_LIB;
-use crate::distribute::devices::device_arg;
+use crate::distribute::devices::device_arg_named;
 use crate::distribute::nest::map_nest;
 use crate::distribute::renamed;
 use crate::object::{native, ClassSpec, Member};
@@ -76,24 +76,14 @@ fn mirrored_v1_new(
     cross_device_ops: Option<&Value>,
 ) -> PyResult<Value> {
     let devices = mirrored_devices(vm, devices, cross_device_ops)?;
-    Ok(make_strategy_as(
-        Kind::Mirrored,
-        devices,
-        Flavor::V1,
-        Value::None,
-    ))
+    make_strategy_as(vm, Kind::Mirrored, devices, Flavor::V1, Value::None)
 }
 
 /// Runs everything on one device (TensorFlow 1 class).
 #[native("OneDeviceStrategyV1.__init__(device)")]
 fn one_device_v1_new(vm: &dyn Vm, device: &Value) -> PyResult<Value> {
-    let d = device_arg(vm, device)?;
-    Ok(make_strategy_as(
-        Kind::OneDevice,
-        vec![d],
-        Flavor::V1,
-        Value::None,
-    ))
+    let d = device_arg_named(vm, device)?;
+    make_strategy_as(vm, Kind::OneDevice, vec![d], Flavor::V1, Value::None)
 }
 
 /// A dataset of the rows of `numpy_input` (numpy arrays, or a nest of them).
