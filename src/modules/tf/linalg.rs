@@ -678,6 +678,7 @@ pub fn register(m: &mut ModuleBuilder) {
             .add(einsum::DEF)
             .add(global_norm::DEF)
             .add(l2_normalize::DEF);
+        super::linalg_solve::register(n);
     });
 }
 

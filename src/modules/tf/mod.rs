@@ -21,6 +21,7 @@ pub mod glob_match;
 pub mod gradient_tape;
 pub mod io_ops;
 pub mod linalg;
+pub mod linalg_solve;
 pub mod math_ops;
 pub mod nd_ops;
 pub mod nest;

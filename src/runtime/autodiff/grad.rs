@@ -208,6 +208,10 @@ pub enum GradOp {
     ZeroSafe(crate::runtime::ops::zero_safe::ZeroSafe),
     /// `Lgamma`, `Igamma`, `Betainc` … (`runtime::ops::special`).
     Special(crate::runtime::ops::special::Special),
+    /// `MatrixSolve`, `MatrixInverse`, `MatrixDeterminant`,
+    /// `LogMatrixDeterminant`, `Cholesky`, `MatrixTriangularSolve`,
+    /// `MatrixBandPart` (`runtime::ops::decomp`).
+    Linalg(crate::runtime::ops::decomp::LinalgOp),
     /// `Pad` / `PadV2` by `[before, after]` per axis; inputs `x` (and the
     /// constant value).
     Pad(Vec<[usize; 2]>),
@@ -545,6 +549,7 @@ pub(crate) fn gradient(
         GradOp::Special(s) => {
             ops::special::gradient(*s, v.inputs, &v.outputs[0], g, v.skip, unbroadcast)?
         }
+        GradOp::Linalg(op) => super::grad_linalg::gradient(*op, v, grads)?,
         GradOp::Custom(f) => custom(f, grads)?,
         // what an eager tape says for an op without a registered gradient
         GradOp::NoGrad(n) => {

@@ -63,6 +63,7 @@ impl GradOp {
             GradOp::DivNoNan => "DivNoNan",
             GradOp::ZeroSafe(op) => op.name(),
             GradOp::Special(op) => op.name(),
+            GradOp::Linalg(op) => op.name(),
             GradOp::Pad(_) => "Pad",
             GradOp::MirrorPad { .. } => "MirrorPad",
             GradOp::Segment { op, num } => op.name(num.is_none()),

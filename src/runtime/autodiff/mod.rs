@@ -8,6 +8,7 @@
 pub mod backprop;
 pub mod forward;
 pub mod grad;
+mod grad_linalg;
 mod grad_more;
 mod grad_names;
 mod grad_nn;
@@ -22,6 +23,8 @@ pub use tape::Tape;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_linalg;
 #[cfg(test)]
 mod tests_more;
 #[cfg(test)]

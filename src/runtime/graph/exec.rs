@@ -464,6 +464,14 @@ fn forward_all(op: &GradOp, ins: &[Tensor], node: &super::Node) -> Result<Outs> 
         GradOp::DivNoNan => one(ops::nn_loss::div_no_nan(first(ins)?, second(ins)?)),
         GradOp::ZeroSafe(op) => one(ops::zero_safe::zero_safe(*op, first(ins)?, second(ins)?)),
         GradOp::Special(op) => one(ops::special::special(*op, &ins.iter().collect::<Vec<_>>())),
+        GradOp::Linalg(op) => {
+            let mut outs = op.replay(ins)?;
+            Ok(if outs.len() == 1 {
+                Outs::One(outs.remove(0))
+            } else {
+                Outs::Many(outs)
+            })
+        }
         GradOp::SquaredDifference => {
             one(ops::nn_loss::squared_difference(first(ins)?, second(ins)?))
         }

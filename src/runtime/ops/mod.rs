@@ -7,6 +7,7 @@
 pub mod complex;
 pub mod conv;
 pub mod create;
+pub mod decomp;
 pub mod depthwise;
 pub mod einsum;
 mod einsum_ellipsis;
@@ -97,6 +98,9 @@ pub(crate) fn attr_error(op: &str, d: DType) -> Error {
         "Less" | "LessEqual" | "Greater" | "GreaterEqual" => "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64",
         "Max" | "Min" => "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8, quint8, qint32, qint16, quint16",
         "Complex" => "float, double",
+        "MatrixInverse" | "Cholesky" | "MatrixSolve" => "double, float, half, complex64, complex128",
+        "MatrixDeterminant" | "LogMatrixDeterminant" => "half, float, double, complex64, complex128",
+        "MatrixTriangularSolve" => "bfloat16, double, float, half, complex64, complex128",
         _ => "",
     };
     if allowed.is_empty() {
@@ -133,6 +137,11 @@ pub(crate) fn attr_error(op: &str, d: DType) -> Error {
         "Softplus" | "Elu" | "Selu" => format!("; Op<name={op}; signature=features:T -> activations:T; attr=T:type,allowed=[{}]>", dts()),
         "Relu" => format!("; Op<name=Relu; signature=features:T -> activations:T; attr=T:type,allowed=[{}]>", dts()),
         "Cumsum" | "Cumprod" => format!("; Op<name={op}; signature=x:T, axis:Tidx -> out:T; attr=exclusive:bool,default=false; attr=reverse:bool,default=false; attr=T:type,allowed=[{}]; attr=Tidx:type,default=DT_INT32,allowed=[DT_INT32, DT_INT64]>", dts()),
+        "MatrixInverse" => format!("; Op<name=MatrixInverse; signature=input:T -> output:T; attr=adjoint:bool,default=false; attr=T:type,allowed=[{}]>", dts()),
+        "MatrixDeterminant" | "Cholesky" => format!("; Op<name={op}; signature=input:T -> output:T; attr=T:type,allowed=[{}]>", dts()),
+        "LogMatrixDeterminant" => format!("; Op<name=LogMatrixDeterminant; signature=input:T -> sign:T, log_abs_determinant:T; attr=T:type,allowed=[{}]>", dts()),
+        "MatrixSolve" => format!("; Op<name=MatrixSolve; signature=matrix:T, rhs:T -> output:T; attr=adjoint:bool,default=false; attr=T:type,allowed=[{}]>", dts()),
+        "MatrixTriangularSolve" => format!("; Op<name=MatrixTriangularSolve; signature=matrix:T, rhs:T -> output:T; attr=lower:bool,default=true; attr=adjoint:bool,default=false; attr=T:type,allowed=[{}]>", dts()),
         _ => String::new(),
     };
     Error::invalid_argument(format!(

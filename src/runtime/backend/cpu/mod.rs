@@ -8,6 +8,7 @@ pub mod eigen_math64;
 pub mod eigen_reduce;
 pub mod elementwise;
 pub mod f32_kernels;
+pub mod linalg;
 pub mod matmul;
 pub mod num;
 pub mod onednn;
