@@ -261,12 +261,9 @@ pub fn paused<T>(f: impl FnOnce() -> T) -> T {
     r
 }
 
-/// The graphs whose recording [`pause`] paused, for [`resume`].
-pub struct Pause {
-    saved: Vec<Rc<RefCell<Graph>>>,
-    depth: u32,
-    n_suspended: usize,
-}
+/// What [`pause`] paused, for [`resume`]: the graphs being traced, the
+/// tracing depth and how many escape checks it suspended.
+pub struct Pause(Vec<Rc<RefCell<Graph>>>, u32, usize);
 
 /// Pauses graph recording until [`resume`] (what [`paused`] does around
 /// a closure; `tf.init_scope` spans a `with` block).
@@ -277,21 +274,17 @@ pub fn pause() -> Pause {
     for _ in &saved {
         super::autodiff::tape::hold_active(false);
     }
-    Pause {
-        saved,
-        depth,
-        n_suspended,
-    }
+    Pause(saved, depth, n_suspended)
 }
 
 /// Resumes the recording `p` paused.
-pub fn resume(p: Pause) {
-    for _ in &p.saved {
+pub fn resume(Pause(saved, depth, n_suspended): Pause) {
+    for _ in &saved {
         super::autodiff::tape::hold_active(true);
     }
-    DEPTH.with(|d| d.set(p.depth));
-    escape::resume(p.n_suspended);
-    TRACING.with(|t| *t.borrow_mut() = p.saved);
+    DEPTH.with(|d| d.set(depth));
+    escape::resume(n_suspended);
+    TRACING.with(|t| *t.borrow_mut() = saved);
 }
 
 thread_local! {
