@@ -53,6 +53,8 @@ no_tf=0
 [ "${1:-}" = "--no-tf" ] && no_tf=1
 
 side_by_side tensors "TensorFlow 2.21 + numpy" scripts/bench/tensor_ops.dist
+side_by_side "layout ops" "TensorFlow 2.21" scripts/bench/layout_ops.dist
+side_by_side convolutions "TensorFlow 2.21" scripts/bench/conv_step.dist
 # The Strategy runtime (4 virtual GPUs, from the script's `# dist:` line).
 side_by_side strategy "TensorFlow 2.21" scripts/bench/strategy.dist
 

@@ -3,7 +3,7 @@
 //! that returns, and `ds.as_numpy_iterator()` (`NumpyIterator`, yielding
 //! `.numpy()` of each component).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use super::node::dataset_of;
 use super::stream::{open, Stream};
@@ -16,15 +16,168 @@ use crate::value::{Dict, ExcType, NativeObject, PyErr, PyResult, Value, Vm};
 pub struct OwnedIterator {
     stream: RefCell<Box<dyn Stream>>,
     spec: Spec,
+    /// The dataset, opened again to restore a checkpointed position.
+    source: Value,
+    /// The elements returned so far: the position a checkpoint saves.
+    pulled: Cell<u64>,
+    /// The pass counters of the pipeline's shuffles when the stream was
+    /// opened (which orders its passes draw), in `shuffle_epochs` order.
+    epochs: RefCell<Vec<u64>>,
+}
+
+impl OwnedIterator {
+    fn new(ds: &Value) -> PyResult<OwnedIterator> {
+        let spec = dataset_of(ds).map_or(Spec::Tuple(Vec::new()), |d| d.spec.clone());
+        let epochs = shuffle_epochs(ds).iter().map(|(c, _)| c.get()).collect();
+        Ok(OwnedIterator {
+            stream: RefCell::new(open(ds)?),
+            spec,
+            source: ds.clone(),
+            pulled: Cell::new(0),
+            epochs: RefCell::new(epochs),
+        })
+    }
+
+    /// The next element, counted.
+    fn pull(&self, vm: &dyn Vm) -> PyResult<Option<Value>> {
+        let v = pull(&self.stream, vm)?;
+        if v.is_some() {
+            self.pulled.set(self.pulled.get() + 1);
+        }
+        Ok(v)
+    }
 }
 
 /// A new `OwnedIterator` over the dataset value `ds`.
 pub fn owned_iterator(_vm: &dyn Vm, ds: &Value) -> PyResult<Value> {
-    let spec = dataset_of(ds).map_or(Spec::Tuple(Vec::new()), |d| d.spec.clone());
-    Ok(Value::native(OwnedIterator {
-        stream: RefCell::new(open(ds)?),
-        spec,
-    }))
+    Ok(Value::native(OwnedIterator::new(ds)?))
+}
+
+/// The pass counters and seeds of the shuffles in `ds`'s pipeline, depth
+/// first.
+fn shuffle_epochs(ds: &Value) -> Vec<(&Cell<u64>, (u64, u64))> {
+    let mut out = Vec::new();
+    let mut todo = vec![ds];
+    while let Some(v) = todo.pop() {
+        let Some(d) = dataset_of(v) else { continue };
+        if let super::node::Kind::Shuffle { epoch, seeds, .. } = &d.kind {
+            out.push((epoch, *seeds));
+        }
+        todo.extend(d.inputs().into_iter().rev());
+    }
+    out
+}
+
+/// What a checkpoint stores for an iterator (TensorFlow stores its kernels'
+/// serialized state; dist the position, replayed on restore).
+const STATE_TAG: &str = "dist OwnedIterator state v1";
+
+/// The iterator's position as the string a checkpoint saves under
+/// `ITERATOR_STATE`.
+#[native("OwnedIterator._dist_state(self)")]
+fn iterator_state(this: &OwnedIterator) -> Value {
+    let seeds = shuffle_epochs(&this.source);
+    let epochs: Vec<String> = this
+        .epochs
+        .borrow()
+        .iter()
+        .zip(&seeds)
+        .map(|(e, (_, (s1, s2)))| format!("{e}:{s1}:{s2}"))
+        .collect();
+    Value::str(format!(
+        "{STATE_TAG}: pulled={} epochs={}",
+        this.pulled.get(),
+        epochs.join(",")
+    ))
+}
+
+/// Restores a position saved by `_dist_state`: the dataset is opened again
+/// with its shuffles' pass counters as they were, and as many elements as
+/// had been returned are read and dropped (a deterministic pipeline then
+/// continues where the saved iterator stood, as TensorFlow's restored
+/// kernels do).
+#[native("OwnedIterator._dist_restore(self, state)")]
+fn iterator_restore(vm: &dyn Vm, this: &OwnedIterator, state: &Value) -> PyResult<Value> {
+    let bad = || {
+        PyErr::new(
+            ExcType::NotImplementedError,
+            "dist: this checkpoint's iterator state was not written by dist (TensorFlow's \
+             serialized iterator kernels cannot be read)",
+        )
+    };
+    let Value::Str(text) = state else {
+        return Err(bad());
+    };
+    let rest = text
+        .strip_prefix(STATE_TAG)
+        .and_then(|r| r.strip_prefix(": pulled="))
+        .ok_or_else(bad)?;
+    let (n, epochs) = rest.split_once(" epochs=").ok_or_else(bad)?;
+    let n: u64 = n.parse().map_err(|_| bad())?;
+    let parse = |e: &str| -> Option<(u64, u64, u64)> {
+        let mut f = e.split(':').map(str::parse::<u64>);
+        Some((f.next()?.ok()?, f.next()?.ok()?, f.next()?.ok()?))
+    };
+    let saved: Vec<(u64, u64, u64)> = if epochs.is_empty() {
+        Vec::new()
+    } else {
+        epochs
+            .split(',')
+            .map(|e| parse(e).ok_or_else(bad))
+            .collect::<PyResult<_>>()?
+    };
+    let cells = shuffle_epochs(&this.source);
+    if cells.len() != saved.len() {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            format!(
+                "the checkpointed iterator read a pipeline with {} shuffle(s); this \
+                 iterator's has {}",
+                saved.len(),
+                cells.len()
+            ),
+        ));
+    }
+    if cells
+        .iter()
+        .zip(&saved)
+        .any(|((_, seeds), &(_, s1, s2))| *seeds != (s1, s2))
+    {
+        // TensorFlow restores the saved shuffle's random state; dist replays
+        // this pipeline's, which would draw another order
+        return Err(PyErr::new(
+            ExcType::NotImplementedError,
+            "dist: restoring a checkpointed iterator into a pipeline whose shuffle has \
+             other seeds (an unseeded `shuffle` in a new dataset) is not supported; give \
+             `shuffle` a seed, or call `tf.random.set_seed` before building the dataset",
+        ));
+    }
+    for ((c, _), &(e, _, _)) in cells.iter().zip(&saved) {
+        c.set(e);
+    }
+    let epochs: Vec<u64> = saved.iter().map(|&(e, _, _)| e).collect();
+    let mut stream = open(&this.source)?;
+    for i in 0..n {
+        if stream.next(vm)?.is_none() {
+            return Err(PyErr::new(
+                ExcType::ValueError,
+                format!(
+                    "the checkpointed iterator had returned {n} elements; this iterator's \
+                     dataset ends after {i}"
+                ),
+            ));
+        }
+    }
+    let Ok(mut s) = this.stream.try_borrow_mut() else {
+        return Err(PyErr::new(
+            ExcType::ValueError,
+            "iterator already executing",
+        ));
+    };
+    *s = stream;
+    this.pulled.set(n);
+    *this.epochs.borrow_mut() = epochs;
+    Ok(Value::None)
 }
 
 /// Pulls from a stream that a user function might be iterating already.
@@ -176,6 +329,8 @@ pub static OWNED_ITERATOR: ClassSpec = ClassSpec {
         Member::Getter(iterator_element_spec::DEF),
         Member::Method(get_next::DEF),
         Member::Method(get_next_as_optional::DEF),
+        Member::Method(iterator_state::DEF),
+        Member::Method(iterator_restore::DEF),
     ],
 };
 
@@ -190,14 +345,14 @@ fn iterator_element_spec(this: &OwnedIterator) -> Value {
 /// The next element; OutOfRangeError at the end.
 #[native("get_next(self)")]
 fn get_next(vm: &dyn Vm, this: &OwnedIterator) -> PyResult<Value> {
-    pull(&this.stream, vm)?
+    this.pull(vm)?
         .ok_or_else(|| end_of_sequence(&this.spec, crate::runtime::Device::cpu(0)))
 }
 
 /// The next element as an Optional, empty at the end.
 #[native("get_next_as_optional(self)")]
 fn get_next_as_optional(vm: &dyn Vm, this: &OwnedIterator) -> PyResult<Value> {
-    let value = pull(&this.stream, vm)?;
+    let value = this.pull(vm)?;
     Ok(optional(value, this.spec.clone(), this.spec.components()))
 }
 
@@ -218,7 +373,7 @@ impl NativeObject for OwnedIterator {
     }
 
     fn next(&self, _this: &Value, vm: &dyn Vm) -> PyResult<Option<Value>> {
-        pull(&self.stream, vm)
+        self.pull(vm)
     }
 }
 
@@ -231,11 +386,7 @@ pub struct NumpyIterator {
 
 /// A new `NumpyIterator` over `ds`.
 pub fn numpy_iterator(ds: &Value) -> PyResult<Value> {
-    let spec = dataset_of(ds).map_or(Spec::Tuple(Vec::new()), |d| d.spec.clone());
-    let inner = OwnedIterator {
-        stream: RefCell::new(open(ds)?),
-        spec,
-    };
+    let inner = OwnedIterator::new(ds)?;
     let inner_id = &inner as *const OwnedIterator as usize;
     Ok(Value::native(NumpyIterator { inner, inner_id }))
 }
@@ -278,7 +429,7 @@ native_class!(NumpyIterator: NUMPY_ITERATOR);
 /// The next element as numpy values.
 #[native("next(self)")]
 fn numpy_next(vm: &dyn Vm, this: &NumpyIterator) -> PyResult<Value> {
-    match pull(&this.inner.stream, vm)? {
+    match this.inner.pull(vm)? {
         Some(v) => to_numpy(vm, &v),
         None => Err(PyErr::new(ExcType::StopIteration, "")),
     }

@@ -2,11 +2,11 @@
 //! `Conv2D` (strides, dilations, `SAME`/`VALID`/explicit padding) with
 //! `Conv2DBackpropInput` and `Conv2DBackpropFilter`, `MaxPool` with
 //! `MaxPoolGrad`, `AvgPool` with `AvgPoolGrad`. A tensor on a CUDA GPU is
-//! copied to the host and the result placed back on its device. Each output
-//! sums its window in the order (filter row, filter column, input channel);
-//! TensorFlow's CPU kernel is a blocked matrix product, so float32 sums of
-//! many terms can differ from it in the last bit.
+//! copied to the host and the result placed back on its device. Float
+//! convolutions run as matrix products (`conv_gemm`); the others sum each
+//! window in the order (filter row, filter column, input channel).
 
+use super::pool_kernels::{avg_pool_back, avg_pool_fwd, max_pool_back, max_pool_fwd};
 use super::scan::{host_of, numeric};
 use super::{dtype_mismatch, kernel_error};
 use crate::runtime::autodiff::{tape, GradOp};
@@ -141,6 +141,9 @@ fn conv_fwd<T: Num>(
     w: &Window,
     (cin, cout): (usize, usize),
 ) -> Result<HostData> {
+    if super::conv_gemm::applies::<T>() {
+        return super::conv_gemm::forward(x, f, g, w, (cin, cout));
+    }
     let f = slice_of::<T>(f)?;
     let [ih, iw] = g.in_hw;
     let [oh, ow] = g.out_hw;
@@ -182,6 +185,9 @@ fn conv_back_input<T: Num>(
     w: &Window,
     (cin, cout): (usize, usize),
 ) -> Result<HostData> {
+    if super::conv_gemm::applies::<T>() {
+        return super::conv_gemm::backprop_input(gr, f, g, w, (cin, cout));
+    }
     let f = slice_of::<T>(f)?;
     let [ih, iw] = g.in_hw;
     let [oh, ow] = g.out_hw;
@@ -222,6 +228,9 @@ fn conv_back_filter<T: Num>(
     w: &Window,
     (cin, cout): (usize, usize),
 ) -> Result<HostData> {
+    if super::conv_gemm::applies::<T>() {
+        return super::conv_gemm::backprop_filter(x, gr, g, w, (cin, cout));
+    }
     let gr = slice_of::<T>(gr)?;
     let [ih, iw] = g.in_hw;
     let [oh, ow] = g.out_hw;
@@ -561,141 +570,6 @@ pub fn conv2d_transpose(
         )));
     }
     conv2d_backprop_input(&out, filter, input, &w)
-}
-
-/// Max pooling forward (`argmax == false`: the maxima) or the flat input
-/// index of each maximum (the first in row-major order among ties).
-fn max_pool_typed<T: Num>(
-    x: &[T],
-    g: &Geometry,
-    w: &Window,
-    c: usize,
-) -> Result<(Vec<T>, Vec<usize>)> {
-    let [ih, iw] = g.in_hw;
-    let [oh, ow] = g.out_hw;
-    let n_out = g.n * oh * ow * c;
-    let mut out = filled(n_out, T::zero())?;
-    let mut arg = filled(n_out, usize::MAX)?;
-    for n in 0..g.n {
-        for y in 0..oh {
-            for xo in 0..ow {
-                let o = ((n * oh + y) * ow + xo) * c;
-                for ky in taps(g, w, 0, y) {
-                    let Some(py) = at(g, w, 0, y, ky) else {
-                        continue;
-                    };
-                    for kx in taps(g, w, 1, xo) {
-                        let Some(px) = at(g, w, 1, xo, kx) else {
-                            continue;
-                        };
-                        let xi = ((n * ih + py) * iw + px) * c;
-                        for ch in 0..c {
-                            let v = x[xi + ch];
-                            if arg[o + ch] == usize::MAX || v > out[o + ch] {
-                                out[o + ch] = v;
-                                arg[o + ch] = xi + ch;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-    Ok((out, arg))
-}
-
-fn max_pool_fwd<T: Num>(x: &[T], g: &Geometry, w: &Window, c: usize) -> Result<HostData> {
-    Ok(T::wrap(max_pool_typed(x, g, w, c)?.0))
-}
-
-fn max_pool_back<T: Num>(
-    x: &[T],
-    gr: &HostData,
-    g: &Geometry,
-    w: &Window,
-    c: usize,
-) -> Result<HostData> {
-    let gr = slice_of::<T>(gr)?;
-    let (_, arg) = max_pool_typed(x, g, w, c)?;
-    let mut out = filled(x.len(), T::zero())?;
-    for (o, &a) in arg.iter().enumerate() {
-        if a != usize::MAX {
-            out[a] = out[a].add(gr[o]);
-        }
-    }
-    Ok(T::wrap(out))
-}
-
-/// The number of in-bounds elements of each output window.
-fn window_count(g: &Geometry, w: &Window, y: usize, xo: usize) -> usize {
-    taps(g, w, 0, y).len() * taps(g, w, 1, xo).len()
-}
-
-fn avg_pool_fwd<T: Num>(x: &[T], g: &Geometry, w: &Window, c: usize) -> Result<HostData> {
-    let [ih, iw] = g.in_hw;
-    let [oh, ow] = g.out_hw;
-    let mut out = filled(g.n * oh * ow * c, T::zero())?;
-    for n in 0..g.n {
-        for y in 0..oh {
-            for xo in 0..ow {
-                let o = ((n * oh + y) * ow + xo) * c;
-                for ky in taps(g, w, 0, y) {
-                    let Some(py) = at(g, w, 0, y, ky) else {
-                        continue;
-                    };
-                    for kx in taps(g, w, 1, xo) {
-                        let Some(px) = at(g, w, 1, xo, kx) else {
-                            continue;
-                        };
-                        let xi = ((n * ih + py) * iw + px) * c;
-                        for ch in 0..c {
-                            out[o + ch] = out[o + ch].add(x[xi + ch]);
-                        }
-                    }
-                }
-                let count = T::from_f64(window_count(g, w, y, xo) as f64);
-                for v in &mut out[o..o + c] {
-                    *v = v.div(count);
-                }
-            }
-        }
-    }
-    Ok(T::wrap(out))
-}
-
-fn avg_pool_back<T: Num>(
-    gr: &[T],
-    in_len: usize,
-    g: &Geometry,
-    w: &Window,
-    c: usize,
-) -> Result<HostData> {
-    let [ih, iw] = g.in_hw;
-    let [oh, ow] = g.out_hw;
-    let mut out = filled(in_len, T::zero())?;
-    for n in 0..g.n {
-        for y in 0..oh {
-            for xo in 0..ow {
-                let o = ((n * oh + y) * ow + xo) * c;
-                let count = T::from_f64(window_count(g, w, y, xo) as f64);
-                for ky in taps(g, w, 0, y) {
-                    let Some(py) = at(g, w, 0, y, ky) else {
-                        continue;
-                    };
-                    for kx in taps(g, w, 1, xo) {
-                        let Some(px) = at(g, w, 1, xo, kx) else {
-                            continue;
-                        };
-                        let xi = ((n * ih + py) * iw + px) * c;
-                        for ch in 0..c {
-                            out[xi + ch] = out[xi + ch].add(gr[o + ch].div(count));
-                        }
-                    }
-                }
-            }
-        }
-    }
-    Ok(T::wrap(out))
 }
 
 fn pool_checks(op: &str, x: &Tensor, w: &Window) -> Result<Geometry> {

@@ -5,10 +5,10 @@
 use super::elementwise::{cast, with_storage};
 use super::shape_ops::broadcast_to;
 use crate::runtime::autodiff::{tape, GradOp};
+use crate::runtime::backend::cpu::outer_sums;
 use crate::runtime::error::{Error, ErrorKind, Result};
 use crate::runtime::op::Semantics;
 use crate::runtime::shape::Shape;
-use crate::runtime::storage::try_vec;
 use crate::runtime::tensor::Tensor;
 
 /// One item of a subscript `x[a, b:c:d, ..., None]`.
@@ -147,31 +147,13 @@ fn resolve(x: &Tensor, items: &[IndexItem], sem: Semantics) -> Result<(Shape, Ve
     let shape = Shape(out_dims);
     let n = shape.checked_numel()?;
     let strides = x.shape().strides();
-    let mut idx = try_vec(n)?;
-    if n > 0 {
-        let mut counter = vec![0usize; coords.len()];
-        loop {
-            idx.push(
-                counter
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &c)| coords[k][c] * strides[k])
-                    .sum(),
-            );
-            let mut k = coords.len();
-            loop {
-                if k == 0 {
-                    return Ok((shape, idx));
-                }
-                k -= 1;
-                counter[k] += 1;
-                if counter[k] < coords[k].len() {
-                    break;
-                }
-                counter[k] = 0;
-            }
-        }
-    }
+    let offs: Vec<Vec<usize>> = coords
+        .iter()
+        .zip(&strides)
+        .map(|(c, &s)| c.iter().map(|&p| p * s).collect())
+        .collect();
+    let idx = outer_sums(&offs)?;
+    debug_assert_eq!(idx.len(), n);
     Ok((shape, idx))
 }
 

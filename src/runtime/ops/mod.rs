@@ -6,6 +6,7 @@
 
 pub mod complex;
 pub mod conv;
+mod conv_gemm;
 pub mod create;
 pub mod decomp;
 pub mod depthwise;
@@ -20,6 +21,7 @@ pub mod matrix;
 pub mod nn;
 pub mod nn_loss;
 pub mod np_math;
+mod pool_kernels;
 pub mod promote;
 pub mod raw;
 pub mod reduce;

@@ -11,6 +11,7 @@ use super::kernel_error;
 use super::scan::{host_of, numeric};
 use crate::runtime::autodiff::{tape, GradOp};
 use crate::runtime::backend::cpu::num::Num;
+use crate::runtime::backend::cpu::outer_sums;
 use crate::runtime::dtype::{DType, Scalar};
 use crate::runtime::error::{Error, Result};
 use crate::runtime::shape::Shape;
@@ -26,27 +27,14 @@ fn pad_positions(dims: &[usize], pads: &[[usize; 2]]) -> Result<Vec<usize>> {
         .map(|(&d, p)| d + p[0] + p[1])
         .collect();
     let strides = Shape(out).strides();
-    let n: usize = dims.iter().product();
-    let mut idx = try_vec(n)?;
-    let mut coord = vec![0usize; dims.len()];
-    for _ in 0..n {
-        idx.push(
-            coord
-                .iter()
-                .zip(pads)
-                .zip(&strides)
-                .map(|((&c, p), &s)| (c + p[0]) * s)
-                .sum(),
-        );
-        for k in (0..dims.len()).rev() {
-            coord[k] += 1;
-            if coord[k] < dims[k] {
-                break;
-            }
-            coord[k] = 0;
-        }
-    }
-    Ok(idx)
+    let offs: Vec<Vec<usize>> = (0..dims.len())
+        .map(|d| {
+            (0..dims[d])
+                .map(|c| (c + pads[d][0]) * strides[d])
+                .collect()
+        })
+        .collect();
+    outer_sums(&offs)
 }
 
 /// Checks `paddings` (one `[before, after]` row per axis of `x`).

@@ -6,11 +6,10 @@
 use super::elementwise::with_storage;
 use super::kernel_error;
 use crate::runtime::autodiff::{tape, GradOp};
-use crate::runtime::backend::cpu::permute_indices;
+use crate::runtime::backend::cpu::{outer_sums, permute_indices};
 use crate::runtime::error::{Error, Result};
 use crate::runtime::op::Semantics;
 use crate::runtime::shape::Shape;
-use crate::runtime::storage::try_vec;
 use crate::runtime::tensor::Tensor;
 
 pub(crate) fn take(x: &Tensor, idx: &[usize], shape: Shape) -> Result<Tensor> {
@@ -237,18 +236,16 @@ fn tile_impl(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
     }
     let dims: Vec<usize> = x.dims().iter().zip(multiples).map(|(d, m)| d * m).collect();
     let shape = Shape(dims);
-    let n = shape.checked_numel()?;
-    let in_strides = x.shape().strides();
-    let out_strides = shape.strides();
-    let mut idx = try_vec(n)?;
-    for i in 0..n {
-        let mut src = 0;
-        for d in 0..shape.rank() {
-            let c = (i / out_strides[d]) % shape.0[d];
-            src += (c % x.dims()[d]) * in_strides[d];
-        }
-        idx.push(src);
-    }
+    shape.checked_numel()?;
+    let strides = x.shape().strides();
+    let offs: Vec<Vec<usize>> = (0..x.rank())
+        .map(|d| {
+            (0..shape.0[d])
+                .map(|c| c % x.dims()[d] * strides[d])
+                .collect()
+        })
+        .collect();
+    let idx = outer_sums(&offs)?;
     take(x, &idx, shape)
 }
 
@@ -290,21 +287,17 @@ fn broadcast_to_impl(x: &Tensor, dims: &[usize]) -> Result<Tensor> {
             ))
         }
     }
-    let n = target.checked_numel()?;
+    target.checked_numel()?;
+    // a new leading axis, or one of extent 1, repeats one input position
     let off = target.rank() - x.rank();
-    let in_strides = x.shape().strides();
-    let out_strides = target.strides();
-    let mut idx = try_vec(n)?;
-    for i in 0..n {
-        let mut src = 0;
-        for d in 0..x.rank() {
-            if x.dims()[d] != 1 {
-                let c = (i / out_strides[d + off]) % dims[d + off];
-                src += c * in_strides[d];
-            }
-        }
-        idx.push(src);
-    }
+    let strides = x.shape().strides();
+    let offs: Vec<Vec<usize>> = (0..target.rank())
+        .map(|d| match d.checked_sub(off) {
+            Some(i) if x.dims()[i] != 1 => (0..dims[d]).map(|c| c * strides[i]).collect(),
+            _ => vec![0; dims[d]],
+        })
+        .collect();
+    let idx = outer_sums(&offs)?;
     take(x, &idx, target)
 }
 

@@ -7,7 +7,7 @@ use crate::runtime::dtype::DType;
 use crate::runtime::error::{Error, Result};
 use crate::runtime::f16::F16;
 use crate::runtime::op::{BinaryOp, Semantics, UnaryOp};
-use crate::runtime::storage::HostData;
+use crate::runtime::storage::{try_vec, HostData};
 
 /// Binary op on two host buffers of one dtype.
 pub fn binary(
@@ -306,6 +306,27 @@ fn unary_typed<T: Num>(op: UnaryOp, v: &[T]) -> Result<HostData> {
     }
 }
 
+/// `Ok(HostData::V($body!(xv, yv)))` for `x` and `y` of the same variant `V`.
+macro_rules! by_dtype {
+    ($x:expr, $y:expr, $body:ident) => {
+        Ok(match ($x, $y) {
+            (HostData::Bool(a), HostData::Bool(b)) => HostData::Bool($body!(a, b)),
+            (HostData::I8(a), HostData::I8(b)) => HostData::I8($body!(a, b)),
+            (HostData::U8(a), HostData::U8(b)) => HostData::U8($body!(a, b)),
+            (HostData::I16(a), HostData::I16(b)) => HostData::I16($body!(a, b)),
+            (HostData::I32(a), HostData::I32(b)) => HostData::I32($body!(a, b)),
+            (HostData::I64(a), HostData::I64(b)) => HostData::I64($body!(a, b)),
+            (HostData::F16(a), HostData::F16(b)) => HostData::F16($body!(a, b)),
+            (HostData::F32(a), HostData::F32(b)) => HostData::F32($body!(a, b)),
+            (HostData::F64(a), HostData::F64(b)) => HostData::F64($body!(a, b)),
+            (HostData::C64(a), HostData::C64(b)) => HostData::C64($body!(a, b)),
+            (HostData::C128(a), HostData::C128(b)) => HostData::C128($body!(a, b)),
+            (HostData::Str(a), HostData::Str(b)) => HostData::Str($body!(a, b)),
+            _ => return Err(Error::internal("select: branches of different dtypes")),
+        })
+    };
+}
+
 /// `where(c, x, y)` with broadcasting.
 pub fn select(
     c: &[bool],
@@ -316,8 +337,28 @@ pub fn select(
     ys: &[usize],
     out: &[usize],
 ) -> Result<HostData> {
-    // pick indices first (one broadcast pass), then gather from x or y
     let n: usize = out.iter().product();
+    let whole = |len: usize| len == n || len == 1;
+    if c.len() == n && whole(x.len()) && whole(y.len()) {
+        // nothing to broadcast but scalars (`tf.where(c, x, 0.0)`): an
+        // operand of `n` elements is laid out as the output
+        let (sx, sy) = (usize::from(x.len() == n), usize::from(y.len() == n));
+        macro_rules! direct {
+            ($xv:expr, $yv:expr) => {{
+                let mut o = try_vec(n)?;
+                o.extend(c.iter().enumerate().map(|(i, &b)| {
+                    if b {
+                        $xv[i * sx].clone()
+                    } else {
+                        $yv[i * sy].clone()
+                    }
+                }));
+                o
+            }};
+        }
+        return by_dtype!(x, y, direct);
+    }
+    // pick indices first (one broadcast pass), then gather from x or y
     let ix: Vec<u32> = (0..x.len() as u32).collect();
     let iy: Vec<u32> = (0..y.len() as u32).collect();
     let cx = zip(c, cs, &ix, xs, &bshape(cs, xs), |b, i| (b, i))?;
@@ -331,36 +372,20 @@ pub fn select(
     })?;
     debug_assert_eq!(picks.len(), n);
     macro_rules! gather {
-        ($xv:expr, $yv:expr, $var:ident) => {
-            HostData::$var(
-                picks
-                    .iter()
-                    .map(|&(b, i)| {
-                        if b {
-                            $xv[i as usize].clone()
-                        } else {
-                            $yv[i as usize].clone()
-                        }
-                    })
-                    .collect(),
-            )
+        ($xv:expr, $yv:expr) => {
+            picks
+                .iter()
+                .map(|&(b, i)| {
+                    if b {
+                        $xv[i as usize].clone()
+                    } else {
+                        $yv[i as usize].clone()
+                    }
+                })
+                .collect()
         };
     }
-    Ok(match (x, y) {
-        (HostData::Bool(a), HostData::Bool(b)) => gather!(a, b, Bool),
-        (HostData::I8(a), HostData::I8(b)) => gather!(a, b, I8),
-        (HostData::U8(a), HostData::U8(b)) => gather!(a, b, U8),
-        (HostData::I16(a), HostData::I16(b)) => gather!(a, b, I16),
-        (HostData::I32(a), HostData::I32(b)) => gather!(a, b, I32),
-        (HostData::I64(a), HostData::I64(b)) => gather!(a, b, I64),
-        (HostData::F16(a), HostData::F16(b)) => gather!(a, b, F16),
-        (HostData::F32(a), HostData::F32(b)) => gather!(a, b, F32),
-        (HostData::F64(a), HostData::F64(b)) => gather!(a, b, F64),
-        (HostData::C64(a), HostData::C64(b)) => gather!(a, b, C64),
-        (HostData::C128(a), HostData::C128(b)) => gather!(a, b, C128),
-        (HostData::Str(a), HostData::Str(b)) => gather!(a, b, Str),
-        _ => return Err(Error::internal("select: branches of different dtypes")),
-    })
+    by_dtype!(x, y, gather)
 }
 
 fn bshape(a: &[usize], b: &[usize]) -> Vec<usize> {

@@ -68,6 +68,45 @@ pub fn permute_indices(dims: &[usize], perm: &[usize]) -> Result<Vec<usize>> {
     Ok(idx)
 }
 
+/// Every sum `offs[0][c0] + offs[1][c1] + …`, the counters in row-major
+/// order: the flat source offsets of a gather whose output axis `d` reads
+/// the positions `offs[d]` (already multiplied by the input's stride):
+/// slicing, padding, tiling and broadcasting all build their index tables
+/// so. An odometer over the outer axes adds one offset per row, and the
+/// innermost axis's offsets are copied in a run, so there is no division or
+/// per-axis loop per element.
+pub fn outer_sums(offs: &[Vec<usize>]) -> Result<Vec<usize>> {
+    let n: usize = offs.iter().map(Vec::len).product();
+    let mut idx = try_vec(n)?;
+    let Some((inner, outer)) = offs.split_last() else {
+        idx.push(0);
+        return Ok(idx);
+    };
+    if n == 0 {
+        return Ok(idx);
+    }
+    let mut counter = vec![0usize; outer.len()];
+    let mut base: usize = outer.iter().map(|o| o[0]).sum();
+    loop {
+        idx.extend(inner.iter().map(|&o| base + o));
+        let mut k = outer.len();
+        loop {
+            if k == 0 {
+                return Ok(idx);
+            }
+            k -= 1;
+            base -= outer[k][counter[k]];
+            counter[k] += 1;
+            if counter[k] < outer[k].len() {
+                base += outer[k][counter[k]];
+                break;
+            }
+            counter[k] = 0;
+            base += outer[k][0];
+        }
+    }
+}
+
 impl Backend for CpuBackend {
     fn name(&self) -> &'static str {
         "cpu"
