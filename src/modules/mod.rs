@@ -267,6 +267,7 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("keras.layers_lookup", "keras_layers_lookup"),
     stdlib!("keras.summary", "keras_summary"),
     stdlib!("keras.regularizers", "keras_regularizers"),
+    stdlib!("keras.constraints", "keras_constraints"),
     // keras.losses, keras.metrics and what `compile` makes of them, with
     // the `keras.src.*` modules they are written in (Keras's own layout)
     stdlib!("keras.losses", "keras_losses"),
