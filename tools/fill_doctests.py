@@ -144,19 +144,27 @@ def fill(path, as_raised=False):
 
 def fill_keras_batch(paths):
     """`--as-raised` filling of many files in one oracle process: each file's
-    examples run in fresh globals after `keras.backend.clear_session()` (so
-    Keras's layer names start over, as in a process of their own). Returns
-    the paths whose run did not reach its end."""
+    examples run in fresh globals after `keras.backend.clear_session()` and
+    Keras's default configuration (so Keras's layer names start over, as in
+    a process of their own). Returns the paths whose run did not reach its
+    end; a file that switches Keras's backend (`set_backend`) is one, as it
+    cannot be undone in the process."""
     parts, prepared = ["import keras"], []
+    alone = [p for p in paths if "set_backend" in open(p, encoding="utf-8").read()]
+    paths = [p for p in paths if p not in alone]
     for i, path in enumerate(paths):
         lines, found, _, text = prepare(path, True)
         prepared.append((path, lines, found))
         parts.append("print(%r)" % FILE_MARK.format(i))
+        # Keras's global configuration as a fresh process has it
         parts.append("keras.backend.clear_session()")
+        parts.append("keras.config.set_floatx('float32'); keras.config.set_epsilon(1e-07)")
+        parts.append("keras.config.set_image_data_format('channels_last')")
+        parts.append("keras.config.set_dtype_policy('float32')")
         parts.append("exec(compile(%r, %r, 'exec'), {'__name__': '__main__'})" % (text, path))
     parts.append("print(%r)" % FILE_MARK.format(len(paths)))
     run = oracle([], "\n".join(parts) + "\n")
-    text, failed = run.stdout, []
+    text, failed = run.stdout, list(alone)
     for i, (path, lines, found) in enumerate(prepared):
         begin = text.find(FILE_MARK.format(i) + "\n")
         end = text.find(FILE_MARK.format(i + 1) + "\n")
