@@ -1,26 +1,27 @@
-"""Runs the `>>>` examples of Keras 3.15's `keras.ops` docstrings (the
-public functions of `keras.ops` and of its submodules `numpy`, `nn`,
-`linalg`, `image`) through `dist doctest --tf-checker`, with expected outputs
-from the oracle: a measurement of how much of `keras.ops` dist has.
+"""Runs every `>>>` example of Keras 3.15's public docstrings through
+`dist doctest --tf-checker`, with the expected outputs the oracle prints
+(real Keras on TensorFlow), and summarizes what fails: the map of where dist's
+Keras falls short of Keras's own documentation (a measurement, not a test).
 
-    ~/.cache/dist-oracle/venv/bin/python tools/keras_docstring_sweep.py OUTDIR [DIST]
-    ~/.cache/dist-oracle/venv/bin/python tools/keras_docstring_sweep.py --rerun [--exact] OUTDIR [DIST]
+    ~/.cache/dist-oracle/venv/bin/python tools/keras_docstring_sweep.py OUTDIR [DIST] [--refill]
 
-The docstrings' own outputs are numpy-style (`array([6, 10], dtype=int32)`),
-not what Keras on TensorFlow prints, so they are thrown away: OUTDIR gets one
-`.dist` file per Keras source module (`keras_ops_numpy.dist` ...), whose
-module code imports keras, numpy and tensorflow and binds the names the
-examples use bare (`one_hot(x, ...)`), and whose functions, one per public
-name, carry the examples as docstrings; `tools/fill_doctests.py` then fills
-their outputs with what the oracle prints (an example that raises under real
-Keras expects its exception). `--rerun` skips the extraction and the oracle
-and runs dist on the files already there; `--exact` compares as CPython's
-doctest does instead of with `--tf-checker` (for which the blank lines inside
-an expected output are left out, as TensorFlow's doctests, run with
-NORMALIZE_WHITESPACE and DONT_ACCEPT_BLANKLINE, write them).
+The docstrings' printed outputs are numpy-style and often not what Keras on
+TensorFlow prints, so they are not used: each docstring is written to
+OUTDIR/NAME.txt (`keras.layers.Dense.txt`) behind the imports Keras's examples
+assume (`np`, `keras`, and `ops`/`layers`/`tf` where they are used), and its
+expectations are filled by `tools/fill_doctests.py --as-raised` (an example
+that raises under the oracle expects that exception; the `<BLANKLINE>`s it
+writes are dropped, as TensorFlow's checker takes blank lines as whitespace).
+Filling runs 25 docstrings per oracle process (`fill_keras_batch`: fresh
+globals and `keras.backend.clear_session()` for each) and is done once: a later run reuses OUTDIR's filled files
+(OUTDIR/NAME.filled marks them) unless `--refill` is given. Docstrings the
+oracle cannot run at all (OUTDIR/NAME.oracle holds why) are counted apart.
 
-Prints passes and failures per file and in all, the names dist reports
-NotImplementedError for, and each docstring's first failure.
+Each file's report goes to OUTDIR/NAME.rep. Printed: the totals, the failed
+examples that use `keras.ops` (counted apart: keras.ops is not part of this
+sweep's scope), and the other failed examples grouped by their failure (the
+exception's last line, NotImplementedError names, or `wrong output`), most
+frequent first, with the docstrings they occur in.
 """
 import collections
 import inspect
@@ -30,185 +31,191 @@ import subprocess
 import sys
 import types
 
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODULES = ("keras.ops", "keras.ops.numpy", "keras.ops.nn", "keras.ops.linalg",
-           "keras.ops.image")
-SETUP = (
-    "import keras\n"
-    "import numpy as np\n"
-    "import tensorflow as tf\n"
-    "try:\n"
-    "    from keras import ops\n"
-    "except Exception:\n"
-    "    pass\n"
-)
+# Keras's implementation, and keras.ops (outside this sweep's scope)
+SKIP = ("keras.src", "keras.ops")
 
 
 def docstrings():
-    """{source module's last name: [(public name, docstring examples)]}."""
-    import keras  # noqa: F401  (imported here: the --rerun path needs no TF)
+    seen, out = set(), {}
 
-    seen, groups = set(), collections.defaultdict(list)
-    for modname in MODULES:
-        mod = eval(modname)
-        for n in sorted(dir(mod)):
-            v = getattr(mod, n)
-            if n.startswith("_") or isinstance(v, types.ModuleType) or id(v) in seen:
+    def visit(mod, path, depth):
+        if depth > 4:
+            return
+        for n in dir(mod):
+            if n.startswith("_"):
+                continue
+            try:
+                v = getattr(mod, n)
+            except Exception:
+                continue
+            p = f"{path}.{n}"
+            if isinstance(v, types.ModuleType):
+                if not p.startswith(SKIP) and v.__name__.startswith("keras"):
+                    visit(v, p, depth + 1)
+                continue
+            if id(v) in seen:
                 continue
             seen.add(id(v))
-            doc = inspect.getdoc(v) or ""
-            if ">>>" not in doc:
-                continue
-            src = getattr(v, "__module__", "") or ""
-            groups[src.rsplit(".", 1)[-1]].append((f"{modname}.{n}", n, doc))
-    return groups
+            docs = [(p, inspect.getdoc(v) or "")]
+            if inspect.isclass(v):
+                for m, f in vars(v).items():
+                    if m.startswith("_") and m not in ("__init__", "__call__"):
+                        continue
+                    d = getattr(f, "__doc__", None)
+                    if isinstance(d, str):
+                        docs.append((f"{p}.{m}", inspect.cleandoc(d)))
+            for name, d in docs:
+                if ">>>" in d:
+                    out[name] = d
+
+    visit(keras, "keras", 0)
+    return out
 
 
-def examples(doc):
-    """The `>>>` examples of a docstring: [(source lines)]."""
-    found, lines, i = [], doc.split("\n"), 0
-    while i < len(lines):
-        s = lines[i].strip()
-        if not (s.startswith(">>> ") or s == ">>>"):
-            i += 1
+def preamble(doc):
+    """The imports Keras's examples take for granted, as doctest lines."""
+    lines = [">>> import numpy as np", ">>> import keras"]
+    if re.search(r"(?<![\w.])tf\.", doc):
+        lines.append(">>> import tensorflow as tf")
+    if re.search(r"(?<![\w.])ops\.", doc):
+        lines.append(">>> from keras import ops")
+    if re.search(r"(?<![\w.])layers\.", doc):
+        lines.append(">>> from keras import layers")
+    return "\n".join(lines) + "\n\n"
+
+
+def uses_ops(source):
+    return re.search(r"(?<![\w])(keras\.)?ops\.|import ops", source) is not None
+
+
+def failures(report):
+    """(example source, failure) of each failed example of a report."""
+    found = []
+    for block in report.split("*" * 70):
+        if "Failed example:" not in block:
             continue
-        indent = len(lines[i]) - len(lines[i].lstrip())
-        src = [lines[i][indent:]]
-        i += 1
-        while i < len(lines) and lines[i][indent:].startswith("..."):
-            src.append(lines[i][indent:])
-            i += 1
-        found.append(src)
+        body = block.split("Failed example:", 1)[1]
+        m = re.split(r"\n(Exception raised:|Differences|Expected:)", body, maxsplit=1)
+        source = m[0].strip()
+        if "Exception raised:" in block:
+            # the exception's first line (a Keras message goes on with the
+            # arguments the call received)
+            lines = [l.strip() for l in block.split("Exception raised:", 1)[1].splitlines()]
+            first = [l for l in lines if re.match(r"([\w.]+\.)?\w*(Error|Exception|Exit)(:|$)", l)]
+            found.append((source, first[0] if first else lines[-1]))
+        else:
+            found.append((source, "wrong output"))
     return found
 
 
-def raises(namespace, src):
-    """Whether an example raises under real Keras (then it expects its
-    exception); None when it is not Python (a typo in Keras's docstring)."""
-    code = "\n".join(l[4:] for l in src)
-    try:
-        compiled = compile(code, "<example>", "single")
-    except SyntaxError:
-        try:
-            compiled = compile(code, "<example>", "exec")
-        except SyntaxError:
-            return None
-    try:
-        exec(compiled, namespace)
-    except Exception:
-        return True
-    return False
+def group_key(failure):
+    if failure.startswith("NameError"):
+        return "NameError (a name an earlier failed example was to define)"
+    m = re.match(r"NotImplementedError: (\S+) is part of", failure)
+    if m:
+        return "NotImplementedError: " + m.group(1)
+    return re.sub(r"0x[0-9a-f]+", "0x…", failure)[:140]
 
 
-def write_files(outdir):
-    import contextlib
-    import io
-
-    import numpy as np
-    import tensorflow as tf
-
-    import keras
-
-    paths = []
-    for group, docs in sorted(docstrings().items()):
-        body = [f"# `>>>` examples of keras.src.ops.{group}'s public docstrings", SETUP]
-        for full, name, doc in docs:
-            mod = full.rsplit(".", 1)[0]
-            body.append(f"try:\n    {name} = {mod}.{name}\nexcept Exception:\n    pass\n")
-        namespace = {"keras": keras, "np": np, "tf": tf, "ops": keras.ops}
-        for full, name, doc in docs:
-            namespace[name] = eval(full, {"keras": keras})
-            func = "def " + full.replace(".", "_") + "():\n    r\"\"\"" + full + "\n\n"
-            for src in examples(doc):
-                if all(l[4:].strip().startswith("#") or not l[4:].strip() for l in src):
-                    continue  # a comment alone: no example
-                with contextlib.redirect_stdout(io.StringIO()):
-                    bad = raises(namespace, src)
-                if bad is None:
-                    continue
-                func += "".join(f"    {l}\n" for l in src)
-                if bad:
-                    func += "    Traceback (most recent call last):\n"
-                func += "\n"
-            body.append(func + "    \"\"\"\n")
-        path = os.path.join(outdir, f"keras_ops_{group}.dist")
-        with open(path, "w") as f:
-            f.write("\n".join(body))
-        paths.append(path)
+def fill(outdir, docs, refill):
+    """Writes and fills OUTDIR/NAME.txt of each docstring not filled yet."""
     sys.path.insert(0, os.path.join(ROOT, "tools"))
     import fill_doctests
 
-    for p in paths:
+    todo = []
+    for name, doc in docs:
+        done = os.path.join(outdir, name + ".filled")
+        bad = os.path.join(outdir, name + ".oracle")
+        if not refill and (os.path.exists(done) or os.path.exists(bad)):
+            continue
+        for p in (done, bad):
+            if os.path.exists(p):
+                os.unlink(p)
+        with open(os.path.join(outdir, name + ".txt"), "w") as f:
+            f.write(f"{name}: the examples of its Keras 3.15 docstring\n\n")
+            f.write(preamble(doc) + doc + "\n")
+        todo.append(name)
+    # batches of files in one oracle process; a file of a batch that did not
+    # finish is filled again alone
+    alone = []
+    for k in range(0, len(todo), 25):
+        batch = todo[k:k + 25]
+        failed = fill_doctests.fill_keras_batch([os.path.join(outdir, n + ".txt") for n in batch])
+        for name in batch:
+            if os.path.join(outdir, name + ".txt") in failed:
+                alone.append(name)
+            else:
+                open(os.path.join(outdir, name + ".filled"), "w").close()
+    for name in alone:
+        txt = os.path.join(outdir, name + ".txt")
         try:
-            fill_doctests.fill(p)
-        except SystemExit as e:
-            print(f"{p}: not filled: {e}")
-    return paths
+            r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "fill_doctests.py"),
+                                "--as-raised", txt], capture_output=True, text=True, timeout=600)
+            ok, why = r.returncode == 0, r.stdout + r.stderr
+        except subprocess.TimeoutExpired:
+            ok, why = False, "the oracle timed out\n"
+        with open(os.path.join(outdir, name + (".filled" if ok else ".oracle")), "w") as f:
+            f.write("" if ok else why)
 
 
 def main():
-    args = sys.argv[1:]
-    rerun = args and args[0] == "--rerun"
-    if rerun:
-        args = args[1:]
-    # `--exact`: CPython's doctest comparison instead of TensorFlow's checker
-    checker = ["--tf-checker"]
-    if args and args[0] == "--exact":
-        checker = []
-        args = args[1:]
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    refill = "--refill" in sys.argv[1:]
     outdir = args[0]
     dist = args[1] if len(args) > 1 else os.path.join(ROOT, "target", "release", "dist")
     os.makedirs(outdir, exist_ok=True)
-    if rerun:
-        paths = sorted(os.path.join(outdir, p) for p in os.listdir(outdir)
-                       if p.endswith(".dist"))
-    else:
-        paths = write_files(outdir)
-    total_p = total_f = 0
-    missing = collections.Counter()
-    firsts = []
-    docs = 0
-    for p in paths:
-        if checker:
-            # TensorFlow's doctests run with NORMALIZE_WHITESPACE and
-            # DONT_ACCEPT_BLANKLINE: the blank lines inside an output are
-            # left out of its expectation (a copy under OUTDIR/tf/)
-            os.makedirs(os.path.join(outdir, "tf"), exist_ok=True)
-            with open(p) as f:
-                text = "".join(l for l in f if l.strip() != "<BLANKLINE>")
-            p = os.path.join(outdir, "tf", os.path.basename(p))
-            with open(p, "w") as f:
-                f.write(text)
-        r = subprocess.run([dist, "doctest", *checker, p], capture_output=True,
-                           text=True, timeout=1200)
-        report = r.stdout + r.stderr
-        with open(p) as f:
-            docs += f.read().count("\ndef keras_ops_")
-        with open(p[:-5] + ".rep", "w") as f:
+    docs = sorted(docstrings().items())
+    fill(outdir, docs, refill)
+    passed = failed = ops_failed = 0
+    unrunnable = []
+    groups = collections.defaultdict(list)
+    for name, _ in docs:
+        if os.path.exists(os.path.join(outdir, name + ".oracle")):
+            unrunnable.append(name)
+            continue
+        txt = os.path.join(outdir, name + ".txt")
+        # TensorFlow's checker runs with NORMALIZE_WHITESPACE and
+        # DONT_ACCEPT_BLANKLINE: a blank line of the output is left out
+        with open(txt) as f:
+            lines = f.read().split("\n")
+        with open(txt, "w") as f:
+            f.write("\n".join(l for l in lines if l.strip() != "<BLANKLINE>"))
+        try:
+            r = subprocess.run([dist, "doctest", "--tf-checker", txt], capture_output=True,
+                               text=True, timeout=120, env=dict(os.environ, NO_COLOR="1"))
+            report = r.stdout + r.stderr
+        except subprocess.TimeoutExpired:
+            report = "timed out\n"
+        with open(os.path.join(outdir, name + ".rep"), "w") as f:
             f.write(report)
         m = re.search(r"(\d+) passed, (\d+) failed", report)
-        passed, failed = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
-        total_p += passed
-        total_f += failed
-        print(f"{os.path.basename(p)}: {passed} passed, {failed} failed")
-        missing.update(re.findall(r"NotImplementedError: (\S+) is part of", report))
-        seen = set()
-        for block in report.split("*" * 70):
-            m = re.search(r"File .*?, line \d+, in (\S+)", block)
-            if not m or m.group(1) in seen or "Failed example" not in block:
-                continue
-            seen.add(m.group(1))
-            lines = [l.strip() for l in block.strip().splitlines() if l.strip()]
-            why = lines[-1] if "Exception raised" in block else "wrong output"
-            firsts.append((m.group(1), why[:150]))
-    print(f"\n{total_p} examples passed, {total_f} failed; "
-          f"{docs - len(firsts)} of {docs} docstrings pass whole")
-    print("\nNotImplementedError names:")
-    for n, c in missing.most_common():
-        print(f"  {c:4d} {n}")
-    print("\nfirst failure of each docstring:")
-    for name, why in firsts:
-        print(f"  {name}: {why}")
+        if not m:
+            groups["no report: " + report.strip()[-100:]].append(name)
+            continue
+        passed += int(m.group(1))
+        failed += int(m.group(2))
+        after_ops = False
+        for source, failure in failures(report):
+            # a NameError after a failed keras.ops example is the name it was to define
+            if uses_ops(source) or "'ops'" in failure or (
+                    after_ops and failure.startswith("NameError")):
+                ops_failed += 1
+                after_ops = True
+            else:
+                groups[group_key(failure)].append(name)
+    print(f"{len(docs)} docstrings; {passed} examples passed, {failed} failed "
+          f"({ops_failed} of them use keras.ops or what a keras.ops example was to define); "
+          f"{len(unrunnable)} docstrings the oracle cannot run: {', '.join(unrunnable)}")
+    print("\nfailed examples by failure (keras.ops ones left out):")
+    for key, names in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        where = collections.Counter(names)
+        print(f"  {len(names):4d} {key}\n       in " + ", ".join(
+            f"{n}" + (f" x{c}" if c > 1 else "") for n, c in where.most_common(6))
+            + (" …" if len(where) > 6 else ""))
 
 
 if __name__ == "__main__":

@@ -273,6 +273,7 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("keras.ops.nn", "keras_ops_nn"),
     stdlib!("keras.ops.linalg", "keras_ops_linalg"),
     stdlib!("keras.ops.image", "keras_ops_image"),
+    stdlib!("keras.constraints", "keras_constraints"),
     // keras.losses, keras.metrics and what `compile` makes of them, with
     // the `keras.src.*` modules they are written in (Keras's own layout)
     stdlib!("keras.losses", "keras_losses"),
