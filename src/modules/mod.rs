@@ -267,6 +267,13 @@ pub static MODULES: &[(&str, Source)] = &[
     stdlib!("keras.layers_lookup", "keras_layers_lookup"),
     stdlib!("keras.summary", "keras_summary"),
     stdlib!("keras.regularizers", "keras_regularizers"),
+    // keras.ops: Keras's backend-agnostic ops, by Keras's own submodules
+    stdlib!("keras.ops", "keras_ops"),
+    stdlib!("keras.ops.numpy", "keras_ops_numpy"),
+    stdlib!("keras.ops.nn", "keras_ops_nn"),
+    stdlib!("keras.ops.linalg", "keras_ops_linalg"),
+    stdlib!("keras.ops.image", "keras_ops_image"),
+    stdlib!("keras.constraints", "keras_constraints"),
     // keras.losses, keras.metrics and what `compile` makes of them, with
     // the `keras.src.*` modules they are written in (Keras's own layout)
     stdlib!("keras.losses", "keras_losses"),
