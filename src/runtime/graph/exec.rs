@@ -45,6 +45,10 @@ struct Step {
     ins: Vec<Src>,
     out: usize,
     free: Vec<usize>,
+    /// A float division by a constant, run as a product with the constant's
+    /// reciprocal (held in the plan), as grappler's constant folding
+    /// rewrites it in TensorFlow's function graphs.
+    by_reciprocal: bool,
 }
 
 /// A graph ready to replay: the live nodes in program order (dead ones
@@ -91,13 +95,18 @@ impl Plan {
                 continue;
             }
             at[i] = Some(Src::Slot(slots));
-            let ins = node.inputs.iter().map(|&(m, o)| src_of(at[m], o)).collect();
+            let mut ins: Vec<Src> = node.inputs.iter().map(|&(m, o)| src_of(at[m], o)).collect();
+            let by_reciprocal = reciprocal_of_denominator(node, &ins, &fixed).map(|r| {
+                ins[1] = Src::Fixed(fixed.len());
+                fixed.push(r);
+            });
             if !matches!(node.op, NodeOp::Placeholder) {
                 steps.push(Step {
                     node: i,
                     ins,
                     out: slots,
                     free: Vec::new(),
+                    by_reciprocal: by_reciprocal.is_some(),
                 });
             }
             slots += node.outputs.len().max(1);
@@ -157,6 +166,34 @@ fn src_of(at: Option<Src>, o: usize) -> Src {
     }
 }
 
+/// `1 / c` when `node` divides floats by a value `c` known before the
+/// replay (grappler's `ReduceDivToReciprocalMul`: TensorFlow's function
+/// graphs compute `x / c` as `x * (1 / c)`, which can differ in the last
+/// bit; eager ops and `tf.data` functions divide).
+fn reciprocal_of_denominator(node: &super::Node, ins: &[Src], fixed: &[Tensor]) -> Option<Tensor> {
+    let NodeOp::Op(GradOp::Binary(crate::runtime::op::BinaryOp::RealDiv)) = node.op else {
+        return None;
+    };
+    let Some(&Src::Fixed(f)) = ins.get(1) else {
+        return None;
+    };
+    let c = fixed.get(f)?;
+    if !(c.dtype().is_floating() || c.dtype().is_complex()) {
+        return None;
+    }
+    let r = ops::unary(crate::runtime::op::UnaryOp::Reciprocal, c).ok()?;
+    Some(crate::runtime::autodiff::tape::detached(&r))
+}
+
+/// Whether the op `node` runs is folded when all its inputs are known:
+/// a small op with inputs, not a custom gradient's or an opaque one.
+pub fn folds(op: &GradOp, node: &super::Node) -> bool {
+    let size: usize = node.outputs.iter().map(|(_, s)| s.numel()).sum();
+    !matches!(op, GradOp::Custom(_) | GradOp::NoGrad(_))
+        && !node.inputs.is_empty()
+        && size <= FOLD_LIMIT
+}
+
 /// The values of `node` when it is a constant, or a small op whose inputs
 /// are all known before the replay (computed now, on the node's device);
 /// `None` when it runs at each replay (or folding it fails: the replay
@@ -169,16 +206,12 @@ fn fold(
 ) -> Option<Vec<Tensor>> {
     match &node.op {
         NodeOp::Const(t) => return Some(vec![crate::runtime::autodiff::tape::detached(t)]),
-        NodeOp::Op(op) if !matches!(op, GradOp::Custom(_) | GradOp::NoGrad(_)) => {}
+        NodeOp::Op(op) if folds(op, node) => {}
         _ => return None,
     }
     let NodeOp::Op(op) = &node.op else {
         return None;
     };
-    let size: usize = node.outputs.iter().map(|(_, s)| s.numel()).sum();
-    if node.inputs.is_empty() || size > FOLD_LIMIT {
-        return None;
-    }
     let mut ins = Vec::with_capacity(node.inputs.len());
     for &(m, o) in &node.inputs {
         match at[m] {
@@ -240,6 +273,11 @@ pub fn run(
             NodeOp::ReadVariable(r) => outs.push(resolve(r, subst).read()),
             NodeOp::AssignVariable(r) => resolve(r, subst).write(first(&ins)?.clone()),
             NodeOp::Effect(payload) => effect(payload, &ins)?,
+            NodeOp::Op(_) if step.by_reciprocal => outs.push(ops::binary(
+                crate::runtime::op::BinaryOp::Mul,
+                first(&ins)?,
+                second(&ins)?,
+            )?),
             NodeOp::Op(op) => forward(op, &ins, node, &mut outs)?,
             NodeOp::Cond(branches) => {
                 let pred = first(&ins)?;

@@ -704,6 +704,30 @@ pub fn is_constant(t: &Tensor) -> bool {
     }
 }
 
+/// Whether `t` is, in the graph being traced, a value constant folding
+/// computes before any run: a `Const` node, or an op whose inputs all are
+/// (what a replay plan holds fixed, `exec::Plan`). A capture is not: it is
+/// an input of the function's graph.
+pub fn is_folded_constant(t: &Tensor) -> bool {
+    let Some(g) = current() else { return false };
+    let g = g.borrow();
+    let Some((n, _)) = g.lookup(t) else {
+        return false;
+    };
+    let mut todo = vec![n];
+    while let Some(n) = todo.pop() {
+        let node = &g.nodes[n];
+        match &node.op {
+            NodeOp::Const(_) => {}
+            NodeOp::Op(op) if exec::folds(op, node) => {
+                todo.extend(node.inputs.iter().map(|&(m, _)| m));
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// Whether `t` is a tensor of the graphs being traced (TensorFlow's
 /// symbolic tensor: made in the trace, not a captured eager tensor).
 pub fn in_graph(t: &Tensor) -> bool {

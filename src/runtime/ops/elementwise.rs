@@ -377,7 +377,18 @@ pub(crate) fn with_storage(x: &Tensor, shape: Shape, storage: Storage) -> Tensor
 /// A TensorFlow binary op (`AddV2`, `Mul`, `Less`…): both inputs must have
 /// the same dtype; shapes broadcast. Recorded on the gradient tapes.
 pub fn binary(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let out = binary_impl(op, a, b)?;
+    let mut out = binary_impl(op, a, b)?;
+    if op == BinaryOp::RealDiv
+        && (b.dtype().is_floating() || b.dtype().is_complex())
+        && crate::runtime::graph::is_folded_constant(b)
+        && !crate::runtime::graph::is_folded_constant(a)
+    {
+        // a function graph divides a computed value by a constant as
+        // `a * (1 / b)` (grappler's constant folding; a constant divided by
+        // one folds to the quotient), the way its replays run it
+        let r = unary_impl(UnaryOp::Reciprocal, b)?;
+        out = binary_impl(BinaryOp::Mul, a, &r)?;
+    }
     tape::record(|| GradOp::Binary(op), &[a, b], &[&out]);
     Ok(out)
 }
