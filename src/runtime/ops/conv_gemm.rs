@@ -56,6 +56,19 @@ impl Patches<'_> {
         (BLOCK / (self.per_image() * self.k()).max(1)).clamp(1, self.g.n.max(1))
     }
 
+    /// The blocks of whole images, each with its patch rows (none empty).
+    fn blocks(&self) -> impl Iterator<Item = (std::ops::Range<usize>, usize)> + '_ {
+        let (n, step, per) = (self.g.n, self.images_per_block(), self.per_image());
+        (0..n)
+            .step_by(step)
+            .map(move |i0| i0..(i0 + step).min(n))
+            .map(move |imgs| {
+                let rows = imgs.len() * per;
+                (imgs, rows)
+            })
+            .filter(|&(_, rows)| rows > 0)
+    }
+
     /// Calls `visit(row, tap, input offset)` for every window position of
     /// every output row in images `imgs`, `None` where it lies outside.
     fn each_tap(
@@ -132,13 +145,8 @@ pub(super) fn forward<T: Num>(
     let p = Patches { g, w, cin };
     let (k, per) = (p.k(), p.per_image());
     let mut out = filled(g.n * per * cout, T::zero())?;
-    let step = p.images_per_block();
-    for i0 in (0..g.n).step_by(step) {
-        let imgs = i0..(i0 + step).min(g.n);
-        let rows = imgs.len() * per;
-        if rows == 0 {
-            continue;
-        }
+    for (imgs, rows) in p.blocks() {
+        let i0 = imgs.start;
         let y = product(p.fill(x, imgs)?, f, dims(rows, k, cout, false, false))?;
         out[i0 * per * cout..][..rows * cout].copy_from_slice(&y);
     }
@@ -158,14 +166,9 @@ pub(super) fn backprop_filter<T: Num>(
     let p = Patches { g, w, cin };
     let (k, per) = (p.k(), p.per_image());
     let mut out = filled(k * cout, T::zero())?;
-    let step = p.images_per_block();
     let mut first = true;
-    for i0 in (0..g.n).step_by(step) {
-        let imgs = i0..(i0 + step).min(g.n);
-        let rows = imgs.len() * per;
-        if rows == 0 {
-            continue;
-        }
+    for (imgs, rows) in p.blocks() {
+        let i0 = imgs.start;
         let grad = T::wrap(gr[i0 * per * cout..][..rows * cout].to_vec());
         let d = product(p.fill(x, imgs)?, &grad, dims(k, rows, cout, true, false))?;
         if first {
@@ -193,13 +196,8 @@ pub(super) fn backprop_input<T: Num>(
     let (k, per) = (p.k(), p.per_image());
     let [ih, iw] = g.in_hw;
     let mut out = filled(g.n * ih * iw * cin, T::zero())?;
-    let step = p.images_per_block();
-    for i0 in (0..g.n).step_by(step) {
-        let imgs = i0..(i0 + step).min(g.n);
-        let rows = imgs.len() * per;
-        if rows == 0 {
-            continue;
-        }
+    for (imgs, rows) in p.blocks() {
+        let i0 = imgs.start;
         let grad = gr[i0 * per * cout..][..rows * cout].to_vec();
         let cols = product(grad, f, dims(rows, cout, k, false, true))?;
         p.each_tap(imgs, |row, tap, dst| {
