@@ -22,11 +22,11 @@ fn max_pool_typed<T: Num>(
     let mut out = filled(n_out, T::zero())?;
     let mut arg = filled(n_out, usize::MAX)?;
     for n in 0..g.n {
-        for y in 0..oh {
-            for xo in 0..ow {
+        for (y, &(y0, ny)) in ys.iter().enumerate() {
+            for (xo, &(x0, nx)) in xs.iter().enumerate() {
                 let o = ((n * oh + y) * ow + xo) * c;
-                for py in (ys[y].0..).step_by(dy).take(ys[y].1) {
-                    for px in (xs[xo].0..).step_by(dx).take(xs[xo].1) {
+                for py in (y0..).step_by(dy).take(ny) {
+                    for px in (x0..).step_by(dx).take(nx) {
                         let xi = ((n * ih + py) * iw + px) * c;
                         for ch in 0..c {
                             let v = x[xi + ch];
@@ -57,13 +57,13 @@ pub(super) fn max_pool_fwd<T: Num>(
     let [dy, dx] = w.dilations;
     let mut out = filled(g.n * oh * ow * c, T::zero())?;
     for n in 0..g.n {
-        for y in 0..oh {
-            for xo in 0..ow {
+        for (y, &(y0, ny)) in ys.iter().enumerate() {
+            for (xo, &(x0, nx)) in xs.iter().enumerate() {
                 let o = ((n * oh + y) * ow + xo) * c;
                 let acc = &mut out[o..o + c];
                 let mut first = true;
-                for py in (ys[y].0..).step_by(dy).take(ys[y].1) {
-                    for px in (xs[xo].0..).step_by(dx).take(xs[xo].1) {
+                for py in (y0..).step_by(dy).take(ny) {
+                    for px in (x0..).step_by(dx).take(nx) {
                         let xi = ((n * ih + py) * iw + px) * c;
                         let src = &x[xi..xi + c];
                         if first {
@@ -129,18 +129,18 @@ pub(super) fn avg_pool_fwd<T: Num>(
     let [dy, dx] = w.dilations;
     let mut out = filled(g.n * oh * ow * c, T::zero())?;
     for n in 0..g.n {
-        for y in 0..oh {
-            for xo in 0..ow {
+        for (y, &(y0, ny)) in ys.iter().enumerate() {
+            for (xo, &(x0, nx)) in xs.iter().enumerate() {
                 let o = ((n * oh + y) * ow + xo) * c;
-                for py in (ys[y].0..).step_by(dy).take(ys[y].1) {
-                    for px in (xs[xo].0..).step_by(dx).take(xs[xo].1) {
+                for py in (y0..).step_by(dy).take(ny) {
+                    for px in (x0..).step_by(dx).take(nx) {
                         let xi = ((n * ih + py) * iw + px) * c;
                         for ch in 0..c {
                             out[o + ch] = out[o + ch].add(x[xi + ch]);
                         }
                     }
                 }
-                let count = T::from_f64((ys[y].1 * xs[xo].1) as f64);
+                let count = T::from_f64((ny * nx) as f64);
                 for v in &mut out[o..o + c] {
                     *v = v.div(count);
                 }
@@ -163,12 +163,12 @@ pub(super) fn avg_pool_back<T: Num>(
     let [dy, dx] = w.dilations;
     let mut out = filled(in_len, T::zero())?;
     for n in 0..g.n {
-        for y in 0..oh {
-            for xo in 0..ow {
+        for (y, &(y0, ny)) in ys.iter().enumerate() {
+            for (xo, &(x0, nx)) in xs.iter().enumerate() {
                 let o = ((n * oh + y) * ow + xo) * c;
-                let count = T::from_f64((ys[y].1 * xs[xo].1) as f64);
-                for py in (ys[y].0..).step_by(dy).take(ys[y].1) {
-                    for px in (xs[xo].0..).step_by(dx).take(xs[xo].1) {
+                let count = T::from_f64((ny * nx) as f64);
+                for py in (y0..).step_by(dy).take(ny) {
+                    for px in (x0..).step_by(dx).take(nx) {
                         let xi = ((n * ih + py) * iw + px) * c;
                         for ch in 0..c {
                             out[xi + ch] = out[xi + ch].add(gr[o + ch].div(count));
